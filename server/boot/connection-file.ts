@@ -1,0 +1,26 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+
+export interface ConnectionInfo {
+  url: string;
+  owner: string;
+  ownerKey: string;
+  network: string;
+  pid: number;
+}
+
+/** DIR/connection.json at 0600: how local clients (CLI, MCP bridge) find and authenticate to serve. */
+export function writeConnectionFile(file: string, info: ConnectionInfo): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, file);
+}
+
+/** Removes the file on a graceful stop, unless another process has written it since. */
+export function removeConnectionFile(file: string, pid: number): void {
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as Partial<ConnectionInfo>;
+    if (info.pid === pid) rmSync(file);
+  } catch {
+    // Already gone or unreadable: nothing to clean up.
+  }
+}

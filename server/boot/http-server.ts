@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp } from '../http/app.js';
+import { DashboardSessions } from '../http/sessions.js';
+import type { OpenedCoffer } from './open-coffer.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  sessions: DashboardSessions;
+  loginUrl(): string;
+  /** Stops taking requests, lets in-flight ones (payments included) finish, then resolves. */
+  stop(): Promise<void>;
+}
+
+const FORCE_CLOSE_AFTER_MS = 15_000;
+
+/** Listens on 127.0.0.1 only: the API moves money and is for this machine's processes. */
+export async function startHttpServer(options: {
+  coffer: OpenedCoffer;
+  port: number;
+  version: string;
+  log: (message: string) => void;
+}): Promise<RunningServer> {
+  const { coffer } = options;
+  const sessions = new DashboardSessions(() => coffer.engine.ctx.clock.now());
+  let port = options.port;
+  let shuttingDown = false;
+  const app = createHttpApp({
+    engine: coffer.engine,
+    sessions,
+    version: options.version,
+    port: () => port,
+    isShuttingDown: () => shuttingDown,
+    log: options.log,
+  });
+  const server = createServer(app);
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} on 127.0.0.1 is already in use (use --port)`) : error);
+    server.once('error', onError);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  coffer.setBaseUrl(url);
+
+  return {
+    url,
+    port,
+    server,
+    sessions,
+    loginUrl: () => `${url}/login?token=${sessions.issueLoginToken(coffer.owner)}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        shuttingDown = true;
+        const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, type SqliteDatabase } from '../store/database.js';
+import { createSqliteStore } from '../store/sqlite-store.js';
+import { createSimChainStore } from '../store/sim-chain-store.js';
+import { loadCatalog, readCatalog } from '../store/catalog.js';
+import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
+import { createKeyVault } from '../keys/key-vault.js';
+import { SimChain } from '../chain/sim-chain.js';
+import { RpcChain } from '../chain/rpc-chain.js';
+import { parseNetwork } from '../chain/networks.js';
+import { createEngine, type Engine } from '../core/engine.js';
+import type { Chain } from '../core/ports/chain.js';
+import { systemClock, type Clock } from '../core/ports/keys.js';
+import type { ReconcileReport } from '../core/reconcile.js';
+
+export interface OpenOptions {
+  dataDir: string;
+  network: string;
+  keyStore: KeyStorePreference;
+  log: (message: string) => void;
+  clock?: Clock;
+  usdcMint?: string;
+}
+
+export interface OpenedCoffer {
+  engine: Engine;
+  db: SqliteDatabase;
+  chain: Chain;
+  owner: string;
+  ownerKey: string;
+  ownerCreated: boolean;
+  keyStoreKind: 'keychain' | 'file';
+  reconciled: ReconcileReport;
+  /** Set once the HTTP server listens; used in mcpConfig.env. */
+  setBaseUrl(url: string): void;
+  close(): Promise<void>;
+}
+
+export const CLI_ENTRY = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+
+/**
+ * Opens a data dir: SQLite, the catalog, the key store, the chain, the engine; reconciles payments
+ * left pending by a previous run before anything else can happen, and makes sure the owner exists.
+ */
+export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
+  const clock = options.clock ?? systemClock;
+  const choice = parseNetwork(options.network, options.usdcMint);
+  const db = openDatabase(join(options.dataDir, 'coffer.db'));
+  try {
+    const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
+    const store = createSqliteStore(db);
+    const recorded = store.getMeta('network');
+    if (recorded !== null && recorded !== networkName) {
+      throw new Error(
+        `the data dir ${options.dataDir} holds a ${recorded} treasury; start with --network ${recorded} or use another --data-dir`,
+      );
+    }
+    store.setMeta('network', networkName);
+    loadCatalog(db, readCatalog());
+
+    const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
+    const vault = createKeyVault(backend);
+    const chain: Chain =
+      choice.kind === 'sim'
+        ? await SimChain.open(createSimChainStore(db), vault, clock)
+        : new RpcChain(choice.network, vault);
+
+    let baseUrl = '';
+    const engine = createEngine({
+      store,
+      chain,
+      vault,
+      clock,
+      mcpLaunch: { command: process.execPath, args: [CLI_ENTRY, 'mcp'] },
+      baseUrl: () => baseUrl,
+    });
+    const reconciled = await engine.reconcile();
+    const { owner, ownerKey, created } = await engine.ensureOwner();
+    return {
+      engine,
+      db,
+      chain,
+      owner,
+      ownerKey,
+      ownerCreated: created,
+      keyStoreKind: backend.kind,
+      reconciled,
+      setBaseUrl: (url) => {
+        baseUrl = url;
+      },
+      close: async () => {
+        await chain.close();
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+/** The networks Coffer knows by name, with the real USDC mint of each. */
+export interface RpcNetwork {
+  name: string;
+  rpcUrl: string;
+  usdcMint: string;
+}
+
+export const USDC_MINTS = {
+  mainnet: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+  devnet: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+} as const;
+
+export const NAMED_RPC_NETWORKS: Record<'devnet' | 'mainnet', RpcNetwork> = {
+  devnet: { name: 'devnet', rpcUrl: 'https://api.devnet.solana.com', usdcMint: USDC_MINTS.devnet },
+  mainnet: { name: 'mainnet', rpcUrl: 'https://api.mainnet-beta.solana.com', usdcMint: USDC_MINTS.mainnet },
+};
+
+export type NetworkChoice = { kind: 'sim' } | { kind: 'rpc'; network: RpcNetwork };
+
+/**
+ * `sim`, `devnet`, `mainnet` or an RPC URL. A bare URL is taken as mainnet-compatible unless it names
+ * devnet; `COFFER_USDC_MINT` overrides the mint for any other cluster.
+ */
+export function parseNetwork(value: string, usdcMintOverride?: string): NetworkChoice {
+  if (value === 'sim') return { kind: 'sim' };
+  if (value === 'devnet' || value === 'mainnet') {
+    const known = NAMED_RPC_NETWORKS[value];
+    return { kind: 'rpc', network: { ...known, usdcMint: usdcMintOverride ?? known.usdcMint } };
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`--network must be sim, devnet, mainnet or an http(s) RPC URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`--network URL must be http or https (got "${value}")`);
+  }
+  const devnet = url.hostname.includes('devnet');
+  return {
+    kind: 'rpc',
+    network: {
+      name: devnet ? 'devnet' : url.hostname === '127.0.0.1' || url.hostname === 'localhost' ? 'localnet' : 'mainnet',
+      rpcUrl: value,
+      usdcMint: usdcMintOverride ?? (devnet ? USDC_MINTS.devnet : USDC_MINTS.mainnet),
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  signature as toSignature,
+  type Base64EncodedWireTransaction,
+  type Rpc,
+  type SolanaRpcApi,
+} from '@solana/kit';
+import { getTokenDecoder } from '@solana-program/token';
+import { CofferError, isCofferError } from '../core/errors.js';
+import type {
+  Chain,
+  IncomingTransfer,
+  PreparedTransfer,
+  TransactionFate,
+  TransferFound,
+  TransferRequest,
+} from '../core/ports/chain.js';
+import type { WalletKeyVault } from '../keys/key-vault.js';
+import type { RpcNetwork } from './networks.js';
+import { decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
+
+const CONFIRM_POLL_MS = 500;
+const CONFIRM_TIMEOUT_MS = 90_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Anything thrown by the RPC transport that is not an answer from the cluster. */
+function unavailable(error: unknown): CofferError {
+  if (isCofferError(error)) return error;
+  return new CofferError('chain_unavailable', `the Solana RPC could not be reached: ${(error as Error).message}`, { cause: error });
+}
+
+async function call<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+/**
+ * Any Solana JSON-RPC endpoint (devnet, mainnet or another cluster) with that network's real USDC
+ * mint. Confirms by polling signature status; a transaction whose blockhash expired unseen is dropped.
+ */
+export class RpcChain implements Chain {
+  readonly isSim = false;
+  readonly network: string;
+  readonly usdcMint: string;
+  private readonly rpc: Rpc<SolanaRpcApi>;
+
+  constructor(
+    config: RpcNetwork,
+    private readonly vault: WalletKeyVault,
+  ) {
+    this.network = config.name;
+    this.usdcMint = config.usdcMint;
+    this.rpc = createSolanaRpc(config.rpcUrl);
+  }
+
+  async prepareFeePayer(): Promise<void> {
+    // Real SOL must be sent to the treasury by its owner; nothing to do here.
+  }
+
+  async usdcBalance(wallet: string): Promise<bigint> {
+    return (await this.usdcBalances([wallet])).get(wallet) ?? 0n;
+  }
+
+  async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
+    const balances = new Map<string, bigint>();
+    const decoder = getTokenDecoder();
+    for (let start = 0; start < wallets.length; start += 100) {
+      const chunk = wallets.slice(start, start + 100);
+      const accounts = await Promise.all(chunk.map((wallet) => usdcTokenAccount(address(this.usdcMint), address(wallet))));
+      const { value } = await call(() => this.rpc.getMultipleAccounts(accounts, { encoding: 'base64', commitment: 'confirmed' }).send());
+      chunk.forEach((wallet, index) => {
+        const account = value[index];
+        balances.set(wallet, account ? decoder.decode(getBase64Encoder().encode(account.data[0])).amount : 0n);
+      });
+    }
+    return balances;
+  }
+
+  async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
+    const [feePayer, from] = await Promise.all([this.vault.signer(request.feePayer), this.vault.signer(request.from)]);
+    const instructions = await usdcTransferInstructions({
+      mint: address(this.usdcMint),
+      from,
+      to: address(request.to),
+      amount: request.amount,
+      memo: request.memo,
+      feePayer,
+    });
+    const { value: blockhash } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
+    const transaction = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (message) => setTransactionMessageFeePayerSigner(feePayer, message),
+      (message) => setTransactionMessageLifetimeUsingBlockhash(blockhash, message),
+      (message) => appendTransactionMessageInstructions(instructions, message),
+      (message) => signTransactionMessageWithSigners(message),
+    );
+    return {
+      txSignature: getSignatureFromTransaction(transaction),
+      txWire: getBase64EncodedWireTransaction(transaction),
+      lastValidBlockHeight: blockhash.lastValidBlockHeight,
+    };
+  }
+
+  async submitTransfer(prepared: PreparedTransfer): Promise<void> {
+    try {
+      await this.rpc
+        .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
+        .send();
+    } catch (error) {
+      // A preflight failure is the cluster's answer (the transaction never landed); anything else is transport.
+      const text = String((error as Error).message) + JSON.stringify((error as { context?: unknown }).context ?? {});
+      if (/insufficient funds|custom program error: 0x1\b/i.test(text)) {
+        throw new CofferError('insufficient_funds', 'the paying wallet does not hold enough USDC');
+      }
+      if (/simulation failed|preflight/i.test(text)) throw new CofferError('chain_rejected', `the transaction was rejected: ${text}`);
+      throw unavailable(error);
+    }
+    const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const fate = await this.fateOf(prepared);
+      if (fate.state === 'succeeded') return;
+      if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
+      if (fate.state === 'dropped') throw new CofferError('chain_rejected', 'the transaction expired before it landed');
+      await sleep(CONFIRM_POLL_MS);
+    }
+    throw new CofferError('chain_unavailable', 'the transaction was sent but not confirmed in time; it will be checked again');
+  }
+
+  async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {
+    const { value } = await call(() =>
+      this.rpc.getSignatureStatuses([toSignature(sent.txSignature)], { searchTransactionHistory: true }).send(),
+    );
+    const status = value[0];
+    if (status) {
+      if (status.err) return { state: 'failed', error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) };
+      if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return { state: 'succeeded' };
+      return { state: 'unknown' };
+    }
+    if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
+    const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
+  }
+
+  async findTransfer(txSignature: string): Promise<TransferFound | null> {
+    const found = await call(() =>
+      this.rpc
+        .getTransaction(toSignature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+        .send(),
+    );
+    if (!found) return null;
+    return decodeUsdcTransfer(found.transaction[0], {
+      succeeded: found.meta?.err === null,
+      error: found.meta?.err ? JSON.stringify(found.meta.err) : null,
+      blockTime: found.blockTime === null ? null : Number(found.blockTime),
+      slot: found.slot,
+    });
+  }
+
+  async incomingTransfers(wallet: string, afterSignature: string | null): Promise<IncomingTransfer[]> {
+    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const signatures = await call(() =>
+      this.rpc
+        .getSignaturesForAddress(account, {
+          limit: 100,
+          commitment: 'confirmed',
+          ...(afterSignature === null ? {} : { until: toSignature(afterSignature) }),
+        })
+        .send(),
+    );
+    const incoming: IncomingTransfer[] = [];
+    for (const entry of signatures) {
+      if (entry.err) continue;
+      const transfer = await this.findTransfer(entry.signature);
+      if (!transfer?.succeeded || transfer.toTokenAccount !== account || transfer.mint !== this.usdcMint) continue;
+      if (transfer.from === wallet) continue;
+      incoming.push({ txSignature: entry.signature, from: transfer.from, amount: transfer.amount, blockTime: transfer.blockTime });
+    }
+    return incoming;
+  }
+
+  async mintTestUsdc(): Promise<string> {
+    throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${this.network})`);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,120 @@
+import {
+  address,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  getBase64Encoder,
+  type Address,
+  type Instruction,
+  type TransactionSigner,
+} from '@solana/kit';
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+  TRANSFER_CHECKED_DISCRIMINATOR,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import { USDC_DECIMALS } from '../core/money.js';
+import type { TransferFound } from '../core/ports/chain.js';
+
+/** SPL Memo v2, the memo program every Solana cluster (and LiteSVM) ships. */
+export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+const LEGACY_MEMO_PROGRAM_ADDRESS = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
+
+export async function usdcTokenAccount(mint: Address, owner: Address): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return ata;
+}
+
+/**
+ * The instructions of one Coffer transfer: create the recipient's USDC account when missing (rent paid
+ * by the fee payer), one TransferChecked from the sender's account, and a Memo that names the payment.
+ */
+export async function usdcTransferInstructions(input: {
+  mint: Address;
+  from: TransactionSigner;
+  to: Address;
+  amount: bigint;
+  memo: string;
+  feePayer: TransactionSigner;
+}): Promise<Instruction[]> {
+  const source = await usdcTokenAccount(input.mint, input.from.address);
+  const destination = await usdcTokenAccount(input.mint, input.to);
+  return [
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: input.feePayer,
+      ata: destination,
+      owner: input.to,
+      mint: input.mint,
+    }),
+    getTransferCheckedInstruction({
+      source,
+      mint: input.mint,
+      destination,
+      authority: input.from,
+      amount: input.amount,
+      decimals: USDC_DECIMALS,
+    }),
+    getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+  ];
+}
+
+const readU64 = (data: Uint8Array, offset: number): bigint =>
+  new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
+
+/**
+ * Reads the USDC transfer out of a signed wire transaction (base64), the same way for the sim chain
+ * and for RPC (`getTransaction` with base64 encoding). Only a TransferChecked of the token program
+ * counts; the credited wallet is named only when the credited account is that wallet's ATA.
+ */
+export async function decodeUsdcTransfer(
+  txWireBase64: string,
+  outcome: { succeeded: boolean; error: string | null; blockTime: number | null; slot: bigint | null },
+): Promise<TransferFound | null> {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(txWireBase64));
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  // Coffer sends legacy/v0 messages; a v1 message is nothing Coffer wrote.
+  if (!('instructions' in message)) return null;
+  const accounts = message.staticAccounts;
+  const signature = Object.values(transaction.signatures)[0];
+  if (!signature) return null;
+
+  let transfer: { from: string; toTokenAccount: string; mint: string; amount: bigint } | null = null;
+  let memo: string | null = null;
+  const ataOwners = new Map<string, string>();
+  for (const instruction of message.instructions) {
+    const program = accounts[instruction.programAddressIndex];
+    const keys = (instruction.accountIndices ?? []).map((index) => accounts[index]);
+    const data = new Uint8Array(instruction.data ?? []);
+    if (program === TOKEN_PROGRAM_ADDRESS && data[0] === TRANSFER_CHECKED_DISCRIMINATOR && data.length >= 10 && keys.length >= 4) {
+      if (transfer !== null) return null; // Coffer transfers carry exactly one TransferChecked
+      transfer = { from: String(keys[3]), toTokenAccount: String(keys[2]), mint: String(keys[1]), amount: readU64(data, 1) };
+    } else if (program === ASSOCIATED_TOKEN_PROGRAM_ADDRESS && keys.length >= 4) {
+      ataOwners.set(String(keys[1]), String(keys[2]));
+    } else if (program === MEMO_PROGRAM_ADDRESS || program === LEGACY_MEMO_PROGRAM_ADDRESS) {
+      memo = new TextDecoder().decode(data);
+    }
+  }
+  if (transfer === null) return null;
+
+  // The credited wallet: from the ATA-create instruction, else by deriving and comparing.
+  let to: string | null = ataOwners.get(transfer.toTokenAccount) ?? null;
+  if (to !== null && (await usdcTokenAccount(address(transfer.mint), address(to))) !== transfer.toTokenAccount) to = null;
+
+  return {
+    txSignature: getBase58Decoder().decode(signature as Uint8Array),
+    succeeded: outcome.succeeded,
+    error: outcome.error,
+    from: transfer.from,
+    toTokenAccount: transfer.toTokenAccount,
+    to,
+    mint: transfer.mint,
+    amount: transfer.amount,
+    memo,
+    blockTime: outcome.blockTime,
+    slot: outcome.slot,
+  };
+}

@@ -1,0 +1,32 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { KeyStorePreference } from '../keys/open-secret-backend.js';
+
+export const DEFAULT_PORT = 7402;
+
+export interface ServeConfig {
+  dataDir: string;
+  port: number;
+  network: string;
+  keyStore: KeyStorePreference;
+}
+
+/** API.md: flags win over COFFER_* variables, which win over defaults. */
+export function resolveServeConfig(
+  flags: { 'data-dir'?: string; port?: string; network?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ServeConfig {
+  const portText = flags.port ?? env.COFFER_PORT ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) throw new Error(`--port must be a number from 0 to 65535 (got "${portText}")`);
+  const keyStore = env.COFFER_KEYSTORE ?? 'auto';
+  if (keyStore !== 'auto' && keyStore !== 'keychain' && keyStore !== 'file') {
+    throw new Error(`COFFER_KEYSTORE must be auto, keychain or file (got "${keyStore}")`);
+  }
+  return {
+    dataDir: resolve(flags['data-dir'] ?? env.COFFER_HOME ?? join(homedir(), '.coffer')),
+    port,
+    network: flags.network ?? env.COFFER_NETWORK ?? 'sim',
+    keyStore,
+  };
+}

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { openCoffer } from '../boot/open-coffer.js';
+import { startHttpServer } from '../boot/http-server.js';
+import { removeConnectionFile, writeConnectionFile } from '../boot/connection-file.js';
+import { resolveServeConfig } from './config.js';
+
+/**
+ * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time
+ * dashboard login URL (second line), write DIR/connection.json (0600), and stop gracefully on
+ * SIGINT/SIGTERM: no new requests, in-flight payments finish, SQLite closes, exit 0.
+ */
+export async function serve(
+  flags: { 'data-dir'?: string; port?: string; network?: string },
+  version: string,
+  notice?: string,
+): Promise<number> {
+  const config = resolveServeConfig(flags);
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const coffer = await openCoffer({
+    dataDir: config.dataDir,
+    network: config.network,
+    keyStore: config.keyStore,
+    usdcMint: process.env.COFFER_USDC_MINT,
+    log,
+  });
+  let server;
+  try {
+    server = await startHttpServer({ coffer, port: config.port, version, log });
+  } catch (error) {
+    await coffer.close();
+    throw error;
+  }
+  const connectionFile = join(config.dataDir, 'connection.json');
+  writeConnectionFile(connectionFile, {
+    url: server.url,
+    owner: coffer.owner,
+    ownerKey: coffer.ownerKey,
+    network: coffer.chain.network,
+    pid: process.pid,
+  });
+
+  console.log(`Coffer ${version} listening on ${server.url} (network: ${coffer.chain.network})`);
+  console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);
+  if (notice) console.log(notice);
+  console.log(`Treasury (owner): ${coffer.owner}${coffer.ownerCreated ? ' (new)' : ''}`);
+  console.log(`Data dir: ${config.dataDir}; keys in ${coffer.keyStoreKind === 'keychain' ? 'the OS keychain' : join(config.dataDir, 'keys')}`);
+  console.log(`Connection file: ${connectionFile}`);
+  const { confirmed, failed, stillPending } = coffer.reconciled;
+  if (confirmed + failed + stillPending > 0) {
+    console.log(`Reconciled payments left pending by the last run: ${confirmed} confirmed, ${failed} failed, ${stillPending} still pending`);
+  }
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal}: finishing in-flight requests, then stopping`);
+      void server
+        .stop()
+        .then(() => coffer.close())
+        .then(() => {
+          removeConnectionFile(connectionFile, process.pid);
+          log('stopped');
+          resolve(0);
+        });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

@@ -1,0 +1,49 @@
+import { CofferError } from './errors.js';
+import { ADDRESS_PATTERN } from './schemas.js';
+import { hashApiKey } from './ids.js';
+import type { Store } from './ports/store.js';
+
+/** Who is calling: the owner (owner key or dashboard session) or one agent (its agent key). */
+export type Principal = { kind: 'owner'; owner: string } | { kind: 'agent'; owner: string; agentId: string };
+
+/**
+ * Resolves the `owner` query parameter and the bearer key (or a signed-in dashboard session's owner)
+ * into a principal. Order matters and follows
+ * API.md: owner shape, owner known, key known, key belongs to that owner.
+ * Keys are looked up by SHA-256, so the stored value never has to be compared in plain text.
+ */
+export function authenticate(store: Store, owner: unknown, bearer: string | null, sessionOwner: string | null = null): Principal {
+  if (owner === undefined || owner === null || owner === '') {
+    throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
+  }
+  if (typeof owner !== 'string' || !ADDRESS_PATTERN.test(owner)) {
+    throw new CofferError('invalid_owner', 'owner must be a Solana wallet address');
+  }
+  if (store.getOwner(owner) === null) throw new CofferError('owner_not_found', `no treasury with owner ${owner} here`);
+  if (sessionOwner !== null) {
+    if (sessionOwner !== owner) throw new CofferError('wrong_owner', 'this session belongs to another owner');
+    return { kind: 'owner', owner };
+  }
+  if (bearer === null || bearer === '') {
+    throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
+  }
+  const scope = store.findApiKey(hashApiKey(bearer));
+  if (scope === null) throw new CofferError('unauthorized', 'invalid API key');
+  if (scope.owner !== owner) throw new CofferError('wrong_owner', 'this API key belongs to another owner');
+  return scope.kind === 'owner' ? { kind: 'owner', owner } : { kind: 'agent', owner, agentId: scope.agentId };
+}
+
+export function requireOwner(principal: Principal): void {
+  if (principal.kind !== 'owner') {
+    throw new CofferError('owner_only', 'only the owner can do this; an agent key cannot');
+  }
+}
+
+/** The agent's own key or the owner's key. */
+export function requireAgentScope(principal: Principal, agentId: string): void {
+  if (principal.kind === 'agent' && principal.agentId !== agentId) {
+    throw new CofferError('wrong_agent', "this API key belongs to another agent");
+  }
+}
+
+export const actorOf = (principal: Principal): string => (principal.kind === 'owner' ? 'owner' : `agent:${principal.agentId}`);

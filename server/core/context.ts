@@ -1,0 +1,36 @@
+import type { Chain } from './ports/chain.js';
+import type { Clock, KeyVault } from './ports/keys.js';
+import type { Store } from './ports/store.js';
+
+/** How an MCP host launches Coffer's tool server (`coffer mcp`). */
+export interface McpLaunch {
+  command: string;
+  args: string[];
+}
+
+/** Everything the core's rules talk to, all through ports it owns. */
+export interface EngineContext {
+  store: Store;
+  chain: Chain;
+  vault: KeyVault;
+  clock: Clock;
+  mcpLaunch: McpLaunch;
+  /** The /v1 server's base URL, once it listens (for mcpConfig.env). */
+  baseUrl: () => string;
+}
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function audit(
+  ctx: EngineContext,
+  entry: { actor: string; owner: string; agentId?: string | null; action: string; detail?: Record<string, unknown> },
+): void {
+  ctx.store.appendAudit({
+    at: ctx.clock.now(),
+    actor: entry.actor,
+    owner: entry.owner,
+    agentId: entry.agentId ?? null,
+    action: entry.action,
+    detail: entry.detail ?? {},
+  });
+}

@@ -1,0 +1,52 @@
+import { requireOwner, type Principal } from './auth.js';
+import { DAY_MS, type EngineContext } from './context.js';
+import { USDC_DECIMALS, formatUsdc } from './money.js';
+import { activityView, agentView, iso, policyView } from './views.js';
+
+export const RECENT_ACTIVITY_LIMIT = 20;
+
+async function agentRows(ctx: EngineContext, owner: string) {
+  const agents = ctx.store.listAgents(owner);
+  const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
+  const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
+  let spent24h = 0n;
+  const rows = agents.map((agent) => {
+    const spend = totals.get(agent.agentId);
+    spent24h += spend?.spentSince ?? 0n;
+    return {
+      ...agentView(agent),
+      balance: formatUsdc(balances.get(agent.walletAddress) ?? 0n),
+      spent24h: formatUsdc(spend?.spentSince ?? 0n),
+      lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
+      lifetimePayments: spend?.lifetimePayments ?? 0,
+      lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
+      policy: policyView(ctx.store.getPolicy(owner, agent.agentId)),
+    };
+  });
+  return { rows, spent24h };
+}
+
+/** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
+export async function listAgents(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  return { agents: (await agentRows(ctx, principal.owner)).rows };
+}
+
+export async function dashboard(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  const { rows, spent24h } = await agentRows(ctx, principal.owner);
+  const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
+  return {
+    treasury: {
+      walletAddress: principal.owner,
+      amount: treasuryAmount.toString(),
+      currency: 'USDC' as const,
+      decimals: USDC_DECIMALS,
+      network: ctx.chain.network,
+      balance: formatUsdc(treasuryAmount),
+    },
+    spent24h: formatUsdc(spent24h),
+    agents: rows,
+    recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
+  };
+}

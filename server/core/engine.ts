@@ -1,0 +1,46 @@
+import { authenticate, type Principal } from './auth.js';
+import type { EngineContext } from './context.js';
+import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, resumeAgent, updatePolicy } from './agents.js';
+import { allocate } from './allocations.js';
+import { dashboard, listAgents } from './dashboard.js';
+import { pay, spendHistory } from './payments.js';
+import { reconcilePending } from './reconcile.js';
+import { listModels, searchServices } from './registry.js';
+import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
+import type { DeployBody, PayBody, PolicyUpdate } from './schemas.js';
+
+/**
+ * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
+ * tray items are thin doors onto these same calls.
+ */
+export function createEngine(ctx: EngineContext) {
+  return {
+    ctx,
+    network: ctx.chain.network,
+    authenticate: (owner: unknown, bearer: string | null, sessionOwner: string | null = null) =>
+      authenticate(ctx.store, owner, bearer, sessionOwner),
+    ensureOwner: () => ensureOwner(ctx),
+    reconcile: () => reconcilePending(ctx),
+    pollDeposits: (owner: string) => pollDeposits(ctx, owner),
+
+    deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
+    listAgents: (p: Principal) => listAgents(ctx, p),
+    balance: (p: Principal, agentId: string) => agentBalance(ctx, p, agentId),
+    readPolicy: (p: Principal, agentId: string) => readPolicy(ctx, p, agentId),
+    updatePolicy: (p: Principal, agentId: string, update: PolicyUpdate) => updatePolicy(ctx, p, agentId, update),
+    allocate: (p: Principal, agentId: string, amount: string) => allocate(ctx, p, agentId, amount),
+    kill: (p: Principal, agentId: string, actor?: string) => killAgent(ctx, p, agentId, actor),
+    resume: (p: Principal, agentId: string, actor?: string) => resumeAgent(ctx, p, agentId, actor),
+    killAll: (p: Principal, actor?: string) => killAll(ctx, p, actor),
+    rename: (p: Principal, agentId: string, displayName: string) => renameAgent(ctx, p, agentId, displayName),
+    pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
+    spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
+    dashboard: (p: Principal) => dashboard(ctx, p),
+    deposits: (p: Principal) => listDeposits(ctx, p),
+    faucet: (p: Principal, amount: string) => faucet(ctx, p, amount),
+    searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
+    listModels: () => listModels(ctx),
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;

@@ -1,0 +1,67 @@
+/**
+ * Typed errors with stable codes. Every door (HTTP, MCP, CLI, tray) maps the same `code`;
+ * HTTP statuses live in one table in server/http/error-status.ts.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_json',
+  'body_too_large',
+  'not_found',
+  'owner_required',
+  'invalid_owner',
+  'owner_not_found',
+  'unauthorized',
+  'wrong_owner',
+  'wrong_agent',
+  'owner_only',
+  'agent_not_found',
+  'agent_exists',
+  'invalid_agent_id',
+  'invalid_amount',
+  'invalid_policy',
+  'invalid_limit',
+  'invalid_recipient',
+  'recipient_mismatch',
+  'invalid_idempotency_key',
+  'idempotency_key_reused',
+  'unsupported_currency',
+  'max_per_payment_exceeded',
+  'daily_budget_exceeded',
+  'cooldown_active',
+  'service_not_allowed',
+  'insufficient_funds',
+  'insufficient_treasury_funds',
+  'agent_suspended',
+  'service_not_found',
+  'model_not_found',
+  'invalid_resolution',
+  'task_not_found',
+  'link_not_found',
+  'slow_down',
+  'link_expired',
+  'link_used',
+  'not_sim',
+  'bad_host',
+  'bad_origin',
+  'shutting_down',
+  'chain_unavailable',
+  'chain_rejected',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class CofferError extends Error {
+  readonly code: ErrorCode;
+  /** Seconds the caller should wait before trying again (cooldown, slow_down). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'CofferError';
+    this.code = code;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export const isCofferError = (value: unknown): value is CofferError => value instanceof CofferError;

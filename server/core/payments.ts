@@ -1,0 +1,213 @@
+import { CofferError } from './errors.js';
+import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { audit, DAY_MS, type EngineContext } from './context.js';
+import { getAgentOrThrow } from './agents.js';
+import { hashRequest, newId } from './ids.js';
+import { formatUsdc, parseAmount } from './money.js';
+import { encodeReceipt } from './receipts.js';
+import { sendReserved } from './transfers.js';
+import type { AgentRecord, PaymentRecord } from './ports/store.js';
+import type { PayBody } from './schemas.js';
+import { iso, spendRecordView } from './views.js';
+
+/** In-flight sends by payment id, so a retry with the same Idempotency-Key waits for the first. */
+const inflight = new WeakMap<EngineContext, Map<string, Promise<unknown>>>();
+
+function inflightOf(ctx: EngineContext): Map<string, Promise<unknown>> {
+  let map = inflight.get(ctx);
+  if (!map) {
+    map = new Map();
+    inflight.set(ctx, map);
+  }
+  return map;
+}
+
+export function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
+  const receipt = {
+    v: 1 as const,
+    network: ctx.chain.network,
+    txSignature: payment.txSignature ?? '',
+    amount: formatUsdc(payment.amount),
+    currency: 'USDC' as const,
+    timestamp: iso(payment.createdAt),
+    recipient: payment.recipient,
+    payer: agent.walletAddress,
+    paymentId: payment.id,
+    memo: payment.memo,
+  };
+  return {
+    paymentId: payment.id,
+    txSignature: receipt.txSignature,
+    amount: receipt.amount,
+    currency: receipt.currency,
+    status: payment.status,
+    timestamp: receipt.timestamp,
+    xPaymentHeader: encodeReceipt(receipt),
+    service: payment.serviceId,
+    recipient: payment.recipient,
+    payer: agent.walletAddress,
+    memo: payment.memo,
+    network: ctx.chain.network,
+  };
+}
+export type PaymentResult = ReturnType<typeof paymentResult>;
+
+function checkCurrency(currency: string | undefined): void {
+  if (currency === undefined || currency === 'USDC') return;
+  if (/eth|erc/i.test(currency)) {
+    throw new CofferError('unsupported_currency', 'Ethereum USDC is coming soon; only Solana USDC ("USDC") is available now');
+  }
+  throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
+}
+
+/** The outcome of an earlier request with the same Idempotency-Key: its result, or its error again. */
+async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: string, agent: AgentRecord) {
+  if (first.requestHash !== requestHash) {
+    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
+  }
+  await inflightOf(ctx).get(first.id)?.catch(() => undefined);
+  const settled = ctx.store.getPayment(first.id) ?? first;
+  if (settled.status === 'failed') {
+    throw new CofferError(
+      (settled.errorCode as 'chain_rejected') ?? 'chain_rejected',
+      `the payment made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+    );
+  }
+  return paymentResult(ctx, settled, agent);
+}
+
+/**
+ * Pays for a service from the agent's wallet. Checks run in API.md's order: agent exists, active,
+ * service allowed, maxPerPayment, cooldown, dailyBudget, balance; all of them and the pending row are
+ * one SQLite write transaction, so a burst of concurrent payments can never pass the budget.
+ */
+export async function pay(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  body: PayBody,
+  idempotencyKey: string | null,
+): Promise<PaymentResult> {
+  requireAgentScope(principal, agentId);
+  const { owner } = principal;
+  checkCurrency(body.currency);
+  const amount = parseAmount(body.amount);
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+
+  const requestHash = hashRequest({ ...body, amount: amount.toString(), currency: 'USDC' });
+  if (idempotencyKey !== null) {
+    const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
+    if (first) return replay(ctx, first, requestHash, agent);
+  }
+
+  const service = ctx.store.getService(body.service);
+  if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
+    throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
+  }
+  const recipient = service?.payTo ?? body.recipient;
+  if (recipient === undefined) {
+    throw new CofferError('service_not_found', `"${body.service}" is not in the registry; send its recipient address to pay it`);
+  }
+
+  // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+
+  const reserved = ctx.store.transaction((): PaymentRecord | { replayOf: PaymentRecord } => {
+    const now = ctx.clock.now();
+    if (idempotencyKey !== null) {
+      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
+      if (first) return { replayOf: first };
+    }
+    const current = getAgentOrThrow(ctx, owner, agentId);
+    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+    const policy = ctx.store.getPolicy(owner, agentId);
+    if (policy.allowedServices.length > 0 && !policy.allowedServices.includes(body.service)) {
+      throw new CofferError('service_not_allowed', `service "${body.service}" is not in this agent's allowedServices`);
+    }
+    if (amount > policy.maxPerPayment) {
+      throw new CofferError(
+        'max_per_payment_exceeded',
+        `${formatUsdc(amount)} USDC is over this agent's maxPerPayment of ${formatUsdc(policy.maxPerPayment)} USDC`,
+      );
+    }
+    const last = ctx.store.lastPaymentAt(owner, agentId);
+    if (policy.cooldownSeconds > 0 && last !== null && now - last < policy.cooldownSeconds * 1000) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((last + policy.cooldownSeconds * 1000 - now) / 1000));
+      throw new CofferError('cooldown_active', `cooldown active: next payment allowed in ${retryAfterSeconds} s`, {
+        retryAfterSeconds,
+      });
+    }
+    const spent = ctx.store.spentSince(owner, agentId, now - DAY_MS);
+    if (spent + amount > policy.dailyBudget) {
+      throw new CofferError(
+        'daily_budget_exceeded',
+        `this payment would pass the daily budget: ${formatUsdc(spent)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h`,
+      );
+    }
+    const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId);
+    if (available < amount) {
+      throw new CofferError(
+        'insufficient_funds',
+        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+    }
+    const id = newId('pay');
+    const payment: PaymentRecord = {
+      id,
+      owner,
+      agentId,
+      serviceId: body.service,
+      serviceName: service?.name ?? body.service,
+      recipient,
+      amount,
+      // The paid API's nonce goes on chain so it can match the payment to its 402.
+      memo: body.nonce ?? id,
+      description: body.description ?? '',
+      status: 'pending',
+      txSignature: null,
+      txWire: null,
+      lastValidBlockHeight: null,
+      errorCode: null,
+      idempotencyKey,
+      requestHash,
+      createdAt: now,
+      settledAt: null,
+    };
+    ctx.store.insertPayment(payment);
+    return payment;
+  });
+  if ('replayOf' in reserved) return replay(ctx, reserved.replayOf, requestHash, agent);
+
+  const send = sendReserved(
+    ctx,
+    {
+      markSent: (sent) => ctx.store.markPaymentSent(reserved.id, sent),
+      settle: (status, errorCode) => ctx.store.settlePayment(reserved.id, status, errorCode, ctx.clock.now()),
+    },
+    { from: agent.walletAddress, to: recipient, amount, memo: reserved.memo, feePayer: owner },
+  );
+  inflightOf(ctx).set(reserved.id, send);
+  try {
+    await send;
+  } finally {
+    inflightOf(ctx).delete(reserved.id);
+  }
+  const settled = ctx.store.getPayment(reserved.id) ?? reserved;
+  audit(ctx, {
+    actor: actorOf(principal),
+    owner,
+    agentId,
+    action: 'payment.confirmed',
+    detail: { paymentId: settled.id, service: settled.serviceId, amount: formatUsdc(amount), txSignature: settled.txSignature },
+  });
+  return paymentResult(ctx, settled, agent);
+}
+
+export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
+
+export function spendHistory(ctx: EngineContext, principal: Principal, agentId: string, limit = SPEND_HISTORY_DEFAULT_LIMIT) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  return { payments: ctx.store.listPayments(principal.owner, agentId, limit).map(spendRecordView) };
+}

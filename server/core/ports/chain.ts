@@ -1,0 +1,73 @@
+/**
+ * The chain port: everything Coffer needs from Solana, in addresses and micro-USDC. Adapters hold the
+ * signing keys (through the key store); the core only ever names wallets by address.
+ */
+export interface TransferRequest {
+  /** Wallet (owner of the source token account) that authorises the transfer. */
+  from: string;
+  /** Wallet that receives; its USDC token account is created when missing. */
+  to: string;
+  amount: bigint;
+  memo: string;
+  /** Wallet that pays the network fee and any account rent: always the owner's treasury. */
+  feePayer: string;
+}
+
+/** A transfer signed and ready to send; persisted before it is sent. */
+export interface PreparedTransfer {
+  txSignature: string;
+  txWire: string;
+  lastValidBlockHeight: bigint;
+}
+
+/** One USDC transfer as found on the chain. */
+export interface TransferFound {
+  txSignature: string;
+  succeeded: boolean;
+  error: string | null;
+  /** Wallet that authorised the transfer. */
+  from: string;
+  /** Token account credited. */
+  toTokenAccount: string;
+  /** Wallet that owns the credited token account, when it is an associated token account. */
+  to: string | null;
+  mint: string;
+  amount: bigint;
+  memo: string | null;
+  blockTime: number | null;
+  slot: bigint | null;
+}
+
+export type TransactionFate =
+  | { state: 'succeeded' }
+  | { state: 'failed'; error: string }
+  /** The transaction can no longer land (its blockhash expired, or the sim chain never saw it). */
+  | { state: 'dropped' }
+  /** Not seen yet but may still land: ask again later. */
+  | { state: 'unknown' };
+
+export interface IncomingTransfer {
+  txSignature: string;
+  from: string;
+  amount: bigint;
+  blockTime: number | null;
+}
+
+export interface Chain {
+  readonly network: string;
+  readonly usdcMint: string;
+  readonly isSim: boolean;
+  /** Makes sure a wallet can pay fees (sim: airdrops SOL; elsewhere a no-op). */
+  prepareFeePayer(address: string): Promise<void>;
+  usdcBalance(wallet: string): Promise<bigint>;
+  usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
+  prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
+  /** Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure. */
+  submitTransfer(prepared: PreparedTransfer): Promise<void>;
+  fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
+  findTransfer(txSignature: string): Promise<TransferFound | null>;
+  incomingTransfers(wallet: string, afterSignature: string | null): Promise<IncomingTransfer[]>;
+  /** Sim only: mints test USDC to a wallet. */
+  mintTestUsdc(to: string, amount: bigint): Promise<string>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,174 @@
+/**
+ * The storage port. Synchronous on purpose: a reservation (policy checks + pending row) must run inside
+ * one serialised write transaction with no await in between, so concurrent payments cannot overspend.
+ * Times are epoch milliseconds; money is bigint micro-USDC.
+ */
+export type AgentStatus = 'active' | 'suspended';
+export type TransferStatus = 'pending' | 'confirmed' | 'failed';
+
+export interface OwnerRecord {
+  address: string;
+  createdAt: number;
+}
+
+export interface AgentRecord {
+  owner: string;
+  agentId: string;
+  walletAddress: string;
+  displayName: string;
+  status: AgentStatus;
+  createdAt: number;
+}
+
+export interface Policy {
+  dailyBudget: bigint;
+  maxPerPayment: bigint;
+  cooldownSeconds: number;
+  allowedServices: string[];
+}
+
+export type KeyScope = { kind: 'owner'; owner: string } | { kind: 'agent'; owner: string; agentId: string };
+
+/** A signed transaction that may or may not have reached the chain yet. */
+export interface SentTransaction {
+  txSignature: string | null;
+  /** The signed wire transaction (base64), kept so a restart can rebroadcast the same bytes. */
+  txWire: string | null;
+  lastValidBlockHeight: bigint | null;
+}
+
+export interface PaymentRecord extends SentTransaction {
+  id: string;
+  owner: string;
+  agentId: string;
+  serviceId: string;
+  serviceName: string;
+  recipient: string;
+  amount: bigint;
+  memo: string;
+  description: string;
+  status: TransferStatus;
+  errorCode: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+export interface AllocationRecord extends SentTransaction {
+  id: string;
+  owner: string;
+  agentId: string;
+  amount: bigint;
+  status: TransferStatus;
+  errorCode: string | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+export interface DepositRecord {
+  id: string;
+  owner: string;
+  txSignature: string;
+  amount: bigint;
+  from: string;
+  source: 'faucet' | 'chain';
+  createdAt: number;
+}
+
+export interface AuditEntry {
+  at: number;
+  actor: string;
+  owner: string;
+  agentId: string | null;
+  action: string;
+  detail: Record<string, unknown>;
+}
+
+export interface ServiceRecord {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  /** Resolution prices ("1k", "2k", "4k") as decimal strings; empty for per-call APIs. */
+  pricing: Record<string, string>;
+  /** Price of one call as a decimal string, for per-call APIs. */
+  pricePerCall: string | null;
+  endpoint: string;
+  source: 'svc-native' | 'model-registry' | 'x402-marketplace';
+  payTo: string;
+  network: string;
+}
+
+export interface ModelRecord {
+  id: string;
+  displayName: string;
+  provider: string;
+  description: string;
+  pricing: Record<string, string>;
+  enabled: boolean;
+}
+
+export interface AgentSpendTotals {
+  lifetimeSpent: bigint;
+  lifetimePayments: number;
+  spentSince: bigint;
+  lastPaymentAt: number | null;
+}
+
+export interface Store {
+  /** Runs fn inside one serialised write transaction (BEGIN IMMEDIATE); fn must not await. */
+  transaction<T>(fn: () => T): T;
+
+  getMeta(key: string): string | null;
+  setMeta(key: string, value: string): void;
+
+  insertOwner(owner: OwnerRecord): void;
+  getOwner(address: string): OwnerRecord | null;
+  listOwners(): OwnerRecord[];
+
+  insertApiKey(hash: string, scope: KeyScope, createdAt: number): void;
+  deleteApiKeys(scope: KeyScope): void;
+  findApiKey(hash: string): KeyScope | null;
+
+  insertAgent(agent: AgentRecord, policy: Policy): void;
+  getAgent(owner: string, agentId: string): AgentRecord | null;
+  listAgents(owner: string): AgentRecord[];
+  setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
+  setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
+  getPolicy(owner: string, agentId: string): Policy;
+  setPolicy(owner: string, agentId: string, policy: Policy, at: number): void;
+
+  insertPayment(payment: PaymentRecord): void;
+  getPayment(id: string): PaymentRecord | null;
+  findPaymentByIdempotencyKey(owner: string, agentId: string, key: string, since: number): PaymentRecord | null;
+  markPaymentSent(id: string, sent: SentTransaction): void;
+  settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  /** Sum of pending and confirmed payments of an agent created at or after `since`. */
+  spentSince(owner: string, agentId: string, since: number): bigint;
+  /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
+  pendingPaymentsTotal(owner: string, agentId: string): bigint;
+  lastPaymentAt(owner: string, agentId: string): number | null;
+  listPayments(owner: string, agentId: string, limit: number): PaymentRecord[];
+  recentPayments(owner: string, limit: number): PaymentRecord[];
+  pendingPayments(): PaymentRecord[];
+  spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
+
+  insertAllocation(allocation: AllocationRecord): void;
+  markAllocationSent(id: string, sent: SentTransaction): void;
+  settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  pendingAllocationsTotal(owner: string): bigint;
+  pendingAllocations(): AllocationRecord[];
+  listAllocations(owner: string, agentId: string): AllocationRecord[];
+
+  insertDeposit(deposit: DepositRecord): boolean;
+  listDeposits(owner: string, limit: number): DepositRecord[];
+
+  appendAudit(entry: AuditEntry): void;
+  listAudit(owner: string, limit: number): AuditEntry[];
+
+  searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
+  getService(id: string): ServiceRecord | null;
+  listModels(): ModelRecord[];
+  getModel(id: string): ModelRecord | null;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/**
+ * The payment receipt an agent sends as `X-Payment`: "v1." + base64(JSON). It names the transaction;
+ * a paid API trusts nothing in it without finding that transaction on chain.
+ */
+export const receiptSchema = z.strictObject({
+  v: z.literal(1),
+  network: z.string().min(1),
+  txSignature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/),
+  amount: z.string().regex(/^\d+\.\d{2,6}$/),
+  currency: z.literal('USDC'),
+  timestamp: z.iso.datetime(),
+  recipient: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+  payer: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+  paymentId: z.string().min(1),
+  memo: z.string(),
+});
+export type Receipt = z.infer<typeof receiptSchema>;
+
+export const RECEIPT_PREFIX = 'v1.';
+
+export function encodeReceipt(receipt: Receipt): string {
+  return RECEIPT_PREFIX + Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64');
+}
+
+/** Decodes and validates a receipt; null for anything that is not a well-formed v1 receipt. */
+export function decodeReceipt(header: string): Receipt | null {
+  if (!header.startsWith(RECEIPT_PREFIX) || header.length > 4096) return null;
+  const body = header.slice(RECEIPT_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
+  try {
+    const parsed = receiptSchema.safeParse(JSON.parse(Buffer.from(body, 'base64').toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

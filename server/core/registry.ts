@@ -1,0 +1,36 @@
+import type { EngineContext } from './context.js';
+import type { ModelRecord, ServiceRecord } from './ports/store.js';
+
+export const SEARCH_DEFAULT_LIMIT = 20;
+
+export const serviceView = (service: ServiceRecord) => ({
+  id: service.id,
+  name: service.name,
+  description: service.description,
+  category: service.category,
+  pricing: service.pricing,
+  pricePerCall: service.pricePerCall,
+  endpoint: service.endpoint,
+  source: service.source,
+  payTo: service.payTo,
+  network: service.network,
+});
+
+export const modelView = (model: ModelRecord) => ({
+  id: model.id,
+  displayName: model.displayName,
+  provider: model.provider,
+  description: model.description,
+  pricing: model.pricing,
+  enabled: model.enabled,
+});
+
+/** Full-text search of the registry (FTS5, ranked); an empty query lists everything. */
+export function searchServices(ctx: EngineContext, query: string, limit = SEARCH_DEFAULT_LIMIT) {
+  const { results, total } = ctx.store.searchServices(query, limit);
+  return { query, results: results.map(serviceView), total };
+}
+
+export function listModels(ctx: EngineContext) {
+  return { models: ctx.store.listModels().map(modelView) };
+}

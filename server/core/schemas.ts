@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
+
+/**
+ * Request schemas, written once: HTTP validation, MCP tool inputs and the renderer's client all use
+ * these. The stable error code of a failed check comes from the field it failed on (FIELD_CODES).
+ */
+
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** A Solana address: base58, 32 bytes (32 to 44 characters). */
+export const ADDRESS_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export const agentIdSchema = z
+  .string()
+  .regex(AGENT_ID_PATTERN, {
+    message: 'agentId must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
+  });
+
+export const amountSchema = z.string().refine(
+  (text) => {
+    const micro = tryParseUsdc(text);
+    return micro !== null && micro > 0n && micro <= MAX_AMOUNT_MICRO;
+  },
+  {
+    message: 'amount must be a decimal string of USDC greater than 0, with at most 6 decimals and at most 1000000000',
+  },
+);
+
+export const addressSchema = z
+  .string()
+  .regex(ADDRESS_PATTERN, 'not a Solana address (base58, 32 bytes)');
+
+export const currencySchema = z.string().optional();
+
+export const serviceIdSchema = z.string().trim().min(1, 'service is required').max(200);
+
+const cooldownSchema = z
+  .number()
+  .int('cooldownSeconds must be a whole number of seconds')
+  .min(0, 'cooldownSeconds must be 0 or more')
+  .max(31_536_000, 'cooldownSeconds must be at most one year');
+
+const allowedServicesSchema = z
+  .array(serviceIdSchema)
+  .max(500, 'allowedServices holds at most 500 ids');
+
+export const displayNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'displayName must not be empty')
+  .max(100, 'displayName must be at most 100 characters');
+
+export const deployBodySchema = z.strictObject({
+  agentId: agentIdSchema,
+  dailyBudget: amountSchema,
+  maxPerPayment: amountSchema,
+  cooldownSeconds: cooldownSchema.optional(),
+  allowedServices: allowedServicesSchema.optional(),
+  displayName: displayNameSchema.optional(),
+});
+export type DeployBody = z.infer<typeof deployBodySchema>;
+
+export const policyUpdateSchema = z.strictObject({
+  dailyBudget: amountSchema.optional(),
+  maxPerPayment: amountSchema.optional(),
+  cooldownSeconds: cooldownSchema.optional(),
+  allowedServices: allowedServicesSchema.optional(),
+});
+export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
+
+export const allocateBodySchema = z.strictObject({ amount: amountSchema });
+export const faucetBodySchema = allocateBodySchema;
+
+export const renameBodySchema = z.strictObject({ displayName: displayNameSchema });
+
+export const payBodySchema = z.strictObject({
+  service: serviceIdSchema,
+  amount: amountSchema,
+  currency: currencySchema,
+  description: z.string().max(500, 'description must be at most 500 characters').optional(),
+  recipient: addressSchema.optional(),
+  nonce: z
+    .string()
+    .min(1)
+    .max(200, 'nonce must be at most 200 characters')
+    .regex(/^[\x20-\x7e]+$/, 'nonce must be printable ASCII')
+    .optional(),
+});
+export type PayBody = z.infer<typeof payBodySchema>;
+
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, {
+    message: 'Idempotency-Key must be 1-255 printable ASCII characters without spaces',
+  });
+
+export const spendHistoryQuerySchema = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'limit must be a whole number from 1 to 500')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 500, 'limit must be a whole number from 1 to 500')
+    .optional(),
+});
+
+export const searchQuerySchema = z.object({
+  q: z.string().max(200, 'q must be at most 200 characters').optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 100, 'limit must be a whole number from 1 to 100')
+    .optional(),
+});
+
+/** Which stable error code a problem with each field maps to (API.md's error table). */
+const FIELD_CODES: Record<string, string> = {
+  agentId: 'invalid_agent_id',
+  amount: 'invalid_amount',
+  dailyBudget: 'invalid_amount',
+  maxPerPayment: 'invalid_amount',
+  currency: 'unsupported_currency',
+  recipient: 'invalid_recipient',
+  cooldownSeconds: 'invalid_policy',
+  allowedServices: 'invalid_policy',
+  limit: 'invalid_limit',
+};
+
+/** The stable code and a readable message for the first problem zod found. */
+export function describeIssues(error: z.ZodError): { code: string; message: string } {
+  const issue = error.issues[0];
+  if (!issue) return { code: 'invalid_request', message: 'invalid request' };
+  const field = issue.path[0];
+  const code = (typeof field === 'string' && FIELD_CODES[field]) || 'invalid_request';
+  if (issue.code === 'unrecognized_keys') {
+    return { code: 'invalid_request', message: `unknown field(s): ${issue.keys.join(', ')}` };
+  }
+  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return { code, message: `${where}${issue.message}` };
+}

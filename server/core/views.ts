@@ -1,0 +1,54 @@
+import { formatUsdc } from './money.js';
+import type { AgentRecord, PaymentRecord, Policy } from './ports/store.js';
+
+/** Record-to-response shapes shared by every door. */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export const policyView = (policy: Policy) => ({
+  dailyBudget: formatUsdc(policy.dailyBudget),
+  maxPerPayment: formatUsdc(policy.maxPerPayment),
+  cooldownSeconds: policy.cooldownSeconds,
+  allowedServices: [...policy.allowedServices],
+});
+export type PolicyView = ReturnType<typeof policyView>;
+
+export const agentView = (agent: AgentRecord) => ({
+  agentId: agent.agentId,
+  walletAddress: agent.walletAddress,
+  createdAt: iso(agent.createdAt),
+  displayName: agent.displayName,
+  status: agent.status,
+});
+
+export const spendRecordView = (payment: PaymentRecord) => ({
+  id: payment.id,
+  service: payment.serviceName,
+  serviceId: payment.serviceId,
+  amount: formatUsdc(payment.amount),
+  currency: 'USDC' as const,
+  status: payment.status,
+  timestamp: iso(payment.createdAt),
+  description: payment.description,
+  recipient: payment.recipient,
+  txSignature: payment.txSignature,
+});
+
+/** Clock time in the machine's local time zone: the dashboard is read on this machine. */
+export const clockTime = (ms: number): string => {
+  const date = new Date(ms);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+};
+
+const ACTIVITY_STATUS = { confirmed: 'approved', pending: 'pending', failed: 'failed' } as const;
+
+export const activityView = (payment: PaymentRecord) => ({
+  id: payment.id,
+  agent: payment.agentId,
+  venue: payment.serviceName,
+  amount: formatUsdc(payment.amount),
+  rail: 'sol' as const,
+  time: clockTime(payment.createdAt),
+  status: ACTIVITY_STATUS[payment.status],
+  timestamp: iso(payment.createdAt),
+  txSignature: payment.txSignature,
+});

@@ -1,0 +1,34 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { CofferError, isCofferError, type ErrorCode } from '../core/errors.js';
+import { HTTP_STATUS } from './error-status.js';
+
+export function sendError(res: Response, error: CofferError): void {
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res.status(HTTP_STATUS[error.code]).json({ error: error.message, code: error.code });
+}
+
+export const notFound: RequestHandler = (req, res) => {
+  sendError(res, new CofferError('not_found', `no such endpoint: ${req.method} ${req.path}`));
+};
+
+/** Body-parser failures carry a `type`; everything else unknown is a 500 without details. */
+const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  'entity.parse.failed': { code: 'invalid_json', message: 'the request body is not valid JSON' },
+  'entity.too.large': { code: 'body_too_large', message: 'the request body is larger than 64 KiB' },
+  'encoding.unsupported': { code: 'invalid_request', message: 'unsupported body encoding' },
+  'charset.unsupported': { code: 'invalid_request', message: 'unsupported body charset' },
+  'request.aborted': { code: 'invalid_request', message: 'the request was aborted' },
+};
+
+export function errorHandler(log: (message: string) => void): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    if (res.headersSent) return;
+    if (isCofferError(error)) return sendError(res, error);
+    const type = (error as { type?: unknown }).type;
+    const parserError = typeof type === 'string' ? PARSER_ERRORS[type] : undefined;
+    if (parserError) return sendError(res, new CofferError(parserError.code, parserError.message));
+    // Never a stack trace to the client; the log gets the message only (no request bodies, no keys).
+    log(`internal error: ${(error as Error)?.message ?? String(error)}`);
+    sendError(res, new CofferError('internal', 'internal error'));
+  };
+}

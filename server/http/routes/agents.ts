@@ -1,0 +1,59 @@
+import { Router } from 'express';
+import {
+  agentIdSchema,
+  allocateBodySchema,
+  deployBodySchema,
+  policyUpdateSchema,
+  renameBodySchema,
+  spendHistoryQuerySchema,
+} from '../../core/schemas.js';
+import type { RouteDeps } from './route-deps.js';
+import { parseWith } from '../validate.js';
+
+/** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
+export function agentRoutes({ engine, principal }: RouteDeps): Router {
+  const router = Router();
+  const agentId = (value: unknown) => parseWith(agentIdSchema, value);
+
+  router.post('/agents/deploy', async (req, res) => {
+    const p = principal(req);
+    res.json(await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
+  });
+  router.get('/agents', async (req, res) => {
+    res.json(await engine.listAgents(principal(req)));
+  });
+  router.post('/kill-all', (req, res) => {
+    res.json(engine.killAll(principal(req)));
+  });
+  router.get('/agents/:agentId/balance', async (req, res) => {
+    res.json(await engine.balance(principal(req), agentId(req.params.agentId)));
+  });
+  router.get('/agents/:agentId/policy', (req, res) => {
+    res.json(engine.readPolicy(principal(req), agentId(req.params.agentId)));
+  });
+  router.post('/agents/:agentId/policy', (req, res) => {
+    const p = principal(req);
+    res.json(engine.updatePolicy(p, agentId(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
+  });
+  router.post('/agents/:agentId/allocate', async (req, res) => {
+    const p = principal(req);
+    const { amount } = parseWith(allocateBodySchema, req.body);
+    res.json(await engine.allocate(p, agentId(req.params.agentId), amount));
+  });
+  router.post('/agents/:agentId/kill', (req, res) => {
+    res.json(engine.kill(principal(req), agentId(req.params.agentId)));
+  });
+  router.post('/agents/:agentId/resume', (req, res) => {
+    res.json(engine.resume(principal(req), agentId(req.params.agentId)));
+  });
+  router.post('/agents/:agentId/rename', (req, res) => {
+    const p = principal(req);
+    res.json(engine.rename(p, agentId(req.params.agentId), parseWith(renameBodySchema, req.body).displayName));
+  });
+  router.get('/agents/:agentId/spend-history', (req, res) => {
+    const p = principal(req);
+    const { limit } = parseWith(spendHistoryQuerySchema, { limit: req.query.limit });
+    res.json(engine.spendHistory(p, agentId(req.params.agentId), limit));
+  });
+  return router;
+}

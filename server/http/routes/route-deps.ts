@@ -1,0 +1,9 @@
+import type { Request } from 'express';
+import type { Principal } from '../../core/auth.js';
+import type { Engine } from '../../core/engine.js';
+
+export interface RouteDeps {
+  engine: Engine;
+  /** Authenticates the request (owner query + bearer key or dashboard session). */
+  principal: (req: Request) => Principal;
+}

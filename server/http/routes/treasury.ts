@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import { faucetBodySchema } from '../../core/schemas.js';
+import type { RouteDeps } from './route-deps.js';
+import { parseWith } from '../validate.js';
+
+/** The owner's view: dashboard, deposit history, and the sim network's faucet. */
+export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
+  const router = Router();
+  router.get('/dashboard', async (req, res) => {
+    res.json(await engine.dashboard(principal(req)));
+  });
+  router.get('/treasury/deposits', (req, res) => {
+    res.json(engine.deposits(principal(req)));
+  });
+  router.post('/treasury/faucet', async (req, res) => {
+    const p = principal(req);
+    res.json(await engine.faucet(p, parseWith(faucetBodySchema, req.body).amount));
+  });
+  return router;
+}

@@ -1,0 +1,191 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned schema migrations. Append only: a released migration is never edited; a change is a new
+ * entry. Money columns are INTEGER micro-USDC; times are INTEGER epoch milliseconds.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'engine',
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+
+      CREATE TABLE owners (
+        address TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+
+      -- Only the SHA-256 of an API key is stored; the key itself is shown once.
+      CREATE TABLE api_keys (
+        hash TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('owner', 'agent')),
+        owner TEXT NOT NULL REFERENCES owners(address),
+        agent_id TEXT,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE agents (
+        owner TEXT NOT NULL REFERENCES owners(address),
+        agent_id TEXT NOT NULL,
+        wallet_address TEXT NOT NULL UNIQUE,
+        display_name TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, agent_id)
+      ) STRICT;
+
+      CREATE TABLE policies (
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        daily_budget INTEGER NOT NULL CHECK (daily_budget > 0),
+        max_per_payment INTEGER NOT NULL CHECK (max_per_payment > 0),
+        cooldown_seconds INTEGER NOT NULL CHECK (cooldown_seconds >= 0),
+        allowed_services TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, agent_id),
+        FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+      ) STRICT;
+
+      CREATE TABLE payments (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        service_id TEXT NOT NULL,
+        service_name TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        amount INTEGER NOT NULL CHECK (amount > 0),
+        memo TEXT NOT NULL,
+        description TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+        tx_signature TEXT UNIQUE,
+        tx_wire TEXT,
+        last_valid_block_height TEXT,
+        error_code TEXT,
+        idempotency_key TEXT,
+        request_hash TEXT,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER,
+        FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+      ) STRICT;
+      CREATE INDEX payments_by_agent ON payments (owner, agent_id, created_at);
+      CREATE INDEX payments_by_owner ON payments (owner, created_at);
+      CREATE INDEX payments_pending ON payments (status) WHERE status = 'pending';
+
+      -- One row per (agent, Idempotency-Key): the first payment made with it.
+      CREATE TABLE idempotency_keys (
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        payment_id TEXT NOT NULL REFERENCES payments(id),
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, agent_id, key)
+      ) STRICT;
+
+      CREATE TABLE allocations (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        amount INTEGER NOT NULL CHECK (amount > 0),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+        tx_signature TEXT UNIQUE,
+        tx_wire TEXT,
+        last_valid_block_height TEXT,
+        error_code TEXT,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER,
+        FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+      ) STRICT;
+      CREATE INDEX allocations_by_agent ON allocations (owner, agent_id, created_at);
+
+      CREATE TABLE deposits (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL REFERENCES owners(address),
+        tx_signature TEXT NOT NULL UNIQUE,
+        amount INTEGER NOT NULL CHECK (amount > 0),
+        from_address TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('faucet', 'chain')),
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX deposits_by_owner ON deposits (owner, created_at);
+
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        agent_id TEXT,
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_by_owner ON audit_log (owner, at);
+
+      CREATE TABLE services (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        category TEXT NOT NULL,
+        pricing TEXT NOT NULL,
+        price_per_call TEXT,
+        endpoint TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('svc-native', 'model-registry', 'x402-marketplace')),
+        pay_to TEXT NOT NULL,
+        network TEXT NOT NULL
+      ) STRICT;
+      CREATE VIRTUAL TABLE services_fts USING fts5 (
+        name, description, category, id, content='services', tokenize='porter unicode61'
+      );
+
+      CREATE TABLE models (
+        id TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        description TEXT NOT NULL,
+        pricing TEXT NOT NULL,
+        enabled INTEGER NOT NULL
+      ) STRICT;
+
+      -- The embedded (sim) chain's accounts, so balances survive a restart.
+      CREATE TABLE sim_accounts (
+        address TEXT PRIMARY KEY,
+        lamports TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        data BLOB NOT NULL,
+        executable INTEGER NOT NULL
+      ) STRICT;
+
+      -- Every transaction the sim chain executed, so receipts can be verified after a restart.
+      CREATE TABLE sim_transactions (
+        signature TEXT PRIMARY KEY,
+        wire TEXT NOT NULL,
+        slot INTEGER NOT NULL,
+        block_time INTEGER NOT NULL,
+        error TEXT
+      ) STRICT;
+    `,
+  },
+];
+
+export function migrate(db: Database.Database): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((row) => row.version),
+  );
+  const newest = Math.max(0, ...applied);
+  const known = Math.max(...MIGRATIONS.map((m) => m.version));
+  if (newest > known) {
+    throw new Error(`the data dir was written by a newer Coffer (schema ${newest}, this build knows ${known})`);
+  }
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        Date.now(),
+      );
+    }).immediate();
+  }
+  return known;
+}

@@ -1,0 +1,392 @@
+import type { SqliteDatabase } from './database.js';
+import type {
+  AgentRecord,
+  AgentSpendTotals,
+  AgentStatus,
+  AllocationRecord,
+  AuditEntry,
+  DepositRecord,
+  ModelRecord,
+  OwnerRecord,
+  PaymentRecord,
+  Policy,
+  SentTransaction,
+  ServiceRecord,
+  Store,
+} from '../core/ports/store.js';
+
+type Row = Record<string, unknown>;
+
+const text = (value: unknown): string => String(value);
+const optionalText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const optionalBigint = (value: unknown): bigint | null => (value === null || value === undefined ? null : BigInt(value as string));
+const optionalNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+function toAgent(row: Row): AgentRecord {
+  return {
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    walletAddress: text(row.wallet_address),
+    displayName: text(row.display_name),
+    status: row.status as AgentStatus,
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toPayment(row: Row): PaymentRecord {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    serviceId: text(row.service_id),
+    serviceName: text(row.service_name),
+    recipient: text(row.recipient),
+    amount: BigInt(row.amount as bigint),
+    memo: text(row.memo),
+    description: text(row.description),
+    status: row.status as PaymentRecord['status'],
+    txSignature: optionalText(row.tx_signature),
+    txWire: optionalText(row.tx_wire),
+    lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
+    errorCode: optionalText(row.error_code),
+    idempotencyKey: optionalText(row.idempotency_key),
+    requestHash: optionalText(row.request_hash),
+    createdAt: Number(row.created_at),
+    settledAt: optionalNumber(row.settled_at),
+  };
+}
+
+function toAllocation(row: Row): AllocationRecord {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    amount: BigInt(row.amount as bigint),
+    status: row.status as AllocationRecord['status'],
+    txSignature: optionalText(row.tx_signature),
+    txWire: optionalText(row.tx_wire),
+    lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
+    errorCode: optionalText(row.error_code),
+    createdAt: Number(row.created_at),
+    settledAt: optionalNumber(row.settled_at),
+  };
+}
+
+function toService(row: Row): ServiceRecord {
+  return {
+    id: text(row.id),
+    name: text(row.name),
+    description: text(row.description),
+    category: text(row.category),
+    pricing: JSON.parse(text(row.pricing)) as Record<string, string>,
+    pricePerCall: optionalText(row.price_per_call),
+    endpoint: text(row.endpoint),
+    source: row.source as ServiceRecord['source'],
+    payTo: text(row.pay_to),
+    network: text(row.network),
+  };
+}
+
+function toModel(row: Row): ModelRecord {
+  return {
+    id: text(row.id),
+    displayName: text(row.display_name),
+    provider: text(row.provider),
+    description: text(row.description),
+    pricing: JSON.parse(text(row.pricing)) as Record<string, string>,
+    enabled: Number(row.enabled) === 1,
+  };
+}
+
+/** Turns free text into a safe FTS5 query: every word quoted, prefix-matched, any word may match. */
+export function toFtsQuery(query: string): string | null {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) return null;
+  return words.slice(0, 16).map((word) => `"${word}"*`).join(' OR ');
+}
+
+/** The SQLite implementation of the core's Store port. */
+export function createSqliteStore(db: SqliteDatabase): Store {
+  // Money columns are read as BigInt so no amount ever passes through a float.
+  const q = (sql: string) => db.prepare(sql).safeIntegers(true);
+  const stmts = {
+    getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    insertOwner: db.prepare('INSERT INTO owners (address, created_at) VALUES (?, ?)'),
+    getOwner: db.prepare('SELECT address, created_at FROM owners WHERE address = ?'),
+    listOwners: db.prepare('SELECT address, created_at FROM owners ORDER BY created_at'),
+    insertApiKey: db.prepare('INSERT INTO api_keys (hash, kind, owner, agent_id, created_at) VALUES (?, ?, ?, ?, ?)'),
+    deleteOwnerKeys: db.prepare("DELETE FROM api_keys WHERE kind = 'owner' AND owner = ?"),
+    deleteAgentKeys: db.prepare("DELETE FROM api_keys WHERE kind = 'agent' AND owner = ? AND agent_id = ?"),
+    findApiKey: db.prepare('SELECT kind, owner, agent_id FROM api_keys WHERE hash = ?'),
+    insertAgent: db.prepare(
+      'INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getAgent: db.prepare('SELECT * FROM agents WHERE owner = ? AND agent_id = ?'),
+    listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? ORDER BY created_at, agent_id'),
+    setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
+    setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
+    getPolicy: q('SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
+    upsertPolicy: db.prepare(
+      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner, agent_id) DO UPDATE SET daily_budget = excluded.daily_budget,
+         max_per_payment = excluded.max_per_payment, cooldown_seconds = excluded.cooldown_seconds,
+         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at`,
+    ),
+    insertPayment: db.prepare(
+      `INSERT INTO payments (id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status,
+         tx_signature, tx_wire, last_valid_block_height, error_code, idempotency_key, request_hash, created_at, settled_at)
+       VALUES (@id, @owner, @agentId, @serviceId, @serviceName, @recipient, @amount, @memo, @description, @status,
+         @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @idempotencyKey, @requestHash, @createdAt, @settledAt)`,
+    ),
+    insertIdempotency: db.prepare(
+      'INSERT INTO idempotency_keys (owner, agent_id, key, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    deleteIdempotency: db.prepare('DELETE FROM idempotency_keys WHERE owner = ? AND agent_id = ? AND key = ?'),
+    findIdempotency: q(
+      `SELECT p.* FROM idempotency_keys k JOIN payments p ON p.id = k.payment_id
+       WHERE k.owner = ? AND k.agent_id = ? AND k.key = ? AND k.created_at >= ?`,
+    ),
+    getPayment: q('SELECT * FROM payments WHERE id = ?'),
+    markPaymentSent: db.prepare(
+      'UPDATE payments SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = \'pending\'',
+    ),
+    settlePayment: db.prepare(
+      "UPDATE payments SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
+    ),
+    spentSince: q(
+      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND created_at >= ?",
+    ).pluck(),
+    pendingPaymentsTotal: q(
+      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status = 'pending'",
+    ).pluck(),
+    lastPaymentAt: q(
+      "SELECT MAX(created_at) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed')",
+    ).pluck(),
+    listPayments: q('SELECT * FROM payments WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    recentPayments: q('SELECT * FROM payments WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    pendingPayments: q("SELECT * FROM payments WHERE status = 'pending' ORDER BY created_at"),
+    spendTotals: q(
+      `SELECT agent_id,
+         COALESCE(SUM(CASE WHEN status = 'confirmed' THEN amount END), 0) AS lifetime_spent,
+         COUNT(CASE WHEN status = 'confirmed' THEN 1 END) AS lifetime_payments,
+         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND created_at >= ? THEN amount END), 0) AS spent_since,
+         MAX(CASE WHEN status IN ('pending', 'confirmed') THEN created_at END) AS last_payment_at
+       FROM payments WHERE owner = ? GROUP BY agent_id`,
+    ),
+    insertAllocation: db.prepare(
+      `INSERT INTO allocations (id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code, created_at, settled_at)
+       VALUES (@id, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @createdAt, @settledAt)`,
+    ),
+    markAllocationSent: db.prepare(
+      "UPDATE allocations SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'",
+    ),
+    settleAllocation: db.prepare(
+      "UPDATE allocations SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
+    ),
+    pendingAllocationsTotal: q("SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND status = 'pending'").pluck(),
+    pendingAllocations: q("SELECT * FROM allocations WHERE status = 'pending' ORDER BY created_at"),
+    listAllocations: q('SELECT * FROM allocations WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC'),
+    insertDeposit: db.prepare(
+      `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tx_signature) DO NOTHING`,
+    ),
+    listDeposits: q('SELECT * FROM deposits WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    appendAudit: db.prepare('INSERT INTO audit_log (at, actor, owner, agent_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)'),
+    listAudit: db.prepare('SELECT * FROM audit_log WHERE owner = ? ORDER BY id DESC LIMIT ?'),
+    searchServices: db.prepare(
+      `SELECT s.* FROM services_fts f JOIN services s ON s.rowid = f.rowid
+       WHERE services_fts MATCH ? ORDER BY bm25(services_fts, 10.0, 3.0, 2.0, 5.0), s.id LIMIT ?`,
+    ),
+    countServices: db.prepare('SELECT COUNT(*) FROM services_fts WHERE services_fts MATCH ?').pluck(),
+    allServices: db.prepare('SELECT * FROM services ORDER BY source, name LIMIT ?'),
+    countAllServices: db.prepare('SELECT COUNT(*) FROM services').pluck(),
+    getService: db.prepare('SELECT * FROM services WHERE id = ?'),
+    listModels: db.prepare('SELECT * FROM models WHERE enabled = 1 ORDER BY provider, id'),
+    getModel: db.prepare('SELECT * FROM models WHERE id = ?'),
+  };
+
+  const sentParams = (sent: SentTransaction) => [
+    sent.txSignature,
+    sent.txWire,
+    sent.lastValidBlockHeight === null ? null : sent.lastValidBlockHeight.toString(),
+  ];
+
+  return {
+    transaction: (fn) => db.transaction(fn).immediate(),
+
+    getMeta: (key) => optionalText(stmts.getMeta.get(key)),
+    setMeta: (key, value) => void stmts.setMeta.run(key, value),
+
+    insertOwner: (owner) => void stmts.insertOwner.run(owner.address, owner.createdAt),
+    getOwner: (address) => {
+      const row = stmts.getOwner.get(address) as Row | undefined;
+      return row ? { address: text(row.address), createdAt: Number(row.created_at) } : null;
+    },
+    listOwners: () =>
+      (stmts.listOwners.all() as Row[]).map((row): OwnerRecord => ({ address: text(row.address), createdAt: Number(row.created_at) })),
+
+    insertApiKey: (hash, scope, createdAt) =>
+      void stmts.insertApiKey.run(hash, scope.kind, scope.owner, scope.kind === 'agent' ? scope.agentId : null, createdAt),
+    deleteApiKeys: (scope) =>
+      void (scope.kind === 'owner' ? stmts.deleteOwnerKeys.run(scope.owner) : stmts.deleteAgentKeys.run(scope.owner, scope.agentId)),
+    findApiKey: (hash) => {
+      const row = stmts.findApiKey.get(hash) as Row | undefined;
+      if (!row) return null;
+      return row.kind === 'owner'
+        ? { kind: 'owner', owner: text(row.owner) }
+        : { kind: 'agent', owner: text(row.owner), agentId: text(row.agent_id) };
+    },
+
+    insertAgent: (agent, policy) => {
+      stmts.insertAgent.run(agent.owner, agent.agentId, agent.walletAddress, agent.displayName, agent.status, agent.createdAt);
+      stmts.upsertPolicy.run(
+        agent.owner,
+        agent.agentId,
+        policy.dailyBudget,
+        policy.maxPerPayment,
+        policy.cooldownSeconds,
+        JSON.stringify(policy.allowedServices),
+        agent.createdAt,
+      );
+    },
+    getAgent: (owner, agentId) => {
+      const row = stmts.getAgent.get(owner, agentId) as Row | undefined;
+      return row ? toAgent(row) : null;
+    },
+    listAgents: (owner) => (stmts.listAgents.all(owner) as Row[]).map(toAgent),
+    setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
+    setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
+    getPolicy: (owner, agentId) => {
+      const row = stmts.getPolicy.get(owner, agentId) as Row | undefined;
+      if (!row) throw new Error(`no policy for ${owner}/${agentId}`);
+      return {
+        dailyBudget: BigInt(row.daily_budget as bigint),
+        maxPerPayment: BigInt(row.max_per_payment as bigint),
+        cooldownSeconds: Number(row.cooldown_seconds),
+        allowedServices: JSON.parse(text(row.allowed_services)) as string[],
+      };
+    },
+    setPolicy: (owner, agentId, policy: Policy, at) =>
+      void stmts.upsertPolicy.run(
+        owner,
+        agentId,
+        policy.dailyBudget,
+        policy.maxPerPayment,
+        policy.cooldownSeconds,
+        JSON.stringify(policy.allowedServices),
+        at,
+      ),
+
+    insertPayment: (payment) => {
+      stmts.insertPayment.run({
+        ...payment,
+        lastValidBlockHeight: payment.lastValidBlockHeight === null ? null : payment.lastValidBlockHeight.toString(),
+      });
+      if (payment.idempotencyKey !== null) {
+        stmts.deleteIdempotency.run(payment.owner, payment.agentId, payment.idempotencyKey);
+        stmts.insertIdempotency.run(payment.owner, payment.agentId, payment.idempotencyKey, payment.id, payment.createdAt);
+      }
+    },
+    getPayment: (id) => {
+      const row = stmts.getPayment.get(id) as Row | undefined;
+      return row ? toPayment(row) : null;
+    },
+    findPaymentByIdempotencyKey: (owner, agentId, key, since) => {
+      const row = stmts.findIdempotency.get(owner, agentId, key, since) as Row | undefined;
+      return row ? toPayment(row) : null;
+    },
+    markPaymentSent: (id, sent) => void stmts.markPaymentSent.run(...sentParams(sent), id),
+    settlePayment: (id, status, errorCode, at) => void stmts.settlePayment.run(status, errorCode, at, id),
+    spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get(owner, agentId, since) as bigint),
+    pendingPaymentsTotal: (owner, agentId) => BigInt(stmts.pendingPaymentsTotal.get(owner, agentId) as bigint),
+    lastPaymentAt: (owner, agentId) => optionalNumber(stmts.lastPaymentAt.get(owner, agentId)),
+    listPayments: (owner, agentId, limit) => (stmts.listPayments.all(owner, agentId, limit) as Row[]).map(toPayment),
+    recentPayments: (owner, limit) => (stmts.recentPayments.all(owner, limit) as Row[]).map(toPayment),
+    pendingPayments: () => (stmts.pendingPayments.all() as Row[]).map(toPayment),
+    spendTotals: (owner, since) => {
+      const totals = new Map<string, AgentSpendTotals>();
+      for (const row of stmts.spendTotals.all(since, owner) as Row[]) {
+        totals.set(text(row.agent_id), {
+          lifetimeSpent: BigInt(row.lifetime_spent as bigint),
+          lifetimePayments: Number(row.lifetime_payments),
+          spentSince: BigInt(row.spent_since as bigint),
+          lastPaymentAt: optionalNumber(row.last_payment_at),
+        });
+      }
+      return totals;
+    },
+
+    insertAllocation: (allocation) =>
+      void stmts.insertAllocation.run({
+        ...allocation,
+        lastValidBlockHeight: allocation.lastValidBlockHeight === null ? null : allocation.lastValidBlockHeight.toString(),
+      }),
+    markAllocationSent: (id, sent) => void stmts.markAllocationSent.run(...sentParams(sent), id),
+    settleAllocation: (id, status, errorCode, at) => void stmts.settleAllocation.run(status, errorCode, at, id),
+    pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
+    pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),
+    listAllocations: (owner, agentId) => (stmts.listAllocations.all(owner, agentId) as Row[]).map(toAllocation),
+
+    insertDeposit: (deposit: DepositRecord) =>
+      stmts.insertDeposit.run(
+        deposit.id,
+        deposit.owner,
+        deposit.txSignature,
+        deposit.amount,
+        deposit.from,
+        deposit.source,
+        deposit.createdAt,
+      ).changes === 1,
+    listDeposits: (owner, limit) =>
+      (stmts.listDeposits.all(owner, limit) as Row[]).map(
+        (row): DepositRecord => ({
+          id: text(row.id),
+          owner: text(row.owner),
+          txSignature: text(row.tx_signature),
+          amount: BigInt(row.amount as bigint),
+          from: text(row.from_address),
+          source: row.source as DepositRecord['source'],
+          createdAt: Number(row.created_at),
+        }),
+      ),
+
+    appendAudit: (entry: AuditEntry) =>
+      void stmts.appendAudit.run(entry.at, entry.actor, entry.owner, entry.agentId, entry.action, JSON.stringify(entry.detail)),
+    listAudit: (owner, limit) =>
+      (stmts.listAudit.all(owner, limit) as Row[]).map(
+        (row): AuditEntry => ({
+          at: Number(row.at),
+          actor: text(row.actor),
+          owner: text(row.owner),
+          agentId: optionalText(row.agent_id),
+          action: text(row.action),
+          detail: JSON.parse(text(row.detail)) as Record<string, unknown>,
+        }),
+      ),
+
+    searchServices: (query, limit) => {
+      const fts = toFtsQuery(query);
+      if (fts === null) {
+        return {
+          results: (stmts.allServices.all(limit) as Row[]).map(toService),
+          total: Number(stmts.countAllServices.get()),
+        };
+      }
+      return {
+        results: (stmts.searchServices.all(fts, limit) as Row[]).map(toService),
+        total: Number(stmts.countServices.get(fts)),
+      };
+    },
+    getService: (id) => {
+      const row = stmts.getService.get(id) as Row | undefined;
+      return row ? toService(row) : null;
+    },
+    listModels: () => (stmts.listModels.all() as Row[]).map(toModel),
+    getModel: (id) => {
+      const row = stmts.getModel.get(id) as Row | undefined;
+      return row ? toModel(row) : null;
+    },
+  };
+}
