@@ -88,11 +88,13 @@ export const payBodySchema = z.strictObject({
 });
 export type PayBody = z.infer<typeof payBodySchema>;
 
-export const idempotencyKeySchema = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, {
-    message: 'Idempotency-Key must be 1-255 printable ASCII characters without spaces',
-  });
+/** The Idempotency-Key header, absent or 1-255 printable ASCII characters. */
+export const idempotencyHeaderSchema = z.object({
+  idempotencyKey: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces')
+    .optional(),
+});
 
 export const spendHistoryQuerySchema = z.object({
   limit: z
@@ -124,6 +126,7 @@ const FIELD_CODES: Record<string, string> = {
   cooldownSeconds: 'invalid_policy',
   allowedServices: 'invalid_policy',
   limit: 'invalid_limit',
+  idempotencyKey: 'invalid_idempotency_key',
 };
 
 /** The stable code and a readable message for the first problem zod found. */

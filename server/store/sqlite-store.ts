@@ -156,7 +156,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       "UPDATE payments SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
     ),
     spentSince: q(
-      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND created_at >= ?",
+      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND created_at > ?",
     ).pluck(),
     pendingPaymentsTotal: q(
       "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status = 'pending'",
@@ -171,7 +171,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       `SELECT agent_id,
          COALESCE(SUM(CASE WHEN status = 'confirmed' THEN amount END), 0) AS lifetime_spent,
          COUNT(CASE WHEN status = 'confirmed' THEN 1 END) AS lifetime_payments,
-         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND created_at >= ? THEN amount END), 0) AS spent_since,
+         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND created_at > ? THEN amount END), 0) AS spent_since,
          MAX(CASE WHEN status IN ('pending', 'confirmed') THEN created_at END) AS last_payment_at
        FROM payments WHERE owner = ? GROUP BY agent_id`,
     ),

@@ -144,7 +144,7 @@ export interface Store {
   findPaymentByIdempotencyKey(owner: string, agentId: string, key: string, since: number): PaymentRecord | null;
   markPaymentSent(id: string, sent: SentTransaction): void;
   settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
-  /** Sum of pending and confirmed payments of an agent created at or after `since`. */
+  /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
   /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
   pendingPaymentsTotal(owner: string, agentId: string): bigint;

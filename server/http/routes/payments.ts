@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { agentIdSchema, idempotencyKeySchema, payBodySchema } from '../../core/schemas.js';
+import { agentIdSchema, idempotencyHeaderSchema, payBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 
@@ -9,9 +9,8 @@ export function paymentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/:agentId/pay', async (req, res) => {
     const p = principal(req);
     const agentId = parseWith(agentIdSchema, req.params.agentId);
-    const header = req.headers['idempotency-key'];
-    const idempotencyKey = header === undefined ? null : parseWith(idempotencyKeySchema, header);
-    res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey));
+    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey ?? null));
   });
   return router;
 }

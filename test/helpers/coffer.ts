@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openCoffer, type OpenedCoffer } from '../../server/boot/open-coffer.js';
+import { startHttpServer, type RunningServer } from '../../server/boot/http-server.js';
+import type { Clock } from '../../server/core/ports/keys.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface TestCoffer {
+  url: string;
+  dataDir: string;
+  owner: string;
+  ownerKey: string;
+  coffer: OpenedCoffer;
+  server: RunningServer;
+  /** Calls /v1 over real HTTP. `key` defaults to the owner key; pass null for none. */
+  api<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
+  /** Appends ?owner= (or &owner=) for the test's owner. */
+  withOwner(path: string): string;
+  stop(): Promise<void>;
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'coffer-test-'));
+}
+
+/** A controllable clock for rolling-window tests: starts at the wall clock, moves only when told. */
+export function manualClock(start = Date.now()): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (ms) => {
+      now = ms;
+    },
+  };
+}
+
+/**
+ * A real Coffer: real SQLite file in a temp dir, the embedded LiteSVM chain, a real HTTP server on
+ * an ephemeral port. Keys go to 0600 files unless `keyStore: 'keychain'` is asked for.
+ */
+export async function startCoffer(
+  options: { dataDir?: string; keyStore?: 'file' | 'keychain' | 'auto'; clock?: Clock; keepDataDir?: boolean } = {},
+): Promise<TestCoffer> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const coffer = await openCoffer({
+    dataDir,
+    network: 'sim',
+    keyStore: options.keyStore ?? 'file',
+    clock: options.clock,
+    log: () => undefined,
+  });
+  const server = await startHttpServer({ coffer, port: 0, version: 'test', log: () => undefined });
+  const withOwner = (path: string) => `${path}${path.includes('?') ? '&' : '?'}owner=${coffer.owner}`;
+  return {
+    url: server.url,
+    dataDir,
+    owner: coffer.owner,
+    ownerKey: coffer.ownerKey,
+    coffer,
+    server,
+    withOwner,
+    api: async (method, path, { body, rawBody, key, headers } = {}) => {
+      const bearer = key === undefined ? coffer.ownerKey : key;
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: {
+          ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+          ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text so the assertion shows it
+      }
+      return { status: response.status, body: parsed as any, headers: response.headers };
+    },
+    stop: async () => {
+      await server.stop();
+      await coffer.close();
+      if (!options.keepDataDir && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deploys an agent (owner key) and returns its id, wallet and key. */
+export async function deployAgent(
+  t: TestCoffer,
+  agentId: string,
+  policy: { dailyBudget?: string; maxPerPayment?: string; cooldownSeconds?: number; allowedServices?: string[] } = {},
+) {
+  const response = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+    body: { agentId, dailyBudget: policy.dailyBudget ?? '100.00', maxPerPayment: policy.maxPerPayment ?? '10.00', ...policy },
+  });
+  if (response.status !== 200) throw new Error(`deploy failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return {
+    agentId,
+    walletAddress: response.body.agent.walletAddress as string,
+    apiKey: response.body.apiKey as string,
+  };
+}
+
+/** Deploys and funds an agent from the treasury. */
+export async function fundedAgent(t: TestCoffer, agentId: string, amount: string, policy: Parameters<typeof deployAgent>[2] = {}) {
+  const agent = await deployAgent(t, agentId, policy);
+  const response = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount } });
+  if (response.status !== 200) throw new Error(`allocate failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return agent;
+}
+
+/** Micro-USDC from a decimal string, for ledger arithmetic in tests. */
+export const micro = (decimal: string): bigint => {
+  const [whole, fraction = ''] = decimal.split('.');
+  return BigInt(whole ?? '0') * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+};

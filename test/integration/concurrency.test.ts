@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+
+describe('concurrent payments against one budget', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  it('50 concurrent payments against a budget for 10: exactly 10 succeed, the chain moved exactly 10', async () => {
+    const agent = await fundedAgent(t, 'burst', '100.00', { dailyBudget: '1.00', maxPerPayment: '0.10' });
+    const recipient = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+    const recipientBefore = await t.coffer.chain.usdcBalance(recipient);
+
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        t.api('POST', t.withOwner('/v1/agents/burst/pay'), {
+          key: agent.apiKey,
+          body: { service: 'demo-weather', amount: '0.10', currency: 'USDC', description: `burst ${i}` },
+        }),
+      ),
+    );
+
+    const ok = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status !== 200);
+    expect(ok).toHaveLength(10);
+    expect(refused).toHaveLength(40);
+    for (const r of refused) {
+      expect(r.status).toBe(402);
+      expect(r.body.code).toBe('daily_budget_exceeded');
+    }
+    expect(new Set(ok.map((r) => r.body.txSignature)).size).toBe(10);
+
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('99.00'));
+    expect((await t.coffer.chain.usdcBalance(recipient)) - recipientBefore).toBe(micro('1.00'));
+    for (const r of ok) {
+      const onChain = await t.coffer.chain.findTransfer(r.body.txSignature);
+      expect(onChain?.succeeded).toBe(true);
+      expect(onChain?.amount).toBe(micro('0.10'));
+    }
+  });
+
+  it('concurrent payments never overdraw the wallet: the ledger refuses before the chain would', async () => {
+    const agent = await fundedAgent(t, 'drain', '0.55', { dailyBudget: '100.00', maxPerPayment: '1.00' });
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.api('POST', t.withOwner('/v1/agents/drain/pay'), {
+          key: agent.apiKey,
+          body: { service: 'demo-weather', amount: '0.10', currency: 'USDC' },
+        }),
+      ),
+    );
+    const ok = responses.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(5);
+    for (const r of responses.filter((r) => r.status !== 200)) expect(r.body.code).toBe('insufficient_funds');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.05'));
+  });
+
+  it('concurrent allocations never overdraw the treasury', async () => {
+    const treasury = await t.coffer.chain.usdcBalance(t.owner);
+    await fundedAgent(t, 'sink', '0.01');
+    const remaining = treasury - micro('0.01');
+    // Ask for the whole treasury three times at once: one allocation fits, two are refused.
+    const amount = (Number(remaining) / 1e6).toFixed(6);
+    const responses = await Promise.all(
+      Array.from({ length: 3 }, () => t.api('POST', t.withOwner('/v1/agents/sink/allocate'), { body: { amount } })),
+    );
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of responses.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(402);
+      expect(r.body.code).toBe('insufficient_treasury_funds');
+    }
+    expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(0n);
+  });
+});

@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+
+const AGENTS = ['alpha', 'beta', 'gamma'] as const;
+const SERVICES = ['demo-weather', 'demo-quotes', 'web-search'] as const;
+
+/** Amounts as decimal strings with up to 6 decimals, small enough to run many operations. */
+const amountArb = fc.integer({ min: 1, max: 3_000_000 }).map((m) => (m / 1e6).toFixed(6));
+
+const operationArb = fc.oneof(
+  fc.record({ op: fc.constant('allocate' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb }),
+  fc.record({ op: fc.constant('pay' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb, service: fc.constantFrom(...SERVICES) }),
+  fc.record({ op: fc.constant('kill' as const), agent: fc.constantFrom(...AGENTS) }),
+  fc.record({ op: fc.constant('resume' as const), agent: fc.constantFrom(...AGENTS) }),
+  fc.record({ op: fc.constant('faucet' as const), amount: amountArb }),
+);
+
+describe('after any sequence of allocations and payments, every wallet on chain equals the ledger', () => {
+  let t: TestCoffer;
+  const keys = new Map<string, string>();
+  const wallets = new Map<string, string>();
+  beforeAll(async () => {
+    t = await startCoffer();
+    for (const agentId of AGENTS) {
+      const agent = await deployAgent(t, agentId, { dailyBudget: '1000.00', maxPerPayment: '2.50' });
+      keys.set(agentId, agent.apiKey);
+      wallets.set(agentId, agent.walletAddress);
+    }
+  });
+  afterAll(async () => t.stop());
+
+  const ledgerSum = (sql: string, ...params: unknown[]): bigint =>
+    BigInt((t.coffer.db.prepare(sql).safeIntegers(true).pluck().get(...params) as bigint | null) ?? 0n);
+
+  async function assertLedgerMatchesChain() {
+    const pending = ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'pending'") +
+      ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'pending'");
+    expect(pending).toBe(0n);
+    for (const agentId of AGENTS) {
+      const allocated = ledgerSum("SELECT SUM(amount) FROM allocations WHERE agent_id = ? AND status = 'confirmed'", agentId);
+      const paid = ledgerSum("SELECT SUM(amount) FROM payments WHERE agent_id = ? AND status = 'confirmed'", agentId);
+      expect(await t.coffer.chain.usdcBalance(wallets.get(agentId)!), `wallet of ${agentId}`).toBe(allocated - paid);
+    }
+    const deposited = ledgerSum('SELECT SUM(amount) FROM deposits WHERE owner = ?', t.owner);
+    const allocatedOut = ledgerSum("SELECT SUM(amount) FROM allocations WHERE owner = ? AND status = 'confirmed'", t.owner);
+    expect(await t.coffer.chain.usdcBalance(t.owner), 'treasury').toBe(deposited - allocatedOut);
+    const recipients = t.coffer.db.prepare('SELECT DISTINCT recipient FROM payments').pluck().all() as string[];
+    for (const recipient of recipients) {
+      const received = ledgerSum("SELECT SUM(amount) FROM payments WHERE recipient = ? AND status = 'confirmed'", recipient);
+      expect(await t.coffer.chain.usdcBalance(recipient), `recipient ${recipient}`).toBe(received);
+    }
+  }
+
+  it('holds for random interleavings (fast-check), including refused and concurrent operations', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(operationArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (batches) => {
+        for (const batch of batches) {
+          // Operations of one batch run concurrently.
+          await Promise.all(
+            batch.map(async (step) => {
+              if (step.op === 'faucet') {
+                const r = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: step.amount } });
+                expect(r.status).toBe(200);
+              } else if (step.op === 'allocate') {
+                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
+                expect([200, 402]).toContain(r.status);
+              } else if (step.op === 'pay') {
+                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/pay`), {
+                  key: keys.get(step.agent)!,
+                  body: { service: step.service, amount: step.amount, currency: 'USDC' },
+                });
+                expect([200, 402, 403]).toContain(r.status);
+                if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded']).toContain(r.body.code);
+              } else {
+                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/${step.op}`));
+                expect(r.status).toBe(200);
+              }
+            }),
+          );
+        }
+        await assertLedgerMatchesChain();
+      }),
+      { numRuns: 8 },
+    );
+    // The property must have moved real money, or it proved nothing.
+    expect(ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'confirmed'")).toBeGreaterThan(0n);
+    expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed'")).toBeGreaterThan(0n);
+  });
+
+  it('balances reported by the API equal the chain', async () => {
+    for (const agentId of AGENTS) {
+      const r = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`));
+      expect(micro(r.body.balance)).toBe(await t.coffer.chain.usdcBalance(wallets.get(agentId)!));
+    }
+  });
+});

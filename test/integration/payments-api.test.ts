@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, fundedAgent, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { decodeReceipt } from '../../server/core/receipts.js';
+
+const pay = (t: TestCoffer, agentId: string, key: string | null, body: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body, headers });
+
+const weather = (amount = '0.01') => ({ service: 'demo-weather', amount, currency: 'USDC', description: 'forecast' });
+
+describe('payments over HTTP on the sim chain', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  it('returns the payment result of the spec, with a receipt naming a real on-chain transfer', async () => {
+    const agent = await fundedAgent(t, 'receipts', '5.00');
+    const response = await pay(t, 'receipts', agent.apiKey, { ...weather('0.125'), nonce: 'nonce-from-402' });
+    expect(response.status).toBe(200);
+    const result = response.body;
+    expect(result).toMatchObject({ amount: '0.125', currency: 'USDC', status: 'confirmed' });
+    expect(result.paymentId).toMatch(/^pay_/);
+    expect(new Date(result.timestamp).toISOString()).toBe(result.timestamp);
+    expect(result.xPaymentHeader.startsWith('v1.')).toBe(true);
+
+    const receipt = decodeReceipt(result.xPaymentHeader);
+    expect(receipt).not.toBeNull();
+    expect(receipt).toEqual({
+      v: 1,
+      network: 'sim',
+      txSignature: result.txSignature,
+      amount: '0.125',
+      currency: 'USDC',
+      timestamp: result.timestamp,
+      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+      payer: agent.walletAddress,
+      paymentId: result.paymentId,
+      memo: 'nonce-from-402',
+    });
+
+    // The transaction the receipt names is on the chain, with that amount, recipient and memo.
+    const onChain = await t.coffer.chain.findTransfer(receipt!.txSignature);
+    expect(onChain).toMatchObject({
+      succeeded: true,
+      from: agent.walletAddress,
+      to: receipt!.recipient,
+      amount: micro('0.125'),
+      memo: 'nonce-from-402',
+      mint: t.coffer.chain.usdcMint,
+    });
+    expect(await t.coffer.chain.usdcBalance(receipt!.recipient)).toBeGreaterThanOrEqual(micro('0.125'));
+  });
+
+  it('uses the payment id as memo when no nonce is given', async () => {
+    const agent = await fundedAgent(t, 'memo-default', '1.00');
+    const { body } = await pay(t, 'memo-default', agent.apiKey, weather());
+    const onChain = await t.coffer.chain.findTransfer(body.txSignature);
+    expect(onChain?.memo).toBe(body.paymentId);
+  });
+
+  it('rule 1: over maxPerPayment is 402 max_per_payment_exceeded and moves nothing', async () => {
+    const agent = await fundedAgent(t, 'rule1', '10.00', { maxPerPayment: '1.00' });
+    const response = await pay(t, 'rule1', agent.apiKey, weather('1.000001'));
+    expect(response.status).toBe(402);
+    expect(response.body).toEqual({ error: expect.any(String), code: 'max_per_payment_exceeded' });
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('10'));
+    expect((await pay(t, 'rule1', agent.apiKey, weather('1.00'))).status).toBe(200);
+  });
+
+  it('rule 2: passing dailyBudget in the last 24 h is 402 daily_budget_exceeded', async () => {
+    const agent = await fundedAgent(t, 'rule2', '10.00', { dailyBudget: '1.00', maxPerPayment: '0.60' });
+    expect((await pay(t, 'rule2', agent.apiKey, weather('0.60'))).status).toBe(200);
+    const over = await pay(t, 'rule2', agent.apiKey, weather('0.41'));
+    expect(over.status).toBe(402);
+    expect(over.body.code).toBe('daily_budget_exceeded');
+    // Exactly up to the budget is allowed.
+    expect((await pay(t, 'rule2', agent.apiKey, weather('0.40'))).status).toBe(200);
+    expect((await pay(t, 'rule2', agent.apiKey, weather('0.01'))).body.code).toBe('daily_budget_exceeded');
+  });
+
+  it('rule 3: a payment inside cooldownSeconds is 402 cooldown_active with Retry-After', async () => {
+    const agent = await fundedAgent(t, 'rule3', '10.00', { cooldownSeconds: 60 });
+    expect((await pay(t, 'rule3', agent.apiKey, weather())).status).toBe(200);
+    const second = await pay(t, 'rule3', agent.apiKey, weather());
+    expect(second.status).toBe(402);
+    expect(second.body.code).toBe('cooldown_active');
+    const retryAfter = Number(second.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  it('rule 4: a service outside a non-empty allowedServices is 402 service_not_allowed', async () => {
+    const agent = await fundedAgent(t, 'rule4', '10.00', { allowedServices: ['demo-quotes'] });
+    const refused = await pay(t, 'rule4', agent.apiKey, weather());
+    expect(refused.status).toBe(402);
+    expect(refused.body.code).toBe('service_not_allowed');
+    expect((await pay(t, 'rule4', agent.apiKey, { ...weather(), service: 'demo-quotes' })).status).toBe(200);
+  });
+
+  it('rule 5: a suspended agent cannot pay (403 agent_suspended) until resumed', async () => {
+    const agent = await fundedAgent(t, 'rule5', '10.00');
+    expect((await t.api('POST', t.withOwner('/v1/agents/rule5/kill'))).status).toBe(200);
+    const blocked = await pay(t, 'rule5', agent.apiKey, weather());
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.code).toBe('agent_suspended');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('10'));
+    expect((await t.api('POST', t.withOwner('/v1/agents/rule5/resume'))).body.status).toBe('active');
+    expect((await pay(t, 'rule5', agent.apiKey, weather())).status).toBe(200);
+  });
+
+  it('checks in the order of API.md: active before allowed before max before cooldown before budget before balance', async () => {
+    await deployAgent(t, 'order', { dailyBudget: '1.00', maxPerPayment: '1.00', allowedServices: ['demo-quotes'] });
+    // Unfunded, not allowed, over max: the service check wins over max and balance.
+    const key = t.ownerKey;
+    expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('service_not_allowed');
+    expect((await pay(t, 'order', key, { ...weather('2.00'), service: 'demo-quotes' })).body.code).toBe('max_per_payment_exceeded');
+    expect((await pay(t, 'order', key, { ...weather('0.50'), service: 'demo-quotes' })).body.code).toBe('insufficient_funds');
+    await t.api('POST', t.withOwner('/v1/agents/order/kill'));
+    expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('agent_suspended');
+  });
+
+  it('refuses a payment larger than the wallet with 402 insufficient_funds', async () => {
+    const agent = await fundedAgent(t, 'poor', '0.50');
+    const response = await pay(t, 'poor', agent.apiKey, weather('0.51'));
+    expect(response.status).toBe(402);
+    expect(response.body.code).toBe('insufficient_funds');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.50'));
+  });
+
+  it('only USDC; Ethereum is announced as coming soon', async () => {
+    const agent = await fundedAgent(t, 'currency', '1.00');
+    const eth = await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'ETH-USDC' });
+    expect(eth.status).toBe(400);
+    expect(eth.body.code).toBe('unsupported_currency');
+    expect(eth.body.error).toMatch(/coming soon/i);
+    expect((await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'EUR' })).body.code).toBe('unsupported_currency');
+  });
+
+  it('pays a service outside the registry only with a recipient, and refuses a recipient that contradicts the registry', async () => {
+    const agent = await fundedAgent(t, 'custom', '1.00');
+    const unknown = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('service_not_found');
+    const recipient = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+    const custom = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api', recipient });
+    expect(custom.status).toBe(200);
+    expect(decodeReceipt(custom.body.xPaymentHeader)?.recipient).toBe(recipient);
+    const mismatch = await pay(t, 'custom', agent.apiKey, { ...weather(), recipient });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.code).toBe('recipient_mismatch');
+    const badRecipient = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'x', recipient: 'not-an-address' });
+    expect(badRecipient.body.code).toBe('invalid_recipient');
+  });
+
+  it('rejects bad amounts with 400 invalid_amount', async () => {
+    const agent = await fundedAgent(t, 'amounts', '1.00');
+    for (const amount of ['0', '-1', '0.0000001', '1e3', 'abc', '', '1000000000.000001', 5]) {
+      const response = await pay(t, 'amounts', agent.apiKey, { ...weather(), amount });
+      expect(response.status, `amount ${JSON.stringify(amount)}`).toBe(400);
+      expect(response.body.code).toBe('invalid_amount');
+    }
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1'));
+  });
+
+  it('the same Idempotency-Key twice moves money once and returns the same paymentId', async () => {
+    const agent = await fundedAgent(t, 'idem', '1.00');
+    const headers = { 'idempotency-key': 'call-42' };
+    const first = await pay(t, 'idem', agent.apiKey, weather('0.10'), headers);
+    const second = await pay(t, 'idem', agent.apiKey, weather('0.10'), headers);
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body.paymentId).toBe(first.body.paymentId);
+    expect(second.body.txSignature).toBe(first.body.txSignature);
+    expect(second.body.xPaymentHeader).toBe(first.body.xPaymentHeader);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
+    const history = await t.api('GET', t.withOwner('/v1/agents/idem/spend-history'), { key: agent.apiKey });
+    expect(history.body.payments).toHaveLength(1);
+
+    // Sent concurrently, still once.
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => pay(t, 'idem', agent.apiKey, weather('0.10'), { 'idempotency-key': 'burst' })),
+    );
+    expect(new Set(burst.map((r) => r.body.paymentId)).size).toBe(1);
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.80'));
+
+    // The same key for a different payment is a conflict, and moves nothing.
+    const reused = await pay(t, 'idem', agent.apiKey, weather('0.20'), headers);
+    expect(reused.status).toBe(409);
+    expect(reused.body.code).toBe('idempotency_key_reused');
+    const badKey = await pay(t, 'idem', agent.apiKey, weather(), { 'idempotency-key': 'has space' });
+    expect(badKey.body.code).toBe('invalid_idempotency_key');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.80'));
+  });
+
+  it('spend history: newest first, default limit 20, bounded 1..500', async () => {
+    const agent = await fundedAgent(t, 'history', '5.00');
+    for (let i = 0; i < 23; i++) {
+      expect((await pay(t, 'history', agent.apiKey, { ...weather('0.01'), description: `call ${i}` })).status).toBe(200);
+    }
+    const byDefault = await t.api('GET', t.withOwner('/v1/agents/history/spend-history'), { key: agent.apiKey });
+    expect(byDefault.status).toBe(200);
+    expect(byDefault.body.payments).toHaveLength(20);
+    const first = byDefault.body.payments[0];
+    expect(first).toMatchObject({ service: 'Coffer demo weather', amount: '0.01', currency: 'USDC', status: 'confirmed' });
+    expect(first.description).toBe('call 22');
+    expect(Object.keys(first)).toEqual(expect.arrayContaining(['id', 'service', 'amount', 'currency', 'status', 'timestamp']));
+    const all = await t.api('GET', t.withOwner('/v1/agents/history/spend-history?limit=500'), { key: agent.apiKey });
+    expect(all.body.payments).toHaveLength(23);
+    expect((await t.api('GET', t.withOwner('/v1/agents/history/spend-history?limit=3'))).body.payments).toHaveLength(3);
+    for (const limit of ['0', '501', 'ten', '-1', '2.5']) {
+      const response = await t.api('GET', t.withOwner(`/v1/agents/history/spend-history?limit=${limit}`));
+      expect(response.status, `limit=${limit}`).toBe(400);
+      expect(response.body.code).toBe('invalid_limit');
+    }
+  });
+
+  it('the dashboard has the spec shapes', async () => {
+    await fundedAgent(t, 'dash', '2.00');
+    await pay(t, 'dash', t.ownerKey, weather('0.05'));
+    const { status, body } = await t.api('GET', t.withOwner('/v1/dashboard'));
+    expect(status).toBe(200);
+    expect(body.treasury).toMatchObject({ walletAddress: t.owner, currency: 'USDC', decimals: 6 });
+    expect(body.treasury.amount).toMatch(/^\d+$/);
+    expect(BigInt(body.treasury.amount)).toBe(await t.coffer.chain.usdcBalance(t.owner));
+    const entry = body.agents.find((a: { agentId: string }) => a.agentId === 'dash');
+    expect(entry).toMatchObject({ walletAddress: expect.any(String), lifetimeSpent: '0.05', lifetimePayments: 1 });
+    expect(entry.policy.dailyBudget).toBe('100.00');
+    expect(new Date(entry.createdAt).toISOString()).toBe(entry.createdAt);
+    const activity = body.recentActivity.find((a: { agent: string }) => a.agent === 'dash');
+    expect(activity).toMatchObject({ venue: 'Coffer demo weather', amount: '0.05', rail: 'sol', status: 'approved' });
+    expect(activity.time).toMatch(/^\d{2}:\d{2}$/);
+    expect(activity.id).toMatch(/^pay_/);
+  });
+
+  it('deposits and the sim faucet', async () => {
+    const before = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
+    expect(before.status).toBe(200);
+    // The first start funded the treasury with 1,000 test USDC, shown as a deposit.
+    expect(before.body.deposits.at(-1)).toMatchObject({ amount: '1000.00', currency: 'USDC' });
+    const treasuryBefore = await t.coffer.chain.usdcBalance(t.owner);
+    const faucet = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '25.5' } });
+    expect(faucet.status).toBe(200);
+    expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasuryBefore + micro('25.5'));
+    const after = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
+    expect(after.body.deposits[0]).toMatchObject({ amount: '25.50', currency: 'USDC', txSignature: faucet.body.deposit.txSignature });
+    expect(after.body.deposits).toHaveLength(before.body.deposits.length + 1);
+    expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '0' } })).body.code).toBe('invalid_amount');
+  });
+});
