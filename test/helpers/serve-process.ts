@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../server/cli/bin.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  loginUrl: string;
+  lines: string[];
+  stderr: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `coffer serve` as a child process on an ephemeral port and waits for its first two lines. */
+export async function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0'], {
+    env: { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr.join('\n')}`)), 30_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (lines.length === 2) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${stderr.join('\n')}`));
+    });
+  });
+  const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(lines[0] ?? '')?.[1];
+  const loginUrl = /(http:\/\/\S+\/login\?token=\S+)/.exec(lines[1] ?? '')?.[1];
+  if (!url || !loginUrl) throw new Error(`unexpected first lines: ${lines.join(' | ')}`);
+  return { child, url, loginUrl, lines, stderr, exited };
+}
+
+/** A response body as JSON, untyped: tests assert its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();

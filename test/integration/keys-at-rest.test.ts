@@ -1,0 +1,125 @@
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { getBase58Encoder } from '@solana/kit';
+import { describe, expect, it } from 'vitest';
+import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
+import { createKeyVault } from '../../server/keys/key-vault.js';
+import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
+import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+
+interface Keytar {
+  findCredentials(service: string): Promise<{ account: string; password: string }[]>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** Every encoding of a secret that could leak: the base58 text, the 64 raw bytes, the 32-byte seed (raw, hex, base64). */
+function needles(secretBase58: string): Buffer[] {
+  const bytes = Buffer.from(getBase58Encoder().encode(secretBase58));
+  const seed = bytes.subarray(0, 32);
+  return [
+    Buffer.from(secretBase58),
+    bytes,
+    seed,
+    Buffer.from(seed.toString('hex')),
+    Buffer.from(seed.toString('base64')),
+    Buffer.from(JSON.stringify([...bytes])),
+  ];
+}
+
+function assertNoSecretIn(dir: string, secrets: string[], exceptFiles: string[] = []) {
+  const files = filesUnder(dir).filter((f) => !exceptFiles.includes(f));
+  expect(files.some((f) => f.endsWith('coffer.db'))).toBe(true);
+  for (const file of files) {
+    const content = readFileSync(file);
+    for (const secret of secrets) {
+      for (const needle of needles(secret)) {
+        expect(content.includes(needle), `${file} holds key material`).toBe(false);
+      }
+    }
+  }
+}
+
+async function exercise(t: TestCoffer) {
+  const agent = await fundedAgent(t, 'worker', '2.00');
+  const paid = await t.api('POST', t.withOwner('/v1/agents/worker/pay'), {
+    key: agent.apiKey,
+    body: { service: 'demo-weather', amount: '0.50', currency: 'USDC' },
+  });
+  expect(paid.status).toBe(200);
+  // Force the WAL into the main file too, so both are scanned with data in them.
+  t.coffer.db.pragma('wal_checkpoint(PASSIVE)');
+  return agent;
+}
+
+describe('keys at rest', () => {
+  it('the OS keychain (a real Secret Service) stores, reads and deletes a wallet key', async () => {
+    const opened = await openKeychainBackend();
+    if (!('backend' in opened)) throw new Error(`no keychain answered: ${opened.reason} (run the suite through npm test)`);
+    const { backend } = opened;
+    expect(backend.kind).toBe('keychain');
+    const vault = createKeyVault(backend);
+    const address = await vault.createWallet();
+    const stored = await backend.get(`wallet:${address}`);
+    expect(stored).not.toBeNull();
+    expect(getBase58Encoder().encode(stored!).length).toBe(64);
+    // A fresh vault (no cache) reads the key back from the keychain and derives the same address.
+    expect((await createKeyVault(backend).signer(address)).address).toBe(address);
+    expect(await backend.delete(`wallet:${address}`)).toBe(true);
+    expect(await backend.get(`wallet:${address}`)).toBeNull();
+    await expect(createKeyVault(backend).signer(address)).rejects.toThrow(/no secret key/);
+  });
+
+  it('with the keychain, neither the data dir nor SQLite holds key material or API keys', async () => {
+    const keytar = ((await import('keytar')) as unknown as { default: Keytar }).default;
+    const before = new Set((await keytar.findCredentials(KEYCHAIN_SERVICE)).map((c) => c.account));
+    const t = await startCoffer({ keyStore: 'keychain' });
+    try {
+      expect(t.coffer.keyStoreKind).toBe('keychain');
+      const agent = await exercise(t);
+      expect(existsSync(join(t.dataDir, 'keys'))).toBe(false);
+      const wallets = [t.owner, agent.walletAddress];
+      const secrets: string[] = [];
+      for (const wallet of wallets) {
+        const found = (await keytar.findCredentials(KEYCHAIN_SERVICE)).find((c) => c.account === `wallet:${wallet}`);
+        expect(found, `keychain entry for ${wallet}`).toBeDefined();
+        secrets.push(found!.password);
+      }
+      assertNoSecretIn(t.dataDir, secrets);
+      for (const file of filesUnder(t.dataDir)) {
+        const content = readFileSync(file, 'latin1');
+        expect(content.includes(agent.apiKey), `${file} holds the agent key`).toBe(false);
+        expect(content.includes(t.ownerKey), `${file} holds the owner key`).toBe(false);
+      }
+    } finally {
+      await t.stop();
+      // Leave the keyring as it was: remove what this test stored.
+      for (const { account } of await keytar.findCredentials(KEYCHAIN_SERVICE)) {
+        if (!before.has(account)) await keytar.deletePassword(KEYCHAIN_SERVICE, account);
+      }
+    }
+  });
+
+  it('without a keychain, keys are 0600 files in a 0700 folder and nowhere else', async () => {
+    const t = await startCoffer({ keyStore: 'file' });
+    try {
+      const agent = await exercise(t);
+      const keysDir = join(t.dataDir, 'keys');
+      expect(statSync(keysDir).mode & 0o777).toBe(0o700);
+      const keyFiles = readdirSync(keysDir).map((name) => join(keysDir, name));
+      expect(keyFiles.length).toBeGreaterThanOrEqual(3);
+      for (const file of keyFiles) expect(statSync(file).mode & 0o777).toBe(0o600);
+      const walletSecrets = [t.owner, agent.walletAddress].map((wallet) =>
+        readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'),
+      );
+      assertNoSecretIn(t.dataDir, walletSecrets, keyFiles);
+    } finally {
+      await t.stop();
+    }
+  });
+});
