@@ -1,0 +1,133 @@
+/**
+ * `npm run bench`: payments through Coffer's HTTP API on the embedded chain, beside the raw LiteSVM
+ * transfer rate measured in the same process, and the start-up time of `coffer serve`.
+ * Prints figures; asserts nothing (speed is read, not tested).
+ */
+import { LiteSVM, FailedTransactionMetadata } from 'litesvm';
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  type Instruction,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import {
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToCheckedInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
+import { rmSync } from 'node:fs';
+import { startCoffer, fundedAgent, tempDataDir } from '../helpers/coffer.js';
+import { spawnServe } from '../helpers/serve-process.js';
+
+const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+async function rawLiteSvmRate(n: number): Promise<number> {
+  const svm = new LiteSVM();
+  const [payer, from, to, mint] = await Promise.all([1, 2, 3, 4].map(() => generateKeyPairSigner()));
+  svm.airdrop(payer!.address, lamports(100_000_000_000n));
+  const send = async (instructions: Instruction[]) => {
+    const tx = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer!, m),
+      (m) => svm.setTransactionMessageLifetimeUsingLatestBlockhash(m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    const result = svm.sendTransaction(tx);
+    if (result instanceof FailedTransactionMetadata) throw new Error(result.toString());
+  };
+  const space = BigInt(getMintSize());
+  await send([
+    getCreateAccountInstruction({ payer: payer!, newAccount: mint!, lamports: svm.minimumBalanceForRentExemption(space), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+    getInitializeMint2Instruction({ mint: mint!.address, decimals: 6, mintAuthority: payer!.address }),
+  ]);
+  const ata = async (owner: typeof from) =>
+    (await findAssociatedTokenPda({ mint: mint!.address, owner: owner!.address, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  const [source, destination] = [await ata(from), await ata(to)];
+  await send([
+    getCreateAssociatedTokenIdempotentInstruction({ payer: payer!, ata: source, owner: from!.address, mint: mint!.address }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: payer!, ata: destination, owner: to!.address, mint: mint!.address }),
+    getMintToCheckedInstruction({ mint: mint!.address, token: source, mintAuthority: payer!, amount: 10n ** 12n, decimals: 6 }),
+  ]);
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    // A distinct amount per transfer keeps every transaction unique under one blockhash.
+    await send([getTransferCheckedInstruction({ source, mint: mint!.address, destination, authority: from!, amount: BigInt(i + 1), decimals: 6 })]);
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+async function cofferHttpRun(n: number, concurrency: number) {
+  const t = await startCoffer();
+  try {
+    const agent = await fundedAgent(t, 'bench', '500.00', { dailyBudget: '1000000.00', maxPerPayment: '1.00' });
+    const latencies: number[] = [];
+    let next = 0;
+    let failures = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < n) {
+          const i = next++;
+          const began = performance.now();
+          const response = await t.api('POST', t.withOwner('/v1/agents/bench/pay'), {
+            key: agent.apiKey,
+            body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: `bench ${i}` },
+          });
+          latencies.push(performance.now() - began);
+          if (response.status !== 200) failures += 1;
+        }
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+  } finally {
+    await t.stop();
+  }
+}
+
+async function serveStartup(dataDir: string): Promise<number> {
+  const began = performance.now();
+  const serve = await spawnServe(dataDir);
+  const health = await fetch(`${serve.url}/v1/health`);
+  const elapsed = performance.now() - began;
+  if (health.status !== 200) throw new Error('health did not answer');
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  return elapsed;
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
+
+console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}`);
+const raw = await rawLiteSvmRate(TRANSFERS);
+const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
+const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
+const dir = tempDataDir();
+const firstStart = await serveStartup(dir);
+const warmStart = await serveStartup(dir);
+rmSync(dir, { recursive: true, force: true });
+
+console.log('');
+console.log('                                       per second   p50 ms   p99 ms');
+console.log(`raw LiteSVM transferChecked (baseline)   ${fmt(raw)}`);
+console.log(`Coffer /pay over HTTP, 1 at a time       ${fmt(sequential.rate)} ${fmt(sequential.p50, 2)} ${fmt(sequential.p99, 2)}`);
+console.log(`Coffer /pay over HTTP, ${String(CONCURRENCY).padEnd(2)} concurrent    ${fmt(concurrent.rate)} ${fmt(concurrent.p50, 2)} ${fmt(concurrent.p99, 2)}`);
+console.log('');
+console.log(`ratio Coffer (concurrent) / raw LiteSVM: ${(concurrent.rate / raw).toFixed(3)}`);
+console.log(`ratio Coffer (sequential) / raw LiteSVM: ${(sequential.rate / raw).toFixed(3)}`);
+console.log(`failed payments: ${sequential.failures + concurrent.failures}`);
+console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
