@@ -46,7 +46,7 @@ export const CLI_ENTRY = fileURLToPath(new URL('../cli/bin.js', import.meta.url)
 export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   const clock = options.clock ?? systemClock;
   const choice = parseNetwork(options.network, options.usdcMint);
-  const db = openDatabase(join(options.dataDir, 'coffer.db'));
+  const db = openDatabase(join(options.dataDir, 'coffer.db'), choice.kind === 'sim' ? 'normal' : 'full');
   try {
     const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
     const store = createSqliteStore(db);

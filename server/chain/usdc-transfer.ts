@@ -24,9 +24,22 @@ import type { TransferFound } from '../core/ports/chain.js';
 export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const LEGACY_MEMO_PROGRAM_ADDRESS = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
 
-export async function usdcTokenAccount(mint: Address, owner: Address): Promise<Address> {
-  const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  return ata;
+const tokenAccounts = new Map<string, Promise<Address>>();
+const TOKEN_ACCOUNT_CACHE_LIMIT = 10_000;
+
+/**
+ * The associated token account of a wallet for a mint. Deriving it costs a search for an off-curve
+ * point, and every payment needs two, so derivations are memoised (bounded; they never change).
+ */
+export function usdcTokenAccount(mint: Address, owner: Address): Promise<Address> {
+  const key = `${mint}:${owner}`;
+  let account = tokenAccounts.get(key);
+  if (!account) {
+    if (tokenAccounts.size >= TOKEN_ACCOUNT_CACHE_LIMIT) tokenAccounts.clear();
+    account = findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }).then(([ata]) => ata);
+    tokenAccounts.set(key, account);
+  }
+  return account;
 }
 
 /**

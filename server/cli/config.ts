@@ -14,8 +14,10 @@ export interface ServeConfig {
 /** API.md: flags win over COFFER_* variables, which win over defaults. */
 export function resolveServeConfig(
   flags: { 'data-dir'?: string; port?: string; network?: string },
-  env: NodeJS.ProcessEnv = process.env,
+  processEnv: NodeJS.ProcessEnv = process.env,
 ): ServeConfig {
+  // An empty variable counts as unset (COFFER_HOME= must not mean "the current directory").
+  const env = Object.fromEntries(Object.entries(processEnv).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
   const portText = flags.port ?? env.COFFER_PORT ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65_535) throw new Error(`--port must be a number from 0 to 65535 (got "${portText}")`);

@@ -20,7 +20,7 @@ export async function serve(
     dataDir: config.dataDir,
     network: config.network,
     keyStore: config.keyStore,
-    usdcMint: process.env.COFFER_USDC_MINT,
+    usdcMint: process.env.COFFER_USDC_MINT || undefined,
     log,
   });
   let server;

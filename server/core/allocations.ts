@@ -49,7 +49,17 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
       ctx,
       {
         markSent: (sent) => ctx.store.markAllocationSent(allocation.id, sent),
-        settle: (status, errorCode) => ctx.store.settleAllocation(allocation.id, status, errorCode, ctx.clock.now()),
+        settle: (status, errorCode) =>
+          ctx.store.transaction(() => {
+            ctx.store.settleAllocation(allocation.id, status, errorCode, ctx.clock.now());
+            audit(ctx, {
+              actor: actorOf(principal),
+              owner,
+              agentId,
+              action: `allocation.${status}`,
+              detail: { allocationId: allocation.id, amount: formatUsdc(amount), errorCode },
+            });
+          }),
       },
       { from: owner, to: agent.walletAddress, amount, memo: `coffer allocation ${allocation.id}`, feePayer: owner },
     );
@@ -59,13 +69,6 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
     }
     throw error;
   }
-  audit(ctx, {
-    actor: actorOf(principal),
-    owner,
-    agentId,
-    action: 'allocation.confirmed',
-    detail: { allocationId: allocation.id, amount: formatUsdc(amount), txSignature },
-  });
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   return {
     agentId,

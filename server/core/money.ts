@@ -22,15 +22,18 @@ export function tryParseUsdc(text: string): bigint | null {
 
 /** A payment or allocation amount: > 0, at most 6 decimals, at most 1e9 USDC. */
 export function parseAmount(text: unknown, field = 'amount'): bigint {
-  const micro = typeof text === 'string' ? tryParseUsdc(text.trim()) : null;
+  const micro = typeof text === 'string' ? tryParseUsdc(text) : null;
   if (micro === null || micro <= 0n || micro > MAX_AMOUNT_MICRO) {
     throw new CofferError(
       'invalid_amount',
-      `${field} must be a decimal string of USDC greater than 0, with at most 6 decimals and at most 1000000000 (got ${JSON.stringify(text)})`,
+      `${field} must be a decimal string of USDC greater than 0, with at most 6 decimals and at most 1000000000 (got ${describe(text)})`,
     );
   }
   return micro;
 }
+
+const describe = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value === 'object' && value !== null ? 'an object' : String(value);
 
 /** Formats micro-USDC with at least 2 and at most 6 fractional digits: 5000000n -> "5.00", 125000n -> "0.125". */
 export function formatUsdc(micro: bigint): string {

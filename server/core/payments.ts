@@ -183,7 +183,18 @@ export async function pay(
     ctx,
     {
       markSent: (sent) => ctx.store.markPaymentSent(reserved.id, sent),
-      settle: (status, errorCode) => ctx.store.settlePayment(reserved.id, status, errorCode, ctx.clock.now()),
+      // The settlement and its audit row are one commit.
+      settle: (status, errorCode) =>
+        ctx.store.transaction(() => {
+          ctx.store.settlePayment(reserved.id, status, errorCode, ctx.clock.now());
+          audit(ctx, {
+            actor: actorOf(principal),
+            owner,
+            agentId,
+            action: `payment.${status}`,
+            detail: { paymentId: reserved.id, service: reserved.serviceId, amount: formatUsdc(amount), errorCode },
+          });
+        }),
     },
     { from: agent.walletAddress, to: recipient, amount, memo: reserved.memo, feePayer: owner },
   );
@@ -194,13 +205,6 @@ export async function pay(
     inflightOf(ctx).delete(reserved.id);
   }
   const settled = ctx.store.getPayment(reserved.id) ?? reserved;
-  audit(ctx, {
-    actor: actorOf(principal),
-    owner,
-    agentId,
-    action: 'payment.confirmed',
-    detail: { paymentId: settled.id, service: settled.serviceId, amount: formatUsdc(amount), txSignature: settled.txSignature },
-  });
   return paymentResult(ctx, settled, agent);
 }
 

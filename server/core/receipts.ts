@@ -29,8 +29,14 @@ export function decodeReceipt(header: string): Receipt | null {
   if (!header.startsWith(RECEIPT_PREFIX) || header.length > 4096) return null;
   const body = header.slice(RECEIPT_PREFIX.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
+  const bytes = Buffer.from(body, 'base64');
+  // Only the canonical encoding: otherwise many header strings would decode to one receipt.
+  if (bytes.toString('base64') !== body) return null;
+  const json = bytes.toString('utf8');
+  // Surrounding whitespace would be another header string for the same receipt.
+  if (json !== json.trim()) return null;
   try {
-    const parsed = receiptSchema.safeParse(JSON.parse(Buffer.from(body, 'base64').toString('utf8')));
+    const parsed = receiptSchema.safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

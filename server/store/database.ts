@@ -5,15 +5,22 @@ import { migrate } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
 
+/**
+ * How hard a commit waits for the disk. `full` fsyncs every commit: needed when money lives on an
+ * outside chain, where a ledger row lost to a power cut could hide a transaction that did land.
+ * `normal` (WAL) survives any process crash and loses at most the last commits on a power cut; that
+ * is safe for the embedded chain, whose state lives in this same file and so rolls back with it.
+ */
+export type Durability = 'full' | 'normal';
+
 /** Opens (creating when missing) the data dir's SQLite file in WAL mode and brings its schema up to date. */
-export function openDatabase(file: string): SqliteDatabase {
+export function openDatabase(file: string, durability: Durability = 'full'): SqliteDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   // The ledger is private to the owner even though it holds no secret.
   chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
-  // FULL: a payment marked pending or confirmed must survive power loss, not only a process crash.
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);

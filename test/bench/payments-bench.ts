@@ -24,9 +24,10 @@ import {
   getMintToCheckedInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
-import { rmSync } from 'node:fs';
-import { startCoffer, fundedAgent, tempDataDir } from '../helpers/coffer.js';
-import { spawnServe } from '../helpers/serve-process.js';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDataDir } from '../helpers/coffer.js';
+import { json, spawnServe } from '../helpers/serve-process.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -69,10 +70,20 @@ async function rawLiteSvmRate(n: number): Promise<number> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
+/** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
 async function cofferHttpRun(n: number, concurrency: number) {
-  const t = await startCoffer();
+  const dataDir = tempDataDir();
+  const serve = await spawnServe(dataDir);
   try {
-    const agent = await fundedAgent(t, 'bench', '500.00', { dailyBudget: '1000000.00', maxPerPayment: '1.00' });
+    const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const call = (path: string, key: string, body: unknown) =>
+      fetch(`${serve.url}${path}?owner=${owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const agent = await json(call('/v1/agents/deploy', ownerKey, { agentId: 'bench', dailyBudget: '1000000', maxPerPayment: '1' }));
+    await call('/v1/agents/bench/allocate', ownerKey, { amount: '500' });
     const latencies: number[] = [];
     let next = 0;
     let failures = 0;
@@ -82,10 +93,13 @@ async function cofferHttpRun(n: number, concurrency: number) {
         while (next < n) {
           const i = next++;
           const began = performance.now();
-          const response = await t.api('POST', t.withOwner('/v1/agents/bench/pay'), {
-            key: agent.apiKey,
-            body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: `bench ${i}` },
+          const response = await call('/v1/agents/bench/pay', agent.apiKey, {
+            service: 'demo-weather',
+            amount: '0.01',
+            currency: 'USDC',
+            description: `bench ${i}`,
           });
+          await response.arrayBuffer();
           latencies.push(performance.now() - began);
           if (response.status !== 200) failures += 1;
         }
@@ -95,7 +109,9 @@ async function cofferHttpRun(n: number, concurrency: number) {
     latencies.sort((a, b) => a - b);
     return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
   } finally {
-    await t.stop();
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -112,7 +128,7 @@ async function serveStartup(dataDir: string): Promise<number> {
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
-console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}`);
+console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 const raw = await rawLiteSvmRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);

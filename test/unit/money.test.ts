@@ -144,7 +144,7 @@ describe('parseAmount', () => {
     [{}, 'object'],
     [['5'], 'array'],
     [true, 'boolean'],
-  ])('rejects a non-string %s (%s) with invalid_amount', (value) => {
+  ])('rejects a non-string %s (%s) with invalid_amount', (value, _kind) => {
     expectInvalidAmount(value);
   });
 

@@ -143,7 +143,7 @@ describe('deployBodySchema', () => {
     [' 5', 'leading space'],
     [5, 'a number'],
     [null, 'null'],
-  ])('rejects dailyBudget and maxPerPayment %j (%s) with invalid_amount', (amount) => {
+  ])('rejects dailyBudget and maxPerPayment %j (%s) with invalid_amount', (amount, _label) => {
     expect(codeFor(deployBodySchema, { ...validDeploy, dailyBudget: amount })).toBe('invalid_amount');
     expect(codeFor(deployBodySchema, { ...validDeploy, maxPerPayment: amount })).toBe('invalid_amount');
   });
