@@ -36,6 +36,20 @@ export async function startHttpServer(options: {
     log: options.log,
   });
   const server = createServer(app);
+  // Requests Node rejects before express sees them (oversized headers, broken HTTP) still get JSON.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'the request line and headers are larger than 16 KiB', code: 'invalid_request' }
+        : { error: 'malformed HTTP request', code: 'invalid_request' },
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {

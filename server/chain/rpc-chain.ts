@@ -170,26 +170,39 @@ export class RpcChain implements Chain {
     });
   }
 
-  async incomingTransfers(wallet: string, afterSignature: string | null): Promise<IncomingTransfer[]> {
+  async incomingTransfers(
+    wallet: string,
+    afterSignature: string | null,
+  ): Promise<{ transfers: IncomingTransfer[]; newestSignature: string | null }> {
     const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
-    const signatures = await call(() =>
-      this.rpc
-        .getSignaturesForAddress(account, {
-          limit: 100,
-          commitment: 'confirmed',
-          ...(afterSignature === null ? {} : { until: toSignature(afterSignature) }),
-        })
-        .send(),
-    );
-    const incoming: IncomingTransfer[] = [];
+    // Page back from the newest signature to the last one seen (at most 1,000 per round).
+    const signatures: { signature: string; err: unknown }[] = [];
+    let before: string | undefined;
+    while (signatures.length < 1_000) {
+      const page = await call(() =>
+        this.rpc
+          .getSignaturesForAddress(account, {
+            limit: 100,
+            commitment: 'confirmed',
+            ...(afterSignature === null ? {} : { until: toSignature(afterSignature) }),
+            ...(before === undefined ? {} : { before: toSignature(before) }),
+          })
+          .send(),
+      );
+      signatures.push(...page);
+      if (page.length < 100) break;
+      before = page[page.length - 1]?.signature;
+    }
+    const transfers: IncomingTransfer[] = [];
     for (const entry of signatures) {
       if (entry.err) continue;
       const transfer = await this.findTransfer(entry.signature);
+      // Only USDC credited to the treasury's own account, by someone else (not its own allocations).
       if (!transfer?.succeeded || transfer.toTokenAccount !== account || transfer.mint !== this.usdcMint) continue;
       if (transfer.from === wallet) continue;
-      incoming.push({ txSignature: entry.signature, from: transfer.from, amount: transfer.amount, blockTime: transfer.blockTime });
+      transfers.push({ txSignature: entry.signature, from: transfer.from, amount: transfer.amount, blockTime: transfer.blockTime });
     }
-    return incoming;
+    return { transfers, newestSignature: signatures[0]?.signature ?? afterSignature };
   }
 
   async mintTestUsdc(): Promise<string> {

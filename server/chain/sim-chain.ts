@@ -187,9 +187,9 @@ export class SimChain implements Chain {
     });
   }
 
-  async incomingTransfers(): Promise<[]> {
+  async incomingTransfers(): Promise<{ transfers: []; newestSignature: null }> {
     // Nothing outside this process can send to the embedded chain; the faucet records its own deposits.
-    return [];
+    return { transfers: [], newestSignature: null };
   }
 
   async mintTestUsdc(to: string, amount: bigint): Promise<string> {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { openCoffer } from '../boot/open-coffer.js';
 import { startHttpServer } from '../boot/http-server.js';
 import { removeConnectionFile, writeConnectionFile } from '../boot/connection-file.js';
+import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from './config.js';
 
 /**
@@ -30,6 +31,7 @@ export async function serve(
     await coffer.close();
     throw error;
   }
+  const chainWatch = startChainWatch(coffer, log);
   const connectionFile = join(config.dataDir, 'connection.json');
   writeConnectionFile(connectionFile, {
     url: server.url,
@@ -58,6 +60,7 @@ export async function serve(
       log(`${signal}: finishing in-flight requests, then stopping`);
       void server
         .stop()
+        .then(() => chainWatch.stop())
         .then(() => coffer.close())
         .then(() => {
           removeConnectionFile(connectionFile, process.pid);

@@ -102,10 +102,10 @@ export function listDeposits(ctx: EngineContext, principal: Principal) {
  */
 export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
   const lastSeen = ctx.store.getMeta(`deposits.last_signature:${owner}`);
-  const incoming = await ctx.chain.incomingTransfers(owner, lastSeen);
+  const { transfers, newestSignature } = await ctx.chain.incomingTransfers(owner, lastSeen);
   let recorded = 0;
   ctx.store.transaction(() => {
-    for (const transfer of incoming) {
+    for (const transfer of transfers) {
       const inserted = ctx.store.insertDeposit({
         id: newId('dep'),
         owner,
@@ -117,8 +117,7 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
       });
       if (inserted) recorded += 1;
     }
-    const newest = incoming[0];
-    if (newest) ctx.store.setMeta(`deposits.last_signature:${owner}`, newest.txSignature);
+    if (newestSignature !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, newestSignature);
   });
   return recorded;
 }

@@ -27,6 +27,12 @@ export function errorHandler(log: (message: string) => void): ErrorRequestHandle
     const type = (error as { type?: unknown }).type;
     const parserError = typeof type === 'string' ? PARSER_ERRORS[type] : undefined;
     if (parserError) return sendError(res, new CofferError(parserError.code, parserError.message));
+    // Other errors express and body-parser mark as the client's (a malformed %-escape in the path,
+    // a body that is not in its declared Content-Encoding) are 400s, not 500s.
+    const status = Number((error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode);
+    if (status >= 400 && status < 500) {
+      return sendError(res, new CofferError('invalid_request', 'the request is malformed (path or body encoding)'));
+    }
     // Never a stack trace to the client; the log gets the message only (no request bodies, no keys).
     log(`internal error: ${(error as Error)?.message ?? String(error)}`);
     sendError(res, new CofferError('internal', 'internal error'));

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped on purpose: the tests assert their shape */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,12 +53,21 @@ export function manualClock(start = Date.now()): Clock & { advance(ms: number): 
  * an ephemeral port. Keys go to 0600 files unless `keyStore: 'keychain'` is asked for.
  */
 export async function startCoffer(
-  options: { dataDir?: string; keyStore?: 'file' | 'keychain' | 'auto'; clock?: Clock; keepDataDir?: boolean } = {},
+  options: {
+    dataDir?: string;
+    keyStore?: 'file' | 'keychain' | 'auto';
+    clock?: Clock;
+    keepDataDir?: boolean;
+    /** Defaults to the embedded chain; an RPC URL (with its USDC mint) for the RPC adapter. */
+    network?: string;
+    usdcMint?: string;
+  } = {},
 ): Promise<TestCoffer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const coffer = await openCoffer({
     dataDir,
-    network: 'sim',
+    network: options.network ?? 'sim',
+    usdcMint: options.usdcMint,
     keyStore: options.keyStore ?? 'file',
     clock: options.clock,
     log: () => undefined,

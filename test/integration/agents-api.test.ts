@@ -28,7 +28,7 @@ async function treasuryMicro(t: TestCoffer): Promise<bigint> {
 async function listedAgent(t: TestCoffer, agentId: string) {
   const list = await t.api('GET', t.withOwner('/v1/agents'));
   expect(list.status).toBe(200);
-  return (list.body.agents as Array<Record<string, any>>).find((agent) => agent.agentId === agentId);
+  return (list.body.agents as Array<Record<string, unknown>>).find((agent) => agent.agentId === agentId);
 }
 
 describe('agents API', () => {

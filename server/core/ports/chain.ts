@@ -66,7 +66,11 @@ export interface Chain {
   submitTransfer(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
   findTransfer(txSignature: string): Promise<TransferFound | null>;
-  incomingTransfers(wallet: string, afterSignature: string | null): Promise<IncomingTransfer[]>;
+  /**
+   * USDC received by a wallet from others since `afterSignature` (newest first), and the newest
+   * signature that touched its token account, to pass as `afterSignature` next time.
+   */
+  incomingTransfers(wallet: string, afterSignature: string | null): Promise<{ transfers: IncomingTransfer[]; newestSignature: string | null }>;
   /** Sim only: mints test USDC to a wallet. */
   mintTestUsdc(to: string, amount: bigint): Promise<string>;
   close(): Promise<void>;

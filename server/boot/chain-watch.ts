@@ -1,0 +1,47 @@
+import type { OpenedCoffer } from './open-coffer.js';
+
+export const CHAIN_WATCH_INTERVAL_MS = 15_000;
+
+/**
+ * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside, and settle
+ * payments still pending because the chain could not confirm them earlier. Runs never overlap; a
+ * failing round (RPC down) is logged once per outage and retried on the next tick.
+ * The sim chain needs neither: nothing outside the process can send to it, and it never leaves a
+ * transaction undecided.
+ */
+export function startChainWatch(
+  coffer: OpenedCoffer,
+  log: (message: string) => void,
+  intervalMs = CHAIN_WATCH_INTERVAL_MS,
+): { stop(): Promise<void>; tick(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let failing = false;
+  const tick = () => {
+    running ??= (async () => {
+      try {
+        const deposits = await coffer.engine.pollDeposits(coffer.owner);
+        if (deposits > 0) log(`recorded ${deposits} new deposit(s) to the treasury`);
+        await coffer.engine.reconcile();
+        if (failing) log('chain watch: the RPC answers again');
+        failing = false;
+      } catch (error) {
+        if (!failing) log(`chain watch: ${(error as Error).message} (will retry every ${intervalMs / 1000} s)`);
+        failing = true;
+      }
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+  if (coffer.chain.isSim) return { stop: async () => undefined, tick: async () => undefined };
+  const timer = setInterval(() => void tick(), intervalMs);
+  timer.unref();
+  void tick();
+  return {
+    tick,
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,541 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+
+/** The HTTP edge: unknown routes, bad bodies, Host/Origin guards, and garbage that must change nothing. */
+
+interface RawResponse {
+  status: number;
+  text: string;
+  contentType: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: ApiResponse['body'];
+}
+
+/**
+ * A request over node:http, so Host, Origin and the body bytes are exactly what the test says
+ * (fetch would pick the Host itself). `host: null` sends the server's own 127.0.0.1:PORT.
+ */
+function raw(
+  t: TestCoffer,
+  method: string,
+  path: string,
+  options: { host?: string; headers?: Record<string, string>; body?: string | Buffer; key?: string | null } = {},
+): Promise<RawResponse> {
+  const port = t.server.port;
+  const key = options.key === undefined ? t.ownerKey : options.key;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          host: options.host ?? `127.0.0.1:${port}`,
+          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, text, contentType: String(res.headers['content-type'] ?? ''), json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** API.md: every non-2xx is JSON `{error, code}`, never a stack trace, never HTML. */
+function expectRawError(response: RawResponse, status: number, code: string): void {
+  expect({ status: response.status, json: response.json }).toMatchObject({ status, json: { code } });
+  expectCleanJsonError(response);
+}
+
+function expectCleanJsonError(response: RawResponse): void {
+  expect(response.contentType).toMatch(/^application\/json/);
+  expect(response.json).toBeTypeOf('object');
+  expect(Object.keys(response.json).sort()).toEqual(['code', 'error']);
+  expect(typeof response.json.error).toBe('string');
+  expect(response.json.code).toMatch(/^[a-z][a-z0-9_]*$/);
+  expectNoLeak(response.text);
+}
+
+const STACK_FRAME = /\bat [^\n]*\(?[^\s()]+:\d+:\d+\)?|\n\s+at /;
+const HTML = /<(!doctype|html|head|body|pre)\b/i;
+
+function expectNoLeak(text: string): void {
+  expect(text).not.toMatch(STACK_FRAME);
+  expect(text).not.toMatch(HTML);
+  expect(text).not.toMatch(/node_modules|\/server\/|\.ts:\d+/);
+}
+
+function expectApiError(response: ApiResponse, status: number, code: string): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
+  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
+}
+
+/** Deterministic pseudo-random bytes (mulberry32), so a failing burst can be replayed. */
+function randomBytesFrom(seed: number, length: number): Buffer {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  // 0xff can never start a JSON text, so these bodies are never accidentally valid.
+  return Buffer.from([0xff, ...Array.from({ length: length - 1 }, () => Math.floor(next() * 256))]);
+}
+
+describe('HTTP errors and guards', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+    await fundedAgent(t, 'bystander', '5', { dailyBudget: '10.00', maxPerPayment: '1.00' });
+  });
+  afterAll(async () => t.stop());
+
+  /** What garbage must never change: the treasury, the agents and their balances, statuses and policies. */
+  const snapshot = async () => {
+    const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
+    expect(dashboard.status).toBe(200);
+    const deposits = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
+    return {
+      treasury: dashboard.body.treasury.amount as string,
+      deposits: (deposits.body.deposits as unknown[]).length,
+      activity: (dashboard.body.recentActivity as unknown[]).length,
+      agents: (dashboard.body.agents as Array<Record<string, unknown>>).map(({ agentId, displayName, status, balance, policy }) => ({
+        agentId,
+        displayName,
+        status,
+        balance,
+        policy,
+      })),
+    };
+  };
+
+  describe('health', () => {
+    it('GET /v1/health needs no auth and answers {ok: true, network: "sim", version}', async () => {
+      const response = await t.api('GET', '/v1/health', { key: null });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ ok: true, network: 'sim' });
+      expect(typeof response.body.version).toBe('string');
+      expect(response.body.version.length).toBeGreaterThan(0);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    });
+  });
+
+  describe('unknown routes', () => {
+    it.each([
+      ['GET', '/nope'],
+      ['GET', '/v1'],
+      ['GET', '/v1/'],
+      ['GET', '/v1/nope'],
+      ['GET', '/v2/health'],
+      ['GET', '/v1/agents/bystander'],
+      ['GET', '/v1/agents/bystander/balance/extra'],
+      ['GET', '/v1/agents/bystander/nothing-here'],
+      ['POST', '/v1/nope'],
+      ['DELETE', '/v1/agents'],
+      ['DELETE', '/v1/agents/bystander'],
+      ['PUT', '/v1/dashboard'],
+      ['PATCH', '/v1/agents/bystander/policy'],
+      ['GET', '/v1/agents/deploy'],
+      ['GET', '/v1/kill-all'],
+      ['GET', '/v1/agents/bystander/kill'],
+      ['GET', '/v1/agents/bystander/pay'],
+      ['POST', '/v1/agents/bystander/balance'],
+      ['POST', '/v1/health'],
+      ['POST', '/v1/models'],
+      ['DELETE', '/v1/services/search'],
+    ])('%s %s is 404 not_found, as JSON', async (method, path) => {
+      const before = await snapshot();
+      const response = await raw(t, method, path.startsWith('/v1/') && path !== '/v1/' ? t.withOwner(path) : path);
+      expectRawError(response, 404, 'not_found');
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  describe('bodies', () => {
+    it.each([
+      ['a cut-off object', '{"agentId": "x", '],
+      ['single quotes', "{'agentId': 'x'}"],
+      ['a trailing comma', '{"agentId": "x",}'],
+      ['bare words', 'agentId=x&dailyBudget=5'],
+      ['a lone brace', '{'],
+      ['undefined', 'undefined'],
+      ['NaN', '{"amount": NaN}'],
+    ])('%s is 400 invalid_json', async (_label, body) => {
+      const before = await snapshot();
+      for (const path of ['/v1/agents/deploy', '/v1/agents/bystander/policy', '/v1/agents/bystander/allocate', '/v1/treasury/faucet']) {
+        const response = await raw(t, 'POST', t.withOwner(path), { body, headers: { 'content-type': 'application/json' } });
+        expectRawError(response, 400, 'invalid_json');
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('reads a body as JSON whatever its content type (400 invalid_json for form encoding)', async () => {
+      const response = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: 'agentId=x&dailyBudget=5&maxPerPayment=1',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expectRawError(response, 400, 'invalid_json');
+    });
+
+    it.each([
+      ['an array', '[]'],
+      ['an array of the right fields', '[{"agentId":"arr","dailyBudget":"1","maxPerPayment":"1"}]'],
+      ['a number', '42'],
+      ['a string', '"hello"'],
+      ['null', 'null'],
+      ['true', 'true'],
+    ])('a JSON body that is %s is 400 and changes nothing', async (_label, body) => {
+      const before = await snapshot();
+      for (const path of [
+        '/v1/agents/deploy',
+        '/v1/agents/bystander/policy',
+        '/v1/agents/bystander/allocate',
+        '/v1/agents/bystander/rename',
+        '/v1/agents/bystander/pay',
+        '/v1/treasury/faucet',
+      ]) {
+        const response = await raw(t, 'POST', t.withOwner(path), { body, headers: { 'content-type': 'application/json' } });
+        expect(response.status).toBe(400);
+        expectCleanJsonError(response);
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('a body over 64 KiB is 413 body_too_large, and nothing is created', async () => {
+      const body = JSON.stringify({ agentId: 'too-big', dailyBudget: '1', maxPerPayment: '1', displayName: 'x'.repeat(70 * 1024) });
+      expect(Buffer.byteLength(body)).toBeGreaterThan(64 * 1024);
+      const response = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'content-type': 'application/json' } });
+      expectRawError(response, 413, 'body_too_large');
+      expectApiError(await t.api('GET', t.withOwner('/v1/agents/too-big/balance')), 404, 'agent_not_found');
+    });
+
+    it('a body just over 64 KiB (65,537 bytes) is 413; one just under is parsed', async () => {
+      const sized = (bytes: number) => {
+        const shell = JSON.stringify({ displayName: '' });
+        return JSON.stringify({ displayName: 'y'.repeat(bytes - shell.length) });
+      };
+      const over = sized(64 * 1024 + 1);
+      expect(Buffer.byteLength(over)).toBe(64 * 1024 + 1);
+      const tooBig = await raw(t, 'POST', t.withOwner('/v1/agents/bystander/rename'), { body: over });
+      expectRawError(tooBig, 413, 'body_too_large');
+
+      const under = sized(64 * 1024 - 16);
+      const parsed = await raw(t, 'POST', t.withOwner('/v1/agents/bystander/rename'), { body: under });
+      // Parsed, then refused by validation (displayName is at most 100 characters): not a size error.
+      expect(parsed.status).toBe(400);
+      expect(parsed.json.code).not.toBe('body_too_large');
+      expect(parsed.json.code).not.toBe('invalid_json');
+    });
+
+    it('a body with a broken Content-Encoding is a 400 client error, not a 500', async () => {
+      const response = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: 'this is not gzip',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(response.status).toBe(400);
+      expectCleanJsonError(response);
+    });
+
+    it('an unsupported charset or encoding is a 4xx JSON error', async () => {
+      const charset = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: '{}',
+        headers: { 'content-type': 'application/json; charset=klingon' },
+      });
+      expect(charset.status).toBeGreaterThanOrEqual(400);
+      expect(charset.status).toBeLessThan(500);
+      expectCleanJsonError(charset);
+      const encoding = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        body: '{}',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'x-unknown' },
+      });
+      expect(encoding.status).toBeGreaterThanOrEqual(400);
+      expect(encoding.status).toBeLessThan(500);
+      expectCleanJsonError(encoding);
+    });
+  });
+
+  describe('Host guard (DNS rebinding)', () => {
+    it.each([
+      ['a foreign host', 'evil.example:__PORT__'],
+      ['a foreign host without port', 'evil.example'],
+      ['the loopback address without port', '127.0.0.1'],
+      ['the loopback address on another port', '127.0.0.1:__OTHER__'],
+      ['localhost on another port', 'localhost:__OTHER__'],
+      ['a look-alike', '127.0.0.1.evil.example:__PORT__'],
+      ['0.0.0.0', '0.0.0.0:__PORT__'],
+    ])('%s is 403 bad_host, before anything else runs', async (_label, hostTemplate) => {
+      const port = t.server.port;
+      const host = hostTemplate.replace('__PORT__', String(port)).replace('__OTHER__', String(port === 65535 ? 1 : port + 1));
+      const before = await snapshot();
+      expectRawError(await raw(t, 'GET', '/v1/health', { host }), 403, 'bad_host');
+      expectRawError(await raw(t, 'GET', t.withOwner('/v1/dashboard'), { host }), 403, 'bad_host');
+      expectRawError(await raw(t, 'POST', t.withOwner('/v1/kill-all'), { host }), 403, 'bad_host');
+      expectRawError(await raw(t, 'GET', '/v1/no-such-route', { host }), 403, 'bad_host');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it.each([['127.0.0.1'], ['localhost'], ['[::1]']])('%s:PORT is accepted', async (name) => {
+      const response = await raw(t, 'GET', t.withOwner('/v1/dashboard'), { host: `${name}:${t.server.port}` });
+      expect(response.status).toBe(200);
+      expect(response.json.treasury.walletAddress).toBe(t.owner);
+    });
+  });
+
+  describe('Origin guard', () => {
+    it.each([
+      ['a foreign site', 'http://evil.example'],
+      ['a foreign site on our port', 'http://evil.example:__PORT__'],
+      ['an opaque origin', 'null'],
+      ['https on our address', 'https://127.0.0.1:__PORT__'],
+      ['our address on another port', 'http://127.0.0.1:__OTHER__'],
+      ['our address without port', 'http://127.0.0.1'],
+    ])('%s is 403 bad_origin, and a write is not applied', async (_label, template) => {
+      const port = t.server.port;
+      const origin = template.replace('__PORT__', String(port)).replace('__OTHER__', String(port === 65535 ? 1 : port + 1));
+      const before = await snapshot();
+      expectRawError(await raw(t, 'GET', '/v1/health', { headers: { origin } }), 403, 'bad_origin');
+      expectRawError(await raw(t, 'GET', t.withOwner('/v1/dashboard'), { headers: { origin } }), 403, 'bad_origin');
+      expectRawError(await raw(t, 'POST', t.withOwner('/v1/kill-all'), { headers: { origin } }), 403, 'bad_origin');
+      expectRawError(
+        await raw(t, 'POST', t.withOwner('/v1/agents/bystander/allocate'), {
+          headers: { origin, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: '1.00' }),
+        }),
+        403,
+        'bad_origin',
+      );
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it("the server's own origin is fine, for reads and writes", async () => {
+      const port = t.server.port;
+      for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+        const read = await raw(t, 'GET', t.withOwner('/v1/dashboard'), { headers: { origin } });
+        expect(read.status).toBe(200);
+      }
+      const origin = `http://127.0.0.1:${port}`;
+      const write = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ agentId: 'same-origin', dailyBudget: '1.00', maxPerPayment: '1.00' }),
+      });
+      expect(write.status).toBe(200);
+      expect(write.json.agent.agentId).toBe('same-origin');
+    });
+
+    it('no Origin header at all (a non-browser client) is fine', async () => {
+      const response = await raw(t, 'GET', '/v1/health');
+      expect(response.status).toBe(200);
+    });
+  });
+
+  describe('no stack traces, no HTML', () => {
+    it('error responses under /v1 are JSON {error, code} without stack frames or markup', async () => {
+      const cases: Array<[string, string, { body?: string; key?: string | null; headers?: Record<string, string> }]> = [
+        ['GET', '/v1/nope', {}],
+        ['GET', '/v1/dashboard', {}],
+        ['GET', '/v1/dashboard?owner=%3Cscript%3E', {}],
+        ['GET', t.withOwner('/v1/dashboard'), { key: null }],
+        ['GET', t.withOwner('/v1/dashboard'), { key: 'cof_own_<b>bold</b>' }],
+        ['GET', t.withOwner('/v1/agents/%3Cscript%3Ealert(1)%3C%2Fscript%3E/balance'), {}],
+        ['GET', t.withOwner('/v1/agents/ghost/balance'), {}],
+        ['POST', t.withOwner('/v1/agents/deploy'), { body: '{' }],
+        ['POST', t.withOwner('/v1/agents/deploy'), { body: '{"agentId":"<h1>x</h1>","dailyBudget":"1","maxPerPayment":"1"}' }],
+        ['POST', t.withOwner('/v1/agents/deploy'), { body: '{"agentId":"ok-id","dailyBudget":{"$gt":0},"maxPerPayment":"1"}' }],
+        ['POST', t.withOwner('/v1/agents/deploy'), { body: '{"__proto__":{"admin":true},"agentId":"proto"}' }],
+        ['POST', t.withOwner('/v1/agents/deploy'), { body: '{"constructor":{"prototype":{"x":1}}}' }],
+        ['POST', t.withOwner('/v1/agents/bystander/pay'), { body: '{"service":"demo-weather","amount":"0.01","currency":"ETH"}' }],
+        ['POST', t.withOwner('/v1/agents/bystander/pay'), { body: '{"service":"nowhere","amount":"0.01"}' }],
+        ['GET', t.withOwner('/v1/agents/bystander/spend-history?limit=-1'), {}],
+        ['GET', '/v1/services/search?limit=abc', {}],
+        ['GET', '/v1/services/search?q=' + 'z'.repeat(500), {}],
+        ['POST', t.withOwner('/v1/agents/bystander/pay'), { body: '{"service":"demo-weather","amount":"0.01"}', headers: { 'idempotency-key': '' } }],
+      ];
+      for (const [method, path, options] of cases) {
+        const response = await raw(t, method, path, {
+          ...options,
+          headers: { 'content-type': 'application/json', ...options.headers },
+        });
+        expect(response.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `${method} ${path}`).toBeLessThan(500);
+        expectCleanJsonError(response);
+      }
+    });
+
+    it('a malformed percent-escape in the path is a 400 client error, not a 500', async () => {
+      for (const path of ['/v1/agents/%E0%A4%A/balance', '/v1/agents/%/policy', '/v1/agents/%zz/kill']) {
+        const response = await raw(t, path.endsWith('kill') ? 'POST' : 'GET', t.withOwner(path));
+        expect(response.status, path).toBe(400);
+        expectCleanJsonError(response);
+      }
+    });
+
+    it('a query string too large for the server still gets a JSON {error, code} answer', async () => {
+      const response = await raw(t, 'GET', `/v1/health?pad=${'a'.repeat(100_000)}`);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expectCleanJsonError(response);
+    });
+  });
+
+  describe('garbage burst', () => {
+    it('never crashes the server and changes nothing', async () => {
+      const victim = await deployAgent(t, 'victim', { dailyBudget: '3.00', maxPerPayment: '1.00' });
+      const before = await snapshot();
+      const owner = t.owner;
+      const bodyPaths = [
+        '/v1/agents/deploy',
+        '/v1/agents/victim/policy',
+        '/v1/agents/victim/allocate',
+        '/v1/agents/victim/rename',
+        '/v1/agents/victim/pay',
+        '/v1/agents/victim/kill',
+        '/v1/agents/bystander/pay',
+        '/v1/agents/bystander/resume',
+        '/v1/treasury/faucet',
+        '/v1/kill-all',
+      ];
+      /** Requests that must be refused. */
+      const requests: Array<() => Promise<RawResponse>> = [];
+      /** Reads with junk around them: they may answer 200 or a JSON error, never a 5xx. */
+      const reads: Array<() => Promise<RawResponse>> = [];
+      const readQueries: string[] = [];
+
+      // Random bytes as bodies, with and without a JSON content type, with the owner key.
+      for (let i = 0; i < 40; i++) {
+        const path = bodyPaths[i % bodyPaths.length] ?? '/v1/agents/deploy';
+        const body = randomBytesFrom(i + 1, 16 + ((i * 97) % 4000));
+        const headers: Record<string, string> = i % 2 === 0 ? { 'content-type': 'application/json' } : { 'content-type': 'application/octet-stream' };
+        requests.push(() => raw(t, 'POST', `${path}?owner=${owner}`, { body, headers }));
+      }
+      // Huge and odd query strings. With a usable owner only on reads (which may answer 200); every
+      // write carries an owner that cannot be used, so it must be refused.
+      const junk = `junk=${'x'.repeat(4000)}&limit=${'9'.repeat(400)}&${Array.from({ length: 800 }, (_v, n) => `p${n}=${n}`).join('&')}`;
+      readQueries.push(`owner=${owner}&${junk}`, `owner=${owner}&limit[]=1`, `owner=${owner}&q=${'%F0%9F%92%A5'.repeat(500)}`);
+      for (const query of [
+        `owner=${'A'.repeat(8000)}`,
+        `owner=${owner}&owner=${owner}`,
+        `owner=${owner}&owner=${'93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx'}`,
+        `owner[]=${owner}`,
+        `owner[key]=${owner}`,
+        `owner=%00%01%02&x=%FF%FE`,
+        `owner=${owner}%00`,
+        `owner=${owner}%20`,
+        `owner=${encodeURIComponent(`${owner}\n`)}`,
+        `${junk}&owner=${'z'.repeat(300)}`,
+      ]) {
+        readQueries.push(query);
+        requests.push(() => raw(t, 'POST', `/v1/kill-all?${query}`));
+        requests.push(() => raw(t, 'POST', `/v1/agents/victim/kill?${query}`));
+        requests.push(() =>
+          raw(t, 'POST', `/v1/agents/victim/allocate?${query}`, {
+            body: JSON.stringify({ amount: '1.00' }),
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      }
+      for (const query of readQueries) {
+        reads.push(() => raw(t, 'GET', `/v1/dashboard?${query}`));
+        reads.push(() => raw(t, 'GET', `/v1/agents/victim/spend-history?${query}`));
+        reads.push(() => raw(t, 'GET', `/v1/services/search?${query}`));
+      }
+      // JSON of the wrong shape, deep nesting, odd types.
+      for (const body of [
+        '[]',
+        '[1,2,3]',
+        '42',
+        '-1e308',
+        '"string"',
+        'null',
+        '{"amount":["1.00"]}',
+        '{"amount":{"value":"1.00"}}',
+        '{"amount":"1.00","amount":"-1"}',
+        '{"amount":"\\u0000"}',
+        '{"amount":"1.00\\u0000"}',
+        '{"amount":"１.００"}',
+        '{"amount":"Infinity"}',
+        '{"amount":1e400}',
+        `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+        `{"a":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
+        '{"agentId":"victim","dailyBudget":"1","maxPerPayment":"1"}',
+        '{"displayName":null}',
+        '{"allowedServices":[1,2,3]}',
+        '{"allowedServices":{"length":1}}',
+        '{"cooldownSeconds":1e308}',
+        '{"dailyBudget":"9999999999.999999"}',
+      ]) {
+        for (const path of ['/v1/agents/victim/allocate', '/v1/agents/victim/policy', '/v1/agents/victim/rename', '/v1/treasury/faucet']) {
+          requests.push(() => raw(t, 'POST', `${path}?owner=${owner}`, { body, headers: { 'content-type': 'application/json' } }));
+        }
+      }
+      // Odd headers and paths.
+      requests.push(() => raw(t, 'GET', `/v1/agents/${'a'.repeat(5000)}/balance?owner=${owner}`));
+      requests.push(() => raw(t, 'GET', `/v1/agents/%2e%2e/%2e%2e/dashboard?owner=${owner}`));
+      requests.push(() => raw(t, 'GET', `/v1/agents/victim%2Fkill/balance?owner=${owner}`));
+      requests.push(() => raw(t, 'GET', `/v1/dashboard?owner=${owner}`, { key: 'x'.repeat(7000) }));
+      requests.push(() => raw(t, 'GET', `/v1/dashboard?owner=${owner}`, { headers: { authorization: `Bearer ${'\u00e9'.repeat(10)}` }, key: null }));
+      requests.push(() =>
+        raw(t, 'POST', `/v1/agents/victim/pay?owner=${owner}`, {
+          key: victim.apiKey,
+          body: JSON.stringify({ service: 'demo-weather', amount: '0.01' }),
+          headers: { 'content-type': 'application/json', 'idempotency-key': 'x'.repeat(300) },
+        }),
+      );
+
+      // Fire them in parallel waves, writes and reads mixed.
+      const fire = async (list: Array<() => Promise<RawResponse>>) => {
+        const out: RawResponse[] = [];
+        for (let i = 0; i < list.length; i += 25) out.push(...(await Promise.all(list.slice(i, i + 25).map((send) => send()))));
+        return out;
+      };
+      const [refused, answered] = await Promise.all([fire(requests), fire(reads)]);
+      expect(refused.length).toBe(requests.length);
+      expect(answered.length).toBe(reads.length);
+
+      // Garbage is the client's fault: never a 5xx.
+      expect([...refused, ...answered].filter((r) => r.status >= 500).map((r) => `${r.status} ${r.text}`)).toEqual([]);
+      for (const response of refused) {
+        expect(response.status, response.text).toBeGreaterThanOrEqual(400);
+        expectCleanJsonError(response);
+      }
+      for (const response of answered) {
+        if (response.status === 200) expectNoLeak(response.text);
+        else expectCleanJsonError(response);
+      }
+
+      const health = await t.api('GET', '/v1/health', { key: null });
+      expect(health.status).toBe(200);
+      expect(health.body.ok).toBe(true);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('arrays in ?owner are 400 invalid_owner', async () => {
+      for (const path of ['/v1/dashboard', '/v1/agents', '/v1/agents/bystander/balance']) {
+        const response = await t.api('GET', `${path}?owner=${t.owner}&owner=${t.owner}`);
+        expectApiError(response, 400, 'invalid_owner');
+      }
+      const twoDifferent = await t.api('GET', `/v1/dashboard?owner=${t.owner}&owner=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx`);
+      expectApiError(twoDifferent, 400, 'invalid_owner');
+    });
+  });
+});

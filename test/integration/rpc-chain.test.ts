@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSolanaRpc } from '../fixtures/fake-solana-rpc.js';
+import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startChainWatch } from '../../server/boot/chain-watch.js';
+import { decodeReceipt } from '../../server/core/receipts.js';
+import { newId } from '../../server/core/ids.js';
+
+/**
+ * The RPC adapter against a local JSON-RPC server that speaks Solana's protocol over LiteSVM (the
+ * only "remote cluster" this machine can reach): real transactions, real confirmation polling.
+ */
+describe('Coffer on an RPC network', () => {
+  let rpc: FakeSolanaRpc;
+  let t: TestCoffer;
+  beforeAll(async () => {
+    rpc = await new FakeSolanaRpc().start();
+    t = await startCoffer({ network: rpc.url, usdcMint: rpc.mint.address });
+    rpc.airdrop(t.owner);
+  });
+  afterAll(async () => {
+    await t.stop();
+    await rpc.stop();
+  });
+
+  it('names the network, and has no faucet', async () => {
+    expect((await t.api('GET', '/v1/health')).body.network).toBe('localnet');
+    const faucet = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '5' } });
+    expect(faucet.status).toBe(404);
+    expect(faucet.body.code).toBe('not_sim');
+  });
+
+  it('records USDC sent to the treasury from outside as a deposit, once', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      const { signature, from } = await rpc.depositFromOutside(t.owner, micro('250'));
+      await watch.tick();
+      await watch.tick();
+      const { body } = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
+      expect(body.deposits).toHaveLength(1);
+      expect(body.deposits[0]).toMatchObject({ txSignature: signature, from, amount: '250.00', currency: 'USDC' });
+      const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
+      expect(dashboard.body.treasury.amount).toBe('250000000');
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it('allocates and pays with real transactions, confirmed by polling, and the receipt is on chain', async () => {
+    const agent = await deployAgent(t, 'remote', { dailyBudget: '10', maxPerPayment: '2' });
+    const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '5' } });
+    expect(allocation.status).toBe(200);
+    expect(allocation.body.balance).toBe('5.00');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), {
+      key: agent.apiKey,
+      body: { service: 'my-api', recipient: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z', amount: '1.25', currency: 'USDC', nonce: 'n-1' },
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body.status).toBe('confirmed');
+    const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
+    expect(receipt.network).toBe('localnet');
+    expect(await t.coffer.chain.findTransfer(receipt.txSignature)).toMatchObject({
+      succeeded: true,
+      amount: micro('1.25'),
+      memo: 'n-1',
+      to: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z',
+      from: agent.walletAddress,
+    });
+    expect(rpc.calls.get('getSignatureStatuses')).toBeGreaterThan(0);
+    expect((await t.api('GET', t.withOwner('/v1/agents/remote/balance'))).body.balance).toBe('3.75');
+    // The treasury's own allocation is not mistaken for a deposit.
+    await startChainWatch(t.coffer, () => undefined, 60_000).stop();
+    expect((await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits).toHaveLength(1);
+  });
+
+  it('reconciles: a sent transaction that landed is confirmed, one whose blockhash expired unsent is failed', async () => {
+    const agent = await deployAgent(t, 'crashed', { dailyBudget: '10', maxPerPayment: '2' });
+    await t.api('POST', t.withOwner('/v1/agents/crashed/allocate'), { body: { amount: '3' } });
+    const { store, chain } = t.coffer.engine.ctx;
+    const stage = async (amount: bigint) => {
+      const id = newId('pay');
+      const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, feePayer: t.owner });
+      store.insertPayment({
+        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
+        description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
+        createdAt: Date.now(), settledAt: null,
+      });
+      return { id, prepared };
+    };
+    // As if the process died right after sending the first and right before sending the second.
+    const landed = await stage(micro('1'));
+    rpc.sendWire(landed.prepared.txWire);
+    const unsent = await stage(micro('0.5'));
+
+    const first = await t.coffer.engine.reconcile();
+    // The unsent one may still land while its blockhash is valid: re-sent, so it lands exactly once.
+    expect(first.confirmed).toBe(2);
+    expect(store.getPayment(landed.id)?.status).toBe('confirmed');
+    expect(store.getPayment(unsent.id)?.status).toBe('confirmed');
+    expect((await t.api('GET', t.withOwner('/v1/agents/crashed/balance'))).body.balance).toBe('1.50');
+
+    const expired = await stage(micro('0.25'));
+    rpc.advanceBlocks(300);
+    const report = await t.coffer.engine.reconcile();
+    expect(report.failed).toBe(1);
+    expect(store.getPayment(expired.id)).toMatchObject({ status: 'failed', errorCode: 'dropped' });
+    expect((await t.api('GET', t.withOwner('/v1/agents/crashed/balance'))).body.balance).toBe('1.50');
+  });
+
+  it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
+    rpc.offline = true;
+    try {
+      const balance = await t.api('GET', t.withOwner('/v1/agents/remote/balance'));
+      expect(balance.status).toBe(502);
+      expect(balance.body.code).toBe('chain_unavailable');
+      const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '1' } });
+      expect(allocation.status).toBe(502);
+      expect(allocation.body.code).toBe('chain_unavailable');
+    } finally {
+      rpc.offline = false;
+    }
+    expect((await t.api('GET', t.withOwner('/v1/agents/remote/balance'))).body.balance).toBe('3.75');
+    const pending = t.coffer.db.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get();
+    expect(pending).toBe(0);
+  });
+});
