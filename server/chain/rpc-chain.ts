@@ -6,7 +6,10 @@ import {
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getSignatureFromTransaction,
+  isSolanaError,
   pipe,
+  SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
@@ -122,11 +125,14 @@ export class RpcChain implements Chain {
         .send();
     } catch (error) {
       // A preflight failure is the cluster's answer (the transaction never landed); anything else is transport.
-      const text = String((error as Error).message) + JSON.stringify((error as { context?: unknown }).context ?? {});
-      if (/insufficient funds|custom program error: 0x1\b/i.test(text)) {
-        throw new CofferError('insufficient_funds', 'the paying wallet does not hold enough USDC');
+      if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) {
+        const cause = error.cause;
+        // Instruction 1 is the TransferChecked; the token program's error 1 is "insufficient funds".
+        if (isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM) && cause.context.code === 1 && cause.context.index === 1) {
+          throw new CofferError('insufficient_funds', 'the paying wallet does not hold enough USDC');
+        }
+        throw new CofferError('chain_rejected', `the transaction was rejected: ${(cause as Error | undefined)?.message ?? error.message}`);
       }
-      if (/simulation failed|preflight/i.test(text)) throw new CofferError('chain_rejected', `the transaction was rejected: ${text}`);
       throw unavailable(error);
     }
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;

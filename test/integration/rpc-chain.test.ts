@@ -106,6 +106,32 @@ describe('Coffer on an RPC network', () => {
     expect((await t.api('GET', t.withOwner('/v1/agents/crashed/balance'))).body.balance).toBe('1.50');
   });
 
+  it('a transaction the cluster rejects is 502 chain_rejected: recorded as failed, no money moved, no budget used', async () => {
+    const agent = await deployAgent(t, 'refused', { dailyBudget: '1.00', maxPerPayment: '1.00' });
+    await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '2' } });
+    const payOne = () =>
+      t.api('POST', t.withOwner('/v1/agents/refused/pay'), {
+        key: agent.apiKey,
+        body: { service: 'demo-weather', amount: '1.00', currency: 'USDC' },
+      });
+    rpc.rejectNextSend = '0x11'; // the token program's "account is frozen"
+    const rejected = await payOne();
+    expect(rejected.status).toBe(502);
+    expect(rejected.body.code).toBe('chain_rejected');
+    const history = await t.api('GET', t.withOwner('/v1/agents/refused/spend-history'));
+    expect(history.body.payments).toHaveLength(1);
+    expect(history.body.payments[0].status).toBe('failed');
+    expect((await t.api('GET', t.withOwner('/v1/agents/refused/balance'))).body.balance).toBe('2.00');
+    // A failed payment does not count toward the daily budget: the full budget is still there.
+    expect((await payOne()).status).toBe(200);
+    expect((await t.api('GET', t.withOwner('/v1/agents/refused/balance'))).body.balance).toBe('1.00');
+
+    rpc.rejectNextSend = '0x1'; // the token program's "insufficient funds", should the ledger ever disagree
+    const short = await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '1' } });
+    expect(short.status).toBe(402);
+    expect(short.body.code).toBe('insufficient_treasury_funds');
+  });
+
   it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
     rpc.offline = true;
     try {
