@@ -12,6 +12,7 @@ import { parseNetwork } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import type { Chain } from '../core/ports/chain.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
+import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import type { ReconcileReport } from '../core/reconcile.js';
 
 export interface OpenOptions {
@@ -21,6 +22,9 @@ export interface OpenOptions {
   log: (message: string) => void;
   clock?: Clock;
   usdcMint?: string;
+  /** An OpenAI-compatible images API for generation; without one, generate answers 503. */
+  imageProviderUrl?: string;
+  imageProviderKey?: string;
 }
 
 export interface OpenedCoffer {
@@ -73,10 +77,12 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       vault,
       clock,
       mcpLaunch: { command: process.execPath, args: [CLI_ENTRY, 'mcp'] },
+      imageProvider: options.imageProviderUrl ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey) : null,
       baseUrl: () => baseUrl,
     });
     const reconciled = await engine.reconcile();
     const { owner, ownerKey, created } = await engine.ensureOwner();
+    engine.resumeTasks();
     return {
       engine,
       db,
@@ -90,6 +96,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         baseUrl = url;
       },
       close: async () => {
+        await engine.settleTasks();
         await chain.close();
         db.close();
       },

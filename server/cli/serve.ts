@@ -22,6 +22,8 @@ export async function serve(
     network: config.network,
     keyStore: config.keyStore,
     usdcMint: process.env.COFFER_USDC_MINT || undefined,
+    imageProviderUrl: process.env.COFFER_IMAGE_PROVIDER_URL || undefined,
+    imageProviderKey: process.env.COFFER_IMAGE_PROVIDER_KEY || undefined,
     log,
   });
   let server;

@@ -7,7 +7,8 @@ import { pay, spendHistory } from './payments.js';
 import { reconcilePending } from './reconcile.js';
 import { listModels, searchServices } from './registry.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
-import type { DeployBody, PayBody, PolicyUpdate } from './schemas.js';
+import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
+import type { DeployBody, GenerateBody, PayBody, PolicyUpdate } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -38,6 +39,11 @@ export function createEngine(ctx: EngineContext) {
     dashboard: (p: Principal) => dashboard(ctx, p),
     deposits: (p: Principal) => listDeposits(ctx, p),
     faucet: (p: Principal, amount: string) => faucet(ctx, p, amount),
+    generate: (p: Principal, agentId: string, body: GenerateBody, idempotencyKey: string | null) =>
+      generate(ctx, p, agentId, body, idempotencyKey),
+    task: (p: Principal, agentId: string, taskId: string) => readTask(ctx, p, agentId, taskId),
+    resumeTasks: () => resumeTasks(ctx),
+    settleTasks: () => settleTasks(ctx),
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
     listModels: () => listModels(ctx),
   };

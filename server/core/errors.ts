@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'model_not_found',
   'invalid_resolution',
   'task_not_found',
+  'provider_unavailable',
   'link_not_found',
   'slow_down',
   'link_expired',

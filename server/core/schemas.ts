@@ -88,6 +88,15 @@ export const payBodySchema = z.strictObject({
 });
 export type PayBody = z.infer<typeof payBodySchema>;
 
+export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
+
+export const generateBodySchema = z.strictObject({
+  prompt: z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters'),
+  modelId: z.string().min(1, 'modelId is required').max(200),
+  resolution: z.enum(RESOLUTIONS, 'resolution must be one of 1k, 2k, 4k'),
+});
+export type GenerateBody = z.infer<typeof generateBodySchema>;
+
 /** The Idempotency-Key header, absent or 1-255 printable ASCII characters. */
 export const idempotencyHeaderSchema = z.object({
   idempotencyKey: z
@@ -126,6 +135,7 @@ const FIELD_CODES: Record<string, string> = {
   cooldownSeconds: 'invalid_policy',
   allowedServices: 'invalid_policy',
   limit: 'invalid_limit',
+  resolution: 'invalid_resolution',
   idempotencyKey: 'invalid_idempotency_key',
 };
 

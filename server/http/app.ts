@@ -7,6 +7,7 @@ import { principalOf } from './principal.js';
 import { DashboardSessions, SESSION_COOKIE } from './sessions.js';
 import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
+import { generationRoutes } from './routes/generation.js';
 import { registryRoutes } from './routes/registry.js';
 import { treasuryRoutes } from './routes/treasury.js';
 import type { RouteDeps } from './routes/route-deps.js';
@@ -42,6 +43,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   });
   v1.use(agentRoutes(deps));
   v1.use(paymentRoutes(deps));
+  v1.use(generationRoutes(deps));
   v1.use(treasuryRoutes(deps));
   v1.use(registryRoutes(deps));
   v1.use(notFound);

@@ -35,6 +35,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   model_not_found: 404,
   invalid_resolution: 400,
   task_not_found: 404,
+  provider_unavailable: 503,
   link_not_found: 404,
   slow_down: 429,
   link_expired: 410,

@@ -164,6 +164,31 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: 'generation_tasks',
+    sql: `
+      -- Image generation: paid when accepted, then worked asynchronously by the image provider.
+      CREATE TABLE generation_tasks (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        resolution TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'generating', 'success', 'failed')),
+        estimated_cost INTEGER NOT NULL,
+        cost INTEGER,
+        payment_id TEXT NOT NULL UNIQUE REFERENCES payments(id),
+        result_url TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+      ) STRICT;
+      CREATE INDEX generation_tasks_open ON generation_tasks (status) WHERE status IN ('queued', 'generating');
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

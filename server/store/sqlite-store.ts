@@ -6,6 +6,7 @@ import type {
   AllocationRecord,
   AuditEntry,
   DepositRecord,
+  GenerationTask,
   ModelRecord,
   OwnerRecord,
   PaymentRecord,
@@ -95,6 +96,25 @@ function toModel(row: Row): ModelRecord {
     description: text(row.description),
     pricing: JSON.parse(text(row.pricing)) as Record<string, string>,
     enabled: Number(row.enabled) === 1,
+  };
+}
+
+function toTask(row: Row): GenerationTask {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    modelId: text(row.model_id),
+    resolution: text(row.resolution),
+    prompt: text(row.prompt),
+    status: row.status as GenerationTask['status'],
+    estimatedCost: BigInt(row.estimated_cost as bigint),
+    cost: optionalBigint(row.cost),
+    paymentId: text(row.payment_id),
+    resultUrl: optionalText(row.result_url),
+    error: optionalText(row.error),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   };
 }
 
@@ -195,6 +215,18 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     listDeposits: q('SELECT * FROM deposits WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     appendAudit: db.prepare('INSERT INTO audit_log (at, actor, owner, agent_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)'),
     listAudit: db.prepare('SELECT * FROM audit_log WHERE owner = ? ORDER BY id DESC LIMIT ?'),
+    insertTask: db.prepare(
+      `INSERT INTO generation_tasks (id, owner, agent_id, model_id, resolution, prompt, status, estimated_cost, cost, payment_id,
+         result_url, error, created_at, updated_at)
+       VALUES (@id, @owner, @agentId, @modelId, @resolution, @prompt, @status, @estimatedCost, @cost, @paymentId,
+         @resultUrl, @error, @createdAt, @updatedAt)`,
+    ),
+    getTask: q('SELECT * FROM generation_tasks WHERE owner = ? AND agent_id = ? AND id = ?'),
+    findTaskByPayment: q('SELECT * FROM generation_tasks WHERE payment_id = ?'),
+    updateTask: db.prepare(
+      'UPDATE generation_tasks SET status = @status, cost = @cost, result_url = @resultUrl, error = @error, updated_at = @updatedAt WHERE id = @id',
+    ),
+    openTasks: q("SELECT * FROM generation_tasks WHERE status IN ('queued', 'generating') ORDER BY created_at"),
     searchServices: db.prepare(
       `SELECT s.* FROM services_fts f JOIN services s ON s.rowid = f.rowid
        WHERE services_fts MATCH ? ORDER BY bm25(services_fts, 10.0, 3.0, 2.0, 5.0), s.id LIMIT ?`,
@@ -365,6 +397,18 @@ export function createSqliteStore(db: SqliteDatabase): Store {
           detail: JSON.parse(text(row.detail)) as Record<string, unknown>,
         }),
       ),
+
+    insertTask: (task) => void stmts.insertTask.run(task),
+    getTask: (owner, agentId, id) => {
+      const row = stmts.getTask.get(owner, agentId, id) as Row | undefined;
+      return row ? toTask(row) : null;
+    },
+    findTaskByPayment: (paymentId) => {
+      const row = stmts.findTaskByPayment.get(paymentId) as Row | undefined;
+      return row ? toTask(row) : null;
+    },
+    updateTask: (id, change) => void stmts.updateTask.run({ id, ...change }),
+    openTasks: () => (stmts.openTasks.all() as Row[]).map(toTask),
 
     searchServices: (query, limit) => {
       const fts = toFtsQuery(query);

@@ -61,6 +61,7 @@ export async function startCoffer(
     /** Defaults to the embedded chain; an RPC URL (with its USDC mint) for the RPC adapter. */
     network?: string;
     usdcMint?: string;
+    imageProviderUrl?: string;
   } = {},
 ): Promise<TestCoffer> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -68,6 +69,7 @@ export async function startCoffer(
     dataDir,
     network: options.network ?? 'sim',
     usdcMint: options.usdcMint,
+    imageProviderUrl: options.imageProviderUrl,
     keyStore: options.keyStore ?? 'file',
     clock: options.clock,
     log: () => undefined,

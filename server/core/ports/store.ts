@@ -116,6 +116,25 @@ export interface AgentSpendTotals {
   lastPaymentAt: number | null;
 }
 
+export type TaskStatus = 'queued' | 'generating' | 'success' | 'failed';
+
+export interface GenerationTask {
+  id: string;
+  owner: string;
+  agentId: string;
+  modelId: string;
+  resolution: string;
+  prompt: string;
+  status: TaskStatus;
+  estimatedCost: bigint;
+  cost: bigint | null;
+  paymentId: string;
+  resultUrl: string | null;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface Store {
   /** Runs fn inside one serialised write transaction (BEGIN IMMEDIATE); fn must not await. */
   transaction<T>(fn: () => T): T;
@@ -166,6 +185,12 @@ export interface Store {
 
   appendAudit(entry: AuditEntry): void;
   listAudit(owner: string, limit: number): AuditEntry[];
+
+  insertTask(task: GenerationTask): void;
+  getTask(owner: string, agentId: string, id: string): GenerationTask | null;
+  findTaskByPayment(paymentId: string): GenerationTask | null;
+  updateTask(id: string, change: Pick<GenerationTask, 'status' | 'cost' | 'resultUrl' | 'error' | 'updatedAt'>): void;
+  openTasks(): GenerationTask[];
 
   searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
   getService(id: string): ServiceRecord | null;

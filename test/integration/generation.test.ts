@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
+import { startCoffer, fundedAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+
+const IMAGE_PAY_TO = 'E9m4T5ZfzT6fCWtHBywdxaQfiWSjq3oHeBUtoZndwgWX';
+
+async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: string) {
+  for (let i = 0; i < 200; i++) {
+    const task = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/tasks/${taskId}`), { key });
+    if (task.body.status === 'success' || task.body.status === 'failed') return task.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('task never finished');
+}
+
+describe('image generation', () => {
+  let provider: FakeImageProvider;
+  let t: TestCoffer;
+  beforeAll(async () => {
+    provider = await new FakeImageProvider().start();
+    t = await startCoffer({ imageProviderUrl: provider.url });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await provider.stop();
+  });
+
+  const generate = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/generate`), { key, body, headers });
+
+  it('queues, charges the model price to the wallet on chain, and ends in success with the image URL', async () => {
+    const agent = await fundedAgent(t, 'artist', '1.00');
+    const payToBefore = await t.coffer.chain.usdcBalance(IMAGE_PAY_TO);
+    provider.hold();
+    const created = await generate('artist', agent.apiKey, { prompt: 'a lighthouse at dusk', modelId: 'flux-pro', resolution: '2k' });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ status: 'queued', estimatedCost: '0.08' });
+    expect(created.body.taskId).toMatch(/^tsk_/);
+    // Charged when accepted.
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.92'));
+    expect((await t.coffer.chain.usdcBalance(IMAGE_PAY_TO)) - payToBefore).toBe(micro('0.08'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const working = await t.api('GET', t.withOwner(`/v1/agents/artist/tasks/${created.body.taskId}`), { key: agent.apiKey });
+    expect(working.body.status).toBe('generating');
+    expect(working.body.resultUrl).toBeUndefined();
+    provider.release();
+
+    const done = await pollTask(t, 'artist', created.body.taskId, agent.apiKey);
+    expect(done).toMatchObject({ status: 'success', cost: '0.08', currency: 'USDC' });
+    expect(done.resultUrl).toMatch(new RegExp(`^${provider.url}/images/\\d+\\.png$`));
+    expect(provider.requests.at(-1)).toMatchObject({ model: 'flux-pro', prompt: 'a lighthouse at dusk', size: '2048x2048', n: 1 });
+    const history = await t.api('GET', t.withOwner('/v1/agents/artist/spend-history'), { key: agent.apiKey });
+    expect(history.body.payments[0]).toMatchObject({ service: 'Image generation', amount: '0.08', status: 'confirmed' });
+  });
+
+  it('a provider failure ends the task as failed with the reason', async () => {
+    const agent = await fundedAgent(t, 'unlucky', '1.00');
+    provider.mode = 'fail';
+    try {
+      const created = await generate('unlucky', agent.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' });
+      expect(created.status).toBe(200);
+      const done = await pollTask(t, 'unlucky', created.body.taskId, agent.apiKey);
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatch(/500/);
+      expect(done.resultUrl).toBeUndefined();
+      provider.mode = 'garbage';
+      const garbage = await generate('unlucky', agent.apiKey, { prompt: 'y', modelId: 'sdxl', resolution: '1k' });
+      expect((await pollTask(t, 'unlucky', garbage.body.taskId, agent.apiKey)).error).toMatch(/other than JSON/);
+    } finally {
+      provider.mode = 'ok';
+    }
+  });
+
+  it('refuses unknown or disabled models, unknown resolutions and empty prompts before charging', async () => {
+    const agent = await fundedAgent(t, 'picky', '1.00');
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ prompt: 'x', modelId: 'no-such-model', resolution: '1k' }, 404, 'model_not_found'],
+      [{ prompt: 'x', modelId: 'dalle-legacy', resolution: '1k' }, 404, 'model_not_found'],
+      [{ prompt: 'x', modelId: 'sdxl', resolution: '8k' }, 400, 'invalid_resolution'],
+      [{ prompt: '   ', modelId: 'sdxl', resolution: '1k' }, 400, 'invalid_request'],
+      [{ modelId: 'sdxl', resolution: '1k' }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, code] of cases) {
+      const response = await generate('picky', agent.apiKey, body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(response.body.code).toBe(code);
+    }
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
+  it('is a payment under the agent policy: refused by maxPerPayment, allowedServices and a kill', async () => {
+    const capped = await fundedAgent(t, 'capped', '1.00', { maxPerPayment: '0.01' });
+    const over = await generate('capped', capped.apiKey, { prompt: 'x', modelId: 'flux-pro', resolution: '1k' });
+    expect(over.status).toBe(402);
+    expect(over.body.code).toBe('max_per_payment_exceeded');
+    const listed = await fundedAgent(t, 'listed', '1.00', { allowedServices: ['demo-weather'] });
+    expect((await generate('listed', listed.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' })).body.code).toBe(
+      'service_not_allowed',
+    );
+    await t.api('POST', t.withOwner('/v1/agents/capped/kill'));
+    expect((await generate('capped', capped.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' })).body.code).toBe('agent_suspended');
+  });
+
+  it('the same Idempotency-Key returns the same task and charges once', async () => {
+    const agent = await fundedAgent(t, 'repeat', '1.00');
+    const body = { prompt: 'same', modelId: 'sdxl', resolution: '4k' };
+    const [a, b] = await Promise.all([
+      generate('repeat', agent.apiKey, body, { 'idempotency-key': 'img-1' }),
+      generate('repeat', agent.apiKey, body, { 'idempotency-key': 'img-1' }),
+    ]);
+    expect(a.status).toBe(200);
+    expect(b.body.taskId).toBe(a.body.taskId);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.968'));
+  });
+
+  it('tasks are private to their agent; an unknown task is 404 task_not_found', async () => {
+    const owner = await fundedAgent(t, 'owner-of-task', '1.00');
+    const other = await fundedAgent(t, 'snoop', '1.00');
+    const created = await generate('owner-of-task', owner.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' });
+    const path = `/v1/agents/owner-of-task/tasks/${created.body.taskId}`;
+    expect((await t.api('GET', t.withOwner(path), { key: other.apiKey })).body.code).toBe('wrong_agent');
+    expect((await t.api('GET', t.withOwner(`/v1/agents/snoop/tasks/${created.body.taskId}`), { key: other.apiKey })).body.code).toBe(
+      'task_not_found',
+    );
+    expect((await t.api('GET', t.withOwner(path))).status).toBe(200);
+  });
+});
+
+describe('image generation without a provider', () => {
+  it('answers 503 provider_unavailable and charges nothing', async () => {
+    const t = await startCoffer();
+    try {
+      const agent = await fundedAgent(t, 'nowhere', '1.00');
+      const response = await t.api('POST', t.withOwner('/v1/agents/nowhere/generate'), {
+        key: agent.apiKey,
+        body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' },
+      });
+      expect(response.status).toBe(503);
+      expect(response.body.code).toBe('provider_unavailable');
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe('a generation interrupted by a restart', () => {
+  it('is picked up again and finished: it was paid for', async () => {
+    const lost = await new FakeImageProvider().start();
+    const provider = await new FakeImageProvider().start();
+    const dataDir = tempDataDir();
+    try {
+      const first = await startCoffer({ dataDir, imageProviderUrl: lost.url });
+      const agent = await fundedAgent(first, 'patient', '1.00');
+      lost.hold(); // the first process's provider call never comes back
+      const created = await first.api('POST', first.withOwner('/v1/agents/patient/generate'), {
+        key: agent.apiKey,
+        body: { prompt: 'slow', modelId: 'sdxl', resolution: '1k' },
+      });
+      expect(created.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The process dies mid-generation: its data dir is left as it was, task `generating`.
+      await first.server.stop();
+      first.coffer.db.close();
+
+      const second = await startCoffer({ dataDir, imageProviderUrl: provider.url });
+      try {
+        const done = await pollTask(second, 'patient', created.body.taskId, agent.apiKey);
+        expect(done.status).toBe('success');
+        expect(provider.requests).toHaveLength(1);
+        expect(provider.requests[0]?.prompt).toBe('slow');
+        // Paid once, when it was accepted.
+        expect(await second.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.998'));
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await lost.stop();
+      await provider.stop();
+    }
+  });
+});
