@@ -1,6 +1,6 @@
 import { CofferError, isCofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
-import { audit, type EngineContext } from './context.js';
+import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
@@ -48,18 +48,12 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
     txSignature = await sendReserved(
       ctx,
       {
-        markSent: (sent) => ctx.store.markAllocationSent(allocation.id, sent),
-        settle: (status, errorCode) =>
-          ctx.store.transaction(() => {
-            ctx.store.settleAllocation(allocation.id, status, errorCode, ctx.clock.now());
-            audit(ctx, {
-              actor: actorOf(principal),
-              owner,
-              agentId,
-              action: `allocation.${status}`,
-              detail: { allocationId: allocation.id, amount: formatUsdc(amount), errorCode },
-            });
-          }),
+        kind: 'allocation',
+        id: allocation.id,
+        owner,
+        agentId,
+        actor: actorOf(principal),
+        detail: { amount: formatUsdc(amount) },
       },
       { from: owner, to: agent.walletAddress, amount, memo: `coffer allocation ${allocation.id}`, feePayer: owner },
     );

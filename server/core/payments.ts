@@ -1,6 +1,6 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
-import { audit, DAY_MS, type EngineContext } from './context.js';
+import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
@@ -182,19 +182,12 @@ export async function pay(
   const send = sendReserved(
     ctx,
     {
-      markSent: (sent) => ctx.store.markPaymentSent(reserved.id, sent),
-      // The settlement and its audit row are one commit.
-      settle: (status, errorCode) =>
-        ctx.store.transaction(() => {
-          ctx.store.settlePayment(reserved.id, status, errorCode, ctx.clock.now());
-          audit(ctx, {
-            actor: actorOf(principal),
-            owner,
-            agentId,
-            action: `payment.${status}`,
-            detail: { paymentId: reserved.id, service: reserved.serviceId, amount: formatUsdc(amount), errorCode },
-          });
-        }),
+      kind: 'payment',
+      id: reserved.id,
+      owner,
+      agentId,
+      actor: actorOf(principal),
+      detail: { service: reserved.serviceId, amount: formatUsdc(amount) },
     },
     { from: agent.walletAddress, to: recipient, amount, memo: reserved.memo, feePayer: owner },
   );

@@ -1,6 +1,7 @@
 import { isCofferError } from './errors.js';
-import { audit, type EngineContext } from './context.js';
-import type { SentTransaction, TransferStatus } from './ports/store.js';
+import type { EngineContext } from './context.js';
+import type { SentTransaction } from './ports/store.js';
+import { settleTransfer, type ReservedTransfer } from './transfers.js';
 
 export interface ReconcileReport {
   confirmed: number;
@@ -16,24 +17,16 @@ export interface ReconcileReport {
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
-  const rows: { kind: 'payment' | 'allocation'; id: string; owner: string; agentId: string; sent: SentTransaction }[] = [
-    ...ctx.store.pendingPayments().map((p) => ({ kind: 'payment' as const, id: p.id, owner: p.owner, agentId: p.agentId, sent: p })),
-    ...ctx.store.pendingAllocations().map((a) => ({ kind: 'allocation' as const, id: a.id, owner: a.owner, agentId: a.agentId, sent: a })),
+  const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
+    ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p), sent: p })),
+    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a), sent: a })),
   ];
-  for (const row of rows) {
-    const settle = (status: Exclude<TransferStatus, 'pending'>, errorCode: string | null) => {
-      if (row.kind === 'payment') ctx.store.settlePayment(row.id, status, errorCode, ctx.clock.now());
-      else ctx.store.settleAllocation(row.id, status, errorCode, ctx.clock.now());
-      audit(ctx, {
-        actor: 'system',
-        owner: row.owner,
-        agentId: row.agentId,
-        action: `${row.kind}.reconciled`,
-        detail: { id: row.id, status, errorCode, txSignature: row.sent.txSignature },
-      });
+  for (const { row, sent } of rows) {
+    const settle = (status: 'confirmed' | 'failed', errorCode: string | null) => {
+      settleTransfer(ctx, row, status, errorCode);
       report[status] += 1;
     };
-    const { txSignature, txWire, lastValidBlockHeight } = row.sent;
+    const { txSignature, txWire, lastValidBlockHeight } = sent;
     if (txSignature === null) {
       settle('failed', 'not_sent');
       continue;
@@ -56,3 +49,15 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   }
   return report;
 }
+
+const reconciling = (
+  kind: ReservedTransfer['kind'],
+  record: { id: string; owner: string; agentId: string; txSignature: string | null },
+): ReservedTransfer => ({
+  kind,
+  id: record.id,
+  owner: record.owner,
+  agentId: record.agentId,
+  actor: 'system',
+  detail: { reconciled: true, txSignature: record.txSignature },
+});

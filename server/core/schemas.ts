@@ -105,23 +105,22 @@ export const idempotencyHeaderSchema = z.object({
     .optional(),
 });
 
-export const spendHistoryQuerySchema = z.object({
-  limit: z
+/** A `limit` query parameter: a whole number from 1 to `max`, absent for the default. */
+const limitQuery = (max: number) => {
+  const message = `limit must be a whole number from 1 to ${max}`;
+  return z
     .string()
-    .regex(/^\d+$/, 'limit must be a whole number from 1 to 500')
+    .regex(/^\d+$/, message)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 500, 'limit must be a whole number from 1 to 500')
-    .optional(),
-});
+    .refine((n) => n >= 1 && n <= max, message)
+    .optional();
+};
+
+export const spendHistoryQuerySchema = z.object({ limit: limitQuery(500) });
 
 export const searchQuerySchema = z.object({
   q: z.string().max(200, 'q must be at most 200 characters').optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, 'limit must be a whole number from 1 to 100')
-    .optional(),
+  limit: limitQuery(100),
 });
 
 /** Which stable error code a problem with each field maps to (API.md's error table). */
