@@ -67,6 +67,14 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
   }
   await inflightOf(ctx).get(first.id)?.catch(() => undefined);
   const settled = ctx.store.getPayment(first.id) ?? first;
+  if (settled.status === 'pending') {
+    // Sent earlier but not confirmed yet (the chain was unreachable): its outcome is still unknown.
+    throw new CofferError(
+      'chain_unavailable',
+      'the payment made with this Idempotency-Key is still waiting for the chain; ask again shortly',
+      { retryAfterSeconds: 15 },
+    );
+  }
   if (settled.status === 'failed') {
     throw new CofferError(
       (settled.errorCode as 'chain_rejected') ?? 'chain_rejected',

@@ -132,6 +132,37 @@ describe('Coffer on an RPC network', () => {
     expect(short.body.code).toBe('insufficient_treasury_funds');
   });
 
+  it('a payment whose confirmation is cut off stays pending, is replayed as such, and is settled by the chain watch', async () => {
+    const agent = await deployAgent(t, 'cutoff', { dailyBudget: '10', maxPerPayment: '2' });
+    await t.api('POST', t.withOwner('/v1/agents/cutoff/allocate'), { body: { amount: '2' } });
+    const payOnce = () =>
+      t.api('POST', t.withOwner('/v1/agents/cutoff/pay'), {
+        key: agent.apiKey,
+        body: { service: 'demo-weather', amount: '0.50', currency: 'USDC' },
+        headers: { 'idempotency-key': 'cut-1' },
+      });
+    rpc.offlineAfterNextSend = true;
+    const first = await payOnce();
+    expect(first.status).toBe(502);
+    expect(first.body.code).toBe('chain_unavailable');
+    const again = await payOnce();
+    expect(again.status).toBe(502);
+    expect(again.headers.get('retry-after')).toBe('15');
+    // The pending payment holds its place in the budget and the balance while its fate is unknown.
+    const rows = t.coffer.db.prepare("SELECT status FROM payments WHERE agent_id = 'cutoff'").pluck().all();
+    expect(rows).toEqual(['pending']);
+
+    rpc.offline = false;
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    await watch.tick();
+    await watch.stop();
+    const settled = await payOnce();
+    expect(settled.status).toBe(200);
+    expect(settled.body.status).toBe('confirmed');
+    expect((await payOnce()).body.paymentId).toBe(settled.body.paymentId);
+    expect((await t.api('GET', t.withOwner('/v1/agents/cutoff/balance'))).body.balance).toBe('1.50');
+  });
+
   it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
     rpc.offline = true;
     try {
