@@ -51,9 +51,12 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+const jsonOf = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
 /**
  * Any Solana JSON-RPC endpoint (devnet, mainnet or another cluster) with that network's real USDC
  * mint. Confirms by polling signature status; a transaction whose blockhash expired unseen is dropped.
+ * Without a key vault it is read-only (a paid API verifying receipts).
  */
 export class RpcChain implements Chain {
   readonly isSim = false;
@@ -63,7 +66,7 @@ export class RpcChain implements Chain {
 
   constructor(
     config: RpcNetwork,
-    private readonly vault: WalletKeyVault,
+    private readonly vault: WalletKeyVault | null,
   ) {
     this.network = config.name;
     this.usdcMint = config.usdcMint;
@@ -94,7 +97,9 @@ export class RpcChain implements Chain {
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
-    const [feePayer, from] = await Promise.all([this.vault.signer(request.feePayer), this.vault.signer(request.from)]);
+    if (this.vault === null) throw new Error('this RPC chain is read-only: it holds no keys');
+    const vault = this.vault;
+    const [feePayer, from] = await Promise.all([vault.signer(request.feePayer), vault.signer(request.from)]);
     const instructions = await usdcTransferInstructions({
       mint: address(this.usdcMint),
       from,
@@ -152,7 +157,7 @@ export class RpcChain implements Chain {
     );
     const status = value[0];
     if (status) {
-      if (status.err) return { state: 'failed', error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) };
+      if (status.err) return { state: 'failed', error: jsonOf(status.err) };
       if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return { state: 'succeeded' };
       return { state: 'unknown' };
     }
@@ -170,7 +175,7 @@ export class RpcChain implements Chain {
     if (!found) return null;
     return decodeUsdcTransfer(found.transaction[0], {
       succeeded: found.meta?.err === null,
-      error: found.meta?.err ? JSON.stringify(found.meta.err) : null,
+      error: found.meta?.err ? jsonOf(found.meta.err) : null,
       blockTime: found.blockTime === null ? null : Number(found.blockTime),
       slot: found.slot,
     });

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { serve } from './serve.js';
 import { start } from './start.js';
+import { demoApi } from './demo-api.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -11,6 +12,8 @@ usage:
   coffer serve [--data-dir DIR] [--port PORT] [--network sim|devnet|mainnet|<rpc-url>]
                  run the engine and the localhost /v1 server (headless)
   coffer start   the desktop app; headless where Electron cannot run
+  coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET]
+                 a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall
   coffer help    this text
 
 environment: COFFER_HOME (data dir, default ~/.coffer), COFFER_PORT (7402), COFFER_NETWORK (sim),
@@ -30,6 +33,10 @@ async function main(argv: string[]): Promise<number> {
       return serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
     case 'start':
       return start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+    case 'demo-api':
+      return demoApi(
+        parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' } }, strict: true }).values,
+      );
     case undefined:
     case 'help':
     case '--help':

@@ -5,7 +5,8 @@ import { allocate } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
 import { reconcilePending } from './reconcile.js';
-import { listModels, searchServices } from './registry.js';
+import { getService, listModels, searchServices } from './registry.js';
+import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
 import type { DeployBody, GenerateBody, PayBody, PolicyUpdate } from './schemas.js';
@@ -46,6 +47,8 @@ export function createEngine(ctx: EngineContext) {
     settleTasks: () => settleTasks(ctx),
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
     listModels: () => listModels(ctx),
+    service: (id: string) => getService(ctx, id),
+    lookupTransfer: (txSignature: string) => lookupTransfer(ctx, txSignature),
   };
 }
 

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'model_not_found',
   'invalid_resolution',
   'task_not_found',
+  'transaction_not_found',
+  'invalid_signature',
   'provider_unavailable',
   'link_not_found',
   'slow_down',

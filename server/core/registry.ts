@@ -1,3 +1,4 @@
+import { CofferError } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { ModelRecord, ServiceRecord } from './ports/store.js';
 
@@ -29,6 +30,12 @@ export const modelView = (model: ModelRecord) => ({
 export function searchServices(ctx: EngineContext, query: string, limit = SEARCH_DEFAULT_LIMIT) {
   const { results, total } = ctx.store.searchServices(query, limit);
   return { query, results: results.map(serviceView), total };
+}
+
+export function getService(ctx: EngineContext, id: string) {
+  const service = ctx.store.getService(id);
+  if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
+  return serviceView(service);
 }
 
 export function listModels(ctx: EngineContext) {

@@ -39,7 +39,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const deps: RouteDeps = { engine, principal: (req) => principalOf(req, engine, sessions) };
   const v1 = express.Router();
   v1.get('/health', (_req, res) => {
-    res.json({ ok: true, network: engine.network, version: options.version });
+    res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint });
   });
   v1.use(agentRoutes(deps));
   v1.use(paymentRoutes(deps));

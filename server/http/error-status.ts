@@ -35,6 +35,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   model_not_found: 404,
   invalid_resolution: 400,
   task_not_found: 404,
+  transaction_not_found: 404,
+  invalid_signature: 400,
   provider_unavailable: 503,
   link_not_found: 404,
   slow_down: 429,

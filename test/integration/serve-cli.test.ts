@@ -26,7 +26,7 @@ describe('coffer serve', () => {
     expect(statSync(join(dataDir, 'coffer.db')).mode & 0o777).toBe(0o600);
 
     const health = await json(fetch(`${first.url}/v1/health`));
-    expect(health).toEqual({ ok: true, network: 'sim', version: expect.any(String) });
+    expect(health).toEqual({ ok: true, network: 'sim', version: expect.any(String), usdcMint: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
 
     const owner = `owner=${connection.owner}`;
     const auth = { authorization: `Bearer ${connection.ownerKey}` };

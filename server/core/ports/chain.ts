@@ -53,9 +53,14 @@ export interface IncomingTransfer {
   blockTime: number | null;
 }
 
-export interface Chain {
+/** Read-only access to transfers: all a paid API needs to verify a receipt. */
+export interface TransferLookup {
   readonly network: string;
   readonly usdcMint: string;
+  findTransfer(txSignature: string): Promise<TransferFound | null>;
+}
+
+export interface Chain extends TransferLookup {
   readonly isSim: boolean;
   /** Makes sure a wallet can pay fees (sim: airdrops SOL; elsewhere a no-op). */
   prepareFeePayer(address: string): Promise<void>;
@@ -65,7 +70,6 @@ export interface Chain {
   /** Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure. */
   submitTransfer(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
-  findTransfer(txSignature: string): Promise<TransferFound | null>;
   /**
    * USDC received by a wallet from others since `afterSignature` (newest first), and the newest
    * signature that touched its token account, to pass as `afterSignature` next time.

@@ -3,15 +3,24 @@ import { searchQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 
-/** The registry: service search and the model list. No auth: it is public catalog data. */
+/**
+ * The registry (service search, one service, the model list) and the chain lookup paid APIs verify
+ * receipts with. No auth: catalog data and on-chain transfers are public.
+ */
 export function registryRoutes({ engine }: RouteDeps): Router {
   const router = Router();
   router.get('/services/search', (req, res) => {
     const { q, limit } = parseWith(searchQuerySchema, { q: req.query.q, limit: req.query.limit });
     res.json(engine.searchServices(q ?? '', limit));
   });
+  router.get('/services/:serviceId', (req, res) => {
+    res.json(engine.service(String(req.params.serviceId)));
+  });
   router.get('/models', (_req, res) => {
     res.json(engine.listModels());
+  });
+  router.get('/chain/transactions/:signature', async (req, res) => {
+    res.json(await engine.lookupTransfer(String(req.params.signature)));
   });
   return router;
 }

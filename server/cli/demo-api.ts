@@ -1,0 +1,56 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDemoApi } from '../demo-api/demo-api.js';
+import { openPaywallStore } from '../x402/paywall-store.js';
+import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
+import { resolveServeConfig } from './config.js';
+
+export const DEMO_API_PORT = 7403;
+
+/**
+ * `coffer demo-api`: the demo paid API on 127.0.0.1:7403. On the sim network it verifies receipts
+ * against the Coffer server of the data dir (its connection file) or --coffer-url; on other networks
+ * against that network's RPC. Accepted payments are remembered in DIR/demo-api/paywall.db.
+ */
+export async function demoApi(flags: { 'data-dir'?: string; port?: string; network?: string; 'coffer-url'?: string }): Promise<number> {
+  const { dataDir } = resolveServeConfig({ 'data-dir': flags['data-dir'] });
+  const port = Number(flags.port ?? DEMO_API_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a number from 0 to 65535`);
+  const connection = readConnection(join(dataDir, 'connection.json'));
+  const network = flags.network ?? connection?.network ?? 'sim';
+  const cofferUrl = flags['coffer-url'] ?? connection?.url;
+  if (network === 'sim' && !cofferUrl) {
+    throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
+  }
+  const lookup = network === 'sim' ? await cofferTransferLookup(cofferUrl!) : rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
+  const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const server = createServer(createDemoApi({ lookup, store, log }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  console.log(`Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=)`);
+  return new Promise((resolve) => {
+    const stop = () => {
+      server.close(() => {
+        store.close();
+        resolve(0);
+      });
+      server.closeIdleConnections();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function readConnection(file: string): { url: string; network: string } | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { url: string; network: string };
+  } catch {
+    return null;
+  }
+}

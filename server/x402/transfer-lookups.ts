@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
+import { parseNetwork } from '../chain/networks.js';
+import { RpcChain } from '../chain/rpc-chain.js';
+
+const healthSchema = z.object({ network: z.string(), usdcMint: z.string() });
+const lookupSchema = z.object({
+  transfer: z.object({
+    txSignature: z.string(),
+    succeeded: z.boolean(),
+    error: z.string().nullable(),
+    from: z.string(),
+    to: z.string().nullable(),
+    toTokenAccount: z.string(),
+    mint: z.string(),
+    amount: z.string().regex(/^\d+$/),
+    memo: z.string().nullable(),
+    blockTime: z.number().nullable(),
+    slot: z.string().nullable(),
+  }),
+});
+
+/**
+ * Reads transfers from the chain a Coffer server holds (`GET /v1/chain/transactions/:signature`):
+ * how a paid API on the embedded sim network verifies receipts. Learns the network and the USDC mint
+ * from the server's health endpoint.
+ */
+export async function cofferTransferLookup(cofferUrl: string): Promise<TransferLookup> {
+  const base = cofferUrl.replace(/\/+$/, '');
+  const health = healthSchema.parse(await (await fetch(`${base}/v1/health`)).json());
+  return {
+    network: health.network,
+    usdcMint: health.usdcMint,
+    async findTransfer(txSignature: string): Promise<TransferFound | null> {
+      const response = await fetch(`${base}/v1/chain/transactions/${encodeURIComponent(txSignature)}`);
+      if (response.status === 404 || response.status === 400) return null;
+      if (!response.ok) throw new Error(`the Coffer server answered ${response.status} to a transaction lookup`);
+      const { transfer } = lookupSchema.parse(await response.json());
+      return { ...transfer, amount: BigInt(transfer.amount), slot: transfer.slot === null ? null : BigInt(transfer.slot) };
+    },
+  };
+}
+
+/** Reads transfers straight from a Solana RPC (devnet, mainnet or a URL): no keys, read-only. */
+export function rpcTransferLookup(network: string, usdcMint?: string): TransferLookup {
+  const choice = parseNetwork(network, usdcMint);
+  if (choice.kind !== 'rpc') throw new Error('the sim network is read through a Coffer server (cofferTransferLookup)');
+  return new RpcChain(choice.network, null);
+}

@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from '../helpers/coffer.js';
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
+
+describe('coffer demo-api beside coffer serve', () => {
+  const dataDir = tempDataDir();
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves paid weather that an agent pays for through Coffer, and remembers used receipts', async () => {
+    const serve = await spawnServe(dataDir);
+    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+      });
+      expect(firstLine).toMatch(/demo API listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim/);
+      const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const post = (path: string, body: unknown) =>
+        json(fetch(`${serve.url}${path}?owner=${owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }));
+      const deployed = await post('/v1/agents/deploy', { agentId: 'demo-user', dailyBudget: '1', maxPerPayment: '0.05' });
+      await post('/v1/agents/demo-user/allocate', { amount: '0.50' });
+
+      const unpaid = await fetch(`${demoUrl}/weather?city=Kyoto`);
+      expect(unpaid.status).toBe(402);
+      const agent = { cofferUrl: serve.url, owner, agentId: 'demo-user', apiKey: deployed.apiKey };
+      const { response, payment } = await payingFetch(`${demoUrl}/weather?city=Kyoto`, {}, { agent });
+      expect(response.status).toBe(200);
+      expect((await json(response)).city).toBe('Kyoto');
+      const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.xPaymentHeader } });
+      expect((await json(replay)).code).toBe('receipt_already_used');
+      expect(statSync(join(dataDir, 'demo-api', 'paywall.db')).mode & 0o777).toBe(0o600);
+    } finally {
+      demo.kill('SIGTERM');
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  });
+
+  it('says what to do when no Coffer server is running', async () => {
+    const empty = tempDataDir();
+    try {
+      const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', empty, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      demo.stderr!.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => demo.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/start `coffer serve` first/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

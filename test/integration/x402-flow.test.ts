@@ -1,0 +1,334 @@
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { json } from '../helpers/serve-process.js';
+import { createDemoApi } from '../../server/demo-api/demo-api.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
+import { verifyReceipt } from '../../server/x402/verify-receipt.js';
+import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
+import { decodeReceipt, encodeReceipt, type Receipt } from '../../server/core/receipts.js';
+import type { TransferLookup } from '../../server/core/ports/chain.js';
+
+const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+
+async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+describe('the 402 flow against the demo paid API', () => {
+  let t: TestCoffer;
+  let lookup: TransferLookup;
+  let store: PaywallStore;
+  let api: { url: string; server: Server };
+  let storeFile: string;
+
+  beforeAll(async () => {
+    t = await startCoffer();
+    lookup = await cofferTransferLookup(t.url);
+    storeFile = join(t.dataDir, 'demo-paywall.db');
+    store = openPaywallStore(storeFile);
+    api = await listen(createDemoApi({ lookup, store }));
+  });
+  afterAll(async () => {
+    await close(api.server);
+    store.close();
+    await t.stop();
+  });
+
+  const pay = (agentId: string, key: string, body: Record<string, unknown>) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { currency: 'USDC', ...body } });
+  const get = async (path: string, receipt?: string) => {
+    const response = await fetch(`${api.url}${path}`, { headers: receipt ? { 'x-payment': receipt } : {} });
+    return { status: response.status, body: await json(response) };
+  };
+
+  it('402 with Coffer terms and x402 accepts -> pay -> retry with X-Payment -> 200 with data', async () => {
+    const agent = await fundedAgent(t, 'weather-bot', '1.00');
+    const unpaid = await get('/weather?city=Porto');
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.body).toMatchObject({
+      code: 'payment_required',
+      amount: '0.01',
+      currency: 'USDC',
+      recipient: DEMO_PAY_TO,
+      network: 'sim',
+      service: 'demo-weather',
+      x402Version: 1,
+    });
+    expect(unpaid.body.nonce).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    expect(unpaid.body.accepts[0]).toEqual({
+      scheme: 'exact',
+      network: 'solana-localnet',
+      maxAmountRequired: '10000',
+      resource: `${api.url}/weather`,
+      description: expect.any(String),
+      mimeType: 'application/json',
+      payTo: DEMO_PAY_TO,
+      maxTimeoutSeconds: 300,
+      asset: t.coffer.chain.usdcMint,
+      extra: { nonce: unpaid.body.nonce, service: 'demo-weather' },
+    });
+    // Every 402 has a fresh nonce.
+    expect((await get('/weather?city=Porto')).body.nonce).not.toBe(unpaid.body.nonce);
+
+    const paid = await pay('weather-bot', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: unpaid.body.nonce });
+    expect(paid.status).toBe(200);
+    const retried = await get('/weather?city=Porto', paid.body.xPaymentHeader);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ city: 'Porto', paid: { amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature } });
+    expect(retried.body.forecast).toHaveLength(3);
+
+    // The same receipt again is refused, with fresh terms to pay anew.
+    const replay = await get('/weather?city=Porto', paid.body.xPaymentHeader);
+    expect(replay.status).toBe(402);
+    expect(replay.body).toMatchObject({ code: 'receipt_already_used', amount: '0.01' });
+    expect(replay.body.error).toMatch(/already used/);
+  });
+
+  it('refuses receipts for another nonce, a smaller amount, another recipient, a failed or made-up transaction', async () => {
+    const agent = await fundedAgent(t, 'tricky', '1.00');
+    const nonceFor = async (path = '/weather') => (await get(path)).body.nonce as string;
+
+    const madeUpNonce = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'never-issued' });
+    expect((await get('/weather', madeUpNonce.body.xPaymentHeader)).body.code).toBe('unknown_nonce');
+
+    const quoteNonce = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: await nonceFor('/quote') });
+    expect((await get('/weather', quoteNonce.body.xPaymentHeader)).body.code).toBe('wrong_resource');
+
+    const cheap = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: await nonceFor() });
+    const cheapAnswer = await get('/weather', cheap.body.xPaymentHeader);
+    expect(cheapAnswer.status).toBe(402);
+    expect(cheapAnswer.body.code).toBe('amount_too_small');
+    expect(cheapAnswer.body.error).toMatch(/0\.005.*0\.01/);
+
+    const elsewhere = await pay('tricky', agent.apiKey, { service: 'someone-else', recipient: OTHER, amount: '0.01', nonce: await nonceFor() });
+    expect((await get('/weather', elsewhere.body.xPaymentHeader)).body.code).toBe('wrong_recipient');
+
+    // A transaction that landed but failed: an unfunded wallet tries to pay the nonce on chain.
+    const broke = await fundedAgent(t, 'broke', '0.001');
+    const nonce = await nonceFor();
+    const prepared = await t.coffer.chain.prepareTransfer({ from: broke.walletAddress, to: DEMO_PAY_TO, amount: micro('0.01'), memo: nonce, feePayer: t.owner });
+    await expect(t.coffer.chain.submitTransfer(prepared)).rejects.toThrow();
+    const failedReceipt = encodeReceipt({
+      v: 1, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),
+      recipient: DEMO_PAY_TO, payer: broke.walletAddress, paymentId: 'pay_x', memo: nonce,
+    });
+    const failed = await get('/weather', failedReceipt);
+    expect(failed.body.code).toBe('transaction_failed');
+
+    const madeUp = encodeReceipt({ ...decodeReceipt(failedReceipt)!, txSignature: '5'.repeat(87), memo: await nonceFor() });
+    expect((await get('/weather', madeUp)).body.code).toBe('transaction_not_found');
+    expect((await get('/weather', 'v1.not-base64!')).body.code).toBe('invalid_receipt');
+    expect((await get('/weather', 'garbage')).body.code).toBe('invalid_receipt');
+  });
+
+  it('the chain lookup and service endpoints a paid API and a paying client use', async () => {
+    const agent = await fundedAgent(t, 'lookup', '1.00');
+    const paid = await pay('lookup', agent.apiKey, { service: 'demo-weather', amount: '0.25', nonce: 'lookup-nonce' });
+    const found = await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null });
+    expect(found.status).toBe(200);
+    expect(found.body).toEqual({
+      network: 'sim',
+      usdcMint: t.coffer.chain.usdcMint,
+      transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '250000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
+    });
+    const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('transaction_not_found');
+    expect((await t.api('GET', '/v1/chain/transactions/not-a-signature', { key: null })).body.code).toBe('invalid_signature');
+    const service = await t.api('GET', '/v1/services/demo-weather', { key: null });
+    expect(service.body).toMatchObject({ id: 'demo-weather', pricePerCall: '0.01', payTo: DEMO_PAY_TO, source: 'x402-marketplace' });
+    expect((await t.api('GET', '/v1/services/nope', { key: null })).body.code).toBe('service_not_found');
+  });
+
+  it('a receipt stays used across a restart of the paid API', async () => {
+    const agent = await fundedAgent(t, 'restarter', '1.00');
+    const nonce = (await get('/quote?symbol=SOL')).body.nonce;
+    const paid = await pay('restarter', agent.apiKey, { service: 'demo-quotes', amount: '0.01', nonce });
+    expect((await get('/quote?symbol=SOL', paid.body.xPaymentHeader)).status).toBe(200);
+
+    await close(api.server);
+    store.close();
+    store = openPaywallStore(storeFile);
+    api = await listen(createDemoApi({ lookup, store }));
+    const again = await get('/quote?symbol=SOL', paid.body.xPaymentHeader);
+    expect(again.status).toBe(402);
+    expect(again.body.code).toBe('receipt_already_used');
+  });
+
+  it('answers 503 when the chain cannot be read, and the receipt stays good for later', async () => {
+    const agent = await fundedAgent(t, 'patient-payer', '1.00');
+    const downStore = openPaywallStore(':memory:');
+    const down: TransferLookup = { ...lookup, findTransfer: () => Promise.reject(new Error('connection refused')) };
+    const flaky = await listen(createDemoApi({ lookup: down, store: downStore }));
+    try {
+      const terms = await json(fetch(`${flaky.url}/weather`));
+      const paid = await pay('patient-payer', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: terms.nonce });
+      const response = await fetch(`${flaky.url}/weather`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect(response.status).toBe(503);
+      expect(await json(response)).toMatchObject({ code: 'verifier_unavailable' });
+      expect(downStore.isAccepted(paid.body.txSignature)).toBe(false);
+    } finally {
+      await close(flaky.server);
+      downStore.close();
+    }
+  });
+
+  it('property: a tampered receipt is never accepted; the untampered one is', async () => {
+    const agent = await fundedAgent(t, 'tamper', '1.00');
+    const resource = '/weather';
+    const propertyStore = openPaywallStore(':memory:');
+    const now = Date.now();
+    propertyStore.issueNonce({ nonce: 'prop-nonce', resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000, usedAt: null });
+    propertyStore.issueNonce({ nonce: 'other-nonce', resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000, usedAt: null });
+    const paid = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'prop-nonce' });
+    const original = decodeReceipt(paid.body.xPaymentHeader)!;
+    const other = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'other-nonce' });
+
+    const base58 = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), minLength: 32, maxLength: 44 });
+    const tamper = fc.oneof(
+      fc.record({ field: fc.constant('network' as const), value: fc.constantFrom('devnet', 'mainnet', 'localnet') }),
+      fc.record({ field: fc.constant('txSignature' as const), value: fc.oneof(fc.constant(other.body.txSignature as string), base58.map((s) => s + s)) }),
+      fc.record({ field: fc.constant('amount' as const), value: fc.constantFrom('0.02', '0.009', '1.00', '0.011') }),
+      fc.record({ field: fc.constant('recipient' as const), value: fc.oneof(fc.constant(OTHER), base58) }),
+      fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
+      fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom('other-nonce', 'prop-nonce ', '', 'x') }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(tamper, { minLength: 1, maxLength: 3 }), async (changes) => {
+        const tampered: Receipt = { ...original };
+        for (const { field, value } of changes) (tampered as Record<string, unknown>)[field] = value;
+        fc.pre(JSON.stringify(tampered) !== JSON.stringify(original));
+        // Pointing at the other payment *and* its nonce names a different genuine payment, not a forgery.
+        fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === 'other-nonce'));
+        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+        expect(verdict.ok).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+    expect(genuine).toMatchObject({ ok: true, payment: { payer: agent.walletAddress, amount: micro('0.01') } });
+    propertyStore.close();
+  });
+
+  describe('payingFetch', () => {
+    const agentOf = (agent: { apiKey: string }, agentId: string) => ({ cofferUrl: t.url, owner: t.owner, agentId, apiKey: agent.apiKey });
+    const history = async (agentId: string) => (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`))).body.payments;
+
+    it('pays a 402 inside the policy and returns the paid response', async () => {
+      const agent = await fundedAgent(t, 'fetcher', '1.00');
+      const { response, payment } = await payingFetch(`${api.url}/weather?city=Oslo`, {}, { agent: agentOf(agent, 'fetcher') });
+      expect(response.status).toBe(200);
+      expect((await json(response)).city).toBe('Oslo');
+      expect(payment?.amount).toBe('0.01');
+      const payments = await history('fetcher');
+      expect(payments).toHaveLength(1);
+      expect(payments[0]).toMatchObject({ service: 'Coffer demo weather', amount: '0.01', status: 'confirmed' });
+      // A route that is not paid is just fetched.
+      const free = await payingFetch(`${api.url}/`, {}, { agent: agentOf(agent, 'fetcher') });
+      expect(free.payment).toBeNull();
+      expect(free.response.status).toBe(200);
+    });
+
+    it('refuses a price above the registry listing, paying nothing', async () => {
+      const agent = await fundedAgent(t, 'thrifty', '1.00');
+      const greedyStore = openPaywallStore(':memory:');
+      const greedy = express();
+      const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: greedyStore });
+      greedy.get('/weather', wall.require({ price: '0.02', description: 'overpriced', service: 'demo-weather' }), (_req, res) => res.json({}));
+      const server = await listen(greedy);
+      try {
+        const error = await payingFetch(`${server.url}/weather`, {}, { agent: agentOf(agent, 'thrifty') }).catch((e) => e);
+        expect(error).toBeInstanceOf(PaymentError);
+        expect(error.code).toBe('price_above_registry');
+        expect(error.message).toMatch(/0\.02.*0\.01/);
+        expect(await history('thrifty')).toHaveLength(0);
+        expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1'));
+      } finally {
+        await close(server.server);
+        greedyStore.close();
+      }
+    });
+
+    it("returns Coffer's policy refusal as a clear error", async () => {
+      const agent = await fundedAgent(t, 'capped-fetch', '1.00', { maxPerPayment: '0.001' });
+      const error = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'capped-fetch') }).catch((e) => e);
+      expect(error).toBeInstanceOf(PaymentError);
+      expect(error).toMatchObject({ code: 'payment_refused', details: { status: 402, cofferCode: 'max_per_payment_exceeded' } });
+      expect(error.message).toMatch(/maxPerPayment/);
+      await t.api('POST', t.withOwner('/v1/agents/capped-fetch/kill'));
+      const killed = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'capped-fetch') }).catch((e) => e);
+      expect(killed.details.cofferCode).toBe('agent_suspended');
+    });
+
+    it('one call never makes two payments, even when the pay answer and the paid request are lost and retried', async () => {
+      const agent = await fundedAgent(t, 'unlucky-net', '1.00');
+      let payCalls = 0;
+      let paidCalls = 0;
+      const flaky: typeof fetch = async (input, init) => {
+        const url = String(input);
+        if (url.includes('/pay?')) {
+          payCalls += 1;
+          const response = await fetch(input, init);
+          if (payCalls === 1) throw new TypeError('fetch failed: the answer was lost'); // Coffer paid, the client never heard
+          return response;
+        }
+        if (new Headers(init?.headers).has('x-payment')) {
+          paidCalls += 1;
+          if (paidCalls === 1) throw new TypeError('fetch failed: connection reset');
+        }
+        return fetch(input, init);
+      };
+      const { response, payment } = await payingFetch(`${api.url}/weather?city=Rome`, {}, { agent: agentOf(agent, 'unlucky-net'), fetch: flaky });
+      expect(response.status).toBe(200);
+      expect(payCalls).toBe(2);
+      expect(paidCalls).toBe(2);
+      const payments = await history('unlucky-net');
+      expect(payments).toHaveLength(1);
+      expect(payments[0].id).toBe(payment?.paymentId);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+    });
+
+    it('pays from an x402-only 402 (accepts list, no Coffer fields)', async () => {
+      const agent = await fundedAgent(t, 'x402-client', '1.00');
+      const x402Store = openPaywallStore(':memory:');
+      const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: x402Store });
+      const app = express();
+      // Strip everything but the x402 fields from the paywall's 402.
+      app.use((_req, res, next) => {
+        const json = res.json.bind(res);
+        res.json = (body: Record<string, unknown>) => (res.statusCode === 402 ? json({ x402Version: body.x402Version, accepts: body.accepts }) : json(body));
+        next();
+      });
+      app.get('/data', wall.require({ price: '0.01', description: 'x402 data', service: 'demo-weather' }), (_req, res) =>
+        res.json({ ok: true, paidBy: paymentOf(res)?.payer }),
+      );
+      const server = await listen(app);
+      try {
+        const plain = await json(fetch(`${server.url}/data`));
+        expect(Object.keys(plain).sort()).toEqual(['accepts', 'x402Version']);
+        const { response } = await payingFetch(`${server.url}/data`, {}, { agent: agentOf(agent, 'x402-client') });
+        expect(response.status).toBe(200);
+        expect(await json(response)).toEqual({ ok: true, paidBy: agent.walletAddress });
+      } finally {
+        await close(server.server);
+        x402Store.close();
+      }
+    });
+  });
+});
