@@ -13,6 +13,9 @@ import { createEngine, type Engine } from '../core/engine.js';
 import type { Chain } from '../core/ports/chain.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { settleActiveTransfers } from '../core/transfers.js';
+import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
 
 export interface OpenOptions {
@@ -34,6 +37,8 @@ export interface OpenedCoffer {
   owner: string;
   ownerKey: string;
   ownerCreated: boolean;
+  /** The data dir's single-process lock; close() releases it. */
+  dataDirLock: { release(): void };
   keyStoreKind: 'keychain' | 'file';
   reconciled: ReconcileReport;
   /** Set once the HTTP server listens; used in mcpConfig.env. */
@@ -50,8 +55,11 @@ export const CLI_ENTRY = fileURLToPath(new URL('../cli/bin.js', import.meta.url)
 export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   const clock = options.clock ?? systemClock;
   const choice = parseNetwork(options.network, options.usdcMint);
-  const db = openDatabase(join(options.dataDir, 'coffer.db'), choice.kind === 'sim' ? 'normal' : 'full');
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const dataDirLock = lockDataDir(options.dataDir);
+  let db: SqliteDatabase | undefined;
   try {
+    db = openDatabase(join(options.dataDir, 'coffer.db'), choice.kind === 'sim' ? 'normal' : 'full');
     const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
     const store = createSqliteStore(db);
     const recorded = store.getMeta('network');
@@ -61,14 +69,19 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       );
     }
     store.setMeta('network', networkName);
-    loadCatalog(db, readCatalog());
+    const catalog = readCatalog();
+    loadCatalog(db, catalog);
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     const vault = createKeyVault(backend);
-    const chain: Chain =
-      choice.kind === 'sim'
-        ? await SimChain.open(createSimChainStore(db), vault, clock)
-        : new RpcChain(choice.network, vault);
+    let chain: Chain;
+    if (choice.kind === 'sim') {
+      const sim = await SimChain.open(createSimChainStore(db), vault, clock);
+      await sim.openUsdcAccounts(catalog.services.map((service) => service.payTo));
+      chain = sim;
+    } else {
+      chain = new RpcChain(choice.network, vault);
+    }
 
     let baseUrl = '';
     const engine = createEngine({
@@ -81,12 +94,14 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       baseUrl: () => baseUrl,
     });
     const reconciled = await engine.reconcile();
+    const openedDb = db;
     const { owner, ownerKey, created } = await engine.ensureOwner();
     engine.resumeTasks();
     return {
       engine,
-      db,
+      db: openedDb,
       chain,
+      dataDirLock,
       owner,
       ownerKey,
       ownerCreated: created,
@@ -96,13 +111,17 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         baseUrl = url;
       },
       close: async () => {
+        // Money first: every transfer in flight settles before the ledger closes.
+        await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();
         await chain.close();
-        db.close();
+        openedDb.close();
+        dataDirLock.release();
       },
     };
   } catch (error) {
-    db.close();
+    db?.close();
+    dataDirLock.release();
     throw error;
   }
 }

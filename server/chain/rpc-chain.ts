@@ -81,6 +81,12 @@ export class RpcChain implements Chain {
     return (await this.usdcBalances([wallet])).get(wallet) ?? 0n;
   }
 
+  async hasUsdcAccount(wallet: string): Promise<boolean> {
+    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const { value } = await call(() => this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send());
+    return value !== null;
+  }
+
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
     const balances = new Map<string, bigint>();
     const decoder = getTokenDecoder();
@@ -106,7 +112,9 @@ export class RpcChain implements Chain {
       to: address(request.to),
       amount: request.amount,
       memo: request.memo,
+      reference: request.reference,
       feePayer,
+      createRecipientAccount: request.createRecipientAccount,
     });
     const { value: blockhash } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
     const transaction = await pipe(
@@ -149,6 +157,13 @@ export class RpcChain implements Chain {
       await sleep(CONFIRM_POLL_MS);
     }
     throw new CofferError('chain_unavailable', 'the transaction was sent but not confirmed in time; it will be checked again');
+  }
+
+  async resend(prepared: PreparedTransfer): Promise<void> {
+    await this.rpc
+      .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true })
+      .send()
+      .catch(() => undefined);
   }
 
   async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {

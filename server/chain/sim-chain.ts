@@ -138,6 +138,10 @@ export class SimChain implements Chain {
     return account.exists ? decodeToken(account).data.amount : 0n;
   }
 
+  async hasUsdcAccount(wallet: string): Promise<boolean> {
+    return this.svm.getAccount(await usdcTokenAccount(this.usdcMint, address(wallet))).exists;
+  }
+
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
     const balances = new Map<string, bigint>();
     for (const wallet of wallets) balances.set(wallet, await this.usdcBalance(wallet));
@@ -154,7 +158,9 @@ export class SimChain implements Chain {
       to: address(request.to),
       amount: request.amount,
       memo: request.memo,
+      reference: request.reference,
       feePayer,
+      createRecipientAccount: request.createRecipientAccount,
     });
     const transaction = await this.sign(feePayer, instructions);
     return {
@@ -168,6 +174,11 @@ export class SimChain implements Chain {
   async submitTransfer(prepared: PreparedTransfer): Promise<void> {
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(prepared.txWire));
     this.run(transaction, prepared.txWire, prepared.txSignature);
+  }
+
+  async resend(prepared: PreparedTransfer): Promise<void> {
+    // The sim chain decides at once; a resend is a submit whose failure is already recorded.
+    await this.submitTransfer(prepared).catch(() => undefined);
   }
 
   async fateOf(sent: { txSignature: string }): Promise<TransactionFate> {
@@ -190,6 +201,26 @@ export class SimChain implements Chain {
   async incomingTransfers(): Promise<{ transfers: []; newestSignature: null }> {
     // Nothing outside this process can send to the embedded chain; the faucet records its own deposits.
     return { transfers: [], newestSignature: null };
+  }
+
+  /**
+   * Opens USDC accounts for wallets that have none (the mint authority pays the test rent): the
+   * registry's sellers hold USDC accounts on a real cluster, so they do on the sim chain too.
+   */
+  async openUsdcAccounts(wallets: string[]): Promise<void> {
+    const missing: Address[] = [];
+    for (const wallet of new Set(wallets)) if (!(await this.hasUsdcAccount(wallet))) missing.push(address(wallet));
+    if (missing.length === 0) return;
+    await this.prepareFeePayer(this.mintAuthority);
+    const payer = await this.vault.signer(this.mintAuthority);
+    for (let start = 0; start < missing.length; start += 8) {
+      const instructions = await Promise.all(
+        missing.slice(start, start + 8).map(async (owner) =>
+          getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await usdcTokenAccount(this.usdcMint, owner), owner, mint: this.usdcMint }),
+        ),
+      );
+      await this.execute(payer, instructions);
+    }
   }
 
   async mintTestUsdc(to: string, amount: bigint): Promise<string> {

@@ -43,8 +43,9 @@ export function usdcTokenAccount(mint: Address, owner: Address): Promise<Address
 }
 
 /**
- * The instructions of one Coffer transfer: create the recipient's USDC account when missing (rent paid
- * by the fee payer), one TransferChecked from the sender's account, and a Memo that names the payment.
+ * The instructions of one Coffer transfer: create the recipient's USDC account when asked (rent paid
+ * by the fee payer), one TransferChecked from the sender's account, a Memo with the payment's memo
+ * (the paid API's nonce) and, when that is not already unique, a second Memo with Coffer's reference.
  */
 export async function usdcTransferInstructions(input: {
   mint: Address;
@@ -52,17 +53,17 @@ export async function usdcTransferInstructions(input: {
   to: Address;
   amount: bigint;
   memo: string;
+  reference: string;
   feePayer: TransactionSigner;
+  createRecipientAccount: boolean;
 }): Promise<Instruction[]> {
   const source = await usdcTokenAccount(input.mint, input.from.address);
   const destination = await usdcTokenAccount(input.mint, input.to);
+  const memo = (text: string) => getAddMemoInstruction({ memo: text }, { programAddress: MEMO_PROGRAM_ADDRESS });
   return [
-    getCreateAssociatedTokenIdempotentInstruction({
-      payer: input.feePayer,
-      ata: destination,
-      owner: input.to,
-      mint: input.mint,
-    }),
+    ...(input.createRecipientAccount
+      ? [getCreateAssociatedTokenIdempotentInstruction({ payer: input.feePayer, ata: destination, owner: input.to, mint: input.mint })]
+      : []),
     getTransferCheckedInstruction({
       source,
       mint: input.mint,
@@ -71,7 +72,8 @@ export async function usdcTransferInstructions(input: {
       amount: input.amount,
       decimals: USDC_DECIMALS,
     }),
-    getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+    memo(input.memo),
+    ...(input.reference === input.memo ? [] : [memo(`coffer:${input.reference}`)]),
   ];
 }
 
@@ -107,7 +109,8 @@ export async function decodeUsdcTransfer(
       transfer = { from: String(keys[3]), toTokenAccount: String(keys[2]), mint: String(keys[1]), amount: readU64(data, 1) };
     } else if (program === ASSOCIATED_TOKEN_PROGRAM_ADDRESS && keys.length >= 4) {
       ataOwners.set(String(keys[1]), String(keys[2]));
-    } else if (program === MEMO_PROGRAM_ADDRESS || program === LEGACY_MEMO_PROGRAM_ADDRESS) {
+    } else if ((program === MEMO_PROGRAM_ADDRESS || program === LEGACY_MEMO_PROGRAM_ADDRESS) && memo === null) {
+      // The first memo is the payment's; a later one is Coffer's own reference.
       memo = new TextDecoder().decode(data);
     }
   }

@@ -15,6 +15,10 @@ export const DEMO_API_PORT = 7403;
  * against that network's RPC. Accepted payments are remembered in DIR/demo-api/paywall.db.
  */
 export async function demoApi(flags: { 'data-dir'?: string; port?: string; network?: string; 'coffer-url'?: string }): Promise<number> {
+  const early: string[] = [];
+  let onSignal: (signal: string) => void = (signal) => void early.push(signal);
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
   const { dataDir } = resolveServeConfig({ 'data-dir': flags['data-dir'] });
   const port = Number(flags.port ?? DEMO_API_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a number from 0 to 65535`);
@@ -42,8 +46,8 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
       });
       server.closeIdleConnections();
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    onSignal = stop;
+    if (early.length > 0) stop();
   });
 }
 

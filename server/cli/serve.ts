@@ -17,6 +17,12 @@ export async function serve(
 ): Promise<number> {
   const config = resolveServeConfig(flags);
   const log = (message: string) => process.stderr.write(`${message}\n`);
+  // Listen for signals before anything starts: one that arrives during start-up stops the server as
+  // soon as it is up, instead of killing the process halfway.
+  const early: string[] = [];
+  let onSignal: (signal: string) => void = (signal) => void early.push(signal);
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
   const coffer = await openCoffer({
     dataDir: config.dataDir,
     network: config.network,
@@ -70,7 +76,7 @@ export async function serve(
           resolve(0);
         });
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    onSignal = stop;
+    if (early[0]) stop(early[0]);
   });
 }

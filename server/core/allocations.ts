@@ -55,7 +55,15 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
         actor: actorOf(principal),
         detail: { amount: formatUsdc(amount) },
       },
-      { from: owner, to: agent.walletAddress, amount, memo: `coffer allocation ${allocation.id}`, feePayer: owner },
+      {
+        from: owner,
+        to: agent.walletAddress,
+        amount,
+        memo: `coffer allocation ${allocation.id}`,
+        reference: allocation.id,
+        feePayer: owner,
+        createRecipientAccount: true,
+      },
     );
   } catch (error) {
     if (isCofferError(error) && error.code === 'insufficient_funds') {

@@ -1,5 +1,5 @@
 import { CofferError } from './errors.js';
-import { ADDRESS_PATTERN } from './schemas.js';
+import { isSolanaAddress } from './schemas.js';
 import { hashApiKey } from './ids.js';
 import type { Store } from './ports/store.js';
 
@@ -16,7 +16,7 @@ export function authenticate(store: Store, owner: unknown, bearer: string | null
   if (owner === undefined || owner === null || owner === '') {
     throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
   }
-  if (typeof owner !== 'string' || !ADDRESS_PATTERN.test(owner)) {
+  if (typeof owner !== 'string' || !isSolanaAddress(owner)) {
     throw new CofferError('invalid_owner', 'owner must be a Solana wallet address');
   }
   if (store.getOwner(owner) === null) throw new CofferError('owner_not_found', `no treasury with owner ${owner} here`);

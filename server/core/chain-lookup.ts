@@ -1,8 +1,8 @@
+import { isSignature } from '@solana/kit';
 import { CofferError } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { TransferFound } from './ports/chain.js';
 
-const SIGNATURE_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 
 export const transferView = (transfer: TransferFound) => ({
   txSignature: transfer.txSignature,
@@ -24,7 +24,7 @@ export type TransferView = ReturnType<typeof transferView>;
  * data, so it needs no key. Paid APIs on the sim network verify receipts with it.
  */
 export async function lookupTransfer(ctx: EngineContext, txSignature: string) {
-  if (!SIGNATURE_PATTERN.test(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58)');
+  if (!isSignature(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58, 64 bytes)');
   const transfer = await ctx.chain.findTransfer(txSignature);
   if (transfer === null) throw new CofferError('transaction_not_found', `no USDC transfer ${txSignature} on ${ctx.chain.network}`);
   return { network: ctx.chain.network, usdcMint: ctx.chain.usdcMint, transfer: transferView(transfer) };

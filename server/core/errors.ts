@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   'invalid_limit',
   'invalid_recipient',
   'recipient_mismatch',
+  'recipient_not_ready',
+  'nonce_already_paid',
   'invalid_idempotency_key',
   'idempotency_key_reused',
   'unsupported_currency',

@@ -62,6 +62,8 @@ export async function generate(
       description: `${model.displayName} ${body.resolution}: ${body.prompt.slice(0, 120)}`,
     },
     idempotencyKey,
+    // The description holds only the prompt's start: the whole request decides what a key may replay.
+    JSON.stringify([model.id, body.resolution, body.prompt]),
   );
   // A retry with the same Idempotency-Key finds the task its payment bought.
   const existing = ctx.store.findTaskByPayment(payment.paymentId);

@@ -5,22 +5,10 @@ import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { encodeReceipt } from './receipts.js';
-import { sendReserved } from './transfers.js';
+import { activeTransfers, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
-
-/** In-flight sends by payment id, so a retry with the same Idempotency-Key waits for the first. */
-const inflight = new WeakMap<EngineContext, Map<string, Promise<unknown>>>();
-
-function inflightOf(ctx: EngineContext): Map<string, Promise<unknown>> {
-  let map = inflight.get(ctx);
-  if (!map) {
-    map = new Map();
-    inflight.set(ctx, map);
-  }
-  return map;
-}
 
 export function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const receipt = {
@@ -65,7 +53,7 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
   if (first.requestHash !== requestHash) {
     throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
   }
-  await inflightOf(ctx).get(first.id)?.catch(() => undefined);
+  await activeTransfers(ctx).get(first.id)?.catch(() => undefined);
   const settled = ctx.store.getPayment(first.id) ?? first;
   if (settled.status === 'pending') {
     // Sent earlier but not confirmed yet (the chain was unreachable): its outcome is still unknown.
@@ -77,7 +65,7 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
   }
   if (settled.status === 'failed') {
     throw new CofferError(
-      (settled.errorCode as 'chain_rejected') ?? 'chain_rejected',
+      settled.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
       `the payment made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
     );
   }
@@ -95,19 +83,22 @@ export async function pay(
   agentId: string,
   body: PayBody,
   idempotencyKey: string | null,
+  /** Anything else that makes two requests different (generation: the full prompt). */
+  fingerprint: string | null = null,
 ): Promise<PaymentResult> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
   const agent = getAgentOrThrow(ctx, owner, agentId);
-  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
 
-  const requestHash = hashRequest({ ...body, amount: amount.toString(), currency: 'USDC' });
+  // The same Idempotency-Key returns the first result, whatever happened since (even a kill).
+  const requestHash = hashRequest([body.service, amount.toString(), body.description ?? '', body.recipient ?? null, body.nonce ?? null, fingerprint]);
   if (idempotencyKey !== null) {
     const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
     if (first) return replay(ctx, first, requestHash, agent);
   }
+  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
 
   const service = ctx.store.getService(body.service);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
@@ -116,6 +107,14 @@ export async function pay(
   const recipient = service?.payTo ?? body.recipient;
   if (recipient === undefined) {
     throw new CofferError('service_not_found', `"${body.service}" is not in the registry; send its recipient address to pay it`);
+  }
+  // The treasury pays the rent of a new token account only for registry services: otherwise an agent
+  // could spend the treasury's SOL by paying dust to fresh addresses.
+  if (service === null && !(await ctx.chain.hasUsdcAccount(recipient))) {
+    throw new CofferError(
+      'recipient_not_ready',
+      `${recipient} has no USDC account on ${ctx.chain.network}; the recipient must open one before it can be paid`,
+    );
   }
 
   // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
@@ -130,8 +129,13 @@ export async function pay(
     const current = getAgentOrThrow(ctx, owner, agentId);
     if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
     const policy = ctx.store.getPolicy(owner, agentId);
-    if (policy.allowedServices.length > 0 && !policy.allowedServices.includes(body.service)) {
-      throw new CofferError('service_not_allowed', `service "${body.service}" is not in this agent's allowedServices`);
+    if (!isAllowed(policy.allowedServices, body.service, service !== null, recipient)) {
+      throw new CofferError(
+        'service_not_allowed',
+        service === null && policy.allowedServices.includes(body.service)
+          ? `"${body.service}" is not in the registry, so its name does not pin who is paid; list the recipient ${recipient} in allowedServices`
+          : `service "${body.service}" is not in this agent's allowedServices`,
+      );
     }
     if (amount > policy.maxPerPayment) {
       throw new CofferError(
@@ -159,6 +163,12 @@ export async function pay(
         'insufficient_funds',
         `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
       );
+    }
+    if (body.nonce !== undefined) {
+      const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, body.nonce);
+      if (earlier !== null) {
+        throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
+      }
     }
     const id = newId('pay');
     const payment: PaymentRecord = {
@@ -197,16 +207,29 @@ export async function pay(
       actor: actorOf(principal),
       detail: { service: reserved.serviceId, amount: formatUsdc(amount) },
     },
-    { from: agent.walletAddress, to: recipient, amount, memo: reserved.memo, feePayer: owner },
+    {
+      from: agent.walletAddress,
+      to: recipient,
+      amount,
+      memo: reserved.memo,
+      reference: reserved.id,
+      feePayer: owner,
+      createRecipientAccount: service !== null,
+    },
   );
-  inflightOf(ctx).set(reserved.id, send);
-  try {
-    await send;
-  } finally {
-    inflightOf(ctx).delete(reserved.id);
-  }
+  await send;
   const settled = ctx.store.getPayment(reserved.id) ?? reserved;
   return paymentResult(ctx, settled, agent);
+}
+
+/**
+ * allowedServices holds registry service ids and recipient addresses. A registry service is allowed
+ * by its id; anything else only by its recipient's address, since an unlisted name is the agent's
+ * own label and does not say who gets the money. An empty list allows everything.
+ */
+function isAllowed(allowed: string[], serviceId: string, inRegistry: boolean, recipient: string): boolean {
+  if (allowed.length === 0) return true;
+  return allowed.includes(recipient) || (inRegistry && allowed.includes(serviceId));
 }
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;

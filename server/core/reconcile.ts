@@ -1,7 +1,6 @@
-import { isCofferError } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { SentTransaction } from './ports/store.js';
-import { settleTransfer, type ReservedTransfer } from './transfers.js';
+import { activeTransfers, settleTransfer, type ReservedTransfer } from './transfers.js';
 
 export interface ReconcileReport {
   confirmed: number;
@@ -10,17 +9,19 @@ export interface ReconcileReport {
 }
 
 /**
- * Settles every pending payment and allocation against the chain, run at start before any request
- * is served: a row never signed failed; a signed one is confirmed or failed by what the chain says;
- * one the chain may still accept stays pending (and its exact signed bytes are sent again).
- * Nothing is lost and nothing is paid twice: a row is only ever settled by the fate of its own signature.
+ * Settles pending payments and allocations against the chain: at start before any request is served,
+ * and on RPC networks every 15 s. A row this process is sending right now is left to its sender. A
+ * row never signed failed; a signed one is confirmed or failed by what the chain says about its own
+ * signature; one the chain may still accept is sent again (the same signed bytes, so it lands once at
+ * most) and stays pending. A chain that cannot be reached leaves rows pending: nothing is guessed.
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
+  const live = activeTransfers(ctx);
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
     ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p), sent: p })),
     ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a), sent: a })),
-  ];
+  ].filter(({ row }) => !live.has(row.id));
   for (const { row, sent } of rows) {
     const settle = (status: 'confirmed' | 'failed', errorCode: string | null) => {
       settleTransfer(ctx, row, status, errorCode);
@@ -31,25 +32,23 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       settle('failed', 'not_sent');
       continue;
     }
-    const fate = await ctx.chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
+    let fate;
+    try {
+      fate = await ctx.chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
+    } catch {
+      report.stillPending += 1;
+      continue;
+    }
     if (fate.state === 'succeeded') settle('confirmed', null);
     else if (fate.state === 'failed') settle('failed', 'chain_rejected');
     else if (fate.state === 'dropped') settle('failed', 'dropped');
-    else if (txWire === null) report.stillPending += 1;
     else {
-      // May still land: send the very same signed bytes again (same signature, so it can land once at most).
-      try {
-        await ctx.chain.submitTransfer({ txSignature, txWire, lastValidBlockHeight: lastValidBlockHeight ?? 0n });
-        settle('confirmed', null);
-      } catch (error) {
-        if (isCofferError(error) && error.code !== 'chain_unavailable') settle('failed', error.code);
-        else report.stillPending += 1;
-      }
+      if (txWire !== null) await ctx.chain.resend({ txSignature, txWire, lastValidBlockHeight: lastValidBlockHeight ?? 0n });
+      report.stillPending += 1;
     }
   }
   return report;
 }
-
 const reconciling = (
   kind: ReservedTransfer['kind'],
   record: { id: string; owner: string; agentId: string; txSignature: string | null },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAddress } from '@solana/kit';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 
 /**
@@ -26,9 +27,10 @@ export const amountSchema = z.string().refine(
   },
 );
 
-export const addressSchema = z
-  .string()
-  .regex(ADDRESS_PATTERN, 'not a Solana address (base58, 32 bytes)');
+/** A Solana address that really decodes to 32 bytes (the pattern alone lets 33-byte strings through). */
+export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && isAddress(text);
+
+export const addressSchema = z.string().refine(isSolanaAddress, 'not a Solana address (base58, 32 bytes)');
 
 export const currencySchema = z.string().optional();
 

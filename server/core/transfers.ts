@@ -13,9 +13,28 @@ export interface ReservedTransfer {
   detail: Record<string, unknown>;
 }
 
-function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransaction): void {
-  if (row.kind === 'payment') ctx.store.markPaymentSent(row.id, sent);
-  else ctx.store.markAllocationSent(row.id, sent);
+/**
+ * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
+ * owner), a replayed Idempotency-Key waits for them, and shutdown waits for all of them.
+ */
+const active = new WeakMap<EngineContext, Map<string, Promise<string>>>();
+
+export function activeTransfers(ctx: EngineContext): Map<string, Promise<string>> {
+  let map = active.get(ctx);
+  if (!map) {
+    map = new Map();
+    active.set(ctx, map);
+  }
+  return map;
+}
+
+/** Resolves when every transfer in flight has finished, whatever its outcome. */
+export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
+  while (activeTransfers(ctx).size > 0) await Promise.allSettled([...activeTransfers(ctx).values()]);
+}
+
+function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransaction): boolean {
+  return row.kind === 'payment' ? ctx.store.markPaymentSent(row.id, sent) : ctx.store.markAllocationSent(row.id, sent);
 }
 
 /** Confirms or fails a pending row; the settlement and its audit row are one commit. */
@@ -42,26 +61,43 @@ export function settleTransfer(
 /**
  * Moves money for a row already reserved as pending: sign, record the signature and signed bytes
  * (so a restart can find or rebroadcast exactly this transaction), send, then settle the row.
- * When the chain cannot be reached after sending, the row stays pending for reconciliation: it may
- * still land, and marking it failed could let the same money be spent twice.
+ * Nothing is sent unless the signature was recorded on a row still pending. When the chain cannot
+ * be reached after sending, the row stays pending for reconciliation: it may still land, and
+ * marking it failed could let the same money be spent twice.
  */
-export async function sendReserved(ctx: EngineContext, row: ReservedTransfer, request: TransferRequest): Promise<string> {
-  let prepared;
-  try {
-    prepared = await ctx.chain.prepareTransfer(request);
-  } catch (error) {
-    settleTransfer(ctx, row, 'failed', isCofferError(error) ? error.code : 'chain_unavailable');
-    throw asChainError(error);
-  }
-  markSent(ctx, row, prepared);
-  try {
-    await ctx.chain.submitTransfer(prepared);
-  } catch (error) {
-    if (isCofferError(error) && error.code !== 'chain_unavailable') settleTransfer(ctx, row, 'failed', error.code);
-    throw asChainError(error);
-  }
-  settleTransfer(ctx, row, 'confirmed', null);
-  return prepared.txSignature;
+export function sendReserved(ctx: EngineContext, row: ReservedTransfer, request: TransferRequest): Promise<string> {
+  const sending = (async () => {
+    let prepared;
+    try {
+      prepared = await ctx.chain.prepareTransfer(request);
+    } catch (error) {
+      settleTransfer(ctx, row, 'failed', isCofferError(error) ? error.code : 'chain_unavailable');
+      throw asChainError(error);
+    }
+    let recorded: boolean;
+    try {
+      recorded = markSent(ctx, row, prepared);
+    } catch (error) {
+      settleTransfer(ctx, row, 'failed', 'not_sent');
+      throw new CofferError('internal', 'the payment could not be recorded; nothing was sent', { cause: error });
+    }
+    if (!recorded) throw new CofferError('internal', 'the payment was settled while it was being sent; nothing was sent');
+    try {
+      await ctx.chain.submitTransfer(prepared);
+    } catch (error) {
+      if (isCofferError(error) && error.code !== 'chain_unavailable') settleTransfer(ctx, row, 'failed', error.code);
+      throw asChainError(error);
+    }
+    settleTransfer(ctx, row, 'confirmed', null);
+    return prepared.txSignature;
+  })();
+  const transfers = activeTransfers(ctx);
+  transfers.set(row.id, sending);
+  void sending.then(
+    () => transfers.delete(row.id),
+    () => transfers.delete(row.id),
+  );
+  return sending;
 }
 
 function asChainError(error: unknown): CofferError {

@@ -4,7 +4,12 @@ import { HTTP_STATUS } from './error-status.js';
 
 export function sendError(res: Response, error: CofferError): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  res.status(HTTP_STATUS[error.code]).json({ error: error.message, code: error.code });
+  const status = HTTP_STATUS[error.code] as number | undefined;
+  if (status === undefined) {
+    res.status(500).json({ error: 'internal error', code: 'internal' });
+    return;
+  }
+  res.status(status).json({ error: error.message, code: error.code });
 }
 
 export const notFound: RequestHandler = (req, res) => {

@@ -14,14 +14,22 @@ export function createOpenAiImagesProvider(baseUrl: string, apiKey: string | und
   const endpoint = new URL('v1/images/generations', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   return {
     async generate(request) {
-      const response = await fetch(endpoint, {
+      let response: Response;
+      try {
+        response = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body: JSON.stringify({ model: request.modelId, prompt: request.prompt, n: 1, size: SIZES[request.resolution], response_format: 'url' }),
         signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+        });
+      } catch (error) {
+        // Not the error's text: it can carry the provider URL, credentials included.
+        // eslint-disable-next-line preserve-caught-error -- the cause may carry the provider URL with its credentials
+        throw new Error((error as Error).name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider could not be reached');
+      }
       const text = await response.text();
-      if (!response.ok) throw new Error(`image provider answered ${response.status}: ${text.slice(0, 200)}`);
+      // The provider's own error text is not passed on: it may echo request details or keys.
+      if (!response.ok) throw new Error(`the image provider answered ${response.status}`);
       let parsed;
       try {
         parsed = responseSchema.safeParse(JSON.parse(text));

@@ -189,6 +189,11 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX generation_tasks_open ON generation_tasks (status) WHERE status IN ('queued', 'generating');
     `,
   },
+  {
+    version: 3,
+    name: 'payments_by_memo',
+    sql: `CREATE INDEX payments_by_memo ON payments (owner, agent_id, memo);`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

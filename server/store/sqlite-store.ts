@@ -169,6 +169,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
        WHERE k.owner = ? AND k.agent_id = ? AND k.key = ? AND k.created_at >= ?`,
     ),
     getPayment: q('SELECT * FROM payments WHERE id = ?'),
+    findLivePaymentByMemo: q(
+      "SELECT * FROM payments WHERE owner = ? AND agent_id = ? AND recipient = ? AND memo = ? AND status IN ('pending', 'confirmed') LIMIT 1",
+    ),
     markPaymentSent: db.prepare(
       'UPDATE payments SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = \'pending\'',
     ),
@@ -325,11 +328,15 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       const row = stmts.getPayment.get(id) as Row | undefined;
       return row ? toPayment(row) : null;
     },
+    findLivePaymentByMemo: (owner, agentId, recipient, memo) => {
+      const row = stmts.findLivePaymentByMemo.get(owner, agentId, recipient, memo) as Row | undefined;
+      return row ? toPayment(row) : null;
+    },
     findPaymentByIdempotencyKey: (owner, agentId, key, since) => {
       const row = stmts.findIdempotency.get(owner, agentId, key, since) as Row | undefined;
       return row ? toPayment(row) : null;
     },
-    markPaymentSent: (id, sent) => void stmts.markPaymentSent.run(...sentParams(sent), id),
+    markPaymentSent: (id, sent) => stmts.markPaymentSent.run(...sentParams(sent), id).changes === 1,
     settlePayment: (id, status, errorCode, at) => void stmts.settlePayment.run(status, errorCode, at, id),
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get(owner, agentId, since) as bigint),
     pendingPaymentsTotal: (owner, agentId) => BigInt(stmts.pendingPaymentsTotal.get(owner, agentId) as bigint),
@@ -355,7 +362,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         ...allocation,
         lastValidBlockHeight: allocation.lastValidBlockHeight === null ? null : allocation.lastValidBlockHeight.toString(),
       }),
-    markAllocationSent: (id, sent) => void stmts.markAllocationSent.run(...sentParams(sent), id),
+    markAllocationSent: (id, sent) => stmts.markAllocationSent.run(...sentParams(sent), id).changes === 1,
     settleAllocation: (id, status, errorCode, at) => void stmts.settleAllocation.run(status, errorCode, at, id),
     pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
     pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),

@@ -159,9 +159,11 @@ describe('a generation interrupted by a restart', () => {
       });
       expect(created.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      // The process dies mid-generation: its data dir is left as it was, task `generating`.
+      // The process dies mid-generation: its data dir is left as it was, task `generating`, and the
+      // operating system drops its lock on the data dir.
       await first.server.stop();
       first.coffer.db.close();
+      first.coffer.dataDirLock.release();
 
       const second = await startCoffer({ dataDir, imageProviderUrl: provider.url });
       try {

@@ -249,3 +249,108 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '0' } })).body.code).toBe('invalid_amount');
   });
 });
+
+describe('payments: edges found in review', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  const payAs = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { currency: 'USDC', ...body }, headers });
+
+  it('paying the same nonce twice is refused with 409, not a 500, and leaves nothing pending', async () => {
+    const agent = await fundedAgent(t, 'twice', '2.00');
+    const body = { service: 'demo-weather', amount: '0.50', nonce: 'n-twice' };
+    expect((await payAs('twice', agent.apiKey, body)).status).toBe(200);
+    const again = await payAs('twice', agent.apiKey, body);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('nonce_already_paid');
+    expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get()).toBe(0);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.50'));
+  });
+
+  it('a nonce whose first payment failed can be paid again', async () => {
+    const agent = await fundedAgent(t, 'retry-nonce', '0.10');
+    const body = { service: 'demo-weather', amount: '0.50', nonce: 'n-retry' };
+    expect((await payAs('retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
+    await t.api('POST', t.withOwner('/v1/agents/retry-nonce/allocate'), { body: { amount: '1' } });
+    expect((await payAs('retry-nonce', agent.apiKey, body)).status).toBe(200);
+  });
+
+  it('an unlisted recipient with no USDC account is refused (the treasury pays no rent for it)', async () => {
+    const agent = await fundedAgent(t, 'dust', '1.00');
+    const fresh = await t.coffer.engine.ctx.vault.createWallet();
+    const lamportsBefore = t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner);
+    const response = await payAs('dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
+    expect(response.status).toBe(409);
+    expect(response.body.code).toBe('recipient_not_ready');
+    expect(t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner)).toBe(lamportsBefore);
+  });
+
+  it('rejects a recipient that looks like base58 but is not 32 bytes', async () => {
+    const agent = await fundedAgent(t, 'bad-address', '1.00');
+    const response = await payAs('bad-address', agent.apiKey, { service: 'x', recipient: 'z'.repeat(44), amount: '0.01' });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('invalid_recipient');
+    expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'bad-address'").pluck().get()).toBe(0);
+  });
+
+  it('allowedServices pins unlisted services by recipient address, not by the name the agent chose', async () => {
+    const seller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx'; // has a USDC account on sim
+    const other = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
+    const agent = await fundedAgent(t, 'pinned', '1.00', { allowedServices: ['my-api', seller] });
+    const byLabel = await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });
+    expect(byLabel.status).toBe(402);
+    expect(byLabel.body.code).toBe('service_not_allowed');
+    expect(byLabel.body.error).toMatch(/list the recipient/);
+    expect((await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: seller, amount: '0.01' })).status).toBe(200);
+    expect((await payAs('pinned', agent.apiKey, { service: 'anything', recipient: seller, amount: '0.01' })).status).toBe(200);
+  });
+
+  it('the same Idempotency-Key returns the first result even after a kill, and currency spelled out or not is the same request', async () => {
+    const agent = await fundedAgent(t, 'idem-kill', '1.00');
+    const headers = { 'idempotency-key': 'k-kill' };
+    const first = await t.api('POST', t.withOwner('/v1/agents/idem-kill/pay'), {
+      key: agent.apiKey,
+      body: { service: 'demo-weather', amount: '0.10' },
+      headers,
+    });
+    expect(first.status).toBe(200);
+    await t.api('POST', t.withOwner('/v1/agents/idem-kill/kill'));
+    const replayed = await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, headers);
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.paymentId).toBe(first.body.paymentId);
+    // A new payment is still blocked.
+    expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.10' })).body.code).toBe('agent_suspended');
+  });
+
+  it('a replay of a payment that reconciliation failed answers JSON 502 chain_rejected', async () => {
+    const agent = await fundedAgent(t, 'lost', '1.00');
+    const { store } = t.coffer.engine.ctx;
+    // As if the process died before it signed: a pending row with an Idempotency-Key and no signature.
+    store.insertPayment({
+      id: 'pay_lost1', owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
+      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.10'), memo: 'pay_lost1', description: '',
+      status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: 'k-lost',
+      requestHash: null, createdAt: Date.now(), settledAt: null,
+    });
+    expect((await t.coffer.engine.reconcile()).failed).toBe(1);
+    const replay = await payAs('lost', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, { 'idempotency-key': 'k-lost' });
+    expect(replay.status).toBe(409); // a request hash that does not match is a different request
+    expect(replay.headers.get('content-type')).toMatch(/json/);
+    store.insertPayment({
+      id: 'pay_lost2', owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
+      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.10'), memo: 'pay_lost2', description: '',
+      status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: 'k-lost2',
+      requestHash: (await import('../../server/core/ids.js')).hashRequest(['demo-weather', micro('0.10').toString(), '', null, null, null]),
+      createdAt: Date.now(), settledAt: null,
+    });
+    await t.coffer.engine.reconcile();
+    const failed = await payAs('lost', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, { 'idempotency-key': 'k-lost2' });
+    expect(failed.status).toBe(502);
+    expect(failed.body).toEqual({ error: expect.stringMatching(/failed/), code: 'chain_rejected' });
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+  });
+});

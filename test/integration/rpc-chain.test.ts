@@ -4,6 +4,8 @@ import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/cof
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
 import { newId } from '../../server/core/ids.js';
+import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { address } from '@solana/kit';
 
 /**
  * The RPC adapter against a local JSON-RPC server that speaks Solana's protocol over LiteSVM (the
@@ -50,10 +52,14 @@ describe('Coffer on an RPC network', () => {
     const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '5' } });
     expect(allocation.status).toBe(200);
     expect(allocation.body.balance).toBe('5.00');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), {
-      key: agent.apiKey,
-      body: { service: 'my-api', recipient: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z', amount: '1.25', currency: 'USDC', nonce: 'n-1' },
-    });
+    const seller = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
+    const payBody = { service: 'my-api', recipient: seller, amount: '1.25', currency: 'USDC', nonce: 'n-1' };
+    // An unlisted recipient without a USDC account is refused: the treasury does not pay its rent.
+    const notReady = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
+    expect(notReady.status).toBe(409);
+    expect(notReady.body.code).toBe('recipient_not_ready');
+    await rpc.depositFromOutside(seller, 1n); // the seller opens its USDC account
+    const paid = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('confirmed');
     const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
@@ -62,7 +68,7 @@ describe('Coffer on an RPC network', () => {
       succeeded: true,
       amount: micro('1.25'),
       memo: 'n-1',
-      to: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z',
+      toTokenAccount: await usdcTokenAccount(address(rpc.mint.address), address(seller)),
       from: agent.walletAddress,
     });
     expect(rpc.calls.get('getSignatureStatuses')).toBeGreaterThan(0);
@@ -78,7 +84,7 @@ describe('Coffer on an RPC network', () => {
     const { store, chain } = t.coffer.engine.ctx;
     const stage = async (amount: bigint) => {
       const id = newId('pay');
-      const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, feePayer: t.owner });
+      const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, reference: id, feePayer: t.owner, createRecipientAccount: true });
       store.insertPayment({
         id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
         description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
@@ -92,16 +98,19 @@ describe('Coffer on an RPC network', () => {
     const unsent = await stage(micro('0.5'));
 
     const first = await t.coffer.engine.reconcile();
-    // The unsent one may still land while its blockhash is valid: re-sent, so it lands exactly once.
-    expect(first.confirmed).toBe(2);
+    // The unsent one may still land while its blockhash is valid: it is re-sent and stays pending...
+    expect(first).toEqual({ confirmed: 1, failed: 0, stillPending: 1 });
     expect(store.getPayment(landed.id)?.status).toBe('confirmed');
+    expect(store.getPayment(unsent.id)?.status).toBe('pending');
+    // ...until the chain says it landed, exactly once.
+    expect(await t.coffer.engine.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
     expect(store.getPayment(unsent.id)?.status).toBe('confirmed');
     expect((await t.api('GET', t.withOwner('/v1/agents/crashed/balance'))).body.balance).toBe('1.50');
 
     const expired = await stage(micro('0.25'));
     rpc.advanceBlocks(300);
     const report = await t.coffer.engine.reconcile();
-    expect(report.failed).toBe(1);
+    expect(report).toEqual({ confirmed: 0, failed: 1, stillPending: 0 });
     expect(store.getPayment(expired.id)).toMatchObject({ status: 'failed', errorCode: 'dropped' });
     expect((await t.api('GET', t.withOwner('/v1/agents/crashed/balance'))).body.balance).toBe('1.50');
   });
@@ -163,6 +172,32 @@ describe('Coffer on an RPC network', () => {
     expect((await t.api('GET', t.withOwner('/v1/agents/cutoff/balance'))).body.balance).toBe('1.50');
   });
 
+  it('the chain watch never settles a payment that is being sent right now', async () => {
+    const agent = await deployAgent(t, 'in-flight', { dailyBudget: '1.00', maxPerPayment: '1.00' });
+    await t.api('POST', t.withOwner('/v1/agents/in-flight/allocate'), { body: { amount: '3' } });
+    rpc.delays.set('getLatestBlockhash', 300);
+    try {
+      const payOne = () =>
+        t.api('POST', t.withOwner('/v1/agents/in-flight/pay'), {
+          key: agent.apiKey,
+          body: { service: 'demo-weather', amount: '1.00', currency: 'USDC' },
+        });
+      const paying = payOne();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const report = await t.coffer.engine.reconcile(); // what the 15 s chain watch does
+      expect(report).toEqual({ confirmed: 0, failed: 0, stillPending: 0 });
+      const paid = await paying;
+      expect(paid.status).toBe(200);
+      expect(paid.body.status).toBe('confirmed');
+      expect(paid.body.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
+      // The budget holds: the next payment is refused, and exactly 1.00 left the wallet.
+      expect((await payOne()).body.code).toBe('daily_budget_exceeded');
+      expect((await t.api('GET', t.withOwner('/v1/agents/in-flight/balance'))).body.balance).toBe('2.00');
+    } finally {
+      rpc.delays.clear();
+    }
+  });
+
   it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
     rpc.offline = true;
     try {
@@ -176,6 +211,14 @@ describe('Coffer on an RPC network', () => {
       rpc.offline = false;
     }
     expect((await t.api('GET', t.withOwner('/v1/agents/remote/balance'))).body.balance).toBe('3.75');
+    // Reconciling with the chain away settles nothing and throws nothing.
+    rpc.offline = true;
+    try {
+      const report = await t.coffer.engine.reconcile();
+      expect(report.confirmed + report.failed).toBe(0);
+    } finally {
+      rpc.offline = false;
+    }
     const pending = t.coffer.db.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get();
     expect(pending).toBe(0);
   });

@@ -122,7 +122,7 @@ describe('the 402 flow against the demo paid API', () => {
     // A transaction that landed but failed: an unfunded wallet tries to pay the nonce on chain.
     const broke = await fundedAgent(t, 'broke', '0.001');
     const nonce = await nonceFor();
-    const prepared = await t.coffer.chain.prepareTransfer({ from: broke.walletAddress, to: DEMO_PAY_TO, amount: micro('0.01'), memo: nonce, feePayer: t.owner });
+    const prepared = await t.coffer.chain.prepareTransfer({ from: broke.walletAddress, to: DEMO_PAY_TO, amount: micro('0.01'), memo: nonce, reference: 'failing', feePayer: t.owner, createRecipientAccount: true });
     await expect(t.coffer.chain.submitTransfer(prepared)).rejects.toThrow();
     const failedReceipt = encodeReceipt({
       v: 1, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),

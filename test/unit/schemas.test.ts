@@ -187,9 +187,15 @@ describe('payBodySchema', () => {
     expect(codeFor(payBodySchema, { ...validPay, recipient })).toBe('invalid_recipient');
   });
 
-  it('accepts recipients of 32 and 44 base58 characters', () => {
-    for (const recipient of ['1'.repeat(32), 'z'.repeat(44), ADDRESS]) {
+  it('accepts recipients that decode to 32 bytes, of 32 to 44 base58 characters', () => {
+    for (const recipient of ['1'.repeat(32), 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', ADDRESS]) {
       expect(payBodySchema.safeParse({ ...validPay, recipient }).success).toBe(true);
+    }
+  });
+
+  it('rejects base58 strings of the right length that do not decode to 32 bytes', () => {
+    for (const recipient of ['z'.repeat(44), '1'.repeat(44), 'z'.repeat(42)]) {
+      expect(codeFor(payBodySchema, { ...validPay, recipient })).toBe('invalid_recipient');
     }
   });
 

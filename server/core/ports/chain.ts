@@ -9,8 +9,12 @@ export interface TransferRequest {
   to: string;
   amount: bigint;
   memo: string;
+  /** A second memo naming Coffer's record, so no two transfers are ever the same transaction. */
+  reference: string;
   /** Wallet that pays the network fee and any account rent: always the owner's treasury. */
   feePayer: string;
+  /** Create the recipient's USDC account when missing (the fee payer pays its rent). */
+  createRecipientAccount: boolean;
 }
 
 /** A transfer signed and ready to send; persisted before it is sent. */
@@ -65,10 +69,14 @@ export interface Chain extends TransferLookup {
   /** Makes sure a wallet can pay fees (sim: airdrops SOL; elsewhere a no-op). */
   prepareFeePayer(address: string): Promise<void>;
   usdcBalance(wallet: string): Promise<bigint>;
+  /** Whether the wallet has a USDC token account (can receive without anyone paying rent). */
+  hasUsdcAccount(wallet: string): Promise<boolean>;
   usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
   /** Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure. */
   submitTransfer(prepared: PreparedTransfer): Promise<void>;
+  /** Sends a prepared transfer again without waiting: it lands at most once (same signature). */
+  resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
   /**
    * USDC received by a wallet from others since `afterSignature` (newest first), and the newest

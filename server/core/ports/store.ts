@@ -160,8 +160,11 @@ export interface Store {
 
   insertPayment(payment: PaymentRecord): void;
   getPayment(id: string): PaymentRecord | null;
+  /** A pending or confirmed payment of the agent to that recipient with that memo (a paid API's nonce). */
+  findLivePaymentByMemo(owner: string, agentId: string, recipient: string, memo: string): PaymentRecord | null;
   findPaymentByIdempotencyKey(owner: string, agentId: string, key: string, since: number): PaymentRecord | null;
-  markPaymentSent(id: string, sent: SentTransaction): void;
+  /** False when the row is no longer pending (then nothing may be sent for it). */
+  markPaymentSent(id: string, sent: SentTransaction): boolean;
   settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
   /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
@@ -174,7 +177,7 @@ export interface Store {
   spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
 
   insertAllocation(allocation: AllocationRecord): void;
-  markAllocationSent(id: string, sent: SentTransaction): void;
+  markAllocationSent(id: string, sent: SentTransaction): boolean;
   settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
   pendingAllocationsTotal(owner: string): bigint;
   pendingAllocations(): AllocationRecord[];
