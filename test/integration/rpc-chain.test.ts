@@ -6,6 +6,12 @@ import { decodeReceipt } from '../../server/core/receipts.js';
 import { newId } from '../../server/core/ids.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { address } from '@solana/kit';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { openPaywallStore } from '../../server/x402/paywall-store.js';
+import { createPaywall } from '../../server/x402/paywall.js';
+import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { json } from '../helpers/serve-process.js';
 
 /**
  * The RPC adapter against a local JSON-RPC server that speaks Solana's protocol over LiteSVM (the
@@ -195,6 +201,35 @@ describe('Coffer on an RPC network', () => {
       expect((await t.api('GET', t.withOwner('/v1/agents/in-flight/balance'))).body.balance).toBe('2.00');
     } finally {
       rpc.delays.clear();
+    }
+  });
+
+  it('a paid API verifies receipts straight from the RPC (no Coffer server, no keys)', async () => {
+    const agent = await deployAgent(t, 'rpc-buyer', { dailyBudget: '1', maxPerPayment: '1' });
+    await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/allocate'), { body: { amount: '1' } });
+    const store = openPaywallStore(':memory:');
+    const api = express();
+    const wall = createPaywall({ recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', lookup: rpcTransferLookup(rpc.url, rpc.mint.address), store });
+    api.get('/data', wall.require({ price: '0.05', description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
+    const server = api.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data`;
+    try {
+      const terms = await json(fetch(url));
+      expect(terms).toMatchObject({ network: 'localnet', accepts: [{ network: 'solana-localnet', asset: rpc.mint.address }] });
+      const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/pay'), {
+        key: agent.apiKey,
+        body: { service: 'demo-weather', amount: '0.05', currency: 'USDC', nonce: terms.nonce },
+      });
+      expect(paid.status).toBe(200);
+      const ok = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect(ok.status).toBe(200);
+      const again = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect((await json(again)).code).toBe('receipt_already_used');
+    } finally {
+      server.close();
+      server.closeAllConnections();
+      store.close();
     }
   });
 
