@@ -4,7 +4,8 @@ import { CofferError } from '../core/errors.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';
-import { DashboardSessions, SESSION_COOKIE } from './sessions.js';
+import { DashboardSessions } from './sessions.js';
+import { dashboardRoutes, loginLinkRoute, sessionRoute } from './dashboard.js';
 import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
 import { generationRoutes } from './routes/generation.js';
@@ -38,6 +39,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   const deps: RouteDeps = { engine, principal: (req) => principalOf(req, engine, sessions) };
   const v1 = express.Router();
+  v1.get('/session', sessionRoute(engine, sessions));
+  v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`));
   v1.get('/health', (_req, res) => {
     res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint });
   });
@@ -49,30 +52,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(notFound);
   app.use('/v1', v1);
 
-  app.get('/login', (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const session = sessions.redeemLoginToken(token);
-    if (session === null) {
-      res.status(410).type('html').send(page('This login link has expired', 'Each login link works once and for ten minutes. Run <code>coffer open</code> or restart <code>coffer serve</code> for a new one.'));
-      return;
-    }
-    res.cookie(SESSION_COOKIE, session.sessionId, {
-      httpOnly: true,
-      sameSite: 'strict',
-      path: '/',
-      maxAge: session.maxAgeSeconds * 1000,
-    });
-    res.redirect(303, '/');
-  });
-  app.get('/', (_req, res) => {
-    res.type('html').send(page('Coffer is running', `The /v1 API answers on this address (network: ${engine.network}).`));
-  });
+  app.use(dashboardRoutes(sessions, engine.network));
   app.use(notFound);
   app.use(errorHandler(options.log));
   return app;
 }
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
-  `<meta name="viewport" content="width=device-width, initial-scale=1"></head>` +
-  `<body style="font:16px system-ui;max-width:36rem;margin:4rem auto;padding:0 1rem"><h1>${title}</h1><p>${body}</p></body></html>`;

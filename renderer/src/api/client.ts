@@ -1,0 +1,86 @@
+import type { z } from 'zod';
+import type { allocateBodySchema, deployBodySchema, policyUpdateSchema, renameBodySchema, faucetBodySchema } from '../../../server/core/schemas.js';
+import type {
+  Allocation,
+  AgentRow,
+  Balance,
+  Dashboard,
+  Deployed,
+  Deposit,
+  FaucetResult,
+  Model,
+  PolicyResponse,
+  SearchResult,
+  Session,
+  SpendHistory,
+} from './types.js';
+
+/** A failed call: the server's message and stable code, shown where it happened. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/**
+ * The dashboard's only way to the server: /v1 over fetch, signed in by the HttpOnly session cookie.
+ * Writes carry `X-Requested-With: coffer`, which the server requires of cookie-authenticated writes
+ * (a cross-site page cannot send it).
+ */
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json', 'x-requested-with': 'coffer' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'offline', 'Coffer is not answering. Is `coffer serve` (or the tray app) running?');
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // fall through: a non-JSON answer is reported as such
+  }
+  if (!response.ok) {
+    const error = (parsed ?? {}) as { error?: string; code?: string };
+    throw new ApiError(response.status, error.code ?? 'http_error', error.error ?? `the server answered ${response.status}`);
+  }
+  return parsed as T;
+}
+
+export function createClient(owner: string) {
+  const q = (path: string, extra = '') => `${path}?owner=${encodeURIComponent(owner)}${extra}`;
+  const agent = (id: string) => `/v1/agents/${encodeURIComponent(id)}`;
+  return {
+    dashboard: () => call<Dashboard>('GET', q('/v1/dashboard')),
+    agents: () => call<{ agents: AgentRow[] }>('GET', q('/v1/agents')),
+    deposits: () => call<{ deposits: Deposit[] }>('GET', q('/v1/treasury/deposits')),
+    faucet: (body: z.input<typeof faucetBodySchema>) => call<FaucetResult>('POST', q('/v1/treasury/faucet'), body),
+    deploy: (body: z.input<typeof deployBodySchema>) => call<Deployed>('POST', q('/v1/agents/deploy'), body),
+    balance: (id: string) => call<Balance>('GET', q(`${agent(id)}/balance`)),
+    policy: (id: string) => call<PolicyResponse>('GET', q(`${agent(id)}/policy`)),
+    updatePolicy: (id: string, body: z.input<typeof policyUpdateSchema>) => call<PolicyResponse>('POST', q(`${agent(id)}/policy`), body),
+    allocate: (id: string, body: z.input<typeof allocateBodySchema>) => call<Allocation>('POST', q(`${agent(id)}/allocate`), body),
+    rename: (id: string, body: z.input<typeof renameBodySchema>) => call<{ agentId: string; displayName: string }>('POST', q(`${agent(id)}/rename`), body),
+    kill: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/kill`)),
+    resume: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/resume`)),
+    killAll: () => call<{ suspended: string[] }>('POST', q('/v1/kill-all')),
+    spendHistory: (id: string, limit = 500) => call<SpendHistory>('GET', q(`${agent(id)}/spend-history`, `&limit=${limit}`)),
+    searchServices: (query: string) => call<SearchResult>('GET', `/v1/services/search?q=${encodeURIComponent(query)}&limit=100`),
+    models: () => call<{ models: Model[] }>('GET', '/v1/models'),
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;
+
+export const fetchSession = () => call<Session>('GET', '/v1/session');

@@ -1,0 +1,33 @@
+/**
+ * Response shapes, taken from the server's own view functions (type-only imports: nothing of the
+ * server is bundled), so the dashboard and the API cannot drift apart.
+ */
+import type { dashboard, listAgents } from '../../../server/core/dashboard.js';
+import type { spendHistory, PaymentResult } from '../../../server/core/payments.js';
+import type { deployAgent, agentBalance, readPolicy } from '../../../server/core/agents.js';
+import type { allocate } from '../../../server/core/allocations.js';
+import type { depositView, faucet } from '../../../server/core/treasury.js';
+import type { listModels, searchServices } from '../../../server/core/registry.js';
+
+export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
+export type AgentRow = Awaited<ReturnType<typeof listAgents>>['agents'][number];
+export type Activity = Dashboard['recentActivity'][number];
+export type SpendHistory = ReturnType<typeof spendHistory>;
+export type SpendRecord = SpendHistory['payments'][number];
+export type Deployed = Awaited<ReturnType<typeof deployAgent>>;
+export type Balance = Awaited<ReturnType<typeof agentBalance>>;
+export type PolicyResponse = ReturnType<typeof readPolicy>;
+export type Policy = PolicyResponse['policy'];
+export type Allocation = Awaited<ReturnType<typeof allocate>>;
+export type Deposit = ReturnType<typeof depositView>;
+export type FaucetResult = Awaited<ReturnType<typeof faucet>>;
+export type SearchResult = ReturnType<typeof searchServices>;
+export type Service = SearchResult['results'][number];
+export type Model = ReturnType<typeof listModels>['models'][number];
+export type Payment = PaymentResult;
+
+export interface Session {
+  owner: string;
+  network: string;
+  usdcMint: string;
+}

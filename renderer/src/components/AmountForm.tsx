@@ -1,0 +1,59 @@
+import { useState, type FormEvent } from 'react';
+import { amountSchema } from '../../../server/core/schemas.js';
+import { ErrorNote } from './ErrorNote.js';
+
+/** One amount of USDC and a button (allocate, faucet), validated like the server validates it. */
+export function AmountForm({
+  label,
+  action,
+  initial = '',
+  onSubmit,
+}: {
+  label: string;
+  action: string;
+  initial?: string;
+  onSubmit: (amount: string) => Promise<string | void>;
+}) {
+  const [amount, setAmount] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = `amount-${action.replace(/\W+/g, '-').toLowerCase()}`;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone(null);
+    const value = amount.trim();
+    if (!amountSchema.safeParse(value).success) {
+      setError('Enter an amount of USDC above 0, with at most 6 decimals (for example 2.50).');
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      setDone((await onSubmit(value)) ?? 'Done');
+      setAmount(initial);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="amount-form" onSubmit={submit} noValidate>
+      <label htmlFor={id}>{label}</label>
+      <div className="inline">
+        <input id={id} inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} aria-invalid={!!error} />
+        <span className="unit">USDC</span>
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Working…' : action}
+        </button>
+      </div>
+      <ErrorNote error={error} />
+      {done && (
+        <p className="done" role="status">
+          {done}
+        </p>
+      )}
+    </form>
+  );
+}

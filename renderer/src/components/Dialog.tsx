@@ -1,0 +1,18 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+
+/** A modal <dialog>: focus moves in, Escape closes, the page behind is inert. */
+export function Dialog({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onClose={onClose} onCancel={onClose}>
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+    </dialog>
+  );
+}

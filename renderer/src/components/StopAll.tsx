@@ -1,0 +1,49 @@
+import { useState } from 'react';
+import { useDashboard } from '../state/store.js';
+import { Dialog } from './Dialog.js';
+import { ErrorNote } from './ErrorNote.js';
+
+/** The big brake: suspends every agent at once, after a confirmation. */
+export function StopAll() {
+  const { client, refresh, dashboard } = useDashboard();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const active = dashboard?.agents.filter((a) => a.status === 'active').length ?? 0;
+  const stop = async () => {
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await client.killAll();
+      await refresh();
+      setOpen(false);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="button danger big" onClick={() => setOpen(true)} disabled={active === 0}>
+        Stop all agents
+      </button>
+      <Dialog open={open} onClose={() => setOpen(false)} title="Stop all agents?">
+        <p>
+          All {active} active agent{active === 1 ? '' : 's'} will be suspended at once. Every payment they try is refused until you
+          resume them one by one. Wallets and balances are kept.
+        </p>
+        <ErrorNote error={error} />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={() => setOpen(false)} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="button danger" onClick={stop} disabled={busy}>
+            {busy ? 'Stopping…' : 'Stop all agents'}
+          </button>
+        </div>
+      </Dialog>
+    </>
+  );
+}

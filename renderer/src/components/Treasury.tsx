@@ -1,0 +1,74 @@
+import { useDashboard } from '../state/store.js';
+import { dateTime } from '../lib/time.js';
+import { AmountForm } from './AmountForm.js';
+import { CopyButton } from './CopyButton.js';
+import { Money } from './Money.js';
+import { QrCode } from './QrCode.js';
+
+/** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
+export function Treasury() {
+  const { dashboard, deposits, client, refresh } = useDashboard();
+  if (!dashboard) return null;
+  const { treasury } = dashboard;
+  return (
+    <section className="card treasury" aria-labelledby="treasury-title">
+      <div className="treasury-main">
+        <h2 id="treasury-title">Treasury</h2>
+        <p className="big-number" data-testid="treasury-balance">
+          <Money micro={treasury.amount} />
+        </p>
+        <p className="muted">
+          on <span className={`network ${treasury.network}`}>{treasury.network === 'sim' ? 'the embedded sim chain (test USDC)' : treasury.network}</span>
+          {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} />
+        </p>
+        <div className="deposit-address">
+          <span className="label">Deposit address (USDC on Solana)</span>
+          <code className="address" data-testid="deposit-address">{treasury.walletAddress}</code>
+          <CopyButton text={treasury.walletAddress} label="Copy address" />
+        </div>
+        {treasury.network === 'sim' && client && (
+          <AmountForm
+            label="Add test USDC (sim faucet)"
+            action="Add test USDC"
+            initial="100"
+            onSubmit={async (amount) => {
+              const result = await client.faucet({ amount });
+              await refresh();
+              return `Added ${result.deposit.amount} USDC; treasury now ${result.treasury.balance} USDC`;
+            }}
+          />
+        )}
+      </div>
+      <QrCode text={treasury.walletAddress} label={`QR code of the deposit address ${treasury.walletAddress}`} />
+      <details className="deposits">
+        <summary>Deposits ({deposits.length})</summary>
+        {deposits.length === 0 ? (
+          <p className="muted">No deposits yet. USDC sent to the address above appears here within a minute.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col" className="num">Amount</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deposits.map((d) => (
+                <tr key={d.id}>
+                  <td>{dateTime(d.timestamp)}</td>
+                  <td className="num">
+                    <Money value={d.amount} />
+                  </td>
+                  <td>
+                    <code className="address short" title={d.from}>{d.source === 'faucet' ? 'sim faucet' : d.from}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </details>
+    </section>
+  );
+}

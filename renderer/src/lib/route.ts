@@ -1,0 +1,30 @@
+import { useEffect, useState } from 'react';
+
+export type Route =
+  | { page: 'overview' }
+  | { page: 'agent'; agentId: string }
+  | { page: 'activity' }
+  | { page: 'registry' };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#\/?/, '');
+  const [first, second] = path.split('/');
+  if (first === 'agents' && second) return { page: 'agent', agentId: decodeURIComponent(second) };
+  if (first === 'activity') return { page: 'activity' };
+  if (first === 'registry') return { page: 'registry' };
+  return { page: 'overview' };
+}
+
+export const hrefFor = (route: Route): string =>
+  route.page === 'agent' ? `#/agents/${encodeURIComponent(route.agentId)}` : route.page === 'overview' ? '#/' : `#/${route.page}`;
+
+/** Hash routing: the server serves one page; the hash picks the view and survives reloads. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}

@@ -1,0 +1,195 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { displayNameSchema } from '../../../server/core/schemas.js';
+import type { Service, SpendRecord } from '../api/types.js';
+import { useDashboard } from '../state/store.js';
+import { hrefFor } from '../lib/route.js';
+import { dateTime } from '../lib/time.js';
+import { AmountForm } from '../components/AmountForm.js';
+import { BudgetBar } from '../components/BudgetBar.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { ErrorNote } from '../components/ErrorNote.js';
+import { KillSwitch } from '../components/KillSwitch.js';
+import { Money } from '../components/Money.js';
+import { PolicyEditor } from '../components/PolicyEditor.js';
+import { SpendChart } from '../components/SpendChart.js';
+
+/** One agent: its brake, wallet, funds, policy and what it spent. */
+export function AgentPage({ agentId }: { agentId: string }) {
+  const { client, dashboard, refresh } = useDashboard();
+  const agent = dashboard?.agents.find((a) => a.agentId === agentId);
+  const [history, setHistory] = useState<SpendRecord[]>([]);
+  const [services, setServices] = useState<Service[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  const loadHistory = useCallback(async () => {
+    if (!client) return;
+    try {
+      setHistory((await client.spendHistory(agentId)).payments);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, [client, agentId]);
+
+  useEffect(() => {
+    void loadHistory();
+  }, [loadHistory, agent?.lifetimePayments, agent?.spent24h]);
+  useEffect(() => {
+    client?.searchServices('').then((r) => setServices(r.results), (e: Error) => setError(e.message));
+  }, [client]);
+
+  if (!dashboard) return null;
+  if (!agent) {
+    return (
+      <section className="card">
+        <h2>No agent “{agentId}”</h2>
+        <p>
+          <a href={hrefFor({ page: 'overview' })}>Back to the overview</a>
+        </p>
+      </section>
+    );
+  }
+
+  return (
+    <>
+      <section className="card agent-head" aria-labelledby="agent-title">
+        <p className="crumbs">
+          <a href={hrefFor({ page: 'overview' })}>Overview</a> / {agent.agentId}
+        </p>
+        <div className="section-head">
+          <h2 id="agent-title">{agent.displayName}</h2>
+          <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
+        </div>
+        <dl className="facts">
+          <div>
+            <dt>Wallet balance</dt>
+            <dd className="big-number">
+              <Money value={agent.balance} />
+            </dd>
+          </div>
+          <div>
+            <dt>Spent in 24 h</dt>
+            <dd>
+              <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label="Spent in 24 h against the daily budget" />
+            </dd>
+          </div>
+          <div>
+            <dt>Lifetime</dt>
+            <dd>
+              <Money value={agent.lifetimeSpent} /> in {agent.lifetimePayments} payment{agent.lifetimePayments === 1 ? '' : 's'}
+            </dd>
+          </div>
+          <div className="wide">
+            <dt>Wallet address</dt>
+            <dd>
+              <code className="address" data-testid="wallet-address">{agent.walletAddress}</code> <CopyButton text={agent.walletAddress} />
+            </dd>
+          </div>
+        </dl>
+        <ErrorNote error={error} />
+      </section>
+
+      <div className="columns">
+        <section className="card" aria-labelledby="funds-title">
+          <h3 id="funds-title">Funds</h3>
+          {client && (
+            <AmountForm
+              label="Allocate from the treasury"
+              action="Allocate"
+              onSubmit={async (amount) => {
+                const result = await client.allocate(agent.agentId, { amount });
+                await refresh();
+                return `Moved ${result.amount} USDC on chain; wallet now ${result.balance} USDC`;
+              }}
+            />
+          )}
+          <RenameForm agentId={agent.agentId} current={agent.displayName} />
+        </section>
+        <section className="card" aria-labelledby="policy-title">
+          <h3 id="policy-title">Spending policy</h3>
+          {client && (
+            <PolicyEditor
+              policy={agent.policy}
+              services={services}
+              onSave={async (update) => {
+                await client.updatePolicy(agent.agentId, update);
+                await refresh();
+              }}
+            />
+          )}
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="spend-title">
+        <h3 id="spend-title">Spending</h3>
+        <SpendChart payments={history} />
+        {history.length === 0 ? (
+          <p className="empty">No payments yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Service</th>
+                  <th scope="col">Description</th>
+                  <th scope="col" className="num">Amount</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {history.map((p) => (
+                  <tr key={p.id}>
+                    <td>{dateTime(p.timestamp)}</td>
+                    <td>{p.service}</td>
+                    <td className="muted">{p.description}</td>
+                    <td className="num">
+                      <Money value={p.amount} />
+                    </td>
+                    <td>
+                      <span className={`pill ${p.status}`}>{p.status}</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function RenameForm({ agentId, current }: { agentId: string; current: string }) {
+  const { client, refresh } = useDashboard();
+  const [name, setName] = useState(current);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setName(current), [current]);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = displayNameSchema.safeParse(name);
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? 'invalid name');
+      return;
+    }
+    if (!client) return;
+    setError(null);
+    try {
+      await client.rename(agentId, { displayName: parsed.data });
+      await refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <form className="amount-form" onSubmit={submit} noValidate>
+      <label htmlFor="rename">Display name</label>
+      <div className="inline">
+        <input id="rename" value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit" className="button" disabled={name.trim() === current}>
+          Rename
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </form>
+  );
+}

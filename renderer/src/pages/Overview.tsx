@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { useDashboard } from '../state/store.js';
+import { hrefFor } from '../lib/route.js';
+import { ago } from '../lib/time.js';
+import { BudgetBar } from '../components/BudgetBar.js';
+import { KillSwitch } from '../components/KillSwitch.js';
+import { Money } from '../components/Money.js';
+import { StopAll } from '../components/StopAll.js';
+import { Treasury } from '../components/Treasury.js';
+import { DeployDialog } from './DeployDialog.js';
+import { ActivityTable } from './ActivityPage.js';
+
+/** The owner's overview: treasury, every agent as a row with its brake, and the latest payments. */
+export function Overview() {
+  const dashboard = useDashboard((s) => s.dashboard);
+  const [deploying, setDeploying] = useState(false);
+  if (!dashboard) return null;
+  return (
+    <>
+      <Treasury />
+      <section className="card" aria-labelledby="agents-title">
+        <div className="section-head">
+          <h2 id="agents-title">Agents ({dashboard.agents.length})</h2>
+          <div className="actions">
+            <button type="button" className="button primary" onClick={() => setDeploying(true)}>
+              Deploy an agent
+            </button>
+            <StopAll />
+          </div>
+        </div>
+        {dashboard.agents.length === 0 ? (
+          <p className="empty">No agents yet. Deploy one to give it a wallet, a budget and a kill switch.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="agents">
+              <thead>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">Wallet balance</th>
+                  <th scope="col">Spent in 24 h / daily budget</th>
+                  <th scope="col">Last payment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {dashboard.agents.map((agent) => (
+                  <tr key={agent.agentId} className={agent.status} data-testid={`agent-row-${agent.agentId}`}>
+                    <td>
+                      <a href={hrefFor({ page: 'agent', agentId: agent.agentId })} className="agent-name">
+                        {agent.displayName}
+                      </a>
+                      {agent.displayName !== agent.agentId && <span className="muted"> {agent.agentId}</span>}
+                    </td>
+                    <td>
+                      <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
+                    </td>
+                    <td className="num">
+                      <Money value={agent.balance} />
+                    </td>
+                    <td>
+                      <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label={`${agent.displayName}: spent in 24 h against the daily budget`} />
+                    </td>
+                    <td className="muted">{ago(agent.lastPaymentAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section className="card" aria-labelledby="recent-title">
+        <div className="section-head">
+          <h2 id="recent-title">Recent payments</h2>
+          <a href={hrefFor({ page: 'activity' })}>All activity</a>
+        </div>
+        <ActivityTable limit={8} />
+      </section>
+      <DeployDialog open={deploying} onClose={() => setDeploying(false)} />
+    </>
+  );
+}

@@ -1,0 +1,121 @@
+import { useEffect, useState } from 'react';
+import type { Model, SearchResult } from '../api/types.js';
+import { useDashboard } from '../state/store.js';
+import { ErrorNote } from '../components/ErrorNote.js';
+import { Money } from '../components/Money.js';
+
+const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
+
+/** The registry: services agents can pay (searchable) and image models with prices per resolution. */
+export function RegistryPage() {
+  const client = useDashboard((s) => s.client);
+  const [query, setQuery] = useState('');
+  const [result, setResult] = useState<SearchResult | null>(null);
+  const [models, setModels] = useState<Model[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!client) return;
+    const timer = setTimeout(() => {
+      client.searchServices(query).then(setResult, (e: Error) => setError(e.message));
+    }, 150);
+    return () => clearTimeout(timer);
+  }, [client, query]);
+  useEffect(() => {
+    client?.models().then((r) => setModels(r.models), (e: Error) => setError(e.message));
+  }, [client]);
+
+  return (
+    <>
+      <section className="card" aria-labelledby="services-title">
+        <h2 id="services-title">Services</h2>
+        <label htmlFor="search" className="sr-only">
+          Search services
+        </label>
+        <input id="search" type="search" className="search" placeholder="Search: weather, image, translate…" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <ErrorNote error={error} />
+        {result && (
+          <>
+            <p className="muted" role="status">
+              {result.total} service{result.total === 1 ? '' : 's'}
+              {query ? ` for “${query}”` : ''}
+            </p>
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Service</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Price</th>
+                    <th scope="col">Endpoint</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {result.results.map((s) => (
+                    <tr key={s.id}>
+                      <td>
+                        <strong>{s.name}</strong> <code>{s.id}</code>
+                        <div className="muted">{s.description}</div>
+                      </td>
+                      <td>
+                        {SOURCE[s.source] ?? s.source} · {s.category}
+                      </td>
+                      <td>
+                        {s.pricePerCall ? (
+                          <>
+                            <Money value={s.pricePerCall} /> a call
+                          </>
+                        ) : (
+                          Object.entries(s.pricing).map(([resolution, price]) => (
+                            <div key={resolution}>
+                              {resolution}: <Money value={price} />
+                            </div>
+                          ))
+                        )}
+                      </td>
+                      <td>
+                        <code className="endpoint">{s.endpoint}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </section>
+      <section className="card" aria-labelledby="models-title">
+        <h2 id="models-title">Image models</h2>
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col">Provider</th>
+                <th scope="col" className="num">1k</th>
+                <th scope="col" className="num">2k</th>
+                <th scope="col" className="num">4k</th>
+              </tr>
+            </thead>
+            <tbody>
+              {models.map((m) => (
+                <tr key={m.id}>
+                  <td>
+                    <strong>{m.displayName}</strong> <code>{m.id}</code>
+                    <div className="muted">{m.description}</div>
+                  </td>
+                  <td>{m.provider}</td>
+                  {(['1k', '2k', '4k'] as const).map((r) => (
+                    <td key={r} className="num">
+                      {m.pricing[r] ? <Money value={m.pricing[r]} /> : '—'}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+import { create } from 'zustand';
+import { ApiError, createClient, fetchSession, type Client } from '../api/client.js';
+import type { Dashboard, Deposit, Session } from '../api/types.js';
+
+export type Status = 'loading' | 'signed-out' | 'ready';
+
+interface DashboardState {
+  status: Status;
+  session: Session | null;
+  client: Client | null;
+  dashboard: Dashboard | null;
+  deposits: Deposit[];
+  /** A refresh that failed (the server's message); cleared by the next one that works. */
+  refreshError: string | null;
+  init(): Promise<void>;
+  refresh(): Promise<void>;
+}
+
+/**
+ * What the dashboard shows, all of it owned by the server: the store only caches the last answers
+ * and refreshes them. Actions call the client, then refresh; their errors are shown where they happen.
+ */
+export const useDashboard = create<DashboardState>((set, get) => ({
+  status: 'loading',
+  session: null,
+  client: null,
+  dashboard: null,
+  deposits: [],
+  refreshError: null,
+
+  async init() {
+    try {
+      const session = await fetchSession();
+      set({ session, client: createClient(session.owner) });
+      await get().refresh();
+      set({ status: 'ready' });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) set({ status: 'signed-out' });
+      else set({ status: 'ready', refreshError: (error as Error).message });
+    }
+  },
+
+  async refresh() {
+    const client = get().client;
+    if (!client) return;
+    try {
+      const [dashboard, { deposits }] = await Promise.all([client.dashboard(), client.deposits()]);
+      set({ dashboard, deposits, refreshError: null });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) set({ status: 'signed-out' });
+      else set({ refreshError: (error as Error).message });
+    }
+  },
+}));

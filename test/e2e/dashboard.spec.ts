@@ -1,0 +1,185 @@
+/// <reference lib="dom" />
+import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+
+/**
+ * The owner's day in the dashboard, in a real browser against a real `coffer serve`: sign in, fund,
+ * deploy, copy the key, allocate, edit the policy, watch a payment arrive, kill, stop all, resume.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let serve: ServeProcess;
+let dataDir: string;
+let owner: string;
+let agentKey = '';
+const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-'));
+  serve = await spawnServe(dataDir);
+  owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')).owner;
+});
+test.afterAll(async () => {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The agent pays through the API, as agents do (not through the dashboard). */
+async function agentPays(amount = '0.25') {
+  const response = await fetch(`${serve.url}/v1/agents/e2e-bot/pay?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ service: 'demo-weather', amount, currency: 'USDC', description: 'e2e forecast' }),
+  });
+  return { status: response.status, body: (await response.json()) as { code?: string; paymentId?: string } };
+}
+
+const row = (page: Page, agentId: string) => page.getByTestId(`agent-row-${agentId}`);
+
+test('an unsigned visitor is asked to sign in; the one-time link signs in once', async ({ page }) => {
+  await page.goto(serve.url);
+  await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+  await page.goto(serve.loginUrl);
+  await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1000.00 USDC');
+  const reused = await page.request.get(serve.loginUrl, { maxRedirects: 0 });
+  expect(reused.status()).toBe(410);
+});
+
+test('the owner funds the treasury, deploys an agent, copies its key, allocates and edits its policy', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(serve.loginUrl.replace(/token=.*/, 'token=stale'));
+  await expect(page.getByRole('heading', { name: 'This login link has expired' })).toBeVisible();
+  // A fresh login for this page (each link works once): the CLI prints a new one at every start.
+  await page.goto(await freshLogin());
+
+  await page.getByLabel('Add test USDC (sim faucet)').fill('250');
+  await page.getByRole('button', { name: 'Add test USDC' }).click();
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1250.00 USDC');
+
+  await page.getByRole('button', { name: 'Deploy an agent' }).click();
+  await page.getByLabel('Agent id').fill('E2E bot');
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await expect(page.getByRole('alert')).toContainText('agentId');
+  await page.getByLabel('Agent id').fill('e2e-bot');
+  await page.getByLabel('Display name (optional)').fill('E2E research bot');
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  const key = page.getByTestId('api-key');
+  await expect(key).toHaveText(/^cof_agt_/);
+  agentKey = (await key.textContent()) ?? '';
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(agentKey);
+  await expect(page.getByTestId('mcp-config')).toContainText('COFFER_API_KEY');
+  await page.getByRole('link', { name: 'Open its page' }).click();
+
+  await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
+  await page.getByLabel('Allocate from the treasury').fill('abc');
+  await page.getByRole('button', { name: 'Allocate' }).click();
+  await expect(page.getByRole('alert')).toContainText('Enter an amount');
+  await page.getByLabel('Allocate from the treasury').fill('5');
+  await page.getByRole('button', { name: 'Allocate' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Moved 5.00 USDC' })).toBeVisible();
+  await expect(page.locator('.facts .big-number')).toHaveText('5.00 USDC');
+
+  // The editor refuses what the server would refuse, next to the field.
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('2');
+  await page.getByLabel('Max per payment (USDC)').fill('3');
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.locator('#maxPerPayment-error')).toHaveText('maxPerPayment cannot be larger than dailyBudget');
+  await page.getByLabel('Max per payment (USDC)').fill('0.50');
+  await page.getByLabel('Cooldown between payments (seconds, 0 = none)').fill('0');
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.getByText('Saved')).toBeVisible();
+  const policy = (await (await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as {
+    policy: unknown;
+  };
+  expect(policy.policy).toMatchObject({ dailyBudget: '2.00', maxPerPayment: '0.50', cooldownSeconds: 0 });
+});
+
+test('a payment made through the API appears in the dashboard without a reload', async ({ page }) => {
+  await page.goto(await freshLogin());
+  await page.getByRole('navigation').getByRole('link', { name: 'Activity' }).click();
+  await expect(page.getByText('No payments yet.')).toBeVisible();
+  const paid = await agentPays('0.25');
+  expect(paid.status).toBe(200);
+  const activity = page.getByTestId('activity-row').first();
+  await expect(activity).toContainText('Coffer demo weather', { timeout: 10_000 });
+  await expect(activity).toContainText('0.25 USDC');
+  await expect(activity).toContainText('Paid');
+  await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+  await expect(row(page, 'e2e-bot')).toContainText('4.75 USDC');
+  await expect(row(page, 'e2e-bot')).toContainText('0.25 / 2.00 USDC');
+});
+
+test('kill from the dashboard refuses the next payment; stop all and resume', async ({ page }) => {
+  await page.goto(await freshLogin());
+  // A second agent, so "stop all" has more than one to stop.
+  await fetch(`${serve.url}/v1/agents/deploy?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${connection().ownerKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ agentId: 'helper-bot', dailyBudget: '1', maxPerPayment: '0.1' }),
+  });
+  await page.reload();
+  await row(page, 'e2e-bot').getByRole('switch').click();
+  await expect(row(page, 'e2e-bot').getByRole('switch')).toHaveAttribute('aria-checked', 'false');
+  await expect(page.getByRole('status').filter({ hasText: 'stopped' })).toContainText('1 agent is stopped');
+  const refused = await agentPays();
+  expect(refused).toMatchObject({ status: 403, body: { code: 'agent_suspended' } });
+
+  await row(page, 'e2e-bot').getByRole('switch').click();
+  await expect(row(page, 'e2e-bot').getByRole('switch')).toHaveAttribute('aria-checked', 'true');
+  expect((await agentPays('0.10')).status).toBe(200);
+
+  await page.getByRole('button', { name: 'Stop all agents' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Stop all agents?' });
+  await expect(dialog).toContainText('All 2 active agents');
+  await dialog.getByRole('button', { name: 'Stop all agents' }).click();
+  await expect(page.getByText('All agents are stopped')).toBeVisible();
+  expect((await agentPays()).body.code).toBe('agent_suspended');
+  await expect(page.getByRole('button', { name: 'Stop all agents' })).toBeDisabled();
+
+  await row(page, 'e2e-bot').getByRole('switch').click();
+  await expect(page.getByText('1 agent is stopped')).toBeVisible();
+  expect((await agentPays('0.10')).status).toBe(200);
+});
+
+test('registry: search services and browse models with prices per resolution', async ({ page }) => {
+  await page.goto(await freshLogin());
+  await page.getByRole('navigation').getByRole('link', { name: 'Registry' }).click();
+  await page.getByLabel('Search services').fill('weather');
+  await expect(page.getByRole('status').filter({ hasText: 'for “weather”' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: /Coffer demo weather/ })).toBeVisible();
+  const flux = page.getByRole('row', { name: /FLUX.1 pro/ });
+  await expect(flux).toContainText('0.04 USDC');
+  await expect(flux).toContainText('0.16 USDC');
+});
+
+test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {
+  await page.goto(await freshLogin());
+  await expect(row(page, 'e2e-bot')).toBeVisible();
+  await page.screenshot({ path: join(SCREENSHOTS, 'overview.png') });
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
+  await expect(page.locator('.chart figcaption')).toContainText('in the last 24 h');
+  await page.screenshot({ path: join(SCREENSHOTS, 'agent.png') });
+  await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+  await page.screenshot({ path: join(SCREENSHOTS, 'agent-dark.png') });
+});
+
+function connection(): { ownerKey: string; url: string } {
+  return JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+}
+
+/** A new one-time login link, minted the way the CLI's `coffer open` will: through the running server. */
+async function freshLogin(): Promise<string> {
+  const response = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${connection().ownerKey}` },
+  });
+  const body = (await response.json()) as { url: string };
+  return body.url;
+}
