@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint, then Vitest. On Linux the suite runs inside its own D-Bus session with
-// an unlocked gnome-keyring, so the keychain tests use a real Secret Service. Ends with the line
-// "N passed, N failed".
+// `npm test`: typecheck, lint, build the dashboard, then Vitest (unit + integration) and Playwright
+// (the dashboard in Debian's Chromium). On Linux, Vitest runs inside its own D-Bus session with an
+// unlocked gnome-keyring of its own, so the keychain tests use a real Secret Service.
+// Ends with the line "N passed, N failed".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,23 +10,32 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const results = join(root, '.vitest-results.json');
+const vitestResults = join(root, '.vitest-results.json');
+const playwrightResults = join(root, '.playwright-results.json');
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const run = (command, args, env = process.env) => spawnSync(command, args, { cwd: root, stdio: 'inherit', env }).status ?? 1;
+const finish = (passed, failed) => {
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+};
 
 for (const [name, args] of [
   ['typecheck', ['run', 'typecheck']],
   ['lint', ['run', 'lint']],
+  ['dashboard build', ['run', 'build']],
 ]) {
   if (run('npm', args) !== 0) {
     console.error(`npm test: ${name} failed`);
-    console.log('0 passed, 1 failed');
-    process.exit(1);
+    finish(0, 1);
   }
 }
 
-rmSync(results, { force: true });
-const vitest = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)];
+let passed = 0;
+let failed = 0;
+
+// Vitest: unit and integration.
+rmSync(vitestResults, { force: true });
+const vitest = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestResults}`, ...process.argv.slice(2)];
 let status;
 if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS && has('dbus-run-session') && has('gnome-keyring-daemon')) {
   // A keyring of its own, in a temporary XDG_DATA_HOME: created fresh and unlocked with a known
@@ -37,18 +47,41 @@ if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS && has
 } else {
   status = run('npx', vitest);
 }
-
-if (existsSync(results)) {
-  const summary = JSON.parse(readFileSync(results, 'utf8'));
-  rmSync(results, { force: true });
-  let failed = summary.numFailedTests;
-  if (status !== 0 && failed === 0) {
+if (existsSync(vitestResults)) {
+  const summary = JSON.parse(readFileSync(vitestResults, 'utf8'));
+  rmSync(vitestResults, { force: true });
+  passed += summary.numPassedTests;
+  failed += summary.numFailedTests;
+  if (status !== 0 && summary.numFailedTests === 0) {
     // An error outside any test (a crashed worker, an unhandled rejection) fails the run too.
-    failed = Math.max(1, summary.numTotalTests - summary.numPassedTests - summary.numPendingTests);
+    failed += Math.max(1, summary.numTotalTests - summary.numPassedTests - summary.numPendingTests);
     console.log('npm test: Vitest reported errors outside the tests (see above)');
   }
-  console.log(`${summary.numPassedTests} passed, ${failed} failed`);
 } else {
-  console.log('0 passed, 1 failed');
+  failed += 1;
 }
-process.exit(status === 0 ? 0 : 1);
+
+// Playwright, only when the Vitest arguments did not narrow the run to some files.
+if (process.argv.length <= 2) {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) {
+    console.error(`npm test: no Chromium at ${chromium} for the dashboard tests (apt-get install chromium, or set CHROMIUM_PATH)`);
+    failed += 1;
+  } else {
+    rmSync(playwrightResults, { force: true });
+    const e2e = run('npx', ['playwright', 'test', '-c', 'test/e2e', '--reporter=list,json'], {
+      ...process.env,
+      PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightResults,
+    });
+    if (existsSync(playwrightResults)) {
+      const { stats } = JSON.parse(readFileSync(playwrightResults, 'utf8'));
+      rmSync(playwrightResults, { force: true });
+      passed += stats.expected + stats.flaky;
+      failed += stats.unexpected;
+      if (e2e !== 0 && stats.unexpected === 0) failed += 1;
+    } else {
+      failed += 1;
+    }
+  }
+}
+finish(passed, failed);

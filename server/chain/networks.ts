@@ -19,13 +19,13 @@ export type NetworkChoice = { kind: 'sim' } | { kind: 'rpc'; network: RpcNetwork
 
 /**
  * `sim`, `devnet`, `mainnet` or an RPC URL. A bare URL is taken as mainnet-compatible unless it names
- * devnet; `COFFER_USDC_MINT` overrides the mint for any other cluster.
+ * devnet; `COFFER_USDC_MINT` sets the mint of such a cluster. The named networks always use their real
+ * USDC mint: a stray variable must never make another token pass for USDC on mainnet.
  */
 export function parseNetwork(value: string, usdcMintOverride?: string): NetworkChoice {
   if (value === 'sim') return { kind: 'sim' };
   if (value === 'devnet' || value === 'mainnet') {
-    const known = NAMED_RPC_NETWORKS[value];
-    return { kind: 'rpc', network: { ...known, usdcMint: usdcMintOverride ?? known.usdcMint } };
+    return { kind: 'rpc', network: { ...NAMED_RPC_NETWORKS[value] } };
   }
   let url: URL;
   try {

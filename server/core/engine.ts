@@ -5,7 +5,7 @@ import { allocate } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
 import { reconcilePending } from './reconcile.js';
-import { getService, listModels, searchServices } from './registry.js';
+import { getService, listModels, searchServices, servicesPaidTo } from './registry.js';
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
@@ -48,6 +48,7 @@ export function createEngine(ctx: EngineContext) {
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
     listModels: () => listModels(ctx),
     service: (id: string) => getService(ctx, id),
+    servicesPaidTo: (payTo: string) => servicesPaidTo(ctx, payTo),
     lookupTransfer: (txSignature: string) => lookupTransfer(ctx, txSignature),
   };
 }

@@ -4,14 +4,15 @@ import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { encodeReceipt } from './receipts.js';
+import { getBase58Decoder } from '@solana/kit';
+import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { activeTransfers, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 
-export function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
-  const receipt = {
+export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
+  const claims = {
     v: 1 as const,
     network: ctx.chain.network,
     txSignature: payment.txSignature ?? '',
@@ -23,6 +24,9 @@ export function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent:
     paymentId: payment.id,
     memo: payment.memo,
   };
+  // Ed25519 is deterministic: a replayed payment gets the very same receipt.
+  const proof = getBase58Decoder().decode(await ctx.vault.signMessage(agent.walletAddress, receiptProofMessage(claims)));
+  const receipt = { ...claims, proof };
   return {
     paymentId: payment.id,
     txSignature: receipt.txSignature,
@@ -38,7 +42,7 @@ export function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent:
     network: ctx.chain.network,
   };
 }
-export type PaymentResult = ReturnType<typeof paymentResult>;
+export type PaymentResult = Awaited<ReturnType<typeof paymentResult>>;
 
 function checkCurrency(currency: string | undefined): void {
   if (currency === undefined || currency === 'USDC') return;

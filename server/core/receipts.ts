@@ -15,10 +15,19 @@ export const receiptSchema = z.strictObject({
   payer: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
   paymentId: z.string().min(1),
   memo: z.string(),
+  /**
+   * The payer wallet's Ed25519 signature (base58) of receiptProofMessage: everything else in a receipt
+   * can be read off the chain, so this is what stops someone else from presenting it.
+   */
+  proof: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/),
 });
 export type Receipt = z.infer<typeof receiptSchema>;
 
 export const RECEIPT_PREFIX = 'v1.';
+
+/** The bytes a payer signs for a receipt: its network, transaction and memo (the paid API's nonce). */
+export const receiptProofMessage = (receipt: Pick<Receipt, 'network' | 'txSignature' | 'memo'>): Uint8Array =>
+  new TextEncoder().encode(`coffer-receipt:v1:${receipt.network}:${receipt.txSignature}:${receipt.memo}`);
 
 export function encodeReceipt(receipt: Receipt): string {
   return RECEIPT_PREFIX + Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64');

@@ -38,6 +38,11 @@ export function getService(ctx: EngineContext, id: string) {
   return serviceView(service);
 }
 
+/** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
+export function servicesPaidTo(ctx: EngineContext, payTo: string) {
+  return { results: ctx.store.servicesPaidTo(payTo).map(serviceView) };
+}
+
 export function listModels(ctx: EngineContext) {
   return { models: ctx.store.listModels().map(modelView) };
 }

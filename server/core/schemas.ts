@@ -125,6 +125,8 @@ export const searchQuerySchema = z.object({
   limit: limitQuery(100),
 });
 
+export const servicesQuerySchema = z.object({ payTo: addressSchema });
+
 /** Which stable error code a problem with each field maps to (API.md's error table). */
 const FIELD_CODES: Record<string, string> = {
   agentId: 'invalid_agent_id',
@@ -133,6 +135,7 @@ const FIELD_CODES: Record<string, string> = {
   maxPerPayment: 'invalid_amount',
   currency: 'unsupported_currency',
   recipient: 'invalid_recipient',
+  payTo: 'invalid_recipient',
   cooldownSeconds: 'invalid_policy',
   allowedServices: 'invalid_policy',
   limit: 'invalid_limit',

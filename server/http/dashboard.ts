@@ -79,12 +79,9 @@ export function dashboardRoutes(sessions: DashboardSessions, network: string): R
     res.redirect(303, '/');
   });
   if (existsSync(DASHBOARD_DIR)) {
+    // The dashboard routes by hash (#/agents/...), so only `/` and its files are pages; any other
+    // path is a JSON 404 like the API's.
     router.use(express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
-    // The dashboard routes by hash, but any page path still gets the app rather than a 404.
-    router.get(/^\/(?!v1\/|assets\/).*/, (_req, res) => {
-      res.setHeader('Cache-Control', 'no-store');
-      res.sendFile('index.html', { root: DASHBOARD_DIR });
-    });
   } else {
     router.get('/', (_req, res) => {
       res.type('html').send(page('Coffer is running', `The /v1 API answers here (network: ${network}). The dashboard is not built: run <code>npm run build</code>.`));

@@ -5,6 +5,7 @@ import {
   getAddressEncoder,
   getBase58Decoder,
   getBase58Encoder,
+  signBytes,
   type KeyPairSigner,
 } from '@solana/kit';
 import type { KeyVault } from '../core/ports/keys.js';
@@ -55,6 +56,10 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
         signer.catch(() => signers.delete(address));
       }
       return signer;
+    },
+    signMessage: async (address, message) => {
+      const signer = await (signers.get(address) ?? loadSigner(address));
+      return new Uint8Array(await signBytes(signer.keyPair.privateKey, message));
     },
     getSecret: (name) => backend.get(name),
     setSecret: (name, value) => backend.set(name, value),

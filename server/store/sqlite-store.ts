@@ -238,6 +238,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     allServices: db.prepare('SELECT * FROM services ORDER BY source, name LIMIT ?'),
     countAllServices: db.prepare('SELECT COUNT(*) FROM services').pluck(),
     getService: db.prepare('SELECT * FROM services WHERE id = ?'),
+    servicesPaidTo: db.prepare('SELECT * FROM services WHERE pay_to = ? ORDER BY id'),
     listModels: db.prepare('SELECT * FROM models WHERE enabled = 1 ORDER BY provider, id'),
     getModel: db.prepare('SELECT * FROM models WHERE id = ?'),
   };
@@ -434,6 +435,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       const row = stmts.getService.get(id) as Row | undefined;
       return row ? toService(row) : null;
     },
+    servicesPaidTo: (payTo) => (stmts.servicesPaidTo.all(payTo) as Row[]).map(toService),
     listModels: () => (stmts.listModels.all() as Row[]).map(toModel),
     getModel: (id) => {
       const row = stmts.getModel.get(id) as Row | undefined;

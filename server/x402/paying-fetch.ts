@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tryParseUsdc } from '../core/money.js';
-import { readPaymentInstructions, type PaymentInstructions } from './payment-required.js';
+import { readPaymentInstructions, x402Network, type PaymentInstructions } from './payment-required.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -11,11 +11,16 @@ export interface PayingAgent {
 }
 
 export type PaymentErrorCode =
+  /** The 402 asks for something Coffer cannot pay: not USDC, another network, unreadable terms. */
   | 'unreadable_402'
   | 'price_above_registry'
+  /** The 402's recipient is not the registry's address for the service it names. */
+  | 'recipient_mismatch'
   | 'payment_refused'
+  /** The payment was sent but not confirmed yet: do not pay again, ask Coffer later. */
+  | 'payment_pending'
   | 'coffer_unreachable'
-  /** Paid, but the paid request itself failed in transport: `details.payment` holds the receipt. */
+  /** Paid, but the paid request did not succeed: `details.payment` holds the receipt. */
   | 'paid_call_failed';
 
 /** Why a paid call did not go through. `status`/`cofferCode` carry Coffer's answer when it refused. */
@@ -28,6 +33,7 @@ export class PaymentError extends Error {
       cofferCode?: string;
       instructions?: PaymentInstructions;
       payment?: PaidResponse['payment'];
+      response?: Response;
     } = {},
   ) {
     super(message);
@@ -51,13 +57,21 @@ export interface PaidResponse {
 }
 
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
+/** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
+const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * fetch for agents: calls the URL; on a 402 reads the terms (Coffer's body or an x402 `accepts`
- * list), refuses a price above the registry's listed price for that service, pays through the agent's
- * Coffer `/pay` (inside its policy; Coffer's refusal comes back as a PaymentError), and retries once
- * with `X-Payment`. One call pays at most once: the payment carries an Idempotency-Key, so a retried
- * /pay returns the same payment, and the paid request is retried with the same receipt.
+ * list), refuses anything that is not USDC on this Coffer's network, a recipient that contradicts the
+ * registry, or a price above the registry's listing (found by service id or by the recipient's
+ * address); pays through the agent's Coffer `/pay` (inside its policy; a refusal comes back as a
+ * PaymentError), and retries with `X-Payment`. One call pays at most once: the payment carries an
+ * Idempotency-Key (a retried /pay returns the same payment), and a paid request lost in transport or
+ * answered "not yet" (chain lag, verifier down) is retried with the same receipt. A receipt buys one
+ * answer: if the API refuses it (for example because that answer was lost after it was accepted), the
+ * call fails with `paid_call_failed` and the receipt, and is never paid again.
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
 export async function payingFetch(url: string, init: RequestInit, options: PayingFetchOptions): Promise<PaidResponse> {
@@ -70,12 +84,14 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (instructions === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  const listed = instructions.service === null ? null : await listedPrice(options.agent, instructions.service, doFetch);
+  const coffer = await cofferFacts(options.agent, doFetch);
+  checkAsset(instructions, coffer, url);
+  const listing = await registryListing(options.agent, instructions, doFetch);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
-  if (listed !== null && asked > listed.micro) {
+  if (listing.cap !== null && asked > listing.cap.micro) {
     throw new PaymentError(
       'price_above_registry',
-      `${url} asks ${instructions.amount} USDC but the registry lists "${instructions.service}" at ${listed.text}; not paid`,
+      `${url} asks ${instructions.amount} USDC but the registry lists it at ${listing.cap.text}; not paid`,
       { instructions },
     );
   }
@@ -83,31 +99,117 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   const idempotencyKey = `fetch-${randomUUID()}`;
   let payment;
   try {
-    payment = await withRetries(retries, () => pay(options, url, init, instructions, listed !== null, idempotencyKey, doFetch));
+    payment = await withRetries(retries, () => pay(options, url, init, instructions, listing.serviceId, idempotencyKey, doFetch));
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw new PaymentError('coffer_unreachable', `Coffer at ${options.agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
   }
+
   const headers = new Headers(init.headers);
   headers.set('X-Payment', payment.xPaymentHeader);
-  try {
-    return { response: await withRetries(retries, () => doFetch(url, { ...init, headers })), payment };
-  } catch (error) {
-    throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+  for (let attempt = 0; ; attempt += 1) {
+    let response: Response;
+    try {
+      response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
+    } catch (error) {
+      throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+    }
+    const code = response.status === 402 || response.status === 503 ? await codeOf(response) : null;
+    if (code !== null && NOT_YET.has(code) && attempt < 4) {
+      await sleep(500 * 2 ** attempt);
+      continue;
+    }
+    if (response.status === 402) {
+      throw new PaymentError('paid_call_failed', `paid, but ${url} refused the receipt (${code ?? 'payment required'})`, { payment, response });
+    }
+    return { response, payment };
   }
 }
 
-async function listedPrice(agent: PayingAgent, service: string, doFetch: typeof fetch) {
-  let response: Response;
-  try {
-    response = await doFetch(`${agent.cofferUrl}/v1/services/${encodeURIComponent(service)}`);
-  } catch (error) {
-    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+async function codeOf(response: Response): Promise<string | null> {
+  const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+  return typeof body?.code === 'string' ? body.code : null;
+}
+
+const factsCache = new Map<string, { network: string; usdcMint: string }>();
+
+/** The Coffer's network and USDC mint, to refuse a 402 that asks for something else. */
+async function cofferFacts(agent: PayingAgent, doFetch: typeof fetch) {
+  const cached = factsCache.get(agent.cofferUrl);
+  if (cached) return cached;
+  const body = await getJson(`${agent.cofferUrl}/v1/health`, doFetch);
+  if (typeof body?.network !== 'string' || typeof body.usdcMint !== 'string') {
+    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
-  if (response.status === 404) return null;
-  const body = (await response.json()) as { pricePerCall?: string | null };
-  if (!body.pricePerCall) return null;
-  return { text: body.pricePerCall, micro: tryParseUsdc(body.pricePerCall) ?? 0n };
+  const facts = { network: body.network, usdcMint: body.usdcMint };
+  factsCache.set(agent.cofferUrl, facts);
+  return facts;
+}
+
+function checkAsset(instructions: PaymentInstructions, coffer: { network: string; usdcMint: string }, url: string) {
+  const networkOk =
+    instructions.network === null || instructions.network === coffer.network || instructions.network === x402Network(coffer.network);
+  if (!networkOk) {
+    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${coffer.network}`, { instructions });
+  }
+  if (instructions.asset !== null && instructions.asset !== coffer.usdcMint) {
+    throw new PaymentError('unreadable_402', `${url} wants a token other than this network's USDC (${instructions.asset})`, { instructions });
+  }
+}
+
+/**
+ * What the registry says of this 402: the listed service (by the id it names), or the services paid
+ * to its recipient; the highest listed per-call price among them caps what is paid. A service named
+ * in the 402 but paid elsewhere than the registry says is refused before any money moves.
+ */
+async function registryListing(agent: PayingAgent, instructions: PaymentInstructions, doFetch: typeof fetch) {
+  type Listing = { id: string; payTo: string; pricePerCall: string | null };
+  let named: Listing | null = null;
+  if (instructions.service !== null) {
+    const response = await cofferGet(`${agent.cofferUrl}/v1/services/${encodeURIComponent(instructions.service)}`, doFetch);
+    if (response.status !== 404) named = (await readJson(response, agent)) as Listing;
+  }
+  if (named !== null && named.payTo !== instructions.recipient) {
+    throw new PaymentError(
+      'recipient_mismatch',
+      `the registry pays "${named.id}" to ${named.payTo}, but the 402 asks for ${instructions.recipient}; not paid`,
+      { instructions },
+    );
+  }
+  const byRecipient = (await readJson(
+    await cofferGet(`${agent.cofferUrl}/v1/services?payTo=${encodeURIComponent(instructions.recipient)}`, doFetch),
+    agent,
+  )) as { results: Listing[] };
+  const prices = [...(named ? [named] : []), ...byRecipient.results]
+    .map((listing) => listing.pricePerCall)
+    .filter((price): price is string => price !== null);
+  const cap = prices.reduce<{ text: string; micro: bigint } | null>((max, text) => {
+    const micro = tryParseUsdc(text) ?? 0n;
+    return max === null || micro > max.micro ? { text, micro } : max;
+  }, null);
+  return { serviceId: named?.id ?? null, cap };
+}
+
+async function cofferGet(url: string, doFetch: typeof fetch): Promise<Response> {
+  try {
+    return await doFetch(url);
+  } catch (error) {
+    throw new PaymentError('coffer_unreachable', `Coffer cannot be reached: ${(error as Error).message}`);
+  }
+}
+
+/** Only a 200 with JSON counts; anything else means the registry could not be asked (so nothing is paid). */
+async function readJson(response: Response, agent: PayingAgent): Promise<unknown> {
+  const body = response.ok ? await response.json().catch(() => undefined) : undefined;
+  if (body === undefined) {
+    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} could not check the registry (answered ${response.status})`);
+  }
+  return body;
+}
+
+async function getJson(url: string, doFetch: typeof fetch): Promise<Record<string, unknown> | null> {
+  const response = await cofferGet(url, doFetch);
+  return response.ok ? ((await response.json().catch(() => null)) as Record<string, unknown> | null) : null;
 }
 
 async function pay(
@@ -115,12 +217,11 @@ async function pay(
   url: string,
   init: RequestInit,
   instructions: PaymentInstructions,
-  listed: boolean,
+  listedServiceId: string | null,
   idempotencyKey: string,
   doFetch: typeof fetch,
 ) {
   const { agent } = options;
-  const service = instructions.service ?? new URL(url).host;
   const response = await doFetch(
     `${agent.cofferUrl}/v1/agents/${encodeURIComponent(agent.agentId)}/pay?owner=${encodeURIComponent(agent.owner)}`,
     {
@@ -131,23 +232,27 @@ async function pay(
         'idempotency-key': idempotencyKey,
       },
       body: JSON.stringify({
-        service,
+        service: listedServiceId ?? instructions.service ?? new URL(url).host,
         amount: instructions.amount,
         currency: 'USDC',
         description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
-        // A registry service is paid to its listed address; anything else to the 402's recipient.
-        ...(listed ? {} : { recipient: instructions.recipient }),
+        // A registry service is paid to its listed address (checked equal above); anything else to the 402's.
+        ...(listedServiceId !== null ? {} : { recipient: instructions.recipient }),
         ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
       }),
     },
   );
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (response.status !== 200) {
-    throw new PaymentError('payment_refused', `Coffer refused the payment: ${String(body.error ?? response.statusText)}`, {
-      status: response.status,
-      cofferCode: typeof body.code === 'string' ? body.code : undefined,
-      instructions,
-    });
+    const cofferCode = typeof body.code === 'string' ? body.code : undefined;
+    const pending = response.status === 502 && cofferCode === 'chain_unavailable';
+    throw new PaymentError(
+      pending ? 'payment_pending' : 'payment_refused',
+      pending
+        ? `the payment was sent but not confirmed yet; do not pay again: ${String(body.error ?? '')}`
+        : `Coffer refused the payment: ${String(body.error ?? response.statusText)}`,
+      { status: response.status, cofferCode, instructions },
+    );
   }
   for (const key of PAYMENT_KEYS) {
     if (typeof body[key] !== 'string') throw new PaymentError('payment_refused', 'Coffer answered the payment without a receipt');
@@ -162,7 +267,7 @@ async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promi
       return await attempt();
     } catch (error) {
       if (error instanceof PaymentError || tries >= retries) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** tries));
+      await sleep(100 * 2 ** tries);
     }
   }
 }

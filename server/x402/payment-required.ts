@@ -60,6 +60,8 @@ export interface PaymentInstructions {
   nonce: string | null;
   network: string | null;
   service: string | null;
+  /** The token mint an x402 offer names (null in Coffer's own form, which is USDC by its currency). */
+  asset: string | null;
 }
 
 const address = z.string().regex(ADDRESS_PATTERN);
@@ -97,6 +99,7 @@ export function readPaymentInstructions(body: unknown): PaymentInstructions | nu
       nonce: coffer.data.nonce ?? null,
       network: coffer.data.network ?? null,
       service: coffer.data.service ?? null,
+      asset: null,
     };
   }
   const x402 = x402Form.safeParse(body);
@@ -109,5 +112,6 @@ export function readPaymentInstructions(body: unknown): PaymentInstructions | nu
     nonce: offer.extra?.nonce ?? null,
     network: offer.network,
     service: offer.extra?.service ?? null,
+    asset: offer.asset ?? null,
   };
 }

@@ -29,7 +29,10 @@ export interface PaywallStore {
   /** Records the payment and uses its nonce in one transaction; false when either was already taken. */
   accept(payment: AcceptedPayment): boolean;
   isAccepted(txSignature: string): boolean;
-  /** Drops nonces that expired unused more than a day ago. */
+  /**
+   * Forgets nonces (used or not) and accepted payments a day past their nonce's expiry: by then a
+   * receipt is refused as expired anyway, so nothing can be replayed, and the tables stay small.
+   */
   prune(now: number): void;
   close(): void;
 }
@@ -49,6 +52,7 @@ export function openPaywallStore(file: string): PaywallStore {
       expires_at INTEGER NOT NULL,
       used_at INTEGER
     ) STRICT;
+    CREATE INDEX IF NOT EXISTS nonces_by_expiry ON nonces (expires_at);
     CREATE TABLE IF NOT EXISTS accepted_payments (
       tx_signature TEXT PRIMARY KEY,
       nonce TEXT NOT NULL UNIQUE,
@@ -64,7 +68,12 @@ export function openPaywallStore(file: string): PaywallStore {
     'INSERT OR IGNORE INTO accepted_payments (tx_signature, nonce, payer, amount, accepted_at) VALUES (?, ?, ?, ?, ?)',
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
-  const prune = db.prepare('DELETE FROM nonces WHERE used_at IS NULL AND expires_at < ?');
+  const pruneAccepted = db.prepare('DELETE FROM accepted_payments WHERE nonce IN (SELECT nonce FROM nonces WHERE expires_at < ?)');
+  const pruneNonces = db.prepare('DELETE FROM nonces WHERE expires_at < ?');
+  const prune = db.transaction((before: number) => {
+    pruneAccepted.run(before);
+    pruneNonces.run(before);
+  });
   const accept = db.transaction((payment: AcceptedPayment): boolean => {
     if (useNonce.run(payment.acceptedAt, payment.nonce).changes !== 1) return false;
     if (insertPayment.run(payment.txSignature, payment.nonce, payment.payer, payment.amount, payment.acceptedAt).changes !== 1) {
@@ -95,7 +104,7 @@ export function openPaywallStore(file: string): PaywallStore {
       }
     },
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
-    prune: (now) => void prune.run(now - 24 * 60 * 60 * 1000),
+    prune: (now) => prune.immediate(now - 24 * 60 * 60 * 1000),
     close: () => db.close(),
   };
 }

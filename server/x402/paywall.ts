@@ -41,13 +41,17 @@ export function createPaywall(options: PaywallOptions) {
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
 
-  // A nonce is bound to the route's path (the Host a client uses may vary); x402 gets the full URL.
-  const resourceOf = (req: Request) => `${req.baseUrl}${req.path}`;
+  // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
+  // twin in express). x402 gets the full URL.
+  const resourceOf = (req: Request) => `${req.method === 'HEAD' ? 'GET' : req.method} ${req.baseUrl}${req.path}`;
+  let issued = 0;
   const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
 
   const freshTerms = (req: Request, route: RouteTerms, amount: bigint): PaymentTerms => {
     const nonce = randomBytes(16).toString('base64url');
     const issuedAt = now();
+    // Every 1,000 nonces, forget the long-expired ones.
+    if (++issued % 1000 === 0) options.store.prune(issuedAt);
     options.store.issueNonce({ nonce, resource: resourceOf(req), amount, issuedAt, expiresAt: issuedAt + maxTimeoutSeconds * 1000, usedAt: null });
     return {
       amount,
@@ -66,16 +70,25 @@ export function createPaywall(options: PaywallOptions) {
     /** Protects a route: `app.get('/weather', paywall.require({ price: '0.01', description: '...' }), handler)`. */
     require(route: RouteTerms): RequestHandler {
       const amount = parseAmount(route.price, 'price');
+      const askForPayment = (req: Request, res: Response, reason?: { code: string; error: string }) => {
+        try {
+          res.status(402).json(paymentRequiredBody(freshTerms(req, route, amount), reason));
+        } catch (error) {
+          log(`paywall: could not issue a nonce: ${(error as Error).message}`);
+          res.status(503).json({ error: 'payment terms are unavailable right now; try again', code: 'paywall_unavailable' });
+        }
+      };
       return async (req, res, next) => {
         const header = req.get('x-payment');
         if (!header) {
-          res.status(402).json(paymentRequiredBody(freshTerms(req, route, amount)));
+          askForPayment(req, res);
           return;
         }
         let verification;
         try {
-          verification = await verifyReceipt(header, {
+          verification = await verifyReceipt(header.slice(0, 8192), {
             resource: resourceOf(req),
+            price: amount,
             recipient: options.recipient,
             lookup: options.lookup,
             store: options.store,
@@ -87,7 +100,7 @@ export function createPaywall(options: PaywallOptions) {
           return;
         }
         if (!verification.ok) {
-          res.status(402).json(paymentRequiredBody(freshTerms(req, route, amount), { code: verification.code, error: verification.reason }));
+          askForPayment(req, res, { code: verification.code, error: verification.reason });
           return;
         }
         res.locals.payment = verification.payment;

@@ -27,12 +27,14 @@ const lookupSchema = z.object({
  */
 export async function cofferTransferLookup(cofferUrl: string): Promise<TransferLookup> {
   const base = cofferUrl.replace(/\/+$/, '');
-  const health = healthSchema.parse(await (await fetch(`${base}/v1/health`)).json());
+  const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
   return {
     network: health.network,
     usdcMint: health.usdcMint,
     async findTransfer(txSignature: string): Promise<TransferFound | null> {
-      const response = await fetch(`${base}/v1/chain/transactions/${encodeURIComponent(txSignature)}`);
+      const response = await fetch(`${base}/v1/chain/transactions/${encodeURIComponent(txSignature)}`, {
+        signal: AbortSignal.timeout(10_000),
+      });
       if (response.status === 404 || response.status === 400) return null;
       if (!response.ok) throw new Error(`the Coffer server answered ${response.status} to a transaction lookup`);
       const { transfer } = lookupSchema.parse(await response.json());

@@ -1,5 +1,5 @@
-import { address } from '@solana/kit';
-import { decodeReceipt } from '../core/receipts.js';
+import { address, getBase58Encoder, getPublicKeyFromAddress, isSignature, verifySignature, type SignatureBytes } from '@solana/kit';
+import { decodeReceipt, receiptProofMessage, type Receipt } from '../core/receipts.js';
 import { formatUsdc, tryParseUsdc } from '../core/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';
@@ -18,6 +18,7 @@ export type Verification = { ok: true; payment: VerifiedPayment } | Refusal;
 
 export type RefusalCode =
   | 'invalid_receipt'
+  | 'invalid_proof'
   | 'wrong_network'
   | 'unknown_nonce'
   | 'wrong_resource'
@@ -31,59 +32,77 @@ export type RefusalCode =
   | 'memo_mismatch'
   | 'receipt_mismatch';
 
-/** Seconds a transaction's block time may run ahead of the nonce it pays for (clock skew). */
-const CLOCK_SKEW_SECONDS = 60;
+/** Seconds a transaction's block time may differ from the nonce's clock (skew between machines). */
+const CLOCK_SKEW_SECONDS = 120;
 
 const refuse = (code: RefusalCode, reason: string): Refusal => ({ ok: false, code, reason });
 
+/** The payer's signature over the receipt: everything else in a receipt can be read off the chain. */
+async function proofHolds(receipt: Receipt): Promise<boolean> {
+  try {
+    const key = await getPublicKeyFromAddress(address(receipt.payer));
+    const signature = getBase58Encoder().encode(receipt.proof);
+    if (signature.length !== 64) return false;
+    return await verifySignature(key, signature as SignatureBytes, receiptProofMessage(receipt));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks an `X-Payment` receipt against the chain and the paywall's memory. Nothing in the receipt is
- * trusted on its own word: it only names a transaction, which must exist and have succeeded on this
- * network, have moved at least the price in USDC to the recipient's token account, carry a nonce this
- * paywall issued for this resource (unused, unexpired) as its memo, be recent, and never have been
- * accepted before. The receipt's own claims must also match what the chain says.
+ * trusted on its own word: it must be signed by its payer's wallet (so a receipt rebuilt from public
+ * chain data is worthless), and it only names a transaction, which must exist and have succeeded on
+ * this network, have moved at least the route's price in USDC to the recipient's token account,
+ * carry a nonce this paywall issued for this method and path (unused, unexpired) as its memo, be
+ * recent, and never have been accepted before: a receipt buys one answer.
  * Throws only when the chain cannot be read (the caller answers 503, not 402).
  */
 export async function verifyReceipt(
   header: string,
-  context: { resource: string; recipient: string; lookup: TransferLookup; store: PaywallStore; now: number },
+  context: { resource: string; price: bigint; recipient: string; lookup: TransferLookup; store: PaywallStore; now: number },
 ): Promise<Verification> {
   const receipt = decodeReceipt(header);
-  if (receipt === null) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
+  if (receipt === null || !isSignature(receipt.txSignature)) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
   if (receipt.network !== context.lookup.network) {
     return refuse('wrong_network', `the receipt is for ${receipt.network}; this API is paid on ${context.lookup.network}`);
   }
+  if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
+
   if (context.store.isAccepted(receipt.txSignature)) return refuse('receipt_already_used', 'this payment was already used');
   const nonce = context.store.getNonce(receipt.memo);
   if (nonce === null) return refuse('unknown_nonce', 'the payment does not carry a nonce this API issued');
   if (nonce.usedAt !== null) return refuse('receipt_already_used', 'this payment was already used');
-  if (nonce.resource !== context.resource) return refuse('wrong_resource', 'the nonce was issued for another resource');
+  if (nonce.resource !== context.resource) return refuse('wrong_resource', 'the nonce was issued for another route');
 
   const transfer = await context.lookup.findTransfer(receipt.txSignature);
-  if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain');
+  if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain (yet)');
   if (!transfer.succeeded) return refuse('transaction_failed', `the transaction failed on chain (${transfer.error ?? 'error'})`);
   if (transfer.mint !== context.lookup.usdcMint) return refuse('wrong_asset', 'the transaction did not move USDC');
   const recipientAccount = await usdcTokenAccount(address(context.lookup.usdcMint), address(context.recipient));
   if (transfer.toTokenAccount !== recipientAccount) return refuse('wrong_recipient', 'the USDC did not go to this API');
-  if (transfer.amount < nonce.amount) {
-    return refuse('amount_too_small', `paid ${formatUsdc(transfer.amount)} USDC, the price is ${formatUsdc(nonce.amount)}`);
+  const price = nonce.amount > context.price ? nonce.amount : context.price;
+  if (transfer.amount < price) {
+    return refuse('amount_too_small', `paid ${formatUsdc(transfer.amount)} USDC, the price is ${formatUsdc(price)}`);
   }
   if (transfer.memo !== nonce.nonce) return refuse('memo_mismatch', 'the transaction memo is not the nonce');
   if (tryParseUsdc(receipt.amount) !== transfer.amount || receipt.recipient !== context.recipient || receipt.payer !== transfer.from) {
     return refuse('receipt_mismatch', 'the receipt does not describe its transaction');
   }
   const blockTime = transfer.blockTime ?? Math.floor(context.now / 1000);
-  if (blockTime * 1000 > nonce.expiresAt || blockTime < Math.floor(nonce.issuedAt / 1000) - CLOCK_SKEW_SECONDS || context.now > nonce.expiresAt + 5 * 60_000) {
+  const issued = Math.floor(nonce.issuedAt / 1000);
+  const expires = Math.floor(nonce.expiresAt / 1000);
+  if (blockTime < issued - CLOCK_SKEW_SECONDS || blockTime > expires + CLOCK_SKEW_SECONDS || context.now > nonce.expiresAt + 5 * 60_000) {
     return refuse('receipt_expired', 'the payment is not within the time the nonce allowed');
   }
 
-  const accepted = context.store.accept({
+  const stored = context.store.accept({
     txSignature: receipt.txSignature,
     nonce: nonce.nonce,
     payer: transfer.from,
     amount: transfer.amount,
     acceptedAt: context.now,
   });
-  if (!accepted) return refuse('receipt_already_used', 'this payment was already used');
+  if (!stored) return refuse('receipt_already_used', 'this payment was already used');
   return { ok: true, payment: { payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce: nonce.nonce } };
 }

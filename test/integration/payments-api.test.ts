@@ -37,6 +37,7 @@ describe('payments over HTTP on the sim chain', () => {
       payer: agent.walletAddress,
       paymentId: result.paymentId,
       memo: 'nonce-from-402',
+      proof: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/),
     });
 
     // The transaction the receipt names is on the chain, with that amount, recipient and memo.

@@ -12,7 +12,8 @@ import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { verifyReceipt } from '../../server/x402/verify-receipt.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
-import { decodeReceipt, encodeReceipt, type Receipt } from '../../server/core/receipts.js';
+import { decodeReceipt, encodeReceipt, receiptProofMessage, type Receipt } from '../../server/core/receipts.js';
+import { getBase58Decoder } from '@solana/kit';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
 const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -127,11 +128,16 @@ describe('the 402 flow against the demo paid API', () => {
     const failedReceipt = encodeReceipt({
       v: 1, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),
       recipient: DEMO_PAY_TO, payer: broke.walletAddress, paymentId: 'pay_x', memo: nonce,
+      proof: getBase58Decoder().decode(await t.coffer.engine.ctx.vault.signMessage(broke.walletAddress, receiptProofMessage({ network: 'sim', txSignature: prepared.txSignature, memo: nonce }))),
     });
     const failed = await get('/weather', failedReceipt);
     expect(failed.body.code).toBe('transaction_failed');
 
-    const madeUp = encodeReceipt({ ...decodeReceipt(failedReceipt)!, txSignature: '5'.repeat(87), memo: await nonceFor() });
+    const madeUpClaims = { ...decodeReceipt(failedReceipt)!, txSignature: '5'.repeat(87), memo: await nonceFor() };
+    const madeUp = encodeReceipt({
+      ...madeUpClaims,
+      proof: getBase58Decoder().decode(await t.coffer.engine.ctx.vault.signMessage(broke.walletAddress, receiptProofMessage(madeUpClaims))),
+    });
     expect((await get('/weather', madeUp)).body.code).toBe('transaction_not_found');
     expect((await get('/weather', 'v1.not-base64!')).body.code).toBe('invalid_receipt');
     expect((await get('/weather', 'garbage')).body.code).toBe('invalid_receipt');
@@ -154,6 +160,45 @@ describe('the 402 flow against the demo paid API', () => {
     const service = await t.api('GET', '/v1/services/demo-weather', { key: null });
     expect(service.body).toMatchObject({ id: 'demo-weather', pricePerCall: '0.01', payTo: DEMO_PAY_TO, source: 'x402-marketplace' });
     expect((await t.api('GET', '/v1/services/nope', { key: null })).body.code).toBe('service_not_found');
+  });
+
+  it('a receipt rebuilt from public chain data is refused: only the payer can present it', async () => {
+    const victim = await fundedAgent(t, 'victim', '1.00');
+    const nonce = (await get('/weather')).body.nonce;
+    const paid = await pay('victim', victim.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    // The attacker reads the transfer off the chain and forges the rest.
+    const onChain = (await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null })).body.transfer;
+    const forged = encodeReceipt({
+      v: 1, network: 'sim', txSignature: onChain.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),
+      recipient: DEMO_PAY_TO, payer: onChain.from, paymentId: 'pay_forged', memo: onChain.memo, proof: '2'.repeat(88),
+    });
+    const attempt = await get('/weather', forged);
+    expect(attempt.status).toBe(402);
+    expect(attempt.body.code).toBe('invalid_proof');
+    // The victim's own receipt still works.
+    expect((await get('/weather', paid.body.xPaymentHeader)).status).toBe(200);
+  });
+
+  it('a nonce is bound to the method and path it was issued for, and the route price is checked', async () => {
+    const agent = await fundedAgent(t, 'method-hopper', '10.00');
+    const store2 = openPaywallStore(':memory:');
+    const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: store2 });
+    const app = express();
+    app.get('/report', wall.require({ price: '0.01', description: 'cheap' }), (_req, res) => res.json({ tier: 'cheap' }));
+    app.post('/report', wall.require({ price: '5.00', description: 'dear' }), (_req, res) => res.json({ tier: 'dear' }));
+    const server = await listen(app);
+    try {
+      const cheapTerms = await json(fetch(`${server.url}/report`));
+      const paid = await pay('method-hopper', agent.apiKey, { service: 'x', recipient: DEMO_PAY_TO, amount: '0.01', nonce: cheapTerms.nonce });
+      const hop = await fetch(`${server.url}/report`, { method: 'POST', headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect(hop.status).toBe(402);
+      expect((await json(hop)).code).toBe('wrong_resource');
+      const fair = await fetch(`${server.url}/report`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect(await json(fair)).toEqual({ tier: 'cheap' });
+    } finally {
+      await close(server.server);
+      store2.close();
+    }
   });
 
   it('a receipt stays used across a restart of the paid API', async () => {
@@ -191,7 +236,7 @@ describe('the 402 flow against the demo paid API', () => {
 
   it('property: a tampered receipt is never accepted; the untampered one is', async () => {
     const agent = await fundedAgent(t, 'tamper', '1.00');
-    const resource = '/weather';
+    const resource = 'GET /weather';
     const propertyStore = openPaywallStore(':memory:');
     const now = Date.now();
     propertyStore.issueNonce({ nonce: 'prop-nonce', resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000, usedAt: null });
@@ -208,6 +253,7 @@ describe('the 402 flow against the demo paid API', () => {
       fc.record({ field: fc.constant('recipient' as const), value: fc.oneof(fc.constant(OTHER), base58) }),
       fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
       fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom('other-nonce', 'prop-nonce ', '', 'x') }),
+      fc.record({ field: fc.constant('proof' as const), value: fc.oneof(fc.constant(decodeReceipt(other.body.xPaymentHeader)!.proof), base58.map((s) => s + s)) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tamper, { minLength: 1, maxLength: 3 }), async (changes) => {
@@ -216,12 +262,12 @@ describe('the 402 flow against the demo paid API', () => {
         fc.pre(JSON.stringify(tampered) !== JSON.stringify(original));
         // Pointing at the other payment *and* its nonce names a different genuine payment, not a forgery.
         fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === 'other-nonce'));
-        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
         expect(verdict.ok).toBe(false);
       }),
       { numRuns: 150 },
     );
-    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
     expect(genuine).toMatchObject({ ok: true, payment: { payer: agent.walletAddress, amount: micro('0.01') } });
     propertyStore.close();
   });
@@ -302,6 +348,94 @@ describe('the 402 flow against the demo paid API', () => {
       expect(payments).toHaveLength(1);
       expect(payments[0].id).toBe(payment?.paymentId);
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+    });
+
+    /** A paid route whose 402 body the test rewrites, to play a seller that lies or errs. */
+    async function sellerWith(rewrite: (body: Record<string, unknown>) => Record<string, unknown>, price = '0.01') {
+      const sellerStore = openPaywallStore(':memory:');
+      const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: sellerStore });
+      const app = express();
+      app.use((_req, res, next) => {
+        const send = res.json.bind(res);
+        res.json = (body: Record<string, unknown>) => (res.statusCode === 402 ? send(rewrite(body)) : send(body));
+        next();
+      });
+      app.get('/data', wall.require({ price, description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
+      const server = await listen(app);
+      return {
+        url: `${server.url}/data`,
+        close: async () => {
+          await close(server.server);
+          sellerStore.close();
+        },
+      };
+    }
+
+    it('caps the price by the registry listing of the recipient even when the 402 names no service', async () => {
+      const agent = await fundedAgent(t, 'unnamed', '5.00');
+      const seller = await sellerWith(({ service: _service, accepts: _accepts, ...rest }) => rest, '3.00');
+      try {
+        const error = await payingFetch(seller.url, {}, { agent: agentOf(agent, 'unnamed') }).catch((e) => e);
+        expect(error).toMatchObject({ code: 'price_above_registry' });
+        expect(await history('unnamed')).toHaveLength(0);
+      } finally {
+        await seller.close();
+      }
+    });
+
+    it('refuses a 402 whose recipient contradicts the registry, or whose asset is not USDC, before paying', async () => {
+      const agent = await fundedAgent(t, 'careful', '5.00');
+      const elsewhere = await sellerWith((body) => ({ ...body, recipient: OTHER }));
+      const otherToken = await sellerWith((body) => ({
+        x402Version: 1,
+        accepts: (body.accepts as Record<string, unknown>[]).map((offer) => ({ ...offer, asset: 'So11111111111111111111111111111111111111112' })),
+      }));
+      const otherNetwork = await sellerWith((body) => ({ ...body, network: 'mainnet' }));
+      try {
+        expect(await payingFetch(elsewhere.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'recipient_mismatch' });
+        expect(await payingFetch(otherToken.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
+        expect(await payingFetch(otherNetwork.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
+        expect(await history('careful')).toHaveLength(0);
+      } finally {
+        await elsewhere.close();
+        await otherToken.close();
+        await otherNetwork.close();
+      }
+    });
+
+    it('pays nothing when the registry cannot be asked', async () => {
+      const agent = await fundedAgent(t, 'no-registry', '5.00');
+      const broken: typeof fetch = async (input, init) =>
+        String(input).includes('/v1/services') ? new Response('{"error":"down"}', { status: 503 }) : fetch(input, init);
+      const error = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'no-registry'), fetch: broken }).catch((e) => e);
+      expect(error).toMatchObject({ code: 'coffer_unreachable' });
+      expect(await history('no-registry')).toHaveLength(0);
+    });
+
+    it('retries the same receipt while the API says "not yet", and fails without paying again when its answer was lost', async () => {
+      const agent = await fundedAgent(t, 'patient-fetch', '5.00');
+      let paidTries = 0;
+      const laggy: typeof fetch = async (input, init) => {
+        if (new Headers(init?.headers).has('x-payment') && ++paidTries === 1) {
+          return new Response(JSON.stringify({ error: 'try again', code: 'verifier_unavailable' }), { status: 503 });
+        }
+        return fetch(input, init);
+      };
+      const ok = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'patient-fetch'), fetch: laggy });
+      expect(ok.response.status).toBe(200);
+      expect(paidTries).toBe(2);
+
+      let lost = 0;
+      const lossy: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (new Headers(init?.headers).has('x-payment') && ++lost === 1) throw new TypeError('connection reset after the answer was sent');
+        return response;
+      };
+      const error = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'patient-fetch'), fetch: lossy }).catch((e) => e);
+      expect(error).toMatchObject({ code: 'paid_call_failed' });
+      expect(error.details.payment.xPaymentHeader).toMatch(/^v1\./);
+      expect(await history('patient-fetch')).toHaveLength(2);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('4.98'));
     });
 
     it('pays from an x402-only 402 (accepts list, no Coffer fields)', async () => {

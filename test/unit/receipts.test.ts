@@ -25,6 +25,7 @@ const receiptArb: fc.Arbitrary<Receipt> = fc.record({
   payer: base58(32, 44),
   paymentId: fc.string({ minLength: 1, maxLength: 40 }),
   memo: fc.string({ unit: 'grapheme', maxLength: 60 }),
+  proof: base58(64, 88),
 });
 
 const sample: Receipt = {
@@ -38,6 +39,7 @@ const sample: Receipt = {
   payer: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
   paymentId: 'pay_01HZX',
   memo: 'nonce-123',
+  proof: '3yZe7d1AVHyVfUtgD5nyuDyBeeXv8bUdfmbHyVWqYkw3KXUJV2u4dvVuqUAH2xmn5jz9HAbD5SYKJNvXtmWUr5Wm',
 };
 
 /** Builds a header the way the contract describes it, without going through encodeReceipt. */

@@ -7,6 +7,8 @@ export interface KeyVault {
   readonly kind: 'keychain' | 'file';
   createWallet(): Promise<string>;
   hasWallet(address: string): Promise<boolean>;
+  /** An Ed25519 signature of `message` by the wallet's key (proves a receipt came from its payer). */
+  signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
   getSecret(name: string): Promise<string | null>;
   setSecret(name: string, value: string): Promise<void>;
 }

@@ -197,6 +197,7 @@ export interface Store {
 
   searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
   getService(id: string): ServiceRecord | null;
+  servicesPaidTo(payTo: string): ServiceRecord[];
   listModels(): ModelRecord[];
   getModel(id: string): ModelRecord | null;
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { searchQuerySchema } from '../../core/schemas.js';
+import { searchQuerySchema, servicesQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 
@@ -12,6 +12,10 @@ export function registryRoutes({ engine }: RouteDeps): Router {
   router.get('/services/search', (req, res) => {
     const { q, limit } = parseWith(searchQuerySchema, { q: req.query.q, limit: req.query.limit });
     res.json(engine.searchServices(q ?? '', limit));
+  });
+  router.get('/services', (req, res) => {
+    const { payTo } = parseWith(servicesQuerySchema, { payTo: req.query.payTo });
+    res.json(engine.servicesPaidTo(payTo));
   });
   router.get('/services/:serviceId', (req, res) => {
     res.json(engine.service(String(req.params.serviceId)));
