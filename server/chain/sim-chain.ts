@@ -143,9 +143,9 @@ export class SimChain implements Chain {
   }
 
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
-    const balances = new Map<string, bigint>();
-    for (const wallet of wallets) balances.set(wallet, await this.usdcBalance(wallet));
-    return balances;
+    // Token-account derivations hash on WebCrypto's thread pool: start them all at once.
+    const amounts = await Promise.all(wallets.map((wallet) => this.usdcBalance(wallet)));
+    return new Map(wallets.map((wallet, index) => [wallet, amounts[index] ?? 0n]));
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {

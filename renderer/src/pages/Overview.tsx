@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { memo, useState } from 'react';
+import type { AgentRow } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
-import { ago } from '../lib/time.js';
+import { shortTime } from '../lib/time.js';
 import { BudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
@@ -9,6 +10,33 @@ import { StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
 import { DeployDialog } from './DeployDialog.js';
 import { ActivityTable } from './ActivityPage.js';
+
+/** One agent's row; re-rendered only when that agent's figures change. */
+const AgentRowView = memo(
+  function AgentRowView({ agent }: { agent: AgentRow }) {
+    return (
+      <tr className={agent.status} data-testid={`agent-row-${agent.agentId}`}>
+        <td>
+          <a href={hrefFor({ page: 'agent', agentId: agent.agentId })} className="agent-name">
+            {agent.displayName}
+          </a>
+          {agent.displayName !== agent.agentId && <span className="muted"> {agent.agentId}</span>}
+        </td>
+        <td>
+          <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
+        </td>
+        <td className="num">
+          <Money value={agent.balance} />
+        </td>
+        <td>
+          <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label={`${agent.displayName}: spent in 24 h against the daily budget`} />
+        </td>
+        <td className="muted" title={agent.lastPaymentAt ?? undefined}>{shortTime(agent.lastPaymentAt)}</td>
+      </tr>
+    );
+  },
+  (before, after) => JSON.stringify(before.agent) === JSON.stringify(after.agent),
+);
 
 /** The owner's overview: treasury, every agent as a row with its brake, and the latest payments. */
 export function Overview() {
@@ -44,24 +72,7 @@ export function Overview() {
               </thead>
               <tbody>
                 {dashboard.agents.map((agent) => (
-                  <tr key={agent.agentId} className={agent.status} data-testid={`agent-row-${agent.agentId}`}>
-                    <td>
-                      <a href={hrefFor({ page: 'agent', agentId: agent.agentId })} className="agent-name">
-                        {agent.displayName}
-                      </a>
-                      {agent.displayName !== agent.agentId && <span className="muted"> {agent.agentId}</span>}
-                    </td>
-                    <td>
-                      <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
-                    </td>
-                    <td className="num">
-                      <Money value={agent.balance} />
-                    </td>
-                    <td>
-                      <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label={`${agent.displayName}: spent in 24 h against the daily budget`} />
-                    </td>
-                    <td className="muted">{ago(agent.lastPaymentAt)}</td>
-                  </tr>
+                  <AgentRowView key={agent.agentId} agent={agent} />
                 ))}
               </tbody>
             </table>

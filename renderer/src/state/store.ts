@@ -4,6 +4,8 @@ import type { Dashboard, Deposit, Session } from '../api/types.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
 
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
 interface DashboardState {
   status: Status;
   session: Session | null;
@@ -45,7 +47,14 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     if (!client) return;
     try {
       const [dashboard, { deposits }] = await Promise.all([client.dashboard(), client.deposits()]);
-      set({ dashboard, deposits, refreshError: null });
+      // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
+      // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
+      const state = get();
+      set({
+        dashboard: same(state.dashboard, dashboard) ? state.dashboard : dashboard,
+        deposits: same(state.deposits, deposits) ? state.deposits : deposits,
+        refreshError: null,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) set({ status: 'signed-out' });
       else set({ refreshError: (error as Error).message });
