@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../http/app.js';
 import { DashboardSessions } from '../http/sessions.js';
@@ -27,7 +28,9 @@ export async function startHttpServer(options: {
   const sessions = new DashboardSessions(() => coffer.engine.ctx.clock.now());
   let port = options.port;
   let shuttingDown = false;
+  const streams = new Set<Response>();
   const app = createHttpApp({
+    streams,
     engine: coffer.engine,
     sessions,
     version: options.version,
@@ -80,6 +83,7 @@ export async function startHttpServer(options: {
           clearTimeout(force);
           resolve();
         });
+        for (const stream of streams) stream.end();
         server.closeIdleConnections();
       }),
   };

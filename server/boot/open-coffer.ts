@@ -14,6 +14,7 @@ import type { Chain } from '../core/ports/chain.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { EventBus } from '../core/events.js';
 import { settleActiveTransfers } from '../core/transfers.js';
 import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
@@ -85,6 +86,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
 
     let baseUrl = '';
     const engine = createEngine({
+      events: new EventBus(() => clock.now()),
       store,
       chain,
       vault,

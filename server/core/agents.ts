@@ -2,6 +2,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
+import { requestApproval } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertCoherent, isTightening, mergePolicy } from './policy.js';
 import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
@@ -14,9 +15,19 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
   return agent;
 }
 
-export async function deployAgent(ctx: EngineContext, principal: Principal, body: DeployBody) {
-  // Deploying another agent loosens what the caller can spend: owner only (approvals come later).
-  requireOwner(principal);
+/** A new API key for an agent; only its hash is stored, the key itself is returned once. */
+export function issueAgentKey(ctx: EngineContext, owner: string, agentId: string): string {
+  const apiKey = newApiKey('agent');
+  ctx.store.insertApiKey(hashApiKey(apiKey), { kind: 'agent', owner, agentId }, ctx.clock.now());
+  return apiKey;
+}
+
+/**
+ * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
+ * be spent, so its request waits for the owner's approval (then the key is collected with the
+ * approval, see readApproval); `issueKey: false` deploys without a key for that path.
+ */
+export async function deployAgent(ctx: EngineContext, principal: Principal, body: DeployBody, options: { issueKey?: boolean } = {}) {
   const { owner } = principal;
   if (ctx.store.getAgent(owner, body.agentId) !== null) {
     throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
@@ -28,11 +39,14 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     allowedServices: [...new Set(body.allowedServices ?? [])],
   };
   assertCoherent(policy);
+  if (principal.kind === 'agent') {
+    getAgentOrThrow(ctx, owner, principal.agentId);
+    return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
+  }
 
   // The wallet key goes to the key store before the agent row exists: a crash in between leaves an
   // unused key, never an agent without one.
   const walletAddress = await ctx.vault.createWallet();
-  const apiKey = newApiKey('agent');
   const agent: AgentRecord = {
     owner,
     agentId: body.agentId,
@@ -41,12 +55,12 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     status: 'active',
     createdAt: ctx.clock.now(),
   };
-  ctx.store.transaction(() => {
+  const apiKey = ctx.store.transaction(() => {
     if (ctx.store.getAgent(owner, body.agentId) !== null) {
       throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
     }
     ctx.store.insertAgent(agent, policy);
-    ctx.store.insertApiKey(hashApiKey(apiKey), { kind: 'agent', owner, agentId: agent.agentId }, agent.createdAt);
+    const key = options.issueKey === false ? null : issueAgentKey(ctx, owner, agent.agentId);
     audit(ctx, {
       actor: actorOf(principal),
       owner,
@@ -54,21 +68,28 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
       action: 'agent.deploy',
       detail: { walletAddress, policy: policyView(policy) },
     });
+    return key;
   });
+  ctx.events.emit({ type: 'agent', owner, agentId: agent.agentId, status: 'deployed' });
 
   return {
     agent: agentView(agent),
-    apiKey,
+    ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
-    mcpConfig: {
-      command: ctx.mcpLaunch.command,
-      args: [...ctx.mcpLaunch.args],
-      env: {
-        COFFER_URL: ctx.baseUrl(),
-        COFFER_OWNER: owner,
-        COFFER_AGENT_ID: agent.agentId,
-        COFFER_API_KEY: apiKey,
-      },
+    mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),
+  };
+}
+
+/** How an MCP host launches Coffer's tool server for one agent. */
+export function mcpConfigFor(ctx: EngineContext, owner: string, agentId: string, apiKey: string | null) {
+  return {
+    command: ctx.mcpLaunch.command,
+    args: [...ctx.mcpLaunch.args],
+    env: {
+      COFFER_URL: ctx.baseUrl(),
+      COFFER_OWNER: owner,
+      COFFER_AGENT_ID: agentId,
+      ...(apiKey === null ? {} : { COFFER_API_KEY: apiKey }),
     },
   };
 }
@@ -92,9 +113,9 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     getAgentOrThrow(ctx, principal.owner, agentId);
     const current = ctx.store.getPolicy(principal.owner, agentId);
     const next = mergePolicy(current, update);
-    // An agent may only tighten its own policy; loosening is the owner's call.
+    // An agent may only tighten its own policy at once; loosening waits for the owner.
     if (principal.kind === 'agent' && !isTightening(current, next)) {
-      throw new CofferError('owner_only', 'an agent can only tighten its own policy; loosening needs the owner');
+      return requestApproval(ctx, principal, 'policy', agentId, { ...update });
     }
     ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());
     audit(ctx, {
@@ -114,6 +135,7 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
     if (agent.status !== status) {
       ctx.store.setAgentStatus(principal.owner, agentId, status);
       audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
+      ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
     }
     return { agentId, status };
   });
@@ -125,9 +147,13 @@ export function killAgent(ctx: EngineContext, principal: Principal, agentId: str
   return setStatus(ctx, principal, agentId, 'suspended', actor);
 }
 
-/** Resume loosens: owner only; idempotent. */
+/** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
 export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
-  requireOwner(principal);
+  requireAgentScope(principal, agentId);
+  if (principal.kind === 'agent') {
+    getAgentOrThrow(ctx, principal.owner, agentId);
+    return requestApproval(ctx, principal, 'resume', agentId, {});
+  }
   return setStatus(ctx, principal, agentId, 'active', actor);
 }
 
@@ -142,6 +168,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
       suspended.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });
+    for (const agentId of suspended) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'suspended' });
     return { suspended };
   });
 }

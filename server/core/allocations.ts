@@ -1,5 +1,6 @@
 import { CofferError, isCofferError } from './errors.js';
-import { actorOf, requireOwner, type Principal } from './auth.js';
+import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { requestApproval } from './approvals.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { newId } from './ids.js';
@@ -8,14 +9,17 @@ import { sendReserved } from './transfers.js';
 import type { AllocationRecord } from './ports/store.js';
 
 /**
- * Moves USDC from the owner's treasury to an agent's wallet, on chain. Owner only: funding an agent
- * loosens what it can spend. Reserved like a payment, so concurrent allocations cannot overdraw.
+ * Moves USDC from the owner's treasury to an agent's wallet, on chain. Funding an agent loosens what
+ * it can spend, so an agent's own request waits for the owner's approval. Reserved like a payment, so
+ * concurrent allocations cannot overdraw.
  */
 export async function allocate(ctx: EngineContext, principal: Principal, agentId: string, amountText: string) {
-  requireOwner(principal);
+  requireAgentScope(principal, agentId);
   const { owner } = principal;
   const amount = parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
+  // An agent funding itself loosens what it can spend: it waits for the owner.
+  if (principal.kind === 'agent') return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
   const treasuryBalance = await ctx.chain.usdcBalance(owner);
 
   const allocation = ctx.store.transaction(() => {

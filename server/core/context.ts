@@ -1,6 +1,7 @@
 import type { Chain } from './ports/chain.js';
 import type { Clock, KeyVault } from './ports/keys.js';
 import type { ImageProvider } from './ports/image-provider.js';
+import type { EventBus } from './events.js';
 import type { Store } from './ports/store.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
@@ -16,6 +17,7 @@ export interface EngineContext {
   vault: KeyVault;
   clock: Clock;
   mcpLaunch: McpLaunch;
+  events: EventBus;
   /** Where image generation is forwarded; null when none is configured. */
   imageProvider: ImageProvider | null;
   /** The /v1 server's base URL, once it listens (for mcpConfig.env). */

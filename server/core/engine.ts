@@ -9,13 +9,34 @@ import { getService, listModels, searchServices, servicesPaidTo } from './regist
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
-import type { DeployBody, GenerateBody, PayBody, PolicyUpdate } from './schemas.js';
+import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate } from './schemas.js';
+import { approve, deny, listApprovals, readApproval } from './approvals.js';
+import { issueAgentKey } from './agents.js';
+import { completeLinkSession, createLinkSession, describeLinkSession, pollLinkSession } from './link-sessions.js';
+import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
  * tray items are thin doors onto these same calls.
  */
 export function createEngine(ctx: EngineContext) {
+  /** An approved request, carried out as the owner asked it to be. */
+  const carryOut = async (approval: ApprovalRecord, owner: Principal): Promise<Record<string, unknown>> => {
+    const asked = approval.request;
+    const actor = `owner (approval ${approval.id})`;
+    switch (approval.kind) {
+      case 'policy':
+        return asResult(updatePolicy(ctx, owner, approval.targetAgentId, asked as PolicyUpdate));
+      case 'allocate':
+        return asResult(await allocate(ctx, owner, approval.targetAgentId, String(asked.amount)));
+      case 'resume':
+        return asResult(resumeAgent(ctx, owner, approval.targetAgentId, actor));
+      case 'deploy': {
+        const deployed = await deployAgent(ctx, owner, asked as DeployBody, { issueKey: false });
+        return 'agent' in deployed ? { agent: deployed.agent, policy: deployed.policy } : {};
+      }
+    }
+  };
   return {
     ctx,
     network: ctx.chain.network,
@@ -45,6 +66,15 @@ export function createEngine(ctx: EngineContext) {
     task: (p: Principal, agentId: string, taskId: string) => readTask(ctx, p, agentId, taskId),
     resumeTasks: () => resumeTasks(ctx),
     settleTasks: () => settleTasks(ctx),
+    approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
+    approval: (p: Principal, id: string) => readApproval(ctx, p, id, (owner, agentId) => issueAgentKey(ctx, owner, agentId)),
+    approve: (p: Principal, id: string) => approve(ctx, p, id, carryOut),
+    deny: (p: Principal, id: string) => deny(ctx, p, id),
+    createLinkSession: (client: Record<string, string>) => createLinkSession(ctx, client),
+    pollLinkSession: (token: string) => pollLinkSession(ctx, token),
+    describeLinkSession: (p: Principal, token: string) => describeLinkSession(ctx, p, token),
+    completeLinkSession: (p: Principal, token: string, body: LinkCompleteBody) => completeLinkSession(ctx, p, token, body),
+    events: ctx.events,
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
     listModels: () => listModels(ctx),
     service: (id: string) => getService(ctx, id),
@@ -54,3 +84,8 @@ export function createEngine(ctx: EngineContext) {
 }
 
 export type Engine = ReturnType<typeof createEngine>;
+
+/** A carried-out request's answer, as stored with its approval (a pending one never reaches here). */
+function asResult(value: object): Record<string, unknown> {
+  return { ...value };
+}

@@ -42,6 +42,8 @@ export const ERROR_CODES = [
   'invalid_signature',
   'provider_unavailable',
   'link_not_found',
+  'approval_not_found',
+  'approval_decided',
   'slow_down',
   'link_expired',
   'link_used',

@@ -81,6 +81,16 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
  * service allowed, maxPerPayment, cooldown, dailyBudget, balance; all of them and the pending row are
  * one SQLite write transaction, so a burst of concurrent payments can never pass the budget.
  */
+/** Refusals the owner wants to hear about (a notification, a line in the event stream). */
+const REFUSALS = new Set([
+  'agent_suspended',
+  'service_not_allowed',
+  'max_per_payment_exceeded',
+  'cooldown_active',
+  'daily_budget_exceeded',
+  'insufficient_funds',
+]);
+
 export async function pay(
   ctx: EngineContext,
   principal: Principal,
@@ -89,6 +99,32 @@ export async function pay(
   idempotencyKey: string | null,
   /** Anything else that makes two requests different (generation: the full prompt). */
   fingerprint: string | null = null,
+): Promise<PaymentResult> {
+  try {
+    return await payOrThrow(ctx, principal, agentId, body, idempotencyKey, fingerprint);
+  } catch (error) {
+    if (error instanceof CofferError && REFUSALS.has(error.code)) {
+      ctx.events.emit({
+        type: 'payment_refused',
+        owner: principal.owner,
+        agentId,
+        code: error.code,
+        message: error.message,
+        amount: body.amount,
+        service: body.service,
+      });
+    }
+    throw error;
+  }
+}
+
+async function payOrThrow(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  body: PayBody,
+  idempotencyKey: string | null,
+  fingerprint: string | null,
 ): Promise<PaymentResult> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;

@@ -125,6 +125,28 @@ export const searchQuerySchema = z.object({
   limit: limitQuery(100),
 });
 
+/** Completing a link session: the new agent's name and starting policy, all optional. */
+export const linkCompleteBodySchema = z.strictObject({
+  agentId: agentIdSchema.optional(),
+  displayName: displayNameSchema.optional(),
+  dailyBudget: amountSchema.optional(),
+  maxPerPayment: amountSchema.optional(),
+});
+export type LinkCompleteBody = z.infer<typeof linkCompleteBodySchema>;
+
+/** Who is asking to be linked (shown to the owner): free text, short. */
+export const linkClientSchema = z
+  .object({
+    name: z.string().max(80).optional(),
+    hostname: z.string().max(120).optional(),
+    user: z.string().max(80).optional(),
+  })
+  .strip();
+
+export const approvalsQuerySchema = z.object({
+  status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed']).optional(),
+});
+
 export const servicesQuerySchema = z.object({ payTo: addressSchema });
 
 /** Which stable error code a problem with each field maps to (API.md's error table). */

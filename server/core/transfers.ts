@@ -56,6 +56,12 @@ export function settleTransfer(
       detail: { ...row.detail, id: row.id, errorCode },
     });
   });
+  const amount = String(row.detail.amount ?? '');
+  ctx.events.emit(
+    row.kind === 'payment'
+      ? { type: 'payment', owner: row.owner, agentId: row.agentId, paymentId: row.id, status, amount, service: String(row.detail.service ?? '') }
+      : { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount },
+  );
 }
 
 /**

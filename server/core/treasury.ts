@@ -77,6 +77,7 @@ async function recordFaucetDeposit(ctx: EngineContext, owner: string, amount: bi
     ctx.store.insertDeposit(deposit);
     audit(ctx, { actor, owner, action: 'treasury.faucet', detail: { amount: formatUsdc(amount), txSignature } });
   });
+  ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(amount), txSignature });
   return deposit;
 }
 
@@ -115,7 +116,10 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
         source: 'chain',
         createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,
       });
-      if (inserted) recorded += 1;
+      if (inserted) {
+        recorded += 1;
+        ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature });
+      }
     }
     if (newestSignature !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, newestSignature);
   });

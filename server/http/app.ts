@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
 import type { Engine } from '../core/engine.js';
 import { CofferError } from '../core/errors.js';
 import { errorHandler, notFound, sendError } from './errors.js';
@@ -10,6 +10,9 @@ import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
 import { generationRoutes } from './routes/generation.js';
 import { registryRoutes } from './routes/registry.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { linkSessionRoutes } from './routes/link-sessions.js';
+import { eventRoutes } from './routes/events.js';
 import { treasuryRoutes } from './routes/treasury.js';
 import type { RouteDeps } from './routes/route-deps.js';
 
@@ -20,6 +23,7 @@ export interface HttpAppOptions {
   /** The port actually listened on (the Host guard needs it; with --port 0 it is known late). */
   port: () => number;
   isShuttingDown: () => boolean;
+  streams: Set<Response>;
   log: (message: string) => void;
 }
 
@@ -37,7 +41,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // Every body is read as JSON whatever its Content-Type (curl -d sends form encoding by default).
   app.use(express.json({ limit: '64kb', type: () => true, strict: true }));
 
-  const deps: RouteDeps = { engine, principal: (req) => principalOf(req, engine, sessions) };
+  const deps: RouteDeps = { engine, principal: (req) => principalOf(req, engine, sessions), streams: options.streams };
   const v1 = express.Router();
   v1.get('/session', sessionRoute(engine, sessions));
   v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`));
@@ -49,6 +53,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(generationRoutes(deps));
   v1.use(treasuryRoutes(deps));
   v1.use(registryRoutes(deps));
+  v1.use(approvalRoutes(deps));
+  v1.use(linkSessionRoutes(deps));
+  v1.use(eventRoutes(deps));
   v1.use(notFound);
   app.use('/v1', v1);
 

@@ -78,6 +78,11 @@ export function dashboardRoutes(sessions: DashboardSessions, network: string): R
     res.cookie(SESSION_COOKIE, session.sessionId, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: session.maxAgeSeconds * 1000 });
     res.redirect(303, '/');
   });
+  // A link session's page: the dashboard shows who is asking (the token stays out of server logs after this).
+  router.get('/link', (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    res.redirect(303, `/#/link/${encodeURIComponent(token)}`);
+  });
   if (existsSync(DASHBOARD_DIR)) {
     // The dashboard routes by hash (#/agents/...), so only `/` and its files are pages; any other
     // path is a JSON 404 like the API's.

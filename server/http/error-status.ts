@@ -41,6 +41,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_signature: 400,
   provider_unavailable: 503,
   link_not_found: 404,
+  approval_not_found: 404,
+  approval_decided: 409,
   slow_down: 429,
   link_expired: 410,
   link_used: 410,

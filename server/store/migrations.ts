@@ -194,6 +194,44 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     name: 'payments_by_memo',
     sql: `CREATE INDEX payments_by_memo ON payments (owner, agent_id, memo);`,
   },
+  {
+    version: 4,
+    name: 'approvals_and_link_sessions',
+    sql: `
+      -- What an agent asked for that only the owner may grant; carried out once when approved.
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy')),
+        target_agent_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'failed')),
+        result TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER,
+        delivered_at INTEGER
+      ) STRICT;
+      CREATE INDEX approvals_by_owner ON approvals (owner, status, created_at);
+
+      -- Link sessions: a terminal asks, the signed-in owner completes. Only the token's hash is kept;
+      -- the new agent's key is minted when the poller collects it, so no secret is ever stored.
+      CREATE TABLE link_sessions (
+        token_hash TEXT PRIMARY KEY,
+        code TEXT NOT NULL,
+        client TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'delivered')),
+        owner TEXT,
+        agent_id TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        last_polled_at INTEGER,
+        completed_at INTEGER
+      ) STRICT;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -2,6 +2,8 @@ import type { SqliteDatabase } from './database.js';
 import type {
   AgentRecord,
   AgentSpendTotals,
+  ApprovalRecord,
+  LinkSessionRecord,
   AgentStatus,
   AllocationRecord,
   AuditEntry,
@@ -118,6 +120,39 @@ function toTask(row: Row): GenerationTask {
   };
 }
 
+function toApproval(row: Row): ApprovalRecord {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    kind: row.kind as ApprovalRecord['kind'],
+    targetAgentId: text(row.target_agent_id),
+    request: JSON.parse(text(row.request)) as Record<string, unknown>,
+    status: row.status as ApprovalRecord['status'],
+    result: row.result === null ? null : (JSON.parse(text(row.result)) as Record<string, unknown>),
+    error: optionalText(row.error),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    decidedAt: optionalNumber(row.decided_at),
+    deliveredAt: optionalNumber(row.delivered_at),
+  };
+}
+
+function toLinkSession(row: Row): LinkSessionRecord {
+  return {
+    tokenHash: text(row.token_hash),
+    code: text(row.code),
+    client: JSON.parse(text(row.client)) as Record<string, unknown>,
+    status: row.status as LinkSessionRecord['status'],
+    owner: optionalText(row.owner),
+    agentId: optionalText(row.agent_id),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    lastPolledAt: optionalNumber(row.last_polled_at),
+    completedAt: optionalNumber(row.completed_at),
+  };
+}
+
 /** Turns free text into a safe FTS5 query: every word quoted, prefix-matched, any word may match. */
 export function toFtsQuery(query: string): string | null {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -230,6 +265,26 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       'UPDATE generation_tasks SET status = @status, cost = @cost, result_url = @resultUrl, error = @error, updated_at = @updatedAt WHERE id = @id',
     ),
     openTasks: q("SELECT * FROM generation_tasks WHERE status IN ('queued', 'generating') ORDER BY created_at"),
+    insertApproval: db.prepare(
+      `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, status, result, error, created_at, expires_at, decided_at, delivered_at)
+       VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @status, @result, @error, @createdAt, @expiresAt, @decidedAt, @deliveredAt)`,
+    ),
+    getApproval: db.prepare('SELECT * FROM approvals WHERE id = ?'),
+    listApprovals: db.prepare('SELECT * FROM approvals WHERE owner = ? AND (? IS NULL OR status = ?) ORDER BY created_at DESC LIMIT ?'),
+    transitionApproval: db.prepare('UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = ?'),
+    recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ? WHERE id = ?'),
+    markApprovalDelivered: db.prepare('UPDATE approvals SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
+    expireApprovals: db.prepare("UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?"),
+    insertLinkSession: db.prepare(
+      `INSERT INTO link_sessions (token_hash, code, client, status, owner, agent_id, created_at, expires_at, last_polled_at, completed_at)
+       VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt)`,
+    ),
+    getLinkSession: db.prepare('SELECT * FROM link_sessions WHERE token_hash = ?'),
+    touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
+    completeLinkSession: db.prepare(
+      "UPDATE link_sessions SET status = 'completed', owner = ?, agent_id = ?, completed_at = ? WHERE token_hash = ? AND status = 'pending'",
+    ),
+    markLinkSessionDelivered: db.prepare("UPDATE link_sessions SET status = 'delivered' WHERE token_hash = ? AND status = 'completed'"),
     searchServices: db.prepare(
       `SELECT s.* FROM services_fts f JOIN services s ON s.rowid = f.rowid
        WHERE services_fts MATCH ? ORDER BY bm25(services_fts, 10.0, 3.0, 2.0, 5.0), s.id LIMIT ?`,
@@ -417,6 +472,31 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
     updateTask: (id, change) => void stmts.updateTask.run({ id, ...change }),
     openTasks: () => (stmts.openTasks.all() as Row[]).map(toTask),
+
+    insertApproval: (approval) =>
+      void stmts.insertApproval.run({
+        ...approval,
+        request: JSON.stringify(approval.request),
+        result: approval.result === null ? null : JSON.stringify(approval.result),
+      }),
+    getApproval: (id) => {
+      const row = stmts.getApproval.get(id) as Row | undefined;
+      return row ? toApproval(row) : null;
+    },
+    listApprovals: (owner, status, limit) => (stmts.listApprovals.all(owner, status, status, limit) as Row[]).map(toApproval),
+    transitionApproval: (id, from, to, at) => stmts.transitionApproval.run(to, at, id, from).changes === 1,
+    recordApprovalOutcome: (id, status, result, error) =>
+      void stmts.recordApprovalOutcome.run(status, result === null ? null : JSON.stringify(result), error, id),
+    markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
+    expireApprovals: (now) => stmts.expireApprovals.run(now, now).changes,
+    insertLinkSession: (session) => void stmts.insertLinkSession.run({ ...session, client: JSON.stringify(session.client) }),
+    getLinkSession: (tokenHash) => {
+      const row = stmts.getLinkSession.get(tokenHash) as Row | undefined;
+      return row ? toLinkSession(row) : null;
+    },
+    touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
+    completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,
+    markLinkSessionDelivered: (tokenHash) => stmts.markLinkSessionDelivered.run(tokenHash).changes === 1,
 
     searchServices: (query, limit) => {
       const fts = toFtsQuery(query);

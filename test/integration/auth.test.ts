@@ -255,13 +255,9 @@ describe('auth', () => {
       ['POST', '/v1/treasury/faucet', { amount: '5.00' }],
       ['GET', '/v1/agents', undefined],
       ['POST', '/v1/kill-all', undefined],
-      ['POST', '/v1/agents/deploy', { agentId: 'spawned-by-agent', dailyBudget: '1.00', maxPerPayment: '1.00' }],
+      ['GET', '/v1/approvals', undefined],
       ['POST', '/v1/agents/__SELF__/rename', { displayName: 'I renamed myself' }],
-      ['POST', '/v1/agents/__SELF__/allocate', { amount: '1.00' }],
-      ['POST', '/v1/agents/__SELF__/resume', undefined],
       ['POST', '/v1/agents/target/rename', { displayName: 'Renamed by another agent' }],
-      ['POST', '/v1/agents/target/allocate', { amount: '1.00' }],
-      ['POST', '/v1/agents/target/resume', undefined],
     ] as const)('an agent key on owner-only %s %s: 403 owner_only, nothing changes', async (method, path, body) => {
       const self = `oo-${path.replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`;
       const agent = await deployAgent(t, self);
@@ -271,7 +267,31 @@ describe('auth', () => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it('an agent may kill itself (200); resuming is the owner’s', async () => {
+    it.each([
+      ['POST', '/v1/agents/deploy', { agentId: 'spawned-by-agent', dailyBudget: '1.00', maxPerPayment: '1.00' }, 'deploy'],
+      ['POST', '/v1/agents/__SELF__/allocate', { amount: '1.00' }, 'allocate'],
+      ['POST', '/v1/agents/__SELF__/resume', undefined, 'resume'],
+    ] as const)('an agent key asking %s %s: 202 pending approval, nothing changes', async (method, path, body, kind) => {
+      const self = `ap-${kind}`;
+      const agent = await deployAgent(t, self);
+      const before = await snapshot();
+      const response = await t.api(method, t.withOwner(path.replace('__SELF__', self)), { key: agent.apiKey, body });
+      expect(response.status).toBe(202);
+      expect(response.body).toMatchObject({ approvalId: expect.stringMatching(/^apr_/), status: 'pending', kind, agentId: self });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it.each([
+      ['POST', '/v1/agents/target/allocate', { amount: '1.00' }],
+      ['POST', '/v1/agents/target/resume', undefined],
+    ] as const)("an agent key on another agent's %s %s: 403 wrong_agent, nothing asked", async (method, path, body) => {
+      const agent = await deployAgent(t, `wa-${path.split('/').pop()}`);
+      const before = await snapshot();
+      expectError(await t.api(method, t.withOwner(path), { key: agent.apiKey, body }), 403, 'wrong_agent');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('an agent may kill itself (200); resuming itself waits for the owner', async () => {
       const agent = await fundedAgent(t, 'self-kill', '1');
       const killed = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(killed.status).toBe(200);
@@ -285,7 +305,9 @@ describe('auth', () => {
       });
       expectError(pay, 403, 'agent_suspended');
 
-      expectError(await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'), { key: agent.apiKey }), 403, 'owner_only');
+      const asked = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'), { key: agent.apiKey });
+      expect(asked.status).toBe(202);
+      expect(asked.body.status).toBe('pending');
       const policy = await t.api('GET', t.withOwner('/v1/agents/self-kill/policy'), { key: agent.apiKey });
       expect(policy.status).toBe(200);
       const listed = await t.api('GET', t.withOwner('/v1/agents'));
@@ -331,19 +353,20 @@ describe('auth', () => {
       ['swaps an allowed service for another', { allowedServices: ['a', 'c'] }],
       ['widens allowedServices to [] (every service)', { allowedServices: [] }],
       ['tightens one field but loosens another', { dailyBudget: '10.00', maxPerPayment: '9.00' }],
-    ])('%s: 403 owner_only and the policy is unchanged', async (name, update) => {
+    ])('%s: 202 pending approval and the policy is unchanged', async (name, update) => {
       const agentId = `loose-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.replace(/-$/, '');
       const agent = await deployAgent(t, agentId, start);
       const response = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/policy`), { key: agent.apiKey, body: update });
-      expectError(response, 403, 'owner_only');
+      expect(response.status).toBe(202);
+      expect(response.body).toMatchObject({ status: 'pending', kind: 'policy', request: update });
       expect(await policyOf(agentId)).toEqual(start);
     });
 
-    it("widens ['a'] to ['a','b'] or to []: 403 owner_only; the owner may", async () => {
+    it("widens ['a'] to ['a','b'] or to []: waits for approval; the owner may", async () => {
       const agent = await deployAgent(t, 'widen-a', { dailyBudget: '10.00', maxPerPayment: '1.00', allowedServices: ['a'] });
       const path = t.withOwner('/v1/agents/widen-a/policy');
-      expectError(await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: ['a', 'b'] } }), 403, 'owner_only');
-      expectError(await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: [] } }), 403, 'owner_only');
+      expect((await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: ['a', 'b'] } })).status).toBe(202);
+      expect((await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: [] } })).status).toBe(202);
       expect((await policyOf('widen-a')).allowedServices).toEqual(['a']);
 
       const owner = await t.api('POST', path, { body: { allowedServices: ['a', 'b'] } });

@@ -135,6 +135,40 @@ export interface GenerationTask {
   updatedAt: number;
 }
 
+export type ApprovalKind = 'policy' | 'allocate' | 'resume' | 'deploy';
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed';
+
+export interface ApprovalRecord {
+  id: string;
+  owner: string;
+  /** The agent that asked. */
+  agentId: string;
+  kind: ApprovalKind;
+  /** The agent the request acts on (itself, or the new agent of a deploy). */
+  targetAgentId: string;
+  request: Record<string, unknown>;
+  status: ApprovalStatus;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  createdAt: number;
+  expiresAt: number;
+  decidedAt: number | null;
+  deliveredAt: number | null;
+}
+
+export interface LinkSessionRecord {
+  tokenHash: string;
+  code: string;
+  client: Record<string, unknown>;
+  status: 'pending' | 'completed' | 'delivered';
+  owner: string | null;
+  agentId: string | null;
+  createdAt: number;
+  expiresAt: number;
+  lastPolledAt: number | null;
+  completedAt: number | null;
+}
+
 export interface Store {
   /** Runs fn inside one serialised write transaction (BEGIN IMMEDIATE); fn must not await. */
   transaction<T>(fn: () => T): T;
@@ -194,6 +228,21 @@ export interface Store {
   findTaskByPayment(paymentId: string): GenerationTask | null;
   updateTask(id: string, change: Pick<GenerationTask, 'status' | 'cost' | 'resultUrl' | 'error' | 'updatedAt'>): void;
   openTasks(): GenerationTask[];
+
+  insertApproval(approval: ApprovalRecord): void;
+  getApproval(id: string): ApprovalRecord | null;
+  listApprovals(owner: string, status: ApprovalStatus | null, limit: number): ApprovalRecord[];
+  /** Moves an approval on from `from`; false when it was no longer in that state (someone else decided). */
+  transitionApproval(id: string, from: ApprovalStatus, to: ApprovalStatus, at: number): boolean;
+  recordApprovalOutcome(id: string, status: 'approved' | 'failed', result: Record<string, unknown> | null, error: string | null): void;
+  markApprovalDelivered(id: string, at: number): boolean;
+  expireApprovals(now: number): number;
+
+  insertLinkSession(session: LinkSessionRecord): void;
+  getLinkSession(tokenHash: string): LinkSessionRecord | null;
+  touchLinkSession(tokenHash: string, at: number): void;
+  completeLinkSession(tokenHash: string, owner: string, agentId: string, at: number): boolean;
+  markLinkSessionDelivered(tokenHash: string): boolean;
 
   searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
   getService(id: string): ServiceRecord | null;

@@ -9,6 +9,7 @@ import {
 } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
+import { respond } from '../respond.js';
 
 /** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
 export function agentRoutes({ engine, principal }: RouteDeps): Router {
@@ -17,7 +18,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
 
   router.post('/agents/deploy', async (req, res) => {
     const p = principal(req);
-    res.json(await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
+    respond(res, await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
   });
   router.get('/agents', async (req, res) => {
     res.json(await engine.listAgents(principal(req)));
@@ -33,18 +34,18 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.post('/agents/:agentId/policy', (req, res) => {
     const p = principal(req);
-    res.json(engine.updatePolicy(p, agentId(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
+    respond(res, engine.updatePolicy(p, agentId(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
   });
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
     const { amount } = parseWith(allocateBodySchema, req.body);
-    res.json(await engine.allocate(p, agentId(req.params.agentId), amount));
+    respond(res, await engine.allocate(p, agentId(req.params.agentId), amount));
   });
   router.post('/agents/:agentId/kill', (req, res) => {
     res.json(engine.kill(principal(req), agentId(req.params.agentId)));
   });
   router.post('/agents/:agentId/resume', (req, res) => {
-    res.json(engine.resume(principal(req), agentId(req.params.agentId)));
+    respond(res, engine.resume(principal(req), agentId(req.params.agentId)));
   });
   router.post('/agents/:agentId/rename', (req, res) => {
     const p = principal(req);

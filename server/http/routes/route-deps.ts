@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../../core/auth.js';
 import type { Engine } from '../../core/engine.js';
 
@@ -6,4 +6,6 @@ export interface RouteDeps {
   engine: Engine;
   /** Authenticates the request (owner query + bearer key or dashboard session). */
   principal: (req: Request) => Principal;
+  /** Open event streams, ended when the server stops (they would otherwise hold it open). */
+  streams: Set<Response>;
 }

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { CofferError } from './errors.js';
+import { actorOf, requireOwner, type Principal } from './auth.js';
+import { audit, DAY_MS, type EngineContext } from './context.js';
+import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
+import { iso } from './views.js';
+
+/** How long an agent's request waits for the owner before it expires (and can never be carried out). */
+export const APPROVAL_TTL_MS = DAY_MS;
+
+export const approvalView = (approval: ApprovalRecord) => ({
+  approvalId: approval.id,
+  status: approval.status,
+  kind: approval.kind,
+  agentId: approval.agentId,
+  targetAgentId: approval.targetAgentId,
+  request: approval.request,
+  createdAt: iso(approval.createdAt),
+  expiresAt: iso(approval.expiresAt),
+  decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),
+  ...(approval.result ? { result: approval.result } : {}),
+  ...(approval.error ? { error: approval.error } : {}),
+});
+export type ApprovalView = ReturnType<typeof approvalView>;
+
+/** What a loosening request by an agent returns instead of a result: it waits for the owner. */
+export class PendingApproval {
+  constructor(readonly approval: ApprovalView) {}
+}
+
+/**
+ * Stores what an agent asked for that only the owner may grant (a looser policy, an allocation,
+ * resuming itself, another agent). Nothing is applied now; the owner approves or denies.
+ */
+export function requestApproval(
+  ctx: EngineContext,
+  principal: Principal & { kind: 'agent' },
+  kind: ApprovalKind,
+  targetAgentId: string,
+  request: Record<string, unknown>,
+): PendingApproval {
+  const now = ctx.clock.now();
+  const approval: ApprovalRecord = {
+    id: `apr_${randomBytes(12).toString('base64url')}`,
+    owner: principal.owner,
+    agentId: principal.agentId,
+    kind,
+    targetAgentId,
+    request,
+    status: 'pending',
+    result: null,
+    error: null,
+    createdAt: now,
+    expiresAt: now + APPROVAL_TTL_MS,
+    decidedAt: null,
+    deliveredAt: null,
+  };
+  ctx.store.transaction(() => {
+    ctx.store.insertApproval(approval);
+    audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId: principal.agentId, action: `approval.requested`, detail: { approvalId: approval.id, kind, request } });
+  });
+  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: principal.agentId, approvalId: approval.id, kind, status: 'pending' });
+  return new PendingApproval(approvalView(approval));
+}
+
+export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null) {
+  requireOwner(principal);
+  ctx.store.expireApprovals(ctx.clock.now());
+  return { approvals: ctx.store.listApprovals(principal.owner, status, 200).map(approvalView) };
+}
+
+function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): ApprovalRecord {
+  ctx.store.expireApprovals(ctx.clock.now());
+  const approval = ctx.store.getApproval(id);
+  if (approval === null || approval.owner !== owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
+  return approval;
+}
+
+/**
+ * The owner's view of one request, or the asking agent's. The agent that asked for another agent
+ * collects that agent's API key here, once, after approval: the key is minted at that moment, so no
+ * secret ever waits in storage.
+ */
+export async function readApproval(
+  ctx: EngineContext,
+  principal: Principal,
+  id: string,
+  issueAgentKey: (owner: string, agentId: string) => string,
+) {
+  const approval = getApprovalOrThrow(ctx, principal.owner, id);
+  if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
+    throw new CofferError('wrong_agent', 'this approval belongs to another agent');
+  }
+  const view = approvalView(approval);
+  if (principal.kind === 'agent' && approval.kind === 'deploy' && approval.status === 'approved' && approval.deliveredAt === null) {
+    if (ctx.store.markApprovalDelivered(approval.id, ctx.clock.now())) {
+      return { ...view, apiKey: issueAgentKey(approval.owner, approval.targetAgentId) };
+    }
+  }
+  return view;
+}
+
+/**
+ * Carries out an approved request exactly as asked, once: the pending -> approved step is one
+ * conditional update, so two approvals racing (two clicks, two windows) run it once; a denied or
+ * expired request never runs.
+ */
+export async function approve(
+  ctx: EngineContext,
+  principal: Principal,
+  id: string,
+  carryOut: (approval: ApprovalRecord, asOwner: Principal) => Promise<Record<string, unknown>>,
+) {
+  requireOwner(principal);
+  const approval = getApprovalOrThrow(ctx, principal.owner, id);
+  if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) {
+    throw new CofferError('approval_decided', `this request is already ${approval.status}`);
+  }
+  let outcome: { status: 'approved' | 'failed'; result: Record<string, unknown> | null; error: string | null };
+  try {
+    outcome = { status: 'approved', result: await carryOut(approval, principal), error: null };
+  } catch (error) {
+    outcome = { status: 'failed', result: null, error: error instanceof CofferError ? error.message : 'internal error' };
+  }
+  ctx.store.transaction(() => {
+    ctx.store.recordApprovalOutcome(id, outcome.status, outcome.result, outcome.error);
+    audit(ctx, { actor: 'owner', owner: principal.owner, agentId: approval.agentId, action: `approval.${outcome.status}`, detail: { approvalId: id, kind: approval.kind, error: outcome.error } });
+  });
+  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: approval.agentId, approvalId: id, kind: approval.kind, status: outcome.status });
+  return approvalView(ctx.store.getApproval(id) ?? approval);
+}
+
+export function deny(ctx: EngineContext, principal: Principal, id: string) {
+  requireOwner(principal);
+  const approval = getApprovalOrThrow(ctx, principal.owner, id);
+  const now = ctx.clock.now();
+  ctx.store.transaction(() => {
+    if (!ctx.store.transitionApproval(id, 'pending', 'denied', now)) {
+      throw new CofferError('approval_decided', `this request is already ${approval.status}`);
+    }
+    audit(ctx, { actor: 'owner', owner: principal.owner, agentId: approval.agentId, action: 'approval.denied', detail: { approvalId: id, kind: approval.kind } });
+  });
+  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: approval.agentId, approvalId: id, kind: approval.kind, status: 'denied' });
+  return approvalView(ctx.store.getApproval(id) ?? approval);
+}

@@ -1,0 +1,37 @@
+/**
+ * What happened, as it happens: payments, refusals, kills, approvals, deposits. The engine publishes;
+ * doors subscribe (the SSE stream for the dashboard, the tray's notifications). In-process only, and a
+ * listener that throws never disturbs the engine or the other listeners.
+ */
+export type CofferEvent =
+  | { type: 'payment'; owner: string; agentId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string; service: string }
+  | { type: 'payment_refused'; owner: string; agentId: string; code: string; message: string; amount: string; service: string }
+  | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
+  | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' }
+  | { type: 'approval'; owner: string; agentId: string; approvalId: string; kind: string; status: string }
+  | { type: 'deposit'; owner: string; amount: string; txSignature: string }
+  | { type: 'policy'; owner: string; agentId: string };
+
+export type CofferEventWithTime = CofferEvent & { at: string };
+
+export class EventBus {
+  private readonly listeners = new Set<(event: CofferEventWithTime) => void>();
+
+  constructor(private readonly now: () => number) {}
+
+  emit(event: CofferEvent): void {
+    const stamped = { ...event, at: new Date(this.now()).toISOString() } as CofferEventWithTime;
+    for (const listener of this.listeners) {
+      try {
+        listener(stamped);
+      } catch {
+        // A broken listener is its own problem.
+      }
+    }
+  }
+
+  subscribe(listener: (event: CofferEventWithTime) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

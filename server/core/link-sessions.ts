@@ -1,0 +1,137 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { CofferError } from './errors.js';
+import { requireOwner, type Principal } from './auth.js';
+import { audit, type EngineContext } from './context.js';
+import { deployAgent, getAgentOrThrow, issueAgentKey } from './agents.js';
+import { hashApiKey } from './ids.js';
+import type { LinkSessionRecord } from './ports/store.js';
+import type { LinkCompleteBody } from './schemas.js';
+import { iso } from './views.js';
+
+export const LINK_TOKEN_PREFIX = 'lnk_';
+/** A link session's lifetime: long enough to switch to the browser and sign in. */
+export const LINK_TTL_MS = 10 * 60 * 1000;
+/** The fastest a terminal may poll (the spec's 2 seconds). */
+export const LINK_POLL_INTERVAL_MS = 2000;
+/** Credentials of a completed session wait this long for their poller. */
+const COLLECT_GRACE_MS = 10 * 60 * 1000;
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const matchingCode = () =>
+  Array.from({ length: 8 }, (_, i) => (i === 4 ? '-' : '') + CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
+
+function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
+  const session = token.startsWith(LINK_TOKEN_PREFIX) ? ctx.store.getLinkSession(hashApiKey(token)) : null;
+  if (session === null) throw new CofferError('link_not_found', 'no such link session');
+  return session;
+}
+
+/**
+ * A terminal asks to be linked: a single-use token (only its hash is stored), a short code to match
+ * in the terminal and on the dashboard page, and the dashboard URL where the owner completes it.
+ */
+export function createLinkSession(ctx: EngineContext, client: Record<string, string>) {
+  const token = `${LINK_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
+  const now = ctx.clock.now();
+  const session: LinkSessionRecord = {
+    tokenHash: hashApiKey(token),
+    code: matchingCode(),
+    client,
+    status: 'pending',
+    owner: null,
+    agentId: null,
+    createdAt: now,
+    expiresAt: now + LINK_TTL_MS,
+    lastPolledAt: null,
+    completedAt: null,
+  };
+  ctx.store.insertLinkSession(session);
+  return {
+    token,
+    linkUrl: `${ctx.baseUrl()}/link?token=${encodeURIComponent(token)}`,
+    expiresAt: iso(session.expiresAt),
+    code: session.code,
+    pollIntervalSeconds: LINK_POLL_INTERVAL_MS / 1000,
+  };
+}
+
+/**
+ * The terminal's poll. At most every 2 s (429 slow_down otherwise). Once the owner completed the
+ * session, the first poll mints the new agent's API key and hands over the credentials; the token is
+ * used up then (410 link_used after), and an unused one expires (410 link_expired).
+ */
+export function pollLinkSession(ctx: EngineContext, token: string) {
+  const session = sessionOrThrow(ctx, token);
+  const now = ctx.clock.now();
+  if (session.status === 'delivered') throw new CofferError('link_used', 'this link session was already used');
+  const deadline = session.status === 'completed' ? session.expiresAt + COLLECT_GRACE_MS : session.expiresAt;
+  if (now > deadline) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
+  if (session.lastPolledAt !== null && now - session.lastPolledAt < LINK_POLL_INTERVAL_MS) {
+    throw new CofferError('slow_down', 'poll at most every 2 seconds', {
+      retryAfterSeconds: Math.ceil((LINK_POLL_INTERVAL_MS - (now - session.lastPolledAt)) / 1000),
+    });
+  }
+  ctx.store.touchLinkSession(session.tokenHash, now);
+  if (session.status === 'pending') return { status: 'pending' as const, expiresAt: iso(session.expiresAt), code: session.code };
+
+  const owner = session.owner!;
+  const agentId = session.agentId!;
+  return ctx.store.transaction(() => {
+    if (!ctx.store.markLinkSessionDelivered(session.tokenHash)) throw new CofferError('link_used', 'this link session was already used');
+    const agent = getAgentOrThrow(ctx, owner, agentId);
+    const apiKey = issueAgentKey(ctx, owner, agentId);
+    audit(ctx, { actor: 'system', owner, agentId, action: 'link.delivered', detail: { client: session.client } });
+    return {
+      status: 'completed' as const,
+      expiresAt: iso(session.expiresAt),
+      agentId,
+      walletAddress: agent.walletAddress,
+      apiKey,
+      owner,
+      url: ctx.baseUrl(),
+    };
+  });
+}
+
+/** What the dashboard's link page shows the owner: who is asking, and the code to compare. */
+export function describeLinkSession(ctx: EngineContext, principal: Principal, token: string) {
+  requireOwner(principal);
+  const session = sessionOrThrow(ctx, token);
+  const expired = session.status === 'pending' && ctx.clock.now() > session.expiresAt;
+  return {
+    code: session.code,
+    client: session.client,
+    status: expired ? ('expired' as const) : session.status,
+    expiresAt: iso(session.expiresAt),
+    createdAt: iso(session.createdAt),
+    agentId: session.agentId,
+  };
+}
+
+/**
+ * The signed-in owner completes a session: a new agent with the name and starting policy the owner
+ * chose. Its key is minted later, when the terminal collects it.
+ */
+export async function completeLinkSession(ctx: EngineContext, principal: Principal, token: string, body: LinkCompleteBody) {
+  requireOwner(principal);
+  const session = sessionOrThrow(ctx, token);
+  if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
+  if (ctx.clock.now() > session.expiresAt) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
+  const agentId = body.agentId ?? `agent-${randomBytes(3).toString('hex')}`;
+  await deployAgent(
+    ctx,
+    principal,
+    {
+      agentId,
+      displayName: body.displayName,
+      dailyBudget: body.dailyBudget ?? '5.00',
+      maxPerPayment: body.maxPerPayment ?? '0.50',
+    },
+    { issueKey: false },
+  );
+  if (!ctx.store.completeLinkSession(session.tokenHash, principal.owner, agentId, ctx.clock.now())) {
+    throw new CofferError('link_used', 'this link session was completed meanwhile');
+  }
+  audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
+  return { status: 'completed' as const, agentId };
+}

@@ -1,0 +1,24 @@
+import { Router } from 'express';
+import { approvalsQuerySchema } from '../../core/schemas.js';
+import type { RouteDeps } from './route-deps.js';
+import { parseWith } from '../validate.js';
+
+/** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key). */
+export function approvalRoutes({ engine, principal }: RouteDeps): Router {
+  const router = Router();
+  router.get('/approvals', (req, res) => {
+    const p = principal(req);
+    const { status } = parseWith(approvalsQuerySchema, { status: req.query.status });
+    res.json(engine.approvals(p, status ?? null));
+  });
+  router.get('/approvals/:id', async (req, res) => {
+    res.json(await engine.approval(principal(req), String(req.params.id)));
+  });
+  router.post('/approvals/:id/approve', async (req, res) => {
+    res.json(await engine.approve(principal(req), String(req.params.id)));
+  });
+  router.post('/approvals/:id/deny', (req, res) => {
+    res.json(engine.deny(principal(req), String(req.params.id)));
+  });
+  return router;
+}

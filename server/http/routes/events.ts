@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import { requireOwner } from '../../core/auth.js';
+import type { RouteDeps } from './route-deps.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * GET /v1/events: the owner's live stream (server-sent events) of payments, refusals, approvals, kills
+ * and deposits. The dashboard refreshes on each event instead of polling.
+ */
+export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
+  const router = Router();
+  router.get('/events', (req, res) => {
+    const p = principal(req);
+    requireOwner(p);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write(`retry: 2000\n: connected\n\n`);
+    let id = 0;
+    const unsubscribe = engine.events.subscribe((event) => {
+      if (event.owner !== p.owner) return;
+      id += 1;
+      res.write(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    streams.add(res);
+    const stop = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(res);
+    };
+    req.on('close', stop);
+    res.on('error', stop);
+  });
+  return router;
+}

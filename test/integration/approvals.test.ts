@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, deployAgent, fundedAgent, manualClock, micro, type TestCoffer } from '../helpers/coffer.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('approvals: an agent asks, only the owner loosens', () => {
+  const clock = manualClock();
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer({ clock });
+  });
+  afterAll(async () => t.stop());
+
+  const ask = (agentId: string, key: string, path: string, body?: unknown) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/${path}`), { key, body });
+  const approve = (id: string) => t.api('POST', t.withOwner(`/v1/approvals/${id}/approve`));
+  const deny = (id: string) => t.api('POST', t.withOwner(`/v1/approvals/${id}/deny`));
+
+  it('a looser policy waits in the inbox and is applied exactly as asked when approved, once', async () => {
+    const agent = await deployAgent(t, 'asker', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const asked = await ask('asker', agent.apiKey, 'policy', { dailyBudget: '8.00', cooldownSeconds: 0 });
+    expect(asked.status).toBe(202);
+    const inbox = await t.api('GET', t.withOwner('/v1/approvals?status=pending'));
+    expect(inbox.body.approvals.map((a: { approvalId: string }) => a.approvalId)).toContain(asked.body.approvalId);
+    expect((await t.api('GET', t.withOwner('/v1/agents/asker/policy'))).body.policy.dailyBudget).toBe('5.00');
+
+    const approved = await approve(asked.body.approvalId);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', result: { agentId: 'asker', policy: { dailyBudget: '8.00', maxPerPayment: '1.00' } } });
+    expect((await t.api('GET', t.withOwner('/v1/agents/asker/policy'))).body.policy.dailyBudget).toBe('8.00');
+    const again = await approve(asked.body.approvalId);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('approval_decided');
+    // The agent can follow its own request.
+    const mine = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: agent.apiKey });
+    expect(mine.body.status).toBe('approved');
+  });
+
+  it('an allocation approved twice at once moves the money once', async () => {
+    const agent = await fundedAgent(t, 'funder', '1.00');
+    const asked = await ask('funder', agent.apiKey, 'allocate', { amount: '2.50' });
+    expect(asked.status).toBe(202);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+    const [a, b] = await Promise.all([approve(asked.body.approvalId), approve(asked.body.approvalId)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('3.50'));
+  });
+
+  it('a denied request is never carried out', async () => {
+    const agent = await deployAgent(t, 'denied', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const asked = await ask('denied', agent.apiKey, 'allocate', { amount: '1.00' });
+    expect((await deny(asked.body.approvalId)).body.status).toBe('denied');
+    expect((await approve(asked.body.approvalId)).body.code).toBe('approval_decided');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(0n);
+  });
+
+  it('an expired request is never carried out', async () => {
+    const agent = await deployAgent(t, 'late', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const asked = await ask('late', agent.apiKey, 'policy', { dailyBudget: '50.00' });
+    clock.advance(DAY + 1);
+    const listed = await t.api('GET', t.withOwner('/v1/approvals'));
+    expect(listed.body.approvals.find((a: { approvalId: string }) => a.approvalId === asked.body.approvalId).status).toBe('expired');
+    expect((await approve(asked.body.approvalId)).body.code).toBe('approval_decided');
+    expect((await t.api('GET', t.withOwner('/v1/agents/late/policy'))).body.policy.dailyBudget).toBe('5.00');
+  });
+
+  it('an agent that killed itself asks to resume; the owner grants it', async () => {
+    const agent = await deployAgent(t, 'sleeper');
+    await ask('sleeper', agent.apiKey, 'kill');
+    const asked = await ask('sleeper', agent.apiKey, 'resume');
+    expect(asked.body).toMatchObject({ kind: 'resume', status: 'pending' });
+    expect((await approve(asked.body.approvalId)).body.result).toEqual({ agentId: 'sleeper', status: 'active' });
+  });
+
+  it('an agent asking for another agent gets its key once, after approval', async () => {
+    const parent = await deployAgent(t, 'parent');
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: parent.apiKey,
+      body: { agentId: 'child', dailyBudget: '1.00', maxPerPayment: '0.10' },
+    });
+    expect(asked.status).toBe(202);
+    expect((await t.api('GET', t.withOwner('/v1/agents/child/balance'))).body.code).toBe('agent_not_found');
+    const approved = await approve(asked.body.approvalId);
+    expect(approved.body.result.agent.agentId).toBe('child');
+    expect(JSON.stringify(approved.body)).not.toMatch(/cof_agt_/);
+
+    const collected = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
+    expect(collected.body.apiKey).toMatch(/^cof_agt_/);
+    const childBalance = await t.api('GET', t.withOwner('/v1/agents/child/balance'), { key: collected.body.apiKey });
+    expect(childBalance.status).toBe(200);
+    const twice = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
+    expect(twice.body.apiKey).toBeUndefined();
+    // Another agent cannot read it, and the owner's view never carries a key.
+    const stranger = await deployAgent(t, 'stranger');
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: stranger.apiKey })).body.code).toBe('wrong_agent');
+  });
+
+  it('only the owner lists, approves and denies', async () => {
+    const agent = await deployAgent(t, 'sneaky');
+    const asked = await ask('sneaky', agent.apiKey, 'allocate', { amount: '1.00' });
+    for (const [method, path] of [
+      ['GET', '/v1/approvals'],
+      ['POST', `/v1/approvals/${asked.body.approvalId}/approve`],
+      ['POST', `/v1/approvals/${asked.body.approvalId}/deny`],
+    ] as const) {
+      const response = await t.api(method, t.withOwner(path), { key: agent.apiKey });
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('owner_only');
+    }
+    expect((await t.api('GET', t.withOwner('/v1/approvals/apr_nope'))).body.code).toBe('approval_not_found');
+  });
+
+  it('streams events to the owner as they happen (SSE)', async () => {
+    const agent = await fundedAgent(t, 'streamed', '1.00');
+    const controller = new AbortController();
+    const response = await fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${t.ownerKey}` }, signal: controller.signal });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = response.body!.getReader();
+    const received: string[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        received.push(decoder.decode(value));
+        if (received.join('').includes('event: approval')) return;
+      }
+    })().catch(() => undefined);
+    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.10', currency: 'USDC' } });
+    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '5.00', currency: 'USDC' } });
+    await ask('streamed', agent.apiKey, 'allocate', { amount: '1.00' });
+    await reading;
+    controller.abort();
+    const text = received.join('');
+    expect(text).toMatch(/event: payment\ndata: .*"status":"confirmed"/);
+    expect(text).toMatch(/event: payment_refused\ndata: .*"code":"insufficient_funds"/);
+    expect(text).toMatch(/event: approval\ndata: .*"kind":"allocate"/);
+    // An agent key cannot listen.
+    expect((await t.api('GET', t.withOwner('/v1/events'), { key: agent.apiKey })).status).toBe(403);
+  });
+});

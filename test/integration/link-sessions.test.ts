@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, deployAgent, manualClock, type TestCoffer } from '../helpers/coffer.js';
+
+describe('link sessions', () => {
+  const clock = manualClock();
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer({ clock });
+  });
+  afterAll(async () => t.stop());
+
+  const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli', hostname: 'laptop', user: 'ada' } });
+  const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
+
+  it('create, poll (not faster than every 2 s), complete by the owner, collect the credentials once', async () => {
+    const created = await create();
+    expect(created.status).toBe(200);
+    const { token, linkUrl, expiresAt, code } = created.body;
+    expect(token).toMatch(/^lnk_[A-Za-z0-9_-]{20,}$/);
+    expect(linkUrl).toBe(`${t.url}/link?token=${token}`);
+    expect(new Date(expiresAt).getTime() - clock.now()).toBe(10 * 60 * 1000);
+    expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+
+    expect((await poll(token)).body).toMatchObject({ status: 'pending', code });
+    const tooFast = await poll(token);
+    expect(tooFast.status).toBe(429);
+    expect(tooFast.body.code).toBe('slow_down');
+    expect(Number(tooFast.headers.get('retry-after'))).toBeGreaterThan(0);
+    clock.advance(2000);
+    expect((await poll(token)).status).toBe(200);
+
+    const details = await t.api('GET', t.withOwner(`/v1/link-sessions/${token}/details`));
+    expect(details.body).toMatchObject({ code, client: { name: 'coffer-cli', hostname: 'laptop', user: 'ada' }, status: 'pending' });
+
+    const completed = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), {
+      body: { agentId: 'laptop-agent', displayName: "Ada's laptop", dailyBudget: '3.00', maxPerPayment: '0.25' },
+    });
+    expect(completed.body).toEqual({ status: 'completed', agentId: 'laptop-agent' });
+
+    clock.advance(2000);
+    const collected = await poll(token);
+    expect(collected.body).toMatchObject({ status: 'completed', agentId: 'laptop-agent', owner: t.owner, url: t.url });
+    expect(collected.body.apiKey).toMatch(/^cof_agt_/);
+    expect(collected.body.walletAddress).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const policy = await t.api('GET', t.withOwner('/v1/agents/laptop-agent/policy'), { key: collected.body.apiKey });
+    expect(policy.body.policy).toMatchObject({ dailyBudget: '3.00', maxPerPayment: '0.25' });
+
+    clock.advance(2000);
+    const used = await poll(token);
+    expect(used.status).toBe(410);
+    expect(used.body.code).toBe('link_used');
+    const again = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: {} });
+    expect(again.status).toBe(410);
+  });
+
+  it('an unused session expires (410), an unknown token is 404, and only the owner completes', async () => {
+    const { token } = (await create()).body;
+    const agent = await deployAgent(t, 'not-the-owner');
+    const byAgent = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { key: agent.apiKey, body: {} });
+    expect(byAgent.status).toBe(403);
+    expect(byAgent.body.code).toBe('owner_only');
+    expect((await t.api('POST', `/v1/link-sessions/${token}/complete`, { body: {} })).body.code).toBe('owner_required');
+
+    clock.advance(10 * 60 * 1000 + 1);
+    const expired = await poll(token);
+    expect(expired.status).toBe(410);
+    expect(expired.body.code).toBe('link_expired');
+    expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: {} })).body.code).toBe('link_expired');
+    expect((await poll('lnk_unknown')).body.code).toBe('link_not_found');
+    expect((await poll('not-a-token')).status).toBe(404);
+  });
+
+  it('bad completion input is a 400 and changes nothing', async () => {
+    const { token } = (await create()).body;
+    const bad = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'Bad Id', dailyBudget: 'x' } });
+    expect(bad.status).toBe(400);
+    clock.advance(2000);
+    expect((await poll(token)).body.status).toBe('pending');
+  });
+});
