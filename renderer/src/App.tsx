@@ -7,9 +7,14 @@ import { Overview } from './pages/Overview.js';
 import { AgentPage } from './pages/AgentPage.js';
 import { ActivityPage } from './pages/ActivityPage.js';
 import { RegistryPage } from './pages/RegistryPage.js';
+import { ApprovalsPage } from './pages/ApprovalsPage.js';
+import { LinkPage } from './pages/LinkPage.js';
 
-/** How often the dashboard asks the server again (activity, balances, statuses). */
-const REFRESH_MS = 2000;
+/**
+ * The dashboard refreshes when the server's event stream says something happened; this slower poll
+ * is only the safety net if the stream drops.
+ */
+const FALLBACK_REFRESH_MS = 15_000;
 
 type Theme = 'light' | 'dark';
 
@@ -29,11 +34,12 @@ function useTheme(): [Theme, () => void] {
 const NAV: { route: Route; label: string }[] = [
   { route: { page: 'overview' }, label: 'Overview' },
   { route: { page: 'activity' }, label: 'Activity' },
+  { route: { page: 'approvals' }, label: 'Approvals' },
   { route: { page: 'registry' }, label: 'Registry' },
 ];
 
 export function App() {
-  const { status, dashboard, refreshError, init, refresh } = useDashboard();
+  const { status, dashboard, refreshError, init, refresh, client, pendingApprovals } = useDashboard();
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
 
@@ -41,10 +47,25 @@ export function App() {
     void init();
   }, [init]);
   useEffect(() => {
-    if (status !== 'ready') return;
-    const timer = setInterval(() => void refresh(), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [status, refresh]);
+    if (status !== 'ready' || !client) return;
+    const timer = setInterval(() => void refresh(), FALLBACK_REFRESH_MS);
+    // Live: every payment, refusal, approval, kill or deposit triggers one refresh (bursts coalesce).
+    let pending: ReturnType<typeof setTimeout> | null = null;
+    const source = new EventSource(client.eventsUrl());
+    source.onmessage = null;
+    const onEvent = () => {
+      pending ??= setTimeout(() => {
+        pending = null;
+        void refresh();
+      }, 150);
+    };
+    for (const type of ['payment', 'payment_refused', 'allocation', 'agent', 'approval', 'deposit', 'policy']) source.addEventListener(type, onEvent);
+    return () => {
+      clearInterval(timer);
+      source.close();
+      if (pending) clearTimeout(pending);
+    };
+  }, [status, client, refresh]);
 
   if (status === 'loading') return <p className="loading">Loading…</p>;
   if (status === 'signed-out') {
@@ -72,6 +93,11 @@ export function App() {
           {NAV.map(({ route: target, label }) => (
             <a key={label} href={hrefFor(target)} aria-current={route.page === target.page ? 'page' : undefined}>
               {label}
+              {target.page === 'approvals' && pendingApprovals.length > 0 && (
+                <span className="badge" aria-label={`${pendingApprovals.length} waiting`}>
+                  {pendingApprovals.length}
+                </span>
+              )}
             </a>
           ))}
         </nav>
@@ -95,6 +121,8 @@ export function App() {
         {route.page === 'agent' && <AgentPage agentId={route.agentId} />}
         {route.page === 'activity' && <ActivityPage />}
         {route.page === 'registry' && <RegistryPage />}
+        {route.page === 'approvals' && <ApprovalsPage />}
+        {route.page === 'link' && <LinkPage token={route.token} />}
       </main>
     </>
   );

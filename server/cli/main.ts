@@ -3,6 +3,11 @@ import { readFileSync } from 'node:fs';
 import { serve } from './serve.js';
 import { start } from './start.js';
 import { demoApi } from './demo-api.js';
+import { link } from './commands/link.js';
+import { kill, open, payCommand, status } from './commands/agent-commands.js';
+import { defaultConfigPath } from './agent-config.js';
+import { readOwnerConnection } from './owner-connection.js';
+import { runMcpServer } from '../mcp/mcp-server.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -14,6 +19,14 @@ usage:
   coffer start   the desktop app; headless where Electron cannot run
   coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET]
                  a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall
+  coffer link [--url URL] [--config FILE]
+                 link this terminal to the owner's Coffer: the owner approves in the browser,
+                 the agent's key is saved to FILE (0600; default in your config dir)
+  coffer status  the linked agent's balance, policy and recent payments
+  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT]
+  coffer kill [<agent>] [--all]   stop this agent, another agent or all of them (owner)
+  coffer open    open the dashboard, signed in (owner)
+  coffer mcp     the MCP tool server (stdio) for the linked agent
   coffer help    this text
 
 environment: COFFER_HOME (data dir, default ~/.coffer), COFFER_PORT (7402), COFFER_NETWORK (sim),
@@ -33,6 +46,43 @@ async function main(argv: string[]): Promise<number> {
       return serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
     case 'start':
       return start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+    case 'link': {
+      const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, config: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
+      const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
+      return link({ url, configPath: values.config ?? defaultConfigPath() });
+    }
+    case 'status': {
+      const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
+      return status(values.config ?? defaultConfigPath());
+    }
+    case 'pay': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { config: { type: 'string' }, recipient: { type: 'string' }, nonce: { type: 'string' }, description: { type: 'string' } },
+        strict: true,
+      });
+      const [service, amount] = positionals;
+      if (!service || !amount) throw new Error('usage: coffer pay <service> <amount> [--recipient ADDR] [--nonce N]');
+      return payCommand(values.config ?? defaultConfigPath(), { service, amount, recipient: values.recipient, nonce: values.nonce, description: values.description });
+    }
+    case 'kill': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { config: { type: 'string' }, all: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
+        strict: true,
+      });
+      return kill(values.config ?? defaultConfigPath(), { agentId: positionals[0], all: values.all ?? false, dataDir: values['data-dir'] });
+    }
+    case 'open': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });
+      return open({ dataDir: values['data-dir'] });
+    }
+    case 'mcp': {
+      const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
+      return runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });
+    }
     case 'demo-api':
       return demoApi(
         parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' } }, strict: true }).values,
@@ -50,6 +100,15 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`coffer: unknown command "${command}"\n\n${HELP}`);
       return 2;
+  }
+}
+
+/** The running Coffer's URL from its connection file, else the default port. */
+function serverUrl(dataDir?: string): string {
+  try {
+    return readOwnerConnection(dataDir).url;
+  } catch {
+    return `http://127.0.0.1:${process.env.COFFER_PORT || 7402}`;
   }
 }
 

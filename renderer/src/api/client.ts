@@ -1,7 +1,16 @@
 import type { z } from 'zod';
-import type { allocateBodySchema, deployBodySchema, policyUpdateSchema, renameBodySchema, faucetBodySchema } from '../../../server/core/schemas.js';
+import type {
+  allocateBodySchema,
+  deployBodySchema,
+  faucetBodySchema,
+  linkCompleteBodySchema,
+  policyUpdateSchema,
+  renameBodySchema,
+} from '../../../server/core/schemas.js';
 import type {
   Allocation,
+  Approval,
+  LinkDetails,
   AgentRow,
   Balance,
   Dashboard,
@@ -76,6 +85,13 @@ export function createClient(owner: string) {
     resume: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/resume`)),
     killAll: () => call<{ suspended: string[] }>('POST', q('/v1/kill-all')),
     spendHistory: (id: string, limit = 500) => call<SpendHistory>('GET', q(`${agent(id)}/spend-history`, `&limit=${limit}`)),
+    approvals: (status?: string) => call<{ approvals: Approval[] }>('GET', q('/v1/approvals', status ? `&status=${status}` : '')),
+    approve: (id: string) => call<Approval>('POST', q(`/v1/approvals/${encodeURIComponent(id)}/approve`)),
+    deny: (id: string) => call<Approval>('POST', q(`/v1/approvals/${encodeURIComponent(id)}/deny`)),
+    linkDetails: (token: string) => call<LinkDetails>('GET', q(`/v1/link-sessions/${encodeURIComponent(token)}/details`)),
+    completeLink: (token: string, body: z.input<typeof linkCompleteBodySchema>) =>
+      call<{ status: 'completed'; agentId: string }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/complete`), body),
+    eventsUrl: () => q('/v1/events'),
     searchServices: (query: string) => call<SearchResult>('GET', `/v1/services/search?q=${encodeURIComponent(query)}&limit=100`),
     models: () => call<{ models: Model[] }>('GET', '/v1/models'),
   };

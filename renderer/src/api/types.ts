@@ -8,23 +8,28 @@ import type { deployAgent, agentBalance, readPolicy } from '../../../server/core
 import type { allocate } from '../../../server/core/allocations.js';
 import type { depositView, faucet } from '../../../server/core/treasury.js';
 import type { listModels, searchServices } from '../../../server/core/registry.js';
+import type { ApprovalView, PendingApproval } from '../../../server/core/approvals.js';
+import type { describeLinkSession } from '../../../server/core/link-sessions.js';
 
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type AgentRow = Awaited<ReturnType<typeof listAgents>>['agents'][number];
 export type Activity = Dashboard['recentActivity'][number];
 export type SpendHistory = ReturnType<typeof spendHistory>;
 export type SpendRecord = SpendHistory['payments'][number];
-export type Deployed = Awaited<ReturnType<typeof deployAgent>>;
+/** What the owner gets back (an owner's request never waits for approval). */
+export type Deployed = Exclude<Awaited<ReturnType<typeof deployAgent>>, PendingApproval>;
 export type Balance = Awaited<ReturnType<typeof agentBalance>>;
 export type PolicyResponse = ReturnType<typeof readPolicy>;
 export type Policy = PolicyResponse['policy'];
-export type Allocation = Awaited<ReturnType<typeof allocate>>;
+export type Allocation = Exclude<Awaited<ReturnType<typeof allocate>>, PendingApproval>;
 export type Deposit = ReturnType<typeof depositView>;
 export type FaucetResult = Awaited<ReturnType<typeof faucet>>;
 export type SearchResult = ReturnType<typeof searchServices>;
 export type Service = SearchResult['results'][number];
 export type Model = ReturnType<typeof listModels>['models'][number];
 export type Payment = PaymentResult;
+export type Approval = ApprovalView;
+export type LinkDetails = ReturnType<typeof describeLinkSession>;
 
 export interface Session {
   owner: string;

@@ -59,7 +59,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
           </p>
           <div className="secret">
             <code data-testid="api-key">{deployed.apiKey}</code>
-            <CopyButton text={deployed.apiKey} label="Copy key" />
+            <CopyButton text={deployed.apiKey ?? ''} label="Copy key" />
           </div>
           <p>Paste this into your MCP host's configuration (Claude Desktop, Cursor, …):</p>
           <pre className="code" data-testid="mcp-config">{mcpJson}</pre>

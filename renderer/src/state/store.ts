@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { ApiError, createClient, fetchSession, type Client } from '../api/client.js';
-import type { Dashboard, Deposit, Session } from '../api/types.js';
+import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
 
@@ -12,6 +12,8 @@ interface DashboardState {
   client: Client | null;
   dashboard: Dashboard | null;
   deposits: Deposit[];
+  /** Requests from agents waiting for the owner. */
+  pendingApprovals: Approval[];
   /** A refresh that failed (the server's message); cleared by the next one that works. */
   refreshError: string | null;
   init(): Promise<void>;
@@ -28,6 +30,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   client: null,
   dashboard: null,
   deposits: [],
+  pendingApprovals: [],
   refreshError: null,
 
   async init() {
@@ -46,13 +49,14 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     const client = get().client;
     if (!client) return;
     try {
-      const [dashboard, { deposits }] = await Promise.all([client.dashboard(), client.deposits()]);
+      const [dashboard, { deposits }, { approvals }] = await Promise.all([client.dashboard(), client.deposits(), client.approvals('pending')]);
       // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
       // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
       const state = get();
       set({
         dashboard: same(state.dashboard, dashboard) ? state.dashboard : dashboard,
         deposits: same(state.deposits, deposits) ? state.deposits : deposits,
+        pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
         refreshError: null,
       });
     } catch (error) {

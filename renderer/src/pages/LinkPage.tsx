@@ -1,0 +1,119 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { linkCompleteBodySchema, describeIssues } from '../../../server/core/schemas.js';
+import type { LinkDetails } from '../api/types.js';
+import { useDashboard } from '../state/store.js';
+import { hrefFor } from '../lib/route.js';
+import { ErrorNote } from '../components/ErrorNote.js';
+
+const suggestedId = (details: LinkDetails) =>
+  String(details.client.hostname ?? 'terminal')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+/, '')
+    .slice(0, 50) || 'terminal';
+
+/**
+ * A terminal asks to be linked (`coffer link`): who is asking, the code to compare with the one the
+ * terminal shows, and the name and starting policy the new agent gets.
+ */
+export function LinkPage({ token }: { token: string }) {
+  const { client, refresh } = useDashboard();
+  const [details, setDetails] = useState<LinkDetails | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState({ agentId: '', displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    client?.linkDetails(token).then(
+      (d) => {
+        setDetails(d);
+        setForm((f) => ({ ...f, agentId: f.agentId || suggestedId(d) }));
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, [client, token]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const body = {
+      agentId: form.agentId.trim(),
+      dailyBudget: form.dailyBudget.trim(),
+      maxPerPayment: form.maxPerPayment.trim(),
+      ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
+    };
+    const parsed = linkCompleteBodySchema.safeParse(body);
+    if (!parsed.success) {
+      setError(describeIssues(parsed.error).message);
+      return;
+    }
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await client.completeLink(token, parsed.data);
+      setDone(result.agentId);
+      await refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card link-page" aria-labelledby="link-title">
+      <h2 id="link-title">Link a terminal</h2>
+      <ErrorNote error={error} />
+      {details && (
+        <>
+          <p>
+            <strong>{String(details.client.name ?? 'A command-line client')}</strong>
+            {details.client.user ? ` (user ${String(details.client.user)})` : ''}
+            {details.client.hostname ? ` on ${String(details.client.hostname)}` : ''} asks to act as a new agent of this treasury.
+          </p>
+          <p className="muted">Check that the terminal shows this code. If it does not, close this page.</p>
+          <p className="link-code" data-testid="link-code">
+            {details.code}
+          </p>
+          {done ? (
+            <p className="done" role="status">
+              Linked as agent <a href={hrefFor({ page: 'agent', agentId: done })}>{done}</a>. The terminal picks up its key now; you can close
+              this page.
+            </p>
+          ) : details.status !== 'pending' ? (
+            <p className="error-note" role="alert">
+              This link request is {details.status}. Run <code>coffer link</code> again for a new one.
+            </p>
+          ) : (
+            <form onSubmit={submit} noValidate>
+              <div className="fields">
+                <div className="field">
+                  <label htmlFor="link-id">Agent id</label>
+                  <input id="link-id" value={form.agentId} onChange={(e) => setForm({ ...form, agentId: e.target.value })} />
+                </div>
+                <div className="field">
+                  <label htmlFor="link-name">Display name (optional)</label>
+                  <input id="link-name" value={form.displayName} onChange={(e) => setForm({ ...form, displayName: e.target.value })} />
+                </div>
+                <div className="field">
+                  <label htmlFor="link-daily">Daily budget (USDC)</label>
+                  <input id="link-daily" inputMode="decimal" value={form.dailyBudget} onChange={(e) => setForm({ ...form, dailyBudget: e.target.value })} />
+                </div>
+                <div className="field">
+                  <label htmlFor="link-max">Max per payment (USDC)</label>
+                  <input id="link-max" inputMode="decimal" value={form.maxPerPayment} onChange={(e) => setForm({ ...form, maxPerPayment: e.target.value })} />
+                </div>
+              </div>
+              <div className="form-actions">
+                <button type="submit" className="button primary" disabled={busy}>
+                  {busy ? 'Linking…' : 'Link this terminal'}
+                </button>
+              </div>
+            </form>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,52 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+
+/** What `coffer link` writes: everything an agent on this machine needs to pay through Coffer. */
+export const agentConfigSchema = z.object({
+  agentId: z.string().min(1),
+  walletAddress: z.string().min(32),
+  apiKey: z.string().startsWith('cof_agt_'),
+  linkedAt: z.iso.datetime(),
+  owner: z.string().min(32),
+  url: z.url(),
+});
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+
+/** The platform's config dir: ~/.config (XDG) on Linux, Application Support on macOS, %APPDATA% on Windows. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (env.COFFER_CONFIG) return env.COFFER_CONFIG;
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'coffer', 'agent.json');
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'coffer', 'agent.json');
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'coffer', 'agent.json');
+}
+
+/** Written at 0600 in a 0700 folder, through a temporary file, so it is never half there. */
+export function writeAgentConfig(file: string, config: AgentConfig): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, file);
+}
+
+export function readAgentConfig(file: string): AgentConfig {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`no linked agent: ${file} does not exist (run \`coffer link\` first, or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`);
+  }
+  const parsed = agentConfigSchema.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`${file} is not a Coffer agent config (run \`coffer link\` again)`);
+  return parsed.data;
+}
+
+/** An agent's credentials: the COFFER_* variables when all four are set, else the linked config file. */
+export function agentCredentials(configPath: string, env: NodeJS.ProcessEnv = process.env): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
+  if (env.COFFER_URL && env.COFFER_OWNER && env.COFFER_AGENT_ID && env.COFFER_API_KEY) {
+    return { url: env.COFFER_URL, owner: env.COFFER_OWNER, agentId: env.COFFER_AGENT_ID, apiKey: env.COFFER_API_KEY };
+  }
+  return readAgentConfig(configPath);
+}

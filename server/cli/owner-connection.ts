@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveServeConfig } from './config.js';
+
+/**
+ * The owner's connection file (DIR/connection.json, 0600): only the user who runs Coffer can read it,
+ * so owner commands (kill --all, open) work for that user and no one else.
+ */
+export function readOwnerConnection(dataDirFlag?: string): { url: string; owner: string; ownerKey: string } {
+  const { dataDir } = resolveServeConfig({ 'data-dir': dataDirFlag });
+  const file = join(dataDir, 'connection.json');
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { url?: string; owner?: string; ownerKey?: string };
+    if (parsed.url && parsed.owner && parsed.ownerKey) return { url: parsed.url, owner: parsed.owner, ownerKey: parsed.ownerKey };
+  } catch {
+    // handled below
+  }
+  throw new Error(`no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`);
+}

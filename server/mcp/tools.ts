@@ -1,0 +1,261 @@
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { agentIdSchema, amountSchema, addressSchema, displayNameSchema } from '../core/schemas.js';
+import type { ApiClient } from '../cli/api-client.js';
+import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
+
+export interface ToolContext {
+  api: ApiClient;
+  agentId: string;
+  owner: string;
+  apiKey: string;
+}
+
+type Json = Record<string, unknown>;
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const SPENDS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
+function answer(value: Json) {
+  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+/** Expected failures are results with isError and the server's message, not protocol errors. */
+function failure(error: unknown) {
+  const code = (error as { code?: unknown }).code;
+  const text = `${(error as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`;
+  return { isError: true, content: [{ type: 'text' as const, text }] };
+}
+
+async function guarded(run: () => Promise<Json>) {
+  try {
+    return answer(await run());
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Prices with the currency symbol, as the tool surface shows them. */
+const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
+
+/** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
+const pendingOrResult = (status: number, body: Json, what: string): Json =>
+  status === 202
+    ? { ...body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${String(body.approvalId)}).` }
+    : body;
+
+export function registerTools(server: McpServer, ctx: ToolContext): void {
+  const agentPath = (agentId = ctx.agentId) => `/v1/agents/${encodeURIComponent(agentId)}`;
+
+  server.registerTool(
+    'check_balance',
+    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", annotations: READ_ONLY },
+    () =>
+      guarded(async () => {
+        const { body } = await ctx.api.call<Json>('GET', `${agentPath()}/balance`);
+        return { ...body, treasuryAddress: ctx.owner };
+      }),
+  );
+
+  server.registerTool(
+    'find_service',
+    {
+      description: 'Search the registry of paid services and models (for example "weather", "image", "translate").',
+      inputSchema: { query: z.string().max(200).describe('what the service should do') },
+      annotations: READ_ONLY,
+    },
+    ({ query }) =>
+      guarded(async () => {
+        const { body } = await ctx.api.call<{ results: { id: string; name: string; description: string; pricing: Record<string, string>; pricePerCall: string | null; endpoint: string; source: string }[] }>(
+          'GET',
+          '/v1/services/search',
+          undefined,
+          { q: query },
+        );
+        const results = body.results.map((s) => ({
+          id: s.id,
+          name: s.name,
+          description: s.description,
+          pricing: s.pricePerCall ? { perCall: `$${s.pricePerCall}` } : dollars(s.pricing),
+          how:
+            s.source === 'x402-marketplace'
+              ? `Call ${s.endpoint.replace(/^[A-Z]+ /, '')} with fetch_paid: it pays ${s.pricePerCall ?? 'the asked price'} USDC a call within your policy.`
+              : s.source === 'model-registry'
+                ? `Image model: POST ${s.endpoint.replace('{agentId}', ctx.agentId)} with modelId "${s.id.replace(/^model:/, '')}" and a resolution (1k, 2k, 4k).`
+                : `POST ${s.endpoint.replace('{agentId}', ctx.agentId)} on Coffer; the price is charged to your wallet.`,
+        }));
+        return {
+          results,
+          message: results.length
+            ? `Found ${results.length} service${results.length === 1 ? '' : 's'} for "${query}".`
+            : `No service in the registry matches "${query}". Try other words, or look on the x402 marketplace: any API that answers 402 with a USDC-on-Solana price can be paid with fetch_paid.`,
+        };
+      }),
+  );
+
+  server.registerTool('get_policy', { description: "This agent's spending policy.", annotations: READ_ONLY }, () =>
+    guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/policy`)).body),
+  );
+
+  server.registerTool(
+    'set_policy',
+    {
+      description: 'Change this agent\'s policy. Tightening applies at once; loosening waits for the owner\'s approval.',
+      inputSchema: {
+        dailyBudget: amountSchema.optional().describe('USDC over a rolling 24 h'),
+        maxPerPayment: amountSchema.optional(),
+        cooldownSeconds: z.number().int().min(0).optional(),
+        allowedServices: z.array(z.string()).optional(),
+      },
+      annotations: { ...SPENDS, idempotentHint: true },
+    },
+    (update) =>
+      guarded(async () => {
+        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath()}/policy`, update);
+        return pendingOrResult(status, body, 'Loosening the policy');
+      }),
+  );
+
+  server.registerTool(
+    'get_spend_history',
+    {
+      description: "This agent's payments, newest first.",
+      inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('default 20') },
+      annotations: READ_ONLY,
+    },
+    ({ limit }) => guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/spend-history`, undefined, { limit: String(limit ?? 20) })).body),
+  );
+
+  server.registerTool(
+    'allocate_budget',
+    {
+      description: "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default). The owner approves it.",
+      inputSchema: { amount: amountSchema, agentId: agentIdSchema.optional() },
+      annotations: SPENDS,
+    },
+    ({ amount, agentId }) =>
+      guarded(async () => {
+        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/allocate`, { amount });
+        return pendingOrResult(status, body, 'An allocation');
+      }),
+  );
+
+  server.registerTool(
+    'deploy_agent',
+    {
+      description: 'Ask for a new agent with its own wallet and policy. The owner approves it.',
+      inputSchema: { agentId: agentIdSchema, dailyBudget: amountSchema, maxPerPayment: amountSchema },
+      annotations: SPENDS,
+    },
+    (input) =>
+      guarded(async () => {
+        const { status, body } = await ctx.api.call<Json>('POST', '/v1/agents/deploy', input);
+        if (status === 202) return pendingOrResult(status, body, 'A new agent');
+        return {
+          ...body,
+          mcpConfig: { ...(body.mcpConfig as Json), env: { ...((body.mcpConfig as { env?: Json }).env ?? {}), COFFER_AGENT_ID: input.agentId } },
+          nextSteps: [
+            'Keep the apiKey: it is shown only once.',
+            'Add mcpConfig to the new agent\'s MCP host configuration.',
+            'Ask the owner to allocate USDC to the new wallet.',
+          ],
+        };
+      }),
+  );
+
+  server.registerTool(
+    'kill_agent',
+    {
+      description: 'Stop an agent (this one by default): every payment is refused until the owner resumes it.',
+      inputSchema: { agentId: agentIdSchema.optional() },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ agentId }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/kill`)).body),
+  );
+
+  server.registerTool(
+    'resume_agent',
+    {
+      description: 'Resume a stopped agent. An agent resuming itself waits for the owner\'s approval.',
+      inputSchema: { agentId: agentIdSchema.optional() },
+      annotations: { ...SPENDS, idempotentHint: true },
+    },
+    ({ agentId }) =>
+      guarded(async () => {
+        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/resume`);
+        return pendingOrResult(status, body, 'Resuming');
+      }),
+  );
+
+  server.registerTool(
+    'rename_agent',
+    {
+      description: "Change an agent's display name (owner only).",
+      inputSchema: { agentId: agentIdSchema, displayName: displayNameSchema },
+      annotations: { ...SPENDS, idempotentHint: true },
+    },
+    ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
+  );
+
+  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', annotations: READ_ONLY }, () =>
+    guarded(async () => {
+      const { body } = await ctx.api.call<{ models: { id: string; displayName: string; provider: string; description: string; pricing: Record<string, string> }[] }>(
+        'GET',
+        '/v1/models',
+      );
+      return { models: body.models.map(({ id, displayName, provider, description, pricing }) => ({ id, displayName, provider, description, pricing: dollars(pricing) })) };
+    }),
+  );
+
+  server.registerTool(
+    'pay',
+    {
+      description: 'Pay for a service from this agent\'s wallet, within its policy. Returns the receipt to send as X-Payment.',
+      inputSchema: {
+        service: z.string().min(1).max(200).describe('registry service id, or a name with recipient'),
+        amount: amountSchema,
+        recipient: addressSchema.optional().describe('Solana address, for a service outside the registry'),
+        nonce: z.string().max(200).optional().describe("the paid API's nonce from its 402"),
+        description: z.string().max(500).optional(),
+      },
+      annotations: SPENDS,
+    },
+    (input) =>
+      guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath()}/pay`, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })).body),
+  );
+
+  server.registerTool(
+    'fetch_paid',
+    {
+      description: 'Call a URL; if it answers 402, pay within policy (never above the registry price) and retry with X-Payment. Returns the answer.',
+      inputSchema: {
+        url: z.url(),
+        method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional(),
+        body: z.string().max(65_536).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+      },
+      annotations: { ...SPENDS, openWorldHint: true },
+    },
+    ({ url, method, body, headers }) =>
+      guarded(async () => {
+        try {
+          const { response, payment } = await payingFetch(
+            url,
+            { method: method ?? 'GET', body, headers },
+            { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey } },
+          );
+          const text = await response.text();
+          return {
+            status: response.status,
+            contentType: response.headers.get('content-type'),
+            body: text.length > 100_000 ? `${text.slice(0, 100_000)}… (truncated)` : text,
+            payment,
+          };
+        } catch (error) {
+          if (error instanceof PaymentError) throw Object.assign(new Error(error.message), { code: error.details.cofferCode ?? error.code });
+          throw error;
+        }
+      }),
+  );
+}

@@ -1,0 +1,158 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { CLI } from '../helpers/serve-process.js';
+import { createDemoApi } from '../../server/demo-api/demo-api.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
+
+/** An MCP host's view: the SDK's stdio client launching `coffer mcp` as a child process. */
+async function connect(env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'test-host', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp'],
+    env: { ...(process.env as Record<string, string>), ...env, COFFER_CONFIG: '/nonexistent/agent.json' },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  return client;
+}
+
+describe('coffer mcp: every tool through the stdio transport', () => {
+  let t: TestCoffer;
+  let client: Client;
+  let agent: { agentId: string; walletAddress: string; apiKey: string };
+  let demo: { server: Server; url: string; store: PaywallStore };
+  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const data = (result: ToolResult) => {
+    expect(result.isError, result.content[0]?.text).toBeFalsy();
+    expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
+    return result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+
+  beforeAll(async () => {
+    t = await startCoffer();
+    agent = await fundedAgent(t, 'mcp-agent', '2.00', { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0 });
+    client = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: agent.apiKey });
+    const store = openPaywallStore(':memory:');
+    const server = createServer(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    demo = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, store };
+  });
+  afterAll(async () => {
+    await client.close();
+    await new Promise<void>((resolve) => {
+      demo.server.close(() => resolve());
+      demo.server.closeAllConnections();
+    });
+    demo.store.close();
+    await t.stop();
+  });
+
+  it('lists the tools of the spec, plus pay and fetch_paid, with hints', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(
+      ['allocate_budget', 'check_balance', 'deploy_agent', 'fetch_paid', 'find_service', 'get_policy', 'get_spend_history', 'kill_agent', 'list_models', 'pay', 'rename_agent', 'resume_agent', 'set_policy'].sort(),
+    );
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(byName.check_balance?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.kill_agent?.annotations?.destructiveHint).toBe(true);
+    expect(byName.pay?.inputSchema.required).toEqual(expect.arrayContaining(['service', 'amount']));
+  });
+
+  it('check_balance adds the treasury address', async () => {
+    expect(data(await call('check_balance'))).toEqual({ agentId: 'mcp-agent', walletAddress: agent.walletAddress, balance: '2.00', currency: 'USDC', treasuryAddress: t.owner });
+  });
+
+  it('find_service gives id, name, description, $ prices and how; suggests the marketplace when nothing matches', async () => {
+    const found = data(await call('find_service', { query: 'weather' }));
+    const weather = found.results.find((r: { id: string }) => r.id === 'demo-weather');
+    expect(weather).toEqual({ id: 'demo-weather', name: 'Coffer demo weather', description: expect.any(String), pricing: { perCall: '$0.01' }, how: expect.stringMatching(/fetch_paid/) });
+    expect(found.message).toMatch(/Found/);
+    const images = data(await call('find_service', { query: 'image' }));
+    const flux = images.results.find((r: { id: string }) => r.id === 'model:flux-pro');
+    expect(flux.pricing).toEqual({ '1k': '$0.04', '2k': '$0.08', '4k': '$0.16' });
+    const none = data(await call('find_service', { query: 'zzqx submarine rental' }));
+    expect(none.results).toEqual([]);
+    expect(none.message).toMatch(/marketplace/);
+  });
+
+  it('get_policy, set_policy (tightening applies, loosening waits), get_spend_history', async () => {
+    expect(data(await call('get_policy'))).toEqual({ agentId: 'mcp-agent', policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] } });
+    expect(data(await call('set_policy', { dailyBudget: '4.00' })).policy.dailyBudget).toBe('4.00');
+    const loosen = data(await call('set_policy', { dailyBudget: '50.00' }));
+    expect(loosen).toMatchObject({ status: 'pending', kind: 'policy', message: expect.stringMatching(/approval/) });
+    expect(data(await call('get_policy')).policy.dailyBudget).toBe('4.00');
+    expect(data(await call('get_spend_history'))).toEqual({ payments: [] });
+  });
+
+  it('pay returns the payment result with the receipt; refusals are isError results with the server message', async () => {
+    const paid = data(await call('pay', { service: 'demo-weather', amount: '0.10' }));
+    expect(paid).toMatchObject({ status: 'confirmed', amount: '0.10', currency: 'USDC', xPaymentHeader: expect.stringMatching(/^v1\./) });
+    const refused = await call('pay', { service: 'demo-weather', amount: '3.00' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toMatch(/maxPerPayment.*\(max_per_payment_exceeded\)/);
+    const history = data(await call('get_spend_history', { limit: 5 }));
+    expect(history.payments).toHaveLength(1);
+    const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });
+    expect(invalid.isError).toBe(true);
+  });
+
+  it('fetch_paid calls a paid API, pays the 402 within policy, and returns the answer', async () => {
+    const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
+    const result = data(await call('fetch_paid', { url: `${demo.url}/weather?city=Quito` }));
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body).city).toBe('Quito');
+    expect(result.payment).toMatchObject({ amount: '0.01', xPaymentHeader: expect.stringMatching(/^v1\./) });
+    expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
+  });
+
+  it('an agent cannot raise its limits, fund itself, resume itself or deploy agents: all wait for the owner', async () => {
+    expect(data(await call('allocate_budget', { amount: '10.00' }))).toMatchObject({ status: 'pending', kind: 'allocate' });
+    expect(data(await call('deploy_agent', { agentId: 'spawn', dailyBudget: '1.00', maxPerPayment: '0.10' }))).toMatchObject({ status: 'pending', kind: 'deploy' });
+    expect(data(await call('kill_agent'))).toEqual({ agentId: 'mcp-agent', status: 'suspended' });
+    expect(data(await call('resume_agent'))).toMatchObject({ status: 'pending', kind: 'resume' });
+    const renamed = await call('rename_agent', { agentId: 'mcp-agent', displayName: 'Me' });
+    expect(renamed.isError).toBe(true);
+    expect(renamed.content[0]?.text).toMatch(/owner_only/);
+    const stranger = await call('kill_agent', { agentId: 'someone-else' });
+    expect(stranger.content[0]?.text).toMatch(/wrong_agent/);
+    // Nothing was applied.
+    const agents = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents;
+    expect(agents.find((a: { agentId: string }) => a.agentId === 'spawn')).toBeUndefined();
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBeLessThan(micro('2.00'));
+    expect((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals.length).toBeGreaterThanOrEqual(4);
+    await t.api('POST', t.withOwner('/v1/agents/mcp-agent/resume'));
+  });
+
+  it('list_models shows $ prices and leaves out "enabled"', async () => {
+    const { models } = data(await call('list_models'));
+    expect(models.length).toBeGreaterThan(0);
+    for (const model of models) {
+      expect(Object.keys(model).sort()).toEqual(['description', 'displayName', 'id', 'pricing', 'provider']);
+      for (const price of Object.values(model.pricing)) expect(price).toMatch(/^\$\d+\.\d{2,6}$/);
+    }
+  });
+
+  it('with the owner key, deploy_agent gives the agent, its mcpConfig and next steps', async () => {
+    const owner = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: t.ownerKey });
+    try {
+      const result = (await owner.callTool({ name: 'deploy_agent', arguments: { agentId: 'made-by-mcp', dailyBudget: '1.00', maxPerPayment: '0.10' } })) as ToolResult;
+      const body = result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(body.agent).toMatchObject({ agentId: 'made-by-mcp' });
+      expect(body.mcpConfig).toMatchObject({ command: expect.any(String), args: expect.arrayContaining(['mcp']), env: { COFFER_AGENT_ID: 'made-by-mcp' } });
+      expect(body.nextSteps.length).toBeGreaterThan(0);
+      const renamed = (await owner.callTool({ name: 'rename_agent', arguments: { agentId: 'made-by-mcp', displayName: 'Made by MCP' } })) as ToolResult;
+      expect(renamed.structuredContent).toEqual({ agentId: 'made-by-mcp', displayName: 'Made by MCP' });
+    } finally {
+      await owner.close();
+    }
+  });
+});
