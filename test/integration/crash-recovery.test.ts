@@ -21,30 +21,25 @@ describe('SIGKILL in the middle of a payment burst', () => {
 
     const deployed = await json(call(first.url, 'POST', '/v1/agents/deploy', { agentId: 'crashy', dailyBudget: '1000', maxPerPayment: '1' }));
     expect((await call(first.url, 'POST', '/v1/agents/crashy/allocate', { amount: '50' })).status).toBe(200);
+    // (600 payments of 0.01 fit in 50 USDC and in the daily budget: nothing is refused by policy.)
 
     // Fire a burst and kill the server while payments are in flight.
     const confirmedBeforeKill: string[] = [];
     let answered = 0;
-    const burst = Array.from({ length: 300 }, (_, i) =>
+    const BURST = 600;
+    const burst = Array.from({ length: BURST }, (_, i) =>
       call(first.url, 'POST', '/v1/agents/crashy/pay', { service: 'demo-weather', amount: '0.01', description: `burst ${i}` }, deployed.apiKey)
         .then(async (response) => {
           answered += 1;
+          // Kill from inside the 40th answer, while the rest are still in flight.
+          if (answered === 40) first.child.kill('SIGKILL');
           if (response.status === 200) confirmedBeforeKill.push((await json(response)).paymentId);
         })
         .catch(() => undefined),
     );
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (answered >= 40) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 2);
-    });
-    first.child.kill('SIGKILL');
     await Promise.all(burst);
     expect((await first.exited).signal).toBe('SIGKILL');
-    expect(answered).toBeLessThan(300); // the kill really landed mid-burst
+    expect(answered).toBeLessThan(BURST); // the kill really landed mid-burst
 
     // What the crash left behind: the ledger of a process that died mid-flight.
     const inspect = () => new Database(join(dataDir, 'coffer.db'), { readonly: true });

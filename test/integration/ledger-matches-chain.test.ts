@@ -26,6 +26,8 @@ describe('after any sequence of allocations and payments, every wallet on chain 
       const agent = await deployAgent(t, agentId, { dailyBudget: '1000.00', maxPerPayment: '2.50' });
       keys.set(agentId, agent.apiKey);
       wallets.set(agentId, agent.walletAddress);
+      // Start funded, so payments in the generated sequences can succeed from the first step.
+      await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '5.00' } });
     }
   });
   afterAll(async () => t.stop());

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from '../helpers/coffer.js';
+import { CLI, json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { writeAgentConfig } from '../../server/cli/agent-config.js';
+
+/** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
+function coffer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('coffer status, pay, kill, open', () => {
+  const dataDir = tempDataDir();
+  const configFile = join(dataDir, 'agent.json');
+  let serve: ServeProcess;
+  let owner: { owner: string; ownerKey: string };
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir);
+    owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const post = (path: string, body: unknown) =>
+      json(fetch(`${serve.url}${path}?owner=${owner.owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }));
+    const deployed = await post('/v1/agents/deploy', { agentId: 'cli-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/deploy', { agentId: 'other-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
+    await post('/v1/agents/cli-agent/allocate', { amount: '2.00' });
+    writeAgentConfig(configFile, {
+      agentId: 'cli-agent',
+      walletAddress: deployed.agent.walletAddress,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: owner.owner,
+      url: serve.url,
+    });
+  });
+  afterAll(async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('status shows the balance and policy; pay pays and prints the receipt', async () => {
+    const before = await coffer(['status', '--config', configFile]);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toMatch(/balance\s+2\.00 USDC/);
+    expect(before.stdout).toMatch(/3\.00 USDC a day, at most 1\.00 a payment/);
+    const paid = await coffer(['pay', 'demo-weather', '0.25', '--config', configFile]);
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toMatch(/Paid 0\.25 USDC \(pay_/);
+    expect(paid.stdout).toMatch(/X-Payment: v1\./);
+    const after = await coffer(['status', '--config', configFile]);
+    expect(after.stdout).toMatch(/balance\s+1\.75 USDC/);
+    expect(after.stdout).toMatch(/0\.25 USDC\s+Coffer demo weather/);
+  });
+
+  it('a refused payment exits 1 with the server message', async () => {
+    const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/maxPerPayment/);
+  });
+
+  it('the COFFER_* variables stand in for the config file', async () => {
+    const { apiKey } = JSON.parse(readFileSync(configFile, 'utf8'));
+    const result = await coffer(['status'], { COFFER_URL: serve.url, COFFER_OWNER: owner.owner, COFFER_AGENT_ID: 'cli-agent', COFFER_API_KEY: apiKey, COFFER_CONFIG: '/nonexistent' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Agent cli-agent/);
+    const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/coffer link/);
+  });
+
+  it('kill stops this agent; kill <other> and kill --all take the owner connection file', async () => {
+    expect((await coffer(['kill', '--config', configFile])).stdout).toMatch(/Stopped cli-agent/);
+    const refused = await coffer(['pay', 'demo-weather', '0.10', '--config', configFile]);
+    expect(refused.stderr).toMatch(/suspended/);
+    const other = await coffer(['kill', 'other-agent', '--config', configFile, '--data-dir', dataDir]);
+    expect(other.stdout).toMatch(/Stopped other-agent/);
+    const noOwner = await coffer(['kill', '--all', '--config', configFile, '--data-dir', join(dataDir, 'elsewhere')]);
+    expect(noOwner.code).toBe(1);
+    expect(noOwner.stderr).toMatch(/no running Coffer/);
+    const all = await coffer(['kill', '--all', '--data-dir', dataDir]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/already stopped|Stopped/);
+  });
+
+  it('open prints a fresh one-time dashboard link where no browser can be opened', async () => {
+    const opened = await coffer(['open', '--data-dir', dataDir]);
+    expect(opened.code).toBe(0);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.exec(opened.stdout)?.[1];
+    expect(url).toBeDefined();
+    const login = await fetch(url!, { redirect: 'manual' });
+    expect(login.status).toBe(303);
+  });
+});
