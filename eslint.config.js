@@ -15,6 +15,12 @@ export default tseslint.config(
     },
   },
   {
+    // The sandboxed preload must be CommonJS.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // TypeScript already checks names (DOM in the renderer, Node on the server).
     files: ['**/*.ts', '**/*.tsx'],
     rules: { 'no-undef': 'off' },

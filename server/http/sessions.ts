@@ -29,9 +29,14 @@ export class DashboardSessions {
     const entry = this.loginTokens.get(key);
     this.loginTokens.delete(key);
     if (!entry || entry.expiresAt < this.now()) return null;
+    return { ...this.issueSession(entry.owner), owner: entry.owner };
+  }
+
+  /** A session straight away, for the desktop window: the main process sets it as a cookie. */
+  issueSession(owner: string): { sessionId: string; maxAgeSeconds: number } {
     const sessionId = randomBytes(32).toString('base64url');
-    this.sessions.set(digest(sessionId), { owner: entry.owner, expiresAt: this.now() + SESSION_TTL_MS });
-    return { sessionId, owner: entry.owner, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+    this.sessions.set(digest(sessionId), { owner, expiresAt: this.now() + SESSION_TTL_MS });
+    return { sessionId, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
 
   ownerOf(sessionId: string): string | null {

@@ -16,7 +16,10 @@ export type Durability = 'full' | 'normal';
 /** Opens (creating when missing) the data dir's SQLite file in WAL mode and brings its schema up to date. */
 export function openDatabase(file: string, durability: Durability = 'full'): SqliteDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Database(file);
+  // Inside Electron the native module must match Electron's ABI: the desktop launcher builds a copy
+  // for it and names it here, leaving the Node build in node_modules for `coffer serve` and the tests.
+  const nativeBinding = process.env.COFFER_SQLITE_BINDING;
+  const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   // The ledger is private to the owner even though it holds no secret.
   chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');

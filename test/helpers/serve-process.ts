@@ -14,9 +14,11 @@ export interface ServeProcess {
 }
 
 /** Runs `coffer serve` as a child process on an ephemeral port and waits for its first two lines. */
-export async function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0'], {
-    env: { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv },
+export async function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}, command: 'serve' | 'start' = 'serve'): Promise<ServeProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv };
+  for (const [key, value] of Object.entries(extraEnv)) if (value === '') delete env[key];
+  const child = spawn(process.execPath, [CLI, command, '--data-dir', dataDir, '--port', '0'], {
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

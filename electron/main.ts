@@ -1,0 +1,122 @@
+import { app, Menu, Notification, Tray, nativeImage, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { openCoffer } from '../server/boot/open-coffer.js';
+import { startHttpServer } from '../server/boot/http-server.js';
+import { startChainWatch } from '../server/boot/chain-watch.js';
+import { removeConnectionFile, writeConnectionFile } from '../server/boot/connection-file.js';
+import { resolveServeConfig } from '../server/cli/config.js';
+import { iconState, tooltip, trayMenu, type TrayItem } from './tray-model.js';
+import { runTrayAction, trayState } from './tray-actions.js';
+import { notificationFor } from './notifications.js';
+import { openDashboardWindow } from './window.js';
+
+/**
+ * The desktop app: one instance, the engine and the localhost /v1 server in the main process, a tray
+ * icon that is the owner's hand on the brake, desktop notifications, and the dashboard window.
+ */
+const ICONS = fileURLToPath(new URL('../build/icons/', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  void main().catch((error: unknown) => {
+    log(`coffer: ${(error as Error).message}`);
+    app.exit(1);
+  });
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  if (process.platform === 'darwin') app.dock?.hide();
+  // Data in the app's userData unless COFFER_HOME says otherwise; the same engine as `coffer serve`.
+  const config = resolveServeConfig({}, { ...process.env, COFFER_HOME: process.env.COFFER_HOME || join(app.getPath('userData'), 'data') });
+  const coffer = await openCoffer({ dataDir: config.dataDir, network: config.network, keyStore: config.keyStore, log });
+  const server = await startHttpServer({ coffer, port: config.port, version, log }).catch(() =>
+    // The usual port is taken (another Coffer on another data dir): any free one will do.
+    startHttpServer({ coffer, port: 0, version, log }),
+  );
+  const connectionFile = join(config.dataDir, 'connection.json');
+  writeConnectionFile(connectionFile, { url: server.url, owner: coffer.owner, ownerKey: coffer.ownerKey, network: coffer.chain.network, pid: process.pid });
+  const chainWatch = startChainWatch(coffer, log);
+  const { engine, owner } = coffer;
+
+  let window: BrowserWindow | null = null;
+  const open = async (route: string) => {
+    window = await openDashboardWindow({ baseUrl: server.url, route, issueSession: () => server.sessions.issueSession(owner), existing: window });
+  };
+  app.on('second-instance', () => void open('#/'));
+  app.on('window-all-closed', () => {
+    // Closing the window keeps Coffer running in the tray.
+  });
+
+  const icon = (state: 'normal' | 'attention') => {
+    const image = nativeImage.createFromPath(join(ICONS, `tray-${state}.png`));
+    if (process.platform === 'darwin') image.setTemplateImage(state === 'normal');
+    return image;
+  };
+  const tray = new Tray(icon('normal'));
+  tray.on('click', () => void open('#/'));
+
+  const toMenu = (items: TrayItem[]): MenuItemConstructorOptions[] =>
+    items.map((item): MenuItemConstructorOptions => {
+      if (item.type === 'separator') return { type: 'separator' };
+      if (item.type === 'label') return { label: item.label, enabled: false };
+      if (item.type === 'submenu') return { label: item.label, submenu: toMenu(item.items) };
+      return {
+        label: item.label,
+        enabled: item.enabled ?? true,
+        ...(item.checked === undefined ? {} : { type: 'checkbox' as const, checked: item.checked }),
+        click: () =>
+          void runTrayAction(engine, owner, item.action, {
+            open: (route) => void open(route),
+            toggleStartAtLogin: () => app.setLoginItemSettings({ openAtLogin: !app.getLoginItemSettings().openAtLogin }),
+            quit: () => app.quit(),
+          }).then(refreshTray, (error: unknown) => log(`tray: ${(error as Error).message}`)),
+      };
+    });
+
+  let refreshing = false;
+  async function refreshTray(): Promise<void> {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      const state = await trayState(engine, owner, app.getLoginItemSettings().openAtLogin);
+      tray.setImage(icon(iconState(state)));
+      tray.setToolTip(tooltip(state));
+      tray.setContextMenu(Menu.buildFromTemplate(toMenu(trayMenu(state))));
+    } catch (error) {
+      log(`tray: ${(error as Error).message}`);
+    } finally {
+      refreshing = false;
+    }
+  }
+  await refreshTray();
+
+  engine.events.subscribe((event) => {
+    void refreshTray();
+    const note = notificationFor(event);
+    if (note && Notification.isSupported()) {
+      const notification = new Notification({ title: note.title, body: note.body, silent: event.type === 'deposit' });
+      notification.on('click', () => void open(note.route));
+      notification.show();
+    }
+  });
+
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    void server
+      .stop()
+      .then(() => chainWatch.stop())
+      .then(() => coffer.close())
+      .then(() => removeConnectionFile(connectionFile, process.pid))
+      .finally(() => app.exit(0));
+  });
+  log(`Coffer ${version} running in the tray; dashboard at ${server.url}`);
+}

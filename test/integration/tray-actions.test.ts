@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { runTrayAction, trayState } from '../../electron/tray-actions.js';
+import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
+
+const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
+
+describe('the tray drives the real engine', () => {
+  let t: TestCoffer;
+  const effects = { open: () => undefined, toggleStartAtLogin: () => undefined, quit: () => undefined };
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  const click = async (label: string) => {
+    const menu = trayMenu(await trayState(t.coffer.engine, t.owner, false));
+    const item = flatten(menu).find((i): i is Extract<TrayItem, { type: 'action' }> => i.type === 'action' && i.label === label);
+    expect(item, `menu item "${label}"`).toBeDefined();
+    await runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
+  };
+  const pay = (agentId: string, key: string) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' } });
+
+  it('kill from the menu suspends the agent, and its next payment is refused', async () => {
+    const agent = await fundedAgent(t, 'tray-one', '1.00');
+    expect((await pay('tray-one', agent.apiKey)).status).toBe(200);
+    await click('Stop tray-one');
+    const refused = await pay('tray-one', agent.apiKey);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('agent_suspended');
+    const state = await trayState(t.coffer.engine, t.owner, false);
+    expect(iconState(state)).toBe('attention');
+    expect(t.coffer.engine.ctx.store.listAudit(t.owner, 5).find((e) => e.action === 'agent.kill')?.actor).toBe('tray');
+    await click('Resume tray-one');
+    expect((await pay('tray-one', agent.apiKey)).status).toBe(200);
+  });
+
+  it('"Stop all agents" suspends every agent', async () => {
+    const a = await fundedAgent(t, 'tray-a', '1.00');
+    const b = await fundedAgent(t, 'tray-b', '1.00');
+    await click('Stop all agents');
+    const state = await trayState(t.coffer.engine, t.owner, false);
+    expect(state.agents.every((agent) => agent.status === 'suspended')).toBe(true);
+    expect((await pay('tray-a', a.apiKey)).body.code).toBe('agent_suspended');
+    expect((await pay('tray-b', b.apiKey)).body.code).toBe('agent_suspended');
+    const stopAll = flatten(trayMenu(state)).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
+    expect(stopAll).toMatchObject({ enabled: false });
+  });
+
+  it('shows pending approvals from the engine', async () => {
+    const agent = await fundedAgent(t, 'tray-asker', '1.00');
+    await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
+    const state = await trayState(t.coffer.engine, t.owner, false);
+    expect(state.pendingApprovals).toContainEqual(expect.objectContaining({ agentId: 'tray-asker', summary: 'wants 2.00 USDC' }));
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { iconState, MAX_AGENT_ITEMS, tooltip, trayMenu, type TrayItem, type TrayState } from '../../../electron/tray-model.js';
+import { notificationFor } from '../../../electron/notifications.js';
+
+const base: TrayState = {
+  network: 'sim',
+  treasuryBalance: '995.00',
+  agents: [
+    { agentId: 'alpha', displayName: 'Alpha', status: 'active', balance: '4.00' },
+    { agentId: 'beta', displayName: 'Beta', status: 'active', balance: '0.50' },
+  ],
+  pendingApprovals: [],
+  startAtLogin: false,
+};
+
+const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
+const labels = (items: TrayItem[]) => flatten(items).filter((i) => i.type !== 'separator').map((i) => ('label' in i ? i.label : ''));
+
+describe('tray icon and menu, computed from engine state', () => {
+  it('the icon asks for attention while an agent is stopped or an approval waits', () => {
+    expect(iconState(base)).toBe('normal');
+    expect(iconState({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('attention');
+    expect(iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'wants 1.00 USDC' }] })).toBe('attention');
+    expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped');
+  });
+
+  it('shows the treasury, each agent with its status and a kill or resume item, stop all, open, quit', () => {
+    const menu = trayMenu({ ...base, agents: [base.agents[0]!, { ...base.agents[1]!, status: 'suspended' }] });
+    expect(labels(menu)).toEqual([
+      'Treasury: 995.00 USDC · sim',
+      '● Alpha · 4.00 USDC',
+      'Stop Alpha',
+      'Open its page',
+      '■ Beta · 0.50 USDC · stopped',
+      'Resume Beta',
+      'Open its page',
+      'Stop all agents',
+      'Open dashboard',
+      'Start at login',
+      'Quit Coffer',
+    ]);
+    const actions = flatten(menu).flatMap((i) => (i.type === 'action' ? [i.action] : []));
+    expect(actions).toContainEqual({ kind: 'kill', agentId: 'alpha' });
+    expect(actions).toContainEqual({ kind: 'resume', agentId: 'beta' });
+    expect(actions).toContainEqual({ kind: 'stop-all' });
+  });
+
+  it('disables stop all when nothing runs, lists waiting approvals, and caps the agent lines', () => {
+    const stopped = trayMenu({ ...base, agents: base.agents.map((a) => ({ ...a, status: 'suspended' as const })) });
+    const stopAll = flatten(stopped).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
+    expect(stopAll).toMatchObject({ enabled: false });
+    const waiting = trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'wants 1.00 USDC' }] });
+    expect(labels(waiting)).toContain('Waiting for you (1)');
+    expect(flatten(waiting)).toContainEqual({ type: 'action', label: 'alpha: wants 1.00 USDC', action: { kind: 'open', route: '#/approvals' } });
+    const many = trayMenu({ ...base, agents: Array.from({ length: 40 }, (_, i) => ({ agentId: `a${i}`, displayName: `A${i}`, status: 'active' as const, balance: '0.00' })) });
+    expect(many.filter((i) => i.type === 'submenu')).toHaveLength(MAX_AGENT_ITEMS);
+    expect(labels(many)).toContain('25 more in the dashboard…');
+    expect(flatten(trayMenu({ ...base, startAtLogin: true })).find((i) => i.type === 'action' && i.label === 'Start at login')).toMatchObject({ checked: true });
+  });
+
+  it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
+    const at = '2026-11-22T00:00:00.000Z';
+    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'pending', at })).toEqual({
+      title: 'Approval waiting',
+      body: 'alpha asks: funds',
+      route: '#/approvals',
+    });
+    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at })).toBeNull();
+    expect(notificationFor({ type: 'payment_refused', owner: 'o', agentId: 'beta', code: 'daily_budget_exceeded', message: 'over budget', amount: '1.00', service: 'demo-weather', at })).toMatchObject({
+      route: '#/agents/beta',
+      body: '1.00 USDC to demo-weather: over budget',
+    });
+    expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
+    expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
+    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe('25.00 USDC reached the treasury.');
+    expect(notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at })).toBeNull();
+  });
+});
