@@ -6,11 +6,12 @@ import { hrefFor } from '../lib/route.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { Dialog } from '../components/Dialog.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { NewAgentFields, emptyNewAgent, newAgentBody } from '../components/NewAgentFields.js';
 
 /** Deploys an agent; shows its API key once, and the MCP config to paste into an MCP host. */
 export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { client, refresh } = useDashboard();
-  const [form, setForm] = useState({ agentId: '', displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+  const [form, setForm] = useState(emptyNewAgent());
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [deployed, setDeployed] = useState<Deployed | null>(null);
@@ -18,18 +19,12 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
   const close = () => {
     setDeployed(null);
     setError(null);
-    setForm({ agentId: '', displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+    setForm(emptyNewAgent());
     onClose();
   };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const body = {
-      agentId: form.agentId.trim(),
-      dailyBudget: form.dailyBudget.trim(),
-      maxPerPayment: form.maxPerPayment.trim(),
-      ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
-    };
-    const parsed = deployBodySchema.safeParse(body);
+    const parsed = deployBodySchema.safeParse(newAgentBody(form));
     if (!parsed.success) {
       setError(describeIssues(parsed.error).message);
       return;
@@ -78,25 +73,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
         </div>
       ) : (
         <form onSubmit={submit} noValidate>
-          <div className="fields">
-            <div className="field">
-              <label htmlFor="deploy-id">Agent id</label>
-              <input id="deploy-id" value={form.agentId} onChange={(e) => setForm({ ...form, agentId: e.target.value })} placeholder="research-bot" autoFocus />
-              <p className="hint">Lowercase letters, digits, - and _; it never changes.</p>
-            </div>
-            <div className="field">
-              <label htmlFor="deploy-name">Display name (optional)</label>
-              <input id="deploy-name" value={form.displayName} onChange={(e) => setForm({ ...form, displayName: e.target.value })} />
-            </div>
-            <div className="field">
-              <label htmlFor="deploy-daily">Daily budget (USDC)</label>
-              <input id="deploy-daily" inputMode="decimal" value={form.dailyBudget} onChange={(e) => setForm({ ...form, dailyBudget: e.target.value })} />
-            </div>
-            <div className="field">
-              <label htmlFor="deploy-max">Max per payment (USDC)</label>
-              <input id="deploy-max" inputMode="decimal" value={form.maxPerPayment} onChange={(e) => setForm({ ...form, maxPerPayment: e.target.value })} />
-            </div>
-          </div>
+          <NewAgentFields form={form} onChange={setForm} idPrefix="deploy" />
           <ErrorNote error={error} />
           <div className="dialog-actions">
             <button type="button" className="button" onClick={close}>

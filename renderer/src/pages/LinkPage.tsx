@@ -4,6 +4,7 @@ import type { LinkDetails } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { NewAgentFields, emptyNewAgent, newAgentBody } from '../components/NewAgentFields.js';
 
 const suggestedId = (details: LinkDetails) =>
   String(details.client.hostname ?? 'terminal')
@@ -20,7 +21,7 @@ export function LinkPage({ token }: { token: string }) {
   const { client, refresh } = useDashboard();
   const [details, setDetails] = useState<LinkDetails | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [form, setForm] = useState({ agentId: '', displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+  const [form, setForm] = useState(emptyNewAgent());
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -36,13 +37,7 @@ export function LinkPage({ token }: { token: string }) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const body = {
-      agentId: form.agentId.trim(),
-      dailyBudget: form.dailyBudget.trim(),
-      maxPerPayment: form.maxPerPayment.trim(),
-      ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
-    };
-    const parsed = linkCompleteBodySchema.safeParse(body);
+    const parsed = linkCompleteBodySchema.safeParse(newAgentBody(form));
     if (!parsed.success) {
       setError(describeIssues(parsed.error).message);
       return;
@@ -87,24 +82,7 @@ export function LinkPage({ token }: { token: string }) {
             </p>
           ) : (
             <form onSubmit={submit} noValidate>
-              <div className="fields">
-                <div className="field">
-                  <label htmlFor="link-id">Agent id</label>
-                  <input id="link-id" value={form.agentId} onChange={(e) => setForm({ ...form, agentId: e.target.value })} />
-                </div>
-                <div className="field">
-                  <label htmlFor="link-name">Display name (optional)</label>
-                  <input id="link-name" value={form.displayName} onChange={(e) => setForm({ ...form, displayName: e.target.value })} />
-                </div>
-                <div className="field">
-                  <label htmlFor="link-daily">Daily budget (USDC)</label>
-                  <input id="link-daily" inputMode="decimal" value={form.dailyBudget} onChange={(e) => setForm({ ...form, dailyBudget: e.target.value })} />
-                </div>
-                <div className="field">
-                  <label htmlFor="link-max">Max per payment (USDC)</label>
-                  <input id="link-max" inputMode="decimal" value={form.maxPerPayment} onChange={(e) => setForm({ ...form, maxPerPayment: e.target.value })} />
-                </div>
-              </div>
+              <NewAgentFields form={form} onChange={setForm} idPrefix="link" />
               <div className="form-actions">
                 <button type="submit" className="button primary" disabled={busy}>
                   {busy ? 'Linking…' : 'Link this terminal'}

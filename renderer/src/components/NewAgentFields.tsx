@@ -1,0 +1,41 @@
+/** A new agent's id, name and starting limits, as typed; shared by "Deploy an agent" and the link page. */
+export interface NewAgentForm {
+  agentId: string;
+  displayName: string;
+  dailyBudget: string;
+  maxPerPayment: string;
+}
+
+export const emptyNewAgent = (agentId = ''): NewAgentForm => ({ agentId, displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+
+/** The request body for the form: trimmed, with an empty display name left out. */
+export const newAgentBody = (form: NewAgentForm) => ({
+  agentId: form.agentId.trim(),
+  dailyBudget: form.dailyBudget.trim(),
+  maxPerPayment: form.maxPerPayment.trim(),
+  ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
+});
+
+export function NewAgentFields({ form, onChange, idPrefix }: { form: NewAgentForm; onChange: (form: NewAgentForm) => void; idPrefix: string }) {
+  const field = (key: keyof NewAgentForm, label: string, extra: { inputMode?: 'decimal'; hint?: string; autoFocus?: boolean } = {}) => (
+    <div className="field">
+      <label htmlFor={`${idPrefix}-${key}`}>{label}</label>
+      <input
+        id={`${idPrefix}-${key}`}
+        value={form[key]}
+        inputMode={extra.inputMode}
+        autoFocus={extra.autoFocus}
+        onChange={(e) => onChange({ ...form, [key]: e.target.value })}
+      />
+      {extra.hint && <p className="hint">{extra.hint}</p>}
+    </div>
+  );
+  return (
+    <div className="fields">
+      {field('agentId', 'Agent id', { hint: 'Lowercase letters, digits, - and _; it never changes.', autoFocus: true })}
+      {field('displayName', 'Display name (optional)')}
+      {field('dailyBudget', 'Daily budget (USDC)', { inputMode: 'decimal' })}
+      {field('maxPerPayment', 'Max per payment (USDC)', { inputMode: 'decimal' })}
+    </div>
+  );
+}
