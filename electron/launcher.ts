@@ -39,7 +39,7 @@ export function whyNoDesktop(env: NodeJS.ProcessEnv = process.env, platform = pr
  * `npm start`: the tray app when Electron can run here; otherwise the reason, in one line, for the
  * caller to start the same engine headless.
  */
-export async function launchDesktop(): Promise<{ exitCode: number } | { headless: string }> {
+export async function launchDesktop(flags: { 'data-dir'?: string; port?: string; network?: string } = {}): Promise<{ exitCode: number } | { headless: string }> {
   const noDesktop = whyNoDesktop();
   if (noDesktop) return { headless: noDesktop };
   const binary = electronBinary();
@@ -47,6 +47,14 @@ export async function launchDesktop(): Promise<{ exitCode: number } | { headless
   const electronVersion = (JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')) as { version: string }).version;
   const natives = prepareElectronNatives(electronVersion);
   if ('reason' in natives) return { headless: natives.reason };
-  const child = spawn(binary.path, [MAIN], { stdio: 'inherit', env: { ...process.env, COFFER_SQLITE_BINDING: natives.path } });
+  // The flags reach the app as the variables they override (flags win, as for `coffer serve`).
+  const env = {
+    ...process.env,
+    COFFER_SQLITE_BINDING: natives.path,
+    ...(flags['data-dir'] ? { COFFER_HOME: flags['data-dir'] } : {}),
+    ...(flags.port ? { COFFER_PORT: flags.port } : {}),
+    ...(flags.network ? { COFFER_NETWORK: flags.network } : {}),
+  };
+  const child = spawn(binary.path, [MAIN], { stdio: 'inherit', env });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ exitCode: code ?? 0 })));
 }

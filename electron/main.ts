@@ -1,4 +1,4 @@
-import { app, Menu, Notification, Tray, nativeImage, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
+import { app, dialog, Menu, Notification, Tray, nativeImage, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
@@ -32,21 +32,34 @@ if (!app.requestSingleInstanceLock()) {
 async function main(): Promise<void> {
   await app.whenReady();
   if (process.platform === 'darwin') app.dock?.hide();
-  // Data in the app's userData unless COFFER_HOME says otherwise; the same engine as `coffer serve`.
-  const config = resolveServeConfig({}, { ...process.env, COFFER_HOME: process.env.COFFER_HOME || join(app.getPath('userData'), 'data') });
-  const coffer = await openCoffer({ dataDir: config.dataDir, network: config.network, keyStore: config.keyStore, log });
-  const server = await startHttpServer({ coffer, port: config.port, version, log }).catch(() =>
-    // The usual port is taken (another Coffer on another data dir): any free one will do.
-    startHttpServer({ coffer, port: 0, version, log }),
-  );
+  // The same data dir, port and network as `coffer serve` (~/.coffer, 7402, sim unless COFFER_* or the
+  // launcher's flags say otherwise), so the CLI, the MCP bridge and agents find the desktop app too.
+  const config = resolveServeConfig({});
+  let coffer;
+  let server;
+  try {
+    coffer = await openCoffer({ dataDir: config.dataDir, network: config.network, keyStore: config.keyStore, log });
+    // A taken port is an error, not a reason to move: agents' configs point at this one.
+    server = await startHttpServer({ coffer, port: config.port, version, log });
+  } catch (error) {
+    dialog.showErrorBox('Coffer cannot start', (error as Error).message);
+    await coffer?.close();
+    app.exit(1);
+    return;
+  }
   const connectionFile = join(config.dataDir, 'connection.json');
   writeConnectionFile(connectionFile, { url: server.url, owner: coffer.owner, ownerKey: coffer.ownerKey, network: coffer.chain.network, pid: process.pid });
   const chainWatch = startChainWatch(coffer, log);
   const { engine, owner } = coffer;
 
   let window: BrowserWindow | null = null;
-  const open = async (route: string) => {
-    window = await openDashboardWindow({ baseUrl: server.url, route, issueSession: () => server.sessions.issueSession(owner), existing: window });
+  let opening: Promise<void> | null = null;
+  const open = (route: string) => {
+    // One window: clicks while it is being created wait for it instead of making another.
+    opening = (opening ?? Promise.resolve()).then(async () => {
+      window = await openDashboardWindow({ baseUrl: server.url, route, issueSession: () => server.sessions.issueSession(owner), existing: window });
+    }).catch((error: unknown) => void log(`window: ${(error as Error).message}`));
+    return opening;
   };
   app.on('second-instance', () => void open('#/'));
   app.on('window-all-closed', () => {
@@ -79,15 +92,23 @@ async function main(): Promise<void> {
       };
     });
 
+  // One refresh at a time; an event during a refresh asks for one more, so none is lost.
   let refreshing = false;
+  let again = false;
   async function refreshTray(): Promise<void> {
-    if (refreshing) return;
+    if (refreshing) {
+      again = true;
+      return;
+    }
     refreshing = true;
     try {
-      const state = await trayState(engine, owner, app.getLoginItemSettings().openAtLogin);
-      tray.setImage(icon(iconState(state)));
-      tray.setToolTip(tooltip(state));
-      tray.setContextMenu(Menu.buildFromTemplate(toMenu(trayMenu(state))));
+      do {
+        again = false;
+        const state = await trayState(engine, owner, app.getLoginItemSettings().openAtLogin);
+        tray.setImage(icon(iconState(state)));
+        tray.setToolTip(tooltip(state));
+        tray.setContextMenu(Menu.buildFromTemplate(toMenu(trayMenu(state))));
+      } while (again);
     } catch (error) {
       log(`tray: ${(error as Error).message}`);
     } finally {
@@ -108,9 +129,10 @@ async function main(): Promise<void> {
 
   let quitting = false;
   app.on('before-quit', (event) => {
+    // Every quit waits for the graceful stop: in-flight payments finish, SQLite closes.
+    event.preventDefault();
     if (quitting) return;
     quitting = true;
-    event.preventDefault();
     void server
       .stop()
       .then(() => chainWatch.stop())

@@ -16,12 +16,7 @@ export async function openDashboardWindow(options: {
   existing: BrowserWindow | null;
 }): Promise<BrowserWindow> {
   const { baseUrl, route } = options;
-  if (options.existing && !options.existing.isDestroyed()) {
-    await options.existing.loadURL(`${baseUrl}/${route}`);
-    options.existing.show();
-    options.existing.focus();
-    return options.existing;
-  }
+  // A fresh session every time the window is shown: it never falls back to the signed-out page.
   const { sessionId, maxAgeSeconds } = options.issueSession();
   await session.defaultSession.cookies.set({
     url: baseUrl,
@@ -31,7 +26,14 @@ export async function openDashboardWindow(options: {
     sameSite: 'strict',
     expirationDate: Math.floor(Date.now() / 1000) + maxAgeSeconds,
   });
+  if (options.existing && !options.existing.isDestroyed()) {
+    await options.existing.loadURL(`${baseUrl}/${route}`);
+    options.existing.show();
+    options.existing.focus();
+    return options.existing;
+  }
   session.defaultSession.setPermissionRequestHandler((_contents, permission, grant) => grant(permission === 'clipboard-sanitized-write'));
+  session.defaultSession.setPermissionCheckHandler((_contents, permission) => permission === 'clipboard-sanitized-write');
 
   const window = new BrowserWindow({
     width: 1280,
@@ -42,12 +44,14 @@ export async function openDashboardWindow(options: {
     show: false,
     webPreferences: { contextIsolation: true, nodeIntegration: false, sandbox: true, preload: PRELOAD, spellcheck: false },
   });
-  window.webContents.on('will-navigate', (event, url) => {
-    if (!url.startsWith(`${baseUrl}/`)) {
-      event.preventDefault();
-      void shell.openExternal(url);
-    }
-  });
+  // Only the dashboard loads here; a web link goes to the user's browser, anything else nowhere.
+  const leave = (event: { preventDefault(): void }, url: string) => {
+    if (url.startsWith(`${baseUrl}/`)) return;
+    event.preventDefault();
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+  };
+  window.webContents.on('will-navigate', leave);
+  window.webContents.on('will-redirect', leave);
   window.webContents.setWindowOpenHandler(({ url }) => {
     if (/^https?:\/\//.test(url) && !url.startsWith(`${baseUrl}/`)) void shell.openExternal(url);
     return { action: 'deny' };

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -26,9 +26,23 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, platform
 export function writeAgentConfig(file: string, config: AgentConfig): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);
+}
+
+/**
+ * Before asking the owner for a key, make sure it can be kept: the folder can be written, and an
+ * existing agent's config is not silently replaced (its key would be lost for good).
+ */
+export function checkConfigWritable(file: string, overwrite: boolean): void {
+  if (existsSync(file) && !overwrite) {
+    throw new Error(`${file} already holds a linked agent; use --config for another file, or --force to replace it (its key is lost)`);
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const probe = `${file}.${process.pid}.probe`;
+  writeFileSync(probe, '', { mode: 0o600, flag: 'wx' });
+  rmSync(probe);
 }
 
 export function readAgentConfig(file: string): AgentConfig {

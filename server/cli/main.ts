@@ -19,7 +19,7 @@ usage:
   coffer start   the desktop app; headless where Electron cannot run
   coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET]
                  a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall
-  coffer link [--url URL] [--config FILE]
+  coffer link [--url URL] [--config FILE] [--force]
                  link this terminal to the owner's Coffer: the owner approves in the browser,
                  the agent's key is saved to FILE (0600; default in your config dir)
   coffer status  the linked agent's balance, policy and recent payments
@@ -47,9 +47,13 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
       return start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
     case 'link': {
-      const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, config: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
+      const { values } = parseArgs({
+        args: rest,
+        options: { url: { type: 'string' }, config: { type: 'string' }, 'data-dir': { type: 'string' }, force: { type: 'boolean', default: false } },
+        strict: true,
+      });
       const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
-      return link({ url, configPath: values.config ?? defaultConfigPath() });
+      return link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
     }
     case 'status': {
       const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });

@@ -6,7 +6,7 @@ import { serve } from './serve.js';
  * engine headless, saying why in one line.
  */
 export async function start(flags: { 'data-dir'?: string; port?: string; network?: string }, version: string): Promise<number> {
-  const desktop = await launchDesktop();
+  const desktop = await launchDesktop(flags);
   if ('exitCode' in desktop) return desktop.exitCode;
   return serve(flags, version, `Starting headless: ${desktop.headless}. Open the dashboard with the login URL above.`);
 }

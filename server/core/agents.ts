@@ -125,6 +125,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
       action: 'policy.update',
       detail: { before: policyView(current), after: policyView(next) },
     });
+    ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
     return { agentId, policy: policyView(next) };
   });
 }
@@ -185,6 +186,7 @@ export function renameAgent(ctx: EngineContext, principal: Principal, agentId: s
       action: 'agent.rename',
       detail: { from: agent.displayName, to: displayName },
     });
+    ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
     return { agentId, displayName };
   });
 }

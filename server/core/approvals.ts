@@ -5,6 +5,9 @@ import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
 import { iso } from './views.js';
 
+/** An agent may have this many requests waiting; more would bury the owner's inbox. */
+export const MAX_PENDING_PER_AGENT = 20;
+
 /** How long an agent's request waits for the owner before it expires (and can never be carried out). */
 export const APPROVAL_TTL_MS = DAY_MS;
 
@@ -39,6 +42,18 @@ export function requestApproval(
   targetAgentId: string,
   request: Record<string, unknown>,
 ): PendingApproval {
+  const asker = ctx.store.getAgent(principal.owner, principal.agentId);
+  if (asker?.status === 'suspended' && kind !== 'resume') {
+    throw new CofferError('agent_suspended', `agent "${principal.agentId}" is suspended: it can only ask to be resumed`);
+  }
+  ctx.store.expireApprovals(ctx.clock.now());
+  const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);
+  // The same request asked again is the same request: no second inbox entry.
+  const same = waiting.find((a) => a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === JSON.stringify(request));
+  if (same) return new PendingApproval(approvalView(same));
+  if (waiting.length >= MAX_PENDING_PER_AGENT) {
+    throw new CofferError('too_many_requests', `agent "${principal.agentId}" already has ${waiting.length} requests waiting for the owner`);
+  }
   const now = ctx.clock.now();
   const approval: ApprovalRecord = {
     id: `apr_${randomBytes(12).toString('base64url')}`,
@@ -92,12 +107,17 @@ export async function readApproval(
     throw new CofferError('wrong_agent', 'this approval belongs to another agent');
   }
   const view = approvalView(approval);
-  if (principal.kind === 'agent' && approval.kind === 'deploy' && approval.status === 'approved' && approval.deliveredAt === null) {
-    if (ctx.store.markApprovalDelivered(approval.id, ctx.clock.now())) {
-      return { ...view, apiKey: issueAgentKey(approval.owner, approval.targetAgentId) };
-    }
-  }
-  return view;
+  if (principal.kind !== 'agent' || approval.kind !== 'deploy' || approval.status !== 'approved' || approval.deliveredAt !== null) return view;
+  // Only once the deploy is done and recorded, only for the agent this approval created, and never to
+  // a requester that has been stopped since.
+  const created = (approval.result?.agent as { walletAddress?: string } | undefined)?.walletAddress;
+  const target = ctx.store.getAgent(approval.owner, approval.targetAgentId);
+  const requester = ctx.store.getAgent(approval.owner, approval.agentId);
+  if (created === undefined || target?.walletAddress !== created || requester?.status !== 'active') return view;
+  return ctx.store.transaction(() => {
+    if (!ctx.store.markApprovalDelivered(approval.id, ctx.clock.now())) return view;
+    return { ...view, apiKey: issueAgentKey(approval.owner, approval.targetAgentId) };
+  });
 }
 
 /**

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'link_not_found',
   'approval_not_found',
   'approval_decided',
+  'too_many_requests',
   'slow_down',
   'link_expired',
   'link_used',

@@ -76,6 +76,8 @@ export function pollLinkSession(ctx: EngineContext, token: string) {
 
   const owner = session.owner!;
   const agentId = session.agentId!;
+  // Claimed but the agent is still being created: not ready yet.
+  if (ctx.store.getAgent(owner, agentId) === null) return { status: 'pending' as const, expiresAt: iso(session.expiresAt), code: session.code };
   return ctx.store.transaction(() => {
     if (!ctx.store.markLinkSessionDelivered(session.tokenHash)) throw new CofferError('link_used', 'this link session was already used');
     const agent = getAgentOrThrow(ctx, owner, agentId);
@@ -118,19 +120,21 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
   if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
   if (ctx.clock.now() > session.expiresAt) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
   const agentId = body.agentId ?? `agent-${randomBytes(3).toString('hex')}`;
-  await deployAgent(
-    ctx,
-    principal,
-    {
-      agentId,
-      displayName: body.displayName,
-      dailyBudget: body.dailyBudget ?? '5.00',
-      maxPerPayment: body.maxPerPayment ?? '0.50',
-    },
-    { issueKey: false },
-  );
+  if (ctx.store.getAgent(principal.owner, agentId) !== null) throw new CofferError('agent_exists', `an agent "${agentId}" already exists`);
+  // Claim the session before deploying, so two completions racing create one agent, not two.
   if (!ctx.store.completeLinkSession(session.tokenHash, principal.owner, agentId, ctx.clock.now())) {
     throw new CofferError('link_used', 'this link session was completed meanwhile');
+  }
+  try {
+    await deployAgent(
+      ctx,
+      principal,
+      { agentId, displayName: body.displayName, dailyBudget: body.dailyBudget ?? '5.00', maxPerPayment: body.maxPerPayment ?? '0.50' },
+      { issueKey: false },
+    );
+  } catch (error) {
+    ctx.store.reopenLinkSession(session.tokenHash);
+    throw error;
   }
   audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
   return { status: 'completed' as const, agentId };

@@ -43,6 +43,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   link_not_found: 404,
   approval_not_found: 404,
   approval_decided: 409,
+  too_many_requests: 429,
   slow_down: 429,
   link_expired: 410,
   link_used: 410,

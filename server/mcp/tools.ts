@@ -73,18 +73,22 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           undefined,
           { q: query },
         );
-        const results = body.results.map((s) => ({
-          id: s.id,
-          name: s.name,
-          description: s.description,
-          pricing: s.pricePerCall ? { perCall: `$${s.pricePerCall}` } : dollars(s.pricing),
-          how:
-            s.source === 'x402-marketplace'
-              ? `Call ${s.endpoint.replace(/^[A-Z]+ /, '')} with fetch_paid: it pays ${s.pricePerCall ?? 'the asked price'} USDC a call within your policy.`
-              : s.source === 'model-registry'
-                ? `Image model: POST ${s.endpoint.replace('{agentId}', ctx.agentId)} with modelId "${s.id.replace(/^model:/, '')}" and a resolution (1k, 2k, 4k).`
-                : `POST ${s.endpoint.replace('{agentId}', ctx.agentId)} on Coffer; the price is charged to your wallet.`,
-        }));
+        const results = body.results.map((s) => {
+          const [method = 'GET', path = s.endpoint] = s.endpoint.includes(' ') ? s.endpoint.split(' ', 2) : [];
+          const onCoffer = `${method} ${ctx.api.base}${path.replace('{agentId}', ctx.agentId)}`;
+          return {
+            id: s.id,
+            name: s.name,
+            description: s.description,
+            pricing: s.pricePerCall ? { perCall: `$${s.pricePerCall}` } : dollars(s.pricing),
+            how:
+              s.source === 'x402-marketplace'
+                ? `Call fetch_paid with method ${method} and url ${path}: it pays ${s.pricePerCall ?? 'the asked price'} USDC a call within your policy.`
+                : s.source === 'model-registry'
+                  ? `Image model: ${onCoffer} with {"prompt", "modelId": "${s.id.replace(/^model:/, '')}", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`
+                  : `${onCoffer} with your API key; the price is charged to your wallet.`,
+          };
+        });
         return {
           results,
           message: results.length
@@ -196,6 +200,30 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       annotations: { ...SPENDS, idempotentHint: true },
     },
     ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
+  );
+
+  server.registerTool(
+    'check_approval',
+    {
+      description: 'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
+      inputSchema: { approvalId: z.string().min(1).max(100) },
+      annotations: READ_ONLY,
+    },
+    ({ approvalId }) =>
+      guarded(async () => {
+        const { body } = await ctx.api.call<Json>('GET', `/v1/approvals/${encodeURIComponent(approvalId)}`);
+        if (typeof body.apiKey !== 'string') return body;
+        const agentId = String(body.targetAgentId);
+        return {
+          ...body,
+          mcpConfig: {
+            command: process.execPath,
+            args: [process.argv[1] ?? 'coffer', 'mcp'],
+            env: { COFFER_URL: ctx.api.base, COFFER_OWNER: ctx.owner, COFFER_AGENT_ID: agentId, COFFER_API_KEY: body.apiKey },
+          },
+          nextSteps: ['Keep the apiKey: it is shown only once.', "Add mcpConfig to the new agent's MCP host configuration.", 'Ask the owner to allocate USDC to the new wallet.'],
+        };
+      }),
   );
 
   server.registerTool('list_models', { description: 'Image models and their prices per resolution.', annotations: READ_ONLY }, () =>

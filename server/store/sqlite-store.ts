@@ -285,6 +285,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       "UPDATE link_sessions SET status = 'completed', owner = ?, agent_id = ?, completed_at = ? WHERE token_hash = ? AND status = 'pending'",
     ),
     markLinkSessionDelivered: db.prepare("UPDATE link_sessions SET status = 'delivered' WHERE token_hash = ? AND status = 'completed'"),
+    reopenLinkSession: db.prepare(
+      "UPDATE link_sessions SET status = 'pending', owner = NULL, agent_id = NULL, completed_at = NULL WHERE token_hash = ? AND status = 'completed'",
+    ),
     searchServices: db.prepare(
       `SELECT s.* FROM services_fts f JOIN services s ON s.rowid = f.rowid
        WHERE services_fts MATCH ? ORDER BY bm25(services_fts, 10.0, 3.0, 2.0, 5.0), s.id LIMIT ?`,
@@ -497,6 +500,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
     completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,
     markLinkSessionDelivered: (tokenHash) => stmts.markLinkSessionDelivered.run(tokenHash).changes === 1,
+    reopenLinkSession: (tokenHash) => void stmts.reopenLinkSession.run(tokenHash),
 
     searchServices: (query, limit) => {
       const fts = toFtsQuery(query);

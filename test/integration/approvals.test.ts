@@ -95,6 +95,47 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: stranger.apiKey })).body.code).toBe('wrong_agent');
   });
 
+  it('a deploy approval never hands out a key before the agent exists, nor for an agent it did not create', async () => {
+    const parent = await deployAgent(t, 'racer');
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'prize', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    const { engine } = t.coffer;
+    const owner = { kind: 'owner' as const, owner: t.owner };
+    const agentPrincipal = { kind: 'agent' as const, owner: t.owner, agentId: 'racer' };
+    // The owner deploys an agent of that id while approving the request: the approval fails.
+    const deploying = engine.deployAgent(owner, { agentId: 'prize', dailyBudget: '50.00', maxPerPayment: '5.00' });
+    const approving = engine.approve(owner, asked.body.approvalId);
+    const during = (await engine.approval(agentPrincipal, asked.body.approvalId)) as Record<string, unknown>;
+    expect(during.apiKey).toBeUndefined();
+    await deploying;
+    expect((await approving).status).toBe('failed');
+    const after = (await engine.approval(agentPrincipal, asked.body.approvalId)) as Record<string, unknown>;
+    expect(after.apiKey).toBeUndefined();
+  });
+
+  it('a stopped agent cannot collect a key nor ask for anything but to resume', async () => {
+    const parent = await deployAgent(t, 'rogue');
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-child', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    await approve(asked.body.approvalId);
+    await t.api('POST', t.withOwner('/v1/agents/rogue/kill'));
+    const collect = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
+    expect(collect.body.apiKey).toBeUndefined();
+    const more = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-two', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    expect(more.status).toBe(403);
+    expect(more.body.code).toBe('agent_suspended');
+    expect((await ask('rogue', parent.apiKey, 'resume')).status).toBe(202);
+  });
+
+  it('the same request asked twice is one inbox entry, and an agent cannot bury the inbox', async () => {
+    const agent = await deployAgent(t, 'noisy', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const first = await ask('noisy', agent.apiKey, 'allocate', { amount: '1.00' });
+    const again = await ask('noisy', agent.apiKey, 'allocate', { amount: '1.00' });
+    expect(again.body.approvalId).toBe(first.body.approvalId);
+    for (let i = 2; i <= 20; i++) expect((await ask('noisy', agent.apiKey, 'allocate', { amount: `${i}.00` })).status).toBe(202);
+    const flood = await ask('noisy', agent.apiKey, 'allocate', { amount: '21.00' });
+    expect(flood.status).toBe(429);
+    expect(flood.body.code).toBe('too_many_requests');
+  });
+
   it('only the owner lists, approves and denies', async () => {
     const agent = await deployAgent(t, 'sneaky');
     const asked = await ask('sneaky', agent.apiKey, 'allocate', { amount: '1.00' });

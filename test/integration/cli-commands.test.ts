@@ -98,6 +98,15 @@ describe('coffer status, pay, kill, open', () => {
     expect(all.stdout).toMatch(/already stopped|Stopped/);
   });
 
+  it('link refuses to replace a linked agent, and to start when its config cannot be written', async () => {
+    const exists = await coffer(['link', '--url', serve.url, '--config', configFile]);
+    expect(exists.code).toBe(1);
+    expect(exists.stderr).toMatch(/already holds a linked agent/);
+    const blocked = await coffer(['link', '--url', serve.url, '--config', join(configFile, 'inside-a-file.json')]);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stdout).not.toMatch(/link\?token=/);
+  });
+
   it('open prints a fresh one-time dashboard link where no browser can be opened', async () => {
     const opened = await coffer(['open', '--data-dir', dataDir]);
     expect(opened.code).toBe(0);

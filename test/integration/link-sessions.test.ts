@@ -70,6 +70,17 @@ describe('link sessions', () => {
     expect((await poll('not-a-token')).status).toBe(404);
   });
 
+  it('two completions racing create one agent', async () => {
+    const { token } = (await create()).body;
+    const [a, b] = await Promise.all([
+      t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'tab-a' } }),
+      t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'tab-b' } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 410]);
+    const agents = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents.map((x: { agentId: string }) => x.agentId);
+    expect(agents.filter((id: string) => id === 'tab-a' || id === 'tab-b')).toHaveLength(1);
+  });
+
   it('bad completion input is a 400 and changes nothing', async () => {
     const { token } = (await create()).body;
     const bad = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'Bad Id', dailyBudget: 'x' } });

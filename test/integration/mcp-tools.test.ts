@@ -59,7 +59,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name).sort();
     expect(names).toEqual(
-      ['allocate_budget', 'check_balance', 'deploy_agent', 'fetch_paid', 'find_service', 'get_policy', 'get_spend_history', 'kill_agent', 'list_models', 'pay', 'rename_agent', 'resume_agent', 'set_policy'].sort(),
+      ['allocate_budget', 'check_approval', 'check_balance', 'deploy_agent', 'fetch_paid', 'find_service', 'get_policy', 'get_spend_history', 'kill_agent', 'list_models', 'pay', 'rename_agent', 'resume_agent', 'set_policy'].sort(),
     );
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.check_balance?.annotations?.readOnlyHint).toBe(true);
@@ -79,6 +79,9 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const images = data(await call('find_service', { query: 'image' }));
     const flux = images.results.find((r: { id: string }) => r.id === 'model:flux-pro');
     expect(flux.pricing).toEqual({ '1k': '$0.04', '2k': '$0.08', '4k': '$0.16' });
+    expect(flux.how).toBe(`Image model: POST ${t.url}/v1/agents/mcp-agent/generate with {"prompt", "modelId": "flux-pro", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`);
+    const scrape = data(await call('find_service', { query: 'scrape' })).results.find((r: { id: string }) => r.id === 'page-scrape');
+    expect(scrape.how).toMatch(/^Call fetch_paid with method POST and url https:\/\//);
     const none = data(await call('find_service', { query: 'zzqx submarine rental' }));
     expect(none.results).toEqual([]);
     expect(none.message).toMatch(/marketplace/);
@@ -130,6 +133,16 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBeLessThan(micro('2.00'));
     expect((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals.length).toBeGreaterThanOrEqual(4);
     await t.api('POST', t.withOwner('/v1/agents/mcp-agent/resume'));
+  });
+
+  it('check_approval follows a request, and hands over an approved agent\'s key once with its mcpConfig', async () => {
+    const asked = data(await call('deploy_agent', { agentId: 'offspring', dailyBudget: '1.00', maxPerPayment: '0.10' }));
+    expect(data(await call('check_approval', { approvalId: asked.approvalId }))).toMatchObject({ status: 'pending' });
+    await t.api('POST', t.withOwner(`/v1/approvals/${asked.approvalId}/approve`));
+    const collected = data(await call('check_approval', { approvalId: asked.approvalId }));
+    expect(collected).toMatchObject({ status: 'approved', apiKey: expect.stringMatching(/^cof_agt_/), mcpConfig: { env: { COFFER_AGENT_ID: 'offspring' } } });
+    expect(collected.nextSteps.length).toBeGreaterThan(0);
+    expect(data(await call('check_approval', { approvalId: asked.approvalId })).apiKey).toBeUndefined();
   });
 
   it('list_models shows $ prices and leaves out "enabled"', async () => {

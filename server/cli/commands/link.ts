@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { createApiClient, CofferApiError } from '../api-client.js';
-import { writeAgentConfig, type AgentConfig } from '../agent-config.js';
+import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../agent-config.js';
 import { openBrowser } from '../open-browser.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -19,8 +19,9 @@ interface LinkAnswer {
  * `coffer link`: asks the owner, in the browser, to make this terminal an agent. Shows a code to
  * match on the page, polls every 2 s, and writes the agent's config (0600) once the owner approves.
  */
-export async function link(options: { url: string; configPath: string; out?: NodeJS.WritableStream }): Promise<number> {
+export async function link(options: { url: string; configPath: string; force?: boolean; out?: NodeJS.WritableStream }): Promise<number> {
   const out = options.out ?? process.stdout;
+  checkConfigWritable(options.configPath, options.force ?? false);
   const tty = 'isTTY' in out && Boolean((out as NodeJS.WriteStream).isTTY);
   const api = createApiClient(options.url, {});
   const user = (() => {
@@ -72,7 +73,13 @@ export async function link(options: { url: string; configPath: string; out?: Nod
       owner: answer.owner!,
       url: answer.url!,
     };
-    writeAgentConfig(options.configPath, config);
+    try {
+      writeAgentConfig(options.configPath, config);
+    } catch (error) {
+      // The key exists only here now: never lose it.
+      process.stderr.write(`Could not write ${options.configPath} (${(error as Error).message}). Keep these credentials:\n${JSON.stringify(config, null, 2)}\n`);
+      return 1;
+    }
     out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
     out.write(`Saved to ${options.configPath} (readable only by you).\n\n`);
     out.write('Next:\n');

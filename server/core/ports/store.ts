@@ -243,6 +243,8 @@ export interface Store {
   touchLinkSession(tokenHash: string, at: number): void;
   completeLinkSession(tokenHash: string, owner: string, agentId: string, at: number): boolean;
   markLinkSessionDelivered(tokenHash: string): boolean;
+  /** Undoes a claim whose deploy failed, so the owner can try again. */
+  reopenLinkSession(tokenHash: string): void;
 
   searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
   getService(id: string): ServiceRecord | null;

@@ -26,7 +26,15 @@ export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
       id += 1;
       res.write(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     });
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    // A stream must not outlive its sign-in: the caller is checked again at every heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        principal(req);
+        res.write(': heartbeat\n\n');
+      } catch {
+        res.end();
+      }
+    }, HEARTBEAT_MS);
     streams.add(res);
     const stop = () => {
       clearInterval(heartbeat);
