@@ -17,7 +17,6 @@ export const transferView = (transfer: TransferFound) => ({
   blockTime: transfer.blockTime,
   slot: transfer.slot === null ? null : transfer.slot.toString(),
 });
-export type TransferView = ReturnType<typeof transferView>;
 
 /**
  * Reads one USDC transfer off the chain Coffer holds. What a block explorer would show: public chain

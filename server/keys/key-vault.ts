@@ -47,7 +47,6 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
       signers.set(signer.address, Promise.resolve(signer));
       return signer.address;
     },
-    hasWallet: async (address) => signers.has(address) || (await backend.get(walletAccount(address))) !== null,
     signer: (address) => {
       let signer = signers.get(address);
       if (!signer) {

@@ -245,7 +245,6 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ),
     pendingAllocationsTotal: q("SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND status = 'pending'").pluck(),
     pendingAllocations: q("SELECT * FROM allocations WHERE status = 'pending' ORDER BY created_at"),
-    listAllocations: q('SELECT * FROM allocations WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC'),
     insertDeposit: db.prepare(
       `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tx_signature) DO NOTHING`,
@@ -425,7 +424,6 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     settleAllocation: (id, status, errorCode, at) => void stmts.settleAllocation.run(status, errorCode, at, id),
     pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
     pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),
-    listAllocations: (owner, agentId) => (stmts.listAllocations.all(owner, agentId) as Row[]).map(toAllocation),
 
     insertDeposit: (deposit: DepositRecord) =>
       stmts.insertDeposit.run(

@@ -6,7 +6,6 @@ export interface KeyVault {
   /** 'keychain' (OS keychain) or 'file' (0600 files under the data dir). */
   readonly kind: 'keychain' | 'file';
   createWallet(): Promise<string>;
-  hasWallet(address: string): Promise<boolean>;
   /** An Ed25519 signature of `message` by the wallet's key (proves a receipt came from its payer). */
   signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
   getSecret(name: string): Promise<string | null>;

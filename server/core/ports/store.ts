@@ -215,7 +215,6 @@ export interface Store {
   settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
   pendingAllocationsTotal(owner: string): bigint;
   pendingAllocations(): AllocationRecord[];
-  listAllocations(owner: string, agentId: string): AllocationRecord[];
 
   insertDeposit(deposit: DepositRecord): boolean;
   listDeposits(owner: string, limit: number): DepositRecord[];
