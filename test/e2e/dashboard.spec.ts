@@ -165,6 +165,9 @@ test('screenshots of the overview and the agent page at 1280x800, light and dark
   await page.goto(`${serve.url}/#/agents/e2e-bot`);
   await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
   await expect(page.locator('.chart figcaption')).toContainText('in the last 24 h');
+  // The allowed-services picker fills from the registry after the page: wait for it, or the
+  // screenshot shows an empty list.
+  await expect(page.getByRole('checkbox', { name: /Coffer demo weather/ })).toBeVisible();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent.png') });
   await page.getByRole('button', { name: 'Switch to dark theme' }).click();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent-dark.png') });
