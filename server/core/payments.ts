@@ -7,7 +7,7 @@ import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { activeTransfers, sendReserved } from './transfers.js';
-import type { AgentRecord, PaymentRecord } from './ports/store.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 
@@ -141,10 +141,14 @@ async function payOrThrow(
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
 
   const service = ctx.store.getService(body.service);
+  const recipient = service?.payTo ?? body.recipient;
+  // Policy refusals come first, in API.md's check order, before anything about the recipient or the
+  // chain: an agent is told "not allowed" or "over budget" whatever it aimed at. The reservation
+  // below checks again, atomically, since other payments may land in between.
+  checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
-  const recipient = service?.payTo ?? body.recipient;
   if (recipient === undefined) {
     throw new CofferError('service_not_found', `"${body.service}" is not in the registry; send its recipient address to pay it`);
   }
@@ -168,35 +172,7 @@ async function payOrThrow(
     }
     const current = getAgentOrThrow(ctx, owner, agentId);
     if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
-    const policy = ctx.store.getPolicy(owner, agentId);
-    if (!isAllowed(policy.allowedServices, body.service, service !== null, recipient)) {
-      throw new CofferError(
-        'service_not_allowed',
-        service === null && policy.allowedServices.includes(body.service)
-          ? `"${body.service}" is not in the registry, so its name does not pin who is paid; list the recipient ${recipient} in allowedServices`
-          : `service "${body.service}" is not in this agent's allowedServices`,
-      );
-    }
-    if (amount > policy.maxPerPayment) {
-      throw new CofferError(
-        'max_per_payment_exceeded',
-        `${formatUsdc(amount)} USDC is over this agent's maxPerPayment of ${formatUsdc(policy.maxPerPayment)} USDC`,
-      );
-    }
-    const last = ctx.store.lastPaymentAt(owner, agentId);
-    if (policy.cooldownSeconds > 0 && last !== null && now - last < policy.cooldownSeconds * 1000) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((last + policy.cooldownSeconds * 1000 - now) / 1000));
-      throw new CofferError('cooldown_active', `cooldown active: next payment allowed in ${retryAfterSeconds} s`, {
-        retryAfterSeconds,
-      });
-    }
-    const spent = ctx.store.spentSince(owner, agentId, now - DAY_MS);
-    if (spent + amount > policy.dailyBudget) {
-      throw new CofferError(
-        'daily_budget_exceeded',
-        `this payment would pass the daily budget: ${formatUsdc(spent)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h`,
-      );
-    }
+    checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
     const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId);
     if (available < amount) {
       throw new CofferError(
@@ -263,13 +239,58 @@ async function payOrThrow(
 }
 
 /**
+ * The policy's refusals in API.md's order: service allowed, maxPerPayment, cooldown, dailyBudget.
+ * Throws the first that applies; the balance is checked by the reservation itself.
+ */
+function checkPolicy(
+  ctx: EngineContext,
+  owner: string,
+  agentId: string,
+  serviceId: string,
+  service: ServiceRecord | null,
+  recipient: string | undefined,
+  amount: bigint,
+): void {
+  const now = ctx.clock.now();
+  const policy = ctx.store.getPolicy(owner, agentId);
+  if (!isAllowed(policy.allowedServices, serviceId, service !== null, recipient)) {
+    throw new CofferError(
+      'service_not_allowed',
+      service === null && policy.allowedServices.includes(serviceId)
+        ? `"${serviceId}" is not in the registry, so its name does not pin who is paid; list the recipient ${recipient ?? '(none sent)'} in allowedServices`
+        : `service "${serviceId}" is not in this agent's allowedServices`,
+    );
+  }
+  if (amount > policy.maxPerPayment) {
+    throw new CofferError(
+      'max_per_payment_exceeded',
+      `${formatUsdc(amount)} USDC is over this agent's maxPerPayment of ${formatUsdc(policy.maxPerPayment)} USDC`,
+    );
+  }
+  const last = ctx.store.lastPaymentAt(owner, agentId);
+  if (policy.cooldownSeconds > 0 && last !== null && now - last < policy.cooldownSeconds * 1000) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((last + policy.cooldownSeconds * 1000 - now) / 1000));
+    throw new CofferError('cooldown_active', `cooldown active: next payment allowed in ${retryAfterSeconds} s`, {
+      retryAfterSeconds,
+    });
+  }
+  const spent = ctx.store.spentSince(owner, agentId, now - DAY_MS);
+  if (spent + amount > policy.dailyBudget) {
+    throw new CofferError(
+      'daily_budget_exceeded',
+      `this payment would pass the daily budget: ${formatUsdc(spent)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h`,
+    );
+  }
+}
+
+/**
  * allowedServices holds registry service ids and recipient addresses. A registry service is allowed
  * by its id; anything else only by its recipient's address, since an unlisted name is the agent's
  * own label and does not say who gets the money. An empty list allows everything.
  */
-function isAllowed(allowed: string[], serviceId: string, inRegistry: boolean, recipient: string): boolean {
+function isAllowed(allowed: string[], serviceId: string, inRegistry: boolean, recipient: string | undefined): boolean {
   if (allowed.length === 0) return true;
-  return allowed.includes(recipient) || (inRegistry && allowed.includes(serviceId));
+  return (recipient !== undefined && allowed.includes(recipient)) || (inRegistry && allowed.includes(serviceId));
 }
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;

@@ -121,6 +121,24 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('agent_suspended');
   });
 
+  it('policy refusals come before anything about the recipient: an unknown service, a wrong or unready recipient', async () => {
+    await deployAgent(t, 'order-first', { dailyBudget: '1.00', maxPerPayment: '0.50', allowedServices: ['demo-quotes'] });
+    const key = t.ownerKey;
+    const fresh = await t.coffer.engine.ctx.vault.createWallet();
+    // Not in the registry, no recipient: still "not allowed" first, since the list does not name it.
+    expect((await pay(t, 'order-first', key, { ...weather('0.10'), service: 'no-such-service' })).body.code).toBe('service_not_allowed');
+    // A recipient contradicting the registry, over max: the policy speaks first.
+    const mismatch = { ...weather('0.90'), service: 'demo-quotes', recipient: fresh };
+    expect((await pay(t, 'order-first', key, mismatch)).body.code).toBe('max_per_payment_exceeded');
+    // An allowed recipient without a USDC account, over max: refused by max, with no chain lookup needed.
+    expect((await t.api('POST', t.withOwner('/v1/agents/order-first/policy'), { body: { allowedServices: ['demo-quotes', fresh] } })).status).toBe(200);
+    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.90' })).body.code).toBe('max_per_payment_exceeded');
+    // Within policy, the recipient's own problems are reported.
+    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.10' })).body.code).toBe('recipient_not_ready');
+    expect((await pay(t, 'order-first', key, { ...mismatch, amount: '0.10' })).body.code).toBe('recipient_mismatch');
+    expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'order-first'").pluck().get()).toBe(0);
+  });
+
   it('refuses a payment larger than the wallet with 402 insufficient_funds', async () => {
     const agent = await fundedAgent(t, 'poor', '0.50');
     const response = await pay(t, 'poor', agent.apiKey, weather('0.51'));
