@@ -81,6 +81,23 @@ describe('link sessions', () => {
     expect(agents.filter((id: string) => id === 'tab-a' || id === 'tab-b')).toHaveLength(1);
   });
 
+  it('a limit left out gets a default that fits the one the owner chose', async () => {
+    const cases = [
+      { body: {}, policy: { dailyBudget: '5.00', maxPerPayment: '0.50' } },
+      { body: { dailyBudget: '0.25' }, policy: { dailyBudget: '0.25', maxPerPayment: '0.25' } },
+      { body: { dailyBudget: '20' }, policy: { dailyBudget: '20.00', maxPerPayment: '0.50' } },
+      { body: { maxPerPayment: '6' }, policy: { dailyBudget: '6.00', maxPerPayment: '6.00' } },
+      { body: { maxPerPayment: '0.10' }, policy: { dailyBudget: '5.00', maxPerPayment: '0.10' } },
+    ];
+    for (const [i, { body, policy }] of cases.entries()) {
+      const { token } = (await create()).body;
+      const agentId = `limits-${i}`;
+      const completed = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId, ...body } });
+      expect(completed.status, JSON.stringify(body)).toBe(200);
+      expect((await t.api('GET', t.withOwner(`/v1/agents/${agentId}/policy`))).body.policy).toMatchObject(policy);
+    }
+  });
+
   it('bad completion input is a 400 and changes nothing', async () => {
     const { token } = (await create()).body;
     const bad = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'Bad Id', dailyBudget: 'x' } });
