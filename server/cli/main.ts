@@ -22,12 +22,17 @@ usage:
   coffer link [--url URL] [--config FILE] [--force]
                  link this terminal to the owner's Coffer: the owner approves in the browser,
                  the agent's key is saved to FILE (0600; default in your config dir)
-  coffer status  the linked agent's balance, policy and recent payments
-  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT]
-  coffer kill [<agent>] [--all]   stop this agent, another agent or all of them (owner)
-  coffer open    open the dashboard, signed in (owner)
-  coffer mcp     the MCP tool server (stdio) for the linked agent
-  coffer help    this text
+  coffer status [--config FILE]
+                 the linked agent's balance, policy and recent payments
+  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--config FILE]
+                 pay from the linked agent's wallet, within its policy; prints the receipt
+  coffer kill [<agent>] [--all] [--config FILE] [--data-dir DIR]
+                 stop the linked agent, another agent or all of them (the last two as owner)
+  coffer open [--data-dir DIR]
+                 open the dashboard, signed in (owner)
+  coffer mcp [--config FILE]
+                 the MCP tool server (stdio) for the linked agent
+  coffer help    this text; \`coffer <command> --help\` for one command
 
 environment: COFFER_HOME (data dir, default ~/.coffer), COFFER_PORT (7402), COFFER_NETWORK (sim),
              COFFER_KEYSTORE (auto|keychain|file), COFFER_USDC_MINT (USDC mint of a custom RPC cluster),
@@ -39,8 +44,22 @@ const serveOptions = {
   network: { type: 'string' },
 } as const;
 
+/** The usage lines of one command, or the whole text for an unknown one. */
+function helpFor(command: string): string {
+  const lines = HELP.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`  coffer ${command}`));
+  if (start === -1) return HELP;
+  const end = lines.findIndex((line, i) => i > start && !line.startsWith('                 '));
+  return `usage:\n${lines.slice(start, end).join('\n')}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `coffer <command> --help` explains the command instead of running it (or failing on the flag).
+  if (command !== undefined && (rest.includes('--help') || rest.includes('-h'))) {
+    console.log(helpFor(command));
+    return 0;
+  }
   switch (command) {
     case 'serve':
       return serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
@@ -122,6 +141,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     console.error(`coffer: ${(error as Error).message}`);
-    process.exitCode = 1;
+    // A mistyped flag is a usage error: say how the command is used.
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`\n${helpFor(process.argv[2] ?? '')}`);
+    process.exitCode = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
   },
 );

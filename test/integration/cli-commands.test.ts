@@ -116,3 +116,29 @@ describe('coffer status, pay, kill, open', () => {
     expect(login.status).toBe(303);
   });
 });
+
+describe('coffer help', () => {
+  it('`<command> --help` explains that command and runs nothing', async () => {
+    for (const command of ['serve', 'pay', 'kill', 'link', 'mcp']) {
+      const result = await coffer([command, '--help']);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout, command).toMatch(new RegExp(`^usage:\\n  coffer ${command}`));
+      // Only that command's lines, not the whole text.
+      expect(result.stdout, command).not.toMatch(/environment:/);
+    }
+  });
+
+  it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {
+    const result = await coffer(['status', '--confg', 'x.json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Unknown option '--confg'/);
+    expect(result.stderr).toMatch(/usage:\n {2}coffer status \[--config FILE\]/);
+  });
+
+  it('an unknown command shows the whole usage and exits 2', async () => {
+    const result = await coffer(['fly']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "fly"/);
+    expect(result.stderr).toMatch(/environment:/);
+  });
+});
