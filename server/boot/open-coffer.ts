@@ -12,6 +12,7 @@ import { parseNetwork } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import type { Chain } from '../core/ports/chain.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
+import { createSimImageProvider } from '../providers/sim-images.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EventBus } from '../core/events.js';
@@ -92,7 +93,13 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       vault,
       clock,
       mcpLaunch: { command: process.execPath, args: [CLI_ENTRY, 'mcp'] },
-      imageProvider: options.imageProviderUrl ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey) : null,
+      // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
+      // network without a provider, generation is refused before anything is charged.
+      imageProvider: options.imageProviderUrl
+        ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey)
+        : choice.kind === 'sim'
+          ? createSimImageProvider(() => baseUrl)
+          : null,
       baseUrl: () => baseUrl,
     });
     const reconciled = await engine.reconcile();

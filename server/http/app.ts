@@ -6,6 +6,7 @@ import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
 import { dashboardRoutes, loginLinkRoute, sessionRoute } from './dashboard.js';
+import { simImageRoutes } from './sim-images.js';
 import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
 import { generationRoutes } from './routes/generation.js';
@@ -59,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(notFound);
   app.use('/v1', v1);
 
+  if (engine.network === 'sim') app.use(simImageRoutes());
   app.use(dashboardRoutes(sessions, engine.network));
   app.use(notFound);
   app.use(errorHandler(options.log));

@@ -126,18 +126,57 @@ describe('image generation', () => {
   });
 });
 
-describe('image generation without a provider', () => {
-  it('answers 503 provider_unavailable and charges nothing', async () => {
+describe('image generation on the sim chain without a provider', () => {
+  it('draws test images: charged in test USDC, success, and the result URL serves the picture', async () => {
     const t = await startCoffer();
     try {
-      const agent = await fundedAgent(t, 'nowhere', '1.00');
-      const response = await t.api('POST', t.withOwner('/v1/agents/nowhere/generate'), {
-        key: agent.apiKey,
-        body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' },
-      });
-      expect(response.status).toBe(503);
-      expect(response.body.code).toBe('provider_unavailable');
-      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+      const agent = await fundedAgent(t, 'sim-artist', '1.00');
+      const body = { prompt: 'a lighthouse at dusk', modelId: 'sdxl', resolution: '2k' };
+      const created = await t.api('POST', t.withOwner('/v1/agents/sim-artist/generate'), { key: agent.apiKey, body });
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ status: 'queued' });
+      const price = micro(created.body.estimatedCost);
+      expect(price).toBeGreaterThan(0n);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00') - price);
+
+      const done = await pollTask(t, 'sim-artist', created.body.taskId, agent.apiKey);
+      expect(done).toMatchObject({ status: 'success', cost: created.body.estimatedCost, currency: 'USDC' });
+      const url = new URL(done.resultUrl);
+      expect(url.origin).toBe(t.url);
+      expect(url.pathname).toMatch(/^\/sim-images\/[0-9a-f]{24}\.svg$/);
+
+      const image = await fetch(done.resultUrl);
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(image.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+      const svg = await image.text();
+      expect(svg).toMatch(/<svg [^>]*width="2048" height="2048"/);
+      expect(svg).toContain('sdxl');
+      expect(svg).not.toMatch(/<script/i);
+      // The same request draws the same picture; another prompt another one.
+      expect(await (await fetch(done.resultUrl)).text()).toBe(svg);
+      const other = await t.api('POST', t.withOwner('/v1/agents/sim-artist/generate'), { key: agent.apiKey, body: { ...body, prompt: 'a forest' } });
+      const otherDone = await pollTask(t, 'sim-artist', other.body.taskId, agent.apiKey);
+      expect(otherDone.resultUrl).not.toBe(done.resultUrl);
+      expect(await (await fetch(otherDone.resultUrl)).text()).not.toBe(svg);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('a malformed sim image URL is a JSON 404', async () => {
+    const t = await startCoffer();
+    try {
+      for (const path of [
+        '/sim-images/nothex.svg?model=sdxl&resolution=1k',
+        '/sim-images/0123456789abcdef01234567.svg?model=sdxl&resolution=8k',
+        '/sim-images/0123456789abcdef01234567.svg?model=%3Cscript%3E&resolution=1k',
+        '/sim-images/0123456789abcdef01234567.svg',
+      ]) {
+        const response = await t.api('GET', path, { key: null });
+        expect(response.status, path).toBe(404);
+        expect(response.body.code, path).toBe('not_found');
+      }
     } finally {
       await t.stop();
     }

@@ -53,6 +53,16 @@ describe('Coffer on an RPC network', () => {
     }
   });
 
+  it('without an image provider, generation is 503 provider_unavailable and charges nothing (no sim images off the sim chain)', async () => {
+    await deployAgent(t, 'no-images', { dailyBudget: '10', maxPerPayment: '2' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/no-images/allocate'), { body: { amount: '1' } })).status).toBe(200);
+    const response = await t.api('POST', t.withOwner('/v1/agents/no-images/generate'), { body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' } });
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('provider_unavailable');
+    expect((await t.api('GET', t.withOwner('/v1/agents/no-images/balance'))).body.balance).toBe('1.00');
+    expect((await t.api('GET', '/sim-images/0123456789abcdef01234567.svg?model=sdxl&resolution=1k', { key: null })).status).toBe(404);
+  });
+
   it('allocates and pays with real transactions, confirmed by polling, and the receipt is on chain', async () => {
     const agent = await deployAgent(t, 'remote', { dailyBudget: '10', maxPerPayment: '2' });
     const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '5' } });
