@@ -5,6 +5,8 @@ import {
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
   getSignatureFromTransaction,
   isSolanaError,
   pipe,
@@ -30,6 +32,7 @@ import type {
 } from '../core/ports/chain.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import type { RpcNetwork } from './networks.js';
+import { creditOf } from './token-balance-changes.js';
 import { decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
 
 const CONFIRM_POLL_MS = 500;
@@ -201,14 +204,15 @@ export class RpcChain implements Chain {
     afterSignature: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; newestSignature: string | null }> {
     const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
-    // Page back from the newest signature to the last one seen (at most 1,000 per round).
+    // Every signature since the last one seen, newest first, paged back to it. No cap: stopping
+    // early would move the cursor past transactions never read, and a deposit would be lost.
     const signatures: { signature: string; err: unknown }[] = [];
     let before: string | undefined;
-    while (signatures.length < 1_000) {
+    for (;;) {
       const page = await call(() =>
         this.rpc
           .getSignaturesForAddress(account, {
-            limit: 100,
+            limit: 1_000,
             commitment: 'confirmed',
             ...(afterSignature === null ? {} : { until: toSignature(afterSignature) }),
             ...(before === undefined ? {} : { before: toSignature(before) }),
@@ -216,19 +220,35 @@ export class RpcChain implements Chain {
           .send(),
       );
       signatures.push(...page);
-      if (page.length < 100) break;
+      if (page.length < 1_000) break;
       before = page[page.length - 1]?.signature;
     }
     const transfers: IncomingTransfer[] = [];
-    for (const entry of signatures) {
+    // Oldest first, so deposits are recorded in the order they arrived.
+    for (const entry of signatures.reverse()) {
       if (entry.err) continue;
-      const transfer = await this.findTransfer(entry.signature);
-      // Only USDC credited to the treasury's own account, by someone else (not its own allocations).
-      if (!transfer?.succeeded || transfer.toTokenAccount !== account || transfer.mint !== this.usdcMint) continue;
-      if (transfer.from === wallet) continue;
-      transfers.push({ txSignature: entry.signature, from: transfer.from, amount: transfer.amount, blockTime: transfer.blockTime });
+      const credit = await this.usdcCredit(entry.signature, account);
+      // Only what the treasury's account gained, from someone else: its own allocations only lose.
+      if (credit === null || credit.amount === 0n || credit.from === wallet) continue;
+      transfers.push({ txSignature: entry.signature, from: credit.from, amount: credit.amount, blockTime: credit.blockTime });
     }
-    return { transfers, newestSignature: signatures[0]?.signature ?? afterSignature };
+    return { transfers, newestSignature: signatures.at(-1)?.signature ?? afterSignature };
+  }
+
+  /** What `tokenAccount` gained in USDC in a confirmed, successful transaction (see creditOf). */
+  private async usdcCredit(txSignature: string, tokenAccount: string) {
+    const found = await call(() =>
+      this.rpc
+        .getTransaction(toSignature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+        .send(),
+    );
+    if (!found?.meta || found.meta.err !== null) return null;
+    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(found.transaction[0]));
+    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    const loaded = found.meta.loadedAddresses;
+    const accountKeys = [...message.staticAccounts, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])].map(String);
+    const credit = creditOf(tokenAccount, this.usdcMint, accountKeys, found.meta.preTokenBalances ?? [], found.meta.postTokenBalances ?? []);
+    return { ...credit, blockTime: found.blockTime === null ? null : Number(found.blockTime) };
   }
 
   async mintTestUsdc(): Promise<string> {

@@ -243,6 +243,42 @@ describe('Coffer on an RPC network', () => {
     }
   });
 
+  it('sees a deposit whatever its shape: the older Transfer, several transfers in one transaction, a relayer paying the fee', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      const before = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits.length;
+      const plain = await rpc.depositFromOutside(t.owner, micro('12.5'), 'transfer');
+      const split = await rpc.depositFromOutside(t.owner, micro('30'), 'split');
+      await watch.tick();
+      const { deposits } = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body;
+      expect(deposits).toHaveLength(before + 2);
+      // Newest first; the split deposit is one deposit of its whole amount, from the sender, not the relayer.
+      expect(deposits[0]).toMatchObject({ txSignature: split.signature, from: split.from, amount: '30.00' });
+      expect(deposits[1]).toMatchObject({ txSignature: plain.signature, from: plain.from, amount: '12.50' });
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it('reads every deposit since the last round, past one page of 1,000 signatures, and never one twice', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      await watch.tick();
+      const before = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits.length;
+      const balanceBefore = await t.coffer.chain.usdcBalance(t.owner);
+      const signatures = await rpc.depositMany(t.owner, 1_005, 1_000n);
+      await watch.tick();
+      await watch.tick();
+      const recorded = t.coffer.db.prepare('SELECT tx_signature FROM deposits').pluck().all() as string[];
+      expect(recorded.length).toBe(before + 1_005);
+      expect(new Set(recorded).size).toBe(recorded.length);
+      for (const signature of signatures) expect(recorded).toContain(signature);
+      expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(balanceBefore + 1_005n * 1_000n);
+    } finally {
+      await watch.stop();
+    }
+  }, 60_000);
+
   it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
     rpc.offline = true;
     try {
