@@ -2,7 +2,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
-import { requestApproval } from './approvals.js';
+import { requestApproval, withdrawRequestsOf } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertCoherent, isTightening, mergePolicy } from './policy.js';
 import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
@@ -136,6 +136,7 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
     if (agent.status !== status) {
       ctx.store.setAgentStatus(principal.owner, agentId, status);
       audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
+      if (status === 'suspended') withdrawRequestsOf(ctx, principal.owner, agentId, actor);
       ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
     }
     return { agentId, status };
@@ -166,6 +167,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'suspended') continue;
       ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended');
+      withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor);
       suspended.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });

@@ -78,6 +78,20 @@ export function requestApproval(
   return new PendingApproval(approvalView(approval));
 }
 
+/**
+ * A stopped agent's waiting requests are withdrawn, so nothing it asked for before the brake can be
+ * granted by a later click in the inbox. Asking to be resumed stays: that is what a stopped agent
+ * may still ask. Runs inside the caller's transaction (the kill).
+ */
+export function withdrawRequestsOf(ctx: EngineContext, owner: string, agentId: string, actor: string): void {
+  const withdrawn = ctx.store.withdrawApprovals(owner, agentId, ctx.clock.now());
+  if (withdrawn.length === 0) return;
+  audit(ctx, { actor, owner, agentId, action: 'approval.withdrawn', detail: { approvalIds: withdrawn.map((a) => a.id) } });
+  for (const { id, kind } of withdrawn) {
+    ctx.events.emit({ type: 'approval', owner, agentId, approvalId: id, kind, status: 'withdrawn' });
+  }
+}
+
 export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null) {
   requireOwner(principal);
   ctx.store.expireApprovals(ctx.clock.now());

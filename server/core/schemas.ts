@@ -144,7 +144,7 @@ export const linkClientSchema = z
   .strip();
 
 export const approvalsQuerySchema = z.object({
-  status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed']).optional(),
+  status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn']).optional(),
 });
 
 export const servicesQuerySchema = z.object({ payTo: addressSchema });

@@ -232,6 +232,34 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'approvals_withdrawn',
+    sql: `
+      -- A stopped agent's waiting requests are withdrawn (all but asking to be resumed). SQLite cannot
+      -- change a CHECK in place, so the table is rebuilt with the new status allowed.
+      CREATE TABLE approvals_v5 (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy')),
+        target_agent_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn')),
+        result TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER,
+        delivered_at INTEGER
+      ) STRICT;
+      INSERT INTO approvals_v5 SELECT id, owner, agent_id, kind, target_agent_id, request, status, result, error,
+        created_at, expires_at, decided_at, delivered_at FROM approvals;
+      DROP TABLE approvals;
+      ALTER TABLE approvals_v5 RENAME TO approvals;
+      CREATE INDEX approvals_by_owner ON approvals (owner, status, created_at);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -2,6 +2,7 @@ import type { SqliteDatabase } from './database.js';
 import type {
   AgentRecord,
   AgentSpendTotals,
+  ApprovalKind,
   ApprovalRecord,
   LinkSessionRecord,
   AgentStatus,
@@ -274,6 +275,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ? WHERE id = ?'),
     markApprovalDelivered: db.prepare('UPDATE approvals SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
     expireApprovals: db.prepare("UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?"),
+    withdrawApprovals: db.prepare(
+      "UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume' RETURNING id, kind",
+    ),
     insertLinkSession: db.prepare(
       `INSERT INTO link_sessions (token_hash, code, client, status, owner, agent_id, created_at, expires_at, last_polled_at, completed_at)
        VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt)`,
@@ -490,6 +494,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       void stmts.recordApprovalOutcome.run(status, result === null ? null : JSON.stringify(result), error, id),
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
     expireApprovals: (now) => stmts.expireApprovals.run(now, now).changes,
+    withdrawApprovals: (owner, agentId, at) => stmts.withdrawApprovals.all(at, owner, agentId) as { id: string; kind: ApprovalKind }[],
     insertLinkSession: (session) => void stmts.insertLinkSession.run({ ...session, client: JSON.stringify(session.client) }),
     getLinkSession: (tokenHash) => {
       const row = stmts.getLinkSession.get(tokenHash) as Row | undefined;

@@ -179,4 +179,37 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     // An agent key cannot listen.
     expect((await t.api('GET', t.withOwner('/v1/events'), { key: agent.apiKey })).status).toBe(403);
   });
+
+  it('stopping an agent withdraws what it asked for, except asking to be resumed; stop all does it for every agent', async () => {
+    const agent = await fundedAgent(t, 'braked', '1.00');
+    const allocate = await ask('braked', agent.apiKey, 'allocate', { amount: '3.00' });
+    const loosen = await ask('braked', agent.apiKey, 'policy', { dailyBudget: '500.00' });
+    expect([allocate.status, loosen.status]).toEqual([202, 202]);
+    const seen: unknown[] = [];
+    const unsubscribe = t.coffer.engine.events.subscribe((event) => seen.push(event));
+    expect((await t.api('POST', t.withOwner('/v1/agents/braked/kill'))).status).toBe(200);
+    unsubscribe();
+    for (const asked of [allocate, loosen]) {
+      const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
+      expect(read.body.status).toBe('withdrawn');
+      const late = await approve(asked.body.approvalId);
+      expect(late.status).toBe(409);
+      expect(late.body.code).toBe('approval_decided');
+      expect(seen).toContainEqual(expect.objectContaining({ type: 'approval', approvalId: asked.body.approvalId, status: 'withdrawn' }));
+    }
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+    expect((await t.api('GET', t.withOwner('/v1/agents/braked/policy'))).body.policy.dailyBudget).toBe('100.00');
+    expect((await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals.map((a: { approvalId: string }) => a.approvalId))
+      .toEqual(expect.arrayContaining([allocate.body.approvalId, loosen.body.approvalId]));
+
+    // Asking to be resumed is what a stopped agent may still do, and stopping again does not withdraw it.
+    const resume = await ask('braked', agent.apiKey, 'resume');
+    expect(resume.status).toBe(202);
+    const other = await deployAgent(t, 'braked-too', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const otherAsk = await ask('braked-too', other.apiKey, 'allocate', { amount: '1.00' });
+    expect((await t.api('POST', t.withOwner('/v1/kill-all'))).status).toBe(200);
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${resume.body.approvalId}`))).body.status).toBe('pending');
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${otherAsk.body.approvalId}`))).body.status).toBe('withdrawn');
+    expect((await approve(resume.body.approvalId)).body).toMatchObject({ status: 'approved', result: { agentId: 'braked', status: 'active' } });
+  });
 });

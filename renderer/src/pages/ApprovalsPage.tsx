@@ -101,7 +101,10 @@ export function ApprovalsPage() {
                   <td>{approval.agentId}</td>
                   <td>{describeRequest(approval)}</td>
                   <td>
-                    <span className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : 'pending'}`}>{approval.status}</span>
+                    {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
+                    <span className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`} title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}>
+                      {approval.status === 'withdrawn' ? 'withdrawn (agent stopped)' : approval.status}
+                    </span>
                   </td>
                 </tr>
               ))}

@@ -136,7 +136,7 @@ export interface GenerationTask {
 }
 
 export type ApprovalKind = 'policy' | 'allocate' | 'resume' | 'deploy';
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed';
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed' | 'withdrawn';
 
 export interface ApprovalRecord {
   id: string;
@@ -236,6 +236,8 @@ export interface Store {
   recordApprovalOutcome(id: string, status: 'approved' | 'failed', result: Record<string, unknown> | null, error: string | null): void;
   markApprovalDelivered(id: string, at: number): boolean;
   expireApprovals(now: number): number;
+  /** Withdraws an agent's waiting requests except asking to be resumed; answers the ids withdrawn. */
+  withdrawApprovals(owner: string, agentId: string, at: number): { id: string; kind: ApprovalKind }[];
 
   insertLinkSession(session: LinkSessionRecord): void;
   getLinkSession(tokenHash: string): LinkSessionRecord | null;
