@@ -103,6 +103,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       baseUrl: () => baseUrl,
     });
     const reconciled = await engine.reconcile();
+    engine.recoverApprovals();
     const openedDb = db;
     const { owner, ownerKey, created } = await engine.ensureOwner();
     engine.resumeTasks();

@@ -3,7 +3,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
-import { iso } from './views.js';
+import { agentView, iso, policyView } from './views.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
@@ -90,6 +90,36 @@ export function withdrawRequestsOf(ctx: EngineContext, owner: string, agentId: s
   for (const { id, kind } of withdrawn) {
     ctx.events.emit({ type: 'approval', owner, agentId, approvalId: id, kind, status: 'withdrawn' });
   }
+}
+
+/**
+ * Approvals a stopped process was carrying out: approved, with no outcome recorded. A deploy whose
+ * agent exists is finished from what is there (so the asking agent can still collect the key); one
+ * whose agent does not exist never happened. Anything else is marked as interrupted for the owner to
+ * check: its money side, if any, was settled by the reconciliation that runs before this.
+ */
+export function recoverInterruptedApprovals(ctx: EngineContext): number {
+  const interrupted = ctx.store.interruptedApprovals();
+  for (const approval of interrupted) {
+    const target = approval.kind === 'deploy' ? ctx.store.getAgent(approval.owner, approval.targetAgentId) : null;
+    ctx.store.transaction(() => {
+      if (approval.kind === 'deploy' && target !== null) {
+        const result = { agent: agentView(target), policy: policyView(ctx.store.getPolicy(approval.owner, target.agentId)) };
+        ctx.store.recordApprovalOutcome(approval.id, 'approved', result, null);
+      } else if (approval.kind === 'deploy') {
+        ctx.store.recordApprovalOutcome(approval.id, 'failed', null, 'Coffer stopped before the agent was created; nothing was deployed');
+      } else {
+        ctx.store.recordApprovalOutcome(
+          approval.id,
+          'approved',
+          null,
+          'Coffer stopped while carrying this out; check the agent (balance, policy, status) before approving it again',
+        );
+      }
+      audit(ctx, { actor: 'system', owner: approval.owner, agentId: approval.agentId, action: 'approval.recovered', detail: { approvalId: approval.id, kind: approval.kind } });
+    });
+  }
+  return interrupted.length;
 }
 
 export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null) {

@@ -10,7 +10,7 @@ import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
 import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate } from './schemas.js';
-import { approve, deny, listApprovals, readApproval } from './approvals.js';
+import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { issueAgentKey } from './agents.js';
 import { completeLinkSession, createLinkSession, describeLinkSession, pollLinkSession } from './link-sessions.js';
 import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
@@ -44,6 +44,7 @@ export function createEngine(ctx: EngineContext) {
       authenticate(ctx.store, owner, bearer, sessionOwner),
     ensureOwner: () => ensureOwner(ctx),
     reconcile: () => reconcilePending(ctx),
+    recoverApprovals: () => recoverInterruptedApprovals(ctx),
     pollDeposits: (owner: string) => pollDeposits(ctx, owner),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),

@@ -272,6 +272,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     getApproval: db.prepare('SELECT * FROM approvals WHERE id = ?'),
     listApprovals: db.prepare('SELECT * FROM approvals WHERE owner = ? AND (? IS NULL OR status = ?) ORDER BY created_at DESC LIMIT ?'),
     transitionApproval: db.prepare('UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = ?'),
+    interruptedApprovals: db.prepare("SELECT * FROM approvals WHERE status = 'approved' AND result IS NULL AND error IS NULL"),
     recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ? WHERE id = ?'),
     markApprovalDelivered: db.prepare('UPDATE approvals SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
     expireApprovals: db.prepare("UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?"),
@@ -490,6 +491,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
     listApprovals: (owner, status, limit) => (stmts.listApprovals.all(owner, status, status, limit) as Row[]).map(toApproval),
     transitionApproval: (id, from, to, at) => stmts.transitionApproval.run(to, at, id, from).changes === 1,
+    interruptedApprovals: () => (stmts.interruptedApprovals.all() as Row[]).map(toApproval),
     recordApprovalOutcome: (id, status, result, error) =>
       void stmts.recordApprovalOutcome.run(status, result === null ? null : JSON.stringify(result), error, id),
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,

@@ -233,6 +233,8 @@ export interface Store {
   listApprovals(owner: string, status: ApprovalStatus | null, limit: number): ApprovalRecord[];
   /** Moves an approval on from `from`; false when it was no longer in that state (someone else decided). */
   transitionApproval(id: string, from: ApprovalStatus, to: ApprovalStatus, at: number): boolean;
+  /** Approved requests with no outcome recorded: the process stopped while carrying them out. */
+  interruptedApprovals(): ApprovalRecord[];
   recordApprovalOutcome(id: string, status: 'approved' | 'failed', result: Record<string, unknown> | null, error: string | null): void;
   markApprovalDelivered(id: string, at: number): boolean;
   expireApprovals(now: number): number;
