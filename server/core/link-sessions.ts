@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { CofferError } from './errors.js';
 import { requireOwner, type Principal } from './auth.js';
-import { audit, type EngineContext } from './context.js';
+import { audit, DAY_MS, type EngineContext } from './context.js';
 import { deployAgent, getAgentOrThrow, issueAgentKey } from './agents.js';
 import { hashApiKey } from './ids.js';
 import type { LinkSessionRecord } from './ports/store.js';
@@ -14,6 +14,8 @@ export const LINK_TOKEN_PREFIX = 'lnk_';
 export const LINK_TTL_MS = 10 * 60 * 1000;
 /** The fastest a terminal may poll (the spec's 2 seconds). */
 export const LINK_POLL_INTERVAL_MS = 2000;
+/** Link sessions that may wait for the owner at once: more than a person links in ten minutes. */
+export const MAX_WAITING_LINK_SESSIONS = 20;
 /** Credentials of a completed session wait this long for their poller. */
 const COLLECT_GRACE_MS = 10 * 60 * 1000;
 
@@ -34,6 +36,14 @@ function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
 export function createLinkSession(ctx: EngineContext, client: Record<string, string>) {
   const token = `${LINK_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
   const now = ctx.clock.now();
+  // Anyone on the machine may ask (no key yet), so what waits is bounded, and old sessions go.
+  ctx.store.pruneLinkSessions(now - DAY_MS);
+  const waiting = ctx.store.waitingLinkSessions(now);
+  if (waiting.count >= MAX_WAITING_LINK_SESSIONS) {
+    throw new CofferError('too_many_requests', `${waiting.count} link sessions are already waiting for the owner; complete one or let them expire`, {
+      retryAfterSeconds: Math.max(1, Math.ceil(((waiting.firstExpiry ?? now) - now) / 1000)),
+    });
+  }
   const session: LinkSessionRecord = {
     tokenHash: hashApiKey(token),
     code: matchingCode(),

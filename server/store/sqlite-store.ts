@@ -284,6 +284,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
        VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt)`,
     ),
     getLinkSession: db.prepare('SELECT * FROM link_sessions WHERE token_hash = ?'),
+    waitingLinkSessions: db.prepare("SELECT COUNT(*) AS count, MIN(expires_at) AS firstExpiry FROM link_sessions WHERE status = 'pending' AND expires_at > ?"),
+    pruneLinkSessions: db.prepare('DELETE FROM link_sessions WHERE expires_at < ?'),
     touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
     completeLinkSession: db.prepare(
       "UPDATE link_sessions SET status = 'completed', owner = ?, agent_id = ?, completed_at = ? WHERE token_hash = ? AND status = 'pending'",
@@ -502,6 +504,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       const row = stmts.getLinkSession.get(tokenHash) as Row | undefined;
       return row ? toLinkSession(row) : null;
     },
+    waitingLinkSessions: (now) => stmts.waitingLinkSessions.get(now) as { count: number; firstExpiry: number | null },
+    pruneLinkSessions: (before) => void stmts.pruneLinkSessions.run(before),
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
     completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,
     markLinkSessionDelivered: (tokenHash) => stmts.markLinkSessionDelivered.run(tokenHash).changes === 1,

@@ -106,3 +106,43 @@ describe('link sessions', () => {
     expect((await poll(token)).body.status).toBe('pending');
   });
 });
+
+describe('link sessions anyone on the machine may start', () => {
+  const clock = manualClock();
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer({ clock });
+  });
+  afterAll(async () => t.stop());
+  const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'flood' } });
+
+  it('at most 20 wait at once (then 429 with Retry-After); expired ones free their place and are forgotten a day later', async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const created = await create();
+      expect(created.status).toBe(200);
+      tokens.push(created.body.token);
+      clock.advance(1000);
+    }
+    const refused = await create();
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_requests');
+    // The first one expires 10 minutes after it was made, 20 s ago.
+    expect(Number(refused.headers.get('retry-after'))).toBe(10 * 60 - 20);
+
+    // Completing one frees a place.
+    expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${tokens[0]}/complete`), { body: { agentId: 'linked-one' } })).status).toBe(200);
+    expect((await create()).status).toBe(200);
+    expect((await create()).status).toBe(429);
+
+    // Expiry frees the rest; a day later the expired sessions are gone (404, not 410).
+    clock.advance(10 * 60 * 1000);
+    expect((await create()).status).toBe(200);
+    expect((await t.api('GET', `/v1/link-sessions/${tokens[5]}`, { key: null })).body.code).toBe('link_expired');
+    clock.advance(24 * 60 * 60 * 1000);
+    expect((await create()).status).toBe(200);
+    expect((await t.api('GET', `/v1/link-sessions/${tokens[5]}`, { key: null })).status).toBe(404);
+    // Left: the three made since (at 20 s, at 10 min 20 s, and now); the first twenty are forgotten.
+    expect(t.coffer.db.prepare('SELECT COUNT(*) FROM link_sessions').pluck().get()).toBe(3);
+  });
+});

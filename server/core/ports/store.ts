@@ -242,6 +242,10 @@ export interface Store {
   withdrawApprovals(owner: string, agentId: string, at: number): { id: string; kind: ApprovalKind }[];
 
   insertLinkSession(session: LinkSessionRecord): void;
+  /** Sessions still waiting for the owner at `now`, and when the first of them expires. */
+  waitingLinkSessions(now: number): { count: number; firstExpiry: number | null };
+  /** Forgets sessions that expired before `before` (used, completed or not). */
+  pruneLinkSessions(before: number): void;
   getLinkSession(tokenHash: string): LinkSessionRecord | null;
   touchLinkSession(tokenHash: string, at: number): void;
   completeLinkSession(tokenHash: string, owner: string, agentId: string, at: number): boolean;
