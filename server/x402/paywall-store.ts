@@ -1,15 +1,7 @@
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-
-export interface IssuedNonce {
-  nonce: string;
-  resource: string;
-  amount: bigint;
-  issuedAt: number;
-  expiresAt: number;
-  usedAt: number | null;
-}
 
 export interface AcceptedPayment {
   txSignature: string;
@@ -17,21 +9,29 @@ export interface AcceptedPayment {
   payer: string;
   amount: bigint;
   acceptedAt: number;
+  /** When the nonce it paid stopped being payable: the record is needed until then (and a day). */
+  nonceExpiresAt: number;
 }
 
 /**
- * The paid API's memory: the nonces it handed out and the payments it accepted. Durable (SQLite), so
- * a restart does not reopen replays: a signature is accepted once, a nonce is used once, ever.
+ * The paid API's memory: the payments it accepted and the key its nonces are authenticated with
+ * (see nonces.ts: unpaid nonces are not stored). Durable (SQLite), so a restart does not reopen
+ * replays (a signature is accepted once, a nonce is used once) and nonces handed out before a
+ * restart can still be paid after it.
  */
 export interface PaywallStore {
-  issueNonce(nonce: IssuedNonce): void;
-  getNonce(nonce: string): IssuedNonce | null;
-  /** Records the payment and uses its nonce in one transaction; false when either was already taken. */
+  /**
+   * The nonces' MAC key, made on first open. It is not a wallet key: whoever holds it can only make
+   * nonces this API accepts, and each still has to be paid on chain at the route's price.
+   */
+  readonly nonceKey: Uint8Array;
+  /** Records the payment; false when its signature or its nonce was already accepted. */
   accept(payment: AcceptedPayment): boolean;
   isAccepted(txSignature: string): boolean;
+  isNonceUsed(nonce: string): boolean;
   /**
-   * Forgets nonces (used or not) and accepted payments a day past their nonce's expiry: by then a
-   * receipt is refused as expired anyway, so nothing can be replayed, and the tables stay small.
+   * Forgets accepted payments a day past their nonce's expiry: by then a receipt is refused as
+   * expired anyway, so nothing can be replayed, and the table stays small.
    */
   prune(now: number): void;
   close(): void;
@@ -44,15 +44,7 @@ export function openPaywallStore(file: string): PaywallStore {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec(`
-    CREATE TABLE IF NOT EXISTS nonces (
-      nonce TEXT PRIMARY KEY,
-      resource TEXT NOT NULL,
-      amount INTEGER NOT NULL,
-      issued_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      used_at INTEGER
-    ) STRICT;
-    CREATE INDEX IF NOT EXISTS nonces_by_expiry ON nonces (expires_at);
+    CREATE TABLE IF NOT EXISTS paywall_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) STRICT;
     CREATE TABLE IF NOT EXISTS accepted_payments (
       tx_signature TEXT PRIMARY KEY,
       nonce TEXT NOT NULL UNIQUE,
@@ -60,53 +52,30 @@ export function openPaywallStore(file: string): PaywallStore {
       amount INTEGER NOT NULL,
       accepted_at INTEGER NOT NULL
     ) STRICT;
+    -- Stored nonces were replaced by authenticated ones (nonces.ts).
+    DROP TABLE IF EXISTS nonces;
   `);
-  const insertNonce = db.prepare('INSERT INTO nonces (nonce, resource, amount, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)');
-  const getNonce = db.prepare('SELECT * FROM nonces WHERE nonce = ?').safeIntegers(true);
-  const useNonce = db.prepare('UPDATE nonces SET used_at = ? WHERE nonce = ? AND used_at IS NULL');
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
+  if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
+
+  db.prepare('INSERT OR IGNORE INTO paywall_meta (key, value) VALUES (?, ?)').run('nonce_key', randomBytes(32));
+  const nonceKey = new Uint8Array(db.prepare('SELECT value FROM paywall_meta WHERE key = ?').pluck().get('nonce_key') as Buffer);
+
   const insertPayment = db.prepare(
-    'INSERT OR IGNORE INTO accepted_payments (tx_signature, nonce, payer, amount, accepted_at) VALUES (?, ?, ?, ?, ?)',
+    `INSERT OR IGNORE INTO accepted_payments (tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at)
+     VALUES (@txSignature, @nonce, @payer, @amount, @acceptedAt, @nonceExpiresAt)`,
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
-  const pruneAccepted = db.prepare('DELETE FROM accepted_payments WHERE nonce IN (SELECT nonce FROM nonces WHERE expires_at < ?)');
-  const pruneNonces = db.prepare('DELETE FROM nonces WHERE expires_at < ?');
-  const prune = db.transaction((before: number) => {
-    pruneAccepted.run(before);
-    pruneNonces.run(before);
-  });
-  const accept = db.transaction((payment: AcceptedPayment): boolean => {
-    if (useNonce.run(payment.acceptedAt, payment.nonce).changes !== 1) return false;
-    if (insertPayment.run(payment.txSignature, payment.nonce, payment.payer, payment.amount, payment.acceptedAt).changes !== 1) {
-      throw new AlreadyTaken();
-    }
-    return true;
-  });
+  const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
+  // Rows from before nonce_expires_at existed are kept two days from their acceptance.
+  const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
   return {
-    issueNonce: (n) => void insertNonce.run(n.nonce, n.resource, n.amount, n.issuedAt, n.expiresAt),
-    getNonce: (nonce) => {
-      const row = getNonce.get(nonce) as Record<string, bigint | string | null> | undefined;
-      if (!row) return null;
-      return {
-        nonce: String(row.nonce),
-        resource: String(row.resource),
-        amount: BigInt(row.amount as bigint),
-        issuedAt: Number(row.issued_at),
-        expiresAt: Number(row.expires_at),
-        usedAt: row.used_at === null ? null : Number(row.used_at),
-      };
-    },
-    accept: (payment) => {
-      try {
-        return accept.immediate(payment);
-      } catch (error) {
-        if (error instanceof AlreadyTaken) return false; // rolled back: the nonce stays unused
-        throw error;
-      }
-    },
+    nonceKey,
+    // Both keys are unique: a second payment with the same signature or the same nonce is ignored.
+    accept: (payment) => insertPayment.run(payment).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
-    prune: (now) => prune.immediate(now - 24 * 60 * 60 * 1000),
+    isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
+    prune: (now) => void prune.run(now - 24 * 60 * 60 * 1000),
     close: () => db.close(),
   };
 }
-
-class AlreadyTaken extends Error {}

@@ -1,9 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { randomBytes } from 'node:crypto';
 import { parseAmount } from '../core/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
+import { createNonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
 
 export interface PaywallOptions {
@@ -11,7 +11,7 @@ export interface PaywallOptions {
   recipient: string;
   /** Where transactions are read: `cofferTransferLookup(url)` on sim, `rpcTransferLookup(network)` elsewhere. */
   lookup: TransferLookup;
-  /** Nonces handed out and payments accepted (`openPaywallStore(file)`). */
+  /** Payments accepted and the nonces' key (`openPaywallStore(file)`). */
   store: PaywallStore;
   /** How long a 402's nonce stays payable; 300 s by default. */
   maxTimeoutSeconds?: number;
@@ -47,12 +47,12 @@ export function createPaywall(options: PaywallOptions) {
   let issued = 0;
   const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
 
+  const nonces = createNonces(options.store.nonceKey);
   const freshTerms = (req: Request, route: RouteTerms, amount: bigint): PaymentTerms => {
-    const nonce = randomBytes(16).toString('base64url');
     const issuedAt = now();
-    // Every 1,000 nonces, forget the long-expired ones.
+    // Every 1,000 402s, forget the accepted payments whose nonces are long expired.
     if (++issued % 1000 === 0) options.store.prune(issuedAt);
-    options.store.issueNonce({ nonce, resource: resourceOf(req), amount, issuedAt, expiresAt: issuedAt + maxTimeoutSeconds * 1000, usedAt: null });
+    const nonce = nonces.issue({ resource: resourceOf(req), amount, issuedAt, expiresAt: issuedAt + maxTimeoutSeconds * 1000 });
     return {
       amount,
       recipient: options.recipient,
@@ -74,7 +74,7 @@ export function createPaywall(options: PaywallOptions) {
         try {
           res.status(402).json(paymentRequiredBody(freshTerms(req, route, amount), reason));
         } catch (error) {
-          log(`paywall: could not issue a nonce: ${(error as Error).message}`);
+          log(`paywall: could not issue payment terms: ${(error as Error).message}`);
           res.status(503).json({ error: 'payment terms are unavailable right now; try again', code: 'paywall_unavailable' });
         }
       };
@@ -92,6 +92,7 @@ export function createPaywall(options: PaywallOptions) {
             recipient: options.recipient,
             lookup: options.lookup,
             store: options.store,
+            nonces,
             now: now(),
           });
         } catch (error) {

@@ -4,6 +4,7 @@ import { formatUsdc, tryParseUsdc } from '../core/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';
 import type { PaywallStore } from './paywall-store.js';
+import type { Nonces } from './nonces.js';
 
 export interface VerifiedPayment {
   payer: string;
@@ -60,7 +61,7 @@ async function proofHolds(receipt: Receipt): Promise<boolean> {
  */
 export async function verifyReceipt(
   header: string,
-  context: { resource: string; price: bigint; recipient: string; lookup: TransferLookup; store: PaywallStore; now: number },
+  context: { resource: string; price: bigint; recipient: string; lookup: TransferLookup; store: PaywallStore; nonces: Nonces; now: number },
 ): Promise<Verification> {
   const receipt = decodeReceipt(header);
   if (receipt === null || !isSignature(receipt.txSignature)) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
@@ -70,10 +71,14 @@ export async function verifyReceipt(
   if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
 
   if (context.store.isAccepted(receipt.txSignature)) return refuse('receipt_already_used', 'this payment was already used');
-  const nonce = context.store.getNonce(receipt.memo);
-  if (nonce === null) return refuse('unknown_nonce', 'the payment does not carry a nonce this API issued');
-  if (nonce.usedAt !== null) return refuse('receipt_already_used', 'this payment was already used');
-  if (nonce.resource !== context.resource) return refuse('wrong_resource', 'the nonce was issued for another route');
+  const reading = context.nonces.read(receipt.memo, context.resource);
+  if (!reading.ok) {
+    return reading.code === 'wrong_resource'
+      ? refuse('wrong_resource', 'the nonce was issued for another route')
+      : refuse('unknown_nonce', 'the payment does not carry a nonce this API issued');
+  }
+  const nonce = { ...reading.terms, nonce: receipt.memo };
+  if (context.store.isNonceUsed(nonce.nonce)) return refuse('receipt_already_used', 'this payment was already used');
 
   const transfer = await context.lookup.findTransfer(receipt.txSignature);
   if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain (yet)');
@@ -102,6 +107,7 @@ export async function verifyReceipt(
     payer: transfer.from,
     amount: transfer.amount,
     acceptedAt: context.now,
+    nonceExpiresAt: nonce.expiresAt,
   });
   if (!stored) return refuse('receipt_already_used', 'this payment was already used');
   return { ok: true, payment: { payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce: nonce.nonce } };

@@ -1,6 +1,7 @@
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/cof
 import { json } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { createNonces } from '../../server/x402/nonces.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { verifyReceipt } from '../../server/x402/verify-receipt.js';
@@ -71,7 +73,7 @@ describe('the 402 flow against the demo paid API', () => {
       service: 'demo-weather',
       x402Version: 1,
     });
-    expect(unpaid.body.nonce).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    expect(unpaid.body.nonce).toMatch(/^[A-Za-z0-9_.-]{40,120}$/);
     expect(unpaid.body.accepts[0]).toEqual({
       scheme: 'exact',
       network: 'solana-localnet',
@@ -216,6 +218,24 @@ describe('the 402 flow against the demo paid API', () => {
     expect(again.body.code).toBe('receipt_already_used');
   });
 
+  it('a nonce handed out before a restart of the paid API can be paid after it; unpaid 402s write nothing', async () => {
+    const agent = await fundedAgent(t, 'across-restart', '1.00');
+    const nonce = (await get('/weather?city=Lima')).body.nonce;
+    const sizeBefore = statSync(storeFile).size + (existsSync(`${storeFile}-wal`) ? statSync(`${storeFile}-wal`).size : 0);
+    for (let i = 0; i < 300; i++) expect((await get('/weather?city=Lima')).status).toBe(402);
+    const sizeAfter = statSync(storeFile).size + (existsSync(`${storeFile}-wal`) ? statSync(`${storeFile}-wal`).size : 0);
+    expect(sizeAfter).toBe(sizeBefore);
+
+    await close(api.server);
+    store.close();
+    store = openPaywallStore(storeFile);
+    api = await listen(createDemoApi({ lookup, store }));
+    const paid = await pay('across-restart', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    const answered = await get('/weather?city=Lima', paid.body.xPaymentHeader);
+    expect(answered.status).toBe(200);
+    expect(answered.body.city).toBe('Lima');
+  });
+
   it('answers 503 when the chain cannot be read, and the receipt stays good for later', async () => {
     const agent = await fundedAgent(t, 'patient-payer', '1.00');
     const downStore = openPaywallStore(':memory:');
@@ -239,11 +259,12 @@ describe('the 402 flow against the demo paid API', () => {
     const resource = 'GET /weather';
     const propertyStore = openPaywallStore(':memory:');
     const now = Date.now();
-    propertyStore.issueNonce({ nonce: 'prop-nonce', resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000, usedAt: null });
-    propertyStore.issueNonce({ nonce: 'other-nonce', resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000, usedAt: null });
-    const paid = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'prop-nonce' });
+    const nonces = createNonces(propertyStore.nonceKey);
+    const propNonce = nonces.issue({ resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000 });
+    const otherNonce = nonces.issue({ resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000 });
+    const paid = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: propNonce });
     const original = decodeReceipt(paid.body.xPaymentHeader)!;
-    const other = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'other-nonce' });
+    const other = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherNonce });
 
     const base58 = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), minLength: 32, maxLength: 44 });
     const tamper = fc.oneof(
@@ -252,7 +273,7 @@ describe('the 402 flow against the demo paid API', () => {
       fc.record({ field: fc.constant('amount' as const), value: fc.constantFrom('0.02', '0.009', '1.00', '0.011') }),
       fc.record({ field: fc.constant('recipient' as const), value: fc.oneof(fc.constant(OTHER), base58) }),
       fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
-      fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom('other-nonce', 'prop-nonce ', '', 'x') }),
+      fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom(otherNonce, `${propNonce} `, '', 'x') }),
       fc.record({ field: fc.constant('proof' as const), value: fc.oneof(fc.constant(decodeReceipt(other.body.xPaymentHeader)!.proof), base58.map((s) => s + s)) }),
     );
     await fc.assert(
@@ -261,13 +282,13 @@ describe('the 402 flow against the demo paid API', () => {
         for (const { field, value } of changes) (tampered as Record<string, unknown>)[field] = value;
         fc.pre(JSON.stringify(tampered) !== JSON.stringify(original));
         // Pointing at the other payment *and* its nonce names a different genuine payment, not a forgery.
-        fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === 'other-nonce'));
-        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+        fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === otherNonce));
+        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, nonces, now: Date.now() });
         expect(verdict.ok).toBe(false);
       }),
       { numRuns: 150 },
     );
-    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, now: Date.now() });
+    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, nonces, now: Date.now() });
     expect(genuine).toMatchObject({ ok: true, payment: { payer: agent.walletAddress, amount: micro('0.01') } });
     propertyStore.close();
   });
