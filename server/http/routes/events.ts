@@ -20,20 +20,25 @@ export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write(`retry: 2000\n: connected\n\n`);
+    // A stream must not outlive its sign-in: the caller is checked again before every event and at
+    // every heartbeat, and the stream ends the moment the session (or key) is no longer good.
+    const stillSignedIn = () => {
+      try {
+        principal(req);
+        return true;
+      } catch {
+        res.end();
+        return false;
+      }
+    };
     let id = 0;
     const unsubscribe = engine.events.subscribe((event) => {
-      if (event.owner !== p.owner) return;
+      if (event.owner !== p.owner || !stillSignedIn()) return;
       id += 1;
       res.write(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     });
-    // A stream must not outlive its sign-in: the caller is checked again at every heartbeat.
     const heartbeat = setInterval(() => {
-      try {
-        principal(req);
-        res.write(': heartbeat\n\n');
-      } catch {
-        res.end();
-      }
+      if (stillSignedIn()) res.write(': heartbeat\n\n');
     }, HEARTBEAT_MS);
     streams.add(res);
     const stop = () => {
@@ -42,6 +47,7 @@ export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
       streams.delete(res);
     };
     req.on('close', stop);
+    res.on('close', stop);
     res.on('error', stop);
   });
   return router;
