@@ -176,6 +176,22 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
   });
 }
 
+/**
+ * A new API key for an agent, replacing every key it had: for a key that was lost (it is shown only
+ * once) or leaked. The old keys stop working at once; a linked terminal or MCP host needs the new one.
+ */
+export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string) {
+  requireOwner(principal);
+  const apiKey = ctx.store.transaction(() => {
+    getAgentOrThrow(ctx, principal.owner, agentId);
+    ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });
+    const key = issueAgentKey(ctx, principal.owner, agentId);
+    audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });
+    return key;
+  });
+  return { agentId, apiKey, mcpConfig: mcpConfigFor(ctx, principal.owner, agentId, apiKey) };
+}
+
 export function renameAgent(ctx: EngineContext, principal: Principal, agentId: string, displayName: string) {
   requireOwner(principal);
   return ctx.store.transaction(() => {

@@ -1,9 +1,10 @@
 import { requireOwner, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { USDC_DECIMALS, formatUsdc } from './money.js';
-import { activityView, agentView, iso, policyView } from './views.js';
+import { activityView, agentView, iso, policyView, refusalView } from './views.js';
 
 export const RECENT_ACTIVITY_LIMIT = 20;
+export const RECENT_REFUSALS_LIMIT = 20;
 
 async function agentRows(ctx: EngineContext, owner: string) {
   const agents = ctx.store.listAgents(owner);
@@ -48,5 +49,7 @@ export async function dashboard(ctx: EngineContext, principal: Principal) {
     spent24h: formatUsdc(spent24h),
     agents: rows,
     recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
+    /** Payments the policy refused, newest first: what agents tried and were not allowed. */
+    recentRefusals: ctx.store.recentRefusals(principal.owner, RECENT_REFUSALS_LIMIT).map(refusalView),
   };
 }

@@ -1,6 +1,6 @@
 import { authenticate, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
-import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, resumeAgent, updatePolicy } from './agents.js';
+import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
@@ -57,6 +57,7 @@ export function createEngine(ctx: EngineContext) {
     resume: (p: Principal, agentId: string, actor?: string) => resumeAgent(ctx, p, agentId, actor),
     killAll: (p: Principal, actor?: string) => killAll(ctx, p, actor),
     rename: (p: Principal, agentId: string, displayName: string) => renameAgent(ctx, p, agentId, displayName),
+    replaceKey: (p: Principal, agentId: string) => replaceAgentKey(ctx, p, agentId),
     pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
     spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
     dashboard: (p: Principal) => dashboard(ctx, p),

@@ -3,7 +3,7 @@ import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
-import { formatUsdc, parseAmount } from './money.js';
+import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { activeTransfers, sendReserved } from './transfers.js';
@@ -82,6 +82,9 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
  * one SQLite write transaction, so a burst of concurrent payments can never pass the budget.
  */
 /** Refusals the owner wants to hear about (a notification, a line in the event stream). */
+/** Refused payments kept per owner for the dashboard. */
+const REFUSALS_KEPT = 500;
+
 const REFUSALS = new Set([
   'agent_suspended',
   'service_not_allowed',
@@ -104,13 +107,23 @@ export async function pay(
     return await payOrThrow(ctx, principal, agentId, body, idempotencyKey, fingerprint);
   } catch (error) {
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
+      const micro = tryParseUsdc(body.amount);
+      const amount = micro === null ? body.amount : formatUsdc(micro);
+      try {
+        ctx.store.recordRefusal(
+          { owner: principal.owner, agentId, service: body.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
+          REFUSALS_KEPT,
+        );
+      } catch {
+        // The refusal itself stands: failing to note it must not turn it into another answer.
+      }
       ctx.events.emit({
         type: 'payment_refused',
         owner: principal.owner,
         agentId,
         code: error.code,
         message: error.message,
-        amount: body.amount,
+        amount,
         service: body.service,
       });
     }

@@ -1,5 +1,5 @@
 import { formatUsdc } from './money.js';
-import type { AgentRecord, PaymentRecord, Policy } from './ports/store.js';
+import type { AgentRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
 
 /** Record-to-response shapes shared by every door. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -51,4 +51,14 @@ export const activityView = (payment: PaymentRecord) => ({
   status: ACTIVITY_STATUS[payment.status],
   timestamp: iso(payment.createdAt),
   txSignature: payment.txSignature,
+});
+
+export const refusalView = (refusal: RefusalRecord) => ({
+  agent: refusal.agentId,
+  service: refusal.service,
+  amount: refusal.amount,
+  currency: 'USDC' as const,
+  code: refusal.code,
+  message: refusal.message,
+  timestamp: iso(refusal.at),
 });

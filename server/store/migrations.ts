@@ -260,6 +260,24 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX approvals_by_owner ON approvals (owner, status, created_at);
     `,
   },
+  {
+    version: 6,
+    name: 'refusals',
+    sql: `
+      -- Payments the policy refused: a signal for the owner, kept as the latest 500 per owner.
+      CREATE TABLE refusals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        service TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL,
+        at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX refusals_by_owner ON refusals (owner, id);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -5,6 +5,7 @@ import type {
   ApprovalKind,
   ApprovalRecord,
   LinkSessionRecord,
+  RefusalRecord,
   AgentStatus,
   AllocationRecord,
   AuditEntry,
@@ -284,6 +285,15 @@ export function createSqliteStore(db: SqliteDatabase): Store {
        VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt)`,
     ),
     getLinkSession: db.prepare('SELECT * FROM link_sessions WHERE token_hash = ?'),
+    insertRefusal: db.prepare(
+      'INSERT INTO refusals (owner, agent_id, service, amount, code, message, at) VALUES (@owner, @agentId, @service, @amount, @code, @message, @at)',
+    ),
+    trimRefusals: db.prepare(
+      'DELETE FROM refusals WHERE owner = ? AND id <= (SELECT id FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    ),
+    recentRefusals: db.prepare(
+      'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
+    ),
     waitingLinkSessions: db.prepare("SELECT COUNT(*) AS count, MIN(expires_at) AS firstExpiry FROM link_sessions WHERE status = 'pending' AND expires_at > ?"),
     pruneLinkSessions: db.prepare('DELETE FROM link_sessions WHERE expires_at < ?'),
     touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
@@ -504,6 +514,12 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       const row = stmts.getLinkSession.get(tokenHash) as Row | undefined;
       return row ? toLinkSession(row) : null;
     },
+    recordRefusal: (refusal, keep) =>
+      db.transaction(() => {
+        stmts.insertRefusal.run(refusal);
+        stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
+      })(),
+    recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
     waitingLinkSessions: (now) => stmts.waitingLinkSessions.get(now) as { count: number; firstExpiry: number | null },
     pruneLinkSessions: (before) => void stmts.pruneLinkSessions.run(before),
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),

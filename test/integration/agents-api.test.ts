@@ -466,6 +466,34 @@ describe('agents API', () => {
     });
   });
 
+  describe('a new API key', () => {
+    it('replaces every key of the agent: the old one stops at once, the new one works, with its MCP config', async () => {
+      const agent = await deployAgent(t, freshId('rekey'));
+      const path = (p: string) => t.withOwner(`/v1/agents/${agent.agentId}/${p}`);
+      expect((await t.api('GET', path('balance'), { key: agent.apiKey })).status).toBe(200);
+
+      const replaced = await t.api('POST', path('key'));
+      expect(replaced.status).toBe(200);
+      expect(replaced.body).toMatchObject({ agentId: agent.agentId, apiKey: expect.stringMatching(/^cof_agt_/) });
+      expect(replaced.body.mcpConfig.env).toMatchObject({ COFFER_AGENT_ID: agent.agentId, COFFER_API_KEY: replaced.body.apiKey });
+      expect(replaced.body.apiKey).not.toBe(agent.apiKey);
+
+      expectError(await t.api('GET', path('balance'), { key: agent.apiKey }), 401, 'unauthorized');
+      expect((await t.api('GET', path('balance'), { key: replaced.body.apiKey })).status).toBe(200);
+      // Only the new key's hash is stored, never the key.
+      const hashes = t.coffer.db.prepare("SELECT hash FROM api_keys WHERE agent_id = ?").pluck().all(agent.agentId) as string[];
+      expect(hashes).toHaveLength(1);
+      expect(hashes[0]).not.toContain(replaced.body.apiKey);
+    });
+
+    it('is the owner\'s: an agent key cannot replace keys, an unknown agent is 404, and nothing changes', async () => {
+      const agent = await deployAgent(t, freshId('rekey-self'));
+      expectError(await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/key`), { key: agent.apiKey }), 403, 'owner_only');
+      expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`), { key: agent.apiKey })).status).toBe(200);
+      expectError(await t.api('POST', t.withOwner('/v1/agents/nobody-here/key')), 404, 'agent_not_found');
+    });
+  });
+
   describe('rename', () => {
     it('answers {agentId, displayName} and changes only the label', async () => {
       const agent = await deployAgent(t, freshId('rename'));

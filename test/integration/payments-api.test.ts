@@ -253,6 +253,24 @@ describe('payments over HTTP on the sim chain', () => {
     expect(activity.id).toMatch(/^pay_/);
   });
 
+  it('the dashboard lists what the policy refused, newest first, and keeps only the latest 500', async () => {
+    const agent = await fundedAgent(t, 'refused', '1.00');
+    expect((await pay(t, 'refused', agent.apiKey, weather('20'))).body.code).toBe('max_per_payment_exceeded');
+    await t.api('POST', t.withOwner('/v1/agents/refused/kill'));
+    expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
+    const { recentRefusals } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+    const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
+    expect(mine).toEqual([
+      { agent: 'refused', service: 'demo-weather', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'demo-weather', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/maxPerPayment/), timestamp: expect.any(String) },
+    ]);
+    // Input errors are not refusals; a flood of refusals stays bounded.
+    expect((await pay(t, 'refused', agent.apiKey, { ...weather('1'), currency: 'EUR' })).status).toBe(400);
+    for (let i = 0; i < 510; i++) t.coffer.engine.ctx.store.recordRefusal({ owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i }, 500);
+    expect(t.coffer.db.prepare('SELECT COUNT(*) FROM refusals WHERE owner = ?').pluck().get(t.owner)).toBe(500);
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals).toHaveLength(20);
+  });
+
   it('deposits and the sim faucet', async () => {
     const before = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
     expect(before.status).toBe(200);

@@ -156,6 +156,18 @@ export interface ApprovalRecord {
   deliveredAt: number | null;
 }
 
+/** A payment the policy refused (nothing was reserved or sent). */
+export interface RefusalRecord {
+  owner: string;
+  agentId: string;
+  service: string;
+  /** As the agent asked, normalised to USDC with its decimals. */
+  amount: string;
+  code: string;
+  message: string;
+  at: number;
+}
+
 export interface LinkSessionRecord {
   tokenHash: string;
   code: string;
@@ -207,6 +219,9 @@ export interface Store {
   lastPaymentAt(owner: string, agentId: string): number | null;
   listPayments(owner: string, agentId: string, limit: number): PaymentRecord[];
   recentPayments(owner: string, limit: number): PaymentRecord[];
+  /** Records a refused payment and keeps only the owner's latest `keep`. */
+  recordRefusal(refusal: RefusalRecord, keep: number): void;
+  recentRefusals(owner: string, limit: number): RefusalRecord[];
   pendingPayments(): PaymentRecord[];
   spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
 

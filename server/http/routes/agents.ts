@@ -51,6 +51,9 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     res.json(engine.rename(p, agentId(req.params.agentId), parseWith(renameBodySchema, req.body).displayName));
   });
+  router.post('/agents/:agentId/key', (req, res) => {
+    res.json(engine.replaceKey(principal(req), agentId(req.params.agentId)));
+  });
   router.get('/agents/:agentId/spend-history', (req, res) => {
     const p = principal(req);
     const { limit } = parseWith(spendHistoryQuerySchema, { limit: req.query.limit });
