@@ -145,6 +145,35 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   await row(page, 'e2e-bot').getByRole('switch').click();
   await expect(page.getByText('1 agent is stopped')).toBeVisible();
   expect((await agentPays('0.10')).status).toBe(200);
+
+  // What was refused is listed, with the reason.
+  await page.getByRole('navigation').getByRole('link', { name: 'Activity' }).click();
+  const refusal = page.getByTestId('refusal-row').first();
+  await expect(refusal).toContainText('E2E research bot');
+  await expect(refusal).toContainText('suspended');
+});
+
+test('a new API key for an agent: asked first, shown once, guarded until copied, and it works', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(await freshLogin());
+  await page.goto(`${serve.url}/#/agents/helper-bot`);
+  await page.getByRole('button', { name: 'Issue a new API key…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Issue a new API key for helper-bot?' });
+  await expect(dialog).toContainText('stops working at once');
+  await dialog.getByRole('button', { name: 'Issue a new key' }).click();
+  const key = page.getByTestId('api-key');
+  await expect(key).toHaveText(/^cof_agt_/);
+  // Escape before copying asks instead of closing.
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('alertdialog')).toContainText('The key has not been copied');
+  await page.getByRole('button', { name: 'Back to the key' }).click();
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  const newKey = (await key.textContent()) ?? '';
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  const balance = (k: string) => fetch(`${serve.url}/v1/agents/helper-bot/balance?owner=${owner}`, { headers: { authorization: `Bearer ${k}` } });
+  expect((await balance(newKey)).status).toBe(200);
 });
 
 test('registry: search services and browse models with prices per resolution', async ({ page }) => {

@@ -4,7 +4,7 @@
  */
 import type { dashboard, listAgents } from '../../../server/core/dashboard.js';
 import type { spendHistory, PaymentResult } from '../../../server/core/payments.js';
-import type { deployAgent, agentBalance, readPolicy } from '../../../server/core/agents.js';
+import type { deployAgent, agentBalance, readPolicy, replaceAgentKey } from '../../../server/core/agents.js';
 import type { allocate } from '../../../server/core/allocations.js';
 import type { depositView, faucet } from '../../../server/core/treasury.js';
 import type { listModels, searchServices } from '../../../server/core/registry.js';
@@ -18,6 +18,7 @@ export type SpendHistory = ReturnType<typeof spendHistory>;
 export type SpendRecord = SpendHistory['payments'][number];
 /** What the owner gets back (an owner's request never waits for approval). */
 export type Deployed = Exclude<Awaited<ReturnType<typeof deployAgent>>, PendingApproval>;
+export type ReplacedKey = ReturnType<typeof replaceAgentKey>;
 export type Balance = Awaited<ReturnType<typeof agentBalance>>;
 export type PolicyResponse = ReturnType<typeof readPolicy>;
 export type Policy = PolicyResponse['policy'];

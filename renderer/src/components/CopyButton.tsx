@@ -1,11 +1,12 @@
 import { useState } from 'react';
 
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({ text, label = 'Copy', onCopied }: { text: string; label?: string; onCopied?: () => void }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
       setState('copied');
+      onCopied?.();
     } catch {
       setState('failed');
     }

@@ -1,7 +1,22 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 
-/** A modal <dialog>: focus moves in, Escape closes, the page behind is inert. */
-export function Dialog({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
+/**
+ * A modal <dialog>: focus moves in, Escape closes, the page behind is inert. With `onRequestClose`,
+ * Escape asks instead of closing (for a dialog holding something that would be lost).
+ */
+export function Dialog({
+  open,
+  onClose,
+  onRequestClose,
+  title,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onRequestClose?: () => void;
+  title: string;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -10,7 +25,16 @@ export function Dialog({ open, onClose, title, children }: { open: boolean; onCl
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onClose={onClose} onCancel={onClose}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby="dialog-title"
+      onClose={onClose}
+      onCancel={(event) => {
+        event.preventDefault();
+        (onRequestClose ?? onClose)();
+      }}
+    >
       <h2 id="dialog-title">{title}</h2>
       {children}
     </dialog>

@@ -28,11 +28,14 @@ export function KillSwitch({ agentId, status, name }: { agentId: string; status:
         role="switch"
         aria-checked={active}
         aria-label={`${name}: ${active ? 'active, click to stop' : 'stopped, click to resume'}`}
+        title={active ? 'Click to stop this agent: every payment is refused until resumed' : 'Click to resume this agent'}
         className={`switch ${active ? 'on' : 'off'}`}
         disabled={busy}
         onClick={toggle}
       >
-        <span className="switch-knob" aria-hidden="true" />
+        <span className="switch-track" aria-hidden="true">
+          <span className="switch-knob" />
+        </span>
         <span className="switch-text">{active ? 'Active' : 'Stopped'}</span>
       </button>
       <ErrorNote error={error} />

@@ -19,7 +19,7 @@ export function SpendChart({ payments, now = Date.now() }: { payments: SpendReco
   }
   const max = buckets.reduce((a, b) => (b > a ? b : a), 0n);
   const total = buckets.reduce((a, b) => a + b, 0n);
-  const width = 480;
+  const width = 960;
   const height = 120;
   const barWidth = width / HOURS;
   return (

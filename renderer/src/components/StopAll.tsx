@@ -31,7 +31,7 @@ export function StopAll() {
       </button>
       <Dialog open={open} onClose={() => setOpen(false)} title="Stop all agents?">
         <p>
-          All {active} active agent{active === 1 ? '' : 's'} will be suspended at once. Every payment they try is refused until you
+          All {active} active agent{active === 1 ? '' : 's'} will be stopped at once. Every payment they try is refused until you
           resume them one by one. Wallets and balances are kept.
         </p>
         <ErrorNote error={error} />

@@ -1,13 +1,19 @@
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
-import { dateTime } from '../lib/time.js';
+import { dateTime, shortTime } from '../lib/time.js';
+import { paymentStatusLabel } from '../lib/labels.js';
 import { Money } from '../components/Money.js';
 
-const STATUS_LABEL: Record<string, string> = { approved: 'Paid', pending: 'Sending', failed: 'Failed' };
+/** Agents by id, for their display names. */
+const useAgentNames = () => {
+  const agents = useDashboard((s) => s.dashboard?.agents);
+  return (agentId: string) => agents?.find((a) => a.agentId === agentId)?.displayName ?? agentId;
+};
 
 /** Payments across all agents, newest first; refreshed live with the rest of the dashboard. */
 export function ActivityTable({ limit }: { limit?: number }) {
   const activity = useDashboard((s) => s.dashboard?.recentActivity ?? []);
+  const nameOf = useAgentNames();
   const rows = limit === undefined ? activity : activity.slice(0, limit);
   if (rows.length === 0) return <p className="empty">No payments yet.</p>;
   return (
@@ -26,9 +32,11 @@ export function ActivityTable({ limit }: { limit?: number }) {
         <tbody>
           {rows.map((row) => (
             <tr key={row.id} data-testid="activity-row">
-              <td title={dateTime(row.timestamp)}>{row.time}</td>
+              <td className="nowrap" title={dateTime(row.timestamp)}>
+                {shortTime(row.timestamp)}
+              </td>
               <td>
-                <a href={hrefFor({ page: 'agent', agentId: row.agent })}>{row.agent}</a>
+                <a href={hrefFor({ page: 'agent', agentId: row.agent })}>{nameOf(row.agent)}</a>
               </td>
               <td>{row.venue}</td>
               <td className="num">
@@ -36,8 +44,49 @@ export function ActivityTable({ limit }: { limit?: number }) {
               </td>
               <td>{row.rail === 'sol' ? 'Solana USDC' : row.rail}</td>
               <td>
-                <span className={`pill ${row.status}`}>{STATUS_LABEL[row.status] ?? row.status}</span>
+                <span className={`pill ${row.status}`}>{paymentStatusLabel(row.status)}</span>
               </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** What agents tried and the policy refused: nothing was sent, but the owner should see it. */
+function RefusalsTable() {
+  const refusals = useDashboard((s) => s.dashboard?.recentRefusals ?? []);
+  const nameOf = useAgentNames();
+  if (refusals.length === 0) return <p className="empty">Nothing refused.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="refusals">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Service</th>
+            <th scope="col" className="num">Amount</th>
+            <th scope="col">Why</th>
+          </tr>
+        </thead>
+        <tbody>
+          {refusals.map((row, i) => (
+            <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
+              <td className="nowrap" title={dateTime(row.timestamp)}>
+                {shortTime(row.timestamp)}
+              </td>
+              <td>
+                <a href={hrefFor({ page: 'agent', agentId: row.agent })}>{nameOf(row.agent)}</a>
+              </td>
+              <td>
+                <code>{row.service}</code>
+              </td>
+              <td className="num">
+                <Money value={row.amount} />
+              </td>
+              <td>{row.message}</td>
             </tr>
           ))}
         </tbody>
@@ -48,10 +97,17 @@ export function ActivityTable({ limit }: { limit?: number }) {
 
 export function ActivityPage() {
   return (
-    <section className="card" aria-labelledby="activity-title">
-      <h2 id="activity-title">Activity</h2>
-      <p className="muted">The latest payments of every agent. This list updates by itself.</p>
-      <ActivityTable />
-    </section>
+    <>
+      <section className="card" aria-labelledby="activity-title">
+        <h2 id="activity-title">Activity</h2>
+        <p className="muted">The latest payments of every agent. This list updates by itself.</p>
+        <ActivityTable />
+      </section>
+      <section className="card" aria-labelledby="refused-title">
+        <h2 id="refused-title">Refused</h2>
+        <p className="muted">Payments agents tried that their policy refused (nothing was sent), newest first.</p>
+        <RefusalsTable />
+      </section>
+    </>
   );
 }

@@ -12,11 +12,16 @@ import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
 import { PolicyEditor } from '../components/PolicyEditor.js';
 import { SpendChart } from '../components/SpendChart.js';
+import { describeRequest } from '../lib/requests.js';
+import { paymentStatusLabel } from '../lib/labels.js';
+import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 
 /** One agent: its brake, wallet, funds, policy and what it spent. */
 export function AgentPage({ agentId }: { agentId: string }) {
-  const { client, dashboard, refresh } = useDashboard();
+  const { client, dashboard, refresh, pendingApprovals } = useDashboard();
   const agent = dashboard?.agents.find((a) => a.agentId === agentId);
+  const waiting = pendingApprovals.filter((a) => a.agentId === agentId);
+  const [replacingKey, setReplacingKey] = useState(false);
   const [history, setHistory] = useState<SpendRecord[]>([]);
   const [services, setServices] = useState<Service[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -85,6 +90,19 @@ export function AgentPage({ agentId }: { agentId: string }) {
             </dd>
           </div>
         </dl>
+        {waiting.length > 0 && (
+          <div className="waiting" role="status">
+            <strong>
+              {waiting.length} request{waiting.length === 1 ? '' : 's'} from this agent wait{waiting.length === 1 ? 's' : ''} for you:
+            </strong>
+            <ul>
+              {waiting.map((approval) => (
+                <li key={approval.approvalId}>{describeRequest(approval, approval.kind === 'policy' ? agent.policy : null)}</li>
+              ))}
+            </ul>
+            <a href={hrefFor({ page: 'approvals' })}>Review in Approvals</a>
+          </div>
+        )}
         <ErrorNote error={error} />
       </section>
 
@@ -103,6 +121,16 @@ export function AgentPage({ agentId }: { agentId: string }) {
             />
           )}
           <RenameForm agentId={agent.agentId} current={agent.displayName} />
+          <div className="amount-form">
+            <span className="label-like">API key</span>
+            <p className="hint">Shown once when the agent was made. Lost or leaked? Issue a new one; the old one stops working.</p>
+            <div>
+              <button type="button" className="button" onClick={() => setReplacingKey(true)}>
+                Issue a new API key…
+              </button>
+            </div>
+          </div>
+          <ReplaceKeyDialog agentId={agent.agentId} name={agent.displayName} open={replacingKey} onClose={() => setReplacingKey(false)} />
         </section>
         <section className="card" aria-labelledby="policy-title">
           <h3 id="policy-title">Spending policy</h3>
@@ -139,14 +167,14 @@ export function AgentPage({ agentId }: { agentId: string }) {
               <tbody>
                 {history.map((p) => (
                   <tr key={p.id}>
-                    <td>{dateTime(p.timestamp)}</td>
+                    <td className="nowrap">{dateTime(p.timestamp)}</td>
                     <td>{p.service}</td>
                     <td className="muted">{p.description}</td>
                     <td className="num">
                       <Money value={p.amount} />
                     </td>
                     <td>
-                      <span className={`pill ${p.status}`}>{p.status}</span>
+                      <span className={`pill ${p.status}`}>{paymentStatusLabel(p.status)}</span>
                     </td>
                   </tr>
                 ))}

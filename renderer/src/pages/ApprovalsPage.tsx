@@ -1,30 +1,10 @@
 import { useEffect, useState } from 'react';
-import type { Approval } from '../api/types.js';
+import type { Approval, Policy } from '../api/types.js';
+import { describeRequest } from '../lib/requests.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
-import { dateTime } from '../lib/time.js';
+import { dateTime, shortTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
-
-/** What an agent asked for, in words. */
-export function describeRequest(approval: Approval): string {
-  const r = approval.request as Record<string, unknown>;
-  switch (approval.kind) {
-    case 'allocate':
-      return `Allocate ${String(r.amount)} USDC to its wallet`;
-    case 'resume':
-      return 'Resume itself (payments allowed again)';
-    case 'deploy':
-      return `Deploy a new agent “${String(r.agentId)}” (daily budget ${String(r.dailyBudget)} USDC, max ${String(r.maxPerPayment)} per payment)`;
-    case 'policy': {
-      const parts = Object.entries(r).map(([field, value]) =>
-        field === 'allowedServices' ? `allowedServices → ${(value as string[]).length === 0 ? 'every service' : (value as string[]).join(', ')}` : `${field} → ${String(value)}`,
-      );
-      return `Change its policy: ${parts.join('; ')}`;
-    }
-    default:
-      return approval.kind;
-  }
-}
 
 /** The approvals inbox: what agents asked for that only the owner may grant. */
 export function ApprovalsPage() {
@@ -33,8 +13,17 @@ export function ApprovalsPage() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | null>(null);
 
+  const [policies, setPolicies] = useState<Record<string, Policy>>({});
+
   useEffect(() => {
     client?.approvals().then((r) => setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20)), () => undefined);
+  }, [client, pendingApprovals]);
+  // A policy request is judged against the policy it would replace: read the current ones.
+  useEffect(() => {
+    const asking = [...new Set(pendingApprovals.filter((a) => a.kind === 'policy').map((a) => a.targetAgentId))];
+    for (const agentId of asking) {
+      client?.policy(agentId).then((r) => setPolicies((all) => ({ ...all, [agentId]: r.policy })), () => undefined);
+    }
   }, [client, pendingApprovals]);
 
   const decide = async (approval: Approval, decision: 'approve' | 'deny') => {
@@ -65,7 +54,7 @@ export function ApprovalsPage() {
                   <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
                     <strong>{approval.agentId}</strong>
                   </a>{' '}
-                  asks: {describeRequest(approval)}
+                  asks: {describeRequest(approval, policies[approval.targetAgentId] ?? null)}
                   <div className="muted">
                     asked {dateTime(approval.createdAt)} · expires {dateTime(approval.expiresAt)}
                   </div>
@@ -87,29 +76,38 @@ export function ApprovalsPage() {
       {recent.length > 0 && (
         <section className="card" aria-labelledby="decided-title">
           <h2 id="decided-title">Decided</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Agent</th>
-                <th scope="col">Request</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {recent.map((approval) => (
-                <tr key={approval.approvalId}>
-                  <td>{approval.agentId}</td>
-                  <td>{describeRequest(approval)}</td>
-                  <td>
-                    {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
-                    <span className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`} title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}>
-                      {approval.status === 'withdrawn' ? 'withdrawn (agent stopped)' : approval.status}
-                    </span>
-                  </td>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Decided</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {recent.map((approval) => (
+                  <tr key={approval.approvalId}>
+                    <td>
+                      <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
+                    </td>
+                    <td>
+                      {describeRequest(approval)}
+                      {approval.error && <div className="muted">{approval.error}</div>}
+                    </td>
+                    <td>
+                      {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
+                      <span className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`} title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}>
+                        {approval.status === 'withdrawn' ? 'withdrawn (agent stopped)' : approval.status}
+                      </span>
+                    </td>
+                    <td className="nowrap">{approval.decidedAt ? shortTime(approval.decidedAt) : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </section>
       )}
     </>

@@ -3,7 +3,7 @@ import { deployBodySchema, describeIssues } from '../../../server/core/schemas.j
 import type { Deployed } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
-import { CopyButton } from '../components/CopyButton.js';
+import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
 import { Dialog } from '../components/Dialog.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { NewAgentFields, emptyNewAgent, newAgentBody } from '../components/NewAgentFields.js';
@@ -18,6 +18,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
 
   const close = () => {
     setDeployed(null);
+    guard.reset();
     setError(null);
     setForm(emptyNewAgent());
     onClose();
@@ -41,35 +42,36 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
       setBusy(false);
     }
   };
-  const mcpJson = deployed
-    ? JSON.stringify({ mcpServers: { [`coffer-${deployed.agent.agentId}`]: deployed.mcpConfig } }, null, 2)
-    : '';
-
+  // The key exists only in this dialog: closing before copying it asks first.
+  const guard = useKeyCloseGuard(close);
+  const requestClose = () => void guard.requestClose(deployed?.apiKey !== undefined);
   return (
-    <Dialog open={open} onClose={close} title={deployed ? `Agent ${deployed.agent.displayName} is ready` : 'Deploy an agent'}>
+    <Dialog open={open} onClose={close} onRequestClose={requestClose} title={deployed ? `Agent ${deployed.agent.displayName} is ready` : 'Deploy an agent'}>
       {deployed ? (
         <div className="deployed">
-          <p>
-            This is the agent's API key. <strong>It is shown only now</strong>: Coffer keeps only its hash.
-          </p>
-          <div className="secret">
-            <code data-testid="api-key">{deployed.apiKey}</code>
-            <CopyButton text={deployed.apiKey ?? ''} label="Copy key" />
-          </div>
-          <p>Paste this into your MCP host's configuration (Claude Desktop, Cursor, …):</p>
-          <pre className="code" data-testid="mcp-config">{mcpJson}</pre>
-          <CopyButton text={mcpJson} label="Copy MCP config" />
+          <KeyOnce agentId={deployed.agent.agentId} apiKey={deployed.apiKey ?? ''} mcpConfig={deployed.mcpConfig} onCopied={guard.markCopied} />
           <p className="muted">
             Wallet <code>{deployed.agent.walletAddress}</code>. Allocate funds to it from its page.
           </p>
-          <div className="dialog-actions">
-            <a className="button" href={hrefFor({ page: 'agent', agentId: deployed.agent.agentId })} onClick={close}>
-              Open its page
-            </a>
-            <button type="button" className="button primary" onClick={close}>
-              Done
-            </button>
-          </div>
+          {guard.confirming ? (
+            <UncopiedKeyWarning onBack={guard.cancelConfirm} onClose={close} />
+          ) : (
+            <div className="dialog-actions">
+              <a
+                className="button"
+                href={hrefFor({ page: 'agent', agentId: deployed.agent.agentId })}
+                onClick={(event) => {
+                  // Follows the link only once the dialog may close.
+                  if (!guard.requestClose(deployed.apiKey !== undefined)) event.preventDefault();
+                }}
+              >
+                Open its page
+              </a>
+              <button type="button" className="button primary" onClick={requestClose}>
+                Done
+              </button>
+            </div>
+          )}
         </div>
       ) : (
         <form onSubmit={submit} noValidate>

@@ -1,0 +1,69 @@
+import type { Approval, Policy } from '../api/types.js';
+import { formatUsdc, tryParseUsdc } from './money.js';
+
+const LABELS = { dailyBudget: 'daily budget', maxPerPayment: 'max per payment', cooldownSeconds: 'cooldown', allowedServices: 'allowed services' } as const;
+
+const services = (list: unknown) => (Array.isArray(list) && list.length > 0 ? list.join(', ') : 'every service');
+const usdc = (value: unknown) => {
+  const micro = typeof value === 'string' ? tryParseUsdc(value) : null;
+  return micro === null ? String(value) : formatUsdc(micro);
+};
+
+/** How many times larger `to` is than `from` ("10×"), when that says something. */
+function factor(from: unknown, to: unknown): string {
+  const a = typeof from === 'string' ? tryParseUsdc(from) : null;
+  const b = typeof to === 'string' ? tryParseUsdc(to) : null;
+  if (a === null || b === null || a === 0n || b <= a) return '';
+  const tenths = Number((b * 10n) / a) / 10;
+  return ` (${Number.isInteger(tenths) ? tenths : tenths.toFixed(1)}×)`;
+}
+
+function same(field: string, asked: unknown, was: unknown): boolean {
+  if (field === 'dailyBudget' || field === 'maxPerPayment') {
+    return typeof asked === 'string' && typeof was === 'string' && tryParseUsdc(asked) === tryParseUsdc(was);
+  }
+  if (field === 'allowedServices') return services(asked) === services(was);
+  return asked === was;
+}
+
+/** One changed field in words: its name, from what (when the current policy is known) to what. */
+function change(field: string, value: unknown, current: Policy | null): string {
+  const label = LABELS[field as keyof typeof LABELS] ?? field;
+  const was = current ? current[field as keyof Policy] : undefined;
+  switch (field) {
+    case 'dailyBudget':
+    case 'maxPerPayment':
+      return was === undefined ? `${label} → ${usdc(value)} USDC` : `${label} ${usdc(was)} → ${usdc(value)} USDC${factor(was, value)}`;
+    case 'cooldownSeconds':
+      return was === undefined ? `${label} → ${String(value)} s` : `${label} ${String(was)} s → ${String(value)} s`;
+    case 'allowedServices':
+      return was === undefined ? `${label} → ${services(value)}` : `${label}: ${services(was)} → ${services(value)}`;
+    default:
+      return `${label} → ${String(value)}`;
+  }
+}
+
+/**
+ * What an agent asked for, in words the owner can judge: amounts in USDC, and for a policy the
+ * current value beside the asked one (with how many times larger), so a tenfold budget shows as such.
+ */
+export function describeRequest(approval: Approval, current: Policy | null = null): string {
+  const r = approval.request as Record<string, unknown>;
+  switch (approval.kind) {
+    case 'allocate':
+      return `Allocate ${usdc(r.amount)} USDC to its wallet`;
+    case 'resume':
+      return 'Resume itself (payments allowed again)';
+    case 'deploy':
+      return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;
+    case 'policy': {
+      // Against the current policy, only what would change is worth the owner's attention.
+      const changed = Object.entries(r).filter(([field, value]) => current === null || !same(field, value, current[field as keyof Policy]));
+      return changed.length === 0
+        ? 'Change its policy: nothing different from the current policy'
+        : `Change its policy: ${changed.map(([field, value]) => change(field, value, current)).join('; ')}`;
+    }
+    default:
+      return approval.kind;
+  }
+}

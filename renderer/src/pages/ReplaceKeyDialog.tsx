@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import type { ReplacedKey } from '../api/types.js';
+import { useDashboard } from '../state/store.js';
+import { Dialog } from '../components/Dialog.js';
+import { ErrorNote } from '../components/ErrorNote.js';
+import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
+
+/** Issues a new API key for an agent (a lost or leaked one): the old keys stop working at once. */
+export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: string; name: string; open: boolean; onClose: () => void }) {
+  const { client } = useDashboard();
+  const [replaced, setReplaced] = useState<ReplacedKey | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const close = () => {
+    setReplaced(null);
+    setError(null);
+    guard.reset();
+    onClose();
+  };
+  const guard = useKeyCloseGuard(close);
+  const requestClose = () => void guard.requestClose(replaced !== null);
+  const replace = async () => {
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setReplaced(await client.replaceKey(agentId));
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog open={open} onClose={close} onRequestClose={requestClose} title={replaced ? `A new key for ${name}` : `Issue a new API key for ${name}?`}>
+      {replaced ? (
+        <>
+          <KeyOnce agentId={replaced.agentId} apiKey={replaced.apiKey} mcpConfig={replaced.mcpConfig} onCopied={guard.markCopied} />
+          {guard.confirming ? (
+            <UncopiedKeyWarning onBack={guard.cancelConfirm} onClose={close} />
+          ) : (
+            <div className="dialog-actions">
+              <button type="button" className="button primary" onClick={requestClose}>
+                Done
+              </button>
+            </div>
+          )}
+        </>
+      ) : (
+        <>
+          <p>
+            The agent's current key <strong>stops working at once</strong>: a terminal linked with it, or an MCP host
+            configured with it, needs the new key. Use this when a key was lost or may have leaked.
+          </p>
+          <ErrorNote error={error} />
+          <div className="dialog-actions">
+            <button type="button" className="button" onClick={close}>
+              Cancel
+            </button>
+            <button type="button" className="button danger" disabled={busy} onClick={replace}>
+              {busy ? 'Issuing…' : 'Issue a new key'}
+            </button>
+          </div>
+        </>
+      )}
+    </Dialog>
+  );
+}
