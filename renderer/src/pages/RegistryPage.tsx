@@ -7,6 +7,16 @@ import { Money } from '../components/Money.js';
 const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
 
 /** The registry: services agents can pay (searchable) and image models with prices per resolution. */
+/** A URL that may wrap after its separators, never inside a word. */
+function breakable(url: string) {
+  return url.split(/(?<=[/?&])/).map((part, i) => (
+    <span key={i}>
+      {part}
+      <wbr />
+    </span>
+  ));
+}
+
 export function RegistryPage() {
   const client = useDashboard((s) => s.client);
   const [query, setQuery] = useState('');
@@ -58,9 +68,9 @@ export function RegistryPage() {
                         <div className="muted">{s.description}</div>
                       </td>
                       <td>
-                        {SOURCE[s.source] ?? s.source} · {s.category}
+                        <span className="nowrap">{SOURCE[s.source] ?? s.source}</span> · <span className="nowrap">{s.category}</span>
                       </td>
-                      <td>
+                      <td className="nowrap">
                         {s.pricePerCall ? (
                           <>
                             <Money value={s.pricePerCall} /> a call
@@ -74,7 +84,7 @@ export function RegistryPage() {
                         )}
                       </td>
                       <td>
-                        <code className="endpoint">{s.endpoint}</code>
+                        <code className="endpoint">{breakable(s.endpoint)}</code>
                       </td>
                     </tr>
                   ))}
