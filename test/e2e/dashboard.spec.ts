@@ -166,6 +166,10 @@ test('a new API key for an agent: asked first, shown once, guarded until copied,
   // Escape before copying asks instead of closing.
   await page.keyboard.press('Escape');
   await expect(page.getByRole('alertdialog')).toContainText('The key has not been copied');
+  // A second Escape in a row cannot be cancelled by the page: the dialog comes back, key and all.
+  await page.keyboard.press('Escape');
+  await expect(key).toBeVisible();
+  await expect(page.getByRole('alertdialog')).toContainText('The key has not been copied');
   await page.getByRole('button', { name: 'Back to the key' }).click();
   await page.getByRole('button', { name: 'Copy key' }).click();
   const newKey = (await key.textContent()) ?? '';
@@ -182,7 +186,9 @@ test('registry: search services and browse models with prices per resolution', a
   await page.getByLabel('Search services').fill('weather');
   await expect(page.getByRole('status').filter({ hasText: 'for “weather”' })).toBeVisible();
   await expect(page.getByRole('cell', { name: /Coffer demo weather/ })).toBeVisible();
-  const flux = page.getByRole('row', { name: /FLUX.1 pro/ });
+  // The models table's row (the services table may list the model too, before the search applies).
+  const models = page.locator('section', { has: page.getByRole('heading', { name: 'Image models' }) });
+  const flux = models.getByRole('row', { name: /FLUX.1 pro/ });
   await expect(flux).toContainText('0.04 USDC');
   await expect(flux).toContainText('0.16 USDC');
 });

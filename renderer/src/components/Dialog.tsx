@@ -2,7 +2,9 @@ import { useEffect, useRef, type ReactNode } from 'react';
 
 /**
  * A modal <dialog>: focus moves in, Escape closes, the page behind is inert. With `onRequestClose`,
- * Escape asks instead of closing (for a dialog holding something that would be lost).
+ * Escape asks instead of closing (for a dialog holding something that would be lost). The browser
+ * may close a dialog whatever the page says (a second Escape in a row cannot be cancelled): such a
+ * dialog that its owner still wants open is shown again, and asked to close, never just closed.
  */
 export function Dialog({
   open,
@@ -29,7 +31,12 @@ export function Dialog({
       ref={ref}
       className="dialog"
       aria-labelledby="dialog-title"
-      onClose={onClose}
+      onClose={() => {
+        if (open && onRequestClose && ref.current && !ref.current.open) {
+          ref.current.showModal();
+          onRequestClose();
+        } else onClose();
+      }}
       onCancel={(event) => {
         event.preventDefault();
         (onRequestClose ?? onClose)();

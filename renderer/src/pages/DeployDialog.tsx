@@ -44,7 +44,10 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
   };
   // The key exists only in this dialog: closing before copying it asks first.
   const guard = useKeyCloseGuard(close);
-  const requestClose = () => void guard.requestClose(deployed?.apiKey !== undefined);
+  // While the deploy is under way nothing closes: its answer carries the only copy of the key.
+  const requestClose = () => {
+    if (!busy) guard.requestClose(deployed?.apiKey !== undefined);
+  };
   return (
     <Dialog open={open} onClose={close} onRequestClose={requestClose} title={deployed ? `Agent ${deployed.agent.displayName} is ready` : 'Deploy an agent'}>
       {deployed ? (
@@ -78,7 +81,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
           <NewAgentFields form={form} onChange={setForm} idPrefix="deploy" />
           <ErrorNote error={error} />
           <div className="dialog-actions">
-            <button type="button" className="button" onClick={close}>
+            <button type="button" className="button" onClick={close} disabled={busy}>
               Cancel
             </button>
             <button type="submit" className="button primary" disabled={busy}>

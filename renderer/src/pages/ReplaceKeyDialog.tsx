@@ -18,7 +18,10 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
     onClose();
   };
   const guard = useKeyCloseGuard(close);
-  const requestClose = () => void guard.requestClose(replaced !== null);
+  // While the old keys are being replaced, nothing closes: the answer carries the only copy of the new key.
+  const requestClose = () => {
+    if (!busy) guard.requestClose(replaced !== null);
+  };
   const replace = async () => {
     if (!client) return;
     setBusy(true);
@@ -55,7 +58,7 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
           </p>
           <ErrorNote error={error} />
           <div className="dialog-actions">
-            <button type="button" className="button" onClick={close}>
+            <button type="button" className="button" onClick={close} disabled={busy}>
               Cancel
             </button>
             <button type="button" className="button danger" disabled={busy} onClick={replace}>
