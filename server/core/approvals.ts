@@ -3,7 +3,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
-import { agentView, iso, policyView } from './views.js';
+import { iso } from './views.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
@@ -93,29 +93,21 @@ export function withdrawRequestsOf(ctx: EngineContext, owner: string, agentId: s
 }
 
 /**
- * Approvals a stopped process was carrying out: approved, with no outcome recorded. A deploy whose
- * agent exists is finished from what is there (so the asking agent can still collect the key); one
- * whose agent does not exist never happened. Anything else is marked as interrupted for the owner to
- * check: its money side, if any, was settled by the reconciliation that runs before this.
+ * Approvals a stopped process was carrying out: approved, with no outcome recorded. Whether the
+ * work was done cannot be told for sure (an agent of that name may have been made by someone else),
+ * so each is recorded as failed with what the owner should check, and nothing is handed out: no key
+ * goes to an asking agent from a deploy that was not seen through. The money side of an allocation,
+ * if any, was settled by the reconciliation that runs before this.
  */
 export function recoverInterruptedApprovals(ctx: EngineContext): number {
   const interrupted = ctx.store.interruptedApprovals();
   for (const approval of interrupted) {
-    const target = approval.kind === 'deploy' ? ctx.store.getAgent(approval.owner, approval.targetAgentId) : null;
+    const error =
+      approval.kind === 'deploy'
+        ? `Coffer stopped while creating agent "${approval.targetAgentId}"; no key was handed over. If the agent exists, issue it a key from its page.`
+        : 'Coffer stopped while carrying this out; it may have been applied in part: check the agent (balance, policy, status) before approving it again.';
     ctx.store.transaction(() => {
-      if (approval.kind === 'deploy' && target !== null) {
-        const result = { agent: agentView(target), policy: policyView(ctx.store.getPolicy(approval.owner, target.agentId)) };
-        ctx.store.recordApprovalOutcome(approval.id, 'approved', result, null);
-      } else if (approval.kind === 'deploy') {
-        ctx.store.recordApprovalOutcome(approval.id, 'failed', null, 'Coffer stopped before the agent was created; nothing was deployed');
-      } else {
-        ctx.store.recordApprovalOutcome(
-          approval.id,
-          'approved',
-          null,
-          'Coffer stopped while carrying this out; check the agent (balance, policy, status) before approving it again',
-        );
-      }
+      ctx.store.recordApprovalOutcome(approval.id, 'failed', null, error);
       audit(ctx, { actor: 'system', owner: approval.owner, agentId: approval.agentId, action: 'approval.recovered', detail: { approvalId: approval.id, kind: approval.kind } });
     });
   }

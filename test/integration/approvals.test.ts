@@ -216,33 +216,32 @@ describe('approvals: an agent asks, only the owner loosens', () => {
 });
 
 describe('an approval interrupted by a stop (approved, no outcome recorded)', () => {
-  it('is settled on the next start: a deploy whose agent exists is finished and its key can be collected; the rest say what happened', async () => {
+  it('is settled on the next start as failed, saying what to check, and hands out no key', async () => {
     const dataDir = tempDataDir();
     try {
       let t = await startCoffer({ dataDir });
       const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
       const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
       const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
-      const never = (await ask('/v1/agents/deploy', { agentId: 'child-never', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
       const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
-      // What a process killed mid-approval leaves: the approvals taken, the first deploy done, nothing recorded.
+      // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
+      // (by the approval or by someone else: it cannot be told), nothing recorded.
       await deployAgent(t, 'child-made', { dailyBudget: '1.00', maxPerPayment: '0.10' });
-      t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?, ?)").run(made, never, funds);
+      t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?)").run(made, funds);
       await t.stop();
 
       t = await startCoffer({ dataDir });
       try {
         const read = async (id: string) => (await t.api('GET', t.withOwner(`/v1/approvals/${id}`))).body;
-        expect(await read(made)).toMatchObject({ status: 'approved', result: { agent: { agentId: 'child-made' }, policy: { dailyBudget: '1.00' } } });
-        expect(await read(never)).toMatchObject({ status: 'failed', error: expect.stringMatching(/nothing was deployed/) });
-        expect(await read(funds)).toMatchObject({ status: 'approved', error: expect.stringMatching(/stopped while carrying this out/) });
-        // The asking agent collects the finished deploy's key, once.
+        expect(await read(made)).toMatchObject({ status: 'failed', error: expect.stringMatching(/no key was handed over/) });
+        expect(await read(funds)).toMatchObject({ status: 'failed', error: expect.stringMatching(/may have been applied in part/) });
+        // The asking agent gets no key to an agent it may not have made.
         const collected = await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: asker.apiKey });
-        expect(collected.body.apiKey).toMatch(/^cof_agt_/);
-        const balance = await t.api('GET', t.withOwner('/v1/agents/child-made/balance'), { key: collected.body.apiKey });
-        expect(balance.status).toBe(200);
-        expect((await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: asker.apiKey })).body.apiKey).toBeUndefined();
-        expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'approval.recovered'").pluck().get()).toBe(3);
+        expect(collected.status).toBe(200);
+        expect(collected.body.apiKey).toBeUndefined();
+        // Approving again is refused: the request is decided.
+        expect((await t.api('POST', t.withOwner(`/v1/approvals/${made}/approve`))).body.code).toBe('approval_decided');
+        expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'approval.recovered'").pluck().get()).toBe(2);
       } finally {
         await t.stop();
       }
