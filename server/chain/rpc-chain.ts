@@ -36,6 +36,8 @@ import { creditOf } from './token-balance-changes.js';
 import { decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
 
 const CONFIRM_POLL_MS = 500;
+/** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
+const DEPOSIT_READS_PER_ROUND = 200;
 const CONFIRM_TIMEOUT_MS = 90_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -202,10 +204,9 @@ export class RpcChain implements Chain {
   async incomingTransfers(
     wallet: string,
     afterSignature: string | null,
-  ): Promise<{ transfers: IncomingTransfer[]; newestSignature: string | null }> {
+  ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null }> {
     const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
-    // Every signature since the last one seen, newest first, paged back to it. No cap: stopping
-    // early would move the cursor past transactions never read, and a deposit would be lost.
+    // Every signature since the last one read, paged back to it (listing is cheap: 1,000 a call).
     const signatures: { signature: string; err: unknown }[] = [];
     let before: string | undefined;
     for (;;) {
@@ -223,26 +224,43 @@ export class RpcChain implements Chain {
       if (page.length < 1_000) break;
       before = page[page.length - 1]?.signature;
     }
+    // Then the oldest first, a bounded number a round, each moving the cursor only once it is read:
+    // a flood of dust or a rate-limited RPC slows the watcher down but never stalls it, and a
+    // transaction the RPC cannot return yet (nodes lag each other) is read next round, not skipped.
     const transfers: IncomingTransfer[] = [];
-    // Oldest first, so deposits are recorded in the order they arrived.
-    for (const entry of signatures.reverse()) {
-      if (entry.err) continue;
-      const credit = await this.usdcCredit(entry.signature, account);
-      // Only what the treasury's account gained, from someone else: its own allocations only lose.
-      if (credit === null || credit.amount === 0n || credit.from === wallet) continue;
-      transfers.push({ txSignature: entry.signature, from: credit.from, amount: credit.amount, blockTime: credit.blockTime });
+    let readUpTo = afterSignature;
+    for (const entry of signatures.reverse().slice(0, DEPOSIT_READS_PER_ROUND)) {
+      if (!entry.err) {
+        let credit;
+        try {
+          credit = await this.usdcCredit(entry.signature, account);
+        } catch (error) {
+          if (transfers.length === 0 && readUpTo === afterSignature) throw error;
+          break;
+        }
+        if (credit === 'not_yet') break;
+        // Only what the treasury's account gained, from someone else: its own allocations only lose.
+        if (credit !== null && credit.amount > 0n && credit.from !== wallet) {
+          transfers.push({ txSignature: entry.signature, from: credit.from, amount: credit.amount, blockTime: credit.blockTime });
+        }
+      }
+      readUpTo = entry.signature;
     }
-    return { transfers, newestSignature: signatures.at(-1)?.signature ?? afterSignature };
+    return { transfers, readUpTo };
   }
 
-  /** What `tokenAccount` gained in USDC in a confirmed, successful transaction (see creditOf). */
+  /**
+   * What `tokenAccount` gained in USDC in a confirmed transaction (see creditOf): null for a failed
+   * one, `not_yet` when the RPC listed the signature but cannot return the transaction yet.
+   */
   private async usdcCredit(txSignature: string, tokenAccount: string) {
     const found = await call(() =>
       this.rpc
         .getTransaction(toSignature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
         .send(),
     );
-    if (!found?.meta || found.meta.err !== null) return null;
+    if (found === null || !found.meta) return 'not_yet' as const;
+    if (found.meta.err !== null) return null;
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(found.transaction[0]));
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
     const loaded = found.meta.loadedAddresses;

@@ -198,9 +198,9 @@ export class SimChain implements Chain {
     });
   }
 
-  async incomingTransfers(): Promise<{ transfers: []; newestSignature: null }> {
+  async incomingTransfers(): Promise<{ transfers: []; readUpTo: null }> {
     // Nothing outside this process can send to the embedded chain; the faucet records its own deposits.
-    return { transfers: [], newestSignature: null };
+    return { transfers: [], readUpTo: null };
   }
 
   /**

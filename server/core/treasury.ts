@@ -103,7 +103,7 @@ export function listDeposits(ctx: EngineContext, principal: Principal) {
  */
 export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
   const lastSeen = ctx.store.getMeta(`deposits.last_signature:${owner}`);
-  const { transfers, newestSignature } = await ctx.chain.incomingTransfers(owner, lastSeen);
+  const { transfers, readUpTo } = await ctx.chain.incomingTransfers(owner, lastSeen);
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
@@ -121,7 +121,8 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
         ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature });
       }
     }
-    if (newestSignature !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, newestSignature);
+    // The deposits and the cursor past them in one transaction: a crash keeps both or neither.
+    if (readUpTo !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, readUpTo);
   });
   return recorded;
 }

@@ -260,15 +260,21 @@ describe('Coffer on an RPC network', () => {
     }
   });
 
-  it('reads every deposit since the last round, past one page of 1,000 signatures, and never one twice', async () => {
+  it('reads every deposit since the last round, past one page of 1,000 signatures, at most 200 a round, never one twice', async () => {
     const watch = startChainWatch(t.coffer, () => undefined, 60_000);
     try {
       await watch.tick();
-      const before = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits.length;
+      const count = () => t.coffer.db.prepare('SELECT COUNT(*) FROM deposits').pluck().get() as number;
+      const before = count();
       const balanceBefore = await t.coffer.chain.usdcBalance(t.owner);
       const signatures = await rpc.depositMany(t.owner, 1_005, 1_000n);
-      await watch.tick();
-      await watch.tick();
+      const rounds: number[] = [];
+      for (let round = 0; round < 12 && count() < before + 1_005; round++) {
+        const start = count();
+        await watch.tick();
+        rounds.push(count() - start);
+      }
+      expect(Math.max(...rounds)).toBeLessThanOrEqual(200);
       const recorded = t.coffer.db.prepare('SELECT tx_signature FROM deposits').pluck().all() as string[];
       expect(recorded.length).toBe(before + 1_005);
       expect(new Set(recorded).size).toBe(recorded.length);
@@ -278,6 +284,48 @@ describe('Coffer on an RPC network', () => {
       await watch.stop();
     }
   }, 60_000);
+
+  it('a transaction the RPC lists but cannot return yet is read next round, and so is everything after it', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      await watch.tick();
+      const first = await rpc.depositFromOutside(t.owner, micro('1'));
+      const lagging = await rpc.depositFromOutside(t.owner, micro('2'));
+      const after = await rpc.depositFromOutside(t.owner, micro('3'));
+      rpc.unreadable.add(lagging.signature);
+      await watch.tick();
+      const signatures = () => t.coffer.db.prepare('SELECT tx_signature FROM deposits').pluck().all() as string[];
+      expect(signatures()).toContain(first.signature);
+      expect(signatures()).not.toContain(lagging.signature);
+      expect(signatures()).not.toContain(after.signature);
+      rpc.unreadable.delete(lagging.signature);
+      await watch.tick();
+      expect(signatures()).toEqual(expect.arrayContaining([lagging.signature, after.signature]));
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it('a rate-limited RPC keeps what a round read and goes on from there', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      await watch.tick();
+      const count = () => t.coffer.db.prepare('SELECT COUNT(*) FROM deposits').pluck().get() as number;
+      const before = count();
+      for (let i = 0; i < 5; i++) await rpc.depositFromOutside(t.owner, micro('0.5'));
+      rpc.throttle = { method: 'getTransaction', allow: 2 };
+      await watch.tick();
+      expect(count()).toBe(before + 2);
+      await watch.tick(); // nothing allowed: the round fails, nothing is lost
+      expect(count()).toBe(before + 2);
+      rpc.throttle = null;
+      await watch.tick();
+      expect(count()).toBe(before + 5);
+    } finally {
+      rpc.throttle = null;
+      await watch.stop();
+    }
+  });
 
   it('answers 502 chain_unavailable when the RPC cannot be reached, and changes nothing', async () => {
     rpc.offline = true;

@@ -79,10 +79,12 @@ export interface Chain extends TransferLookup {
   resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
   /**
-   * USDC received by a wallet from others since `afterSignature` (newest first), and the newest
-   * signature that touched its token account, to pass as `afterSignature` next time.
+   * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
+   * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of
+   * work, a transaction the RPC cannot return yet, an RPC error after some progress): what it did
+   * read is returned with its cursor, and the rest comes next round. Nothing is ever skipped.
    */
-  incomingTransfers(wallet: string, afterSignature: string | null): Promise<{ transfers: IncomingTransfer[]; newestSignature: string | null }>;
+  incomingTransfers(wallet: string, afterSignature: string | null): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null }>;
   /** Sim only: mints test USDC to a wallet. */
   mintTestUsdc(to: string, amount: bigint): Promise<string>;
   close(): Promise<void>;
