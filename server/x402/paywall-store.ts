@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { NonceTerms } from './nonces.js';
 
 export interface AcceptedPayment {
   txSignature: string;
@@ -30,6 +31,11 @@ export interface PaywallStore {
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
   /**
+   * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
+   * just before an upgrade still gets what was paid for.
+   */
+  storedNonce(nonce: string): NonceTerms | null;
+  /**
    * Forgets accepted payments a day past their nonce's expiry: by then a receipt is refused as
    * expired anyway, so nothing can be replayed, and the table stays small.
    */
@@ -52,9 +58,10 @@ export function openPaywallStore(file: string): PaywallStore {
       amount INTEGER NOT NULL,
       accepted_at INTEGER NOT NULL
     ) STRICT;
-    -- Stored nonces were replaced by authenticated ones (nonces.ts).
-    DROP TABLE IF EXISTS nonces;
   `);
+  // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
+  // until its nonces expire, then dropped.
+  const hasStoredNonces = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get() !== undefined;
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
   if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
 
@@ -69,13 +76,29 @@ export function openPaywallStore(file: string): PaywallStore {
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
   const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
+  const storedNonce = (nonce: string): NonceTerms | null => {
+    if (!hasStoredNonces()) return null;
+    const row = db.prepare('SELECT resource, amount, issued_at, expires_at FROM nonces WHERE nonce = ?').safeIntegers(true).get(nonce) as
+      | { resource: string; amount: bigint; issued_at: bigint; expires_at: bigint }
+      | undefined;
+    return row ? { resource: row.resource, amount: row.amount, issuedAt: Number(row.issued_at), expiresAt: Number(row.expires_at) } : null;
+  };
+  const pruneStoredNonces = (before: number) => {
+    if (!hasStoredNonces()) return;
+    db.prepare('DELETE FROM nonces WHERE expires_at < ?').run(before);
+    if (db.prepare('SELECT COUNT(*) FROM nonces').pluck().get() === 0) db.exec('DROP TABLE nonces');
+  };
   return {
     nonceKey,
+    storedNonce,
     // Both keys are unique: a second payment with the same signature or the same nonce is ignored.
     accept: (payment) => insertPayment.run(payment).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
-    prune: (now) => void prune.run(now - 24 * 60 * 60 * 1000),
+    prune: (now) => {
+      prune.run(now - 24 * 60 * 60 * 1000);
+      pruneStoredNonces(now - 24 * 60 * 60 * 1000);
+    },
     close: () => db.close(),
   };
 }

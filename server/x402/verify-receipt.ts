@@ -4,7 +4,7 @@ import { formatUsdc, tryParseUsdc } from '../core/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';
 import type { PaywallStore } from './paywall-store.js';
-import type { Nonces } from './nonces.js';
+import type { NonceReading, Nonces } from './nonces.js';
 
 export interface VerifiedPayment {
   payer: string;
@@ -71,7 +71,13 @@ export async function verifyReceipt(
   if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
 
   if (context.store.isAccepted(receipt.txSignature)) return refuse('receipt_already_used', 'this payment was already used');
-  const reading = context.nonces.read(receipt.memo, context.resource);
+  const legacy = context.store.storedNonce(receipt.memo);
+  const reading: NonceReading =
+    legacy === null
+      ? context.nonces.read(receipt.memo, context.resource)
+      : legacy.resource === context.resource
+        ? { ok: true, terms: legacy }
+        : { ok: false, code: 'wrong_resource' };
   if (!reading.ok) {
     return reading.code === 'wrong_resource'
       ? refuse('wrong_resource', 'the nonce was issued for another route')

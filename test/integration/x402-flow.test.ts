@@ -1,4 +1,5 @@
 import express from 'express';
+import Database from 'better-sqlite3';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, statSync } from 'node:fs';
@@ -234,6 +235,29 @@ describe('the 402 flow against the demo paid API', () => {
     const answered = await get('/weather?city=Lima', paid.body.xPaymentHeader);
     expect(answered.status).toBe(200);
     expect(answered.body.city).toBe('Lima');
+  });
+
+  it('a nonce handed out by an older paywall that stored nonces is still accepted after the upgrade', async () => {
+    const agent = await fundedAgent(t, 'upgrader', '1.00');
+    const file = join(t.dataDir, 'old-paywall.db');
+    const old = new Database(file);
+    const now = Date.now();
+    old.exec(`CREATE TABLE nonces (nonce TEXT PRIMARY KEY, resource TEXT NOT NULL, amount INTEGER NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER) STRICT;
+      CREATE TABLE accepted_payments (tx_signature TEXT PRIMARY KEY, nonce TEXT NOT NULL UNIQUE, payer TEXT NOT NULL, amount INTEGER NOT NULL, accepted_at INTEGER NOT NULL) STRICT;`);
+    old.prepare('INSERT INTO nonces VALUES (?, ?, ?, ?, ?, NULL)').run('old-style-nonce', 'GET /weather', 10_000, now - 1000, now + 300_000);
+    old.close();
+    const upgraded = openPaywallStore(file);
+    const server = await listen(createDemoApi({ lookup, store: upgraded }));
+    try {
+      const paid = await pay('upgrader', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'old-style-nonce' });
+      const answered = await fetch(`${server.url}/weather?city=Bern`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect(answered.status).toBe(200);
+      const again = await fetch(`${server.url}/weather?city=Bern`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
+      expect((await json(again)).code).toBe('receipt_already_used');
+    } finally {
+      await close(server.server);
+      upgraded.close();
+    }
   });
 
   it('answers 503 when the chain cannot be read, and the receipt stays good for later', async () => {

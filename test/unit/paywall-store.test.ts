@@ -49,22 +49,32 @@ describe('paywall store', () => {
       const old = new Database(file);
       old.exec(`CREATE TABLE nonces (nonce TEXT PRIMARY KEY, resource TEXT NOT NULL, amount INTEGER NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER) STRICT;
         CREATE TABLE accepted_payments (tx_signature TEXT PRIMARY KEY, nonce TEXT NOT NULL UNIQUE, payer TEXT NOT NULL, amount INTEGER NOT NULL, accepted_at INTEGER NOT NULL) STRICT;
-        INSERT INTO accepted_payments VALUES ('before-sig', 'before-nonce', 'p', 1, ${5 * DAY});`);
+        INSERT INTO accepted_payments VALUES ('before-sig', 'before-nonce', 'p', 1, ${5 * DAY});
+        INSERT INTO nonces VALUES ('old-unpaid', 'GET /a', 10000, ${5 * DAY}, ${5 * DAY + 300_000}, NULL);`);
       old.close();
 
       const first = openPaywallStore(file);
       const key = Buffer.from(first.nonceKey).toString('hex');
       expect(first.nonceKey).toHaveLength(32);
       expect(first.isAccepted('before-sig')).toBe(true);
+      // A nonce the old store handed out is still payable until it expires.
+      expect(first.storedNonce('old-unpaid')).toEqual({ resource: 'GET /a', amount: 10_000n, issuedAt: 5 * DAY, expiresAt: 5 * DAY + 300_000 });
+      expect(first.storedNonce('never-issued')).toBeNull();
       first.prune(6 * DAY);
+      expect(first.storedNonce('old-unpaid')).not.toBeNull(); // kept a day past its expiry
       expect(first.isAccepted('before-sig')).toBe(true); // kept two days from its acceptance
       first.prune(7 * DAY + 1);
       expect(first.isAccepted('before-sig')).toBe(false);
+      expect(first.storedNonce('old-unpaid')).toBeNull();
       first.close();
 
       const second = openPaywallStore(file);
       expect(Buffer.from(second.nonceKey).toString('hex')).toBe(key);
+      expect(second.storedNonce('old-unpaid')).toBeNull();
       second.close();
+      const tables = new Database(file, { readonly: true });
+      expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get()).toBeUndefined();
+      tables.close();
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(openPaywallStore(':memory:').nonceKey).not.toEqual(second.nonceKey);
     } finally {
