@@ -16,6 +16,8 @@ export const LINK_TTL_MS = 10 * 60 * 1000;
 export const LINK_POLL_INTERVAL_MS = 2000;
 /** Link sessions that may wait for the owner at once: more than a person links in ten minutes. */
 export const MAX_WAITING_LINK_SESSIONS = 20;
+/** A waiting session not polled for this long no longer counts against the cap (its terminal left). */
+const LINK_ABANDONED_AFTER_MS = 30_000;
 /** Credentials of a completed session wait this long for their poller. */
 const COLLECT_GRACE_MS = 10 * 60 * 1000;
 
@@ -36,12 +38,14 @@ function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
 export function createLinkSession(ctx: EngineContext, client: Record<string, string>) {
   const token = `${LINK_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
   const now = ctx.clock.now();
-  // Anyone on the machine may ask (no key yet), so what waits is bounded, and old sessions go.
+  // Anyone on the machine may ask (no key yet), so what waits is bounded, and old sessions go. Only
+  // sessions whose terminal still polls count: an abandoned one (its `coffer link` gone) stops
+  // holding a place after half a minute, so leftovers cannot lock linking out for ten minutes.
   ctx.store.pruneLinkSessions(now - DAY_MS);
-  const waiting = ctx.store.waitingLinkSessions(now);
+  const waiting = ctx.store.waitingLinkSessions(now, now - LINK_ABANDONED_AFTER_MS);
   if (waiting.count >= MAX_WAITING_LINK_SESSIONS) {
-    throw new CofferError('too_many_requests', `${waiting.count} link sessions are already waiting for the owner; complete one or let them expire`, {
-      retryAfterSeconds: Math.max(1, Math.ceil(((waiting.firstExpiry ?? now) - now) / 1000)),
+    throw new CofferError('too_many_requests', `${waiting.count} link sessions are already waiting for the owner; complete one or try again shortly`, {
+      retryAfterSeconds: Math.max(1, Math.ceil(((waiting.oldestSign ?? now) + LINK_ABANDONED_AFTER_MS - now) / 1000)),
     });
   }
   const session: LinkSessionRecord = {

@@ -294,7 +294,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     recentRefusals: db.prepare(
       'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
     ),
-    waitingLinkSessions: db.prepare("SELECT COUNT(*) AS count, MIN(expires_at) AS firstExpiry FROM link_sessions WHERE status = 'pending' AND expires_at > ?"),
+    waitingLinkSessions: db.prepare(
+      `SELECT COUNT(*) AS count, MIN(COALESCE(last_polled_at, created_at)) AS oldestSign FROM link_sessions
+       WHERE status = 'pending' AND expires_at > ? AND COALESCE(last_polled_at, created_at) > ?`,
+    ),
     pruneLinkSessions: db.prepare('DELETE FROM link_sessions WHERE expires_at < ?'),
     touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
     completeLinkSession: db.prepare(
@@ -520,7 +523,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
       })(),
     recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
-    waitingLinkSessions: (now) => stmts.waitingLinkSessions.get(now) as { count: number; firstExpiry: number | null },
+    waitingLinkSessions: (now, aliveSince) => stmts.waitingLinkSessions.get(now, aliveSince) as { count: number; oldestSign: number | null },
     pruneLinkSessions: (before) => void stmts.pruneLinkSessions.run(before),
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
     completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,

@@ -116,7 +116,8 @@ describe('link sessions anyone on the machine may start', () => {
   afterAll(async () => t.stop());
   const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'flood' } });
 
-  it('at most 20 wait at once (then 429 with Retry-After); expired ones free their place and are forgotten a day later', async () => {
+  it('at most 20 polled sessions wait at once (then 429 with Retry-After); abandoned and expired ones free their place', async () => {
+    const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
     const tokens: string[] = [];
     for (let i = 0; i < 20; i++) {
       const created = await create();
@@ -127,22 +128,33 @@ describe('link sessions anyone on the machine may start', () => {
     const refused = await create();
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('too_many_requests');
-    // The first one expires 10 minutes after it was made, 20 s ago.
-    expect(Number(refused.headers.get('retry-after'))).toBe(10 * 60 - 20);
+    // The first one stops holding a place 30 s after its last sign of life, 20 s ago.
+    expect(Number(refused.headers.get('retry-after'))).toBe(10);
 
     // Completing one frees a place.
     expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${tokens[0]}/complete`), { body: { agentId: 'linked-one' } })).status).toBe(200);
-    expect((await create()).status).toBe(200);
+    const replacement = (await create()).body.token as string;
     expect((await create()).status).toBe(429);
 
-    // Expiry frees the rest; a day later the expired sessions are gone (404, not 410).
-    clock.advance(10 * 60 * 1000);
-    expect((await create()).status).toBe(200);
-    expect((await t.api('GET', `/v1/link-sessions/${tokens[5]}`, { key: null })).body.code).toBe('link_expired');
+    // Terminals that keep polling keep their place; the ones that went quiet lose it after 30 s.
+    for (let second = 0; second < 15; second++) {
+      clock.advance(2000);
+      for (const token of [...tokens.slice(1, 6), replacement]) expect((await poll(token)).status).toBe(200);
+    }
+    const fresh: number[] = [];
+    for (let i = 0; i < 20; i++) fresh.push((await create()).status);
+    // 6 still polled: 14 new ones fit, then the cap again.
+    expect(fresh.filter((status) => status === 200)).toHaveLength(14);
+    expect(fresh.at(-1)).toBe(429);
+    // An abandoned session can still be completed in its ten minutes: only its place in the count went.
+    expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${tokens[10]}/complete`), { body: { agentId: 'linked-late' } })).status).toBe(200);
+
+    // A day past expiry the sessions are gone (404, not 410).
+    clock.advance(11 * 60 * 1000);
+    expect((await poll(tokens[12]!)).body.code).toBe('link_expired');
     clock.advance(24 * 60 * 60 * 1000);
     expect((await create()).status).toBe(200);
-    expect((await t.api('GET', `/v1/link-sessions/${tokens[5]}`, { key: null })).status).toBe(404);
-    // Left: the three made since (at 20 s, at 10 min 20 s, and now); the first twenty are forgotten.
-    expect(t.coffer.db.prepare('SELECT COUNT(*) FROM link_sessions').pluck().get()).toBe(3);
+    expect((await poll(tokens[12]!)).status).toBe(404);
+    expect(t.coffer.db.prepare('SELECT COUNT(*) FROM link_sessions').pluck().get()).toBe(1);
   });
 });

@@ -257,8 +257,11 @@ export interface Store {
   withdrawApprovals(owner: string, agentId: string, at: number): { id: string; kind: ApprovalKind }[];
 
   insertLinkSession(session: LinkSessionRecord): void;
-  /** Sessions still waiting for the owner at `now`, and when the first of them expires. */
-  waitingLinkSessions(now: number): { count: number; firstExpiry: number | null };
+  /**
+   * Sessions still waiting for the owner at `now` whose terminal was heard from (created or polled)
+   * after `aliveSince`, and the oldest such sign of life.
+   */
+  waitingLinkSessions(now: number, aliveSince: number): { count: number; oldestSign: number | null };
   /** Forgets sessions that expired before `before` (used, completed or not). */
   pruneLinkSessions(before: number): void;
   getLinkSession(tokenHash: string): LinkSessionRecord | null;
