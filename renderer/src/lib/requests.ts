@@ -26,6 +26,12 @@ function same(field: string, asked: unknown, was: unknown): boolean {
   return asked === was;
 }
 
+function unchanged(field: string, value: unknown): string {
+  const label = LABELS[field as keyof typeof LABELS] ?? field;
+  const shown = field === 'allowedServices' ? services(value) : field === 'cooldownSeconds' ? `${String(value)} s` : `${usdc(value)} USDC`;
+  return `${label} ${shown} (unchanged)`;
+}
+
 /** One changed field in words: its name, from what (when the current policy is known) to what. */
 function change(field: string, value: unknown, current: Policy | null): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
@@ -56,13 +62,11 @@ export function describeRequest(approval: Approval, current: Policy | null = nul
       return 'Resume itself (payments allowed again)';
     case 'deploy':
       return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;
-    case 'policy': {
-      // Against the current policy, only what would change is worth the owner's attention.
-      const changed = Object.entries(r).filter(([field, value]) => current === null || !same(field, value, current[field as keyof Policy]));
-      return changed.length === 0
-        ? 'Change its policy: nothing different from the current policy'
-        : `Change its policy: ${changed.map(([field, value]) => change(field, value, current)).join('; ')}`;
-    }
+    case 'policy':
+      // Every asked field is shown; the ones equal to the current policy say so, so nothing hides.
+      return `Change its policy: ${Object.entries(r)
+        .map(([field, value]) => (current !== null && same(field, value, current[field as keyof Policy]) ? unchanged(field, value) : change(field, value, current)))
+        .join('; ')}`;
     default:
       return approval.kind;
   }

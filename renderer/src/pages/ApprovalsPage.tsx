@@ -8,22 +8,15 @@ import { ErrorNote } from '../components/ErrorNote.js';
 
 /** The approvals inbox: what agents asked for that only the owner may grant. */
 export function ApprovalsPage() {
-  const { client, refresh, pendingApprovals } = useDashboard();
+  const { client, refresh, pendingApprovals, dashboard } = useDashboard();
+  // A policy request is judged against the policy it would replace, as live as the dashboard.
+  const policyOf = (agentId: string): Policy | null => dashboard?.agents.find((a) => a.agentId === agentId)?.policy ?? null;
   const [recent, setRecent] = useState<Approval[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | null>(null);
 
-  const [policies, setPolicies] = useState<Record<string, Policy>>({});
-
   useEffect(() => {
     client?.approvals().then((r) => setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20)), () => undefined);
-  }, [client, pendingApprovals]);
-  // A policy request is judged against the policy it would replace: read the current ones.
-  useEffect(() => {
-    const asking = [...new Set(pendingApprovals.filter((a) => a.kind === 'policy').map((a) => a.targetAgentId))];
-    for (const agentId of asking) {
-      client?.policy(agentId).then((r) => setPolicies((all) => ({ ...all, [agentId]: r.policy })), () => undefined);
-    }
   }, [client, pendingApprovals]);
 
   const decide = async (approval: Approval, decision: 'approve' | 'deny') => {
@@ -54,7 +47,7 @@ export function ApprovalsPage() {
                   <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
                     <strong>{approval.agentId}</strong>
                   </a>{' '}
-                  asks: {describeRequest(approval, policies[approval.targetAgentId] ?? null)}
+                  asks: {describeRequest(approval, approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null)}
                   <div className="muted">
                     asked {dateTime(approval.createdAt)} · expires {dateTime(approval.expiresAt)}
                   </div>

@@ -37,9 +37,11 @@ describe('describeRequest', () => {
 });
 
 describe('describeRequest against the current policy', () => {
-  it('leaves out what would not change', () => {
+  it('marks what would not change, and hides nothing', () => {
     const asked = approval('policy', { dailyBudget: '5', allowedServices: ['demo-weather'], cooldownSeconds: 0 });
-    expect(describeRequest(asked, current)).toBe('Change its policy: cooldown 30 s → 0 s');
-    expect(describeRequest(approval('policy', { dailyBudget: '5.000' }), current)).toBe('Change its policy: nothing different from the current policy');
+    expect(describeRequest(asked, current)).toBe(
+      'Change its policy: daily budget 5.00 USDC (unchanged); allowed services demo-weather (unchanged); cooldown 30 s → 0 s',
+    );
+    expect(describeRequest(approval('policy', { dailyBudget: '5.000' }), current)).toBe('Change its policy: daily budget 5.00 USDC (unchanged)');
   });
 });
