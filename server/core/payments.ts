@@ -84,6 +84,20 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
 /** Refusals the owner wants to hear about (a notification, a line in the event stream). */
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
+/** The same refusal again within this time is not written again (an agent retrying in a loop). */
+const REFUSAL_REPEAT_MS = 10_000;
+const lastRefusals = new WeakMap<EngineContext, Map<string, { what: string; at: number }>>();
+
+/** True when this agent's previous refusal was this same one, moments ago (one entry per agent). */
+function repeatsLastRefusal(ctx: EngineContext, owner: string, agentId: string, what: string): boolean {
+  let last = lastRefusals.get(ctx);
+  if (!last) lastRefusals.set(ctx, (last = new Map()));
+  const key = `${owner}|${agentId}`;
+  const now = ctx.clock.now();
+  const previous = last.get(key);
+  last.set(key, { what, at: now });
+  return previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS;
+}
 
 const REFUSALS = new Set([
   'agent_suspended',
@@ -109,13 +123,15 @@ export async function pay(
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
       const micro = tryParseUsdc(body.amount);
       const amount = micro === null ? body.amount : formatUsdc(micro);
-      try {
-        ctx.store.recordRefusal(
-          { owner: principal.owner, agentId, service: body.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
-          REFUSALS_KEPT,
-        );
-      } catch {
-        // The refusal itself stands: failing to note it must not turn it into another answer.
+      if (!repeatsLastRefusal(ctx, principal.owner, agentId, `${error.code}|${body.service}|${amount}`)) {
+        try {
+          ctx.store.recordRefusal(
+            { owner: principal.owner, agentId, service: body.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
+            REFUSALS_KEPT,
+          );
+        } catch {
+          // The refusal itself stands: failing to note it must not turn it into another answer.
+        }
       }
       ctx.events.emit({
         type: 'payment_refused',

@@ -264,6 +264,9 @@ describe('payments over HTTP on the sim chain', () => {
       { agent: 'refused', service: 'demo-weather', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
       { agent: 'refused', service: 'demo-weather', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/maxPerPayment/), timestamp: expect.any(String) },
     ]);
+    // The same refusal repeated at once (an agent retrying in a loop) is written once.
+    for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter((r: { agent: string }) => r.agent === 'refused')).toHaveLength(2);
     // Input errors are not refusals; a flood of refusals stays bounded.
     expect((await pay(t, 'refused', agent.apiKey, { ...weather('1'), currency: 'EUR' })).status).toBe(400);
     for (let i = 0; i < 510; i++) t.coffer.engine.ctx.store.recordRefusal({ owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i }, 500);
