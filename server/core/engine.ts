@@ -8,7 +8,7 @@ import { reconcilePending } from './reconcile.js';
 import { getService, listModels, searchServices, servicesPaidTo } from './registry.js';
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
-import { generate, readTask, resumeTasks, settleTasks } from './generation.js';
+import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
 import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { issueAgentKey } from './agents.js';
@@ -66,6 +66,7 @@ export function createEngine(ctx: EngineContext) {
     generate: (p: Principal, agentId: string, body: GenerateBody, idempotencyKey: string | null) =>
       generate(ctx, p, agentId, body, idempotencyKey),
     task: (p: Principal, agentId: string, taskId: string) => readTask(ctx, p, agentId, taskId),
+    tasks: (p: Principal, agentId: string, limit?: number) => listTasks(ctx, p, agentId, limit),
     resumeTasks: () => resumeTasks(ctx),
     settleTasks: () => settleTasks(ctx),
     approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),

@@ -1,5 +1,5 @@
 /**
- * What happened, as it happens: payments, refusals, kills, approvals, deposits. The engine publishes;
+ * What happened, as it happens: payments, refusals, kills, approvals, deposits, image tasks. The engine publishes;
  * doors subscribe (the SSE stream for the dashboard, the tray's notifications). In-process only, and a
  * listener that throws never disturbs the engine or the other listeners.
  */
@@ -10,7 +10,8 @@ export type CofferEvent =
   | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' }
   | { type: 'approval'; owner: string; agentId: string; approvalId: string; kind: string; status: string }
   | { type: 'deposit'; owner: string; amount: string; txSignature: string }
-  | { type: 'policy'; owner: string; agentId: string };
+  | { type: 'policy'; owner: string; agentId: string }
+  | { type: 'task'; owner: string; agentId: string; taskId: string; status: 'generating' | 'success' | 'failed' };
 
 export type CofferEventWithTime = CofferEvent & { at: string };
 

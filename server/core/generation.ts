@@ -99,6 +99,15 @@ export function readTask(ctx: EngineContext, principal: Principal, agentId: stri
   return taskView(task);
 }
 
+export const TASK_LIST_DEFAULT_LIMIT = 20;
+
+/** An agent's image tasks, newest first, with their prompts (the owner's view of what was made). */
+export function listTasks(ctx: EngineContext, principal: Principal, agentId: string, limit = TASK_LIST_DEFAULT_LIMIT) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  return { tasks: ctx.store.listTasks(principal.owner, agentId, limit).map((task) => ({ ...taskView(task), prompt: task.prompt })) };
+}
+
 /** Picks up tasks a previous run left queued or generating: they are paid for, so they are finished. */
 export function resumeTasks(ctx: EngineContext): number {
   const open = ctx.store.openTasks();
@@ -113,14 +122,16 @@ export async function settleTasks(ctx: EngineContext): Promise<void> {
 
 function startTask(ctx: EngineContext, task: GenerationTask): void {
   const provider = ctx.imageProvider;
-  const update = (change: Partial<Pick<GenerationTask, 'status' | 'cost' | 'resultUrl' | 'error'>>) =>
+  const update = (change: Pick<GenerationTask, 'status'> & Partial<Pick<GenerationTask, 'cost' | 'resultUrl' | 'error'>>) => {
     ctx.store.updateTask(task.id, {
-      status: change.status ?? task.status,
+      status: change.status,
       cost: change.cost ?? null,
       resultUrl: change.resultUrl ?? null,
       error: change.error ?? null,
       updatedAt: ctx.clock.now(),
     });
+    if (change.status !== 'queued') ctx.events.emit({ type: 'task', owner: task.owner, agentId: task.agentId, taskId: task.id, status: change.status });
+  };
   const job = (async () => {
     if (provider === null) {
       update({ status: 'failed', error: 'no image provider is configured' });

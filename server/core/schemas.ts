@@ -119,6 +119,7 @@ const limitQuery = (max: number) => {
 };
 
 export const spendHistoryQuerySchema = z.object({ limit: limitQuery(500) });
+export const taskListQuerySchema = z.object({ limit: limitQuery(100) });
 
 export const searchQuerySchema = z.object({
   q: z.string().max(200, 'q must be at most 200 characters').optional(),

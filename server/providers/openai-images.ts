@@ -4,7 +4,8 @@ import type { ImageProvider, ImageRequest } from '../core/ports/image-provider.j
 const SIZES: Record<ImageRequest['resolution'], string> = { '1k': '1024x1024', '2k': '2048x2048', '4k': '4096x4096' };
 const TIMEOUT_MS = 120_000;
 
-const responseSchema = z.object({ data: z.array(z.object({ url: z.url() })).min(1) });
+// Only web addresses: the URL is handed to agents and shown as a link in the dashboard.
+const responseSchema = z.object({ data: z.array(z.object({ url: z.url({ protocol: /^https?$/ }) })).min(1) });
 
 /**
  * An image provider that speaks the OpenAI-compatible images API (`POST /v1/images/generations`),

@@ -278,6 +278,14 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX refusals_by_owner ON refusals (owner, id);
     `,
   },
+  {
+    version: 7,
+    name: 'tasks_by_agent',
+    sql: `
+      -- An agent's image tasks, newest first, for its page in the dashboard.
+      CREATE INDEX generation_tasks_by_agent ON generation_tasks (owner, agent_id, created_at);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

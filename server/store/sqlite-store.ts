@@ -266,6 +266,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       'UPDATE generation_tasks SET status = @status, cost = @cost, result_url = @resultUrl, error = @error, updated_at = @updatedAt WHERE id = @id',
     ),
     openTasks: q("SELECT * FROM generation_tasks WHERE status IN ('queued', 'generating') ORDER BY created_at"),
+    listTasks: q('SELECT * FROM generation_tasks WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     insertApproval: db.prepare(
       `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, status, result, error, created_at, expires_at, decided_at, delivered_at)
        VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @status, @result, @error, @createdAt, @expiresAt, @decidedAt, @deliveredAt)`,
@@ -493,6 +494,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
     updateTask: (id, change) => void stmts.updateTask.run({ id, ...change }),
     openTasks: () => (stmts.openTasks.all() as Row[]).map(toTask),
+    listTasks: (owner, agentId, limit) => (stmts.listTasks.all(owner, agentId, limit) as Row[]).map(toTask),
 
     insertApproval: (approval) =>
       void stmts.insertApproval.run({

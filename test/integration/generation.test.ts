@@ -66,6 +66,12 @@ describe('image generation', () => {
       provider.mode = 'garbage';
       const garbage = await generate('unlucky', agent.apiKey, { prompt: 'y', modelId: 'sdxl', resolution: '1k' });
       expect((await pollTask(t, 'unlucky', garbage.body.taskId, agent.apiKey)).error).toMatch(/other than JSON/);
+      // A result that is not a web address never reaches an agent or the dashboard as a link.
+      provider.mode = 'script-url';
+      const script = await generate('unlucky', agent.apiKey, { prompt: 'z', modelId: 'sdxl', resolution: '1k' });
+      const refused = await pollTask(t, 'unlucky', script.body.taskId, agent.apiKey);
+      expect(refused.status).toBe('failed');
+      expect(refused.resultUrl).toBeUndefined();
     } finally {
       provider.mode = 'ok';
     }
@@ -159,6 +165,38 @@ describe('image generation on the sim chain without a provider', () => {
       const otherDone = await pollTask(t, 'sim-artist', other.body.taskId, agent.apiKey);
       expect(otherDone.resultUrl).not.toBe(done.resultUrl);
       expect(await (await fetch(otherDone.resultUrl)).text()).not.toBe(svg);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('lists an agent\'s tasks newest first, with prompts, and announces each step as an event', async () => {
+    const t = await startCoffer();
+    try {
+      const agent = await fundedAgent(t, 'lister', '1.00');
+      const seen: { type: string; status?: string; taskId?: string }[] = [];
+      const unsubscribe = t.coffer.engine.events.subscribe((event) => seen.push(event as never));
+      const generate = (prompt: string) =>
+        t.api('POST', t.withOwner('/v1/agents/lister/generate'), { key: agent.apiKey, body: { prompt, modelId: 'sdxl', resolution: '1k' } });
+      const first = (await generate('a red kite')).body.taskId as string;
+      const second = (await generate('a blue boat')).body.taskId as string;
+      await pollTask(t, 'lister', first, agent.apiKey);
+      await pollTask(t, 'lister', second, agent.apiKey);
+      unsubscribe();
+
+      const listed = await t.api('GET', t.withOwner('/v1/agents/lister/tasks'));
+      expect(listed.status).toBe(200);
+      expect(listed.body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual([second, first]);
+      expect(listed.body.tasks[0]).toMatchObject({ prompt: 'a blue boat', status: 'success', modelId: 'sdxl', resolution: '1k', resultUrl: expect.stringContaining('/sim-images/') });
+      expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks?limit=1'))).body.tasks).toHaveLength(1);
+      expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks?limit=0'))).body.code).toBe('invalid_limit');
+      // The agent reads its own; another agent's key cannot.
+      expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks'), { key: agent.apiKey })).status).toBe(200);
+      const other = await fundedAgent(t, 'nosy', '0.10');
+      expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks'), { key: other.apiKey })).body.code).toBe('wrong_agent');
+
+      const steps = seen.filter((event) => event.type === 'task' && event.taskId === first).map((event) => event.status);
+      expect(steps).toEqual(['generating', 'success']);
     } finally {
       await t.stop();
     }

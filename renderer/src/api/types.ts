@@ -10,6 +10,7 @@ import type { depositView, faucet } from '../../../server/core/treasury.js';
 import type { listModels, searchServices } from '../../../server/core/registry.js';
 import type { ApprovalView, PendingApproval } from '../../../server/core/approvals.js';
 import type { describeLinkSession } from '../../../server/core/link-sessions.js';
+import type { listTasks } from '../../../server/core/generation.js';
 
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type AgentRow = Awaited<ReturnType<typeof listAgents>>['agents'][number];
@@ -31,6 +32,7 @@ export type Model = ReturnType<typeof listModels>['models'][number];
 export type Payment = PaymentResult;
 export type Approval = ApprovalView;
 export type LinkDetails = ReturnType<typeof describeLinkSession>;
+export type ImageTask = ReturnType<typeof listTasks>['tasks'][number];
 
 export interface Session {
   owner: string;

@@ -242,6 +242,8 @@ export interface Store {
   findTaskByPayment(paymentId: string): GenerationTask | null;
   updateTask(id: string, change: Pick<GenerationTask, 'status' | 'cost' | 'resultUrl' | 'error' | 'updatedAt'>): void;
   openTasks(): GenerationTask[];
+  /** An agent's tasks, newest first. */
+  listTasks(owner: string, agentId: string, limit: number): GenerationTask[];
 
   insertApproval(approval: ApprovalRecord): void;
   getApproval(id: string): ApprovalRecord | null;

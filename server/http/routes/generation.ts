@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { agentIdSchema, generateBodySchema, idempotencyHeaderSchema } from '../../core/schemas.js';
+import { agentIdSchema, generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 
@@ -11,6 +11,11 @@ export function generationRoutes({ engine, principal }: RouteDeps): Router {
     const agentId = parseWith(agentIdSchema, req.params.agentId);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
     res.json(await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey ?? null));
+  });
+  router.get('/agents/:agentId/tasks', (req, res) => {
+    const p = principal(req);
+    const { limit } = parseWith(taskListQuerySchema, { limit: req.query.limit });
+    res.json(engine.tasks(p, parseWith(agentIdSchema, req.params.agentId), limit));
   });
   router.get('/agents/:agentId/tasks/:taskId', (req, res) => {
     const p = principal(req);
