@@ -193,6 +193,24 @@ test('registry: search services and browse models with prices per resolution', a
   await expect(flux).toContainText('0.16 USDC');
 });
 
+test('an image the agent generates shows on its page, with a link to the result', async ({ page }) => {
+  const generated = await fetch(`${serve.url}/v1/agents/e2e-bot/generate?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'a lighthouse at dusk', modelId: 'sdxl', resolution: '1k' }),
+  });
+  expect(generated.status).toBe(200);
+  await page.goto(await freshLogin());
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  const task = page.getByTestId('image-task').first();
+  await expect(task).toContainText('a lighthouse at dusk');
+  await expect(task).toContainText('sdxl · 1k');
+  const link = task.getByRole('link', { name: 'Open image' });
+  await expect(link).toBeVisible();
+  const image = await page.request.get((await link.getAttribute('href')) ?? '');
+  expect(image.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+});
+
 test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {
   await page.goto(await freshLogin());
   await expect(row(page, 'e2e-bot')).toBeVisible();
