@@ -173,8 +173,10 @@ async function payOrThrow(
   const recipient = service?.payTo ?? body.recipient;
   // Policy refusals come first, in API.md's check order, before anything about the recipient or the
   // chain: an agent is told "not allowed" or "over budget" whatever it aimed at. The reservation
-  // below checks again, atomically, since other payments may land in between.
-  checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
+  // below checks again, atomically, since other payments may land in between; checking here too is
+  // only needed when the recipient could be refused first (the usual registry payment skips it).
+  const recipientCouldFail = service === null || (body.recipient !== undefined && body.recipient !== service.payTo);
+  if (recipientCouldFail) checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
