@@ -118,7 +118,8 @@ export function App() {
       )}
       <main id="main">
         {route.page === 'overview' && <Overview />}
-        {route.page === 'agent' && <AgentPage agentId={route.agentId} />}
+        {/* Keyed by agent: nothing of one agent's page (its history, its images) lingers on another's. */}
+        {route.page === 'agent' && <AgentPage key={route.agentId} agentId={route.agentId} />}
         {route.page === 'activity' && <ActivityPage />}
         {route.page === 'registry' && <RegistryPage />}
         {route.page === 'approvals' && <ApprovalsPage />}

@@ -88,15 +88,20 @@ const REFUSALS_KEPT = 500;
 const REFUSAL_REPEAT_MS = 10_000;
 const lastRefusals = new WeakMap<EngineContext, Map<string, { what: string; at: number }>>();
 
-/** True when this agent's previous refusal was this same one, moments ago (one entry per agent). */
+/**
+ * True when the refusal last written for this agent is this same one, written moments ago (one entry
+ * per agent). Otherwise this one will be written, and becomes the last. A payment that goes through
+ * forgets it, so the next refusal is always written.
+ */
 function repeatsLastRefusal(ctx: EngineContext, owner: string, agentId: string, what: string): boolean {
   let last = lastRefusals.get(ctx);
   if (!last) lastRefusals.set(ctx, (last = new Map()));
   const key = `${owner}|${agentId}`;
   const now = ctx.clock.now();
   const previous = last.get(key);
+  if (previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS) return true;
   last.set(key, { what, at: now });
-  return previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS;
+  return false;
 }
 
 const REFUSALS = new Set([
@@ -118,7 +123,9 @@ export async function pay(
   fingerprint: string | null = null,
 ): Promise<PaymentResult> {
   try {
-    return await payOrThrow(ctx, principal, agentId, body, idempotencyKey, fingerprint);
+    const result = await payOrThrow(ctx, principal, agentId, body, idempotencyKey, fingerprint);
+    lastRefusals.get(ctx)?.delete(`${principal.owner}|${agentId}`);
+    return result;
   } catch (error) {
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
       const micro = tryParseUsdc(body.amount);
@@ -172,11 +179,10 @@ async function payOrThrow(
   const service = ctx.store.getService(body.service);
   const recipient = service?.payTo ?? body.recipient;
   // Policy refusals come first, in API.md's check order, before anything about the recipient or the
-  // chain: an agent is told "not allowed" or "over budget" whatever it aimed at. The reservation
-  // below checks again, atomically, since other payments may land in between; checking here too is
-  // only needed when the recipient could be refused first (the usual registry payment skips it).
-  const recipientCouldFail = service === null || (body.recipient !== undefined && body.recipient !== service.payTo);
-  if (recipientCouldFail) checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
+  // chain (the balance read below included): an agent is told "not allowed" or "over budget"
+  // whatever it aimed at, and a refused retry loop costs no RPC call. The reservation below checks
+  // again, atomically, since other payments may land in between.
+  checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }

@@ -266,7 +266,14 @@ describe('payments over HTTP on the sim chain', () => {
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
     for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
-    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter((r: { agent: string }) => r.agent === 'refused')).toHaveLength(2);
+    const refusalsOf = async () => (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
+    expect(await refusalsOf()).toHaveLength(2);
+    // A payment that goes through in between: the same refusal after it is new, and written.
+    await t.api('POST', t.withOwner('/v1/agents/refused/resume'));
+    expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).status).toBe(200);
+    await t.api('POST', t.withOwner('/v1/agents/refused/kill'));
+    expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
+    expect(await refusalsOf()).toHaveLength(3);
     // Input errors are not refusals; a flood of refusals stays bounded.
     expect((await pay(t, 'refused', agent.apiKey, { ...weather('1'), currency: 'EUR' })).status).toBe(400);
     for (let i = 0; i < 510; i++) t.coffer.engine.ctx.store.recordRefusal({ owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i }, 500);

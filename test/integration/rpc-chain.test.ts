@@ -336,6 +336,10 @@ describe('Coffer on an RPC network', () => {
       const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '1' } });
       expect(allocation.status).toBe(502);
       expect(allocation.body.code).toBe('chain_unavailable');
+      // The policy answers without the chain: a refusal is a refusal, RPC or not.
+      const overMax = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { body: { service: 'demo-weather', amount: '5.00', currency: 'USDC' } });
+      expect(overMax.status).toBe(402);
+      expect(overMax.body.code).toBe('max_per_payment_exceeded');
     } finally {
       rpc.offline = false;
     }
