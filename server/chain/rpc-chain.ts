@@ -38,6 +38,8 @@ import { decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from '
 const CONFIRM_POLL_MS = 500;
 /** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
 const DEPOSIT_READS_PER_ROUND = 200;
+/** A listed transaction the RPC still cannot return this long after its block is passed over. */
+const UNREADABLE_AFTER_MS = 10 * 60 * 1000;
 const CONFIRM_TIMEOUT_MS = 90_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -204,10 +206,10 @@ export class RpcChain implements Chain {
   async incomingTransfers(
     wallet: string,
     afterSignature: string | null,
-  ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null }> {
+  ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
     const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
     // Every signature since the last one read, paged back to it (listing is cheap: 1,000 a call).
-    const signatures: { signature: string; err: unknown }[] = [];
+    const signatures: { signature: string; err: unknown; blockTime: bigint | null }[] = [];
     let before: string | undefined;
     for (;;) {
       const page = await call(() =>
@@ -224,34 +226,54 @@ export class RpcChain implements Chain {
       if (page.length < 1_000) break;
       before = page[page.length - 1]?.signature;
     }
+    if (signatures.length === 0) return { transfers: [], readUpTo: afterSignature, unreadable: [] };
+    // The listing must join the cursor: the signature just before its oldest is the cursor (or, on a
+    // first read, there is none). A lagging node or a provider that caps its answers can end a
+    // listing early; moving on from such a listing would skip what it left out, for good.
+    const oldestListed = signatures[signatures.length - 1]!.signature;
+    const beyond = await call(() =>
+      this.rpc.getSignaturesForAddress(account, { limit: 1, commitment: 'confirmed', before: toSignature(oldestListed) }).send(),
+    );
+    if (afterSignature === null ? beyond.length > 0 : beyond[0]?.signature !== afterSignature) {
+      throw new CofferError('chain_unavailable', "the RPC's transaction history of the treasury did not reach back to the last one read; trying again next round");
+    }
+
     // Then the oldest first, a bounded number a round, each moving the cursor only once it is read:
     // a flood of dust or a rate-limited RPC slows the watcher down but never stalls it, and a
     // transaction the RPC cannot return yet (nodes lag each other) is read next round, not skipped.
+    // One it still cannot return long after its block (dropped with a fork, or pruned), or returns
+    // without its metadata, is passed over and reported, so it cannot stop the watcher for good.
     const transfers: IncomingTransfer[] = [];
+    const unreadable: string[] = [];
     let readUpTo = afterSignature;
+    const now = Date.now();
     for (const entry of signatures.reverse().slice(0, DEPOSIT_READS_PER_ROUND)) {
       if (!entry.err) {
         let credit;
         try {
           credit = await this.usdcCredit(entry.signature, account);
         } catch (error) {
-          if (transfers.length === 0 && readUpTo === afterSignature) throw error;
+          if (readUpTo === afterSignature) throw error;
           break;
         }
-        if (credit === 'not_yet') break;
-        // Only what the treasury's account gained, from someone else: its own allocations only lose.
-        if (credit !== null && credit.amount > 0n && credit.from !== wallet) {
+        const blockTime = entry.blockTime === null ? null : Number(entry.blockTime) * 1000;
+        if (credit === 'not_yet' && (blockTime === null || now - blockTime < UNREADABLE_AFTER_MS)) break;
+        if (credit === 'not_yet' || credit === 'unreadable') {
+          unreadable.push(entry.signature);
+        } else if (credit !== null && credit.amount > 0n && credit.from !== wallet) {
+          // Only what the treasury's account gained, from someone else: its own allocations only lose.
           transfers.push({ txSignature: entry.signature, from: credit.from, amount: credit.amount, blockTime: credit.blockTime });
         }
       }
       readUpTo = entry.signature;
     }
-    return { transfers, readUpTo };
+    return { transfers, readUpTo, unreadable };
   }
 
   /**
    * What `tokenAccount` gained in USDC in a confirmed transaction (see creditOf): null for a failed
-   * one, `not_yet` when the RPC listed the signature but cannot return the transaction yet.
+   * one, `not_yet` when the RPC listed the signature but cannot return the transaction yet,
+   * `unreadable` when it returns it without the metadata the balances are read from.
    */
   private async usdcCredit(txSignature: string, tokenAccount: string) {
     const found = await call(() =>
@@ -259,7 +281,8 @@ export class RpcChain implements Chain {
         .getTransaction(toSignature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
         .send(),
     );
-    if (found === null || !found.meta) return 'not_yet' as const;
+    if (found === null) return 'not_yet' as const;
+    if (!found.meta) return 'unreadable' as const;
     if (found.meta.err !== null) return null;
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(found.transaction[0]));
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);

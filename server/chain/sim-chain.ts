@@ -198,9 +198,9 @@ export class SimChain implements Chain {
     });
   }
 
-  async incomingTransfers(): Promise<{ transfers: []; readUpTo: null }> {
+  async incomingTransfers(): Promise<{ transfers: []; readUpTo: null; unreadable: [] }> {
     // Nothing outside this process can send to the embedded chain; the faucet records its own deposits.
-    return { transfers: [], readUpTo: null };
+    return { transfers: [], readUpTo: null, unreadable: [] };
   }
 
   /**

@@ -103,7 +103,7 @@ export function listDeposits(ctx: EngineContext, principal: Principal) {
  */
 export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
   const lastSeen = ctx.store.getMeta(`deposits.last_signature:${owner}`);
-  const { transfers, readUpTo } = await ctx.chain.incomingTransfers(owner, lastSeen);
+  const { transfers, readUpTo, unreadable } = await ctx.chain.incomingTransfers(owner, lastSeen);
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
@@ -120,6 +120,9 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
         recorded += 1;
         ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature });
       }
+    }
+    for (const txSignature of unreadable) {
+      audit(ctx, { actor: 'system', owner, action: 'deposit.unreadable', detail: { txSignature, reason: 'the RPC could not return this transaction; it was passed over' } });
     }
     // The deposits and the cursor past them in one transaction: a crash keeps both or neither.
     if (readUpTo !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, readUpTo);

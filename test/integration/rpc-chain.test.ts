@@ -306,6 +306,46 @@ describe('Coffer on an RPC network', () => {
     }
   });
 
+  it('a listing that stops short of the last signature read is not trusted: nothing is skipped', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      await watch.tick();
+      const count = () => t.coffer.db.prepare('SELECT COUNT(*) FROM deposits').pluck().get() as number;
+      const before = count();
+      const signatures = await rpc.depositMany(t.owner, 15, 1_000n);
+      rpc.listingCap = 10; // the provider answers 10 where 1,000 were asked
+      await watch.tick();
+      expect(count()).toBe(before);
+      rpc.listingCap = null;
+      await watch.tick();
+      const recorded = t.coffer.db.prepare('SELECT tx_signature FROM deposits').pluck().all() as string[];
+      for (const signature of signatures) expect(recorded).toContain(signature);
+    } finally {
+      rpc.listingCap = null;
+      await watch.stop();
+    }
+  });
+
+  it('a transaction the RPC still cannot return long after its block is passed over and reported', async () => {
+    const watch = startChainWatch(t.coffer, () => undefined, 60_000);
+    try {
+      await watch.tick();
+      const lost = await rpc.depositFromOutside(t.owner, micro('4'));
+      const next = await rpc.depositFromOutside(t.owner, micro('5'));
+      rpc.unreadable.add(lost.signature);
+      rpc.ageTransaction(lost.signature, 20 * 60);
+      await watch.tick();
+      const recorded = t.coffer.db.prepare('SELECT tx_signature FROM deposits').pluck().all() as string[];
+      expect(recorded).not.toContain(lost.signature);
+      expect(recorded).toContain(next.signature);
+      const reported = t.coffer.db.prepare("SELECT detail FROM audit_log WHERE action = 'deposit.unreadable'").pluck().all() as string[];
+      expect(reported.some((detail) => detail.includes(lost.signature))).toBe(true);
+    } finally {
+      rpc.unreadable.clear();
+      await watch.stop();
+    }
+  });
+
   it('a rate-limited RPC keeps what a round read and goes on from there', async () => {
     const watch = startChainWatch(t.coffer, () => undefined, 60_000);
     try {

@@ -82,9 +82,14 @@ export interface Chain extends TransferLookup {
    * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
    * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of
    * work, a transaction the RPC cannot return yet, an RPC error after some progress): what it did
-   * read is returned with its cursor, and the rest comes next round. Nothing is ever skipped.
+   * read is returned with its cursor, and the rest comes next round. Nothing is skipped, except a
+   * transaction the RPC cannot return long after its block: that is passed over and named in
+   * `unreadable`, for the owner to see.
    */
-  incomingTransfers(wallet: string, afterSignature: string | null): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null }>;
+  incomingTransfers(
+    wallet: string,
+    afterSignature: string | null,
+  ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }>;
   /** Sim only: mints test USDC to a wallet. */
   mintTestUsdc(to: string, amount: bigint): Promise<string>;
   close(): Promise<void>;
