@@ -16,6 +16,8 @@ export const LINK_TTL_MS = 10 * 60 * 1000;
 export const LINK_POLL_INTERVAL_MS = 2000;
 /** Link sessions that may wait for the owner at once: more than a person links in ten minutes. */
 export const MAX_WAITING_LINK_SESSIONS = 20;
+/** All waiting sessions, polled or not: what a local process creating sessions in bursts can leave. */
+const MAX_PENDING_LINK_SESSIONS = 200;
 /** A waiting session not polled for this long no longer counts against the cap (its terminal left). */
 const LINK_ABANDONED_AFTER_MS = 30_000;
 /** Credentials of a completed session wait this long for their poller. */
@@ -43,6 +45,11 @@ export function createLinkSession(ctx: EngineContext, client: Record<string, str
   // holding a place after half a minute, so leftovers cannot lock linking out for ten minutes.
   ctx.store.pruneLinkSessions(now - DAY_MS);
   const waiting = ctx.store.waitingLinkSessions(now, now - LINK_ABANDONED_AFTER_MS);
+  if (waiting.pending >= MAX_PENDING_LINK_SESSIONS) {
+    throw new CofferError('too_many_requests', `${waiting.pending} link sessions are waiting; try again when some have expired`, {
+      retryAfterSeconds: 60,
+    });
+  }
   if (waiting.count >= MAX_WAITING_LINK_SESSIONS) {
     throw new CofferError('too_many_requests', `${waiting.count} link sessions are already waiting for the owner; complete one or try again shortly`, {
       retryAfterSeconds: Math.max(1, Math.ceil(((waiting.oldestSign ?? now) + LINK_ABANDONED_AFTER_MS - now) / 1000)),

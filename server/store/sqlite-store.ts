@@ -296,8 +296,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
     ),
     waitingLinkSessions: db.prepare(
-      `SELECT COUNT(*) AS count, MIN(COALESCE(last_polled_at, created_at)) AS oldestSign FROM link_sessions
-       WHERE status = 'pending' AND expires_at > ? AND COALESCE(last_polled_at, created_at) > ?`,
+      `SELECT COUNT(*) FILTER (WHERE COALESCE(last_polled_at, created_at) > @aliveSince) AS count,
+              MIN(COALESCE(last_polled_at, created_at)) FILTER (WHERE COALESCE(last_polled_at, created_at) > @aliveSince) AS oldestSign,
+              COUNT(*) AS pending
+       FROM link_sessions WHERE status = 'pending' AND expires_at > @now`,
     ),
     pruneLinkSessions: db.prepare('DELETE FROM link_sessions WHERE expires_at < ?'),
     touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
@@ -525,7 +527,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
       })(),
     recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
-    waitingLinkSessions: (now, aliveSince) => stmts.waitingLinkSessions.get(now, aliveSince) as { count: number; oldestSign: number | null },
+    waitingLinkSessions: (now, aliveSince) =>
+      stmts.waitingLinkSessions.get({ now, aliveSince }) as { count: number; oldestSign: number | null; pending: number },
     pruneLinkSessions: (before) => void stmts.pruneLinkSessions.run(before),
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
     completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,

@@ -158,3 +158,26 @@ describe('link sessions anyone on the machine may start', () => {
     expect(t.coffer.db.prepare('SELECT COUNT(*) FROM link_sessions').pluck().get()).toBe(1);
   });
 });
+
+describe('link sessions created in bursts', () => {
+  const clock = manualClock();
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer({ clock });
+  });
+  afterAll(async () => t.stop());
+
+  it('at most 200 wait in all, polled or not', async () => {
+    const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'burst' } });
+    for (let burst = 0; burst < 10; burst++) {
+      for (let i = 0; i < 20; i++) expect((await create()).status).toBe(200);
+      clock.advance(31_000); // abandoned: they stop counting against the 20
+    }
+    const refused = await create();
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_requests');
+    // When they expire, linking works again.
+    clock.advance(10 * 60 * 1000);
+    expect((await create()).status).toBe(200);
+  });
+});

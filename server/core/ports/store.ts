@@ -261,9 +261,9 @@ export interface Store {
   insertLinkSession(session: LinkSessionRecord): void;
   /**
    * Sessions still waiting for the owner at `now` whose terminal was heard from (created or polled)
-   * after `aliveSince`, and the oldest such sign of life.
+   * after `aliveSince`, the oldest such sign of life, and all waiting sessions (`pending`).
    */
-  waitingLinkSessions(now: number, aliveSince: number): { count: number; oldestSign: number | null };
+  waitingLinkSessions(now: number, aliveSince: number): { count: number; oldestSign: number | null; pending: number };
   /** Forgets sessions that expired before `before` (used, completed or not). */
   pruneLinkSessions(before: number): void;
   getLinkSession(tokenHash: string): LinkSessionRecord | null;
