@@ -4,6 +4,7 @@ import { AmountForm } from './AmountForm.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 import { QrCode } from './QrCode.js';
+import { TableHead } from './TableHead.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -46,13 +47,7 @@ export function Treasury() {
           <p className="muted">No deposits yet. USDC sent to the address above appears here within a minute.</p>
         ) : (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col" className="num">Amount</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
+            <TableHead columns={['When', { label: 'Amount', num: true }, 'From']} />
             <tbody>
               {deposits.map((d) => (
                 <tr key={d.id}>

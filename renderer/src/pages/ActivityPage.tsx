@@ -3,41 +3,41 @@ import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { paymentStatusLabel } from '../lib/labels.js';
 import { Money } from '../components/Money.js';
+import { TableHead } from '../components/TableHead.js';
 
-/** Agents by id, for their display names. */
-const useAgentNames = () => {
-  const agents = useDashboard((s) => s.dashboard?.agents);
-  return (agentId: string) => agents?.find((a) => a.agentId === agentId)?.displayName ?? agentId;
-};
+/** When, as a short time, with the full date on hover. */
+function TimeCell({ timestamp }: { timestamp: string }) {
+  return (
+    <td className="nowrap" title={dateTime(timestamp)}>
+      {shortTime(timestamp)}
+    </td>
+  );
+}
+
+/** An agent by its display name, linked to its page. */
+function AgentCell({ agentId }: { agentId: string }) {
+  const name = useDashboard((s) => s.dashboard?.agents.find((a) => a.agentId === agentId)?.displayName ?? agentId);
+  return (
+    <td>
+      <a href={hrefFor({ page: 'agent', agentId })}>{name}</a>
+    </td>
+  );
+}
 
 /** Payments across all agents, newest first; refreshed live with the rest of the dashboard. */
 export function ActivityTable({ limit }: { limit?: number }) {
   const activity = useDashboard((s) => s.dashboard?.recentActivity ?? []);
-  const nameOf = useAgentNames();
   const rows = limit === undefined ? activity : activity.slice(0, limit);
   if (rows.length === 0) return <p className="empty">No payments yet.</p>;
   return (
     <div className="table-wrap">
       <table className="activity" aria-live="polite">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Venue</th>
-            <th scope="col" className="num">Amount</th>
-            <th scope="col">Rail</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Time', 'Agent', 'Venue', { label: 'Amount', num: true }, 'Rail', 'Status']} />
         <tbody>
           {rows.map((row) => (
             <tr key={row.id} data-testid="activity-row">
-              <td className="nowrap" title={dateTime(row.timestamp)}>
-                {shortTime(row.timestamp)}
-              </td>
-              <td>
-                <a href={hrefFor({ page: 'agent', agentId: row.agent })}>{nameOf(row.agent)}</a>
-              </td>
+              <TimeCell timestamp={row.timestamp} />
+              <AgentCell agentId={row.agent} />
               <td>{row.venue}</td>
               <td className="num">
                 <Money value={row.amount} />
@@ -57,29 +57,16 @@ export function ActivityTable({ limit }: { limit?: number }) {
 /** What agents tried and the policy refused: nothing was sent, but the owner should see it. */
 function RefusalsTable() {
   const refusals = useDashboard((s) => s.dashboard?.recentRefusals ?? []);
-  const nameOf = useAgentNames();
   if (refusals.length === 0) return <p className="empty">Nothing refused.</p>;
   return (
     <div className="table-wrap">
       <table className="refusals">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Service</th>
-            <th scope="col" className="num">Amount</th>
-            <th scope="col">Why</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Time', 'Agent', 'Service', { label: 'Amount', num: true }, 'Why']} />
         <tbody>
           {refusals.map((row, i) => (
             <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
-              <td className="nowrap" title={dateTime(row.timestamp)}>
-                {shortTime(row.timestamp)}
-              </td>
-              <td>
-                <a href={hrefFor({ page: 'agent', agentId: row.agent })}>{nameOf(row.agent)}</a>
-              </td>
+              <TimeCell timestamp={row.timestamp} />
+              <AgentCell agentId={row.agent} />
               <td>
                 <code>{row.service}</code>
               </td>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { displayNameSchema } from '../../../server/core/schemas.js';
-import type { ImageTask, Service, SpendRecord } from '../api/types.js';
+import type { Service, SpendRecord } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { dateTime } from '../lib/time.js';
@@ -15,6 +15,8 @@ import { SpendChart } from '../components/SpendChart.js';
 import { describeRequest } from '../lib/requests.js';
 import { paymentStatusLabel } from '../lib/labels.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
+import { ImageTasks } from '../components/ImageTasks.js';
+import { TableHead } from '../components/TableHead.js';
 
 /** One agent: its brake, wallet, funds, policy and what it spent. */
 export function AgentPage({ agentId }: { agentId: string }) {
@@ -23,7 +25,6 @@ export function AgentPage({ agentId }: { agentId: string }) {
   const waiting = pendingApprovals.filter((a) => a.agentId === agentId);
   const [replacingKey, setReplacingKey] = useState(false);
   const [history, setHistory] = useState<SpendRecord[]>([]);
-  const [tasks, setTasks] = useState<ImageTask[]>([]);
   const [services, setServices] = useState<Service[]>([]);
   const [error, setError] = useState<string | null>(null);
 
@@ -39,10 +40,6 @@ export function AgentPage({ agentId }: { agentId: string }) {
   useEffect(() => {
     void loadHistory();
   }, [loadHistory, agent?.lifetimePayments, agent?.spent24h]);
-  // Image tasks move on without a payment (generating, done): read them again at every refresh.
-  useEffect(() => {
-    client?.tasks(agentId).then((r) => setTasks(r.tasks), (e: Error) => setError(e.message));
-  }, [client, agentId, dashboard]);
   useEffect(() => {
     client?.searchServices('').then((r) => setServices(r.results), (e: Error) => setError(e.message));
   }, [client]);
@@ -160,15 +157,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         ) : (
           <div className="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Service</th>
-                  <th scope="col">Description</th>
-                  <th scope="col" className="num">Amount</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
+              <TableHead columns={['When', 'Service', 'Description', { label: 'Amount', num: true }, 'Status']} />
               <tbody>
                 {history.map((p) => (
                   <tr key={p.id}>
@@ -189,49 +178,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         )}
       </section>
 
-      {tasks.length > 0 && (
-        <section className="card" aria-labelledby="images-title">
-          <h3 id="images-title">Images</h3>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Prompt</th>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="num">Cost</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tasks.map((task) => (
-                  <tr key={task.taskId} data-testid="image-task">
-                    <td className="nowrap">{dateTime(task.createdAt)}</td>
-                    <td>{task.prompt}</td>
-                    <td className="nowrap">
-                      {task.modelId} · {task.resolution}
-                    </td>
-                    <td className="num">
-                      <Money value={task.estimatedCost} />
-                    </td>
-                    <td>
-                      {task.status === 'success' && task.resultUrl && /^https?:\/\//.test(task.resultUrl) ? (
-                        <a href={task.resultUrl} target="_blank" rel="noreferrer noopener">
-                          Open image
-                        </a>
-                      ) : (
-                        <span className={`pill ${task.status === 'failed' ? 'failed' : 'pending'}`} title={task.error ?? undefined}>
-                          {task.status}
-                        </span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      )}
+      <ImageTasks agentId={agent.agentId} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { TableHead } from '../components/TableHead.js';
 
 /** The approvals inbox: what agents asked for that only the owner may grant. */
 export function ApprovalsPage() {
@@ -71,14 +72,7 @@ export function ApprovalsPage() {
           <h2 id="decided-title">Decided</h2>
           <div className="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Request</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Decided</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Agent', 'Request', 'Outcome', 'Decided']} />
               <tbody>
                 {recent.map((approval) => (
                   <tr key={approval.approvalId}>

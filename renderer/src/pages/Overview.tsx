@@ -10,6 +10,7 @@ import { StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
 import { DeployDialog } from './DeployDialog.js';
 import { ActivityTable } from './ActivityPage.js';
+import { TableHead } from '../components/TableHead.js';
 
 /** One agent's row; re-rendered only when that agent's figures change. */
 const AgentRowView = memo(
@@ -61,15 +62,7 @@ export function Overview() {
         ) : (
           <div className="table-wrap">
             <table className="agents">
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">Wallet balance</th>
-                  <th scope="col">Spent in 24 h / daily budget</th>
-                  <th scope="col">Last payment</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Spent in 24 h / daily budget', 'Last payment']} />
               <tbody>
                 {dashboard.agents.map((agent) => (
                   <AgentRowView key={agent.agentId} agent={agent} />

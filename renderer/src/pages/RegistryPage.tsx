@@ -3,6 +3,7 @@ import type { Model, SearchResult } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Money } from '../components/Money.js';
+import { TableHead } from '../components/TableHead.js';
 
 const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
 
@@ -52,14 +53,7 @@ export function RegistryPage() {
             </p>
             <div className="table-wrap">
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Price</th>
-                    <th scope="col">Endpoint</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Service', 'Kind', 'Price', 'Endpoint']} />
                 <tbody>
                   {result.results.map((s) => (
                     <tr key={s.id}>
@@ -98,15 +92,7 @@ export function RegistryPage() {
         <h2 id="models-title">Image models</h2>
         <div className="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Provider</th>
-                <th scope="col" className="num">1k</th>
-                <th scope="col" className="num">2k</th>
-                <th scope="col" className="num">4k</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Model', 'Provider', { label: '1k', num: true }, { label: '2k', num: true }, { label: '4k', num: true }]} />
             <tbody>
               {models.map((m) => (
                 <tr key={m.id}>
