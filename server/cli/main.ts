@@ -7,6 +7,7 @@ import { link } from './commands/link.js';
 import { kill, open, payCommand, status } from './commands/agent-commands.js';
 import { defaultConfigPath } from './agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
+import { CofferApiError } from './api-client.js';
 import { runMcpServer } from '../mcp/mcp-server.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -16,10 +17,11 @@ const HELP = `coffer ${version}: a personal treasury for software agents
 usage:
   coffer serve [--data-dir DIR] [--port PORT] [--network sim|devnet|mainnet|<rpc-url>]
                  run the engine and the localhost /v1 server (headless)
-  coffer start   the desktop app; headless where Electron cannot run
+  coffer start [--data-dir DIR] [--port PORT] [--network NET]
+                 the desktop app; headless where Electron cannot run
   coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET]
                  a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall
-  coffer link [--url URL] [--config FILE] [--force]
+  coffer link [--url URL] [--data-dir DIR] [--config FILE] [--force]
                  link this terminal to the owner's Coffer: the owner approves in the browser,
                  the agent's key is saved to FILE (0600; default in your config dir)
   coffer status [--config FILE]
@@ -140,7 +142,8 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(`coffer: ${(error as Error).message}`);
+    // The server's message, and its stable code for scripts (`coffer: ... (insufficient_funds)`).
+    console.error(`coffer: ${(error as Error).message}${error instanceof CofferApiError ? ` (${error.code})` : ''}`);
     // A mistyped flag is a usage error: say how the command is used.
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`\n${helpFor(process.argv[2] ?? '')}`);
     process.exitCode = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;

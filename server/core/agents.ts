@@ -98,7 +98,9 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  return { agentId, walletAddress: agent.walletAddress, balance: formatUsdc(balance), currency: 'USDC' as const };
+  // The spec's balance record, and whether the agent may pay at all: an agent reading its balance
+  // learns it was stopped without having to try a payment.
+  return { agentId, walletAddress: agent.walletAddress, balance: formatUsdc(balance), currency: 'USDC' as const, status: agent.status };
 }
 
 export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string) {

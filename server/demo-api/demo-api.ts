@@ -27,11 +27,12 @@ export function createDemoApi(options: Omit<PaywallOptions, 'recipient'>): Expre
       const city = String(req.query.city ?? 'Lisbon').slice(0, 80);
       const bytes = seeded(city.toLowerCase());
       const conditions = ['sunny', 'cloudy', 'rain', 'windy', 'fog', 'snow'];
-      const day = (i: number) => ({
-        high: Math.round(((bytes[i] ?? 0) / 255) * 30 - 2),
-        low: Math.round(((bytes[i + 1] ?? 0) / 255) * 15 - 8),
-        conditions: conditions[(bytes[i + 2] ?? 0) % conditions.length],
-      });
+      const day = (i: number) => {
+        const high = Math.round(((bytes[i] ?? 0) / 255) * 30 - 2);
+        // The low is 3 to 12 degrees under the high, never above it.
+        const low = high - Math.round(3 + ((bytes[i + 1] ?? 0) / 255) * 9);
+        return { high, low, conditions: conditions[(bytes[i + 2] ?? 0) % conditions.length] };
+      };
       const payment = paymentOf(res)!;
       res.json({
         city,

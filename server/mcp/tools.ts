@@ -14,7 +14,7 @@ export interface ToolContext {
 type Json = Record<string, unknown>;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const SPENDS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+const CHANGES_STATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
 function answer(value: Json) {
@@ -112,7 +112,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         cooldownSeconds: z.number().int().min(0).optional(),
         allowedServices: z.array(z.string()).optional(),
       },
-      annotations: { ...SPENDS, idempotentHint: true },
+      annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     (update) =>
       guarded(async () => {
@@ -136,7 +136,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description: "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default). The owner approves it.",
       inputSchema: { amount: amountSchema, agentId: agentIdSchema.optional() },
-      annotations: SPENDS,
+      annotations: CHANGES_STATE,
     },
     ({ amount, agentId }) =>
       guarded(async () => {
@@ -150,7 +150,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description: 'Ask for a new agent with its own wallet and policy. The owner approves it.',
       inputSchema: { agentId: agentIdSchema, dailyBudget: amountSchema, maxPerPayment: amountSchema },
-      annotations: SPENDS,
+      annotations: CHANGES_STATE,
     },
     (input) =>
       guarded(async () => {
@@ -183,7 +183,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description: 'Resume a stopped agent. An agent resuming itself waits for the owner\'s approval.',
       inputSchema: { agentId: agentIdSchema.optional() },
-      annotations: { ...SPENDS, idempotentHint: true },
+      annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     ({ agentId }) =>
       guarded(async () => {
@@ -197,7 +197,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description: "Change an agent's display name (owner only).",
       inputSchema: { agentId: agentIdSchema, displayName: displayNameSchema },
-      annotations: { ...SPENDS, idempotentHint: true },
+      annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
   );
@@ -207,7 +207,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description: 'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
       inputSchema: { approvalId: z.string().min(1).max(100) },
-      annotations: READ_ONLY,
+      // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
+      annotations: CHANGES_STATE,
     },
     ({ approvalId }) =>
       guarded(async () => {
@@ -247,7 +248,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         nonce: z.string().max(200).optional().describe("the paid API's nonce from its 402"),
         description: z.string().max(500).optional(),
       },
-      annotations: SPENDS,
+      annotations: CHANGES_STATE,
     },
     (input) =>
       guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath()}/pay`, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })).body),
@@ -263,7 +264,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         body: z.string().max(65_536).optional(),
         headers: z.record(z.string(), z.string()).optional(),
       },
-      annotations: { ...SPENDS, openWorldHint: true },
+      annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
     ({ url, method, body, headers }) =>
       guarded(async () => {

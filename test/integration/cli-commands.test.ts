@@ -58,6 +58,7 @@ describe('coffer status, pay, kill, open', () => {
     const before = await coffer(['status', '--config', configFile]);
     expect(before.code).toBe(0);
     expect(before.stdout).toMatch(/balance\s+2\.00 USDC/);
+    expect(before.stdout).toMatch(/status\s+active/);
     expect(before.stdout).toMatch(/3\.00 USDC a day, at most 1\.00 a payment/);
     const paid = await coffer(['pay', 'demo-weather', '0.25', '--config', configFile]);
     expect(paid.code).toBe(0);
@@ -71,7 +72,7 @@ describe('coffer status, pay, kill, open', () => {
   it('a refused payment exits 1 with the server message', async () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/maxPerPayment/);
+    expect(refused.stderr).toMatch(/maxPerPayment.*\(max_per_payment_exceeded\)$/m);
   });
 
   it('the COFFER_* variables stand in for the config file', async () => {
@@ -87,7 +88,8 @@ describe('coffer status, pay, kill, open', () => {
   it('kill stops this agent; kill <other> and kill --all take the owner connection file', async () => {
     expect((await coffer(['kill', '--config', configFile])).stdout).toMatch(/Stopped cli-agent/);
     const refused = await coffer(['pay', 'demo-weather', '0.10', '--config', configFile]);
-    expect(refused.stderr).toMatch(/suspended/);
+    expect(refused.stderr).toMatch(/suspended.*\(agent_suspended\)/);
+    expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/status\s+STOPPED/);
     const other = await coffer(['kill', 'other-agent', '--config', configFile, '--data-dir', dataDir]);
     expect(other.stdout).toMatch(/Stopped other-agent/);
     const noOwner = await coffer(['kill', '--all', '--config', configFile, '--data-dir', join(dataDir, 'elsewhere')]);

@@ -64,11 +64,13 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.check_balance?.annotations?.readOnlyHint).toBe(true);
     expect(byName.kill_agent?.annotations?.destructiveHint).toBe(true);
+    // Hands a new agent's key over once: not a read.
+    expect(byName.check_approval?.annotations?.readOnlyHint).toBe(false);
     expect(byName.pay?.inputSchema.required).toEqual(expect.arrayContaining(['service', 'amount']));
   });
 
   it('check_balance adds the treasury address', async () => {
-    expect(data(await call('check_balance'))).toEqual({ agentId: 'mcp-agent', walletAddress: agent.walletAddress, balance: '2.00', currency: 'USDC', treasuryAddress: t.owner });
+    expect(data(await call('check_balance'))).toEqual({ agentId: 'mcp-agent', walletAddress: agent.walletAddress, balance: '2.00', currency: 'USDC', status: 'active', treasuryAddress: t.owner });
   });
 
   it('find_service gives id, name, description, $ prices and how; suggests the marketplace when nothing matches', async () => {

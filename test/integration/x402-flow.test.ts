@@ -96,6 +96,7 @@ describe('the 402 flow against the demo paid API', () => {
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ city: 'Porto', paid: { amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature } });
     expect(retried.body.forecast).toHaveLength(3);
+    for (const day of retried.body.forecast as { high: number; low: number }[]) expect(day.low).toBeLessThan(day.high);
 
     // The same receipt again is refused, with fresh terms to pay anew.
     const replay = await get('/weather?city=Porto', paid.body.xPaymentHeader);

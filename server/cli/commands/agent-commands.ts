@@ -11,12 +11,13 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
   const api = createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey });
   const path = `/v1/agents/${encodeURIComponent(agent.agentId)}`;
   const [balance, policy, history] = await Promise.all([
-    api.call<{ balance: string; walletAddress: string }>('GET', `${path}/balance`),
+    api.call<{ balance: string; walletAddress: string; status: 'active' | 'suspended' }>('GET', `${path}/balance`),
     api.call<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>('GET', `${path}/policy`),
     api.call<{ payments: { timestamp: string; service: string; amount: string; status: string }[] }>('GET', `${path}/spend-history`, undefined, { limit: '5' }),
   ]);
   const p = policy.body.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
+  out.write(`  status   ${balance.body.status === 'suspended' ? 'STOPPED: every payment is refused until the owner resumes it' : 'active'}\n`);
   out.write(`  wallet   ${balance.body.walletAddress}\n`);
   out.write(`  balance  ${balance.body.balance} USDC\n`);
   out.write(`  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`);
