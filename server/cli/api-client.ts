@@ -2,16 +2,9 @@
  * The CLI's and the MCP bridge's way to Coffer: a small client of the localhost /v1 server (only the
  * server owns the ledger). Errors keep the server's message and stable code.
  */
-export class CofferApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CofferApiError';
-  }
-}
+import { CofferApiError, readApiAnswer } from '../http/api-answer.js';
+
+export { CofferApiError };
 
 export interface ApiAnswer<T> {
   status: number;
@@ -38,18 +31,7 @@ export function createApiClient(baseUrl: string, credentials: { owner?: string; 
     } catch (error) {
       throw new CofferApiError(0, 'coffer_unreachable', `Coffer is not answering at ${base} (${(error as Error).message}); is \`coffer serve\` or the tray app running?`);
     }
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: reported below
-    }
-    if (!response.ok) {
-      const error = (parsed ?? {}) as { error?: string; code?: string };
-      throw new CofferApiError(response.status, error.code ?? 'http_error', error.error ?? `Coffer answered ${response.status}`);
-    }
-    return { status: response.status, body: parsed as T };
+    return { status: response.status, body: await readApiAnswer<T>(response) };
   }
   return { base, call };
 }

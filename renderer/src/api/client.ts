@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import { CofferApiError, readApiAnswer } from '../../../server/http/api-answer.js';
+
+export { CofferApiError };
 import type {
   allocateBodySchema,
   deployBodySchema,
@@ -26,18 +29,6 @@ import type {
   SpendHistory,
 } from './types.js';
 
-/** A failed call: the server's message and stable code, shown where it happened. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
 /**
  * The dashboard's only way to the server: /v1 over fetch, signed in by the HttpOnly session cookie.
  * Writes carry `X-Requested-With: coffer`, which the server requires of cookie-authenticated writes
@@ -53,20 +44,9 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, 'offline', 'Coffer is not answering. Is `coffer serve` (or the tray app) running?');
+    throw new CofferApiError(0, 'offline', 'Coffer is not answering. Is `coffer serve` (or the tray app) running?');
   }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // fall through: a non-JSON answer is reported as such
-  }
-  if (!response.ok) {
-    const error = (parsed ?? {}) as { error?: string; code?: string };
-    throw new ApiError(response.status, error.code ?? 'http_error', error.error ?? `the server answered ${response.status}`);
-  }
-  return parsed as T;
+  return readApiAnswer<T>(response);
 }
 
 export function createClient(owner: string) {

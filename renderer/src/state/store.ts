@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { ApiError, createClient, fetchSession, type Client } from '../api/client.js';
+import { CofferApiError, createClient, fetchSession, type Client } from '../api/client.js';
 import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
@@ -40,7 +40,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
       await get().refresh();
       set({ status: 'ready' });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) set({ status: 'signed-out' });
+      if (error instanceof CofferApiError && error.status === 401) set({ status: 'signed-out' });
       else set({ status: 'ready', refreshError: (error as Error).message });
     }
   },
@@ -60,7 +60,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         refreshError: null,
       });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) set({ status: 'signed-out' });
+      if (error instanceof CofferApiError && error.status === 401) set({ status: 'signed-out' });
       else set({ refreshError: (error as Error).message });
     }
   },
