@@ -142,3 +142,25 @@ export const micro = (decimal: string): bigint => {
   const [whole, fraction = ''] = decimal.split('.');
   return BigInt(whole ?? '0') * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
 };
+
+/**
+ * What a refused or malformed call must never change: the treasury, deposits, recent payments, and
+ * every agent's name, status, balance and policy. Compare one taken before with one taken after.
+ */
+export async function ownerState(t: TestCoffer) {
+  const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
+  if (dashboard.status !== 200) throw new Error(`the dashboard answered ${dashboard.status}`);
+  const deposits = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
+  return {
+    treasury: dashboard.body.treasury.amount as string,
+    deposits: (deposits.body.deposits as unknown[]).length,
+    activity: (dashboard.body.recentActivity as unknown[]).length,
+    agents: (dashboard.body.agents as Array<Record<string, unknown>>).map(({ agentId, displayName, status, balance, policy }) => ({
+      agentId,
+      displayName,
+      status,
+      balance,
+      policy,
+    })),
+  };
+}

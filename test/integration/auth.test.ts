@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
 
 /** The auth rows of API.md's error table, over real HTTP. */
@@ -48,22 +48,7 @@ describe('auth', () => {
   /** An agent of the test's owner that every rejected call aims at; it must never change. */
   let target: { agentId: string; walletAddress: string; apiKey: string };
 
-  const snapshot = async () => {
-    const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
-    const deposits = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
-    expect(dashboard.status).toBe(200);
-    return {
-      treasury: dashboard.body.treasury.amount as string,
-      deposits: (deposits.body.deposits as unknown[]).length,
-      agents: (dashboard.body.agents as Array<Record<string, unknown>>).map(({ agentId, displayName, status, balance, policy }) => ({
-        agentId,
-        displayName,
-        status,
-        balance,
-        policy,
-      })),
-    };
-  };
+  const snapshot = () => ownerState(t);
 
   beforeAll(async () => {
     t = await startCoffer();

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
 
 /** The HTTP edge: unknown routes, bad bodies, Host/Origin guards, and garbage that must change nothing. */
 
@@ -111,24 +111,7 @@ describe('HTTP errors and guards', () => {
   });
   afterAll(async () => t.stop());
 
-  /** What garbage must never change: the treasury, the agents and their balances, statuses and policies. */
-  const snapshot = async () => {
-    const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
-    expect(dashboard.status).toBe(200);
-    const deposits = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
-    return {
-      treasury: dashboard.body.treasury.amount as string,
-      deposits: (deposits.body.deposits as unknown[]).length,
-      activity: (dashboard.body.recentActivity as unknown[]).length,
-      agents: (dashboard.body.agents as Array<Record<string, unknown>>).map(({ agentId, displayName, status, balance, policy }) => ({
-        agentId,
-        displayName,
-        status,
-        balance,
-        policy,
-      })),
-    };
-  };
+  const snapshot = () => ownerState(t);
 
   describe('health', () => {
     it('GET /v1/health needs no auth and answers {ok: true, network: "sim", version}', async () => {
