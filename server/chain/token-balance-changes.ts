@@ -11,7 +11,7 @@ export interface TokenBalanceEntry {
   uiTokenAmount: { amount: string };
 }
 
-export interface TokenCredit {
+interface TokenCredit {
   /** Smallest units the account gained (0 when it did not gain). */
   amount: bigint;
   /** The owner of the account of that mint that lost the most, else the fee payer. */

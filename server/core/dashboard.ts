@@ -4,7 +4,7 @@ import { USDC_DECIMALS, formatUsdc } from './money.js';
 import { activityView, agentView, iso, policyView, refusalView } from './views.js';
 
 export const RECENT_ACTIVITY_LIMIT = 20;
-export const RECENT_REFUSALS_LIMIT = 20;
+const RECENT_REFUSALS_LIMIT = 20;
 
 async function agentRows(ctx: EngineContext, owner: string) {
   const agents = ctx.store.listAgents(owner);

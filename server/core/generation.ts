@@ -99,7 +99,7 @@ export function readTask(ctx: EngineContext, principal: Principal, agentId: stri
   return taskView(task);
 }
 
-export const TASK_LIST_DEFAULT_LIMIT = 20;
+const TASK_LIST_DEFAULT_LIMIT = 20;
 
 /** An agent's image tasks, newest first, with their prompts (the owner's view of what was made). */
 export function listTasks(ctx: EngineContext, principal: Principal, agentId: string, limit = TASK_LIST_DEFAULT_LIMIT) {

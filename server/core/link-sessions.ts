@@ -15,7 +15,7 @@ export const LINK_TTL_MS = 10 * 60 * 1000;
 /** The fastest a terminal may poll (the spec's 2 seconds). */
 export const LINK_POLL_INTERVAL_MS = 2000;
 /** Link sessions that may wait for the owner at once: more than a person links in ten minutes. */
-export const MAX_WAITING_LINK_SESSIONS = 20;
+const MAX_WAITING_LINK_SESSIONS = 20;
 /** All waiting sessions, polled or not: what a local process creating sessions in bursts can leave. */
 const MAX_PENDING_LINK_SESSIONS = 200;
 /** A waiting session not polled for this long no longer counts against the cap (its terminal left). */
