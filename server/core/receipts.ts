@@ -25,9 +25,27 @@ export type Receipt = z.infer<typeof receiptSchema>;
 
 export const RECEIPT_PREFIX = 'v1.';
 
-/** The bytes a payer signs for a receipt: its network, transaction and memo (the paid API's nonce). */
-export const receiptProofMessage = (receipt: Pick<Receipt, 'network' | 'txSignature' | 'memo'>): Uint8Array =>
-  new TextEncoder().encode(`coffer-receipt:v1:${receipt.network}:${receipt.txSignature}:${receipt.memo}`);
+/**
+ * The bytes a payer signs for a receipt: every other field, in a fixed order, as a JSON array (so no
+ * two receipts share a message). A holder can change nothing, not even the fields the chain cannot
+ * check (timestamp, paymentId). The `v2` tag keeps these apart from the older network/tx/memo proofs.
+ */
+export const receiptProofMessage = (receipt: Omit<Receipt, 'proof'>): Uint8Array =>
+  new TextEncoder().encode(
+    'coffer-receipt:v2:' +
+      JSON.stringify([
+        receipt.v,
+        receipt.network,
+        receipt.txSignature,
+        receipt.amount,
+        receipt.currency,
+        receipt.timestamp,
+        receipt.recipient,
+        receipt.payer,
+        receipt.paymentId,
+        receipt.memo,
+      ]),
+  );
 
 export function encodeReceipt(receipt: Receipt): string {
   return RECEIPT_PREFIX + Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64');

@@ -129,15 +129,18 @@ describe('the 402 flow against the demo paid API', () => {
     const nonce = await nonceFor();
     const prepared = await t.coffer.chain.prepareTransfer({ from: broke.walletAddress, to: DEMO_PAY_TO, amount: micro('0.01'), memo: nonce, reference: 'failing', feePayer: t.owner, createRecipientAccount: true });
     await expect(t.coffer.chain.submitTransfer(prepared)).rejects.toThrow();
-    const failedReceipt = encodeReceipt({
-      v: 1, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),
+    const failedClaims = {
+      v: 1 as const, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC' as const, timestamp: new Date().toISOString(),
       recipient: DEMO_PAY_TO, payer: broke.walletAddress, paymentId: 'pay_x', memo: nonce,
-      proof: getBase58Decoder().decode(await t.coffer.engine.ctx.vault.signMessage(broke.walletAddress, receiptProofMessage({ network: 'sim', txSignature: prepared.txSignature, memo: nonce }))),
+    };
+    const failedReceipt = encodeReceipt({
+      ...failedClaims,
+      proof: getBase58Decoder().decode(await t.coffer.engine.ctx.vault.signMessage(broke.walletAddress, receiptProofMessage(failedClaims))),
     });
     const failed = await get('/weather', failedReceipt);
     expect(failed.body.code).toBe('transaction_failed');
 
-    const madeUpClaims = { ...decodeReceipt(failedReceipt)!, txSignature: '5'.repeat(87), memo: await nonceFor() };
+    const madeUpClaims = { ...failedClaims, txSignature: '5'.repeat(87), memo: await nonceFor() };
     const madeUp = encodeReceipt({
       ...madeUpClaims,
       proof: getBase58Decoder().decode(await t.coffer.engine.ctx.vault.signMessage(broke.walletAddress, receiptProofMessage(madeUpClaims))),
@@ -279,6 +282,23 @@ describe('the 402 flow against the demo paid API', () => {
     }
   });
 
+  it('every field of a receipt is signed: an edited timestamp or paymentId is refused, the receipt itself still works', async () => {
+    const agent = await fundedAgent(t, 'editor', '1.00');
+    const nonce = (await get('/weather?city=Oslo')).body.nonce;
+    const paid = await pay('editor', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
+    for (const edit of [
+      { timestamp: new Date(Date.parse(receipt.timestamp) + 3_600_000).toISOString() },
+      { timestamp: new Date(Date.parse(receipt.timestamp) - 1000).toISOString() },
+      { paymentId: 'pay_someone_else' },
+    ]) {
+      const attempt = await get('/weather?city=Oslo', encodeReceipt({ ...receipt, ...edit }));
+      expect(attempt.status).toBe(402);
+      expect(attempt.body.code).toBe('invalid_proof');
+    }
+    expect((await get('/weather?city=Oslo', paid.body.xPaymentHeader)).status).toBe(200);
+  });
+
   it('property: a tampered receipt is never accepted; the untampered one is', async () => {
     const agent = await fundedAgent(t, 'tamper', '1.00');
     const resource = 'GET /weather';
@@ -300,6 +320,15 @@ describe('the 402 flow against the demo paid API', () => {
       fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
       fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom(otherNonce, `${propNonce} `, '', 'x') }),
       fc.record({ field: fc.constant('proof' as const), value: fc.oneof(fc.constant(decodeReceipt(other.body.xPaymentHeader)!.proof), base58.map((s) => s + s)) }),
+      // Every field is the payer's word: a holder may not edit even the ones the chain cannot check.
+      fc.record({
+        field: fc.constant('timestamp' as const),
+        value: fc.oneof(
+          fc.constant(decodeReceipt(other.body.xPaymentHeader)!.timestamp),
+          fc.integer({ min: -86_400_000, max: 86_400_000 }).filter((ms) => ms !== 0).map((ms) => new Date(Date.parse(original.timestamp) + ms).toISOString()),
+        ),
+      }),
+      fc.record({ field: fc.constant('paymentId' as const), value: fc.oneof(fc.constant(other.body.paymentId as string), fc.constantFrom('pay_x', 'pay_forged', `${original.paymentId}0`)) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tamper, { minLength: 1, maxLength: 3 }), async (changes) => {
