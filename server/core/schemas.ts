@@ -34,7 +34,27 @@ export const addressSchema = z.string().refine(isSolanaAddress, 'not a Solana ad
 
 export const currencySchema = z.string().optional();
 
-export const serviceIdSchema = z.string().trim().min(1, 'service is required').max(200);
+/**
+ * Text an agent or a terminal writes and the owner reads (names in the dashboard, the tray and
+ * notifications): it must show what it is. Refused: control characters (NUL cuts a name short, an
+ * escape sequence recolours a terminal), bidirectional controls (U+202E turns "gpj.exe" around),
+ * unpaired surrogates (no character at all), and invisible separators that make two names look alike.
+ * Multi-line text (a description, a prompt) keeps its line breaks and tabs.
+ */
+const LYING_IN_A_LINE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}\u200B\u2060\uFEFF]/u;
+const LYING_IN_TEXT = /[\p{Bidi_Control}\u200B\u2060\uFEFF\p{Zl}\p{Zp}]|[^\P{Cc}\t\n\r]/u;
+const LYING_MESSAGE = 'must not contain control characters, bidirectional controls, invisible characters or unpaired surrogates';
+
+/** A high surrogate without its low half, or a low one without its high half (not `u` mode on purpose). */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const honest = (pattern: RegExp) => (text: string) => !UNPAIRED_SURROGATE.test(text) && !pattern.test(text);
+/** A single-line name: `field` names it in the message. */
+const honestLine = <T extends z.ZodString>(schema: T, field: string) =>
+  schema.refine(honest(LYING_IN_A_LINE), `${field} ${LYING_MESSAGE}`);
+const honestText = <T extends z.ZodString>(schema: T, field: string) =>
+  schema.refine(honest(LYING_IN_TEXT), `${field} ${LYING_MESSAGE}`);
+
+export const serviceIdSchema = honestLine(z.string().trim().min(1, 'service is required').max(200), 'a service');
 
 const cooldownSchema = z
   .number()
@@ -46,11 +66,10 @@ const allowedServicesSchema = z
   .array(serviceIdSchema)
   .max(500, 'allowedServices holds at most 500 ids');
 
-export const displayNameSchema = z
-  .string()
-  .trim()
-  .min(1, 'displayName must not be empty')
-  .max(100, 'displayName must be at most 100 characters');
+export const displayNameSchema = honestLine(
+  z.string().trim().min(1, 'displayName must not be empty').max(100, 'displayName must be at most 100 characters'),
+  'displayName',
+);
 
 export const deployBodySchema = z.strictObject({
   agentId: agentIdSchema,
@@ -79,7 +98,7 @@ export const payBodySchema = z.strictObject({
   service: serviceIdSchema,
   amount: amountSchema,
   currency: currencySchema,
-  description: z.string().max(500, 'description must be at most 500 characters').optional(),
+  description: honestText(z.string().max(500, 'description must be at most 500 characters'), 'description').optional(),
   recipient: addressSchema.optional(),
   nonce: z
     .string()
@@ -93,7 +112,7 @@ export type PayBody = z.infer<typeof payBodySchema>;
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 
 export const generateBodySchema = z.strictObject({
-  prompt: z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters'),
+  prompt: honestText(z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters'), 'prompt'),
   modelId: z.string().min(1, 'modelId is required').max(200),
   resolution: z.enum(RESOLUTIONS, 'resolution must be one of 1k, 2k, 4k'),
 });
@@ -138,9 +157,9 @@ export type LinkCompleteBody = z.infer<typeof linkCompleteBodySchema>;
 /** Who is asking to be linked (shown to the owner): free text, short. */
 export const linkClientSchema = z
   .object({
-    name: z.string().max(80).optional(),
-    hostname: z.string().max(120).optional(),
-    user: z.string().max(80).optional(),
+    name: honestLine(z.string().max(80), 'name').optional(),
+    hostname: honestLine(z.string().max(120), 'hostname').optional(),
+    user: honestLine(z.string().max(80), 'user').optional(),
   })
   .strip();
 

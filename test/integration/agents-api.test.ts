@@ -364,6 +364,24 @@ describe('agents API', () => {
       expect(read.body.policy).toMatchObject({ dailyBudget: '10.00', maxPerPayment: '2.00' });
     });
 
+    it.each([
+      ['a NUL', 'demo-weather\u0000'],
+      ['a bidi override', 'demo-\u202Erehtaew'],
+      ['a lone surrogate', '\uDC00'],
+    ])('answers 400 invalid_policy for allowedServices with %s, at deploy and in an update, changing nothing', async (_label, entry) => {
+      const agentId = freshId('policy-lying');
+      expectError(
+        await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', allowedServices: [entry] } }),
+        400,
+        'invalid_policy',
+      );
+      expect(await listedAgent(t, agentId)).toBeUndefined();
+      await deployAgent(t, agentId, { allowedServices: ['demo-weather'] });
+      const path = t.withOwner(`/v1/agents/${agentId}/policy`);
+      expectError(await t.api('POST', path, { body: { allowedServices: ['demo-weather', entry] } }), 400, 'invalid_policy');
+      expect((await t.api('GET', path)).body.policy.allowedServices).toEqual(['demo-weather']);
+    });
+
     it('answers 400 invalid_amount for a bad amount in an update, changing nothing', async () => {
       const agent = await deployAgent(t, freshId('policy-bad-amount'), { dailyBudget: '10.00', maxPerPayment: '2.00' });
       const path = t.withOwner(`/v1/agents/${agent.agentId}/policy`);
@@ -525,6 +543,9 @@ describe('agents API', () => {
       ['a blank name', { displayName: '   ' }],
       ['no name', {}],
       ['a non-string name', { displayName: 7 }],
+      ['a name with a bidi override', { displayName: 'invoice\u202Efdp.exe' }],
+      ['a name with a NUL', { displayName: 'trusted\u0000bot' }],
+      ['a name with a lone surrogate', { displayName: 'bot \uD83D' }],
     ])('answers 400 for %s and keeps the old label', async (_label, body) => {
       const agent = await deployAgent(t, freshId('rename-bad'));
       const response = await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/rename`), { body });

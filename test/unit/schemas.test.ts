@@ -4,8 +4,11 @@ import { z } from 'zod';
 import {
   deployBodySchema,
   describeIssues,
+  generateBodySchema,
+  linkClientSchema,
   payBodySchema,
   policyUpdateSchema,
+  renameBodySchema,
   spendHistoryQuerySchema,
 } from '../../server/core/schemas.js';
 
@@ -317,5 +320,48 @@ describe('spendHistoryQuerySchema', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('text that would lie on the owner\'s screen', () => {
+  // Names are shown in the dashboard, the tray and notifications: a bidi override turns
+  // "gpt\u202Egnp.exe" around, a NUL or a lone surrogate garbles or cuts it, a zero-width space makes
+  // two different names look alike.
+  const lying = ['bot\u0000', 'evil\u202Egnp.exe', 'a\u202Db', 'x\u2066y\u2069', 'rtl\u200Fmark', '\uD800', 'a\uDC00b', 'zero\u200Bwidth', 'b\uFEFFom', 'line\nbreak', 'tab\there', 'del\u007F', 'c1\u0085', 'se\u2028p'];
+  const honest = ['Research bot', 'Café crème', '研究ボット', 'بوت البحث', 'rocket 🚀', 'family 👩‍👩‍👧', 'flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿'];
+
+  it.each(lying)('refuses %j as a displayName, in deploy and rename', (name) => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, displayName: name })).toBe('invalid_request');
+    expect(codeFor(renameBodySchema, { displayName: name })).toBe('invalid_request');
+    expect(describeIssues(renameBodySchema.safeParse({ displayName: name }).error!).message).toMatch(
+      /displayName: .*(control|bidirectional|unpaired|invisible)/,
+    );
+  });
+
+  it.each(lying)('refuses %j in allowedServices (invalid_policy) and as a service to pay', (name) => {
+    expect(codeFor(policyUpdateSchema, { allowedServices: ['demo-weather', name] })).toBe('invalid_policy');
+    expect(codeFor(deployBodySchema, { ...validDeploy, allowedServices: [name] })).toBe('invalid_policy');
+    expect(codeFor(payBodySchema, { ...validPay, service: name })).toBe('invalid_request');
+  });
+
+  it.each(lying)('refuses %j in what a terminal says about itself when it asks to be linked', (name) => {
+    expect(linkClientSchema.safeParse({ name }).success).toBe(false);
+    expect(linkClientSchema.safeParse({ hostname: name }).success).toBe(false);
+  });
+
+  it.each(honest)('accepts %j everywhere a name goes', (name) => {
+    expect(renameBodySchema.safeParse({ displayName: name }).success).toBe(true);
+    expect(policyUpdateSchema.safeParse({ allowedServices: [name] }).success).toBe(true);
+    expect(linkClientSchema.safeParse({ name }).success).toBe(true);
+  });
+
+  it('lets multi-line text (a payment description, a prompt) keep its line breaks and tabs, but not the rest', () => {
+    expect(payBodySchema.safeParse({ ...validPay, description: 'line one\n\tline two' }).success).toBe(true);
+    const prompt = { modelId: 'flux-schnell', resolution: '1k' };
+    expect(generateBodySchema.safeParse({ ...prompt, prompt: 'a cat\non a mat' }).success).toBe(true);
+    for (const text of ['evil\u202Etxt', 'nul\u0000', '\uD800', 'esc\u001B[31m']) {
+      expect(payBodySchema.safeParse({ ...validPay, description: text }).success).toBe(false);
+      expect(generateBodySchema.safeParse({ ...prompt, prompt: text }).success).toBe(false);
+    }
   });
 });
