@@ -4,7 +4,7 @@ import { audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { assertCoherent, isTightening, mergePolicy } from './policy.js';
+import { isTightening, mergePolicy } from './policy.js';
 import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, policyView } from './views.js';
@@ -38,7 +38,6 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     cooldownSeconds: body.cooldownSeconds ?? 0,
     allowedServices: [...new Set(body.allowedServices ?? [])],
   };
-  assertCoherent(policy);
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });

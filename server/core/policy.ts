@@ -1,9 +1,13 @@
-import { CofferError } from './errors.js';
 import { parseAmount } from './money.js';
 import type { Policy } from './ports/store.js';
 import type { PolicyUpdate } from './schemas.js';
 
-/** Applies an update (only sent fields change) and checks the result is coherent. */
+/**
+ * Applies an update (only sent fields change). Any combination of valid limits is accepted: a payment
+ * is bounded by maxPerPayment and by what is left of dailyBudget, so a budget below maxPerPayment is
+ * simply the tighter bound. Refusing it would refuse the one change an incident needs (cutting the
+ * budget) whenever it crosses maxPerPayment.
+ */
 export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
   const next: Policy = {
     dailyBudget: update.dailyBudget === undefined ? current.dailyBudget : parseAmount(update.dailyBudget, 'dailyBudget'),
@@ -12,14 +16,7 @@ export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
     cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
     allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
   };
-  assertCoherent(next);
   return next;
-}
-
-export function assertCoherent(policy: Policy): void {
-  if (policy.maxPerPayment > policy.dailyBudget) {
-    throw new CofferError('invalid_policy', 'maxPerPayment cannot be larger than dailyBudget');
-  }
 }
 
 /**

@@ -199,13 +199,13 @@ describe('agents API', () => {
       expect(response.body.policy.maxPerPayment).toBe('0.000001');
     });
 
-    it('answers 400 invalid_policy when maxPerPayment is over dailyBudget, and creates nothing', async () => {
-      const agentId = freshId('incoherent');
+    it('accepts maxPerPayment over dailyBudget: a payment is bounded by both', async () => {
+      const agentId = freshId('max-over-budget');
       const response = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
         body: { agentId, dailyBudget: '5.00', maxPerPayment: '5.01' },
       });
-      expectError(response, 400, 'invalid_policy');
-      expect(await listedAgent(t, agentId)).toBeUndefined();
+      expect(response.status).toBe(200);
+      expect(response.body.policy).toMatchObject({ dailyBudget: '5.00', maxPerPayment: '5.01' });
     });
 
     it('accepts maxPerPayment equal to dailyBudget', async () => {
@@ -355,13 +355,26 @@ describe('agents API', () => {
       expect(response.body.policy.allowedServices).toEqual([]);
     });
 
-    it('answers 400 invalid_policy when the update makes maxPerPayment exceed dailyBudget, changing nothing', async () => {
-      const agent = await deployAgent(t, freshId('policy-incoherent'), { dailyBudget: '10.00', maxPerPayment: '2.00' });
+    it('never refuses a tightening: the budget may go below maxPerPayment, by the owner or the agent itself, and both still bound a payment', async () => {
+      const agent = await fundedAgent(t, freshId('policy-brake'), '5.00', { dailyBudget: '10.00', maxPerPayment: '2.00' });
       const path = t.withOwner(`/v1/agents/${agent.agentId}/policy`);
-      expectError(await t.api('POST', path, { body: { maxPerPayment: '10.01' } }), 400, 'invalid_policy');
-      expectError(await t.api('POST', path, { body: { dailyBudget: '1.99' } }), 400, 'invalid_policy');
-      const read = await t.api('GET', path);
-      expect(read.body.policy).toMatchObject({ dailyBudget: '10.00', maxPerPayment: '2.00' });
+      // In an incident the agent (or the owner) cuts the budget to almost nothing: that must go through.
+      const cut = await t.api('POST', path, { key: agent.apiKey, body: { dailyBudget: '0.50' } });
+      expect(cut.status).toBe(200);
+      expect(cut.body.policy).toMatchObject({ dailyBudget: '0.50', maxPerPayment: '2.00' });
+      const pay = (amount: string) =>
+        t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
+          key: agent.apiKey,
+          body: { service: 'demo-weather', amount, currency: 'USDC' },
+        });
+      expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
+      expect((await pay('0.50')).status).toBe(200);
+      const owner = await t.api('POST', path, { body: { dailyBudget: '0.000001', maxPerPayment: '3.00' } });
+      expect(owner.status).toBe(200);
+      expect(owner.body.policy).toMatchObject({ dailyBudget: '0.000001', maxPerPayment: '3.00' });
+      const loosen = await t.api('POST', path, { body: { dailyBudget: '20.00' } });
+      expect(loosen.body.policy).toMatchObject({ dailyBudget: '20.00', maxPerPayment: '3.00' });
+      expectError(await pay('3.01'), 402, 'max_per_payment_exceeded');
     });
 
     it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CofferError } from '../../server/core/errors.js';
-import { assertCoherent, isTightening, mergePolicy } from '../../server/core/policy.js';
+import { isTightening, mergePolicy } from '../../server/core/policy.js';
 import type { Policy } from '../../server/core/ports/store.js';
 
 const USDC = 1_000_000n;
@@ -71,24 +71,16 @@ describe('mergePolicy', () => {
     expect(mergePolicy(base, { dailyBudget: '1' }).dailyBudget).toBe(1n * USDC);
   });
 
-  it('throws invalid_policy when maxPerPayment ends up above dailyBudget', () => {
-    expectCofferError(() => mergePolicy(base, { maxPerPayment: '10.000001' }), 'invalid_policy');
-    expectCofferError(() => mergePolicy(base, { dailyBudget: '0.999999' }), 'invalid_policy');
-    expectCofferError(() => mergePolicy(base, { dailyBudget: '1', maxPerPayment: '2' }), 'invalid_policy');
+  it('accepts maxPerPayment above dailyBudget (a payment is bounded by both): cutting the budget is never refused', () => {
+    expect(mergePolicy(base, { maxPerPayment: '10.000001' }).maxPerPayment).toBe(10n * USDC + 1n);
+    expect(mergePolicy(base, { dailyBudget: '0.999999' }).dailyBudget).toBe(USDC - 1n);
+    expect(mergePolicy(base, { dailyBudget: '1', maxPerPayment: '2' })).toMatchObject({ dailyBudget: USDC, maxPerPayment: 2n * USDC });
   });
 
   it('throws invalid_amount for a bad amount', () => {
     expectCofferError(() => mergePolicy(base, { dailyBudget: '0' }), 'invalid_amount');
     expectCofferError(() => mergePolicy(base, { maxPerPayment: '1e3' }), 'invalid_amount');
     expectCofferError(() => mergePolicy(base, { maxPerPayment: '0.0000001' }), 'invalid_amount');
-  });
-});
-
-describe('assertCoherent', () => {
-  it('accepts maxPerPayment <= dailyBudget and rejects it above', () => {
-    expect(() => assertCoherent(base)).not.toThrow();
-    expect(() => assertCoherent({ ...base, maxPerPayment: base.dailyBudget })).not.toThrow();
-    expectCofferError(() => assertCoherent({ ...base, maxPerPayment: base.dailyBudget + 1n }), 'invalid_policy');
   });
 });
 

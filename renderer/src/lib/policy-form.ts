@@ -1,5 +1,4 @@
 import { policyUpdateSchema, describeIssues } from '../../../server/core/schemas.js';
-import { tryParseUsdc } from '../../../server/core/money.js';
 import type { Policy } from '../api/types.js';
 
 /** The policy editor's fields as typed (strings), before validation. */
@@ -20,9 +19,8 @@ export const draftOf = (policy: Policy): PolicyDraft => ({
 });
 
 /**
- * Validates a draft with the server's own schema (policyUpdateSchema) and its coherence rule
- * (maxPerPayment never above dailyBudget), so the editor refuses exactly what the server would.
- * Returns the update to send, or the errors per field.
+ * Validates a draft with the server's own schema (policyUpdateSchema), so the editor refuses exactly
+ * what the server would. Returns the update to send, or the errors per field.
  */
 export function validatePolicyDraft(draft: PolicyDraft): { ok: true; update: ReturnType<typeof policyUpdateSchema.parse> } | { ok: false; errors: PolicyErrors } {
   const errors: PolicyErrors = {};
@@ -39,11 +37,6 @@ export function validatePolicyDraft(draft: PolicyDraft): { ok: true; update: Ret
     if (!result.success) errors[field] = field === 'cooldownSeconds' && Number.isNaN(cooldown)
       ? 'cooldownSeconds must be a whole number of seconds'
       : describeIssues(result.error).message.replace(/^[a-zA-Z]+: /, '');
-  }
-  const daily = tryParseUsdc(candidate.dailyBudget);
-  const max = tryParseUsdc(candidate.maxPerPayment);
-  if (!errors.dailyBudget && !errors.maxPerPayment && daily !== null && max !== null && max > daily) {
-    errors.maxPerPayment = 'maxPerPayment cannot be larger than dailyBudget';
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, update: policyUpdateSchema.parse(candidate) };

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { validatePolicyDraft, type PolicyDraft } from '../../../renderer/src/lib/policy-form.js';
 import { policyUpdateSchema } from '../../../server/core/schemas.js';
 import { mergePolicy } from '../../../server/core/policy.js';
-import { CofferError } from '../../../server/core/errors.js';
 
 const valid: PolicyDraft = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: '0', allowedServices: [] };
 
@@ -30,11 +29,11 @@ describe('the policy editor refuses exactly what the server refuses', () => {
     if (!result.ok) expect(Object.keys(result.errors)).toEqual([field]);
   });
 
-  it('refuses maxPerPayment above dailyBudget, as the server does', () => {
+  it('accepts a budget below maxPerPayment, as the server does (cutting the budget is never refused)', () => {
     const result = validatePolicyDraft({ ...valid, dailyBudget: '2', maxPerPayment: '3' });
-    expect(result).toEqual({ ok: false, errors: { maxPerPayment: 'maxPerPayment cannot be larger than dailyBudget' } });
+    expect(result).toEqual({ ok: true, update: { dailyBudget: '2', maxPerPayment: '3', cooldownSeconds: 0, allowedServices: [] } });
     const current = { dailyBudget: 10_000_000n, maxPerPayment: 1_000_000n, cooldownSeconds: 0, allowedServices: [] };
-    expect(() => mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toThrow(CofferError);
+    expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toMatchObject({ dailyBudget: 2_000_000n, maxPerPayment: 3_000_000n });
   });
 
   it('agrees with the server schema on a spread of inputs', () => {
