@@ -4,7 +4,7 @@ import { draftOf, validatePolicyDraft, type PolicyDraft, type PolicyErrors } fro
 import { ErrorNote } from './ErrorNote.js';
 
 /**
- * The policy editor: the same validation as the server (its schema and coherence rule), field errors
+ * The policy editor: the same validation as the server (its own schema), field errors
  * next to their fields, and the server's own message if it still refuses.
  */
 export function PolicyEditor({
