@@ -4,7 +4,8 @@ import { audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { isTightening, mergePolicy } from './policy.js';
+import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
+import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, policyView } from './views.js';
@@ -14,6 +15,9 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
   if (agent === null) throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner`);
   return agent;
 }
+
+/** What an allowedServices entry may name: a registry service, or a recipient's address. */
+const isKnownService = (ctx: EngineContext, entry: string): boolean => isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
 
 /** A new API key for an agent; only its hash is stored, the key itself is returned once. */
 export function issueAgentKey(ctx: EngineContext, owner: string, agentId: string): string {
@@ -38,6 +42,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     cooldownSeconds: body.cooldownSeconds ?? 0,
     allowedServices: [...new Set(body.allowedServices ?? [])],
   };
+  assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
@@ -114,6 +119,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     getAgentOrThrow(ctx, principal.owner, agentId);
     const current = ctx.store.getPolicy(principal.owner, agentId);
     const next = mergePolicy(current, update);
+    if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
     // An agent may only tighten its own policy at once; loosening waits for the owner.
     if (principal.kind === 'agent' && !isTightening(current, next)) {
       return requestApproval(ctx, principal, 'policy', agentId, { ...update });

@@ -1,3 +1,4 @@
+import { CofferError } from './errors.js';
 import { parseAmount } from './money.js';
 import type { Policy } from './ports/store.js';
 import type { PolicyUpdate } from './schemas.js';
@@ -32,4 +33,19 @@ export function isTightening(current: Policy, next: Policy): boolean {
   if (current.allowedServices.length === 0) return true;
   const allowed = new Set(current.allowedServices);
   return next.allowedServices.every((service) => allowed.has(service));
+}
+
+/**
+ * Every allowedServices entry must name something a payment can match: a registry service id, or a
+ * recipient's Solana address (for a service outside the registry). Anything else would be saved and
+ * then allow nothing, silently: a typo must be refused when it is made.
+ */
+export function assertKnownServices(allowedServices: string[], isKnown: (entry: string) => boolean): void {
+  const unknown = allowedServices.find((entry) => !isKnown(entry));
+  if (unknown === undefined) return;
+  throw new CofferError(
+    'invalid_policy',
+    `allowedServices: "${unknown}" is neither a registry service id nor a Solana address, so it would allow nothing; ` +
+      'list registry ids (GET /v1/services/search?q=..., or the Registry page) or the address of the recipient to pay',
+  );
 }

@@ -395,6 +395,26 @@ describe('agents API', () => {
       expect((await t.api('GET', path)).body.policy.allowedServices).toEqual(['demo-weather']);
     });
 
+    it('refuses an allowedServices entry that matches nothing (not a registry id, not an address), saying how to list them', async () => {
+      const agentId = freshId('policy-unknown-service');
+      const typo = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+        body: { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', allowedServices: ['demo-weather', 'demo-wether'] },
+      });
+      expectError(typo, 400, 'invalid_policy');
+      expect(typo.body.error).toContain('"demo-wether"');
+      expect(typo.body.error).toContain('/v1/services/search');
+      expect(await listedAgent(t, agentId)).toBeUndefined();
+
+      const seller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+      await deployAgent(t, agentId, { allowedServices: ['demo-weather', seller] });
+      const path = t.withOwner(`/v1/agents/${agentId}/policy`);
+      expectError(await t.api('POST', path, { body: { allowedServices: ['my-api'] } }), 400, 'invalid_policy');
+      expect((await t.api('GET', path)).body.policy.allowedServices).toEqual(['demo-weather', seller]);
+      // Registry ids (services and models) and any Solana address are accepted.
+      const fine = await t.api('POST', path, { body: { allowedServices: ['web-search', 'image-generate', 'model:sdxl', '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z'] } });
+      expect(fine.status).toBe(200);
+    });
+
     it('answers 400 invalid_amount for a bad amount in an update, changing nothing', async () => {
       const agent = await deployAgent(t, freshId('policy-bad-amount'), { dailyBudget: '10.00', maxPerPayment: '2.00' });
       const path = t.withOwner(`/v1/agents/${agent.agentId}/policy`);

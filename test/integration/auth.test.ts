@@ -306,7 +306,7 @@ describe('auth', () => {
   });
 
   describe('an agent tightening or loosening its own policy', () => {
-    const start = { dailyBudget: '20.00', maxPerPayment: '5.00', cooldownSeconds: 60, allowedServices: ['a', 'b'] };
+    const start = { dailyBudget: '20.00', maxPerPayment: '5.00', cooldownSeconds: 60, allowedServices: ['web-search', 'translate'] };
 
     const policyOf = async (agentId: string) => (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/policy`))).body.policy;
 
@@ -314,11 +314,11 @@ describe('auth', () => {
       ['lowers dailyBudget', { dailyBudget: '15.00' }, { dailyBudget: '15.00' }],
       ['lowers maxPerPayment', { maxPerPayment: '0.5' }, { maxPerPayment: '0.50' }],
       ['raises cooldownSeconds', { cooldownSeconds: 120 }, { cooldownSeconds: 120 }],
-      ['narrows allowedServices', { allowedServices: ['a'] }, { allowedServices: ['a'] }],
+      ['narrows allowedServices', { allowedServices: ['web-search'] }, { allowedServices: ['web-search'] }],
       [
         'tightens everything at once',
-        { dailyBudget: '6.00', maxPerPayment: '1.00', cooldownSeconds: 600, allowedServices: ['b'] },
-        { dailyBudget: '6.00', maxPerPayment: '1.00', cooldownSeconds: 600, allowedServices: ['b'] },
+        { dailyBudget: '6.00', maxPerPayment: '1.00', cooldownSeconds: 600, allowedServices: ['translate'] },
+        { dailyBudget: '6.00', maxPerPayment: '1.00', cooldownSeconds: 600, allowedServices: ['translate'] },
       ],
     ])('%s: 200 and applied at once', async (name, update, changed) => {
       const agentId = `tight-${name.replace(/[^a-z]+/gi, '-').toLowerCase()}`;
@@ -334,8 +334,8 @@ describe('auth', () => {
       ['raises maxPerPayment', { maxPerPayment: '6.00' }],
       ['lowers cooldownSeconds', { cooldownSeconds: 59 }],
       ['sets cooldownSeconds to 0', { cooldownSeconds: 0 }],
-      ['widens allowedServices with a new id', { allowedServices: ['a', 'b', 'c'] }],
-      ['swaps an allowed service for another', { allowedServices: ['a', 'c'] }],
+      ['widens allowedServices with a new id', { allowedServices: ['web-search', 'translate', 'geocode'] }],
+      ['swaps an allowed service for another', { allowedServices: ['web-search', 'geocode'] }],
       ['widens allowedServices to [] (every service)', { allowedServices: [] }],
       ['tightens one field but loosens another', { dailyBudget: '10.00', maxPerPayment: '9.00' }],
     ])('%s: 202 pending approval and the policy is unchanged', async (name, update) => {
@@ -347,16 +347,16 @@ describe('auth', () => {
       expect(await policyOf(agentId)).toEqual(start);
     });
 
-    it("widens ['a'] to ['a','b'] or to []: waits for approval; the owner may", async () => {
-      const agent = await deployAgent(t, 'widen-a', { dailyBudget: '10.00', maxPerPayment: '1.00', allowedServices: ['a'] });
+    it("widens ['web-search'] to ['web-search', 'translate'] or to []: waits for approval; the owner may", async () => {
+      const agent = await deployAgent(t, 'widen-a', { dailyBudget: '10.00', maxPerPayment: '1.00', allowedServices: ['web-search'] });
       const path = t.withOwner('/v1/agents/widen-a/policy');
-      expect((await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: ['a', 'b'] } })).status).toBe(202);
+      expect((await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: ['web-search', 'translate'] } })).status).toBe(202);
       expect((await t.api('POST', path, { key: agent.apiKey, body: { allowedServices: [] } })).status).toBe(202);
-      expect((await policyOf('widen-a')).allowedServices).toEqual(['a']);
+      expect((await policyOf('widen-a')).allowedServices).toEqual(['web-search']);
 
-      const owner = await t.api('POST', path, { body: { allowedServices: ['a', 'b'] } });
+      const owner = await t.api('POST', path, { body: { allowedServices: ['web-search', 'translate'] } });
       expect(owner.status).toBe(200);
-      expect(owner.body.policy.allowedServices).toEqual(['a', 'b']);
+      expect(owner.body.policy.allowedServices).toEqual(['web-search', 'translate']);
     });
 
     it('a tightened dailyBudget applies to the next payment', async () => {
