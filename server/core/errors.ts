@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   'daily_budget_exceeded',
   'cooldown_active',
   'service_not_allowed',
+  'price_above_registry',
   'insufficient_funds',
   'insufficient_treasury_funds',
   'agent_suspended',

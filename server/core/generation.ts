@@ -62,8 +62,12 @@ export async function generate(
       description: `${model.displayName} ${body.resolution}: ${body.prompt.slice(0, 120)}`,
     },
     idempotencyKey,
-    // The description holds only the prompt's start: the whole request decides what a key may replay.
-    JSON.stringify([model.id, body.resolution, body.prompt]),
+    {
+      // The description holds only the prompt's start: the whole request decides what a key may replay.
+      fingerprint: JSON.stringify([model.id, body.resolution, body.prompt]),
+      // What is bought is this model at this resolution: its own price is the listed one.
+      listedPrice: parseAmount(price),
+    },
   );
   // A retry with the same Idempotency-Key finds the task its payment bought.
   const existing = ctx.store.findTaskByPayment(payment.paymentId);

@@ -10,6 +10,7 @@ import { activeTransfers, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
+import { listedPrice } from './registry.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const claims = {
@@ -107,11 +108,20 @@ function repeatsLastRefusal(ctx: EngineContext, owner: string, agentId: string, 
 const REFUSALS = new Set([
   'agent_suspended',
   'service_not_allowed',
+  'price_above_registry',
   'max_per_payment_exceeded',
   'cooldown_active',
   'daily_budget_exceeded',
   'insufficient_funds',
 ]);
+
+/** What the engine itself knows about a payment it makes (generation), beyond the request body. */
+export interface PaymentContext {
+  /** Anything else that makes two requests different (generation: the full prompt). */
+  fingerprint?: string;
+  /** The listed price of what is bought, when the service's own listing does not say (a model's price). */
+  listedPrice?: bigint;
+}
 
 export async function pay(
   ctx: EngineContext,
@@ -119,11 +129,10 @@ export async function pay(
   agentId: string,
   body: PayBody,
   idempotencyKey: string | null,
-  /** Anything else that makes two requests different (generation: the full prompt). */
-  fingerprint: string | null = null,
+  context: PaymentContext = {},
 ): Promise<PaymentResult> {
   try {
-    const result = await payOrThrow(ctx, principal, agentId, body, idempotencyKey, fingerprint);
+    const result = await payOrThrow(ctx, principal, agentId, body, idempotencyKey, context);
     lastRefusals.get(ctx)?.delete(`${principal.owner}|${agentId}`);
     return result;
   } catch (error) {
@@ -160,7 +169,7 @@ async function payOrThrow(
   agentId: string,
   body: PayBody,
   idempotencyKey: string | null,
-  fingerprint: string | null,
+  context: PaymentContext,
 ): Promise<PaymentResult> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
@@ -169,7 +178,7 @@ async function payOrThrow(
   const agent = getAgentOrThrow(ctx, owner, agentId);
 
   // The same Idempotency-Key returns the first result, whatever happened since (even a kill).
-  const requestHash = hashRequest([body.service, amount.toString(), body.description ?? '', body.recipient ?? null, body.nonce ?? null, fingerprint]);
+  const requestHash = hashRequest([body.service, amount.toString(), body.description ?? '', body.recipient ?? null, body.nonce ?? null, context.fingerprint ?? null]);
   if (idempotencyKey !== null) {
     const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
     if (first) return replay(ctx, first, requestHash, agent);
@@ -183,6 +192,15 @@ async function payOrThrow(
   // whatever it aimed at, and a refused retry loop costs no RPC call. The reservation below checks
   // again, atomically, since other payments may land in between.
   checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
+  // One rule for every door (HTTP, MCP, CLI, payingFetch): a registry service is never paid more than
+  // it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
+  const price = context.listedPrice ?? (service === null ? null : listedPrice(service));
+  if (service !== null && price !== null && amount > price) {
+    throw new CofferError(
+      'price_above_registry',
+      `${formatUsdc(amount)} USDC is more than the ${formatUsdc(price)} USDC the registry lists for "${service.id}"`,
+    );
+  }
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }

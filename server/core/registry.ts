@@ -1,5 +1,6 @@
 import { CofferError } from './errors.js';
 import type { EngineContext } from './context.js';
+import { parseAmount } from './money.js';
 import type { ModelRecord, ServiceRecord } from './ports/store.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
@@ -45,4 +46,14 @@ export function servicesPaidTo(ctx: EngineContext, payTo: string) {
 
 export function listModels(ctx: EngineContext) {
   return { models: ctx.store.listModels().map(modelView) };
+}
+
+/**
+ * The most a service may be paid for one call, as the registry lists it: its price per call, or the
+ * dearest of its per-resolution prices; null when it lists no price.
+ */
+export function listedPrice(service: ServiceRecord): bigint | null {
+  if (service.pricePerCall !== null) return parseAmount(service.pricePerCall);
+  const prices = Object.values(service.pricing).map((price) => parseAmount(price));
+  return prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
 }

@@ -30,6 +30,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   daily_budget_exceeded: 402,
   cooldown_active: 402,
   service_not_allowed: 402,
+  price_above_registry: 402,
   insufficient_funds: 402,
   insufficient_treasury_funds: 402,
   agent_suspended: 403,

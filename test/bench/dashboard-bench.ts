@@ -20,7 +20,7 @@ try {
   for (let i = 0; i < 20; i++) {
     const id = `agent-${String(i).padStart(3, '0')}`;
     await t.api('POST', t.withOwner(`/v1/agents/${id}/allocate`), { body: { amount: '2.00' } });
-    await t.api('POST', t.withOwner(`/v1/agents/${id}/pay`), { body: { service: 'demo-weather', amount: '0.25', currency: 'USDC' } });
+    await t.api('POST', t.withOwner(`/v1/agents/${id}/pay`), { body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' } });
   }
   console.log(`seeded ${AGENTS} agents in ${((performance.now() - deployStart) / 1000).toFixed(1)} s`);
 

@@ -28,12 +28,15 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The agent pays through the API, as agents do (not through the dashboard). */
+/**
+ * The agent pays through the API, as agents do (not through the dashboard): an API outside the
+ * registry, paid by address, so any price goes (demo-weather's wallet, which holds a USDC account).
+ */
 async function agentPays(amount = '0.25') {
   const response = await fetch(`${serve.url}/v1/agents/e2e-bot/pay?owner=${owner}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ service: 'demo-weather', amount, currency: 'USDC', description: 'e2e forecast' }),
+    body: JSON.stringify({ service: 'forecast-api', recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount, currency: 'USDC', description: 'e2e forecast' }),
   });
   return { status: response.status, body: (await response.json()) as { code?: string; paymentId?: string } };
 }
@@ -107,7 +110,7 @@ test('a payment made through the API appears in the dashboard without a reload',
   const paid = await agentPays('0.25');
   expect(paid.status).toBe(200);
   const activity = page.getByTestId('activity-row').first();
-  await expect(activity).toContainText('Coffer demo weather', { timeout: 10_000 });
+  await expect(activity).toContainText('forecast-api', { timeout: 10_000 });
   await expect(activity).toContainText('0.25 USDC');
   await expect(activity).toContainText('Paid');
   await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();

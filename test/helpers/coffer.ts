@@ -137,6 +137,13 @@ export async function fundedAgent(t: TestCoffer, agentId: string, amount: string
   return agent;
 }
 
+/**
+ * A paid API outside the registry, paid by its wallet's address, so any price goes (a registry service
+ * is never paid more than its listed price). The wallet is demo-weather's: it holds a USDC account on
+ * the sim chain.
+ */
+export const UNLISTED_API = { service: 'test-api', recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx' } as const;
+
 /** Micro-USDC from a decimal string, for ledger arithmetic in tests. */
 export const micro = (decimal: string): bigint => {
   const [whole, fraction = ''] = decimal.split('.');

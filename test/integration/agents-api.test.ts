@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, micro, startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, micro, startCoffer, type ApiResponse, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 /** Every agent endpoint over real HTTP, checked against API.md (which wins over spec/interface.md). */
 
@@ -253,7 +253,7 @@ describe('agents API', () => {
       const agent = await fundedAgent(t, agentId, '2');
       const paid = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
         key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.25', currency: 'USDC', description: 'forecast' },
+        body: { ...UNLISTED_API, amount: '0.25', currency: 'USDC', description: 'forecast' },
       });
       expect(paid.status).toBe(200);
       const entry = await listedAgent(t, agentId);
@@ -365,7 +365,7 @@ describe('agents API', () => {
       const pay = (amount: string) =>
         t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
           key: agent.apiKey,
-          body: { service: 'demo-weather', amount, currency: 'USDC' },
+          body: { ...UNLISTED_API, amount, currency: 'USDC' },
         });
       expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
       expect((await pay('0.50')).status).toBe(200);

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -168,8 +168,8 @@ describe('approvals: an agent asks, only the owner loosens', () => {
         if (received.join('').includes('event: approval')) return;
       }
     })().catch(() => undefined);
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.10', currency: 'USDC' } });
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '5.00', currency: 'USDC' } });
+    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' } });
+    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '5.00', currency: 'USDC' } });
     await ask('streamed', agent.apiKey, 'allocate', { amount: '1.00' });
     await reading;
     controller.abort();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
 
 /** The auth rows of API.md's error table, over real HTTP. */
@@ -369,7 +369,7 @@ describe('auth', () => {
       const pay = (amount: string) =>
         t.api('POST', t.withOwner('/v1/agents/tight-pay/pay'), {
           key: agent.apiKey,
-          body: { service: 'demo-weather', amount, currency: 'USDC' },
+          body: { ...UNLISTED_API, amount, currency: 'USDC' },
         });
       expect((await pay('0.60')).status).toBe(200);
       expectError(await pay('0.60'), 402, 'daily_budget_exceeded');

@@ -60,13 +60,13 @@ describe('coffer status, pay, kill, open', () => {
     expect(before.stdout).toMatch(/balance\s+2\.00 USDC/);
     expect(before.stdout).toMatch(/status\s+active/);
     expect(before.stdout).toMatch(/3\.00 USDC a day, at most 1\.00 a payment/);
-    const paid = await coffer(['pay', 'demo-weather', '0.25', '--config', configFile]);
+    const paid = await coffer(['pay', 'demo-weather', '0.01', '--config', configFile]);
     expect(paid.code).toBe(0);
-    expect(paid.stdout).toMatch(/Paid 0\.25 USDC \(pay_/);
+    expect(paid.stdout).toMatch(/Paid 0\.01 USDC \(pay_/);
     expect(paid.stdout).toMatch(/X-Payment: v1\./);
     const after = await coffer(['status', '--config', configFile]);
-    expect(after.stdout).toMatch(/balance\s+1\.75 USDC/);
-    expect(after.stdout).toMatch(/0\.25 USDC\s+Coffer demo weather/);
+    expect(after.stdout).toMatch(/balance\s+1\.99 USDC/);
+    expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather/);
   });
 
   it('a refused payment exits 1 with the server message', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 describe('concurrent payments against one budget', () => {
   let t: TestCoffer;
@@ -17,7 +17,7 @@ describe('concurrent payments against one budget', () => {
       Array.from({ length: 50 }, (_, i) =>
         t.api('POST', t.withOwner('/v1/agents/burst/pay'), {
           key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.10', currency: 'USDC', description: `burst ${i}` },
+          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC', description: `burst ${i}` },
         }),
       ),
     );
@@ -47,7 +47,7 @@ describe('concurrent payments against one budget', () => {
       Array.from({ length: 20 }, () =>
         t.api('POST', t.withOwner('/v1/agents/drain/pay'), {
           key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.10', currency: 'USDC' },
+          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' },
         }),
       ),
     );

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import { createKeyVault } from '../../server/keys/key-vault.js';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
-import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, fundedAgent, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 interface Keytar {
   findCredentials(service: string): Promise<{ account: string; password: string }[]>;
@@ -49,7 +49,7 @@ async function exercise(t: TestCoffer) {
   const agent = await fundedAgent(t, 'worker', '2.00');
   const paid = await t.api('POST', t.withOwner('/v1/agents/worker/pay'), {
     key: agent.apiKey,
-    body: { service: 'demo-weather', amount: '0.50', currency: 'USDC' },
+    body: { ...UNLISTED_API, amount: '0.50', currency: 'USDC' },
   });
   expect(paid.status).toBe(200);
   // Force the WAL into the main file too, so both are scanned with data in them.

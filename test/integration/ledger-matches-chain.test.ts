@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, deployAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 const AGENTS = ['alpha', 'beta', 'gamma'] as const;
-const SERVICES = ['demo-weather', 'demo-quotes', 'web-search'] as const;
+/** Registry services (never paid above their listed price) and an API outside the registry (any price). */
+const SERVICES = [{ service: 'demo-weather' }, { service: 'demo-quotes' }, { service: 'web-search' }, UNLISTED_API, UNLISTED_API];
 
 /** Amounts as decimal strings with up to 6 decimals, small enough to run many operations. */
 const amountArb = fc.integer({ min: 1, max: 3_000_000 }).map((m) => (m / 1e6).toFixed(6));
@@ -70,10 +71,10 @@ describe('after any sequence of allocations and payments, every wallet on chain 
               } else if (step.op === 'pay') {
                 const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/pay`), {
                   key: keys.get(step.agent)!,
-                  body: { service: step.service, amount: step.amount, currency: 'USDC' },
+                  body: { ...step.service, amount: step.amount, currency: 'USDC' },
                 });
                 expect([200, 402, 403]).toContain(r.status);
-                if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded']).toContain(r.body.code);
+                if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded', 'price_above_registry']).toContain(r.body.code);
               } else {
                 const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/${step.op}`));
                 expect(r.status).toBe(200);

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 import { CLI } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
@@ -99,7 +99,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   });
 
   it('pay returns the payment result with the receipt; refusals are isError results with the server message', async () => {
-    const paid = data(await call('pay', { service: 'demo-weather', amount: '0.10' }));
+    const paid = data(await call('pay', { ...UNLISTED_API, amount: '0.10' }));
     expect(paid).toMatchObject({ status: 'confirmed', amount: '0.10', currency: 'USDC', xPaymentHeader: expect.stringMatching(/^v1\./) });
     const refused = await call('pay', { service: 'demo-weather', amount: '3.00' });
     expect(refused.isError).toBe(true);
@@ -108,6 +108,9 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(history.payments).toHaveLength(1);
     const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });
     expect(invalid.isError).toBe(true);
+    const overpriced = await call('pay', { service: 'demo-quotes', amount: '0.45' });
+    expect(overpriced.isError).toBe(true);
+    expect(overpriced.content[0]?.text).toMatch(/\(price_above_registry\)/);
   });
 
   it('fetch_paid calls a paid API, pays the 402 within policy, and returns the answer', async () => {

@@ -5,7 +5,9 @@ import { decodeReceipt } from '../../server/core/receipts.js';
 const pay = (t: TestCoffer, agentId: string, key: string | null, body: Record<string, unknown>, headers?: Record<string, string>) =>
   t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body, headers });
 
-const weather = (amount = '0.01') => ({ service: 'demo-weather', amount, currency: 'USDC', description: 'forecast' });
+/** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */
+const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const weather = (amount = '0.01') => ({ service: 'forecast-api', recipient: SELLER, amount, currency: 'USDC', description: 'forecast' });
 
 describe('payments over HTTP on the sim chain', () => {
   let t: TestCoffer;
@@ -16,10 +18,10 @@ describe('payments over HTTP on the sim chain', () => {
 
   it('returns the payment result of the spec, with a receipt naming a real on-chain transfer', async () => {
     const agent = await fundedAgent(t, 'receipts', '5.00');
-    const response = await pay(t, 'receipts', agent.apiKey, { ...weather('0.125'), nonce: 'nonce-from-402' });
+    const response = await pay(t, 'receipts', agent.apiKey, { service: 'demo-weather', amount: '0.005', currency: 'USDC', nonce: 'nonce-from-402' });
     expect(response.status).toBe(200);
     const result = response.body;
-    expect(result).toMatchObject({ amount: '0.125', currency: 'USDC', status: 'confirmed' });
+    expect(result).toMatchObject({ amount: '0.005', currency: 'USDC', status: 'confirmed' });
     expect(result.paymentId).toMatch(/^pay_/);
     expect(new Date(result.timestamp).toISOString()).toBe(result.timestamp);
     expect(result.xPaymentHeader.startsWith('v1.')).toBe(true);
@@ -30,7 +32,7 @@ describe('payments over HTTP on the sim chain', () => {
       v: 1,
       network: 'sim',
       txSignature: result.txSignature,
-      amount: '0.125',
+      amount: '0.005',
       currency: 'USDC',
       timestamp: result.timestamp,
       recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
@@ -46,11 +48,11 @@ describe('payments over HTTP on the sim chain', () => {
       succeeded: true,
       from: agent.walletAddress,
       to: receipt!.recipient,
-      amount: micro('0.125'),
+      amount: micro('0.005'),
       memo: 'nonce-from-402',
       mint: t.coffer.chain.usdcMint,
     });
-    expect(await t.coffer.chain.usdcBalance(receipt!.recipient)).toBeGreaterThanOrEqual(micro('0.125'));
+    expect(await t.coffer.chain.usdcBalance(receipt!.recipient)).toBeGreaterThanOrEqual(micro('0.005'));
   });
 
   it('uses the payment id as memo when no nonce is given', async () => {
@@ -116,7 +118,7 @@ describe('payments over HTTP on the sim chain', () => {
     const key = t.ownerKey;
     expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('service_not_allowed');
     expect((await pay(t, 'order', key, { ...weather('2.00'), service: 'demo-quotes' })).body.code).toBe('max_per_payment_exceeded');
-    expect((await pay(t, 'order', key, { ...weather('0.50'), service: 'demo-quotes' })).body.code).toBe('insufficient_funds');
+    expect((await pay(t, 'order', key, { ...weather('0.01'), service: 'demo-quotes' })).body.code).toBe('insufficient_funds');
     await t.api('POST', t.withOwner('/v1/agents/order/kill'));
     expect((await pay(t, 'order', key, weather('2.00'))).body.code).toBe('agent_suspended');
   });
@@ -135,7 +137,7 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.90' })).body.code).toBe('max_per_payment_exceeded');
     // Within policy, the recipient's own problems are reported.
     expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.10' })).body.code).toBe('recipient_not_ready');
-    expect((await pay(t, 'order-first', key, { ...mismatch, amount: '0.10' })).body.code).toBe('recipient_mismatch');
+    expect((await pay(t, 'order-first', key, { ...mismatch, amount: '0.01' })).body.code).toBe('recipient_mismatch');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'order-first'").pluck().get()).toBe(0);
   });
 
@@ -145,6 +147,26 @@ describe('payments over HTTP on the sim chain', () => {
     expect(response.status).toBe(402);
     expect(response.body.code).toBe('insufficient_funds');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.50'));
+  });
+
+  it('refuses paying a registry service more than its listed price (402 price_above_registry), moving nothing; the price or less goes through', async () => {
+    const agent = await fundedAgent(t, 'overpayer', '2.00');
+    const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
+    const over = await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.45', currency: 'USDC' });
+    expect(over.status).toBe(402);
+    expect(over.body.code).toBe('price_above_registry');
+    expect(over.body.error).toMatch(/0\.45.*0\.01/);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(before);
+    expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'overpayer'").pluck().get()).toBe(0);
+    // The owner sees it among the refusals.
+    const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
+    expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', code: 'price_above_registry' });
+    // One micro-USDC over a per-resolution price too; the owner's key is held to the same rule.
+    const image = await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032001' } });
+    expect(image.body.code).toBe('price_above_registry');
+    expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.01' })).status).toBe(200);
+    expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005' })).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032' } })).status).toBe(200);
   });
 
   it('only USDC; Ethereum is announced as coming soon', async () => {
@@ -158,14 +180,14 @@ describe('payments over HTTP on the sim chain', () => {
 
   it('pays a service outside the registry only with a recipient, and refuses a recipient that contradicts the registry', async () => {
     const agent = await fundedAgent(t, 'custom', '1.00');
-    const unknown = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api' });
+    const unknown = await pay(t, 'custom', agent.apiKey, { service: 'my-own-api', amount: '0.01' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('service_not_found');
     const recipient = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
     const custom = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api', recipient });
     expect(custom.status).toBe(200);
     expect(decodeReceipt(custom.body.xPaymentHeader)?.recipient).toBe(recipient);
-    const mismatch = await pay(t, 'custom', agent.apiKey, { ...weather(), recipient });
+    const mismatch = await pay(t, 'custom', agent.apiKey, { service: 'demo-weather', amount: '0.01', recipient });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.code).toBe('recipient_mismatch');
     const badRecipient = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'x', recipient: 'not-an-address' });
@@ -216,7 +238,7 @@ describe('payments over HTTP on the sim chain', () => {
   it('spend history: newest first, default limit 20, bounded 1..500', async () => {
     const agent = await fundedAgent(t, 'history', '5.00');
     for (let i = 0; i < 23; i++) {
-      expect((await pay(t, 'history', agent.apiKey, { ...weather('0.01'), description: `call ${i}` })).status).toBe(200);
+      expect((await pay(t, 'history', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `call ${i}` })).status).toBe(200);
     }
     const byDefault = await t.api('GET', t.withOwner('/v1/agents/history/spend-history'), { key: agent.apiKey });
     expect(byDefault.status).toBe(200);
@@ -237,18 +259,18 @@ describe('payments over HTTP on the sim chain', () => {
 
   it('the dashboard has the spec shapes', async () => {
     await fundedAgent(t, 'dash', '2.00');
-    await pay(t, 'dash', t.ownerKey, weather('0.05'));
+    await pay(t, 'dash', t.ownerKey, { service: 'demo-weather', amount: '0.01' });
     const { status, body } = await t.api('GET', t.withOwner('/v1/dashboard'));
     expect(status).toBe(200);
     expect(body.treasury).toMatchObject({ walletAddress: t.owner, currency: 'USDC', decimals: 6 });
     expect(body.treasury.amount).toMatch(/^\d+$/);
     expect(BigInt(body.treasury.amount)).toBe(await t.coffer.chain.usdcBalance(t.owner));
     const entry = body.agents.find((a: { agentId: string }) => a.agentId === 'dash');
-    expect(entry).toMatchObject({ walletAddress: expect.any(String), lifetimeSpent: '0.05', lifetimePayments: 1 });
+    expect(entry).toMatchObject({ walletAddress: expect.any(String), lifetimeSpent: '0.01', lifetimePayments: 1 });
     expect(entry.policy.dailyBudget).toBe('100.00');
     expect(new Date(entry.createdAt).toISOString()).toBe(entry.createdAt);
     const activity = body.recentActivity.find((a: { agent: string }) => a.agent === 'dash');
-    expect(activity).toMatchObject({ venue: 'Coffer demo weather', amount: '0.05', rail: 'sol', status: 'approved' });
+    expect(activity).toMatchObject({ venue: 'Coffer demo weather', amount: '0.01', rail: 'sol', status: 'approved' });
     expect(activity.time).toMatch(/^\d{2}:\d{2}$/);
     expect(activity.id).toMatch(/^pay_/);
   });
@@ -261,8 +283,8 @@ describe('payments over HTTP on the sim chain', () => {
     const { recentRefusals } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(mine).toEqual([
-      { agent: 'refused', service: 'demo-weather', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
-      { agent: 'refused', service: 'demo-weather', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/maxPerPayment/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/maxPerPayment/), timestamp: expect.any(String) },
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
     for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
@@ -309,18 +331,18 @@ describe('payments: edges found in review', () => {
 
   it('paying the same nonce twice is refused with 409, not a 500, and leaves nothing pending', async () => {
     const agent = await fundedAgent(t, 'twice', '2.00');
-    const body = { service: 'demo-weather', amount: '0.50', nonce: 'n-twice' };
+    const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-twice' };
     expect((await payAs('twice', agent.apiKey, body)).status).toBe(200);
     const again = await payAs('twice', agent.apiKey, body);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('nonce_already_paid');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get()).toBe(0);
-    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.50'));
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.99'));
   });
 
   it('a nonce whose first payment failed can be paid again', async () => {
-    const agent = await fundedAgent(t, 'retry-nonce', '0.10');
-    const body = { service: 'demo-weather', amount: '0.50', nonce: 'n-retry' };
+    const agent = await fundedAgent(t, 'retry-nonce', '0.005');
+    const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-retry' };
     expect((await payAs('retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
     await t.api('POST', t.withOwner('/v1/agents/retry-nonce/allocate'), { body: { amount: '1' } });
     expect((await payAs('retry-nonce', agent.apiKey, body)).status).toBe(200);
@@ -360,16 +382,16 @@ describe('payments: edges found in review', () => {
     const headers = { 'idempotency-key': 'k-kill' };
     const first = await t.api('POST', t.withOwner('/v1/agents/idem-kill/pay'), {
       key: agent.apiKey,
-      body: { service: 'demo-weather', amount: '0.10' },
+      body: { service: 'demo-weather', amount: '0.01' },
       headers,
     });
     expect(first.status).toBe(200);
     await t.api('POST', t.withOwner('/v1/agents/idem-kill/kill'));
-    const replayed = await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, headers);
+    const replayed = await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
     expect(replayed.status).toBe(200);
     expect(replayed.body.paymentId).toBe(first.body.paymentId);
     // A new payment is still blocked.
-    expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.10' })).body.code).toBe('agent_suspended');
+    expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
   });
 
   it('a replay of a payment that reconciliation failed answers JSON 502 chain_rejected', async () => {

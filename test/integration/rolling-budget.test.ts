@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, manualClock, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, fundedAgent, manualClock, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -14,7 +14,7 @@ describe('dailyBudget is a rolling 24 h window and cooldown a spacing', () => {
   const pay = (key: string, agentId: string, amount: string) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
       key,
-      body: { service: 'demo-weather', amount, currency: 'USDC' },
+      body: { ...UNLISTED_API, amount, currency: 'USDC' },
     });
 
   it('frees budget exactly 24 h after a payment, not at midnight', async () => {

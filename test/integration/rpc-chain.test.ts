@@ -20,10 +20,13 @@ import { json } from '../helpers/serve-process.js';
 describe('Coffer on an RPC network', () => {
   let rpc: FakeSolanaRpc;
   let t: TestCoffer;
+  /** A paid API outside the registry (any price goes), holding a USDC account on the cluster. */
+  const SELLER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
   beforeAll(async () => {
     rpc = await new FakeSolanaRpc().start();
     t = await startCoffer({ network: rpc.url, usdcMint: rpc.mint.address });
     rpc.airdrop(t.owner);
+    await rpc.depositFromOutside(SELLER, 1n);
   });
   afterAll(async () => {
     await t.stop();
@@ -102,7 +105,7 @@ describe('Coffer on an RPC network', () => {
       const id = newId('pay');
       const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, reference: id, feePayer: t.owner, createRecipientAccount: true });
       store.insertPayment({
-        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
+        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: SELLER, amount, memo: id,
         description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
         createdAt: Date.now(), settledAt: null,
       });
@@ -137,7 +140,7 @@ describe('Coffer on an RPC network', () => {
     const payOne = () =>
       t.api('POST', t.withOwner('/v1/agents/refused/pay'), {
         key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '1.00', currency: 'USDC' },
+        body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
       });
     rpc.rejectNextSend = '0x11'; // the token program's "account is frozen"
     const rejected = await payOne();
@@ -163,7 +166,7 @@ describe('Coffer on an RPC network', () => {
     const payOnce = () =>
       t.api('POST', t.withOwner('/v1/agents/cutoff/pay'), {
         key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.50', currency: 'USDC' },
+        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
         headers: { 'idempotency-key': 'cut-1' },
       });
     rpc.offlineAfterNextSend = true;
@@ -196,7 +199,7 @@ describe('Coffer on an RPC network', () => {
       const payOne = () =>
         t.api('POST', t.withOwner('/v1/agents/in-flight/pay'), {
           key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '1.00', currency: 'USDC' },
+          body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
         });
       const paying = payOne();
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -220,7 +223,7 @@ describe('Coffer on an RPC network', () => {
     const store = openPaywallStore(':memory:');
     const api = express();
     const wall = createPaywall({ recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', lookup: rpcTransferLookup(rpc.url, rpc.mint.address), store });
-    api.get('/data', wall.require({ price: '0.05', description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
+    api.get('/data', wall.require({ price: '0.01', description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
     const server = api.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data`;
@@ -229,7 +232,7 @@ describe('Coffer on an RPC network', () => {
       expect(terms).toMatchObject({ network: 'localnet', accepts: [{ network: 'solana-localnet', asset: rpc.mint.address }] });
       const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/pay'), {
         key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.05', currency: 'USDC', nonce: terms.nonce },
+        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce },
       });
       expect(paid.status).toBe(200);
       const ok = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });

@@ -152,13 +152,13 @@ describe('the 402 flow against the demo paid API', () => {
 
   it('the chain lookup and service endpoints a paid API and a paying client use', async () => {
     const agent = await fundedAgent(t, 'lookup', '1.00');
-    const paid = await pay('lookup', agent.apiKey, { service: 'demo-weather', amount: '0.25', nonce: 'lookup-nonce' });
+    const paid = await pay('lookup', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'lookup-nonce' });
     const found = await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null });
     expect(found.status).toBe(200);
     expect(found.body).toEqual({
       network: 'sim',
       usdcMint: t.coffer.chain.usdcMint,
-      transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '250000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
+      transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '10000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
     });
     const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
     expect(missing.status).toBe(404);
