@@ -6,7 +6,7 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { activeTransfers, sendReserved } from './transfers.js';
+import { activeTransfers, neverSent, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
@@ -53,13 +53,21 @@ function checkCurrency(currency: string | undefined): void {
   throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
 }
 
-/** The outcome of an earlier request with the same Idempotency-Key: its result, or its error again. */
-async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: string, agent: AgentRecord) {
+/** What a replay answers when the first attempt never reached the chain: pay now, as a first try. */
+const NOT_SENT = Symbol('not sent');
+
+/**
+ * The outcome of an earlier request with the same Idempotency-Key: its result, or its error again; or
+ * NOT_SENT when that attempt never reached the chain (a crash before sending), so nothing moved and
+ * the retry must be paid rather than answered with a failure forever.
+ */
+async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: string, agent: AgentRecord): Promise<PaymentResult | typeof NOT_SENT> {
   if (first.requestHash !== requestHash) {
     throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
   }
   await activeTransfers(ctx).get(first.id)?.catch(() => undefined);
   const settled = ctx.store.getPayment(first.id) ?? first;
+  if (neverSent(settled)) return NOT_SENT;
   if (settled.status === 'pending') {
     // Sent earlier but not confirmed yet (the chain was unreachable): its outcome is still unknown.
     throw new CofferError(
@@ -181,7 +189,8 @@ async function payOrThrow(
   const requestHash = hashRequest([body.service, amount.toString(), body.description ?? '', body.recipient ?? null, body.nonce ?? null, context.fingerprint ?? null]);
   if (idempotencyKey !== null) {
     const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
-    if (first) return replay(ctx, first, requestHash, agent);
+    const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
+    if (outcome !== NOT_SENT) return outcome;
   }
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
 
@@ -222,8 +231,9 @@ async function payOrThrow(
   const reserved = ctx.store.transaction((): PaymentRecord | { replayOf: PaymentRecord } => {
     const now = ctx.clock.now();
     if (idempotencyKey !== null) {
+      // A first attempt that never reached the chain gives its key to this one (insertPayment moves it).
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
-      if (first) return { replayOf: first };
+      if (first && !neverSent(first)) return { replayOf: first };
     }
     const current = getAgentOrThrow(ctx, owner, agentId);
     if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
@@ -266,7 +276,14 @@ async function payOrThrow(
     ctx.store.insertPayment(payment);
     return payment;
   });
-  if ('replayOf' in reserved) return replay(ctx, reserved.replayOf, requestHash, agent);
+  if ('replayOf' in reserved) {
+    // Another request with this key was reserved meanwhile: its outcome is this one's.
+    const outcome = await replay(ctx, reserved.replayOf, requestHash, agent);
+    if (outcome === NOT_SENT) {
+      throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key meanwhile was not sent; ask again', { retryAfterSeconds: 1 });
+    }
+    return outcome;
+  }
 
   const send = sendReserved(
     ctx,

@@ -14,6 +14,14 @@ export interface ReservedTransfer {
 }
 
 /**
+ * A settled row whose transaction never reached the chain and never can: it was never signed (the
+ * process stopped first, or the chain could not be asked for a blockhash), or it was signed but
+ * expired unseen (`dropped`). No money moved, so a retry under the same Idempotency-Key is a first try.
+ */
+export const neverSent = (row: { status: string; txSignature: string | null; errorCode: string | null }): boolean =>
+  row.status === 'failed' && (row.txSignature === null || row.errorCode === 'dropped');
+
+/**
  * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
  * owner), a replayed Idempotency-Key waits for them, and shutdown waits for all of them.
  */

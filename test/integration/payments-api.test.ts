@@ -394,31 +394,40 @@ describe('payments: edges found in review', () => {
     expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
   });
 
-  it('a replay of a payment that reconciliation failed answers JSON 502 chain_rejected', async () => {
+  it('a payment a crash left unsent is paid when its Idempotency-Key comes again, once; a different request under that key is 409', async () => {
     const agent = await fundedAgent(t, 'lost', '1.00');
     const { store } = t.coffer.engine.ctx;
+    const { hashRequest } = await import('../../server/core/ids.js');
+    const body = { service: 'demo-weather', amount: '0.01' };
     // As if the process died before it signed: a pending row with an Idempotency-Key and no signature.
-    store.insertPayment({
-      id: 'pay_lost1', owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
-      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.10'), memo: 'pay_lost1', description: '',
-      status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: 'k-lost',
-      requestHash: null, createdAt: Date.now(), settledAt: null,
-    });
+    const unsent = (id: string, key: string) =>
+      store.insertPayment({
+        id, owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
+        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.01'), memo: id, description: '',
+        status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: key,
+        requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]), createdAt: Date.now(), settledAt: null,
+      });
+    unsent('pay_lost1', 'k-lost');
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);
-    const replay = await payAs('lost', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, { 'idempotency-key': 'k-lost' });
-    expect(replay.status).toBe(409); // a request hash that does not match is a different request
-    expect(replay.headers.get('content-type')).toMatch(/json/);
-    store.insertPayment({
-      id: 'pay_lost2', owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
-      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.10'), memo: 'pay_lost2', description: '',
-      status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: 'k-lost2',
-      requestHash: (await import('../../server/core/ids.js')).hashRequest(['demo-weather', micro('0.10').toString(), '', null, null, null]),
-      createdAt: Date.now(), settledAt: null,
-    });
+    expect(store.getPayment('pay_lost1')).toMatchObject({ status: 'failed', errorCode: 'not_sent' });
+    // Nothing was sent, so the retry is paid now (the client never got an answer)...
+    const retried = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe('confirmed');
+    expect(retried.body.paymentId).not.toBe('pay_lost1');
+    // ...once: the key now names that payment.
+    const again = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    expect(again.body.paymentId).toBe(retried.body.paymentId);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+    // A different request under the key of an unsent payment is still a conflict, not a payment.
+    unsent('pay_lost2', 'k-lost2');
     await t.coffer.engine.reconcile();
-    const failed = await payAs('lost', agent.apiKey, { service: 'demo-weather', amount: '0.10' }, { 'idempotency-key': 'k-lost2' });
-    expect(failed.status).toBe(502);
-    expect(failed.body).toEqual({ error: expect.stringMatching(/failed/), code: 'chain_rejected' });
-    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
+    const other = await payAs('lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('idempotency_key_reused');
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+    // The spend history keeps the unsent attempts as failed, beside the payment that went through.
+    const history = await t.api('GET', t.withOwner('/v1/agents/lost/spend-history'));
+    expect(history.body.payments.map((p: { status: string }) => p.status).sort()).toEqual(['confirmed', 'failed', 'failed']);
   });
 });
