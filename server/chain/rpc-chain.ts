@@ -292,7 +292,7 @@ export class RpcChain implements Chain {
     return { ...credit, blockTime: found.blockTime === null ? null : Number(found.blockTime) };
   }
 
-  async mintTestUsdc(): Promise<string> {
+  async prepareTestMint(): Promise<PreparedTransfer> {
     throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${this.network})`);
   }
 

@@ -223,16 +223,21 @@ export class SimChain implements Chain {
     }
   }
 
-  async mintTestUsdc(to: string, amount: bigint): Promise<string> {
+  async prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer> {
     const authority = await this.vault.signer(this.mintAuthority);
     await this.prepareFeePayer(this.mintAuthority);
     const token = await usdcTokenAccount(this.usdcMint, address(to));
-    return this.execute(authority, [
+    const transaction = await this.sign(authority, [
       getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata: token, owner: address(to), mint: this.usdcMint }),
       getMintToCheckedInstruction({ mint: this.usdcMint, token, mintAuthority: authority, amount, decimals: USDC_DECIMALS }),
       // A unique memo keeps two equal faucet calls from being the same transaction.
       getAddMemoInstruction({ memo: `faucet ${this.clock.now()} ${Math.random()}` }, { programAddress: MEMO_PROGRAM_ADDRESS }),
     ]);
+    return {
+      txSignature: getSignatureFromTransaction(transaction),
+      txWire: getBase64EncodedWireTransaction(transaction),
+      lastValidBlockHeight: this.svm.getClock().slot + 150n,
+    };
   }
 
   async close(): Promise<void> {}

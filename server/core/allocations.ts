@@ -1,28 +1,47 @@
 import { CofferError, isCofferError } from './errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import { requestApproval } from './approvals.js';
-import type { EngineContext } from './context.js';
+import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
-import { newId } from './ids.js';
+import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { sendReserved } from './transfers.js';
-import type { AllocationRecord } from './ports/store.js';
+import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
+import type { AgentRecord, AllocationRecord } from './ports/store.js';
 
 /**
  * Moves USDC from the owner's treasury to an agent's wallet, on chain. Funding an agent loosens what
  * it can spend, so an agent's own request waits for the owner's approval. Reserved like a payment, so
- * concurrent allocations cannot overdraw.
+ * concurrent allocations cannot overdraw; the same Idempotency-Key within 24 h moves money once and
+ * answers the first result (a client whose answer was lost can ask again).
  */
-export async function allocate(ctx: EngineContext, principal: Principal, agentId: string, amountText: string) {
+export async function allocate(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  amountText: string,
+  idempotencyKey: string | null = null,
+) {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
   const amount = parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
   // An agent funding itself loosens what it can spend: it waits for the owner.
   if (principal.kind === 'agent') return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+
+  const requestHash = hashRequest(['allocate', amount.toString()]);
+  if (idempotencyKey !== null) {
+    const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
+    const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
+    if (outcome !== NOT_SENT) return outcome;
+  }
   const treasuryBalance = await ctx.chain.usdcBalance(owner);
 
-  const allocation = ctx.store.transaction(() => {
+  const reserved = ctx.store.transaction((): AllocationRecord | { replayOf: AllocationRecord } => {
+    const now = ctx.clock.now();
+    if (idempotencyKey !== null) {
+      const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
+      if (first && !neverSent(first)) return { replayOf: first };
+    }
     const available = treasuryBalance - ctx.store.pendingAllocationsTotal(owner);
     if (available < amount) {
       throw new CofferError(
@@ -40,34 +59,45 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
       txWire: null,
       lastValidBlockHeight: null,
       errorCode: null,
-      createdAt: ctx.clock.now(),
+      idempotencyKey,
+      requestHash,
+      createdAt: now,
       settledAt: null,
     };
     ctx.store.insertAllocation(record);
     return record;
   });
+  if ('replayOf' in reserved) {
+    const outcome = await replay(ctx, reserved.replayOf, requestHash, agent);
+    if (outcome === NOT_SENT) {
+      throw new CofferError('chain_unavailable', 'the allocation made with this Idempotency-Key meanwhile was not sent; ask again', {
+        retryAfterSeconds: 1,
+      });
+    }
+    return outcome;
+  }
 
-  let txSignature: string;
   try {
-    txSignature = await sendReserved(
+    await sendReserved(
       ctx,
       {
         kind: 'allocation',
-        id: allocation.id,
+        id: reserved.id,
         owner,
         agentId,
         actor: actorOf(principal),
         detail: { amount: formatUsdc(amount) },
       },
-      {
-        from: owner,
-        to: agent.walletAddress,
-        amount,
-        memo: `coffer allocation ${allocation.id}`,
-        reference: allocation.id,
-        feePayer: owner,
-        createRecipientAccount: true,
-      },
+      () =>
+        ctx.chain.prepareTransfer({
+          from: owner,
+          to: agent.walletAddress,
+          amount,
+          memo: `coffer allocation ${reserved.id}`,
+          reference: reserved.id,
+          feePayer: owner,
+          createRecipientAccount: true,
+        }),
     );
   } catch (error) {
     if (isCofferError(error) && error.code === 'insufficient_funds') {
@@ -75,13 +105,30 @@ export async function allocate(ctx: EngineContext, principal: Principal, agentId
     }
     throw error;
   }
+  return allocationResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
+}
+
+async function allocationResult(ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) {
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   return {
-    agentId,
+    agentId: allocation.agentId,
     allocationId: allocation.id,
-    amount: formatUsdc(amount),
+    amount: formatUsdc(allocation.amount),
     currency: 'USDC' as const,
-    txSignature,
+    txSignature: allocation.txSignature ?? '',
     balance: formatUsdc(balance),
   };
+}
+
+/** The first allocation under an Idempotency-Key, answered again (or NOT_SENT: it never reached the chain). */
+async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
+  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), 'allocation');
+  if (settled === NOT_SENT) return NOT_SENT;
+  if (settled.status === 'failed') {
+    throw new CofferError(
+      settled.errorCode === 'insufficient_funds' ? 'insufficient_treasury_funds' : 'chain_rejected',
+      `the allocation made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+    );
+  }
+  return allocationResult(ctx, settled, agent);
 }

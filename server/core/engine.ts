@@ -52,7 +52,8 @@ export function createEngine(ctx: EngineContext) {
     balance: (p: Principal, agentId: string) => agentBalance(ctx, p, agentId),
     readPolicy: (p: Principal, agentId: string) => readPolicy(ctx, p, agentId),
     updatePolicy: (p: Principal, agentId: string, update: PolicyUpdate) => updatePolicy(ctx, p, agentId, update),
-    allocate: (p: Principal, agentId: string, amount: string) => allocate(ctx, p, agentId, amount),
+    allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null) =>
+      allocate(ctx, p, agentId, amount, idempotencyKey),
     kill: (p: Principal, agentId: string, actor?: string) => killAgent(ctx, p, agentId, actor),
     resume: (p: Principal, agentId: string, actor?: string) => resumeAgent(ctx, p, agentId, actor),
     killAll: (p: Principal, actor?: string) => killAll(ctx, p, actor),
@@ -62,7 +63,7 @@ export function createEngine(ctx: EngineContext) {
     spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
     dashboard: (p: Principal) => dashboard(ctx, p),
     deposits: (p: Principal) => listDeposits(ctx, p),
-    faucet: (p: Principal, amount: string) => faucet(ctx, p, amount),
+    faucet: (p: Principal, amount: string, idempotencyKey: string | null = null) => faucet(ctx, p, amount, idempotencyKey),
     generate: (p: Principal, agentId: string, body: GenerateBody, idempotencyKey: string | null) =>
       generate(ctx, p, agentId, body, idempotencyKey),
     task: (p: Principal, agentId: string, taskId: string) => readTask(ctx, p, agentId, taskId),

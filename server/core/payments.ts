@@ -6,7 +6,7 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { activeTransfers, neverSent, sendReserved } from './transfers.js';
+import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
@@ -53,29 +53,13 @@ function checkCurrency(currency: string | undefined): void {
   throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
 }
 
-/** What a replay answers when the first attempt never reached the chain: pay now, as a first try. */
-const NOT_SENT = Symbol('not sent');
-
 /**
  * The outcome of an earlier request with the same Idempotency-Key: its result, or its error again; or
- * NOT_SENT when that attempt never reached the chain (a crash before sending), so nothing moved and
- * the retry must be paid rather than answered with a failure forever.
+ * NOT_SENT when that attempt never reached the chain, so the retry is paid as a first try.
  */
 async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: string, agent: AgentRecord): Promise<PaymentResult | typeof NOT_SENT> {
-  if (first.requestHash !== requestHash) {
-    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
-  }
-  await activeTransfers(ctx).get(first.id)?.catch(() => undefined);
-  const settled = ctx.store.getPayment(first.id) ?? first;
-  if (neverSent(settled)) return NOT_SENT;
-  if (settled.status === 'pending') {
-    // Sent earlier but not confirmed yet (the chain was unreachable): its outcome is still unknown.
-    throw new CofferError(
-      'chain_unavailable',
-      'the payment made with this Idempotency-Key is still waiting for the chain; ask again shortly',
-      { retryAfterSeconds: 15 },
-    );
-  }
+  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getPayment(id), 'payment');
+  if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {
     throw new CofferError(
       settled.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
@@ -85,12 +69,6 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
   return paymentResult(ctx, settled, agent);
 }
 
-/**
- * Pays for a service from the agent's wallet. Checks run in API.md's order: agent exists, active,
- * service allowed, maxPerPayment, cooldown, dailyBudget, balance; all of them and the pending row are
- * one SQLite write transaction, so a burst of concurrent payments can never pass the budget.
- */
-/** Refusals the owner wants to hear about (a notification, a line in the event stream). */
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
 /** The same refusal again within this time is not written again (an agent retrying in a loop). */
@@ -295,15 +273,16 @@ async function payOrThrow(
       actor: actorOf(principal),
       detail: { service: reserved.serviceId, amount: formatUsdc(amount) },
     },
-    {
-      from: agent.walletAddress,
-      to: recipient,
-      amount,
-      memo: reserved.memo,
-      reference: reserved.id,
-      feePayer: owner,
-      createRecipientAccount: service !== null,
-    },
+    () =>
+      ctx.chain.prepareTransfer({
+        from: agent.walletAddress,
+        to: recipient,
+        amount,
+        memo: reserved.memo,
+        reference: reserved.id,
+        feePayer: owner,
+        createRecipientAccount: service !== null,
+      }),
   );
   await send;
   const settled = ctx.store.getPayment(reserved.id) ?? reserved;

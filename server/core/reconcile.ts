@@ -1,5 +1,6 @@
 import type { EngineContext } from './context.js';
-import type { SentTransaction } from './ports/store.js';
+import type { DepositRecord, SentTransaction } from './ports/store.js';
+import { formatUsdc } from './money.js';
 import { activeTransfers, settleTransfer, type ReservedTransfer } from './transfers.js';
 
 export interface ReconcileReport {
@@ -9,11 +10,12 @@ export interface ReconcileReport {
 }
 
 /**
- * Settles pending payments and allocations against the chain: at start before any request is served,
- * and on RPC networks every 15 s. A row this process is sending right now is left to its sender. A
- * row never signed failed; a signed one is confirmed or failed by what the chain says about its own
- * signature; one the chain may still accept is sent again (the same signed bytes, so it lands once at
- * most) and stays pending. A chain that cannot be reached leaves rows pending: nothing is guessed.
+ * Settles pending payments, allocations and faucet mints against the chain: at start before any
+ * request is served, and on RPC networks every 15 s. A row this process is sending right now is left
+ * to its sender. A row never signed failed; a signed one is confirmed or failed by what the chain
+ * says about its own signature; one the chain may still accept is sent again (the same signed bytes,
+ * so it lands once at most) and stays pending. A chain that cannot be reached leaves rows pending:
+ * nothing is guessed.
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
@@ -21,13 +23,14 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
     ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p), sent: p })),
     ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a), sent: a })),
+    ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
   ].filter(({ row }) => !live.has(row.id));
   for (const { row, sent } of rows) {
+    const { txSignature, txWire, lastValidBlockHeight } = sent;
     const settle = (status: 'confirmed' | 'failed', errorCode: string | null) => {
-      settleTransfer(ctx, row, status, errorCode);
+      settleTransfer(ctx, row, status, errorCode, txSignature);
       report[status] += 1;
     };
-    const { txSignature, txWire, lastValidBlockHeight } = sent;
     if (txSignature === null) {
       settle('failed', 'not_sent');
       continue;
@@ -50,13 +53,21 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   return report;
 }
 const reconciling = (
-  kind: ReservedTransfer['kind'],
-  record: { id: string; owner: string; agentId: string; txSignature: string | null },
+  kind: 'payment' | 'allocation',
+  record: { id: string; owner: string; agentId: string; amount: bigint; txSignature: string | null },
 ): ReservedTransfer => ({
   kind,
   id: record.id,
   owner: record.owner,
   agentId: record.agentId,
   actor: 'system',
-  detail: { reconciled: true, txSignature: record.txSignature },
+  detail: { reconciled: true, amount: formatUsdc(record.amount), txSignature: record.txSignature },
+});
+const reconcilingMint = (deposit: DepositRecord): ReservedTransfer => ({
+  kind: 'faucet',
+  id: deposit.id,
+  owner: deposit.owner,
+  agentId: null,
+  actor: 'system',
+  detail: { reconciled: true, amount: formatUsdc(deposit.amount), txSignature: deposit.txSignature },
 });

@@ -1,17 +1,22 @@
 import { CofferError, isCofferError } from './errors.js';
 import { audit, type EngineContext } from './context.js';
-import type { TransferRequest } from './ports/chain.js';
+import type { PreparedTransfer } from './ports/chain.js';
+import type { CofferEvent } from './events.js';
 import type { SentTransaction } from './ports/store.js';
 
-/** A ledger row reserved as pending (a payment or an allocation), and what its audit rows say. */
-export interface ReservedTransfer {
-  kind: 'payment' | 'allocation';
+/**
+ * A ledger row reserved as pending (a payment, an allocation, a sim faucet mint), and what its audit
+ * rows say.
+ */
+interface ReservedRow {
   id: string;
   owner: string;
-  agentId: string;
   actor: string;
   detail: Record<string, unknown>;
 }
+export type ReservedTransfer =
+  | (ReservedRow & { kind: 'payment' | 'allocation'; agentId: string })
+  | (ReservedRow & { kind: 'faucet'; agentId: null });
 
 /**
  * A settled row whose transaction never reached the chain and never can: it was never signed (the
@@ -20,6 +25,36 @@ export interface ReservedTransfer {
  */
 export const neverSent = (row: { status: string; txSignature: string | null; errorCode: string | null }): boolean =>
   row.status === 'failed' && (row.txSignature === null || row.errorCode === 'dropped');
+
+/** What a replay gives back when the first attempt never reached the chain: try again, as a first try. */
+export const NOT_SENT = Symbol('not sent');
+
+/**
+ * The settled first attempt under an Idempotency-Key, for its replay. A different request under that
+ * key is 409; one still being sent is waited for; one the chain has not decided yet is 502 (ask again
+ * shortly: its outcome is unknown, so nothing may be tried again); one that never reached the chain
+ * is NOT_SENT. A confirmed or failed attempt is returned for the caller to answer with.
+ */
+export async function replayOutcome<T extends { id: string; requestHash: string | null; status: string; txSignature: string | null; errorCode: string | null }>(
+  ctx: EngineContext,
+  first: T,
+  requestHash: string,
+  reread: (id: string) => T | null,
+  what: string,
+): Promise<T | typeof NOT_SENT> {
+  if (first.requestHash !== requestHash) {
+    throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for a different ${what}`);
+  }
+  await activeTransfers(ctx).get(first.id)?.catch(() => undefined);
+  const settled = reread(first.id) ?? first;
+  if (neverSent(settled)) return NOT_SENT;
+  if (settled.status === 'pending') {
+    throw new CofferError('chain_unavailable', `the ${what} made with this Idempotency-Key is still waiting for the chain; ask again shortly`, {
+      retryAfterSeconds: 15,
+    });
+  }
+  return settled;
+}
 
 /**
  * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
@@ -42,7 +77,37 @@ export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
 }
 
 function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransaction): boolean {
-  return row.kind === 'payment' ? ctx.store.markPaymentSent(row.id, sent) : ctx.store.markAllocationSent(row.id, sent);
+  switch (row.kind) {
+    case 'payment':
+      return ctx.store.markPaymentSent(row.id, sent);
+    case 'allocation':
+      return ctx.store.markAllocationSent(row.id, sent);
+    case 'faucet':
+      return ctx.store.markDepositSent(row.id, sent);
+  }
+}
+
+function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void {
+  switch (row.kind) {
+    case 'payment':
+      return ctx.store.settlePayment(row.id, status, errorCode, at);
+    case 'allocation':
+      return ctx.store.settleAllocation(row.id, status, errorCode, at);
+    case 'faucet':
+      return ctx.store.settleDeposit(row.id, status, errorCode, at);
+  }
+}
+
+function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txSignature: string | null): CofferEvent | null {
+  const amount = String(row.detail.amount ?? '');
+  switch (row.kind) {
+    case 'payment':
+      return { type: 'payment', owner: row.owner, agentId: row.agentId, paymentId: row.id, status, amount, service: String(row.detail.service ?? '') };
+    case 'allocation':
+      return { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount };
+    case 'faucet':
+      return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner: row.owner, amount, txSignature } : null;
+  }
 }
 
 /** Confirms or fails a pending row; the settlement and its audit row are one commit. */
@@ -51,11 +116,10 @@ export function settleTransfer(
   row: ReservedTransfer,
   status: 'confirmed' | 'failed',
   errorCode: string | null,
+  txSignature: string | null = null,
 ): void {
   ctx.store.transaction(() => {
-    const now = ctx.clock.now();
-    if (row.kind === 'payment') ctx.store.settlePayment(row.id, status, errorCode, now);
-    else ctx.store.settleAllocation(row.id, status, errorCode, now);
+    settleRow(ctx, row, status, errorCode, ctx.clock.now());
     audit(ctx, {
       actor: row.actor,
       owner: row.owner,
@@ -64,12 +128,8 @@ export function settleTransfer(
       detail: { ...row.detail, id: row.id, errorCode },
     });
   });
-  const amount = String(row.detail.amount ?? '');
-  ctx.events.emit(
-    row.kind === 'payment'
-      ? { type: 'payment', owner: row.owner, agentId: row.agentId, paymentId: row.id, status, amount, service: String(row.detail.service ?? '') }
-      : { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount },
-  );
+  const event = settledEvent(row, status, txSignature);
+  if (event !== null) ctx.events.emit(event);
 }
 
 /**
@@ -79,11 +139,11 @@ export function settleTransfer(
  * be reached after sending, the row stays pending for reconciliation: it may still land, and
  * marking it failed could let the same money be spent twice.
  */
-export function sendReserved(ctx: EngineContext, row: ReservedTransfer, request: TransferRequest): Promise<string> {
+export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare: () => Promise<PreparedTransfer>): Promise<string> {
   const sending = (async () => {
     let prepared;
     try {
-      prepared = await ctx.chain.prepareTransfer(request);
+      prepared = await prepare();
     } catch (error) {
       settleTransfer(ctx, row, 'failed', isCofferError(error) ? error.code : 'chain_unavailable');
       throw asChainError(error);
@@ -102,7 +162,7 @@ export function sendReserved(ctx: EngineContext, row: ReservedTransfer, request:
       if (isCofferError(error) && error.code !== 'chain_unavailable') settleTransfer(ctx, row, 'failed', error.code);
       throw asChainError(error);
     }
-    settleTransfer(ctx, row, 'confirmed', null);
+    settleTransfer(ctx, row, 'confirmed', null, prepared.txSignature);
     return prepared.txSignature;
   })();
   const transfers = activeTransfers(ctx);

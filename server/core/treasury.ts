@@ -1,7 +1,8 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
-import { audit, type EngineContext } from './context.js';
-import { hashApiKey, newApiKey, newId } from './ids.js';
+import { audit, DAY_MS, type EngineContext } from './context.js';
+import { hashApiKey, hashRequest, newApiKey, newId } from './ids.js';
+import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
 import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
@@ -37,7 +38,7 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
     audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } });
   });
   await ctx.chain.prepareFeePayer(owner);
-  if (ctx.chain.isSim) await recordFaucetDeposit(ctx, owner, SIM_STARTING_FUNDS, 'system');
+  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null);
   return { owner, ownerKey, created: true };
 }
 
@@ -54,7 +55,7 @@ async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string
 
 export const depositView = (deposit: DepositRecord) => ({
   id: deposit.id,
-  txSignature: deposit.txSignature,
+  txSignature: deposit.txSignature ?? '',
   amount: formatUsdc(deposit.amount),
   currency: 'USDC' as const,
   from: deposit.from,
@@ -62,30 +63,75 @@ export const depositView = (deposit: DepositRecord) => ({
   source: deposit.source,
 });
 
-async function recordFaucetDeposit(ctx: EngineContext, owner: string, amount: bigint, actor: string) {
-  const txSignature = await ctx.chain.mintTestUsdc(owner, amount);
-  const deposit: DepositRecord = {
-    id: newId('dep'),
-    owner,
-    txSignature,
-    amount,
-    from: ctx.chain.usdcMint,
-    source: 'faucet',
-    createdAt: ctx.clock.now(),
-  };
-  ctx.store.transaction(() => {
-    ctx.store.insertDeposit(deposit);
-    audit(ctx, { actor, owner, action: 'treasury.faucet', detail: { amount: formatUsdc(amount), txSignature } });
+/**
+ * Mints test USDC into the treasury (sim): a pending deposit first, then the signed mint recorded on
+ * it, then sent, then confirmed; the same path as every other movement of money, so a crash at any
+ * point leaves a row that the next start settles against the chain. The same Idempotency-Key within
+ * 24 h mints once and answers the first deposit.
+ */
+async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigint, actor: string, idempotencyKey: string | null) {
+  const requestHash = hashRequest(['faucet', amount.toString()]);
+  if (idempotencyKey !== null) {
+    const first = ctx.store.findDepositByIdempotencyKey(owner, idempotencyKey, ctx.clock.now() - DAY_MS);
+    const outcome = first ? await replayMint(ctx, first, requestHash) : NOT_SENT;
+    if (outcome !== NOT_SENT) return outcome;
+  }
+  const reserved = ctx.store.transaction((): DepositRecord | { replayOf: DepositRecord } => {
+    const now = ctx.clock.now();
+    if (idempotencyKey !== null) {
+      const first = ctx.store.findDepositByIdempotencyKey(owner, idempotencyKey, now - DAY_MS);
+      if (first && !neverSent(first)) return { replayOf: first };
+    }
+    const deposit: DepositRecord = {
+      id: newId('dep'),
+      owner,
+      amount,
+      from: ctx.chain.usdcMint,
+      source: 'faucet',
+      status: 'pending',
+      txSignature: null,
+      txWire: null,
+      lastValidBlockHeight: null,
+      errorCode: null,
+      idempotencyKey,
+      requestHash,
+      createdAt: now,
+      settledAt: null,
+    };
+    ctx.store.insertFaucetDeposit(deposit);
+    return deposit;
   });
-  ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(amount), txSignature });
-  return deposit;
+  if ('replayOf' in reserved) {
+    const outcome = await replayMint(ctx, reserved.replayOf, requestHash);
+    if (outcome === NOT_SENT) {
+      throw new CofferError('chain_unavailable', 'the faucet mint made with this Idempotency-Key meanwhile was not sent; ask again', {
+        retryAfterSeconds: 1,
+      });
+    }
+    return outcome;
+  }
+  await sendReserved(
+    ctx,
+    { kind: 'faucet', id: reserved.id, owner, agentId: null, actor, detail: { amount: formatUsdc(amount) } },
+    () => ctx.chain.prepareTestMint(owner, amount),
+  );
+  return ctx.store.getDeposit(reserved.id) ?? reserved;
+}
+
+async function replayMint(ctx: EngineContext, first: DepositRecord, requestHash: string) {
+  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getDeposit(id), 'faucet mint');
+  if (settled === NOT_SENT) return NOT_SENT;
+  if (settled.status === 'failed') {
+    throw new CofferError('chain_rejected', `the faucet mint made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); nothing was minted`);
+  }
+  return settled;
 }
 
 /** Sim network only: mints test USDC into the treasury and records it as a deposit. */
-export async function faucet(ctx: EngineContext, principal: Principal, amountText: string) {
+export async function faucet(ctx: EngineContext, principal: Principal, amountText: string, idempotencyKey: string | null = null) {
   requireOwner(principal);
   if (!ctx.chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${ctx.chain.network})`);
-  const deposit = await recordFaucetDeposit(ctx, principal.owner, parseAmount(amountText), actorOf(principal));
+  const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey);
   const balance = await ctx.chain.usdcBalance(principal.owner);
   return { deposit: depositView(deposit), treasury: { walletAddress: principal.owner, balance: formatUsdc(balance), currency: 'USDC' as const } };
 }
@@ -107,13 +153,12 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
-      const inserted = ctx.store.insertDeposit({
+      const inserted = ctx.store.insertChainDeposit({
         id: newId('dep'),
         owner,
         txSignature: transfer.txSignature,
         amount: transfer.amount,
         from: transfer.from,
-        source: 'chain',
         createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,
       });
       if (inserted) {

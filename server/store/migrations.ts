@@ -286,6 +286,45 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX generation_tasks_by_agent ON generation_tasks (owner, agent_id, created_at);
     `,
   },
+  {
+    version: 8,
+    name: 'idempotent_treasury',
+    sql: `
+      -- Allocations take an Idempotency-Key like payments: the newest attempt under a key answers it.
+      ALTER TABLE allocations ADD COLUMN idempotency_key TEXT;
+      ALTER TABLE allocations ADD COLUMN request_hash TEXT;
+      CREATE INDEX allocations_by_idempotency_key ON allocations (owner, agent_id, idempotency_key, created_at)
+        WHERE idempotency_key IS NOT NULL;
+
+      -- A faucet mint is a pending deposit before it is a transaction (the signature is recorded before
+      -- it is sent, and a restart settles it against the chain), so a crash between the chain and the
+      -- ledger cannot leave USDC in the treasury that no deposit explains. Deposits found on chain are
+      -- confirmed from the start. The table is rebuilt: the signature may now be missing (not signed yet).
+      CREATE TABLE deposits_v8 (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL REFERENCES owners(address),
+        tx_signature TEXT UNIQUE,
+        amount INTEGER NOT NULL CHECK (amount > 0),
+        from_address TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('faucet', 'chain')),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+        tx_wire TEXT,
+        last_valid_block_height TEXT,
+        error_code TEXT,
+        idempotency_key TEXT,
+        request_hash TEXT,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER
+      ) STRICT;
+      INSERT INTO deposits_v8 (id, owner, tx_signature, amount, from_address, source, status, created_at, settled_at)
+        SELECT id, owner, tx_signature, amount, from_address, source, 'confirmed', created_at, created_at FROM deposits;
+      DROP TABLE deposits;
+      ALTER TABLE deposits_v8 RENAME TO deposits;
+      CREATE INDEX deposits_by_owner ON deposits (owner, created_at);
+      CREATE INDEX deposits_by_idempotency_key ON deposits (owner, idempotency_key, created_at) WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX deposits_pending ON deposits (status) WHERE status = 'pending';
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

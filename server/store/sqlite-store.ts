@@ -72,6 +72,27 @@ function toAllocation(row: Row): AllocationRecord {
     txWire: optionalText(row.tx_wire),
     lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
     errorCode: optionalText(row.error_code),
+    idempotencyKey: optionalText(row.idempotency_key),
+    requestHash: optionalText(row.request_hash),
+    createdAt: Number(row.created_at),
+    settledAt: optionalNumber(row.settled_at),
+  };
+}
+
+function toDeposit(row: Row): DepositRecord {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    amount: BigInt(row.amount as bigint),
+    from: text(row.from_address),
+    source: row.source as DepositRecord['source'],
+    status: row.status as DepositRecord['status'],
+    txSignature: optionalText(row.tx_signature),
+    txWire: optionalText(row.tx_wire),
+    lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
+    errorCode: optionalText(row.error_code),
+    idempotencyKey: optionalText(row.idempotency_key),
+    requestHash: optionalText(row.request_hash),
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
   };
@@ -236,8 +257,15 @@ export function createSqliteStore(db: SqliteDatabase): Store {
        FROM payments WHERE owner = ? GROUP BY agent_id`,
     ),
     insertAllocation: db.prepare(
-      `INSERT INTO allocations (id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code, created_at, settled_at)
-       VALUES (@id, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @createdAt, @settledAt)`,
+      `INSERT INTO allocations (id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
+         idempotency_key, request_hash, created_at, settled_at)
+       VALUES (@id, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode,
+         @idempotencyKey, @requestHash, @createdAt, @settledAt)`,
+    ),
+    getAllocation: q('SELECT * FROM allocations WHERE id = ?'),
+    findAllocationByIdempotencyKey: q(
+      `SELECT * FROM allocations WHERE owner = ? AND agent_id = ? AND idempotency_key = ? AND created_at >= ?
+       ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     markAllocationSent: db.prepare(
       "UPDATE allocations SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'",
@@ -247,11 +275,28 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ),
     pendingAllocationsTotal: q("SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND status = 'pending'").pluck(),
     pendingAllocations: q("SELECT * FROM allocations WHERE status = 'pending' ORDER BY created_at"),
-    insertDeposit: db.prepare(
-      `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    insertChainDeposit: db.prepare(
+      `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at, settled_at)
+       VALUES (?, ?, ?, ?, ?, 'chain', 'confirmed', ?, ?)
        ON CONFLICT (tx_signature) DO NOTHING`,
     ),
-    listDeposits: q('SELECT * FROM deposits WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    insertFaucetDeposit: db.prepare(
+      `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, tx_wire, last_valid_block_height,
+         error_code, idempotency_key, request_hash, created_at, settled_at)
+       VALUES (@id, @owner, @txSignature, @amount, @from, 'faucet', @status, @txWire, @lastValidBlockHeight,
+         @errorCode, @idempotencyKey, @requestHash, @createdAt, @settledAt)`,
+    ),
+    getDeposit: q('SELECT * FROM deposits WHERE id = ?'),
+    findDepositByIdempotencyKey: q(
+      `SELECT * FROM deposits WHERE owner = ? AND idempotency_key = ? AND created_at >= ?
+       ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    ),
+    markDepositSent: db.prepare(
+      "UPDATE deposits SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'",
+    ),
+    settleDeposit: db.prepare("UPDATE deposits SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
+    pendingDeposits: q("SELECT * FROM deposits WHERE status = 'pending' ORDER BY created_at"),
+    listDeposits: q("SELECT * FROM deposits WHERE owner = ? AND status = 'confirmed' ORDER BY created_at DESC, rowid DESC LIMIT ?"),
     appendAudit: db.prepare('INSERT INTO audit_log (at, actor, owner, agent_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)'),
     listAudit: db.prepare('SELECT * FROM audit_log WHERE owner = ? ORDER BY id DESC LIMIT ?'),
     insertTask: db.prepare(
@@ -443,33 +488,46 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         ...allocation,
         lastValidBlockHeight: allocation.lastValidBlockHeight === null ? null : allocation.lastValidBlockHeight.toString(),
       }),
+    getAllocation: (id) => {
+      const row = stmts.getAllocation.get(id) as Row | undefined;
+      return row ? toAllocation(row) : null;
+    },
+    findAllocationByIdempotencyKey: (owner, agentId, key, since) => {
+      const row = stmts.findAllocationByIdempotencyKey.get(owner, agentId, key, since) as Row | undefined;
+      return row ? toAllocation(row) : null;
+    },
     markAllocationSent: (id, sent) => stmts.markAllocationSent.run(...sentParams(sent), id).changes === 1,
     settleAllocation: (id, status, errorCode, at) => void stmts.settleAllocation.run(status, errorCode, at, id),
     pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
     pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),
 
-    insertDeposit: (deposit: DepositRecord) =>
-      stmts.insertDeposit.run(
+    insertChainDeposit: (deposit) =>
+      stmts.insertChainDeposit.run(
         deposit.id,
         deposit.owner,
         deposit.txSignature,
         deposit.amount,
         deposit.from,
-        deposit.source,
+        deposit.createdAt,
         deposit.createdAt,
       ).changes === 1,
-    listDeposits: (owner, limit) =>
-      (stmts.listDeposits.all(owner, limit) as Row[]).map(
-        (row): DepositRecord => ({
-          id: text(row.id),
-          owner: text(row.owner),
-          txSignature: text(row.tx_signature),
-          amount: BigInt(row.amount as bigint),
-          from: text(row.from_address),
-          source: row.source as DepositRecord['source'],
-          createdAt: Number(row.created_at),
-        }),
-      ),
+    insertFaucetDeposit: (deposit) =>
+      void stmts.insertFaucetDeposit.run({
+        ...deposit,
+        lastValidBlockHeight: deposit.lastValidBlockHeight === null ? null : deposit.lastValidBlockHeight.toString(),
+      }),
+    getDeposit: (id) => {
+      const row = stmts.getDeposit.get(id) as Row | undefined;
+      return row ? toDeposit(row) : null;
+    },
+    findDepositByIdempotencyKey: (owner, key, since) => {
+      const row = stmts.findDepositByIdempotencyKey.get(owner, key, since) as Row | undefined;
+      return row ? toDeposit(row) : null;
+    },
+    markDepositSent: (id, sent) => stmts.markDepositSent.run(...sentParams(sent), id).changes === 1,
+    settleDeposit: (id, status, errorCode, at) => void stmts.settleDeposit.run(status, errorCode, at, id),
+    pendingDeposits: () => (stmts.pendingDeposits.all() as Row[]).map(toDeposit),
+    listDeposits: (owner, limit) => (stmts.listDeposits.all(owner, limit) as Row[]).map(toDeposit),
 
     appendAudit: (entry: AuditEntry) =>
       void stmts.appendAudit.run(entry.at, entry.actor, entry.owner, entry.agentId, entry.action, JSON.stringify(entry.detail)),

@@ -426,6 +426,28 @@ describe('agents API', () => {
   });
 
   describe('allocate', () => {
+    it('takes an Idempotency-Key: the same key moves money once and answers the first result; another request under it is 409', async () => {
+      const agent = await deployAgent(t, freshId('allocate-idem'));
+      const treasuryBefore = await treasuryMicro(t);
+      const path = t.withOwner(`/v1/agents/${agent.agentId}/allocate`);
+      const headers = { 'idempotency-key': 'fund-1' };
+      const answers = await Promise.all(Array.from({ length: 5 }, () => t.api('POST', path, { body: { amount: '1.50' }, headers })));
+      for (const answer of answers) expect(answer.status).toBe(200);
+      expect(new Set(answers.map((a) => a.body.allocationId)).size).toBe(1);
+      expect(new Set(answers.map((a) => a.body.txSignature)).size).toBe(1);
+      const later = await t.api('POST', path, { body: { amount: '1.5' }, headers });
+      expect(later.body.allocationId).toBe(answers[0]!.body.allocationId);
+      expect(await treasuryMicro(t)).toBe(treasuryBefore - micro('1.50'));
+      expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`))).body.balance).toBe('1.50');
+      expectError(await t.api('POST', path, { body: { amount: '2.00' }, headers }), 409, 'idempotency_key_reused');
+      expectError(await t.api('POST', path, { body: { amount: '2.00' }, headers: { 'idempotency-key': 'has space' } }), 400, 'invalid_idempotency_key');
+      // Keys are per agent: the same key for another agent is another allocation.
+      const other = await deployAgent(t, freshId('allocate-idem-other'));
+      const theirs = await t.api('POST', t.withOwner(`/v1/agents/${other.agentId}/allocate`), { body: { amount: '1.50' }, headers });
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.allocationId).not.toBe(answers[0]!.body.allocationId);
+    });
+
     it('moves USDC from the treasury to the agent: {agentId, amount, currency, txSignature, balance}', async () => {
       const agent = await deployAgent(t, freshId('allocate'));
       const treasuryBefore = await treasuryMicro(t);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { micro, tempDataDir } from '../helpers/coffer.js';
+import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 
 describe('SIGKILL in the middle of a payment burst', () => {
@@ -84,3 +84,84 @@ async function waitForLine(lines: string[], pattern: RegExp): Promise<string> {
   }
   return '';
 }
+
+/**
+ * The process dies right after the chain moved money, before the ledger heard of it: every method
+ * by which the engine puts a transaction on chain is wrapped to throw once it has landed, as if the
+ * process were killed there. After a restart the ledger must explain every micro-USDC on chain.
+ */
+describe('a crash between the chain and the ledger', () => {
+  function dieAfterLanding(t: TestCoffer): () => void {
+    const chain = t.coffer.engine.ctx.chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const originals: [string, (...args: unknown[]) => Promise<unknown>][] = [];
+    for (const name of ['submitTransfer', 'mintTestUsdc']) {
+      const original = chain[name];
+      if (typeof original !== 'function') continue;
+      originals.push([name, original]);
+      chain[name] = async (...args: unknown[]) => {
+        await original.apply(chain, args);
+        throw new Error('killed right after the chain moved the money');
+      };
+    }
+    return () => {
+      for (const [name, original] of originals) chain[name] = original;
+    };
+  }
+
+  /** The treasury on chain equals what the ledger says came in, minus what it sent to agents. */
+  function treasuryExplained(t: TestCoffer) {
+    const sum = (sql: string) => BigInt((t.coffer.db.prepare(sql).safeIntegers(true).pluck().get(t.owner) as bigint | null) ?? 0n);
+    const deposited = sum("SELECT SUM(amount) FROM deposits WHERE owner = ? AND status = 'confirmed'");
+    const allocated = sum("SELECT SUM(amount) FROM allocations WHERE owner = ? AND status = 'confirmed'");
+    return { ledger: deposited - allocated };
+  }
+
+  it('a faucet mint that landed is recorded as its deposit after the restart', async () => {
+    const dataDir = tempDataDir();
+    try {
+      let t = await startCoffer({ dataDir });
+      const restore = dieAfterLanding(t);
+      const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '42' } });
+      expect(minted.status).toBeGreaterThanOrEqual(500);
+      restore();
+      await t.stop();
+      t = await startCoffer({ dataDir });
+      try {
+        expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(micro('1042'));
+        expect(treasuryExplained(t).ledger).toBe(micro('1042'));
+        const deposits = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits;
+        expect(deposits.map((d: { amount: string }) => d.amount)).toEqual(['42.00', '1000.00']);
+      } finally {
+        await t.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an allocation that landed is confirmed after the restart, and its retry under the same key answers it', async () => {
+    const dataDir = tempDataDir();
+    try {
+      let t = await startCoffer({ dataDir });
+      await deployAgent(t, 'funded-in-a-crash');
+      const restore = dieAfterLanding(t);
+      const allocate = () =>
+        t.api('POST', t.withOwner('/v1/agents/funded-in-a-crash/allocate'), { body: { amount: '3' }, headers: { 'idempotency-key': 'crash-fund' } });
+      expect((await allocate()).status).toBeGreaterThanOrEqual(500);
+      restore();
+      await t.stop();
+      t = await startCoffer({ dataDir });
+      try {
+        const retried = await allocate();
+        expect(retried.status).toBe(200);
+        expect((await t.api('GET', t.withOwner('/v1/agents/funded-in-a-crash/balance'))).body.balance).toBe('3.00');
+        expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(micro('997'));
+        expect(treasuryExplained(t).ledger).toBe(micro('997'));
+      } finally {
+        await t.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -45,7 +45,7 @@ describe('after any sequence of allocations and payments, every wallet on chain 
       const paid = ledgerSum("SELECT SUM(amount) FROM payments WHERE agent_id = ? AND status = 'confirmed'", agentId);
       expect(await t.coffer.chain.usdcBalance(wallets.get(agentId)!), `wallet of ${agentId}`).toBe(allocated - paid);
     }
-    const deposited = ledgerSum('SELECT SUM(amount) FROM deposits WHERE owner = ?', t.owner);
+    const deposited = ledgerSum("SELECT SUM(amount) FROM deposits WHERE owner = ? AND status = 'confirmed'", t.owner);
     const allocatedOut = ledgerSum("SELECT SUM(amount) FROM allocations WHERE owner = ? AND status = 'confirmed'", t.owner);
     expect(await t.coffer.chain.usdcBalance(t.owner), 'treasury').toBe(deposited - allocatedOut);
     const recipients = t.coffer.db.prepare('SELECT DISTINCT recipient FROM payments').pluck().all() as string[];

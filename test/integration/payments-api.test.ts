@@ -303,6 +303,24 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals).toHaveLength(20);
   });
 
+  it('the sim faucet takes an Idempotency-Key: the same key mints once and answers the first deposit; another amount under it is 409', async () => {
+    const treasuryBefore = await t.coffer.chain.usdcBalance(t.owner);
+    const path = t.withOwner('/v1/treasury/faucet');
+    const headers = { 'idempotency-key': 'mint-7' };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => t.api('POST', path, { body: { amount: '7' }, headers })));
+    for (const answer of answers) expect(answer.status).toBe(200);
+    expect(new Set(answers.map((a) => a.body.deposit.id)).size).toBe(1);
+    expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasuryBefore + micro('7'));
+    const again = await t.api('POST', path, { body: { amount: '7.00' }, headers });
+    expect(again.body.deposit).toEqual(answers[0]!.body.deposit);
+    const reused = await t.api('POST', path, { body: { amount: '8' }, headers });
+    expect(reused.status).toBe(409);
+    expect(reused.body.code).toBe('idempotency_key_reused');
+    expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasuryBefore + micro('7'));
+    const deposits = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits;
+    expect(deposits.filter((d: { id: string }) => d.id === answers[0]!.body.deposit.id)).toHaveLength(1);
+  });
+
   it('deposits and the sim faucet', async () => {
     const before = await t.api('GET', t.withOwner('/v1/treasury/deposits'));
     expect(before.status).toBe(200);

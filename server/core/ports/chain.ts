@@ -90,7 +90,10 @@ export interface Chain extends TransferLookup {
     wallet: string,
     afterSignature: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }>;
-  /** Sim only: mints test USDC to a wallet. */
-  mintTestUsdc(to: string, amount: bigint): Promise<string>;
+  /**
+   * Sim only: a signed transaction minting test USDC to a wallet, ready for submitTransfer (so the
+   * faucet records it before sending it, as every other movement of money is).
+   */
+  prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer>;
   close(): Promise<void>;
 }

@@ -62,17 +62,34 @@ export interface AllocationRecord extends SentTransaction {
   amount: bigint;
   status: TransferStatus;
   errorCode: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
   createdAt: number;
   settledAt: number | null;
 }
 
-export interface DepositRecord {
+/** USDC that came into the treasury: found on chain (confirmed at once), or minted by the sim faucet. */
+export interface DepositRecord extends SentTransaction {
+  id: string;
+  owner: string;
+  amount: bigint;
+  from: string;
+  source: 'faucet' | 'chain';
+  status: TransferStatus;
+  errorCode: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+/** A transfer into the treasury the deposit watcher found on chain. */
+export interface ChainDeposit {
   id: string;
   owner: string;
   txSignature: string;
   amount: bigint;
   from: string;
-  source: 'faucet' | 'chain';
   createdAt: number;
 }
 
@@ -226,12 +243,24 @@ export interface Store {
   spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
 
   insertAllocation(allocation: AllocationRecord): void;
+  getAllocation(id: string): AllocationRecord | null;
+  /** The newest allocation to that agent under that Idempotency-Key created after `since`. */
+  findAllocationByIdempotencyKey(owner: string, agentId: string, key: string, since: number): AllocationRecord | null;
   markAllocationSent(id: string, sent: SentTransaction): boolean;
   settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
   pendingAllocationsTotal(owner: string): bigint;
   pendingAllocations(): AllocationRecord[];
 
-  insertDeposit(deposit: DepositRecord): boolean;
+  /** Records a deposit found on chain; false when its signature is recorded already. */
+  insertChainDeposit(deposit: ChainDeposit): boolean;
+  /** Reserves a faucet mint as a pending deposit (signed and sent after). */
+  insertFaucetDeposit(deposit: DepositRecord): void;
+  getDeposit(id: string): DepositRecord | null;
+  findDepositByIdempotencyKey(owner: string, key: string, since: number): DepositRecord | null;
+  markDepositSent(id: string, sent: SentTransaction): boolean;
+  settleDeposit(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  pendingDeposits(): DepositRecord[];
+  /** Confirmed deposits, newest first. */
   listDeposits(owner: string, limit: number): DepositRecord[];
 
   appendAudit(entry: AuditEntry): void;

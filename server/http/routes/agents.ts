@@ -3,6 +3,7 @@ import {
   agentIdSchema,
   allocateBodySchema,
   deployBodySchema,
+  idempotencyHeaderSchema,
   policyUpdateSchema,
   renameBodySchema,
   spendHistoryQuerySchema,
@@ -39,7 +40,8 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
     const { amount } = parseWith(allocateBodySchema, req.body);
-    respond(res, await engine.allocate(p, agentId(req.params.agentId), amount));
+    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    respond(res, await engine.allocate(p, agentId(req.params.agentId), amount, idempotencyKey ?? null));
   });
   router.post('/agents/:agentId/kill', (req, res) => {
     res.json(engine.kill(principal(req), agentId(req.params.agentId)));

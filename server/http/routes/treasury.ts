@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { faucetBodySchema } from '../../core/schemas.js';
+import { faucetBodySchema, idempotencyHeaderSchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 
@@ -14,7 +14,9 @@ export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.post('/treasury/faucet', async (req, res) => {
     const p = principal(req);
-    res.json(await engine.faucet(p, parseWith(faucetBodySchema, req.body).amount));
+    const { amount } = parseWith(faucetBodySchema, req.body);
+    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    res.json(await engine.faucet(p, amount, idempotencyKey ?? null));
   });
   return router;
 }
