@@ -59,7 +59,7 @@ export function App() {
         void refresh();
       }, 150);
     };
-    for (const type of ['payment', 'payment_refused', 'allocation', 'agent', 'approval', 'deposit', 'policy', 'task']) source.addEventListener(type, onEvent);
+    for (const type of ['payment', 'payment_refused', 'allocation', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']) source.addEventListener(type, onEvent);
     return () => {
       clearInterval(timer);
       source.close();

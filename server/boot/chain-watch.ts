@@ -3,8 +3,9 @@ import type { OpenedCoffer } from './open-coffer.js';
 export const CHAIN_WATCH_INTERVAL_MS = 15_000;
 
 /**
- * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside, and settle
- * payments still pending because the chain could not confirm them earlier. Runs never overlap; a
+ * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside, settle
+ * payments still pending because the chain could not confirm them earlier, and carry on the image
+ * generations they paid for. Runs never overlap; a
  * failing round (RPC down) is logged once per outage and retried on the next tick.
  * The sim chain needs neither: nothing outside the process can send to it, and it never leaves a
  * transaction undecided.
@@ -22,6 +23,8 @@ export function startChainWatch(
         const deposits = await coffer.engine.pollDeposits(coffer.owner);
         if (deposits > 0) log(`recorded ${deposits} new deposit(s) to the treasury`);
         await coffer.engine.reconcile();
+        // Work paid for while the chain was away is started now that its payment is known.
+        coffer.engine.resumeTasks({ retryFailedRefunds: false });
         if (failing) log('chain watch: the RPC answers again');
         failing = false;
       } catch (error) {

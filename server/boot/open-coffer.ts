@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
-import { loadCatalog, readCatalog } from '../store/catalog.js';
+import { loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { SimChain } from '../chain/sim-chain.js';
@@ -72,15 +72,12 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     }
     store.setMeta('network', networkName);
     const catalog = readCatalog();
-    loadCatalog(db, catalog);
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     const vault = createKeyVault(backend);
     let chain: Chain;
     if (choice.kind === 'sim') {
-      const sim = await SimChain.open(createSimChainStore(db), vault, clock);
-      await sim.openUsdcAccounts(catalog.services.map((service) => service.payTo));
-      chain = sim;
+      chain = await SimChain.open(createSimChainStore(db), vault, clock);
     } else {
       chain = new RpcChain(choice.network, vault);
     }
@@ -106,7 +103,10 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     engine.recoverApprovals();
     const openedDb = db;
     const { owner, ownerKey, created } = await engine.ensureOwner();
-    engine.resumeTasks();
+    // The registry names the treasury as the recipient of what Coffer provides itself: known now.
+    loadCatalog(openedDb, catalog, owner);
+    if (chain instanceof SimChain) await chain.openUsdcAccounts(payToAddresses(catalog, owner));
+    engine.resumeTasks({ retryFailedRefunds: true });
     return {
       engine,
       db: openedDb,

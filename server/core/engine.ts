@@ -68,7 +68,7 @@ export function createEngine(ctx: EngineContext) {
       generate(ctx, p, agentId, body, idempotencyKey),
     task: (p: Principal, agentId: string, taskId: string) => readTask(ctx, p, agentId, taskId),
     tasks: (p: Principal, agentId: string, limit?: number) => listTasks(ctx, p, agentId, limit),
-    resumeTasks: () => resumeTasks(ctx),
+    resumeTasks: (options?: { retryFailedRefunds: boolean }) => resumeTasks(ctx, options),
     settleTasks: () => settleTasks(ctx),
     approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
     approval: (p: Principal, id: string) => readApproval(ctx, p, id, (owner, agentId) => issueAgentKey(ctx, owner, agentId)),

@@ -4,17 +4,33 @@ import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
+import { newId } from './ids.js';
+import { sendReserved } from './transfers.js';
 import { randomBytes } from 'node:crypto';
-import type { GenerationTask } from './ports/store.js';
+import type { GenerationTask, ModelRecord, RefundRecord } from './ports/store.js';
 import type { GenerateBody } from './schemas.js';
 import { iso } from './views.js';
 
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
 
-const running = new WeakMap<EngineContext, Set<Promise<void>>>();
+/** Tasks this process is generating right now, by id: a task is never started twice. */
+const running = new WeakMap<EngineContext, Map<string, Promise<void>>>();
+const runningTasks = (ctx: EngineContext) => {
+  let jobs = running.get(ctx);
+  if (!jobs) running.set(ctx, (jobs = new Map()));
+  return jobs;
+};
 
-export const taskView = (task: GenerationTask) => ({
+export const refundView = (refund: RefundRecord) => ({
+  amount: formatUsdc(refund.amount),
+  currency: 'USDC' as const,
+  status: refund.status,
+  txSignature: refund.txSignature,
+  timestamp: iso(refund.settledAt ?? refund.createdAt),
+});
+
+export const taskView = (task: GenerationTask, refund: RefundRecord | null = null) => ({
   taskId: task.id,
   status: task.status,
   estimatedCost: formatUsdc(task.estimatedCost),
@@ -26,12 +42,36 @@ export const taskView = (task: GenerationTask) => ({
     ? { resultUrl: task.resultUrl, cost: formatUsdc(task.cost ?? task.estimatedCost), currency: 'USDC' as const }
     : {}),
   ...(task.status === 'failed' ? { error: task.error } : {}),
+  // A failed generation gives its price back: the task says how far that got.
+  ...(refund === null ? {} : { refund: refundView(refund) }),
 });
+
+const viewOf = (ctx: EngineContext, task: GenerationTask) => taskView(task, ctx.store.findRefundByPayment(task.paymentId));
+
+function newTask(owner: string, agentId: string, model: ModelRecord, body: GenerateBody, price: string, paymentId: string, now: number): GenerationTask {
+  return {
+    id: `tsk_${randomBytes(12).toString('base64url')}`,
+    owner,
+    agentId,
+    modelId: model.id,
+    resolution: body.resolution,
+    prompt: body.prompt,
+    status: 'queued',
+    estimatedCost: parseAmount(price),
+    cost: null,
+    paymentId,
+    resultUrl: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
 
 /**
  * Accepts a generation: checks the model and resolution, charges the agent's wallet the model's price
- * (a payment like any other: policy checks, ledger, chain), records the task as queued and hands the
- * work to the image provider in the background. Without a provider nothing is charged.
+ * (a payment like any other: policy checks, ledger, chain) with its task written in the same commit
+ * as the payment's reservation, and hands the work to the image provider once the payment is
+ * confirmed. Without a provider nothing is charged; a generation that fails is refunded.
  */
 export async function generate(
   ctx: EngineContext,
@@ -51,48 +91,48 @@ export async function generate(
   if (ctx.imageProvider === null) {
     throw new CofferError('provider_unavailable', 'no image provider is configured (set COFFER_IMAGE_PROVIDER_URL); nothing was charged');
   }
-  const payment = await pay(
-    ctx,
-    principal,
-    agentId,
-    {
-      service: IMAGE_SERVICE_ID,
-      amount: price,
-      currency: 'USDC',
-      description: `${model.displayName} ${body.resolution}: ${body.prompt.slice(0, 120)}`,
-    },
-    idempotencyKey,
-    {
-      // The description holds only the prompt's start: the whole request decides what a key may replay.
-      fingerprint: JSON.stringify([model.id, body.resolution, body.prompt]),
-      // What is bought is this model at this resolution: its own price is the listed one.
-      listedPrice: parseAmount(price),
-    },
-  );
+  let reserved: GenerationTask | null = null;
+  let payment;
+  try {
+    payment = await pay(
+      ctx,
+      principal,
+      agentId,
+      {
+        service: IMAGE_SERVICE_ID,
+        amount: price,
+        currency: 'USDC',
+        description: `${model.displayName} ${body.resolution}: ${body.prompt.slice(0, 120)}`,
+      },
+      idempotencyKey,
+      {
+        // The description holds only the prompt's start: the whole request decides what a key may replay.
+        fingerprint: JSON.stringify([model.id, body.resolution, body.prompt]),
+        // What is bought is this model at this resolution: its own price is the listed one.
+        listedPrice: parseAmount(price),
+        onReserved: (row) => {
+          reserved = newTask(principal.owner, agentId, model, body, price, row.id, row.createdAt);
+          ctx.store.insertTask(reserved);
+        },
+      },
+    );
+  } catch (error) {
+    // The payment failed (its task fails too: nothing was charged) or its fate is not known yet (the
+    // task waits, and is started or failed when reconciliation learns it).
+    if (reserved !== null) carryOn(ctx, reserved);
+    throw error;
+  }
   // A retry with the same Idempotency-Key finds the task its payment bought.
-  const existing = ctx.store.findTaskByPayment(payment.paymentId);
-  if (existing) return taskView(existing);
-
-  const now = ctx.clock.now();
-  const task: GenerationTask = {
-    id: `tsk_${randomBytes(12).toString('base64url')}`,
-    owner: principal.owner,
-    agentId,
-    modelId: model.id,
-    resolution: body.resolution,
-    prompt: body.prompt,
-    status: 'queued',
-    estimatedCost: parseAmount(price),
-    cost: null,
-    paymentId: payment.paymentId,
-    resultUrl: null,
-    error: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  ctx.store.insertTask(task);
-  startTask(ctx, task);
-  return taskView(task);
+  let task = ctx.store.findTaskByPayment(payment.paymentId);
+  if (task === null) {
+    // A payment made by a Coffer older than this one, which wrote the task after the payment.
+    task = newTask(principal.owner, agentId, model, body, price, payment.paymentId, ctx.clock.now());
+    ctx.store.insertTask(task);
+  }
+  // The answer is the task as accepted (queued), or as it stands for a replay; then the work starts.
+  const answer = viewOf(ctx, task);
+  carryOn(ctx, task);
+  return answer;
 }
 
 export function readTask(ctx: EngineContext, principal: Principal, agentId: string, taskId: string) {
@@ -100,7 +140,7 @@ export function readTask(ctx: EngineContext, principal: Principal, agentId: stri
   getAgentOrThrow(ctx, principal.owner, agentId);
   const task = ctx.store.getTask(principal.owner, agentId, taskId);
   if (task === null) throw new CofferError('task_not_found', `no task "${taskId}" for agent "${agentId}"`);
-  return taskView(task);
+  return viewOf(ctx, task);
 }
 
 const TASK_LIST_DEFAULT_LIMIT = 20;
@@ -109,53 +149,154 @@ const TASK_LIST_DEFAULT_LIMIT = 20;
 export function listTasks(ctx: EngineContext, principal: Principal, agentId: string, limit = TASK_LIST_DEFAULT_LIMIT) {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
-  return { tasks: ctx.store.listTasks(principal.owner, agentId, limit).map((task) => ({ ...taskView(task), prompt: task.prompt })) };
+  return { tasks: ctx.store.listTasks(principal.owner, agentId, limit).map((task) => ({ ...viewOf(ctx, task), prompt: task.prompt })) };
 }
 
-/** Picks up tasks a previous run left queued or generating: they are paid for, so they are finished. */
-export function resumeTasks(ctx: EngineContext): number {
+/**
+ * Carries on what a previous run (or an unreachable chain) left: tasks whose payment is confirmed are
+ * generated, tasks whose payment failed are failed (nothing was charged), and failed tasks that were
+ * paid and not given back are refunded. `retryFailedRefunds` (at start) also tries again the refunds
+ * the chain refused before; the periodic chain watch does not, so a refund it cannot make is not
+ * attempted every 15 s.
+ */
+export function resumeTasks(ctx: EngineContext, options: { retryFailedRefunds: boolean } = { retryFailedRefunds: true }): number {
   const open = ctx.store.openTasks();
-  for (const task of open) startTask(ctx, task);
+  for (const task of open) carryOn(ctx, task);
+  for (const task of ctx.store.tasksOwedRefunds(options.retryFailedRefunds)) track(ctx, task.id, refund(ctx, task));
   return open.length;
 }
 
-/** Resolves when every background generation has settled (for shutdown and tests). */
+/** Resolves when every background generation (and its refund) has settled (for shutdown and tests). */
 export async function settleTasks(ctx: EngineContext): Promise<void> {
-  while ((running.get(ctx)?.size ?? 0) > 0) await Promise.allSettled([...(running.get(ctx) ?? [])]);
+  const jobs = runningTasks(ctx);
+  while (jobs.size > 0) await Promise.allSettled([...jobs.values()]);
+}
+
+/** Starts a paid task; fails one whose payment failed; leaves one whose payment is still pending. */
+function carryOn(ctx: EngineContext, task: GenerationTask): void {
+  if (task.status !== 'queued' && task.status !== 'generating') return;
+  const payment = ctx.store.getPayment(task.paymentId);
+  if (payment?.status === 'confirmed') startTask(ctx, task);
+  else if (payment?.status === 'failed') {
+    updateTask(ctx, task, { status: 'failed', error: `the payment did not go through (${payment.errorCode ?? 'failed'}); nothing was charged` });
+  }
+}
+
+function updateTask(
+  ctx: EngineContext,
+  task: GenerationTask,
+  change: Pick<GenerationTask, 'status'> & Partial<Pick<GenerationTask, 'cost' | 'resultUrl' | 'error'>>,
+): void {
+  ctx.store.updateTask(task.id, {
+    status: change.status,
+    cost: change.cost ?? null,
+    resultUrl: change.resultUrl ?? null,
+    error: change.error ?? null,
+    updatedAt: ctx.clock.now(),
+  });
+  if (change.status !== 'queued') ctx.events.emit({ type: 'task', owner: task.owner, agentId: task.agentId, taskId: task.id, status: change.status });
+}
+
+function track(ctx: EngineContext, taskId: string, job: Promise<void>): void {
+  const jobs = runningTasks(ctx);
+  const settled = job.catch(() => undefined);
+  jobs.set(taskId, settled);
+  void settled.finally(() => {
+    if (jobs.get(taskId) === settled) jobs.delete(taskId);
+  });
 }
 
 function startTask(ctx: EngineContext, task: GenerationTask): void {
+  if (runningTasks(ctx).has(task.id)) return;
   const provider = ctx.imageProvider;
-  const update = (change: Pick<GenerationTask, 'status'> & Partial<Pick<GenerationTask, 'cost' | 'resultUrl' | 'error'>>) => {
-    ctx.store.updateTask(task.id, {
-      status: change.status,
-      cost: change.cost ?? null,
-      resultUrl: change.resultUrl ?? null,
-      error: change.error ?? null,
-      updatedAt: ctx.clock.now(),
-    });
-    if (change.status !== 'queued') ctx.events.emit({ type: 'task', owner: task.owner, agentId: task.agentId, taskId: task.id, status: change.status });
+  track(
+    ctx,
+    task.id,
+    (async () => {
+      if (provider === null) {
+        await fail(ctx, task, 'no image provider is configured');
+        return;
+      }
+      updateTask(ctx, task, { status: 'generating' });
+      let url: string;
+      try {
+        ({ url } = await provider.generate({ prompt: task.prompt, modelId: task.modelId, resolution: task.resolution as '1k' }));
+      } catch (error) {
+        await fail(ctx, task, (error as Error).message.slice(0, 500));
+        return;
+      }
+      updateTask(ctx, task, { status: 'success', resultUrl: url, cost: task.estimatedCost });
+      // A result that cannot be recorded (the data dir closed under it) leaves the task open: the next
+      // start picks it up again.
+    })(),
+  );
+}
+
+/** The task failed: it is marked so and its refund reserved in one commit, then the refund is sent. */
+async function fail(ctx: EngineContext, task: GenerationTask, reason: string): Promise<void> {
+  const refundRow = ctx.store.transaction(() => {
+    updateTask(ctx, task, { status: 'failed', error: reason });
+    return reserveRefund(ctx, task);
+  });
+  if (refundRow !== null) await sendRefund(ctx, refundRow);
+}
+
+async function refund(ctx: EngineContext, task: GenerationTask): Promise<void> {
+  const refundRow = ctx.store.transaction(() => reserveRefund(ctx, task));
+  if (refundRow !== null) await sendRefund(ctx, refundRow);
+}
+
+/**
+ * A pending refund of the task's payment, or null when there is nothing to give back: the payment is
+ * not confirmed, was refunded already (or is being), or went to an address Coffer holds no key for
+ * (a payment made before generation was paid to the treasury). Must run inside a store transaction.
+ */
+function reserveRefund(ctx: EngineContext, task: GenerationTask): RefundRecord | null {
+  const payment = ctx.store.getPayment(task.paymentId);
+  if (payment === null || payment.status !== 'confirmed' || payment.refundedAt !== null || payment.recipient !== payment.owner) return null;
+  const earlier = ctx.store.findRefundByPayment(payment.id);
+  if (earlier !== null && earlier.status !== 'failed') return null;
+  const row: RefundRecord = {
+    id: newId('rfd'),
+    owner: payment.owner,
+    agentId: payment.agentId,
+    paymentId: payment.id,
+    taskId: task.id,
+    amount: payment.amount,
+    status: 'pending',
+    txSignature: null,
+    txWire: null,
+    lastValidBlockHeight: null,
+    errorCode: null,
+    createdAt: ctx.clock.now(),
+    settledAt: null,
   };
-  const job = (async () => {
-    if (provider === null) {
-      update({ status: 'failed', error: 'no image provider is configured' });
-      return;
-    }
-    update({ status: 'generating' });
-    try {
-      const { url } = await provider.generate({ prompt: task.prompt, modelId: task.modelId, resolution: task.resolution as '1k' });
-      update({ status: 'success', resultUrl: url, cost: task.estimatedCost });
-    } catch (error) {
-      update({ status: 'failed', error: (error as Error).message.slice(0, 500) });
-    }
-    // A result that cannot be recorded (the data dir closed under it) leaves the task open: the next
-    // start picks it up again.
-  })().catch(() => undefined);
-  let jobs = running.get(ctx);
-  if (!jobs) {
-    jobs = new Set();
-    running.set(ctx, jobs);
-  }
-  jobs.add(job);
-  void job.finally(() => jobs.delete(job));
+  ctx.store.insertRefund(row);
+  return row;
+}
+
+/** Sends a reserved refund from the treasury to the agent's wallet; its row records the outcome. */
+async function sendRefund(ctx: EngineContext, row: RefundRecord): Promise<void> {
+  const agent = getAgentOrThrow(ctx, row.owner, row.agentId);
+  await sendReserved(
+    ctx,
+    {
+      kind: 'refund',
+      id: row.id,
+      owner: row.owner,
+      agentId: row.agentId,
+      actor: 'system',
+      detail: { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId },
+    },
+    () =>
+      ctx.chain.prepareTransfer({
+        from: row.owner,
+        to: agent.walletAddress,
+        amount: row.amount,
+        memo: `coffer refund ${row.paymentId}`,
+        reference: row.id,
+        feePayer: row.owner,
+        createRecipientAccount: true,
+      }),
+  ).catch(() => undefined); // a refund the chain cannot take now stays pending for reconciliation, or failed for the next start
 }

@@ -17,7 +17,7 @@ function base58(bytes: Uint8Array): string {
 }
 
 /** Opaque record ids: a prefix and 16 random bytes in base58 ("pay_3xK..."). */
-export const newId = (prefix: 'pay' | 'alc' | 'dep'): string => `${prefix}_${base58(randomBytes(16))}`;
+export const newId = (prefix: 'pay' | 'alc' | 'dep' | 'rfd'): string => `${prefix}_${base58(randomBytes(16))}`;
 
 export const OWNER_KEY_PREFIX = 'cof_own_';
 export const AGENT_KEY_PREFIX = 'cof_agt_';

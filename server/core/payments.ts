@@ -107,6 +107,12 @@ export interface PaymentContext {
   fingerprint?: string;
   /** The listed price of what is bought, when the service's own listing does not say (a model's price). */
   listedPrice?: bigint;
+  /**
+   * Runs inside the reservation's commit, after the pending payment is written: what the payment buys
+   * is recorded in the same write as the payment itself (generation: its task), so no crash can leave
+   * one without the other.
+   */
+  onReserved?: (payment: PaymentRecord) => void;
 }
 
 export async function pay(
@@ -250,8 +256,11 @@ async function payOrThrow(
       requestHash,
       createdAt: now,
       settledAt: null,
+      refundedAt: null,
+      refundTxSignature: null,
     };
     ctx.store.insertPayment(payment);
+    context.onReserved?.(payment);
     return payment;
   });
   if ('replayOf' in reserved) {

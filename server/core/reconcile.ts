@@ -1,5 +1,5 @@
 import type { EngineContext } from './context.js';
-import type { DepositRecord, SentTransaction } from './ports/store.js';
+import type { DepositRecord, RefundRecord, SentTransaction } from './ports/store.js';
 import { formatUsdc } from './money.js';
 import { activeTransfers, settleTransfer, type ReservedTransfer } from './transfers.js';
 
@@ -10,12 +10,12 @@ export interface ReconcileReport {
 }
 
 /**
- * Settles pending payments, allocations and faucet mints against the chain: at start before any
- * request is served, and on RPC networks every 15 s. A row this process is sending right now is left
- * to its sender. A row never signed failed; a signed one is confirmed or failed by what the chain
- * says about its own signature; one the chain may still accept is sent again (the same signed bytes,
- * so it lands once at most) and stays pending. A chain that cannot be reached leaves rows pending:
- * nothing is guessed.
+ * Settles pending payments, allocations, refunds and faucet mints against the chain: at start before
+ * any request is served, and on RPC networks every 15 s. A row this process is sending right now is
+ * left to its sender. A row never signed failed; a signed one is confirmed or failed by what the
+ * chain says about its own signature; one the chain may still accept is sent again (the same signed
+ * bytes, so it lands once at most) and stays pending. A chain that cannot be reached leaves rows
+ * pending: nothing is guessed.
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
@@ -24,6 +24,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
     ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p), sent: p })),
     ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a), sent: a })),
     ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
+    ...ctx.store.pendingRefunds().map((r) => ({ row: reconcilingRefund(r), sent: r })),
   ].filter(({ row }) => !live.has(row.id));
   for (const { row, sent } of rows) {
     const { txSignature, txWire, lastValidBlockHeight } = sent;
@@ -70,4 +71,12 @@ const reconcilingMint = (deposit: DepositRecord): ReservedTransfer => ({
   agentId: null,
   actor: 'system',
   detail: { reconciled: true, amount: formatUsdc(deposit.amount), txSignature: deposit.txSignature },
+});
+const reconcilingRefund = (refund: RefundRecord): ReservedTransfer => ({
+  kind: 'refund',
+  id: refund.id,
+  owner: refund.owner,
+  agentId: refund.agentId,
+  actor: 'system',
+  detail: { reconciled: true, amount: formatUsdc(refund.amount), paymentId: refund.paymentId, txSignature: refund.txSignature },
 });

@@ -15,7 +15,7 @@ interface ReservedRow {
   detail: Record<string, unknown>;
 }
 export type ReservedTransfer =
-  | (ReservedRow & { kind: 'payment' | 'allocation'; agentId: string })
+  | (ReservedRow & { kind: 'payment' | 'allocation' | 'refund'; agentId: string })
   | (ReservedRow & { kind: 'faucet'; agentId: null });
 
 /**
@@ -84,6 +84,8 @@ function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransacti
       return ctx.store.markAllocationSent(row.id, sent);
     case 'faucet':
       return ctx.store.markDepositSent(row.id, sent);
+    case 'refund':
+      return ctx.store.markRefundSent(row.id, sent);
   }
 }
 
@@ -95,6 +97,8 @@ function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed
       return ctx.store.settleAllocation(row.id, status, errorCode, at);
     case 'faucet':
       return ctx.store.settleDeposit(row.id, status, errorCode, at);
+    case 'refund':
+      return ctx.store.settleRefund(row.id, status, errorCode, at);
   }
 }
 
@@ -107,6 +111,8 @@ function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txS
       return { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount };
     case 'faucet':
       return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner: row.owner, amount, txSignature } : null;
+    case 'refund':
+      return { type: 'refund', owner: row.owner, agentId: row.agentId, refundId: row.id, paymentId: String(row.detail.paymentId ?? ''), status, amount };
   }
 }
 

@@ -153,6 +153,8 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
+      // An agent paying the treasury (image generation) is Coffer's own payment, not a deposit.
+      if (ctx.store.isPaymentTransaction(transfer.txSignature)) continue;
       const inserted = ctx.store.insertChainDeposit({
         id: newId('dep'),
         owner,

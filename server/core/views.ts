@@ -20,17 +20,27 @@ export const agentView = (agent: AgentRecord) => ({
   status: agent.status,
 });
 
+/** A payment's state as shown: `refunded` once the money came back to the agent (it no longer counts as spent). */
+const shownStatus = (payment: PaymentRecord) => (payment.refundedAt !== null ? ('refunded' as const) : payment.status);
+
+/** The refund of a refunded payment: its whole amount, given back on chain. */
+const refundOf = (payment: PaymentRecord) =>
+  payment.refundedAt === null
+    ? {}
+    : { refund: { amount: formatUsdc(payment.amount), txSignature: payment.refundTxSignature, timestamp: iso(payment.refundedAt) } };
+
 export const spendRecordView = (payment: PaymentRecord) => ({
   id: payment.id,
   service: payment.serviceName,
   serviceId: payment.serviceId,
   amount: formatUsdc(payment.amount),
   currency: 'USDC' as const,
-  status: payment.status,
+  status: shownStatus(payment),
   timestamp: iso(payment.createdAt),
   description: payment.description,
   recipient: payment.recipient,
   txSignature: payment.txSignature,
+  ...refundOf(payment),
 });
 
 /** Clock time in the machine's local time zone: the dashboard is read on this machine. */
@@ -39,7 +49,7 @@ export const clockTime = (ms: number): string => {
   return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 };
 
-const ACTIVITY_STATUS = { confirmed: 'approved', pending: 'pending', failed: 'failed' } as const;
+const ACTIVITY_STATUS = { confirmed: 'approved', pending: 'pending', failed: 'failed', refunded: 'refunded' } as const;
 
 export const activityView = (payment: PaymentRecord) => ({
   id: payment.id,
@@ -48,7 +58,7 @@ export const activityView = (payment: PaymentRecord) => ({
   amount: formatUsdc(payment.amount),
   rail: 'sol' as const,
   time: clockTime(payment.createdAt),
-  status: ACTIVITY_STATUS[payment.status],
+  status: ACTIVITY_STATUS[shownStatus(payment)],
   timestamp: iso(payment.createdAt),
   txSignature: payment.txSignature,
 });

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import type { SqliteDatabase } from './database.js';
 import { ADDRESS_PATTERN, amountSchema } from '../core/schemas.js';
 
+/** The catalog's name for the owner's treasury as a service's recipient. */
+export const TREASURY = 'treasury';
+
 const pricingSchema = z.partialRecord(z.enum(['1k', '2k', '4k']), amountSchema);
 
 /** The shipped catalog's shape; a malformed catalog stops the start instead of serving bad prices. */
@@ -27,7 +30,11 @@ export const catalogSchema = z.strictObject({
       pricePerCall: amountSchema.nullable(),
       endpoint: z.string().min(1),
       source: z.enum(['svc-native', 'model-registry', 'x402-marketplace']),
-      payTo: z.string().regex(ADDRESS_PATTERN),
+      /**
+       * Who is paid: an address, or "treasury" for what Coffer itself provides (image generation): the
+       * owner's treasury is paid, pays the provider, and can give the money back when the work fails.
+       */
+      payTo: z.union([z.literal(TREASURY), z.string().regex(ADDRESS_PATTERN)]),
       network: z.string().min(1),
     }),
   ),
@@ -45,17 +52,25 @@ export function readCatalog(file: string | URL = DEFAULT_CATALOG_FILE): Catalog 
   return parsed.data;
 }
 
-/** Replaces the registry tables with the catalog's content (the shipped file is the source of truth). */
-export function loadCatalog(db: SqliteDatabase, catalog: Catalog): void {
+/** Every address the catalog pays, with "treasury" read as the owner's treasury. */
+export const payToAddresses = (catalog: Catalog, treasury: string): string[] =>
+  catalog.services.map((s) => (s.payTo === TREASURY ? treasury : s.payTo));
+
+/**
+ * Replaces the registry tables with the catalog's content (the shipped file is the source of truth),
+ * with "treasury" written as this data dir's treasury address.
+ */
+export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: string): void {
+  const payTo = payToAddresses(catalog, treasury);
   db.transaction(() => {
     db.exec('DELETE FROM services; DELETE FROM models;');
     const insertService = db.prepare(
       `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const s of catalog.services) {
-      insertService.run(s.id, s.name, s.description, s.category, JSON.stringify(s.pricing), s.pricePerCall, s.endpoint, s.source, s.payTo, s.network);
-    }
+    catalog.services.forEach((s, i) => {
+      insertService.run(s.id, s.name, s.description, s.category, JSON.stringify(s.pricing), s.pricePerCall, s.endpoint, s.source, payTo[i], s.network);
+    });
     const insertModel = db.prepare(
       'INSERT INTO models (id, display_name, provider, description, pricing, enabled) VALUES (?, ?, ?, ?, ?, ?)',
     );

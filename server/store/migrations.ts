@@ -325,6 +325,37 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX deposits_pending ON deposits (status) WHERE status = 'pending';
     `,
   },
+  {
+    version: 9,
+    name: 'refunds',
+    sql: `
+      -- A failed image generation gives the agent its money back on chain, from the treasury that was
+      -- paid. A refund is a ledger row like any transfer (pending, signed, sent, settled); once it is
+      -- confirmed its payment no longer counts toward the agent's spending (rolling budget included).
+      CREATE TABLE refunds (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        payment_id TEXT NOT NULL REFERENCES payments(id),
+        task_id TEXT REFERENCES generation_tasks(id),
+        amount INTEGER NOT NULL CHECK (amount > 0),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+        tx_signature TEXT UNIQUE,
+        tx_wire TEXT,
+        last_valid_block_height TEXT,
+        error_code TEXT,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER,
+        FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+      ) STRICT;
+      -- At most one refund under way or done per payment (a failed attempt may be tried again).
+      CREATE UNIQUE INDEX refunds_one_per_payment ON refunds (payment_id) WHERE status != 'failed';
+      CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at);
+      CREATE INDEX refunds_pending ON refunds (status) WHERE status = 'pending';
+      ALTER TABLE payments ADD COLUMN refunded_at INTEGER;
+      ALTER TABLE payments ADD COLUMN refund_tx_signature TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

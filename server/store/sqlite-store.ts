@@ -15,6 +15,7 @@ import type {
   OwnerRecord,
   PaymentRecord,
   Policy,
+  RefundRecord,
   SentTransaction,
   ServiceRecord,
   Store,
@@ -56,6 +57,26 @@ function toPayment(row: Row): PaymentRecord {
     errorCode: optionalText(row.error_code),
     idempotencyKey: optionalText(row.idempotency_key),
     requestHash: optionalText(row.request_hash),
+    createdAt: Number(row.created_at),
+    settledAt: optionalNumber(row.settled_at),
+    refundedAt: optionalNumber(row.refunded_at),
+    refundTxSignature: optionalText(row.refund_tx_signature),
+  };
+}
+
+function toRefund(row: Row): RefundRecord {
+  return {
+    id: text(row.id),
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    paymentId: text(row.payment_id),
+    taskId: optionalText(row.task_id),
+    amount: BigInt(row.amount as bigint),
+    status: row.status as RefundRecord['status'],
+    txSignature: optionalText(row.tx_signature),
+    txWire: optionalText(row.tx_wire),
+    lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
+    errorCode: optionalText(row.error_code),
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
   };
@@ -237,7 +258,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       "UPDATE payments SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
     ),
     spentSince: q(
-      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND created_at > ?",
+      `SELECT COALESCE(SUM(amount), 0) FROM payments
+       WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ?`,
     ).pluck(),
     pendingPaymentsTotal: q(
       "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status = 'pending'",
@@ -250,9 +272,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     pendingPayments: q("SELECT * FROM payments WHERE status = 'pending' ORDER BY created_at"),
     spendTotals: q(
       `SELECT agent_id,
-         COALESCE(SUM(CASE WHEN status = 'confirmed' THEN amount END), 0) AS lifetime_spent,
-         COUNT(CASE WHEN status = 'confirmed' THEN 1 END) AS lifetime_payments,
-         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND created_at > ? THEN amount END), 0) AS spent_since,
+         COALESCE(SUM(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN amount END), 0) AS lifetime_spent,
+         COUNT(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN 1 END) AS lifetime_payments,
+         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ? THEN amount END), 0) AS spent_since,
          MAX(CASE WHEN status IN ('pending', 'confirmed') THEN created_at END) AS last_payment_at
        FROM payments WHERE owner = ? GROUP BY agent_id`,
     ),
@@ -299,6 +321,30 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     listDeposits: q("SELECT * FROM deposits WHERE owner = ? AND status = 'confirmed' ORDER BY created_at DESC, rowid DESC LIMIT ?"),
     appendAudit: db.prepare('INSERT INTO audit_log (at, actor, owner, agent_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)'),
     listAudit: db.prepare('SELECT * FROM audit_log WHERE owner = ? ORDER BY id DESC LIMIT ?'),
+    insertRefund: db.prepare(
+      `INSERT INTO refunds (id, owner, agent_id, payment_id, task_id, amount, status, tx_signature, tx_wire, last_valid_block_height,
+         error_code, created_at, settled_at)
+       VALUES (@id, @owner, @agentId, @paymentId, @taskId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight,
+         @errorCode, @createdAt, @settledAt)`,
+    ),
+    getRefund: q('SELECT * FROM refunds WHERE id = ?'),
+    findRefundByPayment: q('SELECT * FROM refunds WHERE payment_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1'),
+    markRefundSent: db.prepare(
+      "UPDATE refunds SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'",
+    ),
+    settleRefund: db.prepare("UPDATE refunds SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
+    markPaymentRefunded: db.prepare(
+      `UPDATE payments SET refunded_at = @at, refund_tx_signature = r.tx_signature
+       FROM (SELECT payment_id, tx_signature FROM refunds WHERE id = @id) AS r WHERE payments.id = r.payment_id`,
+    ),
+    pendingRefunds: q("SELECT * FROM refunds WHERE status = 'pending' ORDER BY created_at"),
+    tasksOwedRefunds: q(
+      `SELECT t.* FROM generation_tasks t JOIN payments p ON p.id = t.payment_id
+       WHERE t.status = 'failed' AND p.status = 'confirmed' AND p.refunded_at IS NULL AND p.recipient = p.owner
+         AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND (r.status != 'failed' OR NOT @retryFailed))
+       ORDER BY t.created_at`,
+    ),
+    isPaymentTransaction: db.prepare('SELECT 1 FROM payments WHERE tx_signature = ?').pluck(),
     insertTask: db.prepare(
       `INSERT INTO generation_tasks (id, owner, agent_id, model_id, resolution, prompt, status, estimated_cost, cost, payment_id,
          result_url, error, created_at, updated_at)
@@ -543,6 +589,27 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         }),
       ),
 
+    insertRefund: (refund) =>
+      void stmts.insertRefund.run({
+        ...refund,
+        lastValidBlockHeight: refund.lastValidBlockHeight === null ? null : refund.lastValidBlockHeight.toString(),
+      }),
+    getRefund: (id) => {
+      const row = stmts.getRefund.get(id) as Row | undefined;
+      return row ? toRefund(row) : null;
+    },
+    findRefundByPayment: (paymentId) => {
+      const row = stmts.findRefundByPayment.get(paymentId) as Row | undefined;
+      return row ? toRefund(row) : null;
+    },
+    markRefundSent: (id, sent) => stmts.markRefundSent.run(...sentParams(sent), id).changes === 1,
+    settleRefund: (id, status, errorCode, at) => {
+      const settled = stmts.settleRefund.run(status, errorCode, at, id).changes === 1;
+      if (settled && status === 'confirmed') stmts.markPaymentRefunded.run({ id, at });
+    },
+    pendingRefunds: () => (stmts.pendingRefunds.all() as Row[]).map(toRefund),
+    tasksOwedRefunds: (retryFailed) => (stmts.tasksOwedRefunds.all({ retryFailed: retryFailed ? 1 : 0 }) as Row[]).map(toTask),
+    isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get(txSignature) !== undefined,
     insertTask: (task) => void stmts.insertTask.run(task),
     getTask: (owner, agentId, id) => {
       const row = stmts.getTask.get(owner, agentId, id) as Row | undefined;

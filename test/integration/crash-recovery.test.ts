@@ -139,6 +139,39 @@ describe('a crash between the chain and the ledger', () => {
     }
   });
 
+  it('an image generation whose payment landed is carried out after the restart: never paid for and lost', async () => {
+    const dataDir = tempDataDir();
+    try {
+      let t = await startCoffer({ dataDir });
+      const agent = await deployAgent(t, 'painter');
+      await t.api('POST', t.withOwner('/v1/agents/painter/allocate'), { body: { amount: '1' } });
+      const restore = dieAfterLanding(t);
+      const generate = await t.api('POST', t.withOwner('/v1/agents/painter/generate'), {
+        key: agent.apiKey,
+        body: { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' },
+      });
+      expect(generate.status).toBeGreaterThanOrEqual(500);
+      restore();
+      await t.stop();
+      t = await startCoffer({ dataDir });
+      try {
+        await t.coffer.engine.settleTasks();
+        const charged = t.coffer.db
+          .prepare("SELECT id FROM payments WHERE agent_id = 'painter' AND service_id = 'image-generate' AND status = 'confirmed'")
+          .pluck()
+          .all() as string[];
+        expect(charged).toHaveLength(1);
+        const tasks = (await t.api('GET', t.withOwner('/v1/agents/painter/tasks'))).body.tasks;
+        expect(tasks).toEqual([expect.objectContaining({ paymentId: charged[0], prompt: 'a harbour at night', status: 'success' })]);
+        expect((await t.api('GET', t.withOwner('/v1/agents/painter/balance'))).body.balance).toBe('0.998');
+      } finally {
+        await t.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('an allocation that landed is confirmed after the restart, and its retry under the same key answers it', async () => {
     const dataDir = tempDataDir();
     try {

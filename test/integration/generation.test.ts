@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
 import { startCoffer, fundedAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 
-const IMAGE_PAY_TO = 'E9m4T5ZfzT6fCWtHBywdxaQfiWSjq3oHeBUtoZndwgWX';
-
 async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: string) {
   for (let i = 0; i < 200; i++) {
     const task = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/tasks/${taskId}`), { key });
@@ -11,6 +9,16 @@ async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: str
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error('task never finished');
+}
+
+/** Polls a failed task until its refund is settled (confirmed or failed). */
+async function pollRefund(t: TestCoffer, agentId: string, taskId: string, key: string) {
+  for (let i = 0; i < 200; i++) {
+    const task = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/tasks/${taskId}`), { key });
+    if (task.body.refund && task.body.refund.status !== 'pending') return task.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the refund never settled');
 }
 
 describe('image generation', () => {
@@ -28,9 +36,9 @@ describe('image generation', () => {
   const generate = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/generate`), { key, body, headers });
 
-  it('queues, charges the model price to the wallet on chain, and ends in success with the image URL', async () => {
+  it('queues, charges the model price from the wallet to the treasury (which pays the provider) on chain, and ends in success with the image URL', async () => {
     const agent = await fundedAgent(t, 'artist', '1.00');
-    const payToBefore = await t.coffer.chain.usdcBalance(IMAGE_PAY_TO);
+    const payToBefore = await t.coffer.chain.usdcBalance(t.owner);
     provider.hold();
     const created = await generate('artist', agent.apiKey, { prompt: 'a lighthouse at dusk', modelId: 'flux-pro', resolution: '2k' });
     expect(created.status).toBe(200);
@@ -38,7 +46,7 @@ describe('image generation', () => {
     expect(created.body.taskId).toMatch(/^tsk_/);
     // Charged when accepted.
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.92'));
-    expect((await t.coffer.chain.usdcBalance(IMAGE_PAY_TO)) - payToBefore).toBe(micro('0.08'));
+    expect((await t.coffer.chain.usdcBalance(t.owner)) - payToBefore).toBe(micro('0.08'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const working = await t.api('GET', t.withOwner(`/v1/agents/artist/tasks/${created.body.taskId}`), { key: agent.apiKey });
     expect(working.body.status).toBe('generating');
@@ -75,6 +83,54 @@ describe('image generation', () => {
     } finally {
       provider.mode = 'ok';
     }
+  });
+
+  it('a failed generation is refunded on chain: the wallet and the rolling budget get the money back, and the task and history say so', async () => {
+    // A budget for exactly one 4k sdxl image: without the refund the second try would be over budget.
+    const agent = await fundedAgent(t, 'refunded', '0.10', { dailyBudget: '0.032', maxPerPayment: '0.032' });
+    const treasuryBefore = await t.coffer.chain.usdcBalance(t.owner);
+    const refunds: unknown[] = [];
+    const unsubscribe = t.coffer.engine.events.subscribe((event) => event.type === 'refund' && refunds.push(event));
+    provider.mode = 'fail';
+    try {
+      const created = await generate('refunded', agent.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '4k' });
+      expect(created.status).toBe(200);
+      await pollTask(t, 'refunded', created.body.taskId, agent.apiKey);
+      const task = await pollRefund(t, 'refunded', created.body.taskId, agent.apiKey);
+      expect(task).toMatchObject({ status: 'failed', refund: { amount: '0.032', currency: 'USDC', status: 'confirmed' } });
+      expect(task.refund.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
+      expect(task.error).toMatch(/500/);
+      const onChain = await t.coffer.chain.findTransfer(task.refund.txSignature);
+      expect(onChain).toMatchObject({ succeeded: true, from: t.owner, to: agent.walletAddress, amount: micro('0.032') });
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.10'));
+      expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasuryBefore);
+      const history = await t.api('GET', t.withOwner('/v1/agents/refunded/spend-history'), { key: agent.apiKey });
+      expect(history.body.payments[0]).toMatchObject({
+        service: 'Image generation',
+        amount: '0.032',
+        status: 'refunded',
+        refund: { amount: '0.032', txSignature: task.refund.txSignature, timestamp: expect.any(String) },
+      });
+      const entry = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.agents.find((a: { agentId: string }) => a.agentId === 'refunded');
+      expect(entry).toMatchObject({ spent24h: '0.00', lifetimeSpent: '0.00' });
+      expect(refunds).toEqual([expect.objectContaining({ agentId: 'refunded', amount: '0.032', status: 'confirmed' })]);
+
+      // The budget is whole again; a result that fails validation is refunded the same way.
+      provider.mode = 'script-url';
+      const again = await generate('refunded', agent.apiKey, { prompt: 'y', modelId: 'sdxl', resolution: '4k' });
+      expect(again.status).toBe(200);
+      expect((await pollRefund(t, 'refunded', again.body.taskId, agent.apiKey)).refund.status).toBe('confirmed');
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.10'));
+    } finally {
+      unsubscribe();
+      provider.mode = 'ok';
+    }
+    // A success is not refunded.
+    const paid = await generate('refunded', agent.apiKey, { prompt: 'z', modelId: 'sdxl', resolution: '4k' });
+    const done = await pollTask(t, 'refunded', paid.body.taskId, agent.apiKey);
+    expect(done.status).toBe('success');
+    expect(done.refund).toBeUndefined();
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.068'));
   });
 
   it('refuses unknown or disabled models, unknown resolutions and empty prompts before charging', async () => {

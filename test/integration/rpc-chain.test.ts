@@ -105,9 +105,9 @@ describe('Coffer on an RPC network', () => {
       const id = newId('pay');
       const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, reference: id, feePayer: t.owner, createRecipientAccount: true });
       store.insertPayment({
-        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: SELLER, amount, memo: id,
+        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
         description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
-        createdAt: Date.now(), settledAt: null,
+        createdAt: Date.now(), settledAt: null, refundedAt: null, refundTxSignature: null,
       });
       return { id, prepared };
     };

@@ -6,7 +6,15 @@ import { ErrorNote } from './ErrorNote.js';
 import { Money } from './Money.js';
 import { TableHead } from './TableHead.js';
 
-/** An agent's image tasks: prompt, model, cost, status, and a link to each finished image. */
+/** What became of a failed task's money. */
+const refundNote = (refund: NonNullable<ImageTask['refund']>): string =>
+  refund.status === 'confirmed'
+    ? `${refund.amount} USDC refunded`
+    : refund.status === 'pending'
+      ? `refunding ${refund.amount} USDC…`
+      : `refund failed; tried again at the next start`;
+
+/** An agent's image tasks: prompt, model, cost, status (a failed one's refund), and a link to each finished image. */
 export function ImageTasks({ agentId }: { agentId: string }) {
   const { client, dashboard } = useDashboard();
   const [tasks, setTasks] = useState<ImageTask[]>([]);
@@ -46,6 +54,7 @@ export function ImageTasks({ agentId }: { agentId: string }) {
                       {task.status}
                     </span>
                   )}
+                  {task.refund && <div className="muted">{refundNote(task.refund)}</div>}
                 </td>
               </tr>
             ))}

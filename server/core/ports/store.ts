@@ -53,6 +53,9 @@ export interface PaymentRecord extends SentTransaction {
   requestHash: string | null;
   createdAt: number;
   settledAt: number | null;
+  /** Set when a refund of this payment was confirmed: it no longer counts as spent. */
+  refundedAt: number | null;
+  refundTxSignature: string | null;
 }
 
 export interface AllocationRecord extends SentTransaction {
@@ -64,6 +67,20 @@ export interface AllocationRecord extends SentTransaction {
   errorCode: string | null;
   idempotencyKey: string | null;
   requestHash: string | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+/** Money given back to an agent's wallet from the treasury for a payment whose work failed. */
+export interface RefundRecord extends SentTransaction {
+  id: string;
+  owner: string;
+  agentId: string;
+  paymentId: string;
+  taskId: string | null;
+  amount: bigint;
+  status: TransferStatus;
+  errorCode: string | null;
   createdAt: number;
   settledAt: number | null;
 }
@@ -265,6 +282,22 @@ export interface Store {
 
   appendAudit(entry: AuditEntry): void;
   listAudit(owner: string, limit: number): AuditEntry[];
+
+  insertRefund(refund: RefundRecord): void;
+  getRefund(id: string): RefundRecord | null;
+  /** The newest refund of a payment. */
+  findRefundByPayment(paymentId: string): RefundRecord | null;
+  markRefundSent(id: string, sent: SentTransaction): boolean;
+  /** Settles a refund; a confirmed one also marks its payment refunded (one commit). */
+  settleRefund(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  pendingRefunds(): RefundRecord[];
+  /**
+   * Failed tasks whose payment went to the treasury, was confirmed and was not given back: none
+   * under way or done, and, unless `retryFailed`, none that failed either.
+   */
+  tasksOwedRefunds(retryFailed: boolean): GenerationTask[];
+  /** Whether a transaction is one of Coffer's own payments (not a deposit from outside). */
+  isPaymentTransaction(txSignature: string): boolean;
 
   insertTask(task: GenerationTask): void;
   getTask(owner: string, agentId: string, id: string): GenerationTask | null;
