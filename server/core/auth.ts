@@ -33,6 +33,21 @@ export function authenticate(store: Store, owner: unknown, bearer: string | null
   return scope.kind === 'owner' ? { kind: 'owner', owner } : { kind: 'agent', owner, agentId: scope.agentId };
 }
 
+/**
+ * For the endpoints the spec exempts from `owner` (the link-session endpoints): the owner is the one
+ * the key or the sign-in belongs to. An `owner` that is given anyway is checked as everywhere else.
+ */
+export function authenticateCredential(store: Store, owner: unknown, bearer: string | null, sessionOwner: string | null = null): Principal {
+  if (owner !== undefined && owner !== '') return authenticate(store, owner, bearer, sessionOwner);
+  if (sessionOwner !== null) return { kind: 'owner', owner: sessionOwner };
+  if (bearer === null || bearer === '') {
+    throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
+  }
+  const scope = store.findApiKey(hashApiKey(bearer));
+  if (scope === null) throw new CofferError('unauthorized', 'invalid API key');
+  return scope.kind === 'owner' ? { kind: 'owner', owner: scope.owner } : { kind: 'agent', owner: scope.owner, agentId: scope.agentId };
+}
+
 export function requireOwner(principal: Principal): void {
   if (principal.kind !== 'owner') {
     throw new CofferError('owner_only', 'only the owner can do this; an agent key cannot');

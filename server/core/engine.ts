@@ -1,4 +1,4 @@
-import { authenticate, type Principal } from './auth.js';
+import { authenticate, authenticateCredential, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
@@ -12,7 +12,14 @@ import { generate, listTasks, readTask, resumeTasks, settleTasks } from './gener
 import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { issueAgentKey } from './agents.js';
-import { completeLinkSession, createLinkSession, describeLinkSession, pollLinkSession } from './link-sessions.js';
+import {
+  clearLinkSessions,
+  completeLinkSession,
+  createLinkSession,
+  describeLinkSession,
+  pollLinkSession,
+  waitingLinkSessions,
+} from './link-sessions.js';
 import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
 
 /**
@@ -42,6 +49,8 @@ export function createEngine(ctx: EngineContext) {
     network: ctx.chain.network,
     authenticate: (owner: unknown, bearer: string | null, sessionOwner: string | null = null) =>
       authenticate(ctx.store, owner, bearer, sessionOwner),
+    authenticateCredential: (owner: unknown, bearer: string | null, sessionOwner: string | null = null) =>
+      authenticateCredential(ctx.store, owner, bearer, sessionOwner),
     ensureOwner: () => ensureOwner(ctx),
     reconcile: () => reconcilePending(ctx),
     recoverApprovals: () => recoverInterruptedApprovals(ctx),
@@ -77,6 +86,8 @@ export function createEngine(ctx: EngineContext) {
     createLinkSession: (client: Record<string, string>) => createLinkSession(ctx, client),
     pollLinkSession: (token: string) => pollLinkSession(ctx, token),
     describeLinkSession: (p: Principal, token: string) => describeLinkSession(ctx, p, token),
+    waitingLinkSessions: (p: Principal) => waitingLinkSessions(ctx, p),
+    clearLinkSessions: (p: Principal, ids: string[] | null) => clearLinkSessions(ctx, p, ids),
     completeLinkSession: (p: Principal, token: string, body: LinkCompleteBody) => completeLinkSession(ctx, p, token, body),
     events: ctx.events,
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),

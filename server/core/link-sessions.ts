@@ -14,12 +14,13 @@ export const LINK_TOKEN_PREFIX = 'lnk_';
 export const LINK_TTL_MS = 10 * 60 * 1000;
 /** The fastest a terminal may poll (the spec's 2 seconds). */
 export const LINK_POLL_INTERVAL_MS = 2000;
-/** Link sessions that may wait for the owner at once: more than a person links in ten minutes. */
-const MAX_WAITING_LINK_SESSIONS = 20;
-/** All waiting sessions, polled or not: what a local process creating sessions in bursts can leave. */
-const MAX_PENDING_LINK_SESSIONS = 200;
-/** A waiting session not polled for this long no longer counts against the cap (its terminal left). */
-const LINK_ABANDONED_AFTER_MS = 30_000;
+/**
+ * Sessions that may wait for the owner at once. Anyone on the machine may ask to be linked, so a
+ * request is never refused for others waiting (that let one process lock linking out); past this
+ * bound the oldest waiting session the owner has not opened gives way, which keeps what waits (and
+ * the disk) bounded. The owner sees what waits, and clears it.
+ */
+const MAX_PENDING_LINK_SESSIONS = 500;
 /** Credentials of a completed session wait this long for their poller. */
 const COLLECT_GRACE_MS = 10 * 60 * 1000;
 
@@ -29,7 +30,12 @@ const matchingCode = () =>
 
 function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
   const session = token.startsWith(LINK_TOKEN_PREFIX) ? ctx.store.getLinkSession(hashApiKey(token)) : null;
-  if (session === null) throw new CofferError('link_not_found', 'no such link session');
+  if (session === null) {
+    throw new CofferError(
+      'link_not_found',
+      'no such link session (unknown, cleared by the owner, or long expired); run `coffer link` again for a new one',
+    );
+  }
   return session;
 }
 
@@ -40,21 +46,6 @@ function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
 export function createLinkSession(ctx: EngineContext, client: Record<string, string>) {
   const token = `${LINK_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
   const now = ctx.clock.now();
-  // Anyone on the machine may ask (no key yet), so what waits is bounded, and old sessions go. Only
-  // sessions whose terminal still polls count: an abandoned one (its `coffer link` gone) stops
-  // holding a place after half a minute, so leftovers cannot lock linking out for ten minutes.
-  ctx.store.pruneLinkSessions(now - DAY_MS);
-  const waiting = ctx.store.waitingLinkSessions(now, now - LINK_ABANDONED_AFTER_MS);
-  if (waiting.pending >= MAX_PENDING_LINK_SESSIONS) {
-    throw new CofferError('too_many_requests', `${waiting.pending} link sessions are waiting; try again when some have expired`, {
-      retryAfterSeconds: 60,
-    });
-  }
-  if (waiting.count >= MAX_WAITING_LINK_SESSIONS) {
-    throw new CofferError('too_many_requests', `${waiting.count} link sessions are already waiting for the owner; complete one or try again shortly`, {
-      retryAfterSeconds: Math.max(1, Math.ceil(((waiting.oldestSign ?? now) + LINK_ABANDONED_AFTER_MS - now) / 1000)),
-    });
-  }
   const session: LinkSessionRecord = {
     tokenHash: hashApiKey(token),
     code: matchingCode(),
@@ -66,8 +57,13 @@ export function createLinkSession(ctx: EngineContext, client: Record<string, str
     expiresAt: now + LINK_TTL_MS,
     lastPolledAt: null,
     completedAt: null,
+    openedAt: null,
   };
-  ctx.store.insertLinkSession(session);
+  ctx.store.transaction(() => {
+    ctx.store.pruneLinkSessions(now - DAY_MS);
+    ctx.store.insertLinkSession(session);
+    ctx.store.trimWaitingLinkSessions(now, MAX_PENDING_LINK_SESSIONS);
+  });
   return {
     token,
     linkUrl: `${ctx.baseUrl()}/link?token=${encodeURIComponent(token)}`,
@@ -117,10 +113,17 @@ export function pollLinkSession(ctx: EngineContext, token: string) {
   });
 }
 
-/** What the dashboard's link page shows the owner: who is asking, and the code to compare. */
+/** The id the owner knows a waiting session by: the start of its token's hash (never the token). */
+const sessionId = (session: LinkSessionRecord) => session.tokenHash.slice(0, 16);
+
+/**
+ * What the dashboard's link page shows the owner: who is asking, and the code to compare. Opening it
+ * marks the session as the owner's to decide: it no longer gives way to newer requests.
+ */
 export function describeLinkSession(ctx: EngineContext, principal: Principal, token: string) {
   requireOwner(principal);
   const session = sessionOrThrow(ctx, token);
+  if (session.openedAt === null && session.status === 'pending') ctx.store.markLinkSessionOpened(session.tokenHash, ctx.clock.now());
   const expired = session.status === 'pending' && ctx.clock.now() > session.expiresAt;
   return {
     code: session.code,
@@ -175,4 +178,28 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
   }
   audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
   return { status: 'completed' as const, agentId };
+}
+
+/** Link requests waiting for the owner, newest first: who asks, the code their terminal shows, since when. */
+export function waitingLinkSessions(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  return {
+    sessions: ctx.store.listWaitingLinkSessions(ctx.clock.now(), MAX_PENDING_LINK_SESSIONS).map((session) => ({
+      id: sessionId(session),
+      code: session.code,
+      client: session.client,
+      createdAt: iso(session.createdAt),
+      expiresAt: iso(session.expiresAt),
+      lastPolledAt: session.lastPolledAt === null ? null : iso(session.lastPolledAt),
+      opened: session.openedAt !== null,
+    })),
+  };
+}
+
+/** The owner clears waiting link requests (the ones named, or all): their terminals are told no such session. */
+export function clearLinkSessions(ctx: EngineContext, principal: Principal, ids: string[] | null) {
+  requireOwner(principal);
+  const cleared = ctx.store.clearWaitingLinkSessions(ids);
+  audit(ctx, { actor: 'owner', owner: principal.owner, action: 'link.cleared', detail: { cleared, all: ids === null } });
+  return { cleared };
 }

@@ -163,6 +163,14 @@ export const linkClientSchema = z
   })
   .strip();
 
+/** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
+export const linkClearBodySchema = z.strictObject({
+  ids: z
+    .array(z.string().regex(/^[0-9a-f]{16}$/, 'ids are the 16-character ids GET /v1/link-sessions lists'))
+    .max(500, 'at most 500 ids at once')
+    .optional(),
+});
+
 export const approvalsQuerySchema = z.object({
   status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn']).optional(),
 });

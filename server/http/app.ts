@@ -42,7 +42,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // Every body is read as JSON whatever its Content-Type (curl -d sends form encoding by default).
   app.use(express.json({ limit: '64kb', type: () => true, strict: true }));
 
-  const deps: RouteDeps = { engine, principal: (req) => principalOf(req, engine, sessions), streams: options.streams };
+  const deps: RouteDeps = {
+    engine,
+    principal: (req) => principalOf(req, engine, sessions),
+    credential: (req) => principalOf(req, engine, sessions, true),
+    streams: options.streams,
+  };
   const v1 = express.Router();
   v1.get('/session', sessionRoute(engine, sessions));
   v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`));

@@ -11,16 +11,23 @@ const BEARER = /^Bearer\s+(\S+)$/i;
  * session cookie. Cookie-authenticated writes must carry `X-Requested-With: coffer`, a header a
  * cross-site page cannot send without a CORS preflight that this server never grants (CSRF guard).
  */
-export function principalOf(req: Request, engine: Engine, sessions: DashboardSessions): Principal {
+export function principalOf(
+  req: Request,
+  engine: Engine,
+  sessions: DashboardSessions,
+  /** `owner` may be left out: the key or session names it (the spec's link-session endpoints). */
+  ownerFromCredential = false,
+): Principal {
+  const authenticate = ownerFromCredential ? engine.authenticateCredential : engine.authenticate;
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const match = BEARER.exec(authorization);
-    return engine.authenticate(req.query.owner, match?.[1] ?? '');
+    return authenticate(req.query.owner, match?.[1] ?? '');
   }
   const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
   const sessionOwner = sessionId === null ? null : sessions.ownerOf(sessionId);
-  if (sessionOwner === null) return engine.authenticate(req.query.owner, null);
-  const principal = engine.authenticate(req.query.owner, null, sessionOwner);
+  if (sessionOwner === null) return authenticate(req.query.owner, null);
+  const principal = authenticate(req.query.owner, null, sessionOwner);
   if (req.method !== 'GET' && req.headers['x-requested-with'] !== 'coffer') {
     throw new CofferError('unauthorized', 'dashboard writes must send X-Requested-With: coffer');
   }

@@ -356,6 +356,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE payments ADD COLUMN refund_tx_signature TEXT;
     `,
   },
+  {
+    version: 10,
+    name: 'link_sessions_opened',
+    sql: `
+      -- A link request the owner opened is the owner's to decide: it never gives way to newer ones.
+      ALTER TABLE link_sessions ADD COLUMN opened_at INTEGER;
+      CREATE INDEX link_sessions_waiting ON link_sessions (status, expires_at, created_at);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

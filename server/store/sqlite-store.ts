@@ -194,6 +194,7 @@ function toLinkSession(row: Row): LinkSessionRecord {
     expiresAt: Number(row.expires_at),
     lastPolledAt: optionalNumber(row.last_polled_at),
     completedAt: optionalNumber(row.completed_at),
+    openedAt: optionalNumber(row.opened_at),
   };
 }
 
@@ -373,9 +374,20 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       "UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume' RETURNING id, kind",
     ),
     insertLinkSession: db.prepare(
-      `INSERT INTO link_sessions (token_hash, code, client, status, owner, agent_id, created_at, expires_at, last_polled_at, completed_at)
-       VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt)`,
+      `INSERT INTO link_sessions (token_hash, code, client, status, owner, agent_id, created_at, expires_at, last_polled_at, completed_at, opened_at)
+       VALUES (@tokenHash, @code, @client, @status, @owner, @agentId, @createdAt, @expiresAt, @lastPolledAt, @completedAt, @openedAt)`,
     ),
+    trimWaitingLinkSessions: db.prepare(
+      `DELETE FROM link_sessions WHERE token_hash IN (
+         SELECT token_hash FROM link_sessions WHERE status = 'pending' AND expires_at > @now
+         ORDER BY opened_at IS NOT NULL DESC, created_at DESC, rowid DESC LIMIT -1 OFFSET @keep)`,
+    ),
+    listWaitingLinkSessions: db.prepare(
+      "SELECT * FROM link_sessions WHERE status = 'pending' AND expires_at > ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    ),
+    clearAllWaitingLinkSessions: db.prepare("DELETE FROM link_sessions WHERE status = 'pending'"),
+    clearWaitingLinkSession: db.prepare("DELETE FROM link_sessions WHERE status = 'pending' AND substr(token_hash, 1, 16) = ?"),
+    markLinkSessionOpened: db.prepare('UPDATE link_sessions SET opened_at = ? WHERE token_hash = ? AND opened_at IS NULL'),
     getLinkSession: db.prepare('SELECT * FROM link_sessions WHERE token_hash = ?'),
     insertRefusal: db.prepare(
       'INSERT INTO refusals (owner, agent_id, service, amount, code, message, at) VALUES (@owner, @agentId, @service, @amount, @code, @message, @at)',
@@ -385,12 +397,6 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ),
     recentRefusals: db.prepare(
       'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
-    ),
-    waitingLinkSessions: db.prepare(
-      `SELECT COUNT(*) FILTER (WHERE COALESCE(last_polled_at, created_at) > @aliveSince) AS count,
-              MIN(COALESCE(last_polled_at, created_at)) FILTER (WHERE COALESCE(last_polled_at, created_at) > @aliveSince) AS oldestSign,
-              COUNT(*) AS pending
-       FROM link_sessions WHERE status = 'pending' AND expires_at > @now`,
     ),
     pruneLinkSessions: db.prepare('DELETE FROM link_sessions WHERE expires_at < ?'),
     touchLinkSession: db.prepare('UPDATE link_sessions SET last_polled_at = ? WHERE token_hash = ?'),
@@ -652,8 +658,13 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
       })(),
     recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
-    waitingLinkSessions: (now, aliveSince) =>
-      stmts.waitingLinkSessions.get({ now, aliveSince }) as { count: number; oldestSign: number | null; pending: number },
+    trimWaitingLinkSessions: (now, keep) => void stmts.trimWaitingLinkSessions.run({ now, keep }),
+    listWaitingLinkSessions: (now, limit) => (stmts.listWaitingLinkSessions.all(now, limit) as Row[]).map(toLinkSession),
+    clearWaitingLinkSessions: (ids) =>
+      ids === null
+        ? stmts.clearAllWaitingLinkSessions.run().changes
+        : db.transaction(() => ids.reduce((cleared, id) => cleared + stmts.clearWaitingLinkSession.run(id).changes, 0))(),
+    markLinkSessionOpened: (tokenHash, at) => void stmts.markLinkSessionOpened.run(at, tokenHash),
     pruneLinkSessions: (before) => void stmts.pruneLinkSessions.run(before),
     touchLinkSession: (tokenHash, at) => void stmts.touchLinkSession.run(at, tokenHash),
     completeLinkSession: (tokenHash, owner, agentId, at) => stmts.completeLinkSession.run(owner, agentId, at, tokenHash).changes === 1,

@@ -213,6 +213,8 @@ export interface LinkSessionRecord {
   expiresAt: number;
   lastPolledAt: number | null;
   completedAt: number | null;
+  /** When the owner first opened its page (then it never gives way to newer requests). */
+  openedAt: number | null;
 }
 
 export interface Store {
@@ -321,11 +323,13 @@ export interface Store {
   withdrawApprovals(owner: string, agentId: string, at: number): { id: string; kind: ApprovalKind }[];
 
   insertLinkSession(session: LinkSessionRecord): void;
-  /**
-   * Sessions still waiting for the owner at `now` whose terminal was heard from (created or polled)
-   * after `aliveSince`, the oldest such sign of life, and all waiting sessions (`pending`).
-   */
-  waitingLinkSessions(now: number, aliveSince: number): { count: number; oldestSign: number | null; pending: number };
+  /** Keeps at most `keep` sessions waiting at `now`: the oldest the owner has not opened go first. */
+  trimWaitingLinkSessions(now: number, keep: number): void;
+  /** Sessions waiting for the owner at `now`, newest first. */
+  listWaitingLinkSessions(now: number, limit: number): LinkSessionRecord[];
+  /** Forgets waiting sessions: those whose id (the token hash's first 16 characters) is listed, or all. */
+  clearWaitingLinkSessions(ids: string[] | null): number;
+  markLinkSessionOpened(tokenHash: string, at: number): void;
   /** Forgets sessions that expired before `before` (used, completed or not). */
   pruneLinkSessions(before: number): void;
   getLinkSession(tokenHash: string): LinkSessionRecord | null;

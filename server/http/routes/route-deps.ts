@@ -6,6 +6,8 @@ export interface RouteDeps {
   engine: Engine;
   /** Authenticates the request (owner query + bearer key or dashboard session). */
   principal: (req: Request) => Principal;
+  /** The same, for the link-session endpoints: `owner` may be left out (the key or session names it). */
+  credential: (req: Request) => Principal;
   /** Open event streams, ended when the server stops (they would otherwise hold it open). */
   streams: Set<Response>;
 }
