@@ -14,6 +14,7 @@ import type {
   Allocation,
   Approval,
   LinkDetails,
+  WaitingLinkSession,
   AgentRow,
   Balance,
   Dashboard,
@@ -73,6 +74,8 @@ export function createClient(owner: string) {
     approve: (id: string) => call<Approval>('POST', q(`/v1/approvals/${encodeURIComponent(id)}/approve`)),
     deny: (id: string) => call<Approval>('POST', q(`/v1/approvals/${encodeURIComponent(id)}/deny`)),
     linkDetails: (token: string) => call<LinkDetails>('GET', q(`/v1/link-sessions/${encodeURIComponent(token)}/details`)),
+    linkRequests: () => call<{ sessions: WaitingLinkSession[] }>('GET', q('/v1/link-sessions')),
+    clearLinkRequests: (ids?: string[]) => call<{ cleared: number }>('POST', q('/v1/link-sessions/clear'), ids === undefined ? {} : { ids }),
     completeLink: (token: string, body: z.input<typeof linkCompleteBodySchema>) =>
       call<{ status: 'completed'; agentId: string }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/complete`), body),
     eventsUrl: () => q('/v1/events'),

@@ -9,7 +9,7 @@ import type { allocate } from '../../../server/core/allocations.js';
 import type { depositView, faucet } from '../../../server/core/treasury.js';
 import type { listModels, searchServices } from '../../../server/core/registry.js';
 import type { ApprovalView, PendingApproval } from '../../../server/core/approvals.js';
-import type { describeLinkSession } from '../../../server/core/link-sessions.js';
+import type { describeLinkSession, waitingLinkSessions } from '../../../server/core/link-sessions.js';
 import type { listTasks } from '../../../server/core/generation.js';
 
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
@@ -32,6 +32,7 @@ export type Model = ReturnType<typeof listModels>['models'][number];
 export type Payment = PaymentResult;
 export type Approval = ApprovalView;
 export type LinkDetails = ReturnType<typeof describeLinkSession>;
+export type WaitingLinkSession = ReturnType<typeof waitingLinkSessions>['sessions'][number];
 export type ImageTask = ReturnType<typeof listTasks>['tasks'][number];
 
 export interface Session {

@@ -6,6 +6,7 @@ import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { TableHead } from '../components/TableHead.js';
+import { LinkRequests } from '../components/LinkRequests.js';
 
 /** The approvals inbox: what agents asked for that only the owner may grant. */
 export function ApprovalsPage() {
@@ -67,6 +68,7 @@ export function ApprovalsPage() {
           </ul>
         )}
       </section>
+      <LinkRequests />
       {recent.length > 0 && (
         <section className="card" aria-labelledby="decided-title">
           <h2 id="decided-title">Decided</h2>
