@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const open = (route: string) => {
     // One window: clicks while it is being created wait for it instead of making another.
     opening = (opening ?? Promise.resolve()).then(async () => {
-      window = await openDashboardWindow({ baseUrl: server.url, route, issueSession: () => server.sessions.issueSession(owner), existing: window });
+      window = await openDashboardWindow({ baseUrl: server.url, route, loginUrl: () => server.loginUrl(), existing: window });
     }).catch((error: unknown) => void log(`window: ${(error as Error).message}`));
     return opening;
   };

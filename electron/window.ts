@@ -1,33 +1,27 @@
 import { BrowserWindow, shell, session } from 'electron';
 import { fileURLToPath } from 'node:url';
-import { SESSION_COOKIE } from '../server/http/sessions.js';
 
 const PRELOAD = fileURLToPath(new URL('./preload.cjs', import.meta.url));
 
 /**
- * The dashboard window: the same bundle as in a browser, loaded from the local server, signed in by a
- * session cookie the main process sets (no token in the URL or the page's storage). Sandboxed, no
- * Node, isolated context; it cannot navigate away from the dashboard or open other windows.
+ * The dashboard window: the same bundle as in a browser, loaded from the local server and signed in
+ * the same way, by a fresh one-time login URL each time it is shown (the page trades it for a
+ * session token it keeps in its own sessionStorage; no cookie). Sandboxed, no Node, isolated
+ * context; it cannot navigate away from the dashboard or open other windows.
  */
 export async function openDashboardWindow(options: {
   baseUrl: string;
   route: string;
-  issueSession: () => { sessionId: string; maxAgeSeconds: number };
+  /** A fresh one-time login URL of the owner (`http://127.0.0.1:PORT/login?token=...`). */
+  loginUrl: () => string;
   existing: BrowserWindow | null;
 }): Promise<BrowserWindow> {
-  const { baseUrl, route } = options;
-  // A fresh session every time the window is shown: it never falls back to the signed-out page.
-  const { sessionId, maxAgeSeconds } = options.issueSession();
-  await session.defaultSession.cookies.set({
-    url: baseUrl,
-    name: SESSION_COOKIE,
-    value: sessionId,
-    httpOnly: true,
-    sameSite: 'strict',
-    expirationDate: Math.floor(Date.now() / 1000) + maxAgeSeconds,
-  });
+  const { baseUrl } = options;
+  // A fresh sign-in every time the window is shown: it never falls back to the signed-out page, and
+  // lands on the route asked for (the page checks it is a #/ route).
+  const signedIn = `${options.loginUrl()}&next=${encodeURIComponent(options.route)}`;
   if (options.existing && !options.existing.isDestroyed()) {
-    await options.existing.loadURL(`${baseUrl}/${route}`);
+    await options.existing.loadURL(signedIn);
     options.existing.show();
     options.existing.focus();
     return options.existing;
@@ -57,6 +51,6 @@ export async function openDashboardWindow(options: {
     return { action: 'deny' };
   });
   window.once('ready-to-show', () => window.show());
-  await window.loadURL(`${baseUrl}/${route}`);
+  await window.loadURL(signedIn);
   return window;
 }

@@ -9,12 +9,16 @@ import { ActivityPage } from './pages/ActivityPage.js';
 import { RegistryPage } from './pages/RegistryPage.js';
 import { ApprovalsPage } from './pages/ApprovalsPage.js';
 import { LinkPage } from './pages/LinkPage.js';
+import { openEventStream } from './api/event-stream.js';
 
 /**
  * The dashboard refreshes when the server's event stream says something happened; this slower poll
  * is only the safety net if the stream drops.
  */
 const FALLBACK_REFRESH_MS = 15_000;
+/** How soon a dropped event stream is opened again. */
+const STREAM_RETRY_MS = 2_000;
+const LIVE_EVENTS = new Set(['payment', 'payment_refused', 'allocation', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']);
 
 type Theme = 'light' | 'dark';
 
@@ -39,7 +43,7 @@ const NAV: { route: Route; label: string }[] = [
 ];
 
 export function App() {
-  const { status, dashboard, refreshError, init, refresh, client, pendingApprovals } = useDashboard();
+  const { status, signInProblem, dashboard, refreshError, init, refresh, client, pendingApprovals } = useDashboard();
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
 
@@ -51,19 +55,28 @@ export function App() {
     const timer = setInterval(() => void refresh(), FALLBACK_REFRESH_MS);
     // Live: every payment, refusal, approval, kill or deposit triggers one refresh (bursts coalesce).
     let pending: ReturnType<typeof setTimeout> | null = null;
-    const source = new EventSource(client.eventsUrl());
-    source.onmessage = null;
-    const onEvent = () => {
+    let reconnect: ReturnType<typeof setTimeout> | null = null;
+    const onEvent = (type: string) => {
+      if (!LIVE_EVENTS.has(type)) return;
       pending ??= setTimeout(() => {
         pending = null;
         void refresh();
       }, 150);
     };
-    for (const type of ['payment', 'payment_refused', 'allocation', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']) source.addEventListener(type, onEvent);
+    let close = () => {};
+    const connect = () => {
+      close = openEventStream(client.eventsUrl(), onEvent, () => {
+        // The stream dropped (a restart, a sleep): refresh (which notices a sign-out) and reconnect.
+        void refresh();
+        reconnect = setTimeout(connect, STREAM_RETRY_MS);
+      });
+    };
+    connect();
     return () => {
       clearInterval(timer);
-      source.close();
+      close();
       if (pending) clearTimeout(pending);
+      if (reconnect) clearTimeout(reconnect);
     };
   }, [status, client, refresh]);
 
@@ -72,9 +85,14 @@ export function App() {
     return (
       <main className="signed-out">
         <h1>Sign in to Coffer</h1>
+        {signInProblem && (
+          <p className="error-note" role="alert">
+            {signInProblem}
+          </p>
+        )}
         <p>
-          Open the one-time login link that <code>coffer serve</code> printed when it started (or the tray app's “Open dashboard”). A
-          link works once, for ten minutes; restart <code>coffer serve</code> for a new one.
+          Run <code>coffer open</code> in a terminal (or use the tray app's “Open dashboard”): it opens this page signed in. A login
+          link works once, for ten minutes, and signs in this tab only.
         </p>
       </main>
     );

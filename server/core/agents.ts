@@ -1,5 +1,5 @@
 import { CofferError } from './errors.js';
-import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
+import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approvals.js';
@@ -48,6 +48,8 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
   }
 
+  // The caller gets the new agent's key: lasting access, so a dashboard session must be fresh.
+  if (options.issueKey !== false) requireFreshSignIn(principal, ctx.clock.now());
   // The wallet key goes to the key store before the agent row exists: a crash in between leaves an
   // unused key, never an agent without one.
   const walletAddress = await ctx.vault.createWallet();
@@ -189,6 +191,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
  */
 export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string) {
   requireOwner(principal);
+  requireFreshSignIn(principal, ctx.clock.now());
   const apiKey = ctx.store.transaction(() => {
     getAgentOrThrow(ctx, principal.owner, agentId);
     ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });

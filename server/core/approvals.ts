@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CofferError } from './errors.js';
-import { actorOf, requireOwner, type Principal } from './auth.js';
+import { actorOf, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
 import { iso } from './views.js';
@@ -169,6 +169,8 @@ export async function approve(
 ) {
   requireOwner(principal);
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
+  // Approving a new agent hands its key to the agent that asked: lasting access, so a fresh sign-in.
+  if (approval.kind === 'deploy') requireFreshSignIn(principal, ctx.clock.now());
   if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) {
     throw new CofferError('approval_decided', `this request is already ${approval.status}`);
   }

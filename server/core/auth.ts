@@ -3,16 +3,42 @@ import { isSolanaAddress } from './schemas.js';
 import { hashApiKey } from './ids.js';
 import type { Store } from './ports/store.js';
 
-/** Who is calling: the owner (owner key or dashboard session) or one agent (its agent key). */
-export type Principal = { kind: 'owner'; owner: string } | { kind: 'agent'; owner: string; agentId: string };
+/**
+ * Who is calling: the owner (owner key, or a dashboard session, which carries when it signed in) or
+ * one agent (its agent key).
+ */
+export type Principal = { kind: 'owner'; owner: string; signedInAt?: number } | { kind: 'agent'; owner: string; agentId: string };
+
+/** A signed-in dashboard session: whose, and since when. */
+export interface SessionOwner {
+  owner: string;
+  signedInAt: number;
+}
+
+/** How long after signing in a dashboard session may mint login links and API keys. */
+export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
 /**
- * Resolves the `owner` query parameter and the bearer key (or a signed-in dashboard session's owner)
- * into a principal. Order matters and follows
+ * Minting something that outlives the session (a login link, an agent's API key) needs the owner's
+ * key, or a dashboard sign-in from the last ten minutes: a session left open, or taken, cannot turn
+ * itself into lasting access. Signing in again is opening a new login link (`coffer open`).
+ */
+export function requireFreshSignIn(principal: Principal, now: number): void {
+  if (principal.kind !== 'owner' || principal.signedInAt === undefined) return;
+  if (now - principal.signedInAt <= FRESH_SIGN_IN_MS) return;
+  throw new CofferError(
+    'confirmation_required',
+    'this creates a key or a login link, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray\'s Open dashboard) and try again',
+  );
+}
+
+/**
+ * Resolves the `owner` query parameter and the bearer key (or a signed-in dashboard session) into a
+ * principal. Order matters and follows
  * API.md: owner shape, owner known, key known, key belongs to that owner.
  * Keys are looked up by SHA-256, so the stored value never has to be compared in plain text.
  */
-export function authenticate(store: Store, owner: unknown, bearer: string | null, sessionOwner: string | null = null): Principal {
+export function authenticate(store: Store, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
   if (owner === undefined || owner === null || owner === '') {
     throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
   }
@@ -20,9 +46,9 @@ export function authenticate(store: Store, owner: unknown, bearer: string | null
     throw new CofferError('invalid_owner', 'owner must be a Solana wallet address');
   }
   if (store.getOwner(owner) === null) throw new CofferError('owner_not_found', `no treasury with owner ${owner} here`);
-  if (sessionOwner !== null) {
-    if (sessionOwner !== owner) throw new CofferError('wrong_owner', 'this session belongs to another owner');
-    return { kind: 'owner', owner };
+  if (session !== null) {
+    if (session.owner !== owner) throw new CofferError('wrong_owner', 'this session belongs to another owner');
+    return { kind: 'owner', owner, signedInAt: session.signedInAt };
   }
   if (bearer === null || bearer === '') {
     throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
@@ -37,9 +63,9 @@ export function authenticate(store: Store, owner: unknown, bearer: string | null
  * For the endpoints the spec exempts from `owner` (the link-session endpoints): the owner is the one
  * the key or the sign-in belongs to. An `owner` that is given anyway is checked as everywhere else.
  */
-export function authenticateCredential(store: Store, owner: unknown, bearer: string | null, sessionOwner: string | null = null): Principal {
-  if (owner !== undefined && owner !== '') return authenticate(store, owner, bearer, sessionOwner);
-  if (sessionOwner !== null) return { kind: 'owner', owner: sessionOwner };
+export function authenticateCredential(store: Store, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
+  if (owner !== undefined && owner !== '') return authenticate(store, owner, bearer, session);
+  if (session !== null) return { kind: 'owner', owner: session.owner, signedInAt: session.signedInAt };
   if (bearer === null || bearer === '') {
     throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
   }

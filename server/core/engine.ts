@@ -1,4 +1,4 @@
-import { authenticate, authenticateCredential, type Principal } from './auth.js';
+import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
 import type { EngineContext } from './context.js';
 import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
@@ -47,10 +47,10 @@ export function createEngine(ctx: EngineContext) {
   return {
     ctx,
     network: ctx.chain.network,
-    authenticate: (owner: unknown, bearer: string | null, sessionOwner: string | null = null) =>
-      authenticate(ctx.store, owner, bearer, sessionOwner),
-    authenticateCredential: (owner: unknown, bearer: string | null, sessionOwner: string | null = null) =>
-      authenticateCredential(ctx.store, owner, bearer, sessionOwner),
+    authenticate: (owner: unknown, bearer: string | null, session: SessionOwner | null = null) =>
+      authenticate(ctx.store, owner, bearer, session),
+    authenticateCredential: (owner: unknown, bearer: string | null, session: SessionOwner | null = null) =>
+      authenticateCredential(ctx.store, owner, bearer, session),
     ensureOwner: () => ensureOwner(ctx),
     reconcile: () => reconcilePending(ctx),
     recoverApprovals: () => recoverInterruptedApprovals(ctx),

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'wrong_owner',
   'wrong_agent',
   'owner_only',
+  'confirmation_required',
   'agent_not_found',
   'agent_exists',
   'invalid_agent_id',

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { CofferError } from './errors.js';
-import { requireOwner, type Principal } from './auth.js';
+import { requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import { deployAgent, getAgentOrThrow, issueAgentKey } from './agents.js';
 import { hashApiKey } from './ids.js';
@@ -157,6 +157,8 @@ function startingLimits(body: LinkCompleteBody): { dailyBudget: string; maxPerPa
 export async function completeLinkSession(ctx: EngineContext, principal: Principal, token: string, body: LinkCompleteBody) {
   requireOwner(principal);
   const session = sessionOrThrow(ctx, token);
+  // The terminal is handed a new agent's key: lasting access, so a dashboard session must be fresh.
+  requireFreshSignIn(principal, ctx.clock.now());
   if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
   if (ctx.clock.now() > session.expiresAt) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
   const agentId = body.agentId ?? `agent-${randomBytes(3).toString('hex')}`;

@@ -163,6 +163,11 @@ export const linkClientSchema = z
   })
   .strip();
 
+/** Signing the dashboard in: the one-time token of a login URL. */
+export const signInBodySchema = z.strictObject({
+  loginToken: z.string().min(1, 'loginToken is required').max(200),
+});
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z

@@ -5,7 +5,7 @@ import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
-import { dashboardRoutes, loginLinkRoute, sessionRoute } from './dashboard.js';
+import { dashboardRoutes, loginLinkRoute, sessionRoutes } from './dashboard.js';
 import { simImageRoutes } from './sim-images.js';
 import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -49,8 +49,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
     streams: options.streams,
   };
   const v1 = express.Router();
-  v1.get('/session', sessionRoute(engine, sessions));
-  v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`));
+  v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`, () => engine.ctx.clock.now()));
+  v1.use(sessionRoutes(engine, sessions));
   v1.get('/health', (_req, res) => {
     res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint });
   });
@@ -66,7 +66,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use('/v1', v1);
 
   if (engine.network === 'sim') app.use(simImageRoutes());
-  app.use(dashboardRoutes(sessions, engine.network));
+  app.use(dashboardRoutes(engine.network));
   app.use(notFound);
   app.use(errorHandler(options.log));
   return app;

@@ -1,17 +1,22 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { requireOwner, type Principal } from '../core/auth.js';
+import { requireFreshSignIn, requireOwner, type Principal } from '../core/auth.js';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '../core/engine.js';
 import { CofferError } from '../core/errors.js';
+import { signInBodySchema } from '../core/schemas.js';
 import { sendError } from './errors.js';
-import { DashboardSessions, SESSION_COOKIE, readCookie } from './sessions.js';
+import { bearerOf } from './principal.js';
+import { SESSION_TOKEN_PREFIX, type DashboardSessions, type SignedIn } from './sessions.js';
+import { parseWith } from './validate.js';
 
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../renderer/dist/', import.meta.url));
 
 /**
  * The dashboard page's headers: only this origin's scripts, styles and images (QR codes are data:
- * URLs), no framing, no referrer. Inline scripts and styles are refused.
+ * URLs), no framing, no referrer (the login URL's token never leaves in a Referer). Inline scripts and
+ * styles are refused.
  */
 const pageHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader(
@@ -24,71 +29,85 @@ const pageHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** GET /v1/session: who the dashboard's cookie signs in as (the dashboard learns its owner here). */
-export function sessionRoute(engine: Engine, sessions: DashboardSessions): RequestHandler {
-  return (req, res) => {
-    const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
-    const owner = sessionId === null ? null : sessions.ownerOf(sessionId);
-    if (owner === null) {
-      sendError(res, new CofferError('unauthorized', 'not signed in: open the login URL that coffer serve printed'));
+const sessionView = (engine: Engine, session: SignedIn) => ({
+  owner: session.owner,
+  network: engine.network,
+  usdcMint: engine.ctx.chain.usdcMint,
+  signedInAt: new Date(session.signedInAt).toISOString(),
+  expiresAt: new Date(session.expiresAt).toISOString(),
+});
+
+/**
+ * The dashboard's sign-in: `POST /v1/session {loginToken}` trades a login URL's one-time token for a
+ * session token (410 when the link was used or has expired); `GET /v1/session` says who a session
+ * token signs in as.
+ */
+export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Router {
+  const router = Router();
+  router.post('/session', (req, res) => {
+    const { loginToken } = parseWith(signInBodySchema, req.body);
+    const redeemed = sessions.redeemLoginToken(loginToken);
+    if (!redeemed.ok) {
+      throw redeemed.reason === 'used'
+        ? new CofferError('link_used', 'this login link was already used (each works once): for a new one, run coffer open, or use the tray\'s Open dashboard')
+        : new CofferError('link_expired', 'this login link has expired (each works for ten minutes): for a new one, run coffer open, or use the tray\'s Open dashboard');
+    }
+    res.json({ sessionToken: redeemed.sessionToken, ...sessionView(engine, redeemed.session) });
+  });
+  router.get('/session', (req, res) => {
+    const bearer = bearerOf(req);
+    const session = bearer?.startsWith(SESSION_TOKEN_PREFIX) ? sessions.sessionOf(bearer) : null;
+    if (session === null) {
+      sendError(res, new CofferError('unauthorized', 'not signed in: run coffer open, or use the tray\'s Open dashboard'));
       return;
     }
-    res.json({ owner, network: engine.network, usdcMint: engine.ctx.chain.usdcMint });
-  };
+    res.json(sessionView(engine, session));
+  });
+  return router;
 }
 
 /**
- * POST /v1/session/login-link: a fresh one-time login URL for the owner (owner key or session), for
- * `coffer open` and the tray's "Open dashboard". Agent keys get 403 owner_only.
+ * POST /v1/session/login-link: a fresh one-time login URL for the owner, for `coffer open` and the
+ * tray's "Open dashboard". The owner key may; a dashboard session only within ten minutes of signing
+ * in (a session cannot renew itself forever); agent keys get 403 owner_only.
  */
 export function loginLinkRoute(
   principalOf: (req: Request) => Principal,
   sessions: DashboardSessions,
   baseUrl: () => string,
+  now: () => number,
 ): RequestHandler {
   return (req, res) => {
     const principal = principalOf(req);
     requireOwner(principal);
+    requireFreshSignIn(principal, now());
     res.json({ url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner)}`, expiresInSeconds: 600 });
   };
 }
 
 /**
- * The browser side: `/login?token=` trades the one-time token for an HttpOnly, SameSite=Strict session
- * cookie; `/` and every other page path serve the built dashboard (renderer/dist).
+ * The browser side: `/` and every other page path serve the built dashboard (renderer/dist).
+ * `/login?token=` is the dashboard too: the page itself trades the token (a link preview or prefetch
+ * that fetches the URL spends nothing), then drops it from the address bar.
  */
-export function dashboardRoutes(sessions: DashboardSessions, network: string): Router {
+export function dashboardRoutes(network: string): Router {
   const router = Router();
   router.use(pageHeaders);
-  router.get('/login', (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const session = sessions.redeemLoginToken(token);
-    if (session === null) {
-      res
-        .status(410)
-        .type('html')
-        .send(
-          page(
-            'This login link has expired',
-            'Each login link works once, for ten minutes. Restart <code>coffer serve</code> (or use the tray app) for a new one.',
-          ),
-        );
-      return;
-    }
-    res.cookie(SESSION_COOKIE, session.sessionId, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: session.maxAgeSeconds * 1000 });
-    res.redirect(303, '/');
-  });
   // A link session's page: the dashboard shows who is asking (the token stays out of server logs after this).
   router.get('/link', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     res.redirect(303, `/#/link/${encodeURIComponent(token)}`);
   });
   if (existsSync(DASHBOARD_DIR)) {
+    router.get('/login', (_req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      res.sendFile(join(DASHBOARD_DIR, 'index.html'));
+    });
     // The dashboard routes by hash (#/agents/...), so only `/` and its files are pages; any other
     // path is a JSON 404 like the API's.
     router.use(express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
   } else {
-    router.get('/', (_req, res) => {
+    router.get(['/', '/login'], (_req, res) => {
       res.type('html').send(page('Coffer is running', `The /v1 API answers here (network: ${network}). The dashboard is not built: run <code>npm run build</code>.`));
     });
   }

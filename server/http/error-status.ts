@@ -13,6 +13,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   wrong_owner: 403,
   wrong_agent: 403,
   owner_only: 403,
+  confirmation_required: 403,
   agent_not_found: 404,
   agent_exists: 409,
   invalid_agent_id: 400,

@@ -2,14 +2,21 @@ import type { Request } from 'express';
 import { CofferError } from '../core/errors.js';
 import type { Principal } from '../core/auth.js';
 import type { Engine } from '../core/engine.js';
-import { DashboardSessions, SESSION_COOKIE, readCookie } from './sessions.js';
+import { SESSION_TOKEN_PREFIX, type DashboardSessions } from './sessions.js';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+/** The bearer token of a request, '' for a malformed Authorization header, null for none. */
+export const bearerOf = (req: Request): string | null => {
+  const authorization = req.headers.authorization;
+  return authorization === undefined ? null : (BEARER.exec(authorization)?.[1] ?? '');
+};
+
 /**
- * The caller of an endpoint that takes `owner`: a bearer key (owner or agent), or the dashboard's
- * session cookie. Cookie-authenticated writes must carry `X-Requested-With: coffer`, a header a
- * cross-site page cannot send without a CORS preflight that this server never grants (CSRF guard).
+ * The caller of an endpoint that takes `owner`: a bearer key (owner or agent), or a dashboard session
+ * token (`cof_ses_...`) in the same header. Nothing the browser attaches by itself (a cookie) signs a
+ * request in, so a page on another site, or a program on another local port, has nothing to replay;
+ * and a cross-site page cannot set this header without a CORS preflight this server never grants.
  */
 export function principalOf(
   req: Request,
@@ -19,17 +26,13 @@ export function principalOf(
   ownerFromCredential = false,
 ): Principal {
   const authenticate = ownerFromCredential ? engine.authenticateCredential : engine.authenticate;
-  const authorization = req.headers.authorization;
-  if (authorization !== undefined) {
-    const match = BEARER.exec(authorization);
-    return authenticate(req.query.owner, match?.[1] ?? '');
+  const bearer = bearerOf(req);
+  if (bearer !== null && bearer.startsWith(SESSION_TOKEN_PREFIX)) {
+    const session = sessions.sessionOf(bearer);
+    if (session === null) {
+      throw new CofferError('unauthorized', 'this dashboard sign-in has expired or ended: sign in again (run coffer open, or use the tray\'s Open dashboard)');
+    }
+    return authenticate(req.query.owner, null, session);
   }
-  const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
-  const sessionOwner = sessionId === null ? null : sessions.ownerOf(sessionId);
-  if (sessionOwner === null) return authenticate(req.query.owner, null);
-  const principal = authenticate(req.query.owner, null, sessionOwner);
-  if (req.method !== 'GET' && req.headers['x-requested-with'] !== 'coffer') {
-    throw new CofferError('unauthorized', 'dashboard writes must send X-Requested-With: coffer');
-  }
-  return principal;
+  return authenticate(req.query.owner, bearer);
 }

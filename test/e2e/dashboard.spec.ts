@@ -43,22 +43,33 @@ async function agentPays(amount = '0.25') {
 
 const row = (page: Page, agentId: string) => page.getByTestId(`agent-row-${agentId}`);
 
-test('an unsigned visitor is asked to sign in; the one-time link signs in once', async ({ page }) => {
+test('an unsigned visitor is asked to sign in; the one-time link signs in once, and only its tab', async ({ page, context }) => {
   await page.goto(serve.url);
   await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+  await expect(page.getByText('coffer open')).toBeVisible();
   await page.goto(serve.loginUrl);
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
   await expect(page.getByTestId('treasury-balance')).toHaveText('1000.00 USDC');
-  const reused = await page.request.get(serve.loginUrl, { maxRedirects: 0 });
-  expect(reused.status()).toBe(410);
+  // The token left the address bar; no cookie was set; a reload stays signed in.
+  expect(new URL(page.url()).search).toBe('');
+  expect(await context.cookies()).toEqual([]);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
+  // The same link again, in another tab: used, and said so.
+  const other = await context.newPage();
+  await other.goto(serve.loginUrl);
+  await expect(other.getByRole('alert')).toContainText('already used');
+  await expect(other.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+  await other.close();
 });
 
 test('the owner funds the treasury, deploys an agent, copies its key, allocates and edits its policy', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto(serve.loginUrl.replace(/token=.*/, 'token=stale'));
-  await expect(page.getByRole('heading', { name: 'This login link has expired' })).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText('this login link has expired');
+  await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
   // A fresh login for this page (each link works once): the CLI prints a new one at every start.
-  await page.goto(await freshLogin());
+  await signInPage(page);
 
   await page.getByLabel('Add test USDC (sim faucet)').fill('250');
   await page.getByRole('button', { name: 'Add test USDC' }).click();
@@ -104,7 +115,7 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
 });
 
 test('a payment made through the API appears in the dashboard without a reload', async ({ page }) => {
-  await page.goto(await freshLogin());
+  await signInPage(page);
   await page.getByRole('navigation').getByRole('link', { name: 'Activity' }).click();
   await expect(page.getByText('No payments yet.')).toBeVisible();
   const paid = await agentPays('0.25');
@@ -119,7 +130,7 @@ test('a payment made through the API appears in the dashboard without a reload',
 });
 
 test('kill from the dashboard refuses the next payment; stop all and resume', async ({ page }) => {
-  await page.goto(await freshLogin());
+  await signInPage(page);
   // A second agent, so "stop all" has more than one to stop.
   await fetch(`${serve.url}/v1/agents/deploy?owner=${owner}`, {
     method: 'POST',
@@ -158,7 +169,7 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
 
 test('a new API key for an agent: asked first, shown once, guarded until copied, and it works', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  await page.goto(await freshLogin());
+  await signInPage(page);
   await page.goto(`${serve.url}/#/agents/helper-bot`);
   await page.getByRole('button', { name: 'Issue a new API key…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Issue a new API key for helper-bot?' });
@@ -184,7 +195,7 @@ test('a new API key for an agent: asked first, shown once, guarded until copied,
 });
 
 test('registry: search services and browse models with prices per resolution', async ({ page }) => {
-  await page.goto(await freshLogin());
+  await signInPage(page);
   await page.getByRole('navigation').getByRole('link', { name: 'Registry' }).click();
   await page.getByLabel('Search services').fill('weather');
   await expect(page.getByRole('status').filter({ hasText: 'for “weather”' })).toBeVisible();
@@ -203,7 +214,7 @@ test('an image the agent generates shows on its page, with a link to the result'
     body: JSON.stringify({ prompt: 'a lighthouse at dusk', modelId: 'sdxl', resolution: '1k' }),
   });
   expect(generated.status).toBe(200);
-  await page.goto(await freshLogin());
+  await signInPage(page);
   await page.goto(`${serve.url}/#/agents/e2e-bot`);
   const task = page.getByTestId('image-task').first();
   await expect(task).toContainText('a lighthouse at dusk');
@@ -215,7 +226,7 @@ test('an image the agent generates shows on its page, with a link to the result'
 });
 
 test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {
-  await page.goto(await freshLogin());
+  await signInPage(page);
   await expect(row(page, 'e2e-bot')).toBeVisible();
   await page.screenshot({ path: join(SCREENSHOTS, 'overview.png') });
   await page.goto(`${serve.url}/#/agents/e2e-bot`);
@@ -234,6 +245,12 @@ function connection(): { ownerKey: string; url: string } {
 }
 
 /** A new one-time login link, minted the way the CLI's `coffer open` will: through the running server. */
+/** Opens a fresh login link in the page and waits until the page has signed itself in. */
+async function signInPage(page: Page): Promise<void> {
+  await page.goto(await freshLogin());
+  await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
+}
+
 async function freshLogin(): Promise<string> {
   const response = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
     method: 'POST',

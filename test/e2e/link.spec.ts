@@ -67,6 +67,16 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
   expect(linkUrl).toContain('/link?token=lnk_');
 
   await page.goto((await ownerCall('/v1/session/login-link', {})).url);
+  await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
+  // Someone else on the machine asks too: the owner sees both requests, with their codes, and clears it.
+  const stranger = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: '{"name":"not-me"}' })).json()) as { code: string };
+  await page.getByRole('navigation').getByRole('link', { name: 'Approvals' }).click();
+  const requests = page.locator('section', { has: page.getByRole('heading', { name: /Terminals asking to link/ }) });
+  await expect(requests.getByRole('heading')).toHaveText('Terminals asking to link (2)');
+  await expect(requests.getByTestId('link-request').filter({ hasText: code })).toContainText('coffer-cli');
+  await requests.getByRole('button', { name: `Clear the request with code ${stranger.code}` }).click();
+  await expect(requests.getByRole('heading')).toHaveText('Terminals asking to link (1)');
+  await expect(requests.getByTestId('link-request')).toContainText(code);
   await page.goto(linkUrl);
   await expect(page.getByRole('heading', { name: 'Link a terminal' })).toBeVisible();
   await expect(page.getByTestId('link-code')).toHaveText(code);

@@ -112,6 +112,18 @@ export async function startCoffer(
   };
 }
 
+/**
+ * Signs a dashboard in as the owner: a one-time login link minted with the owner key, traded for a
+ * session token (what the dashboard page sends as `Authorization: Bearer cof_ses_...`).
+ */
+export async function signIn(t: TestCoffer): Promise<string> {
+  const link = await t.api('POST', t.withOwner('/v1/session/login-link'));
+  const loginToken = new URL(link.body.url as string).searchParams.get('token');
+  const session = await t.api('POST', '/v1/session', { key: null, body: { loginToken } });
+  if (session.status !== 200) throw new Error(`sign-in failed: ${session.status} ${JSON.stringify(session.body)}`);
+  return session.body.sessionToken as string;
+}
+
 /** Deploys an agent (owner key) and returns its id, wallet and key. */
 export async function deployAgent(
   t: TestCoffer,

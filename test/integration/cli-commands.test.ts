@@ -114,8 +114,14 @@ describe('coffer status, pay, kill, open', () => {
     expect(opened.code).toBe(0);
     const url = /(http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.exec(opened.stdout)?.[1];
     expect(url).toBeDefined();
-    const login = await fetch(url!, { redirect: 'manual' });
-    expect(login.status).toBe(303);
+    const signIn = () =>
+      fetch(new URL('/v1/session', url).href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ loginToken: new URL(url!).searchParams.get('token') }),
+      });
+    expect((await signIn()).status).toBe(200);
+    expect((await signIn()).status).toBe(410);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, manualClock, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, manualClock, signIn, type TestCoffer } from '../helpers/coffer.js';
 
 /** Reads a server-sent event stream until it ends or `until` matches what was read. */
 async function readStream(response: Response, until: RegExp): Promise<{ text: string; ended: boolean }> {
@@ -25,16 +25,11 @@ describe('the event stream and its sign-in', () => {
   });
   afterAll(async () => t.stop());
 
-  async function dashboardCookie(): Promise<string> {
-    const link = await t.api('POST', t.withOwner('/v1/session/login-link'));
-    const login = await fetch(link.body.url, { redirect: 'manual' });
-    return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  }
-  const openStream = (cookie: string) => fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { cookie } });
+  const openStream = (session: string) => fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${session}` } });
   const faucet = () => t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1.00' } });
 
   it('a signed-in dashboard gets events', async () => {
-    const stream = await openStream(await dashboardCookie());
+    const stream = await openStream(await signIn(t));
     expect(stream.status).toBe(200);
     const reading = readStream(stream, /event: deposit/);
     await faucet();
@@ -44,16 +39,16 @@ describe('the event stream and its sign-in', () => {
   });
 
   it('ends when its session expires, before handing over the next event', async () => {
-    const cookie = await dashboardCookie();
-    const stream = await openStream(cookie);
+    const session = await signIn(t);
+    const stream = await openStream(session);
     const reading = readStream(stream, /event: /);
     clock.advance(12 * 60 * 60 * 1000 + 1);
     await faucet();
     const { text, ended } = await reading;
     expect(ended).toBe(true);
     expect(text).not.toMatch(/event: /);
-    // And the expired cookie opens no new stream.
-    const again = await openStream(cookie);
+    // And the expired session opens no new stream.
+    const again = await openStream(session);
     expect(again.status).toBe(401);
     expect((await again.json()).code).toBe('unauthorized');
   });

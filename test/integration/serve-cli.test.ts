@@ -34,26 +34,35 @@ describe('coffer serve', () => {
     expect(deposits.deposits).toHaveLength(1);
     expect(deposits.deposits[0]).toMatchObject({ amount: '1000.00', currency: 'USDC' });
 
-    // The login URL trades its token for an HttpOnly, SameSite=Strict session cookie, once.
+    // The login URL is the dashboard page (opening it spends nothing); the page trades its token for a
+    // session token, once, and no cookie is ever set.
     const login = await fetch(first.loginUrl, { redirect: 'manual' });
-    expect(login.status).toBe(303);
-    const cookie = login.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/coffer_session=/);
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/SameSite=Strict/i);
-    expect((await fetch(first.loginUrl, { redirect: 'manual' })).status).toBe(410);
-    const session = cookie.split(';')[0]!;
-    const viaCookie = await fetch(`${first.url}/v1/dashboard?${owner}`, { headers: { cookie: session } });
-    expect(viaCookie.status).toBe(200);
-    // Cookie-authenticated writes need the CSRF header; the same write with it succeeds.
-    const deploy = (headers: Record<string, string>) =>
-      fetch(`${first.url}/v1/agents/deploy?${owner}`, {
+    expect(login.status).toBe(200);
+    expect(login.headers.get('set-cookie')).toBeNull();
+    expect(login.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await login.text()).toMatch(/<div id="root">/);
+    const signIn = () =>
+      fetch(`${first.url}/v1/session`, {
         method: 'POST',
-        headers: { cookie: session, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ agentId: 'kept', dailyBudget: '5', maxPerPayment: '1' }),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ loginToken: new URL(first.loginUrl).searchParams.get('token') }),
       });
-    expect((await deploy({})).status).toBe(401);
-    expect((await deploy({ 'x-requested-with': 'coffer' })).status).toBe(200);
+    const signedIn = await signIn();
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.get('set-cookie')).toBeNull();
+    const { sessionToken } = await json(signedIn);
+    expect(sessionToken).toMatch(/^cof_ses_/);
+    const again = await signIn();
+    expect(again.status).toBe(410);
+    expect((await json(again)).code).toBe('link_used');
+    const session = { authorization: `Bearer ${sessionToken}` };
+    expect((await fetch(`${first.url}/v1/dashboard?${owner}`, { headers: session })).status).toBe(200);
+    const deploy = await fetch(`${first.url}/v1/agents/deploy?${owner}`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId: 'kept', dailyBudget: '5', maxPerPayment: '1' }),
+    });
+    expect(deploy.status).toBe(200);
     expect(
       (await fetch(`${first.url}/v1/agents/kept/allocate?${owner}`, {
         method: 'POST',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DashboardSessions, SESSION_COOKIE, readCookie } from '../../server/http/sessions.js';
+import { DashboardSessions, SESSION_TOKEN_PREFIX, type Redemption } from '../../server/http/sessions.js';
+import { FRESH_SIGN_IN_MS, requireFreshSignIn, type Principal } from '../../server/core/auth.js';
+import { CofferError } from '../../server/core/errors.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -12,17 +14,23 @@ function setup(start = 1_750_000_000_000) {
   return { clock, sessions };
 }
 
+/** The session token of a redemption that must have worked. */
+function tokenOf(redemption: Redemption): string {
+  if (!redemption.ok) throw new Error(`expected a session, got ${redemption.reason}`);
+  return redemption.sessionToken;
+}
+
 describe('DashboardSessions login tokens', () => {
-  it('a fresh token trades for a session of its owner', () => {
-    const { sessions } = setup();
+  it('a fresh token trades for a session of its owner, signed in now, for 12 hours', () => {
+    const { clock, sessions } = setup();
     const token = sessions.issueLoginToken(OWNER);
     const redeemed = sessions.redeemLoginToken(token);
-    expect(redeemed).not.toBeNull();
-    expect(redeemed!.owner).toBe(OWNER);
-    expect(redeemed!.sessionId).toEqual(expect.any(String));
-    expect(redeemed!.sessionId.length).toBeGreaterThanOrEqual(32);
-    expect(redeemed!.maxAgeSeconds).toBe(12 * 60 * 60);
-    expect(sessions.ownerOf(redeemed!.sessionId)).toBe(OWNER);
+    expect(redeemed).toEqual({
+      ok: true,
+      sessionToken: expect.stringMatching(new RegExp(`^${SESSION_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`)),
+      session: { owner: OWNER, signedInAt: clock.t, expiresAt: clock.t + 12 * HOUR },
+    });
+    expect(sessions.sessionOf(tokenOf(redeemed))).toEqual({ owner: OWNER, signedInAt: clock.t, expiresAt: clock.t + 12 * HOUR });
   });
 
   it('tokens are URL-safe, random and distinct', () => {
@@ -36,68 +44,60 @@ describe('DashboardSessions login tokens', () => {
     expect(new Set(tokens).size).toBe(tokens.length);
   });
 
-  it('is single use', () => {
+  it('is single use, and a second try says "used", not "expired"', () => {
     const { sessions } = setup();
     const token = sessions.issueLoginToken(OWNER);
-    expect(sessions.redeemLoginToken(token)).not.toBeNull();
-    expect(sessions.redeemLoginToken(token)).toBeNull();
-    expect(sessions.redeemLoginToken(token)).toBeNull();
+    expect(sessions.redeemLoginToken(token).ok).toBe(true);
+    expect(sessions.redeemLoginToken(token)).toEqual({ ok: false, reason: 'used' });
+    expect(sessions.redeemLoginToken(token)).toEqual({ ok: false, reason: 'used' });
   });
 
   it('using one token leaves other tokens usable', () => {
     const { sessions } = setup();
     const first = sessions.issueLoginToken(OWNER);
     const second = sessions.issueLoginToken(OTHER_OWNER);
-    expect(sessions.redeemLoginToken(first)?.owner).toBe(OWNER);
-    expect(sessions.redeemLoginToken(second)?.owner).toBe(OTHER_OWNER);
+    expect(sessions.sessionOf(tokenOf(sessions.redeemLoginToken(first)))?.owner).toBe(OWNER);
+    expect(sessions.sessionOf(tokenOf(sessions.redeemLoginToken(second)))?.owner).toBe(OTHER_OWNER);
   });
 
   it('each redemption opens a different session', () => {
     const { sessions } = setup();
-    const a = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
-    const b = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
-    expect(a.sessionId).not.toBe(b.sessionId);
-    expect(sessions.ownerOf(a.sessionId)).toBe(OWNER);
-    expect(sessions.ownerOf(b.sessionId)).toBe(OWNER);
+    const a = tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER)));
+    const b = tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER)));
+    expect(a).not.toBe(b);
+    expect(sessions.sessionOf(a)?.owner).toBe(OWNER);
+    expect(sessions.sessionOf(b)?.owner).toBe(OWNER);
   });
 
-  it('is still valid just before 10 minutes', () => {
+  it('is still valid just before 10 minutes, and expired after', () => {
     const { clock, sessions } = setup();
-    const token = sessions.issueLoginToken(OWNER);
+    const early = sessions.issueLoginToken(OWNER);
+    const late = sessions.issueLoginToken(OWNER);
     clock.t += 10 * MINUTE - 1;
-    expect(sessions.redeemLoginToken(token)?.owner).toBe(OWNER);
-  });
-
-  it('expires after 10 minutes', () => {
-    const { clock, sessions } = setup();
-    const token = sessions.issueLoginToken(OWNER);
-    clock.t += 10 * MINUTE + 1;
-    expect(sessions.redeemLoginToken(token)).toBeNull();
+    expect(sessions.redeemLoginToken(early).ok).toBe(true);
+    clock.t += 2;
+    expect(sessions.redeemLoginToken(late)).toEqual({ ok: false, reason: 'expired' });
   });
 
   it('an expired attempt uses the token up: it stays unusable even if the clock goes back', () => {
     const { clock, sessions } = setup();
     const token = sessions.issueLoginToken(OWNER);
     clock.t += 11 * MINUTE;
-    expect(sessions.redeemLoginToken(token)).toBeNull();
+    expect(sessions.redeemLoginToken(token).ok).toBe(false);
     clock.t -= 11 * MINUTE;
-    expect(sessions.redeemLoginToken(token)).toBeNull();
+    expect(sessions.redeemLoginToken(token).ok).toBe(false);
   });
 
-  it('rejects unknown tokens and does not accept a session id as a login token', () => {
+  it('rejects unknown tokens and does not accept a session token as a login token, nor the reverse', () => {
     const { sessions } = setup();
-    expect(sessions.redeemLoginToken('')).toBeNull();
-    expect(sessions.redeemLoginToken('not-a-token')).toBeNull();
-    const { sessionId } = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
-    expect(sessions.redeemLoginToken(sessionId)).toBeNull();
-  });
-
-  it('a login token is not a session id', () => {
-    const { sessions } = setup();
+    expect(sessions.redeemLoginToken('')).toEqual({ ok: false, reason: 'expired' });
+    expect(sessions.redeemLoginToken('not-a-token').ok).toBe(false);
+    const sessionToken = tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER)));
+    expect(sessions.redeemLoginToken(sessionToken).ok).toBe(false);
     const token = sessions.issueLoginToken(OWNER);
-    expect(sessions.ownerOf(token)).toBeNull();
+    expect(sessions.sessionOf(token)).toBeNull();
     // And asking does not consume it.
-    expect(sessions.redeemLoginToken(token)?.owner).toBe(OWNER);
+    expect(sessions.redeemLoginToken(token).ok).toBe(true);
   });
 });
 
@@ -106,68 +106,53 @@ describe('DashboardSessions sessions', () => {
     const { clock, sessions } = setup();
     const token = sessions.issueLoginToken(OWNER);
     clock.t += 9 * MINUTE;
-    const { sessionId } = sessions.redeemLoginToken(token)!;
+    const session = tokenOf(sessions.redeemLoginToken(token));
     clock.t += 12 * HOUR - 1;
-    expect(sessions.ownerOf(sessionId)).toBe(OWNER);
+    expect(sessions.sessionOf(session)?.owner).toBe(OWNER);
   });
 
-  it('expire after 12 hours', () => {
+  it('expire after 12 hours, and stay gone even if the clock goes back', () => {
     const { clock, sessions } = setup();
-    const { sessionId } = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
+    const session = tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER)));
     clock.t += 12 * HOUR + 1;
-    expect(sessions.ownerOf(sessionId)).toBeNull();
-    expect(sessions.ownerOf(sessionId)).toBeNull();
-  });
-
-  it('an expired session stays gone even if the clock goes back', () => {
-    const { clock, sessions } = setup();
-    const { sessionId } = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
-    clock.t += 13 * HOUR;
-    expect(sessions.ownerOf(sessionId)).toBeNull();
+    expect(sessions.sessionOf(session)).toBeNull();
     clock.t -= 13 * HOUR;
-    expect(sessions.ownerOf(sessionId)).toBeNull();
+    expect(sessions.sessionOf(session)).toBeNull();
   });
 
-  it('unknown or empty session ids have no owner', () => {
+  it('unknown or empty session tokens have no owner', () => {
     const { sessions } = setup();
-    expect(sessions.ownerOf('')).toBeNull();
-    expect(sessions.ownerOf('forged')).toBeNull();
+    expect(sessions.sessionOf('')).toBeNull();
+    expect(sessions.sessionOf(`${SESSION_TOKEN_PREFIX}forged`)).toBeNull();
   });
 
-  it('instances do not share state (a restart signs everyone out)', () => {
+  it('instances do not share state', () => {
     const { sessions } = setup();
-    const { sessions: restarted } = setup();
+    const { sessions: other } = setup();
     const token = sessions.issueLoginToken(OWNER);
-    expect(restarted.redeemLoginToken(token)).toBeNull();
-    const { sessionId } = sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))!;
-    expect(restarted.ownerOf(sessionId)).toBeNull();
+    expect(other.redeemLoginToken(token).ok).toBe(false);
+    expect(other.sessionOf(tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER))))).toBeNull();
   });
 });
 
-describe('readCookie', () => {
-  it('uses the coffer_session cookie name', () => {
-    expect(SESSION_COOKIE).toBe('coffer_session');
+describe('a fresh sign-in for what outlives the session', () => {
+  const now = 1_750_000_000_000;
+  const signedIn = (ago: number): Principal => ({ kind: 'owner', owner: OWNER, signedInAt: now - ago });
+
+  it('lets the owner key, and a session signed in within 10 minutes, through', () => {
+    expect(() => requireFreshSignIn({ kind: 'owner', owner: OWNER }, now)).not.toThrow();
+    expect(() => requireFreshSignIn(signedIn(0), now)).not.toThrow();
+    expect(() => requireFreshSignIn(signedIn(FRESH_SIGN_IN_MS), now)).not.toThrow();
   });
 
-  it.each([
-    [undefined, null],
-    ['', null],
-    ['coffer_session=abc', 'abc'],
-    ['a=1; coffer_session=abc; b=2', 'abc'],
-    ['a=1;coffer_session=abc;b=2', 'abc'],
-    ['  coffer_session=abc  ', 'abc'],
-    ['a=1; b=2', null],
-    ['xcoffer_session=abc', null],
-    ['coffer_session_old=old; coffer_session=new', 'new'],
-    ['coffer_sessio=abc', null],
-    ['coffer_session=a=b==', 'a=b=='],
-    ['coffer_session=', ''],
-  ])('readCookie(%j) is %j', (header, value) => {
-    expect(readCookie(header, SESSION_COOKIE)).toBe(value);
-  });
-
-  it('reads any cookie by name', () => {
-    expect(readCookie('theme=dark; lang=en', 'lang')).toBe('en');
-    expect(readCookie('theme=dark; lang=en', 'theme')).toBe('dark');
+  it('stops an older session with confirmation_required, saying how to sign in again', () => {
+    try {
+      requireFreshSignIn(signedIn(FRESH_SIGN_IN_MS + 1), now);
+      expect.unreachable('an old session must not pass');
+    } catch (error) {
+      expect(error).toBeInstanceOf(CofferError);
+      expect((error as CofferError).code).toBe('confirmation_required');
+      expect((error as CofferError).message).toContain('coffer open');
+    }
   });
 });

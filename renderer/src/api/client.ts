@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { CofferApiError, readApiAnswer } from '../../../server/http/api-answer.js';
+import { authorization } from './credential.js';
 
 export { CofferApiError };
 import type {
@@ -31,17 +32,16 @@ import type {
 } from './types.js';
 
 /**
- * The dashboard's only way to the server: /v1 over fetch, signed in by the HttpOnly session cookie.
- * Writes carry `X-Requested-With: coffer`, which the server requires of cookie-authenticated writes
- * (a cross-site page cannot send it).
+ * The dashboard's only way to the server: /v1 over fetch, signed in by the session token this page
+ * holds (Authorization header). No cookie is sent or needed.
  */
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      credentials: 'same-origin',
-      headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json', 'x-requested-with': 'coffer' } : {}) },
+      credentials: 'omit',
+      headers: { accept: 'application/json', ...authorization(), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -87,3 +87,6 @@ export function createClient(owner: string) {
 export type Client = ReturnType<typeof createClient>;
 
 export const fetchSession = () => call<Session>('GET', '/v1/session');
+
+/** Trades a login URL's one-time token for this page's session token. */
+export const signIn = (loginToken: string) => call<Session & { sessionToken: string }>('POST', '/v1/session', { loginToken });

@@ -39,4 +39,6 @@ export interface Session {
   owner: string;
   network: string;
   usdcMint: string;
+  signedInAt: string;
+  expiresAt: string;
 }

@@ -1,13 +1,29 @@
 import { create } from 'zustand';
-import { CofferApiError, createClient, fetchSession, type Client } from '../api/client.js';
+import { CofferApiError, createClient, fetchSession, signIn, type Client } from '../api/client.js';
+import { forgetSessionToken, keepSessionToken, sessionToken } from '../api/credential.js';
 import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * A login URL's one-time token, when the page was opened by one (`/login?token=...`), and where to go
+ * after signing in: the address's own `#/...` route, or `next=#/...` (the desktop window's).
+ */
+function loginInAddress(): { token: string; next: string } | null {
+  if (location.pathname !== '/login') return null;
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  if (!token) return null;
+  const next = [location.hash, params.get('next') ?? ''].find((route) => route.startsWith('#/')) ?? '';
+  return { token, next };
+}
+
 interface DashboardState {
   status: Status;
+  /** Why signing in did not work (a used or expired login link), for the signed-out page. */
+  signInProblem: string | null;
   session: Session | null;
   client: Client | null;
   dashboard: Dashboard | null;
@@ -26,6 +42,7 @@ interface DashboardState {
  */
 export const useDashboard = create<DashboardState>((set, get) => ({
   status: 'loading',
+  signInProblem: null,
   session: null,
   client: null,
   dashboard: null,
@@ -35,13 +52,30 @@ export const useDashboard = create<DashboardState>((set, get) => ({
 
   async init() {
     try {
+      const login = loginInAddress();
+      if (login !== null) {
+        // The one-time token leaves the address bar at once (history, screenshots), used or not.
+        history.replaceState(null, '', `/${login.next}`);
+        try {
+          keepSessionToken((await signIn(login.token)).sessionToken);
+        } catch (error) {
+          // A used or expired link in a tab that is signed in already changes nothing.
+          if (!(error instanceof CofferApiError && error.status === 410) || sessionToken() === null) throw error;
+        }
+      }
+      if (sessionToken() === null) {
+        set({ status: 'signed-out' });
+        return;
+      }
       const session = await fetchSession();
       set({ session, client: createClient(session.owner) });
       await get().refresh();
       set({ status: 'ready' });
     } catch (error) {
-      if (error instanceof CofferApiError && error.status === 401) set({ status: 'signed-out' });
-      else set({ status: 'ready', refreshError: (error as Error).message });
+      if (error instanceof CofferApiError && (error.status === 401 || error.status === 410)) {
+        forgetSessionToken();
+        set({ status: 'signed-out', signInProblem: error.status === 410 ? error.message : null });
+      } else set({ status: 'ready', refreshError: (error as Error).message });
     }
   },
 
@@ -60,8 +94,10 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         refreshError: null,
       });
     } catch (error) {
-      if (error instanceof CofferApiError && error.status === 401) set({ status: 'signed-out' });
-      else set({ refreshError: (error as Error).message });
+      if (error instanceof CofferApiError && error.status === 401) {
+        forgetSessionToken();
+        set({ status: 'signed-out' });
+      } else set({ refreshError: (error as Error).message });
     }
   },
 }));

@@ -1,0 +1,39 @@
+import { authorization } from './credential.js';
+
+/**
+ * Reads the server's event stream (`text/event-stream`) with fetch, so the request carries the
+ * sign-in header (EventSource cannot send headers). Calls `onEvent` with each event's type, and
+ * `onDown` when the stream ends or cannot be opened; reconnecting is the caller's choice. Returns a
+ * function that closes the stream.
+ */
+export function openEventStream(url: string, onEvent: (type: string) => void, onDown: (status: number | null) => void): () => void {
+  const controller = new AbortController();
+  void (async () => {
+    let status: number | null = null;
+    try {
+      const response = await fetch(url, { headers: { accept: 'text/event-stream', ...authorization() }, credentials: 'omit', signal: controller.signal });
+      status = response.status;
+      if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        // Events are separated by a blank line; only the `event:` field matters here (the data is
+        // read again through /v1 by the refresh it triggers).
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const type = /^event: (.+)$/m.exec(block)?.[1];
+          if (type) onEvent(type);
+        }
+      }
+    } catch {
+      // aborted by close(), or the network went away: reported below unless closed on purpose
+    }
+    if (!controller.signal.aborted) onDown(status);
+  })();
+  return () => controller.abort();
+}
