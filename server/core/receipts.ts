@@ -47,8 +47,16 @@ export const receiptProofMessage = (receipt: Omit<Receipt, 'proof'>): Uint8Array
       ]),
   );
 
+/**
+ * The one JSON spelling of a receipt: its fields in the schema's order, JSON.stringify's escaping, no
+ * whitespace. A header in any other spelling is refused, so one receipt is one header string and no
+ * duplicate key can hide a second value behind the one that was signed.
+ */
+const canonicalJson = (receipt: Receipt): string =>
+  JSON.stringify(Object.fromEntries(Object.keys(receiptSchema.shape).map((field) => [field, receipt[field as keyof Receipt]])));
+
 export function encodeReceipt(receipt: Receipt): string {
-  return RECEIPT_PREFIX + Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64');
+  return RECEIPT_PREFIX + Buffer.from(canonicalJson(receipt), 'utf8').toString('base64');
 }
 
 /** Decodes and validates a receipt; null for anything that is not a well-formed v1 receipt. */
@@ -60,11 +68,10 @@ export function decodeReceipt(header: string): Receipt | null {
   // Only the canonical encoding: otherwise many header strings would decode to one receipt.
   if (bytes.toString('base64') !== body) return null;
   const json = bytes.toString('utf8');
-  // Surrounding whitespace would be another header string for the same receipt.
-  if (json !== json.trim()) return null;
   try {
     const parsed = receiptSchema.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
+    // Only the canonical spelling (no other whitespace, key order, escaping or duplicate keys).
+    return parsed.success && canonicalJson(parsed.data) === json ? parsed.data : null;
   } catch {
     return null;
   }

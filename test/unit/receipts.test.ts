@@ -113,6 +113,24 @@ describe('decodeReceipt', () => {
       expect(decodeReceipt(input)).toBeNull();
     });
 
+    // One receipt, one header string: any other spelling of the same JSON is refused, so a holder can
+    // neither mint look-alike headers nor hide a second value (duplicate keys: JSON.parse keeps the last).
+    const json = JSON.stringify(sample);
+    const encode = (text: string) => 'v1.' + Buffer.from(text, 'utf8').toString('base64');
+    it.each([
+      ['pretty-printed', JSON.stringify(sample, null, 1)],
+      ['a space after each colon', json.replace(/":/g, '": ')],
+      ['keys in another order', JSON.stringify(Object.fromEntries(Object.entries(sample).reverse()))],
+      ['a \\u escape in a value', json.replace('"sim"', '"\\u0073im"')],
+      ['v written 1.0', json.replace('"v":1', '"v":1.0')],
+      ['a duplicate amount key', json.replace('"amount":"0.01"', '"amount":"5.00","amount":"0.01"')],
+      ['a duplicate payer key', json.replace('"payer":', `"payer":"${sample.recipient}","payer":`)],
+    ])('another spelling of the same JSON: %s', (_label, text) => {
+      expect(JSON.parse(text)).toEqual(sample);
+      expect(decodeReceipt(encode(text))).toBeNull();
+      expect(decodeReceipt(encode(json))).toEqual(sample);
+    });
+
     it.each([
       ['null', null],
       ['a number', 1],
