@@ -1,0 +1,205 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The server's routes, read from its sources (server/http/app.ts, routes/*.ts, dashboard.ts,
+ * sim-images.ts) so a new route is fuzzed the day it appears, and classified by who may call it
+ * (README "Who may do what", API.md). A route found in the sources but missing from the table below
+ * is reported as unclassified: the auth matrix cannot judge it until it is added here.
+ */
+export type Auth =
+  /** anyone on this machine */
+  | 'public'
+  /** the owner key or the dashboard session */
+  | 'owner'
+  /** the owner, or the agent key of the agent in the path */
+  | 'agent'
+  /** like 'agent', but what loosens is not applied for an agent key: 202 and an approval */
+  | 'agent-approval'
+  /** any agent key of the owner may ask (202), the owner does (200) */
+  | 'ask'
+  /** the owner, or the agent that asked */
+  | 'approval-read'
+  /** the dashboard's session cookie only */
+  | 'session'
+  /** browser pages outside /v1 */
+  | 'page';
+
+export interface RouteSpec {
+  method: string;
+  pattern: string;
+  auth: Auth | 'unclassified';
+  source: string;
+}
+
+const TABLE: Record<string, Auth> = {
+  'GET /v1/session': 'session',
+  /** Trades a login URL's one-time token for a session token: the token is the credential. */
+  'POST /v1/session': 'public',
+  'POST /v1/session/login-link': 'owner',
+  'GET /v1/health': 'public',
+  'POST /v1/agents/deploy': 'ask',
+  'GET /v1/agents': 'owner',
+  'POST /v1/kill-all': 'owner',
+  'GET /v1/agents/:agentId/balance': 'agent',
+  'GET /v1/agents/:agentId/policy': 'agent',
+  'POST /v1/agents/:agentId/policy': 'agent-approval',
+  'POST /v1/agents/:agentId/allocate': 'agent-approval',
+  'POST /v1/agents/:agentId/kill': 'agent',
+  'POST /v1/agents/:agentId/resume': 'agent-approval',
+  'POST /v1/agents/:agentId/rename': 'owner',
+  'POST /v1/agents/:agentId/key': 'owner',
+  'GET /v1/agents/:agentId/spend-history': 'agent',
+  'POST /v1/agents/:agentId/pay': 'agent',
+  'POST /v1/agents/:agentId/generate': 'agent',
+  'GET /v1/agents/:agentId/tasks': 'agent',
+  'GET /v1/agents/:agentId/tasks/:taskId': 'agent',
+  'GET /v1/approvals': 'owner',
+  'GET /v1/approvals/:id': 'approval-read',
+  'POST /v1/approvals/:id/approve': 'owner',
+  'POST /v1/approvals/:id/deny': 'owner',
+  'GET /v1/events': 'owner',
+  'POST /v1/link-sessions': 'public',
+  'GET /v1/link-sessions': 'owner',
+  'POST /v1/link-sessions/clear': 'owner',
+  'GET /v1/link-sessions/:token': 'public',
+  'GET /v1/link-sessions/:token/details': 'owner',
+  'POST /v1/link-sessions/:token/complete': 'owner',
+  'GET /v1/services/search': 'public',
+  'GET /v1/services': 'public',
+  'GET /v1/services/:serviceId': 'public',
+  'GET /v1/models': 'public',
+  'GET /v1/chain/transactions/:signature': 'public',
+  'GET /v1/dashboard': 'owner',
+  'GET /v1/treasury/deposits': 'owner',
+  'POST /v1/treasury/faucet': 'owner',
+  'GET /': 'page',
+  'GET /login': 'page',
+  'GET /link': 'page',
+  'GET /sim-images/:file': 'page',
+};
+
+const HTTP_DIR = fileURLToPath(new URL('../../server/http/', import.meta.url));
+const ROUTE_CALL = /\b(router|v1|app)\.(get|post|put|patch|delete|all)\(\s*('[^']+'|\[[^\]]*\])/g;
+const MOUNT = /\b(v1|app)\.use\(\s*(?:'([^']*)'\s*,\s*)?(\w+)\(/g;
+
+/**
+ * Every route the sources register, with its class. Where a router factory's routes live comes from
+ * how app.ts mounts it (`v1.use(sessionRoutes(...))` is under /v1, `app.use(dashboardRoutes(...))` at
+ * the root); a factory app.ts does not name is taken to be under /v1 if it sits in routes/.
+ */
+export function enumerateRoutes(): RouteSpec[] {
+  const appText = readFileSync(join(HTTP_DIR, 'app.ts'), 'utf8');
+  const mounts = new Map<string, string>();
+  for (const match of appText.matchAll(MOUNT)) {
+    const [, receiver, path, factory] = match as unknown as [string, string, string | undefined, string];
+    mounts.set(factory, `${receiver === 'v1' ? '/v1' : ''}${path ?? ''}`);
+  }
+  const files = [
+    join(HTTP_DIR, 'app.ts'),
+    ...readdirSync(HTTP_DIR)
+      .filter((f) => f.endsWith('.ts') && f !== 'app.ts')
+      .map((f) => join(HTTP_DIR, f)),
+    ...readdirSync(join(HTTP_DIR, 'routes'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(HTTP_DIR, 'routes', f)),
+  ];
+  const seen = new Map<string, RouteSpec>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const inRoutes = file.includes(`${join('http', 'routes')}`);
+    const factories = [...text.matchAll(/export function (\w+)\(/g)].map((m) => ({ name: m[1]!, at: m.index }));
+    for (const match of text.matchAll(ROUTE_CALL)) {
+      const [, receiver, method, paths] = match as unknown as [string, string, string, string];
+      const factory = factories.filter((f) => f.at < match.index).at(-1)?.name ?? '';
+      const prefix = receiver === 'v1' ? '/v1' : receiver === 'app' ? '' : (mounts.get(factory) ?? (inRoutes ? '/v1' : ''));
+      for (const [, path] of paths.matchAll(/'([^']+)'/g)) {
+        const pattern = `${prefix}${path}`;
+        const key = `${method.toUpperCase()} ${pattern}`;
+        if (!seen.has(key)) {
+          seen.set(key, { method: method.toUpperCase(), pattern, auth: TABLE[key] ?? 'unclassified', source: `server/http/${file.slice(HTTP_DIR.length)}` });
+        }
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+/** Known routes the sources no longer register (the table is stale). */
+export function missingFromSources(routes: RouteSpec[]): string[] {
+  const found = new Set(routes.map((r) => `${r.method} ${r.pattern}`));
+  return Object.keys(TABLE).filter((key) => !found.has(key));
+}
+
+export interface RouteParams {
+  agentId: string;
+  taskId: string;
+  id: string;
+  token: string;
+  signature: string;
+  serviceId: string;
+  file: string;
+}
+
+export function fillPath(pattern: string, params: Partial<Record<keyof RouteParams | string, string>>): string {
+  return pattern.replace(/:([A-Za-z]+)/g, (_m, name: string) => params[name] ?? 'x');
+}
+
+/** Owner routes that name the owner by the key or session alone: no `?owner=` (it is ignored). */
+const NO_OWNER_PARAM = new Set([
+  'GET /v1/link-sessions',
+  'POST /v1/link-sessions/clear',
+  'GET /v1/link-sessions/:token/details',
+  'POST /v1/link-sessions/:token/complete',
+]);
+
+/** Routes whose principal reads `?owner=`. */
+export const takesOwner = (route: RouteSpec): boolean =>
+  route.pattern.startsWith('/v1') && route.auth !== 'public' && route.auth !== 'session' && !NO_OWNER_PARAM.has(`${route.method} ${route.pattern}`);
+
+/** A body the route accepts (with valid auth); `unique` keeps ids and keys distinct between calls. */
+export function validBody(route: RouteSpec, unique: string): unknown {
+  const key = `${route.method} ${route.pattern}`;
+  switch (key) {
+    case 'POST /v1/agents/deploy':
+      return { agentId: `p-${unique}`.toLowerCase().slice(0, 60), dailyBudget: '1.00', maxPerPayment: '0.10' };
+    case 'POST /v1/agents/:agentId/policy':
+      return { cooldownSeconds: 0 };
+    case 'POST /v1/agents/:agentId/allocate':
+      return { amount: '0.01' };
+    case 'POST /v1/agents/:agentId/rename':
+      return { displayName: `Probe ${unique}` };
+    case 'POST /v1/agents/:agentId/pay':
+      return { service: 'demo-weather', amount: '0.001', currency: 'USDC', description: `probe ${unique}` };
+    case 'POST /v1/agents/:agentId/generate':
+      return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
+    case 'POST /v1/treasury/faucet':
+      return { amount: '1.00' };
+    case 'POST /v1/link-sessions':
+      return { name: 'probe' };
+    case 'POST /v1/link-sessions/:token/complete':
+      return { agentId: `l-${unique}`.toLowerCase().slice(0, 60) };
+    case 'POST /v1/session':
+      // A made-up login token: the route runs and signs nobody in.
+      return { loginToken: `probe-${unique}` };
+    case 'POST /v1/link-sessions/clear':
+      // One made-up id: the route runs, and nothing real is cleared.
+      return { ids: ['0123456789abcdef'] };
+    default:
+      return undefined;
+  }
+}
+
+/** The body fields a route reads, with a valid value each (the fuzz mutates them one by one). */
+export function bodyFields(route: RouteSpec): Record<string, unknown> {
+  const body = validBody(route, 'f');
+  const extra: Record<string, Record<string, unknown>> = {
+    'POST /v1/agents/deploy': { cooldownSeconds: 0, allowedServices: ['demo-weather'], displayName: 'x' },
+    'POST /v1/agents/:agentId/policy': { dailyBudget: '1.00', maxPerPayment: '0.10', allowedServices: ['demo-weather'] },
+    'POST /v1/agents/:agentId/pay': { recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', nonce: 'n-1' },
+    'POST /v1/link-sessions': { hostname: 'h', user: 'u' },
+    'POST /v1/link-sessions/:token/complete': { displayName: 'x', dailyBudget: '1.00', maxPerPayment: '0.10' },
+  };
+  return { ...(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}), ...extra[`${route.method} ${route.pattern}`] };
+}
