@@ -5,7 +5,7 @@ import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
+import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
 import type { AgentRecord, AllocationRecord } from './ports/store.js';
 
 /**
@@ -54,28 +54,15 @@ export async function allocate(
       owner,
       agentId,
       amount,
-      status: 'pending',
-      txSignature: null,
-      txWire: null,
-      lastValidBlockHeight: null,
-      errorCode: null,
+      ...UNSENT,
       idempotencyKey,
       requestHash,
       createdAt: now,
-      settledAt: null,
     };
     ctx.store.insertAllocation(record);
     return record;
   });
-  if ('replayOf' in reserved) {
-    const outcome = await replay(ctx, reserved.replayOf, requestHash, agent);
-    if (outcome === NOT_SENT) {
-      throw new CofferError('chain_unavailable', 'the allocation made with this Idempotency-Key meanwhile was not sent; ask again', {
-        retryAfterSeconds: 1,
-      });
-    }
-    return outcome;
-  }
+  if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'allocation');
 
   try {
     await sendReserved(

@@ -5,7 +5,7 @@ import { getAgentOrThrow } from './agents.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
 import { newId } from './ids.js';
-import { sendReserved } from './transfers.js';
+import { UNSENT, sendReserved } from './transfers.js';
 import { randomBytes } from 'node:crypto';
 import type { GenerationTask, ModelRecord, RefundRecord } from './ports/store.js';
 import type { GenerateBody } from './schemas.js';
@@ -263,13 +263,8 @@ function reserveRefund(ctx: EngineContext, task: GenerationTask): RefundRecord |
     paymentId: payment.id,
     taskId: task.id,
     amount: payment.amount,
-    status: 'pending',
-    txSignature: null,
-    txWire: null,
-    lastValidBlockHeight: null,
-    errorCode: null,
+    ...UNSENT,
     createdAt: ctx.clock.now(),
-    settledAt: null,
   };
   ctx.store.insertRefund(row);
   return row;

@@ -6,7 +6,7 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
+import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
@@ -247,15 +247,10 @@ async function payOrThrow(
       // The paid API's nonce goes on chain so it can match the payment to its 402.
       memo: body.nonce ?? id,
       description: body.description ?? '',
-      status: 'pending',
-      txSignature: null,
-      txWire: null,
-      lastValidBlockHeight: null,
-      errorCode: null,
+      ...UNSENT,
       idempotencyKey,
       requestHash,
       createdAt: now,
-      settledAt: null,
       refundedAt: null,
       refundTxSignature: null,
     };
@@ -263,14 +258,8 @@ async function payOrThrow(
     context.onReserved?.(payment);
     return payment;
   });
-  if ('replayOf' in reserved) {
-    // Another request with this key was reserved meanwhile: its outcome is this one's.
-    const outcome = await replay(ctx, reserved.replayOf, requestHash, agent);
-    if (outcome === NOT_SENT) {
-      throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key meanwhile was not sent; ask again', { retryAfterSeconds: 1 });
-    }
-    return outcome;
-  }
+  // Another request with this key was reserved meanwhile: its outcome is this one's.
+  if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
 
   const send = sendReserved(
     ctx,

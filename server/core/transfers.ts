@@ -29,6 +29,21 @@ export const neverSent = (row: { status: string; txSignature: string | null; err
 /** What a replay gives back when the first attempt never reached the chain: try again, as a first try. */
 export const NOT_SENT = Symbol('not sent');
 
+/** A ledger row's transfer fields when it is reserved: pending, nothing signed or sent yet. */
+export const UNSENT = { status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, settledAt: null } as const;
+
+/**
+ * The answer of a request that lost the race to another one reserved under the same Idempotency-Key
+ * meanwhile: that one's outcome; or, when it never reached the chain, "ask again" (the key is free now).
+ */
+export async function outcomeOfRace<T>(replayed: Promise<T | typeof NOT_SENT>, what: string): Promise<T> {
+  const outcome = await replayed;
+  if (outcome === NOT_SENT) {
+    throw new CofferError('chain_unavailable', `the ${what} made with this Idempotency-Key meanwhile was not sent; ask again`, { retryAfterSeconds: 1 });
+  }
+  return outcome;
+}
+
 /**
  * The settled first attempt under an Idempotency-Key, for its replay. A different request under that
  * key is 409; one still being sent is waited for; one the chain has not decided yet is 502 (ask again

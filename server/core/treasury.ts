@@ -2,7 +2,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import { hashApiKey, hashRequest, newApiKey, newId } from './ids.js';
-import { NOT_SENT, neverSent, replayOutcome, sendReserved } from './transfers.js';
+import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
 import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
@@ -88,28 +88,15 @@ async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigin
       amount,
       from: ctx.chain.usdcMint,
       source: 'faucet',
-      status: 'pending',
-      txSignature: null,
-      txWire: null,
-      lastValidBlockHeight: null,
-      errorCode: null,
+      ...UNSENT,
       idempotencyKey,
       requestHash,
       createdAt: now,
-      settledAt: null,
     };
     ctx.store.insertFaucetDeposit(deposit);
     return deposit;
   });
-  if ('replayOf' in reserved) {
-    const outcome = await replayMint(ctx, reserved.replayOf, requestHash);
-    if (outcome === NOT_SENT) {
-      throw new CofferError('chain_unavailable', 'the faucet mint made with this Idempotency-Key meanwhile was not sent; ask again', {
-        retryAfterSeconds: 1,
-      });
-    }
-    return outcome;
-  }
+  if ('replayOf' in reserved) return outcomeOfRace(replayMint(ctx, reserved.replayOf, requestHash), 'faucet mint');
   await sendReserved(
     ctx,
     { kind: 'faucet', id: reserved.id, owner, agentId: null, actor, detail: { amount: formatUsdc(amount) } },
