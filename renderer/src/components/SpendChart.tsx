@@ -4,14 +4,15 @@ import type { SpendRecord } from '../api/types.js';
 const HOURS = 24;
 
 /**
- * Spending over the last 24 hours, one bar per hour (confirmed and pending payments). Drawn as SVG
+ * Spending over the last 24 hours, one bar per hour (confirmed and pending payments: a failed or refunded
+ * one spent nothing, as the daily budget counts it). Drawn as SVG
  * with attributes only, so it needs no inline styles; the totals are also in the table beside it.
  */
 export function SpendChart({ payments, now = Date.now() }: { payments: SpendRecord[]; now?: number }) {
   const buckets = Array.from({ length: HOURS }, () => 0n);
   const start = now - HOURS * 3_600_000;
   for (const payment of payments) {
-    if (payment.status === 'failed') continue;
+    if (payment.status === 'failed' || payment.status === 'refunded') continue;
     const at = new Date(payment.timestamp).getTime();
     if (at <= start || at > now) continue;
     const index = Math.min(HOURS - 1, Math.floor((at - start) / 3_600_000));

@@ -20,6 +20,12 @@ function loginInAddress(): { token: string; next: string } | null {
   return { token, next };
 }
 
+/** What a spent login link says on the signed-out page (which then says how to get a new one). */
+const LINK_PROBLEMS: Record<string, string> = {
+  link_used: 'This login link was already used: each one works once.',
+  link_expired: 'This login link has expired: each one works for ten minutes.',
+};
+
 interface DashboardState {
   status: Status;
   /** Why signing in did not work (a used or expired login link), for the signed-out page. */
@@ -74,7 +80,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     } catch (error) {
       if (error instanceof CofferApiError && (error.status === 401 || error.status === 410)) {
         forgetSessionToken();
-        set({ status: 'signed-out', signInProblem: error.status === 410 ? error.message : null });
+        set({ status: 'signed-out', signInProblem: error.status === 410 ? LINK_PROBLEMS[error.code] ?? error.message : null });
       } else set({ status: 'ready', refreshError: (error as Error).message });
     }
   },
