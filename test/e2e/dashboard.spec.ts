@@ -66,7 +66,7 @@ test('an unsigned visitor is asked to sign in; the one-time link signs in once, 
 test('the owner funds the treasury, deploys an agent, copies its key, allocates and edits its policy', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto(serve.loginUrl.replace(/token=.*/, 'token=stale'));
-  await expect(page.getByRole('alert')).toContainText('this login link has expired');
+  await expect(page.getByRole('alert')).toContainText('This login link has expired');
   await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
   // A fresh login for this page (each link works once): the CLI prints a new one at every start.
   await signInPage(page);
