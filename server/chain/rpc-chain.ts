@@ -160,7 +160,9 @@ export class RpcChain implements Chain {
       const fate = await this.fateOf(prepared);
       if (fate.state === 'succeeded') return;
       if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
-      if (fate.state === 'dropped') throw new CofferError('chain_rejected', 'the transaction expired before it landed');
+      if (fate.state === 'dropped') {
+        throw new CofferError('transaction_expired', 'the transaction expired before it landed: nothing moved; ask again (with the same Idempotency-Key) to try again');
+      }
       await sleep(CONFIRM_POLL_MS);
     }
     throw new CofferError('chain_unavailable', 'the transaction was sent but not confirmed in time; it will be checked again');

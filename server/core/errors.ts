@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   'shutting_down',
   'chain_unavailable',
   'chain_rejected',
+  'transaction_expired',
   'internal',
 ] as const;
 

@@ -21,8 +21,8 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
   const live = activeTransfers(ctx);
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
-    ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p), sent: p })),
-    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a), sent: a })),
+    ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
+    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a, {}), sent: a })),
     ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
     ...ctx.store.pendingRefunds().map((r) => ({ row: reconcilingRefund(r), sent: r })),
   ].filter(({ row }) => !live.has(row.id));
@@ -56,13 +56,15 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
 const reconciling = (
   kind: 'payment' | 'allocation',
   record: { id: string; owner: string; agentId: string; amount: bigint; txSignature: string | null },
+  /** What its events name besides the amount (a payment's service). */
+  extra: Record<string, unknown>,
 ): ReservedTransfer => ({
   kind,
   id: record.id,
   owner: record.owner,
   agentId: record.agentId,
   actor: 'system',
-  detail: { reconciled: true, amount: formatUsdc(record.amount), txSignature: record.txSignature },
+  detail: { reconciled: true, amount: formatUsdc(record.amount), txSignature: record.txSignature, ...extra },
 });
 const reconcilingMint = (deposit: DepositRecord): ReservedTransfer => ({
   kind: 'faucet',

@@ -17,6 +17,9 @@ export const agentIdSchema = z
     message: 'agentId must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
   });
 
+/** The `:agentId` of a path, as a named field so a bad one is `invalid_agent_id` like a bad body field. */
+export const agentPathSchema = z.object({ agentId: agentIdSchema });
+
 export const amountSchema = z.string().refine(
   (text) => {
     const micro = tryParseUsdc(text);

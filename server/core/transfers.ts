@@ -180,7 +180,10 @@ export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare:
     try {
       await ctx.chain.submitTransfer(prepared);
     } catch (error) {
-      if (isCofferError(error) && error.code !== 'chain_unavailable') settleTransfer(ctx, row, 'failed', error.code);
+      // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
+      if (isCofferError(error) && error.code !== 'chain_unavailable') {
+        settleTransfer(ctx, row, 'failed', error.code === 'transaction_expired' ? 'dropped' : error.code);
+      }
       throw asChainError(error);
     }
     settleTransfer(ctx, row, 'confirmed', null, prepared.txSignature);

@@ -55,5 +55,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   shutting_down: 503,
   chain_unavailable: 502,
   chain_rejected: 502,
+  transaction_expired: 502,
   internal: 500,
 };

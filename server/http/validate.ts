@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CofferError, type ErrorCode } from '../core/errors.js';
-import { describeIssues } from '../core/schemas.js';
+import { agentPathSchema, describeIssues } from '../core/schemas.js';
 
 /** Validates a body or query with a shared schema; a failure is a 400 with the field's stable code. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -11,3 +11,6 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
   }
   return result.data;
 }
+
+/** The `:agentId` path parameter, checked like the agentId field of a body (400 invalid_agent_id). */
+export const agentIdParam = (value: unknown): string => parseWith(agentPathSchema, { agentId: value }).agentId;

@@ -627,6 +627,22 @@ describe('agents API', () => {
       expectError(response, 404, 'agent_not_found');
     });
 
+    it.each([
+      ['GET', 'balance', undefined],
+      ['POST', 'policy', { dailyBudget: '5.00' }],
+      ['POST', 'allocate', { amount: '1.00' }],
+      ['POST', 'kill', undefined],
+      ['POST', 'key', undefined],
+      ['GET', 'spend-history', undefined],
+      ['POST', 'pay', { service: 'demo-weather', amount: '0.01' }],
+      ['POST', 'generate', { prompt: 'x', modelId: 'sdxl', resolution: '1k' }],
+      ['GET', 'tasks', undefined],
+      ['GET', 'tasks/tsk_x', undefined],
+    ])('%s /v1/agents/<malformed id>/%s answers 400 invalid_agent_id', async (method, endpoint, body) => {
+      const response = await t.api(method, t.withOwner(`/v1/agents/Not%20An%20Id/${endpoint}`), { body });
+      expectError(response, 400, 'invalid_agent_id');
+    });
+
     it('does not create the agent or move treasury funds on any of those calls', async () => {
       const before = await treasuryMicro(t);
       await t.api('POST', t.withOwner(`/v1/agents/${missing}/allocate`), { body: { amount: '1.00' } });

@@ -116,7 +116,12 @@ describe('Coffer on an RPC network', () => {
     rpc.sendWire(landed.prepared.txWire);
     const unsent = await stage(micro('0.5'));
 
+    const events: unknown[] = [];
+    const unsubscribe = t.coffer.engine.events.subscribe((event) => event.type === 'payment' && events.push(event));
     const first = await t.coffer.engine.reconcile();
+    unsubscribe();
+    // A payment settled by reconciliation is announced like any other: its amount and its service.
+    expect(events).toEqual([expect.objectContaining({ paymentId: landed.id, status: 'confirmed', amount: '1.00', service: 'x' })]);
     // The unsent one may still land while its blockhash is valid: it is re-sent and stays pending...
     expect(first).toEqual({ confirmed: 1, failed: 0, stillPending: 1 });
     expect(store.getPayment(landed.id)?.status).toBe('confirmed');
@@ -158,6 +163,30 @@ describe('Coffer on an RPC network', () => {
     const short = await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '1' } });
     expect(short.status).toBe(402);
     expect(short.body.code).toBe('insufficient_treasury_funds');
+  });
+
+  it('a payment whose transaction expires unseen while Coffer waits for it moved nothing: 502 transaction_expired, and its Idempotency-Key pays on the retry', async () => {
+    await rpc.depositFromOutside(t.owner, micro('2'));
+    const agent = await deployAgent(t, 'expired-wait', { dailyBudget: '10', maxPerPayment: '2' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/expired-wait/allocate'), { body: { amount: '2' } })).status).toBe(200);
+    const payOnce = () =>
+      t.api('POST', t.withOwner('/v1/agents/expired-wait/pay'), {
+        key: agent.apiKey,
+        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
+        headers: { 'idempotency-key': 'expires-1' },
+      });
+    rpc.dropNextSend = true;
+    const paying = payOnce();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rpc.advanceBlocks(300); // its blockhash is past: it can never land
+    const expired = await paying;
+    expect({ status: expired.status, code: expired.body.code }).toEqual({ status: 502, code: 'transaction_expired' });
+    expect(expired.body.error).toMatch(/nothing moved/);
+    expect((await t.api('GET', t.withOwner('/v1/agents/expired-wait/balance'))).body.balance).toBe('2.00');
+    const paid = await payOnce();
+    expect(paid.status).toBe(200);
+    expect((await payOnce()).body.paymentId).toBe(paid.body.paymentId);
+    expect((await t.api('GET', t.withOwner('/v1/agents/expired-wait/balance'))).body.balance).toBe('1.50');
   });
 
   it('a payment whose confirmation is cut off stays pending, is replayed as such, and is settled by the chain watch', async () => {

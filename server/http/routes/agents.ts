@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import {
-  agentIdSchema,
   allocateBodySchema,
   deployBodySchema,
   idempotencyHeaderSchema,
@@ -9,13 +8,12 @@ import {
   spendHistoryQuerySchema,
 } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { agentIdParam, parseWith } from '../validate.js';
 import { respond } from '../respond.js';
 
 /** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
 export function agentRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
-  const agentId = (value: unknown) => parseWith(agentIdSchema, value);
 
   router.post('/agents/deploy', async (req, res) => {
     const p = principal(req);
@@ -28,38 +26,38 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     res.json(engine.killAll(principal(req)));
   });
   router.get('/agents/:agentId/balance', async (req, res) => {
-    res.json(await engine.balance(principal(req), agentId(req.params.agentId)));
+    res.json(await engine.balance(principal(req), agentIdParam(req.params.agentId)));
   });
   router.get('/agents/:agentId/policy', (req, res) => {
-    res.json(engine.readPolicy(principal(req), agentId(req.params.agentId)));
+    res.json(engine.readPolicy(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/policy', (req, res) => {
     const p = principal(req);
-    respond(res, engine.updatePolicy(p, agentId(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
+    respond(res, engine.updatePolicy(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
   });
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
     const { amount } = parseWith(allocateBodySchema, req.body);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    respond(res, await engine.allocate(p, agentId(req.params.agentId), amount, idempotencyKey ?? null));
+    respond(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null));
   });
   router.post('/agents/:agentId/kill', (req, res) => {
-    res.json(engine.kill(principal(req), agentId(req.params.agentId)));
+    res.json(engine.kill(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/resume', (req, res) => {
-    respond(res, engine.resume(principal(req), agentId(req.params.agentId)));
+    respond(res, engine.resume(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/rename', (req, res) => {
     const p = principal(req);
-    res.json(engine.rename(p, agentId(req.params.agentId), parseWith(renameBodySchema, req.body).displayName));
+    res.json(engine.rename(p, agentIdParam(req.params.agentId), parseWith(renameBodySchema, req.body).displayName));
   });
   router.post('/agents/:agentId/key', (req, res) => {
-    res.json(engine.replaceKey(principal(req), agentId(req.params.agentId)));
+    res.json(engine.replaceKey(principal(req), agentIdParam(req.params.agentId)));
   });
   router.get('/agents/:agentId/spend-history', (req, res) => {
     const p = principal(req);
     const { limit } = parseWith(spendHistoryQuerySchema, { limit: req.query.limit });
-    res.json(engine.spendHistory(p, agentId(req.params.agentId), limit));
+    res.json(engine.spendHistory(p, agentIdParam(req.params.agentId), limit));
   });
   return router;
 }

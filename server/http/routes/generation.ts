@@ -1,25 +1,25 @@
 import { Router } from 'express';
-import { agentIdSchema, generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../core/schemas.js';
+import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { agentIdParam, parseWith } from '../validate.js';
 
 /** Image generation: accepted (and paid) at once, polled until success or failed. */
 export function generationRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.post('/agents/:agentId/generate', async (req, res) => {
     const p = principal(req);
-    const agentId = parseWith(agentIdSchema, req.params.agentId);
+    const agentId = agentIdParam(req.params.agentId);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
     res.json(await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey ?? null));
   });
   router.get('/agents/:agentId/tasks', (req, res) => {
     const p = principal(req);
     const { limit } = parseWith(taskListQuerySchema, { limit: req.query.limit });
-    res.json(engine.tasks(p, parseWith(agentIdSchema, req.params.agentId), limit));
+    res.json(engine.tasks(p, agentIdParam(req.params.agentId), limit));
   });
   router.get('/agents/:agentId/tasks/:taskId', (req, res) => {
     const p = principal(req);
-    res.json(engine.task(p, parseWith(agentIdSchema, req.params.agentId), String(req.params.taskId)));
+    res.json(engine.task(p, agentIdParam(req.params.agentId), String(req.params.taskId)));
   });
   return router;
 }

@@ -1,14 +1,14 @@
 import { Router } from 'express';
-import { agentIdSchema, idempotencyHeaderSchema, payBodySchema } from '../../core/schemas.js';
+import { idempotencyHeaderSchema, payBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { agentIdParam, parseWith } from '../validate.js';
 
 /** Paying from an agent's wallet; the same Idempotency-Key within 24 h moves money once. */
 export function paymentRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.post('/agents/:agentId/pay', async (req, res) => {
     const p = principal(req);
-    const agentId = parseWith(agentIdSchema, req.params.agentId);
+    const agentId = agentIdParam(req.params.agentId);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
     res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey ?? null));
   });
