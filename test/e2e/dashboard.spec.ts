@@ -15,7 +15,13 @@ let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
 let agentKey = '';
-const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+/**
+ * Where the screenshots go: beside the test results, or, with UPDATE_README_SCREENSHOTS=1, over the
+ * README's own (so a test run leaves the working tree as it found it).
+ */
+const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
+  ? join(import.meta.dirname, 'screenshots')
+  : join(import.meta.dirname, '../../test-results/screenshots');
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-'));
@@ -244,13 +250,13 @@ function connection(): { ownerKey: string; url: string } {
   return JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
 }
 
-/** A new one-time login link, minted the way the CLI's `coffer open` will: through the running server. */
 /** Opens a fresh login link in the page and waits until the page has signed itself in. */
 async function signInPage(page: Page): Promise<void> {
   await page.goto(await freshLogin());
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
 }
 
+/** A new one-time login link, minted the way the CLI's `coffer open` does: through the running server. */
 async function freshLogin(): Promise<string> {
   const response = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
     method: 'POST',
