@@ -1,11 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { prepareElectronNatives } from '../build/scripts/electron-natives.js';
+import { packagePath } from '../server/boot/package-files.js';
 
 const require = createRequire(import.meta.url);
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+/** The desktop app runs compiled JavaScript (`npm run build`), never TypeScript through a loader. */
+const MAIN = packagePath('dist', 'app', 'electron', 'main.js');
+const COMPILE = packagePath('build', 'scripts', 'compile.mjs');
 
 /** The Electron binary, or why there is none (not installed, and not downloadable from here). */
 export function electronBinary(): { path: string } | { reason: string } {
@@ -55,6 +57,7 @@ export async function launchDesktop(flags: { 'data-dir'?: string; port?: string;
     ...(flags.port ? { COFFER_PORT: flags.port } : {}),
     ...(flags.network ? { COFFER_NETWORK: flags.network } : {}),
   };
+  if (!existsSync(MAIN) && existsSync(COMPILE)) spawnSync(process.execPath, [COMPILE, '--quiet'], { stdio: 'inherit' });
   const child = spawn(binary.path, [MAIN], { stdio: 'inherit', env });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ exitCode: code ?? 0 })));
 }

@@ -1,7 +1,5 @@
 import { app, dialog, Menu, Notification, Tray, nativeImage, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
 import { openCoffer } from '../server/boot/open-coffer.js';
 import { startHttpServer } from '../server/boot/http-server.js';
 import { startChainWatch } from '../server/boot/chain-watch.js';
@@ -11,13 +9,14 @@ import { iconState, tooltip, trayMenu, type TrayItem } from './tray-model.js';
 import { runTrayAction, trayState } from './tray-actions.js';
 import { notificationFor } from './notifications.js';
 import { openDashboardWindow } from './window.js';
+import { packagePath, packageVersion } from '../server/boot/package-files.js';
 
 /**
  * The desktop app: one instance, the engine and the localhost /v1 server in the main process, a tray
  * icon that is the owner's hand on the brake, desktop notifications, and the dashboard window.
  */
-const ICONS = fileURLToPath(new URL('../build/icons/', import.meta.url));
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const ICONS = packagePath('build', 'icons');
+const version = packageVersion();
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 if (!app.requestSingleInstanceLock()) {

@@ -1,7 +1,7 @@
 import { BrowserWindow, shell, session } from 'electron';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../server/boot/package-files.js';
 
-const PRELOAD = fileURLToPath(new URL('./preload.cjs', import.meta.url));
+const PRELOAD = packagePath('electron', 'preload.cjs');
 
 /**
  * The dashboard window: the same bundle as in a browser, loaded from the local server and signed in

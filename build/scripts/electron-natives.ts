@@ -3,14 +3,13 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, copyFileSync } from
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../server/boot/package-files.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** Where the Electron-ABI build of better-sqlite3's native module is kept, per Electron version and platform. */
 export function electronBindingPath(electronVersion: string, platform = process.platform, arch = process.arch): string {
-  return join(ROOT, 'build', '.electron-native', `${electronVersion}-${platform}-${arch}`, 'better_sqlite3.node');
+  return join(packageRoot(), 'build', '.electron-native', `${electronVersion}-${platform}-${arch}`, 'better_sqlite3.node');
 }
 
 /** The commands that build it, in order of preference: a prebuilt binary, else a compile against Electron's headers. */

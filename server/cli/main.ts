@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { serve } from './serve.js';
 import { start } from './start.js';
 import { demoApi } from './demo-api.js';
@@ -9,8 +8,9 @@ import { defaultConfigPath } from './agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from './api-client.js';
 import { runMcpServer } from '../mcp/mcp-server.js';
+import { packageVersion } from '../boot/package-files.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const version = packageVersion();
 
 const HELP = `coffer ${version}: a personal treasury for software agents
 

@@ -2,16 +2,17 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { requireFreshSignIn, requireOwner, type Principal } from '../core/auth.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Engine } from '../core/engine.js';
 import { CofferError } from '../core/errors.js';
 import { signInBodySchema } from '../core/schemas.js';
 import { sendError } from './errors.js';
+import { packagePath } from '../boot/package-files.js';
 import { bearerOf } from './principal.js';
 import { SESSION_TOKEN_PREFIX, type DashboardSessions, type SignedIn } from './sessions.js';
 import { parseWith } from './validate.js';
 
-export const DASHBOARD_DIR = fileURLToPath(new URL('../../renderer/dist/', import.meta.url));
+/** The built dashboard (`npm run build`), wherever Coffer runs from. */
+export const DASHBOARD_DIR = packagePath('renderer', 'dist');
 
 /**
  * The dashboard page's headers: only this origin's scripts, styles and images (QR codes are data:

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { SqliteDatabase } from './database.js';
+import { packagePath } from '../boot/package-files.js';
 import { ADDRESS_PATTERN, amountSchema } from '../core/schemas.js';
 
 /** The catalog's name for the owner's treasury as a service's recipient. */
@@ -41,7 +42,7 @@ export const catalogSchema = z.strictObject({
 });
 export type Catalog = z.infer<typeof catalogSchema>;
 
-export const DEFAULT_CATALOG_FILE = new URL('../data/catalog.json', import.meta.url);
+export const DEFAULT_CATALOG_FILE = packagePath('server', 'data', 'catalog.json');
 
 export function readCatalog(file: string | URL = DEFAULT_CATALOG_FILE): Catalog {
   const parsed = catalogSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));

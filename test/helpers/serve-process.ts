@@ -14,10 +14,16 @@ export interface ServeProcess {
 }
 
 /** Runs `coffer serve` as a child process on an ephemeral port and waits for its first two lines. */
-export async function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}, command: 'serve' | 'start' = 'serve'): Promise<ServeProcess> {
+export async function spawnServe(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  command: 'serve' | 'start' = 'serve',
+  /** The CLI entry: the sources (through tsx) by default, or the compiled one. */
+  cli = CLI,
+): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv };
   for (const [key, value] of Object.entries(extraEnv)) if (value === '') delete env[key];
-  const child = spawn(process.execPath, [CLI, command, '--data-dir', dataDir, '--port', '0'], {
+  const child = spawn(process.execPath, [cli, command, '--data-dir', dataDir, '--port', '0'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,17 +23,21 @@ describe('the packaging config', () => {
     expect(config.win.target).toEqual(['nsis']);
   });
 
-  it('ships the main process, the server, the built dashboard and the icons; starts at electron/main.js', () => {
-    for (const entry of ['electron/**/*', 'server/**/*', 'renderer/dist/**/*', 'build/icons/**/*', 'package.json']) expect(config.files).toContain(entry);
-    expect(config.extraMetadata.main).toBe('electron/main.js');
-    expect(pkg.main).toBe('electron/main.js');
-    expect(existsSync(new URL('electron/main.js', root))).toBe(true);
+  it('ships compiled JavaScript (no TypeScript, no compiler, no loader hook), the built dashboard, the catalog and the icons', () => {
+    for (const entry of ['dist/app/**/*', 'renderer/dist/**/*', 'server/data/**/*', 'build/icons/**/*', 'electron/preload.cjs', 'package.json']) {
+      expect(config.files).toContain(entry);
+    }
+    expect(config.files.some((entry: string) => /^(server|electron)\/\*\*/.test(entry))).toBe(false);
+    for (const compiler of ['tsx', 'esbuild', '@esbuild']) expect(config.files).toContain(`!node_modules/${compiler}\${/*}`);
+    expect(config.extraMetadata.main).toBe('dist/app/electron/main.js');
+    expect(pkg.main).toBe('dist/app/electron/main.js');
     expect(existsSync(new URL('electron/preload.cjs', root))).toBe(true);
   });
 
-  it('unpacks the native modules from the asar archive', () => {
+  it('unpacks the native modules from the asar archive, and no compiler', () => {
     expect(config.asar).toBe(true);
     expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/better-sqlite3/**', 'node_modules/keytar/**', '**/*.node']));
+    expect(config.asarUnpack.some((entry: string) => entry.includes('esbuild'))).toBe(false);
   });
 
   it('has the icons at every size, and the .ico, .icns and tray icons they point at', () => {

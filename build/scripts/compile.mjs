@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Compiles Coffer's TypeScript (server/, electron/, build/scripts/electron-natives.ts) to JavaScript in
+// dist/app/, file for file (imports stay as they are), and bundles the MCP bridge into one file. The
+// desktop app, `npm start` and the packaged app run this output: no compiler or loader hook runs at
+// start. Plain JavaScript on purpose: it must run before anything is compiled. Type checking is
+// `npm run typecheck`'s job; this only strips types (esbuild), in about a second.
+import { build } from 'esbuild';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const OUT = join(ROOT, 'dist', 'app');
+const quiet = process.argv.includes('--quiet');
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+const sources = (dir) =>
+  readdirSync(join(ROOT, dir), { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts'))
+    .map((file) => join(ROOT, dir, file));
+
+const started = Date.now();
+rmSync(OUT, { recursive: true, force: true });
+const entryPoints = [...sources('server'), ...sources('electron'), join(ROOT, 'build', 'scripts', 'electron-natives.ts')];
+await build({
+  entryPoints,
+  outdir: OUT,
+  outbase: ROOT,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+// The MCP bridge an MCP host launches from the desktop app: one self-contained file, so it runs from
+// anywhere (the desktop app copies it out of its archive to a stable place), with no module lookup.
+await build({
+  entryPoints: [join(ROOT, 'server', 'mcp', 'mcp-main.ts')],
+  outfile: join(OUT, 'coffer-mcp.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  define: { COFFER_VERSION: JSON.stringify(version) },
+  // CommonJS dependencies inside an ES module bundle need a `require`.
+  banner: { js: "import { createRequire as __cofferRequire } from 'node:module'; const require = __cofferRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+if (!quiet) console.log(`compiled ${entryPoints.length} files to ${relative(ROOT, OUT)}/ and the MCP bridge in ${Date.now() - started} ms`);

@@ -1,0 +1,18 @@
+import { parseArgs } from 'node:util';
+import { defaultConfigPath } from '../cli/agent-config.js';
+import { packageVersion } from '../boot/package-files.js';
+import { runMcpServer } from './mcp-server.js';
+
+/**
+ * The MCP bridge on its own: `coffer-mcp.mjs mcp [--config FILE]`, bundled into one file by the build
+ * (build/scripts/compile.mjs). The desktop app hands MCP hosts a launch of this file, copied out of
+ * its archive to a stable place: it needs nothing else of Coffer's (it is a client of the /v1 server).
+ */
+declare const COFFER_VERSION: string | undefined;
+// The build writes the version in; run from the sources, it is read from package.json.
+const version = typeof COFFER_VERSION === 'string' ? COFFER_VERSION : packageVersion();
+
+const args = process.argv.slice(2);
+if (args[0] === 'mcp') args.shift();
+const { values } = parseArgs({ args, options: { config: { type: 'string' } }, strict: true });
+process.exitCode = await runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from '../helpers/coffer.js';
+import { json, spawnServe } from '../helpers/serve-process.js';
+import { packagePath } from '../../server/boot/package-files.js';
+
+/**
+ * The desktop app and `npm start` run the compiled output (dist/app), not TypeScript: no compiler and
+ * no loader hook runs where the owner lives (in a packaged app, tsx's esbuild could not even be
+ * spawned from inside the archive). Here it runs under plain Node, with no loader registered.
+ */
+const APP = packagePath('dist', 'app');
+const CLI = join(APP, 'server', 'cli', 'main.js');
+
+describe('the compiled app', () => {
+  beforeAll(() => {
+    const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet'], { encoding: 'utf8' });
+    expect(compiled.status, compiled.stderr).toBe(0);
+  });
+
+  it('holds JavaScript for every source file of the server and the desktop app, and no TypeScript', () => {
+    const files = readdirSync(APP, { recursive: true }).map(String);
+    expect(files.filter((file) => file.endsWith('.ts'))).toEqual([]);
+    for (const source of ['server/boot/open-coffer', 'server/cli/main', 'electron/main', 'electron/launcher', 'build/scripts/electron-natives']) {
+      expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);
+    }
+    // Nothing in it asks for a compiler at run time.
+    for (const file of files.filter((name) => name.endsWith('.js') || name.endsWith('.mjs'))) {
+      expect(readFileSync(join(APP, file), 'utf8'), file).not.toMatch(/from ['"]tsx|['"]tsx\/esm|esbuild/);
+    }
+  });
+
+  it('runs under plain Node: --version, and serve to health with the dashboard', async () => {
+    const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(packagePath('package.json'), 'utf8')).version);
+    const dataDir = tempDataDir();
+    const serve = await spawnServe(dataDir, {}, 'serve', CLI);
+    try {
+      expect((await json(fetch(`${serve.url}/v1/health`))).ok).toBe(true);
+      const page = await fetch(`${serve.url}/`);
+      expect(await page.text()).toMatch(/<div id="root">/);
+      const search = await json(fetch(`${serve.url}/v1/services/search?q=weather`));
+      expect(search.total).toBeGreaterThan(0);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
