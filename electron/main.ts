@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   let coffer;
   let server;
   try {
-    coffer = await openCoffer({ dataDir: config.dataDir, network: config.network, keyStore: config.keyStore, log });
+    coffer = await openCoffer({ ...config, log });
     // A taken port is an error, not a reason to move: agents' configs point at this one.
     server = await startHttpServer({ coffer, port: config.port, version, log });
   } catch (error) {

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase, type SqliteDatabase } from '../store/database.js';
+import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
 import { loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { createKeyVault } from '../keys/key-vault.js';
-import { SimChain } from '../chain/sim-chain.js';
+import { loadSimChain } from '../chain/load-sim-chain.js';
+import type { SimChain } from '../chain/sim-chain.js';
 import { RpcChain } from '../chain/rpc-chain.js';
 import { parseNetwork } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
@@ -22,7 +23,8 @@ import type { ReconcileReport } from '../core/reconcile.js';
 
 export interface OpenOptions {
   dataDir: string;
-  network: string;
+  /** sim, devnet, mainnet or an RPC URL; left out, the data dir's own network (sim for a new one). */
+  network?: string;
   keyStore: KeyStorePreference;
   log: (message: string) => void;
   clock?: Clock;
@@ -50,37 +52,47 @@ export interface OpenedCoffer {
 
 export const CLI_ENTRY = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 
+/** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
+function networkToReopen(recorded: string | null, dataDir: string): string {
+  if (recorded === null || recorded === 'sim' || recorded === 'devnet' || recorded === 'mainnet') return recorded ?? 'sim';
+  throw new Error(`the data dir ${dataDir} holds a ${recorded} treasury: start it with --network and that cluster's RPC URL`);
+}
+
 /**
  * Opens a data dir: SQLite, the catalog, the key store, the chain, the engine; reconciles payments
  * left pending by a previous run before anything else can happen, and makes sure the owner exists.
  */
 export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   const clock = options.clock ?? systemClock;
-  const choice = parseNetwork(options.network, options.usdcMint);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const dataDirLock = lockDataDir(options.dataDir);
   let db: SqliteDatabase | undefined;
   try {
-    db = openDatabase(join(options.dataDir, 'coffer.db'), choice.kind === 'sim' ? 'normal' : 'full');
-    const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
+    db = openDatabase(join(options.dataDir, 'coffer.db'), 'full');
     const store = createSqliteStore(db);
     const recorded = store.getMeta('network');
+    const choice = parseNetwork(options.network ?? networkToReopen(recorded, options.dataDir), options.usdcMint);
+    const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
     if (recorded !== null && recorded !== networkName) {
       throw new Error(
         `the data dir ${options.dataDir} holds a ${recorded} treasury; start with --network ${recorded} or use another --data-dir`,
       );
     }
-    store.setMeta('network', networkName);
+    // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
+    // per commit is needed there (see openDatabase).
+    if (choice.kind === 'sim') setDurability(db, 'normal');
     const catalog = readCatalog();
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     const vault = createKeyVault(backend);
+    // The sim chain (and its native module) is loaded only for the sim network, so every other
+    // network works where LiteSVM has no build.
+    let sim: SimChain | null = null;
     let chain: Chain;
-    if (choice.kind === 'sim') {
-      chain = await SimChain.open(createSimChainStore(db), vault, clock);
-    } else {
-      chain = new RpcChain(choice.network, vault);
-    }
+    if (choice.kind === 'sim') chain = sim = await (await loadSimChain()).open(createSimChainStore(db), vault, clock);
+    else chain = new RpcChain(choice.network, vault);
+    // Recorded once the chain is open: a network that could not start does not claim the data dir.
+    store.setMeta('network', networkName);
 
     let baseUrl = '';
     const engine = createEngine({
@@ -105,7 +117,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const { owner, ownerKey, created } = await engine.ensureOwner();
     // The registry names the treasury as the recipient of what Coffer provides itself: known now.
     loadCatalog(openedDb, catalog, owner);
-    if (chain instanceof SimChain) await chain.openUsdcAccounts(payToAddresses(catalog, owner));
+    if (sim !== null) await sim.openUsdcAccounts(payToAddresses(catalog, owner));
     engine.resumeTasks({ retryFailedRefunds: true });
     return {
       engine,

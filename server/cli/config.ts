@@ -4,11 +4,16 @@ import type { KeyStorePreference } from '../keys/open-secret-backend.js';
 
 export const DEFAULT_PORT = 7402;
 
+/** Everything `coffer serve` and the desktop app take from flags and COFFER_* variables. */
 export interface ServeConfig {
   dataDir: string;
   port: number;
-  network: string;
+  /** Left out: the data dir's own network (sim for a new one). */
+  network: string | undefined;
   keyStore: KeyStorePreference;
+  usdcMint: string | undefined;
+  imageProviderUrl: string | undefined;
+  imageProviderKey: string | undefined;
 }
 
 /** API.md: flags win over COFFER_* variables, which win over defaults. */
@@ -28,7 +33,10 @@ export function resolveServeConfig(
   return {
     dataDir: resolve(flags['data-dir'] ?? env.COFFER_HOME ?? join(homedir(), '.coffer')),
     port,
-    network: flags.network ?? env.COFFER_NETWORK ?? 'sim',
+    network: flags.network ?? env.COFFER_NETWORK,
     keyStore,
+    usdcMint: env.COFFER_USDC_MINT,
+    imageProviderUrl: env.COFFER_IMAGE_PROVIDER_URL,
+    imageProviderKey: env.COFFER_IMAGE_PROVIDER_KEY,
   };
 }

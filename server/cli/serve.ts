@@ -23,15 +23,7 @@ export async function serve(
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
-  const coffer = await openCoffer({
-    dataDir: config.dataDir,
-    network: config.network,
-    keyStore: config.keyStore,
-    usdcMint: process.env.COFFER_USDC_MINT || undefined,
-    imageProviderUrl: process.env.COFFER_IMAGE_PROVIDER_URL || undefined,
-    imageProviderKey: process.env.COFFER_IMAGE_PROVIDER_KEY || undefined,
-    log,
-  });
+  const coffer = await openCoffer({ ...config, log });
   let server;
   try {
     server = await startHttpServer({ coffer, port: config.port, version, log });

@@ -23,9 +23,13 @@ export function openDatabase(file: string, durability: Durability = 'full'): Sql
   // The ledger is private to the owner even though it holds no secret.
   chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+  setDurability(db, durability);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
+}
+
+export function setDurability(db: SqliteDatabase, durability: Durability): void {
+  db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
 }

@@ -13,14 +13,22 @@ const fullEnv = {
 } as NodeJS.ProcessEnv;
 
 describe('resolveServeConfig defaults', () => {
-  it('uses ~/.coffer, port 7402, the sim network and the automatic key store', () => {
+  it("uses ~/.coffer, port 7402, the data dir's own network (none asked for) and the automatic key store", () => {
     expect(DEFAULT_PORT).toBe(7402);
     expect(resolveServeConfig({}, {})).toEqual({
       dataDir: join(homedir(), '.coffer'),
       port: 7402,
-      network: 'sim',
+      network: undefined,
       keyStore: 'auto',
+      usdcMint: undefined,
+      imageProviderUrl: undefined,
+      imageProviderKey: undefined,
     });
+  });
+
+  it('carries every COFFER_* setting, so serve and the desktop app start the same engine', () => {
+    const env = { COFFER_USDC_MINT: 'MintAddr', COFFER_IMAGE_PROVIDER_URL: 'http://127.0.0.1:9/v1', COFFER_IMAGE_PROVIDER_KEY: 'sk-x', COFFER_KEYSTORE: 'file' };
+    expect(resolveServeConfig({}, env)).toMatchObject({ usdcMint: 'MintAddr', imageProviderUrl: 'http://127.0.0.1:9/v1', imageProviderKey: 'sk-x', keyStore: 'file' });
   });
 
   it('ignores unrelated variables', () => {
@@ -30,7 +38,7 @@ describe('resolveServeConfig defaults', () => {
 
 describe('resolveServeConfig precedence', () => {
   it('variables win over defaults', () => {
-    expect(resolveServeConfig({}, fullEnv)).toEqual({
+    expect(resolveServeConfig({}, fullEnv)).toMatchObject({
       dataDir: ENV_HOME,
       port: 9100,
       network: 'devnet',
@@ -41,7 +49,7 @@ describe('resolveServeConfig precedence', () => {
   it('flags win over variables', () => {
     expect(
       resolveServeConfig({ 'data-dir': FLAG_HOME, port: '9200', network: 'mainnet' }, fullEnv),
-    ).toEqual({ dataDir: FLAG_HOME, port: 9200, network: 'mainnet', keyStore: 'auto' });
+    ).toMatchObject({ dataDir: FLAG_HOME, port: 9200, network: 'mainnet', keyStore: 'auto' });
   });
 
   it('each flag wins on its own, the rest still comes from variables', () => {
@@ -55,7 +63,7 @@ describe('resolveServeConfig precedence', () => {
   });
 
   it('flags win over defaults when no variable is set', () => {
-    expect(resolveServeConfig({ 'data-dir': FLAG_HOME, port: '8000', network: 'https://rpc.example.com' }, {})).toEqual({
+    expect(resolveServeConfig({ 'data-dir': FLAG_HOME, port: '8000', network: 'https://rpc.example.com' }, {})).toMatchObject({
       dataDir: FLAG_HOME,
       port: 8000,
       network: 'https://rpc.example.com',
@@ -64,7 +72,7 @@ describe('resolveServeConfig precedence', () => {
   });
 
   it('each variable alone overrides only its own default', () => {
-    expect(resolveServeConfig({}, { COFFER_PORT: '8123' })).toMatchObject({ port: 8123, network: 'sim' });
+    expect(resolveServeConfig({}, { COFFER_PORT: '8123' })).toMatchObject({ port: 8123, network: undefined });
     expect(resolveServeConfig({}, { COFFER_NETWORK: 'mainnet' })).toMatchObject({ port: 7402, network: 'mainnet' });
     expect(resolveServeConfig({}, { COFFER_HOME: ENV_HOME })).toMatchObject({ dataDir: ENV_HOME, port: 7402 });
   });
