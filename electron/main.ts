@@ -9,6 +9,7 @@ import { iconState, tooltip, trayMenu, type TrayItem } from './tray-model.js';
 import { runTrayAction, trayState } from './tray-actions.js';
 import { notificationFor } from './notifications.js';
 import { openDashboardWindow } from './window.js';
+import { desktopMcpLaunch, installMcpBridge } from './mcp-launch.js';
 import { packagePath, packageVersion } from '../server/boot/package-files.js';
 
 /**
@@ -37,7 +38,8 @@ async function main(): Promise<void> {
   let coffer;
   let server;
   try {
-    coffer = await openCoffer({ ...config, log });
+    const bridge = installMcpBridge(packagePath('dist', 'app', 'coffer-mcp.mjs'), config.dataDir);
+    coffer = await openCoffer({ ...config, log, mcpLaunch: desktopMcpLaunch(process.execPath, process.env, bridge) });
     // A taken port is an error, not a reason to move: agents' configs point at this one.
     server = await startHttpServer({ coffer, port: config.port, version, log });
   } catch (error) {

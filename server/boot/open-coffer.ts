@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
@@ -20,6 +19,8 @@ import { EventBus } from '../core/events.js';
 import { settleActiveTransfers } from '../core/transfers.js';
 import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
+import type { McpLaunch } from '../core/context.js';
+import { packagePath } from './package-files.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -32,6 +33,8 @@ export interface OpenOptions {
   /** An OpenAI-compatible images API for generation; without one, generate answers 503. */
   imageProviderUrl?: string;
   imageProviderKey?: string;
+  /** How MCP hosts launch the tool server; by default this package's `coffer` script under this Node. */
+  mcpLaunch?: McpLaunch;
 }
 
 export interface OpenedCoffer {
@@ -50,7 +53,6 @@ export interface OpenedCoffer {
   close(): Promise<void>;
 }
 
-export const CLI_ENTRY = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
 function networkToReopen(recorded: string | null, dataDir: string): string {
@@ -101,7 +103,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       chain,
       vault,
       clock,
-      mcpLaunch: { command: process.execPath, args: [CLI_ENTRY, 'mcp'] },
+      mcpLaunch: options.mcpLaunch ?? { command: process.execPath, args: [packagePath('server', 'cli', 'bin.js'), 'mcp'] },
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
       imageProvider: options.imageProviderUrl

@@ -92,6 +92,7 @@ export function mcpConfigFor(ctx: EngineContext, owner: string, agentId: string,
     command: ctx.mcpLaunch.command,
     args: [...ctx.mcpLaunch.args],
     env: {
+      ...ctx.mcpLaunch.env,
       COFFER_URL: ctx.baseUrl(),
       COFFER_OWNER: owner,
       COFFER_AGENT_ID: agentId,

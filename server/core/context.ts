@@ -8,6 +8,8 @@ import type { Store } from './ports/store.js';
 export interface McpLaunch {
   command: string;
   args: string[];
+  /** Variables the launch itself needs (the desktop app's: run its executable as plain Node). */
+  env?: Record<string, string>;
 }
 
 /** Everything the core's rules talk to, all through ports it owns. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openCoffer, type OpenedCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer, type RunningServer } from '../../server/boot/http-server.js';
 import type { Clock } from '../../server/core/ports/keys.js';
+import type { McpLaunch } from '../../server/core/context.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -62,6 +63,7 @@ export async function startCoffer(
     network?: string;
     usdcMint?: string;
     imageProviderUrl?: string;
+    mcpLaunch?: McpLaunch;
   } = {},
 ): Promise<TestCoffer> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -70,6 +72,7 @@ export async function startCoffer(
     network: options.network ?? 'sim',
     usdcMint: options.usdcMint,
     imageProviderUrl: options.imageProviderUrl,
+    mcpLaunch: options.mcpLaunch,
     keyStore: options.keyStore ?? 'file',
     clock: options.clock,
     log: () => undefined,
