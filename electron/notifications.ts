@@ -1,4 +1,6 @@
+import type { Notification as ElectronNotification } from 'electron';
 import type { CofferEventWithTime } from '../server/core/events.js';
+import type { ElectronApi } from './electron-api.js';
 
 export interface DesktopNotification {
   title: string;
@@ -28,4 +30,65 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
     default:
       return null;
   }
+}
+
+/** Notifications of one kind about one agent are shown at most this often; the rest are counted. */
+export const NOTIFICATION_REPEAT_MS = 60_000;
+
+/** The agent and kind a notification is about: repeats of one key are coalesced. */
+const keyOf = (event: CofferEventWithTime) => `${event.type}:${'agentId' in event ? event.agentId : ''}`;
+
+/**
+ * Shows desktop notifications. Each is kept referenced until it is clicked, closed or fails: a
+ * Notification the garbage collector takes loses its click handler (electron#16922). Repeats for one
+ * agent and kind within a minute are counted, not shown (an agent retrying must not flood the owner),
+ * and the next one says how many there were; what the owner does from the tray is not announced.
+ */
+export function createNotifier(Notification: ElectronApi['Notification'], open: (route: string) => void, now: () => number) {
+  const live = new Set<ElectronNotification>();
+  const shown = new Map<string, { at: number; held: number }>();
+  let ownerActing = 0;
+  return {
+    /** Notifications shown and not yet clicked or closed. */
+    live,
+    /**
+     * Runs what the owner does from the tray: the events it raises (the engine emits them while it
+     * acts) are the owner's own doing, and are not announced back to them.
+     */
+    asOwner<T>(run: () => T): T {
+      ownerActing += 1;
+      try {
+        return run();
+      } finally {
+        ownerActing -= 1;
+      }
+    },
+    notify(event: CofferEventWithTime): void {
+      if (ownerActing > 0) return;
+      const note = notificationFor(event);
+      if (note === null || !Notification.isSupported()) return;
+      const key = keyOf(event);
+      const last = shown.get(key);
+      if (last !== undefined && now() - last.at < NOTIFICATION_REPEAT_MS) {
+        last.held += 1;
+        return;
+      }
+      const held = last?.held ?? 0;
+      shown.set(key, { at: now(), held: 0 });
+      const notification = new Notification({
+        title: note.title,
+        body: held > 0 ? `${note.body} (and ${held} more like it)` : note.body,
+        silent: event.type === 'deposit',
+      });
+      live.add(notification);
+      const forget = () => live.delete(notification);
+      notification.on('click', () => {
+        forget();
+        open(note.route);
+      });
+      notification.on('close', forget);
+      notification.on('failed', forget);
+      notification.show();
+    },
+  };
 }

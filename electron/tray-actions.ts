@@ -2,19 +2,60 @@ import type { Engine } from '../server/core/engine.js';
 import type { Principal } from '../server/core/auth.js';
 import type { TrayAction, TrayState } from './tray-model.js';
 
-/** Everything the tray does goes through the engine, as the owner, audited as "tray". */
-export function trayState(engine: Engine, owner: string, startAtLogin: boolean): Promise<TrayState> {
+/** Balances as last read from the chain. */
+export interface BalanceSnapshot {
+  treasury: string;
+  agents: Map<string, string>;
+}
+
+/**
+ * Balances come from the chain, which may be slow or away: they are read now and then, and the tray
+ * shows the last ones known. One read at a time; a read that fails keeps the last ones.
+ */
+export function createBalanceCache(engine: Engine, owner: string) {
   const principal: Principal = { kind: 'owner', owner };
-  return engine.dashboard(principal).then((dashboard) => {
-    const pending = engine.approvals(principal, 'pending').approvals;
-    return {
-      network: dashboard.treasury.network,
-      treasuryBalance: dashboard.treasury.balance,
-      agents: dashboard.agents.map((a) => ({ agentId: a.agentId, displayName: a.displayName, status: a.status, balance: a.balance })),
-      pendingApprovals: pending.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: summarize(a.kind, a.request) })),
-      startAtLogin,
-    };
-  });
+  let last: BalanceSnapshot | null = null;
+  let reading: Promise<boolean> | null = null;
+  return {
+    last: (): BalanceSnapshot | null => last,
+    refresh(): Promise<boolean> {
+      reading ??= engine
+        .dashboard(principal)
+        .then(
+          (dashboard) => {
+            last = { treasury: dashboard.treasury.balance, agents: new Map(dashboard.agents.map((a) => [a.agentId, a.balance])) };
+            return true;
+          },
+          () => false,
+        )
+        .finally(() => {
+          reading = null;
+        });
+      return reading;
+    },
+  };
+}
+export type BalanceCache = ReturnType<typeof createBalanceCache>;
+
+/**
+ * The tray's state: agents, their status and what waits come from the ledger (local, never waiting on
+ * the chain); balances from the last read. Everything the tray does goes through the engine, as the
+ * owner, audited as "tray".
+ */
+export function trayState(engine: Engine, owner: string, balances: BalanceSnapshot | null, startAtLogin: boolean | null): TrayState {
+  const principal: Principal = { kind: 'owner', owner };
+  return {
+    network: engine.network,
+    treasuryBalance: balances?.treasury ?? null,
+    agents: engine.agentsAtRest(principal).agents.map((a) => ({
+      agentId: a.agentId,
+      displayName: a.displayName,
+      status: a.status,
+      balance: balances?.agents.get(a.agentId) ?? null,
+    })),
+    pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: summarize(a.kind, a.request) })),
+    startAtLogin,
+  };
 }
 
 function summarize(kind: string, request: Record<string, unknown>): string {
@@ -30,27 +71,29 @@ export interface TrayEffects {
   quit(): void;
 }
 
-/** Carries out a tray click. Kills and stop-all apply at once: the tray is the owner's hand on the brake. */
-export async function runTrayAction(engine: Engine, owner: string, action: TrayAction, effects: TrayEffects): Promise<void> {
+/**
+ * Carries out a tray click. Kills and stop-all apply at once: the tray is the owner's hand on the
+ * brake. Answers the agents it stopped.
+ */
+export function runTrayAction(engine: Engine, owner: string, action: TrayAction, effects: TrayEffects): { stopped: string[] } {
   const principal: Principal = { kind: 'owner', owner };
   switch (action.kind) {
     case 'kill':
       engine.kill(principal, action.agentId, 'tray');
-      return;
+      return { stopped: [action.agentId] };
     case 'resume':
       engine.resume(principal, action.agentId, 'tray');
-      return;
+      return { stopped: [] };
     case 'stop-all':
-      engine.killAll(principal, 'tray');
-      return;
+      return { stopped: engine.killAll(principal, 'tray').suspended };
     case 'open':
       effects.open(action.route);
-      return;
+      return { stopped: [] };
     case 'toggle-start-at-login':
       effects.toggleStartAtLogin();
-      return;
+      return { stopped: [] };
     case 'quit':
       effects.quit();
-      return;
+      return { stopped: [] };
   }
 }

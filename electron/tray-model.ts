@@ -1,21 +1,30 @@
 /**
  * The tray, as plain data computed from the engine's state: what the icon shows and what the menu
- * holds. No Electron here, so every rule is unit-tested; tray-menu.ts turns it into a real menu.
+ * holds. No Electron here, so every rule is unit-tested; tray-controller.ts turns it into a real menu.
+ * Agents, their status and what waits are the ledger's (local, always there); balances come from the
+ * chain, so they may be unknown (never read yet, or the chain is away): the brake never waits for them.
  */
 export interface TrayAgent {
   agentId: string;
   displayName: string;
   status: 'active' | 'suspended';
-  balance: string;
+  /** Last known wallet balance; null while none was read. */
+  balance: string | null;
 }
 
 export interface TrayState {
   network: string;
-  treasuryBalance: string;
+  /** Last known treasury balance; null while none was read. */
+  treasuryBalance: string | null;
   agents: TrayAgent[];
   pendingApprovals: { approvalId: string; agentId: string; summary: string }[];
-  startAtLogin: boolean;
+  /** Whether Coffer starts at login; null where that is not offered (not a packaged app). */
+  startAtLogin: boolean | null;
+  /** Quitting: in-flight payments are finishing. */
+  stopping?: boolean;
 }
+
+const usdc = (balance: string | null) => (balance === null ? '… USDC' : `${balance} USDC`);
 
 export type IconState = 'normal' | 'attention';
 
@@ -39,8 +48,9 @@ export function iconState(state: TrayState): IconState {
 }
 
 export function tooltip(state: TrayState): string {
+  if (state.stopping) return 'Coffer: stopping…';
   const stopped = state.agents.filter((a) => a.status === 'suspended').length;
-  const parts = [`Coffer: ${state.treasuryBalance} USDC (${state.network})`];
+  const parts = [`Coffer: ${usdc(state.treasuryBalance)} (${state.network})`];
   if (stopped > 0) parts.push(`${stopped} agent${stopped === 1 ? '' : 's'} stopped`);
   if (state.pendingApprovals.length > 0) parts.push(`${state.pendingApprovals.length} approval${state.pendingApprovals.length === 1 ? '' : 's'} waiting`);
   return parts.join(' · ');
@@ -50,9 +60,11 @@ export function tooltip(state: TrayState): string {
 export const MAX_AGENT_ITEMS = 15;
 
 export function trayMenu(state: TrayState): TrayItem[] {
+  // While quitting nothing more may start: the menu says so and offers nothing.
+  if (state.stopping) return [{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }];
   const active = state.agents.filter((a) => a.status === 'active').length;
   const items: TrayItem[] = [
-    { type: 'label', label: `Treasury: ${state.treasuryBalance} USDC · ${state.network}` },
+    { type: 'label', label: `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` },
     { type: 'separator' },
   ];
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });
@@ -60,7 +72,7 @@ export function trayMenu(state: TrayState): TrayItem[] {
     const stopped = agent.status === 'suspended';
     items.push({
       type: 'submenu',
-      label: `${stopped ? '■ ' : '● '}${agent.displayName} · ${agent.balance} USDC${stopped ? ' · stopped' : ''}`,
+      label: `${stopped ? '■ ' : '● '}${agent.displayName} · ${usdc(agent.balance)}${stopped ? ' · stopped' : ''}`,
       items: [
         stopped
           ? { type: 'action', label: `Resume ${agent.displayName}`, action: { kind: 'resume', agentId: agent.agentId } }
@@ -81,12 +93,10 @@ export function trayMenu(state: TrayState): TrayItem[] {
       items.push({ type: 'action', label: `${approval.agentId}: ${approval.summary}`, action: { kind: 'open', route: '#/approvals' } });
     }
   }
-  items.push(
-    { type: 'separator' },
-    { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } },
-    { type: 'action', label: 'Start at login', action: { kind: 'toggle-start-at-login' }, checked: state.startAtLogin },
-    { type: 'separator' },
-    { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } },
-  );
+  items.push({ type: 'separator' }, { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });
+  if (state.startAtLogin !== null) {
+    items.push({ type: 'action', label: 'Start at login', action: { kind: 'toggle-start-at-login' }, checked: state.startAtLogin });
+  }
+  items.push({ type: 'separator' }, { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } });
   return items;
 }

@@ -6,7 +6,7 @@
 import { deflateSync, crc32 } from 'node:zlib';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 type Rgba = [number, number, number, number];
 type Shape = (x: number, y: number) => Rgba | null; // x, y in 0..1; null = transparent
@@ -142,16 +142,27 @@ export function makeIcons(out = OUT): string[] {
       { type: 'ic10', data: appPng.get(1024)! },
     ]),
   );
-  // Tray: normal, and with a red dot while an agent is stopped or an approval waits.
-  const trayNormal = coffer(hex('#1f2b28'), hex('#3d4a46'), hex('#ffffff', 0), null);
-  const trayAttention = coffer(hex('#1f2b28'), hex('#3d4a46'), hex('#ffffff', 0), hex('#d93025'));
-  for (const [name, shape] of [['normal', trayNormal], ['attention', trayAttention]] as const) {
-    write(`tray-${name}.png`, png(rasterize(shape, 16), 16));
-    write(`tray-${name}@2x.png`, png(rasterize(shape, 32), 32));
+  // Tray, in two states (normal; a red dot while an agent is stopped or an approval waits), each for
+  // a light panel (a dark glyph) and a dark panel (a light glyph); macOS gets template images (black
+  // and alpha, which the menu bar recolours), the attention one told apart by its dot's shape.
+  const glyph = { light: [hex('#1f2b28'), hex('#3d4a46')], dark: [hex('#f4f1e8'), hex('#c9c4b6')] } as const;
+  const red = hex('#d93025');
+  const variants: [string, Shape][] = [];
+  for (const panel of ['light', 'dark'] as const) {
+    const [body, lid] = glyph[panel];
+    variants.push([`tray-normal-on-${panel}`, coffer(body, lid, hex('#ffffff', 0), null)]);
+    variants.push([`tray-attention-on-${panel}`, coffer(body, lid, hex('#ffffff', 0), red)]);
+  }
+  const black = hex('#000000');
+  variants.push(['trayTemplate', coffer(black, black, hex('#ffffff', 0), null)]);
+  variants.push(['trayAttentionTemplate', coffer(black, black, hex('#ffffff', 0), black)]);
+  for (const [name, shape] of variants) {
+    write(`${name}.png`, png(rasterize(shape, 16), 16));
+    write(`${name}@2x.png`, png(rasterize(shape, 32), 32));
   }
   return written;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(`wrote ${makeIcons().length} icons to ${OUT}`);
 }

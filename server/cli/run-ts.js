@@ -10,5 +10,6 @@ if (!file) {
   console.error('usage: run-ts.js <file.ts> [args...]');
   process.exit(2);
 }
-process.argv.splice(2, 1);
+// The script sees itself as argv[1], as if run directly (its arguments follow from argv[2]).
+process.argv.splice(1, 2, resolve(file));
 await import(pathToFileURL(resolve(file)).href);

@@ -101,6 +101,15 @@ export function mcpConfigFor(ctx: EngineContext, owner: string, agentId: string,
   };
 }
 
+/**
+ * The owner's agents as the ledger has them, with no chain read: what must show even when the chain
+ * cannot be reached (the desktop tray's brake).
+ */
+export function agentsAtRest(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  return { agents: ctx.store.listAgents(principal.owner).map(agentView) };
+}
+
 export async function agentBalance(ctx: EngineContext, principal: Principal, agentId: string) {
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);

@@ -1,6 +1,6 @@
 import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
 import type { EngineContext } from './context.js';
-import { agentBalance, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, updatePolicy } from './agents.js';
+import { agentBalance, agentsAtRest, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
@@ -58,6 +58,7 @@ export function createEngine(ctx: EngineContext) {
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),
+    agentsAtRest: (p: Principal) => agentsAtRest(ctx, p),
     balance: (p: Principal, agentId: string) => agentBalance(ctx, p, agentId),
     readPolicy: (p: Principal, agentId: string) => readPolicy(ctx, p, agentId),
     updatePolicy: (p: Principal, agentId: string, update: PolicyUpdate) => updatePolicy(ctx, p, agentId, update),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
-import { runTrayAction, trayState } from '../../electron/tray-actions.js';
+import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
 import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
 
 const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
@@ -14,10 +14,10 @@ describe('the tray drives the real engine', () => {
   afterAll(async () => t.stop());
 
   const click = async (label: string) => {
-    const menu = trayMenu(await trayState(t.coffer.engine, t.owner, false));
+    const menu = trayMenu(trayState(t.coffer.engine, t.owner, null, false));
     const item = flatten(menu).find((i): i is Extract<TrayItem, { type: 'action' }> => i.type === 'action' && i.label === label);
     expect(item, `menu item "${label}"`).toBeDefined();
-    await runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
+    return runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
   };
   const pay = (agentId: string, key: string) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' } });
@@ -29,7 +29,7 @@ describe('the tray drives the real engine', () => {
     const refused = await pay('tray-one', agent.apiKey);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('agent_suspended');
-    const state = await trayState(t.coffer.engine, t.owner, false);
+    const state = trayState(t.coffer.engine, t.owner, null, false);
     expect(iconState(state)).toBe('attention');
     expect(t.coffer.engine.ctx.store.listAudit(t.owner, 5).find((e) => e.action === 'agent.kill')?.actor).toBe('tray');
     await click('Resume tray-one');
@@ -39,8 +39,8 @@ describe('the tray drives the real engine', () => {
   it('"Stop all agents" suspends every agent', async () => {
     const a = await fundedAgent(t, 'tray-a', '1.00');
     const b = await fundedAgent(t, 'tray-b', '1.00');
-    await click('Stop all agents');
-    const state = await trayState(t.coffer.engine, t.owner, false);
+    expect((await click('Stop all agents')).stopped).toEqual(expect.arrayContaining(['tray-a', 'tray-b']));
+    const state = trayState(t.coffer.engine, t.owner, null, false);
     expect(state.agents.every((agent) => agent.status === 'suspended')).toBe(true);
     expect((await pay('tray-a', a.apiKey)).body.code).toBe('agent_suspended');
     expect((await pay('tray-b', b.apiKey)).body.code).toBe('agent_suspended');
@@ -51,7 +51,26 @@ describe('the tray drives the real engine', () => {
   it('shows pending approvals from the engine', async () => {
     const agent = await fundedAgent(t, 'tray-asker', '1.00');
     await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
-    const state = await trayState(t.coffer.engine, t.owner, false);
+    const state = trayState(t.coffer.engine, t.owner, null, false);
     expect(state.pendingApprovals).toContainEqual(expect.objectContaining({ agentId: 'tray-asker', summary: 'wants 2.00 USDC' }));
+  });
+
+  it('balances come from the chain, cached: a chain that fails keeps the last ones, and the menu never waits for it', async () => {
+    await fundedAgent(t, 'tray-cached', '3.00');
+    const cache = createBalanceCache(t.coffer.engine, t.owner);
+    expect(trayState(t.coffer.engine, t.owner, cache.last(), null).agents.find((a) => a.agentId === 'tray-cached')?.balance).toBeNull();
+    expect(await cache.refresh()).toBe(true);
+    expect(trayState(t.coffer.engine, t.owner, cache.last(), null).agents.find((a) => a.agentId === 'tray-cached')?.balance).toBe('3.00');
+    const chain = t.coffer.engine.ctx.chain;
+    const original = chain.usdcBalances.bind(chain);
+    chain.usdcBalances = () => Promise.reject(new Error('RPC down'));
+    try {
+      expect(await cache.refresh()).toBe(false);
+      const state = trayState(t.coffer.engine, t.owner, cache.last(), null);
+      expect(state.agents.find((a) => a.agentId === 'tray-cached')).toMatchObject({ status: 'active', balance: '3.00' });
+      expect(flatten(trayMenu(state)).some((i) => i.type === 'action' && i.action.kind === 'stop-all')).toBe(true);
+    } finally {
+      chain.usdcBalances = original;
+    }
   });
 });

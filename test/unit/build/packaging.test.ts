@@ -34,6 +34,11 @@ describe('the packaging config', () => {
     expect(existsSync(new URL('electron/preload.cjs', root))).toBe(true);
   });
 
+  it("keeps electron-builder's own deb dependencies (an override drops libgtk-3-0, libnotify4, libnss3…), and no Dock icon on macOS", () => {
+    expect(config.deb?.depends).toBeUndefined();
+    expect(config.mac.extendInfo).toEqual({ LSUIElement: true });
+  });
+
   it('unpacks the native modules from the asar archive, and no compiler', () => {
     expect(config.asar).toBe(true);
     expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/better-sqlite3/**', 'node_modules/keytar/**', '**/*.node']));
@@ -48,9 +53,10 @@ describe('the packaging config', () => {
     const icns = readFileSync(new URL(config.mac.icon, root));
     expect(icns.subarray(0, 4).toString('ascii')).toBe('icns');
     expect(icns.readUInt32BE(4)).toBe(icns.length);
-    for (const state of ['normal', 'attention']) {
-      expect(pngSize(new URL(`build/icons/tray-${state}.png`, root))).toEqual([16, 16]);
-      expect(pngSize(new URL(`build/icons/tray-${state}@2x.png`, root))).toEqual([32, 32]);
+    // Tray: each state for a light and a dark panel, and macOS template images (black and alpha).
+    for (const name of ['tray-normal-on-light', 'tray-normal-on-dark', 'tray-attention-on-light', 'tray-attention-on-dark', 'trayTemplate', 'trayAttentionTemplate']) {
+      expect(pngSize(new URL(`build/icons/${name}.png`, root)), name).toEqual([16, 16]);
+      expect(pngSize(new URL(`build/icons/${name}@2x.png`, root)), name).toEqual([32, 32]);
     }
   });
 

@@ -58,6 +58,18 @@ describe('tray icon and menu, computed from engine state', () => {
     expect(flatten(trayMenu({ ...base, startAtLogin: true })).find((i) => i.type === 'action' && i.label === 'Start at login')).toMatchObject({ checked: true });
   });
 
+  it('never waits for the chain: unknown balances show as …, and the brake is there all the same', () => {
+    const unknown = trayMenu({ ...base, treasuryBalance: null, agents: base.agents.map((a) => ({ ...a, balance: null })) });
+    expect(labels(unknown)).toEqual(expect.arrayContaining(['Treasury: … USDC · sim', '● Alpha · … USDC', 'Stop Alpha', 'Stop all agents', 'Quit Coffer']));
+    expect(tooltip({ ...base, treasuryBalance: null })).toBe('Coffer: … USDC (sim)');
+  });
+
+  it('offers "Start at login" only where it can work, and offers nothing while stopping', () => {
+    expect(labels(trayMenu({ ...base, startAtLogin: null }))).not.toContain('Start at login');
+    expect(trayMenu({ ...base, stopping: true })).toEqual([{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }]);
+    expect(tooltip({ ...base, stopping: true })).toBe('Coffer: stopping…');
+  });
+
   it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
     const at = '2026-11-22T00:00:00.000Z';
     expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'pending', at })).toEqual({

@@ -1,0 +1,436 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDesktop, QUIT_DEADLINE_MS, type DesktopDeps } from '../../electron/desktop.js';
+import { TRAY_REBUILD_MS } from '../../electron/tray-controller.js';
+import { NOTIFICATION_REPEAT_MS } from '../../electron/notifications.js';
+import { openCoffer } from '../../server/boot/open-coffer.js';
+import { startHttpServer } from '../../server/boot/http-server.js';
+import { startChainWatch } from '../../server/boot/chain-watch.js';
+import { packagePath } from '../../server/boot/package-files.js';
+import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
+import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
+import { tempDataDir } from '../helpers/coffer.js';
+
+/**
+ * The desktop app (electron/desktop.ts) against a fake of Electron's API (test/fixtures/fake-electron.ts
+ * says what it assumes of Electron) and the real engine: a real SQLite file, the embedded chain, the
+ * real /v1 server. Electron's binary cannot run here; CI on hosted runners with displays runs the
+ * packaged app's smoke mode (.github/workflows/desktop.yml), and docs/RELEASE.md lists what only eyes
+ * can check.
+ */
+type Fake = FakeElectron['fake'];
+
+interface Started {
+  fake: Fake;
+  calls: FakeElectron['calls'];
+  timers: FakeTimers;
+  dataDir: string;
+  out: string[];
+  err: string[];
+  tray(): InstanceType<Fake['Tray']>;
+  /** Calls the app's /v1 server with the owner key, as the CLI or an agent would. */
+  api(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  stop(): Promise<void>;
+}
+
+async function startDesktop(
+  options: { platform?: NodeJS.Platform; packaged?: boolean; env?: NodeJS.ProcessEnv; argv?: string[]; darkTheme?: boolean; deps?: Partial<DesktopDeps>; dataDir?: string } = {},
+): Promise<Started> {
+  const { fake, electron, calls } = createFakeElectron({ packaged: options.packaged, darkTheme: options.darkTheme });
+  const timers = new FakeTimers();
+  const dataDir = options.dataDir ?? tempDataDir();
+  const out: string[] = [];
+  const err: string[] = [];
+  const desktop = createDesktop(electron, {
+    platform: options.platform ?? 'linux',
+    argv: options.argv ?? ['coffer'],
+    env: options.env ?? {},
+    execPath: process.execPath,
+    home: dataDir,
+    version: '9.9.9',
+    icons: packagePath('build', 'icons'),
+    mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+    resolveConfig: () => ({ dataDir, port: 0, network: 'sim', keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+    openCoffer,
+    startHttpServer,
+    startChainWatch,
+    timers,
+    stderr: (line) => void err.push(line),
+    stdout: (line) => void out.push(line),
+    ...options.deps,
+  });
+  await desktop.start();
+  const connection = () => JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url: string; owner: string; ownerKey: string };
+  return {
+    fake,
+    calls,
+    timers,
+    dataDir,
+    out,
+    err,
+    tray: () => fake.Tray.instances[0]!,
+    api: async (method, path, body, key) => {
+      const { url, owner, ownerKey } = connection();
+      const response = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
+        method,
+        headers: { authorization: `Bearer ${key ?? ownerKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    stop: async () => {
+      if (fake.app.exitCode === null) fake.app.quit();
+      await waitFor(() => fake.app.exitCode !== null, 'the app exited');
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitFor(what: () => boolean, label: string): Promise<void> {
+  for (let i = 0; i < 500 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(what(), label).toBe(true);
+}
+
+beforeAll(() => {
+  // The MCP launch the app hands out runs the bundled bridge.
+  const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet'], { encoding: 'utf8' });
+  expect(compiled.status, compiled.stderr).toBe(0);
+});
+
+describe('the desktop app on Linux, started by the user', () => {
+  let app: Started;
+  beforeAll(async () => {
+    app = await startDesktop();
+  });
+  afterAll(async () => app.stop());
+
+  it('has a tray whose menu holds the brake from the first moment, a connection file and a log file', () => {
+    expect(menuLabels(app.tray().menu)).toEqual(expect.arrayContaining(['No agents yet', 'Stop all agents', 'Open dashboard', 'Quit Coffer']));
+    expect(existsSync(join(app.dataDir, 'connection.json'))).toBe(true);
+    expect(readFileSync(join(app.dataDir, 'logs', 'desktop.log'), 'utf8')).toMatch(/Coffer 9\.9\.9 running in the tray/);
+  });
+
+  it('opens the dashboard on a first start the user launched (a desktop without a tray would show nothing), signed in by a fresh login URL', async () => {
+    await waitFor(() => app.fake.BrowserWindow.instances.length === 1, 'a window opened');
+    const window = app.fake.BrowserWindow.instances[0]!;
+    expect(window.loaded[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?token=[\w-]+&next=%23%2F$/);
+    expect(window.options.webPreferences).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true, partition: 'coffer-dashboard' });
+    // Web links, even this server's own (a generated image), open in the user's browser.
+    const image = `${new URL(window.loaded[0]!).origin}/sim-images/x.svg`;
+    expect(window.webContents.openHandler!({ url: image })).toEqual({ action: 'deny' });
+    expect(app.fake.shell.opened).toEqual([image]);
+    // A click on the icon (outside macOS) opens it again; so does starting Coffer a second time.
+    app.tray().emit('click');
+    app.fake.app.emit('second-instance');
+    await waitFor(() => window.loaded.length === 3, 'the window loaded again');
+    expect(app.fake.BrowserWindow.instances).toHaveLength(1);
+  });
+
+  it('offers no "Start at login" when not packaged (it would start Electron\'s default app)', () => {
+    expect(menuLabels(app.tray().menu)).not.toContain('Start at login');
+  });
+
+  it('shows a light glyph on a dark panel and a dark one on a light panel', () => {
+    expect(app.tray().image.path).toMatch(/tray-normal-on-light\.png$/);
+    app.fake.nativeTheme.shouldUseDarkColors = true;
+    app.fake.nativeTheme.emit('updated');
+    app.timers.advance(TRAY_REBUILD_MS);
+    expect(app.tray().image.path).toMatch(/tray-normal-on-dark\.png$/);
+    for (const file of ['tray-normal-on-light.png', 'tray-normal-on-dark.png', 'tray-attention-on-light.png', 'tray-attention-on-dark.png']) {
+      expect(existsSync(packagePath('build', 'icons', file)), file).toBe(true);
+    }
+  });
+
+  it('rebuilds the menu only when it changed, at most once a second, and never while it is open', async () => {
+    app.timers.advance(TRAY_REBUILD_MS);
+    const rebuilt = () => app.tray().menusSet;
+    const before = rebuilt();
+    app.timers.advance(10 * TRAY_REBUILD_MS);
+    expect(rebuilt()).toBe(before); // nothing changed: nothing rebuilt
+    // A runaway burst: ten agents deployed and stopped and resumed in a second.
+    for (let i = 0; i < 10; i++) expect((await app.api('POST', '/v1/agents/deploy', { agentId: `burst-${i}`, dailyBudget: '1', maxPerPayment: '1' })).status).toBe(200);
+    expect(rebuilt() - before).toBeLessThanOrEqual(1);
+    app.timers.advance(TRAY_REBUILD_MS);
+    expect(rebuilt() - before).toBeLessThanOrEqual(2); // ten changes, at most two menus
+    expect(menuLabels(app.tray().menu)).toContain('● burst-9 · … USDC');
+    // The menu opens: changes wait until it closes, then show at once.
+    const open = app.tray().menu!;
+    open.emit('menu-will-show');
+    const whileOpen = rebuilt();
+    await app.api('POST', '/v1/agents/burst-1/kill');
+    app.timers.advance(5 * TRAY_REBUILD_MS);
+    expect(rebuilt()).toBe(whileOpen);
+    open.emit('menu-will-close');
+    app.timers.advance(TRAY_REBUILD_MS);
+    expect(rebuilt()).toBe(whileOpen + 1);
+    expect(menuLabels(app.tray().menu)).toContain('■ burst-1 · … USDC · stopped');
+  });
+
+  it('fills balances from the chain when it answers, after the menu exists', async () => {
+    await app.api('POST', '/v1/agents/burst-2/allocate', { amount: '2.5' });
+    app.timers.advance(30_000);
+    await waitFor(() => {
+      app.timers.advance(TRAY_REBUILD_MS);
+      return menuLabels(app.tray().menu).includes('● burst-2 · 2.50 USDC');
+    }, 'the balance shows');
+    expect(menuLabels(app.tray().menu).some((label) => /^Treasury: 997\.50 USDC · sim$/.test(label))).toBe(true);
+  });
+
+  it('"Stop all agents" in the menu stops every agent; the owner is not notified of what they just did', async () => {
+    const before = app.fake.Notification.instances.length;
+    clickMenuItem(app.tray().menu, 'Stop all agents');
+    const agents = (await app.api('GET', '/v1/agents')).body.agents as { status: string }[];
+    expect(agents.every((agent) => agent.status === 'suspended')).toBe(true);
+    expect(app.fake.Notification.instances.slice(before).filter((n) => /stopped/.test(n.options.title))).toEqual([]);
+    app.timers.advance(TRAY_REBUILD_MS);
+    expect(app.tray().image.path).toMatch(/tray-attention-on-dark\.png$/);
+  });
+
+  it('keeps notifications until clicked or closed, coalesces repeats per agent and kind, and a click opens the right page', async () => {
+    app.timers.advance(5_000); // past the quiet that follows the owner's own stop
+    await app.api('POST', '/v1/agents/burst-3/resume');
+    const count = () => app.fake.Notification.instances.length;
+    const before = count();
+    // Stopped by someone else (the CLI): notified, once per agent within a minute.
+    await app.api('POST', '/v1/agents/burst-3/kill');
+    expect(count()).toBe(before + 1);
+    const first = app.fake.Notification.instances.at(-1)!;
+    expect(first.options.title).toBe('burst-3 stopped');
+    await app.api('POST', '/v1/agents/burst-3/resume');
+    await app.api('POST', '/v1/agents/burst-3/kill');
+    await app.api('POST', '/v1/agents/burst-3/resume');
+    await app.api('POST', '/v1/agents/burst-3/kill');
+    expect(count()).toBe(before + 1);
+    app.timers.advance(NOTIFICATION_REPEAT_MS);
+    await app.api('POST', '/v1/agents/burst-3/resume');
+    await app.api('POST', '/v1/agents/burst-3/kill');
+    expect(count()).toBe(before + 2);
+    expect(app.fake.Notification.instances.at(-1)!.options.body).toMatch(/\(and 2 more like it\)$/);
+    // Retained until clicked: the click opens the agent's page.
+    expect(first.shown).toBe(true);
+    const window = app.fake.BrowserWindow.instances[0]!;
+    const loads = window.loaded.length;
+    first.emit('click');
+    await waitFor(() => window.loaded.length === loads + 1, 'the click opened the page');
+    expect(window.loaded.at(-1)).toMatch(/next=%23%2Fagents%2Fburst-3$/);
+  });
+
+  it('quits gracefully, the menu saying "Stopping…" while in-flight payments finish', async () => {
+    app.fake.app.quit();
+    expect(menuLabels(app.tray().menu)).toEqual(['Stopping… (in-flight payments finish first)']);
+    await waitFor(() => app.fake.app.exitCode !== null, 'the app exited');
+    expect(app.fake.app.exitCode).toBe(0);
+    expect(existsSync(join(app.dataDir, 'connection.json'))).toBe(false);
+  });
+});
+
+describe('the desktop app when things go wrong', () => {
+  it('keeps the brake in the menu when the chain cannot be read at all', async () => {
+    const app = await startDesktop({
+      deps: {
+        openCoffer: async (options) => {
+          const coffer = await openCoffer(options);
+          coffer.chain.usdcBalances = () => Promise.reject(new Error('RPC down'));
+          coffer.chain.usdcBalance = () => Promise.reject(new Error('RPC down'));
+          return coffer;
+        },
+      },
+    });
+    try {
+      await app.api('POST', '/v1/agents/deploy', { agentId: 'offline-a', dailyBudget: '1', maxPerPayment: '1' });
+      app.timers.advance(35_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      app.timers.advance(TRAY_REBUILD_MS);
+      expect(menuLabels(app.tray().menu)).toEqual(expect.arrayContaining(['Treasury: … USDC · sim', '● offline-a · … USDC', 'Stop offline-a', 'Stop all agents', 'Quit Coffer']));
+      clickMenuItem(app.tray().menu, 'Stop offline-a');
+      expect(((await app.api('GET', '/v1/agents/offline-a/policy')).status)).toBe(200);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('ends within its deadline when stopping hangs', async () => {
+    const app = await startDesktop({
+      deps: {
+        startHttpServer: async (options) => {
+          const server = await startHttpServer(options);
+          return { ...server, stop: () => new Promise<void>(() => undefined) };
+        },
+      },
+    });
+    app.fake.app.quit();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(app.fake.app.exitCode).toBeNull();
+    app.timers.advance(QUIT_DEADLINE_MS);
+    expect(app.fake.app.exitCode).toBe(0);
+    expect(app.err.join('\n')).toMatch(/stopping took more than 20 s; quitting anyway/);
+    rmSync(app.dataDir, { recursive: true, force: true });
+  });
+
+  it('says why it cannot start in an error dialog, configuration errors too, with where the log is', async () => {
+    const { fake, electron } = createFakeElectron();
+    const desktop = createDesktop(electron, {
+      platform: 'linux', argv: [], env: {}, execPath: process.execPath, home: '/tmp', version: '1', icons: '', mcpBridge: '',
+      resolveConfig: () => {
+        throw new Error('--port must be a number from 0 to 65535 (got "x")');
+      },
+      openCoffer, startHttpServer, startChainWatch, timers: new FakeTimers(), stderr: () => undefined, stdout: () => undefined,
+    });
+    await desktop.start();
+    expect(fake.dialog.errors).toEqual([{ title: 'Coffer cannot start', content: expect.stringContaining('--port must be a number') }]);
+    expect(fake.app.exitCode).toBe(1);
+    // A taken port: the dialog says so and names the log.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const dataDir = tempDataDir();
+    const second = createFakeElectron();
+    await createDesktop(second.electron, {
+      platform: 'linux', argv: [], env: {}, execPath: process.execPath, home: dataDir, version: '1', icons: packagePath('build', 'icons'),
+      mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      resolveConfig: () => ({ dataDir, port, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+      openCoffer, startHttpServer, startChainWatch, timers: new FakeTimers(), stderr: () => undefined, stdout: () => undefined,
+    }).start();
+    expect(second.fake.dialog.errors[0]?.content).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*The log is at ${join(dataDir, 'logs', 'desktop.log')}`));
+    expect(second.fake.app.exitCode).toBe(1);
+    // The data dir was left usable (its lock released).
+    const reopened = await openCoffer({ dataDir, keyStore: 'file', log: () => undefined });
+    await reopened.close();
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('where the sim chain cannot run, one dialog offers devnet, and starts there', async () => {
+    const asked: (string | undefined)[] = [];
+    const app = await startDesktop({
+      deps: {
+        openCoffer: async (options) => {
+          asked.push(options.network);
+          if (options.network !== 'devnet') throw new SimChainUnavailableError('win32-x64');
+          return openCoffer({ ...options, network: 'http://127.0.0.1:9' });
+        },
+      },
+    });
+    try {
+      expect(asked).toEqual(['sim', 'devnet']);
+      expect(app.fake.dialog.boxes).toEqual([expect.objectContaining({ buttons: ['Use devnet', 'Quit'], message: "Coffer's embedded test chain cannot run on this computer" })]);
+      expect(app.fake.dialog.errors).toEqual([]);
+      expect(menuLabels(app.tray().menu)).toContain('Stop all agents');
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('a window that fails to load is closed, and the next open makes a new one', async () => {
+    const app = await startDesktop({ argv: ['coffer', '--hidden'] });
+    try {
+      expect(app.fake.BrowserWindow.instances).toHaveLength(0); // started at login: stays in the tray
+      app.fake.BrowserWindow.failNextLoad = new Error('ERR_CONNECTION_REFUSED');
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => app.fake.BrowserWindow.instances[0]?.destroyed === true, 'the failed window was closed');
+      expect(app.err.join('\n')).toMatch(/window: ERR_CONNECTION_REFUSED/);
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => app.fake.BrowserWindow.instances.length === 2, 'a new window');
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('the desktop app per platform', () => {
+  it('macOS: a click opens the menu, not the dashboard; the app is reopened with activate; template icons; no Dock icon', async () => {
+    const app = await startDesktop({ platform: 'darwin', argv: ['coffer'] });
+    try {
+      expect(app.tray().listenerCount('click')).toBe(0);
+      expect(app.tray().image).toMatchObject({ template: true, path: expect.stringMatching(/trayTemplate\.png$/) });
+      expect(app.calls.some((call) => call.method === 'dock.hide')).toBe(true);
+      const windows = app.fake.BrowserWindow.instances.length;
+      app.fake.app.emit('activate');
+      await waitFor(() => app.fake.BrowserWindow.instances.length + (app.fake.BrowserWindow.instances[0]?.loaded.length ?? 0) > windows + 1, 'activate opened the dashboard');
+      await app.api('POST', '/v1/agents/deploy', { agentId: 'mac-a', dailyBudget: '1', maxPerPayment: '1' });
+      await app.api('POST', '/v1/agents/mac-a/kill');
+      app.timers.advance(TRAY_REBUILD_MS);
+      expect(app.tray().image).toMatchObject({ template: true, path: expect.stringMatching(/trayAttentionTemplate\.png$/) });
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('Windows: the app id matches the installer shortcut, so notifications show; start at login goes through Electron', async () => {
+    const app = await startDesktop({ platform: 'win32', packaged: true });
+    try {
+      expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop'] });
+      clickMenuItem(app.tray().menu, 'Start at login');
+      expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: true, args: ['--hidden'] }] });
+      app.timers.advance(TRAY_REBUILD_MS);
+      const item = JSON.stringify(app.tray().menu!.template);
+      expect(item).toMatch(/"label":"Start at login","enabled":true,"type":"checkbox","checked":true/);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('Linux, packaged: start at login is an XDG autostart entry that starts Coffer in the tray', async () => {
+    const app = await startDesktop({ platform: 'linux', packaged: true, env: { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' } });
+    const entry = join(app.dataDir, '.config', 'autostart', 'coffer.desktop');
+    try {
+      clickMenuItem(app.tray().menu, 'Start at login');
+      expect(readFileSync(entry, 'utf8')).toMatch(/^\[Desktop Entry\]\nType=Application\nName=Coffer\n[\s\S]*Exec="\/home\/ada\/Apps\/Coffer\.AppImage" --hidden\n/);
+      app.timers.advance(TRAY_REBUILD_MS);
+      clickMenuItem(app.tray().menu, 'Start at login');
+      expect(existsSync(entry)).toBe(false);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () => {
+  it('checks the tray and menu, the window signing in, Stop all from the menu and the MCP launch, then quits with 0', async () => {
+    const { fake, electron } = createFakeElectron();
+    const out: string[] = [];
+    await createDesktop(electron, {
+      platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
+      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      // Smoke mode ignores the data dir and port it is given: a throwaway data dir, port 0.
+      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 7402, network: undefined, keyStore: 'auto', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+      openCoffer, startHttpServer, startChainWatch,
+      timers: { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+      stderr: () => undefined, stdout: (line) => void out.push(line),
+    }).start();
+    await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
+    expect(out).toEqual([
+      'smoke: tray and menu: ok',
+      'smoke: window signs in: ok',
+      'smoke: "Stop all agents" from the menu: ok',
+      'smoke: MCP launch: ok',
+    ]);
+    expect(fake.app.exitCode).toBe(0);
+  });
+
+  it('exits 1 when a check fails (here: the window never signs in)', async () => {
+    const { fake, electron } = createFakeElectron();
+    const out: string[] = [];
+    const timers = new FakeTimers();
+    fake.BrowserWindow.signsIn = false;
+    const started = createDesktop(electron, {
+      platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
+      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+      openCoffer, startHttpServer, startChainWatch, timers, stderr: () => undefined, stdout: (line) => void out.push(line),
+    }).start();
+    await waitFor(() => fake.BrowserWindow.instances.length === 1, 'the window opened');
+    for (let i = 0; i < 200 && fake.app.exitCode === null; i++) {
+      timers.advance(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await started;
+    expect(out).toContain('smoke: window signs in: FAILED (not signed in after 20 s)');
+    await waitFor(() => fake.app.exitCode !== null, 'the smoke run ended');
+    expect(fake.app.exitCode).toBe(1);
+  });
+});
