@@ -1,8 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { APP_ICON_SIZES } from '../../../build/scripts/make-icons.js';
-import { buildCommands, electronBindingPath } from '../../../build/scripts/electron-natives.js';
-import { whyNoDesktop } from '../../../electron/launcher.js';
+import { buildCommands, electronBindingPath, sqliteVersion } from '../../../build/scripts/electron-natives.js';
+import { recentDownloadFailure, RETRY_DOWNLOAD_AFTER_MS, runElectron, whyElectronStopped, whyNoDesktop } from '../../../electron/launcher.js';
+import { packageRoot } from '../../../server/boot/package-files.js';
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const root = new URL('../../../', import.meta.url);
 const config = JSON.parse(readFileSync(new URL('build/electron-builder.json', root), 'utf8'));
@@ -60,9 +66,18 @@ describe('the packaging config', () => {
     }
   });
 
-  it("keeps Electron's download out of npm install (fetched at npm start instead)", () => {
+  it("keeps Electron's download out of npm install (fetched at npm start instead), which needs npm 11 (allowScripts)", () => {
     expect(pkg.allowScripts.electron).toBe(false);
     expect(pkg.devDependencies.electron).toMatch(/^\^?41\./);
+    expect(pkg.engines.npm).toBe('>=11');
+    expect(pkg.productName).toBe('Coffer');
+  });
+
+  it('npm run dist goes through a wrapper that restores the Node build of better-sqlite3 even when packaging fails', () => {
+    expect(pkg.scripts.dist).toBe('node build/scripts/dist.mjs');
+    expect(pkg.scripts.postdist).toBeUndefined(); // a postdist hook does not run after a failure
+    const wrapper = readFileSync(new URL('build/scripts/dist.mjs', root), 'utf8');
+    expect(wrapper).toMatch(/try \{[\s\S]*electron-builder[\s\S]*\} finally \{[\s\S]*'rebuild', 'better-sqlite3'/);
   });
 });
 
@@ -75,12 +90,64 @@ describe('the desktop launcher', () => {
     expect(whyNoDesktop({ COFFER_HEADLESS: '1', DISPLAY: ':0' }, 'linux')).toBe('COFFER_HEADLESS is set');
   });
 
-  it("builds better-sqlite3 for Electron's ABI beside the Node build, never over it", () => {
-    const path = electronBindingPath('41.10.0', 'linux', 'x64');
-    expect(path).toMatch(/build\/\.electron-native\/41\.10\.0-linux-x64\/better_sqlite3\.node$/);
+  it("builds better-sqlite3 for Electron's ABI beside the Node build, never over it, one build per Electron and better-sqlite3 version", () => {
+    const path = electronBindingPath('41.10.0', '12.6.2', 'linux', 'x64');
+    expect(path).toMatch(/build\/\.electron-native\/electron-41\.10\.0-better-sqlite3-12\.6\.2-linux-x64\/better_sqlite3\.node$/);
     expect(path).not.toMatch(/node_modules/);
-    const [prebuilt, compile] = buildCommands('41.10.0', 'x64');
+    expect(electronBindingPath('41.10.0', '12.7.0', 'linux', 'x64')).not.toBe(path);
+    expect(electronBindingPath('41.10.0')).toContain(`better-sqlite3-${sqliteVersion()}-`);
+    const [prebuilt, compile] = buildCommands('41.10.0', 'x64', 'linux');
     expect(prebuilt!.args).toEqual(expect.arrayContaining(['--runtime', 'electron', '--target', '41.10.0']));
+    expect(compile).toMatchObject({ command: 'npm', shell: false });
     expect(compile!.args).toEqual(expect.arrayContaining(['node-gyp', 'rebuild', '--runtime=electron', '--target=41.10.0']));
+    // npm is npm.cmd on Windows, which Node starts only through a shell.
+    expect(buildCommands('41.10.0', 'x64', 'win32')[1]).toMatchObject({ command: 'npm.cmd', shell: true });
+  });
+
+  it('remembers a failed download of Electron for a day instead of trying at every start', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-launcher-'));
+    const file = join(dir, 'download-failed.json');
+    try {
+      const now = 1_750_000_000_000;
+      expect(recentDownloadFailure(file, now)).toBeNull();
+      writeFileSync(file, JSON.stringify({ at: now - 3 * 3_600_000, reason: 'getaddrinfo ENOTFOUND github.com' }));
+      expect(recentDownloadFailure(file, now)).toBe(`Electron's download failed 3 h ago (getaddrinfo ENOTFOUND github.com); it is tried again a day later, or now if you delete ${file}`);
+      expect(recentDownloadFailure(file, now + RETRY_DOWNLOAD_AFTER_MS)).toBeNull();
+      writeFileSync(file, 'not json');
+      expect(recentDownloadFailure(file, now)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells an Electron that stopped before Coffer ran (the sandbox abort on Ubuntu 24.04) from one that quit on purpose', () => {
+    expect(whyElectronStopped(0, null, 'linux')).toBeNull(); // another Coffer runs: it opened its window
+    expect(whyElectronStopped(1, null, 'linux')).toBeNull(); // the app said why, in a dialog
+    expect(whyElectronStopped(null, 'SIGTRAP', 'linux')).toMatch(/signal SIGTRAP\). On Ubuntu 24\.04 and later, AppArmor blocks its sandbox: allow it with `sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0`/);
+    expect(whyElectronStopped(133, null, 'darwin')).toMatch(/exit code 133/);
+  });
+
+  it('runs Electron on Coffer\'s folder (so it is named Coffer), and falls back headless when it stops before the app ran', async () => {
+    const fakeElectron = (lines: string[], code: number | null, signal: NodeJS.Signals | null) => {
+      const spawned: { binary: string; args: string[] }[] = [];
+      const spawnElectron = (binary: string, args: string[]) => {
+        spawned.push({ binary, args });
+        const child = Object.assign(new EventEmitter(), { stderr: new PassThrough() }) as unknown as ChildProcess;
+        setTimeout(() => {
+          for (const line of lines) child.stderr!.emit('data', Buffer.from(`${line}\n`));
+          child.emit('exit', code, signal);
+        }, 5);
+        return child;
+      };
+      return { spawned, spawnElectron };
+    };
+    const crashed = fakeElectron(['[1234:FATAL:setuid_sandbox_host.cc] The SUID sandbox helper binary was found, but is not configured correctly'], null, 'SIGTRAP');
+    const aborted = await runElectron('/opt/electron', {}, crashed.spawnElectron);
+    expect(aborted).toEqual({ headless: expect.stringMatching(/^Electron stopped before Coffer started \(signal SIGTRAP\)/) });
+    expect(crashed.spawned).toEqual([{ binary: '/opt/electron', args: [packageRoot()] }]);
+    const ran = fakeElectron(['Coffer 0.1.0 running in the tray; dashboard at http://127.0.0.1:7402'], null, 'SIGTERM');
+    expect(await runElectron('/opt/electron', {}, ran.spawnElectron)).toEqual({ exitCode: 1 });
+    const quit = fakeElectron([], 0, null);
+    expect(await runElectron('/opt/electron', {}, quit.spawnElectron)).toEqual({ exitCode: 0 });
   });
 });
