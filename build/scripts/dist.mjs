@@ -13,14 +13,12 @@ const require = createRequire(import.meta.url);
 const npm = (...args) => spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' }).status;
 
 if (npm('run', 'build') !== 0) process.exit(1);
-let status = 1;
 try {
-  status =
-    spawnSync(process.execPath, [require.resolve('electron-builder/cli.js'), '--config', 'build/electron-builder.json', ...process.argv.slice(2)], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    }).status ?? 1;
+  const packaged = spawnSync(process.execPath, [require.resolve('electron-builder/cli.js'), '--config', 'build/electron-builder.json', ...process.argv.slice(2)], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  process.exitCode = packaged.status ?? 1;
 } finally {
   if (npm('rebuild', 'better-sqlite3') !== 0) console.error('npm run dist: could not restore the Node build of better-sqlite3: run `npm rebuild better-sqlite3`');
 }
-process.exit(status);
