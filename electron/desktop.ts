@@ -97,6 +97,11 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       coffer = await open(settings.network);
     } catch (error) {
       if (!(error instanceof SimChainUnavailableError)) throw error;
+      // A smoke run has no one to ask: it goes on where the sim chain cannot run (Windows CI) on devnet.
+      if (smoke) {
+        log(`smoke: ${error.message}; on devnet instead`);
+        return listen(await open('devnet'), settings.port);
+      }
       // Say so once, and offer what works here.
       const { response } = await dialog.showMessageBox({
         type: 'warning',
@@ -110,9 +115,13 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       if (response !== 0) throw new StartDeclined();
       coffer = await open('devnet');
     }
+    return listen(coffer, settings.port);
+  }
+
+  async function listen(coffer: OpenedCoffer, port: number): Promise<{ coffer: OpenedCoffer; server: RunningServer }> {
     try {
       // A taken port is an error, not a reason to move: agents' configs point at this one.
-      return { coffer, server: await deps.startHttpServer({ coffer, port: settings.port, version: deps.version, log }) };
+      return { coffer, server: await deps.startHttpServer({ coffer, port, version: deps.version, log }) };
     } catch (error) {
       await coffer.close();
       throw error;

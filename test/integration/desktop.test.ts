@@ -412,6 +412,30 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     expect(fake.app.exitCode).toBe(0);
   });
 
+  it('asks no one where the sim chain cannot run (Windows CI): it goes on, on devnet', async () => {
+    const { fake, electron } = createFakeElectron();
+    const out: string[] = [];
+    const networks: (string | undefined)[] = [];
+    await createDesktop(electron, {
+      platform: 'win32', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
+      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+      openCoffer: async (options) => {
+        networks.push(options.network);
+        if (options.network !== 'devnet') throw new SimChainUnavailableError('win32-x64');
+        return openCoffer({ ...options, network: 'http://127.0.0.1:9' });
+      },
+      startHttpServer, startChainWatch,
+      timers: { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+      stderr: () => undefined, stdout: (line) => void out.push(line),
+    }).start();
+    await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
+    expect(networks).toEqual([undefined, 'devnet']);
+    expect(fake.dialog.boxes).toEqual([]);
+    expect(out.filter((line) => line.endsWith(': ok'))).toHaveLength(4);
+    expect(fake.app.exitCode).toBe(0);
+  });
+
   it('exits 1 when a check fails (here: the window never signs in)', async () => {
     const { fake, electron } = createFakeElectron();
     const out: string[] = [];

@@ -81,6 +81,25 @@ describe('the packaging config', () => {
   });
 });
 
+describe('the desktop CI on hosted runners', () => {
+  const workflow = readFileSync(new URL('.github/workflows/desktop.yml', root), 'utf8');
+
+  it('packages the app unpacked and runs its smoke mode on Linux (virtual display), macOS and Windows', () => {
+    expect(workflow).toMatch(/os: \[ubuntu-24\.04, macos-14, windows-2022\]/);
+    expect(workflow).toMatch(/npm run dist -- --dir --publish never/);
+    expect(workflow).toMatch(/xvfb-run -a node build\/scripts\/smoke\.mjs/);
+    expect(workflow).toMatch(/kernel\.apparmor_restrict_unprivileged_userns=0/);
+    expect(workflow).toMatch(/node node_modules\/electron\/install\.js/);
+  });
+
+  it("the smoke runner looks for each platform's unpacked app where electron-builder puts it", () => {
+    const smoke = readFileSync(new URL('build/scripts/smoke.mjs', root), 'utf8');
+    for (const path of ["'linux-unpacked', 'coffer'", "'mac-arm64', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'", "'win-unpacked', 'Coffer.exe'"]) expect(smoke).toContain(path);
+    expect(config.directories.output).toBe('dist/desktop');
+    expect(existsSync(new URL('docs/RELEASE.md', root))).toBe(true);
+  });
+});
+
 describe('the desktop launcher', () => {
   it('says why the tray app cannot run, in one line', () => {
     expect(whyNoDesktop({}, 'linux')).toBe('there is no display to show a tray on (DISPLAY is not set)');
