@@ -90,8 +90,10 @@ async function startDesktop(
   };
 }
 
+/** Waits for a condition by the wall clock (opening a data dir takes seconds when the suite runs in parallel). */
 async function waitFor(what: () => boolean, label: string): Promise<void> {
-  for (let i = 0; i < 500 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  const deadline = Date.now() + 30_000;
+  while (!what() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(what(), label).toBe(true);
 }
 
