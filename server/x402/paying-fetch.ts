@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tryParseUsdc } from '../core/money.js';
-import { readPaymentInstructions, x402Network, type PaymentInstructions } from './payment-required.js';
+import { readOffer, type PaymentInstructions } from './payment-required.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -13,6 +13,8 @@ export interface PayingAgent {
 export type PaymentErrorCode =
   /** The 402 asks for something Coffer cannot pay: not USDC, another network, unreadable terms. */
   | 'unreadable_402'
+  /** An offer Coffer recognises but cannot complete (an x402 payment payload): refused before paying. */
+  | 'unsupported_offer'
   | 'price_above_registry'
   /** The 402's recipient is not the registry's address for the service it names. */
   | 'recipient_mismatch'
@@ -63,8 +65,9 @@ const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * fetch for agents: calls the URL; on a 402 reads the terms (Coffer's body or an x402 `accepts`
- * list), refuses anything that is not USDC on this Coffer's network, a recipient that contradicts the
+ * fetch for agents: calls the URL; on a 402 reads Coffer's terms, refuses an offer only an x402
+ * payment payload completes (paying with a receipt would buy nothing), anything that is not USDC on
+ * this Coffer's network, a recipient that contradicts the
  * registry, or a price above the registry's listing (found by service id or by the recipient's
  * address); pays through the agent's Coffer `/pay` (inside its policy; a refusal comes back as a
  * PaymentError), and retries with `X-Payment`. One call pays at most once: the payment carries an
@@ -80,12 +83,19 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   const first = await doFetch(url, init);
   if (first.status !== 402) return { response: first, payment: null };
 
-  const instructions = readPaymentInstructions(await first.clone().json().catch(() => null));
-  if (instructions === null) {
+  const offer = readOffer(first.headers, await first.clone().json().catch(() => null));
+  if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
+  if (offer.kind === 'x402') {
+    throw new PaymentError(
+      'unsupported_offer',
+      `${url} asks for an x402${offer.version === null ? '' : ` v${offer.version}`} payment, which Coffer cannot complete; nothing was paid`,
+    );
+  }
+  const { instructions } = offer;
   const coffer = await cofferFacts(options.agent, doFetch);
-  checkAsset(instructions, coffer, url);
+  checkNetwork(instructions, coffer.network, url);
   const listing = await registryListing(options.agent, instructions, doFetch);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
   if (listing.cap !== null && asked > listing.cap.micro) {
@@ -131,29 +141,24 @@ async function codeOf(response: Response): Promise<string | null> {
   return typeof body?.code === 'string' ? body.code : null;
 }
 
-const factsCache = new Map<string, { network: string; usdcMint: string }>();
+const factsCache = new Map<string, { network: string }>();
 
-/** The Coffer's network and USDC mint, to refuse a 402 that asks for something else. */
+/** The Coffer's network, to refuse a 402 that asks for payment on another. */
 async function cofferFacts(agent: PayingAgent, doFetch: typeof fetch) {
   const cached = factsCache.get(agent.cofferUrl);
   if (cached) return cached;
   const body = await getJson(`${agent.cofferUrl}/v1/health`, doFetch);
-  if (typeof body?.network !== 'string' || typeof body.usdcMint !== 'string') {
+  if (typeof body?.network !== 'string') {
     throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
-  const facts = { network: body.network, usdcMint: body.usdcMint };
+  const facts = { network: body.network };
   factsCache.set(agent.cofferUrl, facts);
   return facts;
 }
 
-function checkAsset(instructions: PaymentInstructions, coffer: { network: string; usdcMint: string }, url: string) {
-  const networkOk =
-    instructions.network === null || instructions.network === coffer.network || instructions.network === x402Network(coffer.network);
-  if (!networkOk) {
-    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${coffer.network}`, { instructions });
-  }
-  if (instructions.asset !== null && instructions.asset !== coffer.usdcMint) {
-    throw new PaymentError('unreadable_402', `${url} wants a token other than this network's USDC (${instructions.asset})`, { instructions });
+function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {
+  if (instructions.network !== null && instructions.network !== network) {
+    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${network}`, { instructions });
   }
 }
 

@@ -32,7 +32,7 @@ export const paymentOf = (res: Response): VerifiedPayment | undefined => res.loc
 
 /**
  * Express middleware for an API seller. A request without `X-Payment` gets 402 with the price, the
- * recipient and a fresh single-use nonce (and an x402 `accepts` list). A request with a receipt is
+ * recipient and a fresh single-use nonce. A request with a receipt is
  * verified on chain (see verifyReceipt); the route runs only for a payment accepted now, and finds it
  * with paymentOf(res). A refused receipt gets 402 with the reason and fresh terms.
  */
@@ -42,7 +42,7 @@ export function createPaywall(options: PaywallOptions) {
   const log = options.log ?? (() => undefined);
 
   // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
-  // twin in express). x402 gets the full URL.
+  // twin in express).
   const resourceOf = (req: Request) => `${req.method === 'HEAD' ? 'GET' : req.method} ${req.baseUrl}${req.path}`;
   let issued = 0;
   const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;

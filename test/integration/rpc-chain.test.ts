@@ -258,7 +258,7 @@ describe('Coffer on an RPC network', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data`;
     try {
       const terms = await json(fetch(url));
-      expect(terms).toMatchObject({ network: 'localnet', accepts: [{ network: 'solana-localnet', asset: rpc.mint.address }] });
+      expect(terms).toMatchObject({ network: 'localnet', currency: 'USDC', amount: '0.01' });
       const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/pay'), {
         key: agent.apiKey,
         body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce },

@@ -12,7 +12,7 @@ import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { createNonces } from '../../server/x402/nonces.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
+import { createPaywall } from '../../server/x402/paywall.js';
 import { verifyReceipt } from '../../server/x402/verify-receipt.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { decodeReceipt, encodeReceipt, receiptProofMessage, type Receipt } from '../../server/core/receipts.js';
@@ -61,7 +61,7 @@ describe('the 402 flow against the demo paid API', () => {
     return { status: response.status, body: await json(response) };
   };
 
-  it('402 with Coffer terms and x402 accepts -> pay -> retry with X-Payment -> 200 with data', async () => {
+  it('402 with Coffer terms -> pay -> retry with X-Payment -> 200 with data', async () => {
     const agent = await fundedAgent(t, 'weather-bot', '1.00');
     const unpaid = await get('/weather?city=Porto');
     expect(unpaid.status).toBe(402);
@@ -72,21 +72,11 @@ describe('the 402 flow against the demo paid API', () => {
       recipient: DEMO_PAY_TO,
       network: 'sim',
       service: 'demo-weather',
-      x402Version: 1,
     });
     expect(unpaid.body.nonce).toMatch(/^[A-Za-z0-9_.-]{40,120}$/);
-    expect(unpaid.body.accepts[0]).toEqual({
-      scheme: 'exact',
-      network: 'solana-localnet',
-      maxAmountRequired: '10000',
-      resource: `${api.url}/weather`,
-      description: expect.any(String),
-      mimeType: 'application/json',
-      payTo: DEMO_PAY_TO,
-      maxTimeoutSeconds: 300,
-      asset: t.coffer.chain.usdcMint,
-      extra: { nonce: unpaid.body.nonce, service: 'demo-weather' },
-    });
+    // It offers only what it accepts: no x402 `accepts` list, which an x402 client would pay in vain.
+    expect(unpaid.body).not.toHaveProperty('accepts');
+    expect(unpaid.body).not.toHaveProperty('x402Version');
     // Every 402 has a fresh nonce.
     expect((await get('/weather?city=Porto')).body.nonce).not.toBe(unpaid.body.nonce);
 
@@ -448,7 +438,7 @@ describe('the 402 flow against the demo paid API', () => {
 
     it('caps the price by the registry listing of the recipient even when the 402 names no service', async () => {
       const agent = await fundedAgent(t, 'unnamed', '5.00');
-      const seller = await sellerWith(({ service: _service, accepts: _accepts, ...rest }) => rest, '3.00');
+      const seller = await sellerWith(({ service: _service, ...rest }) => rest, '3.00');
       try {
         const error = await payingFetch(seller.url, {}, { agent: agentOf(agent, 'unnamed') }).catch((e) => e);
         expect(error).toMatchObject({ code: 'price_above_registry' });
@@ -458,22 +448,19 @@ describe('the 402 flow against the demo paid API', () => {
       }
     });
 
-    it('refuses a 402 whose recipient contradicts the registry, or whose asset is not USDC, before paying', async () => {
+    it('refuses a 402 whose recipient contradicts the registry, or that asks for another network, before paying', async () => {
       const agent = await fundedAgent(t, 'careful', '5.00');
       const elsewhere = await sellerWith((body) => ({ ...body, recipient: OTHER }));
-      const otherToken = await sellerWith((body) => ({
-        x402Version: 1,
-        accepts: (body.accepts as Record<string, unknown>[]).map((offer) => ({ ...offer, asset: 'So11111111111111111111111111111111111111112' })),
-      }));
+      const otherCurrency = await sellerWith((body) => ({ ...body, currency: 'SOL' }));
       const otherNetwork = await sellerWith((body) => ({ ...body, network: 'mainnet' }));
       try {
         expect(await payingFetch(elsewhere.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'recipient_mismatch' });
-        expect(await payingFetch(otherToken.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
+        expect(await payingFetch(otherCurrency.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
         expect(await payingFetch(otherNetwork.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
         expect(await history('careful')).toHaveLength(0);
       } finally {
         await elsewhere.close();
-        await otherToken.close();
+        await otherCurrency.close();
         await otherNetwork.close();
       }
     });
@@ -513,30 +500,33 @@ describe('the 402 flow against the demo paid API', () => {
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('4.98'));
     });
 
-    it('pays from an x402-only 402 (accepts list, no Coffer fields)', async () => {
+    it('never pays an x402 offer with a Coffer receipt (it would pay and buy nothing): refused before any money moves', async () => {
       const agent = await fundedAgent(t, 'x402-client', '1.00');
-      const x402Store = openPaywallStore(':memory:');
-      const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: x402Store });
+      const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
+      const offer = {
+        scheme: 'exact', network: 'solana-localnet', maxAmountRequired: '10000', resource: 'http://127.0.0.1/data', description: 'data',
+        mimeType: 'application/json', payTo: DEMO_PAY_TO, maxTimeoutSeconds: 60, asset: t.coffer.chain.usdcMint, extra: { feePayer: OTHER },
+      };
       const app = express();
-      // Strip everything but the x402 fields from the paywall's 402.
-      app.use((_req, res, next) => {
-        const json = res.json.bind(res);
-        res.json = (body: Record<string, unknown>) => (res.statusCode === 402 ? json({ x402Version: body.x402Version, accepts: body.accepts }) : json(body));
-        next();
+      // x402 v1: the terms in the body; the seller then expects an X-PAYMENT payload, not a receipt.
+      app.get('/v1', (_req, res) => void res.status(402).json({ x402Version: 1, error: 'X-PAYMENT header is required', accepts: [offer] }));
+      // x402 v2: the terms in the PAYMENT-REQUIRED header, the body empty.
+      app.get('/v2', (_req, res) => {
+        const required = { x402Version: 2, error: 'Payment required', resource: { url: 'http://127.0.0.1/v2' }, accepts: [{ ...offer, amount: '10000' }] };
+        res.status(402).set('PAYMENT-REQUIRED', Buffer.from(JSON.stringify(required)).toString('base64')).json({});
       });
-      app.get('/data', wall.require({ price: '0.01', description: 'x402 data', service: 'demo-weather' }), (_req, res) =>
-        res.json({ ok: true, paidBy: paymentOf(res)?.payer }),
-      );
       const server = await listen(app);
       try {
-        const plain = await json(fetch(`${server.url}/data`));
-        expect(Object.keys(plain).sort()).toEqual(['accepts', 'x402Version']);
-        const { response } = await payingFetch(`${server.url}/data`, {}, { agent: agentOf(agent, 'x402-client') });
-        expect(response.status).toBe(200);
-        expect(await json(response)).toEqual({ ok: true, paidBy: agent.walletAddress });
+        for (const path of ['/v1', '/v2']) {
+          const error = await payingFetch(`${server.url}${path}`, {}, { agent: agentOf(agent, 'x402-client') }).catch((e) => e);
+          expect(error).toBeInstanceOf(PaymentError);
+          expect(error.code).toBe('unsupported_offer');
+          expect(error.message).toMatch(/x402.*nothing was paid/);
+        }
+        expect(await history('x402-client')).toHaveLength(0);
+        expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(before);
       } finally {
         await close(server.server);
-        x402Store.close();
       }
     });
   });
