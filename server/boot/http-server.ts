@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../http/app.js';
 import { DashboardSessions } from '../http/sessions.js';
 import type { OpenedCoffer } from './open-coffer.js';
+import { createSimRpc } from '../chain/sim-rpc.js';
 
 export interface RunningServer {
   url: string;
@@ -37,6 +38,7 @@ export async function startHttpServer(options: {
     port: () => port,
     isShuttingDown: () => shuttingDown,
     log: options.log,
+    simRpc: coffer.simLedger === null ? null : createSimRpc(coffer.simLedger),
   });
   const server = createServer(app);
   // Requests Node rejects before express sees them (oversized headers, broken HTTP) still get JSON.

@@ -7,6 +7,7 @@ import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-
 import { createKeyVault } from '../keys/key-vault.js';
 import { loadSimChain } from '../chain/load-sim-chain.js';
 import type { SimChain } from '../chain/sim-chain.js';
+import type { SimLedger } from '../chain/sim-ledger.js';
 import { RpcChain } from '../chain/rpc-chain.js';
 import { parseNetwork } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
@@ -41,6 +42,8 @@ export interface OpenedCoffer {
   engine: Engine;
   db: SqliteDatabase;
   chain: Chain;
+  /** The embedded chain's ledger (sim only), which the HTTP server also speaks JSON-RPC for. */
+  simLedger: SimLedger | null;
   owner: string;
   ownerKey: string;
   ownerCreated: boolean;
@@ -125,6 +128,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       engine,
       db: openedDb,
       chain,
+      simLedger: sim?.ledger ?? null,
       dataDirLock,
       owner,
       ownerKey,

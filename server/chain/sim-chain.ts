@@ -1,19 +1,16 @@
-import { LiteSVM, FailedTransactionMetadata } from 'litesvm';
+import type { LiteSVM } from 'litesvm';
 import {
   address,
   appendTransactionMessageInstructions,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
-  getBase64Encoder,
   getSignatureFromTransaction,
-  getTransactionDecoder,
-  getCompiledTransactionMessageDecoder,
-  lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  blockhash as toBlockhash,
   type Address,
-  type EncodedAccount,
   type Instruction,
   type Transaction,
   type TransactionSigner,
@@ -34,50 +31,25 @@ import type { Chain, PreparedTransfer, TransactionFate, TransferFound, TransferR
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
+import { SimLedger, type SimChainStore } from './sim-ledger.js';
 
-/** One persisted account of the embedded chain. */
-export interface SimAccountRow {
-  address: string;
-  lamports: bigint;
-  owner: string;
-  data: Uint8Array;
-  executable: boolean;
-}
-
-export interface SimTransactionRow {
-  signature: string;
-  wire: string;
-  slot: bigint;
-  blockTime: number;
-  error: string | null;
-}
-
-/** What the sim chain needs from storage: its accounts and its transaction log, written together. */
-export interface SimChainStore {
-  loadAccounts(): SimAccountRow[];
-  /** Writes the accounts a transaction touched and the transaction itself in one SQLite transaction. */
-  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null): void;
-  findTransaction(signature: string): SimTransactionRow | null;
-  getMeta(key: string): string | null;
-  setMeta(key: string, value: string): void;
-}
+export type { SimAccountRow, SimChainStore, SimTransactionRow } from './sim-ledger.js';
 
 const ONE_SOL = 1_000_000_000n;
 const MINT_META = 'sim.usdc_mint';
 const MINT_AUTHORITY_META = 'sim.usdc_mint_authority';
 
 /**
- * The embedded chain: LiteSVM 1.x running the real SPL Token, Associated Token and Memo programs
- * in-process. Every executed transaction and every account it touched is written to SQLite, so the
- * chain survives restarts; a transaction that was executed but not yet persisted when the process
- * died is gone with the in-memory state, exactly as if it never landed.
+ * The embedded chain as Coffer's Chain port: Coffer's transfers on the sim ledger (LiteSVM with its
+ * accounts and history in SQLite, see SimLedger), signed with the key vault's wallets, and a local
+ * USDC-like mint whose authority is a key of the vault.
  */
 export class SimChain implements Chain {
   readonly network = 'sim';
   readonly isSim = true;
 
   private constructor(
-    private readonly svm: LiteSVM,
+    readonly ledger: SimLedger,
     private readonly store: SimChainStore,
     private readonly vault: WalletKeyVault,
     private readonly clock: Clock,
@@ -86,28 +58,17 @@ export class SimChain implements Chain {
   ) {}
 
   static async open(store: SimChainStore, vault: WalletKeyVault, clock: Clock): Promise<SimChain> {
-    const svm = new LiteSVM();
-    for (const row of store.loadAccounts()) {
-      svm.setAccount({
-        address: address(row.address),
-        lamports: lamports(row.lamports),
-        programAddress: address(row.owner),
-        data: row.data,
-        executable: row.executable,
-        space: BigInt(row.data.length),
-      });
-    }
-    syncClock(svm, clock);
-
+    const ledger = SimLedger.open(store, clock);
+    const svm = ledger.svm;
     const mint = store.getMeta(MINT_META);
     const authority = store.getMeta(MINT_AUTHORITY_META);
     if (mint !== null && authority !== null) {
-      return new SimChain(svm, store, vault, clock, address(mint), address(authority));
+      return new SimChain(ledger, store, vault, clock, address(mint), address(authority));
     }
     // First start: a local USDC-like mint (6 decimals) whose authority key lives in the key store.
     const authorityAddress = address(await vault.createWallet());
     const mintAccount = await vault.signer(await vault.createWallet());
-    const chain = new SimChain(svm, store, vault, clock, mintAccount.address, authorityAddress);
+    const chain = new SimChain(ledger, store, vault, clock, mintAccount.address, authorityAddress);
     await chain.prepareFeePayer(authorityAddress);
     const payer = await vault.signer(authorityAddress);
     const space = BigInt(getMintSize());
@@ -129,8 +90,11 @@ export class SimChain implements Chain {
   async prepareFeePayer(wallet: string): Promise<void> {
     const balance = this.svm.getBalance(address(wallet)) ?? 0n;
     if (balance >= ONE_SOL) return;
-    this.svm.airdrop(address(wallet), lamports(10n * ONE_SOL));
-    this.store.commit([this.accountRow(address(wallet))].filter((row) => row !== null), null);
+    this.ledger.airdrop(wallet, 10n * ONE_SOL);
+  }
+
+  private get svm(): LiteSVM {
+    return this.ledger.svm;
   }
 
   async usdcBalance(wallet: string): Promise<bigint> {
@@ -162,18 +126,11 @@ export class SimChain implements Chain {
       feePayer,
       createRecipientAccount: request.createRecipientAccount,
     });
-    const transaction = await this.sign(feePayer, instructions);
-    return {
-      txSignature: getSignatureFromTransaction(transaction),
-      txWire: getBase64EncodedWireTransaction(transaction),
-      // The sim chain's blockhashes never expire on their own; the height is informative only.
-      lastValidBlockHeight: this.svm.getClock().slot + 150n,
-    };
+    return this.prepared(await this.sign(feePayer, instructions));
   }
 
   async submitTransfer(prepared: PreparedTransfer): Promise<void> {
-    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(prepared.txWire));
-    this.run(transaction, prepared.txWire, prepared.txSignature);
+    this.run(this.ledger.decode(prepared.txWire), prepared.txWire);
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
@@ -199,7 +156,8 @@ export class SimChain implements Chain {
   }
 
   async incomingTransfers(): Promise<{ transfers: []; readUpTo: null; unreadable: [] }> {
-    // Nothing outside this process can send to the embedded chain; the faucet records its own deposits.
+    // The faucet records its own deposits. Test USDC sent to the treasury over /rpc (only ever from
+    // a wallet that got it from Coffer's own) is not watched for.
     return { transfers: [], readUpTo: null, unreadable: [] };
   }
 
@@ -233,11 +191,7 @@ export class SimChain implements Chain {
       // A unique memo keeps two equal faucet calls from being the same transaction.
       getAddMemoInstruction({ memo: `faucet ${this.clock.now()} ${Math.random()}` }, { programAddress: MEMO_PROGRAM_ADDRESS }),
     ]);
-    return {
-      txSignature: getSignatureFromTransaction(transaction),
-      txWire: getBase64EncodedWireTransaction(transaction),
-      lastValidBlockHeight: this.svm.getClock().slot + 150n,
-    };
+    return this.prepared(transaction);
   }
 
   async close(): Promise<void> {}
@@ -247,11 +201,21 @@ export class SimChain implements Chain {
     return this.svm;
   }
 
+  private prepared(transaction: Transaction): PreparedTransfer {
+    return {
+      txSignature: getSignatureFromTransaction(transaction),
+      txWire: getBase64EncodedWireTransaction(transaction),
+      // The sim chain's blockhashes never expire on their own; the height is informative only.
+      lastValidBlockHeight: this.ledger.latestBlockhash().lastValidBlockHeight,
+    };
+  }
+
   private async sign(feePayer: TransactionSigner, instructions: Instruction[]): Promise<Transaction> {
+    const { blockhash, lastValidBlockHeight } = this.ledger.latestBlockhash();
     return pipe(
       createTransactionMessage({ version: 0 }),
       (message) => setTransactionMessageFeePayerSigner(feePayer, message),
-      (message) => this.svm.setTransactionMessageLifetimeUsingLatestBlockhash(message),
+      (message) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, message),
       (message) => appendTransactionMessageInstructions(instructions, message),
       (message) => signTransactionMessageWithSigners(message),
     );
@@ -259,79 +223,18 @@ export class SimChain implements Chain {
 
   private async execute(feePayer: TransactionSigner, instructions: Instruction[]): Promise<string> {
     const transaction = await this.sign(feePayer, instructions);
-    const signature = getSignatureFromTransaction(transaction);
-    this.run(transaction, getBase64EncodedWireTransaction(transaction), signature);
-    return signature;
+    this.run(transaction, getBase64EncodedWireTransaction(transaction));
+    return getSignatureFromTransaction(transaction);
   }
 
-  /** Executes a signed transaction and persists its effects; throws CofferError when it fails. */
-  private run(transaction: Transaction, wire: string, signature: string): void {
-    syncClock(this.svm, this.clock);
-    const result = this.svm.sendTransaction(transaction);
-    const failed = result instanceof FailedTransactionMetadata;
-    const error = failed ? describeFailure(result) : null;
-    const alreadyProcessed = failed && error === 'AlreadyProcessed';
-    if (!alreadyProcessed) {
-      const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-      const touched = message.staticAccounts.map((key) => this.accountRow(key)).filter((row) => row !== null);
-      // A transaction rejected before execution (bad blockhash, bad signature) never lands on chain.
-      const landed = !failed || isInstructionError((result as FailedTransactionMetadata).err());
-      this.store.commit(
-        touched,
-        landed ? { signature, wire, slot: this.svm.getClock().slot, blockTime: this.clock.now(), error } : null,
-      );
-    }
-    if (failed) {
-      const insufficient = error !== null && /InstructionErrorCustom \{ code: 1 \}/.test(error);
-      throw new CofferError(
-        insufficient ? 'insufficient_funds' : 'chain_rejected',
-        insufficient ? 'the paying wallet does not hold enough USDC' : `the transaction failed on chain: ${error}`,
-      );
-    }
-  }
-
-  private accountRow(key: Address): SimAccountRow | null {
-    const account = this.svm.getAccount(key);
-    if (!account.exists || account.executable) return null;
-    return {
-      address: key,
-      lamports: account.lamports,
-      owner: account.programAddress,
-      data: new Uint8Array((account as EncodedAccount).data),
-      executable: false,
-    };
+  /** Executes a signed transaction on the ledger; throws CofferError when it fails. */
+  private run(transaction: Transaction, wire: string): void {
+    const { failure } = this.ledger.execute(transaction, wire);
+    if (failure === null) return;
+    const insufficient = /InstructionErrorCustom \{ code: 1 \}/.test(failure.description);
+    throw new CofferError(
+      insufficient ? 'insufficient_funds' : 'chain_rejected',
+      insufficient ? 'the paying wallet does not hold enough USDC' : `the transaction failed on chain: ${failure.description}`,
+    );
   }
 }
-
-function syncClock(svm: LiteSVM, clock: Clock): void {
-  const current = svm.getClock();
-  current.unixTimestamp = BigInt(Math.floor(clock.now() / 1000));
-  svm.setClock(current);
-}
-
-type TransactionError = ReturnType<FailedTransactionMetadata['err']>;
-type InstructionError = Extract<TransactionError, { err(): unknown }>;
-
-/** An error raised while executing an instruction: the transaction landed (and paid its fee) but failed. */
-function isInstructionError(err: TransactionError): err is InstructionError {
-  return typeof err === 'object' && 'index' in err && 'err' in err && typeof err.err === 'function';
-}
-
-function describeFailure(result: FailedTransactionMetadata): string {
-  const err = result.err();
-  if (isInstructionError(err)) {
-    const inner = err.err();
-    const innerText = typeof inner === 'number' ? `InstructionErrorFieldless(${inner})` : inner.toString();
-    return `InstructionError(${err.index}, ${innerText})`;
-  }
-  if (typeof err === 'number') return TRANSACTION_ERROR_NAMES[err] ?? `TransactionError(${err})`;
-  return err.toString();
-}
-
-const TRANSACTION_ERROR_NAMES: Record<number, string> = {
-  2: 'AccountNotFound',
-  4: 'InsufficientFundsForFee',
-  6: 'AlreadyProcessed',
-  7: 'BlockhashNotFound',
-  11: 'SignatureFailure',
-};

@@ -16,6 +16,8 @@ import { linkSessionRoutes } from './routes/link-sessions.js';
 import { eventRoutes } from './routes/events.js';
 import { treasuryRoutes } from './routes/treasury.js';
 import type { RouteDeps } from './routes/route-deps.js';
+import { simRpcRoute } from './sim-rpc-route.js';
+import type { SimRpc } from '../chain/sim-rpc.js';
 
 export interface HttpAppOptions {
   engine: Engine;
@@ -26,6 +28,8 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   streams: Set<Response>;
   log: (message: string) => void;
+  /** The embedded chain's JSON-RPC, served at POST /rpc (sim only). */
+  simRpc: SimRpc | null;
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -39,6 +43,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  if (options.simRpc !== null) app.use(simRpcRoute(options.simRpc));
   // Every body is read as JSON whatever its Content-Type (curl -d sends form encoding by default).
   app.use(express.json({ limit: '64kb', type: () => true, strict: true }));
 

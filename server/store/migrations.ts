@@ -365,6 +365,24 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX link_sessions_waiting ON link_sessions (status, expires_at, created_at);
     `,
   },
+  {
+    version: 11,
+    name: 'sim_chain_history',
+    sql: `
+      -- What a node keeps of a landed transaction, so the sim chain answers JSON-RPC as a cluster does:
+      -- its order (seq), its metadata (error, fee, logs, token balances before and after, as JSON),
+      -- and which addresses it touched (getSignaturesForAddress).
+      ALTER TABLE sim_transactions ADD COLUMN seq INTEGER;
+      ALTER TABLE sim_transactions ADD COLUMN meta TEXT;
+      UPDATE sim_transactions SET seq = rowid;
+      CREATE UNIQUE INDEX sim_transactions_by_seq ON sim_transactions (seq);
+      CREATE TABLE sim_address_signatures (
+        address TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (address, seq)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -1,7 +1,25 @@
 import type { SqliteDatabase } from './database.js';
-import type { SimAccountRow, SimChainStore, SimTransactionRow } from '../chain/sim-chain.js';
+import type { SimAccountRow, SimChainStore, SimTransactionMeta, SimTransactionRow } from '../chain/sim-ledger.js';
 
-/** SQLite persistence for the embedded chain's accounts and transaction log. */
+interface TransactionRowData {
+  signature: string;
+  wire: string;
+  slot: number;
+  block_time: number;
+  error: string | null;
+  meta: string | null;
+}
+
+const toTransaction = (row: TransactionRowData): SimTransactionRow => ({
+  signature: row.signature,
+  wire: row.wire,
+  slot: BigInt(row.slot),
+  blockTime: row.block_time,
+  error: row.error,
+  meta: row.meta === null ? null : (JSON.parse(row.meta) as SimTransactionMeta),
+});
+
+/** SQLite persistence for the embedded chain's accounts, transaction log and signatures by address. */
 export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const loadAccounts = db.prepare('SELECT address, lamports, owner, data, executable FROM sim_accounts');
   const upsertAccount = db.prepare(
@@ -10,9 +28,16 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
        executable = excluded.executable`,
   );
   const insertTransaction = db.prepare(
-    'INSERT OR IGNORE INTO sim_transactions (signature, wire, slot, block_time, error) VALUES (?, ?, ?, ?, ?)',
+    `INSERT OR IGNORE INTO sim_transactions (signature, wire, slot, block_time, error, meta, seq)
+     VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM sim_transactions))`,
   );
+  const seqOf = db.prepare('SELECT seq FROM sim_transactions WHERE signature = ?').pluck();
+  const indexAddress = db.prepare('INSERT OR IGNORE INTO sim_address_signatures (address, seq) VALUES (?, ?)');
   const findTransaction = db.prepare('SELECT * FROM sim_transactions WHERE signature = ?');
+  const signaturesFor = db.prepare(
+    `SELECT t.* FROM sim_address_signatures a JOIN sim_transactions t ON t.seq = a.seq
+     WHERE a.address = ? AND a.seq < ? AND a.seq > ? ORDER BY a.seq DESC LIMIT ?`,
+  );
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
@@ -21,9 +46,23 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
       upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
     }
     if (transaction) {
-      insertTransaction.run(transaction.signature, transaction.wire, transaction.slot, transaction.blockTime, transaction.error);
+      const { changes } = insertTransaction.run(
+        transaction.signature,
+        transaction.wire,
+        transaction.slot,
+        transaction.blockTime,
+        transaction.error,
+        transaction.meta === null ? null : JSON.stringify(transaction.meta),
+      );
+      if (changes > 0 && transaction.meta !== null) {
+        const seq = seqOf.get(transaction.signature) as number;
+        for (const key of new Set(transaction.meta.accountKeys)) indexAddress.run(key, seq);
+      }
     }
   });
+  /** A signature's place in the log; none for an unknown one (then the bound is open). */
+  const seqBound = (signature: string | undefined, open: number) =>
+    signature === undefined ? open : ((seqOf.get(signature) as number | undefined) ?? open);
 
   return {
     loadAccounts: () =>
@@ -38,13 +77,13 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
       ),
     commit: (accounts, transaction) => commit.immediate(accounts, transaction),
     findTransaction: (signature) => {
-      const row = findTransaction.get(signature) as
-        | { signature: string; wire: string; slot: number; block_time: number; error: string | null }
-        | undefined;
-      return row
-        ? { signature: row.signature, wire: row.wire, slot: BigInt(row.slot), blockTime: row.block_time, error: row.error }
-        : null;
+      const row = findTransaction.get(signature) as TransactionRowData | undefined;
+      return row ? toTransaction(row) : null;
     },
+    signaturesFor: (address, options) =>
+      (
+        signaturesFor.all(address, seqBound(options.before, Number.MAX_SAFE_INTEGER), seqBound(options.until, 0), options.limit) as TransactionRowData[]
+      ).map(toTransaction),
     getMeta: (key) => (getMeta.get(key) as string | undefined) ?? null,
     setMeta: (key, value) => void setMeta.run(key, value),
   };

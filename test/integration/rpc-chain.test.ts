@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSolanaRpc } from '../fixtures/fake-solana-rpc.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
 import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
@@ -18,12 +18,12 @@ import { json } from '../helpers/serve-process.js';
  * only "remote cluster" this machine can reach): real transactions, real confirmation polling.
  */
 describe('Coffer on an RPC network', () => {
-  let rpc: FakeSolanaRpc;
+  let rpc: TestCluster;
   let t: TestCoffer;
   /** A paid API outside the registry (any price goes), holding a USDC account on the cluster. */
   const SELLER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
   beforeAll(async () => {
-    rpc = await new FakeSolanaRpc().start();
+    rpc = await new TestCluster().start();
     t = await startCoffer({ network: rpc.url, usdcMint: rpc.mint.address });
     rpc.airdrop(t.owner);
     await rpc.depositFromOutside(SELLER, 1n);

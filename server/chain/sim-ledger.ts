@@ -1,0 +1,332 @@
+import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
+import {
+  address,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  lamports,
+  type Address,
+  type EncodedAccount,
+  type Transaction,
+} from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
+import type { Clock } from '../core/ports/keys.js';
+import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
+import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
+
+/** One persisted account of the embedded chain. */
+export interface SimAccountRow {
+  address: string;
+  lamports: bigint;
+  owner: string;
+  data: Uint8Array;
+  executable: boolean;
+}
+
+/** What a node records of a landed transaction besides its bytes. */
+export interface SimTransactionMeta {
+  err: RpcTransactionError | null;
+  fee: number;
+  logMessages: string[];
+  computeUnitsConsumed: number;
+  /** The message's static account keys, which the token balances index into. */
+  accountKeys: string[];
+  preTokenBalances: RpcTokenBalance[];
+  postTokenBalances: RpcTokenBalance[];
+}
+
+export interface SimTransactionRow {
+  signature: string;
+  wire: string;
+  slot: bigint;
+  /** Milliseconds. */
+  blockTime: number;
+  /** LiteSVM's description of the failure, null when the transaction succeeded. */
+  error: string | null;
+  /** Null for transactions recorded before the chain spoke JSON-RPC. */
+  meta: SimTransactionMeta | null;
+}
+
+/** What the sim chain needs from storage: its accounts and its transaction log, written together. */
+export interface SimChainStore {
+  loadAccounts(): SimAccountRow[];
+  /** Writes the accounts a transaction touched and the transaction itself in one SQLite transaction. */
+  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null): void;
+  findTransaction(signature: string): SimTransactionRow | null;
+  /**
+   * Transactions that touched an address, newest first: before `before` (exclusive), down to `until`
+   * (exclusive), at most `limit`.
+   */
+  signaturesFor(address: string, options: { before?: string; until?: string; limit: number }): SimTransactionRow[];
+  getMeta(key: string): string | null;
+  setMeta(key: string, value: string): void;
+}
+
+/** How many blocks a blockhash stays usable after it became the latest, as on Solana's clusters. */
+const BLOCKHASH_LIFETIME = 150n;
+const GENESIS_META = 'sim.genesis_hash';
+const BLOCK_HEIGHT_META = 'sim.block_height';
+
+/** Why a transaction was not executed or failed: the RPC's error shape, and LiteSVM's words. */
+export interface LedgerFailure {
+  err: RpcTransactionError;
+  description: string;
+  logs: string[];
+  /** True when it landed (it paid its fee and is recorded) although it failed. */
+  landed: boolean;
+}
+
+export type ExecuteResult = { signature: string; failure: null } | { signature: string; failure: LedgerFailure };
+
+/**
+ * The embedded chain's state and history: LiteSVM 1.x running the real SPL Token, Associated Token and
+ * Memo programs, with what a node keeps beside it (slots, block height, blockhash lifetimes, a log of
+ * landed transactions with their metadata, an index of signatures by address). Every landed
+ * transaction and every account it touched is written through the store in one commit, so the chain
+ * survives restarts; a transaction executed but not yet persisted when the process died is gone with
+ * the in-memory state, as if it never landed.
+ *
+ * Block height moves only when blockhashes are expired on purpose (`advanceBlocks`), so a blockhash
+ * never expires on its own here: the slot advances with every landed transaction.
+ */
+export class SimLedger {
+  private readonly blockhashHeights = new Map<string, bigint>();
+
+  private constructor(
+    readonly svm: LiteSVM,
+    private readonly store: SimChainStore,
+    private readonly clock: Clock,
+    readonly genesisHash: string,
+    private height: bigint,
+  ) {}
+
+  /**
+   * Loads the persisted accounts into a fresh LiteSVM. `genesisHash` names the cluster this chain
+   * presents itself as (a random one of its own, kept in the store, unless given).
+   */
+  static open(store: SimChainStore, clock: Clock, options: { genesisHash?: string } = {}): SimLedger {
+    const svm = new LiteSVM();
+    for (const row of store.loadAccounts()) {
+      svm.setAccount({
+        address: address(row.address),
+        lamports: lamports(row.lamports),
+        programAddress: address(row.owner),
+        data: row.data,
+        executable: row.executable,
+        space: BigInt(row.data.length),
+      });
+    }
+    let genesisHash = options.genesisHash ?? store.getMeta(GENESIS_META);
+    if (genesisHash === null) {
+      genesisHash = svm.latestBlockhash();
+      store.setMeta(GENESIS_META, genesisHash);
+    }
+    const height = BigInt(store.getMeta(BLOCK_HEIGHT_META) ?? '1000');
+    const ledger = new SimLedger(svm, store, clock, genesisHash, height);
+    ledger.syncClock();
+    return ledger;
+  }
+
+  get slot(): bigint {
+    return this.svm.getClock().slot;
+  }
+
+  get blockHeight(): bigint {
+    return this.height;
+  }
+
+  /** The blockhash a new transaction should use, and the last block height it can land at. */
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint } {
+    const blockhash = this.svm.latestBlockhash();
+    let lastValid = this.blockhashHeights.get(blockhash);
+    if (lastValid === undefined) {
+      lastValid = this.height + BLOCKHASH_LIFETIME;
+      this.blockhashHeights.set(blockhash, lastValid);
+    }
+    return { blockhash, lastValidBlockHeight: lastValid };
+  }
+
+  /** Moves block height forward and expires the current blockhash: what was signed with it can no longer land. */
+  advanceBlocks(count: number): void {
+    this.height += BigInt(count);
+    this.svm.expireBlockhash();
+    this.setSlot(this.slot + BigInt(count));
+    this.store.setMeta(BLOCK_HEIGHT_META, this.height.toString());
+  }
+
+  account(key: string) {
+    return this.svm.getAccount(address(key));
+  }
+
+  /** Gives a wallet SOL for fees (test SOL: the embedded chain's own) and persists it. */
+  airdrop(wallet: string, amount: bigint): void {
+    this.svm.airdrop(address(wallet), lamports(amount));
+    this.persistAccounts([address(wallet)]);
+  }
+
+  /** Writes accounts changed outside a transaction (an airdrop, a test setting an account). */
+  persistAccounts(keys: Address[]): void {
+    this.store.commit(keys.map((key) => this.accountRow(key)).filter((row) => row !== null), null);
+  }
+
+  decode(wire: string): Transaction {
+    return getTransactionDecoder().decode(getBase64Encoder().encode(wire)) as Transaction;
+  }
+
+  /**
+   * Executes a signed transaction. It lands (and is recorded with every account it touched) when it
+   * succeeds or fails inside an instruction, as on a cluster; a transaction refused before execution
+   * (unknown or expired blockhash, bad signature, a fee it cannot pay) leaves no trace.
+   */
+  execute(transaction: Transaction, wire: string): ExecuteResult {
+    const signature = getSignatureFromTransaction(transaction);
+    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    const expired = this.blockhashExpired(message.lifetimeToken);
+    if (expired !== null) return { signature, failure: expired };
+    this.syncClock();
+    const accountKeys = message.staticAccounts.map(String);
+    const preTokenBalances = this.tokenBalances(accountKeys);
+    const result = this.svm.sendTransaction(transaction);
+    const failed = result instanceof FailedTransactionMetadata;
+    const err = failed ? rpcTransactionError(result.err()) : null;
+    const landed = !failed || (err !== null && typeof err === 'object' && 'InstructionError' in err);
+    const meta = failed ? result.meta() : (result as TransactionMetadata);
+    const logs = meta.logs();
+    if (landed) {
+      this.setSlot(this.slot + 1n);
+      const touched = message.staticAccounts.map((key) => this.accountRow(key)).filter((row) => row !== null);
+      this.store.commit(touched, {
+        signature,
+        wire,
+        slot: this.slot,
+        blockTime: this.clock.now(),
+        error: failed ? describeFailure(result) : null,
+        meta: {
+          err,
+          fee: LAMPORTS_PER_SIGNATURE * Object.keys(transaction.signatures).length,
+          logMessages: logs,
+          computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
+          accountKeys,
+          preTokenBalances,
+          postTokenBalances: this.tokenBalances(accountKeys),
+        },
+      });
+    }
+    if (!failed) return { signature, failure: null };
+    return { signature, failure: { err: err ?? 'UnknownError', description: describeFailure(result), logs, landed } };
+  }
+
+  /**
+   * Runs a transaction without landing it. `sigVerify: false` lets a partially signed transaction be
+   * simulated (an x402 payment before its fee payer signs); `replaceRecentBlockhash` runs it as if it
+   * used the latest blockhash.
+   */
+  simulate(
+    transaction: Transaction,
+    options: { sigVerify: boolean; replaceRecentBlockhash: boolean },
+  ): { err: RpcTransactionError | null; logs: string[]; unitsConsumed: number; replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null } {
+    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    if (!options.replaceRecentBlockhash) {
+      const expired = this.blockhashExpired(message.lifetimeToken);
+      if (expired !== null) return { err: expired.err, logs: [], unitsConsumed: 0, replacementBlockhash: null };
+    }
+    this.syncClock();
+    this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceRecentBlockhash);
+    try {
+      const result = this.svm.simulateTransaction(transaction);
+      const meta = result instanceof FailedTransactionMetadata ? result.meta() : result.meta();
+      return {
+        err: result instanceof FailedTransactionMetadata ? rpcTransactionError(result.err()) : null,
+        logs: meta.logs(),
+        unitsConsumed: Number(meta.computeUnitsConsumed()),
+        replacementBlockhash: options.replaceRecentBlockhash ? this.latestBlockhash() : null,
+      };
+    } finally {
+      this.svm.withSigverify(true).withBlockhashCheck(true);
+    }
+  }
+
+  findTransaction(signature: string): SimTransactionRow | null {
+    return this.store.findTransaction(signature);
+  }
+
+  signaturesFor(key: string, options: { before?: string; until?: string; limit: number }): SimTransactionRow[] {
+    return this.store.signaturesFor(key, options);
+  }
+
+  /** LiteSVM accepts only its latest blockhash: any other one is unknown or expired. */
+  private blockhashExpired(blockhash: string): LedgerFailure | null {
+    if (blockhash === this.svm.latestBlockhash()) return null;
+    return { err: 'BlockhashNotFound', description: 'BlockhashNotFound', logs: [], landed: false };
+  }
+
+  private syncClock(): void {
+    const current = this.svm.getClock();
+    current.unixTimestamp = BigInt(Math.floor(this.clock.now() / 1000));
+    this.svm.setClock(current);
+  }
+
+  private setSlot(slot: bigint): void {
+    const current = this.svm.getClock();
+    current.slot = slot;
+    this.svm.setClock(current);
+  }
+
+  /** The token balances of a transaction's accounts, as a node records them before and after it. */
+  private tokenBalances(keys: readonly string[]): RpcTokenBalance[] {
+    const balances: RpcTokenBalance[] = [];
+    keys.forEach((key, accountIndex) => {
+      const account = this.svm.getAccount(address(key));
+      if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getTokenSize()) return;
+      const token = getTokenDecoder().decode(account.data);
+      balances.push({
+        accountIndex,
+        mint: token.mint,
+        owner: token.owner,
+        programId: TOKEN_PROGRAM_ADDRESS,
+        uiTokenAmount: uiTokenAmount(token.amount, this.decimalsOf(token.mint)),
+      });
+    });
+    return balances;
+  }
+
+  /** A mint's decimals (6 for anything unreadable, as USDC). */
+  decimalsOf(mint: string): number {
+    const account = this.svm.getAccount(address(mint));
+    if (!account.exists || account.data.length !== getMintSize()) return 6;
+    return getMintDecoder().decode(account.data).decimals;
+  }
+
+  private accountRow(key: Address): SimAccountRow | null {
+    const account = this.svm.getAccount(key);
+    if (!account.exists || account.executable) return null;
+    return {
+      address: key,
+      lamports: account.lamports,
+      owner: account.programAddress,
+      data: new Uint8Array((account as EncodedAccount).data),
+      executable: false,
+    };
+  }
+}
+
+/** LiteSVM's words for a failure, as recorded in the transaction log since the first schema. */
+function describeFailure(result: FailedTransactionMetadata): string {
+  const err = result.err();
+  if (typeof err === 'number') return TRANSACTION_ERROR_NAMES[err] ?? `TransactionError(${err})`;
+  if ('index' in err && 'err' in err && typeof err.err === 'function') {
+    const inner = err.err();
+    const innerText = typeof inner === 'number' ? `InstructionErrorFieldless(${inner})` : inner.toString();
+    return `InstructionError(${err.index}, ${innerText})`;
+  }
+  return err.toString();
+}
+
+const TRANSACTION_ERROR_NAMES: Record<number, string> = {
+  2: 'AccountNotFound',
+  4: 'InsufficientFundsForFee',
+  6: 'AlreadyProcessed',
+  7: 'BlockhashNotFound',
+  11: 'SignatureFailure',
+};

@@ -1,0 +1,369 @@
+import { z } from 'zod';
+import {
+  address as toAddress,
+  getBase58Decoder,
+  getBase58Encoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Transaction,
+} from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
+import type { SimLedger, SimTransactionRow } from './sim-ledger.js';
+import { LAMPORTS_PER_SIGNATURE, uiTokenAmount } from './rpc-shapes.js';
+import type { RpcTransactionError } from './sim-transaction-errors.js';
+
+/**
+ * Solana JSON-RPC over the embedded chain: what `@solana/kit`'s `createSolanaRpc`, Coffer's own RPC
+ * adapter and the x402 packages (client and facilitator) ask a cluster. Everything here is final at
+ * once, so every commitment is answered as `finalized`. Transport-agnostic: a parsed request body in,
+ * the response body out (the HTTP route and the test cluster both serve it).
+ */
+export function createSimRpc(ledger: SimLedger) {
+  const context = () => ({ slot: ledger.slot, apiVersion: API_VERSION });
+  const withContext = (value: unknown) => ({ context: context(), value });
+
+  const methods: Record<string, { params: z.ZodType; run: (params: never) => unknown }> = {
+    getHealth: { params: noParams, run: () => 'ok' },
+    getVersion: { params: noParams, run: () => ({ 'solana-core': API_VERSION, 'feature-set': 0 }) },
+    getGenesisHash: { params: noParams, run: () => ledger.genesisHash },
+    getSlot: { params: configOnly, run: () => ledger.slot },
+    getBlockHeight: { params: configOnly, run: () => ledger.blockHeight },
+    getEpochInfo: {
+      params: configOnly,
+      run: () => ({ absoluteSlot: ledger.slot, blockHeight: ledger.blockHeight, epoch: 0n, slotIndex: ledger.slot, slotsInEpoch: 432_000n, transactionCount: null }),
+    },
+    getLatestBlockhash: {
+      params: configOnly,
+      run: () => {
+        const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
+        return withContext({ blockhash, lastValidBlockHeight });
+      },
+    },
+    isBlockhashValid: {
+      params: z.tuple([z.string()]).rest(z.unknown()),
+      run: ([blockhash]: [string]) => withContext(blockhash === ledger.latestBlockhash().blockhash),
+    },
+    getMinimumBalanceForRentExemption: {
+      params: z.tuple([z.number().int().min(0).max(10 * 1024 * 1024)]).rest(z.unknown()),
+      run: ([size]: [number]) => ledger.svm.minimumBalanceForRentExemption(BigInt(size)),
+    },
+    getFeeForMessage: {
+      params: z.tuple([z.string()]).rest(z.unknown()),
+      run: ([message]: [string]) => {
+        const bytes = getBase64Encoder().encode(message);
+        return withContext(BigInt(LAMPORTS_PER_SIGNATURE) * BigInt(bytes[0] ?? 1));
+      },
+    },
+    getBalance: {
+      params: z.tuple([address]).rest(z.unknown()),
+      run: ([key]: [string]) => withContext(ledger.svm.getBalance(toAddress(key)) ?? 0n),
+    },
+    getAccountInfo: {
+      params: z.tuple([address, accountConfig.optional()]),
+      run: ([key, config]: [string, AccountConfig | undefined]) => withContext(encodeAccount(ledger, key, config?.encoding ?? 'base58')),
+    },
+    getMultipleAccounts: {
+      params: z.tuple([z.array(address).max(100), accountConfig.optional()]),
+      run: ([keys, config]: [string[], AccountConfig | undefined]) =>
+        withContext(keys.map((key) => encodeAccount(ledger, key, config?.encoding ?? 'base64'))),
+    },
+    getTokenAccountBalance: {
+      params: z.tuple([address]).rest(z.unknown()),
+      run: ([key]: [string]) => {
+        const account = ledger.account(key);
+        if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getTokenSize()) {
+          throw new RpcError(-32602, 'Invalid param: not a Token account');
+        }
+        const token = getTokenDecoder().decode(account.data);
+        return withContext(uiTokenAmount(token.amount, ledger.decimalsOf(token.mint)));
+      },
+    },
+    simulateTransaction: {
+      params: z.tuple([z.string(), simulateConfig.optional()]),
+      run: ([wire, config]: [string, z.infer<typeof simulateConfig> | undefined]) => {
+        const transaction = decodeTransaction(wire, config?.encoding ?? 'base58');
+        const sigVerify = config?.sigVerify ?? false;
+        if (sigVerify) assertSigned(transaction);
+        const result = ledger.simulate(transaction, { sigVerify, replaceRecentBlockhash: config?.replaceRecentBlockhash ?? false });
+        return withContext({
+          err: result.err,
+          logs: result.logs,
+          accounts: null,
+          unitsConsumed: BigInt(result.unitsConsumed),
+          returnData: null,
+          innerInstructions: null,
+          ...(result.replacementBlockhash ? { replacementBlockhash: result.replacementBlockhash } : {}),
+        });
+      },
+    },
+    sendTransaction: {
+      params: z.tuple([z.string(), sendConfig.optional()]),
+      run: ([input, config]: [string, z.infer<typeof sendConfig> | undefined]) => {
+        const transaction = decodeTransaction(input, config?.encoding ?? 'base58');
+        assertSigned(transaction);
+        // Coffer's history keeps base64 bytes, whatever encoding the transaction came in.
+        const wire = Buffer.from(getTransactionEncoderBytes(input, config?.encoding ?? 'base58')).toString('base64');
+        if (!config?.skipPreflight) {
+          const preflight = ledger.simulate(transaction, { sigVerify: true, replaceRecentBlockhash: false });
+          if (preflight.err !== null) throw preflightFailure(preflight.err, preflight.logs, preflight.unitsConsumed);
+        }
+        const { signature } = ledger.execute(transaction, wire);
+        // As on a cluster: without preflight, what cannot land is simply never seen.
+        return signature;
+      },
+    },
+    getSignatureStatuses: {
+      params: z.tuple([z.array(z.string()).max(256)]).rest(z.unknown()),
+      run: ([signatures]: [string[]]) =>
+        withContext(
+          signatures.map((signature) => {
+            const found = ledger.findTransaction(signature);
+            if (found === null) return null;
+            const err = errorOf(found);
+            return { slot: found.slot, confirmations: null, err, status: err === null ? { Ok: null } : { Err: err }, confirmationStatus: 'finalized' };
+          }),
+        ),
+    },
+    getTransaction: {
+      params: z.tuple([z.string(), transactionConfig.optional()]),
+      run: ([signature, config]: [string, z.infer<typeof transactionConfig> | undefined]) => {
+        const found = ledger.findTransaction(signature);
+        return found === null ? null : encodeTransaction(found, config?.encoding ?? 'json', config?.maxSupportedTransactionVersion);
+      },
+    },
+    getSignaturesForAddress: {
+      params: z.tuple([address, signaturesConfig.optional()]),
+      run: ([key, config]: [string, z.infer<typeof signaturesConfig> | undefined]) =>
+        ledger.signaturesFor(key, { before: config?.before, until: config?.until, limit: config?.limit ?? 1000 }).map((row) => ({
+          signature: row.signature,
+          slot: row.slot,
+          err: errorOf(row),
+          memo: null,
+          blockTime: BigInt(Math.floor(row.blockTime / 1000)),
+          confirmationStatus: 'finalized',
+        })),
+    },
+  };
+
+  function callOne(request: unknown): { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown } {
+    const parsed = requestSchema.safeParse(request);
+    if (!parsed.success) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } };
+    const { id, method, params } = parsed.data;
+    const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
+    if (handler === undefined) return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } };
+    const args = handler.params.safeParse(params ?? []);
+    if (!args.success) return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${args.error.issues[0]?.message ?? 'invalid'}` } };
+    try {
+      return { jsonrpc: '2.0', id, result: handler.run(args.data as never) };
+    } catch (error) {
+      if (error instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+      return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(error as Error).message}` } };
+    }
+  }
+
+  return {
+    /** Answers one request or a batch, as JSON text (u64 values written exactly, as a node does). */
+    handle(body: unknown): string {
+      if (Array.isArray(body)) {
+        if (body.length === 0 || body.length > 100) return toJson({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
+        return toJson(body.map(callOne));
+      }
+      return toJson(callOne(body));
+    },
+    methods: Object.keys(methods),
+  };
+}
+
+export type SimRpc = ReturnType<typeof createSimRpc>;
+
+const API_VERSION = '2.2.0';
+
+/** A JSON-RPC error with Solana's codes (-32002 preflight failure, -32003 signature failure, ...). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const requestSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
+  method: z.string().max(100),
+  params: z.array(z.unknown()).max(10).optional(),
+});
+
+const address = z.string().refine((text) => {
+  try {
+    toAddress(text);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'Invalid param: not a base58 address');
+const commitment = z.enum(['processed', 'confirmed', 'finalized']).optional();
+const noParams = z.array(z.unknown()).max(1);
+const configOnly = z.tuple([]).rest(z.object({ commitment, minContextSlot: z.number().optional() }).loose());
+const accountConfig = z.object({ encoding: z.enum(['base58', 'base64', 'base64+zstd', 'jsonParsed']).optional(), commitment }).loose();
+type AccountConfig = z.infer<typeof accountConfig>;
+const wireEncoding = z.enum(['base58', 'base64']).optional();
+const simulateConfig = z.object({ encoding: wireEncoding, sigVerify: z.boolean().optional(), replaceRecentBlockhash: z.boolean().optional(), commitment }).loose();
+const sendConfig = z.object({ encoding: wireEncoding, skipPreflight: z.boolean().optional(), preflightCommitment: commitment, maxRetries: z.number().optional() }).loose();
+const transactionConfig = z.object({ encoding: z.enum(['json', 'base58', 'base64', 'jsonParsed']).optional(), maxSupportedTransactionVersion: z.number().int().optional(), commitment }).loose();
+const signaturesConfig = z.object({ limit: z.number().int().min(1).max(1000).optional(), before: z.string().optional(), until: z.string().optional(), commitment }).loose();
+
+function getTransactionEncoderBytes(input: string, encoding: 'base58' | 'base64'): Uint8Array {
+  try {
+    return new Uint8Array(encoding === 'base64' ? getBase64Encoder().encode(input) : getBase58Encoder().encode(input));
+  } catch {
+    throw new RpcError(-32602, `Invalid param: the transaction is not ${encoding}`);
+  }
+}
+
+function decodeTransaction(input: string, encoding: 'base58' | 'base64'): Transaction {
+  const bytes = getTransactionEncoderBytes(input, encoding);
+  try {
+    return getTransactionDecoder().decode(bytes) as Transaction;
+  } catch {
+    throw new RpcError(-32602, 'Invalid param: the transaction cannot be decoded');
+  }
+}
+
+/** Every signature slot filled: what a node checks before anything else. */
+function assertSigned(transaction: Transaction): void {
+  for (const signature of Object.values(transaction.signatures)) {
+    if (signature === null) throw new RpcError(-32003, 'Transaction signature verification failure');
+  }
+}
+
+function preflightFailure(err: RpcTransactionError, logs: string[], unitsConsumed: number): RpcError {
+  const named = typeof err === 'string' ? err : JSON.stringify(err);
+  return new RpcError(-32002, `Transaction simulation failed: ${named}`, {
+    err,
+    logs,
+    accounts: null,
+    unitsConsumed: BigInt(unitsConsumed),
+    returnData: null,
+    innerInstructions: null,
+  });
+}
+
+function errorOf(row: SimTransactionRow): RpcTransactionError | null {
+  if (row.meta !== null) return row.meta.err;
+  return row.error === null ? null : row.error;
+}
+
+function encodeAccount(ledger: SimLedger, key: string, encoding: NonNullable<AccountConfig['encoding']>) {
+  const account = ledger.account(key);
+  if (!account.exists) return null;
+  const data = new Uint8Array(account.data);
+  const base = { executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 0n, space: BigInt(data.length) };
+  if (encoding === 'jsonParsed') {
+    const parsed = parseTokenProgramAccount(ledger, account.programAddress, data);
+    if (parsed !== null) return { ...base, data: parsed };
+  }
+  if (encoding === 'base58') return { ...base, data: [getBase58Decoder().decode(data), 'base58'] };
+  if (encoding === 'base64+zstd') throw new RpcError(-32602, 'Invalid param: base64+zstd is not supported here; ask for base64');
+  return { ...base, data: [Buffer.from(data).toString('base64'), 'base64'] };
+}
+
+/** The `jsonParsed` form of SPL Token mints and accounts, as a node gives it; null for anything else. */
+function parseTokenProgramAccount(ledger: SimLedger, owner: string, data: Uint8Array) {
+  if (owner !== TOKEN_PROGRAM_ADDRESS) return null;
+  if (data.length === getTokenSize()) {
+    const token = getTokenDecoder().decode(data);
+    return {
+      program: 'spl-token',
+      space: BigInt(data.length),
+      parsed: {
+        type: 'account',
+        info: {
+          isNative: token.isNative.__option === 'Some',
+          mint: token.mint,
+          owner: token.owner,
+          state: ['uninitialized', 'initialized', 'frozen'][token.state] ?? 'initialized',
+          tokenAmount: uiTokenAmount(token.amount, ledger.decimalsOf(token.mint)),
+        },
+      },
+    };
+  }
+  if (data.length === getMintSize()) {
+    const mint = getMintDecoder().decode(data);
+    return {
+      program: 'spl-token',
+      space: BigInt(data.length),
+      parsed: {
+        type: 'mint',
+        info: {
+          decimals: mint.decimals,
+          freezeAuthority: mint.freezeAuthority.__option === 'Some' ? mint.freezeAuthority.value : null,
+          isInitialized: mint.isInitialized,
+          mintAuthority: mint.mintAuthority.__option === 'Some' ? mint.mintAuthority.value : null,
+          supply: mint.supply.toString(),
+        },
+      },
+    };
+  }
+  return null;
+}
+
+function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' | 'base64' | 'jsonParsed', maxVersion: number | undefined) {
+  const bytes = new Uint8Array(getBase64Encoder().encode(row.wire));
+  const transaction = getTransactionDecoder().decode(bytes);
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  const version = message.version === 'legacy' ? 'legacy' : message.version;
+  if (version !== 'legacy' && maxVersion === undefined) {
+    throw new RpcError(-32015, 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0');
+  }
+  const err = errorOf(row);
+  const meta = {
+    err,
+    status: err === null ? { Ok: null } : { Err: err },
+    fee: BigInt(row.meta?.fee ?? LAMPORTS_PER_SIGNATURE),
+    preBalances: [],
+    postBalances: [],
+    innerInstructions: [],
+    logMessages: row.meta?.logMessages ?? [],
+    preTokenBalances: row.meta?.preTokenBalances ?? [],
+    postTokenBalances: row.meta?.postTokenBalances ?? [],
+    rewards: [],
+    loadedAddresses: { writable: [], readonly: [] },
+    computeUnitsConsumed: BigInt(row.meta?.computeUnitsConsumed ?? 0),
+  };
+  const base = { slot: row.slot, blockTime: BigInt(Math.floor(row.blockTime / 1000)), version, meta };
+  if (encoding === 'base64') return { ...base, transaction: [row.wire, 'base64'] };
+  if (encoding === 'base58') return { ...base, transaction: [getBase58Decoder().decode(bytes), 'base58'] };
+  if (!('instructions' in message)) throw new RpcError(-32602, 'Invalid param: this transaction can be read as base64 only');
+  const base58 = getBase58Decoder();
+  return {
+    ...base,
+    transaction: {
+      signatures: Object.values(transaction.signatures).map((signature) => (signature === null ? '1'.repeat(64) : base58.decode(signature))),
+      message: {
+        header: {
+          numRequiredSignatures: message.header.numSignerAccounts,
+          numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
+          numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
+        },
+        accountKeys: message.staticAccounts,
+        recentBlockhash: message.lifetimeToken,
+        instructions: message.instructions.map((instruction) => ({
+          programIdIndex: instruction.programAddressIndex,
+          accounts: instruction.accountIndices ?? [],
+          data: base58.decode(instruction.data ?? new Uint8Array()),
+          stackHeight: null,
+        })),
+        ...(version === 'legacy' ? {} : { addressTableLookups: [] }),
+      },
+    },
+  };
+}
+
+/** JSON with u64 values (bigints) written as plain numbers, exactly, as a node writes them. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000${v.toString()}\u0000` : v)).replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
+}

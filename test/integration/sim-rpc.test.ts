@@ -1,0 +1,253 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- RPC answers are read loosely on purpose: the tests assert their shape */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  isSolanaError,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  signature,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  type Instruction,
+  type TransactionSigner,
+} from '@solana/kit';
+import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
+import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import type { WalletKeyVault } from '../../server/keys/key-vault.js';
+import { request } from 'node:http';
+
+/**
+ * The embedded chain's Solana JSON-RPC at POST /rpc, read and written with @solana/kit's own client,
+ * as any Solana program on this machine would.
+ */
+describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
+  let t: TestCoffer;
+  let rpc: ReturnType<typeof createSolanaRpc>;
+  let treasury: TransactionSigner;
+  let mint: ReturnType<typeof address>;
+  const raw = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${t.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
+
+  beforeAll(async () => {
+    t = await startCoffer({ keepDataDir: true });
+    rpc = createSolanaRpc(`${t.url}/rpc`);
+    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    mint = address(t.coffer.chain.usdcMint);
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  async function signed(feePayer: TransactionSigner, instructions: Instruction[]) {
+    const { value: latest } = await rpc.getLatestBlockhash().send();
+    return pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+  }
+
+  it('answers the cluster questions: genesis, slot, height, epoch, blockhash, rent, health, version', async () => {
+    const genesis = await rpc.getGenesisHash().send();
+    expect(genesis).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const slot = await rpc.getSlot().send();
+    const height = await rpc.getBlockHeight().send();
+    const epoch = await rpc.getEpochInfo().send();
+    expect(epoch).toMatchObject({ absoluteSlot: slot, blockHeight: height, epoch: 0n });
+    const { value: latest } = await rpc.getLatestBlockhash().send();
+    expect(latest.lastValidBlockHeight).toBeGreaterThan(height);
+    expect((await rpc.isBlockhashValid(latest.blockhash).send()).value).toBe(true);
+    expect(await rpc.getMinimumBalanceForRentExemption(165n).send()).toBe(2_039_280n);
+    expect(await rpc.getHealth().send()).toBe('ok');
+    expect((await rpc.getVersion().send())['solana-core']).toMatch(/^\d+\.\d+\.\d+$/);
+    // The genesis hash is the data dir's: it stays across a restart.
+    expect(t.coffer.simLedger?.genesisHash).toBe(genesis);
+  });
+
+  it('reads accounts as base64, base58 and jsonParsed, balances and token balances', async () => {
+    const agent = await fundedAgent(t, 'rpc-reader', '2.50');
+    const token = await usdcTokenAccount(mint, address(agent.walletAddress));
+    const { value: b64 } = await rpc.getAccountInfo(token, { encoding: 'base64' }).send();
+    expect(b64?.data[1]).toBe('base64');
+    expect(b64?.space).toBe(165n);
+    const { value: b58 } = await rpc.getAccountInfo(token, { encoding: 'base58' }).send();
+    expect(Buffer.from(b64!.data[0], 'base64').length).toBe(165);
+    expect(b58?.data[1]).toBe('base58');
+    const { value: parsed } = await rpc.getAccountInfo(token, { encoding: 'jsonParsed' }).send();
+    expect((parsed?.data as any).parsed).toMatchObject({
+      type: 'account',
+      info: { mint, owner: agent.walletAddress, state: 'initialized', tokenAmount: { amount: '2500000', decimals: 6, uiAmountString: '2.5' } },
+    });
+    const { value: mintInfo } = await rpc.getAccountInfo(mint, { encoding: 'jsonParsed' }).send();
+    expect((mintInfo?.data as any).parsed).toMatchObject({ type: 'mint', info: { decimals: 6, isInitialized: true, freezeAuthority: null } });
+    expect((await rpc.getTokenAccountBalance(token).send()).value).toMatchObject({ amount: '2500000', decimals: 6, uiAmountString: '2.5' });
+    expect((await rpc.getBalance(address(t.owner)).send()).value).toBeGreaterThan(0n);
+    const nobody = (await generateKeyPairSigner()).address;
+    expect((await rpc.getAccountInfo(nobody, { encoding: 'base64' }).send()).value).toBeNull();
+    const { value: many } = await rpc.getMultipleAccounts([token, nobody], { encoding: 'base64' }).send();
+    expect(many.map((account) => account === null)).toEqual([false, true]);
+    const notToken = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTokenAccountBalance', params: [t.owner] }));
+    expect(notToken.body.error).toMatchObject({ code: -32602 });
+  });
+
+  it("finds Coffer's own payments: statuses, the transaction with its token balances, signatures by address", async () => {
+    const agent = await fundedAgent(t, 'rpc-payer', '1.00');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-payer/pay'), {
+      key: agent.apiKey,
+      body: { ...UNLISTED_API, amount: '0.25', nonce: 'rpc-nonce-1' },
+    });
+    expect(paid.status).toBe(200);
+    const sig = signature(paid.body.txSignature);
+    const { value: statuses } = await rpc.getSignatureStatuses([sig, signature('1'.repeat(64))]).send();
+    expect(statuses[0]).toMatchObject({ err: null, confirmationStatus: 'finalized' });
+    expect(statuses[1]).toBeNull();
+
+    const found = await rpc.getTransaction(sig, { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
+    expect(found?.meta?.err).toBeNull();
+    const fromToken = await usdcTokenAccount(mint, address(agent.walletAddress));
+    const keys = found!.meta!.preTokenBalances!.map((b) => b.accountIndex);
+    expect(keys.length).toBeGreaterThan(0);
+    const before = found!.meta!.preTokenBalances!.find((b) => b.owner === agent.walletAddress);
+    const after = found!.meta!.postTokenBalances!.find((b) => b.owner === agent.walletAddress);
+    expect(BigInt(before!.uiTokenAmount.amount) - BigInt(after!.uiTokenAmount.amount)).toBe(micro('0.25'));
+    expect(found!.meta!.logMessages!.join('\n')).toMatch(/rpc-nonce-1/);
+
+    const asJson = await rpc.getTransaction(sig, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    expect(asJson?.transaction.signatures[0]).toBe(paid.body.txSignature);
+    expect(asJson?.transaction.message.accountKeys).toContain(fromToken);
+
+    const listed = await rpc.getSignaturesForAddress(fromToken, { limit: 10 }).send();
+    expect(listed[0]).toMatchObject({ signature: paid.body.txSignature, err: null, confirmationStatus: 'finalized' });
+    // Newest first, with before/until paging.
+    expect(listed.map((entry) => entry.signature)).toContain(paid.body.txSignature);
+    const older = await rpc.getSignaturesForAddress(fromToken, { before: sig, limit: 10 }).send();
+    expect(older.map((entry) => entry.signature)).not.toContain(paid.body.txSignature);
+    expect(older.length).toBe(listed.length - 1);
+    // Without maxSupportedTransactionVersion a v0 transaction is refused, as by a node.
+    const legacyOnly = await raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getTransaction', params: [paid.body.txSignature, { encoding: 'base64' }] }));
+    expect(legacyOnly.body.error.code).toBe(-32015);
+  });
+
+  it('simulates and sends transactions signed elsewhere; preflight refuses what would fail, and nothing moves', async () => {
+    const outsider = (await generateKeyPairSigner()).address;
+    const from = await usdcTokenAccount(mint, address(t.owner));
+    const to = await usdcTokenAccount(mint, outsider);
+    const balanceBefore = (await rpc.getTokenAccountBalance(from).send()).value.amount;
+    const move = (amount: bigint) => [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata: to, owner: outsider, mint }),
+      getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount, decimals: 6 }),
+    ];
+
+    const tooMuch = await signed(treasury, move(10n ** 15n));
+    const simulation = await rpc.simulateTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64', sigVerify: true }).send();
+    expect(simulation.value.err).toEqual({ InstructionError: [1n, { Custom: 1n }] });
+    expect(simulation.value.logs?.join('\n')).toMatch(/insufficient funds/i);
+    const refused = await rpc.sendTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64' }).send().catch((e) => e);
+    expect(isSolanaError(refused, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)).toBe(true);
+    expect((await rpc.getSignatureStatuses([getSignatureFromTransaction(tooMuch)]).send()).value[0]).toBeNull();
+    expect((await rpc.getTokenAccountBalance(from).send()).value.amount).toBe(balanceBefore);
+
+    const ok = await signed(treasury, move(123_456n));
+    const sent = await rpc.sendTransaction(getBase64EncodedWireTransaction(ok), { encoding: 'base64' }).send();
+    expect(sent).toBe(getSignatureFromTransaction(ok));
+    expect((await rpc.getTokenAccountBalance(to).send()).value.amount).toBe('123456');
+    expect((await rpc.getSignatureStatuses([sent]).send()).value[0]?.err).toBeNull();
+    // The same bytes again do not land twice.
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(ok), { encoding: 'base64', skipPreflight: true }).send();
+    expect((await rpc.getTokenAccountBalance(to).send()).value.amount).toBe('123456');
+  });
+
+  it('simulates a transaction whose fee payer has not signed yet only without sigVerify, and never sends it', async () => {
+    const outsider = (await generateKeyPairSigner()).address;
+    const from = await usdcTokenAccount(mint, address(t.owner));
+    const to = await usdcTokenAccount(mint, outsider);
+    const feePayer = await generateKeyPairSigner();
+    const { value: latest } = await rpc.getLatestBlockhash().send();
+    const partial = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(feePayer.address, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      (m) => appendTransactionMessageInstructions([getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 1n, decimals: 6 })], m),
+      (m) => partiallySignTransactionMessageWithSigners(m),
+    );
+    const wire = getBase64EncodedWireTransaction(partial);
+    // The fee payer holds no SOL here: the simulation runs and says so, as a node's would.
+    const simulated = await rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false }).send();
+    expect(simulated.value.err).not.toBeNull();
+    const unsigned = await raw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] }));
+    expect(unsigned.body.error.code).toBe(-32003);
+    const verified = await raw(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'simulateTransaction', params: [wire, { encoding: 'base64', sigVerify: true }] }));
+    expect(verified.body.error.code).toBe(-32003);
+  });
+
+  it('answers bad requests with JSON-RPC errors, batches, and stays behind the loopback guard', async () => {
+    expect((await raw('{not json')).body.error.code).toBe(-32700);
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getNothing' }))).body.error).toMatchObject({ code: -32601 });
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: ['not-an-address'] }))).body.error.code).toBe(-32602);
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['@@@', { encoding: 'base64' }] }))).body.error.code).toBe(-32602);
+    expect((await raw(JSON.stringify({ id: 1, method: 'getSlot' }))).body.error.code).toBe(-32600);
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'constructor' }))).body.error.code).toBe(-32601);
+    const batch = await raw(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'getSlot' }, { jsonrpc: '2.0', id: 'b', method: 'getBlockHeight' }]));
+    expect(batch.body.map((entry: any) => entry.id)).toEqual(['a', 'b']);
+    expect(typeof batch.body[0].result).toBe('number');
+    // fetch cannot set Host: a DNS-rebinding page's request is played with node:http.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const sent = request(`${t.url}/rpc`, { method: 'POST', headers: { host: `evil.example:${t.server.port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      sent.on('error', reject);
+      sent.end('{"jsonrpc":"2.0","id":1,"method":"getSlot"}');
+    });
+    expect(rebound).toBe(403);
+    const crossSite = await fetch(`${t.url}/rpc`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('keeps its history across a restart', async () => {
+    const agent = await fundedAgent(t, 'rpc-restart', '1.00');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-restart/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10' } });
+    const genesis = await rpc.getGenesisHash().send();
+    const dataDir = t.dataDir;
+    await t.stop();
+    t = await startCoffer({ dataDir, keepDataDir: true });
+    rpc = createSolanaRpc(`${t.url}/rpc`);
+    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    expect(await rpc.getGenesisHash().send()).toBe(genesis);
+    const found = await rpc.getTransaction(signature(paid.body.txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
+    expect(found?.meta?.err).toBeNull();
+    const token = await usdcTokenAccount(mint, address(agent.walletAddress));
+    expect((await rpc.getSignaturesForAddress(token).send())[0]?.signature).toBe(paid.body.txSignature);
+  });
+});
+
+describe('POST /rpc exists only on the sim chain', () => {
+  it('is not served on an RPC network', async () => {
+    const cluster = await new TestCluster().start();
+    const t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      const response = await fetch(`${t.url}/rpc`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) });
+      expect(response.status).toBe(404);
+    } finally {
+      await t.stop();
+      await cluster.stop();
+    }
+  });
+});
+
