@@ -8,8 +8,8 @@ import { createKeyVault } from '../keys/key-vault.js';
 import { loadSimChain } from '../chain/load-sim-chain.js';
 import type { SimChain } from '../chain/sim-chain.js';
 import type { SimLedger } from '../chain/sim-ledger.js';
-import { RpcChain } from '../chain/rpc-chain.js';
-import { parseNetwork } from '../chain/networks.js';
+import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
+import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import type { Chain } from '../core/ports/chain.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
@@ -76,7 +76,12 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     db = openDatabase(join(options.dataDir, 'coffer.db'), 'full');
     const store = createSqliteStore(db);
     const recorded = store.getMeta('network');
-    const choice = parseNetwork(options.network ?? networkToReopen(recorded, options.dataDir), options.usdcMint);
+    const asked = options.network ?? networkToReopen(recorded, options.dataDir);
+    let choice = parseNetwork(asked, options.usdcMint);
+    // An RPC URL is the cluster its genesis hash says (a private devnet endpoint is devnet).
+    if (choice.kind === 'rpc' && !(asked in NAMED_RPC_NETWORKS)) {
+      choice = { kind: 'rpc', network: identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl)) };
+    }
     const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
     if (recorded !== null && recorded !== networkName) {
       throw new Error(

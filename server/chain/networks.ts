@@ -15,6 +15,37 @@ export const NAMED_RPC_NETWORKS: Record<'devnet' | 'mainnet', RpcNetwork> = {
   mainnet: { name: 'mainnet', rpcUrl: 'https://api.mainnet-beta.solana.com', usdcMint: USDC_MINTS.mainnet },
 };
 
+/** The genesis hashes of Solana's public clusters: what a cluster is, whatever its RPC URL says. */
+export const GENESIS_HASHES = {
+  devnet: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+  mainnet: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+} as const;
+
+/**
+ * Names an RPC URL's cluster by its genesis hash, when the RPC answered: devnet or mainnet (with
+ * their real USDC mint, whatever was asked: a stray variable must never make another token pass for
+ * USDC there), or, for any other cluster, `localnet` on a loopback address and `custom` elsewhere.
+ * Without an answer the URL's own words decide (parseNetwork).
+ */
+export function identifyCluster(parsed: RpcNetwork, genesisHash: string | null): RpcNetwork {
+  if (genesisHash === null) return parsed;
+  if (genesisHash === GENESIS_HASHES.devnet) return { ...NAMED_RPC_NETWORKS.devnet, rpcUrl: parsed.rpcUrl };
+  if (genesisHash === GENESIS_HASHES.mainnet) return { ...NAMED_RPC_NETWORKS.mainnet, rpcUrl: parsed.rpcUrl };
+  const host = new URL(parsed.rpcUrl).hostname;
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+  return { ...parsed, name: loopback ? 'localnet' : 'custom' };
+}
+
+/**
+ * The x402 names of a network: v1 (`solana`, `solana-devnet`) and v2 (CAIP-2, `solana:<genesis>`);
+ * null where x402 has none (the embedded chain, a local or custom cluster).
+ */
+export function x402Networks(network: string): { v1: string; v2: string } | null {
+  if (network === 'mainnet') return { v1: 'solana', v2: `solana:${GENESIS_HASHES.mainnet}` };
+  if (network === 'devnet') return { v1: 'solana-devnet', v2: `solana:${GENESIS_HASHES.devnet}` };
+  return null;
+}
+
 export type NetworkChoice = { kind: 'sim' } | { kind: 'rpc'; network: RpcNetwork };
 
 /**

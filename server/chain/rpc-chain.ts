@@ -60,6 +60,15 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
 
 const jsonOf = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
+/** The genesis hash an RPC URL answers (what cluster it serves), or null when it does not answer in time. */
+export async function readGenesisHash(rpcUrl: string, timeoutMs = 5_000): Promise<string | null> {
+  try {
+    return await createSolanaRpc(rpcUrl).getGenesisHash().send({ abortSignal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Any Solana JSON-RPC endpoint (devnet, mainnet or another cluster) with that network's real USDC
  * mint. Confirms by polling signature status; a transaction whose blockhash expired unseen is dropped.

@@ -28,7 +28,7 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
   if (network === 'sim' && !cofferUrl) {
     throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
   }
-  const lookup = network === 'sim' ? await cofferTransferLookup(cofferUrl!) : rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
+  const lookup = network === 'sim' ? await cofferTransferLookup(cofferUrl!) : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const server = createServer(createDemoApi({ lookup, store, log }));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
-import { parseNetwork } from '../chain/networks.js';
-import { RpcChain } from '../chain/rpc-chain.js';
+import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/networks.js';
+import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
 
 const healthSchema = z.object({ network: z.string(), usdcMint: z.string() });
 const lookupSchema = z.object({
@@ -43,9 +43,13 @@ export async function cofferTransferLookup(cofferUrl: string): Promise<TransferL
   };
 }
 
-/** Reads transfers straight from a Solana RPC (devnet, mainnet or a URL): no keys, read-only. */
-export function rpcTransferLookup(network: string, usdcMint?: string): TransferLookup {
+/**
+ * Reads transfers straight from a Solana RPC (devnet, mainnet or a URL, whose cluster its genesis hash
+ * names): no keys, read-only.
+ */
+export async function rpcTransferLookup(network: string, usdcMint?: string): Promise<RpcChain> {
   const choice = parseNetwork(network, usdcMint);
   if (choice.kind !== 'rpc') throw new Error('the sim network is read through a Coffer server (cofferTransferLookup)');
-  return new RpcChain(choice.network, null);
+  const cluster = network in NAMED_RPC_NETWORKS ? choice.network : identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl));
+  return new RpcChain(cluster, null);
 }

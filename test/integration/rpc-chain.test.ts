@@ -251,7 +251,7 @@ describe('Coffer on an RPC network', () => {
     await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/allocate'), { body: { amount: '1' } });
     const store = openPaywallStore(':memory:');
     const api = express();
-    const wall = createPaywall({ recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', lookup: rpcTransferLookup(rpc.url, rpc.mint.address), store });
+    const wall = createPaywall({ recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', lookup: await rpcTransferLookup(rpc.url, rpc.mint.address), store });
     api.get('/data', wall.require({ price: '0.01', description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
     const server = api.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -426,5 +426,20 @@ describe('Coffer on an RPC network', () => {
     }
     const pending = t.coffer.db.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get();
     expect(pending).toBe(0);
+  });
+});
+
+describe('an RPC URL is the cluster its genesis hash says', () => {
+  it('a private endpoint of devnet is devnet, with the devnet USDC mint, whatever its URL says', async () => {
+    const cluster = await new TestCluster({ as: 'devnet' }).start();
+    const t = await startCoffer({ network: cluster.url, usdcMint: 'Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr' });
+    try {
+      const health = (await t.api('GET', '/v1/health')).body;
+      expect(health).toMatchObject({ network: 'devnet', usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' });
+      expect((await rpcTransferLookup(cluster.url)).network).toBe('devnet');
+    } finally {
+      await t.stop();
+      await cluster.stop();
+    }
   });
 });

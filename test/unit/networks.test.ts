@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NAMED_RPC_NETWORKS, USDC_MINTS, parseNetwork } from '../../server/chain/networks.js';
+import { GENESIS_HASHES, NAMED_RPC_NETWORKS, USDC_MINTS, identifyCluster, parseNetwork, x402Networks } from '../../server/chain/networks.js';
 
 // The real USDC mints (Circle): mainnet and devnet.
 const MAINNET_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -91,5 +91,34 @@ describe('parseNetwork', () => {
     ['a name with a trailing space', 'devnet '],
   ])('throws for %s (%j)', (_label, value) => {
     expect(() => parseNetwork(value)).toThrow(/network/);
+  });
+});
+
+describe('identifyCluster: an RPC URL is the cluster its genesis hash says', () => {
+  const url = 'http://127.0.0.1:8899';
+  it('devnet and mainnet by their genesis hash, with their real USDC mint whatever was asked', () => {
+    expect(identifyCluster(rpc(url, CUSTOM_MINT), GENESIS_HASHES.devnet)).toEqual({ name: 'devnet', rpcUrl: url, usdcMint: DEVNET_USDC });
+    expect(identifyCluster(rpc('https://rpc.example.com/devnet', CUSTOM_MINT), GENESIS_HASHES.mainnet)).toEqual({
+      name: 'mainnet',
+      rpcUrl: 'https://rpc.example.com/devnet',
+      usdcMint: MAINNET_USDC,
+    });
+  });
+
+  it('another cluster is localnet on a loopback address and custom elsewhere, even when its host says devnet', () => {
+    expect(identifyCluster(rpc(url, CUSTOM_MINT), 'GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC')).toEqual({ name: 'localnet', rpcUrl: url, usdcMint: CUSTOM_MINT });
+    expect(identifyCluster(rpc('https://my-devnet.example.com'), '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z').name).toBe('custom');
+  });
+
+  it('without an answer the URL decides, as parseNetwork does', () => {
+    expect(identifyCluster(rpc('https://devnet.example.com'), null)).toEqual(rpc('https://devnet.example.com'));
+  });
+});
+
+describe('x402Networks', () => {
+  it('names devnet and mainnet in x402 v1 and v2 (CAIP-2), and nothing else', () => {
+    expect(x402Networks('devnet')).toEqual({ v1: 'solana-devnet', v2: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
+    expect(x402Networks('mainnet')).toEqual({ v1: 'solana', v2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
+    for (const other of ['sim', 'localnet', 'custom']) expect(x402Networks(other)).toBeNull();
   });
 });
