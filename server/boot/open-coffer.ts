@@ -4,14 +4,15 @@ import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
 import { loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
-import { createKeyVault } from '../keys/key-vault.js';
+import { createKeyVault, type WalletKeyVault } from '../keys/key-vault.js';
 import { loadSimChain } from '../chain/load-sim-chain.js';
 import type { SimChain } from '../chain/sim-chain.js';
 import type { SimLedger } from '../chain/sim-ledger.js';
 import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
-import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/networks.js';
+import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork, x402Networks, type NetworkChoice } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import type { Chain } from '../core/ports/chain.js';
+import type { X402Buyer } from '../core/ports/x402.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
 import { createSimImageProvider } from '../providers/sim-images.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
@@ -56,6 +57,13 @@ export interface OpenedCoffer {
   close(): Promise<void>;
 }
 
+
+async function x402BuyerFor(choice: NetworkChoice, networkName: string, vault: WalletKeyVault): Promise<X402Buyer | null> {
+  const networks = x402Networks(networkName);
+  if (choice.kind !== 'rpc' || networks === null) return null;
+  const { createX402Buyer } = await import('../x402/x402-buyer.js');
+  return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks });
+}
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
 function networkToReopen(recorded: string | null, dataDir: string): string {
@@ -114,6 +122,8 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       mcpLaunch: options.mcpLaunch ?? { command: process.execPath, args: [packagePath('server', 'cli', 'bin.js'), 'mcp'] },
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
+      // x402 names devnet and mainnet only; its packages are loaded only where they can pay.
+      x402: await x402BuyerFor(choice, networkName, vault),
       imageProvider: options.imageProviderUrl
         ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey)
         : choice.kind === 'sim'

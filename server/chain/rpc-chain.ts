@@ -3,6 +3,7 @@ import {
   appendTransactionMessageInstructions,
   createSolanaRpc,
   createTransactionMessage,
+  getBase58Decoder,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -25,6 +26,7 @@ import { CofferError, isCofferError } from '../core/errors.js';
 import type {
   Chain,
   IncomingTransfer,
+  PayerSignedFate,
   PreparedTransfer,
   TransactionFate,
   TransferFound,
@@ -41,6 +43,8 @@ const DEPOSIT_READS_PER_ROUND = 200;
 /** A listed transaction the RPC still cannot return this long after its block is passed over. */
 const UNREADABLE_AFTER_MS = 10 * 60 * 1000;
 const CONFIRM_TIMEOUT_MS = 90_000;
+/** How many of a payer's latest transactions are searched for an x402 payment's. */
+const PAYER_SIGNED_SCAN = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,6 +60,12 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw unavailable(error);
   }
+}
+
+/** Whether a wire transaction (base64) carries this signature (base58) among its signatures. */
+function hasSignature(wire: string, signature: string): boolean {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  return Object.values(transaction.signatures).some((bytes) => bytes !== null && getBase58Decoder().decode(bytes) === signature);
 }
 
 const jsonOf = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
@@ -196,6 +206,35 @@ export class RpcChain implements Chain {
     }
     if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
+  }
+
+  async fateOfPayerSigned(sent: {
+    payer: string;
+    payerSignature: string;
+    lastValidBlockHeight: bigint;
+    since: number;
+    hint: string | null;
+  }): Promise<PayerSignedFate> {
+    // Height first: once it has passed the last valid height, whatever the listing below does not
+    // hold can never land.
+    const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    const candidates: string[] = sent.hint === null ? [] : [sent.hint];
+    const account = await usdcTokenAccount(address(this.usdcMint), address(sent.payer));
+    const listed = await call(() => this.rpc.getSignaturesForAddress(account, { limit: PAYER_SIGNED_SCAN, commitment: 'confirmed' }).send());
+    // Clocks differ between this machine and the cluster: look a little before the payment was made.
+    const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
+    for (const entry of listed) {
+      if (entry.blockTime !== null && entry.blockTime < from) break;
+      if (!candidates.includes(entry.signature)) candidates.push(entry.signature);
+    }
+    for (const candidate of candidates) {
+      const found = await call(() =>
+        this.rpc.getTransaction(toSignature(candidate), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send(),
+      );
+      if (found === null || !hasSignature(found.transaction[0], sent.payerSignature)) continue;
+      return found.meta?.err ? { state: 'failed', txSignature: candidate, error: jsonOf(found.meta.err) } : { state: 'succeeded', txSignature: candidate };
+    }
     return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
   }
 

@@ -27,7 +27,7 @@ import {
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { CofferError } from '../core/errors.js';
 import { USDC_DECIMALS } from '../core/money.js';
-import type { Chain, PreparedTransfer, TransactionFate, TransferFound, TransferRequest } from '../core/ports/chain.js';
+import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferRequest } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
@@ -142,6 +142,11 @@ export class SimChain implements Chain {
     const found = this.store.findTransaction(sent.txSignature);
     if (found === null) return { state: 'dropped' };
     return found.error === null ? { state: 'succeeded' } : { state: 'failed', error: found.error };
+  }
+
+  async fateOfPayerSigned(): Promise<PayerSignedFate> {
+    // x402 names no embedded chain, so no x402 payment is ever made on it.
+    throw new CofferError('unsupported_offer', 'x402 payments are made on devnet or mainnet, not on the sim chain');
   }
 
   async findTransfer(txSignature: string): Promise<TransferFound | null> {

@@ -3,6 +3,7 @@ import type { Clock, KeyVault } from './ports/keys.js';
 import type { ImageProvider } from './ports/image-provider.js';
 import type { EventBus } from './events.js';
 import type { Store } from './ports/store.js';
+import type { X402Buyer } from './ports/x402.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
 export interface McpLaunch {
@@ -22,6 +23,8 @@ export interface EngineContext {
   events: EventBus;
   /** Where image generation is forwarded; null when none is configured. */
   imageProvider: ImageProvider | null;
+  /** Pays x402 sellers; null where x402 names no network (the sim chain, a local cluster). */
+  x402: X402Buyer | null;
   /** The /v1 server's base URL, once it listens (for mcpConfig.env). */
   baseUrl: () => string;
 }

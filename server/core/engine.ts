@@ -4,12 +4,13 @@ import { agentBalance, agentsAtRest, deployAgent, killAgent, killAll, readPolicy
 import { allocate } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
+import { payX402, reportX402Settlement } from './x402-payments.js';
 import { reconcilePending } from './reconcile.js';
 import { getService, listModels, searchServices, servicesPaidTo } from './registry.js';
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
-import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate } from './schemas.js';
+import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { issueAgentKey } from './agents.js';
 import {
@@ -70,6 +71,9 @@ export function createEngine(ctx: EngineContext) {
     rename: (p: Principal, agentId: string, displayName: string) => renameAgent(ctx, p, agentId, displayName),
     replaceKey: (p: Principal, agentId: string) => replaceAgentKey(ctx, p, agentId),
     pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
+    payX402: (p: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) => payX402(ctx, p, agentId, body, idempotencyKey),
+    reportX402Settlement: (p: Principal, agentId: string, paymentId: string, headers: Record<string, string>) =>
+      reportX402Settlement(ctx, p, agentId, paymentId, headers),
     spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
     dashboard: (p: Principal) => dashboard(ctx, p),
     deposits: (p: Principal) => listDeposits(ctx, p),

@@ -69,6 +69,9 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
   return paymentResult(ctx, settled, agent);
 }
 
+/** The x402 fields of a payment Coffer itself signs and sends (none). */
+export const SENT_BY_COFFER = { protocol: 'coffer', resource: null, x402Header: null, payerSignature: null } as const;
+
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
 /** The same refusal again within this time is not written again (an agent retrying in a loop). */
@@ -123,33 +126,42 @@ export async function pay(
   idempotencyKey: string | null,
   context: PaymentContext = {},
 ): Promise<PaymentResult> {
+  return recordingRefusals(ctx, principal.owner, agentId, { service: body.service, amount: body.amount }, () =>
+    payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
+  );
+}
+
+/**
+ * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
+ * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
+ * refusal, so the next one is always written.
+ */
+export async function recordingRefusals<T>(
+  ctx: EngineContext,
+  owner: string,
+  agentId: string,
+  asked: { service: string; amount: string },
+  run: () => Promise<T>,
+): Promise<T> {
   try {
-    const result = await payOrThrow(ctx, principal, agentId, body, idempotencyKey, context);
-    lastRefusals.get(ctx)?.delete(`${principal.owner}|${agentId}`);
+    const result = await run();
+    lastRefusals.get(ctx)?.delete(`${owner}|${agentId}`);
     return result;
   } catch (error) {
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
-      const micro = tryParseUsdc(body.amount);
-      const amount = micro === null ? body.amount : formatUsdc(micro);
-      if (!repeatsLastRefusal(ctx, principal.owner, agentId, `${error.code}|${body.service}|${amount}`)) {
+      const micro = tryParseUsdc(asked.amount);
+      const amount = micro === null ? asked.amount : formatUsdc(micro);
+      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${asked.service}|${amount}`)) {
         try {
           ctx.store.recordRefusal(
-            { owner: principal.owner, agentId, service: body.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
+            { owner, agentId, service: asked.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
             REFUSALS_KEPT,
           );
         } catch {
           // The refusal itself stands: failing to note it must not turn it into another answer.
         }
       }
-      ctx.events.emit({
-        type: 'payment_refused',
-        owner: principal.owner,
-        agentId,
-        code: error.code,
-        message: error.message,
-        amount,
-        service: body.service,
-      });
+      ctx.events.emit({ type: 'payment_refused', owner, agentId, code: error.code, message: error.message, amount, service: asked.service });
     }
     throw error;
   }
@@ -185,15 +197,7 @@ async function payOrThrow(
   // whatever it aimed at, and a refused retry loop costs no RPC call. The reservation below checks
   // again, atomically, since other payments may land in between.
   checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
-  // One rule for every door (HTTP, MCP, CLI, payingFetch): a registry service is never paid more than
-  // it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
-  const price = context.listedPrice ?? (service === null ? null : listedPrice(service));
-  if (service !== null && price !== null && amount > price) {
-    throw new CofferError(
-      'price_above_registry',
-      `${formatUsdc(amount)} USDC is more than the ${formatUsdc(price)} USDC the registry lists for "${service.id}"`,
-    );
-  }
+  if (service !== null) assertListedPrice(service.id, context.listedPrice ?? listedPrice(service), amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
@@ -212,51 +216,21 @@ async function payOrThrow(
   // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
 
-  const reserved = ctx.store.transaction((): PaymentRecord | { replayOf: PaymentRecord } => {
-    const now = ctx.clock.now();
-    if (idempotencyKey !== null) {
-      // A first attempt that never reached the chain gives its key to this one (insertPayment moves it).
-      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
-      if (first && !neverSent(first)) return { replayOf: first };
-    }
-    const current = getAgentOrThrow(ctx, owner, agentId);
-    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
-    checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
-    const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId);
-    if (available < amount) {
-      throw new CofferError(
-        'insufficient_funds',
-        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
-      );
-    }
-    if (body.nonce !== undefined) {
-      const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, body.nonce);
-      if (earlier !== null) {
-        throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
-      }
-    }
-    const id = newId('pay');
-    const payment: PaymentRecord = {
-      id,
-      owner,
-      agentId,
-      serviceId: body.service,
-      serviceName: service?.name ?? body.service,
-      recipient,
-      amount,
-      // The paid API's nonce goes on chain so it can match the payment to its 402.
-      memo: body.nonce ?? id,
-      description: body.description ?? '',
-      ...UNSENT,
-      idempotencyKey,
-      requestHash,
-      createdAt: now,
-      refundedAt: null,
-      refundTxSignature: null,
-    };
-    ctx.store.insertPayment(payment);
-    context.onReserved?.(payment);
-    return payment;
+  const reserved = reservePayment(ctx, {
+    owner,
+    agentId,
+    idempotencyKey,
+    requestHash,
+    serviceId: body.service,
+    service,
+    recipient,
+    amount,
+    balance,
+    // The paid API's nonce goes on chain so it can match the payment to its 402.
+    nonce: body.nonce ?? null,
+    description: body.description ?? '',
+    fields: SENT_BY_COFFER,
+    onReserved: context.onReserved,
   });
   // Another request with this key was reserved meanwhile: its outcome is this one's.
   if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
@@ -288,10 +262,98 @@ async function payOrThrow(
 }
 
 /**
+ * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
+ * than it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
+ */
+export function assertListedPrice(serviceId: string, listed: bigint | null, amount: bigint): void {
+  if (listed !== null && amount > listed) {
+    throw new CofferError(
+      'price_above_registry',
+      `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for "${serviceId}"`,
+    );
+  }
+}
+
+/** What a payment to be reserved is: everything its pending row holds, and the balance read before. */
+export interface PaymentToReserve {
+  owner: string;
+  agentId: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  serviceId: string;
+  service: ServiceRecord | null;
+  recipient: string;
+  amount: bigint;
+  /** The agent's USDC balance, read before (the chain port is async); pending payments are subtracted inside. */
+  balance: bigint;
+  /** The paid API's nonce: the payment's memo, paid once per recipient. Null: the payment's id. */
+  nonce: string | null;
+  description: string;
+  fields: Pick<PaymentRecord, 'protocol' | 'resource' | 'x402Header' | 'payerSignature'>;
+  onReserved?: (payment: PaymentRecord) => void;
+}
+
+/**
+ * The reservation: in one SQLite write transaction, the policy checked again (other payments may have
+ * landed since the first look), the balance net of pending payments, the nonce not paid before, and
+ * the pending row written. Concurrent payments therefore cannot pass a budget. Answers the earlier
+ * payment instead when another request under the same Idempotency-Key was reserved meanwhile.
+ */
+export function reservePayment(ctx: EngineContext, input: PaymentToReserve): PaymentRecord | { replayOf: PaymentRecord } {
+  const { owner, agentId, idempotencyKey, amount, recipient } = input;
+  return ctx.store.transaction((): PaymentRecord | { replayOf: PaymentRecord } => {
+    const now = ctx.clock.now();
+    if (idempotencyKey !== null) {
+      // A first attempt that never reached the chain gives its key to this one (insertPayment moves it).
+      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
+      if (first && !neverSent(first)) return { replayOf: first };
+    }
+    const current = getAgentOrThrow(ctx, owner, agentId);
+    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+    checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
+    const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId);
+    if (available < amount) {
+      throw new CofferError(
+        'insufficient_funds',
+        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+    }
+    if (input.nonce !== null) {
+      const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, input.nonce);
+      if (earlier !== null) {
+        throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
+      }
+    }
+    const id = newId('pay');
+    const payment: PaymentRecord = {
+      id,
+      owner,
+      agentId,
+      serviceId: input.serviceId,
+      serviceName: input.service?.name ?? input.serviceId,
+      recipient,
+      amount,
+      memo: input.nonce ?? id,
+      description: input.description,
+      ...UNSENT,
+      idempotencyKey,
+      requestHash: input.requestHash,
+      createdAt: now,
+      refundedAt: null,
+      refundTxSignature: null,
+      ...input.fields,
+    };
+    ctx.store.insertPayment(payment);
+    input.onReserved?.(payment);
+    return payment;
+  });
+}
+
+/**
  * The policy's refusals in API.md's order: service allowed, maxPerPayment, cooldown, dailyBudget.
  * Throws the first that applies; the balance is checked by the reservation itself.
  */
-function checkPolicy(
+export function checkPolicy(
   ctx: EngineContext,
   owner: string,
   agentId: string,

@@ -2,6 +2,7 @@ import type { EngineContext } from './context.js';
 import type { DepositRecord, RefundRecord, SentTransaction } from './ports/store.js';
 import { formatUsdc } from './money.js';
 import { activeTransfers, settleTransfer, type ReservedTransfer } from './transfers.js';
+import { settleX402 } from './x402-payments.js';
 
 export interface ReconcileReport {
   confirmed: number;
@@ -10,7 +11,7 @@ export interface ReconcileReport {
 }
 
 /**
- * Settles pending payments, allocations, refunds and faucet mints against the chain: at start before
+ * Settles pending payments (x402 ones too), allocations, refunds and faucet mints against the chain: at start before
  * any request is served, and on RPC networks every 15 s. A row this process is sending right now is
  * left to its sender. A row never signed failed; a signed one is confirmed or failed by what the
  * chain says about its own signature; one the chain may still accept is sent again (the same signed
@@ -20,8 +21,19 @@ export interface ReconcileReport {
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
   const live = activeTransfers(ctx);
+  // x402 payments are sent by the seller's facilitator: they are found by the agent's signature.
+  const pendingPayments = ctx.store.pendingPayments().filter((p) => !live.has(p.id));
+  for (const payment of pendingPayments.filter((p) => p.protocol === 'x402')) {
+    try {
+      const outcome = await settleX402(ctx, payment, null);
+      if (outcome === 'pending') report.stillPending += 1;
+      else report[outcome] += 1;
+    } catch {
+      report.stillPending += 1;
+    }
+  }
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
-    ...ctx.store.pendingPayments().map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
+    ...pendingPayments.filter((p) => p.protocol === 'coffer').map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
     ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a, {}), sent: a })),
     ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
     ...ctx.store.pendingRefunds().map((r) => ({ row: reconcilingRefund(r), sent: r })),

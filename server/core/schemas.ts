@@ -112,6 +112,33 @@ export const payBodySchema = z.strictObject({
 });
 export type PayBody = z.infer<typeof payBodySchema>;
 
+/** Response headers as a plain map: names and values a 402 or a paid answer carries. */
+const headersSchema = z
+  .record(z.string().min(1).max(100), z.string().max(16_384))
+  .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
+
+/**
+ * An x402 seller's 402, handed to Coffer to pay: the URL asked, and the answer as it came (status,
+ * headers, body). Coffer reads the offer from it with the official x402 packages.
+ */
+export const x402PayBodySchema = z.strictObject({
+  url: z
+    .string()
+    .max(2000, 'url must be at most 2000 characters')
+    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'url must be an http(s) URL'),
+  method: z.string().regex(/^[A-Z]{3,7}$/, 'method must be an HTTP method such as GET or POST').optional(),
+  status: z.literal(402, 'status must be 402: only a payment request is paid'),
+  headers: headersSchema,
+  body: z.unknown().optional(),
+  description: honestText(z.string().max(500, 'description must be at most 500 characters'), 'description').optional(),
+});
+export type X402PayBody = z.infer<typeof x402PayBodySchema>;
+
+/** The paid answer's headers, for Coffer to learn which transaction the seller settled. */
+export const x402SettledBodySchema = z.strictObject({ headers: headersSchema });
+
+export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'not a payment id') });
+
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 
 export const generateBodySchema = z.strictObject({

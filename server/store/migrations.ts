@@ -383,6 +383,20 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 12,
+    name: 'x402_payments',
+    sql: `
+      -- x402 payments: signed by the agent, sent by the seller's facilitator. Until it lands the
+      -- transaction's id (the facilitator's signature) is unknown: it is found by the agent's own
+      -- signature in it (payer_signature). resource is the URL paid for; x402_header the header (name
+      -- and value, JSON) the agent retries with, answered again to a retry of the same request.
+      ALTER TABLE payments ADD COLUMN protocol TEXT NOT NULL DEFAULT 'coffer' CHECK (protocol IN ('coffer', 'x402'));
+      ALTER TABLE payments ADD COLUMN resource TEXT;
+      ALTER TABLE payments ADD COLUMN x402_header TEXT;
+      ALTER TABLE payments ADD COLUMN payer_signature TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -61,6 +61,10 @@ function toPayment(row: Row): PaymentRecord {
     settledAt: optionalNumber(row.settled_at),
     refundedAt: optionalNumber(row.refunded_at),
     refundTxSignature: optionalText(row.refund_tx_signature),
+    protocol: row.protocol === 'x402' ? 'x402' : 'coffer',
+    resource: optionalText(row.resource),
+    x402Header: row.x402_header === null || row.x402_header === undefined ? null : (JSON.parse(text(row.x402_header)) as { name: string; value: string }),
+    payerSignature: optionalText(row.payer_signature),
   };
 }
 
@@ -236,9 +240,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ),
     insertPayment: db.prepare(
       `INSERT INTO payments (id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status,
-         tx_signature, tx_wire, last_valid_block_height, error_code, idempotency_key, request_hash, created_at, settled_at)
+         tx_signature, tx_wire, last_valid_block_height, error_code, idempotency_key, request_hash, created_at, settled_at,
+         protocol, resource)
        VALUES (@id, @owner, @agentId, @serviceId, @serviceName, @recipient, @amount, @memo, @description, @status,
-         @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @idempotencyKey, @requestHash, @createdAt, @settledAt)`,
+         @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @idempotencyKey, @requestHash, @createdAt, @settledAt,
+         @protocol, @resource)`,
     ),
     insertIdempotency: db.prepare(
       'INSERT INTO idempotency_keys (owner, agent_id, key, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -258,6 +264,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     settlePayment: db.prepare(
       "UPDATE payments SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
     ),
+    markX402Signed: db.prepare(
+      `UPDATE payments SET tx_wire = ?, payer_signature = ?, last_valid_block_height = ?, x402_header = ?
+       WHERE id = ? AND status = 'pending' AND protocol = 'x402' AND tx_wire IS NULL`,
+    ),
+    markPaymentLanded: db.prepare("UPDATE payments SET tx_signature = ? WHERE id = ? AND status = 'pending'"),
     spentSince: q(
       `SELECT COALESCE(SUM(amount), 0) FROM payments
        WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ?`,
@@ -494,8 +505,26 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
     insertPayment: (payment) => {
       stmts.insertPayment.run({
-        ...payment,
+        id: payment.id,
+        owner: payment.owner,
+        agentId: payment.agentId,
+        serviceId: payment.serviceId,
+        serviceName: payment.serviceName,
+        recipient: payment.recipient,
+        amount: payment.amount,
+        memo: payment.memo,
+        description: payment.description,
+        status: payment.status,
+        txSignature: payment.txSignature,
+        txWire: payment.txWire,
         lastValidBlockHeight: payment.lastValidBlockHeight === null ? null : payment.lastValidBlockHeight.toString(),
+        errorCode: payment.errorCode,
+        idempotencyKey: payment.idempotencyKey,
+        requestHash: payment.requestHash,
+        createdAt: payment.createdAt,
+        settledAt: payment.settledAt,
+        protocol: payment.protocol,
+        resource: payment.resource,
       });
       if (payment.idempotencyKey !== null) {
         stmts.deleteIdempotency.run(payment.owner, payment.agentId, payment.idempotencyKey);
@@ -515,6 +544,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return row ? toPayment(row) : null;
     },
     markPaymentSent: (id, sent) => stmts.markPaymentSent.run(...sentParams(sent), id).changes === 1,
+    markX402Signed: (id, signed) =>
+      stmts.markX402Signed.run(signed.txWire, signed.payerSignature, signed.lastValidBlockHeight.toString(), JSON.stringify(signed.header), id).changes === 1,
+    markPaymentLanded: (id, txSignature) => void stmts.markPaymentLanded.run(txSignature, id),
     settlePayment: (id, status, errorCode, at) => void stmts.settlePayment.run(status, errorCode, at, id),
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get(owner, agentId, since) as bigint),
     pendingPaymentsTotal: (owner, agentId) => BigInt(stmts.pendingPaymentsTotal.get(owner, agentId) as bigint),

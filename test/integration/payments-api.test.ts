@@ -1,3 +1,4 @@
+import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
@@ -424,7 +425,7 @@ describe('payments: edges found in review', () => {
         recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.01'), memo: id, description: '',
         status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: key,
         requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]), createdAt: Date.now(), settledAt: null,
-        refundedAt: null, refundTxSignature: null,
+        refundedAt: null, refundTxSignature: null, ...SENT_BY_COFFER,
       });
     unsent('pay_lost1', 'k-lost');
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);

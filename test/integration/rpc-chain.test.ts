@@ -1,3 +1,4 @@
+import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
@@ -107,7 +108,7 @@ describe('Coffer on an RPC network', () => {
       store.insertPayment({
         id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
         description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
-        createdAt: Date.now(), settledAt: null, refundedAt: null, refundTxSignature: null,
+        createdAt: Date.now(), settledAt: null, refundedAt: null, refundTxSignature: null, ...SENT_BY_COFFER,
       });
       return { id, prepared };
     };

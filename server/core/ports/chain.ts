@@ -50,6 +50,14 @@ export type TransactionFate =
   /** Not seen yet but may still land: ask again later. */
   | { state: 'unknown' };
 
+/** Where an x402 payment's transaction stands (see Chain.fateOfPayerSigned). */
+export type PayerSignedFate =
+  | { state: 'succeeded'; txSignature: string }
+  | { state: 'failed'; txSignature: string; error: string }
+  /** Block height passed the transaction's last valid height and it is nowhere: it can no longer land. */
+  | { state: 'dropped' }
+  | { state: 'unknown' };
+
 export interface IncomingTransfer {
   txSignature: string;
   from: string;
@@ -78,6 +86,13 @@ export interface Chain extends TransferLookup {
   /** Sends a prepared transfer again without waiting: it lands at most once (same signature). */
   resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
+  /**
+   * x402: where a transaction the payer signed and someone else sends stands (the seller's
+   * facilitator adds its fee-payer signature, so the transaction's id is unknown until it lands). It
+   * is recognised by the payer's own signature: at `hint` (a signature the seller reported), else
+   * among the transactions of the payer's USDC account since `since` (ms).
+   */
+  fateOfPayerSigned(sent: { payer: string; payerSignature: string; lastValidBlockHeight: bigint; since: number; hint: string | null }): Promise<PayerSignedFate>;
   /**
    * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
    * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of

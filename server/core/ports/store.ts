@@ -56,6 +56,23 @@ export interface PaymentRecord extends SentTransaction {
   /** Set when a refund of this payment was confirmed: it no longer counts as spent. */
   refundedAt: number | null;
   refundTxSignature: string | null;
+  /** `coffer`: Coffer signs and sends, the receipt is Coffer's. `x402`: the seller's facilitator sends. */
+  protocol: 'coffer' | 'x402';
+  /** The URL paid for (x402). */
+  resource: string | null;
+  /** x402: the header the agent retries with, once signed. */
+  x402Header: { name: string; value: string } | null;
+  /** x402: the agent's signature in the transaction, how the landed transaction is found. */
+  payerSignature: string | null;
+}
+
+/** What signing an x402 payment records on its pending row (txSignature stays unknown until it lands). */
+export interface X402Signature {
+  txWire: string;
+  payerSignature: string;
+  /** A block height after which the transaction can no longer land. */
+  lastValidBlockHeight: bigint;
+  header: { name: string; value: string };
 }
 
 export interface AllocationRecord extends SentTransaction {
@@ -247,6 +264,10 @@ export interface Store {
   findPaymentByIdempotencyKey(owner: string, agentId: string, key: string, since: number): PaymentRecord | null;
   /** False when the row is no longer pending (then nothing may be sent for it). */
   markPaymentSent(id: string, sent: SentTransaction): boolean;
+  /** Records an x402 payment's signed transaction on its pending row; false when it is no longer pending. */
+  markX402Signed(id: string, signed: X402Signature): boolean;
+  /** Records the id of the transaction an x402 payment landed in (before it is settled). */
+  markPaymentLanded(id: string, txSignature: string): void;
   settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
   /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;

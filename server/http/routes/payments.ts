@@ -1,16 +1,29 @@
 import { Router } from 'express';
-import { idempotencyHeaderSchema, payBodySchema } from '../../core/schemas.js';
+import { idempotencyHeaderSchema, payBodySchema, paymentPathSchema, x402PayBodySchema, x402SettledBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
 
 /** Paying from an agent's wallet; the same Idempotency-Key within 24 h moves money once. */
 export function paymentRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
+  const idempotencyKeyOf = (header: unknown) => parseWith(idempotencyHeaderSchema, { idempotencyKey: header }).idempotencyKey ?? null;
   router.post('/agents/:agentId/pay', async (req, res) => {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
-    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey ?? null));
+    const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
+    res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey));
+  });
+  // An x402 seller's 402 in, the header to retry with out (signed by the agent's key, sent by the seller).
+  router.post('/agents/:agentId/x402', async (req, res) => {
+    const p = principal(req);
+    const agentId = agentIdParam(req.params.agentId);
+    const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
+    res.json(await engine.payX402(p, agentId, parseWith(x402PayBodySchema, req.body), idempotencyKey));
+  });
+  router.post('/agents/:agentId/x402/:paymentId/settlement', async (req, res) => {
+    const p = principal(req);
+    const { agentId, paymentId } = parseWith(paymentPathSchema, req.params);
+    res.json(await engine.reportX402Settlement(p, agentId, paymentId, parseWith(x402SettledBodySchema, req.body).headers));
   });
   return router;
 }

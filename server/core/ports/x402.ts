@@ -1,0 +1,51 @@
+/**
+ * The x402 buyer port: reading a seller's 402 and signing its payment with an agent's wallet, as the
+ * official x402 packages do (the adapter is built on them). The core decides whether to pay (policy,
+ * registry price, balance, in the same reservation as /pay); the adapter owns the wire formats.
+ */
+
+/** One way a seller accepts payment (an entry of its `accepts` list), in Coffer's terms. */
+export interface X402Requirement {
+  scheme: string;
+  /** The x402 network id as the seller wrote it (`solana-devnet`, `solana:EtWT...`). */
+  network: string;
+  /** Smallest units of `asset`. */
+  amount: bigint;
+  asset: string;
+  payTo: string;
+  /** The facilitator's fee payer (`extra.feePayer`): it signs as fee payer and sends. */
+  feePayer: string | null;
+}
+
+/** A seller's 402, read. `source` is the adapter's own parse, handed back to `sign`. */
+export interface X402Offer {
+  x402Version: number;
+  requirements: X402Requirement[];
+  source: unknown;
+}
+
+export interface X402Signed {
+  /** The header to retry the paid request with (`X-PAYMENT` for v1, `PAYMENT-SIGNATURE` for v2). */
+  header: { name: string; value: string };
+  /** The transaction as signed by the payer: the fee payer's signature slot is still empty. */
+  txWire: string;
+  /** The payer's own signature in it: how the landed transaction is recognised. */
+  payerSignature: string;
+  /** A block height after which this transaction can no longer land. */
+  lastValidBlockHeight: bigint;
+}
+
+export interface X402Buyer {
+  /** The x402 names of the network Coffer pays on: v1 (`solana-devnet`) and v2 (`solana:EtWT...`). */
+  readonly networks: { v1: string; v2: string };
+  /** Reads a 402 answer (v2: the PAYMENT-REQUIRED header; v1: the body); null when it is no x402 offer. */
+  readOffer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null;
+  /**
+   * Signs the payment of one requirement of the offer with the payer's wallet (the payer signs only
+   * as the token owner; the fee payer's slot stays empty), and checks that the transaction moves
+   * exactly that amount of that asset to that recipient and nothing else of the payer's.
+   */
+  sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed>;
+  /** The transaction a seller reports having settled (`PAYMENT-RESPONSE`, `X-PAYMENT-RESPONSE`), if any. */
+  readSettlement(headers: Record<string, string>): string | null;
+}

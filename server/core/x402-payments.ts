@@ -1,0 +1,239 @@
+import { CofferError } from './errors.js';
+import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { DAY_MS, type EngineContext } from './context.js';
+import { getAgentOrThrow } from './agents.js';
+import { hashRequest } from './ids.js';
+import { formatUsdc } from './money.js';
+import { activeTransfers, neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';
+import { assertListedPrice, checkPolicy, recordingRefusals, reservePayment } from './payments.js';
+import { listedPrice } from './registry.js';
+import { iso } from './views.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
+import type { X402Offer, X402Requirement } from './ports/x402.js';
+import type { X402PayBody } from './schemas.js';
+
+/**
+ * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
+ * pay (scheme `exact`, this network, USDC), applies the same rules as /pay in the same reservation
+ * (kill switch, allowedServices by registry id or recipient, maxPerPayment, cooldown, rolling daily
+ * budget, balance net of pending payments, the registry's listed price), and signs the transfer with
+ * the agent's key only as the token's owner. The seller's facilitator pays the fee, signs and sends:
+ * Coffer never signs as someone's fee payer. The payment stays pending until its transaction is seen
+ * on chain (reported by the seller's answer, or found among the agent's transactions), and fails,
+ * giving its budget back, once it can no longer land.
+ */
+export async function payX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) {
+  requireAgentScope(principal, agentId);
+  const { owner } = principal;
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  const buyer = ctx.x402;
+  const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
+  if (buyer !== null && offer === null) throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
+  const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, owner);
+  const serviceLabel = requirement === null ? new URL(body.url).host : registryServiceFor(ctx, requirement.payTo, body.url).serviceId;
+  const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
+  return recordingRefusals(ctx, owner, agentId, { service: serviceLabel, amount: amountText }, async () => {
+    if (buyer === null || offer === null || requirement === null) {
+      throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+    }
+    const requestHash = hashRequest(['x402', body.url, body.method ?? 'GET', requirement.network, requirement.payTo, requirement.amount.toString(), requirement.asset, memoOf(offer, requirement)]);
+    if (idempotencyKey !== null) {
+      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
+      if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
+    }
+    if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+    const { service, serviceId, listed } = registryServiceFor(ctx, requirement.payTo, body.url);
+    checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
+    assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);
+    const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+    const reserved = reservePayment(ctx, {
+      owner,
+      agentId,
+      idempotencyKey,
+      requestHash,
+      serviceId,
+      service,
+      recipient: requirement.payTo,
+      amount: requirement.amount,
+      balance,
+      nonce: memoOf(offer, requirement),
+      description: body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500),
+      fields: { protocol: 'x402', resource: body.url, x402Header: null, payerSignature: null },
+    });
+    if ('replayOf' in reserved) return replayX402(ctx, reserved.replayOf, requestHash);
+    await signReserved(ctx, reservedRow(reserved, actorOf(principal)), offer, requirement, agent, buyer);
+    return x402View(ctx, ctx.store.getPayment(reserved.id) ?? reserved);
+  });
+}
+
+/**
+ * The offer's requirement Coffer pays: scheme `exact` on this network (x402 v1 or v2 name), in this
+ * network's USDC, with a fee payer that is none of this owner's wallets. Anything else is refused
+ * before any money moves, saying what was offered.
+ */
+function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRecord, owner: string): X402Requirement {
+  const names = ctx.x402?.networks ?? null;
+  const usable = offer.requirements.filter(
+    (entry) =>
+      entry.scheme === 'exact' &&
+      names !== null &&
+      entry.network === (offer.x402Version === 1 ? names.v1 : names.v2) &&
+      entry.asset === ctx.chain.usdcMint &&
+      entry.amount > 0n,
+  );
+  const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
+  const chosen = usable[0];
+  if (chosen === undefined) {
+    throw new CofferError('unsupported_offer', `Coffer pays x402 "exact" in USDC on ${ctx.chain.network}; the seller offers ${offered}`);
+  }
+  if (chosen.feePayer === null) throw new CofferError('unsupported_offer', 'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller');
+  if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
+    throw new CofferError('unsupported_offer', "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer");
+  }
+  return chosen;
+}
+
+/** v2 sellers may bind a payment to their nonce with `extra.memo`; it goes on chain in the transfer. */
+function memoOf(offer: X402Offer, requirement: X402Requirement): string | null {
+  const source = offer.source as { accepts?: { extra?: { memo?: unknown }; payTo?: unknown; network?: unknown }[] };
+  const entry = source.accepts?.find((accept) => accept.payTo === requirement.payTo && accept.network === requirement.network);
+  const memo = entry?.extra?.memo;
+  return typeof memo === 'string' && memo.length > 0 && memo.length <= 200 ? memo : null;
+}
+
+/**
+ * The registry's view of a recipient: the service whose endpoint is this URL (or the only service
+ * paid to that address), and the price that caps the payment: that service's listed price, or the
+ * dearest listed price among the services paid there. Outside the registry the URL's host names it.
+ */
+export function registryServiceFor(ctx: EngineContext, payTo: string, url: string): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
+  const candidates = ctx.store.servicesPaidTo(payTo);
+  const target = new URL(url);
+  const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
+  const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
+  const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
+  const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
+  return { service, serviceId: service?.id ?? target.host, listed };
+}
+
+/** "GET https://host/path?q={q}" matches a URL on that origin and path. */
+function endpointMatches(endpoint: string, target: URL): boolean {
+  const spelled = endpoint.split(' ').pop() ?? '';
+  if (!URL.canParse(spelled.replace(/\{[^}]*\}/g, 'x'))) return false;
+  const listed = new URL(spelled.replace(/\{[^}]*\}/g, 'x'));
+  return listed.origin === target.origin && listed.pathname === target.pathname;
+}
+
+/** Signs the reserved payment and records it; a payment that could not be signed failed, and moved nothing. */
+async function signReserved(ctx: EngineContext, row: ReservedTransfer, offer: X402Offer, requirement: X402Requirement, agent: AgentRecord, buyer: NonNullable<EngineContext['x402']>) {
+  const signing = (async () => {
+    let signed;
+    try {
+      signed = await buyer.sign(offer, requirement, agent.walletAddress);
+    } catch (error) {
+      settleTransfer(ctx, row, 'failed', error instanceof CofferError ? error.code : 'not_sent');
+      throw error;
+    }
+    if (!ctx.store.markX402Signed(row.id, signed)) {
+      throw new CofferError('internal', 'the payment was settled while it was being signed; nothing was handed out');
+    }
+    return row.id;
+  })();
+  // Reconciliation leaves a payment being signed to its signer, as it does a payment being sent.
+  const transfers = activeTransfers(ctx);
+  transfers.set(row.id, signing);
+  try {
+    await signing;
+  } finally {
+    transfers.delete(row.id);
+  }
+}
+
+/** The answer to a request already made under this Idempotency-Key: the same payment and header. */
+function replayX402(ctx: EngineContext, first: PaymentRecord, requestHash: string) {
+  if (first.requestHash !== requestHash) {
+    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
+  }
+  if (first.protocol !== 'x402' || (first.x402Header === null && first.status === 'pending')) {
+    throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key is still being signed; ask again shortly', { retryAfterSeconds: 1 });
+  }
+  if (first.status === 'failed') {
+    throw new CofferError('chain_rejected', `the payment made with this Idempotency-Key failed (${first.errorCode ?? 'unknown'})`);
+  }
+  return x402View(ctx, first);
+}
+
+/**
+ * What the seller answered to the paid request: the transaction it reports having settled is checked
+ * on chain (it must hold the agent's own signature) and settles the payment at once; without one, the
+ * payment is looked for among the agent's transactions, as reconciliation does.
+ */
+export async function reportX402Settlement(ctx: EngineContext, principal: Principal, agentId: string, paymentId: string, headers: Record<string, string>) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  const payment = ctx.store.getPayment(paymentId);
+  if (payment === null || payment.owner !== principal.owner || payment.agentId !== agentId || payment.protocol !== 'x402') {
+    throw new CofferError('payment_not_found', `agent "${agentId}" has no x402 payment ${paymentId}`);
+  }
+  if (payment.status === 'pending' && !activeTransfers(ctx).has(payment.id)) {
+    await settleX402(ctx, payment, ctx.x402?.readSettlement(headers) ?? null, actorOf(principal));
+  }
+  return x402View(ctx, ctx.store.getPayment(paymentId) ?? payment);
+}
+
+/**
+ * Settles a pending x402 payment by what the chain says: confirmed (or failed on chain) once its
+ * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. A payment
+ * never signed (the process stopped first) failed: nothing was handed out. Returns its state.
+ */
+export async function settleX402(ctx: EngineContext, payment: PaymentRecord, hint: string | null, actor = 'system'): Promise<'confirmed' | 'failed' | 'pending'> {
+  const row = reservedRow(payment, actor);
+  if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
+    settleTransfer(ctx, row, 'failed', 'not_sent');
+    return 'failed';
+  }
+  const fate = await ctx.chain.fateOfPayerSigned({
+    payer: getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress,
+    payerSignature: payment.payerSignature,
+    lastValidBlockHeight: payment.lastValidBlockHeight,
+    since: payment.createdAt,
+    hint,
+  });
+  if (fate.state === 'succeeded' || fate.state === 'failed') {
+    ctx.store.markPaymentLanded(payment.id, fate.txSignature);
+    const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
+    settleTransfer(ctx, row, status, status === 'failed' ? 'chain_rejected' : null, fate.txSignature);
+    return status;
+  }
+  if (fate.state === 'dropped') {
+    settleTransfer(ctx, row, 'failed', 'dropped');
+    return 'failed';
+  }
+  return 'pending';
+}
+
+const reservedRow = (payment: PaymentRecord, actor: string): ReservedTransfer => ({
+  kind: 'payment',
+  id: payment.id,
+  owner: payment.owner,
+  agentId: payment.agentId,
+  actor,
+  detail: { service: payment.serviceId, amount: formatUsdc(payment.amount), protocol: 'x402', resource: payment.resource },
+});
+
+/** An x402 payment as answered: the header to retry with, and where the payment stands. */
+function x402View(ctx: EngineContext, payment: PaymentRecord) {
+  return {
+    paymentId: payment.id,
+    status: payment.status,
+    amount: formatUsdc(payment.amount),
+    currency: 'USDC' as const,
+    service: payment.serviceId,
+    recipient: payment.recipient,
+    network: ctx.chain.network,
+    resource: payment.resource,
+    timestamp: iso(payment.createdAt),
+    txSignature: payment.txSignature,
+    header: payment.x402Header,
+  };
+}

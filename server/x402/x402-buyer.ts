@@ -1,0 +1,150 @@
+import {
+  address,
+  createSolanaRpc,
+  getBase58Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+} from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from '@solana-program/token';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { parsePaymentRequired } from '@x402/core/schemas';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { ExactSvmSchemeV1 } from '@x402/svm/v1';
+import { CofferError } from '../core/errors.js';
+import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
+import type { WalletKeyVault } from '../keys/key-vault.js';
+import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
+
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+/** Lighthouse assertions, which some wallets append; they move nothing. */
+const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95';
+/** Block heights a blockhash stays valid, plus room for the lag between our read and the client's. */
+const BLOCKHASH_LIFETIME_WITH_MARGIN = 170n;
+
+const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
+
+/**
+ * Coffer's x402 buyer, built on the official packages: `@x402/core` reads the 402 (v1 body or v2
+ * PAYMENT-REQUIRED header) and encodes the retry header, `@x402/svm`'s exact scheme builds and signs
+ * the transaction (v1 and v2) with the agent's key from the vault, on the cluster Coffer pays on.
+ * What it signed is then read back and checked: one TransferChecked of exactly the asked amount of
+ * that mint from the agent's USDC account to the recipient's, the fee paid by the seller's fee payer,
+ * and nothing else that could touch the agent's money.
+ */
+export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault; networks: { v1: string; v2: string } }): X402Buyer {
+  const rpc = createSolanaRpc(options.rpcUrl);
+  return {
+    networks: options.networks,
+    readOffer(answer) {
+      const headers = new Headers(answer.headers);
+      let raw: unknown;
+      try {
+        raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
+      } catch {
+        return null;
+      }
+      const parsed = parsePaymentRequired(raw);
+      if (!parsed.success) {
+        throw new CofferError('unreadable_402', `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      }
+      const required = parsed.data;
+      const accepts: unknown[] = required.accepts;
+      return { x402Version: required.x402Version, requirements: accepts.map(toRequirement), source: required };
+    },
+
+    async sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed> {
+      const required = offer.source as PaymentRequired;
+      const accepts: PaymentRequirements[] = required.accepts;
+      const chosen = accepts.find((entry) => sameRequirement(toRequirement(entry), requirement));
+      if (chosen === undefined) throw new Error('the requirement to sign is not one of the offer');
+      const signer = await options.vault.signer(payer);
+      // Coffer's policy decides what may be paid; the package's own spend controls would only
+      // second-guess it (and know nothing of the registry or the budget).
+      const client = new x402Client(() => chosen)
+        .register('solana:*', new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }))
+        .registerV1('solana', new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }))
+        .registerV1('solana-devnet', new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }))
+        .setSpendControls(false);
+      const http = new x402HTTPClient(client);
+      let payload;
+      try {
+        payload = await http.createPaymentPayload(required);
+      } catch (error) {
+        throw new CofferError('chain_unavailable', `the x402 payment could not be signed: ${(error as Error).message}`, { cause: error });
+      }
+      const transaction = (payload.payload as { transaction?: unknown }).transaction;
+      if (typeof transaction !== 'string') throw new CofferError('internal', 'the x402 package signed no transaction');
+      const payerSignature = await checkSignedTransaction(transaction, requirement, payer);
+      // An upper bound of the last height the transaction can land at: the client read its blockhash
+      // before this, so that blockhash's last valid height is at most 150 past the height now.
+      const height = await rpc.getBlockHeight({ commitment: 'processed' }).send();
+      const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
+      return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight: height + BLOCKHASH_LIFETIME_WITH_MARGIN };
+    },
+
+    readSettlement(headers) {
+      const all = new Headers(headers);
+      try {
+        const settled = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => all.get(name));
+        return settled.success && typeof settled.transaction === 'string' && /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(settled.transaction)
+          ? settled.transaction
+          : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** An accepts entry (v1: `maxAmountRequired`; v2: `amount`) in Coffer's terms. */
+function toRequirement(entry: unknown): X402Requirement {
+  const loose = entry as { scheme: string; network: string; amount?: string; maxAmountRequired?: string; asset: string; payTo: string; extra?: Record<string, unknown> };
+  const amount = loose.amount ?? loose.maxAmountRequired ?? '';
+  const feePayer = loose.extra?.feePayer;
+  return {
+    scheme: loose.scheme,
+    network: loose.network,
+    amount: /^\d{1,20}$/.test(amount) ? BigInt(amount) : -1n,
+    asset: loose.asset,
+    payTo: loose.payTo,
+    feePayer: typeof feePayer === 'string' ? feePayer : null,
+  };
+}
+
+const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
+  a.scheme === b.scheme && a.network === b.network && a.amount === b.amount && a.asset === b.asset && a.payTo === b.payTo && a.feePayer === b.feePayer;
+
+/**
+ * Reads back what was signed and refuses anything but the offer: the fee payer is the seller's (the
+ * payer never pays fees nor signs for anyone), one TransferChecked of the amount of that mint from the
+ * payer's USDC account to the recipient's, and otherwise only compute-budget, memo and assertion
+ * instructions. Returns the payer's signature.
+ */
+async function checkSignedTransaction(wire: string, requirement: X402Requirement, payer: string): Promise<string> {
+  const refuse = (why: string) => new CofferError('internal', `the x402 transaction was not what the offer asked (${why}); it was not handed out`);
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  if (!('instructions' in message)) throw refuse('an unknown message version');
+  const keys = message.staticAccounts.map(String);
+  if (keys[0] !== requirement.feePayer || keys[0] === payer) throw refuse('the fee payer');
+  const source = await usdcTokenAccount(address(requirement.asset), address(payer));
+  const destination = await usdcTokenAccount(address(requirement.asset), address(requirement.payTo));
+  let transfers = 0;
+  for (const instruction of message.instructions) {
+    const program = keys[instruction.programAddressIndex];
+    const accounts = (instruction.accountIndices ?? []).map((index) => keys[index]);
+    const data = new Uint8Array(instruction.data ?? []);
+    if (program === COMPUTE_BUDGET_PROGRAM || program === MEMO_PROGRAM_ADDRESS || program === LIGHTHOUSE_PROGRAM) continue;
+    if (program !== TOKEN_PROGRAM_ADDRESS || data[0] !== TRANSFER_CHECKED_DISCRIMINATOR || data.length < 10) throw refuse(`an instruction of ${program}`);
+    transfers += 1;
+    const [from, mint, to, authority] = accounts;
+    if (from !== source || mint !== requirement.asset || to !== destination || authority !== payer) throw refuse('the transfer accounts');
+    if (readU64(data, 1) !== requirement.amount) throw refuse('the amount');
+  }
+  if (transfers !== 1) throw refuse(`${transfers} transfers`);
+  const signature = transaction.signatures[address(payer)];
+  if (!signature) throw refuse('no signature of the payer');
+  return getBase58Decoder().decode(signature);
+}
