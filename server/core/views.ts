@@ -40,6 +40,8 @@ export const spendRecordView = (payment: PaymentRecord) => ({
   description: payment.description,
   recipient: payment.recipient,
   txSignature: payment.txSignature,
+  protocol: payment.protocol,
+  resource: payment.resource,
   ...refundOf(payment),
 });
 
@@ -61,6 +63,9 @@ export const activityView = (payment: PaymentRecord) => ({
   status: ACTIVITY_STATUS[shownStatus(payment)],
   timestamp: iso(payment.createdAt),
   txSignature: payment.txSignature,
+  protocol: payment.protocol,
+  resource: payment.resource,
+  recipient: payment.recipient,
 });
 
 export const refusalView = (refusal: RefusalRecord) => ({

@@ -13,7 +13,7 @@ export interface PayingAgent {
 export type PaymentErrorCode =
   /** The 402 asks for something Coffer cannot pay: not USDC, another network, unreadable terms. */
   | 'unreadable_402'
-  /** An offer Coffer recognises but cannot complete (an x402 payment payload): refused before paying. */
+  /** An x402 offer Coffer cannot pay (another network, scheme or asset; Coffer on the sim chain): refused before paying. */
   | 'unsupported_offer'
   | 'price_above_registry'
   /** The 402's recipient is not the registry's address for the service it names. */
@@ -34,7 +34,7 @@ export class PaymentError extends Error {
       status?: number;
       cofferCode?: string;
       instructions?: PaymentInstructions;
-      payment?: PaidResponse['payment'];
+      payment?: PaymentMade;
       response?: Response;
     } = {},
   ) {
@@ -52,10 +52,23 @@ export interface PayingFetchOptions {
   retries?: number;
 }
 
+/** A payment made for a call: Coffer's own (a receipt in X-Payment) or x402 (the seller's facilitator sent it). */
+export interface PaymentMade {
+  protocol: 'coffer' | 'x402';
+  paymentId: string;
+  /** Null for an x402 payment whose transaction Coffer has not seen yet. */
+  txSignature: string | null;
+  amount: string;
+  /** `confirmed`, or `pending` for an x402 payment whose transaction Coffer has not seen yet. */
+  status: string;
+  /** The header the paid request carried. */
+  header: { name: string; value: string };
+}
+
 export interface PaidResponse {
   response: Response;
   /** The payment made for this call, when one was made. */
-  payment: { paymentId: string; txSignature: string; amount: string; xPaymentHeader: string } | null;
+  payment: PaymentMade | null;
 }
 
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
@@ -65,9 +78,11 @@ const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * fetch for agents: calls the URL; on a 402 reads Coffer's terms, refuses an offer only an x402
- * payment payload completes (paying with a receipt would buy nothing), anything that is not USDC on
- * this Coffer's network, a recipient that contradicts the
+ * fetch for agents: calls the URL; on a 402 pays it through the agent's Coffer and retries once with
+ * the payment. An x402 offer (a PAYMENT-REQUIRED header or an x402 body) is handed to Coffer's x402
+ * endpoint, which pays it under the agent's policy (or refuses it, before any money moves) and gives
+ * the header to retry with; the seller's answer tells Coffer which transaction it settled. Otherwise
+ * Coffer's own terms are read: anything that is not USDC on this Coffer's network, a recipient that contradicts the
  * registry, or a price above the registry's listing (found by service id or by the recipient's
  * address); pays through the agent's Coffer `/pay` (inside its policy; a refusal comes back as a
  * PaymentError), and retries with `X-Payment`. One call pays at most once: the payment carries an
@@ -87,12 +102,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  if (offer.kind === 'x402') {
-    throw new PaymentError(
-      'unsupported_offer',
-      `${url} asks for an x402${offer.version === null ? '' : ` v${offer.version}`} payment, which Coffer cannot complete; nothing was paid`,
-    );
-  }
+  if (offer.kind === 'x402') return payX402Offer(url, init, first, options);
   const { instructions } = offer;
   const coffer = await cofferFacts(options.agent, doFetch);
   checkNetwork(instructions, coffer.network, url);
@@ -116,7 +126,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   }
 
   const headers = new Headers(init.headers);
-  headers.set('X-Payment', payment.xPaymentHeader);
+  headers.set('X-Payment', payment.header.value);
   for (let attempt = 0; ; attempt += 1) {
     let response: Response;
     try {
@@ -262,7 +272,92 @@ async function pay(
   for (const key of PAYMENT_KEYS) {
     if (typeof body[key] !== 'string') throw new PaymentError('payment_refused', 'Coffer answered the payment without a receipt');
   }
-  return body as Record<(typeof PAYMENT_KEYS)[number], string>;
+  const paid = body as Record<(typeof PAYMENT_KEYS)[number], string>;
+  return {
+    protocol: 'coffer',
+    paymentId: paid.paymentId,
+    txSignature: paid.txSignature,
+    amount: paid.amount,
+    status: 'confirmed',
+    header: { name: 'X-Payment', value: paid.xPaymentHeader },
+  } satisfies PaymentMade;
+}
+
+/** Coffer's refusals that keep their own name in a PaymentError (the rest are `payment_refused`). */
+const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_402', 'price_above_registry', 'recipient_mismatch']);
+
+/**
+ * The x402 path: the 402 goes to Coffer as it came, Coffer answers the header to retry with (or
+ * refuses, having moved nothing). A retry lost in transport is sent again with the same header (the
+ * transaction in it lands once at most). The seller's answer is handed back to Coffer so the payment
+ * is settled at once; if that report is lost, Coffer finds the transaction itself.
+ */
+async function payX402Offer(url: string, init: RequestInit, first: Response, options: PayingFetchOptions): Promise<PaidResponse> {
+  const doFetch = options.fetch ?? fetch;
+  const retries = options.retries ?? 2;
+  const { agent } = options;
+  const base = `${agent.cofferUrl}/v1/agents/${encodeURIComponent(agent.agentId)}`;
+  const owner = `?owner=${encodeURIComponent(agent.owner)}`;
+  const auth = { authorization: `Bearer ${agent.apiKey}`, 'content-type': 'application/json' };
+  const idempotencyKey = `fetch-${randomUUID()}`;
+  const answer = {
+    url,
+    method: (init.method ?? 'GET').toUpperCase(),
+    status: 402,
+    headers: headersOf(first),
+    body: await first.clone().json().catch(() => undefined),
+    ...(options.description ? { description: options.description.slice(0, 500) } : {}),
+  };
+  let paid: { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
+  try {
+    paid = await withRetries(retries, async () => {
+      const response = await doFetch(`${base}/x402${owner}`, { method: 'POST', headers: { ...auth, 'idempotency-key': idempotencyKey }, body: JSON.stringify(answer) });
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      if (response.status !== 200) {
+        const cofferCode = typeof body.code === 'string' ? body.code : undefined;
+        const code: PaymentErrorCode = cofferCode !== undefined && OWN_CODES.has(cofferCode as PaymentErrorCode) ? (cofferCode as PaymentErrorCode) : 'payment_refused';
+        throw new PaymentError(code, `Coffer did not pay ${url}: ${String(body.error ?? response.statusText)}`, { status: response.status, cofferCode });
+      }
+      const header = body.header as { name?: unknown; value?: unknown } | null;
+      if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {
+        throw new PaymentError('payment_refused', 'Coffer answered the x402 payment without a header to send');
+      }
+      return { paymentId: body.paymentId, amount: String(body.amount), status: String(body.status), header: { name: header.name, value: header.value } };
+    });
+  } catch (error) {
+    if (error instanceof PaymentError) throw error;
+    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+  }
+  const payment: PaymentMade = { protocol: 'x402', paymentId: paid.paymentId, txSignature: null, amount: paid.amount, status: paid.status, header: paid.header };
+  const headers = new Headers(init.headers);
+  headers.set(paid.header.name, paid.header.value);
+  let response: Response;
+  try {
+    response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
+  } catch (error) {
+    throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+  }
+  // Best effort: without this report Coffer still finds the transaction among the agent's.
+  const settled = await doFetch(`${base}/x402/${encodeURIComponent(paid.paymentId)}/settlement${owner}`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ headers: headersOf(response) }),
+  })
+    .then(async (answer) => (answer.ok ? ((await answer.json()) as { status?: unknown; txSignature?: unknown }) : null))
+    .catch(() => null);
+  if (typeof settled?.status === 'string') payment.status = settled.status;
+  if (typeof settled?.txSignature === 'string') payment.txSignature = settled.txSignature;
+  if (response.status === 402) {
+    throw new PaymentError('paid_call_failed', `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`, { payment, response });
+  }
+  return { response, payment };
+}
+
+/** Response headers as a plain map (the 402's terms may be in one). */
+function headersOf(response: Response): Record<string, string> {
+  const all: Record<string, string> = {};
+  response.headers.forEach((value, name) => (all[name] = value));
+  return all;
 }
 
 /** Retries a transport failure (a thrown fetch), never an HTTP answer nor a PaymentError. */

@@ -38,7 +38,7 @@ describe('coffer demo-api beside coffer serve', () => {
       const { response, payment } = await payingFetch(`${demoUrl}/weather?city=Kyoto`, {}, { agent });
       expect(response.status).toBe(200);
       expect((await json(response)).city).toBe('Kyoto');
-      const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.xPaymentHeader } });
+      const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.header.value } });
       expect((await json(replay)).code).toBe('receipt_already_used');
       expect(statSync(join(dataDir, 'demo-api', 'paywall.db')).mode & 0o777).toBe(0o600);
     } finally {

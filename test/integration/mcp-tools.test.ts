@@ -118,7 +118,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const result = data(await call('fetch_paid', { url: `${demo.url}/weather?city=Quito` }));
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body).city).toBe('Quito');
-    expect(result.payment).toMatchObject({ amount: '0.01', xPaymentHeader: expect.stringMatching(/^v1\./) });
+    expect(result.payment).toMatchObject({ protocol: 'coffer', amount: '0.01', status: 'confirmed', header: { name: 'X-Payment', value: expect.stringMatching(/^v1\./) } });
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 

@@ -1,9 +1,14 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
 import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI } from '../helpers/serve-process.js';
 
 /**
  * Coffer pays x402 sellers: the official `@x402/express` (v2) and `x402-express` (v1) sellers, each
@@ -96,5 +101,200 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(settled.body.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     const history = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: agent.apiKey });
     expect(history.body.payments[0]).toMatchObject({ status: 'confirmed', amount: '0.01', recipient: sellerWallet, txSignature: settled.body.txSignature });
+  });
+
+  const agentOf = (agentId: string, apiKey: string) => ({ cofferUrl: t.url, owner: t.owner, agentId, apiKey });
+  const history = async (agentId: string, key: string) =>
+    (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key })).body.payments as any[];
+  /** What the ledger says the agent spent (confirmed) equals what left its wallet on chain. */
+  const ledgerMatchesChain = async (agentId: string, key: string, wallet: string, allocated: bigint) => {
+    const spent = (await history(agentId, key)).filter((entry) => entry.status === 'confirmed').reduce((sum, entry) => sum + micro(entry.amount), 0n);
+    expect(await usdc(wallet)).toBe(allocated - spent);
+  };
+
+  it.each([
+    ['v2', () => v2],
+    ['v1 (the case where Coffer used to pay and get nothing)', () => v1],
+  ])('payingFetch pays an official %s seller: 200 with the data, the payment confirmed, the ledger equals the chain', async (_label, seller) => {
+    const agentId = `fetcher-${seller() === v2 ? 'v2' : 'v1'}`;
+    const agent = await fundedX402Agent(agentId, '1.00');
+    const served = seller().served;
+    const { response, payment } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ data: 'the paid answer' });
+    expect(seller().served).toBe(served + 1);
+    expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'confirmed', txSignature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
+    const [entry] = await history(agentId, agent.apiKey);
+    expect(entry).toMatchObject({ status: 'confirmed', protocol: 'x402', resource: seller().url, recipient: sellerWallet, txSignature: payment!.txSignature });
+    await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
+  it('MCP fetch_paid pays an x402 seller through the stdio bridge', async () => {
+    const agent = await fundedX402Agent('mcp-buyer', '1.00');
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...(process.env as Record<string, string>), COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-buyer', COFFER_API_KEY: agent.apiKey, COFFER_CONFIG: '/nonexistent/agent.json' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: v2.url } })) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
+      expect(result.isError, result.content[0]?.text).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
+      expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
+    } finally {
+      await client.close();
+    }
+    await ledgerMatchesChain('mcp-buyer', agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
+  it('every policy refusal applies to x402 payments, and moves nothing', async () => {
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const refusedWith = async (agentId: string, key: string, code: string) => {
+      const before = await usdc((await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`), { key })).body.walletAddress);
+      const answer = await payX402(agentId, key, unpaid);
+      expect(answer.body.code).toBe(code);
+      expect(answer.status).toBe(code === 'agent_suspended' ? 403 : 402);
+      expect(await history(agentId, key)).toHaveLength(0);
+      const wallet = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`), { key })).body.walletAddress;
+      expect(await usdc(wallet)).toBe(before);
+    };
+    const small = await fundedX402Agent('x-small', '1.00', { maxPerPayment: '0.005' });
+    await refusedWith('x-small', small.apiKey, 'max_per_payment_exceeded');
+    const narrow = await fundedX402Agent('x-narrow', '1.00', { allowedServices: ['demo-weather'] });
+    await refusedWith('x-narrow', narrow.apiKey, 'service_not_allowed');
+    const broke = await deployAgent(t, 'x-broke', { dailyBudget: '5', maxPerPayment: '1' });
+    await refusedWith('x-broke', broke.apiKey, 'insufficient_funds');
+    const stopped = await fundedX402Agent('x-stopped', '1.00');
+    expect((await t.api('POST', t.withOwner('/v1/agents/x-stopped/kill'))).status).toBe(200);
+    await refusedWith('x-stopped', stopped.apiKey, 'agent_suspended');
+    // The budget and the cooldown count x402 payments like any other.
+    const thrifty = await fundedX402Agent('x-thrifty', '1.00', { dailyBudget: '0.01', cooldownSeconds: 0 });
+    expect((await payX402('x-thrifty', thrifty.apiKey, unpaid)).status).toBe(200);
+    expect((await payX402('x-thrifty', thrifty.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('daily_budget_exceeded');
+    const patient = await fundedX402Agent('x-patient', '1.00', { cooldownSeconds: 3600 });
+    expect((await payX402('x-patient', patient.apiKey, unpaid)).status).toBe(200);
+    expect((await payX402('x-patient', patient.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('cooldown_active');
+    // allowedServices may name the seller's address.
+    const pinned = await fundedX402Agent('x-pinned', '1.00', { allowedServices: [sellerWallet] });
+    expect((await payX402('x-pinned', pinned.apiKey, unpaid)).status).toBe(200);
+    // The owner sees each refusal.
+    const refusals = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as any[];
+    expect(refusals.map((refusal) => refusal.code)).toEqual(expect.arrayContaining(['max_per_payment_exceeded', 'service_not_allowed', 'daily_budget_exceeded']));
+  });
+
+  it('refuses a price above the registry listing of the recipient, before signing anything', async () => {
+    // The demo services are listed at 0.01 and paid to this address: a seller there asking more is refused.
+    const listedPayTo = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+    await cluster.mintUsdc(listedPayTo, 0n);
+    const dear = await startV2Seller(facilitator, { payTo: listedPayTo, price: '$0.05' });
+    try {
+      const agent = await fundedX402Agent('x-dear', '1.00');
+      const error = await payingFetch(dear.url, {}, { agent: agentOf('x-dear', agent.apiKey) }).catch((e) => e);
+      expect(error).toBeInstanceOf(PaymentError);
+      expect(error.code).toBe('price_above_registry');
+      expect(await history('x-dear', agent.apiKey)).toHaveLength(0);
+      expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
+      expect(dear.served).toBe(0);
+    } finally {
+      await dear.close();
+    }
+  });
+
+  it('refuses offers it cannot pay: another network, another asset, no fee payer, the agent as fee payer', async () => {
+    const agent = await fundedX402Agent('x-odd', '1.00');
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
+    const variant = (edit: (accept: any) => void) => {
+      const copy = structuredClone(required);
+      edit(copy.accepts[0]);
+      return { ...unpaid, headers: { ...unpaid.headers, 'payment-required': Buffer.from(JSON.stringify(copy)).toString('base64') } };
+    };
+    const cases: [string, any][] = [
+      ['mainnet', variant((accept) => (accept.network = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'))],
+      ['another asset', variant((accept) => (accept.asset = 'So11111111111111111111111111111111111111112'))],
+      ['another scheme', variant((accept) => (accept.scheme = 'upto'))],
+      ['no fee payer', variant((accept) => delete accept.extra.feePayer)],
+      ['the agent as fee payer', variant((accept) => (accept.extra.feePayer = agent.walletAddress))],
+      ['the treasury as fee payer', variant((accept) => (accept.extra.feePayer = t.owner))],
+    ];
+    for (const [label, answer] of cases) {
+      const refused = await payX402('x-odd', agent.apiKey, answer);
+      expect(refused.status, label).toBe(422);
+      expect(refused.body.code, label).toBe('unsupported_offer');
+    }
+    const garbled = await payX402('x-odd', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from('{"x402Version":2,"accepts":"no"}').toString('base64') } });
+    expect(garbled.body.code).toBe('unreadable_402');
+    const nothing = await payX402('x-odd', agent.apiKey, { url: v2.url, status: 402, headers: {}, body: { hello: 1 } });
+    expect(nothing.body.code).toBe('unreadable_402');
+    expect(await history('x-odd', agent.apiKey)).toHaveLength(0);
+    expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
+  it('a replayed or tampered payment header is refused by the seller; the money moves once', async () => {
+    const agent = await fundedX402Agent('x-replay', '1.00');
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const paid = await payX402('x-replay', agent.apiKey, unpaid);
+    const header = paid.body.header as { name: string; value: string };
+    const payload = JSON.parse(Buffer.from(header.value, 'base64').toString());
+    const bytes = Buffer.from(payload.payload.transaction, 'base64');
+    bytes[bytes.length - 9]! ^= 0xff; // one byte of the signed message
+    payload.payload.transaction = bytes.toString('base64');
+    const tampered = Buffer.from(JSON.stringify(payload)).toString('base64');
+    // (@x402/express runs the route before it settles and answers 402 when settling fails, so what
+    // the buyer receives is counted here, not how often the route ran.)
+    const statuses = [];
+    for (const value of [tampered, header.value, header.value]) statuses.push((await fetch(v2.url, { headers: { [header.name]: value } })).status);
+    expect(statuses).toEqual([402, 200, 402]);
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+    await t.coffer.engine.reconcile();
+    expect((await history('x-replay', agent.apiKey)).map((entry) => entry.status)).toEqual(['confirmed']);
+    await ledgerMatchesChain('x-replay', agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
+  it('the same request under the same Idempotency-Key is the same payment and header; another request under it is 409', async () => {
+    const agent = await fundedX402Agent('x-keyed', '1.00');
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const first = await payX402('x-keyed', agent.apiKey, unpaid, 'k-1');
+    const again = await payX402('x-keyed', agent.apiKey, unpaid, 'k-1');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const other = await payX402('x-keyed', agent.apiKey, await answerOf(await fetch(v1.url), v1.url), 'k-1');
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('idempotency_key_reused');
+    expect(await history('x-keyed', agent.apiKey)).toHaveLength(1);
+  });
+
+  it('a lost PAYMENT-RESPONSE still ends confirmed: reconciliation finds the transaction by the agent\'s signature', async () => {
+    const agent = await fundedX402Agent('x-lost', '1.00');
+    const paid = await payX402('x-lost', agent.apiKey, await answerOf(await fetch(v1.url), v1.url));
+    expect((await fetch(v1.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
+    expect((await history('x-lost', agent.apiKey))[0].status).toBe('pending');
+    await t.coffer.engine.reconcile();
+    const [entry] = await history('x-lost', agent.apiKey);
+    expect(entry.status).toBe('confirmed');
+    expect(entry.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await ledgerMatchesChain('x-lost', agent.apiKey, agent.walletAddress, micro('1.00'));
+  });
+
+  it('a payment signed but never sent gives its budget back once it can no longer land', async () => {
+    const agent = await fundedX402Agent('x-unsent', '1.00', { dailyBudget: '0.01' });
+    const paid = await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(paid.status).toBe(200);
+    // Pending, it holds the whole budget.
+    expect((await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('daily_budget_exceeded');
+    await t.coffer.engine.reconcile();
+    expect((await history('x-unsent', agent.apiKey))[0].status).toBe('pending');
+    cluster.advanceBlocks(400);
+    await t.coffer.engine.reconcile();
+    expect((await history('x-unsent', agent.apiKey))[0].status).toBe('failed');
+    // The header is worthless now, and the budget is back.
+    expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(402);
+    const next = await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(next.status).toBe(200);
+    expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
   });
 });
