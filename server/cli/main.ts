@@ -4,6 +4,7 @@ import { start } from './start.js';
 import { demoApi } from './demo-api.js';
 import { link } from './commands/link.js';
 import { kill, open, payCommand, status } from './commands/agent-commands.js';
+import { fetchCommand } from './commands/fetch-command.js';
 import { defaultConfigPath } from './agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from './api-client.js';
@@ -28,6 +29,9 @@ usage:
                  the linked agent's balance, policy and recent payments
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
+  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--config FILE]
+                 call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
+                 the body bought goes to stdout, what was paid to stderr
   coffer kill [<agent>] [--all] [--config FILE] [--data-dir DIR]
                  stop the linked agent, another agent or all of them (the last two as owner)
   coffer open [--data-dir DIR]
@@ -90,6 +94,17 @@ async function main(argv: string[]): Promise<number> {
       const [service, amount] = positionals;
       if (!service || !amount) throw new Error('usage: coffer pay <service> <amount> [--recipient ADDR] [--nonce N]');
       return payCommand(values.config ?? defaultConfigPath(), { service, amount, recipient: values.recipient, nonce: values.nonce, description: values.description });
+    }
+    case 'fetch': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { config: { type: 'string' }, method: { type: 'string' }, header: { type: 'string', multiple: true }, data: { type: 'string' } },
+        strict: true,
+      });
+      const [url] = positionals;
+      if (!url || positionals.length > 1) throw new Error("usage: coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY]");
+      return fetchCommand(values.config ?? defaultConfigPath(), { url, method: values.method, headers: values.header ?? [], data: values.data });
     }
     case 'kill': {
       const { values, positionals } = parseArgs({

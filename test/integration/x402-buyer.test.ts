@@ -9,6 +9,23 @@ import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI } from '../helpers/serve-process.js';
+import { writeAgentConfig } from '../../server/cli/agent-config.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+
+/** The coffer command as a terminal runs it. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, COFFER_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 /**
  * Coffer pays x402 sellers: the official `@x402/express` (v2) and `x402-express` (v1) sellers, each
@@ -296,5 +313,28 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const next = await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
     expect(next.status).toBe(200);
     expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
+  it('coffer fetch <url> pays an x402 seller as the linked agent: the body to stdout, the payment to stderr', async () => {
+    const agent = await fundedX402Agent('x-cli', '1.00');
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-cli-'));
+    const config = join(dir, 'agent.json');
+    writeAgentConfig(config, { agentId: 'x-cli', walletAddress: agent.walletAddress, apiKey: agent.apiKey, linkedAt: new Date().toISOString(), owner: t.owner, url: t.url });
+    try {
+      const ok = await cli(['fetch', v2.url, '--config', config]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toMatchObject({ data: 'the paid answer' });
+      expect(ok.stderr).toMatch(/^Paid 0\.01 USDC \(x402, pay_\w+, confirmed, transaction \w+\)/);
+      const shown = await cli(['status', '--config', config]);
+      expect(shown.stdout).toContain(`0.01 USDC  ${new URL(v2.url).host}  (confirmed)  x402 ${v2.url}`);
+      await t.api('POST', t.withOwner('/v1/agents/x-cli/policy'), { body: { maxPerPayment: '0.001' } });
+      const refused = await cli(['fetch', v1.url, '--config', config]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/max_per_payment_exceeded/);
+      expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

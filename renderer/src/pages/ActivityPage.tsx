@@ -4,6 +4,7 @@ import { dateTime, shortTime } from '../lib/time.js';
 import { paymentStatusLabel } from '../lib/labels.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
+import { PaymentVenue } from '../components/PaymentVenue.js';
 
 /** When, as a short time, with the full date on hover. */
 function TimeCell({ timestamp }: { timestamp: string }) {
@@ -38,7 +39,9 @@ export function ActivityTable({ limit }: { limit?: number }) {
             <tr key={row.id} data-testid="activity-row">
               <TimeCell timestamp={row.timestamp} />
               <AgentCell agentId={row.agent} />
-              <td>{row.venue}</td>
+              <td>
+                <PaymentVenue name={row.venue} protocol={row.protocol} resource={row.resource} recipient={row.recipient} />
+              </td>
               <td className="num">
                 <Money value={row.amount} />
               </td>

@@ -11,6 +11,7 @@ import { ErrorNote } from '../components/ErrorNote.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
 import { PolicyEditor } from '../components/PolicyEditor.js';
+import { PaymentVenue } from '../components/PaymentVenue.js';
 import { SpendChart } from '../components/SpendChart.js';
 import { describeRequest } from '../lib/requests.js';
 import { paymentStatusLabel } from '../lib/labels.js';
@@ -162,7 +163,9 @@ export function AgentPage({ agentId }: { agentId: string }) {
                 {history.map((p) => (
                   <tr key={p.id}>
                     <td className="nowrap">{dateTime(p.timestamp)}</td>
-                    <td>{p.service}</td>
+                    <td>
+                      <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
+                    </td>
                     <td className="muted">{p.description}</td>
                     <td className="num">
                       <Money value={p.amount} />

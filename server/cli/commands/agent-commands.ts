@@ -13,7 +13,7 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
   const [balance, policy, history] = await Promise.all([
     api.call<{ balance: string; walletAddress: string; status: 'active' | 'suspended' }>('GET', `${path}/balance`),
     api.call<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>('GET', `${path}/policy`),
-    api.call<{ payments: { timestamp: string; service: string; amount: string; status: string }[] }>('GET', `${path}/spend-history`, undefined, { limit: '5' }),
+    api.call<{ payments: { timestamp: string; service: string; amount: string; status: string; protocol: string; resource: string | null }[] }>('GET', `${path}/spend-history`, undefined, { limit: '5' }),
   ]);
   const p = policy.body.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
@@ -22,7 +22,10 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
   out.write(`  balance  ${balance.body.balance} USDC\n`);
   out.write(`  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`);
   out.write(history.body.payments.length ? '  recent payments:\n' : '  no payments yet\n');
-  for (const payment of history.body.payments) out.write(`    ${payment.timestamp}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})\n`);
+  for (const payment of history.body.payments) {
+    const bought = payment.protocol === 'x402' ? `  x402 ${payment.resource ?? ''}` : '';
+    out.write(`    ${payment.timestamp}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${bought}\n`);
+  }
   return 0;
 }
 

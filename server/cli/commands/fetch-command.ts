@@ -1,0 +1,48 @@
+import { agentCredentials } from '../agent-config.js';
+import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+
+type Out = NodeJS.WritableStream;
+
+/**
+ * `coffer fetch <url>`: calls a URL as the linked agent; a 402 (Coffer's terms or an x402 offer) is
+ * paid within the agent's policy and the request is sent again with the payment. The body bought goes
+ * to stdout, what was paid to stderr, so the command pipes like curl.
+ */
+export async function fetchCommand(
+  configPath: string,
+  args: { url: string; method?: string; headers: string[]; data?: string },
+  out: Out = process.stdout,
+  err: Out = process.stderr,
+): Promise<number> {
+  const agent = agentCredentials(configPath);
+  const headers = new Headers();
+  for (const line of args.headers) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new Error(`--header must be "Name: value" (got "${line}")`);
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
+  try {
+    const { response, payment } = await payingFetch(
+      args.url,
+      { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
+      { agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey }, description: `coffer fetch ${method} ${args.url}` },
+    );
+    if (payment !== null) {
+      const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
+      err.write(`Paid ${payment.amount} USDC (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`);
+    }
+    out.write(Buffer.from(await response.arrayBuffer()));
+    if (!response.ok) {
+      err.write(`\n${args.url} answered ${response.status} ${response.statusText}\n`);
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof PaymentError)) throw error;
+    const paid = error.details.payment;
+    err.write(`coffer: ${error.message} (${error.details.cofferCode ?? error.code})\n`);
+    if (paid) err.write(`The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.\n`);
+    return 1;
+  }
+}
