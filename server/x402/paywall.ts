@@ -5,6 +5,7 @@ import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
+import { createPaywallX402, type Facilitator } from './paywall-x402.js';
 
 export interface PaywallOptions {
   /** The wallet that receives the payments (its USDC token account is credited). */
@@ -13,6 +14,11 @@ export interface PaywallOptions {
   lookup: TransferLookup;
   /** Payments accepted and the nonces' key (`openPaywallStore(file)`). */
   store: PaywallStore;
+  /**
+   * x402 clients pay too (devnet and mainnet): the facilitator that verifies and settles their
+   * payments, `inProcessFacilitator(...)` or `facilitatorAt(url)`.
+   */
+  x402?: { facilitator: Facilitator };
   /** How long a 402's nonce stays payable; 300 s by default. */
   maxTimeoutSeconds?: number;
   now?: () => number;
@@ -31,10 +37,12 @@ export interface RouteTerms {
 export const paymentOf = (res: Response): VerifiedPayment | undefined => res.locals.payment as VerifiedPayment | undefined;
 
 /**
- * Express middleware for an API seller. A request without `X-Payment` gets 402 with the price, the
- * recipient and a fresh single-use nonce. A request with a receipt is
- * verified on chain (see verifyReceipt); the route runs only for a payment accepted now, and finds it
- * with paymentOf(res). A refused receipt gets 402 with the reason and fresh terms.
+ * Express middleware for an API seller. A request without a payment gets 402 with the price, the
+ * recipient and a fresh single-use nonce (and, with `x402`, the same terms for x402 v1 and v2
+ * clients). A Coffer receipt (`X-Payment: v1.…`) is verified on chain (see verifyReceipt); an x402
+ * payment (`PAYMENT-SIGNATURE`, or an `X-PAYMENT` payload) is checked against the terms issued and
+ * settled by the facilitator (see paywall-x402.ts). The route runs only for a payment accepted now,
+ * and finds it with paymentOf(res). A refused payment gets 402 with the reason and fresh terms.
  */
 export function createPaywall(options: PaywallOptions) {
   const maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
@@ -48,6 +56,18 @@ export function createPaywall(options: PaywallOptions) {
   const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
 
   const nonces = createNonces(options.store.nonceKey);
+  const x402 =
+    options.x402 === undefined
+      ? null
+      : createPaywallX402({
+          facilitator: options.x402.facilitator,
+          network: options.lookup.network,
+          usdcMint: options.lookup.usdcMint,
+          recipient: options.recipient,
+          store: options.store,
+          nonces,
+          log,
+        });
   const freshTerms = (req: Request, route: RouteTerms, amount: bigint): PaymentTerms => {
     const issuedAt = now();
     // Every 1,000 402s, forget the accepted payments whose nonces are long expired.
@@ -70,18 +90,52 @@ export function createPaywall(options: PaywallOptions) {
     /** Protects a route: `app.get('/weather', paywall.require({ price: '0.01', description: '...' }), handler)`. */
     require(route: RouteTerms): RequestHandler {
       const amount = parseAmount(route.price, 'price');
-      const askForPayment = (req: Request, res: Response, reason?: { code: string; error: string }) => {
+      const askForPayment = async (req: Request, res: Response, reason?: { code: string; error: string }) => {
+        let terms;
         try {
-          res.status(402).json(paymentRequiredBody(freshTerms(req, route, amount), reason));
+          terms = freshTerms(req, route, amount);
         } catch (error) {
           log(`paywall: could not issue payment terms: ${(error as Error).message}`);
           res.status(503).json({ error: 'payment terms are unavailable right now; try again', code: 'paywall_unavailable' });
+          return;
         }
+        const body = paymentRequiredBody(terms, reason);
+        const offers = x402 === null ? null : await x402.offers(terms, body.error);
+        if (offers !== null) res.setHeader('PAYMENT-REQUIRED', offers.header);
+        res.status(402).json({ ...body, ...offers?.body });
       };
       return async (req, res, next) => {
-        const header = req.get('x-payment');
+        const xPayment = req.get('x-payment');
+        // An x402 payment: PAYMENT-SIGNATURE (v2), or an X-PAYMENT that is not a Coffer receipt (v1).
+        const x402Payment = req.get('payment-signature') ?? (xPayment !== undefined && !xPayment.startsWith('v1.') ? xPayment : undefined);
+        if (x402 !== null && x402Payment !== undefined) {
+          let accepted;
+          try {
+            accepted = await x402.accept(x402Payment.slice(0, 16_384), {
+              resource: resourceOf(req),
+              url: urlOf(req),
+              description: route.description,
+              amount,
+              maxTimeoutSeconds,
+              now: now(),
+            });
+          } catch (error) {
+            log(`paywall: could not settle an x402 payment: ${(error as Error).message}`);
+            res.status(503).json({ error: 'the payment could not be settled right now; try again', code: 'verifier_unavailable' });
+            return;
+          }
+          if (!accepted.ok) {
+            await askForPayment(req, res, { code: accepted.code, error: accepted.reason });
+            return;
+          }
+          res.setHeader(accepted.response.name, accepted.response.value);
+          res.locals.payment = accepted.payment;
+          next();
+          return;
+        }
+        const header = xPayment;
         if (!header) {
-          askForPayment(req, res);
+          await askForPayment(req, res);
           return;
         }
         let verification;
@@ -101,7 +155,7 @@ export function createPaywall(options: PaywallOptions) {
           return;
         }
         if (!verification.ok) {
-          askForPayment(req, res, { code: verification.code, error: verification.reason });
+          await askForPayment(req, res, { code: verification.code, error: verification.reason });
           return;
         }
         res.locals.payment = verification.payment;

@@ -1,0 +1,263 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { address, createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
+import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { facilitatorAt, inProcessFacilitator } from '../../server/x402/paywall-x402.js';
+import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
+import type { TransferLookup } from '../../server/core/ports/chain.js';
+
+async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+/** A wallet whose secret the v1 client takes as base58 (64 bytes: seed and public key). */
+async function walletWithSecret(): Promise<{ signer: KeyPairSigner; secret: string }> {
+  const seed = new Uint8Array(randomBytes(32));
+  const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
+  const secret = new Uint8Array(64);
+  secret.set(seed);
+  secret.set(getAddressEncoder().encode(signer.address), 32);
+  return { signer, secret: getBase58Decoder().decode(secret) };
+}
+
+/**
+ * x402 clients pay a Coffer paywall: the official `@x402/fetch` (v2) and `x402-fetch` (v1) buyers,
+ * the payment settled by the official facilitator, on the test cluster presented as devnet. Coffer's
+ * own receipts keep working on the same route.
+ */
+describe("x402 clients pay Coffer's paywall", () => {
+  let cluster: TestCluster;
+  let lookup: TransferLookup;
+  let store: PaywallStore;
+  let seller: string;
+  let api: { url: string; server: Server };
+  let served = 0;
+  let clock = Date.now();
+  let feePayer: KeyPairSigner;
+
+  const usdc = async (wallet: string) => {
+    const account = cluster.ledger.account(await usdcTokenAccount(address(cluster.mint.address), address(wallet)));
+    return account.exists ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+  };
+
+  beforeAll(async () => {
+    cluster = await new TestCluster({ as: 'devnet' }).start();
+    lookup = await rpcTransferLookup(cluster.url);
+    store = openPaywallStore(':memory:');
+    seller = (await generateKeyPairSigner()).address;
+    await cluster.mintUsdc(seller, 0n);
+    feePayer = await generateKeyPairSigner();
+    cluster.airdrop(feePayer.address);
+    const paywall = createPaywall({
+      recipient: seller,
+      lookup,
+      store,
+      x402: { facilitator: inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' }) },
+      now: () => clock,
+    });
+    const app = express();
+    app.get('/data', paywall.require({ price: '0.01', description: 'Paid data' }), (_req, res) => {
+      served += 1;
+      res.json({ data: 'sold', payer: paymentOf(res)?.payer });
+    });
+    app.get('/other', paywall.require({ price: '0.01', description: 'Other data' }), (_req, res) => res.json({ other: true }));
+    api = await listen(app);
+  });
+  afterAll(async () => {
+    await close(api.server);
+    store.close();
+    await cluster.stop();
+  });
+
+  it("its 402 offers Coffer's terms, an x402 v1 accepts list and a v2 PAYMENT-REQUIRED header, with the facilitator's fee payer and the nonce as memo", async () => {
+    const unpaid = await fetch(`${api.url}/data`);
+    expect(unpaid.status).toBe(402);
+    const body = (await unpaid.json()) as any;
+    expect(body).toMatchObject({ code: 'payment_required', amount: '0.01', currency: 'USDC', recipient: seller, network: 'devnet', x402Version: 1 });
+    expect(body.accepts).toEqual([
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'solana-devnet',
+        maxAmountRequired: '10000',
+        payTo: seller,
+        asset: cluster.mint.address,
+        resource: `${api.url}/data`,
+        extra: { feePayer: feePayer.address },
+      }),
+    ]);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    expect(required).toMatchObject({
+      x402Version: 2,
+      resource: { url: `${api.url}/data` },
+      accepts: [{ scheme: 'exact', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: seller, extra: { feePayer: feePayer.address, memo: body.nonce } }],
+    });
+  });
+
+  it('an @x402/fetch (v2) buyer pays and gets the answer once; the money moves once; a replay is refused', async () => {
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('1'));
+    const before = { buyer: await usdc(buyer.address), seller: await usdc(seller), served };
+    let lastPaymentHeader = '';
+    const recording: typeof fetch = async (input, init) => {
+      const header = new Headers(init?.headers).get('payment-signature') ?? (input instanceof Request ? input.headers.get('payment-signature') : null);
+      if (header) lastPaymentHeader = header;
+      return fetch(input, init);
+    };
+    const paidFetch = wrapFetchWithPayment(recording, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+    const response = await paidFetch(`${api.url}/data`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: 'sold', payer: buyer.address });
+    const settled = JSON.parse(Buffer.from(response.headers.get('payment-response')!, 'base64').toString());
+    expect(settled).toMatchObject({ success: true, payer: buyer.address, network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(buyer.address)).toBe(before.buyer - micro('0.01'));
+    expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+    // The buyer paid no fee: it holds no SOL at all.
+    expect(cluster.ledger.svm.getBalance(address(buyer.address)) ?? 0n).toBe(0n);
+
+    const replay = await fetch(`${api.url}/data`, { headers: { 'payment-signature': lastPaymentHeader } });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as any).code).toBe('receipt_already_used');
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+  });
+
+  it('an x402-fetch (v1) buyer pays and gets the answer once', async () => {
+    const buyer = await walletWithSecret();
+    await cluster.mintUsdc(buyer.signer.address, micro('1'));
+    const before = { seller: await usdc(seller), served };
+    const signer = await createSigner('solana-devnet', buyer.secret);
+    const paidFetch = wrapFetchWithPaymentV1(fetch, signer, undefined, undefined, { svmConfig: { rpcUrl: cluster.url } });
+    const response = await paidFetch(`${api.url}/data`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: 'sold', payer: buyer.signer.address });
+    expect(response.headers.get('x-payment-response')).toBeTruthy();
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+  });
+
+  it('refuses x402 payments bound to another nonce, another route, an expired nonce, or tampered, and moves nothing', async () => {
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('1'));
+    const client = x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] });
+    /** A real v2 payment payload for the terms of one 402, edited before it is presented. */
+    const payFor = async (path: string, edit: (required: any) => void = () => undefined) => {
+      const unpaid = await fetch(`${api.url}${path}`);
+      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+      edit(required);
+      const payload = await client.createPaymentPayload(required);
+      return Buffer.from(JSON.stringify(payload)).toString('base64');
+    };
+    const present = async (path: string, header: string) => {
+      const answer = await fetch(`${api.url}${path}`, { headers: { 'payment-signature': header } });
+      return { status: answer.status, code: ((await answer.json()) as any).code };
+    };
+    const before = { buyer: await usdc(buyer.address), served };
+    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].extra.memo = 'not-a-nonce-of-ours')))).toEqual({ status: 402, code: 'unknown_nonce' });
+    expect(await present('/data', await payFor('/other'))).toEqual({ status: 402, code: 'wrong_resource' });
+    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].amount = '1')))).toEqual({ status: 402, code: 'payment_rejected' });
+    expect(await present('/data', Buffer.from('{"x402Version":2}').toString('base64'))).toEqual({ status: 402, code: 'invalid_payment' });
+    expect(await present('/data', 'not base64 at all!')).toEqual({ status: 402, code: 'invalid_payment' });
+    const late = await payFor('/data');
+    clock += 301_000;
+    try {
+      expect(await present('/data', late)).toEqual({ status: 402, code: 'receipt_expired' });
+    } finally {
+      clock -= 301_000;
+    }
+    expect(served).toBe(before.served);
+    expect(await usdc(buyer.address)).toBe(before.buyer);
+  });
+
+  it("Coffer's own agents still pay it with receipts (Coffer on the same cluster)", async () => {
+    const t: TestCoffer = await startCoffer({ network: cluster.url });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.mintUsdc(t.owner, micro('10'));
+      const agent = await deployAgent(t, 'receipt-payer', { dailyBudget: '1', maxPerPayment: '1' });
+      await t.api('POST', t.withOwner('/v1/agents/receipt-payer/allocate'), { body: { amount: '1' } });
+      const { response, payment } = await payingFetch(`${api.url}/data`, {}, { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'receipt-payer', apiKey: agent.apiKey } });
+      expect(response.status).toBe(200);
+      expect(payment).toMatchObject({ protocol: 'coffer', status: 'confirmed', header: { name: 'X-Payment' } });
+    } finally {
+      await t.stop();
+    }
+  });
+
+  describe('with a facilitator reached over HTTP', () => {
+    let facilitator: TestFacilitator;
+    beforeAll(async () => {
+      facilitator = await startFacilitator(cluster);
+    });
+    afterAll(async () => facilitator.close());
+
+    it('settles through it; when it cannot be reached the 402 still offers receipts and an x402 payment is 503', async () => {
+      const app = express();
+      const paywall = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: facilitatorAt(facilitator.url) } });
+      app.get('/data', paywall.require({ price: '0.02', description: 'Remote' }), (_req, res) => res.json({ ok: true }));
+      const remote = await listen(app);
+      const dead = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: facilitatorAt('http://127.0.0.1:9') }, log: () => undefined });
+      const deadApp = express();
+      deadApp.get('/data', dead.require({ price: '0.02', description: 'Dead' }), (_req, res) => res.json({ ok: true }));
+      const deadServer = await listen(deadApp);
+      try {
+        const buyer = await generateKeyPairSigner();
+        await cluster.mintUsdc(buyer.address, micro('1'));
+        const paidFetch = wrapFetchWithPayment(fetch, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+        expect((await paidFetch(`${remote.url}/data`)).status).toBe(200);
+        expect(facilitator.settles.succeeded).toBe(1);
+
+        const unpaid = await fetch(`${deadServer.url}/data`);
+        expect(unpaid.status).toBe(402);
+        expect(unpaid.headers.get('payment-required')).toBeNull();
+        const body = (await unpaid.json()) as any;
+        expect(body).toMatchObject({ code: 'payment_required', amount: '0.02' });
+        expect(body).not.toHaveProperty('accepts');
+        // A well-formed payment (made for the other paywall's terms) cannot be settled without the facilitator.
+        const terms = JSON.parse(Buffer.from((await fetch(`${remote.url}/data`)).headers.get('payment-required')!, 'base64').toString());
+        const payload = await x402Client
+          .fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] })
+          .createPaymentPayload(terms);
+        const attempt = await fetch(`${deadServer.url}/data`, { headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') } });
+        expect(attempt.status).toBe(503);
+        expect(((await attempt.json()) as any).code).toBe('verifier_unavailable');
+      } finally {
+        await close(remote.server);
+        await close(deadServer.server);
+      }
+    });
+  });
+
+  it('x402 is offered on devnet and mainnet only', async () => {
+    const local = await new TestCluster().start();
+    try {
+      const localLookup = await rpcTransferLookup(local.url);
+      expect(() =>
+        createPaywall({ recipient: seller, lookup: localLookup, store, x402: { facilitator: facilitatorAt('http://127.0.0.1:9') } }),
+      ).toThrow(/devnet or mainnet/);
+    } finally {
+      await local.stop();
+    }
+  });
+});
