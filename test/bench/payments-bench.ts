@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: payments through Coffer's HTTP API on the embedded chain, beside the raw LiteSVM
- * transfer rate measured in the same process, and the start-up time of `coffer serve`.
+ * transfer rate measured in the same process; the x402 round trip beside a bare /pay on a cluster
+ * reached over JSON-RPC (see x402-round-trip.ts); and the start-up time of `coffer serve`.
  * Prints figures; asserts nothing (speed is read, not tested).
  */
 import { LiteSVM, FailedTransactionMetadata } from 'litesvm';
@@ -28,9 +29,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
+import { x402RoundTrip } from './x402-round-trip.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const X402_TRIPS = Number(process.env.BENCH_X402_N ?? 100);
 
 async function rawLiteSvmRate(n: number): Promise<number> {
   const svm = new LiteSVM();
@@ -132,6 +135,7 @@ console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.ve
 const raw = await rawLiteSvmRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
+const overRpc = await x402RoundTrip(X402_TRIPS);
 const dir = tempDataDir();
 const firstStart = await serveStartup(dir);
 const warmStart = await serveStartup(dir);
@@ -145,5 +149,11 @@ console.log(`Coffer /pay over HTTP, ${String(CONCURRENCY).padEnd(2)} concurrent 
 console.log('');
 console.log(`ratio Coffer (concurrent) / raw LiteSVM: ${(concurrent.rate / raw).toFixed(3)}`);
 console.log(`ratio Coffer (sequential) / raw LiteSVM: ${(sequential.rate / raw).toFixed(3)}`);
-console.log(`failed payments: ${sequential.failures + concurrent.failures}`);
+console.log('');
+console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls one at a time:`);
+console.log(`Coffer /pay over HTTP (Coffer sends, confirms)     ${fmt(overRpc.pay.rate, 1)} ${fmt(overRpc.pay.p50, 2)} ${fmt(overRpc.pay.p99, 2)}`);
+console.log(`x402 round trip (402, sign, settle, 200, report)   ${fmt(overRpc.x402.rate, 1)} ${fmt(overRpc.x402.p50, 2)} ${fmt(overRpc.x402.p99, 2)}`);
+console.log(`ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.pay.rate).toFixed(3)} (facilitator settlements: ${overRpc.settled})`);
+console.log('');
+console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
