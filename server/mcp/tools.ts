@@ -93,7 +93,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           results,
           message: results.length
             ? `Found ${results.length} service${results.length === 1 ? '' : 's'} for "${query}".`
-            : `No service in the registry matches "${query}". Try other words, or look on the x402 marketplace: any API that answers 402 with a USDC-on-Solana price can be paid with fetch_paid.`,
+            : `No service in the registry matches "${query}". Try other words, or look on the x402 marketplace: any API that answers 402 with a USDC-on-Solana price (Coffer terms, or x402 on devnet or mainnet) can be paid with fetch_paid.`,
         };
       }),
   );
@@ -257,7 +257,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'fetch_paid',
     {
-      description: 'Call a URL; if it answers 402, pay within policy (never above the registry price) and retry with X-Payment. Returns the answer.',
+      description:
+        'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer.',
       inputSchema: {
         url: z.url(),
         method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional(),

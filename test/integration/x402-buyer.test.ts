@@ -146,7 +146,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
   });
 
-  it('MCP fetch_paid pays an x402 seller through the stdio bridge', async () => {
+  it('MCP fetch_paid pays the v2 and the v1 seller through the stdio bridge', async () => {
     const agent = await fundedX402Agent('mcp-buyer', '1.00');
     const client = new Client({ name: 'test-host', version: '1.0.0' });
     await client.connect(
@@ -158,13 +158,18 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       }),
     );
     try {
-      const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: v2.url } })) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
-      expect(result.isError, result.content[0]?.text).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
-      expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
+      for (const seller of [v2, v1]) {
+        const served = seller.served;
+        const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
+        expect(result.isError, result.content[0]?.text).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
+        expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
+        expect(seller.served).toBe(served + 1);
+      }
     } finally {
       await client.close();
     }
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.98'));
     await ledgerMatchesChain('mcp-buyer', agent.apiKey, agent.walletAddress, micro('1.00'));
   });
 
