@@ -4,6 +4,24 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../server/cli/bin.js', import.meta.url));
 
+/**
+ * A `coffer` command run to its end as a terminal runs it (no browser opened, no linked agent config
+ * unless `--config` or `env` names one); its exit code and both outputs.
+ */
+export function runCoffer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export interface ServeProcess {
   child: ChildProcess;
   url: string;

@@ -1,25 +1,12 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/cli/agent-config.js';
 
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
-function coffer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const coffer = runCoffer;
 
 describe('coffer status, pay, kill, open', () => {
   const dataDir = tempDataDir();

@@ -8,24 +8,12 @@ import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI } from '../helpers/serve-process.js';
+import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/cli/agent-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 
-/** The coffer command as a terminal runs it. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, COFFER_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /**
  * Coffer pays x402 sellers: the official `@x402/express` (v2) and `x402-express` (v1) sellers, each

@@ -1,7 +1,7 @@
 import express from 'express';
+import { close, listen } from '../helpers/http-server.js';
+import type { Server } from 'node:http';
 import Database from 'better-sqlite3';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -22,17 +22,7 @@ import type { TransferLookup } from '../../server/core/ports/chain.js';
 const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
 
-async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 describe('the 402 flow against the demo paid API', () => {
   let t: TestCoffer;

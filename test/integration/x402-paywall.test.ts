@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { close, listen } from '../helpers/http-server.js';
+import type { Server } from 'node:http';
 import express from 'express';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { address, createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
@@ -20,16 +20,6 @@ import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
-async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 /** A wallet whose secret the v1 client takes as base58 (64 bytes: seed and public key). */
 async function walletWithSecret(): Promise<{ signer: KeyPairSigner; secret: string }> {
