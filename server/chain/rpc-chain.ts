@@ -9,7 +9,9 @@ import {
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   getSignatureFromTransaction,
+  isSignature,
   isSolanaError,
+  blockhash as toBlockhash,
   pipe,
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
@@ -43,8 +45,9 @@ const DEPOSIT_READS_PER_ROUND = 200;
 /** A listed transaction the RPC still cannot return this long after its block is passed over. */
 const UNREADABLE_AFTER_MS = 10 * 60 * 1000;
 const CONFIRM_TIMEOUT_MS = 90_000;
-/** How many of a payer's latest transactions are searched for an x402 payment's. */
-const PAYER_SIGNED_SCAN = 100;
+/** How far back (pages of 1,000 signatures) and how many transactions a round reads for an x402 payment. */
+const PAYER_SIGNED_PAGES = 20;
+const PAYER_SIGNED_READS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,6 +63,12 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw unavailable(error);
   }
+}
+
+/** The blockhash a wire transaction (base64) was signed with. */
+function blockhashOf(wire: string) {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  return toBlockhash(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes).lifetimeToken);
 }
 
 /** Whether a wire transaction (base64) carries this signature (base58) among its signatures. */
@@ -212,30 +221,54 @@ export class RpcChain implements Chain {
   async fateOfPayerSigned(sent: {
     payer: string;
     payerSignature: string;
+    txWire: string;
     lastValidBlockHeight: bigint;
     since: number;
     hint: string | null;
   }): Promise<PayerSignedFate> {
-    // Height first: once it has passed the last valid height, whatever the listing below does not
-    // hold can never land.
-    const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
-    const candidates: string[] = sent.hint === null ? [] : [sent.hint];
-    const account = await usdcTokenAccount(address(this.usdcMint), address(sent.payer));
-    const listed = await call(() => this.rpc.getSignaturesForAddress(account, { limit: PAYER_SIGNED_SCAN, commitment: 'confirmed' }).send());
-    // Clocks differ between this machine and the cluster: look a little before the payment was made.
-    const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
-    for (const entry of listed) {
-      if (entry.blockTime !== null && entry.blockTime < from) break;
-      if (!candidates.includes(entry.signature)) candidates.push(entry.signature);
-    }
-    for (const candidate of candidates) {
+    const check = async (candidate: string): Promise<PayerSignedFate | null> => {
       const found = await call(() =>
         this.rpc.getTransaction(toSignature(candidate), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send(),
       );
-      if (found === null || !hasSignature(found.transaction[0], sent.payerSignature)) continue;
+      if (found === null || !hasSignature(found.transaction[0], sent.payerSignature)) return null;
       return found.meta?.err ? { state: 'failed', txSignature: candidate, error: jsonOf(found.meta.err) } : { state: 'succeeded', txSignature: candidate };
+    };
+    // A seller's report is only a hint: it counts when that transaction carries the payer's signature.
+    if (sent.hint !== null && isSignature(sent.hint)) {
+      const hinted = await check(sent.hint);
+      if (hinted !== null) return hinted;
     }
-    return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
+    // Height and blockhash first: once both say the transaction can no longer land, whatever the
+    // listing below does not hold never will.
+    const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    const expired =
+      height > sent.lastValidBlockHeight &&
+      !(await call(() => this.rpc.isBlockhashValid(blockhashOf(sent.txWire), { commitment: 'confirmed' }).send())).value;
+    // Every transaction of the payer's USDC account since the payment was made (clocks differ between
+    // this machine and the cluster: a little before), paged back; a flood of others cannot push the
+    // payment out of sight. What cannot be read in one round keeps the payment pending.
+    const account = await usdcTokenAccount(address(this.usdcMint), address(sent.payer));
+    const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
+    let before: string | undefined;
+    let checked = 0;
+    for (let page = 0; page < PAYER_SIGNED_PAGES; page += 1) {
+      const listed = await call(() =>
+        this.rpc
+          .getSignaturesForAddress(account, { limit: 1_000, commitment: 'confirmed', ...(before === undefined ? {} : { before: toSignature(before) }) })
+          .send(),
+      );
+      for (const entry of listed) {
+        if (entry.blockTime !== null && entry.blockTime < from) return expired ? { state: 'dropped' } : { state: 'unknown' };
+        if (entry.signature === sent.hint) continue;
+        if (++checked > PAYER_SIGNED_READS) return { state: 'unknown' };
+        const found = await check(entry.signature);
+        if (found !== null) return found;
+      }
+      // The account's whole history is read: the transaction is not in it.
+      if (listed.length < 1_000) return expired ? { state: 'dropped' } : { state: 'unknown' };
+      before = listed[listed.length - 1]?.signature;
+    }
+    return { state: 'unknown' };
   }
 
   async findTransfer(txSignature: string): Promise<TransferFound | null> {

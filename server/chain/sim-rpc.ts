@@ -5,6 +5,7 @@ import {
   getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
   getTransactionDecoder,
   type Transaction,
 } from '@solana/kit';
@@ -50,9 +51,16 @@ export function createSimRpc(ledger: SimLedger) {
     },
     getFeeForMessage: {
       params: z.tuple([z.string()]).rest(z.unknown()),
-      run: ([message]: [string]) => {
-        const bytes = getBase64Encoder().encode(message);
-        return withContext(BigInt(LAMPORTS_PER_SIGNATURE) * BigInt(bytes[0] ?? 1));
+      run: ([encoded]: [string]) => {
+        let message;
+        try {
+          message = getCompiledTransactionMessageDecoder().decode(getBase64Encoder().encode(encoded));
+        } catch {
+          throw new RpcError(-32602, 'Invalid param: the message cannot be decoded');
+        }
+        // A node prices only a message whose blockhash it still takes.
+        if (message.lifetimeToken !== ledger.latestBlockhash().blockhash) return withContext(null);
+        return withContext(BigInt(LAMPORTS_PER_SIGNATURE) * BigInt(message.header.numSignerAccounts));
       },
     },
     getBalance: {
@@ -61,12 +69,12 @@ export function createSimRpc(ledger: SimLedger) {
     },
     getAccountInfo: {
       params: z.tuple([address, accountConfig.optional()]),
-      run: ([key, config]: [string, AccountConfig | undefined]) => withContext(encodeAccount(ledger, key, config?.encoding ?? 'base58')),
+      run: ([key, config]: [string, AccountConfig | undefined]) => withContext(encodeAccount(ledger, key, config)),
     },
     getMultipleAccounts: {
       params: z.tuple([z.array(address).max(100), accountConfig.optional()]),
       run: ([keys, config]: [string[], AccountConfig | undefined]) =>
-        withContext(keys.map((key) => encodeAccount(ledger, key, config?.encoding ?? 'base64'))),
+        withContext(keys.map((key) => encodeAccount(ledger, key, { encoding: 'base64', ...config }))),
     },
     getTokenAccountBalance: {
       params: z.tuple([address]).rest(z.unknown()),
@@ -105,6 +113,8 @@ export function createSimRpc(ledger: SimLedger) {
         // Coffer's history keeps base64 bytes, whatever encoding the transaction came in.
         const wire = Buffer.from(getTransactionEncoderBytes(input, config?.encoding ?? 'base58')).toString('base64');
         if (!config?.skipPreflight) {
+          // Preflight refuses what already landed (LiteSVM's simulation does not look at history).
+          if (ledger.findTransaction(getSignatureFromTransaction(transaction)) !== null) throw preflightFailure('AlreadyProcessed', [], 0);
           const preflight = ledger.simulate(transaction, { sigVerify: true, replaceRecentBlockhash: false });
           if (preflight.err !== null) throw preflightFailure(preflight.err, preflight.logs, preflight.unitsConsumed);
         }
@@ -208,12 +218,18 @@ const address = z.string().refine((text) => {
 const commitment = z.enum(['processed', 'confirmed', 'finalized']).optional();
 const noParams = z.array(z.unknown()).max(1);
 const configOnly = z.tuple([]).rest(z.object({ commitment, minContextSlot: z.number().optional() }).loose());
-const accountConfig = z.object({ encoding: z.enum(['base58', 'base64', 'base64+zstd', 'jsonParsed']).optional(), commitment }).loose();
+const accountConfig = z
+  .object({
+    encoding: z.enum(['base58', 'base64', 'base64+zstd', 'jsonParsed']).optional(),
+    dataSlice: z.object({ offset: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
+    commitment,
+  })
+  .loose();
 type AccountConfig = z.infer<typeof accountConfig>;
 const wireEncoding = z.enum(['base58', 'base64']).optional();
 const simulateConfig = z.object({ encoding: wireEncoding, sigVerify: z.boolean().optional(), replaceRecentBlockhash: z.boolean().optional(), commitment }).loose();
 const sendConfig = z.object({ encoding: wireEncoding, skipPreflight: z.boolean().optional(), preflightCommitment: commitment, maxRetries: z.number().optional() }).loose();
-const transactionConfig = z.object({ encoding: z.enum(['json', 'base58', 'base64', 'jsonParsed']).optional(), maxSupportedTransactionVersion: z.number().int().optional(), commitment }).loose();
+const transactionConfig = z.object({ encoding: z.enum(['json', 'base58', 'base64']).optional(), maxSupportedTransactionVersion: z.number().int().optional(), commitment }).loose();
 const signaturesConfig = z.object({ limit: z.number().int().min(1).max(1000).optional(), before: z.string().optional(), until: z.string().optional(), commitment }).loose();
 
 function getTransactionEncoderBytes(input: string, encoding: 'base58' | 'base64'): Uint8Array {
@@ -257,15 +273,18 @@ function errorOf(row: SimTransactionRow): RpcTransactionError | null {
   return row.error === null ? null : row.error;
 }
 
-function encodeAccount(ledger: SimLedger, key: string, encoding: NonNullable<AccountConfig['encoding']>) {
+function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | undefined) {
   const account = ledger.account(key);
   if (!account.exists) return null;
-  const data = new Uint8Array(account.data);
-  const base = { executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 0n, space: BigInt(data.length) };
-  if (encoding === 'jsonParsed') {
-    const parsed = parseTokenProgramAccount(ledger, account.programAddress, data);
+  const encoding = config?.encoding ?? 'base58';
+  const whole = new Uint8Array(account.data);
+  const base = { executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 0n, space: BigInt(whole.length) };
+  if (encoding === 'jsonParsed' && config?.dataSlice === undefined) {
+    const parsed = parseTokenProgramAccount(ledger, account.programAddress, whole);
     if (parsed !== null) return { ...base, data: parsed };
   }
+  const slice = config?.dataSlice;
+  const data = slice === undefined ? whole : whole.subarray(slice.offset, slice.offset + slice.length);
   if (encoding === 'base58') return { ...base, data: [getBase58Decoder().decode(data), 'base58'] };
   if (encoding === 'base64+zstd') throw new RpcError(-32602, 'Invalid param: base64+zstd is not supported here; ask for base64');
   return { ...base, data: [Buffer.from(data).toString('base64'), 'base64'] };
@@ -311,7 +330,7 @@ function parseTokenProgramAccount(ledger: SimLedger, owner: string, data: Uint8A
   return null;
 }
 
-function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' | 'base64' | 'jsonParsed', maxVersion: number | undefined) {
+function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' | 'base64', maxVersion: number | undefined) {
   const bytes = new Uint8Array(getBase64Encoder().encode(row.wire));
   const transaction = getTransactionDecoder().decode(bytes);
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);

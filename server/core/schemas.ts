@@ -114,7 +114,11 @@ export type PayBody = z.infer<typeof payBodySchema>;
 
 /** Response headers as a plain map: names and values a 402 or a paid answer carries. */
 const headersSchema = z
-  .record(z.string().min(1).max(100), z.string().max(16_384))
+  .record(
+    z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'header names are HTTP tokens (at most 100 characters)'),
+    // What an HTTP header value can be: one line of Latin-1 text.
+    z.string().max(16_384).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
+  )
   .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
 
 /**

@@ -104,7 +104,7 @@ function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransacti
   }
 }
 
-function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void {
+function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean {
   switch (row.kind) {
     case 'payment':
       return ctx.store.settlePayment(row.id, status, errorCode, at);
@@ -131,16 +131,20 @@ function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txS
   }
 }
 
-/** Confirms or fails a pending row; the settlement and its audit row are one commit. */
+/**
+ * Confirms or fails a pending row; the settlement and its audit row are one commit. A row someone
+ * else settled meanwhile (a seller's report racing reconciliation) is left as it is, and nothing is
+ * written or announced twice. Returns whether this call settled it.
+ */
 export function settleTransfer(
   ctx: EngineContext,
   row: ReservedTransfer,
   status: 'confirmed' | 'failed',
   errorCode: string | null,
   txSignature: string | null = null,
-): void {
-  ctx.store.transaction(() => {
-    settleRow(ctx, row, status, errorCode, ctx.clock.now());
+): boolean {
+  const settled = ctx.store.transaction(() => {
+    if (!settleRow(ctx, row, status, errorCode, ctx.clock.now())) return false;
     audit(ctx, {
       actor: row.actor,
       owner: row.owner,
@@ -148,9 +152,11 @@ export function settleTransfer(
       action: `${row.kind}.${status}`,
       detail: { ...row.detail, id: row.id, errorCode },
     });
+    return true;
   });
-  const event = settledEvent(row, status, txSignature);
+  const event = settled ? settledEvent(row, status, txSignature) : null;
   if (event !== null) ctx.events.emit(event);
+  return settled;
 }
 
 /**

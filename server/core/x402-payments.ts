@@ -10,7 +10,7 @@ import { listedPrice } from './registry.js';
 import { iso } from './views.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { X402Offer, X402Requirement } from './ports/x402.js';
-import type { X402PayBody } from './schemas.js';
+import { isSolanaAddress, type X402PayBody } from './schemas.js';
 
 /**
  * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
@@ -79,26 +79,36 @@ function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRe
       names !== null &&
       entry.network === (offer.x402Version === 1 ? names.v1 : names.v2) &&
       entry.asset === ctx.chain.usdcMint &&
-      entry.amount > 0n,
+      entry.amount > 0n &&
+      isSolanaAddress(entry.payTo),
   );
   const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
   const chosen = usable[0];
   if (chosen === undefined) {
     throw new CofferError('unsupported_offer', `Coffer pays x402 "exact" in USDC on ${ctx.chain.network}; the seller offers ${offered}`);
   }
-  if (chosen.feePayer === null) throw new CofferError('unsupported_offer', 'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller');
+  if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
+    throw new CofferError('unsupported_offer', 'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller');
+  }
+  const memo = memoOf(offer, chosen);
+  if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
+    throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
+  }
   if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
     throw new CofferError('unsupported_offer', "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer");
   }
   return chosen;
 }
 
+/** The longest memo x402's exact scheme puts on chain. */
+const MAX_MEMO_BYTES = 256;
+
 /** v2 sellers may bind a payment to their nonce with `extra.memo`; it goes on chain in the transfer. */
 function memoOf(offer: X402Offer, requirement: X402Requirement): string | null {
   const source = offer.source as { accepts?: { extra?: { memo?: unknown }; payTo?: unknown; network?: unknown }[] };
   const entry = source.accepts?.find((accept) => accept.payTo === requirement.payTo && accept.network === requirement.network);
   const memo = entry?.extra?.memo;
-  return typeof memo === 'string' && memo.length > 0 && memo.length <= 200 ? memo : null;
+  return typeof memo === 'string' && memo.length > 0 ? memo : null;
 }
 
 /**
@@ -134,8 +144,15 @@ async function signReserved(ctx: EngineContext, row: ReservedTransfer, offer: X4
       settleTransfer(ctx, row, 'failed', error instanceof CofferError ? error.code : 'not_sent');
       throw error;
     }
-    if (!ctx.store.markX402Signed(row.id, signed)) {
-      throw new CofferError('internal', 'the payment was settled while it was being signed; nothing was handed out');
+    // Two equal payments signed under one blockhash are one transaction: it could land once and
+    // confirm both. The second is not handed out (a moment later the blockhash, and so the
+    // transaction, differs).
+    const recorded = ctx.store.transaction(() =>
+      ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) === null && ctx.store.markX402Signed(row.id, signed),
+    );
+    if (!recorded) {
+      settleTransfer(ctx, row, 'failed', 'not_sent');
+      throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', { retryAfterSeconds: 1 });
     }
     return row.id;
   })();
@@ -195,6 +212,7 @@ export async function settleX402(ctx: EngineContext, payment: PaymentRecord, hin
   const fate = await ctx.chain.fateOfPayerSigned({
     payer: getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress,
     payerSignature: payment.payerSignature,
+    txWire: payment.txWire,
     lastValidBlockHeight: payment.lastValidBlockHeight,
     since: payment.createdAt,
     hint,

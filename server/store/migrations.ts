@@ -395,6 +395,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE payments ADD COLUMN resource TEXT;
       ALTER TABLE payments ADD COLUMN x402_header TEXT;
       ALTER TABLE payments ADD COLUMN payer_signature TEXT;
+      CREATE INDEX payments_by_payer_signature ON payments (payer_signature) WHERE payer_signature IS NOT NULL;
     `,
   },
 ];

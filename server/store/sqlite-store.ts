@@ -269,6 +269,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
        WHERE id = ? AND status = 'pending' AND protocol = 'x402' AND tx_wire IS NULL`,
     ),
     markPaymentLanded: db.prepare("UPDATE payments SET tx_signature = ? WHERE id = ? AND status = 'pending'"),
+    findLivePaymentByPayerSignature: q("SELECT * FROM payments WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1"),
     spentSince: q(
       `SELECT COALESCE(SUM(amount), 0) FROM payments
        WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ?`,
@@ -547,7 +548,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     markX402Signed: (id, signed) =>
       stmts.markX402Signed.run(signed.txWire, signed.payerSignature, signed.lastValidBlockHeight.toString(), JSON.stringify(signed.header), id).changes === 1,
     markPaymentLanded: (id, txSignature) => void stmts.markPaymentLanded.run(txSignature, id),
-    settlePayment: (id, status, errorCode, at) => void stmts.settlePayment.run(status, errorCode, at, id),
+    findLivePaymentByPayerSignature: (payerSignature) => {
+      const row = stmts.findLivePaymentByPayerSignature.get(payerSignature) as Row | undefined;
+      return row ? toPayment(row) : null;
+    },
+    settlePayment: (id, status, errorCode, at) => stmts.settlePayment.run(status, errorCode, at, id).changes === 1,
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get(owner, agentId, since) as bigint),
     pendingPaymentsTotal: (owner, agentId) => BigInt(stmts.pendingPaymentsTotal.get(owner, agentId) as bigint),
     lastPaymentAt: (owner, agentId) => optionalNumber(stmts.lastPaymentAt.get(owner, agentId)),
@@ -581,7 +586,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return row ? toAllocation(row) : null;
     },
     markAllocationSent: (id, sent) => stmts.markAllocationSent.run(...sentParams(sent), id).changes === 1,
-    settleAllocation: (id, status, errorCode, at) => void stmts.settleAllocation.run(status, errorCode, at, id),
+    settleAllocation: (id, status, errorCode, at) => stmts.settleAllocation.run(status, errorCode, at, id).changes === 1,
     pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
     pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),
 
@@ -609,7 +614,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return row ? toDeposit(row) : null;
     },
     markDepositSent: (id, sent) => stmts.markDepositSent.run(...sentParams(sent), id).changes === 1,
-    settleDeposit: (id, status, errorCode, at) => void stmts.settleDeposit.run(status, errorCode, at, id),
+    settleDeposit: (id, status, errorCode, at) => stmts.settleDeposit.run(status, errorCode, at, id).changes === 1,
     pendingDeposits: () => (stmts.pendingDeposits.all() as Row[]).map(toDeposit),
     listDeposits: (owner, limit) => (stmts.listDeposits.all(owner, limit) as Row[]).map(toDeposit),
 
@@ -644,6 +649,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     settleRefund: (id, status, errorCode, at) => {
       const settled = stmts.settleRefund.run(status, errorCode, at, id).changes === 1;
       if (settled && status === 'confirmed') stmts.markPaymentRefunded.run({ id, at });
+      return settled;
     },
     pendingRefunds: () => (stmts.pendingRefunds.all() as Row[]).map(toRefund),
     tasksOwedRefunds: (retryFailed) => (stmts.tasksOwedRefunds.all({ retryFailed: retryFailed ? 1 : 0 }) as Row[]).map(toTask),

@@ -332,10 +332,16 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
   const headers = new Headers(init.headers);
   headers.set(paid.header.name, paid.header.value);
   let response: Response;
-  try {
-    response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
-  } catch (error) {
-    throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
+    } catch (error) {
+      throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
+    }
+    // 503: the seller could not settle yet (its facilitator is busy or still confirming). The same
+    // header is presented again; a new payment would be a second one.
+    if (response.status !== 503 || attempt >= 4) break;
+    await sleep(500 * 2 ** attempt);
   }
   // Best effort: without this report Coffer still finds the transaction among the agent's.
   const settled = await doFetch(`${base}/x402/${encodeURIComponent(paid.paymentId)}/settlement${owner}`, {

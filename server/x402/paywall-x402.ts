@@ -36,7 +36,11 @@ export function facilitatorAt(url: string): Facilitator {
   return new HTTPFacilitatorClient({ url });
 }
 
+/** A settlement the facilitator sent but has not seen confirmed (`@x402/core`'s own name for it). */
+const SETTLEMENT_PENDING = 'settlement_pending';
+
 export type X402Refusal = { ok: false; code: X402RefusalCode; reason: string };
+
 export type X402RefusalCode = 'invalid_payment' | 'unknown_nonce' | 'wrong_resource' | 'receipt_expired' | 'receipt_already_used' | 'payment_rejected';
 
 /**
@@ -60,21 +64,24 @@ export function createPaywallX402(options: {
   const names = x402Networks(options.network);
   if (names === null) throw new Error(`x402 pays on devnet or mainnet; this paywall reads ${options.network}`);
   let feePayer: Promise<string | null> | null = null;
-  /** The facilitator's fee payer for this network, asked once (again after a failure). */
+  /**
+   * The facilitator's fee payer for this network, asked once; a failure (no answer, or no fee payer
+   * for this network) is logged and asked again next time, never kept.
+   */
   const feePayerOf = (): Promise<string | null> => {
-    feePayer ??= options.facilitator.getSupported().then(
-      (supported) => {
+    feePayer ??= (async () => {
+      try {
+        const supported = await options.facilitator.getSupported();
         const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === names.v2);
         const address = kind?.extra?.feePayer;
-        if (typeof address !== 'string') throw new Error(`the facilitator pays no fees on ${names.v2}`);
+        if (typeof address !== 'string') throw new Error(`it pays no fees on ${names.v2}`);
         return address;
-      },
-      (error: unknown) => {
+      } catch (error) {
         feePayer = null;
         options.log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
         return null;
-      },
-    );
+      }
+    })();
     return feePayer;
   };
 
@@ -157,7 +164,15 @@ export function createPaywallX402(options: {
       }
       const verified = await options.facilitator.verify(payload, requirements as PaymentRequirements);
       if (!verified.isValid) return refuse('payment_rejected', `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`);
-      const settled = await options.facilitator.settle(payload, requirements as PaymentRequirements);
+      // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
+      // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
+      // stays unused: the same payment presented again is settled then (the facilitator keeps it).
+      const settle = () => options.facilitator.settle(payload, requirements as PaymentRequirements);
+      const pending = (result: { success: boolean; errorReason?: string; transaction?: string }) =>
+        !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
+      let settled = await settle();
+      if (pending(settled)) settled = await settle();
+      if (pending(settled)) throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
       if (!settled.success) return refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
       const payer = settled.payer ?? verified.payer ?? '';
       const amount = BigInt(payload.x402Version === 1 ? (requirements as PaymentRequirementsV1).maxAmountRequired : (requirements as PaymentRequirements).amount);

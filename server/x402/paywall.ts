@@ -100,7 +100,8 @@ export function createPaywall(options: PaywallOptions) {
           return;
         }
         const body = paymentRequiredBody(terms, reason);
-        const offers = x402 === null ? null : await x402.offers(terms, body.error);
+        // The x402 terms are an addition: whatever happens to them, Coffer's own terms are answered.
+        const offers = x402 === null ? null : await x402.offers(terms, body.error).catch(() => null);
         if (offers !== null) res.setHeader('PAYMENT-REQUIRED', offers.header);
         res.status(402).json({ ...body, ...offers?.body });
       };

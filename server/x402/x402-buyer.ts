@@ -20,8 +20,8 @@ import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.j
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Lighthouse assertions, which some wallets append; they move nothing. */
 const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95';
-/** Block heights a blockhash stays valid, plus room for the lag between our read and the client's. */
-const BLOCKHASH_LIFETIME_WITH_MARGIN = 170n;
+/** Block heights a blockhash stays valid (150), plus room for a node of ours that lags the one the client read. */
+const BLOCKHASH_LIFETIME_WITH_MARGIN = 300n;
 
 const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
 
@@ -38,9 +38,9 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
   return {
     networks: options.networks,
     readOffer(answer) {
-      const headers = new Headers(answer.headers);
       let raw: unknown;
       try {
+        const headers = new Headers(answer.headers);
         raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
       } catch {
         return null;
@@ -79,14 +79,19 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
       const payerSignature = await checkSignedTransaction(transaction, requirement, payer);
       // An upper bound of the last height the transaction can land at: the client read its blockhash
       // before this, so that blockhash's last valid height is at most 150 past the height now.
-      const height = await rpc.getBlockHeight({ commitment: 'processed' }).send();
+      let height: bigint;
+      try {
+        height = await rpc.getBlockHeight({ commitment: 'processed' }).send();
+      } catch (error) {
+        throw new CofferError('chain_unavailable', `the cluster could not be asked for its block height: ${(error as Error).message}`, { cause: error });
+      }
       const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
       return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight: height + BLOCKHASH_LIFETIME_WITH_MARGIN };
     },
 
     readSettlement(headers) {
-      const all = new Headers(headers);
       try {
+        const all = new Headers(headers);
         const settled = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => all.get(name));
         return settled.success && typeof settled.transaction === 'string' && /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(settled.transaction)
           ? settled.transaction

@@ -196,6 +196,28 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(verified.body.error.code).toBe(-32003);
   });
 
+  it('prices messages, slices account data, and refuses a transaction it already landed, as a node does', async () => {
+    const outsider = (await generateKeyPairSigner()).address;
+    const from = await usdcTokenAccount(mint, address(t.owner));
+    const to = await usdcTokenAccount(mint, outsider);
+    const ok = await signed(treasury, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata: to, owner: outsider, mint }),
+      getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 7n, decimals: 6 }),
+    ]);
+    const message = Buffer.from(ok.messageBytes).toString('base64');
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getFeeForMessage', params: [message] }))).body.result.value).toBe(5000);
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(ok), { encoding: 'base64' }).send();
+    const again = await raw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'sendTransaction', params: [getBase64EncodedWireTransaction(ok), { encoding: 'base64' }] }));
+    expect(again.body.error).toMatchObject({ code: -32002, data: { err: 'AlreadyProcessed' } });
+    const { value: sliced } = await rpc.getAccountInfo(to, { encoding: 'base64', dataSlice: { offset: 64, length: 8 } }).send();
+    expect(Buffer.from(sliced!.data[0], 'base64')).toEqual(Buffer.from([7, 0, 0, 0, 0, 0, 0, 0]));
+    const parsedTx = await raw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getTransaction', params: [getSignatureFromTransaction(ok), { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }] }));
+    expect(parsedTx.body.error.code).toBe(-32602);
+    const big = await raw(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'getSlot', params: ['x'.repeat(300_000)] }));
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe(-32600);
+  });
+
   it('answers bad requests with JSON-RPC errors, batches, and stays behind the loopback guard', async () => {
     expect((await raw('{not json')).body.error.code).toBe(-32700);
     expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getNothing' }))).body.error).toMatchObject({ code: -32601 });

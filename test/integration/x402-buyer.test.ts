@@ -290,6 +290,87 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     await ledgerMatchesChain('x-lost', agent.apiKey, agent.walletAddress, micro('1.00'));
   });
 
+  it('a flood of transactions on the agent\'s account cannot hide a landed payment: it is confirmed, never dropped', async () => {
+    const agent = await fundedX402Agent('x-flooded', '1.00', { dailyBudget: '0.01' });
+    const paid = await payX402('x-flooded', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
+    // The seller keeps PAYMENT-RESPONSE to itself and buries the payment under 150 dust deposits.
+    await cluster.depositMany(agent.walletAddress, 150, 1n);
+    cluster.advanceBlocks(400);
+    await t.coffer.engine.reconcile();
+    const [entry] = (await history('x-flooded', agent.apiKey)) as any[];
+    expect(entry.status).toBe('confirmed');
+    // The budget stays spent: the next payment is refused.
+    expect((await payX402('x-flooded', agent.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('daily_budget_exceeded');
+  });
+
+  it('headers that are no HTTP headers, an oversized memo, a bad settlement hint: clear answers, nothing moves', async () => {
+    const agent = await fundedX402Agent('x-hostile', '1.00');
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    for (const headers of [{ 'a b': 'x' }, { 'payment-required': 'line\r\nbreak' }, { 'payment-required': 'snow \u2603' }]) {
+      const answer = await payX402('x-hostile', agent.apiKey, { ...unpaid, headers });
+      expect(answer.status, JSON.stringify(headers)).toBe(400);
+      expect(answer.body.code).toBe('invalid_request');
+    }
+    const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
+    required.accepts[0].extra.memo = 'm'.repeat(257);
+    const longMemo = await payX402('x-hostile', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } });
+    expect(longMemo.status).toBe(422);
+    expect(longMemo.body.code).toBe('unsupported_offer');
+    expect(await history('x-hostile', agent.apiKey)).toHaveLength(0);
+    // A seller reporting a signature that is no signature settles nothing and breaks nothing.
+    const paid = await payX402('x-hostile', agent.apiKey, unpaid);
+    const fake = Buffer.from(JSON.stringify({ success: true, transaction: 'z'.repeat(88), network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' })).toString('base64');
+    const reported = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), { key: agent.apiKey, body: { headers: { 'payment-response': fake } } });
+    expect(reported.status).toBe(200);
+    expect(reported.body.status).toBe('pending');
+    const unknown = await t.api('POST', t.withOwner('/v1/agents/x-hostile/x402/pay_1111111111111111111111/settlement'), { key: agent.apiKey, body: { headers: {} } });
+    expect(unknown.body.code).toBe('payment_not_found');
+    expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
+  it('two payments of the same offer are two transactions; an offer binding the same memo again is refused', async () => {
+    const agent = await fundedX402Agent('x-twice', '1.00');
+    // The official client puts a random memo in each transaction when the seller names none.
+    const first = await payX402('x-twice', agent.apiKey, await answerOf(await fetch(v1.url), v1.url));
+    const second = await payX402('x-twice', agent.apiKey, await answerOf(await fetch(v1.url), v1.url));
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.body.header.value).not.toBe(first.body.header.value);
+    // A seller's memo is its nonce: the same one paid twice to the same seller is refused.
+    const unpaid = await answerOf(await fetch(v2.url), v2.url);
+    const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
+    required.accepts[0].extra.memo = 'seller-nonce-1';
+    const bound = { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } };
+    expect((await payX402('x-twice', agent.apiKey, bound)).status).toBe(200);
+    const again = await payX402('x-twice', agent.apiKey, bound);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('nonce_already_paid');
+  });
+
+  it('a settlement report racing reconciliation is settled, announced and audited once', async () => {
+    const agent = await fundedX402Agent('x-race', '1.00');
+    const paid = await payX402('x-race', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    const retried = await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } });
+    const response: Record<string, string> = {};
+    retried.headers.forEach((value, name) => (response[name] = value));
+    const events: string[] = [];
+    const off = t.coffer.engine.events.subscribe((event) => {
+      if (event.type === 'payment' && 'paymentId' in event && event.paymentId === paid.body.paymentId) events.push(event.status);
+    });
+    try {
+      await Promise.all([
+        t.api('POST', t.withOwner(`/v1/agents/x-race/x402/${paid.body.paymentId}/settlement`), { key: agent.apiKey, body: { headers: response } }),
+        t.coffer.engine.reconcile(),
+        t.coffer.engine.reconcile(),
+      ]);
+    } finally {
+      off();
+    }
+    expect(events).toEqual(['confirmed']);
+    const audits = t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'payment.confirmed' AND detail LIKE ?").pluck().get(`%${paid.body.paymentId}%`);
+    expect(audits).toBe(1);
+  });
+
   it('a payment signed but never sent gives its budget back once it can no longer land', async () => {
     const agent = await fundedX402Agent('x-unsent', '1.00', { dailyBudget: '0.01' });
     const paid = await payX402('x-unsent', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));

@@ -239,6 +239,30 @@ describe("x402 clients pay Coffer's paywall", () => {
     });
   });
 
+  it('a facilitator that names no fee payer for this network is asked again later; meanwhile receipts are still offered', async () => {
+    const real = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
+    let answers = 0;
+    const forgetful: typeof real = {
+      ...real,
+      getSupported: async () => (++answers === 1 ? { kinds: [], extensions: [], signers: {} } : real.getSupported()),
+    };
+    const app = express();
+    const paywall = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: forgetful }, log: () => undefined });
+    app.get('/data', paywall.require({ price: '0.01', description: 'Forgetful' }), (_req, res) => res.json({ ok: true }));
+    const server = await listen(app);
+    try {
+      const first = await fetch(`${server.url}/data`);
+      expect(first.status).toBe(402);
+      expect(first.headers.get('payment-required')).toBeNull();
+      expect((await first.json()) as any).toMatchObject({ code: 'payment_required', amount: '0.01' });
+      const second = await fetch(`${server.url}/data`);
+      expect(second.headers.get('payment-required')).not.toBeNull();
+      expect(((await second.json()) as any).accepts[0].extra.feePayer).toBe(feePayer.address);
+    } finally {
+      await close(server.server);
+    }
+  });
+
   it('x402 is offered on devnet and mainnet only', async () => {
     const local = await new TestCluster().start();
     try {

@@ -90,9 +90,18 @@ export interface Chain extends TransferLookup {
    * x402: where a transaction the payer signed and someone else sends stands (the seller's
    * facilitator adds its fee-payer signature, so the transaction's id is unknown until it lands). It
    * is recognised by the payer's own signature: at `hint` (a signature the seller reported), else
-   * among the transactions of the payer's USDC account since `since` (ms).
+   * among all the transactions of the payer's USDC account since `since` (ms). `dropped` only when
+   * that whole history was read, block height has passed `lastValidBlockHeight` and the cluster no
+   * longer takes the transaction's blockhash.
    */
-  fateOfPayerSigned(sent: { payer: string; payerSignature: string; lastValidBlockHeight: bigint; since: number; hint: string | null }): Promise<PayerSignedFate>;
+  fateOfPayerSigned(sent: {
+    payer: string;
+    payerSignature: string;
+    txWire: string;
+    lastValidBlockHeight: bigint;
+    since: number;
+    hint: string | null;
+  }): Promise<PayerSignedFate>;
   /**
    * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
    * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of

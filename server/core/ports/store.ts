@@ -266,9 +266,12 @@ export interface Store {
   markPaymentSent(id: string, sent: SentTransaction): boolean;
   /** Records an x402 payment's signed transaction on its pending row; false when it is no longer pending. */
   markX402Signed(id: string, signed: X402Signature): boolean;
+  /** A pending or confirmed x402 payment whose transaction carries this payer signature. */
+  findLivePaymentByPayerSignature(payerSignature: string): PaymentRecord | null;
   /** Records the id of the transaction an x402 payment landed in (before it is settled). */
   markPaymentLanded(id: string, txSignature: string): void;
-  settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  /** Settles a pending row; false when it was no longer pending (someone else settled it). */
+  settlePayment(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean;
   /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
   /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
@@ -287,7 +290,8 @@ export interface Store {
   /** The newest allocation to that agent under that Idempotency-Key created after `since`. */
   findAllocationByIdempotencyKey(owner: string, agentId: string, key: string, since: number): AllocationRecord | null;
   markAllocationSent(id: string, sent: SentTransaction): boolean;
-  settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  /** Settles a pending row; false when it was no longer pending (someone else settled it). */
+  settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean;
   pendingAllocationsTotal(owner: string): bigint;
   pendingAllocations(): AllocationRecord[];
 
@@ -298,7 +302,8 @@ export interface Store {
   getDeposit(id: string): DepositRecord | null;
   findDepositByIdempotencyKey(owner: string, key: string, since: number): DepositRecord | null;
   markDepositSent(id: string, sent: SentTransaction): boolean;
-  settleDeposit(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  /** Settles a pending row; false when it was no longer pending (someone else settled it). */
+  settleDeposit(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean;
   pendingDeposits(): DepositRecord[];
   /** Confirmed deposits, newest first. */
   listDeposits(owner: string, limit: number): DepositRecord[];
@@ -312,7 +317,8 @@ export interface Store {
   findRefundByPayment(paymentId: string): RefundRecord | null;
   markRefundSent(id: string, sent: SentTransaction): boolean;
   /** Settles a refund; a confirmed one also marks its payment refunded (one commit). */
-  settleRefund(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): void;
+  /** Settles a pending row; false when it was no longer pending (someone else settled it). */
+  settleRefund(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean;
   pendingRefunds(): RefundRecord[];
   /**
    * Failed tasks whose payment went to the treasury, was confirmed and was not given back: none
