@@ -326,6 +326,13 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(reported.body.status).toBe('pending');
     const unknown = await t.api('POST', t.withOwner('/v1/agents/x-hostile/x402/pay_1111111111111111111111/settlement'), { key: agent.apiKey, body: { headers: {} } });
     expect(unknown.body.code).toBe('payment_not_found');
+    // Another agent's key pays nothing from this agent's wallet and settles none of its payments.
+    const other = await fundedX402Agent('x-other', '1.00');
+    expect((await payX402('x-hostile', other.apiKey, unpaid)).body.code).toBe('wrong_agent');
+    const foreign = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), { key: other.apiKey, body: { headers: {} } });
+    expect(foreign.body.code).toBe('wrong_agent');
+    expect((await t.api('POST', t.withOwner(`/v1/agents/x-other/x402/${paid.body.paymentId}/settlement`), { key: other.apiKey, body: { headers: {} } })).body.code).toBe('payment_not_found');
+    expect((await payX402('x-hostile', 'cof_agt_11111111111111111111111111111111111111111111', unpaid)).status).toBe(401);
     expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
   });
 

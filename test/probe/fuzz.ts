@@ -136,7 +136,9 @@ export const fuzz: Probe = async (ctx) => {
       if (status >= 500) fiveHundreds.add(`${status} ${text.slice(0, 100)} <- ${where}`);
       const errorAnswer = status >= 400;
       const page = /^\/+(login|link)(?:[/?#]|$)/.test(request.path);
-      const jsonError = isJsonObject(json) && typeof json.error === 'string' && typeof json.code === 'string';
+      // /rpc answers in JSON-RPC's own error shape, as Solana clients expect.
+      const jsonRpcError = request.path.startsWith('/rpc') && isJsonObject(json) && json.jsonrpc === '2.0' && isJsonObject(json.error);
+      const jsonError = jsonRpcError || (isJsonObject(json) && typeof json.error === 'string' && typeof json.code === 'string');
       if (errorAnswer && request.method !== 'HEAD' && !jsonError) {
         if (isV1(request.path)) nonJson.add(`${status} ${contentType} ${JSON.stringify(text.slice(0, 60))} <- ${where}`);
         else if (!page) nonJsonOutside.add(`${status} ${contentType} ${JSON.stringify(text.slice(0, 60))} <- ${where}`);

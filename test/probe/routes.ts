@@ -52,6 +52,8 @@ const TABLE: Record<string, Auth> = {
   'POST /v1/agents/:agentId/key': 'owner',
   'GET /v1/agents/:agentId/spend-history': 'agent',
   'POST /v1/agents/:agentId/pay': 'agent',
+  'POST /v1/agents/:agentId/x402': 'agent',
+  'POST /v1/agents/:agentId/x402/:paymentId/settlement': 'agent',
   'POST /v1/agents/:agentId/generate': 'agent',
   'GET /v1/agents/:agentId/tasks': 'agent',
   'GET /v1/agents/:agentId/tasks/:taskId': 'agent',
@@ -78,6 +80,7 @@ const TABLE: Record<string, Auth> = {
   'GET /login': 'page',
   'GET /link': 'page',
   'GET /sim-images/:file': 'page',
+  'POST /rpc': 'public',
 };
 
 const HTTP_DIR = fileURLToPath(new URL('../../server/http/', import.meta.url));
@@ -174,6 +177,13 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { service: 'demo-weather', amount: '0.001', currency: 'USDC', description: `probe ${unique}` };
     case 'POST /v1/agents/:agentId/generate':
       return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
+    case 'POST /v1/agents/:agentId/x402':
+      // An x402 v1 offer: on the sim chain it is refused before anything is signed.
+      return { url: `http://127.0.0.1:9/probe/${unique}`, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+    case 'POST /v1/agents/:agentId/x402/:paymentId/settlement':
+      return { headers: {} };
+    case 'POST /rpc':
+      return { jsonrpc: '2.0', id: 1, method: 'getSlot' };
     case 'POST /v1/treasury/faucet':
       return { amount: '1.00' };
     case 'POST /v1/link-sessions':
