@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createDemoApi } from '../demo-api/demo-api.js';
 import { openPaywallStore } from '../x402/paywall-store.js';
 import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
+import { facilitatorAt } from '../x402/paywall-x402.js';
 import { resolveServeConfig } from './config.js';
 
 export const DEMO_API_PORT = 7403;
@@ -12,9 +13,10 @@ export const DEMO_API_PORT = 7403;
 /**
  * `coffer demo-api`: the demo paid API on 127.0.0.1:7403. On the sim network it verifies receipts
  * against the Coffer server of the data dir (its connection file) or --coffer-url; on other networks
- * against that network's RPC. Accepted payments are remembered in DIR/demo-api/paywall.db.
+ * against that network's RPC, and, with --facilitator URL (devnet, mainnet), x402 clients pay it too,
+ * settled by that facilitator. Accepted payments are remembered in DIR/demo-api/paywall.db.
  */
-export async function demoApi(flags: { 'data-dir'?: string; port?: string; network?: string; 'coffer-url'?: string }): Promise<number> {
+export async function demoApi(flags: { 'data-dir'?: string; port?: string; network?: string; 'coffer-url'?: string; facilitator?: string }): Promise<number> {
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
   process.once('SIGINT', () => onSignal('SIGINT'));
@@ -25,19 +27,27 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
   const connection = readConnection(join(dataDir, 'connection.json'));
   const network = flags.network ?? connection?.network ?? 'sim';
   const cofferUrl = flags['coffer-url'] ?? connection?.url;
+  const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
+  if (facilitator !== undefined && !/^https?:\/\//.test(facilitator)) throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
+  if (facilitator !== undefined && network === 'sim') throw new Error('x402 is paid on devnet and mainnet; the sim demo API takes Coffer receipts only (leave out --facilitator)');
   if (network === 'sim' && !cofferUrl) {
     throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
   }
   const lookup = network === 'sim' ? await cofferTransferLookup(cofferUrl!) : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
+  if (facilitator !== undefined && lookup.network !== 'devnet' && lookup.network !== 'mainnet') {
+    throw new Error(`x402 is paid on devnet and mainnet; this demo API verifies ${lookup.network} (leave out --facilitator)`);
+  }
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  const server = createServer(createDemoApi({ lookup, store, log }));
+  const server = createServer(createDemoApi({ lookup, store, log, ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }) }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  console.log(`Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=)`);
+  console.log(
+    `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
+  );
   return new Promise((resolve) => {
     const stop = () => {
       server.close(() => {

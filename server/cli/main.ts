@@ -20,8 +20,9 @@ usage:
                  run the engine and the localhost /v1 server (headless)
   coffer start [--data-dir DIR] [--port PORT] [--network NET]
                  the desktop app; headless where Electron cannot run
-  coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET]
-                 a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall
+  coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET] [--facilitator URL]
+                 a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall;
+                 with --facilitator (devnet, mainnet) x402 clients pay it too
   coffer link [--url URL] [--data-dir DIR] [--config FILE] [--force]
                  link this terminal to the owner's Coffer: the owner approves in the browser,
                  the agent's key is saved to FILE (0600; default in your config dir)
@@ -125,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'demo-api':
       return demoApi(
-        parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' } }, strict: true }).values,
+        parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } }, strict: true }).values,
       );
     case undefined:
     case 'help':

@@ -4,7 +4,13 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, runCoffer, spawnServe } from '../helpers/serve-process.js';
+import { generateKeyPairSigner } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { startFacilitator } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 
 describe('coffer demo-api beside coffer serve', () => {
@@ -59,6 +65,40 @@ describe('coffer demo-api beside coffer serve', () => {
       expect(stderr).toMatch(/start `coffer serve` first/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('on devnet with --facilitator, an official x402 client (@x402/fetch) pays it; on sim --facilitator is refused', async () => {
+    const cluster = await new TestCluster({ as: 'devnet' }).start();
+    const facilitator = await startFacilitator(cluster);
+    const dir = tempDataDir();
+    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--network', cluster.url, '--facilitator', facilitator.url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+      });
+      expect(firstLine).toMatch(/\(network: devnet; .*; x402 through http/);
+      const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+      await cluster.mintUsdc('93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 0n);
+      const buyer = await generateKeyPairSigner();
+      await cluster.mintUsdc(buyer.address, 1_000_000n);
+      const paidFetch = wrapFetchWithPayment(fetch, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+      const response = await paidFetch(`${demoUrl}/quote?symbol=SOL`);
+      expect(response.status).toBe(200);
+      expect((await json(response)).symbol).toBe('SOL');
+      expect(facilitator.settles.succeeded).toBe(1);
+
+      const refused = await runCoffer(['demo-api', '--data-dir', dir, '--port', '0', '--network', 'sim', '--coffer-url', 'http://127.0.0.1:9', '--facilitator', facilitator.url]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/x402 is paid on devnet and mainnet/);
+    } finally {
+      demo.kill('SIGTERM');
+      await facilitator.close();
+      await cluster.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
