@@ -5,12 +5,14 @@
 // start. Plain JavaScript on purpose: it must run before anything is compiled. Type checking is
 // `npm run typecheck`'s job; this only strips types (esbuild), in about a second.
 import { build } from 'esbuild';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const OUT = join(ROOT, 'dist', 'app');
+const outFlag = process.argv.indexOf('--out');
+// `--out DIR` (tests) compiles elsewhere than dist/app, which a running `coffer` may be reading.
+export const OUT = outFlag === -1 ? join(ROOT, 'dist', 'app') : resolve(ROOT, process.argv[outFlag + 1] ?? '');
 const quiet = process.argv.includes('--quiet');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
@@ -21,11 +23,13 @@ const sources = (dir) =>
     .map((file) => join(ROOT, dir, file));
 
 const started = Date.now();
-rmSync(OUT, { recursive: true, force: true });
+// Built beside, then swapped in: a `coffer` running from the old output never finds it half-written.
+const STAGING = `${OUT}.build-${process.pid}`;
+rmSync(STAGING, { recursive: true, force: true });
 const entryPoints = [...sources('server'), ...sources('electron'), join(ROOT, 'build', 'scripts', 'electron-natives.ts')];
 await build({
   entryPoints,
-  outdir: OUT,
+  outdir: STAGING,
   outbase: ROOT,
   format: 'esm',
   platform: 'node',
@@ -37,7 +41,7 @@ await build({
 // anywhere (the desktop app copies it out of its archive to a stable place), with no module lookup.
 await build({
   entryPoints: [join(ROOT, 'server', 'mcp', 'mcp-main.ts')],
-  outfile: join(OUT, 'coffer-mcp.mjs'),
+  outfile: join(STAGING, 'coffer-mcp.mjs'),
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -47,4 +51,8 @@ await build({
   banner: { js: "import { createRequire as __cofferRequire } from 'node:module'; const require = __cofferRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+const OLD = `${OUT}.old-${process.pid}`;
+if (existsSync(OUT)) renameSync(OUT, OLD);
+renameSync(STAGING, OUT);
+rmSync(OLD, { recursive: true, force: true });
 if (!quiet) console.log(`compiled ${entryPoints.length} files to ${relative(ROOT, OUT)}/ and the MCP bridge in ${Date.now() - started} ms`);

@@ -1,15 +1,12 @@
 import { parseArgs } from 'node:util';
-import { serve } from './serve.js';
-import { start } from './start.js';
-import { demoApi } from './demo-api.js';
-import { link } from './commands/link.js';
-import { kill, open, payCommand, status } from './commands/agent-commands.js';
-import { fetchCommand } from './commands/fetch-command.js';
 import { defaultConfigPath } from './agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from './api-client.js';
-import { runMcpServer } from '../mcp/mcp-server.js';
 import { packageVersion } from '../boot/package-files.js';
+
+// Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
+// no MCP SDK, `coffer mcp` no engine.
+const agentCommands = () => import('./commands/agent-commands.js');
 
 const version = packageVersion();
 
@@ -69,9 +66,9 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve':
-      return serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+      return (await import('./serve.js')).serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
     case 'start':
-      return start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+      return (await import('./start.js')).start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
     case 'link': {
       const { values } = parseArgs({
         args: rest,
@@ -79,11 +76,11 @@ async function main(argv: string[]): Promise<number> {
         strict: true,
       });
       const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
-      return link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
+      return (await import('./commands/link.js')).link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
     }
     case 'status': {
       const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
-      return status(values.config ?? defaultConfigPath());
+      return (await agentCommands()).status(values.config ?? defaultConfigPath());
     }
     case 'pay': {
       const { values, positionals } = parseArgs({
@@ -94,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
       });
       const [service, amount] = positionals;
       if (!service || !amount) throw new Error('usage: coffer pay <service> <amount> [--recipient ADDR] [--nonce N]');
-      return payCommand(values.config ?? defaultConfigPath(), { service, amount, recipient: values.recipient, nonce: values.nonce, description: values.description });
+      return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), { service, amount, recipient: values.recipient, nonce: values.nonce, description: values.description });
     }
     case 'fetch': {
       const { values, positionals } = parseArgs({
@@ -105,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
       });
       const [url] = positionals;
       if (!url || positionals.length > 1) throw new Error("usage: coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY]");
-      return fetchCommand(values.config ?? defaultConfigPath(), { url, method: values.method, headers: values.header ?? [], data: values.data });
+      return (await import('./commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), { url, method: values.method, headers: values.header ?? [], data: values.data });
     }
     case 'kill': {
       const { values, positionals } = parseArgs({
@@ -114,18 +111,18 @@ async function main(argv: string[]): Promise<number> {
         options: { config: { type: 'string' }, all: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
         strict: true,
       });
-      return kill(values.config ?? defaultConfigPath(), { agentId: positionals[0], all: values.all ?? false, dataDir: values['data-dir'] });
+      return (await agentCommands()).kill(values.config ?? defaultConfigPath(), { agentId: positionals[0], all: values.all ?? false, dataDir: values['data-dir'] });
     }
     case 'open': {
       const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });
-      return open({ dataDir: values['data-dir'] });
+      return (await agentCommands()).open({ dataDir: values['data-dir'] });
     }
     case 'mcp': {
       const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
-      return runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });
+      return (await import('../mcp/mcp-server.js')).runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });
     }
     case 'demo-api':
-      return demoApi(
+      return (await import('./demo-api.js')).demoApi(
         parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } }, strict: true }).values,
       );
     case undefined:

@@ -26,9 +26,10 @@ import {
   getTransferCheckedInstruction,
 } from '@solana-program/token';
 import { readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
@@ -118,6 +119,18 @@ async function cofferHttpRun(n: number, concurrency: number) {
   }
 }
 
+/** Milliseconds from spawning a process to its exit, the fastest of `runs`. */
+function processTime(args: string[], runs = 5): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const began = performance.now();
+    const result = spawnSync(process.execPath, args, { stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited with ${result.status}`);
+    best = Math.min(best, performance.now() - began);
+  }
+  return best;
+}
+
 async function serveStartup(dataDir: string): Promise<number> {
   const began = performance.now();
   const serve = await spawnServe(dataDir);
@@ -140,6 +153,8 @@ const dir = tempDataDir();
 const firstStart = await serveStartup(dir);
 const warmStart = await serveStartup(dir);
 rmSync(dir, { recursive: true, force: true });
+const bareNode = processTime(['-e', '0']);
+const version = processTime([CLI, '--version']);
 
 console.log('');
 console.log('                                       per second   p50 ms   p99 ms');
@@ -157,3 +172,4 @@ console.log(`ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.p
 console.log('');
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
+console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileApp } from '../helpers/compiled-app.js';
 import { tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/boot/package-files.js';
@@ -11,14 +12,17 @@ import { packagePath } from '../../server/boot/package-files.js';
  * no loader hook runs where the owner lives (in a packaged app, tsx's esbuild could not even be
  * spawned from inside the archive). Here it runs under plain Node, with no loader registered.
  */
-const APP = packagePath('dist', 'app');
-const CLI = join(APP, 'server', 'cli', 'main.js');
+let APP = '';
+let CLI = '';
 
 describe('the compiled app', () => {
+  let compiled: ReturnType<typeof compileApp>;
   beforeAll(() => {
-    const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet'], { encoding: 'utf8' });
-    expect(compiled.status, compiled.stderr).toBe(0);
+    compiled = compileApp('compiled-app');
+    APP = compiled.dir;
+    CLI = join(APP, 'server', 'cli', 'main.js');
   });
+  afterAll(() => compiled.remove());
 
   it('holds JavaScript for every source file of the server and the desktop app, and no TypeScript', () => {
     const files = readdirSync(APP, { recursive: true }).map(String);

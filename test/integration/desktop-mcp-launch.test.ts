@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fundedAgent, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 import { desktopMcpLaunch, installMcpBridge } from '../../electron/mcp-launch.js';
-import { packagePath } from '../../server/boot/package-files.js';
+import { compileApp } from '../helpers/compiled-app.js';
 
 /**
  * The MCP config the desktop app hands out (deploy, a new key, an approved agent) must start Coffer's
@@ -17,18 +16,20 @@ import { packagePath } from '../../server/boot/package-files.js';
  * executable. AppImage: the executable lives in a mount that changes at every start, and the runtime
  * sets APPIMAGE to the image file (https://docs.appimage.org/packaging-guide/environment-variables.html).
  */
-const BUNDLE = packagePath('dist', 'app', 'coffer-mcp.mjs');
 
 describe('the MCP launch the desktop app prints', () => {
   let t: TestCoffer;
   const dataDir = tempDataDir();
+  let compiled: ReturnType<typeof compileApp>;
   beforeAll(async () => {
-    const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet'], { encoding: 'utf8' });
-    expect(compiled.status, compiled.stderr).toBe(0);
-    const bridge = installMcpBridge(BUNDLE, dataDir);
+    compiled = compileApp('mcp-launch');
+    const bridge = installMcpBridge(join(compiled.dir, 'coffer-mcp.mjs'), dataDir);
     t = await startCoffer({ dataDir, mcpLaunch: desktopMcpLaunch(process.execPath, {}, bridge) });
   });
-  afterAll(async () => t.stop());
+  afterAll(async () => {
+    await t.stop();
+    compiled.remove();
+  });
 
   it('starts the MCP bridge as an MCP host would, and its tools work', async () => {
     await fundedAgent(t, 'desktop-agent', '1.00');
@@ -53,6 +54,7 @@ describe('the MCP launch the desktop app prints', () => {
   });
 
   it('the bridge is a private copy outside the app, written again only when the app brings another one', () => {
+    const BUNDLE = join(compiled.dir, 'coffer-mcp.mjs');
     const target = installMcpBridge(BUNDLE, dataDir);
     expect(statSync(target).mode & 0o777).toBe(0o600);
     const written = statSync(target).mtimeMs;

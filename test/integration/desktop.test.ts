@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -14,6 +13,7 @@ import { packagePath } from '../../server/boot/package-files.js';
 import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
 import { tempDataDir } from '../helpers/coffer.js';
+import { compileApp } from '../helpers/compiled-app.js';
 
 /**
  * The desktop app (electron/desktop.ts) against a fake of Electron's API (test/fixtures/fake-electron.ts
@@ -53,7 +53,7 @@ async function startDesktop(
     home: dataDir,
     version: '9.9.9',
     icons: packagePath('build', 'icons'),
-    mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+    mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
     resolveConfig: () => ({ dataDir, port: 0, network: 'sim', keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
     openCoffer,
     startHttpServer,
@@ -97,11 +97,12 @@ async function waitFor(what: () => boolean, label: string): Promise<void> {
   expect(what(), label).toBe(true);
 }
 
+// The MCP launch the app hands out runs the bundled bridge.
+let compiled: ReturnType<typeof compileApp>;
 beforeAll(() => {
-  // The MCP launch the app hands out runs the bundled bridge.
-  const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet'], { encoding: 'utf8' });
-  expect(compiled.status, compiled.stderr).toBe(0);
+  compiled = compileApp('desktop');
 });
+afterAll(() => compiled.remove());
 
 describe('the desktop app on Linux, started by the user', () => {
   let app: Started;
@@ -293,7 +294,7 @@ describe('the desktop app when things go wrong', () => {
     const second = createFakeElectron();
     await createDesktop(second.electron, {
       platform: 'linux', argv: [], env: {}, execPath: process.execPath, home: dataDir, version: '1', icons: packagePath('build', 'icons'),
-      mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
       resolveConfig: () => ({ dataDir, port, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
       openCoffer, startHttpServer, startChainWatch, timers: new FakeTimers(), stderr: () => undefined, stdout: () => undefined,
     }).start();
@@ -397,7 +398,7 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const out: string[] = [];
     await createDesktop(electron, {
       platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
       // Smoke mode ignores the data dir and port it is given: a throwaway data dir, port 0.
       resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 7402, network: undefined, keyStore: 'auto', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
       openCoffer, startHttpServer, startChainWatch,
@@ -420,7 +421,7 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const networks: (string | undefined)[] = [];
     await createDesktop(electron, {
       platform: 'win32', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
       resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
       openCoffer: async (options) => {
         networks.push(options.network);
@@ -445,7 +446,7 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     fake.BrowserWindow.signsIn = false;
     const started = createDesktop(electron, {
       platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
+      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
       resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
       openCoffer, startHttpServer, startChainWatch, timers, stderr: () => undefined, stdout: (line) => void out.push(line),
     }).start();
