@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
+import { scaleRun } from './scale-bench.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -173,3 +174,9 @@ console.log('');
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);
+
+if (process.env.BENCH_SCALE) {
+  console.log('');
+  console.log('At scale (BENCH_SCALE=1; seeded by direct inserts):');
+  for (const line of await scaleRun()) console.log(line);
+}
