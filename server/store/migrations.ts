@@ -398,6 +398,92 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX payments_by_payer_signature ON payments (payer_signature) WHERE payer_signature IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'spend_totals',
+    sql: `
+      -- Spending figures kept up to date in the same write as the payment, so no request reads an
+      -- agent's history: per agent, what is pending, the lifetime spend and the last payment; and the
+      -- amount counted against the rolling 24 h budget per minute and per hour (a payment counts while
+      -- pending or confirmed and not refunded). Triggers keep them: every path that writes a payment
+      -- (insert, settle, refund) goes through them, in its own transaction.
+      CREATE TABLE agent_spend_totals (
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        pending INTEGER NOT NULL DEFAULT 0,
+        lifetime_spent INTEGER NOT NULL DEFAULT 0,
+        lifetime_payments INTEGER NOT NULL DEFAULT 0,
+        last_payment_at INTEGER,
+        PRIMARY KEY (owner, agent_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE agent_spend_buckets (
+        owner TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        span INTEGER NOT NULL CHECK (span IN (60000, 3600000)),
+        start INTEGER NOT NULL,
+        amount INTEGER NOT NULL,
+        PRIMARY KEY (owner, agent_id, span, start)
+      ) STRICT, WITHOUT ROWID;
+
+      INSERT INTO agent_spend_totals (owner, agent_id, pending, lifetime_spent, lifetime_payments, last_payment_at)
+        SELECT owner, agent_id,
+          COALESCE(SUM(CASE WHEN status = 'pending' THEN amount END), 0),
+          COALESCE(SUM(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN amount END), 0),
+          COUNT(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN 1 END),
+          MAX(CASE WHEN status IN ('pending', 'confirmed') THEN created_at END)
+        FROM payments GROUP BY owner, agent_id;
+      INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
+        SELECT owner, agent_id, span, created_at / span, SUM(amount)
+        FROM payments, (SELECT 60000 AS span UNION ALL SELECT 3600000)
+        WHERE status IN ('pending', 'confirmed') AND refunded_at IS NULL
+        GROUP BY owner, agent_id, span, created_at / span;
+
+      CREATE TRIGGER payments_spend_insert AFTER INSERT ON payments BEGIN
+        INSERT INTO agent_spend_totals (owner, agent_id) VALUES (NEW.owner, NEW.agent_id) ON CONFLICT DO NOTHING;
+        UPDATE agent_spend_totals SET
+          pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END),
+          lifetime_spent = lifetime_spent + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END),
+          lifetime_payments = lifetime_payments + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN 1 ELSE 0 END),
+          last_payment_at = CASE WHEN NEW.status IN ('pending', 'confirmed') AND (last_payment_at IS NULL OR NEW.created_at > last_payment_at)
+            THEN NEW.created_at ELSE last_payment_at END
+        WHERE owner = NEW.owner AND agent_id = NEW.agent_id;
+        INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
+          SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, NEW.amount
+          FROM (SELECT 60000 AS span UNION ALL SELECT 3600000)
+          WHERE NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
+          ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+        -- Buckets two days older than the newest payment are past any 24 h window (a clock set back a
+        -- day still finds its window whole) and are dropped; lifetime figures live in the totals.
+        DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 60000 AND start < NEW.created_at / 60000 - 2880;
+        DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 3600000 AND start < NEW.created_at / 3600000 - 48;
+      END;
+
+      CREATE TRIGGER payments_spend_update AFTER UPDATE OF status, refunded_at ON payments BEGIN
+        UPDATE agent_spend_totals SET
+          pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END) - (CASE WHEN OLD.status = 'pending' THEN OLD.amount ELSE 0 END),
+          lifetime_spent = lifetime_spent
+            + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+            - (CASE WHEN OLD.status = 'confirmed' AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END),
+          lifetime_payments = lifetime_payments
+            + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN 1 ELSE 0 END)
+            - (CASE WHEN OLD.status = 'confirmed' AND OLD.refunded_at IS NULL THEN 1 ELSE 0 END),
+          last_payment_at = CASE
+            WHEN NEW.status IN ('pending', 'confirmed') THEN
+              CASE WHEN last_payment_at IS NULL OR NEW.created_at > last_payment_at THEN NEW.created_at ELSE last_payment_at END
+            WHEN OLD.status IN ('pending', 'confirmed') AND OLD.created_at >= last_payment_at THEN
+              (SELECT MAX(created_at) FROM payments WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND status IN ('pending', 'confirmed'))
+            ELSE last_payment_at END
+        WHERE owner = NEW.owner AND agent_id = NEW.agent_id;
+        INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
+          SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, delta
+          FROM (SELECT 60000 AS span UNION ALL SELECT 3600000),
+            (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+              - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
+          WHERE delta != 0
+          ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+      END;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

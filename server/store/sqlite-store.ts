@@ -39,6 +39,20 @@ function toAgent(row: Row): AgentRecord {
   };
 }
 
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/**
+ * A rolling window "after `since`" in the maintained buckets' terms: the whole hours after the hour
+ * it starts in, the whole minutes after the minute it starts in (within that hour), and the part of
+ * that first minute, which is read from the payments themselves. Exact to the millisecond.
+ */
+function windowBounds(since: number) {
+  const hour = Math.floor(since / HOUR);
+  const minute = Math.floor(since / MINUTE);
+  return { since, hourFrom: hour + 1, minuteFrom: minute + 1, minuteTo: (hour + 1) * (HOUR / MINUTE), rawTo: (minute + 1) * MINUTE };
+}
+
 function toPayment(row: Row): PaymentRecord {
   return {
     id: text(row.id),
@@ -270,27 +284,33 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ),
     markPaymentLanded: db.prepare("UPDATE payments SET tx_signature = ? WHERE id = ? AND status = 'pending'"),
     findLivePaymentByPayerSignature: q("SELECT * FROM payments WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1"),
+    // The rolling window from maintained buckets (see migration 13): whole hours, then whole minutes of
+    // the hour the window starts in, then the payments of the minute it starts in, read one by one.
     spentSince: q(
-      `SELECT COALESCE(SUM(amount), 0) FROM payments
-       WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ?`,
+      `SELECT
+         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
+           WHERE owner = @owner AND agent_id = @agentId AND span = 3600000 AND start >= @hourFrom)
+       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
+           WHERE owner = @owner AND agent_id = @agentId AND span = 60000 AND start >= @minuteFrom AND start < @minuteTo)
+       + (SELECT COALESCE(SUM(amount), 0) FROM payments
+           WHERE owner = @owner AND agent_id = @agentId AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+             AND created_at > @since AND created_at < @rawTo)`,
     ).pluck(),
-    pendingPaymentsTotal: q(
-      "SELECT COALESCE(SUM(amount), 0) FROM payments WHERE owner = ? AND agent_id = ? AND status = 'pending'",
-    ).pluck(),
-    lastPaymentAt: q(
-      "SELECT MAX(created_at) FROM payments WHERE owner = ? AND agent_id = ? AND status IN ('pending', 'confirmed')",
-    ).pluck(),
+    agentTotals: q('SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
+    ownerTotals: q('SELECT * FROM agent_spend_totals WHERE owner = ?'),
+    ownerWindowBuckets: q(
+      `SELECT agent_id, SUM(amount) AS amount FROM agent_spend_buckets
+       WHERE owner = @owner AND ((span = 3600000 AND start >= @hourFrom) OR (span = 60000 AND start >= @minuteFrom AND start < @minuteTo))
+       GROUP BY agent_id`,
+    ),
+    ownerWindowEdge: q(
+      `SELECT agent_id, SUM(amount) AS amount FROM payments
+       WHERE owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+       GROUP BY agent_id`,
+    ),
     listPayments: q('SELECT * FROM payments WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     recentPayments: q('SELECT * FROM payments WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     pendingPayments: q("SELECT * FROM payments WHERE status = 'pending' ORDER BY created_at"),
-    spendTotals: q(
-      `SELECT agent_id,
-         COALESCE(SUM(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN amount END), 0) AS lifetime_spent,
-         COUNT(CASE WHEN status = 'confirmed' AND refunded_at IS NULL THEN 1 END) AS lifetime_payments,
-         COALESCE(SUM(CASE WHEN status IN ('pending', 'confirmed') AND refunded_at IS NULL AND created_at > ? THEN amount END), 0) AS spent_since,
-         MAX(CASE WHEN status IN ('pending', 'confirmed') THEN created_at END) AS last_payment_at
-       FROM payments WHERE owner = ? GROUP BY agent_id`,
-    ),
     insertAllocation: db.prepare(
       `INSERT INTO allocations (id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
          idempotency_key, request_hash, created_at, settled_at)
@@ -553,19 +573,30 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return row ? toPayment(row) : null;
     },
     settlePayment: (id, status, errorCode, at) => stmts.settlePayment.run(status, errorCode, at, id).changes === 1,
-    spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get(owner, agentId, since) as bigint),
-    pendingPaymentsTotal: (owner, agentId) => BigInt(stmts.pendingPaymentsTotal.get(owner, agentId) as bigint),
-    lastPaymentAt: (owner, agentId) => optionalNumber(stmts.lastPaymentAt.get(owner, agentId)),
+    spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get({ owner, agentId, ...windowBounds(since) }) as bigint),
+    pendingPaymentsTotal: (owner, agentId) => {
+      const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
+      return row ? BigInt(row.pending as bigint) : 0n;
+    },
+    lastPaymentAt: (owner, agentId) => {
+      const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
+      return row ? optionalNumber(row.last_payment_at) : null;
+    },
     listPayments: (owner, agentId, limit) => (stmts.listPayments.all(owner, agentId, limit) as Row[]).map(toPayment),
     recentPayments: (owner, limit) => (stmts.recentPayments.all(owner, limit) as Row[]).map(toPayment),
     pendingPayments: () => (stmts.pendingPayments.all() as Row[]).map(toPayment),
     spendTotals: (owner, since) => {
+      const bounds = { owner, ...windowBounds(since) };
+      const inWindow = new Map<string, bigint>();
+      for (const row of [...stmts.ownerWindowBuckets.all(bounds), ...stmts.ownerWindowEdge.all(bounds)] as Row[]) {
+        inWindow.set(text(row.agent_id), (inWindow.get(text(row.agent_id)) ?? 0n) + BigInt(row.amount as bigint));
+      }
       const totals = new Map<string, AgentSpendTotals>();
-      for (const row of stmts.spendTotals.all(since, owner) as Row[]) {
+      for (const row of stmts.ownerTotals.all(owner) as Row[]) {
         totals.set(text(row.agent_id), {
           lifetimeSpent: BigInt(row.lifetime_spent as bigint),
           lifetimePayments: Number(row.lifetime_payments),
-          spentSince: BigInt(row.spent_since as bigint),
+          spentSince: inWindow.get(text(row.agent_id)) ?? 0n,
           lastPaymentAt: optionalNumber(row.last_payment_at),
         });
       }
