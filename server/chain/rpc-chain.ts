@@ -23,7 +23,6 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from '@solana/kit';
-import { getTokenDecoder } from '@solana-program/token';
 import { CofferError, isCofferError } from '../core/errors.js';
 import type {
   Chain,
@@ -37,7 +36,7 @@ import type {
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import type { RpcNetwork } from './networks.js';
 import { creditOf } from './token-balance-changes.js';
-import { decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
+import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
 
 const CONFIRM_POLL_MS = 500;
 /** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
@@ -124,14 +123,13 @@ export class RpcChain implements Chain {
 
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
     const balances = new Map<string, bigint>();
-    const decoder = getTokenDecoder();
     for (let start = 0; start < wallets.length; start += 100) {
       const chunk = wallets.slice(start, start + 100);
       const accounts = await Promise.all(chunk.map((wallet) => usdcTokenAccount(address(this.usdcMint), address(wallet))));
       const { value } = await call(() => this.rpc.getMultipleAccounts(accounts, { encoding: 'base64', commitment: 'confirmed' }).send());
       chunk.forEach((wallet, index) => {
         const account = value[index];
-        balances.set(wallet, account ? decoder.decode(getBase64Encoder().encode(account.data[0])).amount : 0n);
+        balances.set(wallet, account ? tokenAmount(new Uint8Array(getBase64Encoder().encode(account.data[0]))) : 0n);
       });
     }
     return balances;

@@ -18,7 +18,6 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
   TOKEN_PROGRAM_ADDRESS,
-  decodeToken,
   getInitializeMint2Instruction,
   getMintSize,
   getMintToCheckedInstruction,
@@ -30,7 +29,7 @@ import { USDC_DECIMALS } from '../core/money.js';
 import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferRequest } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
-import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
+import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
 import { SimLedger, type SimChainStore } from './sim-ledger.js';
 
 export type { SimAccountRow, SimChainStore, SimTransactionRow } from './sim-ledger.js';
@@ -99,7 +98,7 @@ export class SimChain implements Chain {
 
   async usdcBalance(wallet: string): Promise<bigint> {
     const account = this.svm.getAccount(await usdcTokenAccount(this.usdcMint, address(wallet)));
-    return account.exists ? decodeToken(account).data.amount : 0n;
+    return account.exists ? tokenAmount(account.data) : 0n;
   }
 
   async hasUsdcAccount(wallet: string): Promise<boolean> {

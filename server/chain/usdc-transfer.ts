@@ -81,6 +81,12 @@ const readU64 = (data: Uint8Array, offset: number): bigint =>
   new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
 
 /**
+ * A token account's amount, read where the SPL Token layout keeps it (after the mint and the owner):
+ * balances of many wallets are read without decoding each account.
+ */
+export const tokenAmount = (data: Uint8Array): bigint => readU64(data, 64);
+
+/**
  * Reads the USDC transfer out of a signed wire transaction (base64), the same way for the sim chain
  * and for RPC (`getTransaction` with base64 encoding). Only a TransferChecked of the token program
  * counts; the credited wallet is named only when the credited account is that wallet's ATA.

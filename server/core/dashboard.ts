@@ -10,6 +10,7 @@ async function agentRows(ctx: EngineContext, owner: string) {
   const agents = ctx.store.listAgents(owner);
   const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
   const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
+  const policies = ctx.store.listPolicies(owner);
   let spent24h = 0n;
   const rows = agents.map((agent) => {
     const spend = totals.get(agent.agentId);
@@ -21,7 +22,7 @@ async function agentRows(ctx: EngineContext, owner: string) {
       lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
       lifetimePayments: spend?.lifetimePayments ?? 0,
       lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
-      policy: policyView(ctx.store.getPolicy(owner, agent.agentId)),
+      policy: policyView(policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId)),
     };
   });
   return { rows, spent24h };

@@ -29,8 +29,8 @@ export const modelView = (model: ModelRecord) => ({
 
 /** Full-text search of the registry (FTS5, ranked); an empty query lists everything. */
 export function searchServices(ctx: EngineContext, query: string, limit = SEARCH_DEFAULT_LIMIT) {
-  const { results, total } = ctx.store.searchServices(query, limit);
-  return { query, results: results.map(serviceView), total };
+  const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
+  return { query, results: results.map(serviceView), total, totalIsCapped };
 }
 
 export function getService(ctx: EngineContext, id: string) {

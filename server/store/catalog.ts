@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { SqliteDatabase } from './database.js';
@@ -58,26 +59,42 @@ export const payToAddresses = (catalog: Catalog, treasury: string): string[] =>
   catalog.services.map((s) => (s.payTo === TREASURY ? treasury : s.payTo));
 
 /**
- * Replaces the registry tables with the catalog's content (the shipped file is the source of truth),
- * with "treasury" written as this data dir's treasury address.
+ * Brings the registry tables to the shipped catalog (the source of truth for what Coffer ships), with
+ * "treasury" written as this data dir's treasury address. Services Coffer did not ship are left as
+ * they are; shipped services the catalog no longer lists are removed. Nothing is written when the
+ * catalog and the treasury are those of the last start (the full-text index follows by triggers).
  */
 export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: string): void {
+  const fingerprint = createHash('sha256').update(JSON.stringify(catalog)).update(treasury).digest('hex');
+  const meta = (key: string) => db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
+  const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  if (meta('catalog.fingerprint') === fingerprint) return;
   const payTo = payToAddresses(catalog, treasury);
   db.transaction(() => {
-    db.exec('DELETE FROM services; DELETE FROM models;');
-    const insertService = db.prepare(
+    // Before this was recorded, every service was the catalog's.
+    const shippedBefore = meta('catalog.services');
+    const previous = shippedBefore === undefined ? (db.prepare('SELECT id FROM services').pluck().all() as string[]) : (JSON.parse(shippedBefore) as string[]);
+    const shipped = new Set(catalog.services.map((service) => service.id));
+    const remove = db.prepare('DELETE FROM services WHERE id = ?');
+    for (const id of previous) if (!shipped.has(id)) remove.run(id);
+    const upsertService = db.prepare(
       `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, category = excluded.category,
+         pricing = excluded.pricing, price_per_call = excluded.price_per_call, endpoint = excluded.endpoint, source = excluded.source,
+         pay_to = excluded.pay_to, network = excluded.network`,
     );
     catalog.services.forEach((s, i) => {
-      insertService.run(s.id, s.name, s.description, s.category, JSON.stringify(s.pricing), s.pricePerCall, s.endpoint, s.source, payTo[i], s.network);
+      upsertService.run(s.id, s.name, s.description, s.category, JSON.stringify(s.pricing), s.pricePerCall, s.endpoint, s.source, payTo[i], s.network);
     });
+    db.exec('DELETE FROM models');
     const insertModel = db.prepare(
       'INSERT INTO models (id, display_name, provider, description, pricing, enabled) VALUES (?, ?, ?, ?, ?, ?)',
     );
     for (const m of catalog.models) {
       insertModel.run(m.id, m.displayName, m.provider, m.description, JSON.stringify(m.pricing), m.enabled ? 1 : 0);
     }
-    db.exec("INSERT INTO services_fts (services_fts) VALUES ('rebuild')");
+    setMeta.run('catalog.services', JSON.stringify([...shipped]));
+    setMeta.run('catalog.fingerprint', fingerprint);
   }).immediate();
 }

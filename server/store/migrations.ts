@@ -484,6 +484,31 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 14,
+    name: 'registry_search',
+    sql: `
+      -- The registry's full-text index, kept in step with the services by triggers (no rebuild at
+      -- start), with prefix indexes so a short prefix does not expand over every term; and an index
+      -- for the listing without a query.
+      DROP TABLE services_fts;
+      CREATE VIRTUAL TABLE services_fts USING fts5 (
+        name, description, category, id, content='services', tokenize='porter unicode61', prefix='1 2 3'
+      );
+      INSERT INTO services_fts (services_fts) VALUES ('rebuild');
+      CREATE TRIGGER services_fts_insert AFTER INSERT ON services BEGIN
+        INSERT INTO services_fts (rowid, name, description, category, id) VALUES (NEW.rowid, NEW.name, NEW.description, NEW.category, NEW.id);
+      END;
+      CREATE TRIGGER services_fts_delete AFTER DELETE ON services BEGIN
+        INSERT INTO services_fts (services_fts, rowid, name, description, category, id) VALUES ('delete', OLD.rowid, OLD.name, OLD.description, OLD.category, OLD.id);
+      END;
+      CREATE TRIGGER services_fts_update AFTER UPDATE ON services BEGIN
+        INSERT INTO services_fts (services_fts, rowid, name, description, category, id) VALUES ('delete', OLD.rowid, OLD.name, OLD.description, OLD.category, OLD.id);
+        INSERT INTO services_fts (rowid, name, description, category, id) VALUES (NEW.rowid, NEW.name, NEW.description, NEW.category, NEW.id);
+      END;
+      CREATE INDEX services_by_source_name ON services (source, name);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

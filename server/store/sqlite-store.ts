@@ -39,6 +39,19 @@ function toAgent(row: Row): AgentRecord {
   };
 }
 
+const toPolicy = (row: Row): Policy => ({
+  dailyBudget: BigInt(row.daily_budget as bigint),
+  maxPerPayment: BigInt(row.max_per_payment as bigint),
+  cooldownSeconds: Number(row.cooldown_seconds),
+  allowedServices: JSON.parse(text(row.allowed_services)) as string[],
+});
+
+/** How many matches a search ranks, and counts, at most. */
+const SEARCH_CANDIDATES = 500;
+export const SEARCH_COUNT_CAP = 1_000;
+const countedTotal = (counted: number) =>
+  counted > SEARCH_COUNT_CAP ? { total: SEARCH_COUNT_CAP, totalIsCapped: true } : { total: counted, totalIsCapped: false };
+
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
@@ -245,6 +258,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: q('SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
+    listPolicies: q('SELECT * FROM policies WHERE owner = ?'),
     upsertPolicy: db.prepare(
       `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -439,11 +453,14 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     reopenLinkSession: db.prepare(
       "UPDATE link_sessions SET status = 'pending', owner = NULL, agent_id = NULL, completed_at = NULL WHERE token_hash = ? AND status = 'completed'",
     ),
+    // Ranked among the first SEARCH_CANDIDATES matches (in registry order: the shipped catalog first),
+    // so a query matching most of a large registry costs no more than one matching a few hundred.
     searchServices: db.prepare(
-      `SELECT s.* FROM services_fts f JOIN services s ON s.rowid = f.rowid
-       WHERE services_fts MATCH ? ORDER BY bm25(services_fts, 10.0, 3.0, 2.0, 5.0), s.id LIMIT ?`,
+      `SELECT s.* FROM (SELECT rowid, bm25(services_fts, 10.0, 3.0, 2.0, 5.0) AS score FROM services_fts
+         WHERE services_fts MATCH ? LIMIT ${SEARCH_CANDIDATES}) AS c
+       JOIN services s ON s.rowid = c.rowid ORDER BY c.score, s.id LIMIT ?`,
     ),
-    countServices: db.prepare('SELECT COUNT(*) FROM services_fts WHERE services_fts MATCH ?').pluck(),
+    countServices: db.prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM services_fts WHERE services_fts MATCH ? LIMIT ${SEARCH_COUNT_CAP + 1})`).pluck(),
     allServices: db.prepare('SELECT * FROM services ORDER BY source, name LIMIT ?'),
     countAllServices: db.prepare('SELECT COUNT(*) FROM services').pluck(),
     getService: db.prepare('SELECT * FROM services WHERE id = ?'),
@@ -506,13 +523,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     getPolicy: (owner, agentId) => {
       const row = stmts.getPolicy.get(owner, agentId) as Row | undefined;
       if (!row) throw new Error(`no policy for ${owner}/${agentId}`);
-      return {
-        dailyBudget: BigInt(row.daily_budget as bigint),
-        maxPerPayment: BigInt(row.max_per_payment as bigint),
-        cooldownSeconds: Number(row.cooldown_seconds),
-        allowedServices: JSON.parse(text(row.allowed_services)) as string[],
-      };
+      return toPolicy(row);
     },
+    listPolicies: (owner) => new Map((stmts.listPolicies.all(owner) as Row[]).map((row) => [text(row.agent_id), toPolicy(row)])),
     setPolicy: (owner, agentId, policy: Policy, at) =>
       void stmts.upsertPolicy.run(
         owner,
@@ -746,11 +759,12 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         return {
           results: (stmts.allServices.all(limit) as Row[]).map(toService),
           total: Number(stmts.countAllServices.get()),
+          totalIsCapped: false,
         };
       }
       return {
         results: (stmts.searchServices.all(fts, limit) as Row[]).map(toService),
-        total: Number(stmts.countServices.get(fts)),
+        ...countedTotal(Number(stmts.countServices.get(fts))),
       };
     },
     getService: (id) => {

@@ -248,3 +248,44 @@ describe('registry API', () => {
     });
   });
 });
+
+describe('a large registry, and the catalog load at start', () => {
+  it('keeps listings it did not ship across restarts, follows the catalog for its own, and caps the count of a broad search', async () => {
+    let t = await startCoffer({ keepDataDir: true });
+    const dataDir = t.dataDir;
+    try {
+      const add = t.coffer.db.prepare(
+        `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
+         VALUES (?, ?, 'a bulk listing', 'bulk', '{}', '0.01', ?, 'x402-marketplace', '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 'mainnet')`,
+      );
+      t.coffer.db.transaction(() => {
+        for (let i = 0; i < 1_500; i++) add.run(`bulk-${i}`, `Bulk listing ${i}`, `GET https://bulk${i}.example/api`);
+      })();
+      const broad = await t.api('GET', '/v1/services/search?q=bulk');
+      expect(broad.body).toMatchObject({ total: 1000, totalIsCapped: true });
+      expect(broad.body.results).toHaveLength(20);
+      const narrow = await t.api('GET', '/v1/services/search?q=weather');
+      expect(narrow.body.totalIsCapped).toBe(false);
+      expect(narrow.body.results.map((s: { id: string }) => s.id)).toContain('demo-weather');
+
+      await t.stop();
+      t = await startCoffer({ dataDir, keepDataDir: true });
+      // The listings it did not ship survive the start, still searchable; the shipped ones are all there.
+      expect((await t.api('GET', '/v1/services/search?q=bulk&limit=1')).body.total).toBe(1000);
+      expect((await t.api('GET', '/v1/services/bulk-7')).status).toBe(200);
+      for (const service of catalog.services) expect((await t.api('GET', `/v1/services/${service.id}`)).status, service.id).toBe(200);
+      const everything = await t.api('GET', '/v1/services/search?q=');
+      expect(everything.body.total).toBe(catalog.services.length + 1_500);
+
+      // A catalog that stops shipping a service removes it, and only it.
+      const { loadCatalog, readCatalog } = await import('../../server/store/catalog.js');
+      const shipped = readCatalog();
+      loadCatalog(t.coffer.db, { ...shipped, services: shipped.services.filter((s) => s.id !== 'demo-quotes') }, t.owner);
+      expect((await t.api('GET', '/v1/services/demo-quotes')).status).toBe(404);
+      expect((await t.api('GET', '/v1/services/search?q=quotes')).body.results.map((s: { id: string }) => s.id)).not.toContain('demo-quotes');
+      expect((await t.api('GET', '/v1/services/bulk-7')).status).toBe(200);
+    } finally {
+      await t.stop();
+    }
+  });
+});

@@ -48,7 +48,8 @@ export function RegistryPage() {
         {result && (
           <>
             <p className="muted" role="status">
-              {result.total} service{result.total === 1 ? '' : 's'}
+              {result.total}
+              {result.totalIsCapped ? '+' : ''} service{result.total === 1 ? '' : 's'}
               {query ? ` for “${query}”` : ''}
             </p>
             <div className="table-wrap">

@@ -255,6 +255,8 @@ export interface Store {
   setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;
+  /** Every agent's policy of an owner, by agent id (one read for a page of agents). */
+  listPolicies(owner: string): Map<string, Policy>;
   setPolicy(owner: string, agentId: string, policy: Policy, at: number): void;
 
   insertPayment(payment: PaymentRecord): void;
@@ -366,7 +368,8 @@ export interface Store {
   /** Undoes a claim whose deploy failed, so the owner can try again. */
   reopenLinkSession(tokenHash: string): void;
 
-  searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number };
+  /** Ranked matches; `total` counts them up to a cap (`totalIsCapped` beyond). */
+  searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number; totalIsCapped: boolean };
   getService(id: string): ServiceRecord | null;
   servicesPaidTo(payTo: string): ServiceRecord[];
   listModels(): ModelRecord[];
