@@ -54,6 +54,8 @@ export interface SimChainStore {
   /** Writes the accounts a transaction touched and the transaction itself in one SQLite transaction. */
   commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null): void;
   findTransaction(signature: string): SimTransactionRow | null;
+  /** The persisted data of the accounts that exist among these, by address. */
+  accountsData(addresses: string[]): Map<string, Uint8Array>;
   /**
    * Transactions that touched an address, newest first: before `before` (exclusive), down to `until`
    * (exclusive), at most `limit`.

@@ -25,6 +25,7 @@ export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXg
 const LEGACY_MEMO_PROGRAM_ADDRESS = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
 
 const tokenAccounts = new Map<string, Promise<Address>>();
+const derived = new Map<string, Address>();
 const TOKEN_ACCOUNT_CACHE_LIMIT = 10_000;
 
 /**
@@ -35,11 +36,24 @@ export function usdcTokenAccount(mint: Address, owner: Address): Promise<Address
   const key = `${mint}:${owner}`;
   let account = tokenAccounts.get(key);
   if (!account) {
-    if (tokenAccounts.size >= TOKEN_ACCOUNT_CACHE_LIMIT) tokenAccounts.clear();
-    account = findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }).then(([ata]) => ata);
+    if (tokenAccounts.size >= TOKEN_ACCOUNT_CACHE_LIMIT) {
+      tokenAccounts.clear();
+      derived.clear();
+    }
+    account = findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }).then(([ata]) => {
+      derived.set(key, ata);
+      return ata;
+    });
     tokenAccounts.set(key, account);
   }
   return account;
+}
+
+/** The token accounts of many wallets: those derived before at once, the others derived together. */
+export async function usdcTokenAccounts(mint: Address, owners: Address[]): Promise<Address[]> {
+  const known = owners.map((owner) => derived.get(`${mint}:${owner}`));
+  if (known.every((account) => account !== undefined)) return known as Address[];
+  return Promise.all(owners.map((owner, index) => known[index] ?? usdcTokenAccount(mint, owner)));
 }
 
 /**

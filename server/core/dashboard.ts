@@ -5,6 +5,7 @@ import { activityView, agentView, iso, policyView, refusalView } from './views.j
 
 export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
+const ROWS_PER_TURN = 200;
 
 async function agentRows(ctx: EngineContext, owner: string) {
   const agents = ctx.store.listAgents(owner);
@@ -12,7 +13,7 @@ async function agentRows(ctx: EngineContext, owner: string) {
   const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
   const policies = ctx.store.listPolicies(owner);
   let spent24h = 0n;
-  const rows = agents.map((agent) => {
+  const row = (agent: (typeof agents)[number]) => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     return {
@@ -24,7 +25,14 @@ async function agentRows(ctx: EngineContext, owner: string) {
       lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
       policy: policyView(policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId)),
     };
-  });
+  };
+  // Built a few hundred rows at a time, letting payments in between: a large dashboard must not hold
+  // up an agent's payment for its whole length.
+  const rows: ReturnType<typeof row>[] = [];
+  for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const agent of agents.slice(start, start + ROWS_PER_TURN)) rows.push(row(agent));
+  }
   return { rows, spent24h };
 }
 

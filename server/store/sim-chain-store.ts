@@ -38,6 +38,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
     `SELECT t.* FROM sim_address_signatures a JOIN sim_transactions t ON t.seq = a.seq
      WHERE a.address = ? AND a.seq < ? AND a.seq > ? ORDER BY a.seq DESC LIMIT ?`,
   );
+  const accountsData = db.prepare('SELECT address, data FROM sim_accounts WHERE address IN (SELECT value FROM json_each(?))');
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
@@ -84,6 +85,10 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
       (
         signaturesFor.all(address, seqBound(options.before, Number.MAX_SAFE_INTEGER), seqBound(options.until, 0), options.limit) as TransactionRowData[]
       ).map(toTransaction),
+    accountsData: (addresses) =>
+      new Map(
+        (accountsData.all(JSON.stringify(addresses)) as { address: string; data: Buffer }[]).map((row) => [row.address, new Uint8Array(row.data)]),
+      ),
     getMeta: (key) => (getMeta.get(key) as string | undefined) ?? null,
     setMeta: (key, value) => void setMeta.run(key, value),
   };

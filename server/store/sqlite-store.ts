@@ -312,10 +312,15 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ).pluck(),
     agentTotals: q('SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
     ownerTotals: q('SELECT * FROM agent_spend_totals WHERE owner = ?'),
+    // Per agent, two range reads of its own buckets (at most 24 hours and 60 minutes): the cost follows
+    // the number of agents, not how much they paid.
     ownerWindowBuckets: q(
-      `SELECT agent_id, SUM(amount) AS amount FROM agent_spend_buckets
-       WHERE owner = @owner AND ((span = 3600000 AND start >= @hourFrom) OR (span = 60000 AND start >= @minuteFrom AND start < @minuteTo))
-       GROUP BY agent_id`,
+      `SELECT t.agent_id,
+         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 3600000 AND b.start >= @hourFrom)
+       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 60000 AND b.start >= @minuteFrom AND b.start < @minuteTo) AS amount
+       FROM agent_spend_totals t WHERE t.owner = @owner`,
     ),
     ownerWindowEdge: q(
       `SELECT agent_id, SUM(amount) AS amount FROM payments

@@ -141,6 +141,8 @@ export async function scaleRun() {
 
     // 2. The dashboard with 1,000 agents and 1M payments, and /pay while it refreshes.
     const dashboard = () => fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) => r.arrayBuffer());
+    // The first one after a start reads a cold data dir and derives every wallet's token account.
+    const cold = await timed(1, async () => void (await dashboard()));
     const board = await timed(20, async () => void (await dashboard()));
     const idle = await timed(100, pay('fresh'));
     let refreshing = true;
@@ -150,7 +152,7 @@ export async function scaleRun() {
     const during = await timed(100, pay('fresh'));
     refreshing = false;
     await refresher;
-    lines.push(`GET /v1/dashboard, 1,000 agents, 1M payments     p50 ${board.p50.toFixed(1)} ms   p95 ${board.p95.toFixed(1)} ms`);
+    lines.push(`GET /v1/dashboard, 1,000 agents, 1M payments     p50 ${board.p50.toFixed(1)} ms   p95 ${board.p95.toFixed(1)} ms   (first after start ${cold.p50.toFixed(0)} ms)`);
     lines.push(`/pay p99 while the dashboard refreshes           ${during.p99.toFixed(2)} ms   idle p99 ${idle.p99.toFixed(2)} ms   ratio ${(during.p99 / idle.p99).toFixed(2)}`);
 
     // 3. Search over 100k services.
@@ -179,9 +181,11 @@ export async function scaleRun() {
   serve = await spawnServe(few.dataDir);
   try {
     const c = connectionOf(few.dataDir, serve);
-    const board = await timed(30, async () => {
+    const fetchBoard = async () => {
       await fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) => r.arrayBuffer());
-    });
+    };
+    await fetchBoard();
+    const board = await timed(30, fetchBoard);
     const health = await timed(30, async () => void (await fetch(`${c.url}/v1/health`).then((r) => r.arrayBuffer())));
     lines.push(`GET /v1/dashboard, 1,000 agents, few payments    p50 ${board.p50.toFixed(1)} ms   (GET /v1/health p50 ${health.p50.toFixed(2)} ms)`);
   } finally {
