@@ -68,6 +68,7 @@ export interface SimChainStore {
 /** How many blocks a blockhash stays usable after it became the latest, as on Solana's clusters. */
 const BLOCKHASH_LIFETIME = 150n;
 const GENESIS_META = 'sim.genesis_hash';
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const BLOCK_HEIGHT_META = 'sim.block_height';
 
 /** Why a transaction was not executed or failed: the RPC's error shape, and LiteSVM's words. */
@@ -94,6 +95,7 @@ export type ExecuteResult = { signature: string; failure: null } | { signature: 
  */
 export class SimLedger {
   private readonly blockhashHeights = new Map<string, bigint>();
+  private readonly mintDecimals = new Map<string, number>();
 
   private constructor(
     readonly svm: LiteSVM,
@@ -110,6 +112,7 @@ export class SimLedger {
   static open(store: SimChainStore, clock: Clock, options: { genesisHash?: string } = {}): SimLedger {
     const svm = new LiteSVM();
     for (const row of store.loadAccounts()) {
+      if (row.lamports === 0n) continue; // closed
       svm.setAccount({
         address: address(row.address),
         lamports: lamports(row.lamports),
@@ -169,7 +172,7 @@ export class SimLedger {
 
   /** Writes accounts changed outside a transaction (an airdrop, a test setting an account). */
   persistAccounts(keys: Address[]): void {
-    this.store.commit(keys.map((key) => this.accountRow(key)).filter((row) => row !== null), null);
+    this.store.commit(keys.map((key) => persistedRow(key, this.svm.getAccount(key))).filter((row) => row !== null), null);
   }
 
   decode(wire: string): Transaction {
@@ -188,7 +191,9 @@ export class SimLedger {
     if (expired !== null) return { signature, failure: expired };
     this.syncClock();
     const accountKeys = message.staticAccounts.map(String);
-    const preTokenBalances = this.tokenBalances(accountKeys);
+    // Only writable accounts can change: they alone are read around the transaction and persisted.
+    const writable = writableIndices(message.header, accountKeys.length);
+    const before = writable.map((index) => this.svm.getAccount(address(accountKeys[index]!)));
     const result = this.svm.sendTransaction(transaction);
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? rpcTransactionError(result.err()) : null;
@@ -197,7 +202,8 @@ export class SimLedger {
     const logs = meta.logs();
     if (landed) {
       this.setSlot(this.slot + 1n);
-      const touched = message.staticAccounts.map((key) => this.accountRow(key)).filter((row) => row !== null);
+      const after = writable.map((index) => this.svm.getAccount(address(accountKeys[index]!)));
+      const touched = after.map((account, i) => persistedRow(accountKeys[writable[i]!]!, account)).filter((row) => row !== null);
       this.store.commit(touched, {
         signature,
         wire,
@@ -210,8 +216,8 @@ export class SimLedger {
           logMessages: logs,
           computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
           accountKeys,
-          preTokenBalances,
-          postTokenBalances: this.tokenBalances(accountKeys),
+          preTokenBalances: this.tokenBalances(writable, before),
+          postTokenBalances: this.tokenBalances(writable, after),
         },
       });
     }
@@ -275,15 +281,14 @@ export class SimLedger {
     this.svm.setClock(current);
   }
 
-  /** The token balances of a transaction's accounts, as a node records them before and after it. */
-  private tokenBalances(keys: readonly string[]): RpcTokenBalance[] {
+  /** The token balances among a transaction's (writable) accounts, as a node records them before and after it. */
+  private tokenBalances(indices: number[], accounts: ReturnType<LiteSVM['getAccount']>[]): RpcTokenBalance[] {
     const balances: RpcTokenBalance[] = [];
-    keys.forEach((key, accountIndex) => {
-      const account = this.svm.getAccount(address(key));
+    accounts.forEach((account, i) => {
       if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getTokenSize()) return;
       const token = getTokenDecoder().decode(account.data);
       balances.push({
-        accountIndex,
+        accountIndex: indices[i]!,
         mint: token.mint,
         owner: token.owner,
         programId: TOKEN_PROGRAM_ADDRESS,
@@ -293,24 +298,35 @@ export class SimLedger {
     return balances;
   }
 
-  /** A mint's decimals (6 for anything unreadable, as USDC). */
+  /** A mint's decimals (6 for anything unreadable, as USDC); a mint's decimals never change. */
   decimalsOf(mint: string): number {
-    const account = this.svm.getAccount(address(mint));
-    if (!account.exists || account.data.length !== getMintSize()) return 6;
-    return getMintDecoder().decode(account.data).decimals;
+    let decimals = this.mintDecimals.get(mint);
+    if (decimals === undefined) {
+      const account = this.svm.getAccount(address(mint));
+      if (!account.exists || account.data.length !== getMintSize()) return 6;
+      decimals = getMintDecoder().decode(account.data).decimals;
+      this.mintDecimals.set(mint, decimals);
+    }
+    return decimals;
   }
+}
 
-  private accountRow(key: Address): SimAccountRow | null {
-    const account = this.svm.getAccount(key);
-    if (!account.exists || account.executable) return null;
-    return {
-      address: key,
-      lamports: account.lamports,
-      owner: account.programAddress,
-      data: new Uint8Array((account as EncodedAccount).data),
-      executable: false,
-    };
-  }
+/** The indices of a message's writable accounts: writable signers first, then writable non-signers. */
+function writableIndices(header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }, count: number): number[] {
+  const indices: number[] = [];
+  for (let i = 0; i < header.numSignerAccounts - header.numReadonlySignerAccounts; i++) indices.push(i);
+  for (let i = header.numSignerAccounts; i < count - header.numReadonlyNonSignerAccounts; i++) indices.push(i);
+  return indices;
+}
+
+/**
+ * An account as persisted. Programs (executable) are LiteSVM's own and not kept; a closed account is
+ * kept as an empty one (no lamports), which a restart leaves out, so it does not come back.
+ */
+function persistedRow(key: string, account: ReturnType<LiteSVM['getAccount']>): SimAccountRow | null {
+  if (!account.exists) return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
+  if (account.executable) return null;
+  return { address: key, lamports: account.lamports, owner: account.programAddress, data: new Uint8Array((account as EncodedAccount).data), executable: false };
 }
 
 /** LiteSVM's words for a failure, as recorded in the transaction log since the first schema. */

@@ -19,6 +19,20 @@ const toTransaction = (row: TransactionRowData): SimTransactionRow => ({
   meta: row.meta === null ? null : (JSON.parse(row.meta) as SimTransactionMeta),
 });
 
+/**
+ * Programs every transaction names: not indexed by address (a listing of every transaction of the
+ * token program is nothing anyone asks the embedded chain for, and it would grow with each payment).
+ */
+const UNINDEXED = new Set([
+  '11111111111111111111111111111111',
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
+  'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL',
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+  'ComputeBudget111111111111111111111111111111',
+]);
+
 /** SQLite persistence for the embedded chain's accounts, transaction log and signatures by address. */
 export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const loadAccounts = db.prepare('SELECT address, lamports, owner, data, executable FROM sim_accounts');
@@ -57,7 +71,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
       );
       if (changes > 0 && transaction.meta !== null) {
         const seq = seqOf.get(transaction.signature) as number;
-        for (const key of new Set(transaction.meta.accountKeys)) indexAddress.run(key, seq);
+        for (const key of new Set(transaction.meta.accountKeys)) if (!UNINDEXED.has(key)) indexAddress.run(key, seq);
       }
     }
   });

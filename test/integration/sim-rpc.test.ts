@@ -20,7 +20,7 @@ import {
   type Instruction,
   type TransactionSigner,
 } from '@solana/kit';
-import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
@@ -240,6 +240,22 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(rebound).toBe(403);
     const crossSite = await fetch(`${t.url}/rpc`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' });
     expect(crossSite.status).toBe(403);
+  });
+
+  it('an account closed by a transaction stays closed after a restart', async () => {
+    const outsider = await generateKeyPairSigner();
+    const ata = await usdcTokenAccount(mint, outsider.address);
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(await signed(treasury, [getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata, owner: outsider.address, mint })])), { encoding: 'base64' }).send();
+    expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).not.toBeNull();
+    const close = getCloseAccountInstruction({ account: ata, destination: treasury.address, owner: outsider });
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(await signed(treasury, [close])), { encoding: 'base64' }).send();
+    expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).toBeNull();
+    const dataDir = t.dataDir;
+    await t.stop();
+    t = await startCoffer({ dataDir, keepDataDir: true });
+    rpc = createSolanaRpc(`${t.url}/rpc`);
+    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).toBeNull();
   });
 
   it('keeps its history across a restart', async () => {
