@@ -30,19 +30,22 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null) throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
   const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, owner);
-  const serviceLabel = requirement === null ? new URL(body.url).host : registryServiceFor(ctx, requirement.payTo, body.url).serviceId;
+  // What the registry says of the recipient, and the seller's memo: read once, used below.
+  const listing = requirement === null ? null : registryServiceFor(ctx, requirement.payTo, body.url);
+  const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
+  const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
   return recordingRefusals(ctx, owner, agentId, { service: serviceLabel, amount: amountText }, async () => {
-    if (buyer === null || offer === null || requirement === null) {
+    if (buyer === null || offer === null || requirement === null || listing === null) {
       throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
     }
-    const requestHash = hashRequest(['x402', body.url, body.method ?? 'GET', requirement.network, requirement.payTo, requirement.amount.toString(), requirement.asset, memoOf(offer, requirement)]);
+    const requestHash = hashRequest(['x402', body.url, body.method ?? 'GET', requirement.network, requirement.payTo, requirement.amount.toString(), requirement.asset, memo]);
     if (idempotencyKey !== null) {
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
       if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
     }
     if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
-    const { service, serviceId, listed } = registryServiceFor(ctx, requirement.payTo, body.url);
+    const { service, serviceId, listed } = listing;
     checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
     assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);
     const balance = await ctx.chain.usdcBalance(agent.walletAddress);
@@ -56,7 +59,7 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
       recipient: requirement.payTo,
       amount: requirement.amount,
       balance,
-      nonce: memoOf(offer, requirement),
+      nonce: memo,
       description: body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500),
       fields: { protocol: 'x402', resource: body.url, x402Header: null, payerSignature: null },
     });
