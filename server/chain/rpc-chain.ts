@@ -1,23 +1,15 @@
 import {
   address,
-  appendTransactionMessageInstructions,
   createSolanaRpc,
-  createTransactionMessage,
   getBase58Decoder,
-  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  getSignatureFromTransaction,
   isSignature,
   isSolanaError,
   blockhash as toBlockhash,
-  pipe,
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   signature as toSignature,
   type Base64EncodedWireTransaction,
   type Rpc,
@@ -36,7 +28,8 @@ import type {
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import type { RpcNetwork } from './networks.js';
 import { creditOf } from './token-balance-changes.js';
-import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTransferInstructions } from './usdc-transfer.js';
+import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from './usdc-transfer.js';
+import { signedUsdcTransfer } from './transfer-message.js';
 
 const CONFIRM_POLL_MS = 500;
 /** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
@@ -138,30 +131,12 @@ export class RpcChain implements Chain {
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
     if (this.vault === null) throw new Error('this RPC chain is read-only: it holds no keys');
     const vault = this.vault;
-    const [feePayer, from] = await Promise.all([vault.signer(request.feePayer), vault.signer(request.from)]);
-    const instructions = await usdcTransferInstructions({
-      mint: address(this.usdcMint),
-      from,
-      to: address(request.to),
-      amount: request.amount,
-      memo: request.memo,
-      reference: request.reference,
-      feePayer,
-      createRecipientAccount: request.createRecipientAccount,
-    });
     const { value: blockhash } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
-    const transaction = await pipe(
-      createTransactionMessage({ version: 0 }),
-      (message) => setTransactionMessageFeePayerSigner(feePayer, message),
-      (message) => setTransactionMessageLifetimeUsingBlockhash(blockhash, message),
-      (message) => appendTransactionMessageInstructions(instructions, message),
-      (message) => signTransactionMessageWithSigners(message),
+    return signedUsdcTransfer(
+      { ...request, mint: address(this.usdcMint), from: address(request.from), to: address(request.to), feePayer: address(request.feePayer) },
+      blockhash,
+      (wallet) => vault.signBytes(wallet),
     );
-    return {
-      txSignature: getSignatureFromTransaction(transaction),
-      txWire: getBase64EncodedWireTransaction(transaction),
-      lastValidBlockHeight: blockhash.lastValidBlockHeight,
-    };
   }
 
   async submitTransfer(prepared: PreparedTransfer): Promise<void> {

@@ -29,7 +29,8 @@ import { USDC_DECIMALS } from '../core/money.js';
 import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferRequest } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
-import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts, usdcTransferInstructions } from './usdc-transfer.js';
+import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
+import { signedUsdcTransfer } from './transfer-message.js';
 import { SimLedger, type SimChainStore } from './sim-ledger.js';
 
 export type { SimAccountRow, SimChainStore, SimTransactionRow } from './sim-ledger.js';
@@ -87,8 +88,7 @@ export class SimChain implements Chain {
   }
 
   async prepareFeePayer(wallet: string): Promise<void> {
-    const balance = this.svm.getBalance(address(wallet)) ?? 0n;
-    if (balance >= ONE_SOL) return;
+    if (this.ledger.lamportsOf(wallet) >= ONE_SOL) return;
     this.ledger.airdrop(wallet, 10n * ONE_SOL);
   }
 
@@ -97,12 +97,12 @@ export class SimChain implements Chain {
   }
 
   async usdcBalance(wallet: string): Promise<bigint> {
-    const account = this.svm.getAccount(await usdcTokenAccount(this.usdcMint, address(wallet)));
-    return account.exists ? tokenAmount(account.data) : 0n;
+    const data = this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, address(wallet)));
+    return data === null ? 0n : tokenAmount(data);
   }
 
   async hasUsdcAccount(wallet: string): Promise<boolean> {
-    return this.svm.getAccount(await usdcTokenAccount(this.usdcMint, address(wallet))).exists;
+    return this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, address(wallet))) !== null;
   }
 
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
@@ -121,23 +121,15 @@ export class SimChain implements Chain {
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
     await this.prepareFeePayer(request.feePayer);
-    const feePayer = await this.vault.signer(request.feePayer);
-    const from = await this.vault.signer(request.from);
-    const instructions = await usdcTransferInstructions({
-      mint: this.usdcMint,
-      from,
-      to: address(request.to),
-      amount: request.amount,
-      memo: request.memo,
-      reference: request.reference,
-      feePayer,
-      createRecipientAccount: request.createRecipientAccount,
-    });
-    return this.prepared(await this.sign(feePayer, instructions));
+    return signedUsdcTransfer(
+      { ...request, mint: this.usdcMint, from: address(request.from), to: address(request.to), feePayer: address(request.feePayer) },
+      this.ledger.latestBlockhash(),
+      (wallet) => this.vault.signBytes(wallet),
+    );
   }
 
   async submitTransfer(prepared: PreparedTransfer): Promise<void> {
-    this.run(this.ledger.decode(prepared.txWire), prepared.txWire);
+    this.run(prepared.txWire);
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
@@ -235,13 +227,13 @@ export class SimChain implements Chain {
 
   private async execute(feePayer: TransactionSigner, instructions: Instruction[]): Promise<string> {
     const transaction = await this.sign(feePayer, instructions);
-    this.run(transaction, getBase64EncodedWireTransaction(transaction));
+    this.run(getBase64EncodedWireTransaction(transaction));
     return getSignatureFromTransaction(transaction);
   }
 
   /** Executes a signed transaction on the ledger; throws CofferError when it fails. */
-  private run(transaction: Transaction, wire: string): void {
-    const { failure } = this.ledger.execute(transaction, wire);
+  private run(wire: string): void {
+    const { failure } = this.ledger.execute(wire);
     if (failure === null) return;
     const insufficient = /InstructionErrorCustom \{ code: 1 \}/.test(failure.description);
     throw new CofferError(

@@ -1,19 +1,21 @@
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
+import type { Account as NativeAccount, LiteSvm as NativeLiteSvm } from 'litesvm/dist/internal.js';
 import {
   address,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
-  getSignatureFromTransaction,
   getTransactionDecoder,
   lamports,
   type Address,
-  type EncodedAccount,
   type Transaction,
 } from '@solana/kit';
-import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
+import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenSize } from '@solana-program/token';
+import { addressFromBytes, addressToBytes } from './address-memo.js';
+import { readWireTransaction, type WireTransaction } from './wire-transaction.js';
 import type { Clock } from '../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
+import { tokenAmount } from './usdc-transfer.js';
 
 /** One persisted account of the embedded chain. */
 export interface SimAccountRow {
@@ -70,6 +72,7 @@ const BLOCKHASH_LIFETIME = 150n;
 const GENESIS_META = 'sim.genesis_hash';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const BLOCK_HEIGHT_META = 'sim.block_height';
+const BLOCKHASH_NOT_FOUND: LedgerFailure = { err: 'BlockhashNotFound', description: 'BlockhashNotFound', logs: [], landed: false };
 
 /** Why a transaction was not executed or failed: the RPC's error shape, and LiteSVM's words. */
 export interface LedgerFailure {
@@ -96,6 +99,12 @@ export type ExecuteResult = { signature: string; failure: null } | { signature: 
 export class SimLedger {
   private readonly blockhashHeights = new Map<string, bigint>();
   private readonly mintDecimals = new Map<string, number>();
+  /**
+   * LiteSVM's native instance behind its JavaScript wrapper. The wrapper converts every address and
+   * account through base58 and re-encodes a transaction it is given; the pay path hands the native
+   * side the bytes it already has instead. Everything else goes through the wrapper (`svm`).
+   */
+  private readonly native: NativeLiteSvm;
 
   private constructor(
     readonly svm: LiteSVM,
@@ -103,7 +112,9 @@ export class SimLedger {
     private readonly clock: Clock,
     readonly genesisHash: string,
     private height: bigint,
-  ) {}
+  ) {
+    this.native = nativeOf(svm);
+  }
 
   /**
    * Loads the persisted accounts into a fresh LiteSVM. `genesisHash` names the cluster this chain
@@ -172,37 +183,46 @@ export class SimLedger {
 
   /** Writes accounts changed outside a transaction (an airdrop, a test setting an account). */
   persistAccounts(keys: Address[]): void {
-    this.store.commit(keys.map((key) => persistedRow(key, this.svm.getAccount(key))).filter((row) => row !== null), null);
+    this.store.commit(keys.map((key) => persistedRow(key, this.native.getAccount(addressToBytes(key)))).filter((row) => row !== null), null);
   }
 
   decode(wire: string): Transaction {
     return getTransactionDecoder().decode(getBase64Encoder().encode(wire)) as Transaction;
   }
 
+  /** An account's lamports (0 when it does not exist). */
+  lamportsOf(key: string): bigint {
+    return this.native.getBalance(addressToBytes(key)) ?? 0n;
+  }
+
+  /** An account's data, or null when it does not exist. */
+  dataOf(key: string): Uint8Array | null {
+    return this.native.getAccount(addressToBytes(key))?.data() ?? null;
+  }
+
   /**
-   * Executes a signed transaction. It lands (and is recorded with every account it touched) when it
-   * succeeds or fails inside an instruction, as on a cluster; a transaction refused before execution
-   * (unknown or expired blockhash, bad signature, a fee it cannot pay) leaves no trace.
+   * Executes a signed transaction given as its base64 wire text. It lands (and is recorded with every
+   * account it wrote) when it succeeds or fails inside an instruction, as on a cluster; a transaction
+   * refused before execution (unknown or expired blockhash, bad signature, a fee it cannot pay)
+   * leaves no trace. Throws when the text is not a transaction.
    */
-  execute(transaction: Transaction, wire: string): ExecuteResult {
-    const signature = getSignatureFromTransaction(transaction);
-    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-    const expired = this.blockhashExpired(message.lifetimeToken);
-    if (expired !== null) return { signature, failure: expired };
+  execute(wire: string): ExecuteResult {
+    const transaction = readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64')));
+    const { signature, accountKeys, accountKeyBytes, writable } = transaction;
+    if (transaction.blockhash !== this.svm.latestBlockhash()) return { signature, failure: BLOCKHASH_NOT_FOUND };
     this.syncClock();
-    const accountKeys = message.staticAccounts.map(String);
     // Only writable accounts can change: they alone are read around the transaction and persisted.
-    const writable = writableIndices(message.header, accountKeys.length);
-    const before = writable.map((index) => this.svm.getAccount(address(accountKeys[index]!)));
-    const result = this.svm.sendTransaction(transaction);
+    const read = () => writable.map((index) => this.native.getAccount(accountKeyBytes[index]!));
+    const before = read();
+    const result = this.send(transaction);
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? rpcTransactionError(result.err()) : null;
     const landed = !failed || (err !== null && typeof err === 'object' && 'InstructionError' in err);
-    const meta = failed ? result.meta() : (result as TransactionMetadata);
+    const meta = failed ? result.meta() : result;
     const logs = meta.logs();
     if (landed) {
       this.setSlot(this.slot + 1n);
-      const after = writable.map((index) => this.svm.getAccount(address(accountKeys[index]!)));
+      const after = read();
       const touched = after.map((account, i) => persistedRow(accountKeys[writable[i]!]!, account)).filter((row) => row !== null);
       this.store.commit(touched, {
         signature,
@@ -212,7 +232,7 @@ export class SimLedger {
         error: failed ? describeFailure(result) : null,
         meta: {
           err,
-          fee: LAMPORTS_PER_SIGNATURE * Object.keys(transaction.signatures).length,
+          fee: LAMPORTS_PER_SIGNATURE * transaction.signatureCount,
           logMessages: logs,
           computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
           accountKeys,
@@ -223,6 +243,11 @@ export class SimLedger {
     }
     if (!failed) return { signature, failure: null };
     return { signature, failure: { err: err ?? 'UnknownError', description: describeFailure(result), logs, landed } };
+  }
+
+  private send(transaction: WireTransaction): TransactionMetadata | FailedTransactionMetadata {
+    if (transaction.version === 'legacy') return this.native.sendLegacyTransaction(transaction.bytes);
+    return this.native.sendVersionedTransaction(transaction.bytes);
   }
 
   /**
@@ -265,8 +290,7 @@ export class SimLedger {
 
   /** LiteSVM accepts only its latest blockhash: any other one is unknown or expired. */
   private blockhashExpired(blockhash: string): LedgerFailure | null {
-    if (blockhash === this.svm.latestBlockhash()) return null;
-    return { err: 'BlockhashNotFound', description: 'BlockhashNotFound', logs: [], landed: false };
+    return blockhash === this.svm.latestBlockhash() ? null : BLOCKHASH_NOT_FOUND;
   }
 
   private syncClock(): void {
@@ -282,17 +306,20 @@ export class SimLedger {
   }
 
   /** The token balances among a transaction's (writable) accounts, as a node records them before and after it. */
-  private tokenBalances(indices: number[], accounts: ReturnType<LiteSVM['getAccount']>[]): RpcTokenBalance[] {
+  private tokenBalances(indices: number[], accounts: (NativeAccount | null)[]): RpcTokenBalance[] {
     const balances: RpcTokenBalance[] = [];
     accounts.forEach((account, i) => {
-      if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getTokenSize()) return;
-      const token = getTokenDecoder().decode(account.data);
+      if (account === null || addressFromBytes(account.owner()) !== TOKEN_PROGRAM_ADDRESS) return;
+      const data = account.data();
+      if (data.length !== getTokenSize()) return;
+      // The SPL Token account layout: mint, owner, amount (u64 little-endian).
+      const mint = addressFromBytes(data.subarray(0, 32));
       balances.push({
         accountIndex: indices[i]!,
-        mint: token.mint,
-        owner: token.owner,
+        mint,
+        owner: addressFromBytes(data.subarray(32, 64)),
         programId: TOKEN_PROGRAM_ADDRESS,
-        uiTokenAmount: uiTokenAmount(token.amount, this.decimalsOf(token.mint)),
+        uiTokenAmount: uiTokenAmount(tokenAmount(data), this.decimalsOf(mint)),
       });
     });
     return balances;
@@ -311,22 +338,23 @@ export class SimLedger {
   }
 }
 
-/** The indices of a message's writable accounts: writable signers first, then writable non-signers. */
-function writableIndices(header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }, count: number): number[] {
-  const indices: number[] = [];
-  for (let i = 0; i < header.numSignerAccounts - header.numReadonlySignerAccounts; i++) indices.push(i);
-  for (let i = header.numSignerAccounts; i < count - header.numReadonlyNonSignerAccounts; i++) indices.push(i);
-  return indices;
-}
-
 /**
  * An account as persisted. Programs (executable) are LiteSVM's own and not kept; a closed account is
  * kept as an empty one (no lamports), which a restart leaves out, so it does not come back.
  */
-function persistedRow(key: string, account: ReturnType<LiteSVM['getAccount']>): SimAccountRow | null {
-  if (!account.exists) return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
-  if (account.executable) return null;
-  return { address: key, lamports: account.lamports, owner: account.programAddress, data: new Uint8Array((account as EncodedAccount).data), executable: false };
+function persistedRow(key: string, account: NativeAccount | null): SimAccountRow | null {
+  if (account === null || account.lamports() === 0n) return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
+  if (account.executable()) return null;
+  return { address: key, lamports: account.lamports(), owner: addressFromBytes(account.owner()), data: account.data(), executable: false };
+}
+
+/** The native LiteSVM behind the wrapper; fails loudly at start if a new release moved it. */
+function nativeOf(svm: LiteSVM): NativeLiteSvm {
+  const native = (svm as unknown as { inner?: NativeLiteSvm }).inner;
+  if (typeof native?.sendVersionedTransaction !== 'function' || typeof native.getAccount !== 'function') {
+    throw new Error('this litesvm release keeps its native instance elsewhere: update SimLedger.nativeOf');
+  }
+  return native;
 }
 
 /** LiteSVM's words for a failure, as recorded in the transaction log since the first schema. */

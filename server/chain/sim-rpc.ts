@@ -118,7 +118,7 @@ export function createSimRpc(ledger: SimLedger) {
           const preflight = ledger.simulate(transaction, { sigVerify: true, replaceRecentBlockhash: false });
           if (preflight.err !== null) throw preflightFailure(preflight.err, preflight.logs, preflight.unitsConsumed);
         }
-        const { signature } = ledger.execute(transaction, wire);
+        const { signature } = ledger.execute(wire);
         // As on a cluster: without preflight, what cannot land is simply never seen.
         return signature;
       },

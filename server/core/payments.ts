@@ -6,8 +6,9 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
+import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, prepareUnreserved, replayOutcome, sendRecorded } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
+import type { PreparedTransfer } from './ports/chain.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
@@ -215,8 +216,24 @@ async function payOrThrow(
 
   // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  // Signed before the reservation, so the pending row is written with its transaction in one commit
+  // (still before anything is sent). A reservation refused meanwhile leaves the signature unused.
+  const id = newId('pay');
+  const nonce = body.nonce ?? null;
+  const prepared = await prepareUnreserved(() =>
+    ctx.chain.prepareTransfer({
+      from: agent.walletAddress,
+      to: recipient,
+      amount,
+      memo: nonce ?? id,
+      reference: id,
+      feePayer: owner,
+      createRecipientAccount: service !== null,
+    }),
+  );
 
   const reserved = reservePayment(ctx, {
+    id,
     owner,
     agentId,
     idempotencyKey,
@@ -227,15 +244,16 @@ async function payOrThrow(
     amount,
     balance,
     // The paid API's nonce goes on chain so it can match the payment to its 402.
-    nonce: body.nonce ?? null,
+    nonce,
     description: body.description ?? '',
     fields: SENT_BY_COFFER,
+    signed: prepared,
     onReserved: context.onReserved,
   });
   // Another request with this key was reserved meanwhile: its outcome is this one's.
   if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
 
-  const send = sendReserved(
+  await sendRecorded(
     ctx,
     {
       kind: 'payment',
@@ -245,18 +263,8 @@ async function payOrThrow(
       actor: actorOf(principal),
       detail: { service: reserved.serviceId, amount: formatUsdc(amount) },
     },
-    () =>
-      ctx.chain.prepareTransfer({
-        from: agent.walletAddress,
-        to: recipient,
-        amount,
-        memo: reserved.memo,
-        reference: reserved.id,
-        feePayer: owner,
-        createRecipientAccount: service !== null,
-      }),
+    prepared,
   );
-  await send;
   const settled = ctx.store.getPayment(reserved.id) ?? reserved;
   return paymentResult(ctx, settled, agent);
 }
@@ -290,6 +298,10 @@ export interface PaymentToReserve {
   nonce: string | null;
   description: string;
   fields: Pick<PaymentRecord, 'protocol' | 'resource' | 'x402Header' | 'payerSignature'>;
+  /** The payment's id when it was chosen before (its transaction, signed already, names it). */
+  id?: string;
+  /** The transaction signed for it before the reservation: written in the reservation's commit. */
+  signed?: PreparedTransfer;
   onReserved?: (payment: PaymentRecord) => void;
 }
 
@@ -324,7 +336,7 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
         throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
       }
     }
-    const id = newId('pay');
+    const id = input.id ?? newId('pay');
     const payment: PaymentRecord = {
       id,
       owner,
@@ -336,6 +348,7 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
       memo: input.nonce ?? id,
       description: input.description,
       ...UNSENT,
+      ...input.signed,
       idempotencyKey,
       requestHash: input.requestHash,
       createdAt: now,

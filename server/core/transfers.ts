@@ -167,39 +167,69 @@ export function settleTransfer(
  * marking it failed could let the same money be spent twice.
  */
 export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare: () => Promise<PreparedTransfer>): Promise<string> {
-  const sending = (async () => {
-    let prepared;
-    try {
-      prepared = await prepare();
-    } catch (error) {
-      settleTransfer(ctx, row, 'failed', isCofferError(error) ? error.code : 'chain_unavailable');
-      throw asChainError(error);
-    }
-    let recorded: boolean;
-    try {
-      recorded = markSent(ctx, row, prepared);
-    } catch (error) {
-      settleTransfer(ctx, row, 'failed', 'not_sent');
-      throw new CofferError('internal', 'the payment could not be recorded; nothing was sent', { cause: error });
-    }
-    if (!recorded) throw new CofferError('internal', 'the payment was settled while it was being sent; nothing was sent');
-    try {
-      await ctx.chain.submitTransfer(prepared);
-    } catch (error) {
-      // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
-      if (isCofferError(error) && error.code !== 'chain_unavailable') {
-        settleTransfer(ctx, row, 'failed', error.code === 'transaction_expired' ? 'dropped' : error.code);
+  return tracked(
+    ctx,
+    row.id,
+    (async () => {
+      let prepared;
+      try {
+        prepared = await prepare();
+      } catch (error) {
+        settleTransfer(ctx, row, 'failed', isCofferError(error) ? error.code : 'chain_unavailable');
+        throw asChainError(error);
       }
-      throw asChainError(error);
+      let recorded: boolean;
+      try {
+        recorded = markSent(ctx, row, prepared);
+      } catch (error) {
+        settleTransfer(ctx, row, 'failed', 'not_sent');
+        throw new CofferError('internal', 'the payment could not be recorded; nothing was sent', { cause: error });
+      }
+      if (!recorded) throw new CofferError('internal', 'the payment was settled while it was being sent; nothing was sent');
+      return submit(ctx, row, prepared);
+    })(),
+  );
+}
+
+/**
+ * Sends a transaction signed before its row was reserved and recorded with it in the reservation's
+ * own commit (a payment: one commit fewer than sendReserved), then settles the row. Call it in the
+ * same tick as that commit, so a replay of its Idempotency-Key finds it in flight.
+ */
+export function sendRecorded(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
+  return tracked(ctx, row.id, submit(ctx, row, prepared));
+}
+
+/** Signs a transfer before anything is reserved for it: a chain that cannot be asked is chain_unavailable. */
+export async function prepareUnreserved(prepare: () => Promise<PreparedTransfer>): Promise<PreparedTransfer> {
+  try {
+    return await prepare();
+  } catch (error) {
+    throw asChainError(error);
+  }
+}
+
+async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
+  try {
+    await ctx.chain.submitTransfer(prepared);
+  } catch (error) {
+    // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
+    if (isCofferError(error) && error.code !== 'chain_unavailable') {
+      settleTransfer(ctx, row, 'failed', error.code === 'transaction_expired' ? 'dropped' : error.code);
     }
-    settleTransfer(ctx, row, 'confirmed', null, prepared.txSignature);
-    return prepared.txSignature;
-  })();
+    throw asChainError(error);
+  }
+  settleTransfer(ctx, row, 'confirmed', null, prepared.txSignature);
+  return prepared.txSignature;
+}
+
+/** Registers a row's sending as in flight until it ends, whatever its outcome. */
+function tracked(ctx: EngineContext, id: string, sending: Promise<string>): Promise<string> {
   const transfers = activeTransfers(ctx);
-  transfers.set(row.id, sending);
+  transfers.set(id, sending);
   void sending.then(
-    () => transfers.delete(row.id),
-    () => transfers.delete(row.id),
+    () => transfers.delete(id),
+    () => transfers.delete(id),
   );
   return sending;
 }
