@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store/background-checkpoints.js';
 import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
@@ -80,8 +81,10 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const dataDirLock = lockDataDir(options.dataDir);
   let db: SqliteDatabase | undefined;
+  let checkpoints: BackgroundCheckpoints | undefined;
   try {
     db = openDatabase(join(options.dataDir, 'coffer.db'), 'full');
+    checkpoints = startBackgroundCheckpoints(db);
     const store = createSqliteStore(db);
     const recorded = store.getMeta('network');
     const asked = options.network ?? networkToReopen(recorded, options.dataDir);
@@ -158,11 +161,13 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();
         await chain.close();
+        await checkpoints?.stop();
         openedDb.close();
         dataDirLock.release();
       },
     };
   } catch (error) {
+    await checkpoints?.stop();
     db?.close();
     dataDirLock.release();
     throw error;
