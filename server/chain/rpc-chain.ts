@@ -139,7 +139,7 @@ export class RpcChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer): Promise<void> {
+  async submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void> {
     try {
       await this.rpc
         .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
@@ -159,7 +159,7 @@ export class RpcChain implements Chain {
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
     while (Date.now() < deadline) {
       const fate = await this.fateOf(prepared);
-      if (fate.state === 'succeeded') return;
+      if (fate.state === 'succeeded') return onLanded?.();
       if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
       if (fate.state === 'dropped') {
         throw new CofferError('transaction_expired', 'the transaction expired before it landed: nothing moved; ask again (with the same Idempotency-Key) to try again');

@@ -128,8 +128,8 @@ export class SimChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer): Promise<void> {
-    this.run(prepared.txWire);
+  async submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void> {
+    this.run(prepared.txWire, onLanded);
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
@@ -232,8 +232,8 @@ export class SimChain implements Chain {
   }
 
   /** Executes a signed transaction on the ledger; throws CofferError when it fails. */
-  private run(wire: string): void {
-    const { failure } = this.ledger.execute(wire);
+  private run(wire: string, onLanded?: () => void): void {
+    const { failure } = this.ledger.execute(wire, onLanded);
     if (failure === null) return;
     const insufficient = /InstructionErrorCustom \{ code: 1 \}/.test(failure.description);
     throw new CofferError(

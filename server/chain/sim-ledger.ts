@@ -53,8 +53,11 @@ export interface SimTransactionRow {
 /** What the sim chain needs from storage: its accounts and its transaction log, written together. */
 export interface SimChainStore {
   loadAccounts(): SimAccountRow[];
-  /** Writes the accounts a transaction touched and the transaction itself in one SQLite transaction. */
-  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null): void;
+  /**
+   * Writes the accounts a transaction touched and the transaction itself in one SQLite transaction;
+   * `alsoInCommit` (which must not throw) writes what else belongs to that commit.
+   */
+  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, alsoInCommit?: () => void): void;
   findTransaction(signature: string): SimTransactionRow | null;
   /** The persisted data of the accounts that exist among these, by address. */
   accountsData(addresses: string[]): Map<string, Uint8Array>;
@@ -204,9 +207,10 @@ export class SimLedger {
    * Executes a signed transaction given as its base64 wire text. It lands (and is recorded with every
    * account it wrote) when it succeeds or fails inside an instruction, as on a cluster; a transaction
    * refused before execution (unknown or expired blockhash, bad signature, a fee it cannot pay)
-   * leaves no trace. Throws when the text is not a transaction.
+   * leaves no trace. Throws when the text is not a transaction. `onSucceeded` runs inside the commit
+   * that records a transaction that succeeded (and must not throw).
    */
-  execute(wire: string): ExecuteResult {
+  execute(wire: string, onSucceeded?: () => void): ExecuteResult {
     const transaction = readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64')));
     const { signature, accountKeys, accountKeyBytes, writable } = transaction;
     if (transaction.blockhash !== this.svm.latestBlockhash()) return { signature, failure: BLOCKHASH_NOT_FOUND };
@@ -239,7 +243,7 @@ export class SimLedger {
           preTokenBalances: this.tokenBalances(writable, before),
           postTokenBalances: this.tokenBalances(writable, after),
         },
-      });
+      }, failed ? undefined : onSucceeded);
     }
     if (!failed) return { signature, failure: null };
     return { signature, failure: { err: err ?? 'UnknownError', description: describeFailure(result), logs, landed } };

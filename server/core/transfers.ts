@@ -143,7 +143,13 @@ export function settleTransfer(
   errorCode: string | null,
   txSignature: string | null = null,
 ): boolean {
-  const settled = ctx.store.transaction(() => {
+  const settled = recordSettlement(ctx, row, status, errorCode);
+  announceSettlement(ctx, row, settled, status, txSignature);
+  return settled;
+}
+
+function recordSettlement(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed' | 'failed', errorCode: string | null): boolean {
+  return ctx.store.transaction(() => {
     if (!settleRow(ctx, row, status, errorCode, ctx.clock.now())) return false;
     audit(ctx, {
       actor: row.actor,
@@ -154,9 +160,11 @@ export function settleTransfer(
     });
     return true;
   });
+}
+
+function announceSettlement(ctx: EngineContext, row: ReservedTransfer, settled: boolean, status: 'confirmed' | 'failed', txSignature: string | null): void {
   const event = settled ? settledEvent(row, status, txSignature) : null;
   if (event !== null) ctx.events.emit(event);
-  return settled;
 }
 
 /**
@@ -210,8 +218,19 @@ export async function prepareUnreserved(prepare: () => Promise<PreparedTransfer>
 }
 
 async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
+  // The confirmation is written in the chain's own commit where it has one (the embedded chain).
+  const settlement: { ran: boolean; settled: boolean; error?: unknown } = { ran: false, settled: false };
+  const onLanded = () => {
+    settlement.ran = true;
+    try {
+      settlement.settled = recordSettlement(ctx, row, 'confirmed', null);
+    } catch (error) {
+      // The transfer landed regardless: the row stays pending and reconciliation confirms it.
+      settlement.error = error;
+    }
+  };
   try {
-    await ctx.chain.submitTransfer(prepared);
+    await ctx.chain.submitTransfer(prepared, onLanded);
   } catch (error) {
     // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
     if (isCofferError(error) && error.code !== 'chain_unavailable') {
@@ -219,7 +238,11 @@ async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: Prepa
     }
     throw asChainError(error);
   }
-  settleTransfer(ctx, row, 'confirmed', null, prepared.txSignature);
+  if (!settlement.ran) onLanded();
+  if ('error' in settlement) {
+    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: settlement.error });
+  }
+  announceSettlement(ctx, row, settlement.settled, 'confirmed', prepared.txSignature);
   return prepared.txSignature;
 }
 

@@ -56,7 +56,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
-  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null) => {
+  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null, alsoInCommit?: () => void) => {
     for (const account of accounts) {
       upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
     }
@@ -74,6 +74,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
         for (const key of new Set(transaction.meta.accountKeys)) if (!UNINDEXED.has(key)) indexAddress.run(key, seq);
       }
     }
+    alsoInCommit?.();
   });
   /** A signature's place in the log; none for an unknown one (then the bound is open). */
   const seqBound = (signature: string | undefined, open: number) =>
@@ -90,7 +91,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
           executable: row.executable === 1,
         }),
       ),
-    commit: (accounts, transaction) => commit.immediate(accounts, transaction),
+    commit: (accounts, transaction, alsoInCommit) => commit.immediate(accounts, transaction, alsoInCommit),
     findTransaction: (signature) => {
       const row = findTransaction.get(signature) as TransactionRowData | undefined;
       return row ? toTransaction(row) : null;

@@ -81,8 +81,13 @@ export interface Chain extends TransferLookup {
   hasUsdcAccount(wallet: string): Promise<boolean>;
   usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
-  /** Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure. */
-  submitTransfer(prepared: PreparedTransfer): Promise<void>;
+  /**
+   * Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure.
+   * `onLanded` (which must not throw) runs once the transfer succeeded, before this resolves: where
+   * the chain records its transactions in Coffer's own database (the embedded chain), inside that
+   * same commit, so the ledger hears of the transfer in the write that lands it.
+   */
+  submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void>;
   /** Sends a prepared transfer again without waiting: it lands at most once (same signature). */
   resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
