@@ -509,6 +509,20 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX services_by_source_name ON services (source, name);
     `,
   },
+  {
+    version: 15,
+    name: 'registry_search_prefixes',
+    sql: `
+      -- Prefix indexes up to 8 characters: a query's words are prefixes ("weath" finds "weather"), and
+      -- a prefix longer than the longest indexed one is matched by merging every term it starts
+      -- (at 100k services, 3 ms of a search's 4). Costs about half again the index's size.
+      DROP TABLE services_fts;
+      CREATE VIRTUAL TABLE services_fts USING fts5 (
+        name, description, category, id, content='services', tokenize='porter unicode61', prefix='1 2 3 4 5 6 7 8'
+      );
+      INSERT INTO services_fts (services_fts) VALUES ('rebuild');
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

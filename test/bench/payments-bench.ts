@@ -7,14 +7,18 @@
 import { LiteSVM, FailedTransactionMetadata } from 'litesvm';
 import {
   appendTransactionMessageInstructions,
+  blockhash as toBlockhash,
   createTransactionMessage,
   generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
   lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type Instruction,
 } from '@solana/kit';
+import { getAddMemoInstruction } from '@solana-program/memo';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -29,6 +33,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
+import { openDatabase } from '../../server/store/database.js';
+import { createSimChainStore } from '../../server/store/sim-chain-store.js';
+import { SimLedger } from '../../server/chain/sim-ledger.js';
+import { MEMO_PROGRAM_ADDRESS } from '../../server/chain/usdc-transfer.js';
+import { systemClock } from '../../server/core/ports/keys.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
 import { scaleRun } from './scale-bench.js';
@@ -36,6 +45,7 @@ import { scaleRun } from './scale-bench.js';
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const X402_TRIPS = Number(process.env.BENCH_X402_N ?? 100);
+const WARM_UP = 100;
 
 async function rawLiteSvmRate(n: number): Promise<number> {
   const svm = new LiteSVM();
@@ -73,6 +83,58 @@ async function rawLiteSvmRate(n: number): Promise<number> {
   return n / ((performance.now() - start) / 1000);
 }
 
+/**
+ * A raw chain doing Coffer's own chain work and nothing else: the embedded chain's ledger (LiteSVM
+ * with its accounts and log persisted to SQLite, WAL, as `coffer serve` keeps them) running the
+ * transaction of a /pay (TransferChecked and its memo, signed by the agent and the treasury as fee
+ * payer), built and signed with kit as the bare baseline builds its own. No HTTP, no policy, no ledger.
+ */
+async function rawLedgerRate(n: number): Promise<number> {
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'coffer.db'), 'normal');
+  try {
+    const ledger = SimLedger.open(createSimChainStore(db), systemClock);
+    const [treasury, agent, seller, mint] = await Promise.all([1, 2, 3, 4].map(() => generateKeyPairSigner()));
+    ledger.airdrop(treasury!.address, 100_000_000_000n);
+    const send = async (instructions: Instruction[]) => {
+      const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
+      const tx = await pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(treasury!, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, m),
+        (m) => appendTransactionMessageInstructions(instructions, m),
+        (m) => signTransactionMessageWithSigners(m),
+      );
+      const { failure } = ledger.execute(getBase64EncodedWireTransaction(tx));
+      if (failure !== null) throw new Error(failure.description);
+    };
+    const space = BigInt(getMintSize());
+    await send([
+      getCreateAccountInstruction({ payer: treasury!, newAccount: mint!, lamports: ledger.svm.minimumBalanceForRentExemption(space), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getInitializeMint2Instruction({ mint: mint!.address, decimals: 6, mintAuthority: treasury!.address }),
+    ]);
+    const ata = async (owner: typeof agent) =>
+      (await findAssociatedTokenPda({ mint: mint!.address, owner: owner!.address, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+    const [source, destination] = [await ata(agent), await ata(seller)];
+    await send([
+      getCreateAssociatedTokenIdempotentInstruction({ payer: treasury!, ata: source, owner: agent!.address, mint: mint!.address }),
+      getCreateAssociatedTokenIdempotentInstruction({ payer: treasury!, ata: destination, owner: seller!.address, mint: mint!.address }),
+      getMintToCheckedInstruction({ mint: mint!.address, token: source, mintAuthority: treasury!, amount: 10n ** 12n, decimals: 6 }),
+    ]);
+    const start = performance.now();
+    for (let i = 0; i < n; i++) {
+      await send([
+        getTransferCheckedInstruction({ source, mint: mint!.address, destination, authority: agent!, amount: 10_000n, decimals: 6 }),
+        getAddMemoInstruction({ memo: `pay_${i}` }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+      ]);
+    }
+    return n / ((performance.now() - start) / 1000);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
@@ -89,6 +151,10 @@ async function cofferHttpRun(n: number, concurrency: number) {
       });
     const agent = await json(call('/v1/agents/deploy', ownerKey, { agentId: 'bench', dailyBudget: '1000000', maxPerPayment: '1' }));
     await call('/v1/agents/bench/allocate', ownerKey, { amount: '500' });
+    // Warm-up, not measured: the first payments compile the hot code and the transfer's shape.
+    for (let i = 0; i < WARM_UP; i++) {
+      await (await call('/v1/agents/bench/pay', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `warm-up ${i}` })).arrayBuffer();
+    }
     const latencies: number[] = [];
     let next = 0;
     let failures = 0;
@@ -147,6 +213,7 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 const raw = await rawLiteSvmRate(TRANSFERS);
+const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
@@ -160,11 +227,14 @@ const version = processTime([CLI, '--version']);
 console.log('');
 console.log('                                       per second   p50 ms   p99 ms');
 console.log(`raw LiteSVM transferChecked (baseline)   ${fmt(raw)}`);
+console.log(`raw chain, Coffer's transfer + persisted ${fmt(rawLedger)}`);
 console.log(`Coffer /pay over HTTP, 1 at a time       ${fmt(sequential.rate)} ${fmt(sequential.p50, 2)} ${fmt(sequential.p99, 2)}`);
 console.log(`Coffer /pay over HTTP, ${String(CONCURRENCY).padEnd(2)} concurrent    ${fmt(concurrent.rate)} ${fmt(concurrent.p50, 2)} ${fmt(concurrent.p99, 2)}`);
 console.log('');
 console.log(`ratio Coffer (concurrent) / raw LiteSVM: ${(concurrent.rate / raw).toFixed(3)}`);
 console.log(`ratio Coffer (sequential) / raw LiteSVM: ${(sequential.rate / raw).toFixed(3)}`);
+console.log(`ratio Coffer (concurrent) / raw chain with Coffer's transfer and persistence: ${(concurrent.rate / rawLedger).toFixed(3)}`);
+console.log(`serial p50 beside the raw transfer's own time (${(1000 / raw).toFixed(2)} ms): +${(sequential.p50 - 1000 / raw).toFixed(2)} ms; p99 at ${CONCURRENCY} concurrent / p50: ${(concurrent.p99 / concurrent.p50).toFixed(2)}`);
 console.log('');
 console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls one at a time:`);
 console.log(`Coffer /pay over HTTP (Coffer sends, confirms)     ${fmt(overRpc.pay.rate, 1)} ${fmt(overRpc.pay.p50, 2)} ${fmt(overRpc.pay.p99, 2)}`);
