@@ -23,6 +23,7 @@ import type {
   PreparedTransfer,
   TransactionFate,
   TransferFound,
+  TransferHooks,
   TransferRequest,
 } from '../core/ports/chain.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
@@ -139,7 +140,9 @@ export class RpcChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void> {
+  async submitTransfer(prepared: PreparedTransfer, hooks: TransferHooks = {}): Promise<void> {
+    // The row is committed before anything reaches a chain this process does not hold.
+    if (hooks.beforeSend && !hooks.beforeSend()) return;
     try {
       await this.rpc
         .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
@@ -159,7 +162,7 @@ export class RpcChain implements Chain {
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
     while (Date.now() < deadline) {
       const fate = await this.fateOf(prepared);
-      if (fate.state === 'succeeded') return onLanded?.();
+      if (fate.state === 'succeeded') return hooks.onLanded?.();
       if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
       if (fate.state === 'dropped') {
         throw new CofferError('transaction_expired', 'the transaction expired before it landed: nothing moved; ask again (with the same Idempotency-Key) to try again');

@@ -26,7 +26,7 @@ import {
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { CofferError } from '../core/errors.js';
 import { USDC_DECIMALS } from '../core/money.js';
-import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferRequest } from '../core/ports/chain.js';
+import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferHooks, TransferRequest } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
@@ -128,8 +128,8 @@ export class SimChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void> {
-    this.run(prepared.txWire, onLanded);
+  async submitTransfer(prepared: PreparedTransfer, hooks: TransferHooks = {}): Promise<void> {
+    this.run(prepared.txWire, hooks);
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
@@ -232,8 +232,8 @@ export class SimChain implements Chain {
   }
 
   /** Executes a signed transaction on the ledger; throws CofferError when it fails. */
-  private run(wire: string, onLanded?: () => void): void {
-    const { failure } = this.ledger.execute(wire, onLanded);
+  private run(wire: string, hooks: TransferHooks = {}): void {
+    const failure = this.ledger.executeWith(wire, hooks)?.failure ?? null;
     if (failure === null) return;
     const insufficient = /InstructionErrorCustom \{ code: 1 \}/.test(failure.description);
     throw new CofferError(

@@ -12,6 +12,7 @@ import {
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenSize } from '@solana-program/token';
 import { addressFromBytes, addressToBytes } from './address-memo.js';
 import { readWireTransaction, type WireTransaction } from './wire-transaction.js';
+import type { TransferHooks } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
@@ -58,6 +59,8 @@ export interface SimChainStore {
    * `alsoInCommit` (which must not throw) writes what else belongs to that commit.
    */
   commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, alsoInCommit?: () => void): void;
+  /** Runs `write` as one SQLite write transaction (commits inside it join it). */
+  transaction<T>(write: () => T): T;
   findTransaction(signature: string): SimTransactionRow | null;
   /** The persisted data of the accounts that exist among these, by address. */
   accountsData(addresses: string[]): Map<string, Uint8Array>;
@@ -207,11 +210,23 @@ export class SimLedger {
    * Executes a signed transaction given as its base64 wire text. It lands (and is recorded with every
    * account it wrote) when it succeeds or fails inside an instruction, as on a cluster; a transaction
    * refused before execution (unknown or expired blockhash, bad signature, a fee it cannot pay)
-   * leaves no trace. Throws when the text is not a transaction. `onSucceeded` runs inside the commit
-   * that records a transaction that succeeded (and must not throw).
+   * leaves no trace. Throws when the text is not a transaction.
    */
-  execute(wire: string, onSucceeded?: () => void): ExecuteResult {
+  execute(wire: string): ExecuteResult {
+    return this.run(readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64'))), wire, {});
+  }
+
+  /**
+   * Executes as `execute` does, with the engine's writes in the same commit: `beforeSend` first
+   * (nothing is executed when it answers false: then null), `onLanded` once the transaction
+   * succeeded. What `beforeSend` wrote is committed even when the transaction then cannot land.
+   */
+  executeWith(wire: string, hooks: TransferHooks): ExecuteResult | null {
     const transaction = readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64')));
+    return this.store.transaction(() => (hooks.beforeSend && !hooks.beforeSend() ? null : this.run(transaction, wire, hooks)));
+  }
+
+  private run(transaction: WireTransaction, wire: string, hooks: TransferHooks): ExecuteResult {
     const { signature, accountKeys, accountKeyBytes, writable } = transaction;
     if (transaction.blockhash !== this.svm.latestBlockhash()) return { signature, failure: BLOCKHASH_NOT_FOUND };
     this.syncClock();
@@ -228,22 +243,26 @@ export class SimLedger {
       this.setSlot(this.slot + 1n);
       const after = read();
       const touched = after.map((account, i) => persistedRow(accountKeys[writable[i]!]!, account)).filter((row) => row !== null);
-      this.store.commit(touched, {
-        signature,
-        wire,
-        slot: this.slot,
-        blockTime: this.clock.now(),
-        error: failed ? describeFailure(result) : null,
-        meta: {
-          err,
-          fee: LAMPORTS_PER_SIGNATURE * transaction.signatureCount,
-          logMessages: logs,
-          computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
-          accountKeys,
-          preTokenBalances: this.tokenBalances(writable, before),
-          postTokenBalances: this.tokenBalances(writable, after),
+      this.store.commit(
+        touched,
+        {
+          signature,
+          wire,
+          slot: this.slot,
+          blockTime: this.clock.now(),
+          error: failed ? describeFailure(result) : null,
+          meta: {
+            err,
+            fee: LAMPORTS_PER_SIGNATURE * transaction.signatureCount,
+            logMessages: logs,
+            computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
+            accountKeys,
+            preTokenBalances: this.tokenBalances(writable, before),
+            postTokenBalances: this.tokenBalances(writable, after),
+          },
         },
-      }, failed ? undefined : onSucceeded);
+        failed ? undefined : hooks.onLanded,
+      );
     }
     if (!failed) return { signature, failure: null };
     return { signature, failure: { err: err ?? 'UnknownError', description: describeFailure(result), logs, landed } };

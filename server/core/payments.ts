@@ -6,7 +6,7 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, prepareUnreserved, replayOutcome, sendRecorded } from './transfers.js';
+import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, prepareUnreserved, replayOutcome, reserveAndSend } from './transfers.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PreparedTransfer } from './ports/chain.js';
 import type { PayBody } from './schemas.js';
@@ -232,40 +232,41 @@ async function payOrThrow(
     }),
   );
 
-  const reserved = reservePayment(ctx, {
-    id,
-    owner,
-    agentId,
-    idempotencyKey,
-    requestHash,
-    serviceId: body.service,
-    service,
-    recipient,
-    amount,
-    balance,
-    // The paid API's nonce goes on chain so it can match the payment to its 402.
-    nonce,
-    description: body.description ?? '',
-    fields: SENT_BY_COFFER,
-    signed: prepared,
-    onReserved: context.onReserved,
-  });
-  // Another request with this key was reserved meanwhile: its outcome is this one's.
-  if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
-
-  await sendRecorded(
+  // Reserved right before the send, inside the commit that lands it where the chain keeps one.
+  const reservation: { row?: PaymentRecord | { replayOf: PaymentRecord } } = {};
+  const sent = await reserveAndSend(
     ctx,
-    {
-      kind: 'payment',
-      id: reserved.id,
-      owner,
-      agentId,
-      actor: actorOf(principal),
-      detail: { service: reserved.serviceId, amount: formatUsdc(amount) },
-    },
+    { kind: 'payment', id, owner, agentId, actor: actorOf(principal), detail: { service: body.service, amount: formatUsdc(amount) } },
     prepared,
+    () => {
+      reservation.row = reservePayment(ctx, {
+        id,
+        owner,
+        agentId,
+        idempotencyKey,
+        requestHash,
+        serviceId: body.service,
+        service,
+        recipient,
+        amount,
+        balance,
+        // The paid API's nonce goes on chain so it can match the payment to its 402.
+        nonce,
+        description: body.description ?? '',
+        fields: SENT_BY_COFFER,
+        signed: prepared,
+        onReserved: context.onReserved,
+      });
+      return !('replayOf' in reservation.row);
+    },
   );
-  const settled = ctx.store.getPayment(reserved.id) ?? reserved;
+  const reserved = reservation.row;
+  // Another request with this key was reserved meanwhile: its outcome is this one's.
+  if (sent === null && reserved !== undefined && 'replayOf' in reserved) {
+    return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
+  }
+  const settled = ctx.store.getPayment(id);
+  if (settled === null) throw new CofferError('internal', 'the payment was not recorded; nothing was sent');
   return paymentResult(ctx, settled, agent);
 }
 

@@ -75,9 +75,9 @@ export async function replayOutcome<T extends { id: string; requestHash: string 
  * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
  * owner), a replayed Idempotency-Key waits for them, and shutdown waits for all of them.
  */
-const active = new WeakMap<EngineContext, Map<string, Promise<string>>>();
+const active = new WeakMap<EngineContext, Map<string, Promise<unknown>>>();
 
-export function activeTransfers(ctx: EngineContext): Map<string, Promise<string>> {
+export function activeTransfers(ctx: EngineContext): Map<string, Promise<unknown>> {
   let map = active.get(ctx);
   if (!map) {
     map = new Map();
@@ -200,12 +200,32 @@ export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare:
 }
 
 /**
- * Sends a transaction signed before its row was reserved and recorded with it in the reservation's
- * own commit (a payment: one commit fewer than sendReserved), then settles the row. Call it in the
- * same tick as that commit, so a replay of its Idempotency-Key finds it in flight.
+ * Reserves a row and sends its transaction, signed before: `reserve` writes the row (pending, with
+ * the signed transaction) and answers whether to send, false when another request under the same
+ * Idempotency-Key was reserved meanwhile. It runs right before the send and, where the chain records
+ * its transactions in Coffer's own database (the embedded chain), inside that commit: the row, the
+ * transfer and its confirmation are then one write, and a crash keeps all or none of them. On any
+ * other chain the row is committed before anything is sent. A refusal `reserve` throws is thrown
+ * as it is: nothing was written or sent. Resolves to the signature, or null when nothing was sent.
  */
-export function sendRecorded(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
-  return tracked(ctx, row.id, submit(ctx, row, prepared));
+export function reserveAndSend(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer, reserve: () => boolean): Promise<string | null> {
+  const reservation: { send: boolean; refusal?: unknown } = { send: false };
+  const beforeSend = () => {
+    try {
+      reservation.send = reserve();
+    } catch (refusal) {
+      reservation.refusal = refusal;
+    }
+    return reservation.send;
+  };
+  return tracked(
+    ctx,
+    row.id,
+    submit(ctx, row, prepared, beforeSend).then((signature) => {
+      if ('refusal' in reservation) throw reservation.refusal;
+      return reservation.send ? signature : null;
+    }),
+  );
 }
 
 /** Signs a transfer before anything is reserved for it: a chain that cannot be asked is chain_unavailable. */
@@ -217,7 +237,11 @@ export async function prepareUnreserved(prepare: () => Promise<PreparedTransfer>
   }
 }
 
-async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
+/**
+ * Sends a transfer whose row is pending with its signed transaction (or, with `beforeSend`, is
+ * reserved by it right before the send), then confirms the row; a chain's refusal fails it.
+ */
+async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer, beforeSend?: () => boolean): Promise<string> {
   // The confirmation is written in the chain's own commit where it has one (the embedded chain).
   const settlement: { ran: boolean; settled: boolean; error?: unknown } = { ran: false, settled: false };
   const onLanded = () => {
@@ -229,15 +253,18 @@ async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: Prepa
       settlement.error = error;
     }
   };
+  const sending = { now: beforeSend === undefined };
+  const reserve = beforeSend && (() => (sending.now = beforeSend()));
   try {
-    await ctx.chain.submitTransfer(prepared, onLanded);
+    await ctx.chain.submitTransfer(prepared, { onLanded, ...(reserve && { beforeSend: reserve }) });
   } catch (error) {
     // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
-    if (isCofferError(error) && error.code !== 'chain_unavailable') {
+    if (sending.now && isCofferError(error) && error.code !== 'chain_unavailable') {
       settleTransfer(ctx, row, 'failed', error.code === 'transaction_expired' ? 'dropped' : error.code);
     }
     throw asChainError(error);
   }
+  if (!sending.now) return prepared.txSignature;
   if (!settlement.ran) onLanded();
   if ('error' in settlement) {
     throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: settlement.error });
@@ -247,7 +274,7 @@ async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: Prepa
 }
 
 /** Registers a row's sending as in flight until it ends, whatever its outcome. */
-function tracked(ctx: EngineContext, id: string, sending: Promise<string>): Promise<string> {
+function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promise<T> {
   const transfers = activeTransfers(ctx);
   transfers.set(id, sending);
   void sending.then(

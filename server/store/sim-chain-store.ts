@@ -92,6 +92,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
         }),
       ),
     commit: (accounts, transaction, alsoInCommit) => commit.immediate(accounts, transaction, alsoInCommit),
+    transaction: (write) => db.transaction(write).immediate(),
     findTransaction: (signature) => {
       const row = findTransaction.get(signature) as TransactionRowData | undefined;
       return row ? toTransaction(row) : null;

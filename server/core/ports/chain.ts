@@ -24,6 +24,12 @@ export interface PreparedTransfer {
   lastValidBlockHeight: bigint;
 }
 
+/** What the engine writes around a transfer (see Chain.submitTransfer). */
+export interface TransferHooks {
+  beforeSend?: () => boolean;
+  onLanded?: () => void;
+}
+
 /** One USDC transfer as found on the chain. */
 export interface TransferFound {
   txSignature: string;
@@ -83,11 +89,13 @@ export interface Chain extends TransferLookup {
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
   /**
    * Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure.
-   * `onLanded` (which must not throw) runs once the transfer succeeded, before this resolves: where
-   * the chain records its transactions in Coffer's own database (the embedded chain), inside that
-   * same commit, so the ledger hears of the transfer in the write that lands it.
+   * Where the chain records its transactions in Coffer's own database (the embedded chain), the
+   * hooks run inside the commit that lands it; elsewhere around the send:
+   * - `beforeSend` runs first; when it answers false (or throws, which it must not) nothing is sent
+   *   and this resolves. Whatever it wrote is kept even when the transfer then cannot land.
+   * - `onLanded` (which must not throw) runs once the transfer succeeded, before this resolves.
    */
-  submitTransfer(prepared: PreparedTransfer, onLanded?: () => void): Promise<void>;
+  submitTransfer(prepared: PreparedTransfer, hooks?: TransferHooks): Promise<void>;
   /** Sends a prepared transfer again without waiting: it lands at most once (same signature). */
   resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
