@@ -55,10 +55,11 @@ export interface SimTransactionRow {
 export interface SimChainStore {
   loadAccounts(): SimAccountRow[];
   /**
-   * Writes the accounts a transaction touched and the transaction itself in one SQLite transaction;
-   * `alsoInCommit` (which must not throw) writes what else belongs to that commit.
+   * Writes the accounts a transaction touched and the transaction itself in one SQLite transaction:
+   * listed under `listedUnder` (getSignaturesForAddress); `alsoInCommit` (which must not throw)
+   * writes what else belongs to that commit.
    */
-  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, alsoInCommit?: () => void): void;
+  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, extra?: { listedUnder?: readonly string[]; alsoInCommit?: () => void }): void;
   /** Runs `write` as one SQLite write transaction (commits inside it join it). */
   transaction<T>(write: () => T): T;
   findTransaction(signature: string): SimTransactionRow | null;
@@ -261,7 +262,7 @@ export class SimLedger {
             postTokenBalances: this.tokenBalances(writable, after),
           },
         },
-        failed ? undefined : hooks.onLanded,
+        { listedUnder: listedUnder(transaction), ...(!failed && { alsoInCommit: hooks.onLanded }) },
       );
     }
     if (!failed) return { signature, failure: null };
@@ -369,6 +370,17 @@ function persistedRow(key: string, account: NativeAccount | null): SimAccountRow
   if (account === null || account.lamports() === 0n) return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
   if (account.executable()) return null;
   return { address: key, lamports: account.lamports(), owner: addressFromBytes(account.owner()), data: account.data(), executable: false };
+}
+
+/**
+ * The addresses a transaction is listed under: those it writes or that sign it. A cluster lists
+ * read-only accounts too, but every payment names the mint and the programs read-only, and indexing
+ * them grows an index entry per payment that no one asks for (each one a page written per commit).
+ * Coffer reads history by wallet and token account, which a transfer writes or signs with.
+ */
+function listedUnder(transaction: WireTransaction): string[] {
+  const indices = new Set([...transaction.writable, ...Array.from({ length: transaction.signerCount }, (_, i) => i)]);
+  return [...indices].map((index) => transaction.accountKeys[index]!);
 }
 
 /** The native LiteSVM behind the wrapper; fails loudly at start if a new release moved it. */

@@ -18,6 +18,8 @@ export interface WireTransaction {
   accountKeyBytes: Uint8Array[];
   /** Indices into accountKeys of the accounts the transaction may write. */
   writable: number[];
+  /** How many of the first account keys sign it. */
+  signerCount: number;
   blockhash: string;
 }
 
@@ -64,6 +66,7 @@ export function readWireTransaction(bytes: Uint8Array): WireTransaction {
     accountKeys: accountKeyBytes.map(addressFromBytes),
     accountKeyBytes,
     writable,
+    signerCount: signers,
     blockhash: addressFromBytes(bytes.subarray(at, at + 32)),
   };
 }

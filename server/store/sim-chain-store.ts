@@ -19,20 +19,6 @@ const toTransaction = (row: TransactionRowData): SimTransactionRow => ({
   meta: row.meta === null ? null : (JSON.parse(row.meta) as SimTransactionMeta),
 });
 
-/**
- * Programs every transaction names: not indexed by address (a listing of every transaction of the
- * token program is nothing anyone asks the embedded chain for, and it would grow with each payment).
- */
-const UNINDEXED = new Set([
-  '11111111111111111111111111111111',
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
-  'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL',
-  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
-  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
-  'ComputeBudget111111111111111111111111111111',
-]);
-
 /** SQLite persistence for the embedded chain's accounts, transaction log and signatures by address. */
 export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const loadAccounts = db.prepare('SELECT address, lamports, owner, data, executable FROM sim_accounts');
@@ -56,7 +42,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
-  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null, alsoInCommit?: () => void) => {
+  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null, listedUnder: readonly string[], alsoInCommit?: () => void) => {
     for (const account of accounts) {
       upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
     }
@@ -69,9 +55,9 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
         transaction.error,
         transaction.meta === null ? null : JSON.stringify(transaction.meta),
       );
-      if (changes > 0 && transaction.meta !== null) {
+      if (changes > 0) {
         const seq = seqOf.get(transaction.signature) as number;
-        for (const key of new Set(transaction.meta.accountKeys)) if (!UNINDEXED.has(key)) indexAddress.run(key, seq);
+        for (const key of new Set(listedUnder)) indexAddress.run(key, seq);
       }
     }
     alsoInCommit?.();
@@ -91,7 +77,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
           executable: row.executable === 1,
         }),
       ),
-    commit: (accounts, transaction, alsoInCommit) => commit.immediate(accounts, transaction, alsoInCommit),
+    commit: (accounts, transaction, extra = {}) => commit.immediate(accounts, transaction, extra.listedUnder ?? [], extra.alsoInCommit),
     transaction: (write) => db.transaction(write).immediate(),
     findTransaction: (signature) => {
       const row = findTransaction.get(signature) as TransactionRowData | undefined;

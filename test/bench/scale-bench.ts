@@ -165,7 +165,9 @@ export async function scaleRun() {
     const perQuery: string[] = [];
     let worst = 0;
     for (const q of queries) {
-      const t = await timed(30, () => search(q));
+      // A few calls first: the first one after the seeding reads the index from disk.
+      for (let i = 0; i < 5; i++) await search(q);
+      const t = await timed(100, () => search(q));
       worst = Math.max(worst, t.p95);
       perQuery.push(`${JSON.stringify(q)} ${t.p95.toFixed(1)}`);
     }

@@ -273,6 +273,19 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const token = await usdcTokenAccount(mint, address(agent.walletAddress));
     expect((await rpc.getSignaturesForAddress(token).send())[0]?.signature).toBe(paid.body.txSignature);
   });
+
+  it('lists a transfer under the accounts it writes or that sign it, not under the mint or the programs it only reads', async () => {
+    const agent = await fundedAgent(t, 'rpc-listed', '1.00');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-listed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10' } });
+    expect(paid.status).toBe(200);
+    const latest = async (key: string) => (await rpc.getSignaturesForAddress(address(key), { limit: 1 }).send())[0]?.signature ?? null;
+    for (const key of [agent.walletAddress, t.owner, await usdcTokenAccount(mint, address(agent.walletAddress))]) {
+      expect(await latest(key)).toBe(paid.body.txSignature);
+    }
+    for (const key of [mint, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr']) {
+      expect(await latest(key)).not.toBe(paid.body.txSignature);
+    }
+  });
 });
 
 describe('POST /rpc exists only on the sim chain', () => {
