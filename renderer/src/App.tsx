@@ -10,6 +10,7 @@ import { RegistryPage } from './pages/RegistryPage.js';
 import { ApprovalsPage } from './pages/ApprovalsPage.js';
 import { LinkPage } from './pages/LinkPage.js';
 import { openEventStream } from './api/event-stream.js';
+import { OFFLINE_MESSAGE } from './api/client.js';
 
 /**
  * The dashboard refreshes when the server's event stream says something happened; this slower poll
@@ -43,7 +44,7 @@ const NAV: { route: Route; label: string }[] = [
 ];
 
 export function App() {
-  const { status, signInProblem, dashboard, refreshError, init, refresh, client, pendingApprovals } = useDashboard();
+  const { status, signInProblem, dashboard, refreshError, connection, init, refresh, lostConnection, client, pendingApprovals } = useDashboard();
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
 
@@ -65,11 +66,19 @@ export function App() {
     };
     let close = () => {};
     const connect = () => {
-      close = openEventStream(client.eventsUrl(), onEvent, () => {
-        // The stream dropped (a restart, a sleep): refresh (which notices a sign-out) and reconnect.
-        void refresh();
-        reconnect = setTimeout(connect, STREAM_RETRY_MS);
-      });
+      close = openEventStream(
+        client.eventsUrl(),
+        onEvent,
+        () => {
+          // The stream dropped (a restart, a sleep): the figures on screen are stale until a refresh
+          // works again (which also notices a sign-out); reconnect.
+          lostConnection();
+          void refresh();
+          reconnect = setTimeout(connect, STREAM_RETRY_MS);
+        },
+        // Open again: what changed meanwhile was not announced on it, so read everything once.
+        () => void refresh(),
+      );
     };
     connect();
     return () => {
@@ -78,7 +87,7 @@ export function App() {
       if (pending) clearTimeout(pending);
       if (reconnect) clearTimeout(reconnect);
     };
-  }, [status, client, refresh]);
+  }, [status, client, refresh, lostConnection]);
 
   if (status === 'loading') return <p className="loading">Loading…</p>;
   if (status === 'signed-out') {
@@ -120,7 +129,7 @@ export function App() {
           ))}
         </nav>
         {dashboard && (
-          <span className="top-balance" title="Treasury balance">
+          <span className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'} title="Treasury balance">
             <Money micro={dashboard.treasury.amount} /> <span className={`network ${dashboard.treasury.network}`}>{dashboard.treasury.network}</span>
           </span>
         )}
@@ -128,13 +137,23 @@ export function App() {
           {theme === 'dark' ? 'Light' : 'Dark'}
         </button>
       </header>
-      <SuspendedBanner />
-      {refreshError && (
-        <div className="banner error" role="alert">
-          Could not refresh: {refreshError}
+      {connection === 'reconnecting' ? (
+        <div className="banner offline" role="alert" data-testid="connection-banner">
+          <strong>Disconnected, reconnecting…</strong> {OFFLINE_MESSAGE} The figures below are the last ones it sent; nothing can be
+          changed until it answers.
         </div>
+      ) : (
+        <>
+          <SuspendedBanner />
+          {refreshError && (
+            <div className="banner error" role="alert">
+              Could not refresh: {refreshError}
+            </div>
+          )}
+        </>
       )}
-      <main id="main">
+      {/* While the server does not answer, the page is greyed and inert: no switch looks live. */}
+      <main id="main" className={connection === 'reconnecting' ? 'stale' : undefined} inert={connection === 'reconnecting'}>
         {route.page === 'overview' && <Overview />}
         {/* Keyed by agent: nothing of one agent's page (its history, its images) lingers on another's. */}
         {route.page === 'agent' && <AgentPage key={route.agentId} agentId={route.agentId} />}

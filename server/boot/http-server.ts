@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../http/app.js';
 import { DashboardSessions } from '../http/sessions.js';
+import { createSqliteSignInStore } from '../store/sign-in-store.js';
 import type { OpenedCoffer } from './open-coffer.js';
 import { createSimRpc } from '../chain/sim-rpc.js';
 
@@ -26,7 +27,7 @@ export async function startHttpServer(options: {
   log: (message: string) => void;
 }): Promise<RunningServer> {
   const { coffer } = options;
-  const sessions = new DashboardSessions(() => coffer.engine.ctx.clock.now());
+  const sessions = new DashboardSessions(() => coffer.engine.ctx.clock.now(), createSqliteSignInStore(coffer.db));
   let port = options.port;
   let shuttingDown = false;
   const streams = new Set<Response>();

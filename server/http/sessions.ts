@@ -16,6 +16,24 @@ export interface SignedIn {
 
 export type Redemption = { ok: true; sessionToken: string; session: SignedIn } | { ok: false; reason: 'used' | 'expired' };
 
+export interface LoginTokenEntry {
+  owner: string;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+/** Where sign-ins are kept, by the SHA-256 of their token: the data dir's database. */
+export interface SignInStore {
+  putLoginToken(hash: string, entry: { owner: string; expiresAt: number }): void;
+  loginToken(hash: string): LoginTokenEntry | null;
+  /** Marks a login token used; false when it was used already (single use, atomically). */
+  spendLoginToken(hash: string, at: number): boolean;
+  putSession(hash: string, session: SignedIn): void;
+  session(hash: string): SignedIn | null;
+  forgetSession(hash: string): void;
+  forgetExpired(now: number): void;
+}
+
 /**
  * Dashboard sign-in. `serve` prints a one-time login URL; the page it opens trades the token for a
  * session token, which the page keeps in sessionStorage and sends in the Authorization header.
@@ -23,50 +41,44 @@ export type Redemption = { ok: true; sessionToken: string; session: SignedIn } |
  * Security invariant: nothing the browser sends on its own carries the sign-in. Cookies are not kept
  * apart by port, so a cookie would reach any program listening on another 127.0.0.1 port the browser
  * visits; sessionStorage and a header are per origin (scheme, host and port), so only this page holds
- * and sends the session. Tokens live in memory only and are kept as hashes, so a heap dump does not
- * hand out sessions.
+ * and sends the session. Tokens are kept only as hashes (in the data dir's database, so a restart of
+ * the server signs no one out), so neither the database nor a heap dump hands out sessions.
  */
 export class DashboardSessions {
-  private readonly loginTokens = new Map<string, { owner: string; expiresAt: number; usedAt: number | null }>();
-  private readonly sessions = new Map<string, SignedIn>();
-
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly store: SignInStore,
+  ) {}
 
   issueLoginToken(owner: string): string {
-    this.forgetExpired();
+    this.store.forgetExpired(this.now());
     const token = randomBytes(24).toString('base64url');
-    this.loginTokens.set(digest(token), { owner, expiresAt: this.now() + LOGIN_TOKEN_TTL_MS, usedAt: null });
+    this.store.putLoginToken(digest(token), { owner, expiresAt: this.now() + LOGIN_TOKEN_TTL_MS });
     return token;
   }
 
-  /** Single use: the token is spent by the first attempt, whatever its outcome. */
+  /**
+   * Single use: the token is spent by the first attempt, whatever its outcome. A used token is
+   * remembered until it would have expired, to say "used" rather than "expired".
+   */
   redeemLoginToken(token: string): Redemption {
-    const entry = this.loginTokens.get(digest(token));
+    const hash = digest(token);
+    const entry = this.store.loginToken(hash);
     if (!entry) return { ok: false, reason: 'expired' };
-    if (entry.usedAt !== null) return { ok: false, reason: 'used' };
-    entry.usedAt = this.now();
+    if (!this.store.spendLoginToken(hash, this.now())) return { ok: false, reason: 'used' };
     if (entry.expiresAt < this.now()) return { ok: false, reason: 'expired' };
     const sessionToken = `${SESSION_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const session: SignedIn = { owner: entry.owner, signedInAt: this.now(), expiresAt: this.now() + SESSION_TTL_MS };
-    this.sessions.set(digest(sessionToken), session);
+    this.store.putSession(digest(sessionToken), session);
     return { ok: true, sessionToken, session };
   }
 
   sessionOf(sessionToken: string): SignedIn | null {
-    const key = digest(sessionToken);
-    const session = this.sessions.get(key);
-    if (!session) return null;
-    if (session.expiresAt < this.now()) {
-      this.sessions.delete(key);
-      return null;
-    }
-    return session;
-  }
-
-  /** A used login token is remembered until it would have expired, to say "used" rather than "expired". */
-  private forgetExpired(): void {
-    const now = this.now();
-    for (const [key, entry] of this.loginTokens) if (entry.expiresAt < now) this.loginTokens.delete(key);
-    for (const [key, session] of this.sessions) if (session.expiresAt < now) this.sessions.delete(key);
+    const hash = digest(sessionToken);
+    const session = this.store.session(hash);
+    if (session === null || session.expiresAt >= this.now()) return session;
+    // Gone for good: a clock set back later does not bring it back.
+    this.store.forgetSession(hash);
+    return null;
   }
 }

@@ -523,6 +523,26 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       INSERT INTO services_fts (services_fts) VALUES ('rebuild');
     `,
   },
+  {
+    version: 16,
+    name: 'dashboard_sign_in',
+    sql: `
+      -- Dashboard sign-in outlives a restart of the server: login links and sessions, by the SHA-256
+      -- of their token (the tokens themselves are never stored).
+      CREATE TABLE dashboard_login_tokens (
+        token_hash TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      ) STRICT;
+      CREATE TABLE dashboard_sessions (
+        token_hash TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        signed_in_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

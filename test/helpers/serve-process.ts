@@ -41,7 +41,8 @@ export async function spawnServe(
 ): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv };
   for (const [key, value] of Object.entries(extraEnv)) if (value === '') delete env[key];
-  const child = spawn(process.execPath, [cli, command, '--data-dir', dataDir, '--port', '0'], {
+  // COFFER_PORT in extraEnv picks the port (a restart on the same address); an ephemeral one otherwise.
+  const child = spawn(process.execPath, [cli, command, '--data-dir', dataDir, '--port', extraEnv.COFFER_PORT ?? '0'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -78,6 +78,8 @@ describe('coffer serve', () => {
     // Same data dir: same owner, same balances, no second starting deposit.
     const second = await spawnServe(dataDir);
     try {
+      // The browser that signed in stays signed in across the restart; the used link stays used.
+      expect((await fetch(`${second.url}/v1/dashboard?${owner}`, { headers: session })).status).toBe(200);
       const again = JSON.parse(readFileSync(file, 'utf8'));
       expect(again.owner).toBe(connection.owner);
       expect(again.ownerKey).toBe(connection.ownerKey);

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DashboardSessions, SESSION_TOKEN_PREFIX, type Redemption } from '../../server/http/sessions.js';
 import { FRESH_SIGN_IN_MS, requireFreshSignIn, type Principal } from '../../server/core/auth.js';
 import { CofferError } from '../../server/core/errors.js';
+import { openDatabase } from '../../server/store/database.js';
+import { createSqliteSignInStore } from '../../server/store/sign-in-store.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -10,8 +15,9 @@ const OTHER_OWNER = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 function setup(start = 1_750_000_000_000) {
   const clock = { t: start };
-  const sessions = new DashboardSessions(() => clock.t);
-  return { clock, sessions };
+  const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'coffer-sessions-')), 'coffer.db'));
+  const sessions = new DashboardSessions(() => clock.t, createSqliteSignInStore(db));
+  return { clock, sessions, db };
 }
 
 /** The session token of a redemption that must have worked. */
@@ -124,6 +130,20 @@ describe('DashboardSessions sessions', () => {
     const { sessions } = setup();
     expect(sessions.sessionOf('')).toBeNull();
     expect(sessions.sessionOf(`${SESSION_TOKEN_PREFIX}forged`)).toBeNull();
+  });
+
+  it('outlive a restart of the server: sessions and unused login links are kept (as hashes) in the data dir', () => {
+    const { clock, sessions, db } = setup();
+    const session = tokenOf(sessions.redeemLoginToken(sessions.issueLoginToken(OWNER)));
+    const link = sessions.issueLoginToken(OTHER_OWNER);
+    const used = sessions.issueLoginToken(OWNER);
+    sessions.redeemLoginToken(used);
+    const restarted = new DashboardSessions(() => clock.t, createSqliteSignInStore(db));
+    expect(restarted.sessionOf(session)).toMatchObject({ owner: OWNER });
+    expect(restarted.redeemLoginToken(used)).toEqual({ ok: false, reason: 'used' });
+    expect(tokenOf(restarted.redeemLoginToken(link))).toMatch(new RegExp(`^${SESSION_TOKEN_PREFIX}`));
+    const stored = JSON.stringify(db.prepare('SELECT * FROM dashboard_sessions').all()) + JSON.stringify(db.prepare('SELECT * FROM dashboard_login_tokens').all());
+    for (const token of [session, link, used]) expect(stored).not.toContain(token);
   });
 
   it('instances do not share state', () => {

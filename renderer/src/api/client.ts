@@ -31,6 +31,9 @@ import type {
   SpendHistory,
 } from './types.js';
 
+/** What the page says while the server does not answer (it signs no one out: start it again). */
+export const OFFLINE_MESSAGE = 'Coffer is not answering: start it again (coffer serve, or the tray app).';
+
 /**
  * The dashboard's only way to the server: /v1 over fetch, signed in by the session token this page
  * holds (Authorization header). No cookie is sent or needed.
@@ -45,7 +48,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new CofferApiError(0, 'offline', 'Coffer is not answering. Is `coffer serve` (or the tray app) running?');
+    throw new CofferApiError(0, 'offline', OFFLINE_MESSAGE);
   }
   return readApiAnswer<T>(response);
 }

@@ -6,7 +6,13 @@ import { authorization } from './credential.js';
  * `onDown` when the stream ends or cannot be opened; reconnecting is the caller's choice. Returns a
  * function that closes the stream.
  */
-export function openEventStream(url: string, onEvent: (type: string) => void, onDown: (status: number | null) => void): () => void {
+export function openEventStream(
+  url: string,
+  onEvent: (type: string) => void,
+  onDown: (status: number | null) => void,
+  /** The stream is open: the server answers again. */
+  onOpen: () => void = () => undefined,
+): () => void {
   const controller = new AbortController();
   void (async () => {
     let status: number | null = null;
@@ -14,6 +20,7 @@ export function openEventStream(url: string, onEvent: (type: string) => void, on
       const response = await fetch(url, { headers: { accept: 'text/event-stream', ...authorization() }, credentials: 'omit', signal: controller.signal });
       status = response.status;
       if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`);
+      onOpen();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {

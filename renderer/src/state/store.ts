@@ -4,6 +4,8 @@ import { forgetSessionToken, keepSessionToken, sessionToken } from '../api/crede
 import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
+/** Whether the figures on screen are the server's current ones, or the last before it stopped answering. */
+export type Connection = 'live' | 'reconnecting';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -18,6 +20,29 @@ function loginInAddress(): { token: string; next: string } | null {
   if (!token) return null;
   const next = [location.hash, params.get('next') ?? ''].find((route) => route.startsWith('#/')) ?? '';
   return { token, next };
+}
+
+/**
+ * Where a signed-out tab was going (a link request from `coffer link`, an agent's page): kept for
+ * ten minutes, so the tab that then signs in (`coffer open` opens a new one) lands there.
+ */
+const NEXT_KEY = 'coffer.next';
+const NEXT_TTL_MS = 10 * 60 * 1000;
+
+function rememberDestination(): void {
+  if (!location.hash.startsWith('#/') || location.hash === '#/') return;
+  localStorage.setItem(NEXT_KEY, JSON.stringify({ hash: location.hash, at: Date.now() }));
+}
+
+function takeDestination(): string {
+  const saved = localStorage.getItem(NEXT_KEY);
+  localStorage.removeItem(NEXT_KEY);
+  try {
+    const { hash, at } = JSON.parse(saved ?? 'null') as { hash: string; at: number };
+    return typeof hash === 'string' && hash.startsWith('#/') && Date.now() - at < NEXT_TTL_MS ? hash : '';
+  } catch {
+    return '';
+  }
 }
 
 /** What a spent login link says on the signed-out page (which then says how to get a new one). */
@@ -38,8 +63,11 @@ interface DashboardState {
   pendingApprovals: Approval[];
   /** A refresh that failed (the server's message); cleared by the next one that works. */
   refreshError: string | null;
+  connection: Connection;
   init(): Promise<void>;
   refresh(): Promise<void>;
+  /** The server stopped answering (its event stream ended): what is on screen is stale until a refresh works. */
+  lostConnection(): void;
 }
 
 /**
@@ -55,6 +83,11 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   deposits: [],
   pendingApprovals: [],
   refreshError: null,
+  connection: 'live',
+
+  lostConnection() {
+    set({ connection: 'reconnecting' });
+  },
 
   async init() {
     try {
@@ -64,12 +97,19 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         history.replaceState(null, '', `/${login.next}`);
         try {
           keepSessionToken((await signIn(login.token)).sessionToken);
+          // Signed in: on to where this browser was going when it was asked to sign in.
+          const destination = login.next || takeDestination();
+          if (destination) {
+            history.replaceState(null, '', `/${destination}`);
+            window.dispatchEvent(new HashChangeEvent('hashchange'));
+          }
         } catch (error) {
           // A used or expired link in a tab that is signed in already changes nothing.
           if (!(error instanceof CofferApiError && error.status === 410) || sessionToken() === null) throw error;
         }
       }
       if (sessionToken() === null) {
+        rememberDestination();
         set({ status: 'signed-out' });
         return;
       }
@@ -79,6 +119,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
       set({ status: 'ready' });
     } catch (error) {
       if (error instanceof CofferApiError && (error.status === 401 || error.status === 410)) {
+        if (error.status === 401) rememberDestination();
         forgetSessionToken();
         set({ status: 'signed-out', signInProblem: error.status === 410 ? LINK_PROBLEMS[error.code] ?? error.message : null });
       } else set({ status: 'ready', refreshError: (error as Error).message });
@@ -98,12 +139,14 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         deposits: same(state.deposits, deposits) ? state.deposits : deposits,
         pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
         refreshError: null,
+        connection: 'live',
       });
     } catch (error) {
       if (error instanceof CofferApiError && error.status === 401) {
         forgetSessionToken();
         set({ status: 'signed-out' });
-      } else set({ refreshError: (error as Error).message });
+      } else if (error instanceof CofferApiError && error.status === 0) set({ connection: 'reconnecting' });
+      else set({ refreshError: (error as Error).message });
     }
   },
 }));
