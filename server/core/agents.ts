@@ -196,6 +196,25 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
 }
 
 /**
+ * The counterpart of killAll: resumes every stopped agent of the owner in one transaction (owner
+ * only: an agent's own request to resume waits for the owner, one by one).
+ */
+export function resumeAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
+  requireOwner(principal);
+  return ctx.store.transaction(() => {
+    const resumed: string[] = [];
+    for (const agent of ctx.store.listAgents(principal.owner)) {
+      if (agent.status === 'active') continue;
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active');
+      resumed.push(agent.agentId);
+    }
+    audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });
+    for (const agentId of resumed) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'active' });
+    return { resumed };
+  });
+}
+
+/**
  * A new API key for an agent, replacing every key it had: for a key that was lost (it is shown only
  * once) or leaked. The old keys stop working at once; a linked terminal or MCP host needs the new one.
  */

@@ -146,7 +146,7 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   await page.reload();
   await row(page, 'e2e-bot').getByRole('switch').click();
   await expect(row(page, 'e2e-bot').getByRole('switch')).toHaveAttribute('aria-checked', 'false');
-  await expect(page.getByRole('status').filter({ hasText: 'stopped' })).toContainText('1 agent is stopped');
+  await expect(page.getByRole('status').filter({ hasText: 'stopped' })).toContainText('1 of 2 agents is stopped');
   const refused = await agentPays();
   expect(refused).toMatchObject({ status: 403, body: { code: 'agent_suspended' } });
 
@@ -158,12 +158,12 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   const dialog = page.getByRole('dialog', { name: 'Stop all agents?' });
   await expect(dialog).toContainText('All 2 active agents');
   await dialog.getByRole('button', { name: 'Stop all agents' }).click();
-  await expect(page.getByText('All agents are stopped')).toBeVisible();
+  await expect(page.getByText('All 2 agents are stopped')).toBeVisible();
   expect((await agentPays()).body.code).toBe('agent_suspended');
   await expect(page.getByRole('button', { name: 'Stop all agents' })).toBeDisabled();
 
   await row(page, 'e2e-bot').getByRole('switch').click();
-  await expect(page.getByText('1 agent is stopped')).toBeVisible();
+  await expect(page.getByText('1 of 2 agents is stopped')).toBeVisible();
   expect((await agentPays('0.10')).status).toBe(200);
 
   // What was refused is listed, with the reason.

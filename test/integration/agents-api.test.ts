@@ -706,6 +706,21 @@ describe('kill-all', () => {
     expect((await pay(a)).status).toBe(200);
     expectError(await pay(b), 403, 'agent_suspended');
   });
+
+  it('resume-all is its counterpart: every stopped agent pays again, only the owner may, and it names only those it resumed', async () => {
+    const a = await fundedAgent(t, 'again-a', '1');
+    await fundedAgent(t, 'again-b', '1');
+    await t.api('POST', t.withOwner('/v1/kill-all'));
+    expectError(await t.api('POST', t.withOwner('/v1/resume-all'), { key: a.apiKey }), 403, 'owner_only');
+    const resumed = await t.api('POST', t.withOwner('/v1/resume-all'));
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.resumed).toEqual(expect.arrayContaining(['again-a', 'again-b']));
+    const list = await t.api('GET', t.withOwner('/v1/agents'));
+    for (const entry of list.body.agents as Array<{ status: string }>) expect(entry.status).toBe('active');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/again-a/pay'), { key: a.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    expect(paid.status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body).toEqual({ resumed: [] });
+  });
 });
 
 describe('sim treasury', () => {

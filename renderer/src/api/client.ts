@@ -72,6 +72,7 @@ export function createClient(owner: string) {
     kill: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/kill`)),
     resume: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/resume`)),
     killAll: () => call<{ suspended: string[] }>('POST', q('/v1/kill-all')),
+    resumeAll: () => call<{ resumed: string[] }>('POST', q('/v1/resume-all')),
     spendHistory: (id: string, limit = 500) => call<SpendHistory>('GET', q(`${agent(id)}/spend-history`, `&limit=${limit}`)),
     approvals: (status?: string) => call<{ approvals: Approval[] }>('GET', q('/v1/approvals', status ? `&status=${status}` : '')),
     approve: (id: string) => call<Approval>('POST', q(`/v1/approvals/${encodeURIComponent(id)}/approve`)),

@@ -31,8 +31,8 @@ export function StopAll() {
       </button>
       <Dialog open={open} onClose={() => setOpen(false)} title="Stop all agents?">
         <p>
-          All {active} active agent{active === 1 ? '' : 's'} will be stopped at once. Every payment they try is refused until you
-          resume them one by one. Wallets and balances are kept.
+          {active === 1 ? 'The active agent' : `All ${active} active agents`} will be stopped at once. Every payment they try is refused
+          until you resume them (one by one, or with Resume all). Wallets and balances are kept.
         </p>
         <ErrorNote error={error} />
         <div className="dialog-actions">
@@ -44,6 +44,37 @@ export function StopAll() {
           </button>
         </div>
       </Dialog>
+    </>
+  );
+}
+
+/** The brake's counterpart: resumes every stopped agent at once (no confirmation: it is undone by Stop all). */
+export function ResumeAll({ className = 'button' }: { className?: string }) {
+  const { client, refresh, dashboard } = useDashboard();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const stoppedAgents = dashboard?.agents.filter((a) => a.status === 'suspended') ?? [];
+  const stopped = stoppedAgents.length;
+  if (stopped === 0) return null;
+  const resume = async () => {
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await client.resumeAll();
+      await refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className={className} onClick={resume} disabled={busy}>
+        {busy ? 'Resuming…' : stopped === 1 ? `Resume ${stoppedAgents[0]!.displayName}` : `Resume all ${stopped}`}
+      </button>
+      <ErrorNote error={error} />
     </>
   );
 }

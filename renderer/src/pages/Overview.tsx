@@ -6,54 +6,63 @@ import { shortTime } from '../lib/time.js';
 import { BudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
-import { StopAll } from '../components/StopAll.js';
+import { ResumeAll, StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
 import { DeployDialog } from './DeployDialog.js';
 import { ActivityTable } from './ActivityPage.js';
 import { TableHead } from '../components/TableHead.js';
 
-/** One agent's row; re-rendered only when that agent's figures change. */
+/**
+ * One agent's row; re-rendered only when that agent's figures change. On a phone the row is a card
+ * (see styles.css): each cell names itself (`data-label`), so budget and last payment stay in view.
+ */
 const AgentRowView = memo(
   function AgentRowView({ agent }: { agent: AgentRow }) {
     return (
       <tr className={agent.status} data-testid={`agent-row-${agent.agentId}`}>
-        <td>
+        <td data-label="Agent" className="agent-cell">
           <a href={hrefFor({ page: 'agent', agentId: agent.agentId })} className="agent-name">
             {agent.displayName}
           </a>
           {agent.displayName !== agent.agentId && <span className="muted"> {agent.agentId}</span>}
         </td>
-        <td>
+        <td data-label="Status" className="status-cell">
           <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
         </td>
-        <td className="num">
+        <td data-label="Wallet balance" className="num">
           <Money value={agent.balance} />
         </td>
-        <td>
+        <td data-label="Spent in 24 h / daily budget">
           <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label={`${agent.displayName}: spent in 24 h against the daily budget`} />
         </td>
-        <td className="muted" title={agent.lastPaymentAt ?? undefined}>{shortTime(agent.lastPaymentAt)}</td>
+        <td data-label="Last payment" className="muted" title={agent.lastPaymentAt ?? undefined}>
+          {shortTime(agent.lastPaymentAt)}
+        </td>
       </tr>
     );
   },
   (before, after) => JSON.stringify(before.agent) === JSON.stringify(after.agent),
 );
 
-/** The owner's overview: treasury, every agent as a row with its brake, and the latest payments. */
+/**
+ * The owner's overview, the brake first: every agent with its status, balance, budget left and kill
+ * switch, with Stop all (and Resume all) beside them; then the latest payments; then the treasury's
+ * details (deposit address, QR, faucet), which are needed far less often.
+ */
 export function Overview() {
   const dashboard = useDashboard((s) => s.dashboard);
   const [deploying, setDeploying] = useState(false);
   if (!dashboard) return null;
   return (
     <>
-      <Treasury />
       <section className="card" aria-labelledby="agents-title">
         <div className="section-head">
           <h2 id="agents-title">Agents ({dashboard.agents.length})</h2>
           <div className="actions">
-            <button type="button" className="button primary" onClick={() => setDeploying(true)}>
+            <button type="button" className="button" onClick={() => setDeploying(true)}>
               Deploy an agent
             </button>
+            <ResumeAll />
             <StopAll />
           </div>
         </div>
@@ -61,7 +70,7 @@ export function Overview() {
           <p className="empty">No agents yet. Deploy one to give it a wallet, a budget and a kill switch.</p>
         ) : (
           <div className="table-wrap">
-            <table className="agents">
+            <table className="agents cards-on-phone">
               <TableHead columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Spent in 24 h / daily budget', 'Last payment']} />
               <tbody>
                 {dashboard.agents.map((agent) => (
@@ -79,6 +88,7 @@ export function Overview() {
         </div>
         <ActivityTable limit={8} />
       </section>
+      <Treasury />
       <DeployDialog open={deploying} onClose={() => setDeploying(false)} />
     </>
   );

@@ -25,6 +25,9 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   router.post('/kill-all', (req, res) => {
     res.json(engine.killAll(principal(req)));
   });
+  router.post('/resume-all', (req, res) => {
+    res.json(engine.resumeAll(principal(req)));
+  });
   router.get('/agents/:agentId/balance', async (req, res) => {
     res.json(await engine.balance(principal(req), agentIdParam(req.params.agentId)));
   });

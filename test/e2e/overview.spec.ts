@@ -1,0 +1,122 @@
+/// <reference lib="dom" />
+import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+
+/**
+ * The overview puts the brake first, on a desktop and on a phone: the agents (status, balance,
+ * budget, last payment, kill switch) and Stop all before the treasury's details; a stopped fleet is
+ * said at the top with the way back (Resume all).
+ */
+test.describe.configure({ mode: 'serial' });
+
+const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
+  ? join(import.meta.dirname, 'screenshots')
+  : join(import.meta.dirname, '../../test-results/screenshots');
+
+let serve: ServeProcess;
+let dataDir: string;
+let owner: string;
+let ownerKey: string;
+
+const ownerCall = async (path: string, body?: unknown) => {
+  const response = await fetch(`${serve.url}${path}?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  return (await response.json()) as Record<string, unknown>;
+};
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-overview-'));
+  serve = await spawnServe(dataDir);
+  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  for (const [agentId, displayName] of [
+    ['researcher', 'Research assistant'],
+    ['trader', 'Price watcher'],
+    ['scraper', 'Web scraper'],
+  ]) {
+    await ownerCall('/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
+    await ownerCall(`/v1/agents/${agentId}/allocate`, { amount: '40' });
+  }
+});
+test.afterAll(async () => {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function signIn(page: Page) {
+  const { url } = (await ownerCall('/v1/session/login-link')) as { url: string };
+  await page.goto(url);
+  await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
+}
+
+const top = async (page: Page, name: RegExp) => (await page.getByRole('heading', { name }).boundingBox())!.y;
+
+test('desktop: the agents and the brake come before the treasury; Stop all and Resume all are a pair', async ({ page }) => {
+  await signIn(page);
+  expect(await top(page, /^Agents/)).toBeLessThan(await top(page, /^Treasury/));
+  expect(await top(page, /^Agents/)).toBeLessThan(200);
+  await expect(page.getByRole('button', { name: 'Stop all agents' })).toBeInViewport();
+  await expect(page.getByRole('button', { name: /^Resume/ })).toHaveCount(0);
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('coffer-theme', t), theme);
+    await page.reload();
+    await expect(page.getByTestId('agent-row-researcher')).toBeVisible();
+    await page.screenshot({ path: join(SCREENSHOTS, theme === 'light' ? 'overview-fleet.png' : 'overview-fleet-dark.png') });
+  }
+  await page.evaluate(() => localStorage.setItem('coffer-theme', 'light'));
+  await page.reload();
+
+  await page.getByRole('button', { name: 'Stop all agents' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Stop all agents' }).click();
+  const banner = page.getByTestId('stopped-banner');
+  await expect(banner).toContainText('All 3 agents are stopped');
+  await expect(page.getByRole('switch', { name: /Research assistant: stopped/ })).toBeVisible();
+  await page.screenshot({ path: join(SCREENSHOTS, 'overview-stopped.png') });
+  // The way back is in the banner (on every page) and beside Stop all.
+  await expect(page.getByRole('button', { name: 'Resume all 3' })).toHaveCount(2);
+  await banner.getByRole('button', { name: 'Resume all 3' }).click();
+  await expect(banner).toHaveCount(0);
+  await expect(page.getByRole('switch', { name: /Research assistant: active/ })).toBeVisible();
+  await expect(page.getByRole('switch', { name: /Web scraper: active/ })).toBeVisible();
+
+  // One agent stopped: the banner names it and offers to resume it.
+  await page.getByRole('switch', { name: /Price watcher: active/ }).click();
+  await expect(banner).toContainText('1 of 3 agents is stopped');
+  await expect(banner.getByRole('link', { name: 'Price watcher' })).toBeVisible();
+  await banner.getByRole('button', { name: 'Resume Price watcher' }).click();
+  await expect(banner).toHaveCount(0);
+});
+
+test('phone: the agents are cards above the fold, each with budget and last payment in view, nothing scrolls sideways', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  try {
+    await signIn(page);
+    expect(await top(page, /^Agents/)).toBeLessThan(300);
+    const card = page.getByTestId('agent-row-researcher');
+    await expect(card).toBeInViewport();
+    for (const label of ['Wallet balance', 'Spent in 24 h / daily budget', 'Last payment']) {
+      const cell = card.locator(`td[data-label="${label}"]`);
+      await expect(cell).toBeVisible();
+      const box = (await cell.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await expect(card.getByRole('switch')).toBeInViewport();
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const theme of ['light', 'dark'] as const) {
+      await page.evaluate((t) => localStorage.setItem('coffer-theme', t), theme);
+      await page.reload();
+      await expect(card).toBeVisible();
+      await page.screenshot({ path: join(SCREENSHOTS, theme === 'light' ? 'overview-phone.png' : 'overview-phone-dark.png') });
+    }
+  } finally {
+    await context.close();
+  }
+});
