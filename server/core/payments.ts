@@ -382,14 +382,14 @@ export function checkPolicy(
     throw new CofferError(
       'service_not_allowed',
       service === null && policy.allowedServices.includes(serviceId)
-        ? `"${serviceId}" is not in the registry, so its name does not pin who is paid; list the recipient ${recipient ?? '(none sent)'} in allowedServices`
-        : `service "${serviceId}" is not in this agent's allowedServices`,
+        ? `"${serviceId}" is not in the registry, so its name does not pin who is paid; add the recipient ${recipient ?? '(none sent)'} to this agent's allowed services`
+        : `service "${serviceId}" is not one of this agent's allowed services`,
     );
   }
   if (amount > policy.maxPerPayment) {
     throw new CofferError(
       'max_per_payment_exceeded',
-      `${formatUsdc(amount)} USDC is over this agent's maxPerPayment of ${formatUsdc(policy.maxPerPayment)} USDC`,
+      `${formatUsdc(amount)} USDC is over this agent's max per payment of ${formatUsdc(policy.maxPerPayment)} USDC`,
     );
   }
   const last = ctx.store.lastPaymentAt(owner, agentId);

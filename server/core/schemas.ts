@@ -14,26 +14,25 @@ export const ADDRESS_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 export const agentIdSchema = z
   .string()
   .regex(AGENT_ID_PATTERN, {
-    message: 'agentId must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
+    message: 'must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
   });
 
 /** The `:agentId` of a path, as a named field so a bad one is `invalid_agent_id` like a bad body field. */
 export const agentPathSchema = z.object({ agentId: agentIdSchema });
 
-export const amountSchema = z.string().refine(
+const AMOUNT_RULE = 'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals (such as "0.01", sent as a string)';
+export const amountSchema = z.string({ error: AMOUNT_RULE }).refine(
   (text) => {
     const micro = tryParseUsdc(text);
     return micro !== null && micro > 0n && micro <= MAX_AMOUNT_MICRO;
   },
-  {
-    message: 'amount must be a decimal string of USDC greater than 0, with at most 6 decimals and at most 1000000000',
-  },
+  { message: AMOUNT_RULE },
 );
 
 /** A Solana address that really decodes to 32 bytes (the pattern alone lets 33-byte strings through). */
 export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && isAddress(text);
 
-export const addressSchema = z.string().refine(isSolanaAddress, 'not a Solana address (base58, 32 bytes)');
+export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
 
 export const currencySchema = z.string().optional();
 
@@ -51,28 +50,23 @@ const LYING_MESSAGE = 'must not contain control characters, bidirectional contro
 /** A high surrogate without its low half, or a low one without its high half (not `u` mode on purpose). */
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const honest = (pattern: RegExp) => (text: string) => !UNPAIRED_SURROGATE.test(text) && !pattern.test(text);
-/** A single-line name: `field` names it in the message. */
-const honestLine = <T extends z.ZodString>(schema: T, field: string) =>
-  schema.refine(honest(LYING_IN_A_LINE), `${field} ${LYING_MESSAGE}`);
-const honestText = <T extends z.ZodString>(schema: T, field: string) =>
-  schema.refine(honest(LYING_IN_TEXT), `${field} ${LYING_MESSAGE}`);
+/** A single-line name, and multi-line text. */
+const honestLine = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_A_LINE), LYING_MESSAGE);
+const honestText = <T extends z.ZodString>(schema: T) => schema.refine(honest(LYING_IN_TEXT), LYING_MESSAGE);
 
-export const serviceIdSchema = honestLine(z.string().trim().min(1, 'service is required').max(200), 'a service');
+export const serviceIdSchema = honestLine(z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'));
 
 const cooldownSchema = z
-  .number()
-  .int('cooldownSeconds must be a whole number of seconds')
-  .min(0, 'cooldownSeconds must be 0 or more')
-  .max(31_536_000, 'cooldownSeconds must be at most one year');
+  .number({ error: 'must be a whole number of seconds' })
+  .int('must be a whole number of seconds')
+  .min(0, 'must be 0 or more')
+  .max(31_536_000, 'must be at most one year (31,536,000 seconds)');
 
 const allowedServicesSchema = z
   .array(serviceIdSchema)
-  .max(500, 'allowedServices holds at most 500 ids');
+  .max(500, 'holds at most 500 services');
 
-export const displayNameSchema = honestLine(
-  z.string().trim().min(1, 'displayName must not be empty').max(100, 'displayName must be at most 100 characters'),
-  'displayName',
-);
+export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
 export const deployBodySchema = z.strictObject({
   agentId: agentIdSchema,
@@ -101,13 +95,13 @@ export const payBodySchema = z.strictObject({
   service: serviceIdSchema,
   amount: amountSchema,
   currency: currencySchema,
-  description: honestText(z.string().max(500, 'description must be at most 500 characters'), 'description').optional(),
+  description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
   recipient: addressSchema.optional(),
   nonce: z
     .string()
     .min(1)
-    .max(200, 'nonce must be at most 200 characters')
-    .regex(/^[\x20-\x7e]+$/, 'nonce must be printable ASCII')
+    .max(200, 'must be at most 200 characters')
+    .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII')
     .optional(),
 });
 export type PayBody = z.infer<typeof payBodySchema>;
@@ -128,27 +122,27 @@ const headersSchema = z
 export const x402PayBodySchema = z.strictObject({
   url: z
     .string()
-    .max(2000, 'url must be at most 2000 characters')
-    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'url must be an http(s) URL'),
-  method: z.string().regex(/^[A-Z]{3,7}$/, 'method must be an HTTP method such as GET or POST').optional(),
-  status: z.literal(402, 'status must be 402: only a payment request is paid'),
+    .max(2000, 'must be at most 2000 characters')
+    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL'),
+  method: z.string().regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST').optional(),
+  status: z.literal(402, 'must be 402: only a payment request is paid'),
   headers: headersSchema,
   body: z.unknown().optional(),
-  description: honestText(z.string().max(500, 'description must be at most 500 characters'), 'description').optional(),
+  description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
 });
 export type X402PayBody = z.infer<typeof x402PayBodySchema>;
 
 /** The paid answer's headers, for Coffer to learn which transaction the seller settled. */
 export const x402SettledBodySchema = z.strictObject({ headers: headersSchema });
 
-export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'not a payment id') });
+export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'is not a payment id') });
 
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 
 export const generateBodySchema = z.strictObject({
-  prompt: honestText(z.string().trim().min(1, 'prompt must not be empty').max(4000, 'prompt must be at most 4000 characters'), 'prompt'),
-  modelId: z.string().min(1, 'modelId is required').max(200),
-  resolution: z.enum(RESOLUTIONS, 'resolution must be one of 1k, 2k, 4k'),
+  prompt: honestText(z.string().trim().min(1, 'must not be empty').max(4000, 'must be at most 4000 characters')),
+  modelId: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
+  resolution: z.enum(RESOLUTIONS, 'must be one of 1k, 2k, 4k'),
 });
 export type GenerateBody = z.infer<typeof generateBodySchema>;
 
@@ -156,13 +150,13 @@ export type GenerateBody = z.infer<typeof generateBodySchema>;
 export const idempotencyHeaderSchema = z.object({
   idempotencyKey: z
     .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces')
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces')
     .optional(),
 });
 
 /** A `limit` query parameter: a whole number from 1 to `max`, absent for the default. */
 const limitQuery = (max: number) => {
-  const message = `limit must be a whole number from 1 to ${max}`;
+  const message = `must be a whole number from 1 to ${max}`;
   return z
     .string()
     .regex(/^\d+$/, message)
@@ -175,7 +169,7 @@ export const spendHistoryQuerySchema = z.object({ limit: limitQuery(500) });
 export const taskListQuerySchema = z.object({ limit: limitQuery(100) });
 
 export const searchQuerySchema = z.object({
-  q: z.string().max(200, 'q must be at most 200 characters').optional(),
+  q: z.string().max(200, 'must be at most 200 characters').optional(),
   limit: limitQuery(100),
 });
 
@@ -191,22 +185,22 @@ export type LinkCompleteBody = z.infer<typeof linkCompleteBodySchema>;
 /** Who is asking to be linked (shown to the owner): free text, short. */
 export const linkClientSchema = z
   .object({
-    name: honestLine(z.string().max(80), 'name').optional(),
-    hostname: honestLine(z.string().max(120), 'hostname').optional(),
-    user: honestLine(z.string().max(80), 'user').optional(),
+    name: honestLine(z.string().max(80, 'must be at most 80 characters')).optional(),
+    hostname: honestLine(z.string().max(120, 'must be at most 120 characters')).optional(),
+    user: honestLine(z.string().max(80, 'must be at most 80 characters')).optional(),
   })
   .strip();
 
 /** Signing the dashboard in: the one-time token of a login URL. */
 export const signInBodySchema = z.strictObject({
-  loginToken: z.string().min(1, 'loginToken is required').max(200),
+  loginToken: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
 });
 
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z
-    .array(z.string().regex(/^[0-9a-f]{16}$/, 'ids are the 16-character ids GET /v1/link-sessions lists'))
-    .max(500, 'at most 500 ids at once')
+    .array(z.string().regex(/^[0-9a-f]{16}$/, 'must be a 16-character id as GET /v1/link-sessions lists them'))
+    .max(500, 'holds at most 500 ids at once')
     .optional(),
 });
 
@@ -232,6 +226,42 @@ const FIELD_CODES: Record<string, string> = {
   idempotencyKey: 'invalid_idempotency_key',
 };
 
+/**
+ * The words for each request field in a message: the dashboard's labels, so an error reads the same
+ * at a form's field, in the CLI and in an API answer ("Daily budget must be …").
+ */
+export const FIELD_LABELS: Record<string, string> = {
+  agentId: 'Agent id',
+  amount: 'Amount',
+  dailyBudget: 'Daily budget',
+  maxPerPayment: 'Max per payment',
+  cooldownSeconds: 'Cooldown',
+  allowedServices: 'Allowed services',
+  displayName: 'Display name',
+  service: 'Service',
+  description: 'Description',
+  currency: 'Currency',
+  recipient: 'Recipient',
+  payTo: 'payTo',
+  nonce: 'Nonce',
+  url: 'URL',
+  method: 'Method',
+  status: 'Status',
+  headers: 'Headers',
+  prompt: 'Prompt',
+  modelId: 'Model',
+  resolution: 'Resolution',
+  idempotencyKey: 'Idempotency-Key',
+  limit: 'limit',
+  q: 'The search query',
+  loginToken: 'The login token',
+  ids: 'ids',
+  paymentId: 'The payment id',
+  name: 'Name',
+  hostname: 'Hostname',
+  user: 'User',
+};
+
 /** The stable code and a readable message for the first problem zod found. */
 export function describeIssues(error: z.ZodError): { code: string; message: string } {
   const issue = error.issues[0];
@@ -241,6 +271,11 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
   if (issue.code === 'unrecognized_keys') {
     return { code: 'invalid_request', message: `unknown field(s): ${issue.keys.join(', ')}` };
   }
-  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  return { code, message: `${where}${issue.message}` };
+  if (field === undefined) return { code, message: issue.message };
+  const label = (typeof field === 'string' && FIELD_LABELS[field]) || String(field);
+  const rest = issue.path.slice(1);
+  // "Allowed services, item 3 must …": an array's entries are counted from 1, as a person counts.
+  const where = rest.length === 0 ? label : `${label}, ${rest.map((part) => (typeof part === 'number' ? `item ${part + 1}` : String(part))).join(', ')}`;
+  // Coffer's own rules read on from the name; zod's generic words follow a colon.
+  return { code, message: /^(must|is|holds) /.test(issue.message) ? `${where} ${issue.message}` : `${where}: ${issue.message}` };
 }

@@ -41,7 +41,7 @@ test.afterAll(async () => {
 test('a stopped server is shown within 2 s, the page is locked while it is gone, and it recovers by itself, still signed in', async ({ page }) => {
   const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
   await page.goto(serve.loginUrl);
-  await expect(page.getByTestId('treasury-balance')).toHaveText('1000.00 USDC');
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1,000.00 USDC');
   const banner = page.getByTestId('connection-banner');
   await expect(banner).toHaveCount(0);
 
@@ -68,7 +68,7 @@ test('a stopped server is shown within 2 s, the page is locked while it is gone,
   expect(faucet.status).toBe(200);
   await expect(banner).toHaveCount(0, { timeout: 10_000 });
   await expect(page.locator('main')).not.toHaveAttribute('inert');
-  await expect(page.getByTestId('treasury-balance')).toHaveText('1005.00 USDC');
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1,005.00 USDC');
   await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toHaveCount(0);
 });
 

@@ -55,7 +55,7 @@ test('an unsigned visitor is asked to sign in; the one-time link signs in once, 
   await expect(page.getByText('coffer open')).toBeVisible();
   await page.goto(serve.loginUrl);
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
-  await expect(page.getByTestId('treasury-balance')).toHaveText('1000.00 USDC');
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1,000.00 USDC');
   // The token left the address bar; no cookie was set; a reload stays signed in.
   expect(new URL(page.url()).search).toBe('');
   expect(await context.cookies()).toEqual([]);
@@ -79,12 +79,12 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
 
   await page.getByLabel('Add test USDC (sim faucet)').fill('250');
   await page.getByRole('button', { name: 'Add test USDC' }).click();
-  await expect(page.getByTestId('treasury-balance')).toHaveText('1250.00 USDC');
+  await expect(page.getByTestId('treasury-balance')).toHaveText('1,250.00 USDC');
 
   await page.getByRole('button', { name: 'Deploy an agent' }).click();
   await page.getByLabel('Agent id').fill('E2E bot');
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-  await expect(page.getByRole('alert')).toContainText('agentId');
+  await expect(page.getByRole('alert')).toContainText('Agent id must be 1-64 characters');
   await page.getByLabel('Agent id').fill('e2e-bot');
   await page.getByLabel('Display name (optional)').fill('E2E research bot');
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();
@@ -99,7 +99,7 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
   await page.getByLabel('Allocate from the treasury').fill('abc');
   await page.getByRole('button', { name: 'Allocate' }).click();
-  await expect(page.getByRole('alert')).toContainText('Enter an amount');
+  await expect(page.getByRole('alert')).toContainText('Amount must be a decimal number of USDC greater than 0');
   await page.getByLabel('Allocate from the treasury').fill('5');
   await page.getByRole('button', { name: 'Allocate' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Moved 5.00 USDC' })).toBeVisible();
@@ -109,7 +109,7 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('2');
   await page.getByLabel('Max per payment (USDC)').fill('0');
   await page.getByRole('button', { name: 'Save policy' }).click();
-  await expect(page.locator('#maxPerPayment-error')).toContainText('greater than 0');
+  await expect(page.locator('#maxPerPayment-error')).toContainText('Max per payment must be a decimal number of USDC greater than 0');
   await page.getByLabel('Max per payment (USDC)').fill('0.50');
   await page.getByLabel('Cooldown between payments (seconds, 0 = none)').fill('0');
   await page.getByRole('button', { name: 'Save policy' }).click();
@@ -118,6 +118,38 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
     policy: unknown;
   };
   expect(policy.policy).toMatchObject({ dailyBudget: '2.00', maxPerPayment: '0.50', cooldownSeconds: 0 });
+
+  // Loosening a lot, or past what the treasury holds, is confirmed with the factor; Cancel saves nothing.
+  const readPolicy = async () =>
+    ((await (await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as {
+      policy: { dailyBudget: string; allowedServices: string[] };
+    }).policy;
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('1000000000');
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Loosen these limits?' });
+  await expect(confirm).toContainText('Daily budget 2.00 → 1,000,000,000.00 USDC: 500,000,000× the current budget.');
+  await expect(confirm).toContainText('more than the treasury holds (1,245.00 USDC)');
+  await page.screenshot({ path: join(SCREENSHOTS, 'policy-confirm.png') });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect((await readPolicy()).dailyBudget).toBe('2.00');
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('2');
+
+  // Allowed services are a choice: "Only these" with nothing ticked is refused, never widened to all.
+  await page.getByLabel('Only these').check();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.locator('#allowedServices-error')).toHaveText('Allowed services: pick at least one, or choose Any service');
+  await page.getByLabel(/demo-weather/).check();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect.poll(async () => (await readPolicy()).allowedServices).toEqual(['demo-weather']);
+  await page.getByLabel(/demo-weather/).uncheck();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.locator('#allowedServices-error')).toBeVisible();
+  expect((await readPolicy()).allowedServices).toEqual(['demo-weather']);
+  await page.getByLabel('Any service').check();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(confirm).toContainText('Any service may be paid, not only the 1 picked.');
+  await confirm.getByRole('button', { name: 'Save anyway' }).click();
+  await expect.poll(async () => (await readPolicy()).allowedServices).toEqual([]);
 });
 
 test('a payment made through the API appears in the dashboard without a reload', async ({ page }) => {
@@ -238,9 +270,8 @@ test('screenshots of the overview and the agent page at 1280x800, light and dark
   await page.goto(`${serve.url}/#/agents/e2e-bot`);
   await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
   await expect(page.locator('.chart figcaption')).toContainText('in the last 24 h');
-  // The allowed-services picker fills from the registry after the page: wait for it, or the
-  // screenshot shows an empty list.
-  await expect(page.getByRole('checkbox', { name: /Coffer demo weather/ })).toBeVisible();
+  // Its policy allows any service (the list of services to pick from is shown for "Only these").
+  await expect(page.getByLabel('Any service')).toBeChecked();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent.png') });
   await page.getByRole('button', { name: 'Switch to dark theme' }).click();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent-dark.png') });

@@ -59,7 +59,7 @@ describe('coffer status, pay, kill, open', () => {
   it('a refused payment exits 1 with the server message', async () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/maxPerPayment.*\(max_per_payment_exceeded\)$/m);
+    expect(refused.stderr).toMatch(/max per payment.*\(max_per_payment_exceeded\)$/m);
   });
 
   it('the COFFER_* variables stand in for the config file', async () => {

@@ -103,7 +103,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(paid).toMatchObject({ status: 'confirmed', amount: '0.10', currency: 'USDC', xPaymentHeader: expect.stringMatching(/^v1\./) });
     const refused = await call('pay', { service: 'demo-weather', amount: '3.00' });
     expect(refused.isError).toBe(true);
-    expect(refused.content[0]?.text).toMatch(/maxPerPayment.*\(max_per_payment_exceeded\)/);
+    expect(refused.content[0]?.text).toMatch(/max per payment.*\(max_per_payment_exceeded\)/);
     const history = data(await call('get_spend_history', { limit: 5 }));
     expect(history.payments).toHaveLength(1);
     const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });

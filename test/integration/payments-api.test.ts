@@ -285,7 +285,7 @@ describe('payments over HTTP on the sim chain', () => {
     const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(mine).toEqual([
       { agent: 'refused', service: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
-      { agent: 'refused', service: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/maxPerPayment/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/max per payment/), timestamp: expect.any(String) },
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
     for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');

@@ -371,7 +371,7 @@ describe('the 402 flow against the demo paid API', () => {
       const error = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'capped-fetch') }).catch((e) => e);
       expect(error).toBeInstanceOf(PaymentError);
       expect(error).toMatchObject({ code: 'payment_refused', details: { status: 402, cofferCode: 'max_per_payment_exceeded' } });
-      expect(error.message).toMatch(/maxPerPayment/);
+      expect(error.message).toMatch(/max per payment/);
       await t.api('POST', t.withOwner('/v1/agents/capped-fetch/kill'));
       const killed = await payingFetch(`${api.url}/weather`, {}, { agent: agentOf(agent, 'capped-fetch') }).catch((e) => e);
       expect(killed.details.cofferCode).toBe('agent_suspended');

@@ -32,12 +32,18 @@ describe('describeIssues', () => {
     expect(describeIssues(new z.ZodError([])).code).toBe('invalid_request');
   });
 
-  it('names the field in the message', () => {
+  it('names the field in words, as the forms label it', () => {
     const result = deployBodySchema.safeParse({ ...validDeploy, agentId: 'Bad Id' });
     expect(result.success).toBe(false);
     const { code, message } = describeIssues(result.error!);
     expect(code).toBe('invalid_agent_id');
-    expect(message).toMatch(/^agentId: /);
+    expect(message).toMatch(/^Agent id must be 1-64 characters/);
+    const budget = describeIssues(policyUpdateSchema.safeParse({ dailyBudget: '-1' }).error!);
+    expect(budget).toEqual({ code: 'invalid_amount', message: expect.stringMatching(/^Daily budget must be a decimal number of USDC greater than 0/) });
+    // An MCP host that sends a number is told to send a string.
+    expect(describeIssues(policyUpdateSchema.safeParse({ maxPerPayment: 0.01 }).error!).message).toMatch(/^Max per payment must be .*such as "0.01", sent as a string/);
+    expect(describeIssues(policyUpdateSchema.safeParse({ cooldownSeconds: 'soon' }).error!).message).toBe('Cooldown must be a whole number of seconds');
+    expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', ''] }).error!).message).toBe('Allowed services, item 2 is required');
   });
 
   it('lists unknown fields by name with invalid_request', () => {
@@ -334,7 +340,7 @@ describe('text that would lie on the owner\'s screen', () => {
     expect(codeFor(deployBodySchema, { ...validDeploy, displayName: name })).toBe('invalid_request');
     expect(codeFor(renameBodySchema, { displayName: name })).toBe('invalid_request');
     expect(describeIssues(renameBodySchema.safeParse({ displayName: name }).error!).message).toMatch(
-      /displayName: .*(control|bidirectional|unpaired|invisible)/,
+      /^Display name must not contain .*(control|bidirectional|unpaired|invisible)/,
     );
   });
 

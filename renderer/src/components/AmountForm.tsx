@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { amountSchema } from '../../../server/core/schemas.js';
+import { allocateBodySchema, describeIssues } from '../../../server/core/schemas.js';
 import { ErrorNote } from './ErrorNote.js';
 
 /** One amount of USDC and a button (allocate, faucet), validated like the server validates it. */
@@ -23,8 +23,10 @@ export function AmountForm({
     event.preventDefault();
     setDone(null);
     const value = amount.trim();
-    if (!amountSchema.safeParse(value).success) {
-      setError('Enter an amount of USDC above 0, with at most 6 decimals (for example 2.50).');
+    // The server's own rule, in its words.
+    const checked = allocateBodySchema.safeParse({ amount: value });
+    if (!checked.success) {
+      setError(describeIssues(checked.error).message);
       return;
     }
     setError(null);

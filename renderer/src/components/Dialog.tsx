@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal <dialog>: focus moves in, Escape closes, the page behind is inert. With `onRequestClose`,
@@ -20,6 +20,8 @@ export function Dialog({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs live on one page (closed ones too): each is named by its own heading.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -30,7 +32,7 @@ export function Dialog({
     <dialog
       ref={ref}
       className="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onClose={() => {
         if (open && onRequestClose && ref.current && !ref.current.open) {
           ref.current.showModal();
@@ -42,7 +44,7 @@ export function Dialog({
         (onRequestClose ?? onClose)();
       }}
     >
-      <h2 id="dialog-title">{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>
   );

@@ -1,11 +1,11 @@
-import { formatUsdc, tryParseUsdc } from '../lib/money.js';
+import { readableUsdc, tryParseUsdc } from '../lib/money.js';
 
 /**
  * A USDC amount as the server gave it (a decimal string, 2 to 6 decimals): never rounded, never
- * through a float. Tabular figures keep columns aligned.
+ * through a float, its thousands grouped. Tabular figures keep columns aligned.
  */
 export function Money({ value, micro, unit = true, className }: { value?: string; micro?: string; unit?: boolean; className?: string }) {
-  const text = micro !== undefined ? formatUsdc(BigInt(micro)) : value !== undefined ? formatUsdc(tryParseUsdc(value) ?? 0n) : '—';
+  const text = micro !== undefined ? readableUsdc(BigInt(micro)) : value !== undefined ? readableUsdc(tryParseUsdc(value) ?? 0n) : '—';
   return (
     <span className={`money${className ? ` ${className}` : ''}`}>
       {text}

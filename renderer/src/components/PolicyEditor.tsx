@@ -1,31 +1,41 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Policy, Service } from '../api/types.js';
-import { draftOf, validatePolicyDraft, type PolicyDraft, type PolicyErrors } from '../lib/policy-form.js';
+import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
+import { useDashboard } from '../state/store.js';
+import { Dialog } from './Dialog.js';
 import { ErrorNote } from './ErrorNote.js';
 
 /**
- * The policy editor: the same validation as the server (its own schema), field errors
- * next to their fields, and the server's own message if it still refuses.
+ * The policy editor: the same validation as the server (its own schema), field errors next to their
+ * fields in the same words, and the server's own message if it still refuses. Which services may be
+ * paid is an explicit choice (any, or only those ticked), and a limit loosened by a large factor, or
+ * a daily budget above what the treasury holds, is confirmed first.
  */
-export function PolicyEditor({
-  policy,
-  services,
-  onSave,
-}: {
-  policy: Policy;
-  services: Service[];
-  onSave: (update: ReturnType<typeof validatePolicyDraft> extends infer R ? (R extends { ok: true; update: infer U } ? U : never) : never) => Promise<void>;
-}) {
+export function PolicyEditor({ policy, services, onSave }: { policy: Policy; services: Service[]; onSave: (update: PolicyUpdate) => Promise<void> }) {
+  const treasury = useDashboard((s) => s.dashboard?.treasury.amount ?? null);
   const [draft, setDraft] = useState<PolicyDraft>(() => draftOf(policy));
   const [errors, setErrors] = useState<PolicyErrors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState<{ update: PolicyUpdate; reasons: string[] } | null>(null);
   useEffect(() => setDraft(draftOf(policy)), [policy]);
 
-  const set = (field: keyof PolicyDraft, value: string | string[]) => {
+  const set = <K extends keyof PolicyDraft>(field: K, value: PolicyDraft[K]) => {
     setDraft((d) => ({ ...d, [field]: value }));
     setSaved(false);
+  };
+  const save = async (update: PolicyUpdate) => {
+    setConfirming(null);
+    setBusy(true);
+    try {
+      await onSave(update);
+      setSaved(true);
+    } catch (e) {
+      setServerError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
   };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -36,15 +46,9 @@ export function PolicyEditor({
       return;
     }
     setErrors({});
-    setBusy(true);
-    try {
-      await onSave(result.update);
-      setSaved(true);
-    } catch (e) {
-      setServerError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury));
+    if (reasons.length > 0) setConfirming({ update: result.update, reasons });
+    else await save(result.update);
   };
   const toggleService = (id: string) =>
     set('allowedServices', draft.allowedServices.includes(id) ? draft.allowedServices.filter((s) => s !== id) : [...draft.allowedServices, id]);
@@ -63,23 +67,37 @@ export function PolicyEditor({
           <input id="cooldownSeconds" inputMode="numeric" value={draft.cooldownSeconds} onChange={(e) => set('cooldownSeconds', e.target.value)} aria-invalid={!!errors.cooldownSeconds} aria-describedby={errors.cooldownSeconds ? 'cooldownSeconds-error' : undefined} />
         </Field>
       </div>
-      <fieldset className="services">
-        <legend>Allowed services {draft.allowedServices.length === 0 ? '(none picked: every service is allowed)' : `(${draft.allowedServices.length} picked: only these)`}</legend>
-        <div className="service-options">
-          {services.map((service) => (
-            <label key={service.id} className="check">
-              <input type="checkbox" checked={draft.allowedServices.includes(service.id)} onChange={() => toggleService(service.id)} />
-              {service.name} <code>{service.id}</code>
-            </label>
-          ))}
-          {unknown.map((id) => (
-            <label key={id} className="check">
-              <input type="checkbox" checked onChange={() => toggleService(id)} />
-              <code>{id}</code> (not in the registry)
-            </label>
-          ))}
-        </div>
-        {errors.allowedServices && <p className="field-error">{errors.allowedServices}</p>}
+      <fieldset className="services" aria-describedby={errors.allowedServices ? 'allowedServices-error' : undefined}>
+        <legend>Allowed services</legend>
+        <label className="check">
+          <input type="radio" name="service-scope" checked={draft.scope === 'any'} onChange={() => set('scope', 'any')} />
+          Any service
+        </label>
+        <label className="check">
+          <input type="radio" name="service-scope" checked={draft.scope === 'only'} onChange={() => set('scope', 'only')} />
+          Only these{draft.scope === 'only' ? ` (${draft.allowedServices.length} picked)` : ''}
+        </label>
+        {draft.scope === 'only' && (
+          <div className="service-options">
+            {services.map((service) => (
+              <label key={service.id} className="check">
+                <input type="checkbox" checked={draft.allowedServices.includes(service.id)} onChange={() => toggleService(service.id)} />
+                {service.name} <code>{service.id}</code>
+              </label>
+            ))}
+            {unknown.map((id) => (
+              <label key={id} className="check">
+                <input type="checkbox" checked onChange={() => toggleService(id)} />
+                <code>{id}</code> (not in the registry)
+              </label>
+            ))}
+          </div>
+        )}
+        {errors.allowedServices && (
+          <p className="field-error" id="allowedServices-error">
+            {errors.allowedServices}
+          </p>
+        )}
       </fieldset>
       <ErrorNote error={serverError} />
       <div className="form-actions">
@@ -88,6 +106,21 @@ export function PolicyEditor({
         </button>
         {saved && <span className="saved" role="status">Saved</span>}
       </div>
+      <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title="Loosen these limits?">
+        <ul className="loosenings">
+          {confirming?.reasons.map((reason) => (
+            <li key={reason}>{reason}</li>
+          ))}
+        </ul>
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={() => setConfirming(null)} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="button danger" onClick={() => confirming && void save(confirming.update)}>
+            Save anyway
+          </button>
+        </div>
+      </Dialog>
     </form>
   );
 }

@@ -2,6 +2,23 @@ import { formatUsdc, tryParseUsdc } from '../../../server/core/money.js';
 
 export { formatUsdc, tryParseUsdc };
 
+/**
+ * An amount as a person reads it: the wire's decimal string with thousands separators in its whole
+ * part ("1,000,000.50"). The wire keeps plain decimals; only the screen groups them.
+ */
+export function readableUsdc(micro: bigint): string {
+  const [whole, fraction] = formatUsdc(micro).split('.');
+  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/** How many times `next` is `current`, in words ("200,000,000×"), or null when it is not more. */
+export function timesMore(current: bigint, next: bigint): string | null {
+  if (next <= current || current <= 0n) return null;
+  const tenths = (next * 10n) / current;
+  const whole = (tenths / 10n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return tenths % 10n === 0n || tenths >= 1000n ? `${whole}×` : `${whole}.${tenths % 10n}×`;
+}
+
 /** The treasury's integer micro-USDC amount as a decimal string (never through a float). */
 export const microToUsdc = (micro: string): string => formatUsdc(BigInt(micro));
 

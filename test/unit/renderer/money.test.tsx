@@ -13,16 +13,19 @@ describe('money on screen', () => {
     ['5.00', '5.00 USDC'],
     ['0.125', '0.125 USDC'],
     ['0.000001', '0.000001 USDC'],
-    ['1000000000.000001', '1000000000.000001 USDC'],
+    ['1000000000.000001', '1,000,000,000.000001 USDC'],
     ['12.5', '12.50 USDC'],
-  ])('shows %j as %j: never rounded, at least 2 and up to 6 decimals', (value, shown) => {
+    ['999.99', '999.99 USDC'],
+    ['1000', '1,000.00 USDC'],
+    ['123456.7', '123,456.70 USDC'],
+  ])('shows %j as %j: never rounded, at least 2 and up to 6 decimals, thousands grouped', (value, shown) => {
     const { container } = render(<Money value={value} />);
     expect(container.textContent).toBe(shown);
   });
 
   it('shows the treasury integer micro-USDC amount exactly, far past float precision', () => {
     const { container } = render(<Money micro="9007199254740993" />);
-    expect(container.textContent).toBe('9007199254.740993 USDC');
+    expect(container.textContent).toBe('9,007,199,254.740993 USDC');
     expect(microToUsdc('1')).toBe('0.000001');
     expect(microToUsdc('1250000000')).toBe('1250.00');
   });

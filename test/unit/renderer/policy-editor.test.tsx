@@ -19,7 +19,7 @@ describe('PolicyEditor', () => {
     fireEvent.change(screen.getByLabelText('Max per payment (USDC)'), { target: { value: '0' } });
     fireEvent.change(screen.getByLabelText('Cooldown between payments (seconds, 0 = none)'), { target: { value: 'later' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
-    expect(await screen.findByText('cooldownSeconds must be a whole number of seconds')).toBeTruthy();
+    expect(await screen.findByText('Cooldown must be a whole number of seconds')).toBeTruthy();
     expect(screen.getByLabelText('Max per payment (USDC)').getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByLabelText('Daily budget (USDC, rolling 24 h)').getAttribute('aria-invalid')).not.toBe('true');
     expect(onSave).not.toHaveBeenCalled();
@@ -31,11 +31,12 @@ describe('PolicyEditor', () => {
     });
     render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
     fireEvent.change(screen.getByLabelText('Daily budget (USDC, rolling 24 h)'), { target: { value: '4.5' } });
+    fireEvent.click(screen.getByLabelText(/Only these/));
     fireEvent.click(screen.getByLabelText(/Web search/));
     fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
     await waitFor(() => expect(onSave).toHaveBeenCalledTimes(1));
     expect(onSave).toHaveBeenCalledWith({ dailyBudget: '4.5', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: ['web-search'] });
     expect((await screen.findByRole('alert')).textContent).toContain('loosening needs the owner');
-    expect(screen.getByText(/1 picked: only these/)).toBeTruthy();
+    expect(screen.getByText(/Only these \(1 picked\)/)).toBeTruthy();
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { validatePolicyDraft, type PolicyDraft } from '../../../renderer/src/lib/policy-form.js';
+import { loosenings, validatePolicyDraft, type PolicyDraft } from '../../../renderer/src/lib/policy-form.js';
 import { policyUpdateSchema } from '../../../server/core/schemas.js';
 import { mergePolicy } from '../../../server/core/policy.js';
 
-const valid: PolicyDraft = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: '0', allowedServices: [] };
+const valid: PolicyDraft = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: '0', scope: 'any', allowedServices: [] };
 
 describe('the policy editor refuses exactly what the server refuses', () => {
   it('accepts a valid draft and gives the update the server expects', () => {
-    const result = validatePolicyDraft({ ...valid, cooldownSeconds: ' 30 ', allowedServices: ['demo-weather'] });
+    const result = validatePolicyDraft({ ...valid, cooldownSeconds: ' 30 ', scope: 'only', allowedServices: ['demo-weather'] });
     expect(result).toEqual({ ok: true, update: { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 30, allowedServices: ['demo-weather'] } });
   });
 
@@ -43,5 +43,28 @@ describe('the policy editor refuses exactly what the server refuses', () => {
       const server = policyUpdateSchema.safeParse({ dailyBudget: amount.trim() }).success;
       expect(editor, amount).toBe(server);
     }
+  });
+});
+
+describe('allowed services are an explicit choice', () => {
+  it('"Any service" sends the empty list whatever was ticked; "Only these" with nothing ticked is refused, not widened to every service', () => {
+    expect(validatePolicyDraft({ ...valid, scope: 'any', allowedServices: ['demo-weather'] })).toMatchObject({ ok: true, update: { allowedServices: [] } });
+    const none = validatePolicyDraft({ ...valid, scope: 'only', allowedServices: [] });
+    expect(none).toEqual({ ok: false, errors: { allowedServices: 'Allowed services: pick at least one, or choose Any service' } });
+  });
+});
+
+describe('loosening a lot is said in words before it is saved', () => {
+  const policy = { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: ['demo-weather'] };
+  it('names the factor, a budget above the treasury, and every service allowed where some were', () => {
+    expect(loosenings(policy, { dailyBudget: '1000000000', allowedServices: [] }, 1_000_000_000n)).toEqual([
+      'Daily budget 5.00 → 1,000,000,000.00 USDC: 200,000,000× the current budget.',
+      'A daily budget of 1,000,000,000.00 USDC is more than the treasury holds (1,000.00 USDC).',
+      'Any service may be paid, not only the 1 picked.',
+    ]);
+    expect(loosenings(policy, { maxPerPayment: '12.5' }, null)).toEqual(['Max per payment 1.00 → 12.50 USDC: 12.5× the current limit.']);
+  });
+  it('says nothing for a modest raise or a tightening', () => {
+    expect(loosenings(policy, { dailyBudget: '49.99', maxPerPayment: '0.5', allowedServices: ['demo-weather', 'web-search'] }, 1_000_000_000n)).toEqual([]);
   });
 });
