@@ -1,4 +1,5 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import damerauLevenshtein from 'damerau-levenshtein';
 import { defaultConfigPath } from './agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from './api-client.js';
@@ -25,13 +26,17 @@ usage:
                  the agent's key is saved to FILE (0600; default in your config dir)
   coffer status [--config FILE]
                  the linked agent's balance, policy and recent payments
-  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--config FILE]
+  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
+                 (--receipt: only the X-Payment value, for curl -H "X-Payment: $(coffer pay ... --receipt)")
   coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
                  the body bought goes to stdout, what was paid to stderr
-  coffer kill [<agent>] [--all] [--config FILE] [--data-dir DIR]
+  coffer kill [<agent> | --all] [--config FILE] [--data-dir DIR]
                  stop the linked agent, another agent or all of them (the last two as owner)
+  coffer resume [<agent> | --all] [--config FILE] [--data-dir DIR]
+                 resume another agent or all of them (as owner); without either, the linked agent
+                 asks the owner to resume it
   coffer open [--data-dir DIR]
                  open the dashboard, signed in (owner)
   coffer mcp [--config FILE]
@@ -51,10 +56,51 @@ const serveOptions = {
 /** The usage lines of one command, or the whole text for an unknown one. */
 function helpFor(command: string): string {
   const lines = HELP.split('\n');
-  const start = lines.findIndex((line) => line.startsWith(`  coffer ${command}`));
+  const start = lines.findIndex((line) => line.startsWith(`  coffer ${command} `) || line === `  coffer ${command}`);
   if (start === -1) return HELP;
   const end = lines.findIndex((line, i) => i > start && !line.startsWith('                 '));
   return `usage:\n${lines.slice(start, end).join('\n')}`;
+}
+
+const COMMANDS = ['serve', 'start', 'demo-api', 'link', 'status', 'pay', 'fetch', 'kill', 'resume', 'open', 'mcp', 'help', 'version'];
+
+/**
+ * The command a mistyped one most likely meant, when one is close enough to say so: the fewest
+ * edits, a swap of two neighbouring letters counting as one ("stauts", "pya").
+ */
+function closestCommand(typed: string): string | null {
+  const [best] = COMMANDS.map((name) => ({ name, steps: damerauLevenshtein(typed.toLowerCase(), name).steps })).sort((a, b) => a.steps - b.steps);
+  return best !== undefined && best.steps <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : null;
+}
+
+/** A command used wrongly: said in one line, then the command's usage (exit 2). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command: string,
+  ) {
+    super(message);
+  }
+}
+
+/** node:util parseArgs, with its errors said in a line a person reads (and the usage after it). */
+function parse<const T extends ParseArgsConfig>(command: string, config: T) {
+  try {
+    return parseArgs({ ...config, strict: true });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
+    const option = /'(-[^']*)'/.exec(message)?.[1];
+    const said =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option ${option ?? ''} for coffer ${command}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `option ${option?.replace(/ .*/, '') ?? ''} needs a value`
+          : code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+            ? `coffer ${command} takes no argument "${/'([^']*)'/.exec(message)?.[1] ?? ''}"`
+            : message;
+    throw new UsageError(said.replace(/\s+/g, ' ').trim(), command);
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -66,64 +112,82 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve':
-      return (await import('./serve.js')).serve(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+      return (await import('./serve.js')).serve(parse(command, { args: rest, options: serveOptions }).values, version);
     case 'start':
-      return (await import('./start.js')).start(parseArgs({ args: rest, options: serveOptions, strict: true }).values, version);
+      return (await import('./start.js')).start(parse(command, { args: rest, options: serveOptions }).values, version);
     case 'link': {
-      const { values } = parseArgs({
+      const { values } = parse(command, {
         args: rest,
         options: { url: { type: 'string' }, config: { type: 'string' }, 'data-dir': { type: 'string' }, force: { type: 'boolean', default: false } },
-        strict: true,
       });
       const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
       return (await import('./commands/link.js')).link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
     }
     case 'status': {
-      const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
+      const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });
       return (await agentCommands()).status(values.config ?? defaultConfigPath());
     }
     case 'pay': {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parse(command, {
         args: rest,
         allowPositionals: true,
-        options: { config: { type: 'string' }, recipient: { type: 'string' }, nonce: { type: 'string' }, description: { type: 'string' } },
-        strict: true,
+        options: {
+          config: { type: 'string' },
+          recipient: { type: 'string' },
+          nonce: { type: 'string' },
+          description: { type: 'string' },
+          receipt: { type: 'boolean', default: false },
+        },
       });
-      const [service, amount] = positionals;
-      if (!service || !amount) throw new Error('usage: coffer pay <service> <amount> [--recipient ADDR] [--nonce N]');
-      return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), { service, amount, recipient: values.recipient, nonce: values.nonce, description: values.description });
+      const [service, amount, extra] = positionals;
+      if (!service) throw new UsageError('which service to pay? (a registry id, or a name with --recipient)', command);
+      if (!amount) throw new UsageError('how much to pay? (USDC, such as 0.01)', command);
+      if (extra !== undefined) throw new UsageError(`coffer pay takes a service and an amount, not "${extra}"`, command);
+      return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), {
+        service,
+        amount,
+        recipient: values.recipient,
+        nonce: values.nonce,
+        description: values.description,
+        receiptOnly: values.receipt ?? false,
+      });
     }
     case 'fetch': {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parse(command, {
         args: rest,
         allowPositionals: true,
         options: { config: { type: 'string' }, method: { type: 'string' }, header: { type: 'string', multiple: true }, data: { type: 'string' } },
-        strict: true,
       });
       const [url] = positionals;
-      if (!url || positionals.length > 1) throw new Error("usage: coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY]");
+      if (!url) throw new UsageError('which URL to fetch?', command);
+      if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, command);
       return (await import('./commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), { url, method: values.method, headers: values.header ?? [], data: values.data });
     }
-    case 'kill': {
-      const { values, positionals } = parseArgs({
+    case 'kill':
+    case 'resume': {
+      const { values, positionals } = parse(command, {
         args: rest,
         allowPositionals: true,
         options: { config: { type: 'string' }, all: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
-        strict: true,
       });
-      return (await agentCommands()).kill(values.config ?? defaultConfigPath(), { agentId: positionals[0], all: values.all ?? false, dataDir: values['data-dir'] });
+      const [agentId, extra] = positionals;
+      if (agentId !== undefined && values.all) throw new UsageError(`name one agent or --all, not both ("${agentId}" and --all)`, command);
+      if (extra !== undefined) throw new UsageError(`coffer ${command} takes one agent at a time (or --all), not also "${extra}"`, command);
+      const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
+      const commands = await agentCommands();
+      return (command === 'kill' ? commands.kill : commands.resume)(values.config ?? defaultConfigPath(), target);
     }
     case 'open': {
-      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });
+      const { values } = parse(command, { args: rest, options: { 'data-dir': { type: 'string' } } });
       return (await agentCommands()).open({ dataDir: values['data-dir'] });
     }
     case 'mcp': {
-      const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } }, strict: true });
+      const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });
       return (await import('../mcp/mcp-server.js')).runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });
     }
     case 'demo-api':
       return (await import('./demo-api.js')).demoApi(
-        parseArgs({ args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } }, strict: true }).values,
+        parse(command, { args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } } }).values,
       );
     case undefined:
     case 'help':
@@ -135,9 +199,13 @@ async function main(argv: string[]): Promise<number> {
     case 'version':
       console.log(version);
       return 0;
-    default:
-      console.error(`coffer: unknown command "${command}"\n\n${HELP}`);
+    default: {
+      const meant = closestCommand(command);
+      if (meant !== null) {
+        console.error(`coffer: unknown command "${command}". Did you mean "coffer ${meant}"?\n\n${helpFor(meant)}`);
+      } else console.error(`coffer: unknown command "${command}"\n\n${HELP}`);
       return 2;
+    }
   }
 }
 
@@ -155,10 +223,14 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      // A command used wrongly: what was wrong, then how the command is used.
+      console.error(`coffer: ${error.message}\n\n${helpFor(error.command)}`);
+      process.exitCode = 2;
+      return;
+    }
     // The server's message, and its stable code for scripts (`coffer: ... (insufficient_funds)`).
     console.error(`coffer: ${(error as Error).message}${error instanceof CofferApiError ? ` (${error.code})` : ''}`);
-    // A mistyped flag is a usage error: say how the command is used.
-    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`\n${helpFor(process.argv[2] ?? '')}`);
-    process.exitCode = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+    process.exitCode = 1;
   },
 );

@@ -1,6 +1,6 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
-import { audit, type EngineContext } from './context.js';
+import { DAY_MS, audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
@@ -119,10 +119,15 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
   return { agentId, walletAddress: agent.walletAddress, balance: formatUsdc(balance), currency: 'USDC' as const, status: agent.status };
 }
 
+/** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
+function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy) {
+  return { agentId, policy: policyView(policy), spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)) };
+}
+
 export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string) {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
-  return { agentId, policy: policyView(ctx.store.getPolicy(principal.owner, agentId)) };
+  return policyAnswer(ctx, principal.owner, agentId, ctx.store.getPolicy(principal.owner, agentId));
 }
 
 export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate) {
@@ -145,7 +150,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
       detail: { before: policyView(current), after: policyView(next) },
     });
     ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
-    return { agentId, policy: policyView(next) };
+    return policyAnswer(ctx, principal.owner, agentId, next);
   });
 }
 

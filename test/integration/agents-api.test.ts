@@ -295,14 +295,19 @@ describe('agents API', () => {
   });
 
   describe('policy', () => {
-    it('reads {agentId, policy}', async () => {
+    it('reads {agentId, policy, spent24h}', async () => {
       const agent = await deployAgent(t, freshId('policy-read'), { dailyBudget: '12.00', maxPerPayment: '3.00' });
       const response = await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/policy`));
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         agentId: agent.agentId,
         policy: { dailyBudget: '12.00', maxPerPayment: '3.00', cooldownSeconds: 0, allowedServices: [] },
+        spent24h: '0.00',
       });
+      // What counts against the daily budget: the payments of the last 24 h.
+      await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/allocate`), { body: { amount: '1' } });
+      await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+      expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/policy`))).body.spent24h).toBe('0.01');
     });
 
     it('changes only the sent fields and answers the whole policy', async () => {
@@ -314,6 +319,7 @@ describe('agents API', () => {
       expect(cooldown.body).toEqual({
         agentId: agent.agentId,
         policy: { dailyBudget: '50.00', maxPerPayment: '5.00', cooldownSeconds: 30, allowedServices: [] },
+        spent24h: '0.00',
       });
 
       const services = await t.api('POST', path, { body: { allowedServices: ['demo-weather', 'web-search'] } });

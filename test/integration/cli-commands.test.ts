@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/cli/agent-config.js';
+import { decodeReceipt } from '../../server/core/receipts.js';
 
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
 const coffer = runCoffer;
@@ -96,6 +97,40 @@ describe('coffer status, pay, kill, open', () => {
     expect(blocked.stdout).not.toMatch(/link\?token=/);
   });
 
+  it('pay --receipt prints the X-Payment value alone, so it composes into a curl header', async () => {
+    await coffer(['resume', 'cli-agent', '--data-dir', dataDir]);
+    const paid = await coffer(['pay', 'demo-weather', '0.01', '--receipt', '--config', configFile]);
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toMatch(/^v1\.[A-Za-z0-9+/=]+\n$/);
+    // The value is a whole receipt, as a paid API reads it from X-Payment.
+    expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ amount: '0.01', currency: 'USDC' });
+  });
+
+  it('status shows what was spent in the last 24 h and local times', async () => {
+    const shown = await coffer(['status', '--config', configFile], { TZ: 'Asia/Kolkata' });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/spent\s+0\.0\d+ of 3\.00 USDC in the last 24 h/);
+    // A payment made today shows its local time of day (not a UTC ISO stamp).
+    expect(shown.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+    const hour = new Date().toLocaleTimeString(undefined, { timeZone: 'Asia/Kolkata', hour: '2-digit', minute: '2-digit', second: '2-digit' }).slice(0, 2);
+    expect(shown.stdout).toMatch(new RegExp(`\\b${hour}:\\d{2}:\\d{2}`));
+  });
+
+  it('resume: the owner resumes one agent or all of them (plurals right); the linked agent asks the owner', async () => {
+    await coffer(['kill', '--all', '--data-dir', dataDir]);
+    const asked = await coffer(['resume', '--config', configFile]);
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(/Asked the owner to resume cli-agent \(request apr_/);
+    const one = await coffer(['resume', 'other-agent', '--data-dir', dataDir]);
+    expect(one.stdout).toMatch(/^Resumed other-agent/);
+    const rest = await coffer(['resume', '--all', '--data-dir', dataDir]);
+    expect(rest.stdout).toBe('Resumed 1 agent: cli-agent\n');
+    expect((await coffer(['resume', '--all', '--data-dir', dataDir])).stdout).toBe('No agent was stopped.\n');
+    const stopped = await coffer(['kill', '--all', '--data-dir', dataDir]);
+    expect(stopped.stdout).toMatch(/^Stopped 2 agents: /);
+    await coffer(['resume', '--all', '--data-dir', dataDir]);
+  });
+
   it('open prints a fresh one-time dashboard link where no browser can be opened', async () => {
     const opened = await coffer(['open', '--data-dir', dataDir]);
     expect(opened.code).toBe(0);
@@ -126,8 +161,30 @@ describe('coffer help', () => {
   it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {
     const result = await coffer(['status', '--confg', 'x.json']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Unknown option '--confg'/);
+    expect(result.stderr).toMatch(/^coffer: unknown option --confg for coffer status$/m);
     expect(result.stderr).toMatch(/usage:\n {2}coffer status \[--config FILE\]/);
+  });
+
+  it('a mistyped command says what was meant; a missing argument, an extra one, or kill <agent> --all shows the usage (exit 2)', async () => {
+    const typo = await coffer(['stauts']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^coffer: unknown command "stauts". Did you mean "coffer status"\?/);
+    expect(typo.stderr).toMatch(/usage:\n {2}coffer status/);
+    for (const [args, said] of [
+      [['pay'], 'which service to pay?'],
+      [['pay', 'demo-weather'], 'how much to pay?'],
+      [['pay', 'demo-weather', '0.01', 'more'], 'coffer pay takes a service and an amount, not "more"'],
+      [['kill', 'some-agent', '--all'], 'name one agent or --all, not both'],
+      [['resume', 'a', 'b'], 'coffer resume takes one agent at a time (or --all), not also "b"'],
+      [['pay', 'demo-weather', '0.01', '--frobnicate'], 'unknown option --frobnicate for coffer pay'],
+      [['pay', 'demo-weather', '0.01', '--nonce'], 'option --nonce needs a value'],
+    ] as const) {
+      const result = await coffer([...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(`coffer: ${said}`);
+      expect(result.stderr, args.join(' ')).toMatch(new RegExp(`usage:\\n {2}coffer ${args[0]} `));
+      expect(result.stderr, args.join(' ')).not.toMatch(/To specify a positional argument/);
+    }
   });
 
   it('an unknown command shows the whole usage and exits 2', async () => {

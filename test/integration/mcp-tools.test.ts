@@ -90,7 +90,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   });
 
   it('get_policy, set_policy (tightening applies, loosening waits), get_spend_history', async () => {
-    expect(data(await call('get_policy'))).toEqual({ agentId: 'mcp-agent', policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] } });
+    expect(data(await call('get_policy'))).toEqual({ agentId: 'mcp-agent', policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] }, spent24h: '0.00' });
     expect(data(await call('set_policy', { dailyBudget: '4.00' })).policy.dailyBudget).toBe('4.00');
     const loosen = data(await call('set_policy', { dailyBudget: '50.00' }));
     expect(loosen).toMatchObject({ status: 'pending', kind: 'policy', message: expect.stringMatching(/approval/) });
