@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useDashboard } from './state/store.js';
-import { hrefFor, useRoute, type Route } from './lib/route.js';
+import { hrefFor, titleFor, useRoute, type Route } from './lib/route.js';
 import { SuspendedBanner } from './components/SuspendedBanner.js';
 import { Money } from './components/Money.js';
 import { Overview } from './pages/Overview.js';
@@ -51,6 +51,10 @@ export function App() {
   useEffect(() => {
     void init();
   }, [init]);
+  const agentName = route.page === 'agent' ? dashboard?.agents.find((a) => a.agentId === route.agentId)?.displayName : undefined;
+  useEffect(() => {
+    document.title = status === 'signed-out' ? 'Sign in · Coffer' : titleFor(route, agentName);
+  }, [route, agentName, status]);
   useEffect(() => {
     if (status !== 'ready' || !client) return;
     const timer = setInterval(() => void refresh(), FALLBACK_REFRESH_MS);
@@ -161,6 +165,14 @@ export function App() {
         {route.page === 'registry' && <RegistryPage />}
         {route.page === 'approvals' && <ApprovalsPage />}
         {route.page === 'link' && <LinkPage token={route.token} />}
+        {route.page === 'not-found' && (
+          <section className="card" aria-labelledby="not-found-title">
+            <h2 id="not-found-title">Nothing here</h2>
+            <p>
+              There is no page at <code>#/{route.path}</code>. <a href={hrefFor({ page: 'overview' })}>Back to the overview</a>.
+            </p>
+          </section>
+        )}
       </main>
     </>
   );

@@ -68,9 +68,11 @@ export const activityView = (payment: PaymentRecord) => ({
   recipient: payment.recipient,
 });
 
-export const refusalView = (refusal: RefusalRecord) => ({
+/** A refused payment; `venue` names the service as the activity does (its registry name, else what the agent sent). */
+export const refusalView = (refusal: RefusalRecord, registryName: string | null) => ({
   agent: refusal.agentId,
   service: refusal.service,
+  venue: registryName ?? refusal.service,
   amount: refusal.amount,
   currency: 'USDC' as const,
   code: refusal.code,

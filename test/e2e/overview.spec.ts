@@ -120,3 +120,32 @@ test('phone: the agents are cards above the fold, each with budget and last paym
     await context.close();
   }
 });
+
+test('small things: a malformed address shows the not-found page, the tab names the page, the favicon is served, refusals name the service', async ({ page }) => {
+  await signIn(page);
+  await expect(page).toHaveTitle('Overview · Coffer');
+  await page.goto(`${serve.url}/#/agents/%E0%A4%A`);
+  await expect(page.getByRole('heading', { name: 'Nothing here' })).toBeVisible();
+  await expect(page).toHaveTitle('Not found · Coffer');
+  await page.getByRole('link', { name: 'Back to the overview' }).click();
+  await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
+  await page.goto(`${serve.url}/#/agents/researcher`);
+  await expect(page).toHaveTitle('Research assistant · Coffer');
+  const icon = await fetch(`${serve.url}/favicon.svg`);
+  expect(icon.status).toBe(200);
+  expect(icon.headers.get('content-type')).toMatch(/image\/svg\+xml/);
+  expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon.svg');
+
+  // An agent is refused paying a registry service: the Refused table names it as Activity does.
+  const deployed = (await ownerCall('/v1/agents/deploy', { agentId: 'picky', dailyBudget: '1', maxPerPayment: '0.001' })) as { apiKey: string };
+  await fetch(`${serve.url}/v1/agents/picky/pay?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ service: 'demo-weather', amount: '0.01' }),
+  });
+  await page.goto(`${serve.url}/#/activity`);
+  await expect(page).toHaveTitle('Activity · Coffer');
+  const refused = page.getByTestId('refusal-row').first();
+  await expect(refused).toContainText('Coffer demo weather');
+  await expect(refused).toContainText('max per payment');
+});

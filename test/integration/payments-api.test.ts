@@ -161,7 +161,7 @@ describe('payments over HTTP on the sim chain', () => {
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'overpayer'").pluck().get()).toBe(0);
     // The owner sees it among the refusals.
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
-    expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', code: 'price_above_registry' });
+    expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', venue: 'Coffer demo quotes', code: 'price_above_registry' });
     // One micro-USDC over a per-resolution price too; the owner's key is held to the same rule.
     const image = await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032001' } });
     expect(image.body.code).toBe('price_above_registry');
@@ -284,8 +284,8 @@ describe('payments over HTTP on the sim chain', () => {
     const { recentRefusals } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(mine).toEqual([
-      { agent: 'refused', service: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
-      { agent: 'refused', service: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/max per payment/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/max per payment/), timestamp: expect.any(String) },
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
     for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');

@@ -6,20 +6,53 @@ export type Route =
   | { page: 'activity' }
   | { page: 'registry' }
   | { page: 'approvals' }
-  | { page: 'link'; token: string };
+  | { page: 'link'; token: string }
+  | { page: 'not-found'; path: string };
 
+/** The view a hash names; an unknown or malformed one (a bad %-escape) is the not-found page, never a blank one. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
-  const [first, second] = path.split('/');
-  if (first === 'agents' && second) return { page: 'agent', agentId: decodeURIComponent(second) };
+  const [first, second, ...more] = path.split('/');
+  const decoded = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return null;
+    }
+  };
+  if (path === '') return { page: 'overview' };
+  if (more.length > 0) return { page: 'not-found', path };
+  if (first === 'agents' && second) {
+    const agentId = decoded(second);
+    return agentId === null ? { page: 'not-found', path } : { page: 'agent', agentId };
+  }
+  if (first === 'link' && second) {
+    const token = decoded(second);
+    return token === null ? { page: 'not-found', path } : { page: 'link', token };
+  }
+  if (second !== undefined && second !== '') return { page: 'not-found', path };
   if (first === 'activity') return { page: 'activity' };
   if (first === 'approvals') return { page: 'approvals' };
-  if (first === 'link' && second) return { page: 'link', token: decodeURIComponent(second) };
   if (first === 'registry') return { page: 'registry' };
-  return { page: 'overview' };
+  return { page: 'not-found', path };
+}
+
+/** What the browser tab says: the page, then Coffer. */
+export function titleFor(route: Route, agentName?: string): string {
+  const page = {
+    overview: 'Overview',
+    agent: agentName ?? (route.page === 'agent' ? route.agentId : ''),
+    activity: 'Activity',
+    approvals: 'Approvals',
+    registry: 'Registry',
+    link: 'Link a terminal',
+    'not-found': 'Not found',
+  }[route.page];
+  return `${page} · Coffer`;
 }
 
 export function hrefFor(route: Route): string {
+  if (route.page === 'not-found') return `#/${route.path}`;
   if (route.page === 'agent') return `#/agents/${encodeURIComponent(route.agentId)}`;
   if (route.page === 'link') return `#/link/${encodeURIComponent(route.token)}`;
   return route.page === 'overview' ? '#/' : `#/${route.page}`;

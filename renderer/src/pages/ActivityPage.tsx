@@ -70,9 +70,7 @@ function RefusalsTable() {
             <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
               <TimeCell timestamp={row.timestamp} />
               <AgentCell agentId={row.agent} />
-              <td>
-                <code>{row.service}</code>
-              </td>
+              <td title={row.venue === row.service ? undefined : row.service}>{row.venue}</td>
               <td className="num">
                 <Money value={row.amount} />
               </td>
