@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { whereItRuns } from './already-running.js';
 
 /**
  * One process per data dir. The embedded chain lives in each process's memory and the ledger assumes
@@ -18,7 +19,7 @@ export function lockDataDir(dataDir: string): { release(): void } {
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new Error(`another Coffer is already using the data dir ${dataDir}; stop it first, or use another --data-dir`, {
+      throw new Error(`another Coffer is already using the data dir ${dataDir}; stop it first, or use another --data-dir.${whereItRuns(dataDir)}`, {
         cause: error,
       });
     }

@@ -23,7 +23,7 @@ import { settleActiveTransfers } from '../core/transfers.js';
 import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
 import type { McpLaunch } from '../core/context.js';
-import { packagePath } from './package-files.js';
+import { cofferMcpLaunch } from './cli-invocation.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -122,7 +122,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       chain,
       vault,
       clock,
-      mcpLaunch: options.mcpLaunch ?? { command: process.execPath, args: [packagePath('server', 'cli', 'bin.js'), 'mcp'] },
+      mcpLaunch: options.mcpLaunch ?? cofferMcpLaunch(),
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
       // x402 names devnet and mainnet only; its packages are loaded only where they can pay.

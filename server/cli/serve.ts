@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import { openCoffer } from '../boot/open-coffer.js';
 import { startHttpServer } from '../boot/http-server.js';
+import { assertPortFree } from '../boot/already-running.js';
+import { lockDataDir } from '../boot/data-dir-lock.js';
+import { existsSync } from 'node:fs';
 import { removeConnectionFile, writeConnectionFile } from '../boot/connection-file.js';
 import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from './config.js';
@@ -23,7 +26,8 @@ export async function serve(
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
-  const coffer = await openCoffer({ ...config, log });
+  // The data dir lock comes first (a second serve on it says where the first one runs), then the port.
+  const coffer = await openCofferWhenPortFree(config, log);
   let server;
   try {
     server = await startHttpServer({ coffer, port: config.port, version, log });
@@ -71,4 +75,16 @@ export async function serve(
     onSignal = stop;
     if (early[0]) stop(early[0]);
   });
+}
+
+/**
+ * Opens the data dir only once the port is known to be free, so a start that cannot listen creates
+ * nothing. A data dir already served by another process is said first, with where it runs.
+ */
+async function openCofferWhenPortFree(config: ReturnType<typeof resolveServeConfig>, log: (message: string) => void) {
+  // Only an existing data dir can be in use; its lock (not a connection file, whose pid may be
+  // another process's by now) says whether it is.
+  if (existsSync(config.dataDir)) lockDataDir(config.dataDir).release();
+  await assertPortFree(config.port, config.dataDir);
+  return openCoffer({ ...config, log });
 }

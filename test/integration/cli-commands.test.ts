@@ -2,7 +2,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { writeAgentConfig } from '../../server/cli/agent-config.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
 
@@ -193,4 +195,53 @@ describe('coffer help', () => {
     expect(result.stderr).toMatch(/unknown command "fly"/);
     expect(result.stderr).toMatch(/environment:/);
   });
+});
+
+describe('coffer link across a restart of the server', () => {
+  it('keeps waiting while the server restarts, and writes the config once the owner approves afterwards', async () => {
+    const dataDir = tempDataDir();
+    const configFile = join(dataDir, 'linked.json');
+    const port = String(await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    }));
+    let serve = await spawnServe(dataDir, { COFFER_PORT: port });
+    const linking = spawn(process.execPath, [CLI, 'link', '--url', serve.url, '--config', configFile], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    linking.stdout!.on('data', (chunk) => (output += chunk));
+    linking.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => linking.once('exit', resolve));
+    try {
+      const until = async (pattern: RegExp) => {
+        for (let i = 0; i < 200 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(output).toMatch(pattern);
+      };
+      await until(/link\?token=(lnk_[\w-]+)/);
+      const token = /link\?token=(lnk_[\w-]+)/.exec(output)![1]!;
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      await until(/not answering .* still waiting/);
+      serve = await spawnServe(dataDir, { COFFER_PORT: port });
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const completed = await fetch(`${serve.url}/v1/link-sessions/${token}/complete?owner=${owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agentId: 'survivor' }),
+      });
+      expect(completed.status).toBe(200);
+      expect(await exited).toBe(0);
+      expect(output).toMatch(/Linked as agent survivor/);
+      expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({ agentId: 'survivor', url: serve.url });
+    } finally {
+      linking.kill();
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

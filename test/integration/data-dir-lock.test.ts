@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCoffer, tempDataDir } from '../helpers/coffer.js';
 import { spawnServe } from '../helpers/serve-process.js';
@@ -19,6 +21,30 @@ describe('one Coffer per data dir', () => {
     second.child.kill('SIGTERM');
     const exit = await second.exited;
     expect(exit, second.stderr.join('\n')).toEqual({ code: 0, signal: null });
+  });
+
+  it('a second serve on a running data dir says where the first one runs and how to open it', async () => {
+    const first = await spawnServe(dataDir);
+    try {
+      const again = spawnServe(dataDir);
+      await expect(again).rejects.toThrow(new RegExp(`already using the data dir[\\s\\S]*already running for it at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): open its dashboard with \`coffer open\``));
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+  });
+
+  it('a start on a port in use creates nothing in a new data dir', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => blocker.once('listening', resolve));
+    const port = String((blocker.address() as { port: number }).port);
+    const fresh = join(tempDataDir(), 'never-made');
+    try {
+      await expect(spawnServe(fresh, { COFFER_PORT: port })).rejects.toThrow(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*nothing was started or created`));
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      blocker.close();
+    }
   });
 
   it('a killed process leaves no stale lock behind', async () => {

@@ -2,6 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { createApiClient, CofferApiError } from '../api-client.js';
 import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../agent-config.js';
 import { openBrowser } from '../open-browser.js';
+import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,7 +44,12 @@ export async function link(options: { url: string; configPath: string; force?: b
   const expires = new Date(session.expiresAt).getTime();
   let frame = 0;
   let wait = 2000;
+  let unreachableSaid = false;
   for (;;) {
+    if (Date.now() > expires) {
+      if (tty) out.write('\n');
+      throw new Error('the link request expired before the owner approved it: run coffer link again');
+    }
     for (let waited = 0; waited < wait; waited += 100) {
       if (tty) {
         const left = Math.max(0, Math.round((expires - Date.now()) / 1000));
@@ -60,9 +66,20 @@ export async function link(options: { url: string; configPath: string; force?: b
         wait = 3000;
         continue;
       }
+      // The server restarting (or briefly gone) does not end the request: it is kept in the data
+      // dir. Keep asking, less often, until it answers or the request expires.
+      if (error instanceof CofferApiError && (error.status === 0 || error.status >= 500)) {
+        if (!unreachableSaid) {
+          out.write(`${tty ? '\n' : ''}Coffer is not answering at ${options.url} (restarting?); still waiting for the owner…\n`);
+          unreachableSaid = true;
+        }
+        wait = Math.min(wait * 2, 10_000);
+        continue;
+      }
       if (tty) out.write('\n');
       throw error;
     }
+    unreachableSaid = false;
     if (answer.status !== 'completed') continue;
     if (tty) out.write('\r\x1b[K');
     const config: AgentConfig = {
@@ -82,11 +99,16 @@ export async function link(options: { url: string; configPath: string; force?: b
     }
     out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
     out.write(`Saved to ${options.configPath} (readable only by you).\n\n`);
+    // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
+    const mcp = cofferMcpLaunch();
     out.write('Next:\n');
-    out.write('  coffer status              balance, policy and recent payments\n');
-    out.write('  coffer pay <service> <amt> pay for a service from this wallet\n');
-    out.write('  coffer mcp                 the MCP tool server: add it to your MCP host with\n');
-    out.write(`    {"mcpServers": {"coffer": {"command": "${process.execPath}", "args": ["${process.argv[1] ?? 'coffer'}", "mcp"]}}}\n`);
+    out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
+    out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
+    out.write('  The MCP tool server: add it to your MCP host with\n');
+    out.write(`    ${JSON.stringify({ mcpServers: { coffer: { command: mcp.command, args: mcp.args } } })}\n`);
+    if (runsFromNpxCache()) {
+      out.write('  (This coffer runs from npx\'s cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n');
+    }
     out.write('The owner funds this wallet from the dashboard; until then payments are refused.\n');
     return 0;
   }

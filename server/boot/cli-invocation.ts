@@ -1,0 +1,46 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { McpLaunch } from '../core/context.js';
+import { packagePath } from './package-files.js';
+
+const realpath = (file: string): string | null => {
+  try {
+    return realpathSync(file);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * How this installation's `coffer` is run, from a shell or an MCP host: plain `coffer` when the one
+ * on PATH is this very package (a global install, `npm link`), which keeps working across upgrades;
+ * otherwise node with this package's bin.js by absolute path, which works wherever it is typed.
+ */
+export function cofferInvocation(env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
+  const bin = packagePath('server', 'cli', 'bin.js');
+  const own = realpath(bin);
+  const names = process.platform === 'win32' ? ['coffer.cmd', 'coffer.exe', 'coffer'] : ['coffer'];
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) {
+      const candidate = join(dir, name);
+      if (existsSync(candidate) && own !== null && realpath(candidate) === own) return { command: 'coffer', args: [] };
+    }
+  }
+  return { command: process.execPath, args: [own ?? bin] };
+}
+
+/** The MCP host's launch of `coffer mcp`: the one config that `coffer link` and deploy both print. */
+export function cofferMcpLaunch(env: NodeJS.ProcessEnv = process.env): McpLaunch {
+  const { command, args } = cofferInvocation(env);
+  return { command, args: [...args, 'mcp'] };
+}
+
+/** A `coffer` command line as typed in a shell ("coffer status", or node and the script quoted). */
+export function shellCommand(args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const { command, args: prefix } = cofferInvocation(env);
+  const quote = (part: string) => (/^[\w./:@=-]+$/.test(part) ? part : `"${part.replace(/(["\\$`])/g, '\\$1')}"`);
+  return [command, ...prefix, ...args].map(quote).join(' ');
+}
+
+/** True when this package runs from npx's cache, which `npm cache clean` or a new version removes. */
+export const runsFromNpxCache = (): boolean => /[\\/]_npx[\\/]/.test(packagePath());
