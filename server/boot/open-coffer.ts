@@ -3,7 +3,7 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store
 import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
-import { loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
+import { catalogFor, loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { createKeyVault, type WalletKeyVault } from '../keys/key-vault.js';
 import { loadSimChain } from '../chain/load-sim-chain.js';
@@ -102,7 +102,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
     // per commit is needed there (see openDatabase).
     if (choice.kind === 'sim') setDurability(db, 'normal');
-    const catalog = readCatalog();
+    const catalog = catalogFor(readCatalog(), choice.kind === 'sim' ? 'sim' : choice.network.name);
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     const vault = createKeyVault(backend);

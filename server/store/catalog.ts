@@ -38,9 +38,19 @@ export const catalogSchema = z.strictObject({
        */
       payTo: z.union([z.literal(TREASURY), z.string().regex(ADDRESS_PATTERN)]),
       network: z.string().min(1),
+      /**
+       * An example listing: no API answers at its endpoint (on the reserved `.example` domain) and
+       * its payTo is nobody's wallet. Listed on the embedded chain only, where it costs test USDC to
+       * try a policy with; on a real network paying it would burn the money, so it is not listed.
+       */
+      example: z.boolean().optional(),
     }),
   ),
 });
+
+/** The catalog as a network lists it: the example listings only on the embedded chain. */
+export const catalogFor = (catalog: Catalog, network: string): Catalog =>
+  network === 'sim' ? catalog : { ...catalog, services: catalog.services.filter((service) => service.example !== true) };
 export type Catalog = z.infer<typeof catalogSchema>;
 
 export const DEFAULT_CATALOG_FILE = packagePath('server', 'data', 'catalog.json');

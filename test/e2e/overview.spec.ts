@@ -149,3 +149,15 @@ test('small things: a malformed address shows the not-found page, the tab names 
   await expect(refused).toContainText('Coffer demo weather');
   await expect(refused).toContainText('max per payment');
 });
+
+test('the registry tells the truth: example listings are marked, each image model is listed once', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('navigation').getByRole('link', { name: 'Registry' }).click();
+  await expect(page).toHaveTitle('Registry · Coffer');
+  await expect(page.getByTestId('service-web-search')).toContainText('Example');
+  await expect(page.getByTestId('service-demo-weather')).not.toContainText('Example');
+  // The models are in their own table with prices, not also as services.
+  await expect(page.locator('[data-testid^="service-model:"]')).toHaveCount(0);
+  await expect(page.getByRole('row', { name: /Stable Diffusion XL/ })).toHaveCount(1);
+  await page.screenshot({ path: join(SCREENSHOTS, 'registry.png'), fullPage: true });
+});

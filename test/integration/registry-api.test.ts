@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
 
 /** The registry over HTTP: service search and the model list. Public catalog data, no auth. */
 
@@ -286,6 +287,43 @@ describe('a large registry, and the catalog load at start', () => {
       expect((await t.api('GET', '/v1/services/bulk-7')).status).toBe(200);
     } finally {
       await t.stop();
+    }
+  });
+});
+
+describe('example listings', () => {
+  const examples = catalog.services.filter((service) => (service as { example?: boolean }).example === true);
+  const allIds = async (t: TestCoffer) => ((await t.api('GET', '/v1/services/search?q=&limit=100')).body.results as { id: string; description: string; endpoint: string }[]);
+
+  it('are the .example endpoints, say so in their description, and are listed on the sim chain', async () => {
+    expect(examples.length).toBeGreaterThan(0);
+    for (const service of catalog.services) {
+      const endpoint = (service as unknown as { endpoint: string }).endpoint;
+      expect(/\.example[/:?]/.test(endpoint), service.id).toBe(examples.includes(service));
+    }
+    const t = await startCoffer();
+    try {
+      const listed = await allIds(t);
+      for (const example of examples) {
+        expect(listed.find((service) => service.id === example.id)?.description, example.id).toMatch(/^Example listing, sim chain only \(no API answers here\): /);
+      }
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('are not listed on a real network, where paying one would send money to nobody', async () => {
+    const cluster = await new TestCluster().start();
+    const t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      const listed = (await allIds(t)).map((service) => service.id);
+      expect(listed).toContain('image-generate');
+      for (const example of examples) expect(listed).not.toContain(example.id);
+      const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'x', dailyBudget: '1', maxPerPayment: '1', allowedServices: [examples[0]!.id] } });
+      expect(refused.body.code).toBe('invalid_policy');
+    } finally {
+      await t.stop();
+      await cluster.stop();
     }
   });
 });

@@ -7,7 +7,12 @@ import { TableHead } from '../components/TableHead.js';
 
 const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
 
-/** The registry: services agents can pay (searchable) and image models with prices per resolution. */
+/**
+ * An example listing: its endpoint is on the reserved `.example` domain, so no API answers there
+ * (the registry lists them on the embedded chain only, to try policies with).
+ */
+const isExample = (endpoint: string) => /^[A-Z]+ https?:\/\/[^/]*\.example(?=[/:?]|$)/.test(endpoint);
+
 /** A URL that may wrap after its separators, never inside a word. */
 function breakable(url: string) {
   return url.split(/(?<=[/?&])/).map((part, i) => (
@@ -18,6 +23,11 @@ function breakable(url: string) {
   ));
 }
 
+/**
+ * The registry: services agents can pay (searchable) and image models with prices per resolution.
+ * Each image model is listed once, with its prices, under Image models (the API also lists each one
+ * as a service, `model:<id>`, for agents that search there).
+ */
 export function RegistryPage() {
   const client = useDashboard((s) => s.client);
   const [query, setQuery] = useState('');
@@ -48,18 +58,24 @@ export function RegistryPage() {
         {result && (
           <>
             <p className="muted" role="status">
-              {result.total}
-              {result.totalIsCapped ? '+' : ''} service{result.total === 1 ? '' : 's'}
+              {services(result).length}
+              {result.totalIsCapped ? '+' : ''} service{services(result).length === 1 ? '' : 's'}
               {query ? ` for “${query}”` : ''}
+              {services(result).length < result.results.length ? ' (image models: below, with their prices)' : ''}
             </p>
             <div className="table-wrap">
               <table>
                 <TableHead columns={['Service', 'Kind', 'Price', 'Endpoint']} />
                 <tbody>
-                  {result.results.map((s) => (
-                    <tr key={s.id}>
+                  {services(result).map((s) => (
+                    <tr key={s.id} data-testid={`service-${s.id}`}>
                       <td>
                         <strong>{s.name}</strong> <code>{s.id}</code>
+                        {isExample(s.endpoint) && (
+                          <span className="tag example" title="No API answers at this address: an example to try policies with">
+                            Example
+                          </span>
+                        )}
                         <div className="muted">{s.description}</div>
                       </td>
                       <td>
@@ -116,3 +132,6 @@ export function RegistryPage() {
     </>
   );
 }
+
+/** The services to show: every one but the image models, which have their own table with prices. */
+const services = (result: SearchResult) => result.results.filter((service) => service.source !== 'model-registry');
