@@ -16,6 +16,7 @@ import { issueAgentKey } from './agents.js';
 import {
   clearLinkSessions,
   completeLinkSession,
+  denyLinkSession,
   createLinkSession,
   describeLinkSession,
   pollLinkSession,
@@ -95,6 +96,7 @@ export function createEngine(ctx: EngineContext) {
     waitingLinkSessions: (p: Principal) => waitingLinkSessions(ctx, p),
     clearLinkSessions: (p: Principal, ids: string[] | null) => clearLinkSessions(ctx, p, ids),
     completeLinkSession: (p: Principal, token: string, body: LinkCompleteBody) => completeLinkSession(ctx, p, token, body),
+    denyLinkSession: (p: Principal, token: string) => denyLinkSession(ctx, p, token),
     events: ctx.events,
     searchServices: (query: string, limit?: number) => searchServices(ctx, query, limit),
     listModels: () => listModels(ctx),

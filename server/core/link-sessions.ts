@@ -33,7 +33,7 @@ function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
   if (session === null) {
     throw new CofferError(
       'link_not_found',
-      'no such link session (unknown, cleared by the owner, or long expired); run `coffer link` again for a new one',
+      'no such link session (unknown, denied or cleared by the owner, or long expired); run `coffer link` again for a new one',
     );
   }
   return session;
@@ -204,4 +204,17 @@ export function clearLinkSessions(ctx: EngineContext, principal: Principal, ids:
   const cleared = ctx.store.clearWaitingLinkSessions(ids);
   audit(ctx, { actor: 'owner', owner: principal.owner, action: 'link.cleared', detail: { cleared, all: ids === null } });
   return { cleared };
+}
+
+/**
+ * The owner says no to one waiting request from its page (the code did not match, or nobody asked):
+ * it is removed, and its terminal's next poll is told there is no such session.
+ */
+export function denyLinkSession(ctx: EngineContext, principal: Principal, token: string) {
+  requireOwner(principal);
+  const session = sessionOrThrow(ctx, token);
+  if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
+  ctx.store.clearWaitingLinkSessions([sessionId(session)]);
+  audit(ctx, { actor: 'owner', owner: principal.owner, action: 'link.denied', detail: { client: session.client } });
+  return { status: 'denied' as const };
 }

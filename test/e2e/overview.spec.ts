@@ -161,3 +161,19 @@ test('the registry tells the truth: example listings are marked, each image mode
   await expect(page.getByRole('row', { name: /Stable Diffusion XL/ })).toHaveCount(1);
   await page.screenshot({ path: join(SCREENSHOTS, 'registry.png'), fullPage: true });
 });
+
+test('the link page has Deny: the terminal is then told there is no such request', async ({ page }) => {
+  const linking = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'stranger' }) })).json()) as {
+    linkUrl: string;
+    token: string;
+    code: string;
+  };
+  await signIn(page);
+  await page.goto(linking.linkUrl);
+  await expect(page.getByTestId('link-code')).toHaveText(linking.code);
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await expect(page.getByRole('status')).toContainText('Denied');
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const polled = await fetch(`${serve.url}/v1/link-sessions/${linking.token}`);
+  expect(polled.status).toBe(404);
+});

@@ -69,6 +69,26 @@ describe('link sessions', () => {
     expect((await poll('not-a-token')).status).toBe(404);
   });
 
+  it('the owner denies a request: its terminal is told there is no such session; only the owner may, and not a completed one', async () => {
+    const { token } = (await create()).body;
+    const agent = await deployAgent(t, 'would-deny');
+    const byAgent = await t.api('POST', `/v1/link-sessions/${token}/deny`, { key: agent.apiKey });
+    expect(byAgent.body.code).toBe('owner_only');
+    const denied = await t.api('POST', `/v1/link-sessions/${token}/deny`);
+    expect(denied.status).toBe(200);
+    expect(denied.body).toEqual({ status: 'denied' });
+    clock.advance(2000);
+    const polled = await poll(token);
+    expect(polled.status).toBe(404);
+    expect(polled.body).toMatchObject({ code: 'link_not_found', error: expect.stringMatching(/denied/) });
+    expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: {} })).body.code).toBe('link_not_found');
+
+    const other = (await create()).body.token;
+    expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${other}/complete`), { body: { agentId: 'kept-link' } })).status).toBe(200);
+    expect((await t.api('POST', `/v1/link-sessions/${other}/deny`)).body.code).toBe('link_used');
+    expect((await t.api('POST', '/v1/link-sessions/lnk_nothing/deny')).body.code).toBe('link_not_found');
+  });
+
   it('completing needs no owner parameter (the key or sign-in names the owner): no key is 401, an unknown token 404', async () => {
     const { token, code } = (await create()).body;
     const noKey = await t.api('POST', `/v1/link-sessions/${token}/complete`, { key: null, body: {} });

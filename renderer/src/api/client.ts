@@ -80,6 +80,7 @@ export function createClient(owner: string) {
     linkDetails: (token: string) => call<LinkDetails>('GET', q(`/v1/link-sessions/${encodeURIComponent(token)}/details`)),
     linkRequests: () => call<{ sessions: WaitingLinkSession[] }>('GET', q('/v1/link-sessions')),
     clearLinkRequests: (ids?: string[]) => call<{ cleared: number }>('POST', q('/v1/link-sessions/clear'), ids === undefined ? {} : { ids }),
+    denyLink: (token: string) => call<{ status: 'denied' }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/deny`)),
     completeLink: (token: string, body: z.input<typeof linkCompleteBodySchema>) =>
       call<{ status: 'completed'; agentId: string }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/complete`), body),
     eventsUrl: () => q('/v1/events'),

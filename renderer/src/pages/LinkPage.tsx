@@ -24,6 +24,7 @@ export function LinkPage({ token }: { token: string }) {
   const [form, setForm] = useState(emptyNewAgent());
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [denied, setDenied] = useState(false);
 
   useEffect(() => {
     client?.linkDetails(token).then(
@@ -56,6 +57,20 @@ export function LinkPage({ token }: { token: string }) {
     }
   };
 
+  const deny = async () => {
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await client.denyLink(token);
+      setDenied(true);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <section className="card link-page" aria-labelledby="link-title">
       <h2 id="link-title">Link a terminal</h2>
@@ -71,7 +86,11 @@ export function LinkPage({ token }: { token: string }) {
           <p className="link-code" data-testid="link-code">
             {details.code}
           </p>
-          {done ? (
+          {denied ? (
+            <p className="done" role="status">
+              Denied: the terminal is told there is no such request. You can close this page.
+            </p>
+          ) : done ? (
             <p className="done" role="status">
               Linked as agent <a href={hrefFor({ page: 'agent', agentId: done })}>{done}</a>. The terminal picks up its key now; you can close
               this page.
@@ -86,6 +105,9 @@ export function LinkPage({ token }: { token: string }) {
               <div className="form-actions">
                 <button type="submit" className="button primary" disabled={busy}>
                   {busy ? 'Linking…' : 'Link this terminal'}
+                </button>
+                <button type="button" className="button" disabled={busy} onClick={deny}>
+                  Deny
                 </button>
               </div>
             </form>

@@ -27,6 +27,9 @@ export function linkSessionRoutes({ engine, credential }: RouteDeps): Router {
   router.get('/link-sessions/:token/details', (req, res) => {
     res.json(engine.describeLinkSession(credential(req), String(req.params.token)));
   });
+  router.post('/link-sessions/:token/deny', (req, res) => {
+    res.json(engine.denyLinkSession(credential(req), String(req.params.token)));
+  });
   router.post('/link-sessions/:token/complete', async (req, res) => {
     const p = credential(req);
     res.json(await engine.completeLinkSession(p, String(req.params.token), parseWith(linkCompleteBodySchema, req.body)));
