@@ -1,8 +1,9 @@
-import { CofferError } from './errors.js';
+import { CofferError, isCofferError } from './errors.js';
+import { allocate } from './allocations.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
-import { requestApproval, withdrawRequestsOf } from './approvals.js';
+import { PendingApproval, requestApproval, withdrawRequestsOf } from './approvals.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
@@ -50,6 +51,17 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
 
   // The caller gets the new agent's key: lasting access, so a dashboard session must be fresh.
   if (options.issueKey !== false) requireFreshSignIn(principal, ctx.clock.now());
+  // Funds asked for in the same step must be there before anything is created.
+  const fund = body.fund === undefined ? null : parseAmount(body.fund, 'fund');
+  if (fund !== null) {
+    const available = (await ctx.chain.usdcBalance(owner)) - ctx.store.pendingAllocationsTotal(owner);
+    if (available < fund) {
+      throw new CofferError(
+        'insufficient_treasury_funds',
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
+      );
+    }
+  }
   // The wallet key goes to the key store before the agent row exists: a crash in between leaves an
   // unused key, never an agent without one.
   const walletAddress = await ctx.vault.createWallet();
@@ -83,7 +95,24 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
     mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),
+    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund) }),
   };
+}
+
+/**
+ * The allocation asked for with a deploy. The agent (and its key, shown once) exists whatever happens
+ * here, so a failure is answered beside it, never instead of it.
+ */
+async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint) {
+  try {
+    const allocation = await allocate(ctx, principal, agentId, formatUsdc(amount));
+    // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
+    if (allocation instanceof PendingApproval) throw new CofferError('internal', 'the allocation waits for the owner');
+    return { status: 'funded' as const, allocation };
+  } catch (error) {
+    const code = isCofferError(error) ? error.code : 'internal';
+    return { status: 'failed' as const, code, error: isCofferError(error) ? error.message : 'the allocation failed; fund the agent from its page' };
+  }
 }
 
 /** How an MCP host launches Coffer's tool server for one agent. */

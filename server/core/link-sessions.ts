@@ -167,11 +167,12 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
   if (!ctx.store.completeLinkSession(session.tokenHash, principal.owner, agentId, ctx.clock.now())) {
     throw new CofferError('link_used', 'this link session was completed meanwhile');
   }
+  let deployed;
   try {
-    await deployAgent(
+    deployed = await deployAgent(
       ctx,
       principal,
-      { agentId, displayName: body.displayName, ...startingLimits(body) },
+      { agentId, displayName: body.displayName, ...startingLimits(body), ...(body.fund === undefined ? {} : { fund: body.fund }) },
       { issueKey: false },
     );
   } catch (error) {
@@ -179,7 +180,7 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
     throw error;
   }
   audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
-  return { status: 'completed' as const, agentId };
+  return { status: 'completed' as const, agentId, ...('funding' in deployed ? { funding: deployed.funding } : {}) };
 }
 
 /** Link requests waiting for the owner, newest first: who asks, the code their terminal shows, since when. */

@@ -75,6 +75,8 @@ export const deployBodySchema = z.strictObject({
   cooldownSeconds: cooldownSchema.optional(),
   allowedServices: allowedServicesSchema.optional(),
   displayName: displayNameSchema.optional(),
+  /** Moved from the treasury to the new wallet in the same step (an allocation). */
+  fund: amountSchema.optional(),
 });
 export type DeployBody = z.infer<typeof deployBodySchema>;
 
@@ -179,6 +181,7 @@ export const linkCompleteBodySchema = z.strictObject({
   displayName: displayNameSchema.optional(),
   dailyBudget: amountSchema.optional(),
   maxPerPayment: amountSchema.optional(),
+  fund: amountSchema.optional(),
 });
 export type LinkCompleteBody = z.infer<typeof linkCompleteBodySchema>;
 
@@ -216,6 +219,7 @@ const FIELD_CODES: Record<string, string> = {
   amount: 'invalid_amount',
   dailyBudget: 'invalid_amount',
   maxPerPayment: 'invalid_amount',
+  fund: 'invalid_amount',
   currency: 'unsupported_currency',
   recipient: 'invalid_recipient',
   payTo: 'invalid_recipient',
@@ -235,6 +239,7 @@ export const FIELD_LABELS: Record<string, string> = {
   amount: 'Amount',
   dailyBudget: 'Daily budget',
   maxPerPayment: 'Max per payment',
+  fund: 'Starting funds',
   cooldownSeconds: 'Cooldown',
   allowedServices: 'Allowed services',
   displayName: 'Display name',

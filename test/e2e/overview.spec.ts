@@ -177,3 +177,16 @@ test('the link page has Deny: the terminal is then told there is no such request
   const polled = await fetch(`${serve.url}/v1/link-sessions/${linking.token}`);
   expect(polled.status).toBe(404);
 });
+
+test('deploy can fund the new agent in the same step', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('button', { name: 'Deploy an agent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Deploy an agent' });
+  await dialog.getByLabel('Agent id').fill('born-funded');
+  await dialog.getByLabel('Fund with (USDC, optional)').fill('12.5');
+  await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
+  const ready = page.getByRole('dialog', { name: /is ready/ });
+  await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');
+  const balance = (await (await fetch(`${serve.url}/v1/agents/born-funded/balance?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json()) as { balance: string };
+  expect(balance.balance).toBe('12.50');
+});

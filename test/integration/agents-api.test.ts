@@ -659,6 +659,39 @@ describe('agents API', () => {
   });
 });
 
+describe('deploy with funds in the same step', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  it('moves the funds on chain with the deploy, and answers the key beside the allocation', async () => {
+    const deployed = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'funded-at-birth', dailyBudget: '5', maxPerPayment: '1', fund: '7.5' } });
+    expect(deployed.status).toBe(200);
+    expect(deployed.body.apiKey).toMatch(/^cof_agt_/);
+    expect(deployed.body.funding).toMatchObject({ status: 'funded', allocation: { amount: '7.50', balance: '7.50', txSignature: expect.any(String) } });
+    expect(await t.coffer.chain.usdcBalance(deployed.body.agent.walletAddress)).toBe(micro('7.5'));
+    expect((await t.api('GET', t.withOwner('/v1/agents/funded-at-birth/balance'))).body.balance).toBe('7.50');
+  });
+
+  it('asking for more than the treasury holds creates nothing', async () => {
+    const before = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents.length;
+    const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'too-rich', dailyBudget: '5', maxPerPayment: '1', fund: '999999' } });
+    expectError(refused, 402, 'insufficient_treasury_funds');
+    expect(refused.body.error).toMatch(/nothing was created/);
+    expect((await t.api('GET', t.withOwner('/v1/agents'))).body.agents.length).toBe(before);
+    expectError(await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'bad-fund', dailyBudget: '5', maxPerPayment: '1', fund: '-1' } }), 400, 'invalid_amount');
+  });
+
+  it('a link completed with funds funds the new agent', async () => {
+    const { token } = (await t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli' } })).body;
+    const completed = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'linked-funded', fund: '2' } });
+    expect(completed.body).toMatchObject({ status: 'completed', agentId: 'linked-funded', funding: { status: 'funded', allocation: { amount: '2.00' } } });
+    expect((await t.api('GET', t.withOwner('/v1/agents/linked-funded/balance'))).body.balance).toBe('2.00');
+  });
+});
+
 describe('kill-all', () => {
   let t: TestCoffer;
   beforeAll(async () => {

@@ -82,7 +82,7 @@ export function createClient(owner: string) {
     clearLinkRequests: (ids?: string[]) => call<{ cleared: number }>('POST', q('/v1/link-sessions/clear'), ids === undefined ? {} : { ids }),
     denyLink: (token: string) => call<{ status: 'denied' }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/deny`)),
     completeLink: (token: string, body: z.input<typeof linkCompleteBodySchema>) =>
-      call<{ status: 'completed'; agentId: string }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/complete`), body),
+      call<{ status: 'completed'; agentId: string; funding?: Deployed['funding'] }>('POST', q(`/v1/link-sessions/${encodeURIComponent(token)}/complete`), body),
     eventsUrl: () => q('/v1/events'),
     searchServices: (query: string) => call<SearchResult>('GET', `/v1/services/search?q=${encodeURIComponent(query)}&limit=100`),
     models: () => call<{ models: Model[] }>('GET', '/v1/models'),

@@ -4,9 +4,11 @@ export interface NewAgentForm {
   displayName: string;
   dailyBudget: string;
   maxPerPayment: string;
+  /** Moved from the treasury to the new wallet in the same step; empty for none. */
+  fund: string;
 }
 
-export const emptyNewAgent = (agentId = ''): NewAgentForm => ({ agentId, displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50' });
+export const emptyNewAgent = (agentId = ''): NewAgentForm => ({ agentId, displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50', fund: '' });
 
 /** The request body for the form: trimmed, with an empty display name left out. */
 export const newAgentBody = (form: NewAgentForm) => ({
@@ -14,6 +16,7 @@ export const newAgentBody = (form: NewAgentForm) => ({
   dailyBudget: form.dailyBudget.trim(),
   maxPerPayment: form.maxPerPayment.trim(),
   ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
+  ...(form.fund.trim() ? { fund: form.fund.trim() } : {}),
 });
 
 export function NewAgentFields({ form, onChange, idPrefix }: { form: NewAgentForm; onChange: (form: NewAgentForm) => void; idPrefix: string }) {
@@ -36,6 +39,7 @@ export function NewAgentFields({ form, onChange, idPrefix }: { form: NewAgentFor
       {field('displayName', 'Display name (optional)')}
       {field('dailyBudget', 'Daily budget (USDC)', { inputMode: 'decimal' })}
       {field('maxPerPayment', 'Max per payment (USDC)', { inputMode: 'decimal' })}
+      {field('fund', 'Fund with (USDC, optional)', { inputMode: 'decimal', hint: 'Moved from the treasury to the new wallet now; or later, from its page.' })}
     </div>
   );
 }

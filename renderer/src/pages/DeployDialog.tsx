@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { deployBodySchema, describeIssues } from '../../../server/core/schemas.js';
 import type { Deployed } from '../api/types.js';
+import { Money } from '../components/Money.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
@@ -53,6 +54,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
       {deployed ? (
         <div className="deployed">
           <KeyOnce agentId={deployed.agent.agentId} apiKey={deployed.apiKey ?? ''} mcpConfig={deployed.mcpConfig} onCopied={guard.markCopied} />
+          <FundingNote funding={deployed.funding} />
           <p className="muted">
             Wallet <code>{deployed.agent.walletAddress}</code>. Allocate funds to it from its page.
           </p>
@@ -91,5 +93,19 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
         </form>
       )}
     </Dialog>
+  );
+}
+
+/** What became of the funds asked for with the new agent: moved, or why not (the agent exists either way). */
+export function FundingNote({ funding }: { funding: Deployed['funding'] | undefined }) {
+  if (funding === undefined) return null;
+  return funding.status === 'funded' ? (
+    <p className="done" role="status">
+      Funded with <Money value={funding.allocation.amount} /> from the treasury.
+    </p>
+  ) : (
+    <p className="error-note" role="alert">
+      The agent exists, but funding it failed: {funding.error} Allocate from its page.
+    </p>
   );
 }

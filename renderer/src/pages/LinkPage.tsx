@@ -1,4 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { FundingNote } from './DeployDialog.js';
+import type { Deployed } from '../api/types.js';
 import { linkCompleteBodySchema, describeIssues } from '../../../server/core/schemas.js';
 import type { LinkDetails } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
@@ -25,6 +27,7 @@ export function LinkPage({ token }: { token: string }) {
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [denied, setDenied] = useState(false);
+  const [funding, setFunding] = useState<Deployed['funding']>(undefined);
 
   useEffect(() => {
     client?.linkDetails(token).then(
@@ -48,6 +51,7 @@ export function LinkPage({ token }: { token: string }) {
     setError(null);
     try {
       const result = await client.completeLink(token, parsed.data);
+      setFunding(result.funding);
       setDone(result.agentId);
       await refresh();
     } catch (e) {
@@ -95,7 +99,9 @@ export function LinkPage({ token }: { token: string }) {
               Linked as agent <a href={hrefFor({ page: 'agent', agentId: done })}>{done}</a>. The terminal picks up its key now; you can close
               this page.
             </p>
-          ) : details.status !== 'pending' ? (
+          ) : null}
+          {done && <FundingNote funding={funding} />}
+          {denied || done ? null : details.status !== 'pending' ? (
             <p className="error-note" role="alert">
               This link request is {details.status}. Run <code>coffer link</code> again for a new one.
             </p>
