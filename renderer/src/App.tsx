@@ -19,7 +19,7 @@ import { OFFLINE_MESSAGE } from './api/client.js';
 const FALLBACK_REFRESH_MS = 15_000;
 /** How soon a dropped event stream is opened again. */
 const STREAM_RETRY_MS = 2_000;
-const LIVE_EVENTS = new Set(['payment', 'payment_refused', 'allocation', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']);
+const LIVE_EVENTS = new Set(['payment', 'payment_refused', 'allocation', 'return', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']);
 
 type Theme = 'light' | 'dark';
 

@@ -1,5 +1,5 @@
 import { CofferError, isCofferError } from './errors.js';
-import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approvals.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
@@ -58,6 +58,7 @@ export async function allocate(
       idempotencyKey,
       requestHash,
       createdAt: now,
+      direction: 'to_agent',
     };
     ctx.store.insertAllocation(record);
     return record;
@@ -109,6 +110,7 @@ async function allocationResult(ctx: EngineContext, allocation: AllocationRecord
 
 /** The first allocation under an Idempotency-Key, answered again (or NOT_SENT: it never reached the chain). */
 async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
+  if (first.direction !== 'to_agent') throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a return');
   const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), 'allocation');
   if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {
@@ -118,4 +120,106 @@ async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: 
     );
   }
   return allocationResult(ctx, settled, agent);
+}
+
+/**
+ * Gives an agent's USDC back to the treasury, on chain: the whole available balance (what pending
+ * payments and returns have not promised away), or `amountText`. Owner only; a stopped agent too
+ * (that is when it is most wanted). Reserved like a payment, so a payment racing it cannot spend the
+ * same money; the same Idempotency-Key within 24 h moves money once.
+ */
+export async function returnFunds(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  amountText: string | null,
+  idempotencyKey: string | null = null,
+) {
+  requireOwner(principal);
+  const { owner } = principal;
+  const asked = amountText === null ? null : parseAmount(amountText);
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  const requestHash = hashRequest(['return', asked?.toString() ?? 'all']);
+  if (idempotencyKey !== null) {
+    const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
+    const outcome = first ? await replayReturn(ctx, first, requestHash, agent) : NOT_SENT;
+    if (outcome !== NOT_SENT) return outcome;
+  }
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+
+  const reserved = ctx.store.transaction((): AllocationRecord | { replayOf: AllocationRecord } => {
+    const now = ctx.clock.now();
+    if (idempotencyKey !== null) {
+      const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
+      if (first && !neverSent(first)) return { replayOf: first };
+    }
+    const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
+    const amount = asked ?? available;
+    if (amount <= 0n || available < amount) {
+      throw new CofferError(
+        'insufficient_funds',
+        available <= 0n
+          ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
+          : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+    }
+    const record: AllocationRecord = {
+      id: newId('alc'),
+      owner,
+      agentId,
+      amount,
+      ...UNSENT,
+      idempotencyKey,
+      requestHash,
+      createdAt: now,
+      direction: 'to_treasury',
+    };
+    ctx.store.insertAllocation(record);
+    return record;
+  });
+  if ('replayOf' in reserved) return outcomeOfRace(replayReturn(ctx, reserved.replayOf, requestHash, agent), 'return');
+
+  await sendReserved(
+    ctx,
+    { kind: 'return', id: reserved.id, owner, agentId, actor: actorOf(principal), detail: { amount: formatUsdc(reserved.amount) } },
+    () =>
+      ctx.chain.prepareTransfer({
+        from: agent.walletAddress,
+        to: owner,
+        amount: reserved.amount,
+        memo: `coffer return ${reserved.id}`,
+        reference: reserved.id,
+        feePayer: owner,
+        createRecipientAccount: false,
+      }),
+  );
+  return returnResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
+}
+
+async function returnResult(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  return {
+    agentId: record.agentId,
+    returnId: record.id,
+    amount: formatUsdc(record.amount),
+    currency: 'USDC' as const,
+    txSignature: record.txSignature ?? '',
+    balance: formatUsdc(balance),
+  };
+}
+
+/** The first return under an Idempotency-Key, answered again (or NOT_SENT: it never reached the chain). */
+async function replayReturn(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
+  if (first.direction !== 'to_treasury') {
+    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for an allocation');
+  }
+  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), 'return');
+  if (settled === NOT_SENT) return NOT_SENT;
+  if (settled.status === 'failed') {
+    throw new CofferError(
+      settled.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
+      `the return made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+    );
+  }
+  return returnResult(ctx, settled, agent);
 }

@@ -1,7 +1,7 @@
 import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
 import type { EngineContext } from './context.js';
 import { agentBalance, agentsAtRest, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
-import { allocate } from './allocations.js';
+import { allocate, returnFunds } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
 import { payX402, reportX402Settlement } from './x402-payments.js';
@@ -66,6 +66,8 @@ export function createEngine(ctx: EngineContext) {
     updatePolicy: (p: Principal, agentId: string, update: PolicyUpdate) => updatePolicy(ctx, p, agentId, update),
     allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null) =>
       allocate(ctx, p, agentId, amount, idempotencyKey),
+    returnFunds: (p: Principal, agentId: string, amount: string | null, idempotencyKey: string | null = null) =>
+      returnFunds(ctx, p, agentId, amount, idempotencyKey),
     kill: (p: Principal, agentId: string, actor?: string) => killAgent(ctx, p, agentId, actor),
     resume: (p: Principal, agentId: string, actor?: string) => resumeAgent(ctx, p, agentId, actor),
     killAll: (p: Principal, actor?: string) => killAll(ctx, p, actor),

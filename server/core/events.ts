@@ -7,6 +7,7 @@ export type CofferEvent =
   | { type: 'payment'; owner: string; agentId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string; service: string }
   | { type: 'payment_refused'; owner: string; agentId: string; code: string; message: string; amount: string; service: string }
   | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
+  | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' }
   | { type: 'approval'; owner: string; agentId: string; approvalId: string; kind: string; status: string }

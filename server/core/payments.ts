@@ -324,7 +324,8 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
     const current = getAgentOrThrow(ctx, owner, agentId);
     if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
     checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
-    const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId);
+    // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
+    const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
     if (available < amount) {
       throw new CofferError(
         'insufficient_funds',

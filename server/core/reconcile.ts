@@ -34,7 +34,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   }
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
     ...pendingPayments.filter((p) => p.protocol === 'coffer').map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
-    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling('allocation', a, {}), sent: a })),
+    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling(a.direction === 'to_treasury' ? 'return' : 'allocation', a, {}), sent: a })),
     ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
     ...ctx.store.pendingRefunds().map((r) => ({ row: reconcilingRefund(r), sent: r })),
   ].filter(({ row }) => !live.has(row.id));
@@ -66,7 +66,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   return report;
 }
 const reconciling = (
-  kind: 'payment' | 'allocation',
+  kind: 'payment' | 'allocation' | 'return',
   record: { id: string; owner: string; agentId: string; amount: bigint; txSignature: string | null },
   /** What its events name besides the amount (a payment's service). */
   extra: Record<string, unknown>,

@@ -89,6 +89,8 @@ export const policyUpdateSchema = z.strictObject({
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
 export const allocateBodySchema = z.strictObject({ amount: amountSchema });
+/** Giving an agent's USDC back to the treasury: `amount`, or (left out) everything available. */
+export const returnBodySchema = z.strictObject({ amount: amountSchema.optional() });
 export const faucetBodySchema = allocateBodySchema;
 
 export const renameBodySchema = z.strictObject({ displayName: displayNameSchema });

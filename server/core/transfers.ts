@@ -15,7 +15,7 @@ interface ReservedRow {
   detail: Record<string, unknown>;
 }
 export type ReservedTransfer =
-  | (ReservedRow & { kind: 'payment' | 'allocation' | 'refund'; agentId: string })
+  | (ReservedRow & { kind: 'payment' | 'allocation' | 'return' | 'refund'; agentId: string })
   | (ReservedRow & { kind: 'faucet'; agentId: null });
 
 /**
@@ -96,6 +96,7 @@ function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransacti
     case 'payment':
       return ctx.store.markPaymentSent(row.id, sent);
     case 'allocation':
+    case 'return':
       return ctx.store.markAllocationSent(row.id, sent);
     case 'faucet':
       return ctx.store.markDepositSent(row.id, sent);
@@ -109,6 +110,7 @@ function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed
     case 'payment':
       return ctx.store.settlePayment(row.id, status, errorCode, at);
     case 'allocation':
+    case 'return':
       return ctx.store.settleAllocation(row.id, status, errorCode, at);
     case 'faucet':
       return ctx.store.settleDeposit(row.id, status, errorCode, at);
@@ -124,6 +126,8 @@ function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txS
       return { type: 'payment', owner: row.owner, agentId: row.agentId, paymentId: row.id, status, amount, service: String(row.detail.service ?? '') };
     case 'allocation':
       return { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount };
+    case 'return':
+      return { type: 'return', owner: row.owner, agentId: row.agentId, returnId: row.id, status, amount };
     case 'faucet':
       return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner: row.owner, amount, txSignature } : null;
     case 'refund':

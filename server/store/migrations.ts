@@ -543,6 +543,16 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) STRICT;
     `,
   },
+  {
+    version: 17,
+    name: 'returns_to_treasury',
+    sql: `
+      -- An allocation moves USDC from the treasury to an agent; a return moves it back. Both are the
+      -- same kind of ledger row (reserved, signed, sent, settled, reconciled), told apart by direction.
+      ALTER TABLE allocations ADD COLUMN direction TEXT NOT NULL DEFAULT 'to_agent' CHECK (direction IN ('to_agent', 'to_treasury'));
+      CREATE INDEX allocations_pending_returns ON allocations (owner, agent_id) WHERE status = 'pending' AND direction = 'to_treasury';
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

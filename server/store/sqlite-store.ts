@@ -128,6 +128,7 @@ function toAllocation(row: Row): AllocationRecord {
     requestHash: optionalText(row.request_hash),
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
+    direction: row.direction === 'to_treasury' ? 'to_treasury' : 'to_agent',
   };
 }
 
@@ -332,9 +333,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     pendingPayments: q("SELECT * FROM payments WHERE status = 'pending' ORDER BY created_at"),
     insertAllocation: db.prepare(
       `INSERT INTO allocations (id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
-         idempotency_key, request_hash, created_at, settled_at)
+         idempotency_key, request_hash, created_at, settled_at, direction)
        VALUES (@id, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode,
-         @idempotencyKey, @requestHash, @createdAt, @settledAt)`,
+         @idempotencyKey, @requestHash, @createdAt, @settledAt, @direction)`,
     ),
     getAllocation: q('SELECT * FROM allocations WHERE id = ?'),
     findAllocationByIdempotencyKey: q(
@@ -347,7 +348,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     settleAllocation: db.prepare(
       "UPDATE allocations SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
     ),
-    pendingAllocationsTotal: q("SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND status = 'pending'").pluck(),
+    pendingAllocationsTotal: q("SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND status = 'pending' AND direction = 'to_agent'").pluck(),
+    pendingReturnsTotal: q(
+      "SELECT COALESCE(SUM(amount), 0) FROM allocations WHERE owner = ? AND agent_id = ? AND status = 'pending' AND direction = 'to_treasury'",
+    ).pluck(),
     pendingAllocations: q("SELECT * FROM allocations WHERE status = 'pending' ORDER BY created_at"),
     insertChainDeposit: db.prepare(
       `INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at, settled_at)
@@ -637,6 +641,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     markAllocationSent: (id, sent) => stmts.markAllocationSent.run(...sentParams(sent), id).changes === 1,
     settleAllocation: (id, status, errorCode, at) => stmts.settleAllocation.run(status, errorCode, at, id).changes === 1,
     pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
+    pendingReturnsTotal: (owner, agentId) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId) as bigint),
     pendingAllocations: () => (stmts.pendingAllocations.all() as Row[]).map(toAllocation),
 
     insertChainDeposit: (deposit) =>

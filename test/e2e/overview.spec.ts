@@ -189,4 +189,11 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');
   const balance = (await (await fetch(`${serve.url}/v1/agents/born-funded/balance?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json()) as { balance: string };
   expect(balance.balance).toBe('12.50');
+
+  // And back: the agent page returns the wallet's USDC to the treasury, on chain.
+  await page.goto(`${serve.url}/#/agents/born-funded`);
+  await expect(page.getByLabel('Return to the treasury')).toHaveValue('12.50');
+  await page.getByLabel('Return to the treasury').fill('2.5');
+  await page.getByRole('button', { name: 'Return', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText('Returned 2.50 USDC to the treasury on chain; wallet now 10.00 USDC');
 });

@@ -226,6 +226,30 @@ describe('a crash between the chain and the ledger', () => {
     }
   });
 
+  it('a return to the treasury that landed is confirmed after the restart, as a return', async () => {
+    const dataDir = tempDataDir();
+    try {
+      let t = await startCoffer({ dataDir });
+      const agent = await deployAgent(t, 'returning-in-a-crash');
+      await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/allocate'), { body: { amount: '4' } });
+      const restore = dieAfterLanding(t);
+      expect((await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/return'), { body: { amount: '1.5' } })).status).toBeGreaterThanOrEqual(500);
+      restore();
+      await t.stop();
+      t = await startCoffer({ dataDir });
+      try {
+        expect(t.coffer.db.prepare("SELECT status FROM allocations WHERE direction = 'to_treasury'").pluck().all()).toEqual(['confirmed']);
+        expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'return.confirmed'").pluck().get()).toBe(1);
+        expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('2.5'));
+        expect((await t.api('GET', t.withOwner('/v1/agents/returning-in-a-crash/balance'))).body.balance).toBe('2.50');
+      } finally {
+        await t.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('an allocation that landed is confirmed after the restart, and its retry under the same key answers it', async () => {
     const dataDir = tempDataDir();
     try {

@@ -5,6 +5,7 @@ import { authorization } from './credential.js';
 export { CofferApiError };
 import type {
   allocateBodySchema,
+  returnBodySchema,
   deployBodySchema,
   faucetBodySchema,
   linkCompleteBodySchema,
@@ -13,6 +14,7 @@ import type {
 } from '../../../server/core/schemas.js';
 import type {
   Allocation,
+  Returned,
   Approval,
   LinkDetails,
   WaitingLinkSession,
@@ -66,6 +68,7 @@ export function createClient(owner: string) {
     policy: (id: string) => call<PolicyResponse>('GET', q(`${agent(id)}/policy`)),
     updatePolicy: (id: string, body: z.input<typeof policyUpdateSchema>) => call<PolicyResponse>('POST', q(`${agent(id)}/policy`), body),
     allocate: (id: string, body: z.input<typeof allocateBodySchema>) => call<Allocation>('POST', q(`${agent(id)}/allocate`), body),
+    returnFunds: (id: string, body: z.input<typeof returnBodySchema>) => call<Returned>('POST', q(`${agent(id)}/return`), body),
     tasks: (id: string) => call<{ tasks: ImageTask[] }>('GET', q(`${agent(id)}/tasks`)),
     replaceKey: (id: string) => call<ReplacedKey>('POST', q(`${agent(id)}/key`)),
     rename: (id: string, body: z.input<typeof renameBodySchema>) => call<{ agentId: string; displayName: string }>('POST', q(`${agent(id)}/rename`), body),

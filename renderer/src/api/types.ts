@@ -5,7 +5,7 @@
 import type { dashboard, listAgents } from '../../../server/core/dashboard.js';
 import type { spendHistory, PaymentResult } from '../../../server/core/payments.js';
 import type { deployAgent, agentBalance, readPolicy, replaceAgentKey } from '../../../server/core/agents.js';
-import type { allocate } from '../../../server/core/allocations.js';
+import type { allocate, returnFunds } from '../../../server/core/allocations.js';
 import type { depositView, faucet } from '../../../server/core/treasury.js';
 import type { listModels, searchServices } from '../../../server/core/registry.js';
 import type { ApprovalView, PendingApproval } from '../../../server/core/approvals.js';
@@ -24,6 +24,7 @@ export type Balance = Awaited<ReturnType<typeof agentBalance>>;
 export type PolicyResponse = ReturnType<typeof readPolicy>;
 export type Policy = PolicyResponse['policy'];
 export type Allocation = Exclude<Awaited<ReturnType<typeof allocate>>, PendingApproval>;
+export type Returned = Awaited<ReturnType<typeof returnFunds>>;
 export type Deposit = ReturnType<typeof depositView>;
 export type FaucetResult = Awaited<ReturnType<typeof faucet>>;
 export type SearchResult = ReturnType<typeof searchServices>;

@@ -123,6 +123,18 @@ export function AgentPage({ agentId }: { agentId: string }) {
               }}
             />
           )}
+          {client && (
+            <AmountForm
+              label="Return to the treasury"
+              action="Return"
+              initial={agent.balance}
+              onSubmit={async (amount) => {
+                const result = await client.returnFunds(agent.agentId, { amount });
+                await refresh();
+                return `Returned ${result.amount} USDC to the treasury on chain; wallet now ${result.balance} USDC`;
+              }}
+            />
+          )}
           <RenameForm agentId={agent.agentId} current={agent.displayName} />
           <div className="amount-form">
             <span className="label-like">API key</span>

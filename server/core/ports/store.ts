@@ -86,6 +86,8 @@ export interface AllocationRecord extends SentTransaction {
   requestHash: string | null;
   createdAt: number;
   settledAt: number | null;
+  /** An allocation funds the agent (`to_agent`); a return gives its USDC back (`to_treasury`). */
+  direction: 'to_agent' | 'to_treasury';
 }
 
 /** Money given back to an agent's wallet from the treasury for a payment whose work failed. */
@@ -294,7 +296,10 @@ export interface Store {
   markAllocationSent(id: string, sent: SentTransaction): boolean;
   /** Settles a pending row; false when it was no longer pending (someone else settled it). */
   settleAllocation(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean;
+  /** Allocations to agents not settled yet (what the treasury has promised away). */
   pendingAllocationsTotal(owner: string): bigint;
+  /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
+  pendingReturnsTotal(owner: string, agentId: string): bigint;
   pendingAllocations(): AllocationRecord[];
 
   /** Records a deposit found on chain; false when its signature is recorded already. */

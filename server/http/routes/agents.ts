@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import {
   allocateBodySchema,
+  returnBodySchema,
   deployBodySchema,
   idempotencyHeaderSchema,
   policyUpdateSchema,
@@ -43,6 +44,12 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     const { amount } = parseWith(allocateBodySchema, req.body);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
     respond(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null));
+  });
+  router.post('/agents/:agentId/return', async (req, res) => {
+    const p = principal(req);
+    const { amount } = parseWith(returnBodySchema, req.body ?? {});
+    const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
+    res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null));
   });
   router.post('/agents/:agentId/kill', (req, res) => {
     res.json(engine.kill(principal(req), agentIdParam(req.params.agentId)));

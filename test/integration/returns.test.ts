@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+
+/** Giving an agent's USDC back to the treasury, on the real embedded chain. */
+describe('returning an agent\'s funds to the treasury', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  const treasury = () => t.coffer.chain.usdcBalance(t.owner);
+  const ret = (agentId: string, body: Record<string, unknown> = {}, options: { key?: string; headers?: Record<string, string> } = {}) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/return`), { body, ...options });
+
+  it('returns an amount, or everything available, on chain; the ledger, the chain and the audit agree', async () => {
+    const agent = await fundedAgent(t, 'giver', '10');
+    const before = await treasury();
+    const part = await ret('giver', { amount: '2.5' });
+    expect(part.status).toBe(200);
+    expect(part.body).toMatchObject({ agentId: 'giver', returnId: expect.stringMatching(/^alc_/), amount: '2.50', currency: 'USDC', balance: '7.50' });
+    expect(await treasury()).toBe(before + micro('2.5'));
+    const rest = await ret('giver');
+    expect(rest.body).toMatchObject({ amount: '7.50', balance: '0.00' });
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(0n);
+    expect(await treasury()).toBe(before + micro('10'));
+    const rows = t.coffer.db.prepare("SELECT amount, status, direction FROM allocations WHERE agent_id = 'giver' ORDER BY created_at").all();
+    expect(rows).toEqual([
+      { amount: 10_000_000, status: 'confirmed', direction: 'to_agent' },
+      { amount: 2_500_000, status: 'confirmed', direction: 'to_treasury' },
+      { amount: 7_500_000, status: 'confirmed', direction: 'to_treasury' },
+    ]);
+    const actions = t.coffer.db.prepare("SELECT action FROM audit_log WHERE agent_id = 'giver' ORDER BY id").pluck().all();
+    expect(actions.filter((action) => action === 'return.confirmed')).toHaveLength(2);
+    // Nothing left: said, and nothing moves.
+    const empty = await ret('giver');
+    expect(empty.status).toBe(402);
+    expect(empty.body).toMatchObject({ code: 'insufficient_funds', error: expect.stringMatching(/nothing to return/) });
+  });
+
+  it('works for a stopped agent; an agent key cannot return (owner only); more than available is refused and moves nothing', async () => {
+    const agent = await fundedAgent(t, 'stopped-giver', '3');
+    await t.api('POST', t.withOwner('/v1/agents/stopped-giver/kill'));
+    expect((await ret('stopped-giver', {}, { key: agent.apiKey })).body.code).toBe('owner_only');
+    const before = await treasury();
+    const over = await ret('stopped-giver', { amount: '3.01' });
+    expect(over.body.code).toBe('insufficient_funds');
+    expect(await treasury()).toBe(before);
+    expect((await ret('stopped-giver', { amount: 'lots' })).body.code).toBe('invalid_amount');
+    expect((await ret('stopped-giver')).body.amount).toBe('3.00');
+  });
+
+  it('the same Idempotency-Key returns once; it cannot be reused for an allocation', async () => {
+    await fundedAgent(t, 'once-giver', '4');
+    const headers = { 'idempotency-key': 'give-back-1' };
+    const first = await ret('once-giver', { amount: '1' }, { headers });
+    const again = await ret('once-giver', { amount: '1' }, { headers });
+    expect(again.body.returnId).toBe(first.body.returnId);
+    expect((await t.api('GET', t.withOwner('/v1/agents/once-giver/balance'))).body.balance).toBe('3.00');
+    const crossed = await t.api('POST', t.withOwner('/v1/agents/once-giver/allocate'), { body: { amount: '1' }, headers });
+    expect(crossed.body.code).toBe('idempotency_key_reused');
+  });
+
+  it('a payment cannot spend what a return has reserved, nor a return what payments have: no overdraft under concurrency', async () => {
+    const agent = await fundedAgent(t, 'raced', '1', { dailyBudget: '100', maxPerPayment: '1' });
+    const pay = () => t.api('POST', t.withOwner('/v1/agents/raced/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const answers = await Promise.all([...Array.from({ length: 20 }, pay), ret('raced'), ...Array.from({ length: 20 }, pay)]);
+    const paid = answers.filter((a) => a.status === 200 && a.body.paymentId !== undefined).length;
+    const returned = answers.find((a) => a.body.returnId !== undefined);
+    const chain = await t.coffer.chain.usdcBalance(agent.walletAddress);
+    // Every micro-USDC is accounted for: paid, returned, or still in the wallet.
+    expect(BigInt(paid) * micro('0.01') + (returned ? micro(returned.body.amount) : 0n) + chain).toBe(micro('1'));
+    for (const answer of answers) expect([200, 402], JSON.stringify(answer.body)).toContain(answer.status);
+  });
+});
