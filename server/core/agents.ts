@@ -9,7 +9,7 @@ import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
-import { agentView, policyView } from './views.js';
+import { agentView, iso, policyView } from './views.js';
 
 export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: string): AgentRecord {
   const agent = ctx.store.getAgent(owner, agentId);
@@ -72,6 +72,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     displayName: body.displayName ?? body.agentId,
     status: 'active',
     createdAt: ctx.clock.now(),
+    archivedAt: null,
   };
   const apiKey = ctx.store.transaction(() => {
     if (ctx.store.getAgent(owner, body.agentId) !== null) {
@@ -205,6 +206,7 @@ export function killAgent(ctx: EngineContext, principal: Principal, agentId: str
 /** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
 export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
   requireAgentScope(principal, agentId);
+  refuseArchived(getAgentOrThrow(ctx, principal.owner, agentId));
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, principal.owner, agentId);
     return requestApproval(ctx, principal, 'resume', agentId, {});
@@ -256,7 +258,7 @@ export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentI
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now());
   const apiKey = ctx.store.transaction(() => {
-    getAgentOrThrow(ctx, principal.owner, agentId);
+    refuseArchived(getAgentOrThrow(ctx, principal.owner, agentId));
     ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });
     const key = issueAgentKey(ctx, principal.owner, agentId);
     audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });
@@ -279,5 +281,44 @@ export function renameAgent(ctx: EngineContext, principal: Principal, agentId: s
     });
     ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
     return { agentId, displayName };
+  });
+}
+
+/** An archived agent is stopped for good: nothing may start it or fund it again. */
+export function refuseArchived(agent: AgentRecord): void {
+  if (agent.archivedAt !== null) {
+    throw new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
+  }
+}
+
+/**
+ * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
+ * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
+ * empty first (return its USDC to the treasury), so no money is left where nobody looks.
+ * Idempotent: archiving an archived agent answers when it was archived.
+ */
+export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string) {
+  requireOwner(principal);
+  const { owner } = principal;
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  if (agent.archivedAt !== null) return { agentId, status: 'archived' as const, archivedAt: iso(agent.archivedAt) };
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  return ctx.store.transaction(() => {
+    const pending = ctx.store.pendingPaymentsTotal(owner, agentId) + ctx.store.pendingReturnsTotal(owner, agentId);
+    if (balance > 0n || pending > 0n) {
+      throw new CofferError(
+        'agent_has_funds',
+        balance > 0n
+          ? `agent "${agentId}" still holds ${formatUsdc(balance)} USDC: return it to the treasury first (POST /v1/agents/${agentId}/return)`
+          : `agent "${agentId}" has payments or a return still pending: archive it once they settle`,
+      );
+    }
+    const now = ctx.clock.now();
+    if (!ctx.store.archiveAgent(owner, agentId, now)) throw new CofferError('agent_archived', `agent "${agentId}" was archived meanwhile`);
+    ctx.store.deleteApiKeys({ kind: 'agent', owner, agentId });
+    withdrawRequestsOf(ctx, owner, agentId, actorOf(principal));
+    audit(ctx, { actor: actorOf(principal), owner, agentId, action: 'agent.archive', detail: { walletAddress: agent.walletAddress } });
+    ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });
+    return { agentId, status: 'archived' as const, archivedAt: iso(now) };
   });
 }

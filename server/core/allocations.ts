@@ -2,7 +2,7 @@ import { CofferError, isCofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approvals.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow } from './agents.js';
+import { getAgentOrThrow, refuseArchived } from './agents.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
@@ -25,6 +25,7 @@ export async function allocate(
   const { owner } = principal;
   const amount = parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
+  refuseArchived(agent);
   // An agent funding itself loosens what it can spend: it waits for the owner.
   if (principal.kind === 'agent') return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
 

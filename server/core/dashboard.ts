@@ -59,6 +59,8 @@ export async function dashboard(ctx: EngineContext, principal: Principal) {
     agents: rows,
     recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
     /** Payments the policy refused, newest first: what agents tried and were not allowed. */
+    /** Agents archived (stopped for good, keys revoked): their pages keep their history. */
+    archivedAgents: ctx.store.listArchivedAgents(principal.owner).map(agentView),
     recentRefusals: ctx.store
       .recentRefusals(principal.owner, RECENT_REFUSALS_LIMIT)
       .map((refusal) => refusalView(refusal, ctx.store.getService(refusal.service)?.name ?? null)),

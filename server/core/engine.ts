@@ -1,6 +1,6 @@
 import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
 import type { EngineContext } from './context.js';
-import { agentBalance, agentsAtRest, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
+import { agentBalance, agentsAtRest, archiveAgent, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
 import { allocate, returnFunds } from './allocations.js';
 import { dashboard, listAgents } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
@@ -72,6 +72,7 @@ export function createEngine(ctx: EngineContext) {
     resume: (p: Principal, agentId: string, actor?: string) => resumeAgent(ctx, p, agentId, actor),
     killAll: (p: Principal, actor?: string) => killAll(ctx, p, actor),
     resumeAll: (p: Principal, actor?: string) => resumeAll(ctx, p, actor),
+    archive: (p: Principal, agentId: string) => archiveAgent(ctx, p, agentId),
     rename: (p: Principal, agentId: string, displayName: string) => renameAgent(ctx, p, agentId, displayName),
     replaceKey: (p: Principal, agentId: string) => replaceAgentKey(ctx, p, agentId),
     pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),

@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'confirmation_required',
   'agent_not_found',
   'agent_exists',
+  'agent_archived',
+  'agent_has_funds',
   'invalid_agent_id',
   'invalid_amount',
   'invalid_policy',

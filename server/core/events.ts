@@ -9,7 +9,7 @@ export type CofferEvent =
   | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }
-  | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' }
+  | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' | 'archived' }
   | { type: 'approval'; owner: string; agentId: string; approvalId: string; kind: string; status: string }
   | { type: 'deposit'; owner: string; amount: string; txSignature: string }
   | { type: 'policy'; owner: string; agentId: string }

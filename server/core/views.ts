@@ -18,6 +18,7 @@ export const agentView = (agent: AgentRecord) => ({
   createdAt: iso(agent.createdAt),
   displayName: agent.displayName,
   status: agent.status,
+  ...(agent.archivedAt === null ? {} : { archivedAt: iso(agent.archivedAt) }),
 });
 
 /** A payment's state as shown: `refunded` once the money came back to the agent (it no longer counts as spent). */

@@ -16,6 +16,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   confirmation_required: 403,
   agent_not_found: 404,
   agent_exists: 409,
+  agent_archived: 409,
+  agent_has_funds: 409,
   invalid_agent_id: 400,
   invalid_amount: 400,
   invalid_policy: 400,

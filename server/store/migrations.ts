@@ -553,6 +553,14 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX allocations_pending_returns ON allocations (owner, agent_id) WHERE status = 'pending' AND direction = 'to_treasury';
     `,
   },
+  {
+    version: 18,
+    name: 'archived_agents',
+    sql: `
+      -- An archived agent is stopped for good, its keys are gone, its history stays; its id stays taken.
+      ALTER TABLE agents ADD COLUMN archived_at INTEGER;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -36,6 +36,7 @@ function toAgent(row: Row): AgentRecord {
     displayName: text(row.display_name),
     status: row.status as AgentStatus,
     createdAt: Number(row.created_at),
+    archivedAt: optionalNumber(row.archived_at),
   };
 }
 
@@ -255,7 +256,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       'INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     getAgent: db.prepare('SELECT * FROM agents WHERE owner = ? AND agent_id = ?'),
-    listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? ORDER BY created_at, agent_id'),
+    listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NULL ORDER BY created_at, agent_id'),
+    listArchivedAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NOT NULL ORDER BY archived_at DESC, agent_id'),
+    archiveAgent: db.prepare("UPDATE agents SET archived_at = ?, status = 'suspended' WHERE owner = ? AND agent_id = ? AND archived_at IS NULL"),
     setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: q('SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
@@ -527,6 +530,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return row ? toAgent(row) : null;
     },
     listAgents: (owner) => (stmts.listAgents.all(owner) as Row[]).map(toAgent),
+    listArchivedAgents: (owner) => (stmts.listArchivedAgents.all(owner) as Row[]).map(toAgent),
+    archiveAgent: (owner, agentId, at) => stmts.archiveAgent.run(at, owner, agentId).changes === 1,
     setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
     getPolicy: (owner, agentId) => {

@@ -197,3 +197,17 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await page.getByRole('button', { name: 'Return', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText('Returned 2.50 USDC to the treasury on chain; wallet now 10.00 USDC');
 });
+
+test('archive from the agent page: its funds go back first, it leaves the overview, its page keeps its history', async ({ page }) => {
+  await signIn(page);
+  await page.goto(`${serve.url}/#/agents/scraper`);
+  await page.getByRole('button', { name: 'Archive…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Archive Web scraper?' });
+  await expect(dialog).toContainText('40.00 USDC go back to the treasury on chain');
+  await dialog.getByRole('button', { name: 'Return the funds and archive' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Archived' })).toContainText('stopped for good, its key revoked');
+  await page.goto(`${serve.url}/#/`);
+  await expect(page.getByTestId('agent-row-scraper')).toHaveCount(0);
+  await page.getByText(/Archived agents \(1\)/).click();
+  await expect(page.getByRole('link', { name: 'Web scraper' })).toBeVisible();
+});

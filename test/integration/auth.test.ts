@@ -62,7 +62,7 @@ describe('auth', () => {
     store.insertApiKey(hashApiKey(otherOwnerKey), { kind: 'owner', owner: OTHER_OWNER }, now);
     // The other owner has an agent with the same id as ours.
     store.insertAgent(
-      { owner: OTHER_OWNER, agentId: 'target', walletAddress: OTHER_AGENT_WALLET, displayName: 'theirs', status: 'active', createdAt: now },
+      { owner: OTHER_OWNER, agentId: 'target', walletAddress: OTHER_AGENT_WALLET, displayName: 'theirs', status: 'active', createdAt: now, archivedAt: null },
       { dailyBudget: 77_000_000n, maxPerPayment: 7_000_000n, cooldownSeconds: 7, allowedServices: ['web-search'] },
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);

@@ -73,3 +73,44 @@ describe('returning an agent\'s funds to the treasury', () => {
     for (const answer of answers) expect([200, 402], JSON.stringify(answer.body)).toContain(answer.status);
   });
 });
+
+describe('archiving an agent', () => {
+  let t: TestCoffer;
+  beforeAll(async () => {
+    t = await startCoffer();
+  });
+  afterAll(async () => t.stop());
+
+  it('needs an empty wallet; then the key stops at once, nothing can restart or fund it, and its history stays', async () => {
+    const agent = await fundedAgent(t, 'retiring', '2');
+    const paid = await t.api('POST', t.withOwner('/v1/agents/retiring/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    expect(paid.status).toBe(200);
+    const archive = () => t.api('POST', t.withOwner('/v1/agents/retiring/archive'));
+    const refused = await archive();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'agent_has_funds', error: expect.stringMatching(/1\.99 USDC: return it to the treasury first/) });
+    expect((await t.api('POST', t.withOwner('/v1/agents/retiring/archive'), { key: agent.apiKey })).body.code).toBe('owner_only');
+
+    await t.api('POST', t.withOwner('/v1/agents/retiring/return'));
+    const archived = await archive();
+    expect(archived.status).toBe(200);
+    expect(archived.body).toMatchObject({ agentId: 'retiring', status: 'archived', archivedAt: expect.any(String) });
+    expect((await archive()).body).toEqual(archived.body);
+
+    // The key is gone; nothing brings it back or funds it.
+    expect((await t.api('GET', t.withOwner('/v1/agents/retiring/balance'), { key: agent.apiKey })).status).toBe(401);
+    expect((await t.api('POST', t.withOwner('/v1/agents/retiring/resume'))).body.code).toBe('agent_archived');
+    expect((await t.api('POST', t.withOwner('/v1/agents/retiring/allocate'), { body: { amount: '1' } })).body.code).toBe('agent_archived');
+    expect((await t.api('POST', t.withOwner('/v1/agents/retiring/key'))).body.code).toBe('agent_archived');
+    expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body.resumed).not.toContain('retiring');
+    expect((await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'retiring', dailyBudget: '1', maxPerPayment: '1' } })).body.code).toBe('agent_exists');
+
+    // Out of the lists; its history is still there for the owner.
+    const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+    expect(dashboard.agents.map((a: { agentId: string }) => a.agentId)).not.toContain('retiring');
+    expect(dashboard.archivedAgents).toEqual([expect.objectContaining({ agentId: 'retiring', status: 'suspended', archivedAt: archived.body.archivedAt })]);
+    const history = await t.api('GET', t.withOwner('/v1/agents/retiring/spend-history'));
+    expect(history.body.payments).toHaveLength(1);
+    expect(t.coffer.db.prepare("SELECT action FROM audit_log WHERE agent_id = 'retiring' AND action = 'agent.archive'").pluck().all()).toHaveLength(1);
+  });
+});

@@ -72,6 +72,7 @@ export function createClient(owner: string) {
     tasks: (id: string) => call<{ tasks: ImageTask[] }>('GET', q(`${agent(id)}/tasks`)),
     replaceKey: (id: string) => call<ReplacedKey>('POST', q(`${agent(id)}/key`)),
     rename: (id: string, body: z.input<typeof renameBodySchema>) => call<{ agentId: string; displayName: string }>('POST', q(`${agent(id)}/rename`), body),
+    archive: (id: string) => call<{ agentId: string; status: 'archived'; archivedAt: string }>('POST', q(`${agent(id)}/archive`)),
     kill: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/kill`)),
     resume: (id: string) => call<{ agentId: string; status: string }>('POST', q(`${agent(id)}/resume`)),
     killAll: () => call<{ suspended: string[] }>('POST', q('/v1/kill-all')),

@@ -18,6 +18,8 @@ import { paymentStatusLabel } from '../lib/labels.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 import { ImageTasks } from '../components/ImageTasks.js';
 import { TableHead } from '../components/TableHead.js';
+import { Dialog } from '../components/Dialog.js';
+import { tryParseUsdc } from '../lib/money.js';
 
 /** One agent: its brake, wallet, funds, policy and what it spent. */
 export function AgentPage({ agentId }: { agentId: string }) {
@@ -25,6 +27,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
   const agent = dashboard?.agents.find((a) => a.agentId === agentId);
   const waiting = pendingApprovals.filter((a) => a.agentId === agentId);
   const [replacingKey, setReplacingKey] = useState(false);
+  const [archiving, setArchiving] = useState(false);
   const [history, setHistory] = useState<SpendRecord[]>([]);
   const [services, setServices] = useState<Service[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -46,6 +49,24 @@ export function AgentPage({ agentId }: { agentId: string }) {
   }, [client]);
 
   if (!dashboard) return null;
+  const archived = dashboard.archivedAgents.find((a) => a.agentId === agentId);
+  if (!agent && archived) {
+    return (
+      <section className="card" aria-labelledby="archived-title">
+        <p className="muted">
+          <a href={hrefFor({ page: 'overview' })}>Overview</a> / {archived.agentId}
+        </p>
+        <h2 id="archived-title">{archived.displayName}</h2>
+        <p className="banner warning" role="status">
+          Archived {archived.archivedAt ? dateTime(archived.archivedAt) : ''}: stopped for good, its key revoked. Its history stays.
+        </p>
+        <p className="muted">
+          Wallet <code>{archived.walletAddress}</code>
+        </p>
+        <SpendHistoryTable history={history} />
+      </section>
+    );
+  }
   if (!agent) {
     return (
       <section className="card">
@@ -146,6 +167,16 @@ export function AgentPage({ agentId }: { agentId: string }) {
             </div>
           </div>
           <ReplaceKeyDialog agentId={agent.agentId} name={agent.displayName} open={replacingKey} onClose={() => setReplacingKey(false)} />
+          <div className="amount-form">
+            <span className="label-like">Done with this agent?</span>
+            <p className="hint">Archiving stops it for good and revokes its key; its history stays. Its USDC goes back to the treasury first.</p>
+            <div>
+              <button type="button" className="button danger" onClick={() => setArchiving(true)}>
+                Archive…
+              </button>
+            </div>
+          </div>
+          <ArchiveDialog agentId={agent.agentId} name={agent.displayName} balance={agent.balance} open={archiving} onClose={() => setArchiving(false)} />
         </section>
         <section className="card" aria-labelledby="policy-title">
           <h3 id="policy-title">Spending policy</h3>
@@ -165,32 +196,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
       <section className="card" aria-labelledby="spend-title">
         <h3 id="spend-title">Spending</h3>
         <SpendChart payments={history} />
-        {history.length === 0 ? (
-          <p className="empty">No payments yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <TableHead columns={['When', 'Service', 'Description', { label: 'Amount', num: true }, 'Status']} />
-              <tbody>
-                {history.map((p) => (
-                  <tr key={p.id}>
-                    <td className="nowrap">{dateTime(p.timestamp)}</td>
-                    <td>
-                      <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
-                    </td>
-                    <td className="muted">{p.description}</td>
-                    <td className="num">
-                      <Money value={p.amount} />
-                    </td>
-                    <td>
-                      <span className={`pill ${p.status}`}>{paymentStatusLabel(p.status)}</span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <SpendHistoryTable history={history} />
       </section>
 
       <ImageTasks agentId={agent.agentId} />
@@ -230,5 +236,78 @@ function RenameForm({ agentId, current }: { agentId: string; current: string }) 
       </div>
       <ErrorNote error={error} />
     </form>
+  );
+}
+
+/** What an agent paid, newest first. */
+function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
+  if (history.length === 0) return <p className="empty">No payments yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <TableHead columns={['When', 'Service', 'Description', { label: 'Amount', num: true }, 'Status']} />
+        <tbody>
+          {history.map((p) => (
+            <tr key={p.id}>
+              <td className="nowrap">{dateTime(p.timestamp)}</td>
+              <td>
+                <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
+              </td>
+              <td className="muted">{p.description}</td>
+              <td className="num">
+                <Money value={p.amount} />
+              </td>
+              <td>
+                <span className={`pill ${p.status}`}>{paymentStatusLabel(p.status)}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Archiving, confirmed: the wallet's USDC goes back to the treasury first, then the agent is archived. */
+function ArchiveDialog({ agentId, name, balance, open, onClose }: { agentId: string; name: string; balance: string; open: boolean; onClose: () => void }) {
+  const { client, refresh } = useDashboard();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const holds = (tryParseUsdc(balance) ?? 0n) > 0n;
+  const archive = async () => {
+    if (!client) return;
+    setBusy(true);
+    setError(null);
+    try {
+      if (holds) await client.returnFunds(agentId, {});
+      await client.archive(agentId);
+      await refresh();
+      onClose();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open={open} onClose={onClose} title={`Archive ${name}?`}>
+      <p>
+        {holds ? (
+          <>
+            Its <Money value={balance} /> go back to the treasury on chain, then{' '}
+          </>
+        ) : null}
+        {name} is stopped for good and its key stops working at once. Its payments and history stay, and its id cannot be used again.
+      </p>
+      <ErrorNote error={error} />
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="button danger" onClick={() => void archive()} disabled={busy}>
+          {busy ? 'Archiving…' : holds ? 'Return the funds and archive' : 'Archive'}
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -80,6 +80,19 @@ export function Overview() {
             </table>
           </div>
         )}
+        {dashboard.archivedAgents.length > 0 && (
+          <details className="archived">
+            <summary>Archived agents ({dashboard.archivedAgents.length})</summary>
+            <ul>
+              {dashboard.archivedAgents.map((archived) => (
+                <li key={archived.agentId}>
+                  <a href={hrefFor({ page: 'agent', agentId: archived.agentId })}>{archived.displayName}</a>{' '}
+                  <span className="muted">archived {shortTime(archived.archivedAt ?? null)}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
       </section>
       <section className="card" aria-labelledby="recent-title">
         <div className="section-head">

@@ -18,6 +18,8 @@ export interface AgentRecord {
   displayName: string;
   status: AgentStatus;
   createdAt: number;
+  /** When the owner archived it (stopped for good, keys revoked, history kept); null while it is in use. */
+  archivedAt: number | null;
 }
 
 export interface Policy {
@@ -253,7 +255,10 @@ export interface Store {
 
   insertAgent(agent: AgentRecord, policy: Policy): void;
   getAgent(owner: string, agentId: string): AgentRecord | null;
+  /** The owner's agents in use (archived ones are left out). */
   listAgents(owner: string): AgentRecord[];
+  listArchivedAgents(owner: string): AgentRecord[];
+  archiveAgent(owner: string, agentId: string, at: number): boolean;
   setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;

@@ -51,6 +51,9 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
     res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null));
   });
+  router.post('/agents/:agentId/archive', async (req, res) => {
+    res.json(await engine.archive(principal(req), agentIdParam(req.params.agentId)));
+  });
   router.post('/agents/:agentId/kill', (req, res) => {
     res.json(engine.kill(principal(req), agentIdParam(req.params.agentId)));
   });
