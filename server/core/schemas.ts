@@ -139,7 +139,7 @@ export type X402PayBody = z.infer<typeof x402PayBodySchema>;
 /** The paid answer's headers, for Coffer to learn which transaction the seller settled. */
 export const x402SettledBodySchema = z.strictObject({ headers: headersSchema });
 
-export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'is not a payment id') });
+export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'must look like pay_ followed by 10 to 40 letters and digits') });
 
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 

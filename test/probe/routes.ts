@@ -42,6 +42,9 @@ const TABLE: Record<string, Auth> = {
   'POST /v1/agents/deploy': 'ask',
   'GET /v1/agents': 'owner',
   'POST /v1/kill-all': 'owner',
+  'POST /v1/resume-all': 'owner',
+  'POST /v1/agents/:agentId/return': 'owner',
+  'POST /v1/agents/:agentId/archive': 'owner',
   'GET /v1/agents/:agentId/balance': 'agent',
   'GET /v1/agents/:agentId/policy': 'agent',
   'POST /v1/agents/:agentId/policy': 'agent-approval',
@@ -68,6 +71,7 @@ const TABLE: Record<string, Auth> = {
   'GET /v1/link-sessions/:token': 'public',
   'GET /v1/link-sessions/:token/details': 'owner',
   'POST /v1/link-sessions/:token/complete': 'owner',
+  'POST /v1/link-sessions/:token/deny': 'owner',
   'GET /v1/services/search': 'public',
   'GET /v1/services': 'public',
   'GET /v1/services/:serviceId': 'public',
@@ -155,6 +159,7 @@ const NO_OWNER_PARAM = new Set([
   'POST /v1/link-sessions/clear',
   'GET /v1/link-sessions/:token/details',
   'POST /v1/link-sessions/:token/complete',
+  'POST /v1/link-sessions/:token/deny',
 ]);
 
 /** Routes whose principal reads `?owner=`. */
@@ -171,6 +176,8 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { cooldownSeconds: 0 };
     case 'POST /v1/agents/:agentId/allocate':
       return { amount: '0.01' };
+    case 'POST /v1/agents/:agentId/return':
+      return { amount: '0.001' };
     case 'POST /v1/agents/:agentId/rename':
       return { displayName: `Probe ${unique}` };
     case 'POST /v1/agents/:agentId/pay':
