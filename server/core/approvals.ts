@@ -44,7 +44,7 @@ export function requestApproval(
 ): PendingApproval {
   const asker = ctx.store.getAgent(principal.owner, principal.agentId);
   if (asker?.status === 'suspended' && kind !== 'resume') {
-    throw new CofferError('agent_suspended', `agent "${principal.agentId}" is suspended: it can only ask to be resumed`);
+    throw new CofferError('agent_suspended', `agent "${principal.agentId}" is stopped: it can only ask to be resumed`);
   }
   ctx.store.expireApprovals(ctx.clock.now());
   const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);

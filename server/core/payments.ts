@@ -189,7 +189,7 @@ async function payOrThrow(
     const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
     if (outcome !== NOT_SENT) return outcome;
   }
-  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
 
   const service = ctx.store.getService(body.service);
   const recipient = service?.payTo ?? body.recipient;
@@ -322,7 +322,7 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
       if (first && !neverSent(first)) return { replayOf: first };
     }
     const current = getAgentOrThrow(ctx, owner, agentId);
-    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
     checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
     // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
     const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);

@@ -44,7 +44,7 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
       if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
     }
-    if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is suspended: payments are blocked`);
+    if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
     const { service, serviceId, listed } = listing;
     checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
     assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);

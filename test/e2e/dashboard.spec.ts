@@ -202,7 +202,7 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   await page.getByRole('navigation').getByRole('link', { name: 'Activity' }).click();
   const refusal = page.getByTestId('refusal-row').first();
   await expect(refusal).toContainText('E2E research bot');
-  await expect(refusal).toContainText('suspended');
+  await expect(refusal).toContainText('is stopped');
 });
 
 test('a new API key for an agent: asked first, shown once, guarded until copied, and it works', async ({ page, context }) => {

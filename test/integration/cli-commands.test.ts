@@ -78,7 +78,7 @@ describe('coffer status, pay, kill, open', () => {
   it('kill stops this agent; kill <other> and kill --all take the owner connection file', async () => {
     expect((await coffer(['kill', '--config', configFile])).stdout).toMatch(/Stopped cli-agent/);
     const refused = await coffer(['pay', 'demo-weather', '0.10', '--config', configFile]);
-    expect(refused.stderr).toMatch(/suspended.*\(agent_suspended\)/);
+    expect(refused.stderr).toMatch(/is stopped: its payments are refused.*\(agent_suspended\)/);
     expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/status\s+STOPPED/);
     const other = await coffer(['kill', 'other-agent', '--config', configFile, '--data-dir', dataDir]);
     expect(other.stdout).toMatch(/Stopped other-agent/);

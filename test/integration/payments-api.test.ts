@@ -284,7 +284,7 @@ describe('payments over HTTP on the sim chain', () => {
     const { recentRefusals } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(mine).toEqual([
-      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/suspended/), timestamp: expect.any(String) },
+      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/is stopped/), timestamp: expect.any(String) },
       { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/max per payment/), timestamp: expect.any(String) },
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
