@@ -1,5 +1,6 @@
 import type { Notification as ElectronNotification } from 'electron';
 import type { CofferEventWithTime } from '../server/core/events.js';
+import { groupThousands } from '../server/core/money.js';
 import type { ElectronApi } from './electron-api.js';
 
 export interface DesktopNotification {
@@ -20,13 +21,13 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
         ? { title: 'Approval waiting', body: `${event.agentId} asks: ${event.kind === 'allocate' ? 'funds' : event.kind === 'deploy' ? 'a new agent' : event.kind === 'resume' ? 'to resume' : 'a looser policy'}`, route: '#/approvals' }
         : null;
     case 'payment_refused':
-      return { title: `Payment refused: ${event.agentId}`, body: `${event.amount} USDC to ${event.service}: ${event.message}`, route: `#/agents/${encodeURIComponent(event.agentId)}` };
+      return { title: `Payment refused: ${event.agentId}`, body: `${groupThousands(event.amount)} USDC to ${event.service}: ${event.message}`, route: `#/agents/${encodeURIComponent(event.agentId)}` };
     case 'agent':
       return event.status === 'suspended'
         ? { title: `${event.agentId} stopped`, body: 'Its payments are refused until you resume it.', route: `#/agents/${encodeURIComponent(event.agentId)}` }
         : null;
     case 'deposit':
-      return { title: 'Deposit arrived', body: `${event.amount} USDC reached the treasury.`, route: '#/' };
+      return { title: 'Deposit arrived', body: `${groupThousands(event.amount)} USDC reached the treasury.`, route: '#/' };
     default:
       return null;
   }

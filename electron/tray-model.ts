@@ -1,3 +1,4 @@
+import { groupThousands } from '../server/core/money.js';
 /**
  * The tray, as plain data computed from the engine's state: what the icon shows and what the menu
  * holds. No Electron here, so every rule is unit-tested; tray-controller.ts turns it into a real menu.
@@ -24,7 +25,7 @@ export interface TrayState {
   stopping?: boolean;
 }
 
-const usdc = (balance: string | null) => (balance === null ? '… USDC' : `${balance} USDC`);
+const usdc = (balance: string | null) => (balance === null ? '… USDC' : `${groupThousands(balance)} USDC`);
 
 export type IconState = 'normal' | 'attention';
 

@@ -44,3 +44,13 @@ export function formatUsdc(micro: bigint): string {
   if (fraction.length < 2) fraction = fraction.padEnd(2, '0');
   return `${negative ? '-' : ''}${whole}.${fraction}`;
 }
+
+/**
+ * An amount as a person reads it: a decimal string with thousands separators in its whole part
+ * ("1,000,000.50"). Only screens group: the wire keeps plain decimals.
+ */
+export function groupThousands(decimal: string): string {
+  const [whole = '', fraction] = decimal.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}

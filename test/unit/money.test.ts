@@ -244,3 +244,17 @@ describe('parseAmount ∘ formatUsdc', () => {
     );
   });
 });
+
+describe('groupThousands (screens only; the wire keeps plain decimals)', () => {
+  it('groups the whole part and leaves the fraction alone', async () => {
+    const { groupThousands } = await import('../../server/core/money.js');
+    expect(['0.01', '999.99', '1000.00', '1234567.000001', '1000000000', '12'].map(groupThousands)).toEqual([
+      '0.01',
+      '999.99',
+      '1,000.00',
+      '1,234,567.000001',
+      '1,000,000,000',
+      '12',
+    ]);
+  });
+});

@@ -1,4 +1,4 @@
-import { formatUsdc, tryParseUsdc } from '../../../server/core/money.js';
+import { formatUsdc, groupThousands, tryParseUsdc } from '../../../server/core/money.js';
 
 export { formatUsdc, tryParseUsdc };
 
@@ -6,10 +6,7 @@ export { formatUsdc, tryParseUsdc };
  * An amount as a person reads it: the wire's decimal string with thousands separators in its whole
  * part ("1,000,000.50"). The wire keeps plain decimals; only the screen groups them.
  */
-export function readableUsdc(micro: bigint): string {
-  const [whole, fraction] = formatUsdc(micro).split('.');
-  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
-}
+export const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));
 
 /** How many times `next` is `current`, in words ("200,000,000×"), or null when it is not more. */
 export function timesMore(current: bigint, next: bigint): string | null {
