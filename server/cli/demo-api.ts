@@ -48,6 +48,12 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
   console.log(
     `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
   );
+  const listening = (server.address() as AddressInfo).port;
+  if (listening !== DEMO_API_PORT) {
+    // The registry's demo-weather and demo-quotes name the default port: say so rather than let an
+    // agent that follows the registry find nothing there.
+    console.log(`Note: the registry lists demo-weather and demo-quotes at http://127.0.0.1:${DEMO_API_PORT}; agents reach this one at ${url} (pay them by service id, then call this URL).`);
+  }
   return new Promise((resolve) => {
     const stop = () => {
       server.close(() => {

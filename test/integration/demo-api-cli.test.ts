@@ -21,11 +21,17 @@ describe('coffer demo-api beside coffer serve', () => {
     const serve = await spawnServe(dataDir);
     const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const firstLine = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: demo.stdout! }).once('line', resolve);
+      const [firstLine, secondLine] = await new Promise<string[]>((resolve, reject) => {
+        const lines: string[] = [];
+        createInterface({ input: demo.stdout! }).on('line', (line) => {
+          lines.push(line);
+          if (lines.length === 2) resolve(lines);
+        });
         demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
-      });
+      }) as [string, string];
       expect(firstLine).toMatch(/demo API listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim/);
+      // Not on the port the registry names: it says where agents reach it instead.
+      expect(secondLine).toMatch(/^Note: the registry lists demo-weather and demo-quotes at http:\/\/127\.0\.0\.1:7403; agents reach this one at http:\/\/127\.0\.0\.1:\d+/);
       const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
 
       const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
