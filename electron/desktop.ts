@@ -18,6 +18,7 @@ import { createBalanceCache, runTrayAction, trayState } from './tray-actions.js'
 import { createTrayController, type Timers, type TrayController } from './tray-controller.js';
 import type { TrayAction } from './tray-model.js';
 import { openDashboardWindow } from './window.js';
+import { assertPortFree } from '../server/boot/already-running.js';
 
 /** The installer's shortcut carries this id; Windows shows notifications only for a matching app id. */
 export const APP_ID = 'dev.coffer.desktop';
@@ -89,6 +90,9 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
   };
 
   async function openEngine(settings: ServeConfig): Promise<{ coffer: OpenedCoffer; server: RunningServer }> {
+    // A taken port is refused before the data dir is opened: a start that cannot listen leaves no
+    // new treasury behind.
+    await assertPortFree(settings.port, settings.dataDir);
     const bridge = installMcpBridge(deps.mcpBridge, settings.dataDir);
     const open = (network: string | undefined) =>
       deps.openCoffer({ ...settings, network, log, mcpLaunch: desktopMcpLaunch(deps.execPath, deps.env, bridge) });

@@ -300,6 +300,9 @@ describe('the desktop app when things go wrong', () => {
     }).start();
     expect(second.fake.dialog.errors[0]?.content).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*The log is at ${join(dataDir, 'logs', 'desktop.log')}`));
     expect(second.fake.app.exitCode).toBe(1);
+    // Nothing was created: no database, no keys (only the log that says why).
+    expect(existsSync(join(dataDir, 'coffer.db'))).toBe(false);
+    expect(existsSync(join(dataDir, 'keys'))).toBe(false);
     // The data dir was left usable (its lock released).
     const reopened = await openCoffer({ dataDir, keyStore: 'file', log: () => undefined });
     await reopened.close();
