@@ -24,6 +24,7 @@ import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
 import type { McpLaunch } from '../core/context.js';
 import { cofferMcpLaunch } from './cli-invocation.js';
+import { demoApiUrl } from './demo-api-presence.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -133,6 +134,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
           ? createSimImageProvider(() => baseUrl)
           : null,
       baseUrl: () => baseUrl,
+      demoApiUrl: () => demoApiUrl(options.dataDir),
     });
     const reconciled = await engine.reconcile();
     engine.recoverApprovals();

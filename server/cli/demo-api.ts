@@ -7,6 +7,7 @@ import { openPaywallStore } from '../x402/paywall-store.js';
 import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
 import { facilitatorAt } from '../x402/paywall-x402.js';
 import { resolveServeConfig } from './config.js';
+import { announceDemoApi } from '../boot/demo-api-presence.js';
 
 export const DEMO_API_PORT = 7403;
 
@@ -48,14 +49,11 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
   console.log(
     `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
   );
-  const listening = (server.address() as AddressInfo).port;
-  if (listening !== DEMO_API_PORT) {
-    // The registry's demo-weather and demo-quotes name the default port: say so rather than let an
-    // agent that follows the registry find nothing there.
-    console.log(`Note: the registry lists demo-weather and demo-quotes at http://127.0.0.1:${DEMO_API_PORT}; agents reach this one at ${url} (pay them by service id, then call this URL).`);
-  }
+  // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs.
+  const withdraw = announceDemoApi(dataDir, url);
   return new Promise((resolve) => {
     const stop = () => {
+      withdraw();
       server.close(() => {
         store.close();
         resolve(0);

@@ -27,6 +27,8 @@ export interface EngineContext {
   x402: X402Buyer | null;
   /** The /v1 server's base URL, once it listens (for mcpConfig.env). */
   baseUrl: () => string;
+  /** Where the demo API (coffer demo-api) listens now beside this Coffer, if it does. */
+  demoApiUrl?: () => string | null;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

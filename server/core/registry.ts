@@ -5,14 +5,21 @@ import type { ModelRecord, ServiceRecord } from './ports/store.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
-export const serviceView = (service: ServiceRecord) => ({
+/** Where the catalog lists the demo API (coffer demo-api's default port). */
+export const DEMO_API_LISTED_URL = 'http://127.0.0.1:7403';
+
+/**
+ * A service as the registry answers it. The demo API's listings name the port it really runs on
+ * when it runs elsewhere than the catalog's default (it says where, see demoApiUrl).
+ */
+export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null) => ({
   id: service.id,
   name: service.name,
   description: service.description,
   category: service.category,
   pricing: service.pricing,
   pricePerCall: service.pricePerCall,
-  endpoint: service.endpoint,
+  endpoint: demoApiUrl !== null && service.endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? service.endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl) : service.endpoint,
   source: service.source,
   payTo: service.payTo,
   network: service.network,
@@ -30,18 +37,20 @@ export const modelView = (model: ModelRecord) => ({
 /** Full-text search of the registry (FTS5, ranked); an empty query lists everything. */
 export function searchServices(ctx: EngineContext, query: string, limit = SEARCH_DEFAULT_LIMIT) {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
-  return { query, results: results.map(serviceView), total, totalIsCapped };
+  const demo = ctx.demoApiUrl?.() ?? null;
+  return { query, results: results.map((service) => serviceView(service, demo)), total, totalIsCapped };
 }
 
 export function getService(ctx: EngineContext, id: string) {
   const service = ctx.store.getService(id);
   if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
-  return serviceView(service);
+  return serviceView(service, ctx.demoApiUrl?.() ?? null);
 }
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
 export function servicesPaidTo(ctx: EngineContext, payTo: string) {
-  return { results: ctx.store.servicesPaidTo(payTo).map(serviceView) };
+  const demo = ctx.demoApiUrl?.() ?? null;
+  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo)) };
 }
 
 export function listModels(ctx: EngineContext) {

@@ -12,6 +12,8 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { DEMO_API_LISTED_URL } from '../../server/core/registry.js';
+import { DEMO_API_PORT } from '../../server/cli/demo-api.js';
 
 describe('coffer demo-api beside coffer serve', () => {
   const dataDir = tempDataDir();
@@ -21,18 +23,16 @@ describe('coffer demo-api beside coffer serve', () => {
     const serve = await spawnServe(dataDir);
     const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const [firstLine, secondLine] = await new Promise<string[]>((resolve, reject) => {
-        const lines: string[] = [];
-        createInterface({ input: demo.stdout! }).on('line', (line) => {
-          lines.push(line);
-          if (lines.length === 2) resolve(lines);
-        });
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
         demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
-      }) as [string, string];
+      });
       expect(firstLine).toMatch(/demo API listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim/);
-      // Not on the port the registry names: it says where agents reach it instead.
-      expect(secondLine).toMatch(/^Note: the registry lists demo-weather and demo-quotes at http:\/\/127\.0\.0\.1:7403; agents reach this one at http:\/\/127\.0\.0\.1:\d+/);
       const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+      // Not on the catalog's port: the registry lists it where it really runs (and back once it stops).
+      expect(DEMO_API_LISTED_URL).toBe(`http://127.0.0.1:${DEMO_API_PORT}`);
+      const listed = async () => ((await json(fetch(`${serve.url}/v1/services/search?q=demo`))).results as { id: string; endpoint: string }[]).find((s) => s.id === 'demo-weather')!.endpoint;
+      expect(await listed()).toBe(`GET ${demoUrl}/weather?city={city}`);
 
       const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
       const post = (path: string, body: unknown) =>
@@ -53,6 +53,10 @@ describe('coffer demo-api beside coffer serve', () => {
       const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.header.value } });
       expect((await json(replay)).code).toBe('receipt_already_used');
       expect(statSync(join(dataDir, 'demo-api', 'paywall.db')).mode & 0o777).toBe(0o600);
+      const stopped = new Promise((resolve) => demo.once('exit', resolve));
+      demo.kill('SIGTERM');
+      await stopped;
+      expect(await listed()).toBe(`GET ${DEMO_API_LISTED_URL}/weather?city={city}`);
     } finally {
       demo.kill('SIGTERM');
       serve.child.kill('SIGTERM');
