@@ -57,7 +57,15 @@ describe('after any sequence of allocations and payments, every wallet on chain 
 
   it('holds for random interleavings (fast-check), including refused and concurrent operations', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(operationArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (batches) => {
+      fc.asyncProperty(fc.array(fc.array(operationArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (generated) => {
+        // Every run moves real money at least once, whatever was generated (a short generated run
+        // may refuse everything): resume, fund and pay once, then the generated batches.
+        const batches: (typeof generated)[number][] = [
+          [{ op: 'resume', agent: 'alpha' }],
+          [{ op: 'allocate', agent: 'alpha', amount: '0.020000' }],
+          [{ op: 'pay', agent: 'alpha', amount: '0.010000', service: UNLISTED_API }],
+          ...generated,
+        ];
         for (const batch of batches) {
           // Operations of one batch run concurrently.
           await Promise.all(
