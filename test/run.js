@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ensurePrerequisites } from './prerequisites.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vitestResults = join(root, '.vitest-results.json');
@@ -18,6 +19,13 @@ const finish = (passed, failed) => {
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 };
+
+// The system's part first: a missing package is installed (root, CI) or named with its command, at once.
+const missingPrerequisite = ensurePrerequisites(root);
+if (missingPrerequisite !== null) {
+  console.error(missingPrerequisite);
+  finish(0, 1);
+}
 
 for (const [name, args] of [
   ['typecheck', ['run', 'typecheck']],
