@@ -2,7 +2,8 @@
 // The `coffer` command. `npm install` compiles the TypeScript sources to dist/app (npm run build),
 // and the command runs that JavaScript: no compiler runs at start. When a source under server/ is
 // newer than that build (a checkout being worked on), the sources run through tsx instead (slower to
-// start, never stale).
+// start, never stale; tsx is a dev dependency, there with the sources). An installed package (npm
+// pack, npm install -g) ships the build and no sources.
 import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -19,7 +20,9 @@ function compiledIsFresh() {
   }
   const server = join(root, 'server');
   for (const file of readdirSync(server, { recursive: true })) {
-    if (!/\.(ts|json)$/.test(file)) continue;
+    // Only TypeScript is compiled (data files are read where they are). An installed package ships
+    // no sources at all, so its build is always the one to run.
+    if (!file.endsWith('.ts')) continue;
     if (statSync(join(server, file)).mtimeMs > built) return false;
   }
   return true;
