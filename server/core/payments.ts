@@ -12,6 +12,7 @@ import type { PreparedTransfer } from './ports/chain.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
+import { firstRefusal } from './policy.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const claims = {
@@ -365,8 +366,8 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
 }
 
 /**
- * The policy's refusals in API.md's order: service allowed, maxPerPayment, cooldown, dailyBudget.
- * Throws the first that applies; the balance is checked by the reservation itself.
+ * Applies the agent's policy to a payment (policy.ts decides, in API.md's order): throws its first
+ * refusal. What it is judged against is read here: the policy, the spending window, the last payment.
  */
 export function checkPolicy(
   ctx: EngineContext,
@@ -378,45 +379,12 @@ export function checkPolicy(
   amount: bigint,
 ): void {
   const now = ctx.clock.now();
-  const policy = ctx.store.getPolicy(owner, agentId);
-  if (!isAllowed(policy.allowedServices, serviceId, service !== null, recipient)) {
-    throw new CofferError(
-      'service_not_allowed',
-      service === null && policy.allowedServices.includes(serviceId)
-        ? `"${serviceId}" is not in the registry, so its name does not pin who is paid; add the recipient ${recipient ?? '(none sent)'} to this agent's allowed services`
-        : `service "${serviceId}" is not one of this agent's allowed services`,
-    );
-  }
-  if (amount > policy.maxPerPayment) {
-    throw new CofferError(
-      'max_per_payment_exceeded',
-      `${formatUsdc(amount)} USDC is over this agent's max per payment of ${formatUsdc(policy.maxPerPayment)} USDC`,
-    );
-  }
-  const last = ctx.store.lastPaymentAt(owner, agentId);
-  if (policy.cooldownSeconds > 0 && last !== null && now - last < policy.cooldownSeconds * 1000) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((last + policy.cooldownSeconds * 1000 - now) / 1000));
-    throw new CofferError('cooldown_active', `cooldown active: next payment allowed in ${retryAfterSeconds} s`, {
-      retryAfterSeconds,
-    });
-  }
-  const spent = ctx.store.spentSince(owner, agentId, now - DAY_MS);
-  if (spent + amount > policy.dailyBudget) {
-    throw new CofferError(
-      'daily_budget_exceeded',
-      `this payment would pass the daily budget: ${formatUsdc(spent)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h`,
-    );
-  }
-}
-
-/**
- * allowedServices holds registry service ids and recipient addresses. A registry service is allowed
- * by its id; anything else only by its recipient's address, since an unlisted name is the agent's
- * own label and does not say who gets the money. An empty list allows everything.
- */
-function isAllowed(allowed: string[], serviceId: string, inRegistry: boolean, recipient: string | undefined): boolean {
-  if (allowed.length === 0) return true;
-  return (recipient !== undefined && allowed.includes(recipient)) || (inRegistry && allowed.includes(serviceId));
+  const refusal = firstRefusal(
+    ctx.store.getPolicy(owner, agentId),
+    { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
+    { serviceId, inRegistry: service !== null, recipient, amount },
+  );
+  if (refusal !== null) throw refusal;
 }
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CofferError } from '../../server/core/errors.js';
-import { isTightening, mergePolicy } from '../../server/core/policy.js';
+import { isTightening, mergePolicy, firstRefusal, POLICY_RULES } from '../../server/core/policy.js';
 import type { Policy } from '../../server/core/ports/store.js';
 
 const USDC = 1_000_000n;
@@ -265,5 +265,55 @@ describe('isTightening properties', () => {
         },
       ),
     );
+  });
+});
+
+describe('firstRefusal: the policy decision, in API.md order', () => {
+  const ADDRESS = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+  const micro = fc.bigInt({ min: 1n, max: 10_000_000n });
+  const arb = fc.record({
+    policy: fc.record({
+      dailyBudget: micro,
+      maxPerPayment: micro,
+      cooldownSeconds: fc.integer({ min: 0, max: 120 }),
+      allowedServices: fc.subarray(['demo-weather', 'web-search', ADDRESS]),
+    }),
+    usage: fc.record({
+      now: fc.constant(1_750_000_000_000),
+      spentInWindow: fc.bigInt({ min: 0n, max: 10_000_000n }),
+      lastPaymentAt: fc.option(fc.integer({ min: 1_750_000_000_000 - 200_000, max: 1_750_000_000_000 }), { nil: null }),
+    }),
+    ask: fc.record({
+      serviceId: fc.constantFrom('demo-weather', 'web-search', 'my-label'),
+      inRegistry: fc.boolean(),
+      recipient: fc.constantFrom(ADDRESS, 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', undefined),
+      amount: micro,
+    }),
+  });
+
+  it('answers the first rule the payment breaks, and null only when it breaks none', () => {
+    fc.assert(
+      fc.property(arb, ({ policy, usage, ask }) => {
+        // Each rule judged on its own, plainly.
+        const broken = {
+          service_not_allowed:
+            policy.allowedServices.length > 0 &&
+            !((ask.recipient !== undefined && policy.allowedServices.includes(ask.recipient)) || (ask.inRegistry && policy.allowedServices.includes(ask.serviceId))),
+          max_per_payment_exceeded: ask.amount > policy.maxPerPayment,
+          cooldown_active: policy.cooldownSeconds > 0 && usage.lastPaymentAt !== null && usage.now - usage.lastPaymentAt < policy.cooldownSeconds * 1000,
+          daily_budget_exceeded: usage.spentInWindow + ask.amount > policy.dailyBudget,
+        };
+        const expected = POLICY_RULES.find((rule) => broken[rule]) ?? null;
+        expect(firstRefusal(policy, usage, ask)?.code ?? null).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('an unlisted name in allowedServices does not allow paying whoever (the recipient must be listed)', () => {
+    const policy = { dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'] };
+    const refusal = firstRefusal(policy, { now: 0, spentInWindow: 0n, lastPaymentAt: null }, { serviceId: 'my-label', inRegistry: false, recipient: ADDRESS, amount: 1n });
+    expect(refusal?.code).toBe('service_not_allowed');
+    expect(refusal?.message).toMatch(/add the recipient .* to this agent's allowed services/);
   });
 });
