@@ -97,30 +97,51 @@ export async function allocate(
   return allocationResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
 }
 
-async function allocationResult(ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) {
+/** What an allocation or a return answers: what moved, its transaction, and the wallet's balance after. */
+async function moved(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  return {
-    agentId: allocation.agentId,
-    allocationId: allocation.id,
-    amount: formatUsdc(allocation.amount),
-    currency: 'USDC' as const,
-    txSignature: allocation.txSignature ?? '',
-    balance: formatUsdc(balance),
-  };
+  return { amount: formatUsdc(record.amount), currency: 'USDC' as const, txSignature: record.txSignature ?? '', balance: formatUsdc(balance) };
 }
 
-/** The first allocation under an Idempotency-Key, answered again (or NOT_SENT: it never reached the chain). */
-async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
-  if (first.direction !== 'to_agent') throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a return');
-  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), 'allocation');
+const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) => ({
+  agentId: allocation.agentId,
+  allocationId: allocation.id,
+  ...(await moved(ctx, allocation, agent)),
+});
+
+const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) => ({
+  agentId: record.agentId,
+  returnId: record.id,
+  ...(await moved(ctx, record, agent)),
+});
+
+/** Words and codes of each direction, for a replay. */
+const DIRECTIONS = {
+  to_agent: { what: 'allocation', other: 'return', lackOfFunds: 'insufficient_treasury_funds' },
+  to_treasury: { what: 'return', other: 'allocation', lackOfFunds: 'insufficient_funds' },
+} as const;
+
+/**
+ * The first allocation or return under an Idempotency-Key, settled, to answer again (or NOT_SENT: it
+ * never reached the chain). A key used for the other direction is refused.
+ */
+async function replayMove(ctx: EngineContext, first: AllocationRecord, requestHash: string, direction: AllocationRecord['direction']) {
+  const { what, other, lackOfFunds } = DIRECTIONS[direction];
+  if (first.direction !== direction) throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for ${other === 'allocation' ? 'an' : 'a'} ${other}`);
+  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), what);
   if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {
     throw new CofferError(
-      settled.errorCode === 'insufficient_funds' ? 'insufficient_treasury_funds' : 'chain_rejected',
-      `the allocation made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+      settled.errorCode === 'insufficient_funds' ? lackOfFunds : 'chain_rejected',
+      `the ${what} made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
     );
   }
-  return allocationResult(ctx, settled, agent);
+  return settled;
+}
+
+async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
+  const settled = await replayMove(ctx, first, requestHash, 'to_agent');
+  return settled === NOT_SENT ? NOT_SENT : allocationResult(ctx, settled, agent);
 }
 
 /**
@@ -197,30 +218,7 @@ export async function returnFunds(
   return returnResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
 }
 
-async function returnResult(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  return {
-    agentId: record.agentId,
-    returnId: record.id,
-    amount: formatUsdc(record.amount),
-    currency: 'USDC' as const,
-    txSignature: record.txSignature ?? '',
-    balance: formatUsdc(balance),
-  };
-}
-
-/** The first return under an Idempotency-Key, answered again (or NOT_SENT: it never reached the chain). */
 async function replayReturn(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
-  if (first.direction !== 'to_treasury') {
-    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for an allocation');
-  }
-  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), 'return');
-  if (settled === NOT_SENT) return NOT_SENT;
-  if (settled.status === 'failed') {
-    throw new CofferError(
-      settled.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
-      `the return made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
-    );
-  }
-  return returnResult(ctx, settled, agent);
+  const settled = await replayMove(ctx, first, requestHash, 'to_treasury');
+  return settled === NOT_SENT ? NOT_SENT : returnResult(ctx, settled, agent);
 }
