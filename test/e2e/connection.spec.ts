@@ -5,15 +5,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { SCREENSHOTS } from './screenshots.js';
 
 /**
  * The server really stops under an open dashboard and really starts again on the same address: the
  * page says so within two seconds, greys and locks what it shows, and comes back by itself, still
  * signed in.
  */
-const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
-  ? join(import.meta.dirname, 'screenshots')
-  : join(import.meta.dirname, '../../test-results/screenshots');
 
 const freePort = () =>
   new Promise<number>((resolve) => {

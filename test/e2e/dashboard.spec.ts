@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { SCREENSHOTS } from './screenshots.js';
 
 /**
  * The owner's day in the dashboard, in a real browser against a real `coffer serve`: sign in, fund,
@@ -15,13 +16,6 @@ let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
 let agentKey = '';
-/**
- * Where the screenshots go: beside the test results, or, with UPDATE_README_SCREENSHOTS=1, over the
- * README's own (so a test run leaves the working tree as it found it).
- */
-const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
-  ? join(import.meta.dirname, 'screenshots')
-  : join(import.meta.dirname, '../../test-results/screenshots');
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-'));

@@ -4,14 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { SCREENSHOTS } from './screenshots.js';
 
-/**
- * Every page of the dashboard, in light and dark, at 1280x800 and on a phone: the screenshots the
- * README shows (with UPDATE_README_SCREENSHOTS=1 they replace its own), each page checked to render.
- */
-const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
-  ? join(import.meta.dirname, 'screenshots')
-  : join(import.meta.dirname, '../../test-results/screenshots');
 
 let serve: ServeProcess;
 let dataDir: string;

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { SCREENSHOTS } from './screenshots.js';
 
 /**
  * The overview puts the brake first, on a desktop and on a phone: the agents (status, balance,
@@ -12,9 +13,6 @@ import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
  */
 test.describe.configure({ mode: 'serial' });
 
-const SCREENSHOTS = process.env.UPDATE_README_SCREENSHOTS
-  ? join(import.meta.dirname, 'screenshots')
-  : join(import.meta.dirname, '../../test-results/screenshots');
 
 let serve: ServeProcess;
 let dataDir: string;

@@ -1,26 +1,18 @@
-import { useState } from 'react';
 import { useDashboard } from '../state/store.js';
 import { ErrorNote } from './ErrorNote.js';
+import { useAction } from '../lib/use-action.js';
 
 /** The kill switch: one click suspends (every payment refused) or resumes an agent. */
 export function KillSwitch({ agentId, status, name }: { agentId: string; status: 'active' | 'suspended'; name: string }) {
   const { client, refresh } = useDashboard();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const active = status === 'active';
-  const toggle = async () => {
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
+  const toggle = () =>
+    client &&
+    run(async () => {
       await (active ? client.kill(agentId) : client.resume(agentId));
       await refresh();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <span className="kill-switch">
       <button

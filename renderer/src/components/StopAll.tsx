@@ -2,27 +2,19 @@ import { useState } from 'react';
 import { useDashboard } from '../state/store.js';
 import { Dialog } from './Dialog.js';
 import { ErrorNote } from './ErrorNote.js';
+import { useAction } from '../lib/use-action.js';
 
 /** The big brake: suspends every agent at once, after a confirmation. */
 export function StopAll() {
   const { client, refresh, dashboard } = useDashboard();
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const active = dashboard?.agents.filter((a) => a.status === 'active').length ?? 0;
   const stop = async () => {
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
+    if (client && (await run(async () => {
       await client.killAll();
       await refresh();
-      setOpen(false);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    }))) setOpen(false);
   };
   return (
     <>
@@ -51,24 +43,16 @@ export function StopAll() {
 /** The brake's counterpart: resumes every stopped agent at once (no confirmation: it is undone by Stop all). */
 export function ResumeAll({ className = 'button' }: { className?: string }) {
   const { client, refresh, dashboard } = useDashboard();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const stoppedAgents = dashboard?.agents.filter((a) => a.status === 'suspended') ?? [];
   const stopped = stoppedAgents.length;
   if (stopped === 0) return null;
-  const resume = async () => {
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
+  const resume = () =>
+    client &&
+    run(async () => {
       await client.resumeAll();
       await refresh();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <>
       <button type="button" className={className} onClick={resume} disabled={busy}>

@@ -19,6 +19,7 @@ import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 import { ImageTasks } from '../components/ImageTasks.js';
 import { TableHead } from '../components/TableHead.js';
 import { Dialog } from '../components/Dialog.js';
+import { useAction } from '../lib/use-action.js';
 import { tryParseUsdc } from '../lib/money.js';
 
 /** One agent: its brake, wallet, funds, policy and what it spent. */
@@ -271,23 +272,15 @@ function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
 /** Archiving, confirmed: the wallet's USDC goes back to the treasury first, then the agent is archived. */
 function ArchiveDialog({ agentId, name, balance, open, onClose }: { agentId: string; name: string; balance: string; open: boolean; onClose: () => void }) {
   const { client, refresh } = useDashboard();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const holds = (tryParseUsdc(balance) ?? 0n) > 0n;
   const archive = async () => {
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
+    const archived = client && (await run(async () => {
       if (holds) await client.returnFunds(agentId, {});
       await client.archive(agentId);
       await refresh();
-      onClose();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    }));
+    if (archived) onClose();
   };
   return (
     <Dialog open={open} onClose={onClose} title={`Archive ${name}?`}>
