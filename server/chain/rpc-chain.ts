@@ -20,6 +20,7 @@ import type {
   Chain,
   IncomingTransfer,
   PayerSignedFate,
+  PayerSignedTransfer,
   PreparedTransfer,
   TransactionFate,
   TransferFound,
@@ -194,14 +195,7 @@ export class RpcChain implements Chain {
     return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
   }
 
-  async fateOfPayerSigned(sent: {
-    payer: string;
-    payerSignature: string;
-    txWire: string;
-    lastValidBlockHeight: bigint;
-    since: number;
-    hint: string | null;
-  }): Promise<PayerSignedFate> {
+  async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
     const check = async (candidate: string): Promise<PayerSignedFate | null> => {
       const found = await call(() =>
         this.rpc.getTransaction(toSignature(candidate), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send(),

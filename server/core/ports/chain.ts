@@ -24,6 +24,18 @@ export interface PreparedTransfer {
   lastValidBlockHeight: bigint;
 }
 
+/** A transfer the payer signed and someone else (an x402 facilitator) sends: what finds it on chain. */
+export interface PayerSignedTransfer {
+  payer: string;
+  payerSignature: string;
+  txWire: string;
+  lastValidBlockHeight: bigint;
+  /** When it was made (ms): its history is read back to a little before. */
+  since: number;
+  /** A signature the seller reported for it, if any. */
+  hint: string | null;
+}
+
 /** What the engine writes around a transfer (see Chain.submitTransfer). */
 export interface TransferHooks {
   beforeSend?: () => boolean;
@@ -107,14 +119,7 @@ export interface Chain extends TransferLookup {
    * that whole history was read, block height has passed `lastValidBlockHeight` and the cluster no
    * longer takes the transaction's blockhash.
    */
-  fateOfPayerSigned(sent: {
-    payer: string;
-    payerSignature: string;
-    txWire: string;
-    lastValidBlockHeight: bigint;
-    since: number;
-    hint: string | null;
-  }): Promise<PayerSignedFate>;
+  fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate>;
   /**
    * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
    * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of
