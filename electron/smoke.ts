@@ -67,8 +67,8 @@ export async function runSmokeChecks(options: {
     if (running.length > 0) throw new Error(`still running: ${running.map((agent) => agent.agentId).join(', ')}`);
   });
   await check('MCP launch', async () => {
-    if (!('mcpConfig' in deployed)) throw new Error('the deploy answer has no mcpConfig');
-    const { command, args, env } = deployed.mcpConfig;
+    if (deployed.kind !== 'done') throw new Error('the owner\'s deploy waits for an approval');
+    const { command, args, env } = deployed.result.mcpConfig;
     const client = new Client({ name: 'coffer-smoke', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env } }));
     try {

@@ -3,7 +3,8 @@ import { allocate } from './allocations.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
-import { PendingApproval, requestApproval, withdrawRequestsOf } from './approvals.js';
+import { requestApproval, withdrawRequestsOf } from './approvals.js';
+import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
@@ -91,13 +92,13 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
   });
   ctx.events.emit({ type: 'agent', owner, agentId: agent.agentId, status: 'deployed' });
 
-  return {
+  return done({
     agent: agentView(agent),
     ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
     mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),
     ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund) }),
-  };
+  });
 }
 
 /**
@@ -106,9 +107,8 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
  */
 async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint) {
   try {
-    const allocation = await allocate(ctx, principal, agentId, formatUsdc(amount));
     // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
-    if (allocation instanceof PendingApproval) throw new CofferError('internal', 'the allocation waits for the owner');
+    const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(amount)));
     return { status: 'funded' as const, allocation };
   } catch (error) {
     const code = isCofferError(error) ? error.code : 'internal';
@@ -180,7 +180,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
       detail: { before: policyView(current), after: policyView(next) },
     });
     ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
-    return policyAnswer(ctx, principal.owner, agentId, next);
+    return done(policyAnswer(ctx, principal.owner, agentId, next));
   });
 }
 
@@ -211,7 +211,7 @@ export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: s
     getAgentOrThrow(ctx, principal.owner, agentId);
     return requestApproval(ctx, principal, 'resume', agentId, {});
   }
-  return setStatus(ctx, principal, agentId, 'active', actor);
+  return done(setStatus(ctx, principal, agentId, 'active', actor));
 }
 
 /** Suspends every agent of the owner in one transaction. */
@@ -321,4 +321,42 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
     ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });
     return { agentId, status: 'archived' as const, archivedAt: iso(now) };
   });
+}
+
+const ROWS_PER_TURN = 200;
+
+/** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
+export async function agentRows(ctx: EngineContext, owner: string) {
+  const agents = ctx.store.listAgents(owner);
+  const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
+  const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
+  const policies = ctx.store.listPolicies(owner);
+  let spent24h = 0n;
+  const row = (agent: (typeof agents)[number]) => {
+    const spend = totals.get(agent.agentId);
+    spent24h += spend?.spentSince ?? 0n;
+    return {
+      ...agentView(agent),
+      balance: formatUsdc(balances.get(agent.walletAddress) ?? 0n),
+      spent24h: formatUsdc(spend?.spentSince ?? 0n),
+      lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
+      lifetimePayments: spend?.lifetimePayments ?? 0,
+      lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
+      policy: policyView(policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId)),
+    };
+  };
+  // Built a few hundred rows at a time, letting payments in between: a large dashboard must not hold
+  // up an agent's payment for its whole length.
+  const rows: ReturnType<typeof row>[] = [];
+  for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const agent of agents.slice(start, start + ROWS_PER_TURN)) rows.push(row(agent));
+  }
+  return { rows, spent24h };
+}
+
+/** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
+export async function listAgents(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  return { agents: (await agentRows(ctx, principal.owner)).rows };
 }

@@ -1,6 +1,7 @@
 import { CofferError, isCofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approvals.js';
+import { done } from './outcome.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow, refuseArchived } from './agents.js';
 import { hashRequest, newId } from './ids.js';
@@ -28,7 +29,13 @@ export async function allocate(
   refuseArchived(agent);
   // An agent funding itself loosens what it can spend: it waits for the owner.
   if (principal.kind === 'agent') return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+  return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey));
+}
 
+/** The owner's allocation, carried out now. */
+async function allocateNow(ctx: EngineContext, principal: Principal, agent: AgentRecord, amount: bigint, idempotencyKey: string | null) {
+  const { owner } = principal;
+  const { agentId } = agent;
   const requestHash = hashRequest(['allocate', amount.toString()]);
   if (idempotencyKey !== null) {
     const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);

@@ -4,6 +4,10 @@ import { actorOf, requireFreshSignIn, requireOwner, type Principal } from './aut
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, ApprovalStatus } from './ports/store.js';
 import { iso } from './views.js';
+import { ownerResult, type AwaitingApproval } from './outcome.js';
+import { deployAgent, issueAgentKey, resumeAgent, updatePolicy } from './agents.js';
+import { allocate } from './allocations.js';
+import type { DeployBody, PolicyUpdate } from './schemas.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
@@ -26,11 +30,6 @@ export const approvalView = (approval: ApprovalRecord) => ({
 });
 export type ApprovalView = ReturnType<typeof approvalView>;
 
-/** What a loosening request by an agent returns instead of a result: it waits for the owner. */
-export class PendingApproval {
-  constructor(readonly approval: ApprovalView) {}
-}
-
 /**
  * Stores what an agent asked for that only the owner may grant (a looser policy, an allocation,
  * resuming itself, another agent). Nothing is applied now; the owner approves or denies.
@@ -41,7 +40,7 @@ export function requestApproval(
   kind: ApprovalKind,
   targetAgentId: string,
   request: Record<string, unknown>,
-): PendingApproval {
+): AwaitingApproval {
   const asker = ctx.store.getAgent(principal.owner, principal.agentId);
   if (asker?.status === 'suspended' && kind !== 'resume') {
     throw new CofferError('agent_suspended', `agent "${principal.agentId}" is stopped: it can only ask to be resumed`);
@@ -50,7 +49,7 @@ export function requestApproval(
   const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);
   // The same request asked again is the same request: no second inbox entry.
   const same = waiting.find((a) => a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === JSON.stringify(request));
-  if (same) return new PendingApproval(approvalView(same));
+  if (same) return { kind: 'awaiting_approval', approval: approvalView(same) };
   if (waiting.length >= MAX_PENDING_PER_AGENT) {
     throw new CofferError('too_many_requests', `agent "${principal.agentId}" already has ${waiting.length} requests waiting for the owner`);
   }
@@ -75,7 +74,7 @@ export function requestApproval(
     audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId: principal.agentId, action: `approval.requested`, detail: { approvalId: approval.id, kind, request } });
   });
   ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: principal.agentId, approvalId: approval.id, kind, status: 'pending' });
-  return new PendingApproval(approvalView(approval));
+  return { kind: 'awaiting_approval', approval: approvalView(approval) };
 }
 
 /**
@@ -132,12 +131,7 @@ function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): Appr
  * collects that agent's API key here, once, after approval: the key is minted at that moment, so no
  * secret ever waits in storage.
  */
-export async function readApproval(
-  ctx: EngineContext,
-  principal: Principal,
-  id: string,
-  issueAgentKey: (owner: string, agentId: string) => string,
-) {
+export async function readApproval(ctx: EngineContext, principal: Principal, id: string) {
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
     throw new CofferError('wrong_agent', 'this approval belongs to another agent');
@@ -152,7 +146,7 @@ export async function readApproval(
   if (created === undefined || target?.walletAddress !== created || requester?.status !== 'active') return view;
   return ctx.store.transaction(() => {
     if (!ctx.store.markApprovalDelivered(approval.id, ctx.clock.now())) return view;
-    return { ...view, apiKey: issueAgentKey(approval.owner, approval.targetAgentId) };
+    return { ...view, apiKey: issueAgentKey(ctx, approval.owner, approval.targetAgentId) };
   });
 }
 
@@ -161,12 +155,7 @@ export async function readApproval(
  * conditional update, so two approvals racing (two clicks, two windows) run it once; a denied or
  * expired request never runs.
  */
-export async function approve(
-  ctx: EngineContext,
-  principal: Principal,
-  id: string,
-  carryOut: (approval: ApprovalRecord, asOwner: Principal) => Promise<Record<string, unknown>>,
-) {
+export async function approve(ctx: EngineContext, principal: Principal, id: string) {
   requireOwner(principal);
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   // Approving a new agent hands its key to the agent that asked: lasting access, so a fresh sign-in.
@@ -176,7 +165,7 @@ export async function approve(
   }
   let outcome: { status: 'approved' | 'failed'; result: Record<string, unknown> | null; error: string | null };
   try {
-    outcome = { status: 'approved', result: await carryOut(approval, principal), error: null };
+    outcome = { status: 'approved', result: await carryOut(ctx, approval, principal), error: null };
   } catch (error) {
     outcome = { status: 'failed', result: null, error: error instanceof CofferError ? error.message : 'internal error' };
   }
@@ -186,6 +175,24 @@ export async function approve(
   });
   ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: approval.agentId, approvalId: id, kind: approval.kind, status: outcome.status });
   return approvalView(ctx.store.getApproval(id) ?? approval);
+}
+
+/** An approved request, carried out as the owner asked it to be; its answer is stored with the approval. */
+async function carryOut(ctx: EngineContext, approval: ApprovalRecord, owner: Principal): Promise<Record<string, unknown>> {
+  const asked = approval.request;
+  const actor = `owner (approval ${approval.id})`;
+  switch (approval.kind) {
+    case 'policy':
+      return { ...ownerResult(updatePolicy(ctx, owner, approval.targetAgentId, asked as PolicyUpdate)) };
+    case 'allocate':
+      return { ...ownerResult(await allocate(ctx, owner, approval.targetAgentId, String(asked.amount))) };
+    case 'resume':
+      return { ...ownerResult(resumeAgent(ctx, owner, approval.targetAgentId, actor)) };
+    case 'deploy': {
+      const { agent, policy } = ownerResult(await deployAgent(ctx, owner, asked as DeployBody, { issueKey: false }));
+      return { agent, policy };
+    }
+  }
 }
 
 export function deny(ctx: EngineContext, principal: Principal, id: string) {

@@ -13,8 +13,8 @@ export interface McpLaunch {
   env?: Record<string, string>;
 }
 
-/** Everything the core's rules talk to, all through ports it owns. */
-export interface EngineContext {
+/** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
+export interface EnginePorts {
   store: Store;
   chain: Chain;
   vault: KeyVault;
@@ -29,6 +29,31 @@ export interface EngineContext {
   baseUrl: () => string;
   /** Where the demo API (coffer demo-api) listens now beside this Coffer, if it does. */
   demoApiUrl?: () => string | null;
+}
+
+/**
+ * What the engine keeps in memory while this process runs (nothing here survives a restart; the
+ * ledger is the truth). Held on the context, not in module globals, so two engines in one process
+ * (tests, a restart in place) never share it.
+ */
+export interface EngineState {
+  /**
+   * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
+   * owner), a replayed Idempotency-Key waits for them, and shutdown waits for all of them.
+   */
+  transfersInFlight: Map<string, Promise<unknown>>;
+  /** Generation tasks this process is running right now, by id: a task is never started twice. */
+  tasksRunning: Map<string, Promise<void>>;
+  /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
+  lastRefusals: Map<string, { what: string; at: number }>;
+}
+
+export interface EngineContext extends EnginePorts {
+  state: EngineState;
+}
+
+export function createEngineContext(ports: EnginePorts): EngineContext {
+  return { ...ports, state: { transfersInFlight: new Map(), tasksRunning: new Map(), lastRefusals: new Map() } };
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
-import type { EngineContext } from './context.js';
-import { agentBalance, agentsAtRest, archiveAgent, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
+import { createEngineContext, type EnginePorts } from './context.js';
+import { agentBalance, agentsAtRest, archiveAgent, listAgents, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
 import { allocate, returnFunds } from './allocations.js';
-import { dashboard, listAgents } from './dashboard.js';
+import { dashboard } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
 import { payX402, reportX402Settlement } from './x402-payments.js';
 import { reconcilePending } from './reconcile.js';
@@ -12,7 +12,6 @@ import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
 import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
-import { issueAgentKey } from './agents.js';
 import {
   clearLinkSessions,
   completeLinkSession,
@@ -22,30 +21,14 @@ import {
   pollLinkSession,
   waitingLinkSessions,
 } from './link-sessions.js';
-import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
+import type { ApprovalStatus } from './ports/store.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
  * tray items are thin doors onto these same calls.
  */
-export function createEngine(ctx: EngineContext) {
-  /** An approved request, carried out as the owner asked it to be. */
-  const carryOut = async (approval: ApprovalRecord, owner: Principal): Promise<Record<string, unknown>> => {
-    const asked = approval.request;
-    const actor = `owner (approval ${approval.id})`;
-    switch (approval.kind) {
-      case 'policy':
-        return asResult(updatePolicy(ctx, owner, approval.targetAgentId, asked as PolicyUpdate));
-      case 'allocate':
-        return asResult(await allocate(ctx, owner, approval.targetAgentId, String(asked.amount)));
-      case 'resume':
-        return asResult(resumeAgent(ctx, owner, approval.targetAgentId, actor));
-      case 'deploy': {
-        const deployed = await deployAgent(ctx, owner, asked as DeployBody, { issueKey: false });
-        return 'agent' in deployed ? { agent: deployed.agent, policy: deployed.policy } : {};
-      }
-    }
-  };
+export function createEngine(ports: EnginePorts) {
+  const ctx = createEngineContext(ports);
   return {
     ctx,
     network: ctx.chain.network,
@@ -90,8 +73,8 @@ export function createEngine(ctx: EngineContext) {
     resumeTasks: (options?: { retryFailedRefunds: boolean }) => resumeTasks(ctx, options),
     settleTasks: () => settleTasks(ctx),
     approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
-    approval: (p: Principal, id: string) => readApproval(ctx, p, id, (owner, agentId) => issueAgentKey(ctx, owner, agentId)),
-    approve: (p: Principal, id: string) => approve(ctx, p, id, carryOut),
+    approval: (p: Principal, id: string) => readApproval(ctx, p, id),
+    approve: (p: Principal, id: string) => approve(ctx, p, id),
     deny: (p: Principal, id: string) => deny(ctx, p, id),
     createLinkSession: (client: Record<string, string>) => createLinkSession(ctx, client),
     pollLinkSession: (token: string) => pollLinkSession(ctx, token),
@@ -110,8 +93,3 @@ export function createEngine(ctx: EngineContext) {
 }
 
 export type Engine = ReturnType<typeof createEngine>;
-
-/** A carried-out request's answer, as stored with its approval (a pending one never reaches here). */
-function asResult(value: object): Record<string, unknown> {
-  return { ...value };
-}

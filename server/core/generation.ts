@@ -14,14 +14,6 @@ import { iso } from './views.js';
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
 
-/** Tasks this process is generating right now, by id: a task is never started twice. */
-const running = new WeakMap<EngineContext, Map<string, Promise<void>>>();
-const runningTasks = (ctx: EngineContext) => {
-  let jobs = running.get(ctx);
-  if (!jobs) running.set(ctx, (jobs = new Map()));
-  return jobs;
-};
-
 export const refundView = (refund: RefundRecord) => ({
   amount: formatUsdc(refund.amount),
   currency: 'USDC' as const,
@@ -168,7 +160,7 @@ export function resumeTasks(ctx: EngineContext, options: { retryFailedRefunds: b
 
 /** Resolves when every background generation (and its refund) has settled (for shutdown and tests). */
 export async function settleTasks(ctx: EngineContext): Promise<void> {
-  const jobs = runningTasks(ctx);
+  const jobs = ctx.state.tasksRunning;
   while (jobs.size > 0) await Promise.allSettled([...jobs.values()]);
 }
 
@@ -198,7 +190,7 @@ function updateTask(
 }
 
 function track(ctx: EngineContext, taskId: string, job: Promise<void>): void {
-  const jobs = runningTasks(ctx);
+  const jobs = ctx.state.tasksRunning;
   const settled = job.catch(() => undefined);
   jobs.set(taskId, settled);
   void settled.finally(() => {
@@ -207,7 +199,7 @@ function track(ctx: EngineContext, taskId: string, job: Promise<void>): void {
 }
 
 function startTask(ctx: EngineContext, task: GenerationTask): void {
-  if (runningTasks(ctx).has(task.id)) return;
+  if (ctx.state.tasksRunning.has(task.id)) return;
   const provider = ctx.imageProvider;
   track(
     ctx,

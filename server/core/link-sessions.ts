@@ -3,6 +3,7 @@ import { CofferError } from './errors.js';
 import { requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import { deployAgent, getAgentOrThrow, issueAgentKey } from './agents.js';
+import { ownerResult } from './outcome.js';
 import { hashApiKey } from './ids.js';
 import type { LinkSessionRecord } from './ports/store.js';
 import type { LinkCompleteBody } from './schemas.js';
@@ -169,18 +170,20 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
   }
   let deployed;
   try {
-    deployed = await deployAgent(
-      ctx,
-      principal,
-      { agentId, displayName: body.displayName, ...startingLimits(body), ...(body.fund === undefined ? {} : { fund: body.fund }) },
-      { issueKey: false },
+    deployed = ownerResult(
+      await deployAgent(
+        ctx,
+        principal,
+        { agentId, displayName: body.displayName, ...startingLimits(body), ...(body.fund === undefined ? {} : { fund: body.fund }) },
+        { issueKey: false },
+      ),
     );
   } catch (error) {
     ctx.store.reopenLinkSession(session.tokenHash);
     throw error;
   }
   audit(ctx, { actor: 'owner', owner: principal.owner, agentId, action: 'link.completed', detail: { client: session.client } });
-  return { status: 'completed' as const, agentId, ...('funding' in deployed ? { funding: deployed.funding } : {}) };
+  return { status: 'completed' as const, agentId, ...(deployed.funding === undefined ? {} : { funding: deployed.funding }) };
 }
 
 /** Link requests waiting for the owner, newest first: who asks, the code their terminal shows, since when. */

@@ -3,7 +3,7 @@ import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest, newId } from './ids.js';
-import { formatUsdc, parseAmount, tryParseUsdc } from './money.js';
+import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, prepareUnreserved, replayOutcome, reserveAndSend } from './transfers.js';
@@ -13,6 +13,7 @@ import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
 import { firstRefusal } from './policy.js';
+import { recordingRefusals } from './refusals.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const claims = {
@@ -74,38 +75,6 @@ async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: str
 /** The x402 fields of a payment Coffer itself signs and sends (none). */
 export const SENT_BY_COFFER = { protocol: 'coffer', resource: null, x402Header: null, payerSignature: null } as const;
 
-/** Refused payments kept per owner for the dashboard. */
-const REFUSALS_KEPT = 500;
-/** The same refusal again within this time is not written again (an agent retrying in a loop). */
-const REFUSAL_REPEAT_MS = 10_000;
-const lastRefusals = new WeakMap<EngineContext, Map<string, { what: string; at: number }>>();
-
-/**
- * True when the refusal last written for this agent is this same one, written moments ago (one entry
- * per agent). Otherwise this one will be written, and becomes the last. A payment that goes through
- * forgets it, so the next refusal is always written.
- */
-function repeatsLastRefusal(ctx: EngineContext, owner: string, agentId: string, what: string): boolean {
-  let last = lastRefusals.get(ctx);
-  if (!last) lastRefusals.set(ctx, (last = new Map()));
-  const key = `${owner}|${agentId}`;
-  const now = ctx.clock.now();
-  const previous = last.get(key);
-  if (previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS) return true;
-  last.set(key, { what, at: now });
-  return false;
-}
-
-const REFUSALS = new Set([
-  'agent_suspended',
-  'service_not_allowed',
-  'price_above_registry',
-  'max_per_payment_exceeded',
-  'cooldown_active',
-  'daily_budget_exceeded',
-  'insufficient_funds',
-]);
-
 /** What the engine itself knows about a payment it makes (generation), beyond the request body. */
 export interface PaymentContext {
   /** Anything else that makes two requests different (generation: the full prompt). */
@@ -131,42 +100,6 @@ export async function pay(
   return recordingRefusals(ctx, principal.owner, agentId, { service: body.service, amount: body.amount }, () =>
     payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
   );
-}
-
-/**
- * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
- * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
- * refusal, so the next one is always written.
- */
-export async function recordingRefusals<T>(
-  ctx: EngineContext,
-  owner: string,
-  agentId: string,
-  asked: { service: string; amount: string },
-  run: () => Promise<T>,
-): Promise<T> {
-  try {
-    const result = await run();
-    lastRefusals.get(ctx)?.delete(`${owner}|${agentId}`);
-    return result;
-  } catch (error) {
-    if (error instanceof CofferError && REFUSALS.has(error.code)) {
-      const micro = tryParseUsdc(asked.amount);
-      const amount = micro === null ? asked.amount : formatUsdc(micro);
-      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${asked.service}|${amount}`)) {
-        try {
-          ctx.store.recordRefusal(
-            { owner, agentId, service: asked.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
-            REFUSALS_KEPT,
-          );
-        } catch {
-          // The refusal itself stands: failing to note it must not turn it into another answer.
-        }
-      }
-      ctx.events.emit({ type: 'payment_refused', owner, agentId, code: error.code, message: error.message, amount, service: asked.service });
-    }
-    throw error;
-  }
 }
 
 async function payOrThrow(

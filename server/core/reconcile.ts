@@ -1,7 +1,7 @@
 import type { EngineContext } from './context.js';
 import type { DepositRecord, RefundRecord, SentTransaction } from './ports/store.js';
 import { formatUsdc } from './money.js';
-import { activeTransfers, settleTransfer, type ReservedTransfer } from './transfers.js';
+import { settleTransfer, type ReservedTransfer } from './transfers.js';
 import { settleX402 } from './x402-payments.js';
 
 export interface ReconcileReport {
@@ -20,7 +20,7 @@ export interface ReconcileReport {
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
-  const live = activeTransfers(ctx);
+  const live = ctx.state.transfersInFlight;
   // x402 payments are sent by the seller's facilitator: they are found by the agent's signature.
   const pendingPayments = ctx.store.pendingPayments().filter((p) => !live.has(p.id));
   for (const payment of pendingPayments.filter((p) => p.protocol === 'x402')) {

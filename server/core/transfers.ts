@@ -60,7 +60,7 @@ export async function replayOutcome<T extends { id: string; requestHash: string 
   if (first.requestHash !== requestHash) {
     throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for a different ${what}`);
   }
-  await activeTransfers(ctx).get(first.id)?.catch(() => undefined);
+  await ctx.state.transfersInFlight.get(first.id)?.catch(() => undefined);
   const settled = reread(first.id) ?? first;
   if (neverSent(settled)) return NOT_SENT;
   if (settled.status === 'pending') {
@@ -71,24 +71,10 @@ export async function replayOutcome<T extends { id: string; requestHash: string 
   return settled;
 }
 
-/**
- * Rows this process is sending right now, by id. Reconciliation leaves them alone (they have an
- * owner), a replayed Idempotency-Key waits for them, and shutdown waits for all of them.
- */
-const active = new WeakMap<EngineContext, Map<string, Promise<unknown>>>();
-
-export function activeTransfers(ctx: EngineContext): Map<string, Promise<unknown>> {
-  let map = active.get(ctx);
-  if (!map) {
-    map = new Map();
-    active.set(ctx, map);
-  }
-  return map;
-}
-
 /** Resolves when every transfer in flight has finished, whatever its outcome. */
 export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
-  while (activeTransfers(ctx).size > 0) await Promise.allSettled([...activeTransfers(ctx).values()]);
+  const inFlight = ctx.state.transfersInFlight;
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
 }
 
 function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransaction): boolean {
@@ -279,7 +265,7 @@ async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: Prepa
 
 /** Registers a row's sending as in flight until it ends, whatever its outcome. */
 function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promise<T> {
-  const transfers = activeTransfers(ctx);
+  const transfers = ctx.state.transfersInFlight;
   transfers.set(id, sending);
   void sending.then(
     () => transfers.delete(id),

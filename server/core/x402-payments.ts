@@ -4,8 +4,9 @@ import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agents.js';
 import { hashRequest } from './ids.js';
 import { formatUsdc } from './money.js';
-import { activeTransfers, neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';
-import { assertListedPrice, checkPolicy, recordingRefusals, reservePayment } from './payments.js';
+import { neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';
+import { assertListedPrice, checkPolicy, reservePayment } from './payments.js';
+import { recordingRefusals } from './refusals.js';
 import { listedPrice } from './registry.js';
 import { iso } from './views.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
@@ -160,7 +161,7 @@ async function signReserved(ctx: EngineContext, row: ReservedTransfer, offer: X4
     return row.id;
   })();
   // Reconciliation leaves a payment being signed to its signer, as it does a payment being sent.
-  const transfers = activeTransfers(ctx);
+  const transfers = ctx.state.transfersInFlight;
   transfers.set(row.id, signing);
   try {
     await signing;
@@ -195,7 +196,7 @@ export async function reportX402Settlement(ctx: EngineContext, principal: Princi
   if (payment === null || payment.owner !== principal.owner || payment.agentId !== agentId || payment.protocol !== 'x402') {
     throw new CofferError('payment_not_found', `agent "${agentId}" has no x402 payment ${paymentId}`);
   }
-  if (payment.status === 'pending' && !activeTransfers(ctx).has(payment.id)) {
+  if (payment.status === 'pending' && !ctx.state.transfersInFlight.has(payment.id)) {
     await settleX402(ctx, payment, ctx.x402?.readSettlement(headers) ?? null, actorOf(principal));
   }
   return x402View(ctx, ctx.store.getPayment(paymentId) ?? payment);

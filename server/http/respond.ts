@@ -1,11 +1,11 @@
 import type { Response } from 'express';
-import { PendingApproval } from '../core/approvals.js';
+import type { Outcome } from '../core/outcome.js';
 
 /** 200 with the result, or 202 with the approval when the request now waits for the owner. */
-export function respond(res: Response, value: unknown): void {
-  if (value instanceof PendingApproval) {
-    res.status(202).json(value.approval);
+export function respondWithOutcome(res: Response, outcome: Outcome<unknown>): void {
+  if (outcome.kind === 'awaiting_approval') {
+    res.status(202).json(outcome.approval);
     return;
   }
-  res.json(value);
+  res.json(outcome.result);
 }

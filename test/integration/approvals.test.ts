@@ -114,7 +114,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       // The owner's deploy made it: the approval fails and hands out no key for an agent it did not create.
       expect(approved.status === 'fulfilled' && approved.value.status).toBe('failed');
       expect(after.apiKey).toBeUndefined();
-      expect((deployed.value as { agent: { walletAddress: string } }).agent.walletAddress).toBe(prize.walletAddress);
+      expect(deployed.value.kind === 'done' && deployed.value.result.agent.walletAddress).toBe(prize.walletAddress);
     } else {
       // The approval made it (the two raced the other way): the owner's deploy is refused, and the key
       // the asking agent collects is that of the agent the approval created.

@@ -10,7 +10,7 @@ import {
 } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
-import { respond } from '../respond.js';
+import { respondWithOutcome } from '../respond.js';
 
 /** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
 export function agentRoutes({ engine, principal }: RouteDeps): Router {
@@ -18,7 +18,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
 
   router.post('/agents/deploy', async (req, res) => {
     const p = principal(req);
-    respond(res, await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
+    respondWithOutcome(res, await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
   });
   router.get('/agents', async (req, res) => {
     res.json(await engine.listAgents(principal(req)));
@@ -37,13 +37,13 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.post('/agents/:agentId/policy', (req, res) => {
     const p = principal(req);
-    respond(res, engine.updatePolicy(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
+    respondWithOutcome(res, engine.updatePolicy(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
   });
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
     const { amount } = parseWith(allocateBodySchema, req.body);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    respond(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null));
+    respondWithOutcome(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null));
   });
   router.post('/agents/:agentId/return', async (req, res) => {
     const p = principal(req);
@@ -58,7 +58,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     res.json(engine.kill(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/resume', (req, res) => {
-    respond(res, engine.resume(principal(req), agentIdParam(req.params.agentId)));
+    respondWithOutcome(res, engine.resume(principal(req), agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/rename', (req, res) => {
     const p = principal(req);
