@@ -1,6 +1,7 @@
 import type { Notification as ElectronNotification } from 'electron';
 import type { CofferEventWithTime } from '../server/core/events.js';
 import { groupThousands } from '../server/core/money.js';
+import { describeRequest } from '../server/core/describe-request.js';
 import type { ElectronApi } from './electron-api.js';
 
 export interface DesktopNotification {
@@ -18,7 +19,7 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
   switch (event.type) {
     case 'approval':
       return event.status === 'pending'
-        ? { title: 'Approval waiting', body: `${event.agentId} asks: ${event.kind === 'allocate' ? 'funds' : event.kind === 'deploy' ? 'a new agent' : event.kind === 'resume' ? 'to resume' : 'a looser policy'}`, route: '#/approvals' }
+        ? { title: 'Approval waiting', body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {})}`, route: '#/approvals' }
         : null;
     case 'payment_refused':
       return { title: `Payment refused: ${event.agentId}`, body: `${groupThousands(event.amount)} USDC to ${event.service}: ${event.message}`, route: `#/agents/${encodeURIComponent(event.agentId)}` };

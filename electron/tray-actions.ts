@@ -1,4 +1,5 @@
 import type { Engine } from '../server/core/engine.js';
+import { describeRequest } from '../server/core/describe-request.js';
 import type { Principal } from '../server/core/auth.js';
 import type { TrayAction, TrayState } from './tray-model.js';
 
@@ -53,16 +54,9 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
       status: a.status,
       balance: balances?.agents.get(a.agentId) ?? null,
     })),
-    pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: summarize(a.kind, a.request) })),
+    pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
     startAtLogin,
   };
-}
-
-function summarize(kind: string, request: Record<string, unknown>): string {
-  if (kind === 'allocate') return `wants ${String(request.amount)} USDC`;
-  if (kind === 'resume') return 'asks to resume';
-  if (kind === 'deploy') return `asks for agent ${String(request.agentId)}`;
-  return 'asks for a looser policy';
 }
 
 export interface TrayEffects {

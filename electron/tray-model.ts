@@ -59,6 +59,9 @@ export function tooltip(state: TrayState): string {
 
 /** At most this many agents get their own line; the rest are reached through the dashboard. */
 export const MAX_AGENT_ITEMS = 15;
+/** A menu item stays one readable line: a longer request is cut, its whole text is in the dashboard. */
+export const MAX_REQUEST_LABEL = 72;
+const oneLine = (text: string) => (text.length <= MAX_REQUEST_LABEL ? text : `${text.slice(0, MAX_REQUEST_LABEL - 1).trimEnd()}…`);
 
 export function trayMenu(state: TrayState): TrayItem[] {
   // While quitting nothing more may start: the menu says so and offers nothing.
@@ -91,7 +94,7 @@ export function trayMenu(state: TrayState): TrayItem[] {
     items.push({ type: 'separator' });
     items.push({ type: 'label', label: `Waiting for you (${state.pendingApprovals.length})` });
     for (const approval of state.pendingApprovals.slice(0, 5)) {
-      items.push({ type: 'action', label: `${approval.agentId}: ${approval.summary}`, action: { kind: 'open', route: '#/approvals' } });
+      items.push({ type: 'action', label: oneLine(`${approval.agentId}: ${approval.summary}`), action: { kind: 'open', route: '#/approvals' } });
     }
   }
   items.push({ type: 'separator' }, { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });

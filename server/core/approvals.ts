@@ -73,7 +73,7 @@ export function requestApproval(
     ctx.store.insertApproval(approval);
     audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId: principal.agentId, action: `approval.requested`, detail: { approvalId: approval.id, kind, request } });
   });
-  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: principal.agentId, approvalId: approval.id, kind, status: 'pending' });
+  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: principal.agentId, approvalId: approval.id, kind, status: 'pending', request });
   return { kind: 'awaiting_approval', approval: approvalView(approval) };
 }
 

@@ -52,7 +52,7 @@ describe('the tray drives the real engine', () => {
     const agent = await fundedAgent(t, 'tray-asker', '1.00');
     await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
     const state = trayState(t.coffer.engine, t.owner, null, false);
-    expect(state.pendingApprovals).toContainEqual(expect.objectContaining({ agentId: 'tray-asker', summary: 'wants 2.00 USDC' }));
+    expect(state.pendingApprovals).toContainEqual(expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet' }));
   });
 
   it('balances come from the chain, cached: a chain that fails keeps the last ones, and the menu never waits for it', async () => {

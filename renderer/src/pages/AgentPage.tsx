@@ -13,7 +13,7 @@ import { Money } from '../components/Money.js';
 import { PolicyEditor } from '../components/PolicyEditor.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
 import { SpendChart } from '../components/SpendChart.js';
-import { describeRequest } from '../lib/requests.js';
+import { describeRequest } from '../../../server/core/describe-request.js';
 import { paymentStatusLabel } from '../lib/labels.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 import { ImageTasks } from '../components/ImageTasks.js';
@@ -122,7 +122,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
             </strong>
             <ul>
               {waiting.map((approval) => (
-                <li key={approval.approvalId}>{describeRequest(approval, approval.kind === 'policy' ? agent.policy : null)}</li>
+                <li key={approval.approvalId}>{describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? agent.policy : null)}</li>
               ))}
             </ul>
             <a href={hrefFor({ page: 'approvals' })}>Review in Approvals</a>

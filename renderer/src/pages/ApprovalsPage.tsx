@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Approval, Policy } from '../api/types.js';
-import { describeRequest } from '../lib/requests.js';
+import { describeRequest } from '../../../server/core/describe-request.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
@@ -49,7 +49,7 @@ export function ApprovalsPage() {
                   <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
                     <strong>{approval.agentId}</strong>
                   </a>{' '}
-                  asks: {describeRequest(approval, approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null)}
+                  asks: {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null)}
                   <div className="muted">
                     asked {dateTime(approval.createdAt)} · expires {dateTime(approval.expiresAt)}
                   </div>
@@ -82,7 +82,7 @@ export function ApprovalsPage() {
                       <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
                     </td>
                     <td>
-                      {describeRequest(approval)}
+                      {describeRequest(approval.kind, approval.request)}
                       {approval.error && <div className="muted">{approval.error}</div>}
                     </td>
                     <td>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { iconState, MAX_AGENT_ITEMS, tooltip, trayMenu, type TrayItem, type TrayState } from '../../../electron/tray-model.js';
+import { iconState, MAX_AGENT_ITEMS, MAX_REQUEST_LABEL, tooltip, trayMenu, type TrayItem, type TrayState } from '../../../electron/tray-model.js';
 import { notificationFor } from '../../../electron/notifications.js';
 
 const base: TrayState = {
@@ -20,7 +20,7 @@ describe('tray icon and menu, computed from engine state', () => {
   it('the icon asks for attention while an agent is stopped or an approval waits', () => {
     expect(iconState(base)).toBe('normal');
     expect(iconState({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('attention');
-    expect(iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'wants 1.00 USDC' }] })).toBe('attention');
+    expect(iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] })).toBe('attention');
     expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped');
   });
 
@@ -49,9 +49,15 @@ describe('tray icon and menu, computed from engine state', () => {
     const stopped = trayMenu({ ...base, agents: base.agents.map((a) => ({ ...a, status: 'suspended' as const })) });
     const stopAll = flatten(stopped).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
     expect(stopAll).toMatchObject({ enabled: false });
-    const waiting = trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'wants 1.00 USDC' }] });
+    const waiting = trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] });
     expect(labels(waiting)).toContain('Waiting for you (1)');
-    expect(flatten(waiting)).toContainEqual({ type: 'action', label: 'alpha: wants 1.00 USDC', action: { kind: 'open', route: '#/approvals' } });
+    expect(flatten(waiting)).toContainEqual({ type: 'action', label: 'alpha: Allocate 1.00 USDC to its wallet', action: { kind: 'open', route: '#/approvals' } });
+    // A long request stays one line in the menu: cut, with an ellipsis; the dashboard has the rest.
+    const long = 'Change its policy: daily budget 5.00 → 500.00 USDC (100×); max per payment 0.50 → 50.00 USDC (100×)';
+    const cut = labels(trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_2', agentId: 'alpha', summary: long }] })).find((l) => l.startsWith('alpha: '));
+    expect(cut).toHaveLength(MAX_REQUEST_LABEL);
+    expect(cut?.endsWith('…')).toBe(true);
+    expect(`alpha: ${long}`.startsWith(cut!.slice(0, -1))).toBe(true);
     const many = trayMenu({ ...base, agents: Array.from({ length: 40 }, (_, i) => ({ agentId: `a${i}`, displayName: `A${i}`, status: 'active' as const, balance: '0.00' })) });
     expect(many.filter((i) => i.type === 'submenu')).toHaveLength(MAX_AGENT_ITEMS);
     expect(labels(many)).toContain('25 more in the dashboard…');
@@ -72,9 +78,9 @@ describe('tray icon and menu, computed from engine state', () => {
 
   it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
     const at = '2026-11-22T00:00:00.000Z';
-    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'pending', at })).toEqual({
+    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'pending', request: { amount: '1.5' }, at })).toEqual({
       title: 'Approval waiting',
-      body: 'alpha asks: funds',
+      body: 'alpha asks: Allocate 1.50 USDC to its wallet',
       route: '#/approvals',
     });
     expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at })).toBeNull();

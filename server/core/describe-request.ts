@@ -1,5 +1,9 @@
-import type { Approval, Policy } from '../api/types.js';
+/**
+ * What an agent asked the owner for, in words: the one wording of a request, shown by the dashboard,
+ * the tray menu and the desktop notification alike. Pure and browser-safe (the dashboard imports it).
+ */
 import { formatUsdc, tryParseUsdc } from './money.js';
+import type { PolicyView } from './views.js';
 
 const LABELS = { dailyBudget: 'daily budget', maxPerPayment: 'max per payment', cooldownSeconds: 'cooldown', allowedServices: 'allowed services' } as const;
 
@@ -33,9 +37,9 @@ function unchanged(field: string, value: unknown): string {
 }
 
 /** One changed field in words: its name, from what (when the current policy is known) to what. */
-function change(field: string, value: unknown, current: Policy | null): string {
+function change(field: string, value: unknown, current: PolicyView | null): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
-  const was = current ? current[field as keyof Policy] : undefined;
+  const was = current ? current[field as keyof PolicyView] : undefined;
   switch (field) {
     case 'dailyBudget':
     case 'maxPerPayment':
@@ -53,9 +57,9 @@ function change(field: string, value: unknown, current: Policy | null): string {
  * What an agent asked for, in words the owner can judge: amounts in USDC, and for a policy the
  * current value beside the asked one (with how many times larger), so a tenfold budget shows as such.
  */
-export function describeRequest(approval: Approval, current: Policy | null = null): string {
-  const r = approval.request as Record<string, unknown>;
-  switch (approval.kind) {
+export function describeRequest(kind: string, request: Record<string, unknown>, current: PolicyView | null = null): string {
+  const r = request;
+  switch (kind) {
     case 'allocate':
       return `Allocate ${usdc(r.amount)} USDC to its wallet`;
     case 'resume':
@@ -65,9 +69,9 @@ export function describeRequest(approval: Approval, current: Policy | null = nul
     case 'policy':
       // Every asked field is shown; the ones equal to the current policy say so, so nothing hides.
       return `Change its policy: ${Object.entries(r)
-        .map(([field, value]) => (current !== null && same(field, value, current[field as keyof Policy]) ? unchanged(field, value) : change(field, value, current)))
+        .map(([field, value]) => (current !== null && same(field, value, current[field as keyof PolicyView]) ? unchanged(field, value) : change(field, value, current)))
         .join('; ')}`;
     default:
-      return approval.kind;
+      return kind;
   }
 }
