@@ -21,6 +21,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The layering (docs/ARCHITECTURE.md): the engine's rules import no door (HTTP, MCP, CLI, tray)
+    // and no adapter (SQLite, the chain, the keychain, x402, providers): only its own ports.
+    files: ['server/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['express', 'better-sqlite3', 'keytar', 'electron', 'litesvm', 'node:fs', 'node:http', 'node:child_process'].map((name) => ({
+            name,
+            message: 'server/core talks to the world only through its ports (server/core/ports)',
+          })),
+          patterns: [
+            { regex: '^(\\.\\./)+(http|store|chain|keys|x402|providers|mcp|cli|boot|client|demo-api)(/|$)', message: 'server/core imports no door or adapter: add a port in server/core/ports' },
+            { group: ['@modelcontextprotocol/*', '@x402/*', '@solana-program/*'], message: 'server/core talks to the world only through its ports (server/core/ports)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // TypeScript already checks names (DOM in the renderer, Node on the server).
     files: ['**/*.ts', '**/*.tsx'],
     rules: { 'no-undef': 'off' },
