@@ -1,11 +1,10 @@
-import { z } from 'zod';
-import { isAddress } from '@solana/kit';
-import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
-
 /**
  * Request schemas, written once: HTTP validation, MCP tool inputs and the renderer's client all use
  * these. The stable error code of a failed check comes from the field it failed on (FIELD_CODES).
  */
+import { z } from 'zod';
+import { isAddress } from '@solana/kit';
+import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** A Solana address: base58, 32 bytes (32 to 44 characters). */

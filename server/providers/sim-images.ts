@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import type { ImageProvider, ImageRequest } from '../core/ports/image-provider.js';
-
 /**
  * The sim network's image provider: test USDC buys test pictures. Nothing leaves the machine; the
  * "image" is an SVG drawn from a hash of the request, served by Coffer itself at /sim-images, so an
  * agent can run the whole generate flow (charge, queue, poll, fetch the result) before real money.
  */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { ImageProvider, ImageRequest } from '../core/ports/image-provider.js';
 
 const SIDE: Record<ImageRequest['resolution'], number> = { '1k': 1024, '2k': 2048, '4k': 4096 };
 
