@@ -37,7 +37,7 @@ export type { RefusalRecord, RefusalStore } from './store/refusals.js';
 export type { ModelRecord, RegistryStore, ServiceRecord } from './store/registry.js';
 export type { AgentSpendTotals, SpendStore } from './store/spend.js';
 export type { GenerationTask, TaskStatus, TaskStore } from './store/tasks.js';
-export type { SentTransaction, TransferStatus } from './store/transfers.js';
+export type { ReplayableTransfer, SentTransaction, TransferStatus } from './store/transfers.js';
 
 export interface Store
   extends MetaStore,

@@ -1,17 +1,11 @@
 /** Port: allocations (treasury to agent) and returns (agent to treasury). */
-import type { SentTransaction, TransferStatus } from './transfers.js';
+import type { ReplayableTransfer, SentTransaction } from './transfers.js';
 
-export interface AllocationRecord extends SentTransaction {
+export interface AllocationRecord extends ReplayableTransfer {
   id: string;
   owner: string;
   agentId: string;
   amount: bigint;
-  status: TransferStatus;
-  errorCode: string | null;
-  idempotencyKey: string | null;
-  requestHash: string | null;
-  createdAt: number;
-  settledAt: number | null;
   /** An allocation funds the agent (`to_agent`); a return gives its USDC back (`to_treasury`). */
   direction: 'to_agent' | 'to_treasury';
 }

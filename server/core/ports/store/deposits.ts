@@ -1,19 +1,13 @@
 /** Port: USDC that came into the treasury (found on chain, or minted by the sim faucet). */
-import type { SentTransaction, TransferStatus } from './transfers.js';
+import type { ReplayableTransfer, SentTransaction } from './transfers.js';
 
 /** USDC that came into the treasury: found on chain (confirmed at once), or minted by the sim faucet. */
-export interface DepositRecord extends SentTransaction {
+export interface DepositRecord extends ReplayableTransfer {
   id: string;
   owner: string;
   amount: bigint;
   from: string;
   source: 'faucet' | 'chain';
-  status: TransferStatus;
-  errorCode: string | null;
-  idempotencyKey: string | null;
-  requestHash: string | null;
-  createdAt: number;
-  settledAt: number | null;
 }
 
 /** A transfer into the treasury the deposit watcher found on chain. */

@@ -1,7 +1,7 @@
 /** Port: payments agents make to services (Coffer-sent or x402), with their Idempotency-Key replay. */
-import type { SentTransaction, TransferStatus } from './transfers.js';
+import type { ReplayableTransfer, SentTransaction } from './transfers.js';
 
-export interface PaymentRecord extends SentTransaction {
+export interface PaymentRecord extends ReplayableTransfer {
   id: string;
   owner: string;
   agentId: string;
@@ -11,12 +11,6 @@ export interface PaymentRecord extends SentTransaction {
   amount: bigint;
   memo: string;
   description: string;
-  status: TransferStatus;
-  errorCode: string | null;
-  idempotencyKey: string | null;
-  requestHash: string | null;
-  createdAt: number;
-  settledAt: number | null;
   /** Set when a refund of this payment was confirmed: it no longer counts as spent. */
   refundedAt: number | null;
   refundTxSignature: string | null;

@@ -8,3 +8,13 @@ export interface SentTransaction {
   txWire: string | null;
   lastValidBlockHeight: bigint | null;
 }
+
+/** A movement's state, and how a retry with the same Idempotency-Key finds it (payments, allocations, deposits). */
+export interface ReplayableTransfer extends SentTransaction {
+  status: TransferStatus;
+  errorCode: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  createdAt: number;
+  settledAt: number | null;
+}
