@@ -1,4 +1,4 @@
-/** Port: link sessions, through which an MCP client asks the owner for an agent of its own. */
+/** Port: link sessions: a terminal's request (`coffer link`) to be linked to an agent, waiting for the owner, then polled for. */
 export interface LinkSessionRecord {
   tokenHash: string;
   code: string;
