@@ -1,7 +1,10 @@
 import { CofferError } from './errors.js';
 import { isSolanaAddress } from './schemas.js';
 import { hashApiKey } from './ids.js';
-import type { Store } from './ports/store.js';
+import type { ApiKeyStore, OwnerStore } from './ports/store.js';
+
+/** All authentication reads: whether the owner is known, and whose a key is. */
+type CredentialStore = OwnerStore & ApiKeyStore;
 
 /**
  * Who is calling: the owner (owner key, or a dashboard session, which carries when it signed in) or
@@ -38,7 +41,7 @@ export function requireFreshSignIn(principal: Principal, now: number): void {
  * API.md: owner shape, owner known, key known, key belongs to that owner.
  * Keys are looked up by SHA-256, so the stored value never has to be compared in plain text.
  */
-export function authenticate(store: Store, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
+export function authenticate(store: CredentialStore, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
   if (owner === undefined || owner === null || owner === '') {
     throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
   }
@@ -63,7 +66,7 @@ export function authenticate(store: Store, owner: unknown, bearer: string | null
  * For the endpoints the spec exempts from `owner` (the link-session endpoints): the owner is the one
  * the key or the sign-in belongs to. An `owner` that is given anyway is checked as everywhere else.
  */
-export function authenticateCredential(store: Store, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
+export function authenticateCredential(store: CredentialStore, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
   if (owner !== undefined && owner !== '') return authenticate(store, owner, bearer, session);
   if (session !== null) return { kind: 'owner', owner: session.owner, signedInAt: session.signedInAt };
   if (bearer === null || bearer === '') {

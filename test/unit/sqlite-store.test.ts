@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { toFtsQuery } from '../../server/store/sqlite-store.js';
+import { toFtsQuery } from '../../server/store/sqlite/registry.js';
 
 /** One FTS5 term as toFtsQuery must write it: a quoted word, prefix-matched. */
 const TERM = /^"[\p{L}\p{N}]+"\*$/u;

@@ -1,0 +1,35 @@
+/** Port: agents and the spending policy each one carries. */
+export type AgentStatus = 'active' | 'suspended';
+
+export interface AgentRecord {
+  owner: string;
+  agentId: string;
+  walletAddress: string;
+  displayName: string;
+  status: AgentStatus;
+  createdAt: number;
+  /** When the owner archived it (stopped for good, keys revoked, history kept); null while it is in use. */
+  archivedAt: number | null;
+}
+
+export interface Policy {
+  dailyBudget: bigint;
+  maxPerPayment: bigint;
+  cooldownSeconds: number;
+  allowedServices: string[];
+}
+
+export interface AgentStore {
+  insertAgent(agent: AgentRecord, policy: Policy): void;
+  getAgent(owner: string, agentId: string): AgentRecord | null;
+  /** The owner's agents in use (archived ones are left out). */
+  listAgents(owner: string): AgentRecord[];
+  listArchivedAgents(owner: string): AgentRecord[];
+  archiveAgent(owner: string, agentId: string, at: number): boolean;
+  setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
+  setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
+  getPolicy(owner: string, agentId: string): Policy;
+  /** Every agent's policy of an owner, by agent id (one read for a page of agents). */
+  listPolicies(owner: string): Map<string, Policy>;
+  setPolicy(owner: string, agentId: string, policy: Policy, at: number): void;
+}

@@ -1,0 +1,19 @@
+/** Port: the latest payments the policy refused, kept for the owner to see. */
+
+/** A payment the policy refused (nothing was reserved or sent). */
+export interface RefusalRecord {
+  owner: string;
+  agentId: string;
+  service: string;
+  /** As the agent asked, normalised to USDC with its decimals. */
+  amount: string;
+  code: string;
+  message: string;
+  at: number;
+}
+
+export interface RefusalStore {
+  /** Records a refused payment and keeps only the owner's latest `keep`. */
+  recordRefusal(refusal: RefusalRecord, keep: number): void;
+  recentRefusals(owner: string, limit: number): RefusalRecord[];
+}

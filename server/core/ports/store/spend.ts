@@ -1,0 +1,16 @@
+/** Port: what an agent has spent, read from the figures the ledger maintains as payments change. */
+export interface AgentSpendTotals {
+  lifetimeSpent: bigint;
+  lifetimePayments: number;
+  spentSince: bigint;
+  lastPaymentAt: number | null;
+}
+
+export interface SpendStore {
+  /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
+  spentSince(owner: string, agentId: string, since: number): bigint;
+  /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
+  pendingPaymentsTotal(owner: string, agentId: string): bigint;
+  lastPaymentAt(owner: string, agentId: string): number | null;
+  spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
+}

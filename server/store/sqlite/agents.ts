@@ -1,0 +1,75 @@
+/** SQLite adapter of the agents port: agents and their policies. */
+import type { AgentRecord, AgentStatus, AgentStore, Policy } from '../../core/ports/store.js';
+import type { SqliteDatabase } from '../database.js';
+import { allRows, bigintStatement, oneRow, optionalNumber, text, type Row } from './rows.js';
+
+function toAgent(row: Row): AgentRecord {
+  return {
+    owner: text(row.owner),
+    agentId: text(row.agent_id),
+    walletAddress: text(row.wallet_address),
+    displayName: text(row.display_name),
+    status: row.status as AgentStatus,
+    createdAt: Number(row.created_at),
+    archivedAt: optionalNumber(row.archived_at),
+  };
+}
+
+const toPolicy = (row: Row): Policy => ({
+  dailyBudget: BigInt(row.daily_budget as bigint),
+  maxPerPayment: BigInt(row.max_per_payment as bigint),
+  cooldownSeconds: Number(row.cooldown_seconds),
+  allowedServices: JSON.parse(text(row.allowed_services)) as string[],
+});
+
+export function createAgentStore(db: SqliteDatabase): AgentStore {
+  const stmts = {
+    insertAgent: db.prepare(
+      'INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getAgent: db.prepare('SELECT * FROM agents WHERE owner = ? AND agent_id = ?'),
+    listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NULL ORDER BY created_at, agent_id'),
+    listArchivedAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NOT NULL ORDER BY archived_at DESC, agent_id'),
+    archiveAgent: db.prepare("UPDATE agents SET archived_at = ?, status = 'suspended' WHERE owner = ? AND agent_id = ? AND archived_at IS NULL"),
+    setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
+    setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
+    getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
+    listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
+    upsertPolicy: db.prepare(
+      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner, agent_id) DO UPDATE SET daily_budget = excluded.daily_budget,
+         max_per_payment = excluded.max_per_payment, cooldown_seconds = excluded.cooldown_seconds,
+         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at`,
+    ),
+  };
+  const savePolicy = (owner: string, agentId: string, policy: Policy, at: number) =>
+    void stmts.upsertPolicy.run(
+      owner,
+      agentId,
+      policy.dailyBudget,
+      policy.maxPerPayment,
+      policy.cooldownSeconds,
+      JSON.stringify(policy.allowedServices),
+      at,
+    );
+  return {
+    insertAgent: (agent, policy) => {
+      stmts.insertAgent.run(agent.owner, agent.agentId, agent.walletAddress, agent.displayName, agent.status, agent.createdAt);
+      savePolicy(agent.owner, agent.agentId, policy, agent.createdAt);
+    },
+    getAgent: (owner, agentId) => oneRow(stmts.getAgent, toAgent, owner, agentId),
+    listAgents: (owner) => allRows(stmts.listAgents, toAgent, owner),
+    listArchivedAgents: (owner) => allRows(stmts.listArchivedAgents, toAgent, owner),
+    archiveAgent: (owner, agentId, at) => stmts.archiveAgent.run(at, owner, agentId).changes === 1,
+    setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
+    setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
+    getPolicy: (owner, agentId) => {
+      const policy = oneRow(stmts.getPolicy, toPolicy, owner, agentId);
+      if (!policy) throw new Error(`no policy for ${owner}/${agentId}`);
+      return policy;
+    },
+    listPolicies: (owner) => new Map(allRows(stmts.listPolicies, (row) => [text(row.agent_id), toPolicy(row)] as const, owner)),
+    setPolicy: savePolicy,
+  };
+}

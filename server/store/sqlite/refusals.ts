@@ -1,0 +1,25 @@
+/** SQLite adapter of the refusals port: the owner's latest refused payments, trimmed as they come. */
+import type { RefusalRecord, RefusalStore } from '../../core/ports/store.js';
+import type { SqliteDatabase } from '../database.js';
+
+export function createRefusalStore(db: SqliteDatabase): RefusalStore {
+  const stmts = {
+    insertRefusal: db.prepare(
+      'INSERT INTO refusals (owner, agent_id, service, amount, code, message, at) VALUES (@owner, @agentId, @service, @amount, @code, @message, @at)',
+    ),
+    trimRefusals: db.prepare(
+      'DELETE FROM refusals WHERE owner = ? AND id <= (SELECT id FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    ),
+    recentRefusals: db.prepare(
+      'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
+    ),
+  };
+  return {
+    recordRefusal: (refusal, keep) =>
+      db.transaction(() => {
+        stmts.insertRefusal.run(refusal);
+        stmts.trimRefusals.run(refusal.owner, refusal.owner, keep);
+      })(),
+    recentRefusals: (owner, limit) => stmts.recentRefusals.all(owner, limit) as RefusalRecord[],
+  };
+}

@@ -1,0 +1,83 @@
+/** SQLite adapter of the spend port: rolling windows and totals read from the buckets the schema maintains. */
+import type { AgentSpendTotals, SpendStore } from '../../core/ports/store.js';
+import type { SqliteDatabase } from '../database.js';
+import { bigintStatement, optionalNumber, text, type Row } from './rows.js';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/**
+ * A rolling window "after `since`" in the maintained buckets' terms: the whole hours after the hour
+ * it starts in, the whole minutes after the minute it starts in (within that hour), and the part of
+ * that first minute, which is read from the payments themselves. Exact to the millisecond.
+ */
+function windowBounds(since: number) {
+  const hour = Math.floor(since / HOUR);
+  const minute = Math.floor(since / MINUTE);
+  return { since, hourFrom: hour + 1, minuteFrom: minute + 1, minuteTo: (hour + 1) * (HOUR / MINUTE), rawTo: (minute + 1) * MINUTE };
+}
+
+export function createSpendStore(db: SqliteDatabase): SpendStore {
+  const stmts = {
+    // The rolling window from maintained buckets (see migration 13): whole hours, then whole minutes of
+    // the hour the window starts in, then the payments of the minute it starts in, read one by one.
+    spentSince: bigintStatement(
+      db,
+      `SELECT
+         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
+           WHERE owner = @owner AND agent_id = @agentId AND span = 3600000 AND start >= @hourFrom)
+       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
+           WHERE owner = @owner AND agent_id = @agentId AND span = 60000 AND start >= @minuteFrom AND start < @minuteTo)
+       + (SELECT COALESCE(SUM(amount), 0) FROM payments
+           WHERE owner = @owner AND agent_id = @agentId AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+             AND created_at > @since AND created_at < @rawTo)`,
+    ).pluck(),
+    agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
+    ownerTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ?'),
+    // Per agent, two range reads of its own buckets (at most 24 hours and 60 minutes): the cost follows
+    // the number of agents, not how much they paid.
+    ownerWindowBuckets: bigintStatement(
+      db,
+      `SELECT t.agent_id,
+         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 3600000 AND b.start >= @hourFrom)
+       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 60000 AND b.start >= @minuteFrom AND b.start < @minuteTo) AS amount
+       FROM agent_spend_totals t WHERE t.owner = @owner`,
+    ),
+    ownerWindowEdge: bigintStatement(
+      db,
+      `SELECT agent_id, SUM(amount) AS amount FROM payments
+       WHERE owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+       GROUP BY agent_id`,
+    ),
+  };
+  return {
+    spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get({ owner, agentId, ...windowBounds(since) }) as bigint),
+    pendingPaymentsTotal: (owner, agentId) => {
+      const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
+      return row ? BigInt(row.pending as bigint) : 0n;
+    },
+    lastPaymentAt: (owner, agentId) => {
+      const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
+      return row ? optionalNumber(row.last_payment_at) : null;
+    },
+    spendTotals: (owner, since) => {
+      const bounds = { owner, ...windowBounds(since) };
+      const inWindow = new Map<string, bigint>();
+      for (const row of [...stmts.ownerWindowBuckets.all(bounds), ...stmts.ownerWindowEdge.all(bounds)] as Row[]) {
+        inWindow.set(text(row.agent_id), (inWindow.get(text(row.agent_id)) ?? 0n) + BigInt(row.amount as bigint));
+      }
+      const totals = new Map<string, AgentSpendTotals>();
+      for (const row of stmts.ownerTotals.all(owner) as Row[]) {
+        totals.set(text(row.agent_id), {
+          lifetimeSpent: BigInt(row.lifetime_spent as bigint),
+          lifetimePayments: Number(row.lifetime_payments),
+          spentSince: inWindow.get(text(row.agent_id)) ?? 0n,
+          lastPaymentAt: optionalNumber(row.last_payment_at),
+        });
+      }
+      return totals;
+    },
+  };
+}
