@@ -2,7 +2,7 @@ import type { Chain } from './ports/chain.js';
 import type { Clock, KeyVault } from './ports/keys.js';
 import type { ImageProvider } from './ports/image-provider.js';
 import type { EventBus } from './events.js';
-import type { Store } from './ports/store.js';
+import type { AuditStore, Store } from './ports/store.js';
 import type { X402Buyer } from './ports/x402.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
@@ -56,10 +56,16 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
   return { ...ports, state: { transfersInFlight: new Map(), tasksRunning: new Map(), lastRefusals: new Map() } };
 }
 
+/**
+ * The context a module gets when it needs only part of the storage: the rest of the engine as is,
+ * and only the aggregates it names (a registry lookup cannot reach payments).
+ */
+export type ContextWith<S> = Omit<EngineContext, 'store'> & { store: S };
+
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function audit(
-  ctx: EngineContext,
+  ctx: ContextWith<AuditStore>,
   entry: { actor: string; owner: string; agentId?: string | null; action: string; detail?: Record<string, unknown> },
 ): void {
   ctx.store.appendAudit({

@@ -3,7 +3,8 @@
  * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
  */
 import { CofferError, type ErrorCode } from './errors.js';
-import type { EngineContext } from './context.js';
+import type { ContextWith } from './context.js';
+import type { RefusalStore } from './ports/store.js';
 import { formatUsdc, tryParseUsdc } from './money.js';
 
 /** Refused payments kept per owner for the dashboard. */
@@ -16,7 +17,7 @@ const REFUSAL_REPEAT_MS = 10_000;
  * per agent). Otherwise this one will be written, and becomes the last. A payment that goes through
  * forgets it, so the next refusal is always written.
  */
-function repeatsLastRefusal(ctx: EngineContext, owner: string, agentId: string, what: string): boolean {
+function repeatsLastRefusal(ctx: ContextWith<RefusalStore>, owner: string, agentId: string, what: string): boolean {
   const last = ctx.state.lastRefusals;
   const key = `${owner}|${agentId}`;
   const now = ctx.clock.now();
@@ -42,7 +43,7 @@ const REFUSALS = new Set<ErrorCode>([
  * refusal, so the next one is always written.
  */
 export async function recordingRefusals<T>(
-  ctx: EngineContext,
+  ctx: ContextWith<RefusalStore>,
   owner: string,
   agentId: string,
   asked: { service: string; amount: string },

@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
-import type { EngineContext } from './context.js';
+import type { ContextWith } from './context.js';
 import { parseAmount } from './money.js';
-import type { ModelRecord, ServiceRecord } from './ports/store.js';
+import type { ModelRecord, RegistryStore, ServiceRecord } from './ports/store.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -35,25 +35,25 @@ export const modelView = (model: ModelRecord) => ({
 });
 
 /** Full-text search of the registry (FTS5, ranked); an empty query lists everything. */
-export function searchServices(ctx: EngineContext, query: string, limit = SEARCH_DEFAULT_LIMIT) {
+export function searchServices(ctx: ContextWith<RegistryStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
   return { query, results: results.map((service) => serviceView(service, demo)), total, totalIsCapped };
 }
 
-export function getService(ctx: EngineContext, id: string) {
+export function getService(ctx: ContextWith<RegistryStore>, id: string) {
   const service = ctx.store.getService(id);
   if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
   return serviceView(service, ctx.demoApiUrl?.() ?? null);
 }
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
-export function servicesPaidTo(ctx: EngineContext, payTo: string) {
+export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string) {
   const demo = ctx.demoApiUrl?.() ?? null;
   return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo)) };
 }
 
-export function listModels(ctx: EngineContext) {
+export function listModels(ctx: ContextWith<RegistryStore>) {
   return { models: ctx.store.listModels().map(modelView) };
 }
 
