@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { agentIdSchema, amountSchema, addressSchema, displayNameSchema } from '../core/schemas.js';
+import * as input from './tool-inputs.js';
+import * as output from './tool-outputs.js';
 import type { ApiClient } from '../cli/api-client.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
 
@@ -50,7 +50,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool(
     'check_balance',
-    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", annotations: READ_ONLY },
+    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", outputSchema: output.balanceOutput, annotations: READ_ONLY },
     () =>
       guarded(async () => {
         const { body } = await ctx.api.call<Json>('GET', `${agentPath()}/balance`);
@@ -62,7 +62,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'find_service',
     {
       description: 'Search the registry of paid services and models (for example "weather", "image", "translate").',
-      inputSchema: { query: z.string().max(200).describe('what the service should do') },
+      inputSchema: input.findServiceInput,
+      outputSchema: output.findServiceOutput,
       annotations: READ_ONLY,
     },
     ({ query }) =>
@@ -98,7 +99,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool('get_policy', { description: "This agent's spending policy.", annotations: READ_ONLY }, () =>
+  server.registerTool('get_policy', { description: "This agent's spending policy.", outputSchema: output.policyOutput, annotations: READ_ONLY }, () =>
     guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/policy`)).body),
   );
 
@@ -106,12 +107,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'set_policy',
     {
       description: 'Change this agent\'s policy. Tightening applies at once; loosening waits for the owner\'s approval.',
-      inputSchema: {
-        dailyBudget: amountSchema.optional().describe('USDC over a rolling 24 h'),
-        maxPerPayment: amountSchema.optional(),
-        cooldownSeconds: z.number().int().min(0).optional(),
-        allowedServices: z.array(z.string()).optional(),
-      },
+      inputSchema: input.setPolicyInput,
+      outputSchema: output.setPolicyOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     (update) =>
@@ -125,7 +122,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'get_spend_history',
     {
       description: "This agent's payments, newest first.",
-      inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('default 20') },
+      inputSchema: input.spendHistoryInput,
+      outputSchema: output.spendHistoryOutput,
       annotations: READ_ONLY,
     },
     ({ limit }) => guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/spend-history`, undefined, { limit: String(limit ?? 20) })).body),
@@ -135,7 +133,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'allocate_budget',
     {
       description: "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default). The owner approves it.",
-      inputSchema: { amount: amountSchema, agentId: agentIdSchema.optional() },
+      inputSchema: input.allocateInput,
+      outputSchema: output.allocateOutput,
       annotations: CHANGES_STATE,
     },
     ({ amount, agentId }) =>
@@ -149,7 +148,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'deploy_agent',
     {
       description: 'Ask for a new agent with its own wallet and policy. The owner approves it.',
-      inputSchema: { agentId: agentIdSchema, dailyBudget: amountSchema, maxPerPayment: amountSchema },
+      inputSchema: input.deployInput,
+      outputSchema: output.deployOutput,
       annotations: CHANGES_STATE,
     },
     (input) =>
@@ -172,7 +172,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'kill_agent',
     {
       description: 'Stop an agent (this one by default): every payment is refused until the owner resumes it.',
-      inputSchema: { agentId: agentIdSchema.optional() },
+      inputSchema: input.someAgentInput,
+      outputSchema: output.agentStatusOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ agentId }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/kill`)).body),
@@ -182,7 +183,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'resume_agent',
     {
       description: 'Resume a stopped agent. An agent resuming itself waits for the owner\'s approval.',
-      inputSchema: { agentId: agentIdSchema.optional() },
+      inputSchema: input.someAgentInput,
+      outputSchema: output.agentStatusOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     ({ agentId }) =>
@@ -196,7 +198,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'rename_agent',
     {
       description: "Change an agent's display name (owner only).",
-      inputSchema: { agentId: agentIdSchema, displayName: displayNameSchema },
+      inputSchema: input.renameInput,
+      outputSchema: output.renameOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
     ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
@@ -206,7 +209,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'check_approval',
     {
       description: 'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
-      inputSchema: { approvalId: z.string().min(1).max(100) },
+      inputSchema: input.approvalInput,
+      outputSchema: output.approvalOutput,
       // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
       annotations: CHANGES_STATE,
     },
@@ -227,7 +231,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', annotations: READ_ONLY }, () =>
+  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', outputSchema: output.modelsOutput, annotations: READ_ONLY }, () =>
     guarded(async () => {
       const { body } = await ctx.api.call<{ models: { id: string; displayName: string; provider: string; description: string; pricing: Record<string, string> }[] }>(
         'GET',
@@ -241,13 +245,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'pay',
     {
       description: 'Pay for a service from this agent\'s wallet, within its policy. Returns the receipt to send as X-Payment.',
-      inputSchema: {
-        service: z.string().min(1).max(200).describe('registry service id, or a name with recipient'),
-        amount: amountSchema,
-        recipient: addressSchema.optional().describe('Solana address, for a service outside the registry'),
-        nonce: z.string().max(200).optional().describe("the paid API's nonce from its 402"),
-        description: z.string().max(500).optional(),
-      },
+      inputSchema: input.payInput,
+      outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
     },
     (input) =>
@@ -259,12 +258,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description:
         'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer.',
-      inputSchema: {
-        url: z.url(),
-        method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional(),
-        body: z.string().max(65_536).optional(),
-        headers: z.record(z.string(), z.string()).optional(),
-      },
+      inputSchema: input.fetchPaidInput,
+      outputSchema: output.fetchPaidOutput,
       annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
     ({ url, method, body, headers }) =>
