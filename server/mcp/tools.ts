@@ -1,11 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
-import type { ApiClient } from '../cli/api-client.js';
+import type { CofferClient } from '../client/coffer-client.js';
+import { CofferApiError } from '../client/client-error.js';
+import type { MayWait } from '../client/wire-types.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
 
 export interface ToolContext {
-  api: ApiClient;
+  api: CofferClient;
   agentId: string;
   owner: string;
   apiKey: string;
@@ -17,18 +19,17 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const CHANGES_STATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
-function answer(value: Json) {
-  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value };
+function answer(value: object) {
+  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value as Json };
 }
 
-/** Expected failures are results with isError and the server's message, not protocol errors. */
+/** Expected failures are results with isError and the server's message (and its code), not protocol errors. */
 function failure(error: unknown) {
-  const code = (error as { code?: unknown }).code;
-  const text = `${(error as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`;
+  const text = error instanceof CofferApiError ? `${error.message} (${error.code})` : (error as Error).message;
   return { isError: true, content: [{ type: 'text' as const, text }] };
 }
 
-async function guarded(run: () => Promise<Json>) {
+async function guarded(run: () => Promise<object>) {
   try {
     return answer(await run());
   } catch (error) {
@@ -40,21 +41,18 @@ async function guarded(run: () => Promise<Json>) {
 const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
 
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
-const pendingOrResult = (status: number, body: Json, what: string): Json =>
-  status === 202
-    ? { ...body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${String(body.approvalId)}).` }
-    : body;
+const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
+  answer.status === 202
+    ? { ...answer.body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).` }
+    : answer.body;
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
-  const agentPath = (agentId = ctx.agentId) => `/v1/agents/${encodeURIComponent(agentId)}`;
-
   server.registerTool(
     'check_balance',
     { description: "This agent's USDC balance, its wallet and the owner's treasury address.", outputSchema: output.balanceOutput, annotations: READ_ONLY },
     () =>
       guarded(async () => {
-        const { body } = await ctx.api.call<Json>('GET', `${agentPath()}/balance`);
-        return { ...body, treasuryAddress: ctx.owner };
+        return { ...(await ctx.api.balance(ctx.agentId)), treasuryAddress: ctx.owner };
       }),
   );
 
@@ -68,12 +66,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     ({ query }) =>
       guarded(async () => {
-        const { body } = await ctx.api.call<{ results: { id: string; name: string; description: string; pricing: Record<string, string>; pricePerCall: string | null; endpoint: string; source: string }[] }>(
-          'GET',
-          '/v1/services/search',
-          undefined,
-          { q: query },
-        );
+        const body = await ctx.api.searchServices(query);
         const results = body.results.map((s) => {
           const [method = 'GET', path = s.endpoint] = s.endpoint.includes(' ') ? s.endpoint.split(' ', 2) : [];
           const onCoffer = `${method} ${ctx.api.base}${path.replace('{agentId}', ctx.agentId)}`;
@@ -100,7 +93,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   );
 
   server.registerTool('get_policy', { description: "This agent's spending policy.", outputSchema: output.policyOutput, annotations: READ_ONLY }, () =>
-    guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/policy`)).body),
+    guarded(() => ctx.api.policy(ctx.agentId)),
   );
 
   server.registerTool(
@@ -111,11 +104,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.setPolicyOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    (update) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath()}/policy`, update);
-        return pendingOrResult(status, body, 'Loosening the policy');
-      }),
+    (update) => guarded(async () => pendingOrResult(await ctx.api.updatePolicy(ctx.agentId, update), 'Loosening the policy')),
   );
 
   server.registerTool(
@@ -126,7 +115,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.spendHistoryOutput,
       annotations: READ_ONLY,
     },
-    ({ limit }) => guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/spend-history`, undefined, { limit: String(limit ?? 20) })).body),
+    ({ limit }) => guarded(() => ctx.api.spendHistory(ctx.agentId, limit ?? 20)),
   );
 
   server.registerTool(
@@ -137,11 +126,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.allocateOutput,
       annotations: CHANGES_STATE,
     },
-    ({ amount, agentId }) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/allocate`, { amount });
-        return pendingOrResult(status, body, 'An allocation');
-      }),
+    ({ amount, agentId }) => guarded(async () => pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, { amount }), 'An allocation')),
   );
 
   server.registerTool(
@@ -154,11 +139,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', '/v1/agents/deploy', input);
-        if (status === 202) return pendingOrResult(status, body, 'A new agent');
+        const answer = await ctx.api.deploy(input);
+        if (answer.status === 202) return pendingOrResult(answer, 'A new agent');
+        const { body } = answer;
         return {
           ...body,
-          mcpConfig: { ...(body.mcpConfig as Json), env: { ...((body.mcpConfig as { env?: Json }).env ?? {}), COFFER_AGENT_ID: input.agentId } },
+          mcpConfig: { ...body.mcpConfig, env: { ...body.mcpConfig.env, COFFER_AGENT_ID: input.agentId } },
           nextSteps: [
             'Keep the apiKey: it is shown only once.',
             'Add mcpConfig to the new agent\'s MCP host configuration.',
@@ -176,7 +162,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.agentStatusOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    ({ agentId }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/kill`)).body),
+    ({ agentId }) => guarded(() => ctx.api.kill(agentId ?? ctx.agentId)),
   );
 
   server.registerTool(
@@ -187,11 +173,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.agentStatusOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    ({ agentId }) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/resume`);
-        return pendingOrResult(status, body, 'Resuming');
-      }),
+    ({ agentId }) => guarded(async () => pendingOrResult(await ctx.api.resume(agentId ?? ctx.agentId), 'Resuming')),
   );
 
   server.registerTool(
@@ -202,7 +184,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.renameOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
+    ({ agentId, displayName }) => guarded(() => ctx.api.rename(agentId, { displayName })),
   );
 
   server.registerTool(
@@ -216,8 +198,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     ({ approvalId }) =>
       guarded(async () => {
-        const { body } = await ctx.api.call<Json>('GET', `/v1/approvals/${encodeURIComponent(approvalId)}`);
-        if (typeof body.apiKey !== 'string') return body;
+        const body = await ctx.api.approval(approvalId);
+        if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
         const agentId = String(body.targetAgentId);
         return {
           ...body,
@@ -233,10 +215,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool('list_models', { description: 'Image models and their prices per resolution.', outputSchema: output.modelsOutput, annotations: READ_ONLY }, () =>
     guarded(async () => {
-      const { body } = await ctx.api.call<{ models: { id: string; displayName: string; provider: string; description: string; pricing: Record<string, string> }[] }>(
-        'GET',
-        '/v1/models',
-      );
+      const body = await ctx.api.models();
       return { models: body.models.map(({ id, displayName, provider, description, pricing }) => ({ id, displayName, provider, description, pricing: dollars(pricing) })) };
     }),
   );
@@ -250,7 +229,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       annotations: CHANGES_STATE,
     },
     (input) =>
-      guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath()}/pay`, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })).body),
+      guarded(() => ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })),
   );
 
   server.registerTool(
@@ -278,7 +257,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             payment,
           };
         } catch (error) {
-          if (error instanceof PaymentError) throw Object.assign(new Error(error.message), { code: error.details.cofferCode ?? error.code });
+          // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
+          if (error instanceof PaymentError) throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
           throw error;
         }
       }),
