@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { keyClient } from '../client/coffer-client.js';
-import { agentCredentials } from '../cli/agent-config.js';
+import { agentCredentials } from '../linked-agent/agent-config.js';
 import { registerTools } from './tools.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { mcpServerConfig } from '../core/mcp-config.js';
 import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
 import type { CofferClient } from '../client/coffer-client.js';
@@ -201,13 +202,11 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         const body = await ctx.api.approval(approvalId);
         if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
         const agentId = String(body.targetAgentId);
+        // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
+        const launch = { command: process.execPath, args: [process.argv[1] ?? 'coffer', 'mcp'] };
         return {
           ...body,
-          mcpConfig: {
-            command: process.execPath,
-            args: [process.argv[1] ?? 'coffer', 'mcp'],
-            env: { COFFER_URL: ctx.api.base, COFFER_OWNER: ctx.owner, COFFER_AGENT_ID: agentId, COFFER_API_KEY: body.apiKey },
-          },
+          mcpConfig: mcpServerConfig(launch, { url: ctx.api.base, owner: ctx.owner, agentId, apiKey: body.apiKey }),
           nextSteps: ['Keep the apiKey: it is shown only once.', "Add mcpConfig to the new agent's MCP host configuration.", 'Ask the owner to allocate USDC to the new wallet.'],
         };
       }),

@@ -1,5 +1,5 @@
 import { keyClient } from '../../client/coffer-client.js';
-import { agentCredentials } from '../agent-config.js';
+import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
 

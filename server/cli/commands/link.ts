@@ -2,9 +2,10 @@ import { hostname, userInfo } from 'node:os';
 import { keyClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { LinkPoll } from '../../client/wire-types.js';
-import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../agent-config.js';
+import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
+import { mcpHostConfig } from '../../core/mcp-config.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,12 +90,13 @@ export async function link(options: { url: string; configPath: string; force?: b
     out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
     out.write(`Saved to ${options.configPath} (readable only by you).\n\n`);
     // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
-    const mcp = cofferMcpLaunch();
     out.write('Next:\n');
     out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
     out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
     out.write('  The MCP tool server: add it to your MCP host with\n');
-    out.write(`    ${JSON.stringify({ mcpServers: { coffer: { command: mcp.command, args: mcp.args } } })}\n`);
+    // No env: the linked config file names the agent and holds its key.
+    const { command, args } = cofferMcpLaunch();
+    out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
     if (runsFromNpxCache()) {
       out.write('  (This coffer runs from npx\'s cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n');
     }
