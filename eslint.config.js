@@ -33,11 +33,28 @@ export default tseslint.config(
             message: 'server/core talks to the world only through its ports (server/core/ports)',
           })),
           patterns: [
-            { regex: '^(\\.\\./)+(http|store|chain|keys|x402|providers|mcp|cli|boot|client|demo-api)(/|$)', message: 'server/core imports no door or adapter: add a port in server/core/ports' },
+            { regex: '^(\\.\\./)+(http|store|chain|keys|x402|providers|mcp|cli|boot|client|linked-agent|demo-api)(/|$)', message: 'server/core imports no door or adapter: add a port in server/core/ports' },
             { group: ['@modelcontextprotocol/*', '@x402/*', '@solana-program/*'], message: 'server/core talks to the world only through its ports (server/core/ports)' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The dashboard is a client of /v1: of the server it may import only the pure core (types, money, words).
+    files: ['renderer/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+server/(?!core/|client/)', message: 'the dashboard reaches the server only over /v1; import only server/core (pure) or server/client' }] },
+      ],
+    },
+  },
+  {
+    // The MCP bridge is a door of its own: it reaches Coffer through server/client, never through the CLI.
+    files: ['server/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(cli|http|store)(/|$)', message: 'the MCP bridge is a /v1 client: use server/client' }] }],
     },
   },
   {

@@ -1,8 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import damerauLevenshtein from 'damerau-levenshtein';
-import { defaultConfigPath } from './agent-config.js';
+import { defaultConfigPath } from '../linked-agent/agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
-import { CofferApiError } from './api-client.js';
+import { CofferApiError } from '../client/client-error.js';
 import { packageVersion } from '../boot/package-files.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`

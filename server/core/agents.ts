@@ -1,4 +1,5 @@
 import { CofferError, isCofferError } from './errors.js';
+import { mcpServerConfig } from './mcp-config.js';
 import { allocate } from './allocations.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type EngineContext } from './context.js';
@@ -117,19 +118,8 @@ async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: s
 }
 
 /** How an MCP host launches Coffer's tool server for one agent. */
-export function mcpConfigFor(ctx: EngineContext, owner: string, agentId: string, apiKey: string | null) {
-  return {
-    command: ctx.mcpLaunch.command,
-    args: [...ctx.mcpLaunch.args],
-    env: {
-      ...ctx.mcpLaunch.env,
-      COFFER_URL: ctx.baseUrl(),
-      COFFER_OWNER: owner,
-      COFFER_AGENT_ID: agentId,
-      ...(apiKey === null ? {} : { COFFER_API_KEY: apiKey }),
-    },
-  };
-}
+export const mcpConfigFor = (ctx: EngineContext, owner: string, agentId: string, apiKey: string | null) =>
+  mcpServerConfig(ctx.mcpLaunch, { url: ctx.baseUrl(), owner, agentId, apiKey });
 
 /**
  * The owner's agents as the ledger has them, with no chain read: what must show even when the chain

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { defaultConfigPath } from '../cli/agent-config.js';
+import { defaultConfigPath } from '../linked-agent/agent-config.js';
 import { packageVersion } from '../boot/package-files.js';
 import { runMcpServer } from './mcp-server.js';
 

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createApiClient } from '../cli/api-client.js';
-import { agentCredentials } from '../cli/agent-config.js';
+import { keyClient } from '../client/coffer-client.js';
+import { agentCredentials } from '../linked-agent/agent-config.js';
 import { registerTools } from './tools.js';
 
 /**
@@ -13,7 +13,7 @@ export async function runMcpServer(options: { configPath: string; version: strin
   const agent = agentCredentials(options.configPath);
   const server = new McpServer({ name: 'coffer', version: options.version });
   registerTools(server, {
-    api: createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
+    api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
     agentId: agent.agentId,
     owner: agent.owner,
     apiKey: agent.apiKey,

@@ -1,11 +1,14 @@
-import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { agentIdSchema, amountSchema, addressSchema, displayNameSchema } from '../core/schemas.js';
-import type { ApiClient } from '../cli/api-client.js';
+import { mcpServerConfig } from '../core/mcp-config.js';
+import * as input from './tool-inputs.js';
+import * as output from './tool-outputs.js';
+import type { CofferClient } from '../client/coffer-client.js';
+import { CofferApiError } from '../client/client-error.js';
+import type { MayWait } from '../client/wire-types.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
 
 export interface ToolContext {
-  api: ApiClient;
+  api: CofferClient;
   agentId: string;
   owner: string;
   apiKey: string;
@@ -17,18 +20,17 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const CHANGES_STATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
-function answer(value: Json) {
-  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value };
+function answer(value: object) {
+  return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value as Json };
 }
 
-/** Expected failures are results with isError and the server's message, not protocol errors. */
+/** Expected failures are results with isError and the server's message (and its code), not protocol errors. */
 function failure(error: unknown) {
-  const code = (error as { code?: unknown }).code;
-  const text = `${(error as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`;
+  const text = error instanceof CofferApiError ? `${error.message} (${error.code})` : (error as Error).message;
   return { isError: true, content: [{ type: 'text' as const, text }] };
 }
 
-async function guarded(run: () => Promise<Json>) {
+async function guarded(run: () => Promise<object>) {
   try {
     return answer(await run());
   } catch (error) {
@@ -40,21 +42,18 @@ async function guarded(run: () => Promise<Json>) {
 const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
 
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
-const pendingOrResult = (status: number, body: Json, what: string): Json =>
-  status === 202
-    ? { ...body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${String(body.approvalId)}).` }
-    : body;
+const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
+  answer.status === 202
+    ? { ...answer.body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).` }
+    : answer.body;
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
-  const agentPath = (agentId = ctx.agentId) => `/v1/agents/${encodeURIComponent(agentId)}`;
-
   server.registerTool(
     'check_balance',
-    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", annotations: READ_ONLY },
+    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", outputSchema: output.balanceOutput, annotations: READ_ONLY },
     () =>
       guarded(async () => {
-        const { body } = await ctx.api.call<Json>('GET', `${agentPath()}/balance`);
-        return { ...body, treasuryAddress: ctx.owner };
+        return { ...(await ctx.api.balance(ctx.agentId)), treasuryAddress: ctx.owner };
       }),
   );
 
@@ -62,17 +61,13 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'find_service',
     {
       description: 'Search the registry of paid services and models (for example "weather", "image", "translate").',
-      inputSchema: { query: z.string().max(200).describe('what the service should do') },
+      inputSchema: input.findServiceInput,
+      outputSchema: output.findServiceOutput,
       annotations: READ_ONLY,
     },
     ({ query }) =>
       guarded(async () => {
-        const { body } = await ctx.api.call<{ results: { id: string; name: string; description: string; pricing: Record<string, string>; pricePerCall: string | null; endpoint: string; source: string }[] }>(
-          'GET',
-          '/v1/services/search',
-          undefined,
-          { q: query },
-        );
+        const body = await ctx.api.searchServices(query);
         const results = body.results.map((s) => {
           const [method = 'GET', path = s.endpoint] = s.endpoint.includes(' ') ? s.endpoint.split(' ', 2) : [];
           const onCoffer = `${method} ${ctx.api.base}${path.replace('{agentId}', ctx.agentId)}`;
@@ -98,67 +93,59 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool('get_policy', { description: "This agent's spending policy.", annotations: READ_ONLY }, () =>
-    guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/policy`)).body),
+  server.registerTool('get_policy', { description: "This agent's spending policy.", outputSchema: output.policyOutput, annotations: READ_ONLY }, () =>
+    guarded(() => ctx.api.policy(ctx.agentId)),
   );
 
   server.registerTool(
     'set_policy',
     {
       description: 'Change this agent\'s policy. Tightening applies at once; loosening waits for the owner\'s approval.',
-      inputSchema: {
-        dailyBudget: amountSchema.optional().describe('USDC over a rolling 24 h'),
-        maxPerPayment: amountSchema.optional(),
-        cooldownSeconds: z.number().int().min(0).optional(),
-        allowedServices: z.array(z.string()).optional(),
-      },
+      inputSchema: input.setPolicyInput,
+      outputSchema: output.setPolicyOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    (update) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath()}/policy`, update);
-        return pendingOrResult(status, body, 'Loosening the policy');
-      }),
+    (update) => guarded(async () => pendingOrResult(await ctx.api.updatePolicy(ctx.agentId, update), 'Loosening the policy')),
   );
 
   server.registerTool(
     'get_spend_history',
     {
       description: "This agent's payments, newest first.",
-      inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('default 20') },
+      inputSchema: input.spendHistoryInput,
+      outputSchema: output.spendHistoryOutput,
       annotations: READ_ONLY,
     },
-    ({ limit }) => guarded(async () => (await ctx.api.call<Json>('GET', `${agentPath()}/spend-history`, undefined, { limit: String(limit ?? 20) })).body),
+    ({ limit }) => guarded(() => ctx.api.spendHistory(ctx.agentId, limit ?? 20)),
   );
 
   server.registerTool(
     'allocate_budget',
     {
       description: "Ask for USDC from the owner's treasury into an agent's wallet (this agent by default). The owner approves it.",
-      inputSchema: { amount: amountSchema, agentId: agentIdSchema.optional() },
+      inputSchema: input.allocateInput,
+      outputSchema: output.allocateOutput,
       annotations: CHANGES_STATE,
     },
-    ({ amount, agentId }) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/allocate`, { amount });
-        return pendingOrResult(status, body, 'An allocation');
-      }),
+    ({ amount, agentId }) => guarded(async () => pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, { amount }), 'An allocation')),
   );
 
   server.registerTool(
     'deploy_agent',
     {
       description: 'Ask for a new agent with its own wallet and policy. The owner approves it.',
-      inputSchema: { agentId: agentIdSchema, dailyBudget: amountSchema, maxPerPayment: amountSchema },
+      inputSchema: input.deployInput,
+      outputSchema: output.deployOutput,
       annotations: CHANGES_STATE,
     },
     (input) =>
       guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', '/v1/agents/deploy', input);
-        if (status === 202) return pendingOrResult(status, body, 'A new agent');
+        const answer = await ctx.api.deploy(input);
+        if (answer.status === 202) return pendingOrResult(answer, 'A new agent');
+        const { body } = answer;
         return {
           ...body,
-          mcpConfig: { ...(body.mcpConfig as Json), env: { ...((body.mcpConfig as { env?: Json }).env ?? {}), COFFER_AGENT_ID: input.agentId } },
+          mcpConfig: { ...body.mcpConfig, env: { ...body.mcpConfig.env, COFFER_AGENT_ID: input.agentId } },
           nextSteps: [
             'Keep the apiKey: it is shown only once.',
             'Add mcpConfig to the new agent\'s MCP host configuration.',
@@ -172,67 +159,62 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'kill_agent',
     {
       description: 'Stop an agent (this one by default): every payment is refused until the owner resumes it.',
-      inputSchema: { agentId: agentIdSchema.optional() },
+      inputSchema: input.someAgentInput,
+      outputSchema: output.agentStatusOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    ({ agentId }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/kill`)).body),
+    ({ agentId }) => guarded(() => ctx.api.kill(agentId ?? ctx.agentId)),
   );
 
   server.registerTool(
     'resume_agent',
     {
       description: 'Resume a stopped agent. An agent resuming itself waits for the owner\'s approval.',
-      inputSchema: { agentId: agentIdSchema.optional() },
+      inputSchema: input.someAgentInput,
+      outputSchema: output.agentStatusOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    ({ agentId }) =>
-      guarded(async () => {
-        const { status, body } = await ctx.api.call<Json>('POST', `${agentPath(agentId)}/resume`);
-        return pendingOrResult(status, body, 'Resuming');
-      }),
+    ({ agentId }) => guarded(async () => pendingOrResult(await ctx.api.resume(agentId ?? ctx.agentId), 'Resuming')),
   );
 
   server.registerTool(
     'rename_agent',
     {
       description: "Change an agent's display name (owner only).",
-      inputSchema: { agentId: agentIdSchema, displayName: displayNameSchema },
+      inputSchema: input.renameInput,
+      outputSchema: output.renameOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
     },
-    ({ agentId, displayName }) => guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath(agentId)}/rename`, { displayName })).body),
+    ({ agentId, displayName }) => guarded(() => ctx.api.rename(agentId, { displayName })),
   );
 
   server.registerTool(
     'check_approval',
     {
       description: 'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
-      inputSchema: { approvalId: z.string().min(1).max(100) },
+      inputSchema: input.approvalInput,
+      outputSchema: output.approvalOutput,
       // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
       annotations: CHANGES_STATE,
     },
     ({ approvalId }) =>
       guarded(async () => {
-        const { body } = await ctx.api.call<Json>('GET', `/v1/approvals/${encodeURIComponent(approvalId)}`);
-        if (typeof body.apiKey !== 'string') return body;
+        const body = await ctx.api.approval(approvalId);
+        if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
         const agentId = String(body.targetAgentId);
+        // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
+        const launch = { command: process.execPath, args: [process.argv[1] ?? 'coffer', 'mcp'] };
         return {
           ...body,
-          mcpConfig: {
-            command: process.execPath,
-            args: [process.argv[1] ?? 'coffer', 'mcp'],
-            env: { COFFER_URL: ctx.api.base, COFFER_OWNER: ctx.owner, COFFER_AGENT_ID: agentId, COFFER_API_KEY: body.apiKey },
-          },
+          mcpConfig: mcpServerConfig(launch, { url: ctx.api.base, owner: ctx.owner, agentId, apiKey: body.apiKey }),
           nextSteps: ['Keep the apiKey: it is shown only once.', "Add mcpConfig to the new agent's MCP host configuration.", 'Ask the owner to allocate USDC to the new wallet.'],
         };
       }),
   );
 
-  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', annotations: READ_ONLY }, () =>
+  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', outputSchema: output.modelsOutput, annotations: READ_ONLY }, () =>
     guarded(async () => {
-      const { body } = await ctx.api.call<{ models: { id: string; displayName: string; provider: string; description: string; pricing: Record<string, string> }[] }>(
-        'GET',
-        '/v1/models',
-      );
+      const body = await ctx.api.models();
       return { models: body.models.map(({ id, displayName, provider, description, pricing }) => ({ id, displayName, provider, description, pricing: dollars(pricing) })) };
     }),
   );
@@ -241,17 +223,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'pay',
     {
       description: 'Pay for a service from this agent\'s wallet, within its policy. Returns the receipt to send as X-Payment.',
-      inputSchema: {
-        service: z.string().min(1).max(200).describe('registry service id, or a name with recipient'),
-        amount: amountSchema,
-        recipient: addressSchema.optional().describe('Solana address, for a service outside the registry'),
-        nonce: z.string().max(200).optional().describe("the paid API's nonce from its 402"),
-        description: z.string().max(500).optional(),
-      },
+      inputSchema: input.payInput,
+      outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
     },
     (input) =>
-      guarded(async () => (await ctx.api.call<Json>('POST', `${agentPath()}/pay`, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })).body),
+      guarded(() => ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })),
   );
 
   server.registerTool(
@@ -259,12 +236,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       description:
         'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer.',
-      inputSchema: {
-        url: z.url(),
-        method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional(),
-        body: z.string().max(65_536).optional(),
-        headers: z.record(z.string(), z.string()).optional(),
-      },
+      inputSchema: input.fetchPaidInput,
+      outputSchema: output.fetchPaidOutput,
       annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
     ({ url, method, body, headers }) =>
@@ -283,7 +256,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             payment,
           };
         } catch (error) {
-          if (error instanceof PaymentError) throw Object.assign(new Error(error.message), { code: error.details.cofferCode ?? error.code });
+          // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
+          if (error instanceof PaymentError) throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
           throw error;
         }
       }),

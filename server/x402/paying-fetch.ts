@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { tryParseUsdc } from '../core/money.js';
 import { readOffer, type PaymentInstructions } from './payment-required.js';
+import { keyClient, type CofferClient } from '../client/coffer-client.js';
+import { CofferApiError } from '../client/client-error.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -25,10 +27,15 @@ export type PaymentErrorCode =
   /** Paid, but the paid request did not succeed: `details.payment` holds the receipt. */
   | 'paid_call_failed';
 
-/** Why a paid call did not go through. `status`/`cofferCode` carry Coffer's answer when it refused. */
-export class PaymentError extends Error {
+/**
+ * Why a paid call did not go through: the client's one error (CofferApiError) with a payment code of
+ * its own, and what a caller needs beside it (the payment already made, the 402's terms).
+ * `status`/`cofferCode` carry Coffer's answer when it refused.
+ */
+export class PaymentError extends CofferApiError {
+  declare readonly code: PaymentErrorCode;
   constructor(
-    readonly code: PaymentErrorCode,
+    code: PaymentErrorCode,
     message: string,
     readonly details: {
       status?: number;
@@ -38,7 +45,7 @@ export class PaymentError extends Error {
       response?: Response;
     } = {},
   ) {
-    super(message);
+    super(details.status ?? 0, code, message);
     this.name = 'PaymentError';
   }
 }
@@ -104,9 +111,10 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   }
   if (offer.kind === 'x402') return payX402Offer(url, init, first, options);
   const { instructions } = offer;
-  const coffer = await cofferFacts(options.agent, doFetch);
+  const api = cofferOf(options.agent, doFetch);
+  const coffer = await cofferFacts(options.agent, api);
   checkNetwork(instructions, coffer.network, url);
-  const listing = await registryListing(options.agent, instructions, doFetch);
+  const listing = await registryListing(options.agent, instructions, api);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
   if (listing.cap !== null && asked > listing.cap.micro) {
     throw new PaymentError(
@@ -119,10 +127,10 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   const idempotencyKey = `fetch-${randomUUID()}`;
   let payment;
   try {
-    payment = await withRetries(retries, () => pay(options, url, init, instructions, listing.serviceId, idempotencyKey, doFetch));
+    payment = await withRetries(retries, () => pay(options, api, url, init, instructions, listing.serviceId, idempotencyKey));
   } catch (error) {
     if (error instanceof PaymentError) throw error;
-    throw new PaymentError('coffer_unreachable', `Coffer at ${options.agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+    throw unreachable(options.agent, error);
   }
 
   const headers = new Headers(init.headers);
@@ -151,17 +159,35 @@ async function codeOf(response: Response): Promise<string | null> {
   return typeof body?.code === 'string' ? body.code : null;
 }
 
+/** The agent's Coffer through the one /v1 client, over this call's fetch (a test may wrap it). */
+const cofferOf = (agent: PayingAgent, doFetch: typeof fetch): CofferClient => keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey }, doFetch);
+
+/** Coffer not answering (fetch failed), as a PaymentError. */
+const unreachable = (agent: PayingAgent, error: unknown) =>
+  new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+
+/** A read Coffer must answer before anything is paid: no answer, or a failed one, means nothing is paid. */
+async function mustRead<T>(agent: PayingAgent, what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof CofferApiError)) throw error;
+    if (error.status === 0) throw unreachable(agent, error);
+    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} could not ${what} (answered ${error.status})`);
+  }
+}
+
 const factsCache = new Map<string, { network: string }>();
 
 /** The Coffer's network, to refuse a 402 that asks for payment on another. */
-async function cofferFacts(agent: PayingAgent, doFetch: typeof fetch) {
+async function cofferFacts(agent: PayingAgent, api: CofferClient) {
   const cached = factsCache.get(agent.cofferUrl);
   if (cached) return cached;
-  const body = await getJson(`${agent.cofferUrl}/v1/health`, doFetch);
-  if (typeof body?.network !== 'string') {
+  const health = await mustRead(agent, 'say which network it pays on', () => api.health());
+  if (typeof health?.network !== 'string') {
     throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
-  const facts = { network: body.network };
+  const facts = { network: health.network };
   factsCache.set(agent.cofferUrl, facts);
   return facts;
 }
@@ -177,13 +203,18 @@ function checkNetwork(instructions: PaymentInstructions, network: string, url: s
  * to its recipient; the highest listed per-call price among them caps what is paid. A service named
  * in the 402 but paid elsewhere than the registry says is refused before any money moves.
  */
-async function registryListing(agent: PayingAgent, instructions: PaymentInstructions, doFetch: typeof fetch) {
-  type Listing = { id: string; payTo: string; pricePerCall: string | null };
-  let named: Listing | null = null;
-  if (instructions.service !== null) {
-    const response = await cofferGet(`${agent.cofferUrl}/v1/services/${encodeURIComponent(instructions.service)}`, doFetch);
-    if (response.status !== 404) named = (await readJson(response, agent)) as Listing;
-  }
+async function registryListing(agent: PayingAgent, instructions: PaymentInstructions, api: CofferClient) {
+  const service = instructions.service;
+  // A service the registry does not list (404) is paid by its recipient's listings alone.
+  const named =
+    service === null
+      ? null
+      : await mustRead(agent, 'check the registry', () =>
+          api.service(service).catch((error: unknown) => {
+            if (error instanceof CofferApiError && error.status === 404) return null;
+            throw error;
+          }),
+        );
   if (named !== null && named.payTo !== instructions.recipient) {
     throw new PaymentError(
       'recipient_mismatch',
@@ -191,10 +222,7 @@ async function registryListing(agent: PayingAgent, instructions: PaymentInstruct
       { instructions },
     );
   }
-  const byRecipient = (await readJson(
-    await cofferGet(`${agent.cofferUrl}/v1/services?payTo=${encodeURIComponent(instructions.recipient)}`, doFetch),
-    agent,
-  )) as { results: Listing[] };
+  const byRecipient = await mustRead(agent, 'check the registry', () => api.servicesPaidTo(instructions.recipient));
   const prices = [...(named ? [named] : []), ...byRecipient.results]
     .map((listing) => listing.pricePerCall)
     .filter((price): price is string => price !== null);
@@ -205,48 +233,21 @@ async function registryListing(agent: PayingAgent, instructions: PaymentInstruct
   return { serviceId: named?.id ?? null, cap };
 }
 
-async function cofferGet(url: string, doFetch: typeof fetch): Promise<Response> {
-  try {
-    return await doFetch(url);
-  } catch (error) {
-    throw new PaymentError('coffer_unreachable', `Coffer cannot be reached: ${(error as Error).message}`);
-  }
-}
-
-/** Only a 200 with JSON counts; anything else means the registry could not be asked (so nothing is paid). */
-async function readJson(response: Response, agent: PayingAgent): Promise<unknown> {
-  const body = response.ok ? await response.json().catch(() => undefined) : undefined;
-  if (body === undefined) {
-    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} could not check the registry (answered ${response.status})`);
-  }
-  return body;
-}
-
-async function getJson(url: string, doFetch: typeof fetch): Promise<Record<string, unknown> | null> {
-  const response = await cofferGet(url, doFetch);
-  return response.ok ? ((await response.json().catch(() => null)) as Record<string, unknown> | null) : null;
-}
-
 async function pay(
   options: PayingFetchOptions,
+  api: CofferClient,
   url: string,
   init: RequestInit,
   instructions: PaymentInstructions,
   listedServiceId: string | null,
   idempotencyKey: string,
-  doFetch: typeof fetch,
 ) {
   const { agent } = options;
-  const response = await doFetch(
-    `${agent.cofferUrl}/v1/agents/${encodeURIComponent(agent.agentId)}/pay?owner=${encodeURIComponent(agent.owner)}`,
-    {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${agent.apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': idempotencyKey,
-      },
-      body: JSON.stringify({
+  let paid;
+  try {
+    paid = await api.pay(
+      agent.agentId,
+      {
         service: listedServiceId ?? instructions.service ?? new URL(url).host,
         amount: instructions.amount,
         currency: 'USDC',
@@ -254,25 +255,23 @@ async function pay(
         // A registry service is paid to its listed address (checked equal above); anything else to the 402's.
         ...(listedServiceId !== null ? {} : { recipient: instructions.recipient }),
         ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
-      }),
-    },
-  );
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (response.status !== 200) {
-    const cofferCode = typeof body.code === 'string' ? body.code : undefined;
-    const pending = response.status === 502 && cofferCode === 'chain_unavailable';
+      },
+      idempotencyKey,
+    );
+  } catch (error) {
+    if (!refusal(error)) throw error;
+    const pending = error.status === 502 && error.code === 'chain_unavailable';
     throw new PaymentError(
       pending ? 'payment_pending' : 'payment_refused',
-      pending
-        ? `the payment was sent but not confirmed yet; do not pay again: ${String(body.error ?? '')}`
-        : `Coffer refused the payment: ${String(body.error ?? response.statusText)}`,
-      { status: response.status, cofferCode, instructions },
+      pending ? `the payment was sent but not confirmed yet; do not pay again: ${error.message}` : `Coffer refused the payment: ${error.message}`,
+      { status: error.status, cofferCode: error.code, instructions },
     );
   }
+  // An answer without a body (not JSON) has no receipt either.
+  const body = (paid ?? {}) as Record<string, unknown>;
   for (const key of PAYMENT_KEYS) {
     if (typeof body[key] !== 'string') throw new PaymentError('payment_refused', 'Coffer answered the payment without a receipt');
   }
-  const paid = body as Record<(typeof PAYMENT_KEYS)[number], string>;
   return {
     protocol: 'coffer',
     paymentId: paid.paymentId,
@@ -282,6 +281,9 @@ async function pay(
     header: { name: 'X-Payment', value: paid.xPaymentHeader },
   } satisfies PaymentMade;
 }
+
+/** Coffer answered and refused (an HTTP answer), as opposed to not answering at all (retried). */
+const refusal = (error: unknown): error is CofferApiError => error instanceof CofferApiError && error.status !== 0 && !(error instanceof PaymentError);
 
 /** Coffer's refusals that keep their own name in a PaymentError (the rest are `payment_refused`). */
 const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_402', 'price_above_registry', 'recipient_mismatch']);
@@ -296,14 +298,12 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
   const doFetch = options.fetch ?? fetch;
   const retries = options.retries ?? 2;
   const { agent } = options;
-  const base = `${agent.cofferUrl}/v1/agents/${encodeURIComponent(agent.agentId)}`;
-  const owner = `?owner=${encodeURIComponent(agent.owner)}`;
-  const auth = { authorization: `Bearer ${agent.apiKey}`, 'content-type': 'application/json' };
+  const api = cofferOf(agent, doFetch);
   const idempotencyKey = `fetch-${randomUUID()}`;
   const answer = {
     url,
     method: (init.method ?? 'GET').toUpperCase(),
-    status: 402,
+    status: 402 as const,
     headers: headersOf(first),
     body: await first.clone().json().catch(() => undefined),
     ...(options.description ? { description: options.description.slice(0, 500) } : {}),
@@ -311,12 +311,13 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
   let paid: { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
   try {
     paid = await withRetries(retries, async () => {
-      const response = await doFetch(`${base}/x402${owner}`, { method: 'POST', headers: { ...auth, 'idempotency-key': idempotencyKey }, body: JSON.stringify(answer) });
-      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-      if (response.status !== 200) {
-        const cofferCode = typeof body.code === 'string' ? body.code : undefined;
-        const code: PaymentErrorCode = cofferCode !== undefined && OWN_CODES.has(cofferCode as PaymentErrorCode) ? (cofferCode as PaymentErrorCode) : 'payment_refused';
-        throw new PaymentError(code, `Coffer did not pay ${url}: ${String(body.error ?? response.statusText)}`, { status: response.status, cofferCode });
+      let body: Record<string, unknown>;
+      try {
+        body = ((await api.payX402(agent.agentId, answer, idempotencyKey)) ?? {}) as Record<string, unknown>;
+      } catch (error) {
+        if (!refusal(error)) throw error;
+        const code: PaymentErrorCode = OWN_CODES.has(error.code as PaymentErrorCode) ? (error.code as PaymentErrorCode) : 'payment_refused';
+        throw new PaymentError(code, `Coffer did not pay ${url}: ${error.message}`, { status: error.status, cofferCode: error.code });
       }
       const header = body.header as { name?: unknown; value?: unknown } | null;
       if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {
@@ -326,7 +327,7 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     });
   } catch (error) {
     if (error instanceof PaymentError) throw error;
-    throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+    throw unreachable(agent, error);
   }
   const payment: PaymentMade = { protocol: 'x402', paymentId: paid.paymentId, txSignature: null, amount: paid.amount, status: paid.status, header: paid.header };
   const headers = new Headers(init.headers);
@@ -344,12 +345,9 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     await sleep(500 * 2 ** attempt);
   }
   // Best effort: without this report Coffer still finds the transaction among the agent's.
-  const settled = await doFetch(`${base}/x402/${encodeURIComponent(paid.paymentId)}/settlement${owner}`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ headers: headersOf(response) }),
-  })
-    .then(async (answer) => (answer.ok ? ((await answer.json()) as { status?: unknown; txSignature?: unknown }) : null))
+  const settled = await api
+    .reportX402Settlement(agent.agentId, paid.paymentId, headersOf(response))
+    .then((answer) => answer as { status?: unknown; txSignature?: unknown })
     .catch(() => null);
   if (typeof settled?.status === 'string') payment.status = settled.status;
   if (typeof settled?.txSignature === 'string') payment.txSignature = settled.txSignature;
@@ -366,13 +364,14 @@ function headersOf(response: Response): Record<string, string> {
   return all;
 }
 
-/** Retries a transport failure (a thrown fetch), never an HTTP answer nor a PaymentError. */
+/** Retries a transport failure (a thrown fetch, or Coffer not answering), never an HTTP answer nor a PaymentError. */
 async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promise<T> {
   for (let tries = 0; ; tries += 1) {
     try {
       return await attempt();
     } catch (error) {
-      if (error instanceof PaymentError || tries >= retries) throw error;
+      const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
+      if (answered || tries >= retries) throw error;
       await sleep(100 * 2 ** tries);
     }
   }

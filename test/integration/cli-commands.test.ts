@@ -5,7 +5,7 @@ import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { writeAgentConfig } from '../../server/cli/agent-config.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
 
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */

@@ -122,6 +122,30 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
+  it('takes an amount sent as a JSON number as its exact decimal string; one that is not exact is refused saying so', async () => {
+    // An MCP host sent 0.01 as a number and got a type error: a number is read as the text it prints as.
+    const paid = data(await call('pay', { ...UNLISTED_API, amount: 0.02 }));
+    expect(paid).toMatchObject({ status: 'confirmed', amount: '0.02' });
+    // 0.1 + 0.2 prints as 0.30000000000000004: not rounded into a payment, refused with the rule.
+    const inexact = await call('pay', { ...UNLISTED_API, amount: 0.1 + 0.2 });
+    expect(inexact.isError).toBe(true);
+    expect(inexact.content[0]?.text).toMatch(/at most 6 decimals \(such as "0\.01"/);
+  });
+
+  it('declares each input with its description and the core rules (limits, the nonce\'s characters), and each tool its output', async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    const props = (name: string) => byName[name]!.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(props('pay').amount).toMatchObject({ type: ['string', 'number'], description: expect.stringMatching(/decimal string.*"0\.01"/) });
+    expect(props('pay').nonce).toMatchObject({ pattern: expect.any(String), maxLength: 200 });
+    expect(props('set_policy').cooldownSeconds).toMatchObject({ maximum: 31_536_000 });
+    expect(props('set_policy').allowedServices).toMatchObject({ maxItems: 500 });
+    for (const tool of tools) {
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+    }
+  });
+
   it('an agent cannot raise its limits, fund itself, resume itself or deploy agents: all wait for the owner', async () => {
     const funds = data(await call('allocate_budget', { amount: '10.00' }));
     expect(funds).toMatchObject({ status: 'pending', kind: 'allocate' });

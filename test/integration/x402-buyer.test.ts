@@ -9,7 +9,7 @@ import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
-import { writeAgentConfig } from '../../server/cli/agent-config.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { CopyButton } from './CopyButton.js';
-
-type McpConfig = { command: string; args: string[]; env: Record<string, string> };
+import { mcpHostConfig, type McpServerConfig } from '../../../server/core/mcp-config.js';
 
 /**
  * Closing a dialog that shows a key before the key was copied asks first: Coffer keeps only the
@@ -31,8 +30,8 @@ export function useKeyCloseGuard(close: () => void) {
 }
 
 /** An agent's API key, shown once, and the MCP config that carries it. */
-export function KeyOnce({ agentId, apiKey, mcpConfig, onCopied }: { agentId: string; apiKey: string; mcpConfig: McpConfig; onCopied: () => void }) {
-  const mcpJson = JSON.stringify({ mcpServers: { [`coffer-${agentId}`]: mcpConfig } }, null, 2);
+export function KeyOnce({ agentId, apiKey, mcpConfig, onCopied }: { agentId: string; apiKey: string; mcpConfig: McpServerConfig; onCopied: () => void }) {
+  const mcpJson = JSON.stringify(mcpHostConfig(`coffer-${agentId}`, mcpConfig), null, 2);
   return (
     <>
       <p>

@@ -1,5 +1,5 @@
-import { createApiClient } from '../api-client.js';
-import { agentCredentials } from '../agent-config.js';
+import { keyClient } from '../../client/coffer-client.js';
+import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
 
@@ -20,24 +20,19 @@ export function localTime(iso: string, now = new Date()): string {
 /** `coffer status`: the linked agent's balance, policy, what it spent in the last 24 h, and its last payments. */
 export async function status(configPath: string, out: Out = process.stdout): Promise<number> {
   const agent = agentCredentials(configPath);
-  const api = createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-  const path = `/v1/agents/${encodeURIComponent(agent.agentId)}`;
-  const [balance, policy, history] = await Promise.all([
-    api.call<{ balance: string; walletAddress: string; status: 'active' | 'suspended' }>('GET', `${path}/balance`),
-    api.call<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] }; spent24h: string }>('GET', `${path}/policy`),
-    api.call<{ payments: { timestamp: string; service: string; amount: string; status: string; protocol: string; resource: string | null }[] }>('GET', `${path}/spend-history`, undefined, { limit: '5' }),
-  ]);
-  const p = policy.body.policy;
+  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  const [balance, policy, history] = await Promise.all([api.balance(agent.agentId), api.policy(agent.agentId), api.spendHistory(agent.agentId, 5)]);
+  const p = policy.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
-  out.write(`  status   ${balance.body.status === 'suspended' ? 'STOPPED: every payment is refused until the owner resumes it' : 'active'}\n`);
-  out.write(`  wallet   ${balance.body.walletAddress}\n`);
-  out.write(`  balance  ${balance.body.balance} USDC\n`);
-  out.write(`  spent    ${policy.body.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
+  out.write(`  status   ${balance.status === 'suspended' ? 'STOPPED: every payment is refused until the owner resumes it' : 'active'}\n`);
+  out.write(`  wallet   ${balance.walletAddress}\n`);
+  out.write(`  balance  ${balance.balance} USDC\n`);
+  out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
   out.write(`  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`);
-  out.write(history.body.payments.length ? '  recent payments:\n' : '  no payments yet\n');
-  const times = history.body.payments.map((payment) => localTime(payment.timestamp));
+  out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
+  const times = history.payments.map((payment) => localTime(payment.timestamp));
   const width = Math.max(0, ...times.map((time) => time.length));
-  history.body.payments.forEach((payment, index) => {
+  history.payments.forEach((payment, index) => {
     const bought = payment.protocol === 'x402' ? `  x402 ${payment.resource ?? ''}` : '';
     out.write(`    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${bought}\n`);
   });
@@ -51,12 +46,15 @@ export async function payCommand(
   out: Out = process.stdout,
 ): Promise<number> {
   const agent = agentCredentials(configPath);
-  const api = createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-  const { body } = await api.call<{ paymentId: string; txSignature: string; amount: string; xPaymentHeader: string }>(
-    'POST',
-    `/v1/agents/${encodeURIComponent(agent.agentId)}/pay`,
-    { service: args.service, amount: args.amount, currency: 'USDC', description: args.description ?? 'coffer pay', recipient: args.recipient, nonce: args.nonce },
-  );
+  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  const body = await api.pay(agent.agentId, {
+    service: args.service,
+    amount: args.amount,
+    currency: 'USDC',
+    description: args.description ?? 'coffer pay',
+    recipient: args.recipient,
+    nonce: args.nonce,
+  });
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else out.write(`Paid ${body.amount} USDC (${body.paymentId}, transaction ${body.txSignature}).\nX-Payment: ${body.xPaymentHeader}\n`);
@@ -81,13 +79,13 @@ export async function kill(
     }
     if (!args.all && self !== null && args.agentId === self.agentId) return killSelf(configPath, out);
     const owner = readOwnerConnection(args.dataDir);
-    const api = createApiClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+    const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
     if (args.all) {
-      const { body } = await api.call<{ suspended: string[] }>('POST', '/v1/kill-all');
+      const body = await api.killAll();
       out.write(body.suspended.length ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n` : 'Every agent was already stopped.\n');
       return 0;
     }
-    await api.call('POST', `/v1/agents/${encodeURIComponent(args.agentId!)}/kill`);
+    await api.kill(args.agentId!);
     out.write(`Stopped ${args.agentId}: its payments are refused until the owner resumes it.\n`);
     return 0;
   }
@@ -96,8 +94,8 @@ export async function kill(
 
 async function killSelf(configPath: string, out: Out): Promise<number> {
   const agent = agentCredentials(configPath);
-  const api = createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-  await api.call('POST', `/v1/agents/${encodeURIComponent(agent.agentId)}/kill`);
+  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  await api.kill(agent.agentId);
   out.write(`Stopped ${agent.agentId}: its payments are refused until the owner resumes it.\n`);
   return 0;
 }
@@ -113,23 +111,23 @@ export async function resume(
 ): Promise<number> {
   if (!args.all && args.agentId === undefined) {
     const agent = agentCredentials(configPath);
-    const api = createApiClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-    const { status, body } = await api.call<{ approvalId?: string; status?: string }>('POST', `/v1/agents/${encodeURIComponent(agent.agentId)}/resume`);
+    const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+    const answer = await api.resume(agent.agentId);
     out.write(
-      status === 202
-        ? `Asked the owner to resume ${agent.agentId} (request ${body.approvalId}): they decide in the dashboard, under Approvals.\n`
-        : `${agent.agentId} is ${body.status === 'active' ? 'active' : body.status}.\n`,
+      answer.status === 202
+        ? `Asked the owner to resume ${agent.agentId} (request ${answer.body.approvalId}): they decide in the dashboard, under Approvals.\n`
+        : `${agent.agentId} is ${answer.body.status === 'active' ? 'active' : answer.body.status}.\n`,
     );
     return 0;
   }
   const owner = readOwnerConnection(args.dataDir);
-  const api = createApiClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   if (args.all) {
-    const { body } = await api.call<{ resumed: string[] }>('POST', '/v1/resume-all');
+    const body = await api.resumeAll();
     out.write(body.resumed.length ? `Resumed ${plural(body.resumed.length, 'agent')}: ${body.resumed.join(', ')}\n` : 'No agent was stopped.\n');
     return 0;
   }
-  await api.call('POST', `/v1/agents/${encodeURIComponent(args.agentId!)}/resume`);
+  await api.resume(args.agentId!);
   out.write(`Resumed ${args.agentId}: it may pay again, within its policy.\n`);
   return 0;
 }
@@ -137,8 +135,8 @@ export async function resume(
 /** `coffer open`: the dashboard, signed in through a fresh one-time login link (owner only). */
 export async function open(args: { dataDir?: string }, out: Out = process.stdout): Promise<number> {
   const owner = readOwnerConnection(args.dataDir);
-  const api = createApiClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
-  const { body } = await api.call<{ url: string }>('POST', '/v1/session/login-link');
+  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  const body = await api.loginLink();
   const opened = await openBrowser(body.url);
   out.write(opened ? `Opened the dashboard in your browser.\n` : `Open this one-time link in your browser (10 minutes):\n  ${body.url}\n`);
   return 0;

@@ -1,4 +1,4 @@
-import { agentCredentials } from '../agent-config.js';
+import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
 
 type Out = NodeJS.WritableStream;

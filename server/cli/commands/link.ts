@@ -1,20 +1,14 @@
 import { hostname, userInfo } from 'node:os';
-import { createApiClient, CofferApiError } from '../api-client.js';
-import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../agent-config.js';
+import { keyClient } from '../../client/coffer-client.js';
+import { CofferApiError } from '../../client/client-error.js';
+import type { LinkPoll } from '../../client/wire-types.js';
+import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
+import { mcpHostConfig } from '../../core/mcp-config.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface LinkAnswer {
-  status: 'pending' | 'completed';
-  agentId?: string;
-  walletAddress?: string;
-  apiKey?: string;
-  owner?: string;
-  url?: string;
-}
 
 /**
  * `coffer link`: asks the owner, in the browser, to make this terminal an agent. Shows a code to
@@ -24,7 +18,7 @@ export async function link(options: { url: string; configPath: string; force?: b
   const out = options.out ?? process.stdout;
   checkConfigWritable(options.configPath, options.force ?? false);
   const tty = 'isTTY' in out && Boolean((out as NodeJS.WriteStream).isTTY);
-  const api = createApiClient(options.url, {});
+  const api = keyClient(options.url, {});
   const user = (() => {
     try {
       return userInfo().username;
@@ -32,11 +26,7 @@ export async function link(options: { url: string; configPath: string; force?: b
       return 'unknown';
     }
   })();
-  const { body: session } = await api.call<{ token: string; linkUrl: string; expiresAt: string; code: string }>('POST', '/v1/link-sessions', {
-    name: 'coffer-cli',
-    hostname: hostname(),
-    user,
-  });
+  const session = await api.createLinkSession({ name: 'coffer-cli', hostname: hostname(), user });
   const opened = await openBrowser(session.linkUrl);
   out.write(`${opened ? 'Opened your browser at' : 'Open this page in your browser (signed in to Coffer):'}\n  ${session.linkUrl}\n`);
   out.write(`Check that the page shows the code:  ${session.code}\n`);
@@ -57,9 +47,9 @@ export async function link(options: { url: string; configPath: string; force?: b
       }
       await sleep(100);
     }
-    let answer: LinkAnswer;
+    let answer: LinkPoll;
     try {
-      answer = (await api.call<LinkAnswer>('GET', `/v1/link-sessions/${encodeURIComponent(session.token)}`)).body;
+      answer = await api.pollLinkSession(session.token);
       wait = 2000;
     } catch (error) {
       if (error instanceof CofferApiError && error.code === 'slow_down') {
@@ -83,12 +73,12 @@ export async function link(options: { url: string; configPath: string; force?: b
     if (answer.status !== 'completed') continue;
     if (tty) out.write('\r\x1b[K');
     const config: AgentConfig = {
-      agentId: answer.agentId!,
-      walletAddress: answer.walletAddress!,
-      apiKey: answer.apiKey!,
+      agentId: answer.agentId,
+      walletAddress: answer.walletAddress,
+      apiKey: answer.apiKey,
       linkedAt: new Date().toISOString(),
-      owner: answer.owner!,
-      url: answer.url!,
+      owner: answer.owner,
+      url: answer.url,
     };
     try {
       writeAgentConfig(options.configPath, config);
@@ -100,12 +90,13 @@ export async function link(options: { url: string; configPath: string; force?: b
     out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
     out.write(`Saved to ${options.configPath} (readable only by you).\n\n`);
     // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
-    const mcp = cofferMcpLaunch();
     out.write('Next:\n');
     out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
     out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
     out.write('  The MCP tool server: add it to your MCP host with\n');
-    out.write(`    ${JSON.stringify({ mcpServers: { coffer: { command: mcp.command, args: mcp.args } } })}\n`);
+    // No env: the linked config file names the agent and holds its key.
+    const { command, args } = cofferMcpLaunch();
+    out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
     if (runsFromNpxCache()) {
       out.write('  (This coffer runs from npx\'s cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n');
     }

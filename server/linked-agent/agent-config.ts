@@ -1,3 +1,4 @@
+// The linked agent's credentials on this machine (what `coffer link` writes): read by the CLI commands and the MCP bridge alike.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';

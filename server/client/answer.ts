@@ -1,0 +1,23 @@
+// How a /v1 answer is read: its status and JSON body, or a CofferApiError with the server's message and code.
+import { CofferApiError } from './client-error.js';
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+/** Every non-2xx is `{error, code}`; a failed call keeps the server's message and stable code. */
+export async function readAnswer<T>(response: Response): Promise<Answer<T>> {
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: a failed answer is reported by its status below
+  }
+  if (!response.ok) {
+    const error = (parsed ?? {}) as { error?: string; code?: string };
+    throw new CofferApiError(response.status, error.code ?? 'http_error', error.error ?? `Coffer answered ${response.status}`);
+  }
+  return { status: response.status, body: parsed as T };
+}

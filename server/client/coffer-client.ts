@@ -1,0 +1,98 @@
+// The one typed client of /v1: one method per endpoint its clients call (dashboard, CLI, MCP bridge, payingFetch), each path written once.
+import type { z } from 'zod';
+import type {
+  allocateBodySchema,
+  deployBodySchema,
+  faucetBodySchema,
+  linkClientSchema,
+  linkCompleteBodySchema,
+  payBodySchema,
+  policyUpdateSchema,
+  renameBodySchema,
+  returnBodySchema,
+  x402PayBodySchema,
+} from '../core/schemas.js';
+import type { ApprovalStatus } from '../core/ports/store.js';
+import { keyTransport, type Method, type Transport } from './transport.js';
+import type * as Wire from './wire-types.js';
+
+type Body<S extends z.ZodType> = z.input<S>;
+
+const seg = encodeURIComponent;
+const agentPath = (agentId: string) => `/v1/agents/${seg(agentId)}`;
+
+export function createCofferClient(transport: Transport) {
+  const call = async <T>(method: Method, path: string, options: { body?: unknown; query?: Record<string, string | undefined>; headers?: Record<string, string> } = {}) =>
+    (await transport.send<T>({ method, path, ...options })).body;
+  /** A request the owner may have to approve first: the status tells which answer it is. */
+  const mayWait = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    transport.send<unknown>({ method: 'POST', path, body, headers }) as Promise<Wire.MayWait<T>>;
+  const idempotency = (key?: string) => (key === undefined ? undefined : { 'idempotency-key': key });
+
+  return {
+    base: transport.base,
+    /** The URL of the owner's event stream (EventSource signs in by the URL it is given). */
+    eventsUrl: () => transport.url('/v1/events'),
+
+    health: () => call<Wire.Health>('GET', '/v1/health'),
+    session: () => call<Wire.Session>('GET', '/v1/session'),
+    /** Trades a login URL's one-time token for a session token. */
+    signIn: (loginToken: string) => call<Wire.Session & { sessionToken: string }>('POST', '/v1/session', { body: { loginToken } }),
+    loginLink: () => call<Wire.LoginLink>('POST', '/v1/session/login-link'),
+
+    dashboard: () => call<Wire.Dashboard>('GET', '/v1/dashboard'),
+    agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
+    deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
+    faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),
+    deploy: (body: Body<typeof deployBodySchema>) => mayWait<Wire.Deployed>('/v1/agents/deploy', body),
+    killAll: () => call<Wire.KilledAll>('POST', '/v1/kill-all'),
+    resumeAll: () => call<Wire.ResumedAll>('POST', '/v1/resume-all'),
+
+    balance: (agentId: string) => call<Wire.Balance>('GET', `${agentPath(agentId)}/balance`),
+    policy: (agentId: string) => call<Wire.PolicyResponse>('GET', `${agentPath(agentId)}/policy`),
+    updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) => mayWait<Wire.PolicyResponse>(`${agentPath(agentId)}/policy`, body),
+    allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Wire.Allocation>(`${agentPath(agentId)}/allocate`, body),
+    returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) => call<Wire.Returned>('POST', `${agentPath(agentId)}/return`, { body }),
+    tasks: (agentId: string) => call<Wire.ImageTasks>('GET', `${agentPath(agentId)}/tasks`),
+    replaceKey: (agentId: string) => call<Wire.ReplacedKey>('POST', `${agentPath(agentId)}/key`),
+    rename: (agentId: string, body: Body<typeof renameBodySchema>) => call<Wire.Renamed>('POST', `${agentPath(agentId)}/rename`, { body }),
+    archive: (agentId: string) => call<Wire.Archived>('POST', `${agentPath(agentId)}/archive`),
+    kill: (agentId: string) => call<Wire.Killed>('POST', `${agentPath(agentId)}/kill`),
+    resume: (agentId: string) => mayWait<Wire.Resumed>(`${agentPath(agentId)}/resume`),
+    spendHistory: (agentId: string, limit?: number) =>
+      call<Wire.SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, { query: { limit: limit === undefined ? undefined : String(limit) } }),
+    /** Pays; the same Idempotency-Key answers the same payment again (a retry never pays twice). */
+    pay: (agentId: string, body: Body<typeof payBodySchema>, idempotencyKey?: string) =>
+      call<Wire.Payment>('POST', `${agentPath(agentId)}/pay`, { body, headers: idempotency(idempotencyKey) }),
+    payX402: (agentId: string, body: Body<typeof x402PayBodySchema>, idempotencyKey?: string) =>
+      call<Wire.X402Payment>('POST', `${agentPath(agentId)}/x402`, { body, headers: idempotency(idempotencyKey) }),
+    reportX402Settlement: (agentId: string, paymentId: string, headers: Record<string, string>) =>
+      call<Wire.X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
+
+    approvals: (status?: ApprovalStatus) => call<Wire.Approvals>('GET', '/v1/approvals', { query: { status } }),
+    approval: (approvalId: string) => call<Wire.ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`),
+    approve: (approvalId: string) => call<Wire.Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
+    deny: (approvalId: string) => call<Wire.Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),
+
+    createLinkSession: (client: Body<typeof linkClientSchema>) => call<Wire.LinkSession>('POST', '/v1/link-sessions', { body: client }),
+    pollLinkSession: (token: string) => call<Wire.LinkPoll>('GET', `/v1/link-sessions/${seg(token)}`),
+    linkRequests: () => call<Wire.WaitingLinkSessions>('GET', '/v1/link-sessions'),
+    clearLinkRequests: (ids?: string[]) => call<Wire.LinkCleared>('POST', '/v1/link-sessions/clear', { body: ids === undefined ? {} : { ids } }),
+    linkDetails: (token: string) => call<Wire.LinkDetails>('GET', `/v1/link-sessions/${seg(token)}/details`),
+    denyLink: (token: string) => call<Wire.LinkDenied>('POST', `/v1/link-sessions/${seg(token)}/deny`),
+    completeLink: (token: string, body: Body<typeof linkCompleteBodySchema>) => call<Wire.LinkCompleted>('POST', `/v1/link-sessions/${seg(token)}/complete`, { body }),
+
+    searchServices: (query: string, limit?: number) =>
+      call<Wire.SearchResult>('GET', '/v1/services/search', { query: { q: query, limit: limit === undefined ? undefined : String(limit) } }),
+    /** A registry listing by id; 404 (a CofferApiError) when none. */
+    service: (serviceId: string) => call<Wire.ServiceListing>('GET', `/v1/services/${seg(serviceId)}`),
+    servicesPaidTo: (payTo: string) => call<Wire.ServicesPaidTo>('GET', '/v1/services', { query: { payTo } }),
+    models: () => call<Wire.Models>('GET', '/v1/models'),
+  };
+}
+
+export type CofferClient = ReturnType<typeof createCofferClient>;
+
+/** The CLI's and the MCP bridge's client: signed in by an owner or agent key. */
+export const keyClient = (baseUrl: string, credentials: { owner?: string; key?: string }, fetchImpl?: typeof fetch): CofferClient =>
+  createCofferClient(keyTransport(baseUrl, credentials, fetchImpl));

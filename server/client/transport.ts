@@ -1,0 +1,81 @@
+// How a /v1 request travels: base URL, who signs it in (owner query, headers), timeout, and what "not answering" means.
+import type { Answer } from './answer.js';
+import { readAnswer } from './answer.js';
+import { CofferApiError } from './client-error.js';
+
+export type Method = 'GET' | 'POST';
+
+export interface Request {
+  method: Method;
+  /** The /v1 path, already encoded. */
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TransportOptions {
+  /** Where /v1 is: an origin (http://127.0.0.1:8799), or '' for the page's own. */
+  base: string;
+  /** Sent as `?owner=` on every request when set. */
+  owner?: string;
+  /** The headers that sign a request in, read at each request (a session can start or end between two). */
+  auth: () => Record<string, string>;
+  /** The error thrown when nothing answers (fetch itself failed). */
+  unreachable: (error: Error) => CofferApiError;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export type Transport = ReturnType<typeof createTransport>;
+
+export function createTransport(options: TransportOptions) {
+  const base = options.base.replace(/\/+$/, '');
+  /** The URL of a path, with the owner and the query (absent values left out). */
+  const url = (path: string, query: Record<string, string | undefined> = {}): string => {
+    const params = new URLSearchParams();
+    if (options.owner) params.set('owner', options.owner);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
+    const search = params.toString();
+    return `${base}${path}${search ? `?${search}` : ''}`;
+  };
+  async function send<T>(request: Request): Promise<Answer<T>> {
+    const doFetch = options.fetch ?? fetch;
+    let response: Response;
+    try {
+      response = await doFetch(url(request.path, request.query), {
+        method: request.method,
+        // The dashboard signs in by header only: no cookie is sent or needed.
+        credentials: 'omit',
+        headers: {
+          accept: 'application/json',
+          ...options.auth(),
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...request.headers,
+        },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
+      });
+    } catch (error) {
+      throw options.unreachable(error as Error);
+    }
+    return readAnswer<T>(response);
+  }
+  return { base, url, send };
+}
+
+/**
+ * The CLI's and the MCP bridge's transport: an owner or agent key as Bearer, `?owner=`, 120 s
+ * (a payment waits for the chain), and a hint to start Coffer when it does not answer.
+ */
+export function keyTransport(baseUrl: string, credentials: { owner?: string; key?: string }, fetchImpl?: typeof fetch): Transport {
+  const base = baseUrl.replace(/\/+$/, '');
+  return createTransport({
+    base,
+    owner: credentials.owner,
+    auth: (): Record<string, string> => (credentials.key ? { authorization: `Bearer ${credentials.key}` } : {}),
+    timeoutMs: 120_000,
+    unreachable: (error) => new CofferApiError(0, 'coffer_unreachable', `Coffer is not answering at ${base} (${error.message}); is \`coffer serve\` or the tray app running?`),
+    fetch: fetchImpl,
+  });
+}

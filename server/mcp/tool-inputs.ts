@@ -1,0 +1,72 @@
+// The MCP tools' inputs: the core request schemas (server/core/schemas.ts) with a description each, never re-declared.
+import { z } from 'zod';
+import { agentIdSchema, amountSchema, deployBodySchema, payBodySchema, policyUpdateSchema, renameBodySchema, searchQuerySchema } from '../core/schemas.js';
+
+/**
+ * An amount of USDC. The API takes a decimal string; some MCP hosts send a JSON number for "0.01".
+ * A number is read as the text it prints as (String(n)) and judged by the same amount rule, so one
+ * that is not exact (0.1 + 0.2 prints 0.30000000000000004, 1e-7 prints in exponent form) is refused
+ * with the rule rather than rounded into a payment.
+ */
+export const amountInput = (what: string) =>
+  z
+    .union([z.string(), z.number()])
+    .transform((value) => (typeof value === 'number' ? String(value) : value))
+    .pipe(amountSchema)
+    .describe(`${what}: USDC as a decimal string such as "0.01" (at most 6 decimals)`);
+
+const agentIdInput = (what: string) => agentIdSchema.describe(what);
+const thisAgentByDefault = agentIdInput('the agent (this one when left out)').optional();
+
+export const findServiceInput = {
+  query: searchQuerySchema.shape.q.unwrap().describe('what the service should do, in a few words'),
+};
+
+export const setPolicyInput = {
+  dailyBudget: amountInput('the most this agent may spend over a rolling 24 h').optional(),
+  maxPerPayment: amountInput('the most one payment may be').optional(),
+  cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
+  allowedServices: policyUpdateSchema.shape.allowedServices.describe('the service ids this agent may pay (empty for any)'),
+};
+
+/** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */
+export const spendHistoryInput = {
+  limit: z.number().int().min(1).max(500).optional().describe('how many payments, newest first (default 20, at most 500)'),
+};
+
+export const allocateInput = {
+  amount: amountInput('how much to move from the treasury'),
+  agentId: thisAgentByDefault,
+};
+
+export const deployInput = {
+  agentId: deployBodySchema.shape.agentId.describe('the new agent\'s id (a-z, 0-9, "_" and "-")'),
+  dailyBudget: amountInput('its daily budget'),
+  maxPerPayment: amountInput('the most one of its payments may be'),
+};
+
+export const someAgentInput = { agentId: thisAgentByDefault };
+
+export const renameInput = {
+  agentId: agentIdInput('the agent to rename'),
+  displayName: renameBodySchema.shape.displayName.describe('its new name, as the owner sees it'),
+};
+
+export const approvalInput = {
+  approvalId: z.string().min(1).max(100).describe('the approvalId a request that waits for the owner answered'),
+};
+
+export const payInput = {
+  service: payBodySchema.shape.service.describe('registry service id, or a name with recipient'),
+  amount: amountInput('the price to pay'),
+  recipient: payBodySchema.shape.recipient.describe('Solana address, for a service outside the registry'),
+  nonce: payBodySchema.shape.nonce.describe("the paid API's nonce from its 402 (printable ASCII)"),
+  description: payBodySchema.shape.description.describe('what the payment is for, shown in the spend history'),
+};
+
+export const fetchPaidInput = {
+  url: z.url().describe('the URL to call'),
+  method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
+  body: z.string().max(65_536).optional().describe('the request body, as text'),
+  headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
+};
