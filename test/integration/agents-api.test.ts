@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, micro, startCoffer, type ApiResponse, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, micro, startCoffer, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 
 /** Every agent endpoint over real HTTP, checked against API.md (which wins over spec/interface.md). */
 
 const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DECIMAL = /^\d+\.\d{2,6}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** API.md: every non-2xx is exactly `{error, code}`. */
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
-  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.error.length).toBeGreaterThan(0);
-}
 
 let counter = 0;
 /** A fresh agent id per use, so tests never share agents. */

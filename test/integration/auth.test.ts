@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, startCoffer, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
 
 /** The auth rows of API.md's error table, over real HTTP. */
@@ -9,14 +10,6 @@ const UNKNOWN_OWNER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 /** A second owner, inserted straight into the store for the wrong_owner rows. */
 const OTHER_OWNER = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
 const OTHER_AGENT_WALLET = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
-  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.error.length).toBeGreaterThan(0);
-}
 
 type Endpoint = { method: 'GET' | 'POST'; path: string; body?: unknown };
 
