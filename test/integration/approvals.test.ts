@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -30,8 +31,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(approved.body).toMatchObject({ status: 'approved', result: { agentId: 'asker', policy: { dailyBudget: '8.00', maxPerPayment: '1.00' } } });
     expect((await t.api('GET', t.withOwner('/v1/agents/asker/policy'))).body.policy.dailyBudget).toBe('8.00');
     const again = await approve(asked.body.approvalId);
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('approval_decided');
+    expectError(again, 409, 'approval_decided');
     // The agent can follow its own request.
     const mine = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: agent.apiKey });
     expect(mine.body.status).toBe('approved');
@@ -132,8 +132,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const collect = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
     expect(collect.body.apiKey).toBeUndefined();
     const more = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-two', dailyBudget: '1.00', maxPerPayment: '0.10' } });
-    expect(more.status).toBe(403);
-    expect(more.body.code).toBe('agent_suspended');
+    expectError(more, 403, 'agent_suspended');
     expect((await ask('rogue', parent.apiKey, 'resume')).status).toBe(202);
   });
 
@@ -144,8 +143,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(again.body.approvalId).toBe(first.body.approvalId);
     for (let i = 2; i <= 20; i++) expect((await ask('noisy', agent.apiKey, 'allocate', { amount: `${i}.00` })).status).toBe(202);
     const flood = await ask('noisy', agent.apiKey, 'allocate', { amount: '21.00' });
-    expect(flood.status).toBe(429);
-    expect(flood.body.code).toBe('too_many_requests');
+    expectError(flood, 429, 'too_many_requests');
   });
 
   it('only the owner lists, approves and denies', async () => {
@@ -157,8 +155,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       ['POST', `/v1/approvals/${asked.body.approvalId}/deny`],
     ] as const) {
       const response = await t.api(method, t.withOwner(path), { key: agent.apiKey });
-      expect(response.status).toBe(403);
-      expect(response.body.code).toBe('owner_only');
+      expectError(response, 403, 'owner_only');
     }
     expect((await t.api('GET', t.withOwner('/v1/approvals/apr_nope'))).body.code).toBe('approval_not_found');
   });
@@ -205,8 +202,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
       expect(read.body.status).toBe('withdrawn');
       const late = await approve(asked.body.approvalId);
-      expect(late.status).toBe(409);
-      expect(late.body.code).toBe('approval_decided');
+      expectError(late, 409, 'approval_decided');
       expect(seen).toContainEqual(expect.objectContaining({ type: 'approval', approvalId: asked.body.approvalId, status: 'withdrawn' }));
     }
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 
 describe('concurrent payments against one budget', () => {
   let t: TestCoffer;
@@ -27,8 +28,7 @@ describe('concurrent payments against one budget', () => {
     expect(ok).toHaveLength(10);
     expect(refused).toHaveLength(40);
     for (const r of refused) {
-      expect(r.status).toBe(402);
-      expect(r.body.code).toBe('daily_budget_exceeded');
+      expectError(r, 402, 'daily_budget_exceeded');
     }
     expect(new Set(ok.map((r) => r.body.txSignature)).size).toBe(10);
 
@@ -68,8 +68,7 @@ describe('concurrent payments against one budget', () => {
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of responses.filter((r) => r.status !== 200)) {
-      expect(r.status).toBe(402);
-      expect(r.body.code).toBe('insufficient_treasury_funds');
+      expectError(r, 402, 'insufficient_treasury_funds');
     }
     expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(0n);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
 import { startCoffer, fundedAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 
 async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: string) {
   for (let i = 0; i < 200; i++) {
@@ -153,8 +154,7 @@ describe('image generation', () => {
   it('is a payment under the agent policy: refused by maxPerPayment, allowedServices and a kill', async () => {
     const capped = await fundedAgent(t, 'capped', '1.00', { maxPerPayment: '0.01' });
     const over = await generate('capped', capped.apiKey, { prompt: 'x', modelId: 'flux-pro', resolution: '1k' });
-    expect(over.status).toBe(402);
-    expect(over.body.code).toBe('max_per_payment_exceeded');
+    expectError(over, 402, 'max_per_payment_exceeded');
     const listed = await fundedAgent(t, 'listed', '1.00', { allowedServices: ['demo-weather'] });
     expect((await generate('listed', listed.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' })).body.code).toBe(
       'service_not_allowed',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
 import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
 
@@ -27,8 +28,7 @@ describe('the tray drives the real engine', () => {
     expect((await pay('tray-one', agent.apiKey)).status).toBe(200);
     await click('Stop tray-one');
     const refused = await pay('tray-one', agent.apiKey);
-    expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe('agent_suspended');
+    expectError(refused, 403, 'agent_suspended');
     const state = trayState(t.coffer.engine, t.owner, null, false);
     expect(iconState(state)).toBe('attention');
     expect(t.coffer.engine.ctx.store.listAudit(t.owner, 5).find((e) => e.action === 'agent.kill')?.actor).toBe('tray');

@@ -4,6 +4,7 @@ import { address, generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
 import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -273,8 +274,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     const other = await payX402('x-keyed', agent.apiKey, await answerOf(await fetch(v1.url), v1.url), 'k-1');
-    expect(other.status).toBe(409);
-    expect(other.body.code).toBe('idempotency_key_reused');
+    expectError(other, 409, 'idempotency_key_reused');
     expect(await history('x-keyed', agent.apiKey)).toHaveLength(1);
   });
 
@@ -315,8 +315,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
     required.accepts[0].extra.memo = 'm'.repeat(257);
     const longMemo = await payX402('x-hostile', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } });
-    expect(longMemo.status).toBe(422);
-    expect(longMemo.body.code).toBe('unsupported_offer');
+    expectError(longMemo, 422, 'unsupported_offer');
     expect(await history('x-hostile', agent.apiKey)).toHaveLength(0);
     // A seller reporting a signature that is no signature settles nothing and breaks nothing.
     const paid = await payX402('x-hostile', agent.apiKey, unpaid);
@@ -350,8 +349,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const bound = { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } };
     expect((await payX402('x-twice', agent.apiKey, bound)).status).toBe(200);
     const again = await payX402('x-twice', agent.apiKey, bound);
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('nonce_already_paid');
+    expectError(again, 409, 'nonce_already_paid');
   });
 
   it('a settlement report racing reconciliation is settled, announced and audited once', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
 import { json } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
@@ -141,8 +142,7 @@ describe('the 402 flow against the demo paid API', () => {
       transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '10000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
     });
     const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
-    expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe('transaction_not_found');
+    expectError(missing, 404, 'transaction_not_found');
     expect((await t.api('GET', '/v1/chain/transactions/not-a-signature', { key: null })).body.code).toBe('invalid_signature');
     const service = await t.api('GET', '/v1/services/demo-weather', { key: null });
     expect(service.body).toMatchObject({ id: 'demo-weather', pricePerCall: '0.01', payTo: DEMO_PAY_TO, source: 'x402-marketplace' });
