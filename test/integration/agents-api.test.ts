@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, micro, startCoffer, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
 /** Every agent endpoint over real HTTP, checked against API.md (which wins over spec/interface.md). */
@@ -244,10 +245,7 @@ describe('agents API', () => {
     it('counts a payment in spent24h and in the balance', async () => {
       const agentId = freshId('spender');
       const agent = await fundedAgent(t, agentId, '2');
-      const paid = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
-        key: agent.apiKey,
-        body: { ...UNLISTED_API, amount: '0.25', currency: 'USDC', description: 'forecast' },
-      });
+      const paid = await pay(t, agentId, agent.apiKey, { ...UNLISTED_API, amount: '0.25', currency: 'USDC', description: 'forecast' });
       expect(paid.status).toBe(200);
       const entry = await listedAgent(t, agentId);
       expect(entry).toMatchObject({ spent24h: '0.25', balance: '1.75', status: 'active' });
@@ -299,7 +297,7 @@ describe('agents API', () => {
       });
       // What counts against the daily budget: the payments of the last 24 h.
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/allocate`), { body: { amount: '1' } });
-      await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+      await pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01' });
       expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/policy`))).body.spent24h).toBe('0.01');
     });
 
@@ -361,19 +359,16 @@ describe('agents API', () => {
       const cut = await t.api('POST', path, { key: agent.apiKey, body: { dailyBudget: '0.50' } });
       expect(cut.status).toBe(200);
       expect(cut.body.policy).toMatchObject({ dailyBudget: '0.50', maxPerPayment: '2.00' });
-      const pay = (amount: string) =>
-        t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount, currency: 'USDC' },
-        });
-      expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
-      expect((await pay('0.50')).status).toBe(200);
+      const payAmount = (amount: string) =>
+        pay(t, agent.agentId, agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
+      expect((await payAmount('0.50')).status).toBe(200);
       const owner = await t.api('POST', path, { body: { dailyBudget: '0.000001', maxPerPayment: '3.00' } });
       expect(owner.status).toBe(200);
       expect(owner.body.policy).toMatchObject({ dailyBudget: '0.000001', maxPerPayment: '3.00' });
       const loosen = await t.api('POST', path, { body: { dailyBudget: '20.00' } });
       expect(loosen.body.policy).toMatchObject({ dailyBudget: '20.00', maxPerPayment: '3.00' });
-      expectError(await pay('3.01'), 402, 'max_per_payment_exceeded');
+      expectError(await payAmount('3.01'), 402, 'max_per_payment_exceeded');
     });
 
     it.each([
@@ -521,18 +516,15 @@ describe('agents API', () => {
 
     it('kill blocks payments (403 agent_suspended) and keeps wallet and balance; resume allows them again', async () => {
       const agent = await fundedAgent(t, freshId('suspended-pay'), '1');
-      const pay = () =>
-        t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-          key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'x' },
-        });
+      const payOnce = () =>
+        pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'x' });
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/kill`));
-      expectError(await pay(), 403, 'agent_suspended');
+      expectError(await payOnce(), 403, 'agent_suspended');
       const balance = await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`));
       expect(balance.body).toMatchObject({ walletAddress: agent.walletAddress, balance: '1.00' });
 
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/resume`));
-      const paid = await pay();
+      const paid = await payOnce();
       expect(paid.status).toBe(200);
       expect(paid.body.status).toBe('confirmed');
     });
@@ -725,18 +717,15 @@ describe('kill-all', () => {
     const kill = await t.api('POST', t.withOwner('/v1/kill-all'));
     expect(kill.body.suspended).toEqual(expect.arrayContaining(['block-a', 'block-b']));
 
-    const pay = (agent: { agentId: string; apiKey: string }) =>
-      t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' },
-      });
-    expectError(await pay(a), 403, 'agent_suspended');
-    expectError(await pay(b), 403, 'agent_suspended');
+    const payAs = (agent: { agentId: string; apiKey: string }) =>
+      pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
+    expectError(await payAs(a), 403, 'agent_suspended');
+    expectError(await payAs(b), 403, 'agent_suspended');
 
     const resumed = await t.api('POST', t.withOwner('/v1/agents/block-a/resume'));
     expect(resumed.body).toEqual({ agentId: 'block-a', status: 'active' });
-    expect((await pay(a)).status).toBe(200);
-    expectError(await pay(b), 403, 'agent_suspended');
+    expect((await payAs(a)).status).toBe(200);
+    expectError(await payAs(b), 403, 'agent_suspended');
   });
 
   it('resume-all is its counterpart: every stopped agent pays again, only the owner may, and it names only those it resumed', async () => {
@@ -749,7 +738,7 @@ describe('kill-all', () => {
     expect(resumed.body.resumed).toEqual(expect.arrayContaining(['again-a', 'again-b']));
     const list = await t.api('GET', t.withOwner('/v1/agents'));
     for (const entry of list.body.agents as Array<{ status: string }>) expect(entry.status).toBe('active');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/again-a/pay'), { key: a.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const paid = await pay(t, 'again-a', a.apiKey, { service: 'demo-weather', amount: '0.01' });
     expect(paid.status).toBe(200);
     expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body).toEqual({ resumed: [] });
   });

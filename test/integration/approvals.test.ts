@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -176,8 +177,8 @@ describe('approvals: an agent asks, only the owner loosens', () => {
         if (received.join('').includes('event: approval')) return;
       }
     })().catch(() => undefined);
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' } });
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '5.00', currency: 'USDC' } });
+    await pay(t, 'streamed', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' });
+    await pay(t, 'streamed', agent.apiKey, { ...UNLISTED_API, amount: '5.00', currency: 'USDC' });
     await ask('streamed', agent.apiKey, 'allocate', { amount: '1.00' });
     await reading;
     controller.abort();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, startCoffer, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
 
@@ -195,10 +196,7 @@ describe('auth', () => {
       expect(balance.body.balance).toBe('1.00');
       const policy = await t.api('GET', t.withOwner('/v1/agents/self-scope/policy'), { key });
       expect(policy.status).toBe(200);
-      const paid = await t.api('POST', t.withOwner('/v1/agents/self-scope/pay'), {
-        key,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'own key' },
-      });
+      const paid = await pay(t, 'self-scope', key, { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'own key' });
       expect(paid.status).toBe(200);
       const history = await t.api('GET', t.withOwner('/v1/agents/self-scope/spend-history'), { key });
       expect(history.status).toBe(200);
@@ -277,11 +275,8 @@ describe('auth', () => {
       const again = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(again.body).toEqual({ agentId: 'self-kill', status: 'suspended' });
 
-      const pay = await t.api('POST', t.withOwner('/v1/agents/self-kill/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' },
-      });
-      expectError(pay, 403, 'agent_suspended');
+      const paid = await pay(t, 'self-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
+      expectError(paid, 403, 'agent_suspended');
 
       const asked = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'), { key: agent.apiKey });
       expect(asked.status).toBe(202);
@@ -359,13 +354,10 @@ describe('auth', () => {
         body: { dailyBudget: '1.00', maxPerPayment: '1.00' },
       });
       expect(tightened.status).toBe(200);
-      const pay = (amount: string) =>
-        t.api('POST', t.withOwner('/v1/agents/tight-pay/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount, currency: 'USDC' },
-        });
-      expect((await pay('0.60')).status).toBe(200);
-      expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
+      const payAmount = (amount: string) =>
+        pay(t, 'tight-pay', agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      expect((await payAmount('0.60')).status).toBe(200);
+      expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
     });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
 describe('concurrent payments against one budget', () => {
@@ -16,10 +17,7 @@ describe('concurrent payments against one budget', () => {
 
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        t.api('POST', t.withOwner('/v1/agents/burst/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC', description: `burst ${i}` },
-        }),
+        pay(t, 'burst', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC', description: `burst ${i}` }),
       ),
     );
 
@@ -45,10 +43,7 @@ describe('concurrent payments against one budget', () => {
     const agent = await fundedAgent(t, 'drain', '0.55', { dailyBudget: '100.00', maxPerPayment: '1.00' });
     const responses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        t.api('POST', t.withOwner('/v1/agents/drain/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' },
-        }),
+        pay(t, 'drain', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' }),
       ),
     );
     const ok = responses.filter((r) => r.status === 200);

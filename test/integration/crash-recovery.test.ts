@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 
 describe('SIGKILL in the middle of a payment burst', () => {
@@ -181,17 +182,13 @@ describe('a crash between the chain and the ledger', () => {
       let t = await startCoffer({ dataDir });
       const agent = await deployAgent(t, 'settled-in-the-landing');
       await t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/allocate'), { body: { amount: '2' } });
-      const pay = () =>
-        t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/pay'), {
-          key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.01' },
-          headers: { 'idempotency-key': 'landing' },
-        });
+      const payOnce = () =>
+        pay(t, 'settled-in-the-landing', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, { 'idempotency-key': 'landing' });
       const sims = () => t.coffer.db.prepare('SELECT COUNT(*) FROM sim_transactions').pluck().get() as number;
 
       // Landed and confirmed together: the transaction's row and the confirmation appear in one write.
       const before = sims();
-      const paid = await pay();
+      const paid = await payOnce();
       expect(paid.status).toBe(200);
       expect(paid.body.status).toBe('confirmed');
       expect(sims()).toBe(before + 1);
@@ -202,10 +199,7 @@ describe('a crash between the chain and the ledger', () => {
       store.settlePayment = () => {
         throw new Error('disk said no');
       };
-      const second = await t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.005' },
-      });
+      const second = await pay(t, 'settled-in-the-landing', agent.apiKey, { service: 'demo-weather', amount: '0.005' });
       store.settlePayment = settle;
       expect(second.status).toBe(500);
       expect(sims()).toBe(before + 2);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, deployAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 
 const AGENTS = ['alpha', 'beta', 'gamma'] as const;
 /** Registry services (never paid above their listed price) and an API outside the registry (any price). */
@@ -77,10 +78,7 @@ describe('after any sequence of allocations and payments, every wallet on chain 
                 const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
                 expect([200, 402]).toContain(r.status);
               } else if (step.op === 'pay') {
-                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/pay`), {
-                  key: keys.get(step.agent)!,
-                  body: { ...step.service, amount: step.amount, currency: 'USDC' },
-                });
+                const r = await pay(t, step.agent, keys.get(step.agent)!, { ...step.service, amount: step.amount, currency: 'USDC' });
                 expect([200, 402, 403]).toContain(r.status);
                 if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded', 'price_above_registry']).toContain(r.body.code);
               } else {

@@ -1,11 +1,9 @@
 import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { pay, payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
-
-const pay = (t: TestCoffer, agentId: string, key: string | null, body: Record<string, unknown>, headers?: Record<string, string>) =>
-  t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body, headers });
 
 /** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */
 const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -157,11 +155,11 @@ describe('payments over HTTP on the sim chain', () => {
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
     expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', venue: 'Coffer demo quotes', code: 'price_above_registry' });
     // One micro-USDC over a per-resolution price too; the owner's key is held to the same rule.
-    const image = await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032001' } });
+    const image = await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032001' });
     expect(image.body.code).toBe('price_above_registry');
     expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.01' })).status).toBe(200);
     expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005' })).status).toBe(200);
-    expect((await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032' } })).status).toBe(200);
+    expect((await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' })).status).toBe(200);
   });
 
   it('only USDC; Ethereum is announced as coming soon', async () => {
@@ -334,14 +332,11 @@ describe('payments: edges found in review', () => {
   });
   afterAll(async () => t.stop());
 
-  const payAs = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { currency: 'USDC', ...body }, headers });
-
   it('paying the same nonce twice is refused with 409, not a 500, and leaves nothing pending', async () => {
     const agent = await fundedAgent(t, 'twice', '2.00');
     const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-twice' };
-    expect((await payAs('twice', agent.apiKey, body)).status).toBe(200);
-    const again = await payAs('twice', agent.apiKey, body);
+    expect((await payUsdc(t, 'twice', agent.apiKey, body)).status).toBe(200);
+    const again = await payUsdc(t, 'twice', agent.apiKey, body);
     expectError(again, 409, 'nonce_already_paid');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get()).toBe(0);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.99'));
@@ -350,23 +345,23 @@ describe('payments: edges found in review', () => {
   it('a nonce whose first payment failed can be paid again', async () => {
     const agent = await fundedAgent(t, 'retry-nonce', '0.005');
     const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-retry' };
-    expect((await payAs('retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
+    expect((await payUsdc(t, 'retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
     await t.api('POST', t.withOwner('/v1/agents/retry-nonce/allocate'), { body: { amount: '1' } });
-    expect((await payAs('retry-nonce', agent.apiKey, body)).status).toBe(200);
+    expect((await payUsdc(t, 'retry-nonce', agent.apiKey, body)).status).toBe(200);
   });
 
   it('an unlisted recipient with no USDC account is refused (the treasury pays no rent for it)', async () => {
     const agent = await fundedAgent(t, 'dust', '1.00');
     const fresh = await t.coffer.engine.ctx.vault.createWallet();
     const lamportsBefore = t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner);
-    const response = await payAs('dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
+    const response = await payUsdc(t, 'dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
     expectError(response, 409, 'recipient_not_ready');
     expect(t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner)).toBe(lamportsBefore);
   });
 
   it('rejects a recipient that looks like base58 but is not 32 bytes', async () => {
     const agent = await fundedAgent(t, 'bad-address', '1.00');
-    const response = await payAs('bad-address', agent.apiKey, { service: 'x', recipient: 'z'.repeat(44), amount: '0.01' });
+    const response = await payUsdc(t, 'bad-address', agent.apiKey, { service: 'x', recipient: 'z'.repeat(44), amount: '0.01' });
     expectError(response, 400, 'invalid_recipient');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'bad-address'").pluck().get()).toBe(0);
   });
@@ -375,27 +370,23 @@ describe('payments: edges found in review', () => {
     const seller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx'; // has a USDC account on sim
     const other = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
     const agent = await fundedAgent(t, 'pinned', '1.00', { allowedServices: [seller] });
-    const byLabel = await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });
+    const byLabel = await payUsdc(t, 'pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });
     expectError(byLabel, 402, 'service_not_allowed');
-    expect((await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: seller, amount: '0.01' })).status).toBe(200);
-    expect((await payAs('pinned', agent.apiKey, { service: 'anything', recipient: seller, amount: '0.01' })).status).toBe(200);
+    expect((await payUsdc(t, 'pinned', agent.apiKey, { service: 'my-api', recipient: seller, amount: '0.01' })).status).toBe(200);
+    expect((await payUsdc(t, 'pinned', agent.apiKey, { service: 'anything', recipient: seller, amount: '0.01' })).status).toBe(200);
   });
 
   it('the same Idempotency-Key returns the first result even after a kill, and currency spelled out or not is the same request', async () => {
     const agent = await fundedAgent(t, 'idem-kill', '1.00');
     const headers = { 'idempotency-key': 'k-kill' };
-    const first = await t.api('POST', t.withOwner('/v1/agents/idem-kill/pay'), {
-      key: agent.apiKey,
-      body: { service: 'demo-weather', amount: '0.01' },
-      headers,
-    });
+    const first = await pay(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
     expect(first.status).toBe(200);
     await t.api('POST', t.withOwner('/v1/agents/idem-kill/kill'));
-    const replayed = await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
+    const replayed = await payUsdc(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
     expect(replayed.status).toBe(200);
     expect(replayed.body.paymentId).toBe(first.body.paymentId);
     // A new payment is still blocked.
-    expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
+    expect((await payUsdc(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
   });
 
   it('a payment a crash left unsent is paid when its Idempotency-Key comes again, once; a different request under that key is 409', async () => {
@@ -416,18 +407,18 @@ describe('payments: edges found in review', () => {
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);
     expect(store.getPayment('pay_lost1')).toMatchObject({ status: 'failed', errorCode: 'not_sent' });
     // Nothing was sent, so the retry is paid now (the client never got an answer)...
-    const retried = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    const retried = await payUsdc(t, 'lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('confirmed');
     expect(retried.body.paymentId).not.toBe('pay_lost1');
     // ...once: the key now names that payment.
-    const again = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    const again = await payUsdc(t, 'lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
     expect(again.body.paymentId).toBe(retried.body.paymentId);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     // A different request under the key of an unsent payment is still a conflict, not a payment.
     unsent('pay_lost2', 'k-lost2');
     await t.coffer.engine.reconcile();
-    const other = await payAs('lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
+    const other = await payUsdc(t, 'lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
     expectError(other, 409, 'idempotency_key_reused');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     // The spend history keeps the unsent attempts as failed, beside the payment that went through.

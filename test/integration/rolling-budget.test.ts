@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, manualClock, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { payUsdc } from '../helpers/pay.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -11,11 +12,7 @@ describe('dailyBudget is a rolling 24 h window and cooldown a spacing', () => {
   });
   afterAll(async () => t.stop());
 
-  const pay = (key: string, agentId: string, amount: string) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
-      key,
-      body: { ...UNLISTED_API, amount, currency: 'USDC' },
-    });
+  const pay = (key: string, agentId: string, amount: string) => payUsdc(t, agentId, key, { ...UNLISTED_API, amount });
 
   it('frees budget exactly 24 h after a payment, not at midnight', async () => {
     const agent = await fundedAgent(t, 'rolling', '10.00', { dailyBudget: '1.00', maxPerPayment: '1.00' });

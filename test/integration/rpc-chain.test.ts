@@ -2,6 +2,7 @@ import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
@@ -74,10 +75,10 @@ describe('Coffer on an RPC network', () => {
     const seller = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
     const payBody = { service: 'my-api', recipient: seller, amount: '1.25', currency: 'USDC', nonce: 'n-1' };
     // An unlisted recipient without a USDC account is refused: the treasury does not pay its rent.
-    const notReady = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
+    const notReady = await pay(t, 'remote', agent.apiKey, payBody);
     expectError(notReady, 409, 'recipient_not_ready');
     await rpc.depositFromOutside(seller, 1n); // the seller opens its USDC account
-    const paid = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
+    const paid = await pay(t, 'remote', agent.apiKey, payBody);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('confirmed');
     const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
@@ -142,10 +143,7 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'refused', { dailyBudget: '1.00', maxPerPayment: '1.00' });
     await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '2' } });
     const payOne = () =>
-      t.api('POST', t.withOwner('/v1/agents/refused/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
-      });
+      pay(t, 'refused', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
     rpc.rejectNextSend = '0x11'; // the token program's "account is frozen"
     const rejected = await payOne();
     expectError(rejected, 502, 'chain_rejected');
@@ -167,11 +165,7 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'expired-wait', { dailyBudget: '10', maxPerPayment: '2' });
     expect((await t.api('POST', t.withOwner('/v1/agents/expired-wait/allocate'), { body: { amount: '2' } })).status).toBe(200);
     const payOnce = () =>
-      t.api('POST', t.withOwner('/v1/agents/expired-wait/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
-        headers: { 'idempotency-key': 'expires-1' },
-      });
+      pay(t, 'expired-wait', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'expires-1' });
     rpc.dropNextSend = true;
     const paying = payOnce();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -190,11 +184,7 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'cutoff', { dailyBudget: '10', maxPerPayment: '2' });
     await t.api('POST', t.withOwner('/v1/agents/cutoff/allocate'), { body: { amount: '2' } });
     const payOnce = () =>
-      t.api('POST', t.withOwner('/v1/agents/cutoff/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
-        headers: { 'idempotency-key': 'cut-1' },
-      });
+      pay(t, 'cutoff', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'cut-1' });
     rpc.offlineAfterNextSend = true;
     const first = await payOnce();
     expectError(first, 502, 'chain_unavailable');
@@ -222,10 +212,7 @@ describe('Coffer on an RPC network', () => {
     rpc.delays.set('getLatestBlockhash', 300);
     try {
       const payOne = () =>
-        t.api('POST', t.withOwner('/v1/agents/in-flight/pay'), {
-          key: agent.apiKey,
-          body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
-        });
+        pay(t, 'in-flight', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
       const paying = payOne();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const report = await t.coffer.engine.reconcile(); // what the 15 s chain watch does
@@ -255,10 +242,7 @@ describe('Coffer on an RPC network', () => {
     try {
       const terms = await json(fetch(url));
       expect(terms).toMatchObject({ network: 'localnet', currency: 'USDC', amount: '0.01' });
-      const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce },
-      });
+      const paid = await pay(t, 'rpc-buyer', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce });
       expect(paid.status).toBe(200);
       const ok = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(ok.status).toBe(200);
@@ -403,7 +387,7 @@ describe('Coffer on an RPC network', () => {
       const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '1' } });
       expectError(allocation, 502, 'chain_unavailable');
       // The policy answers without the chain: a refusal is a refusal, RPC or not.
-      const overMax = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { body: { service: 'demo-weather', amount: '5.00', currency: 'USDC' } });
+      const overMax = await pay(t, 'remote', undefined, { service: 'demo-weather', amount: '5.00', currency: 'USDC' });
       expectError(overMax, 402, 'max_per_payment_exceeded');
     } finally {
       rpc.offline = false;

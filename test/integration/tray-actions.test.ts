@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
 import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
@@ -20,8 +21,7 @@ describe('the tray drives the real engine', () => {
     expect(item, `menu item "${label}"`).toBeDefined();
     return runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
   };
-  const pay = (agentId: string, key: string) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' } });
+  const pay = (agentId: string, key: string) => payUsdc(t, agentId, key, { service: 'demo-weather', amount: '0.01' });
 
   it('kill from the menu suspends the agent, and its next payment is refused', async () => {
     const agent = await fundedAgent(t, 'tray-one', '1.00');
