@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, micro, startCoffer, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
@@ -26,11 +27,7 @@ async function listedAgent(t: TestCoffer, agentId: string) {
 }
 
 describe('agents API', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   describe('deploy', () => {
     it('returns agent, a one-time agent key, the policy with defaults and an mcpConfig', async () => {
@@ -645,11 +642,7 @@ describe('agents API', () => {
 });
 
 describe('deploy with funds in the same step', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('moves the funds on chain with the deploy, and answers the key beside the allocation', async () => {
     const deployed = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'funded-at-birth', dailyBudget: '5', maxPerPayment: '1', fund: '7.5' } });
@@ -678,11 +671,7 @@ describe('deploy with funds in the same step', () => {
 });
 
 describe('kill-all', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('answers {suspended: []} when there is no agent', async () => {
     const response = await t.api('POST', t.withOwner('/v1/kill-all'));
@@ -745,11 +734,7 @@ describe('kill-all', () => {
 });
 
 describe('sim treasury', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('starts with 1000.00 USDC in the treasury, all of which can be allocated and no more', async () => {
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));

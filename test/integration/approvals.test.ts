@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
@@ -8,11 +9,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 describe('approvals: an agent asks, only the owner loosens', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const ask = (agentId: string, key: string, path: string, body?: unknown) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/${path}`), { key, body });

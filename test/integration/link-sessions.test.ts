@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, manualClock, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, manualClock } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 
 describe('link sessions', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli', hostname: 'laptop', user: 'ada' } });
   const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
@@ -144,11 +141,7 @@ describe('link sessions', () => {
 
 describe('link sessions anyone on the machine may start', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
   const create = (name = 'flood') => t.api('POST', '/v1/link-sessions', { key: null, body: { name } });
   const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
   const waiting = async () => (await t.api('GET', '/v1/link-sessions')).body.sessions as { id: string; code: string; client: { name?: string } }[];

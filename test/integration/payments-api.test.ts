@@ -1,6 +1,7 @@
 import { SENT_BY_COFFER } from '../../server/core/payments.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay, payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
@@ -10,11 +11,7 @@ const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const weather = (amount = '0.01') => ({ service: 'forecast-api', recipient: SELLER, amount, currency: 'USDC', description: 'forecast' });
 
 describe('payments over HTTP on the sim chain', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('returns the payment result of the spec, with a receipt naming a real on-chain transfer', async () => {
     const agent = await fundedAgent(t, 'receipts', '5.00');
@@ -326,11 +323,7 @@ describe('payments over HTTP on the sim chain', () => {
 });
 
 describe('payments: edges found in review', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('paying the same nonce twice is refused with 409, not a 500, and leaves nothing pending', async () => {
     const agent = await fundedAgent(t, 'twice', '2.00');

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 
 /** Giving an agent's USDC back to the treasury, on the real embedded chain. */
 describe('returning an agent\'s funds to the treasury', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   const treasury = () => t.coffer.chain.usdcBalance(t.owner);
   const ret = (agentId: string, body: Record<string, unknown> = {}, options: { key?: string; headers?: Record<string, string> } = {}) =>
@@ -76,11 +73,7 @@ describe('returning an agent\'s funds to the treasury', () => {
 });
 
 describe('archiving an agent', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('needs an empty wallet; then the key stops at once, nothing can restart or fund it, and its history stays', async () => {
     const agent = await fundedAgent(t, 'retiring', '2');
