@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, ownerState, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
@@ -36,7 +37,7 @@ const ownerEndpoints = (agentId: string): Endpoint[] => [
 const label = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.path.replace(/\/agents\/[^/]+\//, '/agents/:agentId/')}`;
 
 describe('auth', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   let otherOwnerKey: string;
   let otherAgentKey: string;
   /** An agent of the test's owner that every rejected call aims at; it must never change. */
@@ -45,7 +46,6 @@ describe('auth', () => {
   const snapshot = () => ownerState(t);
 
   beforeAll(async () => {
-    t = await startCoffer();
     target = await fundedAgent(t, 'target', '2', { dailyBudget: '10.00', maxPerPayment: '1.00' });
 
     const store = t.coffer.engine.ctx.store;
@@ -61,7 +61,6 @@ describe('auth', () => {
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);
   });
-  afterAll(async () => t.stop());
 
   describe('owner parameter', () => {
     it.each(ownerEndpoints('target').map((e) => [label(e), e] as const))('%s without owner: 400 owner_required', async (_l, endpoint) => {

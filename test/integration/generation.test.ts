@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
 import { startCoffer, fundedAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 
 async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: string) {
@@ -24,15 +25,11 @@ async function pollRefund(t: TestCoffer, agentId: string, taskId: string, key: s
 
 describe('image generation', () => {
   let provider: FakeImageProvider;
-  let t: TestCoffer;
   beforeAll(async () => {
     provider = await new FakeImageProvider().start();
-    t = await startCoffer({ imageProviderUrl: provider.url });
   });
-  afterAll(async () => {
-    await t.stop();
-    await provider.stop();
-  });
+  afterAll(async () => provider.stop());
+  const t = useCoffer(() => ({ imageProviderUrl: provider.url }));
 
   const generate = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/generate`), { key, body, headers });

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 
 /** The HTTP edge: unknown routes, bad bodies, Host/Origin guards, and garbage that must change nothing. */
@@ -100,12 +101,10 @@ function randomBytesFrom(seed: number, length: number): Buffer {
 }
 
 describe('HTTP errors and guards', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   beforeAll(async () => {
-    t = await startCoffer();
     await fundedAgent(t, 'bystander', '5', { dailyBudget: '10.00', maxPerPayment: '1.00' });
   });
-  afterAll(async () => t.stop());
 
   const snapshot = () => ownerState(t);
 

@@ -1,7 +1,8 @@
 import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
-import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
@@ -22,18 +23,16 @@ import { json } from '../helpers/serve-process.js';
  */
 describe('Coffer on an RPC network', () => {
   let rpc: TestCluster;
-  let t: TestCoffer;
   /** A paid API outside the registry (any price goes), holding a USDC account on the cluster. */
   const SELLER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
   beforeAll(async () => {
     rpc = await new TestCluster().start();
-    t = await startCoffer({ network: rpc.url, usdcMint: rpc.mint.address });
+  });
+  afterAll(async () => rpc.stop());
+  const t = useCoffer(() => ({ network: rpc.url, usdcMint: rpc.mint.address }));
+  beforeAll(async () => {
     rpc.airdrop(t.owner);
     await rpc.depositFromOutside(SELLER, 1n);
-  });
-  afterAll(async () => {
-    await t.stop();
-    await rpc.stop();
   });
 
   it('names the network, and has no faucet', async () => {

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
@@ -8,12 +9,8 @@ import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../elect
 const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
 
 describe('the tray drives the real engine', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   const effects = { open: () => undefined, toggleStartAtLogin: () => undefined, quit: () => undefined };
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
 
   const click = async (label: string) => {
     const menu = trayMenu(trayState(t.coffer.engine, t.owner, null, false));

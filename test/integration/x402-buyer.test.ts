@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
-import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
@@ -23,7 +24,6 @@ import { join } from 'node:path';
  */
 describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
   let cluster: TestCluster;
-  let t: TestCoffer;
   let facilitator: TestFacilitator;
   let sellerWallet: string;
   let v2: TestSeller;
@@ -36,7 +36,10 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
 
   beforeAll(async () => {
     cluster = await new TestCluster({ as: 'devnet' }).start();
-    t = await startCoffer({ network: cluster.url });
+  });
+  afterAll(async () => cluster.stop());
+  const t = useCoffer(() => ({ network: cluster.url }));
+  beforeAll(async () => {
     cluster.airdrop(t.owner);
     await cluster.mintUsdc(t.owner, micro('100'));
     facilitator = await startFacilitator(cluster);
@@ -49,8 +52,6 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     await v2.close();
     await v1.close();
     await facilitator.close();
-    await t.stop();
-    await cluster.stop();
   });
 
   async function fundedX402Agent(agentId: string, amount: string, policy: Record<string, unknown> = {}) {

@@ -6,7 +6,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { fundedAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { json } from '../helpers/serve-process.js';
@@ -27,14 +28,13 @@ const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
 
 
 describe('the 402 flow against the demo paid API', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   let lookup: TransferLookup;
   let store: PaywallStore;
   let api: { url: string; server: Server };
   let storeFile: string;
 
   beforeAll(async () => {
-    t = await startCoffer();
     lookup = await cofferTransferLookup(t.url);
     storeFile = join(t.dataDir, 'demo-paywall.db');
     store = openPaywallStore(storeFile);
@@ -43,7 +43,6 @@ describe('the 402 flow against the demo paid API', () => {
   afterAll(async () => {
     await close(api.server);
     store.close();
-    await t.stop();
   });
 
   const get = async (path: string, receipt?: string) => {
