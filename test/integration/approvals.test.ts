@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, UNLISTED_API } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, manualClock, micro, UNLISTED_API } from '../helpers/coffer.js';
+import { acrossRestart } from '../helpers/restart.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
@@ -222,36 +222,30 @@ describe('approvals: an agent asks, only the owner loosens', () => {
 
 describe('an approval interrupted by a stop (approved, no outcome recorded)', () => {
   it('is settled on the next start as failed, saying what to check, and hands out no key', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
-      const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
-      const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
-      const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
-      // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
-      // (by the approval or by someone else: it cannot be told), nothing recorded.
-      await deployAgent(t, 'child-made', { dailyBudget: '1.00', maxPerPayment: '0.10' });
-      t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?)").run(made, funds);
-      await t.stop();
-
-      t = await startCoffer({ dataDir });
-      try {
+    await acrossRestart(
+      async (t) => {
+        const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+        const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
+        const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
+        const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
+        // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
+        // (by the approval or by someone else: it cannot be told), nothing recorded.
+        await deployAgent(t, 'child-made', { dailyBudget: '1.00', maxPerPayment: '0.10' });
+        t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?)").run(made, funds);
+        return { askerKey: asker.apiKey, made, funds };
+      },
+      async (t, { askerKey, made, funds }) => {
         const read = async (id: string) => (await t.api('GET', t.withOwner(`/v1/approvals/${id}`))).body;
         expect(await read(made)).toMatchObject({ status: 'failed', error: expect.stringMatching(/no key was handed over/) });
         expect(await read(funds)).toMatchObject({ status: 'failed', error: expect.stringMatching(/may have been applied in part/) });
         // The asking agent gets no key to an agent it may not have made.
-        const collected = await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: asker.apiKey });
+        const collected = await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: askerKey });
         expect(collected.status).toBe(200);
         expect(collected.body.apiKey).toBeUndefined();
         // Approving again is refused: the request is decided.
         expect((await t.api('POST', t.withOwner(`/v1/approvals/${made}/approve`))).body.code).toBe('approval_decided');
         expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'approval.recovered'").pluck().get()).toBe(2);
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });
