@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
+import { usdcOn } from '../helpers/cluster-usdc.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
 import { deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -29,10 +29,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
   let v2: TestSeller;
   let v1: TestSeller;
 
-  const usdc = async (wallet: string) => {
-    const account = cluster.ledger.account(await usdcTokenAccount(address(cluster.mint.address), address(wallet)));
-    return account.exists ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-  };
+  const usdc = (wallet: string) => usdcOn(cluster, wallet);
 
   beforeAll(async () => {
     cluster = await new TestCluster({ as: 'devnet' }).start();
