@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, micro, startCoffer, type ApiResponse, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 
 /** Every agent endpoint over real HTTP, checked against API.md (which wins over spec/interface.md). */
 
 const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DECIMAL = /^\d+\.\d{2,6}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/** API.md: every non-2xx is exactly `{error, code}`. */
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
-  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.error.length).toBeGreaterThan(0);
-}
 
 let counter = 0;
 /** A fresh agent id per use, so tests never share agents. */
@@ -32,11 +27,7 @@ async function listedAgent(t: TestCoffer, agentId: string) {
 }
 
 describe('agents API', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   describe('deploy', () => {
     it('returns agent, a one-time agent key, the policy with defaults and an mcpConfig', async () => {
@@ -251,10 +242,7 @@ describe('agents API', () => {
     it('counts a payment in spent24h and in the balance', async () => {
       const agentId = freshId('spender');
       const agent = await fundedAgent(t, agentId, '2');
-      const paid = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
-        key: agent.apiKey,
-        body: { ...UNLISTED_API, amount: '0.25', currency: 'USDC', description: 'forecast' },
-      });
+      const paid = await pay(t, agentId, agent.apiKey, { ...UNLISTED_API, amount: '0.25', currency: 'USDC', description: 'forecast' });
       expect(paid.status).toBe(200);
       const entry = await listedAgent(t, agentId);
       expect(entry).toMatchObject({ spent24h: '0.25', balance: '1.75', status: 'active' });
@@ -306,7 +294,7 @@ describe('agents API', () => {
       });
       // What counts against the daily budget: the payments of the last 24 h.
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/allocate`), { body: { amount: '1' } });
-      await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+      await pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01' });
       expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/policy`))).body.spent24h).toBe('0.01');
     });
 
@@ -368,19 +356,16 @@ describe('agents API', () => {
       const cut = await t.api('POST', path, { key: agent.apiKey, body: { dailyBudget: '0.50' } });
       expect(cut.status).toBe(200);
       expect(cut.body.policy).toMatchObject({ dailyBudget: '0.50', maxPerPayment: '2.00' });
-      const pay = (amount: string) =>
-        t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount, currency: 'USDC' },
-        });
-      expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
-      expect((await pay('0.50')).status).toBe(200);
+      const payAmount = (amount: string) =>
+        pay(t, agent.agentId, agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
+      expect((await payAmount('0.50')).status).toBe(200);
       const owner = await t.api('POST', path, { body: { dailyBudget: '0.000001', maxPerPayment: '3.00' } });
       expect(owner.status).toBe(200);
       expect(owner.body.policy).toMatchObject({ dailyBudget: '0.000001', maxPerPayment: '3.00' });
       const loosen = await t.api('POST', path, { body: { dailyBudget: '20.00' } });
       expect(loosen.body.policy).toMatchObject({ dailyBudget: '20.00', maxPerPayment: '3.00' });
-      expectError(await pay('3.01'), 402, 'max_per_payment_exceeded');
+      expectError(await payAmount('3.01'), 402, 'max_per_payment_exceeded');
     });
 
     it.each([
@@ -528,18 +513,15 @@ describe('agents API', () => {
 
     it('kill blocks payments (403 agent_suspended) and keeps wallet and balance; resume allows them again', async () => {
       const agent = await fundedAgent(t, freshId('suspended-pay'), '1');
-      const pay = () =>
-        t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-          key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'x' },
-        });
+      const payOnce = () =>
+        pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'x' });
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/kill`));
-      expectError(await pay(), 403, 'agent_suspended');
+      expectError(await payOnce(), 403, 'agent_suspended');
       const balance = await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`));
       expect(balance.body).toMatchObject({ walletAddress: agent.walletAddress, balance: '1.00' });
 
       await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/resume`));
-      const paid = await pay();
+      const paid = await payOnce();
       expect(paid.status).toBe(200);
       expect(paid.body.status).toBe('confirmed');
     });
@@ -660,11 +642,7 @@ describe('agents API', () => {
 });
 
 describe('deploy with funds in the same step', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('moves the funds on chain with the deploy, and answers the key beside the allocation', async () => {
     const deployed = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'funded-at-birth', dailyBudget: '5', maxPerPayment: '1', fund: '7.5' } });
@@ -693,11 +671,7 @@ describe('deploy with funds in the same step', () => {
 });
 
 describe('kill-all', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('answers {suspended: []} when there is no agent', async () => {
     const response = await t.api('POST', t.withOwner('/v1/kill-all'));
@@ -732,18 +706,15 @@ describe('kill-all', () => {
     const kill = await t.api('POST', t.withOwner('/v1/kill-all'));
     expect(kill.body.suspended).toEqual(expect.arrayContaining(['block-a', 'block-b']));
 
-    const pay = (agent: { agentId: string; apiKey: string }) =>
-      t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/pay`), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' },
-      });
-    expectError(await pay(a), 403, 'agent_suspended');
-    expectError(await pay(b), 403, 'agent_suspended');
+    const payAs = (agent: { agentId: string; apiKey: string }) =>
+      pay(t, agent.agentId, agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
+    expectError(await payAs(a), 403, 'agent_suspended');
+    expectError(await payAs(b), 403, 'agent_suspended');
 
     const resumed = await t.api('POST', t.withOwner('/v1/agents/block-a/resume'));
     expect(resumed.body).toEqual({ agentId: 'block-a', status: 'active' });
-    expect((await pay(a)).status).toBe(200);
-    expectError(await pay(b), 403, 'agent_suspended');
+    expect((await payAs(a)).status).toBe(200);
+    expectError(await payAs(b), 403, 'agent_suspended');
   });
 
   it('resume-all is its counterpart: every stopped agent pays again, only the owner may, and it names only those it resumed', async () => {
@@ -756,18 +727,14 @@ describe('kill-all', () => {
     expect(resumed.body.resumed).toEqual(expect.arrayContaining(['again-a', 'again-b']));
     const list = await t.api('GET', t.withOwner('/v1/agents'));
     for (const entry of list.body.agents as Array<{ status: string }>) expect(entry.status).toBe('active');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/again-a/pay'), { key: a.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const paid = await pay(t, 'again-a', a.apiKey, { service: 'demo-weather', amount: '0.01' });
     expect(paid.status).toBe(200);
     expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body).toEqual({ resumed: [] });
   });
 });
 
 describe('sim treasury', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('starts with 1000.00 USDC in the treasury, all of which can be allocated and no more', async () => {
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));

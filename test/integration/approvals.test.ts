@@ -1,16 +1,15 @@
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, fundedAgent, manualClock, micro, tempDataDir, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, manualClock, micro, UNLISTED_API } from '../helpers/coffer.js';
+import { acrossRestart } from '../helpers/restart.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe('approvals: an agent asks, only the owner loosens', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const ask = (agentId: string, key: string, path: string, body?: unknown) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/${path}`), { key, body });
@@ -30,8 +29,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(approved.body).toMatchObject({ status: 'approved', result: { agentId: 'asker', policy: { dailyBudget: '8.00', maxPerPayment: '1.00' } } });
     expect((await t.api('GET', t.withOwner('/v1/agents/asker/policy'))).body.policy.dailyBudget).toBe('8.00');
     const again = await approve(asked.body.approvalId);
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('approval_decided');
+    expectError(again, 409, 'approval_decided');
     // The agent can follow its own request.
     const mine = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: agent.apiKey });
     expect(mine.body.status).toBe('approved');
@@ -132,8 +130,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const collect = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
     expect(collect.body.apiKey).toBeUndefined();
     const more = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-two', dailyBudget: '1.00', maxPerPayment: '0.10' } });
-    expect(more.status).toBe(403);
-    expect(more.body.code).toBe('agent_suspended');
+    expectError(more, 403, 'agent_suspended');
     expect((await ask('rogue', parent.apiKey, 'resume')).status).toBe(202);
   });
 
@@ -144,8 +141,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(again.body.approvalId).toBe(first.body.approvalId);
     for (let i = 2; i <= 20; i++) expect((await ask('noisy', agent.apiKey, 'allocate', { amount: `${i}.00` })).status).toBe(202);
     const flood = await ask('noisy', agent.apiKey, 'allocate', { amount: '21.00' });
-    expect(flood.status).toBe(429);
-    expect(flood.body.code).toBe('too_many_requests');
+    expectError(flood, 429, 'too_many_requests');
   });
 
   it('only the owner lists, approves and denies', async () => {
@@ -157,8 +153,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       ['POST', `/v1/approvals/${asked.body.approvalId}/deny`],
     ] as const) {
       const response = await t.api(method, t.withOwner(path), { key: agent.apiKey });
-      expect(response.status).toBe(403);
-      expect(response.body.code).toBe('owner_only');
+      expectError(response, 403, 'owner_only');
     }
     expect((await t.api('GET', t.withOwner('/v1/approvals/apr_nope'))).body.code).toBe('approval_not_found');
   });
@@ -179,8 +174,8 @@ describe('approvals: an agent asks, only the owner loosens', () => {
         if (received.join('').includes('event: approval')) return;
       }
     })().catch(() => undefined);
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' } });
-    await t.api('POST', t.withOwner('/v1/agents/streamed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '5.00', currency: 'USDC' } });
+    await pay(t, 'streamed', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' });
+    await pay(t, 'streamed', agent.apiKey, { ...UNLISTED_API, amount: '5.00', currency: 'USDC' });
     await ask('streamed', agent.apiKey, 'allocate', { amount: '1.00' });
     await reading;
     controller.abort();
@@ -205,8 +200,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
       expect(read.body.status).toBe('withdrawn');
       const late = await approve(asked.body.approvalId);
-      expect(late.status).toBe(409);
-      expect(late.body.code).toBe('approval_decided');
+      expectError(late, 409, 'approval_decided');
       expect(seen).toContainEqual(expect.objectContaining({ type: 'approval', approvalId: asked.body.approvalId, status: 'withdrawn' }));
     }
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
@@ -228,36 +222,30 @@ describe('approvals: an agent asks, only the owner loosens', () => {
 
 describe('an approval interrupted by a stop (approved, no outcome recorded)', () => {
   it('is settled on the next start as failed, saying what to check, and hands out no key', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
-      const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
-      const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
-      const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
-      // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
-      // (by the approval or by someone else: it cannot be told), nothing recorded.
-      await deployAgent(t, 'child-made', { dailyBudget: '1.00', maxPerPayment: '0.10' });
-      t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?)").run(made, funds);
-      await t.stop();
-
-      t = await startCoffer({ dataDir });
-      try {
+    await acrossRestart(
+      async (t) => {
+        const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+        const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
+        const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
+        const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
+        // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
+        // (by the approval or by someone else: it cannot be told), nothing recorded.
+        await deployAgent(t, 'child-made', { dailyBudget: '1.00', maxPerPayment: '0.10' });
+        t.coffer.db.prepare("UPDATE approvals SET status = 'approved', decided_at = 1 WHERE id IN (?, ?)").run(made, funds);
+        return { askerKey: asker.apiKey, made, funds };
+      },
+      async (t, { askerKey, made, funds }) => {
         const read = async (id: string) => (await t.api('GET', t.withOwner(`/v1/approvals/${id}`))).body;
         expect(await read(made)).toMatchObject({ status: 'failed', error: expect.stringMatching(/no key was handed over/) });
         expect(await read(funds)).toMatchObject({ status: 'failed', error: expect.stringMatching(/may have been applied in part/) });
         // The asking agent gets no key to an agent it may not have made.
-        const collected = await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: asker.apiKey });
+        const collected = await t.api('GET', t.withOwner(`/v1/approvals/${made}`), { key: askerKey });
         expect(collected.status).toBe(200);
         expect(collected.body.apiKey).toBeUndefined();
         // Approving again is refused: the request is decided.
         expect((await t.api('POST', t.withOwner(`/v1/approvals/${made}/approve`))).body.code).toBe('approval_decided');
         expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'approval.recovered'").pluck().get()).toBe(2);
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });

@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, ownerState, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 import { hashApiKey, newApiKey } from '../../server/core/ids.js';
 
 /** The auth rows of API.md's error table, over real HTTP. */
@@ -9,14 +12,6 @@ const UNKNOWN_OWNER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 /** A second owner, inserted straight into the store for the wrong_owner rows. */
 const OTHER_OWNER = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
 const OTHER_AGENT_WALLET = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
-  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.error.length).toBeGreaterThan(0);
-}
 
 type Endpoint = { method: 'GET' | 'POST'; path: string; body?: unknown };
 
@@ -42,7 +37,7 @@ const ownerEndpoints = (agentId: string): Endpoint[] => [
 const label = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.path.replace(/\/agents\/[^/]+\//, '/agents/:agentId/')}`;
 
 describe('auth', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   let otherOwnerKey: string;
   let otherAgentKey: string;
   /** An agent of the test's owner that every rejected call aims at; it must never change. */
@@ -51,7 +46,6 @@ describe('auth', () => {
   const snapshot = () => ownerState(t);
 
   beforeAll(async () => {
-    t = await startCoffer();
     target = await fundedAgent(t, 'target', '2', { dailyBudget: '10.00', maxPerPayment: '1.00' });
 
     const store = t.coffer.engine.ctx.store;
@@ -67,7 +61,6 @@ describe('auth', () => {
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);
   });
-  afterAll(async () => t.stop());
 
   describe('owner parameter', () => {
     it.each(ownerEndpoints('target').map((e) => [label(e), e] as const))('%s without owner: 400 owner_required', async (_l, endpoint) => {
@@ -202,10 +195,7 @@ describe('auth', () => {
       expect(balance.body.balance).toBe('1.00');
       const policy = await t.api('GET', t.withOwner('/v1/agents/self-scope/policy'), { key });
       expect(policy.status).toBe(200);
-      const paid = await t.api('POST', t.withOwner('/v1/agents/self-scope/pay'), {
-        key,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'own key' },
-      });
+      const paid = await pay(t, 'self-scope', key, { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'own key' });
       expect(paid.status).toBe(200);
       const history = await t.api('GET', t.withOwner('/v1/agents/self-scope/spend-history'), { key });
       expect(history.status).toBe(200);
@@ -284,11 +274,8 @@ describe('auth', () => {
       const again = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(again.body).toEqual({ agentId: 'self-kill', status: 'suspended' });
 
-      const pay = await t.api('POST', t.withOwner('/v1/agents/self-kill/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' },
-      });
-      expectError(pay, 403, 'agent_suspended');
+      const paid = await pay(t, 'self-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
+      expectError(paid, 403, 'agent_suspended');
 
       const asked = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'), { key: agent.apiKey });
       expect(asked.status).toBe(202);
@@ -366,13 +353,10 @@ describe('auth', () => {
         body: { dailyBudget: '1.00', maxPerPayment: '1.00' },
       });
       expect(tightened.status).toBe(200);
-      const pay = (amount: string) =>
-        t.api('POST', t.withOwner('/v1/agents/tight-pay/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount, currency: 'USDC' },
-        });
-      expect((await pay('0.60')).status).toBe(200);
-      expectError(await pay('0.60'), 402, 'daily_budget_exceeded');
+      const payAmount = (amount: string) =>
+        pay(t, 'tight-pay', agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      expect((await payAmount('0.60')).status).toBe(200);
+      expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
     });
   });
 });

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 
 describe('concurrent payments against one budget', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('50 concurrent payments against a budget for 10: exactly 10 succeed, the chain moved exactly 10', async () => {
     const agent = await fundedAgent(t, 'burst', '100.00', { dailyBudget: '1.00', maxPerPayment: '0.10' });
@@ -15,10 +14,7 @@ describe('concurrent payments against one budget', () => {
 
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        t.api('POST', t.withOwner('/v1/agents/burst/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC', description: `burst ${i}` },
-        }),
+        pay(t, 'burst', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC', description: `burst ${i}` }),
       ),
     );
 
@@ -27,8 +23,7 @@ describe('concurrent payments against one budget', () => {
     expect(ok).toHaveLength(10);
     expect(refused).toHaveLength(40);
     for (const r of refused) {
-      expect(r.status).toBe(402);
-      expect(r.body.code).toBe('daily_budget_exceeded');
+      expectError(r, 402, 'daily_budget_exceeded');
     }
     expect(new Set(ok.map((r) => r.body.txSignature)).size).toBe(10);
 
@@ -45,10 +40,7 @@ describe('concurrent payments against one budget', () => {
     const agent = await fundedAgent(t, 'drain', '0.55', { dailyBudget: '100.00', maxPerPayment: '1.00' });
     const responses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        t.api('POST', t.withOwner('/v1/agents/drain/pay'), {
-          key: agent.apiKey,
-          body: { ...UNLISTED_API, amount: '0.10', currency: 'USDC' },
-        }),
+        pay(t, 'drain', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' }),
       ),
     );
     const ok = responses.filter((r) => r.status === 200);
@@ -68,8 +60,7 @@ describe('concurrent payments against one budget', () => {
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of responses.filter((r) => r.status !== 200)) {
-      expect(r.status).toBe(402);
-      expect(r.body.code).toBe('insufficient_treasury_funds');
+      expectError(r, 402, 'insufficient_treasury_funds');
     }
     expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(0n);
   });

@@ -2,7 +2,9 @@ import Database from 'better-sqlite3';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
+import { acrossRestart } from '../helpers/restart.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 
 describe('SIGKILL in the middle of a payment burst', () => {
@@ -120,44 +122,36 @@ describe('a crash between the chain and the ledger', () => {
   }
 
   it('a faucet mint that landed is recorded as its deposit after the restart', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const restore = dieAfterLanding(t);
-      const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '42' } });
-      expect(minted.status).toBeGreaterThanOrEqual(500);
-      restore();
-      await t.stop();
-      t = await startCoffer({ dataDir });
-      try {
+    await acrossRestart(
+      async (t) => {
+        const restore = dieAfterLanding(t);
+        const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '42' } });
+        expect(minted.status).toBeGreaterThanOrEqual(500);
+        restore();
+      },
+      async (t) => {
         expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(micro('1042'));
         expect(treasuryExplained(t).ledger).toBe(micro('1042'));
         const deposits = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits;
         expect(deposits.map((d: { amount: string }) => d.amount)).toEqual(['42.00', '1000.00']);
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 
   it('an image generation whose payment landed is carried out after the restart: never paid for and lost', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const agent = await deployAgent(t, 'painter');
-      await t.api('POST', t.withOwner('/v1/agents/painter/allocate'), { body: { amount: '1' } });
-      const restore = dieAfterLanding(t);
-      const generate = await t.api('POST', t.withOwner('/v1/agents/painter/generate'), {
-        key: agent.apiKey,
-        body: { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' },
-      });
-      expect(generate.status).toBeGreaterThanOrEqual(500);
-      restore();
-      await t.stop();
-      t = await startCoffer({ dataDir });
-      try {
+    await acrossRestart(
+      async (t) => {
+        const agent = await deployAgent(t, 'painter');
+        await t.api('POST', t.withOwner('/v1/agents/painter/allocate'), { body: { amount: '1' } });
+        const restore = dieAfterLanding(t);
+        const generate = await t.api('POST', t.withOwner('/v1/agents/painter/generate'), {
+          key: agent.apiKey,
+          body: { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' },
+        });
+        expect(generate.status).toBeGreaterThanOrEqual(500);
+        restore();
+      },
+      async (t) => {
         await t.coffer.engine.settleTasks();
         const charged = t.coffer.db
           .prepare("SELECT id FROM payments WHERE agent_id = 'painter' AND service_id = 'image-generate' AND status = 'confirmed'")
@@ -167,112 +161,84 @@ describe('a crash between the chain and the ledger', () => {
         const tasks = (await t.api('GET', t.withOwner('/v1/agents/painter/tasks'))).body.tasks;
         expect(tasks).toEqual([expect.objectContaining({ paymentId: charged[0], prompt: 'a harbour at night', status: 'success' })]);
         expect((await t.api('GET', t.withOwner('/v1/agents/painter/balance'))).body.balance).toBe('0.998');
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 
   it("a payment's confirmation is written in the commit that lands it; when that write fails the chain's record stands and a restart confirms it", async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const agent = await deployAgent(t, 'settled-in-the-landing');
-      await t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/allocate'), { body: { amount: '2' } });
-      const pay = () =>
-        t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/pay'), {
-          key: agent.apiKey,
-          body: { service: 'demo-weather', amount: '0.01' },
-          headers: { 'idempotency-key': 'landing' },
-        });
-      const sims = () => t.coffer.db.prepare('SELECT COUNT(*) FROM sim_transactions').pluck().get() as number;
+    await acrossRestart(
+      async (t) => {
+        const agent = await deployAgent(t, 'settled-in-the-landing');
+        await t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/allocate'), { body: { amount: '2' } });
+        const payOnce = () =>
+          pay(t, 'settled-in-the-landing', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, { 'idempotency-key': 'landing' });
+        const sims = () => t.coffer.db.prepare('SELECT COUNT(*) FROM sim_transactions').pluck().get() as number;
 
-      // Landed and confirmed together: the transaction's row and the confirmation appear in one write.
-      const before = sims();
-      const paid = await pay();
-      expect(paid.status).toBe(200);
-      expect(paid.body.status).toBe('confirmed');
-      expect(sims()).toBe(before + 1);
+        // Landed and confirmed together: the transaction's row and the confirmation appear in one write.
+        const before = sims();
+        const paid = await payOnce();
+        expect(paid.status).toBe(200);
+        expect(paid.body.status).toBe('confirmed');
+        expect(sims()).toBe(before + 1);
 
-      // The confirmation's own write fails inside the landing commit: the transfer is kept anyway.
-      const store = t.coffer.engine.ctx.store;
-      const settle = store.settlePayment.bind(store);
-      store.settlePayment = () => {
-        throw new Error('disk said no');
-      };
-      const second = await t.api('POST', t.withOwner('/v1/agents/settled-in-the-landing/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.005' },
-      });
-      store.settlePayment = settle;
-      expect(second.status).toBe(500);
-      expect(sims()).toBe(before + 2);
-      const pending = t.coffer.db.prepare("SELECT id FROM payments WHERE status = 'pending'").pluck().all() as string[];
-      expect(pending).toHaveLength(1);
-      await t.stop();
-
-      t = await startCoffer({ dataDir });
-      try {
-        expect(t.coffer.db.prepare('SELECT status FROM payments WHERE id = ?').pluck().get(pending[0])).toBe('confirmed');
+        // The confirmation's own write fails inside the landing commit: the transfer is kept anyway.
+        const store = t.coffer.engine.ctx.store;
+        const settle = store.settlePayment.bind(store);
+        store.settlePayment = () => {
+          throw new Error('disk said no');
+        };
+        const second = await pay(t, 'settled-in-the-landing', agent.apiKey, { service: 'demo-weather', amount: '0.005' });
+        store.settlePayment = settle;
+        expect(second.status).toBe(500);
+        expect(sims()).toBe(before + 2);
+        const pending = t.coffer.db.prepare("SELECT id FROM payments WHERE status = 'pending'").pluck().all() as string[];
+        expect(pending).toHaveLength(1);
+        return { wallet: agent.walletAddress, pending: pending[0] };
+      },
+      async (t, { wallet, pending }) => {
+        expect(t.coffer.db.prepare('SELECT status FROM payments WHERE id = ?').pluck().get(pending)).toBe('confirmed');
         expect((await t.api('GET', t.withOwner('/v1/agents/settled-in-the-landing/balance'))).body.balance).toBe('1.985');
-        expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.985'));
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+        expect(await t.coffer.chain.usdcBalance(wallet)).toBe(micro('1.985'));
+      },
+    );
   });
 
   it('a return to the treasury that landed is confirmed after the restart, as a return', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      const agent = await deployAgent(t, 'returning-in-a-crash');
-      await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/allocate'), { body: { amount: '4' } });
-      const restore = dieAfterLanding(t);
-      expect((await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/return'), { body: { amount: '1.5' } })).status).toBeGreaterThanOrEqual(500);
-      restore();
-      await t.stop();
-      t = await startCoffer({ dataDir });
-      try {
+    await acrossRestart(
+      async (t) => {
+        const agent = await deployAgent(t, 'returning-in-a-crash');
+        await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/allocate'), { body: { amount: '4' } });
+        const restore = dieAfterLanding(t);
+        expect((await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/return'), { body: { amount: '1.5' } })).status).toBeGreaterThanOrEqual(500);
+        restore();
+        return agent.walletAddress;
+      },
+      async (t, wallet) => {
         expect(t.coffer.db.prepare("SELECT status FROM allocations WHERE direction = 'to_treasury'").pluck().all()).toEqual(['confirmed']);
         expect(t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'return.confirmed'").pluck().get()).toBe(1);
-        expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('2.5'));
+        expect(await t.coffer.chain.usdcBalance(wallet)).toBe(micro('2.5'));
         expect((await t.api('GET', t.withOwner('/v1/agents/returning-in-a-crash/balance'))).body.balance).toBe('2.50');
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 
   it('an allocation that landed is confirmed after the restart, and its retry under the same key answers it', async () => {
-    const dataDir = tempDataDir();
-    try {
-      let t = await startCoffer({ dataDir });
-      await deployAgent(t, 'funded-in-a-crash');
-      const restore = dieAfterLanding(t);
-      const allocate = () =>
-        t.api('POST', t.withOwner('/v1/agents/funded-in-a-crash/allocate'), { body: { amount: '3' }, headers: { 'idempotency-key': 'crash-fund' } });
-      expect((await allocate()).status).toBeGreaterThanOrEqual(500);
-      restore();
-      await t.stop();
-      t = await startCoffer({ dataDir });
-      try {
-        const retried = await allocate();
+    const allocate = (t: TestCoffer) =>
+      t.api('POST', t.withOwner('/v1/agents/funded-in-a-crash/allocate'), { body: { amount: '3' }, headers: { 'idempotency-key': 'crash-fund' } });
+    await acrossRestart(
+      async (t) => {
+        await deployAgent(t, 'funded-in-a-crash');
+        const restore = dieAfterLanding(t);
+        expect((await allocate(t)).status).toBeGreaterThanOrEqual(500);
+        restore();
+      },
+      async (t) => {
+        const retried = await allocate(t);
         expect(retried.status).toBe(200);
         expect((await t.api('GET', t.withOwner('/v1/agents/funded-in-a-crash/balance'))).body.balance).toBe('3.00');
         expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(micro('997'));
         expect(treasuryExplained(t).ledger).toBe(micro('997'));
-      } finally {
-        await t.stop();
-      }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, manualClock, signIn, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, manualClock, signIn } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 
 /**
  * The dashboard's sign-in: a one-time login link traded for a session token that only the page holds
@@ -8,11 +9,7 @@ import { deployAgent, manualClock, signIn, startCoffer, type TestCoffer } from '
  */
 describe('dashboard sign-in', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const asSession = (session: string) => ({ key: session });
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { fundedAgent, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { fundedAgent, tempDataDir } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { desktopMcpLaunch, installMcpBridge } from '../../electron/mcp-launch.js';
 import { compileApp } from '../helpers/compiled-app.js';
 
@@ -18,18 +19,15 @@ import { compileApp } from '../helpers/compiled-app.js';
  */
 
 describe('the MCP launch the desktop app prints', () => {
-  let t: TestCoffer;
   const dataDir = tempDataDir();
   let compiled: ReturnType<typeof compileApp>;
-  beforeAll(async () => {
+  let bridge: ReturnType<typeof installMcpBridge>;
+  beforeAll(() => {
     compiled = compileApp('mcp-launch');
-    const bridge = installMcpBridge(join(compiled.dir, 'coffer-mcp.mjs'), dataDir);
-    t = await startCoffer({ dataDir, mcpLaunch: desktopMcpLaunch(process.execPath, {}, bridge) });
+    bridge = installMcpBridge(join(compiled.dir, 'coffer-mcp.mjs'), dataDir);
   });
-  afterAll(async () => {
-    await t.stop();
-    compiled.remove();
-  });
+  afterAll(() => compiled.remove());
+  const t = useCoffer(() => ({ dataDir, mcpLaunch: desktopMcpLaunch(process.execPath, {}, bridge) }));
 
   it('starts the MCP bridge as an MCP host would, and its tools work', async () => {
     await fundedAgent(t, 'desktop-agent', '1.00');

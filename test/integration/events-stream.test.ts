@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, manualClock, signIn, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { manualClock, signIn } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 
 /** Reads a server-sent event stream until it ends or `until` matches what was read. */
 async function readStream(response: Response, until: RegExp): Promise<{ text: string; ended: boolean }> {
@@ -19,11 +20,7 @@ async function readStream(response: Response, until: RegExp): Promise<{ text: st
 
 describe('the event stream and its sign-in', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const openStream = (session: string) => fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${session}` } });
   const faucet = () => t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1.00' } });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeImageProvider } from '../fixtures/fake-image-provider.js';
 import { startCoffer, fundedAgent, micro, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
 
 async function pollTask(t: TestCoffer, agentId: string, taskId: string, key: string) {
   for (let i = 0; i < 200; i++) {
@@ -23,15 +25,11 @@ async function pollRefund(t: TestCoffer, agentId: string, taskId: string, key: s
 
 describe('image generation', () => {
   let provider: FakeImageProvider;
-  let t: TestCoffer;
   beforeAll(async () => {
     provider = await new FakeImageProvider().start();
-    t = await startCoffer({ imageProviderUrl: provider.url });
   });
-  afterAll(async () => {
-    await t.stop();
-    await provider.stop();
-  });
+  afterAll(async () => provider.stop());
+  const t = useCoffer(() => ({ imageProviderUrl: provider.url }));
 
   const generate = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/generate`), { key, body, headers });
@@ -153,8 +151,7 @@ describe('image generation', () => {
   it('is a payment under the agent policy: refused by maxPerPayment, allowedServices and a kill', async () => {
     const capped = await fundedAgent(t, 'capped', '1.00', { maxPerPayment: '0.01' });
     const over = await generate('capped', capped.apiKey, { prompt: 'x', modelId: 'flux-pro', resolution: '1k' });
-    expect(over.status).toBe(402);
-    expect(over.body.code).toBe('max_per_payment_exceeded');
+    expectError(over, 402, 'max_per_payment_exceeded');
     const listed = await fundedAgent(t, 'listed', '1.00', { allowedServices: ['demo-weather'] });
     expect((await generate('listed', listed.apiKey, { prompt: 'x', modelId: 'sdxl', resolution: '1k' })).body.code).toBe(
       'service_not_allowed',

@@ -1,6 +1,8 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, startCoffer, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
 
 /** The HTTP edge: unknown routes, bad bodies, Host/Origin guards, and garbage that must change nothing. */
 
@@ -84,11 +86,6 @@ function expectNoLeak(text: string): void {
   expect(text).not.toMatch(/node_modules|\/server\/|\.ts:\d+/);
 }
 
-function expectApiError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { code } });
-  expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
-}
-
 /** Deterministic pseudo-random bytes (mulberry32), so a failing burst can be replayed. */
 function randomBytesFrom(seed: number, length: number): Buffer {
   let state = seed >>> 0;
@@ -104,12 +101,10 @@ function randomBytesFrom(seed: number, length: number): Buffer {
 }
 
 describe('HTTP errors and guards', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   beforeAll(async () => {
-    t = await startCoffer();
     await fundedAgent(t, 'bystander', '5', { dailyBudget: '10.00', maxPerPayment: '1.00' });
   });
-  afterAll(async () => t.stop());
 
   const snapshot = () => ownerState(t);
 
@@ -210,7 +205,7 @@ describe('HTTP errors and guards', () => {
       expect(Buffer.byteLength(body)).toBeGreaterThan(64 * 1024);
       const response = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), { body, headers: { 'content-type': 'application/json' } });
       expectRawError(response, 413, 'body_too_large');
-      expectApiError(await t.api('GET', t.withOwner('/v1/agents/too-big/balance')), 404, 'agent_not_found');
+      expectError(await t.api('GET', t.withOwner('/v1/agents/too-big/balance')), 404, 'agent_not_found');
     });
 
     it('a body just over 64 KiB (65,537 bytes) is 413; one just under is parsed', async () => {
@@ -515,10 +510,10 @@ describe('HTTP errors and guards', () => {
     it('arrays in ?owner are 400 invalid_owner', async () => {
       for (const path of ['/v1/dashboard', '/v1/agents', '/v1/agents/bystander/balance']) {
         const response = await t.api('GET', `${path}?owner=${t.owner}&owner=${t.owner}`);
-        expectApiError(response, 400, 'invalid_owner');
+        expectError(response, 400, 'invalid_owner');
       }
       const twoDifferent = await t.api('GET', `/v1/dashboard?owner=${t.owner}&owner=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx`);
-      expectApiError(twoDifferent, 400, 'invalid_owner');
+      expectError(twoDifferent, 400, 'invalid_owner');
     });
   });
 });

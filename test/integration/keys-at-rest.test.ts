@@ -6,6 +6,7 @@ import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import { createKeyVault } from '../../server/keys/key-vault.js';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
 import { startCoffer, fundedAgent, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 
 interface Keytar {
   findCredentials(service: string): Promise<{ account: string; password: string }[]>;
@@ -47,10 +48,7 @@ function assertNoSecretIn(dir: string, secrets: string[], exceptFiles: string[] 
 
 async function exercise(t: TestCoffer) {
   const agent = await fundedAgent(t, 'worker', '2.00');
-  const paid = await t.api('POST', t.withOwner('/v1/agents/worker/pay'), {
-    key: agent.apiKey,
-    body: { ...UNLISTED_API, amount: '0.50', currency: 'USDC' },
-  });
+  const paid = await pay(t, 'worker', agent.apiKey, { ...UNLISTED_API, amount: '0.50', currency: 'USDC' });
   expect(paid.status).toBe(200);
   // Force the WAL into the main file too, so both are scanned with data in them.
   t.coffer.db.pragma('wal_checkpoint(PASSIVE)');

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deployAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
 
 const AGENTS = ['alpha', 'beta', 'gamma'] as const;
 /** Registry services (never paid above their listed price) and an API outside the registry (any price). */
@@ -18,11 +20,10 @@ const operationArb = fc.oneof(
 );
 
 describe('after any sequence of allocations and payments, every wallet on chain equals the ledger', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   const keys = new Map<string, string>();
   const wallets = new Map<string, string>();
   beforeAll(async () => {
-    t = await startCoffer();
     for (const agentId of AGENTS) {
       const agent = await deployAgent(t, agentId, { dailyBudget: '1000.00', maxPerPayment: '2.50' });
       keys.set(agentId, agent.apiKey);
@@ -31,7 +32,6 @@ describe('after any sequence of allocations and payments, every wallet on chain 
       await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '5.00' } });
     }
   });
-  afterAll(async () => t.stop());
 
   const ledgerSum = (sql: string, ...params: unknown[]): bigint =>
     BigInt((t.coffer.db.prepare(sql).safeIntegers(true).pluck().get(...params) as bigint | null) ?? 0n);
@@ -77,10 +77,7 @@ describe('after any sequence of allocations and payments, every wallet on chain 
                 const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
                 expect([200, 402]).toContain(r.status);
               } else if (step.op === 'pay') {
-                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/pay`), {
-                  key: keys.get(step.agent)!,
-                  body: { ...step.service, amount: step.amount, currency: 'USDC' },
-                });
+                const r = await pay(t, step.agent, keys.get(step.agent)!, { ...step.service, amount: step.amount, currency: 'USDC' });
                 expect([200, 402, 403]).toContain(r.status);
                 if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded', 'price_above_registry']).toContain(r.body.code);
               } else {

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, deployAgent, manualClock, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { deployAgent, manualClock } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
 
 describe('link sessions', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
   const create = () => t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli', hostname: 'laptop', user: 'ada' } });
   const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
@@ -23,8 +21,7 @@ describe('link sessions', () => {
 
     expect((await poll(token)).body).toMatchObject({ status: 'pending', code });
     const tooFast = await poll(token);
-    expect(tooFast.status).toBe(429);
-    expect(tooFast.body.code).toBe('slow_down');
+    expectError(tooFast, 429, 'slow_down');
     expect(Number(tooFast.headers.get('retry-after'))).toBeGreaterThan(0);
     clock.advance(2000);
     expect((await poll(token)).status).toBe(200);
@@ -47,8 +44,7 @@ describe('link sessions', () => {
 
     clock.advance(2000);
     const used = await poll(token);
-    expect(used.status).toBe(410);
-    expect(used.body.code).toBe('link_used');
+    expectError(used, 410, 'link_used');
     const again = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: {} });
     expect(again.status).toBe(410);
   });
@@ -57,13 +53,11 @@ describe('link sessions', () => {
     const { token } = (await create()).body;
     const agent = await deployAgent(t, 'not-the-owner');
     const byAgent = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { key: agent.apiKey, body: {} });
-    expect(byAgent.status).toBe(403);
-    expect(byAgent.body.code).toBe('owner_only');
+    expectError(byAgent, 403, 'owner_only');
 
     clock.advance(10 * 60 * 1000 + 1);
     const expired = await poll(token);
-    expect(expired.status).toBe(410);
-    expect(expired.body.code).toBe('link_expired');
+    expectError(expired, 410, 'link_expired');
     expect((await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: {} })).body.code).toBe('link_expired');
     expect((await poll('lnk_unknown')).body.code).toBe('link_not_found');
     expect((await poll('not-a-token')).status).toBe(404);
@@ -92,13 +86,11 @@ describe('link sessions', () => {
   it('completing needs no owner parameter (the key or sign-in names the owner): no key is 401, an unknown token 404', async () => {
     const { token, code } = (await create()).body;
     const noKey = await t.api('POST', `/v1/link-sessions/${token}/complete`, { key: null, body: {} });
-    expect(noKey.status).toBe(401);
-    expect(noKey.body.code).toBe('unauthorized');
+    expectError(noKey, 401, 'unauthorized');
     const badKey = await t.api('POST', `/v1/link-sessions/${token}/complete`, { key: 'cof_own_nope', body: {} });
     expect(badKey.status).toBe(401);
     const unknown = await t.api('POST', '/v1/link-sessions/lnk_unknown/complete', { body: {} });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe('link_not_found');
+    expectError(unknown, 404, 'link_not_found');
     expect((await t.api('GET', `/v1/link-sessions/${token}/details`)).body).toMatchObject({ code, status: 'pending' });
     expect((await t.api('GET', '/v1/link-sessions/lnk_unknown/details')).body.code).toBe('link_not_found');
     const completed = await t.api('POST', `/v1/link-sessions/${token}/complete`, { body: { agentId: 'no-owner-param' } });
@@ -107,8 +99,7 @@ describe('link sessions', () => {
     // An owner parameter that is given must still be this key's owner.
     const { token: other } = (await create()).body;
     const wrong = await t.api('POST', `/v1/link-sessions/${other}/complete?owner=${'9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'}`, { body: {} });
-    expect(wrong.status).toBe(404);
-    expect(wrong.body.code).toBe('owner_not_found');
+    expectError(wrong, 404, 'owner_not_found');
   });
 
   it('two completions racing create one agent', async () => {
@@ -150,11 +141,7 @@ describe('link sessions', () => {
 
 describe('link sessions anyone on the machine may start', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
   const create = (name = 'flood') => t.api('POST', '/v1/link-sessions', { key: null, body: { name } });
   const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
   const waiting = async () => (await t.api('GET', '/v1/link-sessions')).body.sessions as { id: string; code: string; client: { name?: string } }[];

@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { close, listen } from '../helpers/http-server.js';
 import { CLI } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
@@ -25,7 +26,7 @@ async function connect(env: Record<string, string>): Promise<Client> {
 }
 
 describe('coffer mcp: every tool through the stdio transport', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   let client: Client;
   let agent: { agentId: string; walletAddress: string; apiKey: string };
   let demo: { server: Server; url: string; store: PaywallStore };
@@ -37,22 +38,15 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   };
 
   beforeAll(async () => {
-    t = await startCoffer();
     agent = await fundedAgent(t, 'mcp-agent', '2.00', { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0 });
     client = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: agent.apiKey });
     const store = openPaywallStore(':memory:');
-    const server = createServer(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    demo = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, store };
+    demo = { ...(await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }))), store };
   });
   afterAll(async () => {
     await client.close();
-    await new Promise<void>((resolve) => {
-      demo.server.close(() => resolve());
-      demo.server.closeAllConnections();
-    });
+    await close(demo.server);
     demo.store.close();
-    await t.stop();
   });
 
   it('lists the tools of the spec, plus pay and fetch_paid, with hints', async () => {

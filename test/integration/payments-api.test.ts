@@ -1,21 +1,17 @@
 import { SENT_BY_COFFER } from '../../server/core/payments.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay, payUsdc } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
-
-const pay = (t: TestCoffer, agentId: string, key: string | null, body: Record<string, unknown>, headers?: Record<string, string>) =>
-  t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body, headers });
 
 /** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */
 const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const weather = (amount = '0.01') => ({ service: 'forecast-api', recipient: SELLER, amount, currency: 'USDC', description: 'forecast' });
 
 describe('payments over HTTP on the sim chain', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('returns the payment result of the spec, with a receipt naming a real on-chain transfer', async () => {
     const agent = await fundedAgent(t, 'receipts', '5.00');
@@ -66,8 +62,7 @@ describe('payments over HTTP on the sim chain', () => {
   it('rule 1: over maxPerPayment is 402 max_per_payment_exceeded and moves nothing', async () => {
     const agent = await fundedAgent(t, 'rule1', '10.00', { maxPerPayment: '1.00' });
     const response = await pay(t, 'rule1', agent.apiKey, weather('1.000001'));
-    expect(response.status).toBe(402);
-    expect(response.body).toEqual({ error: expect.any(String), code: 'max_per_payment_exceeded' });
+    expectError(response, 402, 'max_per_payment_exceeded');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('10'));
     expect((await pay(t, 'rule1', agent.apiKey, weather('1.00'))).status).toBe(200);
   });
@@ -76,8 +71,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'rule2', '10.00', { dailyBudget: '1.00', maxPerPayment: '0.60' });
     expect((await pay(t, 'rule2', agent.apiKey, weather('0.60'))).status).toBe(200);
     const over = await pay(t, 'rule2', agent.apiKey, weather('0.41'));
-    expect(over.status).toBe(402);
-    expect(over.body.code).toBe('daily_budget_exceeded');
+    expectError(over, 402, 'daily_budget_exceeded');
     // Exactly up to the budget is allowed.
     expect((await pay(t, 'rule2', agent.apiKey, weather('0.40'))).status).toBe(200);
     expect((await pay(t, 'rule2', agent.apiKey, weather('0.01'))).body.code).toBe('daily_budget_exceeded');
@@ -87,8 +81,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'rule3', '10.00', { cooldownSeconds: 60 });
     expect((await pay(t, 'rule3', agent.apiKey, weather())).status).toBe(200);
     const second = await pay(t, 'rule3', agent.apiKey, weather());
-    expect(second.status).toBe(402);
-    expect(second.body.code).toBe('cooldown_active');
+    expectError(second, 402, 'cooldown_active');
     const retryAfter = Number(second.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -97,8 +90,7 @@ describe('payments over HTTP on the sim chain', () => {
   it('rule 4: a service outside a non-empty allowedServices is 402 service_not_allowed', async () => {
     const agent = await fundedAgent(t, 'rule4', '10.00', { allowedServices: ['demo-quotes'] });
     const refused = await pay(t, 'rule4', agent.apiKey, weather());
-    expect(refused.status).toBe(402);
-    expect(refused.body.code).toBe('service_not_allowed');
+    expectError(refused, 402, 'service_not_allowed');
     expect((await pay(t, 'rule4', agent.apiKey, { ...weather(), service: 'demo-quotes' })).status).toBe(200);
   });
 
@@ -106,8 +98,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'rule5', '10.00');
     expect((await t.api('POST', t.withOwner('/v1/agents/rule5/kill'))).status).toBe(200);
     const blocked = await pay(t, 'rule5', agent.apiKey, weather());
-    expect(blocked.status).toBe(403);
-    expect(blocked.body.code).toBe('agent_suspended');
+    expectError(blocked, 403, 'agent_suspended');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('10'));
     expect((await t.api('POST', t.withOwner('/v1/agents/rule5/resume'))).body.status).toBe('active');
     expect((await pay(t, 'rule5', agent.apiKey, weather())).status).toBe(200);
@@ -145,8 +136,7 @@ describe('payments over HTTP on the sim chain', () => {
   it('refuses a payment larger than the wallet with 402 insufficient_funds', async () => {
     const agent = await fundedAgent(t, 'poor', '0.50');
     const response = await pay(t, 'poor', agent.apiKey, weather('0.51'));
-    expect(response.status).toBe(402);
-    expect(response.body.code).toBe('insufficient_funds');
+    expectError(response, 402, 'insufficient_funds');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.50'));
   });
 
@@ -154,8 +144,7 @@ describe('payments over HTTP on the sim chain', () => {
     const agent = await fundedAgent(t, 'overpayer', '2.00');
     const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
     const over = await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.45', currency: 'USDC' });
-    expect(over.status).toBe(402);
-    expect(over.body.code).toBe('price_above_registry');
+    expectError(over, 402, 'price_above_registry');
     expect(over.body.error).toMatch(/0\.45.*0\.01/);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(before);
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'overpayer'").pluck().get()).toBe(0);
@@ -163,18 +152,17 @@ describe('payments over HTTP on the sim chain', () => {
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
     expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', venue: 'Coffer demo quotes', code: 'price_above_registry' });
     // One micro-USDC over a per-resolution price too; the owner's key is held to the same rule.
-    const image = await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032001' } });
+    const image = await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032001' });
     expect(image.body.code).toBe('price_above_registry');
     expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.01' })).status).toBe(200);
     expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005' })).status).toBe(200);
-    expect((await t.api('POST', t.withOwner('/v1/agents/overpayer/pay'), { body: { service: 'model:sdxl', amount: '0.032' } })).status).toBe(200);
+    expect((await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' })).status).toBe(200);
   });
 
   it('only USDC; Ethereum is announced as coming soon', async () => {
     const agent = await fundedAgent(t, 'currency', '1.00');
     const eth = await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'ETH-USDC' });
-    expect(eth.status).toBe(400);
-    expect(eth.body.code).toBe('unsupported_currency');
+    expectError(eth, 400, 'unsupported_currency');
     expect(eth.body.error).toMatch(/coming soon/i);
     expect((await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'EUR' })).body.code).toBe('unsupported_currency');
   });
@@ -182,15 +170,13 @@ describe('payments over HTTP on the sim chain', () => {
   it('pays a service outside the registry only with a recipient, and refuses a recipient that contradicts the registry', async () => {
     const agent = await fundedAgent(t, 'custom', '1.00');
     const unknown = await pay(t, 'custom', agent.apiKey, { service: 'my-own-api', amount: '0.01' });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe('service_not_found');
+    expectError(unknown, 404, 'service_not_found');
     const recipient = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
     const custom = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'my-own-api', recipient });
     expect(custom.status).toBe(200);
     expect(decodeReceipt(custom.body.xPaymentHeader)?.recipient).toBe(recipient);
     const mismatch = await pay(t, 'custom', agent.apiKey, { service: 'demo-weather', amount: '0.01', recipient });
-    expect(mismatch.status).toBe(400);
-    expect(mismatch.body.code).toBe('recipient_mismatch');
+    expectError(mismatch, 400, 'recipient_mismatch');
     const badRecipient = await pay(t, 'custom', agent.apiKey, { ...weather(), service: 'x', recipient: 'not-an-address' });
     expect(badRecipient.body.code).toBe('invalid_recipient');
   });
@@ -229,8 +215,7 @@ describe('payments over HTTP on the sim chain', () => {
 
     // The same key for a different payment is a conflict, and moves nothing.
     const reused = await pay(t, 'idem', agent.apiKey, weather('0.20'), headers);
-    expect(reused.status).toBe(409);
-    expect(reused.body.code).toBe('idempotency_key_reused');
+    expectError(reused, 409, 'idempotency_key_reused');
     const badKey = await pay(t, 'idem', agent.apiKey, weather(), { 'idempotency-key': 'has space' });
     expect(badKey.body.code).toBe('invalid_idempotency_key');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.80'));
@@ -315,8 +300,7 @@ describe('payments over HTTP on the sim chain', () => {
     const again = await t.api('POST', path, { body: { amount: '7.00' }, headers });
     expect(again.body.deposit).toEqual(answers[0]!.body.deposit);
     const reused = await t.api('POST', path, { body: { amount: '8' }, headers });
-    expect(reused.status).toBe(409);
-    expect(reused.body.code).toBe('idempotency_key_reused');
+    expectError(reused, 409, 'idempotency_key_reused');
     expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasuryBefore + micro('7'));
     const deposits = (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits;
     expect(deposits.filter((d: { id: string }) => d.id === answers[0]!.body.deposit.id)).toHaveLength(1);
@@ -339,22 +323,14 @@ describe('payments over HTTP on the sim chain', () => {
 });
 
 describe('payments: edges found in review', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
-
-  const payAs = (agentId: string, key: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { currency: 'USDC', ...body }, headers });
+  const t = useCoffer();
 
   it('paying the same nonce twice is refused with 409, not a 500, and leaves nothing pending', async () => {
     const agent = await fundedAgent(t, 'twice', '2.00');
     const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-twice' };
-    expect((await payAs('twice', agent.apiKey, body)).status).toBe(200);
-    const again = await payAs('twice', agent.apiKey, body);
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('nonce_already_paid');
+    expect((await payUsdc(t, 'twice', agent.apiKey, body)).status).toBe(200);
+    const again = await payUsdc(t, 'twice', agent.apiKey, body);
+    expectError(again, 409, 'nonce_already_paid');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get()).toBe(0);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.99'));
   });
@@ -362,26 +338,24 @@ describe('payments: edges found in review', () => {
   it('a nonce whose first payment failed can be paid again', async () => {
     const agent = await fundedAgent(t, 'retry-nonce', '0.005');
     const body = { service: 'demo-weather', amount: '0.01', nonce: 'n-retry' };
-    expect((await payAs('retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
+    expect((await payUsdc(t, 'retry-nonce', agent.apiKey, body)).body.code).toBe('insufficient_funds');
     await t.api('POST', t.withOwner('/v1/agents/retry-nonce/allocate'), { body: { amount: '1' } });
-    expect((await payAs('retry-nonce', agent.apiKey, body)).status).toBe(200);
+    expect((await payUsdc(t, 'retry-nonce', agent.apiKey, body)).status).toBe(200);
   });
 
   it('an unlisted recipient with no USDC account is refused (the treasury pays no rent for it)', async () => {
     const agent = await fundedAgent(t, 'dust', '1.00');
     const fresh = await t.coffer.engine.ctx.vault.createWallet();
     const lamportsBefore = t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner);
-    const response = await payAs('dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
-    expect(response.status).toBe(409);
-    expect(response.body.code).toBe('recipient_not_ready');
+    const response = await payUsdc(t, 'dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
+    expectError(response, 409, 'recipient_not_ready');
     expect(t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner)).toBe(lamportsBefore);
   });
 
   it('rejects a recipient that looks like base58 but is not 32 bytes', async () => {
     const agent = await fundedAgent(t, 'bad-address', '1.00');
-    const response = await payAs('bad-address', agent.apiKey, { service: 'x', recipient: 'z'.repeat(44), amount: '0.01' });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('invalid_recipient');
+    const response = await payUsdc(t, 'bad-address', agent.apiKey, { service: 'x', recipient: 'z'.repeat(44), amount: '0.01' });
+    expectError(response, 400, 'invalid_recipient');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'bad-address'").pluck().get()).toBe(0);
   });
 
@@ -389,28 +363,23 @@ describe('payments: edges found in review', () => {
     const seller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx'; // has a USDC account on sim
     const other = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
     const agent = await fundedAgent(t, 'pinned', '1.00', { allowedServices: [seller] });
-    const byLabel = await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });
-    expect(byLabel.status).toBe(402);
-    expect(byLabel.body.code).toBe('service_not_allowed');
-    expect((await payAs('pinned', agent.apiKey, { service: 'my-api', recipient: seller, amount: '0.01' })).status).toBe(200);
-    expect((await payAs('pinned', agent.apiKey, { service: 'anything', recipient: seller, amount: '0.01' })).status).toBe(200);
+    const byLabel = await payUsdc(t, 'pinned', agent.apiKey, { service: 'my-api', recipient: other, amount: '0.01' });
+    expectError(byLabel, 402, 'service_not_allowed');
+    expect((await payUsdc(t, 'pinned', agent.apiKey, { service: 'my-api', recipient: seller, amount: '0.01' })).status).toBe(200);
+    expect((await payUsdc(t, 'pinned', agent.apiKey, { service: 'anything', recipient: seller, amount: '0.01' })).status).toBe(200);
   });
 
   it('the same Idempotency-Key returns the first result even after a kill, and currency spelled out or not is the same request', async () => {
     const agent = await fundedAgent(t, 'idem-kill', '1.00');
     const headers = { 'idempotency-key': 'k-kill' };
-    const first = await t.api('POST', t.withOwner('/v1/agents/idem-kill/pay'), {
-      key: agent.apiKey,
-      body: { service: 'demo-weather', amount: '0.01' },
-      headers,
-    });
+    const first = await pay(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
     expect(first.status).toBe(200);
     await t.api('POST', t.withOwner('/v1/agents/idem-kill/kill'));
-    const replayed = await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
+    const replayed = await payUsdc(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' }, headers);
     expect(replayed.status).toBe(200);
     expect(replayed.body.paymentId).toBe(first.body.paymentId);
     // A new payment is still blocked.
-    expect((await payAs('idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
+    expect((await payUsdc(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
   });
 
   it('a payment a crash left unsent is paid when its Idempotency-Key comes again, once; a different request under that key is 409', async () => {
@@ -431,20 +400,19 @@ describe('payments: edges found in review', () => {
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);
     expect(store.getPayment('pay_lost1')).toMatchObject({ status: 'failed', errorCode: 'not_sent' });
     // Nothing was sent, so the retry is paid now (the client never got an answer)...
-    const retried = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    const retried = await payUsdc(t, 'lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('confirmed');
     expect(retried.body.paymentId).not.toBe('pay_lost1');
     // ...once: the key now names that payment.
-    const again = await payAs('lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
+    const again = await payUsdc(t, 'lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
     expect(again.body.paymentId).toBe(retried.body.paymentId);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     // A different request under the key of an unsent payment is still a conflict, not a payment.
     unsent('pay_lost2', 'k-lost2');
     await t.coffer.engine.reconcile();
-    const other = await payAs('lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
-    expect(other.status).toBe(409);
-    expect(other.body.code).toBe('idempotency_key_reused');
+    const other = await payUsdc(t, 'lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
+    expectError(other, 409, 'idempotency_key_reused');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     // The spend history keeps the unsent attempts as failed, beside the payment that went through.
     const history = await t.api('GET', t.withOwner('/v1/agents/lost/spend-history'));

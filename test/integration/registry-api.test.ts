@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCoffer, type ApiResponse, type TestCoffer } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 
 /** The registry over HTTP: service search and the model list. Public catalog data, no auth. */
@@ -62,11 +63,7 @@ const search = (t: TestCoffer, query: string | null, extra = '') =>
   t.api('GET', `/v1/services/search${query === null ? '' : `?q=${encodeURIComponent(query)}`}${extra}`, { key: null });
 
 describe('registry API', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   describe('GET /v1/services/search', () => {
     it('q=weather finds the weather service: {query, results: [Service], total}', async () => {

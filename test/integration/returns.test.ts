@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
 
 /** Giving an agent's USDC back to the treasury, on the real embedded chain. */
 describe('returning an agent\'s funds to the treasury', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   const treasury = () => t.coffer.chain.usdcBalance(t.owner);
   const ret = (agentId: string, body: Record<string, unknown> = {}, options: { key?: string; headers?: Record<string, string> } = {}) =>
@@ -63,8 +61,8 @@ describe('returning an agent\'s funds to the treasury', () => {
 
   it('a payment cannot spend what a return has reserved, nor a return what payments have: no overdraft under concurrency', async () => {
     const agent = await fundedAgent(t, 'raced', '1', { dailyBudget: '100', maxPerPayment: '1' });
-    const pay = () => t.api('POST', t.withOwner('/v1/agents/raced/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
-    const answers = await Promise.all([...Array.from({ length: 20 }, pay), ret('raced'), ...Array.from({ length: 20 }, pay)]);
+    const payOnce = () => pay(t, 'raced', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
+    const answers = await Promise.all([...Array.from({ length: 20 }, payOnce), ret('raced'), ...Array.from({ length: 20 }, payOnce)]);
     const paid = answers.filter((a) => a.status === 200 && a.body.paymentId !== undefined).length;
     const returned = answers.find((a) => a.body.returnId !== undefined);
     const chain = await t.coffer.chain.usdcBalance(agent.walletAddress);
@@ -75,15 +73,11 @@ describe('returning an agent\'s funds to the treasury', () => {
 });
 
 describe('archiving an agent', () => {
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer();
 
   it('needs an empty wallet; then the key stops at once, nothing can restart or fund it, and its history stays', async () => {
     const agent = await fundedAgent(t, 'retiring', '2');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/retiring/pay'), { key: agent.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const paid = await pay(t, 'retiring', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
     expect(paid.status).toBe(200);
     const archive = () => t.api('POST', t.withOwner('/v1/agents/retiring/archive'));
     const refused = await archive();

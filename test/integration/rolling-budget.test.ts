@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, manualClock, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent, manualClock, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
 
 const HOUR = 60 * 60 * 1000;
 
 describe('dailyBudget is a rolling 24 h window and cooldown a spacing', () => {
   const clock = manualClock();
-  let t: TestCoffer;
-  beforeAll(async () => {
-    t = await startCoffer({ clock });
-  });
-  afterAll(async () => t.stop());
+  const t = useCoffer({ clock });
 
-  const pay = (key: string, agentId: string, amount: string) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), {
-      key,
-      body: { ...UNLISTED_API, amount, currency: 'USDC' },
-    });
+  const pay = (key: string, agentId: string, amount: string) => payUsdc(t, agentId, key, { ...UNLISTED_API, amount });
 
   it('frees budget exactly 24 h after a payment, not at midnight', async () => {
     const agent = await fundedAgent(t, 'rolling', '10.00', { dailyBudget: '1.00', maxPerPayment: '1.00' });

@@ -1,7 +1,10 @@
 import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
-import { startCoffer, deployAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { startCoffer, deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
 import { newId } from '../../server/core/ids.js';
@@ -20,25 +23,22 @@ import { json } from '../helpers/serve-process.js';
  */
 describe('Coffer on an RPC network', () => {
   let rpc: TestCluster;
-  let t: TestCoffer;
   /** A paid API outside the registry (any price goes), holding a USDC account on the cluster. */
   const SELLER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
   beforeAll(async () => {
     rpc = await new TestCluster().start();
-    t = await startCoffer({ network: rpc.url, usdcMint: rpc.mint.address });
+  });
+  afterAll(async () => rpc.stop());
+  const t = useCoffer(() => ({ network: rpc.url, usdcMint: rpc.mint.address }));
+  beforeAll(async () => {
     rpc.airdrop(t.owner);
     await rpc.depositFromOutside(SELLER, 1n);
-  });
-  afterAll(async () => {
-    await t.stop();
-    await rpc.stop();
   });
 
   it('names the network, and has no faucet', async () => {
     expect((await t.api('GET', '/v1/health')).body.network).toBe('localnet');
     const faucet = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '5' } });
-    expect(faucet.status).toBe(404);
-    expect(faucet.body.code).toBe('not_sim');
+    expectError(faucet, 404, 'not_sim');
   });
 
   it('records USDC sent to the treasury from outside as a deposit, once', async () => {
@@ -61,8 +61,7 @@ describe('Coffer on an RPC network', () => {
     await deployAgent(t, 'no-images', { dailyBudget: '10', maxPerPayment: '2' });
     expect((await t.api('POST', t.withOwner('/v1/agents/no-images/allocate'), { body: { amount: '1' } })).status).toBe(200);
     const response = await t.api('POST', t.withOwner('/v1/agents/no-images/generate'), { body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' } });
-    expect(response.status).toBe(503);
-    expect(response.body.code).toBe('provider_unavailable');
+    expectError(response, 503, 'provider_unavailable');
     expect((await t.api('GET', t.withOwner('/v1/agents/no-images/balance'))).body.balance).toBe('1.00');
     expect((await t.api('GET', '/sim-images/0123456789abcdef01234567.svg?model=sdxl&resolution=1k', { key: null })).status).toBe(404);
   });
@@ -75,11 +74,10 @@ describe('Coffer on an RPC network', () => {
     const seller = '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z';
     const payBody = { service: 'my-api', recipient: seller, amount: '1.25', currency: 'USDC', nonce: 'n-1' };
     // An unlisted recipient without a USDC account is refused: the treasury does not pay its rent.
-    const notReady = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
-    expect(notReady.status).toBe(409);
-    expect(notReady.body.code).toBe('recipient_not_ready');
+    const notReady = await pay(t, 'remote', agent.apiKey, payBody);
+    expectError(notReady, 409, 'recipient_not_ready');
     await rpc.depositFromOutside(seller, 1n); // the seller opens its USDC account
-    const paid = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { key: agent.apiKey, body: payBody });
+    const paid = await pay(t, 'remote', agent.apiKey, payBody);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('confirmed');
     const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
@@ -144,14 +142,10 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'refused', { dailyBudget: '1.00', maxPerPayment: '1.00' });
     await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '2' } });
     const payOne = () =>
-      t.api('POST', t.withOwner('/v1/agents/refused/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
-      });
+      pay(t, 'refused', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
     rpc.rejectNextSend = '0x11'; // the token program's "account is frozen"
     const rejected = await payOne();
-    expect(rejected.status).toBe(502);
-    expect(rejected.body.code).toBe('chain_rejected');
+    expectError(rejected, 502, 'chain_rejected');
     const history = await t.api('GET', t.withOwner('/v1/agents/refused/spend-history'));
     expect(history.body.payments).toHaveLength(1);
     expect(history.body.payments[0].status).toBe('failed');
@@ -162,8 +156,7 @@ describe('Coffer on an RPC network', () => {
 
     rpc.rejectNextSend = '0x1'; // the token program's "insufficient funds", should the ledger ever disagree
     const short = await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '1' } });
-    expect(short.status).toBe(402);
-    expect(short.body.code).toBe('insufficient_treasury_funds');
+    expectError(short, 402, 'insufficient_treasury_funds');
   });
 
   it('a payment whose transaction expires unseen while Coffer waits for it moved nothing: 502 transaction_expired, and its Idempotency-Key pays on the retry', async () => {
@@ -171,11 +164,7 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'expired-wait', { dailyBudget: '10', maxPerPayment: '2' });
     expect((await t.api('POST', t.withOwner('/v1/agents/expired-wait/allocate'), { body: { amount: '2' } })).status).toBe(200);
     const payOnce = () =>
-      t.api('POST', t.withOwner('/v1/agents/expired-wait/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
-        headers: { 'idempotency-key': 'expires-1' },
-      });
+      pay(t, 'expired-wait', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'expires-1' });
     rpc.dropNextSend = true;
     const paying = payOnce();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -194,15 +183,10 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'cutoff', { dailyBudget: '10', maxPerPayment: '2' });
     await t.api('POST', t.withOwner('/v1/agents/cutoff/allocate'), { body: { amount: '2' } });
     const payOnce = () =>
-      t.api('POST', t.withOwner('/v1/agents/cutoff/pay'), {
-        key: agent.apiKey,
-        body: { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
-        headers: { 'idempotency-key': 'cut-1' },
-      });
+      pay(t, 'cutoff', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'cut-1' });
     rpc.offlineAfterNextSend = true;
     const first = await payOnce();
-    expect(first.status).toBe(502);
-    expect(first.body.code).toBe('chain_unavailable');
+    expectError(first, 502, 'chain_unavailable');
     const again = await payOnce();
     expect(again.status).toBe(502);
     expect(again.headers.get('retry-after')).toBe('15');
@@ -227,10 +211,7 @@ describe('Coffer on an RPC network', () => {
     rpc.delays.set('getLatestBlockhash', 300);
     try {
       const payOne = () =>
-        t.api('POST', t.withOwner('/v1/agents/in-flight/pay'), {
-          key: agent.apiKey,
-          body: { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' },
-        });
+        pay(t, 'in-flight', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
       const paying = payOne();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const report = await t.coffer.engine.reconcile(); // what the 15 s chain watch does
@@ -260,10 +241,7 @@ describe('Coffer on an RPC network', () => {
     try {
       const terms = await json(fetch(url));
       expect(terms).toMatchObject({ network: 'localnet', currency: 'USDC', amount: '0.01' });
-      const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/pay'), {
-        key: agent.apiKey,
-        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce },
-      });
+      const paid = await pay(t, 'rpc-buyer', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce });
       expect(paid.status).toBe(200);
       const ok = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(ok.status).toBe(200);
@@ -404,15 +382,12 @@ describe('Coffer on an RPC network', () => {
     rpc.offline = true;
     try {
       const balance = await t.api('GET', t.withOwner('/v1/agents/remote/balance'));
-      expect(balance.status).toBe(502);
-      expect(balance.body.code).toBe('chain_unavailable');
+      expectError(balance, 502, 'chain_unavailable');
       const allocation = await t.api('POST', t.withOwner('/v1/agents/remote/allocate'), { body: { amount: '1' } });
-      expect(allocation.status).toBe(502);
-      expect(allocation.body.code).toBe('chain_unavailable');
+      expectError(allocation, 502, 'chain_unavailable');
       // The policy answers without the chain: a refusal is a refusal, RPC or not.
-      const overMax = await t.api('POST', t.withOwner('/v1/agents/remote/pay'), { body: { service: 'demo-weather', amount: '5.00', currency: 'USDC' } });
-      expect(overMax.status).toBe(402);
-      expect(overMax.body.code).toBe('max_per_payment_exceeded');
+      const overMax = await pay(t, 'remote', undefined, { service: 'demo-weather', amount: '5.00', currency: 'USDC' });
+      expectError(overMax, 402, 'max_per_payment_exceeded');
     } finally {
       rpc.offline = false;
     }

@@ -22,6 +22,7 @@ import {
 } from '@solana/kit';
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
+import { pay } from '../helpers/pay.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import type { WalletKeyVault } from '../../server/keys/key-vault.js';
@@ -108,10 +109,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
 
   it("finds Coffer's own payments: statuses, the transaction with its token balances, signatures by address", async () => {
     const agent = await fundedAgent(t, 'rpc-payer', '1.00');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-payer/pay'), {
-      key: agent.apiKey,
-      body: { ...UNLISTED_API, amount: '0.25', nonce: 'rpc-nonce-1' },
-    });
+    const paid = await pay(t, 'rpc-payer', agent.apiKey, { ...UNLISTED_API, amount: '0.25', nonce: 'rpc-nonce-1' });
     expect(paid.status).toBe(200);
     const sig = signature(paid.body.txSignature);
     const { value: statuses } = await rpc.getSignatureStatuses([sig, signature('1'.repeat(64))]).send();
@@ -260,7 +258,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
 
   it('keeps its history across a restart', async () => {
     const agent = await fundedAgent(t, 'rpc-restart', '1.00');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-restart/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10' } });
+    const paid = await pay(t, 'rpc-restart', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
     const genesis = await rpc.getGenesisHash().send();
     const dataDir = t.dataDir;
     await t.stop();
@@ -276,7 +274,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
 
   it('lists a transfer under the accounts it writes or that sign it, not under the mint or the programs it only reads', async () => {
     const agent = await fundedAgent(t, 'rpc-listed', '1.00');
-    const paid = await t.api('POST', t.withOwner('/v1/agents/rpc-listed/pay'), { key: agent.apiKey, body: { ...UNLISTED_API, amount: '0.10' } });
+    const paid = await pay(t, 'rpc-listed', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
     expect(paid.status).toBe(200);
     const latest = async (key: string) => (await rpc.getSignaturesForAddress(address(key), { limit: 1 }).send())[0]?.signature ?? null;
     for (const key of [agent.walletAddress, t.owner, await usdcTokenAccount(mint, address(agent.walletAddress))]) {

@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, type TestCoffer } from '../helpers/coffer.js';
+import { describe, expect, it } from 'vitest';
+import { fundedAgent } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
 import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
 
 const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
 
 describe('the tray drives the real engine', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   const effects = { open: () => undefined, toggleStartAtLogin: () => undefined, quit: () => undefined };
-  beforeAll(async () => {
-    t = await startCoffer();
-  });
-  afterAll(async () => t.stop());
 
   const click = async (label: string) => {
     const menu = trayMenu(trayState(t.coffer.engine, t.owner, null, false));
@@ -19,16 +18,14 @@ describe('the tray drives the real engine', () => {
     expect(item, `menu item "${label}"`).toBeDefined();
     return runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
   };
-  const pay = (agentId: string, key: string) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' } });
+  const pay = (agentId: string, key: string) => payUsdc(t, agentId, key, { service: 'demo-weather', amount: '0.01' });
 
   it('kill from the menu suspends the agent, and its next payment is refused', async () => {
     const agent = await fundedAgent(t, 'tray-one', '1.00');
     expect((await pay('tray-one', agent.apiKey)).status).toBe(200);
     await click('Stop tray-one');
     const refused = await pay('tray-one', agent.apiKey);
-    expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe('agent_suspended');
+    expectError(refused, 403, 'agent_suspended');
     const state = trayState(t.coffer.engine, t.owner, null, false);
     expect(iconState(state)).toBe('attention');
     expect(t.coffer.engine.ctx.store.listAudit(t.owner, 5).find((e) => e.action === 'agent.kill')?.actor).toBe('tray');

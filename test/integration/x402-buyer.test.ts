@@ -2,9 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
+import { usdcOn } from '../helpers/cluster-usdc.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
-import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,20 +24,19 @@ import { join } from 'node:path';
  */
 describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
   let cluster: TestCluster;
-  let t: TestCoffer;
   let facilitator: TestFacilitator;
   let sellerWallet: string;
   let v2: TestSeller;
   let v1: TestSeller;
 
-  const usdc = async (wallet: string) => {
-    const account = cluster.ledger.account(await usdcTokenAccount(address(cluster.mint.address), address(wallet)));
-    return account.exists ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-  };
+  const usdc = (wallet: string) => usdcOn(cluster, wallet);
 
   beforeAll(async () => {
     cluster = await new TestCluster({ as: 'devnet' }).start();
-    t = await startCoffer({ network: cluster.url });
+  });
+  afterAll(async () => cluster.stop());
+  const t = useCoffer(() => ({ network: cluster.url }));
+  beforeAll(async () => {
     cluster.airdrop(t.owner);
     await cluster.mintUsdc(t.owner, micro('100'));
     facilitator = await startFacilitator(cluster);
@@ -48,8 +49,6 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     await v2.close();
     await v1.close();
     await facilitator.close();
-    await t.stop();
-    await cluster.stop();
   });
 
   async function fundedX402Agent(agentId: string, amount: string, policy: Record<string, unknown> = {}) {
@@ -273,8 +272,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     const other = await payX402('x-keyed', agent.apiKey, await answerOf(await fetch(v1.url), v1.url), 'k-1');
-    expect(other.status).toBe(409);
-    expect(other.body.code).toBe('idempotency_key_reused');
+    expectError(other, 409, 'idempotency_key_reused');
     expect(await history('x-keyed', agent.apiKey)).toHaveLength(1);
   });
 
@@ -315,8 +313,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
     required.accepts[0].extra.memo = 'm'.repeat(257);
     const longMemo = await payX402('x-hostile', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } });
-    expect(longMemo.status).toBe(422);
-    expect(longMemo.body.code).toBe('unsupported_offer');
+    expectError(longMemo, 422, 'unsupported_offer');
     expect(await history('x-hostile', agent.apiKey)).toHaveLength(0);
     // A seller reporting a signature that is no signature settles nothing and breaks nothing.
     const paid = await payX402('x-hostile', agent.apiKey, unpaid);
@@ -350,8 +347,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const bound = { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } };
     expect((await payX402('x-twice', agent.apiKey, bound)).status).toBe(200);
     const again = await payX402('x-twice', agent.apiKey, bound);
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('nonce_already_paid');
+    expectError(again, 409, 'nonce_already_paid');
   });
 
   it('a settlement report racing reconciliation is settled, announced and audited once', async () => {

@@ -6,7 +6,10 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoffer, fundedAgent, micro, type TestCoffer } from '../helpers/coffer.js';
+import { fundedAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 import { json } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
@@ -25,14 +28,13 @@ const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
 
 
 describe('the 402 flow against the demo paid API', () => {
-  let t: TestCoffer;
+  const t = useCoffer();
   let lookup: TransferLookup;
   let store: PaywallStore;
   let api: { url: string; server: Server };
   let storeFile: string;
 
   beforeAll(async () => {
-    t = await startCoffer();
     lookup = await cofferTransferLookup(t.url);
     storeFile = join(t.dataDir, 'demo-paywall.db');
     store = openPaywallStore(storeFile);
@@ -41,11 +43,8 @@ describe('the 402 flow against the demo paid API', () => {
   afterAll(async () => {
     await close(api.server);
     store.close();
-    await t.stop();
   });
 
-  const pay = (agentId: string, key: string, body: Record<string, unknown>) =>
-    t.api('POST', t.withOwner(`/v1/agents/${agentId}/pay`), { key, body: { currency: 'USDC', ...body } });
   const get = async (path: string, receipt?: string) => {
     const response = await fetch(`${api.url}${path}`, { headers: receipt ? { 'x-payment': receipt } : {} });
     return { status: response.status, body: await json(response) };
@@ -70,7 +69,7 @@ describe('the 402 flow against the demo paid API', () => {
     // Every 402 has a fresh nonce.
     expect((await get('/weather?city=Porto')).body.nonce).not.toBe(unpaid.body.nonce);
 
-    const paid = await pay('weather-bot', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: unpaid.body.nonce });
+    const paid = await payUsdc(t, 'weather-bot', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: unpaid.body.nonce });
     expect(paid.status).toBe(200);
     const retried = await get('/weather?city=Porto', paid.body.xPaymentHeader);
     expect(retried.status).toBe(200);
@@ -89,19 +88,19 @@ describe('the 402 flow against the demo paid API', () => {
     const agent = await fundedAgent(t, 'tricky', '1.00');
     const nonceFor = async (path = '/weather') => (await get(path)).body.nonce as string;
 
-    const madeUpNonce = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'never-issued' });
+    const madeUpNonce = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'never-issued' });
     expect((await get('/weather', madeUpNonce.body.xPaymentHeader)).body.code).toBe('unknown_nonce');
 
-    const quoteNonce = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: await nonceFor('/quote') });
+    const quoteNonce = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: await nonceFor('/quote') });
     expect((await get('/weather', quoteNonce.body.xPaymentHeader)).body.code).toBe('wrong_resource');
 
-    const cheap = await pay('tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: await nonceFor() });
+    const cheap = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: await nonceFor() });
     const cheapAnswer = await get('/weather', cheap.body.xPaymentHeader);
     expect(cheapAnswer.status).toBe(402);
     expect(cheapAnswer.body.code).toBe('amount_too_small');
     expect(cheapAnswer.body.error).toMatch(/0\.005.*0\.01/);
 
-    const elsewhere = await pay('tricky', agent.apiKey, { service: 'someone-else', recipient: OTHER, amount: '0.01', nonce: await nonceFor() });
+    const elsewhere = await payUsdc(t, 'tricky', agent.apiKey, { service: 'someone-else', recipient: OTHER, amount: '0.01', nonce: await nonceFor() });
     expect((await get('/weather', elsewhere.body.xPaymentHeader)).body.code).toBe('wrong_recipient');
 
     // A transaction that landed but failed: an unfunded wallet tries to pay the nonce on chain.
@@ -132,7 +131,7 @@ describe('the 402 flow against the demo paid API', () => {
 
   it('the chain lookup and service endpoints a paid API and a paying client use', async () => {
     const agent = await fundedAgent(t, 'lookup', '1.00');
-    const paid = await pay('lookup', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'lookup-nonce' });
+    const paid = await payUsdc(t, 'lookup', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'lookup-nonce' });
     const found = await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null });
     expect(found.status).toBe(200);
     expect(found.body).toEqual({
@@ -141,8 +140,7 @@ describe('the 402 flow against the demo paid API', () => {
       transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '10000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
     });
     const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
-    expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe('transaction_not_found');
+    expectError(missing, 404, 'transaction_not_found');
     expect((await t.api('GET', '/v1/chain/transactions/not-a-signature', { key: null })).body.code).toBe('invalid_signature');
     const service = await t.api('GET', '/v1/services/demo-weather', { key: null });
     expect(service.body).toMatchObject({ id: 'demo-weather', pricePerCall: '0.01', payTo: DEMO_PAY_TO, source: 'x402-marketplace' });
@@ -152,7 +150,7 @@ describe('the 402 flow against the demo paid API', () => {
   it('a receipt rebuilt from public chain data is refused: only the payer can present it', async () => {
     const victim = await fundedAgent(t, 'victim', '1.00');
     const nonce = (await get('/weather')).body.nonce;
-    const paid = await pay('victim', victim.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    const paid = await payUsdc(t, 'victim', victim.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
     // The attacker reads the transfer off the chain and forges the rest.
     const onChain = (await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null })).body.transfer;
     const forged = encodeReceipt({
@@ -176,7 +174,7 @@ describe('the 402 flow against the demo paid API', () => {
     const server = await listen(app);
     try {
       const cheapTerms = await json(fetch(`${server.url}/report`));
-      const paid = await pay('method-hopper', agent.apiKey, { service: 'x', recipient: DEMO_PAY_TO, amount: '0.01', nonce: cheapTerms.nonce });
+      const paid = await payUsdc(t, 'method-hopper', agent.apiKey, { service: 'x', recipient: DEMO_PAY_TO, amount: '0.01', nonce: cheapTerms.nonce });
       const hop = await fetch(`${server.url}/report`, { method: 'POST', headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(hop.status).toBe(402);
       expect((await json(hop)).code).toBe('wrong_resource');
@@ -191,7 +189,7 @@ describe('the 402 flow against the demo paid API', () => {
   it('a receipt stays used across a restart of the paid API', async () => {
     const agent = await fundedAgent(t, 'restarter', '1.00');
     const nonce = (await get('/quote?symbol=SOL')).body.nonce;
-    const paid = await pay('restarter', agent.apiKey, { service: 'demo-quotes', amount: '0.01', nonce });
+    const paid = await payUsdc(t, 'restarter', agent.apiKey, { service: 'demo-quotes', amount: '0.01', nonce });
     expect((await get('/quote?symbol=SOL', paid.body.xPaymentHeader)).status).toBe(200);
 
     await close(api.server);
@@ -215,7 +213,7 @@ describe('the 402 flow against the demo paid API', () => {
     store.close();
     store = openPaywallStore(storeFile);
     api = await listen(createDemoApi({ lookup, store }));
-    const paid = await pay('across-restart', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    const paid = await payUsdc(t, 'across-restart', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
     const answered = await get('/weather?city=Lima', paid.body.xPaymentHeader);
     expect(answered.status).toBe(200);
     expect(answered.body.city).toBe('Lima');
@@ -233,7 +231,7 @@ describe('the 402 flow against the demo paid API', () => {
     const upgraded = openPaywallStore(file);
     const server = await listen(createDemoApi({ lookup, store: upgraded }));
     try {
-      const paid = await pay('upgrader', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'old-style-nonce' });
+      const paid = await payUsdc(t, 'upgrader', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'old-style-nonce' });
       const answered = await fetch(`${server.url}/weather?city=Bern`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(answered.status).toBe(200);
       const again = await fetch(`${server.url}/weather?city=Bern`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
@@ -251,7 +249,7 @@ describe('the 402 flow against the demo paid API', () => {
     const flaky = await listen(createDemoApi({ lookup: down, store: downStore }));
     try {
       const terms = await json(fetch(`${flaky.url}/weather`));
-      const paid = await pay('patient-payer', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: terms.nonce });
+      const paid = await payUsdc(t, 'patient-payer', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: terms.nonce });
       const response = await fetch(`${flaky.url}/weather`, { headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(response.status).toBe(503);
       expect(await json(response)).toMatchObject({ code: 'verifier_unavailable' });
@@ -265,7 +263,7 @@ describe('the 402 flow against the demo paid API', () => {
   it('every field of a receipt is signed: an edited timestamp or paymentId is refused, the receipt itself still works', async () => {
     const agent = await fundedAgent(t, 'editor', '1.00');
     const nonce = (await get('/weather?city=Oslo')).body.nonce;
-    const paid = await pay('editor', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
+    const paid = await payUsdc(t, 'editor', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce });
     const receipt = decodeReceipt(paid.body.xPaymentHeader)!;
     for (const edit of [
       { timestamp: new Date(Date.parse(receipt.timestamp) + 3_600_000).toISOString() },
@@ -287,9 +285,9 @@ describe('the 402 flow against the demo paid API', () => {
     const nonces = createNonces(propertyStore.nonceKey);
     const propNonce = nonces.issue({ resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000 });
     const otherNonce = nonces.issue({ resource, amount: micro('0.01'), issuedAt: now, expiresAt: now + 300_000 });
-    const paid = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: propNonce });
+    const paid = await payUsdc(t, 'tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: propNonce });
     const original = decodeReceipt(paid.body.xPaymentHeader)!;
-    const other = await pay('tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherNonce });
+    const other = await payUsdc(t, 'tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherNonce });
 
     const base58 = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), minLength: 32, maxLength: 44 });
     const tamper = fc.oneof(

@@ -10,13 +10,13 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
 import { TestCluster } from '../fixtures/test-cluster.js';
+import { usdcOn } from '../helpers/cluster-usdc.js';
 import { startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { facilitatorAt, inProcessFacilitator } from '../../server/x402/paywall-x402.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 
@@ -46,10 +46,7 @@ describe("x402 clients pay Coffer's paywall", () => {
   let clock = Date.now();
   let feePayer: KeyPairSigner;
 
-  const usdc = async (wallet: string) => {
-    const account = cluster.ledger.account(await usdcTokenAccount(address(cluster.mint.address), address(wallet)));
-    return account.exists ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-  };
+  const usdc = (wallet: string) => usdcOn(cluster, wallet);
 
   beforeAll(async () => {
     cluster = await new TestCluster({ as: 'devnet' }).start();

@@ -1,0 +1,46 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from '@testing-library/react';
+import { Money } from '../../../../../renderer/src/components/Money.js';
+import { BudgetBar } from '../../../../../renderer/src/components/BudgetBar.js';
+import { microToUsdc, usedShare } from '../../../../../renderer/src/lib/money.js';
+
+afterEach(cleanup);
+
+describe('money on screen', () => {
+  it.each([
+    ['5', '5.00 USDC'],
+    ['5.00', '5.00 USDC'],
+    ['0.125', '0.125 USDC'],
+    ['0.000001', '0.000001 USDC'],
+    ['1000000000.000001', '1,000,000,000.000001 USDC'],
+    ['12.5', '12.50 USDC'],
+    ['999.99', '999.99 USDC'],
+    ['1000', '1,000.00 USDC'],
+    ['123456.7', '123,456.70 USDC'],
+  ])('shows %j as %j: never rounded, at least 2 and up to 6 decimals, thousands grouped', (value, shown) => {
+    const { container } = render(<Money value={value} />);
+    expect(container.textContent).toBe(shown);
+  });
+
+  it('shows the treasury integer micro-USDC amount exactly, far past float precision', () => {
+    const { container } = render(<Money micro="9007199254740993" />);
+    expect(container.textContent).toBe('9,007,199,254.740993 USDC');
+    expect(microToUsdc('1')).toBe('0.000001');
+    expect(microToUsdc('1250000000')).toBe('1250.00');
+  });
+
+  it('can leave the unit out', () => {
+    const { container } = render(<Money value="0.5" unit={false} />);
+    expect(container.textContent).toBe('0.50');
+  });
+
+  it('the budget bar is a labelled meter with both numbers', () => {
+    const { getByRole, container } = render(<BudgetBar spent="0.25" budget="2.00" label="spent today" />);
+    const meter = getByRole('meter', { name: 'spent today' });
+    expect(meter.getAttribute('value')).toBe('0.125');
+    expect(container.textContent).toContain('0.25 / 2.00 USDC');
+    expect(usedShare('3', '2')).toBe(1.5);
+    expect(usedShare('0.000001', '0')).toBe(0);
+  });
+});

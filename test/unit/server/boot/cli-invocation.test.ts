@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cofferInvocation, cofferMcpLaunch, shellCommand } from '../../../../server/boot/cli-invocation.js';
+import { packagePath } from '../../../../server/boot/package-files.js';
+
+describe('how coffer is run from a shell or an MCP host', () => {
+  const bin = realpathSync(packagePath('server', 'cli', 'bin.js'));
+
+  it('is plain `coffer` when the coffer on PATH is this package (npm link, a global install)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-path-'));
+    try {
+      symlinkSync(bin, join(dir, 'coffer'));
+      const env = { PATH: `/nonexistent:${dir}` };
+      expect(cofferInvocation(env)).toEqual({ command: 'coffer', args: [] });
+      expect(cofferMcpLaunch(env)).toEqual({ command: 'coffer', args: ['mcp'] });
+      expect(shellCommand(['status'], env)).toBe('coffer status');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is node with this package\'s bin.js by absolute path otherwise (another coffer on PATH is not this one)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-path-'));
+    try {
+      symlinkSync(process.execPath, join(dir, 'coffer'));
+      const env = { PATH: dir };
+      expect(cofferMcpLaunch(env)).toEqual({ command: process.execPath, args: [bin, 'mcp'] });
+      expect(shellCommand(['pay', 'demo-weather', '0.01'], env)).toBe(`${process.execPath} ${bin} pay demo-weather 0.01`);
+      expect(shellCommand(['pay', 'a service'], { PATH: '' })).toContain('"a service"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

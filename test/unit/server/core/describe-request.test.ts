@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { describeRequest } from '../../../../server/core/describe-request.js';
+import type { Approval, Policy } from '../../../../renderer/src/api/types.js';
+
+/** A request as the approval carries it: its kind and what was asked. */
+const request = (kind: Approval['kind'], asked: Record<string, unknown>) => [kind, asked] as const;
+const current: Policy = { dailyBudget: '5.00', maxPerPayment: '0.50', cooldownSeconds: 30, allowedServices: ['demo-weather'] };
+
+describe('describeRequest', () => {
+  it('shows a policy change against the current policy, in USDC, with how many times larger', () => {
+    const text = describeRequest(...request('policy', { dailyBudget: '50', maxPerPayment: '0.75', cooldownSeconds: 0, allowedServices: [] }), current);
+    expect(text).toBe(
+      'Change its policy: daily budget 5.00 → 50.00 USDC (10×); max per payment 0.50 → 0.75 USDC (1.5×); cooldown 30 s → 0 s; allowed services: demo-weather → every service',
+    );
+  });
+
+  it('without the current policy, still says what is asked, with units', () => {
+    expect(describeRequest(...request('policy', { dailyBudget: '8.5' }))).toBe('Change its policy: daily budget → 8.50 USDC');
+  });
+
+  it('names amounts in USDC for allocations and new agents', () => {
+    expect(describeRequest(...request('allocate', { amount: '25' }))).toBe('Allocate 25.00 USDC to its wallet');
+    expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1' }))).toBe(
+      'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment)',
+    );
+    expect(describeRequest(...request('resume', {}))).toMatch(/^Resume itself/);
+  });
+});
+
+describe('describeRequest against the current policy', () => {
+  it('marks what would not change, and hides nothing', () => {
+    const asked = request('policy', { dailyBudget: '5', allowedServices: ['demo-weather'], cooldownSeconds: 0 });
+    expect(describeRequest(...asked, current)).toBe(
+      'Change its policy: daily budget 5.00 USDC (unchanged); allowed services demo-weather (unchanged); cooldown 30 s → 0 s',
+    );
+    expect(describeRequest(...request('policy', { dailyBudget: '5.000' }), current)).toBe('Change its policy: daily budget 5.00 USDC (unchanged)');
+  });
+});

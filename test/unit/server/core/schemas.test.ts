@@ -1,0 +1,373 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { z } from 'zod';
+import {
+  deployBodySchema,
+  describeIssues,
+  generateBodySchema,
+  linkClientSchema,
+  payBodySchema,
+  policyUpdateSchema,
+  renameBodySchema,
+  spendHistoryQuerySchema,
+} from '../../../../server/core/schemas.js';
+
+/** The agentId rule as API.md writes it. */
+const CONTRACT_AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+const ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+const validDeploy = { agentId: 'research-bot', dailyBudget: '10', maxPerPayment: '1' };
+const validPay = { service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'forecast' };
+
+/** The stable code describeIssues gives for a value the schema rejects (fails the test if accepted). */
+function codeFor(schema: z.ZodType, value: unknown): string {
+  const result = schema.safeParse(value);
+  expect(result.success, `expected ${JSON.stringify(value)} to be rejected`).toBe(false);
+  return describeIssues(result.error!).code;
+}
+
+describe('describeIssues', () => {
+  it('gives invalid_request when there is no issue at all', () => {
+    expect(describeIssues(new z.ZodError([])).code).toBe('invalid_request');
+  });
+
+  it('names the field in words, as the forms label it', () => {
+    const result = deployBodySchema.safeParse({ ...validDeploy, agentId: 'Bad Id' });
+    expect(result.success).toBe(false);
+    const { code, message } = describeIssues(result.error!);
+    expect(code).toBe('invalid_agent_id');
+    expect(message).toMatch(/^Agent id must be 1-64 characters/);
+    const budget = describeIssues(policyUpdateSchema.safeParse({ dailyBudget: '-1' }).error!);
+    expect(budget).toEqual({ code: 'invalid_amount', message: expect.stringMatching(/^Daily budget must be a decimal number of USDC greater than 0/) });
+    // An MCP host that sends a number is told to send a string.
+    expect(describeIssues(policyUpdateSchema.safeParse({ maxPerPayment: 0.01 }).error!).message).toMatch(/^Max per payment must be .*such as "0.01", sent as a string/);
+    expect(describeIssues(policyUpdateSchema.safeParse({ cooldownSeconds: 'soon' }).error!).message).toBe('Cooldown must be a whole number of seconds');
+    expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', ''] }).error!).message).toBe('Allowed services, item 2 is required');
+  });
+
+  it('lists unknown fields by name with invalid_request', () => {
+    const result = deployBodySchema.safeParse({ ...validDeploy, budget: '5', owner: 'x' });
+    expect(result.success).toBe(false);
+    const { code, message } = describeIssues(result.error!);
+    expect(code).toBe('invalid_request');
+    expect(message).toContain('budget');
+    expect(message).toContain('owner');
+  });
+
+  it.each([
+    ['agentId', deployBodySchema, { ...validDeploy, agentId: 'UPPER' }, 'invalid_agent_id'],
+    ['amount', payBodySchema, { ...validPay, amount: '0' }, 'invalid_amount'],
+    ['dailyBudget', deployBodySchema, { ...validDeploy, dailyBudget: '-1' }, 'invalid_amount'],
+    ['maxPerPayment', deployBodySchema, { ...validDeploy, maxPerPayment: '1e3' }, 'invalid_amount'],
+    ['recipient', payBodySchema, { ...validPay, recipient: 'not-an-address' }, 'invalid_recipient'],
+    ['cooldownSeconds', policyUpdateSchema, { cooldownSeconds: -1 }, 'invalid_policy'],
+    ['allowedServices', policyUpdateSchema, { allowedServices: 'demo-weather' }, 'invalid_policy'],
+    ['limit', spendHistoryQuerySchema, { limit: '0' }, 'invalid_limit'],
+    ['an unknown field', policyUpdateSchema, { dailybudget: '5' }, 'invalid_request'],
+    ['currency (not a string)', payBodySchema, { ...validPay, currency: 5 }, 'unsupported_currency'],
+  ])('maps a problem with %s to its stable code', (_field, schema, value, code) => {
+    expect(codeFor(schema, value)).toBe(code);
+  });
+
+  it('maps a nested problem (an item of allowedServices) to the top-level field code', () => {
+    expect(codeFor(policyUpdateSchema, { allowedServices: ['ok', ''] })).toBe('invalid_policy');
+  });
+
+  it('maps a missing required field to that field code', () => {
+    expect(codeFor(deployBodySchema, { dailyBudget: '1', maxPerPayment: '1' })).toBe('invalid_agent_id');
+    expect(codeFor(deployBodySchema, { agentId: 'a', maxPerPayment: '1' })).toBe('invalid_amount');
+    expect(codeFor(payBodySchema, { service: 'x' })).toBe('invalid_amount');
+  });
+});
+
+describe('deployBodySchema', () => {
+  it('accepts a minimal body and a full one', () => {
+    expect(deployBodySchema.parse(validDeploy)).toEqual(validDeploy);
+    const full = {
+      ...validDeploy,
+      cooldownSeconds: 0,
+      allowedServices: [],
+      displayName: 'Research bot',
+    };
+    expect(deployBodySchema.parse(full)).toEqual(full);
+  });
+
+  it.each(['a', '0', '9lives', 'a_b-c', 'a-', 'a_', 'x'.repeat(64), 'a'.concat('0'.repeat(63))])(
+    'accepts agentId %j',
+    (agentId) => {
+      expect(deployBodySchema.safeParse({ ...validDeploy, agentId }).success).toBe(true);
+    },
+  );
+
+  it.each([
+    '',
+    'A',
+    'Bot',
+    '-bot',
+    '_bot',
+    'x'.repeat(65),
+    'bot.1',
+    'bot 1',
+    'bot/1',
+    'bot\n',
+    '\nbot',
+    'bøt',
+    'ｂot',
+  ])('rejects agentId %j with invalid_agent_id', (agentId) => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, agentId })).toBe('invalid_agent_id');
+  });
+
+  it.each([123, null, true, ['bot']])('rejects a non-string agentId %j with invalid_agent_id', (agentId) => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, agentId })).toBe('invalid_agent_id');
+  });
+
+  it('accepts exactly the agentIds that match the contract pattern', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(CONTRACT_AGENT_ID), (agentId) => {
+        expect(deployBodySchema.safeParse({ ...validDeploy, agentId }).success).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'abcXYZ019_-. \n/é'), maxLength: 70 }),
+        (agentId) => {
+          const result = deployBodySchema.safeParse({ ...validDeploy, agentId });
+          expect(result.success).toBe(CONTRACT_AGENT_ID.test(agentId));
+          if (!result.success) expect(describeIssues(result.error).code).toBe('invalid_agent_id');
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    ['0', 'zero'],
+    ['-1', 'negative'],
+    ['1e3', 'exponent'],
+    ['0.0000001', '7 decimals'],
+    ['1000000000.000001', 'over 1e9'],
+    ['1,000', 'separator'],
+    ['', 'empty'],
+    [' 5', 'leading space'],
+    [5, 'a number'],
+    [null, 'null'],
+  ])('rejects dailyBudget and maxPerPayment %j (%s) with invalid_amount', (amount, _label) => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, dailyBudget: amount })).toBe('invalid_amount');
+    expect(codeFor(deployBodySchema, { ...validDeploy, maxPerPayment: amount })).toBe('invalid_amount');
+  });
+
+  it('accepts the amount bounds', () => {
+    for (const amount of ['0.000001', '1000000000', '1000000000.000000', '0.125']) {
+      expect(deployBodySchema.safeParse({ ...validDeploy, dailyBudget: amount, maxPerPayment: amount }).success).toBe(true);
+    }
+  });
+
+  it('rejects unknown fields with invalid_request', () => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, apiKey: 'cof_agt_x' })).toBe('invalid_request');
+  });
+
+  it('rejects a bad displayName with invalid_request (it has no code of its own)', () => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, displayName: '   ' })).toBe('invalid_request');
+    expect(codeFor(deployBodySchema, { ...validDeploy, displayName: 'x'.repeat(101) })).toBe('invalid_request');
+  });
+});
+
+describe('payBodySchema', () => {
+  it('accepts the spec body, with and without the optional fields', () => {
+    expect(payBodySchema.parse(validPay)).toEqual(validPay);
+    expect(payBodySchema.parse({ service: 'demo-weather', amount: '5' })).toEqual({ service: 'demo-weather', amount: '5' });
+    const full = { ...validPay, recipient: ADDRESS, nonce: 'abc-123 XYZ' };
+    expect(payBodySchema.parse(full)).toEqual(full);
+  });
+
+  it.each([
+    ['a word', 'not-an-address'],
+    ['too short (31)', '1'.repeat(31)],
+    ['too long (45)', '1'.repeat(45)],
+    ['a non-base58 0', '0' + ADDRESS.slice(1)],
+    ['a non-base58 O', 'O' + ADDRESS.slice(1)],
+    ['a non-base58 I', 'I' + ADDRESS.slice(1)],
+    ['a non-base58 l', 'l' + ADDRESS.slice(1)],
+    ['an Ethereum address', '0x52908400098527886E0F7030069857D2E4169EE7'],
+    ['empty', ''],
+    ['a number', 12345],
+  ])('rejects recipient as %s with invalid_recipient', (_label, recipient) => {
+    expect(codeFor(payBodySchema, { ...validPay, recipient })).toBe('invalid_recipient');
+  });
+
+  it('accepts recipients that decode to 32 bytes, of 32 to 44 base58 characters', () => {
+    for (const recipient of ['1'.repeat(32), 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', ADDRESS]) {
+      expect(payBodySchema.safeParse({ ...validPay, recipient }).success).toBe(true);
+    }
+  });
+
+  it('rejects base58 strings of the right length that do not decode to 32 bytes', () => {
+    for (const recipient of ['z'.repeat(44), '1'.repeat(44), 'z'.repeat(42)]) {
+      expect(codeFor(payBodySchema, { ...validPay, recipient })).toBe('invalid_recipient');
+    }
+  });
+
+  it.each(['0', '-0.01', '1e-2', '0.0000001', '1000000001', 'one', 0.01])('rejects amount %j with invalid_amount', (amount) => {
+    expect(codeFor(payBodySchema, { ...validPay, amount })).toBe('invalid_amount');
+  });
+
+  it('rejects a missing or blank service, an over-long description and a bad nonce', () => {
+    expect(codeFor(payBodySchema, { amount: '1' })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, service: '   ' })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, description: 'x'.repeat(501) })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, nonce: '' })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, nonce: 'x'.repeat(201) })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, nonce: 'line\nbreak' })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, nonce: 'café' })).toBe('invalid_request');
+  });
+
+  it('rejects unknown fields with invalid_request', () => {
+    expect(codeFor(payBodySchema, { ...validPay, to: ADDRESS })).toBe('invalid_request');
+    expect(codeFor(payBodySchema, { ...validPay, agentId: 'other' })).toBe('invalid_request');
+  });
+});
+
+describe('policyUpdateSchema', () => {
+  it('accepts an empty update and any single field', () => {
+    expect(policyUpdateSchema.parse({})).toEqual({});
+    expect(policyUpdateSchema.parse({ dailyBudget: '5' })).toEqual({ dailyBudget: '5' });
+    expect(policyUpdateSchema.parse({ maxPerPayment: '0.5' })).toEqual({ maxPerPayment: '0.5' });
+    expect(policyUpdateSchema.parse({ cooldownSeconds: 0 })).toEqual({ cooldownSeconds: 0 });
+    expect(policyUpdateSchema.parse({ allowedServices: [] })).toEqual({ allowedServices: [] });
+    expect(policyUpdateSchema.parse({ allowedServices: ['a', 'b'] })).toEqual({ allowedServices: ['a', 'b'] });
+  });
+
+  it('accepts cooldownSeconds from 0 to one year', () => {
+    for (const cooldownSeconds of [0, 1, 3600, 31_536_000]) {
+      expect(policyUpdateSchema.safeParse({ cooldownSeconds }).success).toBe(true);
+    }
+  });
+
+  it.each([
+    ['negative', -1],
+    ['fractional', 1.5],
+    ['a string', '10'],
+    ['over a year', 31_536_001],
+    ['null', null],
+    ['infinite', Number.POSITIVE_INFINITY],
+  ])('rejects cooldownSeconds %s with invalid_policy', (_label, cooldownSeconds) => {
+    expect(codeFor(policyUpdateSchema, { cooldownSeconds })).toBe('invalid_policy');
+  });
+
+  it.each([
+    ['a string', 'demo-weather'],
+    ['an empty id', ['']],
+    ['a blank id', ['   ']],
+    ['a number', [1]],
+    ['an over-long id', ['x'.repeat(201)]],
+    ['over 500 ids', Array.from({ length: 501 }, (_, i) => `s${i}`)],
+    ['null', null],
+  ])('rejects allowedServices as %s with invalid_policy', (_label, allowedServices) => {
+    expect(codeFor(policyUpdateSchema, { allowedServices })).toBe('invalid_policy');
+  });
+
+  it('accepts 500 allowed services', () => {
+    const allowedServices = Array.from({ length: 500 }, (_, i) => `s${i}`);
+    expect(policyUpdateSchema.safeParse({ allowedServices }).success).toBe(true);
+  });
+
+  it('rejects bad amounts with invalid_amount', () => {
+    expect(codeFor(policyUpdateSchema, { dailyBudget: '0' })).toBe('invalid_amount');
+    expect(codeFor(policyUpdateSchema, { maxPerPayment: 1 })).toBe('invalid_amount');
+  });
+
+  it('rejects unknown fields (agentId, status, typos) with invalid_request', () => {
+    expect(codeFor(policyUpdateSchema, { status: 'active' })).toBe('invalid_request');
+    expect(codeFor(policyUpdateSchema, { agentId: 'a' })).toBe('invalid_request');
+    expect(codeFor(policyUpdateSchema, { cooldown: 5 })).toBe('invalid_request');
+  });
+});
+
+describe('spendHistoryQuerySchema', () => {
+  it('leaves limit undefined when absent (the route applies the default of 20)', () => {
+    expect(spendHistoryQuerySchema.parse({}).limit).toBeUndefined();
+  });
+
+  it('tolerates other query parameters such as owner', () => {
+    expect(spendHistoryQuerySchema.parse({ owner: ADDRESS, limit: '5' }).limit).toBe(5);
+  });
+
+  it.each([
+    ['1', 1],
+    ['20', 20],
+    ['500', 500],
+  ])('accepts limit %j as %i', (limit, parsed) => {
+    expect(spendHistoryQuerySchema.parse({ limit }).limit).toBe(parsed);
+  });
+
+  it.each(['0', '501', '-1', '1.5', 'abc', '', ' 5', '1e2', '0x10', '99999999999999999999'])(
+    'rejects limit %j with invalid_limit',
+    (limit) => {
+      expect(codeFor(spendHistoryQuerySchema, { limit })).toBe('invalid_limit');
+    },
+  );
+
+  it('rejects a repeated limit (an array) with invalid_limit', () => {
+    expect(codeFor(spendHistoryQuerySchema, { limit: ['1', '2'] })).toBe('invalid_limit');
+  });
+
+  it('accepts exactly 1..500', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1000, max: 100_000 }), (n) => {
+        const result = spendHistoryQuerySchema.safeParse({ limit: String(n) });
+        if (n >= 1 && n <= 500) {
+          expect(result.success).toBe(true);
+          expect(result.data?.limit).toBe(n);
+        } else {
+          expect(result.success).toBe(false);
+          expect(describeIssues(result.error!).code).toBe('invalid_limit');
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('text that would lie on the owner\'s screen', () => {
+  // Names are shown in the dashboard, the tray and notifications: a bidi override turns
+  // "gpt\u202Egnp.exe" around, a NUL or a lone surrogate garbles or cuts it, a zero-width space makes
+  // two different names look alike.
+  const lying = ['bot\u0000', 'evil\u202Egnp.exe', 'a\u202Db', 'x\u2066y\u2069', 'rtl\u200Fmark', '\uD800', 'a\uDC00b', 'zero\u200Bwidth', 'b\uFEFFom', 'line\nbreak', 'tab\there', 'del\u007F', 'c1\u0085', 'se\u2028p'];
+  const honest = ['Research bot', 'Café crème', '研究ボット', 'بوت البحث', 'rocket 🚀', 'family 👩‍👩‍👧', 'flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿'];
+
+  it.each(lying)('refuses %j as a displayName, in deploy and rename', (name) => {
+    expect(codeFor(deployBodySchema, { ...validDeploy, displayName: name })).toBe('invalid_request');
+    expect(codeFor(renameBodySchema, { displayName: name })).toBe('invalid_request');
+    expect(describeIssues(renameBodySchema.safeParse({ displayName: name }).error!).message).toMatch(
+      /^Display name must not contain .*(control|bidirectional|unpaired|invisible)/,
+    );
+  });
+
+  it.each(lying)('refuses %j in allowedServices (invalid_policy) and as a service to pay', (name) => {
+    expect(codeFor(policyUpdateSchema, { allowedServices: ['demo-weather', name] })).toBe('invalid_policy');
+    expect(codeFor(deployBodySchema, { ...validDeploy, allowedServices: [name] })).toBe('invalid_policy');
+    expect(codeFor(payBodySchema, { ...validPay, service: name })).toBe('invalid_request');
+  });
+
+  it.each(lying)('refuses %j in what a terminal says about itself when it asks to be linked', (name) => {
+    expect(linkClientSchema.safeParse({ name }).success).toBe(false);
+    expect(linkClientSchema.safeParse({ hostname: name }).success).toBe(false);
+  });
+
+  it.each(honest)('accepts %j everywhere a name goes', (name) => {
+    expect(renameBodySchema.safeParse({ displayName: name }).success).toBe(true);
+    expect(policyUpdateSchema.safeParse({ allowedServices: [name] }).success).toBe(true);
+    expect(linkClientSchema.safeParse({ name }).success).toBe(true);
+  });
+
+  it('lets multi-line text (a payment description, a prompt) keep its line breaks and tabs, but not the rest', () => {
+    expect(payBodySchema.safeParse({ ...validPay, description: 'line one\n\tline two' }).success).toBe(true);
+    const prompt = { modelId: 'flux-schnell', resolution: '1k' };
+    expect(generateBodySchema.safeParse({ ...prompt, prompt: 'a cat\non a mat' }).success).toBe(true);
+    for (const text of ['evil\u202Etxt', 'nul\u0000', '\uD800', 'esc\u001B[31m']) {
+      expect(payBodySchema.safeParse({ ...validPay, description: text }).success).toBe(false);
+      expect(generateBodySchema.safeParse({ ...prompt, prompt: text }).success).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import Database from 'better-sqlite3';
+import { toFtsQuery } from '../../../../server/store/sqlite/registry.js';
+
+/** One FTS5 term as toFtsQuery must write it: a quoted word, prefix-matched. */
+const TERM = /^"[\p{L}\p{N}]+"\*$/u;
+
+/** The quoted words of a query, in order; fails if the query has any other shape. */
+function terms(query: string | null): string[] {
+  expect(query).not.toBeNull();
+  const parts = query!.split(' OR ');
+  for (const part of parts) expect(part, query!).toMatch(TERM);
+  return parts.map((part) => part.slice(1, -2));
+}
+
+describe('toFtsQuery', () => {
+  it('quotes a single word and makes it a prefix match', () => {
+    expect(toFtsQuery('weather')).toBe('"weather"*');
+  });
+
+  it('lowercases words', () => {
+    expect(terms(toFtsQuery('Weather API'))).toEqual(['weather', 'api']);
+  });
+
+  it('keeps digits and letters of any script', () => {
+    expect(terms(toFtsQuery('x402 café 天气 Ünïcode'))).toEqual(['x402', 'café', '天气', 'ünïcode']);
+  });
+
+  it('splits on punctuation such as "-" and "."', () => {
+    expect(terms(toFtsQuery('demo-weather v1.2'))).toEqual(['demo', 'weather', 'v1', '2']);
+  });
+
+  it.each([
+    ['double quotes', 'say "hello world"', ['say', 'hello', 'world']],
+    ['an unbalanced quote', 'foo"bar', ['foo', 'bar']],
+    ['a prefix star', 'weath*', ['weath']],
+    ['parentheses', '(image OR video)', ['image', 'or', 'video']],
+    ['NEAR groups', 'NEAR(image video, 5)', ['near', 'image', 'video', '5']],
+    ['AND / NOT operators', 'image AND NOT video', ['image', 'and', 'not', 'video']],
+    ['column filters', 'name:weather {id category}:x', ['name', 'weather', 'id', 'category', 'x']],
+    ['initial-token caret and plus', '^start + end', ['start', 'end']],
+    ['SQL-ish noise', "'; DROP TABLE services; --", ['drop', 'table', 'services']],
+  ])('strips FTS syntax: %s', (_label, input, words) => {
+    const query = toFtsQuery(input);
+    expect(terms(query)).toEqual(words);
+    // Nothing of the input syntax survives outside the quotes.
+    const outside = query!.replace(/"[^"]*"\*/g, '').replace(/ OR /g, '');
+    expect(outside).toBe('');
+  });
+
+  it.each(['', '   ', '***', '"()"', '- : ^ + {} ;', '\t\n', '🙂🚀'])('returns null for %j (no words)', (input) => {
+    expect(toFtsQuery(input)).toBeNull();
+  });
+
+  it('bounds the number of terms for very long input', () => {
+    const words = Array.from({ length: 100 }, (_, i) => `w${i}`);
+    const result = terms(toFtsQuery(words.join(' ')));
+    expect(result.length).toBeGreaterThan(0);
+    expect(result.length).toBeLessThanOrEqual(16);
+    expect(result).toEqual(words.slice(0, result.length));
+  });
+
+  it('gives null exactly when there is no letter or digit, and a well-formed query otherwise', () => {
+    const noisy = fc.string({
+      unit: fc.oneof(fc.constantFrom(...'"*()^:+-{}., \t\nANDORNEAR'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+      maxLength: 80,
+    });
+    fc.assert(
+      fc.property(noisy, (input) => {
+        const query = toFtsQuery(input);
+        if (!/[\p{L}\p{N}]/u.test(input.toLowerCase())) expect(query).toBeNull();
+        else terms(query);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('toFtsQuery against a real FTS5 table', () => {
+  let db: Database.Database;
+  let count: (query: string) => number;
+
+  beforeAll(() => {
+    db = new Database(':memory:');
+    // The same columns and tokenizer as services_fts.
+    db.exec("CREATE VIRTUAL TABLE services_fts USING fts5 (name, description, category, id, tokenize='porter unicode61')");
+    const insert = db.prepare('INSERT INTO services_fts (name, description, category, id) VALUES (?, ?, ?, ?)');
+    insert.run('Weather API', 'Hourly forecast for any city', 'data', 'demo-weather');
+    insert.run('Image generator', 'Text to image, 4k', 'media', 'demo-image');
+    insert.run('Translator', 'Translate text between languages', 'language', 'demo-translate');
+    const statement = db.prepare('SELECT COUNT(*) FROM services_fts WHERE services_fts MATCH ?').pluck();
+    count = (query) => Number(statement.get(query));
+  });
+  afterAll(() => db.close());
+
+  it('prefix-matches words', () => {
+    expect(count(toFtsQuery('weath')!)).toBe(1);
+    expect(count(toFtsQuery('IMAG')!)).toBe(1);
+  });
+
+  it('matches any of the words', () => {
+    expect(count(toFtsQuery('weather translate')!)).toBe(2);
+  });
+
+  it('treats operator words as plain words, not as operators', () => {
+    // As an operator, NOT would exclude the weather row; as a word it does not.
+    expect(count(toFtsQuery('NOT weather')!)).toBe(1);
+    expect(count(toFtsQuery('weather AND nothing')!)).toBe(1);
+  });
+
+  it('never produces a query FTS5 rejects', () => {
+    const hostile = fc.string({
+      unit: fc.oneof(
+        fc.constantFrom('"', '*', '(', ')', '^', ':', '+', '-', '{', '}', ' ', 'AND', 'OR', 'NOT', 'NEAR', 'NEAR/3', ','),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+      ),
+      maxLength: 60,
+    });
+    fc.assert(
+      fc.property(hostile, (input) => {
+        const query = toFtsQuery(input);
+        if (query !== null) expect(() => count(query)).not.toThrow();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
