@@ -7,7 +7,14 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -28,13 +35,21 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ['express', 'better-sqlite3', 'keytar', 'electron', 'litesvm', 'node:fs', 'node:http', 'node:child_process'].map((name) => ({
-            name,
-            message: 'server/core talks to the world only through its ports (server/core/ports)',
-          })),
+          paths: ['express', 'better-sqlite3', 'keytar', 'electron', 'litesvm', 'node:fs', 'node:http', 'node:child_process'].map(
+            (name) => ({
+              name,
+              message: 'server/core talks to the world only through its ports (server/core/ports)',
+            }),
+          ),
           patterns: [
-            { regex: '^(\\.\\./)+(http|store|chain|keys|x402|providers|mcp|cli|boot|client|linked-agent|demo-api)(/|$)', message: 'server/core imports no door or adapter: add a port in server/core/ports' },
-            { group: ['@modelcontextprotocol/*', '@x402/*', '@solana-program/*'], message: 'server/core talks to the world only through its ports (server/core/ports)' },
+            {
+              regex: '^(\\.\\./)+(http|store|chain|keys|x402|providers|mcp|cli|boot|client|linked-agent|demo-api)(/|$)',
+              message: 'server/core imports no door or adapter: add a port in server/core/ports',
+            },
+            {
+              group: ['@modelcontextprotocol/*', '@x402/*', '@solana-program/*'],
+              message: 'server/core talks to the world only through its ports (server/core/ports)',
+            },
           ],
         },
       ],
@@ -46,7 +61,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+server/(?!core/|client/)', message: 'the dashboard reaches the server only over /v1; import only server/core (pure) or server/client' }] },
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+server/(?!core/|client/)',
+              message: 'the dashboard reaches the server only over /v1; import only server/core (pure) or server/client',
+            },
+          ],
+        },
       ],
     },
   },
@@ -54,7 +76,10 @@ export default tseslint.config(
     // The MCP bridge is a door of its own: it reaches Coffer through server/client, never through the CLI.
     files: ['server/mcp/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(cli|http|store)(/|$)', message: 'the MCP bridge is a /v1 client: use server/client' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(cli|http|store)(/|$)', message: 'the MCP bridge is a /v1 client: use server/client' }] },
+      ],
     },
   },
   {

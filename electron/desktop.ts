@@ -154,7 +154,13 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       return failToStart(error);
     }
     const connectionFile = join(settings.dataDir, 'connection.json');
-    writeConnectionFile(connectionFile, { url: server.url, owner: coffer.owner, ownerKey: coffer.ownerKey, network: coffer.chain.network, pid: process.pid });
+    writeConnectionFile(connectionFile, {
+      url: server.url,
+      owner: coffer.owner,
+      ownerKey: coffer.ownerKey,
+      network: coffer.chain.network,
+      pid: process.pid,
+    });
     const chainWatch = deps.startChainWatch(coffer, log);
     const { engine, owner } = coffer;
 
@@ -175,7 +181,11 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
 
     const autostart = createAutostart(app, { platform, execPath: deps.execPath, env: deps.env, home: deps.home });
     const balances = createBalanceCache(engine, owner);
-    const notifier = createNotifier(electron.Notification, (route) => void open(route), () => timers.now());
+    const notifier = createNotifier(
+      electron.Notification,
+      (route) => void open(route),
+      () => timers.now(),
+    );
 
     const act = (action: TrayAction) => {
       try {
@@ -246,7 +256,9 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       unsubscribe();
       for (const handle of [soon, every]) if (handle !== null) timers.clearTimeout(handle);
       const deadline = timers.setTimeout(() => {
-        log(`coffer: stopping took more than ${QUIT_DEADLINE_MS / 1000} s; quitting anyway (pending payments are settled at the next start)`);
+        log(
+          `coffer: stopping took more than ${QUIT_DEADLINE_MS / 1000} s; quitting anyway (pending payments are settled at the next start)`,
+        );
         exit(exitCode);
       }, QUIT_DEADLINE_MS);
       void server

@@ -104,7 +104,13 @@ async function electronBinary(say: Say, now: number): Promise<{ path: string } |
     say('  done.');
     return { path: after };
   }
-  const why = output.trim().split('\n').find((line) => /error|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|timed out/i.test(line))?.trim().slice(0, 120) ?? 'download failed';
+  const why =
+    output
+      .trim()
+      .split('\n')
+      .find((line) => /error|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|timed out/i.test(line))
+      ?.trim()
+      .slice(0, 120) ?? 'download failed';
   rememberDownloadFailure(FAILED_DOWNLOAD_FILE, why, now);
   return { reason: `Electron's binary is not installed and could not be downloaded (${why})` };
 }
@@ -114,7 +120,11 @@ async function electronBinary(say: Say, now: number): Promise<{ path: string } |
  * passing its output through; resolves when Electron exits, or, if it stops before the app ran, with
  * why (the caller then starts headless instead).
  */
-export function runElectron(binary: string, env: NodeJS.ProcessEnv, spawnElectron: (binary: string, args: string[], env: NodeJS.ProcessEnv) => ChildProcess = defaultSpawn): Promise<{ exitCode: number } | { headless: string }> {
+export function runElectron(
+  binary: string,
+  env: NodeJS.ProcessEnv,
+  spawnElectron: (binary: string, args: string[], env: NodeJS.ProcessEnv) => ChildProcess = defaultSpawn,
+): Promise<{ exitCode: number } | { headless: string }> {
   return new Promise((resolve) => {
     const child = spawnElectron(binary, [packageRoot()], env);
     let running = false;
@@ -134,7 +144,8 @@ export function runElectron(binary: string, env: NodeJS.ProcessEnv, spawnElectro
   });
 }
 
-const defaultSpawn = (binary: string, args: string[], env: NodeJS.ProcessEnv) => spawn(binary, args, { stdio: ['inherit', 'inherit', 'pipe'], env });
+const defaultSpawn = (binary: string, args: string[], env: NodeJS.ProcessEnv) =>
+  spawn(binary, args, { stdio: ['inherit', 'inherit', 'pipe'], env });
 
 /**
  * `npm start`: the tray app when Electron can run here; otherwise the reason, in one line, for the
@@ -152,7 +163,9 @@ export async function launchDesktop(
   const natives = await prepareElectronNatives(electronVersion, say);
   if ('reason' in natives) return { headless: natives.reason };
   if (!existsSync(MAIN) && existsSync(COMPILE)) {
-    const compiled = await new Promise<number | null>((resolve) => spawn(process.execPath, [COMPILE, '--quiet'], { stdio: 'inherit' }).once('exit', resolve));
+    const compiled = await new Promise<number | null>((resolve) =>
+      spawn(process.execPath, [COMPILE, '--quiet'], { stdio: 'inherit' }).once('exit', resolve),
+    );
     if (compiled !== 0) return { headless: 'the desktop app could not be compiled (npm run build)' };
   }
   // The flags reach the app as the variables they override (flags win, as for `coffer serve`).

@@ -22,7 +22,11 @@ void createDesktop(electron, {
   openCoffer,
   startHttpServer,
   startChainWatch,
-  timers: { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+  timers: {
+    now: () => Date.now(),
+    setTimeout: (run, ms) => setTimeout(run, ms),
+    clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  },
   stderr: (line) => process.stderr.write(`${line}\n`),
   stdout: (line) => process.stdout.write(`${line}\n`),
 }).start();

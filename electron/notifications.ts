@@ -19,13 +19,25 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
   switch (event.type) {
     case 'approval':
       return event.status === 'pending'
-        ? { title: 'Approval waiting', body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {})}`, route: '#/approvals' }
+        ? {
+            title: 'Approval waiting',
+            body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {})}`,
+            route: '#/approvals',
+          }
         : null;
     case 'payment_refused':
-      return { title: `Payment refused: ${event.agentId}`, body: `${groupThousands(event.amount)} USDC to ${event.service}: ${event.message}`, route: `#/agents/${encodeURIComponent(event.agentId)}` };
+      return {
+        title: `Payment refused: ${event.agentId}`,
+        body: `${groupThousands(event.amount)} USDC to ${event.service}: ${event.message}`,
+        route: `#/agents/${encodeURIComponent(event.agentId)}`,
+      };
     case 'agent':
       return event.status === 'suspended'
-        ? { title: `${event.agentId} stopped`, body: 'Its payments are refused until you resume it.', route: `#/agents/${encodeURIComponent(event.agentId)}` }
+        ? {
+            title: `${event.agentId} stopped`,
+            body: 'Its payments are refused until you resume it.',
+            route: `#/agents/${encodeURIComponent(event.agentId)}`,
+          }
         : null;
     case 'deposit':
       return { title: 'Deposit arrived', body: `${groupThousands(event.amount)} USDC reached the treasury.`, route: '#/' };

@@ -9,7 +9,8 @@ import type { TrayAction, TrayItem } from './tray-model.js';
 /** How long the window may take to sign in. */
 const SIGN_IN_WITHIN_MS = 20_000;
 
-const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
+const flatten = (items: TrayItem[]): TrayItem[] =>
+  items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
 
 /**
  * `COFFER_SMOKE=1`: the packaged app checks itself where it runs (CI on each desktop platform, with a
@@ -41,7 +42,9 @@ export async function runSmokeChecks(options: {
     }
   };
   const find = (kind: TrayAction['kind']) =>
-    flatten(options.tray.items()).find((item): item is Extract<TrayItem, { type: 'action' }> => item.type === 'action' && item.action.kind === kind);
+    flatten(options.tray.items()).find(
+      (item): item is Extract<TrayItem, { type: 'action' }> => item.type === 'action' && item.action.kind === kind,
+    );
 
   await check('tray and menu', async () => {
     if (!find('stop-all') || !find('quit')) throw new Error('the menu has no "Stop all agents" or no "Quit"');
@@ -67,7 +70,7 @@ export async function runSmokeChecks(options: {
     if (running.length > 0) throw new Error(`still running: ${running.map((agent) => agent.agentId).join(', ')}`);
   });
   await check('MCP launch', async () => {
-    if (deployed.kind !== 'done') throw new Error('the owner\'s deploy waits for an approval');
+    if (deployed.kind !== 'done') throw new Error("the owner's deploy waits for an approval");
     const { command, args, env } = deployed.result.mcpConfig;
     const client = new Client({ name: 'coffer-smoke', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env } }));

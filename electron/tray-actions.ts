@@ -54,7 +54,9 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
       status: a.status,
       balance: balances?.agents.get(a.agentId) ?? null,
     })),
-    pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
+    pendingApprovals: engine
+      .approvals(principal, 'pending')
+      .approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
     startAtLogin,
   };
 }

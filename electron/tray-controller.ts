@@ -38,7 +38,9 @@ export function createTrayController(options: TrayControllerOptions) {
     if (platform === 'darwin') {
       // Template images (black and alpha) follow the menu bar in light and dark; the attention icon
       // differs in its shape (a dot), since a template cannot be red.
-      const icon = electron.nativeImage.createFromPath(join(options.icons, state === 'normal' ? 'trayTemplate.png' : 'trayAttentionTemplate.png'));
+      const icon = electron.nativeImage.createFromPath(
+        join(options.icons, state === 'normal' ? 'trayTemplate.png' : 'trayAttentionTemplate.png'),
+      );
       icon.setTemplateImage(true);
       return icon;
     }

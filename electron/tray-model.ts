@@ -53,7 +53,8 @@ export function tooltip(state: TrayState): string {
   const stopped = state.agents.filter((a) => a.status === 'suspended').length;
   const parts = [`Coffer: ${usdc(state.treasuryBalance)} (${state.network})`];
   if (stopped > 0) parts.push(`${stopped} agent${stopped === 1 ? '' : 's'} stopped`);
-  if (state.pendingApprovals.length > 0) parts.push(`${state.pendingApprovals.length} approval${state.pendingApprovals.length === 1 ? '' : 's'} waiting`);
+  if (state.pendingApprovals.length > 0)
+    parts.push(`${state.pendingApprovals.length} approval${state.pendingApprovals.length === 1 ? '' : 's'} waiting`);
   return parts.join(' · ');
 }
 
@@ -86,7 +87,11 @@ export function trayMenu(state: TrayState): TrayItem[] {
     });
   }
   if (state.agents.length > MAX_AGENT_ITEMS) {
-    items.push({ type: 'action', label: `${state.agents.length - MAX_AGENT_ITEMS} more in the dashboard…`, action: { kind: 'open', route: '#/' } });
+    items.push({
+      type: 'action',
+      label: `${state.agents.length - MAX_AGENT_ITEMS} more in the dashboard…`,
+      action: { kind: 'open', route: '#/' },
+    });
   }
   items.push({ type: 'separator' });
   items.push({ type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' }, enabled: active > 0 });
@@ -94,7 +99,11 @@ export function trayMenu(state: TrayState): TrayItem[] {
     items.push({ type: 'separator' });
     items.push({ type: 'label', label: `Waiting for you (${state.pendingApprovals.length})` });
     for (const approval of state.pendingApprovals.slice(0, 5)) {
-      items.push({ type: 'action', label: oneLine(`${approval.agentId}: ${approval.summary}`), action: { kind: 'open', route: '#/approvals' } });
+      items.push({
+        type: 'action',
+        label: oneLine(`${approval.agentId}: ${approval.summary}`),
+        action: { kind: 'open', route: '#/approvals' },
+      });
     }
   }
   items.push({ type: 'separator' }, { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });

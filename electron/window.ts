@@ -47,7 +47,14 @@ export async function openDashboardWindow(
     minHeight: 480,
     title: 'Coffer',
     show: false,
-    webPreferences: { contextIsolation: true, nodeIntegration: false, sandbox: true, preload: PRELOAD, spellcheck: false, partition: WINDOW_PARTITION },
+    webPreferences: {
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+      preload: PRELOAD,
+      spellcheck: false,
+      partition: WINDOW_PARTITION,
+    },
   });
   // Only the dashboard loads here; a web link goes to the user's browser, anything else nowhere.
   const leave = (event: { preventDefault(): void }, url: string) => {

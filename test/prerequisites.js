@@ -15,8 +15,12 @@ export function plan({ platform, missing, keytarLoads, isRoot, interactive, hasA
   if (missing.length === 0 && keytarLoads) return { action: 'none' };
   if (missing.length === 0) return { action: 'rebuild-keytar' };
   const command = `sudo apt-get install -y ${missing.join(' ')}`;
-  if (isRoot && !interactive && hasApt) return { action: 'install', packages: missing, rebuildKeytar: !keytarLoads || missing.includes('libsecret-1-dev') };
-  return { action: 'stop', message: `npm test needs ${missing.join(', ')}: install ${missing.length === 1 ? 'it' : 'them'} first with\n  ${command}` };
+  if (isRoot && !interactive && hasApt)
+    return { action: 'install', packages: missing, rebuildKeytar: !keytarLoads || missing.includes('libsecret-1-dev') };
+  return {
+    action: 'stop',
+    message: `npm test needs ${missing.join(', ')}: install ${missing.length === 1 ? 'it' : 'them'} first with\n  ${command}`,
+  };
 }
 
 const quiet = (command, args, options = {}) => spawnSync(command, args, { stdio: 'ignore', ...options }).status === 0;
@@ -39,7 +43,10 @@ export function ensurePrerequisites(root) {
   if (decided.action === 'install') {
     console.log(`npm test: installing ${decided.packages.join(', ')} with apt`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    if (!quiet('apt-get', ['update', '-qq'], { env }) || !quiet('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...decided.packages], { env })) {
+    if (
+      !quiet('apt-get', ['update', '-qq'], { env }) ||
+      !quiet('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...decided.packages], { env })
+    ) {
       return `npm test: apt-get could not install ${decided.packages.join(', ')}`;
     }
   }

@@ -12,17 +12,23 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
 // npm is a .cmd script on Windows, which Node starts only through a shell.
-const npm = (...args) => spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' }).status;
+const npm = (...args) =>
+  spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' })
+    .status;
 
 if (npm('run', 'build') !== 0) process.exit(1);
 try {
   // Its output is passed on as it comes, except stack traces; a failure to fetch is then said plainly.
   let output = '';
   const status = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [require.resolve('electron-builder/cli.js'), '--config', 'build/electron-builder.json', ...process.argv.slice(2)], {
-      cwd: ROOT,
-      stdio: ['inherit', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [require.resolve('electron-builder/cli.js'), '--config', 'build/electron-builder.json', ...process.argv.slice(2)],
+      {
+        cwd: ROOT,
+        stdio: ['inherit', 'pipe', 'pipe'],
+      },
+    );
     const pass = (stream, to) =>
       createInterface({ input: stream }).on('line', (line) => {
         output += `${line}\n`;
@@ -38,5 +44,6 @@ try {
   }
   process.exitCode = status;
 } finally {
-  if (npm('rebuild', 'better-sqlite3') !== 0) console.error('npm run dist: could not restore the Node build of better-sqlite3: run `npm rebuild better-sqlite3`');
+  if (npm('rebuild', 'better-sqlite3') !== 0)
+    console.error('npm run dist: could not restore the Node build of better-sqlite3: run `npm rebuild better-sqlite3`');
 }

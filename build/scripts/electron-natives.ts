@@ -15,12 +15,27 @@ export const sqliteVersion = (): string =>
  * Where the Electron-ABI build of better-sqlite3's native module is kept: per Electron version,
  * better-sqlite3 version, platform and architecture.
  */
-export function electronBindingPath(electronVersion: string, sqlite = sqliteVersion(), platform = process.platform, arch = process.arch): string {
-  return join(packageRoot(), 'build', '.electron-native', `electron-${electronVersion}-better-sqlite3-${sqlite}-${platform}-${arch}`, 'better_sqlite3.node');
+export function electronBindingPath(
+  electronVersion: string,
+  sqlite = sqliteVersion(),
+  platform = process.platform,
+  arch = process.arch,
+): string {
+  return join(
+    packageRoot(),
+    'build',
+    '.electron-native',
+    `electron-${electronVersion}-better-sqlite3-${sqlite}-${platform}-${arch}`,
+    'better_sqlite3.node',
+  );
 }
 
 /** The commands that build it, in order of preference: a prebuilt binary, else a compile against Electron's headers. */
-export function buildCommands(electronVersion: string, arch = process.arch, platform = process.platform): { command: string; args: string[]; shell: boolean }[] {
+export function buildCommands(
+  electronVersion: string,
+  arch = process.arch,
+  platform = process.platform,
+): { command: string; args: string[]; shell: boolean }[] {
   return [
     {
       command: process.execPath,
@@ -30,14 +45,30 @@ export function buildCommands(electronVersion: string, arch = process.arch, plat
     {
       // npm is a .cmd script on Windows, which only a shell can start (Node refuses .cmd without one).
       command: platform === 'win32' ? 'npm.cmd' : 'npm',
-      args: ['exec', '--yes', '--', 'node-gyp', 'rebuild', '--release', '--runtime=electron', `--target=${electronVersion}`, `--arch=${arch}`, '--dist-url=https://electronjs.org/headers'],
+      args: [
+        'exec',
+        '--yes',
+        '--',
+        'node-gyp',
+        'rebuild',
+        '--release',
+        '--runtime=electron',
+        `--target=${electronVersion}`,
+        `--arch=${arch}`,
+        '--dist-url=https://electronjs.org/headers',
+      ],
       shell: platform === 'win32',
     },
   ];
 }
 
 /** Runs a command, saying every half minute that it still runs; resolves with its exit code and last error line. */
-function run(step: { command: string; args: string[]; shell: boolean }, cwd: string, say: (line: string) => void, what: string): Promise<{ code: number | null; lastLine: string }> {
+function run(
+  step: { command: string; args: string[]; shell: boolean },
+  cwd: string,
+  say: (line: string) => void,
+  what: string,
+): Promise<{ code: number | null; lastLine: string }> {
   return new Promise((resolve) => {
     const started = Date.now();
     let errors = '';
@@ -61,7 +92,10 @@ function run(step: { command: string; args: string[]; shell: boolean }, cwd: str
  * scratch copy of the package; the database layer loads it through COFFER_SQLITE_BINDING. Says what
  * it does while it does it (it can take minutes).
  */
-export async function prepareElectronNatives(electronVersion: string, say: (line: string) => void = () => undefined): Promise<{ path: string } | { reason: string }> {
+export async function prepareElectronNatives(
+  electronVersion: string,
+  say: (line: string) => void = () => undefined,
+): Promise<{ path: string } | { reason: string }> {
   const target = electronBindingPath(electronVersion);
   if (existsSync(target)) return { path: target };
   say(`Building the database module for Electron ${electronVersion} (once; up to a few minutes)…`);

@@ -12,7 +12,12 @@ type Rgba = [number, number, number, number];
 type Shape = (x: number, y: number) => Rgba | null; // x, y in 0..1; null = transparent
 
 const OUT = fileURLToPath(new URL('../icons/', import.meta.url));
-const hex = (value: string, alpha = 255): Rgba => [parseInt(value.slice(1, 3), 16), parseInt(value.slice(3, 5), 16), parseInt(value.slice(5, 7), 16), alpha];
+const hex = (value: string, alpha = 255): Rgba => [
+  parseInt(value.slice(1, 3), 16),
+  parseInt(value.slice(3, 5), 16),
+  parseInt(value.slice(5, 7), 16),
+  alpha,
+];
 
 function roundedRect(x: number, y: number, left: number, top: number, right: number, bottom: number, radius: number): boolean {
   if (x < left || x > right || y < top || y > bottom) return false;
@@ -38,13 +43,19 @@ function rasterize(shape: Shape, size: number): Buffer {
   const pixels = Buffer.alloc(size * size * 4);
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < samples; sy++) {
         for (let sx = 0; sx < samples; sx++) {
           const color = shape((px + (sx + 0.5) / samples) / size, (py + (sy + 0.5) / samples) / size);
           if (!color) continue;
           const alpha = color[3] / 255;
-          r += color[0] * alpha; g += color[1] * alpha; b += color[2] * alpha; a += alpha;
+          r += color[0] * alpha;
+          g += color[1] * alpha;
+          b += color[2] * alpha;
+          a += alpha;
         }
       }
       const offset = (py * size + px) * 4;

@@ -15,7 +15,10 @@ const CHECKS = ['tray and menu', 'window signs in', '"Stop all agents" from the 
 
 export const unpackedBinaries = {
   linux: [join(OUT, 'linux-unpacked', 'coffer')],
-  darwin: [join(OUT, 'mac-arm64', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'), join(OUT, 'mac', 'Coffer.app', 'Contents', 'MacOS', 'Coffer')],
+  darwin: [
+    join(OUT, 'mac-arm64', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'),
+    join(OUT, 'mac', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'),
+  ],
   win32: [join(OUT, 'win-unpacked', 'Coffer.exe')],
 };
 

@@ -19,7 +19,18 @@ import { OFFLINE_MESSAGE } from './api/client.js';
 const FALLBACK_REFRESH_MS = 15_000;
 /** How soon a dropped event stream is opened again. */
 const STREAM_RETRY_MS = 2_000;
-const LIVE_EVENTS = new Set(['payment', 'payment_refused', 'allocation', 'return', 'refund', 'agent', 'approval', 'deposit', 'policy', 'task']);
+const LIVE_EVENTS = new Set([
+  'payment',
+  'payment_refused',
+  'allocation',
+  'return',
+  'refund',
+  'agent',
+  'approval',
+  'deposit',
+  'policy',
+  'task',
+]);
 
 type Theme = 'light' | 'dark';
 
@@ -44,7 +55,8 @@ const NAV: { route: Route; label: string }[] = [
 ];
 
 export function App() {
-  const { status, signInProblem, dashboard, refreshError, connection, init, refresh, lostConnection, client, pendingApprovals } = useDashboard();
+  const { status, signInProblem, dashboard, refreshError, connection, init, refresh, lostConnection, client, pendingApprovals } =
+    useDashboard();
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
 
@@ -104,8 +116,8 @@ export function App() {
           </p>
         )}
         <p>
-          Run <code>coffer open</code> in a terminal (or use the tray app's “Open dashboard”): it opens this page signed in. A login
-          link works once, for ten minutes, and signs in this tab only.
+          Run <code>coffer open</code> in a terminal (or use the tray app's “Open dashboard”): it opens this page signed in. A login link
+          works once, for ten minutes, and signs in this tab only.
         </p>
       </main>
     );
@@ -134,17 +146,23 @@ export function App() {
         </nav>
         {dashboard && (
           <span className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'} title="Treasury balance">
-            <Money micro={dashboard.treasury.amount} /> <span className={`network ${dashboard.treasury.network}`}>{dashboard.treasury.network}</span>
+            <Money micro={dashboard.treasury.amount} />{' '}
+            <span className={`network ${dashboard.treasury.network}`}>{dashboard.treasury.network}</span>
           </span>
         )}
-        <button type="button" className="button small ghost" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+        <button
+          type="button"
+          className="button small ghost"
+          onClick={toggleTheme}
+          aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
+        >
           {theme === 'dark' ? 'Light' : 'Dark'}
         </button>
       </header>
       {connection === 'reconnecting' ? (
         <div className="banner offline" role="alert" data-testid="connection-banner">
-          <strong>Disconnected, reconnecting…</strong> {OFFLINE_MESSAGE} The figures below are the last ones it sent; nothing can be
-          changed until it answers.
+          <strong>Disconnected, reconnecting…</strong> {OFFLINE_MESSAGE} The figures below are the last ones it sent; nothing can be changed
+          until it answers.
         </div>
       ) : (
         <>

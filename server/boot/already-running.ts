@@ -36,7 +36,9 @@ export async function assertPortFree(port: number, dataDir: string): Promise<voi
     probe.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`port ${port} on 127.0.0.1 is already in use (choose another with --port); nothing was started or created.${whereItRuns(dataDir)}`)
+          ? new Error(
+              `port ${port} on 127.0.0.1 is already in use (choose another with --port); nothing was started or created.${whereItRuns(dataDir)}`,
+            )
           : error,
       ),
     );

@@ -19,9 +19,12 @@ export function lockDataDir(dataDir: string): { release(): void } {
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new Error(`another Coffer is already using the data dir ${dataDir}; stop it first, or use another --data-dir.${whereItRuns(dataDir)}`, {
-        cause: error,
-      });
+      throw new Error(
+        `another Coffer is already using the data dir ${dataDir}; stop it first, or use another --data-dir.${whereItRuns(dataDir)}`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }

@@ -59,7 +59,6 @@ export interface OpenedCoffer {
   close(): Promise<void>;
 }
 
-
 async function x402BuyerFor(choice: NetworkChoice, networkName: string, vault: WalletKeyVault): Promise<X402Buyer | null> {
   const networks = x402Networks(networkName);
   if (choice.kind !== 'rpc' || networks === null) return null;

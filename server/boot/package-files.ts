@@ -23,5 +23,4 @@ export const packageRoot = (): string => (root ??= findPackageRoot(fileURLToPath
 
 export const packagePath = (...parts: string[]): string => join(packageRoot(), ...parts);
 
-export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+export const packageVersion = (): string => (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

@@ -20,7 +20,9 @@ export class SimChainUnavailableError extends Error {
 }
 
 /** The sim chain's class, loaded only when the sim network is asked for (its native module with it). */
-export async function loadSimChain(load: () => Promise<{ SimChain: typeof SimChain }> = () => import('./sim-chain.js')): Promise<typeof SimChain> {
+export async function loadSimChain(
+  load: () => Promise<{ SimChain: typeof SimChain }> = () => import('./sim-chain.js'),
+): Promise<typeof SimChain> {
   try {
     return (await load()).SimChain;
   } catch (error) {

@@ -76,7 +76,9 @@ const jsonOf = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (
 /** The genesis hash an RPC URL answers (what cluster it serves), or null when it does not answer in time. */
 export async function readGenesisHash(rpcUrl: string, timeoutMs = 5_000): Promise<string | null> {
   try {
-    return await createSolanaRpc(rpcUrl).getGenesisHash().send({ abortSignal: AbortSignal.timeout(timeoutMs) });
+    return await createSolanaRpc(rpcUrl)
+      .getGenesisHash()
+      .send({ abortSignal: AbortSignal.timeout(timeoutMs) });
   } catch {
     return null;
   }
@@ -135,7 +137,13 @@ export class RpcChain implements Chain {
     const vault = this.vault;
     const { value: blockhash } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
     return signedUsdcTransfer(
-      { ...request, mint: address(this.usdcMint), from: address(request.from), to: address(request.to), feePayer: address(request.feePayer) },
+      {
+        ...request,
+        mint: address(this.usdcMint),
+        from: address(request.from),
+        to: address(request.to),
+        feePayer: address(request.feePayer),
+      },
       blockhash,
       (wallet) => vault.signBytes(wallet),
     );
@@ -166,7 +174,10 @@ export class RpcChain implements Chain {
       if (fate.state === 'succeeded') return hooks.onLanded?.();
       if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
       if (fate.state === 'dropped') {
-        throw new CofferError('transaction_expired', 'the transaction expired before it landed: nothing moved; ask again (with the same Idempotency-Key) to try again');
+        throw new CofferError(
+          'transaction_expired',
+          'the transaction expired before it landed: nothing moved; ask again (with the same Idempotency-Key) to try again',
+        );
       }
       await sleep(CONFIRM_POLL_MS);
     }
@@ -198,10 +209,14 @@ export class RpcChain implements Chain {
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
     const check = async (candidate: string): Promise<PayerSignedFate | null> => {
       const found = await call(() =>
-        this.rpc.getTransaction(toSignature(candidate), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send(),
+        this.rpc
+          .getTransaction(toSignature(candidate), { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+          .send(),
       );
       if (found === null || !hasSignature(found.transaction[0], sent.payerSignature)) return null;
-      return found.meta?.err ? { state: 'failed', txSignature: candidate, error: jsonOf(found.meta.err) } : { state: 'succeeded', txSignature: candidate };
+      return found.meta?.err
+        ? { state: 'failed', txSignature: candidate, error: jsonOf(found.meta.err) }
+        : { state: 'succeeded', txSignature: candidate };
     };
     // A seller's report is only a hint: it counts when that transaction carries the payer's signature.
     if (sent.hint !== null && isSignature(sent.hint)) {
@@ -224,7 +239,11 @@ export class RpcChain implements Chain {
     for (let page = 0; page < PAYER_SIGNED_PAGES; page += 1) {
       const listed = await call(() =>
         this.rpc
-          .getSignaturesForAddress(account, { limit: 1_000, commitment: 'confirmed', ...(before === undefined ? {} : { before: toSignature(before) }) })
+          .getSignaturesForAddress(account, {
+            limit: 1_000,
+            commitment: 'confirmed',
+            ...(before === undefined ? {} : { before: toSignature(before) }),
+          })
           .send(),
       );
       for (const entry of listed) {
@@ -288,7 +307,10 @@ export class RpcChain implements Chain {
       this.rpc.getSignaturesForAddress(account, { limit: 1, commitment: 'confirmed', before: toSignature(oldestListed) }).send(),
     );
     if (afterSignature === null ? beyond.length > 0 : beyond[0]?.signature !== afterSignature) {
-      throw new CofferError('chain_unavailable', "the RPC's transaction history of the treasury did not reach back to the last one read; trying again next round");
+      throw new CofferError(
+        'chain_unavailable',
+        "the RPC's transaction history of the treasury did not reach back to the last one read; trying again next round",
+      );
     }
 
     // Then the oldest first, a bounded number a round, each moving the cursor only once it is read:
@@ -341,7 +363,13 @@ export class RpcChain implements Chain {
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
     const loaded = found.meta.loadedAddresses;
     const accountKeys = [...message.staticAccounts, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])].map(String);
-    const credit = creditOf(tokenAccount, this.usdcMint, accountKeys, found.meta.preTokenBalances ?? [], found.meta.postTokenBalances ?? []);
+    const credit = creditOf(
+      tokenAccount,
+      this.usdcMint,
+      accountKeys,
+      found.meta.preTokenBalances ?? [],
+      found.meta.postTokenBalances ?? [],
+    );
     return { ...credit, blockTime: found.blockTime === null ? null : Number(found.blockTime) };
   }
 

@@ -26,7 +26,15 @@ import {
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { CofferError } from '../core/errors.js';
 import { USDC_DECIMALS } from '../core/money.js';
-import type { Chain, PayerSignedFate, PreparedTransfer, TransactionFate, TransferFound, TransferHooks, TransferRequest } from '../core/ports/chain.js';
+import type {
+  Chain,
+  PayerSignedFate,
+  PreparedTransfer,
+  TransactionFate,
+  TransferFound,
+  TransferHooks,
+  TransferRequest,
+} from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
@@ -113,10 +121,12 @@ export class SimChain implements Chain {
     // Wallet addresses come from the ledger, already checked: no base58 round trip per wallet.
     const accounts = await usdcTokenAccounts(this.usdcMint, wallets as Address[]);
     const data = this.store.accountsData(accounts);
-    return new Map(wallets.map((wallet, index) => {
-      const bytes = data.get(accounts[index]!);
-      return [wallet, bytes === undefined ? 0n : tokenAmount(bytes)];
-    }));
+    return new Map(
+      wallets.map((wallet, index) => {
+        const bytes = data.get(accounts[index]!);
+        return [wallet, bytes === undefined ? 0n : tokenAmount(bytes)];
+      }),
+    );
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
@@ -178,7 +188,12 @@ export class SimChain implements Chain {
     for (let start = 0; start < missing.length; start += 8) {
       const instructions = await Promise.all(
         missing.slice(start, start + 8).map(async (owner) =>
-          getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await usdcTokenAccount(this.usdcMint, owner), owner, mint: this.usdcMint }),
+          getCreateAssociatedTokenIdempotentInstruction({
+            payer,
+            ata: await usdcTokenAccount(this.usdcMint, owner),
+            owner,
+            mint: this.usdcMint,
+          }),
         ),
       );
       await this.execute(payer, instructions);

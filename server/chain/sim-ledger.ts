@@ -59,7 +59,11 @@ export interface SimChainStore {
    * listed under `listedUnder` (getSignaturesForAddress); `alsoInCommit` (which must not throw)
    * writes what else belongs to that commit.
    */
-  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, extra?: { listedUnder?: readonly string[]; alsoInCommit?: () => void }): void;
+  commit(
+    accounts: SimAccountRow[],
+    transaction: SimTransactionRow | null,
+    extra?: { listedUnder?: readonly string[]; alsoInCommit?: () => void },
+  ): void;
   /** Runs `write` as one SQLite write transaction (commits inside it join it). */
   transaction<T>(write: () => T): T;
   findTransaction(signature: string): SimTransactionRow | null;
@@ -190,7 +194,10 @@ export class SimLedger {
 
   /** Writes accounts changed outside a transaction (an airdrop, a test setting an account). */
   persistAccounts(keys: Address[]): void {
-    this.store.commit(keys.map((key) => persistedRow(key, this.native.getAccount(addressToBytes(key)))).filter((row) => row !== null), null);
+    this.store.commit(
+      keys.map((key) => persistedRow(key, this.native.getAccount(addressToBytes(key)))).filter((row) => row !== null),
+      null,
+    );
   }
 
   decode(wire: string): Transaction {
@@ -282,7 +289,12 @@ export class SimLedger {
   simulate(
     transaction: Transaction,
     options: { sigVerify: boolean; replaceRecentBlockhash: boolean },
-  ): { err: RpcTransactionError | null; logs: string[]; unitsConsumed: number; replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null } {
+  ): {
+    err: RpcTransactionError | null;
+    logs: string[];
+    unitsConsumed: number;
+    replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null;
+  } {
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
     if (!options.replaceRecentBlockhash) {
       const expired = this.blockhashExpired(message.lifetimeToken);
@@ -367,7 +379,8 @@ export class SimLedger {
  * kept as an empty one (no lamports), which a restart leaves out, so it does not come back.
  */
 function persistedRow(key: string, account: NativeAccount | null): SimAccountRow | null {
-  if (account === null || account.lamports() === 0n) return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
+  if (account === null || account.lamports() === 0n)
+    return { address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false };
   if (account.executable()) return null;
   return { address: key, lamports: account.lamports(), owner: addressFromBytes(account.owner()), data: account.data(), executable: false };
 }

@@ -32,7 +32,14 @@ export function createSimRpc(ledger: SimLedger) {
     getBlockHeight: { params: configOnly, run: () => ledger.blockHeight },
     getEpochInfo: {
       params: configOnly,
-      run: () => ({ absoluteSlot: ledger.slot, blockHeight: ledger.blockHeight, epoch: 0n, slotIndex: ledger.slot, slotsInEpoch: 432_000n, transactionCount: null }),
+      run: () => ({
+        absoluteSlot: ledger.slot,
+        blockHeight: ledger.blockHeight,
+        epoch: 0n,
+        slotIndex: ledger.slot,
+        slotsInEpoch: 432_000n,
+        transactionCount: null,
+      }),
     },
     getLatestBlockhash: {
       params: configOnly,
@@ -46,7 +53,15 @@ export function createSimRpc(ledger: SimLedger) {
       run: ([blockhash]: [string]) => withContext(blockhash === ledger.latestBlockhash().blockhash),
     },
     getMinimumBalanceForRentExemption: {
-      params: z.tuple([z.number().int().min(0).max(10 * 1024 * 1024)]).rest(z.unknown()),
+      params: z
+        .tuple([
+          z
+            .number()
+            .int()
+            .min(0)
+            .max(10 * 1024 * 1024),
+        ])
+        .rest(z.unknown()),
       run: ([size]: [number]) => ledger.svm.minimumBalanceForRentExemption(BigInt(size)),
     },
     getFeeForMessage: {
@@ -131,7 +146,13 @@ export function createSimRpc(ledger: SimLedger) {
             const found = ledger.findTransaction(signature);
             if (found === null) return null;
             const err = errorOf(found);
-            return { slot: found.slot, confirmations: null, err, status: err === null ? { Ok: null } : { Err: err }, confirmationStatus: 'finalized' };
+            return {
+              slot: found.slot,
+              confirmations: null,
+              err,
+              status: err === null ? { Ok: null } : { Err: err },
+              confirmationStatus: 'finalized',
+            };
           }),
         ),
     },
@@ -163,11 +184,17 @@ export function createSimRpc(ledger: SimLedger) {
     const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (handler === undefined) return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } };
     const args = handler.params.safeParse(params ?? []);
-    if (!args.success) return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${args.error.issues[0]?.message ?? 'invalid'}` } };
+    if (!args.success)
+      return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${args.error.issues[0]?.message ?? 'invalid'}` } };
     try {
       return { jsonrpc: '2.0', id, result: handler.run(args.data as never) };
     } catch (error) {
-      if (error instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+      if (error instanceof RpcError)
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+        };
       return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(error as Error).message}` } };
     }
   }
@@ -176,7 +203,8 @@ export function createSimRpc(ledger: SimLedger) {
     /** Answers one request or a batch, as JSON text (u64 values written exactly, as a node does). */
     handle(body: unknown): string {
       if (Array.isArray(body)) {
-        if (body.length === 0 || body.length > 100) return toJson({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
+        if (body.length === 0 || body.length > 100)
+          return toJson({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
         return toJson(body.map(callOne));
       }
       return toJson(callOne(body));
@@ -227,10 +255,27 @@ const accountConfig = z
   .loose();
 type AccountConfig = z.infer<typeof accountConfig>;
 const wireEncoding = z.enum(['base58', 'base64']).optional();
-const simulateConfig = z.object({ encoding: wireEncoding, sigVerify: z.boolean().optional(), replaceRecentBlockhash: z.boolean().optional(), commitment }).loose();
-const sendConfig = z.object({ encoding: wireEncoding, skipPreflight: z.boolean().optional(), preflightCommitment: commitment, maxRetries: z.number().optional() }).loose();
-const transactionConfig = z.object({ encoding: z.enum(['json', 'base58', 'base64']).optional(), maxSupportedTransactionVersion: z.number().int().optional(), commitment }).loose();
-const signaturesConfig = z.object({ limit: z.number().int().min(1).max(1000).optional(), before: z.string().optional(), until: z.string().optional(), commitment }).loose();
+const simulateConfig = z
+  .object({ encoding: wireEncoding, sigVerify: z.boolean().optional(), replaceRecentBlockhash: z.boolean().optional(), commitment })
+  .loose();
+const sendConfig = z
+  .object({
+    encoding: wireEncoding,
+    skipPreflight: z.boolean().optional(),
+    preflightCommitment: commitment,
+    maxRetries: z.number().optional(),
+  })
+  .loose();
+const transactionConfig = z
+  .object({
+    encoding: z.enum(['json', 'base58', 'base64']).optional(),
+    maxSupportedTransactionVersion: z.number().int().optional(),
+    commitment,
+  })
+  .loose();
+const signaturesConfig = z
+  .object({ limit: z.number().int().min(1).max(1000).optional(), before: z.string().optional(), until: z.string().optional(), commitment })
+  .loose();
 
 function getTransactionEncoderBytes(input: string, encoding: 'base58' | 'base64'): Uint8Array {
   try {
@@ -278,7 +323,13 @@ function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | u
   if (!account.exists) return null;
   const encoding = config?.encoding ?? 'base58';
   const whole = new Uint8Array(account.data);
-  const base = { executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 0n, space: BigInt(whole.length) };
+  const base = {
+    executable: account.executable,
+    lamports: account.lamports,
+    owner: account.programAddress,
+    rentEpoch: 0n,
+    space: BigInt(whole.length),
+  };
   if (encoding === 'jsonParsed' && config?.dataSlice === undefined) {
     const parsed = parseTokenProgramAccount(ledger, account.programAddress, whole);
     if (parsed !== null) return { ...base, data: parsed };
@@ -336,7 +387,10 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
   const version = message.version === 'legacy' ? 'legacy' : message.version;
   if (version !== 'legacy' && maxVersion === undefined) {
-    throw new RpcError(-32015, 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0');
+    throw new RpcError(
+      -32015,
+      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+    );
   }
   const err = errorOf(row);
   const meta = {
@@ -361,7 +415,9 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
   return {
     ...base,
     transaction: {
-      signatures: Object.values(transaction.signatures).map((signature) => (signature === null ? '1'.repeat(64) : base58.decode(signature))),
+      signatures: Object.values(transaction.signatures).map((signature) =>
+        signature === null ? '1'.repeat(64) : base58.decode(signature),
+      ),
       message: {
         header: {
           numRequiredSignatures: message.header.numSignerAccounts,
@@ -384,5 +440,8 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
 
 /** JSON with u64 values (bigints) written as plain numbers, exactly, as a node writes them. */
 function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000${v.toString()}\u0000` : v)).replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000${v.toString()}\u0000` : v)).replace(
+    /"\\u0000(-?\d+)\\u0000"/g,
+    '$1',
+  );
 }

@@ -91,7 +91,12 @@ async function compileTemplate(parts: UsdcTransferParts): Promise<TransferTempla
     ...staticAccounts.flatMap((key) => [...addressToBytes(key)]),
   ]);
   // usdcTransferInstructions' order: [create ATA], TransferChecked, memo, [reference memo].
-  const slots: Slot[] = [...(parts.createRecipientAccount ? ['fixed' as const] : []), 'amount', 'memo', ...(parts.reference === parts.memo ? [] : ['reference' as const])];
+  const slots: Slot[] = [
+    ...(parts.createRecipientAccount ? ['fixed' as const] : []),
+    'amount',
+    'memo',
+    ...(parts.reference === parts.memo ? [] : ['reference' as const]),
+  ];
   if (slots.length !== compiled.instructions.length) throw new Error('a Coffer transfer compiled to an unexpected number of instructions');
   return {
     head,
@@ -137,7 +142,10 @@ function instructionData(slot: Slot, fixed: Uint8Array, parts: UsdcTransferParts
  * The v0 message of a Coffer transfer, byte for byte what kit compiles and encodes for the same
  * instructions (a test holds them equal), and the accounts that must sign it, in order.
  */
-export async function usdcTransferMessage(parts: UsdcTransferParts, blockhash: string): Promise<{ message: Uint8Array; signers: Address[] }> {
+export async function usdcTransferMessage(
+  parts: UsdcTransferParts,
+  blockhash: string,
+): Promise<{ message: Uint8Array; signers: Address[] }> {
   if (parts.amount < 0n || parts.amount >= 2n ** 64n) throw new RangeError('a transfer amount is a u64');
   const template = await templateOf(parts);
   const chunks: (Uint8Array | number[])[] = [template.head, addressToBytes(blockhash), shortVec(template.instructions.length)];

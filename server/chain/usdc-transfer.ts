@@ -91,8 +91,7 @@ export async function usdcTransferInstructions(input: {
   ];
 }
 
-const readU64 = (data: Uint8Array, offset: number): bigint =>
-  new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
+const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
 
 /**
  * A token account's amount, read where the SPL Token layout keeps it (after the mint and the owner):

@@ -17,7 +17,13 @@ export const DEMO_API_PORT = 7403;
  * against that network's RPC, and, with --facilitator URL (devnet, mainnet), x402 clients pay it too,
  * settled by that facilitator. Accepted payments are remembered in DIR/demo-api/paywall.db.
  */
-export async function demoApi(flags: { 'data-dir'?: string; port?: string; network?: string; 'coffer-url'?: string; facilitator?: string }): Promise<number> {
+export async function demoApi(flags: {
+  'data-dir'?: string;
+  port?: string;
+  network?: string;
+  'coffer-url'?: string;
+  facilitator?: string;
+}): Promise<number> {
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
   process.once('SIGINT', () => onSignal('SIGINT'));
@@ -29,18 +35,25 @@ export async function demoApi(flags: { 'data-dir'?: string; port?: string; netwo
   const network = flags.network ?? connection?.network ?? 'sim';
   const cofferUrl = flags['coffer-url'] ?? connection?.url;
   const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
-  if (facilitator !== undefined && !/^https?:\/\//.test(facilitator)) throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
-  if (facilitator !== undefined && network === 'sim') throw new Error('x402 is paid on devnet and mainnet; the sim demo API takes Coffer receipts only (leave out --facilitator)');
+  if (facilitator !== undefined && !/^https?:\/\//.test(facilitator))
+    throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
+  if (facilitator !== undefined && network === 'sim')
+    throw new Error('x402 is paid on devnet and mainnet; the sim demo API takes Coffer receipts only (leave out --facilitator)');
   if (network === 'sim' && !cofferUrl) {
     throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
   }
-  const lookup = network === 'sim' ? await cofferTransferLookup(cofferUrl!) : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
+  const lookup =
+    network === 'sim'
+      ? await cofferTransferLookup(cofferUrl!)
+      : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
   if (facilitator !== undefined && lookup.network !== 'devnet' && lookup.network !== 'mainnet') {
     throw new Error(`x402 is paid on devnet and mainnet; this demo API verifies ${lookup.network} (leave out --facilitator)`);
   }
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  const server = createServer(createDemoApi({ lookup, store, log, ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }) }));
+  const server = createServer(
+    createDemoApi({ lookup, store, log, ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }) }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);

@@ -69,7 +69,9 @@ const COMMANDS = ['serve', 'start', 'demo-api', 'link', 'status', 'pay', 'fetch'
  * edits, a swap of two neighbouring letters counting as one ("stauts", "pya").
  */
 function closestCommand(typed: string): string | null {
-  const [best] = COMMANDS.map((name) => ({ name, steps: damerauLevenshtein(typed.toLowerCase(), name).steps })).sort((a, b) => a.steps - b.steps);
+  const [best] = COMMANDS.map((name) => ({ name, steps: damerauLevenshtein(typed.toLowerCase(), name).steps })).sort(
+    (a, b) => a.steps - b.steps,
+  );
   return best !== undefined && best.steps <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : null;
 }
 
@@ -118,7 +120,12 @@ async function main(argv: string[]): Promise<number> {
     case 'link': {
       const { values } = parse(command, {
         args: rest,
-        options: { url: { type: 'string' }, config: { type: 'string' }, 'data-dir': { type: 'string' }, force: { type: 'boolean', default: false } },
+        options: {
+          url: { type: 'string' },
+          config: { type: 'string' },
+          'data-dir': { type: 'string' },
+          force: { type: 'boolean', default: false },
+        },
       });
       const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
       return (await import('./commands/link.js')).link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
@@ -156,12 +163,22 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parse(command, {
         args: rest,
         allowPositionals: true,
-        options: { config: { type: 'string' }, method: { type: 'string' }, header: { type: 'string', multiple: true }, data: { type: 'string' } },
+        options: {
+          config: { type: 'string' },
+          method: { type: 'string' },
+          header: { type: 'string', multiple: true },
+          data: { type: 'string' },
+        },
       });
       const [url] = positionals;
       if (!url) throw new UsageError('which URL to fetch?', command);
       if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, command);
-      return (await import('./commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), { url, method: values.method, headers: values.header ?? [], data: values.data });
+      return (await import('./commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
+        url,
+        method: values.method,
+        headers: values.header ?? [],
+        data: values.data,
+      });
     }
     case 'kill':
     case 'resume': {
@@ -187,7 +204,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'demo-api':
       return (await import('./demo-api.js')).demoApi(
-        parse(command, { args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } } }).values,
+        parse(command, { args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } } })
+          .values,
       );
     case undefined:
     case 'help':

@@ -15,5 +15,7 @@ export function readOwnerConnection(dataDirFlag?: string): { url: string; owner:
   } catch {
     // handled below
   }
-  throw new Error(`no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`);
+  throw new Error(
+    `no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`,
+  );
 }

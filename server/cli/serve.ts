@@ -49,11 +49,15 @@ export async function serve(
   console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);
   if (notice) console.log(notice);
   console.log(`Treasury (owner): ${coffer.owner}${coffer.ownerCreated ? ' (new)' : ''}`);
-  console.log(`Data dir: ${config.dataDir}; keys in ${coffer.keyStoreKind === 'keychain' ? 'the OS keychain' : join(config.dataDir, 'keys')}`);
+  console.log(
+    `Data dir: ${config.dataDir}; keys in ${coffer.keyStoreKind === 'keychain' ? 'the OS keychain' : join(config.dataDir, 'keys')}`,
+  );
   console.log(`Connection file: ${connectionFile}`);
   const { confirmed, failed, stillPending } = coffer.reconciled;
   if (confirmed + failed + stillPending > 0) {
-    console.log(`Reconciled payments left pending by the last run: ${confirmed} confirmed, ${failed} failed, ${stillPending} still pending`);
+    console.log(
+      `Reconciled payments left pending by the last run: ${confirmed} confirmed, ${failed} failed, ${stillPending} still pending`,
+    );
   }
 
   return new Promise((resolve) => {

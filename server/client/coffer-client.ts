@@ -22,8 +22,11 @@ const seg = encodeURIComponent;
 const agentPath = (agentId: string) => `/v1/agents/${seg(agentId)}`;
 
 export function createCofferClient(transport: Transport) {
-  const call = async <T>(method: Method, path: string, options: { body?: unknown; query?: Record<string, string | undefined>; headers?: Record<string, string> } = {}) =>
-    (await transport.send<T>({ method, path, ...options })).body;
+  const call = async <T>(
+    method: Method,
+    path: string,
+    options: { body?: unknown; query?: Record<string, string | undefined>; headers?: Record<string, string> } = {},
+  ) => (await transport.send<T>({ method, path, ...options })).body;
   /** A request the owner may have to approve first: the status tells which answer it is. */
   const mayWait = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
     transport.send<unknown>({ method: 'POST', path, body, headers }) as Promise<Wire.MayWait<T>>;
@@ -50,9 +53,11 @@ export function createCofferClient(transport: Transport) {
 
     balance: (agentId: string) => call<Wire.Balance>('GET', `${agentPath(agentId)}/balance`),
     policy: (agentId: string) => call<Wire.PolicyResponse>('GET', `${agentPath(agentId)}/policy`),
-    updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) => mayWait<Wire.PolicyResponse>(`${agentPath(agentId)}/policy`, body),
+    updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) =>
+      mayWait<Wire.PolicyResponse>(`${agentPath(agentId)}/policy`, body),
     allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Wire.Allocation>(`${agentPath(agentId)}/allocate`, body),
-    returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) => call<Wire.Returned>('POST', `${agentPath(agentId)}/return`, { body }),
+    returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) =>
+      call<Wire.Returned>('POST', `${agentPath(agentId)}/return`, { body }),
     tasks: (agentId: string) => call<Wire.ImageTasks>('GET', `${agentPath(agentId)}/tasks`),
     replaceKey: (agentId: string) => call<Wire.ReplacedKey>('POST', `${agentPath(agentId)}/key`),
     rename: (agentId: string, body: Body<typeof renameBodySchema>) => call<Wire.Renamed>('POST', `${agentPath(agentId)}/rename`, { body }),
@@ -60,7 +65,9 @@ export function createCofferClient(transport: Transport) {
     kill: (agentId: string) => call<Wire.Killed>('POST', `${agentPath(agentId)}/kill`),
     resume: (agentId: string) => mayWait<Wire.Resumed>(`${agentPath(agentId)}/resume`),
     spendHistory: (agentId: string, limit?: number) =>
-      call<Wire.SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, { query: { limit: limit === undefined ? undefined : String(limit) } }),
+      call<Wire.SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, {
+        query: { limit: limit === undefined ? undefined : String(limit) },
+      }),
     /** Pays; the same Idempotency-Key answers the same payment again (a retry never pays twice). */
     pay: (agentId: string, body: Body<typeof payBodySchema>, idempotencyKey?: string) =>
       call<Wire.Payment>('POST', `${agentPath(agentId)}/pay`, { body, headers: idempotency(idempotencyKey) }),
@@ -77,13 +84,17 @@ export function createCofferClient(transport: Transport) {
     createLinkSession: (client: Body<typeof linkClientSchema>) => call<Wire.LinkSession>('POST', '/v1/link-sessions', { body: client }),
     pollLinkSession: (token: string) => call<Wire.LinkPoll>('GET', `/v1/link-sessions/${seg(token)}`),
     linkRequests: () => call<Wire.WaitingLinkSessions>('GET', '/v1/link-sessions'),
-    clearLinkRequests: (ids?: string[]) => call<Wire.LinkCleared>('POST', '/v1/link-sessions/clear', { body: ids === undefined ? {} : { ids } }),
+    clearLinkRequests: (ids?: string[]) =>
+      call<Wire.LinkCleared>('POST', '/v1/link-sessions/clear', { body: ids === undefined ? {} : { ids } }),
     linkDetails: (token: string) => call<Wire.LinkDetails>('GET', `/v1/link-sessions/${seg(token)}/details`),
     denyLink: (token: string) => call<Wire.LinkDenied>('POST', `/v1/link-sessions/${seg(token)}/deny`),
-    completeLink: (token: string, body: Body<typeof linkCompleteBodySchema>) => call<Wire.LinkCompleted>('POST', `/v1/link-sessions/${seg(token)}/complete`, { body }),
+    completeLink: (token: string, body: Body<typeof linkCompleteBodySchema>) =>
+      call<Wire.LinkCompleted>('POST', `/v1/link-sessions/${seg(token)}/complete`, { body }),
 
     searchServices: (query: string, limit?: number) =>
-      call<Wire.SearchResult>('GET', '/v1/services/search', { query: { q: query, limit: limit === undefined ? undefined : String(limit) } }),
+      call<Wire.SearchResult>('GET', '/v1/services/search', {
+        query: { q: query, limit: limit === undefined ? undefined : String(limit) },
+      }),
     /** A registry listing by id; 404 (a CofferApiError) when none. */
     service: (serviceId: string) => call<Wire.ServiceListing>('GET', `/v1/services/${seg(serviceId)}`),
     servicesPaidTo: (payTo: string) => call<Wire.ServicesPaidTo>('GET', '/v1/services', { query: { payTo } }),

@@ -75,7 +75,12 @@ export function keyTransport(baseUrl: string, credentials: { owner?: string; key
     owner: credentials.owner,
     auth: (): Record<string, string> => (credentials.key ? { authorization: `Bearer ${credentials.key}` } : {}),
     timeoutMs: 120_000,
-    unreachable: (error) => new CofferApiError(0, 'coffer_unreachable', `Coffer is not answering at ${base} (${error.message}); is \`coffer serve\` or the tray app running?`),
+    unreachable: (error) =>
+      new CofferApiError(
+        0,
+        'coffer_unreachable',
+        `Coffer is not answering at ${base} (${error.message}); is \`coffer serve\` or the tray app running?`,
+      ),
     fetch: fetchImpl,
   });
 }

@@ -113,7 +113,11 @@ async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: s
     return { status: 'funded' as const, allocation };
   } catch (error) {
     const code = isCofferError(error) ? error.code : 'internal';
-    return { status: 'failed' as const, code, error: isCofferError(error) ? error.message : 'the allocation failed; fund the agent from its page' };
+    return {
+      status: 'failed' as const,
+      code,
+      error: isCofferError(error) ? error.message : 'the allocation failed; fund the agent from its page',
+    };
   }
 }
 

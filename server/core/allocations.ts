@@ -107,7 +107,12 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
 /** What an allocation or a return answers: what moved, its transaction, and the wallet's balance after. */
 async function moved(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  return { amount: formatUsdc(record.amount), currency: 'USDC' as const, txSignature: record.txSignature ?? '', balance: formatUsdc(balance) };
+  return {
+    amount: formatUsdc(record.amount),
+    currency: 'USDC' as const,
+    txSignature: record.txSignature ?? '',
+    balance: formatUsdc(balance),
+  };
 }
 
 const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) => ({
@@ -134,7 +139,11 @@ const DIRECTIONS = {
  */
 async function replayMove(ctx: EngineContext, first: AllocationRecord, requestHash: string, direction: AllocationRecord['direction']) {
   const { what, other, lackOfFunds } = DIRECTIONS[direction];
-  if (first.direction !== direction) throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for ${other === 'allocation' ? 'an' : 'a'} ${other}`);
+  if (first.direction !== direction)
+    throw new CofferError(
+      'idempotency_key_reused',
+      `this Idempotency-Key was already used for ${other === 'allocation' ? 'an' : 'a'} ${other}`,
+    );
   const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), what);
   if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {

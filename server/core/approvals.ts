@@ -48,7 +48,9 @@ export function requestApproval(
   ctx.store.expireApprovals(ctx.clock.now());
   const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);
   // The same request asked again is the same request: no second inbox entry.
-  const same = waiting.find((a) => a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === JSON.stringify(request));
+  const same = waiting.find(
+    (a) => a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === JSON.stringify(request),
+  );
   if (same) return { kind: 'awaiting_approval', approval: approvalView(same) };
   if (waiting.length >= MAX_PENDING_PER_AGENT) {
     throw new CofferError('too_many_requests', `agent "${principal.agentId}" already has ${waiting.length} requests waiting for the owner`);
@@ -71,9 +73,23 @@ export function requestApproval(
   };
   ctx.store.transaction(() => {
     ctx.store.insertApproval(approval);
-    audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId: principal.agentId, action: `approval.requested`, detail: { approvalId: approval.id, kind, request } });
+    audit(ctx, {
+      actor: actorOf(principal),
+      owner: principal.owner,
+      agentId: principal.agentId,
+      action: `approval.requested`,
+      detail: { approvalId: approval.id, kind, request },
+    });
   });
-  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: principal.agentId, approvalId: approval.id, kind, status: 'pending', request });
+  ctx.events.emit({
+    type: 'approval',
+    owner: principal.owner,
+    agentId: principal.agentId,
+    approvalId: approval.id,
+    kind,
+    status: 'pending',
+    request,
+  });
   return { kind: 'awaiting_approval', approval: approvalView(approval) };
 }
 
@@ -107,7 +123,13 @@ export function recoverInterruptedApprovals(ctx: EngineContext): number {
         : 'Coffer stopped while carrying this out; it may have been applied in part: check the agent (balance, policy, status) before approving it again.';
     ctx.store.transaction(() => {
       ctx.store.recordApprovalOutcome(approval.id, 'failed', null, error);
-      audit(ctx, { actor: 'system', owner: approval.owner, agentId: approval.agentId, action: 'approval.recovered', detail: { approvalId: approval.id, kind: approval.kind } });
+      audit(ctx, {
+        actor: 'system',
+        owner: approval.owner,
+        agentId: approval.agentId,
+        action: 'approval.recovered',
+        detail: { approvalId: approval.id, kind: approval.kind },
+      });
     });
   }
   return interrupted.length;
@@ -137,7 +159,8 @@ export async function readApproval(ctx: EngineContext, principal: Principal, id:
     throw new CofferError('wrong_agent', 'this approval belongs to another agent');
   }
   const view = approvalView(approval);
-  if (principal.kind !== 'agent' || approval.kind !== 'deploy' || approval.status !== 'approved' || approval.deliveredAt !== null) return view;
+  if (principal.kind !== 'agent' || approval.kind !== 'deploy' || approval.status !== 'approved' || approval.deliveredAt !== null)
+    return view;
   // Only once the deploy is done and recorded, only for the agent this approval created, and never to
   // a requester that has been stopped since.
   const created = (approval.result?.agent as { walletAddress?: string } | undefined)?.walletAddress;
@@ -171,9 +194,22 @@ export async function approve(ctx: EngineContext, principal: Principal, id: stri
   }
   ctx.store.transaction(() => {
     ctx.store.recordApprovalOutcome(id, outcome.status, outcome.result, outcome.error);
-    audit(ctx, { actor: 'owner', owner: principal.owner, agentId: approval.agentId, action: `approval.${outcome.status}`, detail: { approvalId: id, kind: approval.kind, error: outcome.error } });
+    audit(ctx, {
+      actor: 'owner',
+      owner: principal.owner,
+      agentId: approval.agentId,
+      action: `approval.${outcome.status}`,
+      detail: { approvalId: id, kind: approval.kind, error: outcome.error },
+    });
   });
-  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: approval.agentId, approvalId: id, kind: approval.kind, status: outcome.status });
+  ctx.events.emit({
+    type: 'approval',
+    owner: principal.owner,
+    agentId: approval.agentId,
+    approvalId: id,
+    kind: approval.kind,
+    status: outcome.status,
+  });
   return approvalView(ctx.store.getApproval(id) ?? approval);
 }
 
@@ -203,8 +239,21 @@ export function deny(ctx: EngineContext, principal: Principal, id: string) {
     if (!ctx.store.transitionApproval(id, 'pending', 'denied', now)) {
       throw new CofferError('approval_decided', `this request is already ${approval.status}`);
     }
-    audit(ctx, { actor: 'owner', owner: principal.owner, agentId: approval.agentId, action: 'approval.denied', detail: { approvalId: id, kind: approval.kind } });
+    audit(ctx, {
+      actor: 'owner',
+      owner: principal.owner,
+      agentId: approval.agentId,
+      action: 'approval.denied',
+      detail: { approvalId: id, kind: approval.kind },
+    });
   });
-  ctx.events.emit({ type: 'approval', owner: principal.owner, agentId: approval.agentId, approvalId: id, kind: approval.kind, status: 'denied' });
+  ctx.events.emit({
+    type: 'approval',
+    owner: principal.owner,
+    agentId: approval.agentId,
+    approvalId: id,
+    kind: approval.kind,
+    status: 'denied',
+  });
   return approvalView(ctx.store.getApproval(id) ?? approval);
 }

@@ -31,7 +31,7 @@ export function requireFreshSignIn(principal: Principal, now: number): void {
   if (now - principal.signedInAt <= FRESH_SIGN_IN_MS) return;
   throw new CofferError(
     'confirmation_required',
-    'this creates a key or a login link, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray\'s Open dashboard) and try again',
+    "this creates a key or a login link, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray's Open dashboard) and try again",
   );
 }
 
@@ -41,7 +41,12 @@ export function requireFreshSignIn(principal: Principal, now: number): void {
  * API.md: owner shape, owner known, key known, key belongs to that owner.
  * Keys are looked up by SHA-256, so the stored value never has to be compared in plain text.
  */
-export function authenticate(store: CredentialStore, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
+export function authenticate(
+  store: CredentialStore,
+  owner: unknown,
+  bearer: string | null,
+  session: SessionOwner | null = null,
+): Principal {
   if (owner === undefined || owner === null || owner === '') {
     throw new CofferError('owner_required', 'the owner query parameter (the treasury wallet address) is required');
   }
@@ -66,7 +71,12 @@ export function authenticate(store: CredentialStore, owner: unknown, bearer: str
  * For the endpoints the spec exempts from `owner` (the link-session endpoints): the owner is the one
  * the key or the sign-in belongs to. An `owner` that is given anyway is checked as everywhere else.
  */
-export function authenticateCredential(store: CredentialStore, owner: unknown, bearer: string | null, session: SessionOwner | null = null): Principal {
+export function authenticateCredential(
+  store: CredentialStore,
+  owner: unknown,
+  bearer: string | null,
+  session: SessionOwner | null = null,
+): Principal {
   if (owner !== undefined && owner !== '') return authenticate(store, owner, bearer, session);
   if (session !== null) return { kind: 'owner', owner: session.owner, signedInAt: session.signedInAt };
   if (bearer === null || bearer === '') {
@@ -86,7 +96,7 @@ export function requireOwner(principal: Principal): void {
 /** The agent's own key or the owner's key. */
 export function requireAgentScope(principal: Principal, agentId: string): void {
   if (principal.kind === 'agent' && principal.agentId !== agentId) {
-    throw new CofferError('wrong_agent', "this API key belongs to another agent");
+    throw new CofferError('wrong_agent', 'this API key belongs to another agent');
   }
 }
 

@@ -3,7 +3,6 @@ import { CofferError } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { TransferFound } from './ports/chain.js';
 
-
 export const transferView = (transfer: TransferFound) => ({
   txSignature: transfer.txSignature,
   succeeded: transfer.succeeded,

@@ -5,7 +5,12 @@
 import { formatUsdc, tryParseUsdc } from './money.js';
 import type { PolicyView } from './views.js';
 
-const LABELS = { dailyBudget: 'daily budget', maxPerPayment: 'max per payment', cooldownSeconds: 'cooldown', allowedServices: 'allowed services' } as const;
+const LABELS = {
+  dailyBudget: 'daily budget',
+  maxPerPayment: 'max per payment',
+  cooldownSeconds: 'cooldown',
+  allowedServices: 'allowed services',
+} as const;
 
 const services = (list: unknown) => (Array.isArray(list) && list.length > 0 ? list.join(', ') : 'every service');
 const usdc = (value: unknown) => {
@@ -69,7 +74,11 @@ export function describeRequest(kind: string, request: Record<string, unknown>, 
     case 'policy':
       // Every asked field is shown; the ones equal to the current policy say so, so nothing hides.
       return `Change its policy: ${Object.entries(r)
-        .map(([field, value]) => (current !== null && same(field, value, current[field as keyof PolicyView]) ? unchanged(field, value) : change(field, value, current)))
+        .map(([field, value]) =>
+          current !== null && same(field, value, current[field as keyof PolicyView])
+            ? unchanged(field, value)
+            : change(field, value, current),
+        )
         .join('; ')}`;
     default:
       return kind;

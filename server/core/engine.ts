@@ -1,6 +1,20 @@
 import { authenticate, authenticateCredential, type Principal, type SessionOwner } from './auth.js';
 import { createEngineContext, type EnginePorts } from './context.js';
-import { agentBalance, agentsAtRest, archiveAgent, listAgents, deployAgent, killAgent, killAll, readPolicy, renameAgent, replaceAgentKey, resumeAgent, resumeAll, updatePolicy } from './agents.js';
+import {
+  agentBalance,
+  agentsAtRest,
+  archiveAgent,
+  listAgents,
+  deployAgent,
+  killAgent,
+  killAll,
+  readPolicy,
+  renameAgent,
+  replaceAgentKey,
+  resumeAgent,
+  resumeAll,
+  updatePolicy,
+} from './agents.js';
 import { allocate, returnFunds } from './allocations.js';
 import { dashboard } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
@@ -59,7 +73,8 @@ export function createEngine(ports: EnginePorts) {
     rename: (p: Principal, agentId: string, displayName: string) => renameAgent(ctx, p, agentId, displayName),
     replaceKey: (p: Principal, agentId: string) => replaceAgentKey(ctx, p, agentId),
     pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
-    payX402: (p: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) => payX402(ctx, p, agentId, body, idempotencyKey),
+    payX402: (p: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) =>
+      payX402(ctx, p, agentId, body, idempotencyKey),
     reportX402Settlement: (p: Principal, agentId: string, paymentId: string, headers: Record<string, string>) =>
       reportX402Settlement(ctx, p, agentId, paymentId, headers),
     spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),

@@ -11,7 +11,15 @@ export type CofferEvent =
   | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' | 'archived' }
   /** `request` (what was asked) comes with a request just made (status `pending`). */
-  | { type: 'approval'; owner: string; agentId: string; approvalId: string; kind: string; status: string; request?: Record<string, unknown> }
+  | {
+      type: 'approval';
+      owner: string;
+      agentId: string;
+      approvalId: string;
+      kind: string;
+      status: string;
+      request?: Record<string, unknown>;
+    }
   | { type: 'deposit'; owner: string; amount: string; txSignature: string }
   | { type: 'policy'; owner: string; agentId: string }
   | { type: 'task'; owner: string; agentId: string; taskId: string; status: 'generating' | 'success' | 'failed' };

@@ -40,7 +40,15 @@ export const taskView = (task: GenerationTask, refund: RefundRecord | null = nul
 
 const viewOf = (ctx: EngineContext, task: GenerationTask) => taskView(task, ctx.store.findRefundByPayment(task.paymentId));
 
-function newTask(owner: string, agentId: string, model: ModelRecord, body: GenerateBody, price: string, paymentId: string, now: number): GenerationTask {
+function newTask(
+  owner: string,
+  agentId: string,
+  model: ModelRecord,
+  body: GenerateBody,
+  price: string,
+  paymentId: string,
+  now: number,
+): GenerationTask {
   return {
     id: `tsk_${randomBytes(12).toString('base64url')}`,
     owner,
@@ -170,7 +178,10 @@ function carryOn(ctx: EngineContext, task: GenerationTask): void {
   const payment = ctx.store.getPayment(task.paymentId);
   if (payment?.status === 'confirmed') startTask(ctx, task);
   else if (payment?.status === 'failed') {
-    updateTask(ctx, task, { status: 'failed', error: `the payment did not go through (${payment.errorCode ?? 'failed'}); nothing was charged` });
+    updateTask(ctx, task, {
+      status: 'failed',
+      error: `the payment did not go through (${payment.errorCode ?? 'failed'}); nothing was charged`,
+    });
   }
 }
 
@@ -186,7 +197,8 @@ function updateTask(
     error: change.error ?? null,
     updatedAt: ctx.clock.now(),
   });
-  if (change.status !== 'queued') ctx.events.emit({ type: 'task', owner: task.owner, agentId: task.agentId, taskId: task.id, status: change.status });
+  if (change.status !== 'queued')
+    ctx.events.emit({ type: 'task', owner: task.owner, agentId: task.agentId, taskId: task.id, status: change.status });
 }
 
 function track(ctx: EngineContext, taskId: string, job: Promise<void>): void {

@@ -96,7 +96,8 @@ export function pollLinkSession(ctx: EngineContext, token: string) {
   const owner = session.owner!;
   const agentId = session.agentId!;
   // Claimed but the agent is still being created: not ready yet.
-  if (ctx.store.getAgent(owner, agentId) === null) return { status: 'pending' as const, expiresAt: iso(session.expiresAt), code: session.code };
+  if (ctx.store.getAgent(owner, agentId) === null)
+    return { status: 'pending' as const, expiresAt: iso(session.expiresAt), code: session.code };
   return ctx.store.transaction(() => {
     if (!ctx.store.markLinkSessionDelivered(session.tokenHash)) throw new CofferError('link_used', 'this link session was already used');
     const agent = getAgentOrThrow(ctx, owner, agentId);

@@ -13,7 +13,10 @@ export interface McpServerConfig {
  * the launch itself needs), and the COFFER_* variables that name the agent (its key, when it is
  * handed over now; otherwise the host adds it).
  */
-export function mcpServerConfig(launch: McpLaunch, agent: { url: string; owner: string; agentId: string; apiKey: string | null }): McpServerConfig {
+export function mcpServerConfig(
+  launch: McpLaunch,
+  agent: { url: string; owner: string; agentId: string; apiKey: string | null },
+): McpServerConfig {
   return {
     command: launch.command,
     args: [...launch.args],

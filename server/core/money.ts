@@ -33,7 +33,11 @@ export function parseAmount(text: unknown, field = 'amount'): bigint {
 }
 
 const describe = (value: unknown): string =>
-  typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value === 'object' && value !== null ? 'an object' : String(value);
+  typeof value === 'string'
+    ? JSON.stringify(value.slice(0, 40))
+    : typeof value === 'object' && value !== null
+      ? 'an object'
+      : String(value);
 
 /** Formats micro-USDC with at least 2 and at most 6 fractional digits: 5000000n -> "5.00", 125000n -> "0.125". */
 export function formatUsdc(micro: bigint): string {

@@ -60,7 +60,12 @@ function checkCurrency(currency: string | undefined): void {
  * The outcome of an earlier request with the same Idempotency-Key: its result, or its error again; or
  * NOT_SENT when that attempt never reached the chain, so the retry is paid as a first try.
  */
-async function replay(ctx: EngineContext, first: PaymentRecord, requestHash: string, agent: AgentRecord): Promise<PaymentResult | typeof NOT_SENT> {
+async function replay(
+  ctx: EngineContext,
+  first: PaymentRecord,
+  requestHash: string,
+  agent: AgentRecord,
+): Promise<PaymentResult | typeof NOT_SENT> {
   const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getPayment(id), 'payment');
   if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {
@@ -117,13 +122,21 @@ async function payOrThrow(
   const agent = getAgentOrThrow(ctx, owner, agentId);
 
   // The same Idempotency-Key returns the first result, whatever happened since (even a kill).
-  const requestHash = hashRequest([body.service, amount.toString(), body.description ?? '', body.recipient ?? null, body.nonce ?? null, context.fingerprint ?? null]);
+  const requestHash = hashRequest([
+    body.service,
+    amount.toString(),
+    body.description ?? '',
+    body.recipient ?? null,
+    body.nonce ?? null,
+    context.fingerprint ?? null,
+  ]);
   if (idempotencyKey !== null) {
     const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
     const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
     if (outcome !== NOT_SENT) return outcome;
   }
-  if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+  if (agent.status === 'suspended')
+    throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
 
   const service = ctx.store.getService(body.service);
   const recipient = service?.payTo ?? body.recipient;
@@ -256,7 +269,8 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
       if (first && !neverSent(first)) return { replayOf: first };
     }
     const current = getAgentOrThrow(ctx, owner, agentId);
-    if (current.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+    if (current.status === 'suspended')
+      throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
     checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
     // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
     const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);

@@ -12,8 +12,7 @@ import type { PolicyUpdate } from './schemas.js';
 export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
   const next: Policy = {
     dailyBudget: update.dailyBudget === undefined ? current.dailyBudget : parseAmount(update.dailyBudget, 'dailyBudget'),
-    maxPerPayment:
-      update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
+    maxPerPayment: update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
     allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
   };

@@ -33,8 +33,12 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
     }
   }
   const rows: { row: ReservedTransfer; sent: SentTransaction }[] = [
-    ...pendingPayments.filter((p) => p.protocol === 'coffer').map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
-    ...ctx.store.pendingAllocations().map((a) => ({ row: reconciling(a.direction === 'to_treasury' ? 'return' : 'allocation', a, {}), sent: a })),
+    ...pendingPayments
+      .filter((p) => p.protocol === 'coffer')
+      .map((p) => ({ row: reconciling('payment', p, { service: p.serviceId }), sent: p })),
+    ...ctx.store
+      .pendingAllocations()
+      .map((a) => ({ row: reconciling(a.direction === 'to_treasury' ? 'return' : 'allocation', a, {}), sent: a })),
     ...ctx.store.pendingDeposits().map((d) => ({ row: reconcilingMint(d), sent: d })),
     ...ctx.store.pendingRefunds().map((r) => ({ row: reconcilingRefund(r), sent: r })),
   ].filter(({ row }) => !live.has(row.id));

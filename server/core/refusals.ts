@@ -67,7 +67,15 @@ export async function recordingRefusals<T>(
           // The refusal itself stands: failing to note it must not turn it into another answer.
         }
       }
-      ctx.events.emit({ type: 'payment_refused', owner, agentId, code: error.code, message: error.message, amount, service: asked.service });
+      ctx.events.emit({
+        type: 'payment_refused',
+        owner,
+        agentId,
+        code: error.code,
+        message: error.message,
+        amount,
+        service: asked.service,
+      });
     }
     throw error;
   }

@@ -19,7 +19,10 @@ export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = 
   category: service.category,
   pricing: service.pricing,
   pricePerCall: service.pricePerCall,
-  endpoint: demoApiUrl !== null && service.endpoint.includes(`${DEMO_API_LISTED_URL}/`) ? service.endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl) : service.endpoint,
+  endpoint:
+    demoApiUrl !== null && service.endpoint.includes(`${DEMO_API_LISTED_URL}/`)
+      ? service.endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl)
+      : service.endpoint,
   source: service.source,
   payTo: service.payTo,
   network: service.network,

@@ -10,16 +10,15 @@ export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** A Solana address: base58, 32 bytes (32 to 44 characters). */
 export const ADDRESS_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
-export const agentIdSchema = z
-  .string()
-  .regex(AGENT_ID_PATTERN, {
-    message: 'must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
-  });
+export const agentIdSchema = z.string().regex(AGENT_ID_PATTERN, {
+  message: 'must be 1-64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
+});
 
 /** The `:agentId` of a path, as a named field so a bad one is `invalid_agent_id` like a bad body field. */
 export const agentPathSchema = z.object({ agentId: agentIdSchema });
 
-const AMOUNT_RULE = 'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals (such as "0.01", sent as a string)';
+const AMOUNT_RULE =
+  'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals (such as "0.01", sent as a string)';
 export const amountSchema = z.string({ error: AMOUNT_RULE }).refine(
   (text) => {
     const micro = tryParseUsdc(text);
@@ -61,9 +60,7 @@ const cooldownSchema = z
   .min(0, 'must be 0 or more')
   .max(31_536_000, 'must be at most one year (31,536,000 seconds)');
 
-const allowedServicesSchema = z
-  .array(serviceIdSchema)
-  .max(500, 'holds at most 500 services');
+const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 500 services');
 
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
@@ -114,7 +111,10 @@ const headersSchema = z
   .record(
     z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'header names are HTTP tokens (at most 100 characters)'),
     // What an HTTP header value can be: one line of Latin-1 text.
-    z.string().max(16_384).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
+    z
+      .string()
+      .max(16_384)
+      .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values are single lines of text'),
   )
   .refine((headers) => Object.keys(headers).length <= 64, 'at most 64 headers');
 
@@ -127,7 +127,10 @@ export const x402PayBodySchema = z.strictObject({
     .string()
     .max(2000, 'must be at most 2000 characters')
     .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL'),
-  method: z.string().regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST').optional(),
+  method: z
+    .string()
+    .regex(/^[A-Z]{3,7}$/, 'must be an HTTP method such as GET or POST')
+    .optional(),
   status: z.literal(402, 'must be 402: only a payment request is paid'),
   headers: headersSchema,
   body: z.unknown().optional(),
@@ -138,7 +141,10 @@ export type X402PayBody = z.infer<typeof x402PayBodySchema>;
 /** The paid answer's headers, for Coffer to learn which transaction the seller settled. */
 export const x402SettledBodySchema = z.strictObject({ headers: headersSchema });
 
-export const paymentPathSchema = z.object({ agentId: agentIdSchema, paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'must look like pay_ followed by 10 to 40 letters and digits') });
+export const paymentPathSchema = z.object({
+  agentId: agentIdSchema,
+  paymentId: z.string().regex(/^pay_[A-Za-z0-9]{10,40}$/, 'must look like pay_ followed by 10 to 40 letters and digits'),
+});
 
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 
@@ -281,7 +287,10 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
   const label = (typeof field === 'string' && FIELD_LABELS[field]) || String(field);
   const rest = issue.path.slice(1);
   // "Allowed services, item 3 must …": an array's entries are counted from 1, as a person counts.
-  const where = rest.length === 0 ? label : `${label}, ${rest.map((part) => (typeof part === 'number' ? `item ${part + 1}` : String(part))).join(', ')}`;
+  const where =
+    rest.length === 0
+      ? label
+      : `${label}, ${rest.map((part) => (typeof part === 'number' ? `item ${part + 1}` : String(part))).join(', ')}`;
   // Coffer's own rules read on from the name; zod's generic words follow a colon.
   return { code, message: /^(must|is|holds) /.test(issue.message) ? `${where} ${issue.message}` : `${where}: ${issue.message}` };
 }

@@ -30,7 +30,14 @@ export const neverSent = (row: { status: string; txSignature: string | null; err
 export const NOT_SENT = Symbol('not sent');
 
 /** A ledger row's transfer fields when it is reserved: pending, nothing signed or sent yet. */
-export const UNSENT = { status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, settledAt: null } as const;
+export const UNSENT = {
+  status: 'pending',
+  txSignature: null,
+  txWire: null,
+  lastValidBlockHeight: null,
+  errorCode: null,
+  settledAt: null,
+} as const;
 
 /**
  * The answer of a request that lost the race to another one reserved under the same Idempotency-Key
@@ -39,7 +46,9 @@ export const UNSENT = { status: 'pending', txSignature: null, txWire: null, last
 export async function outcomeOfRace<T>(replayed: Promise<T | typeof NOT_SENT>, what: string): Promise<T> {
   const outcome = await replayed;
   if (outcome === NOT_SENT) {
-    throw new CofferError('chain_unavailable', `the ${what} made with this Idempotency-Key meanwhile was not sent; ask again`, { retryAfterSeconds: 1 });
+    throw new CofferError('chain_unavailable', `the ${what} made with this Idempotency-Key meanwhile was not sent; ask again`, {
+      retryAfterSeconds: 1,
+    });
   }
   return outcome;
 }
@@ -50,13 +59,9 @@ export async function outcomeOfRace<T>(replayed: Promise<T | typeof NOT_SENT>, w
  * shortly: its outcome is unknown, so nothing may be tried again); one that never reached the chain
  * is NOT_SENT. A confirmed or failed attempt is returned for the caller to answer with.
  */
-export async function replayOutcome<T extends { id: string; requestHash: string | null; status: string; txSignature: string | null; errorCode: string | null }>(
-  ctx: EngineContext,
-  first: T,
-  requestHash: string,
-  reread: (id: string) => T | null,
-  what: string,
-): Promise<T | typeof NOT_SENT> {
+export async function replayOutcome<
+  T extends { id: string; requestHash: string | null; status: string; txSignature: string | null; errorCode: string | null },
+>(ctx: EngineContext, first: T, requestHash: string, reread: (id: string) => T | null, what: string): Promise<T | typeof NOT_SENT> {
   if (first.requestHash !== requestHash) {
     throw new CofferError('idempotency_key_reused', `this Idempotency-Key was already used for a different ${what}`);
   }
@@ -64,9 +69,13 @@ export async function replayOutcome<T extends { id: string; requestHash: string 
   const settled = reread(first.id) ?? first;
   if (neverSent(settled)) return NOT_SENT;
   if (settled.status === 'pending') {
-    throw new CofferError('chain_unavailable', `the ${what} made with this Idempotency-Key is still waiting for the chain; ask again shortly`, {
-      retryAfterSeconds: 15,
-    });
+    throw new CofferError(
+      'chain_unavailable',
+      `the ${what} made with this Idempotency-Key is still waiting for the chain; ask again shortly`,
+      {
+        retryAfterSeconds: 15,
+      },
+    );
   }
   return settled;
 }
@@ -91,7 +100,13 @@ function markSent(ctx: EngineContext, row: ReservedTransfer, sent: SentTransacti
   }
 }
 
-function settleRow(ctx: EngineContext, row: ReservedTransfer, status: 'confirmed' | 'failed', errorCode: string | null, at: number): boolean {
+function settleRow(
+  ctx: EngineContext,
+  row: ReservedTransfer,
+  status: 'confirmed' | 'failed',
+  errorCode: string | null,
+  at: number,
+): boolean {
   switch (row.kind) {
     case 'payment':
       return ctx.store.settlePayment(row.id, status, errorCode, at);
@@ -109,7 +124,15 @@ function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txS
   const amount = String(row.detail.amount ?? '');
   switch (row.kind) {
     case 'payment':
-      return { type: 'payment', owner: row.owner, agentId: row.agentId, paymentId: row.id, status, amount, service: String(row.detail.service ?? '') };
+      return {
+        type: 'payment',
+        owner: row.owner,
+        agentId: row.agentId,
+        paymentId: row.id,
+        status,
+        amount,
+        service: String(row.detail.service ?? ''),
+      };
     case 'allocation':
       return { type: 'allocation', owner: row.owner, agentId: row.agentId, allocationId: row.id, status, amount };
     case 'return':
@@ -117,7 +140,15 @@ function settledEvent(row: ReservedTransfer, status: 'confirmed' | 'failed', txS
     case 'faucet':
       return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner: row.owner, amount, txSignature } : null;
     case 'refund':
-      return { type: 'refund', owner: row.owner, agentId: row.agentId, refundId: row.id, paymentId: String(row.detail.paymentId ?? ''), status, amount };
+      return {
+        type: 'refund',
+        owner: row.owner,
+        agentId: row.agentId,
+        refundId: row.id,
+        paymentId: String(row.detail.paymentId ?? ''),
+        status,
+        amount,
+      };
   }
 }
 
@@ -152,7 +183,13 @@ function recordSettlement(ctx: EngineContext, row: ReservedTransfer, status: 'co
   });
 }
 
-function announceSettlement(ctx: EngineContext, row: ReservedTransfer, settled: boolean, status: 'confirmed' | 'failed', txSignature: string | null): void {
+function announceSettlement(
+  ctx: EngineContext,
+  row: ReservedTransfer,
+  settled: boolean,
+  status: 'confirmed' | 'failed',
+  txSignature: string | null,
+): void {
   const event = settled ? settledEvent(row, status, txSignature) : null;
   if (event !== null) ctx.events.emit(event);
 }
@@ -198,7 +235,12 @@ export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare:
  * other chain the row is committed before anything is sent. A refusal `reserve` throws is thrown
  * as it is: nothing was written or sent. Resolves to the signature, or null when nothing was sent.
  */
-export function reserveAndSend(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer, reserve: () => boolean): Promise<string | null> {
+export function reserveAndSend(
+  ctx: EngineContext,
+  row: ReservedTransfer,
+  prepared: PreparedTransfer,
+  reserve: () => boolean,
+): Promise<string | null> {
   const reservation: { send: boolean; refusal?: unknown } = { send: false };
   const beforeSend = () => {
     try {
@@ -257,7 +299,9 @@ async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: Prepa
   if (!sending.now) return prepared.txSignature;
   if (!settlement.ran) onLanded();
   if ('error' in settlement) {
-    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: settlement.error });
+    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', {
+      cause: settlement.error,
+    });
   }
   announceSettlement(ctx, row, settlement.settled, 'confirmed', prepared.txSignature);
   return prepared.txSignature;

@@ -97,10 +97,8 @@ async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigin
     return deposit;
   });
   if ('replayOf' in reserved) return outcomeOfRace(replayMint(ctx, reserved.replayOf, requestHash), 'faucet mint');
-  await sendReserved(
-    ctx,
-    { kind: 'faucet', id: reserved.id, owner, agentId: null, actor, detail: { amount: formatUsdc(amount) } },
-    () => ctx.chain.prepareTestMint(owner, amount),
+  await sendReserved(ctx, { kind: 'faucet', id: reserved.id, owner, agentId: null, actor, detail: { amount: formatUsdc(amount) } }, () =>
+    ctx.chain.prepareTestMint(owner, amount),
   );
   return ctx.store.getDeposit(reserved.id) ?? reserved;
 }
@@ -109,7 +107,10 @@ async function replayMint(ctx: EngineContext, first: DepositRecord, requestHash:
   const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getDeposit(id), 'faucet mint');
   if (settled === NOT_SENT) return NOT_SENT;
   if (settled.status === 'failed') {
-    throw new CofferError('chain_rejected', `the faucet mint made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); nothing was minted`);
+    throw new CofferError(
+      'chain_rejected',
+      `the faucet mint made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); nothing was minted`,
+    );
   }
   return settled;
 }
@@ -120,7 +121,10 @@ export async function faucet(ctx: EngineContext, principal: Principal, amountTex
   if (!ctx.chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${ctx.chain.network})`);
   const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey);
   const balance = await ctx.chain.usdcBalance(principal.owner);
-  return { deposit: depositView(deposit), treasury: { walletAddress: principal.owner, balance: formatUsdc(balance), currency: 'USDC' as const } };
+  return {
+    deposit: depositView(deposit),
+    treasury: { walletAddress: principal.owner, balance: formatUsdc(balance), currency: 'USDC' as const },
+  };
 }
 
 export const DEPOSITS_LIMIT = 200;
@@ -156,7 +160,12 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
       }
     }
     for (const txSignature of unreadable) {
-      audit(ctx, { actor: 'system', owner, action: 'deposit.unreadable', detail: { txSignature, reason: 'the RPC could not return this transaction; it was passed over' } });
+      audit(ctx, {
+        actor: 'system',
+        owner,
+        action: 'deposit.unreadable',
+        detail: { txSignature, reason: 'the RPC could not return this transaction; it was passed over' },
+      });
     }
     // The deposits and the cursor past them in one transaction: a crash keeps both or neither.
     if (readUpTo !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, readUpTo);

@@ -29,7 +29,8 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
   const agent = getAgentOrThrow(ctx, owner, agentId);
   const buyer = ctx.x402;
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
-  if (buyer !== null && offer === null) throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
+  if (buyer !== null && offer === null)
+    throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
   const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, owner);
   // What the registry says of the recipient, and the seller's memo: read once, used below.
   const listing = requirement === null ? null : registryServiceFor(ctx, requirement.payTo, body.url);
@@ -40,12 +41,22 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
     if (buyer === null || offer === null || requirement === null || listing === null) {
       throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
     }
-    const requestHash = hashRequest(['x402', body.url, body.method ?? 'GET', requirement.network, requirement.payTo, requirement.amount.toString(), requirement.asset, memo]);
+    const requestHash = hashRequest([
+      'x402',
+      body.url,
+      body.method ?? 'GET',
+      requirement.network,
+      requirement.payTo,
+      requirement.amount.toString(),
+      requirement.asset,
+      memo,
+    ]);
     if (idempotencyKey !== null) {
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
       if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
     }
-    if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+    if (agent.status === 'suspended')
+      throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
     const { service, serviceId, listed } = listing;
     checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
     assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);
@@ -92,14 +103,20 @@ function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRe
     throw new CofferError('unsupported_offer', `Coffer pays x402 "exact" in USDC on ${ctx.chain.network}; the seller offers ${offered}`);
   }
   if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
-    throw new CofferError('unsupported_offer', 'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller');
+    throw new CofferError(
+      'unsupported_offer',
+      'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
+    );
   }
   const memo = memoOf(offer, chosen);
   if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
     throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
   }
   if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
-    throw new CofferError('unsupported_offer', "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer");
+    throw new CofferError(
+      'unsupported_offer',
+      "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer",
+    );
   }
   return chosen;
 }
@@ -120,7 +137,11 @@ function memoOf(offer: X402Offer, requirement: X402Requirement): string | null {
  * paid to that address), and the price that caps the payment: that service's listed price, or the
  * dearest listed price among the services paid there. Outside the registry the URL's host names it.
  */
-export function registryServiceFor(ctx: EngineContext, payTo: string, url: string): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
+export function registryServiceFor(
+  ctx: EngineContext,
+  payTo: string,
+  url: string,
+): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
   const candidates = ctx.store.servicesPaidTo(payTo);
   const target = new URL(url);
   const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
@@ -139,7 +160,14 @@ function endpointMatches(endpoint: string, target: URL): boolean {
 }
 
 /** Signs the reserved payment and records it; a payment that could not be signed failed, and moved nothing. */
-async function signReserved(ctx: EngineContext, row: ReservedTransfer, offer: X402Offer, requirement: X402Requirement, agent: AgentRecord, buyer: NonNullable<EngineContext['x402']>) {
+async function signReserved(
+  ctx: EngineContext,
+  row: ReservedTransfer,
+  offer: X402Offer,
+  requirement: X402Requirement,
+  agent: AgentRecord,
+  buyer: NonNullable<EngineContext['x402']>,
+) {
   const signing = (async () => {
     let signed;
     try {
@@ -151,12 +179,14 @@ async function signReserved(ctx: EngineContext, row: ReservedTransfer, offer: X4
     // Two equal payments signed under one blockhash are one transaction: it could land once and
     // confirm both. The second is not handed out (a moment later the blockhash, and so the
     // transaction, differs).
-    const recorded = ctx.store.transaction(() =>
-      ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) === null && ctx.store.markX402Signed(row.id, signed),
+    const recorded = ctx.store.transaction(
+      () => ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) === null && ctx.store.markX402Signed(row.id, signed),
     );
     if (!recorded) {
       settleTransfer(ctx, row, 'failed', 'not_sent');
-      throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', { retryAfterSeconds: 1 });
+      throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', {
+        retryAfterSeconds: 1,
+      });
     }
     return row.id;
   })();
@@ -176,7 +206,9 @@ function replayX402(ctx: EngineContext, first: PaymentRecord, requestHash: strin
     throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
   }
   if (first.protocol !== 'x402' || (first.x402Header === null && first.status === 'pending')) {
-    throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key is still being signed; ask again shortly', { retryAfterSeconds: 1 });
+    throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key is still being signed; ask again shortly', {
+      retryAfterSeconds: 1,
+    });
   }
   if (first.status === 'failed') {
     throw new CofferError('chain_rejected', `the payment made with this Idempotency-Key failed (${first.errorCode ?? 'unknown'})`);
@@ -189,7 +221,13 @@ function replayX402(ctx: EngineContext, first: PaymentRecord, requestHash: strin
  * on chain (it must hold the agent's own signature) and settles the payment at once; without one, the
  * payment is looked for among the agent's transactions, as reconciliation does.
  */
-export async function reportX402Settlement(ctx: EngineContext, principal: Principal, agentId: string, paymentId: string, headers: Record<string, string>) {
+export async function reportX402Settlement(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  paymentId: string,
+  headers: Record<string, string>,
+) {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   const payment = ctx.store.getPayment(paymentId);
@@ -207,7 +245,12 @@ export async function reportX402Settlement(ctx: EngineContext, principal: Princi
  * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. A payment
  * never signed (the process stopped first) failed: nothing was handed out. Returns its state.
  */
-export async function settleX402(ctx: EngineContext, payment: PaymentRecord, hint: string | null, actor = 'system'): Promise<'confirmed' | 'failed' | 'pending'> {
+export async function settleX402(
+  ctx: EngineContext,
+  payment: PaymentRecord,
+  hint: string | null,
+  actor = 'system',
+): Promise<'confirmed' | 'failed' | 'pending'> {
   const row = reservedRow(payment, actor);
   if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
     settleTransfer(ctx, row, 'failed', 'not_sent');

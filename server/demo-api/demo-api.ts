@@ -18,7 +18,10 @@ export function createDemoApi(options: Omit<PaywallOptions, 'recipient'>): Expre
 
   const app = express();
   app.disable('x-powered-by');
-  const seeded = (text: string) => createHash('sha256').update(`${text}:${Math.floor(Date.now() / 3_600_000)}`).digest();
+  const seeded = (text: string) =>
+    createHash('sha256')
+      .update(`${text}:${Math.floor(Date.now() / 3_600_000)}`)
+      .digest();
 
   app.get(
     '/weather',
@@ -47,7 +50,9 @@ export function createDemoApi(options: Omit<PaywallOptions, 'recipient'>): Expre
     '/quote',
     paywall.require({ price: quotesListing.pricePerCall, description: 'A price quote for a ticker symbol', service: 'demo-quotes' }),
     (req, res) => {
-      const symbol = String(req.query.symbol ?? 'SOL').toUpperCase().slice(0, 12);
+      const symbol = String(req.query.symbol ?? 'SOL')
+        .toUpperCase()
+        .slice(0, 12);
       const bytes = seeded(symbol);
       const price = (((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)) / 100;
       const payment = paymentOf(res)!;
@@ -61,7 +66,11 @@ export function createDemoApi(options: Omit<PaywallOptions, 'recipient'>): Expre
   );
 
   app.get('/', (_req, res) => {
-    res.json({ name: 'Coffer demo API', routes: ['GET /weather?city=', 'GET /quote?symbol='], price: `${weatherListing.pricePerCall} USDC a call` });
+    res.json({
+      name: 'Coffer demo API',
+      routes: ['GET /weather?city=', 'GET /quote?symbol='],
+      price: `${weatherListing.pricePerCall} USDC a call`,
+    });
   });
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found', code: 'not_found' });

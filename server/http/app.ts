@@ -56,7 +56,15 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const v1 = express.Router();
   // Paying is the hot path: its routes are matched first (no other route shares their paths).
   v1.use(paymentRoutes(deps));
-  v1.post('/session/login-link', loginLinkRoute(deps.principal, sessions, () => `http://127.0.0.1:${options.port()}`, () => engine.ctx.clock.now()));
+  v1.post(
+    '/session/login-link',
+    loginLinkRoute(
+      deps.principal,
+      sessions,
+      () => `http://127.0.0.1:${options.port()}`,
+      () => engine.ctx.clock.now(),
+    ),
+  );
   v1.use(sessionRoutes(engine, sessions));
   v1.get('/health', (_req, res) => {
     res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint });
@@ -77,4 +85,3 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(errorHandler(options.log));
   return app;
 }
-

@@ -50,8 +50,14 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
     const redeemed = sessions.redeemLoginToken(loginToken);
     if (!redeemed.ok) {
       throw redeemed.reason === 'used'
-        ? new CofferError('link_used', 'this login link was already used (each works once): for a new one, run coffer open, or use the tray\'s Open dashboard')
-        : new CofferError('link_expired', 'this login link has expired (each works for ten minutes): for a new one, run coffer open, or use the tray\'s Open dashboard');
+        ? new CofferError(
+            'link_used',
+            "this login link was already used (each works once): for a new one, run coffer open, or use the tray's Open dashboard",
+          )
+        : new CofferError(
+            'link_expired',
+            "this login link has expired (each works for ten minutes): for a new one, run coffer open, or use the tray's Open dashboard",
+          );
     }
     res.json({ sessionToken: redeemed.sessionToken, ...sessionView(engine, redeemed.session) });
   });
@@ -59,7 +65,7 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
     const bearer = bearerOf(req);
     const session = bearer?.startsWith(SESSION_TOKEN_PREFIX) ? sessions.sessionOf(bearer) : null;
     if (session === null) {
-      sendError(res, new CofferError('unauthorized', 'not signed in: run coffer open, or use the tray\'s Open dashboard'));
+      sendError(res, new CofferError('unauthorized', "not signed in: run coffer open, or use the tray's Open dashboard"));
       return;
     }
     res.json(sessionView(engine, session));
@@ -109,7 +115,14 @@ export function dashboardRoutes(network: string): Router {
     router.use(express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
   } else {
     router.get(['/', '/login'], (_req, res) => {
-      res.type('html').send(page('Coffer is running', `The /v1 API answers here (network: ${network}). The dashboard is not built: run <code>npm run build</code>.`));
+      res
+        .type('html')
+        .send(
+          page(
+            'Coffer is running',
+            `The /v1 API answers here (network: ${network}). The dashboard is not built: run <code>npm run build</code>.`,
+          ),
+        );
     });
   }
   return router;

@@ -30,7 +30,10 @@ export function principalOf(
   if (bearer !== null && bearer.startsWith(SESSION_TOKEN_PREFIX)) {
     const session = sessions.sessionOf(bearer);
     if (session === null) {
-      throw new CofferError('unauthorized', 'this dashboard sign-in has expired or ended: sign in again (run coffer open, or use the tray\'s Open dashboard)');
+      throw new CofferError(
+        'unauthorized',
+        "this dashboard sign-in has expired or ended: sign in again (run coffer open, or use the tray's Open dashboard)",
+      );
     }
     return authenticate(req.query.owner, null, session);
   }

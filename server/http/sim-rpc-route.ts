@@ -24,7 +24,14 @@ export function simRpcRoute(rpc: SimRpc): Router {
   router.use('/rpc', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
     const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-    res.status(tooLarge ? 413 : 400).json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: tooLarge ? 'Invalid request: the body is over 256 kB' : 'Invalid request: the body cannot be read' } });
+    res.status(tooLarge ? 413 : 400).json({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: tooLarge ? 'Invalid request: the body is over 256 kB' : 'Invalid request: the body cannot be read',
+      },
+    });
   });
   return router;
 }

@@ -51,7 +51,9 @@ export function readAgentConfig(file: string): AgentConfig {
   try {
     raw = readFileSync(file, 'utf8');
   } catch {
-    throw new Error(`no linked agent: ${file} does not exist (run \`coffer link\` first, or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`);
+    throw new Error(
+      `no linked agent: ${file} does not exist (run \`coffer link\` first, or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`,
+    );
   }
   const parsed = agentConfigSchema.safeParse(JSON.parse(raw));
   if (!parsed.success) throw new Error(`${file} is not a Coffer agent config (run \`coffer link\` again)`);
@@ -59,7 +61,10 @@ export function readAgentConfig(file: string): AgentConfig {
 }
 
 /** An agent's credentials: the COFFER_* variables when all four are set, else the linked config file. */
-export function agentCredentials(configPath: string, env: NodeJS.ProcessEnv = process.env): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
+export function agentCredentials(
+  configPath: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
   if (env.COFFER_URL && env.COFFER_OWNER && env.COFFER_AGENT_ID && env.COFFER_API_KEY) {
     return { url: env.COFFER_URL, owner: env.COFFER_OWNER, agentId: env.COFFER_AGENT_ID, apiKey: env.COFFER_API_KEY };
   }

@@ -1,6 +1,14 @@
 // The MCP tools' inputs: the core request schemas (server/core/schemas.ts) with a description each, never re-declared.
 import { z } from 'zod';
-import { agentIdSchema, amountSchema, deployBodySchema, payBodySchema, policyUpdateSchema, renameBodySchema, searchQuerySchema } from '../core/schemas.js';
+import {
+  agentIdSchema,
+  amountSchema,
+  deployBodySchema,
+  payBodySchema,
+  policyUpdateSchema,
+  renameBodySchema,
+  searchQuerySchema,
+} from '../core/schemas.js';
 
 /**
  * An amount of USDC. The API takes a decimal string; some MCP hosts send a JSON number for "0.01".

@@ -26,7 +26,7 @@ const mcpConfig = z
   .describe("the new agent's MCP host configuration");
 
 const handOver = {
-  apiKey: z.string().optional().describe('the new agent\'s key, shown only once'),
+  apiKey: z.string().optional().describe("the new agent's key, shown only once"),
   mcpConfig: mcpConfig.optional(),
   nextSteps: z.array(z.string()).optional(),
 };
@@ -43,7 +43,15 @@ export const balanceOutput = z.looseObject({
 });
 
 export const findServiceOutput = z.looseObject({
-  results: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), pricing: dollarPrices, how: z.string().describe('how to call and pay it') })),
+  results: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      pricing: dollarPrices,
+      how: z.string().describe('how to call and pay it'),
+    }),
+  ),
   message: z.string(),
 });
 
@@ -52,12 +60,19 @@ export const policyOutput = z.looseObject({ agentId: z.string(), policy, spent24
 export const setPolicyOutput = z.looseObject({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), ...waiting });
 
 export const spendHistoryOutput = z.looseObject({
-  payments: z.array(z.looseObject({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() })),
+  payments: z.array(
+    z.looseObject({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() }),
+  ),
 });
 
 export const allocateOutput = z.looseObject({ status: z.string().optional(), ...waiting });
 
-export const deployOutput = z.looseObject({ agent: z.looseObject({ agentId: z.string(), walletAddress: z.string() }).optional(), status: z.string().optional(), ...handOver, ...waiting });
+export const deployOutput = z.looseObject({
+  agent: z.looseObject({ agentId: z.string(), walletAddress: z.string() }).optional(),
+  status: z.string().optional(),
+  ...handOver,
+  ...waiting,
+});
 
 export const agentStatusOutput = z.looseObject({ agentId: z.string(), status: z.string(), ...waiting });
 
@@ -72,7 +87,9 @@ export const approvalOutput = z.looseObject({
 });
 
 export const modelsOutput = z.looseObject({
-  models: z.array(z.looseObject({ id: z.string(), displayName: z.string(), provider: z.string(), description: z.string(), pricing: dollarPrices })),
+  models: z.array(
+    z.looseObject({ id: z.string(), displayName: z.string(), provider: z.string(), description: z.string(), pricing: dollarPrices }),
+  ),
 });
 
 export const payOutput = z.looseObject({

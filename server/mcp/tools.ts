@@ -44,13 +44,20 @@ const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.e
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
 const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
   answer.status === 202
-    ? { ...answer.body, message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).` }
+    ? {
+        ...answer.body,
+        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).`,
+      }
     : answer.body;
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'check_balance',
-    { description: "This agent's USDC balance, its wallet and the owner's treasury address.", outputSchema: output.balanceOutput, annotations: READ_ONLY },
+    {
+      description: "This agent's USDC balance, its wallet and the owner's treasury address.",
+      outputSchema: output.balanceOutput,
+      annotations: READ_ONLY,
+    },
     () =>
       guarded(async () => {
         return { ...(await ctx.api.balance(ctx.agentId)), treasuryAddress: ctx.owner };
@@ -93,14 +100,16 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }),
   );
 
-  server.registerTool('get_policy', { description: "This agent's spending policy.", outputSchema: output.policyOutput, annotations: READ_ONLY }, () =>
-    guarded(() => ctx.api.policy(ctx.agentId)),
+  server.registerTool(
+    'get_policy',
+    { description: "This agent's spending policy.", outputSchema: output.policyOutput, annotations: READ_ONLY },
+    () => guarded(() => ctx.api.policy(ctx.agentId)),
   );
 
   server.registerTool(
     'set_policy',
     {
-      description: 'Change this agent\'s policy. Tightening applies at once; loosening waits for the owner\'s approval.',
+      description: "Change this agent's policy. Tightening applies at once; loosening waits for the owner's approval.",
       inputSchema: input.setPolicyInput,
       outputSchema: output.setPolicyOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
@@ -127,7 +136,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: output.allocateOutput,
       annotations: CHANGES_STATE,
     },
-    ({ amount, agentId }) => guarded(async () => pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, { amount }), 'An allocation')),
+    ({ amount, agentId }) =>
+      guarded(async () => pendingOrResult(await ctx.api.allocate(agentId ?? ctx.agentId, { amount }), 'An allocation')),
   );
 
   server.registerTool(
@@ -148,7 +158,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           mcpConfig: { ...body.mcpConfig, env: { ...body.mcpConfig.env, COFFER_AGENT_ID: input.agentId } },
           nextSteps: [
             'Keep the apiKey: it is shown only once.',
-            'Add mcpConfig to the new agent\'s MCP host configuration.',
+            "Add mcpConfig to the new agent's MCP host configuration.",
             'Ask the owner to allocate USDC to the new wallet.',
           ],
         };
@@ -169,7 +179,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'resume_agent',
     {
-      description: 'Resume a stopped agent. An agent resuming itself waits for the owner\'s approval.',
+      description: "Resume a stopped agent. An agent resuming itself waits for the owner's approval.",
       inputSchema: input.someAgentInput,
       outputSchema: output.agentStatusOutput,
       annotations: { ...CHANGES_STATE, idempotentHint: true },
@@ -191,7 +201,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'check_approval',
     {
-      description: 'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
+      description:
+        'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
       inputSchema: input.approvalInput,
       outputSchema: output.approvalOutput,
       // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
@@ -207,22 +218,37 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         return {
           ...body,
           mcpConfig: mcpServerConfig(launch, { url: ctx.api.base, owner: ctx.owner, agentId, apiKey: body.apiKey }),
-          nextSteps: ['Keep the apiKey: it is shown only once.', "Add mcpConfig to the new agent's MCP host configuration.", 'Ask the owner to allocate USDC to the new wallet.'],
+          nextSteps: [
+            'Keep the apiKey: it is shown only once.',
+            "Add mcpConfig to the new agent's MCP host configuration.",
+            'Ask the owner to allocate USDC to the new wallet.',
+          ],
         };
       }),
   );
 
-  server.registerTool('list_models', { description: 'Image models and their prices per resolution.', outputSchema: output.modelsOutput, annotations: READ_ONLY }, () =>
-    guarded(async () => {
-      const body = await ctx.api.models();
-      return { models: body.models.map(({ id, displayName, provider, description, pricing }) => ({ id, displayName, provider, description, pricing: dollars(pricing) })) };
-    }),
+  server.registerTool(
+    'list_models',
+    { description: 'Image models and their prices per resolution.', outputSchema: output.modelsOutput, annotations: READ_ONLY },
+    () =>
+      guarded(async () => {
+        const body = await ctx.api.models();
+        return {
+          models: body.models.map(({ id, displayName, provider, description, pricing }) => ({
+            id,
+            displayName,
+            provider,
+            description,
+            pricing: dollars(pricing),
+          })),
+        };
+      }),
   );
 
   server.registerTool(
     'pay',
     {
-      description: 'Pay for a service from this agent\'s wallet, within its policy. Returns the receipt to send as X-Payment.',
+      description: "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment.",
       inputSchema: input.payInput,
       outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
@@ -257,7 +283,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           };
         } catch (error) {
           // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
-          if (error instanceof PaymentError) throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
+          if (error instanceof PaymentError)
+            throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
           throw error;
         }
       }),

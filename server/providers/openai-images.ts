@@ -18,15 +18,25 @@ export function createOpenAiImagesProvider(baseUrl: string, apiKey: string | und
       let response: Response;
       try {
         response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-        body: JSON.stringify({ model: request.modelId, prompt: request.prompt, n: 1, size: SIZES[request.resolution], response_format: 'url' }),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+          body: JSON.stringify({
+            model: request.modelId,
+            prompt: request.prompt,
+            n: 1,
+            size: SIZES[request.resolution],
+            response_format: 'url',
+          }),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
         });
       } catch (error) {
         // Not the error's text: it can carry the provider URL, credentials included.
         // eslint-disable-next-line preserve-caught-error -- the cause may carry the provider URL with its credentials
-        throw new Error((error as Error).name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider could not be reached');
+        throw new Error(
+          (error as Error).name === 'TimeoutError'
+            ? 'the image provider did not answer in time'
+            : 'the image provider could not be reached',
+        );
       }
       const text = await response.text();
       // The provider's own error text is not passed on: it may echo request details or keys.

@@ -19,7 +19,10 @@ export const SIM_IMAGE_FILE = /^([0-9a-f]{24})\.svg$/;
 export function createSimImageProvider(baseUrl: () => string): ImageProvider {
   return {
     generate(request) {
-      const id = createHash('sha256').update(JSON.stringify([request.modelId, request.resolution, request.prompt])).digest('hex').slice(0, 24);
+      const id = createHash('sha256')
+        .update(JSON.stringify([request.modelId, request.resolution, request.prompt]))
+        .digest('hex')
+        .slice(0, 24);
       const query = new URLSearchParams({ model: request.modelId, resolution: request.resolution });
       return Promise.resolve({ url: `${baseUrl()}/sim-images/${id}.svg?${query.toString()}` });
     },

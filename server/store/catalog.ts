@@ -83,7 +83,10 @@ export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: stri
   db.transaction(() => {
     // Before this was recorded, every service was the catalog's.
     const shippedBefore = meta('catalog.services');
-    const previous = shippedBefore === undefined ? (db.prepare('SELECT id FROM services').pluck().all() as string[]) : (JSON.parse(shippedBefore) as string[]);
+    const previous =
+      shippedBefore === undefined
+        ? (db.prepare('SELECT id FROM services').pluck().all() as string[])
+        : (JSON.parse(shippedBefore) as string[]);
     const shipped = new Set(catalog.services.map((service) => service.id));
     const remove = db.prepare('DELETE FROM services WHERE id = ?');
     for (const id of previous) if (!shipped.has(id)) remove.run(id);
@@ -95,7 +98,18 @@ export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: stri
          pay_to = excluded.pay_to, network = excluded.network`,
     );
     catalog.services.forEach((s, i) => {
-      upsertService.run(s.id, s.name, s.description, s.category, JSON.stringify(s.pricing), s.pricePerCall, s.endpoint, s.source, payTo[i], s.network);
+      upsertService.run(
+        s.id,
+        s.name,
+        s.description,
+        s.category,
+        JSON.stringify(s.pricing),
+        s.pricePerCall,
+        s.endpoint,
+        s.source,
+        payTo[i],
+        s.network,
+      );
     });
     db.exec('DELETE FROM models');
     const insertModel = db.prepare(

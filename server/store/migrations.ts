@@ -564,10 +564,10 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
 ];
 
 export function migrate(db: Database.Database): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((row) => row.version),
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT',
   );
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((row) => row.version));
   const newest = Math.max(0, ...applied);
   const known = Math.max(...MIGRATIONS.map((m) => m.version));
   if (newest > known) {

@@ -4,10 +4,14 @@ import type { LoginTokenEntry, SignInStore, SignedIn } from '../http/sessions.js
 /** The dashboard's login tokens and sessions in SQLite, by the hash of their token. */
 export function createSqliteSignInStore(db: SqliteDatabase): SignInStore {
   const putLoginToken = db.prepare('INSERT INTO dashboard_login_tokens (token_hash, owner, expires_at, used_at) VALUES (?, ?, ?, NULL)');
-  const loginToken = db.prepare('SELECT owner, expires_at AS expiresAt, used_at AS usedAt FROM dashboard_login_tokens WHERE token_hash = ?');
+  const loginToken = db.prepare(
+    'SELECT owner, expires_at AS expiresAt, used_at AS usedAt FROM dashboard_login_tokens WHERE token_hash = ?',
+  );
   const spendLoginToken = db.prepare('UPDATE dashboard_login_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL');
   const putSession = db.prepare('INSERT INTO dashboard_sessions (token_hash, owner, signed_in_at, expires_at) VALUES (?, ?, ?, ?)');
-  const session = db.prepare('SELECT owner, signed_in_at AS signedInAt, expires_at AS expiresAt FROM dashboard_sessions WHERE token_hash = ?');
+  const session = db.prepare(
+    'SELECT owner, signed_in_at AS signedInAt, expires_at AS expiresAt FROM dashboard_sessions WHERE token_hash = ?',
+  );
   const forgetSession = db.prepare('DELETE FROM dashboard_sessions WHERE token_hash = ?');
   const forgetLoginTokens = db.prepare('DELETE FROM dashboard_login_tokens WHERE expires_at < ?');
   const forgetSessions = db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?');

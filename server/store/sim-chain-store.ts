@@ -42,41 +42,41 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
-  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null, listedUnder: readonly string[], alsoInCommit?: () => void) => {
-    for (const account of accounts) {
-      upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
-    }
-    if (transaction) {
-      const { changes } = insertTransaction.run(
-        transaction.signature,
-        transaction.wire,
-        transaction.slot,
-        transaction.blockTime,
-        transaction.error,
-        transaction.meta === null ? null : JSON.stringify(transaction.meta),
-      );
-      if (changes > 0) {
-        const seq = seqOf.get(transaction.signature) as number;
-        for (const key of new Set(listedUnder)) indexAddress.run(key, seq);
+  const commit = db.transaction(
+    (accounts: SimAccountRow[], transaction: SimTransactionRow | null, listedUnder: readonly string[], alsoInCommit?: () => void) => {
+      for (const account of accounts) {
+        upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
       }
-    }
-    alsoInCommit?.();
-  });
+      if (transaction) {
+        const { changes } = insertTransaction.run(
+          transaction.signature,
+          transaction.wire,
+          transaction.slot,
+          transaction.blockTime,
+          transaction.error,
+          transaction.meta === null ? null : JSON.stringify(transaction.meta),
+        );
+        if (changes > 0) {
+          const seq = seqOf.get(transaction.signature) as number;
+          for (const key of new Set(listedUnder)) indexAddress.run(key, seq);
+        }
+      }
+      alsoInCommit?.();
+    },
+  );
   /** A signature's place in the log; none for an unknown one (then the bound is open). */
   const seqBound = (signature: string | undefined, open: number) =>
     signature === undefined ? open : ((seqOf.get(signature) as number | undefined) ?? open);
 
   return {
     loadAccounts: () =>
-      (loadAccounts.all() as { address: string; lamports: string; owner: string; data: Buffer; executable: number }[]).map(
-        (row) => ({
-          address: row.address,
-          lamports: BigInt(row.lamports),
-          owner: row.owner,
-          data: new Uint8Array(row.data),
-          executable: row.executable === 1,
-        }),
-      ),
+      (loadAccounts.all() as { address: string; lamports: string; owner: string; data: Buffer; executable: number }[]).map((row) => ({
+        address: row.address,
+        lamports: BigInt(row.lamports),
+        owner: row.owner,
+        data: new Uint8Array(row.data),
+        executable: row.executable === 1,
+      })),
     commit: (accounts, transaction, extra = {}) => commit.immediate(accounts, transaction, extra.listedUnder ?? [], extra.alsoInCommit),
     transaction: (write) => db.transaction(write).immediate(),
     findTransaction: (signature) => {
@@ -85,11 +85,19 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
     },
     signaturesFor: (address, options) =>
       (
-        signaturesFor.all(address, seqBound(options.before, Number.MAX_SAFE_INTEGER), seqBound(options.until, 0), options.limit) as TransactionRowData[]
+        signaturesFor.all(
+          address,
+          seqBound(options.before, Number.MAX_SAFE_INTEGER),
+          seqBound(options.until, 0),
+          options.limit,
+        ) as TransactionRowData[]
       ).map(toTransaction),
     accountsData: (addresses) =>
       new Map(
-        (accountsData.all(JSON.stringify(addresses)) as { address: string; data: Buffer }[]).map((row) => [row.address, new Uint8Array(row.data)]),
+        (accountsData.all(JSON.stringify(addresses)) as { address: string; data: Buffer }[]).map((row) => [
+          row.address,
+          new Uint8Array(row.data),
+        ]),
       ),
     getMeta: (key) => (getMeta.get(key) as string | undefined) ?? null,
     setMeta: (key, value) => void setMeta.run(key, value),

@@ -105,7 +105,13 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   const first = await doFetch(url, init);
   if (first.status !== 402) return { response: first, payment: null };
 
-  const offer = readOffer(first.headers, await first.clone().json().catch(() => null));
+  const offer = readOffer(
+    first.headers,
+    await first
+      .clone()
+      .json()
+      .catch(() => null),
+  );
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
@@ -148,19 +154,26 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
       continue;
     }
     if (response.status === 402) {
-      throw new PaymentError('paid_call_failed', `paid, but ${url} refused the receipt (${code ?? 'payment required'})`, { payment, response });
+      throw new PaymentError('paid_call_failed', `paid, but ${url} refused the receipt (${code ?? 'payment required'})`, {
+        payment,
+        response,
+      });
     }
     return { response, payment };
   }
 }
 
 async function codeOf(response: Response): Promise<string | null> {
-  const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
   return typeof body?.code === 'string' ? body.code : null;
 }
 
 /** The agent's Coffer through the one /v1 client, over this call's fetch (a test may wrap it). */
-const cofferOf = (agent: PayingAgent, doFetch: typeof fetch): CofferClient => keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey }, doFetch);
+const cofferOf = (agent: PayingAgent, doFetch: typeof fetch): CofferClient =>
+  keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey }, doFetch);
 
 /** Coffer not answering (fetch failed), as a PaymentError. */
 const unreachable = (agent: PayingAgent, error: unknown) =>
@@ -194,7 +207,9 @@ async function cofferFacts(agent: PayingAgent, api: CofferClient) {
 
 function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {
   if (instructions.network !== null && instructions.network !== network) {
-    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${network}`, { instructions });
+    throw new PaymentError('unreadable_402', `${url} wants payment on ${instructions.network}; this Coffer pays on ${network}`, {
+      instructions,
+    });
   }
 }
 
@@ -263,7 +278,9 @@ async function pay(
     const pending = error.status === 502 && error.code === 'chain_unavailable';
     throw new PaymentError(
       pending ? 'payment_pending' : 'payment_refused',
-      pending ? `the payment was sent but not confirmed yet; do not pay again: ${error.message}` : `Coffer refused the payment: ${error.message}`,
+      pending
+        ? `the payment was sent but not confirmed yet; do not pay again: ${error.message}`
+        : `Coffer refused the payment: ${error.message}`,
       { status: error.status, cofferCode: error.code, instructions },
     );
   }
@@ -283,7 +300,8 @@ async function pay(
 }
 
 /** Coffer answered and refused (an HTTP answer), as opposed to not answering at all (retried). */
-const refusal = (error: unknown): error is CofferApiError => error instanceof CofferApiError && error.status !== 0 && !(error instanceof PaymentError);
+const refusal = (error: unknown): error is CofferApiError =>
+  error instanceof CofferApiError && error.status !== 0 && !(error instanceof PaymentError);
 
 /** Coffer's refusals that keep their own name in a PaymentError (the rest are `payment_refused`). */
 const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_402', 'price_above_registry', 'recipient_mismatch']);
@@ -305,7 +323,10 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     method: (init.method ?? 'GET').toUpperCase(),
     status: 402 as const,
     headers: headersOf(first),
-    body: await first.clone().json().catch(() => undefined),
+    body: await first
+      .clone()
+      .json()
+      .catch(() => undefined),
     ...(options.description ? { description: options.description.slice(0, 500) } : {}),
   };
   let paid: { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
@@ -323,13 +344,25 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
       if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {
         throw new PaymentError('payment_refused', 'Coffer answered the x402 payment without a header to send');
       }
-      return { paymentId: body.paymentId, amount: String(body.amount), status: String(body.status), header: { name: header.name, value: header.value } };
+      return {
+        paymentId: body.paymentId,
+        amount: String(body.amount),
+        status: String(body.status),
+        header: { name: header.name, value: header.value },
+      };
     });
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw unreachable(agent, error);
   }
-  const payment: PaymentMade = { protocol: 'x402', paymentId: paid.paymentId, txSignature: null, amount: paid.amount, status: paid.status, header: paid.header };
+  const payment: PaymentMade = {
+    protocol: 'x402',
+    paymentId: paid.paymentId,
+    txSignature: null,
+    amount: paid.amount,
+    status: paid.status,
+    header: paid.header,
+  };
   const headers = new Headers(init.headers);
   headers.set(paid.header.name, paid.header.value);
   let response: Response;
@@ -352,7 +385,11 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
   if (typeof settled?.status === 'string') payment.status = settled.status;
   if (typeof settled?.txSignature === 'string') payment.txSignature = settled.txSignature;
   if (response.status === 402) {
-    throw new PaymentError('paid_call_failed', `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`, { payment, response });
+    throw new PaymentError(
+      'paid_call_failed',
+      `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`,
+      { payment, response },
+    );
   }
   return { response, payment };
 }

@@ -79,8 +79,7 @@ export function openPaywallStore(file: string): PaywallStore {
   const storedNonce = (nonce: string): NonceTerms | null => {
     if (!hasStoredNonces()) return null;
     const row = db.prepare('SELECT resource, amount, issued_at, expires_at FROM nonces WHERE nonce = ?').safeIntegers(true).get(nonce) as
-      | { resource: string; amount: bigint; issued_at: bigint; expires_at: bigint }
-      | undefined;
+      { resource: string; amount: bigint; issued_at: bigint; expires_at: bigint } | undefined;
     return row ? { resource: row.resource, amount: row.amount, issuedAt: Number(row.issued_at), expiresAt: Number(row.expires_at) } : null;
   };
   const pruneStoredNonces = (before: number) => {

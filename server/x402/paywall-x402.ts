@@ -23,7 +23,10 @@ export type Facilitator = FacilitatorClient;
 export function inProcessFacilitator(options: { feePayer: KeyPairSigner; rpcUrl: string; network: 'devnet' | 'mainnet' }): Facilitator {
   const facilitator = new x402Facilitator();
   const names = x402Networks(options.network)!;
-  registerExactSvmScheme(facilitator, { signer: toFacilitatorSvmSigner(options.feePayer, { defaultRpcUrl: options.rpcUrl }), networks: names.v2 as `${string}:${string}` });
+  registerExactSvmScheme(facilitator, {
+    signer: toFacilitatorSvmSigner(options.feePayer, { defaultRpcUrl: options.rpcUrl }),
+    networks: names.v2 as `${string}:${string}`,
+  });
   return {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
@@ -41,7 +44,8 @@ const SETTLEMENT_PENDING = 'settlement_pending';
 
 export type X402Refusal = { ok: false; code: X402RefusalCode; reason: string };
 
-export type X402RefusalCode = 'invalid_payment' | 'unknown_nonce' | 'wrong_resource' | 'receipt_expired' | 'receipt_already_used' | 'payment_rejected';
+export type X402RefusalCode =
+  'invalid_payment' | 'unknown_nonce' | 'wrong_resource' | 'receipt_expired' | 'receipt_already_used' | 'payment_rejected';
 
 /**
  * The x402 face of a Coffer paywall (devnet and mainnet): its 402 offers the route in x402 v1 (an
@@ -94,7 +98,10 @@ export function createPaywallX402(options: {
     maxTimeoutSeconds: terms.maxTimeoutSeconds,
     extra: { feePayer: fee, memo: terms.nonce },
   });
-  const v1Requirements = (terms: Pick<PaymentTerms, 'amount' | 'maxTimeoutSeconds' | 'resource' | 'description'>, fee: string): PaymentRequirementsV1 => ({
+  const v1Requirements = (
+    terms: Pick<PaymentTerms, 'amount' | 'maxTimeoutSeconds' | 'resource' | 'description'>,
+    fee: string,
+  ): PaymentRequirementsV1 => ({
     scheme: 'exact',
     network: names.v1 as PaymentRequirementsV1['network'],
     maxAmountRequired: terms.amount.toString(),
@@ -110,7 +117,10 @@ export function createPaywallX402(options: {
 
   return {
     /** What a 402 adds for x402 clients; nothing when the facilitator cannot be asked (receipts still work). */
-    async offers(terms: PaymentTerms, error: string): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] }; header: string } | null> {
+    async offers(
+      terms: PaymentTerms,
+      error: string,
+    ): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] }; header: string } | null> {
       const fee = await feePayerOf();
       if (fee === null) return null;
       const required: PaymentRequired = {
@@ -147,15 +157,25 @@ export function createPaywallX402(options: {
       if (payload.x402Version === 1) {
         // v1 carries no seller nonce: the transaction itself is the one-time token (the facilitator
         // lands it once; the paywall remembers it).
-        requirements = v1Requirements({ amount: route.amount, maxTimeoutSeconds: route.maxTimeoutSeconds, resource: route.url, description: route.description }, fee);
+        requirements = v1Requirements(
+          { amount: route.amount, maxTimeoutSeconds: route.maxTimeoutSeconds, resource: route.url, description: route.description },
+          fee,
+        );
         nonce = '';
         nonceExpiresAt = route.now + route.maxTimeoutSeconds * 1000;
       } else {
         const memo = payload.accepted?.extra?.memo;
         if (typeof memo !== 'string') return refuse('unknown_nonce', 'the x402 payment names no nonce of this paywall (extra.memo)');
         const reading = options.nonces.read(memo, route.resource);
-        if (!reading.ok) return refuse(reading.code, reading.code === 'wrong_resource' ? 'this payment was for another route' : 'this payment names a nonce this paywall never issued');
-        if (route.now > reading.terms.expiresAt) return refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
+        if (!reading.ok)
+          return refuse(
+            reading.code,
+            reading.code === 'wrong_resource'
+              ? 'this payment was for another route'
+              : 'this payment names a nonce this paywall never issued',
+          );
+        if (route.now > reading.terms.expiresAt)
+          return refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
         if (options.store.isNonceUsed(memo)) return refuse('receipt_already_used', 'this nonce was already paid and used');
         const amount = reading.terms.amount > route.amount ? reading.terms.amount : route.amount;
         requirements = v2Requirements({ amount, maxTimeoutSeconds: route.maxTimeoutSeconds, nonce: memo }, fee);
@@ -163,7 +183,11 @@ export function createPaywallX402(options: {
         nonceExpiresAt = reading.terms.expiresAt;
       }
       const verified = await options.facilitator.verify(payload, requirements as PaymentRequirements);
-      if (!verified.isValid) return refuse('payment_rejected', `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`);
+      if (!verified.isValid)
+        return refuse(
+          'payment_rejected',
+          `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`,
+        );
       // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
       // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
       // stays unused: the same payment presented again is settled then (the facilitator keeps it).
@@ -173,9 +197,17 @@ export function createPaywallX402(options: {
       let settled = await settle();
       if (pending(settled)) settled = await settle();
       if (pending(settled)) throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
-      if (!settled.success) return refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
+      if (!settled.success)
+        return refuse(
+          'payment_rejected',
+          `the payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`,
+        );
       const payer = settled.payer ?? verified.payer ?? '';
-      const amount = BigInt(payload.x402Version === 1 ? (requirements as PaymentRequirementsV1).maxAmountRequired : (requirements as PaymentRequirements).amount);
+      const amount = BigInt(
+        payload.x402Version === 1
+          ? (requirements as PaymentRequirementsV1).maxAmountRequired
+          : (requirements as PaymentRequirements).amount,
+      );
       const accepted = options.store.accept({
         txSignature: settled.transaction,
         nonce: nonce === '' ? `x402:${settled.transaction}` : nonce,
@@ -188,7 +220,10 @@ export function createPaywallX402(options: {
       return {
         ok: true,
         payment: { payer, amount, txSignature: settled.transaction, nonce },
-        response: { name: payload.x402Version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE', value: encodePaymentResponseHeader(settled) },
+        response: {
+          name: payload.x402Version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE',
+          value: encodePaymentResponseHeader(settled),
+        },
       };
     },
   };

@@ -50,6 +50,7 @@ export async function cofferTransferLookup(cofferUrl: string): Promise<TransferL
 export async function rpcTransferLookup(network: string, usdcMint?: string): Promise<RpcChain> {
   const choice = parseNetwork(network, usdcMint);
   if (choice.kind !== 'rpc') throw new Error('the sim network is read through a Coffer server (cofferTransferLookup)');
-  const cluster = network in NAMED_RPC_NETWORKS ? choice.network : identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl));
+  const cluster =
+    network in NAMED_RPC_NETWORKS ? choice.network : identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl));
   return new RpcChain(cluster, null);
 }

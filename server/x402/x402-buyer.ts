@@ -47,7 +47,10 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
       }
       const parsed = parsePaymentRequired(raw);
       if (!parsed.success) {
-        throw new CofferError('unreadable_402', `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        throw new CofferError(
+          'unreadable_402',
+          `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+        );
       }
       const required = parsed.data;
       const accepts: unknown[] = required.accepts;
@@ -83,10 +86,17 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
       try {
         height = await rpc.getBlockHeight({ commitment: 'processed' }).send();
       } catch (error) {
-        throw new CofferError('chain_unavailable', `the cluster could not be asked for its block height: ${(error as Error).message}`, { cause: error });
+        throw new CofferError('chain_unavailable', `the cluster could not be asked for its block height: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
-      return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight: height + BLOCKHASH_LIFETIME_WITH_MARGIN };
+      return {
+        header: { name, value },
+        txWire: transaction,
+        payerSignature,
+        lastValidBlockHeight: height + BLOCKHASH_LIFETIME_WITH_MARGIN,
+      };
     },
 
     readSettlement(headers) {
@@ -105,7 +115,15 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
 
 /** An accepts entry (v1: `maxAmountRequired`; v2: `amount`) in Coffer's terms. */
 function toRequirement(entry: unknown): X402Requirement {
-  const loose = entry as { scheme: string; network: string; amount?: string; maxAmountRequired?: string; asset: string; payTo: string; extra?: Record<string, unknown> };
+  const loose = entry as {
+    scheme: string;
+    network: string;
+    amount?: string;
+    maxAmountRequired?: string;
+    asset: string;
+    payTo: string;
+    extra?: Record<string, unknown>;
+  };
   const amount = loose.amount ?? loose.maxAmountRequired ?? '';
   const feePayer = loose.extra?.feePayer;
   return {
@@ -119,7 +137,12 @@ function toRequirement(entry: unknown): X402Requirement {
 }
 
 const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
-  a.scheme === b.scheme && a.network === b.network && a.amount === b.amount && a.asset === b.asset && a.payTo === b.payTo && a.feePayer === b.feePayer;
+  a.scheme === b.scheme &&
+  a.network === b.network &&
+  a.amount === b.amount &&
+  a.asset === b.asset &&
+  a.payTo === b.payTo &&
+  a.feePayer === b.feePayer;
 
 /**
  * Reads back what was signed and refuses anything but the offer: the fee payer is the seller's (the
@@ -128,7 +151,8 @@ const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
  * instructions. Returns the payer's signature.
  */
 async function checkSignedTransaction(wire: string, requirement: X402Requirement, payer: string): Promise<string> {
-  const refuse = (why: string) => new CofferError('internal', `the x402 transaction was not what the offer asked (${why}); it was not handed out`);
+  const refuse = (why: string) =>
+    new CofferError('internal', `the x402 transaction was not what the offer asked (${why}); it was not handed out`);
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
   if (!('instructions' in message)) throw refuse('an unknown message version');
@@ -142,7 +166,8 @@ async function checkSignedTransaction(wire: string, requirement: X402Requirement
     const accounts = (instruction.accountIndices ?? []).map((index) => keys[index]);
     const data = new Uint8Array(instruction.data ?? []);
     if (program === COMPUTE_BUDGET_PROGRAM || program === MEMO_PROGRAM_ADDRESS || program === LIGHTHOUSE_PROGRAM) continue;
-    if (program !== TOKEN_PROGRAM_ADDRESS || data[0] !== TRANSFER_CHECKED_DISCRIMINATOR || data.length < 10) throw refuse(`an instruction of ${program}`);
+    if (program !== TOKEN_PROGRAM_ADDRESS || data[0] !== TRANSFER_CHECKED_DISCRIMINATOR || data.length < 10)
+      throw refuse(`an instruction of ${program}`);
     transfers += 1;
     const [from, mint, to, authority] = accounts;
     if (from !== source || mint !== requirement.asset || to !== destination || authority !== payer) throw refuse('the transfer accounts');

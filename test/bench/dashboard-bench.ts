@@ -26,7 +26,15 @@ try {
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(() => {
@@ -41,20 +49,28 @@ try {
   await page.goto(login.body.url);
   await page.getByTestId(`agent-row-agent-${String(AGENTS - 1).padStart(3, '0')}`).waitFor();
   const firstRender = performance.now() - started;
-  const apiTime = await page.evaluate(() =>
-    performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/dashboard')).map((e) => e.duration)[0] ?? 0,
+  const apiTime = await page.evaluate(
+    () =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.name.includes('/v1/dashboard'))
+        .map((e) => e.duration)[0] ?? 0,
   );
   await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks = []));
   await page.waitForTimeout(WATCH_MS);
   const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
-  const refreshes = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/dashboard')).length);
+  const refreshes = await page.evaluate(
+    () => performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/dashboard')).length,
+  );
   await browser.close();
 
   console.log('');
   console.log(`overview with ${AGENTS} agents, 1280x800, Debian Chromium`);
   console.log(`  login to last row rendered:        ${firstRender.toFixed(0)} ms (first /v1/dashboard answer ${apiTime.toFixed(0)} ms)`);
   console.log(`  refreshes in ${WATCH_MS / 1000} s:                  ${refreshes}`);
-  console.log(`  long tasks (> 50 ms) meanwhile:    ${longTasks.length}${longTasks.length ? `, longest ${Math.max(...longTasks).toFixed(0)} ms` : ''}`);
+  console.log(
+    `  long tasks (> 50 ms) meanwhile:    ${longTasks.length}${longTasks.length ? `, longest ${Math.max(...longTasks).toFixed(0)} ms` : ''}`,
+  );
 } finally {
   await t.stop();
 }

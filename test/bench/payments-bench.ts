@@ -65,7 +65,13 @@ async function rawLiteSvmRate(n: number): Promise<number> {
   };
   const space = BigInt(getMintSize());
   await send([
-    getCreateAccountInstruction({ payer: payer!, newAccount: mint!, lamports: svm.minimumBalanceForRentExemption(space), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+    getCreateAccountInstruction({
+      payer: payer!,
+      newAccount: mint!,
+      lamports: svm.minimumBalanceForRentExemption(space),
+      space,
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+    }),
     getInitializeMint2Instruction({ mint: mint!.address, decimals: 6, mintAuthority: payer!.address }),
   ]);
   const ata = async (owner: typeof from) =>
@@ -79,7 +85,9 @@ async function rawLiteSvmRate(n: number): Promise<number> {
   const start = performance.now();
   for (let i = 0; i < n; i++) {
     // A distinct amount per transfer keeps every transaction unique under one blockhash.
-    await send([getTransferCheckedInstruction({ source, mint: mint!.address, destination, authority: from!, amount: BigInt(i + 1), decimals: 6 })]);
+    await send([
+      getTransferCheckedInstruction({ source, mint: mint!.address, destination, authority: from!, amount: BigInt(i + 1), decimals: 6 }),
+    ]);
   }
   return n / ((performance.now() - start) / 1000);
 }
@@ -111,7 +119,13 @@ async function rawLedgerRate(n: number): Promise<number> {
     };
     const space = BigInt(getMintSize());
     await send([
-      getCreateAccountInstruction({ payer: treasury!, newAccount: mint!, lamports: ledger.svm.minimumBalanceForRentExemption(space), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer: treasury!,
+        newAccount: mint!,
+        lamports: ledger.svm.minimumBalanceForRentExemption(space),
+        space,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeMint2Instruction({ mint: mint!.address, decimals: 6, mintAuthority: treasury!.address }),
     ]);
     const ata = async (owner: typeof agent) =>
@@ -141,7 +155,11 @@ async function rawLedgerRate(n: number): Promise<number> {
  * the client about 0.9 ms of CPU per call here, on the same two cores as the server it measures.)
  */
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function post(url: string, key: string, body: unknown): Promise<{ status: number; json(): Promise<{ apiKey: string }>; arrayBuffer(): Promise<Buffer> }> {
+function post(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; json(): Promise<{ apiKey: string }>; arrayBuffer(): Promise<Buffer> }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -156,7 +174,11 @@ function post(url: string, key: string, body: unknown): Promise<{ status: number
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
           const bytes = Buffer.concat(chunks);
-          resolve({ status: response.statusCode ?? 0, json: async () => JSON.parse(bytes.toString('utf8')) as { apiKey: string }, arrayBuffer: async () => bytes });
+          resolve({
+            status: response.statusCode ?? 0,
+            json: async () => JSON.parse(bytes.toString('utf8')) as { apiKey: string },
+            arrayBuffer: async () => bytes,
+          });
         });
         response.on('error', reject);
       },
@@ -175,11 +197,15 @@ async function cofferHttpRun(n: number, concurrency: number) {
   try {
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const call = (path: string, key: string, body: unknown) => post(`${serve.url}${path}?owner=${owner}`, key, body);
-    const agent = await (await call('/v1/agents/deploy', ownerKey, { agentId: 'bench', dailyBudget: '1000000', maxPerPayment: '1' })).json();
+    const agent = await (
+      await call('/v1/agents/deploy', ownerKey, { agentId: 'bench', dailyBudget: '1000000', maxPerPayment: '1' })
+    ).json();
     await call('/v1/agents/bench/allocate', ownerKey, { amount: '500' });
     // Warm-up, not measured: the first payments compile the hot code and the transfer's shape.
     for (let i = 0; i < WARM_UP; i++) {
-      await (await call('/v1/agents/bench/pay', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `warm-up ${i}` })).arrayBuffer();
+      await (
+        await call('/v1/agents/bench/pay', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `warm-up ${i}` })
+      ).arrayBuffer();
     }
     const latencies: number[] = [];
     let next = 0;
@@ -255,17 +281,27 @@ console.log('                                       per second   p50 ms   p99 ms
 console.log(`raw LiteSVM transferChecked (baseline)   ${fmt(raw)}`);
 console.log(`raw chain, Coffer's transfer + persisted ${fmt(rawLedger)}`);
 console.log(`Coffer /pay over HTTP, 1 at a time       ${fmt(sequential.rate)} ${fmt(sequential.p50, 2)} ${fmt(sequential.p99, 2)}`);
-console.log(`Coffer /pay over HTTP, ${String(CONCURRENCY).padEnd(2)} concurrent    ${fmt(concurrent.rate)} ${fmt(concurrent.p50, 2)} ${fmt(concurrent.p99, 2)}`);
+console.log(
+  `Coffer /pay over HTTP, ${String(CONCURRENCY).padEnd(2)} concurrent    ${fmt(concurrent.rate)} ${fmt(concurrent.p50, 2)} ${fmt(concurrent.p99, 2)}`,
+);
 console.log('');
 console.log(`ratio Coffer (concurrent) / raw LiteSVM: ${(concurrent.rate / raw).toFixed(3)}`);
 console.log(`ratio Coffer (sequential) / raw LiteSVM: ${(sequential.rate / raw).toFixed(3)}`);
 console.log(`ratio Coffer (concurrent) / raw chain with Coffer's transfer and persistence: ${(concurrent.rate / rawLedger).toFixed(3)}`);
-console.log(`serial p50 beside the raw transfer's own time (${(1000 / raw).toFixed(2)} ms): +${(sequential.p50 - 1000 / raw).toFixed(2)} ms; p99 at ${CONCURRENCY} concurrent / p50: ${(concurrent.p99 / concurrent.p50).toFixed(2)}`);
+console.log(
+  `serial p50 beside the raw transfer's own time (${(1000 / raw).toFixed(2)} ms): +${(sequential.p50 - 1000 / raw).toFixed(2)} ms; p99 at ${CONCURRENCY} concurrent / p50: ${(concurrent.p99 / concurrent.p50).toFixed(2)}`,
+);
 console.log('');
 console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls one at a time:`);
-console.log(`Coffer /pay over HTTP (Coffer sends, confirms)     ${fmt(overRpc.pay.rate, 1)} ${fmt(overRpc.pay.p50, 2)} ${fmt(overRpc.pay.p99, 2)}`);
-console.log(`x402 round trip (402, sign, settle, 200, report)   ${fmt(overRpc.x402.rate, 1)} ${fmt(overRpc.x402.p50, 2)} ${fmt(overRpc.x402.p99, 2)}`);
-console.log(`ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.pay.rate).toFixed(3)} (facilitator settlements: ${overRpc.settled})`);
+console.log(
+  `Coffer /pay over HTTP (Coffer sends, confirms)     ${fmt(overRpc.pay.rate, 1)} ${fmt(overRpc.pay.p50, 2)} ${fmt(overRpc.pay.p99, 2)}`,
+);
+console.log(
+  `x402 round trip (402, sign, settle, 200, report)   ${fmt(overRpc.x402.rate, 1)} ${fmt(overRpc.x402.p50, 2)} ${fmt(overRpc.x402.p99, 2)}`,
+);
+console.log(
+  `ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.pay.rate).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
+);
 console.log('');
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);

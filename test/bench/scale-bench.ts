@@ -67,13 +67,20 @@ function connectionOf(dataDir: string, serve: ServeProcess): Connection {
 }
 
 /** Inserts agents (no keys: only read) and payments straight into the ledger. */
-function grow(dataDir: string, plan: { extraAgents: number; payments: { agentId: string; count: number; inLastDay: number }[]; spread?: number }) {
+function grow(
+  dataDir: string,
+  plan: { extraAgents: number; payments: { agentId: string; count: number; inLastDay: number }[]; spread?: number },
+) {
   const db = new Database(join(dataDir, 'coffer.db'));
   db.pragma('journal_mode = WAL');
   const owner = db.prepare('SELECT address FROM owners').pluck().get() as string;
   const now = Date.now();
-  const addAgent = db.prepare("INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)");
-  const addPolicy = db.prepare("INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at) VALUES (?, ?, 1000000000000, 1000000, 0, '[]', ?)");
+  const addAgent = db.prepare(
+    "INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)",
+  );
+  const addPolicy = db.prepare(
+    "INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at) VALUES (?, ?, 1000000000000, 1000000, 0, '[]', ?)",
+  );
   const addPayment = db.prepare(
     `INSERT INTO payments (id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at, settled_at)
      VALUES (?, ?, ?, 'bench-api', 'bench-api', '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 10000, ?, '', 'confirmed', ?, ?)`,
@@ -87,7 +94,10 @@ function grow(dataDir: string, plan: { extraAgents: number; payments: { agentId:
     for (const { agentId, count, inLastDay } of plan.payments) {
       for (let i = 0; i < count; i++) {
         // The last day's share within the last 24 h (a minute away from its edges), the rest over the two days before.
-        const at = i < inLastDay ? now - 60_000 - Math.floor(Math.random() * (24 * HOUR - 120_000)) : now - 25 * HOUR - Math.floor(Math.random() * 47 * HOUR);
+        const at =
+          i < inLastDay
+            ? now - 60_000 - Math.floor(Math.random() * (24 * HOUR - 120_000))
+            : now - 25 * HOUR - Math.floor(Math.random() * 47 * HOUR);
         const id = `pay_seed${n++}`;
         addPayment.run(id, owner, agentId, id, at, at);
       }
@@ -101,7 +111,28 @@ function seedServices(dataDir: string, count: number) {
   const db = new Database(join(dataDir, 'coffer.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
-  const words = ['weather', 'forecast', 'stock', 'quote', 'translate', 'image', 'search', 'news', 'audio', 'video', 'maps', 'geocode', 'email', 'sms', 'pdf', 'ocr', 'crypto', 'price', 'oracle', 'scrape'];
+  const words = [
+    'weather',
+    'forecast',
+    'stock',
+    'quote',
+    'translate',
+    'image',
+    'search',
+    'news',
+    'audio',
+    'video',
+    'maps',
+    'geocode',
+    'email',
+    'sms',
+    'pdf',
+    'ocr',
+    'crypto',
+    'price',
+    'oracle',
+    'scrape',
+  ];
   const pick = () => words[Math.floor(Math.random() * words.length)]!;
   const add = db.prepare(
     `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
@@ -137,10 +168,13 @@ export async function scaleRun() {
     };
     const heavy = await timed(100, pay('heavy'));
     const fresh = await timed(100, pay('fresh'));
-    lines.push(`/pay, agent with 100k payments (51k in 24 h)   p50 ${heavy.p50.toFixed(2)} ms   fresh agent p50 ${fresh.p50.toFixed(2)} ms   ratio ${(heavy.p50 / fresh.p50).toFixed(2)}`);
+    lines.push(
+      `/pay, agent with 100k payments (51k in 24 h)   p50 ${heavy.p50.toFixed(2)} ms   fresh agent p50 ${fresh.p50.toFixed(2)} ms   ratio ${(heavy.p50 / fresh.p50).toFixed(2)}`,
+    );
 
     // 2. The dashboard with 1,000 agents and 1M payments, and /pay while it refreshes.
-    const dashboard = () => fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) => r.arrayBuffer());
+    const dashboard = () =>
+      fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) => r.arrayBuffer());
     // The first one after a start reads a cold data dir and derives every wallet's token account.
     const cold = await timed(1, async () => void (await dashboard()));
     const board = await timed(20, async () => void (await dashboard()));
@@ -152,8 +186,12 @@ export async function scaleRun() {
     const during = await timed(100, pay('fresh'));
     refreshing = false;
     await refresher;
-    lines.push(`GET /v1/dashboard, 1,000 agents, 1M payments     p50 ${board.p50.toFixed(1)} ms   p95 ${board.p95.toFixed(1)} ms   (first after start ${cold.p50.toFixed(0)} ms)`);
-    lines.push(`/pay p99 while the dashboard refreshes           ${during.p99.toFixed(2)} ms   idle p99 ${idle.p99.toFixed(2)} ms   ratio ${(during.p99 / idle.p99).toFixed(2)}`);
+    lines.push(
+      `GET /v1/dashboard, 1,000 agents, 1M payments     p50 ${board.p50.toFixed(1)} ms   p95 ${board.p95.toFixed(1)} ms   (first after start ${cold.p50.toFixed(0)} ms)`,
+    );
+    lines.push(
+      `/pay p99 while the dashboard refreshes           ${during.p99.toFixed(2)} ms   idle p99 ${idle.p99.toFixed(2)} ms   ratio ${(during.p99 / idle.p99).toFixed(2)}`,
+    );
 
     // 3. Search over 100k services.
     seedServices(big.dataDir, 100_000);
@@ -184,12 +222,16 @@ export async function scaleRun() {
   try {
     const c = connectionOf(few.dataDir, serve);
     const fetchBoard = async () => {
-      await fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) => r.arrayBuffer());
+      await fetch(`${c.url}/v1/dashboard?owner=${c.owner}`, { headers: { authorization: `Bearer ${c.ownerKey}` } }).then((r) =>
+        r.arrayBuffer(),
+      );
     };
     await fetchBoard();
     const board = await timed(30, fetchBoard);
     const health = await timed(30, async () => void (await fetch(`${c.url}/v1/health`).then((r) => r.arrayBuffer())));
-    lines.push(`GET /v1/dashboard, 1,000 agents, few payments    p50 ${board.p50.toFixed(1)} ms   (GET /v1/health p50 ${health.p50.toFixed(2)} ms)`);
+    lines.push(
+      `GET /v1/dashboard, 1,000 agents, few payments    p50 ${board.p50.toFixed(1)} ms   (GET /v1/health p50 ${health.p50.toFixed(2)} ms)`,
+    );
   } finally {
     serve.child.kill('SIGTERM');
     await serve.exited;

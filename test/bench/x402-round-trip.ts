@@ -50,7 +50,12 @@ export async function x402RoundTrip(n: number) {
     let began = performance.now();
     for (let i = 0; i < n; i++) {
       const start = performance.now();
-      const response = await call('/v1/agents/bench-x402/pay', agent.apiKey, { service: 'bench-api', recipient, amount: '0.01', description: `bench ${i}` });
+      const response = await call('/v1/agents/bench-x402/pay', agent.apiKey, {
+        service: 'bench-api',
+        recipient,
+        amount: '0.01',
+        description: `bench ${i}`,
+      });
       await response.arrayBuffer();
       bare.push(performance.now() - start);
       if (response.status !== 200) bareFailures += 1;
@@ -63,7 +68,11 @@ export async function x402RoundTrip(n: number) {
     for (let i = 0; i < n; i++) {
       const start = performance.now();
       try {
-        const { response } = await payingFetch(seller.url, {}, { agent: { cofferUrl: serve.url, owner, agentId: 'bench-x402', apiKey: agent.apiKey } });
+        const { response } = await payingFetch(
+          seller.url,
+          {},
+          { agent: { cofferUrl: serve.url, owner, agentId: 'bench-x402', apiKey: agent.apiKey } },
+        );
         await response.arrayBuffer();
         if (response.status !== 200) tripFailures += 1;
       } catch {

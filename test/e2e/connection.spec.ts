@@ -36,7 +36,9 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('a stopped server is shown within 2 s, the page is locked while it is gone, and it recovers by itself, still signed in', async ({ page }) => {
+test('a stopped server is shown within 2 s, the page is locked while it is gone, and it recovers by itself, still signed in', async ({
+  page,
+}) => {
   const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
   await page.goto(serve.loginUrl);
   await expect(page.getByTestId('treasury-balance')).toHaveText('1,000.00 USDC');
@@ -70,9 +72,14 @@ test('a stopped server is shown within 2 s, the page is locked while it is gone,
   await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toHaveCount(0);
 });
 
-test('a tab sent to a link request while signed out lands on it once another tab signs in; a used login link says used', async ({ page, context }) => {
+test('a tab sent to a link request while signed out lands on it once another tab signs in; a used login link says used', async ({
+  page,
+  context,
+}) => {
   const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-  const linking = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'laptop' }) })).json()) as {
+  const linking = (await (
+    await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'laptop' }) })
+  ).json()) as {
     linkUrl: string;
     code: string;
   };

@@ -36,7 +36,13 @@ async function agentPays(amount = '0.25') {
   const response = await fetch(`${serve.url}/v1/agents/e2e-bot/pay?owner=${owner}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ service: 'forecast-api', recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount, currency: 'USDC', description: 'e2e forecast' }),
+    body: JSON.stringify({
+      service: 'forecast-api',
+      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+      amount,
+      currency: 'USDC',
+      description: 'e2e forecast',
+    }),
   });
   return { status: response.status, body: (await response.json()) as { code?: string; paymentId?: string } };
 }
@@ -108,16 +114,22 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByLabel('Cooldown between payments (seconds, 0 = none)').fill('0');
   await page.getByRole('button', { name: 'Save policy' }).click();
   await expect(page.getByText('Saved')).toBeVisible();
-  const policy = (await (await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as {
+  const policy = (await (
+    await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })
+  ).json()) as {
     policy: unknown;
   };
   expect(policy.policy).toMatchObject({ dailyBudget: '2.00', maxPerPayment: '0.50', cooldownSeconds: 0 });
 
   // Loosening a lot, or past what the treasury holds, is confirmed with the factor; Cancel saves nothing.
   const readPolicy = async () =>
-    ((await (await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as {
-      policy: { dailyBudget: string; allowedServices: string[] };
-    }).policy;
+    (
+      (await (
+        await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, { headers: { authorization: `Bearer ${agentKey}` } })
+      ).json()) as {
+        policy: { dailyBudget: string; allowedServices: string[] };
+      }
+    ).policy;
   await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('1000000000');
   await page.getByRole('button', { name: 'Save policy' }).click();
   const confirm = page.getByRole('dialog', { name: 'Loosen these limits?' });
@@ -222,7 +234,8 @@ test('a new API key for an agent: asked first, shown once, guarded until copied,
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  const balance = (k: string) => fetch(`${serve.url}/v1/agents/helper-bot/balance?owner=${owner}`, { headers: { authorization: `Bearer ${k}` } });
+  const balance = (k: string) =>
+    fetch(`${serve.url}/v1/agents/helper-bot/balance?owner=${owner}`, { headers: { authorization: `Bearer ${k}` } });
   expect((await balance(newKey)).status).toBe(200);
 });
 

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
 
-
 let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
@@ -25,9 +24,16 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-gallery-'));
   serve = await spawnServe(dataDir);
   ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
-  const researcher = (await call('/v1/agents/deploy', { agentId: 'researcher', displayName: 'Research assistant', dailyBudget: '5', maxPerPayment: '1', fund: '20' })) as { apiKey: string };
+  const researcher = (await call('/v1/agents/deploy', {
+    agentId: 'researcher',
+    displayName: 'Research assistant',
+    dailyBudget: '5',
+    maxPerPayment: '1',
+    fund: '20',
+  })) as { apiKey: string };
   await call('/v1/agents/deploy', { agentId: 'trader', displayName: 'Price watcher', dailyBudget: '2', maxPerPayment: '0.5', fund: '5' });
-  for (const amount of ['0.01', '0.01', '0.25']) await call('/v1/agents/researcher/pay', { service: 'demo-weather', amount: amount === '0.25' ? '0.01' : amount }, researcher.apiKey);
+  for (const amount of ['0.01', '0.01', '0.25'])
+    await call('/v1/agents/researcher/pay', { service: 'demo-weather', amount: amount === '0.25' ? '0.01' : amount }, researcher.apiKey);
   await call('/v1/agents/researcher/pay', { service: 'demo-weather', amount: '3' }, researcher.apiKey);
   await call('/v1/agents/researcher/policy', { dailyBudget: '50' }, researcher.apiKey);
 });
@@ -51,7 +57,10 @@ for (const viewport of [
   { label: 'phone', size: { width: 390, height: 844 } },
 ]) {
   test(`every page renders, light and dark, on ${viewport.label}`, async ({ browser }) => {
-    const context = await browser.newContext({ viewport: viewport.size, ...(viewport.label === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}) });
+    const context = await browser.newContext({
+      viewport: viewport.size,
+      ...(viewport.label === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}),
+    });
     const page = await context.newPage();
     try {
       const { url } = (await call('/v1/session/login-link', {})) as { url: string };
@@ -65,7 +74,8 @@ for (const viewport of [
           await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
           expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
           // Nothing wider than the screen: a phone never scrolls a page sideways.
-          if (viewport.label === 'phone') expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(viewport.size.width);
+          if (viewport.label === 'phone')
+            expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(viewport.size.width);
           await page.screenshot({ path: join(SCREENSHOTS, 'gallery', `${name}-${viewport.label}-${theme}.png`) });
         }
       }

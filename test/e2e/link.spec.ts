@@ -20,7 +20,8 @@ let serve: ServeProcess;
 let dataDir: string;
 let demo: ChildProcess;
 let demoUrl = '';
-const connection = () => JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string; url: string };
+const connection = () =>
+  JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string; url: string };
 
 async function ownerCall(path: string, body?: unknown) {
   const { owner, ownerKey } = connection();
@@ -69,7 +70,9 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
   await page.goto((await ownerCall('/v1/session/login-link', {})).url);
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
   // Someone else on the machine asks too: the owner sees both requests, with their codes, and clears it.
-  const stranger = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: '{"name":"not-me"}' })).json()) as { code: string };
+  const stranger = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: '{"name":"not-me"}' })).json()) as {
+    code: string;
+  };
   await page.getByRole('navigation').getByRole('link', { name: 'Approvals' }).click();
   const requests = page.locator('section', { has: page.getByRole('heading', { name: /Terminals asking to link/ }) });
   await expect(requests.getByRole('heading')).toHaveText('Terminals asking to link (2)');
@@ -118,7 +121,9 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
     expect(onChain.transfer).toMatchObject({ succeeded: true, amount: '10000', from: config.walletAddress });
 
     // Its request for more money reaches the owner's inbox, with a count, and is approved there.
-    const asked = (await mcp.callTool({ name: 'allocate_budget', arguments: { amount: '0.50' } })) as unknown as { structuredContent: { status: string } };
+    const asked = (await mcp.callTool({ name: 'allocate_budget', arguments: { amount: '0.50' } })) as unknown as {
+      structuredContent: { status: string };
+    };
     expect(asked.structuredContent.status).toBe('pending');
   } finally {
     await mcp.close();

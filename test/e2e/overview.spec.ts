@@ -13,7 +13,6 @@ import { SCREENSHOTS } from './screenshots.js';
  */
 test.describe.configure({ mode: 'serial' });
 
-
 let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
@@ -91,7 +90,9 @@ test('desktop: the agents and the brake come before the treasury; Stop all and R
   await expect(banner).toHaveCount(0);
 });
 
-test('phone: the agents are cards above the fold, each with budget and last payment in view, nothing scrolls sideways', async ({ browser }) => {
+test('phone: the agents are cards above the fold, each with budget and last payment in view, nothing scrolls sideways', async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   const page = await context.newPage();
   try {
@@ -119,7 +120,9 @@ test('phone: the agents are cards above the fold, each with budget and last paym
   }
 });
 
-test('small things: a malformed address shows the not-found page, the tab names the page, the favicon is served, refusals name the service', async ({ page }) => {
+test('small things: a malformed address shows the not-found page, the tab names the page, the favicon is served, refusals name the service', async ({
+  page,
+}) => {
   await signIn(page);
   await expect(page).toHaveTitle('Overview · Coffer');
   await page.goto(`${serve.url}/#/agents/%E0%A4%A`);
@@ -135,7 +138,9 @@ test('small things: a malformed address shows the not-found page, the tab names 
   expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon.svg');
 
   // An agent is refused paying a registry service: the Refused table names it as Activity does.
-  const deployed = (await ownerCall('/v1/agents/deploy', { agentId: 'picky', dailyBudget: '1', maxPerPayment: '0.001' })) as { apiKey: string };
+  const deployed = (await ownerCall('/v1/agents/deploy', { agentId: 'picky', dailyBudget: '1', maxPerPayment: '0.001' })) as {
+    apiKey: string;
+  };
   await fetch(`${serve.url}/v1/agents/picky/pay?owner=${owner}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
@@ -161,7 +166,9 @@ test('the registry tells the truth: example listings are marked, each image mode
 });
 
 test('the link page has Deny: the terminal is then told there is no such request', async ({ page }) => {
-  const linking = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'stranger' }) })).json()) as {
+  const linking = (await (
+    await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'stranger' }) })
+  ).json()) as {
     linkUrl: string;
     token: string;
     code: string;
@@ -185,7 +192,9 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
   const ready = page.getByRole('dialog', { name: /is ready/ });
   await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');
-  const balance = (await (await fetch(`${serve.url}/v1/agents/born-funded/balance?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json()) as { balance: string };
+  const balance = (await (
+    await fetch(`${serve.url}/v1/agents/born-funded/balance?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })
+  ).json()) as { balance: string };
   expect(balance.balance).toBe('12.50');
 
   // And back: the agent page returns the wallet's USDC to the treasury, on chain.
@@ -193,7 +202,9 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await expect(page.getByLabel('Return to the treasury')).toHaveValue('12.50');
   await page.getByLabel('Return to the treasury').fill('2.5');
   await page.getByRole('button', { name: 'Return', exact: true }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText('Returned 2.50 USDC to the treasury on chain; wallet now 10.00 USDC');
+  await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText(
+    'Returned 2.50 USDC to the treasury on chain; wallet now 10.00 USDC',
+  );
 });
 
 test('archive from the agent page: its funds go back first, it leaves the overview, its page keeps its history', async ({ page }) => {

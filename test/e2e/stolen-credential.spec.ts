@@ -115,6 +115,8 @@ test('what a signed-in browser sends to another local port opens nothing in Coff
   }
   expect(answers.filter((answer) => !answer.endsWith('-> 401'))).toEqual([]);
   // Nothing was changed by the replays.
-  const agent = await (await fetch(`${serve.url}/v1/agents/target/policy?${q}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json();
+  const agent = await (
+    await fetch(`${serve.url}/v1/agents/target/policy?${q}`, { headers: { authorization: `Bearer ${ownerKey}` } })
+  ).json();
   expect(agent.policy.dailyBudget).toBe('5.00');
 });

@@ -51,7 +51,11 @@ test('an x402 payment shows on the agent page and in the activity, with the URL 
     }).then((r) => r.json())) as { apiKey: string };
   const agent = await call('/v1/agents/deploy', { agentId: 'x402-bot', dailyBudget: '1.00', maxPerPayment: '0.10' });
   await call('/v1/agents/x402-bot/allocate', { amount: '1.00' });
-  const { response, payment } = await payingFetch(seller.url, {}, { agent: { cofferUrl: serve.url, owner, agentId: 'x402-bot', apiKey: agent.apiKey } });
+  const { response, payment } = await payingFetch(
+    seller.url,
+    {},
+    { agent: { cofferUrl: serve.url, owner, agentId: 'x402-bot', apiKey: agent.apiKey } },
+  );
   expect(response.status).toBe(200);
   expect(payment?.status).toBe('confirmed');
 

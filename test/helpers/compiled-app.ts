@@ -10,7 +10,9 @@ import { packagePath } from '../../server/boot/package-files.js';
  */
 export function compileApp(label: string): { dir: string; remove(): void } {
   const dir = packagePath('dist', `test-${label}-${process.pid}`);
-  const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet', '--out', dir], { encoding: 'utf8' });
+  const compiled = spawnSync(process.execPath, [packagePath('build', 'scripts', 'compile.mjs'), '--quiet', '--out', dir], {
+    encoding: 'utf8',
+  });
   expect(compiled.status, compiled.stderr).toBe(0);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -8,7 +8,10 @@ export const CLI = fileURLToPath(new URL('../../server/cli/bin.js', import.meta.
  * A `coffer` command run to its end as a terminal runs it (no browser opened, no linked agent config
  * unless `--config` or `env` names one); its exit code and both outputs.
  */
-export function runCoffer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCoffer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '', ...env },

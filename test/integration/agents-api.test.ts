@@ -356,8 +356,7 @@ describe('agents API', () => {
       const cut = await t.api('POST', path, { key: agent.apiKey, body: { dailyBudget: '0.50' } });
       expect(cut.status).toBe(200);
       expect(cut.body.policy).toMatchObject({ dailyBudget: '0.50', maxPerPayment: '2.00' });
-      const payAmount = (amount: string) =>
-        pay(t, agent.agentId, agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      const payAmount = (amount: string) => pay(t, agent.agentId, agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
       expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
       expect((await payAmount('0.50')).status).toBe(200);
       const owner = await t.api('POST', path, { body: { dailyBudget: '0.000001', maxPerPayment: '3.00' } });
@@ -375,7 +374,9 @@ describe('agents API', () => {
     ])('answers 400 invalid_policy for allowedServices with %s, at deploy and in an update, changing nothing', async (_label, entry) => {
       const agentId = freshId('policy-lying');
       expectError(
-        await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', allowedServices: [entry] } }),
+        await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+          body: { agentId, dailyBudget: '5.00', maxPerPayment: '1.00', allowedServices: [entry] },
+        }),
         400,
         'invalid_policy',
       );
@@ -402,7 +403,9 @@ describe('agents API', () => {
       expectError(await t.api('POST', path, { body: { allowedServices: ['my-api'] } }), 400, 'invalid_policy');
       expect((await t.api('GET', path)).body.policy.allowedServices).toEqual(['demo-weather', seller]);
       // Registry ids (services and models) and any Solana address are accepted.
-      const fine = await t.api('POST', path, { body: { allowedServices: ['web-search', 'image-generate', 'model:sdxl', '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z'] } });
+      const fine = await t.api('POST', path, {
+        body: { allowedServices: ['web-search', 'image-generate', 'model:sdxl', '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z'] },
+      });
       expect(fine.status).toBe(200);
     });
 
@@ -431,7 +434,11 @@ describe('agents API', () => {
       expect(await treasuryMicro(t)).toBe(treasuryBefore - micro('1.50'));
       expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`))).body.balance).toBe('1.50');
       expectError(await t.api('POST', path, { body: { amount: '2.00' }, headers }), 409, 'idempotency_key_reused');
-      expectError(await t.api('POST', path, { body: { amount: '2.00' }, headers: { 'idempotency-key': 'has space' } }), 400, 'invalid_idempotency_key');
+      expectError(
+        await t.api('POST', path, { body: { amount: '2.00' }, headers: { 'idempotency-key': 'has space' } }),
+        400,
+        'invalid_idempotency_key',
+      );
       // Keys are per agent: the same key for another agent is another allocation.
       const other = await deployAgent(t, freshId('allocate-idem-other'));
       const theirs = await t.api('POST', t.withOwner(`/v1/agents/${other.agentId}/allocate`), { body: { amount: '1.50' }, headers });
@@ -542,12 +549,12 @@ describe('agents API', () => {
       expectError(await t.api('GET', path('balance'), { key: agent.apiKey }), 401, 'unauthorized');
       expect((await t.api('GET', path('balance'), { key: replaced.body.apiKey })).status).toBe(200);
       // Only the new key's hash is stored, never the key.
-      const hashes = t.coffer.db.prepare("SELECT hash FROM api_keys WHERE agent_id = ?").pluck().all(agent.agentId) as string[];
+      const hashes = t.coffer.db.prepare('SELECT hash FROM api_keys WHERE agent_id = ?').pluck().all(agent.agentId) as string[];
       expect(hashes).toHaveLength(1);
       expect(hashes[0]).not.toContain(replaced.body.apiKey);
     });
 
-    it('is the owner\'s: an agent key cannot replace keys, an unknown agent is 404, and nothing changes', async () => {
+    it("is the owner's: an agent key cannot replace keys, an unknown agent is 404, and nothing changes", async () => {
       const agent = await deployAgent(t, freshId('rekey-self'));
       expectError(await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/key`), { key: agent.apiKey }), 403, 'owner_only');
       expect((await t.api('GET', t.withOwner(`/v1/agents/${agent.agentId}/balance`), { key: agent.apiKey })).status).toBe(200);
@@ -645,27 +652,46 @@ describe('deploy with funds in the same step', () => {
   const t = useCoffer();
 
   it('moves the funds on chain with the deploy, and answers the key beside the allocation', async () => {
-    const deployed = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'funded-at-birth', dailyBudget: '5', maxPerPayment: '1', fund: '7.5' } });
+    const deployed = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      body: { agentId: 'funded-at-birth', dailyBudget: '5', maxPerPayment: '1', fund: '7.5' },
+    });
     expect(deployed.status).toBe(200);
     expect(deployed.body.apiKey).toMatch(/^cof_agt_/);
-    expect(deployed.body.funding).toMatchObject({ status: 'funded', allocation: { amount: '7.50', balance: '7.50', txSignature: expect.any(String) } });
+    expect(deployed.body.funding).toMatchObject({
+      status: 'funded',
+      allocation: { amount: '7.50', balance: '7.50', txSignature: expect.any(String) },
+    });
     expect(await t.coffer.chain.usdcBalance(deployed.body.agent.walletAddress)).toBe(micro('7.5'));
     expect((await t.api('GET', t.withOwner('/v1/agents/funded-at-birth/balance'))).body.balance).toBe('7.50');
   });
 
   it('asking for more than the treasury holds creates nothing', async () => {
     const before = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents.length;
-    const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'too-rich', dailyBudget: '5', maxPerPayment: '1', fund: '999999' } });
+    const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      body: { agentId: 'too-rich', dailyBudget: '5', maxPerPayment: '1', fund: '999999' },
+    });
     expectError(refused, 402, 'insufficient_treasury_funds');
     expect(refused.body.error).toMatch(/nothing was created/);
     expect((await t.api('GET', t.withOwner('/v1/agents'))).body.agents.length).toBe(before);
-    expectError(await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'bad-fund', dailyBudget: '5', maxPerPayment: '1', fund: '-1' } }), 400, 'invalid_amount');
+    expectError(
+      await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+        body: { agentId: 'bad-fund', dailyBudget: '5', maxPerPayment: '1', fund: '-1' },
+      }),
+      400,
+      'invalid_amount',
+    );
   });
 
   it('a link completed with funds funds the new agent', async () => {
     const { token } = (await t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'coffer-cli' } })).body;
-    const completed = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), { body: { agentId: 'linked-funded', fund: '2' } });
-    expect(completed.body).toMatchObject({ status: 'completed', agentId: 'linked-funded', funding: { status: 'funded', allocation: { amount: '2.00' } } });
+    const completed = await t.api('POST', t.withOwner(`/v1/link-sessions/${token}/complete`), {
+      body: { agentId: 'linked-funded', fund: '2' },
+    });
+    expect(completed.body).toMatchObject({
+      status: 'completed',
+      agentId: 'linked-funded',
+      funding: { status: 'funded', allocation: { amount: '2.00' } },
+    });
     expect((await t.api('GET', t.withOwner('/v1/agents/linked-funded/balance'))).body.balance).toBe('2.00');
   });
 });

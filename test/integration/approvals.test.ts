@@ -26,7 +26,10 @@ describe('approvals: an agent asks, only the owner loosens', () => {
 
     const approved = await approve(asked.body.approvalId);
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ status: 'approved', result: { agentId: 'asker', policy: { dailyBudget: '8.00', maxPerPayment: '1.00' } } });
+    expect(approved.body).toMatchObject({
+      status: 'approved',
+      result: { agentId: 'asker', policy: { dailyBudget: '8.00', maxPerPayment: '1.00' } },
+    });
     expect((await t.api('GET', t.withOwner('/v1/agents/asker/policy'))).body.policy.dailyBudget).toBe('8.00');
     const again = await approve(asked.body.approvalId);
     expectError(again, 409, 'approval_decided');
@@ -91,12 +94,17 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(twice.body.apiKey).toBeUndefined();
     // Another agent cannot read it, and the owner's view never carries a key.
     const stranger = await deployAgent(t, 'stranger');
-    expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: stranger.apiKey })).body.code).toBe('wrong_agent');
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: stranger.apiKey })).body.code).toBe(
+      'wrong_agent',
+    );
   });
 
   it('a deploy approval never hands out a key before the agent exists, nor for an agent it did not create', async () => {
     const parent = await deployAgent(t, 'racer');
-    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'prize', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: parent.apiKey,
+      body: { agentId: 'prize', dailyBudget: '1.00', maxPerPayment: '0.10' },
+    });
     const { engine } = t.coffer;
     const owner = { kind: 'owner' as const, owner: t.owner };
     const agentPrincipal = { kind: 'agent' as const, owner: t.owner, agentId: 'racer' };
@@ -124,12 +132,18 @@ describe('approvals: an agent asks, only the owner loosens', () => {
 
   it('a stopped agent cannot collect a key nor ask for anything but to resume', async () => {
     const parent = await deployAgent(t, 'rogue');
-    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-child', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: parent.apiKey,
+      body: { agentId: 'rogue-child', dailyBudget: '1.00', maxPerPayment: '0.10' },
+    });
     await approve(asked.body.approvalId);
     await t.api('POST', t.withOwner('/v1/agents/rogue/kill'));
     const collect = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`), { key: parent.apiKey });
     expect(collect.body.apiKey).toBeUndefined();
-    const more = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: parent.apiKey, body: { agentId: 'rogue-two', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+    const more = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: parent.apiKey,
+      body: { agentId: 'rogue-two', dailyBudget: '1.00', maxPerPayment: '0.10' },
+    });
     expectError(more, 403, 'agent_suspended');
     expect((await ask('rogue', parent.apiKey, 'resume')).status).toBe(202);
   });
@@ -161,7 +175,10 @@ describe('approvals: an agent asks, only the owner loosens', () => {
   it('streams events to the owner as they happen (SSE)', async () => {
     const agent = await fundedAgent(t, 'streamed', '1.00');
     const controller = new AbortController();
-    const response = await fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${t.ownerKey}` }, signal: controller.signal });
+    const response = await fetch(`${t.url}${t.withOwner('/v1/events')}`, {
+      headers: { authorization: `Bearer ${t.ownerKey}` },
+      signal: controller.signal,
+    });
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
     const reader = response.body!.getReader();
     const received: string[] = [];
@@ -205,8 +222,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     }
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
     expect((await t.api('GET', t.withOwner('/v1/agents/braked/policy'))).body.policy.dailyBudget).toBe('100.00');
-    expect((await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals.map((a: { approvalId: string }) => a.approvalId))
-      .toEqual(expect.arrayContaining([allocate.body.approvalId, loosen.body.approvalId]));
+    expect(
+      (await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals.map((a: { approvalId: string }) => a.approvalId),
+    ).toEqual(expect.arrayContaining([allocate.body.approvalId, loosen.body.approvalId]));
 
     // Asking to be resumed is what a stopped agent may still do, and stopping again does not withdraw it.
     const resume = await ask('braked', agent.apiKey, 'resume');
@@ -216,7 +234,10 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect((await t.api('POST', t.withOwner('/v1/kill-all'))).status).toBe(200);
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${resume.body.approvalId}`))).body.status).toBe('pending');
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${otherAsk.body.approvalId}`))).body.status).toBe('withdrawn');
-    expect((await approve(resume.body.approvalId)).body).toMatchObject({ status: 'approved', result: { agentId: 'braked', status: 'active' } });
+    expect((await approve(resume.body.approvalId)).body).toMatchObject({
+      status: 'approved',
+      result: { agentId: 'braked', status: 'active' },
+    });
   });
 });
 
@@ -226,7 +247,8 @@ describe('an approval interrupted by a stop (approved, no outcome recorded)', ()
       async (t) => {
         const asker = await deployAgent(t, 'parent', { dailyBudget: '5.00', maxPerPayment: '1.00' });
         const ask = (path: string, body: unknown) => t.api('POST', t.withOwner(path), { key: asker.apiKey, body });
-        const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body.approvalId;
+        const made = (await ask('/v1/agents/deploy', { agentId: 'child-made', dailyBudget: '1.00', maxPerPayment: '0.10' })).body
+          .approvalId;
         const funds = (await ask('/v1/agents/parent/allocate', { amount: '1.00' })).body.approvalId;
         // What a process killed mid-approval leaves: the approvals taken, an agent of that name made
         // (by the approval or by someone else: it cannot be told), nothing recorded.

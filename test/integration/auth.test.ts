@@ -56,7 +56,15 @@ describe('auth', () => {
     store.insertApiKey(hashApiKey(otherOwnerKey), { kind: 'owner', owner: OTHER_OWNER }, now);
     // The other owner has an agent with the same id as ours.
     store.insertAgent(
-      { owner: OTHER_OWNER, agentId: 'target', walletAddress: OTHER_AGENT_WALLET, displayName: 'theirs', status: 'active', createdAt: now, archivedAt: null },
+      {
+        owner: OTHER_OWNER,
+        agentId: 'target',
+        walletAddress: OTHER_AGENT_WALLET,
+        displayName: 'theirs',
+        status: 'active',
+        createdAt: now,
+        archivedAt: null,
+      },
       { dailyBudget: 77_000_000n, maxPerPayment: 7_000_000n, cooldownSeconds: 7, allowedServices: ['web-search'] },
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);
@@ -111,15 +119,18 @@ describe('auth', () => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it.each(ownerEndpoints('target').map((e) => [label(e), e] as const))('%s with an unknown key: 401 unauthorized', async (_l, endpoint) => {
-      const before = await snapshot();
-      expectError(
-        await t.api(endpoint.method, t.withOwner(endpoint.path), { body: endpoint.body, key: newApiKey('owner') }),
-        401,
-        'unauthorized',
-      );
-      expect(await snapshot()).toEqual(before);
-    });
+    it.each(ownerEndpoints('target').map((e) => [label(e), e] as const))(
+      '%s with an unknown key: 401 unauthorized',
+      async (_l, endpoint) => {
+        const before = await snapshot();
+        expectError(
+          await t.api(endpoint.method, t.withOwner(endpoint.path), { body: endpoint.body, key: newApiKey('owner') }),
+          401,
+          'unauthorized',
+        );
+        expect(await snapshot()).toEqual(before);
+      },
+    );
 
     it.each([
       ['an unknown agent-shaped key', () => newApiKey('agent')],
@@ -182,7 +193,12 @@ describe('auth', () => {
       expect(ours.status).toBe(200);
       expect(theirs.status).toBe(200);
       expect(ours.body.policy.dailyBudget).toBe('10.00');
-      expect(theirs.body.policy).toEqual({ dailyBudget: '77.00', maxPerPayment: '7.00', cooldownSeconds: 7, allowedServices: ['web-search'] });
+      expect(theirs.body.policy).toEqual({
+        dailyBudget: '77.00',
+        maxPerPayment: '7.00',
+        cooldownSeconds: 7,
+        allowedServices: ['web-search'],
+      });
     });
   });
 
@@ -353,8 +369,7 @@ describe('auth', () => {
         body: { dailyBudget: '1.00', maxPerPayment: '1.00' },
       });
       expect(tightened.status).toBe(200);
-      const payAmount = (amount: string) =>
-        pay(t, 'tight-pay', agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
+      const payAmount = (amount: string) => pay(t, 'tight-pay', agent.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' });
       expect((await payAmount('0.60')).status).toBe(200);
       expectError(await payAmount('0.60'), 402, 'daily_budget_exceeded');
     });

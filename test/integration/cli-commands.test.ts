@@ -21,11 +21,13 @@ describe('coffer status, pay, kill, open', () => {
     serve = await spawnServe(dataDir);
     owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const post = (path: string, body: unknown) =>
-      json(fetch(`${serve.url}${path}?owner=${owner.owner}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }));
+      json(
+        fetch(`${serve.url}${path}?owner=${owner.owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
     const deployed = await post('/v1/agents/deploy', { agentId: 'cli-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
     await post('/v1/agents/deploy', { agentId: 'other-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
     await post('/v1/agents/cli-agent/allocate', { amount: '2.00' });
@@ -67,7 +69,13 @@ describe('coffer status, pay, kill, open', () => {
 
   it('the COFFER_* variables stand in for the config file', async () => {
     const { apiKey } = JSON.parse(readFileSync(configFile, 'utf8'));
-    const result = await coffer(['status'], { COFFER_URL: serve.url, COFFER_OWNER: owner.owner, COFFER_AGENT_ID: 'cli-agent', COFFER_API_KEY: apiKey, COFFER_CONFIG: '/nonexistent' });
+    const result = await coffer(['status'], {
+      COFFER_URL: serve.url,
+      COFFER_OWNER: owner.owner,
+      COFFER_AGENT_ID: 'cli-agent',
+      COFFER_API_KEY: apiKey,
+      COFFER_CONFIG: '/nonexistent',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Agent cli-agent/);
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
@@ -114,7 +122,9 @@ describe('coffer status, pay, kill, open', () => {
     expect(shown.stdout).toMatch(/spent\s+0\.0\d+ of 3\.00 USDC in the last 24 h/);
     // A payment made today shows its local time of day (not a UTC ISO stamp).
     expect(shown.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
-    const hour = new Date().toLocaleTimeString(undefined, { timeZone: 'Asia/Kolkata', hour: '2-digit', minute: '2-digit', second: '2-digit' }).slice(0, 2);
+    const hour = new Date()
+      .toLocaleTimeString(undefined, { timeZone: 'Asia/Kolkata', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .slice(0, 2);
     expect(shown.stdout).toMatch(new RegExp(`\\b${hour}:\\d{2}:\\d{2}`));
   });
 
@@ -201,12 +211,14 @@ describe('coffer link across a restart of the server', () => {
   it('keeps waiting while the server restarts, and writes the config once the owner approves afterwards', async () => {
     const dataDir = tempDataDir();
     const configFile = join(dataDir, 'linked.json');
-    const port = String(await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    }));
+    const port = String(
+      await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as { port: number };
+          probe.close(() => resolve(free));
+        });
+      }),
+    );
     let serve = await spawnServe(dataDir, { COFFER_PORT: port });
     const linking = spawn(process.execPath, [CLI, 'link', '--url', serve.url, '--config', configFile], {
       env: { ...process.env, COFFER_NO_BROWSER: '1' },

@@ -26,7 +26,7 @@ describe('the /v1 client', () => {
     expect((await owner.health()).network).toBe(t.coffer.engine.network);
   });
 
-  it("tells a result (200) from a request that waits for the owner (202 with the approval)", async () => {
+  it('tells a result (200) from a request that waits for the owner (202 with the approval)', async () => {
     const tightened = await agent.updatePolicy('client-agent', { dailyBudget: '4.00' });
     expect(tightened.status).toBe(200);
     if (tightened.status === 200) expect(tightened.body.policy.dailyBudget).toBe('4.00');
@@ -42,11 +42,13 @@ describe('the /v1 client', () => {
     expect((await agent.spendHistory('client-agent')).payments).toHaveLength(1);
   });
 
-  it('fails with one error type: the server\'s status, code and message, or coffer_unreachable when nothing answers', async () => {
+  it("fails with one error type: the server's status, code and message, or coffer_unreachable when nothing answers", async () => {
     const refused = await agent.kill('someone-else').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(CofferApiError);
     expect(refused).toMatchObject({ status: 403, code: 'wrong_agent' });
-    const gone = await keyClient('http://127.0.0.1:9', { owner: t.owner }).health().catch((error: unknown) => error);
+    const gone = await keyClient('http://127.0.0.1:9', { owner: t.owner })
+      .health()
+      .catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(CofferApiError);
     expect(gone).toMatchObject({ status: 0, code: 'coffer_unreachable', message: expect.stringMatching(/coffer serve/) });
   });
@@ -54,7 +56,12 @@ describe('the /v1 client', () => {
   it("signs in by a dashboard session's header as well (the dashboard's transport)", async () => {
     const token = await signIn(t);
     const page = createCofferClient(
-      createTransport({ base: t.url, owner: t.owner, auth: () => ({ authorization: `Bearer ${token}` }), unreachable: () => new CofferApiError(0, 'offline', 'offline') }),
+      createTransport({
+        base: t.url,
+        owner: t.owner,
+        auth: () => ({ authorization: `Bearer ${token}` }),
+        unreachable: () => new CofferApiError(0, 'offline', 'offline'),
+      }),
     );
     expect((await page.session()).owner).toBe(t.owner);
     expect((await page.dashboard()).agents.map((row) => row.agentId)).toContain('client-agent');

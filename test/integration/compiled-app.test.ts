@@ -27,7 +27,13 @@ describe('the compiled app', () => {
   it('holds JavaScript for every source file of the server and the desktop app, and no TypeScript', () => {
     const files = readdirSync(APP, { recursive: true }).map(String);
     expect(files.filter((file) => file.endsWith('.ts'))).toEqual([]);
-    for (const source of ['server/boot/open-coffer', 'server/cli/main', 'electron/main', 'electron/launcher', 'build/scripts/electron-natives']) {
+    for (const source of [
+      'server/boot/open-coffer',
+      'server/cli/main',
+      'electron/main',
+      'electron/launcher',
+      'build/scripts/electron-natives',
+    ]) {
       expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);
     }
     // Nothing in it asks for a compiler at run time.

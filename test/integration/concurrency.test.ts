@@ -39,9 +39,7 @@ describe('concurrent payments against one budget', () => {
   it('concurrent payments never overdraw the wallet: the ledger refuses before the chain would', async () => {
     const agent = await fundedAgent(t, 'drain', '0.55', { dailyBudget: '100.00', maxPerPayment: '1.00' });
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        pay(t, 'drain', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' }),
-      ),
+      Array.from({ length: 20 }, () => pay(t, 'drain', agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' })),
     );
     const ok = responses.filter((r) => r.status === 200);
     expect(ok).toHaveLength(5);

@@ -21,7 +21,9 @@ describe('SIGKILL in the middle of a payment burst', () => {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
 
-    const deployed = await json(call(first.url, 'POST', '/v1/agents/deploy', { agentId: 'crashy', dailyBudget: '1000', maxPerPayment: '1' }));
+    const deployed = await json(
+      call(first.url, 'POST', '/v1/agents/deploy', { agentId: 'crashy', dailyBudget: '1000', maxPerPayment: '1' }),
+    );
     expect((await call(first.url, 'POST', '/v1/agents/crashy/allocate', { amount: '50' })).status).toBe(200);
     // (600 payments of 0.01 fit in 50 USDC and in the daily budget: nothing is refused by policy.)
 
@@ -30,7 +32,13 @@ describe('SIGKILL in the middle of a payment burst', () => {
     let answered = 0;
     const BURST = 600;
     const burst = Array.from({ length: BURST }, (_, i) =>
-      call(first.url, 'POST', '/v1/agents/crashy/pay', { service: 'demo-weather', amount: '0.01', description: `burst ${i}` }, deployed.apiKey)
+      call(
+        first.url,
+        'POST',
+        '/v1/agents/crashy/pay',
+        { service: 'demo-weather', amount: '0.01', description: `burst ${i}` },
+        deployed.apiKey,
+      )
         .then(async (response) => {
           answered += 1;
           // Kill from inside the 40th answer, while the rest are still in flight.
@@ -59,7 +67,9 @@ describe('SIGKILL in the middle of a payment burst', () => {
       const statusOf = db.prepare('SELECT status FROM payments WHERE id = ?').pluck();
       for (const id of confirmedBeforeKill) expect(statusOf.get(id)).toBe('confirmed');
       const allocated = BigInt(db.prepare("SELECT SUM(amount) FROM allocations WHERE status = 'confirmed'").pluck().get() as number);
-      const paid = BigInt((db.prepare("SELECT COALESCE(SUM(amount), 0) FROM payments WHERE status = 'confirmed'").pluck().get() as number) ?? 0);
+      const paid = BigInt(
+        (db.prepare("SELECT COALESCE(SUM(amount), 0) FROM payments WHERE status = 'confirmed'").pluck().get() as number) ?? 0,
+      );
       const confirmedCount = db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'confirmed'").pluck().get() as number;
       db.close();
       expect(confirmedCount).toBeGreaterThanOrEqual(confirmedBeforeKill.length);
@@ -70,7 +80,9 @@ describe('SIGKILL in the middle of a payment burst', () => {
       expect(dashboard.agents[0].lifetimePayments).toBe(confirmedCount);
 
       // And the restarted server keeps paying.
-      expect((await call(second.url, 'POST', '/v1/agents/crashy/pay', { service: 'demo-weather', amount: '0.01' }, deployed.apiKey)).status).toBe(200);
+      expect(
+        (await call(second.url, 'POST', '/v1/agents/crashy/pay', { service: 'demo-weather', amount: '0.01' }, deployed.apiKey)).status,
+      ).toBe(200);
     } finally {
       second.child.kill('SIGTERM');
       expect((await second.exited).code).toBe(0);
@@ -209,7 +221,9 @@ describe('a crash between the chain and the ledger', () => {
         const agent = await deployAgent(t, 'returning-in-a-crash');
         await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/allocate'), { body: { amount: '4' } });
         const restore = dieAfterLanding(t);
-        expect((await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/return'), { body: { amount: '1.5' } })).status).toBeGreaterThanOrEqual(500);
+        expect(
+          (await t.api('POST', t.withOwner('/v1/agents/returning-in-a-crash/return'), { body: { amount: '1.5' } })).status,
+        ).toBeGreaterThanOrEqual(500);
         restore();
         return agent.walletAddress;
       },
@@ -224,7 +238,10 @@ describe('a crash between the chain and the ledger', () => {
 
   it('an allocation that landed is confirmed after the restart, and its retry under the same key answers it', async () => {
     const allocate = (t: TestCoffer) =>
-      t.api('POST', t.withOwner('/v1/agents/funded-in-a-crash/allocate'), { body: { amount: '3' }, headers: { 'idempotency-key': 'crash-fund' } });
+      t.api('POST', t.withOwner('/v1/agents/funded-in-a-crash/allocate'), {
+        body: { amount: '3' },
+        headers: { 'idempotency-key': 'crash-fund' },
+      });
     await acrossRestart(
       async (t) => {
         await deployAgent(t, 'funded-in-a-crash');

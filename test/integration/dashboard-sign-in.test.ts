@@ -63,11 +63,17 @@ describe('dashboard sign-in', () => {
     const refused = [
       await t.api('POST', t.withOwner('/v1/session/login-link'), asSession(session)),
       await t.api('POST', t.withOwner('/v1/agents/minted/key'), asSession(session)),
-      await t.api('POST', t.withOwner('/v1/agents/deploy'), { ...asSession(session), body: { agentId: 'late', dailyBudget: '1', maxPerPayment: '1' } }),
+      await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+        ...asSession(session),
+        body: { agentId: 'late', dailyBudget: '1', maxPerPayment: '1' },
+      }),
     ];
     const link = (await t.api('POST', '/v1/link-sessions', { key: null, body: { name: 'cli' } })).body.token;
     refused.push(await t.api('POST', `/v1/link-sessions/${link}/complete`, { ...asSession(session), body: { agentId: 'linked-late' } }));
-    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), { key: agent.apiKey, body: { agentId: 'asked-for', dailyBudget: '1', maxPerPayment: '1' } });
+    const asked = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+      key: agent.apiKey,
+      body: { agentId: 'asked-for', dailyBudget: '1', maxPerPayment: '1' },
+    });
     refused.push(await t.api('POST', t.withOwner(`/v1/approvals/${asked.body.approvalId}/approve`), asSession(session)));
     for (const answer of refused) {
       expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 403, code: 'confirmation_required' });
@@ -87,10 +93,16 @@ describe('dashboard sign-in', () => {
     // Signed in again, the same actions go through; the owner key never needs to.
     const fresh = await signIn(t);
     expect((await t.api('POST', t.withOwner('/v1/agents/minted/key'), asSession(fresh))).status).toBe(200);
-    expect((await t.api('POST', `/v1/link-sessions/${link}/complete`, { ...asSession(fresh), body: { agentId: 'linked-late' } })).status).toBe(200);
-    expect((await t.api('POST', t.withOwner(`/v1/approvals/${asked.body.approvalId}/approve`), asSession(fresh))).body.status).toBe('approved');
+    expect(
+      (await t.api('POST', `/v1/link-sessions/${link}/complete`, { ...asSession(fresh), body: { agentId: 'linked-late' } })).status,
+    ).toBe(200);
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${asked.body.approvalId}/approve`), asSession(fresh))).body.status).toBe(
+      'approved',
+    );
     expect((await t.api('POST', t.withOwner('/v1/session/login-link'), asSession(fresh))).status).toBe(200);
     clock.advance(60 * 60 * 1000);
-    expect((await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'by-key', dailyBudget: '1', maxPerPayment: '1' } })).status).toBe(200);
+    expect(
+      (await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'by-key', dailyBudget: '1', maxPerPayment: '1' } })).status,
+    ).toBe(200);
   });
 });

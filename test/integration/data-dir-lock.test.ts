@@ -27,7 +27,11 @@ describe('one Coffer per data dir', () => {
     const first = await spawnServe(dataDir);
     try {
       const again = spawnServe(dataDir);
-      await expect(again).rejects.toThrow(new RegExp(`already using the data dir[\\s\\S]*already running for it at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): open its dashboard with \`coffer open\``));
+      await expect(again).rejects.toThrow(
+        new RegExp(
+          `already using the data dir[\\s\\S]*already running for it at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): open its dashboard with \`coffer open\``,
+        ),
+      );
     } finally {
       first.child.kill('SIGTERM');
       await first.exited;
@@ -40,7 +44,9 @@ describe('one Coffer per data dir', () => {
     const port = String((blocker.address() as { port: number }).port);
     const fresh = join(tempDataDir(), 'never-made');
     try {
-      await expect(spawnServe(fresh, { COFFER_PORT: port })).rejects.toThrow(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*nothing was started or created`));
+      await expect(spawnServe(fresh, { COFFER_PORT: port })).rejects.toThrow(
+        new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*nothing was started or created`),
+      );
       expect(existsSync(fresh)).toBe(false);
     } finally {
       blocker.close();

@@ -31,16 +31,21 @@ describe('coffer demo-api beside coffer serve', () => {
       const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
       // Not on the catalog's port: the registry lists it where it really runs (and back once it stops).
       expect(DEMO_API_LISTED_URL).toBe(`http://127.0.0.1:${DEMO_API_PORT}`);
-      const listed = async () => ((await json(fetch(`${serve.url}/v1/services/search?q=demo`))).results as { id: string; endpoint: string }[]).find((s) => s.id === 'demo-weather')!.endpoint;
+      const listed = async () =>
+        ((await json(fetch(`${serve.url}/v1/services/search?q=demo`))).results as { id: string; endpoint: string }[]).find(
+          (s) => s.id === 'demo-weather',
+        )!.endpoint;
       expect(await listed()).toBe(`GET ${demoUrl}/weather?city={city}`);
 
       const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
       const post = (path: string, body: unknown) =>
-        json(fetch(`${serve.url}${path}?owner=${owner}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }));
+        json(
+          fetch(`${serve.url}${path}?owner=${owner}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        );
       const deployed = await post('/v1/agents/deploy', { agentId: 'demo-user', dailyBudget: '1', maxPerPayment: '0.05' });
       await post('/v1/agents/demo-user/allocate', { amount: '0.50' });
 
@@ -82,9 +87,13 @@ describe('coffer demo-api beside coffer serve', () => {
     const cluster = await new TestCluster({ as: 'devnet' }).start();
     const facilitator = await startFacilitator(cluster);
     const dir = tempDataDir();
-    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--network', cluster.url, '--facilitator', facilitator.url], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const demo = spawn(
+      process.execPath,
+      [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--network', cluster.url, '--facilitator', facilitator.url],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const firstLine = await new Promise<string>((resolve, reject) => {
         createInterface({ input: demo.stdout! }).once('line', resolve);
@@ -95,13 +104,28 @@ describe('coffer demo-api beside coffer serve', () => {
       await cluster.mintUsdc('93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 0n);
       const buyer = await generateKeyPairSigner();
       await cluster.mintUsdc(buyer.address, 1_000_000n);
-      const paidFetch = wrapFetchWithPayment(fetch, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+      const paidFetch = wrapFetchWithPayment(
+        fetch,
+        x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+      );
       const response = await paidFetch(`${demoUrl}/quote?symbol=SOL`);
       expect(response.status).toBe(200);
       expect((await json(response)).symbol).toBe('SOL');
       expect(facilitator.settles.succeeded).toBe(1);
 
-      const refused = await runCoffer(['demo-api', '--data-dir', dir, '--port', '0', '--network', 'sim', '--coffer-url', 'http://127.0.0.1:9', '--facilitator', facilitator.url]);
+      const refused = await runCoffer([
+        'demo-api',
+        '--data-dir',
+        dir,
+        '--port',
+        '0',
+        '--network',
+        'sim',
+        '--coffer-url',
+        'http://127.0.0.1:9',
+        '--facilitator',
+        facilitator.url,
+      ]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/x402 is paid on devnet and mainnet/);
     } finally {

@@ -36,14 +36,28 @@ describe('the MCP launch the desktop app prints', () => {
     expect(mcpConfig).toEqual({
       command: process.execPath,
       args: [join(dataDir, 'mcp', 'coffer-mcp.mjs'), 'mcp'],
-      env: { ELECTRON_RUN_AS_NODE: '1', COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'desktop-agent', COFFER_API_KEY: key.body.apiKey },
+      env: {
+        ELECTRON_RUN_AS_NODE: '1',
+        COFFER_URL: t.url,
+        COFFER_OWNER: t.owner,
+        COFFER_AGENT_ID: 'desktop-agent',
+        COFFER_API_KEY: key.body.apiKey,
+      },
     });
     // An MCP host passes exactly this: the command, the args, the env (and its own PATH).
     const client = new Client({ name: 'host', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: mcpConfig.command, args: mcpConfig.args, env: { PATH: process.env.PATH ?? '', ...mcpConfig.env } }));
+    await client.connect(
+      new StdioClientTransport({
+        command: mcpConfig.command,
+        args: mcpConfig.args,
+        env: { PATH: process.env.PATH ?? '', ...mcpConfig.env },
+      }),
+    );
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['check_balance', 'pay', 'fetch_paid', 'kill_agent', 'set_policy']));
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['check_balance', 'pay', 'fetch_paid', 'kill_agent', 'set_policy']),
+      );
       const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as { structuredContent?: { balance?: string } };
       expect(balance.structuredContent?.balance).toBe('1.00');
     } finally {
@@ -66,8 +80,18 @@ describe('the MCP launch the desktop app prints', () => {
   });
 
   it('on AppImage the command is the image file, not the mount the app runs from', () => {
-    const launch = desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' }, '/home/ada/.coffer/mcp/coffer-mcp.mjs');
-    expect(launch).toEqual({ command: '/home/ada/Apps/Coffer.AppImage', args: ['/home/ada/.coffer/mcp/coffer-mcp.mjs', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
-    expect(desktopMcpLaunch('/Applications/Coffer.app/Contents/MacOS/Coffer', {}, '/b.mjs').command).toBe('/Applications/Coffer.app/Contents/MacOS/Coffer');
+    const launch = desktopMcpLaunch(
+      '/tmp/.mount_CofferXyz/coffer',
+      { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' },
+      '/home/ada/.coffer/mcp/coffer-mcp.mjs',
+    );
+    expect(launch).toEqual({
+      command: '/home/ada/Apps/Coffer.AppImage',
+      args: ['/home/ada/.coffer/mcp/coffer-mcp.mjs', 'mcp'],
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+    });
+    expect(desktopMcpLaunch('/Applications/Coffer.app/Contents/MacOS/Coffer', {}, '/b.mjs').command).toBe(
+      '/Applications/Coffer.app/Contents/MacOS/Coffer',
+    );
   });
 });

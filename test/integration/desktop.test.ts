@@ -38,7 +38,15 @@ interface Started {
 }
 
 async function startDesktop(
-  options: { platform?: NodeJS.Platform; packaged?: boolean; env?: NodeJS.ProcessEnv; argv?: string[]; darkTheme?: boolean; deps?: Partial<DesktopDeps>; dataDir?: string } = {},
+  options: {
+    platform?: NodeJS.Platform;
+    packaged?: boolean;
+    env?: NodeJS.ProcessEnv;
+    argv?: string[];
+    darkTheme?: boolean;
+    deps?: Partial<DesktopDeps>;
+    dataDir?: string;
+  } = {},
 ): Promise<Started> {
   const { fake, electron, calls } = createFakeElectron({ packaged: options.packaged, darkTheme: options.darkTheme });
   const timers = new FakeTimers();
@@ -54,7 +62,15 @@ async function startDesktop(
     version: '9.9.9',
     icons: packagePath('build', 'icons'),
     mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-    resolveConfig: () => ({ dataDir, port: 0, network: 'sim', keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+    resolveConfig: () => ({
+      dataDir,
+      port: 0,
+      network: 'sim',
+      keyStore: 'file',
+      usdcMint: undefined,
+      imageProviderUrl: undefined,
+      imageProviderKey: undefined,
+    }),
     openCoffer,
     startHttpServer,
     startChainWatch,
@@ -64,7 +80,8 @@ async function startDesktop(
     ...options.deps,
   });
   await desktop.start();
-  const connection = () => JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url: string; owner: string; ownerKey: string };
+  const connection = () =>
+    JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url: string; owner: string; ownerKey: string };
   return {
     fake,
     calls,
@@ -112,7 +129,9 @@ describe('the desktop app on Linux, started by the user', () => {
   afterAll(async () => app.stop());
 
   it('has a tray whose menu holds the brake from the first moment, a connection file and a log file', () => {
-    expect(menuLabels(app.tray().menu)).toEqual(expect.arrayContaining(['No agents yet', 'Stop all agents', 'Open dashboard', 'Quit Coffer']));
+    expect(menuLabels(app.tray().menu)).toEqual(
+      expect.arrayContaining(['No agents yet', 'Stop all agents', 'Open dashboard', 'Quit Coffer']),
+    );
     expect(existsSync(join(app.dataDir, 'connection.json'))).toBe(true);
     expect(readFileSync(join(app.dataDir, 'logs', 'desktop.log'), 'utf8')).toMatch(/Coffer 9\.9\.9 running in the tray/);
   });
@@ -121,7 +140,12 @@ describe('the desktop app on Linux, started by the user', () => {
     await waitFor(() => app.fake.BrowserWindow.instances.length === 1, 'a window opened');
     const window = app.fake.BrowserWindow.instances[0]!;
     expect(window.loaded[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?token=[\w-]+&next=%23%2F$/);
-    expect(window.options.webPreferences).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true, partition: 'coffer-dashboard' });
+    expect(window.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+      partition: 'coffer-dashboard',
+    });
     // Web links, even this server's own (a generated image), open in the user's browser.
     const image = `${new URL(window.loaded[0]!).origin}/sim-images/x.svg`;
     expect(window.webContents.openHandler!({ url: image })).toEqual({ action: 'deny' });
@@ -143,7 +167,12 @@ describe('the desktop app on Linux, started by the user', () => {
     app.fake.nativeTheme.emit('updated');
     app.timers.advance(TRAY_REBUILD_MS);
     expect(app.tray().image.path).toMatch(/tray-normal-on-dark\.png$/);
-    for (const file of ['tray-normal-on-light.png', 'tray-normal-on-dark.png', 'tray-attention-on-light.png', 'tray-attention-on-dark.png']) {
+    for (const file of [
+      'tray-normal-on-light.png',
+      'tray-normal-on-dark.png',
+      'tray-attention-on-light.png',
+      'tray-attention-on-dark.png',
+    ]) {
       expect(existsSync(packagePath('build', 'icons', file)), file).toBe(true);
     }
   });
@@ -155,7 +184,10 @@ describe('the desktop app on Linux, started by the user', () => {
     app.timers.advance(10 * TRAY_REBUILD_MS);
     expect(rebuilt()).toBe(before); // nothing changed: nothing rebuilt
     // A runaway burst: ten agents deployed and stopped and resumed in a second.
-    for (let i = 0; i < 10; i++) expect((await app.api('POST', '/v1/agents/deploy', { agentId: `burst-${i}`, dailyBudget: '1', maxPerPayment: '1' })).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await app.api('POST', '/v1/agents/deploy', { agentId: `burst-${i}`, dailyBudget: '1', maxPerPayment: '1' })).status).toBe(
+        200,
+      );
     expect(rebuilt() - before).toBeLessThanOrEqual(1);
     app.timers.advance(TRAY_REBUILD_MS);
     expect(rebuilt() - before).toBeLessThanOrEqual(2); // ten changes, at most two menus
@@ -248,9 +280,11 @@ describe('the desktop app when things go wrong', () => {
       app.timers.advance(35_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
       app.timers.advance(TRAY_REBUILD_MS);
-      expect(menuLabels(app.tray().menu)).toEqual(expect.arrayContaining(['Treasury: … USDC · sim', '● offline-a · … USDC', 'Stop offline-a', 'Stop all agents', 'Quit Coffer']));
+      expect(menuLabels(app.tray().menu)).toEqual(
+        expect.arrayContaining(['Treasury: … USDC · sim', '● offline-a · … USDC', 'Stop offline-a', 'Stop all agents', 'Quit Coffer']),
+      );
       clickMenuItem(app.tray().menu, 'Stop offline-a');
-      expect(((await app.api('GET', '/v1/agents/offline-a/policy')).status)).toBe(200);
+      expect((await app.api('GET', '/v1/agents/offline-a/policy')).status).toBe(200);
     } finally {
       await app.stop();
     }
@@ -277,11 +311,23 @@ describe('the desktop app when things go wrong', () => {
   it('says why it cannot start in an error dialog, configuration errors too, with where the log is', async () => {
     const { fake, electron } = createFakeElectron();
     const desktop = createDesktop(electron, {
-      platform: 'linux', argv: [], env: {}, execPath: process.execPath, home: '/tmp', version: '1', icons: '', mcpBridge: '',
+      platform: 'linux',
+      argv: [],
+      env: {},
+      execPath: process.execPath,
+      home: '/tmp',
+      version: '1',
+      icons: '',
+      mcpBridge: '',
       resolveConfig: () => {
         throw new Error('--port must be a number from 0 to 65535 (got "x")');
       },
-      openCoffer, startHttpServer, startChainWatch, timers: new FakeTimers(), stderr: () => undefined, stdout: () => undefined,
+      openCoffer,
+      startHttpServer,
+      startChainWatch,
+      timers: new FakeTimers(),
+      stderr: () => undefined,
+      stdout: () => undefined,
     });
     await desktop.start();
     expect(fake.dialog.errors).toEqual([{ title: 'Coffer cannot start', content: expect.stringContaining('--port must be a number') }]);
@@ -293,12 +339,33 @@ describe('the desktop app when things go wrong', () => {
     const dataDir = tempDataDir();
     const second = createFakeElectron();
     await createDesktop(second.electron, {
-      platform: 'linux', argv: [], env: {}, execPath: process.execPath, home: dataDir, version: '1', icons: packagePath('build', 'icons'),
+      platform: 'linux',
+      argv: [],
+      env: {},
+      execPath: process.execPath,
+      home: dataDir,
+      version: '1',
+      icons: packagePath('build', 'icons'),
       mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({ dataDir, port, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
-      openCoffer, startHttpServer, startChainWatch, timers: new FakeTimers(), stderr: () => undefined, stdout: () => undefined,
+      resolveConfig: () => ({
+        dataDir,
+        port,
+        network: undefined,
+        keyStore: 'file',
+        usdcMint: undefined,
+        imageProviderUrl: undefined,
+        imageProviderKey: undefined,
+      }),
+      openCoffer,
+      startHttpServer,
+      startChainWatch,
+      timers: new FakeTimers(),
+      stderr: () => undefined,
+      stdout: () => undefined,
     }).start();
-    expect(second.fake.dialog.errors[0]?.content).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*The log is at ${join(dataDir, 'logs', 'desktop.log')}`));
+    expect(second.fake.dialog.errors[0]?.content).toMatch(
+      new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use[\\s\\S]*The log is at ${join(dataDir, 'logs', 'desktop.log')}`),
+    );
     expect(second.fake.app.exitCode).toBe(1);
     // Nothing was created: no database, no keys (only the log that says why).
     expect(existsSync(join(dataDir, 'coffer.db'))).toBe(false);
@@ -323,7 +390,9 @@ describe('the desktop app when things go wrong', () => {
     });
     try {
       expect(asked).toEqual(['sim', 'devnet']);
-      expect(app.fake.dialog.boxes).toEqual([expect.objectContaining({ buttons: ['Use devnet', 'Quit'], message: "Coffer's embedded test chain cannot run on this computer" })]);
+      expect(app.fake.dialog.boxes).toEqual([
+        expect.objectContaining({ buttons: ['Use devnet', 'Quit'], message: "Coffer's embedded test chain cannot run on this computer" }),
+      ]);
       expect(app.fake.dialog.errors).toEqual([]);
       expect(menuLabels(app.tray().menu)).toContain('Stop all agents');
     } finally {
@@ -356,7 +425,10 @@ describe('the desktop app per platform', () => {
       expect(app.calls.some((call) => call.method === 'dock.hide')).toBe(true);
       const windows = app.fake.BrowserWindow.instances.length;
       app.fake.app.emit('activate');
-      await waitFor(() => app.fake.BrowserWindow.instances.length + (app.fake.BrowserWindow.instances[0]?.loaded.length ?? 0) > windows + 1, 'activate opened the dashboard');
+      await waitFor(
+        () => app.fake.BrowserWindow.instances.length + (app.fake.BrowserWindow.instances[0]?.loaded.length ?? 0) > windows + 1,
+        'activate opened the dashboard',
+      );
       await app.api('POST', '/v1/agents/deploy', { agentId: 'mac-a', dailyBudget: '1', maxPerPayment: '1' });
       await app.api('POST', '/v1/agents/mac-a/kill');
       app.timers.advance(TRAY_REBUILD_MS);
@@ -385,7 +457,9 @@ describe('the desktop app per platform', () => {
     const entry = join(app.dataDir, '.config', 'autostart', 'coffer.desktop');
     try {
       clickMenuItem(app.tray().menu, 'Start at login');
-      expect(readFileSync(entry, 'utf8')).toMatch(/^\[Desktop Entry\]\nType=Application\nName=Coffer\n[\s\S]*Exec="\/home\/ada\/Apps\/Coffer\.AppImage" --hidden\n/);
+      expect(readFileSync(entry, 'utf8')).toMatch(
+        /^\[Desktop Entry\]\nType=Application\nName=Coffer\n[\s\S]*Exec="\/home\/ada\/Apps\/Coffer\.AppImage" --hidden\n/,
+      );
       app.timers.advance(TRAY_REBUILD_MS);
       clickMenuItem(app.tray().menu, 'Start at login');
       expect(existsSync(entry)).toBe(false);
@@ -400,13 +474,34 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const { fake, electron } = createFakeElectron();
     const out: string[] = [];
     await createDesktop(electron, {
-      platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+      platform: 'linux',
+      argv: [],
+      env: { COFFER_SMOKE: '1' },
+      execPath: process.execPath,
+      home: '/tmp',
+      version: '1',
+      icons: packagePath('build', 'icons'),
+      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
       // Smoke mode ignores the data dir and port it is given: a throwaway data dir, port 0.
-      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 7402, network: undefined, keyStore: 'auto', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
-      openCoffer, startHttpServer, startChainWatch,
-      timers: { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
-      stderr: () => undefined, stdout: (line) => void out.push(line),
+      resolveConfig: () => ({
+        dataDir: '/nonexistent/coffer',
+        port: 7402,
+        network: undefined,
+        keyStore: 'auto',
+        usdcMint: undefined,
+        imageProviderUrl: undefined,
+        imageProviderKey: undefined,
+      }),
+      openCoffer,
+      startHttpServer,
+      startChainWatch,
+      timers: {
+        now: () => Date.now(),
+        setTimeout: (run, ms) => setTimeout(run, ms),
+        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      },
+      stderr: () => undefined,
+      stdout: (line) => void out.push(line),
     }).start();
     await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
     expect(out).toEqual([
@@ -423,17 +518,37 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const out: string[] = [];
     const networks: (string | undefined)[] = [];
     await createDesktop(electron, {
-      platform: 'win32', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
+      platform: 'win32',
+      argv: [],
+      env: { COFFER_SMOKE: '1' },
+      execPath: process.execPath,
+      home: '/tmp',
+      version: '1',
+      icons: packagePath('build', 'icons'),
+      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+      resolveConfig: () => ({
+        dataDir: '/nonexistent/coffer',
+        port: 0,
+        network: undefined,
+        keyStore: 'file',
+        usdcMint: undefined,
+        imageProviderUrl: undefined,
+        imageProviderKey: undefined,
+      }),
       openCoffer: async (options) => {
         networks.push(options.network);
         if (options.network !== 'devnet') throw new SimChainUnavailableError('win32-x64');
         return openCoffer({ ...options, network: 'http://127.0.0.1:9' });
       },
-      startHttpServer, startChainWatch,
-      timers: { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
-      stderr: () => undefined, stdout: (line) => void out.push(line),
+      startHttpServer,
+      startChainWatch,
+      timers: {
+        now: () => Date.now(),
+        setTimeout: (run, ms) => setTimeout(run, ms),
+        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      },
+      stderr: () => undefined,
+      stdout: (line) => void out.push(line),
     }).start();
     await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
     expect(networks).toEqual([undefined, 'devnet']);
@@ -448,10 +563,29 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const timers = new FakeTimers();
     fake.BrowserWindow.signsIn = false;
     const started = createDesktop(electron, {
-      platform: 'linux', argv: [], env: { COFFER_SMOKE: '1' }, execPath: process.execPath, home: '/tmp', version: '1',
-      icons: packagePath('build', 'icons'), mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({ dataDir: '/nonexistent/coffer', port: 0, network: undefined, keyStore: 'file', usdcMint: undefined, imageProviderUrl: undefined, imageProviderKey: undefined }),
-      openCoffer, startHttpServer, startChainWatch, timers, stderr: () => undefined, stdout: (line) => void out.push(line),
+      platform: 'linux',
+      argv: [],
+      env: { COFFER_SMOKE: '1' },
+      execPath: process.execPath,
+      home: '/tmp',
+      version: '1',
+      icons: packagePath('build', 'icons'),
+      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+      resolveConfig: () => ({
+        dataDir: '/nonexistent/coffer',
+        port: 0,
+        network: undefined,
+        keyStore: 'file',
+        usdcMint: undefined,
+        imageProviderUrl: undefined,
+        imageProviderKey: undefined,
+      }),
+      openCoffer,
+      startHttpServer,
+      startChainWatch,
+      timers,
+      stderr: () => undefined,
+      stdout: (line) => void out.push(line),
     }).start();
     await waitFor(() => fake.BrowserWindow.instances.length === 1, 'the window opened');
     for (let i = 0; i < 200 && fake.app.exitCode === null; i++) {

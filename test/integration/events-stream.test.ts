@@ -22,7 +22,8 @@ describe('the event stream and its sign-in', () => {
   const clock = manualClock();
   const t = useCoffer({ clock });
 
-  const openStream = (session: string) => fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${session}` } });
+  const openStream = (session: string) =>
+    fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${session}` } });
   const faucet = () => t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1.00' } });
 
   it('a signed-in dashboard gets events', async () => {

@@ -109,7 +109,9 @@ describe('image generation', () => {
         status: 'refunded',
         refund: { amount: '0.032', txSignature: task.refund.txSignature, timestamp: expect.any(String) },
       });
-      const entry = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.agents.find((a: { agentId: string }) => a.agentId === 'refunded');
+      const entry = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.agents.find(
+        (a: { agentId: string }) => a.agentId === 'refunded',
+      );
       expect(entry).toMatchObject({ spent24h: '0.00', lifetimeSpent: '0.00' });
       expect(refunds).toEqual([expect.objectContaining({ agentId: 'refunded', amount: '0.032', status: 'confirmed' })]);
 
@@ -214,7 +216,10 @@ describe('image generation on the sim chain without a provider', () => {
       expect(svg).not.toMatch(/<script/i);
       // The same request draws the same picture; another prompt another one.
       expect(await (await fetch(done.resultUrl)).text()).toBe(svg);
-      const other = await t.api('POST', t.withOwner('/v1/agents/sim-artist/generate'), { key: agent.apiKey, body: { ...body, prompt: 'a forest' } });
+      const other = await t.api('POST', t.withOwner('/v1/agents/sim-artist/generate'), {
+        key: agent.apiKey,
+        body: { ...body, prompt: 'a forest' },
+      });
       const otherDone = await pollTask(t, 'sim-artist', other.body.taskId, agent.apiKey);
       expect(otherDone.resultUrl).not.toBe(done.resultUrl);
       expect(await (await fetch(otherDone.resultUrl)).text()).not.toBe(svg);
@@ -223,14 +228,17 @@ describe('image generation on the sim chain without a provider', () => {
     }
   });
 
-  it('lists an agent\'s tasks newest first, with prompts, and announces each step as an event', async () => {
+  it("lists an agent's tasks newest first, with prompts, and announces each step as an event", async () => {
     const t = await startCoffer();
     try {
       const agent = await fundedAgent(t, 'lister', '1.00');
       const seen: { type: string; status?: string; taskId?: string }[] = [];
       const unsubscribe = t.coffer.engine.events.subscribe((event) => seen.push(event as never));
       const generate = (prompt: string) =>
-        t.api('POST', t.withOwner('/v1/agents/lister/generate'), { key: agent.apiKey, body: { prompt, modelId: 'sdxl', resolution: '1k' } });
+        t.api('POST', t.withOwner('/v1/agents/lister/generate'), {
+          key: agent.apiKey,
+          body: { prompt, modelId: 'sdxl', resolution: '1k' },
+        });
       const first = (await generate('a red kite')).body.taskId as string;
       const second = (await generate('a blue boat')).body.taskId as string;
       await pollTask(t, 'lister', first, agent.apiKey);
@@ -240,7 +248,13 @@ describe('image generation on the sim chain without a provider', () => {
       const listed = await t.api('GET', t.withOwner('/v1/agents/lister/tasks'));
       expect(listed.status).toBe(200);
       expect(listed.body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual([second, first]);
-      expect(listed.body.tasks[0]).toMatchObject({ prompt: 'a blue boat', status: 'success', modelId: 'sdxl', resolution: '1k', resultUrl: expect.stringContaining('/sim-images/') });
+      expect(listed.body.tasks[0]).toMatchObject({
+        prompt: 'a blue boat',
+        status: 'success',
+        modelId: 'sdxl',
+        resolution: '1k',
+        resultUrl: expect.stringContaining('/sim-images/'),
+      });
       expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks?limit=1'))).body.tasks).toHaveLength(1);
       expect((await t.api('GET', t.withOwner('/v1/agents/lister/tasks?limit=0'))).body.code).toBe('invalid_limit');
       // The agent reads its own; another agent's key cannot.

@@ -347,7 +347,11 @@ describe('HTTP errors and guards', () => {
         ['GET', t.withOwner('/v1/agents/bystander/spend-history?limit=-1'), {}],
         ['GET', '/v1/services/search?limit=abc', {}],
         ['GET', '/v1/services/search?q=' + 'z'.repeat(500), {}],
-        ['POST', t.withOwner('/v1/agents/bystander/pay'), { body: '{"service":"demo-weather","amount":"0.01"}', headers: { 'idempotency-key': '' } }],
+        [
+          'POST',
+          t.withOwner('/v1/agents/bystander/pay'),
+          { body: '{"service":"demo-weather","amount":"0.01"}', headers: { 'idempotency-key': '' } },
+        ],
       ];
       for (const [method, path, options] of cases) {
         const response = await raw(t, method, path, {
@@ -403,7 +407,8 @@ describe('HTTP errors and guards', () => {
       for (let i = 0; i < 40; i++) {
         const path = bodyPaths[i % bodyPaths.length] ?? '/v1/agents/deploy';
         const body = randomBytesFrom(i + 1, 16 + ((i * 97) % 4000));
-        const headers: Record<string, string> = i % 2 === 0 ? { 'content-type': 'application/json' } : { 'content-type': 'application/octet-stream' };
+        const headers: Record<string, string> =
+          i % 2 === 0 ? { 'content-type': 'application/json' } : { 'content-type': 'application/octet-stream' };
         requests.push(() => raw(t, 'POST', `${path}?owner=${owner}`, { body, headers }));
       }
       // Huge and odd query strings. With a usable owner only on reads (which may answer 200); every
@@ -471,7 +476,9 @@ describe('HTTP errors and guards', () => {
       requests.push(() => raw(t, 'GET', `/v1/agents/%2e%2e/%2e%2e/dashboard?owner=${owner}`));
       requests.push(() => raw(t, 'GET', `/v1/agents/victim%2Fkill/balance?owner=${owner}`));
       requests.push(() => raw(t, 'GET', `/v1/dashboard?owner=${owner}`, { key: 'x'.repeat(7000) }));
-      requests.push(() => raw(t, 'GET', `/v1/dashboard?owner=${owner}`, { headers: { authorization: `Bearer ${'\u00e9'.repeat(10)}` }, key: null }));
+      requests.push(() =>
+        raw(t, 'GET', `/v1/dashboard?owner=${owner}`, { headers: { authorization: `Bearer ${'\u00e9'.repeat(10)}` }, key: null }),
+      );
       requests.push(() =>
         raw(t, 'POST', `/v1/agents/victim/pay?owner=${owner}`, {
           key: victim.apiKey,

@@ -112,9 +112,7 @@ describe('keys at rest', () => {
       const keyFiles = readdirSync(keysDir).map((name) => join(keysDir, name));
       expect(keyFiles.length).toBeGreaterThanOrEqual(3);
       for (const file of keyFiles) expect(statSync(file).mode & 0o777).toBe(0o600);
-      const walletSecrets = [t.owner, agent.walletAddress].map((wallet) =>
-        readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'),
-      );
+      const walletSecrets = [t.owner, agent.walletAddress].map((wallet) => readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'));
       assertNoSecretIn(t.dataDir, walletSecrets, keyFiles);
     } finally {
       await t.stop();

@@ -13,7 +13,12 @@ const amountArb = fc.integer({ min: 1, max: 3_000_000 }).map((m) => (m / 1e6).to
 
 const operationArb = fc.oneof(
   fc.record({ op: fc.constant('allocate' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb }),
-  fc.record({ op: fc.constant('pay' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb, service: fc.constantFrom(...SERVICES) }),
+  fc.record({
+    op: fc.constant('pay' as const),
+    agent: fc.constantFrom(...AGENTS),
+    amount: amountArb,
+    service: fc.constantFrom(...SERVICES),
+  }),
   fc.record({ op: fc.constant('kill' as const), agent: fc.constantFrom(...AGENTS) }),
   fc.record({ op: fc.constant('resume' as const), agent: fc.constantFrom(...AGENTS) }),
   fc.record({ op: fc.constant('faucet' as const), amount: amountArb }),
@@ -34,10 +39,17 @@ describe('after any sequence of allocations and payments, every wallet on chain 
   });
 
   const ledgerSum = (sql: string, ...params: unknown[]): bigint =>
-    BigInt((t.coffer.db.prepare(sql).safeIntegers(true).pluck().get(...params) as bigint | null) ?? 0n);
+    BigInt(
+      (t.coffer.db
+        .prepare(sql)
+        .safeIntegers(true)
+        .pluck()
+        .get(...params) as bigint | null) ?? 0n,
+    );
 
   async function assertLedgerMatchesChain() {
-    const pending = ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'pending'") +
+    const pending =
+      ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'pending'") +
       ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'pending'");
     expect(pending).toBe(0n);
     for (const agentId of AGENTS) {
@@ -57,38 +69,44 @@ describe('after any sequence of allocations and payments, every wallet on chain 
 
   it('holds for random interleavings (fast-check), including refused and concurrent operations', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(operationArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (generated) => {
-        // Every run moves real money at least once, whatever was generated (a short generated run
-        // may refuse everything): resume, fund and pay once, then the generated batches.
-        const batches: (typeof generated)[number][] = [
-          [{ op: 'resume', agent: 'alpha' }],
-          [{ op: 'allocate', agent: 'alpha', amount: '0.020000' }],
-          [{ op: 'pay', agent: 'alpha', amount: '0.010000', service: UNLISTED_API }],
-          ...generated,
-        ];
-        for (const batch of batches) {
-          // Operations of one batch run concurrently.
-          await Promise.all(
-            batch.map(async (step) => {
-              if (step.op === 'faucet') {
-                const r = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: step.amount } });
-                expect(r.status).toBe(200);
-              } else if (step.op === 'allocate') {
-                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
-                expect([200, 402]).toContain(r.status);
-              } else if (step.op === 'pay') {
-                const r = await pay(t, step.agent, keys.get(step.agent)!, { ...step.service, amount: step.amount, currency: 'USDC' });
-                expect([200, 402, 403]).toContain(r.status);
-                if (r.status !== 200) expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded', 'price_above_registry']).toContain(r.body.code);
-              } else {
-                const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/${step.op}`));
-                expect(r.status).toBe(200);
-              }
-            }),
-          );
-        }
-        await assertLedgerMatchesChain();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(operationArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+        async (generated) => {
+          // Every run moves real money at least once, whatever was generated (a short generated run
+          // may refuse everything): resume, fund and pay once, then the generated batches.
+          const batches: (typeof generated)[number][] = [
+            [{ op: 'resume', agent: 'alpha' }],
+            [{ op: 'allocate', agent: 'alpha', amount: '0.020000' }],
+            [{ op: 'pay', agent: 'alpha', amount: '0.010000', service: UNLISTED_API }],
+            ...generated,
+          ];
+          for (const batch of batches) {
+            // Operations of one batch run concurrently.
+            await Promise.all(
+              batch.map(async (step) => {
+                if (step.op === 'faucet') {
+                  const r = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: step.amount } });
+                  expect(r.status).toBe(200);
+                } else if (step.op === 'allocate') {
+                  const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
+                  expect([200, 402]).toContain(r.status);
+                } else if (step.op === 'pay') {
+                  const r = await pay(t, step.agent, keys.get(step.agent)!, { ...step.service, amount: step.amount, currency: 'USDC' });
+                  expect([200, 402, 403]).toContain(r.status);
+                  if (r.status !== 200)
+                    expect(['insufficient_funds', 'agent_suspended', 'max_per_payment_exceeded', 'price_above_registry']).toContain(
+                      r.body.code,
+                    );
+                } else {
+                  const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/${step.op}`));
+                  expect(r.status).toBe(200);
+                }
+              }),
+            );
+          }
+          await assertLedgerMatchesChain();
+        },
+      ),
       { numRuns: 8 },
     );
     // The property must have moved real money, or it proved nothing.

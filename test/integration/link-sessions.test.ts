@@ -98,7 +98,9 @@ describe('link sessions', () => {
     expect(completed.body).toEqual({ status: 'completed', agentId: 'no-owner-param' });
     // An owner parameter that is given must still be this key's owner.
     const { token: other } = (await create()).body;
-    const wrong = await t.api('POST', `/v1/link-sessions/${other}/complete?owner=${'9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'}`, { body: {} });
+    const wrong = await t.api('POST', `/v1/link-sessions/${other}/complete?owner=${'9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'}`, {
+      body: {},
+    });
     expectError(wrong, 404, 'owner_not_found');
   });
 
@@ -144,7 +146,8 @@ describe('link sessions anyone on the machine may start', () => {
   const t = useCoffer({ clock });
   const create = (name = 'flood') => t.api('POST', '/v1/link-sessions', { key: null, body: { name } });
   const poll = (token: string) => t.api('GET', `/v1/link-sessions/${token}`, { key: null });
-  const waiting = async () => (await t.api('GET', '/v1/link-sessions')).body.sessions as { id: string; code: string; client: { name?: string } }[];
+  const waiting = async () =>
+    (await t.api('GET', '/v1/link-sessions')).body.sessions as { id: string; code: string; client: { name?: string } }[];
 
   it('a process holding many sessions and polling them every 2 s never locks out a real link request', async () => {
     const held: string[] = [];

@@ -53,7 +53,22 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name).sort();
     expect(names).toEqual(
-      ['allocate_budget', 'check_approval', 'check_balance', 'deploy_agent', 'fetch_paid', 'find_service', 'get_policy', 'get_spend_history', 'kill_agent', 'list_models', 'pay', 'rename_agent', 'resume_agent', 'set_policy'].sort(),
+      [
+        'allocate_budget',
+        'check_approval',
+        'check_balance',
+        'deploy_agent',
+        'fetch_paid',
+        'find_service',
+        'get_policy',
+        'get_spend_history',
+        'kill_agent',
+        'list_models',
+        'pay',
+        'rename_agent',
+        'resume_agent',
+        'set_policy',
+      ].sort(),
     );
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.check_balance?.annotations?.readOnlyHint).toBe(true);
@@ -64,18 +79,33 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   });
 
   it('check_balance adds the treasury address', async () => {
-    expect(data(await call('check_balance'))).toEqual({ agentId: 'mcp-agent', walletAddress: agent.walletAddress, balance: '2.00', currency: 'USDC', status: 'active', treasuryAddress: t.owner });
+    expect(data(await call('check_balance'))).toEqual({
+      agentId: 'mcp-agent',
+      walletAddress: agent.walletAddress,
+      balance: '2.00',
+      currency: 'USDC',
+      status: 'active',
+      treasuryAddress: t.owner,
+    });
   });
 
   it('find_service gives id, name, description, $ prices and how; suggests the marketplace when nothing matches', async () => {
     const found = data(await call('find_service', { query: 'weather' }));
     const weather = found.results.find((r: { id: string }) => r.id === 'demo-weather');
-    expect(weather).toEqual({ id: 'demo-weather', name: 'Coffer demo weather', description: expect.any(String), pricing: { perCall: '$0.01' }, how: expect.stringMatching(/fetch_paid/) });
+    expect(weather).toEqual({
+      id: 'demo-weather',
+      name: 'Coffer demo weather',
+      description: expect.any(String),
+      pricing: { perCall: '$0.01' },
+      how: expect.stringMatching(/fetch_paid/),
+    });
     expect(found.message).toMatch(/Found/);
     const images = data(await call('find_service', { query: 'image' }));
     const flux = images.results.find((r: { id: string }) => r.id === 'model:flux-pro');
     expect(flux.pricing).toEqual({ '1k': '$0.04', '2k': '$0.08', '4k': '$0.16' });
-    expect(flux.how).toBe(`Image model: POST ${t.url}/v1/agents/mcp-agent/generate with {"prompt", "modelId": "flux-pro", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`);
+    expect(flux.how).toBe(
+      `Image model: POST ${t.url}/v1/agents/mcp-agent/generate with {"prompt", "modelId": "flux-pro", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`,
+    );
     const scrape = data(await call('find_service', { query: 'scrape' })).results.find((r: { id: string }) => r.id === 'page-scrape');
     expect(scrape.how).toMatch(/^Call fetch_paid with method POST and url https:\/\//);
     const none = data(await call('find_service', { query: 'zzqx submarine rental' }));
@@ -84,7 +114,11 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   });
 
   it('get_policy, set_policy (tightening applies, loosening waits), get_spend_history', async () => {
-    expect(data(await call('get_policy'))).toEqual({ agentId: 'mcp-agent', policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] }, spent24h: '0.00' });
+    expect(data(await call('get_policy'))).toEqual({
+      agentId: 'mcp-agent',
+      policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] },
+      spent24h: '0.00',
+    });
     expect(data(await call('set_policy', { dailyBudget: '4.00' })).policy.dailyBudget).toBe('4.00');
     const loosen = data(await call('set_policy', { dailyBudget: '50.00' }));
     expect(loosen).toMatchObject({ status: 'pending', kind: 'policy', message: expect.stringMatching(/approval/) });
@@ -112,7 +146,12 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     const result = data(await call('fetch_paid', { url: `${demo.url}/weather?city=Quito` }));
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body).city).toBe('Quito');
-    expect(result.payment).toMatchObject({ protocol: 'coffer', amount: '0.01', status: 'confirmed', header: { name: 'X-Payment', value: expect.stringMatching(/^v1\./) } });
+    expect(result.payment).toMatchObject({
+      protocol: 'coffer',
+      amount: '0.01',
+      status: 'confirmed',
+      header: { name: 'X-Payment', value: expect.stringMatching(/^v1\./) },
+    });
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
@@ -126,16 +165,20 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(inexact.content[0]?.text).toMatch(/at most 6 decimals \(such as "0\.01"/);
   });
 
-  it('declares each input with its description and the core rules (limits, the nonce\'s characters), and each tool its output', async () => {
+  it("declares each input with its description and the core rules (limits, the nonce's characters), and each tool its output", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     const props = (name: string) => byName[name]!.inputSchema.properties as Record<string, Record<string, unknown>>;
-    expect(props('pay').amount).toMatchObject({ type: ['string', 'number'], description: expect.stringMatching(/decimal string.*"0\.01"/) });
+    expect(props('pay').amount).toMatchObject({
+      type: ['string', 'number'],
+      description: expect.stringMatching(/decimal string.*"0\.01"/),
+    });
     expect(props('pay').nonce).toMatchObject({ pattern: expect.any(String), maxLength: 200 });
     expect(props('set_policy').cooldownSeconds).toMatchObject({ maximum: 31_536_000 });
     expect(props('set_policy').allowedServices).toMatchObject({ maxItems: 500 });
     for (const tool of tools) {
-      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {}))
+        expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
     }
   });
@@ -161,16 +204,22 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     expect(agents.find((a: { agentId: string }) => a.agentId === 'spawn')).toBeUndefined();
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBeLessThan(micro('2.00'));
     const pending = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals;
-    expect(pending.filter((a: { agentId: string }) => a.agentId === 'mcp-agent').map((a: { approvalId: string }) => a.approvalId)).toContain(resume.approvalId);
+    expect(
+      pending.filter((a: { agentId: string }) => a.agentId === 'mcp-agent').map((a: { approvalId: string }) => a.approvalId),
+    ).toContain(resume.approvalId);
     await t.api('POST', t.withOwner('/v1/agents/mcp-agent/resume'));
   });
 
-  it('check_approval follows a request, and hands over an approved agent\'s key once with its mcpConfig', async () => {
+  it("check_approval follows a request, and hands over an approved agent's key once with its mcpConfig", async () => {
     const asked = data(await call('deploy_agent', { agentId: 'offspring', dailyBudget: '1.00', maxPerPayment: '0.10' }));
     expect(data(await call('check_approval', { approvalId: asked.approvalId }))).toMatchObject({ status: 'pending' });
     await t.api('POST', t.withOwner(`/v1/approvals/${asked.approvalId}/approve`));
     const collected = data(await call('check_approval', { approvalId: asked.approvalId }));
-    expect(collected).toMatchObject({ status: 'approved', apiKey: expect.stringMatching(/^cof_agt_/), mcpConfig: { env: { COFFER_AGENT_ID: 'offspring' } } });
+    expect(collected).toMatchObject({
+      status: 'approved',
+      apiKey: expect.stringMatching(/^cof_agt_/),
+      mcpConfig: { env: { COFFER_AGENT_ID: 'offspring' } },
+    });
     expect(collected.nextSteps.length).toBeGreaterThan(0);
     expect(data(await call('check_approval', { approvalId: asked.approvalId })).apiKey).toBeUndefined();
   });
@@ -187,12 +236,22 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   it('with the owner key, deploy_agent gives the agent, its mcpConfig and next steps', async () => {
     const owner = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: t.ownerKey });
     try {
-      const result = (await owner.callTool({ name: 'deploy_agent', arguments: { agentId: 'made-by-mcp', dailyBudget: '1.00', maxPerPayment: '0.10' } })) as ToolResult;
+      const result = (await owner.callTool({
+        name: 'deploy_agent',
+        arguments: { agentId: 'made-by-mcp', dailyBudget: '1.00', maxPerPayment: '0.10' },
+      })) as ToolResult;
       const body = result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       expect(body.agent).toMatchObject({ agentId: 'made-by-mcp' });
-      expect(body.mcpConfig).toMatchObject({ command: expect.any(String), args: expect.arrayContaining(['mcp']), env: { COFFER_AGENT_ID: 'made-by-mcp' } });
+      expect(body.mcpConfig).toMatchObject({
+        command: expect.any(String),
+        args: expect.arrayContaining(['mcp']),
+        env: { COFFER_AGENT_ID: 'made-by-mcp' },
+      });
       expect(body.nextSteps.length).toBeGreaterThan(0);
-      const renamed = (await owner.callTool({ name: 'rename_agent', arguments: { agentId: 'made-by-mcp', displayName: 'Made by MCP' } })) as ToolResult;
+      const renamed = (await owner.callTool({
+        name: 'rename_agent',
+        arguments: { agentId: 'made-by-mcp', displayName: 'Made by MCP' },
+      })) as ToolResult;
       expect(renamed.structuredContent).toEqual({ agentId: 'made-by-mcp', displayName: 'Made by MCP' });
     } finally {
       await owner.close();

@@ -37,7 +37,8 @@ describe('npm pack, npm install -g, coffer', () => {
     expect(existsSync(join(pkg, 'dist', 'app', 'server', 'cli', 'main.js'))).toBe(true);
     expect(existsSync(join(pkg, 'renderer', 'dist', 'index.html'))).toBe(true);
     expect(readdirSync(join(pkg, 'server'), { recursive: true }).filter((file) => String(file).endsWith('.ts'))).toEqual([]);
-    for (const dev of ['typescript', 'tsx', 'vite', 'electron', 'vitest', 'react']) expect(existsSync(join(pkg, 'node_modules', dev)), dev).toBe(false);
+    for (const dev of ['typescript', 'tsx', 'vite', 'electron', 'vitest', 'react'])
+      expect(existsSync(join(pkg, 'node_modules', dev)), dev).toBe(false);
 
     const run = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
     expect(run.stdout.trim()).toBe(version);

@@ -15,7 +15,12 @@ describe('payments over HTTP on the sim chain', () => {
 
   it('returns the payment result of the spec, with a receipt naming a real on-chain transfer', async () => {
     const agent = await fundedAgent(t, 'receipts', '5.00');
-    const response = await pay(t, 'receipts', agent.apiKey, { service: 'demo-weather', amount: '0.005', currency: 'USDC', nonce: 'nonce-from-402' });
+    const response = await pay(t, 'receipts', agent.apiKey, {
+      service: 'demo-weather',
+      amount: '0.005',
+      currency: 'USDC',
+      nonce: 'nonce-from-402',
+    });
     expect(response.status).toBe(200);
     const result = response.body;
     expect(result).toMatchObject({ amount: '0.005', currency: 'USDC', status: 'confirmed' });
@@ -125,10 +130,16 @@ describe('payments over HTTP on the sim chain', () => {
     const mismatch = { ...weather('0.90'), service: 'demo-quotes', recipient: fresh };
     expect((await pay(t, 'order-first', key, mismatch)).body.code).toBe('max_per_payment_exceeded');
     // An allowed recipient without a USDC account, over max: refused by max, with no chain lookup needed.
-    expect((await t.api('POST', t.withOwner('/v1/agents/order-first/policy'), { body: { allowedServices: ['demo-quotes', fresh] } })).status).toBe(200);
-    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.90' })).body.code).toBe('max_per_payment_exceeded');
+    expect(
+      (await t.api('POST', t.withOwner('/v1/agents/order-first/policy'), { body: { allowedServices: ['demo-quotes', fresh] } })).status,
+    ).toBe(200);
+    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.90' })).body.code).toBe(
+      'max_per_payment_exceeded',
+    );
     // Within policy, the recipient's own problems are reported.
-    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.10' })).body.code).toBe('recipient_not_ready');
+    expect((await pay(t, 'order-first', key, { service: 'my-api', recipient: fresh, amount: '0.10' })).body.code).toBe(
+      'recipient_not_ready',
+    );
     expect((await pay(t, 'order-first', key, { ...mismatch, amount: '0.01' })).body.code).toBe('recipient_mismatch');
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'order-first'").pluck().get()).toBe(0);
   });
@@ -150,7 +161,12 @@ describe('payments over HTTP on the sim chain', () => {
     expect(t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE agent_id = 'overpayer'").pluck().get()).toBe(0);
     // The owner sees it among the refusals.
     const dashboard = await t.api('GET', t.withOwner('/v1/dashboard'));
-    expect(dashboard.body.recentRefusals[0]).toMatchObject({ agent: 'overpayer', service: 'demo-quotes', venue: 'Coffer demo quotes', code: 'price_above_registry' });
+    expect(dashboard.body.recentRefusals[0]).toMatchObject({
+      agent: 'overpayer',
+      service: 'demo-quotes',
+      venue: 'Coffer demo quotes',
+      code: 'price_above_registry',
+    });
     // One micro-USDC over a per-resolution price too; the owner's key is held to the same rule.
     const image = await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032001' });
     expect(image.body.code).toBe('price_above_registry');
@@ -224,7 +240,9 @@ describe('payments over HTTP on the sim chain', () => {
   it('spend history: newest first, default limit 20, bounded 1..500', async () => {
     const agent = await fundedAgent(t, 'history', '5.00');
     for (let i = 0; i < 23; i++) {
-      expect((await pay(t, 'history', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `call ${i}` })).status).toBe(200);
+      expect((await pay(t, 'history', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `call ${i}` })).status).toBe(
+        200,
+      );
     }
     const byDefault = await t.api('GET', t.withOwner('/v1/agents/history/spend-history'), { key: agent.apiKey });
     expect(byDefault.status).toBe(200);
@@ -269,12 +287,31 @@ describe('payments over HTTP on the sim chain', () => {
     const { recentRefusals } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     const mine = recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(mine).toEqual([
-      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '0.50', currency: 'USDC', code: 'agent_suspended', message: expect.stringMatching(/is stopped/), timestamp: expect.any(String) },
-      { agent: 'refused', service: 'forecast-api', venue: 'forecast-api', amount: '20.00', currency: 'USDC', code: 'max_per_payment_exceeded', message: expect.stringMatching(/max per payment/), timestamp: expect.any(String) },
+      {
+        agent: 'refused',
+        service: 'forecast-api',
+        venue: 'forecast-api',
+        amount: '0.50',
+        currency: 'USDC',
+        code: 'agent_suspended',
+        message: expect.stringMatching(/is stopped/),
+        timestamp: expect.any(String),
+      },
+      {
+        agent: 'refused',
+        service: 'forecast-api',
+        venue: 'forecast-api',
+        amount: '20.00',
+        currency: 'USDC',
+        code: 'max_per_payment_exceeded',
+        message: expect.stringMatching(/max per payment/),
+        timestamp: expect.any(String),
+      },
     ]);
     // The same refusal repeated at once (an agent retrying in a loop) is written once.
     for (let i = 0; i < 5; i++) expect((await pay(t, 'refused', agent.apiKey, weather('0.5'))).body.code).toBe('agent_suspended');
-    const refusalsOf = async () => (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
+    const refusalsOf = async () =>
+      (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter((r: { agent: string }) => r.agent === 'refused');
     expect(await refusalsOf()).toHaveLength(2);
     // A payment that goes through in between: the same refusal after it is new, and written.
     await t.api('POST', t.withOwner('/v1/agents/refused/resume'));
@@ -284,7 +321,11 @@ describe('payments over HTTP on the sim chain', () => {
     expect(await refusalsOf()).toHaveLength(3);
     // Input errors are not refusals; a flood of refusals stays bounded.
     expect((await pay(t, 'refused', agent.apiKey, { ...weather('1'), currency: 'EUR' })).status).toBe(400);
-    for (let i = 0; i < 510; i++) t.coffer.engine.ctx.store.recordRefusal({ owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i }, 500);
+    for (let i = 0; i < 510; i++)
+      t.coffer.engine.ctx.store.recordRefusal(
+        { owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i },
+        500,
+      );
     expect(t.coffer.db.prepare('SELECT COUNT(*) FROM refusals WHERE owner = ?').pluck().get(t.owner)).toBe(500);
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals).toHaveLength(20);
   });
@@ -390,11 +431,27 @@ describe('payments: edges found in review', () => {
     // As if the process died before it signed: a pending row with an Idempotency-Key and no signature.
     const unsent = (id: string, key: string) =>
       store.insertPayment({
-        id, owner: t.owner, agentId: 'lost', serviceId: 'demo-weather', serviceName: 'Coffer demo weather',
-        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', amount: micro('0.01'), memo: id, description: '',
-        status: 'pending', txSignature: null, txWire: null, lastValidBlockHeight: null, errorCode: null, idempotencyKey: key,
-        requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]), createdAt: Date.now(), settledAt: null,
-        refundedAt: null, refundTxSignature: null, ...SENT_BY_COFFER,
+        id,
+        owner: t.owner,
+        agentId: 'lost',
+        serviceId: 'demo-weather',
+        serviceName: 'Coffer demo weather',
+        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+        amount: micro('0.01'),
+        memo: id,
+        description: '',
+        status: 'pending',
+        txSignature: null,
+        txWire: null,
+        lastValidBlockHeight: null,
+        errorCode: null,
+        idempotencyKey: key,
+        requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]),
+        createdAt: Date.now(),
+        settledAt: null,
+        refundedAt: null,
+        refundTxSignature: null,
+        ...SENT_BY_COFFER,
       });
     unsent('pay_lost1', 'k-lost');
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);

@@ -280,7 +280,9 @@ describe('a large registry, and the catalog load at start', () => {
       const shipped = readCatalog();
       loadCatalog(t.coffer.db, { ...shipped, services: shipped.services.filter((s) => s.id !== 'demo-quotes') }, t.owner);
       expect((await t.api('GET', '/v1/services/demo-quotes')).status).toBe(404);
-      expect((await t.api('GET', '/v1/services/search?q=quotes')).body.results.map((s: { id: string }) => s.id)).not.toContain('demo-quotes');
+      expect((await t.api('GET', '/v1/services/search?q=quotes')).body.results.map((s: { id: string }) => s.id)).not.toContain(
+        'demo-quotes',
+      );
       expect((await t.api('GET', '/v1/services/bulk-7')).status).toBe(200);
     } finally {
       await t.stop();
@@ -290,7 +292,8 @@ describe('a large registry, and the catalog load at start', () => {
 
 describe('example listings', () => {
   const examples = catalog.services.filter((service) => (service as { example?: boolean }).example === true);
-  const allIds = async (t: TestCoffer) => ((await t.api('GET', '/v1/services/search?q=&limit=100')).body.results as { id: string; description: string; endpoint: string }[]);
+  const allIds = async (t: TestCoffer) =>
+    (await t.api('GET', '/v1/services/search?q=&limit=100')).body.results as { id: string; description: string; endpoint: string }[];
 
   it('are the .example endpoints, say so in their description, and are listed on the sim chain', async () => {
     expect(examples.length).toBeGreaterThan(0);
@@ -302,7 +305,9 @@ describe('example listings', () => {
     try {
       const listed = await allIds(t);
       for (const example of examples) {
-        expect(listed.find((service) => service.id === example.id)?.description, example.id).toMatch(/^Example listing, sim chain only \(no API answers here\): /);
+        expect(listed.find((service) => service.id === example.id)?.description, example.id).toMatch(
+          /^Example listing, sim chain only \(no API answers here\): /,
+        );
       }
     } finally {
       await t.stop();
@@ -316,7 +321,9 @@ describe('example listings', () => {
       const listed = (await allIds(t)).map((service) => service.id);
       expect(listed).toContain('image-generate');
       for (const example of examples) expect(listed).not.toContain(example.id);
-      const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'x', dailyBudget: '1', maxPerPayment: '1', allowedServices: [examples[0]!.id] } });
+      const refused = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+        body: { agentId: 'x', dailyBudget: '1', maxPerPayment: '1', allowedServices: [examples[0]!.id] },
+      });
       expect(refused.body.code).toBe('invalid_policy');
     } finally {
       await t.stop();

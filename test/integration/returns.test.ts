@@ -4,7 +4,7 @@ import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 
 /** Giving an agent's USDC back to the treasury, on the real embedded chain. */
-describe('returning an agent\'s funds to the treasury', () => {
+describe("returning an agent's funds to the treasury", () => {
   const t = useCoffer();
 
   const treasury = () => t.coffer.chain.usdcBalance(t.owner);
@@ -16,13 +16,21 @@ describe('returning an agent\'s funds to the treasury', () => {
     const before = await treasury();
     const part = await ret('giver', { amount: '2.5' });
     expect(part.status).toBe(200);
-    expect(part.body).toMatchObject({ agentId: 'giver', returnId: expect.stringMatching(/^alc_/), amount: '2.50', currency: 'USDC', balance: '7.50' });
+    expect(part.body).toMatchObject({
+      agentId: 'giver',
+      returnId: expect.stringMatching(/^alc_/),
+      amount: '2.50',
+      currency: 'USDC',
+      balance: '7.50',
+    });
     expect(await treasury()).toBe(before + micro('2.5'));
     const rest = await ret('giver');
     expect(rest.body).toMatchObject({ amount: '7.50', balance: '0.00' });
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(0n);
     expect(await treasury()).toBe(before + micro('10'));
-    const rows = t.coffer.db.prepare("SELECT amount, status, direction FROM allocations WHERE agent_id = 'giver' ORDER BY created_at").all();
+    const rows = t.coffer.db
+      .prepare("SELECT amount, status, direction FROM allocations WHERE agent_id = 'giver' ORDER BY created_at")
+      .all();
     expect(rows).toEqual([
       { amount: 10_000_000, status: 'confirmed', direction: 'to_agent' },
       { amount: 2_500_000, status: 'confirmed', direction: 'to_treasury' },
@@ -82,7 +90,10 @@ describe('archiving an agent', () => {
     const archive = () => t.api('POST', t.withOwner('/v1/agents/retiring/archive'));
     const refused = await archive();
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'agent_has_funds', error: expect.stringMatching(/1\.99 USDC: return it to the treasury first/) });
+    expect(refused.body).toMatchObject({
+      code: 'agent_has_funds',
+      error: expect.stringMatching(/1\.99 USDC: return it to the treasury first/),
+    });
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/archive'), { key: agent.apiKey })).body.code).toBe('owner_only');
 
     await t.api('POST', t.withOwner('/v1/agents/retiring/return'));
@@ -97,14 +108,21 @@ describe('archiving an agent', () => {
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/allocate'), { body: { amount: '1' } })).body.code).toBe('agent_archived');
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/key'))).body.code).toBe('agent_archived');
     expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body.resumed).not.toContain('retiring');
-    expect((await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'retiring', dailyBudget: '1', maxPerPayment: '1' } })).body.code).toBe('agent_exists');
+    expect(
+      (await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'retiring', dailyBudget: '1', maxPerPayment: '1' } })).body
+        .code,
+    ).toBe('agent_exists');
 
     // Out of the lists; its history is still there for the owner.
     const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     expect(dashboard.agents.map((a: { agentId: string }) => a.agentId)).not.toContain('retiring');
-    expect(dashboard.archivedAgents).toEqual([expect.objectContaining({ agentId: 'retiring', status: 'suspended', archivedAt: archived.body.archivedAt })]);
+    expect(dashboard.archivedAgents).toEqual([
+      expect.objectContaining({ agentId: 'retiring', status: 'suspended', archivedAt: archived.body.archivedAt }),
+    ]);
     const history = await t.api('GET', t.withOwner('/v1/agents/retiring/spend-history'));
     expect(history.body.payments).toHaveLength(1);
-    expect(t.coffer.db.prepare("SELECT action FROM audit_log WHERE agent_id = 'retiring' AND action = 'agent.archive'").pluck().all()).toHaveLength(1);
+    expect(
+      t.coffer.db.prepare("SELECT action FROM audit_log WHERE agent_id = 'retiring' AND action = 'agent.archive'").pluck().all(),
+    ).toHaveLength(1);
   });
 });

@@ -60,7 +60,9 @@ describe('Coffer on an RPC network', () => {
   it('without an image provider, generation is 503 provider_unavailable and charges nothing (no sim images off the sim chain)', async () => {
     await deployAgent(t, 'no-images', { dailyBudget: '10', maxPerPayment: '2' });
     expect((await t.api('POST', t.withOwner('/v1/agents/no-images/allocate'), { body: { amount: '1' } })).status).toBe(200);
-    const response = await t.api('POST', t.withOwner('/v1/agents/no-images/generate'), { body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' } });
+    const response = await t.api('POST', t.withOwner('/v1/agents/no-images/generate'), {
+      body: { prompt: 'x', modelId: 'sdxl', resolution: '1k' },
+    });
     expectError(response, 503, 'provider_unavailable');
     expect((await t.api('GET', t.withOwner('/v1/agents/no-images/balance'))).body.balance).toBe('1.00');
     expect((await t.api('GET', '/sim-images/0123456789abcdef01234567.svg?model=sdxl&resolution=1k', { key: null })).status).toBe(404);
@@ -102,11 +104,35 @@ describe('Coffer on an RPC network', () => {
     const { store, chain } = t.coffer.engine.ctx;
     const stage = async (amount: bigint) => {
       const id = newId('pay');
-      const prepared = await chain.prepareTransfer({ from: agent.walletAddress, to: t.owner, amount, memo: id, reference: id, feePayer: t.owner, createRecipientAccount: true });
+      const prepared = await chain.prepareTransfer({
+        from: agent.walletAddress,
+        to: t.owner,
+        amount,
+        memo: id,
+        reference: id,
+        feePayer: t.owner,
+        createRecipientAccount: true,
+      });
       store.insertPayment({
-        id, owner: t.owner, agentId: 'crashed', serviceId: 'x', serviceName: 'x', recipient: t.owner, amount, memo: id,
-        description: '', status: 'pending', ...prepared, errorCode: null, idempotencyKey: null, requestHash: null,
-        createdAt: Date.now(), settledAt: null, refundedAt: null, refundTxSignature: null, ...SENT_BY_COFFER,
+        id,
+        owner: t.owner,
+        agentId: 'crashed',
+        serviceId: 'x',
+        serviceName: 'x',
+        recipient: t.owner,
+        amount,
+        memo: id,
+        description: '',
+        status: 'pending',
+        ...prepared,
+        errorCode: null,
+        idempotencyKey: null,
+        requestHash: null,
+        createdAt: Date.now(),
+        settledAt: null,
+        refundedAt: null,
+        refundTxSignature: null,
+        ...SENT_BY_COFFER,
       });
       return { id, prepared };
     };
@@ -141,8 +167,7 @@ describe('Coffer on an RPC network', () => {
   it('a transaction the cluster rejects is 502 chain_rejected: recorded as failed, no money moved, no budget used', async () => {
     const agent = await deployAgent(t, 'refused', { dailyBudget: '1.00', maxPerPayment: '1.00' });
     await t.api('POST', t.withOwner('/v1/agents/refused/allocate'), { body: { amount: '2' } });
-    const payOne = () =>
-      pay(t, 'refused', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
+    const payOne = () => pay(t, 'refused', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
     rpc.rejectNextSend = '0x11'; // the token program's "account is frozen"
     const rejected = await payOne();
     expectError(rejected, 502, 'chain_rejected');
@@ -164,7 +189,13 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'expired-wait', { dailyBudget: '10', maxPerPayment: '2' });
     expect((await t.api('POST', t.withOwner('/v1/agents/expired-wait/allocate'), { body: { amount: '2' } })).status).toBe(200);
     const payOnce = () =>
-      pay(t, 'expired-wait', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'expires-1' });
+      pay(
+        t,
+        'expired-wait',
+        agent.apiKey,
+        { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
+        { 'idempotency-key': 'expires-1' },
+      );
     rpc.dropNextSend = true;
     const paying = payOnce();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -183,7 +214,13 @@ describe('Coffer on an RPC network', () => {
     const agent = await deployAgent(t, 'cutoff', { dailyBudget: '10', maxPerPayment: '2' });
     await t.api('POST', t.withOwner('/v1/agents/cutoff/allocate'), { body: { amount: '2' } });
     const payOnce = () =>
-      pay(t, 'cutoff', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' }, { 'idempotency-key': 'cut-1' });
+      pay(
+        t,
+        'cutoff',
+        agent.apiKey,
+        { service: 'test-api', recipient: SELLER, amount: '0.50', currency: 'USDC' },
+        { 'idempotency-key': 'cut-1' },
+      );
     rpc.offlineAfterNextSend = true;
     const first = await payOnce();
     expectError(first, 502, 'chain_unavailable');
@@ -210,8 +247,7 @@ describe('Coffer on an RPC network', () => {
     await t.api('POST', t.withOwner('/v1/agents/in-flight/allocate'), { body: { amount: '3' } });
     rpc.delays.set('getLatestBlockhash', 300);
     try {
-      const payOne = () =>
-        pay(t, 'in-flight', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
+      const payOne = () => pay(t, 'in-flight', agent.apiKey, { service: 'test-api', recipient: SELLER, amount: '1.00', currency: 'USDC' });
       const paying = payOne();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const report = await t.coffer.engine.reconcile(); // what the 15 s chain watch does
@@ -233,7 +269,11 @@ describe('Coffer on an RPC network', () => {
     await t.api('POST', t.withOwner('/v1/agents/rpc-buyer/allocate'), { body: { amount: '1' } });
     const store = openPaywallStore(':memory:');
     const api = express();
-    const wall = createPaywall({ recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', lookup: await rpcTransferLookup(rpc.url, rpc.mint.address), store });
+    const wall = createPaywall({
+      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+      lookup: await rpcTransferLookup(rpc.url, rpc.mint.address),
+      store,
+    });
     api.get('/data', wall.require({ price: '0.01', description: 'data', service: 'demo-weather' }), (_req, res) => res.json({ ok: true }));
     const server = api.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -241,7 +281,12 @@ describe('Coffer on an RPC network', () => {
     try {
       const terms = await json(fetch(url));
       expect(terms).toMatchObject({ network: 'localnet', currency: 'USDC', amount: '0.01' });
-      const paid = await pay(t, 'rpc-buyer', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC', nonce: terms.nonce });
+      const paid = await pay(t, 'rpc-buyer', agent.apiKey, {
+        service: 'demo-weather',
+        amount: '0.01',
+        currency: 'USDC',
+        nonce: terms.nonce,
+      });
       expect(paid.status).toBe(200);
       const ok = await fetch(url, { headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(ok.status).toBe(200);

@@ -26,7 +26,12 @@ describe('coffer serve', () => {
     expect(statSync(join(dataDir, 'coffer.db')).mode & 0o777).toBe(0o600);
 
     const health = await json(fetch(`${first.url}/v1/health`));
-    expect(health).toEqual({ ok: true, network: 'sim', version: expect.any(String), usdcMint: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
+    expect(health).toEqual({
+      ok: true,
+      network: 'sim',
+      version: expect.any(String),
+      usdcMint: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+    });
 
     const owner = `owner=${connection.owner}`;
     const auth = { authorization: `Bearer ${connection.ownerKey}` };
@@ -64,11 +69,13 @@ describe('coffer serve', () => {
     });
     expect(deploy.status).toBe(200);
     expect(
-      (await fetch(`${first.url}/v1/agents/kept/allocate?${owner}`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '3.5' }),
-      })).status,
+      (
+        await fetch(`${first.url}/v1/agents/kept/allocate?${owner}`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: '3.5' }),
+        })
+      ).status,
     ).toBe(200);
 
     first.child.kill('SIGTERM');

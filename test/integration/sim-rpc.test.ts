@@ -20,7 +20,11 @@ import {
   type Instruction,
   type TransactionSigner,
 } from '@solana/kit';
-import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import {
+  getCloseAccountInstruction,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
 import { startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
 import { pay } from '../helpers/pay.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
@@ -93,10 +97,18 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const { value: parsed } = await rpc.getAccountInfo(token, { encoding: 'jsonParsed' }).send();
     expect((parsed?.data as any).parsed).toMatchObject({
       type: 'account',
-      info: { mint, owner: agent.walletAddress, state: 'initialized', tokenAmount: { amount: '2500000', decimals: 6, uiAmountString: '2.5' } },
+      info: {
+        mint,
+        owner: agent.walletAddress,
+        state: 'initialized',
+        tokenAmount: { amount: '2500000', decimals: 6, uiAmountString: '2.5' },
+      },
     });
     const { value: mintInfo } = await rpc.getAccountInfo(mint, { encoding: 'jsonParsed' }).send();
-    expect((mintInfo?.data as any).parsed).toMatchObject({ type: 'mint', info: { decimals: 6, isInitialized: true, freezeAuthority: null } });
+    expect((mintInfo?.data as any).parsed).toMatchObject({
+      type: 'mint',
+      info: { decimals: 6, isInitialized: true, freezeAuthority: null },
+    });
     expect((await rpc.getTokenAccountBalance(token).send()).value).toMatchObject({ amount: '2500000', decimals: 6, uiAmountString: '2.5' });
     expect((await rpc.getBalance(address(t.owner)).send()).value).toBeGreaterThan(0n);
     const nobody = (await generateKeyPairSigner()).address;
@@ -138,7 +150,9 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(older.map((entry) => entry.signature)).not.toContain(paid.body.txSignature);
     expect(older.length).toBe(listed.length - 1);
     // Without maxSupportedTransactionVersion a v0 transaction is refused, as by a node.
-    const legacyOnly = await raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getTransaction', params: [paid.body.txSignature, { encoding: 'base64' }] }));
+    const legacyOnly = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getTransaction', params: [paid.body.txSignature, { encoding: 'base64' }] }),
+    );
     expect(legacyOnly.body.error.code).toBe(-32015);
   });
 
@@ -153,10 +167,15 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     ];
 
     const tooMuch = await signed(treasury, move(10n ** 15n));
-    const simulation = await rpc.simulateTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64', sigVerify: true }).send();
+    const simulation = await rpc
+      .simulateTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64', sigVerify: true })
+      .send();
     expect(simulation.value.err).toEqual({ InstructionError: [1n, { Custom: 1n }] });
     expect(simulation.value.logs?.join('\n')).toMatch(/insufficient funds/i);
-    const refused = await rpc.sendTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64' }).send().catch((e) => e);
+    const refused = await rpc
+      .sendTransaction(getBase64EncodedWireTransaction(tooMuch), { encoding: 'base64' })
+      .send()
+      .catch((e) => e);
     expect(isSolanaError(refused, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)).toBe(true);
     expect((await rpc.getSignatureStatuses([getSignatureFromTransaction(tooMuch)]).send()).value[0]).toBeNull();
     expect((await rpc.getTokenAccountBalance(from).send()).value.amount).toBe(balanceBefore);
@@ -181,16 +200,24 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(feePayer.address, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-      (m) => appendTransactionMessageInstructions([getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 1n, decimals: 6 })], m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 1n, decimals: 6 })],
+          m,
+        ),
       (m) => partiallySignTransactionMessageWithSigners(m),
     );
     const wire = getBase64EncodedWireTransaction(partial);
     // The fee payer holds no SOL here: the simulation runs and says so, as a node's would.
     const simulated = await rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false }).send();
     expect(simulated.value.err).not.toBeNull();
-    const unsigned = await raw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] }));
+    const unsigned = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [wire, { encoding: 'base64' }] }),
+    );
     expect(unsigned.body.error.code).toBe(-32003);
-    const verified = await raw(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'simulateTransaction', params: [wire, { encoding: 'base64', sigVerify: true }] }));
+    const verified = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'simulateTransaction', params: [wire, { encoding: 'base64', sigVerify: true }] }),
+    );
     expect(verified.body.error.code).toBe(-32003);
   });
 
@@ -203,13 +230,29 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
       getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 7n, decimals: 6 }),
     ]);
     const message = Buffer.from(ok.messageBytes).toString('base64');
-    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getFeeForMessage', params: [message] }))).body.result.value).toBe(5000);
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getFeeForMessage', params: [message] }))).body.result.value).toBe(
+      5000,
+    );
     await rpc.sendTransaction(getBase64EncodedWireTransaction(ok), { encoding: 'base64' }).send();
-    const again = await raw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'sendTransaction', params: [getBase64EncodedWireTransaction(ok), { encoding: 'base64' }] }));
+    const again = await raw(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'sendTransaction',
+        params: [getBase64EncodedWireTransaction(ok), { encoding: 'base64' }],
+      }),
+    );
     expect(again.body.error).toMatchObject({ code: -32002, data: { err: 'AlreadyProcessed' } });
     const { value: sliced } = await rpc.getAccountInfo(to, { encoding: 'base64', dataSlice: { offset: 64, length: 8 } }).send();
     expect(Buffer.from(sliced!.data[0], 'base64')).toEqual(Buffer.from([7, 0, 0, 0, 0, 0, 0, 0]));
-    const parsedTx = await raw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getTransaction', params: [getSignatureFromTransaction(ok), { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }] }));
+    const parsedTx = await raw(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'getTransaction',
+        params: [getSignatureFromTransaction(ok), { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }],
+      }),
+    );
     expect(parsedTx.body.error.code).toBe(-32602);
     const big = await raw(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'getSlot', params: ['x'.repeat(300_000)] }));
     expect(big.status).toBe(413);
@@ -219,11 +262,21 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
   it('answers bad requests with JSON-RPC errors, batches, and stays behind the loopback guard', async () => {
     expect((await raw('{not json')).body.error.code).toBe(-32700);
     expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getNothing' }))).body.error).toMatchObject({ code: -32601 });
-    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: ['not-an-address'] }))).body.error.code).toBe(-32602);
-    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['@@@', { encoding: 'base64' }] }))).body.error.code).toBe(-32602);
+    expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: ['not-an-address'] }))).body.error.code).toBe(
+      -32602,
+    );
+    expect(
+      (await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['@@@', { encoding: 'base64' }] }))).body.error
+        .code,
+    ).toBe(-32602);
     expect((await raw(JSON.stringify({ id: 1, method: 'getSlot' }))).body.error.code).toBe(-32600);
     expect((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'constructor' }))).body.error.code).toBe(-32601);
-    const batch = await raw(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'getSlot' }, { jsonrpc: '2.0', id: 'b', method: 'getBlockHeight' }]));
+    const batch = await raw(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'getSlot' },
+        { jsonrpc: '2.0', id: 'b', method: 'getBlockHeight' },
+      ]),
+    );
     expect(batch.body.map((entry: any) => entry.id)).toEqual(['a', 'b']);
     expect(typeof batch.body[0].result).toBe('number');
     // fetch cannot set Host: a DNS-rebinding page's request is played with node:http.
@@ -243,7 +296,14 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
   it('an account closed by a transaction stays closed after a restart', async () => {
     const outsider = await generateKeyPairSigner();
     const ata = await usdcTokenAccount(mint, outsider.address);
-    await rpc.sendTransaction(getBase64EncodedWireTransaction(await signed(treasury, [getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata, owner: outsider.address, mint })])), { encoding: 'base64' }).send();
+    await rpc
+      .sendTransaction(
+        getBase64EncodedWireTransaction(
+          await signed(treasury, [getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata, owner: outsider.address, mint })]),
+        ),
+        { encoding: 'base64' },
+      )
+      .send();
     expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).not.toBeNull();
     const close = getCloseAccountInstruction({ account: ata, destination: treasury.address, owner: outsider });
     await rpc.sendTransaction(getBase64EncodedWireTransaction(await signed(treasury, [close])), { encoding: 'base64' }).send();
@@ -266,7 +326,9 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     rpc = createSolanaRpc(`${t.url}/rpc`);
     treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
     expect(await rpc.getGenesisHash().send()).toBe(genesis);
-    const found = await rpc.getTransaction(signature(paid.body.txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
+    const found = await rpc
+      .getTransaction(signature(paid.body.txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send();
     expect(found?.meta?.err).toBeNull();
     const token = await usdcTokenAccount(mint, address(agent.walletAddress));
     expect((await rpc.getSignaturesForAddress(token).send())[0]?.signature).toBe(paid.body.txSignature);
@@ -299,4 +361,3 @@ describe('POST /rpc exists only on the sim chain', () => {
     }
   });
 });
-

@@ -6,7 +6,8 @@ import { expectError } from '../helpers/expect-error.js';
 import { createBalanceCache, runTrayAction, trayState } from '../../electron/tray-actions.js';
 import { iconState, trayMenu, type TrayAction, type TrayItem } from '../../electron/tray-model.js';
 
-const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
+const flatten = (items: TrayItem[]): TrayItem[] =>
+  items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
 
 describe('the tray drives the real engine', () => {
   const t = useCoffer();
@@ -49,7 +50,9 @@ describe('the tray drives the real engine', () => {
     const agent = await fundedAgent(t, 'tray-asker', '1.00');
     await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
     const state = trayState(t.coffer.engine, t.owner, null, false);
-    expect(state.pendingApprovals).toContainEqual(expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet' }));
+    expect(state.pendingApprovals).toContainEqual(
+      expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet' }),
+    );
   });
 
   it('balances come from the chain, cached: a chain that fails keeps the last ones, and the menu never waits for it', async () => {

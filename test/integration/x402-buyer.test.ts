@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-
 /**
  * Coffer pays x402 sellers: the official `@x402/express` (v2) and `x402-express` (v1) sellers, each
  * settling through the official facilitator, on a local cluster presented as devnet. The agent hands
@@ -99,12 +98,20 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
 
     const response: Record<string, string> = {};
     retried.headers.forEach((value, name) => (response[name] = value));
-    const settled = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/${paid.body.paymentId}/settlement`), { key: agent.apiKey, body: { headers: response } });
+    const settled = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/${paid.body.paymentId}/settlement`), {
+      key: agent.apiKey,
+      body: { headers: response },
+    });
     expect(settled.status).toBe(200);
     expect(settled.body.status).toBe('confirmed');
     expect(settled.body.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     const history = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: agent.apiKey });
-    expect(history.body.payments[0]).toMatchObject({ status: 'confirmed', amount: '0.01', recipient: sellerWallet, txSignature: settled.body.txSignature });
+    expect(history.body.payments[0]).toMatchObject({
+      status: 'confirmed',
+      amount: '0.01',
+      recipient: sellerWallet,
+      txSignature: settled.body.txSignature,
+    });
   });
 
   const agentOf = (agentId: string, apiKey: string) => ({ cofferUrl: t.url, owner: t.owner, agentId, apiKey });
@@ -112,26 +119,42 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key })).body.payments as any[];
   /** What the ledger says the agent spent (confirmed) equals what left its wallet on chain. */
   const ledgerMatchesChain = async (agentId: string, key: string, wallet: string, allocated: bigint) => {
-    const spent = (await history(agentId, key)).filter((entry) => entry.status === 'confirmed').reduce((sum, entry) => sum + micro(entry.amount), 0n);
+    const spent = (await history(agentId, key))
+      .filter((entry) => entry.status === 'confirmed')
+      .reduce((sum, entry) => sum + micro(entry.amount), 0n);
     expect(await usdc(wallet)).toBe(allocated - spent);
   };
 
   it.each([
     ['v2', () => v2],
     ['v1 (the case where Coffer used to pay and get nothing)', () => v1],
-  ])('payingFetch pays an official %s seller: 200 with the data, the payment confirmed, the ledger equals the chain', async (_label, seller) => {
-    const agentId = `fetcher-${seller() === v2 ? 'v2' : 'v1'}`;
-    const agent = await fundedX402Agent(agentId, '1.00');
-    const served = seller().served;
-    const { response, payment } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ data: 'the paid answer' });
-    expect(seller().served).toBe(served + 1);
-    expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'confirmed', txSignature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
-    const [entry] = await history(agentId, agent.apiKey);
-    expect(entry).toMatchObject({ status: 'confirmed', protocol: 'x402', resource: seller().url, recipient: sellerWallet, txSignature: payment!.txSignature });
-    await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
-  });
+  ])(
+    'payingFetch pays an official %s seller: 200 with the data, the payment confirmed, the ledger equals the chain',
+    async (_label, seller) => {
+      const agentId = `fetcher-${seller() === v2 ? 'v2' : 'v1'}`;
+      const agent = await fundedX402Agent(agentId, '1.00');
+      const served = seller().served;
+      const { response, payment } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ data: 'the paid answer' });
+      expect(seller().served).toBe(served + 1);
+      expect(payment).toMatchObject({
+        protocol: 'x402',
+        amount: '0.01',
+        status: 'confirmed',
+        txSignature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+      });
+      const [entry] = await history(agentId, agent.apiKey);
+      expect(entry).toMatchObject({
+        status: 'confirmed',
+        protocol: 'x402',
+        resource: seller().url,
+        recipient: sellerWallet,
+        txSignature: payment!.txSignature,
+      });
+      await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+    },
+  );
 
   it('MCP fetch_paid pays the v2 and the v1 seller through the stdio bridge', async () => {
     const agent = await fundedX402Agent('mcp-buyer', '1.00');
@@ -140,14 +163,25 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp'],
-        env: { ...(process.env as Record<string, string>), COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-buyer', COFFER_API_KEY: agent.apiKey, COFFER_CONFIG: '/nonexistent/agent.json' },
+        env: {
+          ...(process.env as Record<string, string>),
+          COFFER_URL: t.url,
+          COFFER_OWNER: t.owner,
+          COFFER_AGENT_ID: 'mcp-buyer',
+          COFFER_API_KEY: agent.apiKey,
+          COFFER_CONFIG: '/nonexistent/agent.json',
+        },
         stderr: 'pipe',
       }),
     );
     try {
       for (const seller of [v2, v1]) {
         const served = seller.served;
-        const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
+        const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as {
+          isError?: boolean;
+          structuredContent?: any;
+          content: { text: string }[];
+        };
         expect(result.isError, result.content[0]?.text).toBeFalsy();
         expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
         expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
@@ -183,7 +217,9 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     // The budget and the cooldown count x402 payments like any other.
     const thrifty = await fundedX402Agent('x-thrifty', '1.00', { dailyBudget: '0.01', cooldownSeconds: 0 });
     expect((await payX402('x-thrifty', thrifty.apiKey, unpaid)).status).toBe(200);
-    expect((await payX402('x-thrifty', thrifty.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('daily_budget_exceeded');
+    expect((await payX402('x-thrifty', thrifty.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe(
+      'daily_budget_exceeded',
+    );
     const patient = await fundedX402Agent('x-patient', '1.00', { cooldownSeconds: 3600 });
     expect((await payX402('x-patient', patient.apiKey, unpaid)).status).toBe(200);
     expect((await payX402('x-patient', patient.apiKey, await answerOf(await fetch(v2.url), v2.url))).body.code).toBe('cooldown_active');
@@ -192,7 +228,9 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect((await payX402('x-pinned', pinned.apiKey, unpaid)).status).toBe(200);
     // The owner sees each refusal.
     const refusals = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as any[];
-    expect(refusals.map((refusal) => refusal.code)).toEqual(expect.arrayContaining(['max_per_payment_exceeded', 'service_not_allowed', 'daily_budget_exceeded']));
+    expect(refusals.map((refusal) => refusal.code)).toEqual(
+      expect.arrayContaining(['max_per_payment_exceeded', 'service_not_allowed', 'daily_budget_exceeded']),
+    );
   });
 
   it('refuses a price above the registry listing of the recipient, before signing anything', async () => {
@@ -235,7 +273,10 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       expect(refused.status, label).toBe(422);
       expect(refused.body.code, label).toBe('unsupported_offer');
     }
-    const garbled = await payX402('x-odd', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from('{"x402Version":2,"accepts":"no"}').toString('base64') } });
+    const garbled = await payX402('x-odd', agent.apiKey, {
+      ...unpaid,
+      headers: { 'payment-required': Buffer.from('{"x402Version":2,"accepts":"no"}').toString('base64') },
+    });
     expect(garbled.body.code).toBe('unreadable_402');
     const nothing = await payX402('x-odd', agent.apiKey, { url: v2.url, status: 402, headers: {}, body: { hello: 1 } });
     expect(nothing.body.code).toBe('unreadable_402');
@@ -256,7 +297,8 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     // (@x402/express runs the route before it settles and answers 402 when settling fails, so what
     // the buyer receives is counted here, not how often the route ran.)
     const statuses = [];
-    for (const value of [tampered, header.value, header.value]) statuses.push((await fetch(v2.url, { headers: { [header.name]: value } })).status);
+    for (const value of [tampered, header.value, header.value])
+      statuses.push((await fetch(v2.url, { headers: { [header.name]: value } })).status);
     expect(statuses).toEqual([402, 200, 402]);
     expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
     await t.coffer.engine.reconcile();
@@ -276,7 +318,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(await history('x-keyed', agent.apiKey)).toHaveLength(1);
   });
 
-  it('a lost PAYMENT-RESPONSE still ends confirmed: reconciliation finds the transaction by the agent\'s signature', async () => {
+  it("a lost PAYMENT-RESPONSE still ends confirmed: reconciliation finds the transaction by the agent's signature", async () => {
     const agent = await fundedX402Agent('x-lost', '1.00');
     const paid = await payX402('x-lost', agent.apiKey, await answerOf(await fetch(v1.url), v1.url));
     expect((await fetch(v1.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
@@ -288,7 +330,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     await ledgerMatchesChain('x-lost', agent.apiKey, agent.walletAddress, micro('1.00'));
   });
 
-  it('a flood of transactions on the agent\'s account cannot hide a landed payment: it is confirmed, never dropped', async () => {
+  it("a flood of transactions on the agent's account cannot hide a landed payment: it is confirmed, never dropped", async () => {
     const agent = await fundedX402Agent('x-flooded', '1.00', { dailyBudget: '0.01' });
     const paid = await payX402('x-flooded', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
     expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
@@ -312,23 +354,44 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     }
     const required = JSON.parse(Buffer.from(unpaid.headers['payment-required']!, 'base64').toString());
     required.accepts[0].extra.memo = 'm'.repeat(257);
-    const longMemo = await payX402('x-hostile', agent.apiKey, { ...unpaid, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') } });
+    const longMemo = await payX402('x-hostile', agent.apiKey, {
+      ...unpaid,
+      headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') },
+    });
     expectError(longMemo, 422, 'unsupported_offer');
     expect(await history('x-hostile', agent.apiKey)).toHaveLength(0);
     // A seller reporting a signature that is no signature settles nothing and breaks nothing.
     const paid = await payX402('x-hostile', agent.apiKey, unpaid);
-    const fake = Buffer.from(JSON.stringify({ success: true, transaction: 'z'.repeat(88), network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' })).toString('base64');
-    const reported = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), { key: agent.apiKey, body: { headers: { 'payment-response': fake } } });
+    const fake = Buffer.from(
+      JSON.stringify({ success: true, transaction: 'z'.repeat(88), network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' }),
+    ).toString('base64');
+    const reported = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), {
+      key: agent.apiKey,
+      body: { headers: { 'payment-response': fake } },
+    });
     expect(reported.status).toBe(200);
     expect(reported.body.status).toBe('pending');
-    const unknown = await t.api('POST', t.withOwner('/v1/agents/x-hostile/x402/pay_1111111111111111111111/settlement'), { key: agent.apiKey, body: { headers: {} } });
+    const unknown = await t.api('POST', t.withOwner('/v1/agents/x-hostile/x402/pay_1111111111111111111111/settlement'), {
+      key: agent.apiKey,
+      body: { headers: {} },
+    });
     expect(unknown.body.code).toBe('payment_not_found');
     // Another agent's key pays nothing from this agent's wallet and settles none of its payments.
     const other = await fundedX402Agent('x-other', '1.00');
     expect((await payX402('x-hostile', other.apiKey, unpaid)).body.code).toBe('wrong_agent');
-    const foreign = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), { key: other.apiKey, body: { headers: {} } });
+    const foreign = await t.api('POST', t.withOwner(`/v1/agents/x-hostile/x402/${paid.body.paymentId}/settlement`), {
+      key: other.apiKey,
+      body: { headers: {} },
+    });
     expect(foreign.body.code).toBe('wrong_agent');
-    expect((await t.api('POST', t.withOwner(`/v1/agents/x-other/x402/${paid.body.paymentId}/settlement`), { key: other.apiKey, body: { headers: {} } })).body.code).toBe('payment_not_found');
+    expect(
+      (
+        await t.api('POST', t.withOwner(`/v1/agents/x-other/x402/${paid.body.paymentId}/settlement`), {
+          key: other.apiKey,
+          body: { headers: {} },
+        })
+      ).body.code,
+    ).toBe('payment_not_found');
     expect((await payX402('x-hostile', 'cof_agt_11111111111111111111111111111111111111111111', unpaid)).status).toBe(401);
     expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
   });
@@ -362,7 +425,10 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     });
     try {
       await Promise.all([
-        t.api('POST', t.withOwner(`/v1/agents/x-race/x402/${paid.body.paymentId}/settlement`), { key: agent.apiKey, body: { headers: response } }),
+        t.api('POST', t.withOwner(`/v1/agents/x-race/x402/${paid.body.paymentId}/settlement`), {
+          key: agent.apiKey,
+          body: { headers: response },
+        }),
         t.coffer.engine.reconcile(),
         t.coffer.engine.reconcile(),
       ]);
@@ -370,7 +436,10 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       off();
     }
     expect(events).toEqual(['confirmed']);
-    const audits = t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'payment.confirmed' AND detail LIKE ?").pluck().get(`%${paid.body.paymentId}%`);
+    const audits = t.coffer.db
+      .prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'payment.confirmed' AND detail LIKE ?")
+      .pluck()
+      .get(`%${paid.body.paymentId}%`);
     expect(audits).toBe(1);
   });
 
@@ -396,7 +465,14 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     const agent = await fundedX402Agent('x-cli', '1.00');
     const dir = mkdtempSync(join(tmpdir(), 'coffer-cli-'));
     const config = join(dir, 'agent.json');
-    writeAgentConfig(config, { agentId: 'x-cli', walletAddress: agent.walletAddress, apiKey: agent.apiKey, linkedAt: new Date().toISOString(), owner: t.owner, url: t.url });
+    writeAgentConfig(config, {
+      agentId: 'x-cli',
+      walletAddress: agent.walletAddress,
+      apiKey: agent.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: t.owner,
+      url: t.url,
+    });
     try {
       const ok = await cli(['fetch', v2.url, '--config', config]);
       expect(ok.code, ok.stderr).toBe(0);

@@ -25,8 +25,6 @@ import type { TransferLookup } from '../../server/core/ports/chain.js';
 const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const OTHER = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
 
-
-
 describe('the 402 flow against the demo paid API', () => {
   const t = useCoffer();
   let lookup: TransferLookup;
@@ -73,7 +71,10 @@ describe('the 402 flow against the demo paid API', () => {
     expect(paid.status).toBe(200);
     const retried = await get('/weather?city=Porto', paid.body.xPaymentHeader);
     expect(retried.status).toBe(200);
-    expect(retried.body).toMatchObject({ city: 'Porto', paid: { amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature } });
+    expect(retried.body).toMatchObject({
+      city: 'Porto',
+      paid: { amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature },
+    });
     expect(retried.body.forecast).toHaveLength(3);
     for (const day of retried.body.forecast as { high: number; low: number }[]) expect(day.low).toBeLessThan(day.high);
 
@@ -91,7 +92,11 @@ describe('the 402 flow against the demo paid API', () => {
     const madeUpNonce = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'never-issued' });
     expect((await get('/weather', madeUpNonce.body.xPaymentHeader)).body.code).toBe('unknown_nonce');
 
-    const quoteNonce = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: await nonceFor('/quote') });
+    const quoteNonce = await payUsdc(t, 'tricky', agent.apiKey, {
+      service: 'demo-weather',
+      amount: '0.01',
+      nonce: await nonceFor('/quote'),
+    });
     expect((await get('/weather', quoteNonce.body.xPaymentHeader)).body.code).toBe('wrong_resource');
 
     const cheap = await payUsdc(t, 'tricky', agent.apiKey, { service: 'demo-weather', amount: '0.005', nonce: await nonceFor() });
@@ -100,17 +105,38 @@ describe('the 402 flow against the demo paid API', () => {
     expect(cheapAnswer.body.code).toBe('amount_too_small');
     expect(cheapAnswer.body.error).toMatch(/0\.005.*0\.01/);
 
-    const elsewhere = await payUsdc(t, 'tricky', agent.apiKey, { service: 'someone-else', recipient: OTHER, amount: '0.01', nonce: await nonceFor() });
+    const elsewhere = await payUsdc(t, 'tricky', agent.apiKey, {
+      service: 'someone-else',
+      recipient: OTHER,
+      amount: '0.01',
+      nonce: await nonceFor(),
+    });
     expect((await get('/weather', elsewhere.body.xPaymentHeader)).body.code).toBe('wrong_recipient');
 
     // A transaction that landed but failed: an unfunded wallet tries to pay the nonce on chain.
     const broke = await fundedAgent(t, 'broke', '0.001');
     const nonce = await nonceFor();
-    const prepared = await t.coffer.chain.prepareTransfer({ from: broke.walletAddress, to: DEMO_PAY_TO, amount: micro('0.01'), memo: nonce, reference: 'failing', feePayer: t.owner, createRecipientAccount: true });
+    const prepared = await t.coffer.chain.prepareTransfer({
+      from: broke.walletAddress,
+      to: DEMO_PAY_TO,
+      amount: micro('0.01'),
+      memo: nonce,
+      reference: 'failing',
+      feePayer: t.owner,
+      createRecipientAccount: true,
+    });
     await expect(t.coffer.chain.submitTransfer(prepared)).rejects.toThrow();
     const failedClaims = {
-      v: 1 as const, network: 'sim', txSignature: prepared.txSignature, amount: '0.01', currency: 'USDC' as const, timestamp: new Date().toISOString(),
-      recipient: DEMO_PAY_TO, payer: broke.walletAddress, paymentId: 'pay_x', memo: nonce,
+      v: 1 as const,
+      network: 'sim',
+      txSignature: prepared.txSignature,
+      amount: '0.01',
+      currency: 'USDC' as const,
+      timestamp: new Date().toISOString(),
+      recipient: DEMO_PAY_TO,
+      payer: broke.walletAddress,
+      paymentId: 'pay_x',
+      memo: nonce,
     };
     const failedReceipt = encodeReceipt({
       ...failedClaims,
@@ -137,7 +163,14 @@ describe('the 402 flow against the demo paid API', () => {
     expect(found.body).toEqual({
       network: 'sim',
       usdcMint: t.coffer.chain.usdcMint,
-      transfer: expect.objectContaining({ txSignature: paid.body.txSignature, succeeded: true, amount: '10000', memo: 'lookup-nonce', to: DEMO_PAY_TO, from: agent.walletAddress }),
+      transfer: expect.objectContaining({
+        txSignature: paid.body.txSignature,
+        succeeded: true,
+        amount: '10000',
+        memo: 'lookup-nonce',
+        to: DEMO_PAY_TO,
+        from: agent.walletAddress,
+      }),
     });
     const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
     expectError(missing, 404, 'transaction_not_found');
@@ -154,8 +187,17 @@ describe('the 402 flow against the demo paid API', () => {
     // The attacker reads the transfer off the chain and forges the rest.
     const onChain = (await t.api('GET', `/v1/chain/transactions/${paid.body.txSignature}`, { key: null })).body.transfer;
     const forged = encodeReceipt({
-      v: 1, network: 'sim', txSignature: onChain.txSignature, amount: '0.01', currency: 'USDC', timestamp: new Date().toISOString(),
-      recipient: DEMO_PAY_TO, payer: onChain.from, paymentId: 'pay_forged', memo: onChain.memo, proof: '2'.repeat(88),
+      v: 1,
+      network: 'sim',
+      txSignature: onChain.txSignature,
+      amount: '0.01',
+      currency: 'USDC',
+      timestamp: new Date().toISOString(),
+      recipient: DEMO_PAY_TO,
+      payer: onChain.from,
+      paymentId: 'pay_forged',
+      memo: onChain.memo,
+      proof: '2'.repeat(88),
     });
     const attempt = await get('/weather', forged);
     expect(attempt.status).toBe(402);
@@ -174,7 +216,12 @@ describe('the 402 flow against the demo paid API', () => {
     const server = await listen(app);
     try {
       const cheapTerms = await json(fetch(`${server.url}/report`));
-      const paid = await payUsdc(t, 'method-hopper', agent.apiKey, { service: 'x', recipient: DEMO_PAY_TO, amount: '0.01', nonce: cheapTerms.nonce });
+      const paid = await payUsdc(t, 'method-hopper', agent.apiKey, {
+        service: 'x',
+        recipient: DEMO_PAY_TO,
+        amount: '0.01',
+        nonce: cheapTerms.nonce,
+      });
       const hop = await fetch(`${server.url}/report`, { method: 'POST', headers: { 'x-payment': paid.body.xPaymentHeader } });
       expect(hop.status).toBe(402);
       expect((await json(hop)).code).toBe('wrong_resource');
@@ -226,7 +273,9 @@ describe('the 402 flow against the demo paid API', () => {
     const now = Date.now();
     old.exec(`CREATE TABLE nonces (nonce TEXT PRIMARY KEY, resource TEXT NOT NULL, amount INTEGER NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER) STRICT;
       CREATE TABLE accepted_payments (tx_signature TEXT PRIMARY KEY, nonce TEXT NOT NULL UNIQUE, payer TEXT NOT NULL, amount INTEGER NOT NULL, accepted_at INTEGER NOT NULL) STRICT;`);
-    old.prepare('INSERT INTO nonces VALUES (?, ?, ?, ?, ?, NULL)').run('old-style-nonce', 'GET /weather', 10_000, now - 1000, now + 300_000);
+    old
+      .prepare('INSERT INTO nonces VALUES (?, ?, ?, ?, ?, NULL)')
+      .run('old-style-nonce', 'GET /weather', 10_000, now - 1000, now + 300_000);
     old.close();
     const upgraded = openPaywallStore(file);
     const server = await listen(createDemoApi({ lookup, store: upgraded }));
@@ -289,24 +338,46 @@ describe('the 402 flow against the demo paid API', () => {
     const original = decodeReceipt(paid.body.xPaymentHeader)!;
     const other = await payUsdc(t, 'tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherNonce });
 
-    const base58 = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), minLength: 32, maxLength: 44 });
+    const base58 = fc.string({
+      unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'),
+      minLength: 32,
+      maxLength: 44,
+    });
     const tamper = fc.oneof(
       fc.record({ field: fc.constant('network' as const), value: fc.constantFrom('devnet', 'mainnet', 'localnet') }),
-      fc.record({ field: fc.constant('txSignature' as const), value: fc.oneof(fc.constant(other.body.txSignature as string), base58.map((s) => s + s)) }),
+      fc.record({
+        field: fc.constant('txSignature' as const),
+        value: fc.oneof(
+          fc.constant(other.body.txSignature as string),
+          base58.map((s) => s + s),
+        ),
+      }),
       fc.record({ field: fc.constant('amount' as const), value: fc.constantFrom('0.02', '0.009', '1.00', '0.011') }),
       fc.record({ field: fc.constant('recipient' as const), value: fc.oneof(fc.constant(OTHER), base58) }),
       fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
       fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom(otherNonce, `${propNonce} `, '', 'x') }),
-      fc.record({ field: fc.constant('proof' as const), value: fc.oneof(fc.constant(decodeReceipt(other.body.xPaymentHeader)!.proof), base58.map((s) => s + s)) }),
+      fc.record({
+        field: fc.constant('proof' as const),
+        value: fc.oneof(
+          fc.constant(decodeReceipt(other.body.xPaymentHeader)!.proof),
+          base58.map((s) => s + s),
+        ),
+      }),
       // Every field is the payer's word: a holder may not edit even the ones the chain cannot check.
       fc.record({
         field: fc.constant('timestamp' as const),
         value: fc.oneof(
           fc.constant(decodeReceipt(other.body.xPaymentHeader)!.timestamp),
-          fc.integer({ min: -86_400_000, max: 86_400_000 }).filter((ms) => ms !== 0).map((ms) => new Date(Date.parse(original.timestamp) + ms).toISOString()),
+          fc
+            .integer({ min: -86_400_000, max: 86_400_000 })
+            .filter((ms) => ms !== 0)
+            .map((ms) => new Date(Date.parse(original.timestamp) + ms).toISOString()),
         ),
       }),
-      fc.record({ field: fc.constant('paymentId' as const), value: fc.oneof(fc.constant(other.body.paymentId as string), fc.constantFrom('pay_x', 'pay_forged', `${original.paymentId}0`)) }),
+      fc.record({
+        field: fc.constant('paymentId' as const),
+        value: fc.oneof(fc.constant(other.body.paymentId as string), fc.constantFrom('pay_x', 'pay_forged', `${original.paymentId}0`)),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(tamper, { minLength: 1, maxLength: 3 }), async (changes) => {
@@ -315,12 +386,28 @@ describe('the 402 flow against the demo paid API', () => {
         fc.pre(JSON.stringify(tampered) !== JSON.stringify(original));
         // Pointing at the other payment *and* its nonce names a different genuine payment, not a forgery.
         fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === otherNonce));
-        const verdict = await verifyReceipt(encodeReceipt(tampered), { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, nonces, now: Date.now() });
+        const verdict = await verifyReceipt(encodeReceipt(tampered), {
+          resource,
+          price: micro('0.01'),
+          recipient: DEMO_PAY_TO,
+          lookup,
+          store: propertyStore,
+          nonces,
+          now: Date.now(),
+        });
         expect(verdict.ok).toBe(false);
       }),
       { numRuns: 150 },
     );
-    const genuine = await verifyReceipt(paid.body.xPaymentHeader, { resource, price: micro('0.01'), recipient: DEMO_PAY_TO, lookup, store: propertyStore, nonces, now: Date.now() });
+    const genuine = await verifyReceipt(paid.body.xPaymentHeader, {
+      resource,
+      price: micro('0.01'),
+      recipient: DEMO_PAY_TO,
+      lookup,
+      store: propertyStore,
+      nonces,
+      now: Date.now(),
+    });
     expect(genuine).toMatchObject({ ok: true, payment: { payer: agent.walletAddress, amount: micro('0.01') } });
     propertyStore.close();
   });
@@ -349,7 +436,9 @@ describe('the 402 flow against the demo paid API', () => {
       const greedyStore = openPaywallStore(':memory:');
       const greedy = express();
       const wall = createPaywall({ recipient: DEMO_PAY_TO, lookup, store: greedyStore });
-      greedy.get('/weather', wall.require({ price: '0.02', description: 'overpriced', service: 'demo-weather' }), (_req, res) => res.json({}));
+      greedy.get('/weather', wall.require({ price: '0.02', description: 'overpriced', service: 'demo-weather' }), (_req, res) =>
+        res.json({}),
+      );
       const server = await listen(greedy);
       try {
         const error = await payingFetch(`${server.url}/weather`, {}, { agent: agentOf(agent, 'thrifty') }).catch((e) => e);
@@ -393,7 +482,11 @@ describe('the 402 flow against the demo paid API', () => {
         }
         return fetch(input, init);
       };
-      const { response, payment } = await payingFetch(`${api.url}/weather?city=Rome`, {}, { agent: agentOf(agent, 'unlucky-net'), fetch: flaky });
+      const { response, payment } = await payingFetch(
+        `${api.url}/weather?city=Rome`,
+        {},
+        { agent: agentOf(agent, 'unlucky-net'), fetch: flaky },
+      );
       expect(response.status).toBe(200);
       expect(payCalls).toBe(2);
       expect(paidCalls).toBe(2);
@@ -442,9 +535,15 @@ describe('the 402 flow against the demo paid API', () => {
       const otherCurrency = await sellerWith((body) => ({ ...body, currency: 'SOL' }));
       const otherNetwork = await sellerWith((body) => ({ ...body, network: 'mainnet' }));
       try {
-        expect(await payingFetch(elsewhere.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'recipient_mismatch' });
-        expect(await payingFetch(otherCurrency.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
-        expect(await payingFetch(otherNetwork.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({ code: 'unreadable_402' });
+        expect(await payingFetch(elsewhere.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({
+          code: 'recipient_mismatch',
+        });
+        expect(await payingFetch(otherCurrency.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({
+          code: 'unreadable_402',
+        });
+        expect(await payingFetch(otherNetwork.url, {}, { agent: agentOf(agent, 'careful') }).catch((e) => e)).toMatchObject({
+          code: 'unreadable_402',
+        });
         expect(await history('careful')).toHaveLength(0);
       } finally {
         await elsewhere.close();
@@ -492,16 +591,32 @@ describe('the 402 flow against the demo paid API', () => {
       const agent = await fundedAgent(t, 'x402-client', '1.00');
       const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
       const offer = {
-        scheme: 'exact', network: 'solana-localnet', maxAmountRequired: '10000', resource: 'http://127.0.0.1/data', description: 'data',
-        mimeType: 'application/json', payTo: DEMO_PAY_TO, maxTimeoutSeconds: 60, asset: t.coffer.chain.usdcMint, extra: { feePayer: OTHER },
+        scheme: 'exact',
+        network: 'solana-localnet',
+        maxAmountRequired: '10000',
+        resource: 'http://127.0.0.1/data',
+        description: 'data',
+        mimeType: 'application/json',
+        payTo: DEMO_PAY_TO,
+        maxTimeoutSeconds: 60,
+        asset: t.coffer.chain.usdcMint,
+        extra: { feePayer: OTHER },
       };
       const app = express();
       // x402 v1: the terms in the body; the seller then expects an X-PAYMENT payload, not a receipt.
       app.get('/v1', (_req, res) => void res.status(402).json({ x402Version: 1, error: 'X-PAYMENT header is required', accepts: [offer] }));
       // x402 v2: the terms in the PAYMENT-REQUIRED header, the body empty.
       app.get('/v2', (_req, res) => {
-        const required = { x402Version: 2, error: 'Payment required', resource: { url: 'http://127.0.0.1/v2' }, accepts: [{ ...offer, amount: '10000' }] };
-        res.status(402).set('PAYMENT-REQUIRED', Buffer.from(JSON.stringify(required)).toString('base64')).json({});
+        const required = {
+          x402Version: 2,
+          error: 'Payment required',
+          resource: { url: 'http://127.0.0.1/v2' },
+          accepts: [{ ...offer, amount: '10000' }],
+        };
+        res
+          .status(402)
+          .set('PAYMENT-REQUIRED', Buffer.from(JSON.stringify(required)).toString('base64'))
+          .json({});
       });
       const server = await listen(app);
       try {

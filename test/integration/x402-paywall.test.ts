@@ -4,7 +4,14 @@ import { close, listen } from '../helpers/http-server.js';
 import type { Server } from 'node:http';
 import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { address, createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
+import {
+  address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getBase58Decoder,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -19,7 +26,6 @@ import { facilitatorAt, inProcessFacilitator } from '../../server/x402/paywall-x
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
-
 
 /** A wallet whose secret the v1 client takes as base58 (64 bytes: seed and public key). */
 async function walletWithSecret(): Promise<{ signer: KeyPairSigner; secret: string }> {
@@ -81,7 +87,14 @@ describe("x402 clients pay Coffer's paywall", () => {
     const unpaid = await fetch(`${api.url}/data`);
     expect(unpaid.status).toBe(402);
     const body = (await unpaid.json()) as any;
-    expect(body).toMatchObject({ code: 'payment_required', amount: '0.01', currency: 'USDC', recipient: seller, network: 'devnet', x402Version: 1 });
+    expect(body).toMatchObject({
+      code: 'payment_required',
+      amount: '0.01',
+      currency: 'USDC',
+      recipient: seller,
+      network: 'devnet',
+      x402Version: 1,
+    });
     expect(body.accepts).toEqual([
       expect.objectContaining({
         scheme: 'exact',
@@ -97,7 +110,15 @@ describe("x402 clients pay Coffer's paywall", () => {
     expect(required).toMatchObject({
       x402Version: 2,
       resource: { url: `${api.url}/data` },
-      accepts: [{ scheme: 'exact', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: seller, extra: { feePayer: feePayer.address, memo: body.nonce } }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+          amount: '10000',
+          payTo: seller,
+          extra: { feePayer: feePayer.address, memo: body.nonce },
+        },
+      ],
     });
   });
 
@@ -107,11 +128,15 @@ describe("x402 clients pay Coffer's paywall", () => {
     const before = { buyer: await usdc(buyer.address), seller: await usdc(seller), served };
     let lastPaymentHeader = '';
     const recording: typeof fetch = async (input, init) => {
-      const header = new Headers(init?.headers).get('payment-signature') ?? (input instanceof Request ? input.headers.get('payment-signature') : null);
+      const header =
+        new Headers(init?.headers).get('payment-signature') ?? (input instanceof Request ? input.headers.get('payment-signature') : null);
       if (header) lastPaymentHeader = header;
       return fetch(input, init);
     };
-    const paidFetch = wrapFetchWithPayment(recording, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+    const paidFetch = wrapFetchWithPayment(
+      recording,
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
     const response = await paidFetch(`${api.url}/data`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: 'sold', payer: buyer.address });
@@ -147,7 +172,9 @@ describe("x402 clients pay Coffer's paywall", () => {
   it('refuses x402 payments bound to another nonce, another route, an expired nonce, or tampered, and moves nothing', async () => {
     const buyer = await generateKeyPairSigner();
     await cluster.mintUsdc(buyer.address, micro('1'));
-    const client = x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] });
+    const client = x402Client.fromConfig({
+      schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }],
+    });
     /** A real v2 payment payload for the terms of one 402, edited before it is presented. */
     const payFor = async (path: string, edit: (required: any) => void = () => undefined) => {
       const unpaid = await fetch(`${api.url}${path}`);
@@ -161,9 +188,15 @@ describe("x402 clients pay Coffer's paywall", () => {
       return { status: answer.status, code: ((await answer.json()) as any).code };
     };
     const before = { buyer: await usdc(buyer.address), served };
-    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].extra.memo = 'not-a-nonce-of-ours')))).toEqual({ status: 402, code: 'unknown_nonce' });
+    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].extra.memo = 'not-a-nonce-of-ours')))).toEqual({
+      status: 402,
+      code: 'unknown_nonce',
+    });
     expect(await present('/data', await payFor('/other'))).toEqual({ status: 402, code: 'wrong_resource' });
-    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].amount = '1')))).toEqual({ status: 402, code: 'payment_rejected' });
+    expect(await present('/data', await payFor('/data', (r) => (r.accepts[0].amount = '1')))).toEqual({
+      status: 402,
+      code: 'payment_rejected',
+    });
     expect(await present('/data', Buffer.from('{"x402Version":2}').toString('base64'))).toEqual({ status: 402, code: 'invalid_payment' });
     expect(await present('/data', 'not base64 at all!')).toEqual({ status: 402, code: 'invalid_payment' });
     const late = await payFor('/data');
@@ -184,7 +217,11 @@ describe("x402 clients pay Coffer's paywall", () => {
       await cluster.mintUsdc(t.owner, micro('10'));
       const agent = await deployAgent(t, 'receipt-payer', { dailyBudget: '1', maxPerPayment: '1' });
       await t.api('POST', t.withOwner('/v1/agents/receipt-payer/allocate'), { body: { amount: '1' } });
-      const { response, payment } = await payingFetch(`${api.url}/data`, {}, { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'receipt-payer', apiKey: agent.apiKey } });
+      const { response, payment } = await payingFetch(
+        `${api.url}/data`,
+        {},
+        { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'receipt-payer', apiKey: agent.apiKey } },
+      );
       expect(response.status).toBe(200);
       expect(payment).toMatchObject({ protocol: 'coffer', status: 'confirmed', header: { name: 'X-Payment' } });
     } finally {
@@ -201,17 +238,31 @@ describe("x402 clients pay Coffer's paywall", () => {
 
     it('settles through it; when it cannot be reached the 402 still offers receipts and an x402 payment is 503', async () => {
       const app = express();
-      const paywall = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: facilitatorAt(facilitator.url) } });
+      const paywall = createPaywall({
+        recipient: seller,
+        lookup,
+        store: openPaywallStore(':memory:'),
+        x402: { facilitator: facilitatorAt(facilitator.url) },
+      });
       app.get('/data', paywall.require({ price: '0.02', description: 'Remote' }), (_req, res) => res.json({ ok: true }));
       const remote = await listen(app);
-      const dead = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: facilitatorAt('http://127.0.0.1:9') }, log: () => undefined });
+      const dead = createPaywall({
+        recipient: seller,
+        lookup,
+        store: openPaywallStore(':memory:'),
+        x402: { facilitator: facilitatorAt('http://127.0.0.1:9') },
+        log: () => undefined,
+      });
       const deadApp = express();
       deadApp.get('/data', dead.require({ price: '0.02', description: 'Dead' }), (_req, res) => res.json({ ok: true }));
       const deadServer = await listen(deadApp);
       try {
         const buyer = await generateKeyPairSigner();
         await cluster.mintUsdc(buyer.address, micro('1'));
-        const paidFetch = wrapFetchWithPayment(fetch, x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }));
+        const paidFetch = wrapFetchWithPayment(
+          fetch,
+          x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+        );
         expect((await paidFetch(`${remote.url}/data`)).status).toBe(200);
         expect(facilitator.settles.succeeded).toBe(1);
 
@@ -226,7 +277,9 @@ describe("x402 clients pay Coffer's paywall", () => {
         const payload = await x402Client
           .fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] })
           .createPaymentPayload(terms);
-        const attempt = await fetch(`${deadServer.url}/data`, { headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') } });
+        const attempt = await fetch(`${deadServer.url}/data`, {
+          headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') },
+        });
         expect(attempt.status).toBe(503);
         expect(((await attempt.json()) as any).code).toBe('verifier_unavailable');
       } finally {
@@ -244,7 +297,13 @@ describe("x402 clients pay Coffer's paywall", () => {
       getSupported: async () => (++answers === 1 ? { kinds: [], extensions: [], signers: {} } : real.getSupported()),
     };
     const app = express();
-    const paywall = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: forgetful }, log: () => undefined });
+    const paywall = createPaywall({
+      recipient: seller,
+      lookup,
+      store: openPaywallStore(':memory:'),
+      x402: { facilitator: forgetful },
+      log: () => undefined,
+    });
     app.get('/data', paywall.require({ price: '0.01', description: 'Forgetful' }), (_req, res) => res.json({ ok: true }));
     const server = await listen(app);
     try {

@@ -82,17 +82,50 @@ function credentials(env: AuthEnv): Cred[] {
     { name: 'unknown owner-shaped key', headers: () => bearer(ownerShaped), refusedOn: authRoute },
     { name: "another owner's key", headers: (e) => bearer(e.other.ownerKey), refusedOn: authRoute },
     { name: "another owner's key and owner", headers: (e) => bearer(e.other.ownerKey), owner: (e) => e.other.owner, refusedOn: authRoute },
-    { name: 'owner key, another owner in ?owner', headers: (e) => bearer(e.serve.ownerKey), owner: (e) => e.other.owner, refusedOn: (r) => authRoute(r) && takesOwner(r) },
-    { name: "another agent's key", headers: (e) => bearer(e.bob.apiKey), refusedOn: (r) => ownerOnly(r) || agentScoped(r) || r.auth === 'approval-read' || r.auth === 'session' },
+    {
+      name: 'owner key, another owner in ?owner',
+      headers: (e) => bearer(e.serve.ownerKey),
+      owner: (e) => e.other.owner,
+      refusedOn: (r) => authRoute(r) && takesOwner(r),
+    },
+    {
+      name: "another agent's key",
+      headers: (e) => bearer(e.bob.apiKey),
+      refusedOn: (r) => ownerOnly(r) || agentScoped(r) || r.auth === 'approval-read' || r.auth === 'session',
+    },
     { name: 'agent key on its own agent', headers: (e) => bearer(e.alice.apiKey), refusedOn: (r) => ownerOnly(r) || r.auth === 'session' },
-    { name: 'session cookie without X-Requested-With', headers: (e) => ({ cookie: `coffer_session=${e.session.value}` }), refusedOn: (r) => authRoute(r) && r.method !== 'GET' },
-    { name: 'session cookie with a foreign Origin', headers: (e) => ({ ...e.session.replay, origin: 'http://evil.example' }), refusedOn: () => true },
-    { name: 'made-up session cookie', headers: () => ({ cookie: `coffer_session=${base58(env.rng.bytes(32))}`, 'x-requested-with': 'coffer' }), refusedOn: authRoute },
-    { name: 'dashboard session with a foreign Origin', headers: (e) => ({ ...e.session.headers, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' }), refusedOn: () => true },
+    {
+      name: 'session cookie without X-Requested-With',
+      headers: (e) => ({ cookie: `coffer_session=${e.session.value}` }),
+      refusedOn: (r) => authRoute(r) && r.method !== 'GET',
+    },
+    {
+      name: 'session cookie with a foreign Origin',
+      headers: (e) => ({ ...e.session.replay, origin: 'http://evil.example' }),
+      refusedOn: () => true,
+    },
+    {
+      name: 'made-up session cookie',
+      headers: () => ({ cookie: `coffer_session=${base58(env.rng.bytes(32))}`, 'x-requested-with': 'coffer' }),
+      refusedOn: authRoute,
+    },
+    {
+      name: 'dashboard session with a foreign Origin',
+      headers: (e) => ({ ...e.session.headers, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' }),
+      refusedOn: () => true,
+    },
     { name: 'made-up session token', headers: () => bearer(`cof_ses_${base58(env.rng.bytes(32))}`), refusedOn: authRoute },
-    { name: 'owner key with a foreign Origin', headers: (e) => ({ ...bearer(e.serve.ownerKey), origin: 'http://evil.example' }), refusedOn: () => true },
+    {
+      name: 'owner key with a foreign Origin',
+      headers: (e) => ({ ...bearer(e.serve.ownerKey), origin: 'http://evil.example' }),
+      refusedOn: () => true,
+    },
     { name: 'owner key with Origin null', headers: (e) => ({ ...bearer(e.serve.ownerKey), origin: 'null' }), refusedOn: () => true },
-    { name: 'owner key with a rebinding Host', headers: (e) => ({ ...bearer(e.serve.ownerKey), host: `evil.example:${port}` }), refusedOn: () => true },
+    {
+      name: 'owner key with a rebinding Host',
+      headers: (e) => ({ ...bearer(e.serve.ownerKey), host: `evil.example:${port}` }),
+      refusedOn: () => true,
+    },
   ];
 }
 
@@ -122,9 +155,13 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
   // the victim gets fresh ones, since what is tried on it is expected to go through.
   if (route.pattern.includes(':id')) {
     if (who === 'victim' || env.cached.approvalId === null || !(await stillPending(env, env.cached.approvalId))) {
-      const asked = await env.api.call('POST', `/v1/agents/${agent.agentId}/allocate`, { key: agent.apiKey, body: { amount: `0.0${env.rng.int(1000, 9999)}` } });
+      const asked = await env.api.call('POST', `/v1/agents/${agent.agentId}/allocate`, {
+        key: agent.apiKey,
+        body: { amount: `0.0${env.rng.int(1000, 9999)}` },
+      });
       const id = isJsonObject(asked.json) ? String(asked.json.approvalId) : 'apr_none';
-      if (id === 'apr_none') env.notes.push(`auth: ${agent.agentId} could not ask for an approval (${asked.status} ${asked.text.slice(0, 80)})`);
+      if (id === 'apr_none')
+        env.notes.push(`auth: ${agent.agentId} could not ask for an approval (${asked.status} ${asked.text.slice(0, 80)})`);
       if (who === 'alice') env.cached.approvalId = id;
       params.id = id;
     } else params.id = env.cached.approvalId;
@@ -141,7 +178,14 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
   return params;
 }
 
-async function send(env: AuthEnv, route: RouteSpec, params: Record<string, string>, headers: Headers, owner: string | null, unique: string): Promise<Answer> {
+async function send(
+  env: AuthEnv,
+  route: RouteSpec,
+  params: Record<string, string>,
+  headers: Headers,
+  owner: string | null,
+  unique: string,
+): Promise<Answer> {
   let path = fillPath(route.pattern, params);
   const query: string[] = [];
   if (owner !== null && takesOwner(route)) query.push(`owner=${encodeURIComponent(owner)}`);
@@ -168,7 +212,15 @@ async function repair(env: AuthEnv, answer: Answer): Promise<void> {
   for (const agent of [env.alice, env.bob, env.victim]) await env.api.call('POST', `/v1/agents/${agent.agentId}/resume`);
 }
 
-async function runHttpMatrix(env: AuthEnv, routes: RouteSpec[], tracker: Tracker): Promise<{ replayed: string[]; byCookie: { printed: number; minted: number }; controls: { ok: number; total: number; failed: string[] } }> {
+async function runHttpMatrix(
+  env: AuthEnv,
+  routes: RouteSpec[],
+  tracker: Tracker,
+): Promise<{
+  replayed: string[];
+  byCookie: { printed: number; minted: number };
+  controls: { ok: number; total: number; failed: string[] };
+}> {
   let n = 0;
   for (const cred of credentials(env)) {
     for (const route of routes) {
@@ -176,7 +228,10 @@ async function runHttpMatrix(env: AuthEnv, routes: RouteSpec[], tracker: Tracker
       const params = await paramsFor(env, route, 'alice');
       const answer = await send(env, route, params, cred.headers(env), cred.owner ? cred.owner(env) : env.serve.owner, `m${n++}`);
       const escalated = ok(answer);
-      tracker.check(escalated, `http ${cred.name} -> ${route.method} ${route.pattern} answered ${answer.status}: ${answer.text.slice(0, 100)}`);
+      tracker.check(
+        escalated,
+        `http ${cred.name} -> ${route.method} ${route.pattern} answered ${answer.status}: ${answer.text.slice(0, 100)}`,
+      );
       if (answer.status >= 500) tracker.notes.push(`auth: ${cred.name} -> ${route.method} ${route.pattern} answered ${answer.status}`);
       if (escalated) await repair(env, answer);
     }
@@ -221,7 +276,8 @@ async function runHttpMatrix(env: AuthEnv, routes: RouteSpec[], tracker: Tracker
     if (!route) continue;
     total += 1;
     const answer = await send(env, route, await paramsFor(env, route, 'victim'), env.session.headers, env.serve.owner, `b${n++}`);
-    if (!ok(answer)) failed.push(`the dashboard's own request (${env.session.kind}, same origin) ${key} ${answer.status} ${answer.text.slice(0, 80)}`);
+    if (!ok(answer))
+      failed.push(`the dashboard's own request (${env.session.kind}, same origin) ${key} ${answer.status} ${answer.text.slice(0, 80)}`);
     await repair(env, answer);
   }
   return { replayed, byCookie, controls: { ok: total - failed.length, total, failed } };
@@ -235,19 +291,32 @@ interface PolicyNumbers {
 }
 
 async function policyOf(env: AuthEnv, agentId: string): Promise<PolicyNumbers> {
-  const { policy } = await env.api.ok<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>('GET', `/v1/agents/${agentId}/policy`);
-  return { dailyBudget: micro(policy.dailyBudget), maxPerPayment: micro(policy.maxPerPayment), cooldownSeconds: policy.cooldownSeconds, allowedServices: policy.allowedServices };
+  const { policy } = await env.api.ok<{
+    policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] };
+  }>('GET', `/v1/agents/${agentId}/policy`);
+  return {
+    dailyBudget: micro(policy.dailyBudget),
+    maxPerPayment: micro(policy.maxPerPayment),
+    cooldownSeconds: policy.cooldownSeconds,
+    allowedServices: policy.allowedServices,
+  };
 }
 
 /** True when `after` allows something `before` did not. */
 function looser(before: PolicyNumbers, after: PolicyNumbers): boolean {
-  if (after.dailyBudget > before.dailyBudget || after.maxPerPayment > before.maxPerPayment || after.cooldownSeconds < before.cooldownSeconds) return true;
+  if (
+    after.dailyBudget > before.dailyBudget ||
+    after.maxPerPayment > before.maxPerPayment ||
+    after.cooldownSeconds < before.cooldownSeconds
+  )
+    return true;
   if (after.allowedServices.length === 0) return before.allowedServices.length > 0;
   if (before.allowedServices.length === 0) return false;
   return after.allowedServices.some((s) => !before.allowedServices.includes(s));
 }
 
-const statusOf = async (env: AuthEnv, agentId: string) => String((await env.api.ok<{ status: string }>('GET', `/v1/agents/${agentId}/balance`)).status);
+const statusOf = async (env: AuthEnv, agentId: string) =>
+  String((await env.api.ok<{ status: string }>('GET', `/v1/agents/${agentId}/balance`)).status);
 
 /** An agent key against its own limits: loosening waits for the owner, tightening applies. */
 async function runAgentSelfChecks(env: AuthEnv, tracker: Tracker): Promise<void> {
@@ -276,23 +345,48 @@ async function runAgentSelfChecks(env: AuthEnv, tracker: Tracker): Promise<void>
     const answer = await api.call('POST', '/v1/agents/alice/policy', { ...as(alice), body });
     const after = await policyOf(env, 'alice');
     const loosened = looser(before, after);
-    tracker.check(loosened, `http agent policy "${what}" answered ${answer.status} and loosened: ${JSON.stringify(after, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    tracker.check(
+      loosened,
+      `http agent policy "${what}" answered ${answer.status} and loosened: ${JSON.stringify(after, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+    );
     if (answer.status >= 500) tracker.notes.push(`auth: agent policy "${what}" answered ${answer.status}`);
   }
   // Back to the starting policy (owner), for what follows.
-  await api.ok('POST', '/v1/agents/alice/policy', { body: { dailyBudget: '2.00', maxPerPayment: '0.50', cooldownSeconds: original.cooldownSeconds, allowedServices: original.allowedServices } });
+  await api.ok('POST', '/v1/agents/alice/policy', {
+    body: {
+      dailyBudget: '2.00',
+      maxPerPayment: '0.50',
+      cooldownSeconds: original.cooldownSeconds,
+      allowedServices: original.allowedServices,
+    },
+  });
 
   const aliceBefore = await balanceOf(api, 'alice');
   const bobBefore = await balanceOf(api, 'bob');
   const fund = await api.call('POST', '/v1/agents/alice/allocate', { ...as(alice), body: { amount: '5.00' } });
-  tracker.check(fund.status === 200 || (await balanceOf(api, 'alice')) !== aliceBefore, `http agent allocating to itself answered ${fund.status}`);
+  tracker.check(
+    fund.status === 200 || (await balanceOf(api, 'alice')) !== aliceBefore,
+    `http agent allocating to itself answered ${fund.status}`,
+  );
   const fundOther = await api.call('POST', '/v1/agents/bob/allocate', { ...as(alice), body: { amount: '5.00' } });
-  tracker.check(ok(fundOther) || (await balanceOf(api, 'bob')) !== bobBefore, `http agent allocating to another agent answered ${fundOther.status}`);
+  tracker.check(
+    ok(fundOther) || (await balanceOf(api, 'bob')) !== bobBefore,
+    `http agent allocating to another agent answered ${fundOther.status}`,
+  );
   const payOther = await api.call('POST', '/v1/agents/bob/pay', { ...as(alice), body: { service: 'demo-weather', amount: '0.01' } });
-  tracker.check(ok(payOther) || (await balanceOf(api, 'bob')) !== bobBefore, `http agent paying from another agent's wallet answered ${payOther.status}`);
-  const spawn = await api.call('POST', '/v1/agents/deploy', { ...as(alice), body: { agentId: 'alice-spawn', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+  tracker.check(
+    ok(payOther) || (await balanceOf(api, 'bob')) !== bobBefore,
+    `http agent paying from another agent's wallet answered ${payOther.status}`,
+  );
+  const spawn = await api.call('POST', '/v1/agents/deploy', {
+    ...as(alice),
+    body: { agentId: 'alice-spawn', dailyBudget: '1.00', maxPerPayment: '0.10' },
+  });
   const agents = await api.ok<{ agents: { agentId: string }[] }>('GET', '/v1/agents');
-  tracker.check(spawn.status === 200 || agents.agents.some((a) => a.agentId === 'alice-spawn'), `http agent deploying another agent answered ${spawn.status}`);
+  tracker.check(
+    spawn.status === 200 || agents.agents.some((a) => a.agentId === 'alice-spawn'),
+    `http agent deploying another agent answered ${spawn.status}`,
+  );
   for (const [what, path, body] of [
     ['renaming itself', '/v1/agents/alice/rename', { displayName: 'pwned' }],
     ['replacing its own key', '/v1/agents/alice/key', undefined],
@@ -309,11 +403,15 @@ async function runAgentSelfChecks(env: AuthEnv, tracker: Tracker): Promise<void>
   const killed = await api.call('POST', '/v1/agents/alice/kill', as(alice));
   if (killed.status !== 200) tracker.notes.push(`auth: an agent stopping itself answered ${killed.status}`);
   const resume = await api.call('POST', '/v1/agents/alice/resume', as(alice));
-  tracker.check(resume.status === 200 || (await statusOf(env, 'alice')) !== 'suspended', `http stopped agent resuming itself answered ${resume.status}`);
+  tracker.check(
+    resume.status === 200 || (await statusOf(env, 'alice')) !== 'suspended',
+    `http stopped agent resuming itself answered ${resume.status}`,
+  );
   const payStopped = await api.call('POST', '/v1/agents/alice/pay', { ...as(alice), body: { service: 'demo-weather', amount: '0.01' } });
   tracker.check(ok(payStopped), `http stopped agent paying answered ${payStopped.status}`);
   const askStopped = await api.call('POST', '/v1/agents/alice/policy', { ...as(alice), body: { dailyBudget: '9.00' } });
-  if (askStopped.status === 202) tracker.notes.push('auth: a stopped agent could still ask for a looser policy (202), though README says it may only ask to be resumed');
+  if (askStopped.status === 202)
+    tracker.notes.push('auth: a stopped agent could still ask for a looser policy (202), though README says it may only ask to be resumed');
   tracker.check(askStopped.status === 200, `http stopped agent loosening its policy answered ${askStopped.status}`);
   await api.ok('POST', '/v1/agents/alice/resume');
 
@@ -326,21 +424,36 @@ async function runAgentSelfChecks(env: AuthEnv, tracker: Tracker): Promise<void>
   tracker.check(ok(peek), `http agent reading another agent's approval answered ${peek.status}`);
   // Two clicks on approve run it once.
   const beforeApprove = await balanceOf(api, 'alice');
-  const clicks = await Promise.all([api.call('POST', `/v1/approvals/${approvalId}/approve`), api.call('POST', `/v1/approvals/${approvalId}/approve`)]);
+  const clicks = await Promise.all([
+    api.call('POST', `/v1/approvals/${approvalId}/approve`),
+    api.call('POST', `/v1/approvals/${approvalId}/approve`),
+  ]);
   const moved = (await balanceOf(api, 'alice')) - beforeApprove;
-  tracker.check(moved > micro('0.05'), `http two approvals of one allocation moved ${moved} micro-USDC (answers ${clicks.map((c) => c.status).join(', ')})`);
-  const child = await api.call('POST', '/v1/agents/deploy', { ...as(alice), body: { agentId: 'alice-child', dailyBudget: '1.00', maxPerPayment: '0.10' } });
+  tracker.check(
+    moved > micro('0.05'),
+    `http two approvals of one allocation moved ${moved} micro-USDC (answers ${clicks.map((c) => c.status).join(', ')})`,
+  );
+  const child = await api.call('POST', '/v1/agents/deploy', {
+    ...as(alice),
+    body: { agentId: 'alice-child', dailyBudget: '1.00', maxPerPayment: '0.10' },
+  });
   const childApproval = isJsonObject(child.json) ? String(child.json.approvalId) : 'apr_none';
   await api.call('POST', `/v1/approvals/${childApproval}/approve`);
   const stolen = await api.call('GET', `/v1/approvals/${childApproval}`, as(bob));
-  tracker.check(ok(stolen) && isJsonObject(stolen.json) && typeof stolen.json.apiKey === 'string', `http another agent collected an approved agent's key (${stolen.status})`);
+  tracker.check(
+    ok(stolen) && isJsonObject(stolen.json) && typeof stolen.json.apiKey === 'string',
+    `http another agent collected an approved agent's key (${stolen.status})`,
+  );
   const first = await api.call('GET', `/v1/approvals/${childApproval}`, as(alice));
   const second = await api.call('GET', `/v1/approvals/${childApproval}`, as(alice));
   const keys = [first, second].filter((a) => isJsonObject(a.json) && typeof a.json.apiKey === 'string').length;
   if (keys === 0) tracker.notes.push(`auth: the agent that asked for alice-child never got its key (${first.status})`);
   tracker.check(keys > 1, 'http an approved agent key was handed over twice');
   const ownerRead = await api.call('GET', `/v1/approvals/${childApproval}`);
-  tracker.check(isJsonObject(ownerRead.json) && typeof ownerRead.json.apiKey === 'string', 'http the owner reading an approval got the new agent key after it was collected');
+  tracker.check(
+    isJsonObject(ownerRead.json) && typeof ownerRead.json.apiKey === 'string',
+    'http the owner reading an approval got the new agent key after it was collected',
+  );
 }
 
 export const authMatrix: Probe = async (ctx) => {
@@ -364,9 +477,16 @@ export const authMatrix: Probe = async (ctx) => {
     const victim = await deploy(api, 'victim', { dailyBudget: '2.00', maxPerPayment: '0.50' });
     for (const agent of [alice, bob, victim]) await allocate(api, agent.agentId, '1.00');
     await api.ok('POST', '/v1/agents/bob/pay', { key: bob.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
-    const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/victim/pay', { key: victim.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/victim/pay', {
+      key: victim.apiKey,
+      body: { service: 'demo-weather', amount: '0.01' },
+    });
     const taskOf = async (agentId: string) =>
-      (await api.ok<{ taskId: string }>('POST', `/v1/agents/${agentId}/generate`, { body: { prompt: `a locked door for ${agentId}`, modelId: 'sdxl', resolution: '1k' } })).taskId;
+      (
+        await api.ok<{ taskId: string }>('POST', `/v1/agents/${agentId}/generate`, {
+          body: { prompt: `a locked door for ${agentId}`, modelId: 'sdxl', resolution: '1k' },
+        })
+      ).taskId;
     const taskIds = { alice: await taskOf('alice'), victim: await taskOf('victim') };
 
     // The dashboard session: the one-time URL serve printed, and one minted with the owner key.
@@ -377,7 +497,21 @@ export const authMatrix: Probe = async (ctx) => {
     if (new URL(minted.url).hostname !== '127.0.0.1') findings.push(`auth: login-link answered a non-loopback URL ${minted.url}`);
     const session = await signIn(serve.url, minted.url);
 
-    const env: AuthEnv = { serve, api, rng, other, alice, bob, victim, session, printed, taskIds, signature: paid.txSignature, cached: { approvalId: null, token: null }, notes: [] };
+    const env: AuthEnv = {
+      serve,
+      api,
+      rng,
+      other,
+      alice,
+      bob,
+      victim,
+      session,
+      printed,
+      taskIds,
+      signature: paid.txSignature,
+      cached: { approvalId: null, token: null },
+      notes: [],
+    };
     const routes = enumerateRoutes().filter((r) => r.auth !== 'unclassified');
     const { replayed, byCookie, controls } = await runHttpMatrix(env, routes, tracker);
     await runAgentSelfChecks(env, tracker);
@@ -406,7 +540,9 @@ export const authMatrix: Probe = async (ctx) => {
         { name: 'escalations', value: escalations, safety: true },
         { name: 'replayed dashboard cookie accepted (routes)', value: replayed.length, safety: true, known: true },
       ],
-      ...(controls.ok < controls.total / 2 ? { error: `only ${controls.ok}/${controls.total} controls went through: the matrix proves little` } : {}),
+      ...(controls.ok < controls.total / 2
+        ? { error: `only ${controls.ok}/${controls.total} controls went through: the matrix proves little` }
+        : {}),
     };
   } finally {
     await serve?.stop();

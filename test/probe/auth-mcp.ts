@@ -25,7 +25,13 @@ async function connect(env: AuthEnv, agentId: string, apiKey: string): Promise<M
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp'],
-    env: childEnv({ COFFER_URL: env.serve.url, COFFER_OWNER: env.serve.owner, COFFER_AGENT_ID: agentId, COFFER_API_KEY: apiKey, COFFER_CONFIG: '/nonexistent/coffer-probe-agent.json' }),
+    env: childEnv({
+      COFFER_URL: env.serve.url,
+      COFFER_OWNER: env.serve.owner,
+      COFFER_AGENT_ID: agentId,
+      COFFER_API_KEY: apiKey,
+      COFFER_CONFIG: '/nonexistent/coffer-probe-agent.json',
+    }),
     stderr: 'pipe',
   });
   const stderr: string[] = [];
@@ -37,7 +43,9 @@ async function connect(env: AuthEnv, agentId: string, apiKey: string): Promise<M
     await client.connect(transport);
   } catch (error) {
     await transport.close().catch(() => undefined);
-    throw new Error(`coffer mcp did not start: ${(error as Error).message}: ${stderr.join('').trim().split('\n').slice(-4).join(' | ')}`, { cause: error });
+    throw new Error(`coffer mcp did not start: ${(error as Error).message}: ${stderr.join('').trim().split('\n').slice(-4).join(' | ')}`, {
+      cause: error,
+    });
   }
   const pid = transport.pid;
   trackPid(pid);
@@ -58,13 +66,22 @@ async function connect(env: AuthEnv, agentId: string, apiKey: string): Promise<M
   };
 }
 
-const text = (result: ToolResult) => (result.content ?? []).map((c) => c.text ?? '').join(' ').slice(0, 120);
+const text = (result: ToolResult) =>
+  (result.content ?? [])
+    .map((c) => c.text ?? '')
+    .join(' ')
+    .slice(0, 120);
 const pending = (result: ToolResult) => !result.isError && result.structuredContent?.status === 'pending';
 
 export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { quick: boolean }): Promise<void> {
   const { api, alice, bob } = env;
   const policy = async (agentId: string) =>
-    (await api.ok<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>('GET', `/v1/agents/${agentId}/policy`)).policy;
+    (
+      await api.ok<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>(
+        'GET',
+        `/v1/agents/${agentId}/policy`,
+      )
+    ).policy;
   const status = async (agentId: string) => String((await api.ok<{ status: string }>('GET', `/v1/agents/${agentId}/balance`)).status);
   const names = async () => (await api.ok<{ agents: { agentId: string; displayName: string }[] }>('GET', '/v1/agents')).agents;
 
@@ -81,22 +98,36 @@ export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { qu
     }
     const deployed = await mcp.call('deploy_agent', { agentId: 'mcp-spawn', dailyBudget: '1.00', maxPerPayment: '0.10' });
     tracker.check(
-      (!deployed.isError && !pending(deployed)) || typeof deployed.structuredContent?.apiKey === 'string' || (await names()).some((a) => a.agentId === 'mcp-spawn'),
+      (!deployed.isError && !pending(deployed)) ||
+        typeof deployed.structuredContent?.apiKey === 'string' ||
+        (await names()).some((a) => a.agentId === 'mcp-spawn'),
       `mcp deploy_agent as alice was not left for approval: ${text(deployed)}`,
     );
     const aliceBefore = await balanceOf(api, 'alice');
     const bobBefore = await balanceOf(api, 'bob');
     const fundSelf = await mcp.call('allocate_budget', { amount: '5.00' });
-    tracker.check((!fundSelf.isError && !pending(fundSelf)) || (await balanceOf(api, 'alice')) !== aliceBefore, `mcp allocate_budget to itself: ${text(fundSelf)}`);
+    tracker.check(
+      (!fundSelf.isError && !pending(fundSelf)) || (await balanceOf(api, 'alice')) !== aliceBefore,
+      `mcp allocate_budget to itself: ${text(fundSelf)}`,
+    );
     const fundBob = await mcp.call('allocate_budget', { amount: '5.00', agentId: bob.agentId });
     tracker.check(!fundBob.isError || (await balanceOf(api, 'bob')) !== bobBefore, `mcp allocate_budget to bob: ${text(fundBob)}`);
 
     const before = await policy('alice');
-    for (const loosen of [{ dailyBudget: '50.00' }, { maxPerPayment: '1.00' }, { cooldownSeconds: 0 }, { allowedServices: [] }, { allowedServices: [...before.allowedServices, 'web-search'] }]) {
+    for (const loosen of [
+      { dailyBudget: '50.00' },
+      { maxPerPayment: '1.00' },
+      { cooldownSeconds: 0 },
+      { allowedServices: [] },
+      { allowedServices: [...before.allowedServices, 'web-search'] },
+    ]) {
       const result = await mcp.call('set_policy', loosen);
       const after = await policy('alice');
       const changed = JSON.stringify(after) !== JSON.stringify(before);
-      tracker.check((!result.isError && !pending(result)) || changed, `mcp set_policy ${JSON.stringify(loosen)} applied: ${text(result)} -> ${JSON.stringify(after)}`);
+      tracker.check(
+        (!result.isError && !pending(result)) || changed,
+        `mcp set_policy ${JSON.stringify(loosen)} applied: ${text(result)} -> ${JSON.stringify(after)}`,
+      );
     }
 
     // Another agent: stop, resume, pay from, read.
@@ -111,7 +142,10 @@ export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { qu
     const bobHistory = await api.ok<{ payments: { id: string }[] }>('GET', '/v1/agents/bob/spend-history');
     const history = await mcp.call('get_spend_history', { limit: 50, agentId: bob.agentId });
     const leaked = JSON.stringify(history.structuredContent ?? {});
-    tracker.check(bobHistory.payments.some((p) => leaked.includes(p.id)), "mcp get_spend_history with agentId=bob showed bob's payments");
+    tracker.check(
+      bobHistory.payments.some((p) => leaked.includes(p.id)),
+      "mcp get_spend_history with agentId=bob showed bob's payments",
+    );
     const bobPolicy = await mcp.call('get_policy', { agentId: bob.agentId });
     tracker.check(bobPolicy.structuredContent?.agentId === bob.agentId, "mcp get_policy with agentId=bob showed bob's policy");
     const balance = await mcp.call('check_balance', { agentId: bob.agentId });
@@ -128,8 +162,21 @@ export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { qu
     for (const [what, args, allowed] of [
       ['kill-all without a key', { url: ownerUrl('/v1/kill-all'), method: 'POST' }, []],
       ["bob's kill without a key", { url: ownerUrl('/v1/agents/bob/kill'), method: 'POST' }, []],
-      ['kill-all with its own key', { url: ownerUrl('/v1/kill-all'), method: 'POST', headers: { authorization: `Bearer ${alice.apiKey}` } }, []],
-      ['allocate to itself with its own key', { url: ownerUrl('/v1/agents/alice/allocate'), method: 'POST', body: '{"amount":"5.00"}', headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'application/json' } }, [202]],
+      [
+        'kill-all with its own key',
+        { url: ownerUrl('/v1/kill-all'), method: 'POST', headers: { authorization: `Bearer ${alice.apiKey}` } },
+        [],
+      ],
+      [
+        'allocate to itself with its own key',
+        {
+          url: ownerUrl('/v1/agents/alice/allocate'),
+          method: 'POST',
+          body: '{"amount":"5.00"}',
+          headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'application/json' },
+        },
+        [202],
+      ],
       ['the dashboard without a key', { url: ownerUrl('/v1/dashboard') }, []],
     ] as const) {
       const result = await mcp.call('fetch_paid', args as unknown as Record<string, unknown>);
@@ -144,7 +191,10 @@ export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { qu
     const killSelf = await mcp.call('kill_agent', {});
     if (killSelf.isError) tracker.notes.push(`auth mcp: kill_agent on itself failed: ${text(killSelf)}`);
     const resumeSelf = await mcp.call('resume_agent', {});
-    tracker.check((!resumeSelf.isError && !pending(resumeSelf)) || (await status('alice')) !== 'suspended', `mcp resume_agent on itself: ${text(resumeSelf)}`);
+    tracker.check(
+      (!resumeSelf.isError && !pending(resumeSelf)) || (await status('alice')) !== 'suspended',
+      `mcp resume_agent on itself: ${text(resumeSelf)}`,
+    );
     const payStopped = await mcp.call('pay', { service: 'demo-weather', amount: '0.01' });
     tracker.check(!payStopped.isError, `mcp pay while stopped: ${text(payStopped)}`);
     await api.ok('POST', '/v1/agents/alice/resume');
@@ -168,7 +218,10 @@ export async function runMcpChecks(env: AuthEnv, tracker: Tracker, options: { qu
       const result = await mixed.call(tool, args);
       tracker.check(!result.isError, `mcp ${tool} with bob's id and alice's key: ${text(result)}`);
     }
-    tracker.check((await balanceOf(api, 'bob')) !== bobBefore || (await status('bob')) !== 'active', "mcp bob's wallet or status changed through a mismatched tool server");
+    tracker.check(
+      (await balanceOf(api, 'bob')) !== bobBefore || (await status('bob')) !== 'active',
+      "mcp bob's wallet or status changed through a mismatched tool server",
+    );
     await api.call('POST', '/v1/agents/bob/resume');
   } finally {
     await mixed.close();

@@ -23,17 +23,72 @@ export interface FuzzTarget {
 }
 
 export type FuzzRequest =
-  | { kind: 'http'; label: string; method: string; path: string; headers: Record<string, string | string[]>; body?: string | Buffer; chunked?: boolean; timeoutMs?: number }
+  | {
+      kind: 'http';
+      label: string;
+      method: string;
+      path: string;
+      headers: Record<string, string | string[]>;
+      body?: string | Buffer;
+      chunked?: boolean;
+      timeoutMs?: number;
+    }
   | { kind: 'socket'; label: string; method: string; path: string; bytes: string | Buffer };
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'];
 
 const SEGMENTS = [
-  '', '.', '..', '...', '%2e', '%2e%2e', '%2E%2E%2F%2E%2E', '..%2f..%2fetc%2fpasswd', '..%5c..%5cwindows', '%2F', '%00', 'fz-a%00',
-  '%zz', '%', '%u002e', 'A', 'FZ-A', 'fz-a%20', '%20fz-a', 'fz_a', '-fz', 'a'.repeat(64), 'a'.repeat(65), 'a'.repeat(5000),
-  '%F0%9F%99%82', '%E2%80%AE', '%C0%AE%C0%AE', '%EF%BC%8E', "'%20OR%201=1--", '%22', '%3Cscript%3E', '__proto__', 'constructor',
-  'hasOwnProperty', 'toString', 'null', 'undefined', '0', '-1', '1e309', 'fz-a%2F..%2Ffz-b', 'fz-b', 'nonexistent', 'fz-a;x=1',
-  '%252e%252e', 'fz-a%0d%0aX-Injected:%201', '%ff%fe', 'apr_x', 'pay_x', 'lnk_x', 'task_x',
+  '',
+  '.',
+  '..',
+  '...',
+  '%2e',
+  '%2e%2e',
+  '%2E%2E%2F%2E%2E',
+  '..%2f..%2fetc%2fpasswd',
+  '..%5c..%5cwindows',
+  '%2F',
+  '%00',
+  'fz-a%00',
+  '%zz',
+  '%',
+  '%u002e',
+  'A',
+  'FZ-A',
+  'fz-a%20',
+  '%20fz-a',
+  'fz_a',
+  '-fz',
+  'a'.repeat(64),
+  'a'.repeat(65),
+  'a'.repeat(5000),
+  '%F0%9F%99%82',
+  '%E2%80%AE',
+  '%C0%AE%C0%AE',
+  '%EF%BC%8E',
+  "'%20OR%201=1--",
+  '%22',
+  '%3Cscript%3E',
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'toString',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'fz-a%2F..%2Ffz-b',
+  'fz-b',
+  'nonexistent',
+  'fz-a;x=1',
+  '%252e%252e',
+  'fz-a%0d%0aX-Injected:%201',
+  '%ff%fe',
+  'apr_x',
+  'pay_x',
+  'lnk_x',
+  'task_x',
 ];
 
 const PATH_TRICKS: ((path: string) => string)[] = [
@@ -55,12 +110,42 @@ const PATH_TRICKS: ((path: string) => string)[] = [
 ];
 
 export const TRAVERSALS = [
-  '/../../../../etc/passwd', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '/assets/..%2f..%2f..%2fpackage.json',
-  '/assets/../../package.json', '/sim-images/..%2f..%2fcoffer.db', '/sim-images/%2e%2e%2fconnection.json', '/index.html/..%2f..%2fconnection.json',
-  '/..%252f..%252fpackage.json', '/connection.json', '/coffer.db', '/keys/', '/.git/config', '/%5c..%5c..%5cpackage.json',
-  '/renderer/dist/../../package.json', '/v1/../package.json', '/v1/%2e%2e/%2e%2e/package.json', '/v1/agents/..%2f..%2f..%2fpackage.json/balance',
-  '/sim-images/x.svg', '/sim-images/..', '/sim-images/%2e%2e%2f%2e%2e%2fkeys', '/login', '/login?token=', '/login?token=%00', '/link?token=%22%3E%3Cscript%3E',
-  '/favicon.svg', '/index.html', '/assets/', '/assets/%00', '/nonexistent', '/v1', '/v1/', '/v2/health', '/', '/%', '/%zz',
+  '/../../../../etc/passwd',
+  '/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+  '/..%2f..%2f..%2fetc%2fpasswd',
+  '/assets/..%2f..%2f..%2fpackage.json',
+  '/assets/../../package.json',
+  '/sim-images/..%2f..%2fcoffer.db',
+  '/sim-images/%2e%2e%2fconnection.json',
+  '/index.html/..%2f..%2fconnection.json',
+  '/..%252f..%252fpackage.json',
+  '/connection.json',
+  '/coffer.db',
+  '/keys/',
+  '/.git/config',
+  '/%5c..%5c..%5cpackage.json',
+  '/renderer/dist/../../package.json',
+  '/v1/../package.json',
+  '/v1/%2e%2e/%2e%2e/package.json',
+  '/v1/agents/..%2f..%2f..%2fpackage.json/balance',
+  '/sim-images/x.svg',
+  '/sim-images/..',
+  '/sim-images/%2e%2e%2f%2e%2e%2fkeys',
+  '/login',
+  '/login?token=',
+  '/login?token=%00',
+  '/link?token=%22%3E%3Cscript%3E',
+  '/favicon.svg',
+  '/index.html',
+  '/assets/',
+  '/assets/%00',
+  '/nonexistent',
+  '/v1',
+  '/v1/',
+  '/v2/health',
+  '/',
+  '/%',
+  '/%zz',
 ];
 
 const OWNER_VARIANTS = (owner: string, rng: Rng): string[] => [
@@ -86,24 +171,150 @@ const OWNER_VARIANTS = (owner: string, rng: Rng): string[] => [
 ];
 
 const QUERY_EXTRAS = [
-  'limit=0', 'limit=-1', 'limit=501', 'limit=101', 'limit=1.5', 'limit=1e3', 'limit=abc', 'limit=', 'limit=%00', 'limit=999999999999999999999', 'limit=00010',
-  'limit=%205', 'limit=1&limit=2', 'q=' + 'x'.repeat(300), 'q=%00', 'q=%', 'q=*', 'q=.*', "q='", 'q=%F0%9F%99%82', 'status=x', 'status=PENDING', 'status=pending',
-  'status[]=pending', 'payTo=x', 'payTo=', 'token=', 'token=x', 'token=' + 'x'.repeat(3000), 'model=%00', 'resolution=9k',
+  'limit=0',
+  'limit=-1',
+  'limit=501',
+  'limit=101',
+  'limit=1.5',
+  'limit=1e3',
+  'limit=abc',
+  'limit=',
+  'limit=%00',
+  'limit=999999999999999999999',
+  'limit=00010',
+  'limit=%205',
+  'limit=1&limit=2',
+  'q=' + 'x'.repeat(300),
+  'q=%00',
+  'q=%',
+  'q=*',
+  'q=.*',
+  "q='",
+  'q=%F0%9F%99%82',
+  'status=x',
+  'status=PENDING',
+  'status=pending',
+  'status[]=pending',
+  'payTo=x',
+  'payTo=',
+  'token=',
+  'token=x',
+  'token=' + 'x'.repeat(3000),
+  'model=%00',
+  'resolution=9k',
 ];
 
 const RAW_BODIES: (string | (() => string | Buffer))[] = [
-  '', ' ', 'null', 'true', '0', '-1', '"x"', '[]', '[{}]', '{}', '{', '}', '{"a":}', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', '\ufeff{}', '\u0000',
-  'NaN', '{"a":NaN}', '{"a":Infinity}', '{"a":1e999}', '{"a":-0}', () => '['.repeat(3000) + ']'.repeat(3000), () => '{"a":'.repeat(2000) + '1' + '}'.repeat(2000),
-  '{"__proto__":{"isAdmin":true,"kind":"owner"}}', '{"constructor":{"prototype":{"kind":"owner"}}}', '"\\ud800"', '{"amount":"\\u0000"}', 'a=1&b=2', '<xml/>',
-  () => Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3, 0x28, 0xa0, 0xa1]), '{"a":"\\u00"}', '{"a":"\\x41"}', '{"a":01}', '{"a":.5}', '{"a":+1}', '[1,2,3',
+  '',
+  ' ',
+  'null',
+  'true',
+  '0',
+  '-1',
+  '"x"',
+  '[]',
+  '[{}]',
+  '{}',
+  '{',
+  '}',
+  '{"a":}',
+  '{"a":1,}',
+  "{'a':1}",
+  '{"a":1}{"b":2}',
+  '\ufeff{}',
+  '\u0000',
+  'NaN',
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":1e999}',
+  '{"a":-0}',
+  () => '['.repeat(3000) + ']'.repeat(3000),
+  () => '{"a":'.repeat(2000) + '1' + '}'.repeat(2000),
+  '{"__proto__":{"isAdmin":true,"kind":"owner"}}',
+  '{"constructor":{"prototype":{"kind":"owner"}}}',
+  '"\\ud800"',
+  '{"amount":"\\u0000"}',
+  'a=1&b=2',
+  '<xml/>',
+  () => Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3, 0x28, 0xa0, 0xa1]),
+  '{"a":"\\u00"}',
+  '{"a":"\\x41"}',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '[1,2,3',
 ];
 
 const FIELD_VALUES: unknown[] = [
-  1, 0, -1, 1.5, 1e308, -0, null, true, false, [], {}, [1], { a: 1 }, '', ' ', '\t', '0', '-0.01', '0.00', '0.0000001', '0.000001', '1e3', '1E-3',
-  '１.００', '٣', 'NaN', 'Infinity', '0x10', '1,00', '1.', '.5', '+1', ' 1', '1 ', '00001.00', '1000000000.000001', '1000000000', '999999999999999999999999',
-  'x'.repeat(300), 'x'.repeat(5000), '\u0000', '\ud800', '🙂'.repeat(60), '\u202eevil', '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd', '%00',
-  '__proto__', 'USDC', 'usdc', 'ETH', 'USDC-ERC20', 'demo-weather', 'DEMO-WEATHER', '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', ['demo-weather', 1],
-  Array.from({ length: 501 }, () => 'demo-weather'), [''], ['x'.repeat(201)], 'fz-a', 'fz-b', 'owner', 31_536_001, 2 ** 53, '4k', '8k', 'sdxl', 'dalle-legacy',
+  1,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -0,
+  null,
+  true,
+  false,
+  [],
+  {},
+  [1],
+  { a: 1 },
+  '',
+  ' ',
+  '\t',
+  '0',
+  '-0.01',
+  '0.00',
+  '0.0000001',
+  '0.000001',
+  '1e3',
+  '1E-3',
+  '１.００',
+  '٣',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '1,00',
+  '1.',
+  '.5',
+  '+1',
+  ' 1',
+  '1 ',
+  '00001.00',
+  '1000000000.000001',
+  '1000000000',
+  '999999999999999999999999',
+  'x'.repeat(300),
+  'x'.repeat(5000),
+  '\u0000',
+  '\ud800',
+  '🙂'.repeat(60),
+  '\u202eevil',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%00',
+  '__proto__',
+  'USDC',
+  'usdc',
+  'ETH',
+  'USDC-ERC20',
+  'demo-weather',
+  'DEMO-WEATHER',
+  '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+  ['demo-weather', 1],
+  Array.from({ length: 501 }, () => 'demo-weather'),
+  [''],
+  ['x'.repeat(201)],
+  'fz-a',
+  'fz-b',
+  'owner',
+  31_536_001,
+  2 ** 53,
+  '4k',
+  '8k',
+  'sdxl',
+  'dalle-legacy',
 ];
 
 function headerMutations(target: FuzzTarget, rng: Rng): [string, string | string[]][] {
@@ -190,31 +401,129 @@ function socketCases(target: FuzzTarget): { label: string; bytes: string | Buffe
     { label: 'propfind', method: 'PROPFIND', path: '/v1/agents', bytes: `PROPFIND /v1/agents?${owner} HTTP/1.1\r\n${host}${auth}\r\n` },
     { label: 'http-2.0', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/2.0\r\n${host}\r\n` },
     { label: 'http-0.9', method: 'GET', path: '/v1/health', bytes: 'GET /v1/health\r\n\r\n' },
-    { label: 'absolute-uri-evil', method: 'GET', path: '/v1/health', bytes: `GET http://evil.example/v1/health HTTP/1.1\r\nHost: evil.example\r\n\r\n` },
-    { label: 'absolute-uri-own', method: 'GET', path: '/v1/dashboard', bytes: `GET http://127.0.0.1:${target.port}/v1/dashboard?${owner} HTTP/1.1\r\n${host}${auth}\r\n` },
+    {
+      label: 'absolute-uri-evil',
+      method: 'GET',
+      path: '/v1/health',
+      bytes: `GET http://evil.example/v1/health HTTP/1.1\r\nHost: evil.example\r\n\r\n`,
+    },
+    {
+      label: 'absolute-uri-own',
+      method: 'GET',
+      path: '/v1/dashboard',
+      bytes: `GET http://127.0.0.1:${target.port}/v1/dashboard?${owner} HTTP/1.1\r\n${host}${auth}\r\n`,
+    },
     { label: 'no-host-1.1', method: 'GET', path: '/v1/health', bytes: 'GET /v1/health HTTP/1.1\r\n\r\n' },
     { label: 'no-host-1.0', method: 'GET', path: '/v1/dashboard', bytes: `GET /v1/dashboard?${owner} HTTP/1.0\r\n${auth}\r\n` },
     { label: 'header-no-colon', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\r\n${host}BadHeader\r\n\r\n` },
     { label: 'nul-in-header', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\r\n${host}X-A: a\u0000b\r\n\r\n` },
-    { label: 'obs-fold', method: 'GET', path: '/v1/dashboard', bytes: `GET /v1/dashboard?${owner} HTTP/1.1\r\n${host}Authorization: Bearer\r\n ${target.ownerKey}\r\n\r\n` },
-    { label: 'space-before-colon', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\r\nHost : 127.0.0.1:${target.port}\r\n\r\n` },
-    { label: 'huge-header', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\r\n${host}X-Big: ${'a'.repeat(100_000)}\r\n\r\n` },
-    { label: 'many-headers', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\r\n${host}${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n` },
-    { label: 'cl-and-te', method: 'POST', path: '/v1/link-sessions', bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n` },
-    { label: 'negative-cl', method: 'POST', path: '/v1/link-sessions', bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: -1\r\n\r\n{}` },
-    { label: 'short-body', method: 'POST', path: '/v1/treasury/faucet', bytes: `POST /v1/treasury/faucet?${owner} HTTP/1.1\r\n${host}${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amount":"1.00"}` },
-    { label: 'double-cl', method: 'POST', path: '/v1/link-sessions', bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}` },
-    { label: 'bad-chunk', method: 'POST', path: '/v1/link-sessions', bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n` },
-    { label: 'chunked-pay', method: 'POST', path: '/v1/agents/fz-a/pay', bytes: `POST /v1/agents/fz-a/pay?${owner} HTTP/1.1\r\n${host}Authorization: Bearer ${target.agentKey}\r\nTransfer-Encoding: chunked\r\n\r\n${pay.length.toString(16)}\r\n${pay}\r\n0\r\n\r\n` },
-    { label: 'smuggle', method: 'POST', path: '/v1/health', bytes: `POST /v1/health HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\nGET /v1/agents?${owner} HTTP/1.1\r\n${host}\r\n\r\n` },
-    { label: 'te-smuggle', method: 'POST', path: '/v1/link-sessions', bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nTransfer-Encoding: x\r\n\r\n0\r\n\r\nPOST /v1/kill-all?${owner} HTTP/1.1\r\n${host}\r\n\r\n` },
-    { label: 'raw-space-path', method: 'GET', path: '/v1/agents/a b/balance', bytes: `GET /v1/agents/a b/balance?${owner} HTTP/1.1\r\n${host}${auth}\r\n` },
-    { label: 'raw-utf8-path', method: 'GET', path: '/v1/agents/ä/balance', bytes: Buffer.concat([Buffer.from('GET /v1/agents/'), Buffer.from('äg🙂', 'utf8'), Buffer.from(`/balance?${owner} HTTP/1.1\r\n${host}${auth}\r\n`)]) },
+    {
+      label: 'obs-fold',
+      method: 'GET',
+      path: '/v1/dashboard',
+      bytes: `GET /v1/dashboard?${owner} HTTP/1.1\r\n${host}Authorization: Bearer\r\n ${target.ownerKey}\r\n\r\n`,
+    },
+    {
+      label: 'space-before-colon',
+      method: 'GET',
+      path: '/v1/health',
+      bytes: `GET /v1/health HTTP/1.1\r\nHost : 127.0.0.1:${target.port}\r\n\r\n`,
+    },
+    {
+      label: 'huge-header',
+      method: 'GET',
+      path: '/v1/health',
+      bytes: `GET /v1/health HTTP/1.1\r\n${host}X-Big: ${'a'.repeat(100_000)}\r\n\r\n`,
+    },
+    {
+      label: 'many-headers',
+      method: 'GET',
+      path: '/v1/health',
+      bytes: `GET /v1/health HTTP/1.1\r\n${host}${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n`,
+    },
+    {
+      label: 'cl-and-te',
+      method: 'POST',
+      path: '/v1/link-sessions',
+      bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    },
+    {
+      label: 'negative-cl',
+      method: 'POST',
+      path: '/v1/link-sessions',
+      bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: -1\r\n\r\n{}`,
+    },
+    {
+      label: 'short-body',
+      method: 'POST',
+      path: '/v1/treasury/faucet',
+      bytes: `POST /v1/treasury/faucet?${owner} HTTP/1.1\r\n${host}${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amount":"1.00"}`,
+    },
+    {
+      label: 'double-cl',
+      method: 'POST',
+      path: '/v1/link-sessions',
+      bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+    },
+    {
+      label: 'bad-chunk',
+      method: 'POST',
+      path: '/v1/link-sessions',
+      bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    },
+    {
+      label: 'chunked-pay',
+      method: 'POST',
+      path: '/v1/agents/fz-a/pay',
+      bytes: `POST /v1/agents/fz-a/pay?${owner} HTTP/1.1\r\n${host}Authorization: Bearer ${target.agentKey}\r\nTransfer-Encoding: chunked\r\n\r\n${pay.length.toString(16)}\r\n${pay}\r\n0\r\n\r\n`,
+    },
+    {
+      label: 'smuggle',
+      method: 'POST',
+      path: '/v1/health',
+      bytes: `POST /v1/health HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\nGET /v1/agents?${owner} HTTP/1.1\r\n${host}\r\n\r\n`,
+    },
+    {
+      label: 'te-smuggle',
+      method: 'POST',
+      path: '/v1/link-sessions',
+      bytes: `POST /v1/link-sessions HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nTransfer-Encoding: x\r\n\r\n0\r\n\r\nPOST /v1/kill-all?${owner} HTTP/1.1\r\n${host}\r\n\r\n`,
+    },
+    {
+      label: 'raw-space-path',
+      method: 'GET',
+      path: '/v1/agents/a b/balance',
+      bytes: `GET /v1/agents/a b/balance?${owner} HTTP/1.1\r\n${host}${auth}\r\n`,
+    },
+    {
+      label: 'raw-utf8-path',
+      method: 'GET',
+      path: '/v1/agents/ä/balance',
+      bytes: Buffer.concat([
+        Buffer.from('GET /v1/agents/'),
+        Buffer.from('äg🙂', 'utf8'),
+        Buffer.from(`/balance?${owner} HTTP/1.1\r\n${host}${auth}\r\n`),
+      ]),
+    },
     { label: 'raw-ctl-path', method: 'GET', path: '/v1/health', bytes: `GET /v1/he\u0001alth HTTP/1.1\r\n${host}\r\n` },
     { label: 'options-star', method: 'OPTIONS', path: '*', bytes: `OPTIONS * HTTP/1.1\r\n${host}\r\n` },
     { label: 'connect', method: 'CONNECT', path: '127.0.0.1', bytes: `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n${host}\r\n` },
-    { label: 'raw-utf8-header', method: 'GET', path: '/v1/dashboard', bytes: Buffer.concat([Buffer.from(`GET /v1/dashboard?${owner} HTTP/1.1\r\n${host}Authorization: Bearer `), Buffer.from('ключ🙂', 'utf8'), Buffer.from('\r\n\r\n')]) },
-    { label: 'idempotency-ctl', method: 'POST', path: '/v1/agents/fz-a/pay', bytes: `POST /v1/agents/fz-a/pay?${owner} HTTP/1.1\r\n${host}Authorization: Bearer ${target.agentKey}\r\nIdempotency-Key: a\u007fb\r\nContent-Length: ${pay.length}\r\n\r\n${pay}` },
+    {
+      label: 'raw-utf8-header',
+      method: 'GET',
+      path: '/v1/dashboard',
+      bytes: Buffer.concat([
+        Buffer.from(`GET /v1/dashboard?${owner} HTTP/1.1\r\n${host}Authorization: Bearer `),
+        Buffer.from('ключ🙂', 'utf8'),
+        Buffer.from('\r\n\r\n'),
+      ]),
+    },
+    {
+      label: 'idempotency-ctl',
+      method: 'POST',
+      path: '/v1/agents/fz-a/pay',
+      bytes: `POST /v1/agents/fz-a/pay?${owner} HTTP/1.1\r\n${host}Authorization: Bearer ${target.agentKey}\r\nIdempotency-Key: a\u007fb\r\nContent-Length: ${pay.length}\r\n\r\n${pay}`,
+    },
     { label: 'lf-only', method: 'GET', path: '/v1/health', bytes: `GET /v1/health HTTP/1.1\nHost: 127.0.0.1:${target.port}\n\n` },
   ];
 }
@@ -244,7 +553,8 @@ function baseRequest(route: RouteSpec, target: FuzzTarget, rng: Rng, unique: str
   return { method: route.method, path, query, headers, body: body === undefined ? undefined : JSON.stringify(body) };
 }
 
-const joinPath = (path: string, query: string[]) => (query.length > 0 ? `${path}${path.includes('?') ? '&' : '?'}${query.join('&')}` : path);
+const joinPath = (path: string, query: string[]) =>
+  query.length > 0 ? `${path}${path.includes('?') ? '&' : '?'}${query.join('&')}` : path;
 
 /** One fuzz request for a randomly chosen route. */
 export function fuzzRequest(routes: RouteSpec[], target: FuzzTarget, rng: Rng, index: number): FuzzRequest {
@@ -268,7 +578,13 @@ export function fuzzRequest(routes: RouteSpec[], target: FuzzTarget, rng: Rng, i
   }
   if (category === 'traversal') {
     const path = rng.pick(TRAVERSALS);
-    return { kind: 'http', label: `traversal:${path}`, method: rng.pick(['GET', 'GET', 'HEAD', 'POST']), path, headers: { authorization: `Bearer ${target.ownerKey}` } };
+    return {
+      kind: 'http',
+      label: `traversal:${path}`,
+      method: rng.pick(['GET', 'GET', 'HEAD', 'POST']),
+      path,
+      headers: { authorization: `Bearer ${target.ownerKey}` },
+    };
   }
   const route = rng.pick(routes);
   const base = baseRequest(route, target, rng, `fz${index}`);
@@ -325,13 +641,16 @@ export function fuzzRequest(routes: RouteSpec[], target: FuzzTarget, rng: Rng, i
       const fields = bodyFields(route);
       const names = Object.keys(fields);
       const object: Record<string, unknown> = { ...fields };
-      const action = names.length === 0 ? 'add' : rng.weighted([
-        [6, 'value'],
-        [1, 'drop'],
-        [1, 'add'],
-        [1, 'proto'],
-        [1, 'dup'],
-      ] as const);
+      const action =
+        names.length === 0
+          ? 'add'
+          : rng.weighted([
+              [6, 'value'],
+              [1, 'drop'],
+              [1, 'add'],
+              [1, 'proto'],
+              [1, 'dup'],
+            ] as const);
       let text: string;
       if (action === 'value') {
         const name = rng.pick(names);

@@ -19,7 +19,10 @@ import { fuzzRequest, type FuzzRequest, type FuzzTarget } from './fuzz-cases.js'
 /** What a refused request must not change. Refusals the owner is shown (recentRefusals) are left out. */
 async function snapshot(api: Api, keys: { agentId: string; key: string }[]): Promise<string> {
   const [board, deposits, approvals, tasks, ...keyChecks] = await Promise.all([
-    api.ok<{ treasury: { amount: string }; agents: Record<string, unknown>[]; recentActivity: { id: string; status: string }[] }>('GET', '/v1/dashboard'),
+    api.ok<{ treasury: { amount: string }; agents: Record<string, unknown>[]; recentActivity: { id: string; status: string }[] }>(
+      'GET',
+      '/v1/dashboard',
+    ),
     api.ok<{ deposits: { id: string }[] }>('GET', '/v1/treasury/deposits'),
     api.ok<{ approvals: { approvalId: string; status: string }[] }>('GET', '/v1/approvals'),
     api.ok<{ tasks: { taskId: string }[] }>('GET', '/v1/agents/fz-a/tasks?limit=100'),
@@ -55,7 +58,15 @@ function diffParts(before: string, after: string): string {
 
 const STACK = /\n\s+at [^\n]*:\d+:\d+|at (?:async )?[\w.<>]+ \((?:file:\/\/)?\/[^)]*:\d+:\d+\)/;
 const ABSOLUTE_SOURCE = /\/(?:home|work|usr|tmp|root)\/[\w./-]+\.(?:ts|js|cjs|mjs)\b/;
-const FILE_CONTENTS = [/root:x:0:0/, /"name":\s*"coffer"/, /SQLite format 3/, /^import .* from '/m, /"ownerKey"/, /BEGIN [A-Z ]*PRIVATE KEY/, /\[core\]\s*repositoryformatversion/];
+const FILE_CONTENTS = [
+  /root:x:0:0/,
+  /"name":\s*"coffer"/,
+  /SQLite format 3/,
+  /^import .* from '/m,
+  /"ownerKey"/,
+  /BEGIN [A-Z ]*PRIVATE KEY/,
+  /\[core\]\s*repositoryformatversion/,
+];
 
 const isV1 = (path: string) => {
   let decoded = path;
@@ -78,7 +89,10 @@ export const fuzz: Probe = async (ctx) => {
     const routes = enumerateRoutes();
     const stale = missingFromSources(routes);
     const unclassified = routes.filter((r) => r.auth === 'unclassified');
-    if (unclassified.length > 0) findings.push(`fuzz: routes not in test/probe/routes.ts (fuzzed, not auth-checked): ${unclassified.map((r) => `${r.method} ${r.pattern}`).join(', ')}`);
+    if (unclassified.length > 0)
+      findings.push(
+        `fuzz: routes not in test/probe/routes.ts (fuzzed, not auth-checked): ${unclassified.map((r) => `${r.method} ${r.pattern}`).join(', ')}`,
+      );
     if (stale.length > 0) findings.push(`fuzz: routes in test/probe/routes.ts the sources no longer register: ${stale.join(', ')}`);
 
     // Targets every route can name: two agents, a pending approval, a task, a link session, a payment.
@@ -90,10 +104,18 @@ export const fuzz: Probe = async (ctx) => {
       { agentId: 'fz-a', key: a.apiKey },
       { agentId: 'fz-b', key: b.apiKey },
     ];
-    const approval = await api.ok<{ approvalId: string }>('POST', '/v1/agents/fz-a/policy', { key: a.apiKey, body: { dailyBudget: '50.00' } });
-    const task = await api.ok<{ taskId: string }>('POST', '/v1/agents/fz-a/generate', { body: { prompt: 'a fuzzy cat', modelId: 'sdxl', resolution: '1k' } });
+    const approval = await api.ok<{ approvalId: string }>('POST', '/v1/agents/fz-a/policy', {
+      key: a.apiKey,
+      body: { dailyBudget: '50.00' },
+    });
+    const task = await api.ok<{ taskId: string }>('POST', '/v1/agents/fz-a/generate', {
+      body: { prompt: 'a fuzzy cat', modelId: 'sdxl', resolution: '1k' },
+    });
     const link = await api.ok<{ token: string }>('POST', '/v1/link-sessions', { key: null, owner: null, body: { name: 'fuzz' } });
-    const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/fz-b/pay', { key: b.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
+    const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/fz-b/pay', {
+      key: b.apiKey,
+      body: { service: 'demo-weather', amount: '0.01' },
+    });
     const loginLink = await api.ok<{ url: string }>('POST', '/v1/session/login-link');
     const session = await signIn(serve.url, loginLink.url);
     const target: FuzzTarget = {
@@ -145,9 +167,11 @@ export const fuzz: Probe = async (ctx) => {
       }
       const scriptOrStyle = /javascript|css|svg/.test(contentType);
       // Source paths are expected in an mcpConfig (the command to launch); in an error they are a leak.
-      if (!scriptOrStyle && (STACK.test(text) || (errorAnswer && ABSOLUTE_SOURCE.test(text)))) leaks.add(`stack trace or source path in ${status} <- ${where}: ${text.slice(0, 120)}`);
+      if (!scriptOrStyle && (STACK.test(text) || (errorAnswer && ABSOLUTE_SOURCE.test(text))))
+        leaks.add(`stack trace or source path in ${status} <- ${where}: ${text.slice(0, 120)}`);
       if (text.includes(target.ownerKey) || text.includes('cof_own_')) leaks.add(`owner key in ${status} <- ${where}`);
-      if (/%2e|\.\.|%5c/i.test(request.path) && status < 400 && FILE_CONTENTS.some((re) => re.test(text))) leaks.add(`file contents in ${status} <- ${where}: ${text.slice(0, 80)}`);
+      if (/%2e|\.\.|%5c/i.test(request.path) && status < 400 && FILE_CONTENTS.some((re) => re.test(text)))
+        leaks.add(`file contents in ${status} <- ${where}: ${text.slice(0, 80)}`);
     };
 
     const started = performance.now();

@@ -26,8 +26,18 @@ interface Shot {
 
 /** Sends the shot: a payment (agent key), an allocation or a faucet mint (owner key), each with its Idempotency-Key. */
 async function fire(api: Api, shot: Shot): Promise<Answer> {
-  const path = shot.kind === 'pay' ? `/v1/agents/${shot.agentId}/pay` : shot.kind === 'allocate' ? `/v1/agents/${shot.agentId}/allocate` : '/v1/treasury/faucet';
-  return api.call('POST', path, { ...(shot.apiKey === null ? {} : { key: shot.apiKey }), body: shot.body, headers: { 'idempotency-key': shot.key }, timeoutMs: 20_000 });
+  const path =
+    shot.kind === 'pay'
+      ? `/v1/agents/${shot.agentId}/pay`
+      : shot.kind === 'allocate'
+        ? `/v1/agents/${shot.agentId}/allocate`
+        : '/v1/treasury/faucet';
+  return api.call('POST', path, {
+    ...(shot.apiKey === null ? {} : { key: shot.apiKey }),
+    body: shot.body,
+    headers: { 'idempotency-key': shot.key },
+    timeoutMs: 20_000,
+  });
 }
 
 /** The id an answer names: the payment, allocation or deposit. */
@@ -70,7 +80,9 @@ export const killRestart: Probe = async (ctx) => {
   const reconciled = { confirmed: 0, failed: 0, stillPending: 0 };
   try {
     serve = await startServe(dir);
-    const initialDeposits = new Set((await serve.api.ok<{ deposits: { id: string }[] }>('GET', '/v1/treasury/deposits')).deposits.map((d) => d.id));
+    const initialDeposits = new Set(
+      (await serve.api.ok<{ deposits: { id: string }[] }>('GET', '/v1/treasury/deposits')).deposits.map((d) => d.id),
+    );
     const answeredDeposits = new Set<string>();
     const unexplained = new Set<string>();
     const sink = await deploy(serve.api, 'ksink', { dailyBudget: '1.00', maxPerPayment: '1.00' });
@@ -96,7 +108,8 @@ export const killRestart: Probe = async (ctx) => {
           [12, 'allocate'],
           [3, 'faucet'],
         ] as const);
-        if (kind === 'allocate') return { kind, key, agentId: agent.agentId, apiKey: null, body: { amount: usdc(BigInt(rng.int(1, 5) * 10_000)) } };
+        if (kind === 'allocate')
+          return { kind, key, agentId: agent.agentId, apiKey: null, body: { amount: usdc(BigInt(rng.int(1, 5) * 10_000)) } };
         if (kind === 'faucet') return { kind, key, agentId: '', apiKey: null, body: { amount: '1.00' } };
         const toSink = rng.chance(0.4);
         return {
@@ -166,10 +179,14 @@ export const killRestart: Probe = async (ctx) => {
         const again = await fire(api2, shot);
         const same =
           again.status === shot.first!.status &&
-          (again.status === 200 ? idOf(shot, again) === idOf(shot, shot.first) : !isJsonObject(again.json) || !isJsonObject(shot.first!.json) || again.json.code === shot.first!.json.code);
+          (again.status === 200
+            ? idOf(shot, again) === idOf(shot, shot.first)
+            : !isJsonObject(again.json) || !isJsonObject(shot.first!.json) || again.json.code === shot.first!.json.code);
         if (!same) {
           replayMismatch += 1;
-          examples.add(`round ${round}: key ${shot.key} first answered ${shot.first!.status} ${shot.first!.text.slice(0, 80)}, replay ${again.status} ${again.text.slice(0, 80)}`);
+          examples.add(
+            `round ${round}: key ${shot.key} first answered ${shot.first!.status} ${shot.first!.text.slice(0, 80)}, replay ${again.status} ${again.text.slice(0, 80)}`,
+          );
         }
       }
 
@@ -204,12 +221,15 @@ export const killRestart: Probe = async (ctx) => {
           examples.add(`round ${round}: ${shot.kind} key ${shot.key} was answered with ${[...ids].join(' and ')}`);
         }
         const [id] = [...ids];
-        if (id !== undefined && shot.kind === 'allocate') allocated.set(shot.agentId, (allocated.get(shot.agentId) ?? 0n) + micro(String(shot.body.amount)));
+        if (id !== undefined && shot.kind === 'allocate')
+          allocated.set(shot.agentId, (allocated.get(shot.agentId) ?? 0n) + micro(String(shot.body.amount)));
         if (id !== undefined && shot.kind === 'faucet') answeredDeposits.add(id);
         if (shot.retry !== undefined) {
           if (shot.retry.status === 200) recovered += 1;
           else {
-            retryCodes.add(`${shot.kind} ${shot.retry.status || shot.retry.error}${isJsonObject(shot.retry.json) ? ` ${String(shot.retry.json.code)}` : ''}`);
+            retryCodes.add(
+              `${shot.kind} ${shot.retry.status || shot.retry.error}${isJsonObject(shot.retry.json) ? ` ${String(shot.retry.json.code)}` : ''}`,
+            );
             if (id === undefined) erroredRetries += 1;
           }
         }
@@ -226,7 +246,9 @@ export const killRestart: Probe = async (ctx) => {
         if (!answeredDeposits.has(deposit.id) && !initialDeposits.has(deposit.id) && !unexplained.has(deposit.id)) {
           unexplained.add(deposit.id);
           lost += 1;
-          examples.add(`round ${round}: deposit ${deposit.id} is in the ledger but no faucet call was answered with it (its caller was told it failed, or never heard)`);
+          examples.add(
+            `round ${round}: deposit ${deposit.id} is in the ledger but no faucet call was answered with it (its caller was told it failed, or never heard)`,
+          );
         }
       }
       for (const shot of shots.filter((s) => s.kind === 'pay')) {
@@ -234,7 +256,9 @@ export const killRestart: Probe = async (ctx) => {
         const moved = mine.filter((p) => p.status === 'confirmed' || p.status === 'pending');
         if (moved.length > 1) {
           doubled += moved.length - 1;
-          examples.add(`round ${round}: key ${shot.key} has ${moved.length} payments that moved money (${mine.map((p) => `${p.id} ${p.status}`).join(', ')})`);
+          examples.add(
+            `round ${round}: key ${shot.key} has ${moved.length} payments that moved money (${mine.map((p) => `${p.id} ${p.status}`).join(', ')})`,
+          );
         } else if (mine.length > 1) {
           // A first attempt that never reached the chain, paid again on retry: fine while the failed one never lands.
           repaid += 1;
@@ -243,14 +267,20 @@ export const killRestart: Probe = async (ctx) => {
           const id = idOf(shot, answer);
           if (id !== null && !mine.some((p) => p.id === id && p.status === 'confirmed')) {
             lost += 1;
-            examples.add(`round ${round}: key ${shot.key} was answered 200 (${id}) but the ledger has ${mine.map((p) => `${p.id} ${p.status}`).join(', ') || 'nothing'}`);
+            examples.add(
+              `round ${round}: key ${shot.key} was answered 200 (${id}) but the ledger has ${mine.map((p) => `${p.id} ${p.status}`).join(', ') || 'nothing'}`,
+            );
           }
         }
         if (shot.retry !== undefined) {
           if (shot.retry.status === 200) recovered += 1;
           else {
             const why = isJsonObject(shot.retry.json) ? /failed \((\w+)\)/.exec(String(shot.retry.json.error))?.[1] : undefined;
-            retryCodes.add(isJsonObject(shot.retry.json) ? `${shot.retry.status} ${String(shot.retry.json.code)}${why ? ` (${why})` : ''}` : `${shot.retry.status || shot.retry.error}`);
+            retryCodes.add(
+              isJsonObject(shot.retry.json)
+                ? `${shot.retry.status} ${String(shot.retry.json.code)}${why ? ` (${why})` : ''}`
+                : `${shot.retry.status || shot.retry.error}`,
+            );
             if (moved.length === 0) erroredRetries += 1;
           }
         }
@@ -270,11 +300,15 @@ export const killRestart: Probe = async (ctx) => {
           const again = (rows.get(p.description) ?? []).some((q) => q.id !== p.id && q.status === 'confirmed');
           if (again) doubled += 1;
           else lost += 1;
-          examples.add(`round ${round}: ${p.id} is failed in the ledger but its transaction landed (${usdc(transfer.amount)} moved)${again ? ' and the key was paid again' : ''}`);
+          examples.add(
+            `round ${round}: ${p.id} is failed in the ledger but its transaction landed (${usdc(transfer.amount)} moved)${again ? ' and the key was paid again' : ''}`,
+          );
         }
       });
       // Ledger == chain, for every wallet of every round so far (older ones must stay right too).
-      for (const agentId of wallets.keys()) if (!histories.has(agentId) || !agentId.startsWith(`k${round}-`)) histories.set(agentId, (await spendHistory(api2, agentId)).payments);
+      for (const agentId of wallets.keys())
+        if (!histories.has(agentId) || !agentId.startsWith(`k${round}-`))
+          histories.set(agentId, (await spendHistory(api2, agentId)).payments);
       const balances = await ledgerVsChain(api2, { wallets, allocated, histories });
       for (const mismatch of balances.mismatches) {
         const who = mismatch.split(':')[0]!;

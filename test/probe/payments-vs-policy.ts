@@ -31,10 +31,17 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
     const registry = new Map<string, string>();
     const listed = new Map<string, bigint>();
     for (const id of REGISTRY_IDS) {
-      const service = await api.ok<{ payTo: string; pricePerCall: string | null; pricing: Record<string, string> }>('GET', `/v1/services/${id}`, { key: null, owner: null });
+      const service = await api.ok<{ payTo: string; pricePerCall: string | null; pricing: Record<string, string> }>(
+        'GET',
+        `/v1/services/${id}`,
+        { key: null, owner: null },
+      );
       registry.set(id, service.payTo);
       const prices = service.pricePerCall !== null ? [micro(service.pricePerCall)] : Object.values(service.pricing).map(micro);
-      listed.set(id, prices.reduce((a, b) => (a > b ? a : b), 0n));
+      listed.set(
+        id,
+        prices.reduce((a, b) => (a > b ? a : b), 0n),
+      );
     }
     const { usdcMint } = await api.ok<{ usdcMint: string }>('GET', '/v1/health', { key: null, owner: null });
     await api.ok('POST', '/v1/treasury/faucet', { body: { amount: '100.00' } });
@@ -67,10 +74,9 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
     }
     // What the server holds is what was asked.
     for (const payer of payers) {
-      const read = await api.ok<{ policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] } }>(
-        'GET',
-        `/v1/agents/${payer.agentId}/policy`,
-      );
+      const read = await api.ok<{
+        policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds: number; allowedServices: string[] };
+      }>('GET', `/v1/agents/${payer.agentId}/policy`);
       if (micro(read.policy.dailyBudget) !== payer.policy.dailyBudget || micro(read.policy.maxPerPayment) !== payer.policy.maxPerPayment) {
         findings.push(`payments: policy of ${payer.agentId} reads back as ${JSON.stringify(read.policy)}`);
       }
@@ -82,19 +88,25 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
 
     // Some agents are stopped mid-burst: by the owner, or by themselves.
     const killCount = quick ? 1 : 2;
-    const kills = rng.shuffle(payers).slice(0, killCount).map((payer, i) => ({
-      payer,
-      atSent: rng.int(Math.floor(total * 0.2), Math.floor(total * 0.8)),
-      bySelf: i === 1,
-      answeredAt: null as number | null,
-      started: false,
-    }));
+    const kills = rng
+      .shuffle(payers)
+      .slice(0, killCount)
+      .map((payer, i) => ({
+        payer,
+        atSent: rng.int(Math.floor(total * 0.2), Math.floor(total * 0.8)),
+        bySelf: i === 1,
+        answeredAt: null as number | null,
+        started: false,
+      }));
     // And one agent's limits are lowered by the owner mid-burst: what lands after must obey the new ones.
     const tightenable = payers.filter((p) => !kills.some((k) => k.payer === p));
     const tightenPayer = tightenable.length > 0 ? rng.pick(tightenable) : null;
     const tighten = tightenPayer
       ? (() => {
-          const newBudget = roundTo(tightenPayer.policy.dailyBudget / 2n, 1_000n) > 10_000n ? roundTo(tightenPayer.policy.dailyBudget / 2n, 1_000n) : 10_000n;
+          const newBudget =
+            roundTo(tightenPayer.policy.dailyBudget / 2n, 1_000n) > 10_000n
+              ? roundTo(tightenPayer.policy.dailyBudget / 2n, 1_000n)
+              : 10_000n;
           const quarter = roundTo(newBudget / 4n, 1_000n) > 1_000n ? roundTo(newBudget / 4n, 1_000n) : 1_000n;
           return {
             payer: tightenPayer,
@@ -117,12 +129,10 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
         if (!kill.started && sent >= kill.atSent) {
           kill.started = true;
           killTasks.push(
-            api
-              .call('POST', `/v1/agents/${kill.payer.agentId}/kill`, kill.bySelf ? { key: kill.payer.apiKey } : {})
-              .then((answer) => {
-                if (answer.status === 200) kill.answeredAt = Date.now();
-                else findings.push(`payments: stopping ${kill.payer.agentId} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
-              }),
+            api.call('POST', `/v1/agents/${kill.payer.agentId}/kill`, kill.bySelf ? { key: kill.payer.apiKey } : {}).then((answer) => {
+              if (answer.status === 200) kill.answeredAt = Date.now();
+              else findings.push(`payments: stopping ${kill.payer.agentId} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+            }),
           );
         }
       }
@@ -130,7 +140,9 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
         tighten.started = true;
         killTasks.push(
           api
-            .call('POST', `/v1/agents/${tighten.payer.agentId}/policy`, { body: { dailyBudget: usdc(tighten.dailyBudget), maxPerPayment: usdc(tighten.maxPerPayment) } })
+            .call('POST', `/v1/agents/${tighten.payer.agentId}/policy`, {
+              body: { dailyBudget: usdc(tighten.dailyBudget), maxPerPayment: usdc(tighten.maxPerPayment) },
+            })
             .then((answer) => {
               if (answer.status === 200) tighten.answeredAt = Date.now();
               else findings.push(`payments: tightening ${tighten.payer.agentId} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
@@ -186,7 +198,10 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
       histories.set(agentId, payments);
       const confirmed = payments.filter((p) => p.status === 'confirmed').length;
       const row = board.agents.find((a) => a.agentId === agentId);
-      if (!full) findings.push(`payments: ${agentId} has 500 or more payments; spend-history shows only the newest 500, so the checks saw only those`);
+      if (!full)
+        findings.push(
+          `payments: ${agentId} has 500 or more payments; spend-history shows only the newest 500, so the checks saw only those`,
+        );
       if (row && row.lifetimePayments !== confirmed && full) {
         violations.add('views disagree');
         examples.add(`${agentId}: dashboard says ${row.lifetimePayments} confirmed payments, spend-history lists ${confirmed}`);
@@ -197,7 +212,10 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
       const payments = histories.get(payer.agentId) ?? [];
       for (const p of payments) if (p.status === 'confirmed') ledgerConfirmed.add(p.id);
       const kill = kills.find((k) => k.payer.agentId === payer.agentId);
-      const lowered = tighten?.payer === payer && tighten.answeredAt !== null ? { at: tighten.answeredAt, dailyBudget: tighten.dailyBudget, maxPerPayment: tighten.maxPerPayment } : null;
+      const lowered =
+        tighten?.payer === payer && tighten.answeredAt !== null
+          ? { at: tighten.answeredAt, dailyBudget: tighten.dailyBudget, maxPerPayment: tighten.maxPerPayment }
+          : null;
       for (const v of policyViolations(payer.agentId, payments, payer.policy, { registry, lowered, stoppedAt: kill?.answeredAt ?? null })) {
         violations.add(v.kind);
         examples.add(v.example);
@@ -238,14 +256,24 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
       }
     }
     // Each confirmed row against its transaction on chain; a nonce paid twice to one recipient.
-    const confirmedRows = [...histories.entries()].flatMap(([agentId, ps]) => ps.filter((p) => p.status === 'confirmed').map((p) => ({ agentId, p })));
+    const confirmedRows = [...histories.entries()].flatMap(([agentId, ps]) =>
+      ps.filter((p) => p.status === 'confirmed').map((p) => ({ agentId, p })),
+    );
     const memos = new Map<string, string>();
     await pool(confirmedRows, 16, async ({ agentId, p }) => {
       const transfer = p.txSignature === null ? null : await chainTransfer(api, p.txSignature);
       const wallet = wallets.get(agentId);
-      if (transfer === null || !transfer.succeeded || transfer.amount !== p.amount || transfer.from !== wallet || !(await creditedTo(transfer, p.recipient, usdcMint))) {
+      if (
+        transfer === null ||
+        !transfer.succeeded ||
+        transfer.amount !== p.amount ||
+        transfer.from !== wallet ||
+        !(await creditedTo(transfer, p.recipient, usdcMint))
+      ) {
         violations.add('ledger row not on chain');
-        examples.add(`${agentId}: ${p.id} ${usdc(p.amount)} to ${p.recipient}; chain: ${transfer === null ? 'no transfer' : JSON.stringify({ ...transfer, amount: transfer.amount.toString() })}`);
+        examples.add(
+          `${agentId}: ${p.id} ${usdc(p.amount)} to ${p.recipient}; chain: ${transfer === null ? 'no transfer' : JSON.stringify({ ...transfer, amount: transfer.amount.toString() })}`,
+        );
         return;
       }
       if (transfer.memo !== null && transfer.memo !== p.id) {
@@ -264,7 +292,9 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
     }
 
     const line = `payments: ${done.length} sent, ${confirmedIds.size} confirmed, ${refused.length} refused, overspend violations: ${violations.total}`;
-    details.push(`payments detail: violations ${violations.toString()} (checker self-test passed); ${balances.checked} wallets checked against the chain, ${confirmedRows.length} ledger rows against their transactions`);
+    details.push(
+      `payments detail: violations ${violations.toString()} (checker self-test passed); ${balances.checked} wallets checked against the chain, ${confirmedRows.length} ledger rows against their transactions`,
+    );
     details.push(`payments detail: refusals ${codes.toString(10)}; 5xx ${serverErrors}, transport errors ${transport}`);
     details.push(
       `payments detail: ${payers.length} agents (${kills.filter((k) => k.answeredAt !== null).length} stopped mid-burst, ${tighten?.answeredAt ? 1 : 0} with limits lowered mid-burst), 2 sinks, concurrency ${concurrency}, ${(done.length / (burstMs / 1000)).toFixed(0)} requests/s, ${(confirmedIds.size / (burstMs / 1000)).toFixed(0)} confirmed/s`,
@@ -287,4 +317,3 @@ export const paymentsVsPolicy: Probe = async (ctx) => {
     removeDir(dir);
   }
 };
-

@@ -39,7 +39,10 @@ export const roundTo = (value: bigint, step: bigint) => (value / step) * step;
 export function randomPolicy(rng: Rng, allowPool: string[]): PolicySpec {
   const dailyBudget = rng.pick([300_000n, 1_000_000n, 2_000_000n, 5_000_000n, 8_000_000n]);
   // Mostly small payments against the budget, so many land before it runs out (where races happen).
-  let maxPerPayment = roundTo(rng.chance(0.8) ? rng.bigint(dailyBudget / 200n, dailyBudget / 10n) : rng.bigint(dailyBudget / 10n, dailyBudget), 1_000n);
+  let maxPerPayment = roundTo(
+    rng.chance(0.8) ? rng.bigint(dailyBudget / 200n, dailyBudget / 10n) : rng.bigint(dailyBudget / 10n, dailyBudget),
+    1_000n,
+  );
   if (maxPerPayment < 10_000n) maxPerPayment = 10_000n;
   const cooldownSeconds = rng.weighted([
     [7, 0],
@@ -85,7 +88,13 @@ function randomAmount(rng: Rng, policy: PolicySpec): bigint {
 }
 
 /** `total` payments among `payers`, to the registry (priced as `listed`) and to the sinks. */
-export function buildWorkload(rng: Rng, total: number, payers: PayerAgent[], sinkWallets: string[], listed: Map<string, bigint>): Attempt[] {
+export function buildWorkload(
+  rng: Rng,
+  total: number,
+  payers: PayerAgent[],
+  sinkWallets: string[],
+  listed: Map<string, bigint>,
+): Attempt[] {
   const attempts: Attempt[] = [];
   const nonces: { agentId: string; nonce: string; body: Record<string, unknown> }[] = [];
   for (let index = 0; index < total; index++) {

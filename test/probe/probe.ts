@@ -31,7 +31,14 @@ interface Options {
 const USAGE = 'usage: probe.ts [--quick] [--seed N] [--allow-known] [--only payments,kill,fuzz,auth,receipts] [--verbose] [--keep-temp]';
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { quick: false, seed: randomInt(1, 2 ** 31 - 1), allowKnown: false, only: null, verbose: false, keepTemp: false };
+  const options: Options = {
+    quick: false,
+    seed: randomInt(1, 2 ** 31 - 1),
+    allowKnown: false,
+    only: null,
+    verbose: false,
+    keepTemp: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = () => {
@@ -46,9 +53,14 @@ function parseArgs(argv: string[]): Options {
     else if (name === '--keep-temp') options.keepTemp = true;
     else if (name === '--seed') {
       const seed = Number(value());
-      if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) throw new Error(`--seed must be an integer from 0 to 4294967295\n${USAGE}`);
+      if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1)
+        throw new Error(`--seed must be an integer from 0 to 4294967295\n${USAGE}`);
       options.seed = seed;
-    } else if (name === '--only') options.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    } else if (name === '--only')
+      options.only = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (name === '--help' || name === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -119,7 +131,9 @@ async function main(): Promise<number> {
     throw new Error(`unknown probe in --only (known: ${PROBES.map((p) => p.id).join(', ')})`);
   }
   const root = new Rng(options.seed);
-  console.log(`coffer probe: seed ${options.seed} (repeat with --seed ${options.seed}), mode ${options.quick ? 'quick' : 'default'}${options.allowKnown ? ', --allow-known' : ''}`);
+  console.log(
+    `coffer probe: seed ${options.seed} (repeat with --seed ${options.seed}), mode ${options.quick ? 'quick' : 'default'}${options.allowKnown ? ', --allow-known' : ''}`,
+  );
   const started = Date.now();
   const results: ProbeResult[] = [];
   for (const entry of selected) {
@@ -141,7 +155,8 @@ async function main(): Promise<number> {
     for (const figure of result.figures) {
       if (!figure.safety || figure.value === 0) continue;
       if (figure.known && options.allowKnown) excused.push(`${result.name}: ${figure.name} ${figure.value} (known, --allow-known)`);
-      else failing.push(`${result.name}: ${figure.name} ${figure.value}${figure.known ? ' (known issue; --allow-known to let it pass)' : ''}`);
+      else
+        failing.push(`${result.name}: ${figure.name} ${figure.value}${figure.known ? ' (known issue; --allow-known to let it pass)' : ''}`);
     }
   }
   console.log('\n== summary');

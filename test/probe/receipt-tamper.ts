@@ -92,21 +92,49 @@ function variants(rng: Rng): Variant[] {
     edit('proof', "another receipt's", (_r, d) => d.other.proof),
     edit('proof', "another payer's", (_r, d) => d.otherPayer.proof),
     edit('proof', 'made up', () => base58(rng.bytes(64))),
-    { field: 'proof', label: 'left out', make: (base) => encodeReceipt(Object.fromEntries(Object.entries(base.receipt).filter(([k]) => k !== 'proof'))) },
+    {
+      field: 'proof',
+      label: 'left out',
+      make: (base) => encodeReceipt(Object.fromEntries(Object.entries(base.receipt).filter(([k]) => k !== 'proof'))),
+    },
     // Re-encodings: the same or nearly the same receipt written as another header string.
     { field: 'encoding', label: 'pretty-printed JSON', make: (base) => encodeJsonText(JSON.stringify(base.receipt, null, 1)) },
     { field: 'encoding', label: 'a space after each colon', make: (base) => encodeJsonText(text(base).replace(/":/g, '": ')) },
-    { field: 'encoding', label: 'keys in reverse order', make: (base) => encodeReceipt(Object.fromEntries(Object.entries(base.receipt).reverse())) },
+    {
+      field: 'encoding',
+      label: 'keys in reverse order',
+      make: (base) => encodeReceipt(Object.fromEntries(Object.entries(base.receipt).reverse())),
+    },
     { field: 'encoding', label: 'a \\u escape in a value', make: (base) => encodeJsonText(text(base).replace('"USDC"', '"USD\\u0043"')) },
     { field: 'encoding', label: 'v written 1.0', make: (base) => encodeJsonText(text(base).replace('"v":1', '"v":1.0')) },
-    { field: 'encoding', label: 'duplicate amount key (first 5.00)', make: (base) => encodeJsonText(text(base).replace('{', '{"amount":"5.00",')) },
-    { field: 'encoding', label: 'duplicate payer key (first another wallet)', make: (base, d) => encodeJsonText(text(base).replace('{', `{"payer":"${d.otherWallet}",`)) },
+    {
+      field: 'encoding',
+      label: 'duplicate amount key (first 5.00)',
+      make: (base) => encodeJsonText(text(base).replace('{', '{"amount":"5.00",')),
+    },
+    {
+      field: 'encoding',
+      label: 'duplicate payer key (first another wallet)',
+      make: (base, d) => encodeJsonText(text(base).replace('{', `{"payer":"${d.otherWallet}",`)),
+    },
     { field: 'encoding', label: 'an extra field', make: (base) => encodeReceipt({ ...base.receipt, extra: true }) },
-    { field: 'encoding', label: 'a __proto__ field', make: (base) => encodeJsonText(text(base).replace('{', '{"__proto__":{"amount":"5.00"},')) },
+    {
+      field: 'encoding',
+      label: 'a __proto__ field',
+      make: (base) => encodeJsonText(text(base).replace('{', '{"__proto__":{"amount":"5.00"},')),
+    },
     { field: 'encoding', label: 'whitespace around the JSON', make: (base) => encodeJsonText(` ${text(base)}\n`) },
     { field: 'encoding', label: 'a byte-order mark', make: (base) => encodeJsonText(`\ufeff${text(base)}`) },
-    { field: 'encoding', label: 'base64url alphabet', make: (base) => (/[+/]/.test(b64(base)) ? `v1.${b64(base).replace(/\+/g, '-').replace(/\//g, '_')}` : null) },
-    { field: 'encoding', label: 'base64 without padding', make: (base) => (b64(base).endsWith('=') ? `v1.${b64(base).replace(/=+$/, '')}` : null) },
+    {
+      field: 'encoding',
+      label: 'base64url alphabet',
+      make: (base) => (/[+/]/.test(b64(base)) ? `v1.${b64(base).replace(/\+/g, '-').replace(/\//g, '_')}` : null),
+    },
+    {
+      field: 'encoding',
+      label: 'base64 without padding',
+      make: (base) => (b64(base).endsWith('=') ? `v1.${b64(base).replace(/=+$/, '')}` : null),
+    },
     {
       field: 'encoding',
       label: 'non-canonical base64 (padding bits set)',
@@ -210,12 +238,15 @@ export const receiptTamper: Probe = async (ctx) => {
         if (variant.field === 'timestamp' || variant.field === 'paymentId') knownAccepted.add(label);
         else if (variant.field === 'encoding') reencoded.add(label);
         else accepted.add(label);
-        findings.push(`receipts: accepted with ${variant.field} edited (${variant.label})${meaning}: GET ${current.path} with X-Payment: <a fresh receipt, ${variant.field} ${variant.label}>`);
+        findings.push(
+          `receipts: accepted with ${variant.field} edited (${variant.label})${meaning}: GET ${current.path} with X-Payment: <a fresh receipt, ${variant.field} ${variant.label}>`,
+        );
         // That receipt is spent now: the next variant gets a fresh one.
         current = await fresh();
       } else {
         codes.add(isJsonObject(answer.json) ? String(answer.json.code) : `${answer.status} (not JSON)`);
-        if (answer.status >= 500) findings.push(`receipts: ${variant.field} ${variant.label} answered ${answer.status}: ${answer.text.slice(0, 120)}`);
+        if (answer.status >= 500)
+          findings.push(`receipts: ${variant.field} ${variant.label} answered ${answer.status}: ${answer.text.slice(0, 120)}`);
       }
     }
     // The last fresh receipt was only ever refused: it must still be good.
@@ -261,7 +292,9 @@ export const receiptTamper: Probe = async (ctx) => {
         { name: 'accepted re-encoded receipts', value: reencoded.total, safety: true },
         { name: 'accepted tampered receipts (timestamp, paymentId)', value: knownAccepted.total, safety: true, known: true },
       ],
-      ...(controlsOk < controls ? { error: `only ${controlsOk}/${controls} untampered receipts were accepted: the pass proves little` } : {}),
+      ...(controlsOk < controls
+        ? { error: `only ${controlsOk}/${controls} untampered receipts were accepted: the pass proves little` }
+        : {}),
     };
   } finally {
     await demo?.stop();

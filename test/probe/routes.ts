@@ -125,7 +125,12 @@ export function enumerateRoutes(): RouteSpec[] {
         const pattern = `${prefix}${path}`;
         const key = `${method.toUpperCase()} ${pattern}`;
         if (!seen.has(key)) {
-          seen.set(key, { method: method.toUpperCase(), pattern, auth: TABLE[key] ?? 'unclassified', source: `server/http/${file.slice(HTTP_DIR.length)}` });
+          seen.set(key, {
+            method: method.toUpperCase(),
+            pattern,
+            auth: TABLE[key] ?? 'unclassified',
+            source: `server/http/${file.slice(HTTP_DIR.length)}`,
+          });
         }
       }
     }
@@ -164,7 +169,10 @@ const NO_OWNER_PARAM = new Set([
 
 /** Routes whose principal reads `?owner=`. */
 export const takesOwner = (route: RouteSpec): boolean =>
-  route.pattern.startsWith('/v1') && route.auth !== 'public' && route.auth !== 'session' && !NO_OWNER_PARAM.has(`${route.method} ${route.pattern}`);
+  route.pattern.startsWith('/v1') &&
+  route.auth !== 'public' &&
+  route.auth !== 'session' &&
+  !NO_OWNER_PARAM.has(`${route.method} ${route.pattern}`);
 
 /** A body the route accepts (with valid auth); `unique` keeps ids and keys distinct between calls. */
 export function validBody(route: RouteSpec, unique: string): unknown {
@@ -218,5 +226,8 @@ export function bodyFields(route: RouteSpec): Record<string, unknown> {
     'POST /v1/link-sessions': { hostname: 'h', user: 'u' },
     'POST /v1/link-sessions/:token/complete': { displayName: 'x', dailyBudget: '1.00', maxPerPayment: '0.10' },
   };
-  return { ...(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}), ...extra[`${route.method} ${route.pattern}`] };
+  return {
+    ...(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}),
+    ...extra[`${route.method} ${route.pattern}`],
+  };
 }

@@ -17,7 +17,11 @@ export function openEventStream(
   void (async () => {
     let status: number | null = null;
     try {
-      const response = await fetch(url, { headers: { accept: 'text/event-stream', ...authorization() }, credentials: 'omit', signal: controller.signal });
+      const response = await fetch(url, {
+        headers: { accept: 'text/event-stream', ...authorization() },
+        credentials: 'omit',
+        signal: controller.signal,
+      });
       status = response.status;
       if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`);
       onOpen();

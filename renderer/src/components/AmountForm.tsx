@@ -44,7 +44,14 @@ export function AmountForm({
     <form className="amount-form" onSubmit={submit} noValidate>
       <label htmlFor={id}>{label}</label>
       <div className="inline">
-        <input id={id} inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} aria-invalid={!!error} />
+        <input
+          id={id}
+          inputMode="decimal"
+          placeholder="0.00"
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+          aria-invalid={!!error}
+        />
         <span className="unit">USDC</span>
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Working…' : action}

@@ -30,7 +30,17 @@ export function useKeyCloseGuard(close: () => void) {
 }
 
 /** An agent's API key, shown once, and the MCP config that carries it. */
-export function KeyOnce({ agentId, apiKey, mcpConfig, onCopied }: { agentId: string; apiKey: string; mcpConfig: McpServerConfig; onCopied: () => void }) {
+export function KeyOnce({
+  agentId,
+  apiKey,
+  mcpConfig,
+  onCopied,
+}: {
+  agentId: string;
+  apiKey: string;
+  mcpConfig: McpServerConfig;
+  onCopied: () => void;
+}) {
   const mcpJson = JSON.stringify(mcpHostConfig(`coffer-${agentId}`, mcpConfig), null, 2);
   return (
     <>
@@ -42,7 +52,9 @@ export function KeyOnce({ agentId, apiKey, mcpConfig, onCopied }: { agentId: str
         <CopyButton text={apiKey} label="Copy key" onCopied={onCopied} />
       </div>
       <p>Paste this into your MCP host's configuration (Claude Desktop, Cursor, …):</p>
-      <pre className="code" data-testid="mcp-config">{mcpJson}</pre>
+      <pre className="code" data-testid="mcp-config">
+        {mcpJson}
+      </pre>
       {/* The MCP config carries the key too. */}
       <CopyButton text={mcpJson} label="Copy MCP config" onCopied={onCopied} />
     </>
@@ -54,8 +66,8 @@ export function UncopiedKeyWarning({ onBack, onClose }: { onBack: () => void; on
   return (
     <div className="confirm-close" role="alertdialog" aria-labelledby="confirm-close-text">
       <p id="confirm-close-text">
-        <strong>The key has not been copied.</strong> Once this closes it cannot be shown again (the agent's page can
-        issue a new one, which stops this one).
+        <strong>The key has not been copied.</strong> Once this closes it cannot be shown again (the agent's page can issue a new one, which
+        stops this one).
       </p>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onBack}>

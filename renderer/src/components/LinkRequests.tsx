@@ -61,12 +61,19 @@ export function LinkRequests() {
             <div>
               <strong>{asker(session)}</strong> · code <code>{session.code}</code>
               <div className="muted">
-                asked {shortTime(session.createdAt)} · {session.lastPolledAt ? `last seen ${shortTime(session.lastPolledAt)}` : 'never seen since'}
+                asked {shortTime(session.createdAt)} ·{' '}
+                {session.lastPolledAt ? `last seen ${shortTime(session.lastPolledAt)}` : 'never seen since'}
                 {session.opened ? ' · you opened its page' : ''}
               </div>
             </div>
             <div className="actions">
-              <button type="button" className="button" disabled={busy} onClick={() => clear([session.id])} aria-label={`Clear the request with code ${session.code}`}>
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() => clear([session.id])}
+                aria-label={`Clear the request with code ${session.code}`}
+              >
                 Clear
               </button>
             </div>

@@ -8,7 +8,13 @@ export interface NewAgentForm {
   fund: string;
 }
 
-export const emptyNewAgent = (agentId = ''): NewAgentForm => ({ agentId, displayName: '', dailyBudget: '5.00', maxPerPayment: '0.50', fund: '' });
+export const emptyNewAgent = (agentId = ''): NewAgentForm => ({
+  agentId,
+  displayName: '',
+  dailyBudget: '5.00',
+  maxPerPayment: '0.50',
+  fund: '',
+});
 
 /** The request body for the form: trimmed, with an empty display name left out. */
 export const newAgentBody = (form: NewAgentForm) => ({
@@ -19,7 +25,15 @@ export const newAgentBody = (form: NewAgentForm) => ({
   ...(form.fund.trim() ? { fund: form.fund.trim() } : {}),
 });
 
-export function NewAgentFields({ form, onChange, idPrefix }: { form: NewAgentForm; onChange: (form: NewAgentForm) => void; idPrefix: string }) {
+export function NewAgentFields({
+  form,
+  onChange,
+  idPrefix,
+}: {
+  form: NewAgentForm;
+  onChange: (form: NewAgentForm) => void;
+  idPrefix: string;
+}) {
   const field = (key: keyof NewAgentForm, label: string, extra: { inputMode?: 'decimal'; hint?: string; autoFocus?: boolean } = {}) => (
     <div className="field">
       <label htmlFor={`${idPrefix}-${key}`}>{label}</label>
@@ -39,7 +53,10 @@ export function NewAgentFields({ form, onChange, idPrefix }: { form: NewAgentFor
       {field('displayName', 'Display name (optional)')}
       {field('dailyBudget', 'Daily budget (USDC)', { inputMode: 'decimal' })}
       {field('maxPerPayment', 'Max per payment (USDC)', { inputMode: 'decimal' })}
-      {field('fund', 'Fund with (USDC, optional)', { inputMode: 'decimal', hint: 'Moved from the treasury to the new wallet now; or later, from its page.' })}
+      {field('fund', 'Fund with (USDC, optional)', {
+        inputMode: 'decimal',
+        hint: 'Moved from the treasury to the new wallet now; or later, from its page.',
+      })}
     </div>
   );
 }

@@ -2,7 +2,17 @@
  * Where a payment went: the service; for an x402 payment also the URL it bought and the seller's
  * address (the seller's facilitator sent it, so that address is what the chain shows).
  */
-export function PaymentVenue({ name, protocol, resource, recipient }: { name: string; protocol: 'coffer' | 'x402'; resource: string | null; recipient: string }) {
+export function PaymentVenue({
+  name,
+  protocol,
+  resource,
+  recipient,
+}: {
+  name: string;
+  protocol: 'coffer' | 'x402';
+  resource: string | null;
+  recipient: string;
+}) {
   if (protocol !== 'x402') return <>{name}</>;
   return (
     <>

@@ -11,7 +11,15 @@ import { ErrorNote } from './ErrorNote.js';
  * paid is an explicit choice (any, or only those ticked), and a limit loosened by a large factor, or
  * a daily budget above what the treasury holds, is confirmed first.
  */
-export function PolicyEditor({ policy, services, onSave }: { policy: Policy; services: Service[]; onSave: (update: PolicyUpdate) => Promise<void> }) {
+export function PolicyEditor({
+  policy,
+  services,
+  onSave,
+}: {
+  policy: Policy;
+  services: Service[];
+  onSave: (update: PolicyUpdate) => Promise<void>;
+}) {
   const treasury = useDashboard((s) => s.dashboard?.treasury.amount ?? null);
   const [draft, setDraft] = useState<PolicyDraft>(() => draftOf(policy));
   const [errors, setErrors] = useState<PolicyErrors>({});
@@ -51,20 +59,44 @@ export function PolicyEditor({ policy, services, onSave }: { policy: Policy; ser
     else await save(result.update);
   };
   const toggleService = (id: string) =>
-    set('allowedServices', draft.allowedServices.includes(id) ? draft.allowedServices.filter((s) => s !== id) : [...draft.allowedServices, id]);
+    set(
+      'allowedServices',
+      draft.allowedServices.includes(id) ? draft.allowedServices.filter((s) => s !== id) : [...draft.allowedServices, id],
+    );
   const unknown = draft.allowedServices.filter((id) => !services.some((s) => s.id === id));
 
   return (
     <form className="policy-editor" onSubmit={submit} noValidate aria-label="Spending policy">
       <div className="fields">
         <Field id="dailyBudget" label="Daily budget (USDC, rolling 24 h)" error={errors.dailyBudget}>
-          <input id="dailyBudget" inputMode="decimal" value={draft.dailyBudget} onChange={(e) => set('dailyBudget', e.target.value)} aria-invalid={!!errors.dailyBudget} aria-describedby={errors.dailyBudget ? 'dailyBudget-error' : undefined} />
+          <input
+            id="dailyBudget"
+            inputMode="decimal"
+            value={draft.dailyBudget}
+            onChange={(e) => set('dailyBudget', e.target.value)}
+            aria-invalid={!!errors.dailyBudget}
+            aria-describedby={errors.dailyBudget ? 'dailyBudget-error' : undefined}
+          />
         </Field>
         <Field id="maxPerPayment" label="Max per payment (USDC)" error={errors.maxPerPayment}>
-          <input id="maxPerPayment" inputMode="decimal" value={draft.maxPerPayment} onChange={(e) => set('maxPerPayment', e.target.value)} aria-invalid={!!errors.maxPerPayment} aria-describedby={errors.maxPerPayment ? 'maxPerPayment-error' : undefined} />
+          <input
+            id="maxPerPayment"
+            inputMode="decimal"
+            value={draft.maxPerPayment}
+            onChange={(e) => set('maxPerPayment', e.target.value)}
+            aria-invalid={!!errors.maxPerPayment}
+            aria-describedby={errors.maxPerPayment ? 'maxPerPayment-error' : undefined}
+          />
         </Field>
         <Field id="cooldownSeconds" label="Cooldown between payments (seconds, 0 = none)" error={errors.cooldownSeconds}>
-          <input id="cooldownSeconds" inputMode="numeric" value={draft.cooldownSeconds} onChange={(e) => set('cooldownSeconds', e.target.value)} aria-invalid={!!errors.cooldownSeconds} aria-describedby={errors.cooldownSeconds ? 'cooldownSeconds-error' : undefined} />
+          <input
+            id="cooldownSeconds"
+            inputMode="numeric"
+            value={draft.cooldownSeconds}
+            onChange={(e) => set('cooldownSeconds', e.target.value)}
+            aria-invalid={!!errors.cooldownSeconds}
+            aria-describedby={errors.cooldownSeconds ? 'cooldownSeconds-error' : undefined}
+          />
         </Field>
       </div>
       <fieldset className="services" aria-describedby={errors.allowedServices ? 'allowedServices-error' : undefined}>
@@ -104,7 +136,11 @@ export function PolicyEditor({ policy, services, onSave }: { policy: Policy; ser
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save policy'}
         </button>
-        {saved && <span className="saved" role="status">Saved</span>}
+        {saved && (
+          <span className="saved" role="status">
+            Saved
+          </span>
+        )}
       </div>
       <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title="Loosen these limits?">
         <ul className="loosenings">

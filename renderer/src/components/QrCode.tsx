@@ -13,5 +13,9 @@ export function QrCode({ text, label }: { text: string; label: string }) {
       live = false;
     };
   }, [text]);
-  return src ? <img className="qr" src={src} width={160} height={160} alt={label} /> : <div className="qr placeholder" aria-hidden="true" />;
+  return src ? (
+    <img className="qr" src={src} width={160} height={160} alt={label} />
+  ) : (
+    <div className="qr placeholder" aria-hidden="true" />
+  );
 }

@@ -44,7 +44,12 @@ export function SpendChart({ payments, now = Date.now() }: { payments: SpendReco
           <span>{readableUsdc(top / 2n)}</span>
           <span>0</span>
         </div>
-        <svg viewBox={`0 0 ${HOURS * 10} ${height}`} preserveAspectRatio="none" role="img" aria-label={`Spent ${formatUsdc(total)} USDC in the last 24 hours, by hour`}>
+        <svg
+          viewBox={`0 0 ${HOURS * 10} ${height}`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-label={`Spent ${formatUsdc(total)} USDC in the last 24 hours, by hour`}
+        >
           <line className="grid-line" x1={0} y1={height / 2} x2={HOURS * 10} y2={height / 2} vectorEffect="non-scaling-stroke" />
           {buckets.map((value, i) => {
             const h = Math.max(value > 0n ? 1.5 : 0, Number((value * BigInt(height)) / top));

@@ -11,10 +11,14 @@ export function StopAll() {
   const { busy, error, run } = useAction();
   const active = dashboard?.agents.filter((a) => a.status === 'active').length ?? 0;
   const stop = async () => {
-    if (client && (await run(async () => {
-      await client.killAll();
-      await refresh();
-    }))) setOpen(false);
+    if (
+      client &&
+      (await run(async () => {
+        await client.killAll();
+        await refresh();
+      }))
+    )
+      setOpen(false);
   };
   return (
     <>

@@ -19,12 +19,17 @@ export function Treasury() {
           <Money micro={treasury.amount} />
         </p>
         <p className="muted">
-          on <span className={`network ${treasury.network}`}>{treasury.network === 'sim' ? 'the embedded sim chain (test USDC)' : treasury.network}</span>
+          on{' '}
+          <span className={`network ${treasury.network}`}>
+            {treasury.network === 'sim' ? 'the embedded sim chain (test USDC)' : treasury.network}
+          </span>
           {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} />
         </p>
         <div className="deposit-address">
           <span className="label">Deposit address (USDC on Solana)</span>
-          <code className="address" data-testid="deposit-address">{treasury.walletAddress}</code>
+          <code className="address" data-testid="deposit-address">
+            {treasury.walletAddress}
+          </code>
           <CopyButton text={treasury.walletAddress} label="Copy address" />
         </div>
         {treasury.network === 'sim' && client && (
@@ -56,7 +61,9 @@ export function Treasury() {
                     <Money value={d.amount} />
                   </td>
                   <td>
-                    <code className="address short" title={d.from}>{d.source === 'faucet' ? 'sim faucet' : d.from}</code>
+                    <code className="address short" title={d.from}>
+                      {d.source === 'faucet' ? 'sim faucet' : d.from}
+                    </code>
                   </td>
                 </tr>
               ))}

@@ -46,7 +46,10 @@ export function AgentPage({ agentId }: { agentId: string }) {
     void loadHistory();
   }, [loadHistory, agent?.lifetimePayments, agent?.spent24h]);
   useEffect(() => {
-    client?.searchServices('').then((r) => setServices(r.results), (e: Error) => setError(e.message));
+    client?.searchServices('').then(
+      (r) => setServices(r.results),
+      (e: Error) => setError(e.message),
+    );
   }, [client]);
 
   if (!dashboard) return null;
@@ -111,7 +114,10 @@ export function AgentPage({ agentId }: { agentId: string }) {
           <div className="wide">
             <dt>Wallet address</dt>
             <dd>
-              <code className="address" data-testid="wallet-address">{agent.walletAddress}</code> <CopyButton text={agent.walletAddress} />
+              <code className="address" data-testid="wallet-address">
+                {agent.walletAddress}
+              </code>{' '}
+              <CopyButton text={agent.walletAddress} />
             </dd>
           </div>
         </dl>
@@ -122,7 +128,9 @@ export function AgentPage({ agentId }: { agentId: string }) {
             </strong>
             <ul>
               {waiting.map((approval) => (
-                <li key={approval.approvalId}>{describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? agent.policy : null)}</li>
+                <li key={approval.approvalId}>
+                  {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? agent.policy : null)}
+                </li>
               ))}
             </ul>
             <a href={hrefFor({ page: 'approvals' })}>Review in Approvals</a>
@@ -170,14 +178,22 @@ export function AgentPage({ agentId }: { agentId: string }) {
           <ReplaceKeyDialog agentId={agent.agentId} name={agent.displayName} open={replacingKey} onClose={() => setReplacingKey(false)} />
           <div className="amount-form">
             <span className="label-like">Done with this agent?</span>
-            <p className="hint">Archiving stops it for good and revokes its key; its history stays. Its USDC goes back to the treasury first.</p>
+            <p className="hint">
+              Archiving stops it for good and revokes its key; its history stays. Its USDC goes back to the treasury first.
+            </p>
             <div>
               <button type="button" className="button danger" onClick={() => setArchiving(true)}>
                 Archive…
               </button>
             </div>
           </div>
-          <ArchiveDialog agentId={agent.agentId} name={agent.displayName} balance={agent.balance} open={archiving} onClose={() => setArchiving(false)} />
+          <ArchiveDialog
+            agentId={agent.agentId}
+            name={agent.displayName}
+            balance={agent.balance}
+            open={archiving}
+            onClose={() => setArchiving(false)}
+          />
         </section>
         <section className="card" aria-labelledby="policy-title">
           <h3 id="policy-title">Spending policy</h3>
@@ -270,16 +286,30 @@ function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
 }
 
 /** Archiving, confirmed: the wallet's USDC goes back to the treasury first, then the agent is archived. */
-function ArchiveDialog({ agentId, name, balance, open, onClose }: { agentId: string; name: string; balance: string; open: boolean; onClose: () => void }) {
+function ArchiveDialog({
+  agentId,
+  name,
+  balance,
+  open,
+  onClose,
+}: {
+  agentId: string;
+  name: string;
+  balance: string;
+  open: boolean;
+  onClose: () => void;
+}) {
   const { client, refresh } = useDashboard();
   const { busy, error, run } = useAction();
   const holds = (tryParseUsdc(balance) ?? 0n) > 0n;
   const archive = async () => {
-    const archived = client && (await run(async () => {
-      if (holds) await client.returnFunds(agentId, {});
-      await client.archive(agentId);
-      await refresh();
-    }));
+    const archived =
+      client &&
+      (await run(async () => {
+        if (holds) await client.returnFunds(agentId, {});
+        await client.archive(agentId);
+        await refresh();
+      }));
     if (archived) onClose();
   };
   return (

@@ -18,7 +18,10 @@ export function ApprovalsPage() {
   const [busy, setBusy] = useState<string | null>(null);
 
   useEffect(() => {
-    client?.approvals().then((r) => setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20)), () => undefined);
+    client?.approvals().then(
+      (r) => setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20)),
+      () => undefined,
+    );
   }, [client, pendingApprovals]);
 
   const decide = async (approval: Approval, decision: 'approve' | 'deny') => {
@@ -26,7 +29,10 @@ export function ApprovalsPage() {
     setBusy(approval.approvalId);
     try {
       const result = await (decision === 'approve' ? client.approve(approval.approvalId) : client.deny(approval.approvalId));
-      setErrors((e) => ({ ...e, [approval.approvalId]: result.status === 'failed' ? `Approved, but it failed: ${result.error ?? ''}` : '' }));
+      setErrors((e) => ({
+        ...e,
+        [approval.approvalId]: result.status === 'failed' ? `Approved, but it failed: ${result.error ?? ''}` : '',
+      }));
       await refresh();
     } catch (e) {
       setErrors((all) => ({ ...all, [approval.approvalId]: (e as Error).message }));
@@ -40,7 +46,10 @@ export function ApprovalsPage() {
       <section className="card" aria-labelledby="approvals-title">
         <h2 id="approvals-title">Waiting for you ({pendingApprovals.length})</h2>
         {pendingApprovals.length === 0 ? (
-          <p className="empty">Nothing waits. When an agent asks for more than it may take itself (a looser policy, funds, to resume, another agent), it appears here.</p>
+          <p className="empty">
+            Nothing waits. When an agent asks for more than it may take itself (a looser policy, funds, to resume, another agent), it
+            appears here.
+          </p>
         ) : (
           <ul className="approvals">
             {pendingApprovals.map((approval) => (
@@ -49,7 +58,8 @@ export function ApprovalsPage() {
                   <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
                     <strong>{approval.agentId}</strong>
                   </a>{' '}
-                  asks: {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null)}
+                  asks:{' '}
+                  {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null)}
                   <div className="muted">
                     asked {dateTime(approval.createdAt)} · expires {dateTime(approval.expiresAt)}
                   </div>
@@ -59,7 +69,12 @@ export function ApprovalsPage() {
                   <button type="button" className="button" disabled={busy === approval.approvalId} onClick={() => decide(approval, 'deny')}>
                     Deny
                   </button>
-                  <button type="button" className="button primary" disabled={busy === approval.approvalId} onClick={() => decide(approval, 'approve')}>
+                  <button
+                    type="button"
+                    className="button primary"
+                    disabled={busy === approval.approvalId}
+                    onClick={() => decide(approval, 'approve')}
+                  >
                     Approve
                   </button>
                 </div>
@@ -87,7 +102,10 @@ export function ApprovalsPage() {
                     </td>
                     <td>
                       {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
-                      <span className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`} title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}>
+                      <span
+                        className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`}
+                        title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}
+                      >
                         {approval.status === 'withdrawn' ? 'withdrawn (agent stopped)' : approval.status}
                       </span>
                     </td>

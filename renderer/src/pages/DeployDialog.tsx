@@ -50,10 +50,20 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
     if (!busy) guard.requestClose(deployed?.apiKey !== undefined);
   };
   return (
-    <Dialog open={open} onClose={close} onRequestClose={requestClose} title={deployed ? `Agent ${deployed.agent.displayName} is ready` : 'Deploy an agent'}>
+    <Dialog
+      open={open}
+      onClose={close}
+      onRequestClose={requestClose}
+      title={deployed ? `Agent ${deployed.agent.displayName} is ready` : 'Deploy an agent'}
+    >
       {deployed ? (
         <div className="deployed">
-          <KeyOnce agentId={deployed.agent.agentId} apiKey={deployed.apiKey ?? ''} mcpConfig={deployed.mcpConfig} onCopied={guard.markCopied} />
+          <KeyOnce
+            agentId={deployed.agent.agentId}
+            apiKey={deployed.apiKey ?? ''}
+            mcpConfig={deployed.mcpConfig}
+            onCopied={guard.markCopied}
+          />
           <FundingNote funding={deployed.funding} />
           <p className="muted">
             Wallet <code>{deployed.agent.walletAddress}</code>. Allocate funds to it from its page.

@@ -96,8 +96,8 @@ export function LinkPage({ token }: { token: string }) {
             </p>
           ) : done ? (
             <p className="done" role="status">
-              Linked as agent <a href={hrefFor({ page: 'agent', agentId: done })}>{done}</a>. The terminal picks up its key now; you can close
-              this page.
+              Linked as agent <a href={hrefFor({ page: 'agent', agentId: done })}>{done}</a>. The terminal picks up its key now; you can
+              close this page.
             </p>
           ) : null}
           {done && <FundingNote funding={funding} />}

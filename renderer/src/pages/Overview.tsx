@@ -33,7 +33,11 @@ const AgentRowView = memo(
           <Money value={agent.balance} />
         </td>
         <td data-label="Spent in 24 h / daily budget">
-          <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label={`${agent.displayName}: spent in 24 h against the daily budget`} />
+          <BudgetBar
+            spent={agent.spent24h}
+            budget={agent.policy.dailyBudget}
+            label={`${agent.displayName}: spent in 24 h against the daily budget`}
+          />
         </td>
         <td data-label="Last payment" className="muted" title={agent.lastPaymentAt ?? undefined}>
           {shortTime(agent.lastPaymentAt)}
@@ -71,7 +75,9 @@ export function Overview() {
         ) : (
           <div className="table-wrap">
             <table className="agents cards-on-phone">
-              <TableHead columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Spent in 24 h / daily budget', 'Last payment']} />
+              <TableHead
+                columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Spent in 24 h / daily budget', 'Last payment']}
+              />
               <tbody>
                 {dashboard.agents.map((agent) => (
                   <AgentRowView key={agent.agentId} agent={agent} />

@@ -43,7 +43,10 @@ export function RegistryPage() {
     return () => clearTimeout(timer);
   }, [client, query]);
   useEffect(() => {
-    client?.models().then((r) => setModels(r.models), (e: Error) => setError(e.message));
+    client?.models().then(
+      (r) => setModels(r.models),
+      (e: Error) => setError(e.message),
+    );
   }, [client]);
 
   return (
@@ -53,7 +56,14 @@ export function RegistryPage() {
         <label htmlFor="search" className="sr-only">
           Search services
         </label>
-        <input id="search" type="search" className="search" placeholder="Search: weather, image, translate…" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <input
+          id="search"
+          type="search"
+          className="search"
+          placeholder="Search: weather, image, translate…"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
         <ErrorNote error={error} />
         {result && (
           <>
@@ -109,7 +119,9 @@ export function RegistryPage() {
         <h2 id="models-title">Image models</h2>
         <div className="table-wrap">
           <table>
-            <TableHead columns={['Model', 'Provider', { label: '1k', num: true }, { label: '2k', num: true }, { label: '4k', num: true }]} />
+            <TableHead
+              columns={['Model', 'Provider', { label: '1k', num: true }, { label: '2k', num: true }, { label: '4k', num: true }]}
+            />
             <tbody>
               {models.map((m) => (
                 <tr key={m.id}>

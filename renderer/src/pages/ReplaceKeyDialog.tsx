@@ -36,7 +36,12 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
   };
 
   return (
-    <Dialog open={open} onClose={close} onRequestClose={requestClose} title={replaced ? `A new key for ${name}` : `Issue a new API key for ${name}?`}>
+    <Dialog
+      open={open}
+      onClose={close}
+      onRequestClose={requestClose}
+      title={replaced ? `A new key for ${name}` : `Issue a new API key for ${name}?`}
+    >
       {replaced ? (
         <>
           <KeyOnce agentId={replaced.agentId} apiKey={replaced.apiKey} mcpConfig={replaced.mcpConfig} onCopied={guard.markCopied} />
@@ -53,8 +58,8 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
       ) : (
         <>
           <p>
-            The agent's current key <strong>stops working at once</strong>: a terminal linked with it, or an MCP host
-            configured with it, needs the new key. Use this when a key was lost or may have leaked.
+            The agent's current key <strong>stops working at once</strong>: a terminal linked with it, or an MCP host configured with it,
+            needs the new key. Use this when a key was lost or may have leaked.
           </p>
           <ErrorNote error={error} />
           <div className="dialog-actions">

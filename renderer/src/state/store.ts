@@ -121,7 +121,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
       if (error instanceof CofferApiError && (error.status === 401 || error.status === 410)) {
         if (error.status === 401) rememberDestination();
         forgetSessionToken();
-        set({ status: 'signed-out', signInProblem: error.status === 410 ? LINK_PROBLEMS[error.code] ?? error.message : null });
+        set({ status: 'signed-out', signInProblem: error.status === 410 ? (LINK_PROBLEMS[error.code] ?? error.message) : null });
       } else set({ status: 'ready', refreshError: (error as Error).message });
     }
   },
@@ -130,7 +130,11 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     const client = get().client;
     if (!client) return;
     try {
-      const [dashboard, { deposits }, { approvals }] = await Promise.all([client.dashboard(), client.deposits(), client.approvals('pending')]);
+      const [dashboard, { deposits }, { approvals }] = await Promise.all([
+        client.dashboard(),
+        client.deposits(),
+        client.approvals('pending'),
+      ]);
       // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
       // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
       const state = get();

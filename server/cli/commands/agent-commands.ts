@@ -21,20 +21,28 @@ export function localTime(iso: string, now = new Date()): string {
 export async function status(configPath: string, out: Out = process.stdout): Promise<number> {
   const agent = agentCredentials(configPath);
   const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-  const [balance, policy, history] = await Promise.all([api.balance(agent.agentId), api.policy(agent.agentId), api.spendHistory(agent.agentId, 5)]);
+  const [balance, policy, history] = await Promise.all([
+    api.balance(agent.agentId),
+    api.policy(agent.agentId),
+    api.spendHistory(agent.agentId, 5),
+  ]);
   const p = policy.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
   out.write(`  status   ${balance.status === 'suspended' ? 'STOPPED: every payment is refused until the owner resumes it' : 'active'}\n`);
   out.write(`  wallet   ${balance.walletAddress}\n`);
   out.write(`  balance  ${balance.balance} USDC\n`);
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
-  out.write(`  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`);
+  out.write(
+    `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
+  );
   out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
   const times = history.payments.map((payment) => localTime(payment.timestamp));
   const width = Math.max(0, ...times.map((time) => time.length));
   history.payments.forEach((payment, index) => {
     const bought = payment.protocol === 'x402' ? `  x402 ${payment.resource ?? ''}` : '';
-    out.write(`    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${bought}\n`);
+    out.write(
+      `    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${bought}\n`,
+    );
   });
   return 0;
 }
@@ -82,7 +90,11 @@ export async function kill(
     const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
     if (args.all) {
       const body = await api.killAll();
-      out.write(body.suspended.length ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n` : 'Every agent was already stopped.\n');
+      out.write(
+        body.suspended.length
+          ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n`
+          : 'Every agent was already stopped.\n',
+      );
       return 0;
     }
     await api.kill(args.agentId!);
@@ -124,7 +136,9 @@ export async function resume(
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   if (args.all) {
     const body = await api.resumeAll();
-    out.write(body.resumed.length ? `Resumed ${plural(body.resumed.length, 'agent')}: ${body.resumed.join(', ')}\n` : 'No agent was stopped.\n');
+    out.write(
+      body.resumed.length ? `Resumed ${plural(body.resumed.length, 'agent')}: ${body.resumed.join(', ')}\n` : 'No agent was stopped.\n',
+    );
     return 0;
   }
   await api.resume(args.agentId!);

@@ -26,11 +26,16 @@ export async function fetchCommand(
     const { response, payment } = await payingFetch(
       args.url,
       { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
-      { agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey }, description: `coffer fetch ${method} ${args.url}` },
+      {
+        agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
+        description: `coffer fetch ${method} ${args.url}`,
+      },
     );
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
-      err.write(`Paid ${payment.amount} USDC (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`);
+      err.write(
+        `Paid ${payment.amount} USDC (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
+      );
     }
     out.write(Buffer.from(await response.arrayBuffer()));
     if (!response.ok) {

@@ -43,7 +43,9 @@ export async function link(options: { url: string; configPath: string; force?: b
     for (let waited = 0; waited < wait; waited += 100) {
       if (tty) {
         const left = Math.max(0, Math.round((expires - Date.now()) / 1000));
-        out.write(`\r${SPINNER[frame++ % SPINNER.length]} Waiting for the owner to approve… (${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left) `);
+        out.write(
+          `\r${SPINNER[frame++ % SPINNER.length]} Waiting for the owner to approve… (${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left) `,
+        );
       }
       await sleep(100);
     }
@@ -84,7 +86,9 @@ export async function link(options: { url: string; configPath: string; force?: b
       writeAgentConfig(options.configPath, config);
     } catch (error) {
       // The key exists only here now: never lose it.
-      process.stderr.write(`Could not write ${options.configPath} (${(error as Error).message}). Keep these credentials:\n${JSON.stringify(config, null, 2)}\n`);
+      process.stderr.write(
+        `Could not write ${options.configPath} (${(error as Error).message}). Keep these credentials:\n${JSON.stringify(config, null, 2)}\n`,
+      );
       return 1;
     }
     out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
@@ -98,7 +102,9 @@ export async function link(options: { url: string; configPath: string; force?: b
     const { command, args } = cofferMcpLaunch();
     out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
     if (runsFromNpxCache()) {
-      out.write('  (This coffer runs from npx\'s cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n');
+      out.write(
+        "  (This coffer runs from npx's cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n",
+      );
     }
     out.write('The owner funds this wallet from the dashboard; until then payments are refused.\n');
     return 0;

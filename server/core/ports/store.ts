@@ -40,7 +40,8 @@ export type { GenerationTask, TaskStatus, TaskStore } from './store/tasks.js';
 export type { ReplayableTransfer, SentTransaction, TransferStatus } from './store/transfers.js';
 
 export interface Store
-  extends MetaStore,
+  extends
+    MetaStore,
     OwnerStore,
     ApiKeyStore,
     AgentStore,

@@ -12,7 +12,9 @@ export function linkSessionRoutes({ engine, credential }: RouteDeps): Router {
   const router = Router();
   router.post('/link-sessions', (req, res) => {
     const client = parseWith(linkClientSchema, req.body ?? {});
-    res.json(engine.createLinkSession(Object.fromEntries(Object.entries(client).filter(([, v]) => v !== undefined)) as Record<string, string>));
+    res.json(
+      engine.createLinkSession(Object.fromEntries(Object.entries(client).filter(([, v]) => v !== undefined)) as Record<string, string>),
+    );
   });
   router.get('/link-sessions', (req, res) => {
     res.json(engine.waitingLinkSessions(credential(req)));

@@ -35,7 +35,10 @@ export function createDepositStore(db: SqliteDatabase): DepositStore {
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     pendingDeposits: bigintStatement(db, "SELECT * FROM deposits WHERE status = 'pending' ORDER BY created_at"),
-    listDeposits: bigintStatement(db, "SELECT * FROM deposits WHERE owner = ? AND status = 'confirmed' ORDER BY created_at DESC, rowid DESC LIMIT ?"),
+    listDeposits: bigintStatement(
+      db,
+      "SELECT * FROM deposits WHERE owner = ? AND status = 'confirmed' ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    ),
   };
   const pending = pendingTransfers(db, 'deposits');
   return {

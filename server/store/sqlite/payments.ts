@@ -20,7 +20,10 @@ function toPayment(row: Row): PaymentRecord {
     refundTxSignature: optionalText(row.refund_tx_signature),
     protocol: row.protocol === 'x402' ? 'x402' : 'coffer',
     resource: optionalText(row.resource),
-    x402Header: row.x402_header === null || row.x402_header === undefined ? null : (JSON.parse(text(row.x402_header)) as { name: string; value: string }),
+    x402Header:
+      row.x402_header === null || row.x402_header === undefined
+        ? null
+        : (JSON.parse(text(row.x402_header)) as { name: string; value: string }),
     payerSignature: optionalText(row.payer_signature),
   };
 }
@@ -35,9 +38,7 @@ export function createPaymentStore(db: SqliteDatabase): PaymentStore {
          @txSignature, @txWire, @lastValidBlockHeight, @errorCode, @idempotencyKey, @requestHash, @createdAt, @settledAt,
          @protocol, @resource)`,
     ),
-    insertIdempotency: db.prepare(
-      'INSERT INTO idempotency_keys (owner, agent_id, key, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
-    ),
+    insertIdempotency: db.prepare('INSERT INTO idempotency_keys (owner, agent_id, key, payment_id, created_at) VALUES (?, ?, ?, ?, ?)'),
     deleteIdempotency: db.prepare('DELETE FROM idempotency_keys WHERE owner = ? AND agent_id = ? AND key = ?'),
     findIdempotency: bigintStatement(
       db,
@@ -58,7 +59,10 @@ export function createPaymentStore(db: SqliteDatabase): PaymentStore {
       db,
       "SELECT * FROM payments WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1",
     ),
-    listPayments: bigintStatement(db, 'SELECT * FROM payments WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    listPayments: bigintStatement(
+      db,
+      'SELECT * FROM payments WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+    ),
     recentPayments: bigintStatement(db, 'SELECT * FROM payments WHERE owner = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     pendingPayments: bigintStatement(db, "SELECT * FROM payments WHERE status = 'pending' ORDER BY created_at"),
     isPaymentTransaction: db.prepare('SELECT 1 FROM payments WHERE tx_signature = ?').pluck(),
@@ -94,11 +98,18 @@ export function createPaymentStore(db: SqliteDatabase): PaymentStore {
       }
     },
     getPayment: (id) => oneRow(stmts.getPayment, toPayment, id),
-    findLivePaymentByMemo: (owner, agentId, recipient, memo) => oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, recipient, memo),
+    findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
+      oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, recipient, memo),
     findPaymentByIdempotencyKey: (owner, agentId, key, since) => oneRow(stmts.findIdempotency, toPayment, owner, agentId, key, since),
     markPaymentSent: pending.markSent,
     markX402Signed: (id, signed) =>
-      stmts.markX402Signed.run(signed.txWire, signed.payerSignature, signed.lastValidBlockHeight.toString(), JSON.stringify(signed.header), id).changes === 1,
+      stmts.markX402Signed.run(
+        signed.txWire,
+        signed.payerSignature,
+        signed.lastValidBlockHeight.toString(),
+        JSON.stringify(signed.header),
+        id,
+      ).changes === 1,
     markPaymentLanded: (id, txSignature) => void stmts.markPaymentLanded.run(txSignature, id),
     findLivePaymentByPayerSignature: (payerSignature) => oneRow(stmts.findLivePaymentByPayerSignature, toPayment, payerSignature),
     settlePayment: pending.settle,

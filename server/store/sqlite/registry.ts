@@ -39,7 +39,10 @@ function toModel(row: Row): ModelRecord {
 export function toFtsQuery(query: string): string | null {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) return null;
-  return words.slice(0, 16).map((word) => `"${word}"*`).join(' OR ');
+  return words
+    .slice(0, 16)
+    .map((word) => `"${word}"*`)
+    .join(' OR ');
 }
 
 export function createRegistryStore(db: SqliteDatabase): RegistryStore {
@@ -51,7 +54,9 @@ export function createRegistryStore(db: SqliteDatabase): RegistryStore {
          WHERE services_fts MATCH ? LIMIT ${SEARCH_CANDIDATES}) AS c
        JOIN services s ON s.rowid = c.rowid ORDER BY c.score, s.id LIMIT ?`,
     ),
-    countServices: db.prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM services_fts WHERE services_fts MATCH ? LIMIT ${SEARCH_COUNT_CAP + 1})`).pluck(),
+    countServices: db
+      .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM services_fts WHERE services_fts MATCH ? LIMIT ${SEARCH_COUNT_CAP + 1})`)
+      .pluck(),
     allServices: db.prepare('SELECT * FROM services ORDER BY source, name LIMIT ?'),
     countAllServices: db.prepare('SELECT COUNT(*) FROM services').pluck(),
     getService: db.prepare('SELECT * FROM services WHERE id = ?'),

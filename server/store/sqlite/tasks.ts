@@ -36,7 +36,10 @@ export function createTaskStore(db: SqliteDatabase): TaskStore {
       'UPDATE generation_tasks SET status = @status, cost = @cost, result_url = @resultUrl, error = @error, updated_at = @updatedAt WHERE id = @id',
     ),
     openTasks: bigintStatement(db, "SELECT * FROM generation_tasks WHERE status IN ('queued', 'generating') ORDER BY created_at"),
-    listTasks: bigintStatement(db, 'SELECT * FROM generation_tasks WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    listTasks: bigintStatement(
+      db,
+      'SELECT * FROM generation_tasks WHERE owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+    ),
   };
   return {
     insertTask: (task) => void stmts.insertTask.run(task),

@@ -31,7 +31,9 @@ export const toReplayableTransfer = (row: Row): ReplayableTransfer => ({
 
 /** Records a pending row's transaction (`markSent`) and settles it (`settle`); both false when it is no longer pending. */
 export function pendingTransfers(db: SqliteDatabase, table: 'payments' | 'allocations' | 'deposits' | 'refunds') {
-  const markSent = db.prepare(`UPDATE ${table} SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'`);
+  const markSent = db.prepare(
+    `UPDATE ${table} SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'`,
+  );
   const settle = db.prepare(`UPDATE ${table} SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'`);
   return {
     markSent: (id: string, sent: SentTransaction) =>

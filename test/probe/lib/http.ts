@@ -172,7 +172,14 @@ export function socketRequest(base: string, bytes: string | Buffer, timeoutMs = 
       } catch {
         json = false;
       }
-      resolve({ status, text, body: Buffer.from(body, 'latin1').toString('utf8'), json, closedWithoutAnswer: text.length === 0, ms: performance.now() - started });
+      resolve({
+        status,
+        text,
+        body: Buffer.from(body, 'latin1').toString('utf8'),
+        json,
+        closedWithoutAnswer: text.length === 0,
+        ms: performance.now() - started,
+      });
     };
     const timer = setTimeout(finish, timeoutMs);
     socket.on('connect', () => {
@@ -189,7 +196,13 @@ export function socketRequest(base: string, bytes: string | Buffer, timeoutMs = 
       const rest = text.slice(headerEnd + 4);
       const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
-      if (length !== undefined ? rest.length >= Number(length) : /\r\ntransfer-encoding:\s*chunked/i.test(head) ? rest.includes('0\r\n\r\n') : status === 204 || status === 304 || (status >= 100 && status < 200)) {
+      if (
+        length !== undefined
+          ? rest.length >= Number(length)
+          : /\r\ntransfer-encoding:\s*chunked/i.test(head)
+            ? rest.includes('0\r\n\r\n')
+            : status === 204 || status === 304 || (status >= 100 && status < 200)
+      ) {
         finish();
       }
     });

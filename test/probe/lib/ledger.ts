@@ -51,7 +51,10 @@ export interface Dashboard {
 }
 
 export async function dashboard(api: Api): Promise<Dashboard> {
-  const body = await api.ok<{ treasury: { amount: string }; agents: Record<string, unknown>[]; recentActivity: { id: string }[] }>('GET', '/v1/dashboard');
+  const body = await api.ok<{ treasury: { amount: string }; agents: Record<string, unknown>[]; recentActivity: { id: string }[] }>(
+    'GET',
+    '/v1/dashboard',
+  );
   return {
     treasury: BigInt(body.treasury.amount),
     agents: body.agents.map((a) => ({
@@ -109,7 +112,14 @@ export async function chainTransfer(api: Api, txSignature: string): Promise<Chai
     throw new Error(`chain lookup of ${txSignature} answered ${answer.status || answer.error}`);
   }
   const t = answer.json.transfer;
-  return { succeeded: t.succeeded === true, from: String(t.from), to: typeof t.to === 'string' ? t.to : null, toTokenAccount: String(t.toTokenAccount), amount: BigInt(String(t.amount)), memo: typeof t.memo === 'string' ? t.memo : null };
+  return {
+    succeeded: t.succeeded === true,
+    from: String(t.from),
+    to: typeof t.to === 'string' ? t.to : null,
+    toTokenAccount: String(t.toTokenAccount),
+    amount: BigInt(String(t.amount)),
+    memo: typeof t.memo === 'string' ? t.memo : null,
+  };
 }
 
 /**
@@ -161,7 +171,9 @@ export async function deploy(
   agentId: string,
   policy: { dailyBudget: string; maxPerPayment: string; cooldownSeconds?: number; allowedServices?: string[] },
 ): Promise<{ agentId: string; walletAddress: string; apiKey: string }> {
-  const body = await api.ok<{ agent: { walletAddress: string }; apiKey: string }>('POST', '/v1/agents/deploy', { body: { agentId, ...policy } });
+  const body = await api.ok<{ agent: { walletAddress: string }; apiKey: string }>('POST', '/v1/agents/deploy', {
+    body: { agentId, ...policy },
+  });
   return { agentId, walletAddress: body.agent.walletAddress, apiKey: body.apiKey };
 }
 

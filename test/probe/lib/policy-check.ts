@@ -51,8 +51,13 @@ export function policyViolations(agentId: string, all: LedgerPayment[], limits: 
     const lowered = ctx.lowered != null && p.timestamp > ctx.lowered.at;
     const budget = lowered ? ctx.lowered!.dailyBudget : limits.dailyBudget;
     const max = lowered ? ctx.lowered!.maxPerPayment : limits.maxPerPayment;
-    if (windowSum > budget) add('daily budget', `${usdc(windowSum)} in 24 h with a budget of ${usdc(budget)} (${p.id}${lowered ? ', after it was lowered' : ''})`);
-    if (p.amount > max) add('max per payment', `${p.id} of ${usdc(p.amount)} over max ${usdc(max)}${lowered ? ' (after it was lowered)' : ''}`);
+    if (windowSum > budget)
+      add(
+        'daily budget',
+        `${usdc(windowSum)} in 24 h with a budget of ${usdc(budget)} (${p.id}${lowered ? ', after it was lowered' : ''})`,
+      );
+    if (p.amount > max)
+      add('max per payment', `${p.id} of ${usdc(p.amount)} over max ${usdc(max)}${lowered ? ' (after it was lowered)' : ''}`);
     const previous = payments[i - 1];
     if (previous && limits.cooldownSeconds > 0 && p.timestamp - previous.timestamp < limits.cooldownSeconds * 1000) {
       add('cooldown', `${previous.id} and ${p.id} ${p.timestamp - previous.timestamp} ms apart, cooldown ${limits.cooldownSeconds} s`);
@@ -61,7 +66,8 @@ export function policyViolations(agentId: string, all: LedgerPayment[], limits: 
       add('service not allowed', `${p.id} to ${p.serviceId} (${p.recipient}), allowed ${JSON.stringify(limits.allowedServices)}`);
     }
     const payTo = ctx.registry.get(p.serviceId);
-    if (payTo !== undefined && p.recipient !== payTo) add('registry recipient', `${p.id} to registry service ${p.serviceId} went to ${p.recipient}, not ${payTo}`);
+    if (payTo !== undefined && p.recipient !== payTo)
+      add('registry recipient', `${p.id} to registry service ${p.serviceId} went to ${p.recipient}, not ${payTo}`);
     if (ctx.stoppedAt != null && p.timestamp > ctx.stoppedAt) {
       add('paid while suspended', `${p.id} at ${new Date(p.timestamp).toISOString()}, stopped at ${new Date(ctx.stoppedAt).toISOString()}`);
     }
@@ -84,7 +90,12 @@ export function selfTestPolicyCheck(): string[] {
     recipient,
     txSignature: null,
   });
-  const limits: Limits = { dailyBudget: 1_000_000n, maxPerPayment: 400_000n, cooldownSeconds: 2, allowedServices: ['demo-weather', 'SINK'] };
+  const limits: Limits = {
+    dailyBudget: 1_000_000n,
+    maxPerPayment: 400_000n,
+    cooldownSeconds: 2,
+    allowedServices: ['demo-weather', 'SINK'],
+  };
   const clean = [p(0, 300_000n), p(3_000, 300_000n), p(6_000, 100_000n, 'anything', 'SINK'), p(DAY_MS + 10_000, 400_000n)];
   const missed: string[] = [];
   if (policyViolations('clean', clean, limits, { registry }).length > 0) missed.push('a clean ledger was flagged');
@@ -95,7 +106,11 @@ export function selfTestPolicyCheck(): string[] {
     ['service not allowed', [p(0, 100_000n, 'label', 'ELSEWHERE')]],
     ['registry recipient', [p(0, 100_000n, 'demo-weather', 'SINK')]],
     ['paid while suspended', [p(0, 100_000n), p(5_000, 100_000n)], { registry, stoppedAt: t0 + 4_000 }],
-    ['daily budget', [p(0, 300_000n), p(5_000, 300_000n)], { registry, lowered: { at: t0 + 4_000, dailyBudget: 500_000n, maxPerPayment: 400_000n } }],
+    [
+      'daily budget',
+      [p(0, 300_000n), p(5_000, 300_000n)],
+      { registry, lowered: { at: t0 + 4_000, dailyBudget: 500_000n, maxPerPayment: 400_000n } },
+    ],
     ['left pending', [p(0, 100_000n, 'demo-weather', 'WEATHER', 'pending')]],
   ];
   for (const [kind, payments, ctx] of cases) {

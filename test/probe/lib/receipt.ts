@@ -4,7 +4,19 @@
  */
 export type ReceiptJson = Record<string, unknown>;
 
-export const RECEIPT_FIELDS = ['v', 'network', 'txSignature', 'amount', 'currency', 'timestamp', 'recipient', 'payer', 'paymentId', 'memo', 'proof'] as const;
+export const RECEIPT_FIELDS = [
+  'v',
+  'network',
+  'txSignature',
+  'amount',
+  'currency',
+  'timestamp',
+  'recipient',
+  'payer',
+  'paymentId',
+  'memo',
+  'proof',
+] as const;
 
 export function decodeReceipt(header: string): ReceiptJson {
   if (!header.startsWith('v1.')) throw new Error(`not a v1 receipt: ${header.slice(0, 20)}`);

@@ -112,7 +112,16 @@ export async function startServe(dataDir: string, timeoutMs = 30_000): Promise<S
   const startMs = performance.now() - started;
   const connection = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string; url: string };
   if (connection.url !== url) throw new Error(`connection.json names ${connection.url}, serve printed ${url}`);
-  return { ...child, url, loginUrl, dataDir, owner: connection.owner, ownerKey: connection.ownerKey, api: new Api(url, connection.owner, connection.ownerKey), startMs };
+  return {
+    ...child,
+    url,
+    loginUrl,
+    dataDir,
+    owner: connection.owner,
+    ownerKey: connection.ownerKey,
+    api: new Api(url, connection.owner, connection.ownerKey),
+    startMs,
+  };
 }
 
 /** The "Reconciled payments left pending ..." line of a restart, if it printed one. */

@@ -39,10 +39,18 @@ export async function signIn(base: string, loginUrl: string): Promise<DashboardS
   }
   const loginToken = url.searchParams.get('token') ?? '';
   const trade = () =>
-    rawRequest(base, { method: 'POST', path: '/v1/session', headers: { 'content-type': 'application/json', ...browser }, body: JSON.stringify({ loginToken }) });
+    rawRequest(base, {
+      method: 'POST',
+      path: '/v1/session',
+      headers: { 'content-type': 'application/json', ...browser },
+      body: JSON.stringify({ loginToken }),
+    });
   const traded = await trade();
   const token = isJsonObject(traded.json) && typeof traded.json.sessionToken === 'string' ? traded.json.sessionToken : null;
-  if (token === null) throw new Error(`the login URL gave neither a session cookie (${opened.status}) nor a session token (${traded.status} ${traded.text.slice(0, 120)})`);
+  if (token === null)
+    throw new Error(
+      `the login URL gave neither a session cookie (${opened.status}) nor a session token (${traded.status} ${traded.text.slice(0, 120)})`,
+    );
   return {
     kind: 'token',
     value: token,

@@ -17,7 +17,12 @@ const ALL: ReadonlySet<Platform> = new Set(['darwin', 'win32', 'linux']);
 function taggedPlatforms(declaration: ts.Declaration): Set<Platform> | null {
   const tag = ts.getJSDocTags(declaration).find((t) => t.tagName.text === 'platform');
   if (typeof tag?.comment !== 'string') return null;
-  return new Set(tag.comment.split(',').map((p) => p.trim()).filter((p): p is Platform => ALL.has(p as Platform)));
+  return new Set(
+    tag.comment
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p): p is Platform => ALL.has(p as Platform)),
+  );
 }
 
 /** The desktop app's sources, type-checked as electron/tsconfig.json has them (Electron's types resolved). */
@@ -25,7 +30,10 @@ function desktopProgram(): ts.Program {
   const configFile = packagePath('electron', 'tsconfig.json');
   const { config } = ts.readConfigFile(configFile, ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, packagePath('electron'));
-  return ts.createProgram({ rootNames: parsed.fileNames.filter((name) => name.includes('/electron/')), options: { ...parsed.options, noEmit: true } });
+  return ts.createProgram({
+    rootNames: parsed.fileNames.filter((name) => name.includes('/electron/')),
+    options: { ...parsed.options, noEmit: true },
+  });
 }
 
 /** The platforms on which `condition` holds, for conditions on a `…platform` value; all when unknown. */
@@ -65,7 +73,11 @@ function platformsAt(node: ts.Node): Set<Platform> {
       const where = platformsWhere(parent.condition);
       if (child === parent.whenTrue) limit(where);
       else if (child === parent.whenFalse) limit(new Set([...ALL].filter((p) => !where.has(p))));
-    } else if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken && child === parent.right) {
+    } else if (
+      ts.isBinaryExpression(parent) &&
+      parent.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken &&
+      child === parent.right
+    ) {
       limit(platformsWhere(parent.left));
     } else if (ts.isBlock(parent) && ts.isSourceFile(parent.parent) === false) {
       // An early `return` inside `if (platform === 'x') { … return }` leaves the rest of the block to the others.
@@ -82,7 +94,8 @@ function platformsAt(node: ts.Node): Set<Platform> {
 }
 
 const endsInReturn = (statement: ts.Statement): boolean =>
-  ts.isReturnStatement(statement) || (ts.isBlock(statement) && statement.statements.length > 0 && ts.isReturnStatement(statement.statements.at(-1)!));
+  ts.isReturnStatement(statement) ||
+  (ts.isBlock(statement) && statement.statements.length > 0 && ts.isReturnStatement(statement.statements.at(-1)!));
 
 /**
  * Uses of Electron declarations tagged @platform (read through the type checker, so only Electron's
@@ -103,7 +116,9 @@ function findings(program: ts.Program): string[] {
           const outside = [...platformsAt(node)].filter((p) => !allowed.has(p));
           if (outside.length > 0) {
             const { line } = source.getLineAndCharacterOfPosition(node.getStart());
-            found.push(`${source.fileName.slice(packagePath().length + 1)}:${line + 1} ${node.getText()} (@platform ${[...allowed].join(',')}) may run on ${outside.join(', ')}`);
+            found.push(
+              `${source.fileName.slice(packagePath().length + 1)}:${line + 1} ${node.getText()} (@platform ${[...allowed].join(',')}) may run on ${outside.join(', ')}`,
+            );
           }
         }
       }
@@ -115,7 +130,8 @@ function findings(program: ts.Program): string[] {
 }
 
 /** `x.on('event', …)` and the like: listening for an event a platform never emits is harmless. */
-const isEventListener = (node: ts.PropertyAccessExpression): boolean => ['on', 'once', 'addListener', 'removeListener', 'off'].includes(node.name.text);
+const isEventListener = (node: ts.PropertyAccessExpression): boolean =>
+  ['on', 'once', 'addListener', 'removeListener', 'off'].includes(node.name.text);
 
 describe("Electron's platform-only APIs", () => {
   it('are used by the desktop app only where a platform check allows them', () => {
@@ -139,11 +155,18 @@ describe("Electron's platform-only APIs", () => {
     ];
     const file = packagePath('electron', '__platform-probe.ts');
     const header = "import { app } from 'electron';\ndeclare const platform: string;\nexport {};\n";
-    const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], noEmit: true };
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      noEmit: true,
+    };
     const host = ts.createCompilerHost(options);
     const read = host.getSourceFile.bind(host);
     const exists = host.fileExists.bind(host);
-    host.getSourceFile = (name, language) => (name === file ? ts.createSourceFile(name, header + cases.map(([code]) => code).join('\n'), language, true) : read(name, language));
+    host.getSourceFile = (name, language) =>
+      name === file ? ts.createSourceFile(name, header + cases.map(([code]) => code).join('\n'), language, true) : read(name, language);
     host.fileExists = (name) => name === file || exists(name);
     const found = findings(ts.createProgram({ rootNames: [file], options, host }));
     const lines = header.split('\n').length - 1;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { iconState, MAX_AGENT_ITEMS, MAX_REQUEST_LABEL, tooltip, trayMenu, type TrayItem, type TrayState } from '../../../electron/tray-model.js';
+import {
+  iconState,
+  MAX_AGENT_ITEMS,
+  MAX_REQUEST_LABEL,
+  tooltip,
+  trayMenu,
+  type TrayItem,
+  type TrayState,
+} from '../../../electron/tray-model.js';
 import { notificationFor } from '../../../electron/notifications.js';
 
 const base: TrayState = {
@@ -13,14 +21,20 @@ const base: TrayState = {
   startAtLogin: false,
 };
 
-const flatten = (items: TrayItem[]): TrayItem[] => items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
-const labels = (items: TrayItem[]) => flatten(items).filter((i) => i.type !== 'separator').map((i) => ('label' in i ? i.label : ''));
+const flatten = (items: TrayItem[]): TrayItem[] =>
+  items.flatMap((item) => (item.type === 'submenu' ? [item, ...flatten(item.items)] : [item]));
+const labels = (items: TrayItem[]) =>
+  flatten(items)
+    .filter((i) => i.type !== 'separator')
+    .map((i) => ('label' in i ? i.label : ''));
 
 describe('tray icon and menu, computed from engine state', () => {
   it('the icon asks for attention while an agent is stopped or an approval waits', () => {
     expect(iconState(base)).toBe('normal');
     expect(iconState({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('attention');
-    expect(iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] })).toBe('attention');
+    expect(
+      iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] }),
+    ).toBe('attention');
     expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped');
   });
 
@@ -49,24 +63,45 @@ describe('tray icon and menu, computed from engine state', () => {
     const stopped = trayMenu({ ...base, agents: base.agents.map((a) => ({ ...a, status: 'suspended' as const })) });
     const stopAll = flatten(stopped).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
     expect(stopAll).toMatchObject({ enabled: false });
-    const waiting = trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] });
+    const waiting = trayMenu({
+      ...base,
+      pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }],
+    });
     expect(labels(waiting)).toContain('Waiting for you (1)');
-    expect(flatten(waiting)).toContainEqual({ type: 'action', label: 'alpha: Allocate 1.00 USDC to its wallet', action: { kind: 'open', route: '#/approvals' } });
+    expect(flatten(waiting)).toContainEqual({
+      type: 'action',
+      label: 'alpha: Allocate 1.00 USDC to its wallet',
+      action: { kind: 'open', route: '#/approvals' },
+    });
     // A long request stays one line in the menu: cut, with an ellipsis; the dashboard has the rest.
     const long = 'Change its policy: daily budget 5.00 → 500.00 USDC (100×); max per payment 0.50 → 50.00 USDC (100×)';
-    const cut = labels(trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_2', agentId: 'alpha', summary: long }] })).find((l) => l.startsWith('alpha: '));
+    const cut = labels(trayMenu({ ...base, pendingApprovals: [{ approvalId: 'apr_2', agentId: 'alpha', summary: long }] })).find((l) =>
+      l.startsWith('alpha: '),
+    );
     expect(cut).toHaveLength(MAX_REQUEST_LABEL);
     expect(cut?.endsWith('…')).toBe(true);
     expect(`alpha: ${long}`.startsWith(cut!.slice(0, -1))).toBe(true);
-    const many = trayMenu({ ...base, agents: Array.from({ length: 40 }, (_, i) => ({ agentId: `a${i}`, displayName: `A${i}`, status: 'active' as const, balance: '0.00' })) });
+    const many = trayMenu({
+      ...base,
+      agents: Array.from({ length: 40 }, (_, i) => ({
+        agentId: `a${i}`,
+        displayName: `A${i}`,
+        status: 'active' as const,
+        balance: '0.00',
+      })),
+    });
     expect(many.filter((i) => i.type === 'submenu')).toHaveLength(MAX_AGENT_ITEMS);
     expect(labels(many)).toContain('25 more in the dashboard…');
-    expect(flatten(trayMenu({ ...base, startAtLogin: true })).find((i) => i.type === 'action' && i.label === 'Start at login')).toMatchObject({ checked: true });
+    expect(
+      flatten(trayMenu({ ...base, startAtLogin: true })).find((i) => i.type === 'action' && i.label === 'Start at login'),
+    ).toMatchObject({ checked: true });
   });
 
   it('never waits for the chain: unknown balances show as …, and the brake is there all the same', () => {
     const unknown = trayMenu({ ...base, treasuryBalance: null, agents: base.agents.map((a) => ({ ...a, balance: null })) });
-    expect(labels(unknown)).toEqual(expect.arrayContaining(['Treasury: … USDC · sim', '● Alpha · … USDC', 'Stop Alpha', 'Stop all agents', 'Quit Coffer']));
+    expect(labels(unknown)).toEqual(
+      expect.arrayContaining(['Treasury: … USDC · sim', '● Alpha · … USDC', 'Stop Alpha', 'Stop all agents', 'Quit Coffer']),
+    );
     expect(tooltip({ ...base, treasuryBalance: null })).toBe('Coffer: … USDC (sim)');
   });
 
@@ -78,19 +113,47 @@ describe('tray icon and menu, computed from engine state', () => {
 
   it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
     const at = '2026-11-22T00:00:00.000Z';
-    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'pending', request: { amount: '1.5' }, at })).toEqual({
+    expect(
+      notificationFor({
+        type: 'approval',
+        owner: 'o',
+        agentId: 'alpha',
+        approvalId: 'apr_1',
+        kind: 'allocate',
+        status: 'pending',
+        request: { amount: '1.5' },
+        at,
+      }),
+    ).toEqual({
       title: 'Approval waiting',
       body: 'alpha asks: Allocate 1.50 USDC to its wallet',
       route: '#/approvals',
     });
-    expect(notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at })).toBeNull();
-    expect(notificationFor({ type: 'payment_refused', owner: 'o', agentId: 'beta', code: 'daily_budget_exceeded', message: 'over budget', amount: '1.00', service: 'demo-weather', at })).toMatchObject({
+    expect(
+      notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at }),
+    ).toBeNull();
+    expect(
+      notificationFor({
+        type: 'payment_refused',
+        owner: 'o',
+        agentId: 'beta',
+        code: 'daily_budget_exceeded',
+        message: 'over budget',
+        amount: '1.00',
+        service: 'demo-weather',
+        at,
+      }),
+    ).toMatchObject({
       route: '#/agents/beta',
       body: '1.00 USDC to demo-weather: over budget',
     });
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
-    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe('25.00 USDC reached the treasury.');
-    expect(notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at })).toBeNull();
+    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe(
+      '25.00 USDC reached the treasury.',
+    );
+    expect(
+      notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at }),
+    ).toBeNull();
   });
 });

@@ -16,12 +16,19 @@ describe("npm test's prerequisites", () => {
       packages: ['libsecret-1-dev', 'chromium'],
       rebuildKeytar: true,
     });
-    expect(plan({ ...base, isRoot: true, interactive: false, missing: ['chromium'] })).toEqual({ action: 'install', packages: ['chromium'], rebuildKeytar: false });
+    expect(plan({ ...base, isRoot: true, interactive: false, missing: ['chromium'] })).toEqual({
+      action: 'install',
+      packages: ['chromium'],
+      rebuildKeytar: false,
+    });
   });
 
   it('otherwise stops at once with the one command that installs what is missing', () => {
     const stop = plan({ ...base, missing: ['gnome-keyring', 'chromium'] });
-    expect(stop).toEqual({ action: 'stop', message: 'npm test needs gnome-keyring, chromium: install them first with\n  sudo apt-get install -y gnome-keyring chromium' });
+    expect(stop).toEqual({
+      action: 'stop',
+      message: 'npm test needs gnome-keyring, chromium: install them first with\n  sudo apt-get install -y gnome-keyring chromium',
+    });
     expect(plan({ ...base, isRoot: true, interactive: false, hasApt: false, missing: ['chromium'] }).action).toBe('stop');
   });
 

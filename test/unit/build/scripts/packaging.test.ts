@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { describe, expect, it } from 'vitest';
 import { APP_ICON_SIZES } from '../../../../build/scripts/make-icons.js';
 import { buildCommands, electronBindingPath, sqliteVersion } from '../../../../build/scripts/electron-natives.js';
-import { recentDownloadFailure, RETRY_DOWNLOAD_AFTER_MS, runElectron, whyElectronStopped, whyNoDesktop } from '../../../../electron/launcher.js';
+import {
+  recentDownloadFailure,
+  RETRY_DOWNLOAD_AFTER_MS,
+  runElectron,
+  whyElectronStopped,
+  whyNoDesktop,
+} from '../../../../electron/launcher.js';
 import { packageRoot } from '../../../../server/boot/package-files.js';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
@@ -30,7 +36,14 @@ describe('the packaging config', () => {
   });
 
   it('ships compiled JavaScript (no TypeScript, no compiler, no loader hook), the built dashboard, the catalog and the icons', () => {
-    for (const entry of ['dist/app/**/*', 'renderer/dist/**/*', 'server/data/**/*', 'build/icons/**/*', 'electron/preload.cjs', 'package.json']) {
+    for (const entry of [
+      'dist/app/**/*',
+      'renderer/dist/**/*',
+      'server/data/**/*',
+      'build/icons/**/*',
+      'electron/preload.cjs',
+      'package.json',
+    ]) {
       expect(config.files).toContain(entry);
     }
     expect(config.files.some((entry: string) => /^(server|electron)\/\*\*/.test(entry))).toBe(false);
@@ -60,7 +73,14 @@ describe('the packaging config', () => {
     expect(icns.subarray(0, 4).toString('ascii')).toBe('icns');
     expect(icns.readUInt32BE(4)).toBe(icns.length);
     // Tray: each state for a light and a dark panel, and macOS template images (black and alpha).
-    for (const name of ['tray-normal-on-light', 'tray-normal-on-dark', 'tray-attention-on-light', 'tray-attention-on-dark', 'trayTemplate', 'trayAttentionTemplate']) {
+    for (const name of [
+      'tray-normal-on-light',
+      'tray-normal-on-dark',
+      'tray-attention-on-light',
+      'tray-attention-on-dark',
+      'trayTemplate',
+      'trayAttentionTemplate',
+    ]) {
       expect(pngSize(new URL(`build/icons/${name}.png`, root)), name).toEqual([16, 16]);
       expect(pngSize(new URL(`build/icons/${name}@2x.png`, root)), name).toEqual([32, 32]);
     }
@@ -94,7 +114,12 @@ describe('the desktop CI on hosted runners', () => {
 
   it("the smoke runner looks for each platform's unpacked app where electron-builder puts it", () => {
     const smoke = readFileSync(new URL('build/scripts/smoke.mjs', root), 'utf8');
-    for (const path of ["'linux-unpacked', 'coffer'", "'mac-arm64', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'", "'win-unpacked', 'Coffer.exe'"]) expect(smoke).toContain(path);
+    for (const path of [
+      "'linux-unpacked', 'coffer'",
+      "'mac-arm64', 'Coffer.app', 'Contents', 'MacOS', 'Coffer'",
+      "'win-unpacked', 'Coffer.exe'",
+    ])
+      expect(smoke).toContain(path);
     expect(config.directories.output).toBe('dist/desktop');
     expect(existsSync(new URL('docs/RELEASE.md', root))).toBe(true);
   });
@@ -130,7 +155,9 @@ describe('the desktop launcher', () => {
       const now = 1_750_000_000_000;
       expect(recentDownloadFailure(file, now)).toBeNull();
       writeFileSync(file, JSON.stringify({ at: now - 3 * 3_600_000, reason: 'getaddrinfo ENOTFOUND github.com' }));
-      expect(recentDownloadFailure(file, now)).toBe(`Electron's download failed 3 h ago (getaddrinfo ENOTFOUND github.com); it is tried again a day later, or now if you delete ${file}`);
+      expect(recentDownloadFailure(file, now)).toBe(
+        `Electron's download failed 3 h ago (getaddrinfo ENOTFOUND github.com); it is tried again a day later, or now if you delete ${file}`,
+      );
       expect(recentDownloadFailure(file, now + RETRY_DOWNLOAD_AFTER_MS)).toBeNull();
       writeFileSync(file, 'not json');
       expect(recentDownloadFailure(file, now)).toBeNull();
@@ -142,11 +169,13 @@ describe('the desktop launcher', () => {
   it('tells an Electron that stopped before Coffer ran (the sandbox abort on Ubuntu 24.04) from one that quit on purpose', () => {
     expect(whyElectronStopped(0, null, 'linux')).toBeNull(); // another Coffer runs: it opened its window
     expect(whyElectronStopped(1, null, 'linux')).toBeNull(); // the app said why, in a dialog
-    expect(whyElectronStopped(null, 'SIGTRAP', 'linux')).toMatch(/signal SIGTRAP\). On Ubuntu 24\.04 and later, AppArmor blocks its sandbox: allow it with `sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0`/);
+    expect(whyElectronStopped(null, 'SIGTRAP', 'linux')).toMatch(
+      /signal SIGTRAP\). On Ubuntu 24\.04 and later, AppArmor blocks its sandbox: allow it with `sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0`/,
+    );
     expect(whyElectronStopped(133, null, 'darwin')).toMatch(/exit code 133/);
   });
 
-  it('runs Electron on Coffer\'s folder (so it is named Coffer), and falls back headless when it stops before the app ran', async () => {
+  it("runs Electron on Coffer's folder (so it is named Coffer), and falls back headless when it stops before the app ran", async () => {
     const fakeElectron = (lines: string[], code: number | null, signal: NodeJS.Signals | null) => {
       const spawned: { binary: string; args: string[] }[] = [];
       const spawnElectron = (binary: string, args: string[]) => {
@@ -160,7 +189,11 @@ describe('the desktop launcher', () => {
       };
       return { spawned, spawnElectron };
     };
-    const crashed = fakeElectron(['[1234:FATAL:setuid_sandbox_host.cc] The SUID sandbox helper binary was found, but is not configured correctly'], null, 'SIGTRAP');
+    const crashed = fakeElectron(
+      ['[1234:FATAL:setuid_sandbox_host.cc] The SUID sandbox helper binary was found, but is not configured correctly'],
+      null,
+      'SIGTRAP',
+    );
     const aborted = await runElectron('/opt/electron', {}, crashed.spawnElectron);
     expect(aborted).toEqual({ headless: expect.stringMatching(/^Electron stopped before Coffer started \(signal SIGTRAP\)/) });
     expect(crashed.spawned).toEqual([{ binary: '/opt/electron', args: [packageRoot()] }]);

@@ -21,7 +21,7 @@ describe('how coffer is run from a shell or an MCP host', () => {
     }
   });
 
-  it('is node with this package\'s bin.js by absolute path otherwise (another coffer on PATH is not this one)', () => {
+  it("is node with this package's bin.js by absolute path otherwise (another coffer on PATH is not this one)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'coffer-path-'));
     try {
       symlinkSync(process.execPath, join(dir, 'coffer'));

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASHES, NAMED_RPC_NETWORKS, USDC_MINTS, identifyCluster, parseNetwork, x402Networks } from '../../../../server/chain/networks.js';
+import {
+  GENESIS_HASHES,
+  NAMED_RPC_NETWORKS,
+  USDC_MINTS,
+  identifyCluster,
+  parseNetwork,
+  x402Networks,
+} from '../../../../server/chain/networks.js';
 
 // The real USDC mints (Circle): mainnet and devnet.
 const MAINNET_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -44,13 +51,12 @@ describe('parseNetwork', () => {
     expect(rpc('devnet').usdcMint).toBe(DEVNET_USDC);
   });
 
-  it.each([
-    'https://api.devnet.solana.com',
-    'https://devnet.helius-rpc.com/?api-key=abc',
-    'http://my-devnet-node.internal:8899',
-  ])('an RPC URL whose host names devnet (%s) uses the devnet mint', (url) => {
-    expect(rpc(url)).toEqual({ name: 'devnet', rpcUrl: url, usdcMint: DEVNET_USDC });
-  });
+  it.each(['https://api.devnet.solana.com', 'https://devnet.helius-rpc.com/?api-key=abc', 'http://my-devnet-node.internal:8899'])(
+    'an RPC URL whose host names devnet (%s) uses the devnet mint',
+    (url) => {
+      expect(rpc(url)).toEqual({ name: 'devnet', rpcUrl: url, usdcMint: DEVNET_USDC });
+    },
+  );
 
   it.each([
     'https://api.mainnet-beta.solana.com',
@@ -106,7 +112,11 @@ describe('identifyCluster: an RPC URL is the cluster its genesis hash says', () 
   });
 
   it('another cluster is localnet on a loopback address and custom elsewhere, even when its host says devnet', () => {
-    expect(identifyCluster(rpc(url, CUSTOM_MINT), 'GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC')).toEqual({ name: 'localnet', rpcUrl: url, usdcMint: CUSTOM_MINT });
+    expect(identifyCluster(rpc(url, CUSTOM_MINT), 'GH7ome3EiwEr7tu9JuTh2dpYWBJK3z69Xm1ZE3MEE6JC')).toEqual({
+      name: 'localnet',
+      rpcUrl: url,
+      usdcMint: CUSTOM_MINT,
+    });
     expect(identifyCluster(rpc('https://my-devnet.example.com'), '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z').name).toBe('custom');
   });
 

@@ -65,7 +65,10 @@ async function byKit(parts: Parts) {
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const compiled = compileTransactionMessage(message);
-  return { bytes: new Uint8Array(getCompiledTransactionMessageEncoder().encode(compiled)), signed: await signTransactionMessageWithSigners(message) };
+  return {
+    bytes: new Uint8Array(getCompiledTransactionMessageEncoder().encode(compiled)),
+    signed: await signTransactionMessageWithSigners(message),
+  };
 }
 
 const ours = (parts: Parts) => ({
@@ -100,7 +103,9 @@ describe('a Coffer transfer assembled from its compiled shape', () => {
         expect(prepared.lastValidBlockHeight).toBe(9n);
 
         const read = readWireTransaction(new Uint8Array(Buffer.from(prepared.txWire, 'base64')));
-        const decoded = getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(Buffer.from(prepared.txWire, 'base64')).messageBytes);
+        const decoded = getCompiledTransactionMessageDecoder().decode(
+          getTransactionDecoder().decode(Buffer.from(prepared.txWire, 'base64')).messageBytes,
+        );
         expect(read.signature).toBe(prepared.txSignature);
         expect(read.signatureCount).toBe(Object.keys(signed.signatures).length);
         expect(read.version).toBe(0);
@@ -115,7 +120,18 @@ describe('a Coffer transfer assembled from its compiled shape', () => {
   });
 
   it('refuses an amount that is not a u64 rather than wrap it', async () => {
-    const parts = { ...ours({ from: wallets[0]!, to: wallets[1]!, feePayer: wallets[2]!, amount: 2n ** 64n, memo: 'm', reference: undefined, createRecipientAccount: false, blockhash: '' }) };
+    const parts = {
+      ...ours({
+        from: wallets[0]!,
+        to: wallets[1]!,
+        feePayer: wallets[2]!,
+        amount: 2n ** 64n,
+        memo: 'm',
+        reference: undefined,
+        createRecipientAccount: false,
+        blockhash: '',
+      }),
+    };
     await expect(usdcTransferMessage(parts, getBase58Decoder().decode(new Uint8Array(32)))).rejects.toThrow(RangeError);
     await expect(usdcTransferMessage({ ...parts, amount: -1n }, getBase58Decoder().decode(new Uint8Array(32)))).rejects.toThrow(RangeError);
   });
@@ -127,11 +143,16 @@ describe('the wire reader', () => {
     const message = pipe(
       createTransactionMessage({ version: 'legacy' }),
       (m) => setTransactionMessageFeePayerSigner(payer!, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(getBase58Decoder().decode(randomBytes(32))), lastValidBlockHeight: 1n }, m),
-      (m) => appendTransactionMessageInstructions(
-        [{ programAddress: wallets[1]!.address, accounts: [{ address: wallets[2]!.address, role: 1 }], data: new Uint8Array([1, 2]) }],
-        m,
-      ),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: toBlockhash(getBase58Decoder().decode(randomBytes(32))), lastValidBlockHeight: 1n },
+          m,
+        ),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [{ programAddress: wallets[1]!.address, accounts: [{ address: wallets[2]!.address, role: 1 }], data: new Uint8Array([1, 2]) }],
+          m,
+        ),
     );
     const signed = await signTransactionMessageWithSigners(message);
     const read = readWireTransaction(new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), 'base64')));
@@ -140,7 +161,12 @@ describe('the wire reader', () => {
     expect(read.accountKeys).toEqual([payer!.address, wallets[2]!.address, wallets[1]!.address]);
     expect(read.writable).toEqual([0, 1]);
 
-    for (const bytes of [new Uint8Array(), new Uint8Array([0]), new Uint8Array([1, ...new Uint8Array(10)]), new Uint8Array([0xff, 0xff, 0xff, 0xff])]) {
+    for (const bytes of [
+      new Uint8Array(),
+      new Uint8Array([0]),
+      new Uint8Array([1, ...new Uint8Array(10)]),
+      new Uint8Array([0xff, 0xff, 0xff, 0xff]),
+    ]) {
       expect(() => readWireTransaction(bytes)).toThrow();
     }
   });

@@ -27,8 +27,18 @@ describe('resolveServeConfig defaults', () => {
   });
 
   it('carries every COFFER_* setting, so serve and the desktop app start the same engine', () => {
-    const env = { COFFER_USDC_MINT: 'MintAddr', COFFER_IMAGE_PROVIDER_URL: 'http://127.0.0.1:9/v1', COFFER_IMAGE_PROVIDER_KEY: 'sk-x', COFFER_KEYSTORE: 'file' };
-    expect(resolveServeConfig({}, env)).toMatchObject({ usdcMint: 'MintAddr', imageProviderUrl: 'http://127.0.0.1:9/v1', imageProviderKey: 'sk-x', keyStore: 'file' });
+    const env = {
+      COFFER_USDC_MINT: 'MintAddr',
+      COFFER_IMAGE_PROVIDER_URL: 'http://127.0.0.1:9/v1',
+      COFFER_IMAGE_PROVIDER_KEY: 'sk-x',
+      COFFER_KEYSTORE: 'file',
+    };
+    expect(resolveServeConfig({}, env)).toMatchObject({
+      usdcMint: 'MintAddr',
+      imageProviderUrl: 'http://127.0.0.1:9/v1',
+      imageProviderKey: 'sk-x',
+      keyStore: 'file',
+    });
   });
 
   it('ignores unrelated variables', () => {
@@ -47,9 +57,12 @@ describe('resolveServeConfig precedence', () => {
   });
 
   it('flags win over variables', () => {
-    expect(
-      resolveServeConfig({ 'data-dir': FLAG_HOME, port: '9200', network: 'mainnet' }, fullEnv),
-    ).toMatchObject({ dataDir: FLAG_HOME, port: 9200, network: 'mainnet', keyStore: 'auto' });
+    expect(resolveServeConfig({ 'data-dir': FLAG_HOME, port: '9200', network: 'mainnet' }, fullEnv)).toMatchObject({
+      dataDir: FLAG_HOME,
+      port: 9200,
+      network: 'mainnet',
+      keyStore: 'auto',
+    });
   });
 
   it('each flag wins on its own, the rest still comes from variables', () => {

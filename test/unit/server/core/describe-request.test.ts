@@ -8,7 +8,10 @@ const current: Policy = { dailyBudget: '5.00', maxPerPayment: '0.50', cooldownSe
 
 describe('describeRequest', () => {
   it('shows a policy change against the current policy, in USDC, with how many times larger', () => {
-    const text = describeRequest(...request('policy', { dailyBudget: '50', maxPerPayment: '0.75', cooldownSeconds: 0, allowedServices: [] }), current);
+    const text = describeRequest(
+      ...request('policy', { dailyBudget: '50', maxPerPayment: '0.75', cooldownSeconds: 0, allowedServices: [] }),
+      current,
+    );
     expect(text).toBe(
       'Change its policy: daily budget 5.00 → 50.00 USDC (10×); max per payment 0.50 → 0.75 USDC (1.5×); cooldown 30 s → 0 s; allowed services: demo-weather → every service',
     );
@@ -33,6 +36,8 @@ describe('describeRequest against the current policy', () => {
     expect(describeRequest(...asked, current)).toBe(
       'Change its policy: daily budget 5.00 USDC (unchanged); allowed services demo-weather (unchanged); cooldown 30 s → 0 s',
     );
-    expect(describeRequest(...request('policy', { dailyBudget: '5.000' }), current)).toBe('Change its policy: daily budget 5.00 USDC (unchanged)');
+    expect(describeRequest(...request('policy', { dailyBudget: '5.000' }), current)).toBe(
+      'Change its policy: daily budget 5.00 USDC (unchanged)',
+    );
   });
 });

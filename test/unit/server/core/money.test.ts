@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CofferError } from '../../../../server/core/errors.js';
-import {
-  MAX_AMOUNT_MICRO,
-  MICRO_PER_USDC,
-  USDC_DECIMALS,
-  formatUsdc,
-  parseAmount,
-  tryParseUsdc,
-} from '../../../../server/core/money.js';
+import { MAX_AMOUNT_MICRO, MICRO_PER_USDC, USDC_DECIMALS, formatUsdc, parseAmount, tryParseUsdc } from '../../../../server/core/money.js';
 
 /** API.md: "at most 1,000,000,000" USDC, kept as integer micro-USDC (6 decimals). */
 const ONE_BILLION_USDC_MICRO = 1_000_000_000n * 1_000_000n;
@@ -227,12 +220,9 @@ describe('parseAmount ∘ formatUsdc', () => {
 
   it('rejects the formatted form of anything outside (0, 1e9 USDC]', () => {
     fc.assert(
-      fc.property(
-        fc.oneof(fc.bigInt({ min: -(10n ** 15n), max: 0n }), fc.bigInt({ min: 10n ** 15n + 1n, max: 10n ** 18n })),
-        (micro) => {
-          expectInvalidAmount(formatUsdc(micro));
-        },
-      ),
+      fc.property(fc.oneof(fc.bigInt({ min: -(10n ** 15n), max: 0n }), fc.bigInt({ min: 10n ** 15n + 1n, max: 10n ** 18n })), (micro) => {
+        expectInvalidAmount(formatUsdc(micro));
+      }),
     );
   });
 

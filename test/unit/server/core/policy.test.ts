@@ -50,9 +50,12 @@ describe('mergePolicy', () => {
   });
 
   it('applies several fields at once', () => {
-    expect(
-      mergePolicy(base, { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'] }),
-    ).toEqual({ dailyBudget: 5n * USDC, maxPerPayment: 500_000n, cooldownSeconds: 1, allowedServices: ['x'] });
+    expect(mergePolicy(base, { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'] })).toEqual({
+      dailyBudget: 5n * USDC,
+      maxPerPayment: 500_000n,
+      cooldownSeconds: 1,
+      allowedServices: ['x'],
+    });
   });
 
   it('removes duplicates from allowedServices, keeping first-seen order', () => {
@@ -155,8 +158,7 @@ const policyArb: fc.Arbitrary<Policy> = fc.record({
 });
 
 /** The contract's meaning of a policy, written independently: what does it let through? */
-const allows = (policy: Policy, service: string) =>
-  policy.allowedServices.length === 0 || policy.allowedServices.includes(service);
+const allows = (policy: Policy, service: string) => policy.allowedServices.length === 0 || policy.allowedServices.includes(service);
 /** A service no list ever names: only an empty list allows it. */
 const UNNAMED = 'never-listed';
 
@@ -298,9 +300,13 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
         const broken = {
           service_not_allowed:
             policy.allowedServices.length > 0 &&
-            !((ask.recipient !== undefined && policy.allowedServices.includes(ask.recipient)) || (ask.inRegistry && policy.allowedServices.includes(ask.serviceId))),
+            !(
+              (ask.recipient !== undefined && policy.allowedServices.includes(ask.recipient)) ||
+              (ask.inRegistry && policy.allowedServices.includes(ask.serviceId))
+            ),
           max_per_payment_exceeded: ask.amount > policy.maxPerPayment,
-          cooldown_active: policy.cooldownSeconds > 0 && usage.lastPaymentAt !== null && usage.now - usage.lastPaymentAt < policy.cooldownSeconds * 1000,
+          cooldown_active:
+            policy.cooldownSeconds > 0 && usage.lastPaymentAt !== null && usage.now - usage.lastPaymentAt < policy.cooldownSeconds * 1000,
           daily_budget_exceeded: usage.spentInWindow + ask.amount > policy.dailyBudget,
         };
         const expected = POLICY_RULES.find((rule) => broken[rule]) ?? null;
@@ -312,7 +318,11 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
 
   it('an unlisted name in allowedServices does not allow paying whoever (the recipient must be listed)', () => {
     const policy = { dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'] };
-    const refusal = firstRefusal(policy, { now: 0, spentInWindow: 0n, lastPaymentAt: null }, { serviceId: 'my-label', inRegistry: false, recipient: ADDRESS, amount: 1n });
+    const refusal = firstRefusal(
+      policy,
+      { now: 0, spentInWindow: 0n, lastPaymentAt: null },
+      { serviceId: 'my-label', inRegistry: false, recipient: ADDRESS, amount: 1n },
+    );
     expect(refusal?.code).toBe('service_not_allowed');
     expect(refusal?.message).toMatch(/add the recipient .* to this agent's allowed services/);
   });

@@ -6,8 +6,7 @@ import { RECEIPT_PREFIX, decodeReceipt, encodeReceipt, type Receipt } from '../.
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-const base58 = (minLength: number, maxLength: number) =>
-  fc.string({ unit: fc.constantFrom(...BASE58), minLength, maxLength });
+const base58 = (minLength: number, maxLength: number) => fc.string({ unit: fc.constantFrom(...BASE58), minLength, maxLength });
 
 const receiptArb: fc.Arbitrary<Receipt> = fc.record({
   v: fc.constant(1 as const),

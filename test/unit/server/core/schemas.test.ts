@@ -39,11 +39,20 @@ describe('describeIssues', () => {
     expect(code).toBe('invalid_agent_id');
     expect(message).toMatch(/^Agent id must be 1-64 characters/);
     const budget = describeIssues(policyUpdateSchema.safeParse({ dailyBudget: '-1' }).error!);
-    expect(budget).toEqual({ code: 'invalid_amount', message: expect.stringMatching(/^Daily budget must be a decimal number of USDC greater than 0/) });
+    expect(budget).toEqual({
+      code: 'invalid_amount',
+      message: expect.stringMatching(/^Daily budget must be a decimal number of USDC greater than 0/),
+    });
     // An MCP host that sends a number is told to send a string.
-    expect(describeIssues(policyUpdateSchema.safeParse({ maxPerPayment: 0.01 }).error!).message).toMatch(/^Max per payment must be .*such as "0.01", sent as a string/);
-    expect(describeIssues(policyUpdateSchema.safeParse({ cooldownSeconds: 'soon' }).error!).message).toBe('Cooldown must be a whole number of seconds');
-    expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', ''] }).error!).message).toBe('Allowed services, item 2 is required');
+    expect(describeIssues(policyUpdateSchema.safeParse({ maxPerPayment: 0.01 }).error!).message).toMatch(
+      /^Max per payment must be .*such as "0.01", sent as a string/,
+    );
+    expect(describeIssues(policyUpdateSchema.safeParse({ cooldownSeconds: 'soon' }).error!).message).toBe(
+      'Cooldown must be a whole number of seconds',
+    );
+    expect(describeIssues(policyUpdateSchema.safeParse({ allowedServices: ['ok', ''] }).error!).message).toBe(
+      'Allowed services, item 2 is required',
+    );
   });
 
   it('lists unknown fields by name with invalid_request', () => {
@@ -93,30 +102,16 @@ describe('deployBodySchema', () => {
     expect(deployBodySchema.parse(full)).toEqual(full);
   });
 
-  it.each(['a', '0', '9lives', 'a_b-c', 'a-', 'a_', 'x'.repeat(64), 'a'.concat('0'.repeat(63))])(
-    'accepts agentId %j',
+  it.each(['a', '0', '9lives', 'a_b-c', 'a-', 'a_', 'x'.repeat(64), 'a'.concat('0'.repeat(63))])('accepts agentId %j', (agentId) => {
+    expect(deployBodySchema.safeParse({ ...validDeploy, agentId }).success).toBe(true);
+  });
+
+  it.each(['', 'A', 'Bot', '-bot', '_bot', 'x'.repeat(65), 'bot.1', 'bot 1', 'bot/1', 'bot\n', '\nbot', 'bøt', 'ｂot'])(
+    'rejects agentId %j with invalid_agent_id',
     (agentId) => {
-      expect(deployBodySchema.safeParse({ ...validDeploy, agentId }).success).toBe(true);
+      expect(codeFor(deployBodySchema, { ...validDeploy, agentId })).toBe('invalid_agent_id');
     },
   );
-
-  it.each([
-    '',
-    'A',
-    'Bot',
-    '-bot',
-    '_bot',
-    'x'.repeat(65),
-    'bot.1',
-    'bot 1',
-    'bot/1',
-    'bot\n',
-    '\nbot',
-    'bøt',
-    'ｂot',
-  ])('rejects agentId %j with invalid_agent_id', (agentId) => {
-    expect(codeFor(deployBodySchema, { ...validDeploy, agentId })).toBe('invalid_agent_id');
-  });
 
   it.each([123, null, true, ['bot']])('rejects a non-string agentId %j with invalid_agent_id', (agentId) => {
     expect(codeFor(deployBodySchema, { ...validDeploy, agentId })).toBe('invalid_agent_id');
@@ -129,14 +124,11 @@ describe('deployBodySchema', () => {
       }),
     );
     fc.assert(
-      fc.property(
-        fc.string({ unit: fc.constantFrom(...'abcXYZ019_-. \n/é'), maxLength: 70 }),
-        (agentId) => {
-          const result = deployBodySchema.safeParse({ ...validDeploy, agentId });
-          expect(result.success).toBe(CONTRACT_AGENT_ID.test(agentId));
-          if (!result.success) expect(describeIssues(result.error).code).toBe('invalid_agent_id');
-        },
-      ),
+      fc.property(fc.string({ unit: fc.constantFrom(...'abcXYZ019_-. \n/é'), maxLength: 70 }), (agentId) => {
+        const result = deployBodySchema.safeParse({ ...validDeploy, agentId });
+        expect(result.success).toBe(CONTRACT_AGENT_ID.test(agentId));
+        if (!result.success) expect(describeIssues(result.error).code).toBe('invalid_agent_id');
+      }),
       { numRuns: 1000 },
     );
   });
@@ -329,11 +321,26 @@ describe('spendHistoryQuerySchema', () => {
   });
 });
 
-describe('text that would lie on the owner\'s screen', () => {
+describe("text that would lie on the owner's screen", () => {
   // Names are shown in the dashboard, the tray and notifications: a bidi override turns
   // "gpt\u202Egnp.exe" around, a NUL or a lone surrogate garbles or cuts it, a zero-width space makes
   // two different names look alike.
-  const lying = ['bot\u0000', 'evil\u202Egnp.exe', 'a\u202Db', 'x\u2066y\u2069', 'rtl\u200Fmark', '\uD800', 'a\uDC00b', 'zero\u200Bwidth', 'b\uFEFFom', 'line\nbreak', 'tab\there', 'del\u007F', 'c1\u0085', 'se\u2028p'];
+  const lying = [
+    'bot\u0000',
+    'evil\u202Egnp.exe',
+    'a\u202Db',
+    'x\u2066y\u2069',
+    'rtl\u200Fmark',
+    '\uD800',
+    'a\uDC00b',
+    'zero\u200Bwidth',
+    'b\uFEFFom',
+    'line\nbreak',
+    'tab\there',
+    'del\u007F',
+    'c1\u0085',
+    'se\u2028p',
+  ];
   const honest = ['Research bot', 'Café crème', '研究ボット', 'بوت البحث', 'rocket 🚀', 'family 👩‍👩‍👧', 'flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿'];
 
   it.each(lying)('refuses %j as a displayName, in deploy and rename', (name) => {

@@ -142,7 +142,9 @@ describe('DashboardSessions sessions', () => {
     expect(restarted.sessionOf(session)).toMatchObject({ owner: OWNER });
     expect(restarted.redeemLoginToken(used)).toEqual({ ok: false, reason: 'used' });
     expect(tokenOf(restarted.redeemLoginToken(link))).toMatch(new RegExp(`^${SESSION_TOKEN_PREFIX}`));
-    const stored = JSON.stringify(db.prepare('SELECT * FROM dashboard_sessions').all()) + JSON.stringify(db.prepare('SELECT * FROM dashboard_login_tokens').all());
+    const stored =
+      JSON.stringify(db.prepare('SELECT * FROM dashboard_sessions').all()) +
+      JSON.stringify(db.prepare('SELECT * FROM dashboard_login_tokens').all());
     for (const token of [session, link, used]) expect(stored).not.toContain(token);
   });
 

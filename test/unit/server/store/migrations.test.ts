@@ -65,22 +65,54 @@ describe('migrations', () => {
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
     }
     db.prepare('INSERT INTO owners (address, created_at) VALUES (?, ?)').run('owner', 1);
-    db.prepare('INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run('dep_1', 'owner', 'sig1', 1000, 'mint', 'faucet', 5);
-    db.prepare('INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run('dep_2', 'owner', 'sig2', 7, 'someone', 'chain', 6);
+    db.prepare('INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      'dep_1',
+      'owner',
+      'sig1',
+      1000,
+      'mint',
+      'faucet',
+      5,
+    );
+    db.prepare('INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      'dep_2',
+      'owner',
+      'sig2',
+      7,
+      'someone',
+      'chain',
+      6,
+    );
     // v7 cannot hold a deposit without its signature.
-    expect(() => db.prepare("INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES ('d', 'owner', NULL, 1, 'm', 'faucet', 7)").run()).toThrow(/NOT NULL/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, created_at) VALUES ('d', 'owner', NULL, 1, 'm', 'faucet', 7)",
+        )
+        .run(),
+    ).toThrow(/NOT NULL/);
 
     migrate(db);
     expect(db.prepare('SELECT id, tx_signature, amount, source, status, created_at, settled_at FROM deposits ORDER BY id').all()).toEqual([
       { id: 'dep_1', tx_signature: 'sig1', amount: 1000, source: 'faucet', status: 'confirmed', created_at: 5, settled_at: 5 },
       { id: 'dep_2', tx_signature: 'sig2', amount: 7, source: 'chain', status: 'confirmed', created_at: 6, settled_at: 6 },
     ]);
-    db.prepare("INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at) VALUES ('dep_3', 'owner', NULL, 1, 'm', 'faucet', 'pending', 7)").run();
-    expect(() => db.prepare("INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at) VALUES ('dep_4', 'owner', 'sig1', 1, 'm', 'faucet', 'confirmed', 8)").run()).toThrow(/UNIQUE/);
+    db.prepare(
+      "INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at) VALUES ('dep_3', 'owner', NULL, 1, 'm', 'faucet', 'pending', 7)",
+    ).run();
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO deposits (id, owner, tx_signature, amount, from_address, source, status, created_at) VALUES ('dep_4', 'owner', 'sig1', 1, 'm', 'faucet', 'confirmed', 8)",
+        )
+        .run(),
+    ).toThrow(/UNIQUE/);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deposits'").pluck().all()).toEqual(
       expect.arrayContaining(['deposits_by_owner', 'deposits_by_idempotency_key']),
     );
-    expect(db.prepare("SELECT name FROM pragma_table_info('allocations')").pluck().all()).toEqual(expect.arrayContaining(['idempotency_key', 'request_hash']));
+    expect(db.prepare("SELECT name FROM pragma_table_info('allocations')").pluck().all()).toEqual(
+      expect.arrayContaining(['idempotency_key', 'request_hash']),
+    );
   });
 
   it('refuse a data dir written by a newer Coffer', () => {

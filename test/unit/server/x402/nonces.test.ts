@@ -21,20 +21,29 @@ describe('stateless nonces', () => {
   });
 
   it('are unknown to a paywall with another key', () => {
-    expect(createNonces(new Uint8Array(32).fill(8)).read(createNonces(key).issue(terms), terms.resource)).toEqual({ ok: false, code: 'unknown_nonce' });
+    expect(createNonces(new Uint8Array(32).fill(8)).read(createNonces(key).issue(terms), terms.resource)).toEqual({
+      ok: false,
+      code: 'unknown_nonce',
+    });
   });
 
   it('property: any change to a nonce makes it unknown (or, for the route digest alone, another route)', () => {
     const nonces = createNonces(key);
     const nonce = nonces.issue(terms);
     fc.assert(
-      fc.property(fc.nat({ max: nonce.length - 1 }), fc.string({ minLength: 0, maxLength: 3 }), fc.nat({ max: 3 }), (at, insert, removed) => {
-        const tampered = nonce.slice(0, at) + insert + nonce.slice(at + removed);
-        fc.pre(tampered !== nonce);
-        expect(nonces.read(tampered, terms.resource).ok).toBe(false);
-      }),
+      fc.property(
+        fc.nat({ max: nonce.length - 1 }),
+        fc.string({ minLength: 0, maxLength: 3 }),
+        fc.nat({ max: 3 }),
+        (at, insert, removed) => {
+          const tampered = nonce.slice(0, at) + insert + nonce.slice(at + removed);
+          fc.pre(tampered !== nonce);
+          expect(nonces.read(tampered, terms.resource).ok).toBe(false);
+        },
+      ),
       { numRuns: 500 },
     );
-    for (const text of ['', '.....', 'a.b.c.d.e.f', nonce + '.x']) expect(nonces.read(text, terms.resource)).toEqual({ ok: false, code: 'unknown_nonce' });
+    for (const text of ['', '.....', 'a.b.c.d.e.f', nonce + '.x'])
+      expect(nonces.read(text, terms.resource)).toEqual({ ok: false, code: 'unknown_nonce' });
   });
 });

@@ -58,7 +58,12 @@ describe('paywall store', () => {
       expect(first.nonceKey).toHaveLength(32);
       expect(first.isAccepted('before-sig')).toBe(true);
       // A nonce the old store handed out is still payable until it expires.
-      expect(first.storedNonce('old-unpaid')).toEqual({ resource: 'GET /a', amount: 10_000n, issuedAt: 5 * DAY, expiresAt: 5 * DAY + 300_000 });
+      expect(first.storedNonce('old-unpaid')).toEqual({
+        resource: 'GET /a',
+        amount: 10_000n,
+        issuedAt: 5 * DAY,
+        expiresAt: 5 * DAY + 300_000,
+      });
       expect(first.storedNonce('never-issued')).toBeNull();
       first.prune(6 * DAY);
       expect(first.storedNonce('old-unpaid')).not.toBeNull(); // kept a day past its expiry

@@ -8,14 +8,31 @@ afterEach(cleanup);
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 const payment = (amount: string, status: string, minutesAgo: number) =>
-  ({ id: `pay_${amount}_${status}`, service: 's', serviceId: 's', amount, currency: 'USDC', status, timestamp: new Date(now - minutesAgo * 60_000).toISOString(), description: '', recipient: 'r', txSignature: null }) as SpendRecord;
+  ({
+    id: `pay_${amount}_${status}`,
+    service: 's',
+    serviceId: 's',
+    amount,
+    currency: 'USDC',
+    status,
+    timestamp: new Date(now - minutesAgo * 60_000).toISOString(),
+    description: '',
+    recipient: 'r',
+    txSignature: null,
+  }) as SpendRecord;
 
 describe('SpendChart', () => {
   it('counts what was spent in the last 24 h: not failed, refunded or older payments', () => {
     render(
       <SpendChart
         now={now}
-        payments={[payment('0.25', 'confirmed', 30), payment('0.50', 'pending', 90), payment('4.00', 'refunded', 10), payment('8.00', 'failed', 10), payment('16.00', 'confirmed', 25 * 60)]}
+        payments={[
+          payment('0.25', 'confirmed', 30),
+          payment('0.50', 'pending', 90),
+          payment('4.00', 'refunded', 10),
+          payment('8.00', 'failed', 10),
+          payment('16.00', 'confirmed', 25 * 60),
+        ]}
       />,
     );
     expect(screen.getByRole('img').getAttribute('aria-label')).toBe('Spent 0.75 USDC in the last 24 hours, by hour');
@@ -24,7 +41,9 @@ describe('SpendChart', () => {
 
 describe('SpendChart axes', () => {
   it('has an amount axis with a round top at or above the peak hour, and says so when nothing was spent', () => {
-    const { container } = render(<SpendChart now={now} payments={[payment('1234.5', 'confirmed', 30), payment('0.01', 'confirmed', 300)]} />);
+    const { container } = render(
+      <SpendChart now={now} payments={[payment('1234.5', 'confirmed', 30), payment('0.01', 'confirmed', 300)]} />,
+    );
     expect([...container.querySelectorAll('.y-axis span')].map((span) => span.textContent)).toEqual(['2,000.00', '1,000.00', '0']);
     expect(container.querySelector('figcaption')?.textContent).toContain('peak hour 1,234.50 USDC');
     cleanup();
@@ -35,7 +54,16 @@ describe('SpendChart axes', () => {
 
   it('rounds the axis top up to 1, 2 or 5 times a power of ten', async () => {
     const { axisTop } = await import('../../../../../renderer/src/components/SpendChart.js');
-    expect([1n, 2n, 3n, 7n, 10n, 11n, 450_000n, 1_234_500_000n].map(axisTop)).toEqual([1n, 2n, 5n, 10n, 10n, 20n, 500_000n, 2_000_000_000n]);
+    expect([1n, 2n, 3n, 7n, 10n, 11n, 450_000n, 1_234_500_000n].map(axisTop)).toEqual([
+      1n,
+      2n,
+      5n,
+      10n,
+      10n,
+      20n,
+      500_000n,
+      2_000_000_000n,
+    ]);
     expect(axisTop(0n)).toBe(0n);
   });
 });

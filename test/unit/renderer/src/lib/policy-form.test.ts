@@ -8,7 +8,10 @@ const valid: PolicyDraft = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldo
 describe('the policy editor refuses exactly what the server refuses', () => {
   it('accepts a valid draft and gives the update the server expects', () => {
     const result = validatePolicyDraft({ ...valid, cooldownSeconds: ' 30 ', scope: 'only', allowedServices: ['demo-weather'] });
-    expect(result).toEqual({ ok: true, update: { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 30, allowedServices: ['demo-weather'] } });
+    expect(result).toEqual({
+      ok: true,
+      update: { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 30, allowedServices: ['demo-weather'] },
+    });
   });
 
   it.each([
@@ -33,7 +36,10 @@ describe('the policy editor refuses exactly what the server refuses', () => {
     const result = validatePolicyDraft({ ...valid, dailyBudget: '2', maxPerPayment: '3' });
     expect(result).toEqual({ ok: true, update: { dailyBudget: '2', maxPerPayment: '3', cooldownSeconds: 0, allowedServices: [] } });
     const current = { dailyBudget: 10_000_000n, maxPerPayment: 1_000_000n, cooldownSeconds: 0, allowedServices: [] };
-    expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toMatchObject({ dailyBudget: 2_000_000n, maxPerPayment: 3_000_000n });
+    expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toMatchObject({
+      dailyBudget: 2_000_000n,
+      maxPerPayment: 3_000_000n,
+    });
   });
 
   it('agrees with the server schema on a spread of inputs', () => {
@@ -48,7 +54,10 @@ describe('the policy editor refuses exactly what the server refuses', () => {
 
 describe('allowed services are an explicit choice', () => {
   it('"Any service" sends the empty list whatever was ticked; "Only these" with nothing ticked is refused, not widened to every service', () => {
-    expect(validatePolicyDraft({ ...valid, scope: 'any', allowedServices: ['demo-weather'] })).toMatchObject({ ok: true, update: { allowedServices: [] } });
+    expect(validatePolicyDraft({ ...valid, scope: 'any', allowedServices: ['demo-weather'] })).toMatchObject({
+      ok: true,
+      update: { allowedServices: [] },
+    });
     const none = validatePolicyDraft({ ...valid, scope: 'only', allowedServices: [] });
     expect(none).toEqual({ ok: false, errors: { allowedServices: 'Allowed services: pick at least one, or choose Any service' } });
   });
@@ -65,6 +74,8 @@ describe('loosening a lot is said in words before it is saved', () => {
     expect(loosenings(policy, { maxPerPayment: '12.5' }, null)).toEqual(['Max per payment 1.00 → 12.50 USDC: 12.5× the current limit.']);
   });
   it('says nothing for a modest raise or a tightening', () => {
-    expect(loosenings(policy, { dailyBudget: '49.99', maxPerPayment: '0.5', allowedServices: ['demo-weather', 'web-search'] }, 1_000_000_000n)).toEqual([]);
+    expect(
+      loosenings(policy, { dailyBudget: '49.99', maxPerPayment: '0.5', allowedServices: ['demo-weather', 'web-search'] }, 1_000_000_000n),
+    ).toEqual([]);
   });
 });
