@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { openCoffer as OpenCoffer, OpenedCoffer } from '../server/boot/open-coffer.js';
 import type { startHttpServer as StartHttpServer, RunningServer } from '../server/boot/http-server.js';
 import type { startChainWatch as StartChainWatch } from '../server/boot/chain-watch.js';
-import { removeConnectionFile, writeConnectionFile } from '../server/boot/connection-file.js';
+import { announceConnection, removeConnectionFile } from '../server/boot/connection-file.js';
 import { SimChainUnavailableError } from '../server/chain/load-sim-chain.js';
 import type { ServeConfig } from '../server/cli/config.js';
 import type { ElectronApi } from './electron-api.js';
@@ -153,14 +153,7 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
     } catch (error) {
       return failToStart(error);
     }
-    const connectionFile = join(settings.dataDir, 'connection.json');
-    writeConnectionFile(connectionFile, {
-      url: server.url,
-      owner: coffer.owner,
-      ownerKey: coffer.ownerKey,
-      network: coffer.chain.network,
-      pid: process.pid,
-    });
+    const connectionFile = announceConnection(settings.dataDir, server.url, coffer);
     const chainWatch = deps.startChainWatch(coffer, log);
     const { engine, owner } = coffer;
 

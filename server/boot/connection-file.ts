@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface ConnectionInfo {
   url: string;
@@ -13,6 +14,20 @@ export function writeConnectionFile(file: string, info: ConnectionInfo): void {
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, file);
+}
+
+/**
+ * Writes DIR/connection.json for a Coffer that now listens at `url` (serve and the desktop app alike);
+ * answers the file's path, to remove it on a graceful stop.
+ */
+export function announceConnection(
+  dataDir: string,
+  url: string,
+  coffer: { owner: string; ownerKey: string; chain: { network: string } },
+): string {
+  const file = join(dataDir, 'connection.json');
+  writeConnectionFile(file, { url, owner: coffer.owner, ownerKey: coffer.ownerKey, network: coffer.chain.network, pid: process.pid });
+  return file;
 }
 
 /** Removes the file on a graceful stop, unless another process has written it since. */

@@ -4,7 +4,7 @@ import { startHttpServer } from '../boot/http-server.js';
 import { assertPortFree } from '../boot/already-running.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
 import { existsSync } from 'node:fs';
-import { removeConnectionFile, writeConnectionFile } from '../boot/connection-file.js';
+import { announceConnection, removeConnectionFile } from '../boot/connection-file.js';
 import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from './config.js';
 
@@ -36,14 +36,7 @@ export async function serve(
     throw error;
   }
   const chainWatch = startChainWatch(coffer, log);
-  const connectionFile = join(config.dataDir, 'connection.json');
-  writeConnectionFile(connectionFile, {
-    url: server.url,
-    owner: coffer.owner,
-    ownerKey: coffer.ownerKey,
-    network: coffer.chain.network,
-    pid: process.pid,
-  });
+  const connectionFile = announceConnection(config.dataDir, server.url, coffer);
 
   console.log(`Coffer ${version} listening on ${server.url} (network: ${coffer.chain.network})`);
   console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);

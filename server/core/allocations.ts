@@ -57,17 +57,7 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
         `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
       );
     }
-    const record: AllocationRecord = {
-      id: newId('alc'),
-      owner,
-      agentId,
-      amount,
-      ...UNSENT,
-      idempotencyKey,
-      requestHash,
-      createdAt: now,
-      direction: 'to_agent',
-    };
+    const record = newMove({ owner, agentId, amount, idempotencyKey, requestHash, createdAt: now, direction: 'to_agent' });
     ctx.store.insertAllocation(record);
     return record;
   });
@@ -201,17 +191,7 @@ export async function returnFunds(
           : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
       );
     }
-    const record: AllocationRecord = {
-      id: newId('alc'),
-      owner,
-      agentId,
-      amount,
-      ...UNSENT,
-      idempotencyKey,
-      requestHash,
-      createdAt: now,
-      direction: 'to_treasury',
-    };
+    const record = newMove({ owner, agentId, amount, idempotencyKey, requestHash, createdAt: now, direction: 'to_treasury' });
     ctx.store.insertAllocation(record);
     return record;
   });
@@ -238,3 +218,6 @@ async function replayReturn(ctx: EngineContext, first: AllocationRecord, request
   const settled = await replayMove(ctx, first, requestHash, 'to_treasury');
   return settled === NOT_SENT ? NOT_SENT : returnResult(ctx, settled, agent);
 }
+
+/** A move between the treasury and an agent's wallet, reserved and not yet sent. */
+const newMove = (move: Omit<AllocationRecord, 'id' | keyof typeof UNSENT>): AllocationRecord => ({ id: newId('alc'), ...UNSENT, ...move });

@@ -1,8 +1,11 @@
 import { useState } from 'react';
+import type { z } from 'zod';
+import { describeIssues } from '../../../server/core/schemas.js';
 
 /**
  * A button's action against the server: busy while it runs, its error (the server's message) kept
- * for the ErrorNote beside it. `run` answers whether it went through.
+ * for the ErrorNote beside it. `run` answers whether it went through; `submit` first validates a form
+ * with the server's own schema, so it is refused here in the server's words.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
@@ -20,5 +23,13 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { busy, error, run };
+  const submit = async <T>(schema: z.ZodType<T>, input: unknown, action: (body: T) => Promise<unknown>): Promise<boolean> => {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      setError(describeIssues(parsed.error).message);
+      return false;
+    }
+    return run(() => action(parsed.data));
+  };
+  return { busy, error, setError, run, submit };
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { deployBodySchema, describeIssues } from '../../../server/core/schemas.js';
+import { deployBodySchema } from '../../../server/core/schemas.js';
+import { useAction } from '../lib/use-action.js';
 import type { Deployed } from '../api/types.js';
 import { Money } from '../components/Money.js';
 import { useDashboard } from '../state/store.js';
@@ -13,8 +14,7 @@ import { NewAgentFields, emptyNewAgent, newAgentBody } from '../components/NewAg
 export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { client, refresh } = useDashboard();
   const [form, setForm] = useState(emptyNewAgent());
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, submit: submitForm } = useAction();
   const [deployed, setDeployed] = useState<Deployed | null>(null);
 
   const close = () => {
@@ -26,22 +26,11 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
   };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const parsed = deployBodySchema.safeParse(newAgentBody(form));
-    if (!parsed.success) {
-      setError(describeIssues(parsed.error).message);
-      return;
-    }
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
-      setDeployed(await client.deploy(parsed.data));
+    await submitForm(deployBodySchema, newAgentBody(form), async (body) => {
+      if (!client) return;
+      setDeployed(await client.deploy(body));
       await refresh();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   // The key exists only in this dialog: closing before copying it asks first.
   const guard = useKeyCloseGuard(close);

@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { FundingNote } from './DeployDialog.js';
 import type { Deployed } from '../api/types.js';
-import { linkCompleteBodySchema, describeIssues } from '../../../server/core/schemas.js';
+import { linkCompleteBodySchema } from '../../../server/core/schemas.js';
+import { useAction } from '../lib/use-action.js';
 import type { LinkDetails } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
@@ -22,10 +23,9 @@ const suggestedId = (details: LinkDetails) =>
 export function LinkPage({ token }: { token: string }) {
   const { client, refresh } = useDashboard();
   const [details, setDetails] = useState<LinkDetails | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [form, setForm] = useState(emptyNewAgent());
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run, submit: submitForm } = useAction();
   const [denied, setDenied] = useState(false);
   const [funding, setFunding] = useState<Deployed['funding']>(undefined);
 
@@ -41,38 +41,21 @@ export function LinkPage({ token }: { token: string }) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const parsed = linkCompleteBodySchema.safeParse(newAgentBody(form));
-    if (!parsed.success) {
-      setError(describeIssues(parsed.error).message);
-      return;
-    }
-    if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await client.completeLink(token, parsed.data);
+    await submitForm(linkCompleteBodySchema, newAgentBody(form), async (body) => {
+      if (!client) return;
+      const result = await client.completeLink(token, body);
       setFunding(result.funding);
       setDone(result.agentId);
       await refresh();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const deny = async () => {
     if (!client) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await client.denyLink(token);
       setDenied(true);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
