@@ -291,10 +291,19 @@ describe('the desktop app when things go wrong', () => {
   });
 
   it('ends within its deadline when stopping hangs', async () => {
+    // What the hung stop leaves open is closed by the test itself, before its data dir is removed
+    // (removing it under a live ledger raced the ledger's own writes: ENOTEMPTY).
+    const leftOpen: (() => Promise<void>)[] = [];
     const app = await startDesktop({
       deps: {
+        openCoffer: async (options) => {
+          const coffer = await openCoffer(options);
+          leftOpen.push(() => coffer.close());
+          return coffer;
+        },
         startHttpServer: async (options) => {
           const server = await startHttpServer(options);
+          leftOpen.unshift(() => server.stop());
           return { ...server, stop: () => new Promise<void>(() => undefined) };
         },
       },
@@ -305,6 +314,7 @@ describe('the desktop app when things go wrong', () => {
     app.timers.advance(QUIT_DEADLINE_MS);
     expect(app.fake.app.exitCode).toBe(0);
     expect(app.err.join('\n')).toMatch(/stopping took more than 20 s; quitting anyway/);
+    for (const close of leftOpen) await close();
     rmSync(app.dataDir, { recursive: true, force: true });
   });
 
