@@ -2,14 +2,14 @@ import { CofferError, isCofferError } from './errors.js';
 import { mcpServerConfig } from './mcp-config.js';
 import { allocate } from './allocations.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
-import { DAY_MS, audit, type EngineContext } from './context.js';
+import { DAY_MS, audit, type ContextWith, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approvals.js';
 import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
-import type { AgentRecord, AgentStatus, Policy } from './ports/store.js';
+import type { AgentRecord, AgentStatus, AgentStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
 
@@ -320,7 +320,7 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
 const ROWS_PER_TURN = 200;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
-export async function agentRows(ctx: EngineContext, owner: string) {
+export async function agentRows(ctx: ContextWith<AgentStore & SpendStore>, owner: string) {
   const agents = ctx.store.listAgents(owner);
   const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
   const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
@@ -350,7 +350,7 @@ export async function agentRows(ctx: EngineContext, owner: string) {
 }
 
 /** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
-export async function listAgents(ctx: EngineContext, principal: Principal) {
+export async function listAgents(ctx: ContextWith<AgentStore & SpendStore>, principal: Principal) {
   requireOwner(principal);
   return { agents: (await agentRows(ctx, principal.owner)).rows };
 }

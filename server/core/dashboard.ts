@@ -1,5 +1,6 @@
 import { requireOwner, type Principal } from './auth.js';
-import type { EngineContext } from './context.js';
+import type { ContextWith } from './context.js';
+import type { AgentStore, PaymentStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
 import { agentRows } from './agents.js';
 import { USDC_DECIMALS, formatUsdc } from './money.js';
 import { activityView, agentView, refusalView } from './views.js';
@@ -7,7 +8,10 @@ import { activityView, agentView, refusalView } from './views.js';
 export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
 
-export async function dashboard(ctx: EngineContext, principal: Principal) {
+/** What the overview reads: agents and their spending, recent payments and refusals, service names. */
+type DashboardStore = AgentStore & SpendStore & PaymentStore & RefusalStore & RegistryStore;
+
+export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
   requireOwner(principal);
   const { rows, spent24h } = await agentRows(ctx, principal.owner);
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
