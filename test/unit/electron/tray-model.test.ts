@@ -8,7 +8,6 @@ import {
   type TrayItem,
   type TrayState,
 } from '../../../electron/tray-model.js';
-import { notificationFor } from '../../../electron/notifications.js';
 
 const base: TrayState = {
   network: 'sim',
@@ -109,51 +108,5 @@ describe('tray icon and menu, computed from engine state', () => {
     expect(labels(trayMenu({ ...base, startAtLogin: null }))).not.toContain('Start at login');
     expect(trayMenu({ ...base, stopping: true })).toEqual([{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }]);
     expect(tooltip({ ...base, stopping: true })).toBe('Coffer: stopping…');
-  });
-
-  it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
-    const at = '2026-11-22T00:00:00.000Z';
-    expect(
-      notificationFor({
-        type: 'approval',
-        owner: 'o',
-        agentId: 'alpha',
-        approvalId: 'apr_1',
-        kind: 'allocate',
-        status: 'pending',
-        request: { amount: '1.5' },
-        at,
-      }),
-    ).toEqual({
-      title: 'Approval waiting',
-      body: 'alpha asks: Allocate 1.50 USDC to its wallet',
-      route: '#/approvals',
-    });
-    expect(
-      notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at }),
-    ).toBeNull();
-    expect(
-      notificationFor({
-        type: 'payment_refused',
-        owner: 'o',
-        agentId: 'beta',
-        code: 'daily_budget_exceeded',
-        message: 'over budget',
-        amount: '1.00',
-        service: 'demo-weather',
-        at,
-      }),
-    ).toMatchObject({
-      route: '#/agents/beta',
-      body: '1.00 USDC to demo-weather: over budget',
-    });
-    expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
-    expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
-    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe(
-      '25.00 USDC reached the treasury.',
-    );
-    expect(
-      notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at }),
-    ).toBeNull();
   });
 });
