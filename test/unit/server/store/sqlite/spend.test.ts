@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type SqliteDatabase } from '../../../../server/store/database.js';
-import { createSqliteStore } from '../../../../server/store/sqlite-store.js';
-import { SENT_BY_COFFER } from '../../../../server/core/payments.js';
-import type { Store } from '../../../../server/core/ports/store.js';
+import { openDatabase, type SqliteDatabase } from '../../../../../server/store/database.js';
+import { createSqliteStore } from '../../../../../server/store/sqlite-store.js';
+import { SENT_BY_COFFER } from '../../../../../server/core/payments.js';
+import type { Store } from '../../../../../server/core/ports/store.js';
 
 const OWNER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const AGENTS = ['a', 'b', 'c'];
