@@ -6,6 +6,7 @@ import { startChainWatch } from '../server/boot/chain-watch.js';
 import { packagePath, packageVersion } from '../server/boot/package-files.js';
 import { resolveServeConfig } from '../server/cli/config.js';
 import { createDesktop } from './desktop.js';
+import { systemTimers } from './tray-controller.js';
 
 /** The Electron main process: the desktop app (electron/desktop.ts) given the real Electron and machine. */
 void createDesktop(electron, {
@@ -22,11 +23,7 @@ void createDesktop(electron, {
   openCoffer,
   startHttpServer,
   startChainWatch,
-  timers: {
-    now: () => Date.now(),
-    setTimeout: (run, ms) => setTimeout(run, ms),
-    clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-  },
+  timers: systemTimers,
   stderr: (line) => process.stderr.write(`${line}\n`),
   stdout: (line) => process.stdout.write(`${line}\n`),
 }).start();

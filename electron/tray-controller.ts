@@ -12,6 +12,13 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
+/** The clock and timers of the running process (tests pass fake ones). */
+export const systemTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export interface TrayControllerOptions {
   electron: Pick<ElectronApi, 'Tray' | 'Menu' | 'nativeImage' | 'nativeTheme'>;
   platform: NodeJS.Platform;

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDesktop, QUIT_DEADLINE_MS, type DesktopDeps } from '../../electron/desktop.js';
-import { TRAY_REBUILD_MS } from '../../electron/tray-controller.js';
+import { systemTimers, TRAY_REBUILD_MS } from '../../electron/tray-controller.js';
 import { NOTIFICATION_REPEAT_MS } from '../../electron/notifications.js';
 import { openCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer } from '../../server/boot/http-server.js';
@@ -505,11 +505,7 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
       openCoffer,
       startHttpServer,
       startChainWatch,
-      timers: {
-        now: () => Date.now(),
-        setTimeout: (run, ms) => setTimeout(run, ms),
-        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-      },
+      timers: systemTimers,
       stderr: () => undefined,
       stdout: (line) => void out.push(line),
     }).start();
@@ -552,11 +548,7 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
       },
       startHttpServer,
       startChainWatch,
-      timers: {
-        now: () => Date.now(),
-        setTimeout: (run, ms) => setTimeout(run, ms),
-        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-      },
+      timers: systemTimers,
       stderr: () => undefined,
       stdout: (line) => void out.push(line),
     }).start();
