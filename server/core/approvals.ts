@@ -202,15 +202,7 @@ export async function approve(ctx: EngineContext, principal: Principal, id: stri
       detail: { approvalId: id, kind: approval.kind, error: outcome.error },
     });
   });
-  ctx.events.emit({
-    type: 'approval',
-    owner: principal.owner,
-    agentId: approval.agentId,
-    approvalId: id,
-    kind: approval.kind,
-    status: outcome.status,
-  });
-  return approvalView(ctx.store.getApproval(id) ?? approval);
+  return announceDecision(ctx, approval, outcome.status);
 }
 
 /** An approved request, carried out as the owner asked it to be; its answer is stored with the approval. */
@@ -247,13 +239,12 @@ export function deny(ctx: EngineContext, principal: Principal, id: string) {
       detail: { approvalId: id, kind: approval.kind },
     });
   });
-  ctx.events.emit({
-    type: 'approval',
-    owner: principal.owner,
-    agentId: approval.agentId,
-    approvalId: id,
-    kind: approval.kind,
-    status: 'denied',
-  });
-  return approvalView(ctx.store.getApproval(id) ?? approval);
+  return announceDecision(ctx, approval, 'denied');
+}
+
+/** Tells the owner's screens how a request was decided, and answers the approval as it now stands. */
+function announceDecision(ctx: EngineContext, approval: ApprovalRecord, status: 'approved' | 'failed' | 'denied') {
+  const { owner, agentId, id: approvalId, kind } = approval;
+  ctx.events.emit({ type: 'approval', owner, agentId, approvalId, kind, status });
+  return approvalView(ctx.store.getApproval(approvalId) ?? approval);
 }

@@ -65,39 +65,28 @@ export function PolicyEditor({
     );
   const unknown = draft.allowedServices.filter((id) => !services.some((s) => s.id === id));
 
+  // One of the text fields: its value from the draft, its error (if any) named for screen readers. A
+  // function called in place, not a component declared in render (that would remount the input, and
+  // lose its focus, on every keystroke).
+  const textField = (field: TextFieldName, label: string, inputMode: 'decimal' | 'numeric') => (
+    <Field id={field} label={label} error={errors[field]}>
+      <input
+        id={field}
+        inputMode={inputMode}
+        value={draft[field]}
+        onChange={(e) => set(field, e.target.value)}
+        aria-invalid={!!errors[field]}
+        aria-describedby={errors[field] ? `${field}-error` : undefined}
+      />
+    </Field>
+  );
+
   return (
     <form className="policy-editor" onSubmit={submit} noValidate aria-label="Spending policy">
       <div className="fields">
-        <Field id="dailyBudget" label="Daily budget (USDC, rolling 24 h)" error={errors.dailyBudget}>
-          <input
-            id="dailyBudget"
-            inputMode="decimal"
-            value={draft.dailyBudget}
-            onChange={(e) => set('dailyBudget', e.target.value)}
-            aria-invalid={!!errors.dailyBudget}
-            aria-describedby={errors.dailyBudget ? 'dailyBudget-error' : undefined}
-          />
-        </Field>
-        <Field id="maxPerPayment" label="Max per payment (USDC)" error={errors.maxPerPayment}>
-          <input
-            id="maxPerPayment"
-            inputMode="decimal"
-            value={draft.maxPerPayment}
-            onChange={(e) => set('maxPerPayment', e.target.value)}
-            aria-invalid={!!errors.maxPerPayment}
-            aria-describedby={errors.maxPerPayment ? 'maxPerPayment-error' : undefined}
-          />
-        </Field>
-        <Field id="cooldownSeconds" label="Cooldown between payments (seconds, 0 = none)" error={errors.cooldownSeconds}>
-          <input
-            id="cooldownSeconds"
-            inputMode="numeric"
-            value={draft.cooldownSeconds}
-            onChange={(e) => set('cooldownSeconds', e.target.value)}
-            aria-invalid={!!errors.cooldownSeconds}
-            aria-describedby={errors.cooldownSeconds ? 'cooldownSeconds-error' : undefined}
-          />
-        </Field>
+        {textField('dailyBudget', 'Daily budget (USDC, rolling 24 h)', 'decimal')}
+        {textField('maxPerPayment', 'Max per payment (USDC)', 'decimal')}
+        {textField('cooldownSeconds', 'Cooldown between payments (seconds, 0 = none)', 'numeric')}
       </div>
       <fieldset className="services" aria-describedby={errors.allowedServices ? 'allowedServices-error' : undefined}>
         <legend>Allowed services</legend>
@@ -160,6 +149,8 @@ export function PolicyEditor({
     </form>
   );
 }
+
+type TextFieldName = 'dailyBudget' | 'maxPerPayment' | 'cooldownSeconds';
 
 function Field({ id, label, error, children }: { id: string; label: string; error: string | undefined; children: React.ReactNode }) {
   return (
