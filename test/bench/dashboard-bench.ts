@@ -5,6 +5,7 @@
  */
 import { chromium } from '@playwright/test';
 import { startCoffer } from '../helpers/coffer.js';
+import { chromiumLaunchOptions } from '../e2e/chromium.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
 const WATCH_MS = 10_000;
@@ -24,18 +25,7 @@ try {
   }
   console.log(`seeded ${AGENTS} agents in ${((performance.now() - deployStart) / 1000).toFixed(1)} s`);
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions);
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(() => {
     const w = window as unknown as { __longTasks: number[] };

@@ -10,6 +10,7 @@ import { openCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer } from '../../server/boot/http-server.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { packagePath } from '../../server/boot/package-files.js';
+import type { ServeConfig } from '../../server/cli/config.js';
 import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
 import { tempDataDir } from '../helpers/coffer.js';
@@ -37,6 +38,18 @@ interface Started {
   stop(): Promise<void>;
 }
 
+/** The settings serve and the desktop app resolve (server/cli/config.ts), for a data dir: port 0, file keys. */
+const serveConfig = (dataDir: string, settings: Partial<ServeConfig> = {}): ServeConfig => ({
+  dataDir,
+  port: 0,
+  network: undefined,
+  keyStore: 'file',
+  usdcMint: undefined,
+  imageProviderUrl: undefined,
+  imageProviderKey: undefined,
+  ...settings,
+});
+
 async function startDesktop(
   options: {
     platform?: NodeJS.Platform;
@@ -62,15 +75,7 @@ async function startDesktop(
     version: '9.9.9',
     icons: packagePath('build', 'icons'),
     mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-    resolveConfig: () => ({
-      dataDir,
-      port: 0,
-      network: 'sim',
-      keyStore: 'file',
-      usdcMint: undefined,
-      imageProviderUrl: undefined,
-      imageProviderKey: undefined,
-    }),
+    resolveConfig: () => serveConfig(dataDir, { network: 'sim' }),
     openCoffer,
     startHttpServer,
     startChainWatch,
@@ -357,15 +362,7 @@ describe('the desktop app when things go wrong', () => {
       version: '1',
       icons: packagePath('build', 'icons'),
       mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({
-        dataDir,
-        port,
-        network: undefined,
-        keyStore: 'file',
-        usdcMint: undefined,
-        imageProviderUrl: undefined,
-        imageProviderKey: undefined,
-      }),
+      resolveConfig: () => serveConfig(dataDir, { port }),
       openCoffer,
       startHttpServer,
       startChainWatch,
@@ -479,36 +476,36 @@ describe('the desktop app per platform', () => {
   });
 });
 
+/**
+ * The desktop app in smoke mode as CI runs it packaged, its output lines collected in `out`. Smoke mode
+ * ignores the data dir, port and key store it is given (a throwaway data dir, port 0, a file key store).
+ */
+function startSmoke(electron: FakeElectron['electron'], out: string[], overrides: Partial<DesktopDeps> = {}) {
+  return createDesktop(electron, {
+    platform: 'linux',
+    argv: [],
+    env: { COFFER_SMOKE: '1' },
+    execPath: process.execPath,
+    home: '/tmp',
+    version: '1',
+    icons: packagePath('build', 'icons'),
+    mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+    resolveConfig: () => serveConfig('/nonexistent/coffer', { port: 7402, keyStore: 'auto' }),
+    openCoffer,
+    startHttpServer,
+    startChainWatch,
+    timers: systemTimers,
+    stderr: () => undefined,
+    stdout: (line) => void out.push(line),
+    ...overrides,
+  }).start();
+}
+
 describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () => {
   it('checks the tray and menu, the window signing in, Stop all from the menu and the MCP launch, then quits with 0', async () => {
     const { fake, electron } = createFakeElectron();
     const out: string[] = [];
-    await createDesktop(electron, {
-      platform: 'linux',
-      argv: [],
-      env: { COFFER_SMOKE: '1' },
-      execPath: process.execPath,
-      home: '/tmp',
-      version: '1',
-      icons: packagePath('build', 'icons'),
-      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      // Smoke mode ignores the data dir and port it is given: a throwaway data dir, port 0.
-      resolveConfig: () => ({
-        dataDir: '/nonexistent/coffer',
-        port: 7402,
-        network: undefined,
-        keyStore: 'auto',
-        usdcMint: undefined,
-        imageProviderUrl: undefined,
-        imageProviderKey: undefined,
-      }),
-      openCoffer,
-      startHttpServer,
-      startChainWatch,
-      timers: systemTimers,
-      stderr: () => undefined,
-      stdout: (line) => void out.push(line),
-    }).start();
+    await startSmoke(electron, out);
     await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
     expect(out).toEqual([
       'smoke: tray and menu: ok',
@@ -523,35 +520,14 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const { fake, electron } = createFakeElectron();
     const out: string[] = [];
     const networks: (string | undefined)[] = [];
-    await createDesktop(electron, {
+    await startSmoke(electron, out, {
       platform: 'win32',
-      argv: [],
-      env: { COFFER_SMOKE: '1' },
-      execPath: process.execPath,
-      home: '/tmp',
-      version: '1',
-      icons: packagePath('build', 'icons'),
-      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({
-        dataDir: '/nonexistent/coffer',
-        port: 0,
-        network: undefined,
-        keyStore: 'file',
-        usdcMint: undefined,
-        imageProviderUrl: undefined,
-        imageProviderKey: undefined,
-      }),
       openCoffer: async (options) => {
         networks.push(options.network);
         if (options.network !== 'devnet') throw new SimChainUnavailableError('win32-x64');
         return openCoffer({ ...options, network: 'http://127.0.0.1:9' });
       },
-      startHttpServer,
-      startChainWatch,
-      timers: systemTimers,
-      stderr: () => undefined,
-      stdout: (line) => void out.push(line),
-    }).start();
+    });
     await waitFor(() => fake.app.exitCode !== null, 'the smoke run quit');
     expect(networks).toEqual([undefined, 'devnet']);
     expect(fake.dialog.boxes).toEqual([]);
@@ -564,31 +540,9 @@ describe('the smoke mode (COFFER_SMOKE=1) that CI runs in the packaged app', () 
     const out: string[] = [];
     const timers = new FakeTimers();
     fake.BrowserWindow.signsIn = false;
-    const started = createDesktop(electron, {
-      platform: 'linux',
-      argv: [],
-      env: { COFFER_SMOKE: '1' },
-      execPath: process.execPath,
-      home: '/tmp',
-      version: '1',
-      icons: packagePath('build', 'icons'),
-      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
-      resolveConfig: () => ({
-        dataDir: '/nonexistent/coffer',
-        port: 0,
-        network: undefined,
-        keyStore: 'file',
-        usdcMint: undefined,
-        imageProviderUrl: undefined,
-        imageProviderKey: undefined,
-      }),
-      openCoffer,
-      startHttpServer,
-      startChainWatch,
+    const started = startSmoke(electron, out, {
       timers,
-      stderr: () => undefined,
-      stdout: (line) => void out.push(line),
-    }).start();
+    });
     await waitFor(() => fake.BrowserWindow.instances.length === 1, 'the window opened');
     for (let i = 0; i < 200 && fake.app.exitCode === null; i++) {
       timers.advance(1_000);

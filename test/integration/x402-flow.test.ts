@@ -337,6 +337,17 @@ describe('the 402 flow against the demo paid API', () => {
     const paid = await payUsdc(t, 'tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: propNonce });
     const original = decodeReceipt(paid.body.xPaymentHeader)!;
     const other = await payUsdc(t, 'tamper', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherNonce });
+    /** What the paywall decides of a receipt for this resource, price and recipient, now. */
+    const verifyAgainstPaywall = (header: string) =>
+      verifyReceipt(header, {
+        resource,
+        price: micro('0.01'),
+        recipient: DEMO_PAY_TO,
+        lookup,
+        store: propertyStore,
+        nonces,
+        now: Date.now(),
+      });
 
     const base58 = fc.string({
       unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'),
@@ -386,28 +397,12 @@ describe('the 402 flow against the demo paid API', () => {
         fc.pre(JSON.stringify(tampered) !== JSON.stringify(original));
         // Pointing at the other payment *and* its nonce names a different genuine payment, not a forgery.
         fc.pre(!(tampered.txSignature === other.body.txSignature && tampered.memo === otherNonce));
-        const verdict = await verifyReceipt(encodeReceipt(tampered), {
-          resource,
-          price: micro('0.01'),
-          recipient: DEMO_PAY_TO,
-          lookup,
-          store: propertyStore,
-          nonces,
-          now: Date.now(),
-        });
+        const verdict = await verifyAgainstPaywall(encodeReceipt(tampered));
         expect(verdict.ok).toBe(false);
       }),
       { numRuns: 150 },
     );
-    const genuine = await verifyReceipt(paid.body.xPaymentHeader, {
-      resource,
-      price: micro('0.01'),
-      recipient: DEMO_PAY_TO,
-      lookup,
-      store: propertyStore,
-      nonces,
-      now: Date.now(),
-    });
+    const genuine = await verifyAgainstPaywall(paid.body.xPaymentHeader);
     expect(genuine).toMatchObject({ ok: true, payment: { payer: agent.walletAddress, amount: micro('0.01') } });
     propertyStore.close();
   });
