@@ -35,7 +35,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ['express', 'better-sqlite3', 'keytar', 'electron', 'litesvm', 'node:fs', 'node:http', 'node:child_process'].map(
+          paths: ['express', 'better-sqlite3', '@napi-rs/keyring', 'electron', 'litesvm', 'node:fs', 'node:http', 'node:child_process'].map(
             (name) => ({
               name,
               message: 'server/core talks to the world only through its ports (server/core/ports)',

@@ -1,39 +1,47 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint, build the dashboard, then Vitest (unit + integration) and Playwright
-// (the dashboard in Debian's Chromium). On Linux, Vitest runs inside its own D-Bus session with an
-// unlocked gnome-keyring of its own, so the keychain tests use a real Secret Service.
-// Ends with the line "N passed, N failed".
+// `npm test` (every area) and `npm run test:integration` / `test:e2e` (one area):
+//   node test/run.js [unit] [integration] [e2e] [-- further Vitest arguments, e.g. a file or -t NAME]
+// The whole run checks the system's packages, typechecks, lints, builds the dashboard, then runs
+// Vitest (unit and integration) and Playwright (the dashboard in Debian's Chromium). On Linux the
+// integration tests run inside a D-Bus session of their own with an unlocked gnome-keyring, so the
+// keychain tests use a real Secret Service. Ends with the line "N passed, N failed"; with
+// COFFER_TEST_SUMMARY set, the counts are also written there as JSON (for .ci/run's total).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensurePrerequisites } from './prerequisites.js';
 
+const AREAS = ['unit', 'integration', 'e2e'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vitestResults = join(root, '.vitest-results.json');
 const playwrightResults = join(root, '.playwright-results.json');
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const run = (command, args, env = process.env) => spawnSync(command, args, { cwd: root, stdio: 'inherit', env }).status ?? 1;
 const finish = (passed, failed) => {
+  if (process.env.COFFER_TEST_SUMMARY) writeFileSync(process.env.COFFER_TEST_SUMMARY, JSON.stringify({ passed, failed }));
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 };
 
+const args = process.argv.slice(2).filter((arg) => arg !== '--');
+const named = args.filter((arg) => AREAS.includes(arg));
+const vitestArgs = args.filter((arg) => !AREAS.includes(arg));
+const areas = named.length > 0 ? named : AREAS;
+const everything = named.length === 0;
+
 // The system's part first: a missing package is installed (root, CI) or named with its command, at once.
-const missingPrerequisite = ensurePrerequisites(root);
+const missingPrerequisite = ensurePrerequisites();
 if (missingPrerequisite !== null) {
   console.error(missingPrerequisite);
   finish(0, 1);
 }
 
-for (const [name, args] of [
-  ['typecheck', ['run', 'typecheck']],
-  ['lint', ['run', 'lint']],
-  ['dashboard build', ['run', 'build']],
-]) {
-  if (run('npm', args) !== 0) {
-    console.error(`npm test: ${name} failed`);
+const steps = everything ? ['typecheck', 'lint', 'build'] : areas.some((area) => area !== 'unit') ? ['build'] : [];
+for (const step of steps) {
+  if (run('npm', ['run', step]) !== 0) {
+    console.error(`npm test: ${step} failed`);
     finish(0, 1);
   }
 }
@@ -41,43 +49,61 @@ for (const [name, args] of [
 let passed = 0;
 let failed = 0;
 
-// Vitest: unit and integration.
-rmSync(vitestResults, { force: true });
-const vitest = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestResults}`, ...process.argv.slice(2)];
-let status;
-if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS && has('dbus-run-session') && has('gnome-keyring-daemon')) {
-  // A keyring of its own, in a temporary XDG_DATA_HOME: created fresh and unlocked with a known
-  // password, so the tests never prompt and never touch the user's keyring.
-  const keyringHome = mkdtempSync(join(tmpdir(), 'coffer-keyring-'));
-  const script = `echo -n coffer-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec npx ${vitest.map((a) => `'${a}'`).join(' ')}`;
-  status = run('dbus-run-session', ['--', 'sh', '-c', script], { ...process.env, XDG_DATA_HOME: keyringHome });
-  rmSync(keyringHome, { recursive: true, force: true });
-} else {
-  status = run('npx', vitest);
-}
-if (existsSync(vitestResults)) {
-  const summary = JSON.parse(readFileSync(vitestResults, 'utf8'));
+// Vitest: the unit and integration projects of vitest.config.ts.
+const projects = areas.filter((area) => area !== 'e2e');
+if (projects.length > 0) {
   rmSync(vitestResults, { force: true });
-  passed += summary.numPassedTests;
-  failed += summary.numFailedTests;
-  if (status !== 0 && summary.numFailedTests === 0) {
-    // An error outside any test (a crashed worker, an unhandled rejection) fails the run too.
-    failed += Math.max(1, summary.numTotalTests - summary.numPassedTests - summary.numPendingTests);
-    console.log('npm test: Vitest reported errors outside the tests (see above)');
+  const vitest = [
+    'vitest',
+    'run',
+    ...projects.flatMap((project) => ['--project', project]),
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestResults}`,
+    ...vitestArgs,
+  ];
+  let status;
+  const needsKeyring = projects.includes('integration');
+  if (
+    needsKeyring &&
+    process.platform === 'linux' &&
+    !process.env.DBUS_SESSION_BUS_ADDRESS &&
+    has('dbus-run-session') &&
+    has('gnome-keyring-daemon')
+  ) {
+    // A keyring of its own, in a temporary XDG_DATA_HOME: created fresh and unlocked with a known
+    // password, so the tests never prompt and never touch the user's keyring.
+    const keyringHome = mkdtempSync(join(tmpdir(), 'coffer-keyring-'));
+    const script = `echo -n coffer-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec npx ${vitest.map((a) => `'${a}'`).join(' ')}`;
+    status = run('dbus-run-session', ['--', 'sh', '-c', script], { ...process.env, XDG_DATA_HOME: keyringHome });
+    rmSync(keyringHome, { recursive: true, force: true });
+  } else {
+    status = run('npx', vitest);
   }
-} else {
-  failed += 1;
+  if (existsSync(vitestResults)) {
+    const summary = JSON.parse(readFileSync(vitestResults, 'utf8'));
+    rmSync(vitestResults, { force: true });
+    passed += summary.numPassedTests;
+    failed += summary.numFailedTests;
+    if (status !== 0 && summary.numFailedTests === 0) {
+      // An error outside any test (a crashed worker, an unhandled rejection) fails the run too.
+      failed += Math.max(1, summary.numTotalTests - summary.numPassedTests - summary.numPendingTests);
+      console.log('npm test: Vitest reported errors outside the tests (see above)');
+    }
+  } else {
+    failed += 1;
+  }
 }
 
-// Playwright, only when the Vitest arguments did not narrow the run to some files.
-if (process.argv.length <= 2) {
+// Playwright, unless Vitest arguments narrowed a whole run to some files.
+if (areas.includes('e2e') && !(everything && vitestArgs.length > 0)) {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) {
     console.error(`npm test: no Chromium at ${chromium} for the dashboard tests (apt-get install chromium, or set CHROMIUM_PATH)`);
     failed += 1;
   } else {
     rmSync(playwrightResults, { force: true });
-    const e2e = run('npx', ['playwright', 'test', '-c', 'test/e2e', '--reporter=list,json'], {
+    const e2e = run('npx', ['playwright', 'test', '-c', 'test/e2e', '--reporter=list,json', ...(everything ? [] : vitestArgs)], {
       ...process.env,
       PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightResults,
     });

@@ -1,36 +1,44 @@
+import type { AsyncEntry } from '@napi-rs/keyring';
 import type { SecretBackend } from './secret-backend.js';
 import { KEYCHAIN_SERVICE } from './secret-backend.js';
 
-interface Keytar {
-  getPassword(service: string, account: string): Promise<string | null>;
-  setPassword(service: string, account: string, password: string): Promise<void>;
-  deletePassword(service: string, account: string): Promise<boolean>;
-}
+/**
+ * On Linux the binding, left to itself, falls back from the Secret Service to the kernel keyring
+ * (keyutils), whose keys are gone at logout or reboot: a wallet key kept there would lose its money.
+ * Pinned to the Secret Service, a machine without one is refused here, and the caller falls back to
+ * the key files with their warning instead. Other platforms ignore the option.
+ */
+const SECRET_SERVICE_ONLY = { linux: { store: 'secret-service' } } as const;
 
 /**
- * The OS keychain through keytar (macOS Keychain, Windows Credential Vault, Secret Service on Linux).
- * Returns null when keytar is not installed or no keychain answers, so the caller can fall back.
+ * The OS keychain through @napi-rs/keyring (macOS Keychain, Windows Credential Manager, the Secret
+ * Service on Linux): prebuilt Node-API binaries, so nothing is compiled at install and one build
+ * serves Node and Electron. Returns a reason instead when the binding does not load or no keychain
+ * answers, so the caller can fall back.
  */
 export async function openKeychainBackend(): Promise<{ backend: SecretBackend } | { reason: string }> {
-  let keytar: Keytar;
+  let entry: (account: string) => AsyncEntry;
   try {
-    const loaded = (await import('keytar')) as unknown as { default?: Keytar } & Keytar;
-    keytar = loaded.default ?? loaded;
+    const { AsyncEntry } = await import('@napi-rs/keyring');
+    entry = (account) => new AsyncEntry(KEYCHAIN_SERVICE, account, SECRET_SERVICE_ONLY);
   } catch (error) {
-    return { reason: `keytar is not available (${(error as Error).message.split('\n')[0]})` };
+    return { reason: `the keychain binding is not available (${firstLine(error)})` };
   }
   try {
     // A read that reaches the keychain proves it answers; on a headless Linux box it throws.
-    await keytar.getPassword(KEYCHAIN_SERVICE, 'probe');
+    await entry('probe').getPassword();
   } catch (error) {
-    return { reason: `no OS keychain answered (${(error as Error).message.split('\n')[0]})` };
+    return { reason: `no OS keychain answered (${firstLine(error)})` };
   }
   return {
     backend: {
       kind: 'keychain',
-      get: (account) => keytar.getPassword(KEYCHAIN_SERVICE, account),
-      set: (account, secret) => keytar.setPassword(KEYCHAIN_SERVICE, account, secret),
-      delete: (account) => keytar.deletePassword(KEYCHAIN_SERVICE, account),
+      // A keychain that stops answering (locked, its daemon gone) rejects: never read as "no key".
+      get: (account) => entry(account).getPassword(),
+      set: (account, secret) => entry(account).setPassword(secret),
+      delete: (account) => entry(account).deletePassword(),
     },
   };
 }
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0];

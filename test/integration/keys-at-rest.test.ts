@@ -1,17 +1,15 @@
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { getBase58Encoder } from '@solana/kit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import { createKeyVault } from '../../server/keys/key-vault.js';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
 import { startCoffer, fundedAgent, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 import { pay } from '../helpers/pay.js';
-
-interface Keytar {
-  findCredentials(service: string): Promise<{ account: string; password: string }[]>;
-  deletePassword(service: string, account: string): Promise<boolean>;
-}
+import { runCoffer, spawnServe } from '../helpers/serve-process.js';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -74,17 +72,16 @@ describe('keys at rest', () => {
   });
 
   it('with the keychain, neither the data dir nor SQLite holds key material or API keys', async () => {
-    const keytar = ((await import('keytar')) as unknown as { default: Keytar }).default;
-    const before = new Set((await keytar.findCredentials(KEYCHAIN_SERVICE)).map((c) => c.account));
     const t = await startCoffer({ keyStore: 'keychain' });
+    const wallets = [t.owner];
     try {
       expect(t.coffer.keyStoreKind).toBe('keychain');
       const agent = await exercise(t);
       expect(existsSync(join(t.dataDir, 'keys'))).toBe(false);
-      const wallets = [t.owner, agent.walletAddress];
+      wallets.push(agent.walletAddress);
       const secrets: string[] = [];
       for (const wallet of wallets) {
-        const found = (await keytar.findCredentials(KEYCHAIN_SERVICE)).find((c) => c.account === `wallet:${wallet}`);
+        const found = (await findCredentialsAsync(KEYCHAIN_SERVICE)).find((c) => c.account === `wallet:${wallet}`);
         expect(found, `keychain entry for ${wallet}`).toBeDefined();
         secrets.push(found!.password);
       }
@@ -96,10 +93,36 @@ describe('keys at rest', () => {
       }
     } finally {
       await t.stop();
-      // Leave the keyring as it was: remove what this test stored.
-      for (const { account } of await keytar.findCredentials(KEYCHAIN_SERVICE)) {
-        if (!before.has(account)) await keytar.deletePassword(KEYCHAIN_SERVICE, account);
+      // Leave the keyring as it was: only this Coffer's entries (each names its wallet), not those
+      // of tests running beside this one in the same keyring.
+      for (const { account } of await findCredentialsAsync(KEYCHAIN_SERVICE)) {
+        if (wallets.some((wallet) => account.endsWith(wallet))) await new AsyncEntry(KEYCHAIN_SERVICE, account).deletePassword();
       }
+    }
+  });
+
+  it('with no Secret Service answering, serve refuses the keychain (never the kernel keyring, lost at logout) and keeps keys in files with a warning', async () => {
+    // The binding's own default on Linux falls back to keyutils here; Coffer pins the Secret Service.
+    const noBus = { COFFER_KEYSTORE: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/coffer-no-bus' };
+    const dataDir = mkdtempSync(join(tmpdir(), 'coffer-no-keychain-'));
+    try {
+      const serve = await spawnServe(dataDir, noBus);
+      try {
+        await vi.waitFor(() => expect(serve.lines.join('\n')).toContain(`keys in ${join(dataDir, 'keys')}`), { timeout: 10_000 });
+        expect(serve.stderr.join('\n')).toMatch(/warning: no OS keychain answered \(.+\); keeping keys in /);
+        expect(readdirSync(join(dataDir, 'keys')).length).toBeGreaterThanOrEqual(2);
+      } finally {
+        serve.child.kill('SIGTERM');
+        await serve.exited;
+      }
+      const forced = await runCoffer(['serve', '--data-dir', join(dataDir, 'forced'), '--port', '0'], {
+        ...noBus,
+        COFFER_KEYSTORE: 'keychain',
+      });
+      expect(forced.code).not.toBe(0);
+      expect(forced.stderr).toMatch(/COFFER_KEYSTORE=keychain but no OS keychain answered/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

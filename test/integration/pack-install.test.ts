@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
+import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/boot/package-files.js';
 
@@ -17,7 +19,7 @@ describe('npm pack, npm install -g, coffer', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const version = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
-  it('installs with only Node and runs from compiled JavaScript: --version, serve to health, the dashboard, the MCP config naming the installed coffer', async () => {
+  it('installs with only Node and runs from compiled JavaScript: --version, serve to health with its keys in the OS keychain, the dashboard, the MCP config naming the installed coffer', async () => {
     const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: packagePath(), encoding: 'utf8' });
     expect(packed.status, packed.stderr).toBe(0);
     const tarball = join(work, `coffer-${version}.tgz`);
@@ -43,14 +45,21 @@ describe('npm pack, npm install -g, coffer', () => {
     const run = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
     expect(run.stdout.trim()).toBe(version);
 
+    // The keychain binding came from the registry with the package (it was in no node_modules before,
+    // and nothing was compiled): the installed serve keeps its keys in the real Secret Service.
     const dataDir = join(work, 'data');
-    const serve = await spawnServe(dataDir, { PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}` }, 'serve', bin);
+    const path = `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
+    const serve = await spawnServe(dataDir, { PATH: path, COFFER_KEYSTORE: 'keychain' }, 'serve', bin);
+    const stored = async () => (await findCredentialsAsync(KEYCHAIN_SERVICE)).map((c) => c.account);
+    const wallets: string[] = [];
     try {
+      await vi.waitFor(() => expect(serve.lines).toContain(`Data dir: ${dataDir}; keys in the OS keychain`), { timeout: 10_000 });
       expect((await fetch(`${serve.url}/v1/health`)).status).toBe(200);
       const page = await fetch(`${serve.url}/`);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toMatch(/<div id="root">/);
       const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      wallets.push(owner);
       const deployed = await json(
         fetch(`${serve.url}/v1/agents/deploy?owner=${owner}`, {
           method: 'POST',
@@ -60,9 +69,17 @@ describe('npm pack, npm install -g, coffer', () => {
       );
       // The installed `coffer` is on PATH: the MCP config names it, not a path into this install.
       expect(deployed.mcpConfig).toMatchObject({ command: 'coffer', args: ['mcp'] });
+      wallets.push(deployed.agent.walletAddress);
+      expect(await stored()).toEqual(
+        expect.arrayContaining([`wallet:${owner}`, `owner-key:${owner}`, `wallet:${deployed.agent.walletAddress}`]),
+      );
+      expect(existsSync(join(dataDir, 'keys'))).toBe(false);
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;
+      // Leave the test keyring as it was: only this install's entries, which name its wallets.
+      for (const account of await stored())
+        if (wallets.some((wallet) => account.endsWith(wallet))) await new AsyncEntry(KEYCHAIN_SERVICE, account).deletePassword();
     }
   }, 600_000);
 });

@@ -60,7 +60,9 @@ describe('the packaging config', () => {
 
   it('unpacks the native modules from the asar archive, and no compiler', () => {
     expect(config.asar).toBe(true);
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/better-sqlite3/**', 'node_modules/keytar/**', '**/*.node']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['node_modules/better-sqlite3/**', 'node_modules/@napi-rs/keyring-*/**', '**/*.node']),
+    );
     expect(config.asarUnpack.some((entry: string) => entry.includes('esbuild'))).toBe(false);
   });
 
