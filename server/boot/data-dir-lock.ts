@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openConnection } from '../store/sqlite-driver.js';
 import { join } from 'node:path';
 import { whereItRuns } from './already-running.js';
 
@@ -10,7 +10,7 @@ import { whereItRuns } from './already-running.js';
  */
 export function lockDataDir(dataDir: string): { release(): void } {
   const file = join(dataDir, 'coffer.lock');
-  const lock = new Database(file, { timeout: 0 });
+  const lock = openConnection(file, { timeout: 0 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); BEGIN EXCLUSIVE');

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 import type { SqliteDatabase } from './database.js';
+import { SQLITE_MODULE, sqliteNativeBinding } from './sqlite-driver.js';
 
 /** How often the background connection copies the write-ahead log into the database file. */
 const INTERVAL_MS = 200;
@@ -36,9 +36,9 @@ export function startBackgroundCheckpoints(db: SqliteDatabase): BackgroundCheckp
   const worker = new Worker(WORKER, {
     eval: true,
     workerData: {
-      module: createRequire(import.meta.url).resolve('better-sqlite3'),
+      module: SQLITE_MODULE,
       file: db.name,
-      nativeBinding: process.env.COFFER_SQLITE_BINDING ?? null,
+      nativeBinding: sqliteNativeBinding() ?? null,
       intervalMs: INTERVAL_MS,
     },
   });

@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrations.js';
+import { openConnection, type SqliteDatabase } from './sqlite-driver.js';
 
-export type SqliteDatabase = Database.Database;
+export type { SqliteDatabase };
 
 /**
  * How hard a commit waits for the disk. `full` fsyncs every commit: needed when money lives on an
@@ -16,10 +16,7 @@ export type Durability = 'full' | 'normal';
 /** Opens (creating when missing) the data dir's SQLite file in WAL mode and brings its schema up to date. */
 export function openDatabase(file: string, durability: Durability = 'full'): SqliteDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Inside Electron the native module must match Electron's ABI: the desktop launcher builds a copy
-  // for it and names it here, leaving the Node build in node_modules for `coffer serve` and the tests.
-  const nativeBinding = process.env.COFFER_SQLITE_BINDING;
-  const db = new Database(file, nativeBinding ? { nativeBinding } : {});
+  const db = openConnection(file);
   // The ledger is private to the owner even though it holds no secret.
   chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openConnection } from '../store/sqlite-driver.js';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -45,7 +45,7 @@ export interface PaywallStore {
 
 export function openPaywallStore(file: string): PaywallStore {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Database(file);
+  const db = openConnection(file);
   if (file !== ':memory:') chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

@@ -4,7 +4,7 @@
  * for one agent (51k of them in the last 24 h), 1,000 agents sharing 1M payments, 100k services. A
  * second data dir has the 1,000 agents and few payments. `coffer serve` then runs as its own process.
  */
-import Database from 'better-sqlite3';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ function grow(
   dataDir: string,
   plan: { extraAgents: number; payments: { agentId: string; count: number; inLastDay: number }[]; spread?: number },
 ) {
-  const db = new Database(join(dataDir, 'coffer.db'));
+  const db = openConnection(join(dataDir, 'coffer.db'));
   db.pragma('journal_mode = WAL');
   const owner = db.prepare('SELECT address FROM owners').pluck().get() as string;
   const now = Date.now();
@@ -108,7 +108,7 @@ function grow(
 
 /** 100k services added to the registry beside the server's (it keeps running). */
 function seedServices(dataDir: string, count: number) {
-  const db = new Database(join(dataDir, 'coffer.db'));
+  const db = openConnection(join(dataDir, 'coffer.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
   const words = [

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ describe('SIGKILL in the middle of a payment burst', () => {
     expect(answered).toBeLessThan(BURST); // the kill really landed mid-burst
 
     // What the crash left behind: the ledger of a process that died mid-flight.
-    const inspect = () => new Database(join(dataDir, 'coffer.db'), { readonly: true });
+    const inspect = () => openConnection(join(dataDir, 'coffer.db'), { readonly: true });
     let db = inspect();
     const pendingAtCrash = db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get() as number;
     db.close();

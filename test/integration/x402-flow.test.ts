@@ -1,7 +1,7 @@
 import express from 'express';
 import { close, listen } from '../helpers/http-server.js';
 import type { Server } from 'node:http';
-import Database from 'better-sqlite3';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -269,7 +269,7 @@ describe('the 402 flow against the demo paid API', () => {
   it('a nonce handed out by an older paywall that stored nonces is still accepted after the upgrade', async () => {
     const agent = await fundedAgent(t, 'upgrader', '1.00');
     const file = join(t.dataDir, 'old-paywall.db');
-    const old = new Database(file);
+    const old = openConnection(file);
     const now = Date.now();
     old.exec(`CREATE TABLE nonces (nonce TEXT PRIMARY KEY, resource TEXT NOT NULL, amount INTEGER NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER) STRICT;
       CREATE TABLE accepted_payments (tx_signature TEXT PRIMARY KEY, nonce TEXT NOT NULL UNIQUE, payer TEXT NOT NULL, amount INTEGER NOT NULL, accepted_at INTEGER NOT NULL) STRICT;`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import { openConnection } from '../../../../server/store/sqlite-driver.js';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ describe('WAL checkpoints on a background connection', () => {
     const dir = mkdtempSync(join(tmpdir(), 'coffer-ckpt-'));
     const file = join(dir, 'coffer.db');
     try {
-      const db = new Database(file);
+      const db = openConnection(file);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
@@ -36,7 +36,7 @@ describe('WAL checkpoints on a background connection', () => {
       await checkpoints.stop();
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       db.close();
-      const reopened = new Database(file, { readonly: true });
+      const reopened = openConnection(file, { readonly: true });
       expect(reopened.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3000);
       reopened.close();
     } finally {

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openConnection, type SqliteDatabase } from '../../../../server/store/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../../../server/store/migrations.js';
 
@@ -17,7 +17,7 @@ const approvalRow = {
   decided_at: null,
   delivered_at: null,
 };
-const insertApproval = (db: Database.Database, row: Record<string, unknown>) =>
+const insertApproval = (db: SqliteDatabase, row: Record<string, unknown>) =>
   db
     .prepare(
       `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, status, result, error, created_at, expires_at, decided_at, delivered_at)
@@ -27,7 +27,7 @@ const insertApproval = (db: Database.Database, row: Record<string, unknown>) =>
 
 describe('migrations', () => {
   it('bring a new database to the newest schema, once', () => {
-    const db = new Database(':memory:');
+    const db = openConnection(':memory:');
     const newest = Math.max(...MIGRATIONS.map((m) => m.version));
     expect(migrate(db)).toBe(newest);
     expect(migrate(db)).toBe(newest);
@@ -35,7 +35,7 @@ describe('migrations', () => {
   });
 
   it('v5 keeps every approval of a v4 data dir and lets a request be withdrawn', () => {
-    const db = new Database(':memory:');
+    const db = openConnection(':memory:');
     db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
     for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) {
       db.exec(migration.sql);
@@ -58,7 +58,7 @@ describe('migrations', () => {
   });
 
   it('v8 keeps every deposit and allocation of a v7 data dir, as confirmed, and lets a faucet mint wait unsigned', () => {
-    const db = new Database(':memory:');
+    const db = openConnection(':memory:');
     db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
     for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) {
       db.exec(migration.sql);
@@ -116,7 +116,7 @@ describe('migrations', () => {
   });
 
   it('refuse a data dir written by a newer Coffer', () => {
-    const db = new Database(':memory:');
+    const db = openConnection(':memory:');
     migrate(db);
     db.prepare('INSERT INTO schema_migrations VALUES (999, ?, 0)').run('from the future');
     expect(() => migrate(db)).toThrow(/newer Coffer/);

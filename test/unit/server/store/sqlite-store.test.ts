@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import Database from 'better-sqlite3';
+import { openConnection, type SqliteDatabase } from '../../../../server/store/sqlite-driver.js';
 import { toFtsQuery } from '../../../../server/store/sqlite/registry.js';
 
 /** One FTS5 term as toFtsQuery must write it: a quoted word, prefix-matched. */
@@ -78,11 +78,11 @@ describe('toFtsQuery', () => {
 });
 
 describe('toFtsQuery against a real FTS5 table', () => {
-  let db: Database.Database;
+  let db: SqliteDatabase;
   let count: (query: string) => number;
 
   beforeAll(() => {
-    db = new Database(':memory:');
+    db = openConnection(':memory:');
     // The same columns and tokenizer as services_fts.
     db.exec("CREATE VIRTUAL TABLE services_fts USING fts5 (name, description, category, id, tokenize='porter unicode61')");
     const insert = db.prepare('INSERT INTO services_fts (name, description, category, id) VALUES (?, ?, ?, ?)');

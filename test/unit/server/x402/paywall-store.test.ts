@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openConnection } from '../../../../server/store/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
 
@@ -46,7 +46,7 @@ describe('paywall store', () => {
     try {
       const file = join(dir, 'paywall.db');
       // A store from before: stored nonces, accepted payments without an expiry.
-      const old = new Database(file);
+      const old = openConnection(file);
       old.exec(`CREATE TABLE nonces (nonce TEXT PRIMARY KEY, resource TEXT NOT NULL, amount INTEGER NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER) STRICT;
         CREATE TABLE accepted_payments (tx_signature TEXT PRIMARY KEY, nonce TEXT NOT NULL UNIQUE, payer TEXT NOT NULL, amount INTEGER NOT NULL, accepted_at INTEGER NOT NULL) STRICT;
         INSERT INTO accepted_payments VALUES ('before-sig', 'before-nonce', 'p', 1, ${5 * DAY});
@@ -77,7 +77,7 @@ describe('paywall store', () => {
       expect(Buffer.from(second.nonceKey).toString('hex')).toBe(key);
       expect(second.storedNonce('old-unpaid')).toBeNull();
       second.close();
-      const tables = new Database(file, { readonly: true });
+      const tables = openConnection(file, { readonly: true });
       expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get()).toBeUndefined();
       tables.close();
       expect(statSync(file).mode & 0o777).toBe(0o600);
