@@ -1,6 +1,5 @@
-import { KeyObject, randomBytes, sign } from 'node:crypto';
+import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import {
-  createKeyPairSignerFromBytes,
   createKeyPairSignerFromPrivateKeyBytes,
   getAddressEncoder,
   getBase58Decoder,
@@ -30,52 +29,71 @@ export interface WalletKeyVault extends KeyVault {
   signBytes(address: string): Promise<SignBytes>;
 }
 
-export function createKeyVault(backend: SecretBackend): WalletKeyVault {
-  const signers = new Map<string, Promise<KeyPairSigner>>();
-  const syncSigners = new Map<string, SignBytes>();
+/** One wallet's key, held twice without copying the secret out again: kit's signer and node:crypto's. */
+interface WalletKeys {
+  signer: KeyPairSigner;
+  signBytes: SignBytes;
+}
 
-  const loadSigner = async (address: string): Promise<KeyPairSigner> => {
+/**
+ * Both forms from the 32-byte seed, made once. node:crypto's key comes from the same seed as a JWK,
+ * not from the signer's CryptoKey: Node 24 deprecates KeyObject.from() on a non-extractable
+ * CryptoKey (DEP0204).
+ */
+async function walletKeys(seed: Uint8Array): Promise<WalletKeys> {
+  const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
+  const publicKey = getAddressEncoder().encode(signer.address);
+  const key = createPrivateKey({
+    format: 'jwk',
+    key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.from(seed).toString('base64url'), x: Buffer.from(publicKey).toString('base64url') },
+  });
+  return { signer, signBytes: (message) => new Uint8Array(sign(null, message, key)) };
+}
+
+export function createKeyVault(backend: SecretBackend): WalletKeyVault {
+  const wallets = new Map<string, Promise<WalletKeys>>();
+
+  const loadWallet = async (address: string): Promise<WalletKeys> => {
     const secret = await backend.get(walletAccount(address));
     if (secret === null) throw new Error(`no secret key stored for wallet ${address}`);
-    const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(secret)));
-    if (signer.address !== address) throw new Error(`stored key for ${address} does not match its address`);
-    return signer;
+    const keypair = new Uint8Array(getBase58Encoder().encode(secret));
+    try {
+      if (keypair.length !== 64) throw new Error(`stored key for ${address} is not a 64-byte keypair`);
+      const keys = await walletKeys(keypair.subarray(0, 32));
+      if (keys.signer.address !== address) throw new Error(`stored key for ${address} does not match its address`);
+      return keys;
+    } finally {
+      keypair.fill(0);
+    }
   };
 
-  const signerOf = (address: string): Promise<KeyPairSigner> => {
-    let signer = signers.get(address);
-    if (!signer) {
-      signer = loadSigner(address);
-      signers.set(address, signer);
-      signer.catch(() => signers.delete(address));
+  const walletOf = (address: string): Promise<WalletKeys> => {
+    let keys = wallets.get(address);
+    if (!keys) {
+      keys = loadWallet(address);
+      wallets.set(address, keys);
+      keys.catch(() => wallets.delete(address));
     }
-    return signer;
+    return keys;
   };
-
-  const signBytesOf = async (address: string): Promise<SignBytes> => {
-    let signBytes = syncSigners.get(address);
-    if (!signBytes) {
-      // The same non-extractable key, seen by node:crypto: the secret is not copied out.
-      const key = KeyObject.from((await signerOf(address)).keyPair.privateKey);
-      signBytes = (message) => new Uint8Array(sign(null, message, key));
-      syncSigners.set(address, signBytes);
-    }
-    return signBytes;
-  };
+  const signerOf = async (address: string) => (await walletOf(address)).signer;
+  const signBytesOf = async (address: string) => (await walletOf(address)).signBytes;
 
   return {
     kind: backend.kind,
     createWallet: async () => {
-      const seed = new Uint8Array(randomBytes(32));
-      const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
       const keypair = new Uint8Array(64);
-      keypair.set(seed, 0);
-      keypair.set(getAddressEncoder().encode(signer.address), 32);
-      await backend.set(walletAccount(signer.address), getBase58Decoder().decode(keypair));
-      seed.fill(0);
-      keypair.fill(0);
-      signers.set(signer.address, Promise.resolve(signer));
-      return signer.address;
+      keypair.set(randomBytes(32), 0);
+      try {
+        const keys = await walletKeys(keypair.subarray(0, 32));
+        const address = keys.signer.address;
+        keypair.set(getAddressEncoder().encode(address), 32);
+        await backend.set(walletAccount(address), getBase58Decoder().decode(keypair));
+        wallets.set(address, Promise.resolve(keys));
+        return address;
+      } finally {
+        keypair.fill(0);
+      }
     },
     signer: signerOf,
     signBytes: signBytesOf,

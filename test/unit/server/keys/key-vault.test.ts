@@ -1,0 +1,60 @@
+import { verify, createPublicKey } from 'node:crypto';
+import { getAddressEncoder, getBase58Decoder, getBase58Encoder, signBytes, type Address } from '@solana/kit';
+import { describe, expect, it } from 'vitest';
+import { createKeyVault } from '../../../../server/keys/key-vault.js';
+import type { SecretBackend } from '../../../../server/keys/secret-backend.js';
+
+/** An in-memory key store, as the keychain and the key files behave for the vault. */
+function memoryBackend(): SecretBackend & { secrets: Map<string, string> } {
+  const secrets = new Map<string, string>();
+  return {
+    kind: 'file',
+    secrets,
+    get: async (account) => secrets.get(account) ?? null,
+    set: async (account, secret) => void secrets.set(account, secret),
+    delete: async (account) => secrets.delete(account),
+  };
+}
+
+const publicKeyOf = (address: string) =>
+  createPublicKey({
+    format: 'jwk',
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(getAddressEncoder().encode(address as Address)).toString('base64url') },
+  });
+
+describe('the key vault', () => {
+  it("signs with node:crypto exactly as kit's signer does, for a new wallet and for one read back from the store, with no deprecation warning", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const backend = memoryBackend();
+      const address = await createKeyVault(backend).createWallet();
+      const stored = backend.secrets.get(`wallet:${address}`)!;
+      expect(getBase58Encoder().encode(stored).length).toBe(64);
+      const message = new TextEncoder().encode('a transfer message');
+      for (const vault of [createKeyVault(backend), createKeyVault(backend)]) {
+        const fast = (await vault.signBytes(address))(message);
+        const kit = new Uint8Array(await signBytes((await vault.signer(address)).keyPair.privateKey, message));
+        expect(Buffer.from(fast).equals(Buffer.from(kit))).toBe(true);
+        expect(verify(null, message, publicKeyOf(address), fast)).toBe(true);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.message)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it("refuses a stored key that is not the wallet's, or is missing", async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const [first, second] = [await vault.createWallet(), await vault.createWallet()];
+    backend.secrets.set(`wallet:${first}`, backend.secrets.get(`wallet:${second}`)!);
+    await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`stored key for ${first} does not match its address`);
+    backend.secrets.set(`wallet:${first}`, getBase58Decoder().decode(new Uint8Array(12)));
+    await expect(createKeyVault(backend).signBytes(first)).rejects.toThrow(/is not a 64-byte keypair/);
+    backend.secrets.delete(`wallet:${first}`);
+    await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`no secret key stored for wallet ${first}`);
+  });
+});
