@@ -10,7 +10,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 export DEBIAN_FRONTEND=noninteractive
 
-apt-get purge -y -qq gnome-keyring dbus-x11 chromium libsecret-1-dev >/dev/null
+apt-get purge -y -qq gnome-keyring dbus-x11 chromium libsecret-1-dev libsecret-1-0 >/dev/null
 apt-get autoremove -y -qq --purge >/dev/null
 for package in gnome-keyring dbus-x11 chromium libsecret-1-dev libsecret-1-0; do
   if dpkg -s "$package" >/dev/null 2>&1; then echo "fresh-machine: $package is still installed" >&2; exit 1; fi
