@@ -67,6 +67,8 @@ export interface SimChainStore {
   /** Runs `write` as one SQLite write transaction (commits inside it join it). */
   transaction<T>(write: () => T): T;
   findTransaction(signature: string): SimTransactionRow | null;
+  /** Whether a transaction with this signature is in the log (landed, succeeded or failed). */
+  hasTransaction(signature: string): boolean;
   /** The persisted data of the accounts that exist among these, by address. */
   accountsData(addresses: string[]): Map<string, Uint8Array>;
   /**
@@ -84,6 +86,7 @@ const GENESIS_META = 'sim.genesis_hash';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const BLOCK_HEIGHT_META = 'sim.block_height';
 const BLOCKHASH_NOT_FOUND: LedgerFailure = { err: 'BlockhashNotFound', description: 'BlockhashNotFound', logs: [], landed: false };
+const ALREADY_PROCESSED: LedgerFailure = { err: 'AlreadyProcessed', description: 'AlreadyProcessed', logs: [], landed: false };
 
 /** Why a transaction was not executed or failed: the RPC's error shape, and LiteSVM's words. */
 export interface LedgerFailure {
@@ -237,6 +240,10 @@ export class SimLedger {
   private run(transaction: WireTransaction, wire: string, hooks: TransferHooks): ExecuteResult {
     const { signature, accountKeys, accountKeyBytes, writable } = transaction;
     if (transaction.blockhash !== this.svm.latestBlockhash()) return { signature, failure: BLOCKHASH_NOT_FOUND };
+    // A signature lands once, as on Solana. LiteSVM's own memory of signatures is recent and in
+    // memory only, so a landed transaction's bytes (anyone can read them over /rpc) would move money
+    // again after a restart or enough newer transactions: the persisted log decides, on every path.
+    if (this.store.hasTransaction(signature)) return { signature, failure: ALREADY_PROCESSED };
     this.syncClock();
     // Only writable accounts can change: they alone are read around the transaction and persisted.
     const read = () => writable.map((index) => this.native.getAccount(accountKeyBytes[index]!));

@@ -79,6 +79,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
       })),
     commit: (accounts, transaction, extra = {}) => commit.immediate(accounts, transaction, extra.listedUnder ?? [], extra.alsoInCommit),
     transaction: (write) => db.transaction(write).immediate(),
+    hasTransaction: (signature) => seqOf.get(signature) !== undefined,
     findTransaction: (signature) => {
       const row = findTransaction.get(signature) as TransactionRowData | undefined;
       return row ? toTransaction(row) : null;
