@@ -91,6 +91,9 @@ export const faucetBodySchema = allocateBodySchema;
 
 export const renameBodySchema = z.strictObject({ displayName: displayNameSchema });
 
+/** The body of a POST that takes none (kill, archive, a new key, approve, …): none at all, or `{}`. */
+export const noBodySchema = z.strictObject({}, { error: 'this request takes no body: send none, or {}' });
+
 export const payBodySchema = z.strictObject({
   service: serviceIdSchema,
   amount: amountSchema,

@@ -9,7 +9,7 @@ import { sendError } from './errors.js';
 import { packagePath } from '../boot/package-files.js';
 import { bearerOf } from './principal.js';
 import { SESSION_TOKEN_PREFIX, type DashboardSessions, type SignedIn } from './sessions.js';
-import { parseWith } from './validate.js';
+import { noBody, parseWith } from './validate.js';
 
 /** The built dashboard (`npm run build`), wherever Coffer runs from. */
 export const DASHBOARD_DIR = packagePath('renderer', 'dist');
@@ -86,6 +86,7 @@ export function loginLinkRoute(
 ): RequestHandler {
   return (req, res) => {
     const principal = principalOf(req);
+    noBody(req.body);
     requireOwner(principal);
     requireFreshSignIn(principal, now());
     res.json({ url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner)}`, expiresInSeconds: 600 });

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CofferError, type ErrorCode } from '../core/errors.js';
-import { agentPathSchema, describeIssues } from '../core/schemas.js';
+import { agentPathSchema, describeIssues, noBodySchema } from '../core/schemas.js';
 
 /** Validates a body or query with a shared schema; a failure is a 400 with the field's stable code. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -10,6 +10,16 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
     throw new CofferError(code as ErrorCode, message);
   }
   return result.data;
+}
+
+/**
+ * Refuses any body on a POST that takes none (400 invalid_request), before anything is done: an
+ * archive sent `{"agentId": "other"}` must not quietly archive the agent in its path. Unlike the
+ * other bodies, JSON `null` is not read as empty here.
+ */
+export function noBody(body: unknown): void {
+  const result = noBodySchema.safeParse(body === undefined ? {} : body);
+  if (!result.success) throw new CofferError('invalid_request', describeIssues(result.error).message);
 }
 
 /** The `:agentId` path parameter, checked like the agentId field of a body (400 invalid_agent_id). */

@@ -168,6 +168,42 @@ describe('HTTP errors and guards', () => {
       expect(await snapshot()).toEqual(before);
     });
 
+    it.each([
+      ['an array', '[]', 'invalid_request'],
+      ['another agent', '{"agentId":"other"}', 'invalid_request'],
+      ['an unknown field', '{"force":true}', 'invalid_request'],
+      // Strict JSON parsing refuses a bare scalar before any route, as for every other body.
+      ['a string', '"hello"', 'invalid_json'],
+      ['null', 'null', 'invalid_json'],
+    ])('an endpoint that takes no body refuses %s (400) and changes nothing; none or {} is fine', async (_label, body, code) => {
+      const before = await snapshot();
+      for (const path of [
+        '/v1/kill-all',
+        '/v1/resume-all',
+        '/v1/agents/bystander/archive',
+        '/v1/agents/bystander/kill',
+        '/v1/agents/bystander/resume',
+        '/v1/agents/bystander/key',
+        '/v1/session/login-link',
+        '/v1/approvals/apr_none/approve',
+        '/v1/approvals/apr_none/deny',
+        '/v1/link-sessions/none/deny',
+      ]) {
+        const response = await raw(t, 'POST', t.withOwner(path), { body, headers: { 'content-type': 'application/json' } });
+        expect({ path, status: response.status, code: response.json?.code }).toEqual({ path, status: 400, code });
+        expectCleanJsonError(response);
+      }
+      expect(await snapshot()).toEqual(before);
+      for (const empty of [undefined, '{}']) {
+        const response = await raw(t, 'POST', t.withOwner('/v1/agents/bystander/kill'), {
+          body: empty,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(response.status).toBe(200);
+        expect((await raw(t, 'POST', t.withOwner('/v1/agents/bystander/resume'), { body: empty })).status).toBe(200);
+      }
+    });
+
     it('reads a body as JSON whatever its content type (400 invalid_json for form encoding)', async () => {
       const response = await raw(t, 'POST', t.withOwner('/v1/agents/deploy'), {
         body: 'agentId=x&dailyBudget=5&maxPerPayment=1',

@@ -9,7 +9,7 @@ import {
   spendHistoryQuerySchema,
 } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { agentIdParam, parseWith } from '../validate.js';
+import { agentIdParam, noBody, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
 
 /** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
@@ -24,10 +24,14 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     res.json(await engine.listAgents(principal(req)));
   });
   router.post('/kill-all', (req, res) => {
-    res.json(engine.killAll(principal(req)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.killAll(p));
   });
   router.post('/resume-all', (req, res) => {
-    res.json(engine.resumeAll(principal(req)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.resumeAll(p));
   });
   router.get('/agents/:agentId/balance', async (req, res) => {
     res.json(await engine.balance(principal(req), agentIdParam(req.params.agentId)));
@@ -52,20 +56,28 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null));
   });
   router.post('/agents/:agentId/archive', async (req, res) => {
-    res.json(await engine.archive(principal(req), agentIdParam(req.params.agentId)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(await engine.archive(p, agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/kill', (req, res) => {
-    res.json(engine.kill(principal(req), agentIdParam(req.params.agentId)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.kill(p, agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/resume', (req, res) => {
-    respondWithOutcome(res, engine.resume(principal(req), agentIdParam(req.params.agentId)));
+    const p = principal(req);
+    noBody(req.body);
+    respondWithOutcome(res, engine.resume(p, agentIdParam(req.params.agentId)));
   });
   router.post('/agents/:agentId/rename', (req, res) => {
     const p = principal(req);
     res.json(engine.rename(p, agentIdParam(req.params.agentId), parseWith(renameBodySchema, req.body).displayName));
   });
   router.post('/agents/:agentId/key', (req, res) => {
-    res.json(engine.replaceKey(principal(req), agentIdParam(req.params.agentId)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.replaceKey(p, agentIdParam(req.params.agentId)));
   });
   router.get('/agents/:agentId/spend-history', (req, res) => {
     const p = principal(req);

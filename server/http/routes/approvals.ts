@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { approvalsQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { noBody, parseWith } from '../validate.js';
 
 /** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key). */
 export function approvalRoutes({ engine, principal }: RouteDeps): Router {
@@ -15,10 +15,14 @@ export function approvalRoutes({ engine, principal }: RouteDeps): Router {
     res.json(await engine.approval(principal(req), String(req.params.id)));
   });
   router.post('/approvals/:id/approve', async (req, res) => {
-    res.json(await engine.approve(principal(req), String(req.params.id)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(await engine.approve(p, String(req.params.id)));
   });
   router.post('/approvals/:id/deny', (req, res) => {
-    res.json(engine.deny(principal(req), String(req.params.id)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.deny(p, String(req.params.id)));
   });
   return router;
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { linkClearBodySchema, linkClientSchema, linkCompleteBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { noBody, parseWith } from '../validate.js';
 
 /**
  * Link sessions: a terminal creates one and polls it (no auth: the token is the credential); the
@@ -30,7 +30,9 @@ export function linkSessionRoutes({ engine, credential }: RouteDeps): Router {
     res.json(engine.describeLinkSession(credential(req), String(req.params.token)));
   });
   router.post('/link-sessions/:token/deny', (req, res) => {
-    res.json(engine.denyLinkSession(credential(req), String(req.params.token)));
+    const p = credential(req);
+    noBody(req.body);
+    res.json(engine.denyLinkSession(p, String(req.params.token)));
   });
   router.post('/link-sessions/:token/complete', async (req, res) => {
     const p = credential(req);
