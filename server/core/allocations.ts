@@ -26,9 +26,11 @@ export async function allocate(
   const { owner } = principal;
   const amount = parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
-  refuseArchived(agent);
   // An agent funding itself loosens what it can spend: it waits for the owner.
-  if (principal.kind === 'agent') return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+  if (principal.kind === 'agent') {
+    refuseArchived(agent);
+    return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+  }
   return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey));
 }
 
@@ -42,6 +44,9 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
     const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
     if (outcome !== NOT_SENT) return outcome;
   }
+  // After the replay: a retry answers its first result whatever happened since, an archive included
+  // (the client must learn that its money moved); only a new allocation is refused.
+  refuseArchived(agent);
   const treasuryBalance = await ctx.chain.usdcBalance(owner);
 
   const reserved = ctx.store.transaction((): AllocationRecord | { replayOf: AllocationRecord } => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fundedAgent, micro } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 
@@ -124,5 +124,30 @@ describe('archiving an agent', () => {
     expect(
       t.coffer.db.prepare("SELECT action FROM audit_log WHERE agent_id = 'retiring' AND action = 'agent.archive'").pluck().all(),
     ).toHaveLength(1);
+  });
+});
+
+describe('an archived agent and the retries of what came before', () => {
+  const t = useCoffer();
+
+  it('an allocation replayed with its Idempotency-Key after the archive answers its first result, and moves nothing again', async () => {
+    await deployAgent(t, 'replayed-after-archive');
+    const allocate = (key: string) =>
+      t.api('POST', t.withOwner('/v1/agents/replayed-after-archive/allocate'), {
+        body: { amount: '0.50' },
+        headers: { 'idempotency-key': key },
+      });
+    const first = await allocate('alloc-before-archive');
+    expect(first.status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/replayed-after-archive/return'))).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/replayed-after-archive/archive'))).status).toBe(200);
+    const treasury = await t.coffer.chain.usdcBalance(t.owner);
+
+    const replayed = await allocate('alloc-before-archive');
+    // The first allocation again (API.md: `balance` is read afresh, and the wallet was emptied since).
+    expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 200, body: { ...first.body, balance: '0.00' } });
+    expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasury);
+    // A new key is a new allocation: refused, as before.
+    expect((await allocate('alloc-after-archive')).body.code).toBe('agent_archived');
   });
 });
