@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { McpLaunch } from '../core/context.js';
 import { packagePath } from './package-files.js';
 
@@ -12,6 +12,12 @@ const realpath = (file: string): string | null => {
 };
 
 /**
+ * A node_modules/.bin folder: npx and `npm run` put these first on the PATH of what they run, but the
+ * user's shell and an MCP host do not have them, so a `coffer` found only there runs nowhere else.
+ */
+const isNpmBinFolder = (dir: string): boolean => basename(dir) === '.bin' && basename(dirname(dir)) === 'node_modules';
+
+/**
  * How this installation's `coffer` is run, from a shell or an MCP host: plain `coffer` when the one
  * on PATH is this very package (a global install, `npm link`), which keeps working across upgrades;
  * otherwise node with this package's bin.js by absolute path, which works wherever it is typed.
@@ -20,7 +26,7 @@ export function cofferInvocation(env: NodeJS.ProcessEnv = process.env): { comman
   const bin = packagePath('server', 'cli', 'bin.js');
   const own = realpath(bin);
   const names = process.platform === 'win32' ? ['coffer.cmd', 'coffer.exe', 'coffer'] : ['coffer'];
-  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter((entry) => entry && !isNpmBinFolder(entry))) {
     for (const name of names) {
       const candidate = join(dir, name);
       if (existsSync(candidate) && own !== null && realpath(candidate) === own) return { command: 'coffer', args: [] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cofferInvocation, cofferMcpLaunch, shellCommand } from '../../../../server/boot/cli-invocation.js';
@@ -29,6 +29,22 @@ describe('how coffer is run from a shell or an MCP host', () => {
       expect(cofferMcpLaunch(env)).toEqual({ command: process.execPath, args: [bin, 'mcp'] });
       expect(shellCommand(['pay', 'demo-weather', '0.01'], env)).toBe(`${process.execPath} ${bin} pay demo-weather 0.01`);
       expect(shellCommand(['pay', 'a service'], { PATH: '' })).toContain('"a service"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is node with bin.js, not `coffer`, when only npm's own node_modules/.bin puts it on PATH (npx coffer link in a checkout)", () => {
+    // npx and npm run prepend node_modules/.bin folders to the PATH they run with; the user's shell
+    // and an MCP host do not have them, so `coffer` printed from there is "command not found".
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-path-'));
+    try {
+      const npmBin = join(dir, 'node_modules', '.bin');
+      mkdirSync(npmBin, { recursive: true });
+      symlinkSync(bin, join(npmBin, 'coffer'));
+      const env = { PATH: `${npmBin}:/usr/bin` };
+      expect(cofferMcpLaunch(env)).toEqual({ command: process.execPath, args: [bin, 'mcp'] });
+      expect(shellCommand(['status'], env)).toBe(`${process.execPath} ${bin} status`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
