@@ -272,6 +272,16 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
     if (current.status === 'suspended')
       throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
     checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
+    // An archived agent's wallet is out of use: money paid into it would sit where no key spends it
+    // and the owner no longer looks. Checked here, in the reservation, so an archive racing this
+    // payment is seen either way.
+    const archived = ctx.store.findArchivedAgentByWallet(recipient);
+    if (archived !== null) {
+      throw new CofferError(
+        'recipient_archived',
+        `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
+      );
+    }
     // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
     const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
     if (available < amount) {

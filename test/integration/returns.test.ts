@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
 
 /** Giving an agent's USDC back to the treasury, on the real embedded chain. */
 describe("returning an agent's funds to the treasury", () => {
@@ -149,5 +150,22 @@ describe('an archived agent and the retries of what came before', () => {
     expect(await t.coffer.chain.usdcBalance(t.owner)).toBe(treasury);
     // A new key is a new allocation: refused, as before.
     expect((await allocate('alloc-after-archive')).body.code).toBe('agent_archived');
+  });
+
+  it("a payment to an archived agent's wallet is refused (409 recipient_archived) and moves nothing", async () => {
+    // Funded once, so its wallet has a USDC account a payment could land in; emptied, then archived.
+    const archived = await fundedAgent(t, 'archived-recipient', '0.50');
+    expect((await t.api('POST', t.withOwner('/v1/agents/archived-recipient/return'))).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/archived-recipient/archive'))).status).toBe(200);
+    const payer = await fundedAgent(t, 'payer-of-archived', '1.00');
+    const before = await t.coffer.chain.usdcBalance(payer.walletAddress);
+    const paid = await pay(t, 'payer-of-archived', payer.apiKey, {
+      service: 'to-archived',
+      recipient: archived.walletAddress,
+      amount: '0.10',
+    });
+    expectError(paid, 409, 'recipient_archived', /archived-recipient.*archived/);
+    expect(await t.coffer.chain.usdcBalance(payer.walletAddress)).toBe(before);
+    expect(await t.coffer.chain.usdcBalance(archived.walletAddress)).toBe(0n);
   });
 });

@@ -30,6 +30,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     getAgent: db.prepare('SELECT * FROM agents WHERE owner = ? AND agent_id = ?'),
     listAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NULL ORDER BY created_at, agent_id'),
     listArchivedAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NOT NULL ORDER BY archived_at DESC, agent_id'),
+    findArchivedAgentByWallet: db.prepare('SELECT * FROM agents WHERE wallet_address = ? AND archived_at IS NOT NULL'),
     archiveAgent: db.prepare(
       "UPDATE agents SET archived_at = ?, status = 'suspended' WHERE owner = ? AND agent_id = ? AND archived_at IS NULL",
     ),
@@ -63,6 +64,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     getAgent: (owner, agentId) => oneRow(stmts.getAgent, toAgent, owner, agentId),
     listAgents: (owner) => allRows(stmts.listAgents, toAgent, owner),
     listArchivedAgents: (owner) => allRows(stmts.listArchivedAgents, toAgent, owner),
+    findArchivedAgentByWallet: (walletAddress) => oneRow(stmts.findArchivedAgentByWallet, toAgent, walletAddress),
     archiveAgent: (owner, agentId, at) => stmts.archiveAgent.run(at, owner, agentId).changes === 1,
     setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),

@@ -25,6 +25,8 @@ export interface AgentStore {
   /** The owner's agents in use (archived ones are left out). */
   listAgents(owner: string): AgentRecord[];
   listArchivedAgents(owner: string): AgentRecord[];
+  /** The archived agent whose wallet this is, if any (any owner of this data dir). */
+  findArchivedAgentByWallet(walletAddress: string): AgentRecord | null;
   archiveAgent(owner: string, agentId: string, at: number): boolean;
   setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
