@@ -4,7 +4,8 @@ import { allocate } from './allocations.js';
 import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type ContextWith, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
-import { requestApproval, withdrawRequestsOf } from './approvals.js';
+import { requestApproval, withdrawRequestsOf } from './approval-requests.js';
+import { getAgentOrThrow, refuseArchived } from './agent-lookup.js';
 import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
@@ -12,12 +13,6 @@ import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, AgentStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
-
-export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: string): AgentRecord {
-  const agent = ctx.store.getAgent(owner, agentId);
-  if (agent === null) throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner`);
-  return agent;
-}
 
 /** What an allowedServices entry may name: a registry service, or a recipient's address. */
 const isKnownService = (ctx: EngineContext, entry: string): boolean => isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
@@ -276,13 +271,6 @@ export function renameAgent(ctx: EngineContext, principal: Principal, agentId: s
     ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
     return { agentId, displayName };
   });
-}
-
-/** An archived agent is stopped for good: nothing may start it or fund it again. */
-export function refuseArchived(agent: AgentRecord): void {
-  if (agent.archivedAt !== null) {
-    throw new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
-  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { CofferError, isCofferError } from './errors.js';
 import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
-import { requestApproval } from './approvals.js';
+import { requestApproval } from './approval-requests.js';
 import { done } from './outcome.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow, refuseArchived } from './agents.js';
+import { getAgentOrThrow, refuseArchived } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';

@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
 import { requireAgentScope, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
-import { getAgentOrThrow } from './agents.js';
+import { getAgentOrThrow } from './agent-lookup.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
 import { newId } from './ids.js';

@@ -4,7 +4,7 @@
  * (HTTP: 200 with the result, 202 with the approval).
  */
 import { CofferError } from './errors.js';
-import type { ApprovalView } from './approvals.js';
+import type { ApprovalView } from './approval-requests.js';
 
 export interface Done<T> {
   kind: 'done';

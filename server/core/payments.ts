@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow } from './agents.js';
+import { getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';

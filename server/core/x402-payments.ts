@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow } from './agents.js';
+import { getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest } from './ids.js';
 import { formatUsdc } from './money.js';
 import { neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';

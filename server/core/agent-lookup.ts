@@ -1,0 +1,17 @@
+import { CofferError } from './errors.js';
+import type { EngineContext } from './context.js';
+import type { AgentRecord } from './ports/store.js';
+
+/** An owner's agent by id, or 404 agent_not_found: the first check of every agent-scoped call. */
+export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: string): AgentRecord {
+  const agent = ctx.store.getAgent(owner, agentId);
+  if (agent === null) throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner`);
+  return agent;
+}
+
+/** An archived agent is stopped for good: nothing may start it or fund it again. */
+export function refuseArchived(agent: AgentRecord): void {
+  if (agent.archivedAt !== null) {
+    throw new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
+  }
+}
