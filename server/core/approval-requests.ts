@@ -1,3 +1,8 @@
+/**
+ * The asking side of approvals: an agent's request stored for the owner, and a stopped agent's
+ * requests withdrawn. Apart from the deciding side (approvals.ts), which carries requests out through
+ * agents and allocations: those modules ask through this one, so none of them imports the other back.
+ */
 import { randomBytes } from 'node:crypto';
 import { CofferError } from './errors.js';
 import { actorOf, type Principal } from './auth.js';
@@ -5,12 +10,6 @@ import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord } from './ports/store.js';
 import { iso } from './views.js';
 import type { AwaitingApproval } from './outcome.js';
-
-/**
- * The asking side of approvals: an agent's request stored for the owner, and a stopped agent's
- * requests withdrawn. Apart from the deciding side (approvals.ts), which carries requests out through
- * agents and allocations: those modules ask through this one, so none of them imports the other back.
- */
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
