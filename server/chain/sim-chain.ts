@@ -2,6 +2,7 @@ import type { LiteSVM } from 'litesvm';
 import {
   address,
   appendTransactionMessageInstructions,
+  assertIsTransactionWithBlockhashLifetime,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -13,6 +14,7 @@ import {
   type Address,
   type Instruction,
   type Transaction,
+  type TransactionWithBlockhashLifetime,
   type TransactionSigner,
 } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
@@ -220,24 +222,25 @@ export class SimChain implements Chain {
     return this.svm;
   }
 
-  private prepared(transaction: Transaction): PreparedTransfer {
+  private prepared(transaction: Transaction & TransactionWithBlockhashLifetime): PreparedTransfer {
     return {
       txSignature: getSignatureFromTransaction(transaction),
       txWire: getBase64EncodedWireTransaction(transaction),
-      // The sim chain's blockhashes never expire on their own; the height is informative only.
-      lastValidBlockHeight: this.ledger.latestBlockhash().lastValidBlockHeight,
+      lastValidBlockHeight: transaction.lifetimeConstraint.lastValidBlockHeight,
     };
   }
 
-  private async sign(feePayer: TransactionSigner, instructions: Instruction[]): Promise<Transaction> {
+  private async sign(feePayer: TransactionSigner, instructions: Instruction[]): Promise<Transaction & TransactionWithBlockhashLifetime> {
     const { blockhash, lastValidBlockHeight } = this.ledger.latestBlockhash();
-    return pipe(
+    const signed = await pipe(
       createTransactionMessage({ version: 0 }),
       (message) => setTransactionMessageFeePayerSigner(feePayer, message),
       (message) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, message),
       (message) => appendTransactionMessageInstructions(instructions, message),
       (message) => signTransactionMessageWithSigners(message),
     );
+    assertIsTransactionWithBlockhashLifetime(signed);
+    return signed;
   }
 
   private async execute(feePayer: TransactionSigner, instructions: Instruction[]): Promise<string> {

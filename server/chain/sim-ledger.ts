@@ -17,6 +17,7 @@ import type { Clock } from '../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
 import { tokenAmount } from './usdc-transfer.js';
+import { SimBlocks } from './sim-blocks.js';
 
 /** One persisted account of the embedded chain. */
 export interface SimAccountRow {
@@ -80,11 +81,8 @@ export interface SimChainStore {
   setMeta(key: string, value: string): void;
 }
 
-/** How many blocks a blockhash stays usable after it became the latest, as on Solana's clusters. */
-const BLOCKHASH_LIFETIME = 150n;
 const GENESIS_META = 'sim.genesis_hash';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-const BLOCK_HEIGHT_META = 'sim.block_height';
 const BLOCKHASH_NOT_FOUND: LedgerFailure = { err: 'BlockhashNotFound', description: 'BlockhashNotFound', logs: [], landed: false };
 const ALREADY_PROCESSED: LedgerFailure = { err: 'AlreadyProcessed', description: 'AlreadyProcessed', logs: [], landed: false };
 
@@ -107,11 +105,11 @@ export type ExecuteResult = { signature: string; failure: null } | { signature: 
  * survives restarts; a transaction executed but not yet persisted when the process died is gone with
  * the in-memory state, as if it never landed.
  *
- * Block height moves only when blockhashes are expired on purpose (`advanceBlocks`), so a blockhash
- * never expires on its own here: the slot advances with every landed transaction.
+ * Blocks and blockhashes follow the clock (SimBlocks): a blockhash expires 150 blocks (a minute) after
+ * it was issued. LiteSVM's own blockhash check is off: it knows only its latest blockhash and forgets
+ * across restarts, so the ledger decides. The slot advances with every landed transaction.
  */
 export class SimLedger {
-  private readonly blockhashHeights = new Map<string, bigint>();
   private readonly mintDecimals = new Map<string, number>();
   /**
    * LiteSVM's native instance behind its JavaScript wrapper. The wrapper converts every address and
@@ -125,9 +123,10 @@ export class SimLedger {
     private readonly store: SimChainStore,
     private readonly clock: Clock,
     readonly genesisHash: string,
-    private height: bigint,
+    private readonly blocks: SimBlocks,
   ) {
     this.native = nativeOf(svm);
+    svm.withBlockhashCheck(false);
   }
 
   /**
@@ -152,8 +151,7 @@ export class SimLedger {
       genesisHash = svm.latestBlockhash();
       store.setMeta(GENESIS_META, genesisHash);
     }
-    const height = BigInt(store.getMeta(BLOCK_HEIGHT_META) ?? '1000');
-    const ledger = new SimLedger(svm, store, clock, genesisHash, height);
+    const ledger = new SimLedger(svm, store, clock, genesisHash, new SimBlocks(store, clock));
     ledger.syncClock();
     return ledger;
   }
@@ -163,26 +161,26 @@ export class SimLedger {
   }
 
   get blockHeight(): bigint {
-    return this.height;
+    return this.blocks.height;
   }
 
   /** The blockhash a new transaction should use, and the last block height it can land at. */
   latestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint } {
-    const blockhash = this.svm.latestBlockhash();
-    let lastValid = this.blockhashHeights.get(blockhash);
-    if (lastValid === undefined) {
-      lastValid = this.height + BLOCKHASH_LIFETIME;
-      this.blockhashHeights.set(blockhash, lastValid);
-    }
-    return { blockhash, lastValidBlockHeight: lastValid };
+    return this.blocks.latest();
   }
 
-  /** Moves block height forward and expires the current blockhash: what was signed with it can no longer land. */
+  /** Whether a transaction signed with this blockhash can still land. */
+  isBlockhashUsable(blockhash: string): boolean {
+    return this.blocks.isUsable(blockhash);
+  }
+
+  /**
+   * Moves block height forward at once, as `count` blocks of a cluster's time would: the next
+   * transaction gets a new blockhash, and those `count` blocks older expire when past their height.
+   */
   advanceBlocks(count: number): void {
-    this.height += BigInt(count);
-    this.svm.expireBlockhash();
+    this.blocks.advance(count);
     this.setSlot(this.slot + BigInt(count));
-    this.store.setMeta(BLOCK_HEIGHT_META, this.height.toString());
   }
 
   account(key: string) {
@@ -239,7 +237,7 @@ export class SimLedger {
 
   private run(transaction: WireTransaction, wire: string, hooks: TransferHooks): ExecuteResult {
     const { signature, accountKeys, accountKeyBytes, writable } = transaction;
-    if (transaction.blockhash !== this.svm.latestBlockhash()) return { signature, failure: BLOCKHASH_NOT_FOUND };
+    if (!this.blocks.isUsable(transaction.blockhash)) return { signature, failure: BLOCKHASH_NOT_FOUND };
     // A signature lands once, as on Solana. LiteSVM's own memory of signatures is recent and in
     // memory only, so a landed transaction's bytes (anyone can read them over /rpc) would move money
     // again after a restart or enough newer transactions: the persisted log decides, on every path.
@@ -308,7 +306,7 @@ export class SimLedger {
       if (expired !== null) return { err: expired.err, logs: [], unitsConsumed: 0, replacementBlockhash: null };
     }
     this.syncClock();
-    this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceRecentBlockhash);
+    this.svm.withSigverify(options.sigVerify);
     try {
       const result = this.svm.simulateTransaction(transaction);
       const meta = result instanceof FailedTransactionMetadata ? result.meta() : result.meta();
@@ -319,7 +317,7 @@ export class SimLedger {
         replacementBlockhash: options.replaceRecentBlockhash ? this.latestBlockhash() : null,
       };
     } finally {
-      this.svm.withSigverify(true).withBlockhashCheck(true);
+      this.svm.withSigverify(true);
     }
   }
 
@@ -331,9 +329,8 @@ export class SimLedger {
     return this.store.signaturesFor(key, options);
   }
 
-  /** LiteSVM accepts only its latest blockhash: any other one is unknown or expired. */
   private blockhashExpired(blockhash: string): LedgerFailure | null {
-    return blockhash === this.svm.latestBlockhash() ? null : BLOCKHASH_NOT_FOUND;
+    return this.blocks.isUsable(blockhash) ? null : BLOCKHASH_NOT_FOUND;
   }
 
   private syncClock(): void {

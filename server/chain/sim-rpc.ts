@@ -50,7 +50,7 @@ export function createSimRpc(ledger: SimLedger) {
     },
     isBlockhashValid: {
       params: z.tuple([z.string()]).rest(z.unknown()),
-      run: ([blockhash]: [string]) => withContext(blockhash === ledger.latestBlockhash().blockhash),
+      run: ([blockhash]: [string]) => withContext(ledger.isBlockhashUsable(blockhash)),
     },
     getMinimumBalanceForRentExemption: {
       params: z
@@ -74,7 +74,7 @@ export function createSimRpc(ledger: SimLedger) {
           throw new RpcError(-32602, 'Invalid param: the message cannot be decoded');
         }
         // A node prices only a message whose blockhash it still takes.
-        if (message.lifetimeToken !== ledger.latestBlockhash().blockhash) return withContext(null);
+        if (!ledger.isBlockhashUsable(message.lifetimeToken)) return withContext(null);
         return withContext(BigInt(LAMPORTS_PER_SIGNATURE) * BigInt(message.header.numSignerAccounts));
       },
     },
