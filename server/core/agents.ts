@@ -276,7 +276,9 @@ export function renameAgent(ctx: EngineContext, principal: Principal, agentId: s
 /**
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
  * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
- * empty first (return its USDC to the treasury), so no money is left where nobody looks.
+ * empty first (return its USDC to the treasury), with nothing on its way in or out, so no money is
+ * left where nobody looks; after it, allocations to it and payments to its wallet are refused and
+ * its refunds stay in the treasury.
  * Idempotent: archiving an archived agent answers when it was archived.
  */
 export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string) {
@@ -284,8 +286,13 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   const { owner } = principal;
   const agent = getAgentOrThrow(ctx, owner, agentId);
   if (agent.archivedAt !== null) return { agentId, status: 'archived' as const, archivedAt: iso(agent.archivedAt) };
+  // The balance is read before the commit that archives: money on its way in when it is read, or
+  // reserved between the read and the commit, would land unseen in an archived wallet.
+  const movingIn = ctx.store.watchMovesInto(owner, agentId, agent.walletAddress);
+  refuseMovesIn(movingIn(), agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   return ctx.store.transaction(() => {
+    refuseMovesIn(movingIn(), agentId);
     const pending = ctx.store.pendingPaymentsTotal(owner, agentId) + ctx.store.pendingReturnsTotal(owner, agentId);
     if (balance > 0n || pending > 0n) {
       throw new CofferError(
@@ -303,6 +310,16 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
     ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });
     return { agentId, status: 'archived' as const, archivedAt: iso(now) };
   });
+}
+
+/** Money on its way into the wallet (an allocation, a refund, a payment to it): archive once it landed and was returned. */
+function refuseMovesIn(moving: boolean, agentId: string): void {
+  if (moving) {
+    throw new CofferError(
+      'agent_has_funds',
+      `money is on its way into agent "${agentId}"'s wallet: once it has landed, return it to the treasury, then archive`,
+    );
+  }
 }
 
 const ROWS_PER_TURN = 200;

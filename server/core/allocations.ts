@@ -55,6 +55,8 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
       const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
       if (first && !neverSent(first)) return { replayOf: first };
     }
+    // Again in the commit that reserves: the archive may have committed while the balance was read.
+    refuseArchived(getAgentOrThrow(ctx, owner, agentId));
     const available = treasuryBalance - ctx.store.pendingAllocationsTotal(owner);
     if (available < amount) {
       throw new CofferError(

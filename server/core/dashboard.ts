@@ -15,6 +15,8 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   requireOwner(principal);
   const { rows, spent24h } = await agentRows(ctx, principal.owner);
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
+  const archived = ctx.store.listArchivedAgents(principal.owner);
+  const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
   return {
     treasury: {
       walletAddress: principal.owner,
@@ -27,8 +29,14 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     spent24h: formatUsdc(spent24h),
     agents: rows,
     recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
-    /** Agents archived (stopped for good, keys revoked): their pages keep their history. */
-    archivedAgents: ctx.store.listArchivedAgents(principal.owner).map(agentView),
+    /**
+     * Agents archived (stopped for good, keys revoked): their pages keep their history. An archive
+     * empties the wallet, but USDC can still arrive from outside: the balance shows it, to return.
+     */
+    archivedAgents: archived.map((agent) => ({
+      ...agentView(agent),
+      balance: formatUsdc(archivedBalances.get(agent.walletAddress) ?? 0n),
+    })),
     /** Payments the policy refused, newest first: what agents tried and were not allowed. */
     recentRefusals: ctx.store
       .recentRefusals(principal.owner, RECENT_REFUSALS_LIMIT)

@@ -1,6 +1,6 @@
 import { CofferError } from './errors.js';
 import { requireAgentScope, type Principal } from './auth.js';
-import type { EngineContext } from './context.js';
+import { audit, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
@@ -18,6 +18,7 @@ export const refundView = (refund: RefundRecord) => ({
   amount: formatUsdc(refund.amount),
   currency: 'USDC' as const,
   status: refund.status,
+  to: refund.destination,
   txSignature: refund.txSignature,
   timestamp: iso(refund.settledAt ?? refund.createdAt),
 });
@@ -251,17 +252,21 @@ async function refund(ctx: EngineContext, task: GenerationTask): Promise<void> {
 }
 
 /**
- * A pending refund of the task's payment, or null when there is nothing to give back: the payment is
- * not confirmed, was refunded already (or is being), or went to an address Coffer holds no key for
- * (a payment made before generation was paid to the treasury). Must run inside a store transaction.
+ * A pending refund of the task's payment, or null when there is nothing to send: the payment is not
+ * confirmed, was refunded already (or is being), or went to an address Coffer holds no key for (a
+ * payment made before generation was paid to the treasury). An archived agent's refund stays in the
+ * treasury, recorded at once: its wallet is empty and watched by no one. Must run inside a store
+ * transaction (the archive's commit and this one are ordered).
  */
 function reserveRefund(ctx: EngineContext, task: GenerationTask): RefundRecord | null {
   const payment = ctx.store.getPayment(task.paymentId);
   if (payment === null || payment.status !== 'confirmed' || payment.refundedAt !== null || payment.recipient !== payment.owner) return null;
   const earlier = ctx.store.findRefundByPayment(payment.id);
   if (earlier !== null && earlier.status !== 'failed') return null;
+  const archived = getAgentOrThrow(ctx, payment.owner, payment.agentId).archivedAt !== null;
   const row: RefundRecord = {
     id: newId('rfd'),
+    destination: archived ? 'treasury' : 'agent',
     owner: payment.owner,
     agentId: payment.agentId,
     paymentId: payment.id,
@@ -271,7 +276,11 @@ function reserveRefund(ctx: EngineContext, task: GenerationTask): RefundRecord |
     createdAt: ctx.clock.now(),
   };
   ctx.store.insertRefund(row);
-  return row;
+  if (!archived) return row;
+  ctx.store.settleRefund(row.id, 'confirmed', null, row.createdAt);
+  const detail = { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId };
+  audit(ctx, { actor: 'system', owner: row.owner, agentId: row.agentId, action: 'refund.kept_in_treasury', detail });
+  return null;
 }
 
 /** Sends a reserved refund from the treasury to the agent's wallet; its row records the outcome. */

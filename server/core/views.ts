@@ -24,11 +24,21 @@ export const agentView = (agent: AgentRecord) => ({
 /** A payment's state as shown: `refunded` once the money came back to the agent (it no longer counts as spent). */
 const shownStatus = (payment: PaymentRecord) => (payment.refundedAt !== null ? ('refunded' as const) : payment.status);
 
-/** The refund of a refunded payment: its whole amount, given back on chain. */
+/**
+ * The refund of a refunded payment: its whole amount, given back on chain to the agent's wallet, or
+ * kept in the treasury (no transaction) when the agent had been archived.
+ */
 const refundOf = (payment: PaymentRecord) =>
   payment.refundedAt === null
     ? {}
-    : { refund: { amount: formatUsdc(payment.amount), txSignature: payment.refundTxSignature, timestamp: iso(payment.refundedAt) } };
+    : {
+        refund: {
+          amount: formatUsdc(payment.amount),
+          to: payment.refundTxSignature === null ? ('treasury' as const) : ('agent' as const),
+          txSignature: payment.refundTxSignature,
+          timestamp: iso(payment.refundedAt),
+        },
+      };
 
 export const spendRecordView = (payment: PaymentRecord) => ({
   id: payment.id,

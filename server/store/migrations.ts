@@ -561,6 +561,14 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE agents ADD COLUMN archived_at INTEGER;
     `,
   },
+  {
+    version: 19,
+    name: 'refunds_kept_in_treasury',
+    sql: `
+      -- A refund goes to the agent's wallet, or stays in the treasury when the agent was archived.
+      ALTER TABLE refunds ADD COLUMN destination TEXT NOT NULL DEFAULT 'agent' CHECK (destination IN ('agent', 'treasury'));
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

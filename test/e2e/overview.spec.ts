@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 
 /**
  * The overview puts the brake first, on a desktop and on a phone: the agents (status, balance,
@@ -219,4 +220,23 @@ test('archive from the agent page: its funds go back first, it leaves the overvi
   await expect(page.getByTestId('agent-row-scraper')).toHaveCount(0);
   await page.getByText(/Archived agents \(1\)/).click();
   await expect(page.getByRole('link', { name: 'Web scraper' })).toBeVisible();
+});
+
+test('an archived agent whose wallet still holds USDC says so, on the overview and its page, with Return', async ({ page }) => {
+  // USDC in an archived wallet: sent from outside after the archive, or left by an archive from
+  // before the rules that keep it empty. Staged by archiving the funded agent in the ledger itself.
+  const db = openConnection(join(dataDir, 'coffer.db'));
+  db.prepare("UPDATE agents SET archived_at = ?, status = 'suspended' WHERE agent_id = 'trader'").run(Date.now());
+  db.close();
+  await signIn(page);
+  await page.getByText(/Archived agents \(2\)/).click();
+  await expect(page.getByRole('listitem').filter({ hasText: 'Price watcher' })).toContainText('still holds 40.00 USDC');
+  await page.getByRole('link', { name: 'Price watcher' }).click();
+  await expect(page.getByRole('alert')).toContainText('Its wallet still holds 40.00 USDC');
+  await page.screenshot({ path: join(SCREENSHOTS, 'archived-with-funds.png') });
+  await page.getByRole('button', { name: 'Return to the treasury' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Returned' })).toContainText('Returned 40.00 USDC to the treasury on chain');
+  await page.goto(`${serve.url}/#/`);
+  await page.getByText(/Archived agents \(2\)/).click();
+  await expect(page.getByRole('listitem').filter({ hasText: 'Price watcher' })).not.toContainText('still holds');
 });

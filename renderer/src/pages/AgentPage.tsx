@@ -67,6 +67,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <p className="muted">
           Wallet <code>{archived.walletAddress}</code>
         </p>
+        <ArchivedFunds agentId={archived.agentId} balance={archived.balance} />
         <SpendHistoryTable history={history} />
       </section>
     );
@@ -281,6 +282,35 @@ function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * USDC an archived agent's wallet still holds (sent from outside after the archive emptied it): no
+ * key of the agent spends it any more, so it is shown with the way back to the treasury.
+ */
+function ArchivedFunds({ agentId, balance }: { agentId: string; balance: string }) {
+  const { client, refresh } = useDashboard();
+  const { busy, error, run } = useAction();
+  const [done, setDone] = useState<string | null>(null);
+  if ((tryParseUsdc(balance) ?? 0n) === 0n) return done === null ? null : <p role="status">{done}</p>;
+  const giveBack = () =>
+    client &&
+    void run(async () => {
+      const result = await client.returnFunds(agentId, {});
+      await refresh();
+      setDone(`Returned ${result.amount} USDC to the treasury on chain`);
+    });
+  return (
+    <div className="banner warning" role="alert">
+      <p>
+        Its wallet still holds <Money value={balance} />. No one spends it here: return it to the treasury.
+      </p>
+      <ErrorNote error={error} />
+      <button type="button" className="button" onClick={giveBack} disabled={busy}>
+        Return to the treasury
+      </button>
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { shortTime } from '../lib/time.js';
 import { BudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
+import { tryParseUsdc } from '../lib/money.js';
 import { ResumeAll, StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
 import { DeployDialog } from './DeployDialog.js';
@@ -94,6 +95,14 @@ export function Overview() {
                 <li key={archived.agentId}>
                   <a href={hrefFor({ page: 'agent', agentId: archived.agentId })}>{archived.displayName}</a>{' '}
                   <span className="muted">archived {shortTime(archived.archivedAt ?? null)}</span>
+                  {(tryParseUsdc(archived.balance) ?? 0n) > 0n && (
+                    <>
+                      {' '}
+                      <span className="badge">
+                        still holds <Money value={archived.balance} />
+                      </span>
+                    </>
+                  )}
                 </li>
               ))}
             </ul>

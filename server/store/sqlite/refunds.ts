@@ -8,6 +8,7 @@ import { pendingTransfers, toSentTransaction, withHeightParam } from './transfer
 function toRefund(row: Row): RefundRecord {
   return {
     id: text(row.id),
+    destination: row.destination as RefundRecord['destination'],
     owner: text(row.owner),
     agentId: text(row.agent_id),
     paymentId: text(row.payment_id),
@@ -24,10 +25,10 @@ function toRefund(row: Row): RefundRecord {
 export function createRefundStore(db: SqliteDatabase): RefundStore {
   const stmts = {
     insertRefund: db.prepare(
-      `INSERT INTO refunds (id, owner, agent_id, payment_id, task_id, amount, status, tx_signature, tx_wire, last_valid_block_height,
-         error_code, created_at, settled_at)
-       VALUES (@id, @owner, @agentId, @paymentId, @taskId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight,
-         @errorCode, @createdAt, @settledAt)`,
+      `INSERT INTO refunds (id, destination, owner, agent_id, payment_id, task_id, amount, status, tx_signature, tx_wire,
+         last_valid_block_height, error_code, created_at, settled_at)
+       VALUES (@id, @destination, @owner, @agentId, @paymentId, @taskId, @amount, @status, @txSignature, @txWire,
+         @lastValidBlockHeight, @errorCode, @createdAt, @settledAt)`,
     ),
     getRefund: bigintStatement(db, 'SELECT * FROM refunds WHERE id = ?'),
     findRefundByPayment: bigintStatement(db, 'SELECT * FROM refunds WHERE payment_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1'),

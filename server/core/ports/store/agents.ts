@@ -28,6 +28,12 @@ export interface AgentStore {
   /** The archived agent whose wallet this is, if any (any owner of this data dir). */
   findArchivedAgentByWallet(walletAddress: string): AgentRecord | null;
   archiveAgent(owner: string, agentId: string, at: number): boolean;
+  /**
+   * Starts watching the money on its way into an agent's wallet (allocations and refunds to it,
+   * payments by the owner's agents to it): each call of the answer tells whether such a move is
+   * pending now or was reserved since the watch began (whatever its state now).
+   */
+  watchMovesInto(owner: string, agentId: string, walletAddress: string): () => boolean;
   setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;

@@ -2,9 +2,13 @@
 import type { GenerationTask } from './tasks.js';
 import type { SentTransaction, TransferStatus } from './transfers.js';
 
-/** Money given back to an agent's wallet from the treasury for a payment whose work failed. */
+/**
+ * Money given back for a payment whose work failed: sent from the treasury to the agent's wallet or,
+ * when the agent was archived, kept in the treasury (nothing moves: the payment went there).
+ */
 export interface RefundRecord extends SentTransaction {
   id: string;
+  destination: 'agent' | 'treasury';
   owner: string;
   agentId: string;
   paymentId: string;
