@@ -55,8 +55,21 @@ const NAV: { route: Route; label: string }[] = [
 ];
 
 export function App() {
-  const { status, signInProblem, dashboard, refreshError, connection, init, refresh, lostConnection, client, pendingApprovals } =
-    useDashboard();
+  const {
+    status,
+    signInProblem,
+    signedOut,
+    dashboard,
+    refreshError,
+    connection,
+    init,
+    refresh,
+    lostConnection,
+    client,
+    pendingApprovals,
+    signOut,
+  } = useDashboard();
+  const [signOutError, setSignOutError] = useState<string | null>(null);
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
 
@@ -110,6 +123,7 @@ export function App() {
     return (
       <main className="signed-out">
         <h1>Sign in to Coffer</h1>
+        {signedOut && <p role="status">Signed out: this tab's session no longer works, here or anywhere it was copied.</p>}
         {signInProblem && (
           <p className="error-note" role="alert">
             {signInProblem}
@@ -158,7 +172,19 @@ export function App() {
         >
           {theme === 'dark' ? 'Light' : 'Dark'}
         </button>
+        <button
+          type="button"
+          className="button small ghost"
+          onClick={() => void signOut().catch((error: Error) => setSignOutError(error.message))}
+        >
+          Sign out
+        </button>
       </header>
+      {signOutError && (
+        <div className="banner error" role="alert">
+          Could not sign out: {signOutError}
+        </div>
+      )}
       {connection === 'reconnecting' ? (
         <div className="banner offline" role="alert" data-testid="connection-banner">
           <strong>Disconnected, reconnecting…</strong> {OFFLINE_MESSAGE} The figures below are the last ones it sent; nothing can be changed

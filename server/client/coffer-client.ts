@@ -42,6 +42,8 @@ export function createCofferClient(transport: Transport) {
     /** Trades a login URL's one-time token for a session token. */
     signIn: (loginToken: string) => call<Wire.Session & { sessionToken: string }>('POST', '/v1/session', { body: { loginToken } }),
     loginLink: () => call<Wire.LoginLink>('POST', '/v1/session/login-link'),
+    /** Signs the session in the transport out: its token is dead at once. */
+    signOut: () => call<Wire.SignedOut>('DELETE', '/v1/session'),
 
     dashboard: () => call<Wire.Dashboard>('GET', '/v1/dashboard'),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),

@@ -3,7 +3,7 @@ import type { Answer } from './answer.js';
 import { readAnswer } from './answer.js';
 import { CofferApiError } from './client-error.js';
 
-export type Method = 'GET' | 'POST';
+export type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface Request {
   method: Method;

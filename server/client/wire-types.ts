@@ -68,6 +68,10 @@ export interface Session {
   signedInAt: string;
   expiresAt: string;
 }
+/** DELETE /v1/session. */
+export interface SignedOut {
+  signedOut: true;
+}
 /** POST /v1/session/login-link. */
 export interface LoginLink {
   url: string;

@@ -1,7 +1,7 @@
 import { CofferError, isCofferError } from './errors.js';
 import { mcpServerConfig } from './mcp-config.js';
 import { allocate } from './allocations.js';
-import { actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type ContextWith, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approval-requests.js';
@@ -160,6 +160,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     if (principal.kind === 'agent' && !isTightening(current, next)) {
       return requestApproval(ctx, principal, 'policy', agentId, { ...update });
     }
+    if (!isTightening(current, next)) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
     ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());
     audit(ctx, {
       actor: actorOf(principal),
@@ -200,6 +201,7 @@ export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: s
     getAgentOrThrow(ctx, principal.owner, agentId);
     return requestApproval(ctx, principal, 'resume', agentId, {});
   }
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   return done(setStatus(ctx, principal, agentId, 'active', actor));
 }
 
@@ -226,6 +228,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
  */
 export function resumeAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
   requireOwner(principal);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   return ctx.store.transaction(() => {
     const resumed: string[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {

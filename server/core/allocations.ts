@@ -1,5 +1,5 @@
 import { CofferError, isCofferError } from './errors.js';
-import { actorOf, requireAgentScope, requireOwner, type Principal } from './auth.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approval-requests.js';
 import { done } from './outcome.js';
 import { DAY_MS, type EngineContext } from './context.js';
@@ -31,6 +31,7 @@ export async function allocate(
     refuseArchived(agent);
     return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
   }
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey));
 }
 

@@ -1,5 +1,5 @@
 import { CofferError } from './errors.js';
-import { requireFreshSignIn, requireOwner, type Principal } from './auth.js';
+import { FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
 import { ownerResult } from './outcome.js';
@@ -82,8 +82,8 @@ export async function readApproval(ctx: EngineContext, principal: Principal, id:
 export async function approve(ctx: EngineContext, principal: Principal, id: string) {
   requireOwner(principal);
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
-  // Approving a new agent hands its key to the agent that asked: lasting access, so a fresh sign-in.
-  if (approval.kind === 'deploy') requireFreshSignIn(principal, ctx.clock.now());
+  // Every request an agent waits on loosens what it can spend (or, a deploy, hands out a key): a fresh sign-in.
+  requireFreshSignIn(principal, ctx.clock.now(), approval.kind === 'deploy' ? FRESH_FOR.minting : FRESH_FOR.money);
   if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) {
     throw new CofferError('approval_decided', `this request is already ${approval.status}`);
   }

@@ -18,20 +18,34 @@ export interface SessionOwner {
   signedInAt: number;
 }
 
-/** How long after signing in a dashboard session may mint login links and API keys. */
+/** How long after signing in a dashboard session may mint what outlives it, or move money. */
 export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
+/** What needs a fresh sign-in, in the refusal's words. */
+export const FRESH_FOR = {
+  /** A login link or an agent's API key: lasting access, which must not outlive a session left open or taken. */
+  minting: 'this creates a key or a login link',
+  /**
+   * Allocating, paying as the owner, loosening a policy, resuming, approving an agent's request: what
+   * moves money out of the owner's reach or lets an agent spend more. A session token taken from an
+   * open tab could otherwise drain the treasury for 12 hours.
+   */
+  money: 'this moves money or lets an agent spend more',
+} as const;
+
 /**
- * Minting something that outlives the session (a login link, an agent's API key) needs the owner's
- * key, or a dashboard sign-in from the last ten minutes: a session left open, or taken, cannot turn
- * itself into lasting access. Signing in again is opening a new login link (`coffer open`).
+ * Needs the owner's key, or a dashboard sign-in from the last ten minutes (see FRESH_FOR). Reading,
+ * stopping, tightening, denying and returning money to the treasury never do: the brake is never
+ * behind a sign-in. Signing in again is opening a new login link (`coffer open`, the tray); a link a
+ * session mints itself signs in as of that session's own sign-in (DashboardSessions), so a session
+ * cannot keep itself fresh.
  */
-export function requireFreshSignIn(principal: Principal, now: number): void {
+export function requireFreshSignIn(principal: Principal, now: number, what: string = FRESH_FOR.minting): void {
   if (principal.kind !== 'owner' || principal.signedInAt === undefined) return;
   if (now - principal.signedInAt <= FRESH_SIGN_IN_MS) return;
   throw new CofferError(
     'confirmation_required',
-    "this creates a key or a login link, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray's Open dashboard) and try again",
+    `${what}, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray's Open dashboard) and try again`,
   );
 }
 

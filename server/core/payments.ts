@@ -1,5 +1,5 @@
 import { CofferError } from './errors.js';
-import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
@@ -116,6 +116,8 @@ async function payOrThrow(
   context: PaymentContext,
 ): Promise<PaymentResult> {
   requireAgentScope(principal, agentId);
+  // An agent pays within its policy; a dashboard session paying from its wallet is the owner, and fresh.
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   const { owner } = principal;
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);

@@ -1,5 +1,5 @@
 import { CofferError } from './errors.js';
-import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest } from './ids.js';
@@ -25,6 +25,7 @@ import { isSolanaAddress, type X402PayBody } from './schemas.js';
  */
 export async function payX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) {
   requireAgentScope(principal, agentId);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   const { owner } = principal;
   const agent = getAgentOrThrow(ctx, owner, agentId);
   const buyer = ctx.x402;

@@ -51,6 +51,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     engine,
     principal: (req) => principalOf(req, engine, sessions),
     credential: (req) => principalOf(req, engine, sessions, true),
+    sessions,
     streams: options.streams,
   };
   const v1 = express.Router();

@@ -70,6 +70,17 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
     }
     res.json(sessionView(engine, session));
   });
+  // Sign-out: the session token in the header is dead at once, and its open event streams end.
+  router.delete('/session', (req, res) => {
+    const bearer = bearerOf(req);
+    if (bearer === null || !bearer.startsWith(SESSION_TOKEN_PREFIX) || sessions.sessionOf(bearer) === null) {
+      sendError(res, new CofferError('unauthorized', 'not signed in: there is no session to sign out of'));
+      return;
+    }
+    noBody(req.body);
+    sessions.signOut(bearer);
+    res.json({ signedOut: true });
+  });
   return router;
 }
 
@@ -89,7 +100,8 @@ export function loginLinkRoute(
     noBody(req.body);
     requireOwner(principal);
     requireFreshSignIn(principal, now());
-    res.json({ url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner)}`, expiresInSeconds: 600 });
+    const mintedBy = principal.kind === 'owner' && principal.signedInAt !== undefined ? { signedInAt: principal.signedInAt } : null;
+    res.json({ url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner, mintedBy)}`, expiresInSeconds: 600 });
   };
 }
 

@@ -20,11 +20,13 @@ export interface LoginTokenEntry {
   owner: string;
   expiresAt: number;
   usedAt: number | null;
+  /** When the session that minted it signed in; null when the owner key did (a new sign-in). */
+  signedInAt: number | null;
 }
 
 /** Where sign-ins are kept, by the SHA-256 of their token: the data dir's database. */
 export interface SignInStore {
-  putLoginToken(hash: string, entry: { owner: string; expiresAt: number }): void;
+  putLoginToken(hash: string, entry: { owner: string; expiresAt: number; signedInAt: number | null }): void;
   loginToken(hash: string): LoginTokenEntry | null;
   /** Marks a login token used; false when it was used already (single use, atomically). */
   spendLoginToken(hash: string, at: number): boolean;
@@ -45,15 +47,27 @@ export interface SignInStore {
  * the server signs no one out), so neither the database nor a heap dump hands out sessions.
  */
 export class DashboardSessions {
+  private readonly signOutListeners = new Set<() => void>();
+
   constructor(
     private readonly now: () => number,
     private readonly store: SignInStore,
   ) {}
 
-  issueLoginToken(owner: string): string {
+  /**
+   * A one-time login token. `mintedBy` is the sign-in time of the dashboard session that asks, if one
+   * does: the session it signs in to counts as signed in then, and ends when that one would, so a
+   * session that mints links for itself never becomes fresh again nor outlives its 12 hours. The
+   * owner key (`coffer open`, the tray) mints a new sign-in.
+   */
+  issueLoginToken(owner: string, mintedBy: { signedInAt: number } | null = null): string {
     this.store.forgetExpired(this.now());
     const token = randomBytes(24).toString('base64url');
-    this.store.putLoginToken(digest(token), { owner, expiresAt: this.now() + LOGIN_TOKEN_TTL_MS });
+    this.store.putLoginToken(digest(token), {
+      owner,
+      expiresAt: this.now() + LOGIN_TOKEN_TTL_MS,
+      signedInAt: mintedBy?.signedInAt ?? null,
+    });
     return token;
   }
 
@@ -68,9 +82,24 @@ export class DashboardSessions {
     if (!this.store.spendLoginToken(hash, this.now())) return { ok: false, reason: 'used' };
     if (entry.expiresAt < this.now()) return { ok: false, reason: 'expired' };
     const sessionToken = `${SESSION_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const session: SignedIn = { owner: entry.owner, signedInAt: this.now(), expiresAt: this.now() + SESSION_TTL_MS };
+    const signedInAt = entry.signedInAt ?? this.now();
+    const session: SignedIn = { owner: entry.owner, signedInAt, expiresAt: signedInAt + SESSION_TTL_MS };
     this.store.putSession(digest(sessionToken), session);
     return { ok: true, sessionToken, session };
+  }
+
+  /** Signs a session out: its token is dead at once, and whoever listens (open event streams) is told. */
+  signOut(sessionToken: string): boolean {
+    if (this.sessionOf(sessionToken) === null) return false;
+    this.store.forgetSession(digest(sessionToken));
+    for (const listener of this.signOutListeners) listener();
+    return true;
+  }
+
+  /** Calls `listener` after every sign-out (each stream checks whether it was its own); answers how to stop. */
+  onSignOut(listener: () => void): () => void {
+    this.signOutListeners.add(listener);
+    return () => this.signOutListeners.delete(listener);
   }
 
   sessionOf(sessionToken: string): SignedIn | null {

@@ -569,6 +569,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE refunds ADD COLUMN destination TEXT NOT NULL DEFAULT 'agent' CHECK (destination IN ('agent', 'treasury'));
     `,
   },
+  {
+    version: 20,
+    name: 'login_links_keep_their_sign_in',
+    sql: `
+      -- A login link a dashboard session mints signs in as of that session's sign-in (null: the
+      -- owner key minted it, a new sign-in), so a session cannot make itself fresh again.
+      ALTER TABLE dashboard_login_tokens ADD COLUMN signed_in_at INTEGER;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

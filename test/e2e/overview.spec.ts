@@ -240,3 +240,17 @@ test('an archived agent whose wallet still holds USDC says so, on the overview a
   await page.getByText(/Archived agents \(2\)/).click();
   await expect(page.getByRole('listitem').filter({ hasText: 'Price watcher' })).not.toContainText('still holds');
 });
+
+test('Sign out in the header: the tab is signed out, and its token is dead for anyone holding a copy', async ({ page }) => {
+  await signIn(page);
+  const token = await page.evaluate(() => sessionStorage.getItem('coffer.session'));
+  expect(token).toMatch(/^cof_ses_/);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+  await expect(page.getByRole('status')).toContainText('Signed out');
+  expect(await page.evaluate(() => sessionStorage.getItem('coffer.session'))).toBeNull();
+  const copied = await fetch(`${serve.url}/v1/dashboard?owner=${owner}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(copied.status).toBe(401);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+});

@@ -42,5 +42,8 @@ const signedOut = createCofferClient(pageTransport());
 
 export const fetchSession = () => signedOut.session();
 
+/** Ends this page's session on the server (its token is dead at once). */
+export const signOut = () => signedOut.signOut();
+
 /** Trades a login URL's one-time token for this page's session token. */
 export const signIn = (loginToken: string) => signedOut.signIn(loginToken);

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { CofferApiError, createClient, fetchSession, signIn, type Client } from '../api/client.js';
+import { CofferApiError, createClient, fetchSession, signIn, signOut as signOutOfServer, type Client } from '../api/client.js';
 import { forgetSessionToken, keepSessionToken, sessionToken } from '../api/credential.js';
 import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
 
@@ -55,6 +55,8 @@ interface DashboardState {
   status: Status;
   /** Why signing in did not work (a used or expired login link), for the signed-out page. */
   signInProblem: string | null;
+  /** The owner signed this tab out (rather than never having signed in). */
+  signedOut: boolean;
   session: Session | null;
   client: Client | null;
   dashboard: Dashboard | null;
@@ -68,6 +70,8 @@ interface DashboardState {
   refresh(): Promise<void>;
   /** The server stopped answering (its event stream ended): what is on screen is stale until a refresh works. */
   lostConnection(): void;
+  /** Signs this tab out: the server forgets the session, the tab its token. */
+  signOut(): Promise<void>;
 }
 
 /**
@@ -77,6 +81,7 @@ interface DashboardState {
 export const useDashboard = create<DashboardState>((set, get) => ({
   status: 'loading',
   signInProblem: null,
+  signedOut: false,
   session: null,
   client: null,
   dashboard: null,
@@ -87,6 +92,15 @@ export const useDashboard = create<DashboardState>((set, get) => ({
 
   lostConnection() {
     set({ connection: 'reconnecting' });
+  },
+
+  async signOut() {
+    // Already dead on the server (expired, signed out elsewhere) is signed out all the same.
+    await signOutOfServer().catch((error: unknown) => {
+      if (!(error instanceof CofferApiError && error.status === 401)) throw error;
+    });
+    forgetSessionToken();
+    set({ status: 'signed-out', signInProblem: null, signedOut: true, session: null, client: null, dashboard: null });
   },
 
   async init() {

@@ -8,7 +8,7 @@ const HEARTBEAT_MS = 15_000;
  * GET /v1/events: the owner's live stream (server-sent events) of payments, refusals, approvals, kills
  * and deposits. The dashboard refreshes on each event instead of polling.
  */
-export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
+export function eventRoutes({ engine, principal, sessions, streams }: RouteDeps): Router {
   const router = Router();
   router.get('/events', (req, res) => {
     const p = principal(req);
@@ -20,8 +20,9 @@ export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write(`retry: 2000\n: connected\n\n`);
-    // A stream must not outlive its sign-in: the caller is checked again before every event and at
-    // every heartbeat, and the stream ends the moment the session (or key) is no longer good.
+    // A stream must not outlive its sign-in: the caller is checked again before every event, at
+    // every heartbeat and at every sign-out, and the stream ends the moment the session (or key) is
+    // no longer good.
     const stillSignedIn = () => {
       try {
         principal(req);
@@ -40,10 +41,12 @@ export function eventRoutes({ engine, principal, streams }: RouteDeps): Router {
     const heartbeat = setInterval(() => {
       if (stillSignedIn()) res.write(': heartbeat\n\n');
     }, HEARTBEAT_MS);
+    const stopListening = sessions.onSignOut(() => void stillSignedIn());
     streams.add(res);
     const stop = () => {
       clearInterval(heartbeat);
       unsubscribe();
+      stopListening();
       streams.delete(res);
     };
     req.on('close', stop);

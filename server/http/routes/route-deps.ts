@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Principal } from '../../core/auth.js';
 import type { Engine } from '../../core/engine.js';
+import type { DashboardSessions } from '../sessions.js';
 
 export interface RouteDeps {
   engine: Engine;
@@ -8,6 +9,8 @@ export interface RouteDeps {
   principal: (req: Request) => Principal;
   /** The same, for the link-session endpoints: `owner` may be left out (the key or session names it). */
   credential: (req: Request) => Principal;
+  /** Dashboard sign-ins: an event stream ends at its session's sign-out. */
+  sessions: Pick<DashboardSessions, 'onSignOut'>;
   /** Open event streams, ended when the server stops (they would otherwise hold it open). */
   streams: Set<Response>;
 }
