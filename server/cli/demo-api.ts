@@ -59,11 +59,12 @@ export async function demoApi(flags: {
     server.listen(port, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs; told
+  // before the line below, so whoever waits for that line finds the registry already pointing here.
+  const withdraw = announceDemoApi(dataDir, url);
   console.log(
     `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
   );
-  // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs.
-  const withdraw = announceDemoApi(dataDir, url);
   return new Promise((resolve) => {
     const stop = () => {
       withdraw();

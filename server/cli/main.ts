@@ -28,7 +28,11 @@ usage:
                  the linked agent's balance, policy and recent payments
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
-                 (--receipt: only the X-Payment value, for curl -H "X-Payment: $(coffer pay ... --receipt)")
+                 (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
+                 curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
+                 without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
+                 after it lands, and a registry service is paid at least its listed price (less is
+                 refused, nothing is paid)
   coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
                  the body bought goes to stdout, what was paid to stderr

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'cooldown_active',
   'service_not_allowed',
   'price_above_registry',
+  'price_below_registry',
   'unreadable_402',
   'unsupported_offer',
   'payment_not_found',

@@ -148,6 +148,7 @@ async function payOrThrow(
   // again, atomically, since other payments may land in between.
   checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
   if (service !== null) assertListedPrice(service.id, context.listedPrice ?? listedPrice(service), amount);
+  if (service !== null && body.nonce === undefined) assertBuysACall(service, amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
@@ -228,6 +229,25 @@ export function assertListedPrice(serviceId: string, listed: bigint | null, amou
     throw new CofferError(
       'price_above_registry',
       `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for "${serviceId}"`,
+    );
+  }
+}
+
+/**
+ * A payment without a seller's nonce is redeemed by its receipt alone: a Coffer paywall takes it once
+ * for a route priced at most what it paid (API.md, the paywall). Below the registry's per-call price
+ * it buys no call, so it is refused before anything moves rather than paid for nothing. With a nonce
+ * the seller's 402 named the price (the paywall holds the payment to it); outside the registry, and
+ * for services priced by resolution, Coffer does not know the price and the paywall alone judges.
+ */
+export function assertBuysACall(service: ServiceRecord, amount: bigint): void {
+  if (service.pricePerCall === null) return;
+  const price = parseAmount(service.pricePerCall);
+  if (amount < price) {
+    throw new CofferError(
+      'price_below_registry',
+      `${formatUsdc(amount)} USDC is less than the ${formatUsdc(price)} USDC the registry lists for a call to "${service.id}": ` +
+        'without the nonce of its 402 such a payment buys nothing, so nothing was paid',
     );
   }
 }

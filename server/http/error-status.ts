@@ -35,6 +35,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   cooldown_active: 402,
   service_not_allowed: 402,
   price_above_registry: 402,
+  price_below_registry: 400,
   unreadable_402: 400,
   unsupported_offer: 422,
   payment_not_found: 404,

@@ -68,7 +68,9 @@ export const payInput = {
   service: payBodySchema.shape.service.describe('registry service id, or a name with recipient'),
   amount: amountInput('the price to pay'),
   recipient: payBodySchema.shape.recipient.describe('Solana address, for a service outside the registry'),
-  nonce: payBodySchema.shape.nonce.describe("the paid API's nonce from its 402 (printable ASCII)"),
+  nonce: payBodySchema.shape.nonce.describe(
+    "the paid API's nonce from its 402 (printable ASCII); left out, a Coffer paywall takes the receipt once, and a registry service is paid at least its listed price",
+  ),
   description: payBodySchema.shape.description.describe('what the payment is for, shown in the spend history'),
 };
 

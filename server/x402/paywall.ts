@@ -21,6 +21,15 @@ export interface PaywallOptions {
   x402?: { facilitator: Facilitator };
   /** How long a 402's nonce stays payable; 300 s by default. */
   maxTimeoutSeconds?: number;
+  /**
+   * Whether a receipt of a payment made without a nonce (`coffer pay <service> <amount>`, a /pay
+   * without `nonce`) buys one answer: its transaction is the one-time token, it must pay the route's
+   * price to `recipient`, and it is good for `maxTimeoutSeconds` after it lands. True by default.
+   * Such a receipt names no paywall, only the recipient, and each paywall remembers what it accepted
+   * in its own store: every paywall paid to one recipient must share one store file, or all but one
+   * of them set this to false.
+   */
+  receiptsWithoutNonce?: boolean;
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -41,11 +50,13 @@ export const paymentOf = (res: Response): VerifiedPayment | undefined => res.loc
  * recipient and a fresh single-use nonce (and, with `x402`, the same terms for x402 v1 and v2
  * clients). A Coffer receipt (`X-Payment: v1.…`) is verified on chain (see verifyReceipt); an x402
  * payment (`PAYMENT-SIGNATURE`, or an `X-PAYMENT` payload) is checked against the terms issued and
- * settled by the facilitator (see paywall-x402.ts). The route runs only for a payment accepted now,
+ * settled by the facilitator (see paywall-x402.ts). A receipt of a payment made without a 402 (no
+ * nonce) is taken once too, unless `receiptsWithoutNonce` is false. The route runs only for a payment accepted now,
  * and finds it with paymentOf(res). A refused payment gets 402 with the reason and fresh terms.
  */
 export function createPaywall(options: PaywallOptions) {
   const maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
+  const withoutNonce = options.receiptsWithoutNonce === false ? null : { maxAgeSeconds: maxTimeoutSeconds };
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
 
@@ -149,6 +160,7 @@ export function createPaywall(options: PaywallOptions) {
             store: options.store,
             nonces,
             now: now(),
+            withoutNonce,
           });
         } catch (error) {
           log(`paywall: could not read the chain: ${(error as Error).message}`);

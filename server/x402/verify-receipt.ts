@@ -4,13 +4,14 @@ import { formatUsdc, tryParseUsdc } from '../core/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';
 import type { PaywallStore } from './paywall-store.js';
-import type { NonceReading, Nonces } from './nonces.js';
+import { isNonceShaped, type NonceReading, type Nonces } from './nonces.js';
 
 export interface VerifiedPayment {
   payer: string;
   /** micro-USDC actually received */
   amount: bigint;
   txSignature: string;
+  /** The nonce the payment paid; "" for a payment made without one. */
   nonce: string;
 }
 
@@ -51,26 +52,28 @@ async function proofHolds(receipt: Receipt): Promise<boolean> {
 }
 
 /**
- * Checks an `X-Payment` receipt against the chain and the paywall's memory. Nothing in the receipt is
- * trusted on its own word: it must be signed by its payer's wallet (so a receipt rebuilt from public
- * chain data is worthless), and it only names a transaction, which must exist and have succeeded on
- * this network, have moved at least the route's price in USDC to the recipient's token account,
- * carry a nonce this paywall issued for this method and path (unused, unexpired) as its memo, be
- * recent, and never have been accepted before: a receipt buys one answer.
- * Throws only when the chain cannot be read (the caller answers 503, not 402).
+ * What a receipt's memo makes of it: the terms of a nonce this paywall issued, or, for a payment made
+ * without a 402 (`coffer pay demo-weather 0.01`, a /pay without `nonce`), none: its transaction is
+ * then the one-time token, and the route's price and a short window after it landed are the terms.
  */
-export async function verifyReceipt(
-  header: string,
-  context: { resource: string; price: bigint; recipient: string; lookup: TransferLookup; store: PaywallStore; nonces: Nonces; now: number },
-): Promise<Verification> {
-  const receipt = decodeReceipt(header);
-  if (receipt === null || !isSignature(receipt.txSignature)) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
-  if (receipt.network !== context.lookup.network) {
-    return refuse('wrong_network', `the receipt is for ${receipt.network}; this API is paid on ${context.lookup.network}`);
-  }
-  if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
+type ReceiptTerms = { kind: 'nonce'; nonce: string; amount: bigint; issuedAt: number; expiresAt: number } | { kind: 'without_nonce' };
 
-  if (context.store.isAccepted(receipt.txSignature)) return refuse('receipt_already_used', 'this payment was already used');
+export interface ReceiptContext {
+  resource: string;
+  price: bigint;
+  recipient: string;
+  lookup: TransferLookup;
+  store: PaywallStore;
+  nonces: Nonces;
+  now: number;
+  /**
+   * Receipts of payments made without a nonce: accepted once each, within `maxAgeSeconds` of their
+   * transaction's block time; null or left out refuses them (`unknown_nonce`).
+   */
+  withoutNonce?: { maxAgeSeconds: number } | null;
+}
+
+function termsOf(receipt: Receipt, context: ReceiptContext): ReceiptTerms | Refusal {
   const legacy = context.store.storedNonce(receipt.memo);
   const reading: NonceReading =
     legacy === null
@@ -78,13 +81,68 @@ export async function verifyReceipt(
       : legacy.resource === context.resource
         ? { ok: true, terms: legacy }
         : { ok: false, code: 'wrong_resource' };
-  if (!reading.ok) {
-    return reading.code === 'wrong_resource'
-      ? refuse('wrong_resource', 'the nonce was issued for another route')
-      : refuse('unknown_nonce', 'the payment does not carry a nonce this API issued');
+  if (reading.ok) return { kind: 'nonce', nonce: receipt.memo, ...reading.terms };
+  if (reading.code === 'wrong_resource') return refuse('wrong_resource', 'the nonce was issued for another route');
+  // Without a nonce, Coffer writes the payment's own id as its memo. The payer signs both, so only a
+  // payment its payer made outside any 402 qualifies; a memo shaped like a nonce was paid for some
+  // paywall's terms (here, or elsewhere for the same recipient) and is redeemed by that nonce alone.
+  if (context.withoutNonce && receipt.memo === receipt.paymentId && !isNonceShaped(receipt.memo)) return { kind: 'without_nonce' };
+  return refuse('unknown_nonce', 'the payment does not carry a nonce this API issued');
+}
+
+/**
+ * When a payment was good for, judged by its transaction's block time: between a nonce's issue and
+ * its expiry, or, without a nonce, within `maxAgeSeconds` of landing. `expiresAt` is what the store
+ * keeps the record for (pruned a day after): by then the receipt is refused as expired anyway, so
+ * pruning never reopens a replay. Throws when the chain does not say when a payment without a nonce
+ * landed: its age, hence how long to remember it, would be unknown (503, the receipt stays good).
+ */
+function timeWindow(terms: ReceiptTerms, blockTime: number | null, context: ReceiptContext): { expiresAt: number } | Refusal {
+  const skew = CLOCK_SKEW_SECONDS * 1000;
+  if (terms.kind === 'nonce') {
+    const landed = blockTime ?? Math.floor(context.now / 1000);
+    const issued = Math.floor(terms.issuedAt / 1000);
+    const expires = Math.floor(terms.expiresAt / 1000);
+    if (landed < issued - CLOCK_SKEW_SECONDS || landed > expires + CLOCK_SKEW_SECONDS || context.now > terms.expiresAt + 5 * 60_000) {
+      return refuse('receipt_expired', 'the payment is not within the time the nonce allowed');
+    }
+    return { expiresAt: terms.expiresAt };
   }
-  const nonce = { ...reading.terms, nonce: receipt.memo };
-  if (context.store.isNonceUsed(nonce.nonce)) return refuse('receipt_already_used', 'this payment was already used');
+  if (blockTime === null) throw new Error('the chain does not say when the transaction landed');
+  const maxAgeSeconds = context.withoutNonce?.maxAgeSeconds ?? 0;
+  const landedAt = blockTime * 1000;
+  const expiresAt = landedAt + maxAgeSeconds * 1000 + skew;
+  if (landedAt > context.now + skew || context.now > expiresAt) {
+    return refuse('receipt_expired', `a payment made without a nonce is good for ${maxAgeSeconds} s after it lands`);
+  }
+  return { expiresAt };
+}
+
+/**
+ * Checks an `X-Payment` receipt against the chain and the paywall's memory. Nothing in the receipt is
+ * trusted on its own word: it must be signed by its payer's wallet (so a receipt rebuilt from public
+ * chain data is worthless), and it only names a transaction, which must exist and have succeeded on
+ * this network, have moved at least the route's price in USDC to the recipient's token account,
+ * carry as its memo a nonce this paywall issued for this method and path (unused, unexpired) or,
+ * for a payment made without a nonce, the receipt's own payment id, be recent, and never have been
+ * accepted before: a receipt buys one answer, and a transaction one receipt's worth.
+ * Throws only when the chain cannot be read (the caller answers 503, not 402).
+ */
+export async function verifyReceipt(header: string, context: ReceiptContext): Promise<Verification> {
+  const receipt = decodeReceipt(header);
+  if (receipt === null || !isSignature(receipt.txSignature)) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
+  if (receipt.network !== context.lookup.network) {
+    return refuse('wrong_network', `the receipt is for ${receipt.network}; this API is paid on ${context.lookup.network}`);
+  }
+  if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
+
+  // The transaction is remembered whatever receipt presented it: a second receipt its payer signs
+  // for the same transaction (another timestamp, another route) buys nothing more.
+  if (context.store.isAccepted(receipt.txSignature)) return refuse('receipt_already_used', 'this payment was already used');
+  const terms = termsOf(receipt, context);
+  if ('ok' in terms) return terms;
+  if (terms.kind === 'nonce' && context.store.isNonceUsed(terms.nonce))
+    return refuse('receipt_already_used', 'this payment was already used');
 
   const transfer = await context.lookup.findTransfer(receipt.txSignature);
   if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain (yet)');
@@ -92,29 +150,33 @@ export async function verifyReceipt(
   if (transfer.mint !== context.lookup.usdcMint) return refuse('wrong_asset', 'the transaction did not move USDC');
   const recipientAccount = await usdcTokenAccount(address(context.lookup.usdcMint), address(context.recipient));
   if (transfer.toTokenAccount !== recipientAccount) return refuse('wrong_recipient', 'the USDC did not go to this API');
-  const price = nonce.amount > context.price ? nonce.amount : context.price;
+  const price = terms.kind === 'nonce' && terms.amount > context.price ? terms.amount : context.price;
   if (transfer.amount < price) {
     return refuse('amount_too_small', `paid ${formatUsdc(transfer.amount)} USDC, the price is ${formatUsdc(price)}`);
   }
-  if (transfer.memo !== nonce.nonce) return refuse('memo_mismatch', 'the transaction memo is not the nonce');
+  if (transfer.memo !== receipt.memo) {
+    return refuse(
+      'memo_mismatch',
+      terms.kind === 'nonce' ? 'the transaction memo is not the nonce' : 'the transaction memo is not the payment id',
+    );
+  }
   if (tryParseUsdc(receipt.amount) !== transfer.amount || receipt.recipient !== context.recipient || receipt.payer !== transfer.from) {
     return refuse('receipt_mismatch', 'the receipt does not describe its transaction');
   }
-  const blockTime = transfer.blockTime ?? Math.floor(context.now / 1000);
-  const issued = Math.floor(nonce.issuedAt / 1000);
-  const expires = Math.floor(nonce.expiresAt / 1000);
-  if (blockTime < issued - CLOCK_SKEW_SECONDS || blockTime > expires + CLOCK_SKEW_SECONDS || context.now > nonce.expiresAt + 5 * 60_000) {
-    return refuse('receipt_expired', 'the payment is not within the time the nonce allowed');
-  }
+  const window = timeWindow(terms, transfer.blockTime, context);
+  if ('ok' in window) return window;
 
+  // Both keys are unique in the store (a concurrent twin of this request loses here). Without a nonce
+  // the transaction stands in for one, as an x402 v1 payment's does.
+  const nonce = terms.kind === 'nonce' ? terms.nonce : '';
   const stored = context.store.accept({
     txSignature: receipt.txSignature,
-    nonce: nonce.nonce,
+    nonce: nonce === '' ? `receipt:${receipt.txSignature}` : nonce,
     payer: transfer.from,
     amount: transfer.amount,
     acceptedAt: context.now,
-    nonceExpiresAt: nonce.expiresAt,
+    nonceExpiresAt: window.expiresAt,
   });
   if (!stored) return refuse('receipt_already_used', 'this payment was already used');
-  return { ok: true, payment: { payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce: nonce.nonce } };
+  return { ok: true, payment: { payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce } };
 }

@@ -199,7 +199,11 @@ describe('a crash between the chain and the ledger', () => {
         store.settlePayment = () => {
           throw new Error('disk said no');
         };
-        const second = await pay(t, 'settled-in-the-landing', agent.apiKey, { service: 'demo-weather', amount: '0.005' });
+        const second = await pay(t, 'settled-in-the-landing', agent.apiKey, {
+          service: 'demo-weather',
+          amount: '0.005',
+          nonce: 'second-402',
+        });
         store.settlePayment = settle;
         expect(second.status).toBe(500);
         expect(sims()).toBe(before + 2);

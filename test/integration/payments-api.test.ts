@@ -151,7 +151,7 @@ describe('payments over HTTP on the sim chain', () => {
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.50'));
   });
 
-  it('refuses paying a registry service more than its listed price (402 price_above_registry), moving nothing; the price or less goes through', async () => {
+  it('refuses paying a registry service more than its listed price (402 price_above_registry), moving nothing; the price goes through, less only with a nonce', async () => {
     const agent = await fundedAgent(t, 'overpayer', '2.00');
     const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
     const over = await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.45', currency: 'USDC' });
@@ -171,7 +171,14 @@ describe('payments over HTTP on the sim chain', () => {
     const image = await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032001' });
     expect(image.body.code).toBe('price_above_registry');
     expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.01' })).status).toBe(200);
-    expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005' })).status).toBe(200);
+    // Less than the listed price: only with the nonce of a seller's 402 (its terms name the price);
+    // without one the payment could buy no call, so it is refused before anything moves.
+    expect((await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005', nonce: 'a-402-nonce' })).status).toBe(200);
+    const paidSoFar = await t.coffer.chain.usdcBalance(agent.walletAddress);
+    const under = await pay(t, 'overpayer', agent.apiKey, { service: 'demo-quotes', amount: '0.005' });
+    expectError(under, 400, 'price_below_registry');
+    expect(under.body.error).toMatch(/0\.005.*0\.01/);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(paidSoFar);
     expect((await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' })).status).toBe(200);
   });
 

@@ -347,6 +347,8 @@ describe('the 402 flow against the demo paid API', () => {
         store: propertyStore,
         nonces,
         now: Date.now(),
+        // Receipts without a nonce are taken too: no tampering reaches that path either.
+        withoutNonce: { maxAgeSeconds: 300 },
       });
 
     const base58 = fc.string({
@@ -366,7 +368,7 @@ describe('the 402 flow against the demo paid API', () => {
       fc.record({ field: fc.constant('amount' as const), value: fc.constantFrom('0.02', '0.009', '1.00', '0.011') }),
       fc.record({ field: fc.constant('recipient' as const), value: fc.oneof(fc.constant(OTHER), base58) }),
       fc.record({ field: fc.constant('payer' as const), value: fc.oneof(fc.constant(t.owner), base58) }),
-      fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom(otherNonce, `${propNonce} `, '', 'x') }),
+      fc.record({ field: fc.constant('memo' as const), value: fc.constantFrom(otherNonce, `${propNonce} `, '', 'x', original.paymentId) }),
       fc.record({
         field: fc.constant('proof' as const),
         value: fc.oneof(

@@ -120,11 +120,17 @@ export function buildWorkload(
     let body: Record<string, unknown>;
     switch (kind) {
       case 'registry': {
-        // Mostly at or under the registry's listed price (more is refused: price_above_registry).
+        // Mostly at or under the registry's listed price (more is refused: price_above_registry). Under
+        // it, with a seller's nonce, as payingFetch pays (without one: price_below_registry).
         const service = rng.pick(REGISTRY_IDS);
         const price = listed.get(service) ?? 10_000n;
-        if (rng.chance(0.75)) amount = usdc(rng.chance(0.5) ? price : rng.bigint(price / 10n > 0n ? price / 10n : 1n, price));
-        body = { service, amount };
+        let under = false;
+        if (rng.chance(0.75)) {
+          const amountMicro = rng.chance(0.5) ? price : rng.bigint(price / 10n > 0n ? price / 10n : 1n, price);
+          amount = usdc(amountMicro);
+          under = amountMicro < price;
+        }
+        body = under ? { service, amount, nonce: `under-${index}` } : { service, amount };
         break;
       }
       case 'sink':

@@ -189,7 +189,8 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/agents/:agentId/rename':
       return { displayName: `Probe ${unique}` };
     case 'POST /v1/agents/:agentId/pay':
-      return { service: 'demo-weather', amount: '0.001', currency: 'USDC', description: `probe ${unique}` };
+      // Under the listed price, so with a nonce (without one it would be refused: price_below_registry).
+      return { service: 'demo-weather', amount: '0.001', currency: 'USDC', description: `probe ${unique}`, nonce: `probe-${unique}` };
     case 'POST /v1/agents/:agentId/generate':
       return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
     case 'POST /v1/agents/:agentId/x402':

@@ -1,0 +1,287 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getBase58Decoder } from '@solana/kit';
+import { fundedAgent, micro, tempDataDir } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
+import { close, listen } from '../helpers/http-server.js';
+import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
+import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/core/receipts.js';
+import { createDemoApi } from '../../server/demo-api/demo-api.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import type { TransferLookup } from '../../server/core/ports/chain.js';
+
+const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+
+/** `coffer demo-api` as a process beside the server of `dataDir`; its URL once it listens. */
+async function startDemoApi(dataDir: string): Promise<{ child: ChildProcess; url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+  });
+  const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    child,
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * The README's one-liner, run by a shell as written:
+ *   curl -H "X-Payment: $(npx coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon
+ * with `npx coffer` being this checkout's CLI and the demo API's URL the one the registry lists.
+ * Answers curl's status code and body (or, where no curl is installed, the same request by fetch
+ * with the header the shell's `$( )` produced).
+ */
+function runOneLiner(weatherUrl: string, env: Record<string, string>): Promise<{ status: number; body: any }> {
+  const shellEnv = { ...process.env, COFFER_NO_BROWSER: '1', ...env, COFFER_CLI: CLI, WEATHER_URL: weatherUrl };
+  const hasCurl = spawnSync('sh', ['-c', 'command -v curl'], { stdio: 'ignore' }).status === 0;
+  const script = hasCurl
+    ? `curl -s -w '\\n%{http_code}' -H "X-Payment: $(node "$COFFER_CLI" pay demo-weather 0.01 --receipt)" "$WEATHER_URL"`
+    : `printf '%s' "$(node "$COFFER_CLI" pay demo-weather 0.01 --receipt)"`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', script], { env: shellEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', async () => {
+      try {
+        if (hasCurl) {
+          const newline = stdout.lastIndexOf('\n');
+          resolve({ status: Number(stdout.slice(newline + 1)), body: JSON.parse(stdout.slice(0, newline)) });
+        } else {
+          const response = await fetch(weatherUrl, { headers: { 'x-payment': stdout } });
+          resolve({ status: response.status, body: await response.json() });
+        }
+      } catch (error) {
+        reject(new Error(`the one-liner did not answer JSON (${(error as Error).message}): ${stdout} ${stderr}`));
+      }
+    });
+  });
+}
+
+describe("the README's CLI one-liner buys what it pays for", () => {
+  const dataDir = tempDataDir();
+  const configFile = join(dataDir, 'agent.json');
+  let serve: ServeProcess;
+  let owner: { owner: string; ownerKey: string };
+  let wallet: string;
+  const post = (path: string, body: unknown) =>
+    json(
+      fetch(`${serve.url}${path}?owner=${owner.owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+  const balance = async () =>
+    (
+      await json(
+        fetch(`${serve.url}/v1/agents/one-liner/balance?owner=${owner.owner}`, {
+          headers: { authorization: `Bearer ${owner.ownerKey}` },
+        }),
+      )
+    ).balance as string;
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir);
+    owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const deployed = await post('/v1/agents/deploy', { agentId: 'one-liner', dailyBudget: '1.00', maxPerPayment: '0.10' });
+    await post('/v1/agents/one-liner/allocate', { amount: '0.50' });
+    wallet = deployed.agent.walletAddress;
+    writeAgentConfig(configFile, {
+      agentId: 'one-liner',
+      walletAddress: wallet,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: owner.owner,
+      url: serve.url,
+    });
+  });
+  afterAll(async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('pays 0.01 with `coffer pay demo-weather 0.01 --receipt` and the demo API answers the weather, once, across its restart', async () => {
+    let demo = await startDemoApi(dataDir);
+    try {
+      // The registry lists the demo API where it runs: the one-liner's URL.
+      const service = await json(fetch(`${serve.url}/v1/services/demo-weather`));
+      expect(service.endpoint).toBe(`GET ${demo.url}/weather?city={city}`);
+      expect(service.pricePerCall).toBe('0.01');
+      const weatherUrl = `${demo.url}/weather?city=Lisbon`;
+
+      const answer = await runOneLiner(weatherUrl, { COFFER_CONFIG: configFile });
+      expect(answer.body).toMatchObject({ city: 'Lisbon', paid: { amount: '0.01', by: wallet } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.forecast).toHaveLength(3);
+      expect(await balance()).toBe('0.49');
+
+      // The receipt bought one answer: the same receipt again, on this route or another of the same
+      // API, is refused with fresh terms, and stays refused after the API restarts.
+      const paid = await runCoffer(['pay', 'demo-weather', '0.01', '--receipt'], { COFFER_CONFIG: configFile });
+      expect(paid.code).toBe(0);
+      const receipt = paid.stdout.trim();
+      expect((await fetch(weatherUrl, { headers: { 'x-payment': receipt } })).status).toBe(200);
+      const again = await fetch(weatherUrl, { headers: { 'x-payment': receipt } });
+      expect(again.status).toBe(402);
+      expect(await json(again)).toMatchObject({ code: 'receipt_already_used', amount: '0.01' });
+      expect((await json(fetch(`${demo.url}/quote?symbol=SOL`, { headers: { 'x-payment': receipt } }))).code).toBe('receipt_already_used');
+      await demo.stop();
+      demo = await startDemoApi(dataDir);
+      const afterRestart = await fetch(`${demo.url}/weather?city=Lisbon`, { headers: { 'x-payment': receipt } });
+      expect(afterRestart.status).toBe(402);
+      expect((await json(afterRestart)).code).toBe('receipt_already_used');
+    } finally {
+      await demo.stop();
+    }
+  });
+
+  it('a pay without a nonce below the listed price is refused before any money moves', async () => {
+    const before = await balance();
+    const cheap = await runCoffer(['pay', 'demo-weather', '0.005', '--receipt'], { COFFER_CONFIG: configFile });
+    expect(cheap.code).toBe(1);
+    expect(cheap.stdout).toBe('');
+    expect(cheap.stderr).toMatch(/0\.005.*0\.01.*\(price_below_registry\)$/m);
+    expect(await balance()).toBe(before);
+    // With the nonce of a seller's 402 the seller's terms decide (its nonce names its price).
+    const withNonce = await runCoffer(['pay', 'demo-weather', '0.005', '--nonce', 'seller-terms', '--receipt'], {
+      COFFER_CONFIG: configFile,
+    });
+    expect(withNonce.code).toBe(0);
+  });
+});
+
+describe("a receipt without a nonce at Coffer's paywall", () => {
+  const t = useCoffer();
+  let lookup: TransferLookup;
+  let store: PaywallStore;
+  let api: { url: string; server: Server };
+
+  beforeAll(async () => {
+    lookup = await cofferTransferLookup(t.url);
+    store = openPaywallStore(join(t.dataDir, 'paywall.db'));
+    api = await listen(createDemoApi({ lookup, store }));
+  });
+  afterAll(async () => {
+    await close(api.server);
+    store.close();
+  });
+
+  const get = async (path: string, receipt: string, server = api) => {
+    const response = await fetch(`${server.url}${path}`, { headers: { 'x-payment': receipt } });
+    return { status: response.status, body: await json(response) };
+  };
+  /** The payer's own signature over edited claims: a second, genuine receipt for the same transaction. */
+  const resign = async (header: string, edit: Record<string, string>) => {
+    const { proof: _proof, ...claims } = { ...decodeReceipt(header)!, ...edit };
+    const signed = await t.coffer.engine.ctx.vault.signMessage(claims.payer, receiptProofMessage(claims));
+    return encodeReceipt({ ...claims, proof: getBase58Decoder().decode(signed) });
+  };
+
+  it('is accepted once, bound to its transaction: another receipt for the same transaction is refused', async () => {
+    const agent = await fundedAgent(t, 'no-nonce', '1.00');
+    const paid = await payUsdc(t, 'no-nonce', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
+    expect(paid.status).toBe(200);
+    expect(paid.body.memo).toBe(paid.body.paymentId);
+    const answered = await get('/weather?city=Kyoto', paid.body.xPaymentHeader);
+    expect(answered.status).toBe(200);
+    expect(answered.body.paid).toEqual({ amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature });
+
+    const later = await resign(paid.body.xPaymentHeader, { timestamp: new Date(Date.now() + 1000).toISOString() });
+    expect(later).not.toBe(paid.body.xPaymentHeader);
+    expect((await get('/weather?city=Kyoto', later)).body.code).toBe('receipt_already_used');
+    expect((await get('/quote?symbol=SOL', paid.body.xPaymentHeader)).body.code).toBe('receipt_already_used');
+  });
+
+  it('two requests racing with one receipt get one answer', async () => {
+    const agent = await fundedAgent(t, 'racer', '1.00');
+    const paid = await payUsdc(t, 'racer', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get('/weather', paid.body.xPaymentHeader)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.code === 'receipt_already_used')).toHaveLength(5);
+  });
+
+  it('must pay the route its price, to this paywall, in USDC, recently; the memo must be its payment id', async () => {
+    const agent = await fundedAgent(t, 'edge-cases', '1.00');
+    // Outside the registry Coffer cannot know the price: the paywall holds it.
+    const cheap = await payUsdc(t, 'edge-cases', agent.apiKey, { service: 'unlisted-label', recipient: DEMO_PAY_TO, amount: '0.005' });
+    expect(cheap.status).toBe(200);
+    const cheapAnswer = await get('/weather', cheap.body.xPaymentHeader);
+    expect(cheapAnswer.status).toBe(402);
+    expect(cheapAnswer.body).toMatchObject({ code: 'amount_too_small' });
+
+    // Paid elsewhere.
+    const other = await fundedAgent(t, 'other-seller', '0.01');
+    const elsewhere = await payUsdc(t, 'edge-cases', agent.apiKey, {
+      service: 'someone-else',
+      recipient: other.walletAddress,
+      amount: '0.01',
+    });
+    expect((await get('/weather', elsewhere.body.xPaymentHeader)).body.code).toBe('wrong_recipient');
+
+    // A memo that is neither a nonce of this paywall nor the receipt's own payment id.
+    const labelled = await payUsdc(t, 'edge-cases', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: 'not-a-nonce' });
+    expect((await get('/weather', labelled.body.xPaymentHeader)).body.code).toBe('unknown_nonce');
+    const renamed = await resign(labelled.body.xPaymentHeader, { memo: labelled.body.paymentId });
+    expect((await get('/weather', renamed)).body.code).toBe('memo_mismatch');
+    // A payment of another paywall's terms (its nonce, for the same recipient) stays that paywall's,
+    // even re-signed by its payer with the nonce as payment id.
+    const otherStore = openPaywallStore(':memory:');
+    const otherApi = await listen(createDemoApi({ lookup, store: otherStore }));
+    try {
+      const otherTerms = await json(fetch(`${otherApi.url}/weather`));
+      const forOther = await payUsdc(t, 'edge-cases', agent.apiKey, { service: 'demo-weather', amount: '0.01', nonce: otherTerms.nonce });
+      const relabelled = await resign(forOther.body.xPaymentHeader, { paymentId: otherTerms.nonce });
+      expect((await get('/weather', relabelled)).body.code).toBe('unknown_nonce');
+      expect((await get('/weather', forOther.body.xPaymentHeader, otherApi)).status).toBe(200);
+    } finally {
+      await close(otherApi.server);
+      otherStore.close();
+    }
+
+    // Too old: a paywall whose clock is past the receipt's window (300 s and the clock skew).
+    const late = await payUsdc(t, 'edge-cases', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
+    const lateStore = openPaywallStore(':memory:');
+    const lateApi = await listen(createDemoApi({ lookup, store: lateStore, now: () => Date.now() + 7 * 60_000 }));
+    try {
+      expect((await get('/weather', late.body.xPaymentHeader, lateApi)).body.code).toBe('receipt_expired');
+      expect(lateStore.isAccepted(late.body.txSignature)).toBe(false);
+    } finally {
+      await close(lateApi.server);
+      lateStore.close();
+    }
+    // Within it, the same receipt is good.
+    expect((await get('/weather', late.body.xPaymentHeader)).status).toBe(200);
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1') - micro('0.045'));
+  });
+
+  it('a paywall that takes no receipts without a nonce refuses them as before', async () => {
+    const agent = await fundedAgent(t, 'strict', '1.00');
+    const strictStore = openPaywallStore(':memory:');
+    const strict = await listen(createDemoApi({ lookup, store: strictStore, receiptsWithoutNonce: false }));
+    try {
+      const paid = await payUsdc(t, 'strict', agent.apiKey, { service: 'demo-weather', amount: '0.01' });
+      expect((await get('/weather', paid.body.xPaymentHeader, strict)).body.code).toBe('unknown_nonce');
+    } finally {
+      await close(strict.server);
+      strictStore.close();
+    }
+  });
+});
