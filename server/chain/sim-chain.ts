@@ -76,8 +76,8 @@ export class SimChain implements Chain {
       return new SimChain(ledger, store, vault, clock, address(mint), address(authority));
     }
     // First start: a local USDC-like mint (6 decimals) whose authority key lives in the key store.
-    const authorityAddress = address(await vault.createWallet());
-    const mintAccount = await vault.signer(await vault.createWallet());
+    const authorityAddress = address(await vault.createWallet({ kind: 'random' }));
+    const mintAccount = await vault.signer(await vault.createWallet({ kind: 'random' }));
     const chain = new SimChain(ledger, store, vault, clock, mintAccount.address, authorityAddress);
     await chain.prepareFeePayer(authorityAddress);
     const payer = await vault.signer(authorityAddress);

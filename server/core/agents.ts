@@ -61,7 +61,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
   }
   // The wallet key goes to the key store before the agent row exists: a crash in between leaves an
   // unused key, never an agent without one.
-  const walletAddress = await ctx.vault.createWallet();
+  const walletAddress = await ctx.vault.createWallet({ kind: 'agent', treasury: owner });
   const agent: AgentRecord = {
     owner,
     agentId: body.agentId,

@@ -29,7 +29,7 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
     return { owner: existing.address, ownerKey, created: false };
   }
 
-  const owner = await ctx.vault.createWallet();
+  const owner = await ctx.vault.createWallet({ kind: 'treasury' });
   const ownerKey = newApiKey('owner');
   await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
   ctx.store.transaction(() => {

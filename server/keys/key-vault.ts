@@ -6,7 +6,8 @@ import {
   getBase58Encoder,
   type KeyPairSigner,
 } from '@solana/kit';
-import type { KeyVault } from '../core/ports/keys.js';
+import type { KeyVault, NewWallet } from '../core/ports/keys.js';
+import { createPhraseWallets } from './phrase-wallets.js';
 import type { SecretBackend } from './secret-backend.js';
 
 const walletAccount = (address: string) => `wallet:${address}`;
@@ -52,6 +53,30 @@ async function walletKeys(seed: Uint8Array): Promise<WalletKeys> {
 
 export function createKeyVault(backend: SecretBackend): WalletKeyVault {
   const wallets = new Map<string, Promise<WalletKeys>>();
+  const phrases = createPhraseWallets(backend);
+
+  /** Stores a wallet's 64-byte keypair (what wallets import) and keeps its signers; answers its address. */
+  const keep = async (key: Uint8Array): Promise<string> => {
+    const keypair = new Uint8Array(64);
+    keypair.set(key, 0);
+    try {
+      const keys = await walletKeys(keypair.subarray(0, 32));
+      const address = keys.signer.address;
+      keypair.set(getAddressEncoder().encode(address), 32);
+      await backend.set(walletAccount(address), getBase58Decoder().decode(keypair));
+      wallets.set(address, Promise.resolve(keys));
+      return address;
+    } finally {
+      keypair.fill(0);
+      key.fill(0);
+    }
+  };
+
+  const createWallet = async (what: NewWallet): Promise<string> => {
+    if (what.kind === 'treasury') return phrases.newTreasury(keep);
+    const derived = what.kind === 'agent' ? await phrases.nextAgentKey(what.treasury) : null;
+    return keep(derived ?? new Uint8Array(randomBytes(32)));
+  };
 
   const loadWallet = async (address: string): Promise<WalletKeys> => {
     const secret = await backend.get(walletAccount(address));
@@ -81,20 +106,7 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
 
   return {
     kind: backend.kind,
-    createWallet: async () => {
-      const keypair = new Uint8Array(64);
-      keypair.set(randomBytes(32), 0);
-      try {
-        const keys = await walletKeys(keypair.subarray(0, 32));
-        const address = keys.signer.address;
-        keypair.set(getAddressEncoder().encode(address), 32);
-        await backend.set(walletAccount(address), getBase58Decoder().decode(keypair));
-        wallets.set(address, Promise.resolve(keys));
-        return address;
-      } finally {
-        keypair.fill(0);
-      }
-    },
+    createWallet,
     signer: signerOf,
     signBytes: signBytesOf,
     signMessage: async (address, message) => (await signBytesOf(address))(message),

@@ -2,11 +2,12 @@ import { readdirSync, readFileSync, statSync, existsSync, mkdtempSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
-import { getBase58Encoder } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder } from '@solana/kit';
 import { describe, expect, it, vi } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import { createKeyVault } from '../../server/keys/key-vault.js';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
+import { seedOfPhrase, walletKeyAt } from '../../server/keys/recovery-phrase.js';
 import { startCoffer, fundedAgent, type TestCoffer, UNLISTED_API } from '../helpers/coffer.js';
 import { pay } from '../helpers/pay.js';
 import { runCoffer, spawnServe } from '../helpers/serve-process.js';
@@ -60,7 +61,7 @@ describe('keys at rest', () => {
     const { backend } = opened;
     expect(backend.kind).toBe('keychain');
     const vault = createKeyVault(backend);
-    const address = await vault.createWallet();
+    const address = await vault.createWallet({ kind: 'random' });
     const stored = await backend.get(`wallet:${address}`);
     expect(stored).not.toBeNull();
     expect(getBase58Encoder().encode(stored!).length).toBe(64);
@@ -137,6 +138,26 @@ describe('keys at rest', () => {
       for (const file of keyFiles) expect(statSync(file).mode & 0o777).toBe(0o600);
       const walletSecrets = [t.owner, agent.walletAddress].map((wallet) => readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'));
       assertNoSecretIn(t.dataDir, walletSecrets, keyFiles);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("derives a new treasury and its agents from one recovery phrase (m/44'/501'/i'/0'), kept only where keys are", async () => {
+    const t = await startCoffer({ keyStore: 'file' });
+    try {
+      const agent = await exercise(t);
+      const second = await fundedAgent(t, 'second', '1.00');
+      const keysDir = join(t.dataDir, 'keys');
+      const phrase = readFileSync(join(keysDir, `recovery-phrase_${t.owner}.key`), 'utf8');
+      const seed = await seedOfPhrase(phrase);
+      const at = async (index: number) => (await createKeyPairSignerFromPrivateKeyBytes(walletKeyAt(seed, index))).address;
+      expect([await at(0), await at(1), await at(2)]).toEqual([t.owner, agent.walletAddress, second.walletAddress]);
+      // The phrase is nowhere but its key file: not in SQLite, the WAL or any other file.
+      const keyFiles = readdirSync(keysDir).map((name) => join(keysDir, name));
+      for (const file of filesUnder(t.dataDir).filter((f) => !keyFiles.includes(f))) {
+        expect(readFileSync(file).includes(Buffer.from(phrase)), `${file} holds the recovery phrase`).toBe(false);
+      }
     } finally {
       await t.stop();
     }

@@ -123,7 +123,7 @@ describe('payments over HTTP on the sim chain', () => {
   it('policy refusals come before anything about the recipient: an unknown service, a wrong or unready recipient', async () => {
     await deployAgent(t, 'order-first', { dailyBudget: '1.00', maxPerPayment: '0.50', allowedServices: ['demo-quotes'] });
     const key = t.ownerKey;
-    const fresh = await t.coffer.engine.ctx.vault.createWallet();
+    const fresh = await t.coffer.engine.ctx.vault.createWallet({ kind: 'random' });
     // Not in the registry, no recipient: still "not allowed" first, since the list does not name it.
     expect((await pay(t, 'order-first', key, { ...weather('0.10'), service: 'no-such-service' })).body.code).toBe('service_not_allowed');
     // A recipient contradicting the registry, over max: the policy speaks first.
@@ -393,7 +393,7 @@ describe('payments: edges found in review', () => {
 
   it('an unlisted recipient with no USDC account is refused (the treasury pays no rent for it)', async () => {
     const agent = await fundedAgent(t, 'dust', '1.00');
-    const fresh = await t.coffer.engine.ctx.vault.createWallet();
+    const fresh = await t.coffer.engine.ctx.vault.createWallet({ kind: 'random' });
     const lamportsBefore = t.coffer.db.prepare('SELECT lamports FROM sim_accounts WHERE address = ?').pluck().get(t.owner);
     const response = await payUsdc(t, 'dust', agent.apiKey, { service: 'my-api', recipient: fresh, amount: '0.000001' });
     expectError(response, 409, 'recipient_not_ready');

@@ -1,11 +1,18 @@
 /**
+ * What a new wallet is for: a treasury (a new recovery phrase, and the first wallet it derives), an
+ * agent of a treasury (the phrase's next wallet, or a random key when the treasury has no phrase),
+ * or the embedded chain's own use (a random key: test money, never recovered).
+ */
+export type NewWallet = { kind: 'treasury' } | { kind: 'agent'; treasury: string } | { kind: 'random' };
+
+/**
  * The key port as the core sees it: wallets are created and named by address; secrets (the owner
  * key) are stored by name. Secret key bytes never cross this boundary into the core.
  */
 export interface KeyVault {
   /** 'keychain' (OS keychain) or 'file' (0600 files under the data dir). */
   readonly kind: 'keychain' | 'file';
-  createWallet(): Promise<string>;
+  createWallet(what: NewWallet): Promise<string>;
   /** An Ed25519 signature of `message` by the wallet's key (proves a receipt came from its payer). */
   signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
   getSecret(name: string): Promise<string | null>;

@@ -1,7 +1,15 @@
 import { verify, createPublicKey } from 'node:crypto';
-import { getAddressEncoder, getBase58Decoder, getBase58Encoder, signBytes, type Address } from '@solana/kit';
+import {
+  createKeyPairSignerFromPrivateKeyBytes,
+  getAddressEncoder,
+  getBase58Decoder,
+  getBase58Encoder,
+  signBytes,
+  type Address,
+} from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { createKeyVault } from '../../../../server/keys/key-vault.js';
+import { seedOfPhrase, walletKeyAt } from '../../../../server/keys/recovery-phrase.js';
 import type { SecretBackend } from '../../../../server/keys/secret-backend.js';
 
 /** An in-memory key store, as the keychain and the key files behave for the vault. */
@@ -29,7 +37,7 @@ describe('the key vault', () => {
     process.on('warning', onWarning);
     try {
       const backend = memoryBackend();
-      const address = await createKeyVault(backend).createWallet();
+      const address = await createKeyVault(backend).createWallet({ kind: 'random' });
       const stored = backend.secrets.get(`wallet:${address}`)!;
       expect(getBase58Encoder().encode(stored).length).toBe(64);
       const message = new TextEncoder().encode('a transfer message');
@@ -49,12 +57,48 @@ describe('the key vault', () => {
   it("refuses a stored key that is not the wallet's, or is missing", async () => {
     const backend = memoryBackend();
     const vault = createKeyVault(backend);
-    const [first, second] = [await vault.createWallet(), await vault.createWallet()];
+    const [first, second] = [await vault.createWallet({ kind: 'random' }), await vault.createWallet({ kind: 'random' })];
     backend.secrets.set(`wallet:${first}`, backend.secrets.get(`wallet:${second}`)!);
     await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`stored key for ${first} does not match its address`);
     backend.secrets.set(`wallet:${first}`, getBase58Decoder().decode(new Uint8Array(12)));
     await expect(createKeyVault(backend).signBytes(first)).rejects.toThrow(/is not a 64-byte keypair/);
     backend.secrets.delete(`wallet:${first}`);
     await expect(createKeyVault(backend).signer(first)).rejects.toThrow(`no secret key stored for wallet ${first}`);
+  });
+});
+
+describe('wallets from the recovery phrase', () => {
+  const addressAt = async (phrase: string, index: number) =>
+    (await createKeyPairSignerFromPrivateKeyBytes(walletKeyAt(await seedOfPhrase(phrase), index))).address;
+
+  it('a new treasury gets a new phrase and is its first wallet; its agents are the next ones, each once, also made at the same time', async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const phrase = backend.secrets.get(`recovery-phrase:${treasury}`)!;
+    expect(phrase.split(' ')).toHaveLength(24);
+    expect(await addressAt(phrase, 0)).toBe(treasury);
+    const agents = await Promise.all(Array.from({ length: 5 }, () => vault.createWallet({ kind: 'agent', treasury })));
+    const expected = await Promise.all([1, 2, 3, 4, 5].map((index) => addressAt(phrase, index)));
+    expect(new Set(agents)).toEqual(new Set(expected));
+    // A vault opened again (a restart) goes on from where the last one stopped, and signs with what it stored.
+    const later = createKeyVault(backend);
+    expect(await later.createWallet({ kind: 'agent', treasury })).toBe(await addressAt(phrase, 6));
+    expect((await later.signer(agents[0]!)).address).toBe(agents[0]);
+    // Another treasury has a phrase of its own.
+    const other = await vault.createWallet({ kind: 'treasury' });
+    expect(backend.secrets.get(`recovery-phrase:${other}`)).not.toBe(phrase);
+  });
+
+  it('a treasury made before phrases keeps giving its agents random keys; a lost index is refused, never guessed', async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const old = await vault.createWallet({ kind: 'random' });
+    const agent = await vault.createWallet({ kind: 'agent', treasury: old });
+    expect(agent).not.toBe(old);
+    expect(backend.secrets.has(`recovery-phrase:${old}`)).toBe(false);
+    const treasury = await createKeyVault(backend).createWallet({ kind: 'treasury' });
+    backend.secrets.delete(`recovery-next-index:${treasury}`);
+    await expect(createKeyVault(backend).createWallet({ kind: 'agent', treasury })).rejects.toThrow(/next wallet index/);
   });
 });
