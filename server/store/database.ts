@@ -13,6 +13,14 @@ export type { SqliteDatabase };
  */
 export type Durability = 'full' | 'normal';
 
+/**
+ * The most a write-ahead log file is left at once the log restarts (journal_size_limit). Without a
+ * limit SQLite reuses the file at the longest it ever grew, a long transaction's size for good. It is
+ * a backstop above the size sustained payments keep the log at (see background-checkpoints.ts): a
+ * restart that trims the file costs the committing connection an ftruncate, so it should be rare.
+ */
+export const WAL_FILE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** Opens (creating when missing) the data dir's SQLite file in WAL mode and brings its schema up to date. */
 export function openDatabase(file: string, durability: Durability = 'full'): SqliteDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -20,6 +28,7 @@ export function openDatabase(file: string, durability: Durability = 'full'): Sql
   // The ledger is private to the owner even though it holds no secret.
   chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
+  db.pragma(`journal_size_limit = ${WAL_FILE_LIMIT_BYTES}`);
   setDurability(db, durability);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

@@ -29,7 +29,7 @@ import {
   getMintToCheckedInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -188,6 +188,33 @@ function post(
   });
 }
 
+/** Bytes of a file, 0 where there is none (a write-ahead log truncated or not yet made). */
+const fileBytes = (file: string): number => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * What a data dir's SQLite files take on disk while payments run: the database file, and the
+ * write-ahead log, sampled for its peak (it must stay bounded whatever the load, see
+ * server/store/background-checkpoints.ts).
+ */
+function watchDisk(dataDir: string) {
+  const database = join(dataDir, 'coffer.db');
+  const wal = `${database}-wal`;
+  let walPeak = fileBytes(wal);
+  const sampler = setInterval(() => (walPeak = Math.max(walPeak, fileBytes(wal))), 50);
+  return {
+    stop: () => {
+      clearInterval(sampler);
+      return { database: fileBytes(database), wal: fileBytes(wal), walPeak: Math.max(walPeak, fileBytes(wal)) };
+    },
+  };
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
@@ -207,6 +234,7 @@ async function cofferHttpRun(n: number, concurrency: number) {
         await call('/v1/agents/bench/pay', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `warm-up ${i}` })
       ).arrayBuffer();
     }
+    const disk = watchDisk(dataDir);
     const latencies: number[] = [];
     let next = 0;
     let failures = 0;
@@ -229,8 +257,11 @@ async function cofferHttpRun(n: number, concurrency: number) {
       }),
     );
     const seconds = (performance.now() - start) / 1000;
+    const onDisk = disk.stop();
     latencies.sort((a, b) => a - b);
-    return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+    // Every payment of the data dir, the warm-up's too, is in these files.
+    const payments = WARM_UP + n;
+    return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, onDisk, payments };
   } finally {
     serve.child.kill('SIGTERM');
     await serve.exited;
@@ -303,6 +334,13 @@ console.log(
   `ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.pay.rate).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
 );
 console.log('');
+const { onDisk, payments } = concurrent;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+// The log is a bounded cost, not one per payment: over a short run it weighs on the second figure.
+console.log(
+  `on disk after ${payments} payments (the concurrent run): database ${(onDisk.database / payments).toFixed(0)} bytes a payment, ` +
+    `with its write-ahead log ${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
+);
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);
