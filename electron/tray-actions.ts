@@ -57,6 +57,7 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
     pendingApprovals: engine
       .approvals(principal, 'pending')
       .approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
+    notBackedUp: engine.backupStatus(principal).recoveryPhrase === 'not_confirmed',
     startAtLogin,
   };
 }

@@ -19,6 +19,8 @@ export interface TrayState {
   treasuryBalance: string | null;
   agents: TrayAgent[];
   pendingApprovals: { approvalId: string; agentId: string; summary: string }[];
+  /** Whether the recovery phrase still waits to be written down (then the menu says "not backed up"). */
+  notBackedUp?: boolean;
   /** Whether Coffer starts at login; null where that is not offered (not a packaged app). */
   startAtLogin: boolean | null;
   /** Quitting: in-flight payments are finishing. */
@@ -68,10 +70,11 @@ export function trayMenu(state: TrayState): TrayItem[] {
   // While quitting nothing more may start: the menu says so and offers nothing.
   if (state.stopping) return [{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }];
   const active = state.agents.filter((a) => a.status === 'active').length;
-  const items: TrayItem[] = [
-    { type: 'label', label: `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` },
-    { type: 'separator' },
-  ];
+  const items: TrayItem[] = [{ type: 'label', label: `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` }];
+  if (state.notBackedUp) {
+    items.push({ type: 'action', label: 'Not backed up: write down your recovery phrase…', action: { kind: 'open', route: '#/backup' } });
+  }
+  items.push({ type: 'separator' });
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });
   for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) {
     const stopped = agent.status === 'suspended';

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import { useDashboard } from './state/store.js';
 import { hrefFor, titleFor, useRoute, type Route } from './lib/route.js';
 import { SuspendedBanner } from './components/SuspendedBanner.js';
+import { BackupBanner } from './components/BackupBanner.js';
+import { BackupPage } from './pages/BackupPage.js';
 import { Money } from './components/Money.js';
 import { Overview } from './pages/Overview.js';
 import { AgentPage } from './pages/AgentPage.js';
@@ -193,6 +195,7 @@ export function App() {
       ) : (
         <>
           <SuspendedBanner />
+          {route.page !== 'backup' && <BackupBanner />}
           {refreshError && (
             <div className="banner error" role="alert">
               Could not refresh: {refreshError}
@@ -208,6 +211,7 @@ export function App() {
         {route.page === 'activity' && <ActivityPage />}
         {route.page === 'registry' && <RegistryPage />}
         {route.page === 'approvals' && <ApprovalsPage />}
+        {route.page === 'backup' && <BackupPage />}
         {route.page === 'link' && <LinkPage token={route.token} />}
         {route.page === 'not-found' && (
           <section className="card" aria-labelledby="not-found-title">

@@ -43,6 +43,9 @@ usage:
                  asks the owner to resume it
   coffer open [--data-dir DIR]
                  open the dashboard, signed in (owner)
+  coffer backup phrase [--data-dir DIR]
+                 show the treasury's recovery phrase and check three of its words (owner); it
+                 restores the treasury and every agent wallet, also in Phantom or Solflare
   coffer mcp [--config FILE]
                  the MCP tool server (stdio) for the linked agent
   coffer help    this text; \`coffer <command> --help\` for one command
@@ -66,7 +69,22 @@ function helpFor(command: string): string {
   return `usage:\n${lines.slice(start, end).join('\n')}`;
 }
 
-const COMMANDS = ['serve', 'start', 'demo-api', 'link', 'status', 'pay', 'fetch', 'kill', 'resume', 'open', 'mcp', 'help', 'version'];
+const COMMANDS = [
+  'serve',
+  'start',
+  'demo-api',
+  'link',
+  'status',
+  'pay',
+  'fetch',
+  'kill',
+  'resume',
+  'open',
+  'backup',
+  'mcp',
+  'help',
+  'version',
+];
 
 /**
  * The command a mistyped one most likely meant, when one is close enough to say so: the fewest
@@ -201,6 +219,11 @@ async function main(argv: string[]): Promise<number> {
     case 'open': {
       const { values } = parse(command, { args: rest, options: { 'data-dir': { type: 'string' } } });
       return (await agentCommands()).open({ dataDir: values['data-dir'] });
+    }
+    case 'backup': {
+      const { values, positionals } = parse(command, { args: rest, options: { 'data-dir': { type: 'string' } }, allowPositionals: true });
+      if (positionals.length !== 1 || positionals[0] !== 'phrase') throw new UsageError('coffer backup takes "phrase"', command);
+      return (await import('./commands/backup.js')).backupPhrase({ dataDir: values['data-dir'] });
     }
     case 'mcp': {
       const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });

@@ -7,6 +7,7 @@ import type {
   linkClientSchema,
   linkCompleteBodySchema,
   payBodySchema,
+  phraseConfirmBodySchema,
   policyUpdateSchema,
   renameBodySchema,
   returnBodySchema,
@@ -46,6 +47,11 @@ export function createCofferClient(transport: Transport) {
     signOut: () => call<Wire.SignedOut>('DELETE', '/v1/session'),
 
     dashboard: () => call<Wire.Dashboard>('GET', '/v1/dashboard'),
+    backupStatus: () => call<Wire.BackupStatus>('GET', '/v1/backup'),
+    /** The recovery phrase and the positions of the words to type back (owner; a fresh sign-in). */
+    revealRecoveryPhrase: () => call<Wire.RecoveryPhrase>('POST', '/v1/backup/phrase'),
+    confirmRecoveryPhrase: (body: Body<typeof phraseConfirmBodySchema>) =>
+      call<Wire.BackupStatus>('POST', '/v1/backup/phrase/confirm', { body }),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
     deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
     faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),

@@ -9,6 +9,8 @@ type Result<K extends keyof Engine> = Engine[K] extends (...args: never[]) => in
 type Settled<K extends keyof Engine> = ResultOf<Result<K>>;
 
 export type Dashboard = Result<'dashboard'>;
+export type BackupStatus = Result<'backupStatus'>;
+export type RecoveryPhrase = Result<'revealRecoveryPhrase'>;
 export type AgentList = Result<'listAgents'>;
 export type AgentRow = AgentList['agents'][number];
 export type Activity = Dashboard['recentActivity'][number];

@@ -31,6 +31,8 @@ export const FRESH_FOR = {
    * open tab could otherwise drain the treasury for 12 hours.
    */
   money: 'this moves money or lets an agent spend more',
+  /** The recovery phrase: whoever reads it holds every wallet, on any computer. */
+  phrase: 'this shows the recovery phrase',
 } as const;
 
 /**

@@ -1,7 +1,8 @@
 import { requireOwner, type Principal } from './auth.js';
 import type { ContextWith } from './context.js';
-import type { AgentStore, PaymentStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
+import type { AgentStore, MetaStore, PaymentStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
 import { agentRows } from './agents.js';
+import { statusOf } from './backup.js';
 import { USDC_DECIMALS, formatUsdc } from './money.js';
 import { activityView, agentView, refusalView } from './views.js';
 
@@ -9,7 +10,7 @@ export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
 
 /** What the overview reads: agents and their spending, recent payments and refusals, service names. */
-type DashboardStore = AgentStore & SpendStore & PaymentStore & RefusalStore & RegistryStore;
+type DashboardStore = AgentStore & SpendStore & PaymentStore & RefusalStore & RegistryStore & MetaStore;
 
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
   requireOwner(principal);
@@ -27,6 +28,8 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
       balance: formatUsdc(treasuryAmount),
     },
     spent24h: formatUsdc(spent24h),
+    /** Whether the recovery phrase was written down: until it is, the dashboard says "not backed up". */
+    backup: statusOf(ctx, principal.owner),
     agents: rows,
     recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
     /**

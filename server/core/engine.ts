@@ -36,6 +36,8 @@ import {
   waitingLinkSessions,
 } from './link-sessions.js';
 import type { ApprovalStatus } from './ports/store.js';
+import { backupStatus, confirmRecoveryPhrase, revealRecoveryPhrase } from './backup.js';
+import type { PhraseConfirmBody } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -54,6 +56,10 @@ export function createEngine(ports: EnginePorts) {
     reconcile: () => reconcilePending(ctx),
     recoverApprovals: () => recoverInterruptedApprovals(ctx),
     pollDeposits: (owner: string) => pollDeposits(ctx, owner),
+
+    backupStatus: (p: Principal) => backupStatus(ctx, p),
+    revealRecoveryPhrase: (p: Principal) => revealRecoveryPhrase(ctx, p),
+    confirmRecoveryPhrase: (p: Principal, body: PhraseConfirmBody) => confirmRecoveryPhrase(ctx, p, body),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

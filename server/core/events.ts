@@ -22,6 +22,8 @@ export type CofferEvent =
     }
   | { type: 'deposit'; owner: string; amount: string; txSignature: string }
   | { type: 'policy'; owner: string; agentId: string }
+  /** The recovery phrase was confirmed (never the phrase itself). */
+  | { type: 'backup'; owner: string; recoveryPhrase: 'confirmed' }
   | { type: 'task'; owner: string; agentId: string; taskId: string; status: 'generating' | 'success' | 'failed' };
 
 export type CofferEventWithTime = CofferEvent & { at: string };

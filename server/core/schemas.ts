@@ -209,6 +209,20 @@ export const signInBodySchema = z.strictObject({
   loginToken: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
 });
 
+/** The words of the recovery phrase the owner types back: each at its 1-based position. */
+export const phraseConfirmBodySchema = z.strictObject({
+  words: z
+    .array(
+      z.strictObject({
+        position: z.number().int().min(1).max(24),
+        word: z.string().min(1, 'is required').max(20, 'is not a word of the phrase'),
+      }),
+    )
+    .min(1)
+    .max(24),
+});
+export type PhraseConfirmBody = z.infer<typeof phraseConfirmBodySchema>;
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z

@@ -6,6 +6,7 @@ import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved
 import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
+import { phraseMadeMeta } from './backup.js';
 
 /** Test USDC a new sim treasury starts with. */
 export const SIM_STARTING_FUNDS = 1_000n * MICRO_PER_USDC;
@@ -34,6 +35,8 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
   await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
   ctx.store.transaction(() => {
     ctx.store.insertOwner({ address: owner, createdAt: ctx.clock.now() });
+    // A new treasury is the first wallet of a new recovery phrase (the key vault made it so).
+    ctx.store.setMeta(phraseMadeMeta(owner), String(ctx.clock.now()));
     ctx.store.insertApiKey(hashApiKey(ownerKey), { kind: 'owner', owner }, ctx.clock.now());
     audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } });
   });

@@ -15,6 +15,7 @@ import { approvalRoutes } from './routes/approvals.js';
 import { linkSessionRoutes } from './routes/link-sessions.js';
 import { eventRoutes } from './routes/events.js';
 import { treasuryRoutes } from './routes/treasury.js';
+import { backupRoutes } from './routes/backup.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { simRpcRoute } from './sim-rpc-route.js';
 import type { SimRpc } from '../chain/sim-rpc.js';
@@ -73,6 +74,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(agentRoutes(deps));
   v1.use(generationRoutes(deps));
   v1.use(treasuryRoutes(deps));
+  v1.use(backupRoutes(deps));
   v1.use(registryRoutes(deps));
   v1.use(approvalRoutes(deps));
   v1.use(linkSessionRoutes(deps));

@@ -1,8 +1,7 @@
+import { recoveryPhraseSecret as phraseAccount } from '../core/ports/keys.js';
 import { newRecoveryPhrase, seedOfPhrase, walletKeyAt } from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
 
-/** Where a treasury's recovery phrase is kept: beside the wallet keys, named by the treasury's address. */
-export const phraseAccount = (treasury: string) => `recovery-phrase:${treasury}`;
 /** The next derivation index for that treasury's agents. */
 const nextIndexAccount = (treasury: string) => `recovery-next-index:${treasury}`;
 

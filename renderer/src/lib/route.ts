@@ -6,6 +6,7 @@ export type Route =
   | { page: 'activity' }
   | { page: 'registry' }
   | { page: 'approvals' }
+  | { page: 'backup' }
   | { page: 'link'; token: string }
   | { page: 'not-found'; path: string };
 
@@ -34,6 +35,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'activity') return { page: 'activity' };
   if (first === 'approvals') return { page: 'approvals' };
   if (first === 'registry') return { page: 'registry' };
+  if (first === 'backup') return { page: 'backup' };
   return { page: 'not-found', path };
 }
 
@@ -45,6 +47,7 @@ export function titleFor(route: Route, agentName?: string): string {
     activity: 'Activity',
     approvals: 'Approvals',
     registry: 'Registry',
+    backup: 'Back up',
     link: 'Link a terminal',
     'not-found': 'Not found',
   }[route.page];

@@ -3,6 +3,9 @@
  * agent of a treasury (the phrase's next wallet, or a random key when the treasury has no phrase),
  * or the embedded chain's own use (a random key: test money, never recovered).
  */
+/** The name under which a treasury's recovery phrase is kept in the key store. */
+export const recoveryPhraseSecret = (treasury: string): string => `recovery-phrase:${treasury}`;
+
 export type NewWallet = { kind: 'treasury' } | { kind: 'agent'; treasury: string } | { kind: 'random' };
 
 /**

@@ -96,6 +96,16 @@ describe('tray icon and menu, computed from engine state', () => {
     ).toMatchObject({ checked: true });
   });
 
+  it('says "not backed up" until the recovery phrase was written down, opening the backup page', () => {
+    const item = flatten(trayMenu({ ...base, notBackedUp: true })).find((i) => 'label' in i && i.label.startsWith('Not backed up'));
+    expect(item).toEqual({
+      type: 'action',
+      label: 'Not backed up: write down your recovery phrase…',
+      action: { kind: 'open', route: '#/backup' },
+    });
+    expect(labels(trayMenu(base)).some((label) => label.startsWith('Not backed up'))).toBe(false);
+  });
+
   it('never waits for the chain: unknown balances show as …, and the brake is there all the same', () => {
     const unknown = trayMenu({ ...base, treasuryBalance: null, agents: base.agents.map((a) => ({ ...a, balance: null })) });
     expect(labels(unknown)).toEqual(

@@ -1,0 +1,60 @@
+/// <reference lib="dom" />
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { SCREENSHOTS } from './screenshots.js';
+
+/** Issue 23: until the recovery phrase is written down, every page says "not backed up". */
+let serve: ServeProcess;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-backup-'));
+  serve = await spawnServe(dataDir);
+});
+test.afterAll(async () => {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the recovery phrase: "not backed up" until three of its words are typed back', async ({ page }) => {
+  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
+  const link = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerKey}` },
+  });
+  await page.goto(((await link.json()) as { url: string }).url);
+  const banner = page.getByTestId('backup-banner');
+  await expect(banner).toContainText('Not backed up');
+  await banner.getByRole('link', { name: 'Write down your recovery phrase' }).click();
+  await expect(page.getByRole('heading', { name: 'Back up your treasury' })).toBeVisible();
+  await expect(banner).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show the recovery phrase' }).click();
+  const words = await page.getByRole('list', { name: 'Recovery phrase' }).locator('code').allTextContents();
+  expect(words).toHaveLength(24);
+  await page.screenshot({ path: join(SCREENSHOTS, 'backup-phrase.png') });
+
+  const inputs = page.getByLabel(/^Word #\d+/);
+  await expect(inputs).toHaveCount(3);
+  // A wrong word first: said, nothing changes.
+  for (let i = 0; i < 3; i++) await inputs.nth(i).fill('zoo');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await expect(page.getByRole('alert')).toContainText('not the words at positions');
+  const labels = page.locator('.phrase-check label');
+  for (let i = 0; i < 3; i++) {
+    const position = Number(/#(\d+)/.exec((await labels.nth(i).textContent()) ?? '')![1]);
+    await labels
+      .nth(i)
+      .locator('input')
+      .fill(words[position - 1]!);
+  }
+  await page.getByRole('button', { name: 'Check' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Backed up' })).toContainText('restores the treasury and every agent wallet');
+  await expect(page.getByRole('list', { name: 'Recovery phrase' })).toHaveCount(0);
+  await page.goto(`${serve.url}/#/`);
+  await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
+  await expect(page.getByTestId('backup-banner')).toHaveCount(0);
+});
