@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isJsonObject, rawRequest, socketRequest, type Answer, type Api } from './lib/http.js';
 import { allocate, deploy } from './lib/ledger.js';
 import { pastDeadline, Examples, Tally, type Probe } from './lib/report.js';
@@ -118,6 +120,10 @@ export const fuzz: Probe = async (ctx) => {
     });
     const loginLink = await api.ok<{ url: string }>('POST', '/v1/session/login-link');
     const session = await signIn(serve.url, loginLink.url);
+    // The recovery phrase (the probe's serve keeps keys in files): four of its words in a row, as text
+    // or as a JSON list, leave the server only in the owner's own reveal.
+    const words = readFileSync(join(serve.dataDir, 'keys', `recovery-phrase_${serve.owner}.key`), 'utf8').split(' ');
+    const phraseRuns = [words.slice(0, 4).join(' '), JSON.stringify(words.slice(0, 4)).slice(1, -1)];
     const target: FuzzTarget = {
       port: Number(new URL(serve.url).port),
       owner: serve.owner,
@@ -170,6 +176,8 @@ export const fuzz: Probe = async (ctx) => {
       if (!scriptOrStyle && (STACK.test(text) || (errorAnswer && ABSOLUTE_SOURCE.test(text))))
         leaks.add(`stack trace or source path in ${status} <- ${where}: ${text.slice(0, 120)}`);
       if (text.includes(target.ownerKey) || text.includes('cof_own_')) leaks.add(`owner key in ${status} <- ${where}`);
+      const ownersReveal = request.method === 'POST' && /^\/v1\/backup\/phrase(\?|$)/.test(request.path) && status === 200;
+      if (!ownersReveal && phraseRuns.some((run) => text.includes(run))) leaks.add(`recovery phrase in ${status} <- ${where}`);
       if (/%2e|\.\.|%5c/i.test(request.path) && status < 400 && FILE_CONTENTS.some((re) => re.test(text)))
         leaks.add(`file contents in ${status} <- ${where}: ${text.slice(0, 80)}`);
     };

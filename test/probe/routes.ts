@@ -35,6 +35,8 @@ export interface RouteSpec {
 
 const TABLE: Record<string, Auth> = {
   'GET /v1/session': 'session',
+  /** Sign-out: the session token it is sent with is dead afterwards. */
+  'DELETE /v1/session': 'session',
   /** Trades a login URL's one-time token for a session token: the token is the credential. */
   'POST /v1/session': 'public',
   'POST /v1/session/login-link': 'owner',
@@ -78,6 +80,9 @@ const TABLE: Record<string, Auth> = {
   'GET /v1/models': 'public',
   'GET /v1/chain/transactions/:signature': 'public',
   'GET /v1/dashboard': 'owner',
+  'GET /v1/backup': 'owner',
+  'POST /v1/backup/phrase': 'owner',
+  'POST /v1/backup/phrase/confirm': 'owner',
   'GET /v1/treasury/deposits': 'owner',
   'POST /v1/treasury/faucet': 'owner',
   'GET /': 'page',
@@ -209,6 +214,9 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/session':
       // A made-up login token: the route runs and signs nobody in.
       return { loginToken: `probe-${unique}` };
+    case 'POST /v1/backup/phrase/confirm':
+      // A word no phrase is checked against here: the route runs, nothing is confirmed.
+      return { words: [{ position: 1, word: 'probe' }] };
     case 'POST /v1/link-sessions/clear':
       // One made-up id: the route runs, and nothing real is cleared.
       return { ids: ['0123456789abcdef'] };
