@@ -33,8 +33,10 @@ test('the recovery phrase: "not backed up" until three of its words are typed ba
   await expect(page.getByRole('heading', { name: 'Back up your treasury' })).toBeVisible();
   await expect(banner).toHaveCount(0);
   await page.getByRole('button', { name: 'Show the recovery phrase' }).click();
-  const words = await page.getByRole('list', { name: 'Recovery phrase' }).locator('code').allTextContents();
-  expect(words).toHaveLength(24);
+  // The phrase comes from the server: wait for it before reading it (allTextContents does not wait).
+  const shown = page.getByRole('list', { name: 'Recovery phrase' }).locator('code');
+  await expect(shown).toHaveCount(24);
+  const words = await shown.allTextContents();
   await page.screenshot({ path: join(SCREENSHOTS, 'backup-phrase.png') });
 
   const inputs = page.getByLabel(/^Word #\d+/);
