@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './coffer.js';
+import { CofferError, type ErrorCode } from '../../server/core/errors.js';
 
 /**
  * API.md: every non-2xx answer of /v1 is JSON and exactly `{error, code}`. One assertion for it: the
@@ -13,4 +14,16 @@ export function expectError(response: ApiResponse, status: number, code: string,
   expect(typeof response.body.error).toBe('string');
   expect(response.body.error.length).toBeGreaterThan(0);
   if (message !== undefined) expect(response.body.error).toMatch(message);
+}
+
+/** A promise rejected with a CofferError of that code (and words matching `message`, when given); answers it. */
+export async function expectCofferError(promise: Promise<unknown>, code: ErrorCode, message?: string | RegExp): Promise<CofferError> {
+  const error = await promise.then(
+    () => null,
+    (rejected: unknown) => rejected,
+  );
+  expect(error).toBeInstanceOf(CofferError);
+  expect((error as CofferError).code).toBe(code);
+  if (message !== undefined) expect((error as CofferError).message).toMatch(message);
+  return error as CofferError;
 }
