@@ -7,11 +7,10 @@ import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
 import { phraseMadeMeta } from './backup.js';
+import { ownerKeySecret } from './ports/keys.js';
 
 /** Test USDC a new sim treasury starts with. */
 export const SIM_STARTING_FUNDS = 1_000n * MICRO_PER_USDC;
-
-const ownerKeySecret = (owner: string) => `owner-key:${owner}`;
 
 /**
  * The owner of this data dir: created on first start (treasury wallet in the key store, owner key),

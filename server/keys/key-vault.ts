@@ -6,8 +6,8 @@ import {
   getBase58Encoder,
   type KeyPairSigner,
 } from '@solana/kit';
-import type { KeyVault, NewWallet } from '../core/ports/keys.js';
-import { createPhraseWallets } from './phrase-wallets.js';
+import { ownerKeySecret, type KeyVault, type NewWallet } from '../core/ports/keys.js';
+import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { SecretBackend } from './secret-backend.js';
 
 const walletAccount = (address: string) => `wallet:${address}`;
@@ -28,6 +28,21 @@ export interface WalletKeyVault extends KeyVault {
    * (about 90 µs here against 30 µs), and a payment signs three times.
    */
   signBytes(address: string): Promise<SignBytes>;
+  /**
+   * The key store's entries that restore these wallets and treasuries on another computer, by their
+   * names (for the encrypted backup file): each wallet's keypair, and of each treasury its owner key,
+   * recovery phrase and next wallet index where it has them. Wallets without a stored key are named.
+   */
+  exportSecrets(what: {
+    wallets: string[];
+    treasuries: string[];
+  }): Promise<{ secrets: Record<string, string>; walletsWithoutKey: string[] }>;
+  /**
+   * Files entries read from a backup into this key store, each checked first: a wallet's keypair must
+   * be its address's, a phrase must derive its treasury, a name must be one Coffer writes. A
+   * treasury's next wallet index never goes back.
+   */
+  importSecrets(secrets: Record<string, string>): Promise<void>;
 }
 
 /** One wallet's key, held twice without copying the secret out again: kit's signer and node:crypto's. */
@@ -81,6 +96,11 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
   const loadWallet = async (address: string): Promise<WalletKeys> => {
     const secret = await backend.get(walletAccount(address));
     if (secret === null) throw new Error(`no secret key stored for wallet ${address}`);
+    return keysOfSecret(address, secret);
+  };
+
+  /** A stored keypair's keys, checked: 64 bytes, and the key of its address. */
+  const keysOfSecret = async (address: string, secret: string): Promise<WalletKeys> => {
     const keypair = new Uint8Array(getBase58Encoder().encode(secret));
     try {
       if (keypair.length !== 64) throw new Error(`stored key for ${address} is not a 64-byte keypair`);
@@ -102,6 +122,47 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
     return keys;
   };
   const signerOf = async (address: string) => (await walletOf(address)).signer;
+
+  const exportSecrets = async ({ wallets, treasuries }: { wallets: string[]; treasuries: string[] }) => {
+    const secrets: Record<string, string> = {};
+    const walletsWithoutKey: string[] = [];
+    for (const address of new Set([...treasuries, ...wallets])) {
+      const secret = await backend.get(walletAccount(address));
+      if (secret === null) walletsWithoutKey.push(address);
+      else secrets[walletAccount(address)] = secret;
+    }
+    for (const treasury of treasuries) {
+      const ownerKey = await backend.get(ownerKeySecret(treasury));
+      if (ownerKey !== null) secrets[ownerKeySecret(treasury)] = ownerKey;
+      Object.assign(secrets, await phrases.exportTreasury(treasury));
+    }
+    return { secrets, walletsWithoutKey };
+  };
+
+  const importSecrets = async (secrets: Record<string, string>) => {
+    const treasuries = new Map<string, { phrase?: string; nextIndex?: string }>();
+    const filed: [string, string][] = [];
+    for (const [name, value] of Object.entries(secrets)) {
+      const treasuryEntry = treasuryEntryOf(name);
+      if (name.startsWith(walletAccount(''))) {
+        await keysOfSecret(name.slice(walletAccount('').length), value);
+        filed.push([name, value]);
+      } else if (name.startsWith(ownerKeySecret('')) && /^[A-Za-z0-9_-]{16,200}$/.test(value)) {
+        filed.push([name, value]);
+      } else if (treasuryEntry !== null) {
+        treasuries.set(treasuryEntry.treasury, { ...treasuries.get(treasuryEntry.treasury), [treasuryEntry.entry]: value });
+      } else {
+        throw new Error(`the key store entry ${name} is not one Coffer writes`);
+      }
+    }
+    // Everything is checked before anything is filed.
+    const addressOf = async (key: Uint8Array) => (await createKeyPairSignerFromPrivateKeyBytes(key)).address;
+    const fileTreasuries = await Promise.all(
+      [...treasuries].map(([treasury, entries]) => phrases.checkTreasury(treasury, entries, addressOf)),
+    );
+    for (const [name, value] of filed) await backend.set(name, value);
+    for (const file of fileTreasuries) await file();
+  };
   const signBytesOf = async (address: string) => (await walletOf(address)).signBytes;
 
   return {
@@ -110,6 +171,8 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
     signer: signerOf,
     signBytes: signBytesOf,
     signMessage: async (address, message) => (await signBytesOf(address))(message),
+    exportSecrets,
+    importSecrets,
     getSecret: (name) => backend.get(name),
     setSecret: (name, value) => backend.set(name, value),
   };

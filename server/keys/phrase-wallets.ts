@@ -1,9 +1,10 @@
 import { recoveryPhraseSecret as phraseAccount } from '../core/ports/keys.js';
-import { newRecoveryPhrase, seedOfPhrase, walletKeyAt } from './recovery-phrase.js';
+import { isRecoveryPhrase, newRecoveryPhrase, seedOfPhrase, walletKeyAt } from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
 
 /** The next derivation index for that treasury's agents. */
 const nextIndexAccount = (treasury: string) => `recovery-next-index:${treasury}`;
+const INDEX = /^[1-9][0-9]{0,9}$/;
 
 /**
  * The wallets a recovery phrase derives: the treasury at index 0, each new agent at the next index.
@@ -53,8 +54,7 @@ export function createPhraseWallets(backend: SecretBackend) {
         if (seed === null) return null;
         const stored = await backend.get(nextIndexAccount(treasury));
         // Guessing would hand a new agent a wallet an older one may hold: refuse instead.
-        if (stored === null || !/^[1-9][0-9]{0,9}$/.test(stored))
-          throw new Error(`the next wallet index of treasury ${treasury} is missing`);
+        if (stored === null || !INDEX.test(stored)) throw new Error(`the next wallet index of treasury ${treasury} is missing`);
         const index = Number(stored);
         await backend.set(nextIndexAccount(treasury), String(index + 1));
         return walletKeyAt(seed, index);
@@ -62,5 +62,62 @@ export function createPhraseWallets(backend: SecretBackend) {
       queue = next.catch(() => undefined);
       return next;
     },
+
+    /** A treasury's phrase and next index, by their names in the key store, where it has them. */
+    async exportTreasury(treasury: string): Promise<Record<string, string>> {
+      const entries: Record<string, string> = {};
+      for (const name of [phraseAccount(treasury), nextIndexAccount(treasury)]) {
+        const value = await backend.get(name);
+        if (value !== null) entries[name] = value;
+      }
+      return entries;
+    },
+
+    /**
+     * Checks a treasury's phrase and next index read from a backup, and answers how to file them. The
+     * phrase must derive the treasury (`addressOf` answers the address of a key); the index never goes
+     * back, so a wallet handed out since (this key store kept a later one) is never handed out again.
+     */
+    async checkTreasury(
+      treasury: string,
+      entries: { phrase?: string; nextIndex?: string },
+      addressOf: (key: Uint8Array) => Promise<string>,
+    ): Promise<() => Promise<void>> {
+      const { phrase, nextIndex } = entries;
+      if (phrase !== undefined) {
+        if (!isRecoveryPhrase(phrase) || (await addressOf(walletKeyAt(await seedOfPhrase(phrase), 0))) !== treasury) {
+          throw new Error(`the recovery phrase filed for treasury ${treasury} is not its phrase`);
+        }
+      }
+      if (nextIndex !== undefined && !INDEX.test(nextIndex)) {
+        throw new Error(`the next wallet index filed for treasury ${treasury} is not an index`);
+      }
+      return async () => {
+        if (phrase !== undefined) {
+          await backend.set(phraseAccount(treasury), phrase);
+          seeds.delete(treasury);
+        }
+        if (nextIndex === undefined) return;
+        const filed = queue.then(async () => {
+          const kept = await backend.get(nextIndexAccount(treasury));
+          const next = Math.max(Number(nextIndex), kept !== null && INDEX.test(kept) ? Number(kept) : 0);
+          await backend.set(nextIndexAccount(treasury), String(next));
+        });
+        queue = filed.catch(() => undefined);
+        await filed;
+      };
+    },
   };
+}
+
+/** Which treasury a phrase entry's name is of, and which entry it is; null for any other name. */
+export function treasuryEntryOf(name: string): { treasury: string; entry: 'phrase' | 'nextIndex' } | null {
+  for (const [entry, nameOf] of [
+    ['phrase', phraseAccount],
+    ['nextIndex', nextIndexAccount],
+  ] as const) {
+    const prefix = nameOf('');
+    if (name.startsWith(prefix)) return { treasury: name.slice(prefix.length), entry };
+  }
+  return null;
 }

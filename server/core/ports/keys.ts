@@ -1,11 +1,13 @@
+/** The name under which a treasury's recovery phrase is kept in the key store. */
+export const recoveryPhraseSecret = (treasury: string): string => `recovery-phrase:${treasury}`;
+/** The name of the owner key (the CLI's and the connection file's credential) in the key store. */
+export const ownerKeySecret = (owner: string): string => `owner-key:${owner}`;
+
 /**
  * What a new wallet is for: a treasury (a new recovery phrase, and the first wallet it derives), an
  * agent of a treasury (the phrase's next wallet, or a random key when the treasury has no phrase),
  * or the embedded chain's own use (a random key: test money, never recovered).
  */
-/** The name under which a treasury's recovery phrase is kept in the key store. */
-export const recoveryPhraseSecret = (treasury: string): string => `recovery-phrase:${treasury}`;
-
 export type NewWallet = { kind: 'treasury' } | { kind: 'agent'; treasury: string } | { kind: 'random' };
 
 /**

@@ -102,3 +102,76 @@ describe('wallets from the recovery phrase', () => {
     await expect(createKeyVault(backend).createWallet({ kind: 'agent', treasury })).rejects.toThrow(/next wallet index/);
   });
 });
+
+describe('the secrets of a backup', () => {
+  it('exports every key the wallets and treasuries need, and files them into another key store that then signs and derives as the first', async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    await backend.set(`owner-key:${treasury}`, 'cof_owner_0123456789abcdefABCDEF');
+    const agents = [await vault.createWallet({ kind: 'agent', treasury }), await vault.createWallet({ kind: 'agent', treasury })];
+    const random = await vault.createWallet({ kind: 'random' });
+    const unrelated = await vault.createWallet({ kind: 'random' });
+    const lost = await createKeyVault(memoryBackend()).createWallet({ kind: 'random' });
+
+    const { secrets, walletsWithoutKey } = await vault.exportSecrets({ wallets: [...agents, random, lost], treasuries: [treasury] });
+    expect(walletsWithoutKey).toEqual([lost]);
+    expect(Object.keys(secrets).sort()).toEqual(
+      [
+        `wallet:${treasury}`,
+        `wallet:${agents[0]}`,
+        `wallet:${agents[1]}`,
+        `wallet:${random}`,
+        `owner-key:${treasury}`,
+        `recovery-phrase:${treasury}`,
+        `recovery-next-index:${treasury}`,
+      ].sort(),
+    );
+    expect(secrets[`wallet:${unrelated}`]).toBeUndefined();
+
+    const elsewhere = memoryBackend();
+    const restored = createKeyVault(elsewhere);
+    await restored.importSecrets(secrets);
+    for (const wallet of [treasury, ...agents, random]) expect((await restored.signer(wallet)).address).toBe(wallet);
+    expect(elsewhere.secrets.get(`recovery-phrase:${treasury}`)).toBe(backend.secrets.get(`recovery-phrase:${treasury}`));
+    // The next agent is the phrase's next wallet, the one the first key store would have made.
+    const next = await restored.createWallet({ kind: 'agent', treasury });
+    expect(next).toBe(await vault.createWallet({ kind: 'agent', treasury }));
+  });
+
+  it('a next index never goes back: an older backup filed over a key store that went on keeps the later index', async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const { secrets } = await vault.exportSecrets({ wallets: [], treasuries: [treasury] });
+    const later = await vault.createWallet({ kind: 'agent', treasury });
+    await createKeyVault(backend).importSecrets(secrets);
+    expect(backend.secrets.get(`recovery-next-index:${treasury}`)).toBe('2');
+    expect(await createKeyVault(backend).createWallet({ kind: 'agent', treasury })).not.toBe(later);
+  });
+
+  it('refuses entries Coffer does not write, a key filed under another address and a phrase of another treasury, and then files nothing', async () => {
+    const source = memoryBackend();
+    const vault = createKeyVault(source);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const other = await vault.createWallet({ kind: 'treasury' });
+    const { secrets } = await vault.exportSecrets({ wallets: [], treasuries: [treasury, other] });
+    const cases: [string, Record<string, string>, RegExp][] = [
+      ['an unknown name', { ...secrets, 'session:x': 'y' }, /not one Coffer writes/],
+      ['a key under another address', { ...secrets, [`wallet:${treasury}`]: secrets[`wallet:${other}`]! }, /does not match its address/],
+      ['a short key', { ...secrets, [`wallet:${treasury}`]: '1111' }, /64-byte keypair/],
+      [
+        'a phrase of another treasury',
+        { ...secrets, [`recovery-phrase:${treasury}`]: secrets[`recovery-phrase:${other}`]! },
+        /not its phrase/,
+      ],
+      ['an index that is none', { ...secrets, [`recovery-next-index:${treasury}`]: '-1' }, /not an index/],
+      ['an owner key that is none', { ...secrets, [`owner-key:${treasury}`]: 'x' }, /not one Coffer writes/],
+    ];
+    for (const [what, entries, refusal] of cases) {
+      const target = memoryBackend();
+      await expect(createKeyVault(target).importSecrets(entries), what).rejects.toThrow(refusal);
+      expect(target.secrets.size, what).toBe(0);
+    }
+  });
+});
