@@ -57,10 +57,14 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
     pendingApprovals: engine
       .approvals(principal, 'pending')
       .approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
-    notBackedUp: engine.backupStatus(principal).recoveryPhrase === 'not_confirmed',
+    notBackedUp: notBackedUp(engine.backupStatus(principal)),
     startAtLogin,
   };
 }
+
+/** What the tray says is not backed up, by the engine's one rule (`backedUp`). */
+const notBackedUp = (status: ReturnType<Engine['backupStatus']>) =>
+  status.backedUp ? null : status.recoveryPhrase === 'none' ? ('file' as const) : ('phrase' as const);
 
 export interface TrayEffects {
   open(route: string): void;

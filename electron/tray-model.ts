@@ -19,8 +19,11 @@ export interface TrayState {
   treasuryBalance: string | null;
   agents: TrayAgent[];
   pendingApprovals: { approvalId: string; agentId: string; summary: string }[];
-  /** Whether the recovery phrase still waits to be written down (then the menu says "not backed up"). */
-  notBackedUp?: boolean;
+  /**
+   * What is not backed up yet (then the menu says so): the recovery phrase still waits to be written
+   * down, or a treasury without one has no backup file holding every wallet it has.
+   */
+  notBackedUp?: 'phrase' | 'file' | null;
   /** Whether Coffer starts at login; null where that is not offered (not a packaged app). */
   startAtLogin: boolean | null;
   /** Quitting: in-flight payments are finishing. */
@@ -72,7 +75,8 @@ export function trayMenu(state: TrayState): TrayItem[] {
   const active = state.agents.filter((a) => a.status === 'active').length;
   const items: TrayItem[] = [{ type: 'label', label: `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` }];
   if (state.notBackedUp) {
-    items.push({ type: 'action', label: 'Not backed up: write down your recovery phrase…', action: { kind: 'open', route: '#/backup' } });
+    const what = state.notBackedUp === 'phrase' ? 'write down your recovery phrase…' : 'make an encrypted backup file…';
+    items.push({ type: 'action', label: `Not backed up: ${what}`, action: { kind: 'open', route: '#/backup' } });
   }
   items.push({ type: 'separator' });
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });

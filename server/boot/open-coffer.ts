@@ -25,6 +25,8 @@ import type { ReconcileReport } from '../core/reconcile.js';
 import type { McpLaunch } from '../core/context.js';
 import { cofferMcpLaunch } from './cli-invocation.js';
 import { demoApiUrl } from './demo-api-presence.js';
+import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writer.js';
+import { packageVersion } from './package-files.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -67,9 +69,18 @@ async function x402BuyerFor(choice: NetworkChoice, networkName: string, vault: W
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
-function networkToReopen(recorded: string | null, dataDir: string): string {
-  if (recorded === null || recorded === 'sim' || recorded === 'devnet' || recorded === 'mainnet') return recorded ?? 'sim';
+export function networkToReopen(recorded: string | null, dataDir: string): string {
+  if (recorded === null || recorded === 'sim' || Object.hasOwn(NAMED_RPC_NETWORKS, recorded)) return recorded ?? 'sim';
   throw new Error(`the data dir ${dataDir} holds a ${recorded} treasury: start it with --network and that cluster's RPC URL`);
+}
+
+/** The network asked for (a name or an RPC URL), and its name; an RPC URL is the cluster its genesis hash says (a private devnet endpoint is devnet). */
+export async function chooseNetwork(asked: string, usdcMint?: string): Promise<{ choice: NetworkChoice; name: string }> {
+  let choice = parseNetwork(asked, usdcMint);
+  if (choice.kind === 'rpc' && !Object.hasOwn(NAMED_RPC_NETWORKS, asked)) {
+    choice = { kind: 'rpc', network: identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl)) };
+  }
+  return { choice, name: choice.kind === 'sim' ? 'sim' : choice.network.name };
 }
 
 /**
@@ -87,13 +98,10 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     checkpoints = startBackgroundCheckpoints(db);
     const store = createSqliteStore(db);
     const recorded = store.getMeta('network');
-    const asked = options.network ?? networkToReopen(recorded, options.dataDir);
-    let choice = parseNetwork(asked, options.usdcMint);
-    // An RPC URL is the cluster its genesis hash says (a private devnet endpoint is devnet).
-    if (choice.kind === 'rpc' && !(asked in NAMED_RPC_NETWORKS)) {
-      choice = { kind: 'rpc', network: identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl)) };
-    }
-    const networkName = choice.kind === 'sim' ? 'sim' : choice.network.name;
+    const { choice, name: networkName } = await chooseNetwork(
+      options.network ?? networkToReopen(recorded, options.dataDir),
+      options.usdcMint,
+    );
     if (recorded !== null && recorded !== networkName) {
       throw new Error(
         `the data dir ${options.dataDir} holds a ${recorded} treasury; start with --network ${recorded} or use another --data-dir`,
@@ -134,7 +142,9 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
           : null,
       baseUrl: () => baseUrl,
       demoApiUrl: () => demoApiUrl(options.dataDir),
+      backups: createBackupWriter({ db, vault, dataDir: options.dataDir, network: networkName, version: packageVersion() }),
     });
+    await removeLeftoverScratch(options.dataDir);
     const reconciled = await engine.reconcile();
     engine.recoverApprovals();
     const openedDb = db;

@@ -377,5 +377,9 @@ export class RpcChain implements Chain {
     throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${this.network})`);
   }
 
+  ownWallets(): string[] {
+    return [];
+  }
+
   async close(): Promise<void> {}
 }

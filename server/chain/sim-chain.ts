@@ -97,6 +97,10 @@ export class SimChain implements Chain {
     return chain;
   }
 
+  ownWallets(): string[] {
+    return [this.mintAuthority, this.usdcMint];
+  }
+
   async prepareFeePayer(wallet: string): Promise<void> {
     if (this.ledger.lamportsOf(wallet) >= ONE_SOL) return;
     this.ledger.airdrop(wallet, 10n * ONE_SOL);

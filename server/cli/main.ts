@@ -3,6 +3,7 @@ import damerauLevenshtein from 'damerau-levenshtein';
 import { defaultConfigPath } from '../linked-agent/agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from '../client/client-error.js';
+import { isCofferError } from '../core/errors.js';
 import { packageVersion } from '../boot/package-files.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
@@ -43,9 +44,15 @@ usage:
                  asks the owner to resume it
   coffer open [--data-dir DIR]
                  open the dashboard, signed in (owner)
+  coffer backup --out FILE [--data-dir DIR]
+                 write an encrypted backup file (owner): the ledger and every wallet's key, under a
+                 passphrase asked for here (or read from a pipe); it restores everything as it was
   coffer backup phrase [--data-dir DIR]
                  show the treasury's recovery phrase and check three of its words (owner); it
                  restores the treasury and every agent wallet, also in Phantom or Solflare
+  coffer restore FILE [--data-dir DIR] [--network NET]
+                 restore a backup file into an empty data dir (asks its passphrase), then check
+                 it against the chain; refuses a data dir in use, another network, a damaged file
   coffer mcp [--config FILE]
                  the MCP tool server (stdio) for the linked agent
   coffer help    this text; \`coffer <command> --help\` for one command
@@ -60,12 +67,13 @@ const serveOptions = {
   network: { type: 'string' },
 } as const;
 
-/** The usage lines of one command, or the whole text for an unknown one. */
+/** The usage lines of one command (each of its forms), or the whole text for an unknown one. */
 function helpFor(command: string): string {
   const lines = HELP.split('\n');
-  const start = lines.findIndex((line) => line.startsWith(`  coffer ${command} `) || line === `  coffer ${command}`);
+  const isForm = (line: string) => line.startsWith(`  coffer ${command} `) || line === `  coffer ${command}`;
+  const start = lines.findIndex(isForm);
   if (start === -1) return HELP;
-  const end = lines.findIndex((line, i) => i > start && !line.startsWith('                 '));
+  const end = lines.findIndex((line, i) => i > start && !line.startsWith('                 ') && !isForm(line));
   return `usage:\n${lines.slice(start, end).join('\n')}`;
 }
 
@@ -81,6 +89,7 @@ const COMMANDS = [
   'resume',
   'open',
   'backup',
+  'restore',
   'mcp',
   'help',
   'version',
@@ -221,9 +230,29 @@ async function main(argv: string[]): Promise<number> {
       return (await agentCommands()).open({ dataDir: values['data-dir'] });
     }
     case 'backup': {
-      const { values, positionals } = parse(command, { args: rest, options: { 'data-dir': { type: 'string' } }, allowPositionals: true });
-      if (positionals.length !== 1 || positionals[0] !== 'phrase') throw new UsageError('coffer backup takes "phrase"', command);
-      return (await import('./commands/backup.js')).backupPhrase({ dataDir: values['data-dir'] });
+      const { values, positionals } = parse(command, {
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, out: { type: 'string' } },
+        allowPositionals: true,
+      });
+      const commands = await import('./commands/backup.js');
+      if (positionals.length === 1 && positionals[0] === 'phrase' && values.out === undefined) {
+        return commands.backupPhrase({ dataDir: values['data-dir'] });
+      }
+      if (positionals.length === 0 && values.out !== undefined)
+        return commands.backupFile({ dataDir: values['data-dir'], out: values.out });
+      throw new UsageError('coffer backup takes --out FILE (an encrypted backup file) or "phrase" (the recovery phrase)', command);
+    }
+    case 'restore': {
+      const { values, positionals } = parse(command, {
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, network: { type: 'string' } },
+        allowPositionals: true,
+      });
+      const [file, extra] = positionals;
+      if (file === undefined) throw new UsageError('which backup file to restore?', command);
+      if (extra !== undefined) throw new UsageError(`coffer restore takes one backup file, not also "${extra}"`, command);
+      return (await import('./commands/restore.js')).restoreFile({ file, dataDir: values['data-dir'], network: values.network });
     }
     case 'mcp': {
       const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });
@@ -275,7 +304,8 @@ main(process.argv.slice(2)).then(
       return;
     }
     // The server's message, and its stable code for scripts (`coffer: ... (insufficient_funds)`).
-    console.error(`coffer: ${(error as Error).message}${error instanceof CofferApiError ? ` (${error.code})` : ''}`);
+    const code = error instanceof CofferApiError || isCofferError(error) ? ` (${error.code})` : '';
+    console.error(`coffer: ${(error as Error).message}${code}`);
     process.exitCode = 1;
   },
 );

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type {
   allocateBodySchema,
+  backupFileBodySchema,
   deployBodySchema,
   faucetBodySchema,
   linkClientSchema,
@@ -52,6 +53,8 @@ export function createCofferClient(transport: Transport) {
     revealRecoveryPhrase: () => call<Wire.RecoveryPhrase>('POST', '/v1/backup/phrase'),
     confirmRecoveryPhrase: (body: Body<typeof phraseConfirmBodySchema>) =>
       call<Wire.BackupStatus>('POST', '/v1/backup/phrase/confirm', { body }),
+    /** An encrypted backup file of the ledger and every wallet's key (owner; a fresh sign-in), as it arrives. */
+    backupFile: (body: Body<typeof backupFileBodySchema>) => transport.download({ method: 'POST', path: '/v1/backup/file', body }),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
     deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
     faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),

@@ -29,6 +29,13 @@ export interface TransportOptions {
 
 export type Transport = ReturnType<typeof createTransport>;
 
+/** A file the server handed over. */
+export interface Download {
+  /** The name the server gave it (Content-Disposition), if any. */
+  fileName: string | null;
+  stream: ReadableStream<Uint8Array>;
+}
+
 export function createTransport(options: TransportOptions) {
   const base = options.base.replace(/\/+$/, '');
   /** The URL of a path, with the owner and the query (absent values left out). */
@@ -39,16 +46,15 @@ export function createTransport(options: TransportOptions) {
     const search = params.toString();
     return `${base}${path}${search ? `?${search}` : ''}`;
   };
-  async function send<T>(request: Request): Promise<Answer<T>> {
+  async function respond(request: Request, accept: string): Promise<Response> {
     const doFetch = options.fetch ?? fetch;
-    let response: Response;
     try {
-      response = await doFetch(url(request.path, request.query), {
+      return await doFetch(url(request.path, request.query), {
         method: request.method,
         // The dashboard signs in by header only: no cookie is sent or needed.
         credentials: 'omit',
         headers: {
-          accept: 'application/json',
+          accept,
           ...options.auth(),
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...request.headers,
@@ -59,9 +65,19 @@ export function createTransport(options: TransportOptions) {
     } catch (error) {
       throw options.unreachable(error as Error);
     }
-    return readAnswer<T>(response);
   }
-  return { base, url, send };
+  const send = async <T>(request: Request): Promise<Answer<T>> => readAnswer<T>(await respond(request, 'application/json'));
+  /** A request answered with a file: its name and its bytes as they arrive; a refusal is read as any other. */
+  async function download(request: Request): Promise<Download> {
+    const response = await respond(request, 'application/octet-stream, application/json');
+    if (!response.ok || response.body === null) {
+      await readAnswer(response);
+      throw new CofferApiError(response.status, 'http_error', `Coffer answered ${response.status} without a file`);
+    }
+    const disposition = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '');
+    return { fileName: disposition?.[1] ?? null, stream: response.body };
+  }
+  return { base, url, send, download };
 }
 
 /**

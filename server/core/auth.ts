@@ -33,6 +33,8 @@ export const FRESH_FOR = {
   money: 'this moves money or lets an agent spend more',
   /** The recovery phrase: whoever reads it holds every wallet, on any computer. */
   phrase: 'this shows the recovery phrase',
+  /** A backup file holds every wallet's key, under a passphrase its maker chooses. */
+  backup: "this writes every wallet's key into a backup file",
 } as const;
 
 /**

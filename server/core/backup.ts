@@ -4,8 +4,9 @@ import { audit, type ContextWith, type EngineContext } from './context.js';
 import { CofferError } from './errors.js';
 import { recoveryPhraseSecret } from './ports/keys.js';
 import type { PhraseConfirmBody } from './schemas.js';
-import type { MetaStore } from './ports/store.js';
+import type { AgentStore, MetaStore } from './ports/store.js';
 import { iso } from './views.js';
+import { lastBackupFile, lastFileHoldsEveryWallet } from './backup-files.js';
 
 /** How many words the owner types back to show the phrase was written down. */
 const WORDS_TO_CONFIRM = 3;
@@ -18,16 +19,18 @@ const phraseConfirmedMeta = (owner: string) => `backup.phrase_confirmed_at:${own
 const positionsMeta = (owner: string) => `backup.confirm_positions:${owner}`;
 
 /**
- * Where the owner stands with the recovery phrase: `none` (a treasury made before phrases: its backup
- * is the encrypted file), `not_confirmed` (the tray and the dashboard say "not backed up"), or
- * `confirmed`. Read from the ledger only: no keychain read on every dashboard refresh.
+ * Where the owner stands with backups. The recovery phrase: `none` (a treasury made before phrases:
+ * its backup is the encrypted file), `not_confirmed`, or `confirmed`; the last backup file written.
+ * `backedUp` is the one rule the tray and the dashboard follow to say "not backed up": the phrase
+ * written down, or, for a treasury without one, a backup file holding every wallet it has now. Read
+ * from the ledger only: no keychain read on every dashboard refresh.
  */
 export function backupStatus(ctx: EngineContext, principal: Principal) {
   requireOwner(principal);
   return statusOf(ctx, principal.owner);
 }
 
-export function statusOf(ctx: ContextWith<MetaStore>, owner: string) {
+export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string) {
   const confirmedAt = ctx.store.getMeta(phraseConfirmedMeta(owner));
   const recoveryPhrase =
     ctx.store.getMeta(phraseMadeMeta(owner)) === null
@@ -35,7 +38,13 @@ export function statusOf(ctx: ContextWith<MetaStore>, owner: string) {
       : confirmedAt === null
         ? ('not_confirmed' as const)
         : ('confirmed' as const);
-  return { recoveryPhrase, confirmedAt: confirmedAt === null ? null : iso(Number(confirmedAt)) };
+  const backedUp = recoveryPhrase === 'confirmed' || (recoveryPhrase === 'none' && lastFileHoldsEveryWallet(ctx, owner));
+  return {
+    recoveryPhrase,
+    confirmedAt: confirmedAt === null ? null : iso(Number(confirmedAt)),
+    lastFile: lastBackupFile(ctx, owner),
+    backedUp,
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ImageProvider } from './ports/image-provider.js';
 import type { EventBus } from './events.js';
 import type { AuditStore, Store } from './ports/store.js';
 import type { X402Buyer } from './ports/x402.js';
+import type { BackupWriter } from './ports/backup.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
 export interface McpLaunch {
@@ -25,6 +26,8 @@ export interface EnginePorts {
   imageProvider: ImageProvider | null;
   /** Pays x402 sellers; null where x402 names no network (the sim chain, a local cluster). */
   x402: X402Buyer | null;
+  /** Writes the encrypted backup files. */
+  backups: BackupWriter;
   /** The /v1 server's base URL, once it listens (for mcpConfig.env). */
   baseUrl: () => string;
   /** Where the demo API (coffer demo-api) listens now beside this Coffer, if it does. */

@@ -37,7 +37,8 @@ import {
 } from './link-sessions.js';
 import type { ApprovalStatus } from './ports/store.js';
 import { backupStatus, confirmRecoveryPhrase, revealRecoveryPhrase } from './backup.js';
-import type { PhraseConfirmBody } from './schemas.js';
+import { writeBackupFile } from './backup-files.js';
+import type { BackupFileBody, PhraseConfirmBody } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -60,6 +61,8 @@ export function createEngine(ports: EnginePorts) {
     backupStatus: (p: Principal) => backupStatus(ctx, p),
     revealRecoveryPhrase: (p: Principal) => revealRecoveryPhrase(ctx, p),
     confirmRecoveryPhrase: (p: Principal, body: PhraseConfirmBody) => confirmRecoveryPhrase(ctx, p, body),
+    /** Writes a backup file into `folder` (the door's own, from which it hands the file over). */
+    writeBackupFile: (p: Principal, body: BackupFileBody, folder: string) => writeBackupFile(ctx, p, body, folder),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

@@ -24,6 +24,8 @@ export type CofferEvent =
   | { type: 'policy'; owner: string; agentId: string }
   /** The recovery phrase was confirmed (never the phrase itself). */
   | { type: 'backup'; owner: string; recoveryPhrase: 'confirmed' }
+  /** A backup file was written, or a scheduled one could not be (why, never the passphrase). */
+  | { type: 'backup'; owner: string; file: 'written' | 'failed'; error?: string }
   | { type: 'task'; owner: string; agentId: string; taskId: string; status: 'generating' | 'success' | 'failed' };
 
 export type CofferEventWithTime = CofferEvent & { at: string };

@@ -223,6 +223,17 @@ export const phraseConfirmBodySchema = z.strictObject({
 });
 export type PhraseConfirmBody = z.infer<typeof phraseConfirmBodySchema>;
 
+/**
+ * The passphrase a backup file is encrypted under. Long, because it alone guards every wallet's key
+ * in a file that may travel (scrypt makes each guess cost, but cannot save a short one).
+ */
+export const backupPassphraseSchema = z
+  .string()
+  .min(12, 'must be at least 12 characters (a few words are easier to keep than symbols)')
+  .max(1024, 'must be at most 1024 characters');
+export const backupFileBodySchema = z.strictObject({ passphrase: backupPassphraseSchema });
+export type BackupFileBody = z.infer<typeof backupFileBodySchema>;
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z

@@ -6,17 +6,20 @@ export const CLI = fileURLToPath(new URL('../../server/cli/bin.js', import.meta.
 
 /**
  * A `coffer` command run to its end as a terminal runs it (no browser opened, no linked agent config
- * unless `--config` or `env` names one); its exit code and both outputs.
+ * unless `--config` or `env` names one, stdin a pipe when `input` is given); its exit code and both outputs.
  */
 export function runCoffer(
   args: string[],
   env: Record<string, string> = {},
+  /** What is piped into its stdin (then closed); none by default. */
+  input?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -21,8 +21,9 @@ describe('the recovery phrase, shown and confirmed', () => {
   const status = async () => (await t.api('GET', t.withOwner('/v1/backup'))).body;
 
   it('is the phrase of this treasury, shown to the owner only, from a fresh sign-in; typed back, the treasury is backed up', async () => {
-    expect(await status()).toEqual({ recoveryPhrase: 'not_confirmed', confirmedAt: null });
-    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.backup).toEqual({ recoveryPhrase: 'not_confirmed', confirmedAt: null });
+    const notConfirmed = { recoveryPhrase: 'not_confirmed', confirmedAt: null, lastFile: null, backedUp: false };
+    expect(await status()).toEqual(notConfirmed);
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.backup).toEqual(notConfirmed);
 
     const agent = await deployAgent(t, 'curious');
     for (const answer of [
@@ -70,7 +71,12 @@ describe('the recovery phrase, shown and confirmed', () => {
 
     const right = await confirm({ words: positions.map((position) => ({ position, word: ` ${words[position - 1]!.toUpperCase()} ` })) });
     expect(right.status).toBe(200);
-    expect(right.body).toEqual({ recoveryPhrase: 'confirmed', confirmedAt: new Date(clock.now()).toISOString() });
+    expect(right.body).toEqual({
+      recoveryPhrase: 'confirmed',
+      confirmedAt: new Date(clock.now()).toISOString(),
+      lastFile: null,
+      backedUp: true,
+    });
     expect((await status()).recoveryPhrase).toBe('confirmed');
     expect((await confirm({ words: [{ position: 1, word: words[0] }] })).body.code).toBe('phrase_not_shown');
 
@@ -87,12 +93,22 @@ describe('the recovery phrase, shown and confirmed', () => {
     expect(dump.includes(words.slice(0, 4).join(' '))).toBe(false);
   });
 
-  it('a treasury made before recovery phrases says so, and is offered no phrase', async () => {
+  it('a treasury made before recovery phrases says so, is offered no phrase, and is backed up by a file holding every wallet it has', async () => {
     t.coffer.db.prepare("DELETE FROM meta WHERE key LIKE 'backup.%'").run();
-    expect(await status()).toEqual({ recoveryPhrase: 'none', confirmedAt: null });
+    expect(await status()).toEqual({ recoveryPhrase: 'none', confirmedAt: null, lastFile: null, backedUp: false });
     const none = await reveal();
     expect({ status: none.status, code: none.body.code }).toEqual({ status: 409, code: 'no_recovery_phrase' });
     expect((await t.api('POST', t.withOwner('/v1/backup/phrase'), { body: { show: true } })).body.code).toBe('invalid_request');
+
+    clock.advance(1000);
+    const file = await t.api('POST', t.withOwner('/v1/backup/file'), { body: { passphrase: 'a passphrase of some length' } });
+    expect(file.status).toBe(200);
+    expect(await status()).toMatchObject({ recoveryPhrase: 'none', lastFile: { at: new Date(clock.now()).toISOString() }, backedUp: true });
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.backup.backedUp).toBe(true);
+    // An agent deployed since (its key random, without a phrase) is in no file: not backed up again.
+    clock.advance(1000);
+    await deployAgent(t, 'after-the-file');
+    expect((await status()).backedUp).toBe(false);
   });
 });
 

@@ -83,6 +83,8 @@ const TABLE: Record<string, Auth> = {
   'GET /v1/backup': 'owner',
   'POST /v1/backup/phrase': 'owner',
   'POST /v1/backup/phrase/confirm': 'owner',
+  /** An encrypted backup file of the ledger and every key: owner, fresh sign-in. */
+  'POST /v1/backup/file': 'owner',
   'GET /v1/treasury/deposits': 'owner',
   'POST /v1/treasury/faucet': 'owner',
   'GET /': 'page',
@@ -214,6 +216,8 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/session':
       // A made-up login token: the route runs and signs nobody in.
       return { loginToken: `probe-${unique}` };
+    case 'POST /v1/backup/file':
+      return { passphrase: `a probe passphrase ${unique}` };
     case 'POST /v1/backup/phrase/confirm':
       // A word no phrase is checked against here: the route runs, nothing is confirmed.
       return { words: [{ position: 1, word: 'probe' }] };

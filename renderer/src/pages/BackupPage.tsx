@@ -1,16 +1,28 @@
 import { useState, type FormEvent } from 'react';
 import type { RecoveryPhrase } from '../api/types.js';
+import { backupFileBodySchema } from '../../../server/core/schemas.js';
+import { formatByteSize } from '../../../server/core/byte-size.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+
+/** The Back up page: the recovery phrase (the money), then the encrypted backup file (everything). */
+export function BackupPage() {
+  return (
+    <>
+      <RecoveryPhraseCard />
+      <BackupFileCard />
+    </>
+  );
+}
 
 /**
  * The recovery phrase: shown on request (a sign-in from the last ten minutes), kept in this page's
  * memory only while it is on screen, then three of its words typed back. The phrase restores the
  * treasury and every agent wallet, in Coffer or in Phantom and Solflare.
  */
-export function BackupPage() {
+function RecoveryPhraseCard() {
   const { client, dashboard, refresh } = useDashboard();
   const { busy, error, run } = useAction();
   const [shown, setShown] = useState<RecoveryPhrase | null>(null);
@@ -94,4 +106,91 @@ export function BackupPage() {
       )}
     </section>
   );
+}
+
+/**
+ * The encrypted backup file: a passphrase typed twice, checked by the server's own rule, then the
+ * file the server writes is handed to the browser as a download. The passphrase lives in this form
+ * only until the file is written.
+ */
+function BackupFileCard() {
+  const { client, dashboard, refresh } = useDashboard();
+  const { busy, error, setError, submit } = useAction();
+  const [passphrase, setPassphrase] = useState('');
+  const [again, setAgain] = useState('');
+  const backup = dashboard?.backup;
+  if (!backup) return null;
+  const { lastFile } = backup;
+
+  const write = (event: FormEvent) => {
+    event.preventDefault();
+    if (!client) return;
+    if (passphrase !== again) {
+      setError('The two passphrases differ.');
+      return;
+    }
+    void submit(backupFileBodySchema, { passphrase }, async (body) => {
+      const { fileName, stream } = await client.backupFile(body);
+      saveDownload(await new Response(stream).blob(), fileName ?? 'coffer-backup.coffer');
+      setPassphrase('');
+      setAgain('');
+      await refresh();
+    });
+  };
+
+  return (
+    <section className="card backup" aria-labelledby="backup-file-title">
+      <h2 id="backup-file-title">Backup file</h2>
+      <p>
+        An encrypted file with everything: the ledger (policies, history, approvals) and every wallet&apos;s key. Restore it on this
+        computer or another with <code>coffer restore FILE</code>. Keep it off this computer. Without its passphrase it cannot be opened, by
+        you or by anyone, and Coffer cannot recover the passphrase.
+      </p>
+      {backup.recoveryPhrase === 'none' && !backup.backedUp && (
+        <p role="note">
+          <strong>Not backed up</strong>:{' '}
+          {lastFile === null
+            ? 'this treasury has no recovery phrase and no backup file yet.'
+            : 'an agent was deployed since the last backup file.'}
+        </p>
+      )}
+      {lastFile && (
+        <p role="status" data-testid="last-backup-file">
+          Last backup file: {dateTime(lastFile.at)} ({formatByteSize(lastFile.bytes)}, {lastFile.wallets} wallet keys).
+        </p>
+      )}
+      {lastFile && lastFile.walletsWithoutKey.length > 0 && (
+        <p role="alert">
+          {lastFile.walletsWithoutKey.length} wallet(s) have no key on this computer, so their money is not in the file:{' '}
+          {lastFile.walletsWithoutKey.join(', ')}
+        </p>
+      )}
+      <form onSubmit={write} className="backup-file">
+        <label>
+          Passphrase (12 characters or more){' '}
+          <input type="password" autoComplete="new-password" value={passphrase} onChange={(event) => setPassphrase(event.target.value)} />
+        </label>
+        <label>
+          The same again{' '}
+          <input type="password" autoComplete="new-password" value={again} onChange={(event) => setAgain(event.target.value)} />
+        </label>
+        <ErrorNote error={error} />
+        <div className="dialog-actions">
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Writing the backup file…' : 'Download a backup file'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Hands a file to the browser's downloads. */
+function saveDownload(blob: Blob, fileName: string) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -1,6 +1,15 @@
+import { createWriteStream, existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { keyClient } from '../../client/coffer-client.js';
+import { backupPassphraseSchema } from '../../core/schemas.js';
+import { formatByteSize } from '../../core/byte-size.js';
+import { publishFile } from '../../backup/backup-file.js';
 import { readOwnerConnection } from '../owner-connection.js';
+import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -65,4 +74,65 @@ function nextLine(prompt: ReturnType<typeof createInterface>): Promise<string | 
       resolve(line);
     });
   });
+}
+
+/**
+ * `coffer backup --out FILE`: an encrypted backup file of the ledger and every wallet's key, from the
+ * running Coffer (owner key). The passphrase is asked twice at a terminal (once from a pipe) and
+ * checked here before anything is asked of the server. FILE is never overwritten, and appears only
+ * once it is whole.
+ */
+export async function backupFile(
+  args: { dataDir?: string; out: string },
+  io: SecretIo & { say: Out } = { ...processIo, say: process.stdout },
+): Promise<number> {
+  const file = resolve(args.out);
+  if (existsSync(file)) throw new Error(`${file} exists: a backup never replaces a file, choose another name`);
+  const owner = readOwnerConnection(args.dataDir);
+  const passphrase = await askNewPassphrase(io);
+  if (passphrase === null) return 1;
+  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  const { stream } = await api.backupFile({ passphrase });
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    await pipeline(
+      Readable.fromWeb(stream as import('node:stream/web').ReadableStream<Uint8Array>),
+      createWriteStream(partial, { mode: 0o600, flags: 'wx' }),
+    );
+    await publishFile(partial, file);
+  } finally {
+    await rm(partial, { force: true });
+  }
+  const { lastFile } = await api.backupStatus();
+  io.say.write(
+    `Wrote ${file} (${formatByteSize(lastFile?.bytes ?? 0)}): the ledger and every wallet's key (${lastFile?.wallets ?? 0}), encrypted with your passphrase.\n` +
+      'Keep it off this computer. Restore it anywhere with: coffer restore ' +
+      JSON.stringify(file).slice(1, -1) +
+      '\n',
+  );
+  for (const wallet of lastFile?.walletsWithoutKey ?? []) {
+    io.say.write(`warning: wallet ${wallet} has no key in this key store: its money is not in this backup\n`);
+  }
+  return 0;
+}
+
+/** A new passphrase, checked by the same rule as the server's; typed twice at a terminal. Null when not given. */
+async function askNewPassphrase(io: SecretIo): Promise<string | null> {
+  const interactive = Boolean((io.input as { isTTY?: boolean }).isTTY);
+  for (;;) {
+    const typed = await readSecret('Passphrase for the backup file (12 characters or more; it cannot be recovered): ', io);
+    if (typed === null) {
+      io.out.write('No passphrase given: no backup written.\n');
+      return null;
+    }
+    const checked = backupPassphraseSchema.safeParse(typed);
+    if (!checked.success) {
+      io.out.write(`The passphrase ${checked.error.issues[0]?.message ?? 'is not usable'}.\n`);
+      if (interactive) continue;
+      return null;
+    }
+    if (!interactive) return typed;
+    if ((await readSecret('The same passphrase again: ', io)) === typed) return typed;
+    io.out.write('The two passphrases differ; once more.\n');
+  }
 }

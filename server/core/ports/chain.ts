@@ -137,5 +137,7 @@ export interface Chain extends TransferLookup {
    * faucet records it before sending it, as every other movement of money is).
    */
   prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer>;
+  /** Wallets the adapter keeps keys of for its own use (the embedded chain's test USDC mint): backed up with the ledger. */
+  ownWallets(): string[];
   close(): Promise<void>;
 }

@@ -96,14 +96,22 @@ describe('tray icon and menu, computed from engine state', () => {
     ).toMatchObject({ checked: true });
   });
 
-  it('says "not backed up" until the recovery phrase was written down, opening the backup page', () => {
-    const item = flatten(trayMenu({ ...base, notBackedUp: true })).find((i) => 'label' in i && i.label.startsWith('Not backed up'));
-    expect(item).toEqual({
+  it('says "not backed up" until the recovery phrase was written down (or a file made, without a phrase), opening the backup page', () => {
+    const item = (notBackedUp: 'phrase' | 'file') =>
+      flatten(trayMenu({ ...base, notBackedUp })).find((i) => 'label' in i && i.label.startsWith('Not backed up'));
+    expect(item('phrase')).toEqual({
       type: 'action',
       label: 'Not backed up: write down your recovery phrase…',
       action: { kind: 'open', route: '#/backup' },
     });
-    expect(labels(trayMenu(base)).some((label) => label.startsWith('Not backed up'))).toBe(false);
+    expect(item('file')).toEqual({
+      type: 'action',
+      label: 'Not backed up: make an encrypted backup file…',
+      action: { kind: 'open', route: '#/backup' },
+    });
+    for (const backedUp of [base, { ...base, notBackedUp: null }]) {
+      expect(labels(trayMenu(backedUp)).some((label) => label.startsWith('Not backed up'))).toBe(false);
+    }
   });
 
   it('never waits for the chain: unknown balances show as …, and the brake is there all the same', () => {

@@ -1,0 +1,73 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BackupWriter } from '../core/ports/backup.js';
+import type { WalletKeyVault } from '../keys/key-vault.js';
+import { snapshotLedger } from '../store/ledger-snapshot.js';
+import type { SqliteDatabase } from '../store/database.js';
+import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
+
+/** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */
+const SCRATCH_PREFIX = '.backup-';
+
+/**
+ * The BackupWriter port: SQLite's online copy of the ledger (in a scratch folder of the data dir,
+ * private as the ledger itself), the keys of the wallets named, both sealed into one file
+ * (backup-file.ts). The scratch copy is removed whatever happens.
+ */
+export function createBackupWriter(deps: {
+  db: SqliteDatabase;
+  vault: WalletKeyVault;
+  dataDir: string;
+  network: string;
+  version: string;
+}): BackupWriter {
+  return {
+    async write({ folder, passphrase, at, wallets }) {
+      const scratch = await mkdtemp(join(deps.dataDir, SCRATCH_PREFIX));
+      try {
+        const ledgerFile = join(scratch, 'ledger.db');
+        const { schemaVersion } = await snapshotLedger(deps.db, ledgerFile);
+        const named = wallets();
+        const { secrets, walletsWithoutKey } = await deps.vault.exportSecrets(named);
+        const input = {
+          passphrase,
+          facts: { network: deps.network, createdAt: new Date(at).toISOString() },
+          manifest: { coffer: deps.version, schemaVersion, owners: named.treasuries, secrets },
+          ledgerFile,
+        };
+        const walletCount = Object.keys(secrets).filter((name) => name.startsWith('wallet:')).length;
+        // Two backups within one second get the same name: the second takes the next number.
+        for (let copy = 1; ; copy += 1) {
+          const file = join(folder, backupFileName(deps.network, at, copy));
+          try {
+            const { bytes } = await sealBackup(file, input);
+            return { file, bytes, wallets: walletCount, walletsWithoutKey };
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || copy >= 99) throw error;
+          }
+        }
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** `coffer-backup-devnet-2026-11-23-101500.coffer` (UTC), `…-2.coffer` for a second one that second. */
+export function backupFileName(network: string, at: number, copy = 1): string {
+  const stamp = new Date(at)
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace('T', '-')
+    .replaceAll(':', '');
+  const name = network.replace(/[^a-z0-9-]+/gi, '-').toLowerCase();
+  return `coffer-backup-${name}-${stamp}${copy > 1 ? `-${copy}` : ''}${BACKUP_EXTENSION}`;
+}
+
+/** Removes scratch copies a process that died while backing up left in the data dir (it is ours alone: see data-dir-lock). */
+export async function removeLeftoverScratch(dataDir: string): Promise<void> {
+  const names = await readdir(dataDir).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((name) => name.startsWith(SCRATCH_PREFIX)).map((name) => rm(join(dataDir, name), { recursive: true, force: true })),
+  );
+}

@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CofferError } from '../core/errors.js';
+import { createKeyVault } from '../keys/key-vault.js';
+import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
+import { inspectLedger, KNOWN_SCHEMA_VERSION } from '../store/ledger-snapshot.js';
+import { lockDataDir } from '../boot/data-dir-lock.js';
+import { openBackup, readBackupHeader, type BackupFacts } from './backup-file.js';
+
+/** The ledger's name in a data dir (open-coffer.ts opens it). */
+const LEDGER = 'coffer.db';
+
+/**
+ * Refuses a data dir that a Coffer runs on or that already holds a ledger: a restore never replaces
+ * money's record. Answers the data dir's lock, held until the restore is done.
+ */
+export function claimEmptyDataDir(dataDir: string): { release(): void } {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let lock: { release(): void };
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (error) {
+    throw new CofferError('data_dir_in_use', (error as Error).message, { cause: error });
+  }
+  if (existsSync(join(dataDir, LEDGER))) {
+    lock.release();
+    throw new CofferError(
+      'data_dir_in_use',
+      `the data dir ${dataDir} already holds a treasury: a restore never replaces one. Restore into a new data dir (--data-dir), or move this one away first`,
+    );
+  }
+  return lock;
+}
+
+/**
+ * `coffer restore FILE`: the ledger and every key exactly as the backup holds them, into an empty data
+ * dir. Checked in this order, each refusal changing nothing: the file is a Coffer backup (its header),
+ * of the network asked for, the data dir is free and empty, the passphrase is the file's, the file
+ * is whole (it authenticates), its ledger passes SQLite's integrity check and is of the same
+ * network and treasuries. Then the keys are filed (checked, see importSecrets), and only then does
+ * the ledger take its name, so a restore cut short can simply be run again. What moved on the chain
+ * since the backup is reconciled at the first start, as at any start.
+ */
+export async function restoreBackupFile(options: {
+  file: string;
+  dataDir: string;
+  /** The network's name the owner asked for, if any: the backup's must be the same. */
+  network: string | null;
+  keyStore: KeyStorePreference;
+  /** Asked once the file is known to be a backup of the right network. */
+  passphrase: (facts: BackupFacts) => Promise<string | null>;
+  log: (message: string) => void;
+}): Promise<(BackupFacts & { owners: string[] }) | null> {
+  const { header } = await readBackupHeader(options.file);
+  if (options.network !== null && options.network !== header.network) {
+    throw new CofferError(
+      'backup_wrong_network',
+      `this backup holds a ${header.network} treasury, not a ${options.network} one: restore it with --network ${header.network === 'sim' ? 'sim' : `${header.network} (or that cluster's RPC URL)`}`,
+    );
+  }
+  const lock = claimEmptyDataDir(options.dataDir);
+  const restoring = join(options.dataDir, `${LEDGER}.restoring`);
+  try {
+    const passphrase = await options.passphrase(header);
+    if (passphrase === null) return null;
+    await rm(restoring, { force: true });
+    const { manifest } = await openBackup(options.file, passphrase, restoring);
+    const ledger = inspectLedger(restoring);
+    if (ledger === null) throw new CofferError('backup_damaged', `the ledger in ${options.file} does not pass SQLite's integrity check`);
+    if (ledger.schemaVersion > KNOWN_SCHEMA_VERSION) {
+      throw new CofferError(
+        'backup_unreadable',
+        `${options.file} was made by a newer Coffer (ledger schema ${ledger.schemaVersion}; this one knows ${KNOWN_SCHEMA_VERSION}): update Coffer to restore it`,
+      );
+    }
+    if (ledger.network !== header.network || ledger.owners.some((owner) => !manifest.owners.includes(owner))) {
+      throw new CofferError('backup_damaged', `the ledger in ${options.file} is not the one its header describes`);
+    }
+    const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
+    await createKeyVault(backend).importSecrets(manifest.secrets);
+    await rename(restoring, join(options.dataDir, LEDGER));
+    return { network: header.network, createdAt: header.createdAt, owners: ledger.owners };
+  } finally {
+    // The copy and the files SQLite kept beside it while checking it.
+    await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));
+    lock.release();
+  }
+}

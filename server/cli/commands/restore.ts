@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
+import { restoreBackupFile } from '../../backup/restore-file.js';
+import { resolveServeConfig } from '../config.js';
+import { processIo, readSecret, type SecretIo } from '../read-secret.js';
+
+type Io = SecretIo & { say: NodeJS.WritableStream };
+
+/**
+ * `coffer restore FILE`: a backup file into an empty data dir (this computer's or a new one's), then
+ * a first open of it, which reconciles every pending move against the chain as any start does, and
+ * what it holds said: the treasury, each agent's balance, what the reconciliation settled.
+ */
+export async function restoreFile(
+  args: { file: string; dataDir?: string; network?: string },
+  io: Io = { ...processIo, say: process.stdout },
+): Promise<number> {
+  const config = resolveServeConfig({ 'data-dir': args.dataDir, network: args.network });
+  const file = resolve(args.file);
+  const log = (message: string) => io.out.write(`${message}\n`);
+  const asked = config.network === undefined ? null : (await chooseNetwork(config.network, config.usdcMint)).name;
+  const restored = await restoreBackupFile({
+    file,
+    dataDir: config.dataDir,
+    network: asked,
+    keyStore: config.keyStore,
+    log,
+    passphrase: (facts) => {
+      io.out.write(`${file}: a backup of a ${facts.network} treasury, made ${facts.createdAt}.\n`);
+      return readSecret('Its passphrase: ', io);
+    },
+  });
+  if (restored === null) {
+    io.out.write('No passphrase given: nothing was restored.\n');
+    return 1;
+  }
+  io.say.write(`Restored into ${config.dataDir}: the ledger and keys as of ${restored.createdAt} (${restored.network}).\n`);
+
+  let coffer;
+  try {
+    coffer = await openCoffer({
+      dataDir: config.dataDir,
+      network: config.network,
+      usdcMint: config.usdcMint,
+      keyStore: config.keyStore,
+      log,
+    });
+  } catch (error) {
+    io.say.write(
+      `It could not be opened to check it against the chain now (${(error as Error).message}); it will be at its first start.\n`,
+    );
+    return 0;
+  }
+  try {
+    const owner = { kind: 'owner' as const, owner: coffer.owner };
+    const overview = await coffer.engine.dashboard(owner);
+    io.say.write(`Treasury ${coffer.owner}: ${overview.treasury.balance} USDC\n`);
+    for (const agent of overview.agents) {
+      io.say.write(`  ${agent.agentId}: ${agent.balance} USDC, ${agent.status}\n`);
+    }
+    const { confirmed, failed, stillPending } = coffer.reconciled;
+    io.say.write(
+      `Checked against the chain: ${confirmed} pending move(s) had landed, ${failed} had failed, ${stillPending} still pending.\n`,
+    );
+    io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} (or the desktop app)\n`);
+  } finally {
+    await coffer.close();
+  }
+  return 0;
+}

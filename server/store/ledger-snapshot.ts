@@ -1,0 +1,33 @@
+import { openConnection, type SqliteDatabase } from './sqlite-driver.js';
+import { MIGRATIONS } from './migrations.js';
+
+/**
+ * Copies the open ledger into `file` (a new file) with SQLite's online backup: page by page between
+ * the engine's own writes, which the copy follows as they commit, so it is the ledger of one moment
+ * (the embedded chain's accounts included, which live in the same file) while payments go on.
+ */
+export async function snapshotLedger(db: SqliteDatabase, file: string): Promise<{ schemaVersion: number }> {
+  await db.backup(file);
+  return { schemaVersion: schemaVersionOf(db) };
+}
+
+/** What a ledger file read from a backup holds, once SQLite's integrity check passed; null when it is no ledger or fails it. */
+export function inspectLedger(file: string): { schemaVersion: number; network: string | null; owners: string[] } | null {
+  let db: SqliteDatabase | undefined;
+  try {
+    db = openConnection(file, { readonly: true, fileMustExist: true });
+    const check = db.pragma('integrity_check', { simple: true });
+    if (check !== 'ok') return null;
+    const network = db.prepare("SELECT value FROM meta WHERE key = 'network'").pluck().get() as string | undefined;
+    const owners = db.prepare('SELECT address FROM owners ORDER BY address').pluck().all() as string[];
+    return { schemaVersion: schemaVersionOf(db), network: network ?? null, owners };
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
+/** The newest schema a ledger was brought to (migrations.ts), and the newest this build knows. */
+const schemaVersionOf = (db: SqliteDatabase) => db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number;
+export const KNOWN_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));

@@ -1,0 +1,397 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped on purpose: the tests assert their shape */
+import { readFileSync, rmSync, truncateSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { getBase58Encoder } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
+import type { SecretBackend } from '../../server/keys/secret-backend.js';
+import { restoreBackupFile } from '../../server/backup/restore-file.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import {
+  deployAgent,
+  fundedAgent,
+  manualClock,
+  micro,
+  signIn,
+  startCoffer,
+  tempDataDir,
+  UNLISTED_API,
+  type TestCoffer,
+} from '../helpers/coffer.js';
+import { expectCofferError, expectError } from '../helpers/expect-error.js';
+import { pay } from '../helpers/pay.js';
+import { runCoffer, spawnServe } from '../helpers/serve-process.js';
+
+const PASSPHRASE = 'four words make a passphrase';
+
+/** POST /v1/backup/file as the owner (or with `key`): the status and, for a 200, the file's bytes and name. */
+async function downloadBackup(t: TestCoffer, body: unknown = { passphrase: PASSPHRASE }, key = t.ownerKey) {
+  const response = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  return { response, bytes, fileName: /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] };
+}
+
+/** Everything the owner sees of money and rules: treasury, each agent's balance, status, policy and history. */
+async function ownerView(t: TestCoffer) {
+  const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+  const agents = [...dashboard.agents, ...dashboard.archivedAgents].map((agent: any) => agent.agentId as string).sort();
+  const perAgent = [];
+  for (const agentId of agents) {
+    const policy = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/policy`))).body;
+    const history = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`))).body;
+    const balance = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`))).body;
+    perAgent.push({ agentId, policy, history, balance });
+  }
+  return { treasury: dashboard.treasury.balance, refusals: dashboard.recentRefusals, perAgent };
+}
+
+/** The ledger's confirmed sums against the chain, per agent wallet and for the treasury. */
+async function assertLedgerMatchesChain(t: TestCoffer) {
+  const sum = (sql: string, ...params: unknown[]) =>
+    BigInt(
+      (t.coffer.db
+        .prepare(sql)
+        .safeIntegers(true)
+        .pluck()
+        .get(...params) as bigint | null) ?? 0n,
+    );
+  expect(
+    sum("SELECT COUNT(*) FROM payments WHERE status = 'pending'") + sum("SELECT COUNT(*) FROM allocations WHERE status = 'pending'"),
+  ).toBe(0n);
+  const agents = t.coffer.db.prepare('SELECT agent_id, wallet_address FROM agents').all() as { agent_id: string; wallet_address: string }[];
+  for (const { agent_id: agentId, wallet_address: wallet } of agents) {
+    const inflow =
+      sum("SELECT SUM(amount) FROM allocations WHERE agent_id = ? AND status = 'confirmed' AND direction = 'to_agent'", agentId) -
+      sum("SELECT SUM(amount) FROM allocations WHERE agent_id = ? AND status = 'confirmed' AND direction = 'to_treasury'", agentId);
+    const paid = sum("SELECT SUM(amount) FROM payments WHERE agent_id = ? AND status = 'confirmed'", agentId);
+    expect(await t.coffer.chain.usdcBalance(wallet), `wallet of ${agentId}`).toBe(inflow - paid);
+  }
+}
+
+/** Every encoding of a key a file could hold it in. */
+function needlesOf(secret: string): Buffer[] {
+  const needles = [Buffer.from(secret)];
+  if (/^[1-9A-HJ-NP-Za-km-z]{80,90}$/.test(secret)) {
+    const bytes = Buffer.from(getBase58Encoder().encode(secret));
+    needles.push(
+      bytes,
+      bytes.subarray(0, 32),
+      Buffer.from(bytes.subarray(0, 32).toString('hex')),
+      Buffer.from(bytes.subarray(0, 32).toString('base64')),
+    );
+  }
+  return needles;
+}
+
+async function keychain(): Promise<SecretBackend> {
+  const opened = await openKeychainBackend();
+  if (!('backend' in opened)) throw new Error(`no keychain answered: ${opened.reason} (run the suite through npm test)`);
+  return opened.backend;
+}
+
+describe('a backup file restores the ledger and every key exactly (the embedded chain, the OS keychain)', () => {
+  const clock = manualClock();
+  let t: TestCoffer;
+  let backupFile = '';
+  let before: Awaited<ReturnType<typeof ownerView>>;
+  let names: string[] = [];
+  const scratch = tempDataDir();
+  let alphaKey = '';
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  beforeAll(async () => {
+    t = await startCoffer({ keyStore: 'keychain', clock });
+    const alpha = await fundedAgent(t, 'alpha', '20.00', { dailyBudget: '6.00', maxPerPayment: '2.50', cooldownSeconds: 0 });
+    alphaKey = alpha.apiKey;
+    const beta = await fundedAgent(t, 'beta', '5.00');
+    await fundedAgent(t, 'gamma', '1.00');
+    for (const amount of ['1.25', '2.00', '0.75'])
+      expect((await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount, currency: 'USDC' })).status).toBe(200);
+    expectError(await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '2.40', currency: 'USDC' }), 402, 'daily_budget_exceeded');
+    expect((await pay(t, 'beta', beta.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' })).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/beta/kill'))).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/gamma/return'), { body: {} })).status).toBe(200);
+    const archived = await t.api('POST', t.withOwner('/v1/agents/gamma/archive'));
+    expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+  });
+
+  it('is handed to the owner only, from a fresh sign-in, under a passphrase of 12 characters or more, and refusals write nothing', async () => {
+    const agent = await deployAgent(t, 'curious');
+    const byAgent = await t.api('POST', t.withOwner('/v1/backup/file'), { key: agent.apiKey, body: { passphrase: PASSPHRASE } });
+    expectError(byAgent, 403, 'owner_only');
+    const stale = await signIn(t);
+    clock.advance(10 * 60 * 1000 + 1);
+    expectError(
+      await t.api('POST', t.withOwner('/v1/backup/file'), { key: stale, body: { passphrase: PASSPHRASE } }),
+      403,
+      'confirmation_required',
+      /backup file/,
+    );
+    for (const body of [{}, { passphrase: 'too short' }, { passphrase: PASSPHRASE, folder: '/tmp' }, { passphrase: 12345678901234 }]) {
+      expectError(await t.api('POST', t.withOwner('/v1/backup/file'), { body }), 400, 'invalid_request');
+    }
+    expect((await t.api('GET', t.withOwner('/v1/backup'))).body.lastFile).toBeNull();
+    expect(readdirSync(t.dataDir).filter((name) => name.startsWith('.backup-'))).toEqual([]);
+    // The agent it deployed for the check is archived: it is not part of what the restore compares.
+    expect((await t.api('POST', t.withOwner('/v1/agents/curious/archive'))).status).toBe(200);
+  });
+
+  it('is written whole with a fresh session, named for its network and time, and the status says so', async () => {
+    const session = await signIn(t);
+    const { response, bytes, fileName } = await downloadBackup(t, { passphrase: PASSPHRASE }, session);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+    expect(fileName).toMatch(/^coffer-backup-sim-\d{4}-\d{2}-\d{2}-\d{6}\.coffer$/);
+    expect(bytes.subarray(0, 14).toString()).toBe('coffer-backup\n');
+    backupFile = join(scratch, fileName!);
+    writeFileSync(backupFile, bytes);
+    const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
+    // Treasury, alpha, beta, gamma, curious, and the embedded chain's mint and its authority.
+    expect(status.lastFile).toEqual({ at: new Date(clock.now()).toISOString(), bytes: bytes.length, wallets: 7, walletsWithoutKey: [] });
+    const audit = t.coffer.db.prepare("SELECT actor, detail FROM audit_log WHERE action = 'backup.file_written'").all() as any[];
+    expect(audit).toHaveLength(1);
+    expect(audit[0].actor).toBe('owner');
+    expect(audit[0].detail.includes(PASSPHRASE)).toBe(false);
+    // Nothing of the copy it was made from is left in the data dir, or in the server's temporary folder.
+    expect(readdirSync(t.dataDir).filter((name) => name.startsWith('.backup-'))).toEqual([]);
+  });
+
+  it('holds no key, phrase, owner key or passphrase in clear', async () => {
+    const backend = await keychain();
+    const wallets = (t.coffer.db.prepare('SELECT wallet_address FROM agents').pluck().all() as string[]).concat(
+      t.owner,
+      t.coffer.chain.ownWallets(),
+    );
+    names = [
+      ...wallets.map((wallet) => `wallet:${wallet}`),
+      `owner-key:${t.owner}`,
+      `recovery-phrase:${t.owner}`,
+      `recovery-next-index:${t.owner}`,
+    ];
+    const bytes = readFileSync(backupFile);
+    const phrase = (await backend.get(`recovery-phrase:${t.owner}`))!;
+    expect(phrase.split(' ')).toHaveLength(24);
+    for (const name of names.filter((name) => !name.startsWith('recovery-next-index'))) {
+      const secret = await backend.get(name);
+      expect(secret, name).not.toBeNull();
+      for (const needle of needlesOf(secret!)) expect(bytes.includes(needle), `${name} in the backup file`).toBe(false);
+    }
+    for (const words of [phrase, phrase.split(' ').slice(0, 3).join(' '), PASSPHRASE, t.ownerKey]) {
+      expect(bytes.includes(Buffer.from(words))).toBe(false);
+    }
+  });
+
+  it('restores into an empty data dir after the data dir and the keychain were wiped: same balances, policies and history, ledger == chain, and it pays at once', async () => {
+    before = await ownerView(t);
+    await t.stop();
+    rmSync(t.dataDir, { recursive: true, force: true });
+    const backend = await keychain();
+    for (const name of names) await backend.delete(name);
+    for (const name of names) expect(await backend.get(name), name).toBeNull();
+
+    const dataDir = join(scratch, 'restored');
+    const restored = await restoreBackupFile({
+      file: backupFile,
+      dataDir,
+      network: 'sim',
+      keyStore: 'keychain',
+      passphrase: async (facts) => {
+        expect(facts.network).toBe('sim');
+        return PASSPHRASE;
+      },
+      log: () => undefined,
+    });
+    expect(restored?.owners).toEqual([t.owner]);
+    t = await startCoffer({ dataDir, keyStore: 'keychain', clock });
+    expect(t.coffer.ownerCreated).toBe(false);
+    expect(t.owner).toBe(restored?.owners[0]);
+    expect(await ownerView(t)).toEqual(before);
+    await assertLedgerMatchesChain(t);
+    expect(t.coffer.reconciled).toMatchObject({ confirmed: 0, failed: 0, stillPending: 0 });
+    // The agent's own key (its hash is in the ledger) still works, within the same policy and budget.
+    const paid = await pay(t, 'alpha', alphaKey, { ...UNLISTED_API, amount: '0.50', currency: 'USDC' });
+    expect(paid.status).toBe(200);
+    expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('15.50');
+    expectError(await pay(t, 'alpha', alphaKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' }), 402, 'daily_budget_exceeded');
+    // The phrase came back with it: new agents take the next wallets, and the treasury still says where it stands.
+    expect((await t.api('GET', t.withOwner('/v1/backup'))).body.recoveryPhrase).toBe('not_confirmed');
+    await deployAgent(t, 'after-restore');
+    await assertLedgerMatchesChain(t);
+  });
+
+  it('refuses a data dir in use, another network, a wrong passphrase and a damaged file, each changing nothing', async () => {
+    const restoreInto = (dataDir: string, file = backupFile, passphrase = PASSPHRASE, network: string | null = null) =>
+      restoreBackupFile({ file, dataDir, network, keyStore: 'file', passphrase: async () => passphrase, log: () => undefined });
+    // The data dir the restored Coffer runs on, and one that holds a ledger while nothing runs on it.
+    await expectCofferError(restoreInto(t.dataDir), 'data_dir_in_use', /already using/);
+    const stopped = await startCoffer({ keyStore: 'file', keepDataDir: true });
+    const stoppedDir = stopped.dataDir;
+    await stopped.stop();
+    await expectCofferError(
+      restoreInto(join(scratch, 'unused-1'), backupFile, PASSPHRASE, 'devnet'),
+      'backup_wrong_network',
+      /sim treasury/,
+    );
+    const target = join(scratch, 'unused-2');
+    await expectCofferError(restoreInto(target, backupFile, 'not the passphrase at all'), 'wrong_passphrase');
+    const cut = join(scratch, 'cut.coffer');
+    writeFileSync(cut, readFileSync(backupFile));
+    truncateSync(cut, readFileSync(backupFile).length - 100);
+    await expectCofferError(restoreInto(target, cut), 'backup_damaged');
+    await expectCofferError(restoreInto(target, join(scratch, 'nowhere.coffer')), 'backup_unreadable');
+    // Nothing was written where a restore was refused: no ledger, no keys.
+    for (const dir of [join(scratch, 'unused-1'), target]) {
+      expect(existsSync(join(dir, 'coffer.db')), dir).toBe(false);
+      expect(existsSync(join(dir, 'keys')), dir).toBe(false);
+    }
+    await expectCofferError(restoreInto(stoppedDir), 'data_dir_in_use', /already holds a treasury/);
+    rmSync(stoppedDir, { recursive: true, force: true });
+  });
+});
+
+describe('a backup taken while money moves on an RPC cluster restores, and reconciliation pays nothing twice', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await new TestCluster().start();
+  });
+  afterAll(async () => cluster.stop());
+
+  it('a payment and an allocation in flight at the backup are settled from the chain after the restore, once', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+      const alpha = await fundedAgent(t, 'alpha', '10.00', { dailyBudget: '50.00', maxPerPayment: '5.00' });
+      await deployAgent(t, 'beta');
+      expect((await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.00', currency: 'USDC' })).status).toBe(200);
+
+      // Both sends are held by the cluster while the backup is taken: the ledger copies them pending, signed.
+      cluster.delays.set('sendTransaction', 1500);
+      const paying = pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
+      const allocating = t.api('POST', t.withOwner('/v1/agents/beta/allocate'), { body: { amount: '3.00' } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { response, bytes, fileName } = await downloadBackup(t);
+      expect(response.status, bytes.toString().slice(0, 300)).toBe(200);
+      expect(fileName, String(response.headers.get('content-disposition'))).toBeDefined();
+      expect((await paying).status).toBe(200);
+      expect((await allocating).status).toBe(200);
+      cluster.delays.clear();
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      const balances = {
+        alpha: (await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance,
+        beta: (await t.api('GET', t.withOwner('/v1/agents/beta/balance'))).body.balance,
+      };
+      expect(balances).toEqual({ alpha: '7.00', beta: '3.00' });
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'localnet',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      const copied = (await import('../../server/store/sqlite-driver.js')).openConnection(join(dataDir, 'coffer.db'), { readonly: true });
+      const pendingInCopy = {
+        payments: copied.prepare("SELECT COUNT(*) FROM payments WHERE status = 'pending'").pluck().get(),
+        allocations: copied.prepare("SELECT COUNT(*) FROM allocations WHERE status = 'pending'").pluck().get(),
+      };
+      copied.close();
+      expect(pendingInCopy).toEqual({ payments: 1, allocations: 1 });
+
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      t = await startCoffer({ dataDir, network: cluster.url, usdcMint: cluster.mint.address });
+      expect(t.coffer.reconciled).toMatchObject({ confirmed: 2, failed: 0, stillPending: 0 });
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+      expect({
+        alpha: (await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance,
+        beta: (await t.api('GET', t.withOwner('/v1/agents/beta/balance'))).body.balance,
+      }).toEqual(balances);
+      await assertLedgerMatchesChain(t);
+      expect((await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '0.50', currency: 'USDC' })).status).toBe(200);
+      expect((await t.api('GET', t.withOwner('/v1/agents/alpha/balance'))).body.balance).toBe('6.50');
+      await assertLedgerMatchesChain(t);
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('coffer backup --out and coffer restore, as a person runs them', () => {
+  it('writes the file from the running Coffer, restores it into a new data dir that serves the same treasury, and refuses what it must', async () => {
+    const scratch = tempDataDir();
+    const dataDir = join(scratch, 'first');
+    const server = await spawnServe(dataDir);
+    try {
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const deployed = await fetch(`${server.url}/v1/agents/deploy?owner=${owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agentId: 'alpha', dailyBudget: '10.00', maxPerPayment: '1.00' }),
+      });
+      expect(deployed.status).toBe(200);
+      const file = join(scratch, 'treasury.coffer');
+      const env = { COFFER_KEYSTORE: 'file' };
+
+      const short = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, 'too short\n');
+      expect({ code: short.code, said: short.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/at least 12 characters/) });
+      expect(existsSync(file)).toBe(false);
+      const written = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
+      expect(written.code, written.stderr).toBe(0);
+      expect(written.stdout).toMatch(/^Wrote .*treasury\.coffer \(\d+ kB\): the ledger and every wallet's key \(4\)/);
+      expect(written.stdout).toContain(`coffer restore ${file}`);
+      const again = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
+      expect({ code: again.code, said: again.stderr }).toMatchObject({
+        code: 1,
+        said: expect.stringMatching(/exists: a backup never replaces a file/),
+      });
+
+      const running = await runCoffer(['restore', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
+      expect({ code: running.code, said: running.stderr }).toMatchObject({
+        code: 1,
+        said: expect.stringMatching(/already using.*\(data_dir_in_use\)/s),
+      });
+      const second = join(scratch, 'second');
+      const wrong = await runCoffer(['restore', file, '--data-dir', second], env, 'not the passphrase\n');
+      expect({ code: wrong.code, said: wrong.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/\(wrong_passphrase\)/) });
+      const none = await runCoffer(['restore', file, '--data-dir', second], env, '');
+      expect({ code: none.code, said: none.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/nothing was restored/) });
+      expect(existsSync(join(second, 'coffer.db'))).toBe(false);
+
+      const restored = await runCoffer(['restore', file, '--data-dir', second], env, `${PASSPHRASE}\n`);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stderr).toMatch(/a backup of a sim treasury, made \d{4}-/);
+      expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC`);
+      expect(restored.stdout).toContain('alpha: 0.00 USDC, active');
+      expect(restored.stdout).toContain('0 pending move(s) had landed, 0 had failed, 0 still pending');
+      const restoredServer = await spawnServe(second);
+      try {
+        expect(restoredServer.lines.join('\n')).toBeTruthy();
+        const agents = await fetch(`${restoredServer.url}/v1/agents?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } });
+        expect(((await agents.json()) as any).agents.map((agent: any) => agent.agentId)).toEqual(['alpha']);
+      } finally {
+        restoredServer.child.kill('SIGTERM');
+        await restoredServer.exited;
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
