@@ -41,6 +41,11 @@ export interface OpenOptions {
   imageProviderKey?: string;
   /** How MCP hosts launch the tool server; by default this package's `coffer` script under this Node. */
   mcpLaunch?: McpLaunch;
+  /**
+   * A new data dir's treasury restored from its recovery phrase, with the derivation indexes of the
+   * agent wallets found in use (restore-phrase.ts), instead of a new treasury.
+   */
+  recover?: { phrase: string; agents: number[] };
 }
 
 export interface OpenedCoffer {
@@ -148,7 +153,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const reconciled = await engine.reconcile();
     engine.recoverApprovals();
     const openedDb = db;
-    const { owner, ownerKey, created } = await engine.ensureOwner();
+    const { owner, ownerKey, created } = options.recover ? await engine.recoverTreasury(options.recover) : await engine.ensureOwner();
     // The registry names the treasury as the recipient of what Coffer provides itself: known now.
     loadCatalog(openedDb, catalog, owner);
     if (sim !== null) await sim.openUsdcAccounts(payToAddresses(catalog, owner));

@@ -11,6 +11,7 @@ import {
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   signature as toSignature,
+  type Address,
   type Base64EncodedWireTransaction,
   type Rpc,
   type SolanaRpcApi,
@@ -116,6 +117,17 @@ export class RpcChain implements Chain {
     const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
     const { value } = await call(() => this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send());
     return value !== null;
+  }
+
+  async hasActivity(wallet: string): Promise<boolean> {
+    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const listed = (key: Address) => call(() => this.rpc.getSignaturesForAddress(key, { limit: 1, commitment: 'confirmed' }).send());
+    const [accountInfo, walletHistory, accountHistory] = await Promise.all([
+      call(() => this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()),
+      listed(address(wallet)),
+      listed(account),
+    ]);
+    return accountInfo.value !== null || walletHistory.length > 0 || accountHistory.length > 0;
   }
 
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {

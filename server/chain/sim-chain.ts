@@ -119,6 +119,11 @@ export class SimChain implements Chain {
     return this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, address(wallet))) !== null;
   }
 
+  async hasActivity(wallet: string): Promise<boolean> {
+    const account = await usdcTokenAccount(this.usdcMint, address(wallet));
+    return this.ledger.dataOf(account) !== null || [wallet, account].some((key) => this.ledger.signaturesFor(key, { limit: 1 }).length > 0);
+  }
+
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
     // Token-account derivations hash on WebCrypto's thread pool: start them all at once (then they are
     // remembered). The accounts are read from their persisted copy in one query, which holds what

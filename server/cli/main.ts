@@ -53,6 +53,9 @@ usage:
   coffer restore FILE [--data-dir DIR] [--network NET]
                  restore a backup file into an empty data dir (asks its passphrase), then check
                  it against the chain; refuses a data dir in use, another network, a damaged file
+  coffer restore --phrase --network devnet|mainnet|<rpc-url> [--data-dir DIR]
+                 restore the treasury and every agent wallet used on that chain from the recovery
+                 phrase (asked for, not echoed) into an empty data dir; agents come back stopped
   coffer mcp [--config FILE]
                  the MCP tool server (stdio) for the linked agent
   coffer help    this text; \`coffer <command> --help\` for one command
@@ -246,13 +249,19 @@ async function main(argv: string[]): Promise<number> {
     case 'restore': {
       const { values, positionals } = parse(command, {
         args: rest,
-        options: { 'data-dir': { type: 'string' }, network: { type: 'string' } },
+        options: { 'data-dir': { type: 'string' }, network: { type: 'string' }, phrase: { type: 'boolean', default: false } },
         allowPositionals: true,
       });
       const [file, extra] = positionals;
-      if (file === undefined) throw new UsageError('which backup file to restore?', command);
+      const commands = await import('./commands/restore.js');
+      if (values.phrase) {
+        if (file !== undefined) throw new UsageError(`coffer restore --phrase takes no file ("${file}"): the phrase is asked for`, command);
+        return commands.restorePhrase({ dataDir: values['data-dir'], network: values.network });
+      }
+      if (file === undefined)
+        throw new UsageError('which backup file to restore? (or --phrase, to restore from the recovery phrase)', command);
       if (extra !== undefined) throw new UsageError(`coffer restore takes one backup file, not also "${extra}"`, command);
-      return (await import('./commands/restore.js')).restoreFile({ file, dataDir: values['data-dir'], network: values.network });
+      return commands.restoreFile({ file, dataDir: values['data-dir'], network: values.network });
     }
     case 'mcp': {
       const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });

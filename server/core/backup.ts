@@ -92,14 +92,18 @@ export async function confirmRecoveryPhrase(ctx: EngineContext, principal: Princ
   if (typed.size !== positions.length || !positions.every((position) => typed.get(position) === words[position - 1])) {
     throw new CofferError('phrase_mismatch', `those are not the words at positions ${positions.join(', ')} of the recovery phrase`);
   }
-  const now = ctx.clock.now();
   ctx.store.transaction(() => {
-    ctx.store.setMeta(phraseConfirmedMeta(owner), String(now));
-    ctx.store.setMeta(positionsMeta(owner), '');
+    markPhraseConfirmed(ctx, owner);
     audit(ctx, { actor: actorOf(principal), owner, action: 'backup.phrase_confirmed' });
   });
   ctx.events.emit({ type: 'backup', owner, recoveryPhrase: 'confirmed' });
   return statusOf(ctx, owner);
+}
+
+/** The phrase is written down: the owner typed back its words, or typed it whole to restore the treasury. */
+export function markPhraseConfirmed(ctx: ContextWith<MetaStore>, owner: string): void {
+  ctx.store.setMeta(phraseConfirmedMeta(owner), String(ctx.clock.now()));
+  ctx.store.setMeta(positionsMeta(owner), '');
 }
 
 /** The positions the last reveal asked for, or null when none is waiting to be confirmed. */

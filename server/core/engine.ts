@@ -38,6 +38,7 @@ import {
 import type { ApprovalStatus } from './ports/store.js';
 import { backupStatus, confirmRecoveryPhrase, revealRecoveryPhrase } from './backup.js';
 import { writeBackupFile } from './backup-files.js';
+import { recoverTreasury } from './phrase-recovery.js';
 import type { BackupFileBody, PhraseConfirmBody } from './schemas.js';
 
 /**
@@ -54,6 +55,8 @@ export function createEngine(ports: EnginePorts) {
     authenticateCredential: (owner: unknown, bearer: string | null, session: SessionOwner | null = null) =>
       authenticateCredential(ctx.store, owner, bearer, session),
     ensureOwner: () => ensureOwner(ctx),
+    /** An empty ledger's treasury brought back from its recovery phrase, with the agent wallets found in use. */
+    recoverTreasury: (recover: { phrase: string; agents: number[] }) => recoverTreasury(ctx, recover),
     reconcile: () => reconcilePending(ctx),
     recoverApprovals: () => recoverInterruptedApprovals(ctx),
     pollDeposits: (owner: string) => pollDeposits(ctx, owner),

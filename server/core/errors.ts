@@ -66,6 +66,8 @@ export const ERROR_CODES = [
   'wrong_passphrase',
   'backup_wrong_network',
   'data_dir_in_use',
+  'invalid_recovery_phrase',
+  'nothing_to_recover',
   'bad_host',
   'bad_origin',
   'shutting_down',

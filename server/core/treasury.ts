@@ -30,18 +30,29 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
   }
 
   const owner = await ctx.vault.createWallet({ kind: 'treasury' });
+  const ownerKey = await recordOwner(ctx, owner, () =>
+    audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } }),
+  );
+  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null);
+  return { owner, ownerKey, created: true };
+}
+
+/**
+ * A treasury whose wallet the key vault just made (the first wallet of a recovery phrase) into the
+ * ledger: its owner key (stored first, only its hash in the ledger), and `more`, written in the same
+ * transaction. Answers the owner key.
+ */
+export async function recordOwner(ctx: EngineContext, owner: string, more: () => void): Promise<string> {
   const ownerKey = newApiKey('owner');
   await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
   ctx.store.transaction(() => {
     ctx.store.insertOwner({ address: owner, createdAt: ctx.clock.now() });
-    // A new treasury is the first wallet of a new recovery phrase (the key vault made it so).
     ctx.store.setMeta(phraseMadeMeta(owner), String(ctx.clock.now()));
     ctx.store.insertApiKey(hashApiKey(ownerKey), { kind: 'owner', owner }, ctx.clock.now());
-    audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } });
+    more();
   });
   await ctx.chain.prepareFeePayer(owner);
-  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null);
-  return { owner, ownerKey, created: true };
+  return ownerKey;
 }
 
 async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string> {

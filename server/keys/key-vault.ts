@@ -88,7 +88,8 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
   };
 
   const createWallet = async (what: NewWallet): Promise<string> => {
-    if (what.kind === 'treasury') return phrases.newTreasury(keep);
+    if (what.kind === 'treasury') return phrases.newTreasury(keep, what.phrase);
+    if (what.kind === 'phrase-index') return keep(await phrases.keyAt(what.treasury, what.index));
     const derived = what.kind === 'agent' ? await phrases.nextAgentKey(what.treasury) : null;
     return keep(derived ?? new Uint8Array(randomBytes(32)));
   };

@@ -31,11 +31,12 @@ export function createPhraseWallets(backend: SecretBackend) {
 
   return {
     /**
-     * A new recovery phrase and its first wallet's key, for a new treasury. `keep` stores the wallet
-     * (and answers its address) before the phrase is filed under that address.
+     * A treasury's first wallet: of a new recovery phrase, or of `phrase` when one is restored. `keep`
+     * stores the wallet (and answers its address) before the phrase is filed under that address.
      */
-    async newTreasury(keep: (key: Uint8Array) => Promise<string>): Promise<string> {
-      const phrase = newRecoveryPhrase();
+    async newTreasury(keep: (key: Uint8Array) => Promise<string>, restored?: string): Promise<string> {
+      if (restored !== undefined && !isRecoveryPhrase(restored)) throw new Error('not a valid recovery phrase');
+      const phrase = restored ?? newRecoveryPhrase();
       const seed = await seedOfPhrase(phrase);
       const address = await keep(walletKeyAt(seed, 0));
       await backend.set(nextIndexAccount(address), '1');
@@ -57,6 +58,23 @@ export function createPhraseWallets(backend: SecretBackend) {
         if (stored === null || !INDEX.test(stored)) throw new Error(`the next wallet index of treasury ${treasury} is missing`);
         const index = Number(stored);
         await backend.set(nextIndexAccount(treasury), String(index + 1));
+        return walletKeyAt(seed, index);
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+
+    /**
+     * The key of the treasury's wallet at `index` (a restore found it in use on the chain); the next
+     * index moves past it, so no new agent is ever given it.
+     */
+    keyAt(treasury: string, index: number): Promise<Uint8Array> {
+      const next = queue.then(async () => {
+        const seed = await seedOf(treasury);
+        if (seed === null) throw new Error(`treasury ${treasury} has no recovery phrase`);
+        const kept = await backend.get(nextIndexAccount(treasury));
+        const after = Math.max(index + 1, kept !== null && INDEX.test(kept) ? Number(kept) : 1);
+        await backend.set(nextIndexAccount(treasury), String(after));
         return walletKeyAt(seed, index);
       });
       queue = next.catch(() => undefined);

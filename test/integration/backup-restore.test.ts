@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped on purpose: the tests assert their shape */
 import { readFileSync, rmSync, truncateSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { getBase58Encoder } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder } from '@solana/kit';
+import { seedOfPhrase, walletKeyAt } from '../../server/keys/recovery-phrase.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import type { SecretBackend } from '../../server/keys/secret-backend.js';
@@ -391,6 +392,100 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('coffer restore --phrase finds the treasury and every used agent wallet on the chain', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await new TestCluster().start();
+  });
+  afterAll(async () => cluster.stop());
+
+  it('after the data dir and its keys are gone: the same balances, agents stopped and keyless, the next agent past them, and it pays once set up', async () => {
+    const scratch = tempDataDir();
+    const network = { network: cluster.url, usdcMint: cluster.mint.address };
+    const env = { COFFER_KEYSTORE: 'file', COFFER_USDC_MINT: cluster.mint.address };
+    let t = await startCoffer({ ...network, keepDataDir: true });
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('100'));
+      await cluster.depositFromOutside(UNLISTED_API.recipient, 1n);
+      const alpha = await fundedAgent(t, 'alpha', '10.00'); // index 1
+      await deployAgent(t, 'idle'); // index 2: never funded, never used
+      await fundedAgent(t, 'gamma', '5.00'); // index 3
+      await fundedAgent(t, 'delta', '2.00'); // index 4: emptied and archived, but it has a history
+      expect((await pay(t, 'alpha', alpha.apiKey, { ...UNLISTED_API, amount: '1.00', currency: 'USDC' })).status).toBe(200);
+      expect((await t.api('POST', t.withOwner('/v1/agents/delta/return'), { body: {} })).status).toBe(200);
+      expect((await t.api('POST', t.withOwner('/v1/agents/delta/archive'))).status).toBe(200);
+      const wallets = Object.fromEntries(
+        (t.coffer.db.prepare('SELECT agent_id, wallet_address FROM agents').all() as { agent_id: string; wallet_address: string }[]).map(
+          (row) => [row.agent_id, row.wallet_address],
+        ),
+      );
+      const phrase = readFileSync(join(t.dataDir, 'keys', `recovery-phrase_${t.owner}.key`), 'utf8');
+      const owner = t.owner;
+      const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balance as string;
+      expect(treasury).toBe('85.00');
+      await t.stop();
+      rmSync(t.dataDir, { recursive: true, force: true });
+
+      const dataDir = join(scratch, 'restored');
+      const restore = (input: string, args: string[] = ['--network', cluster.url]) =>
+        runCoffer(['restore', '--phrase', '--data-dir', dataDir, ...args], env, input);
+      // Refused, each changing nothing: no network, the embedded chain, words that are no phrase, a
+      // phrase never used on this chain.
+      const noNetwork = await restore(`${phrase}\n`, []);
+      expect({ code: noNetwork.code, said: noNetwork.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/--network devnet/) });
+      const sim = await restore(`${phrase}\n`, ['--network', 'sim']);
+      expect(sim.stderr).toMatch(/restore a backup file instead \(backup_wrong_network\)/);
+      const mistyped = await restore(`${phrase.replace(/^\S+/, 'zebra')}\n`);
+      expect(mistyped.stderr).toMatch(/\(invalid_recovery_phrase\)/);
+      const unused = await restore(`${'abandon '.repeat(11)}about\n`);
+      expect(unused.stderr).toMatch(/was ever used on localnet.*nothing was restored \(nothing_to_recover\)/);
+      expect(existsSync(join(dataDir, 'coffer.db')) || existsSync(join(dataDir, 'keys'))).toBe(false);
+
+      const sendsBefore = cluster.calls.get('sendTransaction') ?? 0;
+      // Typed as a person may: other case, extra spaces.
+      const restored = await restore(`  ${phrase.toUpperCase().replaceAll(' ', '   ')}  \n`);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stdout).toContain(`Treasury ${owner}: ${treasury} USDC`);
+      expect(restored.stdout).toContain(`wallet-1 (${wallets.alpha}): 9.00 USDC`);
+      expect(restored.stdout).toContain(`wallet-3 (${wallets.gamma}): 5.00 USDC`);
+      expect(restored.stdout).toContain(`wallet-4 (${wallets.delta}): 0.00 USDC`);
+      expect(restored.stdout).not.toContain(wallets.idle);
+      expect(restored.stdout).toContain('(localnet; 25 wallets looked at)');
+      expect(restored.stderr).not.toContain(phrase.split(' ').slice(0, 3).join(' '));
+      expect(cluster.calls.get('sendTransaction') ?? 0).toBe(sendsBefore);
+
+      t = await startCoffer({ ...network, dataDir, keepDataDir: true });
+      expect(t.owner).toBe(owner);
+      const agents = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents as any[];
+      expect(agents.map((agent) => [agent.agentId, agent.status, agent.balance])).toEqual([
+        ['wallet-1', 'suspended', '9.00'],
+        ['wallet-3', 'suspended', '5.00'],
+        ['wallet-4', 'suspended', '0.00'],
+      ]);
+      expect((await t.api('GET', t.withOwner('/v1/backup'))).body).toMatchObject({ recoveryPhrase: 'confirmed', backedUp: true });
+      // The next agent takes the index after the last one found, never a found one.
+      const next = await deployAgent(t, 'after-restore');
+      const seed = await seedOfPhrase(phrase);
+      expect(next.walletAddress).toBe((await createKeyPairSignerFromPrivateKeyBytes(walletKeyAt(seed, 5))).address);
+      // Set up by the owner (a policy, a key, resumed), the restored wallet pays at once.
+      expect(
+        (await t.api('POST', t.withOwner('/v1/agents/wallet-1/policy'), { body: { dailyBudget: '5.00', maxPerPayment: '2.00' } })).status,
+      ).toBe(200);
+      const key = (await t.api('POST', t.withOwner('/v1/agents/wallet-1/key'))).body.apiKey as string;
+      expect((await t.api('POST', t.withOwner('/v1/agents/wallet-1/resume'))).status).toBe(200);
+      expect((await pay(t, 'wallet-1', key, { ...UNLISTED_API, amount: '1.50', currency: 'USDC' })).status).toBe(200);
+      expect((await t.api('GET', t.withOwner('/v1/agents/wallet-1/balance'))).body.balance).toBe('7.50');
+      // The chain agrees: the wallets hold what the dashboard says.
+      expect(await t.coffer.chain.usdcBalance(wallets.alpha!)).toBe(micro('7.50'));
+      expect(await t.coffer.chain.usdcBalance(owner)).toBe(micro(treasury));
+    } finally {
+      await t.stop();
       rmSync(scratch, { recursive: true, force: true });
     }
   });

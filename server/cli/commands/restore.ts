@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { restoreBackupFile } from '../../backup/restore-file.js';
+import { restoreFromPhrase } from '../../backup/restore-phrase.js';
 import { resolveServeConfig } from '../config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -63,6 +64,53 @@ export async function restoreFile(
       `Checked against the chain: ${confirmed} pending move(s) had landed, ${failed} had failed, ${stillPending} still pending.\n`,
     );
     io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} (or the desktop app)\n`);
+  } finally {
+    await coffer.close();
+  }
+  return 0;
+}
+
+/**
+ * `coffer restore --phrase --network NET`: the treasury and every agent wallet used on that chain,
+ * from the recovery phrase typed here (not echoed), into an empty data dir. What was found is said,
+ * with its balances; the agents are stopped and keyless until the owner sets their policy.
+ */
+export async function restorePhrase(
+  args: { dataDir?: string; network?: string },
+  io: Io = { ...processIo, say: process.stdout },
+): Promise<number> {
+  const config = resolveServeConfig({ 'data-dir': args.dataDir, network: args.network });
+  if (config.network === undefined) {
+    throw new Error('which chain holds the wallets? add --network devnet, --network mainnet or --network <rpc-url>');
+  }
+  const phrase = await readSecret('Recovery phrase (the 24 or 12 words, separated by spaces): ', io);
+  if (phrase === null) {
+    io.out.write('No phrase given: nothing was restored.\n');
+    return 1;
+  }
+  io.out.write('Looking for the wallets of this phrase on the chain…\n');
+  const { coffer, found } = await restoreFromPhrase({
+    phrase,
+    dataDir: config.dataDir,
+    network: config.network,
+    usdcMint: config.usdcMint,
+    keyStore: config.keyStore,
+    log: (message) => io.out.write(`${message}\n`),
+  });
+  try {
+    const overview = await coffer.engine.dashboard({ kind: 'owner', owner: coffer.owner });
+    io.say.write(
+      `Restored into ${config.dataDir} from the recovery phrase (${coffer.chain.network}; ${found.scanned} wallets looked at).\n`,
+    );
+    io.say.write(`Treasury ${coffer.owner}: ${overview.treasury.balance} USDC\n`);
+    for (const agent of overview.agents) io.say.write(`  ${agent.agentId} (${agent.walletAddress}): ${agent.balance} USDC\n`);
+    if (overview.agents.length > 0) {
+      io.say.write(
+        "The agents are stopped, with no key and a policy of nothing: in the dashboard set each one's policy, give it a new key and resume it, or return its money to the treasury.\n",
+      );
+    }
+    io.say.write('Policies and history are not in the phrase: a backup file (coffer backup --out) restores those.\n');
+    io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} --network ${config.network}\n`);
   } finally {
     await coffer.close();
   }

@@ -97,6 +97,11 @@ export interface Chain extends TransferLookup {
   usdcBalance(wallet: string): Promise<bigint>;
   /** Whether the wallet has a USDC token account (can receive without anyone paying rent). */
   hasUsdcAccount(wallet: string): Promise<boolean>;
+  /**
+   * Whether a wallet was ever used: its USDC account exists, or it or that account is in any
+   * transaction (a restore from the recovery phrase looks for the wallets it derived).
+   */
+  hasActivity(wallet: string): Promise<boolean>;
   usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
   /**

@@ -4,11 +4,16 @@ export const recoveryPhraseSecret = (treasury: string): string => `recovery-phra
 export const ownerKeySecret = (owner: string): string => `owner-key:${owner}`;
 
 /**
- * What a new wallet is for: a treasury (a new recovery phrase, and the first wallet it derives), an
- * agent of a treasury (the phrase's next wallet, or a random key when the treasury has no phrase),
- * or the embedded chain's own use (a random key: test money, never recovered).
+ * What a new wallet is for: a treasury (the first wallet of a new recovery phrase, or of `phrase`
+ * when one is restored), an agent of a treasury (the phrase's next wallet, or a random key when the
+ * treasury has no phrase), one wallet of a treasury's phrase a restore found in use (`index`), or
+ * the embedded chain's own use (a random key: test money, never recovered).
  */
-export type NewWallet = { kind: 'treasury' } | { kind: 'agent'; treasury: string } | { kind: 'random' };
+export type NewWallet =
+  | { kind: 'treasury'; phrase?: string }
+  | { kind: 'agent'; treasury: string }
+  | { kind: 'phrase-index'; treasury: string; index: number }
+  | { kind: 'random' };
 
 /**
  * The key port as the core sees it: wallets are created and named by address; secrets (the owner
