@@ -258,6 +258,53 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
   });
 });
 
+describe('a backup taken while payments run on the embedded chain', () => {
+  it('is the ledger and the chain of one moment: restored, every wallet equals the ledger, and nothing is pending', async () => {
+    const scratch = tempDataDir();
+    let t = await startCoffer({ keyStore: 'file', keepDataDir: true });
+    try {
+      const agents = await Promise.all(
+        ['a1', 'a2', 'a3'].map((id) => fundedAgent(t, id, '50.00', { dailyBudget: '100.00', maxPerPayment: '1.00' })),
+      );
+      // Payments run before, during and after the backup, one after another per agent.
+      let running = true;
+      const statuses: number[] = [];
+      const paying = agents.map(async (agent) => {
+        while (running)
+          statuses.push((await pay(t, agent.agentId, agent.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' })).status);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { response, bytes, fileName } = await downloadBackup(t);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      running = false;
+      await Promise.all(paying);
+      expect(response.status).toBe(200);
+      expect(new Set(statuses)).toEqual(new Set([200]));
+      const file = join(scratch, fileName!);
+      writeFileSync(file, bytes);
+      await t.stop();
+      const dataDir = join(scratch, 'restored');
+      await restoreBackupFile({
+        file,
+        dataDir,
+        network: 'sim',
+        keyStore: 'file',
+        passphrase: async () => PASSPHRASE,
+        log: () => undefined,
+      });
+      t = await startCoffer({ dataDir, keyStore: 'file', keepDataDir: true });
+      await assertLedgerMatchesChain(t);
+      // The copy holds the payments committed before it was done, each whole, and none of the later ones.
+      const copied = t.coffer.db.prepare("SELECT COUNT(*) FROM payments WHERE status = 'confirmed'").pluck().get() as number;
+      expect(copied).toBeGreaterThan(0);
+      expect(copied).toBeLessThan(statuses.length);
+    } finally {
+      await t.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a backup taken while money moves on an RPC cluster restores, and reconciliation pays nothing twice', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
