@@ -13,7 +13,7 @@ export interface DesktopNotification {
 
 /**
  * Which events deserve a desktop notification, and what it says: an approval waiting, a payment
- * refused by policy, an agent stopped, a deposit arrived. Everything else stays in the dashboard.
+ * refused by policy, an agent stopped, a deposit arrived, a scheduled backup failed. Everything else stays in the dashboard.
  */
 export function notificationFor(event: CofferEventWithTime): DesktopNotification | null {
   switch (event.type) {
@@ -37,6 +37,15 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
             title: `${event.agentId} stopped`,
             body: 'Its payments are refused until you resume it.',
             route: `#/agents/${encodeURIComponent(event.agentId)}`,
+          }
+        : null;
+    case 'backup':
+      // Only a scheduled backup that failed: the owner counts on it running unattended.
+      return 'file' in event && event.file === 'failed'
+        ? {
+            title: 'Scheduled backup failed',
+            body: `${event.error ?? 'no file was written'}. It is tried again within the hour.`,
+            route: '#/backup',
           }
         : null;
     case 'deposit':

@@ -1,5 +1,7 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+import { CofferError } from '../core/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
@@ -43,15 +45,41 @@ export function createBackupWriter(deps: {
             const { bytes } = await sealBackup(file, input);
             return { file, bytes, wallets: walletCount, walletsWithoutKey };
           } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || copy >= 99) throw error;
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === 'EEXIST' && copy < 99) continue;
+            if (code !== undefined && FOLDER_ERRORS.has(code)) {
+              throw new CofferError('backup_folder_unusable', `a backup file cannot be written into ${folder} (${code})`, { cause: error });
+            }
+            throw error;
           }
         }
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
     },
+
+    async checkFolder(folder) {
+      if (!isAbsolute(folder)) return 'give the whole path of the folder (it starts with / or a drive letter)';
+      const inside = relative(deps.dataDir, folder);
+      if (!inside.startsWith('..') && !isAbsolute(inside)) return "it is inside Coffer's data dir, which a lost computer loses with it";
+      const found = await stat(folder).catch(() => null);
+      if (found === null) return 'no such folder';
+      if (!found.isDirectory()) return 'it is not a folder';
+      return access(folder, constants.W_OK).then(
+        () => null,
+        () => 'this user cannot write there',
+      );
+    },
+
+    async remove(file) {
+      if (!file.endsWith(BACKUP_EXTENSION)) throw new Error(`${file} is not a backup file`);
+      await rm(file, { force: true });
+    },
   };
 }
+
+/** Errors of the folder a backup is written into (as opposed to Coffer's own). */
+const FOLDER_ERRORS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
 /** `coffer-backup-devnet-2026-11-23-101500.coffer` (UTC), `…-2.coffer` for a second one that second. */
 export function backupFileName(network: string, at: number, copy = 1): string {

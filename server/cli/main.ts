@@ -47,6 +47,11 @@ usage:
   coffer backup --out FILE [--data-dir DIR]
                  write an encrypted backup file (owner): the ledger and every wallet's key, under a
                  passphrase asked for here (or read from a pipe); it restores everything as it was
+  coffer backup schedule --folder DIR [--every HOURS] [--keep N] [--data-dir DIR]
+                 a backup file every HOURS (24) into DIR, the newest N (10) kept; the first is
+                 written now; the passphrase is asked for once and kept in the key store
+  coffer backup schedule --off [--data-dir DIR]
+                 stop scheduled backups (the files stay)
   coffer backup phrase [--data-dir DIR]
                  show the treasury's recovery phrase and check three of its words (owner); it
                  restores the treasury and every agent wallet, also in Phantom or Solflare
@@ -235,10 +240,33 @@ async function main(argv: string[]): Promise<number> {
     case 'backup': {
       const { values, positionals } = parse(command, {
         args: rest,
-        options: { 'data-dir': { type: 'string' }, out: { type: 'string' } },
+        options: {
+          'data-dir': { type: 'string' },
+          out: { type: 'string' },
+          folder: { type: 'string' },
+          every: { type: 'string' },
+          keep: { type: 'string' },
+          off: { type: 'boolean', default: false },
+        },
         allowPositionals: true,
       });
       const commands = await import('./commands/backup.js');
+      const scheduleFlags = values.folder !== undefined || values.every !== undefined || values.keep !== undefined || values.off;
+      if (positionals.length === 1 && positionals[0] === 'schedule' && values.out === undefined) {
+        if (values.off && (values.folder ?? values.every ?? values.keep) !== undefined) {
+          throw new UsageError('--off takes no --folder, --every or --keep', command);
+        }
+        if (!values.off && values.folder === undefined)
+          throw new UsageError('where should the backups go? --folder DIR (or --off)', command);
+        return commands.backupSchedule({
+          dataDir: values['data-dir'],
+          off: values.off ?? false,
+          folder: values.folder,
+          everyHours: countFlag('--every', values.every, command),
+          keep: countFlag('--keep', values.keep, command),
+        });
+      }
+      if (scheduleFlags) throw new UsageError('--folder, --every, --keep and --off belong to coffer backup schedule', command);
       if (positionals.length === 1 && positionals[0] === 'phrase' && values.out === undefined) {
         return commands.backupPhrase({ dataDir: values['data-dir'] });
       }
@@ -290,6 +318,13 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+}
+
+/** A whole number given to a flag (--every 12), or undefined when the flag was not given. */
+function countFlag(flag: string, value: string | undefined, command: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(value)) throw new UsageError(`${flag} takes a whole number (got "${value}")`, command);
+  return Number(value);
 }
 
 /** The running Coffer's URL from its connection file, else the default port. */

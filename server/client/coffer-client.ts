@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type {
   allocateBodySchema,
   backupFileBodySchema,
+  backupScheduleBodySchema,
   deployBodySchema,
   faucetBodySchema,
   linkClientSchema,
@@ -55,6 +56,10 @@ export function createCofferClient(transport: Transport) {
       call<Wire.BackupStatus>('POST', '/v1/backup/phrase/confirm', { body }),
     /** An encrypted backup file of the ledger and every wallet's key (owner; a fresh sign-in), as it arrives. */
     backupFile: (body: Body<typeof backupFileBodySchema>) => transport.download({ method: 'POST', path: '/v1/backup/file', body }),
+    /** Scheduled backup files into a folder (owner; a fresh sign-in): the first is written at once. */
+    setBackupSchedule: (body: Body<typeof backupScheduleBodySchema>) =>
+      call<Wire.BackupScheduleSet>('POST', '/v1/backup/schedule', { body }),
+    clearBackupSchedule: () => call<Wire.BackupScheduleSet>('DELETE', '/v1/backup/schedule'),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
     deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
     faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),

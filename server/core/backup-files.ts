@@ -50,7 +50,8 @@ export async function writeBackupFile(
   return written;
 }
 
-function recordBackupFile(ctx: EngineContext, owner: string, written: BackupWritten, actor: string): void {
+/** A backup file written: the status's `lastFile`, the audit log and the event stream say so. */
+export function recordBackupFile(ctx: EngineContext, owner: string, written: BackupWritten, actor: string): void {
   const last: LastBackupFile = {
     at: ctx.clock.now(),
     bytes: written.bytes,

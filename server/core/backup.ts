@@ -7,6 +7,7 @@ import type { PhraseConfirmBody } from './schemas.js';
 import type { AgentStore, MetaStore } from './ports/store.js';
 import { iso } from './views.js';
 import { lastBackupFile, lastFileHoldsEveryWallet } from './backup-files.js';
+import { scheduleView } from './backup-schedule.js';
 
 /** How many words the owner types back to show the phrase was written down. */
 const WORDS_TO_CONFIRM = 3;
@@ -43,6 +44,7 @@ export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string
     recoveryPhrase,
     confirmedAt: confirmedAt === null ? null : iso(Number(confirmedAt)),
     lastFile: lastBackupFile(ctx, owner),
+    schedule: scheduleView(ctx, owner),
     backedUp,
   };
 }

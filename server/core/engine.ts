@@ -39,7 +39,8 @@ import type { ApprovalStatus } from './ports/store.js';
 import { backupStatus, confirmRecoveryPhrase, revealRecoveryPhrase } from './backup.js';
 import { writeBackupFile } from './backup-files.js';
 import { recoverTreasury } from './phrase-recovery.js';
-import type { BackupFileBody, PhraseConfirmBody } from './schemas.js';
+import { clearBackupSchedule, runDueBackups, setBackupSchedule } from './backup-schedule.js';
+import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -66,6 +67,10 @@ export function createEngine(ports: EnginePorts) {
     confirmRecoveryPhrase: (p: Principal, body: PhraseConfirmBody) => confirmRecoveryPhrase(ctx, p, body),
     /** Writes a backup file into `folder` (the door's own, from which it hands the file over). */
     writeBackupFile: (p: Principal, body: BackupFileBody, folder: string) => writeBackupFile(ctx, p, body, folder),
+    setBackupSchedule: (p: Principal, body: BackupScheduleBody) => setBackupSchedule(ctx, p, body),
+    clearBackupSchedule: (p: Principal) => clearBackupSchedule(ctx, p),
+    /** Writes the scheduled backups that are due (a timer of the opened data dir calls it). */
+    runDueBackups: () => runDueBackups(ctx),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

@@ -67,6 +67,7 @@ export const ERROR_CODES = [
   'backup_wrong_network',
   'data_dir_in_use',
   'invalid_recovery_phrase',
+  'backup_folder_unusable',
   'nothing_to_recover',
   'bad_host',
   'bad_origin',

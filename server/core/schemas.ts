@@ -234,6 +234,15 @@ export const backupPassphraseSchema = z
 export const backupFileBodySchema = z.strictObject({ passphrase: backupPassphraseSchema });
 export type BackupFileBody = z.infer<typeof backupFileBodySchema>;
 
+/** Scheduled backups: a file every `everyHours` into `folder` (an absolute path), the newest `keep` kept. */
+export const backupScheduleBodySchema = z.strictObject({
+  folder: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+  passphrase: backupPassphraseSchema,
+  everyHours: z.number().int().min(1).max(720).default(24),
+  keep: z.number().int().min(1).max(100).default(10),
+});
+export type BackupScheduleBody = z.infer<typeof backupScheduleBodySchema>;
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z

@@ -27,6 +27,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   backup_wrong_network: 409,
   data_dir_in_use: 409,
   invalid_recovery_phrase: 400,
+  backup_folder_unusable: 400,
   nothing_to_recover: 404,
   invalid_agent_id: 400,
   invalid_amount: 400,

@@ -176,5 +176,6 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
     importSecrets,
     getSecret: (name) => backend.get(name),
     setSecret: (name, value) => backend.set(name, value),
+    deleteSecret: async (name) => void (await backend.delete(name)),
   };
 }

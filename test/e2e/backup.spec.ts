@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -115,5 +115,44 @@ test('the backup file: a passphrase typed twice, then a download that restores',
     }
   } finally {
     rmSync(saved, { force: true });
+  }
+});
+
+test('scheduled backups: a folder and a passphrase, the first file at once, then turned off', async ({ page }) => {
+  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
+  const link = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ownerKey}` },
+  });
+  await page.goto(((await link.json()) as { url: string }).url);
+  await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
+  await page.goto(`${serve.url}/#/backup`);
+  const card = page.getByRole('region', { name: 'Scheduled backups' });
+  await expect(card.getByRole('button', { name: 'Start scheduled backups' })).toBeVisible();
+  const folder = mkdtempSync(join(tmpdir(), 'coffer-e2e-scheduled-'));
+  try {
+    const fill = async (where: string) => {
+      await card.getByLabel(/^Folder/).fill(where);
+      await card.getByLabel(/^How often/).selectOption({ label: 'every 6 hours' });
+      await card.getByLabel(/^Files kept/).fill('3');
+      await card.getByLabel(/^Passphrase/).fill('scheduled from the page');
+      await card.getByLabel('The same again').fill('scheduled from the page');
+    };
+    // A folder that is not there: the server's words, nothing set.
+    await fill(join(folder, 'missing'));
+    await card.getByRole('button', { name: 'Start scheduled backups' }).click();
+    await expect(card.getByRole('alert')).toContainText('no such folder');
+    await fill(folder);
+    await card.getByRole('button', { name: 'Start scheduled backups' }).click();
+    await expect(card.getByTestId('backup-schedule')).toContainText(`every 6 hours into ${folder}, the newest 3 kept`);
+    expect(readdirSync(folder)).toEqual([expect.stringMatching(/^coffer-backup-sim-.*\.coffer$/)]);
+    await expect(card.getByLabel(/^Passphrase/)).toHaveValue('');
+    await page.screenshot({ path: join(SCREENSHOTS, 'backup-schedule.png'), fullPage: true });
+    await card.getByRole('button', { name: 'Turn off' }).click();
+    await expect(card.getByRole('button', { name: 'Start scheduled backups' })).toBeVisible();
+    await expect(card.getByTestId('backup-schedule')).toHaveCount(0);
+    expect(readdirSync(folder)).toHaveLength(1);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
 });

@@ -85,6 +85,9 @@ const TABLE: Record<string, Auth> = {
   'POST /v1/backup/phrase/confirm': 'owner',
   /** An encrypted backup file of the ledger and every key: owner, fresh sign-in. */
   'POST /v1/backup/file': 'owner',
+  /** Scheduled backup files into a folder: owner, fresh sign-in to set; owner to turn off. */
+  'POST /v1/backup/schedule': 'owner',
+  'DELETE /v1/backup/schedule': 'owner',
   'GET /v1/treasury/deposits': 'owner',
   'POST /v1/treasury/faucet': 'owner',
   'GET /': 'page',
@@ -218,6 +221,9 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { loginToken: `probe-${unique}` };
     case 'POST /v1/backup/file':
       return { passphrase: `a probe passphrase ${unique}` };
+    case 'POST /v1/backup/schedule':
+      // A folder that is not there: the route runs, is refused (backup_folder_unusable) and writes nothing.
+      return { folder: `/nonexistent/coffer-probe-${unique}`, passphrase: `a probe passphrase ${unique}`, everyHours: 24, keep: 3 };
     case 'POST /v1/backup/phrase/confirm':
       // A word no phrase is checked against here: the route runs, nothing is confirmed.
       return { words: [{ position: 1, word: 'probe' }] };

@@ -1,18 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import type { RecoveryPhrase } from '../api/types.js';
-import { backupFileBodySchema } from '../../../server/core/schemas.js';
+import { backupFileBodySchema, backupScheduleBodySchema } from '../../../server/core/schemas.js';
 import { formatByteSize } from '../../../server/core/byte-size.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 
-/** The Back up page: the recovery phrase (the money), then the encrypted backup file (everything). */
+/** The Back up page: the recovery phrase (the money), the encrypted backup file (everything), and files on a schedule. */
 export function BackupPage() {
   return (
     <>
       <RecoveryPhraseCard />
       <BackupFileCard />
+      <BackupScheduleCard />
     </>
   );
 }
@@ -178,6 +179,117 @@ function BackupFileCard() {
         <div className="dialog-actions">
           <button type="submit" className="button primary" disabled={busy}>
             {busy ? 'Writing the backup file…' : 'Download a backup file'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** How often a scheduled backup can be written, as the form offers it (the server takes any 1–720 hours). */
+const EVERY_HOURS = [
+  { hours: 1, label: 'every hour' },
+  { hours: 6, label: 'every 6 hours' },
+  { hours: 24, label: 'every day' },
+  { hours: 168, label: 'every week' },
+];
+
+/**
+ * Scheduled backups: a backup file written into a folder (best one another disk or a synced folder
+ * keeps) on a period, the newest few kept. The first file is written when the schedule is set, so a
+ * folder that does not work is said at once; a later failure shows here and as a notification.
+ */
+function BackupScheduleCard() {
+  const { client, dashboard, refresh } = useDashboard();
+  const { busy, error, setError, run, submit } = useAction();
+  const schedule = dashboard?.backup?.schedule;
+  const [folder, setFolder] = useState(schedule?.folder ?? '');
+  const [everyHours, setEveryHours] = useState(schedule?.everyHours ?? 24);
+  const [keep, setKeep] = useState(String(schedule?.keep ?? 10));
+  const [passphrase, setPassphrase] = useState('');
+  const [again, setAgain] = useState('');
+  if (schedule === undefined) return null;
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (!client) return;
+    if (passphrase !== again) {
+      setError('The two passphrases differ.');
+      return;
+    }
+    void submit(backupScheduleBodySchema, { folder: folder.trim(), passphrase, everyHours, keep: Number(keep) }, async (body) => {
+      await client.setBackupSchedule(body);
+      setPassphrase('');
+      setAgain('');
+      await refresh();
+    });
+  };
+  const turnOff = () =>
+    client &&
+    void run(async () => {
+      await client.clearBackupSchedule();
+      await refresh();
+    });
+
+  return (
+    <section className="card backup" aria-labelledby="backup-schedule-title">
+      <h2 id="backup-schedule-title">Scheduled backups</h2>
+      {schedule === null ? (
+        <p>
+          Coffer can write a backup file on its own, into a folder you pick: best one on another disk, or one a sync service copies off this
+          computer. It keeps the newest files and removes only older ones it wrote itself.
+        </p>
+      ) : (
+        <>
+          <p role="status" data-testid="backup-schedule">
+            A backup file{' '}
+            {EVERY_HOURS.find((choice) => choice.hours === schedule.everyHours)?.label ?? `every ${schedule.everyHours} hours`} into{' '}
+            <code>{schedule.folder}</code>, the newest {schedule.keep} kept. Last written {dateTime(schedule.lastAt)}; next{' '}
+            {dateTime(schedule.nextAt)}.
+          </p>
+          {schedule.lastError !== null && (
+            <p role="alert">
+              <strong>The last scheduled backup failed</strong>: {schedule.lastError}. It is tried again within the hour.
+            </p>
+          )}
+        </>
+      )}
+      <form onSubmit={save} className="backup-file">
+        <label>
+          Folder (its whole path){' '}
+          <input spellCheck={false} value={folder} placeholder="/media/backup/coffer" onChange={(event) => setFolder(event.target.value)} />
+        </label>
+        <label>
+          How often{' '}
+          <select value={everyHours} onChange={(event) => setEveryHours(Number(event.target.value))}>
+            {EVERY_HOURS.map((choice) => (
+              <option key={choice.hours} value={choice.hours}>
+                {choice.label}
+              </option>
+            ))}
+            {!EVERY_HOURS.some((choice) => choice.hours === everyHours) && <option value={everyHours}>every {everyHours} hours</option>}
+          </select>
+        </label>
+        <label>
+          Files kept <input type="number" min={1} max={100} value={keep} onChange={(event) => setKeep(event.target.value)} />
+        </label>
+        <label>
+          Passphrase for the files (12 characters or more){' '}
+          <input type="password" autoComplete="new-password" value={passphrase} onChange={(event) => setPassphrase(event.target.value)} />
+        </label>
+        <label>
+          The same again{' '}
+          <input type="password" autoComplete="new-password" value={again} onChange={(event) => setAgain(event.target.value)} />
+        </label>
+        <ErrorNote error={error} />
+        <div className="dialog-actions">
+          {schedule !== null && (
+            <button type="button" className="button" onClick={turnOff} disabled={busy}>
+              Turn off
+            </button>
+          )}
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Writing the first file…' : schedule === null ? 'Start scheduled backups' : 'Change the schedule'}
           </button>
         </div>
       </form>

@@ -136,3 +136,33 @@ async function askNewPassphrase(io: SecretIo): Promise<string | null> {
     io.out.write('The two passphrases differ; once more.\n');
   }
 }
+
+/**
+ * `coffer backup schedule --folder DIR [--every H] [--keep N]` (the first file is written now, with a
+ * passphrase asked for here) and `coffer backup schedule --off`.
+ */
+export async function backupSchedule(
+  args: { dataDir?: string; off: boolean; folder?: string; everyHours?: number; keep?: number },
+  io: SecretIo & { say: Out } = { ...processIo, say: process.stdout },
+): Promise<number> {
+  const owner = readOwnerConnection(args.dataDir);
+  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  if (args.off) {
+    await api.clearBackupSchedule();
+    io.say.write('Scheduled backups are off; the files written stay where they are.\n');
+    return 0;
+  }
+  const passphrase = await askNewPassphrase(io);
+  if (passphrase === null) return 1;
+  const { schedule } = await api.setBackupSchedule({
+    folder: resolve(args.folder ?? '.'),
+    passphrase,
+    ...(args.everyHours === undefined ? {} : { everyHours: args.everyHours }),
+    ...(args.keep === undefined ? {} : { keep: args.keep }),
+  });
+  if (schedule === null) return 1;
+  io.say.write(
+    `A backup file every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; the first was written now, the next is due ${schedule.nextAt}.\n`,
+  );
+  return 0;
+}

@@ -24,4 +24,8 @@ export interface BackupWriter {
    * ledger is copied, so every wallet the copy names has its key in the file.
    */
   write(input: { folder: string; passphrase: string; at: number; wallets: () => WalletsToBackUp }): Promise<BackupWritten>;
+  /** Whether `folder` is a usable place for backups: null when it is, else why not (in words). */
+  checkFolder(folder: string): Promise<string | null>;
+  /** Removes a backup file this Coffer wrote (the schedule's older ones); one already gone is no error. */
+  remove(file: string): Promise<void>;
 }

@@ -27,6 +27,7 @@ export interface KeyVault {
   signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
   getSecret(name: string): Promise<string | null>;
   setSecret(name: string, value: string): Promise<void>;
+  deleteSecret(name: string): Promise<void>;
 }
 
 export interface Clock {

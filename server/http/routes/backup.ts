@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { backupFileBodySchema, phraseConfirmBodySchema } from '../../core/schemas.js';
+import { backupFileBodySchema, backupScheduleBodySchema, phraseConfirmBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 
 /**
- * The owner's backup: where it stands, the recovery phrase shown (fresh sign-in) and confirmed, and
- * the encrypted backup file, handed over as a download.
+ * The owner's backup: where it stands, the recovery phrase shown (fresh sign-in) and confirmed, the
+ * encrypted backup file handed over as a download, and scheduled backup files into a folder.
  */
 export function backupRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
@@ -41,6 +41,15 @@ export function backupRoutes({ engine, principal }: RouteDeps): Router {
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+  router.post('/backup/schedule', async (req, res) => {
+    const p = principal(req);
+    res.json({ schedule: await engine.setBackupSchedule(p, parseWith(backupScheduleBodySchema, req.body)) });
+  });
+  router.delete('/backup/schedule', async (req, res) => {
+    const p = principal(req);
+    noBody(req.body);
+    res.json(await engine.clearBackupSchedule(p));
   });
   return router;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { notificationFor } from '../../../electron/notifications.js';
 
 describe('desktop notifications, computed from engine events', () => {
-  it('notifies for approvals waiting, refused payments, stopped agents and deposits, and opens the right page', () => {
+  it('notifies for approvals waiting, refused payments, stopped agents, deposits and failed scheduled backups, and opens the right page', () => {
     const at = '2026-11-22T00:00:00.000Z';
     expect(
       notificationFor({
@@ -43,6 +43,13 @@ describe('desktop notifications, computed from engine events', () => {
     expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe(
       '25.00 USDC reached the treasury.',
     );
+    expect(notificationFor({ type: 'backup', owner: 'o', file: 'failed', error: 'the folder is gone', at })).toEqual({
+      title: 'Scheduled backup failed',
+      body: 'the folder is gone. It is tried again within the hour.',
+      route: '#/backup',
+    });
+    expect(notificationFor({ type: 'backup', owner: 'o', file: 'written', at })).toBeNull();
+    expect(notificationFor({ type: 'backup', owner: 'o', recoveryPhrase: 'confirmed', at })).toBeNull();
     expect(
       notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at }),
     ).toBeNull();

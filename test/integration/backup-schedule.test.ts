@@ -1,0 +1,176 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readBackupHeader } from '../../server/backup/backup-file.js';
+import type { CofferEventWithTime } from '../../server/core/events.js';
+import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { runCoffer, spawnServe } from '../helpers/serve-process.js';
+
+const PASSPHRASE = 'every hour a fresh copy';
+const HOUR = 60 * 60 * 1000;
+
+describe('scheduled backup files into a folder the owner picks', () => {
+  const clock = manualClock();
+  const t = useCoffer({ clock });
+  const folder = tempDataDir();
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  const schedule = (body: unknown, key?: string) =>
+    t.api('POST', t.withOwner('/v1/backup/schedule'), key === undefined ? { body } : { body, key });
+  const status = async () => (await t.api('GET', t.withOwner('/v1/backup'))).body;
+  const files = () =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.coffer'))
+      .sort();
+
+  it('is refused, saving nothing, for an agent, a stale session, a short passphrase and a folder it cannot use', async () => {
+    const agent = await deployAgent(t, 'curious');
+    expectError(await schedule({ folder, passphrase: PASSPHRASE }, agent.apiKey), 403, 'owner_only');
+    const stale = await signIn(t);
+    clock.advance(10 * 60 * 1000 + 1);
+    expectError(await schedule({ folder, passphrase: PASSPHRASE }, stale), 403, 'confirmation_required');
+    expectError(await schedule({ folder, passphrase: 'short' }), 400, 'invalid_request');
+    expectError(await schedule({ folder, passphrase: PASSPHRASE, everyHours: 0 }), 400, 'invalid_request');
+    expectError(await schedule({ folder, passphrase: PASSPHRASE, keep: 101 }), 400, 'invalid_request');
+    const aFile = join(folder, 'not-a-folder.txt');
+    writeFileSync(aFile, 'x');
+    for (const [where, why] of [
+      ['backups', /whole path/],
+      [join(folder, 'missing'), /no such folder/],
+      [aFile, /not a folder/],
+      [join(t.dataDir, 'backups'), /inside Coffer's data dir/],
+      [t.dataDir, /inside Coffer's data dir/],
+    ] as const) {
+      if (where.startsWith(t.dataDir)) mkdirSync(where, { recursive: true });
+      expectError(await schedule({ folder: where, passphrase: PASSPHRASE }), 400, 'backup_folder_unusable', why);
+    }
+    rmSync(aFile);
+    expect(await status()).toMatchObject({ schedule: null, lastFile: null });
+    expect(files()).toEqual([]);
+  });
+
+  it('writes the first file at once, then one each period, keeping the newest `keep` of its own files only', async () => {
+    writeFileSync(join(folder, 'mine.coffer'), 'the owner keeps this one');
+    const set = await schedule({ folder, passphrase: PASSPHRASE, everyHours: 1, keep: 2 });
+    expect(set.status).toBe(200);
+    const first = files().filter((name) => name !== 'mine.coffer');
+    expect(first).toHaveLength(1);
+    expect((await readBackupHeader(join(folder, first[0]!))).header.network).toBe('sim');
+    expect((await status()).schedule).toEqual({
+      folder,
+      everyHours: 1,
+      keep: 2,
+      lastAt: new Date(clock.now()).toISOString(),
+      nextAt: new Date(clock.now() + HOUR).toISOString(),
+      lastError: null,
+    });
+    expect(set.body.schedule).toEqual((await status()).schedule);
+
+    clock.advance(HOUR - 1000);
+    expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 0, failed: 0 });
+    clock.advance(1000);
+    expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 1, failed: 0 });
+    expect(files()).toHaveLength(3);
+    clock.advance(HOUR);
+    expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 1, failed: 0 });
+    // The oldest of its own is gone; the owner's file stays.
+    const now = files();
+    expect(now).toHaveLength(3);
+    expect(now).toContain('mine.coffer');
+    expect(now).not.toContain(first[0]);
+    expect((await status()).lastFile.at).toBe(new Date(clock.now()).toISOString());
+    // The passphrase is in the key store, never in the ledger.
+    expect(existsSync(join(t.dataDir, 'keys', `backup-passphrase_${t.owner}.key`))).toBe(true);
+    t.coffer.db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(readFileSync(join(t.dataDir, 'coffer.db')).includes(Buffer.from(PASSPHRASE))).toBe(false);
+  });
+
+  it('a failed run is said (status, event stream) and tried again within the hour; it changes nothing else', async () => {
+    const events: CofferEventWithTime[] = [];
+    const unsubscribe = t.coffer.engine.ctx.events.subscribe((event) => events.push(event));
+    try {
+      const kept = files();
+      rmSync(folder, { recursive: true, force: true });
+      clock.advance(HOUR);
+      expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 0, failed: 1 });
+      const failing = (await status()).schedule;
+      expect(failing.lastError).toMatch(/cannot be written into .* \(ENOENT\)/);
+      expect(failing.nextAt).toBe(new Date(clock.now() + HOUR).toISOString());
+      expect(events).toContainEqual(expect.objectContaining({ type: 'backup', owner: t.owner, file: 'failed', error: failing.lastError }));
+      const audit = t.coffer.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'backup.scheduled_failed'").pluck().get();
+      expect(audit).toBe(1);
+      // Not again before the hour.
+      clock.advance(HOUR / 2);
+      expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 0, failed: 0 });
+      mkdirSync(folder, { recursive: true });
+      clock.advance(HOUR / 2);
+      expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 1, failed: 0 });
+      expect((await status()).schedule.lastError).toBeNull();
+      expect(files()).toHaveLength(1);
+      expect(kept).toHaveLength(3);
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('turned off, it forgets its passphrase, writes nothing more and leaves the files where they are', async () => {
+    const off = await t.api('DELETE', t.withOwner('/v1/backup/schedule'));
+    expect(off.status).toBe(200);
+    expect(off.body).toEqual({ schedule: null });
+    expect((await status()).schedule).toBeNull();
+    expect(existsSync(join(t.dataDir, 'keys', `backup-passphrase_${t.owner}.key`))).toBe(false);
+    clock.advance(10 * HOUR);
+    expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 0, failed: 0 });
+    expect(files()).toHaveLength(1);
+    expectError(await t.api('DELETE', t.withOwner('/v1/backup/schedule'), { body: { folder } }), 400, 'invalid_request');
+    const actions = t.coffer.db.prepare("SELECT action FROM audit_log WHERE action LIKE 'backup.schedule%' ORDER BY id").pluck().all();
+    expect(actions).toEqual(['backup.schedule_set', 'backup.scheduled_failed', 'backup.schedule_cleared']);
+  });
+});
+
+describe('coffer backup schedule', () => {
+  it('sets a schedule from the terminal (the first file written at once), refuses what it must, and turns it off', async () => {
+    const scratch = tempDataDir();
+    const dataDir = join(scratch, 'coffer');
+    const folder = join(scratch, 'backups');
+    mkdirSync(folder);
+    const server = await spawnServe(dataDir);
+    try {
+      const env = { COFFER_KEYSTORE: 'file' };
+      const usage = await runCoffer(['backup', 'schedule', '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
+      expect({ code: usage.code, said: usage.stderr }).toMatchObject({ code: 2, said: expect.stringMatching(/--folder DIR/) });
+      const badCount = await runCoffer(['backup', 'schedule', '--folder', folder, '--every', 'daily', '--data-dir', dataDir], env, '');
+      expect(badCount.stderr).toMatch(/--every takes a whole number/);
+      const missing = await runCoffer(
+        ['backup', 'schedule', '--folder', join(scratch, 'nowhere'), '--data-dir', dataDir],
+        env,
+        `${PASSPHRASE}\n`,
+      );
+      expect({ code: missing.code, said: missing.stderr }).toMatchObject({
+        code: 1,
+        said: expect.stringMatching(/no such folder \(backup_folder_unusable\)/),
+      });
+
+      const set = await runCoffer(
+        ['backup', 'schedule', '--folder', folder, '--every', '12', '--keep', '3', '--data-dir', dataDir],
+        env,
+        `${PASSPHRASE}\n`,
+      );
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toMatch(new RegExp(`^A backup file every 12 h into ${folder}, the newest 3 kept; the first was written now`));
+      expect(readdirSync(folder)).toEqual([expect.stringMatching(/^coffer-backup-sim-.*\.coffer$/)]);
+      const off = await runCoffer(['backup', 'schedule', '--off', '--data-dir', dataDir], env);
+      expect(off.code, off.stderr).toBe(0);
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const status = await (
+        await fetch(`${server.url}/v1/backup?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })
+      ).json();
+      expect((status as { schedule: unknown }).schedule).toBeNull();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
