@@ -21,7 +21,7 @@ describe('the recovery phrase, shown and confirmed', () => {
   const status = async () => (await t.api('GET', t.withOwner('/v1/backup'))).body;
 
   it('is the phrase of this treasury, shown to the owner only, from a fresh sign-in; typed back, the treasury is backed up', async () => {
-    const notConfirmed = { recoveryPhrase: 'not_confirmed', confirmedAt: null, lastFile: null, backedUp: false };
+    const notConfirmed = { recoveryPhrase: 'not_confirmed', confirmedAt: null, lastFile: null, schedule: null, backedUp: false };
     expect(await status()).toEqual(notConfirmed);
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.backup).toEqual(notConfirmed);
 
@@ -75,6 +75,7 @@ describe('the recovery phrase, shown and confirmed', () => {
       recoveryPhrase: 'confirmed',
       confirmedAt: new Date(clock.now()).toISOString(),
       lastFile: null,
+      schedule: null,
       backedUp: true,
     });
     expect((await status()).recoveryPhrase).toBe('confirmed');
@@ -95,7 +96,7 @@ describe('the recovery phrase, shown and confirmed', () => {
 
   it('a treasury made before recovery phrases says so, is offered no phrase, and is backed up by a file holding every wallet it has', async () => {
     t.coffer.db.prepare("DELETE FROM meta WHERE key LIKE 'backup.%'").run();
-    expect(await status()).toEqual({ recoveryPhrase: 'none', confirmedAt: null, lastFile: null, backedUp: false });
+    expect(await status()).toEqual({ recoveryPhrase: 'none', confirmedAt: null, lastFile: null, schedule: null, backedUp: false });
     const none = await reveal();
     expect({ status: none.status, code: none.body.code }).toEqual({ status: 409, code: 'no_recovery_phrase' });
     expect((await t.api('POST', t.withOwner('/v1/backup/phrase'), { body: { show: true } })).body.code).toBe('invalid_request');
