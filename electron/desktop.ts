@@ -19,6 +19,7 @@ import { createTrayController, type Timers, type TrayController } from './tray-c
 import type { TrayAction } from './tray-model.js';
 import { openDashboardWindow } from './window.js';
 import { assertPortFree } from '../server/boot/already-running.js';
+import { isFirstStart, startFirstStart } from '../server/boot/first-start.js';
 
 /** The installer's shortcut carries this id; Windows shows notifications only for a matching app id. */
 export const APP_ID = 'dev.coffer.desktop';
@@ -122,6 +123,45 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
     return listen(coffer, settings.port);
   }
 
+  /**
+   * The first start on a data dir with no ledger: before a new treasury is made, the owner may restore
+   * one (a backup file, or the recovery phrase) in a window of its own. A treasury made silently here
+   * could not be restored over later: a restore never replaces one. Answers the window, to show the
+   * dashboard in once Coffer runs; closing it, or Quit, ends the start with nothing made.
+   */
+  async function offerRestore(settings: ServeConfig): Promise<BrowserWindow | null> {
+    // An app without a Dock icon is not brought to the front by itself (at login, say): the box would open behind other windows.
+    if (platform === 'darwin') app.focus({ steal: true });
+    const { response } = await dialog.showMessageBox({
+      type: 'question',
+      title: 'Coffer',
+      message: 'Welcome to Coffer',
+      detail: 'Start a new treasury, or restore one you backed up (a backup file, or the recovery phrase) on this computer or another.',
+      buttons: ['Start a new treasury', 'Restore a treasury…', 'Quit'],
+      defaultId: 0,
+      cancelId: 2,
+    });
+    if (response === 2) throw new StartDeclined();
+    if (response === 0) return null;
+    await assertPortFree(settings.port, settings.dataDir);
+    const setup = await startFirstStart(settings, log);
+    try {
+      const setupUrl = new URL(setup.setupUrl);
+      const window = await openDashboardWindow(electron, {
+        baseUrl: setupUrl.origin,
+        route: '#/',
+        loginUrl: () => setup.setupUrl,
+        existing: null,
+      });
+      const closed = new Promise<'closed'>((resolve) => window.once('closed', () => resolve('closed')));
+      const outcome = await Promise.race([setup.chosen, closed]);
+      if (outcome === 'closed') throw new StartDeclined();
+      return window;
+    } finally {
+      await setup.stop();
+    }
+  }
+
   async function listen(coffer: OpenedCoffer, port: number): Promise<{ coffer: OpenedCoffer; server: RunningServer }> {
     try {
       // A taken port is an error, not a reason to move: agents' configs point at this one.
@@ -146,9 +186,13 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
     let settings: ServeConfig;
     let coffer: OpenedCoffer;
     let server: RunningServer;
+    /** The window of a first start where the owner chose in the setup page. */
+    let setupWindow: BrowserWindow | null = null;
     try {
       settings = config();
       desktopLog.toFile(join(settings.dataDir, 'logs', 'desktop.log'));
+      // A smoke run's throwaway data dir is new every time, and no one is there to answer.
+      if (!smoke && isFirstStart(settings.dataDir)) setupWindow = await offerRestore(settings);
       ({ coffer, server } = await openEngine(settings));
     } catch (error) {
       return failToStart(error);
@@ -157,7 +201,8 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
     const chainWatch = deps.startChainWatch(coffer, log);
     const { engine, owner } = coffer;
 
-    let window: BrowserWindow | null = null;
+    // The first start's window, if there was one, shows the dashboard next.
+    let window: BrowserWindow | null = setupWindow;
     let opening: Promise<void> = Promise.resolve();
     const open = (route: string): Promise<void> => {
       // One window: clicks while it is being created wait for it instead of making another.
@@ -275,7 +320,8 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
     }
     // A first start someone launched (not at login) opens the dashboard: where the desktop shows no
     // tray at all (GNOME without the AppIndicator extension), the app would otherwise show nothing.
-    if (coffer.ownerCreated && !autostart.startedAtLogin(deps.argv)) void open('#/');
+    // A treasury restored (or made) in the setup window is shown in that window.
+    if (setupWindow !== null || (coffer.ownerCreated && !autostart.startedAtLogin(deps.argv))) void open('#/');
   }
 
   return { start: () => start().catch(failToStart) };

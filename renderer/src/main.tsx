@@ -1,10 +1,12 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import { FirstStartPage } from './pages/FirstStartPage.js';
 import './styles.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    {/* A first start (served before any treasury exists) sets Coffer up; everything else is the dashboard. */}
+    {window.location.pathname === '/setup' ? <FirstStartPage /> : <App />}
   </StrictMode>,
 );

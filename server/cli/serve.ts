@@ -42,6 +42,11 @@ export async function serve(
   console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);
   if (notice) console.log(notice);
   console.log(`Treasury (owner): ${coffer.owner}${coffer.ownerCreated ? ' (new)' : ''}`);
+  if (coffer.ownerCreated) {
+    console.log(
+      'A new treasury. To bring back one you backed up instead: stop Coffer, move this data dir away, and run coffer restore FILE (or coffer restore --phrase)',
+    );
+  }
   console.log(
     `Data dir: ${config.dataDir}; keys in ${coffer.keyStoreKind === 'keychain' ? 'the OS keychain' : join(config.dataDir, 'keys')}`,
   );

@@ -11,6 +11,8 @@ export interface Request {
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
+  /** Bytes sent as they are (application/octet-stream) instead of a JSON body: a file. */
+  bytes?: Blob | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 
@@ -57,9 +59,10 @@ export function createTransport(options: TransportOptions) {
           accept,
           ...options.auth(),
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(request.bytes === undefined ? {} : { 'content-type': 'application/octet-stream' }),
           ...request.headers,
         },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        body: request.bytes ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
         ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
       });
     } catch (error) {

@@ -69,6 +69,7 @@ export const ERROR_CODES = [
   'invalid_recovery_phrase',
   'backup_folder_unusable',
   'nothing_to_recover',
+  'restore_failed',
   'bad_host',
   'bad_origin',
   'shutting_down',

@@ -243,6 +243,19 @@ export const backupScheduleBodySchema = z.strictObject({
 });
 export type BackupScheduleBody = z.infer<typeof backupScheduleBodySchema>;
 
+/**
+ * The desktop app's first start, restoring instead of making a new treasury: the passphrase of the
+ * backup file sent before (any length: the file's own says whether it is right), or the recovery
+ * phrase with the network its wallets are on (left out: the one Coffer was started for).
+ */
+export const firstStartFileBodySchema = z.strictObject({
+  passphrase: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+});
+export const firstStartPhraseBodySchema = z.strictObject({
+  phrase: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+  network: z.enum(['devnet', 'mainnet']).optional(),
+});
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = z.strictObject({
   ids: z

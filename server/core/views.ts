@@ -90,3 +90,21 @@ export const refusalView = (refusal: RefusalRecord, registryName: string | null)
   message: refusal.message,
   timestamp: iso(refusal.at),
 });
+
+/** Where a first start stands (server/boot/first-start.ts), as the setup page sees it. */
+export interface FirstStartStatus {
+  /** The network Coffer was started for (null: none named; a new treasury is on sim). */
+  network: string | null;
+  dataDir: string;
+  /** `waiting` until the owner chose; then what they chose, and Coffer starts. */
+  state: 'waiting' | 'new' | 'restored';
+  /** What was restored, in a line. */
+  restored: string | null;
+}
+
+/** A backup file the first-start page sent, as its header describes it. */
+export interface BackupFileReceived {
+  network: string;
+  createdAt: string;
+  bytes: number;
+}

@@ -19,7 +19,7 @@ export const DASHBOARD_DIR = packagePath('renderer', 'dist');
  * URLs), no framing, no referrer (the login URL's token never leaves in a Referer). Inline scripts and
  * styles are refused.
  */
-const pageHeaders: RequestHandler = (_req, res, next) => {
+export const pageHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader(
     'Content-Security-Policy',
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -141,7 +141,7 @@ export function dashboardRoutes(network: string): Router {
   return router;
 }
 
-function noCacheForHtml(res: express.Response, path: string): void {
+export function noCacheForHtml(res: express.Response, path: string): void {
   if (path.endsWith('.html')) res.setHeader('Cache-Control', 'no-store');
 }
 

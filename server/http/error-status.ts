@@ -29,6 +29,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_recovery_phrase: 400,
   backup_folder_unusable: 400,
   nothing_to_recover: 404,
+  restore_failed: 500,
   invalid_agent_id: 400,
   invalid_amount: 400,
   invalid_policy: 400,

@@ -13,7 +13,8 @@ import { packagePath } from '../../server/boot/package-files.js';
 import type { ServeConfig } from '../../server/cli/config.js';
 import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
-import { tempDataDir } from '../helpers/coffer.js';
+import { fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
+import { createFirstStartClient } from '../../server/client/first-start-client.js';
 import { compileApp } from '../helpers/compiled-app.js';
 
 /**
@@ -59,6 +60,10 @@ async function startDesktop(
     darkTheme?: boolean;
     deps?: Partial<DesktopDeps>;
     dataDir?: string;
+    /** The buttons the user picks in the message boxes, in order (the first start's welcome first). */
+    answers?: number[];
+    /** What the user does while the app starts (the first start's window waits for them). */
+    whileStarting?: (fake: Fake) => Promise<void>;
   } = {},
 ): Promise<Started> {
   const { fake, electron, calls } = createFakeElectron({ packaged: options.packaged, darkTheme: options.darkTheme });
@@ -66,6 +71,7 @@ async function startDesktop(
   const dataDir = options.dataDir ?? tempDataDir();
   const out: string[] = [];
   const err: string[] = [];
+  fake.dialog.answers.push(...(options.answers ?? []));
   const desktop = createDesktop(electron, {
     platform: options.platform ?? 'linux',
     argv: options.argv ?? ['coffer'],
@@ -84,7 +90,7 @@ async function startDesktop(
     stdout: (line) => void out.push(line),
     ...options.deps,
   });
-  await desktop.start();
+  await Promise.all([desktop.start(), options.whileStarting?.(fake)]);
   const connection = () =>
     JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url: string; owner: string; ownerKey: string };
   return {
@@ -398,6 +404,7 @@ describe('the desktop app when things go wrong', () => {
     try {
       expect(asked).toEqual(['sim', 'devnet']);
       expect(app.fake.dialog.boxes).toEqual([
+        expect.objectContaining({ message: 'Welcome to Coffer' }),
         expect.objectContaining({ buttons: ['Use devnet', 'Quit'], message: "Coffer's embedded test chain cannot run on this computer" }),
       ]);
       expect(app.fake.dialog.errors).toEqual([]);
@@ -405,6 +412,69 @@ describe('the desktop app when things go wrong', () => {
     } finally {
       await app.stop();
     }
+  });
+
+  it('a first start offers restore: a backup file restored in its window, Coffer starts on that treasury and shows it there', async () => {
+    const passphrase = 'restored by the desktop app';
+    const t = await startCoffer();
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      await fundedAgent(t, 'restored-scout', '3.00');
+      const file = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ passphrase }),
+      });
+      bytes = new Uint8Array(await file.arrayBuffer());
+    } finally {
+      await t.stop();
+    }
+    const app = await startDesktop({
+      answers: [1],
+      whileStarting: async (fake) => {
+        // The owner's part, as the setup page plays it: the file, then its passphrase.
+        await waitFor(() => fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the setup window opened');
+        const setupUrl = new URL(fake.BrowserWindow.instances[0]!.loaded[0]!);
+        expect(setupUrl.pathname).toBe('/setup');
+        const setup = createFirstStartClient(setupUrl.origin, setupUrl.searchParams.get('token')!);
+        expect(await setup.sendBackupFile(bytes)).toMatchObject({ network: 'sim' });
+        expect(await setup.restoreFile({ passphrase })).toMatchObject({ state: 'restored' });
+      },
+    });
+    try {
+      expect(app.fake.dialog.boxes).toEqual([
+        expect.objectContaining({ message: 'Welcome to Coffer', buttons: ['Start a new treasury', 'Restore a treasury…', 'Quit'] }),
+      ]);
+      expect(menuLabels(app.tray().menu)).toContain('● restored-scout · … USDC');
+      expect((await app.api('GET', '/v1/agents/restored-scout/balance')).body).toMatchObject({ balance: '3.00' });
+      // The same window now shows the dashboard, signed in.
+      await waitFor(() => app.fake.BrowserWindow.instances[0]!.loaded.length === 2, 'the dashboard loaded in the setup window');
+      expect(app.fake.BrowserWindow.instances).toHaveLength(1);
+      expect(app.fake.BrowserWindow.instances[0]!.loaded[1]).toMatch(/\/login\?token=[\w-]+&next=%23%2F$/);
+      expect(app.fake.dialog.errors).toEqual([]);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('a first start ends with nothing made when the owner quits the welcome or closes the setup window', async () => {
+    const quit = await startDesktop({ answers: [2] });
+    expect(quit.fake.app.exitCode).toBe(0);
+    expect(quit.fake.Tray.instances).toHaveLength(0);
+    expect(existsSync(join(quit.dataDir, 'coffer.db'))).toBe(false);
+    await quit.stop();
+
+    const closed = await startDesktop({
+      answers: [1],
+      whileStarting: async (fake) => {
+        await waitFor(() => fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the setup window opened');
+        fake.BrowserWindow.instances[0]!.userCloses();
+      },
+    });
+    expect(closed.fake.app.exitCode).toBe(0);
+    expect(closed.fake.dialog.errors).toEqual([]);
+    expect(existsSync(join(closed.dataDir, 'coffer.db'))).toBe(false);
+    await closed.stop();
   });
 
   it('a window that fails to load is closed, and the next open makes a new one', async () => {
@@ -430,6 +500,9 @@ describe('the desktop app per platform', () => {
       expect(app.tray().listenerCount('click')).toBe(0);
       expect(app.tray().image).toMatchObject({ template: true, path: expect.stringMatching(/trayTemplate\.png$/) });
       expect(app.calls.some((call) => call.method === 'dock.hide')).toBe(true);
+      // The first start's welcome box is brought to the front: an app with no Dock icon is not, by itself.
+      expect(app.calls.find((call) => call.method === 'app.focus')?.args).toEqual([{ steal: true }]);
+      expect(app.fake.dialog.boxes).toEqual([expect.objectContaining({ message: 'Welcome to Coffer' })]);
       const windows = app.fake.BrowserWindow.instances.length;
       app.fake.app.emit('activate');
       await waitFor(

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -116,7 +117,8 @@ export function enumerateRoutes(): RouteSpec[] {
   const files = [
     join(HTTP_DIR, 'app.ts'),
     ...readdirSync(HTTP_DIR)
-      .filter((f) => f.endsWith('.ts') && f !== 'app.ts')
+      // first-start-app.ts is another server (a first start's, before any treasury exists), tested on its own.
+      .filter((f) => f.endsWith('.ts') && f !== 'app.ts' && f !== 'first-start-app.ts')
       .map((f) => join(HTTP_DIR, f)),
     ...readdirSync(join(HTTP_DIR, 'routes'))
       .filter((f) => f.endsWith('.ts'))
@@ -222,8 +224,8 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/backup/file':
       return { passphrase: `a probe passphrase ${unique}` };
     case 'POST /v1/backup/schedule':
-      // A folder that is not there: the route runs, is refused (backup_folder_unusable) and writes nothing.
-      return { folder: `/nonexistent/coffer-probe-${unique}`, passphrase: `a probe passphrase ${unique}`, everyHours: 24, keep: 3 };
+      // A real folder of the probe's own (the server runs on this machine): each call writes one file, and the schedule keeps 2.
+      return { folder: probeBackupFolder(), passphrase: `a probe passphrase ${unique}`, everyHours: 24, keep: 2 };
     case 'POST /v1/backup/phrase/confirm':
       // A word no phrase is checked against here: the route runs, nothing is confirmed.
       return { words: [{ position: 1, word: 'probe' }] };
@@ -233,6 +235,13 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     default:
       return undefined;
   }
+}
+
+let backupFolder: string | null = null;
+/** Where the probe's scheduled backups go: one temporary folder a run, made when first asked for. */
+function probeBackupFolder(): string {
+  backupFolder ??= mkdtempSync(join(tmpdir(), 'coffer-probe-backups-'));
+  return backupFolder;
 }
 
 /** The body fields a route reads, with a valid value each (the fuzz mutates them one by one). */
