@@ -140,26 +140,52 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       buttons: ['Start a new treasury', 'Restore a treasury…', 'Quit'],
       defaultId: 0,
       cancelId: 2,
+      // Windows: plain buttons, not command links.
+      noLink: true,
     });
     if (response === 2) throw new StartDeclined();
     if (response === 0) return null;
     await assertPortFree(settings.port, settings.dataDir);
     const setup = await startFirstStart(settings, log);
+    // Until Coffer runs, quitting (the window closed: Electron's default quits then; Cmd+Q; a log out)
+    // waits for a restore under way, so none is cut midway.
+    let quitAsked = false;
+    let window: BrowserWindow | null = null;
+    const keepRunning = () => undefined;
+    const quitAfterRestore = (event: { preventDefault(): void }) => {
+      event.preventDefault();
+      quitAsked = true;
+      window?.destroy();
+    };
+    const showSetup = () => window?.focus();
+    app.on('window-all-closed', keepRunning);
+    app.on('before-quit', quitAfterRestore);
+    app.on('second-instance', showSetup);
+    let outcome: 'new' | 'restored' | 'closed' = 'closed';
+    let failure: unknown = null;
     try {
       const setupUrl = new URL(setup.setupUrl);
-      const window = await openDashboardWindow(electron, {
+      window = await openDashboardWindow(electron, {
         baseUrl: setupUrl.origin,
         route: '#/',
         loginUrl: () => setup.setupUrl,
         existing: null,
       });
-      const closed = new Promise<'closed'>((resolve) => window.once('closed', () => resolve('closed')));
-      const outcome = await Promise.race([setup.chosen, closed]);
-      if (outcome === 'closed') throw new StartDeclined();
-      return window;
-    } finally {
-      await setup.stop();
+      const shown = window;
+      const closed = new Promise<'closed'>((resolve) => shown.once('closed', () => resolve('closed')));
+      outcome = await Promise.race([setup.chosen, closed]);
+    } catch (error) {
+      failure = error;
     }
+    // A restore the owner started finishes before the window's closing counts.
+    const chosen = await setup.stop();
+    app.removeListener('window-all-closed', keepRunning);
+    app.removeListener('before-quit', quitAfterRestore);
+    app.removeListener('second-instance', showSetup);
+    if (failure !== null) throw failure;
+    if (quitAsked || chosen === null) throw new StartDeclined();
+    // Closed once the owner had chosen: Coffer starts in the tray.
+    return outcome === 'closed' ? null : window;
   }
 
   async function listen(coffer: OpenedCoffer, port: number): Promise<{ coffer: OpenedCoffer; server: RunningServer }> {

@@ -24,6 +24,8 @@ import { CofferError } from '../core/errors.js';
  */
 
 const MAGIC = 'coffer-backup\n';
+/** The first bytes of every backup file. */
+export const BACKUP_MAGIC = Buffer.from(MAGIC);
 export const BACKUP_FORMAT_VERSION = 1;
 /** Files are named `….coffer`; the format is the same whatever the name. */
 export const BACKUP_EXTENSION = '.coffer';
@@ -198,7 +200,7 @@ export async function readBackupHeader(file: string): Promise<{ header: BackupHe
     const { size } = await handle.stat();
     const start = Buffer.alloc(Math.min(size, HEADER_MAX_BYTES));
     await handle.read(start, 0, start.length, 0);
-    if (!start.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC))) {
+    if (!start.subarray(0, MAGIC.length).equals(BACKUP_MAGIC)) {
       throw new CofferError('backup_unreadable', `${file} is not a Coffer backup file`);
     }
     const end = start.indexOf(0x0a, MAGIC.length);

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CofferError } from '../core/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
-import { inspectLedger, KNOWN_SCHEMA_VERSION } from '../store/ledger-snapshot.js';
+import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup, readBackupHeader, type BackupFacts } from './backup-file.js';
 
@@ -12,8 +12,9 @@ import { openBackup, readBackupHeader, type BackupFacts } from './backup-file.js
 const LEDGER = 'coffer.db';
 
 /**
- * Refuses a data dir that a Coffer runs on or that already holds a ledger: a restore never replaces
- * money's record. Answers the data dir's lock, held until the restore is done.
+ * Refuses a data dir that a Coffer runs on or that already holds a treasury: a restore never replaces
+ * money's record. A ledger with no treasury yet (a first start or an earlier restore cut short) is
+ * removed. Answers the data dir's lock, held until the restore is done.
  */
 export function claimEmptyDataDir(dataDir: string): { release(): void } {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -23,14 +24,26 @@ export function claimEmptyDataDir(dataDir: string): { release(): void } {
   } catch (error) {
     throw new CofferError('data_dir_in_use', (error as Error).message, { cause: error });
   }
-  if (existsSync(join(dataDir, LEDGER))) {
+  const ledger = join(dataDir, LEDGER);
+  const state = ledgerState(ledger);
+  if (state === 'treasury') {
     lock.release();
     throw new CofferError(
       'data_dir_in_use',
       `the data dir ${dataDir} already holds a treasury: a restore never replaces one. Restore into a new data dir (--data-dir), or move this one away first`,
     );
   }
+  if (state === 'empty') for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledger}${suffix}`, { force: true });
   return lock;
+}
+
+/** A backup of `network` may be restored where `asked` was named (null: none was, any will do). */
+export function refuseOtherNetwork(network: string, asked: string | null): void {
+  if (asked === null || asked === network) return;
+  throw new CofferError(
+    'backup_wrong_network',
+    `this backup holds a ${network} treasury, not a ${asked} one: restore it on ${network === 'sim' ? 'sim' : `${network} (its RPC URL for a localnet or custom cluster)`}`,
+  );
 }
 
 /**
@@ -53,12 +66,7 @@ export async function restoreBackupFile(options: {
   log: (message: string) => void;
 }): Promise<(BackupFacts & { owners: string[] }) | null> {
   const { header } = await readBackupHeader(options.file);
-  if (options.network !== null && options.network !== header.network) {
-    throw new CofferError(
-      'backup_wrong_network',
-      `this backup holds a ${header.network} treasury, not a ${options.network} one: restore it with --network ${header.network === 'sim' ? 'sim' : `${header.network} (or that cluster's RPC URL)`}`,
-    );
-  }
+  refuseOtherNetwork(header.network, options.network);
   const lock = claimEmptyDataDir(options.dataDir);
   const restoring = join(options.dataDir, `${LEDGER}.restoring`);
   try {

@@ -34,8 +34,6 @@ export function createFirstStartApp(options: {
   token: string;
   port: () => number;
   log: (message: string) => void;
-  /** Called once each answer has gone out: after the one that says the owner chose, Coffer starts. */
-  answered: () => void;
 }): Express {
   const { firstStart } = options;
   const app = express();
@@ -49,10 +47,6 @@ export function createFirstStartApp(options: {
 
   const v1 = express.Router();
   v1.use(holdsToken(options.token));
-  v1.use((_req, res, next) => {
-    res.once('finish', options.answered);
-    next();
-  });
   v1.get('/first-start', (_req, res) => {
     res.json(firstStart.status());
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { openConnection, type SqliteDatabase } from './sqlite-driver.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -31,3 +32,23 @@ export function inspectLedger(file: string): { schemaVersion: number; network: s
 /** The newest schema a ledger was brought to (migrations.ts), and the newest this build knows. */
 const schemaVersionOf = (db: SqliteDatabase) => db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number;
 export const KNOWN_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/**
+ * Whether a ledger file records a treasury: `absent` (no file), `empty` (a ledger with no owner yet:
+ * a first start, or a restore from the phrase, cut short before its one commit of the owner), or
+ * `treasury`. A file that cannot be read counts as a treasury: it may hold one, and nothing may
+ * replace it.
+ */
+export function ledgerState(file: string): 'absent' | 'empty' | 'treasury' {
+  if (!existsSync(file)) return 'absent';
+  let db: SqliteDatabase | undefined;
+  try {
+    db = openConnection(file, { readonly: true, fileMustExist: true });
+    const hasOwners = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'owners'").pluck().get() !== undefined;
+    return hasOwners && db.prepare('SELECT 1 FROM owners LIMIT 1').pluck().get() !== undefined ? 'treasury' : 'empty';
+  } catch {
+    return 'treasury';
+  } finally {
+    db?.close();
+  }
+}

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
 import { fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
 import { createFirstStartClient } from '../../server/client/first-start-client.js';
+import { isFirstStart } from '../../server/boot/first-start.js';
 import { compileApp } from '../helpers/compiled-app.js';
 
 /**
@@ -457,12 +458,67 @@ describe('the desktop app when things go wrong', () => {
     }
   });
 
+  it('a first start waits for a restore under way when its window is closed, then starts in the tray on the restored treasury', async () => {
+    const passphrase = 'closed while restoring';
+    const t = await startCoffer();
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      await fundedAgent(t, 'kept', '2.00');
+      const file = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ passphrase }),
+      });
+      bytes = new Uint8Array(await file.arrayBuffer());
+    } finally {
+      await t.stop();
+    }
+    const dataDir = tempDataDir();
+    const app = await startDesktop({
+      dataDir,
+      answers: [1],
+      whileStarting: async (fake) => {
+        await waitFor(() => fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the setup window opened');
+        const setupUrl = new URL(fake.BrowserWindow.instances[0]!.loaded[0]!);
+        const setup = createFirstStartClient(setupUrl.origin, setupUrl.searchParams.get('token')!);
+        await setup.sendBackupFile(bytes);
+        const restoring = setup.restoreFile({ passphrase });
+        // Closed while the restore runs (it holds the data dir's lock): it is not cut.
+        await waitFor(() => existsSync(join(dataDir, 'coffer.lock')), 'the restore started');
+        fake.BrowserWindow.instances[0]!.userCloses();
+        await restoring.catch(() => undefined);
+      },
+    });
+    try {
+      expect(app.fake.app.exitCode).toBeNull();
+      expect(menuLabels(app.tray().menu)).toContain('● kept · … USDC');
+      expect(app.fake.BrowserWindow.instances).toHaveLength(1);
+      expect(readdirSync(app.dataDir)).not.toContain('.first-start-upload.coffer');
+    } finally {
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a first start ends with nothing made when the owner quits the welcome or closes the setup window', async () => {
     const quit = await startDesktop({ answers: [2] });
     expect(quit.fake.app.exitCode).toBe(0);
     expect(quit.fake.Tray.instances).toHaveLength(0);
     expect(existsSync(join(quit.dataDir, 'coffer.db'))).toBe(false);
     await quit.stop();
+
+    // Quit (Cmd+Q, a log out) while the setup window is open: nothing is made.
+    const quitting = await startDesktop({
+      answers: [1],
+      whileStarting: async (fake) => {
+        await waitFor(() => fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the setup window opened');
+        fake.app.quit();
+      },
+    });
+    expect(quitting.fake.app.exitCode).toBe(0);
+    expect(quitting.fake.Tray.instances).toHaveLength(0);
+    expect(isFirstStart(quitting.dataDir)).toBe(true);
+    await quitting.stop();
 
     const closed = await startDesktop({
       answers: [1],

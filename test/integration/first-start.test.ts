@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,7 +101,15 @@ describe('a first start, restoring from a backup file', () => {
     expect(elsewhere.status).toBe(403);
     expect(JSON.parse(elsewhere.body)).toMatchObject({ code: 'bad_host' });
     const page = await fetch(`${base}/setup?token=x`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<div id="root">/);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    // A page of another site may not call it, even holding the token.
+    const crossSite = await fetch(`${base}/v1/first-start`, {
+      headers: { authorization: `Bearer ${token}`, origin: 'http://evil.example' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(await crossSite.json()).toMatchObject({ code: 'bad_origin' });
   });
 
   it('refuses what is not a backup, a wrong passphrase and a phrase on the embedded chain, changing nothing', async () => {
@@ -181,6 +190,108 @@ describe('a first start, restoring from a backup file', () => {
 });
 
 describe('a first start, the owner choosing a new treasury or another network', () => {
+  it('is still a first start after one cut short (a ledger with no owner yet), and a restore replaces that ledger', async () => {
+    const dataDir = join(tempDataDir(), 'coffer');
+    mkdirSync(dataDir, { recursive: true });
+    const unfinished = openConnection(join(dataDir, 'coffer.db'));
+    unfinished.exec('CREATE TABLE owners (address TEXT PRIMARY KEY)');
+    unfinished.close();
+    expect(isFirstStart(dataDir)).toBe(true);
+    const running = await startFirstStart(settingsFor(dataDir), () => undefined);
+    try {
+      const url = new URL(running.setupUrl);
+      const client = createFirstStartClient(url.origin, url.searchParams.get('token')!);
+      await client.sendBackupFile(backup);
+      expect(await client.restoreFile({ passphrase: PASSPHRASE })).toMatchObject({ state: 'restored' });
+      expect(isFirstStart(dataDir)).toBe(false);
+    } finally {
+      expect(await running.stop()).toBe('restored');
+    }
+    // A ledger that cannot be read may hold a treasury: it is never a first start.
+    writeFileSync(join(dataDir, 'coffer.db'), 'not a database');
+    expect(isFirstStart(dataDir)).toBe(false);
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  it('takes one step at a time: a second call while a file is still arriving is refused', async () => {
+    const dataDir = join(tempDataDir(), 'coffer');
+    const running = await startFirstStart(settingsFor(dataDir), () => undefined);
+    const url = new URL(running.setupUrl);
+    const [base, token] = [url.origin, url.searchParams.get('token')!];
+    const client = createFirstStartClient(base, token);
+    let finish: () => void = () => undefined;
+    const slow = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(backup.subarray(0, 100));
+        finish = () => {
+          controller.enqueue(backup.subarray(100));
+          controller.close();
+        };
+      },
+    });
+    const arriving = fetch(`${base}/v1/first-start/backup-file`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: slow,
+      duplex: 'half',
+    } as RequestInit);
+    // Wait until the server is reading it (the first bytes wrote the upload file).
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(join(dataDir, '.first-start-upload.coffer')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await refusal(client.restoreFile({ passphrase: PASSPHRASE }))).toMatchObject({
+      status: 409,
+      code: 'data_dir_in_use',
+      message: 'a restore is already under way',
+    });
+    expect(await refusal(client.startNew())).toMatchObject({ status: 409, code: 'data_dir_in_use' });
+    finish();
+    expect((await arriving).status).toBe(200);
+    expect(await running.stop()).toBeNull();
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  it('a file sent and not restored is removed when the first start ends, and nothing was chosen', async () => {
+    const dataDir = join(tempDataDir(), 'coffer');
+    const running = await startFirstStart(settingsFor(dataDir), () => undefined);
+    const url = new URL(running.setupUrl);
+    await createFirstStartClient(url.origin, url.searchParams.get('token')!).sendBackupFile(backup);
+    expect(readdirSync(dataDir)).toEqual(['.first-start-upload.coffer']);
+    expect(await running.stop()).toBeNull();
+    expect(readdirSync(dataDir)).toEqual([]);
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  it('with no network named, a backup of a localnet or custom cluster is refused: reopening it needs its RPC URL', async () => {
+    // Its header only (the rest is never read before the passphrase): the same file, said to be of a localnet.
+    const text = Buffer.from(backup);
+    const headerEnd = text.indexOf(0x0a, 14);
+    const header = JSON.parse(text.subarray(14, headerEnd).toString('utf8')) as { network: string };
+    const localnet = Buffer.concat([
+      text.subarray(0, 14),
+      Buffer.from(JSON.stringify({ ...header, network: 'localnet' })),
+      text.subarray(headerEnd),
+    ]);
+    const dataDir = join(tempDataDir(), 'coffer');
+    const running = await startFirstStart(settingsFor(dataDir, null), () => undefined);
+    try {
+      const url = new URL(running.setupUrl);
+      const client = createFirstStartClient(url.origin, url.searchParams.get('token')!);
+      expect(await refusal(client.sendBackupFile(new Uint8Array(localnet)))).toMatchObject({
+        status: 409,
+        code: 'backup_wrong_network',
+        message: expect.stringMatching(/COFFER_NETWORK set to that cluster's RPC URL/),
+      });
+      expect(await refusal(client.sendBackupFile(new TextEncoder().encode('PK\u0003\u0004 a zip file')))).toMatchObject({
+        code: 'backup_unreadable',
+        message: 'this file is not a Coffer backup',
+      });
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      await running.stop();
+      rmSync(join(dataDir, '..'), { recursive: true, force: true });
+    }
+  });
+
   it('a new treasury: chosen, and nothing is written before Coffer opens the data dir', async () => {
     const dataDir = join(tempDataDir(), 'coffer');
     const running = await startFirstStart(settingsFor(dataDir, null), () => undefined);
@@ -206,7 +317,7 @@ describe('a first start, the owner choosing a new treasury or another network', 
       expect(await refusal(client.sendBackupFile(backup))).toMatchObject({
         status: 409,
         code: 'backup_wrong_network',
-        message: expect.stringMatching(/holds a sim treasury, and Coffer was started for devnet/),
+        message: expect.stringMatching(/holds a sim treasury, not a devnet one/),
       });
       expect(await refusal(client.restorePhrase({ phrase: 'abandon '.repeat(11) + 'about', network: 'mainnet' }))).toMatchObject({
         code: 'backup_wrong_network',
