@@ -84,7 +84,7 @@ test('the recovery phrase on the first start: its network asked when none was na
     await card.getByLabel(/^The 24 \(or 12\) words/).fill('these are not the words of any phrase');
     await card.getByRole('button', { name: 'Restore' }).click();
     await expect(card.getByRole('alert')).toContainText('that is not a recovery phrase');
-    // Without a token the page says where to open it, and the calls are refused.
+    // Without a token (another tab, the address typed) the page says where to open it.
     const other = await page.context().newPage();
     await other.goto(new URL(setup.setupUrl).origin + '/setup');
     await expect(other.getByText("open it from Coffer's own window")).toBeVisible();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -240,7 +240,11 @@ export function validBody(route: RouteSpec, unique: string): unknown {
 let backupFolder: string | null = null;
 /** Where the probe's scheduled backups go: one temporary folder a run, made when first asked for. */
 function probeBackupFolder(): string {
-  backupFolder ??= mkdtempSync(join(tmpdir(), 'coffer-probe-backups-'));
+  if (backupFolder === null) {
+    const folder = mkdtempSync(join(tmpdir(), 'coffer-probe-backups-'));
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    backupFolder = folder;
+  }
   return backupFolder;
 }
 
