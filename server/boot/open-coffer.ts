@@ -149,6 +149,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       baseUrl: () => baseUrl,
       demoApiUrl: () => demoApiUrl(options.dataDir),
       backups: createBackupWriter({ db, vault, dataDir: options.dataDir, network: networkName, version: packageVersion() }),
+      log: options.log,
     });
     await removeLeftoverScratch(options.dataDir);
     const reconciled = await engine.reconcile();

@@ -16,6 +16,7 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from '@solana/kit';
+import { transferRefusal } from './transfer-errors.js';
 import { CofferError, isCofferError } from '../core/errors.js';
 import type {
   Chain,
@@ -172,11 +173,10 @@ export class RpcChain implements Chain {
       // A preflight failure is the cluster's answer (the transaction never landed); anything else is transport.
       if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) {
         const cause = error.cause;
-        // Instruction 1 is the TransferChecked; the token program's error 1 is "insufficient funds".
-        if (isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM) && cause.context.code === 1 && cause.context.index === 1) {
-          throw new CofferError('insufficient_funds', 'the paying wallet does not hold enough USDC');
-        }
-        throw new CofferError('chain_rejected', `the transaction was rejected: ${(cause as Error | undefined)?.message ?? error.message}`);
+        const err = isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM)
+          ? { InstructionError: [cause.context.index, { Custom: cause.context.code }] }
+          : 'PreflightFailure';
+        throw transferRefusal(err, prepared.txWire, (cause as Error | undefined)?.message ?? error.message);
       }
       throw unavailable(error);
     }
@@ -197,10 +197,9 @@ export class RpcChain implements Chain {
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
-    await this.rpc
-      .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true })
-      .send()
-      .catch(() => undefined);
+    await call(() =>
+      this.rpc.sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true }).send(),
+    );
   }
 
   async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {

@@ -26,6 +26,7 @@ import {
   getCreateAssociatedTokenIdempotentInstruction,
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
+import { transferRefusal } from './transfer-errors.js';
 import { CofferError } from '../core/errors.js';
 import { USDC_DECIMALS } from '../core/money.js';
 import type {
@@ -154,8 +155,9 @@ export class SimChain implements Chain {
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
-    // The sim chain decides at once; a resend is a submit whose failure is already recorded.
-    await this.submitTransfer(prepared).catch(() => undefined);
+    // The sim chain decides at once: a transaction that fails now is recorded as failed, and its
+    // fate says so next time (the refusal thrown here tells the caller now).
+    await this.submitTransfer(prepared);
   }
 
   async fateOf(sent: { txSignature: string }): Promise<TransactionFate> {
@@ -262,10 +264,6 @@ export class SimChain implements Chain {
   private run(wire: string, hooks: TransferHooks = {}): void {
     const failure = this.ledger.executeWith(wire, hooks)?.failure ?? null;
     if (failure === null) return;
-    const insufficient = /InstructionErrorCustom \{ code: 1 \}/.test(failure.description);
-    throw new CofferError(
-      insufficient ? 'insufficient_funds' : 'chain_rejected',
-      insufficient ? 'the paying wallet does not hold enough USDC' : `the transaction failed on chain: ${failure.description}`,
-    );
+    throw transferRefusal(failure.err, wire, failure.description);
   }
 }

@@ -1,6 +1,6 @@
 // What /v1 answers, typed from the engine's own results (they are already wire-shaped: money as decimal strings, times as ISO).
 import type { Engine } from '../core/engine.js';
-import type { ApprovalView } from '../core/approval-requests.js';
+import type { ApprovalView } from '../core/views.js';
 import type { ResultOf } from '../core/outcome.js';
 
 /** What an engine handler resolves to, as the route sends it (res.json of the same value). */

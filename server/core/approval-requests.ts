@@ -8,7 +8,7 @@ import { CofferError } from './errors.js';
 import { actorOf, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord } from './ports/store.js';
-import { iso } from './views.js';
+import { approvalView } from './views.js';
 import type { AwaitingApproval } from './outcome.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
@@ -17,20 +17,6 @@ export const MAX_PENDING_PER_AGENT = 20;
 /** How long an agent's request waits for the owner before it expires (and can never be carried out). */
 export const APPROVAL_TTL_MS = DAY_MS;
 
-export const approvalView = (approval: ApprovalRecord) => ({
-  approvalId: approval.id,
-  status: approval.status,
-  kind: approval.kind,
-  agentId: approval.agentId,
-  targetAgentId: approval.targetAgentId,
-  request: approval.request,
-  createdAt: iso(approval.createdAt),
-  expiresAt: iso(approval.expiresAt),
-  decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),
-  ...(approval.result ? { result: approval.result } : {}),
-  ...(approval.error ? { error: approval.error } : {}),
-});
-export type ApprovalView = ReturnType<typeof approvalView>;
 
 /**
  * Stores what an agent asked for that only the owner may grant (a looser policy, an allocation,

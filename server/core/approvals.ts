@@ -3,7 +3,7 @@ import { FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from './a
 import { audit, type EngineContext } from './context.js';
 import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
 import { ownerResult } from './outcome.js';
-import { approvalView } from './approval-requests.js';
+import { approvalView } from './views.js';
 import { deployAgent, issueAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
@@ -91,6 +91,9 @@ export async function approve(ctx: EngineContext, principal: Principal, id: stri
   try {
     outcome = { status: 'approved', result: await carryOut(ctx, approval, principal), error: null };
   } catch (error) {
+    // A refusal is the owner's answer; anything else is ours, and the log names the approval it broke.
+    if (!(error instanceof CofferError))
+      ctx.log(`approval ${id} (${approval.kind} for ${approval.agentId}) failed: ${(error as Error).message}`);
     outcome = { status: 'failed', result: null, error: error instanceof CofferError ? error.message : 'internal error' };
   }
   ctx.store.transaction(() => {

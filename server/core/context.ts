@@ -5,6 +5,7 @@ import type { EventBus } from './events.js';
 import type { AuditStore, Store } from './ports/store.js';
 import type { X402Buyer } from './ports/x402.js';
 import type { BackupWriter } from './ports/backup.js';
+import type { Log } from './ports/log.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
 export interface McpLaunch {
@@ -28,6 +29,8 @@ export interface EnginePorts {
   x402: X402Buyer | null;
   /** Writes the encrypted backup files. */
   backups: BackupWriter;
+  /** What went wrong that no caller is told (see ports/log.ts). */
+  log: Log;
   /** The /v1 server's base URL, once it listens (for mcpConfig.env). */
   baseUrl: () => string;
   /** Where the demo API (coffer demo-api) listens now beside this Coffer, if it does. */

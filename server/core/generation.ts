@@ -204,7 +204,8 @@ function updateTask(
 
 function track(ctx: EngineContext, taskId: string, job: Promise<void>): void {
   const jobs = ctx.state.tasksRunning;
-  const settled = job.catch(() => undefined);
+  // A task's job records its own outcome; what it could not record (the data dir closed under it) is said here.
+  const settled = job.catch((error: Error) => ctx.log(`image task ${taskId} stopped: ${error.message}; the next start takes it up again`));
   jobs.set(taskId, settled);
   void settled.finally(() => {
     if (jobs.get(taskId) === settled) jobs.delete(taskId);
@@ -306,5 +307,8 @@ async function sendRefund(ctx: EngineContext, row: RefundRecord): Promise<void> 
         feePayer: row.owner,
         createRecipientAccount: true,
       }),
-  ).catch(() => undefined); // a refund the chain cannot take now stays pending for reconciliation, or failed for the next start
+  ).catch((error: Error) =>
+    // Its row says what happened (pending for reconciliation, or failed and sent again at the next start).
+    ctx.log(`refund ${row.id} of payment ${row.paymentId} was not sent now: ${error.message}`),
+  );
 }

@@ -4,7 +4,7 @@
  * (HTTP: 200 with the result, 202 with the approval).
  */
 import { CofferError } from './errors.js';
-import type { ApprovalView } from './approval-requests.js';
+import type { ApprovalView } from './views.js';
 
 export interface Done<T> {
   kind: 'done';

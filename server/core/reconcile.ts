@@ -28,7 +28,8 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       const outcome = await settleX402(ctx, payment, null);
       if (outcome === 'pending') report.stillPending += 1;
       else report[outcome] += 1;
-    } catch {
+    } catch (error) {
+      ctx.log(`reconcile: x402 payment ${payment.id} stays pending: the chain could not be asked (${(error as Error).message})`);
       report.stillPending += 1;
     }
   }
@@ -55,7 +56,8 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
     let fate;
     try {
       fate = await ctx.chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
-    } catch {
+    } catch (error) {
+      ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
       report.stillPending += 1;
       continue;
     }
@@ -63,7 +65,14 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
     else if (fate.state === 'failed') settle('failed', 'chain_rejected');
     else if (fate.state === 'dropped') settle('failed', 'dropped');
     else {
-      if (txWire !== null) await ctx.chain.resend({ txSignature, txWire, lastValidBlockHeight: lastValidBlockHeight ?? 0n });
+      if (txWire !== null) {
+        // Sent again as signed, so it lands once at most; a send that fails leaves it for the next round.
+        await ctx.chain
+          .resend({ txSignature, txWire, lastValidBlockHeight: lastValidBlockHeight ?? 0n })
+          .catch((error: Error) =>
+            ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`),
+          );
+      }
       report.stillPending += 1;
     }
   }

@@ -1,5 +1,5 @@
 import { formatUsdc } from './money.js';
-import type { AgentRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
+import type { AgentRecord, ApprovalRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
 
 /** Record-to-response shapes shared by every door. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -108,3 +108,19 @@ export interface BackupFileReceived {
   createdAt: string;
   bytes: number;
 }
+
+/** A request waiting for (or decided by) the owner, as every door shows it. */
+export const approvalView = (approval: ApprovalRecord) => ({
+  approvalId: approval.id,
+  status: approval.status,
+  kind: approval.kind,
+  agentId: approval.agentId,
+  targetAgentId: approval.targetAgentId,
+  request: approval.request,
+  createdAt: iso(approval.createdAt),
+  expiresAt: iso(approval.expiresAt),
+  decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),
+  ...(approval.result ? { result: approval.result } : {}),
+  ...(approval.error ? { error: approval.error } : {}),
+});
+export type ApprovalView = ReturnType<typeof approvalView>;

@@ -64,6 +64,8 @@ export async function startCoffer(
     usdcMint?: string;
     imageProviderUrl?: string;
     mcpLaunch?: McpLaunch;
+    /** Where the engine's log goes (the default drops it). */
+    log?: (message: string) => void;
   } = {},
 ): Promise<TestCoffer> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -75,9 +77,9 @@ export async function startCoffer(
     mcpLaunch: options.mcpLaunch,
     keyStore: options.keyStore ?? 'file',
     clock: options.clock,
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
   });
-  const server = await startHttpServer({ coffer, port: 0, version: 'test', log: () => undefined });
+  const server = await startHttpServer({ coffer, port: 0, version: 'test', log: options.log ?? (() => undefined) });
   const withOwner = (path: string) => `${path}${path.includes('?') ? '&' : '?'}owner=${coffer.owner}`;
   return {
     url: server.url,

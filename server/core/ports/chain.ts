@@ -113,7 +113,10 @@ export interface Chain extends TransferLookup {
    * - `onLanded` (which must not throw) runs once the transfer succeeded, before this resolves.
    */
   submitTransfer(prepared: PreparedTransfer, hooks?: TransferHooks): Promise<void>;
-  /** Sends a prepared transfer again without waiting: it lands at most once (same signature). */
+  /**
+   * Sends a prepared transfer again without waiting for it to land: it lands at most once (same
+   * signature). Throws when it could not be sent (the caller logs it and asks again later).
+   */
   resend(prepared: PreparedTransfer): Promise<void>;
   fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
   /**
