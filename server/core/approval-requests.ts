@@ -17,7 +17,6 @@ export const MAX_PENDING_PER_AGENT = 20;
 /** How long an agent's request waits for the owner before it expires (and can never be carried out). */
 export const APPROVAL_TTL_MS = DAY_MS;
 
-
 /**
  * Stores what an agent asked for that only the owner may grant (a looser policy, an allocation,
  * resuming itself, another agent). Nothing is applied now; the owner approves or denies.
