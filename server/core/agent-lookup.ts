@@ -15,3 +15,10 @@ export function refuseArchived(agent: AgentRecord): void {
     throw new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
   }
 }
+
+/** A stopped agent pays nothing until the owner resumes it: the one refusal every payment door gives. */
+export function refuseStopped(agent: AgentRecord): void {
+  if (agent.status === 'suspended') {
+    throw new CofferError('agent_suspended', `agent "${agent.agentId}" is stopped: its payments are refused until the owner resumes it`);
+  }
+}

@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow } from './agent-lookup.js';
+import { getAgentOrThrow, refuseStopped } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
@@ -137,8 +137,7 @@ async function payOrThrow(
     const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
     if (outcome !== NOT_SENT) return outcome;
   }
-  if (agent.status === 'suspended')
-    throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+  refuseStopped(agent);
 
   const service = ctx.store.getService(body.service);
   const recipient = service?.payTo ?? body.recipient;
@@ -290,9 +289,7 @@ export function reservePayment(ctx: EngineContext, input: PaymentToReserve): Pay
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
       if (first && !neverSent(first)) return { replayOf: first };
     }
-    const current = getAgentOrThrow(ctx, owner, agentId);
-    if (current.status === 'suspended')
-      throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+    refuseStopped(getAgentOrThrow(ctx, owner, agentId));
     checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
     // An archived agent's wallet is out of use: money paid into it would sit where no key spends it
     // and the owner no longer looks. Checked here, in the reservation, so an archive racing this

@@ -1,7 +1,7 @@
 import { CofferError } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow } from './agent-lookup.js';
+import { getAgentOrThrow, refuseStopped } from './agent-lookup.js';
 import { hashRequest } from './ids.js';
 import { formatUsdc } from './money.js';
 import { neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';
@@ -56,8 +56,7 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
       const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
       if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
     }
-    if (agent.status === 'suspended')
-      throw new CofferError('agent_suspended', `agent "${agentId}" is stopped: its payments are refused until the owner resumes it`);
+    refuseStopped(agent);
     const { service, serviceId, listed } = listing;
     checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
     assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);

@@ -190,19 +190,16 @@ async function mustRead<T>(agent: PayingAgent, what: string, read: () => Promise
   }
 }
 
-const factsCache = new Map<string, { network: string }>();
-
-/** The Coffer's network, to refuse a 402 that asks for payment on another. */
+/**
+ * The Coffer's network, to refuse a 402 that asks for payment on another. Asked at each payment (one
+ * request beside a payment's several): a Coffer restarted on the same address may be on another network.
+ */
 async function cofferFacts(agent: PayingAgent, api: CofferClient) {
-  const cached = factsCache.get(agent.cofferUrl);
-  if (cached) return cached;
   const health = await mustRead(agent, 'say which network it pays on', () => api.health());
   if (typeof health?.network !== 'string') {
     throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
-  const facts = { network: health.network };
-  factsCache.set(agent.cofferUrl, facts);
-  return facts;
+  return { network: health.network };
 }
 
 function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {
