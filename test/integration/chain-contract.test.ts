@@ -1,0 +1,152 @@
+import { generateKeyPairSigner } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Chain, PreparedTransfer, TransferRequest } from '../../server/core/ports/chain.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { expectCofferError } from '../helpers/expect-error.js';
+import { micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+
+/**
+ * The Chain port's contract (server/core/ports/chain.ts), the same cases run against each adapter:
+ * the embedded chain and an RPC cluster (a JSON-RPC server over LiteSVM whose preflight runs each
+ * transaction for real). A fake of the port joins this list, and must pass the same cases.
+ */
+interface Subject {
+  name: string;
+  t: TestCoffer;
+  /** What each adapter says of a signed transfer nobody sent: it never lands (sim), or not yet (RPC). */
+  unsentFate: 'dropped' | 'unknown';
+}
+let cluster: TestCluster;
+const subjects: Subject[] = [];
+beforeAll(async () => {
+  cluster = await new TestCluster().start();
+  subjects.push({ name: 'the embedded chain', t: await startCoffer(), unsentFate: 'dropped' });
+  const rpc = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+  cluster.airdrop(rpc.owner);
+  await cluster.depositFromOutside(rpc.owner, micro('5'));
+  subjects.push({ name: 'an RPC cluster', t: rpc, unsentFate: 'unknown' });
+});
+afterAll(async () => {
+  for (const { t } of subjects) await t.stop();
+  await cluster.stop();
+});
+
+const prepare = (chain: Chain, request: Omit<TransferRequest, 'memo' | 'reference'>): Promise<PreparedTransfer> => {
+  const reference = `contract-${Math.random().toString(36).slice(2)}`;
+  return chain.prepareTransfer({ ...request, memo: reference, reference });
+};
+const transfer = async (chain: Chain, request: Omit<TransferRequest, 'memo' | 'reference'>) =>
+  chain.submitTransfer(await prepare(chain, request));
+const newWallet = async () => (await generateKeyPairSigner()).address;
+
+describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RPC cluster)', (which) => {
+  const subject = () => subjects[which]!;
+
+  it('moves exactly the amount, opens the recipient account when asked, and reports balances and activity', async () => {
+    const { t } = subject();
+    const chain = t.coffer.chain;
+    const to = await newWallet();
+    expect(await chain.hasUsdcAccount(to)).toBe(false);
+    expect(await chain.hasActivity(to)).toBe(false);
+    expect(await chain.usdcBalance(to)).toBe(0n);
+    const before = await chain.usdcBalance(t.owner);
+    await transfer(chain, { from: t.owner, to, feePayer: t.owner, amount: 250_000n, createRecipientAccount: true });
+    expect(await chain.usdcBalance(to)).toBe(250_000n);
+    expect(await chain.usdcBalance(t.owner)).toBe(before - 250_000n);
+    expect(await chain.hasUsdcAccount(to)).toBe(true);
+    expect(await chain.hasActivity(to)).toBe(true);
+    const other = await newWallet();
+    expect(await chain.usdcBalances([to, other, t.owner])).toEqual(
+      new Map([
+        [to, 250_000n],
+        [other, 0n],
+        [t.owner, before - 250_000n],
+      ]),
+    );
+  });
+
+  it('finds a landed transfer by its signature: who paid whom, how much, with which memo', async () => {
+    const { t } = subject();
+    const chain = t.coffer.chain;
+    const to = await newWallet();
+    const prepared = await chain.prepareTransfer({
+      from: t.owner,
+      to,
+      feePayer: t.owner,
+      amount: 1_000n,
+      createRecipientAccount: true,
+      memo: 'the seller nonce',
+      reference: 'ref-1',
+    });
+    await chain.submitTransfer(prepared);
+    expect(await chain.findTransfer(prepared.txSignature)).toMatchObject({
+      txSignature: prepared.txSignature,
+      succeeded: true,
+      from: t.owner,
+      to,
+      mint: chain.usdcMint,
+      amount: 1_000n,
+      memo: 'the seller nonce',
+    });
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded' });
+  });
+
+  it('runs beforeSend first and sends nothing when it says no; onLanded once, only when the transfer landed', async () => {
+    const { t } = subject();
+    const chain = t.coffer.chain;
+    const to = await newWallet();
+    const held = await chain.usdcBalance(t.owner);
+    const calls: string[] = [];
+    const declined = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
+    await chain.submitTransfer(declined, { beforeSend: () => (calls.push('before'), false), onLanded: () => void calls.push('landed') });
+    expect(calls).toEqual(['before']);
+    expect(await chain.usdcBalance(t.owner)).toBe(held);
+    expect(await chain.fateOf(declined)).toEqual({ state: subject().unsentFate });
+
+    calls.length = 0;
+    const sent = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
+    await chain.submitTransfer(sent, { beforeSend: () => (calls.push('before'), true), onLanded: () => void calls.push('landed') });
+    expect(calls).toEqual(['before', 'landed']);
+
+    calls.length = 0;
+    const short = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: held + 1n, createRecipientAccount: false });
+    await expectCofferError(
+      chain.submitTransfer(short, { beforeSend: () => (calls.push('before'), true), onLanded: () => void calls.push('landed') }),
+      'insufficient_funds',
+    );
+    expect(calls).toEqual(['before']);
+  });
+
+  it('a transfer sent again lands once at most, whenever and however often it is sent', async () => {
+    const { t } = subject();
+    const chain = t.coffer.chain;
+    const to = await newWallet();
+    const prepared = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 7n, createRecipientAccount: true });
+    await chain.submitTransfer(prepared);
+    // Sent again after it landed: refused or ignored, never a second move.
+    await chain.resend(prepared).catch(() => undefined);
+    await chain.resend(prepared).catch(() => undefined);
+    expect(await chain.usdcBalance(to)).toBe(7n);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded' });
+  });
+
+  it('more USDC than the wallet holds is insufficient_funds, with or without the recipient account made in the same transaction', async () => {
+    const { t } = subject();
+    const chain = t.coffer.chain;
+    const held = await chain.usdcBalance(t.owner);
+    const to = await newWallet();
+    const base = { from: t.owner, to, feePayer: t.owner };
+    await expectCofferError(transfer(chain, { ...base, amount: held + 1n, createRecipientAccount: true }), 'insufficient_funds');
+    // The recipient's account made by a transfer that does go through; then short again, without making it.
+    await transfer(chain, { ...base, amount: 1n, createRecipientAccount: true });
+    await expectCofferError(transfer(chain, { ...base, amount: held, createRecipientAccount: false }), 'insufficient_funds');
+  });
+
+  it('any other failure is chain_rejected: here a recipient whose USDC account does not exist, not made', async () => {
+    const { t } = subject();
+    await expectCofferError(
+      transfer(t.coffer.chain, { from: t.owner, to: await newWallet(), feePayer: t.owner, amount: 1n, createRecipientAccount: false }),
+      'chain_rejected',
+    );
+  });
+});
