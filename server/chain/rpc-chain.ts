@@ -26,7 +26,6 @@ import type {
   PreparedTransfer,
   TransactionFate,
   TransferFound,
-  TransferHooks,
   TransferRequest,
 } from '../core/ports/chain.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
@@ -162,9 +161,10 @@ export class RpcChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer, hooks: TransferHooks = {}): Promise<void> {
-    // The row is committed before anything reaches a chain this process does not hold.
-    if (hooks.beforeSend && !hooks.beforeSend()) return;
+  /** A cluster is no part of the ledger's commits: the row is committed before anything is sent. */
+  readonly inLedger = null;
+
+  async submitTransfer(prepared: PreparedTransfer): Promise<void> {
     try {
       await this.rpc
         .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
@@ -183,7 +183,7 @@ export class RpcChain implements Chain {
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
     while (Date.now() < deadline) {
       const fate = await this.fateOf(prepared);
-      if (fate.state === 'succeeded') return hooks.onLanded?.();
+      if (fate.state === 'succeeded') return;
       if (fate.state === 'failed') throw new CofferError('chain_rejected', `the transaction failed on chain: ${fate.error}`);
       if (fate.state === 'dropped') {
         throw new CofferError(

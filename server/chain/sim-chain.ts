@@ -35,7 +35,7 @@ import type {
   PreparedTransfer,
   TransactionFate,
   TransferFound,
-  TransferHooks,
+  ChainInLedger,
   TransferRequest,
 } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
@@ -150,9 +150,12 @@ export class SimChain implements Chain {
     );
   }
 
-  async submitTransfer(prepared: PreparedTransfer, hooks: TransferHooks = {}): Promise<void> {
-    this.run(prepared.txWire, hooks);
+  async submitTransfer(prepared: PreparedTransfer): Promise<void> {
+    this.run(prepared.txWire);
   }
+
+  /** Its state is the ledger's own: a transfer executes inside the ledger's open write (see ChainInLedger). */
+  readonly inLedger: ChainInLedger = { executeInCommit: (prepared) => this.land(prepared.txWire) };
 
   async resend(prepared: PreparedTransfer): Promise<void> {
     // The sim chain decides at once: a transaction that fails now is recorded as failed, and its
@@ -260,10 +263,15 @@ export class SimChain implements Chain {
     return getSignatureFromTransaction(transaction);
   }
 
-  /** Executes a signed transaction on the ledger; throws CofferError when it fails. */
-  private run(wire: string, hooks: TransferHooks = {}): void {
-    const failure = this.ledger.executeWith(wire, hooks)?.failure ?? null;
-    if (failure === null) return;
-    throw transferRefusal(failure.err, wire, failure.description);
+  /** Executes a signed transaction on the ledger: null when it landed, else why not. */
+  private land(wire: string): CofferError | null {
+    const { failure } = this.ledger.execute(wire);
+    return failure === null ? null : transferRefusal(failure.err, wire, failure.description);
+  }
+
+  /** Executes a transaction Coffer itself needs (the mint's set-up); throws when it fails. */
+  private run(wire: string): void {
+    const refusal = this.land(wire);
+    if (refusal !== null) throw refusal;
   }
 }

@@ -12,7 +12,6 @@ import {
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenSize } from '@solana-program/token';
 import { addressFromBytes, addressToBytes } from './address-memo.js';
 import { readWireTransaction, type WireTransaction } from './wire-transaction.js';
-import type { TransferHooks } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
@@ -56,15 +55,10 @@ export interface SimTransactionRow {
 export interface SimChainStore {
   loadAccounts(): SimAccountRow[];
   /**
-   * Writes the accounts a transaction touched and the transaction itself in one SQLite transaction:
-   * listed under `listedUnder` (getSignaturesForAddress); `alsoInCommit` (which must not throw)
-   * writes what else belongs to that commit.
+   * Writes the accounts a transaction touched and the transaction itself in one SQLite transaction
+   * (inside the caller's, when one is open): listed under `listedUnder` (getSignaturesForAddress).
    */
-  commit(
-    accounts: SimAccountRow[],
-    transaction: SimTransactionRow | null,
-    extra?: { listedUnder?: readonly string[]; alsoInCommit?: () => void },
-  ): void;
+  commit(accounts: SimAccountRow[], transaction: SimTransactionRow | null, extra?: { listedUnder?: readonly string[] }): void;
   /** Runs `write` as one SQLite write transaction (commits inside it join it). */
   transaction<T>(write: () => T): T;
   findTransaction(signature: string): SimTransactionRow | null;
@@ -222,20 +216,10 @@ export class SimLedger {
    * leaves no trace. Throws when the text is not a transaction.
    */
   execute(wire: string): ExecuteResult {
-    return this.run(readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64'))), wire, {});
+    return this.run(readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64'))), wire);
   }
 
-  /**
-   * Executes as `execute` does, with the engine's writes in the same commit: `beforeSend` first
-   * (nothing is executed when it answers false: then null), `onLanded` once the transaction
-   * succeeded. What `beforeSend` wrote is committed even when the transaction then cannot land.
-   */
-  executeWith(wire: string, hooks: TransferHooks): ExecuteResult | null {
-    const transaction = readWireTransaction(new Uint8Array(Buffer.from(wire, 'base64')));
-    return this.store.transaction(() => (hooks.beforeSend && !hooks.beforeSend() ? null : this.run(transaction, wire, hooks)));
-  }
-
-  private run(transaction: WireTransaction, wire: string, hooks: TransferHooks): ExecuteResult {
+  private run(transaction: WireTransaction, wire: string): ExecuteResult {
     const { signature, accountKeys, accountKeyBytes, writable } = transaction;
     if (!this.blocks.isUsable(transaction.blockhash)) return { signature, failure: BLOCKHASH_NOT_FOUND };
     // A signature lands once, as on Solana. LiteSVM's own memory of signatures is recent and in
@@ -274,7 +258,7 @@ export class SimLedger {
             postTokenBalances: this.tokenBalances(writable, after),
           },
         },
-        { listedUnder: listedUnder(transaction), ...(!failed && { alsoInCommit: hooks.onLanded }) },
+        { listedUnder: listedUnder(transaction) },
       );
     }
     if (!failed) return { signature, failure: null };

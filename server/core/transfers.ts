@@ -1,6 +1,6 @@
 import { CofferError, isCofferError } from './errors.js';
 import { audit, type EngineContext } from './context.js';
-import type { PreparedTransfer } from './ports/chain.js';
+import type { ChainInLedger, PreparedTransfer } from './ports/chain.js';
 import type { CofferEvent } from './events.js';
 import type { SentTransaction } from './ports/store.js';
 
@@ -229,11 +229,10 @@ export function sendReserved(ctx: EngineContext, row: ReservedTransfer, prepare:
 /**
  * Reserves a row and sends its transaction, signed before: `reserve` writes the row (pending, with
  * the signed transaction) and answers whether to send, false when another request under the same
- * Idempotency-Key was reserved meanwhile. It runs right before the send and, where the chain records
- * its transactions in Coffer's own database (the embedded chain), inside that commit: the row, the
- * transfer and its confirmation are then one write, and a crash keeps all or none of them. On any
- * other chain the row is committed before anything is sent. A refusal `reserve` throws is thrown
- * as it is: nothing was written or sent. Resolves to the signature, or null when nothing was sent.
+ * Idempotency-Key was reserved meanwhile. A refusal `reserve` throws is thrown as it is: nothing was
+ * written or sent. Where the ledger holds the chain (the embedded chain), the row, the transfer and
+ * its confirmation are one commit, and a crash keeps all or none of them; on any other chain the row
+ * is committed before anything is sent. Resolves to the signature, or null when nothing was sent.
  */
 export function reserveAndSend(
   ctx: EngineContext,
@@ -241,22 +240,17 @@ export function reserveAndSend(
   prepared: PreparedTransfer,
   reserve: () => boolean,
 ): Promise<string | null> {
-  const reservation: { send: boolean; refusal?: unknown } = { send: false };
-  const beforeSend = () => {
-    try {
-      reservation.send = reserve();
-    } catch (refusal) {
-      reservation.refusal = refusal;
-    }
-    return reservation.send;
-  };
+  const ledger = ctx.chain.inLedger;
+  if (ledger === null) {
+    return tracked(ctx, row.id, (async () => (ctx.store.transaction(reserve) ? submit(ctx, row, prepared) : null))());
+  }
   return tracked(
     ctx,
     row.id,
-    submit(ctx, row, prepared, beforeSend).then((signature) => {
-      if ('refusal' in reservation) throw reservation.refusal;
-      return reservation.send ? signature : null;
-    }),
+    (async () => {
+      const landing = ctx.store.transaction(() => (reserve() ? landInCommit(ctx, ledger, row, prepared) : null));
+      return landing === null ? null : announceLanding(ctx, row, prepared, landing);
+    })(),
   );
 }
 
@@ -270,40 +264,75 @@ export async function prepareUnreserved(prepare: () => Promise<PreparedTransfer>
 }
 
 /**
- * Sends a transfer whose row is pending with its signed transaction (or, with `beforeSend`, is
- * reserved by it right before the send), then confirms the row; a chain's refusal fails it.
+ * What happened to a transfer executed inside the ledger's commit (see landInCommit): landed or
+ * refused, whether its row was settled in that commit, and why not when the settlement failed.
  */
-async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer, beforeSend?: () => boolean): Promise<string> {
-  // The confirmation is written in the chain's own commit where it has one (the embedded chain).
-  const settlement: { ran: boolean; settled: boolean; error?: unknown } = { ran: false, settled: false };
-  const onLanded = () => {
-    settlement.ran = true;
-    try {
-      settlement.settled = recordSettlement(ctx, row, 'confirmed', null);
-    } catch (error) {
-      // The transfer landed regardless: the row stays pending and reconciliation confirms it.
-      settlement.error = error;
-    }
-  };
-  const sending = { now: beforeSend === undefined };
-  const reserve = beforeSend && (() => (sending.now = beforeSend()));
+interface Landing {
+  refusal: CofferError | null;
+  settled: boolean;
+  unrecorded?: unknown;
+}
+
+/**
+ * The embedded chain's unit of work, inside the caller's write transaction: the transfer executes,
+ * and its row is settled in the same commit. The chain's state has moved by then, so nothing after
+ * it may roll the commit back: a settlement that fails is undone alone (its own savepoint) and the
+ * row stays pending for reconciliation, which finds the transfer's fate on the chain.
+ */
+function landInCommit(ctx: EngineContext, ledger: ChainInLedger, row: ReservedTransfer, prepared: PreparedTransfer): Landing {
+  const refusal = ledger.executeInCommit(prepared);
   try {
-    await ctx.chain.submitTransfer(prepared, { onLanded, ...(reserve && { beforeSend: reserve }) });
+    // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
+    const errorCode = refusal === null ? null : refusal.code === 'transaction_expired' ? 'dropped' : refusal.code;
+    return { refusal, settled: recordSettlement(ctx, row, refusal === null ? 'confirmed' : 'failed', errorCode) };
+  } catch (error) {
+    return { refusal, settled: false, unrecorded: error };
+  }
+}
+
+/** After the commit of a landing: announced, then the refusal (or the settlement that could not be written) thrown. */
+function announceLanding(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer, landing: Landing): string {
+  announceSettlement(ctx, row, landing.settled, landing.refusal === null ? 'confirmed' : 'failed', prepared.txSignature);
+  if (landing.refusal !== null) throw landing.refusal;
+  if ('unrecorded' in landing) {
+    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', {
+      cause: landing.unrecorded,
+    });
+  }
+  return prepared.txSignature;
+}
+
+/**
+ * Sends a transfer whose row is pending with its signed transaction, then confirms the row; a
+ * chain's refusal fails it. Where the ledger holds the chain, the transfer and its confirmation are
+ * one commit.
+ */
+async function submit(ctx: EngineContext, row: ReservedTransfer, prepared: PreparedTransfer): Promise<string> {
+  const ledger = ctx.chain.inLedger;
+  if (ledger !== null)
+    return announceLanding(
+      ctx,
+      row,
+      prepared,
+      ctx.store.transaction(() => landInCommit(ctx, ledger, row, prepared)),
+    );
+  try {
+    await ctx.chain.submitTransfer(prepared);
   } catch (error) {
     // Expired unseen is what reconciliation calls `dropped`: never landed, so its key may try again.
-    if (sending.now && isCofferError(error) && error.code !== 'chain_unavailable') {
+    if (isCofferError(error) && error.code !== 'chain_unavailable') {
       settleTransfer(ctx, row, 'failed', error.code === 'transaction_expired' ? 'dropped' : error.code);
     }
     throw asChainError(error);
   }
-  if (!sending.now) return prepared.txSignature;
-  if (!settlement.ran) onLanded();
-  if ('error' in settlement) {
-    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', {
-      cause: settlement.error,
-    });
+  let settled: boolean;
+  try {
+    settled = recordSettlement(ctx, row, 'confirmed', null);
+  } catch (error) {
+    // The transfer landed regardless: the row stays pending and reconciliation confirms it.
+    throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: error });
   }
-  announceSettlement(ctx, row, settlement.settled, 'confirmed', prepared.txSignature);
+  announceSettlement(ctx, row, settled, 'confirmed', prepared.txSignature);
   return prepared.txSignature;
 }
 

@@ -42,28 +42,25 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
-  const commit = db.transaction(
-    (accounts: SimAccountRow[], transaction: SimTransactionRow | null, listedUnder: readonly string[], alsoInCommit?: () => void) => {
-      for (const account of accounts) {
-        upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
+  const commit = db.transaction((accounts: SimAccountRow[], transaction: SimTransactionRow | null, listedUnder: readonly string[]) => {
+    for (const account of accounts) {
+      upsertAccount.run(account.address, account.lamports.toString(), account.owner, account.data, account.executable ? 1 : 0);
+    }
+    if (transaction) {
+      const { changes } = insertTransaction.run(
+        transaction.signature,
+        transaction.wire,
+        transaction.slot,
+        transaction.blockTime,
+        transaction.error,
+        transaction.meta === null ? null : JSON.stringify(transaction.meta),
+      );
+      if (changes > 0) {
+        const seq = seqOf.get(transaction.signature) as number;
+        for (const key of new Set(listedUnder)) indexAddress.run(key, seq);
       }
-      if (transaction) {
-        const { changes } = insertTransaction.run(
-          transaction.signature,
-          transaction.wire,
-          transaction.slot,
-          transaction.blockTime,
-          transaction.error,
-          transaction.meta === null ? null : JSON.stringify(transaction.meta),
-        );
-        if (changes > 0) {
-          const seq = seqOf.get(transaction.signature) as number;
-          for (const key of new Set(listedUnder)) indexAddress.run(key, seq);
-        }
-      }
-      alsoInCommit?.();
-    },
-  );
+    }
+  });
   /** A signature's place in the log; none for an unknown one (then the bound is open). */
   const seqBound = (signature: string | undefined, open: number) =>
     signature === undefined ? open : ((seqOf.get(signature) as number | undefined) ?? open);
@@ -77,7 +74,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
         data: new Uint8Array(row.data),
         executable: row.executable === 1,
       })),
-    commit: (accounts, transaction, extra = {}) => commit.immediate(accounts, transaction, extra.listedUnder ?? [], extra.alsoInCommit),
+    commit: (accounts, transaction, extra = {}) => commit.immediate(accounts, transaction, extra.listedUnder ?? []),
     transaction: (write) => db.transaction(write).immediate(),
     hasTransaction: (signature) => seqOf.get(signature) !== undefined,
     findTransaction: (signature) => {

@@ -91,30 +91,44 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
     expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded' });
   });
 
-  it('runs beforeSend first and sends nothing when it says no; onLanded once, only when the transfer landed', async () => {
+  it("a chain the ledger holds executes a transfer inside the ledger's own write, a refusal answered as a value; a cluster holds none", async () => {
     const { t } = subject();
     const chain = t.coffer.chain;
+    if (chain.inLedger === null) {
+      expect(chain.isSim).toBe(false);
+      return;
+    }
+    const ledger = chain.inLedger;
     const to = await newWallet();
     const held = await chain.usdcBalance(t.owner);
-    const calls: string[] = [];
-    const declined = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
-    await chain.submitTransfer(declined, { beforeSend: () => (calls.push('before'), false), onLanded: () => void calls.push('landed') });
-    expect(calls).toEqual(['before']);
-    expect(await chain.usdcBalance(t.owner)).toBe(held);
-    expect(await chain.fateOf(declined)).toEqual({ state: subject().unsentFate });
-
-    calls.length = 0;
-    const sent = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
-    await chain.submitTransfer(sent, { beforeSend: () => (calls.push('before'), true), onLanded: () => void calls.push('landed') });
-    expect(calls).toEqual(['before', 'landed']);
-
-    calls.length = 0;
+    const fine = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
     const short = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: held + 1n, createRecipientAccount: false });
-    await expectCofferError(
-      chain.submitTransfer(short, { beforeSend: () => (calls.push('before'), true), onLanded: () => void calls.push('landed') }),
-      'insufficient_funds',
-    );
-    expect(calls).toEqual(['before']);
+    // One write of the ledger: both transfers and a row of the caller's own, committed together.
+    const answers = t.coffer.db.transaction(() => {
+      const landed = ledger.executeInCommit(fine);
+      const refused = ledger.executeInCommit(short);
+      t.coffer.db.prepare("INSERT INTO meta (key, value) VALUES ('contract-test', 'written in the same commit')").run();
+      return { landed, refused };
+    })();
+    expect(answers.landed).toBeNull();
+    expect(answers.refused).toMatchObject({ code: 'insufficient_funds' });
+    expect(await chain.usdcBalance(to)).toBe(10n);
+    expect(await chain.fateOf(fine)).toEqual({ state: 'succeeded' });
+    expect(t.coffer.db.prepare("SELECT value FROM meta WHERE key = 'contract-test'").pluck().get()).toBe('written in the same commit');
+  });
+
+  it('a signed transfer nobody sent never landed: dropped (the embedded chain decides at once) or unknown (a cluster may still see it)', async () => {
+    const { t, unsentFate } = subject();
+    const chain = t.coffer.chain;
+    const unsent = await prepare(chain, {
+      from: t.owner,
+      to: await newWallet(),
+      feePayer: t.owner,
+      amount: 10n,
+      createRecipientAccount: true,
+    });
+    expect(await chain.fateOf(unsent)).toEqual({ state: unsentFate });
+    expect(await chain.findTransfer(unsent.txSignature)).toBeNull();
   });
 
   it('a transfer sent again lands once at most, whenever and however often it is sent', async () => {

@@ -100,28 +100,25 @@ async function waitForLine(lines: string[], pattern: RegExp): Promise<string> {
 }
 
 /**
- * The process dies right after the chain moved money, before the ledger heard of it: every method
- * by which the engine puts a transaction on chain is wrapped to throw once it has landed, as if the
- * process were killed there. After a restart the ledger must explain every micro-USDC on chain.
+ * The process dies right after the chain moved money, before the ledger heard of it: every way the
+ * engine settles a row fails once the transfer has landed, as if the process were killed there.
+ * After a restart the ledger must explain every micro-USDC on chain.
  */
 describe('a crash between the chain and the ledger', () => {
   function dieAfterLanding(t: TestCoffer): () => void {
-    const chain = t.coffer.engine.ctx.chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const originals: [string, (...args: unknown[]) => Promise<unknown>][] = [];
-    for (const name of ['submitTransfer', 'mintTestUsdc']) {
-      const original = chain[name];
-      if (typeof original !== 'function') continue;
+    // The transfer lands (on the embedded chain, in the commit that would also settle its row); the
+    // settlement is what the process dies before writing: every way a row is settled fails.
+    const store = t.coffer.engine.ctx.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const originals: [string, (...args: unknown[]) => unknown][] = [];
+    for (const name of ['settlePayment', 'settleAllocation', 'settleDeposit', 'settleRefund']) {
+      const original = store[name]!;
       originals.push([name, original]);
-      chain[name] = async (...args: unknown[]) => {
-        // The reservation is written; the confirmation that would follow the landing is lost with the
-        // process (on the embedded chain they share a commit, but on a cluster they cannot).
-        const hooks = args[1] as { beforeSend?: () => boolean } | undefined;
-        await original.apply(chain, [args[0], { beforeSend: hooks?.beforeSend }]);
+      store[name] = () => {
         throw new Error('killed right after the chain moved the money');
       };
     }
     return () => {
-      for (const [name, original] of originals) chain[name] = original;
+      for (const [name, original] of originals) store[name] = original;
     };
   }
 

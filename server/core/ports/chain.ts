@@ -1,3 +1,5 @@
+import type { CofferError } from '../errors.js';
+
 /**
  * The chain port: everything Coffer needs from Solana, in addresses and micro-USDC. Adapters hold the
  * signing keys (through the key store); the core only ever names wallets by address.
@@ -36,10 +38,20 @@ export interface PayerSignedTransfer {
   hint: string | null;
 }
 
-/** What the engine writes around a transfer (see Chain.submitTransfer). */
-export interface TransferHooks {
-  beforeSend?: () => boolean;
-  onLanded?: () => void;
+/**
+ * The embedded chain, whose state lives in the ledger's own database: a transfer executes inside the
+ * ledger's open write transaction, so a transfer's row, the transfer and its confirmation are one
+ * commit (and a crash keeps all of them or none). Only the transfer lifecycle opens that unit of work
+ * (server/core/transfers.ts).
+ */
+export interface ChainInLedger {
+  /**
+   * Executes a prepared transfer now, synchronously, inside the caller's write transaction. Answers
+   * null when it landed, else why not (a CofferError: nothing moved but, for a transaction that
+   * failed inside an instruction, its fee). The chain's state has moved once it answers: whatever
+   * the caller writes after it in that transaction must not roll it back.
+   */
+  executeInCommit(prepared: PreparedTransfer): CofferError | null;
 }
 
 /** One USDC transfer as found on the chain. */
@@ -104,15 +116,10 @@ export interface Chain extends TransferLookup {
   hasActivity(wallet: string): Promise<boolean>;
   usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
-  /**
-   * Sends a prepared transfer and waits for confirmation; throws CofferError chain_* on failure.
-   * Where the chain records its transactions in Coffer's own database (the embedded chain), the
-   * hooks run inside the commit that lands it; elsewhere around the send:
-   * - `beforeSend` runs first; when it answers false (or throws, which it must not) nothing is sent
-   *   and this resolves. Whatever it wrote is kept even when the transfer then cannot land.
-   * - `onLanded` (which must not throw) runs once the transfer succeeded, before this resolves.
-   */
-  submitTransfer(prepared: PreparedTransfer, hooks?: TransferHooks): Promise<void>;
+  /** Sends a prepared transfer and waits for it to land; throws CofferError chain_* (or insufficient_funds) when it does not. */
+  submitTransfer(prepared: PreparedTransfer): Promise<void>;
+  /** The embedded chain's unit of work with the ledger; null for a chain the ledger does not hold. */
+  readonly inLedger: ChainInLedger | null;
   /**
    * Sends a prepared transfer again without waiting for it to land: it lands at most once (same
    * signature). Throws when it could not be sent (the caller logs it and asks again later).
