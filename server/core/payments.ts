@@ -355,6 +355,9 @@ export function checkPolicy(
   amount: bigint,
 ): void {
   const now = ctx.clock.now();
+  // What the agent spent is never summed from its history here: the ledger keeps the figures in the
+  // same write as each payment's insert, settlement and refund (the payments_spend_* triggers and
+  // agent_spend_* tables in server/store/schema.ts).
   const refusal = firstRefusal(
     ctx.store.getPolicy(owner, agentId),
     { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },

@@ -192,43 +192,4 @@ describe('maintained spend totals (buckets and per-agent totals kept by triggers
       { numRuns: 150 },
     );
   });
-
-  it('a data dir from before the totals gets them from its history on upgrade', () => {
-    const { db, store } = fresh();
-    const now = Date.now();
-    store.insertPayment({
-      id: 'pay_old1',
-      owner: OWNER,
-      agentId: 'a',
-      serviceId: 's',
-      serviceName: 's',
-      recipient: OWNER,
-      amount: 700n,
-      memo: 'm',
-      description: '',
-      status: 'confirmed',
-      txSignature: null,
-      txWire: null,
-      lastValidBlockHeight: null,
-      errorCode: null,
-      idempotencyKey: null,
-      requestHash: null,
-      createdAt: now - 1000,
-      settledAt: null,
-      refundedAt: null,
-      refundTxSignature: null,
-      ...SENT_BY_COFFER,
-    });
-    // Forget the maintained figures and run the migration's backfill again, as an upgrade would.
-    db.exec('DELETE FROM agent_spend_totals; DELETE FROM agent_spend_buckets;');
-    db.exec(
-      'DELETE FROM schema_migrations WHERE version = 13; DROP TRIGGER payments_spend_insert; DROP TRIGGER payments_spend_update; DROP TABLE agent_spend_totals; DROP TABLE agent_spend_buckets;',
-    );
-    db.close();
-    const reopened = openDatabase(join(dirs.at(-1)!, 'coffer.db'), 'normal');
-    const upgraded = createSqliteStore(reopened);
-    expect(upgraded.spentSince(OWNER, 'a', now - DAY)).toBe(700n);
-    expect(upgraded.lastPaymentAt(OWNER, 'a')).toBe(now - 1000);
-    reopened.close();
-  });
 });

@@ -1,0 +1,415 @@
+/**
+ * The ledger's schema as it stands (schema 1): every table, index and trigger of `coffer.db`, by
+ * aggregate. Money columns are INTEGER micro-USDC; times INTEGER epoch milliseconds; a
+ * `last_valid_block_height` is TEXT (a u64). Tables are STRICT. A change after a release is a new
+ * migration in migrations.ts, never an edit here.
+ */
+export const SCHEMA = `
+  -- Settings of the data dir (its network, backup state, a treasury's next wallet index, ...).
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+
+  -- ── Owners, keys and agents ─────────────────────────────────────────────────────────────────
+
+  CREATE TABLE owners (
+    address TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- Only the SHA-256 of an API key is stored; the key itself is shown once.
+  CREATE TABLE api_keys (
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('owner', 'agent')),
+    owner TEXT NOT NULL REFERENCES owners(address),
+    agent_id TEXT,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- An archived agent is stopped for good, its keys are gone, its history stays; its id stays taken.
+  CREATE TABLE agents (
+    owner TEXT NOT NULL REFERENCES owners(address),
+    agent_id TEXT NOT NULL,
+    wallet_address TEXT NOT NULL UNIQUE,
+    display_name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+    created_at INTEGER NOT NULL,
+    archived_at INTEGER,
+    PRIMARY KEY (owner, agent_id)
+  ) STRICT;
+
+  CREATE TABLE policies (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    daily_budget INTEGER NOT NULL CHECK (daily_budget > 0),
+    max_per_payment INTEGER NOT NULL CHECK (max_per_payment > 0),
+    cooldown_seconds INTEGER NOT NULL CHECK (cooldown_seconds >= 0),
+    allowed_services TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id),
+    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+  ) STRICT;
+
+  -- ── Moves of money ──────────────────────────────────────────────────────────────────────────
+  -- Each is a ledger row reserved as pending, signed (tx_signature, tx_wire, last_valid_block_height
+  -- recorded before anything is sent), sent, then settled (confirmed or failed, with error_code),
+  -- and reconciled against the chain at start (server/core/transfers.ts, reconcile.ts).
+
+  -- What agents paid. protocol 'x402': signed by the agent, sent by the seller's facilitator; until
+  -- it lands the transaction's id (the facilitator's signature) is unknown, and it is found by the
+  -- agent's own signature in it (payer_signature). resource is the URL paid for; x402_header the
+  -- header (name and value, JSON) the agent retries with, answered again to a retry of the request.
+  CREATE TABLE payments (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    service_name TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    memo TEXT NOT NULL,
+    description TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+    tx_signature TEXT UNIQUE,
+    tx_wire TEXT,
+    last_valid_block_height TEXT,
+    error_code TEXT,
+    idempotency_key TEXT,
+    request_hash TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER,
+    refunded_at INTEGER,
+    refund_tx_signature TEXT,
+    protocol TEXT NOT NULL DEFAULT 'coffer' CHECK (protocol IN ('coffer', 'x402')),
+    resource TEXT,
+    x402_header TEXT,
+    payer_signature TEXT,
+    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+  ) STRICT;
+  CREATE INDEX payments_by_agent ON payments (owner, agent_id, created_at);
+  CREATE INDEX payments_by_owner ON payments (owner, created_at);
+  CREATE INDEX payments_pending ON payments (status) WHERE status = 'pending';
+  CREATE INDEX payments_by_memo ON payments (owner, agent_id, memo);
+  CREATE INDEX payments_by_payer_signature ON payments (payer_signature) WHERE payer_signature IS NOT NULL;
+
+  -- One row per (agent, Idempotency-Key): the first payment made with it.
+  CREATE TABLE idempotency_keys (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    payment_id TEXT NOT NULL REFERENCES payments(id),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id, key)
+  ) STRICT;
+
+  -- An allocation moves USDC from the treasury to an agent; a return moves it back. Both are the
+  -- same kind of row, told apart by direction. They take an Idempotency-Key like payments: the
+  -- newest attempt under a key answers it.
+  CREATE TABLE allocations (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+    tx_signature TEXT UNIQUE,
+    tx_wire TEXT,
+    last_valid_block_height TEXT,
+    error_code TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER,
+    idempotency_key TEXT,
+    request_hash TEXT,
+    direction TEXT NOT NULL DEFAULT 'to_agent' CHECK (direction IN ('to_agent', 'to_treasury')),
+    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+  ) STRICT;
+  CREATE INDEX allocations_by_agent ON allocations (owner, agent_id, created_at);
+  CREATE INDEX allocations_by_idempotency_key ON allocations (owner, agent_id, idempotency_key, created_at)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX allocations_pending_returns ON allocations (owner, agent_id) WHERE status = 'pending' AND direction = 'to_treasury';
+
+  -- USDC that reached the treasury: found on chain (confirmed from the start), or a sim faucet mint,
+  -- which is a pending deposit before it is a transaction (signed and recorded before it is sent), so
+  -- a crash between the chain and the ledger cannot leave USDC in the treasury no deposit explains.
+  CREATE TABLE deposits (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL REFERENCES owners(address),
+    tx_signature TEXT UNIQUE,
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    from_address TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('faucet', 'chain')),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+    tx_wire TEXT,
+    last_valid_block_height TEXT,
+    error_code TEXT,
+    idempotency_key TEXT,
+    request_hash TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  ) STRICT;
+  CREATE INDEX deposits_by_owner ON deposits (owner, created_at);
+  CREATE INDEX deposits_by_idempotency_key ON deposits (owner, idempotency_key, created_at) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX deposits_pending ON deposits (status) WHERE status = 'pending';
+
+  -- A failed image generation gives the agent its money back on chain, from the treasury that was
+  -- paid (or keeps it in the treasury when the agent was archived: destination). Once a refund is
+  -- confirmed its payment no longer counts toward the agent's spending (rolling budget included).
+  -- At most one refund under way or done per payment (a failed attempt may be tried again).
+  CREATE TABLE refunds (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    payment_id TEXT NOT NULL REFERENCES payments(id),
+    task_id TEXT REFERENCES generation_tasks(id),
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+    tx_signature TEXT UNIQUE,
+    tx_wire TEXT,
+    last_valid_block_height TEXT,
+    error_code TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER,
+    destination TEXT NOT NULL DEFAULT 'agent' CHECK (destination IN ('agent', 'treasury')),
+    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+  ) STRICT;
+  CREATE UNIQUE INDEX refunds_one_per_payment ON refunds (payment_id) WHERE status != 'failed';
+  CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at);
+  CREATE INDEX refunds_pending ON refunds (status) WHERE status = 'pending';
+
+  -- ── What an agent spent: kept by the payments' own writes ───────────────────────────────────
+  -- The policy reads these, never an agent's history (server/core/payments.ts, reservePayment): per
+  -- agent, what is pending, the lifetime spend and the last payment; and the amount counted against
+  -- the rolling 24 h budget per minute and per hour (a payment counts while pending or confirmed and
+  -- not refunded). The two triggers below keep them in the same write as every insert, settlement
+  -- and refund of a payment.
+  CREATE TABLE agent_spend_totals (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    pending INTEGER NOT NULL DEFAULT 0,
+    lifetime_spent INTEGER NOT NULL DEFAULT 0,
+    lifetime_payments INTEGER NOT NULL DEFAULT 0,
+    last_payment_at INTEGER,
+    PRIMARY KEY (owner, agent_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE agent_spend_buckets (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    span INTEGER NOT NULL CHECK (span IN (60000, 3600000)),
+    start INTEGER NOT NULL,
+    amount INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id, span, start)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TRIGGER payments_spend_insert AFTER INSERT ON payments BEGIN
+    INSERT INTO agent_spend_totals (owner, agent_id) VALUES (NEW.owner, NEW.agent_id) ON CONFLICT DO NOTHING;
+    UPDATE agent_spend_totals SET
+      pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END),
+      lifetime_spent = lifetime_spent + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END),
+      lifetime_payments = lifetime_payments + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN 1 ELSE 0 END),
+      last_payment_at = CASE WHEN NEW.status IN ('pending', 'confirmed') AND (last_payment_at IS NULL OR NEW.created_at > last_payment_at)
+        THEN NEW.created_at ELSE last_payment_at END
+    WHERE owner = NEW.owner AND agent_id = NEW.agent_id;
+    INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
+      SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, NEW.amount
+      FROM (SELECT 60000 AS span UNION ALL SELECT 3600000)
+      WHERE NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+    -- Buckets two days older than the newest payment are past any 24 h window (a clock set back a
+    -- day still finds its window whole) and are dropped; lifetime figures live in the totals.
+    DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 60000 AND start < NEW.created_at / 60000 - 2880;
+    DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 3600000 AND start < NEW.created_at / 3600000 - 48;
+  END;
+  CREATE TRIGGER payments_spend_update AFTER UPDATE OF status, refunded_at ON payments BEGIN
+    UPDATE agent_spend_totals SET
+      pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END) - (CASE WHEN OLD.status = 'pending' THEN OLD.amount ELSE 0 END),
+      lifetime_spent = lifetime_spent
+        + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+        - (CASE WHEN OLD.status = 'confirmed' AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END),
+      lifetime_payments = lifetime_payments
+        + (CASE WHEN NEW.status = 'confirmed' AND NEW.refunded_at IS NULL THEN 1 ELSE 0 END)
+        - (CASE WHEN OLD.status = 'confirmed' AND OLD.refunded_at IS NULL THEN 1 ELSE 0 END),
+      last_payment_at = CASE
+        WHEN NEW.status IN ('pending', 'confirmed') THEN
+          CASE WHEN last_payment_at IS NULL OR NEW.created_at > last_payment_at THEN NEW.created_at ELSE last_payment_at END
+        WHEN OLD.status IN ('pending', 'confirmed') AND OLD.created_at >= last_payment_at THEN
+          (SELECT MAX(created_at) FROM payments WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND status IN ('pending', 'confirmed'))
+        ELSE last_payment_at END
+    WHERE owner = NEW.owner AND agent_id = NEW.agent_id;
+    INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
+      SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, delta
+      FROM (SELECT 60000 AS span UNION ALL SELECT 3600000),
+        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
+      WHERE delta != 0
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+  END;
+
+  -- Payments the policy refused: a signal for the owner, kept as the latest 500 per owner.
+  CREATE TABLE refusals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    service TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX refusals_by_owner ON refusals (owner, id);
+
+  -- Every change of money or policy, by whom.
+  CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    agent_id TEXT,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX audit_by_owner ON audit_log (owner, at);
+
+  -- ── Image generation ────────────────────────────────────────────────────────────────────────
+  -- Paid when accepted, then worked asynchronously by the image provider.
+  CREATE TABLE generation_tasks (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    model_id TEXT NOT NULL,
+    resolution TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'generating', 'success', 'failed')),
+    estimated_cost INTEGER NOT NULL,
+    cost INTEGER,
+    payment_id TEXT NOT NULL UNIQUE REFERENCES payments(id),
+    result_url TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
+  ) STRICT;
+  CREATE INDEX generation_tasks_open ON generation_tasks (status) WHERE status IN ('queued', 'generating');
+  CREATE INDEX generation_tasks_by_agent ON generation_tasks (owner, agent_id, created_at);
+
+  -- ── Asking the owner ────────────────────────────────────────────────────────────────────────
+
+  -- What an agent asked for that only the owner may grant; carried out once when approved. A stopped
+  -- agent's waiting requests are withdrawn (all but asking to be resumed).
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy')),
+    target_agent_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn')),
+    result TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    decided_at INTEGER,
+    delivered_at INTEGER
+  ) STRICT;
+  CREATE INDEX approvals_by_owner ON approvals (owner, status, created_at);
+
+  -- Link sessions: a terminal asks, the signed-in owner completes. Only the token's hash is kept; the
+  -- new agent's key is minted when the poller collects it, so no secret is ever stored. A request the
+  -- owner opened (opened_at) is the owner's to decide: it never gives way to newer ones.
+  CREATE TABLE link_sessions (
+    token_hash TEXT PRIMARY KEY,
+    code TEXT NOT NULL,
+    client TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'delivered')),
+    owner TEXT,
+    agent_id TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_polled_at INTEGER,
+    completed_at INTEGER,
+    opened_at INTEGER
+  ) STRICT;
+  CREATE INDEX link_sessions_waiting ON link_sessions (status, expires_at, created_at);
+
+  -- Dashboard sign-in outlives a restart of the server: login links and sessions, by the SHA-256 of
+  -- their token (the tokens themselves are never stored). A login link a dashboard session mints
+  -- signs in as of that session's sign-in (signed_in_at; null: the owner key minted it, a new
+  -- sign-in), so a session cannot make itself fresh again.
+  CREATE TABLE dashboard_login_tokens (
+    token_hash TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    signed_in_at INTEGER
+  ) STRICT;
+  CREATE TABLE dashboard_sessions (
+    token_hash TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    signed_in_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- ── The registry of paid services and models ────────────────────────────────────────────────
+  CREATE TABLE services (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    category TEXT NOT NULL,
+    pricing TEXT NOT NULL,
+    price_per_call TEXT,
+    endpoint TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('svc-native', 'model-registry', 'x402-marketplace')),
+    pay_to TEXT NOT NULL,
+    network TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX services_by_source_name ON services (source, name);
+  CREATE TABLE models (
+    id TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    description TEXT NOT NULL,
+    pricing TEXT NOT NULL,
+    enabled INTEGER NOT NULL
+  ) STRICT;
+  -- The full-text index, kept in step with the services by triggers (no rebuild at start). Prefix
+  -- indexes up to 8 characters: a query's words are prefixes ("weath" finds "weather"), and a prefix
+  -- longer than the longest indexed one is matched by merging every term it starts (at 100k
+  -- services, 3 ms of a search's 4). Costs about half again the index's size.
+  CREATE VIRTUAL TABLE services_fts USING fts5 (
+    name, description, category, id, content='services', tokenize='porter unicode61', prefix='1 2 3 4 5 6 7 8'
+  );
+  CREATE TRIGGER services_fts_insert AFTER INSERT ON services BEGIN
+    INSERT INTO services_fts (rowid, name, description, category, id) VALUES (NEW.rowid, NEW.name, NEW.description, NEW.category, NEW.id);
+  END;
+  CREATE TRIGGER services_fts_delete AFTER DELETE ON services BEGIN
+    INSERT INTO services_fts (services_fts, rowid, name, description, category, id) VALUES ('delete', OLD.rowid, OLD.name, OLD.description, OLD.category, OLD.id);
+  END;
+  CREATE TRIGGER services_fts_update AFTER UPDATE ON services BEGIN
+    INSERT INTO services_fts (services_fts, rowid, name, description, category, id) VALUES ('delete', OLD.rowid, OLD.name, OLD.description, OLD.category, OLD.id);
+    INSERT INTO services_fts (rowid, name, description, category, id) VALUES (NEW.rowid, NEW.name, NEW.description, NEW.category, NEW.id);
+  END;
+
+  -- ── The embedded (sim) chain, in the same file so it rolls back with the ledger ─────────────
+
+  -- Its accounts, so balances survive a restart.
+  CREATE TABLE sim_accounts (
+    address TEXT PRIMARY KEY,
+    lamports TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    data BLOB NOT NULL,
+    executable INTEGER NOT NULL
+  ) STRICT;
+  -- Every transaction it executed, as a node keeps them, so it answers JSON-RPC as a cluster does:
+  -- their order (seq), metadata (error, fee, logs, token balances before and after, as JSON), and
+  -- which addresses each touched (getSignaturesForAddress).
+  CREATE TABLE sim_transactions (
+    signature TEXT PRIMARY KEY,
+    wire TEXT NOT NULL,
+    slot INTEGER NOT NULL,
+    block_time INTEGER NOT NULL,
+    error TEXT,
+    seq INTEGER,
+    meta TEXT
+  ) STRICT;
+  CREATE UNIQUE INDEX sim_transactions_by_seq ON sim_transactions (seq);
+  CREATE TABLE sim_address_signatures (
+    address TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (address, seq)
+  ) STRICT, WITHOUT ROWID;
+`;
