@@ -47,8 +47,7 @@ export interface SimTransactionRow {
   blockTime: number;
   /** LiteSVM's description of the failure, null when the transaction succeeded. */
   error: string | null;
-  /** Null for transactions recorded before the chain spoke JSON-RPC. */
-  meta: SimTransactionMeta | null;
+  meta: SimTransactionMeta;
 }
 
 /** What the sim chain needs from storage: its accounts and its transaction log, written together. */

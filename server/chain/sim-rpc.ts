@@ -145,7 +145,7 @@ export function createSimRpc(ledger: SimLedger) {
           signatures.map((signature) => {
             const found = ledger.findTransaction(signature);
             if (found === null) return null;
-            const err = errorOf(found);
+            const err = found.meta.err;
             return {
               slot: found.slot,
               confirmations: null,
@@ -169,7 +169,7 @@ export function createSimRpc(ledger: SimLedger) {
         ledger.signaturesFor(key, { before: config?.before, until: config?.until, limit: config?.limit ?? 1000 }).map((row) => ({
           signature: row.signature,
           slot: row.slot,
-          err: errorOf(row),
+          err: row.meta.err,
           memo: null,
           blockTime: BigInt(Math.floor(row.blockTime / 1000)),
           confirmationStatus: 'finalized',
@@ -313,11 +313,6 @@ function preflightFailure(err: RpcTransactionError, logs: string[], unitsConsume
   });
 }
 
-function errorOf(row: SimTransactionRow): RpcTransactionError | null {
-  if (row.meta !== null) return row.meta.err;
-  return row.error === null ? null : row.error;
-}
-
 function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | undefined) {
   const account = ledger.account(key);
   if (!account.exists) return null;
@@ -392,20 +387,20 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
-  const err = errorOf(row);
+  const err = row.meta.err;
   const meta = {
     err,
     status: err === null ? { Ok: null } : { Err: err },
-    fee: BigInt(row.meta?.fee ?? LAMPORTS_PER_SIGNATURE),
+    fee: BigInt(row.meta.fee),
     preBalances: [],
     postBalances: [],
     innerInstructions: [],
-    logMessages: row.meta?.logMessages ?? [],
-    preTokenBalances: row.meta?.preTokenBalances ?? [],
-    postTokenBalances: row.meta?.postTokenBalances ?? [],
+    logMessages: row.meta.logMessages,
+    preTokenBalances: row.meta.preTokenBalances,
+    postTokenBalances: row.meta.postTokenBalances,
     rewards: [],
     loadedAddresses: { writable: [], readonly: [] },
-    computeUnitsConsumed: BigInt(row.meta?.computeUnitsConsumed ?? 0),
+    computeUnitsConsumed: BigInt(row.meta.computeUnitsConsumed),
   };
   const base = { slot: row.slot, blockTime: BigInt(Math.floor(row.blockTime / 1000)), version, meta };
   if (encoding === 'base64') return { ...base, transaction: [row.wire, 'base64'] };

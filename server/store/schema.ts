@@ -403,8 +403,8 @@ export const SCHEMA = `
     slot INTEGER NOT NULL,
     block_time INTEGER NOT NULL,
     error TEXT,
-    seq INTEGER,
-    meta TEXT
+    seq INTEGER NOT NULL,
+    meta TEXT NOT NULL
   ) STRICT;
   CREATE UNIQUE INDEX sim_transactions_by_seq ON sim_transactions (seq);
   CREATE TABLE sim_address_signatures (

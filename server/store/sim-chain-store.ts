@@ -7,7 +7,7 @@ interface TransactionRowData {
   slot: number;
   block_time: number;
   error: string | null;
-  meta: string | null;
+  meta: string;
 }
 
 const toTransaction = (row: TransactionRowData): SimTransactionRow => ({
@@ -16,7 +16,7 @@ const toTransaction = (row: TransactionRowData): SimTransactionRow => ({
   slot: BigInt(row.slot),
   blockTime: row.block_time,
   error: row.error,
-  meta: row.meta === null ? null : (JSON.parse(row.meta) as SimTransactionMeta),
+  meta: JSON.parse(row.meta) as SimTransactionMeta,
 });
 
 /** SQLite persistence for the embedded chain's accounts, transaction log and signatures by address. */
@@ -53,7 +53,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
         transaction.slot,
         transaction.blockTime,
         transaction.error,
-        transaction.meta === null ? null : JSON.stringify(transaction.meta),
+        JSON.stringify(transaction.meta),
       );
       if (changes > 0) {
         const seq = seqOf.get(transaction.signature) as number;
