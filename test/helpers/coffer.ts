@@ -188,3 +188,14 @@ export async function ownerState(t: TestCoffer) {
     })),
   };
 }
+
+/** A backup file of this Coffer as POST /v1/backup/file answers it (owner key), as bytes. */
+export async function backupFileOf(t: TestCoffer, passphrase: string): Promise<Uint8Array<ArrayBuffer>> {
+  const response = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ passphrase }),
+  });
+  if (response.status !== 200) throw new Error(`backup failed: ${response.status} ${await response.text()}`);
+  return new Uint8Array(await response.arrayBuffer());
+}

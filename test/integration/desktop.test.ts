@@ -13,7 +13,7 @@ import { packagePath } from '../../server/boot/package-files.js';
 import type { ServeConfig } from '../../server/cli/config.js';
 import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
-import { fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
+import { backupFileOf, fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
 import { createFirstStartClient } from '../../server/client/first-start-client.js';
 import { isFirstStart } from '../../server/boot/first-start.js';
 import { compileApp } from '../helpers/compiled-app.js';
@@ -421,12 +421,7 @@ describe('the desktop app when things go wrong', () => {
     let bytes: Uint8Array<ArrayBuffer>;
     try {
       await fundedAgent(t, 'restored-scout', '3.00');
-      const file = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ passphrase }),
-      });
-      bytes = new Uint8Array(await file.arrayBuffer());
+      bytes = await backupFileOf(t, passphrase);
     } finally {
       await t.stop();
     }
@@ -464,12 +459,7 @@ describe('the desktop app when things go wrong', () => {
     let bytes: Uint8Array<ArrayBuffer>;
     try {
       await fundedAgent(t, 'kept', '2.00');
-      const file = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ passphrase }),
-      });
-      bytes = new Uint8Array(await file.arrayBuffer());
+      bytes = await backupFileOf(t, passphrase);
     } finally {
       await t.stop();
     }

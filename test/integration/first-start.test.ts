@@ -10,7 +10,7 @@ import { CofferApiError } from '../../server/client/client-error.js';
 import { createFirstStartClient, type FirstStartClient } from '../../server/client/first-start-client.js';
 import { readFileSync } from 'node:fs';
 import { TestCluster } from '../fixtures/test-cluster.js';
-import { fundedAgent, micro, startCoffer, tempDataDir, UNLISTED_API } from '../helpers/coffer.js';
+import { backupFileOf, fundedAgent, micro, startCoffer, tempDataDir, UNLISTED_API } from '../helpers/coffer.js';
 import { payUsdc } from '../helpers/pay.js';
 
 /**
@@ -50,13 +50,7 @@ beforeAll(async () => {
     const agent = await fundedAgent(t, 'scout', '5.00');
     const paid = await payUsdc(t, 'scout', agent.apiKey, { ...UNLISTED_API, amount: '0.25', description: 'before the backup' });
     expect(paid.status).toBe(200);
-    const response = await fetch(`${t.url}${t.withOwner('/v1/backup/file')}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ passphrase: PASSPHRASE }),
-    });
-    expect(response.status).toBe(200);
-    backup = new Uint8Array(await response.arrayBuffer());
+    backup = await backupFileOf(t, PASSPHRASE);
     const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     original = { owner: t.owner, treasury: dashboard.treasury.balance, agent: dashboard.agents[0].balance, paid: 1 };
   } finally {
