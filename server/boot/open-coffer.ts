@@ -19,7 +19,7 @@ import { createSimImageProvider } from '../providers/sim-images.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EventBus } from '../core/events.js';
-import { settleActiveTransfers } from '../core/transfers.js';
+import { settleActiveTransfers } from '../core/transfer-lifecycle.js';
 import { mkdirSync } from 'node:fs';
 import type { ReconcileReport } from '../core/reconcile.js';
 import type { McpLaunch } from '../core/context.js';

@@ -2,11 +2,11 @@ import { CofferError, isCofferError } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approval-requests.js';
 import { done } from './outcome.js';
-import { DAY_MS, type EngineContext } from './context.js';
+import type { EngineContext } from './context.js';
 import { getAgentOrThrow, refuseArchived } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
+import { earlierAttempt, moveMoney, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, AllocationRecord } from './ports/store.js';
 
 /**
@@ -38,68 +38,50 @@ export async function allocate(
 /** The owner's allocation, carried out now. */
 async function allocateNow(ctx: EngineContext, principal: Principal, agent: AgentRecord, amount: bigint, idempotencyKey: string | null) {
   const { owner } = principal;
-  const { agentId } = agent;
-  const requestHash = hashRequest(['allocate', amount.toString()]);
-  if (idempotencyKey !== null) {
-    const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
-    const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
-    if (outcome !== NOT_SENT) return outcome;
-  }
-  // After the replay: a retry answers its first result whatever happened since, an archive included
-  // (the client must learn that its money moved); only a new allocation is refused.
+  const key = keyOf('allocation', agent, idempotencyKey, ['allocate', amount.toString()]);
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return allocationResult(ctx, answerEarlier(earlier), agent);
+  // After the earlier attempt: a retry answers its first result whatever happened since, an archive
+  // included (the client must learn that its money moved); only a new allocation is refused.
   refuseArchived(agent);
   const treasuryBalance = await ctx.chain.usdcBalance(owner);
-
-  const reserved = ctx.store.transaction((): AllocationRecord | { replayOf: AllocationRecord } => {
-    const now = ctx.clock.now();
-    if (idempotencyKey !== null) {
-      const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
-      if (first && !neverSent(first)) return { replayOf: first };
-    }
-    // Again in the commit that reserves: the archive may have committed while the balance was read.
-    refuseArchived(getAgentOrThrow(ctx, owner, agentId));
-    const available = treasuryBalance - ctx.store.pendingAllocationsTotal(owner);
-    if (available < amount) {
-      throw new CofferError(
-        'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
-      );
-    }
-    const record = newMove({ owner, agentId, amount, idempotencyKey, requestHash, createdAt: now, direction: 'to_agent' });
-    ctx.store.insertAllocation(record);
-    return record;
-  });
-  if ('replayOf' in reserved) return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'allocation');
-
+  const id = newId('alc');
   try {
-    await sendReserved(
-      ctx,
-      {
-        kind: 'allocation',
-        id: reserved.id,
-        owner,
-        agentId,
-        actor: actorOf(principal),
-        detail: { amount: formatUsdc(amount) },
-      },
-      () =>
+    const moved = await moveMoney(ctx, owner, {
+      kind: 'allocation',
+      actor: actorOf(principal),
+      key,
+      sentBy: 'coffer',
+      sign: () =>
         ctx.chain.prepareTransfer({
           from: owner,
           to: agent.walletAddress,
           amount,
-          memo: `coffer allocation ${reserved.id}`,
-          reference: reserved.id,
+          memo: `coffer allocation ${id}`,
+          reference: id,
           feePayer: owner,
           createRecipientAccount: true,
         }),
-    );
+      reserve: (signed) => {
+        // Again in the commit that reserves: the archive may have committed while the balance was read.
+        refuseArchived(getAgentOrThrow(ctx, owner, agent.agentId));
+        const available = treasuryBalance - ctx.store.pendingAllocationsTotal(owner);
+        if (available < amount) {
+          throw new CofferError(
+            'insufficient_treasury_funds',
+            `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+          );
+        }
+        return newMove(ctx, 'allocation', id, agent, amount, key, signed);
+      },
+    });
+    return allocationResult(ctx, 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row, agent);
   } catch (error) {
     if (isCofferError(error) && error.code === 'insufficient_funds') {
       throw new CofferError('insufficient_treasury_funds', 'the treasury does not hold enough USDC for this allocation');
     }
     throw error;
   }
-  return allocationResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
 }
 
 /** What an allocation or a return answers: what moved, its transaction, and the wallet's balance after. */
@@ -125,37 +107,16 @@ const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent:
   ...(await moved(ctx, record, agent)),
 });
 
-/** Words and codes of each direction, for a replay. */
-const DIRECTIONS = {
-  to_agent: { what: 'allocation', other: 'return', lackOfFunds: 'insufficient_treasury_funds' },
-  to_treasury: { what: 'return', other: 'allocation', lackOfFunds: 'insufficient_funds' },
-} as const;
-
-/**
- * The first allocation or return under an Idempotency-Key, settled, to answer again (or NOT_SENT: it
- * never reached the chain). A key used for the other direction is refused.
- */
-async function replayMove(ctx: EngineContext, first: AllocationRecord, requestHash: string, direction: AllocationRecord['direction']) {
-  const { what, other, lackOfFunds } = DIRECTIONS[direction];
-  if (first.direction !== direction)
+/** The earlier allocation or return under an Idempotency-Key, answered again: what moved, or its failure again. */
+function answerEarlier(earlier: AllocationRecord): AllocationRecord {
+  if (earlier.status === 'failed') {
+    const lackOfFunds = earlier.kind === 'allocation' ? 'insufficient_treasury_funds' : 'insufficient_funds';
     throw new CofferError(
-      'idempotency_key_reused',
-      `this Idempotency-Key was already used for ${other === 'allocation' ? 'an' : 'a'} ${other}`,
-    );
-  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getAllocation(id), what);
-  if (settled === NOT_SENT) return NOT_SENT;
-  if (settled.status === 'failed') {
-    throw new CofferError(
-      settled.errorCode === 'insufficient_funds' ? lackOfFunds : 'chain_rejected',
-      `the ${what} made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+      earlier.errorCode === 'insufficient_funds' ? lackOfFunds : 'chain_rejected',
+      `the ${earlier.kind} made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); no money moved`,
     );
   }
-  return settled;
-}
-
-async function replay(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
-  const settled = await replayMove(ctx, first, requestHash, 'to_agent');
-  return settled === NOT_SENT ? NOT_SENT : allocationResult(ctx, settled, agent);
+  return earlier;
 }
 
 /**
@@ -175,57 +136,92 @@ export async function returnFunds(
   const { owner } = principal;
   const asked = amountText === null ? null : parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
-  const requestHash = hashRequest(['return', asked?.toString() ?? 'all']);
-  if (idempotencyKey !== null) {
-    const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
-    const outcome = first ? await replayReturn(ctx, first, requestHash, agent) : NOT_SENT;
-    if (outcome !== NOT_SENT) return outcome;
-  }
+  const key = keyOf('return', agent, idempotencyKey, ['return', asked?.toString() ?? 'all']);
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return returnResult(ctx, answerEarlier(earlier), agent);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-
-  const reserved = ctx.store.transaction((): AllocationRecord | { replayOf: AllocationRecord } => {
-    const now = ctx.clock.now();
-    if (idempotencyKey !== null) {
-      const first = ctx.store.findAllocationByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
-      if (first && !neverSent(first)) return { replayOf: first };
+  // What the wallet has not promised away (pending payments and returns), read again in the reservation.
+  const available = () => balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
+  // "All of it" is signed for what is available now; when a payment takes part of it before the
+  // reservation, the return is signed again for what is left (a few times at most).
+  for (let tries = 1; ; tries += 1) {
+    const amount = asked ?? available();
+    refuseReturn(amount, available());
+    const id = newId('alc');
+    try {
+      const movedBack = await moveMoney(ctx, owner, {
+        kind: 'return',
+        actor: actorOf(principal),
+        key,
+        sentBy: 'coffer',
+        sign: () =>
+          ctx.chain.prepareTransfer({
+            from: agent.walletAddress,
+            to: owner,
+            amount,
+            memo: `coffer return ${id}`,
+            reference: id,
+            feePayer: owner,
+            createRecipientAccount: false,
+          }),
+        reserve: (signed) => {
+          const left = available();
+          if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
+          refuseReturn(amount, left);
+          return newMove(ctx, 'return', id, agent, amount, key, signed);
+        },
+      });
+      return returnResult(ctx, 'earlier' in movedBack ? answerEarlier(movedBack.earlier) : movedBack.row, agent);
+    } catch (error) {
+      if (!(error instanceof AvailableChanged)) throw error;
     }
-    const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
-    const amount = asked ?? available;
-    if (amount <= 0n || available < amount) {
-      throw new CofferError(
-        'insufficient_funds',
-        available <= 0n
-          ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
-          : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
-      );
-    }
-    const record = newMove({ owner, agentId, amount, idempotencyKey, requestHash, createdAt: now, direction: 'to_treasury' });
-    ctx.store.insertAllocation(record);
-    return record;
-  });
-  if ('replayOf' in reserved) return outcomeOfRace(replayReturn(ctx, reserved.replayOf, requestHash, agent), 'return');
+  }
+}
 
-  await sendReserved(
-    ctx,
-    { kind: 'return', id: reserved.id, owner, agentId, actor: actorOf(principal), detail: { amount: formatUsdc(reserved.amount) } },
-    () =>
-      ctx.chain.prepareTransfer({
-        from: agent.walletAddress,
-        to: owner,
-        amount: reserved.amount,
-        memo: `coffer return ${reserved.id}`,
-        reference: reserved.id,
-        feePayer: owner,
-        createRecipientAccount: false,
-      }),
+/** A return of the whole available balance found it changed between its signature and its reservation. */
+class AvailableChanged extends Error {}
+
+function refuseReturn(amount: bigint, available: bigint): void {
+  if (amount > 0n && available >= amount) return;
+  throw new CofferError(
+    'insufficient_funds',
+    available <= 0n
+      ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
+      : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
   );
-  return returnResult(ctx, ctx.store.getAllocation(reserved.id) ?? reserved, agent);
 }
 
-async function replayReturn(ctx: EngineContext, first: AllocationRecord, requestHash: string, agent: AgentRecord) {
-  const settled = await replayMove(ctx, first, requestHash, 'to_treasury');
-  return settled === NOT_SENT ? NOT_SENT : returnResult(ctx, settled, agent);
-}
+/** An allocation's or a return's Idempotency-Key: the two share the key space of an agent (one used for the other is 409). */
+const keyOf = (kind: 'allocation' | 'return', agent: AgentRecord, idempotencyKey: string | null, request: unknown[]) =>
+  idempotencyKey === null
+    ? null
+    : {
+        kinds: kind === 'allocation' ? (['allocation', 'return'] as const) : (['return', 'allocation'] as const),
+        agentId: agent.agentId,
+        key: idempotencyKey,
+        requestHash: hashRequest(request),
+      };
 
-/** A move between the treasury and an agent's wallet, reserved and not yet sent. */
-const newMove = (move: Omit<AllocationRecord, 'id' | keyof typeof UNSENT>): AllocationRecord => ({ id: newId('alc'), ...UNSENT, ...move });
+/** A move between the treasury and an agent's wallet, reserved with its signed transaction. */
+const newMove = (
+  ctx: EngineContext,
+  kind: 'allocation' | 'return',
+  id: string,
+  agent: AgentRecord,
+  amount: bigint,
+  key: { key: string; requestHash: string } | null,
+  signed: SignedTransfer,
+): AllocationRecord => ({
+  kind,
+  id,
+  owner: agent.owner,
+  agentId: agent.agentId,
+  amount,
+  status: 'pending',
+  ...signed,
+  errorCode: null,
+  idempotencyKey: key?.key ?? null,
+  requestHash: key?.requestHash ?? null,
+  createdAt: ctx.clock.now(),
+  settledAt: null,
+});

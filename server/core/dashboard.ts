@@ -1,6 +1,6 @@
 import { requireOwner, type Principal } from './auth.js';
 import type { ContextWith } from './context.js';
-import type { AgentStore, MetaStore, PaymentStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
+import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
 import { agentRows } from './agents.js';
 import { statusOf } from './backup.js';
 import { USDC_DECIMALS, formatUsdc } from './money.js';
@@ -10,7 +10,7 @@ export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
 
 /** What the overview reads: agents and their spending, recent payments and refusals, service names. */
-type DashboardStore = AgentStore & SpendStore & PaymentStore & RefusalStore & RegistryStore & MetaStore;
+type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore;
 
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
   requireOwner(principal);

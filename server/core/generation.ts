@@ -5,9 +5,9 @@ import { getAgentOrThrow } from './agent-lookup.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
 import { newId } from './ids.js';
-import { UNSENT, sendReserved } from './transfers.js';
+import { moveMoney, type SignedTransfer } from './transfer-lifecycle.js';
 import { randomBytes } from 'node:crypto';
-import type { GenerationTask, ModelRecord, RefundRecord } from './ports/store.js';
+import type { GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from './ports/store.js';
 import type { GenerateBody } from './schemas.js';
 import { iso } from './views.js';
 
@@ -111,7 +111,7 @@ export async function generate(
         fingerprint: JSON.stringify([model.id, body.resolution, body.prompt]),
         // What is bought is this model at this resolution: its own price is the listed one.
         listedPrice: parseAmount(price),
-        onReserved: (row) => {
+        alsoWrite: (row) => {
           reserved = newTask(principal.owner, agentId, model, body, price, row.id, row.createdAt);
           ctx.store.insertTask(reserved);
         },
@@ -123,13 +123,9 @@ export async function generate(
     if (reserved !== null) carryOn(ctx, reserved);
     throw error;
   }
-  // A retry with the same Idempotency-Key finds the task its payment bought.
-  let task = ctx.store.findTaskByPayment(payment.paymentId);
-  if (task === null) {
-    // A payment made by a Coffer older than this one, which wrote the task after the payment.
-    task = newTask(principal.owner, agentId, model, body, price, payment.paymentId, ctx.clock.now());
-    ctx.store.insertTask(task);
-  }
+  // A retry with the same Idempotency-Key finds the task its payment bought (written in the payment's commit).
+  const task = ctx.store.findTaskByPayment(payment.paymentId);
+  if (task === null) throw new CofferError('internal', `payment ${payment.paymentId} bought no image task`);
   // The answer is the task as accepted (queued), or as it stands for a replay; then the work starts.
   const answer = viewOf(ctx, task);
   carryOn(ctx, task);
@@ -238,77 +234,107 @@ function startTask(ctx: EngineContext, task: GenerationTask): void {
   );
 }
 
-/** The task failed: it is marked so and its refund reserved in one commit, then the refund is sent. */
+/**
+ * The task failed: it is marked so, then its payment given back. A crash in between leaves a failed
+ * task owed a refund, which the next start (or the chain watch) finds and refunds.
+ */
 async function fail(ctx: EngineContext, task: GenerationTask, reason: string): Promise<void> {
-  const refundRow = ctx.store.transaction(() => {
-    updateTask(ctx, task, { status: 'failed', error: reason });
-    return reserveRefund(ctx, task);
-  });
-  if (refundRow !== null) await sendRefund(ctx, refundRow);
-}
-
-async function refund(ctx: EngineContext, task: GenerationTask): Promise<void> {
-  const refundRow = ctx.store.transaction(() => reserveRefund(ctx, task));
-  if (refundRow !== null) await sendRefund(ctx, refundRow);
+  updateTask(ctx, task, { status: 'failed', error: reason });
+  await refund(ctx, task);
 }
 
 /**
- * A pending refund of the task's payment, or null when there is nothing to send: the payment is not
- * confirmed, was refunded already (or is being), or went to an address Coffer holds no key for (a
- * payment made before generation was paid to the treasury). An archived agent's refund stays in the
- * treasury, recorded at once: its wallet is empty and watched by no one. Must run inside a store
- * transaction (the archive's commit and this one are ordered).
+ * Gives a failed task's payment back, through the lifecycle of every move of money, from the treasury
+ * that was paid to the agent's wallet. Nothing is given when the payment is not confirmed, was refunded
+ * already (or is being), or went to an address Coffer holds no key for (a payment made before
+ * generation was paid to the treasury). An archived agent's refund stays in the treasury, recorded at
+ * once: its wallet is empty and watched by no one. What could not be sent now is said in the log; its
+ * row (or its absence) tells the next start what to do.
  */
-function reserveRefund(ctx: EngineContext, task: GenerationTask): RefundRecord | null {
+async function refund(ctx: EngineContext, task: GenerationTask): Promise<void> {
+  const payment = paymentOwedBack(ctx, task);
+  if (payment === null) return;
+  if (getAgentOrThrow(ctx, payment.owner, payment.agentId).archivedAt !== null) {
+    keepInTreasury(ctx, task);
+    return;
+  }
+  const agent = getAgentOrThrow(ctx, payment.owner, payment.agentId);
+  const id = newId('rfd');
+  try {
+    await moveMoney(ctx, payment.owner, {
+      kind: 'refund',
+      actor: 'system',
+      key: null,
+      sentBy: 'coffer',
+      sign: () =>
+        ctx.chain.prepareTransfer({
+          from: payment.owner,
+          to: agent.walletAddress,
+          amount: payment.amount,
+          memo: `coffer refund ${payment.id}`,
+          reference: id,
+          feePayer: payment.owner,
+          createRecipientAccount: true,
+        }),
+      // Again in the write: another refund, or the agent's archive, may have come first.
+      reserve: (signed) => {
+        if (paymentOwedBack(ctx, task) === null || getAgentOrThrow(ctx, agent.owner, agent.agentId).archivedAt !== null) {
+          throw new NoLongerOwed();
+        }
+        return refundRow(ctx, id, task, payment, 'agent', signed);
+      },
+    });
+  } catch (error) {
+    if (error instanceof NoLongerOwed) return refund(ctx, task);
+    ctx.log(`refund ${id} of payment ${payment.id} was not sent now: ${(error as Error).message}`);
+  }
+}
+
+/** A refund found, in its reservation, that it is no longer owed (or owed to the treasury). */
+class NoLongerOwed extends Error {}
+
+/** The task's payment when it is owed back: confirmed, paid to the treasury, not refunded or being refunded. */
+function paymentOwedBack(ctx: EngineContext, task: GenerationTask): PaymentRecord | null {
   const payment = ctx.store.getPayment(task.paymentId);
   if (payment === null || payment.status !== 'confirmed' || payment.refundedAt !== null || payment.recipient !== payment.owner) return null;
   const earlier = ctx.store.findRefundByPayment(payment.id);
-  if (earlier !== null && earlier.status !== 'failed') return null;
-  const archived = getAgentOrThrow(ctx, payment.owner, payment.agentId).archivedAt !== null;
-  const row: RefundRecord = {
-    id: newId('rfd'),
-    destination: archived ? 'treasury' : 'agent',
-    owner: payment.owner,
-    agentId: payment.agentId,
-    paymentId: payment.id,
-    taskId: task.id,
-    amount: payment.amount,
-    ...UNSENT,
-    createdAt: ctx.clock.now(),
-  };
-  ctx.store.insertRefund(row);
-  if (!archived) return row;
-  ctx.store.settleRefund(row.id, 'confirmed', null, row.createdAt);
-  const detail = { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId };
-  audit(ctx, { actor: 'system', owner: row.owner, agentId: row.agentId, action: 'refund.kept_in_treasury', detail });
-  return null;
+  return earlier !== null && earlier.status !== 'failed' ? null : payment;
 }
 
-/** Sends a reserved refund from the treasury to the agent's wallet; its row records the outcome. */
-async function sendRefund(ctx: EngineContext, row: RefundRecord): Promise<void> {
-  const agent = getAgentOrThrow(ctx, row.owner, row.agentId);
-  await sendReserved(
-    ctx,
-    {
-      kind: 'refund',
-      id: row.id,
-      owner: row.owner,
-      agentId: row.agentId,
-      actor: 'system',
-      detail: { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId },
-    },
-    () =>
-      ctx.chain.prepareTransfer({
-        from: row.owner,
-        to: agent.walletAddress,
-        amount: row.amount,
-        memo: `coffer refund ${row.paymentId}`,
-        reference: row.id,
-        feePayer: row.owner,
-        createRecipientAccount: true,
-      }),
-  ).catch((error: Error) =>
-    // Its row says what happened (pending for reconciliation, or failed and sent again at the next start).
-    ctx.log(`refund ${row.id} of payment ${row.paymentId} was not sent now: ${error.message}`),
-  );
+/** An archived agent's refund: recorded as given, kept in the treasury the payment went to (nothing moves). */
+function keepInTreasury(ctx: EngineContext, task: GenerationTask): void {
+  ctx.store.transaction(() => {
+    const payment = paymentOwedBack(ctx, task);
+    if (payment === null) return;
+    const row = refundRow(ctx, newId('rfd'), task, payment, 'treasury', { txSignature: null, txWire: null, lastValidBlockHeight: null });
+    ctx.store.insertTransfer(row);
+    ctx.store.settleTransfer(row.id, 'confirmed', null, row.createdAt);
+    const detail = { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId };
+    audit(ctx, { actor: 'system', owner: row.owner, agentId: row.agentId, action: 'refund.kept_in_treasury', detail });
+  });
 }
+
+const refundRow = (
+  ctx: EngineContext,
+  id: string,
+  task: GenerationTask,
+  payment: PaymentRecord,
+  destination: RefundRecord['destination'],
+  signed: SignedTransfer,
+): RefundRecord => ({
+  kind: 'refund',
+  id,
+  destination,
+  owner: payment.owner,
+  agentId: payment.agentId,
+  paymentId: payment.id,
+  taskId: task.id,
+  amount: payment.amount,
+  status: 'pending',
+  ...signed,
+  errorCode: null,
+  idempotencyKey: null,
+  requestHash: null,
+  createdAt: ctx.clock.now(),
+  settledAt: null,
+});

@@ -6,9 +6,8 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, prepareUnreserved, replayOutcome, reserveAndSend } from './transfers.js';
+import { earlierAttempt, moveMoney, type MoveKey, type Moved, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
-import type { PreparedTransfer } from './ports/chain.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
@@ -56,29 +55,16 @@ function checkCurrency(currency: string | undefined): void {
   throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
 }
 
-/**
- * The outcome of an earlier request with the same Idempotency-Key: its result, or its error again; or
- * NOT_SENT when that attempt never reached the chain, so the retry is paid as a first try.
- */
-async function replay(
-  ctx: EngineContext,
-  first: PaymentRecord,
-  requestHash: string,
-  agent: AgentRecord,
-): Promise<PaymentResult | typeof NOT_SENT> {
-  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getPayment(id), 'payment');
-  if (settled === NOT_SENT) return NOT_SENT;
-  if (settled.status === 'failed') {
+/** The earlier payment under an Idempotency-Key, answered again: its result, or its failure again. */
+function answerEarlier(ctx: EngineContext, earlier: PaymentRecord, agent: AgentRecord): Promise<PaymentResult> {
+  if (earlier.status === 'failed') {
     throw new CofferError(
-      settled.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
-      `the payment made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); no money moved`,
+      earlier.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
+      `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); no money moved`,
     );
   }
-  return paymentResult(ctx, settled, agent);
+  return paymentResult(ctx, earlier, agent);
 }
-
-/** The x402 fields of a payment Coffer itself signs and sends (none). */
-export const SENT_BY_COFFER = { protocol: 'coffer', resource: null, x402Header: null, payerSignature: null } as const;
 
 /** What the engine itself knows about a payment it makes (generation), beyond the request body. */
 export interface PaymentContext {
@@ -86,12 +72,8 @@ export interface PaymentContext {
   fingerprint?: string;
   /** The listed price of what is bought, when the service's own listing does not say (a model's price). */
   listedPrice?: bigint;
-  /**
-   * Runs inside the reservation's commit, after the pending payment is written: what the payment buys
-   * is recorded in the same write as the payment itself (generation: its task), so no crash can leave
-   * one without the other.
-   */
-  onReserved?: (payment: PaymentRecord) => void;
+  /** Written in the payment's own commit, right after it (generation: its task), so no crash can leave one without the other. */
+  alsoWrite?: (payment: PaymentRecord) => void;
 }
 
 export async function pay(
@@ -115,38 +97,29 @@ async function payOrThrow(
   idempotencyKey: string | null,
   context: PaymentContext,
 ): Promise<PaymentResult> {
-  requireAgentScope(principal, agentId);
-  // An agent pays within its policy; a dashboard session paying from its wallet is the owner, and fresh.
-  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
-  const { owner } = principal;
+  const agent = payingAgent(ctx, principal, agentId);
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
-  const agent = getAgentOrThrow(ctx, owner, agentId);
-
-  // The same Idempotency-Key returns the first result, whatever happened since (even a kill).
-  const requestHash = hashRequest([
-    body.service,
-    amount.toString(),
-    body.description ?? '',
-    body.recipient ?? null,
-    body.nonce ?? null,
-    context.fingerprint ?? null,
-  ]);
-  if (idempotencyKey !== null) {
-    const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
-    const outcome = first ? await replay(ctx, first, requestHash, agent) : NOT_SENT;
-    if (outcome !== NOT_SENT) return outcome;
-  }
-  refuseStopped(agent);
-
   const service = ctx.store.getService(body.service);
   const recipient = service?.payTo ?? body.recipient;
-  // Policy refusals come first, in API.md's check order, before anything about the recipient or the
-  // chain (the balance read below included): an agent is told "not allowed" or "over budget"
-  // whatever it aimed at, and a refused retry loop costs no RPC call. The reservation below checks
-  // again, atomically, since other payments may land in between.
-  checkPolicy(ctx, owner, agentId, body.service, service, recipient, amount);
-  if (service !== null) assertListedPrice(service.id, context.listedPrice ?? listedPrice(service), amount);
+  const asked: PaymentAsked = {
+    serviceId: body.service,
+    service,
+    recipient,
+    amount,
+    listed: service === null ? null : (context.listedPrice ?? listedPrice(service)),
+    key: keyOf(agent, idempotencyKey, [
+      body.service,
+      amount.toString(),
+      body.description ?? '',
+      body.recipient ?? null,
+      body.nonce ?? null,
+      context.fingerprint ?? null,
+    ]),
+    sentBy: 'coffer',
+  };
+  const earlier = await openPayment(ctx, agent, asked);
+  if (earlier !== null) return answerEarlier(ctx, earlier, agent);
   if (service !== null && body.nonce === undefined) assertBuysACall(service, amount);
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
@@ -162,61 +135,118 @@ async function payOrThrow(
       `${recipient} has no USDC account on ${ctx.chain.network}; the recipient must open one before it can be paid`,
     );
   }
-
-  // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  // Signed before the reservation, so the pending row is written with its transaction in one commit
-  // (still before anything is sent). A reservation refused meanwhile leaves the signature unused.
   const id = newId('pay');
-  const nonce = body.nonce ?? null;
-  const prepared = await prepareUnreserved(() =>
-    ctx.chain.prepareTransfer({
-      from: agent.walletAddress,
-      to: recipient,
-      amount,
-      memo: nonce ?? id,
-      reference: id,
-      feePayer: owner,
-      createRecipientAccount: service !== null,
+  // The paid API's nonce goes on chain so it can match the payment to its 402.
+  const memo = body.nonce ?? id;
+  const moved = await movePayment(
+    ctx,
+    principal,
+    agent,
+    {
+      ...asked,
+      recipient,
+      id,
+      memo,
+      nonce: body.nonce ?? null,
+      description: body.description ?? '',
+      resource: null,
+      alsoWrite: context.alsoWrite,
+    },
+    async () => ({
+      ...(await ctx.chain.prepareTransfer({
+        from: agent.walletAddress,
+        to: recipient,
+        amount,
+        memo,
+        reference: id,
+        feePayer: agent.owner,
+        createRecipientAccount: service !== null,
+      })),
+      payerSignature: null,
+      x402Header: null,
     }),
   );
+  return 'earlier' in moved ? answerEarlier(ctx, moved.earlier, agent) : paymentResult(ctx, moved.row, agent);
+}
 
-  // Reserved right before the send, inside the commit that lands it where the chain keeps one.
-  const reservation: { row?: PaymentRecord | { replayOf: PaymentRecord } } = {};
-  const sent = await reserveAndSend(
-    ctx,
-    { kind: 'payment', id, owner, agentId, actor: actorOf(principal), detail: { service: body.service, amount: formatUsdc(amount) } },
-    prepared,
-    () => {
-      reservation.row = reservePayment(ctx, {
-        id,
-        owner,
-        agentId,
-        idempotencyKey,
-        requestHash,
-        serviceId: body.service,
-        service,
-        recipient,
-        amount,
-        balance,
-        // The paid API's nonce goes on chain so it can match the payment to its 402.
-        nonce,
-        description: body.description ?? '',
-        fields: SENT_BY_COFFER,
-        signed: prepared,
-        onReserved: context.onReserved,
-      });
-      return !('replayOf' in reservation.row);
-    },
-  );
-  const reserved = reservation.row;
-  // Another request with this key was reserved meanwhile: its outcome is this one's.
-  if (sent === null && reserved !== undefined && 'replayOf' in reserved) {
-    return outcomeOfRace(replay(ctx, reserved.replayOf, requestHash, agent), 'payment');
-  }
-  const settled = ctx.store.getPayment(id);
-  if (settled === null) throw new CofferError('internal', 'the payment was not recorded; nothing was sent');
-  return paymentResult(ctx, settled, agent);
+/**
+ * Who pays: the agent the principal may pay for. An agent pays within its policy; a dashboard
+ * session paying from an agent's wallet is the owner, and fresh.
+ */
+export function payingAgent(ctx: EngineContext, principal: Principal, agentId: string): AgentRecord {
+  requireAgentScope(principal, agentId);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  return getAgentOrThrow(ctx, principal.owner, agentId);
+}
+
+/** A request's Idempotency-Key, with the hash of what it asks (a different request under it is 409). */
+export const keyOf = (agent: AgentRecord, idempotencyKey: string | null, request: unknown[]): MoveKey<'payment'> | null =>
+  idempotencyKey === null ? null : { kinds: ['payment'], agentId: agent.agentId, key: idempotencyKey, requestHash: hashRequest(request) };
+
+/** What an agent asks to pay, through any door (/pay, x402): what its opening checks. */
+export interface PaymentAsked {
+  serviceId: string;
+  service: ServiceRecord | null;
+  /** Unknown until the door finds it (a service outside the registry names its own). */
+  recipient: string | undefined;
+  amount: bigint;
+  /** The price that caps it, when the registry lists one. */
+  listed: bigint | null;
+  key: MoveKey<'payment'> | null;
+  sentBy: 'coffer' | 'seller';
+}
+
+/**
+ * The opening every payment shares, whatever its door: the earlier payment under its
+ * Idempotency-Key answers a retry (whatever happened since, even a kill); then, in API.md's check
+ * order, before anything about the recipient or the chain (the balance read included), the kill
+ * switch, the policy and the registry's price cap: an agent is told "stopped", "not allowed" or "over
+ * budget" whatever it aimed at, and a refused retry loop costs no RPC call. The reservation checks
+ * again, atomically, since other payments may land in between. Returns the earlier payment, or null.
+ */
+export async function openPayment(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): Promise<PaymentRecord | null> {
+  const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, asked.sentBy);
+  if (earlier !== null) return earlier;
+  refuseStopped(agent);
+  checkPolicy(ctx, agent.owner, agent.agentId, asked.serviceId, asked.service, asked.recipient, asked.amount);
+  assertListedPrice(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount);
+  return null;
+}
+
+/** A payment checked and ready to move: everything its row holds besides its signed transaction. */
+export interface PaymentToMove extends PaymentAsked {
+  id: string;
+  recipient: string;
+  memo: string;
+  /** The paid API's nonce: paid once per recipient. Null: none (the memo is then the payment's id). */
+  nonce: string | null;
+  description: string;
+  resource: string | null;
+  alsoWrite?: (payment: PaymentRecord) => void;
+}
+
+/** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */
+export type SignedPayment = SignedTransfer & Pick<PaymentRecord, 'payerSignature' | 'x402Header'>;
+
+/** The payment moved through the transfer lifecycle: the wallet's balance read, then signed, reserved and sent. */
+export async function movePayment(
+  ctx: EngineContext,
+  principal: Principal,
+  agent: AgentRecord,
+  payment: PaymentToMove,
+  sign: () => Promise<SignedPayment>,
+): Promise<Moved<'payment'>> {
+  // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  return moveMoney(ctx, agent.owner, {
+    kind: 'payment',
+    actor: actorOf(principal),
+    key: payment.key,
+    sentBy: payment.sentBy,
+    sign,
+    reserve: (signed) => reservePayment(ctx, agent, payment, balance, signed),
+    alsoWrite: payment.alsoWrite,
+  });
 }
 
 /**
@@ -251,94 +281,77 @@ export function assertBuysACall(service: ServiceRecord, amount: bigint): void {
   }
 }
 
-/** What a payment to be reserved is: everything its pending row holds, and the balance read before. */
-export interface PaymentToReserve {
-  owner: string;
-  agentId: string;
-  idempotencyKey: string | null;
-  requestHash: string;
-  serviceId: string;
-  service: ServiceRecord | null;
-  recipient: string;
-  amount: bigint;
-  /** The agent's USDC balance, read before (the chain port is async); pending payments are subtracted inside. */
-  balance: bigint;
-  /** The paid API's nonce: the payment's memo, paid once per recipient. Null: the payment's id. */
-  nonce: string | null;
-  description: string;
-  fields: Pick<PaymentRecord, 'protocol' | 'resource' | 'x402Header' | 'payerSignature'>;
-  /** The payment's id when it was chosen before (its transaction, signed already, names it). */
-  id?: string;
-  /** The transaction signed for it before the reservation: written in the reservation's commit. */
-  signed?: PreparedTransfer;
-  onReserved?: (payment: PaymentRecord) => void;
-}
-
 /**
- * The reservation: in one SQLite write transaction, the policy checked again (other payments may have
- * landed since the first look), the balance net of pending payments, the nonce not paid before, and
- * the pending row written. Concurrent payments therefore cannot pass a budget. Answers the earlier
- * payment instead when another request under the same Idempotency-Key was reserved meanwhile.
+ * The reservation, inside the lifecycle's one write: the kill switch and the policy checked again
+ * (other payments may have landed since the first look), the recipient not archived, the balance net
+ * of pending payments and returns, the nonce (and an x402 transaction) not paid before; then the
+ * pending row. Concurrent payments therefore cannot pass a budget.
  */
-export function reservePayment(ctx: EngineContext, input: PaymentToReserve): PaymentRecord | { replayOf: PaymentRecord } {
-  const { owner, agentId, idempotencyKey, amount, recipient } = input;
-  return ctx.store.transaction((): PaymentRecord | { replayOf: PaymentRecord } => {
-    const now = ctx.clock.now();
-    if (idempotencyKey !== null) {
-      // A first attempt that never reached the chain gives its key to this one (insertPayment moves it).
-      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, now - DAY_MS);
-      if (first && !neverSent(first)) return { replayOf: first };
-    }
-    refuseStopped(getAgentOrThrow(ctx, owner, agentId));
-    checkPolicy(ctx, owner, agentId, input.serviceId, input.service, recipient, amount);
-    // An archived agent's wallet is out of use: money paid into it would sit where no key spends it
-    // and the owner no longer looks. Checked here, in the reservation, so an archive racing this
-    // payment is seen either way.
-    const archived = ctx.store.findArchivedAgentByWallet(recipient);
-    if (archived !== null) {
-      throw new CofferError(
-        'recipient_archived',
-        `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
-      );
-    }
-    // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
-    const available = input.balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
-    if (available < amount) {
-      throw new CofferError(
-        'insufficient_funds',
-        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
-      );
-    }
-    if (input.nonce !== null) {
-      const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, input.nonce);
-      if (earlier !== null) {
-        throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
-      }
-    }
-    const id = input.id ?? newId('pay');
-    const payment: PaymentRecord = {
-      id,
-      owner,
-      agentId,
-      serviceId: input.serviceId,
-      serviceName: input.service?.name ?? input.serviceId,
-      recipient,
-      amount,
-      memo: input.nonce ?? id,
-      description: input.description,
-      ...UNSENT,
-      ...input.signed,
-      idempotencyKey,
-      requestHash: input.requestHash,
-      createdAt: now,
-      refundedAt: null,
-      refundTxSignature: null,
-      ...input.fields,
-    };
-    ctx.store.insertPayment(payment);
-    input.onReserved?.(payment);
-    return payment;
-  });
+function reservePayment(
+  ctx: EngineContext,
+  agent: AgentRecord,
+  payment: PaymentToMove,
+  balance: bigint,
+  signed: SignedPayment,
+): PaymentRecord {
+  const { owner, agentId } = agent;
+  const { amount, recipient } = payment;
+  refuseStopped(getAgentOrThrow(ctx, owner, agentId));
+  checkPolicy(ctx, owner, agentId, payment.serviceId, payment.service, recipient, amount);
+  // An archived agent's wallet is out of use: money paid into it would sit where no key spends it
+  // and the owner no longer looks. Checked here, in the reservation, so an archive racing this
+  // payment is seen either way.
+  const archived = ctx.store.findArchivedAgentByWallet(recipient);
+  if (archived !== null) {
+    throw new CofferError(
+      'recipient_archived',
+      `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
+    );
+  }
+  // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
+  const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
+  if (available < amount) {
+    throw new CofferError(
+      'insufficient_funds',
+      `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+    );
+  }
+  if (payment.nonce !== null) {
+    const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce);
+    if (earlier !== null)
+      throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
+  }
+  // Two equal x402 payments signed under one blockhash are one transaction: it could land once and
+  // confirm both. The second is not handed out (a moment later the blockhash, and so the
+  // transaction, differs).
+  if (signed.payerSignature !== null && ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) !== null) {
+    throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', {
+      retryAfterSeconds: 1,
+    });
+  }
+  return {
+    kind: 'payment',
+    id: payment.id,
+    owner,
+    agentId,
+    serviceId: payment.serviceId,
+    serviceName: payment.service?.name ?? payment.serviceId,
+    recipient,
+    amount,
+    memo: payment.memo,
+    description: payment.description,
+    status: 'pending',
+    ...signed,
+    errorCode: null,
+    idempotencyKey: payment.key?.key ?? null,
+    requestHash: payment.key?.requestHash ?? null,
+    createdAt: ctx.clock.now(),
+    settledAt: null,
+    refundedAt: null,
+    refundTxSignature: null,
+    protocol: payment.sentBy === 'seller' ? 'x402' : 'coffer',
+    resource: payment.resource,
+  };
 }
 
 /**

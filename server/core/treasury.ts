@@ -1,8 +1,8 @@
 import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
-import { audit, DAY_MS, type EngineContext } from './context.js';
+import { audit, type EngineContext } from './context.js';
 import { hashApiKey, hashRequest, newApiKey, newId } from './ids.js';
-import { NOT_SENT, UNSENT, neverSent, outcomeOfRace, replayOutcome, sendReserved } from './transfers.js';
+import { earlierAttempt, moveMoney } from './transfer-lifecycle.js';
 import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
@@ -73,59 +73,55 @@ export const depositView = (deposit: DepositRecord) => ({
   currency: 'USDC' as const,
   from: deposit.from,
   timestamp: iso(deposit.createdAt),
-  source: deposit.source,
+  source: deposit.kind === 'faucet' ? ('faucet' as const) : ('chain' as const),
 });
 
 /**
- * Mints test USDC into the treasury (sim): a pending deposit first, then the signed mint recorded on
- * it, then sent, then confirmed; the same path as every other movement of money, so a crash at any
- * point leaves a row that the next start settles against the chain. The same Idempotency-Key within
- * 24 h mints once and answers the first deposit.
+ * Mints test USDC into the treasury (sim), through the lifecycle of every move of money: signed,
+ * recorded as a pending deposit, sent, confirmed; a crash at any point leaves a row that the next
+ * start settles against the chain. The same Idempotency-Key within 24 h mints once and answers the
+ * first deposit.
  */
 async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigint, actor: string, idempotencyKey: string | null) {
-  const requestHash = hashRequest(['faucet', amount.toString()]);
-  if (idempotencyKey !== null) {
-    const first = ctx.store.findDepositByIdempotencyKey(owner, idempotencyKey, ctx.clock.now() - DAY_MS);
-    const outcome = first ? await replayMint(ctx, first, requestHash) : NOT_SENT;
-    if (outcome !== NOT_SENT) return outcome;
-  }
-  const reserved = ctx.store.transaction((): DepositRecord | { replayOf: DepositRecord } => {
-    const now = ctx.clock.now();
-    if (idempotencyKey !== null) {
-      const first = ctx.store.findDepositByIdempotencyKey(owner, idempotencyKey, now - DAY_MS);
-      if (first && !neverSent(first)) return { replayOf: first };
-    }
-    const deposit: DepositRecord = {
+  const key =
+    idempotencyKey === null
+      ? null
+      : { kinds: ['faucet'] as const, agentId: null, key: idempotencyKey, requestHash: hashRequest(['faucet', amount.toString()]) };
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return answerEarlier(earlier);
+  const moved = await moveMoney(ctx, owner, {
+    kind: 'faucet',
+    actor,
+    key,
+    sentBy: 'coffer',
+    sign: () => ctx.chain.prepareTestMint(owner, amount),
+    reserve: (signed): DepositRecord => ({
+      kind: 'faucet',
       id: newId('dep'),
       owner,
+      agentId: null,
       amount,
       from: ctx.chain.usdcMint,
-      source: 'faucet',
-      ...UNSENT,
-      idempotencyKey,
-      requestHash,
-      createdAt: now,
-    };
-    ctx.store.insertFaucetDeposit(deposit);
-    return deposit;
+      status: 'pending',
+      ...signed,
+      errorCode: null,
+      idempotencyKey: key?.key ?? null,
+      requestHash: key?.requestHash ?? null,
+      createdAt: ctx.clock.now(),
+      settledAt: null,
+    }),
   });
-  if ('replayOf' in reserved) return outcomeOfRace(replayMint(ctx, reserved.replayOf, requestHash), 'faucet mint');
-  await sendReserved(ctx, { kind: 'faucet', id: reserved.id, owner, agentId: null, actor, detail: { amount: formatUsdc(amount) } }, () =>
-    ctx.chain.prepareTestMint(owner, amount),
-  );
-  return ctx.store.getDeposit(reserved.id) ?? reserved;
+  return 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row;
 }
 
-async function replayMint(ctx: EngineContext, first: DepositRecord, requestHash: string) {
-  const settled = await replayOutcome(ctx, first, requestHash, (id) => ctx.store.getDeposit(id), 'faucet mint');
-  if (settled === NOT_SENT) return NOT_SENT;
-  if (settled.status === 'failed') {
+function answerEarlier(earlier: DepositRecord): DepositRecord {
+  if (earlier.status === 'failed') {
     throw new CofferError(
       'chain_rejected',
-      `the faucet mint made with this Idempotency-Key failed (${settled.errorCode ?? 'unknown'}); nothing was minted`,
+      `the faucet mint made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); nothing was minted`,
     );
   }
-  return settled;
+  return earlier;
 }
 
 /** Sim network only: mints test USDC into the treasury and records it as a deposit. */

@@ -1,11 +1,11 @@
 import { CofferError } from './errors.js';
-import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
-import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow, refuseStopped } from './agent-lookup.js';
-import { hashRequest } from './ids.js';
+import { actorOf, requireAgentScope, type Principal } from './auth.js';
+import type { EngineContext } from './context.js';
+import { getAgentOrThrow } from './agent-lookup.js';
+import { newId } from './ids.js';
 import { formatUsdc } from './money.js';
-import { neverSent, settleTransfer, type ReservedTransfer } from './transfers.js';
-import { assertListedPrice, checkPolicy, reservePayment } from './payments.js';
+import { settleTransfer } from './transfer-lifecycle.js';
+import { keyOf, movePayment, openPayment, payingAgent } from './payments.js';
 import { recordingRefusals } from './refusals.js';
 import { listedPrice } from './registry.js';
 import { iso } from './views.js';
@@ -24,60 +24,67 @@ import { isSolanaAddress, type X402PayBody } from './schemas.js';
  * giving its budget back, once it can no longer land.
  */
 export async function payX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) {
-  requireAgentScope(principal, agentId);
-  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
-  const { owner } = principal;
-  const agent = getAgentOrThrow(ctx, owner, agentId);
+  const agent = payingAgent(ctx, principal, agentId);
   const buyer = ctx.x402;
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null)
     throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
-  const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, owner);
+  const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, principal.owner);
   // What the registry says of the recipient, and the seller's memo: read once, used below.
   const listing = requirement === null ? null : registryServiceFor(ctx, requirement.payTo, body.url);
   const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
   const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
-  return recordingRefusals(ctx, owner, agentId, { service: serviceLabel, amount: amountText }, async () => {
+  return recordingRefusals(ctx, principal.owner, agentId, { service: serviceLabel, amount: amountText }, async () => {
     if (buyer === null || offer === null || requirement === null || listing === null) {
       throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
     }
-    const requestHash = hashRequest([
-      'x402',
-      body.url,
-      body.method ?? 'GET',
-      requirement.network,
-      requirement.payTo,
-      requirement.amount.toString(),
-      requirement.asset,
-      memo,
-    ]);
-    if (idempotencyKey !== null) {
-      const first = ctx.store.findPaymentByIdempotencyKey(owner, agentId, idempotencyKey, ctx.clock.now() - DAY_MS);
-      if (first !== null && !neverSent(first)) return replayX402(ctx, first, requestHash);
-    }
-    refuseStopped(agent);
-    const { service, serviceId, listed } = listing;
-    checkPolicy(ctx, owner, agentId, serviceId, service, requirement.payTo, requirement.amount);
-    assertListedPrice(service?.id ?? serviceId, listed, requirement.amount);
-    const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-    const reserved = reservePayment(ctx, {
-      owner,
-      agentId,
-      idempotencyKey,
-      requestHash,
-      serviceId,
-      service,
-      recipient: requirement.payTo,
-      amount: requirement.amount,
-      balance,
-      nonce: memo,
-      description: body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500),
-      fields: { protocol: 'x402', resource: body.url, x402Header: null, payerSignature: null },
-    });
-    if ('replayOf' in reserved) return replayX402(ctx, reserved.replayOf, requestHash);
-    await signReserved(ctx, reservedRow(reserved, actorOf(principal)), offer, requirement, agent, buyer);
-    return x402View(ctx, ctx.store.getPayment(reserved.id) ?? reserved);
+    const { payTo, amount } = requirement;
+    const asked = {
+      serviceId: listing.serviceId,
+      service: listing.service,
+      recipient: payTo,
+      amount,
+      listed: listing.listed,
+      key: keyOf(agent, idempotencyKey, [
+        'x402',
+        body.url,
+        body.method ?? 'GET',
+        requirement.network,
+        payTo,
+        amount.toString(),
+        requirement.asset,
+        memo,
+      ]),
+      sentBy: 'seller' as const,
+    };
+    const earlier = await openPayment(ctx, agent, asked);
+    if (earlier !== null) return answerEarlier(ctx, earlier);
+    const id = newId('pay');
+    const moved = await movePayment(
+      ctx,
+      principal,
+      agent,
+      {
+        ...asked,
+        id,
+        memo: memo ?? id,
+        nonce: memo,
+        description: body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500),
+        resource: body.url,
+      },
+      async () => {
+        const signed = await buyer.sign(offer, requirement, agent.walletAddress);
+        return {
+          txSignature: null,
+          txWire: signed.txWire,
+          lastValidBlockHeight: signed.lastValidBlockHeight,
+          payerSignature: signed.payerSignature,
+          x402Header: signed.header,
+        };
+      },
+    );
+    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : x402View(ctx, moved.row);
   });
 }
 
@@ -159,61 +166,12 @@ function endpointMatches(endpoint: string, target: URL): boolean {
   return listed.origin === target.origin && listed.pathname === target.pathname;
 }
 
-/** Signs the reserved payment and records it; a payment that could not be signed failed, and moved nothing. */
-async function signReserved(
-  ctx: EngineContext,
-  row: ReservedTransfer,
-  offer: X402Offer,
-  requirement: X402Requirement,
-  agent: AgentRecord,
-  buyer: NonNullable<EngineContext['x402']>,
-) {
-  const signing = (async () => {
-    let signed;
-    try {
-      signed = await buyer.sign(offer, requirement, agent.walletAddress);
-    } catch (error) {
-      settleTransfer(ctx, row, 'failed', error instanceof CofferError ? error.code : 'not_sent');
-      throw error;
-    }
-    // Two equal payments signed under one blockhash are one transaction: it could land once and
-    // confirm both. The second is not handed out (a moment later the blockhash, and so the
-    // transaction, differs).
-    const recorded = ctx.store.transaction(
-      () => ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) === null && ctx.store.markX402Signed(row.id, signed),
-    );
-    if (!recorded) {
-      settleTransfer(ctx, row, 'failed', 'not_sent');
-      throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', {
-        retryAfterSeconds: 1,
-      });
-    }
-    return row.id;
-  })();
-  // Reconciliation leaves a payment being signed to its signer, as it does a payment being sent.
-  const transfers = ctx.state.transfersInFlight;
-  transfers.set(row.id, signing);
-  try {
-    await signing;
-  } finally {
-    transfers.delete(row.id);
+/** The answer to a request already made under this Idempotency-Key: the same payment and header, or its failure again. */
+function answerEarlier(ctx: EngineContext, earlier: PaymentRecord) {
+  if (earlier.status === 'failed') {
+    throw new CofferError('chain_rejected', `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'})`);
   }
-}
-
-/** The answer to a request already made under this Idempotency-Key: the same payment and header. */
-function replayX402(ctx: EngineContext, first: PaymentRecord, requestHash: string) {
-  if (first.requestHash !== requestHash) {
-    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
-  }
-  if (first.protocol !== 'x402' || (first.x402Header === null && first.status === 'pending')) {
-    throw new CofferError('chain_unavailable', 'the payment made with this Idempotency-Key is still being signed; ask again shortly', {
-      retryAfterSeconds: 1,
-    });
-  }
-  if (first.status === 'failed') {
-    throw new CofferError('chain_rejected', `the payment made with this Idempotency-Key failed (${first.errorCode ?? 'unknown'})`);
-  }
-  return x402View(ctx, first);
+  return x402View(ctx, earlier);
 }
 
 /**
@@ -251,10 +209,8 @@ export async function settleX402(
   hint: string | null,
   actor = 'system',
 ): Promise<'confirmed' | 'failed' | 'pending'> {
-  const row = reservedRow(payment, actor);
   if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
-    settleTransfer(ctx, row, 'failed', 'not_sent');
-    return 'failed';
+    throw new CofferError('internal', `x402 payment ${payment.id} has no signed transaction`);
   }
   const fate = await ctx.chain.fateOfPayerSigned({
     payer: getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress,
@@ -265,26 +221,16 @@ export async function settleX402(
     hint,
   });
   if (fate.state === 'succeeded' || fate.state === 'failed') {
-    ctx.store.markPaymentLanded(payment.id, fate.txSignature);
     const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
-    settleTransfer(ctx, row, status, status === 'failed' ? 'chain_rejected' : null, fate.txSignature);
+    settleTransfer(ctx, payment, actor, status, status === 'failed' ? 'chain_rejected' : null, fate.txSignature);
     return status;
   }
   if (fate.state === 'dropped') {
-    settleTransfer(ctx, row, 'failed', 'dropped');
+    settleTransfer(ctx, payment, actor, 'failed', 'dropped');
     return 'failed';
   }
   return 'pending';
 }
-
-const reservedRow = (payment: PaymentRecord, actor: string): ReservedTransfer => ({
-  kind: 'payment',
-  id: payment.id,
-  owner: payment.owner,
-  agentId: payment.agentId,
-  actor,
-  detail: { service: payment.serviceId, amount: formatUsdc(payment.amount), protocol: 'x402', resource: payment.resource },
-});
 
 /** An x402 payment as answered: the header to retry with, and where the payment stands. */
 function x402View(ctx: EngineContext, payment: PaymentRecord) {

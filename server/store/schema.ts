@@ -49,24 +49,29 @@ export const SCHEMA = `
   ) STRICT;
 
   -- ── Moves of money ──────────────────────────────────────────────────────────────────────────
-  -- Each is a ledger row reserved as pending, signed (tx_signature, tx_wire, last_valid_block_height
-  -- recorded before anything is sent), sent, then settled (confirmed or failed, with error_code),
-  -- and reconciled against the chain at start (server/core/transfers.ts, reconcile.ts).
-
-  -- What agents paid. protocol 'x402': signed by the agent, sent by the seller's facilitator; until
-  -- it lands the transaction's id (the facilitator's signature) is unknown, and it is found by the
-  -- agent's own signature in it (payer_signature). resource is the URL paid for; x402_header the
-  -- header (name and value, JSON) the agent retries with, answered again to a retry of the request.
-  CREATE TABLE payments (
+  -- Every move of USDC is one row of one table, whatever its kind, and goes through one lifecycle
+  -- (server/core/transfer-lifecycle.ts): signed first, then written pending with its signed
+  -- transaction (tx_signature, tx_wire, last_valid_block_height) in the one write that checks and
+  -- reserves it, then sent, then settled (confirmed or failed, with error_code); a row left pending
+  -- is settled against the chain at the next start (reconcile.ts). A deposit found on chain is
+  -- written confirmed. Kinds:
+  --   payment     an agent pays a service (protocol 'coffer': Coffer sends it; 'x402': signed by the
+  --               agent, sent by the seller's facilitator, so its tx_signature is known only once it
+  --               lands, and it is found by the agent's own signature in it, payer_signature). memo is
+  --               the paid API's nonce (or the payment's id); resource the URL paid for (x402);
+  --               x402_header the header (name and value, JSON) the agent retries with.
+  --   allocation  the treasury funds an agent;  return  an agent's USDC goes back to the treasury.
+  --   faucet      test USDC minted into the treasury (sim);  deposit  USDC found coming in (from_address).
+  --   refund      a failed image generation's payment given back (payment_id, task_id): to the agent's
+  --               wallet, or kept in the treasury when the agent was archived (destination). At most one
+  --               under way or done per payment; once confirmed, its payment is refunded_at.
+  -- The newest row under an (owner, agent, Idempotency-Key) of a kind answers a retry of its request.
+  CREATE TABLE transfers (
     id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    service_id TEXT NOT NULL,
-    service_name TEXT NOT NULL,
-    recipient TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('payment', 'allocation', 'return', 'faucet', 'deposit', 'refund')),
+    owner TEXT NOT NULL REFERENCES owners(address),
+    agent_id TEXT CHECK ((agent_id IS NULL) = (kind IN ('faucet', 'deposit'))),
     amount INTEGER NOT NULL CHECK (amount > 0),
-    memo TEXT NOT NULL,
-    description TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
     tx_signature TEXT UNIQUE,
     tx_wire TEXT,
@@ -76,105 +81,58 @@ export const SCHEMA = `
     request_hash TEXT,
     created_at INTEGER NOT NULL,
     settled_at INTEGER,
-    refunded_at INTEGER,
-    refund_tx_signature TEXT,
-    protocol TEXT NOT NULL DEFAULT 'coffer' CHECK (protocol IN ('coffer', 'x402')),
+    -- payments
+    service_id TEXT CHECK ((service_id IS NOT NULL) = (kind = 'payment')),
+    service_name TEXT,
+    recipient TEXT,
+    memo TEXT,
+    description TEXT,
+    protocol TEXT CHECK (protocol IN ('coffer', 'x402')),
     resource TEXT,
     x402_header TEXT,
     payer_signature TEXT,
-    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
-  ) STRICT;
-  CREATE INDEX payments_by_agent ON payments (owner, agent_id, created_at);
-  CREATE INDEX payments_by_owner ON payments (owner, created_at);
-  CREATE INDEX payments_pending ON payments (status) WHERE status = 'pending';
-  CREATE INDEX payments_by_memo ON payments (owner, agent_id, memo);
-  CREATE INDEX payments_by_payer_signature ON payments (payer_signature) WHERE payer_signature IS NOT NULL;
-
-  -- One row per (agent, Idempotency-Key): the first payment made with it.
-  CREATE TABLE idempotency_keys (
-    owner TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    key TEXT NOT NULL,
-    payment_id TEXT NOT NULL REFERENCES payments(id),
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (owner, agent_id, key)
-  ) STRICT;
-
-  -- An allocation moves USDC from the treasury to an agent; a return moves it back. Both are the
-  -- same kind of row, told apart by direction. They take an Idempotency-Key like payments: the
-  -- newest attempt under a key answers it.
-  CREATE TABLE allocations (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    amount INTEGER NOT NULL CHECK (amount > 0),
-    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
-    tx_signature TEXT UNIQUE,
-    tx_wire TEXT,
-    last_valid_block_height TEXT,
-    error_code TEXT,
-    created_at INTEGER NOT NULL,
-    settled_at INTEGER,
-    idempotency_key TEXT,
-    request_hash TEXT,
-    direction TEXT NOT NULL DEFAULT 'to_agent' CHECK (direction IN ('to_agent', 'to_treasury')),
-    FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
-  ) STRICT;
-  CREATE INDEX allocations_by_agent ON allocations (owner, agent_id, created_at);
-  CREATE INDEX allocations_by_idempotency_key ON allocations (owner, agent_id, idempotency_key, created_at)
-    WHERE idempotency_key IS NOT NULL;
-  CREATE INDEX allocations_pending_returns ON allocations (owner, agent_id) WHERE status = 'pending' AND direction = 'to_treasury';
-
-  -- USDC that reached the treasury: found on chain (confirmed from the start), or a sim faucet mint,
-  -- which is a pending deposit before it is a transaction (signed and recorded before it is sent), so
-  -- a crash between the chain and the ledger cannot leave USDC in the treasury no deposit explains.
-  CREATE TABLE deposits (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL REFERENCES owners(address),
-    tx_signature TEXT UNIQUE,
-    amount INTEGER NOT NULL CHECK (amount > 0),
-    from_address TEXT NOT NULL,
-    source TEXT NOT NULL CHECK (source IN ('faucet', 'chain')),
-    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
-    tx_wire TEXT,
-    last_valid_block_height TEXT,
-    error_code TEXT,
-    idempotency_key TEXT,
-    request_hash TEXT,
-    created_at INTEGER NOT NULL,
-    settled_at INTEGER
-  ) STRICT;
-  CREATE INDEX deposits_by_owner ON deposits (owner, created_at);
-  CREATE INDEX deposits_by_idempotency_key ON deposits (owner, idempotency_key, created_at) WHERE idempotency_key IS NOT NULL;
-  CREATE INDEX deposits_pending ON deposits (status) WHERE status = 'pending';
-
-  -- A failed image generation gives the agent its money back on chain, from the treasury that was
-  -- paid (or keeps it in the treasury when the agent was archived: destination). Once a refund is
-  -- confirmed its payment no longer counts toward the agent's spending (rolling budget included).
-  -- At most one refund under way or done per payment (a failed attempt may be tried again).
-  CREATE TABLE refunds (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    payment_id TEXT NOT NULL REFERENCES payments(id),
+    refunded_at INTEGER,
+    refund_tx_signature TEXT,
+    -- deposits
+    from_address TEXT,
+    -- refunds
+    payment_id TEXT REFERENCES transfers(id) CHECK ((payment_id IS NOT NULL) = (kind = 'refund')),
     task_id TEXT REFERENCES generation_tasks(id),
-    amount INTEGER NOT NULL CHECK (amount > 0),
-    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
-    tx_signature TEXT UNIQUE,
-    tx_wire TEXT,
-    last_valid_block_height TEXT,
-    error_code TEXT,
-    created_at INTEGER NOT NULL,
-    settled_at INTEGER,
-    destination TEXT NOT NULL DEFAULT 'agent' CHECK (destination IN ('agent', 'treasury')),
+    destination TEXT CHECK (destination IN ('agent', 'treasury')),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
-  CREATE UNIQUE INDEX refunds_one_per_payment ON refunds (payment_id) WHERE status != 'failed';
-  CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at);
-  CREATE INDEX refunds_pending ON refunds (status) WHERE status = 'pending';
+  CREATE INDEX transfers_pending ON transfers (status) WHERE status = 'pending';
+  -- What a wallet has promised away (pending allocations from the treasury, pending returns from an agent).
+  CREATE INDEX transfers_pending_by_owner ON transfers (owner, kind, agent_id) WHERE status = 'pending';
+  CREATE INDEX transfers_by_idempotency_key ON transfers (owner, agent_id, idempotency_key, created_at)
+    WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX transfers_by_owner ON transfers (owner, kind, created_at);
+  CREATE INDEX payments_by_agent ON transfers (owner, agent_id, created_at) WHERE kind = 'payment';
+  CREATE INDEX payments_by_memo ON transfers (owner, agent_id, memo) WHERE kind = 'payment';
+  CREATE INDEX payments_by_payer_signature ON transfers (payer_signature) WHERE payer_signature IS NOT NULL;
+  CREATE INDEX allocations_by_agent ON transfers (owner, agent_id, created_at) WHERE kind IN ('allocation', 'return');
+  CREATE UNIQUE INDEX refunds_one_per_payment ON transfers (payment_id) WHERE kind = 'refund' AND status != 'failed';
+  CREATE INDEX refunds_by_payment ON transfers (payment_id, created_at) WHERE kind = 'refund';
+
+  -- Each kind read as a table of its own (the store's reads, and anyone opening coffer.db).
+  CREATE VIEW payments AS SELECT id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status,
+    tx_signature, tx_wire, last_valid_block_height, error_code, idempotency_key, request_hash, created_at, settled_at,
+    refunded_at, refund_tx_signature, protocol, resource, x402_header, payer_signature
+    FROM transfers WHERE kind = 'payment';
+  CREATE VIEW allocations AS SELECT id, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height,
+    error_code, created_at, settled_at, idempotency_key, request_hash,
+    CASE kind WHEN 'return' THEN 'to_treasury' ELSE 'to_agent' END AS direction
+    FROM transfers WHERE kind IN ('allocation', 'return');
+  CREATE VIEW deposits AS SELECT id, owner, tx_signature, amount, from_address,
+    CASE kind WHEN 'faucet' THEN 'faucet' ELSE 'chain' END AS source, status, tx_wire, last_valid_block_height, error_code,
+    idempotency_key, request_hash, created_at, settled_at
+    FROM transfers WHERE kind IN ('faucet', 'deposit');
+  CREATE VIEW refunds AS SELECT id, owner, agent_id, payment_id, task_id, amount, status, tx_signature, tx_wire,
+    last_valid_block_height, error_code, created_at, settled_at, destination
+    FROM transfers WHERE kind = 'refund';
 
   -- ── What an agent spent: kept by the payments' own writes ───────────────────────────────────
-  -- The policy reads these, never an agent's history (server/core/payments.ts, reservePayment): per
+  -- The policy reads these, never an agent's history (server/core/payments.ts, checkPolicy): per
   -- agent, what is pending, the lifetime spend and the last payment; and the amount counted against
   -- the rolling 24 h budget per minute and per hour (a payment counts while pending or confirmed and
   -- not refunded). The two triggers below keep them in the same write as every insert, settlement
@@ -196,7 +154,7 @@ export const SCHEMA = `
     amount INTEGER NOT NULL,
     PRIMARY KEY (owner, agent_id, span, start)
   ) STRICT, WITHOUT ROWID;
-  CREATE TRIGGER payments_spend_insert AFTER INSERT ON payments BEGIN
+  CREATE TRIGGER payments_spend_insert AFTER INSERT ON transfers WHEN NEW.kind = 'payment' BEGIN
     INSERT INTO agent_spend_totals (owner, agent_id) VALUES (NEW.owner, NEW.agent_id) ON CONFLICT DO NOTHING;
     UPDATE agent_spend_totals SET
       pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END),
@@ -215,7 +173,7 @@ export const SCHEMA = `
     DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 60000 AND start < NEW.created_at / 60000 - 2880;
     DELETE FROM agent_spend_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND span = 3600000 AND start < NEW.created_at / 3600000 - 48;
   END;
-  CREATE TRIGGER payments_spend_update AFTER UPDATE OF status, refunded_at ON payments BEGIN
+  CREATE TRIGGER payments_spend_update AFTER UPDATE OF status, refunded_at ON transfers WHEN NEW.kind = 'payment' BEGIN
     UPDATE agent_spend_totals SET
       pending = pending + (CASE WHEN NEW.status = 'pending' THEN NEW.amount ELSE 0 END) - (CASE WHEN OLD.status = 'pending' THEN OLD.amount ELSE 0 END),
       lifetime_spent = lifetime_spent
@@ -228,7 +186,7 @@ export const SCHEMA = `
         WHEN NEW.status IN ('pending', 'confirmed') THEN
           CASE WHEN last_payment_at IS NULL OR NEW.created_at > last_payment_at THEN NEW.created_at ELSE last_payment_at END
         WHEN OLD.status IN ('pending', 'confirmed') AND OLD.created_at >= last_payment_at THEN
-          (SELECT MAX(created_at) FROM payments WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND status IN ('pending', 'confirmed'))
+          (SELECT MAX(created_at) FROM transfers WHERE kind = 'payment' AND owner = NEW.owner AND agent_id = NEW.agent_id AND status IN ('pending', 'confirmed'))
         ELSE last_payment_at END
     WHERE owner = NEW.owner AND agent_id = NEW.agent_id;
     INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
@@ -277,7 +235,7 @@ export const SCHEMA = `
     status TEXT NOT NULL CHECK (status IN ('queued', 'generating', 'success', 'failed')),
     estimated_cost INTEGER NOT NULL,
     cost INTEGER,
-    payment_id TEXT NOT NULL UNIQUE REFERENCES payments(id),
+    payment_id TEXT NOT NULL UNIQUE REFERENCES transfers(id),
     result_url TEXT,
     error TEXT,
     created_at INTEGER NOT NULL,

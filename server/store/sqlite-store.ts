@@ -2,20 +2,17 @@
 import type { Store } from '../core/ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import { createAgentStore } from './sqlite/agents.js';
-import { createAllocationStore } from './sqlite/allocations.js';
 import { createApiKeyStore } from './sqlite/api-keys.js';
 import { createApprovalStore } from './sqlite/approvals.js';
 import { createAuditStore } from './sqlite/audit.js';
-import { createDepositStore } from './sqlite/deposits.js';
 import { createLinkSessionStore } from './sqlite/link-sessions.js';
 import { createMetaStore } from './sqlite/meta.js';
 import { createOwnerStore } from './sqlite/owners.js';
-import { createPaymentStore } from './sqlite/payments.js';
-import { createRefundStore } from './sqlite/refunds.js';
 import { createRefusalStore } from './sqlite/refusals.js';
 import { createRegistryStore } from './sqlite/registry.js';
 import { createSpendStore } from './sqlite/spend.js';
 import { createTaskStore } from './sqlite/tasks.js';
+import { createTransferStore } from './sqlite/transfers.js';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
   return {
@@ -26,12 +23,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ...createOwnerStore(db),
     ...createApiKeyStore(db),
     ...createAgentStore(db),
-    ...createPaymentStore(db),
+    ...createTransferStore(db),
     ...createSpendStore(db),
     ...createRefusalStore(db),
-    ...createAllocationStore(db),
-    ...createDepositStore(db),
-    ...createRefundStore(db),
     ...createTaskStore(db),
     ...createApprovalStore(db),
     ...createLinkSessionStore(db),

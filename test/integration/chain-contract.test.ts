@@ -1,33 +1,47 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain, PreparedTransfer, TransferRequest } from '../../server/core/ports/chain.js';
+import { MemoryChain, randomAddress } from '../fixtures/memory-chain.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { expectCofferError } from '../helpers/expect-error.js';
 import { micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 
 /**
  * The Chain port's contract (server/core/ports/chain.ts), the same cases run against each adapter:
- * the embedded chain and an RPC cluster (a JSON-RPC server over LiteSVM whose preflight runs each
- * transaction for real). A fake of the port joins this list, and must pass the same cases.
+ * the embedded chain, an RPC cluster (a JSON-RPC server over LiteSVM whose preflight runs each
+ * transaction for real), and the in-memory fake the core's unit tests run on, which must pass the
+ * same cases.
  */
 interface Subject {
-  name: string;
-  t: TestCoffer;
+  chain: Chain;
+  /** A wallet holding USDC that the chain can sign for. */
+  owner: string;
+  /** The ledger's database, where the chain lives in it. */
+  db: TestCoffer['coffer']['db'] | null;
   /** What each adapter says of a signed transfer nobody sent: it never lands (sim), or not yet (RPC). */
   unsentFate: 'dropped' | 'unknown';
 }
 let cluster: TestCluster;
+const coffers: TestCoffer[] = [];
 const subjects: Subject[] = [];
 beforeAll(async () => {
   cluster = await new TestCluster().start();
-  subjects.push({ name: 'the embedded chain', t: await startCoffer(), unsentFate: 'dropped' });
+  const sim = await startCoffer();
   const rpc = await startCoffer({ network: cluster.url, usdcMint: cluster.mint.address });
+  coffers.push(sim, rpc);
   cluster.airdrop(rpc.owner);
   await cluster.depositFromOutside(rpc.owner, micro('5'));
-  subjects.push({ name: 'an RPC cluster', t: rpc, unsentFate: 'unknown' });
+  const memory = new MemoryChain();
+  const memoryOwner = randomAddress();
+  memory.mint(memoryOwner, micro('5'));
+  subjects.push(
+    { chain: sim.coffer.chain, owner: sim.owner, db: sim.coffer.db, unsentFate: 'dropped' },
+    { chain: rpc.coffer.chain, owner: rpc.owner, db: null, unsentFate: 'unknown' },
+    { chain: memory, owner: memoryOwner, db: null, unsentFate: 'unknown' },
+  );
 });
 afterAll(async () => {
-  for (const { t } of subjects) await t.stop();
+  for (const t of coffers) await t.stop();
   await cluster.stop();
 });
 
@@ -39,40 +53,38 @@ const transfer = async (chain: Chain, request: Omit<TransferRequest, 'memo' | 'r
   chain.submitTransfer(await prepare(chain, request));
 const newWallet = async () => (await generateKeyPairSigner()).address;
 
-describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RPC cluster)', (which) => {
+describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an RPC cluster, 2 the in-memory fake)', (which) => {
   const subject = () => subjects[which]!;
 
   it('moves exactly the amount, opens the recipient account when asked, and reports balances and activity', async () => {
-    const { t } = subject();
-    const chain = t.coffer.chain;
+    const { chain, owner } = subject();
     const to = await newWallet();
     expect(await chain.hasUsdcAccount(to)).toBe(false);
     expect(await chain.hasActivity(to)).toBe(false);
     expect(await chain.usdcBalance(to)).toBe(0n);
-    const before = await chain.usdcBalance(t.owner);
-    await transfer(chain, { from: t.owner, to, feePayer: t.owner, amount: 250_000n, createRecipientAccount: true });
+    const before = await chain.usdcBalance(owner);
+    await transfer(chain, { from: owner, to, feePayer: owner, amount: 250_000n, createRecipientAccount: true });
     expect(await chain.usdcBalance(to)).toBe(250_000n);
-    expect(await chain.usdcBalance(t.owner)).toBe(before - 250_000n);
+    expect(await chain.usdcBalance(owner)).toBe(before - 250_000n);
     expect(await chain.hasUsdcAccount(to)).toBe(true);
     expect(await chain.hasActivity(to)).toBe(true);
     const other = await newWallet();
-    expect(await chain.usdcBalances([to, other, t.owner])).toEqual(
+    expect(await chain.usdcBalances([to, other, owner])).toEqual(
       new Map([
         [to, 250_000n],
         [other, 0n],
-        [t.owner, before - 250_000n],
+        [owner, before - 250_000n],
       ]),
     );
   });
 
   it('finds a landed transfer by its signature: who paid whom, how much, with which memo', async () => {
-    const { t } = subject();
-    const chain = t.coffer.chain;
+    const { chain, owner } = subject();
     const to = await newWallet();
     const prepared = await chain.prepareTransfer({
-      from: t.owner,
+      from: owner,
       to,
-      feePayer: t.owner,
+      feePayer: owner,
       amount: 1_000n,
       createRecipientAccount: true,
       memo: 'the seller nonce',
@@ -82,7 +94,7 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
     expect(await chain.findTransfer(prepared.txSignature)).toMatchObject({
       txSignature: prepared.txSignature,
       succeeded: true,
-      from: t.owner,
+      from: owner,
       to,
       mint: chain.usdcMint,
       amount: 1_000n,
@@ -92,38 +104,37 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
   });
 
   it("a chain the ledger holds executes a transfer inside the ledger's own write, a refusal answered as a value; a cluster holds none", async () => {
-    const { t } = subject();
-    const chain = t.coffer.chain;
-    if (chain.inLedger === null) {
+    const { chain, owner, db } = subject();
+    if (chain.inLedger === null || db === null) {
       expect(chain.isSim).toBe(false);
+      expect(chain.inLedger).toBeNull();
       return;
     }
     const ledger = chain.inLedger;
     const to = await newWallet();
-    const held = await chain.usdcBalance(t.owner);
-    const fine = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 10n, createRecipientAccount: true });
-    const short = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: held + 1n, createRecipientAccount: false });
+    const held = await chain.usdcBalance(owner);
+    const fine = await prepare(chain, { from: owner, to, feePayer: owner, amount: 10n, createRecipientAccount: true });
+    const short = await prepare(chain, { from: owner, to, feePayer: owner, amount: held + 1n, createRecipientAccount: false });
     // One write of the ledger: both transfers and a row of the caller's own, committed together.
-    const answers = t.coffer.db.transaction(() => {
+    const answers = db.transaction(() => {
       const landed = ledger.executeInCommit(fine);
       const refused = ledger.executeInCommit(short);
-      t.coffer.db.prepare("INSERT INTO meta (key, value) VALUES ('contract-test', 'written in the same commit')").run();
+      db.prepare("INSERT INTO meta (key, value) VALUES ('contract-test', 'written in the same commit')").run();
       return { landed, refused };
     })();
     expect(answers.landed).toBeNull();
     expect(answers.refused).toMatchObject({ code: 'insufficient_funds' });
     expect(await chain.usdcBalance(to)).toBe(10n);
     expect(await chain.fateOf(fine)).toEqual({ state: 'succeeded' });
-    expect(t.coffer.db.prepare("SELECT value FROM meta WHERE key = 'contract-test'").pluck().get()).toBe('written in the same commit');
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'contract-test'").pluck().get()).toBe('written in the same commit');
   });
 
   it('a signed transfer nobody sent never landed: dropped (the embedded chain decides at once) or unknown (a cluster may still see it)', async () => {
-    const { t, unsentFate } = subject();
-    const chain = t.coffer.chain;
+    const { chain, owner, unsentFate } = subject();
     const unsent = await prepare(chain, {
-      from: t.owner,
+      from: owner,
       to: await newWallet(),
-      feePayer: t.owner,
+      feePayer: owner,
       amount: 10n,
       createRecipientAccount: true,
     });
@@ -132,10 +143,9 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
   });
 
   it('a transfer sent again lands once at most, whenever and however often it is sent', async () => {
-    const { t } = subject();
-    const chain = t.coffer.chain;
+    const { chain, owner } = subject();
     const to = await newWallet();
-    const prepared = await prepare(chain, { from: t.owner, to, feePayer: t.owner, amount: 7n, createRecipientAccount: true });
+    const prepared = await prepare(chain, { from: owner, to, feePayer: owner, amount: 7n, createRecipientAccount: true });
     await chain.submitTransfer(prepared);
     // Sent again after it landed: refused or ignored, never a second move.
     await chain.resend(prepared).catch(() => undefined);
@@ -145,11 +155,10 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
   });
 
   it('more USDC than the wallet holds is insufficient_funds, with or without the recipient account made in the same transaction', async () => {
-    const { t } = subject();
-    const chain = t.coffer.chain;
-    const held = await chain.usdcBalance(t.owner);
+    const { chain, owner } = subject();
+    const held = await chain.usdcBalance(owner);
     const to = await newWallet();
-    const base = { from: t.owner, to, feePayer: t.owner };
+    const base = { from: owner, to, feePayer: owner };
     await expectCofferError(transfer(chain, { ...base, amount: held + 1n, createRecipientAccount: true }), 'insufficient_funds');
     // The recipient's account made by a transfer that does go through; then short again, without making it.
     await transfer(chain, { ...base, amount: 1n, createRecipientAccount: true });
@@ -157,9 +166,9 @@ describe.each([0, 1])('the Chain port (adapter %#: 0 the embedded chain, 1 an RP
   });
 
   it('any other failure is chain_rejected: here a recipient whose USDC account does not exist, not made', async () => {
-    const { t } = subject();
+    const { chain, owner } = subject();
     await expectCofferError(
-      transfer(t.coffer.chain, { from: t.owner, to: await newWallet(), feePayer: t.owner, amount: 1n, createRecipientAccount: false }),
+      transfer(chain, { from: owner, to: await newWallet(), feePayer: owner, amount: 1n, createRecipientAccount: false }),
       'chain_rejected',
     );
   });

@@ -107,18 +107,14 @@ async function waitForLine(lines: string[], pattern: RegExp): Promise<string> {
 describe('a crash between the chain and the ledger', () => {
   function dieAfterLanding(t: TestCoffer): () => void {
     // The transfer lands (on the embedded chain, in the commit that would also settle its row); the
-    // settlement is what the process dies before writing: every way a row is settled fails.
-    const store = t.coffer.engine.ctx.store as unknown as Record<string, (...args: unknown[]) => unknown>;
-    const originals: [string, (...args: unknown[]) => unknown][] = [];
-    for (const name of ['settlePayment', 'settleAllocation', 'settleDeposit', 'settleRefund']) {
-      const original = store[name]!;
-      originals.push([name, original]);
-      store[name] = () => {
-        throw new Error('killed right after the chain moved the money');
-      };
-    }
+    // settlement is what the process dies before writing.
+    const store = t.coffer.engine.ctx.store;
+    const settle = store.settleTransfer;
+    store.settleTransfer = () => {
+      throw new Error('killed right after the chain moved the money');
+    };
     return () => {
-      for (const [name, original] of originals) store[name] = original;
+      store.settleTransfer = settle;
     };
   }
 
@@ -192,8 +188,8 @@ describe('a crash between the chain and the ledger', () => {
 
         // The confirmation's own write fails inside the landing commit: the transfer is kept anyway.
         const store = t.coffer.engine.ctx.store;
-        const settle = store.settlePayment.bind(store);
-        store.settlePayment = () => {
+        const settle = store.settleTransfer.bind(store);
+        store.settleTransfer = () => {
           throw new Error('disk said no');
         };
         const second = await pay(t, 'settled-in-the-landing', agent.apiKey, {
@@ -201,7 +197,7 @@ describe('a crash between the chain and the ledger', () => {
           amount: '0.005',
           nonce: 'second-402',
         });
-        store.settlePayment = settle;
+        store.settleTransfer = settle;
         expect(second.status).toBe(500);
         expect(sims()).toBe(before + 2);
         const pending = t.coffer.db.prepare("SELECT id FROM payments WHERE status = 'pending'").pluck().all() as string[];

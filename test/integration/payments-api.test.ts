@@ -1,10 +1,10 @@
-import { SENT_BY_COFFER } from '../../server/core/payments.js';
 import { describe, expect, it } from 'vitest';
 import { fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay, payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { decodeReceipt } from '../../server/core/receipts.js';
+import { paymentRow } from '../fixtures/transfer-rows.js';
 
 /** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */
 const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -430,39 +430,40 @@ describe('payments: edges found in review', () => {
     expect((await payUsdc(t, 'idem-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01' })).body.code).toBe('agent_suspended');
   });
 
-  it('a payment a crash left unsent is paid when its Idempotency-Key comes again, once; a different request under that key is 409', async () => {
+  it('a payment a crash left signed and never sent is paid when its Idempotency-Key comes again, once; a different request under that key is 409', async () => {
     const agent = await fundedAgent(t, 'lost', '1.00');
-    const { store } = t.coffer.engine.ctx;
+    const { store, chain } = t.coffer.engine.ctx;
     const { hashRequest } = await import('../../server/core/ids.js');
     const body = { service: 'demo-weather', amount: '0.01' };
-    // As if the process died before it signed: a pending row with an Idempotency-Key and no signature.
-    const unsent = (id: string, key: string) =>
-      store.insertPayment({
-        id,
-        owner: t.owner,
-        agentId: 'lost',
-        serviceId: 'demo-weather',
-        serviceName: 'Coffer demo weather',
-        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
-        amount: micro('0.01'),
-        memo: id,
-        description: '',
-        status: 'pending',
-        txSignature: null,
-        txWire: null,
-        lastValidBlockHeight: null,
-        errorCode: null,
-        idempotencyKey: key,
-        requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]),
-        createdAt: Date.now(),
-        settledAt: null,
-        refundedAt: null,
-        refundTxSignature: null,
-        ...SENT_BY_COFFER,
-      });
-    unsent('pay_lost1', 'k-lost');
+    // As if the process died after the payment's row was written and before its transaction was sent.
+    const unsent = async (id: string, key: string) =>
+      store.insertTransfer(
+        paymentRow({
+          id,
+          owner: t.owner,
+          agentId: 'lost',
+          serviceId: 'demo-weather',
+          serviceName: 'Coffer demo weather',
+          recipient: SELLER,
+          amount: micro('0.01'),
+          ...(await chain.prepareTransfer({
+            from: agent.walletAddress,
+            to: SELLER,
+            amount: micro('0.01'),
+            memo: id,
+            reference: id,
+            feePayer: t.owner,
+            createRecipientAccount: true,
+          })),
+          idempotencyKey: key,
+          requestHash: hashRequest(['demo-weather', micro('0.01').toString(), '', null, null, null]),
+          createdAt: Date.now(),
+        }),
+      );
+    await unsent('pay_lost1', 'k-lost');
+    // The embedded chain never saw it: it can no longer land.
     expect((await t.coffer.engine.reconcile()).failed).toBe(1);
-    expect(store.getPayment('pay_lost1')).toMatchObject({ status: 'failed', errorCode: 'not_sent' });
+    expect(store.getPayment('pay_lost1')).toMatchObject({ status: 'failed', errorCode: 'dropped' });
     // Nothing was sent, so the retry is paid now (the client never got an answer)...
     const retried = await payUsdc(t, 'lost', agent.apiKey, body, { 'idempotency-key': 'k-lost' });
     expect(retried.status).toBe(200);
@@ -473,12 +474,12 @@ describe('payments: edges found in review', () => {
     expect(again.body.paymentId).toBe(retried.body.paymentId);
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     // A different request under the key of an unsent payment is still a conflict, not a payment.
-    unsent('pay_lost2', 'k-lost2');
+    await unsent('pay_lost2', 'k-lost2');
     await t.coffer.engine.reconcile();
     const other = await payUsdc(t, 'lost', agent.apiKey, { ...body, amount: '0.005' }, { 'idempotency-key': 'k-lost2' });
     expectError(other, 409, 'idempotency_key_reused');
     expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
-    // The spend history keeps the unsent attempts as failed, beside the payment that went through.
+    // The spend history keeps the attempts never sent as failed, beside the payment that went through.
     const history = await t.api('GET', t.withOwner('/v1/agents/lost/spend-history'));
     expect(history.body.payments.map((p: { status: string }) => p.status).sort()).toEqual(['confirmed', 'failed', 'failed']);
   });

@@ -1,4 +1,4 @@
-import { SENT_BY_COFFER } from '../../server/core/payments.js';
+import { paymentRow } from '../fixtures/transfer-rows.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startCoffer, deployAgent, micro } from '../helpers/coffer.js';
@@ -113,27 +113,18 @@ describe('Coffer on an RPC network', () => {
         feePayer: t.owner,
         createRecipientAccount: true,
       });
-      store.insertPayment({
-        id,
-        owner: t.owner,
-        agentId: 'crashed',
-        serviceId: 'x',
-        serviceName: 'x',
-        recipient: t.owner,
-        amount,
-        memo: id,
-        description: '',
-        status: 'pending',
-        ...prepared,
-        errorCode: null,
-        idempotencyKey: null,
-        requestHash: null,
-        createdAt: Date.now(),
-        settledAt: null,
-        refundedAt: null,
-        refundTxSignature: null,
-        ...SENT_BY_COFFER,
-      });
+      store.insertTransfer(
+        paymentRow({
+          id,
+          owner: t.owner,
+          agentId: 'crashed',
+          serviceId: 'x',
+          serviceName: 'x',
+          amount,
+          ...prepared,
+          createdAt: Date.now(),
+        }),
+      );
       return { id, prepared };
     };
     // As if the process died right after sending the first and right before sending the second.

@@ -7,37 +7,41 @@
  * transaction that spans them. This is the one place the core imports storage types from.
  */
 import type { AgentStore } from './store/agents.js';
-import type { AllocationStore } from './store/allocations.js';
 import type { ApiKeyStore } from './store/api-keys.js';
 import type { ApprovalStore } from './store/approvals.js';
 import type { AuditStore } from './store/audit.js';
-import type { DepositStore } from './store/deposits.js';
 import type { LinkSessionStore } from './store/link-sessions.js';
 import type { MetaStore } from './store/meta.js';
 import type { OwnerStore } from './store/owners.js';
-import type { PaymentStore } from './store/payments.js';
-import type { RefundStore } from './store/refunds.js';
 import type { RefusalStore } from './store/refusals.js';
 import type { RegistryStore } from './store/registry.js';
 import type { SpendStore } from './store/spend.js';
 import type { TaskStore } from './store/tasks.js';
+import type { TransferStore } from './store/transfers.js';
 
 export type { AgentRecord, AgentStatus, AgentStore, Policy } from './store/agents.js';
-export type { AllocationRecord, AllocationStore } from './store/allocations.js';
 export type { ApiKeyStore, KeyScope } from './store/api-keys.js';
 export type { ApprovalKind, ApprovalRecord, ApprovalStatus, ApprovalStore } from './store/approvals.js';
 export type { AuditEntry, AuditStore } from './store/audit.js';
-export type { ChainDeposit, DepositRecord, DepositStore } from './store/deposits.js';
 export type { LinkSessionRecord, LinkSessionStore } from './store/link-sessions.js';
 export type { MetaStore } from './store/meta.js';
 export type { OwnerRecord, OwnerStore } from './store/owners.js';
-export type { PaymentRecord, PaymentStore, X402Signature } from './store/payments.js';
-export type { RefundRecord, RefundStore } from './store/refunds.js';
 export type { RefusalRecord, RefusalStore } from './store/refusals.js';
 export type { ModelRecord, RegistryStore, ServiceRecord } from './store/registry.js';
 export type { AgentSpendTotals, SpendStore } from './store/spend.js';
 export type { GenerationTask, TaskStatus, TaskStore } from './store/tasks.js';
-export type { ReplayableTransfer, SentTransaction, TransferStatus } from './store/transfers.js';
+export type {
+  AllocationRecord,
+  DepositRecord,
+  PaymentRecord,
+  RefundRecord,
+  SentTransaction,
+  TransferKind,
+  TransferOf,
+  TransferRecord,
+  TransferStatus,
+  TransferStore,
+} from './store/transfers.js';
 
 export interface Store
   extends
@@ -45,12 +49,9 @@ export interface Store
     OwnerStore,
     ApiKeyStore,
     AgentStore,
-    PaymentStore,
+    TransferStore,
     SpendStore,
     RefusalStore,
-    AllocationStore,
-    DepositStore,
-    RefundStore,
     TaskStore,
     ApprovalStore,
     LinkSessionStore,

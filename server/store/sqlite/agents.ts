@@ -35,16 +35,13 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       "UPDATE agents SET archived_at = ?, status = 'suspended' WHERE owner = ? AND agent_id = ? AND archived_at IS NULL",
     ),
     // Rows are never deleted, so a rowid above the one read at the start of a watch is a row added since.
-    lastMoveRows: db.prepare(
-      'SELECT (SELECT MAX(rowid) FROM allocations) AS allocations, (SELECT MAX(rowid) FROM refunds) AS refunds, (SELECT MAX(rowid) FROM payments) AS payments',
-    ),
+    lastMoveRow: db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM transfers').pluck(),
     movesInto: db
       .prepare(
-        `SELECT EXISTS (SELECT 1 FROM allocations WHERE owner = @owner AND agent_id = @agentId AND direction = 'to_agent'
-                          AND (status = 'pending' OR rowid > @allocations))
-             OR EXISTS (SELECT 1 FROM refunds WHERE owner = @owner AND agent_id = @agentId AND (status = 'pending' OR rowid > @refunds))
-             OR EXISTS (SELECT 1 FROM payments WHERE status = 'pending' AND recipient = @wallet)
-             OR EXISTS (SELECT 1 FROM payments WHERE rowid > @payments AND owner = @owner AND recipient = @wallet)`,
+        `SELECT EXISTS (SELECT 1 FROM transfers WHERE owner = @owner AND agent_id = @agentId AND kind IN ('allocation', 'refund')
+                          AND (status = 'pending' OR rowid > @since))
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND status = 'pending' AND recipient = @wallet)
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner AND recipient = @wallet)`,
       )
       .pluck(),
     setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
@@ -80,9 +77,8 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     findArchivedAgentByWallet: (walletAddress) => oneRow(stmts.findArchivedAgentByWallet, toAgent, walletAddress),
     archiveAgent: (owner, agentId, at) => stmts.archiveAgent.run(at, owner, agentId).changes === 1,
     watchMovesInto: (owner, agentId, wallet) => {
-      const last = stmts.lastMoveRows.get() as Record<'allocations' | 'refunds' | 'payments', number | null>;
-      const since = { allocations: last.allocations ?? 0, refunds: last.refunds ?? 0, payments: last.payments ?? 0 };
-      return () => stmts.movesInto.get({ owner, agentId, wallet, ...since }) === 1;
+      const since = stmts.lastMoveRow.get() as number;
+      return () => stmts.movesInto.get({ owner, agentId, wallet, since }) === 1;
     },
     setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),

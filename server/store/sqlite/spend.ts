@@ -19,7 +19,7 @@ function windowBounds(since: number) {
 
 export function createSpendStore(db: SqliteDatabase): SpendStore {
   const stmts = {
-    // The rolling window from maintained buckets (see migration 13): whole hours, then whole minutes of
+    // The rolling window from maintained buckets (the agent_spend_* triggers in schema.ts): whole hours, then whole minutes of
     // the hour the window starts in, then the payments of the minute it starts in, read one by one.
     spentSince: bigintStatement(
       db,
@@ -28,8 +28,8 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
            WHERE owner = @owner AND agent_id = @agentId AND span = 3600000 AND start >= @hourFrom)
        + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
            WHERE owner = @owner AND agent_id = @agentId AND span = 60000 AND start >= @minuteFrom AND start < @minuteTo)
-       + (SELECT COALESCE(SUM(amount), 0) FROM payments
-           WHERE owner = @owner AND agent_id = @agentId AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+       + (SELECT COALESCE(SUM(amount), 0) FROM transfers
+           WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
              AND created_at > @since AND created_at < @rawTo)`,
     ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
@@ -47,8 +47,8 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
     ),
     ownerWindowEdge: bigintStatement(
       db,
-      `SELECT agent_id, SUM(amount) AS amount FROM payments
-       WHERE owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+      `SELECT agent_id, SUM(amount) AS amount FROM transfers
+       WHERE kind = 'payment' AND owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
        GROUP BY agent_id`,
     ),
   };

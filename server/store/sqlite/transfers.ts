@@ -1,44 +1,201 @@
-/** What the SQLite adapters of money movements share: the signed transaction's columns, and moving a pending row on. */
-import type { ReplayableTransfer, SentTransaction, TransferStatus } from '../../core/ports/store.js';
+/** SQLite adapter of the transfers port: every move of money, whatever its kind, as one row of `transfers`. */
+import type { TransferKind, TransferOf, TransferRecord, TransferStore } from '../../core/ports/store.js';
 import type { SqliteDatabase } from '../database.js';
-import { optionalBigint, optionalNumber, optionalText, type Row } from './rows.js';
+import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
+import { toTask } from './tasks.js';
 
-/** A block height as its column is written: decimal text (or null). */
-export const heightParam = (height: bigint | null) => (height === null ? null : height.toString());
+function toTransfer(row: Row): TransferRecord {
+  const common = {
+    id: text(row.id),
+    owner: text(row.owner),
+    amount: BigInt(row.amount as bigint),
+    status: row.status as TransferRecord['status'],
+    txSignature: optionalText(row.tx_signature),
+    txWire: optionalText(row.tx_wire),
+    lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
+    errorCode: optionalText(row.error_code),
+    idempotencyKey: optionalText(row.idempotency_key),
+    requestHash: optionalText(row.request_hash),
+    createdAt: Number(row.created_at),
+    settledAt: optionalNumber(row.settled_at),
+  };
+  const kind = row.kind as TransferKind;
+  switch (kind) {
+    case 'payment':
+      return {
+        ...common,
+        kind,
+        agentId: text(row.agent_id),
+        serviceId: text(row.service_id),
+        serviceName: text(row.service_name),
+        recipient: text(row.recipient),
+        memo: text(row.memo),
+        description: text(row.description),
+        refundedAt: optionalNumber(row.refunded_at),
+        refundTxSignature: optionalText(row.refund_tx_signature),
+        protocol: row.protocol === 'x402' ? 'x402' : 'coffer',
+        resource: optionalText(row.resource),
+        x402Header: row.x402_header === null ? null : (JSON.parse(text(row.x402_header)) as { name: string; value: string }),
+        payerSignature: optionalText(row.payer_signature),
+      };
+    case 'allocation':
+    case 'return':
+      return { ...common, kind, agentId: text(row.agent_id) };
+    case 'faucet':
+    case 'deposit':
+      return { ...common, kind, agentId: null, from: text(row.from_address) };
+    case 'refund':
+      return {
+        ...common,
+        kind,
+        agentId: text(row.agent_id),
+        paymentId: text(row.payment_id),
+        taskId: optionalText(row.task_id),
+        destination: row.destination === 'treasury' ? 'treasury' : 'agent',
+      };
+  }
+}
 
-/** A record's named parameters, its block height written as stored. */
-export const withHeightParam = <T extends SentTransaction>(record: T) => ({
-  ...record,
-  lastValidBlockHeight: heightParam(record.lastValidBlockHeight),
-});
+/** The mapping for a statement that selects only rows of these kinds (the one place that narrows a row's type). */
+const ofKind =
+  <K extends TransferKind>(..._kinds: K[]) =>
+  (row: Row): TransferOf<K> =>
+    toTransfer(row) as TransferOf<K>;
+const toPayment = ofKind('payment');
 
-export const toSentTransaction = (row: Row): SentTransaction => ({
-  txSignature: optionalText(row.tx_signature),
-  txWire: optionalText(row.tx_wire),
-  lastValidBlockHeight: optionalBigint(row.last_valid_block_height),
-});
-
-/** The columns of a movement an Idempotency-Key replays, in the order its records list them. */
-export const toReplayableTransfer = (row: Row): ReplayableTransfer => ({
-  status: row.status as TransferStatus,
-  ...toSentTransaction(row),
-  errorCode: optionalText(row.error_code),
-  idempotencyKey: optionalText(row.idempotency_key),
-  requestHash: optionalText(row.request_hash),
-  createdAt: Number(row.created_at),
-  settledAt: optionalNumber(row.settled_at),
-});
-
-/** Records a pending row's transaction (`markSent`) and settles it (`settle`); both false when it is no longer pending. */
-export function pendingTransfers(db: SqliteDatabase, table: 'payments' | 'allocations' | 'deposits' | 'refunds') {
-  const markSent = db.prepare(
-    `UPDATE ${table} SET tx_signature = ?, tx_wire = ?, last_valid_block_height = ? WHERE id = ? AND status = 'pending'`,
-  );
-  const settle = db.prepare(`UPDATE ${table} SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'`);
+/** A record's columns as written: the ones its kind does not have are null. */
+function toColumns(record: TransferRecord) {
+  const none = {
+    serviceId: null,
+    serviceName: null,
+    recipient: null,
+    memo: null,
+    description: null,
+    protocol: null,
+    resource: null,
+    x402Header: null,
+    payerSignature: null,
+    refundedAt: null,
+    refundTxSignature: null,
+    from: null,
+    paymentId: null,
+    taskId: null,
+    destination: null,
+  };
   return {
-    markSent: (id: string, sent: SentTransaction) =>
-      markSent.run(sent.txSignature, sent.txWire, heightParam(sent.lastValidBlockHeight), id).changes === 1,
-    settle: (id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number) =>
-      settle.run(status, errorCode, at, id).changes === 1,
+    ...none,
+    ...record,
+    lastValidBlockHeight: record.lastValidBlockHeight === null ? null : record.lastValidBlockHeight.toString(),
+    x402Header: record.kind === 'payment' && record.x402Header !== null ? JSON.stringify(record.x402Header) : null,
+  };
+}
+
+export function createTransferStore(db: SqliteDatabase): TransferStore {
+  const stmts = {
+    insert: db.prepare(
+      `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
+         idempotency_key, request_hash, created_at, settled_at, service_id, service_name, recipient, memo, description, protocol,
+         resource, x402_header, payer_signature, refunded_at, refund_tx_signature, from_address, payment_id, task_id, destination)
+       VALUES (@id, @kind, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode,
+         @idempotencyKey, @requestHash, @createdAt, @settledAt, @serviceId, @serviceName, @recipient, @memo, @description, @protocol,
+         @resource, @x402Header, @payerSignature, @refundedAt, @refundTxSignature, @from, @paymentId, @taskId, @destination)`,
+    ),
+    insertChainDeposit: db.prepare(
+      `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at)
+       VALUES (?, 'deposit', ?, ?, ?, ?, 'confirmed', ?, ?)
+       ON CONFLICT (tx_signature) DO NOTHING`,
+    ),
+    get: bigintStatement(db, 'SELECT * FROM transfers WHERE id = ?'),
+    getPayment: bigintStatement(db, "SELECT * FROM transfers WHERE id = ? AND kind = 'payment'"),
+    byIdempotencyKey: bigintStatement(
+      db,
+      `SELECT * FROM transfers WHERE owner = @owner AND agent_id IS @agentId AND idempotency_key = @key AND created_at >= @since
+         AND kind IN (@kind, @otherKind)
+       ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    ),
+    settle: db.prepare(
+      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = COALESCE(?, tx_signature)
+       WHERE id = ? AND status = 'pending' RETURNING kind, payment_id, tx_signature`,
+    ),
+    markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
+    pending: bigintStatement(db, "SELECT * FROM transfers WHERE status = 'pending' ORDER BY created_at"),
+    pendingAllocationsTotal: bigintStatement(
+      db,
+      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND kind = 'allocation'",
+    ).pluck(),
+    pendingReturnsTotal: bigintStatement(
+      db,
+      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind = 'return'",
+    ).pluck(),
+    findLivePaymentByMemo: bigintStatement(
+      db,
+      `SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
+         AND status IN ('pending', 'confirmed') LIMIT 1`,
+    ),
+    findLivePaymentByPayerSignature: bigintStatement(
+      db,
+      "SELECT * FROM transfers WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1",
+    ),
+    listPayments: bigintStatement(
+      db,
+      "SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    ),
+    recentPayments: bigintStatement(
+      db,
+      "SELECT * FROM transfers WHERE owner = ? AND kind = 'payment' ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    ),
+    isPaymentTransaction: db.prepare("SELECT 1 FROM transfers WHERE tx_signature = ? AND kind = 'payment'").pluck(),
+    listDeposits: bigintStatement(
+      db,
+      `SELECT * FROM transfers WHERE owner = ? AND kind IN ('faucet', 'deposit') AND status = 'confirmed'
+       ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    ),
+    findRefundByPayment: bigintStatement(
+      db,
+      "SELECT * FROM transfers WHERE payment_id = ? AND kind = 'refund' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    ),
+    tasksOwedRefunds: bigintStatement(
+      db,
+      `SELECT t.* FROM generation_tasks t JOIN transfers p ON p.id = t.payment_id
+       WHERE t.status = 'failed' AND p.status = 'confirmed' AND p.refunded_at IS NULL AND p.recipient = p.owner
+         AND NOT EXISTS (SELECT 1 FROM transfers r WHERE r.kind = 'refund' AND r.payment_id = p.id AND (r.status != 'failed' OR NOT @retryFailed))
+       ORDER BY t.created_at`,
+    ),
+  };
+  return {
+    insertTransfer: (record) => void stmts.insert.run(toColumns(record)),
+    insertChainDeposit: (deposit) =>
+      stmts.insertChainDeposit.run(
+        deposit.id,
+        deposit.owner,
+        deposit.txSignature,
+        deposit.amount,
+        deposit.from,
+        deposit.createdAt,
+        deposit.createdAt,
+      ).changes === 1,
+    getTransfer: (id) => oneRow(stmts.get, toTransfer, id),
+    getPayment: (id) => oneRow(stmts.getPayment, toPayment, id),
+    findByIdempotencyKey: (kinds, owner, agentId, key, since) =>
+      oneRow(stmts.byIdempotencyKey, ofKind(...kinds), { owner, agentId, key, since, kind: kinds[0], otherKind: kinds[1] ?? kinds[0] }),
+    settleTransfer: (id, status, errorCode, at, txSignature) => {
+      const settled = stmts.settle.get(status, errorCode, at, txSignature ?? null, id) as
+        { kind: TransferKind; payment_id: string | null; tx_signature: string | null } | undefined;
+      if (settled === undefined) return false;
+      if (settled.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, settled.tx_signature, settled.payment_id);
+      return true;
+    },
+    pendingTransfers: () => allRows(stmts.pending, toTransfer),
+    pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
+    pendingReturnsTotal: (owner, agentId) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId) as bigint),
+    findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
+      oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, memo, recipient),
+    findLivePaymentByPayerSignature: (payerSignature) => oneRow(stmts.findLivePaymentByPayerSignature, toPayment, payerSignature),
+    listPayments: (owner, agentId, limit) => allRows(stmts.listPayments, toPayment, owner, agentId, limit),
+    recentPayments: (owner, limit) => allRows(stmts.recentPayments, toPayment, owner, limit),
+    isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get(txSignature) !== undefined,
+    listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
+    findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),
+    tasksOwedRefunds: (retryFailed) => allRows(stmts.tasksOwedRefunds, toTask, { retryFailed: retryFailed ? 1 : 0 }),
   };
 }

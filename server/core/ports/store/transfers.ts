@@ -1,20 +1,130 @@
-/** Port: what every money movement row (payment, allocation, deposit, refund) shares. */
+/**
+ * Port: moves of money. Every kind (a payment, an allocation or a return, a faucet mint or a deposit
+ * found on chain, a refund) is one record of one shape with its kind, and goes through one lifecycle
+ * (server/core/transfer-lifecycle.ts): written pending with its signed transaction, then settled.
+ */
+import type { GenerationTask } from './tasks.js';
+
 export type TransferStatus = 'pending' | 'confirmed' | 'failed';
+export type TransferKind = TransferRecord['kind'];
 
 /** A signed transaction that may or may not have reached the chain yet. */
 export interface SentTransaction {
+  /** Its id on chain: null only for an x402 payment not landed yet (its seller's facilitator signs last). */
   txSignature: string | null;
   /** The signed wire transaction (base64), kept so a restart can rebroadcast the same bytes. */
   txWire: string | null;
   lastValidBlockHeight: bigint | null;
 }
 
-/** A movement's state, and how a retry with the same Idempotency-Key finds it (payments, allocations, deposits). */
-export interface ReplayableTransfer extends SentTransaction {
+/** What every move of money records: what moved, where it stands, and the request it answers. */
+interface TransferFields extends SentTransaction {
+  id: string;
+  owner: string;
+  amount: bigint;
   status: TransferStatus;
   errorCode: string | null;
+  /** The Idempotency-Key it was made under; the newest row of its kind under a key answers a retry. */
   idempotencyKey: string | null;
   requestHash: string | null;
   createdAt: number;
   settledAt: number | null;
+}
+
+/** An agent's payment to a service (Coffer-sent, or x402: signed by the agent, sent by the seller). */
+export interface PaymentRecord extends TransferFields {
+  kind: 'payment';
+  agentId: string;
+  serviceId: string;
+  serviceName: string;
+  recipient: string;
+  /** The paid API's nonce (paid once per recipient), or the payment's id. */
+  memo: string;
+  description: string;
+  /** Set when a refund of this payment was confirmed: it no longer counts as spent. */
+  refundedAt: number | null;
+  refundTxSignature: string | null;
+  /** `coffer`: Coffer signs and sends, the receipt is Coffer's. `x402`: the seller's facilitator sends. */
+  protocol: 'coffer' | 'x402';
+  /** The URL paid for (x402). */
+  resource: string | null;
+  /** x402: the header the agent retries with. */
+  x402Header: { name: string; value: string } | null;
+  /** x402: the agent's signature in the transaction, how the landed transaction is found. */
+  payerSignature: string | null;
+}
+
+/** The treasury funding an agent (`allocation`), or an agent's USDC given back to it (`return`). */
+export interface AllocationRecord extends TransferFields {
+  kind: 'allocation' | 'return';
+  agentId: string;
+}
+
+/** USDC that came into the treasury: minted by the sim faucet (`faucet`), or found on chain (`deposit`, confirmed at once). */
+export interface DepositRecord extends TransferFields {
+  kind: 'faucet' | 'deposit';
+  agentId: null;
+  from: string;
+}
+
+/**
+ * Money given back for a payment whose work failed: sent from the treasury to the agent's wallet or,
+ * when the agent was archived, kept in the treasury (nothing moves: the payment went there).
+ */
+export interface RefundRecord extends TransferFields {
+  kind: 'refund';
+  agentId: string;
+  paymentId: string;
+  taskId: string | null;
+  destination: 'agent' | 'treasury';
+}
+
+export type TransferRecord = PaymentRecord | AllocationRecord | DepositRecord | RefundRecord;
+export type TransferOf<K extends TransferKind> = Extract<TransferRecord, { kind: K }>;
+
+export interface TransferStore {
+  /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */
+  insertTransfer(record: TransferRecord): void;
+  /** Records a deposit found on chain, confirmed; false when its transaction is recorded already. */
+  insertChainDeposit(deposit: { id: string; owner: string; txSignature: string; amount: bigint; from: string; createdAt: number }): boolean;
+  getTransfer(id: string): TransferRecord | null;
+  getPayment(id: string): PaymentRecord | null;
+  /** The newest row of these kinds under that Idempotency-Key created after `since` (agentId null: the treasury's own). */
+  findByIdempotencyKey<K extends TransferKind>(
+    kinds: readonly K[],
+    owner: string,
+    agentId: string | null,
+    key: string,
+    since: number,
+  ): TransferOf<K> | null;
+  /**
+   * Settles a pending row (an x402 payment's landed transaction named with it); false when it was no
+   * longer pending (someone else settled it). A confirmed refund marks its payment refunded, in the
+   * same write.
+   */
+  settleTransfer(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number, txSignature?: string): boolean;
+  /** Every pending row, oldest first: what reconciliation settles. */
+  pendingTransfers(): TransferRecord[];
+  /** Allocations to agents not settled yet (what the treasury has promised away). */
+  pendingAllocationsTotal(owner: string): bigint;
+  /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
+  pendingReturnsTotal(owner: string, agentId: string): bigint;
+
+  /** A pending or confirmed payment of the agent to that recipient with that memo (a paid API's nonce). */
+  findLivePaymentByMemo(owner: string, agentId: string, recipient: string, memo: string): PaymentRecord | null;
+  /** A pending or confirmed x402 payment whose transaction carries this payer signature. */
+  findLivePaymentByPayerSignature(payerSignature: string): PaymentRecord | null;
+  listPayments(owner: string, agentId: string, limit: number): PaymentRecord[];
+  recentPayments(owner: string, limit: number): PaymentRecord[];
+  /** Whether a transaction is one of Coffer's own payments (not a deposit from outside). */
+  isPaymentTransaction(txSignature: string): boolean;
+  /** Confirmed deposits and faucet mints, newest first. */
+  listDeposits(owner: string, limit: number): DepositRecord[];
+  /** The newest refund of a payment. */
+  findRefundByPayment(paymentId: string): RefundRecord | null;
+  /**
+   * Failed tasks whose payment went to the treasury, was confirmed and was not given back: none
+   * under way or done, and, unless `retryFailed`, none that failed either.
+   */
+  tasksOwedRefunds(retryFailed: boolean): GenerationTask[];
 }

@@ -27,13 +27,20 @@ describe('migrations', () => {
     const payment = (id: string, status: string, amount: number) =>
       db
         .prepare(
-          `INSERT INTO payments (id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at)
-           VALUES (?, 'owner', 'a', 's', 's', 'r', ?, ?, '', ?, ?)`,
+          `INSERT INTO transfers (id, kind, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at)
+           VALUES (?, 'payment', 'owner', 'a', 's', 's', 'r', ?, ?, '', ?, ?)`,
         )
         .run(id, amount, id, status, 120_000);
     payment('p1', 'pending', 5);
     payment('p2', 'confirmed', 7);
-    db.prepare("UPDATE payments SET status = 'confirmed' WHERE id = 'p1'").run();
+    db.prepare("UPDATE transfers SET status = 'confirmed' WHERE id = 'p1'").run();
+    // Other moves of the agent's wallet are no spending.
+    db.prepare(
+      "INSERT INTO transfers (id, kind, owner, agent_id, amount, status, created_at) VALUES ('r1', 'return', 'owner', 'a', 100, 'confirmed', 120000)",
+    ).run();
+    // Each kind reads as a table of its own.
+    expect(db.prepare('SELECT id FROM payments ORDER BY id').pluck().all()).toEqual(['p1', 'p2']);
+    expect(db.prepare('SELECT direction FROM allocations').pluck().all()).toEqual(['to_treasury']);
     expect(db.prepare('SELECT pending, lifetime_spent, lifetime_payments FROM agent_spend_totals').get()).toEqual({
       pending: 0,
       lifetime_spent: 12,

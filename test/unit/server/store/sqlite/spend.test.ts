@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type SqliteDatabase } from '../../../../../server/store/database.js';
 import { createSqliteStore } from '../../../../../server/store/sqlite-store.js';
-import { SENT_BY_COFFER } from '../../../../../server/core/payments.js';
+import { paymentRow } from '../../../../fixtures/transfer-rows.js';
 import type { Store } from '../../../../../server/core/ports/store.js';
 
 const OWNER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -121,36 +121,14 @@ describe('maintained spend totals (buckets and per-agent totals kept by triggers
           const ids: string[] = [];
           const insert = (agentId: string, amount: number, status: 'pending' | 'confirmed' | 'failed', at: number) => {
             const id = `pay_p${n++}`;
-            store.insertPayment({
-              id,
-              owner: OWNER,
-              agentId,
-              serviceId: 's',
-              serviceName: 's',
-              recipient: OWNER,
-              amount: BigInt(amount),
-              memo: id,
-              description: '',
-              status,
-              txSignature: null,
-              txWire: null,
-              lastValidBlockHeight: null,
-              errorCode: null,
-              idempotencyKey: null,
-              requestHash: null,
-              createdAt: at,
-              settledAt: null,
-              refundedAt: null,
-              refundTxSignature: null,
-              ...SENT_BY_COFFER,
-            });
+            store.insertTransfer(paymentRow({ id, owner: OWNER, agentId, amount: BigInt(amount), status, createdAt: at }));
             return id;
           };
           for (const s of steps) {
             if (s.kind === 'pay') ids.push(insert(AGENTS[s.agent]!, s.amount, s.status, now - s.ago));
-            else if (s.kind === 'settle' && ids.length > 0) store.settlePayment(ids[s.pick % ids.length]!, s.to, null, now);
+            else if (s.kind === 'settle' && ids.length > 0) store.settleTransfer(ids[s.pick % ids.length]!, s.to, null, now);
             else if (s.kind === 'refund' && ids.length > 0) {
-              db.prepare("UPDATE payments SET refunded_at = ? WHERE id = ? AND status = 'confirmed' AND refunded_at IS NULL").run(
+              db.prepare("UPDATE transfers SET refunded_at = ? WHERE id = ? AND status = 'confirmed' AND refunded_at IS NULL").run(
                 now,
                 ids[s.pick % ids.length],
               );
