@@ -101,9 +101,9 @@ export const SCHEMA = `
     destination TEXT CHECK (destination IN ('agent', 'treasury')),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
-  CREATE INDEX transfers_pending ON transfers (status) WHERE status = 'pending';
-  -- What a wallet has promised away (pending allocations from the treasury, pending returns from an agent).
-  CREATE INDEX transfers_pending_by_owner ON transfers (owner, kind, agent_id) WHERE status = 'pending';
+  -- What is pending: what reconciliation settles, and what a wallet has promised away (pending
+  -- allocations from the treasury, pending returns from an agent).
+  CREATE INDEX transfers_pending ON transfers (owner, kind, agent_id) WHERE status = 'pending';
   CREATE INDEX transfers_by_idempotency_key ON transfers (owner, agent_id, idempotency_key, created_at)
     WHERE idempotency_key IS NOT NULL;
   CREATE INDEX transfers_by_owner ON transfers (owner, kind, created_at);

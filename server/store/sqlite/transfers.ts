@@ -113,8 +113,13 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
          AND kind IN (@kind, @otherKind)
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
+    // Two statements: an UPDATE naming tx_signature rewrites its index entry even when it is unchanged.
     settle: db.prepare(
-      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = COALESCE(?, tx_signature)
+      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?
+       WHERE id = ? AND status = 'pending' RETURNING kind, payment_id, tx_signature`,
+    ),
+    settleLanded: db.prepare(
+      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = ?
        WHERE id = ? AND status = 'pending' RETURNING kind, payment_id, tx_signature`,
     ),
     markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
@@ -179,8 +184,11 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     findByIdempotencyKey: (kinds, owner, agentId, key, since) =>
       oneRow(stmts.byIdempotencyKey, ofKind(...kinds), { owner, agentId, key, since, kind: kinds[0], otherKind: kinds[1] ?? kinds[0] }),
     settleTransfer: (id, status, errorCode, at, txSignature) => {
-      const settled = stmts.settle.get(status, errorCode, at, txSignature ?? null, id) as
-        { kind: TransferKind; payment_id: string | null; tx_signature: string | null } | undefined;
+      const settled = (
+        txSignature === undefined
+          ? stmts.settle.get(status, errorCode, at, id)
+          : stmts.settleLanded.get(status, errorCode, at, txSignature, id)
+      ) as { kind: TransferKind; payment_id: string | null; tx_signature: string | null } | undefined;
       if (settled === undefined) return false;
       if (settled.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, settled.tx_signature, settled.payment_id);
       return true;
