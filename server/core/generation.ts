@@ -308,7 +308,7 @@ function keepInTreasury(ctx: EngineContext, task: GenerationTask): void {
     if (payment === null) return;
     const row = refundRow(ctx, newId('rfd'), task, payment, 'treasury', { txSignature: null, txWire: null, lastValidBlockHeight: null });
     ctx.store.insertTransfer(row);
-    ctx.store.settleTransfer(row.id, 'confirmed', null, row.createdAt);
+    ctx.store.settleTransfer(row, 'confirmed', null, row.createdAt);
     const detail = { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId };
     audit(ctx, { actor: 'system', owner: row.owner, agentId: row.agentId, action: 'refund.kept_in_treasury', detail });
   });

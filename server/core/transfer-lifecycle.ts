@@ -203,13 +203,13 @@ function recordSettlement(
   landedAs?: string,
 ): boolean {
   return ctx.store.transaction(() => {
-    if (!ctx.store.settleTransfer(row.id, status, errorCode, ctx.clock.now(), landedAs)) return false;
+    if (!ctx.store.settleTransfer(row, status, errorCode, ctx.clock.now(), landedAs)) return false;
     audit(ctx, {
       actor,
       owner: row.owner,
       agentId: row.agentId,
       action: `${row.kind}.${status}`,
-      detail: { ...detailOf(row), id: row.id, txSignature: landedAs ?? row.txSignature, errorCode },
+      detail: { ...detailOf(row), id: row.id, errorCode },
     });
     return true;
   });

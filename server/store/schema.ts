@@ -101,16 +101,18 @@ export const SCHEMA = `
     destination TEXT CHECK (destination IN ('agent', 'treasury')),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
-  -- What is pending: what reconciliation settles, and what a wallet has promised away (pending
-  -- allocations from the treasury, pending returns from an agent).
-  CREATE INDEX transfers_pending ON transfers (owner, kind, agent_id) WHERE status = 'pending';
+  -- Partial indexes by kind: each move of money enters only the indexes of its own kind, so a
+  -- payment costs the writes it did when payments had a table of their own.
+  -- What reconciliation settles, and what a wallet has promised away (a few rows: those in flight).
+  CREATE INDEX transfers_pending ON transfers (status) WHERE status = 'pending';
   CREATE INDEX transfers_by_idempotency_key ON transfers (owner, agent_id, idempotency_key, created_at)
     WHERE idempotency_key IS NOT NULL;
-  CREATE INDEX transfers_by_owner ON transfers (owner, kind, created_at);
   CREATE INDEX payments_by_agent ON transfers (owner, agent_id, created_at) WHERE kind = 'payment';
+  CREATE INDEX payments_by_owner ON transfers (owner, created_at) WHERE kind = 'payment';
   CREATE INDEX payments_by_memo ON transfers (owner, agent_id, memo) WHERE kind = 'payment';
   CREATE INDEX payments_by_payer_signature ON transfers (payer_signature) WHERE payer_signature IS NOT NULL;
   CREATE INDEX allocations_by_agent ON transfers (owner, agent_id, created_at) WHERE kind IN ('allocation', 'return');
+  CREATE INDEX deposits_by_owner ON transfers (owner, created_at) WHERE kind IN ('faucet', 'deposit');
   CREATE UNIQUE INDEX refunds_one_per_payment ON transfers (payment_id) WHERE kind = 'refund' AND status != 'failed';
   CREATE INDEX refunds_by_payment ON transfers (payment_id, created_at) WHERE kind = 'refund';
 

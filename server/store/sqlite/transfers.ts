@@ -5,9 +5,12 @@ import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optio
 import { toTask } from './tasks.js';
 
 function toTransfer(row: Row): TransferRecord {
-  const common = {
+  const kind = row.kind as TransferKind;
+  const record = {
     id: text(row.id),
+    kind,
     owner: text(row.owner),
+    agentId: optionalText(row.agent_id),
     amount: BigInt(row.amount as bigint),
     status: row.status as TransferRecord['status'],
     txSignature: optionalText(row.tx_signature),
@@ -19,11 +22,9 @@ function toTransfer(row: Row): TransferRecord {
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
   };
-  const kind = row.kind as TransferKind;
   switch (kind) {
     case 'payment':
-      return {
-        ...common,
+      return Object.assign(record, {
         kind,
         agentId: text(row.agent_id),
         serviceId: text(row.service_id),
@@ -33,26 +34,25 @@ function toTransfer(row: Row): TransferRecord {
         description: text(row.description),
         refundedAt: optionalNumber(row.refunded_at),
         refundTxSignature: optionalText(row.refund_tx_signature),
-        protocol: row.protocol === 'x402' ? 'x402' : 'coffer',
+        protocol: row.protocol === 'x402' ? ('x402' as const) : ('coffer' as const),
         resource: optionalText(row.resource),
         x402Header: row.x402_header === null ? null : (JSON.parse(text(row.x402_header)) as { name: string; value: string }),
         payerSignature: optionalText(row.payer_signature),
-      };
+      });
     case 'allocation':
     case 'return':
-      return { ...common, kind, agentId: text(row.agent_id) };
+      return Object.assign(record, { kind, agentId: text(row.agent_id) });
     case 'faucet':
     case 'deposit':
-      return { ...common, kind, agentId: null, from: text(row.from_address) };
+      return Object.assign(record, { kind, agentId: null, from: text(row.from_address) });
     case 'refund':
-      return {
-        ...common,
+      return Object.assign(record, {
         kind,
         agentId: text(row.agent_id),
         paymentId: text(row.payment_id),
         taskId: optionalText(row.task_id),
-        destination: row.destination === 'treasury' ? 'treasury' : 'agent',
-      };
+        destination: row.destination === 'treasury' ? ('treasury' as const) : ('agent' as const),
+      });
   }
 }
 
@@ -63,31 +63,41 @@ const ofKind =
     toTransfer(row) as TransferOf<K>;
 const toPayment = ofKind('payment');
 
-/** A record's columns as written: the ones its kind does not have are null. */
-function toColumns(record: TransferRecord) {
-  const none = {
-    serviceId: null,
-    serviceName: null,
-    recipient: null,
-    memo: null,
-    description: null,
-    protocol: null,
-    resource: null,
-    x402Header: null,
-    payerSignature: null,
-    refundedAt: null,
-    refundTxSignature: null,
-    from: null,
-    paymentId: null,
-    taskId: null,
-    destination: null,
-  };
-  return {
-    ...none,
-    ...record,
-    lastValidBlockHeight: record.lastValidBlockHeight === null ? null : record.lastValidBlockHeight.toString(),
-    x402Header: record.kind === 'payment' && record.x402Header !== null ? JSON.stringify(record.x402Header) : null,
-  };
+/** A record's columns, in the insert's order: the ones its kind does not have are null. */
+function columnsOf(record: TransferRecord): unknown[] {
+  const payment = record.kind === 'payment' ? record : null;
+  const refund = record.kind === 'refund' ? record : null;
+  return [
+    record.id,
+    record.kind,
+    record.owner,
+    record.agentId,
+    record.amount,
+    record.status,
+    record.txSignature,
+    record.txWire,
+    record.lastValidBlockHeight === null ? null : record.lastValidBlockHeight.toString(),
+    record.errorCode,
+    record.idempotencyKey,
+    record.requestHash,
+    record.createdAt,
+    record.settledAt,
+    payment?.serviceId ?? null,
+    payment?.serviceName ?? null,
+    payment?.recipient ?? null,
+    payment?.memo ?? null,
+    payment?.description ?? null,
+    payment?.protocol ?? null,
+    payment?.resource ?? null,
+    payment?.x402Header ? JSON.stringify(payment.x402Header) : null,
+    payment?.payerSignature ?? null,
+    payment?.refundedAt ?? null,
+    payment?.refundTxSignature ?? null,
+    record.kind === 'faucet' || record.kind === 'deposit' ? record.from : null,
+    refund?.paymentId ?? null,
+    refund?.taskId ?? null,
+    refund?.destination ?? null,
+  ];
 }
 
 export function createTransferStore(db: SqliteDatabase): TransferStore {
@@ -96,9 +106,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
          idempotency_key, request_hash, created_at, settled_at, service_id, service_name, recipient, memo, description, protocol,
          resource, x402_header, payer_signature, refunded_at, refund_tx_signature, from_address, payment_id, task_id, destination)
-       VALUES (@id, @kind, @owner, @agentId, @amount, @status, @txSignature, @txWire, @lastValidBlockHeight, @errorCode,
-         @idempotencyKey, @requestHash, @createdAt, @settledAt, @serviceId, @serviceName, @recipient, @memo, @description, @protocol,
-         @resource, @x402Header, @payerSignature, @refundedAt, @refundTxSignature, @from, @paymentId, @taskId, @destination)`,
+       VALUES (${Array(29).fill('?').join(', ')})`,
     ),
     insertChainDeposit: db.prepare(
       `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at)
@@ -114,13 +122,9 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     // Two statements: an UPDATE naming tx_signature rewrites its index entry even when it is unchanged.
-    settle: db.prepare(
-      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?
-       WHERE id = ? AND status = 'pending' RETURNING kind, payment_id, tx_signature`,
-    ),
+    settle: db.prepare("UPDATE transfers SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
     settleLanded: db.prepare(
-      `UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = ?
-       WHERE id = ? AND status = 'pending' RETURNING kind, payment_id, tx_signature`,
+      "UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = ? WHERE id = ? AND status = 'pending'",
     ),
     markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
     pending: bigintStatement(db, "SELECT * FROM transfers WHERE status = 'pending' ORDER BY created_at"),
@@ -168,7 +172,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     ),
   };
   return {
-    insertTransfer: (record) => void stmts.insert.run(toColumns(record)),
+    insertTransfer: (record) => void stmts.insert.run(columnsOf(record)),
     insertChainDeposit: (deposit) =>
       stmts.insertChainDeposit.run(
         deposit.id,
@@ -183,14 +187,13 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     getPayment: (id) => oneRow(stmts.getPayment, toPayment, id),
     findByIdempotencyKey: (kinds, owner, agentId, key, since) =>
       oneRow(stmts.byIdempotencyKey, ofKind(...kinds), { owner, agentId, key, since, kind: kinds[0], otherKind: kinds[1] ?? kinds[0] }),
-    settleTransfer: (id, status, errorCode, at, txSignature) => {
-      const settled = (
+    settleTransfer: (row, status, errorCode, at, txSignature) => {
+      const settled =
         txSignature === undefined
-          ? stmts.settle.get(status, errorCode, at, id)
-          : stmts.settleLanded.get(status, errorCode, at, txSignature, id)
-      ) as { kind: TransferKind; payment_id: string | null; tx_signature: string | null } | undefined;
-      if (settled === undefined) return false;
-      if (settled.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, settled.tx_signature, settled.payment_id);
+          ? stmts.settle.run(status, errorCode, at, row.id)
+          : stmts.settleLanded.run(status, errorCode, at, txSignature, row.id);
+      if (settled.changes !== 1) return false;
+      if (row.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, row.txSignature, row.paymentId);
       return true;
     },
     pendingTransfers: () => allRows(stmts.pending, toTransfer),

@@ -102,7 +102,7 @@ export interface TransferStore {
    * longer pending (someone else settled it). A confirmed refund marks its payment refunded, in the
    * same write.
    */
-  settleTransfer(id: string, status: 'confirmed' | 'failed', errorCode: string | null, at: number, txSignature?: string): boolean;
+  settleTransfer(row: TransferRecord, status: 'confirmed' | 'failed', errorCode: string | null, at: number, txSignature?: string): boolean;
   /** Every pending row, oldest first: what reconciliation settles. */
   pendingTransfers(): TransferRecord[];
   /** Allocations to agents not settled yet (what the treasury has promised away). */
