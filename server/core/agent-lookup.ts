@@ -1,4 +1,4 @@
-import { CofferError } from './errors.js';
+import { CofferError, type Refusal } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { AgentRecord } from './ports/store.js';
 
@@ -10,15 +10,13 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
 }
 
 /** An archived agent is stopped for good: nothing may start it or fund it again. */
-export function refuseArchived(agent: AgentRecord): void {
-  if (agent.archivedAt !== null) {
-    throw new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
-  }
-}
+export const archivedRefusal = (agent: AgentRecord): Refusal =>
+  agent.archivedAt === null
+    ? null
+    : new CofferError('agent_archived', `agent "${agent.agentId}" is archived: it was stopped for good, and its history is kept`);
 
 /** A stopped agent pays nothing until the owner resumes it: the one refusal every payment door gives. */
-export function refuseStopped(agent: AgentRecord): void {
-  if (agent.status === 'suspended') {
-    throw new CofferError('agent_suspended', `agent "${agent.agentId}" is stopped: its payments are refused until the owner resumes it`);
-  }
-}
+export const stoppedRefusal = (agent: AgentRecord): Refusal =>
+  agent.status !== 'suspended'
+    ? null
+    : new CofferError('agent_suspended', `agent "${agent.agentId}" is stopped: its payments are refused until the owner resumes it`);

@@ -1,11 +1,11 @@
-import { CofferError, isCofferError } from './errors.js';
+import { CofferError, isCofferError, refuse } from './errors.js';
 import { mcpServerConfig } from './mcp-config.js';
 import { allocate } from './allocations.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { DAY_MS, audit, type ContextWith, type EngineContext } from './context.js';
 import { hashApiKey, newApiKey } from './ids.js';
 import { requestApproval, withdrawRequestsOf } from './approval-requests.js';
-import { getAgentOrThrow, refuseArchived } from './agent-lookup.js';
+import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
@@ -196,7 +196,7 @@ export function killAgent(ctx: EngineContext, principal: Principal, agentId: str
 /** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
 export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
   requireAgentScope(principal, agentId);
-  refuseArchived(getAgentOrThrow(ctx, principal.owner, agentId));
+  refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, principal.owner, agentId);
     return requestApproval(ctx, principal, 'resume', agentId, {});
@@ -250,7 +250,7 @@ export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentI
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now());
   const apiKey = ctx.store.transaction(() => {
-    refuseArchived(getAgentOrThrow(ctx, principal.owner, agentId));
+    refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
     ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });
     const key = issueAgentKey(ctx, principal.owner, agentId);
     audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });

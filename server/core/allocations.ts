@@ -1,9 +1,9 @@
-import { CofferError, isCofferError } from './errors.js';
+import { CofferError, isCofferError, refuse, type Refusal } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approval-requests.js';
 import { done } from './outcome.js';
 import type { EngineContext } from './context.js';
-import { getAgentOrThrow, refuseArchived } from './agent-lookup.js';
+import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { earlierAttempt, moveMoney, type SignedTransfer } from './transfer-lifecycle.js';
@@ -28,7 +28,7 @@ export async function allocate(
   const agent = getAgentOrThrow(ctx, owner, agentId);
   // An agent funding itself loosens what it can spend: it waits for the owner.
   if (principal.kind === 'agent') {
-    refuseArchived(agent);
+    refuse(archivedRefusal(agent));
     return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
   }
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
@@ -43,7 +43,7 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
   if (earlier !== null) return allocationResult(ctx, answerEarlier(earlier), agent);
   // After the earlier attempt: a retry answers its first result whatever happened since, an archive
   // included (the client must learn that its money moved); only a new allocation is refused.
-  refuseArchived(agent);
+  refuse(archivedRefusal(agent));
   const treasuryBalance = await ctx.chain.usdcBalance(owner);
   const id = newId('alc');
   try {
@@ -64,14 +64,8 @@ async function allocateNow(ctx: EngineContext, principal: Principal, agent: Agen
         }),
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
-        refuseArchived(getAgentOrThrow(ctx, owner, agent.agentId));
-        const available = treasuryBalance - ctx.store.pendingAllocationsTotal(owner);
-        if (available < amount) {
-          throw new CofferError(
-            'insufficient_treasury_funds',
-            `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
-          );
-        }
+        refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
+        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner), amount));
         return newMove(ctx, 'allocation', id, agent, amount, key, signed);
       },
     });
@@ -146,7 +140,7 @@ export async function returnFunds(
   // reservation, the return is signed again for what is left (a few times at most).
   for (let tries = 1; ; tries += 1) {
     const amount = asked ?? available();
-    refuseReturn(amount, available());
+    refuse(returnRefusal(amount, available()));
     const id = newId('alc');
     try {
       const movedBack = await moveMoney(ctx, owner, {
@@ -167,7 +161,7 @@ export async function returnFunds(
         reserve: (signed) => {
           const left = available();
           if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
-          refuseReturn(amount, left);
+          refuse(returnRefusal(amount, left));
           return newMove(ctx, 'return', id, agent, amount, key, signed);
         },
       });
@@ -181,15 +175,25 @@ export async function returnFunds(
 /** A return of the whole available balance found it changed between its signature and its reservation. */
 class AvailableChanged extends Error {}
 
-function refuseReturn(amount: bigint, available: bigint): void {
-  if (amount > 0n && available >= amount) return;
-  throw new CofferError(
-    'insufficient_funds',
-    available <= 0n
-      ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
-      : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
-  );
-}
+/** The treasury's USDC not promised to agents yet (pending allocations) must cover an allocation. */
+const treasuryRefusal = (available: bigint, amount: bigint): Refusal =>
+  available >= amount
+    ? null
+    : new CofferError(
+        'insufficient_treasury_funds',
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+
+/** A return moves something, and no more than the wallet has not promised away. */
+const returnRefusal = (amount: bigint, available: bigint): Refusal =>
+  amount > 0n && available >= amount
+    ? null
+    : new CofferError(
+        'insufficient_funds',
+        available <= 0n
+          ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
+          : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
 
 /** An allocation's or a return's Idempotency-Key: the two share the key space of an agent (one used for the other is 409). */
 const keyOf = (kind: 'allocation' | 'return', agent: AgentRecord, idempotencyKey: string | null, request: unknown[]) =>

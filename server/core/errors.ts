@@ -95,3 +95,15 @@ export class CofferError extends Error {
 }
 
 export const isCofferError = (value: unknown): value is CofferError => value instanceof CofferError;
+
+/** A decision's answer: the refusal, or null when it allows. */
+export type Refusal = CofferError | null;
+
+/**
+ * Where a decision's refusal leaves the engine: thrown, and so answered by every door through the
+ * same code. Decisions themselves (policy.ts, payment-refusals.ts, agent-lookup.ts) return values;
+ * a chain of them reads `refuse(first() ?? second() ?? ...)`, in the order the refusals are said.
+ */
+export function refuse(refusal: Refusal): void {
+  if (refusal !== null) throw refusal;
+}

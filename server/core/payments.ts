@@ -1,7 +1,15 @@
-import { CofferError } from './errors.js';
+import { CofferError, refuse, type Refusal } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
-import { getAgentOrThrow, refuseStopped } from './agent-lookup.js';
+import { getAgentOrThrow, stoppedRefusal } from './agent-lookup.js';
+import {
+  archivedRecipientRefusal,
+  balanceRefusal,
+  buysNoCallRefusal,
+  noncePaidRefusal,
+  priceCapRefusal,
+  sameX402Refusal,
+} from './payment-refusals.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
@@ -120,7 +128,7 @@ async function payOrThrow(
   };
   const earlier = await openPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
-  if (service !== null && body.nonce === undefined) assertBuysACall(service, amount);
+  if (service !== null && body.nonce === undefined) refuse(buysNoCallRefusal(service, amount));
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
@@ -207,9 +215,11 @@ export interface PaymentAsked {
 export async function openPayment(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): Promise<PaymentRecord | null> {
   const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, asked.sentBy);
   if (earlier !== null) return earlier;
-  refuseStopped(agent);
-  checkPolicy(ctx, agent.owner, agent.agentId, asked.serviceId, asked.service, asked.recipient, asked.amount);
-  assertListedPrice(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount);
+  refuse(
+    stoppedRefusal(agent) ??
+      policyRefusal(ctx, agent, asked) ??
+      priceCapRefusal(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount),
+  );
   return null;
 }
 
@@ -250,38 +260,6 @@ export async function movePayment(
 }
 
 /**
- * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
- * than it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
- */
-export function assertListedPrice(serviceId: string, listed: bigint | null, amount: bigint): void {
-  if (listed !== null && amount > listed) {
-    throw new CofferError(
-      'price_above_registry',
-      `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for "${serviceId}"`,
-    );
-  }
-}
-
-/**
- * A payment without a seller's nonce is redeemed by its receipt alone: a Coffer paywall takes it once
- * for a route priced at most what it paid (API.md, the paywall). Below the registry's per-call price
- * it buys no call, so it is refused before anything moves rather than paid for nothing. With a nonce
- * the seller's 402 named the price (the paywall holds the payment to it); outside the registry, and
- * for services priced by resolution, Coffer does not know the price and the paywall alone judges.
- */
-export function assertBuysACall(service: ServiceRecord, amount: bigint): void {
-  if (service.pricePerCall === null) return;
-  const price = parseAmount(service.pricePerCall);
-  if (amount < price) {
-    throw new CofferError(
-      'price_below_registry',
-      `${formatUsdc(amount)} USDC is less than the ${formatUsdc(price)} USDC the registry lists for a call to "${service.id}": ` +
-        'without the nonce of its 402 such a payment buys nothing, so nothing was paid',
-    );
-  }
-}
-
-/**
  * The reservation, inside the lifecycle's one write: the kill switch and the policy checked again
  * (other payments may have landed since the first look), the recipient not archived, the balance net
  * of pending payments and returns, the nonce (and an x402 transaction) not paid before; then the
@@ -296,39 +274,17 @@ function reservePayment(
 ): PaymentRecord {
   const { owner, agentId } = agent;
   const { amount, recipient } = payment;
-  refuseStopped(getAgentOrThrow(ctx, owner, agentId));
-  checkPolicy(ctx, owner, agentId, payment.serviceId, payment.service, recipient, amount);
-  // An archived agent's wallet is out of use: money paid into it would sit where no key spends it
-  // and the owner no longer looks. Checked here, in the reservation, so an archive racing this
-  // payment is seen either way.
-  const archived = ctx.store.findArchivedAgentByWallet(recipient);
-  if (archived !== null) {
-    throw new CofferError(
-      'recipient_archived',
-      `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
-    );
-  }
-  // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
-  const available = balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
-  if (available < amount) {
-    throw new CofferError(
-      'insufficient_funds',
-      `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
-    );
-  }
-  if (payment.nonce !== null) {
-    const earlier = ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce);
-    if (earlier !== null)
-      throw new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
-  }
-  // Two equal x402 payments signed under one blockhash are one transaction: it could land once and
-  // confirm both. The second is not handed out (a moment later the blockhash, and so the
-  // transaction, differs).
-  if (signed.payerSignature !== null && ctx.store.findLivePaymentByPayerSignature(signed.payerSignature) !== null) {
-    throw new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', {
-      retryAfterSeconds: 1,
-    });
-  }
+  // In the order they are said; each reads what it judges only when the ones before allowed.
+  refuse(
+    stoppedRefusal(getAgentOrThrow(ctx, owner, agentId)) ??
+      policyRefusal(ctx, agent, payment) ??
+      // Here, in the reservation, so an archive racing this payment is seen either way.
+      archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(recipient)) ??
+      // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
+      balanceRefusal(balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId), amount) ??
+      noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
+      sameX402Refusal(signed.payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(signed.payerSignature)),
+  );
   return {
     kind: 'payment',
     id: payment.id,
@@ -355,28 +311,20 @@ function reservePayment(
 }
 
 /**
- * Applies the agent's policy to a payment (policy.ts decides, in API.md's order): throws its first
- * refusal. What it is judged against is read here: the policy, the spending window, the last payment.
+ * The agent's policy on a payment (policy.ts decides, in API.md's order): its first refusal, or null.
+ * What it is judged against is read here: the policy, the spending window, the last payment.
  */
-export function checkPolicy(
-  ctx: EngineContext,
-  owner: string,
-  agentId: string,
-  serviceId: string,
-  service: ServiceRecord | null,
-  recipient: string | undefined,
-  amount: bigint,
-): void {
+function policyRefusal(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): Refusal {
+  const { owner, agentId } = agent;
   const now = ctx.clock.now();
   // What the agent spent is never summed from its history here: the ledger keeps the figures in the
   // same write as each payment's insert, settlement and refund (the payments_spend_* triggers and
   // agent_spend_* tables in server/store/schema.ts).
-  const refusal = firstRefusal(
+  return firstRefusal(
     ctx.store.getPolicy(owner, agentId),
     { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
-    { serviceId, inRegistry: service !== null, recipient, amount },
+    { serviceId: asked.serviceId, inRegistry: asked.service !== null, recipient: asked.recipient, amount: asked.amount },
   );
-  if (refusal !== null) throw refusal;
 }
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;

@@ -134,7 +134,7 @@ export const SCHEMA = `
     FROM transfers WHERE kind = 'refund';
 
   -- ── What an agent spent: kept by the payments' own writes ───────────────────────────────────
-  -- The policy reads these, never an agent's history (server/core/payments.ts, checkPolicy): per
+  -- The policy reads these, never an agent's history (server/core/payments.ts, policyRefusal): per
   -- agent, what is pending, the lifetime spend and the last payment; and the amount counted against
   -- the rolling 24 h budget per minute and per hour (a payment counts while pending or confirmed and
   -- not refunded). The two triggers below keep them in the same write as every insert, settlement
