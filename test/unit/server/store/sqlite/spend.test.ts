@@ -126,7 +126,8 @@ describe('maintained spend totals (buckets and per-agent totals kept by triggers
           };
           for (const s of steps) {
             if (s.kind === 'pay') ids.push(insert(AGENTS[s.agent]!, s.amount, s.status, now - s.ago));
-            else if (s.kind === 'settle' && ids.length > 0) store.settleTransfer(store.getTransfer(ids[s.pick % ids.length]!)!, s.to, null, now);
+            else if (s.kind === 'settle' && ids.length > 0)
+              store.settleTransfer(store.getTransfer(ids[s.pick % ids.length]!)!, s.to, null, now);
             else if (s.kind === 'refund' && ids.length > 0) {
               db.prepare("UPDATE transfers SET refunded_at = ? WHERE id = ? AND status = 'confirmed' AND refunded_at IS NULL").run(
                 now,
