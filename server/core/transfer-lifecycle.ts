@@ -128,8 +128,9 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
     throw asChainError(error);
   }
   const ledger = move.sentBy === 'coffer' ? ctx.chain.inLedger : null;
-  let landing: Landing | null = null;
-  const reserved = ctx.store.transaction((): TransferOf<K> | null => {
+  // The one write: checks, the row with its signed transaction, what it buys, and on the embedded
+  // chain the transfer and its settlement. Null when another request took the key meanwhile.
+  const reserved = ctx.store.transaction((): { row: TransferOf<K>; landing: Landing | null } | null => {
     if (move.key !== null) {
       const first = findUnderKey(ctx, owner, move.key);
       if (first !== null && !neverLanded(first)) return null;
@@ -137,8 +138,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
     const row = move.reserve(signed);
     ctx.store.insertTransfer(row);
     move.alsoWrite?.(row);
-    if (ledger !== null && row.status === 'pending') landing = landInCommit(ctx, ledger, row, move.actor);
-    return row;
+    return { row, landing: ledger !== null && row.status === 'pending' ? landInCommit(ctx, ledger, row, move.actor) : null };
   });
   if (reserved === null) {
     // Another request under this key was reserved meanwhile: its outcome is this one's.
@@ -150,9 +150,10 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
     }
     return { earlier };
   }
-  if (landing !== null) announceLanding(ctx, reserved, move.actor, landing);
-  else if (move.sentBy === 'coffer' && reserved.status === 'pending') await tracked(ctx, reserved.id, submit(ctx, reserved, move.actor));
-  return { row: (ctx.store.getTransfer(reserved.id) ?? reserved) as TransferOf<K> };
+  const { row, landing } = reserved;
+  if (landing !== null) announceLanding(ctx, row, move.actor, landing);
+  else if (move.sentBy === 'coffer' && row.status === 'pending') await tracked(ctx, row.id, submit(ctx, row, move.actor));
+  return { row: (ctx.store.getTransfer(row.id) ?? row) as TransferOf<K> };
 }
 
 /** Resolves when every transfer in flight has finished, whatever its outcome. */
