@@ -80,7 +80,9 @@ export interface RefundRecord extends TransferFields {
 }
 
 export type TransferRecord = PaymentRecord | AllocationRecord | DepositRecord | RefundRecord;
-export type TransferOf<K extends TransferKind> = Extract<TransferRecord, { kind: K }>;
+/** The record shapes that hold rows of these kinds (a faucet mint is a DepositRecord, as a deposit is). */
+export type TransferOf<K extends TransferKind> = RecordOf<TransferRecord, K>;
+type RecordOf<R, K> = R extends { kind: infer Kind } ? ([Extract<Kind, K>] extends [never] ? never : R) : never;
 
 export interface TransferStore {
   /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */

@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest';
+import type {
+  AgentRecord,
+  AllocationRecord,
+  ApprovalRecord,
+  LinkSessionRecord,
+  Policy,
+  Store,
+  TransferRecord,
+} from '../../../../../server/core/ports/store.js';
+import { createSqliteStore } from '../../../../../server/store/sqlite-store.js';
+import { migrate } from '../../../../../server/store/migrations.js';
+import { openConnection } from '../../../../../server/store/sqlite-driver.js';
+import { createMemoryStore } from '../../../../fixtures/memory-store.js';
+import { paymentRow } from '../../../../fixtures/transfer-rows.js';
+
+/**
+ * The Store port's contract (server/core/ports/store.ts), the same cases against the SQLite adapter
+ * (over an in-memory database) and the in-memory Store the core's unit tests run on: what each
+ * keeps, finds, orders and refuses, and what a transaction that throws leaves behind.
+ */
+const SUBJECTS: [string, () => Store][] = [
+  [
+    'the SQLite adapter',
+    () => {
+      const db = openConnection(':memory:');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      return createSqliteStore(db);
+    },
+  ],
+  ['the in-memory Store', () => createMemoryStore()],
+];
+
+const OWNER = 'owner-address';
+const POLICY: Policy = { dailyBudget: 100n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['svc'] };
+const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
+  owner: OWNER,
+  agentId,
+  walletAddress: wallet,
+  displayName: agentId,
+  status: 'active',
+  createdAt: 1,
+  archivedAt: null,
+});
+const pay = (id: string, fields: Partial<TransferRecord> & { createdAt?: number } = {}) =>
+  paymentRow({ id, owner: OWNER, agentId: 'a', amount: 10n, createdAt: 1_000, txSignature: `sig-${id}`, ...(fields as object) });
+const move = (id: string, kind: 'allocation' | 'return', fields: Partial<AllocationRecord> = {}): AllocationRecord => ({
+  kind,
+  id,
+  owner: OWNER,
+  agentId: 'a',
+  amount: 5n,
+  status: 'pending',
+  txSignature: `sig-${id}`,
+  txWire: 'wire',
+  lastValidBlockHeight: 9n,
+  errorCode: null,
+  idempotencyKey: null,
+  requestHash: null,
+  createdAt: 1_000,
+  settledAt: null,
+  ...fields,
+});
+
+function fresh(make: () => Store): Store {
+  const store = make();
+  store.insertOwner({ address: OWNER, createdAt: 0 });
+  store.insertAgent(agent('a'), POLICY);
+  store.insertAgent(agent('b'), POLICY);
+  return store;
+}
+
+describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
+  it('keeps a move of money as written and settles it once; a landed signature is recorded with it', () => {
+    const store = fresh(make);
+    const row = pay('p1', { status: 'pending', payerSignature: null });
+    store.insertTransfer(row);
+    expect(store.getTransfer('p1')).toEqual(row);
+    expect(store.getPayment('p1')).toEqual(row);
+    store.insertTransfer(move('m1', 'allocation'));
+    expect(store.getPayment('m1')).toBeNull();
+    expect(store.settleTransfer(row, 'confirmed', null, 2_000)).toBe(true);
+    expect(store.settleTransfer(row, 'failed', 'late', 3_000)).toBe(false);
+    expect(store.getPayment('p1')).toMatchObject({ status: 'confirmed', settledAt: 2_000, errorCode: null });
+    store.insertTransfer(pay('x1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-1' }));
+    expect(store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_500, 'landed-1')).toBe(true);
+    expect(store.getPayment('x1')).toMatchObject({ txSignature: 'landed-1' });
+    expect(store.isPaymentTransaction('landed-1')).toBe(true);
+    expect(store.isPaymentTransaction('sig-m1')).toBe(false);
+  });
+
+  it('refuses a duplicate id, a duplicate transaction, a zero amount, an unknown agent, a second live refund of a payment', () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('p1', { status: 'confirmed', recipient: OWNER }));
+    expect(() => store.insertTransfer(pay('p1', { txSignature: 'other' }))).toThrow();
+    expect(() => store.insertTransfer(pay('p2', { txSignature: 'sig-p1' }))).toThrow();
+    expect(() => store.insertTransfer(pay('p3', { amount: 0n }))).toThrow();
+    expect(() => store.insertTransfer(pay('p4', { agentId: 'nobody' }))).toThrow();
+    const refund = (id: string, status: 'pending' | 'failed'): TransferRecord => ({
+      ...move(id, 'allocation'),
+      kind: 'refund',
+      paymentId: 'p1',
+      taskId: null,
+      destination: 'agent',
+      status,
+    });
+    store.insertTransfer(refund('r1', 'failed'));
+    store.insertTransfer(refund('r2', 'pending'));
+    expect(() => store.insertTransfer(refund('r3', 'pending'))).toThrow();
+    expect(store.findRefundByPayment('p1')?.id).toBe('r2');
+    // A confirmed refund marks its payment refunded, with the refund's transaction.
+    store.settleTransfer(store.getTransfer('r2')!, 'confirmed', null, 5_000);
+    expect(store.getPayment('p1')).toMatchObject({ refundedAt: 5_000, refundTxSignature: 'sig-r2' });
+  });
+
+  it('finds the newest row of the kinds asked under an Idempotency-Key, since a time, for an agent or for the treasury', () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('p1', { idempotencyKey: 'k', createdAt: 1_000 }));
+    store.insertTransfer(pay('p2', { idempotencyKey: 'k', createdAt: 2_000 }));
+    store.insertTransfer(pay('p3', { idempotencyKey: 'k', createdAt: 2_000, agentId: 'b' }));
+    store.insertTransfer(move('m1', 'return', { idempotencyKey: 'k', createdAt: 3_000 }));
+    expect(store.findByIdempotencyKey(['payment'], OWNER, 'a', 'k', 0)?.id).toBe('p2');
+    expect(store.findByIdempotencyKey(['payment'], OWNER, 'a', 'k', 2_001)).toBeNull();
+    expect(store.findByIdempotencyKey(['allocation', 'return'], OWNER, 'a', 'k', 0)?.id).toBe('m1');
+    expect(store.findByIdempotencyKey(['payment'], OWNER, 'a', 'other', 0)).toBeNull();
+    store.insertTransfer({ ...move('f1', 'allocation', { idempotencyKey: 'k' }), kind: 'faucet', agentId: null, from: 'mint' });
+    expect(store.findByIdempotencyKey(['faucet'], OWNER, null, 'k', 0)?.id).toBe('f1');
+  });
+
+  it('answers what is pending, oldest first, and what the treasury and a wallet have promised away', () => {
+    const store = fresh(make);
+    store.insertTransfer(move('m2', 'allocation', { createdAt: 2_000 }));
+    store.insertTransfer(move('m1', 'return', { createdAt: 1_000 }));
+    store.insertTransfer(move('m3', 'return', { createdAt: 3_000, agentId: 'b' }));
+    store.insertTransfer(pay('p1', { status: 'pending', createdAt: 1_500 }));
+    expect(store.pendingTransfers().map((row) => row.id)).toEqual(['m1', 'p1', 'm2', 'm3']);
+    expect(store.pendingAllocationsTotal(OWNER)).toBe(5n);
+    expect(store.pendingReturnsTotal(OWNER, 'a')).toBe(5n);
+    expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
+    store.settleTransfer(store.getTransfer('m1')!, 'failed', 'dropped', 4_000);
+    expect(store.pendingReturnsTotal(OWNER, 'a')).toBe(0n);
+  });
+
+  it('sums what an agent spent: pending and confirmed, not failed nor refunded, created after the window opens', () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('p1', { status: 'confirmed', createdAt: 1_000, amount: 1n }));
+    store.insertTransfer(pay('p2', { status: 'pending', createdAt: 2_000, amount: 2n }));
+    store.insertTransfer(pay('p3', { status: 'failed', createdAt: 3_000, amount: 4n }));
+    store.insertTransfer(pay('p4', { status: 'confirmed', createdAt: 4_000, amount: 8n, refundedAt: 5_000 }));
+    expect(store.spentSince(OWNER, 'a', 0)).toBe(3n);
+    expect(store.spentSince(OWNER, 'a', 1_000)).toBe(2n);
+    expect(store.lastPaymentAt(OWNER, 'a')).toBe(4_000);
+    expect(store.spendTotals(OWNER, 0).get('a')).toEqual({ lifetimeSpent: 1n, lifetimePayments: 1, spentSince: 3n, lastPaymentAt: 4_000 });
+    store.settleTransfer(store.getTransfer('p2')!, 'failed', 'dropped', 6_000);
+    expect(store.spentSince(OWNER, 'a', 0)).toBe(1n);
+    expect(store.spendTotals(OWNER, 0).has('b')).toBe(false);
+  });
+
+  it('lists payments newest first and finds a live one by its memo or its payer signature', () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('p1', { createdAt: 1_000, memo: 'n1', status: 'failed', payerSignature: 'ps' }));
+    store.insertTransfer(pay('p2', { createdAt: 2_000, memo: 'n1', status: 'confirmed' }));
+    store.insertTransfer(pay('p3', { createdAt: 2_000, memo: 'n2', payerSignature: 'ps' }));
+    expect(store.listPayments(OWNER, 'a', 10).map((row) => row.id)).toEqual(['p3', 'p2', 'p1']);
+    expect(store.recentPayments(OWNER, 2).map((row) => row.id)).toEqual(['p3', 'p2']);
+    expect(store.findLivePaymentByMemo(OWNER, 'a', OWNER, 'n1')?.id).toBe('p2');
+    expect(store.findLivePaymentByPayerSignature('ps')?.id).toBe('p3');
+    expect(store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(true);
+    expect(store.insertChainDeposit({ id: 'd2', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(false);
+    expect(store.listDeposits(OWNER, 10)).toEqual([expect.objectContaining({ id: 'd1', kind: 'deposit', status: 'confirmed', from: 'x' })]);
+  });
+
+  it('a transaction that throws leaves nothing behind, a nested one that throws only its own part', () => {
+    const store = fresh(make);
+    expect(() =>
+      store.transaction(() => {
+        store.insertTransfer(pay('p1'));
+        store.setMeta('k', 'v');
+        throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    expect(store.getTransfer('p1')).toBeNull();
+    expect(store.getMeta('k')).toBeNull();
+    store.transaction(() => {
+      store.insertTransfer(pay('p2'));
+      expect(() =>
+        store.transaction(() => {
+          store.insertTransfer(pay('p3'));
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
+    });
+    expect(store.getTransfer('p2')).not.toBeNull();
+    expect(store.getTransfer('p3')).toBeNull();
+  });
+
+  it('agents: one per id and wallet, listed in order, archived apart, and a watch sees money on its way in', () => {
+    const store = fresh(make);
+    expect(() => store.insertAgent(agent('a', 'w-new'), POLICY)).toThrow();
+    expect(() => store.insertAgent(agent('c', 'wallet-a'), POLICY)).toThrow();
+    expect(store.listAgents(OWNER).map((a) => a.agentId)).toEqual(['a', 'b']);
+    expect(store.archiveAgent(OWNER, 'b', 9)).toBe(true);
+    expect(store.archiveAgent(OWNER, 'b', 10)).toBe(false);
+    expect(store.listArchivedAgents(OWNER)).toEqual([{ ...agent('b'), archivedAt: 9, status: 'suspended' }]);
+    expect(store.findArchivedAgentByWallet('wallet-b')?.agentId).toBe('b');
+    expect(store.getPolicy(OWNER, 'a')).toEqual(POLICY);
+    const incoming = store.watchMovesInto(OWNER, 'a', 'wallet-a');
+    expect(incoming()).toBe(false);
+    store.insertTransfer(move('m1', 'allocation', { status: 'confirmed' }));
+    expect(incoming()).toBe(true);
+  });
+
+  it('approvals move on once; waiting ones expire or are withdrawn (asking to resume excepted)', () => {
+    const store = fresh(make);
+    const approval = (id: string, kind: ApprovalRecord['kind'], expiresAt = 100): ApprovalRecord => ({
+      id,
+      owner: OWNER,
+      agentId: 'a',
+      kind,
+      targetAgentId: 'a',
+      request: { amount: '1' },
+      status: 'pending',
+      result: null,
+      error: null,
+      createdAt: 1,
+      expiresAt,
+      decidedAt: null,
+      deliveredAt: null,
+    });
+    store.insertApproval(approval('ap1', 'allocate'));
+    store.insertApproval(approval('ap2', 'resume'));
+    store.insertApproval(approval('ap3', 'policy', 10));
+    expect(store.transitionApproval('ap1', 'pending', 'approved', 5)).toBe(true);
+    expect(store.transitionApproval('ap1', 'pending', 'denied', 6)).toBe(false);
+    expect(store.interruptedApprovals().map((a) => a.id)).toEqual(['ap1']);
+    expect(store.expireApprovals(10)).toBe(1);
+    store.insertApproval(approval('ap4', 'policy'));
+    expect(store.withdrawApprovals(OWNER, 'a', 20)).toEqual([{ id: 'ap4', kind: 'policy' }]);
+    expect(store.listApprovals(OWNER, 'pending', 10).map((a) => a.id)).toEqual(['ap2']);
+  });
+
+  it('link sessions: the waiting ones trimmed oldest first, those the owner opened kept', () => {
+    const store = fresh(make);
+    const session = (n: number): LinkSessionRecord => ({
+      tokenHash: `hash-${n}`.padEnd(20, 'x'),
+      code: `C${n}`,
+      client: {},
+      status: 'pending',
+      owner: null,
+      agentId: null,
+      createdAt: n,
+      expiresAt: 1_000,
+      lastPolledAt: null,
+      completedAt: null,
+      openedAt: null,
+    });
+    for (const n of [1, 2, 3, 4]) store.insertLinkSession(session(n));
+    store.markLinkSessionOpened(session(1).tokenHash, 5);
+    store.trimWaitingLinkSessions(10, 2);
+    expect(store.listWaitingLinkSessions(10, 10).map((l) => l.code)).toEqual(['C4', 'C1']);
+    expect(store.completeLinkSession(session(4).tokenHash, OWNER, 'a', 11)).toBe(true);
+    expect(store.completeLinkSession(session(4).tokenHash, OWNER, 'a', 12)).toBe(false);
+    expect(store.clearWaitingLinkSessions([session(1).tokenHash.slice(0, 16)])).toBe(1);
+    expect(store.listWaitingLinkSessions(10, 10)).toEqual([]);
+  });
+
+  it('refusals keep the latest few; the audit log reads newest first', () => {
+    const store = fresh(make);
+    for (const n of [1, 2, 3]) {
+      store.recordRefusal({ owner: OWNER, agentId: 'a', service: 's', amount: '1', code: `c${n}`, message: 'm', at: n }, 2);
+      store.appendAudit({ at: n, actor: 'owner', owner: OWNER, agentId: null, action: `a${n}`, detail: { n } });
+    }
+    expect(store.recentRefusals(OWNER, 10).map((r) => r.code)).toEqual(['c3', 'c2']);
+    expect(store.listAudit(OWNER, 2).map((entry) => entry.action)).toEqual(['a3', 'a2']);
+  });
+});
