@@ -117,6 +117,24 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await engine.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
     });
 
+    it('the process dies between the write and the send: the next start sends the same bytes, once; a retry under its key answers it', async () => {
+      const { engine, chain, asAgent, fundedAgent, restart } = await withSeller(store);
+      const agent = await fundedAgent('alpha', '1');
+      chain.hangNextSend = true;
+      // Never answered: the process is gone while its send is under way.
+      void engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'crash');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const [pending] = core.store.pendingTransfers();
+      expect(pending).toMatchObject({ kind: 'payment', status: 'pending' });
+      expect(pending!.txWire).not.toBeNull();
+      const after = restart();
+      expect(await after.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
+      expect(await after.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
+      const replayed = await after.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'crash');
+      expect(replayed.paymentId).toBe(pending!.id);
+      expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
+    });
+
     it('concurrent payments never pass the budget, nor the balance', async () => {
       const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1', { dailyBudget: '0.35' });
