@@ -89,10 +89,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the payment. An x402 offer (a PAYMENT-REQUIRED header or an x402 body) is handed to Coffer's x402
  * endpoint, which pays it under the agent's policy (or refuses it, before any money moves) and gives
  * the header to retry with; the seller's answer tells Coffer which transaction it settled. Otherwise
- * Coffer's own terms are read: anything that is not USDC on this Coffer's network, a recipient that contradicts the
- * registry, or a price above the registry's listing (found by service id or by the recipient's
- * address); pays through the agent's Coffer `/pay` (inside its policy; a refusal comes back as a
- * PaymentError), and retries with `X-Payment`. One call pays at most once: the payment carries an
+ * Coffer's own terms are read: anything that is not USDC on this Coffer's network is refused here, and
+ * a price above what the registry lists for the recipient's wallet when the 402 names no listed
+ * service; the rest is Coffer's to judge: it pays through the agent's `/pay` (inside its policy, a
+ * listed service held to its price and its recipient; a refusal comes back as a PaymentError, with
+ * `price_above_registry` and `recipient_mismatch` keeping their names), and retries with `X-Payment`. One call pays at most once: the payment carries an
  * Idempotency-Key (a retried /pay returns the same payment), and a paid request lost in transport or
  * answered "not yet" (chain lag, verifier down) is retried with the same receipt. A receipt buys one
  * answer: if the API refuses it (for example because that answer was lost after it was accepted), the
@@ -211,9 +212,10 @@ function checkNetwork(instructions: PaymentInstructions, network: string, url: s
 }
 
 /**
- * What the registry says of this 402: the listed service (by the id it names), or the services paid
- * to its recipient; the highest listed per-call price among them caps what is paid. A service named
- * in the 402 but paid elsewhere than the registry says is refused before any money moves.
+ * Which registry service this 402 is for: the one it names, when the registry lists it. Coffer holds a
+ * listed service to its price and to its recipient (price_above_registry, recipient_mismatch), so
+ * those are Coffer's to say. What Coffer cannot know is checked here: a 402 that names no listed
+ * service but pays a wallet the registry lists is held to the dearest price listed for that wallet.
  */
 async function registryListing(agent: PayingAgent, instructions: PaymentInstructions, api: CofferClient) {
   const service = instructions.service;
@@ -227,22 +229,16 @@ async function registryListing(agent: PayingAgent, instructions: PaymentInstruct
             throw error;
           }),
         );
-  if (named !== null && named.payTo !== instructions.recipient) {
-    throw new PaymentError(
-      'recipient_mismatch',
-      `the registry pays "${named.id}" to ${named.payTo}, but the 402 asks for ${instructions.recipient}; not paid`,
-      { instructions },
-    );
-  }
+  if (named !== null) return { serviceId: named.id, cap: null };
   const byRecipient = await mustRead(agent, 'check the registry', () => api.servicesPaidTo(instructions.recipient));
-  const prices = [...(named ? [named] : []), ...byRecipient.results]
+  const cap = byRecipient.results
     .map((listing) => listing.pricePerCall)
-    .filter((price): price is string => price !== null);
-  const cap = prices.reduce<{ text: string; micro: bigint } | null>((max, text) => {
-    const micro = tryParseUsdc(text) ?? 0n;
-    return max === null || micro > max.micro ? { text, micro } : max;
-  }, null);
-  return { serviceId: named?.id ?? null, cap };
+    .filter((price): price is string => price !== null)
+    .reduce<{ text: string; micro: bigint } | null>((max, text) => {
+      const micro = tryParseUsdc(text) ?? 0n;
+      return max === null || micro > max.micro ? { text, micro } : max;
+    }, null);
+  return { serviceId: null, cap };
 }
 
 async function pay(
@@ -264,14 +260,17 @@ async function pay(
         amount: instructions.amount,
         currency: 'USDC',
         description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
-        // A registry service is paid to its listed address (checked equal above); anything else to the 402's.
-        ...(listedServiceId !== null ? {} : { recipient: instructions.recipient }),
+        // Coffer refuses a registry service's payment to any address but its listed one.
+        recipient: instructions.recipient,
         ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
       },
       idempotencyKey,
     );
   } catch (error) {
     if (!refusal(error)) throw error;
+    if (OWN_CODES.has(error.code as PaymentErrorCode)) {
+      throw new PaymentError(error.code as PaymentErrorCode, error.message, { status: error.status, cofferCode: error.code, instructions });
+    }
     const pending = error.status === 502 && error.code === 'chain_unavailable';
     throw new PaymentError(
       pending ? 'payment_pending' : 'payment_refused',

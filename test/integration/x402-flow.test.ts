@@ -443,6 +443,8 @@ describe('the 402 flow against the demo paid API', () => {
         expect(error.code).toBe('price_above_registry');
         expect(error.message).toMatch(/0\.02.*0\.01/);
         expect(await history('thrifty')).toHaveLength(0);
+        // Coffer itself refused it (the one place a listed service's price is held), so the owner sees it.
+        expect(t.coffer.db.prepare("SELECT code FROM refusals WHERE agent_id = 'thrifty'").pluck().all()).toEqual(['price_above_registry']);
         expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1'));
       } finally {
         await close(server.server);
