@@ -1,0 +1,68 @@
+/**
+ * The windows a budget counts payments over (issue 25): rolling (the last hour, 24 h, 7 days or 30
+ * days, to the millisecond), calendar (this day, this week from Monday, this month, in the owner's
+ * time zone, daylight-saving changes included), or the agent's lifetime. Pure: a time zone's rules
+ * come from @date-fns/tz over the platform's own time-zone data.
+ */
+import { TZDate } from '@date-fns/tz';
+import { addDays, addMonths, addWeeks, startOfDay, startOfMonth, startOfWeek } from 'date-fns';
+
+export const BUDGET_WINDOWS = ['hour', '24h', '7d', '30d', 'day', 'week', 'month', 'lifetime'] as const;
+export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
+
+const HOUR_MS = 60 * 60 * 1000;
+/** A rolling window's length. */
+const ROLLING_MS: Partial<Record<BudgetWindow, number>> = {
+  hour: HOUR_MS,
+  '24h': 24 * HOUR_MS,
+  '7d': 7 * 24 * HOUR_MS,
+  '30d': 30 * 24 * HOUR_MS,
+};
+
+/** Where the window holding `now` lies: payments made at `from` or later count (null: every payment), until `resetsAt` (null: it never resets at a set time). */
+export interface WindowSpan {
+  from: number | null;
+  /**
+   * When the whole window starts afresh: a calendar window's next period. A rolling window frees its
+   * spending bit by bit as payments age out of it (when depends on those payments); a lifetime never.
+   */
+  resetsAt: number | null;
+}
+
+/** Whether the platform knows this IANA time zone (the owner's, for calendar windows). */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The span of `window` at `now` (epoch ms). Rolling windows hold the payments of the last hour (24 h,
+ * ...) and never one exactly that old, as the daily budget does. Calendar windows begin at the local
+ * start of the day, the Monday or the month holding `now` in `timeZone`, and reset at the next one
+ * (a day is 23 or 25 hours long across a daylight-saving change, and begins when the zone's clocks say
+ * it does, even where midnight itself is skipped).
+ */
+export function windowSpan(window: BudgetWindow, now: number, timeZone: string): WindowSpan {
+  const rolling = ROLLING_MS[window];
+  if (rolling !== undefined) return { from: now - rolling + 1, resetsAt: null };
+  if (window === 'lifetime') return { from: null, resetsAt: null };
+  const local = new TZDate(now, timeZone);
+  switch (window) {
+    case 'day': {
+      const start = startOfDay(local);
+      return { from: start.getTime(), resetsAt: startOfDay(addDays(start, 1)).getTime() };
+    }
+    case 'week': {
+      const start = startOfWeek(local, { weekStartsOn: 1 });
+      return { from: start.getTime(), resetsAt: startOfWeek(addWeeks(start, 1), { weekStartsOn: 1 }).getTime() };
+    }
+    default: {
+      const start = startOfMonth(local);
+      return { from: start.getTime(), resetsAt: startOfMonth(addMonths(start, 1)).getTime() };
+    }
+  }
+}
