@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'unsupported_currency',
   'max_per_payment_exceeded',
   'daily_budget_exceeded',
+  'budget_exceeded',
   'cooldown_active',
   'service_not_allowed',
   'price_above_registry',

@@ -44,6 +44,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsupported_currency: 400,
   max_per_payment_exceeded: 402,
   daily_budget_exceeded: 402,
+  budget_exceeded: 402,
   cooldown_active: 402,
   service_not_allowed: 402,
   price_above_registry: 402,

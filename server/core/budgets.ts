@@ -1,0 +1,92 @@
+/**
+ * Budgets beyond the daily one (issue 25): each is at most an amount over a window (budget-windows.ts)
+ * for the payments in its scope: every payment, one registry service's, or one recipient's. A payment
+ * must fit every budget it falls under. Pure decisions, as policy.ts's: what a budget has spent is
+ * read by the caller from the ledger and passed in.
+ */
+import { CofferError, type Refusal } from './errors.js';
+import { formatUsdc } from './money.js';
+import { windowSpan, type BudgetWindow } from './budget-windows.js';
+
+export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
+
+export interface Budget {
+  amount: bigint;
+  window: BudgetWindow;
+  scope: BudgetScope;
+}
+
+/** A payment as a budget sees it. */
+export interface BudgetedPayment {
+  serviceId: string;
+  /** Whether serviceId is a registry service (only then does its id say who is paid). */
+  inRegistry: boolean;
+  recipient: string | undefined;
+  amount: bigint;
+}
+
+/**
+ * Whether a payment counts against a budget: every payment does against an unscoped one; a service's
+ * budget holds the payments to that registry service (a name outside the registry is the agent's own
+ * label and pins nothing, as for allowedServices); a recipient's, every payment to that address,
+ * whatever it is called.
+ */
+export function inScope(scope: BudgetScope, payment: Pick<BudgetedPayment, 'serviceId' | 'inRegistry' | 'recipient'>): boolean {
+  switch (scope.kind) {
+    case 'all':
+      return true;
+    case 'service':
+      return payment.inRegistry && payment.serviceId === scope.serviceId;
+    case 'recipient':
+      return payment.recipient === scope.address;
+  }
+}
+
+const WINDOW_WORDS: Record<BudgetWindow, string> = {
+  hour: 'in any hour',
+  '24h': 'in any 24 hours',
+  '7d': 'in any 7 days',
+  '30d': 'in any 30 days',
+  day: 'a day',
+  week: 'a week',
+  month: 'a month',
+  lifetime: 'in all',
+};
+
+/** A budget in words: "50.00 USDC a month for demo-weather". */
+export function describeBudget(budget: Budget): string {
+  const scope =
+    budget.scope.kind === 'all' ? '' : budget.scope.kind === 'service' ? ` for ${budget.scope.serviceId}` : ` to ${budget.scope.address}`;
+  return `${formatUsdc(budget.amount)} USDC ${WINDOW_WORDS[budget.window]}${scope}`;
+}
+
+/** A budget and what the payments in its scope and window have spent (pending and confirmed, not refunded). */
+export interface BudgetUsage {
+  budget: Budget;
+  spent: bigint;
+}
+
+/**
+ * The first budget a payment would pass, in the order the budgets are listed, as a refusal that names
+ * it, what it has spent and when it frees: a calendar window at its reset (with Retry-After), a
+ * rolling one as its payments age out, a lifetime budget never. Null when the payment fits every
+ * budget it falls under.
+ */
+export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number, timeZone: string): Refusal {
+  for (const { budget, spent } of usages) {
+    if (!inScope(budget.scope, payment) || spent + payment.amount <= budget.amount) continue;
+    const { resetsAt } = windowSpan(budget.window, now, timeZone);
+    const frees =
+      resetsAt !== null
+        ? `it starts afresh at ${new Date(resetsAt).toISOString()}`
+        : budget.window === 'lifetime'
+          ? 'it never starts afresh'
+          : 'it frees as its payments grow older than its window';
+    return new CofferError(
+      'budget_exceeded',
+      `this payment would pass the budget of ${describeBudget(budget)}: ${formatUsdc(spent)} USDC spent; ${frees}`,
+      resetsAt === null ? {} : { retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)) },
+    );
+  }
+  return null;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { budgetRefusal, describeBudget, inScope, type Budget } from '../../../../server/core/budgets.js';
+
+const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
+const now = Date.parse('2026-11-23T12:00:00Z');
+const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const monthly: Budget = { amount: usdc('50'), window: 'month', scope: { kind: 'all' } };
+const weatherDaily: Budget = { amount: usdc('2'), window: 'day', scope: { kind: 'service', serviceId: 'demo-weather' } };
+const toSeller: Budget = { amount: usdc('1'), window: '7d', scope: { kind: 'recipient', address: SELLER } };
+const forever: Budget = { amount: usdc('100'), window: 'lifetime', scope: { kind: 'all' } };
+const weather = (amount: string) => ({ serviceId: 'demo-weather', inRegistry: true, recipient: SELLER, amount: usdc(amount) });
+
+describe('budgets', () => {
+  it('a payment falls under every budget, its registry service’s, and its recipient’s; an unlisted name pins nothing', () => {
+    const payment = weather('1');
+    expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, payment))).toEqual([true, true, true]);
+    const unlisted = { serviceId: 'demo-weather', inRegistry: false, recipient: 'someone-else' };
+    expect([monthly, weatherDaily, toSeller].map((budget) => inScope(budget.scope, unlisted))).toEqual([true, false, false]);
+  });
+
+  it('a payment that fits every budget it falls under passes, to the last micro-USDC', () => {
+    const usages = [
+      { budget: monthly, spent: usdc('49') },
+      { budget: weatherDaily, spent: usdc('1') },
+    ];
+    expect(budgetRefusal(usages, weather('1'), now, 'UTC')).toBeNull();
+    // Another service's budget does not hold this payment, however spent it is.
+    const other: Budget = { ...weatherDaily, scope: { kind: 'service', serviceId: 'image-generate' } };
+    expect(budgetRefusal([{ budget: other, spent: usdc('2') }], weather('1'), now, 'UTC')).toBeNull();
+  });
+
+  it('the first budget passed is named, with what it spent and when it starts afresh (Retry-After for a calendar window)', () => {
+    const refusal = budgetRefusal(
+      [
+        { budget: monthly, spent: usdc('10') },
+        { budget: weatherDaily, spent: usdc('1.5') },
+        { budget: toSeller, spent: usdc('0.9') },
+      ],
+      weather('1'),
+      now,
+      'Europe/Berlin',
+    );
+    expect(refusal).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: 11 * 3600 });
+    expect(refusal?.message).toBe(
+      'this payment would pass the budget of 2.00 USDC a day for demo-weather: 1.50 USDC spent; it starts afresh at 2026-11-23T23:00:00.000Z',
+    );
+  });
+
+  it('a rolling budget frees as its payments age; a lifetime budget never', () => {
+    const rolling = budgetRefusal([{ budget: toSeller, spent: usdc('0.5') }], weather('0.6'), now, 'UTC');
+    expect(rolling).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: undefined });
+    expect(rolling?.message).toMatch(/1\.00 USDC in any 7 days to 93ug\S+: 0\.50 USDC spent; it frees as its payments grow older/);
+    expect(budgetRefusal([{ budget: forever, spent: usdc('99.5') }], weather('1'), now, 'UTC')?.message).toMatch(/never starts afresh$/);
+  });
+
+  it('says a budget in words', () => {
+    expect(describeBudget(monthly)).toBe('50.00 USDC a month');
+    expect(describeBudget({ ...forever, amount: usdc('0.005') })).toBe('0.005 USDC in all');
+  });
+});
