@@ -39,6 +39,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     maxPerPayment: parseAmount(body.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: body.cooldownSeconds ?? 0,
     allowedServices: [...new Set(body.allowedServices ?? [])],
+    budgets: [],
   };
   assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
   if (principal.kind === 'agent') {

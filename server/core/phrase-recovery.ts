@@ -9,7 +9,7 @@ import type { AgentRecord, Policy } from './ports/store.js';
  * so nothing moves until the owner sets a real one (the wallet's earlier policy lived in the lost
  * ledger). The agent is stopped as well, and has no key until the owner gives it one.
  */
-const RECOVERED_POLICY: Policy = { dailyBudget: 1n, maxPerPayment: 1n, cooldownSeconds: 0, allowedServices: [] };
+const RECOVERED_POLICY: Policy = { dailyBudget: 1n, maxPerPayment: 1n, cooldownSeconds: 0, allowedServices: [], budgets: [] };
 
 /** The agent id of the wallet at a derivation index. */
 export const recoveredAgentId = (index: number) => `wallet-${index}`;

@@ -15,6 +15,7 @@ export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
     maxPerPayment: update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
     allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
+    budgets: current.budgets,
   };
   return next;
 }

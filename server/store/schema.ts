@@ -44,6 +44,9 @@ export const SCHEMA = `
     cooldown_seconds INTEGER NOT NULL CHECK (cooldown_seconds >= 0),
     allowed_services TEXT NOT NULL,
     updated_at INTEGER NOT NULL,
+    -- The budgets beyond the daily one, as JSON: [{amount (micro-USDC, text), window, scope}]
+    -- (server/core/budgets.ts). What each has spent is kept below (budget_scopes).
+    budgets TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (owner, agent_id),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
@@ -197,6 +200,77 @@ export const SCHEMA = `
         (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
           - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
       WHERE delta != 0
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+  END;
+
+  -- What the payments in a budget's scope spent, for the scopes an agent's budgets name: '' (every
+  -- payment), 'service:<id>' or 'to:<address>' (budget_scopes, kept in step with the policies by
+  -- the store, and filled from the payments already made when a budget first names a scope). Per
+  -- scope, the amount counted (pending or confirmed, not refunded) per UTC minute, hour and day for
+  -- the last 32 days, and in all; a window's spending is read from at most 59 minutes, 23 hours and
+  -- 32 days of them plus the payments of one minute (server/store/sqlite/budget-spend.ts), never
+  -- from the history. Kept in the same write as every insert, settlement and refund of a payment by
+  -- the two triggers below, which do nothing for an agent without budgets.
+  CREATE TABLE budget_scopes (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    PRIMARY KEY (owner, agent_id, scope)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE budget_buckets (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    span INTEGER NOT NULL CHECK (span IN (60000, 3600000, 86400000)),
+    start INTEGER NOT NULL,
+    amount INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id, scope, span, start)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE budget_totals (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id, scope)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TRIGGER budget_spend_insert AFTER INSERT ON transfers
+    WHEN NEW.kind = 'payment' AND NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
+      AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)
+  BEGIN
+    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
+      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, NEW.amount
+      FROM budget_scopes b, (SELECT 60000 AS span UNION ALL SELECT 3600000 UNION ALL SELECT 86400000) AS spans
+      WHERE b.owner = NEW.owner AND b.agent_id = NEW.agent_id AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+    INSERT INTO budget_totals (owner, agent_id, scope, amount)
+      SELECT NEW.owner, NEW.agent_id, b.scope, NEW.amount FROM budget_scopes b
+      WHERE b.owner = NEW.owner AND b.agent_id = NEW.agent_id AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+    -- Past any window but the lifetime (a clock set back a day still finds its window whole).
+    DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      AND span = 60000 AND start < NEW.created_at / 60000 - 47520;
+    DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      AND span = 3600000 AND start < NEW.created_at / 3600000 - 792;
+    DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      AND span = 86400000 AND start < NEW.created_at / 86400000 - 33;
+  END;
+  CREATE TRIGGER budget_spend_update AFTER UPDATE OF status, refunded_at ON transfers
+    WHEN NEW.kind = 'payment' AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)
+  BEGIN
+    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
+      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, delta
+      FROM budget_scopes b, (SELECT 60000 AS span UNION ALL SELECT 3600000 UNION ALL SELECT 86400000) AS spans,
+        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
+      WHERE delta != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
+        AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+    INSERT INTO budget_totals (owner, agent_id, scope, amount)
+      SELECT NEW.owner, NEW.agent_id, b.scope, delta FROM budget_scopes b,
+        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
+      WHERE delta != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
+        AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
   END;
 

@@ -65,7 +65,7 @@ describe('auth', () => {
         createdAt: now,
         archivedAt: null,
       },
-      { dailyBudget: 77_000_000n, maxPerPayment: 7_000_000n, cooldownSeconds: 7, allowedServices: ['web-search'] },
+      { dailyBudget: 77_000_000n, maxPerPayment: 7_000_000n, cooldownSeconds: 7, allowedServices: ['web-search'], budgets: [] },
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);
   });

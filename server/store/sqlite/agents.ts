@@ -1,6 +1,7 @@
 /** SQLite adapter of the agents port: agents and their policies. */
 import type { AgentRecord, AgentStatus, AgentStore, Policy } from '../../core/ports/store.js';
 import type { SqliteDatabase } from '../database.js';
+import { budgetsFromJson, budgetsToJson, createBudgetSpend } from './budget-spend.js';
 import { allRows, bigintStatement, oneRow, optionalNumber, text, type Row } from './rows.js';
 
 function toAgent(row: Row): AgentRecord {
@@ -20,6 +21,7 @@ const toPolicy = (row: Row): Policy => ({
   maxPerPayment: BigInt(row.max_per_payment as bigint),
   cooldownSeconds: Number(row.cooldown_seconds),
   allowedServices: JSON.parse(text(row.allowed_services)) as string[],
+  budgets: budgetsFromJson(text(row.budgets)),
 });
 
 export function createAgentStore(db: SqliteDatabase): AgentStore {
@@ -49,15 +51,17 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
     listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
     upsertPolicy: db.prepare(
-      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at, budgets)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (owner, agent_id) DO UPDATE SET daily_budget = excluded.daily_budget,
          max_per_payment = excluded.max_per_payment, cooldown_seconds = excluded.cooldown_seconds,
-         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at`,
+         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at, budgets = excluded.budgets`,
     ),
   };
-  const savePolicy = (owner: string, agentId: string, policy: Policy, at: number) =>
-    void stmts.upsertPolicy.run(
+  const budgetSpend = createBudgetSpend(db);
+  // The policy and the scopes its budgets name are written together (the caller's transaction).
+  const savePolicy = (owner: string, agentId: string, policy: Policy, at: number) => {
+    stmts.upsertPolicy.run(
       owner,
       agentId,
       policy.dailyBudget,
@@ -65,7 +69,10 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       policy.cooldownSeconds,
       JSON.stringify(policy.allowedServices),
       at,
+      budgetsToJson(policy.budgets),
     );
+    budgetSpend.syncScopes(owner, agentId, policy.budgets, at);
+  };
   return {
     insertAgent: (agent, policy) => {
       stmts.insertAgent.run(agent.owner, agent.agentId, agent.walletAddress, agent.displayName, agent.status, agent.createdAt);

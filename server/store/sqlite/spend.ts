@@ -1,6 +1,7 @@
 /** SQLite adapter of the spend port: rolling windows and totals read from the buckets the schema maintains. */
 import type { AgentSpendTotals, SpendStore } from '../../core/ports/store.js';
 import type { SqliteDatabase } from '../database.js';
+import { createBudgetSpend } from './budget-spend.js';
 import { bigintStatement, optionalNumber, text, type Row } from './rows.js';
 
 const MINUTE = 60_000;
@@ -52,7 +53,9 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
        GROUP BY agent_id`,
     ),
   };
+  const budgetSpend = createBudgetSpend(db);
   return {
+    budgetSpent: (owner, agentId, scope, from) => budgetSpend.budgetSpent(owner, agentId, scope, from),
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get({ owner, agentId, ...windowBounds(since) }) as bigint),
     pendingPaymentsTotal: (owner, agentId) => {
       const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;

@@ -1,3 +1,5 @@
+import type { Budget } from '../../budgets.js';
+
 /** Port: agents and the spending policy each one carries. */
 export type AgentStatus = 'active' | 'suspended';
 
@@ -17,6 +19,8 @@ export interface Policy {
   maxPerPayment: bigint;
   cooldownSeconds: number;
   allowedServices: string[];
+  /** The budgets beyond the daily one (server/core/budgets.ts): a payment must fit each it falls under. */
+  budgets: Budget[];
 }
 
 export interface AgentStore {

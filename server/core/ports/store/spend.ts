@@ -1,3 +1,5 @@
+import type { BudgetScope } from '../../budgets.js';
+
 /** Port: what an agent has spent, read from the figures the ledger maintains as payments change. */
 export interface AgentSpendTotals {
   lifetimeSpent: bigint;
@@ -13,4 +15,10 @@ export interface SpendStore {
   pendingPaymentsTotal(owner: string, agentId: string): bigint;
   lastPaymentAt(owner: string, agentId: string): number | null;
   spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
+  /**
+   * What the agent's payments in a budget's scope spent (pending and confirmed, not refunded) made at
+   * `from` or later, or in all (`from` null). Kept for the scopes its policy's budgets name; never
+   * read from its whole history.
+   */
+  budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): bigint;
 }

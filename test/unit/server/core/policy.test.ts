@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CofferError } from '../../../../server/core/errors.js';
 import { isTightening, mergePolicy, firstRefusal, POLICY_RULES } from '../../../../server/core/policy.js';
+import type { Budget } from '../../../../server/core/budgets.js';
 import type { Policy } from '../../../../server/core/ports/store.js';
 
 const USDC = 1_000_000n;
@@ -11,6 +12,7 @@ const base: Policy = {
   maxPerPayment: 1n * USDC,
   cooldownSeconds: 30,
   allowedServices: ['alpha', 'beta'],
+  budgets: [],
 };
 
 const clone = (policy: Policy): Policy => ({ ...policy, allowedServices: [...policy.allowedServices] });
@@ -55,6 +57,7 @@ describe('mergePolicy', () => {
       maxPerPayment: 500_000n,
       cooldownSeconds: 1,
       allowedServices: ['x'],
+      budgets: [],
     });
   });
 
@@ -138,6 +141,7 @@ describe('isTightening', () => {
       maxPerPayment: base.maxPerPayment - 1n,
       cooldownSeconds: base.cooldownSeconds + 100,
       allowedServices: ['alpha'],
+      budgets: [],
     };
     expect(isTightening(base, tighterElsewhere)).toBe(true);
     expect(isTightening(base, { ...tighterElsewhere, dailyBudget: base.dailyBudget + 1n })).toBe(false);
@@ -155,6 +159,7 @@ const policyArb: fc.Arbitrary<Policy> = fc.record({
   maxPerPayment: fc.bigInt({ min: 1n, max: 4n }),
   cooldownSeconds: fc.integer({ min: 0, max: 3 }),
   allowedServices: fc.array(fc.constantFrom(...SERVICES), { maxLength: 5 }),
+  budgets: fc.constant<Budget[]>([]),
 });
 
 /** The contract's meaning of a policy, written independently: what does it let through? */
@@ -221,6 +226,7 @@ describe('isTightening properties', () => {
             maxPerPayment: p.maxPerPayment - dMax,
             cooldownSeconds: p.cooldownSeconds + dCooldown,
             allowedServices,
+            budgets: p.budgets,
           };
         });
     fc.assert(
@@ -279,6 +285,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
       maxPerPayment: micro,
       cooldownSeconds: fc.integer({ min: 0, max: 120 }),
       allowedServices: fc.subarray(['demo-weather', 'web-search', ADDRESS]),
+      budgets: fc.constant<Budget[]>([]),
     }),
     usage: fc.record({
       now: fc.constant(1_750_000_000_000),
@@ -317,7 +324,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
   });
 
   it('an unlisted name in allowedServices does not allow paying whoever (the recipient must be listed)', () => {
-    const policy = { dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'] };
+    const policy = { dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'], budgets: [] };
     const refusal = firstRefusal(
       policy,
       { now: 0, spentInWindow: 0n, lastPaymentAt: null },

@@ -16,6 +16,8 @@ describe('migrations', () => {
     migrate(db);
     const named = (type: string) => db.prepare('SELECT name FROM sqlite_master WHERE type = ? ORDER BY name').pluck().all(type);
     expect(named('trigger')).toEqual([
+      'budget_spend_insert',
+      'budget_spend_update',
       'payments_spend_insert',
       'payments_spend_update',
       'services_fts_delete',

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { inScope, type Budget, type BudgetScope } from '../../../../../server/core/budgets.js';
 import type {
   AgentRecord,
   AllocationRecord,
@@ -33,7 +35,7 @@ const SUBJECTS: [string, () => Store][] = [
 ];
 
 const OWNER = 'owner-address';
-const POLICY: Policy = { dailyBudget: 100n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['svc'] };
+const POLICY: Policy = { dailyBudget: 100n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['svc'], budgets: [] };
 const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
   owner: OWNER,
   agentId,
@@ -169,6 +171,78 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(true);
     expect(store.insertChainDeposit({ id: 'd2', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(false);
     expect(store.listDeposits(OWNER, 10)).toEqual([expect.objectContaining({ id: 'd1', kind: 'deposit', status: 'confirmed', from: 'x' })]);
+  });
+
+  it("what a budget's scope spent from any moment on equals the sum of its payments, whatever came before or after its budget was set", () => {
+    const DAY = 86_400_000;
+    const now = Date.UTC(2026, 10, 23, 12, 34, 56, 789);
+    const scopes: BudgetScope[] = [{ kind: 'all' }, { kind: 'service', serviceId: 'svc' }, { kind: 'recipient', address: 'shop' }];
+    const budgets: Budget[] = scopes.map((scope) => ({ amount: 1n, window: 'month', scope }));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            ago: fc.integer({ min: 0, max: 31 * DAY }),
+            amount: fc.integer({ min: 1, max: 1000 }),
+            service: fc.constantFrom('svc', 'other'),
+            recipient: fc.constantFrom('shop', 'elsewhere'),
+            status: fc.constantFrom('pending', 'confirmed', 'failed'),
+            then: fc.constantFrom('stays', 'fails', 'is refunded'),
+            afterBudgets: fc.boolean(),
+          }),
+          { maxLength: 40 },
+        ),
+        fc.array(fc.integer({ min: 0, max: 31 * DAY }), { minLength: 1, maxLength: 5 }),
+        (payments, froms) => {
+          const store = fresh(make);
+          const write = (list: typeof payments, offset: number) =>
+            list.forEach((p, i) => {
+              const row = pay(`p${offset + i}`, {
+                createdAt: now - p.ago,
+                amount: BigInt(p.amount),
+                serviceId: p.service,
+                recipient: p.recipient,
+                status: p.status as 'pending',
+              });
+              store.insertTransfer(row);
+              if (p.then === 'fails' && p.status === 'pending') store.settleTransfer(row, 'failed', 'dropped', now);
+              if (p.then === 'is refunded' && p.status === 'confirmed') {
+                const refund: TransferRecord = {
+                  ...move(`r${offset + i}`, 'allocation'),
+                  kind: 'refund',
+                  paymentId: row.id,
+                  taskId: null,
+                  destination: 'agent',
+                };
+                store.insertTransfer(refund);
+                store.settleTransfer(refund, 'confirmed', null, now);
+              }
+            });
+          write(
+            payments.filter((p) => !p.afterBudgets),
+            0,
+          );
+          store.setPolicy(OWNER, 'a', { ...POLICY, budgets }, now);
+          write(
+            payments.filter((p) => p.afterBudgets),
+            1000,
+          );
+          const counted = store.listPayments(OWNER, 'a', 1000).filter((row) => row.status !== 'failed' && row.refundedAt === null);
+          for (const scope of scopes) {
+            const held = counted.filter((row) => inScope(scope, { serviceId: row.serviceId, inRegistry: true, recipient: row.recipient }));
+            expect(store.budgetSpent(OWNER, 'a', scope, null)).toBe(held.reduce((sum, row) => sum + row.amount, 0n));
+            // Random moments, and moments right at and around each payment (its minute's, hour's and day's edges).
+            const edges = payments.flatMap(({ ago }) => [ago, ago - 1, ago + 59_999, ago + 3_599_999, ago + DAY - 1]);
+            for (const back of [...froms, ...edges]) {
+              const from = now - back;
+              const expected = held.filter((row) => row.createdAt >= from).reduce((sum, row) => sum + row.amount, 0n);
+              expect(store.budgetSpent(OWNER, 'a', scope, from)).toBe(expected);
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('a transaction that throws leaves nothing behind, a nested one that throws only its own part', () => {

@@ -1,0 +1,96 @@
+/**
+ * What the payments in a budget's scope spent, read from the buckets and totals the ledger keeps for
+ * the scopes an agent's budgets name (schema.ts: budget_scopes, budget_buckets, budget_totals), and
+ * those scopes kept in step with the policies.
+ */
+import type { Budget, BudgetScope } from '../../core/budgets.js';
+import type { SqliteDatabase } from '../database.js';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+/** How long buckets are kept: a month window and a day of clock moves (the triggers drop older ones). */
+const KEPT_MS = 33 * DAY;
+
+/** A scope as the ledger keys it: '' (every payment), 'service:<id>', 'to:<address>'. */
+export const scopeKey = (scope: BudgetScope): string =>
+  scope.kind === 'all' ? '' : scope.kind === 'service' ? `service:${scope.serviceId}` : `to:${scope.address}`;
+
+/** Budgets as the policies table keeps them (JSON, amounts as decimal text of micro-USDC). */
+export const budgetsToJson = (budgets: Budget[]): string =>
+  JSON.stringify(budgets.map((budget) => ({ ...budget, amount: budget.amount.toString() })));
+export const budgetsFromJson = (json: string): Budget[] =>
+  (JSON.parse(json) as (Omit<Budget, 'amount'> & { amount: string })[]).map((budget) => ({ ...budget, amount: BigInt(budget.amount) }));
+
+/** The payments a scope holds, in SQL over `transfers` (named parameter @scope). */
+const IN_SCOPE = "(@scope = '' OR 'service:' || service_id = @scope OR 'to:' || recipient = @scope)";
+const COUNTS = "kind = 'payment' AND status IN ('pending', 'confirmed') AND refunded_at IS NULL";
+
+export function createBudgetSpend(db: SqliteDatabase) {
+  const stmts = {
+    scopes: db.prepare('SELECT scope FROM budget_scopes WHERE owner = ? AND agent_id = ?').pluck(),
+    addScope: db.prepare('INSERT INTO budget_scopes (owner, agent_id, scope) VALUES (?, ?, ?)'),
+    dropScope: db.prepare('DELETE FROM budget_scopes WHERE owner = ? AND agent_id = ? AND scope = ?'),
+    dropBuckets: db.prepare('DELETE FROM budget_buckets WHERE owner = ? AND agent_id = ? AND scope = ?'),
+    dropTotal: db.prepare('DELETE FROM budget_totals WHERE owner = ? AND agent_id = ? AND scope = ?'),
+    // A scope named for the first time: its buckets from the payments of the days they are kept for,
+    // its total from every payment (once, when the policy changes; never on a payment's path).
+    fillBuckets: db.prepare(
+      `INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
+       SELECT @owner, @agentId, @scope, spans.span, created_at / spans.span, SUM(amount)
+       FROM transfers, (SELECT ${MINUTE} AS span UNION ALL SELECT ${HOUR} UNION ALL SELECT ${DAY}) AS spans
+       WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND created_at >= @since AND ${IN_SCOPE}
+       GROUP BY spans.span, created_at / spans.span`,
+    ),
+    fillTotal: db.prepare(
+      `INSERT INTO budget_totals (owner, agent_id, scope, amount)
+       SELECT @owner, @agentId, @scope, COALESCE(SUM(amount), 0) FROM transfers
+       WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND ${IN_SCOPE}`,
+    ),
+    total: db.prepare('SELECT amount FROM budget_totals WHERE owner = ? AND agent_id = ? AND scope = ?').pluck().safeIntegers(true),
+    // Spent from @from on: the payments of its first partial minute, then whole minutes to the next
+    // hour, whole hours to the next UTC day, and whole days (nothing is later than now).
+    since: db
+      .prepare(
+        `SELECT
+           (SELECT COALESCE(SUM(amount), 0) FROM transfers
+             WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND created_at >= @from AND created_at < @minute * ${MINUTE}
+               AND ${IN_SCOPE})
+         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+             AND span = ${MINUTE} AND start >= @minute AND start < @hour * 60)
+         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+             AND span = ${HOUR} AND start >= @hour AND start < @day * 24)
+         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+             AND span = ${DAY} AND start >= @day)`,
+      )
+      .pluck()
+      .safeIntegers(true),
+  };
+  return {
+    /** Keeps the scopes an agent's budgets name, filling a new one from its payments and forgetting one no longer named. */
+    syncScopes(owner: string, agentId: string, budgets: Budget[], at: number): void {
+      const wanted = new Set(budgets.map((budget) => scopeKey(budget.scope)));
+      const held = new Set(stmts.scopes.all(owner, agentId) as string[]);
+      for (const scope of held) {
+        if (wanted.has(scope)) continue;
+        stmts.dropScope.run(owner, agentId, scope);
+        stmts.dropBuckets.run(owner, agentId, scope);
+        stmts.dropTotal.run(owner, agentId, scope);
+      }
+      for (const scope of wanted) {
+        if (held.has(scope)) continue;
+        stmts.addScope.run(owner, agentId, scope);
+        stmts.fillBuckets.run({ owner, agentId, scope, since: at - KEPT_MS });
+        stmts.fillTotal.run({ owner, agentId, scope });
+      }
+    },
+    budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): bigint {
+      const key = scopeKey(scope);
+      if (from === null) return BigInt((stmts.total.get(owner, agentId, key) as bigint | undefined) ?? 0n);
+      const minute = Math.ceil(from / MINUTE);
+      return BigInt(
+        stmts.since.get({ owner, agentId, scope: key, from, minute, hour: Math.ceil(from / HOUR), day: Math.ceil(from / DAY) }) as bigint,
+      );
+    },
+  };
+}
