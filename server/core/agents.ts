@@ -13,6 +13,8 @@ import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, AgentStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
+import { budgetOf, type Budget } from './budgets.js';
+import { budgetsNow } from './budget-usage.js';
 
 /** What an allowedServices entry may name: a registry service, or a recipient's address. */
 const isKnownService = (ctx: EngineContext, entry: string): boolean => isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
@@ -39,9 +41,10 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     maxPerPayment: parseAmount(body.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: body.cooldownSeconds ?? 0,
     allowedServices: [...new Set(body.allowedServices ?? [])],
-    budgets: [],
+    budgets: (body.budgets ?? []).map(budgetOf),
   };
   assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
+  assertPayableScopes(ctx, policy.budgets);
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
@@ -141,7 +144,25 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
 function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy) {
-  return { agentId, policy: policyView(policy), spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)) };
+  return {
+    agentId,
+    policy: policyView(policy),
+    spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
+    // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
+    ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
+  };
+}
+
+/** A service's budget must name a registry service: an unlisted name pins no payment, so it would hold nothing. */
+function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void {
+  for (const { scope } of budgets) {
+    if (scope.kind === 'service' && ctx.store.getService(scope.serviceId) === null) {
+      throw new CofferError(
+        'invalid_policy',
+        `budgets: "${scope.serviceId}" is not a registry service, so its budget would hold no payment; name a registry service id, or the recipient's address as "recipient"`,
+      );
+    }
+  }
 }
 
 export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string) {
@@ -157,6 +178,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     const current = ctx.store.getPolicy(principal.owner, agentId);
     const next = mergePolicy(current, update);
     if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
+    if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
     // An agent may only tighten its own policy at once; loosening waits for the owner.
     if (principal.kind === 'agent' && !isTightening(current, next)) {
       return requestApproval(ctx, principal, 'policy', agentId, { ...update });

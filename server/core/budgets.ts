@@ -5,7 +5,8 @@
  * read by the caller from the ledger and passed in.
  */
 import { CofferError, type Refusal } from './errors.js';
-import { formatUsdc } from './money.js';
+import { formatUsdc, parseAmount } from './money.js';
+import type { BudgetBody } from './schemas.js';
 import { windowSpan, type BudgetWindow } from './budget-windows.js';
 
 export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
@@ -42,7 +43,8 @@ export function inScope(scope: BudgetScope, payment: Pick<BudgetedPayment, 'serv
   }
 }
 
-const WINDOW_WORDS: Record<BudgetWindow, string> = {
+/** A window in words, after an amount: "50.00 USDC a month". */
+export const WINDOW_WORDS: Record<BudgetWindow, string> = {
   hour: 'in any hour',
   '24h': 'in any 24 hours',
   '7d': 'in any 7 days',
@@ -90,3 +92,37 @@ export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, n
   }
   return null;
 }
+
+/** A budget from the wire (schemas.ts budgetSchema). */
+export function budgetOf(body: BudgetBody): Budget {
+  const scope: BudgetScope =
+    body.service !== undefined
+      ? { kind: 'service', serviceId: body.service }
+      : body.recipient !== undefined
+        ? { kind: 'recipient', address: body.recipient }
+        : { kind: 'all' };
+  return { amount: parseAmount(body.amount, 'budgets'), window: body.window, scope };
+}
+
+/** A budget as every door shows it: the wire's own shape. */
+export const budgetView = (budget: Budget) => ({
+  amount: formatUsdc(budget.amount),
+  window: budget.window,
+  ...(budget.scope.kind === 'service' ? { service: budget.scope.serviceId } : {}),
+  ...(budget.scope.kind === 'recipient' ? { recipient: budget.scope.address } : {}),
+});
+
+const sameScope = (a: BudgetScope, b: BudgetScope) =>
+  a.kind === b.kind &&
+  (a.kind !== 'service' || a.serviceId === (b as typeof a).serviceId) &&
+  (a.kind !== 'recipient' || a.address === (b as typeof a).address);
+
+/**
+ * Whether `next` allows nothing `current` forbids: every budget in force stays, over the same window
+ * and scope, at most as large (new budgets only add limits). Anything else loosens, and an agent's
+ * request for it waits for the owner.
+ */
+export const budgetsTighten = (current: Budget[], next: Budget[]): boolean =>
+  current.every((held) =>
+    next.some((kept) => kept.window === held.window && sameScope(kept.scope, held.scope) && kept.amount <= held.amount),
+  );

@@ -4,14 +4,33 @@
  */
 import { formatUsdc, tryParseUsdc } from './money.js';
 import type { PolicyView } from './views.js';
+import { WINDOW_WORDS } from './budgets.js';
+import type { BudgetWindow } from './budget-windows.js';
 
 const LABELS = {
   dailyBudget: 'daily budget',
   maxPerPayment: 'max per payment',
   cooldownSeconds: 'cooldown',
   allowedServices: 'allowed services',
+  budgets: 'budgets',
 } as const;
 
+/** Budgets as the wire carries them, in words: "50.00 USDC a month; 2.00 USDC a day for demo-weather". */
+const budgets = (list: unknown) => {
+  if (!Array.isArray(list) || list.length === 0) return 'none';
+  return (list as { amount?: unknown; window?: unknown; service?: unknown; recipient?: unknown }[])
+    .map((budget) => {
+      const scope =
+        typeof budget.service === 'string'
+          ? ` for ${budget.service}`
+          : typeof budget.recipient === 'string'
+            ? ` to ${budget.recipient}`
+            : '';
+      const window = WINDOW_WORDS[budget.window as BudgetWindow] ?? String(budget.window);
+      return `${usdc(budget.amount)} USDC ${window}${scope}`;
+    })
+    .join('; ');
+};
 const services = (list: unknown) => (Array.isArray(list) && list.length > 0 ? list.join(', ') : 'every service');
 const usdc = (value: unknown) => {
   const micro = typeof value === 'string' ? tryParseUsdc(value) : null;
@@ -32,12 +51,20 @@ function same(field: string, asked: unknown, was: unknown): boolean {
     return typeof asked === 'string' && typeof was === 'string' && tryParseUsdc(asked) === tryParseUsdc(was);
   }
   if (field === 'allowedServices') return services(asked) === services(was);
+  if (field === 'budgets') return budgets(asked) === budgets(was);
   return asked === was;
 }
 
 function unchanged(field: string, value: unknown): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
-  const shown = field === 'allowedServices' ? services(value) : field === 'cooldownSeconds' ? `${String(value)} s` : `${usdc(value)} USDC`;
+  const shown =
+    field === 'allowedServices'
+      ? services(value)
+      : field === 'budgets'
+        ? budgets(value)
+        : field === 'cooldownSeconds'
+          ? `${String(value)} s`
+          : `${usdc(value)} USDC`;
   return `${label} ${shown} (unchanged)`;
 }
 
@@ -53,6 +80,8 @@ function change(field: string, value: unknown, current: PolicyView | null): stri
       return was === undefined ? `${label} → ${String(value)} s` : `${label} ${String(was)} s → ${String(value)} s`;
     case 'allowedServices':
       return was === undefined ? `${label} → ${services(value)}` : `${label}: ${services(was)} → ${services(value)}`;
+    case 'budgets':
+      return was === undefined ? `${label} → ${budgets(value)}` : `${label}: ${budgets(was)} → ${budgets(value)}`;
     default:
       return `${label} → ${String(value)}`;
   }

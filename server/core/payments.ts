@@ -21,6 +21,8 @@ import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
 import { firstRefusal } from './policy.js';
 import { recordingRefusals } from './refusals.js';
+import { budgetRefusal } from './budgets.js';
+import { timeZoneOf, usagesFor } from './budget-usage.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const claims = {
@@ -320,10 +322,14 @@ function policyRefusal(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsk
   // What the agent spent is never summed from its history here: the ledger keeps the figures in the
   // same write as each payment's insert, settlement and refund (the payments_spend_* triggers and
   // agent_spend_* tables in server/store/schema.ts).
-  return firstRefusal(
-    ctx.store.getPolicy(owner, agentId),
-    { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
-    { serviceId: asked.serviceId, inRegistry: asked.service !== null, recipient: asked.recipient, amount: asked.amount },
+  const policy = ctx.store.getPolicy(owner, agentId);
+  const ask = { serviceId: asked.serviceId, inRegistry: asked.service !== null, recipient: asked.recipient, amount: asked.amount };
+  return (
+    firstRefusal(
+      policy,
+      { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
+      ask,
+    ) ?? budgetRefusal(usagesFor(ctx, owner, agentId, policy.budgets, ask), ask, now, timeZoneOf(ctx))
   );
 }
 

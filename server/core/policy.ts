@@ -1,5 +1,6 @@
 import { CofferError } from './errors.js';
 import { formatUsdc, parseAmount } from './money.js';
+import { budgetOf, budgetsTighten } from './budgets.js';
 import type { Policy } from './ports/store.js';
 import type { PolicyUpdate } from './schemas.js';
 
@@ -15,7 +16,7 @@ export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
     maxPerPayment: update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
     allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
-    budgets: current.budgets,
+    budgets: update.budgets === undefined ? current.budgets : update.budgets.map(budgetOf),
   };
   return next;
 }
@@ -29,6 +30,7 @@ export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;
   if (next.maxPerPayment > current.maxPerPayment) return false;
   if (next.cooldownSeconds < current.cooldownSeconds) return false;
+  if (!budgetsTighten(current.budgets, next.budgets)) return false;
   if (next.allowedServices.length === 0) return current.allowedServices.length === 0;
   if (current.allowedServices.length === 0) return true;
   const allowed = new Set(current.allowedServices);

@@ -34,6 +34,7 @@ const REFUSALS = new Set<ErrorCode>([
   'max_per_payment_exceeded',
   'cooldown_active',
   'daily_budget_exceeded',
+  'budget_exceeded',
   'insufficient_funds',
 ]);
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { isAddress } from '@solana/kit';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
+import { BUDGET_WINDOWS } from './budget-windows.js';
 
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** A Solana address: base58, 32 bytes (32 to 44 characters). */
@@ -62,6 +63,21 @@ const cooldownSchema = z
 
 const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 500 services');
 
+/**
+ * A budget as the wire carries it: at most `amount` USDC over `window` (budget-windows.ts), for every
+ * payment, one registry service's (`service`) or one recipient's (`recipient`).
+ */
+export const budgetSchema = z
+  .strictObject({
+    amount: amountSchema,
+    window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
+    service: serviceIdSchema.optional(),
+    recipient: addressSchema.optional(),
+  })
+  .refine((budget) => budget.service === undefined || budget.recipient === undefined, 'names a service or a recipient, not both');
+export type BudgetBody = z.infer<typeof budgetSchema>;
+const budgetsSchema = z.array(budgetSchema).max(20, 'holds at most 20 budgets');
+
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
 export const deployBodySchema = z.strictObject({
@@ -70,6 +86,7 @@ export const deployBodySchema = z.strictObject({
   maxPerPayment: amountSchema,
   cooldownSeconds: cooldownSchema.optional(),
   allowedServices: allowedServicesSchema.optional(),
+  budgets: budgetsSchema.optional(),
   displayName: displayNameSchema.optional(),
   /** Moved from the treasury to the new wallet in the same step (an allocation). */
   fund: amountSchema.optional(),
@@ -81,6 +98,7 @@ export const policyUpdateSchema = z.strictObject({
   maxPerPayment: amountSchema.optional(),
   cooldownSeconds: cooldownSchema.optional(),
   allowedServices: allowedServicesSchema.optional(),
+  budgets: budgetsSchema.optional(),
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 

@@ -1,4 +1,5 @@
 import { formatUsdc } from './money.js';
+import { budgetView } from './budgets.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
 
 /** Record-to-response shapes shared by every door. */
@@ -9,6 +10,8 @@ export const policyView = (policy: Policy) => ({
   maxPerPayment: formatUsdc(policy.maxPerPayment),
   cooldownSeconds: policy.cooldownSeconds,
   allowedServices: [...policy.allowedServices],
+  // Only a policy with budgets says so: a policy without any answers as it always has.
+  ...(policy.budgets.length === 0 ? {} : { budgets: policy.budgets.map(budgetView) }),
 });
 export type PolicyView = ReturnType<typeof policyView>;
 

@@ -35,6 +35,9 @@ export const setPolicyInput = {
   maxPerPayment: amountInput('the most one payment may be').optional(),
   cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
   allowedServices: policyUpdateSchema.shape.allowedServices.describe('the service ids this agent may pay (empty for any)'),
+  budgets: policyUpdateSchema.shape.budgets.describe(
+    'budgets beyond the daily one, replacing the current list: each {amount, window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
+  ),
 };
 
 /** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */

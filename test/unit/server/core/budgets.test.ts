@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetRefusal, describeBudget, inScope, type Budget } from '../../../../server/core/budgets.js';
+import { budgetRefusal, budgetsTighten, describeBudget, inScope, type Budget } from '../../../../server/core/budgets.js';
 
 const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
 const now = Date.parse('2026-11-23T12:00:00Z');
@@ -56,5 +56,15 @@ describe('budgets', () => {
   it('says a budget in words', () => {
     expect(describeBudget(monthly)).toBe('50.00 USDC a month');
     expect(describeBudget({ ...forever, amount: usdc('0.005') })).toBe('0.005 USDC in all');
+  });
+
+  it('budgets tighten when every one in force stays, over the same window and scope, at most as large', () => {
+    expect(budgetsTighten([], [monthly])).toBe(true);
+    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount - 1n }, weatherDaily])).toBe(true);
+    expect(budgetsTighten([monthly], [])).toBe(false);
+    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount + 1n }])).toBe(false);
+    expect(budgetsTighten([monthly], [{ ...monthly, window: 'week' }])).toBe(false);
+    expect(budgetsTighten([weatherDaily], [{ ...weatherDaily, scope: { kind: 'service', serviceId: 'other' } }])).toBe(false);
+    expect(budgetsTighten([toSeller], [toSeller])).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import type { Approval, Policy } from '../../../../renderer/src/api/types.js';
 
 /** A request as the approval carries it: its kind and what was asked. */
 const request = (kind: Approval['kind'], asked: Record<string, unknown>) => [kind, asked] as const;
-const current: Policy = { dailyBudget: '5.00', maxPerPayment: '0.50', cooldownSeconds: 30, allowedServices: ['demo-weather'] };
+const current: Policy = { dailyBudget: '5.00', maxPerPayment: '0.50', cooldownSeconds: 30, allowedServices: ['demo-weather'], budgets: [] };
 
 describe('describeRequest', () => {
   it('shows a policy change against the current policy, in USDC, with how many times larger', () => {

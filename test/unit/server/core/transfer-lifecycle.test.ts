@@ -151,6 +151,40 @@ describe.each(STORES)('on the %s ledger', (store) => {
       );
     });
 
+    it('concurrent payments never pass any budget in force, each scope counted apart', async () => {
+      const { engine, asAgent, asOwner, fundedAgent } = await withSeller(store);
+      const confirmed = (agentId: string, to?: string) =>
+        core
+          .transfers()
+          .filter(
+            (row) =>
+              row.kind === 'payment' && row.agentId === agentId && row.status === 'confirmed' && (to === undefined || row.recipient === to),
+          )
+          .reduce((sum, row) => sum + row.amount, 0n);
+      const race = (agentId: string, n: number, body: (i: number) => Record<string, unknown>) =>
+        Promise.allSettled(Array.from({ length: n }, (_, i) => engine.pay(asAgent(agentId), agentId, body(i) as never, null)));
+      const budgets = [
+        { amount: '0.10', window: 'day' as const },
+        { amount: '0.02', window: 'hour' as const, recipient: SELLER },
+      ];
+      // One recipient's budget, alone: exactly what it allows goes through.
+      await fundedAgent('alpha', '5');
+      await engine.updatePolicy(asOwner, 'alpha', { budgets });
+      const alone = await race('alpha', 10, () => outside('0.01'));
+      expect(alone.filter((answer) => answer.status === 'fulfilled')).toHaveLength(2);
+      expect(confirmed('alpha', SELLER)).toBe(micro('0.02'));
+      // Both, raced together by payments to two recipients: neither budget is ever passed.
+      await fundedAgent('beta', '5');
+      await engine.updatePolicy(asOwner, 'beta', { budgets });
+      const mixed = await race('beta', 30, (i) => (i % 2 === 0 ? outside('0.01') : { service: 'demo-weather', amount: '0.01' }));
+      expect(confirmed('beta')).toBe(micro('0.10'));
+      expect(confirmed('beta', SELLER) <= micro('0.02')).toBe(true);
+      const codes = [...alone, ...mixed].flatMap((answer) =>
+        answer.status === 'rejected' ? [(answer.reason as { code: string }).code] : [],
+      );
+      expect(new Set(codes)).toEqual(new Set(['budget_exceeded']));
+    });
+
     it('two requests under one key at once pay once and answer the same payment', async () => {
       const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');

@@ -1,0 +1,43 @@
+/**
+ * What an agent's budgets have spent now, read from the ledger's figures for their scopes (never its
+ * history): for the payment path (payments.ts) and the policy answer (agents.ts).
+ */
+import type { ContextWith } from './context.js';
+import type { MetaStore, SpendStore } from './ports/store.js';
+import { windowSpan } from './budget-windows.js';
+import { budgetView, inScope, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { formatUsdc } from './money.js';
+import { iso } from './views.js';
+
+type BudgetContext = ContextWith<MetaStore & SpendStore>;
+
+/** The time zone calendar windows follow: the machine Coffer runs on (the ledger's `time_zone` setting, when set). */
+export const timeZoneOf = (ctx: BudgetContext): string =>
+  ctx.store.getMeta('time_zone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Budget, now: number, timeZone: string) {
+  const span = windowSpan(budget.window, now, timeZone);
+  return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, span.from), span };
+}
+
+/** What each budget a payment falls under has spent now (the others are not read). */
+export function usagesFor(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[], payment: BudgetedPayment): BudgetUsage[] {
+  const now = ctx.clock.now();
+  const timeZone = timeZoneOf(ctx);
+  return budgets.filter((budget) => inScope(budget.scope, payment)).map((budget) => usageOf(ctx, owner, agentId, budget, now, timeZone));
+}
+
+/** Each budget as the policy answer shows it: what it holds, what was spent, what remains, when it starts afresh. */
+export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[]) {
+  const now = ctx.clock.now();
+  const timeZone = timeZoneOf(ctx);
+  return budgets.map((budget) => {
+    const { spent, span } = usageOf(ctx, owner, agentId, budget, now, timeZone);
+    return {
+      ...budgetView(budget),
+      spent: formatUsdc(spent),
+      remaining: formatUsdc(spent >= budget.amount ? 0n : budget.amount - spent),
+      resetsAt: span.resetsAt === null ? null : iso(span.resetsAt),
+    };
+  });
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { deployAgent, fundedAgent, UNLISTED_API } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
+import { expectError } from '../helpers/expect-error.js';
+
+/** Budgets beyond the daily one (issue 25), over HTTP on the embedded chain. */
+describe('budgets', () => {
+  const t = useCoffer();
+  const policyPath = (agentId: string) => t.withOwner(`/v1/agents/${agentId}/policy`);
+
+  it('a payment must fit every budget it falls under; a refusal names the budget and moves nothing; the policy says what each spent', async () => {
+    const agent = await fundedAgent(t, 'budgeted', '5.00');
+    const set = await t.api('POST', policyPath('budgeted'), {
+      body: {
+        budgets: [
+          { amount: '1', window: 'month' },
+          { amount: '0.02', window: 'day', service: 'demo-weather' },
+          { amount: '0.5', window: '7d', recipient: UNLISTED_API.recipient },
+        ],
+      },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.policy.budgets).toEqual([
+      { amount: '1.00', window: 'month' },
+      { amount: '0.02', window: 'day', service: 'demo-weather' },
+      { amount: '0.50', window: '7d', recipient: UNLISTED_API.recipient },
+    ]);
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    expect((await payUsdc(t, 'budgeted', agent.apiKey, weather)).status).toBe(200);
+    expect((await payUsdc(t, 'budgeted', agent.apiKey, weather)).status).toBe(200);
+    const third = await payUsdc(t, 'budgeted', agent.apiKey, weather);
+    expectError(third, 402, 'budget_exceeded', /0\.02 USDC a day for demo-weather: 0\.02 USDC spent; it starts afresh at /);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The recipient's budget holds every payment to that wallet, under whatever name.
+    expectError(await payUsdc(t, 'budgeted', agent.apiKey, { ...UNLISTED_API, amount: '0.49' }), 402, 'budget_exceeded', /to 93ug/);
+    expect((await payUsdc(t, 'budgeted', agent.apiKey, { ...UNLISTED_API, amount: '0.48' })).status).toBe(200);
+
+    const read = await t.api('GET', policyPath('budgeted'));
+    expect(read.body.budgets).toEqual([
+      expect.objectContaining({ amount: '1.00', window: 'month', spent: '0.50', remaining: '0.50', resetsAt: expect.any(String) }),
+      expect.objectContaining({ service: 'demo-weather', spent: '0.02', remaining: '0.00' }),
+      expect.objectContaining({ recipient: UNLISTED_API.recipient, spent: '0.50', remaining: '0.00', resetsAt: null }),
+    ]);
+    expect(read.body.spent24h).toBe('0.50');
+    const refusals = await t.api('GET', t.withOwner('/v1/dashboard'));
+    expect(JSON.stringify(refusals.body)).toContain('budget_exceeded');
+  });
+
+  it('a policy without budgets answers as it always has', async () => {
+    await deployAgent(t, 'plain');
+    const read = await t.api('GET', policyPath('plain'));
+    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'policy', 'spent24h']);
+    expect(Object.keys(read.body.policy).sort()).toEqual(['allowedServices', 'cooldownSeconds', 'dailyBudget', 'maxPerPayment']);
+  });
+
+  it('bad budgets are a 400 with a code, and the policy is unchanged', async () => {
+    await deployAgent(t, 'careful');
+    const before = (await t.api('GET', policyPath('careful'))).body;
+    const bad = [
+      [{ amount: '1', window: 'fortnight' }, 'invalid_request'],
+      [{ amount: '-1', window: 'day' }, 'invalid_request'],
+      [{ amount: '1', window: 'day', service: 'no-such-service' }, 'invalid_policy'],
+      [{ amount: '1', window: 'day', recipient: 'not-an-address' }, 'invalid_request'],
+      [{ amount: '1', window: 'day', service: 'demo-weather', recipient: UNLISTED_API.recipient }, 'invalid_request'],
+    ] as const;
+    for (const [budget, code] of bad) {
+      const response = await t.api('POST', policyPath('careful'), { body: { budgets: [budget] } });
+      expect(response.status, JSON.stringify(budget)).toBe(400);
+      expect(response.body.code).toBe(code);
+    }
+    expect((await t.api('GET', policyPath('careful'))).body).toEqual(before);
+  });
+
+  it('an agent may add or lower a budget at once; removing or raising one waits for the owner', async () => {
+    const agent = await deployAgent(t, 'selfish');
+    const path = policyPath('selfish');
+    const own = (body: unknown) => t.api('POST', path, { key: agent.apiKey, body });
+    expect((await own({ budgets: [{ amount: '5', window: 'week' }] })).status).toBe(200);
+    expect(
+      (
+        await own({
+          budgets: [
+            { amount: '4', window: 'week' },
+            { amount: '1', window: 'day' },
+          ],
+        })
+      ).status,
+    ).toBe(200);
+    const raise = await own({
+      budgets: [
+        { amount: '6', window: 'week' },
+        { amount: '1', window: 'day' },
+      ],
+    });
+    expect(raise.status).toBe(202);
+    const drop = await own({ budgets: [{ amount: '4', window: 'week' }] });
+    expect(drop.status).toBe(202);
+    expect((await t.api('GET', path)).body.policy.budgets).toEqual([
+      { amount: '4.00', window: 'week' },
+      { amount: '1.00', window: 'day' },
+    ]);
+  });
+});
