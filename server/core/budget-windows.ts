@@ -9,10 +9,11 @@ import { addDays, addMonths, addWeeks, startOfDay, startOfMonth, startOfWeek } f
 
 export const BUDGET_WINDOWS = ['hour', '24h', '7d', '30d', 'day', 'week', 'month', 'lifetime'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
+type CalendarWindow = 'day' | 'week' | 'month';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** A rolling window's length. */
-const ROLLING_MS: Partial<Record<BudgetWindow, number>> = {
+const ROLLING_MS: Record<Exclude<BudgetWindow, CalendarWindow | 'lifetime'>, number> = {
   hour: HOUR_MS,
   '24h': 24 * HOUR_MS,
   '7d': 7 * 24 * HOUR_MS,
@@ -47,9 +48,21 @@ export function isTimeZone(timeZone: string): boolean {
  * it does, even where midnight itself is skipped).
  */
 export function windowSpan(window: BudgetWindow, now: number, timeZone: string): WindowSpan {
-  const rolling = ROLLING_MS[window];
-  if (rolling !== undefined) return { from: now - rolling + 1, resetsAt: null };
   if (window === 'lifetime') return { from: null, resetsAt: null };
+  if (window !== 'day' && window !== 'week' && window !== 'month') return { from: now - ROLLING_MS[window] + 1, resetsAt: null };
+  // A calendar window is the same until it resets: reading a time zone's rules costs tens of
+  // microseconds, a payment's path reads several windows, and the answer depends on nothing else.
+  const key = `${window} ${timeZone}`;
+  const known = calendarSpans.get(key);
+  if (known !== undefined && known.from! <= now && now < known.resetsAt!) return known;
+  const span = calendarSpan(window, now, timeZone);
+  calendarSpans.set(key, span);
+  return span;
+}
+
+const calendarSpans = new Map<string, WindowSpan>();
+
+function calendarSpan(window: CalendarWindow, now: number, timeZone: string): WindowSpan {
   const local = new TZDate(now, timeZone);
   switch (window) {
     case 'day': {
@@ -60,7 +73,7 @@ export function windowSpan(window: BudgetWindow, now: number, timeZone: string):
       const start = startOfWeek(local, { weekStartsOn: 1 });
       return { from: start.getTime(), resetsAt: startOfWeek(addWeeks(start, 1), { weekStartsOn: 1 }).getTime() };
     }
-    default: {
+    case 'month': {
       const start = startOfMonth(local);
       return { from: start.getTime(), resetsAt: startOfMonth(addMonths(start, 1)).getTime() };
     }

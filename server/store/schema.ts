@@ -206,10 +206,10 @@ export const SCHEMA = `
   -- What the payments in a budget's scope spent, for the scopes an agent's budgets name: '' (every
   -- payment), 'service:<id>' or 'to:<address>' (budget_scopes, kept in step with the policies by
   -- the store, and filled from the payments already made when a budget first names a scope). Per
-  -- scope, the amount counted (pending or confirmed, not refunded) per UTC minute, hour and day for
-  -- the last 32 days, and in all; a window's spending is read from at most 59 minutes, 23 hours and
-  -- 32 days of them plus the payments of one minute (server/store/sqlite/budget-spend.ts), never
-  -- from the history. Kept in the same write as every insert, settlement and refund of a payment by
+  -- scope, the amount counted (pending or confirmed, not refunded) per UTC minute (for 33 days), hour
+  -- and day, and in all; a window's spending is read from at most 59 minutes, 23 hours and 33 days
+  -- of them plus the payments of one minute (server/store/sqlite/budget-spend.ts), never from the
+  -- history. Kept in the same write as every insert, settlement and refund of a payment by
   -- the two triggers below, which do nothing for an agent without budgets.
   CREATE TABLE budget_scopes (
     owner TEXT NOT NULL,
@@ -246,13 +246,10 @@ export const SCHEMA = `
       SELECT NEW.owner, NEW.agent_id, b.scope, NEW.amount FROM budget_scopes b
       WHERE b.owner = NEW.owner AND b.agent_id = NEW.agent_id AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
-    -- Past any window but the lifetime (a clock set back a day still finds its window whole).
+    -- Minutes older than any window (a clock set back a day still finds its window whole) are
+    -- dropped; hours and days are few (a year of them is some 9,000 rows a scope) and are kept.
     DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       AND span = 60000 AND start < NEW.created_at / 60000 - 47520;
-    DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      AND span = 3600000 AND start < NEW.created_at / 3600000 - 792;
-    DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      AND span = 86400000 AND start < NEW.created_at / 86400000 - 33;
   END;
   CREATE TRIGGER budget_spend_update AFTER UPDATE OF status, refunded_at ON transfers
     WHEN NEW.kind = 'payment' AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)

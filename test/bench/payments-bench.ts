@@ -42,6 +42,8 @@ import { systemClock } from '../../server/core/ports/keys.js';
 import { CLI, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
 import { scaleRun } from './scale-bench.js';
+import { budgetsRun } from './budgets-bench.js';
+import { percentile } from './stats.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -215,8 +217,6 @@ function watchDisk(dataDir: string) {
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
 /** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
 async function cofferHttpRun(n: number, concurrency: number) {
   const dataDir = tempDataDir();
@@ -300,6 +300,7 @@ const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
+const budgets = await budgetsRun(Number(process.env.BENCH_BUDGET_N ?? 300));
 const dir = tempDataDir();
 const firstStart = await serveStartup(dir);
 const warmStart = await serveStartup(dir);
@@ -340,6 +341,15 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 console.log(
   `on disk after ${payments} payments (the concurrent run): database ${(onDisk.database / payments).toFixed(0)} bytes a payment, ` +
     `with its write-ahead log ${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
+);
+console.log('');
+console.log('Budgets (issue 25): /pay one at a time, alternated, same server:');
+console.log(`agent with the daily budget alone                      p50 ${fmt(budgets.plain.p50, 2)}   p99 ${fmt(budgets.plain.p99, 2)}`);
+console.log(
+  `agent with 10 budgets and 100,000 payments of history  p50 ${fmt(budgets.budgeted.p50, 2)}   p99 ${fmt(budgets.budgeted.p99, 2)}`,
+);
+console.log(
+  `ratio p50 (10 budgets / daily alone): ${(budgets.budgeted.p50 / budgets.plain.p50).toFixed(3)}; the budgets set over that history in ${budgets.setMs.toFixed(0)} ms`,
 );
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);

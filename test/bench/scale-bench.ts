@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
 import { tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { percentile } from './stats.js';
 
 const HOUR = 3_600_000;
 const base58 = getBase58Decoder();
 const randomAddress = () => base58.decode(randomBytes(32));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function timed(n: number, run: (i: number) => Promise<void>): Promise<{ p50: number; p95: number; p99: number }> {
   const latencies: number[] = [];
@@ -82,8 +82,10 @@ function grow(
     "INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at) VALUES (?, ?, 1000000000000, 1000000, 0, '[]', ?)",
   );
   const addPayment = db.prepare(
-    `INSERT INTO payments (id, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at, settled_at)
-     VALUES (?, ?, ?, 'bench-api', 'bench-api', '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 10000, ?, '', 'confirmed', ?, ?)`,
+    `INSERT INTO transfers (id, kind, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at,
+       settled_at, protocol)
+     VALUES (?, 'payment', ?, ?, 'bench-api', 'bench-api', '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx', 10000, ?, '', 'confirmed', ?, ?,
+       'coffer')`,
   );
   db.transaction(() => {
     for (let i = 0; i < plan.extraAgents; i++) {

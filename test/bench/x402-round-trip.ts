@@ -14,8 +14,7 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+import { percentile } from './stats.js';
 
 function summary(latencies: number[], seconds: number, failures: number) {
   const sorted = [...latencies].sort((a, b) => a - b);
