@@ -35,7 +35,7 @@ describe('the policy editor refuses exactly what the server refuses', () => {
   it('accepts a budget below maxPerPayment, as the server does (cutting the budget is never refused)', () => {
     const result = validatePolicyDraft({ ...valid, dailyBudget: '2', maxPerPayment: '3' });
     expect(result).toEqual({ ok: true, update: { dailyBudget: '2', maxPerPayment: '3', cooldownSeconds: 0, allowedServices: [] } });
-    const current = { dailyBudget: 10_000_000n, maxPerPayment: 1_000_000n, cooldownSeconds: 0, allowedServices: [] };
+    const current = { dailyBudget: 10_000_000n, maxPerPayment: 1_000_000n, cooldownSeconds: 0, allowedServices: [], budgets: [] };
     expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toMatchObject({
       dailyBudget: 2_000_000n,
       maxPerPayment: 3_000_000n,
