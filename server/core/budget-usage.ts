@@ -35,11 +35,16 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
   const timeZone = timeZoneOf(ctx);
   return budgets.map((budget) => {
     const { spent, span } = usageOf(ctx, owner, agentId, budget, now, timeZone);
+    const resetsAt = span.resetsAt === null ? null : iso(span.resetsAt);
+    if (budget.count !== null) {
+      return { ...budgetView(budget), made: spent.payments, remaining: Math.max(0, budget.count - spent.payments), resetsAt };
+    }
+    const limit = budget.amount ?? 0n;
     return {
       ...budgetView(budget),
-      spent: formatUsdc(spent),
-      remaining: formatUsdc(spent >= budget.amount ? 0n : budget.amount - spent),
-      resetsAt: span.resetsAt === null ? null : iso(span.resetsAt),
+      spent: formatUsdc(spent.amount),
+      remaining: formatUsdc(spent.amount >= limit ? 0n : limit - spent.amount),
+      resetsAt,
     };
   });
 }

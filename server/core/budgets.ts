@@ -1,6 +1,7 @@
 /**
- * Budgets beyond the daily one (issue 25): each is at most an amount over a window (budget-windows.ts)
- * for the payments in its scope: every payment, one registry service's, or one recipient's. A payment
+ * Budgets beyond the daily one (issue 25): each is at most an amount, or at most a number of payments,
+ * over a window (budget-windows.ts) for the payments in its scope: every payment, one registry
+ * service's, or one recipient's. A payment
  * must fit every budget it falls under. Pure decisions, as policy.ts's: what a budget has spent is
  * read by the caller from the ledger and passed in.
  */
@@ -11,8 +12,10 @@ import { windowSpan, type BudgetWindow } from './budget-windows.js';
 
 export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
 
+/** At most `amount` micro-USDC, or at most `count` payments (exactly one of the two is set). */
 export interface Budget {
-  amount: bigint;
+  amount: bigint | null;
+  count: number | null;
   window: BudgetWindow;
   scope: BudgetScope;
 }
@@ -55,18 +58,34 @@ export const WINDOW_WORDS: Record<BudgetWindow, string> = {
   lifetime: 'in all',
 };
 
-/** A budget in words: "50.00 USDC a month for demo-weather". */
+/** A budget in words: "50.00 USDC a month for demo-weather", "30 payments in any hour". */
 export function describeBudget(budget: Budget): string {
   const scope =
     budget.scope.kind === 'all' ? '' : budget.scope.kind === 'service' ? ` for ${budget.scope.serviceId}` : ` to ${budget.scope.address}`;
-  return `${formatUsdc(budget.amount)} USDC ${WINDOW_WORDS[budget.window]}${scope}`;
+  const limit =
+    budget.count === null ? `${formatUsdc(budget.amount ?? 0n)} USDC` : `${budget.count} payment${budget.count === 1 ? '' : 's'}`;
+  return `${limit} ${WINDOW_WORDS[budget.window]}${scope}`;
 }
 
-/** A budget and what the payments in its scope and window have spent (pending and confirmed, not refunded). */
+/** What the payments in a budget's scope and window add up to: their amount and how many they are (pending and confirmed, not refunded). */
+export interface Spent {
+  amount: bigint;
+  payments: number;
+}
+
+/** A budget and what its scope has spent in its window now. */
 export interface BudgetUsage {
   budget: Budget;
-  spent: bigint;
+  spent: Spent;
 }
+
+/** Whether one more payment of `amount` stays within a budget that has spent `spent`. */
+export const fits = (budget: Budget, spent: Spent, amount: bigint): boolean =>
+  budget.count !== null ? spent.payments + 1 <= budget.count : spent.amount + amount <= (budget.amount ?? 0n);
+
+/** What a budget has spent, said as its limit is: "1.50 USDC", "30 made". */
+const spentWords = (budget: Budget, spent: Spent) =>
+  budget.count !== null ? `${spent.payments} made` : `${formatUsdc(spent.amount)} USDC spent`;
 
 /**
  * The first budget a payment would pass, in the order the budgets are listed, as a refusal that names
@@ -76,7 +95,7 @@ export interface BudgetUsage {
  */
 export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number, timeZone: string): Refusal {
   for (const { budget, spent } of usages) {
-    if (!inScope(budget.scope, payment) || spent + payment.amount <= budget.amount) continue;
+    if (!inScope(budget.scope, payment) || fits(budget, spent, payment.amount)) continue;
     const { resetsAt } = windowSpan(budget.window, now, timeZone);
     const frees =
       resetsAt !== null
@@ -86,7 +105,7 @@ export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, n
           : 'it frees as its payments grow older than its window';
     return new CofferError(
       'budget_exceeded',
-      `this payment would pass the budget of ${describeBudget(budget)}: ${formatUsdc(spent)} USDC spent; ${frees}`,
+      `this payment would pass the budget of ${describeBudget(budget)}: ${spentWords(budget, spent)}; ${frees}`,
       resetsAt === null ? {} : { retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)) },
     );
   }
@@ -101,12 +120,17 @@ export function budgetOf(body: BudgetBody): Budget {
       : body.recipient !== undefined
         ? { kind: 'recipient', address: body.recipient }
         : { kind: 'all' };
-  return { amount: parseAmount(body.amount, 'budgets'), window: body.window, scope };
+  return {
+    amount: body.amount === undefined ? null : parseAmount(body.amount, 'budgets'),
+    count: body.count ?? null,
+    window: body.window,
+    scope,
+  };
 }
 
 /** A budget as every door shows it: the wire's own shape. */
 export const budgetView = (budget: Budget) => ({
-  amount: formatUsdc(budget.amount),
+  ...(budget.count === null ? { amount: formatUsdc(budget.amount ?? 0n) } : { count: budget.count }),
   window: budget.window,
   ...(budget.scope.kind === 'service' ? { service: budget.scope.serviceId } : {}),
   ...(budget.scope.kind === 'recipient' ? { recipient: budget.scope.address } : {}),
@@ -124,5 +148,12 @@ const sameScope = (a: BudgetScope, b: BudgetScope) =>
  */
 export const budgetsTighten = (current: Budget[], next: Budget[]): boolean =>
   current.every((held) =>
-    next.some((kept) => kept.window === held.window && sameScope(kept.scope, held.scope) && kept.amount <= held.amount),
+    next.some(
+      (kept) =>
+        kept.window === held.window &&
+        sameScope(kept.scope, held.scope) &&
+        (held.count !== null
+          ? kept.count !== null && kept.count <= held.count
+          : kept.amount !== null && held.amount !== null && kept.amount <= held.amount),
+    ),
   );

@@ -15,10 +15,10 @@ const LABELS = {
   budgets: 'budgets',
 } as const;
 
-/** Budgets as the wire carries them, in words: "50.00 USDC a month; 2.00 USDC a day for demo-weather". */
+/** Budgets as the wire carries them, in words: "50.00 USDC a month; 30 payments in any hour for demo-weather". */
 const budgets = (list: unknown) => {
   if (!Array.isArray(list) || list.length === 0) return 'none';
-  return (list as { amount?: unknown; window?: unknown; service?: unknown; recipient?: unknown }[])
+  return (list as { amount?: unknown; count?: unknown; window?: unknown; service?: unknown; recipient?: unknown }[])
     .map((budget) => {
       const scope =
         typeof budget.service === 'string'
@@ -27,7 +27,8 @@ const budgets = (list: unknown) => {
             ? ` to ${budget.recipient}`
             : '';
       const window = WINDOW_WORDS[budget.window as BudgetWindow] ?? String(budget.window);
-      return `${usdc(budget.amount)} USDC ${window}${scope}`;
+      const limit = typeof budget.count === 'number' ? `${budget.count} payments` : `${usdc(budget.amount)} USDC`;
+      return `${limit} ${window}${scope}`;
     })
     .join('; ');
 };

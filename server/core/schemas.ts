@@ -64,16 +64,27 @@ const cooldownSchema = z
 const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 500 services');
 
 /**
- * A budget as the wire carries it: at most `amount` USDC over `window` (budget-windows.ts), for every
- * payment, one registry service's (`service`) or one recipient's (`recipient`).
+ * A budget as the wire carries it: at most `amount` USDC, or at most `count` payments, over `window`
+ * (budget-windows.ts), for every payment, one registry service's (`service`) or one recipient's
+ * (`recipient`).
  */
 export const budgetSchema = z
   .strictObject({
-    amount: amountSchema,
+    amount: amountSchema.optional(),
+    count: z
+      .number({ error: 'must be a whole number of payments' })
+      .int('must be a whole number of payments')
+      .min(1, 'must be at least 1')
+      .max(1_000_000, 'must be at most 1,000,000')
+      .optional(),
     window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
     service: serviceIdSchema.optional(),
     recipient: addressSchema.optional(),
   })
+  .refine(
+    (budget) => (budget.amount === undefined) !== (budget.count === undefined),
+    'holds an amount or a count of payments, one of the two',
+  )
   .refine((budget) => budget.service === undefined || budget.recipient === undefined, 'names a service or a recipient, not both');
 export type BudgetBody = z.infer<typeof budgetSchema>;
 const budgetsSchema = z.array(budgetSchema).max(20, 'holds at most 20 budgets');

@@ -36,7 +36,7 @@ export const setPolicyInput = {
   cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
   allowedServices: policyUpdateSchema.shape.allowedServices.describe('the service ids this agent may pay (empty for any)'),
   budgets: policyUpdateSchema.shape.budgets.describe(
-    'budgets beyond the daily one, replacing the current list: each {amount, window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
+    'budgets beyond the daily one, replacing the current list: each {amount (USDC) or count (payments), window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
   ),
 };
 

@@ -206,7 +206,7 @@ export const SCHEMA = `
   -- What the payments in a budget's scope spent, for the scopes an agent's budgets name: '' (every
   -- payment), 'service:<id>' or 'to:<address>' (budget_scopes, kept in step with the policies by
   -- the store, and filled from the payments already made when a budget first names a scope). Per
-  -- scope, the amount counted (pending or confirmed, not refunded) per UTC minute (for 33 days), hour
+  -- scope, the amount and the number of payments counted (pending or confirmed, not refunded) per UTC minute (for 33 days), hour
   -- and day, and in all; a window's spending is read from at most 59 minutes, 23 hours and 33 days
   -- of them plus the payments of one minute (server/store/sqlite/budget-spend.ts), never from the
   -- history. Kept in the same write as every insert, settlement and refund of a payment by
@@ -224,6 +224,7 @@ export const SCHEMA = `
     span INTEGER NOT NULL CHECK (span IN (60000, 3600000, 86400000)),
     start INTEGER NOT NULL,
     amount INTEGER NOT NULL,
+    payments INTEGER NOT NULL,
     PRIMARY KEY (owner, agent_id, scope, span, start)
   ) STRICT, WITHOUT ROWID;
   CREATE TABLE budget_totals (
@@ -231,21 +232,22 @@ export const SCHEMA = `
     agent_id TEXT NOT NULL,
     scope TEXT NOT NULL,
     amount INTEGER NOT NULL,
+    payments INTEGER NOT NULL,
     PRIMARY KEY (owner, agent_id, scope)
   ) STRICT, WITHOUT ROWID;
   CREATE TRIGGER budget_spend_insert AFTER INSERT ON transfers
     WHEN NEW.kind = 'payment' AND NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
       AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)
   BEGIN
-    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
-      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, NEW.amount
+    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount, payments)
+      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, NEW.amount, 1
       FROM budget_scopes b, (SELECT 60000 AS span UNION ALL SELECT 3600000 UNION ALL SELECT 86400000) AS spans
       WHERE b.owner = NEW.owner AND b.agent_id = NEW.agent_id AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
-    INSERT INTO budget_totals (owner, agent_id, scope, amount)
-      SELECT NEW.owner, NEW.agent_id, b.scope, NEW.amount FROM budget_scopes b
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + 1;
+    INSERT INTO budget_totals (owner, agent_id, scope, amount, payments)
+      SELECT NEW.owner, NEW.agent_id, b.scope, NEW.amount, 1 FROM budget_scopes b
       WHERE b.owner = NEW.owner AND b.agent_id = NEW.agent_id AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + 1;
     -- Minutes older than any window (a clock set back a day still finds its window whole) are
     -- dropped; hours and days are few (a year of them is some 9,000 rows a scope) and are kept.
     DELETE FROM budget_buckets WHERE owner = NEW.owner AND agent_id = NEW.agent_id AND scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
@@ -254,21 +256,22 @@ export const SCHEMA = `
   CREATE TRIGGER budget_spend_update AFTER UPDATE OF status, refunded_at ON transfers
     WHEN NEW.kind = 'payment' AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)
   BEGIN
-    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
-      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, delta
+    -- A payment starts or stops counting (its amount is above zero, so one counts when the other does).
+    INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount, payments)
+      SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, sign * NEW.amount, sign
       FROM budget_scopes b, (SELECT 60000 AS span UNION ALL SELECT 3600000 UNION ALL SELECT 86400000) AS spans,
-        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
-          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
-      WHERE delta != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
+        (SELECT (NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL)
+          - (OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
+      WHERE sign != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
         AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
-    INSERT INTO budget_totals (owner, agent_id, scope, amount)
-      SELECT NEW.owner, NEW.agent_id, b.scope, delta FROM budget_scopes b,
-        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
-          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
-      WHERE delta != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + excluded.payments;
+    INSERT INTO budget_totals (owner, agent_id, scope, amount, payments)
+      SELECT NEW.owner, NEW.agent_id, b.scope, sign * NEW.amount, sign FROM budget_scopes b,
+        (SELECT (NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL)
+          - (OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
+      WHERE sign != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
         AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
-      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
+      ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + excluded.payments;
   END;
 
   -- Payments the policy refused: a signal for the owner, kept as the latest 500 per owner.

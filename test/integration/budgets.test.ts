@@ -47,6 +47,28 @@ describe('budgets', () => {
     expect(JSON.stringify(refusals.body)).toContain('budget_exceeded');
   });
 
+  it('a count budget holds at most that many payments in its window, and says how many were made', async () => {
+    const agent = await fundedAgent(t, 'counted', '1.00');
+    expect(
+      (await t.api('POST', policyPath('counted'), { body: { budgets: [{ count: 2, window: 'hour', service: 'demo-weather' }] } })).status,
+    ).toBe(200);
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    expect((await payUsdc(t, 'counted', agent.apiKey, weather)).status).toBe(200);
+    expect((await payUsdc(t, 'counted', agent.apiKey, weather)).status).toBe(200);
+    expectError(
+      await payUsdc(t, 'counted', agent.apiKey, weather),
+      402,
+      'budget_exceeded',
+      /2 payments in any hour for demo-weather: 2 made/,
+    );
+    // Other services are not held by it.
+    expect((await payUsdc(t, 'counted', agent.apiKey, { ...UNLISTED_API, amount: '0.01' })).status).toBe(200);
+    const read = await t.api('GET', policyPath('counted'));
+    expect(read.body.budgets).toEqual([{ count: 2, window: 'hour', service: 'demo-weather', made: 2, remaining: 0, resetsAt: null }]);
+    const both = await t.api('POST', policyPath('counted'), { body: { budgets: [{ count: 2, amount: '1', window: 'hour' }] } });
+    expect(both.status).toBe(400);
+  });
+
   it('a policy without budgets answers as it always has', async () => {
     await deployAgent(t, 'plain');
     const read = await t.api('GET', policyPath('plain'));

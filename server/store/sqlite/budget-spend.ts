@@ -3,7 +3,7 @@
  * the scopes an agent's budgets name (schema.ts: budget_scopes, budget_buckets, budget_totals), and
  * those scopes kept in step with the policies.
  */
-import type { Budget, BudgetScope } from '../../core/budgets.js';
+import type { Budget, BudgetScope, Spent } from '../../core/budgets.js';
 import type { SqliteDatabase } from '../database.js';
 
 const MINUTE = 60_000;
@@ -18,9 +18,12 @@ export const scopeKey = (scope: BudgetScope): string =>
 
 /** Budgets as the policies table keeps them (JSON, amounts as decimal text of micro-USDC). */
 export const budgetsToJson = (budgets: Budget[]): string =>
-  JSON.stringify(budgets.map((budget) => ({ ...budget, amount: budget.amount.toString() })));
+  JSON.stringify(budgets.map((budget) => ({ ...budget, amount: budget.amount === null ? null : budget.amount.toString() })));
 export const budgetsFromJson = (json: string): Budget[] =>
-  (JSON.parse(json) as (Omit<Budget, 'amount'> & { amount: string })[]).map((budget) => ({ ...budget, amount: BigInt(budget.amount) }));
+  (JSON.parse(json) as (Omit<Budget, 'amount'> & { amount: string | null })[]).map((budget) => ({
+    ...budget,
+    amount: budget.amount === null ? null : BigInt(budget.amount),
+  }));
 
 /** The payments a scope holds, in SQL over `transfers` (named parameter @scope). */
 const IN_SCOPE = "(@scope = '' OR 'service:' || service_id = @scope OR 'to:' || recipient = @scope)";
@@ -36,34 +39,33 @@ export function createBudgetSpend(db: SqliteDatabase) {
     // A scope named for the first time: its buckets from the payments of the days they are kept for,
     // its total from every payment (once, when the policy changes; never on a payment's path).
     fillBuckets: db.prepare(
-      `INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount)
-       SELECT @owner, @agentId, @scope, spans.span, created_at / spans.span, SUM(amount)
+      `INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount, payments)
+       SELECT @owner, @agentId, @scope, spans.span, created_at / spans.span, SUM(amount), COUNT(*)
        FROM transfers, (SELECT ${MINUTE} AS span UNION ALL SELECT ${HOUR} UNION ALL SELECT ${DAY}) AS spans
        WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND created_at >= @since AND ${IN_SCOPE}
        GROUP BY spans.span, created_at / spans.span`,
     ),
     fillTotal: db.prepare(
-      `INSERT INTO budget_totals (owner, agent_id, scope, amount)
-       SELECT @owner, @agentId, @scope, COALESCE(SUM(amount), 0) FROM transfers
+      `INSERT INTO budget_totals (owner, agent_id, scope, amount, payments)
+       SELECT @owner, @agentId, @scope, COALESCE(SUM(amount), 0), COUNT(*) FROM transfers
        WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND ${IN_SCOPE}`,
     ),
-    total: db.prepare('SELECT amount FROM budget_totals WHERE owner = ? AND agent_id = ? AND scope = ?').pluck().safeIntegers(true),
+    total: db.prepare('SELECT amount, payments FROM budget_totals WHERE owner = ? AND agent_id = ? AND scope = ?').safeIntegers(true),
     // Spent from @from on: the payments of its first partial minute, then whole minutes to the next
     // hour, whole hours to the next UTC day, and whole days (nothing is later than now).
     since: db
       .prepare(
-        `SELECT
-           (SELECT COALESCE(SUM(amount), 0) FROM transfers
+        `SELECT COALESCE(SUM(a), 0) AS amount, COALESCE(SUM(n), 0) AS payments FROM (
+           SELECT amount AS a, 1 AS n FROM transfers
              WHERE ${COUNTS} AND owner = @owner AND agent_id = @agentId AND created_at >= @from AND created_at < @minute * ${MINUTE}
-               AND ${IN_SCOPE})
-         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
-             AND span = ${MINUTE} AND start >= @minute AND start < @hour * 60)
-         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
-             AND span = ${HOUR} AND start >= @hour AND start < @day * 24)
-         + (SELECT COALESCE(SUM(amount), 0) FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+               AND ${IN_SCOPE}
+           UNION ALL SELECT amount, payments FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+             AND span = ${MINUTE} AND start >= @minute AND start < @hour * 60
+           UNION ALL SELECT amount, payments FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
+             AND span = ${HOUR} AND start >= @hour AND start < @day * 24
+           UNION ALL SELECT amount, payments FROM budget_buckets WHERE owner = @owner AND agent_id = @agentId AND scope = @scope
              AND span = ${DAY} AND start >= @day)`,
       )
-      .pluck()
       .safeIntegers(true),
   };
   return {
@@ -84,13 +86,22 @@ export function createBudgetSpend(db: SqliteDatabase) {
         stmts.fillTotal.run({ owner, agentId, scope });
       }
     },
-    budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): bigint {
+    budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): Spent {
       const key = scopeKey(scope);
-      if (from === null) return BigInt((stmts.total.get(owner, agentId, key) as bigint | undefined) ?? 0n);
-      const minute = Math.ceil(from / MINUTE);
-      return BigInt(
-        stmts.since.get({ owner, agentId, scope: key, from, minute, hour: Math.ceil(from / HOUR), day: Math.ceil(from / DAY) }) as bigint,
-      );
+      const row = (
+        from === null
+          ? stmts.total.get(owner, agentId, key)
+          : stmts.since.get({
+              owner,
+              agentId,
+              scope: key,
+              from,
+              minute: Math.ceil(from / MINUTE),
+              hour: Math.ceil(from / HOUR),
+              day: Math.ceil(from / DAY),
+            })
+      ) as { amount: bigint; payments: bigint } | undefined;
+      return { amount: row?.amount ?? 0n, payments: Number(row?.payments ?? 0n) };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { BudgetScope } from '../../budgets.js';
+import type { BudgetScope, Spent } from '../../budgets.js';
 
 /** Port: what an agent has spent, read from the figures the ledger maintains as payments change. */
 export interface AgentSpendTotals {
@@ -20,5 +20,5 @@ export interface SpendStore {
    * `from` or later, or in all (`from` null). Kept for the scopes its policy's budgets name; never
    * read from its whole history.
    */
-  budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): bigint;
+  budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): Spent;
 }

@@ -25,7 +25,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
         fc.constantFrom('America/New_York', 'Europe/Berlin'),
         fc.array(
           fc.record({
-            amount: fc.constantFrom('0.03', '0.05', '0.10'),
+            amount: fc.constantFrom('0.03', '0.05', '0.10', 'count:2', 'count:4'),
             window: fc.constantFrom('hour', '24h', '7d', 'day', 'week', 'month', 'lifetime'),
             scope: fc.constantFrom('all', 'service', 'recipient'),
           }),
@@ -49,7 +49,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
           c.chain.mint(SELLER, 1n);
           await c.fundedAgent('alpha', '5');
           const bodies: BudgetBody[] = wanted.map(({ amount, window, scope }) => ({
-            amount,
+            ...(amount.startsWith('count:') ? { count: Number(amount.slice(6)) } : { amount }),
             window,
             ...(scope === 'service' ? { service: 'demo-weather' } : scope === 'recipient' ? { recipient: SELLER } : {}),
           }));
@@ -94,9 +94,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
                     recipient: other.recipient,
                   }),
                 )
-                .reduce((sum, other) => sum + other.amount, 0n);
+                .reduce((sum, other) => ({ amount: sum.amount + other.amount, payments: sum.payments + 1 }), { amount: 0n, payments: 0 });
               expect(
-                before <= budget.amount,
+                budget.count === null ? before.amount <= budget.amount! : before.payments <= budget.count,
                 `${budget.window} ${JSON.stringify(budget.scope)} at ${new Date(payment.createdAt).toISOString()}`,
               ).toBe(true);
             }

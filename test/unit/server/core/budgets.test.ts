@@ -4,10 +4,12 @@ import { budgetRefusal, budgetsTighten, describeBudget, inScope, type Budget } f
 const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
 const now = Date.parse('2026-11-23T12:00:00Z');
 const SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
-const monthly: Budget = { amount: usdc('50'), window: 'month', scope: { kind: 'all' } };
-const weatherDaily: Budget = { amount: usdc('2'), window: 'day', scope: { kind: 'service', serviceId: 'demo-weather' } };
-const toSeller: Budget = { amount: usdc('1'), window: '7d', scope: { kind: 'recipient', address: SELLER } };
-const forever: Budget = { amount: usdc('100'), window: 'lifetime', scope: { kind: 'all' } };
+const monthly: Budget = { amount: usdc('50'), count: null, window: 'month', scope: { kind: 'all' } };
+const weatherDaily: Budget = { amount: usdc('2'), count: null, window: 'day', scope: { kind: 'service', serviceId: 'demo-weather' } };
+const toSeller: Budget = { amount: usdc('1'), count: null, window: '7d', scope: { kind: 'recipient', address: SELLER } };
+const forever: Budget = { amount: usdc('100'), count: null, window: 'lifetime', scope: { kind: 'all' } };
+/** What a budget spent: an amount in USDC, and a number of payments. */
+const spent = (text: string, payments = 0) => ({ amount: usdc(text), payments });
 const weather = (amount: string) => ({ serviceId: 'demo-weather', inRegistry: true, recipient: SELLER, amount: usdc(amount) });
 
 describe('budgets', () => {
@@ -20,21 +22,21 @@ describe('budgets', () => {
 
   it('a payment that fits every budget it falls under passes, to the last micro-USDC', () => {
     const usages = [
-      { budget: monthly, spent: usdc('49') },
-      { budget: weatherDaily, spent: usdc('1') },
+      { budget: monthly, spent: spent('49') },
+      { budget: weatherDaily, spent: spent('1') },
     ];
     expect(budgetRefusal(usages, weather('1'), now, 'UTC')).toBeNull();
     // Another service's budget does not hold this payment, however spent it is.
     const other: Budget = { ...weatherDaily, scope: { kind: 'service', serviceId: 'image-generate' } };
-    expect(budgetRefusal([{ budget: other, spent: usdc('2') }], weather('1'), now, 'UTC')).toBeNull();
+    expect(budgetRefusal([{ budget: other, spent: spent('2') }], weather('1'), now, 'UTC')).toBeNull();
   });
 
   it('the first budget passed is named, with what it spent and when it starts afresh (Retry-After for a calendar window)', () => {
     const refusal = budgetRefusal(
       [
-        { budget: monthly, spent: usdc('10') },
-        { budget: weatherDaily, spent: usdc('1.5') },
-        { budget: toSeller, spent: usdc('0.9') },
+        { budget: monthly, spent: spent('10') },
+        { budget: weatherDaily, spent: spent('1.5') },
+        { budget: toSeller, spent: spent('0.9') },
       ],
       weather('1'),
       now,
@@ -47,10 +49,10 @@ describe('budgets', () => {
   });
 
   it('a rolling budget frees as its payments age; a lifetime budget never', () => {
-    const rolling = budgetRefusal([{ budget: toSeller, spent: usdc('0.5') }], weather('0.6'), now, 'UTC');
+    const rolling = budgetRefusal([{ budget: toSeller, spent: spent('0.5') }], weather('0.6'), now, 'UTC');
     expect(rolling).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: undefined });
     expect(rolling?.message).toMatch(/1\.00 USDC in any 7 days to 93ug\S+: 0\.50 USDC spent; it frees as its payments grow older/);
-    expect(budgetRefusal([{ budget: forever, spent: usdc('99.5') }], weather('1'), now, 'UTC')?.message).toMatch(/never starts afresh$/);
+    expect(budgetRefusal([{ budget: forever, spent: spent('99.5') }], weather('1'), now, 'UTC')?.message).toMatch(/never starts afresh$/);
   });
 
   it('says a budget in words', () => {
@@ -60,9 +62,9 @@ describe('budgets', () => {
 
   it('budgets tighten when every one in force stays, over the same window and scope, at most as large', () => {
     expect(budgetsTighten([], [monthly])).toBe(true);
-    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount - 1n }, weatherDaily])).toBe(true);
+    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount! - 1n }, weatherDaily])).toBe(true);
     expect(budgetsTighten([monthly], [])).toBe(false);
-    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount + 1n }])).toBe(false);
+    expect(budgetsTighten([monthly], [{ ...monthly, amount: monthly.amount! + 1n }])).toBe(false);
     expect(budgetsTighten([monthly], [{ ...monthly, window: 'week' }])).toBe(false);
     expect(budgetsTighten([weatherDaily], [{ ...weatherDaily, scope: { kind: 'service', serviceId: 'other' } }])).toBe(false);
     expect(budgetsTighten([toSeller], [toSeller])).toBe(true);
