@@ -6,7 +6,7 @@ import type { EngineContext } from './context.js';
 import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { earlierAttempt, moveMoney, type SignedTransfer } from './transfer-lifecycle.js';
+import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, AllocationRecord } from './ports/store.js';
 
 /**
@@ -221,11 +221,5 @@ const newMove = (
   owner: agent.owner,
   agentId: agent.agentId,
   amount,
-  status: 'pending',
-  ...signed,
-  errorCode: null,
-  idempotencyKey: key?.key ?? null,
-  requestHash: key?.requestHash ?? null,
-  createdAt: ctx.clock.now(),
-  settledAt: null,
+  ...reservedWith(ctx, signed, key),
 });

@@ -17,16 +17,18 @@ const MACHINE_TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 /** The time zone calendar windows follow: the machine Coffer runs on (the ledger's `time_zone` setting, when set). */
 export const timeZoneOf = (ctx: BudgetContext): string => ctx.store.getMeta('time_zone') ?? MACHINE_TIME_ZONE;
 
-function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Budget, now: number, timeZone: string) {
-  const span = windowSpan(budget.window, now, timeZone);
-  return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, span.from), span };
+function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Budget, now: number, timeZone: string): BudgetUsage {
+  const { from, resetsAt } = windowSpan(budget.window, now, timeZone);
+  return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, from), resetsAt };
 }
 
-/** What each budget a payment falls under has spent now (the others are not read). */
+/** What each budget a payment falls under has spent now; nothing is read for a payment no budget holds. */
 export function usagesFor(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[], payment: BudgetedPayment): BudgetUsage[] {
+  const holding = budgets.filter((budget) => inScope(budget.scope, payment));
+  if (holding.length === 0) return [];
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
-  return budgets.filter((budget) => inScope(budget.scope, payment)).map((budget) => usageOf(ctx, owner, agentId, budget, now, timeZone));
+  return holding.map((budget) => usageOf(ctx, owner, agentId, budget, now, timeZone));
 }
 
 /** Each budget as the policy answer shows it: what it holds, what was spent, what remains, when it starts afresh. */
@@ -34,8 +36,9 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
   return budgets.map((budget) => {
-    const { spent, span } = usageOf(ctx, owner, agentId, budget, now, timeZone);
-    const resetsAt = span.resetsAt === null ? null : iso(span.resetsAt);
+    const usage = usageOf(ctx, owner, agentId, budget, now, timeZone);
+    const { spent } = usage;
+    const resetsAt = usage.resetsAt === null ? null : iso(usage.resetsAt);
     if (budget.count !== null) {
       return { ...budgetView(budget), made: spent.payments, remaining: Math.max(0, budget.count - spent.payments), resetsAt };
     }

@@ -30,16 +30,6 @@ export interface WindowSpan {
   resetsAt: number | null;
 }
 
-/** Whether the platform knows this IANA time zone (the owner's, for calendar windows). */
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The span of `window` at `now` (epoch ms). Rolling windows hold the payments of the last hour (24 h,
  * ...) and never one exactly that old, as the daily budget does. Calendar windows begin at the local

@@ -8,7 +8,7 @@
 import { CofferError, type Refusal } from './errors.js';
 import { formatUsdc, parseAmount } from './money.js';
 import type { BudgetBody } from './schemas.js';
-import { windowSpan, type BudgetWindow } from './budget-windows.js';
+import type { BudgetWindow } from './budget-windows.js';
 
 export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
 
@@ -73,10 +73,11 @@ export interface Spent {
   payments: number;
 }
 
-/** A budget and what its scope has spent in its window now. */
+/** A budget, what its scope has spent in its window now, and when that window starts afresh (null: at no set time). */
 export interface BudgetUsage {
   budget: Budget;
   spent: Spent;
+  resetsAt: number | null;
 }
 
 /** Whether one more payment of `amount` stays within a budget that has spent `spent`. */
@@ -93,10 +94,9 @@ const spentWords = (budget: Budget, spent: Spent) =>
  * rolling one as its payments age out, a lifetime budget never. Null when the payment fits every
  * budget it falls under.
  */
-export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number, timeZone: string): Refusal {
-  for (const { budget, spent } of usages) {
+export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number): Refusal {
+  for (const { budget, spent, resetsAt } of usages) {
     if (!inScope(budget.scope, payment) || fits(budget, spent, payment.amount)) continue;
-    const { resetsAt } = windowSpan(budget.window, now, timeZone);
     const frees =
       resetsAt !== null
         ? `it starts afresh at ${new Date(resetsAt).toISOString()}`

@@ -5,7 +5,7 @@ import { getAgentOrThrow } from './agent-lookup.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
 import { newId } from './ids.js';
-import { moveMoney, type SignedTransfer } from './transfer-lifecycle.js';
+import { moveMoney, reservedWith, type SignedTransfer } from './transfer-lifecycle.js';
 import { randomBytes } from 'node:crypto';
 import type { GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from './ports/store.js';
 import type { GenerateBody } from './schemas.js';
@@ -330,11 +330,5 @@ const refundRow = (
   paymentId: payment.id,
   taskId: task.id,
   amount: payment.amount,
-  status: 'pending',
-  ...signed,
-  errorCode: null,
-  idempotencyKey: null,
-  requestHash: null,
-  createdAt: ctx.clock.now(),
-  settledAt: null,
+  ...reservedWith(ctx, signed, null),
 });

@@ -14,7 +14,7 @@ import { hashRequest, newId } from './ids.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { getBase58Decoder } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
-import { earlierAttempt, moveMoney, type MoveKey, type Moved, type SignedTransfer } from './transfer-lifecycle.js';
+import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { PayBody } from './schemas.js';
 import { iso, spendRecordView } from './views.js';
@@ -22,7 +22,7 @@ import { listedPrice } from './registry.js';
 import { firstRefusal } from './policy.js';
 import { recordingRefusals } from './refusals.js';
 import { budgetRefusal } from './budgets.js';
-import { timeZoneOf, usagesFor } from './budget-usage.js';
+import { usagesFor } from './budget-usage.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
   const claims = {
@@ -298,13 +298,9 @@ function reservePayment(
     amount,
     memo: payment.memo,
     description: payment.description,
-    status: 'pending',
-    ...signed,
-    errorCode: null,
-    idempotencyKey: payment.key?.key ?? null,
-    requestHash: payment.key?.requestHash ?? null,
-    createdAt: ctx.clock.now(),
-    settledAt: null,
+    ...reservedWith(ctx, signed, payment.key),
+    payerSignature: signed.payerSignature,
+    x402Header: signed.x402Header,
     refundedAt: null,
     refundTxSignature: null,
     protocol: payment.sentBy === 'seller' ? 'x402' : 'coffer',
@@ -329,7 +325,7 @@ function policyRefusal(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsk
       policy,
       { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
       ask,
-    ) ?? budgetRefusal(usagesFor(ctx, owner, agentId, policy.budgets, ask), ask, now, timeZoneOf(ctx))
+    ) ?? budgetRefusal(usagesFor(ctx, owner, agentId, policy.budgets, ask), ask, now)
   );
 }
 

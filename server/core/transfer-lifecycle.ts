@@ -66,7 +66,7 @@ export type Moved<K extends TransferKind> = { row: TransferOf<K> } | { earlier: 
  * A failed row whose transaction never landed and never can (expired unseen): no money moved, so a
  * retry under the same Idempotency-Key is a first try.
  */
-export const neverLanded = (row: TransferRecord): boolean => row.status === 'failed' && row.errorCode === 'dropped';
+const neverLanded = (row: TransferRecord): boolean => row.status === 'failed' && row.errorCode === 'dropped';
 
 /**
  * The settled earlier attempt under a request's Idempotency-Key, to answer its retry with; null when
@@ -156,6 +156,26 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
   return { row: (ctx.store.getTransfer(row.id) ?? row) as TransferOf<K> };
 }
 
+/**
+ * What every row holds as its move is reserved: pending, with its signed transaction, under the
+ * request's Idempotency-Key (the door adds what its kind holds).
+ */
+export const reservedWith = (
+  ctx: EngineContext,
+  signed: SignedTransfer,
+  key: Pick<MoveKey<TransferKind>, 'key' | 'requestHash'> | null,
+) => ({
+  status: 'pending' as const,
+  txSignature: signed.txSignature,
+  txWire: signed.txWire,
+  lastValidBlockHeight: signed.lastValidBlockHeight,
+  errorCode: null,
+  idempotencyKey: key?.key ?? null,
+  requestHash: key?.requestHash ?? null,
+  createdAt: ctx.clock.now(),
+  settledAt: null,
+});
+
 /** Resolves when every transfer in flight has finished, whatever its outcome. */
 export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
   const inFlight = ctx.state.transfersInFlight;
@@ -181,7 +201,7 @@ export function settleTransfer(
 }
 
 /** What a row's audit rows say of it. */
-export function detailOf(row: TransferRecord): Record<string, unknown> {
+function detailOf(row: TransferRecord): Record<string, unknown> {
   const amount = formatUsdc(row.amount);
   switch (row.kind) {
     case 'payment':

@@ -2,7 +2,7 @@ import { CofferError } from './errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { hashApiKey, hashRequest, newApiKey, newId } from './ids.js';
-import { earlierAttempt, moveMoney } from './transfer-lifecycle.js';
+import { earlierAttempt, moveMoney, reservedWith } from './transfer-lifecycle.js';
 import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
 import type { DepositRecord } from './ports/store.js';
 import { iso } from './views.js';
@@ -102,13 +102,7 @@ async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigin
       agentId: null,
       amount,
       from: ctx.chain.usdcMint,
-      status: 'pending',
-      ...signed,
-      errorCode: null,
-      idempotencyKey: key?.key ?? null,
-      requestHash: key?.requestHash ?? null,
-      createdAt: ctx.clock.now(),
-      settledAt: null,
+      ...reservedWith(ctx, signed, key),
     }),
   });
   return 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row;

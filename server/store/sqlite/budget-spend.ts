@@ -13,7 +13,7 @@ const DAY = 86_400_000;
 const KEPT_MS = 33 * DAY;
 
 /** A scope as the ledger keys it: '' (every payment), 'service:<id>', 'to:<address>'. */
-export const scopeKey = (scope: BudgetScope): string =>
+const scopeKey = (scope: BudgetScope): string =>
   scope.kind === 'all' ? '' : scope.kind === 'service' ? `service:${scope.serviceId}` : `to:${scope.address}`;
 
 /** Budgets as the policies table keeps them (JSON, amounts as decimal text of micro-USDC). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { windowSpan } from '../../../../server/core/budget-windows.js';
 import { budgetRefusal, budgetsTighten, describeBudget, inScope, type Budget } from '../../../../server/core/budgets.js';
 
 const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
@@ -10,6 +11,12 @@ const toSeller: Budget = { amount: usdc('1'), count: null, window: '7d', scope: 
 const forever: Budget = { amount: usdc('100'), count: null, window: 'lifetime', scope: { kind: 'all' } };
 /** What a budget spent: an amount in USDC, and a number of payments. */
 const spent = (text: string, payments = 0) => ({ amount: usdc(text), payments });
+/** A budget's usage now, its reset read from its window in `timeZone`. */
+const usage = (budget: Budget, text: string, timeZone = 'UTC') => ({
+  budget,
+  spent: spent(text),
+  resetsAt: windowSpan(budget.window, now, timeZone).resetsAt,
+});
 const weather = (amount: string) => ({ serviceId: 'demo-weather', inRegistry: true, recipient: SELLER, amount: usdc(amount) });
 
 describe('budgets', () => {
@@ -21,26 +28,18 @@ describe('budgets', () => {
   });
 
   it('a payment that fits every budget it falls under passes, to the last micro-USDC', () => {
-    const usages = [
-      { budget: monthly, spent: spent('49') },
-      { budget: weatherDaily, spent: spent('1') },
-    ];
-    expect(budgetRefusal(usages, weather('1'), now, 'UTC')).toBeNull();
+    const usages = [usage(monthly, '49'), usage(weatherDaily, '1')];
+    expect(budgetRefusal(usages, weather('1'), now)).toBeNull();
     // Another service's budget does not hold this payment, however spent it is.
     const other: Budget = { ...weatherDaily, scope: { kind: 'service', serviceId: 'image-generate' } };
-    expect(budgetRefusal([{ budget: other, spent: spent('2') }], weather('1'), now, 'UTC')).toBeNull();
+    expect(budgetRefusal([usage(other, '2')], weather('1'), now)).toBeNull();
   });
 
   it('the first budget passed is named, with what it spent and when it starts afresh (Retry-After for a calendar window)', () => {
     const refusal = budgetRefusal(
-      [
-        { budget: monthly, spent: spent('10') },
-        { budget: weatherDaily, spent: spent('1.5') },
-        { budget: toSeller, spent: spent('0.9') },
-      ],
+      [usage(monthly, '10', 'Europe/Berlin'), usage(weatherDaily, '1.5', 'Europe/Berlin'), usage(toSeller, '0.9', 'Europe/Berlin')],
       weather('1'),
       now,
-      'Europe/Berlin',
     );
     expect(refusal).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: 11 * 3600 });
     expect(refusal?.message).toBe(
@@ -49,10 +48,10 @@ describe('budgets', () => {
   });
 
   it('a rolling budget frees as its payments age; a lifetime budget never', () => {
-    const rolling = budgetRefusal([{ budget: toSeller, spent: spent('0.5') }], weather('0.6'), now, 'UTC');
+    const rolling = budgetRefusal([usage(toSeller, '0.5')], weather('0.6'), now);
     expect(rolling).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: undefined });
     expect(rolling?.message).toMatch(/1\.00 USDC in any 7 days to 93ug\S+: 0\.50 USDC spent; it frees as its payments grow older/);
-    expect(budgetRefusal([{ budget: forever, spent: spent('99.5') }], weather('1'), now, 'UTC')?.message).toMatch(/never starts afresh$/);
+    expect(budgetRefusal([usage(forever, '99.5')], weather('1'), now)?.message).toMatch(/never starts afresh$/);
   });
 
   it('says a budget in words', () => {
