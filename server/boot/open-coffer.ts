@@ -27,7 +27,7 @@ import { cofferMcpLaunch } from './cli-invocation.js';
 import { demoApiUrl } from './demo-api-presence.js';
 import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writer.js';
 import { packageVersion } from './package-files.js';
-import { startBackupTimer } from './backup-timer.js';
+import { startMinuteTimer } from './minute-timer.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -160,7 +160,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     loadCatalog(openedDb, catalog, owner);
     if (sim !== null) await sim.openUsdcAccounts(payToAddresses(catalog, owner));
     engine.resumeTasks({ retryFailedRefunds: true });
-    const backupTimer = startBackupTimer(engine, options.log);
+    const minuteTimer = startMinuteTimer(engine, options.log);
     return {
       engine,
       db: openedDb,
@@ -176,7 +176,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         baseUrl = url;
       },
       close: async () => {
-        await backupTimer.stop();
+        await minuteTimer.stop();
         // Money first: every transfer in flight settles before the ledger closes.
         await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();

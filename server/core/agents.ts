@@ -8,13 +8,15 @@ import { requestApproval, withdrawRequestsOf } from './approval-requests.js';
 import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
-import { assertKnownServices, isTightening, mergePolicy } from './policy.js';
+import { assertKnownServices, isTightening, mergePolicy, newPolicy, type PolicyClock } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, AgentStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
-import { budgetOf, type Budget } from './budgets.js';
-import { budgetsNow } from './budget-usage.js';
+import type { Budget } from './budgets.js';
+import { budgetsNow, timeZoneOf } from './budget-usage.js';
+
+const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
 /** What an allowedServices entry may name: a registry service, or a recipient's address. */
 const isKnownService = (ctx: EngineContext, entry: string): boolean => isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
@@ -36,13 +38,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
   if (ctx.store.getAgent(owner, body.agentId) !== null) {
     throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
   }
-  const policy: Policy = {
-    dailyBudget: parseAmount(body.dailyBudget, 'dailyBudget'),
-    maxPerPayment: parseAmount(body.maxPerPayment, 'maxPerPayment'),
-    cooldownSeconds: body.cooldownSeconds ?? 0,
-    allowedServices: [...new Set(body.allowedServices ?? [])],
-    budgets: (body.budgets ?? []).map(budgetOf),
-  };
+  const policy = newPolicy(body, policyClock(ctx));
   assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
   assertPayableScopes(ctx, policy.budgets);
   if (principal.kind === 'agent') {
@@ -73,6 +69,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     displayName: body.displayName ?? body.agentId,
     status: 'active',
     createdAt: ctx.clock.now(),
+    statusReason: null,
     archivedAt: null,
   };
   const apiKey = ctx.store.transaction(() => {
@@ -176,7 +173,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
   return ctx.store.transaction(() => {
     getAgentOrThrow(ctx, principal.owner, agentId);
     const current = ctx.store.getPolicy(principal.owner, agentId);
-    const next = mergePolicy(current, update);
+    const next = mergePolicy(current, update, policyClock(ctx));
     if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
     if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
     // An agent may only tighten its own policy at once; loosening waits for the owner.
@@ -201,7 +198,7 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
   return ctx.store.transaction(() => {
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
     if (agent.status !== status) {
-      ctx.store.setAgentStatus(principal.owner, agentId, status);
+      ctx.store.setAgentStatus(principal.owner, agentId, status, null);
       audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
       if (status === 'suspended') withdrawRequestsOf(ctx, principal.owner, agentId, actor);
       ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
@@ -235,7 +232,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
     const suspended: string[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'suspended') continue;
-      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended');
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null);
       withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor);
       suspended.push(agent.agentId);
     }
@@ -256,7 +253,7 @@ export function resumeAll(ctx: EngineContext, principal: Principal, actor = acto
     const resumed: string[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'active') continue;
-      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active');
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null);
       resumed.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });

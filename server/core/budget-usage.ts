@@ -19,7 +19,7 @@ export const timeZoneOf = (ctx: BudgetContext): string => ctx.store.getMeta('tim
 
 function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Budget, now: number, timeZone: string): BudgetUsage {
   const { from, resetsAt } = windowSpan(budget.window, now, timeZone);
-  return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, from), resetsAt };
+  return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, from), from, resetsAt };
 }
 
 /** What each budget a payment falls under has spent now; nothing is read for a payment no budget holds. */

@@ -73,10 +73,14 @@ export interface Spent {
   payments: number;
 }
 
-/** A budget, what its scope has spent in its window now, and when that window starts afresh (null: at no set time). */
+/**
+ * A budget, what its scope has spent in its window now, where that window begins (null: its lifetime)
+ * and when it starts afresh (null: at no set time).
+ */
 export interface BudgetUsage {
   budget: Budget;
   spent: Spent;
+  from: number | null;
   resetsAt: number | null;
 }
 

@@ -52,6 +52,8 @@ export interface EngineState {
   tasksRunning: Map<string, Promise<void>>;
   /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
   lastRefusals: Map<string, { what: string; at: number }>;
+  /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (spending-watch.ts). */
+  recentRefusals: Map<string, number[]>;
 }
 
 export interface EngineContext extends EnginePorts {
@@ -59,7 +61,7 @@ export interface EngineContext extends EnginePorts {
 }
 
 export function createEngineContext(ports: EnginePorts): EngineContext {
-  return { ...ports, state: { transfersInFlight: new Map(), tasksRunning: new Map(), lastRefusals: new Map() } };
+  return { ...ports, state: { transfersInFlight: new Map(), tasksRunning: new Map(), lastRefusals: new Map(), recentRefusals: new Map() } };
 }
 
 /**

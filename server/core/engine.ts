@@ -40,6 +40,7 @@ import { backupStatus, confirmRecoveryPhrase, revealRecoveryPhrase } from './bac
 import { writeBackupFile } from './backup-files.js';
 import { recoverTreasury } from './phrase-recovery.js';
 import { clearBackupSchedule, runDueBackups, setBackupSchedule } from './backup-schedule.js';
+import { remindOfExpiries } from './expiry-notices.js';
 import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody } from './schemas.js';
 
 /**
@@ -71,6 +72,7 @@ export function createEngine(ports: EnginePorts) {
     clearBackupSchedule: (p: Principal) => clearBackupSchedule(ctx, p),
     /** Writes the scheduled backups that are due (a timer of the opened data dir calls it). */
     runDueBackups: () => runDueBackups(ctx),
+    remindOfExpiries: () => remindOfExpiries(ctx),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'insufficient_funds',
   'insufficient_treasury_funds',
   'agent_suspended',
+  'policy_expired',
   'service_not_found',
   'model_not_found',
   'invalid_resolution',

@@ -9,7 +9,8 @@ export type CofferEvent =
   | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }
-  | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' | 'archived' }
+  /** `reason` comes with an agent that stopped itself (its breaker tripped): why, in words. */
+  | { type: 'agent'; owner: string; agentId: string; status: 'active' | 'suspended' | 'deployed' | 'archived'; reason?: string }
   /** `request` (what was asked) comes with a request just made (status `pending`). */
   | {
       type: 'approval';
@@ -22,6 +23,8 @@ export type CofferEvent =
     }
   | { type: 'deposit'; owner: string; amount: string; txSignature: string }
   | { type: 'policy'; owner: string; agentId: string }
+  /** The owner is warned: a budget passed a share they set, or a policy ends within a day. */
+  | { type: 'warning'; owner: string; agentId: string; about: 'budget' | 'expiry'; message: string }
   /** The recovery phrase was confirmed (never the phrase itself). */
   | { type: 'backup'; owner: string; recoveryPhrase: 'confirmed' }
   /** A backup file was written, or a scheduled one could not be (why, never the passphrase). */

@@ -21,7 +21,8 @@ import { iso, spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
 import { firstRefusal } from './policy.js';
 import { recordingRefusals } from './refusals.js';
-import { budgetRefusal } from './budgets.js';
+import { budgetRefusal, type BudgetedPayment } from './budgets.js';
+import { watchPayment, type PolicyReading } from './spending-watch.js';
 import { usagesFor } from './budget-usage.js';
 
 export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
@@ -219,7 +220,7 @@ export async function openPayment(ctx: EngineContext, agent: AgentRecord, asked:
   if (earlier !== null) return earlier;
   refuse(
     stoppedRefusal(agent) ??
-      policyRefusal(ctx, agent, asked) ??
+      judgePolicy(ctx, agent, asked).refusal ??
       priceCapRefusal(asked.service?.id ?? asked.serviceId, asked.listed, asked.amount),
   );
   return null;
@@ -250,15 +251,23 @@ export async function movePayment(
 ): Promise<Moved<'payment'>> {
   // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  return moveMoney(ctx, agent.owner, {
+  let reading: PolicyReading | null = null;
+  const moved = await moveMoney(ctx, agent.owner, {
     kind: 'payment',
     actor: actorOf(principal),
     key: payment.key,
     sentBy: payment.sentBy,
     sign,
-    reserve: (signed) => reservePayment(ctx, agent, payment, balance, signed),
+    reserve: (signed) => {
+      const reserved = reservePayment(ctx, agent, payment, balance, signed);
+      reading = reserved.reading;
+      return reserved.row;
+    },
     alsoWrite: payment.alsoWrite,
   });
+  // A payment that counts (pending or confirmed) may take a budget past a warning share, or trip the breaker.
+  if (reading !== null && 'row' in moved && moved.row.status !== 'failed') watchPayment(ctx, agent, budgetedOf(payment), reading);
+  return moved;
 }
 
 /**
@@ -273,13 +282,19 @@ function reservePayment(
   payment: PaymentToMove,
   balance: bigint,
   signed: SignedPayment,
-): PaymentRecord {
+): { row: PaymentRecord; reading: PolicyReading | null } {
   const { owner, agentId } = agent;
   const { amount, recipient } = payment;
+  let reading: PolicyReading | null = null;
+  const judged = () => {
+    const judgement = judgePolicy(ctx, agent, payment);
+    reading = judgement.reading;
+    return judgement.refusal;
+  };
   // In the order they are said; each reads what it judges only when the ones before allowed.
   refuse(
     stoppedRefusal(getAgentOrThrow(ctx, owner, agentId)) ??
-      policyRefusal(ctx, agent, payment) ??
+      judged() ??
       // Here, in the reservation, so an archive racing this payment is seen either way.
       archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(recipient)) ??
       // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
@@ -287,7 +302,7 @@ function reservePayment(
       noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
       sameX402Refusal(signed.payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(signed.payerSignature)),
   );
-  return {
+  const row: PaymentRecord = {
     kind: 'payment',
     id: payment.id,
     owner,
@@ -306,27 +321,34 @@ function reservePayment(
     protocol: payment.sentBy === 'seller' ? 'x402' : 'coffer',
     resource: payment.resource,
   };
+  return { row, reading };
 }
 
+/** A payment as the policy and its budgets see it. */
+const budgetedOf = (asked: PaymentAsked): BudgetedPayment => ({
+  serviceId: asked.serviceId,
+  inRegistry: asked.service !== null,
+  recipient: asked.recipient,
+  amount: asked.amount,
+});
+
 /**
- * The agent's policy on a payment (policy.ts decides, in API.md's order): its first refusal, or null.
- * What it is judged against is read here: the policy, the spending window, the last payment.
+ * The agent's policy on a payment (policy.ts decides, in API.md's order): its first refusal, or null;
+ * and what it was judged against (the policy, what its budgets had spent), for what follows the
+ * payment (spending-watch.ts).
  */
-function policyRefusal(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): Refusal {
+function judgePolicy(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): { refusal: Refusal; reading: PolicyReading } {
   const { owner, agentId } = agent;
   const now = ctx.clock.now();
   // What the agent spent is never summed from its history here: the ledger keeps the figures in the
   // same write as each payment's insert, settlement and refund (the payments_spend_* triggers and
   // agent_spend_* tables in server/store/schema.ts).
   const policy = ctx.store.getPolicy(owner, agentId);
-  const ask = { serviceId: asked.serviceId, inRegistry: asked.service !== null, recipient: asked.recipient, amount: asked.amount };
-  return (
-    firstRefusal(
-      policy,
-      { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow: ctx.store.spentSince(owner, agentId, now - DAY_MS) },
-      ask,
-    ) ?? budgetRefusal(usagesFor(ctx, owner, agentId, policy.budgets, ask), ask, now)
-  );
+  const ask = budgetedOf(asked);
+  const spentInWindow = ctx.store.spentSince(owner, agentId, now - DAY_MS);
+  const refused = firstRefusal(policy, { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow }, ask);
+  const usages = refused === null ? usagesFor(ctx, owner, agentId, policy.budgets, ask) : [];
+  return { refusal: refused ?? budgetRefusal(usages, ask, now), reading: { now, policy, spentInWindow, usages } };
 }
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;

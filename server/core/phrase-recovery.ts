@@ -3,13 +3,23 @@ import { CofferError } from './errors.js';
 import { markPhraseConfirmed } from './backup.js';
 import { recordOwner } from './treasury.js';
 import type { AgentRecord, Policy } from './ports/store.js';
+import { DEFAULT_WARN_AT } from './schemas.js';
 
 /**
  * The policy of an agent wallet found by a restore from the recovery phrase: one micro-USDC a day,
  * so nothing moves until the owner sets a real one (the wallet's earlier policy lived in the lost
  * ledger). The agent is stopped as well, and has no key until the owner gives it one.
  */
-const RECOVERED_POLICY: Policy = { dailyBudget: 1n, maxPerPayment: 1n, cooldownSeconds: 0, allowedServices: [], budgets: [] };
+const RECOVERED_POLICY: Policy = {
+  dailyBudget: 1n,
+  maxPerPayment: 1n,
+  cooldownSeconds: 0,
+  allowedServices: [],
+  budgets: [],
+  expiresAt: null,
+  warnAt: [...DEFAULT_WARN_AT],
+  breaker: null,
+};
 
 /** The agent id of the wallet at a derivation index. */
 export const recoveredAgentId = (index: number) => `wallet-${index}`;
@@ -36,6 +46,7 @@ export async function recoverTreasury(ctx: EngineContext, recover: { phrase: str
       displayName: `Wallet #${index} (restored)`,
       status: 'suspended',
       createdAt: ctx.clock.now(),
+      statusReason: null,
       archivedAt: null,
     });
   }

@@ -1,8 +1,16 @@
 import { CofferError } from './errors.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { budgetOf, budgetsTighten } from './budgets.js';
+import { expiredRefusal, expiryOf, expiryTightens } from './expiry.js';
+import { breakerOf, breakerTightens } from './breaker.js';
 import type { Policy } from './ports/store.js';
-import type { PolicyUpdate } from './schemas.js';
+import { DEFAULT_WARN_AT, type PolicyUpdate } from './schemas.js';
+
+/** When an update is applied: a day it names ends at midnight in this time zone, and an end must be later than now. */
+export interface PolicyClock {
+  now: number;
+  timeZone: string;
+}
 
 /**
  * Applies an update (only sent fields change). Any combination of valid limits is accepted: a payment
@@ -10,27 +18,50 @@ import type { PolicyUpdate } from './schemas.js';
  * simply the tighter bound. Refusing it would refuse the one change an incident needs (cutting the
  * budget) whenever it crosses maxPerPayment.
  */
-export function mergePolicy(current: Policy, update: PolicyUpdate): Policy {
-  const next: Policy = {
+export function mergePolicy(current: Policy, update: PolicyUpdate, at: PolicyClock): Policy {
+  return {
     dailyBudget: update.dailyBudget === undefined ? current.dailyBudget : parseAmount(update.dailyBudget, 'dailyBudget'),
     maxPerPayment: update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
     cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
     allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
     budgets: update.budgets === undefined ? current.budgets : update.budgets.map(budgetOf),
+    expiresAt: update.expiresAt === undefined ? current.expiresAt : expiryOf(update.expiresAt, at.now, at.timeZone),
+    warnAt: update.warnAt === undefined ? current.warnAt : [...new Set(update.warnAt)].sort((a, b) => a - b),
+    breaker: update.breaker === undefined ? current.breaker : breakerOf(update.breaker),
   };
-  return next;
 }
+
+/** A new agent's policy: its deploy's fields over the defaults (no cooldown, every service, warnings at 80 and 95 %). */
+export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPayment: string }, at: PolicyClock): Policy =>
+  mergePolicy(
+    {
+      dailyBudget: 0n,
+      maxPerPayment: 0n,
+      cooldownSeconds: 0,
+      allowedServices: [],
+      budgets: [],
+      expiresAt: null,
+      warnAt: [...DEFAULT_WARN_AT],
+      breaker: null,
+    },
+    fields,
+    at,
+  );
 
 /**
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
- * the service list only narrowed (an empty list means every service, so it is the widest).
- * Agents may apply such a change to themselves; anything else needs the owner.
+ * the service list only narrowed (an empty list means every service, so it is the widest), the end
+ * only brought closer, the breaker only made quicker, and every warning kept (the owner is told no
+ * less). Agents may apply such a change to themselves; anything else needs the owner.
  */
 export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;
   if (next.maxPerPayment > current.maxPerPayment) return false;
   if (next.cooldownSeconds < current.cooldownSeconds) return false;
   if (!budgetsTighten(current.budgets, next.budgets)) return false;
+  if (current.expiresAt !== next.expiresAt && !expiryTightens(current.expiresAt, next.expiresAt)) return false;
+  if (!breakerTightens(current.breaker, next.breaker)) return false;
+  if (!current.warnAt.every((share) => next.warnAt.includes(share))) return false;
   if (next.allowedServices.length === 0) return current.allowedServices.length === 0;
   if (current.allowedServices.length === 0) return true;
   const allowed = new Set(current.allowedServices);
@@ -70,13 +101,21 @@ export interface PaymentAsk {
 }
 
 /** The order in which a policy refuses (API.md): the first rule a payment breaks is the one said. */
-export const POLICY_RULES = ['service_not_allowed', 'max_per_payment_exceeded', 'cooldown_active', 'daily_budget_exceeded'] as const;
+export const POLICY_RULES = [
+  'policy_expired',
+  'service_not_allowed',
+  'max_per_payment_exceeded',
+  'cooldown_active',
+  'daily_budget_exceeded',
+] as const;
 
 /**
  * The policy's decision on a payment: its first refusal in POLICY_RULES order, or null when the
  * policy allows it (the balance is the reservation's to check). Pure: everything it reads is passed in.
  */
 export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk): CofferError | null {
+  const expired = expiredRefusal(policy.expiresAt, usage.now);
+  if (expired !== null) return expired;
   if (!isAllowed(policy.allowedServices, ask.serviceId, ask.inRegistry, ask.recipient)) {
     return new CofferError(
       'service_not_allowed',

@@ -3,7 +3,8 @@
  * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
  */
 import { CofferError, type ErrorCode } from './errors.js';
-import type { ContextWith } from './context.js';
+import type { ContextWith, EngineContext } from './context.js';
+import { watchRefusal } from './spending-watch.js';
 import type { RefusalStore } from './ports/store.js';
 import { formatUsdc, tryParseUsdc } from './money.js';
 
@@ -29,6 +30,7 @@ function repeatsLastRefusal(ctx: ContextWith<RefusalStore>, owner: string, agent
 
 const REFUSALS = new Set<ErrorCode>([
   'agent_suspended',
+  'policy_expired',
   'service_not_allowed',
   'price_above_registry',
   'max_per_payment_exceeded',
@@ -44,7 +46,7 @@ const REFUSALS = new Set<ErrorCode>([
  * refusal, so the next one is always written.
  */
 export async function recordingRefusals<T>(
-  ctx: ContextWith<RefusalStore>,
+  ctx: EngineContext,
   owner: string,
   agentId: string,
   asked: { service: string; amount: string },
@@ -77,6 +79,8 @@ export async function recordingRefusals<T>(
         amount,
         service: asked.service,
       });
+      // A stopped agent has nothing left for its breaker to stop.
+      if (error.code !== 'agent_suspended') watchRefusal(ctx, owner, agentId);
     }
     throw error;
   }

@@ -89,6 +89,70 @@ export const budgetSchema = z
 export type BudgetBody = z.infer<typeof budgetSchema>;
 const budgetsSchema = z.array(budgetSchema).max(20, 'holds at most 20 budgets');
 
+/**
+ * When a policy ends: a time with its offset ("2026-12-31T18:00:00Z"), or a day ("2026-12-31": at
+ * the end of that day in the owner's time zone, expiry.ts); null: never. A time already past is
+ * refused where it is applied (the schema knows no clock).
+ */
+export const expiresAtSchema = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be a day ("2026-12-31") or a time with its offset ("2026-12-31T18:00:00Z"), or null for never',
+  })
+  .nullable();
+
+/** Shares of a budget (percent) at which the owner is told; [] tells nothing (budget-warnings.ts). */
+export const warnAtSchema = z
+  .array(
+    z
+      .number({ error: 'must be a whole percent' })
+      .int('must be a whole percent')
+      .min(1, 'must be at least 1')
+      .max(100, 'must be at most 100'),
+  )
+  .max(5, 'holds at most 5 shares');
+/** The default: the owner is told as a budget passes 80 % and 95 %. */
+export const DEFAULT_WARN_AT: readonly number[] = [80, 95];
+
+const breakerMinutesSchema = z
+  .number({ error: 'must be a whole number of minutes' })
+  .int('must be a whole number of minutes')
+  .min(1, 'must be at least 1')
+  .max(1440, 'must be at most 1,440 (a day)');
+/**
+ * When an agent stops itself (breaker.ts): after `refusals.count` refused payments within
+ * `refusals.minutes`, or once its payments within `spending.minutes` add up to `spending.percent` of
+ * a budget they fall under. Either or both; null: no breaker.
+ */
+export const breakerSchema = z
+  .strictObject({
+    refusals: z
+      .strictObject({
+        count: z
+          .number({ error: 'must be a whole number of refusals' })
+          .int('must be a whole number of refusals')
+          .min(1, 'must be at least 1')
+          .max(10_000, 'must be at most 10,000'),
+        minutes: breakerMinutesSchema,
+      })
+      .optional(),
+    spending: z
+      .strictObject({
+        percent: z
+          .number({ error: 'must be a whole percent' })
+          .int('must be a whole percent')
+          .min(1, 'must be at least 1')
+          .max(100, 'must be at most 100'),
+        minutes: breakerMinutesSchema,
+      })
+      .optional(),
+  })
+  .refine(
+    (breaker) => breaker.refusals !== undefined || breaker.spending !== undefined,
+    'trips on refusals, on spending, or both: name one',
+  )
+  .nullable();
+export type BreakerBody = z.infer<typeof breakerSchema>;
+
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
 export const deployBodySchema = z.strictObject({
@@ -98,6 +162,9 @@ export const deployBodySchema = z.strictObject({
   cooldownSeconds: cooldownSchema.optional(),
   allowedServices: allowedServicesSchema.optional(),
   budgets: budgetsSchema.optional(),
+  expiresAt: expiresAtSchema.optional(),
+  warnAt: warnAtSchema.optional(),
+  breaker: breakerSchema.optional(),
   displayName: displayNameSchema.optional(),
   /** Moved from the treasury to the new wallet in the same step (an allocation). */
   fund: amountSchema.optional(),
@@ -110,6 +177,9 @@ export const policyUpdateSchema = z.strictObject({
   cooldownSeconds: cooldownSchema.optional(),
   allowedServices: allowedServicesSchema.optional(),
   budgets: budgetsSchema.optional(),
+  expiresAt: expiresAtSchema.optional(),
+  warnAt: warnAtSchema.optional(),
+  breaker: breakerSchema.optional(),
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
@@ -311,6 +381,10 @@ const FIELD_CODES: Record<string, string> = {
   payTo: 'invalid_recipient',
   cooldownSeconds: 'invalid_policy',
   allowedServices: 'invalid_policy',
+  budgets: 'invalid_policy',
+  expiresAt: 'invalid_policy',
+  warnAt: 'invalid_policy',
+  breaker: 'invalid_policy',
   limit: 'invalid_limit',
   resolution: 'invalid_resolution',
   idempotencyKey: 'invalid_idempotency_key',
@@ -328,6 +402,10 @@ export const FIELD_LABELS: Record<string, string> = {
   fund: 'Starting funds',
   cooldownSeconds: 'Cooldown',
   allowedServices: 'Allowed services',
+  budgets: 'Budgets',
+  expiresAt: 'Expires',
+  warnAt: 'Warn at',
+  breaker: 'Breaker',
   displayName: 'Display name',
   service: 'Service',
   description: 'Description',
@@ -360,7 +438,8 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
   const field = issue.path[0];
   const code = (typeof field === 'string' && FIELD_CODES[field]) || 'invalid_request';
   if (issue.code === 'unrecognized_keys') {
-    return { code: 'invalid_request', message: `unknown field(s): ${issue.keys.join(', ')}` };
+    // An unknown field of the request is its own fault; one inside a field (a budget's, a breaker's) is that field's.
+    return { code: field === undefined ? 'invalid_request' : code, message: `unknown field(s): ${issue.keys.join(', ')}` };
   }
   if (field === undefined) return { code, message: issue.message };
   const label = (typeof field === 'string' && FIELD_LABELS[field]) || String(field);

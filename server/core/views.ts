@@ -1,5 +1,7 @@
 import { formatUsdc } from './money.js';
 import { budgetView } from './budgets.js';
+import { breakerView } from './breaker.js';
+import { DEFAULT_WARN_AT } from './schemas.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
 
 /** Record-to-response shapes shared by every door. */
@@ -10,9 +12,15 @@ export const policyView = (policy: Policy) => ({
   maxPerPayment: formatUsdc(policy.maxPerPayment),
   cooldownSeconds: policy.cooldownSeconds,
   allowedServices: [...policy.allowedServices],
-  // Only a policy with budgets says so: a policy without any answers as it always has.
+  // Only what a policy holds beyond the seed's four fields is said: a policy without any of it
+  // answers as it always has.
   ...(policy.budgets.length === 0 ? {} : { budgets: policy.budgets.map(budgetView) }),
+  ...(policy.expiresAt === null ? {} : { expiresAt: iso(policy.expiresAt) }),
+  ...(sameShares(policy.warnAt, DEFAULT_WARN_AT) ? {} : { warnAt: [...policy.warnAt] }),
+  ...(policy.breaker === null ? {} : { breaker: breakerView(policy.breaker) }),
 });
+
+const sameShares = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((share, i) => share === b[i]);
 export type PolicyView = ReturnType<typeof policyView>;
 
 export const agentView = (agent: AgentRecord) => ({
@@ -21,6 +29,8 @@ export const agentView = (agent: AgentRecord) => ({
   createdAt: iso(agent.createdAt),
   displayName: agent.displayName,
   status: agent.status,
+  // Why it stopped, when no person stopped it (its breaker tripped).
+  ...(agent.status === 'suspended' && agent.statusReason !== null ? { statusReason: agent.statusReason } : {}),
   ...(agent.archivedAt === null ? {} : { archivedAt: iso(agent.archivedAt) }),
 });
 

@@ -55,6 +55,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   insufficient_funds: 402,
   insufficient_treasury_funds: 402,
   agent_suspended: 403,
+  policy_expired: 403,
   service_not_found: 404,
   model_not_found: 404,
   invalid_resolution: 400,

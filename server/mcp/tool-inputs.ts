@@ -38,6 +38,13 @@ export const setPolicyInput = {
   budgets: policyUpdateSchema.shape.budgets.describe(
     'budgets beyond the daily one, replacing the current list: each {amount (USDC) or count (payments), window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
   ),
+  expiresAt: policyUpdateSchema.shape.expiresAt.describe(
+    'when this agent\'s payments end: a day ("2026-12-31", its end in the owner\'s time zone) or a time with its offset; null for never',
+  ),
+  warnAt: policyUpdateSchema.shape.warnAt.describe('the shares of a budget (percent) at which the owner is told; default [80, 95]'),
+  breaker: policyUpdateSchema.shape.breaker.describe(
+    'when this agent stops itself: {refusals?: {count, minutes}, spending?: {percent, minutes}} (a share of a budget spent within minutes); null for none',
+  ),
 };
 
 /** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */

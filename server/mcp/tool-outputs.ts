@@ -55,7 +55,19 @@ export const findServiceOutput = z.looseObject({
   message: z.string(),
 });
 
-export const policyOutput = z.looseObject({ agentId: z.string(), policy, spent24h: usdc('spent in the last 24 h') });
+/** A budget now, as GET policy says it: what it holds, what was spent (or made), what remains, when it starts afresh. */
+const budgetNow = z.looseObject({
+  window: z.string(),
+  remaining: z.union([z.string(), z.number()]).describe('USDC left for an amount, payments left for a count'),
+  resetsAt: z.string().nullable().describe('when a calendar window starts afresh; null for rolling and lifetime ones'),
+});
+
+export const policyOutput = z.looseObject({
+  agentId: z.string(),
+  policy,
+  spent24h: usdc('spent in the last 24 h'),
+  budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
+});
 
 export const setPolicyOutput = z.looseObject({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), ...waiting });
 

@@ -31,6 +31,8 @@ export const SCHEMA = `
     wallet_address TEXT NOT NULL UNIQUE,
     display_name TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+    -- Why it is suspended when no person stopped it (its breaker tripped); NULL otherwise.
+    status_reason TEXT,
     created_at INTEGER NOT NULL,
     archived_at INTEGER,
     PRIMARY KEY (owner, agent_id)
@@ -47,6 +49,12 @@ export const SCHEMA = `
     -- The budgets beyond the daily one, as JSON: [{amount (micro-USDC, text), window, scope}]
     -- (server/core/budgets.ts). What each has spent is kept below (budget_scopes).
     budgets TEXT NOT NULL DEFAULT '[]',
+    -- When the policy ends (epoch ms; server/core/expiry.ts); NULL: never.
+    expires_at INTEGER,
+    -- The shares of a budget (percent) at which the owner is told, as JSON (server/core/budget-warnings.ts).
+    warn_at TEXT NOT NULL DEFAULT '[80,95]',
+    -- When the agent stops itself, as JSON {refusals, spending} (server/core/breaker.ts); NULL: never.
+    breaker TEXT,
     PRIMARY KEY (owner, agent_id),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
@@ -273,6 +281,16 @@ export const SCHEMA = `
         AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + excluded.payments;
   END;
+
+  -- What the owner was told about an agent and when (a budget passing a share, a policy's coming
+  -- end), so each is told once per its period (server/core/budget-warnings.ts, expiry-notices.ts).
+  CREATE TABLE notices (
+    owner TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    told_at INTEGER NOT NULL,
+    PRIMARY KEY (owner, agent_id, subject)
+  ) STRICT, WITHOUT ROWID;
 
   -- Payments the policy refused: a signal for the owner, kept as the latest 500 per owner.
   CREATE TABLE refusals (

@@ -7,6 +7,7 @@ import { createApprovalStore } from './sqlite/approvals.js';
 import { createAuditStore } from './sqlite/audit.js';
 import { createLinkSessionStore } from './sqlite/link-sessions.js';
 import { createMetaStore } from './sqlite/meta.js';
+import { createNoticeStore } from './sqlite/notices.js';
 import { createOwnerStore } from './sqlite/owners.js';
 import { createRefusalStore } from './sqlite/refusals.js';
 import { createRegistryStore } from './sqlite/registry.js';
@@ -26,6 +27,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ...createTransferStore(db),
     ...createSpendStore(db),
     ...createRefusalStore(db),
+    ...createNoticeStore(db),
     ...createTaskStore(db),
     ...createApprovalStore(db),
     ...createLinkSessionStore(db),

@@ -63,9 +63,19 @@ describe('auth', () => {
         displayName: 'theirs',
         status: 'active',
         createdAt: now,
+        statusReason: null,
         archivedAt: null,
       },
-      { dailyBudget: 77_000_000n, maxPerPayment: 7_000_000n, cooldownSeconds: 7, allowedServices: ['web-search'], budgets: [] },
+      {
+        dailyBudget: 77_000_000n,
+        maxPerPayment: 7_000_000n,
+        cooldownSeconds: 7,
+        allowedServices: ['web-search'],
+        budgets: [],
+        expiresAt: null,
+        warnAt: [80, 95],
+        breaker: null,
+      },
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);
   });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, UNLISTED_API } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, manualClock, signIn, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 
 /** Budgets beyond the daily one (issue 25), over HTTP on the embedded chain. */
 describe('budgets', () => {
-  const t = useCoffer();
+  const clock = manualClock();
+  const t = useCoffer({ clock });
   const policyPath = (agentId: string) => t.withOwner(`/v1/agents/${agentId}/policy`);
 
   it('a payment must fit every budget it falls under; a refusal names the budget and moves nothing; the policy says what each spent', async () => {
@@ -80,16 +81,26 @@ describe('budgets', () => {
     await deployAgent(t, 'careful');
     const before = (await t.api('GET', policyPath('careful'))).body;
     const bad = [
-      [{ amount: '1', window: 'fortnight' }, 'invalid_request'],
-      [{ amount: '-1', window: 'day' }, 'invalid_request'],
-      [{ amount: '1', window: 'day', service: 'no-such-service' }, 'invalid_policy'],
-      [{ amount: '1', window: 'day', recipient: 'not-an-address' }, 'invalid_request'],
-      [{ amount: '1', window: 'day', service: 'demo-weather', recipient: UNLISTED_API.recipient }, 'invalid_request'],
-    ] as const;
-    for (const [budget, code] of bad) {
-      const response = await t.api('POST', policyPath('careful'), { body: { budgets: [budget] } });
-      expect(response.status, JSON.stringify(budget)).toBe(400);
-      expect(response.body.code).toBe(code);
+      { budgets: [{ amount: '1', window: 'fortnight' }] },
+      { budgets: [{ amount: '-1', window: 'day' }] },
+      { budgets: [{ amount: '1', window: 'day', service: 'no-such-service' }] },
+      { budgets: [{ amount: '1', window: 'day', recipient: 'not-an-address' }] },
+      { budgets: [{ amount: '1', window: 'day', service: 'demo-weather', recipient: UNLISTED_API.recipient }] },
+      { expiresAt: '2020-01-01' },
+      { expiresAt: '2020-01-01T00:00:00Z', dailyBudget: '1' },
+      { expiresAt: 'next friday' },
+      { expiresAt: '2099-01-01T00:00:00' },
+      { warnAt: [0] },
+      { warnAt: [101] },
+      { warnAt: [80.5] },
+      { breaker: {} },
+      { breaker: { refusals: { count: 0, minutes: 10 } } },
+      { breaker: { spending: { percent: 50 } } },
+      { breaker: { refusals: { count: 3, minutes: 10, hours: 1 } } },
+    ];
+    for (const body of bad) {
+      const response = await t.api('POST', policyPath('careful'), { body });
+      expectError(response, 400, 'invalid_policy');
     }
     expect((await t.api('GET', policyPath('careful'))).body).toEqual(before);
   });
@@ -122,5 +133,48 @@ describe('budgets', () => {
       { amount: '4.00', window: 'week' },
       { amount: '1.00', window: 'day' },
     ]);
+  });
+
+  it('a policy that ended refuses every payment, 403 policy_expired; the policy says its end', async () => {
+    const agent = await fundedAgent(t, 'ending', '1.00');
+    const end = new Date(clock.now() + 60_000).toISOString();
+    const set = await t.api('POST', policyPath('ending'), { body: { expiresAt: end } });
+    expect(set.body.policy.expiresAt).toBe(end);
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    expect((await payUsdc(t, 'ending', agent.apiKey, weather)).status).toBe(200);
+    clock.advance(60_000);
+    expectError(await payUsdc(t, 'ending', agent.apiKey, weather), 403, 'policy_expired', /policy ended at /);
+  });
+
+  it('the owner is warned on the event stream as a budget passes a share, and a tripped breaker stops the agent with its reason everywhere', async () => {
+    const agent = await fundedAgent(t, 'watched', '1.00');
+    const policy = await t.api('POST', policyPath('watched'), {
+      body: { dailyBudget: '0.05', warnAt: [60], breaker: { refusals: { count: 2, minutes: 5 } } },
+    });
+    expect(policy.body.policy).toMatchObject({ warnAt: [60], breaker: { refusals: { count: 2, minutes: 5 } } });
+    const stream = await fetch(`${t.url}${t.withOwner('/v1/events')}`, { headers: { authorization: `Bearer ${await signIn(t)}` } });
+    const reader = stream.body!.getReader();
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    for (let i = 0; i < 3; i += 1) expect((await payUsdc(t, 'watched', agent.apiKey, weather)).status).toBe(200);
+    let text = '';
+    while (!/event: warning/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toMatch(/event: warning\ndata: .*"message":"watched has used 60 % of its daily budget of 0.05 USDC \(0.03 USDC spent\)"/);
+
+    const over = { service: 'demo-weather', amount: '0.03' };
+    expectError(await payUsdc(t, 'watched', agent.apiKey, over), 402, 'daily_budget_exceeded');
+    expectError(await payUsdc(t, 'watched', agent.apiKey, over), 402, 'daily_budget_exceeded');
+    const reason = 'its breaker tripped: 2 refused payments within 5 minutes';
+    const listed = await t.api('GET', t.withOwner('/v1/agents'));
+    expect(listed.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).toMatchObject({
+      status: 'suspended',
+      statusReason: reason,
+    });
+    expectError(await payUsdc(t, 'watched', agent.apiKey, weather), 403, 'agent_suspended');
+    // The agent cannot resume itself: its request waits for the owner.
+    expect((await t.api('POST', t.withOwner('/v1/agents/watched/resume'), { key: agent.apiKey })).status).toBe(202);
+    expect((await t.api('POST', t.withOwner('/v1/agents/watched/resume'))).status).toBe(200);
+    const after = await t.api('GET', t.withOwner('/v1/agents'));
+    expect(after.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).not.toHaveProperty('statusReason');
   });
 });

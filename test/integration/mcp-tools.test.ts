@@ -257,4 +257,43 @@ describe('coffer mcp: every tool through the stdio transport', () => {
       await owner.close();
     }
   });
+
+  it('set_policy takes budgets, an end and a breaker; get_policy says what each budget spent, what remains and when it resets', async () => {
+    const set = data(
+      await call('set_policy', {
+        budgets: [
+          { amount: '2', window: 'month' },
+          { count: 30, window: 'hour', service: 'demo-weather' },
+        ],
+        expiresAt: '2099-12-31T00:00:00Z',
+        breaker: { refusals: { count: 5, minutes: 10 } },
+      }),
+    );
+    expect(set.policy).toMatchObject({ expiresAt: '2099-12-31T00:00:00.000Z', breaker: { refusals: { count: 5, minutes: 10 } } });
+    expect(data(await call('pay', { service: 'demo-weather', amount: '0.01', nonce: 'mcp-budget-1' })).status).toBe('confirmed');
+    const read = data(await call('get_policy'));
+    // What earlier tests paid this month and hour counts too: each budget's spent and remaining add up to its limit.
+    const [month, weather] = read.budgets;
+    expect(month).toEqual({
+      amount: '2.00',
+      window: 'month',
+      spent: expect.any(String),
+      remaining: expect.any(String),
+      resetsAt: expect.any(String),
+    });
+    expect(Math.round((Number(month.spent) + Number(month.remaining)) * 100)).toBe(200);
+    expect(Number(month.spent)).toBeGreaterThanOrEqual(0.01);
+    expect(weather).toEqual({
+      count: 30,
+      window: 'hour',
+      service: 'demo-weather',
+      made: expect.any(Number),
+      remaining: 30 - weather.made,
+      resetsAt: null,
+    });
+    expect(weather.made).toBeGreaterThanOrEqual(1);
+    const past = await call('set_policy', { expiresAt: '2020-01-01' });
+    expect(past.isError).toBe(true);
+    expect(past.content[0]?.text).toMatch(/in the past.*\(invalid_policy\)/);
+  });
 });

@@ -12,6 +12,7 @@ import type { ApprovalStore } from './store/approvals.js';
 import type { AuditStore } from './store/audit.js';
 import type { LinkSessionStore } from './store/link-sessions.js';
 import type { MetaStore } from './store/meta.js';
+import type { NoticeStore } from './store/notices.js';
 import type { OwnerStore } from './store/owners.js';
 import type { RefusalStore } from './store/refusals.js';
 import type { RegistryStore } from './store/registry.js';
@@ -25,6 +26,7 @@ export type { ApprovalKind, ApprovalRecord, ApprovalStatus, ApprovalStore } from
 export type { AuditEntry, AuditStore } from './store/audit.js';
 export type { LinkSessionRecord, LinkSessionStore } from './store/link-sessions.js';
 export type { MetaStore } from './store/meta.js';
+export type { NoticeStore } from './store/notices.js';
 export type { OwnerRecord, OwnerStore } from './store/owners.js';
 export type { RefusalRecord, RefusalStore } from './store/refusals.js';
 export type { ModelRecord, RegistryStore, ServiceRecord } from './store/registry.js';
@@ -52,6 +54,7 @@ export interface Store
     TransferStore,
     SpendStore,
     RefusalStore,
+    NoticeStore,
     TaskStore,
     ApprovalStore,
     LinkSessionStore,

@@ -1,8 +1,9 @@
 /** SQLite adapter of the agents port: agents and their policies. */
 import type { AgentRecord, AgentStatus, AgentStore, Policy } from '../../core/ports/store.js';
+import type { Breaker } from '../../core/breaker.js';
 import type { SqliteDatabase } from '../database.js';
 import { budgetsFromJson, budgetsToJson, createBudgetSpend } from './budget-spend.js';
-import { allRows, bigintStatement, oneRow, optionalNumber, text, type Row } from './rows.js';
+import { allRows, bigintStatement, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 
 function toAgent(row: Row): AgentRecord {
   return {
@@ -11,6 +12,7 @@ function toAgent(row: Row): AgentRecord {
     walletAddress: text(row.wallet_address),
     displayName: text(row.display_name),
     status: row.status as AgentStatus,
+    statusReason: optionalText(row.status_reason),
     createdAt: Number(row.created_at),
     archivedAt: optionalNumber(row.archived_at),
   };
@@ -22,6 +24,9 @@ const toPolicy = (row: Row): Policy => ({
   cooldownSeconds: Number(row.cooldown_seconds),
   allowedServices: JSON.parse(text(row.allowed_services)) as string[],
   budgets: budgetsFromJson(text(row.budgets)),
+  expiresAt: optionalNumber(row.expires_at),
+  warnAt: JSON.parse(text(row.warn_at)) as number[],
+  breaker: row.breaker === null ? null : (JSON.parse(text(row.breaker)) as Breaker),
 });
 
 export function createAgentStore(db: SqliteDatabase): AgentStore {
@@ -46,16 +51,18 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
              OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner AND recipient = @wallet)`,
       )
       .pluck(),
-    setAgentStatus: db.prepare('UPDATE agents SET status = ? WHERE owner = ? AND agent_id = ?'),
+    setAgentStatus: db.prepare('UPDATE agents SET status = ?, status_reason = ? WHERE owner = ? AND agent_id = ?'),
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
     listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
     upsertPolicy: db.prepare(
-      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at, budgets)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at, budgets,
+         expires_at, warn_at, breaker)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (owner, agent_id) DO UPDATE SET daily_budget = excluded.daily_budget,
          max_per_payment = excluded.max_per_payment, cooldown_seconds = excluded.cooldown_seconds,
-         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at, budgets = excluded.budgets`,
+         allowed_services = excluded.allowed_services, updated_at = excluded.updated_at, budgets = excluded.budgets,
+         expires_at = excluded.expires_at, warn_at = excluded.warn_at, breaker = excluded.breaker`,
     ),
   };
   const budgetSpend = createBudgetSpend(db);
@@ -70,6 +77,9 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       JSON.stringify(policy.allowedServices),
       at,
       budgetsToJson(policy.budgets),
+      policy.expiresAt,
+      JSON.stringify(policy.warnAt),
+      policy.breaker === null ? null : JSON.stringify(policy.breaker),
     );
     budgetSpend.syncScopes(owner, agentId, policy.budgets, at);
   };
@@ -87,7 +97,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       const since = stmts.lastMoveRow.get() as number;
       return () => stmts.movesInto.get({ owner, agentId, wallet, since }) === 1;
     },
-    setAgentStatus: (owner, agentId, status) => void stmts.setAgentStatus.run(status, owner, agentId),
+    setAgentStatus: (owner, agentId, status, reason) => void stmts.setAgentStatus.run(status, reason, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
     getPolicy: (owner, agentId) => {
       const policy = oneRow(stmts.getPolicy, toPolicy, owner, agentId);

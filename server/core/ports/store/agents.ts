@@ -1,4 +1,5 @@
 import type { Budget } from '../../budgets.js';
+import type { Breaker } from '../../breaker.js';
 
 /** Port: agents and the spending policy each one carries. */
 export type AgentStatus = 'active' | 'suspended';
@@ -9,6 +10,8 @@ export interface AgentRecord {
   walletAddress: string;
   displayName: string;
   status: AgentStatus;
+  /** Why it is suspended when no person stopped it (its breaker tripped: the words the owner reads); null otherwise. */
+  statusReason: string | null;
   createdAt: number;
   /** When the owner archived it (stopped for good, keys revoked, history kept); null while it is in use. */
   archivedAt: number | null;
@@ -21,6 +24,12 @@ export interface Policy {
   allowedServices: string[];
   /** The budgets beyond the daily one (server/core/budgets.ts): a payment must fit each it falls under. */
   budgets: Budget[];
+  /** When the policy ends (expiry.ts): every payment after it is refused. Null: never. */
+  expiresAt: number | null;
+  /** The shares of a budget (percent, ascending) at which the owner is told (budget-warnings.ts). */
+  warnAt: number[];
+  /** When the agent stops itself (breaker.ts); null: never. */
+  breaker: Breaker | null;
 }
 
 export interface AgentStore {
@@ -38,7 +47,8 @@ export interface AgentStore {
    * pending now or was reserved since the watch began (whatever its state now).
    */
   watchMovesInto(owner: string, agentId: string, walletAddress: string): () => boolean;
-  setAgentStatus(owner: string, agentId: string, status: AgentStatus): void;
+  /** Sets an agent's status and why (null: a person did it; an agent resumed has no reason). */
+  setAgentStatus(owner: string, agentId: string, status: AgentStatus, reason: string | null): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;
   /** Every agent's policy of an owner, by agent id (one read for a page of agents). */

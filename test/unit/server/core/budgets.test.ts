@@ -15,7 +15,7 @@ const spent = (text: string, payments = 0) => ({ amount: usdc(text), payments })
 const usage = (budget: Budget, text: string, timeZone = 'UTC') => ({
   budget,
   spent: spent(text),
-  resetsAt: windowSpan(budget.window, now, timeZone).resetsAt,
+  ...windowSpan(budget.window, now, timeZone),
 });
 const weather = (amount: string) => ({ serviceId: 'demo-weather', inRegistry: true, recipient: SELLER, amount: usdc(amount) });
 

@@ -19,6 +19,7 @@ const agent: AgentRecord = {
   displayName: 'alpha',
   status: 'active',
   createdAt: 0,
+  statusReason: null,
   archivedAt: null,
 };
 const service = (pricePerCall: string | null) => ({ id: 'svc', pricePerCall }) as ServiceRecord;

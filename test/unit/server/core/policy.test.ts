@@ -6,6 +6,8 @@ import type { Budget } from '../../../../server/core/budgets.js';
 import type { Policy } from '../../../../server/core/ports/store.js';
 
 const USDC = 1_000_000n;
+/** When updates are applied in these tests. */
+const AT = { now: Date.parse('2026-11-23T12:00:00Z'), timeZone: 'Europe/Berlin' };
 
 const base: Policy = {
   dailyBudget: 10n * USDC,
@@ -13,6 +15,9 @@ const base: Policy = {
   cooldownSeconds: 30,
   allowedServices: ['alpha', 'beta'],
   budgets: [],
+  expiresAt: null,
+  warnAt: [80, 95],
+  breaker: null,
 };
 
 const clone = (policy: Policy): Policy => ({ ...policy, allowedServices: [...policy.allowedServices] });
@@ -30,63 +35,98 @@ function expectCofferError(fn: () => unknown, code: string): void {
 
 describe('mergePolicy', () => {
   it('an empty update changes nothing', () => {
-    expect(mergePolicy(base, {})).toEqual(base);
+    expect(mergePolicy(base, {}, AT)).toEqual(base);
   });
 
   it('changes only dailyBudget when only dailyBudget is sent', () => {
-    expect(mergePolicy(base, { dailyBudget: '20' })).toEqual({ ...base, dailyBudget: 20n * USDC });
+    expect(mergePolicy(base, { dailyBudget: '20' }, AT)).toEqual({ ...base, dailyBudget: 20n * USDC });
   });
 
   it('changes only maxPerPayment when only maxPerPayment is sent', () => {
-    expect(mergePolicy(base, { maxPerPayment: '2.5' })).toEqual({ ...base, maxPerPayment: 2_500_000n });
+    expect(mergePolicy(base, { maxPerPayment: '2.5' }, AT)).toEqual({ ...base, maxPerPayment: 2_500_000n });
   });
 
   it('changes only cooldownSeconds when only cooldownSeconds is sent, including to 0', () => {
-    expect(mergePolicy(base, { cooldownSeconds: 120 })).toEqual({ ...base, cooldownSeconds: 120 });
-    expect(mergePolicy(base, { cooldownSeconds: 0 })).toEqual({ ...base, cooldownSeconds: 0 });
+    expect(mergePolicy(base, { cooldownSeconds: 120 }, AT)).toEqual({ ...base, cooldownSeconds: 120 });
+    expect(mergePolicy(base, { cooldownSeconds: 0 }, AT)).toEqual({ ...base, cooldownSeconds: 0 });
   });
 
   it('changes only allowedServices when only allowedServices is sent, including to [] (every service)', () => {
-    expect(mergePolicy(base, { allowedServices: ['gamma'] })).toEqual({ ...base, allowedServices: ['gamma'] });
-    expect(mergePolicy(base, { allowedServices: [] })).toEqual({ ...base, allowedServices: [] });
+    expect(mergePolicy(base, { allowedServices: ['gamma'] }, AT)).toEqual({ ...base, allowedServices: ['gamma'] });
+    expect(mergePolicy(base, { allowedServices: [] }, AT)).toEqual({ ...base, allowedServices: [] });
   });
 
   it('applies several fields at once', () => {
-    expect(mergePolicy(base, { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'] })).toEqual({
+    expect(mergePolicy(base, { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'] }, AT)).toEqual({
       dailyBudget: 5n * USDC,
       maxPerPayment: 500_000n,
       cooldownSeconds: 1,
       allowedServices: ['x'],
       budgets: [],
+      expiresAt: null,
+      warnAt: [80, 95],
+      breaker: null,
     });
   });
 
+  it("ends a policy at a time as given, or at the end of a day in the owner's time zone", () => {
+    expect(mergePolicy(base, { expiresAt: '2026-12-31T18:00:00+01:00' }, AT).expiresAt).toBe(Date.parse('2026-12-31T17:00:00Z'));
+    // The end of 31 December in Berlin, then in New York: the next day's local midnight.
+    expect(mergePolicy(base, { expiresAt: '2026-12-31' }, AT).expiresAt).toBe(Date.parse('2026-12-31T23:00:00Z'));
+    expect(mergePolicy(base, { expiresAt: '2026-12-31' }, { ...AT, timeZone: 'America/New_York' }).expiresAt).toBe(
+      Date.parse('2027-01-01T05:00:00Z'),
+    );
+    // The day the clocks go forward in Berlin ends at 22:00 UTC (a 23-hour day).
+    expect(mergePolicy(base, { expiresAt: '2027-03-28' }, AT).expiresAt).toBe(Date.parse('2027-03-28T22:00:00Z'));
+    expect(mergePolicy({ ...base, expiresAt: 1 }, { expiresAt: null }, AT).expiresAt).toBeNull();
+  });
+
+  it('refuses an end already past, today included once it is over', () => {
+    expectCofferError(() => mergePolicy(base, { expiresAt: '2026-11-23T11:59:59Z' }, AT), 'invalid_policy');
+    expectCofferError(() => mergePolicy(base, { expiresAt: new Date(AT.now).toISOString() }, AT), 'invalid_policy');
+    expectCofferError(() => mergePolicy(base, { expiresAt: '2026-11-22' }, AT), 'invalid_policy');
+    // Today's end is still ahead.
+    expect(mergePolicy(base, { expiresAt: '2026-11-23' }, AT).expiresAt).toBe(Date.parse('2026-11-23T23:00:00Z'));
+  });
+
+  it('keeps the warning shares once each, in ascending order, and a breaker as sent', () => {
+    expect(mergePolicy(base, { warnAt: [95, 50, 95] }, AT).warnAt).toEqual([50, 95]);
+    expect(mergePolicy(base, { warnAt: [] }, AT).warnAt).toEqual([]);
+    expect(mergePolicy(base, { breaker: { refusals: { count: 5, minutes: 10 } } }, AT).breaker).toEqual({
+      refusals: { count: 5, minutes: 10 },
+      spending: null,
+    });
+    expect(
+      mergePolicy({ ...base, breaker: { refusals: null, spending: { percent: 50, minutes: 5 } } }, { breaker: null }, AT).breaker,
+    ).toBeNull();
+  });
+
   it('removes duplicates from allowedServices, keeping first-seen order', () => {
-    const merged = mergePolicy(base, { allowedServices: ['x', 'y', 'x', 'z', 'y', 'x'] });
+    const merged = mergePolicy(base, { allowedServices: ['x', 'y', 'x', 'z', 'y', 'x'] }, AT);
     expect(merged.allowedServices).toEqual(['x', 'y', 'z']);
   });
 
   it('does not modify the current policy', () => {
     const current = clone(base);
-    mergePolicy(current, { dailyBudget: '3', maxPerPayment: '2', cooldownSeconds: 5, allowedServices: ['q', 'q'] });
+    mergePolicy(current, { dailyBudget: '3', maxPerPayment: '2', cooldownSeconds: 5, allowedServices: ['q', 'q'] }, AT);
     expect(current).toEqual(base);
   });
 
   it('allows maxPerPayment equal to dailyBudget', () => {
-    expect(mergePolicy(base, { maxPerPayment: '10' }).maxPerPayment).toBe(10n * USDC);
-    expect(mergePolicy(base, { dailyBudget: '1' }).dailyBudget).toBe(1n * USDC);
+    expect(mergePolicy(base, { maxPerPayment: '10' }, AT).maxPerPayment).toBe(10n * USDC);
+    expect(mergePolicy(base, { dailyBudget: '1' }, AT).dailyBudget).toBe(1n * USDC);
   });
 
   it('accepts maxPerPayment above dailyBudget (a payment is bounded by both): cutting the budget is never refused', () => {
-    expect(mergePolicy(base, { maxPerPayment: '10.000001' }).maxPerPayment).toBe(10n * USDC + 1n);
-    expect(mergePolicy(base, { dailyBudget: '0.999999' }).dailyBudget).toBe(USDC - 1n);
-    expect(mergePolicy(base, { dailyBudget: '1', maxPerPayment: '2' })).toMatchObject({ dailyBudget: USDC, maxPerPayment: 2n * USDC });
+    expect(mergePolicy(base, { maxPerPayment: '10.000001' }, AT).maxPerPayment).toBe(10n * USDC + 1n);
+    expect(mergePolicy(base, { dailyBudget: '0.999999' }, AT).dailyBudget).toBe(USDC - 1n);
+    expect(mergePolicy(base, { dailyBudget: '1', maxPerPayment: '2' }, AT)).toMatchObject({ dailyBudget: USDC, maxPerPayment: 2n * USDC });
   });
 
   it('throws invalid_amount for a bad amount', () => {
-    expectCofferError(() => mergePolicy(base, { dailyBudget: '0' }), 'invalid_amount');
-    expectCofferError(() => mergePolicy(base, { maxPerPayment: '1e3' }), 'invalid_amount');
-    expectCofferError(() => mergePolicy(base, { maxPerPayment: '0.0000001' }), 'invalid_amount');
+    expectCofferError(() => mergePolicy(base, { dailyBudget: '0' }, AT), 'invalid_amount');
+    expectCofferError(() => mergePolicy(base, { maxPerPayment: '1e3' }, AT), 'invalid_amount');
+    expectCofferError(() => mergePolicy(base, { maxPerPayment: '0.0000001' }, AT), 'invalid_amount');
   });
 });
 
@@ -142,6 +182,9 @@ describe('isTightening', () => {
       cooldownSeconds: base.cooldownSeconds + 100,
       allowedServices: ['alpha'],
       budgets: [],
+      expiresAt: null,
+      warnAt: [80, 95],
+      breaker: null,
     };
     expect(isTightening(base, tighterElsewhere)).toBe(true);
     expect(isTightening(base, { ...tighterElsewhere, dailyBudget: base.dailyBudget + 1n })).toBe(false);
@@ -160,6 +203,9 @@ const policyArb: fc.Arbitrary<Policy> = fc.record({
   cooldownSeconds: fc.integer({ min: 0, max: 3 }),
   allowedServices: fc.array(fc.constantFrom(...SERVICES), { maxLength: 5 }),
   budgets: fc.constant<Budget[]>([]),
+  expiresAt: fc.constant(null),
+  warnAt: fc.constant<number[]>([80, 95]),
+  breaker: fc.constant(null),
 });
 
 /** The contract's meaning of a policy, written independently: what does it let through? */
@@ -227,6 +273,9 @@ describe('isTightening properties', () => {
             cooldownSeconds: p.cooldownSeconds + dCooldown,
             allowedServices,
             budgets: p.budgets,
+            expiresAt: p.expiresAt,
+            warnAt: p.warnAt,
+            breaker: p.breaker,
           };
         });
     fc.assert(
@@ -250,6 +299,54 @@ describe('isTightening properties', () => {
     );
   });
 
+  // The end, the breaker and the warnings, over small domains, against what each means.
+  const small = fc.integer({ min: 1, max: 3 });
+  const endsArb = fc.record({
+    expiresAt: fc.option(small, { nil: null }),
+    warnAt: fc.subarray([80, 95]),
+    breaker: fc.option(
+      fc.oneof(
+        fc.record({ refusals: fc.record({ count: small, minutes: small }), spending: fc.constant(null) }),
+        fc.record({ refusals: fc.constant(null), spending: fc.record({ percent: small, minutes: small }) }),
+        fc.record({ refusals: fc.record({ count: small, minutes: small }), spending: fc.record({ percent: small, minutes: small }) }),
+      ),
+      { nil: null },
+    ),
+  });
+  /** Whether a payment at time t is allowed; whether k refusals (a share k) within d minutes trip the breaker; whether the owner is told at a share. */
+  const paysAt = (p: Policy, t: number) => p.expiresAt === null || t < p.expiresAt;
+  const tripsOnRefusals = (p: Policy, k: number, d: number) =>
+    p.breaker?.refusals != null && k >= p.breaker.refusals.count && d <= p.breaker.refusals.minutes;
+  const tripsOnSpending = (p: Policy, k: number, d: number) =>
+    p.breaker?.spending != null && k >= p.breaker.spending.percent && d <= p.breaker.spending.minutes;
+  const told = (p: Policy, share: number) => p.warnAt.includes(share);
+  const UP_TO_4 = [0, 1, 2, 3, 4];
+  const referenceEnds = (current: Policy, next: Policy) =>
+    UP_TO_4.every((t) => !paysAt(next, t) || paysAt(current, t)) &&
+    UP_TO_4.every((k) =>
+      UP_TO_4.every(
+        (d) =>
+          (!tripsOnRefusals(current, k, d) || tripsOnRefusals(next, k, d)) &&
+          (!tripsOnSpending(current, k, d) || tripsOnSpending(next, k, d)),
+      ),
+    ) &&
+    [80, 95].every((share) => !told(current, share) || told(next, share));
+
+  it('agrees with "ends no later, trips no later, tells no less" on every pair of ends, breakers and warnings', () => {
+    let tightenings = 0;
+    fc.assert(
+      fc.property(endsArb, endsArb, (currentEnds, nextEnds) => {
+        const current = { ...base, ...currentEnds };
+        const next = { ...base, ...nextEnds };
+        const expected = referenceEnds(current, next);
+        if (expected) tightenings += 1;
+        expect(isTightening(current, next)).toBe(expected);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(tightenings).toBeGreaterThan(100);
+  });
+
   it('a merged update that only lowers limits, raises cooldown or narrows is a tightening', () => {
     fc.assert(
       fc.property(
@@ -260,12 +357,16 @@ describe('isTightening properties', () => {
           narrowTo: fc.subarray(base.allowedServices, { minLength: 1 }),
         }),
         ({ lowerBudget, lowerMax, raiseCooldown, narrowTo }) => {
-          const next = mergePolicy(base, {
-            ...(lowerBudget ? { dailyBudget: '9' } : {}),
-            ...(lowerMax ? { maxPerPayment: '0.5' } : {}),
-            ...(raiseCooldown ? { cooldownSeconds: 60 } : {}),
-            allowedServices: narrowTo,
-          });
+          const next = mergePolicy(
+            base,
+            {
+              ...(lowerBudget ? { dailyBudget: '9' } : {}),
+              ...(lowerMax ? { maxPerPayment: '0.5' } : {}),
+              ...(raiseCooldown ? { cooldownSeconds: 60 } : {}),
+              allowedServices: narrowTo,
+            },
+            AT,
+          );
           expect(isTightening(base, next)).toBe(true);
           expect(isTightening(next, base)).toBe(
             !lowerBudget && !lowerMax && !raiseCooldown && narrowTo.length === base.allowedServices.length,
@@ -286,6 +387,9 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
       cooldownSeconds: fc.integer({ min: 0, max: 120 }),
       allowedServices: fc.subarray(['demo-weather', 'web-search', ADDRESS]),
       budgets: fc.constant<Budget[]>([]),
+      expiresAt: fc.option(fc.integer({ min: 1_750_000_000_000 - 1, max: 1_750_000_000_000 + 1 }), { nil: null }),
+      warnAt: fc.constant<number[]>([80, 95]),
+      breaker: fc.constant(null),
     }),
     usage: fc.record({
       now: fc.constant(1_750_000_000_000),
@@ -305,6 +409,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
       fc.property(arb, ({ policy, usage, ask }) => {
         // Each rule judged on its own, plainly.
         const broken = {
+          policy_expired: policy.expiresAt !== null && usage.now >= policy.expiresAt,
           service_not_allowed:
             policy.allowedServices.length > 0 &&
             !(
@@ -324,7 +429,7 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
   });
 
   it('an unlisted name in allowedServices does not allow paying whoever (the recipient must be listed)', () => {
-    const policy = { dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'], budgets: [] };
+    const policy = { ...base, dailyBudget: 10n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['my-label'] };
     const refusal = firstRefusal(
       policy,
       { now: 0, spentInWindow: 0n, lastPaymentAt: null },

@@ -25,7 +25,9 @@ describe('migrations', () => {
       'services_fts_update',
     ]);
     db.prepare('INSERT INTO owners VALUES (?, 0)').run('owner');
-    db.prepare("INSERT INTO agents VALUES ('owner', 'a', 'wallet', 'A', 'active', 0, NULL)").run();
+    db.prepare(
+      "INSERT INTO agents (owner, agent_id, wallet_address, display_name, status, created_at) VALUES ('owner', 'a', 'wallet', 'A', 'active', 0)",
+    ).run();
     const payment = (id: string, status: string, amount: number) =>
       db
         .prepare(

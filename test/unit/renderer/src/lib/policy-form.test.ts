@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loosenings, validatePolicyDraft, type PolicyDraft } from '../../../../../renderer/src/lib/policy-form.js';
 import { policyUpdateSchema } from '../../../../../server/core/schemas.js';
-import { mergePolicy } from '../../../../../server/core/policy.js';
+import { mergePolicy, newPolicy } from '../../../../../server/core/policy.js';
+
+const AT = { now: Date.parse('2026-11-23T12:00:00Z'), timeZone: 'UTC' };
 
 const valid: PolicyDraft = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: '0', scope: 'any', allowedServices: [] };
 
@@ -35,8 +37,8 @@ describe('the policy editor refuses exactly what the server refuses', () => {
   it('accepts a budget below maxPerPayment, as the server does (cutting the budget is never refused)', () => {
     const result = validatePolicyDraft({ ...valid, dailyBudget: '2', maxPerPayment: '3' });
     expect(result).toEqual({ ok: true, update: { dailyBudget: '2', maxPerPayment: '3', cooldownSeconds: 0, allowedServices: [] } });
-    const current = { dailyBudget: 10_000_000n, maxPerPayment: 1_000_000n, cooldownSeconds: 0, allowedServices: [], budgets: [] };
-    expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' })).toMatchObject({
+    const current = { ...newPolicy({ dailyBudget: '10', maxPerPayment: '1' }, AT) };
+    expect(mergePolicy(current, { dailyBudget: '2', maxPerPayment: '3' }, AT)).toMatchObject({
       dailyBudget: 2_000_000n,
       maxPerPayment: 3_000_000n,
     });

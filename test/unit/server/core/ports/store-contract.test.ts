@@ -35,7 +35,16 @@ const SUBJECTS: [string, () => Store][] = [
 ];
 
 const OWNER = 'owner-address';
-const POLICY: Policy = { dailyBudget: 100n, maxPerPayment: 10n, cooldownSeconds: 0, allowedServices: ['svc'], budgets: [] };
+const POLICY: Policy = {
+  dailyBudget: 100n,
+  maxPerPayment: 10n,
+  cooldownSeconds: 0,
+  allowedServices: ['svc'],
+  budgets: [],
+  expiresAt: null,
+  warnAt: [80, 95],
+  breaker: null,
+};
 const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
   owner: OWNER,
   agentId,
@@ -43,6 +52,7 @@ const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
   displayName: agentId,
   status: 'active',
   createdAt: 1,
+  statusReason: null,
   archivedAt: null,
 });
 const pay = (id: string, fields: Partial<TransferRecord> & { createdAt?: number } = {}) =>

@@ -1,15 +1,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startBackupTimer } from '../../../../server/boot/backup-timer.js';
+import { startMinuteTimer } from '../../../../server/boot/minute-timer.js';
 import type { Engine } from '../../../../server/core/engine.js';
 
-describe('the scheduled backups timer', () => {
+describe('the minute timer', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('looks soon after start and then every interval, never two runs at once, says a failure, and stop() waits for a run under way', async () => {
+  it('looks soon after start and then every interval (expiries, then backups), never two runs at once, says a failure, and stop() waits for a run under way', async () => {
     vi.useFakeTimers();
     let runs = 0;
+    let reminders = 0;
     let release: () => void = () => undefined;
     const engine = {
+      remindOfExpiries: () => {
+        reminders += 1;
+        return 0;
+      },
       runDueBackups: () => {
         runs += 1;
         return new Promise<{ written: number; failed: number }>((resolve) => {
@@ -18,17 +23,17 @@ describe('the scheduled backups timer', () => {
       },
     } as unknown as Engine;
     const said: string[] = [];
-    const timer = startBackupTimer(engine, (message) => said.push(message), 60_000);
+    const timer = startMinuteTimer(engine, (message) => said.push(message), 60_000);
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(runs).toBe(1);
+    expect([reminders, runs]).toEqual([1, 1]);
     // The run is still going: the next tick does not start another.
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(runs).toBe(1);
+    expect([reminders, runs]).toEqual([1, 1]);
     release();
     await vi.advanceTimersByTimeAsync(0);
     expect(said).toEqual([expect.stringMatching(/a scheduled backup failed/)]);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(runs).toBe(2);
+    expect([reminders, runs]).toEqual([2, 2]);
     let stopped = false;
     const stopping = timer.stop().then(() => (stopped = true));
     await vi.advanceTimersByTimeAsync(0);

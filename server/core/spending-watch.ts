@@ -1,0 +1,140 @@
+/**
+ * What follows a payment or a refusal besides the money (issue 25, points 4 and 5): the owner told as
+ * budgets pass their warning shares, and the breaker judged, which stops the agent with its reason.
+ * The decisions are budget-warnings.ts's and breaker.ts's; this module reads what they judge, records
+ * what was told and acts. Nothing here may undo or fail a payment: the money has moved.
+ */
+import { audit, type EngineContext } from './context.js';
+import { withdrawRequestsOf } from './approval-requests.js';
+import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { sharesReached, standingsAfter, warningSubject, warningWords, type BudgetStanding } from './budget-warnings.js';
+import { MINUTE_MS, refusalsTrip, spendingTrip, type RecentSpend } from './breaker.js';
+import { formatUsdc } from './money.js';
+import { describeBudget } from './budgets.js';
+import type { AgentRecord, Policy } from './ports/store.js';
+
+/** What a payment's reservation judged it against: the policy and what its budgets had spent before it. */
+export interface PolicyReading {
+  now: number;
+  policy: Policy;
+  /** What counted against the daily budget before this payment. */
+  spentInWindow: bigint;
+  /** The budgets this payment fell under, with what each had spent before it. */
+  usages: BudgetUsage[];
+}
+
+/** The actor the audit log names when the breaker stops an agent. */
+const BREAKER = 'breaker';
+
+/**
+ * After a payment was reserved (it counts now): the owner warned of each budget it took past a share,
+ * and the agent stopped if its breaker's spending rule trips. A failure here is logged, never thrown.
+ */
+export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: BudgetedPayment, reading: PolicyReading): void {
+  try {
+    warnOfBudgets(
+      ctx,
+      agent,
+      standingsAfter({ limit: reading.policy.dailyBudget, spentBefore: reading.spentInWindow, now: reading.now }, reading.usages, payment),
+      reading,
+    );
+    const { spending } = reading.policy.breaker ?? { spending: null };
+    if (spending === null) return;
+    const reason = spendingTrip(
+      reading.policy.breaker,
+      recentSpend(ctx, agent, payment, reading, reading.now - spending.minutes * MINUTE_MS),
+    );
+    if (reason !== null) tripBreaker(ctx, agent.owner, agent.agentId, reason);
+  } catch (error) {
+    ctx.log(`coffer: the warnings and breaker after a payment of ${agent.agentId} failed: ${String(error)}`);
+  }
+}
+
+/**
+ * After a payment was refused (`agent_suspended` aside: a stopped agent has nothing left to stop):
+ * the agent stopped if its breaker's refusal rule trips. Refusals are counted in this process's
+ * memory (each one, even a retry loop's repeats that the refusal log writes once).
+ */
+export function watchRefusal(ctx: EngineContext, owner: string, agentId: string): void {
+  try {
+    const key = `${owner}|${agentId}`;
+    const { breaker } = ctx.store.getPolicy(owner, agentId);
+    const rule = breaker?.refusals ?? null;
+    if (rule === null) {
+      ctx.state.recentRefusals.delete(key);
+      return;
+    }
+    const now = ctx.clock.now();
+    const since = now - rule.minutes * MINUTE_MS;
+    const times = [...(ctx.state.recentRefusals.get(key) ?? []).filter((at) => at > since), now];
+    ctx.state.recentRefusals.set(key, times);
+    const reason = refusalsTrip(breaker, times.length);
+    if (reason === null) return;
+    ctx.state.recentRefusals.delete(key);
+    tripBreaker(ctx, owner, agentId, reason);
+  } catch (error) {
+    ctx.log(`coffer: the breaker after a refused payment of ${agentId} failed: ${String(error)}`);
+  }
+}
+
+/** Each budget past a share not yet told in its window: recorded as told, then announced, the highest share once. */
+function warnOfBudgets(ctx: EngineContext, agent: AgentRecord, standings: BudgetStanding[], reading: PolicyReading): void {
+  const { warnAt } = reading.policy;
+  if (warnAt.length === 0) return;
+  const { owner, agentId } = agent;
+  const told = ctx.store.transaction(() =>
+    standings.flatMap((standing) => {
+      const fresh = sharesReached(standing, warnAt).filter((share) => {
+        const at = ctx.store.noticeToldAt(owner, agentId, warningSubject(standing, share));
+        return at === null || (standing.from !== null && at < standing.from);
+      });
+      for (const share of fresh) ctx.store.recordNotice(owner, agentId, warningSubject(standing, share), reading.now);
+      return fresh.length === 0 ? [] : [warningWords(agentId, standing)];
+    }),
+  );
+  for (const message of told) ctx.events.emit({ type: 'warning', owner, agentId, about: 'budget', message });
+}
+
+/** What the payments under each amount budget this payment fell under (the daily one included) spent since `since`. */
+function recentSpend(
+  ctx: EngineContext,
+  agent: AgentRecord,
+  payment: BudgetedPayment,
+  reading: PolicyReading,
+  since: number,
+): RecentSpend[] {
+  const { owner, agentId } = agent;
+  const recent: RecentSpend[] = [
+    {
+      budget: `its daily budget of ${formatUsdc(reading.policy.dailyBudget)} USDC`,
+      limit: reading.policy.dailyBudget,
+      spent: ctx.store.spentSince(owner, agentId, since),
+    },
+  ];
+  for (const { budget } of reading.usages) {
+    if (budget.amount === null || !inScope(budget.scope, payment)) continue;
+    recent.push({
+      budget: `its budget of ${describeBudget(budget)}`,
+      limit: budget.amount,
+      spent: ctx.store.budgetSpent(owner, agentId, budget.scope, since + 1).amount,
+    });
+  }
+  return recent;
+}
+
+/**
+ * The breaker stops the agent: suspended with its reason (shown wherever the agent is), its waiting
+ * requests withdrawn, the owner told. Only the owner resumes it (an agent's own request waits for
+ * them). An agent already stopped, or archived, is left as it is.
+ */
+export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, reason: string): void {
+  const tripped = ctx.store.transaction(() => {
+    const agent = ctx.store.getAgent(owner, agentId);
+    if (agent === null || agent.status === 'suspended' || agent.archivedAt !== null) return false;
+    ctx.store.setAgentStatus(owner, agentId, 'suspended', reason);
+    audit(ctx, { actor: BREAKER, owner, agentId, action: 'agent.breaker', detail: { reason } });
+    withdrawRequestsOf(ctx, owner, agentId, BREAKER);
+    return true;
+  });
+  if (tripped) ctx.events.emit({ type: 'agent', owner, agentId, status: 'suspended', reason });
+}
