@@ -10,11 +10,11 @@ import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { assertKnownServices, isTightening, mergePolicy, newPolicy, type PolicyClock } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
-import type { AgentRecord, AgentStatus, AgentStore, Policy, SpendStore } from './ports/store.js';
+import type { AgentRecord, AgentStatus, AgentStore, MetaStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
 import type { Budget } from './budgets.js';
-import { budgetsNow, timeZoneOf } from './budget-usage.js';
+import { budgetsNow, tightestBudget, timeZoneOf } from './budget-usage.js';
 
 const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
@@ -348,7 +348,7 @@ function refuseMovesIn(moving: boolean, agentId: string): void {
 const ROWS_PER_TURN = 200;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
-export async function agentRows(ctx: ContextWith<AgentStore & SpendStore>, owner: string) {
+export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, owner: string) {
   const agents = ctx.store.listAgents(owner);
   const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
   const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
@@ -357,6 +357,7 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore>, owner
   const row = (agent: (typeof agents)[number]) => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
+    const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
     return {
       ...agentView(agent),
       balance: formatUsdc(balances.get(agent.walletAddress) ?? 0n),
@@ -364,7 +365,9 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore>, owner
       lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
       lifetimePayments: spend?.lifetimePayments ?? 0,
       lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
-      policy: policyView(policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId)),
+      policy: policyView(policy),
+      // The budget nearest its limit (the row's bar) and whether it passed the first warning share (its mark).
+      tightestBudget: tightestBudget(ctx, owner, agent.agentId, policy, spend?.spentSince ?? 0n),
     };
   };
   // Built a few hundred rows at a time, letting payments in between: a large dashboard must not hold
@@ -378,7 +381,7 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore>, owner
 }
 
 /** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
-export async function listAgents(ctx: ContextWith<AgentStore & SpendStore>, principal: Principal) {
+export async function listAgents(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, principal: Principal) {
   requireOwner(principal);
   return { agents: (await agentRows(ctx, principal.owner)).rows };
 }

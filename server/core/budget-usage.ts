@@ -3,9 +3,9 @@
  * history): for the payment path (payments.ts) and the policy answer (agents.ts).
  */
 import type { ContextWith } from './context.js';
-import type { MetaStore, SpendStore } from './ports/store.js';
+import type { MetaStore, Policy, SpendStore } from './ports/store.js';
 import { windowSpan } from './budget-windows.js';
-import { budgetView, inScope, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { budgetView, describeBudget, inScope, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from './money.js';
 import { iso } from './views.js';
 
@@ -50,4 +50,35 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
       resetsAt,
     };
   });
+}
+
+/**
+ * The budget nearest its limit now, the daily one included (by the share used): what the dashboard's
+ * agent row shows as its bar, and whether it has reached the owner's first warning share.
+ */
+export function tightestBudget(ctx: BudgetContext, owner: string, agentId: string, policy: Policy, spent24h: bigint) {
+  const daily = {
+    words: `${formatUsdc(policy.dailyBudget)} USDC in any 24 hours`,
+    used: spent24h,
+    limit: policy.dailyBudget,
+    unit: 'USDC',
+  };
+  const now = ctx.clock.now();
+  const timeZone = timeZoneOf(ctx);
+  const standings = [
+    daily,
+    ...policy.budgets.map((budget) => {
+      const { spent } = usageOf(ctx, owner, agentId, budget, now, timeZone);
+      return budget.count === null
+        ? { words: describeBudget(budget), used: spent.amount, limit: budget.amount ?? 0n, unit: 'USDC' }
+        : { words: describeBudget(budget), used: BigInt(spent.payments), limit: BigInt(budget.count), unit: 'payments' };
+    }),
+  ].map((standing) => ({ ...standing, percent: Number((standing.used * 100n) / (standing.limit > 0n ? standing.limit : 1n)) }));
+  const tightest = standings.reduce((a, b) => (b.percent > a.percent ? b : a));
+  return {
+    budget: tightest.words,
+    used: tightest.unit === 'USDC' ? `${formatUsdc(tightest.used)} USDC` : `${tightest.used} payments`,
+    percent: tightest.percent,
+    warned: policy.warnAt.length > 0 && tightest.percent >= policy.warnAt[0]!,
+  };
 }
