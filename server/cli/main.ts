@@ -27,6 +27,18 @@ usage:
                  the agent's key is saved to FILE (0600; default in your config dir)
   coffer status [--config FILE]
                  the linked agent's balance, policy and recent payments
+  coffer policy [<agent>] [--budget AMOUNT/WINDOW[:SCOPE]]... [--count N/WINDOW[:SCOPE]]...
+                 [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
+                 [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
+                 [--config FILE] [--data-dir DIR]
+                 show the linked agent's policy, each budget now; with flags, change it first (what
+                 tightens applies, what loosens asks the owner); another agent's as the owner.
+                 WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
+                 SCOPE: a registry service or a recipient address. Budgets replace the list
+                 (--budget none: no budgets). Examples:
+                   coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
+                   coffer policy --expires 2026-12-31 --warn-at 50,90
+                   coffer policy researcher --breaker 5/10m --breaker 50%/15m
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
@@ -91,6 +103,7 @@ const COMMANDS = [
   'demo-api',
   'link',
   'status',
+  'policy',
   'pay',
   'fetch',
   'kill',
@@ -172,6 +185,36 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });
       return (await agentCommands()).status(values.config ?? defaultConfigPath());
+    }
+    case 'policy': {
+      const { values, positionals } = parse(command, {
+        args: rest,
+        allowPositionals: true,
+        options: {
+          config: { type: 'string' },
+          'data-dir': { type: 'string' },
+          budget: { type: 'string', multiple: true },
+          count: { type: 'string', multiple: true },
+          expires: { type: 'string' },
+          'warn-at': { type: 'string' },
+          breaker: { type: 'string', multiple: true },
+          daily: { type: 'string' },
+          max: { type: 'string' },
+          cooldown: { type: 'string' },
+          allow: { type: 'string', multiple: true },
+        },
+      });
+      const [agentId, extra] = positionals;
+      if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, command);
+      const { config, 'data-dir': dataDir, ...flags } = values;
+      const { policyCommand } = await import('./commands/policy.js');
+      const { PolicyFlagError } = await import('./policy-flags.js');
+      try {
+        return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags });
+      } catch (error) {
+        if (error instanceof PolicyFlagError) throw new UsageError(error.message, command);
+        throw error;
+      }
     }
     case 'pay': {
       const { values, positionals } = parse(command, {

@@ -136,7 +136,15 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   // The spec's balance record, and whether the agent may pay at all: an agent reading its balance
   // learns it was stopped without having to try a payment.
-  return { agentId, walletAddress: agent.walletAddress, balance: formatUsdc(balance), currency: 'USDC' as const, status: agent.status };
+  return {
+    agentId,
+    walletAddress: agent.walletAddress,
+    balance: formatUsdc(balance),
+    currency: 'USDC' as const,
+    status: agent.status,
+    // Why it stopped, when its breaker stopped it.
+    ...(agent.status === 'suspended' && agent.statusReason !== null ? { statusReason: agent.statusReason } : {}),
+  };
 }
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */

@@ -5,7 +5,7 @@
 import type { ContextWith } from './context.js';
 import type { MetaStore, Policy, SpendStore } from './ports/store.js';
 import { windowSpan } from './budget-windows.js';
-import { budgetView, describeBudget, inScope, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { describeBudget, inScope, scopeView, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from './money.js';
 import { iso } from './views.js';
 
@@ -39,12 +39,16 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
     const usage = usageOf(ctx, owner, agentId, budget, now, timeZone);
     const { spent } = usage;
     const resetsAt = usage.resetsAt === null ? null : iso(usage.resetsAt);
+    const { window } = budget;
     if (budget.count !== null) {
-      return { ...budgetView(budget), made: spent.payments, remaining: Math.max(0, budget.count - spent.payments), resetsAt };
+      const { count } = budget;
+      return { count, window, ...scopeView(budget.scope), made: spent.payments, remaining: Math.max(0, count - spent.payments), resetsAt };
     }
     const limit = budget.amount ?? 0n;
     return {
-      ...budgetView(budget),
+      amount: formatUsdc(limit),
+      window,
+      ...scopeView(budget.scope),
       spent: formatUsdc(spent.amount),
       remaining: formatUsdc(spent.amount >= limit ? 0n : limit - spent.amount),
       resetsAt,

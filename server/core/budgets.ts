@@ -132,12 +132,15 @@ export function budgetOf(body: BudgetBody): Budget {
   };
 }
 
+/** A budget's scope as the wire says it: `service`, `recipient`, or neither (every payment). */
+export const scopeView = (scope: BudgetScope): { service?: string; recipient?: string } =>
+  scope.kind === 'service' ? { service: scope.serviceId } : scope.kind === 'recipient' ? { recipient: scope.address } : {};
+
 /** A budget as every door shows it: the wire's own shape. */
 export const budgetView = (budget: Budget) => ({
   ...(budget.count === null ? { amount: formatUsdc(budget.amount ?? 0n) } : { count: budget.count }),
   window: budget.window,
-  ...(budget.scope.kind === 'service' ? { service: budget.scope.serviceId } : {}),
-  ...(budget.scope.kind === 'recipient' ? { recipient: budget.scope.address } : {}),
+  ...scopeView(budget.scope),
 });
 
 const sameScope = (a: BudgetScope, b: BudgetScope) =>

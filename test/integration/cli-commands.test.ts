@@ -157,6 +157,54 @@ describe('coffer status, pay, kill, open', () => {
     expect((await signIn()).status).toBe(200);
     expect((await signIn()).status).toBe(410);
   });
+
+  it('policy: shows each budget now; the linked agent tightens at once and asks the owner to loosen; the owner changes another agent', async () => {
+    const set = await coffer([
+      'policy',
+      '--budget',
+      '1/month',
+      '--count',
+      '30/hour:demo-weather',
+      '--expires',
+      '2099-12-31',
+      '--config',
+      configFile,
+    ]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/^Changed cli-agent's policy\.\nPolicy of cli-agent\n/);
+    expect(set.stdout).toMatch(/budgets\s+1\.00 USDC a month: 0\.0\d spent, 0\.9\d left, starts afresh /);
+    expect(set.stdout).toMatch(/30 payments in any hour for demo-weather: \d+ made, \d+ left\n/);
+    expect(set.stdout).toMatch(/ends\s+\S.*2100.*: every payment is refused after it/);
+    expect(set.stdout).toMatch(/warns at\s+80 %, 95 % of a budget/);
+    // Loosening (a bigger month) waits for the owner.
+    const loosen = await coffer(['policy', '--budget', '5/month', '--count', '30/hour:demo-weather', '--config', configFile]);
+    expect(loosen.code).toBe(0);
+    expect(loosen.stdout).toMatch(/waits for the owner \(request apr_/);
+    // The owner sets another agent's breaker.
+    const owned = await coffer(['policy', 'other-agent', '--breaker', '3/10m', '--data-dir', dataDir, '--config', configFile]);
+    expect(owned.stdout).toMatch(/breaker\s+stops after 3 refusals within 10 minutes/);
+    // `coffer status` shows the budgets too.
+    expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/budgets\s+1\.00 USDC a month/);
+    // A flag that cannot be read is a usage error (exit 2) that shows the form; a bad value is the server's 400.
+    const unreadable = await coffer(['policy', '--budget', '5/fortnight', '--config', configFile]);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toMatch(/"fortnight" is not a window[\s\S]*coffer policy --budget 50\/month/);
+    const past = await coffer(['policy', '--expires', '2020-01-01', '--config', configFile]);
+    expect(past.code).toBe(1);
+    expect(past.stderr).toMatch(/in the past.*\(invalid_policy\)/);
+    await coffer(['policy', 'cli-agent', '--budget', 'none', '--expires', 'never', '--data-dir', dataDir, '--config', configFile]);
+  });
+
+  it("status says why an agent's breaker stopped it", async () => {
+    await coffer(['policy', 'cli-agent', '--breaker', '2/10m', '--data-dir', dataDir, '--config', configFile]);
+    for (let i = 0; i < 2; i += 1) expect((await coffer(['pay', 'demo-weather', '5.00', '--config', configFile])).code).toBe(1);
+    const shown = await coffer(['status', '--config', configFile]);
+    expect(shown.stdout).toMatch(
+      /status\s+STOPPED \(its breaker tripped: 2 refused payments within 10 minutes\): every payment is refused/,
+    );
+    await coffer(['policy', 'cli-agent', '--breaker', 'none', '--data-dir', dataDir, '--config', configFile]);
+    await coffer(['resume', 'cli-agent', '--data-dir', dataDir]);
+  });
 });
 
 describe('coffer help', () => {

@@ -2,20 +2,13 @@ import { keyClient } from '../../client/coffer-client.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
+import { policyLines } from './policy.js';
+import { localTime } from '../local-time.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 type Out = NodeJS.WritableStream;
-
-/** A moment as this machine's clock shows it: the time alone today, the date too on another day. */
-export function localTime(iso: string, now = new Date()): string {
-  const at = new Date(iso);
-  const sameDay = at.toDateString() === now.toDateString();
-  return sameDay
-    ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
-    : at.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-}
 
 /** `coffer status`: the linked agent's balance, policy, what it spent in the last 24 h, and its last payments. */
 export async function status(configPath: string, out: Out = process.stdout): Promise<number> {
@@ -28,13 +21,19 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
   ]);
   const p = policy.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
-  out.write(`  status   ${balance.status === 'suspended' ? 'STOPPED: every payment is refused until the owner resumes it' : 'active'}\n`);
+  const stopped =
+    balance.status !== 'suspended'
+      ? 'active'
+      : `STOPPED${balance.statusReason === undefined ? '' : ` (${balance.statusReason})`}: every payment is refused until the owner resumes it`;
+  out.write(`  status   ${stopped}\n`);
   out.write(`  wallet   ${balance.walletAddress}\n`);
   out.write(`  balance  ${balance.balance} USDC\n`);
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
   out.write(
     `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );
+  // Each budget beyond the daily one, now (`coffer policy` says the rest of the policy).
+  for (const line of policyLines(policy).filter((line) => /^(budgets| {8})/.test(line))) out.write(`  ${line}\n`);
   out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
   const times = history.payments.map((payment) => localTime(payment.timestamp));
   const width = Math.max(0, ...times.map((time) => time.length));

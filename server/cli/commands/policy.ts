@@ -1,0 +1,79 @@
+import { keyClient } from '../../client/coffer-client.js';
+import type { PolicyResponse } from '../../client/wire-types.js';
+import { agentCredentials } from '../../linked-agent/agent-config.js';
+import { WINDOW_WORDS } from '../../core/budgets.js';
+import { describeBreaker } from '../../core/breaker.js';
+import { readOwnerConnection } from '../owner-connection.js';
+import { policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
+import { localTime } from '../local-time.js';
+
+type Out = NodeJS.WritableStream;
+type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
+
+/** A budget now, in words: "50.00 USDC a month: 12.00 spent, 38.00 left, starts afresh 1 Dec 2026, 00:00". */
+function budgetLine(budget: BudgetNow): string {
+  const scope = budget.service !== undefined ? ` for ${budget.service}` : budget.recipient !== undefined ? ` to ${budget.recipient}` : '';
+  const held =
+    'count' in budget
+      ? `${budget.count} payment${budget.count === 1 ? '' : 's'} ${WINDOW_WORDS[budget.window]}${scope}: ${budget.made} made, ${budget.remaining} left`
+      : `${budget.amount} USDC ${WINDOW_WORDS[budget.window]}${scope}: ${budget.spent} spent, ${budget.remaining} left`;
+  return budget.resetsAt === null ? held : `${held}, starts afresh ${localTime(budget.resetsAt)}`;
+}
+
+/** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
+export function policyLines(answer: PolicyResponse): string[] {
+  const p = answer.policy;
+  const lines = [
+    `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent`,
+    `limits    at most ${p.maxPerPayment} USDC a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
+  ];
+  (answer.budgets ?? []).forEach((budget, index) => lines.push(`${index === 0 ? 'budgets ' : '        '}  ${budgetLine(budget)}`));
+  if (p.expiresAt !== undefined) lines.push(`ends      ${localTime(p.expiresAt)}: every payment is refused after it`);
+  const warnAt = p.warnAt ?? [80, 95];
+  lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);
+  if (p.breaker !== undefined)
+    lines.push(`breaker   ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}`);
+  return lines;
+}
+
+/**
+ * `coffer policy [<agent>] [flags]`: shows a policy, each budget now; with flags, changes it first.
+ * The linked agent's own by default: what tightens applies at once, what loosens asks the owner.
+ * Another agent's takes the owner's key (the connection file of the running Coffer).
+ */
+export async function policyCommand(
+  configPath: string,
+  args: { agentId?: string; dataDir?: string; flags: PolicyFlags },
+  out: Out = process.stdout,
+): Promise<number> {
+  const update = policyUpdateOf(args.flags);
+  let self: { agentId: string; url: string; owner: string; apiKey: string } | null = null;
+  try {
+    self = agentCredentials(configPath);
+  } catch (error) {
+    if (args.agentId === undefined) throw error;
+  }
+  const asSelf = self !== null && (args.agentId === undefined || args.agentId === self.agentId);
+  const connection = asSelf ? null : readOwnerConnection(args.dataDir);
+  const api = asSelf
+    ? keyClient(self!.url, { owner: self!.owner, key: self!.apiKey })
+    : keyClient(connection!.url, { owner: connection!.owner, key: connection!.ownerKey });
+  const agentId = asSelf ? self!.agentId : args.agentId!;
+  if (Object.keys(update).length > 0) {
+    const answer = await api.updatePolicy(agentId, update);
+    if (answer.status === 202) {
+      out.write(
+        `This loosens ${agentId}'s policy, so it waits for the owner (request ${answer.body.approvalId}): they decide in the dashboard, under Approvals.\n`,
+      );
+      return 0;
+    }
+    out.write(`Changed ${agentId}'s policy.\n`);
+  }
+  const answer = await api.policy(agentId);
+  out.write(
+    `Policy of ${agentId}\n${policyLines(answer)
+      .map((line) => `  ${line}\n`)
+      .join('')}`,
+  );
+  return 0;
+}

@@ -1,0 +1,119 @@
+/**
+ * `coffer policy`'s flags in one readable syntax (issue 25), turned into the policy update the API
+ * takes; the server's schema (policyUpdateSchema) then judges it as it judges any door's:
+ *
+ *   --budget 50/month  --budget 2/day:demo-weather  --budget 1/7d:<recipient address>
+ *   --count 30/hour  --count 100/day:demo-weather
+ *   --expires 2026-12-31 | 2026-12-31T18:00:00Z | never
+ *   --warn-at 80,95 | none
+ *   --breaker 5/10m (5 refusals within 10 minutes) | 50%/15m (half a budget within 15 minutes) | none
+ *   --daily 5  --max 0.50  --cooldown 30  --allow demo-weather ... | --allow any
+ *
+ * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
+ * `--budget none` for none.
+ */
+import { isSolanaAddress, type PolicyUpdate } from '../core/schemas.js';
+import { BUDGET_WINDOWS } from '../core/budget-windows.js';
+
+export interface PolicyFlags {
+  budget?: string[];
+  count?: string[];
+  expires?: string;
+  'warn-at'?: string;
+  breaker?: string[];
+  daily?: string;
+  max?: string;
+  cooldown?: string;
+  allow?: string[];
+}
+
+/** A flag that cannot be read: said in words that name it and show its form. */
+export class PolicyFlagError extends Error {}
+
+const WINDOWS = BUDGET_WINDOWS.join(', ');
+
+/** "50/month:demo-weather" → its limit, window and scope. */
+function limitOver(flag: '--budget' | '--count', text: string) {
+  const match = /^([^/:]+)\/([^/:]+)(?::(.+))?$/.exec(text.trim());
+  const form =
+    flag === '--budget'
+      ? 'AMOUNT/WINDOW[:SERVICE or ADDRESS], such as 50/month or 2/day:demo-weather'
+      : 'N/WINDOW[:SERVICE or ADDRESS], such as 30/hour';
+  if (match === null) throw new PolicyFlagError(`${flag} ${text}: write ${form}`);
+  const [, limit, window, scope] = match as unknown as [string, string, string, string | undefined];
+  if (!(BUDGET_WINDOWS as readonly string[]).includes(window)) {
+    throw new PolicyFlagError(`${flag} ${text}: "${window}" is not a window; one of ${WINDOWS}`);
+  }
+  const scoped = scope === undefined ? {} : isSolanaAddress(scope) ? { recipient: scope } : { service: scope };
+  return { limit: limit.trim(), window: window as (typeof BUDGET_WINDOWS)[number], ...scoped };
+}
+
+/** "10m", "10min", "2h", "90" (minutes) → minutes. */
+function minutesOf(text: string, flag: string): number {
+  const match = /^(\d+)\s*(m|min|mins|minutes?|h|hours?)?$/.exec(text.trim());
+  if (match === null) throw new PolicyFlagError(`${flag}: "${text}" is not a time; write minutes such as 10m, or hours such as 2h`);
+  const count = Number(match[1]);
+  return /^h/.test(match[2] ?? '') ? count * 60 : count;
+}
+
+/** "5/10m" (refusals) or "50%/15m" (a share of a budget spent) → the breaker's rule. */
+function breakerRule(text: string): NonNullable<PolicyUpdate['breaker']> {
+  const match = /^(\d+)(%?)\/(.+)$/.exec(text.trim());
+  if (match === null) {
+    throw new PolicyFlagError(
+      `--breaker ${text}: write N/TIME (N refusals within TIME, such as 5/10m) or P%/TIME (P % of a budget spent within TIME, such as 50%/15m), or none`,
+    );
+  }
+  const [, count, percent, time] = match as unknown as [string, string, string, string];
+  const minutes = minutesOf(time, `--breaker ${text}`);
+  return percent === '%' ? { spending: { percent: Number(count), minutes } } : { refusals: { count: Number(count), minutes } };
+}
+
+const NONE = new Set(['none', 'never', 'off']);
+
+/** The update the flags ask for: only what they name. */
+export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
+  const update: PolicyUpdate = {};
+  if (flags.daily !== undefined) update.dailyBudget = flags.daily;
+  if (flags.max !== undefined) update.maxPerPayment = flags.max;
+  if (flags.cooldown !== undefined) {
+    if (!/^\d+$/.test(flags.cooldown.trim())) throw new PolicyFlagError(`--cooldown ${flags.cooldown}: write whole seconds, such as 30`);
+    update.cooldownSeconds = Number(flags.cooldown);
+  }
+  if (flags.allow !== undefined) update.allowedServices = flags.allow.some((entry) => entry === 'any') ? [] : flags.allow;
+  const budgets = [
+    ...(flags.budget ?? []).map((text) => ({ text, flag: '--budget' as const })),
+    ...(flags.count ?? []).map((text) => ({ text, flag: '--count' as const })),
+  ];
+  if (budgets.length > 0) {
+    const named = budgets.filter(({ text }) => !NONE.has(text.trim()));
+    if (named.length > 0 && named.length < budgets.length)
+      throw new PolicyFlagError('--budget none takes away every budget: it goes alone');
+    update.budgets = named.map(({ text, flag }) => {
+      const { limit, ...rest } = limitOver(flag, text);
+      if (flag === '--budget') return { amount: limit, ...rest };
+      if (!/^\d+$/.test(limit)) throw new PolicyFlagError(`--count ${text}: "${limit}" is not a whole number of payments`);
+      return { count: Number(limit), ...rest };
+    });
+  }
+  if (flags.expires !== undefined) update.expiresAt = NONE.has(flags.expires.trim()) ? null : flags.expires.trim();
+  if (flags['warn-at'] !== undefined) {
+    const text = flags['warn-at'].trim();
+    update.warnAt = NONE.has(text)
+      ? []
+      : text.split(',').map((share) => {
+          const value = share.trim().replace(/%$/, '');
+          if (!/^\d+$/.test(value)) throw new PolicyFlagError(`--warn-at ${text}: write whole percents, such as 80,95, or none`);
+          return Number(value);
+        });
+  }
+  if (flags.breaker !== undefined) {
+    if (flags.breaker.some((text) => NONE.has(text.trim()))) {
+      if (flags.breaker.length > 1) throw new PolicyFlagError('--breaker none takes the breaker away: it goes alone');
+      update.breaker = null;
+    } else {
+      update.breaker = Object.assign({}, ...flags.breaker.map(breakerRule)) as NonNullable<PolicyUpdate['breaker']>;
+    }
+  }
+  return update;
+}

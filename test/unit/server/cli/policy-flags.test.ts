@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { PolicyFlagError, policyUpdateOf } from '../../../../server/cli/policy-flags.js';
+import { policyUpdateSchema } from '../../../../server/core/schemas.js';
+
+const ADDRESS = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+
+describe("coffer policy's flags", () => {
+  it('read as the update the API takes, which its schema accepts', () => {
+    const update = policyUpdateOf({
+      budget: ['50/month', '2/day:demo-weather', `1.5/7d:${ADDRESS}`],
+      count: ['30/hour', '100/day:demo-weather'],
+      expires: '2026-12-31',
+      'warn-at': '50, 90%',
+      breaker: ['5/10m', '50%/2h'],
+      daily: '5',
+      max: '0.50',
+      cooldown: '30',
+      allow: ['demo-weather', ADDRESS],
+    });
+    expect(update).toEqual({
+      dailyBudget: '5',
+      maxPerPayment: '0.50',
+      cooldownSeconds: 30,
+      allowedServices: ['demo-weather', ADDRESS],
+      budgets: [
+        { amount: '50', window: 'month' },
+        { amount: '2', window: 'day', service: 'demo-weather' },
+        { amount: '1.5', window: '7d', recipient: ADDRESS },
+        { count: 30, window: 'hour' },
+        { count: 100, window: 'day', service: 'demo-weather' },
+      ],
+      expiresAt: '2026-12-31',
+      warnAt: [50, 90],
+      breaker: { refusals: { count: 5, minutes: 10 }, spending: { percent: 50, minutes: 120 } },
+    });
+    expect(policyUpdateSchema.safeParse(update).success).toBe(true);
+  });
+
+  it('say none to take a list, an end, the warnings or the breaker away; name only what they change', () => {
+    expect(policyUpdateOf({ budget: ['none'], expires: 'never', 'warn-at': 'none', breaker: ['off'], allow: ['any'] })).toEqual({
+      budgets: [],
+      expiresAt: null,
+      warnAt: [],
+      breaker: null,
+      allowedServices: [],
+    });
+    expect(policyUpdateOf({})).toEqual({});
+  });
+
+  it.each([
+    [{ budget: ['50'] }, /--budget 50: write AMOUNT\/WINDOW/],
+    [{ budget: ['50/fortnight'] }, /"fortnight" is not a window; one of hour, 24h, 7d, 30d, day, week, month, lifetime/],
+    [{ count: ['many/hour'] }, /"many" is not a whole number of payments/],
+    [{ budget: ['none', '5/day'] }, /goes alone/],
+    [{ breaker: ['5 per 10m'] }, /--breaker 5 per 10m: write N\/TIME/],
+    [{ breaker: ['5/soon'] }, /"soon" is not a time/],
+    [{ breaker: ['none', '5/10m'] }, /goes alone/],
+    [{ 'warn-at': '80,high' }, /whole percents/],
+    [{ cooldown: '1.5' }, /whole seconds/],
+  ])('refuse %j in words that show the form', (flags, words) => {
+    expect(() => policyUpdateOf(flags)).toThrow(PolicyFlagError);
+    expect(() => policyUpdateOf(flags)).toThrow(words);
+  });
+
+  it('leave the rest to the server: a negative amount passes here and is refused there', () => {
+    const update = policyUpdateOf({ budget: ['-5/month'] });
+    expect(update.budgets).toEqual([{ amount: '-5', window: 'month' }]);
+    expect(policyUpdateSchema.safeParse(update).success).toBe(false);
+  });
+});
