@@ -19,4 +19,7 @@ export const archivedRefusal = (agent: AgentRecord): Refusal =>
 export const stoppedRefusal = (agent: AgentRecord): Refusal =>
   agent.status !== 'suspended'
     ? null
-    : new CofferError('agent_suspended', `agent "${agent.agentId}" is stopped: its payments are refused until the owner resumes it`);
+    : new CofferError(
+        'agent_suspended',
+        `agent "${agent.agentId}" is stopped${agent.statusReason === null ? '' : ` (${agent.statusReason})`}: its payments are refused until the owner resumes it`,
+      );

@@ -169,7 +169,12 @@ describe.each(STORES)('on the %s ledger', (store) => {
         status: 'suspended',
         statusReason: stopped.statusReason,
       });
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null), 'agent_suspended');
+      // Its payments are told why.
+      await expectCofferError(
+        engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null),
+        'agent_suspended',
+        /is stopped \(its breaker tripped: 3 refused payments within 10 minutes\): its payments are refused/,
+      );
       expect(engine.resume(asAgent('alpha'), 'alpha').kind).toBe('awaiting_approval');
       engine.resume(asOwner, 'alpha');
       expect(core.store.getAgent(core.owner, 'alpha')).toMatchObject({ status: 'active', statusReason: null });
