@@ -13,7 +13,8 @@ export interface DesktopNotification {
 
 /**
  * Which events deserve a desktop notification, and what it says: an approval waiting, a payment
- * refused by policy, an agent stopped, a deposit arrived, a scheduled backup failed. Everything else stays in the dashboard.
+ * refused by policy, an agent stopped (by its breaker: why), a budget near its limit or a policy
+ * ending within a day, a deposit arrived, a scheduled backup failed. Everything else stays in the dashboard.
  */
 export function notificationFor(event: CofferEventWithTime): DesktopNotification | null {
   switch (event.type) {
@@ -32,13 +33,24 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
         route: `#/agents/${encodeURIComponent(event.agentId)}`,
       };
     case 'agent':
-      return event.status === 'suspended'
+      if (event.status !== 'suspended') return null;
+      return event.reason !== undefined
         ? {
+            title: `${event.agentId} stopped by its breaker`,
+            body: `${event.reason.charAt(0).toUpperCase()}${event.reason.slice(1)}. Only you can resume it.`,
+            route: `#/agents/${encodeURIComponent(event.agentId)}`,
+          }
+        : {
             title: `${event.agentId} stopped`,
             body: 'Its payments are refused until you resume it.',
             route: `#/agents/${encodeURIComponent(event.agentId)}`,
-          }
-        : null;
+          };
+    case 'warning':
+      return {
+        title: event.about === 'expiry' ? `${event.agentId}'s policy ends soon` : `${event.agentId} is near a limit`,
+        body: event.message,
+        route: `#/agents/${encodeURIComponent(event.agentId)}`,
+      };
     case 'backup':
       // Only a scheduled backup that failed: the owner counts on it running unattended.
       return 'file' in event && event.file === 'failed'

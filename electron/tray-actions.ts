@@ -52,6 +52,8 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
       agentId: a.agentId,
       displayName: a.displayName,
       status: a.status,
+      statusReason: a.statusReason ?? null,
+      warning: a.tightestBudget.warned ? `${a.tightestBudget.percent} % of ${a.tightestBudget.budget}` : null,
       balance: balances?.agents.get(a.agentId) ?? null,
     })),
     pendingApprovals: engine

@@ -9,6 +9,10 @@ export interface TrayAgent {
   agentId: string;
   displayName: string;
   status: 'active' | 'suspended';
+  /** Why it stopped when its breaker stopped it; null otherwise. */
+  statusReason: string | null;
+  /** Its budget nearest the limit, once past the owner's first warning share ("85 % of 5.00 USDC in any 24 hours"); null below it. */
+  warning: string | null;
   /** Last known wallet balance; null while none was read. */
   balance: string | null;
 }
@@ -48,9 +52,11 @@ export type TrayItem =
   | { type: 'action'; label: string; action: TrayAction; enabled?: boolean; checked?: boolean }
   | { type: 'submenu'; label: string; items: TrayItem[] };
 
-/** The icon asks for attention while an agent is stopped or an approval waits. */
+/** The icon asks for attention while an agent is stopped or near a limit, or an approval waits. */
 export function iconState(state: TrayState): IconState {
-  return state.agents.some((a) => a.status === 'suspended') || state.pendingApprovals.length > 0 ? 'attention' : 'normal';
+  return state.agents.some((a) => a.status === 'suspended' || a.warning !== null) || state.pendingApprovals.length > 0
+    ? 'attention'
+    : 'normal';
 }
 
 export function tooltip(state: TrayState): string {
@@ -58,6 +64,8 @@ export function tooltip(state: TrayState): string {
   const stopped = state.agents.filter((a) => a.status === 'suspended').length;
   const parts = [`Coffer: ${usdc(state.treasuryBalance)} (${state.network})`];
   if (stopped > 0) parts.push(`${stopped} agent${stopped === 1 ? '' : 's'} stopped`);
+  const near = state.agents.filter((a) => a.status === 'active' && a.warning !== null).length;
+  if (near > 0) parts.push(`${near} near a limit`);
   if (state.pendingApprovals.length > 0)
     parts.push(`${state.pendingApprovals.length} approval${state.pendingApprovals.length === 1 ? '' : 's'} waiting`);
   return parts.join(' · ');
@@ -82,10 +90,20 @@ export function trayMenu(state: TrayState): TrayItem[] {
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });
   for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) {
     const stopped = agent.status === 'suspended';
+    const mark = stopped
+      ? agent.statusReason !== null
+        ? ' · stopped by its breaker'
+        : ' · stopped'
+      : agent.warning !== null
+        ? ' · near a limit'
+        : '';
+    // Why it stopped, or which budget is near its limit, in words (cut to one line).
+    const why = stopped ? agent.statusReason : agent.warning;
     items.push({
       type: 'submenu',
-      label: `${stopped ? '■ ' : '● '}${agent.displayName} · ${usdc(agent.balance)}${stopped ? ' · stopped' : ''}`,
+      label: `${stopped ? '■ ' : agent.warning !== null ? '▲ ' : '● '}${agent.displayName} · ${usdc(agent.balance)}${mark}`,
       items: [
+        ...(why === null ? [] : [{ type: 'label' as const, label: oneLine(why.charAt(0).toUpperCase() + why.slice(1)) }]),
         stopped
           ? { type: 'action', label: `Resume ${agent.displayName}`, action: { kind: 'resume', agentId: agent.agentId } }
           : { type: 'action', label: `Stop ${agent.displayName}`, action: { kind: 'kill', agentId: agent.agentId } },

@@ -127,7 +127,22 @@ export const mcpConfigFor = (ctx: EngineContext, owner: string, agentId: string,
  */
 export function agentsAtRest(ctx: EngineContext, principal: Principal) {
   requireOwner(principal);
-  return { agents: ctx.store.listAgents(principal.owner).map(agentView) };
+  const { owner } = principal;
+  const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
+  const policies = ctx.store.listPolicies(owner);
+  return {
+    agents: ctx.store.listAgents(owner).map((agent) => ({
+      ...agentView(agent),
+      // The budget nearest its limit, and whether it passed the first warning share (the tray's mark).
+      tightestBudget: tightestBudget(
+        ctx,
+        owner,
+        agent.agentId,
+        policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId),
+        totals.get(agent.agentId)?.spentSince ?? 0n,
+      ),
+    })),
+  };
 }
 
 export async function agentBalance(ctx: EngineContext, principal: Principal, agentId: string) {

@@ -40,6 +40,33 @@ describe('desktop notifications, computed from engine events', () => {
     });
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
+    expect(
+      notificationFor({
+        type: 'agent',
+        owner: 'o',
+        agentId: 'beta',
+        status: 'suspended',
+        reason: 'its breaker tripped: 3 refused payments within 5 minutes',
+        at,
+      }),
+    ).toEqual({
+      title: 'beta stopped by its breaker',
+      body: 'Its breaker tripped: 3 refused payments within 5 minutes. Only you can resume it.',
+      route: '#/agents/beta',
+    });
+    expect(
+      notificationFor({
+        type: 'warning',
+        owner: 'o',
+        agentId: 'beta',
+        about: 'budget',
+        message: 'beta has used 80 % of its daily budget',
+        at,
+      }),
+    ).toEqual({ title: 'beta is near a limit', body: 'beta has used 80 % of its daily budget', route: '#/agents/beta' });
+    expect(notificationFor({ type: 'warning', owner: 'o', agentId: 'beta', about: 'expiry', message: 'ends', at })?.title).toBe(
+      "beta's policy ends soon",
+    );
     expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe(
       '25.00 USDC reached the treasury.',
     );

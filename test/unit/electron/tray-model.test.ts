@@ -13,8 +13,8 @@ const base: TrayState = {
   network: 'sim',
   treasuryBalance: '995.00',
   agents: [
-    { agentId: 'alpha', displayName: 'Alpha', status: 'active', balance: '4.00' },
-    { agentId: 'beta', displayName: 'Beta', status: 'active', balance: '0.50' },
+    { agentId: 'alpha', displayName: 'Alpha', status: 'active', statusReason: null, warning: null, balance: '4.00' },
+    { agentId: 'beta', displayName: 'Beta', status: 'active', statusReason: null, warning: null, balance: '0.50' },
   ],
   pendingApprovals: [],
   startAtLogin: false,
@@ -35,6 +35,32 @@ describe('tray icon and menu, computed from engine state', () => {
       iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] }),
     ).toBe('attention');
     expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped');
+  });
+
+  it('an agent its breaker stopped says why, and one near a limit says which budget; both ask for attention', () => {
+    const state: TrayState = {
+      ...base,
+      agents: [
+        { ...base.agents[0]!, status: 'suspended', statusReason: 'its breaker tripped: 5 refused payments within 10 minutes' },
+        { ...base.agents[1]!, warning: '85 % of 5.00 USDC in any 24 hours' },
+      ],
+    };
+    expect(iconState({ ...base, agents: [state.agents[1]!] })).toBe('attention');
+    expect(tooltip(state)).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped · 1 near a limit');
+    const menu = trayMenu(state);
+    const alpha = menu.find((item) => item.type === 'submenu' && item.label.startsWith('■ Alpha'));
+    expect(alpha).toMatchObject({ label: '■ Alpha · 4.00 USDC · stopped by its breaker' });
+    expect(alpha?.type === 'submenu' && alpha.items[0]).toEqual({
+      type: 'label',
+      label: 'Its breaker tripped: 5 refused payments within 10 minutes',
+    });
+    const beta = menu.find((item) => item.type === 'submenu' && item.label.startsWith('▲ Beta'));
+    expect(beta).toMatchObject({ label: '▲ Beta · 0.50 USDC · near a limit' });
+    expect(beta?.type === 'submenu' && beta.items.map((item) => ('label' in item ? item.label : ''))).toEqual([
+      '85 % of 5.00 USDC in any 24 hours',
+      'Stop Beta',
+      'Open its page',
+    ]);
   });
 
   it('shows the treasury, each agent with its status and a kill or resume item, stop all, open, quit', () => {
@@ -86,6 +112,8 @@ describe('tray icon and menu, computed from engine state', () => {
         agentId: `a${i}`,
         displayName: `A${i}`,
         status: 'active' as const,
+        statusReason: null,
+        warning: null,
         balance: '0.00',
       })),
     });
