@@ -82,8 +82,11 @@ function warnOfBudgets(ctx: EngineContext, agent: AgentRecord, standings: Budget
   const { warnAt } = reading.policy;
   if (warnAt.length === 0) return;
   const { owner, agentId } = agent;
+  // Most payments take no budget to a share: they read and write nothing more.
+  const reaching = standings.filter((standing) => sharesReached(standing, warnAt).length > 0);
+  if (reaching.length === 0) return;
   const told = ctx.store.transaction(() =>
-    standings.flatMap((standing) => {
+    reaching.flatMap((standing) => {
       const fresh = sharesReached(standing, warnAt).filter((share) => {
         const at = ctx.store.noticeToldAt(owner, agentId, warningSubject(standing, share));
         return at === null || (standing.from !== null && at < standing.from);
