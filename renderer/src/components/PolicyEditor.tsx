@@ -2,14 +2,18 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Policy, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
 import { useDashboard } from '../state/store.js';
+import { BreakerFields } from './BreakerFields.js';
+import { BudgetRows } from './BudgetRows.js';
 import { Dialog } from './Dialog.js';
 import { ErrorNote } from './ErrorNote.js';
+import { PolicyEndField } from './PolicyEndField.js';
 
 /**
  * The policy editor: the same validation as the server (its own schema), field errors next to their
  * fields in the same words, and the server's own message if it still refuses. Which services may be
- * paid is an explicit choice (any, or only those ticked), and a limit loosened by a large factor, or
- * a daily budget above what the treasury holds, is confirmed first.
+ * paid is an explicit choice (any, or only those ticked). Only what changed is sent. A limit loosened
+ * by a large factor, a daily budget above what the treasury holds, a budget removed or raised, an end
+ * moved later or removed, a slower breaker or fewer warnings are confirmed first.
  */
 export function PolicyEditor({
   policy,
@@ -24,21 +28,24 @@ export function PolicyEditor({
   const [draft, setDraft] = useState<PolicyDraft>(() => draftOf(policy));
   const [errors, setErrors] = useState<PolicyErrors>({});
   const [serverError, setServerError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<'saved' | 'unchanged' | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<{ update: PolicyUpdate; reasons: string[] } | null>(null);
-  useEffect(() => setDraft(draftOf(policy)), [policy]);
+  // The draft starts again from the policy when the policy itself changes, not at every refresh of
+  // the dashboard (a payment elsewhere would wipe what the owner is typing).
+  const policyKey = JSON.stringify(policy);
+  useEffect(() => setDraft(draftOf(JSON.parse(policyKey) as Policy)), [policyKey]);
 
   const set = <K extends keyof PolicyDraft>(field: K, value: PolicyDraft[K]) => {
     setDraft((d) => ({ ...d, [field]: value }));
-    setSaved(false);
+    setSaved(null);
   };
   const save = async (update: PolicyUpdate) => {
     setConfirming(null);
     setBusy(true);
     try {
       await onSave(update);
-      setSaved(true);
+      setSaved('saved');
     } catch (e) {
       setServerError((e as Error).message);
     } finally {
@@ -48,12 +55,16 @@ export function PolicyEditor({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setServerError(null);
-    const result = validatePolicyDraft(draft);
+    const result = validatePolicyDraft(draft, policy);
     if (!result.ok) {
       setErrors(result.errors);
       return;
     }
     setErrors({});
+    if (Object.keys(result.update).length === 0) {
+      setSaved('unchanged');
+      return;
+    }
     const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury));
     if (reasons.length > 0) setConfirming({ update: result.update, reasons });
     else await save(result.update);
@@ -68,7 +79,7 @@ export function PolicyEditor({
   // One of the text fields: its value from the draft, its error (if any) named for screen readers. A
   // function called in place, not a component declared in render (that would remount the input, and
   // lose its focus, on every keystroke).
-  const textField = (field: TextFieldName, label: string, inputMode: 'decimal' | 'numeric') => (
+  const textField = (field: TextFieldName, label: string, inputMode: 'decimal' | 'numeric' | 'text') => (
     <Field id={field} label={label} error={errors[field]}>
       <input
         id={field}
@@ -120,6 +131,16 @@ export function PolicyEditor({
           </p>
         )}
       </fieldset>
+      <BudgetRows
+        budgets={draft.budgets}
+        services={services}
+        rowErrors={errors.budgetRows}
+        listError={errors.budgets}
+        onChange={(budgets) => set('budgets', budgets)}
+      />
+      <PolicyEndField end={draft.end} error={errors.expiresAt} onChange={(end) => set('end', end)} />
+      <div className="fields spaced">{textField('warnAt', 'Warn me at (% of any budget, e.g. 80, 95; empty: never)', 'text')}</div>
+      <BreakerFields breaker={draft.breaker} error={errors.breaker} onChange={(breaker) => set('breaker', breaker)} />
       <ErrorNote error={serverError} />
       <div className="form-actions">
         <button type="submit" className="button primary" disabled={busy}>
@@ -127,7 +148,7 @@ export function PolicyEditor({
         </button>
         {saved && (
           <span className="saved" role="status">
-            Saved
+            {saved === 'saved' ? 'Saved' : 'Nothing changed: the policy is as shown'}
           </span>
         )}
       </div>
@@ -150,7 +171,7 @@ export function PolicyEditor({
   );
 }
 
-type TextFieldName = 'dailyBudget' | 'maxPerPayment' | 'cooldownSeconds';
+type TextFieldName = 'dailyBudget' | 'maxPerPayment' | 'cooldownSeconds' | 'warnAt';
 
 function Field({ id, label, error, children }: { id: string; label: string; error: string | undefined; children: React.ReactNode }) {
   return (

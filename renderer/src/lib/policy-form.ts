@@ -1,6 +1,28 @@
-import { policyUpdateSchema, describeIssues } from '../../../server/core/schemas.js';
+import { z } from 'zod';
+import { DEFAULT_WARN_AT, describeIssues, policyUpdateSchema, type BreakerBody, type BudgetBody } from '../../../server/core/schemas.js';
+import { budgetOf, budgetsTighten, describeBudget } from '../../../server/core/budgets.js';
+import { breakerOf, breakerTightens, describeBreaker, type Breaker } from '../../../server/core/breaker.js';
+import { expiryOf } from '../../../server/core/expiry.js';
 import type { Policy } from '../api/types.js';
-import { readableUsdc, timesMore, tryParseUsdc } from './money.js';
+import { budgetCandidate, budgetDraftOf, type BudgetDraft } from './budget-draft.js';
+import { formatUsdc, readableUsdc, timesMore, tryParseUsdc } from './money.js';
+import { dayEndingAt, sharesWords } from './policy-words.js';
+import { dateTime } from './time.js';
+
+/** When the policy ends, as picked: never, at the end of a day, or at a time (the browser's local time). */
+export interface EndDraft {
+  mode: 'never' | 'day' | 'time';
+  /** A date input's value: "2026-12-31". */
+  day: string;
+  /** A datetime-local input's value, without an offset: "2026-12-31T18:00". */
+  time: string;
+}
+
+/** The breaker's two ways to trip, each on or off, with its numbers as typed. */
+export interface BreakerDraft {
+  refusals: { on: boolean; count: string; minutes: string };
+  spending: { on: boolean; percent: string; minutes: string };
+}
 
 /** The policy editor's fields as typed (strings), before validation. */
 export interface PolicyDraft {
@@ -10,10 +32,36 @@ export interface PolicyDraft {
   /** Any service, or only those picked (the wire says "any" with an empty list). */
   scope: 'any' | 'only';
   allowedServices: string[];
+  budgets: BudgetDraft[];
+  end: EndDraft;
+  /** Shares of a budget at which the owner is told, as typed ("80, 95"); empty for none. */
+  warnAt: string;
+  breaker: BreakerDraft;
 }
 
-export type PolicyErrors = Partial<Record<Exclude<keyof PolicyDraft, 'scope'>, string>>;
+type PolicyField = 'dailyBudget' | 'maxPerPayment' | 'cooldownSeconds' | 'allowedServices' | 'budgets' | 'expiresAt' | 'warnAt' | 'breaker';
+
+/** A budget row's first problem, and which of its inputs it is about (null: the row as a whole). */
+export interface BudgetRowError {
+  message: string;
+  field: 'limit' | 'window' | 'service' | 'recipient' | null;
+}
+
+/** Each field's first problem; `budgets` is the list's own (too many), `budgetRows` each row's, by its key. */
+export type PolicyErrors = Partial<Record<PolicyField, string>> & { budgetRows?: Record<string, BudgetRowError> };
 export type PolicyUpdate = ReturnType<typeof policyUpdateSchema.parse>;
+
+/** What the editor judges an end against: now, and the time zone a day ends in (this machine's, as the server's). */
+export interface PolicyClock {
+  now: number;
+  timeZone: string;
+}
+export const localClock = (): PolicyClock => ({ now: Date.now(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+
+const BREAKER_DEFAULTS: BreakerDraft = {
+  refusals: { on: false, count: '5', minutes: '10' },
+  spending: { on: false, percent: '50', minutes: '15' },
+};
 
 export const draftOf = (policy: Policy): PolicyDraft => ({
   dailyBudget: policy.dailyBudget,
@@ -21,42 +69,194 @@ export const draftOf = (policy: Policy): PolicyDraft => ({
   cooldownSeconds: String(policy.cooldownSeconds),
   scope: policy.allowedServices.length === 0 ? 'any' : 'only',
   allowedServices: [...policy.allowedServices],
+  budgets: (policy.budgets ?? []).map(budgetDraftOf),
+  end: endDraftOf(policy.expiresAt ?? null),
+  warnAt: (policy.warnAt ?? DEFAULT_WARN_AT).join(', '),
+  breaker: breakerDraftOf(policy.breaker ?? null),
 });
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const localDay = (at: Date) => `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+const localTime = (at: Date) =>
+  `${localDay(at)}T${pad(at.getHours())}:${pad(at.getMinutes())}${at.getSeconds() === 0 ? '' : `:${pad(at.getSeconds())}`}`;
+
+function endDraftOf(expiresAt: string | null): EndDraft {
+  if (expiresAt === null) return { mode: 'never', day: '', time: '' };
+  const at = new Date(expiresAt);
+  const day = dayEndingAt(expiresAt);
+  return day === null ? { mode: 'time', day: localDay(at), time: localTime(at) } : { mode: 'day', day: localDay(day), time: localTime(at) };
+}
+
+function breakerDraftOf(breaker: BreakerBody | null): BreakerDraft {
+  const { refusals, spending } = BREAKER_DEFAULTS;
+  return {
+    refusals: breaker?.refusals
+      ? { on: true, count: String(breaker.refusals.count), minutes: String(breaker.refusals.minutes) }
+      : { ...refusals },
+    spending: breaker?.spending
+      ? { on: true, percent: String(breaker.spending.percent), minutes: String(breaker.spending.minutes) }
+      : { ...spending },
+  };
+}
+
+/** A whole number as typed, or NaN (which the server's schema refuses in its own words). */
+const whole = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN);
+
+/** The end as the wire carries it: null, a day as is, or a local time with its offset (ISO, UTC). */
+function endCandidate(end: EndDraft): string | null {
+  if (end.mode === 'never') return null;
+  if (end.mode === 'day') return end.day.trim();
+  // A datetime-local value has no offset, and the browser reads such a time as local time.
+  const at = new Date(end.time);
+  return Number.isNaN(at.getTime()) ? end.time : at.toISOString();
+}
+
+/** "80, 95" or "80 % 95 %" as [80, 95]; anything else goes as NaN for the schema to refuse. */
+const sharesCandidate = (text: string) =>
+  text
+    .replace(/%/g, ' ')
+    .split(/[\s,;]+/)
+    .filter((token) => token !== '')
+    .map(whole);
+
+function breakerCandidate(breaker: BreakerDraft) {
+  const { refusals, spending } = breaker;
+  if (!refusals.on && !spending.on) return null;
+  return {
+    ...(refusals.on ? { refusals: { count: whole(refusals.count), minutes: whole(refusals.minutes) } } : {}),
+    ...(spending.on ? { spending: { percent: whole(spending.percent), minutes: whole(spending.minutes) } } : {}),
+  };
+}
+
+const SINGLE_FIELDS = ['dailyBudget', 'maxPerPayment', 'cooldownSeconds', 'allowedServices', 'expiresAt', 'warnAt', 'breaker'] as const;
 
 /**
  * Validates a draft with the server's own schema (policyUpdateSchema), so the editor refuses exactly
- * what the server would, in the same words. "Only these" with nothing picked is refused here: on the
- * wire an empty list means every service, the opposite of what unticking the last one meant.
+ * what the server would, in the same words, next to the field (a budget's next to its row). Then it
+ * keeps only what changed from `current`: the server applies the fields sent, and an unchanged one
+ * sent again could be refused on its own (an end that has passed since it was set). A changed field
+ * goes whole (budgets: the new list). "Only these" with nothing picked is refused here: on the wire
+ * an empty list means every service, the opposite of what unticking the last one meant.
  */
-export function validatePolicyDraft(draft: PolicyDraft): { ok: true; update: PolicyUpdate } | { ok: false; errors: PolicyErrors } {
+export function validatePolicyDraft(
+  draft: PolicyDraft,
+  current: Policy,
+  clock: PolicyClock = localClock(),
+): { ok: true; update: PolicyUpdate } | { ok: false; errors: PolicyErrors } {
   const errors: PolicyErrors = {};
-  const cooldownText = draft.cooldownSeconds.trim();
   const candidate = {
     dailyBudget: draft.dailyBudget.trim(),
     maxPerPayment: draft.maxPerPayment.trim(),
-    cooldownSeconds: /^\d+$/.test(cooldownText) ? Number(cooldownText) : Number.NaN,
+    cooldownSeconds: whole(draft.cooldownSeconds),
     allowedServices: draft.scope === 'any' ? [] : draft.allowedServices,
+    budgets: draft.budgets.map(budgetCandidate),
+    expiresAt: endCandidate(draft.end),
+    warnAt: sharesCandidate(draft.warnAt),
+    breaker: breakerCandidate(draft.breaker),
   };
-  for (const field of ['dailyBudget', 'maxPerPayment', 'cooldownSeconds', 'allowedServices'] as const) {
+  for (const field of SINGLE_FIELDS) {
     const result = policyUpdateSchema.safeParse({ [field]: candidate[field] });
     if (!result.success) errors[field] = describeIssues(result.error).message;
   }
+  Object.assign(errors, budgetErrors(draft.budgets, candidate.budgets));
   if (draft.scope === 'only' && draft.allowedServices.length === 0) {
     errors.allowedServices = 'Allowed services: pick at least one, or choose Any service';
   }
+  if (candidate.expiresAt === '') {
+    errors.expiresAt =
+      draft.end.mode === 'day' ? 'Expires: pick a day, or choose Never' : 'Expires: pick a day and a time, or choose Never';
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, update: policyUpdateSchema.parse(candidate) };
+
+  // Every field was in the candidate, so every field is in what the schema answers.
+  const full = policyUpdateSchema.parse(candidate) as Required<PolicyUpdate>;
+  const endTouched = JSON.stringify(draft.end) !== JSON.stringify(endDraftOf(current.expiresAt ?? null));
+  const update = changes(current, full, endTouched, clock.timeZone);
+  if (typeof update.expiresAt === 'string') {
+    try {
+      // The server refuses an end already past; the schema knows no clock, expiry.ts does.
+      expiryOf(update.expiresAt, clock.now, clock.timeZone);
+    } catch (error) {
+      return { ok: false, errors: { expiresAt: (error as Error).message } };
+    }
+  }
+  return { ok: true, update };
+}
+
+/** Each budget row's first problem under that row (in the server's words); the list's own under the list. */
+function budgetErrors(rows: BudgetDraft[], candidates: unknown[]): Pick<PolicyErrors, 'budgets' | 'budgetRows'> {
+  const result = policyUpdateSchema.safeParse({ budgets: candidates });
+  if (result.success) return {};
+  const found: Pick<PolicyErrors, 'budgets' | 'budgetRows'> = {};
+  for (const issue of result.error.issues) {
+    const message = describeIssues(new z.ZodError([issue])).message;
+    const row = typeof issue.path[1] === 'number' ? rows[issue.path[1]] : undefined;
+    if (row === undefined) {
+      found.budgets ??= message;
+      continue;
+    }
+    found.budgetRows ??= {};
+    found.budgetRows[row.key] ??= { message, field: rowField(issue.path[2]) };
+  }
+  return found;
+}
+
+function rowField(part: PropertyKey | undefined): BudgetRowError['field'] {
+  if (part === 'amount' || part === 'count') return 'limit';
+  return part === 'window' || part === 'service' || part === 'recipient' ? part : null;
+}
+
+/** The moment an end names (a day: its end in `timeZone`); expiry.ts's own reading, with no "now" to be past. */
+const endInstant = (expiresAt: string | null, timeZone: string) => expiryOf(expiresAt, Number.NEGATIVE_INFINITY, timeZone);
+
+const sameMicro = (a: string, b: string) => tryParseUsdc(a) === tryParseUsdc(b);
+const sortedUnique = <T extends string | number>(list: readonly T[]) => [...new Set(list)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const sameSet = <T extends string | number>(a: readonly T[], b: readonly T[]) =>
+  JSON.stringify(sortedUnique(a)) === JSON.stringify(sortedUnique(b));
+const budgetKey = (budget: BudgetBody) =>
+  JSON.stringify([
+    budget.amount === undefined ? null : formatUsdc(tryParseUsdc(budget.amount) ?? 0n),
+    budget.count ?? null,
+    budget.window,
+    budget.service ?? null,
+    budget.recipient ?? null,
+  ]);
+const sameBudgets = (a: readonly BudgetBody[], b: readonly BudgetBody[]) =>
+  a.length === b.length && a.every((budget, i) => budgetKey(budget) === budgetKey(b[i]!));
+
+/** The fields of `full` that differ from the current policy (amounts by value, lists as sets where the server keeps sets). */
+function changes(current: Policy, full: Required<PolicyUpdate>, endTouched: boolean, timeZone: string): PolicyUpdate {
+  const update: PolicyUpdate = {};
+  if (!sameMicro(full.dailyBudget, current.dailyBudget)) update.dailyBudget = full.dailyBudget;
+  if (!sameMicro(full.maxPerPayment, current.maxPerPayment)) update.maxPerPayment = full.maxPerPayment;
+  if (full.cooldownSeconds !== current.cooldownSeconds) update.cooldownSeconds = full.cooldownSeconds;
+  if (!sameSet(full.allowedServices, current.allowedServices)) update.allowedServices = full.allowedServices;
+  if (!sameBudgets(full.budgets, current.budgets ?? [])) update.budgets = full.budgets;
+  // An end left as shown is unchanged, whatever its seconds; one picked again at the same moment too.
+  if (endTouched && endInstant(full.expiresAt, timeZone) !== endInstant(current.expiresAt ?? null, timeZone)) {
+    update.expiresAt = full.expiresAt;
+  }
+  if (!sameSet(full.warnAt, current.warnAt ?? DEFAULT_WARN_AT)) update.warnAt = full.warnAt;
+  if (JSON.stringify(breakerOf(full.breaker)) !== JSON.stringify(breakerOf(current.breaker ?? null))) update.breaker = full.breaker;
+  return update;
 }
 
 /** Loosening by this factor or more is confirmed before it is saved. */
 const LARGE_FACTOR = 10n;
 
 /**
- * What in an update loosens the policy a lot, in words, for a confirmation: a limit raised tenfold
- * or more ("Daily budget 5.00 → 1,000,000,000.00 USDC: 200,000,000× the current budget"), a daily
- * budget above what the treasury holds, every service allowed where only some were.
+ * What in an update loosens the policy, in words, for a confirmation: a limit raised tenfold or more
+ * ("Daily budget 5.00 → 1,000,000,000.00 USDC: 200,000,000× the current budget"), a daily budget
+ * above what the treasury holds, every service allowed where only some were; and whatever the server
+ * itself counts as loosening among the newer limits: a budget removed or raised, an end moved later
+ * or removed, a breaker removed or made slower, a warning share dropped.
  */
-export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro: bigint | null): string[] {
+export function loosenings(
+  current: Policy,
+  update: PolicyUpdate,
+  treasuryMicro: bigint | null,
+  timeZone: string = localClock().timeZone,
+): string[] {
   const reasons: string[] = [];
   const limits = [
     ['Daily budget', 'budget', current.dailyBudget, update.dailyBudget],
@@ -75,5 +275,68 @@ export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro:
   if (update.allowedServices?.length === 0 && current.allowedServices.length > 0) {
     reasons.push(`Any service may be paid, not only the ${current.allowedServices.length} picked.`);
   }
+  if (update.budgets !== undefined) reasons.push(...budgetLoosenings(current.budgets ?? [], update.budgets));
+  if (update.expiresAt !== undefined) reasons.push(...endLoosening(current.expiresAt ?? null, update.expiresAt, timeZone));
+  if (update.breaker !== undefined) reasons.push(...breakerLoosenings(current.breaker ?? null, update.breaker));
+  const shares = update.warnAt;
+  if (shares !== undefined) {
+    const was = current.warnAt ?? DEFAULT_WARN_AT;
+    if (!was.every((share) => shares.includes(share))) reasons.push(`Warn at ${sharesWords(was)} → ${sharesWords(sortedUnique(shares))}.`);
+  }
   return reasons;
+}
+
+/**
+ * Each budget in force that the new list no longer holds as tightly (budgets.ts's own rule, budget by
+ * budget): removed, or raised (named with the smallest of its kind, window and scope in the new list).
+ */
+function budgetLoosenings(current: readonly BudgetBody[], next: readonly BudgetBody[]): string[] {
+  const nextBudgets = next.map(budgetOf);
+  return current.flatMap((body) => {
+    const held = budgetOf(body);
+    if (budgetsTighten([held], nextBudgets)) return [];
+    const sameKind = nextBudgets
+      .filter(
+        (b) =>
+          b.window === held.window &&
+          (b.count === null) === (held.count === null) &&
+          JSON.stringify(b.scope) === JSON.stringify(held.scope),
+      )
+      .sort((a, b) => {
+        const [x, y] = [a.amount ?? BigInt(a.count ?? 0), b.amount ?? BigInt(b.count ?? 0)];
+        return x < y ? -1 : x > y ? 1 : 0;
+      });
+    const raised = sameKind[0];
+    return [`Budget ${describeBudget(held)} → ${raised === undefined ? 'removed' : describeBudget(raised)}.`];
+  });
+}
+
+/** An end moved later, or removed (a policy that never ends is the loosest). */
+function endLoosening(current: string | null, next: string | null, timeZone: string): string[] {
+  if (current === null) return [];
+  const was = Date.parse(current);
+  const at = endInstant(next, timeZone);
+  if (at !== null && at <= was) return [];
+  return [`End ${dateTime(current)} → ${at === null ? 'never' : `${dateTime(new Date(at).toISOString())} (later)`}.`];
+}
+
+/** Each way the breaker trips that it no longer does as soon (breaker.ts's own rule, part by part): removed or slowed. */
+function breakerLoosenings(current: BreakerBody | null, next: BreakerBody | null): string[] {
+  const before = breakerOf(current);
+  const after = breakerOf(next);
+  if (before === null) return [];
+  const parts: Breaker[] = [
+    { refusals: before.refusals, spending: null },
+    { refusals: null, spending: before.spending },
+  ];
+  return parts.flatMap((held) => {
+    if (held.refusals === null && held.spending === null) return [];
+    if (breakerTightens(held, after)) return [];
+    const kept: Breaker = {
+      refusals: held.refusals === null ? null : (after?.refusals ?? null),
+      spending: held.spending === null ? null : (after?.spending ?? null),
+    };
+    const gone = kept.refusals === null && kept.spending === null;
+    return [`Breaker: ${describeBreaker(held)} → ${gone ? 'removed' : `${describeBreaker(kept)} (trips later)`}.`];
+  });
 }

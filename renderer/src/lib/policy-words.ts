@@ -1,0 +1,49 @@
+import { budgetOf, describeBudget } from '../../../server/core/budgets.js';
+import { breakerOf, describeBreaker } from '../../../server/core/breaker.js';
+import type { BreakerBody, BudgetBody } from '../../../server/core/schemas.js';
+import { dateTime } from './time.js';
+
+/** A budget in the engine's own words: "50.00 USDC a month", "30 payments in any hour for demo-weather". */
+export const budgetWords = (budget: BudgetBody): string => describeBudget(budgetOf(budget));
+
+/** A breaker in the engine's own words ("stops after 5 refusals within 10 minutes"), or that there is none. */
+export function breakerWords(breaker: BreakerBody | undefined): string {
+  const parsed = breakerOf(breaker ?? null);
+  return parsed === null ? 'none: it stops only when you stop it' : describeBreaker(parsed);
+}
+
+/**
+ * The day an end closes, when it falls on a local midnight (the server keeps "2026-12-31" as the next
+ * midnight, 2027-01-01 00:00), else null: such an end is said, and edited, as that day.
+ */
+export function dayEndingAt(expiresAt: string): Date | null {
+  const at = new Date(expiresAt);
+  if (at.getHours() !== 0 || at.getMinutes() !== 0 || at.getSeconds() !== 0 || at.getMilliseconds() !== 0) return null;
+  return new Date(at.getFullYear(), at.getMonth(), at.getDate() - 1);
+}
+
+/** When a policy ends, as read: "at the end of Dec 31, 2026", or its date and time. */
+export function endWords(expiresAt: string): string {
+  const day = dayEndingAt(expiresAt);
+  return day === null ? dateTime(expiresAt) : `at the end of ${day.toLocaleDateString(undefined, { dateStyle: 'medium' })}`;
+}
+
+/** Warning shares as read: "80 % and 95 %", "50 %, 80 % and 95 %", or "never". */
+export function sharesWords(shares: readonly number[]): string {
+  if (shares.length === 0) return 'never';
+  const words = shares.map((share) => `${share} %`);
+  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}`;
+}
+
+/**
+ * Why an agent stopped, short enough for a row: "its breaker tripped: 5 refused payments within 10
+ * minutes" reads "Breaker tripped: 5 refused payments within 10 minutes".
+ */
+export function shortReason(reason: string): string {
+  const text = reason.replace(/^its /, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Solana addresses in words shortened for a narrow place ("93ug…Dnrx"); the full words go in its title. */
+export const shortAddresses = (text: string): string =>
+  text.replace(/\b[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, (address) => `${address.slice(0, 4)}…${address.slice(-4)}`);
