@@ -2,7 +2,7 @@ import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { ResumeAll } from './StopAll.js';
 
-/** While any agent is stopped, say so at the top of every page, with the way back. */
+/** While any agent is stopped, say so at the top of every page (and why, for one its breaker stopped), with the way back. */
 export function SuspendedBanner() {
   const agents = useDashboard((s) => s.dashboard?.agents ?? []);
   const suspended = agents.filter((a) => a.status === 'suspended');
@@ -22,6 +22,8 @@ export function SuspendedBanner() {
           <span key={a.agentId}>
             {i > 0 && ', '}
             <a href={hrefFor({ page: 'agent', agentId: a.agentId })}>{a.displayName}</a>
+            {/* Stopped by its breaker rather than by a person: why. */}
+            {a.statusReason && ` (${a.statusReason})`}
           </span>
         ))}
         {suspended.length > 5 && ` and ${suspended.length - 5} more`}

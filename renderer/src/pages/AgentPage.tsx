@@ -9,6 +9,7 @@ import { BudgetBar } from '../components/BudgetBar.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { KillSwitch } from '../components/KillSwitch.js';
+import { LimitsNow } from '../components/LimitsNow.js';
 import { Money } from '../components/Money.js';
 import { PolicyEditor } from '../components/PolicyEditor.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
@@ -22,7 +23,7 @@ import { Dialog } from '../components/Dialog.js';
 import { useAction } from '../lib/use-action.js';
 import { tryParseUsdc } from '../lib/money.js';
 
-/** One agent: its brake, wallet, funds, policy and what it spent. */
+/** One agent: its brake (and why it stopped, when its breaker stopped it), wallet, funds, limits now, policy and what it spent. */
 export function AgentPage({ agentId }: { agentId: string }) {
   const { client, dashboard, refresh, pendingApprovals } = useDashboard();
   const agent = dashboard?.agents.find((a) => a.agentId === agentId);
@@ -53,6 +54,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
   }, [client]);
 
   if (!dashboard) return null;
+  // What the limits' figures follow: a payment (pending ones count), a refund, a policy change.
+  const limitsKey = agent ? JSON.stringify([agent.spent24h, agent.lifetimePayments, agent.policy, agent.tightestBudget]) : '';
   const archived = dashboard.archivedAgents.find((a) => a.agentId === agentId);
   if (!agent && archived) {
     return (
@@ -93,6 +96,11 @@ export function AgentPage({ agentId }: { agentId: string }) {
           <h2 id="agent-title">{agent.displayName}</h2>
           <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
         </div>
+        {agent.status === 'suspended' && agent.statusReason && (
+          <p className="stop-reason" role="status" data-testid="stop-reason">
+            <strong>Stopped by itself</strong>: {agent.statusReason}. Every payment it tries is refused until you resume it.
+          </p>
+        )}
         <dl className="facts">
           <div>
             <dt>Wallet balance</dt>
@@ -138,6 +146,11 @@ export function AgentPage({ agentId }: { agentId: string }) {
           </div>
         )}
         <ErrorNote error={error} />
+      </section>
+
+      <section className="card" aria-labelledby="limits-title">
+        <h3 id="limits-title">Limits now</h3>
+        <LimitsNow agentId={agent.agentId} refreshKey={limitsKey} />
       </section>
 
       <div className="columns">

@@ -3,10 +3,11 @@ import type { AgentRow } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { shortTime } from '../lib/time.js';
-import { BudgetBar } from '../components/BudgetBar.js';
+import { TightestBudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
 import { tryParseUsdc } from '../lib/money.js';
+import { shortReason } from '../lib/policy-words.js';
 import { ResumeAll, StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
 import { DeployDialog } from './DeployDialog.js';
@@ -14,7 +15,9 @@ import { ActivityTable } from './ActivityPage.js';
 import { TableHead } from '../components/TableHead.js';
 
 /**
- * One agent's row; re-rendered only when that agent's figures change. On a phone the row is a card
+ * One agent's row; re-rendered only when that agent's figures change. Its budget is the one nearest
+ * its limit (with a mark past the first warning share), and a stopped agent says why when no person
+ * stopped it (its breaker). On a phone the row is a card
  * (see styles.css): each cell names itself (`data-label`), so budget and last payment stay in view.
  */
 const AgentRowView = memo(
@@ -29,16 +32,17 @@ const AgentRowView = memo(
         </td>
         <td data-label="Status" className="status-cell">
           <KillSwitch agentId={agent.agentId} status={agent.status} name={agent.displayName} />
+          {agent.statusReason && (
+            <span className="status-reason" title={agent.statusReason}>
+              {shortReason(agent.statusReason)}
+            </span>
+          )}
         </td>
         <td data-label="Wallet balance" className="num">
           <Money value={agent.balance} />
         </td>
-        <td data-label="Spent in 24 h / daily budget">
-          <BudgetBar
-            spent={agent.spent24h}
-            budget={agent.policy.dailyBudget}
-            label={`${agent.displayName}: spent in 24 h against the daily budget`}
-          />
+        <td data-label="Tightest budget">
+          <TightestBudgetBar tightest={agent.tightestBudget} name={agent.displayName} />
         </td>
         <td data-label="Last payment" className="muted" title={agent.lastPaymentAt ?? undefined}>
           {shortTime(agent.lastPaymentAt)}
@@ -76,9 +80,7 @@ export function Overview() {
         ) : (
           <div className="table-wrap">
             <table className="agents cards-on-phone">
-              <TableHead
-                columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Spent in 24 h / daily budget', 'Last payment']}
-              />
+              <TableHead columns={['Agent', 'Status', { label: 'Wallet balance', num: true }, 'Tightest budget', 'Last payment']} />
               <tbody>
                 {dashboard.agents.map((agent) => (
                   <AgentRowView key={agent.agentId} agent={agent} />
