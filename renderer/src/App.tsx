@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
-import { useDashboard } from './state/store.js';
+import { useDashboard, warningOf } from './state/store.js';
 import { hrefFor, titleFor, useRoute, type Route } from './lib/route.js';
 import { SuspendedBanner } from './components/SuspendedBanner.js';
 import { BackupBanner } from './components/BackupBanner.js';
+import { WarningsBanner } from './components/WarningsBanner.js';
 import { BackupPage } from './pages/BackupPage.js';
 import { Money } from './components/Money.js';
 import { Overview } from './pages/Overview.js';
@@ -32,6 +33,7 @@ const LIVE_EVENTS = new Set([
   'deposit',
   'policy',
   'task',
+  'warning',
 ]);
 
 type Theme = 'light' | 'dark';
@@ -67,6 +69,7 @@ export function App() {
     init,
     refresh,
     lostConnection,
+    noteWarning,
     client,
     pendingApprovals,
     signOut,
@@ -88,8 +91,11 @@ export function App() {
     // Live: every payment, refusal, approval, kill or deposit triggers one refresh (bursts coalesce).
     let pending: ReturnType<typeof setTimeout> | null = null;
     let reconnect: ReturnType<typeof setTimeout> | null = null;
-    const onEvent = (type: string) => {
+    const onEvent = (type: string, data: unknown) => {
       if (!LIVE_EVENTS.has(type)) return;
+      // A warning's words are shown as they came (the row's mark and figures follow from the refresh).
+      const warning = type === 'warning' ? warningOf(data) : null;
+      if (warning) noteWarning(warning);
       pending ??= setTimeout(() => {
         pending = null;
         void refresh();
@@ -118,7 +124,7 @@ export function App() {
       if (pending) clearTimeout(pending);
       if (reconnect) clearTimeout(reconnect);
     };
-  }, [status, client, refresh, lostConnection]);
+  }, [status, client, refresh, lostConnection, noteWarning]);
 
   if (status === 'loading') return <p className="loading">Loading…</p>;
   if (status === 'signed-out') {
@@ -195,6 +201,7 @@ export function App() {
       ) : (
         <>
           <SuspendedBanner />
+          <WarningsBanner />
           {route.page !== 'backup' && <BackupBanner />}
           {refreshError && (
             <div className="banner error" role="alert">

@@ -10,6 +10,28 @@ export type Connection = 'live' | 'reconnecting';
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
+ * A warning the server sent on its event stream while this tab was open: a budget past one of the
+ * owner's shares, or a policy ending within a day. Its words live only in the event (the figures
+ * behind it are read through /v1), so the tab keeps the few latest until the owner dismisses them.
+ */
+export interface Warning {
+  agentId: string;
+  about: 'budget' | 'expiry';
+  message: string;
+  at: string;
+}
+/** How many warnings are kept on screen: the latest, newest first. */
+const WARNINGS_KEPT = 3;
+
+/** A `warning` event's data, checked (it crossed the wire), or null. */
+export function warningOf(data: unknown): Warning | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { agentId, about, message, at } = data as Record<string, unknown>;
+  if (typeof agentId !== 'string' || typeof message !== 'string' || (about !== 'budget' && about !== 'expiry')) return null;
+  return { agentId, about, message, at: typeof at === 'string' ? at : new Date().toISOString() };
+}
+
+/**
  * A login URL's one-time token, when the page was opened by one (`/login?token=...`), and where to go
  * after signing in: the address's own `#/...` route, or `next=#/...` (the desktop window's).
  */
@@ -66,6 +88,10 @@ interface DashboardState {
   /** A refresh that failed (the server's message); cleared by the next one that works. */
   refreshError: string | null;
   connection: Connection;
+  /** Warnings from the event stream, newest first (see Warning). */
+  warnings: Warning[];
+  noteWarning(warning: Warning): void;
+  dismissWarnings(): void;
   init(): Promise<void>;
   refresh(): Promise<void>;
   /** The server stopped answering (its event stream ended): what is on screen is stale until a refresh works. */
@@ -89,6 +115,17 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   pendingApprovals: [],
   refreshError: null,
   connection: 'live',
+  warnings: [],
+
+  noteWarning(warning) {
+    // The same words again (a reconnect, a second tab's echo) are not shown twice.
+    const others = get().warnings.filter((w) => w.message !== warning.message);
+    set({ warnings: [warning, ...others].slice(0, WARNINGS_KEPT) });
+  },
+
+  dismissWarnings() {
+    set({ warnings: [] });
+  },
 
   lostConnection() {
     set({ connection: 'reconnecting' });
@@ -100,7 +137,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
       if (!(error instanceof CofferApiError && error.status === 401)) throw error;
     });
     forgetSessionToken();
-    set({ status: 'signed-out', signInProblem: null, signedOut: true, session: null, client: null, dashboard: null });
+    set({ status: 'signed-out', signInProblem: null, signedOut: true, session: null, client: null, dashboard: null, warnings: [] });
   },
 
   async init() {
