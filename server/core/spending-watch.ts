@@ -82,15 +82,18 @@ function warnOfBudgets(ctx: EngineContext, agent: AgentRecord, standings: Budget
   const { warnAt } = reading.policy;
   if (warnAt.length === 0) return;
   const { owner, agentId } = agent;
-  // Most payments take no budget to a share: they read and write nothing more.
-  const reaching = standings.filter((standing) => sharesReached(standing, warnAt).length > 0);
+  const untold = (standing: BudgetStanding) =>
+    sharesReached(standing, warnAt).filter((share) => {
+      const at = ctx.store.noticeToldAt(owner, agentId, warningSubject(standing, share));
+      return at === null || (standing.from !== null && at < standing.from);
+    });
+  // Most payments take no budget to a share not told yet: they read little and write nothing. What
+  // is told is decided again inside the write, so two payments at once tell it once.
+  const reaching = standings.filter((standing) => untold(standing).length > 0);
   if (reaching.length === 0) return;
   const told = ctx.store.transaction(() =>
     reaching.flatMap((standing) => {
-      const fresh = sharesReached(standing, warnAt).filter((share) => {
-        const at = ctx.store.noticeToldAt(owner, agentId, warningSubject(standing, share));
-        return at === null || (standing.from !== null && at < standing.from);
-      });
+      const fresh = untold(standing);
       for (const share of fresh) ctx.store.recordNotice(owner, agentId, warningSubject(standing, share), reading.now);
       return fresh.length === 0 ? [] : [warningWords(agentId, standing)];
     }),
