@@ -32,13 +32,16 @@ test.afterAll(async () => {
  * The agent pays through the API, as agents do (not through the dashboard): an API outside the
  * registry, paid by address, so any price goes (demo-weather's wallet, which holds a USDC account).
  */
+/** demo-weather's wallet: where agentPays pays. */
+const FORECAST = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+
 async function agentPays(amount = '0.25') {
   const response = await fetch(`${serve.url}/v1/agents/e2e-bot/pay?owner=${owner}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       service: 'forecast-api',
-      recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+      recipient: FORECAST,
       amount,
       currency: 'USDC',
       description: 'e2e forecast',
@@ -170,7 +173,9 @@ test('a payment made through the API appears in the dashboard without a reload',
   await expect(activity).toContainText('Paid');
   await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
   await expect(row(page, 'e2e-bot')).toContainText('4.75 USDC');
-  await expect(row(page, 'e2e-bot')).toContainText('0.25 / 2.00 USDC');
+  // The row's bar is its tightest budget: here the daily one (0.25 of 2.00 USDC).
+  await expect(row(page, 'e2e-bot')).toContainText('12 % of 2.00 USDC in any 24 hours');
+  await expect(row(page, 'e2e-bot').getByTestId('budget-warning')).toHaveCount(0);
 });
 
 test('kill from the dashboard refuses the next payment; stop all and resume', async ({ page }) => {
@@ -270,6 +275,76 @@ test('an image the agent generates shows on its page, with a link to the result'
   expect(image.headers()['content-type']).toMatch(/^image\/svg\+xml/);
 });
 
+test('budgets: a row added in the editor and a preset are saved; the agent page says where each stands; past 80 % the owner is warned and the row marked', async ({
+  page,
+}) => {
+  await signInPage(page);
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
+  await page.getByRole('button', { name: 'Add a budget' }).click();
+  await page.getByLabel('Budget 1: at most').fill('1');
+  await page.getByLabel('Budget 1: window').selectOption('24h');
+  await page.getByLabel('Budget 1: for').selectOption('recipient');
+  // Refused next to the row, in the server's words, and nothing is saved.
+  await page.getByLabel('Budget 1: recipient address').fill('not-an-address');
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.getByText('Budgets, item 1, recipient is not a Solana address (base58, 32 bytes)')).toBeVisible();
+  await expect(page.getByLabel('Budget 1: recipient address')).toHaveAttribute('aria-invalid', 'true');
+  expect((await policyNow()).policy.budgets).toBeUndefined();
+  await page.getByLabel('Budget 1: recipient address').fill(FORECAST);
+  await page.getByRole('button', { name: '+ 50 USDC a month' }).click();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await expect(page.getByText('Saved')).toBeVisible();
+  // Scrolled to the top, the form's box is where it lies on the page (no sticky header over it).
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const form = (await page.getByRole('form', { name: 'Spending policy' }).boundingBox())!;
+  await page.screenshot({ path: join(SCREENSHOTS, 'policy-budgets.png'), fullPage: true, clip: form });
+  const read = await policyNow();
+  expect(read.policy.budgets).toEqual([
+    { amount: '1.00', window: '24h', recipient: FORECAST },
+    { amount: '50.00', window: 'month' },
+  ]);
+  // What the agent paid that address so far (0.25 and twice 0.10) counts against its budget.
+  expect(read.budgets?.[0]).toMatchObject({ spent: '0.45', remaining: '0.55', resetsAt: null });
+  const resetsAt = read.budgets?.[1]?.resetsAt;
+  expect(resetsAt).toMatch(/^\d{4}-/);
+
+  const limits = page.getByRole('region', { name: 'Limits now' });
+  const toForecast = limits.getByTestId('budget-now').filter({ hasText: `1.00 USDC in any 24 hours to ${FORECAST}` });
+  await expect(toForecast).toContainText('0.45 USDC');
+  await expect(toForecast).toContainText('0.55 USDC');
+  await expect(toForecast).toContainText('as payments pass 24 h');
+  const monthly = limits.getByTestId('budget-now').filter({ hasText: '50.00 USDC a month' });
+  await expect(monthly).toContainText(String(new Date(resetsAt!).getFullYear()));
+  await expect(limits.getByTestId('policy-breaker')).toContainText('none');
+
+  // A payment takes the address's budget to 85 %: the owner is told in words, the figures follow.
+  expect((await agentPays('0.40')).status).toBe(200);
+  await expect(page.getByTestId('warnings')).toContainText(
+    `e2e-bot has used 85 % of its budget of 1.00 USDC in any 24 hours to ${FORECAST}`,
+  );
+  await expect(toForecast).toContainText('0.85 USDC');
+  // At the top: a full-page picture taken scrolled would show the sticky header halfway down.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(SCREENSHOTS, 'agent-budgets.png'), fullPage: true });
+
+  // The overview's row shows that budget as its tightest, with the warning mark.
+  await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+  const bot = row(page, 'e2e-bot');
+  await expect(bot).toContainText('85 % of 1.00 USDC in any 24 hours to 93ug…Dnrx');
+  await expect(bot.getByTestId('budget-warning')).toHaveText('Near its limit');
+  await page.screenshot({ path: join(SCREENSHOTS, 'overview-budgets.png') });
+
+  // Removing a budget loosens the policy: asked first, naming it; Cancel keeps it.
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  await page.getByRole('button', { name: 'Remove budget 2' }).click();
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Loosen these limits?' });
+  await expect(confirm).toContainText('Budget 50.00 USDC a month → removed.');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect((await policyNow()).policy.budgets).toHaveLength(2);
+});
+
 test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {
   await signInPage(page);
   await expect(row(page, 'e2e-bot')).toBeVisible();
@@ -283,6 +358,17 @@ test('screenshots of the overview and the agent page at 1280x800, light and dark
   await page.getByRole('button', { name: 'Switch to dark theme' }).click();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent-dark.png') });
 });
+
+/** GET policy as the agent reads it: the policy, and each budget now. */
+async function policyNow(): Promise<{
+  policy: { budgets?: unknown[] };
+  budgets?: { spent?: string; remaining?: string; resetsAt: string | null }[];
+}> {
+  const response = await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, {
+    headers: { authorization: `Bearer ${agentKey}` },
+  });
+  return (await response.json()) as never;
+}
 
 function connection(): { ownerKey: string; url: string } {
   return JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));

@@ -101,7 +101,7 @@ test('phone: the agents are cards above the fold, each with budget and last paym
     expect(await top(page, /^Agents/)).toBeLessThan(300);
     const card = page.getByTestId('agent-row-researcher');
     await expect(card).toBeInViewport();
-    for (const label of ['Wallet balance', 'Spent in 24 h / daily budget', 'Last payment']) {
+    for (const label of ['Wallet balance', 'Tightest budget', 'Last payment']) {
       const cell = card.locator(`td[data-label="${label}"]`);
       await expect(cell).toBeVisible();
       const box = (await cell.boundingBox())!;
@@ -253,4 +253,37 @@ test('Sign out in the header: the tab is signed out, and its token is dead for a
   expect(copied.status).toBe(401);
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Sign in to Coffer' })).toBeVisible();
+});
+
+test('an agent its breaker stopped says why: on its row, in the banner and on its page, until the owner resumes it', async ({ page }) => {
+  const { apiKey } = (await ownerCall('/v1/agents/deploy', {
+    agentId: 'careful',
+    displayName: 'Careful bot',
+    dailyBudget: '1',
+    maxPerPayment: '0.01',
+    breaker: { refusals: { count: 2, minutes: 10 } },
+  })) as { apiKey: string };
+  // Two payments over its max per payment: refused, and the second trips the breaker.
+  for (let i = 0; i < 2; i++) {
+    const refused = await fetch(`${serve.url}/v1/agents/careful/pay?owner=${owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service: 'demo-weather', amount: '0.05' }),
+    });
+    expect(((await refused.json()) as { code: string }).code).toBe('max_per_payment_exceeded');
+  }
+  const reason = 'its breaker tripped: 2 refused payments within 10 minutes';
+  await signIn(page);
+  const card = page.getByTestId('agent-row-careful');
+  await expect(card.getByRole('switch', { name: /Careful bot: stopped/ })).toBeVisible();
+  await expect(card).toContainText('Breaker tripped: 2 refused payments within 10 minutes');
+  await expect(page.getByTestId('stopped-banner')).toContainText(`Careful bot (${reason})`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'overview-breaker.png') });
+
+  await card.getByRole('link', { name: 'Careful bot' }).click();
+  await expect(page.getByTestId('stop-reason')).toContainText(`Stopped by itself: ${reason}.`);
+  await expect(page.getByTestId('policy-breaker')).toHaveText('stops after 2 refusals within 10 minutes');
+  await page.getByRole('switch', { name: /Careful bot: stopped/ }).click();
+  await expect(page.getByRole('switch', { name: /Careful bot: active/ })).toBeVisible();
+  await expect(page.getByTestId('stop-reason')).toHaveCount(0);
 });
