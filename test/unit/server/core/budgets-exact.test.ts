@@ -9,8 +9,9 @@ import type { BudgetBody } from '../../../../server/core/schemas.js';
 
 /**
  * Budgets are exact (issue 25): after any run of payments to two recipients, lost sends, expiries,
- * reconciliations and clock moves across midnights, month ends and daylight-saving changes, in two
- * time zones, no payment that counts broke any budget as it stood when the payment was reserved.
+ * reconciliations, restarts and clock moves across midnights, month ends and daylight-saving changes,
+ * in two time zones, no payment that counts broke any budget as it stood when the payment was
+ * reserved, and none was made once the policy had ended.
  */
 let core: CoreEngine | undefined;
 afterEach(() => core?.close());
@@ -19,7 +20,7 @@ const SELLER = randomAddress();
 const HOUR = 3_600_000;
 
 describe.each(STORES)('on the %s ledger', (store) => {
-  it('no counted payment ever passes a budget in force when it was reserved', async () => {
+  it('no counted payment ever passes a budget in force when it was reserved, nor comes after the policy ended', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('America/New_York', 'Europe/Berlin'),
@@ -33,13 +34,15 @@ describe.each(STORES)('on the %s ledger', (store) => {
         ),
         fc.array(
           fc.record({
-            what: fc.constantFrom('pay-seller', 'pay-weather', 'pay-weather', 'advance', 'reconcile'),
+            what: fc.constantFrom('pay-seller', 'pay-weather', 'pay-weather', 'advance', 'reconcile', 'restart'),
             trouble: fc.constantFrom('none', 'none', 'none', 'drop'),
             hours: fc.integer({ min: 0, max: 30 * 24 }),
           }),
           { minLength: 1, maxLength: 30 },
         ),
-        async (timeZone, wanted, steps) => {
+        // The policy's end, in hours after the start (none: it never ends).
+        fc.option(fc.integer({ min: 1, max: 20 * 24 }), { nil: null }),
+        async (timeZone, wanted, steps, endsAfterHours) => {
           core?.close();
           core = await coreEngine({ store });
           const c = core;
@@ -53,21 +56,28 @@ describe.each(STORES)('on the %s ledger', (store) => {
             window,
             ...(scope === 'service' ? { service: 'demo-weather' } : scope === 'recipient' ? { recipient: SELLER } : {}),
           }));
-          await c.engine.updatePolicy(c.asOwner, 'alpha', { budgets: bodies });
+          const endsAt = endsAfterHours === null ? null : c.engine.ctx.clock.now() + endsAfterHours * HOUR;
+          await c.engine.updatePolicy(c.asOwner, 'alpha', {
+            budgets: bodies,
+            ...(endsAt === null ? {} : { expiresAt: new Date(endsAt).toISOString() }),
+          });
           const budgets: Budget[] = bodies.map(budgetOf);
+          let engine = c.engine;
           for (const step of steps) {
             c.chain.dropNextSend = step.trouble === 'drop';
             const agent = c.asAgent('alpha');
             const attempt =
               step.what === 'pay-seller'
-                ? c.engine.pay(agent, 'alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.01' }, null)
+                ? engine.pay(agent, 'alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.01' }, null)
                 : step.what === 'pay-weather'
-                  ? c.engine.pay(agent, 'alpha', { service: 'demo-weather', amount: '0.01' }, null)
+                  ? engine.pay(agent, 'alpha', { service: 'demo-weather', amount: '0.01' }, null)
                   : step.what === 'reconcile'
-                    ? c.engine.reconcile()
-                    : Promise.resolve(c.advance((step.hours % 50) * HOUR + 1));
+                    ? engine.reconcile()
+                    : step.what === 'restart'
+                      ? Promise.resolve((engine = c.restart()))
+                      : Promise.resolve(c.advance((step.hours % 50) * HOUR + 1));
             await attempt.catch((error: { code?: string }) => {
-              if (error.code !== 'budget_exceeded' && error.code !== 'chain_unavailable') throw error;
+              if (error.code !== 'budget_exceeded' && error.code !== 'chain_unavailable' && error.code !== 'policy_expired') throw error;
             });
             if (step.what === 'advance' && step.hours > 40) c.chain.advanceBlocks(200n);
           }
@@ -76,6 +86,8 @@ describe.each(STORES)('on the %s ledger', (store) => {
             .transfers()
             .filter((row) => row.kind === 'payment' && row.status !== 'failed')
             .map((row) => row as Extract<typeof row, { kind: 'payment' }>);
+          // None was made once the policy had ended.
+          if (endsAt !== null) expect(counted.filter((payment) => payment.createdAt >= endsAt)).toEqual([]);
           for (const budget of budgets) {
             for (const payment of counted) {
               const asSeen = {
