@@ -6,6 +6,8 @@ import { formatUsdc, tryParseUsdc } from './money.js';
 import type { PolicyView } from './views.js';
 import { WINDOW_WORDS } from './budgets.js';
 import type { BudgetWindow } from './budget-windows.js';
+import { describeBreaker } from './breaker.js';
+import { DEFAULT_WARN_AT } from './schemas.js';
 
 const LABELS = {
   dailyBudget: 'daily budget',
@@ -13,7 +15,28 @@ const LABELS = {
   cooldownSeconds: 'cooldown',
   allowedServices: 'allowed services',
   budgets: 'budgets',
+  expiresAt: 'end',
+  warnAt: 'warnings at',
+  breaker: 'breaker',
 } as const;
+
+/** The fields a policy shows only when set (views.ts policyView): what their absence means. */
+const WHEN_ABSENT: Record<string, unknown> = { expiresAt: null, warnAt: DEFAULT_WARN_AT, breaker: null };
+
+/** An end, a list of warning shares, a breaker, in words. */
+const end = (value: unknown) => (value === null || value === undefined ? 'never' : String(value));
+const shares = (value: unknown) =>
+  Array.isArray(value) ? (value.length === 0 ? 'never' : value.map((share) => `${String(share)} %`).join(', ')) : String(value);
+const breaker = (value: unknown) => {
+  if (value === null || value === undefined) return 'none';
+  const { refusals, spending } = value as {
+    refusals?: { count: number; minutes: number };
+    spending?: { percent: number; minutes: number };
+  };
+  return describeBreaker({ refusals: refusals ?? null, spending: spending ?? null });
+};
+/** The newer fields' words, each compared by its words. */
+const NEWER: Record<string, (value: unknown) => string> = { expiresAt: end, warnAt: shares, breaker };
 
 /** Budgets as the wire carries them, in words: "50.00 USDC a month; 30 payments in any hour for demo-weather". */
 const budgets = (list: unknown) => {
@@ -53,6 +76,7 @@ function same(field: string, asked: unknown, was: unknown): boolean {
   }
   if (field === 'allowedServices') return services(asked) === services(was);
   if (field === 'budgets') return budgets(asked) === budgets(was);
+  if (field in NEWER) return NEWER[field]!(asked) === NEWER[field]!(was);
   return asked === was;
 }
 
@@ -63,16 +87,18 @@ function unchanged(field: string, value: unknown): string {
       ? services(value)
       : field === 'budgets'
         ? budgets(value)
-        : field === 'cooldownSeconds'
-          ? `${String(value)} s`
-          : `${usdc(value)} USDC`;
+        : field in NEWER
+          ? NEWER[field]!(value)
+          : field === 'cooldownSeconds'
+            ? `${String(value)} s`
+            : `${usdc(value)} USDC`;
   return `${label} ${shown} (unchanged)`;
 }
 
 /** One changed field in words: its name, from what (when the current policy is known) to what. */
 function change(field: string, value: unknown, current: PolicyView | null): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
-  const was = current ? current[field as keyof PolicyView] : undefined;
+  const was = current ? (current[field as keyof PolicyView] ?? WHEN_ABSENT[field]) : undefined;
   switch (field) {
     case 'dailyBudget':
     case 'maxPerPayment':
@@ -83,6 +109,12 @@ function change(field: string, value: unknown, current: PolicyView | null): stri
       return was === undefined ? `${label} → ${services(value)}` : `${label}: ${services(was)} → ${services(value)}`;
     case 'budgets':
       return was === undefined ? `${label} → ${budgets(value)}` : `${label}: ${budgets(was)} → ${budgets(value)}`;
+    case 'expiresAt':
+    case 'warnAt':
+    case 'breaker': {
+      const words = NEWER[field]!;
+      return current === null ? `${label} → ${words(value)}` : `${label}: ${words(was)} → ${words(value)}`;
+    }
     default:
       return `${label} → ${String(value)}`;
   }
@@ -105,7 +137,7 @@ export function describeRequest(kind: string, request: Record<string, unknown>, 
       // Every asked field is shown; the ones equal to the current policy say so, so nothing hides.
       return `Change its policy: ${Object.entries(r)
         .map(([field, value]) =>
-          current !== null && same(field, value, current[field as keyof PolicyView])
+          current !== null && same(field, value, current[field as keyof PolicyView] ?? WHEN_ABSENT[field])
             ? unchanged(field, value)
             : change(field, value, current),
         )

@@ -30,6 +30,25 @@ describe('describeRequest', () => {
   });
 });
 
+describe('describeRequest: an end, warning shares and a breaker', () => {
+  it('says each against the current policy, what an absent field means included', () => {
+    const asked = request('policy', {
+      expiresAt: null,
+      warnAt: [50],
+      breaker: { refusals: { count: 5, minutes: 10 }, spending: { percent: 50, minutes: 15 } },
+    });
+    const ending = { ...current, expiresAt: '2026-12-31T23:00:00.000Z', breaker: { refusals: { count: 3, minutes: 10 } } };
+    expect(describeRequest(...asked, ending)).toBe(
+      'Change its policy: end: 2026-12-31T23:00:00.000Z → never; warnings at: 80 %, 95 % → 50 %; ' +
+        'breaker: stops after 3 refusals within 10 minutes → stops after 5 refusals within 10 minutes, or 50 % of a budget spent within 15 minutes',
+    );
+    expect(describeRequest(...request('policy', { breaker: null, warnAt: [80, 95], expiresAt: '2027-01-01' }), current)).toBe(
+      'Change its policy: breaker none (unchanged); warnings at 80 %, 95 % (unchanged); end: never → 2027-01-01',
+    );
+    expect(describeRequest(...request('policy', { warnAt: [] }))).toBe('Change its policy: warnings at → never');
+  });
+});
+
 describe('describeRequest against the current policy', () => {
   it('marks what would not change, and hides nothing', () => {
     const asked = request('policy', { dailyBudget: '5', allowedServices: ['demo-weather'], cooldownSeconds: 0 });
