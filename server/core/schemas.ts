@@ -87,7 +87,9 @@ export const budgetSchema = z
   )
   .refine((budget) => budget.service === undefined || budget.recipient === undefined, 'names a service or a recipient, not both');
 export type BudgetBody = z.infer<typeof budgetSchema>;
-const budgetsSchema = z.array(budgetSchema).max(20, 'holds at most 20 budgets');
+/** How many budgets a policy holds at most. */
+export const MAX_BUDGETS = 20;
+const budgetsSchema = z.array(budgetSchema).max(MAX_BUDGETS, `holds at most ${MAX_BUDGETS} budgets`);
 
 /**
  * When a policy ends: a time with its offset ("2026-12-31T18:00:00Z"), or a day ("2026-12-31": at

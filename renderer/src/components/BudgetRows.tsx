@@ -1,11 +1,9 @@
 import { BUDGET_WINDOWS } from '../../../server/core/budget-windows.js';
 import { WINDOW_WORDS } from '../../../server/core/budgets.js';
+import { MAX_BUDGETS } from '../../../server/core/schemas.js';
 import type { Service } from '../api/types.js';
 import { BUDGET_PRESETS, blankBudget, budgetDraftOf, type BudgetDraft, type BudgetScopeChoice } from '../lib/budget-draft.js';
 import type { BudgetRowError } from '../lib/policy-form.js';
-
-/** The server holds at most this many budgets per policy (schemas.ts). */
-const MAX_BUDGETS = 20;
 
 const SCOPE_WORDS: Record<BudgetScopeChoice, string> = {
   all: 'all payments',
