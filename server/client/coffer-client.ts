@@ -11,6 +11,7 @@ import type {
   payBodySchema,
   phraseConfirmBodySchema,
   policyUpdateSchema,
+  settingsBodySchema,
   renameBodySchema,
   returnBodySchema,
   x402PayBodySchema,
@@ -60,6 +61,8 @@ export function createCofferClient(transport: Transport) {
     setBackupSchedule: (body: Body<typeof backupScheduleBodySchema>) =>
       call<Wire.BackupScheduleSet>('POST', '/v1/backup/schedule', { body }),
     clearBackupSchedule: () => call<Wire.BackupScheduleSet>('DELETE', '/v1/backup/schedule'),
+    settings: () => call<Wire.Settings>('GET', '/v1/settings'),
+    updateSettings: (body: Body<typeof settingsBodySchema>) => call<Wire.Settings>('POST', '/v1/settings', { body }),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
     deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
     faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),

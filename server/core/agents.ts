@@ -14,7 +14,8 @@ import type { AgentRecord, AgentStatus, AgentStore, MetaStore, Policy, SpendStor
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
 import type { Budget } from './budgets.js';
-import { budgetsNow, tightestBudget, timeZoneOf } from './budget-usage.js';
+import { budgetsNow, tightestBudget } from './budget-usage.js';
+import { timeZoneOf } from './settings.js';
 
 const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 

@@ -8,14 +8,9 @@ import { windowSpan } from './budget-windows.js';
 import { describeBudget, inScope, scopeView, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from './money.js';
 import { iso } from './views.js';
+import { timeZoneOf } from './settings.js';
 
 type BudgetContext = ContextWith<MetaStore & SpendStore>;
-
-/** The machine's time zone, as this process found it at its start. */
-const MACHINE_TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-/** The time zone calendar windows follow: the machine Coffer runs on (the ledger's `time_zone` setting, when set). */
-export const timeZoneOf = (ctx: BudgetContext): string => ctx.store.getMeta('time_zone') ?? MACHINE_TIME_ZONE;
 
 function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Budget, now: number, timeZone: string): BudgetUsage {
   const { from, resetsAt } = windowSpan(budget.window, now, timeZone);

@@ -41,7 +41,8 @@ import { writeBackupFile } from './backup-files.js';
 import { recoverTreasury } from './phrase-recovery.js';
 import { clearBackupSchedule, runDueBackups, setBackupSchedule } from './backup-schedule.js';
 import { remindOfExpiries } from './expiry-notices.js';
-import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody } from './schemas.js';
+import { readSettings, updateSettings } from './settings.js';
+import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody, SettingsBody } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -73,6 +74,8 @@ export function createEngine(ports: EnginePorts) {
     /** Writes the scheduled backups that are due (a timer of the opened data dir calls it). */
     runDueBackups: () => runDueBackups(ctx),
     remindOfExpiries: () => remindOfExpiries(ctx),
+    readSettings: (p: Principal) => readSettings(ctx, p),
+    updateSettings: (p: Principal, body: SettingsBody) => updateSettings(ctx, p, body),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   'insufficient_treasury_funds',
   'agent_suspended',
   'policy_expired',
+  'invalid_time_zone',
   'service_not_found',
   'model_not_found',
   'invalid_resolution',

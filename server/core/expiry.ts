@@ -19,7 +19,7 @@ const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function expiryOf(text: string | null, now: number, timeZone: string): number | null {
   if (text === null) return null;
-  const at = DAY_ONLY.test(text) ? startOfDay(addDays(new TZDate(`${text}T12:00:00`, timeZone), 1)).getTime() : Date.parse(text);
+  const at = DAY_ONLY.test(text) ? endOfLocalDay(text, timeZone) : Date.parse(text);
   if (at <= now) {
     throw new CofferError(
       'invalid_policy',
@@ -27,6 +27,12 @@ export function expiryOf(text: string | null, now: number, timeZone: string): nu
     );
   }
   return at;
+}
+
+/** The end of a day ("2026-12-31") in a time zone: the next day's local start (the day is read in that zone, not the machine's). */
+function endOfLocalDay(day: string, timeZone: string): number {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return startOfDay(addDays(new TZDate(year, month - 1, date, timeZone), 1)).getTime();
 }
 
 /** After its end a policy allows no payment: the first refusal of every payment then. */

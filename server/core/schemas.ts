@@ -155,6 +155,26 @@ export const breakerSchema = z
   .nullable();
 export type BreakerBody = z.infer<typeof breakerSchema>;
 
+/** A time zone by its IANA name ("Europe/Berlin", "UTC"), as this runtime's Intl knows it. */
+export const isTimeZone = (name: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return name.length > 0;
+  } catch {
+    return false;
+  }
+};
+
+/** The owner's settings: their time zone (null: the machine's). */
+export const settingsBodySchema = z.strictObject({
+  timeZone: z
+    .string({ error: 'must be a time zone by its name, such as "Europe/Berlin", or null for the machine\'s' })
+    .max(100, 'must be at most 100 characters')
+    .refine(isTimeZone, 'is not a time zone: name one such as "Europe/Berlin", "America/New_York" or "UTC"')
+    .nullable(),
+});
+export type SettingsBody = z.infer<typeof settingsBodySchema>;
+
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
 export const deployBodySchema = z.strictObject({
@@ -387,6 +407,7 @@ const FIELD_CODES: Record<string, string> = {
   expiresAt: 'invalid_policy',
   warnAt: 'invalid_policy',
   breaker: 'invalid_policy',
+  timeZone: 'invalid_time_zone',
   limit: 'invalid_limit',
   resolution: 'invalid_resolution',
   idempotencyKey: 'invalid_idempotency_key',
@@ -408,6 +429,7 @@ export const FIELD_LABELS: Record<string, string> = {
   expiresAt: 'Expires',
   warnAt: 'Warn at',
   breaker: 'Breaker',
+  timeZone: 'Time zone',
   displayName: 'Display name',
   service: 'Service',
   description: 'Description',

@@ -16,6 +16,7 @@ import { linkSessionRoutes } from './routes/link-sessions.js';
 import { eventRoutes } from './routes/events.js';
 import { treasuryRoutes } from './routes/treasury.js';
 import { backupRoutes } from './routes/backup.js';
+import { settingsRoutes } from './routes/settings.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { simRpcRoute } from './sim-rpc-route.js';
 import type { SimRpc } from '../chain/sim-rpc.js';
@@ -75,6 +76,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(generationRoutes(deps));
   v1.use(treasuryRoutes(deps));
   v1.use(backupRoutes(deps));
+  v1.use(settingsRoutes(deps));
   v1.use(registryRoutes(deps));
   v1.use(approvalRoutes(deps));
   v1.use(linkSessionRoutes(deps));

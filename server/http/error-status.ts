@@ -56,6 +56,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   insufficient_treasury_funds: 402,
   agent_suspended: 403,
   policy_expired: 403,
+  invalid_time_zone: 400,
   service_not_found: 404,
   model_not_found: 404,
   invalid_resolution: 400,

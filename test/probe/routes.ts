@@ -89,6 +89,9 @@ const TABLE: Record<string, Auth> = {
   /** Scheduled backup files into a folder: owner, fresh sign-in to set; owner to turn off. */
   'POST /v1/backup/schedule': 'owner',
   'DELETE /v1/backup/schedule': 'owner',
+  /** The owner's time zone: read by the owner; set with a fresh sign-in. */
+  'GET /v1/settings': 'owner',
+  'POST /v1/settings': 'owner',
   'GET /v1/treasury/deposits': 'owner',
   'POST /v1/treasury/faucet': 'owner',
   'GET /': 'page',
@@ -214,6 +217,8 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { jsonrpc: '2.0', id: 1, method: 'getSlot' };
     case 'POST /v1/treasury/faucet':
       return { amount: '1.00' };
+    case 'POST /v1/settings':
+      return { timeZone: 'UTC' };
     case 'POST /v1/link-sessions':
       return { name: 'probe' };
     case 'POST /v1/link-sessions/:token/complete':

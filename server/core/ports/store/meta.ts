@@ -2,4 +2,5 @@
 export interface MetaStore {
   getMeta(key: string): string | null;
   setMeta(key: string, value: string): void;
+  deleteMeta(key: string): void;
 }

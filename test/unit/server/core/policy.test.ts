@@ -76,6 +76,13 @@ describe('mergePolicy', () => {
     expect(mergePolicy(base, { expiresAt: '2026-12-31' }, { ...AT, timeZone: 'America/New_York' }).expiresAt).toBe(
       Date.parse('2027-01-01T05:00:00Z'),
     );
+    // A day is read where the owner is, however far from this machine: at UTC+14 and UTC-11.
+    expect(mergePolicy(base, { expiresAt: '2026-12-31' }, { ...AT, timeZone: 'Pacific/Kiritimati' }).expiresAt).toBe(
+      Date.parse('2026-12-31T10:00:00Z'),
+    );
+    expect(mergePolicy(base, { expiresAt: '2026-12-31' }, { ...AT, timeZone: 'Pacific/Pago_Pago' }).expiresAt).toBe(
+      Date.parse('2027-01-01T11:00:00Z'),
+    );
     // The day the clocks go forward in Berlin ends at 22:00 UTC (a 23-hour day).
     expect(mergePolicy(base, { expiresAt: '2027-03-28' }, AT).expiresAt).toBe(Date.parse('2027-03-28T22:00:00Z'));
     expect(mergePolicy({ ...base, expiresAt: 1 }, { expiresAt: null }, AT).expiresAt).toBeNull();

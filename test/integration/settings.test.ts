@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { TZDate } from '@date-fns/tz';
+import { addDays, startOfDay } from 'date-fns';
+import { deployAgent } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
+
+/** The owner's time zone (GET/POST /v1/settings): what calendar budgets and the days a policy names follow. */
+describe("settings: the owner's time zone", () => {
+  const t = useCoffer();
+  const settings = () => t.api('GET', t.withOwner('/v1/settings'));
+  const set = (body: unknown, key?: string) => t.api('POST', t.withOwner('/v1/settings'), key === undefined ? { body } : { body, key });
+
+  it("is the machine's until the owner names one; calendar budgets and a policy's last day then follow it", async () => {
+    expect((await settings()).body).toEqual({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, timeZoneFrom: 'machine' });
+    // A zone far from this machine's: its midnight is another hour.
+    const zone = 'Pacific/Kiritimati';
+    expect((await set({ timeZone: zone })).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner' });
+    expect((await settings()).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner' });
+
+    await deployAgent(t, 'zoned');
+    const policy = await t.api('POST', t.withOwner('/v1/agents/zoned/policy'), {
+      body: { budgets: [{ amount: '1', window: 'day' }], expiresAt: '2099-12-31' },
+    });
+    const nextMidnight = startOfDay(addDays(new TZDate(Date.now(), zone), 1)).getTime();
+    const read = await t.api('GET', t.withOwner('/v1/agents/zoned/policy'));
+    expect(Date.parse(read.body.budgets[0].resetsAt)).toBe(nextMidnight);
+    // The end of 31 December 2099 where the owner is (UTC+14).
+    expect(policy.body.policy.expiresAt).toBe('2099-12-31T10:00:00.000Z');
+
+    expect((await set({ timeZone: null })).body).toMatchObject({ timeZoneFrom: 'machine' });
+  });
+
+  it('refuses what is not a time zone with a code, and an agent key; the setting is unchanged', async () => {
+    await set({ timeZone: 'Europe/Berlin' });
+    expectError(await set({ timeZone: 'Mars/Olympus_Mons' }), 400, 'invalid_time_zone', /Time zone is not a time zone/);
+    expectError(await set({ timeZone: 42 }), 400, 'invalid_time_zone');
+    expectError(await set({}), 400, 'invalid_time_zone');
+    expectError(await set({ timeZone: 'UTC', zone: 'UTC' }), 400, 'invalid_request');
+    const agent = await deployAgent(t, 'nosy');
+    expectError(await set({ timeZone: 'UTC' }, agent.apiKey), 403, 'owner_only');
+    expectError(await t.api('GET', t.withOwner('/v1/settings'), { key: agent.apiKey }), 403, 'owner_only');
+    expect((await settings()).body).toEqual({ timeZone: 'Europe/Berlin', timeZoneFrom: 'owner' });
+  });
+});
