@@ -39,6 +39,10 @@ usage:
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m
+  coffer settings [--time-zone ZONE|machine] [--data-dir DIR]
+                 the owner's time zone, where calendar budgets (day, week, month) begin and the day
+                 a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
+                 machine again (owner)
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
@@ -104,6 +108,7 @@ const COMMANDS = [
   'link',
   'status',
   'policy',
+  'settings',
   'pay',
   'fetch',
   'kill',
@@ -215,6 +220,10 @@ async function main(argv: string[]): Promise<number> {
         if (error instanceof PolicyFlagError) throw new UsageError(error.message, command);
         throw error;
       }
+    }
+    case 'settings': {
+      const { values } = parse(command, { args: rest, options: { 'time-zone': { type: 'string' }, 'data-dir': { type: 'string' } } });
+      return (await import('./commands/settings.js')).settingsCommand({ timeZone: values['time-zone'], dataDir: values['data-dir'] });
     }
     case 'pay': {
       const { values, positionals } = parse(command, {

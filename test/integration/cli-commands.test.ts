@@ -195,6 +195,16 @@ describe('coffer status, pay, kill, open', () => {
     await coffer(['policy', 'cli-agent', '--budget', 'none', '--expires', 'never', '--data-dir', dataDir, '--config', configFile]);
   });
 
+  it("settings: the owner's time zone, read and set through the connection file", async () => {
+    const set = await coffer(['settings', '--time-zone', 'Asia/Tokyo', '--data-dir', dataDir]);
+    expect(set.stdout).toBe('time zone  Asia/Tokyo (set by you)\n');
+    const bad = await coffer(['settings', '--time-zone', 'Mars/Base', '--data-dir', dataDir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/is not a time zone.*\(invalid_time_zone\)/);
+    const back = await coffer(['settings', '--time-zone', 'machine', '--data-dir', dataDir]);
+    expect(back.stdout).toMatch(/^time zone  \S+ \(this machine's\)\n$/);
+  });
+
   it("status says why an agent's breaker stopped it", async () => {
     await coffer(['policy', 'cli-agent', '--breaker', '2/10m', '--data-dir', dataDir, '--config', configFile]);
     for (let i = 0; i < 2; i += 1) expect((await coffer(['pay', 'demo-weather', '5.00', '--config', configFile])).code).toBe(1);
