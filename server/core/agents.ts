@@ -71,6 +71,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
     status: 'active',
     createdAt: ctx.clock.now(),
     statusReason: null,
+    statusChangedAt: null,
     archivedAt: null,
   };
   const apiKey = ctx.store.transaction(() => {
@@ -222,7 +223,7 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
   return ctx.store.transaction(() => {
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
     if (agent.status !== status) {
-      ctx.store.setAgentStatus(principal.owner, agentId, status, null);
+      ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
       audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
       if (status === 'suspended') withdrawRequestsOf(ctx, principal.owner, agentId, actor);
       ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
@@ -256,7 +257,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
     const suspended: string[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'suspended') continue;
-      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null);
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null, ctx.clock.now());
       withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor);
       suspended.push(agent.agentId);
     }
@@ -277,7 +278,7 @@ export function resumeAll(ctx: EngineContext, principal: Principal, actor = acto
     const resumed: string[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'active') continue;
-      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null);
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null, ctx.clock.now());
       resumed.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });

@@ -99,6 +99,9 @@ export class CofferError extends Error {
 
 export const isCofferError = (value: unknown): value is CofferError => value instanceof CofferError;
 
+/** The failure of an earlier attempt under the same Idempotency-Key, answered again to its retry: no new refusal. */
+export class RepeatedFailure extends CofferError {}
+
 /** A decision's answer: the refusal, or null when it allows. */
 export type Refusal = CofferError | null;
 

@@ -1,4 +1,4 @@
-import { CofferError, refuse, type Refusal } from './errors.js';
+import { CofferError, RepeatedFailure, refuse, type Refusal } from './errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow, stoppedRefusal } from './agent-lookup.js';
@@ -69,7 +69,7 @@ function checkCurrency(currency: string | undefined): void {
 /** The earlier payment under an Idempotency-Key, answered again: its result, or its failure again. */
 function answerEarlier(ctx: EngineContext, earlier: PaymentRecord, agent: AgentRecord): Promise<PaymentResult> {
   if (earlier.status === 'failed') {
-    throw new CofferError(
+    throw new RepeatedFailure(
       earlier.errorCode === 'insufficient_funds' ? 'insufficient_funds' : 'chain_rejected',
       `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); no money moved`,
     );
@@ -95,7 +95,7 @@ export async function pay(
   idempotencyKey: string | null,
   context: PaymentContext = {},
 ): Promise<PaymentResult> {
-  return recordingRefusals(ctx, principal.owner, agentId, { service: body.service, amount: body.amount }, () =>
+  return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount }, () =>
     payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
   );
 }
@@ -252,7 +252,7 @@ export async function movePayment(
   // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   let reading: PolicyReading | null = null;
-  const moved = await moveMoney(ctx, agent.owner, {
+  return moveMoney(ctx, agent.owner, {
     kind: 'payment',
     actor: actorOf(principal),
     key: payment.key,
@@ -264,10 +264,11 @@ export async function movePayment(
       return reserved.row;
     },
     alsoWrite: payment.alsoWrite,
+    // A payment that counts may take a budget past a warning share, or trip the breaker.
+    counted: () => {
+      if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+    },
   });
-  // A payment that counts (pending or confirmed) may take a budget past a warning share, or trip the breaker.
-  if (reading !== null && 'row' in moved && moved.row.status !== 'failed') watchPayment(ctx, agent, budgetedOf(payment), reading);
-  return moved;
 }
 
 /**

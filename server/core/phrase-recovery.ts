@@ -47,6 +47,7 @@ export async function recoverTreasury(ctx: EngineContext, recover: { phrase: str
       status: 'suspended',
       createdAt: ctx.clock.now(),
       statusReason: null,
+      statusChangedAt: null,
       archivedAt: null,
     });
   }

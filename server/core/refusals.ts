@@ -2,7 +2,8 @@
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
  * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
  */
-import { CofferError, type ErrorCode } from './errors.js';
+import { CofferError, RepeatedFailure, type ErrorCode } from './errors.js';
+import type { Principal } from './auth.js';
 import type { ContextWith, EngineContext } from './context.js';
 import { watchRefusal } from './spending-watch.js';
 import type { RefusalStore } from './ports/store.js';
@@ -41,17 +42,27 @@ const REFUSALS = new Set<ErrorCode>([
 ]);
 
 /**
+ * Whether a refusal counts toward the agent's breaker: the agent's own new attempt only. Not the
+ * owner's payment from its wallet, not the answer to a retry under an Idempotency-Key, and not a
+ * stopped agent's or an ended policy's refusal (the agent is stopped already, or the owner's end says
+ * why; a breaker's words would hide it).
+ */
+const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
+  principal.kind === 'agent' && !(error instanceof RepeatedFailure) && error.code !== 'agent_suspended' && error.code !== 'policy_expired';
+
+/**
  * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
  * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
  * refusal, so the next one is always written.
  */
 export async function recordingRefusals<T>(
   ctx: EngineContext,
-  owner: string,
+  principal: Principal,
   agentId: string,
   asked: { service: string; amount: string },
   run: () => Promise<T>,
 ): Promise<T> {
+  const { owner } = principal;
   try {
     const result = await run();
     ctx.state.lastRefusals.delete(`${owner}|${agentId}`);
@@ -79,8 +90,7 @@ export async function recordingRefusals<T>(
         amount,
         service: asked.service,
       });
-      // A stopped agent has nothing left for its breaker to stop.
-      if (error.code !== 'agent_suspended') watchRefusal(ctx, owner, agentId);
+      if (countsForBreaker(principal, error)) watchRefusal(ctx, owner, agentId);
     }
     throw error;
   }

@@ -42,7 +42,8 @@ export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: Bu
     if (spending === null) return;
     const reason = spendingTrip(
       reading.policy.breaker,
-      recentSpend(ctx, agent, payment, reading, reading.now - spending.minutes * MINUTE_MS),
+      // Only what was spent since the owner last resumed it: the spending that tripped it before does not trip it again.
+      recentSpend(ctx, agent, payment, reading, Math.max(reading.now - spending.minutes * MINUTE_MS, agent.statusChangedAt ?? 0)),
     );
     if (reason !== null) tripBreaker(ctx, agent.owner, agent.agentId, reason);
   } catch (error) {
@@ -137,7 +138,7 @@ export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, 
   const tripped = ctx.store.transaction(() => {
     const agent = ctx.store.getAgent(owner, agentId);
     if (agent === null || agent.status === 'suspended' || agent.archivedAt !== null) return false;
-    ctx.store.setAgentStatus(owner, agentId, 'suspended', reason);
+    ctx.store.setAgentStatus(owner, agentId, 'suspended', reason, ctx.clock.now());
     audit(ctx, { actor: BREAKER, owner, agentId, action: 'agent.breaker', detail: { reason } });
     withdrawRequestsOf(ctx, owner, agentId, BREAKER);
     return true;

@@ -55,6 +55,12 @@ export interface Move<K extends TransferKind, S extends SignedTransfer = SignedT
   reserve(signed: S): TransferOf<K>;
   /** In the same write, right after the row: what the move buys (generation: its task), so neither is kept without the other. */
   alsoWrite?(row: TransferOf<K>): void;
+  /**
+   * Once the write has committed and the row counts (pending, or landed on the embedded chain), before
+   * anything is sent: what follows a reservation (a payment's warnings and breaker), judged on what
+   * the reservation saw, whatever the chain then says. Must not throw.
+   */
+  counted?(row: TransferOf<K>): void;
   /** `coffer` sends the transaction; `seller`: it is handed out (x402) and stays pending until found on chain. */
   sentBy: 'coffer' | 'seller';
 }
@@ -151,6 +157,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
     return { earlier };
   }
   const { row, landing } = reserved;
+  if (landing === null || landing.refusal === null) move.counted?.(row);
   if (landing !== null) announceLanding(ctx, row, move.actor, landing);
   else if (move.sentBy === 'coffer' && row.status === 'pending') await tracked(ctx, row.id, submit(ctx, row, move.actor));
   return { row: (ctx.store.getTransfer(row.id) ?? row) as TransferOf<K> };

@@ -35,7 +35,7 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
   const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
   const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
-  return recordingRefusals(ctx, principal.owner, agentId, { service: serviceLabel, amount: amountText }, async () => {
+  return recordingRefusals(ctx, principal, agentId, { service: serviceLabel, amount: amountText }, async () => {
     if (buyer === null || offer === null || requirement === null || listing === null) {
       throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
     }

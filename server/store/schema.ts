@@ -33,6 +33,8 @@ export const SCHEMA = `
     status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
     -- Why it is suspended when no person stopped it (its breaker tripped); NULL otherwise.
     status_reason TEXT,
+    -- When its status last changed (epoch ms); NULL: never since it was made.
+    status_changed_at INTEGER,
     created_at INTEGER NOT NULL,
     archived_at INTEGER,
     PRIMARY KEY (owner, agent_id)

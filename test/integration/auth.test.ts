@@ -64,6 +64,7 @@ describe('auth', () => {
         status: 'active',
         createdAt: now,
         statusReason: null,
+        statusChangedAt: null,
         archivedAt: null,
       },
       {

@@ -13,6 +13,7 @@ function toAgent(row: Row): AgentRecord {
     displayName: text(row.display_name),
     status: row.status as AgentStatus,
     statusReason: optionalText(row.status_reason),
+    statusChangedAt: optionalNumber(row.status_changed_at),
     createdAt: Number(row.created_at),
     archivedAt: optionalNumber(row.archived_at),
   };
@@ -39,7 +40,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     listArchivedAgents: db.prepare('SELECT * FROM agents WHERE owner = ? AND archived_at IS NOT NULL ORDER BY archived_at DESC, agent_id'),
     findArchivedAgentByWallet: db.prepare('SELECT * FROM agents WHERE wallet_address = ? AND archived_at IS NOT NULL'),
     archiveAgent: db.prepare(
-      "UPDATE agents SET archived_at = ?, status = 'suspended' WHERE owner = ? AND agent_id = ? AND archived_at IS NULL",
+      "UPDATE agents SET archived_at = ?, status = 'suspended', status_reason = NULL WHERE owner = ? AND agent_id = ? AND archived_at IS NULL",
     ),
     // Rows are never deleted, so a rowid above the one read at the start of a watch is a row added since.
     lastMoveRow: db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM transfers').pluck(),
@@ -51,7 +52,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
              OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner AND recipient = @wallet)`,
       )
       .pluck(),
-    setAgentStatus: db.prepare('UPDATE agents SET status = ?, status_reason = ? WHERE owner = ? AND agent_id = ?'),
+    setAgentStatus: db.prepare('UPDATE agents SET status = ?, status_reason = ?, status_changed_at = ? WHERE owner = ? AND agent_id = ?'),
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
     listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
@@ -97,7 +98,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       const since = stmts.lastMoveRow.get() as number;
       return () => stmts.movesInto.get({ owner, agentId, wallet, since }) === 1;
     },
-    setAgentStatus: (owner, agentId, status, reason) => void stmts.setAgentStatus.run(status, reason, owner, agentId),
+    setAgentStatus: (owner, agentId, status, reason, at) => void stmts.setAgentStatus.run(status, reason, at, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
     getPolicy: (owner, agentId) => {
       const policy = oneRow(stmts.getPolicy, toPolicy, owner, agentId);

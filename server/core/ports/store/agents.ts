@@ -12,6 +12,8 @@ export interface AgentRecord {
   status: AgentStatus;
   /** Why it is suspended when no person stopped it (its breaker tripped: the words the owner reads); null otherwise. */
   statusReason: string | null;
+  /** When its status last changed (stopped or resumed); null: never since it was made. The breaker judges spending only since. */
+  statusChangedAt: number | null;
   createdAt: number;
   /** When the owner archived it (stopped for good, keys revoked, history kept); null while it is in use. */
   archivedAt: number | null;
@@ -47,8 +49,8 @@ export interface AgentStore {
    * pending now or was reserved since the watch began (whatever its state now).
    */
   watchMovesInto(owner: string, agentId: string, walletAddress: string): () => boolean;
-  /** Sets an agent's status and why (null: a person did it; an agent resumed has no reason). */
-  setAgentStatus(owner: string, agentId: string, status: AgentStatus, reason: string | null): void;
+  /** Sets an agent's status, why (null: a person did it; an agent resumed has no reason) and when. */
+  setAgentStatus(owner: string, agentId: string, status: AgentStatus, reason: string | null, at: number): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;
   /** Every agent's policy of an owner, by agent id (one read for a page of agents). */

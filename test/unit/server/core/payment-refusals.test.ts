@@ -20,6 +20,7 @@ const agent: AgentRecord = {
   status: 'active',
   createdAt: 0,
   statusReason: null,
+  statusChangedAt: null,
   archivedAt: null,
 };
 const service = (pricePerCall: string | null) => ({ id: 'svc', pricePerCall }) as ServiceRecord;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../helpers/expect-error.js';
@@ -202,6 +202,46 @@ describe.each(STORES)('on the %s ledger', (store) => {
         status: 'suspended',
         statusReason: 'its breaker tripped: 2.00 USDC spent within 5 minutes, 50 % or more of its budget of 4.00 USDC a day',
       });
+      // Resumed, it is judged on what it spends from then on: the spending that tripped it does not trip it again.
+      engine.resume(core.asOwner, 'alpha');
+      advance(MINUTE);
+      await engine.pay(asAgent('alpha'), 'alpha', outside('0.01'), null);
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+      // The next day, half its budget within five minutes stops it again.
+      advance(24 * HOUR);
+      await engine.pay(asAgent('alpha'), 'alpha', outside('1.00'), null);
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+      await engine.pay(asAgent('alpha'), 'alpha', outside('1.00'), null);
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('suspended');
+    });
+
+    it("counts only the agent's own new refusals: not the owner's, not an ended policy's, not a retry answered from its key", async () => {
+      const { engine, chain, asAgent, asOwner, fundedAgent, advance } = await started(store);
+      await fundedAgent('alpha', '0.05', { maxPerPayment: '1', breaker: { refusals: { count: 2, minutes: 10 } } });
+      // The owner's payments from the agent's wallet, refused.
+      for (let i = 0; i < 3; i += 1) await expectCofferError(engine.pay(asOwner, 'alpha', outside('2'), null), 'max_per_payment_exceeded');
+      // An ended policy.
+      engine.updatePolicy(asOwner, 'alpha', { expiresAt: new Date(Date.UTC(2026, 10, 23, 12, 30)).toISOString() });
+      advance(HOUR);
+      for (let i = 0; i < 3; i += 1)
+        await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.01'), null), 'policy_expired');
+      engine.updatePolicy(asOwner, 'alpha', { expiresAt: null });
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+      // A payment the chain refuses for lack of funds (another one landed between its balance read and
+      // its send) counts once; its retries under its key, answered with that same failure, do not.
+      const release = chain.pauseNextPrepare();
+      const prepared = chain.calls.get('prepareTransfer') ?? 0;
+      const first = engine.pay(asAgent('alpha'), 'alpha', outside('0.04'), 'k');
+      await vi.waitUntil(() => (chain.calls.get('prepareTransfer') ?? 0) > prepared);
+      await engine.pay(asAgent('alpha'), 'alpha', outside('0.02'), null);
+      release();
+      await expectCofferError(first, 'insufficient_funds');
+      for (let i = 0; i < 3; i += 1)
+        await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.04'), 'k'), 'insufficient_funds');
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+      // Its own next refusal is the second.
+      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('2'), null), 'max_per_payment_exceeded');
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('suspended');
     });
 
     it('an agent may make its breaker quicker at once; a slower one or none waits for the owner', async () => {

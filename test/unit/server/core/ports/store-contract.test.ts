@@ -53,6 +53,7 @@ const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
   status: 'active',
   createdAt: 1,
   statusReason: null,
+  statusChangedAt: null,
   archivedAt: null,
 });
 const pay = (id: string, fields: Partial<TransferRecord> & { createdAt?: number } = {}) =>
