@@ -35,7 +35,8 @@ usage:
                  tightens applies, what loosens asks the owner); another agent's as the owner.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
-                 (--budget none: no budgets). Examples:
+                 (--budget none: no budgets), and --breaker the breaker (name both its rules to
+                 keep both). Examples:
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m

@@ -10,7 +10,7 @@
  *   --daily 5  --max 0.50  --cooldown 30  --allow demo-weather ... | --allow any
  *
  * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
- * `--budget none` for none.
+ * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
 import { isSolanaAddress, type PolicyUpdate } from '../core/schemas.js';
 import { BUDGET_WINDOWS } from '../core/budget-windows.js';
@@ -80,7 +80,11 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
     if (!/^\d+$/.test(flags.cooldown.trim())) throw new PolicyFlagError(`--cooldown ${flags.cooldown}: write whole seconds, such as 30`);
     update.cooldownSeconds = Number(flags.cooldown);
   }
-  if (flags.allow !== undefined) update.allowedServices = flags.allow.some((entry) => entry === 'any') ? [] : flags.allow;
+  if (flags.allow !== undefined) {
+    const any = flags.allow.some((entry) => entry === 'any');
+    if (any && flags.allow.length > 1) throw new PolicyFlagError('--allow any allows every service: it goes alone');
+    update.allowedServices = any ? [] : flags.allow;
+  }
   const budgets = [
     ...(flags.budget ?? []).map((text) => ({ text, flag: '--budget' as const })),
     ...(flags.count ?? []).map((text) => ({ text, flag: '--count' as const })),
@@ -112,7 +116,13 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
       if (flags.breaker.length > 1) throw new PolicyFlagError('--breaker none takes the breaker away: it goes alone');
       update.breaker = null;
     } else {
-      update.breaker = Object.assign({}, ...flags.breaker.map(breakerRule)) as NonNullable<PolicyUpdate['breaker']>;
+      const rules = flags.breaker.map(breakerRule);
+      const refusals = rules.filter((rule) => 'refusals' in rule);
+      const spending = rules.filter((rule) => 'spending' in rule);
+      if (refusals.length > 1 || spending.length > 1) {
+        throw new PolicyFlagError('--breaker: one rule on refusals (N/TIME) and one on spending (P%/TIME) at most');
+      }
+      update.breaker = { ...refusals[0], ...spending[0] };
     }
   }
   return update;

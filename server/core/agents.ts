@@ -203,10 +203,17 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
     // An agent may only tighten its own policy at once; loosening waits for the owner.
     if (principal.kind === 'agent' && !isTightening(current, next)) {
-      return requestApproval(ctx, principal, 'policy', agentId, { ...update });
+      // An end is kept as the time it resolved to, so the owner judges (and later applies) that time.
+      const asked =
+        update.expiresAt === undefined ? update : { ...update, expiresAt: next.expiresAt === null ? null : iso(next.expiresAt) };
+      return requestApproval(ctx, principal, 'policy', agentId, { ...asked });
     }
     if (!isTightening(current, next)) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
     ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());
+    // The owner's change of what is told (limits, shares, the end) is told afresh; an agent's own
+    // tightening is not, or it could have the owner told again and again.
+    if (principal.kind === 'owner' && TOLD_OF.some((field) => update[field] !== undefined))
+      ctx.store.forgetNotices(principal.owner, agentId);
     audit(ctx, {
       actor: actorOf(principal),
       owner: principal.owner,
@@ -218,6 +225,9 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     return done(policyAnswer(ctx, principal.owner, agentId, next));
   });
 }
+
+/** The policy's fields the owner is told about (budget warnings, the end). */
+const TOLD_OF = ['dailyBudget', 'budgets', 'warnAt', 'expiresAt'] as const;
 
 function setStatus(ctx: EngineContext, principal: Principal, agentId: string, status: AgentStatus, actor: string) {
   return ctx.store.transaction(() => {

@@ -1,10 +1,11 @@
 /**
  * The breaker (issue 25, point 5): the owner says when an agent stops itself, after so many refused
  * payments within so many minutes, or once its payments within so many minutes make up a share of a
- * budget they fall under. A tripped breaker suspends the agent with its reason (agents.ts
- * tripBreaker), and only the owner resumes it. Pure decisions; what they judge is read by the caller.
+ * amount budget they fall under. A tripped breaker suspends the agent with its reason
+ * (spending-watch.ts tripBreaker), and only the owner resumes it. Pure decisions; what they judge is read by the caller.
  */
 import { formatUsdc } from './money.js';
+import { sharesReached, type BudgetStanding } from './budget-warnings.js';
 import type { BreakerBody } from './schemas.js';
 
 export interface Breaker {
@@ -59,22 +60,17 @@ export function refusalsTrip(breaker: Breaker | null, refusedWithin: number): st
   return `its breaker tripped: ${refusedWithin} refused payments within ${minutes(breaker.refusals.minutes)}`;
 }
 
-/** A budget's limit, and what the payments in its scope spent within the breaker's minutes. */
-export interface RecentSpend {
-  /** The budget in words ("the daily budget of 5.00 USDC", "50.00 USDC a month"). */
-  budget: string;
-  limit: bigint;
-  spent: bigint;
-}
-
-/** The reason a breaker trips on spending: the first budget whose share spent within its minutes reached its percent. */
-export function spendingTrip(breaker: Breaker | null, recent: RecentSpend[]): string | null {
+/**
+ * The reason a breaker trips on spending: the first amount budget (the daily one included) whose
+ * payments within the breaker's minutes (`used`) reached its percent of the limit.
+ */
+export function spendingTrip(breaker: Breaker | null, recent: BudgetStanding[]): string | null {
   const spending = breaker?.spending;
   if (spending == null) return null;
-  const hit = recent.find(({ limit, spent }) => spent * 100n >= limit * BigInt(spending.percent));
+  const hit = recent.find((standing) => standing.counts === 'amount' && sharesReached(standing, [spending.percent]).length > 0);
   if (hit === undefined) return null;
   return (
-    `its breaker tripped: ${formatUsdc(hit.spent)} USDC spent within ${minutes(spending.minutes)}, ` +
-    `${spending.percent} % or more of ${hit.budget}`
+    `its breaker tripped: ${formatUsdc(hit.used)} USDC spent within ${minutes(spending.minutes)}, ` +
+    `${spending.percent} % or more of ${hit.name}`
   );
 }

@@ -5,10 +5,11 @@
 import type { ContextWith } from './context.js';
 import type { MetaStore, Policy, SpendStore } from './ports/store.js';
 import { windowSpan } from './budget-windows.js';
-import { describeBudget, inScope, scopeView, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { inScope, scopeView, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { formatUsdc } from './money.js';
 import { iso } from './views.js';
 import { timeZoneOf } from './settings.js';
+import { budgetStanding, dailyStanding, percentUsed, sharesReached } from './budget-warnings.js';
 
 type BudgetContext = ContextWith<MetaStore & SpendStore>;
 
@@ -56,28 +57,17 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
  * agent row shows as its bar, and whether it has reached the owner's first warning share.
  */
 export function tightestBudget(ctx: BudgetContext, owner: string, agentId: string, policy: Policy, spent24h: bigint) {
-  const daily = {
-    words: `${formatUsdc(policy.dailyBudget)} USDC in any 24 hours`,
-    used: spent24h,
-    limit: policy.dailyBudget,
-    unit: 'USDC',
-  };
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
   const standings = [
-    daily,
-    ...policy.budgets.map((budget) => {
-      const { spent } = usageOf(ctx, owner, agentId, budget, now, timeZone);
-      return budget.count === null
-        ? { words: describeBudget(budget), used: spent.amount, limit: budget.amount ?? 0n, unit: 'USDC' }
-        : { words: describeBudget(budget), used: BigInt(spent.payments), limit: BigInt(budget.count), unit: 'payments' };
-    }),
-  ].map((standing) => ({ ...standing, percent: Number((standing.used * 100n) / (standing.limit > 0n ? standing.limit : 1n)) }));
-  const tightest = standings.reduce((a, b) => (b.percent > a.percent ? b : a));
+    dailyStanding(policy.dailyBudget, spent24h, now),
+    ...policy.budgets.map((budget) => budgetStanding(usageOf(ctx, owner, agentId, budget, now, timeZone))),
+  ];
+  const tightest = standings.reduce((a, b) => (percentUsed(b) > percentUsed(a) ? b : a));
   return {
     budget: tightest.words,
-    used: tightest.unit === 'USDC' ? `${formatUsdc(tightest.used)} USDC` : `${tightest.used} payments`,
-    percent: tightest.percent,
-    warned: policy.warnAt.length > 0 && tightest.percent >= policy.warnAt[0]!,
+    used: tightest.counts === 'amount' ? `${formatUsdc(tightest.used)} USDC` : `${tightest.used} payments`,
+    percent: percentUsed(tightest),
+    warned: sharesReached(tightest, policy.warnAt.slice(0, 1)).length > 0,
   };
 }

@@ -8,12 +8,17 @@ import { describeBudget, inScope, type BudgetUsage, type BudgetedPayment } from 
 import { formatUsdc } from './money.js';
 import { DAY_MS } from './context.js';
 
-/** A budget as warnings see it: the daily budget, or one of the policy's budgets. */
+/** A budget as the owner is told of it: the daily budget, or one of the policy's budgets. */
 export interface BudgetStanding {
-  /** Names the budget among the agent's: the same budget keeps it, one with another limit is another budget. */
+  /**
+   * Names the budget among the agent's whatever its limit (its window, scope and what it counts): an
+   * agent lowering a limit by a hair is not a new budget to tell of again.
+   */
   key: string;
-  /** The budget in words: "its daily budget of 5.00 USDC", "its budget of 30 payments in any hour". */
+  /** Its limit in words: "5.00 USDC in any 24 hours", "30 payments in any hour for demo-weather". */
   words: string;
+  /** The budget named: "its daily budget of 5.00 USDC", "its budget of 30 payments in any hour". */
+  name: string;
   /** Its limit and what counts against it, in what it holds: micro-USDC, or payments. */
   limit: bigint;
   used: bigint;
@@ -22,36 +27,46 @@ export interface BudgetStanding {
   from: number | null;
 }
 
+/** The daily budget with what it has spent (`used`), at `now`. */
+export const dailyStanding = (limit: bigint, used: bigint, now: number): BudgetStanding => ({
+  key: 'daily',
+  words: `${formatUsdc(limit)} USDC in any 24 hours`,
+  name: `its daily budget of ${formatUsdc(limit)} USDC`,
+  limit,
+  used,
+  counts: 'amount',
+  // As the daily budget counts: a payment exactly 24 h old is out.
+  from: now - DAY_MS + 1,
+});
+
+/** One of the policy's budgets with what its window has spent. */
+export function budgetStanding({ budget, spent, from }: Pick<BudgetUsage, 'budget' | 'spent' | 'from'>): BudgetStanding {
+  const counted = budget.count !== null;
+  return {
+    key: JSON.stringify([budget.window, budget.scope, counted ? 'payments' : 'amount']),
+    words: describeBudget(budget),
+    name: `its budget of ${describeBudget(budget)}`,
+    limit: counted ? BigInt(budget.count ?? 0) : (budget.amount ?? 0n),
+    used: counted ? BigInt(spent.payments) : spent.amount,
+    counts: counted ? 'payments' : 'amount',
+    from,
+  };
+}
+
+/** How much of its limit a budget has used, in whole percents (more than 100 past it). */
+export const percentUsed = (standing: BudgetStanding): number =>
+  Number((standing.used * 100n) / (standing.limit > 0n ? standing.limit : 1n));
+
 /** The daily budget and every budget a payment fell under, standing as they do with the payment counted. */
 export function standingsAfter(
   daily: { limit: bigint; spentBefore: bigint; now: number },
   usages: BudgetUsage[],
   payment: BudgetedPayment,
 ): BudgetStanding[] {
-  const standings: BudgetStanding[] = [
-    {
-      key: `daily:${daily.limit}`,
-      words: `its daily budget of ${formatUsdc(daily.limit)} USDC`,
-      limit: daily.limit,
-      used: daily.spentBefore + payment.amount,
-      counts: 'amount',
-      // As the daily budget counts: a payment exactly 24 h old is out.
-      from: daily.now - DAY_MS + 1,
-    },
-  ];
-  for (const { budget, spent, from } of usages) {
-    if (!inScope(budget.scope, payment)) continue;
-    const counted = budget.count !== null;
-    standings.push({
-      key: JSON.stringify([budget.window, budget.scope, budget.amount?.toString() ?? null, budget.count]),
-      words: `its budget of ${describeBudget(budget)}`,
-      limit: counted ? BigInt(budget.count ?? 0) : (budget.amount ?? 0n),
-      used: counted ? BigInt(spent.payments + 1) : spent.amount + payment.amount,
-      counts: counted ? 'payments' : 'amount',
-      from,
-    });
-  }
-  return standings;
+  return [
+    dailyStanding(daily.limit, daily.spentBefore, daily.now),
+    ...usages.filter(({ budget }) => inScope(budget.scope, payment)).map(budgetStanding),
+  ].map((standing) => ({ ...standing, used: standing.used + (standing.counts === 'amount' ? payment.amount : 1n) }));
 }
 
 /** The shares of `warnAt` a budget has reached (ascending): none while it is below the first. */
@@ -61,9 +76,10 @@ export const sharesReached = (standing: BudgetStanding, warnAt: number[]): numbe
 /** What is told under a share of a budget (the notices port's subject). */
 export const warningSubject = (standing: BudgetStanding, share: number) => `budget:${standing.key}:${share}`;
 
+/** What a budget has used, in words: "41.00 USDC spent", "3 made". */
+export const usedWords = (standing: BudgetStanding): string =>
+  standing.counts === 'amount' ? `${formatUsdc(standing.used)} USDC spent` : `${standing.used} made`;
+
 /** The warning in words: "researcher has used 82 % of its budget of 50.00 USDC a month (41.00 USDC spent)". */
-export function warningWords(agentId: string, standing: BudgetStanding): string {
-  const share = Number((standing.used * 100n) / (standing.limit === 0n ? 1n : standing.limit));
-  const used = standing.counts === 'amount' ? `${formatUsdc(standing.used)} USDC spent` : `${standing.used} made`;
-  return `${agentId} has used ${share} % of ${standing.words} (${used})`;
-}
+export const warningWords = (agentId: string, standing: BudgetStanding): string =>
+  `${agentId} has used ${percentUsed(standing)} % of ${standing.name} (${usedWords(standing)})`;

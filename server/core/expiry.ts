@@ -1,6 +1,6 @@
 /**
  * A policy's end (issue 25, point 3): after `expiresAt` every payment of the agent is refused with its
- * own code, and the owner is told a day before (notices.ts). Pure decisions.
+ * own code, and the owner is told a day before (expiry-notices.ts). Pure decisions.
  */
 import { TZDate } from '@date-fns/tz';
 import { addDays, startOfDay } from 'date-fns';
@@ -48,8 +48,12 @@ export const expiredRefusal = (expiresAt: number | null, now: number): Refusal =
 export const expiryTightens = (current: number | null, next: number | null): boolean =>
   next !== null && (current === null || next <= current);
 
-/** What is told under a policy's coming end (the notices port's subject): a new end is told again. */
-export const expirySubject = (expiresAt: number) => `expiry:${expiresAt}`;
+/**
+ * What is told under a policy's coming end (the notices port's subject): once, whatever end the agent
+ * itself brings closer (it could otherwise have the owner told every minute); an end the owner sets
+ * is told afresh (their change forgets what was told).
+ */
+export const EXPIRY_SUBJECT = 'expiry';
 
 /** Whether the owner is to be told of a policy's end now: it ends within a day and has not ended yet. */
 export const endsSoon = (expiresAt: number | null, now: number): expiresAt is number =>

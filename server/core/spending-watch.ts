@@ -7,10 +7,16 @@
 import { audit, type EngineContext } from './context.js';
 import { withdrawRequestsOf } from './approval-requests.js';
 import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
-import { sharesReached, standingsAfter, warningSubject, warningWords, type BudgetStanding } from './budget-warnings.js';
-import { MINUTE_MS, refusalsTrip, spendingTrip, type RecentSpend } from './breaker.js';
-import { formatUsdc } from './money.js';
-import { describeBudget } from './budgets.js';
+import {
+  budgetStanding,
+  dailyStanding,
+  sharesReached,
+  standingsAfter,
+  warningSubject,
+  warningWords,
+  type BudgetStanding,
+} from './budget-warnings.js';
+import { MINUTE_MS, refusalsTrip, spendingTrip } from './breaker.js';
 import type { AgentRecord, Policy } from './ports/store.js';
 
 /** What a payment's reservation judged it against: the policy and what its budgets had spent before it. */
@@ -109,24 +115,15 @@ function recentSpend(
   payment: BudgetedPayment,
   reading: PolicyReading,
   since: number,
-): RecentSpend[] {
+): BudgetStanding[] {
   const { owner, agentId } = agent;
-  const recent: RecentSpend[] = [
-    {
-      budget: `its daily budget of ${formatUsdc(reading.policy.dailyBudget)} USDC`,
-      limit: reading.policy.dailyBudget,
-      spent: ctx.store.spentSince(owner, agentId, since),
-    },
+  return [
+    dailyStanding(reading.policy.dailyBudget, ctx.store.spentSince(owner, agentId, since), reading.now),
+    ...reading.usages
+      .filter(({ budget }) => budget.amount !== null && inScope(budget.scope, payment))
+      // `since + 1`: from the same first payment on as spentSince's "created after `since`".
+      .map(({ budget, from }) => budgetStanding({ budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, since + 1), from })),
   ];
-  for (const { budget } of reading.usages) {
-    if (budget.amount === null || !inScope(budget.scope, payment)) continue;
-    recent.push({
-      budget: `its budget of ${describeBudget(budget)}`,
-      limit: budget.amount,
-      spent: ctx.store.budgetSpent(owner, agentId, budget.scope, since + 1).amount,
-    });
-  }
-  return recent;
 }
 
 /**

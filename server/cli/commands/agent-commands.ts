@@ -2,7 +2,7 @@ import { keyClient } from '../../client/coffer-client.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
-import { policyLines } from './policy.js';
+import { budgetLines } from './policy.js';
 import { localTime } from '../local-time.js';
 
 /** "1 agent", "2 agents". */
@@ -33,7 +33,7 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
     `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );
   // Each budget beyond the daily one, now (`coffer policy` says the rest of the policy).
-  for (const line of policyLines(policy).filter((line) => /^(budgets| {8})/.test(line))) out.write(`  ${line}\n`);
+  for (const line of budgetLines(policy)) out.write(`  ${line}\n`);
   out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
   const times = history.payments.map((payment) => localTime(payment.timestamp));
   const width = Math.max(0, ...times.map((time) => time.length));

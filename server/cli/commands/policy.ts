@@ -20,6 +20,10 @@ function budgetLine(budget: BudgetNow): string {
   return budget.resetsAt === null ? held : `${held}, starts afresh ${localTime(budget.resetsAt)}`;
 }
 
+/** Each budget now, as lines ("budgets  50.00 USDC a month: …", then indented). */
+export const budgetLines = (answer: PolicyResponse): string[] =>
+  (answer.budgets ?? []).map((budget, index) => `${index === 0 ? 'budgets ' : '        '}  ${budgetLine(budget)}`);
+
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
 export function policyLines(answer: PolicyResponse): string[] {
   const p = answer.policy;
@@ -27,7 +31,7 @@ export function policyLines(answer: PolicyResponse): string[] {
     `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent`,
     `limits    at most ${p.maxPerPayment} USDC a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
   ];
-  (answer.budgets ?? []).forEach((budget, index) => lines.push(`${index === 0 ? 'budgets ' : '        '}  ${budgetLine(budget)}`));
+  lines.push(...budgetLines(answer));
   if (p.expiresAt !== undefined) lines.push(`ends      ${localTime(p.expiresAt)}: every payment is refused after it`);
   const warnAt = p.warnAt ?? [80, 95];
   lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);

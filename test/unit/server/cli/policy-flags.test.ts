@@ -55,6 +55,8 @@ describe("coffer policy's flags", () => {
     [{ breaker: ['5 per 10m'] }, /--breaker 5 per 10m: write N\/TIME/],
     [{ breaker: ['5/soon'] }, /"soon" is not a time/],
     [{ breaker: ['none', '5/10m'] }, /goes alone/],
+    [{ breaker: ['5/10m', '3/5m'] }, /one rule on refusals .* and one on spending/],
+    [{ allow: ['any', 'demo-weather'] }, /--allow any .* goes alone/],
     [{ 'warn-at': '80,high' }, /whole percents/],
     [{ cooldown: '1.5' }, /whole seconds/],
   ])('refuse %j in words that show the form', (flags, words) => {

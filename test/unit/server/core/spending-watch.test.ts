@@ -52,7 +52,12 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await fundedAgent('alpha', '1');
       engine.updatePolicy(asOwner, 'alpha', { expiresAt: '2026-12-31' });
       expect(engine.updatePolicy(asAgent('alpha'), 'alpha', { expiresAt: '2026-12-01' }).kind).toBe('done');
-      expect(engine.updatePolicy(asAgent('alpha'), 'alpha', { expiresAt: '2026-12-02' }).kind).toBe('awaiting_approval');
+      const later = engine.updatePolicy(asAgent('alpha'), 'alpha', { expiresAt: '2026-12-02' });
+      // The request waits with the time the day resolved to, so the owner judges (and applies) that time.
+      expect(later).toMatchObject({
+        kind: 'awaiting_approval',
+        approval: { request: { expiresAt: expect.stringMatching(/^2026-12-0[23]T/) } },
+      });
       expect(engine.updatePolicy(asAgent('alpha'), 'alpha', { expiresAt: null }).kind).toBe('awaiting_approval');
       // A day is the end of that day in the owner's time zone (the machine's here: this test's TZ).
       const { expiresAt } = engine.readPolicy(asAgent('alpha'), 'alpha').policy as { expiresAt: string };
@@ -82,8 +87,15 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(warnings(events)).toEqual([expect.stringMatching(/^alpha's policy ends at 2026-11-25T12:00:00.000Z/)]);
       // Told across a restart too: the ledger remembers.
       expect(core.restart().remindOfExpiries()).toBe(0);
+      // The agent bringing its end closer (a tightening it may make) is not told again: it could have the owner told every minute.
+      for (let ms = 1; ms <= 3; ms += 1) {
+        engine.updatePolicy(core.asAgent('alpha'), 'alpha', { expiresAt: new Date(Date.UTC(2026, 10, 25, 12) - ms).toISOString() });
+        expect(engine.remindOfExpiries()).toBe(0);
+      }
+      // An end the owner sets is told afresh.
       engine.updatePolicy(asOwner, 'alpha', { expiresAt: new Date(Date.UTC(2026, 10, 25, 6)).toISOString() });
       expect(engine.remindOfExpiries()).toBe(1);
+      expect(engine.remindOfExpiries()).toBe(0);
     });
   });
 
@@ -104,6 +116,24 @@ describe.each(STORES)('on the %s ledger', (store) => {
       ]);
       await engine.pay(asAgent('alpha'), 'alpha', outside('0.50'), null);
       expect(warnings(events)).toHaveLength(2);
+    });
+
+    it('an agent lowering its limit by a hair is not told again; the owner changing it is told afresh', async () => {
+      const { engine, asAgent, asOwner, fundedAgent, events } = await started(store);
+      await fundedAgent('alpha', '50', { dailyBudget: '10' });
+      await engine.pay(asAgent('alpha'), 'alpha', outside('8.50'), null);
+      expect(warnings(events)).toHaveLength(1);
+      for (const limit of ['9.999999', '9.999998']) {
+        engine.updatePolicy(asAgent('alpha'), 'alpha', { dailyBudget: limit });
+        await engine.pay(asAgent('alpha'), 'alpha', outside('0.01'), null);
+      }
+      expect(warnings(events)).toHaveLength(1);
+      engine.updatePolicy(asOwner, 'alpha', { dailyBudget: '10.5' });
+      await engine.pay(asAgent('alpha'), 'alpha', outside('0.01'), null);
+      expect(warnings(events)).toEqual([
+        expect.stringMatching(/85 %/),
+        'alpha has used 81 % of its daily budget of 10.50 USDC (8.53 USDC spent)',
+      ]);
     });
 
     it('a payment that jumps past both shares tells once, and the lower share is not told after it in that window', async () => {

@@ -290,6 +290,14 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.listArchivedAgents(OWNER)).toEqual([{ ...agent('b'), archivedAt: 9, status: 'suspended' }]);
     expect(store.findArchivedAgentByWallet('wallet-b')?.agentId).toBe('b');
     expect(store.getPolicy(OWNER, 'a')).toEqual(POLICY);
+    // A policy's newer fields, and an agent's status with why and when, are kept as written.
+    const full = { ...POLICY, expiresAt: 1234, warnAt: [50], breaker: { refusals: { count: 3, minutes: 5 }, spending: null } };
+    store.setPolicy(OWNER, 'a', full, 5);
+    expect(store.getPolicy(OWNER, 'a')).toEqual(full);
+    store.setAgentStatus(OWNER, 'a', 'suspended', 'its breaker tripped', 6);
+    expect(store.getAgent(OWNER, 'a')).toMatchObject({ status: 'suspended', statusReason: 'its breaker tripped', statusChangedAt: 6 });
+    expect(store.archiveAgent(OWNER, 'a', 7)).toBe(true);
+    expect(store.getAgent(OWNER, 'a')).toMatchObject({ status: 'suspended', statusReason: null, archivedAt: 7 });
     const incoming = store.watchMovesInto(OWNER, 'a', 'wallet-a');
     expect(incoming()).toBe(false);
     store.insertTransfer(move('m1', 'allocation', { status: 'confirmed' }));
@@ -348,6 +356,19 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.completeLinkSession(session(4).tokenHash, OWNER, 'a', 12)).toBe(false);
     expect(store.clearWaitingLinkSessions([session(1).tokenHash.slice(0, 16)])).toBe(1);
     expect(store.listWaitingLinkSessions(10, 10)).toEqual([]);
+  });
+
+  it("notices: when each was told, per agent, until its agent's are forgotten", () => {
+    const store = fresh(make);
+    expect(store.noticeToldAt(OWNER, 'a', 'expiry')).toBeNull();
+    store.recordNotice(OWNER, 'a', 'expiry', 10);
+    store.recordNotice(OWNER, 'a', 'budget:daily:80', 11);
+    store.recordNotice(OWNER, 'b', 'expiry', 12);
+    store.recordNotice(OWNER, 'a', 'expiry', 13);
+    expect(store.noticeToldAt(OWNER, 'a', 'expiry')).toBe(13);
+    store.forgetNotices(OWNER, 'a');
+    expect([store.noticeToldAt(OWNER, 'a', 'expiry'), store.noticeToldAt(OWNER, 'a', 'budget:daily:80')]).toEqual([null, null]);
+    expect(store.noticeToldAt(OWNER, 'b', 'expiry')).toBe(12);
   });
 
   it('refusals keep the latest few; the audit log reads newest first', () => {
