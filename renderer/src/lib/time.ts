@@ -1,4 +1,6 @@
-export const dateTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** A moment's date and time as the browser writes them, in `timeZone` (the browser's own when none is named). */
+export const dateTime = (iso: string, timeZone?: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
 
 /** A stable label for a moment: the clock time today, the date and time before (never goes stale). */
 export function shortTime(iso: string | null, now = new Date()): string {

@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import { CofferApiError, createClient, fetchSession, signIn, signOut as signOutOfServer, type Client } from '../api/client.js';
 import { forgetSessionToken, keepSessionToken, sessionToken } from '../api/credential.js';
-import type { Approval, Dashboard, Deposit, Session } from '../api/types.js';
+import type { Approval, Dashboard, Deposit, Session, Settings } from '../api/types.js';
+import { browserTimeZone } from '../lib/time-zone.js';
 
 export type Status = 'loading' | 'signed-out' | 'ready';
 /** Whether the figures on screen are the server's current ones, or the last before it stopped answering. */
@@ -85,6 +86,10 @@ interface DashboardState {
   deposits: Deposit[];
   /** Requests from agents waiting for the owner. */
   pendingApprovals: Approval[];
+  /** The owner's settings (their time zone), read with the rest at every refresh; null until the first answer. */
+  settings: Settings | null;
+  /** What POST /v1/settings answered (the settings now), shown at once. */
+  settingsChanged(settings: Settings): void;
   /** A refresh that failed (the server's message); cleared by the next one that works. */
   refreshError: string | null;
   connection: Connection;
@@ -113,6 +118,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   dashboard: null,
   deposits: [],
   pendingApprovals: [],
+  settings: null,
   refreshError: null,
   connection: 'live',
   warnings: [],
@@ -127,6 +133,10 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     set({ warnings: [] });
   },
 
+  settingsChanged(settings) {
+    set({ settings });
+  },
+
   lostConnection() {
     set({ connection: 'reconnecting' });
   },
@@ -137,7 +147,16 @@ export const useDashboard = create<DashboardState>((set, get) => ({
       if (!(error instanceof CofferApiError && error.status === 401)) throw error;
     });
     forgetSessionToken();
-    set({ status: 'signed-out', signInProblem: null, signedOut: true, session: null, client: null, dashboard: null, warnings: [] });
+    set({
+      status: 'signed-out',
+      signInProblem: null,
+      signedOut: true,
+      session: null,
+      client: null,
+      dashboard: null,
+      settings: null,
+      warnings: [],
+    });
   },
 
   async init() {
@@ -181,10 +200,12 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     const client = get().client;
     if (!client) return;
     try {
-      const [dashboard, { deposits }, { approvals }] = await Promise.all([
+      const [dashboard, { deposits }, { approvals }, settings] = await Promise.all([
         client.dashboard(),
         client.deposits(),
         client.approvals('pending'),
+        // Changing it sends no event: another tab's change is read here, at the latest by the fallback poll.
+        client.settings(),
       ]);
       // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
       // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
@@ -193,6 +214,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         dashboard: same(state.dashboard, dashboard) ? state.dashboard : dashboard,
         deposits: same(state.deposits, deposits) ? state.deposits : deposits,
         pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
+        settings: same(state.settings, settings) ? state.settings : settings,
         refreshError: null,
         connection: 'live',
       });
@@ -205,3 +227,9 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     }
   },
 }));
+
+/**
+ * The owner's time zone, where calendar budgets begin and a day a policy names ends (GET /v1/settings);
+ * this browser's own only until the server's first answer.
+ */
+export const useTimeZone = (): string => useDashboard((s) => s.settings?.timeZone ?? browserTimeZone());

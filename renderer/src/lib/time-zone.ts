@@ -1,0 +1,142 @@
+/**
+ * The owner's time zone (GET /v1/settings) on this page: calendar budgets begin, and a day a policy
+ * names ends, at midnight there, which need not be this browser's midnight. Days and times are read
+ * and shown in that zone, each built from its parts in the zone (@date-fns/tz), as expiry.ts does,
+ * never by parsing a string in the browser's own zone.
+ */
+import { TZDate } from '@date-fns/tz';
+
+/** The zone this browser reads and shows local times in. */
+export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A zone's canonical name as this runtime knows it ("Etc/UTC" is "UTC"), or the name itself if it knows none. */
+function canonical(timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    return timeZone;
+  }
+}
+
+/** Whether `timeZone` is another zone than this browser's (an alias of the same zone is the same). */
+export const differsFromBrowser = (timeZone: string, browser: string = browserTimeZone()): boolean =>
+  canonical(timeZone) !== canonical(browser);
+
+/** Said once beside times shown in the owner's zone, where it is not the browser's: "times in Europe/Berlin". */
+export const zoneNote = (timeZone: string, browser: string = browserTimeZone()): string | null =>
+  differsFromBrowser(timeZone, browser) ? `times in ${timeZone}` : null;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The day a moment falls on in a zone, as a date input holds it: "2026-12-31". */
+export function dayIn(at: number, timeZone: string): string {
+  const local = new TZDate(at, timeZone);
+  return `${local.getFullYear()}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}`;
+}
+
+/** A moment as a datetime-local input holds it, in a zone: "2026-12-31T18:00" (seconds only when there are some). */
+export function wallTimeIn(at: number, timeZone: string): string {
+  const local = new TZDate(at, timeZone);
+  const seconds = local.getSeconds();
+  return `${dayIn(at, timeZone)}T${pad(local.getHours())}:${pad(local.getMinutes())}${seconds === 0 ? '' : `:${pad(seconds)}`}`;
+}
+
+const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/**
+ * The moment a datetime-local value ("2026-12-31T18:00") names in a zone, or NaN for anything that is
+ * no such value (a 31st of February included: the parts are checked, not rolled over).
+ */
+export function instantOfWallTime(text: string, timeZone: string): number {
+  const parts = WALL_TIME.exec(text.trim());
+  if (parts === null) return Number.NaN;
+  const [year, month, day, hours, minutes, seconds] = parts.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hours > 23 || minutes > 59 || seconds > 59) return Number.NaN;
+  return new TZDate(year, month - 1, day, hours, minutes, seconds, timeZone).getTime();
+}
+
+/** A day ("2026-12-31") in words, as the browser writes a date: "Dec 31, 2026" (the day itself, in no zone). */
+export function dayWords(day: string): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, date, 12)).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+}
+
+/** A zone's offset from UTC at a moment (now by default): "UTC+14:00", "UTC-03:30", "UTC"; empty for no zone. */
+export function offsetOf(timeZone: string, at: number = Date.now()): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at);
+    const offset = parts.find((part) => part.type === 'timeZoneName')?.value ?? '';
+    return offset.replace(/^GMT/, 'UTC').replace(/^UTC[+-]00:00$/, 'UTC');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Zones the runtime lists under a name since changed (its ICU keeps the older one): each is offered
+ * under the name people know it by now, where the runtime takes that name too.
+ */
+const RENAMED: Record<string, string> = {
+  'Africa/Asmera': 'Africa/Asmara',
+  'America/Coral_Harbour': 'America/Atikokan',
+  'America/Godthab': 'America/Nuuk',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+  'Pacific/Truk': 'Pacific/Chuuk',
+};
+
+const known = (timeZone: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const currentName = (listed: string) => {
+  const renamed = RENAMED[listed];
+  return renamed !== undefined && known(renamed) ? renamed : listed;
+};
+
+/** A zone to pick, with its offset now (searched too: "+14" finds Kiritimati). */
+export interface ZoneChoice {
+  name: string;
+  offset: string;
+}
+
+/**
+ * Every zone this browser knows by name (Intl.supportedValuesOf), UTC first, and `also` (the zone in
+ * force, which an older name may spell outside the list), each with its offset now.
+ */
+export function zoneChoices(also: readonly string[] = [], at: number = Date.now()): ZoneChoice[] {
+  const listed = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const names = [...new Set(['UTC', ...listed.map(currentName), ...also])];
+  return names.map((name) => ({ name, offset: offsetOf(name, at) }));
+}
+
+/** A name or query as searched: lower case, "_" and "/" as spaces ("new york" finds America/New_York). */
+const searchable = (text: string) => text.toLowerCase().replace(/[_/]/g, ' ');
+
+/** The zones every word of `query` is found in (name or offset); all of them for an empty query. */
+export function matchZones(choices: readonly ZoneChoice[], query: string): ZoneChoice[] {
+  const words = searchable(query).split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [...choices];
+  return choices.filter((choice) => {
+    const text = `${searchable(choice.name)} ${choice.offset.toLowerCase()}`;
+    return words.every((word) => text.includes(word));
+  });
+}
