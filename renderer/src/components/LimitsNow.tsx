@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import { DEFAULT_WARN_AT } from '../../../server/core/schemas.js';
 import type { PolicyResponse } from '../api/types.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { formatUsdc, tryParseUsdc, usedShare } from '../lib/money.js';
 import { breakerWords, budgetWords, endWords, sharesWords } from '../lib/policy-words.js';
 import { dateTime } from '../lib/time.js';
+import { browserTimeZone, zoneNote } from '../lib/time-zone.js';
 import { BudgetMeter } from './BudgetBar.js';
 import { ErrorNote } from './ErrorNote.js';
 import { Money } from './Money.js';
@@ -23,10 +24,13 @@ const ROLLING_WORDS: Partial<Record<BudgetNow['window'], string>> = {
 /**
  * Where each of an agent's limits stands now, as GET policy answers it: the daily budget and every
  * other budget (used, remaining, when it starts afresh), then its end, its breaker and when the owner
- * is warned. Read again whenever `refreshKey` changes (the agent paid, or its policy changed).
+ * is warned. Read again whenever `refreshKey` changes (the agent paid, or its policy changed), and
+ * when the owner's time zone does (calendar windows move with it). Times are the owner's zone's, which
+ * is said once where it is not this browser's.
  */
 export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey: string }) {
   const client = useDashboard((s) => s.client);
+  const timeZone = useTimeZone();
   const [answer, setAnswer] = useState<PolicyResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -44,15 +48,21 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
     return () => {
       current = false;
     };
-  }, [client, agentId, refreshKey]);
+  }, [client, agentId, refreshKey, timeZone]);
 
   if (!answer) return <ErrorNote error={error} />;
   const { policy, spent24h } = answer;
   const dailyMicro = tryParseUsdc(policy.dailyBudget) ?? 0n;
   const dailyLeft = dailyMicro - (tryParseUsdc(spent24h) ?? 0n);
   const ended = policy.expiresAt !== undefined && Date.parse(policy.expiresAt) <= Date.now();
+  const note = zoneNote(timeZone);
   return (
     <>
+      {note && (
+        <p className="hint zone-note" data-testid="limits-zone">
+          {`${note.charAt(0).toUpperCase()}${note.slice(1)}`}: your time zone, set on the Overview (this browser is in {browserTimeZone()}).
+        </p>
+      )}
       <div className="table-wrap">
         <table className="limits cards-on-phone">
           <TableHead columns={['Budget', 'Used', { label: 'Remaining', num: true }, 'Starts afresh']} />
@@ -74,7 +84,7 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
               </td>
             </tr>
             {(answer.budgets ?? []).map((budget, i) => (
-              <BudgetNowRow key={i} budget={budget} />
+              <BudgetNowRow key={i} budget={budget} timeZone={timeZone} />
             ))}
           </tbody>
         </table>
@@ -83,7 +93,9 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
         <div>
           <dt>Ends</dt>
           <dd data-testid="policy-end">
-            {policy.expiresAt === undefined ? 'never' : `${endWords(policy.expiresAt)}${ended ? ': ended, every payment is refused' : ''}`}
+            {policy.expiresAt === undefined
+              ? 'never'
+              : `${endWords(policy.expiresAt, timeZone)}${ended ? ': ended, every payment is refused' : ''}`}
           </dd>
         </div>
         <div>
@@ -101,9 +113,9 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
 }
 
 /** One budget now: what it allows, how much of it is used, what is left, and when it starts afresh. */
-function BudgetNowRow({ budget }: { budget: BudgetNow }) {
+function BudgetNowRow({ budget, timeZone }: { budget: BudgetNow; timeZone: string }) {
   const words = budgetWords(budget);
-  const resets = budget.resetsAt !== null ? dateTime(budget.resetsAt) : (ROLLING_WORDS[budget.window] ?? 'never');
+  const resets = budget.resetsAt !== null ? dateTime(budget.resetsAt, timeZone) : (ROLLING_WORDS[budget.window] ?? 'never');
   return (
     <tr data-testid="budget-now">
       <td data-label="Budget" className="budget-words">

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Policy, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { BreakerFields } from './BreakerFields.js';
 import { BudgetRows } from './BudgetRows.js';
 import { Dialog } from './Dialog.js';
@@ -13,7 +13,8 @@ import { PolicyEndField } from './PolicyEndField.js';
  * fields in the same words, and the server's own message if it still refuses. Which services may be
  * paid is an explicit choice (any, or only those ticked). Only what changed is sent. A limit loosened
  * by a large factor, a daily budget above what the treasury holds, a budget removed or raised, an end
- * moved later or removed, a slower breaker or fewer warnings are confirmed first.
+ * moved later or removed, a slower breaker or fewer warnings are confirmed first. Days and times of
+ * the end are the owner's time zone's (GET /v1/settings), where the server ends a day.
  */
 export function PolicyEditor({
   policy,
@@ -25,16 +26,18 @@ export function PolicyEditor({
   onSave: (update: PolicyUpdate) => Promise<void>;
 }) {
   const treasury = useDashboard((s) => s.dashboard?.treasury.amount ?? null);
-  const [draft, setDraft] = useState<PolicyDraft>(() => draftOf(policy));
+  const timeZone = useTimeZone();
+  const [draft, setDraft] = useState<PolicyDraft>(() => draftOf(policy, timeZone));
   const [errors, setErrors] = useState<PolicyErrors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const [saved, setSaved] = useState<'saved' | 'unchanged' | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<{ update: PolicyUpdate; reasons: string[] } | null>(null);
-  // The draft starts again from the policy when the policy itself changes, not at every refresh of
-  // the dashboard (a payment elsewhere would wipe what the owner is typing).
+  // The draft starts again from the policy when the policy itself changes (or the zone its end is
+  // read in), not at every refresh of the dashboard (a payment elsewhere would wipe what the owner is
+  // typing).
   const policyKey = JSON.stringify(policy);
-  useEffect(() => setDraft(draftOf(JSON.parse(policyKey) as Policy)), [policyKey]);
+  useEffect(() => setDraft(draftOf(JSON.parse(policyKey) as Policy, timeZone)), [policyKey, timeZone]);
 
   const set = <K extends keyof PolicyDraft>(field: K, value: PolicyDraft[K]) => {
     setDraft((d) => ({ ...d, [field]: value }));
@@ -55,7 +58,7 @@ export function PolicyEditor({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setServerError(null);
-    const result = validatePolicyDraft(draft, policy);
+    const result = validatePolicyDraft(draft, policy, { now: Date.now(), timeZone });
     if (!result.ok) {
       setErrors(result.errors);
       return;
@@ -65,7 +68,7 @@ export function PolicyEditor({
       setSaved('unchanged');
       return;
     }
-    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury));
+    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone);
     if (reasons.length > 0) setConfirming({ update: result.update, reasons });
     else await save(result.update);
   };
@@ -138,7 +141,7 @@ export function PolicyEditor({
         listError={errors.budgets}
         onChange={(budgets) => set('budgets', budgets)}
       />
-      <PolicyEndField end={draft.end} error={errors.expiresAt} onChange={(end) => set('end', end)} />
+      <PolicyEndField end={draft.end} error={errors.expiresAt} timeZone={timeZone} onChange={(end) => set('end', end)} />
       <div className="fields spaced">{textField('warnAt', 'Warn me at (% of any budget, e.g. 80, 95; empty: never)', 'text')}</div>
       <BreakerFields breaker={draft.breaker} error={errors.breaker} onChange={(breaker) => set('breaker', breaker)} />
       <ErrorNote error={serverError} />

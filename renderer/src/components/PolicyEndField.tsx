@@ -1,10 +1,23 @@
 import type { EndDraft } from '../lib/policy-form.js';
+import { zoneNote } from '../lib/time-zone.js';
 
 /**
- * When the policy ends: never, at the end of a day (this machine's midnight, as the server reads a
- * day), or at a time. After it every payment is refused; the owner is told a day before.
+ * When the policy ends: never, at the end of a day (midnight in the owner's time zone, as the server
+ * reads a day), or at a time (read in that zone too, said where it is not this browser's). After it
+ * every payment is refused; the owner is told a day before.
  */
-export function PolicyEndField({ end, error, onChange }: { end: EndDraft; error: string | undefined; onChange: (end: EndDraft) => void }) {
+export function PolicyEndField({
+  end,
+  error,
+  timeZone,
+  onChange,
+}: {
+  end: EndDraft;
+  error: string | undefined;
+  timeZone: string;
+  onChange: (end: EndDraft) => void;
+}) {
+  const note = zoneNote(timeZone);
   const described = error ? 'expiresAt-error' : undefined;
   return (
     <fieldset className="services policy-end" aria-describedby={described}>
@@ -42,6 +55,11 @@ export function PolicyEndField({ end, error, onChange }: { end: EndDraft; error:
           aria-invalid={!!error}
           aria-describedby={described}
         />
+      )}
+      {end.mode !== 'never' && note && (
+        <p className="hint" data-testid="end-zone">
+          The day ends at midnight, and a time is read, in {timeZone}: your time zone, set on the Overview.
+        </p>
       )}
       <p className="hint">After its end every payment is refused until you set a later one; you are told a day before.</p>
       {error && (

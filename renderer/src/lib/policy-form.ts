@@ -8,13 +8,14 @@ import { budgetCandidate, budgetDraftOf, type BudgetDraft } from './budget-draft
 import { formatUsdc, readableUsdc, timesMore, tryParseUsdc } from './money.js';
 import { dayEndingAt, sharesWords } from './policy-words.js';
 import { dateTime } from './time.js';
+import { dayIn, instantOfWallTime, wallTimeIn } from './time-zone.js';
 
-/** When the policy ends, as picked: never, at the end of a day, or at a time (the browser's local time). */
+/** When the policy ends, as picked: never, at the end of a day, or at a time (both in the owner's time zone). */
 export interface EndDraft {
   mode: 'never' | 'day' | 'time';
   /** A date input's value: "2026-12-31". */
   day: string;
-  /** A datetime-local input's value, without an offset: "2026-12-31T18:00". */
+  /** A datetime-local input's value, without an offset, read in the owner's time zone: "2026-12-31T18:00". */
   time: string;
 }
 
@@ -51,40 +52,40 @@ export interface BudgetRowError {
 export type PolicyErrors = Partial<Record<PolicyField, string>> & { budgetRows?: Record<string, BudgetRowError> };
 export type PolicyUpdate = ReturnType<typeof policyUpdateSchema.parse>;
 
-/** What the editor judges an end against: now, and the time zone a day ends in (this machine's, as the server's). */
+/**
+ * What the editor judges an end against: now, and the owner's time zone (GET /v1/settings), where the
+ * server ends a day and where the editor reads the days and times it shows, not this browser's zone.
+ */
 export interface PolicyClock {
   now: number;
   timeZone: string;
 }
-export const localClock = (): PolicyClock => ({ now: Date.now(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
 
 const BREAKER_DEFAULTS: BreakerDraft = {
   refusals: { on: false, count: '5', minutes: '10' },
   spending: { on: false, percent: '50', minutes: '15' },
 };
 
-export const draftOf = (policy: Policy): PolicyDraft => ({
+/** The editor's fields for a policy, its end read in the owner's time zone. */
+export const draftOf = (policy: Policy, timeZone: string): PolicyDraft => ({
   dailyBudget: policy.dailyBudget,
   maxPerPayment: policy.maxPerPayment,
   cooldownSeconds: String(policy.cooldownSeconds),
   scope: policy.allowedServices.length === 0 ? 'any' : 'only',
   allowedServices: [...policy.allowedServices],
   budgets: (policy.budgets ?? []).map(budgetDraftOf),
-  end: endDraftOf(policy.expiresAt ?? null),
+  end: endDraftOf(policy.expiresAt ?? null, timeZone),
   warnAt: (policy.warnAt ?? DEFAULT_WARN_AT).join(', '),
   breaker: breakerDraftOf(policy.breaker ?? null),
 });
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const localDay = (at: Date) => `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
-const localTime = (at: Date) =>
-  `${localDay(at)}T${pad(at.getHours())}:${pad(at.getMinutes())}${at.getSeconds() === 0 ? '' : `:${pad(at.getSeconds())}`}`;
-
-function endDraftOf(expiresAt: string | null): EndDraft {
+/** An end as the editor shows it: the end of a day in the owner's zone as that day, any other moment as its time there. */
+function endDraftOf(expiresAt: string | null, timeZone: string): EndDraft {
   if (expiresAt === null) return { mode: 'never', day: '', time: '' };
-  const at = new Date(expiresAt);
-  const day = dayEndingAt(expiresAt);
-  return day === null ? { mode: 'time', day: localDay(at), time: localTime(at) } : { mode: 'day', day: localDay(day), time: localTime(at) };
+  const at = Date.parse(expiresAt);
+  const time = wallTimeIn(at, timeZone);
+  const day = dayEndingAt(expiresAt, timeZone);
+  return day === null ? { mode: 'time', day: dayIn(at, timeZone), time } : { mode: 'day', day, time };
 }
 
 function breakerDraftOf(breaker: BreakerBody | null): BreakerDraft {
@@ -102,13 +103,16 @@ function breakerDraftOf(breaker: BreakerBody | null): BreakerDraft {
 /** A whole number as typed, or NaN (which the server's schema refuses in its own words). */
 const whole = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN);
 
-/** The end as the wire carries it: null, a day as is, or a local time with its offset (ISO, UTC). */
-function endCandidate(end: EndDraft): string | null {
+/**
+ * The end as the wire carries it: null, a day as is (the server ends it in the owner's zone), or a
+ * time read in the owner's zone, sent as the moment it names (ISO, UTC); a time that names none goes
+ * as typed, for the schema to refuse in its words.
+ */
+function endCandidate(end: EndDraft, timeZone: string): string | null {
   if (end.mode === 'never') return null;
   if (end.mode === 'day') return end.day.trim();
-  // A datetime-local value has no offset, and the browser reads such a time as local time.
-  const at = new Date(end.time);
-  return Number.isNaN(at.getTime()) ? end.time : at.toISOString();
+  const at = instantOfWallTime(end.time, timeZone);
+  return Number.isNaN(at) ? end.time : new Date(at).toISOString();
 }
 
 /** "80, 95" or "80 % 95 %" as [80, 95]; anything else goes as NaN for the schema to refuse. */
@@ -141,7 +145,7 @@ const SINGLE_FIELDS = ['dailyBudget', 'maxPerPayment', 'cooldownSeconds', 'allow
 export function validatePolicyDraft(
   draft: PolicyDraft,
   current: Policy,
-  clock: PolicyClock = localClock(),
+  clock: PolicyClock,
 ): { ok: true; update: PolicyUpdate } | { ok: false; errors: PolicyErrors } {
   const errors: PolicyErrors = {};
   const candidate = {
@@ -150,7 +154,7 @@ export function validatePolicyDraft(
     cooldownSeconds: whole(draft.cooldownSeconds),
     allowedServices: draft.scope === 'any' ? [] : draft.allowedServices,
     budgets: draft.budgets.map(budgetCandidate),
-    expiresAt: endCandidate(draft.end),
+    expiresAt: endCandidate(draft.end, clock.timeZone),
     warnAt: sharesCandidate(draft.warnAt),
     breaker: breakerCandidate(draft.breaker),
   };
@@ -170,7 +174,7 @@ export function validatePolicyDraft(
 
   // Every field was in the candidate, so every field is in what the schema answers.
   const full = policyUpdateSchema.parse(candidate) as Required<PolicyUpdate>;
-  const endTouched = JSON.stringify(draft.end) !== JSON.stringify(endDraftOf(current.expiresAt ?? null));
+  const endTouched = JSON.stringify(draft.end) !== JSON.stringify(endDraftOf(current.expiresAt ?? null, clock.timeZone));
   const update = changes(current, full, endTouched, clock.timeZone);
   if (typeof update.expiresAt === 'string') {
     try {
@@ -251,12 +255,7 @@ const LARGE_FACTOR = 10n;
  * itself counts as loosening among the newer limits: a budget removed or raised, an end moved later
  * or removed, a breaker removed or made slower, a warning share dropped.
  */
-export function loosenings(
-  current: Policy,
-  update: PolicyUpdate,
-  treasuryMicro: bigint | null,
-  timeZone: string = localClock().timeZone,
-): string[] {
+export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro: bigint | null, timeZone: string): string[] {
   const reasons: string[] = [];
   const limits = [
     ['Daily budget', 'budget', current.dailyBudget, update.dailyBudget],
@@ -311,13 +310,13 @@ function budgetLoosenings(current: readonly BudgetBody[], next: readonly BudgetB
   });
 }
 
-/** An end moved later, or removed (a policy that never ends is the loosest). */
+/** An end moved later, or removed (a policy that never ends is the loosest), its times in the owner's zone. */
 function endLoosening(current: string | null, next: string | null, timeZone: string): string[] {
   if (current === null) return [];
   const was = Date.parse(current);
   const at = endInstant(next, timeZone);
   if (at !== null && at <= was) return [];
-  return [`End ${dateTime(current)} → ${at === null ? 'never' : `${dateTime(new Date(at).toISOString())} (later)`}.`];
+  return [`End ${dateTime(current, timeZone)} → ${at === null ? 'never' : `${dateTime(new Date(at).toISOString(), timeZone)} (later)`}.`];
 }
 
 /** Each way the breaker trips that it no longer does as soon (breaker.ts's own rule, part by part): removed or slowed. */

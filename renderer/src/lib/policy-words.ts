@@ -1,7 +1,9 @@
 import { budgetOf, describeBudget } from '../../../server/core/budgets.js';
 import { breakerOf, describeBreaker } from '../../../server/core/breaker.js';
 import type { BreakerBody, BudgetBody } from '../../../server/core/schemas.js';
+import { expiryOf } from '../../../server/core/expiry.js';
 import { dateTime } from './time.js';
+import { dayIn, dayWords } from './time-zone.js';
 
 /** A budget in the engine's own words: "50.00 USDC a month", "30 payments in any hour for demo-weather". */
 export const budgetWords = (budget: BudgetBody): string => describeBudget(budgetOf(budget));
@@ -13,19 +15,29 @@ export function breakerWords(breaker: BreakerBody | undefined): string {
 }
 
 /**
- * The day an end closes, when it falls on a local midnight (the server keeps "2026-12-31" as the next
- * midnight, 2027-01-01 00:00), else null: such an end is said, and edited, as that day.
+ * The day an end closes, when it is the end of a day in the owner's time zone (the server keeps
+ * "2026-12-31" as the next midnight there, expiry.ts), else null: such an end is said, and edited,
+ * as that day ("2026-12-31"). It is the day the server's own reading of a day gives this very end:
+ * the day its last moment falls on, or the one before, where @date-fns/tz put a day's end an hour
+ * late (on some DST days, depending on the system's zone: date-fns/tz issues 13 and 40).
  */
-export function dayEndingAt(expiresAt: string): Date | null {
-  const at = new Date(expiresAt);
-  if (at.getHours() !== 0 || at.getMinutes() !== 0 || at.getSeconds() !== 0 || at.getMilliseconds() !== 0) return null;
-  return new Date(at.getFullYear(), at.getMonth(), at.getDate() - 1);
+export function dayEndingAt(expiresAt: string, timeZone: string): string | null {
+  const at = Date.parse(expiresAt);
+  if (Number.isNaN(at)) return null;
+  const last = dayIn(at - 1, timeZone);
+  return [last, dayBefore(last)].find((day) => expiryOf(day, Number.NEGATIVE_INFINITY, timeZone) === at) ?? null;
 }
 
-/** When a policy ends, as read: "at the end of Dec 31, 2026", or its date and time. */
-export function endWords(expiresAt: string): string {
-  const day = dayEndingAt(expiresAt);
-  return day === null ? dateTime(expiresAt) : `at the end of ${day.toLocaleDateString(undefined, { dateStyle: 'medium' })}`;
+/** The calendar day before a day: "2027-01-01" → "2026-12-31". */
+function dayBefore(day: string): string {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, date - 1)).toISOString().slice(0, 10);
+}
+
+/** When a policy ends, as read in the owner's time zone: "at the end of Dec 31, 2026", or its date and time. */
+export function endWords(expiresAt: string, timeZone: string): string {
+  const day = dayEndingAt(expiresAt, timeZone);
+  return day === null ? dateTime(expiresAt, timeZone) : `at the end of ${dayWords(day)}`;
 }
 
 /** Warning shares as read: "80 % and 95 %", "50 %, 80 % and 95 %", or "never". */
