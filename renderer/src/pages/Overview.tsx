@@ -10,6 +10,7 @@ import { tryParseUsdc } from '../lib/money.js';
 import { shortReason } from '../lib/policy-words.js';
 import { ResumeAll, StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
+import { TimeZoneSetting } from '../components/TimeZoneSetting.js';
 import { DeployDialog } from './DeployDialog.js';
 import { ActivityTable } from './ActivityPage.js';
 import { TableHead } from '../components/TableHead.js';
@@ -56,7 +57,8 @@ const AgentRowView = memo(
 /**
  * The owner's overview, the brake first: every agent with its status, balance, budget left and kill
  * switch, with Stop all (and Resume all) beside them; then the latest payments; then the treasury's
- * details (deposit address, QR, faucet), which are needed far less often.
+ * details (deposit address, QR, faucet), which are needed far less often; last the owner's settings
+ * (their time zone), needed least.
  */
 export function Overview() {
   const dashboard = useDashboard((s) => s.dashboard);
@@ -119,6 +121,7 @@ export function Overview() {
         <ActivityTable limit={8} />
       </section>
       <Treasury />
+      <TimeZoneSetting />
       <DeployDialog open={deploying} onClose={() => setDeploying(false)} />
     </>
   );

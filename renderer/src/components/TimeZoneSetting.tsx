@@ -1,0 +1,153 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { settingsBodySchema } from '../../../server/core/schemas.js';
+import type { Settings } from '../api/types.js';
+import { useDashboard } from '../state/store.js';
+import { useAction } from '../lib/use-action.js';
+import { browserTimeZone, differsFromBrowser, matchZones, offsetOf, zoneChoices } from '../lib/time-zone.js';
+
+/**
+ * The owner's settings: their time zone, where day, week and month budgets begin and where a day a
+ * policy ends on ends (GET /v1/settings). Which zone is in force, and whether it is this computer's
+ * or one the owner named; Change opens a searchable list of zones, or "Follow this computer" (null).
+ */
+export function TimeZoneSetting() {
+  const settings = useDashboard((s) => s.settings);
+  const [editing, setEditing] = useState(false);
+  if (!settings) return null;
+  const browser = browserTimeZone();
+  return (
+    <section className="card settings" aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <div className="setting">
+        <div className="setting-text">
+          <span className="label-like">Time zone</span>{' '}
+          <span data-testid="time-zone">
+            <strong>{settings.timeZone}</strong>
+            {withOffset(settings.timeZone, offsetOf(settings.timeZone))}
+            {' · '}
+            {settings.timeZoneFrom === 'machine' ? "this computer's" : 'set by you'}
+          </span>
+          <p className="hint">
+            Day, week and month budgets begin at midnight here, and a policy that ends on a day ends at that day's midnight here.
+            {differsFromBrowser(settings.timeZone, browser) &&
+              ` This browser is in ${browser}; the agent pages show times in ${settings.timeZone}.`}
+          </p>
+        </div>
+        {!editing && (
+          <button type="button" className="button small" onClick={() => setEditing(true)} aria-label="Change the time zone">
+            Change
+          </button>
+        )}
+      </div>
+      {editing && <TimeZoneForm settings={settings} onDone={() => setEditing(false)} />}
+    </section>
+  );
+}
+
+/** A zone's offset beside its name, unless the name says it already ("UTC"). */
+const withOffset = (name: string, offset: string) =>
+  offset === '' || offset === name ? null : (
+    <>
+      {' '}
+      <span className="muted">{offset}</span>
+    </>
+  );
+
+/** The zone picked: this computer's (null), or one from the list, searched by name or offset. */
+function TimeZoneForm({ settings, onDone }: { settings: Settings; onDone: () => void }) {
+  const client = useDashboard((s) => s.client);
+  const refresh = useDashboard((s) => s.refresh);
+  const settingsChanged = useDashboard((s) => s.settingsChanged);
+  const { busy, error, setError, submit } = useAction();
+  const [follow, setFollow] = useState(settings.timeZoneFrom === 'machine');
+  const [query, setQuery] = useState('');
+  const [picked, setPicked] = useState(settings.timeZone);
+  const choices = useMemo(() => zoneChoices([settings.timeZone]), [settings.timeZone]);
+  const shown = useMemo(() => matchZones(choices, query), [choices, query]);
+  const described = error ? 'time-zone-error' : undefined;
+
+  const search = (text: string) => {
+    setQuery(text);
+    // The list shows what is picked: a search that leaves it out picks its first match (Enter saves it).
+    const matches = matchZones(choices, text);
+    if (!matches.some((choice) => choice.name === picked)) setPicked(matches[0]?.name ?? '');
+  };
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (!client) return;
+    const timeZone = follow ? null : picked;
+    if (timeZone === '') {
+      setError('Time zone: pick one from the list, or choose Follow this computer');
+      return;
+    }
+    if (timeZone === (settings.timeZoneFrom === 'machine' ? null : settings.timeZone)) {
+      onDone();
+      return;
+    }
+    void submit(settingsBodySchema, { timeZone }, async (body) => {
+      settingsChanged(await client.updateSettings(body));
+      onDone();
+      await refresh();
+    });
+  };
+
+  return (
+    <form className="time-zone-form" onSubmit={save} noValidate aria-label="Time zone setting">
+      <div className="choice-row">
+        <label className="check">
+          <input type="radio" name="time-zone-from" checked={follow} onChange={() => setFollow(true)} />
+          Follow this computer{settings.timeZoneFrom === 'machine' ? ` (${settings.timeZone})` : ''}
+        </label>
+        <label className="check">
+          <input type="radio" name="time-zone-from" checked={!follow} onChange={() => setFollow(false)} />
+          Choose a zone
+        </label>
+      </div>
+      {!follow && (
+        <div className="zone-picker">
+          <input
+            type="search"
+            aria-label="Search time zones"
+            placeholder="Search: a city, a region or an offset (+14)"
+            value={query}
+            onChange={(e) => search(e.target.value)}
+            aria-describedby={described}
+          />
+          <select
+            size={8}
+            aria-label="Time zone"
+            value={shown.some((choice) => choice.name === picked) ? picked : ''}
+            onChange={(e) => setPicked(e.target.value)}
+            aria-invalid={!!error}
+            aria-describedby={described}
+          >
+            {shown.map((choice) => (
+              <option key={choice.name} value={choice.name}>
+                {choice.name === choice.offset ? choice.name : `${choice.name} (${choice.offset})`}
+              </option>
+            ))}
+          </select>
+          <p className="hint" role="status">
+            {shown.length === 0 ? `No time zone matches “${query.trim()}”.` : `${shown.length} of ${choices.length} zones`}
+          </p>
+        </div>
+      )}
+      <p className="hint">
+        Moving it moves where calendar budgets begin: a day's budget may start afresh sooner. Ends already set keep their moment.
+      </p>
+      {error && (
+        <p className="field-error" id="time-zone-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save time zone'}
+        </button>
+        <button type="button" className="button" onClick={onDone} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
