@@ -345,6 +345,84 @@ test('budgets: a row added in the editor and a preset are saved; the agent page 
   expect((await policyNow()).policy.budgets).toHaveLength(2);
 });
 
+test('time zone: the owner moves it on the overview, and a calendar budget starts afresh at midnight there', async ({ browser }) => {
+  // A browser in New York, neither the server's zone nor the one picked: each time shown in the
+  // owner's zone is visibly not the browser's.
+  const context = await browser.newContext({ timezoneId: 'America/New_York' });
+  const page = await context.newPage();
+  const before = await ownerSettings();
+  expect(before.timeZoneFrom).toBe('machine');
+  const target = before.timeZone === 'Pacific/Kiritimati' ? 'Pacific/Pago_Pago' : 'Pacific/Kiritimati';
+  /** What the page writes for a moment in a zone (its own locale, as the dashboard's dateTime). */
+  const shown = (iso: string, timeZone: string) =>
+    page.evaluate(
+      ([at, zone]) => new Date(at!).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }),
+      [iso, timeZone],
+    );
+  const monthlyResets = async () => (await policyNow()).budgets?.[1]?.resetsAt ?? '';
+
+  await signInPage(page);
+  const settings = page.getByRole('region', { name: 'Settings' });
+  await expect(settings.getByTestId('time-zone')).toContainText(`${before.timeZone}`);
+  await expect(settings.getByTestId('time-zone')).toContainText("this computer's");
+
+  // The agent page's monthly budget starts afresh at midnight in the server's zone, said as such.
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  const limits = page.getByRole('region', { name: 'Limits now' });
+  const monthly = limits.getByTestId('budget-now').filter({ hasText: '50.00 USDC a month' });
+  const resetsBefore = await monthlyResets();
+  await expect(monthly).toContainText(await shown(resetsBefore, before.timeZone));
+  await expect(limits.getByTestId('limits-zone')).toContainText(`Times in ${before.timeZone}`);
+
+  // Changed on the overview: searched, picked, saved.
+  await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+  await settings.getByRole('button', { name: 'Change the time zone' }).click();
+  await settings.getByLabel('Choose a zone').check();
+  await settings.getByLabel('Search time zones').fill(target.split('/')[1]!.toLowerCase());
+  await expect(settings.getByLabel('Time zone', { exact: true })).toHaveValue(target);
+  await settings.scrollIntoViewIfNeeded();
+  await settings.screenshot({ path: join(SCREENSHOTS, 'time-zone-change.png') });
+  await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+  await settings.screenshot({ path: join(SCREENSHOTS, 'time-zone-change-dark.png') });
+  await page.getByRole('button', { name: 'Switch to light theme' }).click();
+  // On a phone the list fits the screen: nothing scrolls sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  await settings.screenshot({ path: join(SCREENSHOTS, 'time-zone-change-phone.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await settings.getByRole('button', { name: 'Save time zone' }).click();
+  await expect(settings.getByTestId('time-zone')).toContainText(`${target}`);
+  await expect(settings.getByTestId('time-zone')).toContainText('set by you');
+  expect(await ownerSettings()).toEqual({ timeZone: target, timeZoneFrom: 'owner' });
+  await settings.screenshot({ path: join(SCREENSHOTS, 'time-zone.png') });
+
+  // The month now starts afresh at midnight there: another moment, shown in that zone, said once.
+  const resetsAfter = await monthlyResets();
+  expect(resetsAfter).not.toBe(resetsBefore);
+  expect(new Date(resetsAfter).toLocaleString('en-US', { timeZone: target, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })).toBe(
+    '00:00',
+  );
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  await expect(monthly).toContainText(await shown(resetsAfter, target));
+  await expect(monthly).not.toContainText(await shown(resetsAfter, 'America/New_York'));
+  await expect(limits.getByTestId('limits-zone')).toContainText(`Times in ${target}`);
+  // The editor's end of a day is that zone's midnight, and says so.
+  await page.getByLabel('At the end of a day').check();
+  await expect(page.getByTestId('end-zone')).toContainText(`in ${target}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await limits.screenshot({ path: join(SCREENSHOTS, 'agent-limits-time-zone.png') });
+
+  // Back to the computer's zone (null): the month starts afresh where it did.
+  await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+  await settings.getByRole('button', { name: 'Change the time zone' }).click();
+  await settings.getByLabel('Follow this computer').check();
+  await settings.getByRole('button', { name: 'Save time zone' }).click();
+  await expect(settings.getByTestId('time-zone')).toContainText("this computer's");
+  expect(await ownerSettings()).toEqual(before);
+  expect(await monthlyResets()).toBe(resetsBefore);
+  await context.close();
+});
+
 test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {
   await signInPage(page);
   await expect(row(page, 'e2e-bot')).toBeVisible();
@@ -366,6 +444,14 @@ async function policyNow(): Promise<{
 }> {
   const response = await fetch(`${serve.url}/v1/agents/e2e-bot/policy?owner=${owner}`, {
     headers: { authorization: `Bearer ${agentKey}` },
+  });
+  return (await response.json()) as never;
+}
+
+/** GET /v1/settings as the owner reads it with the owner key. */
+async function ownerSettings(): Promise<{ timeZone: string; timeZoneFrom: 'machine' | 'owner' }> {
+  const response = await fetch(`${serve.url}/v1/settings?owner=${owner}`, {
+    headers: { authorization: `Bearer ${connection().ownerKey}` },
   });
   return (await response.json()) as never;
 }
