@@ -5,7 +5,7 @@
 import type { ContextWith } from './context.js';
 import type { MetaStore, Policy, SpendStore } from './ports/store.js';
 import { windowSpan } from './budget-windows.js';
-import { inScope, scopeView, type Budget, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { inScope, scopeView, type Budget, type BudgetScope, type BudgetUsage, type BudgetedPayment, type Spent } from './budgets.js';
 import { formatUsdc } from './money.js';
 import { iso } from './views.js';
 import { timeZoneOf } from './settings.js';
@@ -18,13 +18,41 @@ function usageOf(ctx: BudgetContext, owner: string, agentId: string, budget: Bud
   return { budget, spent: ctx.store.budgetSpent(owner, agentId, budget.scope, from), from, resetsAt };
 }
 
-/** What each budget a payment falls under has spent now; nothing is read for a payment no budget holds. */
-export function usagesFor(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[], payment: BudgetedPayment): BudgetUsage[] {
-  const holding = budgets.filter((budget) => inScope(budget.scope, payment));
+/**
+ * What each budget a payment falls under has spent now, as the payment is judged; nothing is read for
+ * a payment no budget holds. A window never holds more than its scope spent in all (one row the
+ * ledger keeps per scope), so a budget that total keeps, with this payment, below its limit and the
+ * owner's first warning share is judged by that total: neither the refusal nor the warnings can
+ * tell it from its window's own figure, and the window is not read.
+ */
+export function usagesFor(
+  ctx: BudgetContext,
+  owner: string,
+  agentId: string,
+  policy: Pick<Policy, 'budgets' | 'warnAt'>,
+  payment: BudgetedPayment,
+): BudgetUsage[] {
+  const holding = policy.budgets.filter((budget) => inScope(budget.scope, payment));
   if (holding.length === 0) return [];
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
-  return holding.map((budget) => usageOf(ctx, owner, agentId, budget, now, timeZone));
+  const lowestShare = BigInt(Math.min(100, ...policy.warnAt));
+  const totals = new Map<string, Spent>();
+  const totalOf = (scope: BudgetScope) => {
+    const key = JSON.stringify(scope);
+    let total = totals.get(key);
+    if (total === undefined) totals.set(key, (total = ctx.store.budgetSpent(owner, agentId, scope, null)));
+    return total;
+  };
+  return holding.map((budget) => {
+    const total = totalOf(budget.scope);
+    const bound =
+      budget.count !== null
+        ? BigInt(total.payments + 1) * 100n < BigInt(budget.count) * lowestShare
+        : (total.amount + payment.amount) * 100n < (budget.amount ?? 0n) * lowestShare;
+    if (!bound) return usageOf(ctx, owner, agentId, budget, now, timeZone);
+    return { budget, spent: total, ...windowSpan(budget.window, now, timeZone) };
+  });
 }
 
 /** Each budget as the policy answer shows it: what it holds, what was spent, what remains, when it starts afresh. */

@@ -79,6 +79,11 @@ export interface Spent {
  */
 export interface BudgetUsage {
   budget: Budget;
+  /**
+   * What its window spent; on the payment path, for a budget its scope's whole spending keeps far
+   * from its limit and the first warning share, that whole spending: a bound that judges the same
+   * (budget-usage.ts usagesFor).
+   */
   spent: Spent;
   from: number | null;
   resetsAt: number | null;

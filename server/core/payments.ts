@@ -348,7 +348,7 @@ function judgePolicy(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked
   const ask = budgetedOf(asked);
   const spentInWindow = ctx.store.spentSince(owner, agentId, now - DAY_MS);
   const refused = firstRefusal(policy, { now, lastPaymentAt: ctx.store.lastPaymentAt(owner, agentId), spentInWindow }, ask);
-  const usages = refused === null ? usagesFor(ctx, owner, agentId, policy.budgets, ask) : [];
+  const usages = refused === null ? usagesFor(ctx, owner, agentId, policy, ask) : [];
   return { refusal: refused ?? budgetRefusal(usages, ask, now), reading: { now, policy, spentInWindow, usages } };
 }
 

@@ -1,8 +1,10 @@
 /**
- * Budgets on the pay path (issue 25): /pay over HTTP for an agent holding 10 budgets (every window,
+ * Budgets on the pay path (issue 25): /pay over HTTP for agents holding 10 budgets (every window,
  * three scopes) and 100,000 payments of history over the last 30 days, beside an agent with the
  * daily budget alone, in the same server, alternated. The budgets' figures are kept per scope by
- * the ledger, so the ratio must not grow with the history.
+ * the ledger, so the ratio must not grow with the history. Two agents with budgets: one whose
+ * budgets are far above all it ever spent (each is judged by its scope's total, one read a scope),
+ * and one whose budgets its history reaches (every window read, a warning share passed).
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,19 +17,22 @@ const HISTORY = Number(process.env.BENCH_BUDGET_HISTORY ?? 100_000);
 const DAY = 86_400_000;
 const DEMO_WEATHER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BIG = '1000000';
-/** Ten budgets, every one holding the measured payment. */
-const BUDGETS = [
-  { amount: BIG, window: 'hour' },
-  { amount: BIG, window: '24h' },
-  { amount: BIG, window: '7d' },
-  { amount: BIG, window: '30d' },
-  { amount: BIG, window: 'day' },
-  { amount: BIG, window: 'week' },
-  { amount: BIG, window: 'month' },
+/** Ten budgets of `amount` each, every one holding the measured payment. */
+const budgetsOf = (amount: string) => [
+  { amount, window: 'hour' },
+  { amount, window: '24h' },
+  { amount, window: '7d' },
+  { amount, window: '30d' },
+  { amount, window: 'day' },
+  { amount, window: 'week' },
+  { amount, window: 'month' },
   { amount: BIG, window: 'lifetime' },
-  { amount: BIG, window: 'day', service: 'demo-weather' },
-  { amount: BIG, window: 'month', recipient: DEMO_WEATHER },
+  { amount, window: 'day', service: 'demo-weather' },
+  { amount, window: 'month', recipient: DEMO_WEATHER },
 ];
+/** The agents measured: the daily budget alone, budgets far above the history, budgets the history reaches (its 30 days spent some 1,000 USDC). */
+const AGENTS = { plain: null, budgeted: budgetsOf(BIG), reached: budgetsOf('1100') } as const;
+type Measured = keyof typeof AGENTS;
 
 async function call(url: string, key: string, body: unknown) {
   const response = await fetch(url, {
@@ -51,7 +56,7 @@ function seedHistory(dataDir: string, agentId: string, count: number) {
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const at = now - 60_000 - Math.floor(Math.random() * 30 * DAY);
-      add.run(`pay_history${i}`, owner, agentId, DEMO_WEATHER, `pay_history${i}`, at, at);
+      add.run(`pay_${agentId}_${i}`, owner, agentId, DEMO_WEATHER, `pay_${agentId}_${i}`, at, at);
     }
   })();
   db.close();
@@ -64,18 +69,21 @@ export async function budgetsRun(n: number) {
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const url = (path: string) => `${serve.url}${path}?owner=${owner}`;
     const keys: Record<string, string> = {};
-    for (const agentId of ['plain', 'budgeted']) {
+    for (const agentId of Object.keys(AGENTS)) {
       const deployed = await call(url('/v1/agents/deploy'), ownerKey, { agentId, dailyBudget: BIG, maxPerPayment: '1', fund: '100' });
       keys[agentId] = String(deployed.body.apiKey);
     }
     serve.child.kill('SIGTERM');
     await serve.exited;
     seedHistory(dataDir, 'budgeted', HISTORY);
+    seedHistory(dataDir, 'reached', HISTORY);
     serve = await spawnServe(dataDir);
     const setting = performance.now();
-    const set = await call(url('/v1/agents/budgeted/policy'), ownerKey, { budgets: BUDGETS });
+    const set = await call(url('/v1/agents/budgeted/policy'), ownerKey, { budgets: AGENTS.budgeted });
     const setMs = performance.now() - setting;
     if (set.status !== 200) throw new Error(`budgets not set: ${JSON.stringify(set.body)}`);
+    const reached = await call(url('/v1/agents/reached/policy'), ownerKey, { budgets: AGENTS.reached });
+    if (reached.status !== 200) throw new Error(`budgets not set: ${JSON.stringify(reached.body)}`);
     const pay = async (agentId: string, i: number) => {
       const began = performance.now();
       const paid = await call(url(`/v1/agents/${agentId}/pay`), keys[agentId]!, {
@@ -87,23 +95,23 @@ export async function budgetsRun(n: number) {
       return performance.now() - began;
     };
     // Warm-up, not measured.
-    for (let i = 0; i < 50; i++) for (const agentId of ['plain', 'budgeted']) await pay(agentId, -i);
-    const times: Record<string, number[]> = { plain: [], budgeted: [] };
+    const agents = Object.keys(AGENTS) as Measured[];
+    for (let i = 0; i < 50; i++) for (const agentId of agents) await pay(agentId, -i);
+    const times: Record<Measured, number[]> = { plain: [], budgeted: [], reached: [] };
     for (let i = 0; i < n; i++) {
-      // Alternated, one at a time: the two agents share whatever the machine does meanwhile.
-      for (const agentId of i % 2 === 0 ? ['plain', 'budgeted'] : ['budgeted', 'plain']) times[agentId]!.push(await pay(agentId, i));
+      // Alternated, one at a time, each in turn first: the agents share whatever the machine does meanwhile.
+      for (let k = 0; k < agents.length; k++) {
+        const agentId = agents[(i + k) % agents.length]!;
+        times[agentId].push(await pay(agentId, i));
+      }
     }
-    const p50 = (agentId: string) =>
+    const at = (agentId: Measured, p: number) =>
       percentile(
-        [...times[agentId]!].sort((a, b) => a - b),
-        50,
+        [...times[agentId]].sort((a, b) => a - b),
+        p,
       );
-    const p99 = (agentId: string) =>
-      percentile(
-        [...times[agentId]!].sort((a, b) => a - b),
-        99,
-      );
-    return { plain: { p50: p50('plain'), p99: p99('plain') }, budgeted: { p50: p50('budgeted'), p99: p99('budgeted') }, setMs };
+    const figures = (agentId: Measured) => ({ p50: at(agentId, 50), p99: at(agentId, 99) });
+    return { plain: figures('plain'), budgeted: figures('budgeted'), reached: figures('reached'), setMs };
   } finally {
     serve.child.kill('SIGTERM');
     await serve.exited;
