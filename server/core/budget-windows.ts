@@ -2,10 +2,11 @@
  * The windows a budget counts payments over (issue 25): rolling (the last hour, 24 h, 7 days or 30
  * days, to the millisecond), calendar (this day, this week from Monday, this month, in the owner's
  * time zone, daylight-saving changes included), or the agent's lifetime. Pure: a time zone's rules
- * come from @date-fns/tz over the platform's own time-zone data.
+ * come from Temporal (temporal-polyfill) over the platform's own time-zone data; its day starts at
+ * its earliest instant whatever zone the process runs in (@date-fns/tz put some days' ends an hour
+ * off, on daylight-saving days, in a process of another zone).
  */
-import { TZDate } from '@date-fns/tz';
-import { addDays, addMonths, addWeeks, startOfDay, startOfMonth, startOfWeek } from 'date-fns';
+import { Temporal } from 'temporal-polyfill';
 
 export const BUDGET_WINDOWS = ['hour', '24h', '7d', '30d', 'day', 'week', 'month', 'lifetime'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
@@ -53,19 +54,12 @@ export function windowSpan(window: BudgetWindow, now: number, timeZone: string):
 const calendarSpans = new Map<string, WindowSpan>();
 
 function calendarSpan(window: CalendarWindow, now: number, timeZone: string): WindowSpan {
-  const local = new TZDate(now, timeZone);
-  switch (window) {
-    case 'day': {
-      const start = startOfDay(local);
-      return { from: start.getTime(), resetsAt: startOfDay(addDays(start, 1)).getTime() };
-    }
-    case 'week': {
-      const start = startOfWeek(local, { weekStartsOn: 1 });
-      return { from: start.getTime(), resetsAt: startOfWeek(addWeeks(start, 1), { weekStartsOn: 1 }).getTime() };
-    }
-    case 'month': {
-      const start = startOfMonth(local);
-      return { from: start.getTime(), resetsAt: startOfMonth(addMonths(start, 1)).getTime() };
-    }
-  }
+  const local = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(timeZone);
+  // Each period from its first day's start to the next one's: calendar arithmetic on the local date,
+  // then the earliest instant of that date (a day whose midnight is skipped starts when it exists).
+  const start = (
+    window === 'day' ? local : window === 'week' ? local.subtract({ days: local.dayOfWeek - 1 }) : local.with({ day: 1 })
+  ).startOfDay();
+  const next = start.add(window === 'day' ? { days: 1 } : window === 'week' ? { weeks: 1 } : { months: 1 }).startOfDay();
+  return { from: start.epochMilliseconds, resetsAt: next.epochMilliseconds };
 }

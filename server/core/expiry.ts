@@ -2,8 +2,7 @@
  * A policy's end (issue 25, point 3): after `expiresAt` every payment of the agent is refused with its
  * own code, and the owner is told a day before (expiry-notices.ts). Pure decisions.
  */
-import { TZDate } from '@date-fns/tz';
-import { addDays, startOfDay } from 'date-fns';
+import { Temporal } from 'temporal-polyfill';
 import { CofferError, type Refusal } from './errors.js';
 
 /** The owner is told this long before a policy ends. */
@@ -29,11 +28,9 @@ export function expiryOf(text: string | null, now: number, timeZone: string): nu
   return at;
 }
 
-/** The end of a day ("2026-12-31") in a time zone: the next day's local start (the day is read in that zone, not the machine's). */
-function endOfLocalDay(day: string, timeZone: string): number {
-  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return startOfDay(addDays(new TZDate(year, month - 1, date, timeZone), 1)).getTime();
-}
+/** The end of a day ("2026-12-31") in a time zone: the earliest instant of the next day there. */
+const endOfLocalDay = (day: string, timeZone: string): number =>
+  Temporal.PlainDate.from(day).add({ days: 1 }).toZonedDateTime({ timeZone }).epochMilliseconds;
 
 /** After its end a policy allows no payment: the first refusal of every payment then. */
 export const expiredRefusal = (expiresAt: number | null, now: number): Refusal =>

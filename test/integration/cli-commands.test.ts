@@ -202,7 +202,7 @@ describe('coffer status, pay, kill, open', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/is not a time zone.*\(invalid_time_zone\)/);
     const back = await coffer(['settings', '--time-zone', 'machine', '--data-dir', dataDir]);
-    expect(back.stdout).toMatch(/^time zone  \S+ \(this machine's\)\n$/);
+    expect(back.stdout).toMatch(/^time zone {2}\S+ \(this machine's\)\n$/);
   });
 
   it("status says why an agent's breaker stopped it", async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TZDate } from '@date-fns/tz';
-import { addDays, startOfDay } from 'date-fns';
+import { Temporal } from 'temporal-polyfill';
 import { deployAgent } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
@@ -22,7 +21,10 @@ describe("settings: the owner's time zone", () => {
     const policy = await t.api('POST', t.withOwner('/v1/agents/zoned/policy'), {
       body: { budgets: [{ amount: '1', window: 'day' }], expiresAt: '2099-12-31' },
     });
-    const nextMidnight = startOfDay(addDays(new TZDate(Date.now(), zone), 1)).getTime();
+    const nextMidnight = Temporal.Now.zonedDateTimeISO(zone)
+      .toPlainDate()
+      .add({ days: 1 })
+      .toZonedDateTime({ timeZone: zone }).epochMilliseconds;
     const read = await t.api('GET', t.withOwner('/v1/agents/zoned/policy'));
     expect(Date.parse(read.body.budgets[0].resetsAt)).toBe(nextMidnight);
     // The end of 31 December 2099 where the owner is (UTC+14).

@@ -17,21 +17,14 @@ export function breakerWords(breaker: BreakerBody | undefined): string {
 /**
  * The day an end closes, when it is the end of a day in the owner's time zone (the server keeps
  * "2026-12-31" as the next midnight there, expiry.ts), else null: such an end is said, and edited,
- * as that day ("2026-12-31"). It is the day the server's own reading of a day gives this very end:
- * the day its last moment falls on, or the one before, where @date-fns/tz put a day's end an hour
- * late (on some DST days, depending on the system's zone: date-fns/tz issues 13 and 40).
+ * as that day ("2026-12-31"): the day its last moment falls on, when the server's own reading of
+ * that day gives this very end.
  */
 export function dayEndingAt(expiresAt: string, timeZone: string): string | null {
   const at = Date.parse(expiresAt);
   if (Number.isNaN(at)) return null;
   const last = dayIn(at - 1, timeZone);
-  return [last, dayBefore(last)].find((day) => expiryOf(day, Number.NEGATIVE_INFINITY, timeZone) === at) ?? null;
-}
-
-/** The calendar day before a day: "2027-01-01" → "2026-12-31". */
-function dayBefore(day: string): string {
-  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, date - 1)).toISOString().slice(0, 10);
+  return expiryOf(last, Number.NEGATIVE_INFINITY, timeZone) === at ? last : null;
 }
 
 /** When a policy ends, as read in the owner's time zone: "at the end of Dec 31, 2026", or its date and time. */

@@ -1,10 +1,10 @@
 /**
  * The owner's time zone (GET /v1/settings) on this page: calendar budgets begin, and a day a policy
  * names ends, at midnight there, which need not be this browser's midnight. Days and times are read
- * and shown in that zone, each built from its parts in the zone (@date-fns/tz), as expiry.ts does,
- * never by parsing a string in the browser's own zone.
+ * and shown in that zone, each built from its parts in the zone (Temporal, as the server's
+ * budget-windows.ts and expiry.ts do), never by parsing a string in the browser's own zone.
  */
-import { TZDate } from '@date-fns/tz';
+import { Temporal } from 'temporal-polyfill';
 
 /** The zone this browser reads and shows local times in. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -30,15 +30,16 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /** The day a moment falls on in a zone, as a date input holds it: "2026-12-31". */
 export function dayIn(at: number, timeZone: string): string {
-  const local = new TZDate(at, timeZone);
-  return `${local.getFullYear()}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}`;
+  return localIn(at, timeZone).toPlainDate().toString();
 }
+
+const localIn = (at: number, timeZone: string) => Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone);
 
 /** A moment as a datetime-local input holds it, in a zone: "2026-12-31T18:00" (seconds only when there are some). */
 export function wallTimeIn(at: number, timeZone: string): string {
-  const local = new TZDate(at, timeZone);
-  const seconds = local.getSeconds();
-  return `${dayIn(at, timeZone)}T${pad(local.getHours())}:${pad(local.getMinutes())}${seconds === 0 ? '' : `:${pad(seconds)}`}`;
+  const local = localIn(at, timeZone);
+  const seconds = local.second;
+  return `${dayIn(at, timeZone)}T${pad(local.hour)}:${pad(local.minute)}${seconds === 0 ? '' : `:${pad(seconds)}`}`;
 }
 
 const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -60,7 +61,8 @@ export function instantOfWallTime(text: string, timeZone: string): number {
   ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hours > 23 || minutes > 59 || seconds > 59) return Number.NaN;
-  return new TZDate(year, month - 1, day, hours, minutes, seconds, timeZone).getTime();
+  // A wall time a daylight-saving change skips or repeats is read as the clocks would ('compatible').
+  return Temporal.ZonedDateTime.from({ year, month, day, hour: hours, minute: minutes, second: seconds, timeZone }).epochMilliseconds;
 }
 
 /** A day ("2026-12-31") in words, as the browser writes a date: "Dec 31, 2026" (the day itself, in no zone). */

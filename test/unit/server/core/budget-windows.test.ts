@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowSpan } from '../../../../server/core/budget-windows.js';
+import { expiryOf } from '../../../../server/core/expiry.js';
 
 /** An instant written as UTC, for reading. */
 const utc = (iso: string) => Date.parse(`${iso}Z`);
@@ -70,5 +71,106 @@ describe('budget windows', () => {
     });
     // In New York, 02:00 UTC on March 1st is still February.
     expect(windowSpan('month', utc('2028-03-01T02:00:00'), 'America/New_York').from).toBe(utc('2028-02-01T05:00:00'));
+  });
+});
+
+/**
+ * An independent reading of the calendar, from Intl alone: the local date of an instant in a zone,
+ * and the first instant of a local date found by bisection (no date library, no process time zone).
+ */
+const formats = new Map<string, Intl.DateTimeFormat>();
+const localParts = (at: number, timeZone: string) => {
+  let format = formats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'short' });
+    formats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, part.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, day: Number(parts.day), weekday: parts.weekday! };
+};
+const MINUTE = 60_000;
+/** The first instant (to the minute: zones change on whole minutes) whose local date is `at`'s, searched back up to two days. */
+function startOfLocalDay(at: number, timeZone: string): number {
+  const { date } = localParts(at, timeZone);
+  let low = at - 50 * HOUR; // surely another day
+  let high = at; // this day
+  while (high - low > MINUTE) {
+    const mid = low + Math.floor((high - low) / 2 / MINUTE) * MINUTE;
+    if (localParts(mid, timeZone).date === date) high = mid;
+    else low = mid;
+  }
+  return high;
+}
+/** The first instant of the local day before the one holding `at`. */
+const startOfDayBefore = (at: number, timeZone: string) => startOfLocalDay(startOfLocalDay(at, timeZone) - MINUTE, timeZone);
+/** The first instant of the next local day. */
+const startOfNextLocalDay = (at: number, timeZone: string) => {
+  let probe = startOfLocalDay(at, timeZone) + 20 * HOUR;
+  while (localParts(probe, timeZone).date === localParts(at, timeZone).date) probe += HOUR;
+  return startOfLocalDay(probe, timeZone);
+};
+/** Zones with daylight saving at odd hours or by half an hour, far east and west, and none. */
+const ZONES = [
+  'Europe/Berlin',
+  'America/New_York',
+  'America/Santiago',
+  'America/Havana',
+  'Australia/Lord_Howe',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
+  'Asia/Kolkata',
+  'America/Sao_Paulo',
+];
+const shown = (at: number | null) => (at === null ? 'null' : new Date(at).toISOString());
+
+/**
+ * Every few hours of 2026 and 2027, in each zone, whatever zone the process runs in (seen to fail
+ * under TZ=America/Los_Angeles with @date-fns/tz: Havana's 31 October 2026 ended an hour late).
+ */
+describe('calendar windows against an independent reading of the calendar', () => {
+  // The process in a zone of its own, far from the owners' (the bug this catches showed only so).
+  const processZone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'America/Los_Angeles';
+  });
+  afterAll(() => {
+    if (processZone === undefined) delete process.env.TZ;
+    else process.env.TZ = processZone;
+  });
+  const each = (step: number, check: (at: number, timeZone: string) => string | null) => {
+    const wrong: string[] = [];
+    for (const timeZone of ZONES) {
+      for (let at = utc('2026-01-01T00:00:00') + 17 * MINUTE; at < utc('2028-01-01T00:00:00'); at += step) {
+        const problem = check(at, timeZone);
+        if (problem !== null) wrong.push(`${timeZone} ${shown(at)}: ${problem}`);
+      }
+    }
+    return wrong;
+  };
+
+  it("a day begins and ends where the local date changes; a policy's last day ends there too", () => {
+    const wrong = each(7 * HOUR, (at, timeZone) => {
+      const span = windowSpan('day', at, timeZone);
+      const next = startOfNextLocalDay(at, timeZone);
+      const ends = expiryOf(localParts(at, timeZone).date, -Infinity, timeZone);
+      return span.from === startOfLocalDay(at, timeZone) && span.resetsAt === next && ends === next
+        ? null
+        : `${shown(span.from)}..${shown(span.resetsAt)}, ends ${shown(ends)}`;
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
+  it("a week begins on its Monday and a month on its first, each at that day's start", () => {
+    const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+    const wrong = each(61 * HOUR, (at, timeZone) => {
+      let monday = startOfLocalDay(at, timeZone);
+      for (let back = WEEKDAYS.indexOf(localParts(at, timeZone).weekday); back > 0; back -= 1) monday = startOfDayBefore(monday, timeZone);
+      let first = startOfLocalDay(at, timeZone);
+      while (localParts(first, timeZone).day > 1) first = startOfDayBefore(first, timeZone);
+      const week = windowSpan('week', at, timeZone);
+      const month = windowSpan('month', at, timeZone);
+      return week.from === monday && month.from === first ? null : `week ${shown(week.from)}, month ${shown(month.from)}`;
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 });
