@@ -74,6 +74,8 @@ export function createCofferClient(transport: Transport) {
     policy: (agentId: string) => call<Wire.PolicyResponse>('GET', `${agentPath(agentId)}/policy`),
     updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) =>
       mayWait<Wire.PolicyResponse>(`${agentPath(agentId)}/policy`, body),
+    policyWhatIf: (agentId: string, body: Body<typeof policyUpdateSchema>) =>
+      call<Wire.PolicyWhatIf>('POST', `${agentPath(agentId)}/policy/what-if`, { body }),
     allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Wire.Allocation>(`${agentPath(agentId)}/allocate`, body),
     returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) =>
       call<Wire.Returned>('POST', `${agentPath(agentId)}/return`, { body }),

@@ -193,14 +193,20 @@ export function readPolicy(ctx: EngineContext, principal: Principal, agentId: st
   return policyAnswer(ctx, principal.owner, agentId, ctx.store.getPolicy(principal.owner, agentId));
 }
 
+/** A policy with an update applied, checked as a save checks it (services and budgets' scopes that name something payable). */
+export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUpdate): Policy {
+  const next = mergePolicy(current, update, policyClock(ctx));
+  if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
+  if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
+  return next;
+}
+
 export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate) {
   requireAgentScope(principal, agentId);
   return ctx.store.transaction(() => {
     getAgentOrThrow(ctx, principal.owner, agentId);
     const current = ctx.store.getPolicy(principal.owner, agentId);
-    const next = mergePolicy(current, update, policyClock(ctx));
-    if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
-    if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
+    const next = nextPolicy(ctx, current, update);
     // An agent may only tighten its own policy at once; loosening waits for the owner.
     if (principal.kind === 'agent' && !isTightening(current, next)) {
       // An end is kept as the time it resolved to, so the owner judges (and later applies) that time.

@@ -42,6 +42,7 @@ import { recoverTreasury } from './phrase-recovery.js';
 import { clearBackupSchedule, runDueBackups, setBackupSchedule } from './backup-schedule.js';
 import { remindOfExpiries } from './expiry-notices.js';
 import { readSettings, updateSettings } from './settings.js';
+import { policyWhatIf } from './policy-what-if.js';
 import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody, SettingsBody } from './schemas.js';
 
 /**
@@ -82,6 +83,7 @@ export function createEngine(ports: EnginePorts) {
     agentsAtRest: (p: Principal) => agentsAtRest(ctx, p),
     balance: (p: Principal, agentId: string) => agentBalance(ctx, p, agentId),
     readPolicy: (p: Principal, agentId: string) => readPolicy(ctx, p, agentId),
+    policyWhatIf: (p: Principal, agentId: string, update: PolicyUpdate) => policyWhatIf(ctx, p, agentId, update),
     updatePolicy: (p: Principal, agentId: string, update: PolicyUpdate) => updatePolicy(ctx, p, agentId, update),
     allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null) =>
       allocate(ctx, p, agentId, amount, idempotencyKey),

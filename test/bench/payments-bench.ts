@@ -43,6 +43,7 @@ import { CLI, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
 import { scaleRun } from './scale-bench.js';
 import { budgetsRun } from './budgets-bench.js';
+import { whatIfRun } from './what-if-bench.js';
 import { percentile } from './stats.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
@@ -301,6 +302,7 @@ const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
 const budgets = await budgetsRun(Number(process.env.BENCH_BUDGET_N ?? 300));
+const whatIf = await whatIfRun();
 const dir = tempDataDir();
 const firstStart = await serveStartup(dir);
 const warmStart = await serveStartup(dir);
@@ -353,6 +355,9 @@ console.log(
 );
 console.log(
   `ratio p50 (10 budgets / daily alone): ${(budgets.budgeted.p50 / budgets.plain.p50).toFixed(3)}, within reach ${(budgets.reached.p50 / budgets.plain.p50).toFixed(3)}; the budgets set over that history in ${budgets.setMs.toFixed(0)} ms`,
+);
+console.log(
+  `What-if (issue 26): 10 budgets and a lower max replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
 );
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);

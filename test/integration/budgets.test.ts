@@ -177,4 +177,28 @@ describe('budgets', () => {
     const after = await t.api('GET', t.withOwner('/v1/agents'));
     expect(after.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).not.toHaveProperty('statusReason');
   });
+
+  it('what-if: a policy change tried on the last 30 days over HTTP, before it is saved; bad input is a 400', async () => {
+    const agent = await fundedAgent(t, 'tried', '1.00');
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    for (let i = 0; i < 3; i += 1) expect((await payUsdc(t, 'tried', agent.apiKey, weather)).status).toBe(200);
+    const path = t.withOwner('/v1/agents/tried/policy/what-if');
+    const tried = await t.api('POST', path, { body: { budgets: [{ count: 2, window: 'day' }] } });
+    expect(tried.status).toBe(200);
+    expect(tried.body).toMatchObject({
+      agentId: 'tried',
+      payments: 3,
+      wouldRefuse: {
+        payments: 1,
+        amount: '0.01',
+        byCode: { budget_exceeded: 1 },
+        examples: [{ service: 'demo-weather', code: 'budget_exceeded' }],
+      },
+    });
+    // The agent may ask too; nothing was saved.
+    expect((await t.api('POST', path, { key: agent.apiKey, body: { dailyBudget: '0.01' } })).body.wouldRefuse.payments).toBe(2);
+    expect((await t.api('GET', policyPath('tried'))).body.policy).not.toHaveProperty('budgets');
+    expectError(await t.api('POST', path, { body: { budgets: [{ amount: '-1', window: 'day' }] } }), 400, 'invalid_policy');
+    expectError(await t.api('POST', path, { body: { maxPerPayment: 'lots' } }), 400, 'invalid_amount');
+  });
 });

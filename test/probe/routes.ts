@@ -57,6 +57,7 @@ const TABLE: Record<string, Auth> = {
   'POST /v1/agents/:agentId/rename': 'owner',
   'POST /v1/agents/:agentId/key': 'owner',
   'GET /v1/agents/:agentId/spend-history': 'agent',
+  'POST /v1/agents/:agentId/policy/what-if': 'agent',
   'POST /v1/agents/:agentId/pay': 'agent',
   'POST /v1/agents/:agentId/x402': 'agent',
   'POST /v1/agents/:agentId/x402/:paymentId/settlement': 'agent',
@@ -196,6 +197,7 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/agents/deploy':
       return { agentId: `p-${unique}`.toLowerCase().slice(0, 60), dailyBudget: '1.00', maxPerPayment: '0.10' };
     case 'POST /v1/agents/:agentId/policy':
+    case 'POST /v1/agents/:agentId/policy/what-if':
       return { cooldownSeconds: 0 };
     case 'POST /v1/agents/:agentId/allocate':
       return { amount: '0.01' };

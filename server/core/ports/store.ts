@@ -34,6 +34,7 @@ export type { AgentSpendTotals, SpendStore } from './store/spend.js';
 export type { GenerationTask, TaskStatus, TaskStore } from './store/tasks.js';
 export type {
   AllocationRecord,
+  CountedPayment,
   DepositRecord,
   PaymentRecord,
   RefundRecord,

@@ -149,6 +149,15 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       db,
       "SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
     ),
+    // Oldest first, the columns a policy judges: a replay reads thousands of these at once.
+    countedPayments: db
+      .prepare(
+        `SELECT id, service_id, recipient, amount, created_at FROM transfers
+         WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND created_at >= @since
+           AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+         ORDER BY created_at, rowid`,
+      )
+      .raw(true),
     recentPayments: bigintStatement(
       db,
       "SELECT * FROM transfers WHERE owner = ? AND kind = 'payment' ORDER BY created_at DESC, rowid DESC LIMIT ?",
@@ -204,6 +213,11 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     findLivePaymentByPayerSignature: (payerSignature) => oneRow(stmts.findLivePaymentByPayerSignature, toPayment, payerSignature),
     listPayments: (owner, agentId, limit) => allRows(stmts.listPayments, toPayment, owner, agentId, limit),
     recentPayments: (owner, limit) => allRows(stmts.recentPayments, toPayment, owner, limit),
+    // Rows as arrays: a replay reads thousands at once. Amounts are micro-USDC, far below 2^53.
+    countedPayments: (owner, agentId, since) =>
+      (
+        stmts.countedPayments.all({ owner, agentId, since: since ?? Number.MIN_SAFE_INTEGER }) as [string, string, string, number, number][]
+      ).map(([id, serviceId, recipient, amount, createdAt]) => ({ id, serviceId, recipient, amount: BigInt(amount), createdAt })),
     isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get(txSignature) !== undefined,
     listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
     findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),

@@ -84,6 +84,15 @@ export type TransferRecord = PaymentRecord | AllocationRecord | DepositRecord | 
 export type TransferOf<K extends TransferKind> = RecordOf<TransferRecord, K>;
 type RecordOf<R, K> = R extends { kind: infer Kind } ? ([Extract<Kind, K>] extends [never] ? never : R) : never;
 
+/** A payment as a policy replayed on the past judges it. */
+export interface CountedPayment {
+  id: string;
+  serviceId: string;
+  recipient: string;
+  amount: bigint;
+  createdAt: number;
+}
+
 export interface TransferStore {
   /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */
   insertTransfer(record: TransferRecord): void;
@@ -117,6 +126,11 @@ export interface TransferStore {
   /** A pending or confirmed x402 payment whose transaction carries this payer signature. */
   findLivePaymentByPayerSignature(payerSignature: string): PaymentRecord | null;
   listPayments(owner: string, agentId: string, limit: number): PaymentRecord[];
+  /**
+   * The agent's payments that count (pending and confirmed, not refunded) made at `since` or later
+   * (null: all), oldest first, with what a policy judges of each: for replaying a policy on them.
+   */
+  countedPayments(owner: string, agentId: string, since: number | null): CountedPayment[];
   recentPayments(owner: string, limit: number): PaymentRecord[];
   /** Whether a transaction is one of Coffer's own payments (not a deposit from outside). */
   isPaymentTransaction(txSignature: string): boolean;
