@@ -1,5 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import type { Policy, Service } from '../api/types.js';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import type { Policy, PolicyWhatIf, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
 import { BreakerFields } from './BreakerFields.js';
@@ -7,6 +7,7 @@ import { BudgetRows } from './BudgetRows.js';
 import { Dialog } from './Dialog.js';
 import { ErrorNote } from './ErrorNote.js';
 import { PolicyEndField } from './PolicyEndField.js';
+import { WhatIfPreview } from './WhatIfPreview.js';
 
 /**
  * The policy editor: the same validation as the server (its own schema), field errors next to their
@@ -14,16 +15,20 @@ import { PolicyEndField } from './PolicyEndField.js';
  * paid is an explicit choice (any, or only those ticked). Only what changed is sent. A limit loosened
  * by a large factor, a daily budget above what the treasury holds, a budget removed or raised, an end
  * moved later or removed, a slower breaker or fewer warnings are confirmed first. Days and times of
- * the end are the owner's time zone's (GET /v1/settings), where the server ends a day.
+ * the end are the owner's time zone's (GET /v1/settings), where the server ends a day. Given
+ * `tryUpdate`, a valid change is tried on the agent's last 30 days as the owner types (WhatIfPreview):
+ * the very update Save would send.
  */
 export function PolicyEditor({
   policy,
   services,
   onSave,
+  tryUpdate,
 }: {
   policy: Policy;
   services: Service[];
   onSave: (update: PolicyUpdate) => Promise<void>;
+  tryUpdate?: (update: PolicyUpdate) => Promise<PolicyWhatIf>;
 }) {
   const treasury = useDashboard((s) => s.dashboard?.treasury.amount ?? null);
   const timeZone = useTimeZone();
@@ -38,6 +43,13 @@ export function PolicyEditor({
   // typing).
   const policyKey = JSON.stringify(policy);
   useEffect(() => setDraft(draftOf(JSON.parse(policyKey) as Policy, timeZone)), [policyKey, timeZone]);
+
+  // What Save would send now, or null while the draft is invalid or changes nothing: what is tried.
+  const pending = useMemo(() => {
+    if (!tryUpdate) return null;
+    const result = validatePolicyDraft(draft, policy, { now: Date.now(), timeZone });
+    return result.ok && Object.keys(result.update).length > 0 ? result.update : null;
+  }, [draft, policy, timeZone, tryUpdate !== undefined]);
 
   const set = <K extends keyof PolicyDraft>(field: K, value: PolicyDraft[K]) => {
     setDraft((d) => ({ ...d, [field]: value }));
@@ -154,6 +166,7 @@ export function PolicyEditor({
             {saved === 'saved' ? 'Saved' : 'Nothing changed: the policy is as shown'}
           </span>
         )}
+        {tryUpdate && <WhatIfPreview update={pending} timeZone={timeZone} tryUpdate={tryUpdate} />}
       </div>
       <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title="Loosen these limits?">
         <ul className="loosenings">

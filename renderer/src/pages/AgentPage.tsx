@@ -219,6 +219,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
                 await client.updatePolicy(agent.agentId, update);
                 await refresh();
               }}
+              tryUpdate={(update) => client.policyWhatIf(agent.agentId, update)}
             />
           )}
         </section>

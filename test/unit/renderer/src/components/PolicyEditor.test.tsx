@@ -2,6 +2,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { PolicyEditor } from '../../../../../renderer/src/components/PolicyEditor.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
 
 afterEach(cleanup);
 // jsdom has no modal dialogs: opening one only marks it open.
@@ -103,5 +104,91 @@ describe('PolicyEditor', () => {
     expect(await screen.findByText('Budget 50.00 USDC a month → removed.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(onSave).not.toHaveBeenCalled();
+  });
+
+  describe('try on the last 30 days', () => {
+    const KIRITIMATI = 'Pacific/Kiritimati';
+    const answer = {
+      agentId: 'bot',
+      from: '2026-10-24T12:00:00.000Z',
+      to: '2026-11-23T12:00:00.000Z',
+      payments: 412,
+      wouldRefuse: {
+        payments: 37,
+        amount: '4.20',
+        byCode: { budget_exceeded: 31, max_per_payment_exceeded: 6 },
+        examples: [
+          {
+            paymentId: 'pay_1',
+            at: '2026-10-25T09:14:02.118Z',
+            service: 'demo-weather',
+            amount: '0.01',
+            code: 'budget_exceeded',
+            message: 'this payment would pass the budget of 2 payments a day',
+          },
+        ],
+      },
+    };
+    afterEach(() => useDashboard.setState({ settings: null }));
+
+    it('tries exactly what Save would send, once the typing rests, and says what it would have refused, times in the owner’s zone', async () => {
+      useDashboard.setState({ settings: { timeZone: KIRITIMATI, timeZoneFrom: 'owner' } });
+      const tryUpdate = vi.fn(async (_update: unknown) => answer);
+      const onSave = vi.fn(async () => undefined);
+      render(<PolicyEditor policy={policy} services={services} onSave={onSave} tryUpdate={tryUpdate} />);
+      const daily = screen.getByLabelText('Daily budget (USDC, rolling 24 h)');
+      // Typed as a person types: a short gap between keys.
+      fireEvent.change(daily, { target: { value: '4' } });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      fireEvent.change(daily, { target: { value: '4.5' } });
+      const preview = await screen.findByTestId('policy-what-if');
+      await waitFor(() => expect(preview.textContent).toContain('this would have refused 37'), { timeout: 2000 });
+      expect(preview.textContent).toContain(
+        'Over the last 30 days (412 payments) this would have refused 37 (4.20 USDC): 31 over a budget, 6 over the max per payment.',
+      );
+      // One request for the pause, not one per keystroke, with the very update Save sends.
+      expect(tryUpdate).toHaveBeenCalledTimes(1);
+      expect(tryUpdate).toHaveBeenCalledWith({ dailyBudget: '4.5' });
+      const example = screen.getByTestId('what-if-example');
+      // 09:14 UTC is 23:14 the same day at Kiritimati (UTC+14), not the machine's reading.
+      const kiritimati = new Date(answer.wouldRefuse.examples[0]!.at).toLocaleString(undefined, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone: KIRITIMATI,
+      });
+      expect(example.textContent).toContain(kiritimati);
+      expect(example.textContent).toMatch(/Oct 25, 2026.*11:14/);
+      expect(example.textContent).toContain('demo-weather');
+      expect(example.textContent).toContain('0.01 USDC');
+      expect(example.textContent).toContain('the budget of 2 payments a day');
+      fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+      await waitFor(() => expect(onSave).toHaveBeenCalledWith(tryUpdate.mock.calls[0]![0]));
+    });
+
+    it('tries nothing while the change is invalid or there is none, says none, and says an error plainly', async () => {
+      const tryUpdate = vi.fn(async (_update: unknown) => ({
+        ...answer,
+        wouldRefuse: { payments: 0, amount: '0.00', byCode: {}, examples: [] },
+      }));
+      render(<PolicyEditor policy={policy} services={services} onSave={vi.fn()} tryUpdate={tryUpdate} />);
+      const daily = screen.getByLabelText('Daily budget (USDC, rolling 24 h)');
+      fireEvent.change(daily, { target: { value: 'lots' } });
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(tryUpdate).not.toHaveBeenCalled();
+      expect(screen.queryByTestId('policy-what-if')).toBeNull();
+      fireEvent.change(daily, { target: { value: '10.00' } });
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(tryUpdate).not.toHaveBeenCalled();
+      fireEvent.change(daily, { target: { value: '9' } });
+      expect(
+        await screen.findByText('Over the last 30 days this would have refused none of the 412 payments.', undefined, { timeout: 2000 }),
+      ).toBeTruthy();
+      tryUpdate.mockRejectedValueOnce(new Error('Coffer is not answering: start it again (coffer serve, or the tray app).'));
+      fireEvent.change(daily, { target: { value: '8' } });
+      expect(
+        await screen.findByText(/Could not try this change on the last 30 days: Coffer is not answering/, undefined, { timeout: 2000 }),
+      ).toBeTruthy();
+      expect(tryUpdate).toHaveBeenLastCalledWith({ dailyBudget: '8' });
+    });
   });
 });

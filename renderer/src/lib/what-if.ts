@@ -1,0 +1,50 @@
+import type { PolicyWhatIf } from '../api/types.js';
+import { readableUsdc, tryParseUsdc } from './money.js';
+
+/**
+ * What a policy change would have refused, in words (POST /v1/agents/:id/policy/what-if). The codes
+ * are the pay path's refusals a policy can make (server/core/policy.ts POLICY_RULES, then budgets),
+ * each said as "N over the daily budget"; an unknown code is said as its own words.
+ */
+const CODE_WORDS: Record<string, string> = {
+  policy_expired: 'after the policy’s end',
+  service_not_allowed: 'to a service not allowed',
+  max_per_payment_exceeded: 'over the max per payment',
+  cooldown_active: 'within the cooldown',
+  daily_budget_exceeded: 'over the daily budget',
+  budget_exceeded: 'over a budget',
+};
+
+/** The order a policy judges in: among equal counts, the rule it checks first comes first. */
+const CODE_ORDER = Object.keys(CODE_WORDS);
+
+export const refusalCodeWords = (code: string): string => CODE_WORDS[code] ?? code.replaceAll('_', ' ');
+
+const paymentsWord = (n: number): string => `${n.toLocaleString('en-US')} payment${n === 1 ? '' : 's'}`;
+
+/** "31 over a budget, 6 over the max per payment": the most first, then in the policy's order. */
+export function byCodeWords(byCode: Readonly<Record<string, number>>): string {
+  const rank = (code: string) => (CODE_ORDER.includes(code) ? CODE_ORDER.indexOf(code) : CODE_ORDER.length);
+  return Object.entries(byCode)
+    .filter(([, n]) => n > 0)
+    .sort(([a, m], [b, n]) => n - m || rank(a) - rank(b) || a.localeCompare(b))
+    .map(([code, n]) => `${n.toLocaleString('en-US')} ${refusalCodeWords(code)}`)
+    .join(', ');
+}
+
+/**
+ * The answer in one sentence: "Over the last 30 days (412 payments) this would have refused 37
+ * (4.20 USDC): 31 over a budget, 6 over the max per payment", or "… would have refused none of the
+ * 412 payments", or that there was nothing to try it on.
+ */
+export function whatIfWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse'>): string {
+  const { payments, wouldRefuse } = whatIf;
+  if (payments === 0) return 'The agent made no payments in the last 30 days: nothing to try this change on.';
+  if (wouldRefuse.payments === 0) return `Over the last 30 days this would have refused none of the ${paymentsWord(payments)}.`;
+  const amount = readableUsdc(tryParseUsdc(wouldRefuse.amount) ?? 0n);
+  const codes = byCodeWords(wouldRefuse.byCode);
+  return (
+    `Over the last 30 days (${paymentsWord(payments)}) this would have refused ${wouldRefuse.payments.toLocaleString('en-US')}` +
+    ` (${amount} USDC)${codes ? `: ${codes}` : ''}.`
+  );
+}

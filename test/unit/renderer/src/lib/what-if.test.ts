@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { byCodeWords, refusalCodeWords, whatIfWords } from '../../../../../renderer/src/lib/what-if.js';
+
+const refusing = (payments: number, amount: string, byCode: Record<string, number>) => ({
+  payments: Object.values(byCode).reduce((a, b) => a + b, 0),
+  amount,
+  byCode,
+  examples: [],
+});
+
+describe('what-if in words', () => {
+  it('says how many of how many, how much, and why, the most first', () => {
+    expect(whatIfWords({ payments: 412, wouldRefuse: refusing(412, '4.20', { max_per_payment_exceeded: 6, budget_exceeded: 31 }) })).toBe(
+      'Over the last 30 days (412 payments) this would have refused 37 (4.20 USDC): 31 over a budget, 6 over the max per payment.',
+    );
+  });
+
+  it('says none, one, and no payments at all in their own words', () => {
+    expect(whatIfWords({ payments: 412, wouldRefuse: refusing(412, '0.00', {}) })).toBe(
+      'Over the last 30 days this would have refused none of the 412 payments.',
+    );
+    expect(whatIfWords({ payments: 1, wouldRefuse: refusing(1, '0.25', { daily_budget_exceeded: 1 }) })).toBe(
+      'Over the last 30 days (1 payment) this would have refused 1 (0.25 USDC): 1 over the daily budget.',
+    );
+    expect(whatIfWords({ payments: 0, wouldRefuse: refusing(0, '0.00', {}) })).toMatch(/no payments in the last 30 days/);
+  });
+
+  it('groups thousands in counts and amounts, never rounding the amount', () => {
+    expect(whatIfWords({ payments: 10_000, wouldRefuse: refusing(10_000, '1234.567891', { cooldown_active: 2_500 }) })).toBe(
+      'Over the last 30 days (10,000 payments) this would have refused 2,500 (1,234.567891 USDC): 2,500 within the cooldown.',
+    );
+  });
+
+  it('orders equal counts by the policy’s own order, and says an unknown code as words', () => {
+    expect(byCodeWords({ budget_exceeded: 2, service_not_allowed: 2, policy_expired: 5, zero_here: 0 })).toBe(
+      '5 after the policy’s end, 2 to a service not allowed, 2 over a budget',
+    );
+    expect(refusalCodeWords('price_above_registry')).toBe('price above registry');
+    expect(refusalCodeWords('daily_budget_exceeded')).toBe('over the daily budget');
+  });
+});
