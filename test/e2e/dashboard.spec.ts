@@ -216,6 +216,62 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   await expect(refusal).toContainText('is stopped');
 });
 
+test('a tighter daily budget, typed in the editor, is tried on the last 30 days: how many of its payments it would have refused, and which', async ({
+  page,
+}) => {
+  // The agent's payments so far in this spec, as the owner reads them (0.25, then 0.10 twice), and
+  // what a daily budget of 0.30 USDC would have let through of them, oldest first.
+  const history = (await (
+    await fetch(`${serve.url}/v1/agents/e2e-bot/spend-history?owner=${owner}`, {
+      headers: { authorization: `Bearer ${connection().ownerKey}` },
+    })
+  ).json()) as { payments: { amount: string; status: string; timestamp: string }[] };
+  const made = history.payments
+    .filter((p) => p.status === 'confirmed' || p.status === 'pending')
+    .sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  expect(made.map((p) => p.amount)).toEqual(['0.25', '0.10', '0.10']);
+  let spent = 0;
+  const refused = made.filter((p) => {
+    const cents = Math.round(Number(p.amount) * 100);
+    if (spent + cents > 30) return true;
+    spent += cents;
+    return false;
+  });
+  expect(refused).toHaveLength(2);
+
+  await signInPage(page);
+  await page.goto(`${serve.url}/#/agents/e2e-bot`);
+  await expect(page.getByRole('heading', { name: 'E2E research bot' })).toBeVisible();
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('0.3');
+  const preview = page.getByTestId('policy-what-if');
+  await expect(preview).toContainText(
+    `Over the last 30 days (${made.length} payments) this would have refused ${refused.length} (0.20 USDC): ${refused.length} over the daily budget.`,
+  );
+  const examples = preview.getByTestId('what-if-example');
+  await expect(examples).toHaveCount(refused.length);
+  await expect(examples.first()).toContainText('forecast-api');
+  await expect(examples.first()).toContainText('0.10 USDC');
+  await expect(examples.first()).toContainText('would pass the daily budget');
+  // A budget no payment reaches would have refused none of them; nothing is saved by trying.
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('1.5');
+  await expect(preview).toContainText(`would have refused none of the ${made.length} payments`);
+  await page.getByLabel('Daily budget (USDC, rolling 24 h)').fill('0.3');
+  await expect(examples).toHaveCount(refused.length);
+  expect((await policyNow()).policy).toMatchObject({ dailyBudget: '2.00' });
+
+  // The whole form, from the page's top (an element's own screenshot would catch the sticky header).
+  const shoot = async (name: string) => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const form = (await page.getByRole('form', { name: 'Spending policy' }).boundingBox())!;
+    await page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true, clip: form });
+  };
+  await shoot('policy-what-if.png');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(examples).toHaveCount(refused.length);
+  await shoot('policy-what-if-phone.png');
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
 test('a new API key for an agent: asked first, shown once, guarded until copied, and it works', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await signInPage(page);
