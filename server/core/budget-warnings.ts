@@ -77,7 +77,7 @@ export const sharesReached = (standing: BudgetStanding, warnAt: number[]): numbe
 export const warningSubject = (standing: BudgetStanding, share: number) => `budget:${standing.key}:${share}`;
 
 /** What a budget has used, in words: "41.00 USDC spent", "3 made". */
-export const usedWords = (standing: BudgetStanding): string =>
+const usedWords = (standing: BudgetStanding): string =>
   standing.counts === 'amount' ? `${formatUsdc(standing.used)} USDC spent` : `${standing.used} made`;
 
 /** The warning in words: "researcher has used 82 % of its budget of 50.00 USDC a month (41.00 USDC spent)". */

@@ -6,7 +6,7 @@ import { Temporal } from 'temporal-polyfill';
 import { CofferError, type Refusal } from './errors.js';
 
 /** The owner is told this long before a policy ends. */
-export const EXPIRY_NOTICE_MS = 24 * 60 * 60 * 1000;
+const EXPIRY_NOTICE_MS = 24 * 60 * 60 * 1000;
 
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -3,23 +3,14 @@ import { CofferError } from './errors.js';
 import { markPhraseConfirmed } from './backup.js';
 import { recordOwner } from './treasury.js';
 import type { AgentRecord, Policy } from './ports/store.js';
-import { DEFAULT_WARN_AT } from './schemas.js';
+import { limitsOnly } from './policy.js';
 
 /**
  * The policy of an agent wallet found by a restore from the recovery phrase: one micro-USDC a day,
  * so nothing moves until the owner sets a real one (the wallet's earlier policy lived in the lost
  * ledger). The agent is stopped as well, and has no key until the owner gives it one.
  */
-const RECOVERED_POLICY: Policy = {
-  dailyBudget: 1n,
-  maxPerPayment: 1n,
-  cooldownSeconds: 0,
-  allowedServices: [],
-  budgets: [],
-  expiresAt: null,
-  warnAt: [...DEFAULT_WARN_AT],
-  breaker: null,
-};
+const RECOVERED_POLICY: Policy = limitsOnly(1n, 1n);
 
 /** The agent id of the wallet at a derivation index. */
 export const recoveredAgentId = (index: number) => `wallet-${index}`;

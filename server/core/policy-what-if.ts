@@ -19,7 +19,7 @@ import type { CountedPayment, Policy } from './ports/store.js';
 import type { PolicyUpdate } from './schemas.js';
 
 /** How far back a policy is tried. */
-export const WHAT_IF_DAYS = 30;
+const WHAT_IF_DAYS = 30;
 /** How many of the payments it would have refused are shown as examples. */
 const EXAMPLES = 5;
 

@@ -31,22 +31,21 @@ export function mergePolicy(current: Policy, update: PolicyUpdate, at: PolicyClo
   };
 }
 
-/** A new agent's policy: its deploy's fields over the defaults (no cooldown, every service, warnings at 80 and 95 %). */
+/** A policy with these two limits and nothing more: no cooldown, every service, no budget, end or breaker, warnings at 80 and 95 %. */
+export const limitsOnly = (dailyBudget: bigint, maxPerPayment: bigint): Policy => ({
+  dailyBudget,
+  maxPerPayment,
+  cooldownSeconds: 0,
+  allowedServices: [],
+  budgets: [],
+  expiresAt: null,
+  warnAt: [...DEFAULT_WARN_AT],
+  breaker: null,
+});
+
+/** A new agent's policy: its deploy's fields over limitsOnly's defaults. */
 export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPayment: string }, at: PolicyClock): Policy =>
-  mergePolicy(
-    {
-      dailyBudget: 0n,
-      maxPerPayment: 0n,
-      cooldownSeconds: 0,
-      allowedServices: [],
-      budgets: [],
-      expiresAt: null,
-      warnAt: [...DEFAULT_WARN_AT],
-      breaker: null,
-    },
-    fields,
-    at,
-  );
+  mergePolicy(limitsOnly(0n, 0n), fields, at);
 
 /**
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,

@@ -25,7 +25,7 @@ export const budgetLines = (answer: PolicyResponse): string[] =>
   (answer.budgets ?? []).map((budget, index) => `${index === 0 ? 'budgets ' : '        '}  ${budgetLine(budget)}`);
 
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
-export function policyLines(answer: PolicyResponse): string[] {
+function policyLines(answer: PolicyResponse): string[] {
   const p = answer.policy;
   const lines = [
     `daily     ${p.dailyBudget} USDC in any 24 hours: ${answer.spent24h} spent`,
