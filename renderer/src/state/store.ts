@@ -109,6 +109,9 @@ interface DashboardState {
  * What the dashboard shows, all of it owned by the server: the store only caches the last answers
  * and refreshes them. Actions call the client, then refresh; their errors are shown where they happen.
  */
+/** How many times the connection was lost: a refresh tells whether it was lost while it waited. */
+let losses = 0;
+
 export const useDashboard = create<DashboardState>((set, get) => ({
   status: 'loading',
   signInProblem: null,
@@ -138,6 +141,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   },
 
   lostConnection() {
+    losses += 1;
     set({ connection: 'reconnecting' });
   },
 
@@ -199,6 +203,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
   async refresh() {
     const client = get().client;
     if (!client) return;
+    const lossesBefore = losses;
     try {
       const [dashboard, { deposits }, { approvals }, settings] = await Promise.all([
         client.dashboard(),
@@ -216,7 +221,9 @@ export const useDashboard = create<DashboardState>((set, get) => ({
         pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
         settings: same(state.settings, settings) ? state.settings : settings,
         refreshError: null,
-        connection: 'live',
+        // A server stopping answers the requests it already holds: an answer to one sent before the
+        // connection was lost does not say it is back (a refresh sent since, or the stream reopening, does).
+        connection: losses === lossesBefore ? 'live' : state.connection,
       });
     } catch (error) {
       if (error instanceof CofferApiError && error.status === 401) {
