@@ -5,8 +5,9 @@ export const MINUTE_TIMER_INTERVAL_MS = 60_000;
 
 /**
  * The engine's clock for what comes due while nobody asks: every minute (and soon after start, for
- * what came due while Coffer was not running) the owner is told of policies ending within a day, and
- * the scheduled backups that are due are written. Runs never overlap; stop() waits for one under way,
+ * what came due while Coffer was not running) requests nobody decided in time expire (a held
+ * payment's budget is free again), the owner is told of policies ending within a day, and the
+ * scheduled backups that are due are written. Runs never overlap; stop() waits for one under way,
  * so the ledger is not closed beneath it.
  */
 export function startMinuteTimer(engine: Engine, log: (message: string) => void, intervalMs = MINUTE_TIMER_INTERVAL_MS) {
@@ -14,6 +15,8 @@ export function startMinuteTimer(engine: Engine, log: (message: string) => void,
   const tick = () => {
     // Each job on its own: one that fails is said, and neither keeps the other from running.
     running ??= Promise.resolve()
+      .then(() => engine.expireWaiting())
+      .catch((error: unknown) => log(`expiring requests nobody decided failed: ${String(error)}`))
       .then(() => engine.remindOfExpiries())
       .catch((error: unknown) => log(`telling the owner of policies that end failed: ${String(error)}`))
       .then(() => engine.runDueBackups())

@@ -153,7 +153,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     });
     await removeLeftoverScratch(options.dataDir);
     const reconciled = await engine.reconcile();
-    engine.recoverApprovals();
+    await engine.recoverApprovals();
     const openedDb = db;
     const { owner, ownerKey, created } = options.recover ? await engine.recoverTreasury(options.recover) : await engine.ensureOwner();
     // The registry names the treasury as the recipient of what Coffer provides itself: known now.

@@ -89,16 +89,23 @@ export function createCofferClient(transport: Transport) {
       call<Wire.SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, {
         query: { limit: limit === undefined ? undefined : String(limit) },
       }),
-    /** Pays; the same Idempotency-Key answers the same payment again (a retry never pays twice). */
+    /**
+     * Pays, or (202) holds the payment for the owner's yes when the agent's policy asks; the same
+     * Idempotency-Key answers the same payment again (a retry never pays twice), or the approval it waits for.
+     */
     pay: (agentId: string, body: Body<typeof payBodySchema>, idempotencyKey?: string) =>
-      call<Wire.Payment>('POST', `${agentPath(agentId)}/pay`, { body, headers: idempotency(idempotencyKey) }),
+      mayWait<Wire.Payment>(`${agentPath(agentId)}/pay`, body, idempotency(idempotencyKey)),
     payX402: (agentId: string, body: Body<typeof x402PayBodySchema>, idempotencyKey?: string) =>
       call<Wire.X402Payment>('POST', `${agentPath(agentId)}/x402`, { body, headers: idempotency(idempotencyKey) }),
     reportX402Settlement: (agentId: string, paymentId: string, headers: Record<string, string>) =>
       call<Wire.X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
 
     approvals: (status?: ApprovalStatus) => call<Wire.Approvals>('GET', '/v1/approvals', { query: { status } }),
-    approval: (approvalId: string) => call<Wire.ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`),
+    /** One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out. */
+    approval: (approvalId: string, waitSeconds?: number) =>
+      call<Wire.ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`, {
+        query: { wait: waitSeconds === undefined ? undefined : String(waitSeconds) },
+      }),
     approve: (approvalId: string) => call<Wire.Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
     deny: (approvalId: string) => call<Wire.Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),
 

@@ -8,6 +8,7 @@ import { requestApproval, withdrawRequestsOf } from './approval-requests.js';
 import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { done, ownerResult } from './outcome.js';
 import { formatUsdc, parseAmount } from './money.js';
+import { assertAskWithinMax } from './holds.js';
 import { assertKnownServices, isTightening, mergePolicy, newPolicy, type PolicyClock } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
 import type { AgentRecord, AgentStatus, AgentStore, MetaStore, Policy, SpendStore } from './ports/store.js';
@@ -42,6 +43,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
   const policy = newPolicy(body, policyClock(ctx));
   assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
   assertPayableScopes(ctx, policy.budgets);
+  assertAskWithinMax(policy);
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });
@@ -198,6 +200,7 @@ export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUp
   const next = mergePolicy(current, update, policyClock(ctx));
   if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
   if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
+  if (update.askAbove !== undefined) assertAskWithinMax(next);
   return next;
 }
 

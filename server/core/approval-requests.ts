@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { CofferError } from './errors.js';
 import { actorOf, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
-import type { ApprovalKind, ApprovalRecord } from './ports/store.js';
+import type { ApprovalKind, ApprovalRecord, EndedApproval } from './ports/store.js';
 import { approvalView } from './views.js';
 import type { AwaitingApproval } from './outcome.js';
 
@@ -27,12 +27,14 @@ export function requestApproval(
   kind: ApprovalKind,
   targetAgentId: string,
   request: Record<string, unknown>,
+  /** A payment's request: its held payment (held-payments.ts), written in the same write by the caller. */
+  paymentId: string | null = null,
 ): AwaitingApproval {
   const asker = ctx.store.getAgent(principal.owner, principal.agentId);
   if (asker?.status === 'suspended' && kind !== 'resume') {
     throw new CofferError('agent_suspended', `agent "${principal.agentId}" is stopped: it can only ask to be resumed`);
   }
-  ctx.store.expireApprovals(ctx.clock.now());
+  expireWaiting(ctx);
   const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);
   // The same request asked again is the same request: no second inbox entry.
   const same = waiting.find(
@@ -50,9 +52,11 @@ export function requestApproval(
     kind,
     targetAgentId,
     request,
+    paymentId,
     status: 'pending',
     result: null,
     error: null,
+    errorCode: null,
     createdAt: now,
     expiresAt: now + APPROVAL_TTL_MS,
     decidedAt: null,
@@ -88,8 +92,39 @@ export function requestApproval(
 export function withdrawRequestsOf(ctx: EngineContext, owner: string, agentId: string, actor: string): void {
   const withdrawn = ctx.store.withdrawApprovals(owner, agentId, ctx.clock.now());
   if (withdrawn.length === 0) return;
+  endHolds(ctx, withdrawn, HOLD_ENDINGS.withdrawn);
   audit(ctx, { actor, owner, agentId, action: 'approval.withdrawn', detail: { approvalIds: withdrawn.map((a) => a.id) } });
-  for (const { id, kind } of withdrawn) {
-    ctx.events.emit({ type: 'approval', owner, agentId, approvalId: id, kind, status: 'withdrawn' });
-  }
+  announceEnded(ctx, withdrawn, 'withdrawn');
 }
+
+/**
+ * Requests nobody decided within their time expire (and a held payment with its request: nothing is
+ * paid, its budgets are free again). Looked for whenever requests are read or asked, and every minute
+ * (the boot's minute timer), so a held payment's budget is not kept longer than its request lives.
+ */
+export function expireWaiting(ctx: EngineContext): void {
+  const expired = ctx.store.transaction(() => {
+    const ended = ctx.store.expireApprovals(ctx.clock.now());
+    endHolds(ctx, ended, HOLD_ENDINGS.expired);
+    return ended;
+  });
+  announceEnded(ctx, expired, 'expired');
+}
+
+function announceEnded(ctx: EngineContext, ended: readonly EndedApproval[], status: 'withdrawn' | 'expired'): void {
+  for (const { id, owner, agentId, kind } of ended) ctx.events.emit({ type: 'approval', owner, agentId, approvalId: id, kind, status });
+}
+
+/** Requests that ended without the owner's yes: their held payments fail, nothing moved. In the caller's write. */
+function endHolds(ctx: EngineContext, ended: readonly EndedApproval[], code: string): void {
+  const at = ctx.clock.now();
+  for (const { paymentId } of ended) if (paymentId !== null) ctx.store.failHeldPayment(paymentId, code, at);
+}
+
+/** The codes a held payment that was never paid fails with, besides a refusal when approved (held-payments.ts). */
+export const HOLD_ENDINGS = {
+  denied: 'payment_denied',
+  expired: 'approval_expired',
+  withdrawn: 'approval_withdrawn',
+  interrupted: 'approval_interrupted',
+} as const;

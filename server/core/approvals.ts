@@ -7,29 +7,43 @@ import { approvalView } from './views.js';
 import { deployAgent, issueAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
+import { expireWaiting, HOLD_ENDINGS } from './approval-requests.js';
+import { interruptedPayment, payHeld } from './held-payments.js';
 
 /**
- * Approvals a stopped process was carrying out: approved, with no outcome recorded. Whether the
- * work was done cannot be told for sure (an agent of that name may have been made by someone else),
- * so each is recorded as failed with what the owner should check, and nothing is handed out: no key
- * goes to an asking agent from a deploy that was not seen through. The money side of an allocation,
- * if any, was settled by the reconciliation that runs before this.
+ * Approvals a stopped process was carrying out: approved, with no outcome recorded. A held payment's
+ * fate is read from its row, which the reconciliation that runs before this settled: paid (the
+ * approval answers the payment) or not (failed, saying so). For the other kinds, whether the work was
+ * done cannot be told for sure (an agent of that name may have been made by someone else), so each is
+ * recorded as failed with what the owner should check, and nothing is handed out: no key goes to an
+ * asking agent from a deploy that was not seen through. The money side of an allocation, if any, was
+ * settled by that reconciliation too.
  */
-export function recoverInterruptedApprovals(ctx: EngineContext): number {
+export async function recoverInterruptedApprovals(ctx: EngineContext): Promise<number> {
   const interrupted = ctx.store.interruptedApprovals();
   for (const approval of interrupted) {
-    const error =
-      approval.kind === 'deploy'
-        ? `Coffer stopped while creating agent "${approval.targetAgentId}"; no key was handed over. If the agent exists, issue it a key from its page.`
-        : 'Coffer stopped while carrying this out; it may have been applied in part: check the agent (balance, policy, status) before approving it again.';
+    const outcome =
+      approval.kind === 'payment'
+        ? await interruptedPayment(ctx, approval)
+        : {
+            status: 'failed' as const,
+            result: null,
+            error: {
+              code: 'approval_interrupted',
+              message:
+                approval.kind === 'deploy'
+                  ? `Coffer stopped while creating agent "${approval.targetAgentId}"; no key was handed over. If the agent exists, issue it a key from its page.`
+                  : 'Coffer stopped while carrying this out; it may have been applied in part: check the agent (balance, policy, status) before approving it again.',
+            },
+          };
     ctx.store.transaction(() => {
-      ctx.store.recordApprovalOutcome(approval.id, 'failed', null, error);
+      ctx.store.recordApprovalOutcome(approval.id, outcome.status, outcome.result, outcome.error);
       audit(ctx, {
         actor: 'system',
         owner: approval.owner,
         agentId: approval.agentId,
         action: 'approval.recovered',
-        detail: { approvalId: approval.id, kind: approval.kind },
+        detail: { approvalId: approval.id, kind: approval.kind, status: outcome.status },
       });
     });
   }
@@ -38,12 +52,12 @@ export function recoverInterruptedApprovals(ctx: EngineContext): number {
 
 export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null) {
   requireOwner(principal);
-  ctx.store.expireApprovals(ctx.clock.now());
+  expireWaiting(ctx);
   return { approvals: ctx.store.listApprovals(principal.owner, status, 200).map(approvalView) };
 }
 
 function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): ApprovalRecord {
-  ctx.store.expireApprovals(ctx.clock.now());
+  expireWaiting(ctx);
   const approval = ctx.store.getApproval(id);
   if (approval === null || approval.owner !== owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
   return approval;
@@ -54,10 +68,15 @@ function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): Appr
  * collects that agent's API key here, once, after approval: the key is minted at that moment, so no
  * secret ever waits in storage.
  */
-export async function readApproval(ctx: EngineContext, principal: Principal, id: string) {
-  const approval = getApprovalOrThrow(ctx, principal.owner, id);
+export async function readApproval(ctx: EngineContext, principal: Principal, id: string, waitSeconds = 0) {
+  let approval = getApprovalOrThrow(ctx, principal.owner, id);
   if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
     throw new CofferError('wrong_agent', 'this approval belongs to another agent');
+  }
+  if (undecided(approval) && waitSeconds > 0) {
+    // Until it is decided (and carried out), or the wait or the request runs out, whichever comes first.
+    await decisionOf(ctx, approval.id, Math.min(waitSeconds * 1000, Math.max(0, approval.expiresAt - ctx.clock.now()) + 1));
+    approval = getApprovalOrThrow(ctx, principal.owner, id);
   }
   const view = approvalView(approval);
   if (principal.kind !== 'agent' || approval.kind !== 'deploy' || approval.status !== 'approved' || approval.deliveredAt !== null)
@@ -74,6 +93,25 @@ export async function readApproval(ctx: EngineContext, principal: Principal, id:
   });
 }
 
+/** Waiting for the owner, or approved and still being carried out. */
+const undecided = (approval: ApprovalRecord) =>
+  approval.status === 'pending' || (approval.status === 'approved' && approval.result === null && approval.error === null);
+
+/** Resolves once the request is decided and announced (announceDecision, expiry, withdrawal), or after `ms`. */
+function decisionOf(ctx: EngineContext, approvalId: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    };
+    const timer = setTimeout(finish, ms);
+    const unsubscribe = ctx.events.subscribe((event) => {
+      if (event.type === 'approval' && event.approvalId === approvalId && event.status !== 'pending') finish();
+    });
+  });
+}
+
 /**
  * Carries out an approved request exactly as asked, once: the pending -> approved step is one
  * conditional update, so two approvals racing (two clicks, two windows) run it once; a denied or
@@ -87,14 +125,18 @@ export async function approve(ctx: EngineContext, principal: Principal, id: stri
   if (!ctx.store.transitionApproval(id, 'pending', 'approved', ctx.clock.now())) {
     throw new CofferError('approval_decided', `this request is already ${approval.status}`);
   }
-  let outcome: { status: 'approved' | 'failed'; result: Record<string, unknown> | null; error: string | null };
+  let outcome: { status: 'approved' | 'failed'; result: Record<string, unknown> | null; error: { code: string; message: string } | null };
   try {
     outcome = { status: 'approved', result: await carryOut(ctx, approval, principal), error: null };
   } catch (error) {
     // A refusal is the owner's answer; anything else is ours, and the log names the approval it broke.
     if (!(error instanceof CofferError))
       ctx.log(`approval ${id} (${approval.kind} for ${approval.agentId}) failed: ${(error as Error).message}`);
-    outcome = { status: 'failed', result: null, error: error instanceof CofferError ? error.message : 'internal error' };
+    outcome = {
+      status: 'failed',
+      result: null,
+      error: error instanceof CofferError ? { code: error.code, message: error.message } : { code: 'internal', message: 'internal error' },
+    };
   }
   ctx.store.transaction(() => {
     ctx.store.recordApprovalOutcome(id, outcome.status, outcome.result, outcome.error);
@@ -103,7 +145,7 @@ export async function approve(ctx: EngineContext, principal: Principal, id: stri
       owner: principal.owner,
       agentId: approval.agentId,
       action: `approval.${outcome.status}`,
-      detail: { approvalId: id, kind: approval.kind, error: outcome.error },
+      detail: { approvalId: id, kind: approval.kind, error: outcome.error?.message ?? null },
     });
   });
   return announceDecision(ctx, approval, outcome.status);
@@ -124,6 +166,8 @@ async function carryOut(ctx: EngineContext, approval: ApprovalRecord, owner: Pri
       const { agent, policy } = ownerResult(await deployAgent(ctx, owner, asked as DeployBody, { issueKey: false }));
       return { agent, policy };
     }
+    case 'payment':
+      return payHeld(ctx, owner, approval);
   }
 }
 
@@ -135,6 +179,8 @@ export function deny(ctx: EngineContext, principal: Principal, id: string) {
     if (!ctx.store.transitionApproval(id, 'pending', 'denied', now)) {
       throw new CofferError('approval_decided', `this request is already ${approval.status}`);
     }
+    // A denied payment is never paid: its hold ends in the same write.
+    if (approval.paymentId !== null) ctx.store.failHeldPayment(approval.paymentId, HOLD_ENDINGS.denied, now);
     audit(ctx, {
       actor: 'owner',
       owner: principal.owner,

@@ -18,10 +18,18 @@ const LABELS = {
   expiresAt: 'end',
   warnAt: 'warnings at',
   breaker: 'breaker',
+  askAbove: 'ask above',
+  askNewRecipient: 'ask for a new recipient',
 } as const;
 
 /** The fields a policy shows only when set (views.ts policyView): what their absence means. */
-const WHEN_ABSENT: Record<string, unknown> = { expiresAt: null, warnAt: DEFAULT_WARN_AT, breaker: null };
+const WHEN_ABSENT: Record<string, unknown> = {
+  expiresAt: null,
+  warnAt: DEFAULT_WARN_AT,
+  breaker: null,
+  askAbove: null,
+  askNewRecipient: false,
+};
 
 /** An end, a list of warning shares, a breaker, in words. */
 const end = (value: unknown) => (value === null || value === undefined ? 'never' : String(value));
@@ -35,8 +43,10 @@ const breaker = (value: unknown) => {
   };
   return describeBreaker({ refusals: refusals ?? null, spending: spending ?? null });
 };
+const askAbove = (value: unknown) => (value === null || value === undefined ? 'never' : `${usdc(value)} USDC`);
+const yesNo = (value: unknown) => (value === true ? 'yes' : 'no');
 /** The newer fields' words, each compared by its words. */
-const NEWER: Record<string, (value: unknown) => string> = { expiresAt: end, warnAt: shares, breaker };
+const NEWER: Record<string, (value: unknown) => string> = { expiresAt: end, warnAt: shares, breaker, askAbove, askNewRecipient: yesNo };
 
 /** Budgets as the wire carries them, in words: "50.00 USDC a month; 30 payments in any hour for demo-weather". */
 const budgets = (list: unknown) => {
@@ -111,7 +121,9 @@ function change(field: string, value: unknown, current: PolicyView | null): stri
       return was === undefined ? `${label} → ${budgets(value)}` : `${label}: ${budgets(was)} → ${budgets(value)}`;
     case 'expiresAt':
     case 'warnAt':
-    case 'breaker': {
+    case 'breaker':
+    case 'askAbove':
+    case 'askNewRecipient': {
       const words = NEWER[field]!;
       return current === null ? `${label} → ${words(value)}` : `${label}: ${words(was)} → ${words(value)}`;
     }

@@ -26,6 +26,7 @@ import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
 import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
+import { expireWaiting } from './approval-requests.js';
 import {
   clearLinkSessions,
   completeLinkSession,
@@ -63,6 +64,8 @@ export function createEngine(ports: EnginePorts) {
     recoverTreasury: (recover: { phrase: string; agents: number[] }) => recoverTreasury(ctx, recover),
     reconcile: () => reconcilePending(ctx),
     recoverApprovals: () => recoverInterruptedApprovals(ctx),
+    /** Requests nobody decided in time expire, and their held payments with them (the minute timer). */
+    expireWaiting: () => expireWaiting(ctx),
     pollDeposits: (owner: string) => pollDeposits(ctx, owner),
 
     backupStatus: (p: Principal) => backupStatus(ctx, p),
@@ -112,7 +115,8 @@ export function createEngine(ports: EnginePorts) {
     resumeTasks: (options?: { retryFailedRefunds: boolean }) => resumeTasks(ctx, options),
     settleTasks: () => settleTasks(ctx),
     approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
-    approval: (p: Principal, id: string) => readApproval(ctx, p, id),
+    /** One request; with `waitSeconds`, answered once it is decided (a long poll), or when the wait runs out. */
+    approval: (p: Principal, id: string, waitSeconds?: number) => readApproval(ctx, p, id, waitSeconds),
     approve: (p: Principal, id: string) => approve(ctx, p, id),
     deny: (p: Principal, id: string) => deny(ctx, p, id),
     createLinkSession: (client: Record<string, string>) => createLinkSession(ctx, client),

@@ -56,6 +56,11 @@ export const ERROR_CODES = [
   'link_not_found',
   'approval_not_found',
   'approval_decided',
+  'payment_denied',
+  'approval_expired',
+  'approval_withdrawn',
+  'approval_interrupted',
+  'owner_approval_required',
   'too_many_requests',
   'slow_down',
   'link_expired',
@@ -83,6 +88,8 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const isErrorCode = (text: unknown): text is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(text);
 
 export class CofferError extends Error {
   readonly code: ErrorCode;

@@ -93,9 +93,9 @@ export async function generate(
     throw new CofferError('provider_unavailable', 'no image provider is configured (set COFFER_IMAGE_PROVIDER_URL); nothing was charged');
   }
   let reserved: GenerationTask | null = null;
-  let payment;
+  let paid;
   try {
-    payment = await pay(
+    paid = await pay(
       ctx,
       principal,
       agentId,
@@ -123,6 +123,9 @@ export async function generate(
     if (reserved !== null) carryOn(ctx, reserved);
     throw error;
   }
+  // A purchase that writes what it buys never waits for the owner (payments.ts refuses it instead).
+  if (paid.kind !== 'done') throw new CofferError('internal', 'an image purchase was held for the owner');
+  const payment = paid.result;
   // A retry with the same Idempotency-Key finds the task its payment bought (written in the payment's commit).
   const task = ctx.store.findTaskByPayment(payment.paymentId);
   if (task === null) throw new CofferError('internal', `payment ${payment.paymentId} bought no image task`);

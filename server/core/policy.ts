@@ -3,6 +3,7 @@ import { formatUsdc, parseAmount } from './money.js';
 import { budgetOf, budgetsTighten } from './budgets.js';
 import { expiredRefusal, expiryOf, expiryTightens } from './expiry.js';
 import { breakerOf, breakerTightens } from './breaker.js';
+import { askAboveOf, asksTighten } from './holds.js';
 import type { Policy } from './ports/store.js';
 import { DEFAULT_WARN_AT, type PolicyUpdate } from './schemas.js';
 
@@ -28,10 +29,15 @@ export function mergePolicy(current: Policy, update: PolicyUpdate, at: PolicyClo
     expiresAt: update.expiresAt === undefined ? current.expiresAt : expiryOf(update.expiresAt, at.now, at.timeZone),
     warnAt: update.warnAt === undefined ? current.warnAt : [...new Set(update.warnAt)].sort((a, b) => a - b),
     breaker: update.breaker === undefined ? current.breaker : breakerOf(update.breaker),
+    askAbove: update.askAbove === undefined ? current.askAbove : askAboveOf(update.askAbove),
+    askNewRecipient: update.askNewRecipient ?? current.askNewRecipient,
   };
 }
 
-/** A policy with these two limits and nothing more: no cooldown, every service, no budget, end or breaker, warnings at 80 and 95 %. */
+/**
+ * A policy with these two limits and nothing more: no cooldown, every service, no budget, end or
+ * breaker, warnings at 80 and 95 %, nothing held for the owner.
+ */
 export const limitsOnly = (dailyBudget: bigint, maxPerPayment: bigint): Policy => ({
   dailyBudget,
   maxPerPayment,
@@ -41,6 +47,8 @@ export const limitsOnly = (dailyBudget: bigint, maxPerPayment: bigint): Policy =
   expiresAt: null,
   warnAt: [...DEFAULT_WARN_AT],
   breaker: null,
+  askAbove: null,
+  askNewRecipient: false,
 });
 
 /** A new agent's policy: its deploy's fields over limitsOnly's defaults. */
@@ -50,8 +58,8 @@ export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPa
 /**
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
  * the service list only narrowed (an empty list means every service, so it is the widest), the end
- * only brought closer, the breaker only made quicker, and every warning kept (the owner is told no
- * less). Agents may apply such a change to themselves; anything else needs the owner.
+ * only brought closer, the breaker only made quicker, every warning kept (the owner is told no
+ * less), and the owner asked at least as often (holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
  */
 export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;
@@ -60,6 +68,7 @@ export function isTightening(current: Policy, next: Policy): boolean {
   if (!budgetsTighten(current.budgets, next.budgets)) return false;
   if (current.expiresAt !== next.expiresAt && !expiryTightens(current.expiresAt, next.expiresAt)) return false;
   if (!breakerTightens(current.breaker, next.breaker)) return false;
+  if (!asksTighten(current, next)) return false;
   if (!current.warnAt.every((share) => next.warnAt.includes(share))) return false;
   if (next.allowedServices.length === 0) return current.allowedServices.length === 0;
   if (current.allowedServices.length === 0) return true;

@@ -112,6 +112,21 @@ export const warnAtSchema = z
       .max(100, 'must be at most 100'),
   )
   .max(5, 'holds at most 5 shares');
+const ASK_ABOVE_RULE =
+  'must be an amount of USDC, 0 or more with at most 6 decimals (such as "5.00": payments above it wait for the owner; "0": every payment does), or null for none';
+/** Payments above this amount wait for the owner's yes (holds.ts); null: none waits for its amount. */
+export const askAboveSchema = z
+  .string({ error: ASK_ABOVE_RULE })
+  .refine(
+    (text) => {
+      const micro = tryParseUsdc(text);
+      return micro !== null && micro <= MAX_AMOUNT_MICRO;
+    },
+    { message: ASK_ABOVE_RULE },
+  )
+  .nullable();
+export const askNewRecipientSchema = z.boolean({ error: 'must be true or false' });
+
 /** The default: the owner is told as a budget passes 80 % and 95 %. */
 export const DEFAULT_WARN_AT: readonly number[] = [80, 95];
 
@@ -187,6 +202,8 @@ export const deployBodySchema = z.strictObject({
   expiresAt: expiresAtSchema.optional(),
   warnAt: warnAtSchema.optional(),
   breaker: breakerSchema.optional(),
+  askAbove: askAboveSchema.optional(),
+  askNewRecipient: askNewRecipientSchema.optional(),
   displayName: displayNameSchema.optional(),
   /** Moved from the treasury to the new wallet in the same step (an allocation). */
   fund: amountSchema.optional(),
@@ -202,6 +219,8 @@ export const policyUpdateSchema = z.strictObject({
   expiresAt: expiresAtSchema.optional(),
   warnAt: warnAtSchema.optional(),
   breaker: breakerSchema.optional(),
+  askAbove: askAboveSchema.optional(),
+  askNewRecipient: askNewRecipientSchema.optional(),
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
@@ -389,6 +408,17 @@ export const approvalsQuerySchema = z.object({
   status: z.enum(['pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn']).optional(),
 });
 
+/** The longest a read of a request waits for the owner's decision (`?wait=`): spares polling, and no proxy times it out. */
+export const MAX_WAIT_SECONDS = 60;
+export const approvalReadQuerySchema = z.object({
+  wait: z
+    .string()
+    .regex(/^\d+$/, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
+    .transform(Number)
+    .refine((n) => n <= MAX_WAIT_SECONDS, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
+    .optional(),
+});
+
 export const servicesQuerySchema = z.object({ payTo: addressSchema });
 
 /** Which stable error code a problem with each field maps to (API.md's error table). */
@@ -407,6 +437,8 @@ const FIELD_CODES: Record<string, string> = {
   expiresAt: 'invalid_policy',
   warnAt: 'invalid_policy',
   breaker: 'invalid_policy',
+  askAbove: 'invalid_policy',
+  askNewRecipient: 'invalid_policy',
   timeZone: 'invalid_time_zone',
   limit: 'invalid_limit',
   resolution: 'invalid_resolution',
@@ -429,6 +461,8 @@ export const FIELD_LABELS: Record<string, string> = {
   expiresAt: 'Expires',
   warnAt: 'Warn at',
   breaker: 'Breaker',
+  askAbove: 'Ask above',
+  askNewRecipient: 'Ask for a new recipient',
   timeZone: 'Time zone',
   displayName: 'Display name',
   service: 'Service',
@@ -446,6 +480,7 @@ export const FIELD_LABELS: Record<string, string> = {
   resolution: 'Resolution',
   idempotencyKey: 'Idempotency-Key',
   limit: 'limit',
+  wait: 'wait',
   q: 'The search query',
   loginToken: 'The login token',
   ids: 'ids',

@@ -18,6 +18,8 @@ export const policyView = (policy: Policy) => ({
   ...(policy.expiresAt === null ? {} : { expiresAt: iso(policy.expiresAt) }),
   ...(sameShares(policy.warnAt, DEFAULT_WARN_AT) ? {} : { warnAt: [...policy.warnAt] }),
   ...(policy.breaker === null ? {} : { breaker: breakerView(policy.breaker) }),
+  ...(policy.askAbove === null ? {} : { askAbove: formatUsdc(policy.askAbove) }),
+  ...(policy.askNewRecipient ? { askNewRecipient: true } : {}),
 });
 
 const sameShares = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((share, i) => share === b[i]);
@@ -75,7 +77,7 @@ export const clockTime = (ms: number): string => {
   return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 };
 
-const ACTIVITY_STATUS = { confirmed: 'approved', pending: 'pending', failed: 'failed', refunded: 'refunded' } as const;
+const ACTIVITY_STATUS = { confirmed: 'approved', held: 'held', pending: 'pending', failed: 'failed', refunded: 'refunded' } as const;
 
 export const activityView = (payment: PaymentRecord) => ({
   id: payment.id,
@@ -130,10 +132,11 @@ export const approvalView = (approval: ApprovalRecord) => ({
   agentId: approval.agentId,
   targetAgentId: approval.targetAgentId,
   request: approval.request,
+  ...(approval.paymentId === null ? {} : { paymentId: approval.paymentId }),
   createdAt: iso(approval.createdAt),
   expiresAt: iso(approval.expiresAt),
   decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),
   ...(approval.result ? { result: approval.result } : {}),
-  ...(approval.error ? { error: approval.error } : {}),
+  ...(approval.error ? { error: approval.error, errorCode: approval.errorCode ?? 'internal' } : {}),
 });
 export type ApprovalView = ReturnType<typeof approvalView>;

@@ -5,7 +5,8 @@ import { getAgentOrThrow } from './agent-lookup.js';
 import { newId } from './ids.js';
 import { formatUsdc } from './money.js';
 import { settleTransfer } from './transfer-lifecycle.js';
-import { keyOf, movePayment, openPayment, payingAgent } from './payments.js';
+import { keyOf, movePayment, openPayment, payingAgent } from './paying.js';
+import { holdReason } from './holds.js';
 import { recordingRefusals } from './refusals.js';
 import { listedPrice } from './registry.js';
 import { iso } from './views.js';
@@ -58,8 +59,17 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
       ]),
       sentBy: 'seller' as const,
     };
-    const earlier = await openPayment(ctx, agent, asked);
-    if (earlier !== null) return answerEarlier(ctx, earlier);
+    const opened = await openPayment(ctx, agent, asked);
+    if ('earlier' in opened) return answerEarlier(ctx, opened.earlier);
+    // An x402 purchase is not held for the owner yet: one the policy would ask about is refused, nothing paid.
+    const hold =
+      principal.kind === 'agent' ? holdReason(opened.policy, amount, () => ctx.store.hasPaidRecipient(agent.owner, agentId, payTo)) : null;
+    if (hold !== null) {
+      throw new CofferError(
+        'owner_approval_required',
+        `${hold.message}; an x402 purchase cannot wait for the owner yet, so nothing was paid`,
+      );
+    }
     const id = newId('pay');
     const moved = await movePayment(
       ctx,

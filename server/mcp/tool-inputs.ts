@@ -72,6 +72,13 @@ export const renameInput = {
 
 export const approvalInput = {
   approvalId: z.string().min(1).max(100).describe('the approvalId a request that waits for the owner answered'),
+  wait: z
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .optional()
+    .describe('seconds to wait for the owner to decide before answering (at most 60); left out, answers at once'),
 };
 
 export const payInput = {

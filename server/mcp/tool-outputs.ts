@@ -92,6 +92,7 @@ export const renameOutput = z.looseObject({ agentId: z.string(), displayName: z.
 
 export const approvalOutput = z.looseObject({
   approvalId: z.string(),
+  result: z.looseObject({}).optional().describe('once approved: what was done (a held payment: the payment and its receipt)'),
   status: z.string().describe('pending, approved, denied, expired, failed or withdrawn'),
   kind: z.string(),
   targetAgentId: z.string(),
@@ -104,13 +105,16 @@ export const modelsOutput = z.looseObject({
   ),
 });
 
+/** A payment made, or (approvalId set) held for the owner's yes: nothing paid yet. */
 export const payOutput = z.looseObject({
-  paymentId: z.string(),
-  status: z.string(),
-  amount: usdc('paid'),
-  currency: z.literal('USDC'),
-  txSignature: z.string(),
-  xPaymentHeader: z.string().describe('the receipt: send it as the X-Payment header'),
+  paymentId: z.string().optional(),
+  status: z.string().describe('confirmed; or pending while the payment waits for the owner'),
+  amount: usdc('paid').optional(),
+  currency: z.literal('USDC').optional(),
+  txSignature: z.string().optional(),
+  xPaymentHeader: z.string().optional().describe('the receipt: send it as the X-Payment header'),
+  decisionUrl: z.string().optional().describe("where the owner decides (the dashboard's Approvals page)"),
+  ...waiting,
 });
 
 export const fetchPaidOutput = z.looseObject({

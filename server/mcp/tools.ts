@@ -202,15 +202,15 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'check_approval',
     {
       description:
-        'Follow a request waiting for the owner (from set_policy, allocate_budget, resume_agent or deploy_agent). For an approved new agent, returns its key once, with its mcpConfig.',
+        'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides (at most 60 s). An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
       inputSchema: input.approvalInput,
       outputSchema: output.approvalOutput,
       // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
       annotations: CHANGES_STATE,
     },
-    ({ approvalId }) =>
+    ({ approvalId, wait }) =>
       guarded(async () => {
-        const body = await ctx.api.approval(approvalId);
+        const body = await ctx.api.approval(approvalId, wait);
         if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
         const agentId = String(body.targetAgentId);
         // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
@@ -248,13 +248,24 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'pay',
     {
-      description: "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment.",
+      description:
+        "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment; or, when the policy asks the owner first, the approval it waits for (follow it with check_approval).",
       inputSchema: input.payInput,
       outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
     },
     (input) =>
-      guarded(() => ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' })),
+      guarded(async () => {
+        const answer = await ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' });
+        if (answer.status === 200) return answer.body;
+        // Held for the owner: said plainly, with where the owner decides and how to follow it.
+        const reason = (answer.body.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";
+        return {
+          ...answer.body,
+          decisionUrl: `${ctx.api.base}/#/approvals`,
+          message: `Nothing is paid yet: this payment waits for the owner's yes (${reason}) until ${answer.body.expiresAt}. Call check_approval with approvalId ${answer.body.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`,
+        };
+      }),
   );
 
   server.registerTool(

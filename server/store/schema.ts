@@ -57,6 +57,10 @@ export const SCHEMA = `
     warn_at TEXT NOT NULL DEFAULT '[80,95]',
     -- When the agent stops itself, as JSON {refusals, spending} (server/core/breaker.ts); NULL: never.
     breaker TEXT,
+    -- Payments above this amount (micro-USDC) wait for the owner's yes (server/core/holds.ts); NULL: none.
+    ask_above INTEGER CHECK (ask_above >= 0),
+    -- 1: the first payment to a recipient the agent never paid waits for the owner's yes.
+    ask_new_recipient INTEGER NOT NULL DEFAULT 0 CHECK (ask_new_recipient IN (0, 1)),
     PRIMARY KEY (owner, agent_id),
     FOREIGN KEY (owner, agent_id) REFERENCES agents(owner, agent_id)
   ) STRICT;
@@ -85,7 +89,8 @@ export const SCHEMA = `
     owner TEXT NOT NULL REFERENCES owners(address),
     agent_id TEXT CHECK ((agent_id IS NULL) = (kind IN ('faucet', 'deposit'))),
     amount INTEGER NOT NULL CHECK (amount > 0),
-    status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'failed')),
+    -- 'held': a payment waiting for the owner's yes (no transaction yet; counted by the budgets).
+    status TEXT NOT NULL CHECK (status IN ('held', 'pending', 'confirmed', 'failed') AND (status != 'held' OR kind = 'payment')),
     tx_signature TEXT UNIQUE,
     tx_wire TEXT,
     last_valid_block_height TEXT,
@@ -122,7 +127,8 @@ export const SCHEMA = `
     WHERE idempotency_key IS NOT NULL;
   CREATE INDEX payments_by_agent ON transfers (owner, agent_id, created_at) WHERE kind = 'payment';
   CREATE INDEX payments_by_owner ON transfers (owner, created_at) WHERE kind = 'payment';
-  CREATE INDEX payments_by_memo ON transfers (owner, agent_id, memo) WHERE kind = 'payment';
+  -- A nonce paid to a recipient, and whether an agent ever paid a recipient (a new one may be asked about).
+  CREATE INDEX payments_by_recipient ON transfers (owner, agent_id, recipient, memo) WHERE kind = 'payment';
   CREATE INDEX payments_by_payer_signature ON transfers (payer_signature) WHERE payer_signature IS NOT NULL;
   CREATE INDEX allocations_by_agent ON transfers (owner, agent_id, created_at) WHERE kind IN ('allocation', 'return');
   CREATE INDEX deposits_by_owner ON transfers (owner, created_at) WHERE kind IN ('faucet', 'deposit');
@@ -149,9 +155,9 @@ export const SCHEMA = `
   -- ── What an agent spent: kept by the payments' own writes ───────────────────────────────────
   -- The policy reads these, never an agent's history (server/core/payments.ts, policyRefusal): per
   -- agent, what is pending, the lifetime spend and the last payment; and the amount counted against
-  -- the rolling 24 h budget per minute and per hour (a payment counts while pending or confirmed and
-  -- not refunded). The two triggers below keep them in the same write as every insert, settlement
-  -- and refund of a payment.
+  -- the rolling 24 h budget per minute and per hour (a payment counts while held for the owner, pending
+  -- or confirmed, and not refunded; "pending" and the last payment leave a held one out). The two
+  -- triggers below keep them in the same write as every insert, settlement and refund of a payment.
   CREATE TABLE agent_spend_totals (
     owner TEXT NOT NULL,
     agent_id TEXT NOT NULL,
@@ -181,7 +187,7 @@ export const SCHEMA = `
     INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
       SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, NEW.amount
       FROM (SELECT 60000 AS span UNION ALL SELECT 3600000)
-      WHERE NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
+      WHERE NEW.status IN ('held', 'pending', 'confirmed') AND NEW.refunded_at IS NULL
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
     -- Buckets two days older than the newest payment are past any 24 h window (a clock set back a
     -- day still finds its window whole) and are dropped; lifetime figures live in the totals.
@@ -207,8 +213,8 @@ export const SCHEMA = `
     INSERT INTO agent_spend_buckets (owner, agent_id, span, start, amount)
       SELECT NEW.owner, NEW.agent_id, span, NEW.created_at / span, delta
       FROM (SELECT 60000 AS span UNION ALL SELECT 3600000),
-        (SELECT (CASE WHEN NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
-          - (CASE WHEN OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
+        (SELECT (CASE WHEN NEW.status IN ('held', 'pending', 'confirmed') AND NEW.refunded_at IS NULL THEN NEW.amount ELSE 0 END)
+          - (CASE WHEN OLD.status IN ('held', 'pending', 'confirmed') AND OLD.refunded_at IS NULL THEN OLD.amount ELSE 0 END) AS delta)
       WHERE delta != 0
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount;
   END;
@@ -216,7 +222,7 @@ export const SCHEMA = `
   -- What the payments in a budget's scope spent, for the scopes an agent's budgets name: '' (every
   -- payment), 'service:<id>' or 'to:<address>' (budget_scopes, kept in step with the policies by
   -- the store, and filled from the payments already made when a budget first names a scope). Per
-  -- scope, the amount and the number of payments counted (pending or confirmed, not refunded) per UTC minute (for 33 days), hour
+  -- scope, the amount and the number of payments counted (held, pending or confirmed, not refunded) per UTC minute (for 33 days), hour
   -- and day, and in all; a window's spending is read from at most 59 minutes, 23 hours and 33 days
   -- of them plus the payments of one minute (server/store/sqlite/budget-spend.ts), never from the
   -- history. Kept in the same write as every insert, settlement and refund of a payment by
@@ -246,7 +252,7 @@ export const SCHEMA = `
     PRIMARY KEY (owner, agent_id, scope)
   ) STRICT, WITHOUT ROWID;
   CREATE TRIGGER budget_spend_insert AFTER INSERT ON transfers
-    WHEN NEW.kind = 'payment' AND NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL
+    WHEN NEW.kind = 'payment' AND NEW.status IN ('held', 'pending', 'confirmed') AND NEW.refunded_at IS NULL
       AND EXISTS (SELECT 1 FROM budget_scopes WHERE owner = NEW.owner AND agent_id = NEW.agent_id)
   BEGIN
     INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount, payments)
@@ -270,15 +276,15 @@ export const SCHEMA = `
     INSERT INTO budget_buckets (owner, agent_id, scope, span, start, amount, payments)
       SELECT NEW.owner, NEW.agent_id, b.scope, spans.span, NEW.created_at / spans.span, sign * NEW.amount, sign
       FROM budget_scopes b, (SELECT 60000 AS span UNION ALL SELECT 3600000 UNION ALL SELECT 86400000) AS spans,
-        (SELECT (NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL)
-          - (OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
+        (SELECT (NEW.status IN ('held', 'pending', 'confirmed') AND NEW.refunded_at IS NULL)
+          - (OLD.status IN ('held', 'pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
       WHERE sign != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
         AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + excluded.payments;
     INSERT INTO budget_totals (owner, agent_id, scope, amount, payments)
       SELECT NEW.owner, NEW.agent_id, b.scope, sign * NEW.amount, sign FROM budget_scopes b,
-        (SELECT (NEW.status IN ('pending', 'confirmed') AND NEW.refunded_at IS NULL)
-          - (OLD.status IN ('pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
+        (SELECT (NEW.status IN ('held', 'pending', 'confirmed') AND NEW.refunded_at IS NULL)
+          - (OLD.status IN ('held', 'pending', 'confirmed') AND OLD.refunded_at IS NULL) AS sign)
       WHERE sign != 0 AND b.owner = NEW.owner AND b.agent_id = NEW.agent_id
         AND b.scope IN ('', 'service:' || NEW.service_id, 'to:' || NEW.recipient)
       ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, payments = payments + excluded.payments;
@@ -349,18 +355,23 @@ export const SCHEMA = `
     id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
     agent_id TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy')),
+    kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy', 'payment')),
     target_agent_id TEXT NOT NULL,
     request TEXT NOT NULL,
+    -- A payment's approval: its held payment (transfers, status 'held' while this waits). Checked at
+    -- commit: paying it takes the held row out and writes it again, paid, under the same id.
+    payment_id TEXT REFERENCES transfers(id) DEFERRABLE INITIALLY DEFERRED CHECK ((payment_id IS NOT NULL) = (kind = 'payment')),
     status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'failed', 'withdrawn')),
     result TEXT,
     error TEXT,
+    error_code TEXT,
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
     decided_at INTEGER,
     delivered_at INTEGER
   ) STRICT;
   CREATE INDEX approvals_by_owner ON approvals (owner, status, created_at);
+  CREATE INDEX approvals_by_payment ON approvals (payment_id) WHERE payment_id IS NOT NULL;
 
   -- Link sessions: a terminal asks, the signed-in owner completes. Only the token's hash is kept; the
   -- new agent's key is minted when the poller collects it, so no secret is ever stored. A request the

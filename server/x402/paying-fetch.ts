@@ -3,6 +3,8 @@ import { tryParseUsdc } from '../core/money.js';
 import { readOffer, type PaymentInstructions } from './payment-required.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
+import { paymentWhenDecided } from '../client/held-payment.js';
+import type { Approval } from '../client/wire-types.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -57,6 +59,11 @@ export interface PayingFetchOptions {
   fetch?: typeof fetch;
   /** How often a transport failure is retried (same payment, same receipt). Default 2. */
   retries?: number;
+  /**
+   * Told once when the agent's policy holds the payment for the owner's yes (the request then waits,
+   * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
+   */
+  onHeld?: (approval: Approval) => void;
 }
 
 /** A payment made for a call: Coffer's own (a receipt in X-Payment) or x402 (the seller's facilitator sent it). */
@@ -253,7 +260,7 @@ async function pay(
   const { agent } = options;
   let paid;
   try {
-    paid = await api.pay(
+    const answer = await api.pay(
       agent.agentId,
       {
         service: listedServiceId ?? instructions.service ?? new URL(url).host,
@@ -266,6 +273,7 @@ async function pay(
       },
       idempotencyKey,
     );
+    paid = await paymentWhenDecided(api, answer, options.onHeld);
   } catch (error) {
     if (!refusal(error)) throw error;
     if (OWN_CODES.has(error.code as PaymentErrorCode)) {

@@ -76,6 +76,8 @@ describe('auth', () => {
         expiresAt: null,
         warnAt: [80, 95],
         breaker: null,
+        askAbove: null,
+        askNewRecipient: false,
       },
     );
     store.insertApiKey(hashApiKey(otherAgentKey), { kind: 'agent', owner: OTHER_OWNER, agentId: 'target' }, now);

@@ -1,4 +1,6 @@
 import { keyClient } from '../../client/coffer-client.js';
+import { paymentWhenDecided } from '../../client/held-payment.js';
+import type { Approval } from '../../client/wire-types.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
@@ -54,7 +56,7 @@ export async function payCommand(
 ): Promise<number> {
   const agent = agentCredentials(configPath);
   const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-  const body = await api.pay(agent.agentId, {
+  const answer = await api.pay(agent.agentId, {
     service: args.service,
     amount: args.amount,
     currency: 'USDC',
@@ -62,10 +64,18 @@ export async function payCommand(
     recipient: args.recipient,
     nonce: args.nonce,
   });
+  // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for.
+  const body = await paymentWhenDecided(api, answer, (approval) => process.stderr.write(`${heldWords(approval)}\n`));
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else out.write(`Paid ${body.amount} USDC (${body.paymentId}, transaction ${body.txSignature}).\nX-Payment: ${body.xPaymentHeader}\n`);
   return 0;
+}
+
+/** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
+export function heldWords(approval: Approval): string {
+  const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
+  return `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. The owner decides in the dashboard's Approvals page or the tray menu.`;
 }
 
 /**

@@ -22,7 +22,7 @@ import type { TransferStore } from './store/transfers.js';
 
 export type { AgentRecord, AgentStatus, AgentStore, Policy } from './store/agents.js';
 export type { ApiKeyStore, KeyScope } from './store/api-keys.js';
-export type { ApprovalKind, ApprovalRecord, ApprovalStatus, ApprovalStore } from './store/approvals.js';
+export type { ApprovalKind, ApprovalRecord, ApprovalStatus, ApprovalStore, EndedApproval } from './store/approvals.js';
 export type { AuditEntry, AuditStore } from './store/audit.js';
 export type { LinkSessionRecord, LinkSessionStore } from './store/link-sessions.js';
 export type { MetaStore } from './store/meta.js';

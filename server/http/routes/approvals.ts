@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { approvalsQuerySchema } from '../../core/schemas.js';
+import { approvalReadQuerySchema, approvalsQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 
@@ -11,8 +11,11 @@ export function approvalRoutes({ engine, principal }: RouteDeps): Router {
     const { status } = parseWith(approvalsQuerySchema, { status: req.query.status });
     res.json(engine.approvals(p, status ?? null));
   });
+  // ?wait=N (seconds, at most 60): answered once the request is decided, or when N runs out (a long poll).
   router.get('/approvals/:id', async (req, res) => {
-    res.json(await engine.approval(principal(req), String(req.params.id)));
+    const p = principal(req);
+    const { wait } = parseWith(approvalReadQuerySchema, { wait: req.query.wait });
+    res.json(await engine.approval(p, String(req.params.id), wait));
   });
   router.post('/approvals/:id/approve', async (req, res) => {
     const p = principal(req);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { idempotencyHeaderSchema, payBodySchema, paymentPathSchema, x402PayBodySchema, x402SettledBodySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
+import { respondWithOutcome } from '../respond.js';
 
 /** Paying from an agent's wallet; the same Idempotency-Key within 24 h moves money once. */
 export function paymentRoutes({ engine, principal }: RouteDeps): Router {
@@ -11,7 +12,8 @@ export function paymentRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
     const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
-    res.json(await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey));
+    // 202 with the approval when the agent's policy holds the payment for the owner.
+    respondWithOutcome(res, await engine.pay(p, agentId, parseWith(payBodySchema, req.body), idempotencyKey));
   });
   // An x402 seller's 402 in, the header to retry with out (signed by the agent's key, sent by the seller).
   router.post('/agents/:agentId/x402', async (req, res) => {

@@ -28,6 +28,8 @@ const toPolicy = (row: Row): Policy => ({
   expiresAt: optionalNumber(row.expires_at),
   warnAt: JSON.parse(text(row.warn_at)) as number[],
   breaker: row.breaker === null ? null : (JSON.parse(text(row.breaker)) as Breaker),
+  askAbove: row.ask_above === null ? null : BigInt(row.ask_above as bigint),
+  askNewRecipient: row.ask_new_recipient === 1n || row.ask_new_recipient === 1,
 });
 
 export function createAgentStore(db: SqliteDatabase): AgentStore {
@@ -58,12 +60,13 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
     upsertPolicy: db.prepare(
       `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at, budgets,
-         expires_at, warn_at, breaker)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         expires_at, warn_at, breaker, ask_above, ask_new_recipient)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (owner, agent_id) DO UPDATE SET daily_budget = excluded.daily_budget,
          max_per_payment = excluded.max_per_payment, cooldown_seconds = excluded.cooldown_seconds,
          allowed_services = excluded.allowed_services, updated_at = excluded.updated_at, budgets = excluded.budgets,
-         expires_at = excluded.expires_at, warn_at = excluded.warn_at, breaker = excluded.breaker`,
+         expires_at = excluded.expires_at, warn_at = excluded.warn_at, breaker = excluded.breaker,
+         ask_above = excluded.ask_above, ask_new_recipient = excluded.ask_new_recipient`,
     ),
   };
   const budgetSpend = createBudgetSpend(db);
@@ -81,6 +84,8 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       policy.expiresAt,
       JSON.stringify(policy.warnAt),
       policy.breaker === null ? null : JSON.stringify(policy.breaker),
+      policy.askAbove,
+      policy.askNewRecipient ? 1 : 0,
     );
     budgetSpend.syncScopes(owner, agentId, policy.budgets, at);
   };

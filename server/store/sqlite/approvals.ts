@@ -1,5 +1,5 @@
 /** SQLite adapter of the approvals port. */
-import type { ApprovalKind, ApprovalRecord, ApprovalStore } from '../../core/ports/store.js';
+import type { ApprovalRecord, ApprovalStore, EndedApproval } from '../../core/ports/store.js';
 import type { SqliteDatabase } from '../database.js';
 import { allRows, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 
@@ -11,9 +11,11 @@ function toApproval(row: Row): ApprovalRecord {
     kind: row.kind as ApprovalRecord['kind'],
     targetAgentId: text(row.target_agent_id),
     request: JSON.parse(text(row.request)) as Record<string, unknown>,
+    paymentId: optionalText(row.payment_id),
     status: row.status as ApprovalRecord['status'],
     result: row.result === null ? null : (JSON.parse(text(row.result)) as Record<string, unknown>),
     error: optionalText(row.error),
+    errorCode: optionalText(row.error_code),
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     decidedAt: optionalNumber(row.decided_at),
@@ -24,18 +26,25 @@ function toApproval(row: Row): ApprovalRecord {
 export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
   const stmts = {
     insertApproval: db.prepare(
-      `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, status, result, error, created_at, expires_at, decided_at, delivered_at)
-       VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @status, @result, @error, @createdAt, @expiresAt, @decidedAt, @deliveredAt)`,
+      `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, payment_id, status, result, error, error_code, created_at,
+         expires_at, decided_at, delivered_at)
+       VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @paymentId, @status, @result, @error, @errorCode, @createdAt,
+         @expiresAt, @decidedAt, @deliveredAt)`,
     ),
     getApproval: db.prepare('SELECT * FROM approvals WHERE id = ?'),
+    findApprovalByPayment: db.prepare('SELECT * FROM approvals WHERE payment_id = ?'),
     listApprovals: db.prepare('SELECT * FROM approvals WHERE owner = ? AND (? IS NULL OR status = ?) ORDER BY created_at DESC LIMIT ?'),
     transitionApproval: db.prepare('UPDATE approvals SET status = ?, decided_at = ? WHERE id = ? AND status = ?'),
     interruptedApprovals: db.prepare("SELECT * FROM approvals WHERE status = 'approved' AND result IS NULL AND error IS NULL"),
-    recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ? WHERE id = ?'),
+    recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ?, error_code = ? WHERE id = ?'),
     markApprovalDelivered: db.prepare('UPDATE approvals SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
-    expireApprovals: db.prepare("UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?"),
+    expireApprovals: db.prepare(
+      `UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?
+       RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
+    ),
     withdrawApprovals: db.prepare(
-      "UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume' RETURNING id, kind",
+      `UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume'
+       RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
     ),
   };
   return {
@@ -46,13 +55,20 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
         result: approval.result === null ? null : JSON.stringify(approval.result),
       }),
     getApproval: (id) => oneRow(stmts.getApproval, toApproval, id),
+    findApprovalByPayment: (paymentId) => oneRow(stmts.findApprovalByPayment, toApproval, paymentId),
     listApprovals: (owner, status, limit) => allRows(stmts.listApprovals, toApproval, owner, status, status, limit),
     transitionApproval: (id, from, to, at) => stmts.transitionApproval.run(to, at, id, from).changes === 1,
     interruptedApprovals: () => allRows(stmts.interruptedApprovals, toApproval),
     recordApprovalOutcome: (id, status, result, error) =>
-      void stmts.recordApprovalOutcome.run(status, result === null ? null : JSON.stringify(result), error, id),
+      void stmts.recordApprovalOutcome.run(
+        status,
+        result === null ? null : JSON.stringify(result),
+        error?.message ?? null,
+        error?.code ?? null,
+        id,
+      ),
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
-    expireApprovals: (now) => stmts.expireApprovals.run(now, now).changes,
-    withdrawApprovals: (owner, agentId, at) => stmts.withdrawApprovals.all(at, owner, agentId) as { id: string; kind: ApprovalKind }[],
+    expireApprovals: (now) => stmts.expireApprovals.all(now, now) as EndedApproval[],
+    withdrawApprovals: (owner, agentId, at) => stmts.withdrawApprovals.all(at, owner, agentId) as EndedApproval[],
   };
 }

@@ -27,7 +27,7 @@ export const budgetsFromJson = (json: string): Budget[] =>
 
 /** The payments a scope holds, in SQL over `transfers` (named parameter @scope). */
 const IN_SCOPE = "(@scope = '' OR 'service:' || service_id = @scope OR 'to:' || recipient = @scope)";
-const COUNTS = "kind = 'payment' AND status IN ('pending', 'confirmed') AND refunded_at IS NULL";
+const COUNTS = "kind = 'payment' AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL";
 
 export function createBudgetSpend(db: SqliteDatabase) {
   const stmts = {

@@ -30,7 +30,7 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
        + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets
            WHERE owner = @owner AND agent_id = @agentId AND span = 60000 AND start >= @minuteFrom AND start < @minuteTo)
        + (SELECT COALESCE(SUM(amount), 0) FROM transfers
-           WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+           WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL
              AND created_at > @since AND created_at < @rawTo)`,
     ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
@@ -49,7 +49,7 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
     ownerWindowEdge: bigintStatement(
       db,
       `SELECT agent_id, SUM(amount) AS amount FROM transfers
-       WHERE kind = 'payment' AND owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
+       WHERE kind = 'payment' AND owner = @owner AND created_at > @since AND created_at < @rawTo AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL
        GROUP BY agent_id`,
     ),
   };

@@ -139,8 +139,18 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     findLivePaymentByMemo: bigintStatement(
       db,
       `SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
-         AND status IN ('pending', 'confirmed') LIMIT 1`,
+         AND status IN ('held', 'pending', 'confirmed') LIMIT 1`,
     ),
+    hasPaidRecipient: db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND recipient = ?
+           AND status IN ('pending', 'confirmed'))`,
+      )
+      .pluck(),
+    // Uncounted first (the spend triggers follow the status), then gone: its id is written again as it is reserved.
+    uncountHeld: db.prepare("UPDATE transfers SET status = 'failed' WHERE id = ? AND status = 'held'"),
+    deleteTransfer: db.prepare('DELETE FROM transfers WHERE id = ?'),
+    failHeld: db.prepare("UPDATE transfers SET status = 'failed', error_code = ?, settled_at = ? WHERE id = ? AND status = 'held'"),
     findLivePaymentByPayerSignature: bigintStatement(
       db,
       "SELECT * FROM transfers WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1",
@@ -210,6 +220,13 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     pendingReturnsTotal: (owner, agentId) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId) as bigint),
     findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
       oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, memo, recipient),
+    releaseHeldPayment: (id) => {
+      if (stmts.uncountHeld.run(id).changes !== 1) return false;
+      stmts.deleteTransfer.run(id);
+      return true;
+    },
+    failHeldPayment: (id, errorCode, at) => stmts.failHeld.run(errorCode, at, id).changes === 1,
+    hasPaidRecipient: (owner, agentId, recipient) => stmts.hasPaidRecipient.get(owner, agentId, recipient) === 1,
     findLivePaymentByPayerSignature: (payerSignature) => oneRow(stmts.findLivePaymentByPayerSignature, toPayment, payerSignature),
     listPayments: (owner, agentId, limit) => allRows(stmts.listPayments, toPayment, owner, agentId, limit),
     recentPayments: (owner, limit) => allRows(stmts.recentPayments, toPayment, owner, limit),

@@ -32,6 +32,10 @@ export interface Policy {
   warnAt: number[];
   /** When the agent stops itself (breaker.ts); null: never. */
   breaker: Breaker | null;
+  /** Payments above this amount wait for the owner's yes (holds.ts); null: none waits for its amount. */
+  askAbove: bigint | null;
+  /** The first payment to a recipient the agent has never paid waits for the owner's yes. */
+  askNewRecipient: boolean;
 }
 
 export interface AgentStore {

@@ -1,5 +1,5 @@
 /** Port: requests an agent makes that wait for the owner's decision. */
-export type ApprovalKind = 'policy' | 'allocate' | 'resume' | 'deploy';
+export type ApprovalKind = 'policy' | 'allocate' | 'resume' | 'deploy' | 'payment';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed' | 'withdrawn';
 
 export interface ApprovalRecord {
@@ -11,26 +11,41 @@ export interface ApprovalRecord {
   /** The agent the request acts on (itself, or the new agent of a deploy). */
   targetAgentId: string;
   request: Record<string, unknown>;
+  /** A `payment` approval's held payment (a transfer with status `held` while it waits); null for the other kinds. */
+  paymentId: string | null;
   status: ApprovalStatus;
   result: Record<string, unknown> | null;
+  /** Why a request approved could not be carried out (`failed`): the words, and the stable code. */
   error: string | null;
+  errorCode: string | null;
   createdAt: number;
   expiresAt: number;
   decidedAt: number | null;
   deliveredAt: number | null;
 }
 
+/** A request that ended without the owner's decision. */
+export type EndedApproval = Pick<ApprovalRecord, 'id' | 'owner' | 'agentId' | 'kind' | 'paymentId'>;
+
 export interface ApprovalStore {
   insertApproval(approval: ApprovalRecord): void;
   getApproval(id: string): ApprovalRecord | null;
+  /** The approval a held payment waits for (or waited for). */
+  findApprovalByPayment(paymentId: string): ApprovalRecord | null;
   listApprovals(owner: string, status: ApprovalStatus | null, limit: number): ApprovalRecord[];
   /** Moves an approval on from `from`; false when it was no longer in that state (someone else decided). */
   transitionApproval(id: string, from: ApprovalStatus, to: ApprovalStatus, at: number): boolean;
   /** Approved requests with no outcome recorded: the process stopped while carrying them out. */
   interruptedApprovals(): ApprovalRecord[];
-  recordApprovalOutcome(id: string, status: 'approved' | 'failed', result: Record<string, unknown> | null, error: string | null): void;
+  recordApprovalOutcome(
+    id: string,
+    status: 'approved' | 'failed',
+    result: Record<string, unknown> | null,
+    error: { code: string; message: string } | null,
+  ): void;
   markApprovalDelivered(id: string, at: number): boolean;
-  expireApprovals(now: number): number;
-  /** Withdraws an agent's waiting requests except asking to be resumed; answers the ids withdrawn. */
-  withdrawApprovals(owner: string, agentId: string, at: number): { id: string; kind: ApprovalKind }[];
+  /** Expires what waited past its time; answers what expired (the core fails their held payments). */
+  expireApprovals(now: number): EndedApproval[];
+  /** Withdraws an agent's waiting requests except asking to be resumed; answers what was withdrawn. */
+  withdrawApprovals(owner: string, agentId: string, at: number): EndedApproval[];
 }

@@ -5,7 +5,8 @@
  */
 import type { GenerationTask } from './tasks.js';
 
-export type TransferStatus = 'pending' | 'confirmed' | 'failed';
+/** `held`: a payment waiting for the owner's yes (held-payments.ts): no transaction yet, counted by the budgets. */
+export type TransferStatus = 'held' | 'pending' | 'confirmed' | 'failed';
 export type TransferKind = TransferRecord['kind'];
 
 /** A signed transaction that may or may not have reached the chain yet. */
@@ -121,7 +122,16 @@ export interface TransferStore {
   /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
   pendingReturnsTotal(owner: string, agentId: string): bigint;
 
-  /** A pending or confirmed payment of the agent to that recipient with that memo (a paid API's nonce). */
+  /**
+   * Takes a held payment out (its budgets no longer count it) so that it can be reserved again under
+   * the same id as it is paid: only inside that reserving write. False when it was no longer held.
+   */
+  releaseHeldPayment(id: string): boolean;
+  /** A held payment that will never be paid (denied, expired, withdrawn, refused when approved): failed with why. False when no longer held. */
+  failHeldPayment(id: string, errorCode: string, at: number): boolean;
+  /** Whether the agent has a payment to this recipient that went ahead (pending or confirmed, refunded or not). */
+  hasPaidRecipient(owner: string, agentId: string, recipient: string): boolean;
+  /** A held, pending or confirmed payment of the agent to that recipient with that memo (a paid API's nonce). */
   findLivePaymentByMemo(owner: string, agentId: string, recipient: string, memo: string): PaymentRecord | null;
   /** A pending or confirmed x402 payment whose transaction carries this payer signature. */
   findLivePaymentByPayerSignature(payerSignature: string): PaymentRecord | null;

@@ -5,12 +5,16 @@ import type { Engine } from '../../../../server/core/engine.js';
 describe('the minute timer', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('looks soon after start and then every interval (expiries, then backups), never two runs at once, says a failure, and stop() waits for a run under way', async () => {
+  it('looks soon after start and then every interval (requests expired, expiries told, then backups), never two runs at once, says a failure, and stop() waits for a run under way', async () => {
     vi.useFakeTimers();
     let runs = 0;
     let reminders = 0;
+    let expiries = 0;
     let release: () => void = () => undefined;
     const engine = {
+      expireWaiting: () => {
+        expiries += 1;
+      },
       remindOfExpiries: () => {
         reminders += 1;
         return 0;
@@ -33,7 +37,7 @@ describe('the minute timer', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(said).toEqual([expect.stringMatching(/a scheduled backup failed/)]);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect([reminders, runs]).toEqual([2, 2]);
+    expect([expiries, reminders, runs]).toEqual([2, 2, 2]);
     let stopped = false;
     const stopping = timer.stop().then(() => (stopped = true));
     await vi.advanceTimersByTimeAsync(0);

@@ -103,7 +103,7 @@ describe('a policy replayed on the past', () => {
               createdAt: START + p.at * (HOUR / 6),
             }))
             .sort((a, b) => a.createdAt - b.createdAt);
-          const policy: Policy = { ...limits, expiresAt: null, warnAt: [80, 95], breaker: null };
+          const policy: Policy = { ...limits, expiresAt: null, warnAt: [80, 95], breaker: null, askAbove: null, askNewRecipient: false };
           const judgedFrom = START + 30 * DAY;
           const replayed = replayPolicy(policy, payments, judgedFrom, { timeZone, inRegistry });
           const expected = plainReplay(policy, payments, judgedFrom, timeZone, inRegistry);

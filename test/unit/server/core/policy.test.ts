@@ -18,6 +18,8 @@ const base: Policy = {
   expiresAt: null,
   warnAt: [80, 95],
   breaker: null,
+  askAbove: null,
+  askNewRecipient: false,
 };
 
 const clone = (policy: Policy): Policy => ({ ...policy, allowedServices: [...policy.allowedServices] });
@@ -57,7 +59,13 @@ describe('mergePolicy', () => {
   });
 
   it('applies several fields at once', () => {
-    expect(mergePolicy(base, { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'] }, AT)).toEqual({
+    expect(
+      mergePolicy(
+        base,
+        { dailyBudget: '5', maxPerPayment: '0.5', cooldownSeconds: 1, allowedServices: ['x'], askAbove: '0.25', askNewRecipient: true },
+        AT,
+      ),
+    ).toEqual({
       dailyBudget: 5n * USDC,
       maxPerPayment: 500_000n,
       cooldownSeconds: 1,
@@ -66,7 +74,25 @@ describe('mergePolicy', () => {
       expiresAt: null,
       warnAt: [80, 95],
       breaker: null,
+      askAbove: 250_000n,
+      askNewRecipient: true,
     });
+  });
+
+  it('asks for every payment from "0", and for none from null', () => {
+    expect(mergePolicy(base, { askAbove: '0' }, AT).askAbove).toBe(0n);
+    expect(mergePolicy({ ...base, askAbove: 5n }, { askAbove: null }, AT).askAbove).toBeNull();
+    expect(mergePolicy({ ...base, askAbove: 5n, askNewRecipient: true }, {}, AT)).toMatchObject({ askAbove: 5n, askNewRecipient: true });
+  });
+
+  it('a threshold lowered or a new recipient asked is a tightening; raised, removed or no longer asked is not', () => {
+    const asking = { ...base, askAbove: 2n * USDC, askNewRecipient: true };
+    expect(isTightening(base, asking)).toBe(true);
+    expect(isTightening(asking, { ...asking, askAbove: USDC })).toBe(true);
+    expect(isTightening(asking, { ...asking, askAbove: 0n })).toBe(true);
+    expect(isTightening(asking, { ...asking, askAbove: 3n * USDC })).toBe(false);
+    expect(isTightening(asking, { ...asking, askAbove: null })).toBe(false);
+    expect(isTightening(asking, { ...asking, askNewRecipient: false })).toBe(false);
   });
 
   it("ends a policy at a time as given, or at the end of a day in the owner's time zone", () => {
@@ -192,6 +218,8 @@ describe('isTightening', () => {
       expiresAt: null,
       warnAt: [80, 95],
       breaker: null,
+      askAbove: null,
+      askNewRecipient: false,
     };
     expect(isTightening(base, tighterElsewhere)).toBe(true);
     expect(isTightening(base, { ...tighterElsewhere, dailyBudget: base.dailyBudget + 1n })).toBe(false);
@@ -213,10 +241,13 @@ const policyArb: fc.Arbitrary<Policy> = fc.record({
   expiresAt: fc.constant(null),
   warnAt: fc.constant<number[]>([80, 95]),
   breaker: fc.constant(null),
+  askAbove: fc.option(fc.bigInt({ min: 0n, max: 4n }), { nil: null }),
+  askNewRecipient: fc.boolean(),
 });
 
 /** The contract's meaning of a policy, written independently: what does it let through? */
 const allows = (policy: Policy, service: string) => policy.allowedServices.length === 0 || policy.allowedServices.includes(service);
+const asks = (policy: Policy, amount: bigint) => policy.askAbove !== null && amount > policy.askAbove;
 /** A service no list ever names: only an empty list allows it. */
 const UNNAMED = 'never-listed';
 
@@ -225,7 +256,10 @@ function referenceTightening(current: Policy, next: Policy): boolean {
     next.dailyBudget <= current.dailyBudget &&
     next.maxPerPayment <= current.maxPerPayment &&
     next.cooldownSeconds >= current.cooldownSeconds &&
-    [...SERVICES, UNNAMED].every((service) => !allows(next, service) || allows(current, service))
+    [...SERVICES, UNNAMED].every((service) => !allows(next, service) || allows(current, service)) &&
+    // The owner is asked for every amount the current policy asks for, and for new recipients if it did.
+    [0n, 1n, 2n, 3n, 4n, 5n].every((amount) => !asks(current, amount) || asks(next, amount)) &&
+    (!current.askNewRecipient || next.askNewRecipient)
   );
 }
 
@@ -265,8 +299,11 @@ describe('isTightening properties', () => {
           dCooldown: fc.integer({ min: 0, max: 100 }),
           keep: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
           narrowFromAll: fc.subarray(SERVICES),
+          dAsk: fc.bigInt({ min: 0n, max: 2n }),
+          askFromNone: fc.option(fc.bigInt({ min: 0n, max: 4n }), { nil: null }),
+          askNew: fc.boolean(),
         })
-        .map(({ dBudget, dMax, dCooldown, keep, narrowFromAll }) => {
+        .map(({ dBudget, dMax, dCooldown, keep, narrowFromAll, dAsk, askFromNone, askNew }) => {
           let allowedServices: string[];
           if (p.allowedServices.length === 0) allowedServices = narrowFromAll;
           else {
@@ -283,6 +320,8 @@ describe('isTightening properties', () => {
             expiresAt: p.expiresAt,
             warnAt: p.warnAt,
             breaker: p.breaker,
+            askAbove: p.askAbove === null ? askFromNone : p.askAbove > dAsk ? p.askAbove - dAsk : 0n,
+            askNewRecipient: p.askNewRecipient || askNew,
           };
         });
     fc.assert(
@@ -397,6 +436,8 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
       expiresAt: fc.option(fc.integer({ min: 1_750_000_000_000 - 1, max: 1_750_000_000_000 + 1 }), { nil: null }),
       warnAt: fc.constant<number[]>([80, 95]),
       breaker: fc.constant(null),
+      askAbove: fc.constant(null),
+      askNewRecipient: fc.constant(false),
     }),
     usage: fc.record({
       now: fc.constant(1_750_000_000_000),

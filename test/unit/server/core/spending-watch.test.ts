@@ -34,7 +34,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       engine.updatePolicy(asOwner, 'alpha', { expiresAt: end });
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').policy).toMatchObject({ expiresAt: end });
       advance(2 * HOUR - 1);
-      expect(await engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null)).toMatchObject({ status: 'confirmed' });
+      expect(await core.paid('alpha', outside('0.10'))).toMatchObject({ status: 'confirmed' });
       advance(1);
       await expectCofferError(
         engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null),
@@ -44,7 +44,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.recentRefusals(core.owner, 10)[0]).toMatchObject({ agentId: 'alpha', code: 'policy_expired' });
       // The owner sets a later end (or none): payments pass again.
       engine.updatePolicy(asOwner, 'alpha', { expiresAt: null });
-      expect(await engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null)).toMatchObject({ status: 'confirmed' });
+      expect(await core.paid('alpha', outside('0.10'))).toMatchObject({ status: 'confirmed' });
     });
 
     it('an agent may bring its end closer at once; moving it later or taking it away waits for the owner', async () => {
@@ -225,7 +225,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       advance(5 * MINUTE);
       await engine.pay(asAgent('alpha'), 'alpha', outside('1.50'), null);
       expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
-      const paid = await engine.pay(asAgent('alpha'), 'alpha', outside('0.50'), null);
+      const paid = await core.paid('alpha', outside('0.50'));
       expect(paid.status).toBe('confirmed');
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(16_500_000n);
       expect(core.store.getAgent(core.owner, 'alpha')).toMatchObject({

@@ -24,9 +24,9 @@ async function withSeller(store: StoreKind): Promise<CoreEngine> {
 describe.each(STORES)('on the %s ledger', (store) => {
   describe('a payment through the lifecycle', () => {
     it('is signed, recorded with its transaction, sent and confirmed: the chain moved it once, the ledger says so', async () => {
-      const { engine, chain, asAgent, fundedAgent, events } = await withSeller(store);
+      const { chain, fundedAgent, events } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
-      const paid = await engine.pay(asAgent('alpha'), 'alpha', outside('0.25'), null);
+      const paid = await core.paid('alpha', outside('0.25'), null);
       expect(paid).toMatchObject({ status: 'confirmed', amount: '0.25' });
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.75'));
       expect(await chain.usdcBalance(SELLER)).toBe(micro('0.25') + 1n);
@@ -43,19 +43,19 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await fundedAgent('alpha', '1');
       const rows = core.transfers().length;
       chain.offline = true;
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside(), 'k1'), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside(), 'k1'), 'chain_unavailable');
       chain.offline = false;
       expect(core.transfers().length).toBe(rows);
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.00');
       // The key is free: the retry is a first try.
-      expect(await engine.pay(asAgent('alpha'), 'alpha', outside(), 'k1')).toMatchObject({ status: 'confirmed' });
+      expect(await core.paid('alpha', outside(), 'k1')).toMatchObject({ status: 'confirmed' });
     });
 
     it('a policy refusal is answered before any chain call, and moves nothing', async () => {
-      const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
+      const { chain, fundedAgent } = await withSeller(store);
       await fundedAgent('alpha', '1', { maxPerPayment: '0.05' });
       const calls = new Map(chain.calls);
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null), 'max_per_payment_exceeded');
+      await expectCofferError(core.paid('alpha', outside('0.10'), null), 'max_per_payment_exceeded');
       expect(chain.calls).toEqual(calls);
       expect(core.transfers().filter((row) => row.kind === 'payment').length).toBe(0);
     });
@@ -64,24 +64,24 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       chain.dropNextSend = true;
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'lost'), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside('0.10'), 'lost'), 'chain_unavailable');
       expect(core.transfers().filter((row) => row.status === 'pending').length).toBe(1);
       // Its outcome is unknown, so nothing may be tried again: the retry is told to wait.
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'lost'), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside('0.10'), 'lost'), 'chain_unavailable');
       // The pending payment holds its budget and its money meanwhile.
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.10');
       expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
       expect(await engine.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
-      const replayed = await engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'lost');
+      const replayed = await core.paid('alpha', outside('0.10'), 'lost');
       expect(replayed.status).toBe('confirmed');
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
     });
 
     it('landed but the answer was lost: the row stays pending, and the next round confirms it without sending it twice', async () => {
-      const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
+      const { engine, chain, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       chain.offlineAfterNextSend = true;
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside('0.10'), null), 'chain_unavailable');
       expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
       expect(core.logs.at(-1)).toMatch(/^reconcile: payment pay_\S+ stays pending: the chain could not be asked/);
       chain.offline = false;
@@ -93,36 +93,36 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       chain.dropNextSend = true;
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'k'), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside('0.10'), 'k'), 'chain_unavailable');
       chain.advanceBlocks(151n);
       expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 1, stillPending: 0 });
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.00');
-      const first = await engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'k');
-      const again = await engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'k');
+      const first = await core.paid('alpha', outside('0.10'), 'k');
+      const again = await core.paid('alpha', outside('0.10'), 'k');
       expect(again.paymentId).toBe(first.paymentId);
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.20'), 'k'), 'idempotency_key_reused');
+      await expectCofferError(core.paid('alpha', outside('0.20'), 'k'), 'idempotency_key_reused');
     });
 
     it('the settlement cannot be written after the chain moved: the row stays pending and reconciliation confirms it', async () => {
-      const { engine, chain, asAgent, fundedAgent, store: ledger } = await withSeller(store);
+      const { engine, chain, fundedAgent, store: ledger } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       const settle = ledger.settleTransfer;
       ledger.settleTransfer = () => {
         throw new Error('the disk said no');
       };
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), null), 'internal');
+      await expectCofferError(core.paid('alpha', outside('0.10'), null), 'internal');
       ledger.settleTransfer = settle;
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
       expect(await engine.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
     });
 
     it('the process dies between the write and the send: the next start sends the same bytes, once; a retry under its key answers it', async () => {
-      const { engine, chain, asAgent, fundedAgent, restart } = await withSeller(store);
+      const { chain, asAgent, fundedAgent, restart } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       chain.hangNextSend = true;
       // Never answered: the process is gone while its send is under way.
-      void engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'crash');
+      void core.paid('alpha', outside('0.10'), 'crash');
       await new Promise((resolve) => setTimeout(resolve, 10));
       const [pending] = core.store.pendingTransfers();
       expect(pending).toMatchObject({ kind: 'payment', status: 'pending' });
@@ -131,20 +131,18 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await after.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
       expect(await after.reconcile()).toEqual({ confirmed: 1, failed: 0, stillPending: 0 });
       const replayed = await after.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'crash');
-      expect(replayed.paymentId).toBe(pending!.id);
+      expect(replayed.kind === 'done' && replayed.result.paymentId).toBe(pending!.id);
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
     });
 
     it('concurrent payments never pass the budget, nor the balance', async () => {
-      const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
+      const { chain, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1', { dailyBudget: '0.35' });
-      const answers = await Promise.allSettled(
-        Array.from({ length: 20 }, () => engine.pay(asAgent('alpha'), 'alpha', outside('0.05'), null)),
-      );
+      const answers = await Promise.allSettled(Array.from({ length: 20 }, () => core.paid('alpha', outside('0.05'), null)));
       expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(7);
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.65'));
       await fundedAgent('beta', '0.12');
-      const beta = await Promise.allSettled(Array.from({ length: 10 }, () => engine.pay(asAgent('beta'), 'beta', outside('0.05'), null)));
+      const beta = await Promise.allSettled(Array.from({ length: 10 }, () => core.paid('beta', outside('0.05'), null)));
       expect(beta.filter((answer) => answer.status === 'fulfilled')).toHaveLength(2);
       expect(beta.filter((answer) => answer.status === 'rejected').map((answer) => (answer as PromiseRejectedResult).reason.code)).toEqual(
         Array(8).fill('insufficient_funds'),
@@ -152,7 +150,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
 
     it('concurrent payments never pass any budget in force, each scope counted apart', async () => {
-      const { engine, asAgent, asOwner, fundedAgent } = await withSeller(store);
+      const { engine, asOwner, fundedAgent } = await withSeller(store);
       const confirmed = (agentId: string, to?: string) =>
         core
           .transfers()
@@ -162,7 +160,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
           )
           .reduce((sum, row) => sum + row.amount, 0n);
       const race = (agentId: string, n: number, body: (i: number) => Record<string, unknown>) =>
-        Promise.allSettled(Array.from({ length: n }, (_, i) => engine.pay(asAgent(agentId), agentId, body(i) as never, null)));
+        Promise.allSettled(Array.from({ length: n }, (_, i) => core.paid(agentId, body(i) as never, null)));
       const budgets = [
         { amount: '0.10', window: 'day' as const },
         { amount: '0.02', window: 'hour' as const, recipient: SELLER },
@@ -186,12 +184,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
 
     it('two requests under one key at once pay once and answer the same payment', async () => {
-      const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
+      const { chain, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
-      const both = await Promise.all([
-        engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'same'),
-        engine.pay(asAgent('alpha'), 'alpha', outside('0.10'), 'same'),
-      ]);
+      const both = await Promise.all([core.paid('alpha', outside('0.10'), 'same'), core.paid('alpha', outside('0.10'), 'same')]);
       expect(both[0].paymentId).toBe(both[1].paymentId);
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
     });
@@ -208,10 +203,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
 
     it('a return of everything leaves what pending payments hold, and is signed again when a payment takes part of it first', async () => {
-      const { engine, chain, asAgent, asOwner, fundedAgent } = await withSeller(store);
+      const { engine, chain, asOwner, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       chain.dropNextSend = true;
-      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.30'), null), 'chain_unavailable');
+      await expectCofferError(core.paid('alpha', outside('0.30'), null), 'chain_unavailable');
       const returned = await engine.returnFunds(asOwner, 'alpha', null);
       expect(returned).toMatchObject({ amount: '0.70' });
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.30'));
@@ -221,7 +216,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const racing = engine.returnFunds(asOwner, 'beta', null);
       // The payment is reserved, sent and still pending when the return's reservation comes.
       chain.dropNextSend = true;
-      await expectCofferError(engine.pay(asAgent('beta'), 'beta', outside('0.40'), null), 'chain_unavailable');
+      await expectCofferError(core.paid('beta', outside('0.40'), null), 'chain_unavailable');
       release();
       expect((await racing).amount).toBe('0.60');
       // Both payments left pending (alpha's and beta's) are sent again, then land.

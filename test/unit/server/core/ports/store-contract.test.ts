@@ -44,6 +44,8 @@ const POLICY: Policy = {
   expiresAt: null,
   warnAt: [80, 95],
   breaker: null,
+  askAbove: null,
+  askNewRecipient: false,
 };
 const agent = (agentId: string, wallet = `wallet-${agentId}`): AgentRecord => ({
   owner: OWNER,
@@ -323,9 +325,11 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       kind,
       targetAgentId: 'a',
       request: { amount: '1' },
+      paymentId: null,
       status: 'pending',
       result: null,
       error: null,
+      errorCode: null,
       createdAt: 1,
       expiresAt,
       decidedAt: null,
@@ -337,10 +341,75 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.transitionApproval('ap1', 'pending', 'approved', 5)).toBe(true);
     expect(store.transitionApproval('ap1', 'pending', 'denied', 6)).toBe(false);
     expect(store.interruptedApprovals().map((a) => a.id)).toEqual(['ap1']);
-    expect(store.expireApprovals(10)).toBe(1);
+    expect(store.expireApprovals(10)).toEqual([{ id: 'ap3', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
+    expect(store.expireApprovals(10)).toEqual([]);
     store.insertApproval(approval('ap4', 'policy'));
-    expect(store.withdrawApprovals(OWNER, 'a', 20)).toEqual([{ id: 'ap4', kind: 'policy' }]);
+    expect(store.withdrawApprovals(OWNER, 'a', 20)).toEqual([{ id: 'ap4', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
     expect(store.listApprovals(OWNER, 'pending', 10).map((a) => a.id)).toEqual(['ap2']);
+  });
+
+  it('a held payment counts for the budgets, not as paid; taken out, it counts no more and its id can be written again; failed, it is kept', () => {
+    const store = fresh(make);
+    store.setPolicy(OWNER, 'a', { ...POLICY, budgets: [{ amount: 1_000n, count: null, window: 'day', scope: { kind: 'all' } }] }, 1);
+    const held = pay('h1', { status: 'held', txSignature: null, txWire: null, lastValidBlockHeight: null, recipient: 'shop', memo: 'n1' });
+    store.insertTransfer(held);
+    store.insertApproval({
+      id: 'aph',
+      owner: OWNER,
+      agentId: 'a',
+      kind: 'payment',
+      targetAgentId: 'a',
+      request: { amount: '0.00001' },
+      paymentId: 'h1',
+      status: 'pending',
+      result: null,
+      error: null,
+      errorCode: null,
+      createdAt: 1_000,
+      expiresAt: 5_000,
+      decidedAt: null,
+      deliveredAt: null,
+    });
+    expect(store.findApprovalByPayment('h1')?.id).toBe('aph');
+    // Counted by the daily window and the budgets; not pending on the wallet, not the last payment, not "paid before".
+    expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
+    expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
+    expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(0n);
+    expect(store.lastPaymentAt(OWNER, 'a')).toBeNull();
+    expect(store.hasPaidRecipient(OWNER, 'a', 'shop')).toBe(false);
+    // Its nonce is taken: a second payment for the same 402 is refused while it waits.
+    expect(store.findLivePaymentByMemo(OWNER, 'a', 'shop', 'n1')?.id).toBe('h1');
+    // Paid: taken out and written again, pending, under the same id, in one write.
+    store.transaction(() => {
+      expect(store.releaseHeldPayment('h1')).toBe(true);
+      expect(store.spentSince(OWNER, 'a', 0)).toBe(0n);
+      expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 0n, payments: 0 });
+      store.insertTransfer({
+        ...held,
+        status: 'pending',
+        txSignature: 'sig-h1',
+        txWire: 'wire',
+        lastValidBlockHeight: 9n,
+        createdAt: 2_000,
+      });
+    });
+    expect(store.releaseHeldPayment('h1')).toBe(false);
+    expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
+    expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
+    expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
+    expect(store.lastPaymentAt(OWNER, 'a')).toBe(2_000);
+    expect(store.hasPaidRecipient(OWNER, 'a', 'shop')).toBe(true);
+    expect(store.findApprovalByPayment('h1')?.id).toBe('aph');
+    // Another held one that ends: failed with why, counted no more, never written again.
+    store.insertTransfer(pay('h2', { status: 'held', txSignature: null, txWire: null, lastValidBlockHeight: null }));
+    expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 20n, payments: 2 });
+    expect(store.failHeldPayment('h2', 'payment_denied', 3_000)).toBe(true);
+    expect(store.failHeldPayment('h2', 'approval_expired', 3_001)).toBe(false);
+    expect(store.getPayment('h2')).toMatchObject({ status: 'failed', errorCode: 'payment_denied', settledAt: 3_000 });
+    expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
+    expect(store.releaseHeldPayment('h2')).toBe(false);
+    // Only a payment is ever held.
+    expect(() => store.insertTransfer({ ...move('m9', 'allocation'), status: 'held' })).toThrow();
   });
 
   it('link sessions: the waiting ones trimmed oldest first, those the owner opened kept', () => {
