@@ -19,6 +19,13 @@ export interface DesktopNotification {
 export function notificationFor(event: CofferEventWithTime): DesktopNotification | null {
   switch (event.type) {
     case 'approval':
+      if (event.status === 'pending' && event.kind === 'payment') {
+        return {
+          title: `${event.agentId} asks to pay`,
+          body: `${describeRequest(event.kind, event.request ?? {})}. Nothing is paid until you approve.`,
+          route: '#/approvals',
+        };
+      }
       return event.status === 'pending'
         ? {
             title: 'Approval waiting',

@@ -29,6 +29,7 @@ usage:
                  the linked agent's balance, policy and recent payments
   coffer policy [<agent>] [--budget AMOUNT/WINDOW[:SCOPE]]... [--count N/WINDOW[:SCOPE]]...
                  [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
+                 [--ask-above AMOUNT|none] [--ask-new-recipient yes|no]
                  [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
                  [--config FILE] [--data-dir DIR]
                  show the linked agent's policy, each budget now; with flags, change it first (what
@@ -36,10 +37,12 @@ usage:
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
                  (--budget none: no budgets), and --breaker the breaker (name both its rules to
-                 keep both). Examples:
+                 keep both). Payments above --ask-above (0: every one) and the first to a new
+                 recipient (--ask-new-recipient yes) wait for the owner's yes. Examples:
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m
+                   coffer policy researcher --ask-above 5 --ask-new-recipient yes
   coffer settings [--time-zone ZONE|machine] [--data-dir DIR]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
@@ -204,6 +207,8 @@ async function main(argv: string[]): Promise<number> {
           expires: { type: 'string' },
           'warn-at': { type: 'string' },
           breaker: { type: 'string', multiple: true },
+          'ask-above': { type: 'string' },
+          'ask-new-recipient': { type: 'string' },
           daily: { type: 'string' },
           max: { type: 'string' },
           cooldown: { type: 'string' },

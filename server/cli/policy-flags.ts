@@ -7,6 +7,8 @@
  *   --expires 2026-12-31 | 2026-12-31T18:00:00Z | never
  *   --warn-at 80,95 | none
  *   --breaker 5/10m (5 refusals within 10 minutes) | 50%/15m (half a budget within 15 minutes) | none
+ *   --ask-above 5 (payments above 5 USDC wait for the owner; 0: every one) | none
+ *   --ask-new-recipient yes | no (the first payment to a recipient never paid waits for the owner)
  *   --daily 5  --max 0.50  --cooldown 30  --allow demo-weather ... | --allow any
  *
  * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
@@ -21,6 +23,8 @@ export interface PolicyFlags {
   expires?: string;
   'warn-at'?: string;
   breaker?: string[];
+  'ask-above'?: string;
+  'ask-new-recipient'?: string;
   daily?: string;
   max?: string;
   cooldown?: string;
@@ -70,6 +74,14 @@ function breakerRule(text: string): NonNullable<PolicyUpdate['breaker']> {
 }
 
 const NONE = new Set(['none', 'never', 'off']);
+const YES_NO = new Map([
+  ['yes', true],
+  ['on', true],
+  ['true', true],
+  ['no', false],
+  ['off', false],
+  ['false', false],
+]);
 
 /** The update the flags ask for: only what they name. */
 export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
@@ -110,6 +122,15 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
           if (!/^\d+$/.test(value)) throw new PolicyFlagError(`--warn-at ${text}: write whole percents, such as 80,95, or none`);
           return Number(value);
         });
+  }
+  if (flags['ask-above'] !== undefined) {
+    const text = flags['ask-above'].trim();
+    update.askAbove = NONE.has(text) ? null : text;
+  }
+  if (flags['ask-new-recipient'] !== undefined) {
+    const text = flags['ask-new-recipient'].trim().toLowerCase();
+    if (!YES_NO.has(text)) throw new PolicyFlagError(`--ask-new-recipient ${flags['ask-new-recipient']}: write yes or no`);
+    update.askNewRecipient = YES_NO.get(text);
   }
   if (flags.breaker !== undefined) {
     if (flags.breaker.some((text) => NONE.has(text.trim()))) {

@@ -71,6 +71,9 @@ const usdc = (value: unknown) => {
   return micro === null ? String(value) : formatUsdc(micro);
 };
 
+/** An address in a line: its first and last four characters. */
+const shortAddress = (address: string) => (address.length > 12 ? `${address.slice(0, 4)}…${address.slice(-4)}` : address);
+
 /** How many times larger `to` is than `from` ("10×"), when that says something. */
 function factor(from: unknown, to: unknown): string {
   const a = typeof from === 'string' ? tryParseUsdc(from) : null;
@@ -143,6 +146,12 @@ export function describeRequest(kind: string, request: Record<string, unknown>, 
       return `Allocate ${usdc(r.amount)} USDC to its wallet`;
     case 'resume':
       return 'Resume itself (payments allowed again)';
+    case 'payment': {
+      // "Pay 4.00 USDC to demo-weather", with the address when the name is the agent's own label.
+      const to = typeof r.recipient === 'string' && r.recipient !== r.service ? ` (${shortAddress(r.recipient)})` : '';
+      const reason = r.reason as { code?: string } | undefined;
+      return `Pay ${usdc(r.amount)} USDC to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
+    }
     case 'deploy':
       return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;
     case 'policy':

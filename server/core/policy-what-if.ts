@@ -1,14 +1,17 @@
 /**
  * What-if (issue 26, point 4): a policy change replayed on the agent's last 30 days of payments before
- * it is saved or approved: which of them it would have refused, by the very decisions the pay path
- * takes (policy.ts firstRefusal, budgets.ts budgetRefusal), as if it had been in force all along. A
- * payment it would have refused is left out of what later ones are judged against, as it would not
- * have been made. Read from the ledger once; each payment judged in a few binary searches.
+ * it is saved or approved: which of them it would have refused, and which it would have held for the
+ * owner's yes, by the very decisions the pay path takes (policy.ts firstRefusal, budgets.ts
+ * budgetRefusal, holds.ts holdReason), as if it had been in force all along. A payment it would have
+ * refused is left out of what later ones are judged against, as it would not have been made; one it
+ * would have held is counted as made (the owner said yes to it then). Read from the ledger once; each
+ * payment judged in a few binary searches.
  */
 import { DAY_MS, type EngineContext } from './context.js';
 import { requireAgentScope, type Principal } from './auth.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { firstRefusal } from './policy.js';
+import { holdReason } from './holds.js';
 import { nextPolicy } from './agents.js';
 import { budgetRefusal, inScope, type BudgetScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
 import { windowSpan } from './budget-windows.js';
@@ -92,7 +95,10 @@ function replay(
   const budgets = policy.budgets.map((budget) => ({ budget, ledger: ledgerOf(budget.scope) }));
   const scoped = [...ledgers.values()].filter(({ scope }) => scope.kind !== 'all');
   let lastPaymentAt: number | null = null;
+  // Whom the agent had paid by then, for a policy that asks before a new recipient.
+  const paidRecipients = new Set<string>();
   const refused: { payment: CountedPayment; code: string; message: string }[] = [];
+  const held: { payment: CountedPayment; code: string; message: string }[] = [];
   let judged = 0;
   for (const payment of payments) {
     const asked: BudgetedPayment = {
@@ -118,28 +124,33 @@ function replay(
         refused.push({ payment, code: refusal.code, message: refusal.message });
         continue;
       }
+      const hold = holdReason(policy, payment.amount, () => paidRecipients.has(payment.recipient));
+      if (hold !== null) held.push({ payment, ...hold });
     }
+    paidRecipients.add(payment.recipient);
     every.add(payment.createdAt, payment.amount);
     for (const { scope, ledger } of scoped) if (inScope(scope, asked)) ledger.add(payment.createdAt, payment.amount);
     lastPaymentAt = payment.createdAt;
   }
+  return { payments: judged, wouldRefuse: summary(refused), wouldHold: summary(held) };
+}
+
+/** Payments a replay would have refused (or held): how many, how much, by code, and the first few. */
+function summary(judged: { payment: CountedPayment; code: string; message: string }[]) {
   const byCode: Record<string, number> = {};
-  for (const { code } of refused) byCode[code] = (byCode[code] ?? 0) + 1;
+  for (const { code } of judged) byCode[code] = (byCode[code] ?? 0) + 1;
   return {
-    payments: judged,
-    wouldRefuse: {
-      payments: refused.length,
-      amount: formatUsdc(refused.reduce((sum, { payment }) => sum + payment.amount, 0n)),
-      byCode,
-      examples: refused.slice(0, EXAMPLES).map(({ payment, code, message }) => ({
-        paymentId: payment.id,
-        at: iso(payment.createdAt),
-        service: payment.serviceId,
-        amount: formatUsdc(payment.amount),
-        code,
-        message,
-      })),
-    },
+    payments: judged.length,
+    amount: formatUsdc(judged.reduce((sum, { payment }) => sum + payment.amount, 0n)),
+    byCode,
+    examples: judged.slice(0, EXAMPLES).map(({ payment, code, message }) => ({
+      paymentId: payment.id,
+      at: iso(payment.createdAt),
+      service: payment.serviceId,
+      amount: formatUsdc(payment.amount),
+      code,
+      message,
+    })),
   };
 }
 

@@ -45,6 +45,12 @@ export const setPolicyInput = {
   breaker: policyUpdateSchema.shape.breaker.describe(
     'when this agent stops itself: {refusals?: {count, minutes}, spending?: {percent, minutes}} (a share of a budget spent within minutes); null for none',
   ),
+  askAbove: policyUpdateSchema.shape.askAbove.describe(
+    'payments above this amount (USDC, as a string; "0" for every one) wait for the owner\'s yes; null for none. Lowering it applies at once',
+  ),
+  askNewRecipient: policyUpdateSchema.shape.askNewRecipient.describe(
+    "true: the first payment to a recipient this agent never paid waits for the owner's yes",
+  ),
 };
 
 /** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */

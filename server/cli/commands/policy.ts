@@ -37,6 +37,11 @@ function policyLines(answer: PolicyResponse): string[] {
   lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);
   if (p.breaker !== undefined)
     lines.push(`breaker   ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}`);
+  const asks = [
+    ...(p.askAbove === undefined ? [] : [p.askAbove === '0.00' ? 'every payment' : `payments above ${p.askAbove} USDC`]),
+    ...(p.askNewRecipient === true ? ['the first payment to a new recipient'] : []),
+  ];
+  if (asks.length > 0) lines.push(`asks you  before ${asks.join(' and ')}`);
   return lines;
 }
 

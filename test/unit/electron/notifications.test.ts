@@ -23,6 +23,23 @@ describe('desktop notifications, computed from engine events', () => {
     expect(
       notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at }),
     ).toBeNull();
+    // A payment held for the owner: who asks to pay what, and that nothing is paid yet.
+    expect(
+      notificationFor({
+        type: 'approval',
+        owner: 'o',
+        agentId: 'alpha',
+        approvalId: 'apr_2',
+        kind: 'payment',
+        status: 'pending',
+        request: { service: 'demo-weather', amount: '4.00', recipient: 'demo-weather' },
+        at,
+      }),
+    ).toEqual({
+      title: 'alpha asks to pay',
+      body: 'Pay 4.00 USDC to demo-weather. Nothing is paid until you approve.',
+      route: '#/approvals',
+    });
     expect(
       notificationFor({
         type: 'payment_refused',

@@ -64,6 +64,15 @@ describe("coffer policy's flags", () => {
     expect(() => policyUpdateOf(flags)).toThrow(words);
   });
 
+  it('ask the owner above an amount, or before a new recipient; none and no take it away', () => {
+    const update = policyUpdateOf({ 'ask-above': '5', 'ask-new-recipient': 'yes' });
+    expect(update).toEqual({ askAbove: '5', askNewRecipient: true });
+    expect(policyUpdateSchema.safeParse(update).success).toBe(true);
+    expect(policyUpdateOf({ 'ask-above': 'none', 'ask-new-recipient': 'No' })).toEqual({ askAbove: null, askNewRecipient: false });
+    expect(() => policyUpdateOf({ 'ask-new-recipient': 'maybe' })).toThrow(PolicyFlagError);
+    expect(policyUpdateSchema.safeParse(policyUpdateOf({ 'ask-above': '-1' })).success).toBe(false);
+  });
+
   it('leave the rest to the server: a negative amount passes here and is refused there', () => {
     const update = policyUpdateOf({ budget: ['-5/month'] });
     expect(update.budgets).toEqual([{ amount: '-5', window: 'month' }]);

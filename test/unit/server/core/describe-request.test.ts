@@ -21,6 +21,20 @@ describe('describeRequest', () => {
     expect(describeRequest(...request('policy', { dailyBudget: '8.5' }))).toBe('Change its policy: daily budget → 8.50 USDC');
   });
 
+  it('says a held payment as a payment: how much, to whom (the address when the name is a label), and a new recipient as such', () => {
+    expect(
+      describeRequest('payment', { service: 'demo-weather', amount: '4', recipient: 'demo-weather', reason: { code: 'ask_above' } }),
+    ).toBe('Pay 4.00 USDC to demo-weather');
+    expect(
+      describeRequest('payment', {
+        service: 'forecast-api',
+        amount: '0.5',
+        recipient: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
+        reason: { code: 'new_recipient' },
+      }),
+    ).toBe('Pay 0.50 USDC to forecast-api (93ug…Dnrx), a recipient it never paid');
+  });
+
   it('names amounts in USDC for allocations and new agents', () => {
     expect(describeRequest(...request('allocate', { amount: '25' }))).toBe('Allocate 25.00 USDC to its wallet');
     expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1' }))).toBe(

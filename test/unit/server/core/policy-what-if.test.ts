@@ -128,7 +128,7 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
     await fundedAgent('alpha', '50', { dailyBudget: '100', maxPerPayment: '5' });
     // 40 days, a payment of 1.00 every 12 hours: the first 20 of them older than the 30 days tried.
     for (let i = 0; i < 80; i += 1) {
-      await engine.pay(asAgent('alpha'), 'alpha', { service: 'forecast-api', recipient: A, amount: i % 10 === 0 ? '3' : '0.10' }, null);
+      await core.paid('alpha', { service: 'forecast-api', recipient: A, amount: i % 10 === 0 ? '3' : '0.10' });
       advance(12 * HOUR);
     }
     const before = engine.readPolicy(asOwner, 'alpha');
@@ -152,5 +152,36 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
       Promise.resolve().then(() => engine.policyWhatIf(asAgent('alpha'), 'beta', {})),
       'wrong_agent',
     );
+  });
+
+  it('says what a threshold would have held for the owner (counted as made), apart from what it would have refused', async () => {
+    core = await coreEngine({ store, treasury: '1000' });
+    const { engine, chain, asOwner, fundedAgent, advance } = core;
+    chain.mint(A, 1n);
+    chain.mint(B, 1n);
+    await fundedAgent('alpha', '50', { dailyBudget: '100', maxPerPayment: '5' });
+    // Ten days: each a 3.00 payment to A, then 0.10 to B on the first five days only.
+    for (let day = 0; day < 10; day += 1) {
+      await core.paid('alpha', { service: 'forecast-api', recipient: A, amount: '3' });
+      if (day < 5) await core.paid('alpha', { service: 'forecast-api', recipient: B, amount: '0.10' });
+      advance(DAY);
+    }
+    const asked = engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1' });
+    expect(asked.wouldRefuse.payments).toBe(0);
+    expect(asked.wouldHold).toMatchObject({ payments: 10, amount: '30.00', byCode: { ask_above: 10 } });
+    expect(asked.wouldHold.examples[0]).toMatchObject({
+      amount: '3.00',
+      code: 'ask_above',
+      message: expect.stringContaining('above 1.00'),
+    });
+    // New recipients: only the first payment to each.
+    expect(engine.policyWhatIf(asOwner, 'alpha', { askNewRecipient: true }).wouldHold).toMatchObject({
+      payments: 2,
+      byCode: { new_recipient: 2 },
+    });
+    // Held ones count as made: with a 3.05 a day budget the 0.10 ones are refused after the held 3.00.
+    const both = engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1', dailyBudget: '3.05' });
+    expect(both.wouldHold.payments).toBe(10);
+    expect(both.wouldRefuse).toMatchObject({ payments: 5, byCode: { daily_budget_exceeded: 5 } });
   });
 });
