@@ -95,8 +95,9 @@ export function createCofferClient(transport: Transport) {
      */
     pay: (agentId: string, body: Body<typeof payBodySchema>, idempotencyKey?: string) =>
       mayWait<Wire.Payment>(`${agentPath(agentId)}/pay`, body, idempotency(idempotencyKey)),
+    /** Pays an x402 offer, or (202) holds it for the owner's yes: then bought again with fresh terms and `approvalId`. */
     payX402: (agentId: string, body: Body<typeof x402PayBodySchema>, idempotencyKey?: string) =>
-      call<Wire.X402Payment>('POST', `${agentPath(agentId)}/x402`, { body, headers: idempotency(idempotencyKey) }),
+      mayWait<Wire.X402Payment>(`${agentPath(agentId)}/x402`, body, idempotency(idempotencyKey)),
     reportX402Settlement: (agentId: string, paymentId: string, headers: Record<string, string>) =>
       call<Wire.X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
 

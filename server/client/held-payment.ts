@@ -14,10 +14,8 @@ const ENDED_CODES: Partial<Record<Approval['status'], string>> = {
 };
 
 /**
- * The payment, once paid: at once when it was not held; otherwise the approval is read with long polls
- * (no busy polling) until the owner decides. Denied, expired, withdrawn, or refused when approved, it
- * throws CofferApiError with the code the payment ended with (nothing was paid). `onHeld` is told
- * once, as the wait begins, what the payment waits for.
+ * The payment, once paid: at once when it was not held; otherwise once the owner approved it (see
+ * approvedOrThrow). `onHeld` is told once, as the wait begins, what the payment waits for.
  */
 export async function paymentWhenDecided(
   api: Pick<CofferClient, 'approval'>,
@@ -25,10 +23,19 @@ export async function paymentWhenDecided(
   onHeld?: (approval: Approval) => void,
 ): Promise<Payment> {
   if (answer.status === 200) return answer.body;
-  let approval: Approval = answer.body;
-  onHeld?.(approval);
+  onHeld?.(answer.body);
+  return (await approvedOrThrow(api, answer.body)).result as Payment;
+}
+
+/**
+ * A held payment's request, read with long polls (no busy polling) until the owner decides, answered
+ * once approved and carried out (its `result` set). Denied, expired, withdrawn, or refused when
+ * approved, it throws CofferApiError with the code the payment ended with (nothing was paid).
+ */
+export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiting: Approval): Promise<Approval> {
+  let approval = waiting;
   for (;;) {
-    if (approval.status === 'approved' && approval.result !== undefined) return approval.result as Payment;
+    if (approval.status === 'approved' && approval.result !== undefined) return approval;
     const ended = ENDED_CODES[approval.status];
     if (ended !== undefined) {
       throw new CofferApiError(

@@ -106,6 +106,8 @@ export function expireWaiting(ctx: EngineContext): void {
   const expired = ctx.store.transaction(() => {
     const ended = ctx.store.expireApprovals(ctx.clock.now());
     endHolds(ctx, ended, HOLD_ENDINGS.expired);
+    // An x402 purchase approved but never made within the request's time: its budget is free again.
+    ctx.store.expireUnusedHolds(ctx.clock.now());
     return ended;
   });
   announceEnded(ctx, expired, 'expired');
@@ -120,6 +122,16 @@ function endHolds(ctx: EngineContext, ended: readonly EndedApproval[], code: str
   const at = ctx.clock.now();
   for (const { paymentId } of ended) if (paymentId !== null) ctx.store.failHeldPayment(paymentId, code, at);
 }
+
+/** The code a held payment's request that ended without the owner's yes answers with; null for the other statuses. */
+export const endedCode = (status: string): (typeof HOLD_ENDINGS)[keyof typeof HOLD_ENDINGS] | null =>
+  status === 'denied'
+    ? HOLD_ENDINGS.denied
+    : status === 'expired'
+      ? HOLD_ENDINGS.expired
+      : status === 'withdrawn'
+        ? HOLD_ENDINGS.withdrawn
+        : null;
 
 /** The codes a held payment that was never paid fails with, besides a refusal when approved (held-payments.ts). */
 export const HOLD_ENDINGS = {

@@ -61,6 +61,7 @@ export const ERROR_CODES = [
   'approval_withdrawn',
   'approval_interrupted',
   'owner_approval_required',
+  'approval_mismatch',
   'too_many_requests',
   'slow_down',
   'link_expired',

@@ -86,7 +86,8 @@ export async function holdPayment(
 /**
  * The owner said yes: the held payment is signed and reserved as a payment made now (the policy, the
  * kill switch and the balance judged at this moment, the hold itself no longer counted), then sent.
- * Answers the payment as /pay does. Not paid (refused, or the chain could not be asked before
+ * Answers the payment as /pay does (an x402 purchase: the yes, paid when the agent buys with fresh
+ * terms before the request's expiry, see x402-payments.ts). Not paid (refused, or the chain could not be asked before
  * anything was sent): the hold fails with the reason's code and the refusal is thrown. Once reserved,
  * the payment is the lifecycle's: pending or landed, the approval answers it as it stands.
  */
@@ -96,6 +97,19 @@ export async function payHeld(ctx: EngineContext, owner: Principal, approval: Ap
     throw new CofferError('internal', `approval ${approval.id} has no payment held for it`);
   }
   const agent = getAgentOrThrow(ctx, held.owner, held.agentId);
+  // An x402 purchase is paid with the seller's terms as they stand when the agent comes back with this
+  // approval (x402-payments.ts approvedHold): the yes is recorded, the hold stays until then.
+  if (held.protocol === 'x402') {
+    return {
+      paymentId: held.id,
+      protocol: 'x402',
+      status: 'approved',
+      amount: formatUsdc(held.amount),
+      recipient: held.recipient,
+      resource: held.resource,
+      next: 'the agent buys it now with fresh terms, sending this approvalId; paid once',
+    };
+  }
   const payment: PaymentToMove = {
     serviceId: held.serviceId,
     service: ctx.store.getService(held.serviceId),

@@ -278,6 +278,11 @@ export const x402PayBodySchema = z.strictObject({
   headers: headersSchema,
   body: z.unknown().optional(),
   description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
+  /** The owner's yes to this purchase, held before (its approval's id): paid now with these fresh terms, once. */
+  approvalId: z
+    .string()
+    .regex(/^apr_[A-Za-z0-9_-]{1,64}$/, 'must be an approval id (apr_...)')
+    .optional(),
 });
 export type X402PayBody = z.infer<typeof x402PayBodySchema>;
 

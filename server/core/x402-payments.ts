@@ -1,4 +1,4 @@
-import { CofferError } from './errors.js';
+import { CofferError, RepeatedFailure, isErrorCode } from './errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
@@ -6,6 +6,10 @@ import { newId } from './ids.js';
 import { formatUsdc } from './money.js';
 import { settleTransfer } from './transfer-lifecycle.js';
 import { keyOf, movePayment, openPayment, payingAgent } from './paying.js';
+import { earlierAttempt } from './transfer-lifecycle.js';
+import { awaitingOf, holdPayment } from './held-payments.js';
+import { endedCode } from './approval-requests.js';
+import { done, type Outcome } from './outcome.js';
 import { holdReason } from './holds.js';
 import { recordingRefusals } from './refusals.js';
 import { listedPrice } from './registry.js';
@@ -59,43 +63,72 @@ export async function payX402(ctx: EngineContext, principal: Principal, agentId:
       ]),
       sentBy: 'seller' as const,
     };
+    const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
+    const sign = async () => {
+      const signed = await buyer.sign(offer, requirement, agent.walletAddress);
+      return {
+        txSignature: null,
+        txWire: signed.txWire,
+        lastValidBlockHeight: signed.lastValidBlockHeight,
+        payerSignature: signed.payerSignature,
+        x402Header: signed.header,
+      };
+    };
+    // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
+    // judged again at this moment (the hold itself no longer counted).
+    if (body.approvalId !== undefined) {
+      const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
+      if (earlier !== null) return answerEarlier(ctx, earlier);
+      const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
+      const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
+      const moved = await movePayment(ctx, principal, agent, payment, sign);
+      return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
+    }
     const opened = await openPayment(ctx, agent, asked);
     if ('earlier' in opened) return answerEarlier(ctx, opened.earlier);
-    // An x402 purchase is not held for the owner yet: one the policy would ask about is refused, nothing paid.
+    const id = newId('pay');
+    const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
+    // The owner's own purchases never wait; an agent's may, once every hard limit allowed it.
     const hold =
       principal.kind === 'agent' ? holdReason(opened.policy, amount, () => ctx.store.hasPaidRecipient(agent.owner, agentId, payTo)) : null;
-    if (hold !== null) {
-      throw new CofferError(
-        'owner_approval_required',
-        `${hold.message}; an x402 purchase cannot wait for the owner yet, so nothing was paid`,
-      );
-    }
-    const id = newId('pay');
-    const moved = await movePayment(
-      ctx,
-      principal,
-      agent,
-      {
-        ...asked,
-        id,
-        memo: memo ?? id,
-        nonce: memo,
-        description: body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500),
-        resource: body.url,
-      },
-      async () => {
-        const signed = await buyer.sign(offer, requirement, agent.walletAddress);
-        return {
-          txSignature: null,
-          txWire: signed.txWire,
-          lastValidBlockHeight: signed.lastValidBlockHeight,
-          payerSignature: signed.payerSignature,
-          x402Header: signed.header,
-        };
-      },
-    );
-    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : x402View(ctx, moved.row);
+    if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
+    const moved = await movePayment(ctx, principal, agent, payment, sign);
+    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
   });
+}
+
+/**
+ * The held x402 purchase an approval said yes to, for the agent's purchase with fresh terms: this
+ * agent's, approved, not used yet, and the same purchase (the same seller's address and URL, at most
+ * the amount approved). Refused with a code otherwise, nothing paid.
+ */
+function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string, fresh: { payTo: string; amount: bigint; url: string }) {
+  const approval = ctx.store.getApproval(approvalId);
+  if (approval === null || approval.owner !== agent.owner || approval.agentId !== agent.agentId || approval.kind !== 'payment') {
+    throw new CofferError('approval_not_found', `no held payment of agent "${agent.agentId}" waits under "${approvalId}"`);
+  }
+  if (approval.status !== 'approved') {
+    const code = approval.status === 'pending' ? 'owner_approval_required' : (endedCode(approval.status) ?? 'approval_decided');
+    throw new CofferError(
+      code,
+      `the owner's answer to this purchase is ${approval.status === 'pending' ? 'not given yet' : approval.status}; nothing was paid`,
+    );
+  }
+  const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  if (held === null || held.status !== 'held' || held.protocol !== 'x402' || held.resource === null) {
+    throw new CofferError(
+      'approval_decided',
+      `the purchase approved under "${approvalId}" was already made or has ended; nothing was paid again`,
+    );
+  }
+  const same = (a: string, b: string) => new URL(a).origin === new URL(b).origin && new URL(a).pathname === new URL(b).pathname;
+  if (fresh.payTo !== held.recipient || fresh.amount > held.amount || !same(fresh.url, held.resource)) {
+    throw new CofferError(
+      'approval_mismatch',
+      `the owner approved ${formatUsdc(held.amount)} USDC to ${held.recipient} for ${held.resource}; this offer is ${formatUsdc(fresh.amount)} USDC to ${fresh.payTo} for ${fresh.url}: nothing was paid`,
+    );
+  }
+  return held;
 }
 
 /**
@@ -176,12 +209,18 @@ function endpointMatches(endpoint: string, target: URL): boolean {
   return listed.origin === target.origin && listed.pathname === target.pathname;
 }
 
-/** The answer to a request already made under this Idempotency-Key: the same payment and header, or its failure again. */
-function answerEarlier(ctx: EngineContext, earlier: PaymentRecord) {
+/**
+ * The answer to a request already made under this Idempotency-Key: the same payment and header; the
+ * approval it waits for (or was given: then the purchase is made with fresh terms and its id); or its
+ * failure again (a hold that ended says its own code).
+ */
+function answerEarlier(ctx: EngineContext, earlier: PaymentRecord): Outcome<ReturnType<typeof x402View>> {
+  if (earlier.status === 'held') return awaitingOf(ctx, earlier);
   if (earlier.status === 'failed') {
-    throw new CofferError('chain_rejected', `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'})`);
+    const code = earlier.txWire === null && isErrorCode(earlier.errorCode) ? earlier.errorCode : 'chain_rejected';
+    throw new RepeatedFailure(code, `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'})`);
   }
-  return x402View(ctx, earlier);
+  return done(x402View(ctx, earlier));
 }
 
 /**

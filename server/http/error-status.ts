@@ -72,6 +72,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   approval_withdrawn: 403,
   approval_interrupted: 409,
   owner_approval_required: 403,
+  approval_mismatch: 409,
   too_many_requests: 429,
   slow_down: 429,
   link_expired: 410,

@@ -3,7 +3,7 @@ import { tryParseUsdc } from '../core/money.js';
 import { readOffer, type PaymentInstructions } from './payment-required.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
-import { paymentWhenDecided } from '../client/held-payment.js';
+import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../client/wire-types.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
@@ -322,23 +322,26 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
   const { agent } = options;
   const api = cofferOf(agent, doFetch);
   const idempotencyKey = `fetch-${randomUUID()}`;
-  const answer = {
+  const answerOf = async (response: Response) => ({
     url,
     method: (init.method ?? 'GET').toUpperCase(),
     status: 402 as const,
-    headers: headersOf(first),
-    body: await first
+    headers: headersOf(response),
+    body: await response
       .clone()
       .json()
       .catch(() => undefined),
     ...(options.description ? { description: options.description.slice(0, 500) } : {}),
-  };
-  let paid: { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
-  try {
-    paid = await withRetries(retries, async () => {
+  });
+  type Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
+  // Coffer pays the 402 (or holds it for the owner: the approval it waits for); a refusal is a PaymentError.
+  const askCoffer = (answer: Awaited<ReturnType<typeof answerOf>> & { approvalId?: string }, key: string) =>
+    withRetries(retries, async (): Promise<{ paid: Paid } | { held: Approval }> => {
       let body: Record<string, unknown>;
       try {
-        body = ((await api.payX402(agent.agentId, answer, idempotencyKey)) ?? {}) as Record<string, unknown>;
+        const answered = await api.payX402(agent.agentId, answer, key);
+        if (answered.status === 202) return { held: answered.body };
+        body = (answered.body ?? {}) as Record<string, unknown>;
       } catch (error) {
         if (!refusal(error)) throw error;
         const code: PaymentErrorCode = OWN_CODES.has(error.code as PaymentErrorCode) ? (error.code as PaymentErrorCode) : 'payment_refused';
@@ -349,12 +352,34 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
         throw new PaymentError('payment_refused', 'Coffer answered the x402 payment without a header to send');
       }
       return {
-        paymentId: body.paymentId,
-        amount: String(body.amount),
-        status: String(body.status),
-        header: { name: header.name, value: header.value },
+        paid: {
+          paymentId: body.paymentId,
+          amount: String(body.amount),
+          status: String(body.status),
+          header: { name: header.name, value: header.value },
+        },
       };
     });
+  let paid: Paid;
+  try {
+    let asked = await askCoffer(await answerOf(first), idempotencyKey);
+    if ('held' in asked) {
+      // Held for the owner's yes: waited for with long polls; then bought with the seller's terms as
+      // they stand now (the first may have expired meanwhile), under the approval, once.
+      options.onHeld?.(asked.held);
+      const approval = await approvedOrThrow(api, asked.held).catch((error: unknown) => {
+        if (!refusal(error)) throw error;
+        throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
+          status: error.status,
+          cofferCode: error.code,
+        });
+      });
+      const again = await doFetch(url, init);
+      if (again.status !== 402) return { response: again, payment: null };
+      asked = await askCoffer({ ...(await answerOf(again)), approvalId: approval.approvalId }, `${idempotencyKey}-approved`);
+      if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
+    }
+    paid = asked.paid;
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw unreachable(agent, error);

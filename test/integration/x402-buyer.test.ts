@@ -156,6 +156,57 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it.each([
+    ['v2', () => v2],
+    ['v1', () => v1],
+  ])(
+    'a purchase held for the owner (%s): payingFetch waits, the owner approves, it is bought once with fresh terms; denied, nothing is paid',
+    async (label, seller) => {
+      const agentId = `held-${label}`;
+      const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+      const served = seller().served;
+      const approvals = () => t.api('GET', t.withOwner('/v1/approvals?status=pending'));
+      let held: { approvalId: string; request: { amount: string } } | null = null;
+      const buying = payingFetch(
+        seller().url,
+        {},
+        { agent: agentOf(agentId, agent.apiKey), onHeld: (approval) => (held = approval as never) },
+      );
+      // The owner sees it waiting, and says yes.
+      let waiting: any[] = [];
+      for (let i = 0; i < 100 && waiting.length === 0; i += 1) {
+        waiting = ((await approvals()).body.approvals as any[]).filter((a) => a.agentId === agentId);
+        if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]).toMatchObject({
+        kind: 'payment',
+        request: { amount: '0.01', recipient: sellerWallet, reason: { code: 'ask_above' } },
+      });
+      expect((await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`))).body.status).toBe('approved');
+      const { response, payment } = await buying;
+      expect(held).toMatchObject({ approvalId: waiting[0].approvalId });
+      expect(response.status).toBe(200);
+      expect(seller().served).toBe(served + 1);
+      expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'confirmed', paymentId: waiting[0].paymentId });
+      const entries = await history(agentId, agent.apiKey);
+      expect(entries.filter((entry) => entry.status === 'confirmed')).toHaveLength(1);
+      await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+
+      // Denied: payingFetch fails saying so, and nothing moves.
+      const denied = payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+      let next: any[] = [];
+      for (let i = 0; i < 100 && next.length === 0; i += 1) {
+        next = ((await approvals()).body.approvals as any[]).filter((a) => a.agentId === agentId);
+        if (next.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await t.api('POST', t.withOwner(`/v1/approvals/${next[0].approvalId}/deny`));
+      await expect(denied).rejects.toMatchObject({ code: 'payment_refused', details: { cofferCode: 'payment_denied' } });
+      expect(seller().served).toBe(served + 1);
+      await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
+    },
+  );
+
   it('MCP fetch_paid pays the v2 and the v1 seller through the stdio bridge', async () => {
     const agent = await fundedX402Agent('mcp-buyer', '1.00');
     const client = new Client({ name: 'test-host', version: '1.0.0' });

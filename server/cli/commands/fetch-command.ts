@@ -1,5 +1,6 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { heldWords } from './agent-commands.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -29,6 +30,8 @@ export async function fetchCommand(
       {
         agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
         description: `coffer fetch ${method} ${args.url}`,
+        // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought).
+        onHeld: (approval) => err.write(`${heldWords(approval)}\n`),
       },
     );
     if (payment !== null) {

@@ -20,7 +20,8 @@ export function paymentRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
     const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
-    res.json(await engine.payX402(p, agentId, parseWith(x402PayBodySchema, req.body), idempotencyKey));
+    // 202 with the approval when the agent's policy holds the purchase for the owner.
+    respondWithOutcome(res, await engine.payX402(p, agentId, parseWith(x402PayBodySchema, req.body), idempotencyKey));
   });
   router.post('/agents/:agentId/x402/:paymentId/settlement', async (req, res) => {
     const p = principal(req);

@@ -42,6 +42,10 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
       `UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
     ),
+    expireUnusedHolds: db.prepare(
+      `UPDATE transfers SET status = 'failed', error_code = 'approval_expired', settled_at = @now
+       WHERE status = 'held' AND id IN (SELECT payment_id FROM approvals WHERE status = 'approved' AND expires_at <= @now AND payment_id IS NOT NULL)`,
+    ),
     withdrawApprovals: db.prepare(
       `UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume'
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
@@ -69,6 +73,7 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
       ),
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
     expireApprovals: (now) => stmts.expireApprovals.all(now, now) as EndedApproval[],
+    expireUnusedHolds: (now) => stmts.expireUnusedHolds.run({ now }).changes,
     withdrawApprovals: (owner, agentId, at) => stmts.withdrawApprovals.all(at, owner, agentId) as EndedApproval[],
   };
 }

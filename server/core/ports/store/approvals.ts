@@ -46,6 +46,11 @@ export interface ApprovalStore {
   markApprovalDelivered(id: string, at: number): boolean;
   /** Expires what waited past its time; answers what expired (the core fails their held payments). */
   expireApprovals(now: number): EndedApproval[];
+  /**
+   * Held payments approved but not made by the time their request expires (an x402 purchase the agent
+   * never came back for): failed `approval_expired`. Answers how many.
+   */
+  expireUnusedHolds(now: number): number;
   /** Withdraws an agent's waiting requests except asking to be resumed; answers what was withdrawn. */
   withdrawApprovals(owner: string, agentId: string, at: number): EndedApproval[];
 }

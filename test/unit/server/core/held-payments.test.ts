@@ -272,3 +272,71 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
   });
 });
+
+describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
+  const URL_PAID = 'https://api.example.test/forecast';
+  const ask = (amount: bigint, url = URL_PAID, payTo = SELLER) => ({ url, status: 402 as const, ...core.x402.answer402(payTo, amount) });
+
+  async function heldPurchase(amount = 3_000_000n, key: string | null = 'x-held') {
+    await agentAsking(store, { askAbove: '1' });
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(amount), key);
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    return outcome.approval;
+  }
+
+  it('is held (nothing signed); approved, it is bought once with fresh terms under the approval, judged again then', async () => {
+    const approval = await heldPurchase();
+    expect(approval).toMatchObject({ kind: 'payment', request: { amount: '3.00', recipient: SELLER, reason: { code: 'ask_above' } } });
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null),
+      'owner_approval_required',
+    );
+    const decided = await core.engine.approve(core.asOwner, approval.approvalId);
+    expect(decided).toMatchObject({ status: 'approved', result: { paymentId: approval.paymentId, protocol: 'x402', status: 'approved' } });
+    // The yes moves nothing: the purchase is made when the agent comes back with fresh terms.
+    expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'held', txWire: null });
+    // The replay of the first request says it was approved: buy it with fresh terms.
+    expect(await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(3_000_000n), 'x-held')).toMatchObject({
+      kind: 'awaiting_approval',
+      approval: { status: 'approved' },
+    });
+    // Another seller, a dearer offer, another URL: refused, nothing paid.
+    for (const wrong of [ask(3_000_001n), ask(3_000_000n, 'https://api.example.test/other'), ask(3_000_000n, URL_PAID, OTHER_SELLER)]) {
+      await expectCofferError(
+        core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...wrong, approvalId: approval.approvalId }, null),
+        'approval_mismatch',
+      );
+    }
+    const bought = await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-approved');
+    expect(bought).toMatchObject({
+      paymentId: approval.paymentId,
+      status: 'pending',
+      amount: '2.50',
+      header: { name: 'PAYMENT-SIGNATURE' },
+    });
+    // The same call again answers the same purchase; the approval buys nothing more.
+    expect(await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-approved')).toEqual(bought);
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, null),
+      'approval_decided',
+    );
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
+  });
+
+  it('denied, the purchase with its approval is payment_denied; approved and never bought, it expires with its request and frees its budget', async () => {
+    const denied = await heldPurchase(2_000_000n, null);
+    core.engine.deny(core.asOwner, denied.approvalId);
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: denied.approvalId }, null),
+      'payment_denied',
+    );
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(8_000_000n), null);
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    await core.engine.approve(core.asOwner, outcome.approval.approvalId);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('8.00');
+    core.advance(24 * HOUR);
+    core.engine.expireWaiting();
+    expect(core.store.getPayment(outcome.approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_expired' });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('0.00');
+  });
+});

@@ -26,7 +26,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
   describe('an x402 payment', () => {
     it('is signed by the agent alone and handed out pending; the seller settles it, its report confirms it', async () => {
       const { engine, chain, x402, asAgent } = await x402Ready(store);
-      const paid = await engine.payX402(asAgent('alpha'), 'alpha', ask(250_000n), null);
+      const paid = await core.x402Paid('alpha', ask(250_000n), null);
       expect(paid).toMatchObject({ status: 'pending', amount: '0.25', txSignature: null, header: { name: 'PAYMENT-SIGNATURE' } });
       // Counted against the budget from the moment it is handed out.
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.25');
@@ -38,34 +38,34 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
 
     it('a retry under its key answers the same header; another request under the key is 409; a refusal signs nothing', async () => {
-      const { engine, asAgent, chain } = await x402Ready(store);
-      const first = await engine.payX402(asAgent('alpha'), 'alpha', ask(100_000n), 'k');
-      const again = await engine.payX402(asAgent('alpha'), 'alpha', ask(100_000n), 'k');
+      const { chain } = await x402Ready(store);
+      const first = await core.x402Paid('alpha', ask(100_000n), 'k');
+      const again = await core.x402Paid('alpha', ask(100_000n), 'k');
       expect(again).toEqual(first);
-      await expectCofferError(engine.payX402(asAgent('alpha'), 'alpha', ask(200_000n), 'k'), 'idempotency_key_reused');
+      await expectCofferError(core.x402Paid('alpha', ask(200_000n), 'k'), 'idempotency_key_reused');
       const calls = new Map(chain.calls);
-      await expectCofferError(engine.payX402(asAgent('alpha'), 'alpha', ask(20_000_000n), null), 'max_per_payment_exceeded');
+      await expectCofferError(core.x402Paid('alpha', ask(20_000_000n), null), 'max_per_payment_exceeded');
       expect(chain.calls).toEqual(calls);
       expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
     });
 
     it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
-      const { engine, asAgent, chain } = await x402Ready(store);
-      await engine.payX402(asAgent('alpha'), 'alpha', ask(10_000n), null);
-      await expectCofferError(engine.payX402(asAgent('alpha'), 'alpha', ask(10_000n), null), 'chain_unavailable');
+      const { chain } = await x402Ready(store);
+      await core.x402Paid('alpha', ask(10_000n), null);
+      await expectCofferError(core.x402Paid('alpha', ask(10_000n), null), 'chain_unavailable');
       chain.advanceBlocks(1n);
-      expect((await engine.payX402(asAgent('alpha'), 'alpha', ask(10_000n), null)).status).toBe('pending');
+      expect((await core.x402Paid('alpha', ask(10_000n), null)).status).toBe('pending');
     });
 
     it('never settled: reconciliation fails it as dropped once it can no longer land, its budget comes back, its key is free', async () => {
       const { engine, asAgent, chain } = await x402Ready(store);
-      const first = await engine.payX402(asAgent('alpha'), 'alpha', ask(300_000n), 'k');
+      const first = await core.x402Paid('alpha', ask(300_000n), 'k');
       expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
       chain.advanceBlocks(151n);
       expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 1, stillPending: 0 });
       expect(core.store.getPayment(first.paymentId)).toMatchObject({ status: 'failed', errorCode: 'dropped' });
       expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.00');
-      const second = await engine.payX402(asAgent('alpha'), 'alpha', ask(300_000n), 'k');
+      const second = await core.x402Paid('alpha', ask(300_000n), 'k');
       expect(second.paymentId).not.toBe(first.paymentId);
     });
   });
