@@ -4,7 +4,7 @@ import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
 import type { CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
-import type { MayWait } from '../client/wire-types.js';
+import type { Approval, MayWait } from '../client/wire-types.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
 
 export interface ToolContext {
@@ -40,6 +40,9 @@ async function guarded(run: () => Promise<object>) {
 
 /** Prices with the currency symbol, as the tool surface shows them. */
 const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
+
+/** How often a host waiting on a held purchase is told it still waits (its request kept alive). */
+const HEARTBEAT_MS = 15_000;
 
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
 const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
@@ -272,18 +275,35 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'fetch_paid',
     {
       description:
-        'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer.',
+        'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (told as progress, with where they decide), then completes.',
       inputSchema: input.fetchPaidInput,
       outputSchema: output.fetchPaidOutput,
       annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
-    ({ url, method, body, headers }) =>
+    ({ url, method, body, headers }, extra) =>
       guarded(async () => {
+        // A purchase held for the owner: the host is told, as progress (which also keeps its request
+        // alive), that it waits for the owner's yes and where the owner decides, until it is decided.
+        const token = extra._meta?.progressToken;
+        let beats = 0;
+        let heartbeat: NodeJS.Timeout | undefined;
+        const tell = (message: string) =>
+          token === undefined
+            ? undefined
+            : extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: (beats += 1), message } })
+                .catch(() => undefined);
+        const onHeld = (approval: Approval) => {
+          const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";
+          const words = `The payment waits for the owner's yes (${reason}); the owner decides at ${ctx.api.base}/#/approvals (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`;
+          void tell(words);
+          heartbeat = setInterval(() => void tell(words), HEARTBEAT_MS);
+        };
         try {
           const { response, payment } = await payingFetch(
             url,
             { method: method ?? 'GET', body, headers },
-            { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey } },
+            { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
           );
           const text = await response.text();
           return {
@@ -297,6 +317,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           if (error instanceof PaymentError)
             throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
           throw error;
+        } finally {
+          clearInterval(heartbeat);
         }
       }),
   );

@@ -238,10 +238,30 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
         expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
         expect(seller.served).toBe(served + 1);
       }
+      // Held for the owner: the host hears, as progress, that it waits and where the owner decides; approved, it completes.
+      await t.api('POST', t.withOwner('/v1/agents/mcp-buyer/policy'), { body: { askAbove: '0' } });
+      const told: string[] = [];
+      const served = v2.served;
+      const calling = client.callTool({ name: 'fetch_paid', arguments: { url: v2.url } }, undefined, {
+        onprogress: (progress) => told.push(progress.message ?? ''),
+        resetTimeoutOnProgress: true,
+      });
+      let waiting: any[] = [];
+      for (let i = 0; i < 100 && waiting.length === 0; i += 1) {
+        waiting = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as any[];
+        if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (let i = 0; i < 100 && told.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(told[0]).toMatch(new RegExp(`waits for the owner's yes .*${t.url}/#/approvals .*${waiting[0].approvalId}`));
+      await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
+      const result = (await calling) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
+      expect(result.isError, result.content[0]?.text).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', status: 'confirmed' } });
+      expect(v2.served).toBe(served + 1);
     } finally {
       await client.close();
     }
-    expect(await usdc(agent.walletAddress)).toBe(micro('0.98'));
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.97'));
     await ledgerMatchesChain('mcp-buyer', agent.apiKey, agent.walletAddress, micro('1.00'));
   });
 
