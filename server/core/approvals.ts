@@ -9,6 +9,7 @@ import { allocate } from './allocations.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { expireWaiting, HOLD_ENDINGS } from './approval-requests.js';
 import { interruptedPayment, payHeld } from './held-payments.js';
+import { generateHeld } from './generation.js';
 
 /**
  * Approvals a stopped process was carrying out: approved, with no outcome recorded. A held payment's
@@ -167,7 +168,10 @@ async function carryOut(ctx: EngineContext, approval: ApprovalRecord, owner: Pri
       return { agent, policy };
     }
     case 'payment':
-      return payHeld(ctx, owner, approval);
+      // What it buys is carried out with it (an image's task, in the payment's commit).
+      return (approval.request.purchase as { kind?: string } | undefined)?.kind === 'image'
+        ? generateHeld(ctx, owner, approval)
+        : payHeld(ctx, owner, approval);
   }
 }
 

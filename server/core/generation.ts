@@ -4,10 +4,12 @@ import { audit, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { formatUsdc, parseAmount } from './money.js';
 import { pay } from './payments.js';
+import { payHeld } from './held-payments.js';
+import { done } from './outcome.js';
 import { newId } from './ids.js';
 import { moveMoney, reservedWith, type SignedTransfer } from './transfer-lifecycle.js';
 import { randomBytes } from 'node:crypto';
-import type { GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from './ports/store.js';
+import type { ApprovalRecord, GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from './ports/store.js';
 import type { GenerateBody } from './schemas.js';
 import { iso } from './views.js';
 
@@ -92,10 +94,8 @@ export async function generate(
   if (ctx.imageProvider === null) {
     throw new CofferError('provider_unavailable', 'no image provider is configured (set COFFER_IMAGE_PROVIDER_URL); nothing was charged');
   }
-  let reserved: GenerationTask | null = null;
-  let paid;
-  try {
-    paid = await pay(
+  const paid = await paidWithTask(ctx, (alsoWrite) =>
+    pay(
       ctx,
       principal,
       agentId,
@@ -111,28 +111,60 @@ export async function generate(
         fingerprint: JSON.stringify([model.id, body.resolution, body.prompt]),
         // What is bought is this model at this resolution: its own price is the listed one.
         listedPrice: parseAmount(price),
-        alsoWrite: (row) => {
-          reserved = newTask(principal.owner, agentId, model, body, price, row.id, row.createdAt);
-          ctx.store.insertTask(reserved);
-        },
+        alsoWrite: (row) => alsoWrite(newTask(principal.owner, agentId, model, body, price, row.id, row.createdAt)),
+        // Held for the owner, the purchase is carried out when approved (generateHeld).
+        purchase: { kind: 'image', modelId: model.id, resolution: body.resolution, prompt: body.prompt },
       },
-    );
+    ),
+  );
+  if (paid.kind !== 'done') return paid;
+  return done(taskBought(ctx, paid.result.paymentId));
+}
+
+/**
+ * A payment that buys an image task, written in the payment's own commit (so no crash leaves one
+ * without the other). The payment failed: its task fails too (nothing was charged); its fate not
+ * known yet: the task waits, and is started or failed when reconciliation learns it.
+ */
+async function paidWithTask<T>(ctx: EngineContext, paying: (alsoWrite: (task: GenerationTask) => void) => Promise<T>): Promise<T> {
+  let reserved: GenerationTask | null = null;
+  try {
+    return await paying((task) => {
+      reserved = task;
+      ctx.store.insertTask(task);
+    });
   } catch (error) {
-    // The payment failed (its task fails too: nothing was charged) or its fate is not known yet (the
-    // task waits, and is started or failed when reconciliation learns it).
     if (reserved !== null) carryOn(ctx, reserved);
     throw error;
   }
-  // A purchase that writes what it buys never waits for the owner (payments.ts refuses it instead).
-  if (paid.kind !== 'done') throw new CofferError('internal', 'an image purchase was held for the owner');
-  const payment = paid.result;
+}
+
+/** The task a payment bought, as accepted (queued) or as it stands for a replay; its work then starts. */
+function taskBought(ctx: EngineContext, paymentId: string) {
   // A retry with the same Idempotency-Key finds the task its payment bought (written in the payment's commit).
-  const task = ctx.store.findTaskByPayment(payment.paymentId);
-  if (task === null) throw new CofferError('internal', `payment ${payment.paymentId} bought no image task`);
-  // The answer is the task as accepted (queued), or as it stands for a replay; then the work starts.
+  const task = ctx.store.findTaskByPayment(paymentId);
+  if (task === null) throw new CofferError('internal', `payment ${paymentId} bought no image task`);
   const answer = viewOf(ctx, task);
   carryOn(ctx, task);
   return answer;
+}
+
+/**
+ * An image the owner said yes to (its payment was held: the policy asks above its price): paid now
+ * as a held payment is (held-payments.ts payHeld), its task written in the payment's commit, then made.
+ * Answers the task, as /generate does.
+ */
+export async function generateHeld(ctx: EngineContext, owner: Principal, approval: ApprovalRecord): Promise<Record<string, unknown>> {
+  const asked = approval.request.purchase as { modelId: string; resolution: GenerateBody['resolution']; prompt: string };
+  const model = ctx.store.getModel(asked.modelId);
+  if (model === null || !model.enabled) throw new CofferError('model_not_found', `no enabled model "${asked.modelId}"`);
+  const price = model.pricing[asked.resolution];
+  if (price === undefined) throw new CofferError('invalid_resolution', `model "${model.id}" has no price for ${asked.resolution}`);
+  const body = { modelId: model.id, resolution: asked.resolution, prompt: asked.prompt };
+  const paid = await paidWithTask(ctx, (alsoWrite) =>
+    payHeld(ctx, owner, approval, (row) => alsoWrite(newTask(row.owner, row.agentId, model, body, price, row.id, row.createdAt))),
+  );
+  return { ...taskBought(ctx, String(paid.paymentId)) };
 }
 
 export function readTask(ctx: EngineContext, principal: Principal, agentId: string, taskId: string) {

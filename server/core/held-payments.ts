@@ -47,6 +47,8 @@ export async function holdPayment(
   agent: AgentRecord,
   payment: PaymentToMove,
   reason: HoldReason,
+  /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
+  purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   let reading: PolicyReading | null = null;
@@ -75,6 +77,7 @@ export async function holdPayment(
       recipient: payment.recipient,
       description: payment.description,
       reason: { code: reason.code, message: reason.message },
+      ...(purchase === undefined ? {} : { purchase }),
     };
     return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
   });
@@ -91,7 +94,13 @@ export async function holdPayment(
  * anything was sent): the hold fails with the reason's code and the refusal is thrown. Once reserved,
  * the payment is the lifecycle's: pending or landed, the approval answers it as it stands.
  */
-export async function payHeld(ctx: EngineContext, owner: Principal, approval: ApprovalRecord): Promise<Record<string, unknown>> {
+export async function payHeld(
+  ctx: EngineContext,
+  owner: Principal,
+  approval: ApprovalRecord,
+  /** Written in the payment's commit (an image's task). */
+  alsoWrite?: (payment: PaymentRecord) => void,
+): Promise<Record<string, unknown>> {
   const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
   if (held === null || held.status !== 'held') {
     throw new CofferError('internal', `approval ${approval.id} has no payment held for it`);
@@ -127,6 +136,7 @@ export async function payHeld(ctx: EngineContext, owner: Principal, approval: Ap
     description: held.description,
     resource: null,
     approved: true,
+    alsoWrite,
   };
   try {
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));

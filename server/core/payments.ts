@@ -68,11 +68,13 @@ export interface PaymentContext {
   fingerprint?: string;
   /** The listed price of what is bought, when the service's own listing does not say (a model's price). */
   listedPrice?: bigint;
-  /**
-   * Written in the payment's own commit, right after it (generation: its task), so no crash can leave
-   * one without the other. Such a payment cannot wait for the owner: one the policy would hold is refused.
-   */
+  /** Written in the payment's own commit, right after it (generation: its task), so no crash can leave one without the other. */
   alsoWrite?: (payment: PaymentRecord) => void;
+  /**
+   * What the payment buys, when it is held for the owner: shown with the request, and carried out
+   * when approved (generation.ts generateHeld writes the task in the payment's commit then).
+   */
+  purchase?: Record<string, unknown>;
 }
 
 export async function pay(
@@ -151,10 +153,8 @@ async function payOrThrow(
       ? holdReason(opened.policy, amount, () => ctx.store.hasPaidRecipient(agent.owner, agentId, recipient))
       : null;
   if (hold !== null && principal.kind === 'agent') {
-    if (context.alsoWrite !== undefined) {
-      throw new CofferError('owner_approval_required', `${hold.message}; this purchase cannot wait for the owner, so nothing was paid`);
-    }
-    return holdPayment(ctx, principal, agent, payment, hold);
+    // Held, nothing is written with it: what it buys is written when it is paid.
+    return holdPayment(ctx, principal, agent, { ...payment, alsoWrite: undefined }, hold, context.purchase);
   }
   const moved = await movePayment(ctx, principal, agent, payment, () => signCofferPayment(ctx, agent, payment));
   return 'earlier' in moved ? answerEarlier(ctx, moved.earlier, agent) : done(await paymentResult(ctx, moved.row, agent));

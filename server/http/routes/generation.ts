@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
+import { respondWithOutcome } from '../respond.js';
 
 /** Image generation: accepted (and paid) at once, polled until success or failed. */
 export function generationRoutes({ engine, principal }: RouteDeps): Router {
@@ -10,7 +11,8 @@ export function generationRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     const agentId = agentIdParam(req.params.agentId);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey ?? null));
+    // 202 with the approval when the agent's policy holds the purchase for the owner.
+    respondWithOutcome(res, await engine.generate(p, agentId, parseWith(generateBodySchema, req.body), idempotencyKey ?? null));
   });
   router.get('/agents/:agentId/tasks', (req, res) => {
     const p = principal(req);

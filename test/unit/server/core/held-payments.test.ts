@@ -340,3 +340,43 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('0.00');
   });
 });
+
+describe.each(STORES)('a held image on the %s ledger', (store) => {
+  const drawing = { generate: async () => ({ url: 'https://images.test/harbour.png' }) };
+  const harbour = { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' as const };
+
+  it('waits for the owner with what it would buy; approved, it is paid and its task made once; denied, nothing is paid or made', async () => {
+    core = await coreEngine({ store, imageProvider: drawing });
+    const agent = await core.fundedAgent('painter', '5', { askAbove: '0' });
+    const held = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1');
+    if (held.kind !== 'awaiting_approval') throw new Error('not held');
+    expect(held.approval).toMatchObject({
+      kind: 'payment',
+      request: { service: 'image-generate', purchase: { kind: 'image', ...harbour } },
+    });
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(0);
+    // The retry under its key waits for the same request.
+    expect(await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1')).toMatchObject({
+      kind: 'awaiting_approval',
+      approval: { approvalId: held.approval.approvalId },
+    });
+    const decided = await core.engine.approve(core.asOwner, held.approval.approvalId);
+    expect(decided).toMatchObject({
+      status: 'approved',
+      result: { taskId: expect.stringMatching(/^tsk_/), paymentId: held.approval.paymentId },
+    });
+    await core.engine.settleTasks();
+    const replay = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1');
+    expect(replay).toMatchObject({ kind: 'done', result: { taskId: (decided.result as { taskId: string }).taskId, status: 'success' } });
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(1);
+    const paid = await core.chain.usdcBalance(agent.walletAddress);
+    expect(paid).toBeLessThan(5_000_000n);
+
+    const denied = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-2');
+    if (denied.kind !== 'awaiting_approval') throw new Error('not held');
+    core.engine.deny(core.asOwner, denied.approval.approvalId);
+    await expectCofferError(core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-2'), 'payment_denied');
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(1);
+    expect(await core.chain.usdcBalance(agent.walletAddress)).toBe(paid);
+  });
+});
