@@ -3,7 +3,7 @@ import { DEFAULT_WARN_AT } from '../../../server/core/schemas.js';
 import type { PolicyResponse } from '../api/types.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
 import { formatUsdc, tryParseUsdc, usedShare } from '../lib/money.js';
-import { breakerWords, budgetWords, endWords, sharesWords } from '../lib/policy-words.js';
+import { asksWords, breakerWords, budgetWords, endWords, sharesWords } from '../lib/policy-words.js';
 import { dateTime } from '../lib/time.js';
 import { browserTimeZone, zoneNote } from '../lib/time-zone.js';
 import { BudgetMeter } from './BudgetBar.js';
@@ -23,8 +23,8 @@ const ROLLING_WORDS: Partial<Record<BudgetNow['window'], string>> = {
 
 /**
  * Where each of an agent's limits stands now, as GET policy answers it: the daily budget and every
- * other budget (used, remaining, when it starts afresh), then its end, its breaker and when the owner
- * is warned. Read again whenever `refreshKey` changes (the agent paid, or its policy changed), and
+ * other budget (used, remaining, when it starts afresh), then its end, its breaker, when the owner
+ * is warned and, when its policy says so, which payments wait for the owner's yes. Read again whenever `refreshKey` changes (the agent paid, or its policy changed), and
  * when the owner's time zone does (calendar windows move with it). Times are the owner's zone's, which
  * is said once where it is not this browser's.
  */
@@ -56,6 +56,7 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
   const dailyLeft = dailyMicro - (tryParseUsdc(spent24h) ?? 0n);
   const ended = policy.expiresAt !== undefined && Date.parse(policy.expiresAt) <= Date.now();
   const note = zoneNote(timeZone);
+  const asks = asksWords(policy);
   return (
     <>
       {note && (
@@ -106,6 +107,12 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
           <dt>You are warned at</dt>
           <dd>{sharesWords(policy.warnAt ?? DEFAULT_WARN_AT)} of a budget</dd>
         </div>
+        {asks !== null && (
+          <div>
+            <dt>Waits for your yes</dt>
+            <dd data-testid="policy-asks">{asks}</dd>
+          </div>
+        )}
       </dl>
       <ErrorNote error={error} />
     </>

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { Policy, PolicyWhatIf, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
+import { AskFields } from './AskFields.js';
 import { BreakerFields } from './BreakerFields.js';
 import { BudgetRows } from './BudgetRows.js';
 import { Dialog } from './Dialog.js';
@@ -12,10 +13,12 @@ import { WhatIfPreview } from './WhatIfPreview.js';
 /**
  * The policy editor: the same validation as the server (its own schema), field errors next to their
  * fields in the same words, and the server's own message if it still refuses. Which services may be
- * paid is an explicit choice (any, or only those ticked). Only what changed is sent. A limit loosened
+ * paid is an explicit choice (any, or only those ticked). Which payments wait for the owner's yes
+ * first: above an amount, to a new recipient (AskFields). Only what changed is sent. A limit loosened
  * by a large factor, a daily budget above what the treasury holds, a budget removed or raised, an end
- * moved later or removed, a slower breaker or fewer warnings are confirmed first. Days and times of
- * the end are the owner's time zone's (GET /v1/settings), where the server ends a day. Given
+ * moved later or removed, a slower breaker, fewer warnings or fewer payments asked about are confirmed
+ * first. Days and times of the end are the owner's time zone's (GET /v1/settings), where the server
+ * ends a day. Given
  * `tryUpdate`, a valid change is tried on the agent's last 30 days as the owner types (WhatIfPreview):
  * the very update Save would send.
  */
@@ -152,6 +155,15 @@ export function PolicyEditor({
         rowErrors={errors.budgetRows}
         listError={errors.budgets}
         onChange={(budgets) => set('budgets', budgets)}
+      />
+      <AskFields
+        askAbove={draft.askAbove}
+        askNewRecipient={draft.askNewRecipient}
+        error={errors.askAbove ?? errors.askNewRecipient}
+        onChange={(change) => {
+          setDraft((d) => ({ ...d, ...change }));
+          setSaved(null);
+        }}
       />
       <PolicyEndField end={draft.end} error={errors.expiresAt} timeZone={timeZone} onChange={(end) => set('end', end)} />
       <div className="fields spaced">{textField('warnAt', 'Warn me at (% of any budget, e.g. 80, 95; empty: never)', 'text')}</div>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { PolicyWhatIf } from '../api/types.js';
 import type { PolicyUpdate } from '../lib/policy-form.js';
 import { dateTime } from '../lib/time.js';
-import { whatIfWords } from '../lib/what-if.js';
+import { holdWords, whatIfWords } from '../lib/what-if.js';
 import { Money } from './Money.js';
 
 /** How long the owner's typing rests before the change is tried (one request per pause, not per key). */
@@ -13,7 +13,8 @@ type Shown = { state: 'trying' } | { state: 'done'; whatIf: PolicyWhatIf } | { s
 /**
  * "Try on the last 30 days": the very update Save would send (a valid change; nothing while there is
  * none), tried on the agent's last 30 days of payments once the typing rests, and what it would have
- * refused: how many and how much, by reason, and the first five, their times in the owner's zone.
+ * refused: how many and how much, by reason, and the first five, their times in the owner's zone; and
+ * how many of the rest it would have held for the owner's yes (askAbove, askNewRecipient).
  * An answer to an older draft is dropped.
  */
 export function WhatIfPreview({
@@ -51,6 +52,9 @@ export function WhatIfPreview({
   }, [key]);
 
   if (shown === null) return null;
+  // What the change would have held for the owner, said where it holds some, or asks about any.
+  const asks = update !== null && ((update.askAbove ?? null) !== null || update.askNewRecipient === true);
+  const held = shown.state === 'done' ? holdWords(shown.whatIf, asks) : null;
   return (
     <div className="what-if" aria-live="polite" aria-busy={shown.state === 'trying'} data-testid="policy-what-if">
       {shown.state === 'trying' && <p className="muted">Trying this change on the last 30 days…</p>}
@@ -58,6 +62,11 @@ export function WhatIfPreview({
       {shown.state === 'done' && (
         <>
           <p className="what-if-summary">{whatIfWords(shown.whatIf)}</p>
+          {held !== null && (
+            <p className="what-if-held" data-testid="what-if-held">
+              {held}
+            </p>
+          )}
           {shown.whatIf.wouldRefuse.examples.length > 0 && (
             <ul className="what-if-examples" aria-label="Payments it would have refused">
               {shown.whatIf.wouldRefuse.examples.slice(0, 5).map((example) => (

@@ -3,6 +3,8 @@ import { DEFAULT_WARN_AT, describeIssues, policyUpdateSchema, type BreakerBody, 
 import { budgetOf, budgetsTighten, describeBudget } from '../../../server/core/budgets.js';
 import { breakerOf, breakerTightens, describeBreaker, type Breaker } from '../../../server/core/breaker.js';
 import { expiryOf } from '../../../server/core/expiry.js';
+import { askAboveOf, assertAskWithinMax } from '../../../server/core/holds.js';
+import { limitsOnly } from '../../../server/core/policy.js';
 import type { Policy } from '../api/types.js';
 import { budgetCandidate, budgetDraftOf, type BudgetDraft } from './budget-draft.js';
 import { formatUsdc, readableUsdc, timesMore, tryParseUsdc } from './money.js';
@@ -38,9 +40,23 @@ export interface PolicyDraft {
   /** Shares of a budget at which the owner is told, as typed ("80, 95"); empty for none. */
   warnAt: string;
   breaker: BreakerDraft;
+  /** Payments above this amount wait for the owner's yes, as typed ("5.00"; "0": every one); empty for never. */
+  askAbove: string;
+  /** The first payment to a recipient the agent never paid waits for the owner's yes. */
+  askNewRecipient: boolean;
 }
 
-type PolicyField = 'dailyBudget' | 'maxPerPayment' | 'cooldownSeconds' | 'allowedServices' | 'budgets' | 'expiresAt' | 'warnAt' | 'breaker';
+type PolicyField =
+  | 'dailyBudget'
+  | 'maxPerPayment'
+  | 'cooldownSeconds'
+  | 'allowedServices'
+  | 'budgets'
+  | 'expiresAt'
+  | 'warnAt'
+  | 'breaker'
+  | 'askAbove'
+  | 'askNewRecipient';
 
 /** A budget row's first problem, and which of its inputs it is about (null: the row as a whole). */
 export interface BudgetRowError {
@@ -77,6 +93,8 @@ export const draftOf = (policy: Policy, timeZone: string): PolicyDraft => ({
   end: endDraftOf(policy.expiresAt ?? null, timeZone),
   warnAt: (policy.warnAt ?? DEFAULT_WARN_AT).join(', '),
   breaker: breakerDraftOf(policy.breaker ?? null),
+  askAbove: policy.askAbove ?? '',
+  askNewRecipient: policy.askNewRecipient === true,
 });
 
 /** An end as the editor shows it: the end of a day in the owner's zone as that day, any other moment as its time there. */
@@ -132,7 +150,17 @@ function breakerCandidate(breaker: BreakerDraft) {
   };
 }
 
-const SINGLE_FIELDS = ['dailyBudget', 'maxPerPayment', 'cooldownSeconds', 'allowedServices', 'expiresAt', 'warnAt', 'breaker'] as const;
+const SINGLE_FIELDS = [
+  'dailyBudget',
+  'maxPerPayment',
+  'cooldownSeconds',
+  'allowedServices',
+  'expiresAt',
+  'warnAt',
+  'breaker',
+  'askAbove',
+  'askNewRecipient',
+] as const;
 
 /**
  * Validates a draft with the server's own schema (policyUpdateSchema), so the editor refuses exactly
@@ -157,6 +185,8 @@ export function validatePolicyDraft(
     expiresAt: endCandidate(draft.end, clock.timeZone),
     warnAt: sharesCandidate(draft.warnAt),
     breaker: breakerCandidate(draft.breaker),
+    askAbove: draft.askAbove.trim() === '' ? null : draft.askAbove.trim(),
+    askNewRecipient: draft.askNewRecipient,
   };
   for (const field of SINGLE_FIELDS) {
     const result = policyUpdateSchema.safeParse({ [field]: candidate[field] });
@@ -182,6 +212,14 @@ export function validatePolicyDraft(
       expiryOf(update.expiresAt, clock.now, clock.timeZone);
     } catch (error) {
       return { ok: false, errors: { expiresAt: (error as Error).message } };
+    }
+  }
+  if (typeof update.askAbove === 'string') {
+    try {
+      // A threshold set above the max per payment would never ask: the server refuses it as it is set (holds.ts).
+      assertAskWithinMax({ ...limitsOnly(0n, tryParseUsdc(full.maxPerPayment) ?? 0n), askAbove: askAboveOf(update.askAbove) });
+    } catch (error) {
+      return { ok: false, errors: { askAbove: (error as Error).message } };
     }
   }
   return { ok: true, update };
@@ -242,6 +280,8 @@ function changes(current: Policy, full: Required<PolicyUpdate>, endTouched: bool
   }
   if (!sameSet(full.warnAt, current.warnAt ?? DEFAULT_WARN_AT)) update.warnAt = full.warnAt;
   if (JSON.stringify(breakerOf(full.breaker)) !== JSON.stringify(breakerOf(current.breaker ?? null))) update.breaker = full.breaker;
+  if (askAboveOf(full.askAbove) !== askAboveOf(current.askAbove ?? null)) update.askAbove = full.askAbove;
+  if (full.askNewRecipient !== (current.askNewRecipient === true)) update.askNewRecipient = full.askNewRecipient;
   return update;
 }
 
@@ -253,7 +293,8 @@ const LARGE_FACTOR = 10n;
  * ("Daily budget 5.00 → 1,000,000,000.00 USDC: 200,000,000× the current budget"), a daily budget
  * above what the treasury holds, every service allowed where only some were; and whatever the server
  * itself counts as loosening among the newer limits: a budget removed or raised, an end moved later
- * or removed, a breaker removed or made slower, a warning share dropped.
+ * or removed, a breaker removed or made slower, a warning share dropped, the owner asked less often
+ * (a higher threshold or none, new recipients no longer asked).
  */
 export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro: bigint | null, timeZone: string): string[] {
   const reasons: string[] = [];
@@ -277,6 +318,7 @@ export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro:
   if (update.budgets !== undefined) reasons.push(...budgetLoosenings(current.budgets ?? [], update.budgets));
   if (update.expiresAt !== undefined) reasons.push(...endLoosening(current.expiresAt ?? null, update.expiresAt, timeZone));
   if (update.breaker !== undefined) reasons.push(...breakerLoosenings(current.breaker ?? null, update.breaker));
+  reasons.push(...askLoosenings(current, update));
   const shares = update.warnAt;
   if (shares !== undefined) {
     const was = current.warnAt ?? DEFAULT_WARN_AT;
@@ -338,4 +380,22 @@ function breakerLoosenings(current: BreakerBody | null, next: BreakerBody | null
     const gone = kept.refusals === null && kept.spending === null;
     return [`Breaker: ${describeBreaker(held)} → ${gone ? 'removed' : `${describeBreaker(kept)} (trips later)`}.`];
   });
+}
+
+/**
+ * The owner asked less often than now (holds.ts's own rule, asksTighten): a threshold raised or
+ * removed, new recipients no longer asked.
+ */
+function askLoosenings(current: Policy, update: PolicyUpdate): string[] {
+  const reasons: string[] = [];
+  const was = askAboveOf(current.askAbove ?? null);
+  if (was !== null && update.askAbove !== undefined) {
+    const next = askAboveOf(update.askAbove);
+    if (next === null) reasons.push(`Ask me above ${readableUsdc(was)} USDC → never: no payment waits for its amount.`);
+    else if (next > was) reasons.push(`Ask me above ${readableUsdc(was)} → ${readableUsdc(next)} USDC: fewer payments wait for your yes.`);
+  }
+  if (current.askNewRecipient === true && update.askNewRecipient === false) {
+    reasons.push('A first payment to a new recipient no longer waits for your yes.');
+  }
+  return reasons;
 }

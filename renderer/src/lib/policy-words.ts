@@ -2,6 +2,7 @@ import { budgetOf, describeBudget } from '../../../server/core/budgets.js';
 import { breakerOf, describeBreaker } from '../../../server/core/breaker.js';
 import type { BreakerBody, BudgetBody } from '../../../server/core/schemas.js';
 import { expiryOf } from '../../../server/core/expiry.js';
+import { readableUsdc, tryParseUsdc } from './money.js';
 import { dateTime } from './time.js';
 import { dayIn, dayWords } from './time-zone.js';
 
@@ -31,6 +32,20 @@ export function dayEndingAt(expiresAt: string, timeZone: string): string | null 
 export function endWords(expiresAt: string, timeZone: string): string {
   const day = dayEndingAt(expiresAt, timeZone);
   return day === null ? dateTime(expiresAt, timeZone) : `at the end of ${dayWords(day)}`;
+}
+
+/**
+ * Which payments wait for the owner's yes, as a policy says it (`askAbove`, `askNewRecipient`): "payments
+ * above 2.00 USDC and the first payment to a new recipient", "every payment"; null when none waits.
+ */
+export function asksWords({ askAbove, askNewRecipient }: { askAbove?: string; askNewRecipient?: boolean }): string | null {
+  const threshold = askAbove === undefined ? null : (tryParseUsdc(askAbove) ?? 0n);
+  if (threshold === 0n) return 'every payment';
+  const asks = [
+    ...(threshold === null ? [] : [`payments above ${readableUsdc(threshold)} USDC`]),
+    ...(askNewRecipient === true ? ['the first payment to a new recipient'] : []),
+  ];
+  return asks.length === 0 ? null : asks.join(' and ');
 }
 
 /** Warning shares as read: "80 % and 95 %", "50 %, 80 % and 95 %", or "never". */

@@ -48,3 +48,29 @@ export function whatIfWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse
     ` (${amount} USDC)${codes ? `: ${codes}` : ''}.`
   );
 }
+
+/** Why a payment would have waited for the owner (holds.ts's codes). */
+const HOLD_WORDS: Record<string, string> = {
+  ask_above: 'above the amount you are asked above',
+  new_recipient: 'to a new recipient',
+};
+
+/**
+ * What a change that asks the owner first would have held, in one sentence: "3 of those it let through
+ * (15.00 USDC) would have waited for your yes: 2 above the amount you are asked above, 1 to a new
+ * recipient", or that none would have; null when it holds none and `asks` is false (the change asks
+ * nothing, so there is nothing to say).
+ */
+export function holdWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldHold'>, asks: boolean): string | null {
+  const { payments, wouldHold } = whatIf;
+  if (payments === 0) return null;
+  if (wouldHold.payments === 0) return asks ? 'None of them would have waited for your yes.' : null;
+  const amount = readableUsdc(tryParseUsdc(wouldHold.amount) ?? 0n);
+  const reasons = Object.entries(wouldHold.byCode)
+    .filter(([, n]) => n > 0)
+    .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
+    .map(([code, n]) => `${n.toLocaleString('en-US')} ${HOLD_WORDS[code] ?? code.replaceAll('_', ' ')}`)
+    .join(', ');
+  const count = wouldHold.payments.toLocaleString('en-US');
+  return `${count} of those it let through (${amount} USDC) would have waited for your yes${reasons ? `: ${reasons}` : ''}.`;
+}

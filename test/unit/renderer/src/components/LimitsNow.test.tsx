@@ -63,6 +63,25 @@ describe('the agent page follows the owner’s time zone, not the browser’s', 
     expect(screen.getByTestId('budget-now').textContent).toContain(dateTime(december, browserTimeZone()));
   });
 
+  it('Limits now says which payments wait for the owner’s yes, when the policy asks, and nothing of it when it does not', async () => {
+    inZone(browserTimeZone(), 'machine');
+    policy.mockResolvedValueOnce({ ...answer, policy: { ...answer.policy, askAbove: '2.00', askNewRecipient: true } });
+    const { unmount } = render(<LimitsNow agentId="bot" refreshKey="1" />);
+    expect((await screen.findByTestId('policy-asks')).textContent).toBe(
+      'payments above 2.00 USDC and the first payment to a new recipient',
+    );
+    unmount();
+    policy.mockResolvedValueOnce({ ...answer, policy: { ...answer.policy, askAbove: '0.00' } });
+    const every = render(<LimitsNow agentId="bot" refreshKey="2" />);
+    expect((await screen.findByTestId('policy-asks')).textContent).toBe('every payment');
+    every.unmount();
+    policy.mockResolvedValueOnce(answer);
+    render(<LimitsNow agentId="bot" refreshKey="3" />);
+    await screen.findByTestId('policy-breaker');
+    expect(screen.queryByTestId('policy-asks')).toBeNull();
+    expect(screen.queryByText('Waits for your yes')).toBeNull();
+  });
+
   it('the policy editor reads the end there and refuses a day already over there', async () => {
     inZone(ELSEWHERE);
     const onSave = vi.fn(async () => undefined);

@@ -95,6 +95,44 @@ describe('PolicyEditor', () => {
     });
   });
 
+  it('“Ask me above” and the new-recipient box: sent as typed and ticked, refused next to the field above the max per payment', async () => {
+    const onSave = vi.fn(async () => undefined);
+    render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
+    const askAbove = screen.getByLabelText('Ask me above (USDC)');
+    expect((askAbove as HTMLInputElement).value).toBe('');
+    expect(askAbove.getAttribute('aria-describedby')).toBe('askAbove-hint');
+    expect(screen.getByText(/Payments above it wait for your yes/).textContent).toContain('0: every payment; empty: never');
+    fireEvent.change(askAbove, { target: { value: '2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    expect(
+      await screen.findByText(
+        'Ask above (2.00 USDC) is above the max per payment (1.00 USDC), so no payment would ever be asked: set it at or below the max per payment, or null',
+      ),
+    ).toBeTruthy();
+    expect(askAbove.getAttribute('aria-invalid')).toBe('true');
+    expect(askAbove.getAttribute('aria-describedby')).toBe('askAbove-hint askAbove-error');
+    expect(onSave).not.toHaveBeenCalled();
+    fireEvent.change(askAbove, { target: { value: '0.5' } });
+    fireEvent.click(screen.getByLabelText('Ask before the first payment to a new recipient'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledTimes(1));
+    // Asking more often tightens: saved with no question.
+    expect(onSave).toHaveBeenCalledWith({ askAbove: '0.5', askNewRecipient: true });
+  });
+
+  it('a policy that asks reads back in the fields; asking less often is confirmed first, naming it', async () => {
+    const onSave = vi.fn(async () => undefined);
+    render(<PolicyEditor policy={{ ...policy, askAbove: '0.50', askNewRecipient: true }} services={services} onSave={onSave} />);
+    expect(screen.getByLabelText<HTMLInputElement>('Ask me above (USDC)').value).toBe('0.50');
+    expect(screen.getByLabelText<HTMLInputElement>('Ask before the first payment to a new recipient').checked).toBe(true);
+    fireEvent.change(screen.getByLabelText('Ask me above (USDC)'), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    expect(await screen.findByText('Ask me above 0.50 USDC → never: no payment waits for its amount.')).toBeTruthy();
+    expect(onSave).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Save anyway' }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledWith({ askAbove: null }));
+  });
+
   it('asks before removing a budget, naming it; Cancel saves nothing', async () => {
     const onSave = vi.fn(async () => undefined);
     const budgeted = { ...policy, budgets: [{ amount: '50.00', window: 'month' as const }] };
@@ -128,6 +166,7 @@ describe('PolicyEditor', () => {
           },
         ],
       },
+      wouldHold: { payments: 0, amount: '0.00', byCode: {}, examples: [] },
     };
     afterEach(() => useDashboard.setState({ settings: null }));
 
@@ -163,6 +202,21 @@ describe('PolicyEditor', () => {
       expect(example.textContent).toContain('the budget of 2 payments a day');
       fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
       await waitFor(() => expect(onSave).toHaveBeenCalledWith(tryUpdate.mock.calls[0]![0]));
+    });
+
+    it('a change that asks first is tried too, and says how many of the payments would have waited for your yes', async () => {
+      const tryUpdate = vi.fn(async (_update: unknown) => ({
+        ...answer,
+        wouldRefuse: { payments: 0, amount: '0.00', byCode: {}, examples: [] },
+        wouldHold: { payments: 3, amount: '15.00', byCode: { ask_above: 2, new_recipient: 1 }, examples: [] },
+      }));
+      render(<PolicyEditor policy={policy} services={services} onSave={vi.fn()} tryUpdate={tryUpdate} />);
+      fireEvent.change(screen.getByLabelText('Ask me above (USDC)'), { target: { value: '0.5' } });
+      const held = await screen.findByTestId('what-if-held', undefined, { timeout: 2000 });
+      expect(tryUpdate).toHaveBeenCalledWith({ askAbove: '0.5' });
+      expect(held.textContent).toBe(
+        '3 of those it let through (15.00 USDC) would have waited for your yes: 2 above the amount you are asked above, 1 to a new recipient.',
+      );
     });
 
     it('tries nothing while the change is invalid or there is none, says none, and says an error plainly', async () => {

@@ -14,6 +14,7 @@ import { expiryOf } from '../../../../../server/core/expiry.js';
 import type { Policy } from '../../../../../renderer/src/api/types.js';
 import { policyUpdateSchema, type BudgetBody } from '../../../../../server/core/schemas.js';
 import { isTightening, mergePolicy, newPolicy } from '../../../../../server/core/policy.js';
+import { assertAskWithinMax } from '../../../../../server/core/holds.js';
 import { policyView } from '../../../../../server/core/views.js';
 
 /** The editor's clock: a fixed now, and the time zone this process reads local times in (as the browser does). */
@@ -297,8 +298,65 @@ describe('the end, the warning shares and the breaker', () => {
       expiresAt: new Date(2027, 5, 30, 9, 15).toISOString(),
       warnAt: [50],
       breaker: { refusals: { count: 2, minutes: 60 }, spending: { percent: 80, minutes: 5 } },
+      askAbove: '0.25',
+      askNewRecipient: true,
     };
     expect(validatePolicyDraft(draftOf(full, ZONE), full, CLOCK)).toEqual({ ok: true, update: {} });
+  });
+});
+
+describe('asking the owner first: above an amount, before a new recipient', () => {
+  it('empty is never (nothing sent while it is never), an amount and 0 are sent, the server takes them as is', () => {
+    expect(valid.askAbove).toBe('');
+    expect(valid.askNewRecipient).toBe(false);
+    expect(validate({ askAbove: '  ' })).toEqual({ ok: true, update: {} });
+    const above = validate({ askAbove: ' 0.5 ', askNewRecipient: true });
+    expect(above).toEqual({ ok: true, update: { askAbove: '0.5', askNewRecipient: true } });
+    if (above.ok) expect(serverPolicyOf(current, above.update)).toMatchObject({ askAbove: '0.50', askNewRecipient: true });
+    const every = validate({ askAbove: '0' });
+    expect(every).toEqual({ ok: true, update: { askAbove: '0' } });
+    if (every.ok) expect(serverPolicyOf(current, every.update).askAbove).toBe('0.00');
+  });
+
+  it('reads a policy’s threshold back unchanged (by value), and emptied it is sent as null', () => {
+    const asking: Policy = { ...current, askAbove: '0.50', askNewRecipient: true };
+    expect(draftOf(asking, ZONE)).toMatchObject({ askAbove: '0.50', askNewRecipient: true });
+    expect(validate({}, asking)).toEqual({ ok: true, update: {} });
+    expect(validate({ askAbove: '0.5' }, asking)).toEqual({ ok: true, update: {} });
+    expect(validate({ askAbove: '', askNewRecipient: false }, asking)).toEqual({
+      ok: true,
+      update: { askAbove: null, askNewRecipient: false },
+    });
+  });
+
+  it.each(['-1', 'five', '1.0000001', '1e3', '1000000000.01'])('refuses %j next to the field, as the server’s schema does', (typed) => {
+    const result = validate({ askAbove: typed });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(Object.keys(result.errors)).toEqual(['askAbove']);
+      expect(result.errors.askAbove).toMatch(/^Ask above must be an amount of USDC/);
+    }
+    expect(policyUpdateSchema.safeParse({ askAbove: typed.trim() }).success).toBe(false);
+  });
+
+  it('refuses a threshold above the max per payment (it would never ask), in the server’s words; at the max is fine', () => {
+    const result = validate({ askAbove: '1.5' });
+    const server = (() => {
+      try {
+        assertAskWithinMax(mergePolicy(serverPolicy({}), { maxPerPayment: '1', askAbove: '1.5' }, CLOCK));
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(server).toMatch(/^Ask above \(1\.50 USDC\) is above the max per payment \(1\.00 USDC\)/);
+    expect(result).toEqual({ ok: false, errors: { askAbove: server } });
+    // Judged against the max as typed beside it.
+    expect(validate({ askAbove: '1.5', maxPerPayment: '2' })).toEqual({ ok: true, update: { askAbove: '1.5', maxPerPayment: '2' } });
+    expect(validate({ askAbove: '1' })).toEqual({ ok: true, update: { askAbove: '1' } });
+    // A threshold already set is not judged again when only the max is lowered: the server takes that cut.
+    const asking: Policy = { ...current, askAbove: '1.00' };
+    expect(validate({ maxPerPayment: '0.5' }, asking)).toEqual({ ok: true, update: { maxPerPayment: '0.5' } });
   });
 });
 
@@ -382,7 +440,18 @@ describe('loosening is said in words before it is saved', () => {
     expect(loosenings(policy, { warnAt: [50, 80, 95] }, null, ZONE)).toEqual([]);
   });
 
-  it('asks exactly when the server counts a change of budgets, end, breaker or shares as loosening (many drawn changes)', () => {
+  it('names the owner asked less often: a threshold raised or removed, new recipients no longer asked; not one lowered or set', () => {
+    const asking: Policy = { ...policy, askAbove: '2.00', askNewRecipient: true };
+    expect(loosenings(asking, { askAbove: '5' }, null, ZONE)).toEqual(['Ask me above 2.00 → 5.00 USDC: fewer payments wait for your yes.']);
+    expect(loosenings(asking, { askAbove: null, askNewRecipient: false }, null, ZONE)).toEqual([
+      'Ask me above 2.00 USDC → never: no payment waits for its amount.',
+      'A first payment to a new recipient no longer waits for your yes.',
+    ]);
+    expect(loosenings(asking, { askAbove: '0', askNewRecipient: true }, null, ZONE)).toEqual([]);
+    expect(loosenings(policy, { askAbove: '5', askNewRecipient: false }, null, ZONE)).toEqual([]);
+  });
+
+  it('asks exactly when the server counts a change of budgets, end, breaker, shares or asks as loosening (many drawn changes)', () => {
     const random = seeded(25);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const drawBudgets = (): BudgetBody[] =>
@@ -400,13 +469,25 @@ describe('loosening is said in words before it is saved', () => {
         { refusals: { count: pick([2, 5]), minutes: 10 }, spending: { percent: 50, minutes: pick([5, 15]) } },
       ]);
     const drawShares = () => pick([[], [80, 95], [95], [50, 80, 95]]);
-    for (let i = 0; i < 400; i++) {
-      const start = serverPolicy({ budgets: drawBudgets(), expiresAt: drawEnd(), breaker: drawBreaker(), warnAt: drawShares() });
+    const drawAskAbove = () => pick([null, '0', '0.5', '1']);
+    const drawAskNew = () => random() < 0.5;
+    for (let i = 0; i < 600; i++) {
+      const start = serverPolicy({
+        budgets: drawBudgets(),
+        expiresAt: drawEnd(),
+        breaker: drawBreaker(),
+        warnAt: drawShares(),
+        askAbove: drawAskAbove(),
+        askNewRecipient: drawAskNew(),
+      });
       const update: PolicyUpdate = pick([
         { budgets: drawBudgets() },
         { expiresAt: drawEnd() },
         { breaker: drawBreaker() },
         { warnAt: drawShares() },
+        { askAbove: drawAskAbove() },
+        { askNewRecipient: drawAskNew() },
+        { askAbove: drawAskAbove(), askNewRecipient: drawAskNew() },
       ]);
       const next = mergePolicy(start, update, CLOCK);
       const asked = loosenings(policyView(start), update, null, CLOCK.timeZone).length > 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byCodeWords, refusalCodeWords, whatIfWords } from '../../../../../renderer/src/lib/what-if.js';
+import { byCodeWords, holdWords, refusalCodeWords, whatIfWords } from '../../../../../renderer/src/lib/what-if.js';
 
 const refusing = (payments: number, amount: string, byCode: Record<string, number>) => ({
   payments: Object.values(byCode).reduce((a, b) => a + b, 0),
@@ -37,5 +37,24 @@ describe('what-if in words', () => {
     );
     expect(refusalCodeWords('price_above_registry')).toBe('price above registry');
     expect(refusalCodeWords('daily_budget_exceeded')).toBe('over the daily budget');
+  });
+});
+
+describe('what a change that asks first would have held', () => {
+  const holding = (byCode: Record<string, number>, amount = '0.00') => ({
+    payments: Object.values(byCode).reduce((a, b) => a + b, 0),
+    amount,
+    byCode,
+    examples: [],
+  });
+  it('says how many and how much, by reason, the most first', () => {
+    expect(holdWords({ payments: 412, wouldHold: holding({ new_recipient: 1, ask_above: 1_200 }, '6543.21') }, true)).toBe(
+      '1,201 of those it let through (6,543.21 USDC) would have waited for your yes: 1,200 above the amount you are asked above, 1 to a new recipient.',
+    );
+  });
+  it('says none only where the change asks, and nothing where there were no payments', () => {
+    expect(holdWords({ payments: 412, wouldHold: holding({}) }, true)).toBe('None of them would have waited for your yes.');
+    expect(holdWords({ payments: 412, wouldHold: holding({}) }, false)).toBeNull();
+    expect(holdWords({ payments: 0, wouldHold: holding({}) }, true)).toBeNull();
   });
 });
