@@ -200,8 +200,40 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(text).toMatch(/event: payment\ndata: .*"status":"confirmed"/);
     expect(text).toMatch(/event: payment_refused\ndata: .*"code":"insufficient_funds"/);
     expect(text).toMatch(/event: approval\ndata: .*"kind":"allocate"/);
-    // An agent key cannot listen.
-    expect((await t.api('GET', t.withOwner('/v1/events'), { key: agent.apiKey })).status).toBe(403);
+  });
+
+  it("an agent's key listens to its own events alone: it hears its held payment decided, not the others' nor the owner's", async () => {
+    const agent = await fundedAgent(t, 'listener', '5.00');
+    const other = await fundedAgent(t, 'neighbour', '1.00');
+    expect((await t.api('POST', t.withOwner('/v1/agents/listener/policy'), { body: { askAbove: '1' } })).status).toBe(200);
+    const controller = new AbortController();
+    const response = await fetch(`${t.url}${t.withOwner('/v1/events')}`, {
+      headers: { authorization: `Bearer ${agent.apiKey}` },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value);
+        if (/"status":"approved"/.test(text)) return;
+      }
+    })().catch(() => undefined);
+    await pay(t, 'neighbour', other.apiKey, { ...UNLISTED_API, amount: '0.10', currency: 'USDC' });
+    await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1.00' } });
+    const held = await pay(t, 'listener', agent.apiKey, { ...UNLISTED_API, amount: '2.00', currency: 'USDC' });
+    expect(held.status).toBe(202);
+    await t.api('POST', t.withOwner(`/v1/approvals/${held.body.approvalId}/approve`));
+    await reading;
+    controller.abort();
+    expect(text).toMatch(/event: approval\ndata: .*"agentId":"listener".*"status":"pending"/);
+    expect(text).toMatch(new RegExp(`event: approval\\ndata: .*"approvalId":"${held.body.approvalId}".*"status":"approved"`));
+    expect(text).not.toMatch(/neighbour/);
+    expect(text).not.toMatch(/event: deposit/);
   });
 
   it('stopping an agent withdraws what it asked for, except asking to be resumed; stop all does it for every agent', async () => {

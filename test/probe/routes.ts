@@ -22,6 +22,8 @@ export type Auth =
   | 'ask'
   /** the owner, or the agent that asked */
   | 'approval-read'
+  /** the owner, or any agent key of the owner (which is answered what concerns it alone) */
+  | 'any-key'
   /** the dashboard's session cookie only */
   | 'session'
   /** browser pages outside /v1 */
@@ -68,7 +70,7 @@ const TABLE: Record<string, Auth> = {
   'GET /v1/approvals/:id': 'approval-read',
   'POST /v1/approvals/:id/approve': 'owner',
   'POST /v1/approvals/:id/deny': 'owner',
-  'GET /v1/events': 'owner',
+  'GET /v1/events': 'any-key',
   'POST /v1/link-sessions': 'public',
   'GET /v1/link-sessions': 'owner',
   'POST /v1/link-sessions/clear': 'owner',

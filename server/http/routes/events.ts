@@ -1,18 +1,22 @@
 import { Router } from 'express';
-import { requireOwner } from '../../core/auth.js';
+import type { CofferEventWithTime } from '../../core/events.js';
 import type { RouteDeps } from './route-deps.js';
 
 const HEARTBEAT_MS = 15_000;
 
 /**
  * GET /v1/events: the owner's live stream (server-sent events) of payments, refusals, approvals, kills
- * and deposits. The dashboard refreshes on each event instead of polling.
+ * and deposits. The dashboard refreshes on each event instead of polling. An agent's key gets the
+ * events about that agent alone (its payments, its requests decided, its stop and resume, ...), so it
+ * can wait for the owner's answer to a held payment without polling.
  */
 export function eventRoutes({ engine, principal, sessions, streams }: RouteDeps): Router {
   const router = Router();
   router.get('/events', (req, res) => {
     const p = principal(req);
-    requireOwner(p);
+    // What this caller may see: everything of the owner's, or an agent's own events only.
+    const mine = (event: CofferEventWithTime) =>
+      event.owner === p.owner && (p.kind !== 'agent' || ('agentId' in event && event.agentId === p.agentId));
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
@@ -34,7 +38,7 @@ export function eventRoutes({ engine, principal, sessions, streams }: RouteDeps)
     };
     let id = 0;
     const unsubscribe = engine.events.subscribe((event) => {
-      if (event.owner !== p.owner || !stillSignedIn()) return;
+      if (!mine(event) || !stillSignedIn()) return;
       id += 1;
       res.write(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     });
