@@ -153,6 +153,35 @@ describe("the README's CLI one-liner buys what it pays for", () => {
     }
   });
 
+  it('coffer pay held for the owner: says on stderr what it waits for, waits, and prints the receipt once approved', async () => {
+    const ownerGet = (path: string) =>
+      json(
+        fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner.owner}`, {
+          headers: { authorization: `Bearer ${owner.ownerKey}` },
+        }),
+      );
+    await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    try {
+      const before = await balance();
+      const paying = runCoffer(['pay', 'demo-weather', '0.01', '--receipt'], { COFFER_CONFIG: configFile });
+      let waiting: any[] = [];
+      for (let i = 0; i < 200 && waiting.length === 0; i += 1) {
+        waiting = ((await ownerGet('/v1/approvals?status=pending')).approvals as any[]).filter((a) => a.agentId === 'one-liner');
+        if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(waiting).toHaveLength(1);
+      expect(await balance()).toBe(before);
+      await post(`/v1/approvals/${waiting[0].approvalId}/approve`, {});
+      const paid = await paying;
+      expect(paid.code, paid.stderr).toBe(0);
+      expect(paid.stderr).toMatch(new RegExp(`Waiting for the owner's yes .*request ${waiting[0].approvalId}, until .*Approvals page`));
+      expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ paymentId: waiting[0].paymentId, amount: '0.01' });
+      expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+    } finally {
+      await post('/v1/agents/one-liner/policy', { askAbove: null });
+    }
+  });
+
   it('a pay without a nonce below the listed price is refused before any money moves', async () => {
     const before = await balance();
     const cheap = await runCoffer(['pay', 'demo-weather', '0.005', '--receipt'], { COFFER_CONFIG: configFile });
