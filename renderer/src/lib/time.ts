@@ -2,12 +2,15 @@
 export const dateTime = (iso: string, timeZone?: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
 
-/** A stable label for a moment: the clock time today, the date and time before (never goes stale). */
-export function shortTime(iso: string | null, now = new Date()): string {
+/**
+ * A stable label for a moment: the clock time today, the date and time before (never goes stale); in
+ * `timeZone` (the browser's own when none is named), today included.
+ */
+export function shortTime(iso: string | null, now = new Date(), timeZone?: string): string {
   if (!iso) return 'never';
   const date = new Date(iso);
-  const sameDay = date.toDateString() === now.toDateString();
-  return sameDay
-    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  const day = (d: Date) => d.toLocaleDateString('en-CA', { timeZone });
+  return day(date) === day(now)
+    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone })
+    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone });
 }

@@ -1,7 +1,7 @@
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
-import { paymentStatusLabel } from '../lib/labels.js';
+import { PaymentStatus } from '../components/PaymentStatus.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
@@ -47,7 +47,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
               </td>
               <td>{row.rail === 'sol' ? 'Solana USDC' : row.rail}</td>
               <td>
-                <span className={`pill ${row.status}`}>{paymentStatusLabel(row.status)}</span>
+                <PaymentStatus status={row.status} />
               </td>
             </tr>
           ))}

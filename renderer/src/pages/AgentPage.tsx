@@ -15,7 +15,7 @@ import { PolicyEditor } from '../components/PolicyEditor.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
 import { SpendChart } from '../components/SpendChart.js';
 import { describeRequest } from '../../../server/core/describe-request.js';
-import { paymentStatusLabel } from '../lib/labels.js';
+import { PaymentStatus } from '../components/PaymentStatus.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 import { ImageTasks } from '../components/ImageTasks.js';
 import { TableHead } from '../components/TableHead.js';
@@ -290,7 +290,7 @@ function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
                 <Money value={p.amount} />
               </td>
               <td>
-                <span className={`pill ${p.status}`}>{paymentStatusLabel(p.status)}</span>
+                <PaymentStatus status={p.status} />
               </td>
             </tr>
           ))}

@@ -1,0 +1,65 @@
+import { useEffect, useState } from 'react';
+import type { PolicyResponse } from '../api/types.js';
+import { budgetSteps, passesLimit, shareAfter, stepWords, type HeldPayment } from '../lib/held-payment.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
+import { BudgetMeter } from './BudgetBar.js';
+import { ErrorNote } from './ErrorNote.js';
+
+/**
+ * The agent's budgets that a held payment falls under (the daily one, and each of its policy's that
+ * holds every payment, its service's or its recipient's), before and after the payment, as GET policy
+ * answers them now. Read again when `refreshKey` changes (the agent paid, or its policy changed).
+ */
+export function HeldPaymentBudgets({
+  agentId,
+  payment,
+  heldAt,
+  refreshKey,
+}: {
+  agentId: string;
+  payment: HeldPayment;
+  /** When it was held (epoch ms): a window that no longer reaches back to it holds none of it. */
+  heldAt: number;
+  refreshKey: string;
+}) {
+  const client = useDashboard((s) => s.client);
+  const timeZone = useTimeZone();
+  const [answer, setAnswer] = useState<PolicyResponse | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!client) return;
+    let current = true;
+    client.policy(agentId).then(
+      (read) => {
+        if (!current) return;
+        setAnswer(read);
+        setError(null);
+      },
+      (e: Error) => current && setError(`Its budgets could not be read: ${e.message}`),
+    );
+    // An answer for an older key, arriving late, must not replace a newer one.
+    return () => {
+      current = false;
+    };
+  }, [client, agentId, refreshKey, timeZone]);
+
+  if (!answer) return <ErrorNote error={error} />;
+  const steps = budgetSteps(payment, answer, heldAt, Date.now(), timeZone);
+  return (
+    <div className="held-budgets">
+      <p className="held-budgets-title">Its budgets, before → after this payment</p>
+      <ul>
+        {steps.map((step, i) => (
+          <li key={i} data-testid="held-budget">
+            <span className="budget-words">{step.words}</span>
+            <BudgetMeter share={shareAfter(step)} label={`${step.words}: used after this payment`}>
+              <span className="money">{stepWords(step)}</span>
+            </BudgetMeter>
+            {passesLimit(step) && <span className="tag warn">Over this budget now: approving it would be refused</span>}
+          </li>
+        ))}
+      </ul>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
