@@ -26,11 +26,11 @@ export function holdReason(
   if (policy.askAbove !== null && amount > policy.askAbove) {
     return {
       code: 'ask_above',
-      message: `${formatUsdc(amount)} USDC is above ${formatUsdc(policy.askAbove)} USDC, the amount above which the owner is asked`,
+      message: `${formatUsdc(amount)} USDC is above ${formatUsdc(policy.askAbove)} USDC: above that, the policy waits for the owner's yes`,
     };
   }
   if (policy.askNewRecipient && !paidBefore()) {
-    return { code: 'new_recipient', message: 'the first payment to a recipient this agent never paid waits for the owner' };
+    return { code: 'new_recipient', message: "the agent never paid this recipient: its first payment waits for the owner's yes" };
   }
   return null;
 }
@@ -51,6 +51,6 @@ export function assertAskWithinMax(next: Policy): void {
   if (next.askAbove === null || next.askAbove <= next.maxPerPayment) return;
   throw new CofferError(
     'invalid_policy',
-    `Ask above (${formatUsdc(next.askAbove)} USDC) is above the max per payment (${formatUsdc(next.maxPerPayment)} USDC), so no payment would ever be asked: set it at or below the max per payment, or null`,
+    `Ask above (${formatUsdc(next.askAbove)} USDC) is above the max per payment (${formatUsdc(next.maxPerPayment)} USDC), so no payment would ever be asked: set it at or below the max per payment, or none`,
   );
 }

@@ -106,7 +106,7 @@ describe('PolicyEditor', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
     expect(
       await screen.findByText(
-        'Ask above (2.00 USDC) is above the max per payment (1.00 USDC), so no payment would ever be asked: set it at or below the max per payment, or null',
+        'Ask above (2.00 USDC) is above the max per payment (1.00 USDC), so no payment would ever be asked: set it at or below the max per payment, or none',
       ),
     ).toBeTruthy();
     expect(askAbove.getAttribute('aria-invalid')).toBe('true');

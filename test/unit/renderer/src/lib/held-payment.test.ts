@@ -36,7 +36,7 @@ const asked = {
   amount: '4.00',
   recipient: RECIPIENT,
   description: 'a week of forecasts',
-  reason: { code: 'ask_above', message: '4.00 USDC is above 2.00 USDC, the amount above which the owner is asked' },
+  reason: { code: 'ask_above', message: "4.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes" },
 };
 
 /** GET policy now: its spending already holds the 4.00 USDC payment (held payments count). */

@@ -23,7 +23,7 @@ const held: Approval = {
     amount: '4.00',
     recipient: RECIPIENT,
     description: 'a week of forecasts',
-    reason: { code: 'ask_above', message: '4.00 USDC is above 2.00 USDC, the amount above which the owner is asked' },
+    reason: { code: 'ask_above', message: "4.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes" },
   },
   paymentId: 'pay_1',
   createdAt: new Date(Date.now() - 1_800_000).toISOString(),
@@ -76,7 +76,7 @@ describe('a held payment in Approvals', () => {
     render(<ApprovalsPage />);
     const card = screen.getByTestId('approval');
     expect(card.textContent).toContain('alpha asks to pay 4.00 USDC to forecast-api');
-    expect(card.textContent).toContain('Why it waits: 4.00 USDC is above 2.00 USDC, the amount above which the owner is asked.');
+    expect(card.textContent).toContain("Why it waits: 4.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes.");
     expect(card.textContent).toContain('“a week of forecasts”');
     expect(card.textContent).toContain(RECIPIENT);
     expect(within(card).getByTestId('approval-expires').textContent).toBe(dateTime(held.expiresAt, KIRITIMATI));
