@@ -357,7 +357,7 @@ console.log(
   `ratio p50 (10 budgets / daily alone): ${(budgets.budgeted.p50 / budgets.plain.p50).toFixed(3)}, within reach ${(budgets.reached.p50 / budgets.plain.p50).toFixed(3)}; the budgets set over that history in ${budgets.setMs.toFixed(0)} ms`,
 );
 console.log(
-  `What-if (issue 26): 10 budgets and a lower max replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
+  `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
 );
 console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);

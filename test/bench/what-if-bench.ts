@@ -1,5 +1,5 @@
 /**
- * What-if (issue 26): a policy change with 10 budgets replayed on an agent's last 30 days holding
+ * What-if (issue 26): a policy change with 10 budgets and a threshold asking the owner replayed on an agent's last 30 days holding
  * 10,000 payments, in process on a real ledger (SQLite file, the embedded chain). Target: under 50 ms.
  */
 import { rmSync } from 'node:fs';
@@ -30,6 +30,9 @@ export async function whatIfRun(payments = 10_000, rounds = 30) {
     })();
     const tried = {
       maxPerPayment: '0.03',
+      // What would have waited for the owner is judged too (held-payments).
+      askAbove: '0.02',
+      askNewRecipient: true,
       budgets: [
         { amount: '5', window: 'hour' as const },
         { amount: '50', window: '24h' as const },
@@ -45,14 +48,16 @@ export async function whatIfRun(payments = 10_000, rounds = 30) {
     };
     const times: number[] = [];
     let refused = 0;
+    let held = 0;
     for (let round = 0; round < rounds + 3; round++) {
       const began = performance.now();
       const answer = coffer.engine.policyWhatIf(owner, 'busy', tried);
       if (round >= 3) times.push(performance.now() - began);
       refused = answer.wouldRefuse.payments;
+      held = answer.wouldHold.payments;
     }
     times.sort((a, b) => a - b);
-    return { payments, refused, p50: percentile(times, 50), max: times[times.length - 1]! };
+    return { payments, refused, held, p50: percentile(times, 50), max: times[times.length - 1]! };
   } finally {
     await coffer.close();
     rmSync(dataDir, { recursive: true, force: true });
