@@ -176,8 +176,8 @@ export const fuzz: Probe = async (ctx) => {
       if (!scriptOrStyle && (STACK.test(text) || (errorAnswer && ABSOLUTE_SOURCE.test(text))))
         leaks.add(`stack trace or source path in ${status} <- ${where}: ${text.slice(0, 120)}`);
       if (text.includes(target.ownerKey) || text.includes('cof_own_')) leaks.add(`owner key in ${status} <- ${where}`);
-      // Express routes paths case-insensitively: /V1/backup/phrase is the same owner's reveal.
-      const ownersReveal = request.method === 'POST' && /^\/v1\/backup\/phrase(\?|$)/i.test(request.path) && status === 200;
+      // Express routes paths case-insensitively and with a trailing slash: /V1/backup/phrase/ is the same owner's reveal.
+      const ownersReveal = request.method === 'POST' && /^\/v1\/backup\/phrase\/?(\?|$)/i.test(request.path) && status === 200;
       if (!ownersReveal && phraseRuns.some((run) => text.includes(run))) leaks.add(`recovery phrase in ${status} <- ${where}`);
       if (/%2e|\.\.|%5c/i.test(request.path) && status < 400 && FILE_CONTENTS.some((re) => re.test(text)))
         leaks.add(`file contents in ${status} <- ${where}: ${text.slice(0, 80)}`);

@@ -118,7 +118,11 @@ export const killRestart: Probe = async (ctx) => {
           agentId: agent.agentId,
           apiKey: agent.apiKey,
           body: {
-            ...(toSink ? { service: 'kill-sink', recipient: sink.walletAddress } : { service: rng.pick(['demo-weather', 'demo-quotes']) }),
+            // A registry service under its listed price is paid with a seller's nonce, as payingFetch pays
+            // (without one it is refused, price_below_registry, first time and retry alike: nothing to probe).
+            ...(toSink
+              ? { service: 'kill-sink', recipient: sink.walletAddress }
+              : { service: rng.pick(['demo-weather', 'demo-quotes']), nonce: `kill-${key}` }),
             amount: usdc(BigInt(rng.int(1, 10) * 1_000)),
             currency: 'USDC',
             description: key,
