@@ -74,3 +74,22 @@ export function holdWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldHold'>, 
   const count = wouldHold.payments.toLocaleString('en-US');
   return `${count} of those it let through (${amount} USDC) would have waited for your yes${reasons ? `: ${reasons}` : ''}.`;
 }
+
+/**
+ * Whether a policy change asks the owner first (a threshold, or new recipients asked about): then what
+ * it would have held is said even where it holds none.
+ */
+export function asksOwner(update: { askAbove?: unknown; askNewRecipient?: unknown }): boolean {
+  return (update.askAbove ?? null) !== null || update.askNewRecipient === true;
+}
+
+/**
+ * A change that would have refused and held none of the payments it was tried on, plainly: "It would
+ * have refused none of its 412 payments and held none."; null where it refuses or holds some, or there
+ * were no payments to try it on (whatIfWords says so).
+ */
+export function unchangedWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse' | 'wouldHold'>): string | null {
+  const { payments, wouldRefuse, wouldHold } = whatIf;
+  if (payments === 0 || wouldRefuse.payments > 0 || wouldHold.payments > 0) return null;
+  return `It would have refused none of its ${paymentsWord(payments)} and held none.`;
+}

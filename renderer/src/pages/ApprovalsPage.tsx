@@ -12,6 +12,7 @@ import { HeldPaymentBudgets } from '../components/HeldPaymentBudgets.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { LinkRequests } from '../components/LinkRequests.js';
+import { PolicyRequestWhatIf } from '../components/PolicyRequestWhatIf.js';
 
 /** What the owner's last decision came to, said at the top of the page (its request has left the list). */
 type Said = { tone: 'ok' | 'failed'; text: string };
@@ -19,7 +20,8 @@ type Said = { tone: 'ok' | 'failed'; text: string };
 /**
  * The approvals inbox: what agents asked for that only the owner may grant. A payment its policy held
  * reads as a card: who pays how much to whom, why it waits, where its budgets stand before and after
- * it, and when it expires. Times are the owner's time zone's.
+ * it, and when it expires. A request to change its policy is tried on its last 30 days (what it would
+ * have refused or held), once per request. Times are the owner's time zone's.
  */
 export function ApprovalsPage() {
   const { client, refresh, pendingApprovals, dashboard } = useDashboard();
@@ -89,7 +91,7 @@ export function ApprovalsPage() {
                 return (
                   <li
                     key={approval.approvalId}
-                    className={`approval${payment ? ' held-payment' : ''}`}
+                    className={`approval${payment ? ' held-payment' : approval.kind === 'policy' ? ' policy-request' : ''}`}
                     data-testid="approval"
                     aria-label={payment ? `${approval.agentId} asks to pay ${readableUsdc(payment.amount)} USDC` : undefined}
                   >
@@ -97,17 +99,20 @@ export function ApprovalsPage() {
                       {payment ? (
                         <HeldPaymentCard approval={approval} payment={payment} refreshKey={spendingKey(approval.agentId)} />
                       ) : (
-                        <div>
-                          <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
-                            <strong>{approval.agentId}</strong>
-                          </a>{' '}
-                          asks:{' '}
-                          {describeRequest(
-                            approval.kind,
-                            approval.request,
-                            approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null,
-                          )}
-                        </div>
+                        <>
+                          <div>
+                            <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
+                              <strong>{approval.agentId}</strong>
+                            </a>{' '}
+                            asks:{' '}
+                            {describeRequest(
+                              approval.kind,
+                              approval.request,
+                              approval.kind === 'policy' ? policyOf(approval.targetAgentId) : null,
+                            )}
+                          </div>
+                          {approval.kind === 'policy' && <PolicyRequestWhatIf approval={approval} />}
+                        </>
                       )}
                       <div className="muted">
                         asked {dateTime(approval.createdAt, timeZone)} · expires{' '}

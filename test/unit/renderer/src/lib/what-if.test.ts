@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { byCodeWords, holdWords, refusalCodeWords, whatIfWords } from '../../../../../renderer/src/lib/what-if.js';
+import {
+  asksOwner,
+  byCodeWords,
+  holdWords,
+  refusalCodeWords,
+  unchangedWords,
+  whatIfWords,
+} from '../../../../../renderer/src/lib/what-if.js';
 
 const refusing = (payments: number, amount: string, byCode: Record<string, number>) => ({
   payments: Object.values(byCode).reduce((a, b) => a + b, 0),
@@ -56,5 +63,32 @@ describe('what a change that asks first would have held', () => {
     expect(holdWords({ payments: 412, wouldHold: holding({}) }, true)).toBe('None of them would have waited for your yes.');
     expect(holdWords({ payments: 412, wouldHold: holding({}) }, false)).toBeNull();
     expect(holdWords({ payments: 0, wouldHold: holding({}) }, true)).toBeNull();
+  });
+});
+
+describe('a change that changes nothing, plainly', () => {
+  const of = (payments: number, refused: number, held: number) => ({
+    payments,
+    wouldRefuse: { payments: refused, amount: '0.00', byCode: {}, examples: [] },
+    wouldHold: { payments: held, amount: '0.00', byCode: {}, examples: [] },
+  });
+  it('says it refused and held none of how many', () => {
+    expect(unchangedWords(of(412, 0, 0))).toBe('It would have refused none of its 412 payments and held none.');
+    expect(unchangedWords(of(1, 0, 0))).toBe('It would have refused none of its 1 payment and held none.');
+  });
+  it('says nothing where it refuses or holds one, or there were no payments', () => {
+    expect(unchangedWords(of(412, 1, 0))).toBeNull();
+    expect(unchangedWords(of(412, 0, 1))).toBeNull();
+    expect(unchangedWords(of(0, 0, 0))).toBeNull();
+  });
+});
+
+describe('whether a change asks the owner first', () => {
+  it('asks with a threshold (0 included) or new recipients asked about; not with none, or neither sent', () => {
+    expect(asksOwner({ askAbove: '2' })).toBe(true);
+    expect(asksOwner({ askAbove: '0' })).toBe(true);
+    expect(asksOwner({ askNewRecipient: true })).toBe(true);
+    expect(asksOwner({ askAbove: null, askNewRecipient: false })).toBe(false);
+    expect(asksOwner({ dailyBudget: '50' } as Record<string, unknown>)).toBe(false);
   });
 });

@@ -1,12 +1,12 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { ApprovalsPage } from '../../../../../renderer/src/pages/ApprovalsPage.js';
 import { PaymentStatus } from '../../../../../renderer/src/components/PaymentStatus.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 import { dateTime } from '../../../../../renderer/src/lib/time.js';
-import type { Approval, PolicyResponse } from '../../../../../renderer/src/api/types.js';
+import type { Approval, PolicyResponse, PolicyWhatIf } from '../../../../../renderer/src/api/types.js';
 
 const RECIPIENT = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const KIRITIMATI = 'Pacific/Kiritimati';
@@ -49,6 +49,7 @@ const client = {
   approve: vi.fn(),
   deny: vi.fn(),
   linkRequests: vi.fn(),
+  policyWhatIf: vi.fn(),
 };
 const refresh = vi.fn(async () => undefined);
 
@@ -196,5 +197,131 @@ describe('a held payment in a list of payments', () => {
     render(<PaymentStatus status="failed" />);
     expect(screen.queryByRole('link')).toBeNull();
     expect(screen.getByText('Failed').className).toBe('pill failed');
+  });
+});
+
+/** alpha asks to raise its daily budget and lower its max per payment: waits for the owner (202). */
+const asked: Approval = {
+  approvalId: 'apr_9',
+  status: 'pending',
+  kind: 'policy',
+  agentId: 'alpha',
+  targetAgentId: 'alpha',
+  request: { dailyBudget: '50', maxPerPayment: '0.02' },
+  createdAt: new Date(Date.now() - 600_000).toISOString(),
+  expiresAt: '2026-11-24T09:30:00.000Z',
+  decidedAt: null,
+} as Approval;
+
+/** That request tried on alpha's last 30 days: 3 of its 412 payments over the new max, 1 held. */
+const refusing: PolicyWhatIf = {
+  agentId: 'alpha',
+  from: '2026-10-24T12:00:00.000Z',
+  to: '2026-11-23T12:00:00.000Z',
+  payments: 412,
+  wouldRefuse: {
+    payments: 3,
+    amount: '0.85',
+    byCode: { max_per_payment_exceeded: 3 },
+    examples: [
+      {
+        paymentId: 'pay_a',
+        at: '2026-10-25T09:14:02.118Z',
+        service: 'forecast-api',
+        amount: '0.25',
+        code: 'max_per_payment_exceeded',
+        message: 'this payment is above the max per payment',
+      },
+    ],
+  },
+  wouldHold: { payments: 1, amount: '0.01', byCode: { new_recipient: 1 }, examples: [] },
+} as PolicyWhatIf;
+
+const none = (whatIf: PolicyWhatIf): PolicyWhatIf => ({
+  ...whatIf,
+  wouldRefuse: { payments: 0, amount: '0.00', byCode: {}, examples: [] },
+  wouldHold: { payments: 0, amount: '0.00', byCode: {}, examples: [] },
+});
+
+describe('an agent’s request to change its policy, tried on its last 30 days', () => {
+  beforeEach(() => {
+    client.approvals.mockResolvedValue({ approvals: [asked] });
+    client.policyWhatIf.mockResolvedValue(refusing);
+    useDashboard.setState({ pendingApprovals: [asked] });
+  });
+
+  it('asks the what-if of the request as it waits, once, and says it under the request’s words', async () => {
+    render(<ApprovalsPage />);
+    const card = screen.getByTestId('approval');
+    const whatIf = await within(card).findByRole('group', { name: 'Tried on the last 30 days' });
+    await waitFor(() => expect(whatIf.getAttribute('aria-busy')).toBe('false'));
+    expect(client.policyWhatIf).toHaveBeenCalledTimes(1);
+    expect(client.policyWhatIf).toHaveBeenCalledWith('alpha', { dailyBudget: '50', maxPerPayment: '0.02' });
+    expect(whatIf.textContent).toContain(
+      'Over the last 30 days (412 payments) this would have refused 3 (0.85 USDC): 3 over the max per payment.',
+    );
+    expect(within(whatIf).getByTestId('what-if-held').textContent).toBe(
+      '1 of those it let through (0.01 USDC) would have waited for your yes: 1 to a new recipient.',
+    );
+    const examples = within(whatIf).getAllByTestId('what-if-example');
+    expect(examples.map((e) => e.textContent)).toEqual([
+      `${dateTime('2026-10-25T09:14:02.118Z', KIRITIMATI)} · forecast-api · 0.25 USDC · this payment is above the max per payment`,
+    ]);
+    // Under the request's words, on the card.
+    expect(card.textContent!.indexOf('alpha asks: ')).toBeLessThan(card.textContent!.indexOf('Tried on the last 30 days'));
+  });
+
+  it('is not asked again when the page refreshes with the same request, only for another one', async () => {
+    render(<ApprovalsPage />);
+    await screen.findByText(/this would have refused 3/);
+    // A refresh hands the page the same approvals as new objects.
+    act(() => useDashboard.setState({ pendingApprovals: [structuredClone(asked)] }));
+    act(() => useDashboard.setState({ pendingApprovals: [structuredClone(asked)], dashboard: null }));
+    await screen.findByText(/this would have refused 3/);
+    expect(client.policyWhatIf).toHaveBeenCalledTimes(1);
+    const another = { ...asked, approvalId: 'apr_10', request: { askAbove: null } } as Approval;
+    client.policyWhatIf.mockResolvedValueOnce(none(refusing));
+    act(() => useDashboard.setState({ pendingApprovals: [another, structuredClone(asked)] }));
+    expect(await screen.findByText('It would have refused none of its 412 payments and held none.')).toBeTruthy();
+    expect(client.policyWhatIf).toHaveBeenCalledTimes(2);
+    expect(client.policyWhatIf).toHaveBeenLastCalledWith('alpha', { askAbove: null });
+  });
+
+  it('says plainly when it changes nothing', async () => {
+    client.policyWhatIf.mockResolvedValue(none(refusing));
+    render(<ApprovalsPage />);
+    const whatIf = await screen.findByRole('group', { name: 'Tried on the last 30 days' });
+    await waitFor(() =>
+      expect(whatIf.textContent).toBe('Tried on the last 30 daysIt would have refused none of its 412 payments and held none.'),
+    );
+    expect(within(whatIf).queryByTestId('what-if-example')).toBeNull();
+  });
+
+  it('says so when the agent made no payments to try it on', async () => {
+    client.policyWhatIf.mockResolvedValue({ ...none(refusing), payments: 0 });
+    render(<ApprovalsPage />);
+    expect(await screen.findByText('The agent made no payments in the last 30 days: nothing to try this change on.')).toBeTruthy();
+  });
+
+  it('says the server’s error in words when the request can no longer be tried', async () => {
+    const words =
+      'Ask above (4.00 USDC) is above the max per payment (3.00 USDC), so no payment would ever be asked: set it at or below the max per payment, or none';
+    client.policyWhatIf.mockRejectedValue(new CofferApiError(400, 'invalid_policy', words));
+    render(<ApprovalsPage />);
+    const error = await screen.findByTestId('what-if-error');
+    expect(error.textContent).toBe(`Could not try this request on the last 30 days: ${words}`);
+    // The owner may still decide it.
+    expect(screen.getByRole('button', { name: 'Approve' }).hasAttribute('disabled')).toBe(false);
+  });
+
+  it('a held payment’s card asks no what-if', async () => {
+    useDashboard.setState({ pendingApprovals: [held, asked] });
+    render(<ApprovalsPage />);
+    const cards = screen.getAllByTestId('approval');
+    await within(cards[0]!).findAllByTestId('held-budget');
+    await within(cards[1]!).findByText(/this would have refused 3/);
+    expect(within(cards[0]!).queryByTestId('approval-what-if')).toBeNull();
+    expect(client.policyWhatIf).toHaveBeenCalledTimes(1);
+    expect(client.policyWhatIf).toHaveBeenCalledWith('alpha', asked.request);
   });
 });
