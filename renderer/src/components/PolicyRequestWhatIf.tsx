@@ -14,13 +14,16 @@ import { WhatIfAnswer, whatIfFailed, type WhatIfShown } from './WhatIfAnswer.js'
  * if the approval itself changes: never at a refresh of the page.
  */
 export function PolicyRequestWhatIf({ approval }: { approval: Approval }) {
-  const client = useDashboard((s) => s.client);
+  // Whether there is a client, not which one: a sign-in made again (another tab, a reconnect) hands
+  // the store a new client, and that must not ask again.
+  const signedIn = useDashboard((s) => s.client !== null);
   const timeZone = useTimeZone();
   const [shown, setShown] = useState<WhatIfShown | null>(null);
   // The approval as far as its what-if goes: a refresh hands the page equal copies, which ask nothing.
   const key = JSON.stringify([approval.approvalId, approval.targetAgentId, approval.request]);
   useEffect(() => {
-    if (!client) return;
+    const client = useDashboard.getState().client;
+    if (!signedIn || !client) return;
     const [, agentId, request] = JSON.parse(key) as [string, string, PolicyUpdate];
     let current = true;
     setShown({ state: 'trying' });
@@ -32,7 +35,7 @@ export function PolicyRequestWhatIf({ approval }: { approval: Approval }) {
     return () => {
       current = false;
     };
-  }, [client, key]);
+  }, [signedIn, key]);
 
   if (shown === null) return null;
   const titleId = `what-if-title-${approval.approvalId}`;

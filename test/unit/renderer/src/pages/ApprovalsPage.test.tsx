@@ -277,8 +277,13 @@ describe('an agent’s request to change its policy, tried on its last 30 days',
     // A refresh hands the page the same approvals as new objects.
     act(() => useDashboard.setState({ pendingApprovals: [structuredClone(asked)] }));
     act(() => useDashboard.setState({ pendingApprovals: [structuredClone(asked)], dashboard: null }));
+    // A sign-in made again (another tab, a reconnect) hands the store a new client: nothing is asked again.
+    const again = { ...client, policyWhatIf: vi.fn() };
+    act(() => useDashboard.setState({ client: again as never }));
     await screen.findByText(/this would have refused 3/);
     expect(client.policyWhatIf).toHaveBeenCalledTimes(1);
+    expect(again.policyWhatIf).not.toHaveBeenCalled();
+    act(() => useDashboard.setState({ client: client as never }));
     const another = { ...asked, approvalId: 'apr_10', request: { askAbove: null } } as Approval;
     client.policyWhatIf.mockResolvedValueOnce(none(refusing));
     act(() => useDashboard.setState({ pendingApprovals: [another, structuredClone(asked)] }));
