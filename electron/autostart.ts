@@ -52,13 +52,16 @@ export function createAutostart(
       startedAtLogin: (argv) => argv.includes(STARTED_AT_LOGIN_FLAG),
     };
   }
+  // Windows matches a login item on its path and its arguments (Electron's getLoginItemSettings
+  // docs; browser_win.cc): it is read with the very arguments it is set with, or it reads as off.
+  const asSet = { args: [STARTED_AT_LOGIN_FLAG] };
   return {
     available,
-    enabled: () => available && app.getLoginItemSettings().openAtLogin,
+    enabled: () => available && app.getLoginItemSettings(asSet).openAtLogin,
     set(enabled) {
       if (options.platform === 'darwin' || options.platform === 'win32') {
         // `args` is read on Windows; macOS tells with wasOpenedAtLogin instead.
-        app.setLoginItemSettings({ openAtLogin: enabled, args: [STARTED_AT_LOGIN_FLAG] });
+        app.setLoginItemSettings({ openAtLogin: enabled, ...asSet });
       }
     },
     startedAtLogin: (argv) =>

@@ -67,7 +67,11 @@ async function startDesktop(
     whileStarting?: (fake: Fake) => Promise<void>;
   } = {},
 ): Promise<Started> {
-  const { fake, electron, calls } = createFakeElectron({ packaged: options.packaged, darkTheme: options.darkTheme });
+  const { fake, electron, calls } = createFakeElectron({
+    packaged: options.packaged,
+    darkTheme: options.darkTheme,
+    platform: options.platform ?? 'linux',
+  });
   const timers = new FakeTimers();
   const dataDir = options.dataDir ?? tempDataDir();
   const out: string[] = [];
@@ -564,15 +568,24 @@ describe('the desktop app per platform', () => {
     }
   });
 
-  it('Windows: the app id matches the installer shortcut, so notifications show; start at login goes through Electron', async () => {
+  it('Windows: the app id matches the installer shortcut, so notifications show; start at login goes through Electron, on and off again', async () => {
     const app = await startDesktop({ platform: 'win32', packaged: true });
+    const checkbox = () =>
+      JSON.stringify(app.tray().menu!.template).match(/"label":"Start at login","enabled":true,"type":"checkbox","checked":(\w+)/)?.[1];
     try {
       expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop'] });
+      expect(checkbox()).toBe('false');
       clickMenuItem(app.tray().menu, 'Start at login');
       expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: true, args: ['--hidden'] }] });
+      expect(app.fake.app.loginItems).toEqual([{ path: process.execPath, args: ['--hidden'] }]);
       app.timers.advance(TRAY_REBUILD_MS);
-      const item = JSON.stringify(app.tray().menu!.template);
-      expect(item).toMatch(/"label":"Start at login","enabled":true,"type":"checkbox","checked":true/);
+      // Windows finds the login item only by its path and arguments: read back with them, it is on.
+      expect(checkbox()).toBe('true');
+      clickMenuItem(app.tray().menu, 'Start at login');
+      expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: false, args: ['--hidden'] }] });
+      expect(app.fake.app.loginItems).toEqual([]);
+      app.timers.advance(TRAY_REBUILD_MS);
+      expect(checkbox()).toBe('false');
     } finally {
       await app.stop();
     }
