@@ -35,9 +35,18 @@ export interface TrayControllerOptions {
 
 /**
  * The tray icon and its menu. A menu is set from the first moment and always: if the state cannot be
- * read, a minimal one that still holds "Stop all agents" and "Quit". It is rebuilt only when what it
- * shows changed, at most once a second, and never while it is open (a menu replaced under the cursor
- * closes or jumps): a change then waits for `menu-will-close`.
+ * read, a minimal one that still holds "Stop all agents" and "Quit". It is set again only when what it
+ * shows changed (the icon and the tooltip change on their own), at most once a second, and never
+ * while it is open (a menu replaced under the cursor closes or jumps): a change then waits for
+ * `menu-will-close`.
+ *
+ * Linux is different: Electron shows the tray there through Chromium's StatusIconLinuxDbus, whose menu
+ * sends no "menu-will-show" / "menu-will-close" (electron#28837; components/dbus/menu/menu.cc ignores
+ * "opened" and "closed"), so an open menu cannot be known; and every menu set gets new item ids, so a
+ * click the panel sends from the menu it showed before is dropped without a sound. That click could
+ * be Stop all agents. So on Linux the menu holds nothing a payment changes (no balances: they are in
+ * the tooltip) and is set again only when its items change (an agent stopped, resumed, added, a
+ * request waiting): a burst of payments never replaces it.
  */
 export function createTrayController(options: TrayControllerOptions) {
   const { electron, platform, timers } = options;
@@ -56,7 +65,10 @@ export function createTrayController(options: TrayControllerOptions) {
     return electron.nativeImage.createFromPath(join(options.icons, `tray-${state}-on-${panel}.png`));
   };
 
-  let shown = '';
+  // Balances change with every payment: in a Linux menu they would replace it under the cursor.
+  const amounts = platform !== 'linux';
+  let shownMenu = '';
+  let shownLook = '';
   let shownItems: TrayItem[] = [];
   let menuOpen = false;
   let dirty = false;
@@ -97,13 +109,20 @@ export function createTrayController(options: TrayControllerOptions) {
     timer = null;
     lastBuild = timers.now();
     const state = readState();
-    const items = state === null ? FALLBACK : trayMenu(state);
+    const items = state === null ? FALLBACK : trayMenu(state, { amounts });
     const icon = state === null ? 'attention' : iconState(state);
     const tip = state === null ? 'Coffer' : tooltip(state);
     const panel = platform === 'darwin' ? '' : electron.nativeTheme.shouldUseDarkColors ? 'dark' : 'light';
-    const next = JSON.stringify([items, icon, tip, panel]);
-    if (next === shown) return;
-    shown = next;
+    // The icon and the tooltip are set on their own: they never replace the menu.
+    const look = JSON.stringify([icon, tip, panel]);
+    if (look !== shownLook) {
+      shownLook = look;
+      tray.setImage(image(icon));
+      tray.setToolTip(tip);
+    }
+    const next = JSON.stringify(items);
+    if (next === shownMenu) return;
+    shownMenu = next;
     shownItems = items;
     const menu: Menu = electron.Menu.buildFromTemplate(toTemplate(items));
     menu.on('menu-will-show', () => {
@@ -115,8 +134,6 @@ export function createTrayController(options: TrayControllerOptions) {
     });
     // On Linux a changed menu must be set again to show (Electron's Tray docs).
     tray.setContextMenu(menu);
-    tray.setImage(image(icon));
-    tray.setToolTip(tip);
   };
 
   /** Something may have changed: rebuild soon (throttled), or after the open menu closes. */

@@ -77,11 +77,21 @@ export const MAX_AGENT_ITEMS = 15;
 export const MAX_REQUEST_LABEL = 72;
 const oneLine = (text: string) => (text.length <= MAX_REQUEST_LABEL ? text : `${text.slice(0, MAX_REQUEST_LABEL - 1).trimEnd()}…`);
 
-export function trayMenu(state: TrayState): TrayItem[] {
+/**
+ * The menu. `amounts: false` leaves the balances out of it (Linux: see tray-controller.ts; they are
+ * in the tooltip there), so that a payment changes nothing in it.
+ */
+export function trayMenu(state: TrayState, options: { amounts: boolean } = { amounts: true }): TrayItem[] {
   // While quitting nothing more may start: the menu says so and offers nothing.
   if (state.stopping) return [{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }];
   const active = state.agents.filter((a) => a.status === 'active').length;
-  const items: TrayItem[] = [{ type: 'label', label: `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` }];
+  const amount = (value: string | null) => (options.amounts ? ` · ${usdc(value)}` : '');
+  const items: TrayItem[] = [
+    {
+      type: 'label',
+      label: options.amounts ? `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` : `Treasury · ${state.network}`,
+    },
+  ];
   if (state.notBackedUp) {
     const what = state.notBackedUp === 'phrase' ? 'write down your recovery phrase…' : 'make an encrypted backup file…';
     items.push({ type: 'action', label: `Not backed up: ${what}`, action: { kind: 'open', route: '#/backup' } });
@@ -101,7 +111,7 @@ export function trayMenu(state: TrayState): TrayItem[] {
     const why = stopped ? agent.statusReason : agent.warning;
     items.push({
       type: 'submenu',
-      label: `${stopped ? '■ ' : agent.warning !== null ? '▲ ' : '● '}${agent.displayName} · ${usdc(agent.balance)}${mark}`,
+      label: `${stopped ? '■ ' : agent.warning !== null ? '▲ ' : '● '}${agent.displayName}${amount(agent.balance)}${mark}`,
       items: [
         ...(why === null ? [] : [{ type: 'label' as const, label: oneLine(why.charAt(0).toUpperCase() + why.slice(1)) }]),
         stopped

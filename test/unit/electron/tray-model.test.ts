@@ -63,6 +63,18 @@ describe('tray icon and menu, computed from engine state', () => {
     ]);
   });
 
+  it('without amounts (Linux), no label holds a balance: a payment changes nothing in the menu', () => {
+    const menu = trayMenu(base, { amounts: false });
+    const paid = trayMenu(
+      { ...base, treasuryBalance: '1.00', agents: base.agents.map((agent) => ({ ...agent, balance: '0.01' })) },
+      { amounts: false },
+    );
+    expect(JSON.stringify(paid)).toBe(JSON.stringify(menu));
+    expect(JSON.stringify(menu)).not.toMatch(/USDC/);
+    expect(labels(menu)).toContain('Treasury · sim');
+    expect(JSON.stringify(trayMenu(base))).toMatch(/USDC/);
+  });
+
   it('shows the treasury, each agent with its status and a kill or resume item, stop all, open, quit', () => {
     const menu = trayMenu({ ...base, agents: [base.agents[0]!, { ...base.agents[1]!, status: 'suspended' }] });
     expect(labels(menu)).toEqual([
