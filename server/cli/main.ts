@@ -350,7 +350,8 @@ async function main(argv: string[]): Promise<number> {
       return commands.restoreFile({ file, dataDir: values['data-dir'], network: values.network });
     }
     case 'mcp': {
-      const { values } = parse(command, { args: rest, options: { config: { type: 'string' } } });
+      // `--no-sandbox`: what an AppImage's launch carries (electron/mcp-launch.ts); it means nothing here.
+      const { values } = parse(command, { args: rest, options: { config: { type: 'string' }, 'no-sandbox': { type: 'boolean' } } });
       return (await import('../mcp/mcp-server.js')).runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });
     }
     case 'demo-api':

@@ -14,5 +14,7 @@ const version = typeof COFFER_VERSION === 'string' ? COFFER_VERSION : packageVer
 
 const args = process.argv.slice(2);
 if (args[0] === 'mcp') args.shift();
-const { values } = parseArgs({ args, options: { config: { type: 'string' } }, strict: true });
+// `--no-sandbox`: an AppImage's launch carries it so that its AppRun adds none before the script
+// (electron/mcp-launch.ts); it means nothing here.
+const { values } = parseArgs({ args, options: { config: { type: 'string' }, 'no-sandbox': { type: 'boolean' } }, strict: true });
 process.exitCode = await runMcpServer({ configPath: values.config ?? defaultConfigPath(), version });

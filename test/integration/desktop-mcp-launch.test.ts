@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -79,6 +80,68 @@ describe('the MCP launch the desktop app prints', () => {
     installMcpBridge(BUNDLE, dataDir);
   });
 
+  it("on AppImage it starts where user namespaces are restricted (Ubuntu 24.04): the AppRun's --no-sandbox never reaches Node", async () => {
+    // electron-builder's own AppRun logic (the pinned app-builder-lib's template), run by bash: where
+    // `unshare -Ur true` fails it puts --no-sandbox before the arguments, unless they hold it already.
+    const template = readFileSync(join('node_modules', 'app-builder-lib', 'out', 'targets', 'appimage', 'appImageUtil.js'), 'utf8');
+    const from = template.indexOf('HAVE_NO_SANDBOX=0');
+    const to = template.indexOf('error()', from);
+    expect(from, "AppRun's --no-sandbox logic is where it was").toBeGreaterThan(0);
+    const logic = template.slice(from, to).replace(/\\\$/g, '$');
+    expect(logic).toMatch(/unshare -Ur true[\s\S]*exec "\$BIN" "\$\{NO_SANDBOX\[@\]\}" "\$\{args\[@\]\}"/);
+    const dir = tempDataDir();
+    const stub = join(dir, 'bin');
+    mkdirSync(stub);
+    // A system whose user namespaces are restricted: unshare fails.
+    writeFileSync(join(stub, 'unshare'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const appImage = join(dir, 'Coffer.AppImage');
+    writeFileSync(
+      appImage,
+      [
+        '#!/bin/bash',
+        'args=("$@")',
+        'NUMBER_OF_ARGS="$#"',
+        'isEulaAccepted=1',
+        `BIN=${JSON.stringify(process.execPath)}`,
+        logic,
+        'atexit',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const env = { PATH: `${stub}:${process.env.PATH ?? ''}`, ELECTRON_RUN_AS_NODE: '1', APPIMAGE: appImage };
+    // The launch as it was: Node takes the --no-sandbox put before the script for its own option.
+    const before = spawnSync(appImage, [bridge, 'mcp'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(before.status).not.toBe(0);
+    expect(before.stderr).toMatch(/bad option: --no-sandbox/);
+    // The launch the app hands out now: an MCP host starts it, and its tools answer.
+    await fundedAgent(t, 'appimage-agent', '1.00');
+    const key = await t.api('POST', t.withOwner('/v1/agents/appimage-agent/key'));
+    const launch = desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: appImage }, bridge);
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: launch.command,
+        args: launch.args,
+        env: {
+          ...env,
+          ...launch.env,
+          COFFER_URL: t.url,
+          COFFER_OWNER: t.owner,
+          COFFER_AGENT_ID: 'appimage-agent',
+          COFFER_API_KEY: key.body.apiKey as string,
+        },
+      }),
+    );
+    try {
+      const balance = (await client.callTool({ name: 'check_balance', arguments: {} })) as { structuredContent?: { balance?: string } };
+      expect(balance.structuredContent?.balance).toBe('1.00');
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('on AppImage the command is the image file, not the mount the app runs from', () => {
     const launch = desktopMcpLaunch(
       '/tmp/.mount_CofferXyz/coffer',
@@ -87,7 +150,7 @@ describe('the MCP launch the desktop app prints', () => {
     );
     expect(launch).toEqual({
       command: '/home/ada/Apps/Coffer.AppImage',
-      args: ['/home/ada/.coffer/mcp/coffer-mcp.mjs', 'mcp'],
+      args: ['/home/ada/.coffer/mcp/coffer-mcp.mjs', 'mcp', '--no-sandbox'],
       env: { ELECTRON_RUN_AS_NODE: '1' },
     });
     expect(desktopMcpLaunch('/Applications/Coffer.app/Contents/MacOS/Coffer', {}, '/b.mjs').command).toBe(
