@@ -69,10 +69,24 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
   let exited = false;
   /** What the graceful quit ends with: 1 after a failed smoke check. */
   let exitCode = 0;
+  /** The tray, once there is one: taken down before the exit (Windows keeps a ghost icon otherwise). */
+  let trayIcon: { destroy(): void } | null = null;
   const exit = (code: number) => {
     if (exited) return;
     exited = true;
+    trayIcon?.destroy();
     app.exit(code);
+  };
+  /**
+   * Coffer launched again (second-instance), or reopened on macOS (activate): the dashboard opens.
+   * Listened for from the first moment, so a launch while the engine still opens is not lost: it is
+   * kept, and the dashboard opens once it can.
+   */
+  let openDashboard: ((route: string) => void) | null = null;
+  let openAsked = false;
+  const launchedAgain = () => {
+    if (openDashboard === null) openAsked = true;
+    else openDashboard('#/');
   };
 
   const failToStart = (error: unknown) => {
@@ -203,6 +217,9 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       app.quit();
       return;
     }
+    app.on('second-instance', launchedAgain);
+    // macOS: clicking the app again (Finder, Spotlight) opens the dashboard.
+    if (platform === 'darwin') app.on('activate', launchedAgain);
     if (platform === 'win32') app.setAppUserModelId(APP_ID);
     await app.whenReady();
     // Packaged on macOS, LSUIElement keeps Coffer out of the Dock (no flash); under `npm start` there
@@ -303,9 +320,10 @@ export function createDesktop(electron: ElectronApi, deps: DesktopDeps) {
       refreshSoon();
     });
 
-    app.on('second-instance', () => void open('#/'));
-    // macOS: clicking the app again (Finder, Spotlight) opens the dashboard.
-    if (platform === 'darwin') app.on('activate', () => void open('#/'));
+    openDashboard = (route) => void open(route);
+    // Launched again while it started: the dashboard it asked for (the first start's window, if any, is it).
+    if (openAsked) openDashboard('#/');
+    trayIcon = tray.tray;
     app.on('window-all-closed', () => {
       // Closing the window keeps Coffer running in the tray.
     });

@@ -540,6 +540,26 @@ describe('the desktop app when things go wrong', () => {
     await closed.stop();
   });
 
+  it('Coffer launched again while it still starts opens the dashboard once it runs (not lost); quitting takes the tray icon down before the exit', async () => {
+    const app = await startDesktop({
+      argv: ['coffer', '--hidden'],
+      // Started at login (no window of its own), and launched again by the user before the engine is open.
+      whileStarting: async (fake) => {
+        fake.app.emit('second-instance');
+      },
+    });
+    try {
+      await waitFor(() => app.fake.BrowserWindow.instances.length === 1, 'the dashboard opened for the launch made while starting');
+      expect(app.fake.BrowserWindow.instances[0]!.loaded[0]).toMatch(/\/login\?token=/);
+    } finally {
+      await app.stop();
+    }
+    const destroyed = app.calls.findIndex((call) => call.method === 'tray.destroy');
+    expect(destroyed).toBeGreaterThanOrEqual(0);
+    expect(destroyed).toBeLessThan(app.calls.findIndex((call) => call.method === 'app.exit'));
+    expect(app.tray().destroyed).toBe(true);
+  });
+
   it('a window that fails to load is closed, and the next open makes a new one', async () => {
     const app = await startDesktop({ argv: ['coffer', '--hidden'] });
     try {

@@ -33,6 +33,8 @@ describe('the packaging config', () => {
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.mac.target).toEqual(['dmg']);
     expect(config.win.target).toEqual(['nsis']);
+    // The deb target needs a homepage when the checkout has no git remote to take one from.
+    expect(pkg.homepage).toMatch(/^https:\/\//);
   });
 
   it('ships compiled JavaScript (no TypeScript, no compiler, no loader hook), the built dashboard, the catalog and the icons', () => {
