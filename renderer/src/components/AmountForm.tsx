@@ -2,7 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { allocateBodySchema, describeIssues } from '../../../server/core/schemas.js';
 import { ErrorNote } from './ErrorNote.js';
 
-/** One amount of USDC and a button (allocate, faucet), validated like the server validates it. */
+/**
+ * One amount of USDC and a button (allocate, faucet), validated like the server validates it. The
+ * field shows `initial` (a return's: the wallet's balance) and follows it when it changes, until the
+ * owner types an amount of their own; a done submit goes back to following it.
+ */
 export function AmountForm({
   label,
   action,
@@ -14,7 +18,9 @@ export function AmountForm({
   initial?: string;
   onSubmit: (amount: string) => Promise<string | void>;
 }) {
-  const [amount, setAmount] = useState(initial);
+  // What the owner typed, or null: the field then shows `initial` as it is now.
+  const [typed, setTyped] = useState<string | null>(null);
+  const amount = typed ?? initial;
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -33,7 +39,7 @@ export function AmountForm({
     setBusy(true);
     try {
       setDone((await onSubmit(value)) ?? 'Done');
-      setAmount(initial);
+      setTyped(null);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -49,7 +55,7 @@ export function AmountForm({
           inputMode="decimal"
           placeholder="0.00"
           value={amount}
-          onChange={(e) => setAmount(e.target.value)}
+          onChange={(e) => setTyped(e.target.value)}
           aria-invalid={!!error}
         />
         <span className="unit">USDC</span>

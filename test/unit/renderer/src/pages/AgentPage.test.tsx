@@ -1,0 +1,103 @@
+// @vitest-environment jsdom
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+
+const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const policy = { dailyBudget: '10.00', maxPerPayment: '5.00', cooldownSeconds: 0, allowedServices: [] };
+const agentWith = (balance: string) => ({
+  agentId: 'alpha',
+  displayName: 'Alpha',
+  status: 'active',
+  statusReason: null,
+  walletAddress: WALLET,
+  balance,
+  spent24h: '0.00',
+  lifetimeSpent: '0.00',
+  lifetimePayments: 0,
+  policy,
+  tightestBudget: null,
+});
+const dashboardWith = (balance: string) =>
+  ({ agents: [agentWith(balance)], archivedAgents: [], treasury: { amount: '100000000' } }) as never;
+
+const client = {
+  spendHistory: vi.fn(),
+  searchServices: vi.fn(),
+  policy: vi.fn(),
+  tasks: vi.fn(),
+  allocate: vi.fn(),
+  returnFunds: vi.fn(),
+  replaceKey: vi.fn(),
+  policyWhatIf: vi.fn(),
+};
+/** The dashboard read again: the agent's balance as the server has it now. */
+let balanceNow = '5.00';
+const refresh = vi.fn(async () => {
+  useDashboard.setState({ dashboard: dashboardWith(balanceNow) });
+});
+
+// jsdom has no modal dialogs: opening one only marks it open.
+beforeAll(() => {
+  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
+    this.open = false;
+  };
+});
+beforeEach(() => {
+  for (const mock of Object.values(client)) mock.mockReset();
+  refresh.mockClear();
+  balanceNow = '5.00';
+  client.spendHistory.mockResolvedValue({ payments: [] });
+  client.searchServices.mockResolvedValue({ results: [] });
+  client.policy.mockResolvedValue({ agentId: 'alpha', policy, spent24h: '0.00', budgets: [] });
+  client.tasks.mockResolvedValue({ tasks: [] });
+  useDashboard.setState({
+    client: client as never,
+    refresh,
+    pendingApprovals: [],
+    dashboard: dashboardWith('5.00'),
+    settings: { timeZone: 'UTC', timeZoneFrom: 'owner' },
+  });
+});
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ client: null, dashboard: null, settings: null });
+});
+
+const returnField = () => screen.getByLabelText<HTMLInputElement>('Return to the treasury');
+
+describe('the Return field follows the agent’s balance', () => {
+  it('after an allocation, it offers the new balance', async () => {
+    render(<AgentPage agentId="alpha" />);
+    expect(returnField().value).toBe('5.00');
+    balanceNow = '8.00';
+    client.allocate.mockResolvedValue({ amount: '3.00', balance: '8.00' });
+    fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '3' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
+    await screen.findByText('Moved 3.00 USDC on chain; wallet now 8.00 USDC');
+    expect(returnField().value).toBe('8.00');
+  });
+
+  it('a balance the page learns of otherwise (a payment, a refresh) too, unless the owner typed an amount', async () => {
+    render(<AgentPage agentId="alpha" />);
+    act(() => useDashboard.setState({ dashboard: dashboardWith('4.25') }));
+    expect(returnField().value).toBe('4.25');
+    fireEvent.change(returnField(), { target: { value: '1' } });
+    act(() => useDashboard.setState({ dashboard: dashboardWith('4.00') }));
+    expect(returnField().value).toBe('1');
+  });
+
+  it('after a return, it offers what is left', async () => {
+    render(<AgentPage agentId="alpha" />);
+    balanceNow = '3.00';
+    client.returnFunds.mockResolvedValue({ amount: '2.00', balance: '3.00' });
+    fireEvent.change(returnField(), { target: { value: '2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Return' }));
+    await screen.findByText('Returned 2.00 USDC to the treasury on chain; wallet now 3.00 USDC');
+    expect(returnField().value).toBe('3.00');
+  });
+});
