@@ -244,7 +244,8 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
     if (agent.status !== status) {
       ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
       audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
-      if (status === 'suspended') withdrawRequestsOf(ctx, principal.owner, agentId, actor);
+      // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
+      withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
       ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
     }
     return { agentId, status };
@@ -298,6 +299,7 @@ export function resumeAll(ctx: EngineContext, principal: Principal, actor = acto
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'active') continue;
       ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null, ctx.clock.now());
+      withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor, 'resume');
       resumed.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });

@@ -87,10 +87,17 @@ export function requestApproval(
 /**
  * A stopped agent's waiting requests are withdrawn, so nothing it asked for before the brake can be
  * granted by a later click in the inbox. Asking to be resumed stays: that is what a stopped agent
- * may still ask. Runs inside the caller's transaction (the kill).
+ * may still ask; it is withdrawn (`which: 'resume'`) once the owner resumes it, since nothing is left
+ * to decide. Runs inside the caller's transaction (the kill, the resume).
  */
-export function withdrawRequestsOf(ctx: EngineContext, owner: string, agentId: string, actor: string): void {
-  const withdrawn = ctx.store.withdrawApprovals(owner, agentId, ctx.clock.now());
+export function withdrawRequestsOf(
+  ctx: EngineContext,
+  owner: string,
+  agentId: string,
+  actor: string,
+  which: 'all-but-resume' | 'resume' = 'all-but-resume',
+): void {
+  const withdrawn = ctx.store.withdrawApprovals(owner, agentId, ctx.clock.now(), which);
   if (withdrawn.length === 0) return;
   endHolds(ctx, withdrawn, HOLD_ENDINGS.withdrawn);
   audit(ctx, { actor, owner, agentId, action: 'approval.withdrawn', detail: { approvalIds: withdrawn.map((a) => a.id) } });

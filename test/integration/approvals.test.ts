@@ -271,6 +271,23 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       result: { agentId: 'braked', status: 'active' },
     });
   });
+
+  it('resuming an agent (one, or all) withdraws its own waiting request to be resumed: nothing is left to decide', async () => {
+    const agent = await fundedAgent(t, 'resumed', '1.00');
+    const other = await fundedAgent(t, 'resumed-too', '1.00');
+    expect((await t.api('POST', t.withOwner('/v1/agents/resumed/kill'))).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/resumed-too/kill'))).status).toBe(200);
+    const asked = await ask('resumed', agent.apiKey, 'resume');
+    const askedToo = await ask('resumed-too', other.apiKey, 'resume');
+    expect([asked.status, askedToo.status]).toEqual([202, 202]);
+    expect((await t.api('POST', t.withOwner('/v1/agents/resumed/resume'))).status).toBe(200);
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`))).body.status).toBe('withdrawn');
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${askedToo.body.approvalId}`))).body.status).toBe('pending');
+    expect((await t.api('POST', t.withOwner('/v1/resume-all'))).status).toBe(200);
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${askedToo.body.approvalId}`))).body.status).toBe('withdrawn');
+    const pending = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as { agentId: string }[];
+    expect(pending.filter((a) => a.agentId.startsWith('resumed'))).toEqual([]);
+  });
 });
 
 describe('an approval interrupted by a stop (approved, no outcome recorded)', () => {

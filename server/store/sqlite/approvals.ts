@@ -47,7 +47,8 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
        WHERE status = 'held' AND id IN (SELECT payment_id FROM approvals WHERE status = 'approved' AND expires_at <= @now AND payment_id IS NOT NULL)`,
     ),
     withdrawApprovals: db.prepare(
-      `UPDATE approvals SET status = 'withdrawn', decided_at = ? WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind != 'resume'
+      `UPDATE approvals SET status = 'withdrawn', decided_at = @at WHERE owner = @owner AND agent_id = @agentId AND status = 'pending'
+         AND (kind = 'resume') = @resume
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
     ),
   };
@@ -74,6 +75,7 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
     expireApprovals: (now) => stmts.expireApprovals.all(now, now) as EndedApproval[],
     expireUnusedHolds: (now) => stmts.expireUnusedHolds.run({ now }).changes,
-    withdrawApprovals: (owner, agentId, at) => stmts.withdrawApprovals.all(at, owner, agentId) as EndedApproval[],
+    withdrawApprovals: (owner, agentId, at, which) =>
+      stmts.withdrawApprovals.all({ at, owner, agentId, resume: which === 'resume' ? 1 : 0 }) as EndedApproval[],
   };
 }

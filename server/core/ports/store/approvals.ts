@@ -51,6 +51,9 @@ export interface ApprovalStore {
    * never came back for): failed `approval_expired`. Answers how many.
    */
   expireUnusedHolds(now: number): number;
-  /** Withdraws an agent's waiting requests except asking to be resumed; answers what was withdrawn. */
-  withdrawApprovals(owner: string, agentId: string, at: number): EndedApproval[];
+  /**
+   * Withdraws an agent's waiting requests: all but asking to be resumed (it was stopped), or only
+   * that one (it was resumed); answers what was withdrawn.
+   */
+  withdrawApprovals(owner: string, agentId: string, at: number, which: 'all-but-resume' | 'resume'): EndedApproval[];
 }

@@ -344,8 +344,15 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.expireApprovals(10)).toEqual([{ id: 'ap3', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
     expect(store.expireApprovals(10)).toEqual([]);
     store.insertApproval(approval('ap4', 'policy'));
-    expect(store.withdrawApprovals(OWNER, 'a', 20)).toEqual([{ id: 'ap4', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
+    expect(store.withdrawApprovals(OWNER, 'a', 20, 'all-but-resume')).toEqual([
+      { id: 'ap4', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null },
+    ]);
     expect(store.listApprovals(OWNER, 'pending', 10).map((a) => a.id)).toEqual(['ap2']);
+    // Resumed: asking to be resumed is withdrawn too, and nothing else was left.
+    expect(store.withdrawApprovals(OWNER, 'a', 30, 'resume')).toEqual([
+      { id: 'ap2', owner: OWNER, agentId: 'a', kind: 'resume', paymentId: null },
+    ]);
+    expect(store.listApprovals(OWNER, 'pending', 10)).toEqual([]);
   });
 
   it('a held payment counts for the budgets, not as paid; taken out, it counts no more and its id can be written again; failed, it is kept', () => {
