@@ -3,6 +3,7 @@ import type { ReplacedKey } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { Dialog } from '../components/Dialog.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { SignInAgain, needsFreshSignIn } from '../components/SignInAgain.js';
 import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
 
 /** Issues a new API key for an agent (a lost or leaked one): the old keys stop working at once. */
@@ -10,10 +11,13 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
   const { client } = useDashboard();
   const [replaced, setReplaced] = useState<ReplacedKey | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The sign-in is too old to issue a key (confirmation_required): how to sign in again, not the server's words.
+  const [stale, setStale] = useState(false);
   const [busy, setBusy] = useState(false);
   const close = () => {
     setReplaced(null);
     setError(null);
+    setStale(false);
     guard.reset();
     onClose();
   };
@@ -26,10 +30,12 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
     if (!client) return;
     setBusy(true);
     setError(null);
+    setStale(false);
     try {
       setReplaced(await client.replaceKey(agentId));
     } catch (e) {
-      setError((e as Error).message);
+      if (needsFreshSignIn(e)) setStale(true);
+      else setError((e as Error).message);
     } finally {
       setBusy(false);
     }
@@ -62,6 +68,7 @@ export function ReplaceKeyDialog({ agentId, name, open, onClose }: { agentId: st
             needs the new key. Use this when a key was lost or may have leaked.
           </p>
           <ErrorNote error={error} />
+          {stale && <SignInAgain then="issue the key there" />}
           <div className="dialog-actions">
             <button type="button" className="button" onClick={close} disabled={busy}>
               Cancel

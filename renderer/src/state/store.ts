@@ -46,13 +46,14 @@ function loginInAddress(): { token: string; next: string } | null {
 }
 
 /**
- * Where a signed-out tab was going (a link request from `coffer link`, an agent's page): kept for
- * ten minutes, so the tab that then signs in (`coffer open` opens a new one) lands there.
+ * Where a signed-out tab was going (a link request from `coffer link`, an agent's page), or where a
+ * tab whose sign-in is too old for what it asked stands (SignInAgain): kept for ten minutes, so the
+ * tab that then signs in (`coffer open` opens a new one) lands there.
  */
 const NEXT_KEY = 'coffer.next';
 const NEXT_TTL_MS = 10 * 60 * 1000;
 
-function rememberDestination(): void {
+export function rememberDestination(): void {
   if (!location.hash.startsWith('#/') || location.hash === '#/') return;
   localStorage.setItem(NEXT_KEY, JSON.stringify({ hash: location.hash, at: Date.now() }));
 }

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 
 const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const policy = { dailyBudget: '10.00', maxPerPayment: '5.00', cooldownSeconds: 0, allowedServices: [] };
@@ -99,5 +100,36 @@ describe('the Return field follows the agent’s balance', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
     await screen.findByText('Returned 2.00 USDC to the treasury on chain; wallet now 3.00 USDC');
     expect(returnField().value).toBe('3.00');
+  });
+});
+
+describe('a new key with a sign-in too old (confirmation_required)', () => {
+  it('says so in a sentence, with the command to sign in again and a copy button', async () => {
+    const writeText = vi.fn(async () => undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    client.replaceKey.mockRejectedValue(
+      new CofferApiError(
+        403,
+        'confirmation_required',
+        "this creates a key or a login link, which needs a sign-in from the last 10 minutes: sign in again (run coffer open, or use the tray's Open dashboard) and try again",
+      ),
+    );
+    location.hash = '#/agents/alpha';
+    render(<AgentPage agentId="alpha" />);
+    fireEvent.click(screen.getByRole('button', { name: 'Issue a new API key…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Issue a new key' }));
+    const note = await screen.findByTestId('sign-in-again');
+    expect(note.getAttribute('role')).toBe('alert');
+    expect(note.textContent).toBe(
+      'This needs a sign-in from the last 10 minutes. Sign in again: run coffer open in a terminal (it opens this page in a new tab, ' +
+        "signed in afresh), or use the tray app's “Open dashboard”. Then issue the key there.Copy the command",
+    );
+    expect(within(note).getByText('coffer open').tagName).toBe('CODE');
+    fireEvent.click(within(note).getByRole('button', { name: 'Copy the command' }));
+    expect(writeText).toHaveBeenCalledWith('coffer open');
+    // The tab `coffer open` opens lands on this agent's page.
+    expect(JSON.parse(localStorage.getItem('coffer.next') ?? 'null')).toMatchObject({ hash: '#/agents/alpha' });
+    // The dialog stays, to try again once signed in.
+    expect(screen.getByRole('button', { name: 'Issue a new key' })).toBeTruthy();
   });
 });
