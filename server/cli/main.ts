@@ -147,9 +147,16 @@ export class UsageError extends Error {
 }
 
 /** node:util parseArgs, with its errors said in a line a person reads (and the usage after it). */
+/** A negative amount ("-1", "-.5") is an argument to refuse in words, not an option parseArgs knows not. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
 function parse<const T extends ParseArgsConfig>(command: string, config: T) {
   try {
-    return parseArgs({ ...config, strict: true });
+    // Negative numbers go after a "--", so they stay arguments (in their order among the arguments).
+    const args = config.args ?? [];
+    const negatives = config.allowPositionals && !args.includes('--') ? args.filter((arg) => NEGATIVE_NUMBER.test(arg)) : [];
+    const parsed = negatives.length === 0 ? args : [...args.filter((arg) => !NEGATIVE_NUMBER.test(arg)), '--', ...negatives];
+    return parseArgs({ ...config, args: parsed, strict: true });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;

@@ -9,12 +9,13 @@ export const MICRO_PER_USDC = 1_000_000n;
 /** Largest amount accepted anywhere: 1,000,000,000 USDC. */
 export const MAX_AMOUNT_MICRO = 1_000_000_000n * MICRO_PER_USDC;
 
-const DECIMAL_PATTERN = /^(\d{1,10})(?:\.(\d{1,6}))?$/;
+const DECIMAL_PATTERN = /^(\d{0,10})(?:\.(\d{1,6}))?$/;
 
-/** Parses a decimal USDC string ("5", "5.00", "0.125") into micro-USDC; null when malformed. */
+/** Parses a decimal USDC string ("5", "5.00", "0.125", ".01") into micro-USDC; null when malformed. */
 export function tryParseUsdc(text: string): bigint | null {
   const match = DECIMAL_PATTERN.exec(text);
-  if (!match) return null;
+  // Digits on at least one side of the point: "" and "." are no amount.
+  if (!match || (match[1] === '' && match[2] === undefined)) return null;
   const whole = BigInt(match[1] ?? '0');
   const fraction = BigInt((match[2] ?? '').padEnd(USDC_DECIMALS, '0'));
   return whole * MICRO_PER_USDC + fraction;

@@ -18,9 +18,11 @@ export const agentIdSchema = z.string().regex(AGENT_ID_PATTERN, {
 /** The `:agentId` of a path, as a named field so a bad one is `invalid_agent_id` like a bad body field. */
 export const agentPathSchema = z.object({ agentId: agentIdSchema });
 
-const AMOUNT_RULE =
+const AMOUNT_RULE = 'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals, such as 0.01';
+/** What a client that sent a number (JSON, an MCP host) is told: the wire carries amounts as text. */
+const AMOUNT_TYPE_RULE =
   'must be a decimal number of USDC greater than 0 and at most 1,000,000,000, with at most 6 decimals (such as "0.01", sent as a string)';
-export const amountSchema = z.string({ error: AMOUNT_RULE }).refine(
+export const amountSchema = z.string({ error: AMOUNT_TYPE_RULE }).refine(
   (text) => {
     const micro = tryParseUsdc(text);
     return micro !== null && micro > 0n && micro <= MAX_AMOUNT_MICRO;

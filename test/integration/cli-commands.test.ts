@@ -65,6 +65,13 @@ describe('coffer status, pay, kill, open', () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/max per payment.*\(max_per_payment_exceeded\)$/m);
+    // A negative amount is an amount, refused in words (not "unknown option -1"); ".01" is one too.
+    const negative = await coffer(['pay', 'demo-weather', '-1', '--config', configFile]);
+    expect(negative.code).toBe(1);
+    expect(negative.stderr).toMatch(/Amount must be a decimal number of USDC greater than 0.*such as 0\.01 \(invalid_amount\)$/m);
+    expect(negative.stderr).not.toMatch(/sent as a string|unknown option/);
+    const leading = await coffer(['pay', 'demo-weather', '.01', '--receipt', '--config', configFile]);
+    expect(leading.code, leading.stderr).toBe(0);
   });
 
   it('the COFFER_* variables stand in for the config file', async () => {

@@ -39,6 +39,9 @@ describe('tryParseUsdc', () => {
     ['1000000000', ONE_BILLION_USDC_MICRO],
     ['0', 0n],
     ['0.0', 0n],
+    // As people write it: no zero before the point.
+    ['.5', 500_000n],
+    ['.01', 10_000n],
   ])('parses %j as %s micro-USDC', (text, micro) => {
     expect(tryParseUsdc(text)).toBe(micro);
   });
@@ -60,7 +63,8 @@ describe('tryParseUsdc', () => {
     '1,000',
     '1 000',
     '1.',
-    '.5',
+    '.',
+    '.1234567',
     '1.2.3',
     '0.0000001',
     '1.1234567',
@@ -121,7 +125,7 @@ describe('parseAmount', () => {
     ['', 'empty'],
     ['1,000', 'thousands separator'],
     ['abc', 'not a number'],
-    ['.5', 'no whole part'],
+    ['.', 'a point alone'],
     ['5.', 'dangling point'],
     ['Infinity', 'not a decimal'],
   ])('rejects %j (%s) with invalid_amount', (text) => {
