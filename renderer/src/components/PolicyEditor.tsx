@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { isSolanaAddress } from '../../../server/core/schemas.js';
 import type { Policy, PolicyWhatIf, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
@@ -6,6 +7,7 @@ import { AskFields } from './AskFields.js';
 import { BreakerFields } from './BreakerFields.js';
 import { BudgetRows } from './BudgetRows.js';
 import { Dialog } from './Dialog.js';
+import { ExampleTag } from './ExampleTag.js';
 import { ErrorNote } from './ErrorNote.js';
 import { PolicyEndField } from './PolicyEndField.js';
 import { WhatIfPreview } from './WhatIfPreview.js';
@@ -13,7 +15,8 @@ import { WhatIfPreview } from './WhatIfPreview.js';
 /**
  * The policy editor: the same validation as the server (its own schema), field errors next to their
  * fields in the same words, and the server's own message if it still refuses. Which services may be
- * paid is an explicit choice (any, or only those ticked). Which payments wait for the owner's yes
+ * paid is an explicit choice (any, or only those ticked, registry services or recipient addresses: a
+ * Solana address allows every payment to it, as the server reads `allowedServices`). Which payments wait for the owner's yes
  * first: above an amount, to a new recipient (AskFields). Only what changed is sent. A limit loosened
  * by a large factor, a daily budget above what the treasury holds, a budget removed or raised, an end
  * moved later or removed, a slower breaker, fewer warnings or fewer payments asked about are confirmed
@@ -41,6 +44,9 @@ export function PolicyEditor({
   const [saved, setSaved] = useState<'saved' | 'unchanged' | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<{ update: PolicyUpdate; reasons: string[] } | null>(null);
+  // A recipient address being added to "Only these", and why it was not (if it was not).
+  const [address, setAddress] = useState('');
+  const [addressError, setAddressError] = useState<string | null>(null);
   // The draft starts again from the policy when the policy itself changes (or the zone its end is
   // read in), not at every refresh of the dashboard (a payment elsewhere would wipe what the owner is
   // typing).
@@ -92,7 +98,31 @@ export function PolicyEditor({
       'allowedServices',
       draft.allowedServices.includes(id) ? draft.allowedServices.filter((s) => s !== id) : [...draft.allowedServices, id],
     );
-  const unknown = draft.allowedServices.filter((id) => !services.some((s) => s.id === id));
+  // Addresses first: the list of services may be long, and scrolls.
+  const unlisted = draft.allowedServices.filter((id) => !services.some((s) => s.id === id));
+  const addresses = unlisted.filter(isSolanaAddress);
+  const unknown = unlisted.filter((id) => !isSolanaAddress(id));
+  // The server's own rule for an entry that is not a registry service, in its words.
+  const addAddress = () => {
+    const text = address.trim();
+    if (!isSolanaAddress(text)) {
+      setAddressError(text === '' ? 'Type the recipient’s Solana address to add it' : `${text} is not a Solana address (base58, 32 bytes)`);
+      return;
+    }
+    if (draft.allowedServices.includes(text)) {
+      setAddressError('This address is already allowed');
+      return;
+    }
+    setAddressError(null);
+    setAddress('');
+    set('allowedServices', [...draft.allowedServices, text]);
+  };
+  const addOnEnter = (event: KeyboardEvent<HTMLInputElement>) => {
+    // Enter adds the address; it does not save the policy.
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    addAddress();
+  };
 
   // One of the text fields: its value from the draft, its error (if any) named for screen readers. A
   // function called in place, not a component declared in render (that would remount the input, and
@@ -129,10 +159,21 @@ export function PolicyEditor({
         </label>
         {draft.scope === 'only' && (
           <div className="service-options">
+            {addresses.map((id) => (
+              <div key={id} className="allowed-address" data-testid={`allowed-address-${id}`}>
+                <span>
+                  Every payment to <code className="address">{id}</code>
+                </span>
+                <button type="button" className="button small" aria-label={`Remove ${id}`} onClick={() => toggleService(id)}>
+                  Remove
+                </button>
+              </div>
+            ))}
             {services.map((service) => (
               <label key={service.id} className="check">
                 <input type="checkbox" checked={draft.allowedServices.includes(service.id)} onChange={() => toggleService(service.id)} />
                 {service.name} <code>{service.id}</code>
+                <ExampleTag endpoint={service.endpoint} />
               </label>
             ))}
             {unknown.map((id) => (
@@ -141,6 +182,35 @@ export function PolicyEditor({
                 <code>{id}</code> (not in the registry)
               </label>
             ))}
+          </div>
+        )}
+        {draft.scope === 'only' && (
+          <div className={`field${addressError ? ' invalid' : ''}`}>
+            <label htmlFor="allowed-address">Or a recipient address (every payment to it is allowed)</label>
+            <div className="inline">
+              <input
+                id="allowed-address"
+                placeholder="Solana address"
+                spellCheck={false}
+                autoComplete="off"
+                value={address}
+                onChange={(e) => {
+                  setAddress(e.target.value);
+                  setAddressError(null);
+                }}
+                onKeyDown={addOnEnter}
+                aria-invalid={!!addressError}
+                aria-describedby={addressError ? 'allowed-address-error' : undefined}
+              />
+              <button type="button" className="button" onClick={addAddress}>
+                Add the address
+              </button>
+            </div>
+            {addressError && (
+              <p className="field-error" id="allowed-address-error">
+                {addressError}
+              </p>
+            )}
           </div>
         )}
         {errors.allowedServices && (

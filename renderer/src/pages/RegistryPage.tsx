@@ -4,14 +4,9 @@ import { useDashboard } from '../state/store.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
+import { ExampleTag } from '../components/ExampleTag.js';
 
 const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
-
-/**
- * An example listing: its endpoint is on the reserved `.example` domain, so no API answers there
- * (the registry lists them on the embedded chain only, to try policies with).
- */
-const isExample = (endpoint: string) => /^[A-Z]+ https?:\/\/[^/]*\.example(?=[/:?]|$)/.test(endpoint);
 
 /** A URL that may wrap after its separators, never inside a word. */
 function breakable(url: string) {
@@ -81,11 +76,7 @@ export function RegistryPage() {
                     <tr key={s.id} data-testid={`service-${s.id}`}>
                       <td>
                         <strong>{s.name}</strong> <code>{s.id}</code>
-                        {isExample(s.endpoint) && (
-                          <span className="tag example" title="No API answers at this address: an example to try policies with">
-                            Example
-                          </span>
-                        )}
+                        <ExampleTag endpoint={s.endpoint} />
                         <div className="muted">{s.description}</div>
                       </td>
                       <td>

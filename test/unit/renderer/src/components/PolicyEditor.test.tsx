@@ -246,3 +246,51 @@ describe('PolicyEditor', () => {
     });
   });
 });
+
+describe('Only these: recipient addresses and example listings', () => {
+  const ADDRESS = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+  const OTHER = 'Ed8p4bYvd4Yq2QGfVcZs7s3YrBDn1rZDbqo1tFhoUeH3';
+
+  it('adds a recipient address, validated as the server validates it, shown with the services and removable', async () => {
+    const onSave = vi.fn(async () => undefined);
+    render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
+    fireEvent.click(screen.getByLabelText(/Only these/));
+    const field = screen.getByLabelText('Or a recipient address (every payment to it is allowed)');
+    fireEvent.change(field, { target: { value: 'not-an-address' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
+    expect(screen.getByText('not-an-address is not a Solana address (base58, 32 bytes)')).toBeTruthy();
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    fireEvent.change(field, { target: { value: ` ${ADDRESS} ` } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
+    expect(screen.getByTestId(`allowed-address-${ADDRESS}`).textContent).toContain(ADDRESS);
+    expect((field as HTMLInputElement).value).toBe('');
+    expect(screen.getByText(/Only these \(1 picked\)/)).toBeTruthy();
+    fireEvent.change(field, { target: { value: OTHER } });
+    fireEvent.keyDown(field, { key: 'Enter' });
+    expect(screen.getByText(/Only these \(2 picked\)/)).toBeTruthy();
+    // Added twice: said, not listed twice.
+    fireEvent.change(field, { target: { value: ADDRESS } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add the address' }));
+    expect(screen.getByText('This address is already allowed')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: `Remove ${OTHER}` }));
+    expect(screen.queryByTestId(`allowed-address-${OTHER}`)).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledWith({ allowedServices: [ADDRESS] }));
+  });
+
+  it('an address the policy already allows is shown as one, not as a service missing from the registry', () => {
+    render(<PolicyEditor policy={{ ...policy, allowedServices: ['web-search', ADDRESS] }} services={services} onSave={vi.fn()} />);
+    expect(screen.getByTestId(`allowed-address-${ADDRESS}`)).toBeTruthy();
+    expect(screen.queryByText(/not in the registry/)).toBeNull();
+  });
+
+  it('an example listing carries its Example badge, as in the registry', () => {
+    const listed = [
+      { id: 'web-search', name: 'Web search', endpoint: 'GET https://search.example/v1' },
+      { id: 'demo-weather', name: 'Coffer demo weather', endpoint: 'GET http://127.0.0.1:4021/weather' },
+    ] as never[];
+    render(<PolicyEditor policy={{ ...policy, allowedServices: ['web-search'] }} services={listed} onSave={vi.fn()} />);
+    expect(screen.getByLabelText(/Web search/).closest('label')?.textContent).toContain('Example');
+    expect(screen.getByLabelText(/Coffer demo weather/).closest('label')?.textContent).not.toContain('Example');
+  });
+});
