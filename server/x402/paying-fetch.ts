@@ -26,6 +26,8 @@ export type PaymentErrorCode =
   /** The payment was sent but not confirmed yet: do not pay again, ask Coffer later. */
   | 'payment_pending'
   | 'coffer_unreachable'
+  /** The URL did not answer the first request (no host, refused, timed out): nothing was paid. */
+  | 'url_unreachable'
   /** Paid, but the paid request did not succeed: `details.payment` holds the receipt. */
   | 'paid_call_failed';
 
@@ -110,7 +112,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function payingFetch(url: string, init: RequestInit, options: PayingFetchOptions): Promise<PaidResponse> {
   const doFetch = options.fetch ?? fetch;
   const retries = options.retries ?? 2;
-  const first = await doFetch(url, init);
+  let first: Response;
+  try {
+    first = await doFetch(url, init);
+  } catch (error) {
+    throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); nothing was paid`);
+  }
   if (first.status !== 402) return { response: first, payment: null };
 
   const offer = readOffer(
@@ -421,6 +428,17 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     );
   }
   return { response, payment };
+}
+
+/** The host of a URL, as a person names it ("api.example.com:8443"). */
+const hostOf = (url: string) => (URL.canParse(url) ? new URL(url).host : url);
+
+/** Why fetch failed, in the words of its cause (ENOTFOUND, ECONNREFUSED, a timeout), else its message. */
+function whyUnreachable(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return (error as Error).message;
 }
 
 /** Response headers as a plain map (the 402's terms may be in one). */

@@ -1,3 +1,7 @@
+import { Writable } from 'node:stream';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +76,44 @@ describe('coffer status, pay, kill, open', () => {
     expect(negative.stderr).not.toMatch(/sent as a string|unknown option/);
     const leading = await coffer(['pay', 'demo-weather', '.01', '--receipt', '--config', configFile]);
     expect(leading.code, leading.stderr).toBe(0);
+  });
+
+  it('coffer fetch: a host that does not answer is named, nothing paid; at a terminal the body ends its line', async () => {
+    const { fetchCommand } = await import('../../server/cli/commands/fetch-command.js');
+    const written = (tty: boolean) => {
+      const chunks: string[] = [];
+      return Object.assign(new Writable({ write: (chunk, _encoding, done) => (chunks.push(String(chunk)), done()) }), {
+        isTTY: tty,
+        chunks,
+      });
+    };
+    const out = written(false);
+    const err = written(false);
+    // A port nothing listens on.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    expect(await fetchCommand(configFile, { url: `http://127.0.0.1:${closed}/data`, headers: [] }, out, err)).toBe(1);
+    expect(err.chunks.join('')).toMatch(
+      new RegExp(`127\\.0\\.0\\.1:${closed} could not be reached \\(ECONNREFUSED\\); nothing was paid \\(url_unreachable\\)`),
+    );
+    expect(err.chunks.join('')).not.toMatch(/was made/);
+    const free = createHttpServer((_req, res) => res.end('no newline at the end')).listen(0, '127.0.0.1');
+    await once(free, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(free.address() as AddressInfo).port}/`;
+      const terminal = written(true);
+      expect(await fetchCommand(configFile, { url, headers: [] }, terminal, written(true))).toBe(0);
+      expect(terminal.chunks.join('')).toBe('no newline at the end\n');
+      const piped = written(false);
+      expect(await fetchCommand(configFile, { url, headers: [] }, piped, written(false))).toBe(0);
+      expect(piped.chunks.join('')).toBe('no newline at the end');
+    } finally {
+      free.close();
+    }
   });
 
   it('the COFFER_* variables stand in for the config file', async () => {

@@ -40,7 +40,10 @@ export async function fetchCommand(
         `Paid ${payment.amount} USDC (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
     }
-    out.write(Buffer.from(await response.arrayBuffer()));
+    const body = Buffer.from(await response.arrayBuffer());
+    out.write(body);
+    // At a terminal the prompt starts on a line of its own; piped, the bytes stay as they came.
+    if ((out as { isTTY?: boolean }).isTTY && body.length > 0 && body[body.length - 1] !== 0x0a) out.write('\n');
     if (!response.ok) {
       err.write(`\n${args.url} answered ${response.status} ${response.statusText}\n`);
       return 1;
