@@ -60,6 +60,11 @@ export function readAgentConfig(file: string): AgentConfig {
   return parsed.data;
 }
 
+/** The variables that stand in for the linked config file, all four together. */
+const CREDENTIAL_VARIABLES = ['COFFER_URL', 'COFFER_OWNER', 'COFFER_AGENT_ID', 'COFFER_API_KEY'] as const;
+const words = (names: readonly string[]) =>
+  names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
+
 /** An agent's credentials: the COFFER_* variables when all four are set, else the linked config file. */
 export function agentCredentials(
   configPath: string,
@@ -67,6 +72,14 @@ export function agentCredentials(
 ): Omit<AgentConfig, 'walletAddress' | 'linkedAt'> {
   if (env.COFFER_URL && env.COFFER_OWNER && env.COFFER_AGENT_ID && env.COFFER_API_KEY) {
     return { url: env.COFFER_URL, owner: env.COFFER_OWNER, agentId: env.COFFER_AGENT_ID, apiKey: env.COFFER_API_KEY };
+  }
+  // Some set and some not is a configuration cut short (an MCP host's env missing one): say which.
+  const missing = CREDENTIAL_VARIABLES.filter((name) => !env[name]);
+  if (missing.length < CREDENTIAL_VARIABLES.length) {
+    const set = CREDENTIAL_VARIABLES.filter((name) => env[name]);
+    throw new Error(
+      `${words(missing)} ${missing.length === 1 ? 'is' : 'are'} not set, though ${words(set)} ${set.length === 1 ? 'is' : 'are'}: set ${missing.length === 1 ? 'it' : 'them'} (the agent's mcpConfig has all four), or unset the others to use the linked config file`,
+    );
   }
   return readAgentConfig(configPath);
 }

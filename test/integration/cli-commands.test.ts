@@ -130,6 +130,16 @@ describe('coffer status, pay, kill, open', () => {
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
+    // Three of the four (an MCP host's env cut short): the one missing is named, not the config file.
+    const partial = await coffer(['mcp'], {
+      COFFER_URL: serve.url,
+      COFFER_AGENT_ID: 'cli-agent',
+      COFFER_API_KEY: apiKey,
+      COFFER_CONFIG: '/nonexistent',
+    });
+    expect(partial.code).toBe(1);
+    expect(partial.stderr).toMatch(/COFFER_OWNER is not set, though COFFER_URL, COFFER_AGENT_ID and COFFER_API_KEY are/);
+    expect(partial.stderr).not.toMatch(/does not exist/);
   });
 
   it('kill stops this agent; kill <other> and kill --all take the owner connection file', async () => {
