@@ -17,7 +17,7 @@ export function SuspendedBanner() {
               : `All ${agents.length} agents are stopped`
             : `${suspended.length} of ${agents.length} agents ${suspended.length === 1 ? 'is' : 'are'} stopped`}
         </strong>
-        : their payments are refused.{' '}
+        : {suspended.length === 1 ? 'its' : 'their'} payments are refused.{' '}
         {suspended.slice(0, 5).map((a, i) => (
           <span key={a.agentId}>
             {i > 0 && ', '}
