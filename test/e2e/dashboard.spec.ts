@@ -83,6 +83,8 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   await page.getByLabel('Add test USDC (sim faucet)').fill('250');
   await page.getByRole('button', { name: 'Add test USDC' }).click();
   await expect(page.getByTestId('treasury-balance')).toHaveText('1,250.00 USDC');
+  // Said with the figures' grouping, as the header shows the balance.
+  await expect(page.getByRole('status').filter({ hasText: 'Added' })).toHaveText('Added 250.00 USDC; treasury now 1,250.00 USDC');
 
   await page.getByRole('button', { name: 'Deploy an agent' }).click();
   await page.getByLabel('Agent id').fill('E2E bot');

@@ -1,5 +1,6 @@
 import { useDashboard } from '../state/store.js';
 import { dateTime } from '../lib/time.js';
+import { readableAmount } from '../lib/money.js';
 import { AmountForm } from './AmountForm.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
@@ -40,7 +41,7 @@ export function Treasury() {
             onSubmit={async (amount) => {
               const result = await client.faucet({ amount });
               await refresh();
-              return `Added ${result.deposit.amount} USDC; treasury now ${result.treasury.balance} USDC`;
+              return `Added ${readableAmount(result.deposit.amount)} USDC; treasury now ${readableAmount(result.treasury.balance)} USDC`;
             }}
           />
         )}

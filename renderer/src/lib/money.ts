@@ -8,6 +8,9 @@ export { formatUsdc, tryParseUsdc };
  */
 export const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));
 
+/** A wire amount ("1027.50") as the header and every figure show it ("1,027.50"), for sentences. */
+export const readableAmount = (text: string): string => readableUsdc(tryParseUsdc(text) ?? 0n);
+
 /** How many times `next` is `current`, in words ("200,000,000×"), or null when it is not more. */
 export function timesMore(current: bigint, next: bigint): string | null {
   if (next <= current || current <= 0n) return null;

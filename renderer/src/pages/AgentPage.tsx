@@ -21,7 +21,7 @@ import { ImageTasks } from '../components/ImageTasks.js';
 import { TableHead } from '../components/TableHead.js';
 import { Dialog } from '../components/Dialog.js';
 import { useAction } from '../lib/use-action.js';
-import { tryParseUsdc } from '../lib/money.js';
+import { readableAmount, tryParseUsdc } from '../lib/money.js';
 
 /** One agent: its brake (and why it stopped, when its breaker stopped it), wallet, funds, limits now, policy and what it spent. */
 export function AgentPage({ agentId }: { agentId: string }) {
@@ -163,7 +163,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
               onSubmit={async (amount) => {
                 const result = await client.allocate(agent.agentId, { amount });
                 await refresh();
-                return `Moved ${result.amount} USDC on chain; wallet now ${result.balance} USDC`;
+                return `Moved ${readableAmount(result.amount)} USDC on chain; wallet now ${readableAmount(result.balance)} USDC`;
               }}
             />
           )}
@@ -175,7 +175,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
               onSubmit={async (amount) => {
                 const result = await client.returnFunds(agent.agentId, { amount });
                 await refresh();
-                return `Returned ${result.amount} USDC to the treasury on chain; wallet now ${result.balance} USDC`;
+                return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain; wallet now ${readableAmount(result.balance)} USDC`;
               }}
             />
           )}
@@ -314,7 +314,7 @@ function ArchivedFunds({ agentId, balance }: { agentId: string; balance: string 
     void run(async () => {
       const result = await client.returnFunds(agentId, {});
       await refresh();
-      setDone(`Returned ${result.amount} USDC to the treasury on chain`);
+      setDone(`Returned ${readableAmount(result.amount)} USDC to the treasury on chain`);
     });
   return (
     <div className="banner warning" role="alert">
