@@ -74,8 +74,17 @@ for (const viewport of [
           await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
           expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
           // Nothing wider than the screen: a phone never scrolls a page sideways.
-          if (viewport.label === 'phone')
+          if (viewport.label === 'phone') {
             expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(viewport.size.width);
+            // Every link of the header's nav whole on screen: none cut off nor scrolled out of sight.
+            const nav = page.getByRole('navigation', { name: 'Main' });
+            expect(await nav.evaluate((n) => n.scrollWidth <= n.clientWidth)).toBe(true);
+            for (const link of await nav.getByRole('link').all()) {
+              const box = (await link.boundingBox())!;
+              expect(box.x).toBeGreaterThanOrEqual(0);
+              expect(box.x + box.width).toBeLessThanOrEqual(viewport.size.width);
+            }
+          }
           await page.screenshot({ path: join(SCREENSHOTS, 'gallery', `${name}-${viewport.label}-${theme}.png`) });
         }
       }
