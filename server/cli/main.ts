@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import damerauLevenshtein from 'damerau-levenshtein';
+import { closestOf } from '../core/did-you-mean.js';
 import { defaultConfigPath } from '../linked-agent/agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from '../client/client-error.js';
@@ -125,16 +125,8 @@ const COMMANDS = [
   'version',
 ];
 
-/**
- * The command a mistyped one most likely meant, when one is close enough to say so: the fewest
- * edits, a swap of two neighbouring letters counting as one ("stauts", "pya").
- */
-function closestCommand(typed: string): string | null {
-  const [best] = COMMANDS.map((name) => ({ name, steps: damerauLevenshtein(typed.toLowerCase(), name).steps })).sort(
-    (a, b) => a.steps - b.steps,
-  );
-  return best !== undefined && best.steps <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : null;
-}
+/** The command a mistyped one most likely meant ("stauts", "pya"), when one is close enough to say so. */
+const closestCommand = (typed: string): string | null => closestOf(typed, COMMANDS);
 
 /** A command used wrongly: said in one line, then the command's usage (exit 2). */
 export class UsageError extends Error {
@@ -161,9 +153,10 @@ function parse<const T extends ParseArgsConfig>(command: string, config: T) {
     const { code, message } = error as { code?: string; message: string };
     if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
     const option = /'(-[^']*)'/.exec(message)?.[1];
+    const meant = option === undefined ? null : closestOf(option.replace(/^-+/, ''), Object.keys(config.options ?? {}));
     const said =
       code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-        ? `unknown option ${option ?? ''} for coffer ${command}`
+        ? `unknown option ${option ?? ''} for coffer ${command}${meant === null ? '' : ` (did you mean --${meant}?)`}`
         : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
           ? `option ${option?.replace(/ .*/, '') ?? ''} needs a value`
           : code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'

@@ -1,11 +1,16 @@
 import { CofferError, type Refusal } from './errors.js';
 import type { EngineContext } from './context.js';
 import type { AgentRecord } from './ports/store.js';
+import { didYouMean } from './did-you-mean.js';
 
 /** An owner's agent by id, or 404 agent_not_found: the first check of every agent-scoped call. */
 export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: string): AgentRecord {
   const agent = ctx.store.getAgent(owner, agentId);
-  if (agent === null) throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner`);
+  if (agent === null) {
+    // A mistyped id is named with the one it most likely meant (read only on this path).
+    const ids = ctx.store.listAgents(owner).map((a) => a.agentId);
+    throw new CofferError('agent_not_found', `no agent "${agentId}" for this owner${didYouMean(agentId, ids)}`);
+  }
   return agent;
 }
 

@@ -18,6 +18,7 @@ import { recordingRefusals } from './refusals.js';
 import { requireAgentScope } from './auth.js';
 import { done, type Outcome } from './outcome.js';
 import { holdReason } from './holds.js';
+import { didYouMean } from './did-you-mean.js';
 import { awaitingOf, holdPayment } from './held-payments.js';
 import {
   keyOf,
@@ -126,7 +127,10 @@ async function payOrThrow(
     throw new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
   }
   if (recipient === undefined) {
-    throw new CofferError('service_not_found', `"${body.service}" is not in the registry; send its recipient address to pay it`);
+    throw new CofferError(
+      'service_not_found',
+      `"${body.service}" is not in the registry${didYouMean(body.service, nearServices(ctx, body.service))}; send its recipient address to pay it`,
+    );
   }
   // The treasury pays the rent of a new token account only for registry services (signCofferPayment).
   if (service === null && !(await ctx.chain.hasUsdcAccount(recipient))) {
@@ -159,6 +163,10 @@ async function payOrThrow(
   const moved = await movePayment(ctx, principal, agent, payment, () => signCofferPayment(ctx, agent, payment));
   return 'earlier' in moved ? answerEarlier(ctx, moved.earlier, agent) : done(await paymentResult(ctx, moved.row, agent));
 }
+
+/** Registry ids a mistyped one may have meant: the search's nearest few (never the whole registry). */
+const nearServices = (ctx: EngineContext, typed: string) =>
+  ctx.store.searchServices(typed.replace(/[^\p{L}\p{N}]+/gu, ' '), 20).results.map((service) => service.id);
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
 

@@ -78,6 +78,15 @@ describe('coffer status, pay, kill, open', () => {
     expect(leading.code, leading.stderr).toBe(0);
   });
 
+  it('a mistyped service or agent id says what was meant', async () => {
+    const service = await coffer(['pay', 'demo-wether', '0.01', '--config', configFile]);
+    expect(service.code).toBe(1);
+    expect(service.stderr).toMatch(/"demo-wether" is not in the registry \(did you mean "demo-weather"\?\)/);
+    const agent = await coffer(['kill', 'cli-agnet', '--data-dir', dataDir]);
+    expect(agent.code).toBe(1);
+    expect(agent.stderr).toMatch(/no agent "cli-agnet" for this owner \(did you mean "cli-agent"\?\)/);
+  });
+
   it('coffer fetch: a host that does not answer is named, nothing paid; at a terminal the body ends its line', async () => {
     const { fetchCommand } = await import('../../server/cli/commands/fetch-command.js');
     const written = (tty: boolean) => {
@@ -290,8 +299,10 @@ describe('coffer help', () => {
   it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {
     const result = await coffer(['status', '--confg', 'x.json']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^coffer: unknown option --confg for coffer status$/m);
+    expect(result.stderr).toMatch(/^coffer: unknown option --confg for coffer status \(did you mean --config\?\)$/m);
     expect(result.stderr).toMatch(/usage:\n {2}coffer status \[--config FILE\]/);
+    // Far from every option: nothing is guessed.
+    expect((await coffer(['status', '--zzzzzz'])).stderr).toMatch(/^coffer: unknown option --zzzzzz for coffer status$/m);
   });
 
   it('a mistyped command says what was meant; a missing argument, an extra one, or kill <agent> --all shows the usage (exit 2)', async () => {
