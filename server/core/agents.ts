@@ -215,7 +215,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
       // An end is kept as the time it resolved to, so the owner judges (and later applies) that time.
       const asked =
         update.expiresAt === undefined ? update : { ...update, expiresAt: next.expiresAt === null ? null : iso(next.expiresAt) };
-      return requestApproval(ctx, principal, 'policy', agentId, { ...asked });
+      return requestApproval(ctx, principal, 'policy', agentId, { ...asked }, null, { ...policyView(current) });
     }
     if (!isTightening(current, next)) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
     ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());

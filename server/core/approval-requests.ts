@@ -29,6 +29,8 @@ export function requestApproval(
   request: Record<string, unknown>,
   /** A payment's request: its held payment (held-payments.ts), written in the same write by the caller. */
   paymentId: string | null = null,
+  /** What it is asked against (a policy change: the policy now), kept for reading it once decided. */
+  before: Record<string, unknown> | null = null,
 ): AwaitingApproval {
   const asker = ctx.store.getAgent(principal.owner, principal.agentId);
   if (asker?.status === 'suspended' && kind !== 'resume') {
@@ -52,6 +54,7 @@ export function requestApproval(
     kind,
     targetAgentId,
     request,
+    before,
     paymentId,
     status: 'pending',
     result: null,

@@ -133,6 +133,8 @@ export const approvalView = (approval: ApprovalRecord) => ({
   targetAgentId: approval.targetAgentId,
   request: approval.request,
   ...(approval.paymentId === null ? {} : { paymentId: approval.paymentId }),
+  // What a policy request was asked against: the words of a decided one keep the old values.
+  ...(approval.before === null ? {} : { before: approval.before }),
   createdAt: iso(approval.createdAt),
   expiresAt: iso(approval.expiresAt),
   decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),

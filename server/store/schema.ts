@@ -358,6 +358,8 @@ export const SCHEMA = `
     kind TEXT NOT NULL CHECK (kind IN ('policy', 'allocate', 'resume', 'deploy', 'payment')),
     target_agent_id TEXT NOT NULL,
     request TEXT NOT NULL,
+    -- What it was asked against (a policy change: the policy then), as JSON; NULL when nothing.
+    before TEXT,
     -- A payment's approval: its held payment (transfers, status 'held' while this waits). Checked at
     -- commit: paying it takes the held row out and writes it again, paid, under the same id.
     payment_id TEXT REFERENCES transfers(id) DEFERRABLE INITIALLY DEFERRED CHECK ((payment_id IS NOT NULL) = (kind = 'payment')),

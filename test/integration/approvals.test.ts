@@ -241,6 +241,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const allocate = await ask('braked', agent.apiKey, 'allocate', { amount: '3.00' });
     const loosen = await ask('braked', agent.apiKey, 'policy', { dailyBudget: '500.00' });
     expect([allocate.status, loosen.status]).toEqual([202, 202]);
+    // A policy request keeps what it was asked against, so it still reads right once decided.
+    expect(loosen.body.before).toMatchObject({ dailyBudget: '100.00' });
+    expect(allocate.body).not.toHaveProperty('before');
     const seen: unknown[] = [];
     const unsubscribe = t.coffer.engine.events.subscribe((event) => seen.push(event));
     expect((await t.api('POST', t.withOwner('/v1/agents/braked/kill'))).status).toBe(200);

@@ -23,6 +23,10 @@ type Said = { tone: 'ok' | 'failed'; text: string };
  * it, and when it expires. A request to change its policy is tried on its last 30 days (what it would
  * have refused or held), once per request. Times are the owner's time zone's.
  */
+/** The policy a decided policy request was asked against (kept with it): its words keep the old values. */
+const askedAgainst = (approval: Approval): Policy | null =>
+  approval.kind === 'policy' && approval.before !== undefined ? (approval.before as Policy) : null;
+
 export function ApprovalsPage() {
   const { client, refresh, pendingApprovals, dashboard } = useDashboard();
   const timeZone = useTimeZone();
@@ -162,7 +166,7 @@ export function ApprovalsPage() {
                         <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
                       </td>
                       <td>
-                        {describeRequest(approval.kind, approval.request)}
+                        {describeRequest(approval.kind, approval.request, askedAgainst(approval))}
                         {outcome && <div className="muted">{outcome}</div>}
                       </td>
                       <td>
@@ -229,7 +233,7 @@ function saidOf(asked: Approval, result: Decided): Said {
       ? { tone: 'failed', text: `Approved, but it failed: ${result.error ?? ''}` }
       : {
           tone: 'ok',
-          text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request)}`,
+          text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request, askedAgainst(asked))}`,
         };
   }
   const what = `${readableUsdc(payment.amount)} USDC to ${payment.service} for ${asked.agentId}`;

@@ -11,6 +11,7 @@ function toApproval(row: Row): ApprovalRecord {
     kind: row.kind as ApprovalRecord['kind'],
     targetAgentId: text(row.target_agent_id),
     request: JSON.parse(text(row.request)) as Record<string, unknown>,
+    before: row.before === null ? null : (JSON.parse(text(row.before)) as Record<string, unknown>),
     paymentId: optionalText(row.payment_id),
     status: row.status as ApprovalRecord['status'],
     result: row.result === null ? null : (JSON.parse(text(row.result)) as Record<string, unknown>),
@@ -26,10 +27,10 @@ function toApproval(row: Row): ApprovalRecord {
 export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
   const stmts = {
     insertApproval: db.prepare(
-      `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, payment_id, status, result, error, error_code, created_at,
-         expires_at, decided_at, delivered_at)
-       VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @paymentId, @status, @result, @error, @errorCode, @createdAt,
-         @expiresAt, @decidedAt, @deliveredAt)`,
+      `INSERT INTO approvals (id, owner, agent_id, kind, target_agent_id, request, before, payment_id, status, result, error, error_code,
+         created_at, expires_at, decided_at, delivered_at)
+       VALUES (@id, @owner, @agentId, @kind, @targetAgentId, @request, @before, @paymentId, @status, @result, @error, @errorCode,
+         @createdAt, @expiresAt, @decidedAt, @deliveredAt)`,
     ),
     getApproval: db.prepare('SELECT * FROM approvals WHERE id = ?'),
     findApprovalByPayment: db.prepare('SELECT * FROM approvals WHERE payment_id = ?'),
@@ -57,6 +58,7 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
       void stmts.insertApproval.run({
         ...approval,
         request: JSON.stringify(approval.request),
+        before: approval.before === null ? null : JSON.stringify(approval.before),
         result: approval.result === null ? null : JSON.stringify(approval.result),
       }),
     getApproval: (id) => oneRow(stmts.getApproval, toApproval, id),

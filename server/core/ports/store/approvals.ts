@@ -11,6 +11,11 @@ export interface ApprovalRecord {
   /** The agent the request acts on (itself, or the new agent of a deploy). */
   targetAgentId: string;
   request: Record<string, unknown>;
+  /**
+   * What the request was asked against (a policy change: the policy then), so a decided request still
+   * reads "daily budget 10.00 → 100.00 USDC" once the policy moved on; null when nothing needs it.
+   */
+  before: Record<string, unknown> | null;
   /** A `payment` approval's held payment (a transfer with status `held` while it waits); null for the other kinds. */
   paymentId: string | null;
   status: ApprovalStatus;

@@ -146,6 +146,23 @@ describe('a held payment in Approvals', () => {
     expect(client.approve).not.toHaveBeenCalled();
   });
 
+  it('a decided policy request keeps the values it was asked against', async () => {
+    const asked = {
+      ...held,
+      approvalId: 'apr_p',
+      kind: 'policy',
+      request: { dailyBudget: '100' },
+      before: { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] },
+      status: 'denied',
+      decidedAt: new Date().toISOString(),
+    } as unknown as Approval;
+    client.approvals.mockResolvedValue({ approvals: [asked] });
+    useDashboard.setState({ pendingApprovals: [] });
+    render(<ApprovalsPage />);
+    const [row] = await screen.findAllByTestId('decided-approval');
+    expect(row!.textContent).toContain('daily budget 10.00 → 100.00 USDC (10×)');
+  });
+
   it('the history says how each decided payment ended', async () => {
     const decided = (extra: Partial<Approval>): Approval => ({ ...held, decidedAt: new Date().toISOString(), ...extra });
     client.approvals.mockResolvedValue({

@@ -325,6 +325,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       kind,
       targetAgentId: 'a',
       request: { amount: '1' },
+      before: kind === 'policy' ? { dailyBudget: '10.00' } : null,
       paymentId: null,
       status: 'pending',
       result: null,
@@ -341,6 +342,8 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.transitionApproval('ap1', 'pending', 'approved', 5)).toBe(true);
     expect(store.transitionApproval('ap1', 'pending', 'denied', 6)).toBe(false);
     expect(store.interruptedApprovals().map((a) => a.id)).toEqual(['ap1']);
+    expect(store.getApproval('ap3')?.before).toEqual({ dailyBudget: '10.00' });
+    expect(store.getApproval('ap1')?.before).toBeNull();
     expect(store.expireApprovals(10)).toEqual([{ id: 'ap3', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
     expect(store.expireApprovals(10)).toEqual([]);
     store.insertApproval(approval('ap4', 'policy'));
@@ -367,6 +370,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       kind: 'payment',
       targetAgentId: 'a',
       request: { amount: '0.00001' },
+      before: null,
       paymentId: 'h1',
       status: 'pending',
       result: null,
