@@ -12,6 +12,8 @@ export interface ToolContext {
   agentId: string;
   owner: string;
   apiKey: string;
+  /** Why this bridge has no agent to act as (its credentials missing): every tool answers it. */
+  notConfigured?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -282,6 +284,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     ({ url, method, body, headers }, extra) =>
       guarded(async () => {
+        if (ctx.notConfigured !== undefined) throw new CofferApiError(0, 'not_configured', ctx.notConfigured);
         // A purchase held for the owner: the host is told, as progress (which also keeps its request
         // alive), that it waits for the owner's yes and where the owner decides, until it is decided.
         const token = extra._meta?.progressToken;

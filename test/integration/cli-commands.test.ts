@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Writable } from 'node:stream';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,16 +141,34 @@ describe('coffer status, pay, kill, open', () => {
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
-    // Three of the four (an MCP host's env cut short): the one missing is named, not the config file.
-    const partial = await coffer(['mcp'], {
-      COFFER_URL: serve.url,
-      COFFER_AGENT_ID: 'cli-agent',
-      COFFER_API_KEY: apiKey,
-      COFFER_CONFIG: '/nonexistent',
-    });
+    // Three of the four (an MCP host's env cut short): the one missing is named, not the config file;
+    // and coffer mcp still answers the host, whose tool calls say so (not "Connection closed").
+    const partialEnv = { COFFER_URL: serve.url, COFFER_AGENT_ID: 'cli-agent', COFFER_API_KEY: apiKey, COFFER_CONFIG: '/nonexistent' };
+    const partial = await coffer(['status'], partialEnv);
     expect(partial.code).toBe(1);
     expect(partial.stderr).toMatch(/COFFER_OWNER is not set, though COFFER_URL, COFFER_AGENT_ID and COFFER_API_KEY are/);
     expect(partial.stderr).not.toMatch(/does not exist/);
+    const host = new Client({ name: 'host', version: '1.0.0' });
+    await host.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { PATH: process.env.PATH ?? '', ...partialEnv },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const called = (await host.callTool({ name: 'check_balance', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+      expect(called.isError).toBe(true);
+      expect(called.content[0]?.text).toMatch(/COFFER_OWNER is not set.*\(not_configured\)$/);
+      const fetched = (await host.callTool({ name: 'fetch_paid', arguments: { url: 'http://127.0.0.1:9/' } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(fetched.content[0]?.text).toMatch(/COFFER_OWNER is not set/);
+    } finally {
+      await host.close();
+    }
   });
 
   it('kill stops this agent; kill <other> and kill --all take the owner connection file', async () => {
