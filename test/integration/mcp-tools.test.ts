@@ -162,7 +162,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     // 0.1 + 0.2 prints as 0.30000000000000004: not rounded into a payment, refused with the rule.
     const inexact = await call('pay', { ...UNLISTED_API, amount: 0.1 + 0.2 });
     expect(inexact.isError).toBe(true);
-    expect(inexact.content[0]?.text).toMatch(/at most 6 decimals \(such as "0\.01"/);
+    expect(inexact.content[0]?.text).toMatch(/at most 6 decimals, such as 0\.01/);
   });
 
   it("declares each input with its description and the core rules (limits, the nonce's characters), and each tool its output", async () => {
