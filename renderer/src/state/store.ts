@@ -53,14 +53,16 @@ function loginInAddress(): { token: string; next: string } | null {
 const NEXT_KEY = 'coffer.next';
 const NEXT_TTL_MS = 10 * 60 * 1000;
 
+// window.localStorage, not the bare global: Node 24 has a localStorage of its own (Web Storage, kept
+// nowhere without --localstorage-file), which a test's DOM does not replace.
 export function rememberDestination(): void {
   if (!location.hash.startsWith('#/') || location.hash === '#/') return;
-  localStorage.setItem(NEXT_KEY, JSON.stringify({ hash: location.hash, at: Date.now() }));
+  window.localStorage.setItem(NEXT_KEY, JSON.stringify({ hash: location.hash, at: Date.now() }));
 }
 
 function takeDestination(): string {
-  const saved = localStorage.getItem(NEXT_KEY);
-  localStorage.removeItem(NEXT_KEY);
+  const saved = window.localStorage.getItem(NEXT_KEY);
+  window.localStorage.removeItem(NEXT_KEY);
   try {
     const { hash, at } = JSON.parse(saved ?? 'null') as { hash: string; at: number };
     return typeof hash === 'string' && hash.startsWith('#/') && Date.now() - at < NEXT_TTL_MS ? hash : '';

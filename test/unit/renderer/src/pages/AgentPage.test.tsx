@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
@@ -128,7 +128,8 @@ describe('a new key with a sign-in too old (confirmation_required)', () => {
     fireEvent.click(within(note).getByRole('button', { name: 'Copy the command' }));
     expect(writeText).toHaveBeenCalledWith('coffer open');
     // The tab `coffer open` opens lands on this agent's page.
-    expect(JSON.parse(localStorage.getItem('coffer.next') ?? 'null')).toMatchObject({ hash: '#/agents/alpha' });
+    // (Remembered by an effect of the note: waited for, it may run just after the note shows.)
+    await waitFor(() => expect(JSON.parse(window.localStorage.getItem('coffer.next') ?? 'null')).toMatchObject({ hash: '#/agents/alpha' }));
     // The dialog stays, to try again once signed in.
     expect(screen.getByRole('button', { name: 'Issue a new key' })).toBeTruthy();
   });
