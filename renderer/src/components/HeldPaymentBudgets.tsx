@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'react';
-import type { PolicyResponse } from '../api/types.js';
 import { budgetSteps, passesLimit, shareAfter, stepWords, type HeldPayment } from '../lib/held-payment.js';
-import { useDashboard, useTimeZone } from '../state/store.js';
+import { useTimeZone } from '../state/store.js';
+import { useAgentPolicy } from '../lib/use-agent-policy.js';
 import { BudgetMeter } from './BudgetBar.js';
 import { ErrorNote } from './ErrorNote.js';
 
@@ -22,26 +21,9 @@ export function HeldPaymentBudgets({
   heldAt: number;
   refreshKey: string;
 }) {
-  const client = useDashboard((s) => s.client);
   const timeZone = useTimeZone();
-  const [answer, setAnswer] = useState<PolicyResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!client) return;
-    let current = true;
-    client.policy(agentId).then(
-      (read) => {
-        if (!current) return;
-        setAnswer(read);
-        setError(null);
-      },
-      (e: Error) => current && setError(`Its budgets could not be read: ${e.message}`),
-    );
-    // An answer for an older key, arriving late, must not replace a newer one.
-    return () => {
-      current = false;
-    };
-  }, [client, agentId, refreshKey, timeZone]);
+  const { answer, error: readError } = useAgentPolicy(agentId, refreshKey);
+  const error = readError === null ? null : `Its budgets could not be read: ${readError}`;
 
   if (!answer) return <ErrorNote error={error} />;
   const steps = budgetSteps(payment, answer, heldAt, Date.now(), timeZone);

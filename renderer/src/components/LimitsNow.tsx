@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
 import { DEFAULT_WARN_AT } from '../../../server/core/schemas.js';
 import type { PolicyResponse } from '../api/types.js';
-import { useDashboard, useTimeZone } from '../state/store.js';
+import { useTimeZone } from '../state/store.js';
+import { useAgentPolicy } from '../lib/use-agent-policy.js';
 import { formatUsdc, tryParseUsdc, usedShare } from '../lib/money.js';
 import { asksWords, breakerWords, budgetWords, endWords, sharesWords } from '../lib/policy-words.js';
 import { dateTime } from '../lib/time.js';
@@ -29,26 +29,8 @@ const ROLLING_WORDS: Partial<Record<BudgetNow['window'], string>> = {
  * is said once where it is not this browser's.
  */
 export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey: string }) {
-  const client = useDashboard((s) => s.client);
   const timeZone = useTimeZone();
-  const [answer, setAnswer] = useState<PolicyResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!client) return;
-    let current = true;
-    client.policy(agentId).then(
-      (read) => {
-        if (!current) return;
-        setAnswer(read);
-        setError(null);
-      },
-      (e: Error) => current && setError(e.message),
-    );
-    // An answer for an older key, arriving late, must not replace a newer one.
-    return () => {
-      current = false;
-    };
-  }, [client, agentId, refreshKey, timeZone]);
+  const { answer, error } = useAgentPolicy(agentId, refreshKey);
 
   if (!answer) return <ErrorNote error={error} />;
   const { policy, spent24h } = answer;
