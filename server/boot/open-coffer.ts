@@ -67,11 +67,16 @@ export interface OpenedCoffer {
   close(): Promise<void>;
 }
 
-async function x402BuyerFor(choice: NetworkChoice, networkName: string, vault: WalletKeyVault): Promise<X402Buyer | null> {
+async function x402BuyerFor(
+  choice: NetworkChoice,
+  networkName: string,
+  vault: WalletKeyVault,
+  chain: RpcChain | null,
+): Promise<X402Buyer | null> {
   const networks = x402Networks(networkName);
-  if (choice.kind !== 'rpc' || networks === null) return null;
+  if (choice.kind !== 'rpc' || networks === null || chain === null) return null;
   const { createX402Buyer } = await import('../x402/x402-buyer.js');
-  return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks });
+  return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks, latestBlockhash: () => chain.latestBlockhash() });
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
@@ -140,7 +145,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
       // x402 names devnet and mainnet only; its packages are loaded only where they can pay.
-      x402: await x402BuyerFor(choice, networkName, vault),
+      x402: await x402BuyerFor(choice, networkName, vault, chain instanceof RpcChain ? chain : null),
       imageProvider: options.imageProviderUrl
         ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey)
         : choice.kind === 'sim'

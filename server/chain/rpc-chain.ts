@@ -144,10 +144,20 @@ export class RpcChain implements Chain {
     return balances;
   }
 
+  /**
+   * The cluster's latest blockhash with the last block height it can land at, asked for each
+   * transaction (never cached: a blockhash kept a while could outlive its blocks, and the height
+   * is what decides that an unseen transaction can no longer land).
+   */
+  async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
+    const { value } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
+    return value;
+  }
+
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
     if (this.vault === null) throw new Error('this RPC chain is read-only: it holds no keys');
     const vault = this.vault;
-    const { value: blockhash } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
+    const blockhash = await this.latestBlockhash();
     return signedUsdcTransfer(
       {
         ...request,

@@ -149,8 +149,9 @@ export async function movePayment(
   payment: PaymentToMove,
   sign: () => Promise<SignedPayment>,
 ): Promise<Moved<'payment'>> {
-  // Read before the reservation (the chain port is async); pending payments are subtracted inside it.
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  // The balance is read before the reservation (the chain port is async; pending payments are
+  // subtracted inside it), while the transaction is signed: neither waits for the other.
+  let balance = 0n;
   let reading: PolicyReading | null = null;
   return moveMoney(ctx, agent.owner, {
     kind: 'payment',
@@ -158,7 +159,11 @@ export async function movePayment(
     // A held payment's key already names it (its row is taken out and written again): not looked up again.
     key: payment.approved === true ? null : payment.key,
     sentBy: payment.sentBy,
-    sign,
+    sign: async () => {
+      const [read, signed] = await Promise.all([ctx.chain.usdcBalance(agent.walletAddress), sign()]);
+      balance = read;
+      return signed;
+    },
     reserve: (signed) => {
       const reserved = reservePayment(ctx, agent, payment, balance, signed);
       reading = reserved.reading;

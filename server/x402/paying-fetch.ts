@@ -85,7 +85,15 @@ export interface PaidResponse {
   response: Response;
   /** The payment made for this call, when one was made. */
   payment: PaymentMade | null;
+  /**
+   * The payment as Coffer has it once the seller's answer was reported to it (x402: `confirmed`
+   * with its transaction when the seller settled it). The response never waits for this; a caller
+   * that wants Coffer's word (a command printing what was paid) awaits it. Never rejects.
+   */
+  settlement: Promise<PaymentMade | null>;
 }
+
+const unpaid = (response: Response): PaidResponse => ({ response, payment: null, settlement: Promise.resolve(null) });
 
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
@@ -118,7 +126,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   } catch (error) {
     throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); nothing was paid`);
   }
-  if (first.status !== 402) return { response: first, payment: null };
+  if (first.status !== 402) return unpaid(first);
 
   const offer = readOffer(
     first.headers,
@@ -174,7 +182,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
         response,
       });
     }
-    return { response, payment };
+    return { response, payment, settlement: Promise.resolve(payment) };
   }
 }
 
@@ -382,7 +390,7 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
         });
       });
       const again = await doFetch(url, init);
-      if (again.status !== 402) return { response: again, payment: null };
+      if (again.status !== 402) return unpaid(again);
       asked = await askCoffer({ ...(await answerOf(again)), approvalId: approval.approvalId }, `${idempotencyKey}-approved`);
       if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
     }
@@ -413,13 +421,19 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     if (response.status !== 503 || attempt >= 4) break;
     await sleep(500 * 2 ** attempt);
   }
-  // Best effort: without this report Coffer still finds the transaction among the agent's.
-  const settled = await api
+  // The seller's answer goes back to Coffer, which settles the payment by it; the caller does not wait
+  // for that (best effort: without the report Coffer still finds the transaction among the agent's).
+  const settlement = api
     .reportX402Settlement(agent.agentId, paid.paymentId, headersOf(response))
-    .then((answer) => answer as { status?: unknown; txSignature?: unknown })
-    .catch(() => null);
-  if (typeof settled?.status === 'string') payment.status = settled.status;
-  if (typeof settled?.txSignature === 'string') payment.txSignature = settled.txSignature;
+    .then((answer) => {
+      const settled = answer as { status?: unknown; txSignature?: unknown };
+      return {
+        ...payment,
+        status: typeof settled.status === 'string' ? settled.status : payment.status,
+        txSignature: typeof settled.txSignature === 'string' ? settled.txSignature : payment.txSignature,
+      };
+    })
+    .catch(() => payment);
   if (response.status === 402) {
     throw new PaymentError(
       'paid_call_failed',
@@ -427,7 +441,7 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
       { payment, response },
     );
   }
-  return { response, payment };
+  return { response, payment, settlement };
 }
 
 /** The host of a URL, as a person names it ("api.example.com:8443"). */

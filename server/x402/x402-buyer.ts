@@ -9,7 +9,7 @@ import {
 import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from '@solana-program/token';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { parsePaymentRequired } from '@x402/core/schemas';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { PaymentRequired, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/v1';
 import { CofferError } from '../core/errors.js';
@@ -23,6 +23,34 @@ const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95';
 /** Block heights a blockhash stays valid (150), plus room for a node of ours that lags the one the client read. */
 const BLOCKHASH_LIFETIME_WITH_MARGIN = 300n;
 
+type Lifetime = { blockhash: string; lastValidBlockHeight: bigint };
+
+/** A read of the cluster; its failure is the cluster's unavailability, said so. */
+async function readChain<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof CofferError) throw error;
+    throw new CofferError('chain_unavailable', `the cluster could not be read: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * The package's v2 exact scheme, signing with this blockhash: the requirements it is handed carry it as
+ * `extra.recentBlockhash` (which the package honours), while the payload's `accepted` stays the
+ * seller's own requirements (x402Client builds it from what it selected, not from what the scheme saw).
+ */
+function withBlockhash(scheme: ExactSvmScheme, lifetime: Lifetime): SchemeNetworkClient {
+  return {
+    scheme: scheme.scheme,
+    createPaymentPayload: (version, requirements) =>
+      scheme.createPaymentPayload(version, {
+        ...requirements,
+        extra: { ...requirements.extra, recentBlockhash: lifetime.blockhash, lastValidBlockHeight: lifetime.lastValidBlockHeight.toString() },
+      }),
+  };
+}
+
 const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
 
 /**
@@ -33,8 +61,29 @@ const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.
  * that mint from the agent's USDC account to the recipient's, the fee paid by the seller's fee payer,
  * and nothing else that could touch the agent's money.
  */
-export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault; networks: { v1: string; v2: string } }): X402Buyer {
+export function createX402Buyer(options: {
+  rpcUrl: string;
+  vault: WalletKeyVault;
+  networks: { v1: string; v2: string };
+  /** The cluster's latest blockhash and its last valid height (the chain's own read, for each payment). */
+  latestBlockhash: () => Promise<Lifetime>;
+}): X402Buyer {
   const rpc = createSolanaRpc(options.rpcUrl);
+  // One pair of the package's schemes per wallet, kept: each remembers the mint it read (its decimals
+  // and token program), so a payment asks the cluster for no more than its blockhash.
+  const schemes = new Map<string, Promise<{ v2: ExactSvmScheme; v1: ExactSvmSchemeV1 }>>();
+  const schemesOf = (payer: string) => {
+    let kept = schemes.get(payer);
+    if (kept === undefined) {
+      kept = options.vault.signer(payer).then((signer) => ({
+        v2: new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }),
+        v1: new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }),
+      }));
+      schemes.set(payer, kept);
+      kept.catch(() => schemes.delete(payer));
+    }
+    return kept;
+  };
   return {
     networks: options.networks,
     readOffer(answer) {
@@ -62,13 +111,17 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
       const accepts: PaymentRequirements[] = required.accepts;
       const chosen = accepts.find((entry) => sameRequirement(toRequirement(entry), requirement));
       if (chosen === undefined) throw new Error('the requirement to sign is not one of the offer');
-      const signer = await options.vault.signer(payer);
+      const schemes = await schemesOf(payer);
+      // v2: Coffer reads the blockhash itself, so it knows exactly the last height the transaction can
+      // land at; the package signs with it (its `extra.recentBlockhash`), the seller's terms untouched.
+      const lifetime = required.x402Version === 1 ? null : await readChain(() => options.latestBlockhash());
+      const v2 = lifetime === null ? schemes.v2 : withBlockhash(schemes.v2, lifetime);
       // Coffer's policy decides what may be paid; the package's own spend controls would only
       // second-guess it (and know nothing of the registry or the budget).
       const client = new x402Client(() => chosen)
-        .register('solana:*', new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }))
-        .registerV1('solana', new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }))
-        .registerV1('solana-devnet', new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }))
+        .register('solana:*', v2)
+        .registerV1('solana', schemes.v1)
+        .registerV1('solana-devnet', schemes.v1)
         .setSpendControls(false);
       const http = new x402HTTPClient(client);
       let payload;
@@ -79,24 +132,19 @@ export function createX402Buyer(options: { rpcUrl: string; vault: WalletKeyVault
       }
       const transaction = (payload.payload as { transaction?: unknown }).transaction;
       if (typeof transaction !== 'string') throw new CofferError('internal', 'the x402 package signed no transaction');
-      const payerSignature = await checkSignedTransaction(transaction, requirement, payer);
-      // An upper bound of the last height the transaction can land at: the client read its blockhash
-      // before this, so that blockhash's last valid height is at most 150 past the height now.
-      let height: bigint;
-      try {
-        height = await rpc.getBlockHeight({ commitment: 'processed' }).send();
-      } catch (error) {
-        throw new CofferError('chain_unavailable', `the cluster could not be asked for its block height: ${(error as Error).message}`, {
-          cause: error,
-        });
+      const { payerSignature, blockhash } = await checkSignedTransaction(transaction, requirement, payer);
+      let lastValidBlockHeight: bigint;
+      if (lifetime !== null) {
+        if (blockhash !== lifetime.blockhash) throw new CofferError('internal', 'the x402 package signed with another blockhash');
+        lastValidBlockHeight = lifetime.lastValidBlockHeight;
+      } else {
+        // v1's package reads its own blockhash: an upper bound of the last height it can land at is
+        // the height now (read after it) plus a blockhash's lifetime, with room for a lagging node.
+        const height = await readChain(() => rpc.getBlockHeight({ commitment: 'processed' }).send());
+        lastValidBlockHeight = height + BLOCKHASH_LIFETIME_WITH_MARGIN;
       }
       const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
-      return {
-        header: { name, value },
-        txWire: transaction,
-        payerSignature,
-        lastValidBlockHeight: height + BLOCKHASH_LIFETIME_WITH_MARGIN,
-      };
+      return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight };
     },
 
     readSettlement(headers) {
@@ -148,9 +196,13 @@ const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
  * Reads back what was signed and refuses anything but the offer: the fee payer is the seller's (the
  * payer never pays fees nor signs for anyone), one TransferChecked of the amount of that mint from the
  * payer's USDC account to the recipient's, and otherwise only compute-budget, memo and assertion
- * instructions. Returns the payer's signature.
+ * instructions. Returns the payer's signature and the blockhash it was signed with.
  */
-async function checkSignedTransaction(wire: string, requirement: X402Requirement, payer: string): Promise<string> {
+async function checkSignedTransaction(
+  wire: string,
+  requirement: X402Requirement,
+  payer: string,
+): Promise<{ payerSignature: string; blockhash: string }> {
   const refuse = (why: string) =>
     new CofferError('internal', `the x402 transaction was not what the offer asked (${why}); it was not handed out`);
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
@@ -176,5 +228,5 @@ async function checkSignedTransaction(wire: string, requirement: X402Requirement
   if (transfers !== 1) throw refuse(`${transfers} transfers`);
   const signature = transaction.signatures[address(payer)];
   if (!signature) throw refuse('no signature of the payer');
-  return getBase58Decoder().decode(signature);
+  return { payerSignature: getBase58Decoder().decode(signature), blockhash: message.lifetimeToken };
 }

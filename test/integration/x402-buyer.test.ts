@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { address, generateKeyPairSigner } from '@solana/kit';
+import { address, generateKeyPairSigner, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
 import { answerOf, startFacilitator, startV1Seller, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
@@ -134,12 +134,17 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       const agentId = `fetcher-${seller() === v2 ? 'v2' : 'v1'}`;
       const agent = await fundedX402Agent(agentId, '1.00');
       const served = seller().served;
-      const { response, payment } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+      const { response, payment: made, settlement } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ data: 'the paid answer' });
       expect(seller().served).toBe(served + 1);
+      // The answer does not wait for the seller's settlement to be reported to Coffer...
+      expect(made).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'pending', txSignature: null });
+      // ...which follows: Coffer's word on the payment, confirmed with its transaction.
+      const payment = await settlement;
       expect(payment).toMatchObject({
         protocol: 'x402',
+        paymentId: made!.paymentId,
         amount: '0.01',
         status: 'confirmed',
         txSignature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
@@ -184,11 +189,11 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
         request: { amount: '0.01', recipient: sellerWallet, reason: { code: 'ask_above' } },
       });
       expect((await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`))).body.status).toBe('approved');
-      const { response, payment } = await buying;
+      const { response, settlement } = await buying;
       expect(held).toMatchObject({ approvalId: waiting[0].approvalId });
       expect(response.status).toBe(200);
       expect(seller().served).toBe(served + 1);
-      expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'confirmed', paymentId: waiting[0].paymentId });
+      expect(await settlement).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'confirmed', paymentId: waiting[0].paymentId });
       const entries = await history(agentId, agent.apiKey);
       expect(entries.filter((entry) => entry.status === 'confirmed')).toHaveLength(1);
       await ledgerMatchesChain(agentId, agent.apiKey, agent.walletAddress, micro('1.00'));
@@ -234,7 +239,8 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
           content: { text: string }[];
         };
         expect(result.isError, result.content[0]?.text).toBeFalsy();
-        expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
+        // Answered at once, as payingFetch answers: Coffer confirms the payment by the seller's report just after.
+        expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'pending' } });
         expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
         expect(seller.served).toBe(served + 1);
       }
@@ -256,7 +262,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
       const result = (await calling) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
       expect(result.isError, result.content[0]?.text).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', status: 'confirmed' } });
+      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', status: 'pending' } });
       expect(v2.served).toBe(served + 1);
     } finally {
       await client.close();
@@ -512,6 +518,21 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       .pluck()
       .get(`%${paid.body.paymentId}%`);
     expect(audits).toBe(1);
+  });
+
+  it('a v2 payment is signed with a blockhash Coffer read, so it knows the exact last height it can land at', async () => {
+    const agent = await fundedX402Agent('x-lifetime', '1.00');
+    const paid = await payX402('x-lifetime', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(paid.status).toBe(200);
+    const row = t.coffer.engine.ctx.store.getPayment(paid.body.paymentId)!;
+    const signedWith = getCompiledTransactionMessageDecoder().decode(
+      getTransactionDecoder().decode(getBase64Encoder().encode(row.txWire!)).messageBytes,
+    ).lifetimeToken;
+    expect(cluster.ledger.isBlockhashUsable(signedWith)).toBe(true);
+    // A blockhash lives 150 blocks: an upper bound read from the height after signing (plus a lagging
+    // node's margin) would lie past that, and hold the budget of a dead transaction that much longer.
+    expect(row.lastValidBlockHeight! - cluster.ledger.blockHeight).toBeLessThanOrEqual(150n);
+    expect(row.lastValidBlockHeight! - cluster.ledger.blockHeight).toBeGreaterThan(0n);
   });
 
   it('a payment signed but never sent gives its budget back once it can no longer land', async () => {

@@ -24,7 +24,7 @@ export async function fetchCommand(
   }
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
   try {
-    const { response, payment } = await payingFetch(
+    const { response, settlement } = await payingFetch(
       args.url,
       { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
       {
@@ -34,6 +34,8 @@ export async function fetchCommand(
         onHeld: (approval) => err.write(`${heldWords(approval)}\n`),
       },
     );
+    // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
+    const payment = await settlement;
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
