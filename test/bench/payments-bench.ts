@@ -294,6 +294,7 @@ async function serveStartup(dataDir: string): Promise<number> {
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
+const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 const raw = await rawLiteSvmRate(TRANSFERS);
@@ -326,15 +327,23 @@ console.log(
   `serial p50 beside the raw transfer's own time (${(1000 / raw).toFixed(2)} ms): +${(sequential.p50 - 1000 / raw).toFixed(2)} ms; p99 at ${CONCURRENCY} concurrent / p50: ${(concurrent.p99 / concurrent.p50).toFixed(2)}`,
 );
 console.log('');
-console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls one at a time:`);
+const { coffer: viaCoffer, official, mcp, steps } = overRpc;
+const ms = (value: number) => fmt(value, 2);
+console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls each, alternated:`);
+console.log('                                                       p50 ms   p99 ms');
+console.log(`x402 purchase, official @x402/fetch, bare keypair      ${ms(official.p50)} ${ms(official.p99)}`);
+console.log(`x402 purchase, payingFetch through Coffer              ${ms(viaCoffer.p50)} ${ms(viaCoffer.p99)}`);
+console.log(`x402 purchase, MCP fetch_paid through coffer mcp       ${ms(mcp.p50)} ${ms(mcp.p99)}`);
 console.log(
-  `Coffer /pay over HTTP (Coffer sends, confirms)     ${fmt(overRpc.pay.rate, 1)} ${fmt(overRpc.pay.p50, 2)} ${fmt(overRpc.pay.p99, 2)}`,
+  `  Coffer's steps (p50): the seller's 402 ${steps.seller402.p50.toFixed(2)} ms, POST /x402 ${steps.x402.p50.toFixed(2)} ms, the paid retry ${steps.paidRetry.p50.toFixed(2)} ms`,
+);
+console.log(`Coffer /pay over HTTP (Coffer sends, confirms)         ${ms(overRpc.pay.p50)} ${ms(overRpc.pay.p99)}`);
+console.log(`MCP pay through coffer mcp                             ${ms(overRpc.mcpPay.p50)} ${ms(overRpc.mcpPay.p99)}`);
+console.log(
+  `ratio payingFetch / official: p50 ${(viaCoffer.p50 / official.p50).toFixed(3)}, p99 ${(viaCoffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
 );
 console.log(
-  `x402 round trip (402, sign, settle, 200, report)   ${fmt(overRpc.x402.rate, 1)} ${fmt(overRpc.x402.p50, 2)} ${fmt(overRpc.x402.p99, 2)}`,
-);
-console.log(
-  `ratio x402 round trip / bare /pay: ${(overRpc.x402.rate / overRpc.pay.rate).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
+  `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - viaCoffer.p50)} ms p50, pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
 );
 console.log('');
 const { onDisk, payments } = concurrent;
@@ -359,7 +368,9 @@ console.log(
 console.log(
   `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
 );
-console.log(`failed payments: ${sequential.failures + concurrent.failures + overRpc.pay.failures + overRpc.x402.failures}`);
+console.log(
+  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, viaCoffer, official, mcp].reduce((sum, row) => sum + row.failures, 0)}`,
+);
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);
 

@@ -1,24 +1,51 @@
 /**
- * The x402 round trip as an agent lives it, measured beside a bare /pay on the same Coffer and the
- * same cluster: `coffer serve` as its own process on the test cluster presented as devnet, an
- * official `@x402/express` seller settling through the official facilitator (in the bench process).
- * One x402 call is: the request, its 402, Coffer's /x402 (policy, reservation, signing), the retry,
- * the facilitator's verify and settle (simulate, co-sign, send, confirm), the 200, and the
- * settlement report to Coffer.
+ * The x402 purchase as an agent lives it, measured against the official buyer on the same seller,
+ * facilitator and chain: `coffer serve` as its own process on the test cluster presented as devnet,
+ * an official `@x402/express` seller settling through the official facilitator (in the bench
+ * process). Per round, alternated so drift weighs on all alike:
+ * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, signing), the paid
+ *   retry (the facilitator's verify and settle); the settlement report follows, not waited for;
+ * - the official `@x402/fetch` with a bare keypair (no policy, no ledger): the 402, signing, the retry;
+ * - MCP `fetch_paid` through `coffer mcp` and a real MCP client (the SDK's, over stdio).
+ * Then `/pay` over HTTP and MCP `pay`, alternated, on the same Coffer (Coffer sends and confirms).
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { percentile } from './stats.js';
 
-function summary(latencies: number[], seconds: number, failures: number) {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return { rate: latencies.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures };
+const WARM_UP = 10;
+
+/** Latencies of one kind of call, and how many did not end as they should. */
+class Timings {
+  readonly ms: number[] = [];
+  failures = 0;
+  async time(call: () => Promise<boolean>, measured: boolean): Promise<void> {
+    const began = performance.now();
+    let ok = false;
+    try {
+      ok = await call();
+    } catch {
+      ok = false;
+    }
+    if (!measured) return;
+    this.ms.push(performance.now() - began);
+    if (!ok) this.failures += 1;
+  }
+  get summary() {
+    const sorted = [...this.ms].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
+  }
 }
 
 export async function x402RoundTrip(n: number) {
@@ -29,6 +56,7 @@ export async function x402RoundTrip(n: number) {
   const sellerWallet = (await generateKeyPairSigner()).address;
   await cluster.mintUsdc(sellerWallet, 0n);
   const seller = await startV2Seller(facilitator, { payTo: sellerWallet, price: '$0.01' });
+  const mcp = new Client({ name: 'coffer-bench', version: '1.0.0' });
   try {
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     cluster.airdrop(owner, 1000n);
@@ -43,45 +71,104 @@ export async function x402RoundTrip(n: number) {
     await call('/v1/agents/bench-x402/allocate', ownerKey, { amount: '500' });
     const recipient = (await generateKeyPairSigner()).address;
     await cluster.mintUsdc(recipient, 0n);
+    // The official buyer: a bare keypair holding USDC (the facilitator pays the fees).
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('500'));
+    const official = wrapFetchWithPayment(
+      fetch,
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: {
+          ...(process.env as Record<string, string>),
+          COFFER_URL: serve.url,
+          COFFER_OWNER: owner,
+          COFFER_AGENT_ID: 'bench-x402',
+          COFFER_API_KEY: agent.apiKey,
+          COFFER_CONFIG: '/nonexistent/agent.json',
+        },
+        stderr: 'ignore',
+      }),
+    );
+    const paying = { cofferUrl: serve.url, owner, agentId: 'bench-x402', apiKey: agent.apiKey };
 
-    const bare: number[] = [];
-    let bareFailures = 0;
-    let began = performance.now();
-    for (let i = 0; i < n; i++) {
-      const start = performance.now();
-      const response = await call('/v1/agents/bench-x402/pay', agent.apiKey, {
-        service: 'bench-api',
-        recipient,
-        amount: '0.01',
-        description: `bench ${i}`,
-      });
-      await response.arrayBuffer();
-      bare.push(performance.now() - start);
-      if (response.status !== 200) bareFailures += 1;
-    }
-    const pay = summary(bare, (performance.now() - began) / 1000, bareFailures);
+    // Where Coffer's purchase spends its time: each request payingFetch makes, by what it is.
+    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
+    let measuring = false;
+    const stepped: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const step = url.pathname.endsWith('/x402')
+        ? steps.x402
+        : url.origin === new URL(seller.url).origin
+          ? new Headers(init?.headers).has('payment-signature')
+            ? steps.paidRetry
+            : steps.seller402
+          : null;
+      let response!: Response;
+      if (step === null) return fetch(input, init);
+      await step.time(async () => {
+        response = await fetch(input, init);
+        return true;
+      }, measuring);
+      return response;
+    };
 
-    const trips: number[] = [];
-    let tripFailures = 0;
-    began = performance.now();
-    for (let i = 0; i < n; i++) {
-      const start = performance.now();
-      try {
-        const { response } = await payingFetch(
-          seller.url,
-          {},
-          { agent: { cofferUrl: serve.url, owner, agentId: 'bench-x402', apiKey: agent.apiKey } },
-        );
+    const viaCoffer = new Timings();
+    const viaOfficial = new Timings();
+    const viaMcp = new Timings();
+    for (let i = 0; i < WARM_UP + n; i++) {
+      measuring = i >= WARM_UP;
+      await viaCoffer.time(async () => {
+        const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
         await response.arrayBuffer();
-        if (response.status !== 200) tripFailures += 1;
-      } catch {
-        tripFailures += 1;
-      }
-      trips.push(performance.now() - start);
+        return response.status === 200;
+      }, measuring);
+      await viaOfficial.time(async () => {
+        const response = await official(seller.url);
+        await response.arrayBuffer();
+        return response.status === 200;
+      }, measuring);
+      await viaMcp.time(async () => {
+        const result = (await mcp.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as {
+          isError?: boolean;
+          structuredContent?: { status?: number };
+        };
+        return result.isError !== true && result.structuredContent?.status === 200;
+      }, measuring);
     }
-    const x402 = summary(trips, (performance.now() - began) / 1000, tripFailures);
-    return { pay, x402, settled: facilitator.settles.succeeded };
+
+    const httpPay = new Timings();
+    const mcpPay = new Timings();
+    for (let i = 0; i < WARM_UP + n; i++) {
+      const measured = i >= WARM_UP;
+      const body = { service: 'bench-api', recipient, amount: '0.01', description: `bench ${i}` };
+      await httpPay.time(async () => {
+        const response = await call('/v1/agents/bench-x402/pay', agent.apiKey, body);
+        await response.arrayBuffer();
+        return response.status === 200;
+      }, measured);
+      await mcpPay.time(async () => {
+        const result = (await mcp.callTool({ name: 'pay', arguments: { ...body, description: `mcp ${i}` } })) as {
+          isError?: boolean;
+          structuredContent?: { status?: string };
+        };
+        return result.isError !== true && result.structuredContent?.status === 'confirmed';
+      }, measured);
+    }
+    return {
+      coffer: viaCoffer.summary,
+      official: viaOfficial.summary,
+      mcp: viaMcp.summary,
+      steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
+      pay: httpPay.summary,
+      mcpPay: mcpPay.summary,
+      settled: facilitator.settles.succeeded,
+    };
   } finally {
+    await mcp.close().catch(() => undefined);
     await seller.close();
     await facilitator.close();
     serve.child.kill('SIGTERM');
