@@ -32,12 +32,7 @@ class Timings {
   failures = 0;
   async time(call: () => Promise<boolean>, measured: boolean): Promise<void> {
     const began = performance.now();
-    let ok = false;
-    try {
-      ok = await call();
-    } catch {
-      ok = false;
-    }
+    const ok = await call().catch(() => false);
     if (!measured) return;
     this.ms.push(performance.now() - began);
     if (!ok) this.failures += 1;
