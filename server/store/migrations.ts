@@ -1,12 +1,25 @@
 import type Database from 'better-sqlite3';
 import { SCHEMA } from './schema.js';
+import { upgradeToSmallLedger } from './migrations/0002-small-ledger.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
- * 1). Append only: a released migration is never edited; a change is a new entry (a table rebuilt
- * when SQLite cannot alter it in place), and schema.ts is brought to the same result.
+ * 1). Append only: a released migration is never edited; a change is a new entry, in its own file
+ * under migrations/ (a table rebuilt when SQLite cannot alter it in place). Each runs in one write
+ * transaction; one that frees much of the file (`vacuum`) is followed by a VACUUM, once.
  */
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: 'schema', sql: SCHEMA }];
+export interface Migration {
+  version: number;
+  name: string;
+  up: (db: Database.Database) => void;
+  /** It frees a large share of the file: copy the ledger into a compact file afterwards. */
+  vacuum?: boolean;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'schema', up: (db) => db.exec(SCHEMA) },
+  { version: 2, name: 'small ledger', up: upgradeToSmallLedger, vacuum: true },
+];
 
 export function migrate(db: Database.Database): number {
   db.exec(
@@ -18,10 +31,13 @@ export function migrate(db: Database.Database): number {
   if (newest > known) {
     throw new Error(`the data dir was written by a newer Coffer (schema ${newest}, this build knows ${known})`);
   }
+  let vacuum = false;
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.version)) continue;
+    // A fresh ledger has nothing to compact.
+    vacuum ||= migration.vacuum === true && applied.size > 0;
     db.transaction(() => {
-      db.exec(migration.sql);
+      migration.up(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version,
         migration.name,
@@ -29,5 +45,6 @@ export function migrate(db: Database.Database): number {
       );
     }).immediate();
   }
+  if (vacuum) db.exec('VACUUM');
   return known;
 }

@@ -122,9 +122,17 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     // Two statements: an UPDATE naming tx_signature rewrites its index entry even when it is unchanged.
-    settle: db.prepare("UPDATE transfers SET status = ?, error_code = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
+    // A confirmed transfer lets go of its signed transaction (the chain keeps it): only a pending one
+    // is sent again or settled from it, and a failed one keeps it (see PaymentRecord.txWire).
+    settle: db.prepare(
+      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at,
+         tx_wire = CASE WHEN @status = 'confirmed' THEN NULL ELSE tx_wire END
+       WHERE id = @id AND status = 'pending'`,
+    ),
     settleLanded: db.prepare(
-      "UPDATE transfers SET status = ?, error_code = ?, settled_at = ?, tx_signature = ? WHERE id = ? AND status = 'pending'",
+      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at, tx_signature = @txSignature,
+         tx_wire = CASE WHEN @status = 'confirmed' THEN NULL ELSE tx_wire END
+       WHERE id = @id AND status = 'pending'`,
     ),
     markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
     pending: bigintStatement(db, "SELECT * FROM transfers WHERE status = 'pending' ORDER BY created_at"),
@@ -209,8 +217,8 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     settleTransfer: (row, status, errorCode, at, txSignature) => {
       const settled =
         txSignature === undefined
-          ? stmts.settle.run(status, errorCode, at, row.id)
-          : stmts.settleLanded.run(status, errorCode, at, txSignature, row.id);
+          ? stmts.settle.run({ status, errorCode, at, id: row.id })
+          : stmts.settleLanded.run({ status, errorCode, at, txSignature, id: row.id });
       if (settled.changes !== 1) return false;
       if (row.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, row.txSignature, row.paymentId);
       return true;

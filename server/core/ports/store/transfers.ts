@@ -13,7 +13,11 @@ export type TransferKind = TransferRecord['kind'];
 export interface SentTransaction {
   /** Its id on chain: null only for an x402 payment not landed yet (its seller's facilitator signs last). */
   txSignature: string | null;
-  /** The signed wire transaction (base64), kept so a restart can rebroadcast the same bytes. */
+  /**
+   * The signed wire transaction (base64), kept so a restart can rebroadcast the same bytes: while
+   * pending, and after a failure (its absence then says no transaction was ever made). Null once
+   * confirmed: the chain holds the transaction, and the ledger keeps no second copy.
+   */
   txWire: string | null;
   lastValidBlockHeight: bigint | null;
 }

@@ -53,6 +53,27 @@ describe('migrations', () => {
     expect(db.prepare('SELECT SUM(amount) FROM agent_spend_buckets WHERE span = 60000').pluck().get()).toBe(12);
   });
 
+  it('schema 2: a confirmed transfer lets go of its signed transaction; a pending one (reconcile sends it) and a failed one keep it', () => {
+    const db = openConnection(':memory:');
+    // A ledger of schema 1, as the first release left it.
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
+    MIGRATIONS[0]!.up(db);
+    db.prepare("INSERT INTO schema_migrations VALUES (1, 'schema', 0)").run();
+    db.prepare('INSERT INTO owners VALUES (?, 0)').run('owner');
+    for (const status of ['pending', 'confirmed', 'failed']) {
+      db.prepare(
+        `INSERT INTO transfers (id, kind, owner, amount, status, tx_signature, tx_wire, last_valid_block_height, created_at)
+         VALUES (?, 'faucet', 'owner', 1, ?, ?, 'wire', '100', 0)`,
+      ).run(status, status, `signature-${status}`);
+    }
+    expect(migrate(db)).toBe(2);
+    expect(db.prepare('SELECT status, tx_wire FROM transfers ORDER BY status').all()).toEqual([
+      { status: 'confirmed', tx_wire: null },
+      { status: 'failed', tx_wire: 'wire' },
+      { status: 'pending', tx_wire: 'wire' },
+    ]);
+  });
+
   it('refuse a data dir written by a newer Coffer', () => {
     const db = openConnection(':memory:');
     migrate(db);
