@@ -35,6 +35,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
 import { openDatabase } from '../../server/store/database.js';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { createSimChainStore } from '../../server/store/sim-chain-store.js';
 import { SimLedger } from '../../server/chain/sim-ledger.js';
 import { MEMO_PROGRAM_ADDRESS } from '../../server/chain/usdc-transfer.js';
@@ -203,17 +204,29 @@ const fileBytes = (file: string): number => {
 /**
  * What a data dir's SQLite files take on disk while payments run: the database file, and the
  * write-ahead log, sampled for its peak (it must stay bounded whatever the load, see
- * server/store/background-checkpoints.ts).
+ * server/store/background-checkpoints.ts); and the ledger's own size (its pages, those still in the
+ * log included: the file lags behind its checkpoints) when the watch starts and stops, whose growth
+ * over the payments between is what each payment costs for good.
  */
 function watchDisk(dataDir: string) {
   const database = join(dataDir, 'coffer.db');
   const wal = `${database}-wal`;
+  const ledgerBytes = () => {
+    const db = openConnection(database, { readonly: true, fileMustExist: true });
+    try {
+      return (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+    } finally {
+      db.close();
+    }
+  };
+  const ledgerAtStart = ledgerBytes();
   let walPeak = fileBytes(wal);
   const sampler = setInterval(() => (walPeak = Math.max(walPeak, fileBytes(wal))), 50);
   return {
     stop: () => {
       clearInterval(sampler);
-      return { database: fileBytes(database), wal: fileBytes(wal), walPeak: Math.max(walPeak, fileBytes(wal)) };
+      const grown = ledgerBytes() - ledgerAtStart;
+      return { database: fileBytes(database), wal: fileBytes(wal), walPeak: Math.max(walPeak, fileBytes(wal)), grown };
     },
   };
 }
@@ -348,10 +361,13 @@ console.log(
 console.log('');
 const { onDisk, payments } = concurrent;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-// The log is a bounded cost, not one per payment: over a short run it weighs on the second figure.
+// What a payment costs for good is the ledger's growth over the run; the log is a bounded cost, not
+// one per payment (over a short run it weighs on the whole files' figure), and an empty ledger's own
+// size (the registry) weighs on it too.
 console.log(
-  `on disk after ${payments} payments (the concurrent run): database ${(onDisk.database / payments).toFixed(0)} bytes a payment, ` +
-    `with its write-ahead log ${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
+  `on disk (the concurrent run): ${(onDisk.grown / TRANSFERS).toFixed(0)} bytes a payment (the ledger's growth over its ${TRANSFERS} payments); ` +
+    `after ${payments} payments the database is ${(onDisk.database / payments).toFixed(0)} bytes a payment, with its write-ahead log ` +
+    `${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
 );
 console.log('');
 console.log('Budgets (issue 25): /pay one at a time, alternated, same server:');
