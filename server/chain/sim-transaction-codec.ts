@@ -4,7 +4,7 @@ import { uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
 import { addressToBytes } from './address-memo.js';
 
 /**
- * How the embedded chain keeps a landed transaction small (about 350 bytes where the base64 wire and
+ * How the embedded chain keeps a landed transaction small (about 330 bytes where the base64 wire and
  * the metadata's JSON took 3,300). What a payment's transaction holds is mostly the same few
  * addresses and log lines again and again:
  * - its wire bytes are kept as they are, except the account keys (32 bytes each, ten in a payment):
@@ -90,6 +90,12 @@ const DICTIONARY = Buffer.from(
     '],"pre":[[2,5,2,9,"479010000",6],[3,5,6,9,"20990000",6]],"post":[[2,5,2,9,"479000000",6],[3,5,6,9,"21000000",6]]}',
 );
 
+/**
+ * The dictionary a transaction's metadata is deflated against: the fixed one, then its own stored
+ * wire (its logs repeat what its instructions say: a memo's text above all).
+ */
+const dictionaryFor = (compactWire: Uint8Array) => Buffer.concat([DICTIONARY, compactWire]);
+
 /** The wire's layout up to its account keys: where they start and how many there are. */
 function accountKeysAt(wire: Uint8Array): { keysAt: number; keyCount: number } {
   const [signatureCount, signaturesAt] = readVarint(wire, 0);
@@ -129,8 +135,8 @@ export function encodeSimTransaction(wire: Uint8Array, accountKeys: readonly str
     pre: meta.preTokenBalances.map(storeBalance),
     post: meta.postTokenBalances.map(storeBalance),
   };
-  const packedMeta = deflateRawSync(JSON.stringify(stored), { dictionary: DICTIONARY, level: 9 });
   const compactWire = Buffer.concat([wire.subarray(0, keysAt), Buffer.from(ids.flatMap(varint)), wire.subarray(keysAt + 32 * keyCount)]);
+  const packedMeta = deflateRawSync(JSON.stringify(stored), { dictionary: dictionaryFor(compactWire), level: 9 });
   return Buffer.concat([Buffer.from([FORMAT, ...varint(compactWire.length)]), compactWire, packedMeta]);
 }
 
@@ -152,7 +158,9 @@ export function decodeSimTransaction(body: Uint8Array, keys: SimKeys): { wire: B
     at = next;
   }
   const wire = Buffer.concat([compactWire.subarray(0, keysAt), ...accountKeys.map(addressToBytes), compactWire.subarray(at)]);
-  const stored = JSON.parse(inflateRawSync(body.subarray(wireAt + wireLength), { dictionary: DICTIONARY }).toString('utf8')) as StoredMeta;
+  const stored = JSON.parse(
+    inflateRawSync(body.subarray(wireAt + wireLength), { dictionary: dictionaryFor(compactWire) }).toString('utf8'),
+  ) as StoredMeta;
   const balance = ([accountIndex, mint, owner, programId, amount, decimals]: StoredBalance): RpcTokenBalance => ({
     accountIndex,
     mint: keys.addressOf(mint),
