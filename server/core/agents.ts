@@ -11,7 +11,7 @@ import { formatUsdc, parseAmount } from './money.js';
 import { assertAskWithinMax } from './holds.js';
 import { assertKnownServices, isTightening, mergePolicy, newPolicy, type PolicyClock } from './policy.js';
 import { isSolanaAddress } from './schemas.js';
-import type { AgentRecord, AgentStatus, AgentStore, MetaStore, Policy, SpendStore } from './ports/store.js';
+import type { AgentRecord, AgentSpendTotals, AgentStatus, AgentStore, MetaStore, Policy, SpendStore } from './ports/store.js';
 import type { DeployBody, PolicyUpdate } from './schemas.js';
 import { agentView, iso, policyView } from './views.js';
 import type { Budget } from './budgets.js';
@@ -391,16 +391,17 @@ function refuseMovesIn(moving: boolean, agentId: string): void {
   }
 }
 
-const ROWS_PER_TURN = 200;
+const ROWS_PER_TURN = 100;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
 export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, owner: string) {
   const agents = ctx.store.listAgents(owner);
-  const balances = await ctx.chain.usdcBalances(agents.map((agent) => agent.walletAddress));
-  const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
-  const policies = ctx.store.listPolicies(owner);
+  const since = ctx.clock.now() - DAY_MS;
   let spent24h = 0n;
-  const row = (agent: (typeof agents)[number]) => {
+  const row = (
+    agent: (typeof agents)[number],
+    { balances, totals, policies }: { balances: Map<string, bigint>; totals: Map<string, AgentSpendTotals>; policies: Map<string, Policy> },
+  ) => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
@@ -416,12 +417,20 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
       tightestBudget: tightestBudget(ctx, owner, agent.agentId, policy, spend?.spentSince ?? 0n),
     };
   };
-  // Built a few hundred rows at a time, letting payments in between: a large dashboard must not hold
-  // up an agent's payment for its whole length.
+  // A page of rows at a time, each page read and built in one turn (its balances, its spending, its
+  // policies), letting payments in between: a large dashboard holds up an agent's payment for one
+  // page at most, never for its whole length.
   const rows: ReturnType<typeof row>[] = [];
   for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (const agent of agents.slice(start, start + ROWS_PER_TURN)) rows.push(row(agent));
+    const page = agents.slice(start, start + ROWS_PER_TURN);
+    const ids = page.map((agent) => agent.agentId);
+    const read = {
+      balances: await ctx.chain.usdcBalances(page.map((agent) => agent.walletAddress)),
+      totals: ctx.store.spendTotals(owner, since, ids),
+      policies: ctx.store.listPolicies(owner, ids),
+    };
+    for (const agent of page) rows.push(row(agent, read));
   }
   return { rows, spent24h };
 }

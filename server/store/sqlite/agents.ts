@@ -58,6 +58,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
     listPolicies: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ?'),
+    listPoliciesOf: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id IN (SELECT value FROM json_each(?))'),
     upsertPolicy: db.prepare(
       `INSERT INTO policies (owner, agent_id, daily_budget, max_per_payment, cooldown_seconds, allowed_services, updated_at, budgets,
          expires_at, warn_at, breaker, ask_above, ask_new_recipient)
@@ -110,7 +111,12 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       if (!policy) throw new Error(`no policy for ${owner}/${agentId}`);
       return policy;
     },
-    listPolicies: (owner) => new Map(allRows(stmts.listPolicies, (row) => [text(row.agent_id), toPolicy(row)] as const, owner)),
+    listPolicies: (owner, agentIds) =>
+      new Map(
+        agentIds === undefined
+          ? allRows(stmts.listPolicies, (row) => [text(row.agent_id), toPolicy(row)] as const, owner)
+          : allRows(stmts.listPoliciesOf, (row) => [text(row.agent_id), toPolicy(row)] as const, owner, JSON.stringify(agentIds)),
+      ),
     setPolicy: savePolicy,
   };
 }

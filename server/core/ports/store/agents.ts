@@ -57,7 +57,7 @@ export interface AgentStore {
   setAgentStatus(owner: string, agentId: string, status: AgentStatus, reason: string | null, at: number): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;
   getPolicy(owner: string, agentId: string): Policy;
-  /** Every agent's policy of an owner, by agent id (one read for a page of agents). */
-  listPolicies(owner: string): Map<string, Policy>;
+  /** Every agent's policy of an owner by agent id; only the agents named, when `agentIds` is given (one read for a page of agents). */
+  listPolicies(owner: string, agentIds?: readonly string[]): Map<string, Policy>;
   setPolicy(owner: string, agentId: string, policy: Policy, at: number): void;
 }

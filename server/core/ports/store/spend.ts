@@ -14,7 +14,8 @@ export interface SpendStore {
   /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
   pendingPaymentsTotal(owner: string, agentId: string): bigint;
   lastPaymentAt(owner: string, agentId: string): number | null;
-  spendTotals(owner: string, since: number): Map<string, AgentSpendTotals>;
+  /** Each agent's totals, and what it spent after `since`; only the agents named, when `agentIds` is given (a page of rows). */
+  spendTotals(owner: string, since: number, agentIds?: readonly string[]): Map<string, AgentSpendTotals>;
   /**
    * What the agent's payments in a budget's scope spent (pending and confirmed, not refunded) made at
    * `from` or later, or in all (`from` null). Kept for the scopes its policy's budgets name; never

@@ -182,6 +182,21 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.spendTotals(OWNER, 0).has('b')).toBe(false);
   });
 
+  it("reads a page of agents' totals and policies: only the agents named", () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('pa', { status: 'confirmed', createdAt: 1_000, amount: 1n }));
+    store.insertTransfer(pay('pb', { status: 'confirmed', createdAt: 2_000, amount: 2n, agentId: 'b' }));
+    store.setPolicy(OWNER, 'b', { ...POLICY, maxPerPayment: 7n }, 3_000);
+    const both = store.spendTotals(OWNER, 0);
+    expect([...store.spendTotals(OWNER, 0, ['b'])]).toEqual([['b', both.get('b')]]);
+    expect(store.spendTotals(OWNER, 0, ['b']).get('b')).toMatchObject({ spentSince: 2n, lifetimePayments: 1 });
+    expect(store.spendTotals(OWNER, 0, []).size).toBe(0);
+    expect([...store.listPolicies(OWNER, ['b']).keys()]).toEqual(['b']);
+    expect(store.listPolicies(OWNER, ['b']).get('b')!.maxPerPayment).toBe(7n);
+    expect(store.listPolicies(OWNER, ['a', 'b'])).toEqual(store.listPolicies(OWNER));
+    expect(store.listPolicies(OWNER, ['nobody']).size).toBe(0);
+  });
+
   it('lists payments newest first and finds a live one by its memo or its payer signature', () => {
     const store = fresh(make);
     store.insertTransfer(pay('p1', { createdAt: 1_000, memo: 'n1', status: 'failed', payerSignature: 'ps' }));

@@ -152,6 +152,8 @@ describe('maintained spend totals (buckets and per-agent totals kept by triggers
               const expected = recomputed(db, agentId, since);
               expect(store.spentSince(OWNER, agentId, since), `${agentId} since ${since}`).toBe(expected.spentSince);
               const totals = store.spendTotals(OWNER, since).get(agentId);
+              // A page of one agent reads the same figures as the whole owner.
+              expect(store.spendTotals(OWNER, since, [agentId]).get(agentId)).toEqual(totals);
               if (totals !== undefined) {
                 expect(totals.spentSince).toBe(expected.spentSince);
                 expect(totals.lifetimeSpent).toBe(expected.lifetimeSpent);
