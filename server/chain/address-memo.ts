@@ -24,6 +24,12 @@ export function addressFromBytes(bytes: Uint8Array): Address {
   return text;
 }
 
+/** An address text checked (throws on a string that is not one), through the memo: most are met again. */
+export function checkedAddress(text: string): Address {
+  addressToBytes(text);
+  return text as Address;
+}
+
 /** The 32 bytes of an address (throws on a string that is not one). Callers must not write into them. */
 export function addressToBytes(address: string): Uint8Array {
   let bytes = bytesOf.get(address);

@@ -41,6 +41,7 @@ import type {
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
+import { checkedAddress } from './address-memo.js';
 import { signedUsdcTransfer } from './transfer-message.js';
 import { SimLedger, type SimChainStore } from './sim-ledger.js';
 
@@ -112,16 +113,16 @@ export class SimChain implements Chain {
   }
 
   async usdcBalance(wallet: string): Promise<bigint> {
-    const data = this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, address(wallet)));
+    const data = this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, checkedAddress(wallet)));
     return data === null ? 0n : tokenAmount(data);
   }
 
   async hasUsdcAccount(wallet: string): Promise<boolean> {
-    return this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, address(wallet))) !== null;
+    return this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, checkedAddress(wallet))) !== null;
   }
 
   async hasActivity(wallet: string): Promise<boolean> {
-    const account = await usdcTokenAccount(this.usdcMint, address(wallet));
+    const account = await usdcTokenAccount(this.usdcMint, checkedAddress(wallet));
     return this.ledger.dataOf(account) !== null || [wallet, account].some((key) => this.ledger.signaturesFor(key, { limit: 1 }).length > 0);
   }
 
@@ -144,7 +145,7 @@ export class SimChain implements Chain {
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
     await this.prepareFeePayer(request.feePayer);
     return signedUsdcTransfer(
-      { ...request, mint: this.usdcMint, from: address(request.from), to: address(request.to), feePayer: address(request.feePayer) },
+      { ...request, mint: this.usdcMint, from: checkedAddress(request.from), to: checkedAddress(request.to), feePayer: checkedAddress(request.feePayer) },
       this.ledger.latestBlockhash(),
       (wallet) => this.vault.signBytes(wallet),
     );

@@ -1,10 +1,10 @@
+import bs58 from 'bs58';
 import {
   appendTransactionMessageInstructions,
   blockhash as toBlockhash,
   compileTransactionMessage,
   createNoopSigner,
   createTransactionMessage,
-  getBase58Decoder,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -49,7 +49,8 @@ const TEMPLATE_LIMIT = 10_000;
 const templates = new Map<string, TransferTemplate>();
 const PLACEHOLDER_BLOCKHASH = toBlockhash('11111111111111111111111111111111');
 const utf8 = new TextEncoder();
-const signatureText = getBase58Decoder();
+/** A signature's base58 text (bs58's byte loop: several times kit's big-integer conversion). */
+const signatureText = { decode: (bytes: Uint8Array) => bs58.encode(bytes) };
 
 function shortVec(value: number): number[] {
   const bytes: number[] = [];

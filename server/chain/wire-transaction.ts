@@ -1,4 +1,5 @@
-import { getBase58Decoder, type Address } from '@solana/kit';
+import bs58 from 'bs58';
+import type { Address } from '@solana/kit';
 import { addressFromBytes } from './address-memo.js';
 
 /**
@@ -21,9 +22,39 @@ export interface WireTransaction {
   /** How many of the first account keys sign it. */
   signerCount: number;
   blockhash: string;
+  /** The signatures' bytes (views into `bytes`), in the order of the signing account keys. */
+  signatures: Uint8Array[];
+  /** Where its instructions begin (read by instructionsOf, only where they are wanted). */
+  instructionsAt: number;
 }
 
-const signatureText = getBase58Decoder();
+/** An instruction: the program's and accounts' indices into accountKeys, and its data (a view into the bytes). */
+export interface WireInstruction {
+  program: number;
+  accounts: number[];
+  data: Uint8Array;
+}
+
+/** A transaction's instructions, read from its bytes (throws where they end early). */
+export function instructionsOf(transaction: WireTransaction): WireInstruction[] {
+  const { bytes } = transaction;
+  const instructions: WireInstruction[] = [];
+  const [count, first] = readShortVec(bytes, transaction.instructionsAt);
+  let next = first;
+  for (let i = 0; i < count; i++) {
+    const program = bytes[next];
+    if (program === undefined) throw new Error('the transaction ends inside an instruction');
+    const [accountCount, accountsAt] = readShortVec(bytes, next + 1);
+    const [dataLength, dataAt] = readShortVec(bytes, accountsAt + accountCount);
+    if (dataAt + dataLength > bytes.length) throw new Error('the transaction ends inside an instruction');
+    instructions.push({ program, accounts: [...bytes.subarray(accountsAt, accountsAt + accountCount)], data: bytes.subarray(dataAt, dataAt + dataLength) });
+    next = dataAt + dataLength;
+  }
+  return instructions;
+}
+
+/** A signature's base58 text (bs58's byte loop: several times kit's big-integer conversion, read per transaction). */
+const signatureText = { decode: (bytes: Uint8Array) => bs58.encode(bytes) };
 
 /** Reads a compact-u16 (Solana's "shortvec") at `offset`: its value and the offset after it. */
 function readShortVec(bytes: Uint8Array, offset: number): [number, number] {
@@ -61,6 +92,8 @@ export function readWireTransaction(bytes: Uint8Array): WireTransaction {
   return {
     bytes,
     signature: signatureText.decode(first),
+    signatures: Array.from({ length: signatureCount }, (_, i) => bytes.subarray(signaturesAt + 64 * i, signaturesAt + 64 * (i + 1))),
+    instructionsAt: at + 32,
     signatureCount,
     version,
     accountKeys: accountKeyBytes.map(addressFromBytes),

@@ -10,7 +10,7 @@ import { getAgentOrThrow, stoppedRefusal } from './agent-lookup.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './payment-refusals.js';
 import { hashRequest } from './ids.js';
 import { formatUsdc } from './money.js';
-import { getBase58Decoder } from '@solana/kit';
+import bs58 from 'bs58';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, PaymentRecord, Policy, ServiceRecord } from './ports/store.js';
@@ -34,7 +34,7 @@ export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, 
     memo: payment.memo,
   };
   // Ed25519 is deterministic: a replayed payment gets the very same receipt.
-  const proof = getBase58Decoder().decode(await ctx.vault.signMessage(agent.walletAddress, receiptProofMessage(claims)));
+  const proof = bs58.encode(await ctx.vault.signMessage(agent.walletAddress, receiptProofMessage(claims)));
   const receipt = { ...claims, proof };
   return {
     paymentId: payment.id,

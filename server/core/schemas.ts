@@ -3,7 +3,7 @@
  * these. The stable error code of a failed check comes from the field it failed on (FIELD_CODES).
  */
 import { z } from 'zod';
-import { isAddress } from '@solana/kit';
+import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './budget-windows.js';
 
@@ -31,7 +31,11 @@ export const amountSchema = z.string({ error: AMOUNT_TYPE_RULE }).refine(
 );
 
 /** A Solana address that really decodes to 32 bytes (the pattern alone lets 33-byte strings through). */
-export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && isAddress(text);
+/**
+ * A Solana address: base58 text of 32 bytes. Read on every request (the owner, recipients), so with
+ * bs58's byte loop rather than a big-integer conversion (several times faster; the same answer).
+ */
+export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && bs58.decodeUnsafe(text)?.length === 32;
 
 export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
 
