@@ -1,11 +1,5 @@
-import {
-  address,
-  createSolanaRpc,
-  getBase58Decoder,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-} from '@solana/kit';
+import bs58 from 'bs58';
+import { address, createSolanaRpc } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from '@solana-program/token';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { parsePaymentRequired } from '@x402/core/schemas';
@@ -16,6 +10,8 @@ import { CofferError } from '../core/errors.js';
 import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
+import { templatedExactScheme } from './exact-template.js';
+import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/wire-transaction.js';
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Lighthouse assertions, which some wallets append; they move nothing. */
@@ -40,7 +36,7 @@ async function readChain<T>(read: () => Promise<T>): Promise<T> {
  * `extra.recentBlockhash` (which the package honours), while the payload's `accepted` stays the
  * seller's own requirements (x402Client builds it from what it selected, not from what the scheme saw).
  */
-function withBlockhash(scheme: ExactSvmScheme, lifetime: Lifetime): SchemeNetworkClient {
+function withBlockhash(scheme: SchemeNetworkClient, lifetime: Lifetime): SchemeNetworkClient {
   return {
     scheme: scheme.scheme,
     createPaymentPayload: (version, requirements) =>
@@ -71,12 +67,13 @@ export function createX402Buyer(options: {
   const rpc = createSolanaRpc(options.rpcUrl);
   // One pair of the package's schemes per wallet, kept: each remembers the mint it read (its decimals
   // and token program), so a payment asks the cluster for no more than its blockhash.
-  const schemes = new Map<string, Promise<{ v2: ExactSvmScheme; v1: ExactSvmSchemeV1 }>>();
+  // The v2 scheme assembles each purchase from a template the package compiled (see exact-template.ts).
+  const schemes = new Map<string, Promise<{ v2: SchemeNetworkClient; v1: ExactSvmSchemeV1 }>>();
   const schemesOf = (payer: string) => {
     let kept = schemes.get(payer);
     if (kept === undefined) {
       kept = options.vault.signer(payer).then((signer) => ({
-        v2: new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }),
+        v2: templatedExactScheme(new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }), payer, () => options.vault.signBytes(payer)),
         v1: new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }),
       }));
       schemes.set(payer, kept);
@@ -198,25 +195,31 @@ const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
  * payer's USDC account to the recipient's, and otherwise only compute-budget, memo and assertion
  * instructions. Returns the payer's signature and the blockhash it was signed with.
  */
-async function checkSignedTransaction(
+export async function checkSignedTransaction(
   wire: string,
   requirement: X402Requirement,
   payer: string,
 ): Promise<{ payerSignature: string; blockhash: string }> {
   const refuse = (why: string) =>
     new CofferError('internal', `the x402 transaction was not what the offer asked (${why}); it was not handed out`);
-  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
-  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-  if (!('instructions' in message)) throw refuse('an unknown message version');
-  const keys = message.staticAccounts.map(String);
+  let transaction: WireTransaction;
+  let instructions: WireInstruction[];
+  try {
+    transaction = readWireTransaction(Buffer.from(wire, 'base64'));
+    instructions = instructionsOf(transaction);
+  } catch (error) {
+    throw refuse((error as Error).message);
+  }
+  if (transaction.version !== 0 && transaction.version !== 'legacy') throw refuse('an unknown message version');
+  const keys = transaction.accountKeys.map(String);
   if (keys[0] !== requirement.feePayer || keys[0] === payer) throw refuse('the fee payer');
   const source = await usdcTokenAccount(address(requirement.asset), address(payer));
   const destination = await usdcTokenAccount(address(requirement.asset), address(requirement.payTo));
   let transfers = 0;
-  for (const instruction of message.instructions) {
-    const program = keys[instruction.programAddressIndex];
-    const accounts = (instruction.accountIndices ?? []).map((index) => keys[index]);
-    const data = new Uint8Array(instruction.data ?? []);
+  for (const instruction of instructions) {
+    const program = keys[instruction.program];
+    const accounts = instruction.accounts.map((index) => keys[index]);
+    const { data } = instruction;
     if (program === COMPUTE_BUDGET_PROGRAM || program === MEMO_PROGRAM_ADDRESS || program === LIGHTHOUSE_PROGRAM) continue;
     if (program !== TOKEN_PROGRAM_ADDRESS || data[0] !== TRANSFER_CHECKED_DISCRIMINATOR || data.length < 10)
       throw refuse(`an instruction of ${program}`);
@@ -226,7 +229,8 @@ async function checkSignedTransaction(
     if (readU64(data, 1) !== requirement.amount) throw refuse('the amount');
   }
   if (transfers !== 1) throw refuse(`${transfers} transfers`);
-  const signature = transaction.signatures[address(payer)];
-  if (!signature) throw refuse('no signature of the payer');
-  return { payerSignature: getBase58Decoder().decode(signature), blockhash: message.lifetimeToken };
+  const signer = keys.indexOf(payer);
+  const signature = signer >= 0 && signer < transaction.signerCount ? transaction.signatures[signer] : undefined;
+  if (signature === undefined || signature.every((byte) => byte === 0)) throw refuse('no signature of the payer');
+  return { payerSignature: bs58.encode(signature), blockhash: transaction.blockhash };
 }
