@@ -160,7 +160,8 @@ export async function movePayment(
     key: payment.approved === true ? null : payment.key,
     sentBy: payment.sentBy,
     sign: async () => {
-      const [read, signed] = await Promise.all([ctx.chain.usdcBalance(agent.walletAddress), sign()]);
+      // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
+      const [signed, read] = await Promise.all([sign(), ctx.chain.usdcBalance(agent.walletAddress)]);
       balance = read;
       return signed;
     },

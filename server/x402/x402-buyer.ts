@@ -108,10 +108,14 @@ export function createX402Buyer(options: {
       const accepts: PaymentRequirements[] = required.accepts;
       const chosen = accepts.find((entry) => sameRequirement(toRequirement(entry), requirement));
       if (chosen === undefined) throw new Error('the requirement to sign is not one of the offer');
-      const schemes = await schemesOf(payer);
       // v2: Coffer reads the blockhash itself, so it knows exactly the last height the transaction can
       // land at; the package signs with it (its `extra.recentBlockhash`), the seller's terms untouched.
-      const lifetime = required.x402Version === 1 ? null : await readChain(() => options.latestBlockhash());
+      // Asked first thing: it is the one read of the cluster a purchase waits for.
+      const reading = required.x402Version === 1 ? null : readChain(() => options.latestBlockhash());
+      // Awaited below; handled now too, so a failure while the schemes load is no unhandled rejection.
+      reading?.catch(() => undefined);
+      const schemes = await schemesOf(payer);
+      const lifetime = reading === null ? null : await reading;
       const v2 = lifetime === null ? schemes.v2 : withBlockhash(schemes.v2, lifetime);
       // Coffer's policy decides what may be paid; the package's own spend controls would only
       // second-guess it (and know nothing of the registry or the budget).
