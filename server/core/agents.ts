@@ -391,7 +391,7 @@ function refuseMovesIn(moving: boolean, agentId: string): void {
   }
 }
 
-const ROWS_PER_TURN = 100;
+const ROWS_PER_TURN = 50;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
 export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, owner: string) {
@@ -422,7 +422,8 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
   // page at most, never for its whole length.
   const rows: ReturnType<typeof row>[] = [];
   for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    // Listing the agents is a turn of its own, and so is each page.
+    await new Promise((resolve) => setImmediate(resolve));
     const page = agents.slice(start, start + ROWS_PER_TURN);
     const ids = page.map((agent) => agent.agentId);
     const read = {

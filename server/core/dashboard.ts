@@ -15,6 +15,8 @@ type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & R
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
   requireOwner(principal);
   const { rows, spent24h } = await agentRows(ctx, principal.owner);
+  // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
+  await new Promise((resolve) => setImmediate(resolve));
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
   const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));

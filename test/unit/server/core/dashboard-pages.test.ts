@@ -24,25 +24,31 @@ describe.each(STORES)('on the %s ledger', (store) => {
     const reads: { what: string; agents: number }[] = [];
     const spendTotals = core.store.spendTotals.bind(core.store);
     const listPolicies = core.store.listPolicies.bind(core.store);
-    core.store.spendTotals = (owner, since, agentIds) => {
-      reads.push({ what: 'spend', agents: agentIds?.length ?? AGENTS });
-      return spendTotals(owner, since, agentIds);
-    };
     core.store.listPolicies = (owner, agentIds) => {
       reads.push({ what: 'policies', agents: agentIds?.length ?? AGENTS });
       return listPolicies(owner, agentIds);
     };
 
-    const overview = engine.dashboard(asOwner);
-    const paid = core.paid('payer', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
+    // The payment is asked once the overview has read its first page.
+    let paid: Promise<unknown> | null = null;
     let readsWhenPaid = -1;
+    const firstPageRead = new Promise<void>((resolve) => {
+      core.store.spendTotals = (owner, since, agentIds) => {
+        reads.push({ what: 'spend', agents: agentIds?.length ?? AGENTS });
+        resolve();
+        return spendTotals(owner, since, agentIds);
+      };
+    });
+    const overview = engine.dashboard(asOwner);
+    await firstPageRead;
+    paid = core.paid('payer', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
     void paid.then(() => (readsWhenPaid = reads.filter((read) => read.what === 'spend').length));
     const board = await overview;
     expect(await paid).toMatchObject({ status: 'confirmed' });
 
     const spendReads = reads.filter((read) => read.what === 'spend');
     expect(spendReads.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...reads.map((read) => read.agents))).toBeLessThanOrEqual(100);
+    expect(Math.max(...reads.map((read) => read.agents))).toBeLessThanOrEqual(50);
     expect(readsWhenPaid).toBeGreaterThan(0);
     expect(readsWhenPaid).toBeLessThan(spendReads.length);
     // Every agent has its row, once.
