@@ -30,7 +30,6 @@ describe.each(STORES)('on the %s ledger', (store) => {
     };
 
     // The payment is asked once the overview has read its first page.
-    let paid: Promise<unknown> | null = null;
     let readsWhenPaid = -1;
     const firstPageRead = new Promise<void>((resolve) => {
       core.store.spendTotals = (owner, since, agentIds) => {
@@ -41,7 +40,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
     });
     const overview = engine.dashboard(asOwner);
     await firstPageRead;
-    paid = core.paid('payer', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
+    const paid = core.paid('payer', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
     void paid.then(() => (readsWhenPaid = reads.filter((read) => read.what === 'spend').length));
     const board = await overview;
     expect(await paid).toMatchObject({ status: 'confirmed' });
