@@ -51,13 +51,14 @@ test('an x402 payment shows on the agent page and in the activity, with the URL 
     }).then((r) => r.json())) as { apiKey: string };
   const agent = await call('/v1/agents/deploy', { agentId: 'x402-bot', dailyBudget: '1.00', maxPerPayment: '0.10' });
   await call('/v1/agents/x402-bot/allocate', { amount: '1.00' });
-  const { response, payment } = await payingFetch(
+  const { response, settlement } = await payingFetch(
     seller.url,
     {},
     { agent: { cofferUrl: serve.url, owner, agentId: 'x402-bot', apiKey: agent.apiKey } },
   );
   expect(response.status).toBe(200);
-  expect(payment?.status).toBe('confirmed');
+  // Coffer's word once the seller's settlement reached it (the answer did not wait for it).
+  expect((await settlement)?.status).toBe('confirmed');
 
   await page.goto(serve.loginUrl);
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
