@@ -145,7 +145,13 @@ export class SimChain implements Chain {
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
     await this.prepareFeePayer(request.feePayer);
     return signedUsdcTransfer(
-      { ...request, mint: this.usdcMint, from: checkedAddress(request.from), to: checkedAddress(request.to), feePayer: checkedAddress(request.feePayer) },
+      {
+        ...request,
+        mint: this.usdcMint,
+        from: checkedAddress(request.from),
+        to: checkedAddress(request.to),
+        feePayer: checkedAddress(request.feePayer),
+      },
       this.ledger.latestBlockhash(),
       (wallet) => this.vault.signBytes(wallet),
     );

@@ -47,7 +47,11 @@ export function instructionsOf(transaction: WireTransaction): WireInstruction[] 
     const [accountCount, accountsAt] = readShortVec(bytes, next + 1);
     const [dataLength, dataAt] = readShortVec(bytes, accountsAt + accountCount);
     if (dataAt + dataLength > bytes.length) throw new Error('the transaction ends inside an instruction');
-    instructions.push({ program, accounts: [...bytes.subarray(accountsAt, accountsAt + accountCount)], data: bytes.subarray(dataAt, dataAt + dataLength) });
+    instructions.push({
+      program,
+      accounts: [...bytes.subarray(accountsAt, accountsAt + accountCount)],
+      data: bytes.subarray(dataAt, dataAt + dataLength),
+    });
     next = dataAt + dataLength;
   }
   return instructions;

@@ -129,7 +129,9 @@ export const fetchPaidOutput = z.looseObject({
       amount: usdc('paid'),
       status: z
         .string()
-        .describe('confirmed; or pending for an x402 payment the seller settled and Coffer confirms just after (it was paid: never pay again)'),
+        .describe(
+          'confirmed; or pending for an x402 payment the seller settled and Coffer confirms just after (it was paid: never pay again)',
+        ),
       header: z.looseObject({ name: z.string(), value: z.string() }),
     })
     .nullable()

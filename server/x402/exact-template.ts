@@ -62,7 +62,9 @@ async function compileTemplate(scheme: ExactSvmScheme, requirements: PaymentRequ
   });
   const wire = (placeholder.payload as { transaction?: unknown }).transaction;
   if (typeof wire !== 'string') return null;
-  const message = getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(getBase64Encoder().encode(wire)).messageBytes);
+  const message = getCompiledTransactionMessageDecoder().decode(
+    getTransactionDecoder().decode(getBase64Encoder().encode(wire)).messageBytes,
+  );
   if (message.version !== 0 || !('instructions' in message) || message.addressTableLookups?.length) return null;
   const keys = message.staticAccounts.map(String);
   const payerIndex = keys.indexOf(payer);
@@ -72,7 +74,11 @@ async function compileTemplate(scheme: ExactSvmScheme, requirements: PaymentRequ
     const program = keys[instruction.programAddressIndex];
     const data = new Uint8Array(instruction.data ?? []);
     const slot =
-      program === MEMO_PROGRAM_ADDRESS ? 'memo' : data[0] === TRANSFER_CHECKED && data.length === 10 && program !== undefined ? 'amount' : 'fixed';
+      program === MEMO_PROGRAM_ADDRESS
+        ? 'memo'
+        : data[0] === TRANSFER_CHECKED && data.length === 10 && program !== undefined
+          ? 'amount'
+          : 'fixed';
     instructions.push({ program: instruction.programAddressIndex, accounts: new Uint8Array(instruction.accountIndices ?? []), data, slot });
   }
   // One transfer and one memo, the memo last (its bytes may change the length of what follows it).
@@ -127,7 +133,13 @@ export function templatedExactScheme(scheme: ExactSvmScheme, payer: string, sign
       const feePayer = requirements.extra?.feePayer;
       const sellerMemo = requirements.extra?.memo;
       const memoTooLong = typeof sellerMemo === 'string' && utf8.encode(sellerMemo).length > MAX_MEMO_BYTES;
-      if (version !== 2 || typeof blockhash !== 'string' || typeof feePayer !== 'string' || !/^\d{1,20}$/.test(requirements.amount) || memoTooLong) {
+      if (
+        version !== 2 ||
+        typeof blockhash !== 'string' ||
+        typeof feePayer !== 'string' ||
+        !/^\d{1,20}$/.test(requirements.amount) ||
+        memoTooLong
+      ) {
         return scheme.createPaymentPayload(version, requirements);
       }
       const key = `${requirements.network}|${requirements.asset}|${requirements.payTo}|${feePayer}`;

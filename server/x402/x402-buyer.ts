@@ -42,7 +42,11 @@ function withBlockhash(scheme: SchemeNetworkClient, lifetime: Lifetime): SchemeN
     createPaymentPayload: (version, requirements) =>
       scheme.createPaymentPayload(version, {
         ...requirements,
-        extra: { ...requirements.extra, recentBlockhash: lifetime.blockhash, lastValidBlockHeight: lifetime.lastValidBlockHeight.toString() },
+        extra: {
+          ...requirements.extra,
+          recentBlockhash: lifetime.blockhash,
+          lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(),
+        },
       }),
   };
 }

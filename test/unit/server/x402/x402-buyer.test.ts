@@ -32,10 +32,24 @@ describe('checkSignedTransaction', async () => {
   const [payer, seller, feePayer, mintSigner] = await Promise.all([1, 2, 3, 4].map(() => generateKeyPairSigner()));
   const mint = mintSigner!.address;
   const ata = async (owner: Address) => (await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
-  const requirement = { scheme: 'exact', network: 'solana-devnet', amount: 10_000n, asset: mint, payTo: seller!.address, feePayer: feePayer!.address };
+  const requirement = {
+    scheme: 'exact',
+    network: 'solana-devnet',
+    amount: 10_000n,
+    asset: mint,
+    payTo: seller!.address,
+    feePayer: feePayer!.address,
+  };
   const blockhash = getBase58Decoder().decode(randomBytes(32));
   const transfer = async (amount = 10_000n, to = seller!.address, authority: KeyPairSigner = payer!) =>
-    getTransferCheckedInstruction({ source: await ata(authority.address), mint, destination: await ata(to), authority, amount, decimals: 6 });
+    getTransferCheckedInstruction({
+      source: await ata(authority.address),
+      mint,
+      destination: await ata(to),
+      authority,
+      amount,
+      decimals: 6,
+    });
   const signed = async (instructions: Instruction[], fee: Address = feePayer!.address) =>
     getBase64EncodedWireTransaction(
       await partiallySignTransactionMessageWithSigners(
@@ -49,7 +63,10 @@ describe('checkSignedTransaction', async () => {
     );
   const memo = getAddMemoInstruction({ memo: 'nonce' }, { programAddress: MEMO_PROGRAM_ADDRESS });
   // SetComputeUnitLimit(20,000), as the exact scheme puts first.
-  const budget: Instruction = { programAddress: address('ComputeBudget111111111111111111111111111111'), data: new Uint8Array([2, 0x20, 0x4e, 0, 0]) };
+  const budget: Instruction = {
+    programAddress: address('ComputeBudget111111111111111111111111111111'),
+    data: new Uint8Array([2, 0x20, 0x4e, 0, 0]),
+  };
 
   it("passes the offer's transaction and answers the payer's signature and the blockhash", async () => {
     const wire = await signed([budget, await transfer(), memo]);
@@ -74,7 +91,7 @@ describe('checkSignedTransaction', async () => {
     await expect(checkSignedTransaction(await make(), requirement, payer!.address)).rejects.toThrow(why);
   });
 
-  it("refuses a transaction the payer has not signed", async () => {
+  it('refuses a transaction the payer has not signed', async () => {
     const unsigned = await signed([budget, await transfer(10_000n, seller!.address, createNoopSigner(payer!.address) as never), memo]);
     await expect(checkSignedTransaction(unsigned, requirement, payer!.address)).rejects.toThrow(/no signature of the payer/);
   });
