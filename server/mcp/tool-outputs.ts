@@ -132,7 +132,6 @@ export const fetchPaidOutput = z.looseObject({
         .describe(
           'confirmed; or pending for an x402 payment the seller settled and Coffer confirms just after (it was paid: never pay again)',
         ),
-      header: z.looseObject({ name: z.string(), value: z.string() }),
     })
     .nullable()
     .describe('the payment made for this call, or null when none was asked'),

@@ -313,7 +313,18 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             status: response.status,
             contentType: response.headers.get('content-type'),
             body: text.length > 100_000 ? `${text.slice(0, 100_000)}… (truncated)` : text,
-            payment,
+            // What was paid, without the spent credential (its header): a model has no use for it, and
+            // it would weigh on every answer.
+            payment:
+              payment === null
+                ? null
+                : {
+                    protocol: payment.protocol,
+                    paymentId: payment.paymentId,
+                    amount: payment.amount,
+                    status: payment.status,
+                    txSignature: payment.txSignature,
+                  },
           };
         } catch (error) {
           // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.

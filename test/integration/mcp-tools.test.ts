@@ -150,8 +150,11 @@ describe('coffer mcp: every tool through the stdio transport', () => {
       protocol: 'coffer',
       amount: '0.01',
       status: 'confirmed',
-      header: { name: 'X-Payment', value: expect.stringMatching(/^v1\./) },
+      txSignature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
     });
+    // The spent credential stays out of what the model reads.
+    expect(result.payment).not.toHaveProperty('header');
+    expect(JSON.stringify(result)).not.toMatch(/v1\.eyJ/);
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
