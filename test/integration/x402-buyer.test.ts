@@ -578,6 +578,28 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toMatch(/max_per_payment_exceeded/);
       expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+      // A seller whose facilitator refuses the payment: nothing reached the chain, and it is not said to be made.
+      await t.api('POST', t.withOwner('/v1/agents/x-cli/policy'), { body: { maxPerPayment: '1' } });
+      const refusing = await startV2Seller(
+        {
+          ...facilitator,
+          client: {
+            ...facilitator.client,
+            verify: async () => ({ isValid: false, invalidReason: 'invalid_exact_svm_payload_transaction_simulation_failed', payer: '' }),
+          },
+        },
+        { payTo: sellerWallet, price: '$0.01' },
+      );
+      try {
+        const unsettled = await cli(['fetch', refusing.url, '--config', config]);
+        expect(unsettled.code).toBe(1);
+        expect(unsettled.stderr).toMatch(/paid_call_failed/);
+        expect(unsettled.stderr).toMatch(/The seller did not settle the payment pay_\w+ \(0\.01 USDC\): Coffer holds its budget/);
+        expect(unsettled.stderr).not.toMatch(/was made/);
+        expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+      } finally {
+        await refusing.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

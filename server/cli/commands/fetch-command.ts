@@ -1,5 +1,5 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
 import { heldWords } from './agent-commands.js';
 
 type Out = NodeJS.WritableStream;
@@ -55,7 +55,19 @@ export async function fetchCommand(
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;
     err.write(`coffer: ${error.message} (${error.details.cofferCode ?? error.code})\n`);
-    if (paid) err.write(`The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.\n`);
+    if (paid) err.write(`${afterFailedCall(paid)}\n`);
     return 1;
   }
+}
+
+/**
+ * What became of the payment of a paid call that failed. A Coffer receipt was paid on chain. An x402
+ * payment the seller did not settle may never have reached the chain: it is not said to be made, but
+ * held until its transaction can no longer land.
+ */
+function afterFailedCall(paid: PaymentMade): string {
+  if (paid.protocol === 'x402' && paid.status === 'pending') {
+    return `The seller did not settle the payment ${paid.paymentId} (${paid.amount} USDC): Coffer holds its budget until its transaction lands or can no longer land (about a minute), and frees it if it never landed.`;
+  }
+  return `The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.`;
 }
