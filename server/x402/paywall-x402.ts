@@ -47,6 +47,9 @@ export type X402Refusal = { ok: false; code: X402RefusalCode; reason: string };
 export type X402RefusalCode =
   'invalid_payment' | 'unknown_nonce' | 'wrong_resource' | 'receipt_expired' | 'receipt_already_used' | 'payment_rejected';
 
+/** How long the facilitator's fee payer is kept before it is asked again (the official v1 middleware asks each time). */
+const FEE_PAYER_KEPT_MS = 60_000;
+
 /**
  * The x402 face of a Coffer paywall (devnet and mainnet): its 402 offers the route in x402 v1 (an
  * `accepts` list in the body) and v2 (a `PAYMENT-REQUIRED` header, the paywall's nonce as
@@ -68,12 +71,18 @@ export function createPaywallX402(options: {
   const names = x402Networks(options.network);
   if (names === null) throw new Error(`x402 pays on devnet or mainnet; this paywall reads ${options.network}`);
   let feePayer: Promise<string | null> | null = null;
+  let askedAt = 0;
   /**
-   * The facilitator's fee payer for this network, asked once; a failure (no answer, or no fee payer
-   * for this network) is logged and asked again next time, never kept.
+   * The facilitator's fee payer for this network, kept a while: asked again after FEE_PAYER_KEPT_MS,
+   * and at once after the facilitator refused a payment (it may have restarted with another key, and
+   * every offer naming the old one would be refused). A failure (no answer, or no fee payer for this
+   * network) is logged and asked again next time, never kept.
    */
   const feePayerOf = (): Promise<string | null> => {
+    const now = Date.now();
+    if (now - askedAt > FEE_PAYER_KEPT_MS) feePayer = null;
     feePayer ??= (async () => {
+      askedAt = now;
       try {
         const supported = await options.facilitator.getSupported();
         const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === names.v2);
@@ -183,6 +192,7 @@ export function createPaywallX402(options: {
         nonceExpiresAt = reading.terms.expiresAt;
       }
       const verified = await options.facilitator.verify(payload, requirements as PaymentRequirements);
+      if (!verified.isValid) feePayer = null;
       if (!verified.isValid)
         return refuse(
           'payment_rejected',
@@ -197,6 +207,7 @@ export function createPaywallX402(options: {
       let settled = await settle();
       if (pending(settled)) settled = await settle();
       if (pending(settled)) throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
+      if (!settled.success) feePayer = null;
       if (!settled.success)
         return refuse(
           'payment_rejected',

@@ -319,6 +319,53 @@ describe("x402 clients pay Coffer's paywall", () => {
     }
   });
 
+  it('a facilitator restarted with another fee payer is followed without restarting the paywall', async () => {
+    // The facilitator behind the paywall, replaced by one with a new key as a restart would.
+    const first = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
+    const newKey = await generateKeyPairSigner();
+    cluster.airdrop(newKey.address);
+    const restarted = inProcessFacilitator({ feePayer: newKey, rpcUrl: cluster.url, network: 'devnet' });
+    let current = first;
+    const facilitator: typeof first = {
+      verify: (payload, requirements) => current.verify(payload, requirements),
+      settle: (payload, requirements) => current.settle(payload, requirements),
+      getSupported: () => current.getSupported(),
+    };
+    const app = express();
+    const paywall = createPaywall({
+      recipient: seller,
+      lookup,
+      store: openPaywallStore(':memory:'),
+      x402: { facilitator },
+      log: () => undefined,
+    });
+    app.get('/data', paywall.require({ price: '0.01', description: 'Restarting' }), (_req, res) => res.json({ ok: true }));
+    const server = await listen(app);
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('1'));
+    const paidFetch = wrapFetchWithPayment(
+      fetch,
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
+    const feePayerOffered = async () => {
+      const offer = await fetch(`${server.url}/data`);
+      return JSON.parse(Buffer.from(offer.headers.get('payment-required')!, 'base64').toString()).accepts[0].extra.feePayer;
+    };
+    try {
+      expect((await paidFetch(`${server.url}/data`)).status).toBe(200);
+      expect(await feePayerOffered()).toBe(feePayer.address);
+      current = restarted;
+      // A payment made for the old fee payer is refused by the new facilitator; the paywall asks it
+      // again, and offers its new fee payer, with which the buyer pays.
+      expect((await paidFetch(`${server.url}/data`)).status).toBe(402);
+      expect(await feePayerOffered()).toBe(newKey.address);
+      expect((await paidFetch(`${server.url}/data`)).status).toBe(200);
+      expect(await usdc(buyer.address)).toBe(micro('0.98'));
+    } finally {
+      await close(server.server);
+    }
+  });
+
   it('x402 is offered on devnet and mainnet only', async () => {
     const local = await new TestCluster().start();
     try {
