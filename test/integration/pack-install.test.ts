@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/boot/package-files.js';
 
 /**
@@ -19,11 +20,19 @@ describe('npm pack, npm install -g, coffer', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const version = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
-  it('installs with only Node and runs from compiled JavaScript: --version, serve to health with its keys in the OS keychain, the dashboard, the MCP config naming the installed coffer', async () => {
+  /** The tarball, packed once for the tests below. */
+  let packedTarball: string | null = null;
+  const tarballOf = (): string => {
+    if (packedTarball !== null) return packedTarball;
     const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: packagePath(), encoding: 'utf8' });
     expect(packed.status, packed.stderr).toBe(0);
-    const tarball = join(work, `coffer-${version}.tgz`);
-    expect(existsSync(tarball)).toBe(true);
+    packedTarball = join(work, `coffer-${version}.tgz`);
+    expect(existsSync(packedTarball)).toBe(true);
+    return packedTarball;
+  };
+
+  it('installs with only Node and runs from compiled JavaScript: --version, serve to health with its keys in the OS keychain, the dashboard, the MCP config naming the installed coffer', async () => {
+    const tarball = tarballOf();
 
     const prefix = join(work, 'prefix');
     const installed = spawnSync('npm', ['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund'], {
@@ -80,6 +89,110 @@ describe('npm pack, npm install -g, coffer', () => {
       // Leave the test keyring as it was: only this install's entries, which name its wallets.
       for (const account of await stored())
         if (wallets.some((wallet) => account.endsWith(wallet))) await new AsyncEntry(KEYCHAIN_SERVICE, account).deletePassword();
+    }
+  }, 600_000);
+
+  it('coffer/client: a separate project installs the tarball and its code pays a paid API with payingFetch and reads Coffer with the /v1 client, typed', async () => {
+    // The agent's own project: plain ESM, Coffer installed from the tarball (its native modules are
+    // not built: the client imports none of them).
+    const project = join(work, 'my-agent');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
+    const installed = spawnSync('npm', ['install', tarballOf(), '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+    });
+    expect(installed.status, installed.stderr).toBe(0);
+
+    // A Coffer with an agent and its money, and the demo paid API beside it.
+    const dataDir = join(work, 'client-data');
+    const serve = await spawnServe(dataDir);
+    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const demoUrl = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', (line) => resolve(/(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1] ?? ''));
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+      });
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const post = (path: string, body: unknown) =>
+        json(
+          fetch(`${serve.url}${path}?owner=${owner}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        );
+      const deployed = await post('/v1/agents/deploy', { agentId: 'coder', dailyBudget: '1', maxPerPayment: '0.05' });
+      await post('/v1/agents/coder/allocate', { amount: '0.50' });
+      const broke = await post('/v1/agents/deploy', { agentId: 'broke', dailyBudget: '1', maxPerPayment: '0.05' });
+
+      // The README's example, as the agent's code: TypeScript, checked against the shipped types, then run.
+      const source = `import { payingFetch, keyClient, PaymentError, type PayingAgent } from 'coffer/client';
+
+const agent: PayingAgent = { cofferUrl: process.env.COFFER_URL!, owner: process.env.COFFER_OWNER!, agentId: 'coder', apiKey: process.env.COFFER_API_KEY! };
+const { response, payment } = await payingFetch(process.env.PAID_URL!, {}, { agent });
+const coffer = keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey });
+const { balance } = await coffer.balance('coder');
+const broke = { ...agent, agentId: 'broke', apiKey: process.env.BROKE_API_KEY! };
+const refused = await payingFetch(process.env.PAID_URL!, {}, { agent: broke }).catch((error: unknown) =>
+  error instanceof PaymentError ? \`\${error.code} \${error.details.cofferCode}\` : String(error),
+);
+console.log(JSON.stringify({ status: response.status, body: await response.json(), paid: payment?.amount, balance, refused }));
+`;
+      writeFileSync(join(project, 'agent.ts'), source);
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noEmit: true,
+            types: ['node'],
+            typeRoots: [packagePath('node_modules', '@types')],
+          },
+          files: ['agent.ts'],
+        }),
+      );
+      const checked = spawnSync(process.execPath, [packagePath('node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
+        encoding: 'utf8',
+      });
+      expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+      // Run as plain JavaScript: the same code with its types taken out.
+      writeFileSync(
+        join(project, 'agent.mjs'),
+        source
+          .replace(', type PayingAgent', '')
+          .replace('const agent: PayingAgent =', 'const agent =')
+          .replaceAll('!', '')
+          .replace('(error: unknown)', '(error)'),
+      );
+      const ran = spawnSync(process.execPath, ['agent.mjs'], {
+        cwd: project,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          COFFER_URL: serve.url,
+          COFFER_OWNER: owner,
+          COFFER_API_KEY: deployed.apiKey,
+          BROKE_API_KEY: broke.apiKey,
+          PAID_URL: `${demoUrl}/weather?city=Oslo`,
+        },
+      });
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(JSON.parse(ran.stdout)).toMatchObject({
+        status: 200,
+        body: { city: 'Oslo' },
+        paid: '0.01',
+        balance: '0.49',
+        refused: 'payment_refused insufficient_funds',
+      });
+    } finally {
+      demo.kill('SIGTERM');
+      serve.child.kill('SIGTERM');
+      await serve.exited;
     }
   }, 600_000);
 });

@@ -1,0 +1,11 @@
+/**
+ * `coffer/client`: what an agent's own code imports from an installed Coffer. `payingFetch` calls a
+ * URL and pays its 402 (Coffer's terms or an x402 offer) from the agent's wallet, within its policy;
+ * the /v1 client calls Coffer itself (balance, policy, spend history, approvals). Both speak to the
+ * agent's Coffer over HTTP with the agent's key: nothing here holds a wallet key.
+ */
+export { payingFetch, PaymentError } from '../x402/paying-fetch.js';
+export type { PaidResponse, PayingAgent, PayingFetchOptions, PaymentErrorCode, PaymentMade } from '../x402/paying-fetch.js';
+export { createCofferClient, keyClient, type CofferClient } from '../client/coffer-client.js';
+export { CofferApiError } from '../client/client-error.js';
+export type * as Wire from '../client/wire-types.js';
