@@ -11,7 +11,7 @@ import {
 } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenSize } from '@solana-program/token';
 import { addressFromBytes, addressToBytes } from './address-memo.js';
-import { readWireTransaction, type WireTransaction } from './wire-transaction.js';
+import { instructionsOf, readWireTransaction, type WireTransaction } from './wire-transaction.js';
 import type { Clock } from '../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './sim-transaction-errors.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from './rpc-shapes.js';
@@ -373,14 +373,20 @@ function persistedRow(key: string, account: NativeAccount | null): SimAccountRow
 }
 
 /**
- * The addresses a transaction is listed under: those it writes or that sign it. A cluster lists
- * read-only accounts too, but every payment names the mint and the programs read-only, and indexing
- * them grows an index entry per payment that no one asks for (each one a page written per commit).
- * Coffer reads history by wallet and token account, which a transfer writes or signs with.
+ * The addresses a transaction is listed under, as a cluster lists them: every account it names, the
+ * read-only ones too (an agent's wallet is read-only in the allocation that opens its USDC account),
+ * but not the programs its instructions call (every payment calls the token program: an index entry
+ * per payment that no one asks for). Transactions an earlier Coffer stored stay listed under the
+ * accounts they write or sign with only.
  */
 function listedUnder(transaction: WireTransaction): string[] {
-  const indices = new Set([...transaction.writable, ...Array.from({ length: transaction.signerCount }, (_, i) => i)]);
-  return [...indices].map((index) => transaction.accountKeys[index]!);
+  let programs: Set<number>;
+  try {
+    programs = new Set(instructionsOf(transaction).map((instruction) => instruction.program));
+  } catch {
+    programs = new Set(); // instructions that cannot be read: listed under every key it names
+  }
+  return transaction.accountKeys.filter((_, index) => !programs.has(index));
 }
 
 /** The native LiteSVM behind the wrapper; fails loudly at start if a new release moved it. */

@@ -32,12 +32,13 @@ export function createSimRpc(ledger: SimLedger) {
     getBlockHeight: { params: configOnly, run: () => ledger.blockHeight },
     getEpochInfo: {
       params: configOnly,
+      // Epochs of 432,000 slots, as on Solana's clusters: the slot's index within its own epoch.
       run: () => ({
         absoluteSlot: ledger.slot,
         blockHeight: ledger.blockHeight,
-        epoch: 0n,
-        slotIndex: ledger.slot,
-        slotsInEpoch: 432_000n,
+        epoch: ledger.slot / SLOTS_PER_EPOCH,
+        slotIndex: ledger.slot % SLOTS_PER_EPOCH,
+        slotsInEpoch: SLOTS_PER_EPOCH,
         transactionCount: null,
       }),
     },
@@ -216,6 +217,7 @@ export function createSimRpc(ledger: SimLedger) {
 export type SimRpc = ReturnType<typeof createSimRpc>;
 
 const API_VERSION = '2.2.0';
+const SLOTS_PER_EPOCH = 432_000n;
 
 /** A JSON-RPC error with Solana's codes (-32002 preflight failure, -32003 signature failure, ...). */
 export class RpcError extends Error {

@@ -74,7 +74,10 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const slot = await rpc.getSlot().send();
     const height = await rpc.getBlockHeight().send();
     const epoch = await rpc.getEpochInfo().send();
-    expect(epoch).toMatchObject({ absoluteSlot: slot, blockHeight: height, epoch: 0n });
+    expect(epoch).toMatchObject({ absoluteSlot: slot, blockHeight: height, slotsInEpoch: 432_000n });
+    // The slot's index within its epoch, as a cluster answers it (kit's clients compute with it).
+    expect(epoch.slotIndex).toBeLessThan(epoch.slotsInEpoch);
+    expect(epoch.epoch * epoch.slotsInEpoch + epoch.slotIndex).toBe(epoch.absoluteSlot);
     const { value: latest } = await rpc.getLatestBlockhash().send();
     expect(latest.lastValidBlockHeight).toBeGreaterThan(height);
     expect((await rpc.isBlockhashValid(latest.blockhash).send()).value).toBe(true);
@@ -334,15 +337,24 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect((await rpc.getSignaturesForAddress(token).send())[0]?.signature).toBe(paid.body.txSignature);
   });
 
-  it('lists a transfer under the accounts it writes or that sign it, not under the mint or the programs it only reads', async () => {
+  it('lists a transaction under every account it names, read-only ones too, not under the programs it calls', async () => {
     const agent = await fundedAgent(t, 'rpc-listed', '1.00');
+    // The allocation names the agent's wallet read-only (the owner of the USDC account it opens).
+    const wallet = address(agent.walletAddress);
+    const allocations = (await rpc.getSignaturesForAddress(wallet, { limit: 10 }).send()).map((entry) => entry.signature);
+    expect(allocations).toHaveLength(1);
+    expect((await rpc.getTransaction(allocations[0]!, { maxSupportedTransactionVersion: 0 }).send())?.meta?.postTokenBalances).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ owner: agent.walletAddress, uiTokenAmount: expect.objectContaining({ uiAmountString: '1' }) }),
+      ]),
+    );
     const paid = await pay(t, 'rpc-listed', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
     expect(paid.status).toBe(200);
     const latest = async (key: string) => (await rpc.getSignaturesForAddress(address(key), { limit: 1 }).send())[0]?.signature ?? null;
-    for (const key of [agent.walletAddress, t.owner, await usdcTokenAccount(mint, address(agent.walletAddress))]) {
+    for (const key of [agent.walletAddress, t.owner, await usdcTokenAccount(mint, wallet), mint]) {
       expect(await latest(key)).toBe(paid.body.txSignature);
     }
-    for (const key of [mint, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr']) {
+    for (const key of ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr']) {
       expect(await latest(key)).not.toBe(paid.body.txSignature);
     }
   });
