@@ -5,6 +5,8 @@ import { DashboardSessions } from '../http/sessions.js';
 import { createSqliteSignInStore } from '../store/sign-in-store.js';
 import type { OpenedCoffer } from './open-coffer.js';
 import { createSimRpc } from '../chain/sim-rpc.js';
+import { createSimRpcSubscriptions } from '../chain/sim-rpc-subscriptions.js';
+import { serveSimRpcSubscriptions } from '../http/sim-rpc-socket.js';
 import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 export interface RunningServer {
@@ -44,6 +46,8 @@ export async function startHttpServer(options: {
   const listening = await listenOnLoopback(app, options.port, { requestTimeoutMs: 120_000 });
   const { server } = listening;
   port = listening.port;
+  // The sim chain's RPC subscriptions, on WebSocket beside POST /rpc.
+  if (coffer.simLedger !== null) serveSimRpcSubscriptions(server, createSimRpcSubscriptions(coffer.simLedger), () => port);
   const url = `http://127.0.0.1:${port}`;
   coffer.setBaseUrl(url);
 

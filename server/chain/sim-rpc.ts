@@ -237,7 +237,7 @@ const requestSchema = z.object({
   params: z.array(z.unknown()).max(10).optional(),
 });
 
-const address = z.string().refine((text) => {
+export const address = z.string().refine((text) => {
   try {
     toAddress(text);
     return true;
@@ -248,14 +248,14 @@ const address = z.string().refine((text) => {
 const commitment = z.enum(['processed', 'confirmed', 'finalized']).optional();
 const noParams = z.array(z.unknown()).max(1);
 const configOnly = z.tuple([]).rest(z.object({ commitment, minContextSlot: z.number().optional() }).loose());
-const accountConfig = z
+export const accountConfig = z
   .object({
     encoding: z.enum(['base58', 'base64', 'base64+zstd', 'jsonParsed']).optional(),
     dataSlice: z.object({ offset: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
     commitment,
   })
   .loose();
-type AccountConfig = z.infer<typeof accountConfig>;
+export type AccountConfig = z.infer<typeof accountConfig>;
 const wireEncoding = z.enum(['base58', 'base64']).optional();
 const simulateConfig = z
   .object({ encoding: wireEncoding, sigVerify: z.boolean().optional(), replaceRecentBlockhash: z.boolean().optional(), commitment })
@@ -315,7 +315,7 @@ function preflightFailure(err: RpcTransactionError, logs: string[], unitsConsume
   });
 }
 
-function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | undefined) {
+export function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | undefined) {
   const account = ledger.account(key);
   if (!account.exists) return null;
   const encoding = config?.encoding ?? 'base58';
@@ -436,7 +436,7 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
 }
 
 /** JSON with u64 values (bigints) written as plain numbers, exactly, as a node writes them. */
-function toJson(value: unknown): string {
+export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000${v.toString()}\u0000` : v)).replace(
     /"\\u0000(-?\d+)\\u0000"/g,
     '$1',

@@ -9,16 +9,20 @@ import { sendError } from './errors.js';
  */
 export function localOnly(port: () => number): RequestHandler {
   return (req, res, next) => {
-    const p = port();
-    const hosts = [`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`];
-    const host = req.headers.host ?? '';
-    if (!hosts.includes(host.toLowerCase())) {
-      return sendError(res, new CofferError('bad_host', `requests must be addressed to ${hosts[0]}`));
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`)) {
-      return sendError(res, new CofferError('bad_origin', 'cross-origin requests are not allowed'));
-    }
+    const refusal = loopbackRefusal(req.headers, port());
+    if (refusal !== null) return sendError(res, refusal);
     next();
   };
+}
+
+/** Why a request (or a WebSocket upgrade) is refused by the guard above; null when it may go on. */
+export function loopbackRefusal(headers: { host?: string | undefined; origin?: string | undefined }, port: number): CofferError | null {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const host = headers.host ?? '';
+  if (!hosts.includes(host.toLowerCase())) return new CofferError('bad_host', `requests must be addressed to ${hosts[0]}`);
+  const { origin } = headers;
+  if (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`)) {
+    return new CofferError('bad_origin', 'cross-origin requests are not allowed');
+  }
+  return null;
 }

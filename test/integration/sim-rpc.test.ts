@@ -4,6 +4,7 @@ import {
   address,
   appendTransactionMessageInstructions,
   createSolanaRpc,
+  createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -11,6 +12,7 @@ import {
   isSolanaError,
   partiallySignTransactionMessageWithSigners,
   pipe,
+  sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayer,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -193,6 +195,68 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect((await rpc.getTokenAccountBalance(to).send()).value.amount).toBe('123456');
   });
 
+  it("speaks RPC subscriptions at ws://…/rpc: kit's sendAndConfirmTransactionFactory confirms a transfer, an account watcher sees it; a foreign Host is refused", async () => {
+    const rpcSubscriptions = createSolanaRpcSubscriptions(`${t.url.replace('http://', 'ws://')}/rpc`);
+    const outsider = (await generateKeyPairSigner()).address;
+    const from = await usdcTokenAccount(mint, address(t.owner));
+    const to = await usdcTokenAccount(mint, outsider);
+    // An account watcher on the owner's USDC account, opened before the transfer.
+    const watching = new AbortController();
+    const notifications = await rpcSubscriptions
+      .accountNotifications(from, { encoding: 'jsonParsed' })
+      .subscribe({ abortSignal: watching.signal });
+    const seen = (async () => {
+      for await (const notification of notifications) return notification;
+      return null;
+    })();
+    const transfer = await signed(treasury, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata: to, owner: outsider, mint }),
+      getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 4_321n, decimals: 6 }),
+    ]);
+    await sendAndConfirmTransactionFactory({ rpc: createSolanaRpc(`${t.url}/rpc`), rpcSubscriptions })(transfer as never, {
+      commitment: 'confirmed',
+    });
+    expect((await rpc.getTokenAccountBalance(to).send()).value.amount).toBe('4321');
+    const changed = (await seen) as any;
+    watching.abort();
+    expect(changed?.value?.data?.parsed?.info?.owner).toBe(t.owner);
+    // Slots are notified as transactions land.
+    const slots = new AbortController();
+    const slotStream = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: slots.signal });
+    const nextSlot = (async () => {
+      for await (const slot of slotStream) return slot;
+      return null;
+    })();
+    await rpc
+      .sendTransaction(
+        getBase64EncodedWireTransaction(
+          await signed(treasury, [
+            getTransferCheckedInstruction({ source: from, mint, destination: to, authority: treasury, amount: 1n, decimals: 6 }),
+          ]),
+        ),
+        { encoding: 'base64' },
+      )
+      .send();
+    expect((await nextSlot)?.slot).toBe(await rpc.getSlot().send());
+    slots.abort();
+    // The WebSocket stands behind the loopback guard, as POST /rpc does.
+    const refused = await new Promise<number>((resolve) => {
+      const upgrade = request(`${t.url}/rpc`, {
+        headers: {
+          host: 'evil.example',
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        },
+      });
+      upgrade.on('response', (response) => resolve(response.statusCode ?? 0));
+      upgrade.on('upgrade', () => resolve(101));
+      upgrade.end();
+    });
+    expect(refused).toBe(403);
+  });
+
   it('simulates a transaction whose fee payer has not signed yet only without sigVerify, and never sends it', async () => {
     const outsider = (await generateKeyPairSigner()).address;
     const from = await usdcTokenAccount(mint, address(t.owner));
@@ -343,7 +407,9 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const wallet = address(agent.walletAddress);
     const allocations = (await rpc.getSignaturesForAddress(wallet, { limit: 10 }).send()).map((entry) => entry.signature);
     expect(allocations).toHaveLength(1);
-    expect((await rpc.getTransaction(allocations[0]!, { maxSupportedTransactionVersion: 0 }).send())?.meta?.postTokenBalances).toEqual(
+    expect(
+      (await rpc.getTransaction(allocations[0]!, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send())?.meta?.postTokenBalances,
+    ).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ owner: agent.walletAddress, uiTokenAmount: expect.objectContaining({ uiAmountString: '1' }) }),
       ]),
