@@ -65,6 +65,8 @@ export interface SimChainStore {
   hasTransaction(signature: string): boolean;
   /** The persisted data of the accounts that exist among these, by address. */
   accountsData(addresses: string[]): Map<string, Uint8Array>;
+  /** The addresses and data of the accounts a program owns (getProgramAccounts, getTokenAccountsByOwner). */
+  accountsOwnedBy(program: string): { address: string; data: Uint8Array }[];
   /**
    * Transactions that touched an address, newest first: before `before` (exclusive), down to `until`
    * (exclusive), at most `limit`.
@@ -178,6 +180,11 @@ export class SimLedger {
 
   account(key: string) {
     return this.svm.getAccount(address(key));
+  }
+
+  /** The accounts a program owns, with their data, as persisted (what LiteSVM holds: every change is written in the same step). */
+  accountsOwnedBy(program: string): { address: string; data: Uint8Array }[] {
+    return this.store.accountsOwnedBy(program);
   }
 
   /** Gives a wallet SOL for fees (test SOL: the embedded chain's own) and persists it. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   address as toAddress,
   getBase58Decoder,
+  getAddressEncoder,
   getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -101,6 +102,54 @@ export function createSimRpc(ledger: SimLedger) {
         }
         const token = getTokenDecoder().decode(account.data);
         return withContext(uiTokenAmount(token.amount, ledger.decimalsOf(token.mint)));
+      },
+    },
+    getTokenSupply: {
+      params: z.tuple([address]).rest(z.unknown()),
+      run: ([key]: [string]) => {
+        const account = ledger.account(key);
+        if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getMintSize()) {
+          throw new RpcError(-32602, 'Invalid param: not a Token mint');
+        }
+        const mint = getMintDecoder().decode(account.data);
+        return withContext(uiTokenAmount(mint.supply, mint.decimals));
+      },
+    },
+    // Nothing pays for priority here: every recent slot's fee is 0, as on an idle cluster.
+    getRecentPrioritizationFees: {
+      params: z.union([z.tuple([]), z.tuple([z.array(address).max(128)])]),
+      run: () => [{ slot: ledger.slot, prioritizationFee: 0n }],
+    },
+    getTokenAccountsByOwner: {
+      params: z.tuple([address, z.union([z.object({ mint: address }), z.object({ programId: address })]), accountConfig.optional()]),
+      run: ([owner, filter, config]: [string, { mint: string } | { programId: string }, AccountConfig | undefined]) => {
+        // SPL Token only: the embedded chain has no Token-2022 accounts.
+        if ('programId' in filter && filter.programId !== TOKEN_PROGRAM_ADDRESS) return withContext([]);
+        const filters: AccountFilter[] = [{ dataSize: getTokenSize() }, { memcmp: { offset: 32, bytes: addressBytes(owner) } }];
+        if ('mint' in filter) filters.push({ memcmp: { offset: 0, bytes: addressBytes(filter.mint) } });
+        return withContext(programAccounts(ledger, TOKEN_PROGRAM_ADDRESS, filters, config));
+      },
+    },
+    getProgramAccounts: {
+      params: z.tuple([address, programAccountsConfig.optional()]),
+      run: ([program, config]: [string, z.infer<typeof programAccountsConfig> | undefined]) => {
+        const filters = (config?.filters ?? []).map((filter): AccountFilter => {
+          if ('dataSize' in filter) return { dataSize: filter.dataSize };
+          const { offset, bytes, encoding } = filter.memcmp;
+          try {
+            return {
+              memcmp: {
+                offset,
+                bytes:
+                  encoding === 'base64' ? new Uint8Array(Buffer.from(bytes, 'base64')) : new Uint8Array(getBase58Encoder().encode(bytes)),
+              },
+            };
+          } catch {
+            throw new RpcError(-32602, 'Invalid param: a memcmp filter whose bytes cannot be decoded');
+          }
+        });
+        const found = programAccounts(ledger, program, filters, config);
+        return config?.withContext ? withContext(found) : found;
       },
     },
     simulateTransaction: {
@@ -313,6 +362,48 @@ function preflightFailure(err: RpcTransactionError, logs: string[], unitsConsume
     returnData: null,
     innerInstructions: null,
   });
+}
+
+type AccountFilter = { dataSize: number } | { memcmp: { offset: number; bytes: Uint8Array } };
+
+const programAccountsConfig = accountConfig
+  .extend({
+    withContext: z.boolean().optional(),
+    filters: z
+      .array(
+        z.union([
+          z.object({ dataSize: z.number().int().min(0) }),
+          z.object({
+            memcmp: z.object({
+              offset: z.number().int().min(0),
+              bytes: z.string().max(1_000),
+              encoding: z.enum(['base58', 'base64']).optional(),
+            }),
+          }),
+        ]),
+      )
+      .max(4)
+      .optional(),
+  })
+  .loose();
+
+const addressBytes = (key: string): Uint8Array => new Uint8Array(getAddressEncoder().encode(toAddress(key)));
+
+/** The accounts a program owns that pass every filter, each as `{pubkey, account}`, in address order. */
+function programAccounts(ledger: SimLedger, program: string, filters: AccountFilter[], config: AccountConfig | undefined) {
+  const passes = (data: Uint8Array) =>
+    filters.every((filter) =>
+      'dataSize' in filter
+        ? data.length === filter.dataSize
+        : filter.memcmp.offset + filter.memcmp.bytes.length <= data.length &&
+          Buffer.from(data.subarray(filter.memcmp.offset, filter.memcmp.offset + filter.memcmp.bytes.length)).equals(filter.memcmp.bytes),
+    );
+  return ledger
+    .accountsOwnedBy(program)
+    .filter((account) => passes(account.data))
+    .sort((a, b) => (a.address < b.address ? -1 : 1))
+    .map((account) => ({ pubkey: account.address, account: encodeAccount(ledger, account.address, config) }))
+    .filter((entry) => entry.account !== null);
 }
 
 export function encodeAccount(ledger: SimLedger, key: string, config: AccountConfig | undefined) {

@@ -86,6 +86,7 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
      WHERE a.key = ? AND a.seq < ? AND a.seq > ? ORDER BY a.seq DESC LIMIT ?`,
   );
   const accountsData = db.prepare('SELECT address, data FROM sim_accounts WHERE address IN (SELECT value FROM json_each(?))');
+  const accountsOwnedBy = db.prepare('SELECT address, data FROM sim_accounts WHERE owner = ?');
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
 
@@ -155,6 +156,11 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
           new Uint8Array(row.data),
         ]),
       ),
+    accountsOwnedBy: (program) =>
+      (accountsOwnedBy.all(program) as { address: string; data: Buffer }[]).map((row) => ({
+        address: row.address,
+        data: new Uint8Array(row.data),
+      })),
     getMeta: (key) => (getMeta.get(key) as string | undefined) ?? null,
     setMeta: (key, value) => void setMeta.run(key, value),
   };

@@ -257,6 +257,54 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(refused).toBe(403);
   });
 
+  it("finds token accounts as a cluster's indexes do: by owner (and mint), by program with filters; a mint's supply; priority fees", async () => {
+    const agent = await fundedAgent(t, 'rpc-owner', '0.75');
+    const wallet = address(agent.walletAddress);
+    const token = await usdcTokenAccount(mint, wallet);
+    const byOwner = await rpc.getTokenAccountsByOwner(wallet, { mint }, { encoding: 'jsonParsed' }).send();
+    expect(byOwner.value.map((entry) => entry.pubkey)).toEqual([token]);
+    expect((byOwner.value[0]!.account.data as any).parsed.info).toMatchObject({
+      owner: agent.walletAddress,
+      mint,
+      tokenAmount: { amount: '750000', decimals: 6 },
+    });
+    const byProgram = await rpc
+      .getTokenAccountsByOwner(wallet, { programId: address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') })
+      .send();
+    expect(byProgram.value.map((entry) => entry.pubkey)).toEqual([token]);
+    const stranger = address((await generateKeyPairSigner()).address);
+    expect((await rpc.getTokenAccountsByOwner(stranger, { mint }).send()).value).toEqual([]);
+
+    const filtered = await rpc
+      .getProgramAccounts(address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'), {
+        encoding: 'base64',
+        filters: [{ dataSize: 165n }, { memcmp: { offset: 32n, bytes: agent.walletAddress as never, encoding: 'base58' } }],
+      })
+      .send();
+    expect(filtered.map((entry) => entry.pubkey)).toEqual([token]);
+    const mints = await rpc
+      .getProgramAccounts(address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'), { encoding: 'base64', filters: [{ dataSize: 82n }] })
+      .send();
+    expect(mints.map((entry) => entry.pubkey)).toContain(mint);
+
+    const supply = await rpc.getTokenSupply(mint).send();
+    expect(supply.value.decimals).toBe(6);
+    expect(BigInt(supply.value.amount)).toBeGreaterThanOrEqual(750_000n);
+    expect(await rpc.getRecentPrioritizationFees().send()).toEqual([{ slot: await rpc.getSlot().send(), prioritizationFee: 0n }]);
+
+    const bad = await raw(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getProgramAccounts',
+        params: [mint, { filters: [{ memcmp: { offset: 0, bytes: '0OIl' } }] }],
+      }),
+    );
+    expect(bad.body.error.code).toBe(-32602);
+    const notMint = await raw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'getTokenSupply', params: [agent.walletAddress] }));
+    expect(notMint.body.error).toMatchObject({ code: -32602, message: 'Invalid param: not a Token mint' });
+  });
+
   it('simulates a transaction whose fee payer has not signed yet only without sigVerify, and never sends it', async () => {
     const outsider = (await generateKeyPairSigner()).address;
     const from = await usdcTokenAccount(mint, address(t.owner));
