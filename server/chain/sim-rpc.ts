@@ -14,6 +14,7 @@ import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, ge
 import type { SimLedger, SimTransactionRow } from './sim-ledger.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount } from './rpc-shapes.js';
 import type { RpcTransactionError } from './sim-transaction-errors.js';
+import { MAX_AIRDROP_LAMPORTS, createSimFaucet } from './sim-faucet.js';
 
 /**
  * Solana JSON-RPC over the embedded chain: what `@solana/kit`'s `createSolanaRpc`, Coffer's own RPC
@@ -24,6 +25,7 @@ import type { RpcTransactionError } from './sim-transaction-errors.js';
 export function createSimRpc(ledger: SimLedger) {
   const context = () => ({ slot: ledger.slot, apiVersion: API_VERSION });
   const withContext = (value: unknown) => ({ context: context(), value });
+  const faucet = createSimFaucet(ledger);
 
   const methods: Record<string, { params: z.ZodType; run: (params: never) => unknown }> = {
     getHealth: { params: noParams, run: () => 'ok' },
@@ -102,6 +104,16 @@ export function createSimRpc(ledger: SimLedger) {
         }
         const token = getTokenDecoder().decode(account.data);
         return withContext(uiTokenAmount(token.amount, ledger.decimalsOf(token.mint)));
+      },
+    },
+    requestAirdrop: {
+      params: z.tuple([address, z.number().int().min(1)]).rest(z.unknown()),
+      run: ([to, lamports]: [string, number]) => {
+        if (BigInt(lamports) > MAX_AIRDROP_LAMPORTS)
+          throw new RpcError(-32602, `Invalid param: at most ${MAX_AIRDROP_LAMPORTS} lamports a request`);
+        const sent = faucet.send(to, BigInt(lamports));
+        if (sent.failure !== null) throw new RpcError(-32603, `Internal error: the airdrop did not land (${sent.failure})`);
+        return sent.signature;
       },
     },
     getTokenSupply: {

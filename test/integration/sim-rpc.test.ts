@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   address,
   appendTransactionMessageInstructions,
+  airdropFactory,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
@@ -10,6 +11,7 @@ import {
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   isSolanaError,
+  lamports,
   partiallySignTransactionMessageWithSigners,
   pipe,
   sendAndConfirmTransactionFactory,
@@ -303,6 +305,23 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(bad.body.error.code).toBe(-32602);
     const notMint = await raw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'getTokenSupply', params: [agent.walletAddress] }));
     expect(notMint.body.error).toMatchObject({ code: -32602, message: 'Invalid param: not a Token mint' });
+  });
+
+  it("gives test SOL on request as a cluster's faucet does: kit's airdropFactory waits for a real transaction", async () => {
+    const rpcSubscriptions = createSolanaRpcSubscriptions(`${t.url.replace('http://', 'ws://')}/rpc`);
+    const wallet = address((await generateKeyPairSigner()).address);
+    const signature = await airdropFactory({ rpc: createSolanaRpc(`${t.url}/rpc`), rpcSubscriptions })({
+      recipientAddress: wallet,
+      lamports: lamports(2_000_000_000n),
+      commitment: 'confirmed',
+    });
+    expect((await rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
+    const landed = await rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    expect(landed?.meta?.err).toBeNull();
+    expect((await rpc.getSignaturesForAddress(wallet).send()).map((entry) => entry.signature)).toEqual([signature]);
+    const greedy = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [wallet, 2_000_000_000_000] }));
+    expect(greedy.body.error.code).toBe(-32602);
+    expect((await rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
   });
 
   it('simulates a transaction whose fee payer has not signed yet only without sigVerify, and never sends it', async () => {

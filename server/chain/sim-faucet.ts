@@ -1,0 +1,51 @@
+import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { getAddressDecoder } from '@solana/kit';
+import type { SimLedger } from './sim-ledger.js';
+import { addressToBytes } from './address-memo.js';
+
+/** The most one request may ask (test SOL; a cluster's faucet gives a few). */
+export const MAX_AIRDROP_LAMPORTS = 1_000n * 1_000_000_000n;
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const TRANSFER = 2;
+const FEE_LAMPORTS = 5_000n;
+
+/**
+ * `requestAirdrop` on the embedded chain: test SOL sent by a faucet wallet of this process in a real
+ * transaction (a System transfer it signs), so it has a signature, lands in the chain's log and is
+ * confirmed as any transaction is (kit's `airdropFactory` waits for it). The faucet is given what it
+ * sends just before, by LiteSVM's own airdrop; it holds nothing else and its key never leaves memory.
+ */
+export function createSimFaucet(ledger: SimLedger) {
+  const seed = randomBytes(32);
+  const key: KeyObject = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const publicKey = new Uint8Array(Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url'));
+  const faucet = getAddressDecoder().decode(publicKey);
+
+  return {
+    /** Sends `lamports` to `to`; answers the transaction's signature, or why it did not land. */
+    send(to: string, lamports: bigint): { signature: string; failure: string | null } {
+      ledger.airdrop(faucet, lamports + FEE_LAMPORTS);
+      const { blockhash } = ledger.latestBlockhash();
+      const data = Buffer.alloc(12);
+      data.writeUInt32LE(TRANSFER, 0);
+      data.writeBigUInt64LE(lamports, 4);
+      // Legacy message: 1 signer (the faucet, writable), 0 read-only signers, 1 read-only unsigned (the program).
+      const message = Buffer.concat([
+        Buffer.from([1, 0, 1, 3]),
+        addressToBytes(faucet),
+        addressToBytes(to),
+        addressToBytes(SYSTEM_PROGRAM),
+        addressToBytes(blockhash),
+        Buffer.from([1, 2, 2, 0, 1, data.length]),
+        data,
+      ]);
+      const wire = Buffer.concat([Buffer.from([1]), sign(null, message, key), message]);
+      const { signature, failure } = ledger.execute(wire.toString('base64'));
+      return { signature, failure: failure === null ? null : failure.description };
+    },
+  };
+}
