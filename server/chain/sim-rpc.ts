@@ -15,6 +15,7 @@ import type { SimLedger, SimTransactionRow } from './sim-ledger.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount } from './rpc-shapes.js';
 import type { RpcTransactionError } from './sim-transaction-errors.js';
 import { MAX_AIRDROP_LAMPORTS, createSimFaucet } from './sim-faucet.js';
+import { parsedInstruction } from './parsed-instructions.js';
 
 /**
  * Solana JSON-RPC over the embedded chain: what `@solana/kit`'s `createSolanaRpc`, Coffer's own RPC
@@ -331,7 +332,7 @@ const sendConfig = z
   .loose();
 const transactionConfig = z
   .object({
-    encoding: z.enum(['json', 'base58', 'base64']).optional(),
+    encoding: z.enum(['json', 'jsonParsed', 'base58', 'base64']).optional(),
     maxSupportedTransactionVersion: z.number().int().optional(),
     commitment,
   })
@@ -481,7 +482,7 @@ function parseTokenProgramAccount(ledger: SimLedger, owner: string, data: Uint8A
   return null;
 }
 
-function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' | 'base64', maxVersion: number | undefined) {
+function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'jsonParsed' | 'base58' | 'base64', maxVersion: number | undefined) {
   const bytes = new Uint8Array(getBase64Encoder().encode(row.wire));
   const transaction = getTransactionDecoder().decode(bytes);
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
@@ -512,6 +513,33 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'base58' |
   if (encoding === 'base58') return { ...base, transaction: [getBase58Decoder().decode(bytes), 'base58'] };
   if (!('instructions' in message)) throw new RpcError(-32602, 'Invalid param: this transaction can be read as base64 only');
   const base58 = getBase58Decoder();
+  const { header } = message;
+  const keys = message.staticAccounts.map(String);
+  if (encoding === 'jsonParsed') {
+    const writable = (index: number) =>
+      index < header.numSignerAccounts
+        ? index < header.numSignerAccounts - header.numReadonlySignerAccounts
+        : index < keys.length - header.numReadonlyNonSignerAccounts;
+    return {
+      ...base,
+      transaction: {
+        signatures: Object.values(transaction.signatures).map((signature) =>
+          signature === null ? '1'.repeat(64) : base58.decode(signature),
+        ),
+        message: {
+          accountKeys: keys.map((pubkey, index) => ({
+            pubkey,
+            signer: index < header.numSignerAccounts,
+            source: 'transaction',
+            writable: writable(index),
+          })),
+          recentBlockhash: message.lifetimeToken,
+          instructions: message.instructions.map((instruction) => parsedInstruction(instruction, keys)),
+          ...(version === 'legacy' ? {} : { addressTableLookups: [] }),
+        },
+      },
+    };
+  }
   return {
     ...base,
     transaction: {

@@ -324,6 +324,35 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect((await rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
   });
 
+  it('reads a transaction as jsonParsed, as explorers and wallets ask: its accounts and its known instructions parsed', async () => {
+    const agent = await fundedAgent(t, 'rpc-parsed', '1.00');
+    const paid = await pay(t, 'rpc-parsed', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
+    expect(paid.status).toBe(200);
+    const read = (await rpc
+      .getTransaction(signature(paid.body.txSignature), { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 })
+      .send()) as any;
+    const { accountKeys, instructions } = read.transaction.message;
+    expect(accountKeys[0]).toEqual({ pubkey: t.owner, signer: true, source: 'transaction', writable: true });
+    expect(accountKeys).toContainEqual({ pubkey: agent.walletAddress, signer: true, source: 'transaction', writable: false });
+    expect(instructions).toContainEqual({
+      program: 'spl-token',
+      programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+      parsed: {
+        type: 'transferChecked',
+        info: {
+          source: await usdcTokenAccount(mint, address(agent.walletAddress)),
+          mint,
+          destination: await usdcTokenAccount(mint, address(UNLISTED_API.recipient)),
+          authority: agent.walletAddress,
+          tokenAmount: { amount: '100000', decimals: 6n, uiAmount: 0.1, uiAmountString: '0.1' },
+        },
+      },
+      stackHeight: null,
+    });
+    expect(instructions).toContainEqual(expect.objectContaining({ program: 'spl-memo', parsed: paid.body.memo }));
+    expect(read.meta.err).toBeNull();
+  });
+
   it('simulates a transaction whose fee payer has not signed yet only without sigVerify, and never sends it', async () => {
     const outsider = (await generateKeyPairSigner()).address;
     const from = await usdcTokenAccount(mint, address(t.owner));
@@ -387,7 +416,8 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
         params: [getSignatureFromTransaction(ok), { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }],
       }),
     );
-    expect(parsedTx.body.error.code).toBe(-32602);
+    // jsonParsed is answered (it used to be refused): the transfer it holds, parsed.
+    expect(parsedTx.body.result.transaction.message.instructions.map((entry: any) => entry.parsed?.type)).toContain('transferChecked');
     const big = await raw(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'getSlot', params: ['x'.repeat(300_000)] }));
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe(-32600);
