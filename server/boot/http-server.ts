@@ -47,7 +47,8 @@ export async function startHttpServer(options: {
   const { server } = listening;
   port = listening.port;
   // The sim chain's RPC subscriptions, on WebSocket beside POST /rpc.
-  if (coffer.simLedger !== null) serveSimRpcSubscriptions(server, createSimRpcSubscriptions(coffer.simLedger), () => port);
+  const sockets =
+    coffer.simLedger === null ? null : serveSimRpcSubscriptions(server, createSimRpcSubscriptions(coffer.simLedger), () => port);
   const url = `http://127.0.0.1:${port}`;
   coffer.setBaseUrl(url);
 
@@ -60,6 +61,7 @@ export async function startHttpServer(options: {
     stop: () => {
       shuttingDown = true;
       for (const stream of streams) stream.end();
+      sockets?.close();
       return closeServer(server, FORCE_CLOSE_AFTER_MS);
     },
   };

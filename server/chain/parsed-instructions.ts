@@ -30,7 +30,14 @@ export function parsedInstruction(instruction: CompiledInstruction, keys: readon
 }
 
 function parse(programId: string, accounts: string[], data: Uint8Array): { program: string; parsed: unknown } | null {
-  if (MEMO_PROGRAMS.has(programId)) return { program: 'spl-memo', parsed: new TextDecoder().decode(data) };
+  if (MEMO_PROGRAMS.has(programId)) {
+    // Bytes that are no UTF-8 are left raw, as a node leaves them.
+    try {
+      return { program: 'spl-memo', parsed: new TextDecoder('utf-8', { fatal: true }).decode(data) };
+    } catch {
+      return null;
+    }
+  }
   if (programId === SYSTEM_PROGRAM && data.length === 12 && new DataView(data.buffer, data.byteOffset).getUint32(0, true) === 2) {
     return {
       program: 'system',

@@ -1,4 +1,4 @@
-import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { getAddressDecoder } from '@solana/kit';
 import type { SimLedger } from './sim-ledger.js';
 import { addressToBytes } from './address-memo.js';
@@ -13,21 +13,17 @@ const FEE_LAMPORTS = 5_000n;
  * `requestAirdrop` on the embedded chain: test SOL sent by a faucet wallet of this process in a real
  * transaction (a System transfer it signs), so it has a signature, lands in the chain's log and is
  * confirmed as any transaction is (kit's `airdropFactory` waits for it). The faucet is given what it
- * sends just before, by LiteSVM's own airdrop; it holds nothing else and its key never leaves memory.
+ * sends just before, by LiteSVM's own airdrop, and is a new wallet each time: it holds nothing after
+ * and its key never leaves memory.
  */
 export function createSimFaucet(ledger: SimLedger) {
-  const seed = randomBytes(32);
-  const key: KeyObject = createPrivateKey({
-    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  const publicKey = new Uint8Array(Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url'));
-  const faucet = getAddressDecoder().decode(publicKey);
-
   return {
     /** Sends `lamports` to `to`; answers the transaction's signature, or why it did not land. */
     send(to: string, lamports: bigint): { signature: string; failure: string | null } {
+      // A faucet wallet per request: two equal requests in one block would otherwise be one
+      // transaction (the same message, the same signature), and the second would not land.
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const faucet = getAddressDecoder().decode(new Uint8Array(Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')));
       ledger.airdrop(faucet, lamports + FEE_LAMPORTS);
       const { blockhash } = ledger.latestBlockhash();
       const data = Buffer.alloc(12);
@@ -43,7 +39,7 @@ export function createSimFaucet(ledger: SimLedger) {
         Buffer.from([1, 2, 2, 0, 1, data.length]),
         data,
       ]);
-      const wire = Buffer.concat([Buffer.from([1]), sign(null, message, key), message]);
+      const wire = Buffer.concat([Buffer.from([1]), sign(null, message, privateKey), message]);
       const { signature, failure } = ledger.execute(wire.toString('base64'));
       return { signature, failure: failure === null ? null : failure.description };
     },

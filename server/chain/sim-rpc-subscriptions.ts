@@ -13,6 +13,7 @@ import { accountConfig, address, encodeAccount, toJson, type AccountConfig } fro
  * over WebSocket).
  */
 const POLL_MS = 50;
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 /** Subscriptions one connection may hold: more is refused, as a node limits them. */
 const MAX_SUBSCRIPTIONS = 1_000;
 
@@ -68,27 +69,26 @@ export function createSimRpcSubscriptions(ledger: SimLedger) {
         send(toJson({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
       const notify = (id: number, kind: Subscription['kind'], result: unknown) =>
         send(toJson({ jsonrpc: '2.0', method: NOTIFICATION[kind], params: { result, subscription: id } }));
-      const accountNow = (key: string, config: AccountConfig | undefined) => encodeAccount(ledger, key, config);
+      // A missing (or closed) account is told as a node tells it: no lamports, no data, the System program's.
+      const accountNow = (key: string, config: AccountConfig | undefined) =>
+        encodeAccount(ledger, key, config) ?? {
+          executable: false,
+          lamports: 0n,
+          owner: SYSTEM_PROGRAM,
+          rentEpoch: 0n,
+          space: 0n,
+          data: config?.encoding === 'base58' || config?.encoding === undefined ? ['', 'base58'] : ['', 'base64'],
+        };
 
       const session = {
         poll() {
           for (const [id, subscription] of subscriptions) {
-            if (subscription.kind === 'signature') {
-              const found = ledger.findTransaction(subscription.signature);
-              if (found === null) continue;
+            try {
+              pollOne(id, subscription);
+            } catch (error) {
+              // A read that fails ends that subscription, said as an error, never the process.
               subscriptions.delete(id);
-              notify(id, 'signature', { context: { slot: found.slot }, value: { err: found.meta.err } });
-            } else if (subscription.kind === 'slot') {
-              const slot = ledger.slot;
-              if (slot === subscription.last) continue;
-              subscription.last = slot;
-              notify(id, 'slot', { parent: slot - 1n, root: slot, slot });
-            } else {
-              const account = accountNow(subscription.key, subscription.config);
-              const text = toJson(account);
-              if (text === subscription.last) continue;
-              subscription.last = text;
-              notify(id, 'account', { context: { slot: ledger.slot }, value: account });
+              fail(null, -32603, `Internal error: subscription ${id} ended: ${(error as Error).message}`);
             }
           }
           if (subscriptions.size === 0) {
@@ -96,6 +96,26 @@ export function createSimRpcSubscriptions(ledger: SimLedger) {
             unschedule();
           }
         },
+      };
+      /** What one subscription has to say since the last look, if anything. */
+      const pollOne = (id: number, subscription: Subscription) => {
+        if (subscription.kind === 'signature') {
+          const found = ledger.findTransaction(subscription.signature);
+          if (found === null) return;
+          subscriptions.delete(id);
+          notify(id, 'signature', { context: { slot: found.slot }, value: { err: found.meta.err } });
+        } else if (subscription.kind === 'slot') {
+          const slot = ledger.slot;
+          if (slot === subscription.last) return;
+          subscription.last = slot;
+          notify(id, 'slot', { parent: slot - 1n, root: slot, slot });
+        } else {
+          const account = accountNow(subscription.key, subscription.config);
+          const text = toJson(account);
+          if (text === subscription.last) return;
+          subscription.last = text;
+          notify(id, 'account', { context: { slot: ledger.slot }, value: account });
+        }
       };
       const subscribe = (id: unknown, subscription: Subscription) => {
         if (subscriptions.size >= MAX_SUBSCRIPTIONS) return fail(id, -32602, `at most ${MAX_SUBSCRIPTIONS} subscriptions a connection`);
@@ -106,48 +126,59 @@ export function createSimRpcSubscriptions(ledger: SimLedger) {
         answer(id, subscriptionNumber);
       };
 
+      const receive = (text: string) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return fail(null, -32700, 'Parse error');
+        }
+        const parsed = request.safeParse(body);
+        if (!parsed.success) return fail(null, -32600, 'Invalid request');
+        const { id, method } = parsed.data;
+        const args = parsed.data.params ?? [];
+        const invalid = (issues: z.ZodError) => fail(id, -32602, `Invalid params: ${issues.issues[0]?.message ?? 'invalid'}`);
+        switch (method) {
+          case 'signatureSubscribe': {
+            const read = params.signatureSubscribe.safeParse(args);
+            return read.success ? subscribe(id, { kind: 'signature', signature: read.data[0] }) : invalid(read.error);
+          }
+          case 'slotSubscribe': {
+            const read = params.slotSubscribe.safeParse(args);
+            // The first notification tells of the next slot, as a node's does.
+            return read.success ? subscribe(id, { kind: 'slot', last: ledger.slot }) : invalid(read.error);
+          }
+          case 'accountSubscribe': {
+            const read = params.accountSubscribe.safeParse(args);
+            if (!read.success) return invalid(read.error);
+            const [key, config] = read.data;
+            if (config?.encoding === 'base64+zstd')
+              return fail(id, -32602, 'Invalid param: base64+zstd is not supported here; ask for base64');
+            return subscribe(id, { kind: 'account', key, config, last: toJson(accountNow(key, config)) });
+          }
+          case 'signatureUnsubscribe':
+          case 'slotUnsubscribe':
+          case 'accountUnsubscribe': {
+            const read = subscriptionId.safeParse(args);
+            if (!read.success) return invalid(read.error);
+            const kind = method.replace('Unsubscribe', '') as Subscription['kind'];
+            const held = subscriptions.get(read.data[0]);
+            if (held === undefined || held.kind !== kind) return fail(id, -32602, 'Invalid subscription id');
+            subscriptions.delete(read.data[0]);
+            return answer(id, true);
+          }
+          default:
+            return fail(id, -32601, `Method not found: ${method}`);
+        }
+      };
+
       return {
         receive(text) {
-          let body: unknown;
+          // Whatever one message does, it is answered, never thrown into the socket's listener.
           try {
-            body = JSON.parse(text);
-          } catch {
-            return fail(null, -32700, 'Parse error');
-          }
-          const parsed = request.safeParse(body);
-          if (!parsed.success) return fail(null, -32600, 'Invalid request');
-          const { id, method } = parsed.data;
-          const args = parsed.data.params ?? [];
-          const invalid = (issues: z.ZodError) => fail(id, -32602, `Invalid params: ${issues.issues[0]?.message ?? 'invalid'}`);
-          switch (method) {
-            case 'signatureSubscribe': {
-              const read = params.signatureSubscribe.safeParse(args);
-              return read.success ? subscribe(id, { kind: 'signature', signature: read.data[0] }) : invalid(read.error);
-            }
-            case 'slotSubscribe': {
-              const read = params.slotSubscribe.safeParse(args);
-              // The first notification tells of the next slot, as a node's does.
-              return read.success ? subscribe(id, { kind: 'slot', last: ledger.slot }) : invalid(read.error);
-            }
-            case 'accountSubscribe': {
-              const read = params.accountSubscribe.safeParse(args);
-              if (!read.success) return invalid(read.error);
-              const [key, config] = read.data;
-              return subscribe(id, { kind: 'account', key, config, last: toJson(accountNow(key, config)) });
-            }
-            case 'signatureUnsubscribe':
-            case 'slotUnsubscribe':
-            case 'accountUnsubscribe': {
-              const read = subscriptionId.safeParse(args);
-              if (!read.success) return invalid(read.error);
-              const kind = method.replace('Unsubscribe', '') as Subscription['kind'];
-              const held = subscriptions.get(read.data[0]);
-              if (held === undefined || held.kind !== kind) return fail(id, -32602, 'Invalid subscription id');
-              subscriptions.delete(read.data[0]);
-              return answer(id, true);
-            }
-            default:
-              return fail(id, -32601, `Method not found: ${method}`);
+            receive(text);
+          } catch (error) {
+            fail(null, -32603, `Internal error: ${(error as Error).message}`);
           }
         },
         close() {

@@ -136,8 +136,10 @@ export function createSimRpc(ledger: SimLedger) {
     getTokenAccountsByOwner: {
       params: z.tuple([address, z.union([z.object({ mint: address }), z.object({ programId: address })]), accountConfig.optional()]),
       run: ([owner, filter, config]: [string, { mint: string } | { programId: string }, AccountConfig | undefined]) => {
-        // SPL Token only: the embedded chain has no Token-2022 accounts.
-        if ('programId' in filter && filter.programId !== TOKEN_PROGRAM_ADDRESS) return withContext([]);
+        // SPL Token only: the embedded chain has no Token-2022 accounts; another program is no token program.
+        if ('programId' in filter && filter.programId === TOKEN_2022_PROGRAM) return withContext([]);
+        if ('programId' in filter && filter.programId !== TOKEN_PROGRAM_ADDRESS)
+          throw new RpcError(-32602, 'Invalid param: unrecognized Token program id');
         const filters: AccountFilter[] = [{ dataSize: getTokenSize() }, { memcmp: { offset: 32, bytes: addressBytes(owner) } }];
         if ('mint' in filter) filters.push({ memcmp: { offset: 0, bytes: addressBytes(filter.mint) } });
         return withContext(programAccounts(ledger, TOKEN_PROGRAM_ADDRESS, filters, config));
@@ -280,6 +282,7 @@ export type SimRpc = ReturnType<typeof createSimRpc>;
 
 const API_VERSION = '2.2.0';
 const SLOTS_PER_EPOCH = 432_000n;
+const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 
 /** A JSON-RPC error with Solana's codes (-32002 preflight failure, -32003 signature failure, ...). */
 export class RpcError extends Error {

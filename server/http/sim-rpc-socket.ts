@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { SimRpcSubscriptions } from '../chain/sim-rpc-subscriptions.js';
 import { HTTP_STATUS } from './error-status.js';
 import { loopbackRefusal } from './guards.js';
@@ -13,7 +13,7 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
  * behind the same loopback Host and Origin guard as every route: an upgrade that fails it, or asks
  * for another path, is refused before any WebSocket exists.
  */
-export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSubscriptions, port: () => number): void {
+export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSubscriptions, port: () => number): { close(): void } {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -24,11 +24,19 @@ export function serveSimRpcSubscriptions(server: Server, subscriptions: SimRpcSu
       return;
     }
     sockets.handleUpgrade(req, socket, head, (ws) => {
-      const session = subscriptions.open((text) => ws.send(text));
+      const session = subscriptions.open((text) => {
+        if (ws.readyState === WebSocket.OPEN) ws.send(text);
+      });
       ws.on('message', (data, isBinary) => session.receive(isBinary ? '' : data.toString('utf8')));
       ws.on('close', () => session.close());
       ws.on('error', () => ws.terminate());
     });
   });
-  server.on('close', () => sockets.close());
+  return {
+    // An upgraded socket is no HTTP connection: closing the server neither waits for nor ends it.
+    close: () => {
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+    },
+  };
 }

@@ -132,14 +132,16 @@ export function templatedExactScheme(scheme: ExactSvmScheme, payer: string, sign
       const blockhash = requirements.extra?.recentBlockhash;
       const feePayer = requirements.extra?.feePayer;
       const sellerMemo = requirements.extra?.memo;
-      const memoTooLong = typeof sellerMemo === 'string' && utf8.encode(sellerMemo).length > MAX_MEMO_BYTES;
-      if (
-        version !== 2 ||
-        typeof blockhash !== 'string' ||
-        typeof feePayer !== 'string' ||
-        !/^\d{1,20}$/.test(requirements.amount) ||
-        memoTooLong
-      ) {
+      // What the template writes exactly as the package would; anything else is the package's to sign
+      // (or refuse): a memo that is no string (the package writes any truthy value as text), one
+      // longer than x402 allows, an amount that is no u64.
+      const plainMemo =
+        sellerMemo === undefined ||
+        sellerMemo === null ||
+        sellerMemo === '' ||
+        (typeof sellerMemo === 'string' && utf8.encode(sellerMemo).length <= MAX_MEMO_BYTES);
+      const u64Amount = /^\d{1,20}$/.test(requirements.amount) && BigInt(requirements.amount) < 2n ** 64n;
+      if (version !== 2 || typeof blockhash !== 'string' || typeof feePayer !== 'string' || !u64Amount || !plainMemo) {
         return scheme.createPaymentPayload(version, requirements);
       }
       const key = `${requirements.network}|${requirements.asset}|${requirements.payTo}|${feePayer}`;

@@ -49,6 +49,8 @@ export type X402RefusalCode =
 
 /** How long the facilitator's fee payer is kept before it is asked again (the official v1 middleware asks each time). */
 const FEE_PAYER_KEPT_MS = 60_000;
+/** How soon after a refusal made it ask again another refusal may. */
+const FEE_PAYER_ASKED_AGAIN_MS = 5_000;
 
 /**
  * The x402 face of a Coffer paywall (devnet and mainnet): its 402 offers the route in x402 v1 (an
@@ -72,30 +74,46 @@ export function createPaywallX402(options: {
   if (names === null) throw new Error(`x402 pays on devnet or mainnet; this paywall reads ${options.network}`);
   let feePayer: Promise<string | null> | null = null;
   let askedAt = 0;
+  const askFacilitator = async (): Promise<string | null> => {
+    try {
+      const supported = await options.facilitator.getSupported();
+      const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === names.v2);
+      const address = kind?.extra?.feePayer;
+      if (typeof address !== 'string') throw new Error(`it pays no fees on ${names.v2}`);
+      return address;
+    } catch (error) {
+      options.log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
+      return null;
+    }
+  };
   /**
    * The facilitator's fee payer for this network, kept a while: asked again after FEE_PAYER_KEPT_MS,
    * and at once after the facilitator refused a payment (it may have restarted with another key, and
-   * every offer naming the old one would be refused). A failure (no answer, or no fee payer for this
-   * network) is logged and asked again next time, never kept.
+   * every offer naming the old one would be refused), at most every FEE_PAYER_ASKED_AGAIN_MS so a
+   * stream of bad payments cannot make it ask for each one. A failure (no answer, or no fee payer
+   * for this network) is logged and asked again next time, never kept.
    */
   const feePayerOf = (): Promise<string | null> => {
     const now = Date.now();
     if (now - askedAt > FEE_PAYER_KEPT_MS) feePayer = null;
-    feePayer ??= (async () => {
+    if (feePayer === null) {
       askedAt = now;
-      try {
-        const supported = await options.facilitator.getSupported();
-        const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === names.v2);
-        const address = kind?.extra?.feePayer;
-        if (typeof address !== 'string') throw new Error(`it pays no fees on ${names.v2}`);
-        return address;
-      } catch (error) {
-        feePayer = null;
-        options.log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
-        return null;
-      }
-    })();
+      const asking = askFacilitator();
+      feePayer = asking;
+      // No answer is never kept, unless a newer question replaced it meanwhile.
+      void asking.then((fee) => {
+        if (fee === null && feePayer === asking) feePayer = null;
+      });
+    }
     return feePayer;
+  };
+  let refusedAt = 0;
+  /** After a refusal: the fee payer is asked again, unless a refusal made it ask a moment ago. */
+  const askFeePayerAgain = () => {
+    const now = Date.now();
+    if (now - refusedAt <= FEE_PAYER_ASKED_AGAIN_MS) return;
+    refusedAt = now;
+    feePayer = null;
   };
 
   const v2Requirements = (terms: Pick<PaymentTerms, 'amount' | 'maxTimeoutSeconds' | 'nonce'>, fee: string): PaymentRequirements => ({
@@ -192,7 +210,7 @@ export function createPaywallX402(options: {
         nonceExpiresAt = reading.terms.expiresAt;
       }
       const verified = await options.facilitator.verify(payload, requirements as PaymentRequirements);
-      if (!verified.isValid) feePayer = null;
+      if (!verified.isValid) askFeePayerAgain();
       if (!verified.isValid)
         return refuse(
           'payment_rejected',
@@ -207,7 +225,7 @@ export function createPaywallX402(options: {
       let settled = await settle();
       if (pending(settled)) settled = await settle();
       if (pending(settled)) throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
-      if (!settled.success) feePayer = null;
+      if (!settled.success) askFeePayerAgain();
       if (!settled.success)
         return refuse(
           'payment_rejected',

@@ -35,6 +35,7 @@ import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import type { WalletKeyVault } from '../../server/keys/key-vault.js';
 import { request } from 'node:http';
+import { WebSocket } from 'ws';
 
 /**
  * The embedded chain's Solana JSON-RPC at POST /rpc, read and written with @solana/kit's own client,
@@ -303,6 +304,10 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
       }),
     );
     expect(bad.body.error.code).toBe(-32602);
+    const notToken = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'getTokenAccountsByOwner', params: [agent.walletAddress, { programId: mint }] }),
+    );
+    expect(notToken.body.error).toMatchObject({ code: -32602, message: 'Invalid param: unrecognized Token program id' });
     const notMint = await raw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'getTokenSupply', params: [agent.walletAddress] }));
     expect(notMint.body.error).toMatchObject({ code: -32602, message: 'Invalid param: not a Token mint' });
   });
@@ -316,12 +321,20 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
       commitment: 'confirmed',
     });
     expect((await rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
+    // The same request again at once (the same block): a second transaction, not the first again.
+    const again = await airdropFactory({ rpc: createSolanaRpc(`${t.url}/rpc`), rpcSubscriptions })({
+      recipientAddress: wallet,
+      lamports: lamports(2_000_000_000n),
+      commitment: 'confirmed',
+    });
+    expect(again).not.toBe(signature);
+    expect((await rpc.getBalance(wallet).send()).value).toBe(4_000_000_000n);
     const landed = await rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     expect(landed?.meta?.err).toBeNull();
-    expect((await rpc.getSignaturesForAddress(wallet).send()).map((entry) => entry.signature)).toEqual([signature]);
+    expect((await rpc.getSignaturesForAddress(wallet).send()).map((entry) => entry.signature)).toEqual([again, signature]);
     const greedy = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [wallet, 2_000_000_000_000] }));
     expect(greedy.body.error.code).toBe(-32602);
-    expect((await rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
+    expect((await rpc.getBalance(wallet).send()).value).toBe(4_000_000_000n);
   });
 
   it('reads a transaction as jsonParsed, as explorers and wallets ask: its accounts and its known instructions parsed', async () => {
@@ -534,5 +547,26 @@ describe('POST /rpc exists only on the sim chain', () => {
       await t.stop();
       await cluster.stop();
     }
+  });
+});
+
+describe('RPC subscriptions and the end of coffer serve', () => {
+  it('an open subscription does not hold the server up: stop() ends it and resolves', async () => {
+    const t = await startCoffer();
+    const socket = new WebSocket(`${t.url.replace('http://', 'ws://')}/rpc`);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe' }));
+    const answered = await new Promise<any>((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)))));
+    expect(answered).toEqual({ jsonrpc: '2.0', id: 1, result: 0 });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const stopped = await Promise.race([
+      t.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000)),
+    ]);
+    expect(stopped).toBe('stopped');
+    await closed;
   });
 });

@@ -67,6 +67,15 @@ describe('the templated x402 exact scheme', () => {
     expect(nonce).toMatch(/^[0-9a-f]{32}$/);
     const same = await official.createPaymentPayload(2, requirements(10_000n, { recentBlockhash: blockhash, memo: nonce }));
     expect(unmemoed.transaction).toBe((same.payload as { transaction: string }).transaction);
+    // A memo that is no string, or an amount past a u64: the package's own doing (it writes 5 as "5"; it refuses the amount).
+    const numeric = { memo: 5, recentBlockhash: blockhash, lastValidBlockHeight: '1' };
+    expect(await templated.createPaymentPayload(2, requirements(10_000n, numeric))).toEqual(
+      await official.createPaymentPayload(2, requirements(10_000n, numeric)),
+    );
+    const huge = requirements(2n ** 64n, { recentBlockhash: blockhash, memo: 'x' });
+    const ourError = await templated.createPaymentPayload(2, huge).catch((error: Error) => error.message);
+    const theirError = await official.createPaymentPayload(2, huge).catch((error: Error) => error.message);
+    expect(ourError).toBe(theirError);
     // No blockhash given (the package reads one itself), or v1: the package's own transaction.
     const without = await templated.createPaymentPayload(2, requirements(10_000n, { memo: 'x' }));
     expect((without.payload as { transaction: string }).transaction).toMatch(/^[A-Za-z0-9+/=]+$/);

@@ -326,10 +326,14 @@ describe("x402 clients pay Coffer's paywall", () => {
     cluster.airdrop(newKey.address);
     const restarted = inProcessFacilitator({ feePayer: newKey, rpcUrl: cluster.url, network: 'devnet' });
     let current = first;
+    let asked = 0;
     const facilitator: typeof first = {
       verify: (payload, requirements) => current.verify(payload, requirements),
       settle: (payload, requirements) => current.settle(payload, requirements),
-      getSupported: () => current.getSupported(),
+      getSupported: () => {
+        asked += 1;
+        return current.getSupported();
+      },
     };
     const app = express();
     const paywall = createPaywall({
@@ -361,6 +365,11 @@ describe("x402 clients pay Coffer's paywall", () => {
       expect(await feePayerOffered()).toBe(newKey.address);
       expect((await paidFetch(`${server.url}/data`)).status).toBe(200);
       expect(await usdc(buyer.address)).toBe(micro('0.98'));
+      // A stream of refused payments does not make it ask the facilitator for each one.
+      const askedBefore = asked;
+      current = first;
+      for (let i = 0; i < 5; i++) expect((await paidFetch(`${server.url}/data`)).status).toBe(402);
+      expect(asked - askedBefore).toBeLessThanOrEqual(1);
     } finally {
       await close(server.server);
     }

@@ -104,4 +104,27 @@ describe('sim RPC subscriptions', () => {
     ]);
     session.close();
   });
+
+  it('never throws into the socket: an encoding it cannot give is refused, a read that fails ends its subscription with an error', () => {
+    const { state, ledger } = fakeLedger();
+    const sent: any[] = [];
+    const session = createSimRpcSubscriptions(ledger).open((text) => sent.push(JSON.parse(text)));
+    expect(() =>
+      session.receive(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'accountSubscribe', params: [KEY, { encoding: 'base64+zstd' }] })),
+    ).not.toThrow();
+    expect(sent[0]).toMatchObject({ id: 1, error: { code: -32602 } });
+    session.receive(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'signatureSubscribe', params: [SIGNATURE] }));
+    (ledger as unknown as { findTransaction: () => never }).findTransaction = () => {
+      throw new Error('the disk is gone');
+    };
+    expect(() => vi.advanceTimersByTime(60)).not.toThrow();
+    expect(sent.at(-1)).toMatchObject({
+      error: { code: -32603, message: expect.stringMatching(/subscription 0 ended: the disk is gone/) },
+    });
+    // Ended: nothing more is said for it.
+    state.landed.set(SIGNATURE, { slot: 11n, err: null });
+    vi.advanceTimersByTime(60);
+    expect(sent).toHaveLength(3);
+    session.close();
+  });
 });
