@@ -405,8 +405,18 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
+    const view = agentView(agent);
+    // Written out rather than spread: a spread followed by more fields makes V8 build each row as a
+    // dictionary (about 3 KB a row), which a dashboard of 1,000 agents pays in garbage collection.
+    // Absent fields stay undefined, which JSON leaves out as the spread did.
     return {
-      ...agentView(agent),
+      agentId: view.agentId,
+      walletAddress: view.walletAddress,
+      createdAt: view.createdAt,
+      displayName: view.displayName,
+      status: view.status,
+      statusReason: view.statusReason,
+      archivedAt: view.archivedAt,
       balance: formatUsdc(balances.get(agent.walletAddress) ?? 0n),
       spent24h: formatUsdc(spend?.spentSince ?? 0n),
       lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
