@@ -1,3 +1,4 @@
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { getBase58Decoder, type ReadonlyUint8Array } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { uiTokenAmount } from './rpc-shapes.js';
@@ -8,7 +9,6 @@ import { uiTokenAmount } from './rpc-shapes.js';
  * account program, Memo) as `{program, programId, parsed}`, any other as `{programId, accounts,
  * data}` (base58), the way a node leaves what it cannot parse.
  */
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
 
@@ -38,7 +38,7 @@ function parse(programId: string, accounts: string[], data: Uint8Array): { progr
       return null;
     }
   }
-  if (programId === SYSTEM_PROGRAM && data.length === 12 && new DataView(data.buffer, data.byteOffset).getUint32(0, true) === 2) {
+  if (programId === SYSTEM_PROGRAM_ADDRESS && data.length === 12 && new DataView(data.buffer, data.byteOffset).getUint32(0, true) === 2) {
     return {
       program: 'system',
       parsed: { type: 'transfer', info: { source: accounts[0], destination: accounts[1], lamports: u64(data, 4) } },

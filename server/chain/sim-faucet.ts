@@ -1,13 +1,13 @@
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { getAddressDecoder } from '@solana/kit';
 import type { SimLedger } from './sim-ledger.js';
 import { addressToBytes } from './address-memo.js';
+import { LAMPORTS_PER_SIGNATURE } from './rpc-shapes.js';
 
 /** The most one request may ask (test SOL; a cluster's faucet gives a few). */
 export const MAX_AIRDROP_LAMPORTS = 1_000n * 1_000_000_000n;
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const TRANSFER = 2;
-const FEE_LAMPORTS = 5_000n;
 
 /**
  * `requestAirdrop` on the embedded chain: test SOL sent by a faucet wallet of this process in a real
@@ -24,7 +24,7 @@ export function createSimFaucet(ledger: SimLedger) {
       // transaction (the same message, the same signature), and the second would not land.
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
       const faucet = getAddressDecoder().decode(new Uint8Array(Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')));
-      ledger.airdrop(faucet, lamports + FEE_LAMPORTS);
+      ledger.airdrop(faucet, lamports + BigInt(LAMPORTS_PER_SIGNATURE));
       const { blockhash } = ledger.latestBlockhash();
       const data = Buffer.alloc(12);
       data.writeUInt32LE(TRANSFER, 0);
@@ -34,7 +34,7 @@ export function createSimFaucet(ledger: SimLedger) {
         Buffer.from([1, 0, 1, 3]),
         addressToBytes(faucet),
         addressToBytes(to),
-        addressToBytes(SYSTEM_PROGRAM),
+        addressToBytes(SYSTEM_PROGRAM_ADDRESS),
         addressToBytes(blockhash),
         Buffer.from([1, 2, 2, 0, 1, data.length]),
         data,

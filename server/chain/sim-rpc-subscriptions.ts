@@ -1,3 +1,4 @@
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { z } from 'zod';
 import type { SimLedger } from './sim-ledger.js';
 import { accountConfig, address, encodeAccount, toJson, type AccountConfig } from './sim-rpc.js';
@@ -13,7 +14,6 @@ import { accountConfig, address, encodeAccount, toJson, type AccountConfig } fro
  * over WebSocket).
  */
 const POLL_MS = 50;
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 /** Subscriptions one connection may hold: more is refused, as a node limits them. */
 const MAX_SUBSCRIPTIONS = 1_000;
 
@@ -74,7 +74,7 @@ export function createSimRpcSubscriptions(ledger: SimLedger) {
         encodeAccount(ledger, key, config) ?? {
           executable: false,
           lamports: 0n,
-          owner: SYSTEM_PROGRAM,
+          owner: SYSTEM_PROGRAM_ADDRESS,
           rentEpoch: 0n,
           space: 0n,
           data: config?.encoding === 'base58' || config?.encoding === undefined ? ['', 'base58'] : ['', 'base64'],

@@ -99,11 +99,7 @@ export function createSimRpc(ledger: SimLedger) {
     getTokenAccountBalance: {
       params: z.tuple([address]).rest(z.unknown()),
       run: ([key]: [string]) => {
-        const account = ledger.account(key);
-        if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getTokenSize()) {
-          throw new RpcError(-32602, 'Invalid param: not a Token account');
-        }
-        const token = getTokenDecoder().decode(account.data);
+        const token = getTokenDecoder().decode(tokenProgramData(ledger, key, getTokenSize(), 'Token account'));
         return withContext(uiTokenAmount(token.amount, ledger.decimalsOf(token.mint)));
       },
     },
@@ -120,11 +116,7 @@ export function createSimRpc(ledger: SimLedger) {
     getTokenSupply: {
       params: z.tuple([address]).rest(z.unknown()),
       run: ([key]: [string]) => {
-        const account = ledger.account(key);
-        if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== getMintSize()) {
-          throw new RpcError(-32602, 'Invalid param: not a Token mint');
-        }
-        const mint = getMintDecoder().decode(account.data);
+        const mint = getMintDecoder().decode(tokenProgramData(ledger, key, getMintSize(), 'Token mint'));
         return withContext(uiTokenAmount(mint.supply, mint.decimals));
       },
     },
@@ -378,6 +370,15 @@ function preflightFailure(err: RpcTransactionError, logs: string[], unitsConsume
     returnData: null,
     innerInstructions: null,
   });
+}
+
+/** The data of an SPL Token account or mint (by its size); -32602 "not a …" for anything else. */
+function tokenProgramData(ledger: SimLedger, key: string, size: number, what: string): Uint8Array {
+  const account = ledger.account(key);
+  if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ADDRESS || account.data.length !== size) {
+    throw new RpcError(-32602, `Invalid param: not a ${what}`);
+  }
+  return account.data;
 }
 
 type AccountFilter = { dataSize: number } | { memcmp: { offset: number; bytes: Uint8Array } };

@@ -13,6 +13,7 @@ import {
 import type { PreparedTransfer } from '../core/ports/chain.js';
 import type { SignBytes } from '../keys/key-vault.js';
 import { addressToBytes } from './address-memo.js';
+import { shortVec } from './wire-transaction.js';
 import { usdcTransferInstructions } from './usdc-transfer.js';
 
 /** One Coffer USDC transfer, as usdcTransferInstructions builds it. */
@@ -51,17 +52,6 @@ const PLACEHOLDER_BLOCKHASH = toBlockhash('11111111111111111111111111111111');
 const utf8 = new TextEncoder();
 /** A signature's base58 text (bs58's byte loop: several times kit's big-integer conversion). */
 const signatureText = { decode: (bytes: Uint8Array) => bs58.encode(bytes) };
-
-function shortVec(value: number): number[] {
-  const bytes: number[] = [];
-  let rest = value;
-  for (;;) {
-    const byte = rest & 0x7f;
-    rest >>= 7;
-    if (rest === 0) return [...bytes, byte];
-    bytes.push(byte | 0x80);
-  }
-}
 
 async function compileTemplate(parts: UsdcTransferParts): Promise<TransferTemplate> {
   const feePayer = createNoopSigner(parts.feePayer);

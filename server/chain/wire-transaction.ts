@@ -60,6 +60,18 @@ export function instructionsOf(transaction: WireTransaction): WireInstruction[] 
 /** A signature's base58 text (bs58's byte loop: several times kit's big-integer conversion, read per transaction). */
 const signatureText = { decode: (bytes: Uint8Array) => bs58.encode(bytes) };
 
+/** A compact-u16 (Solana's "shortvec"): the bytes that write `value`. */
+export function shortVec(value: number): number[] {
+  const bytes: number[] = [];
+  let rest = value;
+  for (;;) {
+    const byte = rest & 0x7f;
+    rest >>= 7;
+    if (rest === 0) return [...bytes, byte];
+    bytes.push(byte | 0x80);
+  }
+}
+
 /** Reads a compact-u16 (Solana's "shortvec") at `offset`: its value and the offset after it. */
 function readShortVec(bytes: Uint8Array, offset: number): [number, number] {
   let value = 0;

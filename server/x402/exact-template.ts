@@ -4,6 +4,7 @@ import type { PaymentRequirements, SchemeNetworkClient } from '@x402/core/types'
 import type { ExactSvmScheme } from '@x402/svm/exact/client';
 import type { SignBytes } from '../keys/key-vault.js';
 import { addressToBytes } from '../chain/address-memo.js';
+import { shortVec } from '../chain/wire-transaction.js';
 import { MEMO_PROGRAM_ADDRESS } from '../chain/usdc-transfer.js';
 
 /**
@@ -41,17 +42,6 @@ const TRANSFER_CHECKED = 12;
 /** The package refuses a longer seller memo; such an offer is left to it, to refuse. */
 const MAX_MEMO_BYTES = 256;
 const utf8 = new TextEncoder();
-
-function shortVec(value: number): number[] {
-  const bytes: number[] = [];
-  let rest = value;
-  for (;;) {
-    const byte = rest & 0x7f;
-    rest >>= 7;
-    if (rest === 0) return [...bytes, byte];
-    bytes.push(byte | 0x80);
-  }
-}
 
 /** The package's own transaction for these requirements with placeholders, read back as a template; null when it is not the shape known here. */
 async function compileTemplate(scheme: ExactSvmScheme, requirements: PaymentRequirements, payer: string): Promise<ExactTemplate | null> {

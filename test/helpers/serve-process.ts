@@ -81,3 +81,13 @@ export async function spawnServe(
 /** A response body as JSON, untyped: tests assert its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
+
+/** `coffer demo-api` beside a data dir's Coffer, on an ephemeral port: the process, its first line, its URL. */
+export async function spawnDemoApi(dataDir: string): Promise<{ child: ChildProcess; firstLine: string; url: string }> {
+  const child = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+  });
+  return { child, firstLine, url: /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)?.[1] ?? '' };
+}

@@ -4,7 +4,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, runCoffer, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, runCoffer, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -21,14 +21,9 @@ describe('coffer demo-api beside coffer serve', () => {
 
   it('serves paid weather that an agent pays for through Coffer, and remembers used receipts', async () => {
     const serve = await spawnServe(dataDir);
-    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child: demo, firstLine, url: demoUrl } = await spawnDemoApi(dataDir);
     try {
-      const firstLine = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: demo.stdout! }).once('line', resolve);
-        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
-      });
       expect(firstLine).toMatch(/demo API listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim/);
-      const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
       // Not on the catalog's port: the registry lists it where it really runs (and back once it stops).
       expect(DEMO_API_LISTED_URL).toBe(`http://127.0.0.1:${DEMO_API_PORT}`);
       const listed = async () =>

@@ -1,12 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
-import { CLI, json, spawnServe } from '../helpers/serve-process.js';
+import { json, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/boot/package-files.js';
 
 /**
@@ -108,12 +107,10 @@ describe('npm pack, npm install -g, coffer', () => {
     // A Coffer with an agent and its money, and the demo paid API beside it.
     const dataDir = join(work, 'client-data');
     const serve = await spawnServe(dataDir);
-    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let demo: Awaited<ReturnType<typeof spawnDemoApi>> | null = null;
     try {
-      const demoUrl = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: demo.stdout! }).once('line', (line) => resolve(/(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1] ?? ''));
-        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
-      });
+      demo = await spawnDemoApi(dataDir);
+      const demoUrl = demo.url;
       const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
       const post = (path: string, body: unknown) =>
         json(
@@ -190,7 +187,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
         refused: 'payment_refused insufficient_funds',
       });
     } finally {
-      demo.kill('SIGTERM');
+      demo?.child.kill('SIGTERM');
       serve.child.kill('SIGTERM');
       await serve.exited;
     }

@@ -6,7 +6,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { DEVNET } from '../fixtures/x402-peers.js';
-import { createKeyVault } from '../../server/keys/key-vault.js';
+import { memoryVault } from '../fixtures/core-engine.js';
 import { templatedExactScheme } from '../../server/x402/exact-template.js';
 
 /**
@@ -22,13 +22,7 @@ describe('the templated x402 exact scheme', () => {
   afterAll(async () => cluster.stop());
 
   it('signs what @x402/svm signs, for any terms; other shapes are left to the package', async () => {
-    const secrets = new Map<string, string>();
-    const vault = createKeyVault({
-      kind: 'file',
-      get: async (account) => secrets.get(account) ?? null,
-      set: async (account, secret) => void secrets.set(account, secret),
-      delete: async (account) => secrets.delete(account),
-    });
+    const vault = memoryVault();
     const payer = await vault.createWallet({ kind: 'random' });
     const signer = await vault.signer(payer);
     const [seller, feePayer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);

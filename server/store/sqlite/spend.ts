@@ -18,6 +18,17 @@ function windowBounds(since: number) {
   return { since, hourFrom: hour + 1, minuteFrom: minute + 1, minuteTo: (hour + 1) * (HOUR / MINUTE), rawTo: (minute + 1) * MINUTE };
 }
 
+/**
+ * Per agent (of the owner, or those of `also`), two range reads of its own buckets (at most 24 hours
+ * and 60 minutes): the cost follows the number of agents, not how much they paid.
+ */
+const windowBuckets = (also: string) => `SELECT t.agent_id,
+     (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+       WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 3600000 AND b.start >= @hourFrom)
+   + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
+       WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 60000 AND b.start >= @minuteFrom AND b.start < @minuteTo) AS amount
+   FROM agent_spend_totals t WHERE t.owner = @owner ${also}`;
+
 export function createSpendStore(db: SqliteDatabase): SpendStore {
   const stmts = {
     // The rolling window from maintained buckets (the agent_spend_* triggers in schema.ts): whole hours, then whole minutes of
@@ -35,26 +46,8 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
     ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
     ownerTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ?'),
-    // Per agent, two range reads of its own buckets (at most 24 hours and 60 minutes): the cost follows
-    // the number of agents, not how much they paid.
-    ownerWindowBuckets: bigintStatement(
-      db,
-      `SELECT t.agent_id,
-         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
-           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 3600000 AND b.start >= @hourFrom)
-       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
-           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 60000 AND b.start >= @minuteFrom AND b.start < @minuteTo) AS amount
-       FROM agent_spend_totals t WHERE t.owner = @owner`,
-    ),
-    agentsWindowBuckets: bigintStatement(
-      db,
-      `SELECT t.agent_id,
-         (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
-           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 3600000 AND b.start >= @hourFrom)
-       + (SELECT COALESCE(SUM(amount), 0) FROM agent_spend_buckets b
-           WHERE b.owner = t.owner AND b.agent_id = t.agent_id AND b.span = 60000 AND b.start >= @minuteFrom AND b.start < @minuteTo) AS amount
-       FROM agent_spend_totals t WHERE t.owner = @owner AND t.agent_id IN (SELECT value FROM json_each(@agents))`,
-    ),
+    ownerWindowBuckets: bigintStatement(db, windowBuckets('')),
+    agentsWindowBuckets: bigintStatement(db, windowBuckets('AND t.agent_id IN (SELECT value FROM json_each(@agents))')),
     ownerWindowEdge: bigintStatement(
       db,
       `SELECT agent_id, SUM(amount) AS amount FROM transfers
