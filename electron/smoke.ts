@@ -1,6 +1,6 @@
 import type { BrowserWindow } from 'electron';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Engine } from '../server/core/engine.js';
 import type { Principal } from '../server/core/auth.js';
 import type { Timers, TrayController } from './tray-controller.js';
@@ -72,7 +72,9 @@ export async function runSmokeChecks(options: {
   await check('MCP launch', async () => {
     if (deployed.kind !== 'done') throw new Error("the owner's deploy waits for an approval");
     const { command, args, env } = deployed.result.mcpConfig;
-    const client = new Client({ name: 'coffer-smoke', version: '1.0.0' });
+    // The current revision, pinned: a host of 2026-07-28 must find the tools (the tests hold the
+    // 2025 era to the same list).
+    const client = new Client({ name: 'coffer-smoke', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env } }));
     try {
       const { tools } = await client.listTools();

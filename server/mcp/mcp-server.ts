@@ -1,38 +1,43 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { agentCredentials } from '../linked-agent/agent-config.js';
-import { registerTools } from './tools.js';
+import { registerTools, type ToolContext } from './tools.js';
 
 /**
  * `coffer mcp`: the MCP tool server an MCP host launches (stdio). It is a client of the /v1 server,
  * acting as one agent: credentials from COFFER_* variables or the linked config file. stdout belongs
  * to the protocol; everything else goes to stderr.
+ *
+ * It speaks both protocol eras through the SDK's stdio entry: a host that opens with `initialize`
+ * (2025-11-25 and earlier) and one that opens with `server/discover` (2026-07-28) each get a server
+ * built by the same factory, so the tools are the same whichever revision the host speaks.
  */
 export async function runMcpServer(options: { configPath: string; version: string }): Promise<number> {
-  const server = new McpServer({ name: 'coffer', version: options.version });
-  let agent: ReturnType<typeof agentCredentials>;
+  let tools: ToolContext;
   try {
-    agent = agentCredentials(options.configPath);
+    const agent = agentCredentials(options.configPath);
+    tools = {
+      api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
+      agentId: agent.agentId,
+      owner: agent.owner,
+      apiKey: agent.apiKey,
+    };
+    process.stderr.write(`coffer mcp: serving agent ${agent.agentId} of ${agent.url}\n`);
   } catch (error) {
     // Without credentials it still answers the host, whose tool calls then say what is wrong: exiting
     // would show the host only "Connection closed".
     const why = (error as Error).message;
-    registerTools(server, { api: notConfigured(why), agentId: '', owner: '', apiKey: '', notConfigured: why });
-    await server.connect(new StdioServerTransport());
+    tools = { api: notConfigured(why), agentId: '', owner: '', apiKey: '', notConfigured: why };
     process.stderr.write(`coffer mcp: not configured: ${why}\n`);
-    return servedUntilClosed(server);
   }
-  registerTools(server, {
-    api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
-    agentId: agent.agentId,
-    owner: agent.owner,
-    apiKey: agent.apiKey,
+  const handle = serveStdio(() => {
+    const server = new McpServer({ name: 'coffer', version: options.version }, { capabilities: { tools: {} } });
+    registerTools(server, tools);
+    return server;
   });
-  await server.connect(new StdioServerTransport());
-  process.stderr.write(`coffer mcp: serving agent ${agent.agentId} of ${agent.url}\n`);
-  return servedUntilClosed(server);
+  return servedUntilClosed(handle);
 }
 
 /** A client whose every call answers why this bridge has no agent (not_configured). */
@@ -43,9 +48,9 @@ const notConfigured = (why: string): CofferClient =>
   });
 
 /** Resolves once the host closes stdin or the process is asked to stop. */
-function servedUntilClosed(server: McpServer): Promise<number> {
+function servedUntilClosed(handle: StdioServerHandle): Promise<number> {
   return new Promise((resolve) => {
-    const stop = () => void server.close().then(() => resolve(0));
+    const stop = () => void handle.close().then(() => resolve(0));
     process.stdin.once('end', stop);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

@@ -26,11 +26,11 @@ export const amountInput = (what: string) =>
 const agentIdInput = (what: string) => agentIdSchema.describe(what);
 const thisAgentByDefault = agentIdInput('the agent (this one when left out)').optional();
 
-export const findServiceInput = {
+export const findServiceInput = z.object({
   query: searchQuerySchema.shape.q.unwrap().describe('what the service should do, in a few words'),
-};
+});
 
-export const setPolicyInput = {
+export const setPolicyInput = z.object({
   dailyBudget: amountInput('the most this agent may spend over a rolling 24 h').optional(),
   maxPerPayment: amountInput('the most one payment may be').optional(),
   cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
@@ -51,32 +51,32 @@ export const setPolicyInput = {
   askNewRecipient: policyUpdateSchema.shape.askNewRecipient.describe(
     "true: the first payment to a recipient this agent never paid waits for the owner's yes",
   ),
-};
+});
 
 /** A number here, where the HTTP query takes it as text (spendHistoryQuerySchema): the same 1 to 500. */
-export const spendHistoryInput = {
+export const spendHistoryInput = z.object({
   limit: z.number().int().min(1).max(500).optional().describe('how many payments, newest first (default 20, at most 500)'),
-};
+});
 
-export const allocateInput = {
+export const allocateInput = z.object({
   amount: amountInput('how much to move from the treasury'),
   agentId: thisAgentByDefault,
-};
+});
 
-export const deployInput = {
+export const deployInput = z.object({
   agentId: deployBodySchema.shape.agentId.describe('the new agent\'s id (a-z, 0-9, "_" and "-")'),
   dailyBudget: amountInput('its daily budget'),
   maxPerPayment: amountInput('the most one of its payments may be'),
-};
+});
 
-export const someAgentInput = { agentId: thisAgentByDefault };
+export const someAgentInput = z.object({ agentId: thisAgentByDefault });
 
-export const renameInput = {
+export const renameInput = z.object({
   agentId: agentIdInput('the agent to rename'),
   displayName: renameBodySchema.shape.displayName.describe('its new name, as the owner sees it'),
-};
+});
 
-export const approvalInput = {
+export const approvalInput = z.object({
   approvalId: z.string().min(1).max(100).describe('the approvalId a request that waits for the owner answered'),
   wait: z
     .number()
@@ -85,9 +85,9 @@ export const approvalInput = {
     .max(60)
     .optional()
     .describe('seconds to wait for the owner to decide before answering (at most 60); left out, answers at once'),
-};
+});
 
-export const payInput = {
+export const payInput = z.object({
   service: payBodySchema.shape.service.describe('registry service id, or a name with recipient'),
   amount: amountInput('the price to pay'),
   recipient: payBodySchema.shape.recipient.describe('Solana address, for a service outside the registry'),
@@ -95,11 +95,11 @@ export const payInput = {
     "the paid API's nonce from its 402 (printable ASCII); left out, a Coffer paywall takes the receipt once, and a registry service is paid at least its listed price",
   ),
   description: payBodySchema.shape.description.describe('what the payment is for, shown in the spend history'),
-};
+});
 
-export const fetchPaidInput = {
+export const fetchPaidInput = z.object({
   url: z.url().describe('the URL to call'),
   method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
   body: z.string().max(65_536).optional().describe('the request body, as text'),
   headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
-};
+});

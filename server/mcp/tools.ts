@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { mcpServerConfig } from '../core/mcp-config.js';
 import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
@@ -287,14 +287,14 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         if (ctx.notConfigured !== undefined) throw new CofferApiError(0, 'not_configured', ctx.notConfigured);
         // A purchase held for the owner: the host is told, as progress (which also keeps its request
         // alive), that it waits for the owner's yes and where the owner decides, until it is decided.
-        const token = extra._meta?.progressToken;
+        const token = extra.mcpReq._meta?.progressToken;
         let beats = 0;
         let heartbeat: NodeJS.Timeout | undefined;
         const tell = (message: string) =>
           token === undefined
             ? undefined
-            : extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: (beats += 1), message } })
+            : extra.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: (beats += 1), message } })
                 .catch(() => undefined);
         const onHeld = (approval: Approval) => {
           const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";

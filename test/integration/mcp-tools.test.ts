@@ -1,5 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
@@ -9,28 +7,25 @@ import { CLI } from '../helpers/serve-process.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { connectMcpHost, MCP_ERAS, type McpEra, type McpHost, type ToolResult } from '../helpers/mcp-host.js';
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
+/** An MCP host's view: its official client launching `coffer mcp` as a child process, in either era. */
+const connect = (env: Record<string, string>, era: McpEra) =>
+  connectMcpHost(
+    {
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      env: { ...(process.env as Record<string, string>), ...env, COFFER_CONFIG: '/nonexistent/agent.json' },
+    },
+    era,
+  );
 
-/** An MCP host's view: the SDK's stdio client launching `coffer mcp` as a child process. */
-async function connect(env: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: 'test-host', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp'],
-    env: { ...(process.env as Record<string, string>), ...env, COFFER_CONFIG: '/nonexistent/agent.json' },
-    stderr: 'pipe',
-  });
-  await client.connect(transport);
-  return client;
-}
-
-describe('coffer mcp: every tool through the stdio transport', () => {
+describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s host)', (era) => {
   const t = useCoffer();
-  let client: Client;
+  let client: McpHost;
   let agent: { agentId: string; walletAddress: string; apiKey: string };
   let demo: { server: Server; url: string; store: PaywallStore };
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool(name, args);
   const data = (result: ToolResult) => {
     expect(result.isError, result.content[0]?.text).toBeFalsy();
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
@@ -39,7 +34,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
 
   beforeAll(async () => {
     agent = await fundedAgent(t, 'mcp-agent', '2.00', { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0 });
-    client = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: agent.apiKey });
+    client = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: agent.apiKey }, era);
     const store = openPaywallStore(':memory:');
     demo = { ...(await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }))), store };
   });
@@ -47,6 +42,10 @@ describe('coffer mcp: every tool through the stdio transport', () => {
     await client.close();
     await close(demo.server);
     demo.store.close();
+  });
+
+  it('speaks the revision its host speaks', () => {
+    expect(client.protocolVersion).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25');
   });
 
   it('lists the tools of the spec, plus pay and fetch_paid, with hints', async () => {
@@ -237,12 +236,12 @@ describe('coffer mcp: every tool through the stdio transport', () => {
   });
 
   it('with the owner key, deploy_agent gives the agent, its mcpConfig and next steps', async () => {
-    const owner = await connect({ COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: t.ownerKey });
+    const owner = await connect(
+      { COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: 'mcp-agent', COFFER_API_KEY: t.ownerKey },
+      era,
+    );
     try {
-      const result = (await owner.callTool({
-        name: 'deploy_agent',
-        arguments: { agentId: 'made-by-mcp', dailyBudget: '1.00', maxPerPayment: '0.10' },
-      })) as ToolResult;
+      const result = await owner.callTool('deploy_agent', { agentId: 'made-by-mcp', dailyBudget: '1.00', maxPerPayment: '0.10' });
       const body = result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       expect(body.agent).toMatchObject({ agentId: 'made-by-mcp' });
       expect(body.mcpConfig).toMatchObject({
@@ -251,10 +250,7 @@ describe('coffer mcp: every tool through the stdio transport', () => {
         env: { COFFER_AGENT_ID: 'made-by-mcp' },
       });
       expect(body.nextSteps.length).toBeGreaterThan(0);
-      const renamed = (await owner.callTool({
-        name: 'rename_agent',
-        arguments: { agentId: 'made-by-mcp', displayName: 'Made by MCP' },
-      })) as ToolResult;
+      const renamed = await owner.callTool('rename_agent', { agentId: 'made-by-mcp', displayName: 'Made by MCP' });
       expect(renamed.structuredContent).toEqual({ agentId: 'made-by-mcp', displayName: 'Made by MCP' });
     } finally {
       await owner.close();
