@@ -130,6 +130,8 @@ export const askAboveSchema = z
     },
     { message: ASK_ABOVE_RULE },
   )
+  // Described, so that its JSON Schema is anyOf [string, null] rather than a `type` array (MCP hosts).
+  .describe('USDC as a decimal string')
   .nullable();
 export const askNewRecipientSchema = z.boolean({ error: 'must be true or false' });
 

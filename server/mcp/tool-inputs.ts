@@ -18,7 +18,8 @@ import {
  */
 export const amountInput = (what: string) =>
   z
-    .union([z.string(), z.number()])
+    // Two described branches (anyOf), not a `type` array: single-type dialects cannot take one.
+    .union([z.string().describe('a decimal string such as "0.01"'), z.number().describe('a JSON number, read as the text it prints as')])
     .transform((value) => (typeof value === 'number' ? String(value) : value))
     .pipe(amountSchema)
     .describe(`${what}: USDC as a decimal string such as "0.01" (at most 6 decimals)`);

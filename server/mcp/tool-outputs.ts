@@ -8,13 +8,22 @@ import { z } from 'zod';
  */
 const usdc = (what: string) => z.string().describe(`${what}: USDC as a decimal string`);
 
+/*
+ * Written so that every host can map them (the MCP Inspector's --strict check, in the tests): an open
+ * object says so (`additionalProperties: true`, not the bare `{}` that constrains nothing), and a
+ * value that may be null is two described branches (`anyOf`), never a `type` array, which
+ * single-type dialects such as Gemini's OpenAPI subset cannot take.
+ */
+const open = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape).meta({ additionalProperties: true });
+const textOrNull = (what: string, whenNull: string) => z.union([z.string().describe(what), z.null().describe(whenNull)]);
+
 /** Set when the request now waits for the owner (the API answered 202 with the approval). */
 const waiting = {
   approvalId: z.string().optional().describe('set when the request waits for the owner: follow it with check_approval'),
   message: z.string().optional().describe('what happens next, in words'),
 };
 
-const policy = z.looseObject({
+const policy = open({
   dailyBudget: usdc('the most spent over a rolling 24 h'),
   maxPerPayment: usdc('the most one payment may be'),
   cooldownSeconds: z.number().int(),
@@ -33,7 +42,7 @@ const handOver = {
 
 const dollarPrices = z.record(z.string(), z.string()).describe('prices with the $ sign');
 
-export const balanceOutput = z.looseObject({
+export const balanceOutput = open({
   agentId: z.string(),
   walletAddress: z.string(),
   balance: usdc("the agent's wallet balance"),
@@ -42,9 +51,9 @@ export const balanceOutput = z.looseObject({
   treasuryAddress: z.string().describe("the owner's treasury"),
 });
 
-export const findServiceOutput = z.looseObject({
+export const findServiceOutput = open({
   results: z.array(
-    z.looseObject({
+    open({
       id: z.string(),
       name: z.string(),
       description: z.string(),
@@ -56,57 +65,53 @@ export const findServiceOutput = z.looseObject({
 });
 
 /** A budget now, as GET policy says it: what it holds, what was spent (or made), what remains, when it starts afresh. */
-const budgetNow = z.looseObject({
+const budgetNow = open({
   window: z.string(),
-  remaining: z.union([z.string(), z.number()]).describe('USDC left for an amount, payments left for a count'),
-  resetsAt: z.string().nullable().describe('when a calendar window starts afresh; null for rolling and lifetime ones'),
+  remaining: z.union([usdc('left, for an amount budget'), z.number().int().describe('payments left, for a count budget')]),
+  resetsAt: textOrNull('when a calendar window starts afresh', 'a rolling or lifetime window'),
 });
 
-export const policyOutput = z.looseObject({
+export const policyOutput = open({
   agentId: z.string(),
   policy,
   spent24h: usdc('spent in the last 24 h'),
   budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
 });
 
-export const setPolicyOutput = z.looseObject({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), ...waiting });
+export const setPolicyOutput = open({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), ...waiting });
 
-export const spendHistoryOutput = z.looseObject({
-  payments: z.array(
-    z.looseObject({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() }),
-  ),
+export const spendHistoryOutput = open({
+  payments: z.array(open({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() })),
 });
 
-export const allocateOutput = z.looseObject({ status: z.string().optional(), ...waiting });
+export const allocateOutput = open({ status: z.string().optional(), ...waiting });
 
-export const deployOutput = z.looseObject({
-  agent: z.looseObject({ agentId: z.string(), walletAddress: z.string() }).optional(),
+export const deployOutput = open({
+  agent: open({ agentId: z.string(), walletAddress: z.string() }).optional(),
   status: z.string().optional(),
   ...handOver,
   ...waiting,
 });
 
-export const agentStatusOutput = z.looseObject({ agentId: z.string(), status: z.string(), ...waiting });
+export const agentStatusOutput = open({ agentId: z.string(), status: z.string(), ...waiting });
 
-export const renameOutput = z.looseObject({ agentId: z.string(), displayName: z.string() });
+export const renameOutput = open({ agentId: z.string(), displayName: z.string() });
 
-export const approvalOutput = z.looseObject({
+export const approvalOutput = open({
   approvalId: z.string(),
-  result: z.looseObject({}).optional().describe('once approved: what was done (a held payment: the payment and its receipt)'),
+  result: open({}).optional().describe('once approved: what was done (a held payment: the payment and its receipt)'),
   status: z.string().describe('pending, approved, denied, expired, failed or withdrawn'),
   kind: z.string(),
   targetAgentId: z.string(),
   ...handOver,
 });
 
-export const modelsOutput = z.looseObject({
-  models: z.array(
-    z.looseObject({ id: z.string(), displayName: z.string(), provider: z.string(), description: z.string(), pricing: dollarPrices }),
-  ),
+export const modelsOutput = open({
+  models: z.array(open({ id: z.string(), displayName: z.string(), provider: z.string(), description: z.string(), pricing: dollarPrices })),
 });
 
 /** A payment made, or (approvalId set) held for the owner's yes: nothing paid yet. */
-export const payOutput = z.looseObject({
+export const payOutput = open({
   paymentId: z.string().optional(),
   status: z.string().describe('confirmed; or pending while the payment waits for the owner'),
   amount: usdc('paid').optional(),
@@ -117,15 +122,15 @@ export const payOutput = z.looseObject({
   ...waiting,
 });
 
-export const fetchPaidOutput = z.looseObject({
+export const fetchPaidOutput = open({
   status: z.number().int().describe("the paid API's HTTP status"),
-  contentType: z.string().nullable(),
+  contentType: textOrNull("the answer's Content-Type", 'the answer named none'),
   body: z.string(),
   payment: z
     .object({
       protocol: z.enum(['coffer', 'x402']),
       paymentId: z.string(),
-      txSignature: z.string().nullable(),
+      txSignature: textOrNull('its Solana transaction', 'an x402 payment whose transaction Coffer has not seen yet'),
       amount: usdc('paid'),
       status: z
         .string()

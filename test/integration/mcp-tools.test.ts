@@ -1,4 +1,9 @@
 import type { Server } from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -8,6 +13,12 @@ import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { connectMcpHost, MCP_ERAS, type McpEra, type McpHost, type ToolResult } from '../helpers/mcp-host.js';
+
+/** The MCP Inspector's command line (a dev dependency: the official tool a server's author checks it with). */
+const INSPECTOR = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  'clients/launcher/build/index.js',
+);
 
 /** An MCP host's view: its official client launching `coffer mcp` as a child process, in either era. */
 const connect = (env: Record<string, string>, era: McpEra) =>
@@ -172,7 +183,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     const props = (name: string) => byName[name]!.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(props('pay').amount).toMatchObject({
-      type: ['string', 'number'],
+      anyOf: [expect.objectContaining({ type: 'string' }), expect.objectContaining({ type: 'number' })],
       description: expect.stringMatching(/decimal string.*"0\.01"/),
     });
     expect(props('pay').nonce).toMatchObject({ pattern: expect.any(String), maxLength: 200 });
@@ -294,5 +305,38 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const past = await call('set_policy', { expiresAt: '2020-01-01' });
     expect(past.isError).toBe(true);
     expect(past.content[0]?.text).toMatch(/in the past.*\(invalid_policy\)/);
+  });
+});
+
+describe('coffer mcp: tool schemas every host can map', () => {
+  it("the MCP Inspector's --strict tools/list finds no portability problem in any tool schema", () => {
+    // The official Inspector, as a developer runs it: it launches `coffer mcp` over stdio, lists the
+    // tools and reports each schema a single-`type` dialect (Gemini's OpenAPI subset, say) could not map.
+    const home = mkdtempSync(join(tmpdir(), 'coffer-inspector-'));
+    try {
+      const run = spawnSync(
+        process.execPath,
+        [
+          INSPECTOR,
+          '--cli',
+          '--strict',
+          '--method',
+          'tools/list',
+          '-e',
+          'COFFER_CONFIG=/nonexistent/agent.json',
+          process.execPath,
+          CLI,
+          'mcp',
+        ],
+        { env: { PATH: process.env.PATH ?? '', HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }, encoding: 'utf8', timeout: 60_000 },
+      );
+      const listed = JSON.parse(run.stdout) as { tools: { name: string }[] };
+      expect(listed.tools.length).toBe(14);
+      const warnings = run.stderr.split('\n').filter((line) => /^(Warning|Error)\b/.test(line));
+      expect(warnings, run.stderr).toEqual([]);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
