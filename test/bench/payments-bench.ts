@@ -211,10 +211,13 @@ const fileBytes = (file: string): number => {
 function watchDisk(dataDir: string) {
   const database = join(dataDir, 'coffer.db');
   const wal = `${database}-wal`;
+  /** The ledger's pages in all, and by the table or index that holds them (SQLite's dbstat). */
   const ledgerBytes = () => {
     const db = openConnection(database, { readonly: true, fileMustExist: true });
     try {
-      return (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+      const total = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+      const rows = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name').all() as { name: string; bytes: number }[];
+      return { total, byName: new Map(rows.map((row) => [row.name, row.bytes])) };
     } finally {
       db.close();
     }
@@ -225,10 +228,29 @@ function watchDisk(dataDir: string) {
   return {
     stop: () => {
       clearInterval(sampler);
-      const grown = ledgerBytes() - ledgerAtStart;
-      return { database: fileBytes(database), wal: fileBytes(wal), walPeak: Math.max(walPeak, fileBytes(wal)), grown };
+      const atEnd = ledgerBytes();
+      const grown = atEnd.total - ledgerAtStart.total;
+      const grownBy = [...atEnd.byName]
+        .map(([name, bytes]) => ({ name, bytes: bytes - (ledgerAtStart.byName.get(name) ?? 0) }))
+        .filter((row) => row.bytes !== 0)
+        .sort((a, b) => b.bytes - a.bytes);
+      return { database: fileBytes(database), wal: fileBytes(wal), walPeak: Math.max(walPeak, fileBytes(wal)), grown, grownBy };
     },
   };
+}
+
+/** The bench's disk row: what a payment costs on disk, and where (the tables and indexes that grew). */
+function diskLines({ onDisk, payments }: Awaited<ReturnType<typeof cofferHttpRun>>, n: number): string[] {
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  // What a payment costs for good is the ledger's growth over the run; the log is a bounded cost, not
+  // one per payment (over a short run it weighs on the whole files' figure), and an empty ledger's own
+  // size (the registry) weighs on it too.
+  return [
+    `on disk (the concurrent run): ${(onDisk.grown / n).toFixed(0)} bytes a payment (the ledger's growth over its ${n} payments); ` +
+      `after ${payments} payments the database is ${(onDisk.database / payments).toFixed(0)} bytes a payment, with its write-ahead log ` +
+      `${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
+    `  by table and index (bytes a payment): ${onDisk.grownBy.map((row) => `${row.name} ${(row.bytes / n).toFixed(0)}`).join(', ')}`,
+  ];
 }
 
 /** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
@@ -310,6 +332,11 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
+// BENCH_ONLY=disk: the concurrent run and its disk row alone (seconds, where the whole bench takes minutes).
+if (process.env.BENCH_ONLY === 'disk') {
+  for (const line of diskLines(await cofferHttpRun(TRANSFERS, CONCURRENCY), TRANSFERS)) console.log(line);
+  process.exit(0);
+}
 const raw = await rawLiteSvmRate(TRANSFERS);
 const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
@@ -359,16 +386,7 @@ console.log(
   `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - viaCoffer.p50)} ms p50, pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
 );
 console.log('');
-const { onDisk, payments } = concurrent;
-const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-// What a payment costs for good is the ledger's growth over the run; the log is a bounded cost, not
-// one per payment (over a short run it weighs on the whole files' figure), and an empty ledger's own
-// size (the registry) weighs on it too.
-console.log(
-  `on disk (the concurrent run): ${(onDisk.grown / TRANSFERS).toFixed(0)} bytes a payment (the ledger's growth over its ${TRANSFERS} payments); ` +
-    `after ${payments} payments the database is ${(onDisk.database / payments).toFixed(0)} bytes a payment, with its write-ahead log ` +
-    `${((onDisk.database + onDisk.wal) / payments).toFixed(0)}; the log peaked at ${mb(onDisk.walPeak)} MB (${mb(onDisk.wal)} MB at the end)`,
-);
+for (const line of diskLines(concurrent, TRANSFERS)) console.log(line);
 console.log('');
 console.log('Budgets (issue 25): /pay one at a time, alternated, same server:');
 console.log(`agent with the daily budget alone                      p50 ${fmt(budgets.plain.p50, 2)}   p99 ${fmt(budgets.plain.p99, 2)}`);
