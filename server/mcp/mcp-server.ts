@@ -4,6 +4,7 @@ import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { agentCredentials } from '../linked-agent/agent-config.js';
 import { registerTools, type ToolContext } from './tools.js';
+import { OwnerDecisions } from './owner-decision.js';
 
 /**
  * `coffer mcp`: the MCP tool server an MCP host launches (stdio). It is a client of the /v1 server,
@@ -20,6 +21,7 @@ export async function runMcpServer(options: { configPath: string; version: strin
     const agent = agentCredentials(options.configPath);
     tools = {
       api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
+      decisions: new OwnerDecisions(agent.url),
       agentId: agent.agentId,
       owner: agent.owner,
       apiKey: agent.apiKey,
@@ -29,11 +31,15 @@ export async function runMcpServer(options: { configPath: string; version: strin
     // Without credentials it still answers the host, whose tool calls then say what is wrong: exiting
     // would show the host only "Connection closed".
     const why = (error as Error).message;
-    tools = { api: notConfigured(why), agentId: '', owner: '', apiKey: '', notConfigured: why };
+    tools = { api: notConfigured(why), decisions: new OwnerDecisions(''), agentId: '', owner: '', apiKey: '', notConfigured: why };
     process.stderr.write(`coffer mcp: not configured: ${why}\n`);
   }
   const handle = serveStdio(() => {
-    const server = new McpServer({ name: 'coffer', version: options.version }, { capabilities: { tools: {} } });
+    const server = new McpServer(
+      { name: 'coffer', version: options.version },
+      // A round coming back from the owner's decision page carries state this bridge sealed.
+      { capabilities: { tools: {} }, requestState: { verify: tools.decisions.verify } },
+    );
     registerTools(server, tools);
     return server;
   });

@@ -1,14 +1,18 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { mcpServerConfig } from '../core/mcp-config.js';
 import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
 import type { CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import type { Approval, MayWait } from '../client/wire-types.js';
+import { approvedOrThrow } from '../client/held-payment.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
+import { decisionUrl, heartbeat, heldReason, type OwnerDecisions } from './owner-decision.js';
 
 export interface ToolContext {
   api: CofferClient;
+  /** The held payments this bridge follows while the owner decides. */
+  decisions: OwnerDecisions;
   agentId: string;
   owner: string;
   apiKey: string;
@@ -22,7 +26,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const CHANGES_STATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
-function answer(value: object) {
+function reply(value: object) {
   return { content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value as Json };
 }
 
@@ -34,7 +38,7 @@ function failure(error: unknown) {
 
 async function guarded(run: () => Promise<object>) {
   try {
-    return answer(await run());
+    return reply(await run());
   } catch (error) {
     return failure(error);
   }
@@ -42,9 +46,6 @@ async function guarded(run: () => Promise<object>) {
 
 /** Prices with the currency symbol, as the tool surface shows them. */
 const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
-
-/** How often a host waiting on a held purchase is told it still waits (its request kept alive). */
-const HEARTBEAT_MS = 15_000;
 
 /** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
 const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
@@ -254,86 +255,119 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'pay',
     {
       description:
-        "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment; or, when the policy asks the owner first, the approval it waits for (follow it with check_approval).",
+        "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment. When the policy asks the owner first: a host that opens URLs is shown the owner's decision page and the call answers once they decide; otherwise it returns the approval it waits for (follow it with check_approval).",
       inputSchema: input.payInput,
       outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
     },
-    (input) =>
-      guarded(async () => {
-        const answer = await ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' });
-        if (answer.status === 200) return answer.body;
-        // Held for the owner: said plainly, with where the owner decides and how to follow it.
-        const reason = (answer.body.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";
-        return {
-          ...answer.body,
-          decisionUrl: `${ctx.api.base}/#/approvals`,
-          message: `Nothing is paid yet: this payment waits for the owner's yes (${reason}) until ${answer.body.expiresAt}. Call check_approval with approvalId ${answer.body.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`,
-        };
-      }),
+    async (input, extra): Promise<CallToolResult | InputRequiredResult> => {
+      const resumed = ctx.decisions.resumed('pay', extra);
+      if (resumed !== undefined) return whileOwnerDecides(resumed.work, extra, resumed.approvalId);
+      let answer;
+      try {
+        answer = await ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' });
+      } catch (error) {
+        return failure(error);
+      }
+      if (answer.status === 200) return reply(answer.body);
+      const approval = answer.body;
+      if (ctx.decisions.hostOpensUrls(server, extra)) {
+        const decided = approvedOrThrow(ctx.api, approval).then((approved) => approved.result as object);
+        return ctx.decisions.park('pay', decided, approval);
+      }
+      // Held for the owner: said plainly, with where the owner decides and how to follow it.
+      return reply({
+        ...approval,
+        decisionUrl: decisionUrl(ctx.api.base, approval.approvalId),
+        message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`,
+      });
+    },
   );
 
   server.registerTool(
     'fetch_paid',
     {
       description:
-        'Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (told as progress, with where they decide), then completes.',
+        "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes: a host that opens URLs is shown the owner's decision page; others are told as progress where the owner decides. Then it completes.",
       inputSchema: input.fetchPaidInput,
       outputSchema: output.fetchPaidOutput,
       annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
-    ({ url, method, body, headers }, extra) =>
-      guarded(async () => {
-        if (ctx.notConfigured !== undefined) throw new CofferApiError(0, 'not_configured', ctx.notConfigured);
-        // A purchase held for the owner: the host is told, as progress (which also keeps its request
-        // alive), that it waits for the owner's yes and where the owner decides, until it is decided.
-        const token = extra.mcpReq._meta?.progressToken;
-        let beats = 0;
-        let heartbeat: NodeJS.Timeout | undefined;
-        const tell = (message: string) =>
-          token === undefined
-            ? undefined
-            : extra.mcpReq
-                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: (beats += 1), message } })
-                .catch(() => undefined);
-        const onHeld = (approval: Approval) => {
-          const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? "the agent's policy asks the owner";
-          const words = `The payment waits for the owner's yes (${reason}); the owner decides at ${ctx.api.base}/#/approvals (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`;
-          void tell(words);
-          heartbeat = setInterval(() => void tell(words), HEARTBEAT_MS);
-        };
-        try {
-          const { response, payment } = await payingFetch(
-            url,
-            { method: method ?? 'GET', body, headers },
-            { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
-          );
-          const text = await response.text();
-          return {
-            status: response.status,
-            contentType: response.headers.get('content-type'),
-            body: text.length > 100_000 ? `${text.slice(0, 100_000)}… (truncated)` : text,
-            // What was paid, without the spent credential (its header): a model has no use for it, and
-            // it would weigh on every answer.
-            payment:
-              payment === null
-                ? null
-                : {
-                    protocol: payment.protocol,
-                    paymentId: payment.paymentId,
-                    amount: payment.amount,
-                    status: payment.status,
-                    txSignature: payment.txSignature,
-                  },
-          };
-        } catch (error) {
-          // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
-          if (error instanceof PaymentError)
-            throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
-          throw error;
-        } finally {
-          clearInterval(heartbeat);
-        }
-      }),
+    async ({ url, method, body, headers }, extra): Promise<CallToolResult | InputRequiredResult> => {
+      if (ctx.notConfigured !== undefined) return failure(new CofferApiError(0, 'not_configured', ctx.notConfigured));
+      // A call coming back from the owner's decision page: the same purchase, awaited.
+      const resumed = ctx.decisions.resumed('fetch_paid', extra);
+      if (resumed !== undefined) return whileOwnerDecides(resumed.work, extra, resumed.approvalId);
+      let held!: (approval: Approval) => void;
+      const heldNow = new Promise<Approval>((resolve) => (held = resolve));
+      const work = purchase(ctx, { url, method, body, headers }, held);
+      const first = await Promise.race([
+        work.then(
+          () => null,
+          () => null,
+        ),
+        heldNow,
+      ]);
+      if (first === null) return guarded(() => work);
+      // Held for the owner's yes: the host shows the decision page if it can, else it hears where.
+      if (ctx.decisions.hostOpensUrls(server, extra)) return ctx.decisions.park('fetch_paid', work, first);
+      return whileOwnerDecides(work, extra, first.approvalId, first);
+    },
   );
+
+  /** A held call's answer, the host told every while that it waits for the owner and where. */
+  async function whileOwnerDecides(work: Promise<object>, extra: ServerContext, approvalId: string, approval?: Approval) {
+    const why = approval === undefined ? '' : ` (${heldReason(approval)})`;
+    const until = approval === undefined ? '' : `, until ${approval.expiresAt}`;
+    const stop = heartbeat(
+      extra,
+      `The payment waits for the owner's yes${why}; the owner decides at ${decisionUrl(ctx.api.base, approvalId)} (request ${approvalId}${until}). Nothing is paid until then.`,
+    );
+    try {
+      return await guarded(() => work);
+    } finally {
+      stop();
+    }
+  }
+}
+
+/**
+ * fetch_paid's purchase: the URL called through payingFetch as this agent, its answer as the tool
+ * says it (without the spent credential). `onHeld` is told when the owner's yes is awaited.
+ */
+async function purchase(
+  ctx: ToolContext,
+  request: { url: string; method?: string; body?: string; headers?: Record<string, string> },
+  onHeld: (approval: Approval) => void,
+): Promise<object> {
+  try {
+    const { response, payment } = await payingFetch(
+      request.url,
+      { method: request.method ?? 'GET', body: request.body, headers: request.headers },
+      { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
+    );
+    const text = await response.text();
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: text.length > 100_000 ? `${text.slice(0, 100_000)}… (truncated)` : text,
+      // What was paid, without the spent credential (its header): a model has no use for it, and
+      // it would weigh on every answer.
+      payment:
+        payment === null
+          ? null
+          : {
+              protocol: payment.protocol,
+              paymentId: payment.paymentId,
+              amount: payment.amount,
+              status: payment.status,
+              txSignature: payment.txSignature,
+            },
+    };
+  } catch (error) {
+    // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
+    if (error instanceof PaymentError)
+      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -17,12 +18,16 @@ export type ToolResult = {
   structuredContent?: Record<string, unknown>;
 };
 
+/** What a host that opens URLs for its user does with one (URL elicitation): the user's answer. */
+export type OpensUrl = (asked: { url: string; message: string }) => Promise<'accept' | 'decline' | 'cancel'>;
+
 export interface McpHost {
   era: McpEra;
   /** The revision the connection negotiated. */
   protocolVersion: string | undefined;
   listTools(): Promise<{ tools: { name: string; inputSchema: Record<string, any>; outputSchema?: unknown; annotations?: any }[] }>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  callTool(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  /** Calls a tool; `onProgress` hears its progress messages (and each resets the request's timeout). */
+  callTool(name: string, args?: Record<string, unknown>, onProgress?: (message: string) => void): Promise<ToolResult>;
   close(): Promise<void>;
 }
 
@@ -33,10 +38,29 @@ export interface McpLaunch {
   cwd?: string;
 }
 
-/** Launches the server as an MCP host does and connects in the given era. */
-export async function connectMcpHost(launch: McpLaunch, era: McpEra, name = 'test-host'): Promise<McpHost> {
+/**
+ * Launches the server as an MCP host does and connects in the given era. With `opensUrl`, the host
+ * declares URL elicitation and answers each URL the server asks it to open with what it returns.
+ */
+export async function connectMcpHost(
+  launch: McpLaunch,
+  era: McpEra,
+  options: { name?: string; opensUrl?: OpensUrl } = {},
+): Promise<McpHost> {
+  const info = { name: options.name ?? 'test-host', version: '1.0.0' };
+  const capabilities = options.opensUrl ? { elicitation: { url: {} } } : {};
+  const progressOptions = (onProgress?: (message: string) => void) =>
+    onProgress && { onprogress: (progress: { message?: string }) => onProgress(progress.message ?? ''), resetTimeoutOnProgress: true };
   if (era === 'legacy') {
-    const client = new LegacyClient({ name, version: '1.0.0' });
+    const client = new LegacyClient(info, { capabilities });
+    const opensUrl = options.opensUrl;
+    if (opensUrl) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        const params = request.params as { mode?: string; url?: string; message: string };
+        if (params.mode !== 'url' || params.url === undefined) return { action: 'decline' };
+        return { action: await opensUrl({ url: params.url, message: params.message }) };
+      });
+    }
     const transport = new LegacyStdio({ ...launch, stderr: 'pipe' });
     // The v1 client tells the negotiated revision only to its transport.
     let negotiated: string | undefined;
@@ -46,17 +70,27 @@ export async function connectMcpHost(launch: McpLaunch, era: McpEra, name = 'tes
       era,
       protocolVersion: negotiated,
       listTools: () => client.listTools() as ReturnType<McpHost['listTools']>,
-      callTool: async (tool, args = {}) => (await client.callTool({ name: tool, arguments: args })) as ToolResult,
+      callTool: async (tool, args = {}, onProgress) =>
+        (await client.callTool({ name: tool, arguments: args }, undefined, progressOptions(onProgress))) as ToolResult,
       close: () => client.close(),
     };
   }
-  const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(info, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const opensUrl = options.opensUrl;
+  if (opensUrl) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { mode?: string; url?: string; message: string };
+      if (params.mode !== 'url' || params.url === undefined) return { action: 'decline' };
+      return { action: await opensUrl({ url: params.url, message: params.message }) };
+    });
+  }
   await client.connect(new StdioClientTransport({ ...launch, stderr: 'pipe' }));
   return {
     era,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     listTools: () => client.listTools() as ReturnType<McpHost['listTools']>,
-    callTool: async (tool, args = {}) => (await client.callTool({ name: tool, arguments: args })) as ToolResult,
+    callTool: async (tool, args = {}, onProgress) =>
+      (await client.callTool({ name: tool, arguments: args }, progressOptions(onProgress))) as ToolResult,
     close: () => client.close(),
   };
 }

@@ -258,7 +258,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
         if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       for (let i = 0; i < 100 && told.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(told[0]).toMatch(new RegExp(`waits for the owner's yes .*${t.url}/#/approvals .*${waiting[0].approvalId}`));
+      expect(told[0]).toMatch(new RegExp(`waits for the owner's yes .*${t.url}/#/approvals/${waiting[0].approvalId} `));
       await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
       const result = (await calling) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
       expect(result.isError, result.content[0]?.text).toBeFalsy();
