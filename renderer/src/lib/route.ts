@@ -5,7 +5,8 @@ export type Route =
   | { page: 'agent'; agentId: string }
   | { page: 'activity' }
   | { page: 'registry' }
-  | { page: 'approvals' }
+  /** approvalId: one request opened from elsewhere (an MCP host's link to the owner's decision). */
+  | { page: 'approvals'; approvalId?: string }
   | { page: 'backup' }
   | { page: 'link'; token: string }
   | { page: 'not-found'; path: string };
@@ -26,6 +27,10 @@ export function parseRoute(hash: string): Route {
   if (first === 'agents' && second) {
     const agentId = decoded(second);
     return agentId === null ? { page: 'not-found', path } : { page: 'agent', agentId };
+  }
+  if (first === 'approvals' && second) {
+    const approvalId = decoded(second);
+    return approvalId === null ? { page: 'not-found', path } : { page: 'approvals', approvalId };
   }
   if (first === 'link' && second) {
     const token = decoded(second);
@@ -58,6 +63,7 @@ export function hrefFor(route: Route): string {
   if (route.page === 'not-found') return `#/${route.path}`;
   if (route.page === 'agent') return `#/agents/${encodeURIComponent(route.agentId)}`;
   if (route.page === 'link') return `#/link/${encodeURIComponent(route.token)}`;
+  if (route.page === 'approvals' && route.approvalId !== undefined) return `#/approvals/${encodeURIComponent(route.approvalId)}`;
   return route.page === 'overview' ? '#/' : `#/${route.page}`;
 }
 

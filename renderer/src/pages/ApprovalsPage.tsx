@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Approval, Decided, Policy } from '../api/types.js';
 import { describeRequest } from '../../../server/core/describe-request.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
-import { hrefFor } from '../lib/route.js';
+import { hrefFor, useRoute } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';
 import { zoneNote } from '../lib/time-zone.js';
 import { readableUsdc } from '../lib/money.js';
@@ -38,17 +38,32 @@ export function ApprovalsPage() {
     const agent = agentOf(agentId);
     return JSON.stringify(agent ? [agent.spent24h, agent.lifetimePayments, agent.policy, agent.tightestBudget] : null);
   };
+  // A request opened by its own link (`#/approvals/<id>`, as an MCP host shows the owner): its card
+  // is marked and brought into view; one no longer waiting says how it ended.
+  const route = useRoute();
+  const focus = route.page === 'approvals' ? route.approvalId : undefined;
+  const focused = useRef<HTMLLIElement | null>(null);
   const [recent, setRecent] = useState<Approval[]>([]);
+  const [recentRead, setRecentRead] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | null>(null);
   const [said, setSaid] = useState<Said | null>(null);
 
   useEffect(() => {
     client?.approvals().then(
-      (r) => setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20)),
+      (r) => {
+        setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20));
+        setRecentRead(true);
+      },
       () => undefined,
     );
   }, [client, pendingApprovals]);
+
+  const focusWaits = focus !== undefined && pendingApprovals.some((a) => a.approvalId === focus);
+  useEffect(() => {
+    if (focusWaits) focused.current?.scrollIntoView?.({ block: 'center' });
+  }, [focusWaits, focus]);
+  const focusEnded = focus !== undefined && !focusWaits ? recent.find((a) => a.approvalId === focus) : undefined;
 
   const decide = async (approval: Approval, decision: 'approve' | 'deny') => {
     if (!client) return;
@@ -72,6 +87,13 @@ export function ApprovalsPage() {
     <>
       <section className="card" aria-labelledby="approvals-title">
         <h2 id="approvals-title">Waiting for you ({pendingApprovals.length})</h2>
+        {focus !== undefined && !focusWaits && recentRead && (
+          <p className="hint" role="status" data-testid="focus-ended">
+            {focusEnded
+              ? `The request you opened no longer waits: ${pillWords(focusEnded)}${focusEnded.decidedAt ? `, ${dateTime(focusEnded.decidedAt, timeZone)}` : ''}.`
+              : 'The request you opened no longer waits for you (decided, expired or withdrawn); see Decided below.'}
+          </p>
+        )}
         {said && (
           <p className={`decision-said ${said.tone}`} role={said.tone === 'failed' ? 'alert' : 'status'} data-testid="decision-said">
             {said.text}
@@ -95,7 +117,9 @@ export function ApprovalsPage() {
                 return (
                   <li
                     key={approval.approvalId}
-                    className={`approval${payment ? ' held-payment' : approval.kind === 'policy' ? ' policy-request' : ''}`}
+                    ref={approval.approvalId === focus ? focused : undefined}
+                    aria-current={approval.approvalId === focus ? 'true' : undefined}
+                    className={`approval${payment ? ' held-payment' : approval.kind === 'policy' ? ' policy-request' : ''}${approval.approvalId === focus ? ' focused' : ''}`}
                     data-testid="approval"
                     aria-label={payment ? `${approval.agentId} asks to pay ${readableUsdc(payment.amount)} USDC` : undefined}
                   >

@@ -7,6 +7,7 @@ describe('hash routes', () => {
       { page: 'overview' },
       { page: 'activity' },
       { page: 'approvals' },
+      { page: 'approvals', approvalId: 'apr_1/2' },
       { page: 'registry' },
       { page: 'agent', agentId: 'research-bot' },
       { page: 'link', token: 'lnk_abc' },

@@ -347,3 +347,42 @@ describe('an agent’s request to change its policy, tried on its last 30 days',
     expect(client.policyWhatIf).toHaveBeenCalledWith('alpha', asked.request);
   });
 });
+
+describe('a request opened by its own link (#/approvals/<id>, as an MCP host shows the owner)', () => {
+  afterEach(() => {
+    window.location.hash = '';
+  });
+
+  it('marks that card among those waiting and brings it into view', async () => {
+    const other = { ...held, approvalId: 'apr_2', paymentId: 'pay_2' } as Approval;
+    useDashboard.setState({ pendingApprovals: [other, held] });
+    const scrolled: string[] = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.getAttribute('aria-current') ?? '');
+    };
+    window.location.hash = '#/approvals/apr_1';
+    render(<ApprovalsPage />);
+    const cards = screen.getAllByTestId('approval');
+    expect(cards.map((card) => card.getAttribute('aria-current'))).toEqual([null, 'true']);
+    expect(cards[1]!.className).toContain('focused');
+    expect(scrolled).toEqual(['true']);
+    expect(screen.queryByTestId('focus-ended')).toBeNull();
+  });
+
+  it('one no longer waiting says how it ended', async () => {
+    const denied = { ...held, status: 'denied', decidedAt: '2026-11-24T08:00:00.000Z' } as Approval;
+    client.approvals.mockResolvedValue({ approvals: [denied] });
+    useDashboard.setState({ pendingApprovals: [] });
+    window.location.hash = '#/approvals/apr_1';
+    render(<ApprovalsPage />);
+    const note = await screen.findByTestId('focus-ended');
+    expect(note.textContent).toBe(`The request you opened no longer waits: denied, ${dateTime(denied.decidedAt!, KIRITIMATI)}.`);
+  });
+
+  it('without a link, no card is marked', async () => {
+    render(<ApprovalsPage />);
+    expect(screen.getByTestId('approval').getAttribute('aria-current')).toBeNull();
+    await waitFor(() => expect(client.approvals).toHaveBeenCalled());
+    expect(screen.queryByTestId('focus-ended')).toBeNull();
+  });
+});
