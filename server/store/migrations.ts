@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SCHEMA } from './schema.js';
 import { upgradeToSmallLedger } from './migrations/0002-small-ledger.js';
+import { writeTransfersOnce } from './migrations/0003-transfers-written-once.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -14,11 +15,18 @@ export interface Migration {
   up: (db: Database.Database) => void;
   /** It frees a large share of the file: copy the ledger into a compact file afterwards. */
   vacuum?: boolean;
+  /**
+   * It copies a table that others reference into a new one and drops the old (SQLite's way to change
+   * a constraint): it runs with foreign keys off, as SQLite asks (dropping the old table would
+   * otherwise delete through its references), and every reference is checked before it commits.
+   */
+  copiesTables?: boolean;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'schema', up: (db) => db.exec(SCHEMA) },
   { version: 2, name: 'small ledger', up: upgradeToSmallLedger, vacuum: true },
+  { version: 3, name: 'transfers written once', up: writeTransfersOnce, vacuum: true, copiesTables: true },
 ];
 
 export function migrate(db: Database.Database): number {
@@ -36,14 +44,24 @@ export function migrate(db: Database.Database): number {
     if (applied.has(migration.version)) continue;
     // A fresh ledger has nothing to compact.
     vacuum ||= migration.vacuum === true && applied.size > 0;
-    db.transaction(() => {
-      migration.up(db);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        Date.now(),
-      );
-    }).immediate();
+    // Foreign keys are switched only outside a transaction.
+    const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+    if (migration.copiesTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        migration.up(db);
+        if (migration.copiesTables && (db.pragma('foreign_key_check') as unknown[]).length > 0) {
+          throw new Error(`migration ${migration.version} (${migration.name}) broke a reference between tables`);
+        }
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          migration.version,
+          migration.name,
+          Date.now(),
+        );
+      }).immediate();
+    } finally {
+      if (migration.copiesTables) db.pragma(`foreign_keys = ${foreignKeys === 1 ? 'ON' : 'OFF'}`);
+    }
   }
   if (vacuum) db.exec('VACUUM');
   return known;

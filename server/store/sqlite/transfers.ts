@@ -3,6 +3,7 @@ import type { TransferKind, TransferOf, TransferRecord, TransferStore } from '..
 import type { SqliteDatabase } from '../database.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
 import { toTask } from './tasks.js';
+import { SIGNATURE_PREFIX_CHARS } from '../migrations/0003-transfers-written-once.js';
 
 function toTransfer(row: Row): TransferRecord {
   const kind = row.kind as TransferKind;
@@ -56,6 +57,16 @@ function toTransfer(row: Row): TransferRecord {
   }
 }
 
+/**
+ * A row's columns as the mapper reads them: the signed transaction of one not confirmed lives beside
+ * it (transfer_wires, schema 3), so that the row is written once at its final size.
+ */
+const ROW = 'transfers.*, (SELECT wire FROM transfer_wires w WHERE w.id = transfers.id) AS tx_wire';
+
+/** A row's transaction signature is `param`: found through transfers_by_signature (its first characters), then compared whole. */
+export const signatureIs = (param: string) =>
+  `substr(tx_signature, 1, ${SIGNATURE_PREFIX_CHARS}) = substr(${param}, 1, ${SIGNATURE_PREFIX_CHARS}) AND tx_signature = ${param}`;
+
 /** The mapping for a statement that selects only rows of these kinds (the one place that narrows a row's type). */
 const ofKind =
   <K extends TransferKind>(..._kinds: K[]) =>
@@ -75,7 +86,6 @@ function columnsOf(record: TransferRecord): unknown[] {
     record.amount,
     record.status,
     record.txSignature,
-    record.txWire,
     record.lastValidBlockHeight === null ? null : record.lastValidBlockHeight.toString(),
     record.errorCode,
     record.idempotencyKey,
@@ -103,39 +113,39 @@ function columnsOf(record: TransferRecord): unknown[] {
 export function createTransferStore(db: SqliteDatabase): TransferStore {
   const stmts = {
     insert: db.prepare(
-      `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, tx_wire, last_valid_block_height, error_code,
+      `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, last_valid_block_height, error_code,
          idempotency_key, request_hash, created_at, settled_at, service_id, service_name, recipient, memo, description, protocol,
          resource, x402_header, payer_signature, refunded_at, refund_tx_signature, from_address, payment_id, task_id, destination)
-       VALUES (${Array(29).fill('?').join(', ')})`,
+       VALUES (${Array(28).fill('?').join(', ')})`,
     ),
+    insertWire: db.prepare('INSERT INTO transfer_wires (id, wire) VALUES (?, ?)'),
     insertChainDeposit: db.prepare(
       `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at)
-       VALUES (?, 'deposit', ?, ?, ?, ?, 'confirmed', ?, ?)
-       ON CONFLICT (tx_signature) DO NOTHING`,
+       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt
+       WHERE NOT EXISTS (SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')})`,
     ),
-    get: bigintStatement(db, 'SELECT * FROM transfers WHERE id = ?'),
-    getPayment: bigintStatement(db, "SELECT * FROM transfers WHERE id = ? AND kind = 'payment'"),
+    get: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE id = ?`),
+    getPayment: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE id = ? AND kind = 'payment'`),
     byIdempotencyKey: bigintStatement(
       db,
-      `SELECT * FROM transfers WHERE owner = @owner AND agent_id IS @agentId AND idempotency_key = @key AND created_at >= @since
+      `SELECT ${ROW} FROM transfers WHERE owner = @owner AND agent_id IS @agentId AND idempotency_key = @key AND created_at >= @since
          AND kind IN (@kind, @otherKind)
        ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     // Two statements: an UPDATE naming tx_signature rewrites its index entry even when it is unchanged.
-    // A confirmed transfer lets go of its signed transaction (the chain keeps it): only a pending one
-    // is sent again or settled from it, and a failed one keeps it (see PaymentRecord.txWire).
+    // A confirmed transfer lets go of its signed transaction (the chain keeps it; the schema's trigger
+    // transfers_confirmed_wire): only a pending one is sent again or settled from it, and a failed one
+    // keeps it (see PaymentRecord.txWire).
     settle: db.prepare(
-      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at,
-         tx_wire = CASE WHEN @status = 'confirmed' THEN NULL ELSE tx_wire END
+      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at
        WHERE id = @id AND status = 'pending'`,
     ),
     settleLanded: db.prepare(
-      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at, tx_signature = @txSignature,
-         tx_wire = CASE WHEN @status = 'confirmed' THEN NULL ELSE tx_wire END
+      `UPDATE transfers SET status = @status, error_code = @errorCode, settled_at = @at, tx_signature = @txSignature
        WHERE id = @id AND status = 'pending'`,
     ),
     markPaymentRefunded: db.prepare('UPDATE transfers SET refunded_at = ?, refund_tx_signature = ? WHERE id = ?'),
-    pending: bigintStatement(db, "SELECT * FROM transfers WHERE status = 'pending' ORDER BY created_at"),
+    pending: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE status = 'pending' ORDER BY created_at`),
     pendingAllocationsTotal: bigintStatement(
       db,
       "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND kind = 'allocation'",
@@ -146,7 +156,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     ).pluck(),
     findLivePaymentByMemo: bigintStatement(
       db,
-      `SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
+      `SELECT ${ROW} FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
          AND status IN ('held', 'pending', 'confirmed') LIMIT 1`,
     ),
     hasPaidRecipient: db
@@ -161,11 +171,11 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     failHeld: db.prepare("UPDATE transfers SET status = 'failed', error_code = ?, settled_at = ? WHERE id = ? AND status = 'held'"),
     findLivePaymentByPayerSignature: bigintStatement(
       db,
-      "SELECT * FROM transfers WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1",
+      `SELECT ${ROW} FROM transfers WHERE payer_signature = ? AND status IN ('pending', 'confirmed') LIMIT 1`,
     ),
     listPayments: bigintStatement(
       db,
-      "SELECT * FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+      `SELECT ${ROW} FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
     // Oldest first, the columns a policy judges: a replay reads thousands of these at once.
     countedPayments: db
@@ -178,17 +188,17 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       .raw(true),
     recentPayments: bigintStatement(
       db,
-      "SELECT * FROM transfers WHERE owner = ? AND kind = 'payment' ORDER BY created_at DESC, rowid DESC LIMIT ?",
+      `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind = 'payment' ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
-    isPaymentTransaction: db.prepare("SELECT 1 FROM transfers WHERE tx_signature = ? AND kind = 'payment'").pluck(),
+    isPaymentTransaction: db.prepare(`SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')} AND kind = 'payment'`).pluck(),
     listDeposits: bigintStatement(
       db,
-      `SELECT * FROM transfers WHERE owner = ? AND kind IN ('faucet', 'deposit') AND status = 'confirmed'
+      `SELECT ${ROW} FROM transfers WHERE owner = ? AND kind IN ('faucet', 'deposit') AND status = 'confirmed'
        ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
     findRefundByPayment: bigintStatement(
       db,
-      "SELECT * FROM transfers WHERE payment_id = ? AND kind = 'refund' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+      `SELECT ${ROW} FROM transfers WHERE payment_id = ? AND kind = 'refund' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     ),
     tasksOwedRefunds: bigintStatement(
       db,
@@ -198,18 +208,14 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
        ORDER BY t.created_at`,
     ),
   };
+  // The row and its signed transaction, together (a savepoint within the caller's write).
+  const insertTransfer = db.transaction((record: TransferRecord) => {
+    stmts.insert.run(columnsOf(record));
+    if (record.txWire !== null) stmts.insertWire.run(record.id, record.txWire);
+  });
   return {
-    insertTransfer: (record) => void stmts.insert.run(columnsOf(record)),
-    insertChainDeposit: (deposit) =>
-      stmts.insertChainDeposit.run(
-        deposit.id,
-        deposit.owner,
-        deposit.txSignature,
-        deposit.amount,
-        deposit.from,
-        deposit.createdAt,
-        deposit.createdAt,
-      ).changes === 1,
+    insertTransfer: (record) => insertTransfer(record),
+    insertChainDeposit: (deposit) => stmts.insertChainDeposit.run(deposit).changes === 1,
     getTransfer: (id) => oneRow(stmts.get, toTransfer, id),
     getPayment: (id) => oneRow(stmts.getPayment, toPayment, id),
     findByIdempotencyKey: (kinds, owner, agentId, key, since) =>
@@ -243,7 +249,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       (
         stmts.countedPayments.all({ owner, agentId, since: since ?? Number.MIN_SAFE_INTEGER }) as [string, string, string, number, number][]
       ).map(([id, serviceId, recipient, amount, createdAt]) => ({ id, serviceId, recipient, amount: BigInt(amount), createdAt })),
-    isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get(txSignature) !== undefined,
+    isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get({ txSignature }) !== undefined,
     listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
     findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),
     tasksOwedRefunds: (retryFailed) => allRows(stmts.tasksOwedRefunds, toTask, { retryFailed: retryFailed ? 1 : 0 }),

@@ -89,15 +89,19 @@ function fresh(make: () => Store): Store {
 describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
   it('keeps a move of money as written and settles it once; a landed signature is recorded with it', () => {
     const store = fresh(make);
-    const row = pay('p1', { status: 'pending', payerSignature: null });
+    const row = pay('p1', { status: 'pending', payerSignature: null, txWire: 'wire-p1' });
     store.insertTransfer(row);
     expect(store.getTransfer('p1')).toEqual(row);
     expect(store.getPayment('p1')).toEqual(row);
+    expect(store.pendingTransfers()).toEqual([row]);
     store.insertTransfer(move('m1', 'allocation'));
     expect(store.getPayment('m1')).toBeNull();
     expect(store.settleTransfer(row, 'confirmed', null, 2_000)).toBe(true);
     expect(store.settleTransfer(row, 'failed', 'late', 3_000)).toBe(false);
-    expect(store.getPayment('p1')).toMatchObject({ status: 'confirmed', settledAt: 2_000, errorCode: null });
+    // Confirmed, it lets go of its signed transaction (the chain keeps it); failed, it keeps it.
+    expect(store.getPayment('p1')).toMatchObject({ status: 'confirmed', settledAt: 2_000, errorCode: null, txWire: null });
+    expect(store.settleTransfer(store.getTransfer('m1')!, 'failed', 'chain_rejected', 2_000)).toBe(true);
+    expect(store.getTransfer('m1')).toMatchObject({ status: 'failed', txWire: 'wire' });
     store.insertTransfer(pay('x1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-1' }));
     expect(store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_500, 'landed-1')).toBe(true);
     expect(store.getPayment('x1')).toMatchObject({ txSignature: 'landed-1' });
@@ -109,7 +113,16 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     const store = fresh(make);
     store.insertTransfer(pay('p1', { status: 'confirmed', recipient: OWNER }));
     expect(() => store.insertTransfer(pay('p1', { txSignature: 'other' }))).toThrow();
-    expect(() => store.insertTransfer(pay('p2', { txSignature: 'sig-p1' }))).toThrow();
+    expect(() => store.insertTransfer(pay('p2', { txSignature: 'sig-p1', txWire: 'wire-p2' }))).toThrow();
+    expect(store.getTransfer('p2')).toBeNull();
+    // A transaction that lands is recorded once too: not under a second transfer, nor as a deposit.
+    store.insertTransfer(pay('x1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-1', txWire: 'wire-x1' }));
+    expect(() => store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_000, 'sig-p1')).toThrow();
+    expect(store.getTransfer('x1')).toMatchObject({ status: 'pending', txSignature: null, txWire: 'wire-x1' });
+    expect(store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'sig-p1', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(
+      false,
+    );
+    expect(store.getTransfer('d1')).toBeNull();
     expect(() => store.insertTransfer(pay('p3', { amount: 0n }))).toThrow();
     expect(() => store.insertTransfer(pay('p4', { agentId: 'nobody' }))).toThrow();
     const refund = (id: string, status: 'pending' | 'failed'): TransferRecord => ({
