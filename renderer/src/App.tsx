@@ -14,6 +14,7 @@ import { ApprovalsPage } from './pages/ApprovalsPage.js';
 import { LinkPage } from './pages/LinkPage.js';
 import { openEventStream } from './api/event-stream.js';
 import { OFFLINE_MESSAGE } from './api/client.js';
+import { networkChip } from '../../server/core/network-words.js';
 
 /**
  * The dashboard refreshes when the server's event stream says something happened; this slower poll
@@ -169,7 +170,7 @@ export function App() {
         {dashboard && (
           <span className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'} title="Treasury balance">
             <Money micro={dashboard.treasury.amount} />{' '}
-            <span className={`network ${dashboard.treasury.network}`}>{dashboard.treasury.network}</span>
+            <span className={`network ${dashboard.treasury.network}`}>{networkChip(dashboard.treasury.network)}</span>
           </span>
         )}
         <button

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store/background-checkpoints.js';
 import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
@@ -12,6 +12,7 @@ import type { SimLedger } from '../chain/sim-ledger.js';
 import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
 import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork, x402Networks, type NetworkChoice } from '../chain/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
+import { DEMO_LOCALNET } from '../core/network-words.js';
 import type { Chain } from '../core/ports/chain.js';
 import type { X402Buyer } from '../core/ports/x402.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
@@ -82,8 +83,13 @@ async function x402BuyerFor(
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
 export function networkToReopen(recorded: string | null, dataDir: string): string {
   if (recorded === null || recorded === 'sim' || Object.hasOwn(NAMED_RPC_NETWORKS, recorded)) return recorded ?? 'sim';
+  if (recorded === DEMO_LOCALNET) throw new Error(demoDataDir(dataDir));
   throw new Error(`the data dir ${dataDir} holds a ${recorded} treasury: start it with --network and that cluster's RPC URL`);
 }
+
+/** Said of a data dir `coffer demo-x402` made, started any other way: its money is test money, on its cluster only. */
+const demoDataDir = (dataDir: string) =>
+  `the data dir ${dataDir} holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dirname(dataDir)}`;
 
 /** The network asked for (a name or an RPC URL), and its name; an RPC URL is the cluster its genesis hash says (a private devnet endpoint is devnet). */
 export async function chooseNetwork(asked: string, usdcMint?: string): Promise<{ choice: NetworkChoice; name: string }> {
@@ -113,6 +119,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       options.network ?? networkToReopen(recorded, options.dataDir),
       options.usdcMint,
     );
+    if (recorded === DEMO_LOCALNET && networkName !== DEMO_LOCALNET) throw new Error(demoDataDir(options.dataDir));
     if (recorded !== null && recorded !== networkName) {
       throw new Error(
         `the data dir ${options.dataDir} holds a ${recorded} treasury; start with --network ${recorded} or use another --data-dir`,

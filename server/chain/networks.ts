@@ -1,3 +1,5 @@
+import { DEMO_LOCALNET } from '../core/network-words.js';
+
 /** The networks Coffer knows by name, with the real USDC mint of each. */
 export interface RpcNetwork {
   name: string;
@@ -22,15 +24,24 @@ export const GENESIS_HASHES = {
 } as const;
 
 /**
+ * The genesis hash of the local cluster `coffer demo-x402` runs (the base58 SHA-256 of "coffer
+ * demo-x402: a local cluster of test money"): a genesis of its own, so no Coffer pointed at it takes
+ * it for devnet, though its USDC sits at devnet's mint address for x402's sake (DEMO_LOCALNET).
+ */
+export const DEMO_LOCALNET_GENESIS_HASH = 'C4tQM2wLGij8JQBHbbFwjqiKTv4FGJctRAxL13aTgdZp';
+
+/**
  * Names an RPC URL's cluster by its genesis hash, when the RPC answered: devnet or mainnet (with
  * their real USDC mint, whatever was asked: a stray variable must never make another token pass for
- * USDC there), or, for any other cluster, `localnet` on a loopback address and `custom` elsewhere.
+ * USDC there), the demo's local cluster (`demo-localnet`, its test USDC at devnet's mint address),
+ * or, for any other cluster, `localnet` on a loopback address and `custom` elsewhere.
  * Without an answer the URL's own words decide (parseNetwork).
  */
 export function identifyCluster(parsed: RpcNetwork, genesisHash: string | null): RpcNetwork {
   if (genesisHash === null) return parsed;
   if (genesisHash === GENESIS_HASHES.devnet) return { ...NAMED_RPC_NETWORKS.devnet, rpcUrl: parsed.rpcUrl };
   if (genesisHash === GENESIS_HASHES.mainnet) return { ...NAMED_RPC_NETWORKS.mainnet, rpcUrl: parsed.rpcUrl };
+  if (genesisHash === DEMO_LOCALNET_GENESIS_HASH) return { name: DEMO_LOCALNET, rpcUrl: parsed.rpcUrl, usdcMint: USDC_MINTS.devnet };
   const host = new URL(parsed.rpcUrl).hostname;
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
   return { ...parsed, name: loopback ? 'localnet' : 'custom' };
@@ -38,11 +49,13 @@ export function identifyCluster(parsed: RpcNetwork, genesisHash: string | null):
 
 /**
  * The x402 names of a network: v1 (`solana`, `solana-devnet`) and v2 (CAIP-2, `solana:<genesis>`);
- * null where x402 has none (the embedded chain, a local or custom cluster).
+ * null where x402 has none (the embedded chain, a local or custom cluster). x402 names no local
+ * network, so the demo's local cluster speaks as devnet there, and only there: its payments can never
+ * land on devnet (its blockhashes are its own), and Coffer names it demo-localnet everywhere else.
  */
 export function x402Networks(network: string): { v1: string; v2: string } | null {
   if (network === 'mainnet') return { v1: 'solana', v2: `solana:${GENESIS_HASHES.mainnet}` };
-  if (network === 'devnet') return { v1: 'solana-devnet', v2: `solana:${GENESIS_HASHES.devnet}` };
+  if (network === 'devnet' || network === DEMO_LOCALNET) return { v1: 'solana-devnet', v2: `solana:${GENESIS_HASHES.devnet}` };
   return null;
 }
 

@@ -8,6 +8,7 @@ import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookup
 import { facilitatorAt } from '../x402/paywall-x402.js';
 import { resolveServeConfig } from './config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
+import { x402Networks } from '../chain/networks.js';
 
 export const DEMO_API_PORT = 7403;
 
@@ -46,7 +47,7 @@ export async function demoApi(flags: {
     network === 'sim'
       ? await cofferTransferLookup(cofferUrl!)
       : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
-  if (facilitator !== undefined && lookup.network !== 'devnet' && lookup.network !== 'mainnet') {
+  if (facilitator !== undefined && x402Networks(lookup.network) === null) {
     throw new Error(`x402 is paid on devnet and mainnet; this demo API verifies ${lookup.network} (leave out --facilitator)`);
   }
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));

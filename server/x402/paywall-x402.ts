@@ -19,10 +19,14 @@ import type { VerifiedPayment } from './verify-receipt.js';
  */
 export type Facilitator = FacilitatorClient;
 
-/** The official facilitator (`@x402/core` + `@x402/svm`) in this process, paying fees from `feePayer`. */
-export function inProcessFacilitator(options: { feePayer: KeyPairSigner; rpcUrl: string; network: 'devnet' | 'mainnet' }): Facilitator {
+/**
+ * The official facilitator (`@x402/core` + `@x402/svm`) in this process, paying fees from `feePayer`,
+ * on a network x402 names (devnet, mainnet, or the demo's local cluster, which it knows as devnet).
+ */
+export function inProcessFacilitator(options: { feePayer: KeyPairSigner; rpcUrl: string; network: string }): Facilitator {
   const facilitator = new x402Facilitator();
-  const names = x402Networks(options.network)!;
+  const names = x402Networks(options.network);
+  if (names === null) throw new Error(`x402 names no network ${options.network}: its facilitator runs on devnet or mainnet`);
   registerExactSvmScheme(facilitator, {
     signer: toFacilitatorSvmSigner(options.feePayer, { defaultRpcUrl: options.rpcUrl }),
     networks: names.v2 as `${string}:${string}`,

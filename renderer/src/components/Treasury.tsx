@@ -6,6 +6,7 @@ import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
+import { networkWords } from '../../../server/core/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -20,10 +21,7 @@ export function Treasury() {
           <Money micro={treasury.amount} />
         </p>
         <p className="muted">
-          on{' '}
-          <span className={`network ${treasury.network}`}>
-            {treasury.network === 'sim' ? 'the embedded sim chain (test USDC)' : treasury.network}
-          </span>
+          on <span className={`network ${treasury.network}`}>{networkWords(treasury.network)}</span>
           {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} />
         </p>
         <div className="deposit-address">

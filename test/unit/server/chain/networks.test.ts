@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import bs58 from 'bs58';
 import {
+  DEMO_LOCALNET_GENESIS_HASH,
   GENESIS_HASHES,
   NAMED_RPC_NETWORKS,
   USDC_MINTS,
@@ -120,6 +123,19 @@ describe('identifyCluster: an RPC URL is the cluster its genesis hash says', () 
     expect(identifyCluster(rpc('https://my-devnet.example.com'), '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z').name).toBe('custom');
   });
 
+  it("the demo's local cluster (coffer demo-x402) is demo-localnet, its test USDC at devnet's mint address: never devnet", () => {
+    // Its genesis hash is its own, derived from words, so no real cluster has it.
+    expect(DEMO_LOCALNET_GENESIS_HASH).toBe(
+      bs58.encode(createHash('sha256').update('coffer demo-x402: a local cluster of test money').digest()),
+    );
+    expect(DEMO_LOCALNET_GENESIS_HASH).not.toBe(GENESIS_HASHES.devnet);
+    expect(identifyCluster(rpc(url, CUSTOM_MINT), DEMO_LOCALNET_GENESIS_HASH)).toEqual({
+      name: 'demo-localnet',
+      rpcUrl: url,
+      usdcMint: DEVNET_USDC,
+    });
+  });
+
   it('without an answer the URL decides, as parseNetwork does', () => {
     expect(identifyCluster(rpc('https://devnet.example.com'), null)).toEqual(rpc('https://devnet.example.com'));
   });
@@ -130,5 +146,9 @@ describe('x402Networks', () => {
     expect(x402Networks('devnet')).toEqual({ v1: 'solana-devnet', v2: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
     expect(x402Networks('mainnet')).toEqual({ v1: 'solana', v2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
     for (const other of ['sim', 'localnet', 'custom']) expect(x402Networks(other)).toBeNull();
+  });
+
+  it("speaks of the demo's local cluster as devnet, the only name x402's packages give a test cluster", () => {
+    expect(x402Networks('demo-localnet')).toEqual(x402Networks('devnet'));
   });
 });
