@@ -41,11 +41,16 @@ export function cofferMcpLaunch(env: NodeJS.ProcessEnv = process.env): McpLaunch
   return { command, args: [...args, 'mcp'] };
 }
 
+/** Words as typed in a shell: each one quoted where it needs to be. */
+export function shellWords(words: string[]): string {
+  const quote = (part: string) => (/^[\w./:@=-]+$/.test(part) ? part : `"${part.replace(/(["\\$`])/g, '\\$1')}"`);
+  return words.map(quote).join(' ');
+}
+
 /** A `coffer` command line as typed in a shell ("coffer status", or node and the script quoted). */
 export function shellCommand(args: string[], env: NodeJS.ProcessEnv = process.env): string {
   const { command, args: prefix } = cofferInvocation(env);
-  const quote = (part: string) => (/^[\w./:@=-]+$/.test(part) ? part : `"${part.replace(/(["\\$`])/g, '\\$1')}"`);
-  return [command, ...prefix, ...args].map(quote).join(' ');
+  return shellWords([command, ...prefix, ...args]);
 }
 
 /** True when this package runs from npx's cache, which `npm cache clean` or a new version removes. */

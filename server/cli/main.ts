@@ -22,6 +22,12 @@ usage:
   coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET] [--facilitator URL]
                  a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall;
                  with --facilitator (devnet, mainnet) x402 clients pay it too
+  coffer demo-x402 [--port 7404] [--data-dir DIR]
+                 x402 end to end on this machine, with TEST MONEY: a local Solana cluster
+                 (demo-localnet, not devnet), the official x402 facilitator, the demo seller behind
+                 the official @x402/express middleware, and a Coffer with a funded agent, in a
+                 temporary folder (DIR keeps it); prints the coffer fetch and official-client
+                 commands that pay it; Ctrl-C stops it all
   coffer link [--url URL] [--data-dir DIR] [--config FILE] [--force]
                  link this terminal to the owner's Coffer: the owner approves in the browser,
                  the agent's key is saved to FILE (0600; default in your config dir)
@@ -109,6 +115,7 @@ const COMMANDS = [
   'serve',
   'start',
   'demo-api',
+  'demo-x402',
   'link',
   'status',
   'policy',
@@ -358,6 +365,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./demo-api.js')).demoApi(
         parse(command, { args: rest, options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } } })
           .values,
+      );
+    case 'demo-x402':
+      return (await import('./demo-x402.js')).demoX402(
+        parse(command, { args: rest, options: { port: { type: 'string' }, 'data-dir': { type: 'string' } } }).values,
+        version,
       );
     case undefined:
     case 'help':

@@ -1,0 +1,25 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { z } from 'zod';
+
+/** A key file as the Solana CLI writes one: the 32-byte seed, then the 32-byte public key, as a JSON array. */
+const keyFileSchema = z.array(z.number().int().min(0).max(255)).length(64);
+
+/**
+ * The demo's buyer wallet, for any x402 client (the official `@x402/fetch` in the README): a key of
+ * test money, kept in the demo's folder at 0600 in the Solana CLI's format so any Solana tool reads
+ * it. Made on the first run; `made` says whether it was, so it is funded once.
+ */
+export async function buyerWallet(file: string): Promise<{ address: string; made: boolean }> {
+  const made = !existsSync(file);
+  if (made) {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+    const key = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+    writeFileSync(file, `${JSON.stringify([...seed, ...key])}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  const bytes = keyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array(bytes));
+  return { address: signer.address, made };
+}

@@ -1,0 +1,254 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join, sep } from 'node:path';
+import { address, createSolanaRpc } from '@solana/kit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { packagePath } from '../../server/boot/package-files.js';
+import { USDC_MINTS } from '../../server/chain/networks.js';
+import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { CLI, runCoffer } from '../helpers/serve-process.js';
+
+/**
+ * Issue 29, point 3: x402 could not be seen working without devnet (x402 names no local network, and
+ * Coffer refuses it on sim). `coffer demo-x402` runs the loop locally. Here the README's "Try x402
+ * offline" is followed literally, as a user would: its command typed in the checkout, then the two
+ * commands it prints run from the user's shell, each to a paid 200, with the money moved once each,
+ * read back from the local cluster. Everything is a real process and a real official package.
+ */
+
+const root = packagePath();
+
+/** The user's PATH: what this process has, less npm's node_modules/.bin folders and any coffer. */
+const userPath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir !== '' && !dir.split(sep).includes('node_modules') && !existsSync(join(dir, 'coffer')))
+  .join(delimiter);
+const home = mkdtempSync(join(tmpdir(), 'coffer-home-'));
+/** The user's shell: their PATH and HOME, nothing of npm's, the tests' or Coffer's own variables. */
+const userEnv: NodeJS.ProcessEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(npm_|COFFER_|VITEST|XDG_CONFIG_HOME$|INIT_CWD$|NODE$)/i.test(name)),
+  ),
+  PATH: userPath,
+  HOME: home,
+};
+
+const running: ChildProcess[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((child) => stop(child, 'SIGKILL')));
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A long-running command started as a terminal starts it (its own process group), its output kept. */
+function start(command: string, args: string[], cwd: string) {
+  const child = spawn(command, args, { cwd, env: userEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  running.push(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  /** Waits for the output to match (or the process to end), then asserts it did. */
+  const until = async (pattern: RegExp, ms = 60_000) => {
+    for (let waited = 0; waited < ms && !pattern.test(output.stdout); waited += 50) {
+      if (child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(output.stdout, output.stderr).toMatch(pattern);
+  };
+  return { child, exited, output, until };
+}
+
+/** Ctrl-C (or kill) to the command's whole process group, as a terminal sends it. */
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+  await exited;
+}
+
+/** A command line the demo printed, run from the user's shell. */
+const sh = (line: string) => spawnSync('/bin/sh', ['-c', line], { cwd: home, env: userEnv, encoding: 'utf8', timeout: 60_000 });
+
+/** What the demo printed, read as a person reads it. */
+function readPrinted(stdout: string) {
+  const lines = stdout.split('\n');
+  const after = (label: RegExp) => {
+    const line = lines.find((candidate) => label.test(candidate));
+    expect(line, `a line matching ${label}`).toBeDefined();
+    return label.exec(line!)!;
+  };
+  const next = lines.findIndex((line) => line.startsWith('Next, in another terminal'));
+  expect(next).toBeGreaterThan(0);
+  const commands: string[] = [];
+  for (const line of lines.slice(next + 1)) {
+    if (line.trim() === '') break;
+    if (line.startsWith('    ')) commands.push(line.trim());
+  }
+  return {
+    lines,
+    clusterUrl: after(/^Local cluster \(Solana JSON-RPC\): (http:\/\/127\.0\.0\.1:\d+)/)[1]!,
+    cofferUrl: after(/^Coffer: (http:\/\/127\.0\.0\.1:\d+) \(network: demo-localnet/)[1]!,
+    seller: after(/^Seller: .* paid to (\w{32,44})/)[1]!,
+    buyer: after(/^Buyer wallet for any x402 client: (\w{32,44})/)[1]!,
+    agentConfig: after(/^ {2}its config: (\S+)/)[1]!,
+    dataDir: after(/^Data dir: (\S+)/)[1]!,
+    commands,
+  };
+}
+
+/** Test USDC (micro) and SOL (lamports) of wallets, read from the local cluster over its JSON-RPC. */
+async function balancesOn(clusterUrl: string, wallets: Record<string, string>) {
+  const rpc = createSolanaRpc(clusterUrl);
+  const entries = await Promise.all(
+    Object.entries(wallets).map(async ([name, wallet]) => {
+      const account = await usdcTokenAccount(address(USDC_MINTS.devnet), address(wallet));
+      const { value } = await rpc.getTokenAccountBalance(account).send();
+      return [name, BigInt(value.amount)] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+describe.skipIf(process.platform === 'win32')('the README\'s "Try x402 offline", followed as a user would', () => {
+  it('runs the whole x402 loop locally: coffer fetch and the official @x402/fetch each buy once, 0.01 test USDC each', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Try x402 offline'));
+    const typed = /```sh\n([^\n]+)\n```/.exec(section)?.[1];
+    expect(typed).toBe('npx coffer demo-x402');
+    // Typed as the README says, with one flag: a free port for the seller (7404 by default), beside other tests.
+    const [command, ...args] = `${typed!} --port 0`.split(' ');
+    const demo = start(command!, args, root);
+    await demo.until(/Ctrl-C stops it all/);
+    const printed = readPrinted(demo.output.stdout);
+
+    // Test money, said first and everywhere; never called devnet.
+    expect(printed.lines[0]).toMatch(/^TEST MONEY: .*local Solana cluster \(demo-localnet\), not devnet or mainnet/);
+    const health = (await (await fetch(`${printed.cofferUrl}/v1/health`)).json()) as { network: string; usdcMint: string };
+    expect(health).toMatchObject({ network: 'demo-localnet', usdcMint: USDC_MINTS.devnet });
+    const genesis = await createSolanaRpc(printed.clusterUrl).getGenesisHash().send();
+    expect(genesis).not.toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
+    // The data dir is a new temporary one, never the user's ~/.coffer, and its keys are files there.
+    expect(printed.dataDir.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(join(home, '.coffer'))).toBe(false);
+    expect(readdirSync(join(printed.dataDir, 'coffer', 'keys')).length).toBeGreaterThan(0);
+
+    const agent = JSON.parse(readFileSync(printed.agentConfig, 'utf8')) as { walletAddress: string; apiKey: string; owner: string };
+    const wallets = { agent: agent.walletAddress, buyer: printed.buyer, seller: printed.seller };
+    const before = await balancesOn(printed.clusterUrl, wallets);
+    expect(before).toMatchObject({ agent: 1_000_000n, buyer: 1_000_000n });
+
+    // The two commands it printed, run from the user's shell, in that order.
+    expect(printed.commands).toHaveLength(2);
+    const [cofferFetch, officialClient] = printed.commands as [string, string];
+    expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
+    const paidByCoffer = sh(cofferFetch);
+    expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
+    expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({ city: 'Lisbon', paid: { amount: '0.01', testMoney: true } });
+    expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
+
+    expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs /);
+    const paidByOfficial = sh(officialClient);
+    expect(paidByOfficial.status, paidByOfficial.stderr).toBe(0);
+    expect(paidByOfficial.stdout).toMatch(/^200 /);
+    expect(JSON.parse(paidByOfficial.stdout.replace(/^200 /, ''))).toMatchObject({ symbol: 'SOL', paid: { amount: '0.01' } });
+
+    // Money moved once for each purchase: 0.01 from each buyer to the seller, the fees paid by the facilitator.
+    const after = await balancesOn(printed.clusterUrl, wallets);
+    expect(after).toEqual({ agent: before.agent! - 10_000n, buyer: before.buyer! - 10_000n, seller: before.seller! + 20_000n });
+    expect(await createSolanaRpc(printed.clusterUrl).getBalance(address(agent.walletAddress)).send()).toMatchObject({ value: 0n });
+    // Coffer's ledger says the same: one confirmed x402 payment, on demo-localnet.
+    const history = (await (
+      await fetch(`${printed.cofferUrl}/v1/agents/x402-demo/spend-history?owner=${agent.owner}`, {
+        headers: { authorization: `Bearer ${agent.apiKey}` },
+      })
+    ).json()) as { payments: { status: string; amount: string; protocol: string; recipient: string }[] };
+    expect(history.payments).toEqual([
+      expect.objectContaining({ status: 'confirmed', amount: '0.01', protocol: 'x402', recipient: printed.seller }),
+    ]);
+
+    // Ctrl-C: everything stops, and the temporary folder is gone (npx itself then ends by the signal).
+    await stop(demo.child, 'SIGINT');
+    await demo.exited;
+    expect(demo.output.stderr).toMatch(/SIGINT: stopping the demo\nstopped; removed /);
+    expect(demo.output.stderr).not.toMatch(/Error|at .*\.ts:\d+/);
+    expect(existsSync(printed.dataDir)).toBe(false);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and restarts', () => {
+  const demo = (args: string[]) => start(process.execPath, [CLI, 'demo-x402', ...args], home);
+  const scratch = mkdtempSync(join(tmpdir(), 'coffer-demo-x402-test-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('refuses a port in use before creating anything (port_in_use)', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const dir = join(scratch, 'never-made');
+    try {
+      const refused = demo(['--port', String(port), '--data-dir', dir]);
+      expect(await refused.exited).toBe(1);
+      expect(refused.output.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*\\(port_in_use\\)`));
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('refuses a data dir that is not a demo one, touching nothing in it (data_dir_not_demo)', async () => {
+    const dir = join(scratch, 'someones-coffer');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'coffer.db'), 'not the demo');
+    const refused = demo(['--port', '0', '--data-dir', dir]);
+    expect(await refused.exited).toBe(1);
+    expect(refused.output.stderr).toMatch(/is not a coffer demo-x402 folder.*\(data_dir_not_demo\)/);
+    expect(readdirSync(dir)).toEqual(['coffer.db']);
+    expect(readFileSync(join(dir, 'coffer.db'), 'utf8')).toBe('not the demo');
+  });
+
+  it('with --data-dir: one demo at a time on it (data_dir_in_use), and started again it goes on where it stopped', async () => {
+    const dir = join(scratch, 'kept');
+    const first = demo(['--port', '0', '--data-dir', dir]);
+    await first.until(/Ctrl-C stops it all/);
+    const printed = readPrinted(first.output.stdout);
+    expect(printed.dataDir).toBe(dir);
+
+    const second = demo(['--port', '0', '--data-dir', dir]);
+    expect(await second.exited).toBe(1);
+    expect(second.output.stderr).toMatch(/\(data_dir_in_use\)/);
+
+    expect(sh(printed.commands[0]!).status).toBe(0);
+    await stop(first.child, 'SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(first.output.stderr).toMatch(/stopped; \S+ kept/);
+    expect(existsSync(join(dir, 'agent.json'))).toBe(true);
+
+    // Again on the same folder: the same agent and buyer, their balances as they were left.
+    const again = demo(['--port', '0', '--data-dir', dir]);
+    await again.until(/Ctrl-C stops it all/);
+    const resumed = readPrinted(again.output.stdout);
+    expect(resumed.buyer).toBe(printed.buyer);
+    const agent = JSON.parse(readFileSync(resumed.agentConfig, 'utf8')) as { walletAddress: string };
+    expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 990_000n });
+    const paid = sh(resumed.commands[0]!);
+    expect(paid.status, paid.stderr).toBe(0);
+    expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 980_000n });
+    await stop(again.child, 'SIGTERM');
+    expect(await again.exited).toBe(0);
+
+    // Its Coffer data dir is never taken for devnet funds: started on devnet, or as any Coffer, it is refused.
+    for (const network of [['--network', 'devnet'], []]) {
+      const served = await runCoffer(['serve', '--data-dir', join(dir, 'coffer'), '--port', '0', ...network], { COFFER_KEYSTORE: 'file' });
+      expect(served.code).toBe(1);
+      expect(served.stderr).toContain(
+        `holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dir}`,
+      );
+    }
+  });
+});
