@@ -15,6 +15,7 @@ import type {
   renameBodySchema,
   returnBodySchema,
   x402PayBodySchema,
+  x402SignInBodySchema,
 } from '../core/schemas.js';
 import type { ApprovalStatus } from '../core/ports/store.js';
 import { keyTransport, type Method, type Transport } from './transport.js';
@@ -100,6 +101,9 @@ export function createCofferClient(transport: Transport) {
       mayWait<Wire.X402Payment>(`${agentPath(agentId)}/x402`, body, idempotency(idempotencyKey)),
     reportX402Settlement: (agentId: string, paymentId: string, headers: Record<string, string>) =>
       call<Wire.X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
+    /** Signs a seller's sign-in challenge (x402 `sign-in-with-x`) with the agent's wallet, where it paid that seller before. */
+    signInX402: (agentId: string, body: Body<typeof x402SignInBodySchema>) =>
+      call<Wire.X402SignIn>('POST', `${agentPath(agentId)}/x402/sign-in`, { body }),
 
     approvals: (status?: ApprovalStatus) => call<Wire.Approvals>('GET', '/v1/approvals', { query: { status } }),
     /** One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out. */

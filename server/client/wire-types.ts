@@ -38,6 +38,7 @@ export type Model = Models['models'][number];
 export type Payment = Settled<'pay'>;
 export type X402Payment = Settled<'payX402'>;
 export type X402Settlement = Result<'reportX402Settlement'>;
+export type X402SignIn = Result<'signInX402'>;
 export type Approval = ApprovalView;
 export type Approvals = Result<'approvals'>;
 export type ApprovalRead = Result<'approval'>;

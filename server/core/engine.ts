@@ -19,12 +19,13 @@ import { allocate, returnFunds } from './allocations.js';
 import { dashboard } from './dashboard.js';
 import { pay, spendHistory } from './payments.js';
 import { payX402, reportX402Settlement } from './x402-payments.js';
+import { signInX402 } from './x402-sign-in.js';
 import { reconcilePending } from './reconcile.js';
 import { getService, listModels, searchServices, servicesPaidTo } from './registry.js';
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
-import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody } from './schemas.js';
+import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody, X402SignInBody } from './schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { expireWaiting } from './approval-requests.js';
 import {
@@ -104,6 +105,7 @@ export function createEngine(ports: EnginePorts) {
       payX402(ctx, p, agentId, body, idempotencyKey),
     reportX402Settlement: (p: Principal, agentId: string, paymentId: string, headers: Record<string, string>) =>
       reportX402Settlement(ctx, p, agentId, paymentId, headers),
+    signInX402: (p: Principal, agentId: string, body: X402SignInBody) => signInX402(ctx, p, agentId, body),
     spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
     dashboard: (p: Principal) => dashboard(ctx, p),
     deposits: (p: Principal) => listDeposits(ctx, p),

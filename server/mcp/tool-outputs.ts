@@ -140,4 +140,8 @@ export const fetchPaidOutput = open({
     })
     .nullable()
     .describe('the payment made for this call, or null when none was asked'),
+  signedIn: z
+    .object({ address: z.string().describe('the wallet that proved it') })
+    .optional()
+    .describe('set when the seller let this agent in on its earlier purchase (x402 Sign-In-With-X): nothing was paid'),
 });

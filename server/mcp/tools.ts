@@ -341,7 +341,7 @@ async function purchase(
   onHeld: (approval: Approval) => void,
 ): Promise<object> {
   try {
-    const { response, payment } = await payingFetch(
+    const { response, payment, signedIn } = await payingFetch(
       request.url,
       { method: request.method ?? 'GET', body: request.body, headers: request.headers },
       { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
@@ -363,6 +363,8 @@ async function purchase(
               status: payment.status,
               txSignature: payment.txSignature,
             },
+      // Let in on an earlier purchase (x402 Sign-In-With-X): nothing paid for this call.
+      ...(signedIn === undefined ? {} : { signedIn }),
     };
   } catch (error) {
     // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.

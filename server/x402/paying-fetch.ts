@@ -91,6 +91,11 @@ export interface PaidResponse {
    * that wants Coffer's word (a command printing what was paid) awaits it. Never rejects.
    */
   settlement: Promise<PaymentMade | null>;
+  /**
+   * Set when the seller let the agent in on its earlier purchase (x402 Sign-In-With-X): the wallet
+   * Coffer proved it with. Nothing was paid for this call.
+   */
+  signedIn?: { address: string };
 }
 
 const unpaid = (response: Response): PaidResponse => ({ response, payment: null, settlement: Promise.resolve(null) });
@@ -331,11 +336,18 @@ const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_40
  * transaction in it lands once at most). The seller's answer is handed back to Coffer so the payment
  * is settled at once; if that report is lost, Coffer finds the transaction itself.
  */
-async function payX402Offer(url: string, init: RequestInit, first: Response, options: PayingFetchOptions): Promise<PaidResponse> {
+async function payX402Offer(url: string, init: RequestInit, asked: Response, options: PayingFetchOptions): Promise<PaidResponse> {
   const doFetch = options.fetch ?? fetch;
   const retries = options.retries ?? 2;
   const { agent } = options;
   const api = cofferOf(agent, doFetch);
+  // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
+  // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
+  const signIn = offersSignIn(asked) ? await signedInCall(url, init, asked, options, api) : null;
+  if (signIn !== null && signIn.response.status !== 402) {
+    return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
+  }
+  const first = signIn?.response ?? asked;
   const idempotencyKey = `fetch-${randomUUID()}`;
   const answerOf = async (response: Response) => ({
     url,
@@ -442,6 +454,55 @@ async function payX402Offer(url: string, init: RequestInit, first: Response, opt
     );
   }
   return { response, payment, settlement };
+}
+
+/** Whether a v2 402 carries x402's `sign-in-with-x` extension (its PAYMENT-REQUIRED header, base64 JSON). */
+function offersSignIn(response: Response): boolean {
+  const header = response.headers.get('payment-required');
+  if (header === null) return false;
+  try {
+    const required = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { extensions?: Record<string, unknown> };
+    return typeof required.extensions?.['sign-in-with-x'] === 'object';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks Coffer to sign the seller's sign-in challenge with the agent's wallet and calls again with the
+ * proof. Null when Coffer does not sign (this agent never paid that seller, another site's challenge,
+ * another chain) or cannot be reached: the purchase then goes ahead as without sign-in.
+ */
+async function signedInCall(
+  url: string,
+  init: RequestInit,
+  asked: Response,
+  options: PayingFetchOptions,
+  api: CofferClient,
+): Promise<{ response: Response; address: string } | null> {
+  const doFetch = options.fetch ?? fetch;
+  let proof;
+  try {
+    proof = await api.signInX402(options.agent.agentId, {
+      url,
+      method: (init.method ?? 'GET').toUpperCase(),
+      status: 402,
+      headers: headersOf(asked),
+      body: await asked
+        .clone()
+        .json()
+        .catch(() => undefined),
+    });
+  } catch {
+    return null;
+  }
+  const headers = new Headers(init.headers);
+  headers.set(proof.header.name, proof.header.value);
+  try {
+    return { response: await doFetch(url, { ...init, headers }), address: proof.address };
+  } catch {
+    return null;
+  }
 }
 
 /** The host of a URL, as a person names it ("api.example.com:8443"). */

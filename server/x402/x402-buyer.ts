@@ -11,6 +11,7 @@ import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
 import { templatedExactScheme } from './exact-template.js';
+import { readSignIn, signIn } from './sign-in.js';
 import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/wire-transaction.js';
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
@@ -106,6 +107,9 @@ export function createX402Buyer(options: {
       const accepts: unknown[] = required.accepts;
       return { x402Version: required.x402Version, requirements: accepts.map(toRequirement), source: required };
     },
+
+    readSignIn,
+    signIn: (offer, chainId, wallet, url) => signIn(options.vault, offer, chainId, wallet, url),
 
     async sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed> {
       const required = offer.source as PaymentRequired;

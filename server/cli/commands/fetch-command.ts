@@ -24,7 +24,7 @@ export async function fetchCommand(
   }
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
   try {
-    const { response, settlement } = await payingFetch(
+    const { response, settlement, signedIn } = await payingFetch(
       args.url,
       { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
       {
@@ -34,6 +34,7 @@ export async function fetchCommand(
         onHeld: (approval) => err.write(`${heldWords(approval)}\n`),
       },
     );
+    if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
     if (payment !== null) {

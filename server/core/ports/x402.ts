@@ -35,6 +35,19 @@ export interface X402Signed {
   lastValidBlockHeight: bigint;
 }
 
+/**
+ * A seller's offer to sign in instead of paying again (x402's `sign-in-with-x`, CAIP-122): the
+ * challenge it issued for this request, and the chains it takes proofs from.
+ */
+export interface X402SignInChallenge {
+  /** The host the proof is for; it must be the one asked. */
+  domain: string;
+  /** The resource it is for; its origin must be the one asked. */
+  uri: string;
+  /** CAIP-2 chain ids it takes an Ed25519 (Solana) proof for. */
+  ed25519Chains: string[];
+}
+
 export interface X402Buyer {
   /** The x402 names of the network Coffer pays on: v1 (`solana-devnet`) and v2 (`solana:EtWT...`). */
   readonly networks: { v1: string; v2: string };
@@ -46,6 +59,14 @@ export interface X402Buyer {
    * exactly that amount of that asset to that recipient and nothing else of the payer's.
    */
   sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed>;
+  /** The offer's sign-in challenge (v2 `extensions["sign-in-with-x"]`), if it makes one. */
+  readSignIn(offer: X402Offer): X402SignInChallenge | null;
+  /**
+   * Signs the offer's sign-in challenge for this chain with the wallet's key, as `@x402/extensions`
+   * formats it (a Sign-In With Solana message, never a transaction): the header the request is sent
+   * again with.
+   */
+  signIn(offer: X402Offer, chainId: string, wallet: string, url: string): Promise<{ name: string; value: string }>;
   /** The transaction a seller reports having settled (`PAYMENT-RESPONSE`, `X-PAYMENT-RESPONSE`), if any. */
   readSettlement(headers: Record<string, string>): string | null;
 }

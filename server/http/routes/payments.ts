@@ -1,5 +1,12 @@
 import { Router } from 'express';
-import { idempotencyHeaderSchema, payBodySchema, paymentPathSchema, x402PayBodySchema, x402SettledBodySchema } from '../../core/schemas.js';
+import {
+  idempotencyHeaderSchema,
+  payBodySchema,
+  paymentPathSchema,
+  x402PayBodySchema,
+  x402SettledBodySchema,
+  x402SignInBodySchema,
+} from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
@@ -22,6 +29,13 @@ export function paymentRoutes({ engine, principal }: RouteDeps): Router {
     const idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
     // 202 with the approval when the agent's policy holds the purchase for the owner.
     respondWithOutcome(res, await engine.payX402(p, agentId, parseWith(x402PayBodySchema, req.body), idempotencyKey));
+  });
+  // A seller's 402 that offers sign-in in, the SIGN-IN-WITH-X header out (signed by the agent's key;
+  // only where the agent paid that seller before, for that very origin). Moves no money.
+  router.post('/agents/:agentId/x402/sign-in', async (req, res) => {
+    const p = principal(req);
+    const agentId = agentIdParam(req.params.agentId);
+    res.json(await engine.signInX402(p, agentId, parseWith(x402SignInBodySchema, req.body)));
   });
   router.post('/agents/:agentId/x402/:paymentId/settlement', async (req, res) => {
     const p = principal(req);

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSigner } from '@solana/kit';
+import { parseSIWxHeader, SOLANA_DEVNET } from '@x402/extensions/sign-in-with-x';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { usdcOn } from '../helpers/cluster-usdc.js';
+import { answerOf, startFacilitator, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
+import { startSiwxSeller, type SiwxSeller } from '../fixtures/x402-siwx-seller.js';
+import { deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
+
+/**
+ * Issue 29, point 5: Sign-In-With-X. An official `@x402/express` seller with the official sign-in
+ * extension (`@x402/extensions`) lets a wallet that paid it in again on a signed proof. Coffer signs
+ * that proof with the agent's wallet, so an agent that already bought is let in instead of paying
+ * twice; it signs only for the very site asked, on its own chain, for an agent that paid that seller
+ * and is not stopped. On a local cluster presented as devnet, with the official facilitator.
+ */
+describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying again', () => {
+  let cluster: TestCluster;
+  let facilitator: TestFacilitator;
+  let sellerWallet: string;
+  let seller: SiwxSeller;
+  let plain: TestSeller;
+  const usdc = (wallet: string) => usdcOn(cluster, wallet);
+
+  beforeAll(async () => {
+    cluster = await new TestCluster({ as: 'devnet' }).start();
+  });
+  afterAll(async () => cluster.stop());
+  const t = useCoffer(() => ({ network: cluster.url }));
+  beforeAll(async () => {
+    cluster.airdrop(t.owner);
+    await cluster.mintUsdc(t.owner, micro('100'));
+    facilitator = await startFacilitator(cluster);
+    sellerWallet = (await generateKeyPairSigner()).address;
+    await cluster.mintUsdc(sellerWallet, 0n);
+    seller = await startSiwxSeller(facilitator, { payTo: sellerWallet, price: '$0.01' });
+    plain = await startV2Seller(facilitator, { payTo: sellerWallet, price: '$0.01' });
+  });
+  afterAll(async () => {
+    await seller.close();
+    await plain.close();
+    await facilitator.close();
+  });
+
+  async function fundedAgent(agentId: string) {
+    const agent = await deployAgent(t, agentId, { dailyBudget: '5', maxPerPayment: '1' });
+    expect((await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '1.00' } })).status).toBe(200);
+    return {
+      ...agent,
+      fetch: (url: string) => payingFetch(url, {}, { agent: { cofferUrl: t.url, owner: t.owner, agentId, apiKey: agent.apiKey } }),
+    };
+  }
+  const signIn = (agentId: string, key: string, body: unknown) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/sign-in`), { key, body });
+
+  it('the first call pays; the next ones sign in with the wallet that paid and pay nothing', async () => {
+    const agent = await fundedAgent('siwx-buyer');
+    const first = await agent.fetch(seller.url);
+    expect(first.response.status).toBe(200);
+    expect(first.payment).toMatchObject({ protocol: 'x402', amount: '0.01' });
+    expect(first.signedIn).toBeUndefined();
+    await first.settlement;
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+
+    for (const _ of [1, 2]) {
+      const again = await agent.fetch(seller.url);
+      expect(again.response.status).toBe(200);
+      expect(await again.response.json()).toMatchObject({ data: 'the paid answer' });
+      expect(again.payment).toBeNull();
+      expect(again.signedIn).toEqual({ address: agent.walletAddress });
+    }
+    // Money moved once: the seller served three times, was paid once, and its sign-in hook let the wallet in twice.
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+    expect(seller.served).toBe(3);
+    expect(seller.events.filter((event) => event.type === 'access_granted' && event.address === agent.walletAddress)).toHaveLength(2);
+    const history = (await t.api('GET', t.withOwner('/v1/agents/siwx-buyer/spend-history'), { key: agent.apiKey })).body.payments;
+    expect(history).toHaveLength(1);
+  });
+
+  it("the proof is the package's own: for this site, this chain, signed by the agent's wallet", async () => {
+    const agent = await fundedAgent('siwx-proof');
+    await (
+      await agent.fetch(seller.url)
+    ).settlement;
+    const unpaid = await answerOf(await fetch(seller.url), seller.url);
+    const signed = await signIn('siwx-proof', agent.apiKey, unpaid);
+    expect(signed.status).toBe(200);
+    expect(signed.body).toMatchObject({ address: agent.walletAddress, chainId: SOLANA_DEVNET, header: { name: 'SIGN-IN-WITH-X' } });
+    const proof = parseSIWxHeader(signed.body.header.value);
+    expect(proof).toMatchObject({
+      domain: new URL(seller.url).host,
+      uri: seller.url,
+      address: agent.walletAddress,
+      chainId: SOLANA_DEVNET,
+      type: 'ed25519',
+    });
+    const admitted = await fetch(seller.url, { headers: { 'sign-in-with-x': signed.body.header.value } });
+    expect(admitted.status).toBe(200);
+  });
+
+  it("refuses, moving nothing: an agent that never paid that seller, a stopped agent, a 402 that offers no sign-in, another site's challenge", async () => {
+    const fresh = await fundedAgent('siwx-fresh');
+    const unpaid = await answerOf(await fetch(seller.url), seller.url);
+    const never = await signIn('siwx-fresh', fresh.apiKey, unpaid);
+    expect([never.status, never.body.code]).toEqual([403, 'not_paid_before']);
+    // Without a proof to give, payingFetch pays as ever.
+    const bought = await fresh.fetch(seller.url);
+    expect(bought.payment).toMatchObject({ amount: '0.01' });
+    await bought.settlement;
+
+    const phished = await signIn('siwx-fresh', fresh.apiKey, { ...unpaid, url: 'http://127.0.0.1:9/elsewhere' });
+    expect([phished.status, phished.body.code]).toEqual([422, 'sign_in_wrong_origin']);
+    const plainOffer = await answerOf(await fetch(plain.url), plain.url);
+    const none = await signIn('siwx-fresh', fresh.apiKey, plainOffer);
+    expect([none.status, none.body.code]).toEqual([422, 'sign_in_not_offered']);
+
+    await t.api('POST', t.withOwner('/v1/agents/siwx-fresh/kill'));
+    const stopped = await signIn('siwx-fresh', fresh.apiKey, unpaid);
+    expect([stopped.status, stopped.body.code]).toEqual([403, 'agent_suspended']);
+    const bad = await signIn('siwx-fresh', fresh.apiKey, { ...unpaid, status: 200 });
+    expect([bad.status, bad.body.code]).toEqual([400, 'invalid_request']);
+    expect(await usdc(fresh.walletAddress)).toBe(micro('0.99'));
+  });
+});
