@@ -62,6 +62,7 @@ const TABLE: Record<string, Auth> = {
   'POST /v1/agents/:agentId/policy/what-if': 'agent',
   'POST /v1/agents/:agentId/pay': 'agent',
   'POST /v1/agents/:agentId/x402': 'agent',
+  'POST /v1/agents/:agentId/x402/sign-in': 'agent',
   'POST /v1/agents/:agentId/x402/:paymentId/settlement': 'agent',
   'POST /v1/agents/:agentId/generate': 'agent',
   'GET /v1/agents/:agentId/tasks': 'agent',
@@ -214,6 +215,9 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
     case 'POST /v1/agents/:agentId/x402':
       // An x402 v1 offer: on the sim chain it is refused before anything is signed.
+      return { url: `http://127.0.0.1:9/probe/${unique}`, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+    case 'POST /v1/agents/:agentId/x402/sign-in':
+      // On the sim chain it is refused before anything is signed.
       return { url: `http://127.0.0.1:9/probe/${unique}`, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
     case 'POST /v1/agents/:agentId/x402/:paymentId/settlement':
       return { headers: {} };
