@@ -4,7 +4,7 @@ import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { agentCredentials } from '../linked-agent/agent-config.js';
 import { registerTools, type ToolContext } from './tools.js';
-import { OwnerDecisions } from './owner-decision.js';
+import { DEFAULT_HELD_WAIT_MS, OwnerDecisions } from './owner-decision.js';
 
 /**
  * `coffer mcp`: the MCP tool server an MCP host launches (stdio). It is a client of the /v1 server,
@@ -16,12 +16,14 @@ import { OwnerDecisions } from './owner-decision.js';
  * built by the same factory, so the tools are the same whichever revision the host speaks.
  */
 export async function runMcpServer(options: { configPath: string; version: string }): Promise<number> {
+  const heldWaitMs = heldWaitFromEnv();
   let tools: ToolContext;
   try {
     const agent = agentCredentials(options.configPath);
     tools = {
       api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
       decisions: new OwnerDecisions(agent.url),
+      heldWaitMs,
       agentId: agent.agentId,
       owner: agent.owner,
       apiKey: agent.apiKey,
@@ -31,7 +33,15 @@ export async function runMcpServer(options: { configPath: string; version: strin
     // Without credentials it still answers the host, whose tool calls then say what is wrong: exiting
     // would show the host only "Connection closed".
     const why = (error as Error).message;
-    tools = { api: notConfigured(why), decisions: new OwnerDecisions(''), agentId: '', owner: '', apiKey: '', notConfigured: why };
+    tools = {
+      api: notConfigured(why),
+      decisions: new OwnerDecisions(''),
+      heldWaitMs,
+      agentId: '',
+      owner: '',
+      apiKey: '',
+      notConfigured: why,
+    };
     process.stderr.write(`coffer mcp: not configured: ${why}\n`);
   }
   const handle = serveStdio(() => {
@@ -53,10 +63,25 @@ const notConfigured = (why: string): CofferClient =>
       property === 'base' ? '' : property === 'then' ? undefined : () => Promise.reject(new CofferApiError(0, 'not_configured', why)),
   });
 
-/** Resolves once the host closes stdin or the process is asked to stop. */
+/** COFFER_MCP_HELD_WAIT_SECONDS: how long one call waits for the owner (1 to 3600 s; hosts that wait longer than 60 s). */
+function heldWaitFromEnv(): number {
+  const seconds = Number(process.env.COFFER_MCP_HELD_WAIT_SECONDS);
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 3600 ? seconds * 1000 : DEFAULT_HELD_WAIT_MS;
+}
+
+/**
+ * Resolves once the host closes stdin or the process is asked to stop, then ends the process: a
+ * purchase still waiting for the owner must not be completed for a host that left (its long polls
+ * would otherwise keep the bridge alive, and an x402 purchase approved later would be bought for
+ * nobody; not bought, its approval is simply unused).
+ */
 function servedUntilClosed(handle: StdioServerHandle): Promise<number> {
   return new Promise((resolve) => {
-    const stop = () => void handle.close().then(() => resolve(0));
+    const stop = () =>
+      void handle.close().then(() => {
+        resolve(0);
+        setImmediate(() => process.exit(0));
+      });
     process.stdin.once('end', stop);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

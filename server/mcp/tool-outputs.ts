@@ -122,10 +122,13 @@ export const payOutput = open({
   ...waiting,
 });
 
+/** fetch_paid's answer: the API's answer and what was paid; or (approvalId set) the payment still waits for the owner. */
 export const fetchPaidOutput = open({
-  status: z.number().int().describe("the paid API's HTTP status"),
-  contentType: textOrNull("the answer's Content-Type", 'the answer named none'),
-  body: z.string(),
+  status: z.number().int().optional().describe("the paid API's HTTP status"),
+  contentType: textOrNull("the answer's Content-Type", 'the answer named none').optional(),
+  body: z.string().optional(),
+  ...waiting,
+  decisionUrl: z.string().optional().describe('where the owner decides, while the payment waits'),
   payment: z
     .object({
       protocol: z.enum(['coffer', 'x402']),
@@ -139,6 +142,7 @@ export const fetchPaidOutput = open({
         ),
     })
     .nullable()
+    .optional()
     .describe('the payment made for this call, or null when none was asked'),
   signedIn: z
     .object({ address: z.string().describe('the wallet that proved it') })

@@ -7,12 +7,14 @@ import { CofferApiError } from '../client/client-error.js';
 import type { Approval, MayWait } from '../client/wire-types.js';
 import { approvedOrThrow } from '../client/held-payment.js';
 import { payingFetch, PaymentError } from '../x402/paying-fetch.js';
-import { decisionUrl, heartbeat, heldReason, type OwnerDecisions } from './owner-decision.js';
+import { decisionUrl, heartbeat, heldReason, OwnerDecisions, type Followed } from './owner-decision.js';
 
 export interface ToolContext {
   api: CofferClient;
   /** The held payments this bridge follows while the owner decides. */
   decisions: OwnerDecisions;
+  /** How long one call waits for the owner before answering that the payment still waits. */
+  heldWaitMs: number;
   agentId: string;
   owner: string;
   apiKey: string;
@@ -255,14 +257,14 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'pay',
     {
       description:
-        "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment. When the policy asks the owner first: a host that opens URLs is shown the owner's decision page and the call answers once they decide; otherwise it returns the approval it waits for (follow it with check_approval).",
+        "Pay for a service from this agent's wallet, within its policy. Returns the receipt to send as X-Payment. When the policy asks the owner first: a host that opens URLs is shown the owner's decision page and the call answers once they decide (or, after 45 s, that it still waits); otherwise it returns the approval it waits for (follow it with check_approval).",
       inputSchema: input.payInput,
       outputSchema: output.payOutput,
       annotations: CHANGES_STATE,
     },
     async (input, extra): Promise<CallToolResult | InputRequiredResult> => {
       const resumed = ctx.decisions.resumed('pay', extra);
-      if (resumed !== undefined) return whileOwnerDecides(resumed.work, extra, resumed.approvalId);
+      if (resumed !== undefined) return returning(resumed, extra, 'pay');
       let answer;
       try {
         answer = await ctx.api.pay(ctx.agentId, { ...input, currency: 'USDC', description: input.description ?? 'paid through MCP' });
@@ -271,16 +273,13 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       }
       if (answer.status === 200) return reply(answer.body);
       const approval = answer.body;
-      if (ctx.decisions.hostOpensUrls(server, extra)) {
-        const decided = approvedOrThrow(ctx.api, approval).then((approved) => approved.result as object);
-        return ctx.decisions.park('pay', decided, approval);
-      }
-      // Held for the owner: said plainly, with where the owner decides and how to follow it.
-      return reply({
-        ...approval,
-        decisionUrl: decisionUrl(ctx.api.base, approval.approvalId),
-        message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`,
-      });
+      // Held for the owner. A host that cannot open the page gets the approval at once, said plainly.
+      if (!ctx.decisions.hostOpensUrls(server, extra)) return reply(stillWaiting(approval, 'pay'));
+      // Followed once per approval: Coffer answers the same request with the same approval.
+      const followed = ctx.decisions.follow(`approval:${approval.approvalId}`, approval, () =>
+        approvedOrThrow(ctx.api, approval).then((approved) => approved.result as object),
+      );
+      return showAndWait(followed, extra, 'pay');
     },
   );
 
@@ -288,19 +287,23 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'fetch_paid',
     {
       description:
-        "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes: a host that opens URLs is shown the owner's decision page; others are told as progress where the owner decides. Then it completes.",
+        "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments then picks up the same purchase (never paid twice).",
       inputSchema: input.fetchPaidInput,
       outputSchema: output.fetchPaidOutput,
       annotations: { ...CHANGES_STATE, openWorldHint: true },
     },
-    async ({ url, method, body, headers }, extra): Promise<CallToolResult | InputRequiredResult> => {
+    async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
       if (ctx.notConfigured !== undefined) return failure(new CofferApiError(0, 'not_configured', ctx.notConfigured));
       // A call coming back from the owner's decision page: the same purchase, awaited.
       const resumed = ctx.decisions.resumed('fetch_paid', extra);
-      if (resumed !== undefined) return whileOwnerDecides(resumed.work, extra, resumed.approvalId);
+      if (resumed !== undefined) return returning(resumed, extra, 'fetch_paid');
+      // The same call asked again while its purchase waits for the owner (or its answer was not taken yet): that purchase.
+      const key = OwnerDecisions.requestKey(request);
+      const joined = ctx.decisions.joined(key);
+      if (joined !== undefined) return whenDecided(joined, extra, 'fetch_paid');
       let held!: (approval: Approval) => void;
       const heldNow = new Promise<Approval>((resolve) => (held = resolve));
-      const work = purchase(ctx, { url, method, body, headers }, held);
+      const work = purchase(ctx, request, held);
       const first = await Promise.race([
         work.then(
           () => null,
@@ -309,27 +312,68 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         heldNow,
       ]);
       if (first === null) return guarded(() => work);
-      // Held for the owner's yes: the host shows the decision page if it can, else it hears where.
-      if (ctx.decisions.hostOpensUrls(server, extra)) return ctx.decisions.park('fetch_paid', work, first);
-      return whileOwnerDecides(work, extra, first.approvalId, first);
+      const followed = ctx.decisions.follow(key, first, () => work);
+      return ctx.decisions.hostOpensUrls(server, extra)
+        ? showAndWait(followed, extra, 'fetch_paid')
+        : whenDecided(followed, extra, 'fetch_paid');
     },
   );
 
-  /** A held call's answer, the host told every while that it waits for the owner and where. */
-  async function whileOwnerDecides(work: Promise<object>, extra: ServerContext, approvalId: string, approval?: Approval) {
-    const why = approval === undefined ? '' : ` (${heldReason(approval)})`;
-    const until = approval === undefined ? '' : `, until ${approval.expiresAt}`;
+  /** A held purchase shown to a host that opens URLs: a round (2026-07-28), or an elicitation pushed within the call (2025). */
+  function showAndWait(followed: Followed, extra: ServerContext, tool: HeldTool): Promise<CallToolResult | InputRequiredResult> {
+    if (OwnerDecisions.modern(server)) return ctx.decisions.park(tool, followed);
+    ctx.decisions.showPage(extra, followed.approval, ctx.heldWaitMs);
+    return whenDecided(followed, extra, tool);
+  }
+
+  /** A round back from the decision page: its purchase, or (this bridge no longer follows it) how to learn the owner's answer. */
+  function returning(resumed: { followed: Followed | null; approvalId: string }, extra: ServerContext, tool: HeldTool) {
+    if (resumed.followed !== null) return whenDecided(resumed.followed, extra, tool);
+    return failure(
+      new CofferApiError(
+        0,
+        'purchase_not_followed',
+        `this bridge no longer follows the held payment (approval ${resumed.approvalId}); call check_approval with it to learn the owner's answer, and do not pay again`,
+      ),
+    );
+  }
+
+  /**
+   * A held purchase's answer for this call, waited for at most `heldWaitMs`, the host told as
+   * progress where the owner decides; undecided by then, the approval it still waits on and how to
+   * get the answer (the purchase goes on: it is paid once at most).
+   */
+  async function whenDecided(followed: Followed, extra: ServerContext, tool: HeldTool): Promise<CallToolResult> {
+    const { approval } = followed;
     const stop = heartbeat(
       extra,
-      `The payment waits for the owner's yes${why}; the owner decides at ${decisionUrl(ctx.api.base, approvalId)} (request ${approvalId}${until}). Nothing is paid until then.`,
+      `The payment waits for the owner's yes (${heldReason(approval)}); the owner decides at ${decisionUrl(ctx.api.base, approval.approvalId)} (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`,
     );
     try {
-      return await guarded(() => work);
+      const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs);
+      if ('answer' in outcome) return reply(outcome.answer);
+      if ('error' in outcome) return failure(outcome.error);
+      return reply(stillWaiting(outcome.stillWaiting, tool));
     } finally {
       stop();
     }
   }
+
+  /** A payment that waits for the owner, in words an agent can act on: where the owner decides, and how to get the answer. */
+  function stillWaiting(approval: Approval, tool: HeldTool): object {
+    const next =
+      tool === 'pay'
+        ? `Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
+        : `Call fetch_paid again with the same arguments to get the answer once the owner decides (the same purchase: it is never paid twice), or check_approval with approvalId ${approval.approvalId}.`;
+    return {
+      ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
+      decisionUrl: decisionUrl(ctx.api.base, approval.approvalId),
+      message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next}`,
+    };
+  }
 }
+
+type HeldTool = 'pay' | 'fetch_paid';
 
 /**
  * fetch_paid's purchase: the URL called through payingFetch as this agent, its answer as the tool

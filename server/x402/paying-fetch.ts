@@ -343,11 +343,11 @@ async function payX402Offer(url: string, init: RequestInit, asked: Response, opt
   const api = cofferOf(agent, doFetch);
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
-  const signIn = offersSignIn(asked) ? await signedInCall(url, init, asked, options, api) : null;
-  if (signIn !== null && signIn.response.status !== 402) {
-    return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
-  }
-  const first = signIn?.response ?? asked;
+  // Never after a redirect: the proof would be for the URL asked, not the one that answered.
+  const signIn = offersSignIn(asked) && !asked.redirected ? await signedInCall(url, init, asked, options, api) : null;
+  if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
+  // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
+  const first = signIn?.response.status === 402 ? signIn.response : asked;
   const idempotencyKey = `fetch-${randomUUID()}`;
   const answerOf = async (response: Response) => ({
     url,
@@ -499,7 +499,8 @@ async function signedInCall(
   const headers = new Headers(init.headers);
   headers.set(proof.header.name, proof.header.value);
   try {
-    return { response: await doFetch(url, { ...init, headers }), address: proof.address };
+    // Not followed elsewhere: the proof is for this URL's site only.
+    return { response: await doFetch(url, { ...init, headers, redirect: 'manual' }), address: proof.address };
   } catch {
     return null;
   }

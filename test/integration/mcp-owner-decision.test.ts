@@ -1,4 +1,6 @@
 import type { Server } from 'node:http';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -31,7 +33,10 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
   });
 
   /** An agent whose every payment waits for the owner, and its host. */
-  async function heldAgent(opensUrl?: OpensUrl): Promise<{ agentId: string; walletAddress: string; host: McpHost }> {
+  async function heldAgent(
+    opensUrl?: OpensUrl,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ agentId: string; walletAddress: string; apiKey: string; host: McpHost }> {
     const agentId = `held-${(serial += 1)}`;
     const agent = await fundedAgent(t, agentId, '1.00', { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0 });
     await t.api('POST', t.withOwner(`/v1/agents/${agentId}/policy`), { body: { askAbove: '0' } });
@@ -42,9 +47,10 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
       COFFER_AGENT_ID: agentId,
       COFFER_API_KEY: agent.apiKey,
       COFFER_CONFIG: '/nonexistent/agent.json',
+      ...extraEnv,
     };
     const host = await connectMcpHost({ command: process.execPath, args: [CLI, 'mcp'], env }, era, { opensUrl });
-    return { agentId, walletAddress: agent.walletAddress, host };
+    return { agentId, walletAddress: agent.walletAddress, apiKey: agent.apiKey, host };
   }
 
   const pendingOf = async (agentId: string) =>
@@ -158,5 +164,97 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     } finally {
       await host.close();
     }
+  });
+
+  it('undecided within the wait, the call says it still waits (the approval, where the owner decides); asked again after the yes, the same purchase answers, paid once', async () => {
+    let shown = 0;
+    const { agentId, walletAddress, apiKey, host } = await heldAgent(
+      async () => {
+        shown += 1;
+        return 'accept';
+      },
+      { COFFER_MCP_HELD_WAIT_SECONDS: '1' },
+    );
+    try {
+      const before = await balance(walletAddress);
+      const args = { url: `${demo.url}/weather?city=Accra` };
+      const waiting = await host.callTool('fetch_paid', args);
+      expect(waiting.isError, waiting.content[0]?.text).toBeFalsy();
+      const [approval] = await pendingOf(agentId);
+      expect(waiting.structuredContent).toEqual({
+        approvalId: approval!.approvalId,
+        expiresAt: expect.any(String),
+        decisionUrl: `${t.url}/#/approvals/${approval!.approvalId}`,
+        message: expect.stringMatching(/Nothing is paid yet.*Call fetch_paid again with the same arguments/),
+      });
+      // Asked again before the owner decided: the same purchase (no second request for the owner).
+      expect((await host.callTool('fetch_paid', args)).structuredContent).toMatchObject({ approvalId: approval!.approvalId });
+      expect(await pendingOf(agentId)).toHaveLength(1);
+      await decide(approval!.approvalId, 'approve');
+      const answered = await host.callTool('fetch_paid', args);
+      expect(answered.structuredContent).toMatchObject({ status: 200, payment: { status: 'confirmed', amount: '0.01' } });
+      expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
+      const paid = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments;
+      expect(paid).toHaveLength(1);
+      // The page was shown for the first call only: the others joined the purchase under way.
+      expect(shown).toBe(1);
+
+      const pay = await host.callTool('pay', { ...UNLISTED_API, amount: '0.10' });
+      expect(pay.structuredContent).toMatchObject({
+        status: 'pending',
+        approvalId: expect.stringMatching(/^apr_/),
+        message: expect.stringMatching(/check_approval/),
+      });
+      await decide(String(pay.structuredContent!.approvalId), 'deny');
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('coffer mcp: a host that leaves while a payment waits for the owner', () => {
+  const t = useCoffer();
+
+  it('the bridge ends with its stdin, leaving nothing to buy for nobody', async () => {
+    const agent = await fundedAgent(t, 'left-behind', '1.00', { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0 });
+    await t.api('POST', t.withOwner('/v1/agents/left-behind/policy'), { body: { askAbove: '0' } });
+    const bridge = spawn(process.execPath, [CLI, 'mcp'], {
+      env: {
+        ...process.env,
+        COFFER_URL: t.url,
+        COFFER_OWNER: t.owner,
+        COFFER_AGENT_ID: 'left-behind',
+        COFFER_API_KEY: agent.apiKey,
+        COFFER_CONFIG: '/nonexistent/agent.json',
+      },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => bridge.once('exit', (code) => resolve(code)));
+    const send = (message: object) => bridge.stdin.write(`${JSON.stringify(message)}\n`);
+    const lines = createInterface({ input: bridge.stdout });
+    const answers: { id?: number }[] = [];
+    lines.on('line', (line) => answers.push(JSON.parse(line) as { id?: number }));
+    // A host that opens URLs (2025): a held pay is shown to it and followed by the bridge, waiting for the owner.
+    const initialize = {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { url: {} } },
+      clientInfo: { name: 'raw', version: '1' },
+    };
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize });
+    while (!answers.some((answer) => answer.id === 1)) await new Promise((resolve) => setTimeout(resolve, 20));
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'pay', arguments: { ...UNLISTED_API, amount: '0.10' } } });
+    // The bridge asks the host to open the page (a request of its own); the host leaves without answering.
+    while (!answers.some((answer) => (answer as { method?: string }).method === 'elicitation/create')) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals).toHaveLength(1);
+    bridge.stdin.end();
+    const within = await Promise.race([
+      exited.then(() => 'ended'),
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000)),
+    ]);
+    bridge.kill('SIGKILL');
+    expect(within).toBe('ended');
   });
 });

@@ -8,6 +8,8 @@ import { startSiwxSeller, type SiwxSeller } from '../fixtures/x402-siwx-seller.j
 import { deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
+import express from 'express';
+import { close, listen } from '../helpers/http-server.js';
 
 /**
  * Issue 29, point 5: Sign-In-With-X. An official `@x402/express` seller with the official sign-in
@@ -47,10 +49,8 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
   async function fundedAgent(agentId: string) {
     const agent = await deployAgent(t, agentId, { dailyBudget: '5', maxPerPayment: '1' });
     expect((await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '1.00' } })).status).toBe(200);
-    return {
-      ...agent,
-      fetch: (url: string) => payingFetch(url, {}, { agent: { cofferUrl: t.url, owner: t.owner, agentId, apiKey: agent.apiKey } }),
-    };
+    const payingAgent = { cofferUrl: t.url, owner: t.owner, agentId, apiKey: agent.apiKey };
+    return { ...agent, payingAgent, fetch: (url: string) => payingFetch(url, {}, { agent: payingAgent }) };
   }
   const signIn = (agentId: string, key: string, body: unknown) =>
     t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/sign-in`), { key, body });
@@ -122,5 +122,36 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     const bad = await signIn('siwx-fresh', fresh.apiKey, { ...unpaid, status: 200 });
     expect([bad.status, bad.body.code]).toEqual([400, 'invalid_request']);
     expect(await usdc(fresh.walletAddress)).toBe(micro('0.99'));
+  });
+
+  it('proves nothing after a redirect, and counts only a real answer as let in: otherwise it pays as usual', async () => {
+    const agent = await fundedAgent('siwx-careful');
+    await (
+      await agent.fetch(seller.url)
+    ).settlement;
+    expect((await agent.fetch(seller.url)).signedIn).toEqual({ address: agent.walletAddress });
+    // Reached through a redirect: the 402 is another URL's than the one asked; no proof is signed, it pays.
+    const front = express();
+    front.get('/go', (_req, res) => res.redirect(302, seller.url));
+    const redirecting = await listen(front);
+    try {
+      const redirected = await agent.fetch(`${redirecting.url}/go`);
+      expect(redirected.signedIn).toBeUndefined();
+      expect(redirected.payment).toMatchObject({ amount: '0.01' });
+      await redirected.settlement;
+    } finally {
+      await close(redirecting.server);
+    }
+    // A seller that answers the proof with an error (not a 402): not let in; the purchase goes ahead.
+    const failing: typeof fetch = (input, init) =>
+      new Headers(init?.headers).has('sign-in-with-x')
+        ? Promise.resolve(new Response('proof checker down', { status: 500 }))
+        : fetch(input, init);
+    const paid = await payingFetch(seller.url, {}, { agent: agent.payingAgent, fetch: failing });
+    expect(paid.signedIn).toBeUndefined();
+    expect(paid.response.status).toBe(200);
+    expect(paid.payment).toMatchObject({ amount: '0.01' });
+    await paid.settlement;
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.97'));
   });
 });

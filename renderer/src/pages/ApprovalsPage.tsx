@@ -44,7 +44,8 @@ export function ApprovalsPage() {
   const focus = route.page === 'approvals' ? route.approvalId : undefined;
   const focused = useRef<HTMLLIElement | null>(null);
   const [recent, setRecent] = useState<Approval[]>([]);
-  const [recentRead, setRecentRead] = useState(false);
+  // The ids the last full read found still waiting: the store's list may lag a link just opened.
+  const [waitingRead, setWaitingRead] = useState<Set<string> | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | null>(null);
   const [said, setSaid] = useState<Said | null>(null);
@@ -53,7 +54,7 @@ export function ApprovalsPage() {
     client?.approvals().then(
       (r) => {
         setRecent(r.approvals.filter((a) => a.status !== 'pending').slice(0, 20));
-        setRecentRead(true);
+        setWaitingRead(new Set(r.approvals.filter((a) => a.status === 'pending').map((a) => a.approvalId)));
       },
       () => undefined,
     );
@@ -87,7 +88,7 @@ export function ApprovalsPage() {
     <>
       <section className="card" aria-labelledby="approvals-title">
         <h2 id="approvals-title">Waiting for you ({pendingApprovals.length})</h2>
-        {focus !== undefined && !focusWaits && recentRead && (
+        {focus !== undefined && !focusWaits && waitingRead !== null && !waitingRead.has(focus) && (
           <p className="hint" role="status" data-testid="focus-ended">
             {focusEnded
               ? `The request you opened no longer waits: ${pillWords(focusEnded)}${focusEnded.decidedAt ? `, ${dateTime(focusEnded.decidedAt, timeZone)}` : ''}.`

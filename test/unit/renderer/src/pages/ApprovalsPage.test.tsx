@@ -379,6 +379,15 @@ describe('a request opened by its own link (#/approvals/<id>, as an MCP host sho
     expect(note.textContent).toBe(`The request you opened no longer waits: denied, ${dateTime(denied.decidedAt!, KIRITIMATI)}.`);
   });
 
+  it('one just asked, that the dashboard has not heard of yet, is not said to have ended', async () => {
+    useDashboard.setState({ pendingApprovals: [] });
+    window.location.hash = '#/approvals/apr_1';
+    render(<ApprovalsPage />);
+    await waitFor(() => expect(client.approvals).toHaveBeenCalled());
+    await act(async () => undefined);
+    expect(screen.queryByTestId('focus-ended')).toBeNull();
+  });
+
   it('without a link, no card is marked', async () => {
     render(<ApprovalsPage />);
     expect(screen.getByTestId('approval').getAttribute('aria-current')).toBeNull();
