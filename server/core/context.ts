@@ -6,6 +6,8 @@ import type { AuditStore, Store } from './ports/store.js';
 import type { X402Buyer } from './ports/x402.js';
 import type { BackupWriter } from './ports/backup.js';
 import type { Log } from './ports/log.js';
+import type { DiscoveryReader } from './ports/discovery.js';
+import type { BazaarCache } from './bazaar.js';
 
 /** How an MCP host launches Coffer's tool server (`coffer mcp`). */
 export interface McpLaunch {
@@ -35,6 +37,8 @@ export interface EnginePorts {
   baseUrl: () => string;
   /** Where the demo API (coffer demo-api) listens now beside this Coffer, if it does. */
   demoApiUrl?: () => string | null;
+  /** Reads a facilitator's Bazaar discovery list (absent: Bazaar discovery cannot read one). */
+  discovery?: DiscoveryReader;
 }
 
 /**
@@ -54,6 +58,8 @@ export interface EngineState {
   lastRefusals: Map<string, { what: string; at: number }>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
+  /** The Bazaar discovery list in use and its reads (bazaar.ts; made when first asked for). */
+  bazaar?: BazaarCache;
 }
 
 export interface EngineContext extends EnginePorts {

@@ -44,8 +44,9 @@ import { recoverTreasury } from './phrase-recovery.js';
 import { clearBackupSchedule, runDueBackups, setBackupSchedule } from './backup-schedule.js';
 import { remindOfExpiries } from './expiry-notices.js';
 import { readSettings, updateSettings } from './settings.js';
+import { readBazaar, refreshBazaar, setBazaar, stopBazaar } from './bazaar.js';
 import { policyWhatIf } from './policy-what-if.js';
-import type { BackupFileBody, BackupScheduleBody, PhraseConfirmBody, SettingsBody } from './schemas.js';
+import type { BackupFileBody, BackupScheduleBody, BazaarBody, PhraseConfirmBody, SettingsBody } from './schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and
@@ -81,6 +82,12 @@ export function createEngine(ports: EnginePorts) {
     remindOfExpiries: () => remindOfExpiries(ctx),
     readSettings: (p: Principal) => readSettings(ctx, p),
     updateSettings: (p: Principal, body: SettingsBody) => updateSettings(ctx, p, body),
+    /** Bazaar discovery: the facilitator whose list the registry shows (bazaar.ts). */
+    bazaar: (p: Principal) => readBazaar(ctx, p),
+    setBazaar: (p: Principal, body: BazaarBody) => setBazaar(ctx, p, body),
+    refreshBazaar: (p: Principal) => refreshBazaar(ctx, p),
+    /** Stops a discovery read under way (the data dir closes). */
+    stopBazaar: () => stopBazaar(ctx),
 
     deployAgent: (p: Principal, body: DeployBody) => deployAgent(ctx, p, body),
     listAgents: (p: Principal) => listAgents(ctx, p),

@@ -1,7 +1,9 @@
 import { CofferError } from './errors.js';
 import type { ContextWith } from './context.js';
 import { parseAmount } from './money.js';
-import type { ModelRecord, RegistryStore, ServiceRecord } from './ports/store.js';
+import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from './ports/store.js';
+import { bazaarForSearch } from './bazaar.js';
+import { searchEntries, type BazaarEntry } from './bazaar-listing.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -37,11 +39,31 @@ export const modelView = (model: ModelRecord) => ({
   enabled: model.enabled,
 });
 
-/** Full-text search of the registry (FTS5, ranked); an empty query lists everything. */
-export function searchServices(ctx: ContextWith<RegistryStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
+/** A service as a search answers it: the catalog's, or a Bazaar listing (`source: "x402-bazaar"`, with where it was found). */
+export type ServiceView = Omit<ReturnType<typeof serviceView>, 'source'> & {
+  source: ServiceRecord['source'] | BazaarEntry['source'];
+  discovery?: BazaarEntry['discovery'];
+};
+
+/**
+ * Full-text search of the registry (FTS5, ranked; an empty query lists everything), then, when Bazaar
+ * discovery is on, the facilitator's listings that match by the same rule (bazaar.ts): the shipped
+ * catalog's matches first, the Bazaar's after them, `limit` in all. `bazaar` says where its list
+ * stands (null: off).
+ */
+export async function searchServices(ctx: ContextWith<RegistryStore & MetaStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
-  return { query, results: results.map((service) => serviceView(service, demo)), total, totalIsCapped };
+  const catalog: ServiceView[] = results.map((service) => serviceView(service, demo));
+  const bazaar = await bazaarForSearch(ctx);
+  const found = bazaar === null ? { results: [], total: 0 } : searchEntries(bazaar.entries, query, Math.max(0, limit - catalog.length));
+  return {
+    query,
+    results: [...catalog, ...found.results],
+    total: total + found.total,
+    totalIsCapped,
+    bazaar: bazaar?.status ?? null,
+  };
 }
 
 export function getService(ctx: ContextWith<RegistryStore>, id: string) {

@@ -198,6 +198,43 @@ export const settingsBodySchema = z.strictObject({
 });
 export type SettingsBody = z.infer<typeof settingsBodySchema>;
 
+/** Hosts an x402 facilitator may be reached on over plain http: this machine only (a test or a local facilitator). */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * A facilitator's base URL, as the official clients take it (`https://x402.org/facilitator`): https,
+ * or http on this machine; no credentials, query or fragment (Coffer appends `/discovery/resources`
+ * and its own query). Answered without a trailing slash, so one facilitator has one spelling.
+ */
+export const facilitatorUrlSchema = z
+  .string({ error: 'must be the URL of an x402 facilitator, or null for none' })
+  .trim()
+  .max(500, 'must be at most 500 characters')
+  .superRefine((text, ctx) => {
+    const problem = facilitatorUrlProblem(text);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((text) => {
+    const url = new URL(text);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  });
+
+function facilitatorUrlProblem(text: string): string | null {
+  if (!URL.canParse(text)) return 'is not a URL: name the facilitator as https://host/path (for example https://x402.org/facilitator)';
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    return 'must be an https URL (plain http only on this machine: 127.0.0.1, localhost)';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  if (url.search !== '' || url.hash !== '')
+    return 'must not carry a query or a fragment: Coffer adds /discovery/resources and its own query';
+  return null;
+}
+
+/** Bazaar discovery: the facilitator whose discovery list the registry shows beside the catalog (null: none, off). */
+export const bazaarBodySchema = z.strictObject({ facilitator: facilitatorUrlSchema.nullable() });
+export type BazaarBody = z.infer<typeof bazaarBodySchema>;
+
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
 export const deployBodySchema = z.strictObject({
@@ -457,6 +494,7 @@ const FIELD_CODES: Record<string, string> = {
   askAbove: 'invalid_policy',
   askNewRecipient: 'invalid_policy',
   timeZone: 'invalid_time_zone',
+  facilitator: 'invalid_facilitator_url',
   limit: 'invalid_limit',
   resolution: 'invalid_resolution',
   idempotencyKey: 'invalid_idempotency_key',
@@ -499,6 +537,7 @@ export const FIELD_LABELS: Record<string, string> = {
   limit: 'limit',
   wait: 'wait',
   q: 'The search query',
+  facilitator: 'Facilitator',
   loginToken: 'The login token',
   ids: 'ids',
   paymentId: 'The payment id',

@@ -9,9 +9,9 @@ import { parseWith } from '../validate.js';
  */
 export function registryRoutes({ engine }: RouteDeps): Router {
   const router = Router();
-  router.get('/services/search', (req, res) => {
+  router.get('/services/search', async (req, res) => {
     const { q, limit } = parseWith(searchQuerySchema, { q: req.query.q, limit: req.query.limit });
-    res.json(engine.searchServices(q ?? '', limit));
+    res.json(await engine.searchServices(q ?? '', limit));
   });
   router.get('/services', (req, res) => {
     const { payTo } = parseWith(servicesQuerySchema, { payTo: req.query.payTo });
