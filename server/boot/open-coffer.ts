@@ -26,6 +26,7 @@ import type { ReconcileReport } from '../core/reconcile.js';
 import type { McpLaunch } from '../core/context.js';
 import { cofferMcpLaunch } from './cli-invocation.js';
 import { demoApiUrl } from './demo-api-presence.js';
+import { createBazaarReader } from '../x402/bazaar-reader.js';
 import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writer.js';
 import { packageVersion } from './package-files.js';
 import { startMinuteTimer } from './minute-timer.js';
@@ -160,6 +161,8 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
           : null,
       baseUrl: () => baseUrl,
       demoApiUrl: () => demoApiUrl(options.dataDir),
+      // Bazaar discovery reads a facilitator's list only once the owner names one (off by default).
+      discovery: createBazaarReader(),
       backups: createBackupWriter({ db, vault, dataDir: options.dataDir, network: networkName, version: packageVersion() }),
       log: options.log,
     });
@@ -189,6 +192,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       },
       close: async () => {
         await minuteTimer.stop();
+        engine.stopBazaar();
         // Money first: every transfer in flight settles before the ledger closes.
         await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();

@@ -49,10 +49,13 @@ usage:
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m
                    coffer policy researcher --ask-above 5 --ask-new-recipient yes
-  coffer settings [--time-zone ZONE|machine] [--data-dir DIR]
+  coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh] [--data-dir DIR]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
-                 machine again (owner)
+                 machine again (owner). --bazaar https://x402.org/facilitator lists that
+                 facilitator's x402 Bazaar services in the registry, beside the catalog (cached,
+                 read again every 10 minutes when searched; off: none, the default);
+                 --bazaar-refresh reads its list now
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
@@ -236,8 +239,21 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     case 'settings': {
-      const { values } = parse(command, { args: rest, options: { 'time-zone': { type: 'string' }, 'data-dir': { type: 'string' } } });
-      return (await import('./commands/settings.js')).settingsCommand({ timeZone: values['time-zone'], dataDir: values['data-dir'] });
+      const { values } = parse(command, {
+        args: rest,
+        options: {
+          'time-zone': { type: 'string' },
+          bazaar: { type: 'string' },
+          'bazaar-refresh': { type: 'boolean' },
+          'data-dir': { type: 'string' },
+        },
+      });
+      return (await import('./commands/settings.js')).settingsCommand({
+        timeZone: values['time-zone'],
+        bazaar: values.bazaar,
+        bazaarRefresh: values['bazaar-refresh'],
+        dataDir: values['data-dir'],
+      });
     }
     case 'pay': {
       const { values, positionals } = parse(command, {

@@ -12,6 +12,7 @@ import type {
   phraseConfirmBodySchema,
   policyUpdateSchema,
   settingsBodySchema,
+  bazaarBodySchema,
   renameBodySchema,
   returnBodySchema,
   x402PayBodySchema,
@@ -64,6 +65,10 @@ export function createCofferClient(transport: Transport) {
     clearBackupSchedule: () => call<Wire.BackupScheduleSet>('DELETE', '/v1/backup/schedule'),
     settings: () => call<Wire.Settings>('GET', '/v1/settings'),
     updateSettings: (body: Body<typeof settingsBodySchema>) => call<Wire.Settings>('POST', '/v1/settings', { body }),
+    /** Bazaar discovery: the facilitator set and where its list stands; set it (null: off); read it now. */
+    bazaar: () => call<Wire.Bazaar>('GET', '/v1/bazaar'),
+    setBazaar: (body: Body<typeof bazaarBodySchema>) => call<Wire.Bazaar>('POST', '/v1/bazaar', { body }),
+    refreshBazaar: () => call<Wire.Bazaar>('POST', '/v1/bazaar/refresh'),
     agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
     deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
     faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),

@@ -11,6 +11,7 @@ type Settled<K extends keyof Engine> = ResultOf<Result<K>>;
 export type Dashboard = Result<'dashboard'>;
 export type BackupStatus = Result<'backupStatus'>;
 export type Settings = Result<'readSettings'>;
+export type Bazaar = Result<'bazaar'>;
 export type PolicyWhatIf = Result<'policyWhatIf'>;
 export type BackupScheduleSet = { schedule: BackupStatus['schedule'] };
 export type RecoveryPhrase = Result<'revealRecoveryPhrase'>;

@@ -11,6 +11,7 @@ import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
 import { generationRoutes } from './routes/generation.js';
 import { registryRoutes } from './routes/registry.js';
+import { bazaarRoutes } from './routes/bazaar.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { linkSessionRoutes } from './routes/link-sessions.js';
 import { eventRoutes } from './routes/events.js';
@@ -78,6 +79,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(backupRoutes(deps));
   v1.use(settingsRoutes(deps));
   v1.use(registryRoutes(deps));
+  v1.use(bazaarRoutes(deps));
   v1.use(approvalRoutes(deps));
   v1.use(linkSessionRoutes(deps));
   v1.use(eventRoutes(deps));

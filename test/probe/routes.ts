@@ -96,6 +96,10 @@ const TABLE: Record<string, Auth> = {
   /** The owner's time zone: read by the owner; set with a fresh sign-in. */
   'GET /v1/settings': 'owner',
   'POST /v1/settings': 'owner',
+  /** Bazaar discovery: the facilitator whose list the registry shows; read, set and refreshed by the owner. */
+  'GET /v1/bazaar': 'owner',
+  'POST /v1/bazaar': 'owner',
+  'POST /v1/bazaar/refresh': 'owner',
   'GET /v1/treasury/deposits': 'owner',
   'POST /v1/treasury/faucet': 'owner',
   'GET /': 'page',
@@ -227,6 +231,9 @@ export function validBody(route: RouteSpec, unique: string): unknown {
       return { amount: '1.00' };
     case 'POST /v1/settings':
       return { timeZone: 'UTC' };
+    case 'POST /v1/bazaar':
+      // Off: the probe never makes Coffer reach out to a facilitator.
+      return { facilitator: null };
     case 'POST /v1/link-sessions':
       return { name: 'probe' };
     case 'POST /v1/link-sessions/:token/complete':

@@ -1,14 +1,19 @@
 import { keyClient } from '../../client/coffer-client.js';
+import type { Bazaar } from '../../client/wire-types.js';
 import { readOwnerConnection } from '../owner-connection.js';
 
 type Out = NodeJS.WritableStream;
 
 /**
- * `coffer settings [--time-zone ZONE|machine]`: the owner's time zone (where calendar budgets begin
- * and the day a policy ends); with the flag, set first. The owner's, through the running Coffer's
- * connection file.
+ * `coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh]`: the owner's time
+ * zone (where calendar budgets begin and the day a policy ends) and Bazaar discovery (the facilitator
+ * whose x402 discovery list the registry shows); with a flag, set first. The owner's, through the
+ * running Coffer's connection file.
  */
-export async function settingsCommand(args: { timeZone?: string; dataDir?: string }, out: Out = process.stdout): Promise<number> {
+export async function settingsCommand(
+  args: { timeZone?: string; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
+  out: Out = process.stdout,
+): Promise<number> {
   const owner = readOwnerConnection(args.dataDir);
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   const settings =
@@ -16,5 +21,33 @@ export async function settingsCommand(args: { timeZone?: string; dataDir?: strin
       ? await api.settings()
       : await api.updateSettings({ timeZone: args.timeZone === 'machine' ? null : args.timeZone });
   out.write(`time zone  ${settings.timeZone} (${settings.timeZoneFrom === 'machine' ? "this machine's" : 'set by you'})\n`);
+  let bazaar: Bazaar | null = null;
+  if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
+  if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
+  bazaar ??= await api.bazaar();
+  // Off, and not asked about: the line stays out, as before Bazaar discovery.
+  if (bazaar.state !== 'off' || args.bazaar !== undefined) out.write(bazaarLines(bazaar));
   return 0;
 }
+
+/** Where Bazaar discovery stands, in a few lines. */
+export function bazaarLines(bazaar: Bazaar): string {
+  if (bazaar.facilitator === null)
+    return 'bazaar     off (coffer settings --bazaar https://<facilitator> lists its x402 services in the registry)\n';
+  const lines = [`bazaar     ${bazaar.facilitator}`];
+  const age = bazaar.ageSeconds === null ? '' : ` (read ${ago(bazaar.ageSeconds)})`;
+  const left = Object.entries(bazaar.leftOut ?? {})
+    .filter(([, count]) => count > 0)
+    .map(([reason, count]) => `${count} ${reason.replaceAll('_', ' ')}`)
+    .join(', ');
+  if (bazaar.state === 'loading') lines.push('           reading its list…');
+  else if (bazaar.state === 'failed') lines.push('           no list yet');
+  else lines.push(`           ${bazaar.listed} payable service${bazaar.listed === 1 ? '' : 's'} listed, ${bazaar.state}${age}`);
+  if (left !== '') lines.push(`           left out: ${left}`);
+  if (bazaar.error !== null) lines.push(`           last read failed: ${bazaar.error.message} (${bazaar.error.code})`);
+  if (bazaar.note !== null) lines.push(`           ${bazaar.note}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const ago = (seconds: number) =>
+  seconds < 60 ? `${seconds} s ago` : seconds < 3600 ? `${Math.floor(seconds / 60)} min ago` : `${Math.floor(seconds / 3600)} h ago`;

@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import { bazaarBodySchema } from '../../core/schemas.js';
+import type { RouteDeps } from './route-deps.js';
+import { parseWith } from '../validate.js';
+
+/** Bazaar discovery (the owner's): the facilitator whose discovery list the registry shows, and a read now. */
+export function bazaarRoutes({ engine, principal }: RouteDeps): Router {
+  const router = Router();
+  router.get('/bazaar', (req, res) => {
+    res.json(engine.bazaar(principal(req)));
+  });
+  router.post('/bazaar', async (req, res) => {
+    const p = principal(req);
+    res.json(await engine.setBazaar(p, parseWith(bazaarBodySchema, req.body)));
+  });
+  router.post('/bazaar/refresh', async (req, res) => {
+    res.json(await engine.refreshBazaar(principal(req)));
+  });
+  return router;
+}
