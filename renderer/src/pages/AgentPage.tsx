@@ -48,7 +48,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
   }, [loadHistory, agent?.lifetimePayments, agent?.spent24h]);
   useEffect(() => {
     client?.searchServices('').then(
-      (r) => setServices(r.results),
+      // What a policy can name: the catalog's services (a Bazaar listing is allowed by its recipient's address).
+      (r) => setServices(r.results.filter((service) => service.source !== 'x402-bazaar')),
       (e: Error) => setError(e.message),
     );
   }, [client]);

@@ -5,8 +5,15 @@ import { ErrorNote } from '../components/ErrorNote.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { ExampleTag } from '../components/ExampleTag.js';
+import { BazaarStatus, facilitatorName } from '../components/BazaarStatus.js';
+import { shortTime } from '../lib/time.js';
 
-const SOURCE: Record<string, string> = { 'svc-native': 'Coffer', 'model-registry': 'Model', 'x402-marketplace': 'x402 API' };
+const SOURCE: Record<string, string> = {
+  'svc-native': 'Coffer',
+  'model-registry': 'Model',
+  'x402-marketplace': 'x402 API',
+  'x402-bazaar': 'x402 Bazaar',
+};
 
 /** A URL that may wrap after its separators, never inside a word. */
 function breakable(url: string) {
@@ -21,10 +28,13 @@ function breakable(url: string) {
 /**
  * The registry: services agents can pay (searchable) and image models with prices per resolution.
  * Each image model is listed once, with its prices, under Image models (the API also lists each one
- * as a service, `model:<id>`, for agents that search there).
+ * as a service, `model:<id>`, for agents that search there). With Bazaar discovery on, a
+ * facilitator's x402 listings follow the catalog's, each saying where it was found, under a line
+ * that says how old that list is and what of it was left out.
  */
 export function RegistryPage() {
   const client = useDashboard((s) => s.client);
+  const timeZone = useDashboard((s) => s.settings?.timeZone);
   const [query, setQuery] = useState('');
   const [result, setResult] = useState<SearchResult | null>(null);
   const [models, setModels] = useState<Model[]>([]);
@@ -68,6 +78,14 @@ export function RegistryPage() {
               {query ? ` for “${query}”` : ''}
               {services(result).length < result.results.length ? ' (image models: below, with their prices)' : ''}
             </p>
+            {result.bazaar ? (
+              <BazaarStatus bazaar={result.bazaar} />
+            ) : (
+              <p className="muted" data-testid="bazaar-off">
+                x402 Bazaar discovery is off: <code>coffer settings --bazaar &lt;facilitator URL&gt;</code> lists a facilitator&apos;s x402
+                services here too.
+              </p>
+            )}
             <div className="table-wrap">
               <table>
                 <TableHead columns={['Service', 'Kind', 'Price', 'Endpoint']} />
@@ -78,6 +96,13 @@ export function RegistryPage() {
                         <strong>{s.name}</strong> <code>{s.id}</code>
                         <ExampleTag endpoint={s.endpoint} />
                         <div className="muted">{s.description}</div>
+                        {s.discovery && (
+                          <div className="muted" data-testid="origin">
+                            Found in the x402 Bazaar of {facilitatorName(s.discovery.facilitator)}
+                            {s.discovery.lastUpdated ? `, listed there ${shortTime(s.discovery.lastUpdated, new Date(), timeZone)}` : ''};
+                            paid with x402, allowed by its recipient
+                          </div>
+                        )}
                       </td>
                       <td>
                         <span className="nowrap">{SOURCE[s.source] ?? s.source}</span> · <span className="nowrap">{s.category}</span>
