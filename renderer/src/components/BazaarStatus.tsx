@@ -38,7 +38,7 @@ export function BazaarStatus({ bazaar }: { bazaar: Bazaar }) {
   const failed = bazaar.error && (
     <>
       {' '}
-      Its facilitator did not answer at {shortTime(bazaar.error.at, new Date(), timeZone)}: {bazaar.error.message} ({bazaar.error.code}).
+      The last read failed at {shortTime(bazaar.error.at, new Date(), timeZone)}: {bazaar.error.message} ({bazaar.error.code}).
     </>
   );
   return (

@@ -115,7 +115,9 @@ describe('the Registry page with Bazaar discovery', () => {
     const alert = screen.getByRole('alert');
     expect(alert.className).toBe('banner warning');
     expect(alert.textContent).toContain('1 service Coffer can pay, read 2 h ago.');
-    expect(alert.textContent).toContain('did not answer (ECONNREFUSED) (bazaar_unreachable).');
+    expect(alert.textContent).toContain(
+      `The last read failed at ${shortTime('2026-11-24T12:05:00.000Z', new Date(), 'UTC')}: the facilitator at ${FACILITATOR} did not answer (ECONNREFUSED) (bazaar_unreachable).`,
+    );
     expect(alert.textContent).toContain('Shown: its last good list.');
     expect(screen.getByTestId('service-bazaar:api.harbor.dev:0a1b2c3d4e')).toBeTruthy();
   });
