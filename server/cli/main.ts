@@ -52,9 +52,9 @@ usage:
   coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh] [--data-dir DIR]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
-                 machine again (owner). --bazaar https://x402.org/facilitator lists that
-                 facilitator's x402 Bazaar services in the registry, beside the catalog (cached,
-                 read again every 10 minutes when searched; off: none, the default);
+                 machine again (owner). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
+                 lists that facilitator's x402 Bazaar services in the registry, beside the catalog
+                 (cached, read again every 10 minutes when searched; off: none, the default);
                  --bazaar-refresh reads its list now
   coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
