@@ -92,7 +92,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             description: s.description,
             pricing: s.pricePerCall ? { perCall: `$${s.pricePerCall}` } : dollars(s.pricing),
             how:
-              s.source === 'x402-marketplace'
+              // x402 APIs (the shipped marketplace, a facilitator's Bazaar list): `endpoint` is "METHOD URL".
+              s.source === 'x402-marketplace' || s.source === 'x402-bazaar'
                 ? `Call fetch_paid with method ${method} and url ${path}: it pays ${s.pricePerCall ?? 'the asked price'} USDC a call within your policy.`
                 : s.source === 'model-registry'
                   ? `Image model: ${onCoffer} with {"prompt", "modelId": "${s.id.replace(/^model:/, '')}", "resolution": "1k"|"2k"|"4k"}; the price is charged to your wallet.`

@@ -11,8 +11,9 @@ import { TestCluster } from '../fixtures/test-cluster.js';
 import { startBazaarFacilitator, startBazaarSeller, type BazaarFacilitator, type BazaarSeller } from '../fixtures/bazaar-facilitator.js';
 import { deployAgent, manualClock, micro, startCoffer } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
+import { connectMcpHost } from '../helpers/mcp-host.js';
 import { expectError } from '../helpers/expect-error.js';
-import { runCoffer } from '../helpers/serve-process.js';
+import { CLI, runCoffer } from '../helpers/serve-process.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
 import { writeConnectionFile } from '../../server/boot/connection-file.js';
 import { keyClient } from '../../server/client/coffer-client.js';
@@ -187,6 +188,36 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
     expect(await response.json()).toMatchObject({ ok: true, query: { city: 'Porto' } });
     expect(payment).toMatchObject({ amount: '0.02' });
     expect(await usdcOn(cluster, weatherWallet)).toBe(before + micro('0.02'));
+  });
+
+  it('an agent finds a listing through MCP find_service, told to buy it with fetch_paid, and buys it so', async () => {
+    const agent = await deployAgent(t, 'mcp-finder', { dailyBudget: '1', maxPerPayment: '0.10' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/mcp-finder/allocate'), { body: { amount: '0.50' } })).status).toBe(200);
+    const env = {
+      ...(process.env as Record<string, string>),
+      COFFER_URL: t.url,
+      COFFER_OWNER: t.owner,
+      COFFER_AGENT_ID: 'mcp-finder',
+      COFFER_API_KEY: agent.apiKey,
+      COFFER_CONFIG: '/nonexistent/agent.json',
+    };
+    const host = await connectMcpHost({ command: process.execPath, args: [CLI, 'mcp'], env }, 'modern');
+    try {
+      const found = await host.callTool('find_service', { query: 'harbor' });
+      const [listing] = (found.structuredContent as { results: { id: string; how: string; pricing: unknown }[] }).results.filter((r) =>
+        r.id.startsWith('bazaar:'),
+      );
+      expect(listing!.pricing).toEqual({ perCall: '$0.02' });
+      const how = /^Call fetch_paid with method GET and url (\S+): it pays 0\.02 USDC a call within your policy\.$/.exec(listing!.how);
+      expect(how, listing!.how).not.toBeNull();
+      const before = await usdcOn(cluster, weatherWallet);
+      const bought = await host.callTool('fetch_paid', { url: how![1]!.replace('{city}', 'Faro') });
+      expect(bought.isError, bought.content[0]?.text).toBeFalsy();
+      expect(bought.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.02' } });
+      expect(await usdcOn(cluster, weatherWallet)).toBe(before + micro('0.02'));
+    } finally {
+      await host.close();
+    }
   });
 
   it('cached for 10 minutes; then one search reads again, and answers at once from the cache meanwhile', async () => {
