@@ -27,14 +27,24 @@ export async function paymentWhenDecided(
   return (await approvedOrThrow(api, answer.body)).result as Payment;
 }
 
+/** After Coffer did not answer (a restart, say), the next ask waits this long, doubling up to the most. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MOST_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * A held payment's request, read with long polls (no busy polling) until the owner decides, answered
  * once approved and carried out (its `result` set). Denied, expired, withdrawn, or refused when
  * approved, it throws CofferApiError with the code the payment ended with (nothing was paid).
+ * Coffer not answering (a restart) is asked again, backing off, until the approval would have
+ * expired: the owner's decision still stands meanwhile, and a caller that gave up would leave an
+ * approved payment behind (and, asking anew, a second request for the owner).
  */
 export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiting: Approval): Promise<Approval> {
   let approval = waiting;
-  for (;;) {
+  const until = Date.parse(waiting.expiresAt);
+  for (let misses = 0; ;) {
     if (approval.status === 'approved' && approval.result !== undefined) return approval;
     const ended = ENDED_CODES[approval.status];
     if (ended !== undefined) {
@@ -51,6 +61,14 @@ export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiti
         `the payment was approved but not made: ${approval.error ?? 'unknown'}`,
       );
     }
-    approval = await api.approval(approval.approvalId, POLL_SECONDS);
+    try {
+      approval = await api.approval(approval.approvalId, POLL_SECONDS);
+      misses = 0;
+    } catch (error) {
+      const unanswered = error instanceof CofferApiError && error.status === 0;
+      if (!unanswered || !(Date.now() < until)) throw error;
+      await sleep(Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** misses));
+      misses += 1;
+    }
   }
 }
