@@ -143,7 +143,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  if (offer.kind === 'x402') return payX402Offer(url, init, first, options);
+  if (offer.kind === 'x402') return payX402Offer(url, init, first, offer.signIn, options);
   const { instructions } = offer;
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
@@ -336,7 +336,13 @@ const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_40
  * transaction in it lands once at most). The seller's answer is handed back to Coffer so the payment
  * is settled at once; if that report is lost, Coffer finds the transaction itself.
  */
-async function payX402Offer(url: string, init: RequestInit, asked: Response, options: PayingFetchOptions): Promise<PaidResponse> {
+async function payX402Offer(
+  url: string,
+  init: RequestInit,
+  asked: Response,
+  offersSignIn: boolean,
+  options: PayingFetchOptions,
+): Promise<PaidResponse> {
   const doFetch = options.fetch ?? fetch;
   const retries = options.retries ?? 2;
   const { agent } = options;
@@ -344,7 +350,7 @@ async function payX402Offer(url: string, init: RequestInit, asked: Response, opt
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
   // Never after a redirect: the proof would be for the URL asked, not the one that answered.
-  const signIn = offersSignIn(asked) && !asked.redirected ? await signedInCall(url, init, asked, options, api) : null;
+  const signIn = offersSignIn && !asked.redirected ? await signedInCall(url, init, asked, options, api) : null;
   if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
   // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
   const first = signIn?.response.status === 402 ? signIn.response : asked;
@@ -454,18 +460,6 @@ async function payX402Offer(url: string, init: RequestInit, asked: Response, opt
     );
   }
   return { response, payment, settlement };
-}
-
-/** Whether a v2 402 carries x402's `sign-in-with-x` extension (its PAYMENT-REQUIRED header, base64 JSON). */
-function offersSignIn(response: Response): boolean {
-  const header = response.headers.get('payment-required');
-  if (header === null) return false;
-  try {
-    const required = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { extensions?: Record<string, unknown> };
-    return typeof required.extensions?.['sign-in-with-x'] === 'object';
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -61,7 +61,11 @@ const cofferForm = z.object({
  * only by an x402 payment payload signed for the seller's facilitator: a Coffer receipt would pay
  * and buy nothing. `null`: no terms at all.
  */
-export type Offer = { kind: 'coffer'; instructions: PaymentInstructions } | { kind: 'x402'; version: number | null } | null;
+export type Offer =
+  | { kind: 'coffer'; instructions: PaymentInstructions }
+  /** `signIn`: the seller also offers x402's `sign-in-with-x` (v2 only: a v1 body carries no extensions). */
+  | { kind: 'x402'; version: number | null; signIn: boolean }
+  | null;
 
 export function readOffer(headers: Headers, body: unknown): Offer {
   const coffer = cofferForm.safeParse(body);
@@ -77,10 +81,21 @@ export function readOffer(headers: Headers, body: unknown): Offer {
       },
     };
   }
-  if (headers.has('payment-required')) return { kind: 'x402', version: 2 };
+  const required = headers.get('payment-required');
+  if (required !== null) return { kind: 'x402', version: 2, signIn: offersSignIn(required) };
   if (typeof body === 'object' && body !== null && ('x402Version' in body || 'accepts' in body)) {
     const version = (body as { x402Version?: unknown }).x402Version;
-    return { kind: 'x402', version: typeof version === 'number' ? version : null };
+    return { kind: 'x402', version: typeof version === 'number' ? version : null, signIn: false };
   }
   return null;
+}
+
+/** Whether a v2 PAYMENT-REQUIRED header (base64 JSON) carries x402's `sign-in-with-x` extension. */
+function offersSignIn(header: string): boolean {
+  try {
+    const required = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { extensions?: Record<string, unknown> };
+    return typeof required.extensions?.['sign-in-with-x'] === 'object';
+  } catch {
+    return false;
+  }
 }
