@@ -519,6 +519,10 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'jsonParse
   const base58 = getBase58Decoder();
   const { header } = message;
   const keys = message.staticAccounts.map(String);
+  // An unsigned slot reads as 64 ones, as a node writes it.
+  const signatures = Object.values(transaction.signatures).map((signature) =>
+    signature === null ? '1'.repeat(64) : base58.decode(signature),
+  );
   if (encoding === 'jsonParsed') {
     const writable = (index: number) =>
       index < header.numSignerAccounts
@@ -527,9 +531,7 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'jsonParse
     return {
       ...base,
       transaction: {
-        signatures: Object.values(transaction.signatures).map((signature) =>
-          signature === null ? '1'.repeat(64) : base58.decode(signature),
-        ),
+        signatures,
         message: {
           accountKeys: keys.map((pubkey, index) => ({
             pubkey,
@@ -547,9 +549,7 @@ function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'jsonParse
   return {
     ...base,
     transaction: {
-      signatures: Object.values(transaction.signatures).map((signature) =>
-        signature === null ? '1'.repeat(64) : base58.decode(signature),
-      ),
+      signatures,
       message: {
         header: {
           numRequiredSignatures: message.header.numSignerAccounts,
