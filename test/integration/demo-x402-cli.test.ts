@@ -2,10 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join, sep } from 'node:path';
+import { join } from 'node:path';
 import { address, createSolanaRpc } from '@solana/kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packagePath } from '../../server/boot/package-files.js';
+import { userShellEnv } from '../helpers/user-shell.js';
 import { USDC_MINTS } from '../../server/chain/networks.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { CLI, runCoffer } from '../helpers/serve-process.js';
@@ -20,20 +21,8 @@ import { CLI, runCoffer } from '../helpers/serve-process.js';
 
 const root = packagePath();
 
-/** The user's PATH: what this process has, less npm's node_modules/.bin folders and any coffer. */
-const userPath = (process.env.PATH ?? '')
-  .split(delimiter)
-  .filter((dir) => dir !== '' && !dir.split(sep).includes('node_modules') && !existsSync(join(dir, 'coffer')))
-  .join(delimiter);
 const home = mkdtempSync(join(tmpdir(), 'coffer-home-'));
-/** The user's shell: their PATH and HOME, nothing of npm's, the tests' or Coffer's own variables. */
-const userEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(npm_|COFFER_|VITEST|XDG_CONFIG_HOME$|INIT_CWD$|NODE$)/i.test(name)),
-  ),
-  PATH: userPath,
-  HOME: home,
-};
+const userEnv = userShellEnv(home);
 
 const running: ChildProcess[] = [];
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packagePath } from '../../server/boot/package-files.js';
+import { userPath, userShellEnv } from '../helpers/user-shell.js';
 import { tempDataDir } from '../helpers/coffer.js';
 
 /**
@@ -19,23 +20,10 @@ import { tempDataDir } from '../helpers/coffer.js';
 
 const root = packagePath();
 
-/** The user's PATH: what this process has, less npm's node_modules/.bin folders and any coffer. */
-const userPath = (process.env.PATH ?? '')
-  .split(delimiter)
-  .filter((dir) => dir !== '' && !dir.split(sep).includes('node_modules') && !existsSync(join(dir, 'coffer')))
-  .join(delimiter);
-
 describe.skipIf(process.platform === 'win32')('what `npx coffer link` and the dashboard print runs from the shell and an MCP host', () => {
   const dataDir = tempDataDir();
   const home = mkdtempSync(join(tmpdir(), 'coffer-home-'));
-  /** The user's shell: their PATH and HOME (the linked config goes to ~/.config/coffer), nothing of npm's or the tests'. */
-  const userEnv: NodeJS.ProcessEnv = {
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !/^(npm_|COFFER_|VITEST|XDG_CONFIG_HOME$|INIT_CWD$|NODE$)/i.test(name)),
-    ),
-    PATH: userPath,
-    HOME: home,
-  };
+  const userEnv = userShellEnv(home);
   const running: ChildProcess[] = [];
   let serve: { child: ChildProcess; exited: Promise<number | null>; url: string };
 
