@@ -337,6 +337,21 @@ if (process.env.BENCH_ONLY === 'disk') {
   for (const line of diskLines(await cofferHttpRun(TRANSFERS, CONCURRENCY), TRANSFERS)) console.log(line);
   process.exit(0);
 }
+// BENCH_ONLY=pay: the /pay throughput row alone, beside its two baselines (a minute).
+if (process.env.BENCH_ONLY === 'pay') {
+  const [bare, ledger, run] = [
+    await rawLiteSvmRate(TRANSFERS),
+    await rawLedgerRate(TRANSFERS),
+    await cofferHttpRun(TRANSFERS, CONCURRENCY),
+  ];
+  console.log(
+    `raw LiteSVM ${bare.toFixed(0)}/s, raw chain with Coffer's transfer and persistence ${ledger.toFixed(0)}/s, Coffer /pay at ${CONCURRENCY} concurrent ${run.rate.toFixed(0)}/s`,
+  );
+  console.log(
+    `ratio Coffer (concurrent) / raw chain with Coffer's transfer and persistence: ${(run.rate / ledger).toFixed(3)}; / raw LiteSVM: ${(run.rate / bare).toFixed(3)}`,
+  );
+  process.exit(0);
+}
 const raw = await rawLiteSvmRate(TRANSFERS);
 const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
