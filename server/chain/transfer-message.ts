@@ -161,7 +161,7 @@ export async function signedUsdcTransfer(
   signBytes: (address: Address) => Promise<SignBytes>,
 ): Promise<PreparedTransfer> {
   const { message, signers } = await usdcTransferMessage(parts, lifetime.blockhash);
-  const signatures = await Promise.all(signers.map(async (signer) => await (await signBytes(signer))(message)));
+  const signatures = await Promise.all(signers.map(async (signer) => (await signBytes(signer))(message)));
   const wire = Buffer.concat([Uint8Array.from(shortVec(signatures.length)), ...signatures, message]);
   return {
     txSignature: signatureText.decode(signatures[0]!),

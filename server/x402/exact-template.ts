@@ -149,7 +149,7 @@ export function templatedExactScheme(scheme: ExactSvmScheme, payer: string, sign
         blockhash,
         memo: typeof sellerMemo === 'string' && sellerMemo !== '' ? sellerMemo : null,
       });
-      const signature = await (await signBytes())(message);
+      const signature = (await signBytes())(message);
       const empty = new Uint8Array(64);
       const signatures = Array.from({ length: compiled.signerCount }, (_, index) => (index === compiled.payerIndex ? signature : empty));
       const transaction = Buffer.concat([Uint8Array.from(shortVec(compiled.signerCount)), ...signatures, message]).toString('base64');

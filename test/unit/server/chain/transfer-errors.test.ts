@@ -9,7 +9,7 @@ const [mint, from, to] = signers as [KeyPairSigner, KeyPairSigner, KeyPairSigner
 const byAddress = new Map(signers.map((signer) => [signer.address, signer]));
 const signBytes = async (address: Address) => {
   const key = KeyObject.from(byAddress.get(address)!.keyPair.privateKey);
-  return async (message: Uint8Array) => new Uint8Array(sign(null, message, key));
+  return (message: Uint8Array) => new Uint8Array(sign(null, message, key));
 };
 const wire = async (createRecipientAccount: boolean) =>
   (

@@ -27,9 +27,9 @@ import { readWireTransaction } from '../../../../server/chain/wire-transaction.j
 const signers = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
 const [mint, ...wallets] = signers as [KeyPairSigner, ...KeyPairSigner[]];
 const byAddress = new Map(signers.map((signer) => [signer.address, signer]));
-const signBytes = async (address: Address) => {
+const syncSign = async (address: Address) => {
   const key = KeyObject.from(byAddress.get(address)!.keyPair.privateKey);
-  return async (message: Uint8Array) => new Uint8Array(sign(null, message, key));
+  return (message: Uint8Array) => new Uint8Array(sign(null, message, key));
 };
 
 const partsArb = fc.record({
@@ -96,7 +96,7 @@ describe('a Coffer transfer assembled from its compiled shape', () => {
   it('signs to the very transaction kit signs (same wire bytes, same signature), and the wire reader reads it as kit does', async () => {
     await fc.assert(
       fc.asyncProperty(partsArb, async (parts) => {
-        const prepared = await signedUsdcTransfer(ours(parts), { blockhash: parts.blockhash, lastValidBlockHeight: 9n }, signBytes);
+        const prepared = await signedUsdcTransfer(ours(parts), { blockhash: parts.blockhash, lastValidBlockHeight: 9n }, syncSign);
         const { signed } = await byKit(parts);
         expect(prepared.txWire).toBe(getBase64EncodedWireTransaction(signed));
         expect(prepared.txSignature).toBe(getSignatureFromTransaction(signed));

@@ -42,7 +42,7 @@ describe('the key vault', () => {
       expect(getBase58Encoder().encode(stored).length).toBe(64);
       const message = new TextEncoder().encode('a transfer message');
       for (const vault of [createKeyVault(backend), createKeyVault(backend)]) {
-        const fast = await (await vault.signBytes(address))(message);
+        const fast = (await vault.signBytes(address))(message);
         const kit = new Uint8Array(await signBytes((await vault.signer(address)).keyPair.privateKey, message));
         expect(Buffer.from(fast).equals(Buffer.from(kit))).toBe(true);
         expect(verify(null, message, publicKeyOf(address), fast)).toBe(true);
