@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import type { Clock } from '../core/ports/keys.js';
 
@@ -13,6 +13,10 @@ const ANCHOR_META = 'sim.block_anchor';
 const LEGACY_HEIGHT_META = 'sim.block_height';
 /** The blockhashes still usable, with the last height each can land at. */
 const BLOCKHASHES_META = 'sim.blockhashes';
+/** What a block's blockhash is derived from with its height: random, the chain's own. */
+const SEED_META = 'sim.blockhash_seed';
+/** How far slots run ahead of block height (slot = height + this), and the first slot whose block is kept whole. */
+const SLOTS_META = 'sim.slots';
 const FIRST_HEIGHT = 1000n;
 
 interface BlockMetaStore {
@@ -22,24 +26,34 @@ interface BlockMetaStore {
 
 /**
  * The embedded chain's blocks and blockhashes, kept as a cluster keeps them: block height moves with
- * the clock (a block every 400 ms, also while Coffer is not running), each block in which a blockhash
- * is asked for issues a new one, and a transaction lands only while its blockhash is at most 150
- * blocks old. So a transaction signed and never sent cannot land a minute later, after a restart or
- * ever; together with the persisted log of signatures (a signature lands once) nothing read back from
- * /rpc can move money again.
+ * the clock (a block every 400 ms, also while Coffer is not running), each block has its blockhash, and
+ * a transaction lands only while its blockhash is at most 150 blocks old. So a transaction signed and
+ * never sent cannot land a minute later, after a restart or ever; together with the persisted log of
+ * signatures (a signature lands once) nothing read back from /rpc can move money again.
  *
- * Blockhashes are random, not LiteSVM's: LiteSVM derives each from the one before, starting from the
- * same genesis, so a restarted chain would issue again the blockhashes of its first run.
+ * Slots follow the blocks: every slot makes a block (none is skipped), so a slot is its block's height
+ * plus a fixed offset, and the transactions that land within one 400 ms slot are that slot's block.
+ * (A chain written before slots followed the clock counted one slot a transaction: its offset puts
+ * the first clock-driven slot past all of those, and blocks before it are not kept whole.)
+ *
+ * Blockhashes are derived from the height and a random seed of the chain's own, not LiteSVM's: LiteSVM
+ * derives each from the one before, starting from the same genesis, so a restarted chain would issue
+ * again the blockhashes of its first run; and getBlock can name any block's, and its parent's.
  */
 export class SimBlocks {
   private anchor: { height: bigint; at: number };
   private readonly usable: Map<string, bigint>;
   private latestIssued: { blockhash: string; height: bigint } | null = null;
   private highest: bigint;
+  private readonly seed: Buffer;
+  /** slot = height + offset; blocks from `firstSlot` on are kept whole. */
+  private readonly slots: { offset: bigint; firstSlot: bigint };
 
   constructor(
     private readonly store: BlockMetaStore,
     private readonly clock: Clock,
+    /** The highest slot a transaction in the log landed in (a chain that has one continues past it). */
+    lastLandedSlot: bigint | null,
   ) {
     const anchor = store.getMeta(ANCHOR_META);
     if (anchor === null) {
@@ -52,6 +66,19 @@ export class SimBlocks {
     this.highest = this.anchor.height;
     const saved = JSON.parse(store.getMeta(BLOCKHASHES_META) ?? '[]') as [string, string][];
     this.usable = new Map(saved.map(([blockhash, lastValid]) => [blockhash, BigInt(lastValid)]));
+    let seed = store.getMeta(SEED_META);
+    if (seed === null) store.setMeta(SEED_META, (seed = randomBytes(32).toString('base64')));
+    this.seed = Buffer.from(seed, 'base64');
+    const slots = store.getMeta(SLOTS_META);
+    if (slots === null) {
+      const height = this.height;
+      const offset = lastLandedSlot === null || lastLandedSlot < height ? 0n : lastLandedSlot + 1n - height;
+      this.slots = { offset, firstSlot: height + offset };
+      store.setMeta(SLOTS_META, JSON.stringify({ offset: offset.toString(), firstSlot: this.slots.firstSlot.toString() }));
+    } else {
+      const { offset, firstSlot } = JSON.parse(slots) as { offset: string; firstSlot: string };
+      this.slots = { offset: BigInt(offset), firstSlot: BigInt(firstSlot) };
+    }
   }
 
   /** The block height now; it never goes back, even when the system clock does. */
@@ -60,6 +87,16 @@ export class SimBlocks {
     const height = this.anchor.height + BigInt(elapsed);
     if (height > this.highest) this.highest = height;
     return this.highest;
+  }
+
+  /** The first slot whose block is kept whole. */
+  get firstSlot(): bigint {
+    return this.slots.firstSlot;
+  }
+
+  /** The slot now: the block being made, which the transactions landing now join. */
+  get slot(): bigint {
+    return this.height + this.slots.offset;
   }
 
   /** The blockhash a new transaction should use, and the last block height it can land at. */
@@ -76,6 +113,31 @@ export class SimBlocks {
     return lastValid !== undefined && lastValid >= this.height;
   }
 
+  /**
+   * The block made in a slot, once the slot is over (a block still being made is not given, as a
+   * node gives none before it is confirmed): its height, its blockhash and its parent's, and when it
+   * began (milliseconds). `not_yet` for the slot now and later ones; `not_kept` before the first
+   * block this chain kept whole. A blockhash read here is as usable as one asked for while it was
+   * the latest, for its 150 blocks.
+   */
+  block(slot: bigint): { height: bigint; blockhash: string; previousBlockhash: string; startedAt: number } | 'not_yet' | 'not_kept' {
+    if (slot >= this.slot) return 'not_yet';
+    if (slot < this.slots.firstSlot) return 'not_kept';
+    const height = slot - this.slots.offset;
+    const blockhash = this.blockhashAt(height);
+    const lastValid = height + BLOCKHASH_LIFETIME;
+    if (lastValid >= this.height && !this.usable.has(blockhash)) {
+      this.usable.set(blockhash, lastValid);
+      this.saveUsable();
+    }
+    return {
+      height,
+      blockhash,
+      previousBlockhash: this.blockhashAt(height - 1n),
+      startedAt: this.anchor.at + Number(height - this.anchor.height) * BLOCK_MS,
+    };
+  }
+
   /** Moves block height forward at once (tests play a cluster's time passing): older blockhashes age by `count` blocks. */
   advance(count: number): void {
     this.anchor = { height: this.height + BigInt(count), at: this.clock.now() };
@@ -83,11 +145,21 @@ export class SimBlocks {
     this.saveAnchor();
   }
 
+  private blockhashAt(height: bigint): string {
+    const at = Buffer.alloc(8);
+    at.writeBigUInt64LE(height);
+    return getBase58Decoder().decode(createHash('sha256').update(this.seed).update(at).digest());
+  }
+
   private issue(height: bigint): void {
-    const blockhash = getBase58Decoder().decode(randomBytes(32));
+    const blockhash = this.blockhashAt(height);
     for (const [known, lastValid] of this.usable) if (lastValid < height) this.usable.delete(known);
     this.usable.set(blockhash, height + BLOCKHASH_LIFETIME);
     this.latestIssued = { blockhash, height };
+    this.saveUsable();
+  }
+
+  private saveUsable(): void {
     this.store.setMeta(BLOCKHASHES_META, JSON.stringify([...this.usable].map(([known, lastValid]) => [known, lastValid.toString()])));
   }
 

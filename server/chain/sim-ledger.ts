@@ -39,6 +39,17 @@ export interface SimTransactionMeta {
   postTokenBalances: RpcTokenBalance[];
 }
 
+/** A block of the embedded chain: one every slot, holding the transactions that landed in it. */
+export interface SimBlock {
+  slot: bigint;
+  height: bigint;
+  blockhash: string;
+  previousBlockhash: string;
+  /** Milliseconds. */
+  blockTime: number;
+  transactions: SimTransactionRow[];
+}
+
 export interface SimTransactionRow {
   signature: string;
   wire: string;
@@ -72,6 +83,10 @@ export interface SimChainStore {
    * (exclusive), at most `limit`.
    */
   signaturesFor(address: string, options: { before?: string; until?: string; limit: number }): SimTransactionRow[];
+  /** The transactions that landed in a slot, in the order they landed. */
+  transactionsInSlot(slot: bigint): SimTransactionRow[];
+  /** The highest slot a transaction landed in; null when none has. */
+  lastSlot(): bigint | null;
   getMeta(key: string): string | null;
   setMeta(key: string, value: string): void;
 }
@@ -102,7 +117,8 @@ export type ExecuteResult = { signature: string; failure: null } | { signature: 
  *
  * Blocks and blockhashes follow the clock (SimBlocks): a blockhash expires 150 blocks (a minute) after
  * it was issued. LiteSVM's own blockhash check is off: it knows only its latest blockhash and forgets
- * across restarts, so the ledger decides. The slot advances with every landed transaction.
+ * across restarts, so the ledger decides. Slots follow the clock too: the transactions landing within
+ * one slot are its block (`block`).
  */
 export class SimLedger {
   private readonly mintDecimals = new Map<string, number>();
@@ -146,13 +162,19 @@ export class SimLedger {
       genesisHash = svm.latestBlockhash();
       store.setMeta(GENESIS_META, genesisHash);
     }
-    const ledger = new SimLedger(svm, store, clock, genesisHash, new SimBlocks(store, clock));
+    const ledger = new SimLedger(svm, store, clock, genesisHash, new SimBlocks(store, clock, store.lastSlot()));
     ledger.syncClock();
     return ledger;
   }
 
+  /** The first slot whose block the chain kept whole (getFirstAvailableBlock). */
+  get firstBlockSlot(): bigint {
+    return this.blocks.firstSlot;
+  }
+
+  /** The slot now (see SimBlocks: slots follow the clock, and the transactions landing in one are its block). */
   get slot(): bigint {
-    return this.svm.getClock().slot;
+    return this.blocks.slot;
   }
 
   get blockHeight(): bigint {
@@ -175,7 +197,6 @@ export class SimLedger {
    */
   advanceBlocks(count: number): void {
     this.blocks.advance(count);
-    this.setSlot(this.slot + BigInt(count));
   }
 
   account(key: string) {
@@ -232,7 +253,7 @@ export class SimLedger {
     // memory only, so a landed transaction's bytes (anyone can read them over /rpc) would move money
     // again after a restart or enough newer transactions: the persisted log decides, on every path.
     if (this.store.hasTransaction(signature)) return { signature, failure: ALREADY_PROCESSED };
-    this.syncClock();
+    const slot = this.syncClock();
     // Only writable accounts can change: they alone are read around the transaction and persisted.
     const read = () => writable.map((index) => this.native.getAccount(accountKeyBytes[index]!));
     const before = read();
@@ -243,7 +264,6 @@ export class SimLedger {
     const meta = failed ? result.meta() : result;
     const logs = meta.logs();
     if (landed) {
-      this.setSlot(this.slot + 1n);
       const after = read();
       const touched = after.map((account, i) => persistedRow(accountKeys[writable[i]!]!, account)).filter((row) => row !== null);
       this.store.commit(
@@ -251,7 +271,7 @@ export class SimLedger {
         {
           signature,
           wire,
-          slot: this.slot,
+          slot,
           blockTime: this.clock.now(),
           error: failed ? describeFailure(result) : null,
           meta: {
@@ -319,20 +339,30 @@ export class SimLedger {
     return this.store.signaturesFor(key, options);
   }
 
+  /**
+   * The block made in a slot, as a node gives it once the slot is over: its height, blockhash, its
+   * parent's, its time and its transactions in order. `not_yet` for the slot now and later ones,
+   * `not_kept` for one before the chain kept its blocks whole (see SimBlocks).
+   */
+  block(slot: bigint): SimBlock | 'not_yet' | 'not_kept' {
+    const made = this.blocks.block(slot);
+    if (typeof made === 'string') return made;
+    const transactions = this.store.transactionsInSlot(slot);
+    // A block's time is its transactions' (each stored when it landed), or when its slot began.
+    return { slot, ...made, blockTime: transactions[0]?.blockTime ?? made.startedAt, transactions };
+  }
+
   private blockhashExpired(blockhash: string): LedgerFailure | null {
     return this.blocks.isUsable(blockhash) ? null : BLOCKHASH_NOT_FOUND;
   }
 
-  private syncClock(): void {
+  /** LiteSVM's Clock sysvar (what programs read) at the chain's own time and slot; the slot set. */
+  private syncClock(): bigint {
     const current = this.svm.getClock();
     current.unixTimestamp = BigInt(Math.floor(this.clock.now() / 1000));
+    current.slot = this.slot;
     this.svm.setClock(current);
-  }
-
-  private setSlot(slot: bigint): void {
-    const current = this.svm.getClock();
-    current.slot = slot;
-    this.svm.setClock(current);
+    return current.slot;
   }
 
   /** The token balances among a transaction's (writable) accounts, as a node records them before and after it. */

@@ -11,7 +11,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
-import type { SimLedger, SimTransactionRow } from './sim-ledger.js';
+import type { SimBlock, SimLedger, SimTransactionRow } from './sim-ledger.js';
 import { LAMPORTS_PER_SIGNATURE, uiTokenAmount } from './rpc-shapes.js';
 import type { RpcTransactionError } from './sim-transaction-errors.js';
 import { MAX_AIRDROP_LAMPORTS, createSimFaucet } from './sim-faucet.js';
@@ -220,6 +220,32 @@ export function createSimRpc(ledger: SimLedger) {
         return found === null ? null : encodeTransaction(found, config?.encoding ?? 'json', config?.maxSupportedTransactionVersion);
       },
     },
+    getBlock: {
+      params: z.tuple([slotParam, blockConfig.optional()]),
+      run: ([slot, config]: [number, BlockConfig | undefined]) => encodeBlock(blockAt(ledger, slot), config ?? {}),
+    },
+    getBlockTime: {
+      params: z.tuple([slotParam]),
+      run: ([slot]: [number]) => BigInt(Math.floor(blockAt(ledger, slot).blockTime / 1000)),
+    },
+    // Every slot makes a block here (none is skipped): the slots from the first kept to the last one over.
+    getBlocks: {
+      // getBlocks(start, end?, config?), or getBlocks(start, config): a node takes either second.
+      params: z.tuple([slotParam, z.union([slotParam, z.object({ commitment }).loose()]).optional()]).rest(z.unknown()),
+      run: ([start, end]: [number, number | object | undefined]) => {
+        const last = ledger.slot - 1n;
+        return blockSlots(ledger, BigInt(start), typeof end !== 'number' || BigInt(end) > last ? last : BigInt(end));
+      },
+    },
+    getBlocksWithLimit: {
+      params: z.tuple([slotParam, z.number().int().min(0).max(MAX_BLOCK_RANGE)]).rest(z.unknown()),
+      run: ([start, limit]: [number, number]) => {
+        const first = BigInt(start) > ledger.firstBlockSlot ? BigInt(start) : ledger.firstBlockSlot;
+        const last = ledger.slot - 1n;
+        return blockSlots(ledger, first, first + BigInt(limit) - 1n > last ? last : first + BigInt(limit) - 1n);
+      },
+    },
+    getFirstAvailableBlock: { params: noParams, run: () => ledger.firstBlockSlot },
     getSignaturesForAddress: {
       params: z.tuple([address, signaturesConfig.optional()]),
       run: ([key, config]: [string, z.infer<typeof signaturesConfig> | undefined]) =>
@@ -273,6 +299,8 @@ export function createSimRpc(ledger: SimLedger) {
 export type SimRpc = ReturnType<typeof createSimRpc>;
 
 const API_VERSION = '2.2.0';
+/** The most slots getBlocks and getBlocksWithLimit answer at once, as a node's limit. */
+const MAX_BLOCK_RANGE = 500_000;
 const SLOTS_PER_EPOCH = 432_000n;
 const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 
@@ -332,6 +360,18 @@ const transactionConfig = z
     commitment,
   })
   .loose();
+const slotParam = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const blockConfig = z
+  .object({
+    encoding: z.enum(['json', 'jsonParsed', 'base58', 'base64']).optional(),
+    transactionDetails: z.enum(['full', 'accounts', 'signatures', 'none']).optional(),
+    rewards: z.boolean().optional(),
+    maxSupportedTransactionVersion: z.number().int().optional(),
+    // A node gives a block once it is confirmed, never at `processed`.
+    commitment: z.enum(['confirmed', 'finalized'], { error: 'Method does not support commitment below `confirmed`' }).optional(),
+  })
+  .loose();
+type BlockConfig = z.infer<typeof blockConfig>;
 const signaturesConfig = z
   .object({ limit: z.number().int().min(1).max(1000).optional(), before: z.string().optional(), until: z.string().optional(), commitment })
   .loose();
@@ -484,6 +524,56 @@ function parseTokenProgramAccount(ledger: SimLedger, owner: string, data: Uint8A
     };
   }
   return null;
+}
+
+/** The block made in a slot, or the error a node answers for a slot it cannot give one for. */
+function blockAt(ledger: SimLedger, slot: number): SimBlock {
+  const block = ledger.block(BigInt(slot));
+  if (block === 'not_yet') throw new RpcError(-32004, `Block not available for slot ${slot}`);
+  if (block === 'not_kept') throw new RpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`);
+  return block;
+}
+
+/** The slots from `first` to `last` that have a block (all of them, from the first kept on). */
+function blockSlots(ledger: SimLedger, first: bigint, last: bigint): bigint[] {
+  const from = first > ledger.firstBlockSlot ? first : ledger.firstBlockSlot;
+  if (last < from) return [];
+  if (last - from >= BigInt(MAX_BLOCK_RANGE)) throw new RpcError(-32602, `Invalid param: a range of at most ${MAX_BLOCK_RANGE} slots`);
+  return Array.from({ length: Number(last - from) + 1 }, (_, i) => from + BigInt(i));
+}
+
+/** A block as getBlock answers it: its transactions in full, their account keys, their signatures, or none. */
+function encodeBlock(block: SimBlock, config: BlockConfig) {
+  const details = config.transactionDetails ?? 'full';
+  const head = {
+    blockHeight: block.height,
+    blockTime: BigInt(Math.floor(block.blockTime / 1000)),
+    blockhash: block.blockhash,
+    parentSlot: block.slot - 1n,
+    previousBlockhash: block.previousBlockhash,
+    ...(config.rewards === false ? {} : { rewards: [] }),
+  };
+  if (details === 'none') return head;
+  if (details === 'signatures') return { ...head, signatures: block.transactions.map((row) => row.signature) };
+  return {
+    ...head,
+    transactions: block.transactions.map((row) => {
+      const { transaction, meta, version } = encodeTransaction(
+        row,
+        details === 'accounts' ? 'jsonParsed' : (config.encoding ?? 'json'),
+        config.maxSupportedTransactionVersion,
+      );
+      if (details === 'full') return { transaction, meta, version };
+      // Its account keys and signatures, and of its meta what balances and fees say (a node's `accounts`).
+      const { accountKeys } = (transaction as { message: { accountKeys: unknown[] } }).message;
+      const { err, fee, status, preBalances, postBalances, preTokenBalances, postTokenBalances } = meta;
+      return {
+        transaction: { accountKeys, signatures: (transaction as { signatures: string[] }).signatures },
+        meta: { err, fee, status, preBalances, postBalances, preTokenBalances, postTokenBalances },
+        version,
+      };
+    }),
+  };
 }
 
 function encodeTransaction(row: SimTransactionRow, encoding: 'json' | 'jsonParsed' | 'base58' | 'base64', maxVersion: number | undefined) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { SCHEMA } from './schema.js';
 import { upgradeToSmallLedger } from './migrations/0002-small-ledger.js';
 import { writeTransfersOnce } from './migrations/0003-transfers-written-once.js';
+import { indexTransactionsBySlot } from './migrations/0004-sim-blocks.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'schema', up: (db) => db.exec(SCHEMA) },
   { version: 2, name: 'small ledger', up: upgradeToSmallLedger, vacuum: true },
   { version: 3, name: 'transfers written once', up: writeTransfersOnce, vacuum: true, copiesTables: true },
+  { version: 4, name: 'sim blocks', up: indexTransactionsBySlot },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -85,6 +85,8 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
     `SELECT t.seq, t.slot, t.block_time, t.error, t.body FROM sim_address_signatures a JOIN sim_transactions t ON t.seq = a.seq
      WHERE a.key = ? AND a.seq < ? AND a.seq > ? ORDER BY a.seq DESC LIMIT ?`,
   );
+  const inSlot = db.prepare('SELECT seq, slot, block_time, error, body FROM sim_transactions WHERE slot = ? ORDER BY seq');
+  const lastSlot = db.prepare('SELECT MAX(slot) FROM sim_transactions').pluck();
   const accountsData = db.prepare('SELECT address, data FROM sim_accounts WHERE address IN (SELECT value FROM json_each(?))');
   const accountsOwnedBy = db.prepare('SELECT address, data FROM sim_accounts WHERE owner = ?');
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
@@ -148,6 +150,14 @@ export function createSimChainStore(db: SqliteDatabase): SimChainStore {
           options.limit,
         ) as TransactionRowData[]
       ).map((row) => toTransaction(row, lookup));
+    },
+    transactionsInSlot: (slot) => {
+      const lookup = scoped(keys);
+      return (inSlot.all(slot) as TransactionRowData[]).map((row) => toTransaction(row, lookup));
+    },
+    lastSlot: () => {
+      const slot = lastSlot.get() as number | null;
+      return slot === null ? null : BigInt(slot);
     },
     accountsData: (addresses) =>
       new Map(

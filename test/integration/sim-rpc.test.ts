@@ -511,6 +511,121 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect((await rpc.getSignaturesForAddress(token).send())[0]?.signature).toBe(paid.body.txSignature);
   });
 
+  it('never goes back a slot, across a restart too: slots follow the clock, as on a cluster', async () => {
+    const agent = await fundedAgent(t, 'rpc-slots', '1.00');
+    const slotOf = async (txSignature: string) =>
+      (await rpc.getTransaction(signature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send())!.slot;
+    const first = await pay(t, 'rpc-slots', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
+    const second = await pay(t, 'rpc-slots', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
+    const landed = await slotOf(second.body.txSignature);
+    expect(landed).toBeGreaterThanOrEqual(await slotOf(first.body.txSignature));
+    expect(await rpc.getSlot().send()).toBeGreaterThanOrEqual(landed);
+    const dataDir = t.dataDir;
+    await t.stop();
+    t = await startCoffer({ dataDir, keepDataDir: true });
+    rpc = createSolanaRpc(`${t.url}/rpc`);
+    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    expect(await rpc.getSlot().send()).toBeGreaterThanOrEqual(landed);
+    const third = await pay(t, 'rpc-slots', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
+    expect(await slotOf(third.body.txSignature)).toBeGreaterThanOrEqual(landed);
+    const epoch = await rpc.getEpochInfo().send();
+    expect(epoch.absoluteSlot).toBeGreaterThanOrEqual(landed);
+  });
+
+  it("makes a block every slot, as a cluster does: getBlock gives a payment's block, chained by blockhash and height; a slot not over yet, or before the chain, is a node's error", async () => {
+    const slotPast = async (past: bigint) => {
+      while ((await rpc.getSlot().send()) <= past) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    // The chain keeps its blocks from its first slot on: a few slots later, a block has ancestors.
+    const first = await rpc.getFirstAvailableBlock().send();
+    await slotPast(first + 3n);
+    const agent = await fundedAgent(t, 'rpc-blocks', '1.00');
+    const paid = await pay(t, 'rpc-blocks', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
+    const txSignature = paid.body.txSignature as string;
+    const found = (await rpc.getTransaction(signature(txSignature), { encoding: 'json', maxSupportedTransactionVersion: 0 }).send())!;
+    const { slot } = found;
+    // A node gives a block once its slot is over (a slot is 400 ms).
+    await slotPast(slot);
+
+    const block = await rpc.getBlock(slot, { maxSupportedTransactionVersion: 0 }).send();
+    const inBlock = block!.transactions.find((entry) => entry.transaction.signatures[0] === txSignature)!;
+    expect(inBlock.transaction).toEqual(found.transaction);
+    expect(inBlock.meta).toEqual(found.meta);
+    expect(inBlock.version).toBe(0);
+    expect(block!.blockTime).toBe(found.blockTime);
+    expect(block!.parentSlot).toBe(slot - 1n);
+    expect(block!.rewards).toEqual([]);
+    expect(block!.blockHeight).toBeLessThan(await rpc.getBlockHeight().send());
+    // Each block names its parent's blockhash, one height below.
+    const parent = (await rpc.getBlock(slot - 1n, { transactionDetails: 'none', rewards: false }).send())!;
+    expect(parent).toEqual({
+      blockHeight: block!.blockHeight! - 1n,
+      blockTime: expect.any(BigInt),
+      blockhash: block!.previousBlockhash,
+      parentSlot: slot - 2n,
+      previousBlockhash: expect.any(String),
+    });
+    // The payment was signed with the blockhash of its own block or one just before.
+    const recent = await Promise.all(
+      [0n, 1n, 2n].map(async (back) => (await rpc.getBlock(slot - back, { transactionDetails: 'none' }).send())!.blockhash),
+    );
+    expect(recent).toContain(found.transaction.message.recentBlockhash);
+
+    // A recent block's blockhash read from getBlock is as good as the latest for its 150 blocks.
+    const outsider = await generateKeyPairSigner();
+    const ata = await usdcTokenAccount(mint, outsider.address);
+    const withParentHash = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(treasury, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash({ blockhash: parent.blockhash, lastValidBlockHeight: parent.blockHeight! + 150n }, m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata, owner: outsider.address, mint })],
+          m,
+        ),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(withParentHash), { encoding: 'base64' }).send();
+    expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).not.toBeNull();
+
+    // The other details and encodings, as kit asks them.
+    expect((await rpc.getBlock(slot, { transactionDetails: 'signatures' }).send())!.signatures).toContain(txSignature);
+    const accounts = await rpc.getBlock(slot, { transactionDetails: 'accounts', maxSupportedTransactionVersion: 0 }).send();
+    const keys = accounts!.transactions.find((entry) => entry.transaction.signatures[0] === txSignature)!;
+    expect(keys.transaction.accountKeys).toEqual(
+      expect.arrayContaining([{ pubkey: agent.walletAddress, signer: true, source: 'transaction', writable: false }]),
+    );
+    expect(keys.meta).toEqual(
+      expect.objectContaining({ err: null, fee: found.meta!.fee, postTokenBalances: found.meta!.postTokenBalances }),
+    );
+    const base64 = await rpc.getBlock(slot, { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
+    const wire = (await rpc.getTransaction(signature(txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send())!;
+    expect(base64!.transactions.map((entry) => entry.transaction)).toContainEqual(wire.transaction);
+    expect(await rpc.getBlockTime(slot).send()).toBe(found.blockTime);
+    expect(await rpc.getBlocks(slot - 2n, slot).send()).toEqual([slot - 2n, slot - 1n, slot]);
+    await slotPast(slot + 1n);
+    expect(await rpc.getBlocksWithLimit(slot, 2).send()).toEqual([slot, slot + 1n]);
+    expect(await rpc.getFirstAvailableBlock().send()).toBe(first);
+
+    // What a node refuses: a v0 transaction to a client that did not say it reads them, a slot not
+    // over yet, one before the chain kept blocks, and `processed` (a block is given once confirmed).
+    const codeOf = (request: { send(): Promise<unknown> }) =>
+      request.send().then(
+        () => null,
+        (error: unknown) => (isSolanaError(error) ? ((error.context as { __code?: number }).__code ?? error.message) : String(error)),
+      );
+    expect(await codeOf(rpc.getBlock(slot))).toBe(-32015);
+    expect(await codeOf(rpc.getBlock((await rpc.getSlot().send()) + 10n))).toBe(-32004);
+    expect(await codeOf(rpc.getBlockTime((await rpc.getSlot().send()) + 10n))).toBe(-32004);
+    expect(await codeOf(rpc.getBlock(first - 1n))).toBe(-32009);
+    expect(
+      await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBlock', params: [Number(slot), { commitment: 'processed' }] })),
+    ).toMatchObject({
+      body: { error: { code: -32602 } },
+    });
+  });
+
   it('lists a transaction under every account it names, read-only ones too, not under the programs it calls', async () => {
     const agent = await fundedAgent(t, 'rpc-listed', '1.00');
     // The allocation names the agent's wallet read-only (the owner of the USDC account it opens).
