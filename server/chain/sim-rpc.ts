@@ -228,21 +228,18 @@ export function createSimRpc(ledger: SimLedger) {
       params: z.tuple([slotParam]),
       run: ([slot]: [number]) => BigInt(Math.floor(blockAt(ledger, slot).blockTime / 1000)),
     },
-    // Every slot makes a block here (none is skipped): the slots from the first kept to the last one over.
+    // Every slot makes a block here (none is skipped).
     getBlocks: {
       // getBlocks(start, end?, config?), or getBlocks(start, config): a node takes either second.
       params: z.tuple([slotParam, z.union([slotParam, z.object({ commitment }).loose()]).optional()]).rest(z.unknown()),
-      run: ([start, end]: [number, number | object | undefined]) => {
-        const last = ledger.slot - 1n;
-        return blockSlots(ledger, BigInt(start), typeof end !== 'number' || BigInt(end) > last ? last : BigInt(end));
-      },
+      run: ([start, end]: [number, number | object | undefined]) =>
+        blockSlots(ledger, BigInt(start), typeof end === 'number' ? BigInt(end) : ledger.slot),
     },
     getBlocksWithLimit: {
       params: z.tuple([slotParam, z.number().int().min(0).max(MAX_BLOCK_RANGE)]).rest(z.unknown()),
       run: ([start, limit]: [number, number]) => {
         const first = BigInt(start) > ledger.firstBlockSlot ? BigInt(start) : ledger.firstBlockSlot;
-        const last = ledger.slot - 1n;
-        return blockSlots(ledger, first, first + BigInt(limit) - 1n > last ? last : first + BigInt(limit) - 1n);
+        return blockSlots(ledger, first, first + BigInt(limit) - 1n);
       },
     },
     getFirstAvailableBlock: { params: noParams, run: () => ledger.firstBlockSlot },
@@ -534,9 +531,10 @@ function blockAt(ledger: SimLedger, slot: number): SimBlock {
   return block;
 }
 
-/** The slots from `first` to `last` that have a block (all of them, from the first kept on). */
-function blockSlots(ledger: SimLedger, first: bigint, last: bigint): bigint[] {
+/** The slots from `first` to `last` that have a block: all of them, from the first kept to the last one over. */
+function blockSlots(ledger: SimLedger, first: bigint, end: bigint): bigint[] {
   const from = first > ledger.firstBlockSlot ? first : ledger.firstBlockSlot;
+  const last = end < ledger.slot ? end : ledger.slot - 1n;
   if (last < from) return [];
   if (last - from >= BigInt(MAX_BLOCK_RANGE)) throw new RpcError(-32602, `Invalid param: a range of at most ${MAX_BLOCK_RANGE} slots`);
   return Array.from({ length: Number(last - from) + 1 }, (_, i) => from + BigInt(i));
