@@ -115,12 +115,12 @@ export class SimBlocks {
 
   /**
    * The block made in a slot, once the slot is over (a block still being made is not given, as a
-   * node gives none before it is confirmed): its height, its blockhash and its parent's, and when it
-   * began (milliseconds). `not_yet` for the slot now and later ones; `not_kept` before the first
+   * node gives none before it is confirmed): its height, its blockhash and its parent's, and its time
+   * (when it began, milliseconds). `not_yet` for the slot now and later ones; `not_kept` before the first
    * block this chain kept whole. A blockhash read here is as usable as one asked for while it was
    * the latest, for its 150 blocks.
    */
-  block(slot: bigint): { height: bigint; blockhash: string; previousBlockhash: string; startedAt: number } | 'not_yet' | 'not_kept' {
+  block(slot: bigint): { height: bigint; blockhash: string; previousBlockhash: string; blockTime: number } | 'not_yet' | 'not_kept' {
     if (slot >= this.slot) return 'not_yet';
     if (slot < this.slots.firstSlot) return 'not_kept';
     const height = slot - this.slots.offset;
@@ -130,12 +130,12 @@ export class SimBlocks {
       this.usable.set(blockhash, lastValid);
       this.saveUsable();
     }
-    return {
-      height,
-      blockhash,
-      previousBlockhash: this.blockhashAt(height - 1n),
-      startedAt: this.anchor.at + Number(height - this.anchor.height) * BLOCK_MS,
-    };
+    return { height, blockhash, previousBlockhash: this.blockhashAt(height - 1n), blockTime: this.startOf(slot) };
+  }
+
+  /** When a slot began (milliseconds): its block's time, and that of every transaction in it. */
+  startOf(slot: bigint): number {
+    return this.anchor.at + Number(slot - this.slots.offset - this.anchor.height) * BLOCK_MS;
   }
 
   /** Moves block height forward at once (tests play a cluster's time passing): older blockhashes age by `count` blocks. */

@@ -272,7 +272,8 @@ export class SimLedger {
           signature,
           wire,
           slot,
-          blockTime: this.clock.now(),
+          // A block's time, as on a cluster: every transaction in a slot has the time the slot began.
+          blockTime: this.blocks.startOf(slot),
           error: failed ? describeFailure(result) : null,
           meta: {
             err,
@@ -347,9 +348,7 @@ export class SimLedger {
   block(slot: bigint): SimBlock | 'not_yet' | 'not_kept' {
     const made = this.blocks.block(slot);
     if (typeof made === 'string') return made;
-    const transactions = this.store.transactionsInSlot(slot);
-    // A block's time is its transactions' (each stored when it landed), or when its slot began.
-    return { slot, ...made, blockTime: transactions[0]?.blockTime ?? made.startedAt, transactions };
+    return { slot, ...made, transactions: this.store.transactionsInSlot(slot) };
   }
 
   private blockhashExpired(blockhash: string): LedgerFailure | null {
