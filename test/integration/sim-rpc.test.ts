@@ -62,6 +62,15 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     await t.stop();
   });
 
+  /** Stops this Coffer and starts it again on the same data dir; the clients follow it. */
+  async function restart() {
+    const dataDir = t.dataDir;
+    await t.stop();
+    t = await startCoffer({ dataDir, keepDataDir: true });
+    rpc = createSolanaRpc(`${t.url}/rpc`);
+    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+  }
+
   async function signed(feePayer: TransactionSigner, instructions: Instruction[]) {
     const { value: latest } = await rpc.getLatestBlockhash().send();
     return pipe(
@@ -485,11 +494,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const close = getCloseAccountInstruction({ account: ata, destination: treasury.address, owner: outsider });
     await rpc.sendTransaction(getBase64EncodedWireTransaction(await signed(treasury, [close])), { encoding: 'base64' }).send();
     expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).toBeNull();
-    const dataDir = t.dataDir;
-    await t.stop();
-    t = await startCoffer({ dataDir, keepDataDir: true });
-    rpc = createSolanaRpc(`${t.url}/rpc`);
-    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    await restart();
     expect((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).toBeNull();
   });
 
@@ -497,11 +502,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const agent = await fundedAgent(t, 'rpc-restart', '1.00');
     const paid = await pay(t, 'rpc-restart', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
     const genesis = await rpc.getGenesisHash().send();
-    const dataDir = t.dataDir;
-    await t.stop();
-    t = await startCoffer({ dataDir, keepDataDir: true });
-    rpc = createSolanaRpc(`${t.url}/rpc`);
-    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    await restart();
     expect(await rpc.getGenesisHash().send()).toBe(genesis);
     const found = await rpc
       .getTransaction(signature(paid.body.txSignature), { encoding: 'base64', maxSupportedTransactionVersion: 0 })
@@ -520,11 +521,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     const landed = await slotOf(second.body.txSignature);
     expect(landed).toBeGreaterThanOrEqual(await slotOf(first.body.txSignature));
     expect(await rpc.getSlot().send()).toBeGreaterThanOrEqual(landed);
-    const dataDir = t.dataDir;
-    await t.stop();
-    t = await startCoffer({ dataDir, keepDataDir: true });
-    rpc = createSolanaRpc(`${t.url}/rpc`);
-    treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
+    await restart();
     expect(await rpc.getSlot().send()).toBeGreaterThanOrEqual(landed);
     const third = await pay(t, 'rpc-slots', agent.apiKey, { ...UNLISTED_API, amount: '0.10' });
     expect(await slotOf(third.body.txSignature)).toBeGreaterThanOrEqual(landed);
