@@ -126,7 +126,9 @@ describe('approvals: an agent asks, only the owner loosens', () => {
       // the asking agent collects is that of the agent the approval created.
       expect((deployed.reason as { code: string }).code).toBe('agent_exists');
       expect(approved.status === 'fulfilled' && approved.value.status).toBe('approved');
-      expect(after.agentId ?? prize.agentId).toBe('prize');
+      // (The view's agentId is the asker's; the agent it created is its targetAgentId.)
+      expect(after).toMatchObject({ agentId: 'racer', targetAgentId: 'prize', apiKey: expect.any(String) });
+      expect(engine.authenticate(t.owner, after.apiKey as string)).toMatchObject({ kind: 'agent', agentId: 'prize' });
     }
   });
 
