@@ -17,6 +17,8 @@ const BLOCKHASHES_META = 'sim.blockhashes';
 const SEED_META = 'sim.blockhash_seed';
 /** How far slots run ahead of block height (slot = height + this), and the first slot whose block is kept whole. */
 const SLOTS_META = 'sim.slots';
+/** The highest block height the chain reached (the block then being made): it never goes below it. */
+const HIGH_META = 'sim.block_high';
 const FIRST_HEIGHT = 1000n;
 
 interface BlockMetaStore {
@@ -42,12 +44,17 @@ interface BlockMetaStore {
  */
 export class SimBlocks {
   private anchor: { height: bigint; at: number };
+  /** Blockhashes handed out by `latest` (and random ones of a chain made before they were derived), with their last valid height. */
   private readonly usable: Map<string, bigint>;
   private latestIssued: { blockhash: string; height: bigint } | null = null;
   private highest: bigint;
+  private savedHighest: bigint;
   private readonly seed: Buffer;
   /** slot = height + offset; blocks from `firstSlot` on are kept whole. */
   private readonly slots: { offset: bigint; firstSlot: bigint };
+  /** The derived blockhashes of the blocks still within their lifetime, by blockhash (filled as asked). */
+  private readonly recent = new Map<string, bigint>();
+  private recentUpTo = -1n;
 
   constructor(
     private readonly store: BlockMetaStore,
@@ -64,6 +71,7 @@ export class SimBlocks {
       this.anchor = { height: BigInt(height), at };
     }
     this.highest = this.anchor.height;
+    this.savedHighest = BigInt(store.getMeta(HIGH_META) ?? '0');
     const saved = JSON.parse(store.getMeta(BLOCKHASHES_META) ?? '[]') as [string, string][];
     this.usable = new Map(saved.map(([blockhash, lastValid]) => [blockhash, BigInt(lastValid)]));
     let seed = store.getMeta(SEED_META);
@@ -71,22 +79,61 @@ export class SimBlocks {
     this.seed = Buffer.from(seed, 'base64');
     const slots = store.getMeta(SLOTS_META);
     if (slots === null) {
-      const height = this.height;
-      const offset = lastLandedSlot === null || lastLandedSlot < height ? 0n : lastLandedSlot + 1n - height;
-      this.slots = { offset, firstSlot: height + offset };
+      // The block made last is the first kept, and it comes after every slot a transaction took.
+      const made = this.making - 1n;
+      const offset = lastLandedSlot === null || lastLandedSlot < made ? 0n : lastLandedSlot + 1n - made;
+      this.slots = { offset, firstSlot: made + offset };
       store.setMeta(SLOTS_META, JSON.stringify({ offset: offset.toString(), firstSlot: this.slots.firstSlot.toString() }));
     } else {
       const { offset, firstSlot } = JSON.parse(slots) as { offset: string; firstSlot: string };
       this.slots = { offset: BigInt(offset), firstSlot: BigInt(firstSlot) };
     }
+    // Never back, across a restart either: a clock set back since the chain last ran would take the
+    // height below blocks already made and told of, where blockhashes already expired (and clients
+    // told so) would be good again. The height reached is kept as it moves; a chain kept before that
+    // was, goes on past its last transaction and the last blockhash it gave.
+    const lastIssued = Math.max(...[...this.usable.values()].map(Number), 0);
+    const floor = [
+      this.savedHighest,
+      lastLandedSlot === null ? 0n : lastLandedSlot - this.slots.offset,
+      BigInt(lastIssued) - BLOCKHASH_LIFETIME + 1n,
+    ].reduce((a, b) => (a > b ? a : b));
+    if (floor > this.making) {
+      this.anchor = { height: floor, at: clock.now() };
+      this.highest = floor;
+      this.saveAnchor();
+    }
   }
 
-  /** The block height now; it never goes back, even when the system clock does. */
-  get height(): bigint {
+  /**
+   * The height of the block being made now, which the transactions landing now join. It follows the
+   * clock and never goes back, even when the system clock does.
+   */
+  private get making(): bigint {
     const elapsed = Math.max(0, Math.floor((this.clock.now() - this.anchor.at) / BLOCK_MS));
     const height = this.anchor.height + BigInt(elapsed);
     if (height > this.highest) this.highest = height;
+    // Kept as it moves (a write a block at most, when the chain is asked about).
+    if (this.highest > this.savedHighest) {
+      this.savedHighest = this.highest;
+      this.store.setMeta(HIGH_META, this.highest.toString());
+    }
     return this.highest;
+  }
+
+  /** The block height: the last block made, as a node answers at `confirmed` (its block can be read). */
+  get height(): bigint {
+    return this.making - 1n;
+  }
+
+  /** The slot of the last block made (getSlot). */
+  get slot(): bigint {
+    return this.height + this.slots.offset;
+  }
+
+  /** The slot the transactions landing now join: the block being made. */
+  get landingSlot(): bigint {
+    return this.making + this.slots.offset;
   }
 
   /** The first slot whose block is kept whole. */
@@ -94,12 +141,7 @@ export class SimBlocks {
     return this.slots.firstSlot;
   }
 
-  /** The slot now: the block being made, which the transactions landing now join. */
-  get slot(): bigint {
-    return this.height + this.slots.offset;
-  }
-
-  /** The blockhash a new transaction should use, and the last block height it can land at. */
+  /** The blockhash a new transaction should use (the last block made's), and the last block height it can land at. */
   latest(): { blockhash: string; lastValidBlockHeight: bigint } {
     const height = this.height;
     if (this.latestIssued === null || this.latestIssued.height < height) this.issue(height);
@@ -107,30 +149,27 @@ export class SimBlocks {
     return { blockhash, lastValidBlockHeight: this.usable.get(blockhash)! };
   }
 
-  /** Whether a transaction with this blockhash can still land. */
+  /**
+   * Whether a transaction with this blockhash can still land: the blockhash of a block made at most
+   * 150 blocks before the one it would land in (whether handed out by `latest` or read from a block).
+   */
   isUsable(blockhash: string): boolean {
-    const lastValid = this.usable.get(blockhash);
-    return lastValid !== undefined && lastValid >= this.height;
+    const making = this.making;
+    const lastValid = this.usable.get(blockhash) ?? this.recentHeights(making).get(blockhash);
+    return lastValid !== undefined && lastValid >= making;
   }
 
   /**
    * The block made in a slot, once the slot is over (a block still being made is not given, as a
    * node gives none before it is confirmed): its height, its blockhash and its parent's, and its time
-   * (when it began, milliseconds). `not_yet` for the slot now and later ones; `not_kept` before the first
-   * block this chain kept whole. A blockhash read here is as usable as one asked for while it was
-   * the latest, for its 150 blocks.
+   * (when its slot began, milliseconds). `not_yet` for the slot being made and later ones;
+   * `not_kept` before the first block this chain kept whole.
    */
   block(slot: bigint): { height: bigint; blockhash: string; previousBlockhash: string; blockTime: number } | 'not_yet' | 'not_kept' {
-    if (slot >= this.slot) return 'not_yet';
+    if (slot >= this.landingSlot) return 'not_yet';
     if (slot < this.slots.firstSlot) return 'not_kept';
     const height = slot - this.slots.offset;
-    const blockhash = this.blockhashAt(height);
-    const lastValid = height + BLOCKHASH_LIFETIME;
-    if (lastValid >= this.height && !this.usable.has(blockhash)) {
-      this.usable.set(blockhash, lastValid);
-      this.saveUsable();
-    }
-    return { height, blockhash, previousBlockhash: this.blockhashAt(height - 1n), blockTime: this.startOf(slot) };
+    return { height, blockhash: this.blockhashAt(height), previousBlockhash: this.blockhashAt(height - 1n), blockTime: this.startOf(slot) };
   }
 
   /** When a slot began (milliseconds): its block's time, and that of every transaction in it. */
@@ -140,9 +179,20 @@ export class SimBlocks {
 
   /** Moves block height forward at once (tests play a cluster's time passing): older blockhashes age by `count` blocks. */
   advance(count: number): void {
-    this.anchor = { height: this.height + BigInt(count), at: this.clock.now() };
+    this.anchor = { height: this.making + BigInt(count), at: this.clock.now() };
     this.highest = this.anchor.height;
     this.saveAnchor();
+  }
+
+  /** The derived blockhashes of the blocks made within a lifetime of `making`, each with its last valid height. */
+  private recentHeights(making: bigint): Map<string, bigint> {
+    const from = making - BLOCKHASH_LIFETIME;
+    for (let height = this.recentUpTo < from ? from : this.recentUpTo + 1n; height < making; height++) {
+      this.recent.set(this.blockhashAt(height), height + BLOCKHASH_LIFETIME);
+    }
+    if (making - 1n > this.recentUpTo) this.recentUpTo = making - 1n;
+    for (const [known, lastValid] of this.recent) if (lastValid < making) this.recent.delete(known);
+    return this.recent;
   }
 
   private blockhashAt(height: bigint): string {
@@ -153,13 +203,9 @@ export class SimBlocks {
 
   private issue(height: bigint): void {
     const blockhash = this.blockhashAt(height);
-    for (const [known, lastValid] of this.usable) if (lastValid < height) this.usable.delete(known);
+    for (const [known, lastValid] of this.usable) if (lastValid <= height) this.usable.delete(known);
     this.usable.set(blockhash, height + BLOCKHASH_LIFETIME);
     this.latestIssued = { blockhash, height };
-    this.saveUsable();
-  }
-
-  private saveUsable(): void {
     this.store.setMeta(BLOCKHASHES_META, JSON.stringify([...this.usable].map(([known, lastValid]) => [known, lastValid.toString()])));
   }
 

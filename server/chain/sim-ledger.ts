@@ -172,7 +172,7 @@ export class SimLedger {
     return this.blocks.firstSlot;
   }
 
-  /** The slot now (see SimBlocks: slots follow the clock, and the transactions landing in one are its block). */
+  /** The slot of the last block made (see SimBlocks: slots follow the clock; the transactions landing now join the next). */
   get slot(): bigint {
     return this.blocks.slot;
   }
@@ -355,11 +355,11 @@ export class SimLedger {
     return this.blocks.isUsable(blockhash) ? null : BLOCKHASH_NOT_FOUND;
   }
 
-  /** LiteSVM's Clock sysvar (what programs read) at the chain's own time and slot; the slot set. */
+  /** LiteSVM's Clock sysvar (what programs read) at the chain's own time and the slot a transaction lands in now; that slot. */
   private syncClock(): bigint {
     const current = this.svm.getClock();
     current.unixTimestamp = BigInt(Math.floor(this.clock.now() / 1000));
-    current.slot = this.slot;
+    current.slot = this.blocks.landingSlot;
     this.svm.setClock(current);
     return current.slot;
   }

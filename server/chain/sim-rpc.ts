@@ -228,16 +228,21 @@ export function createSimRpc(ledger: SimLedger) {
       params: z.tuple([slotParam]),
       run: ([slot]: [number]) => BigInt(Math.floor(blockAt(ledger, slot).blockTime / 1000)),
     },
-    // Every slot makes a block here (none is skipped).
+    // Every slot makes a block here (none is skipped). getBlocks(start, end?, config?): the end may
+    // be left out, null, or the config in its place, as a node takes it.
     getBlocks: {
-      // getBlocks(start, end?, config?), or getBlocks(start, config): a node takes either second.
-      params: z.tuple([slotParam, z.union([slotParam, z.object({ commitment }).loose()]).optional()]).rest(z.unknown()),
-      run: ([start, end]: [number, number | object | undefined]) =>
-        blockSlots(ledger, BigInt(start), typeof end === 'number' ? BigInt(end) : ledger.slot),
+      params: z.tuple([slotParam, z.union([slotParam, blocksConfig, z.null()]).optional(), blocksConfig.optional()]),
+      run: ([start, end]: [number, number | object | null | undefined]) => {
+        const from = BigInt(start);
+        const to = typeof end === 'number' ? BigInt(end) : from + BigInt(MAX_BLOCK_RANGE);
+        if (to - from > BigInt(MAX_BLOCK_RANGE)) throw new RpcError(-32602, `Slot range too large; max ${MAX_BLOCK_RANGE}`);
+        return blockSlots(ledger, from, to);
+      },
     },
     getBlocksWithLimit: {
-      params: z.tuple([slotParam, z.number().int().min(0).max(MAX_BLOCK_RANGE)]).rest(z.unknown()),
+      params: z.tuple([slotParam, z.number().int().min(0), blocksConfig.optional()]),
       run: ([start, limit]: [number, number]) => {
+        if (limit > MAX_BLOCK_RANGE) throw new RpcError(-32602, `Limit too large; max ${MAX_BLOCK_RANGE}`);
         const first = BigInt(start) > ledger.firstBlockSlot ? BigInt(start) : ledger.firstBlockSlot;
         return blockSlots(ledger, first, first + BigInt(limit) - 1n);
       },
@@ -358,14 +363,16 @@ const transactionConfig = z
   })
   .loose();
 const slotParam = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+// A node gives blocks once they are confirmed, never at `processed`.
+const blockCommitment = z.enum(['confirmed', 'finalized'], { error: 'Method does not support commitment below `confirmed`' }).optional();
+const blocksConfig = z.object({ commitment: blockCommitment }).loose();
 const blockConfig = z
   .object({
     encoding: z.enum(['json', 'jsonParsed', 'base58', 'base64']).optional(),
     transactionDetails: z.enum(['full', 'accounts', 'signatures', 'none']).optional(),
     rewards: z.boolean().optional(),
     maxSupportedTransactionVersion: z.number().int().optional(),
-    // A node gives a block once it is confirmed, never at `processed`.
-    commitment: z.enum(['confirmed', 'finalized'], { error: 'Method does not support commitment below `confirmed`' }).optional(),
+    commitment: blockCommitment,
   })
   .loose();
 type BlockConfig = z.infer<typeof blockConfig>;
@@ -531,12 +538,11 @@ function blockAt(ledger: SimLedger, slot: number): SimBlock {
   return block;
 }
 
-/** The slots from `first` to `last` that have a block: all of them, from the first kept to the last one over. */
+/** The slots from `first` to `end` that have a block: all of them, from the first kept to the last made. */
 function blockSlots(ledger: SimLedger, first: bigint, end: bigint): bigint[] {
   const from = first > ledger.firstBlockSlot ? first : ledger.firstBlockSlot;
-  const last = end < ledger.slot ? end : ledger.slot - 1n;
+  const last = end < ledger.slot ? end : ledger.slot;
   if (last < from) return [];
-  if (last - from >= BigInt(MAX_BLOCK_RANGE)) throw new RpcError(-32602, `Invalid param: a range of at most ${MAX_BLOCK_RANGE} slots`);
   return Array.from({ length: Number(last - from) + 1 }, (_, i) => from + BigInt(i));
 }
 
