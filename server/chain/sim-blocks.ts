@@ -11,8 +11,11 @@ export const BLOCKHASH_LIFETIME = 150n;
 const ANCHOR_META = 'sim.block_anchor';
 /** The height the chain kept before blocks followed the clock; a chain that has one starts from it. */
 const LEGACY_HEIGHT_META = 'sim.block_height';
-/** The blockhashes still usable, with the last height each can land at. */
-const BLOCKHASHES_META = 'sim.blockhashes';
+/**
+ * The random blockhashes a chain handed out before its blockhashes were derived, with the last height
+ * each can land at: still good for their lifetime, never written again.
+ */
+const LEGACY_BLOCKHASHES_META = 'sim.blockhashes';
 /** What a block's blockhash is derived from with its height: random, the chain's own. */
 const SEED_META = 'sim.blockhash_seed';
 /** How far slots run ahead of block height (slot = height + this), and the first slot whose block is kept whole. */
@@ -44,9 +47,8 @@ interface BlockMetaStore {
  */
 export class SimBlocks {
   private anchor: { height: bigint; at: number };
-  /** Blockhashes handed out by `latest` (and random ones of a chain made before they were derived), with their last valid height. */
-  private readonly usable: Map<string, bigint>;
-  private latestIssued: { blockhash: string; height: bigint } | null = null;
+  /** Random blockhashes of a chain made before they were derived (LEGACY_BLOCKHASHES_META), with their last valid height. */
+  private readonly legacy: Map<string, bigint>;
   private highest: bigint;
   private savedHighest: bigint;
   private readonly seed: Buffer;
@@ -55,6 +57,7 @@ export class SimBlocks {
   /** The derived blockhashes of the blocks still within their lifetime, by blockhash (filled as asked). */
   private readonly recent = new Map<string, bigint>();
   private recentUpTo = -1n;
+  private latestBlockhash = '';
 
   constructor(
     private readonly store: BlockMetaStore,
@@ -72,8 +75,8 @@ export class SimBlocks {
     }
     this.highest = this.anchor.height;
     this.savedHighest = BigInt(store.getMeta(HIGH_META) ?? '0');
-    const saved = JSON.parse(store.getMeta(BLOCKHASHES_META) ?? '[]') as [string, string][];
-    this.usable = new Map(saved.map(([blockhash, lastValid]) => [blockhash, BigInt(lastValid)]));
+    const legacy = JSON.parse(store.getMeta(LEGACY_BLOCKHASHES_META) ?? '[]') as [string, string][];
+    this.legacy = new Map(legacy.map(([blockhash, lastValid]) => [blockhash, BigInt(lastValid)]));
     let seed = store.getMeta(SEED_META);
     if (seed === null) store.setMeta(SEED_META, (seed = randomBytes(32).toString('base64')));
     this.seed = Buffer.from(seed, 'base64');
@@ -92,7 +95,7 @@ export class SimBlocks {
     // height below blocks already made and told of, where blockhashes already expired (and clients
     // told so) would be good again. The height reached is kept as it moves; a chain kept before that
     // was, goes on past its last transaction and the last blockhash it gave.
-    const lastIssued = Math.max(...[...this.usable.values()].map(Number), 0);
+    const lastIssued = Math.max(...[...this.legacy.values()].map(Number), 0);
     const floor = [
       this.savedHighest,
       lastLandedSlot === null ? 0n : lastLandedSlot - this.slots.offset,
@@ -143,10 +146,8 @@ export class SimBlocks {
 
   /** The blockhash a new transaction should use (the last block made's), and the last block height it can land at. */
   latest(): { blockhash: string; lastValidBlockHeight: bigint } {
-    const height = this.height;
-    if (this.latestIssued === null || this.latestIssued.height < height) this.issue(height);
-    const { blockhash } = this.latestIssued!;
-    return { blockhash, lastValidBlockHeight: this.usable.get(blockhash)! };
+    const making = this.making;
+    return { blockhash: this.recentBlockhashes(making).latest, lastValidBlockHeight: making - 1n + BLOCKHASH_LIFETIME };
   }
 
   /**
@@ -155,7 +156,7 @@ export class SimBlocks {
    */
   isUsable(blockhash: string): boolean {
     const making = this.making;
-    const lastValid = this.usable.get(blockhash) ?? this.recentHeights(making).get(blockhash);
+    const lastValid = this.recentBlockhashes(making).lastValid.get(blockhash) ?? this.legacy.get(blockhash);
     return lastValid !== undefined && lastValid >= making;
   }
 
@@ -184,29 +185,27 @@ export class SimBlocks {
     this.saveAnchor();
   }
 
-  /** The derived blockhashes of the blocks made within a lifetime of `making`, each with its last valid height. */
-  private recentHeights(making: bigint): Map<string, bigint> {
-    const from = making - BLOCKHASH_LIFETIME;
-    for (let height = this.recentUpTo < from ? from : this.recentUpTo + 1n; height < making; height++) {
-      this.recent.set(this.blockhashAt(height), height + BLOCKHASH_LIFETIME);
+  /**
+   * The blockhashes of the blocks made within a lifetime of `making`, each with its last valid height,
+   * and the last one's: derived as the blocks are made (one a block), never stored.
+   */
+  private recentBlockhashes(making: bigint): { lastValid: Map<string, bigint>; latest: string } {
+    if (making - 1n > this.recentUpTo) {
+      const from = making - BLOCKHASH_LIFETIME;
+      for (let height = this.recentUpTo < from ? from : this.recentUpTo + 1n; height < making; height++) {
+        this.recent.set(this.blockhashAt(height), height + BLOCKHASH_LIFETIME);
+      }
+      this.recentUpTo = making - 1n;
+      this.latestBlockhash = this.blockhashAt(this.recentUpTo);
+      for (const [known, lastValid] of this.recent) if (lastValid < making) this.recent.delete(known);
     }
-    if (making - 1n > this.recentUpTo) this.recentUpTo = making - 1n;
-    for (const [known, lastValid] of this.recent) if (lastValid < making) this.recent.delete(known);
-    return this.recent;
+    return { lastValid: this.recent, latest: this.latestBlockhash };
   }
 
   private blockhashAt(height: bigint): string {
     const at = Buffer.alloc(8);
     at.writeBigUInt64LE(height);
     return getBase58Decoder().decode(createHash('sha256').update(this.seed).update(at).digest());
-  }
-
-  private issue(height: bigint): void {
-    const blockhash = this.blockhashAt(height);
-    for (const [known, lastValid] of this.usable) if (lastValid <= height) this.usable.delete(known);
-    this.usable.set(blockhash, height + BLOCKHASH_LIFETIME);
-    this.latestIssued = { blockhash, height };
-    this.store.setMeta(BLOCKHASHES_META, JSON.stringify([...this.usable].map(([known, lastValid]) => [known, lastValid.toString()])));
   }
 
   private saveAnchor(): void {

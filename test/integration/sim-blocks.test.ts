@@ -1,5 +1,6 @@
 import {
   appendTransactionMessageInstructions,
+  getBase58Decoder,
   blockhash,
   createSolanaRpc,
   createTransactionMessage,
@@ -15,6 +16,7 @@ import {
   type Address,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BLOCK_MS, BLOCKHASH_LIFETIME } from '../../server/chain/sim-blocks.js';
@@ -234,9 +236,17 @@ describe("the embedded chain's slots and blocks", () => {
     const db = openConnection(`${dataDir}/coffer.db`);
     db.prepare('UPDATE sim_transactions SET slot = ? + seq').run(oldSlot);
     db.prepare("DELETE FROM meta WHERE key = 'sim.slots'").run();
+    // And handed out random blockhashes, kept with their last valid height: still good for their lifetime.
+    const handedOut = getBase58Decoder().decode(randomBytes(32));
+    const height = BigInt(JSON.parse(db.prepare("SELECT value FROM meta WHERE key = 'sim.block_high'").pluck().get() as string));
+    const lastValid = (height + 10n).toString();
+    db.prepare("INSERT INTO meta (key, value) VALUES ('sim.blockhashes', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+      JSON.stringify([[handedOut, lastValid]]),
+    );
     db.close();
     t = await start(clock);
     const rpc = createSolanaRpc(`${t.url}/rpc`);
+    expect(((await rpcCall(t, 'isBlockhashValid', [handedOut])).result as { value: boolean }).value).toBe(true);
     const lastOld = await slotOf(t, earlier[1]!);
     expect(lastOld).toBeGreaterThan(oldSlot);
     const first = await rpc.getFirstAvailableBlock().send();
@@ -248,12 +258,13 @@ describe("the embedded chain's slots and blocks", () => {
       code: -32009,
       message: `Slot ${lastOld} was skipped, or missing in long-term storage`,
     });
+    clock.advance(11 * BLOCK_MS);
+    expect(((await rpcCall(t, 'isBlockhashValid', [handedOut])).result as { value: boolean }).value).toBe(false);
     // Kept across a restart: the same first block, the slot where the clock has it.
-    clock.advance(5 * BLOCK_MS);
     await stop(t);
     t = await start(clock);
     expect(await createSolanaRpc(`${t.url}/rpc`).getFirstAvailableBlock().send()).toBe(first);
-    expect(await createSolanaRpc(`${t.url}/rpc`).getSlot().send()).toBe(first + 5n);
+    expect(await createSolanaRpc(`${t.url}/rpc`).getSlot().send()).toBe(first + 11n);
     expect(await slotOf(t, earlier[0]!)).toBe(lastOld - 1n);
   });
 
