@@ -16,7 +16,8 @@ const walletAccount = (address: string) => `wallet:${address}`;
  * Signs bytes with one wallet's key, at once (Ed25519 in node:crypto, on the calling thread). Not on
  * the thread pool, though that frees about 100 µs of the serving thread a payment: each hop there lets
  * whatever else waits (a dashboard refresh's pages) run in the middle of the payment, and a payment's
- * p99 while the dashboard refreshes went from 1.3x its idle p99 to 3.2x (measured both ways).
+ * p99 while the dashboard refreshes went from 1.3x its idle p99 to 3.2x (measured both ways, with the
+ * refresher in the payments' own process; with it in a process of its own, 1.2x to 1.9x, too noisy to choose on).
  */
 export type SignBytes = (message: Uint8Array) => Uint8Array;
 
