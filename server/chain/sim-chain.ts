@@ -40,7 +40,7 @@ import type {
 } from '../core/ports/chain.js';
 import type { Clock } from '../core/ports/keys.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
-import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
+import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, tokenOwner, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
 import { checkedAddress } from './address-memo.js';
 import { signedUsdcTransfer } from './transfer-message.js';
 import { SimLedger, type SimChainStore } from './sim-ledger.js';
@@ -147,6 +147,11 @@ export class SimChain implements Chain {
     return signedUsdcTransfer(
       {
         ...request,
+        // The ledger says at no cost whether the account is there, so the transfer asks the token
+        // programs only to make one that is missing (a registry seller's first payment, an agent's
+        // first allocation). Should it be closed before the transfer lands, the transfer fails and
+        // moves nothing.
+        createRecipientAccount: request.createRecipientAccount && !(await this.hasUsdcAccount(request.to)),
         mint: this.usdcMint,
         from: checkedAddress(request.from),
         to: checkedAddress(request.to),
@@ -184,12 +189,19 @@ export class SimChain implements Chain {
   async findTransfer(txSignature: string): Promise<TransferFound | null> {
     const found = this.store.findTransaction(txSignature);
     if (found === null) return null;
-    return decodeUsdcTransfer(found.wire, {
+    const transfer = await decodeUsdcTransfer(found.wire, {
       succeeded: found.error === null,
       error: found.error,
       blockTime: Math.floor(found.blockTime / 1000),
       slot: found.slot,
     });
+    if (transfer === null || transfer.to !== null) return transfer;
+    // A transfer to an account that was already open names no wallet in its instructions: the ledger
+    // says whose the account is, when it is that wallet's own USDC account.
+    const data = this.ledger.dataOf(transfer.toTokenAccount);
+    const owner = data === null ? null : tokenOwner(data);
+    const ownAccount = owner !== null && (await usdcTokenAccount(address(transfer.mint), owner)) === transfer.toTokenAccount;
+    return { ...transfer, to: ownAccount ? owner : null };
   }
 
   async incomingTransfers(): Promise<{ transfers: []; readUpTo: null; unreadable: [] }> {

@@ -99,6 +99,9 @@ const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.
  */
 export const tokenAmount = (data: Uint8Array): bigint => readU64(data, 64);
 
+/** The wallet a token account belongs to, read where the SPL Token layout keeps it (after the mint). */
+export const tokenOwner = (data: Uint8Array): Address => getBase58Decoder().decode(data.subarray(32, 64)) as Address;
+
 /**
  * Reads the USDC transfer out of a signed wire transaction (base64), the same way for the sim chain
  * and for RPC (`getTransaction` with base64 encoding). Only a TransferChecked of the token program

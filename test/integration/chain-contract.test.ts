@@ -1,4 +1,5 @@
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain, PreparedTransfer, TransferRequest } from '../../server/core/ports/chain.js';
 import { MemoryChain, randomAddress } from '../fixtures/memory-chain.js';
@@ -52,6 +53,14 @@ const prepare = (chain: Chain, request: Omit<TransferRequest, 'memo' | 'referenc
 const transfer = async (chain: Chain, request: Omit<TransferRequest, 'memo' | 'reference'>) =>
   chain.submitTransfer(await prepare(chain, request));
 const newWallet = async () => (await generateKeyPairSigner()).address;
+/** The programs a signed transfer's instructions call. */
+const programsOf = (prepared: PreparedTransfer): string[] => {
+  const { messageBytes } = getTransactionDecoder().decode(getBase64Encoder().encode(prepared.txWire));
+  const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
+  return 'instructions' in message
+    ? message.instructions.map((instruction) => message.staticAccounts[instruction.programAddressIndex]!)
+    : [];
+};
 
 describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an RPC cluster, 2 the in-memory fake)', (which) => {
   const subject = () => subjects[which]!;
@@ -127,6 +136,28 @@ describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an
     expect(await chain.usdcBalance(to)).toBe(10n);
     expect(await chain.fateOf(fine)).toEqual({ state: 'succeeded' });
     expect(db.prepare("SELECT value FROM meta WHERE key = 'contract-test'").pluck().get()).toBe('written in the same commit');
+  });
+
+  it('a transfer asked to open an account that is open lands and is found with its wallet; the embedded chain leaves the opening out', async () => {
+    const { chain, owner } = subject();
+    const to = await newWallet();
+    const opening = await prepare(chain, { from: owner, to, feePayer: owner, amount: 5n, createRecipientAccount: true });
+    await chain.submitTransfer(opening);
+    const again = await prepare(chain, { from: owner, to, feePayer: owner, amount: 6n, createRecipientAccount: true });
+    await chain.submitTransfer(again);
+    expect(await chain.usdcBalance(to)).toBe(11n);
+    for (const [prepared, amount] of [
+      [opening, 5n],
+      [again, 6n],
+    ] as const) {
+      expect(await chain.findTransfer(prepared.txSignature)).toMatchObject({ succeeded: true, from: owner, to, amount });
+    }
+    if (chain.isSim) {
+      // The ledger knows the account is there: the second transaction asks the token programs nothing more.
+      expect(programsOf(opening)).toContain(ASSOCIATED_TOKEN_PROGRAM_ADDRESS);
+      expect(programsOf(again)).not.toContain(ASSOCIATED_TOKEN_PROGRAM_ADDRESS);
+      expect(programsOf(again)).toContain(TOKEN_PROGRAM_ADDRESS);
+    }
   });
 
   it('a signed transfer nobody sent never landed: dropped (the embedded chain decides at once) or unknown (a cluster may still see it)', async () => {
