@@ -17,6 +17,7 @@ import { agentView, iso, policyView } from './views.js';
 import type { Budget } from './budgets.js';
 import { budgetsNow, tightestBudget } from './budget-usage.js';
 import { timeZoneOf } from './settings.js';
+import { yieldToWaitingRequests } from './yield-turn.js';
 
 const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
@@ -433,7 +434,7 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
   const rows: ReturnType<typeof row>[] = [];
   for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
     // Listing the agents is a turn of its own, and so is each page.
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToWaitingRequests();
     const page = agents.slice(start, start + ROWS_PER_TURN);
     const ids = page.map((agent) => agent.agentId);
     const read = {

@@ -5,6 +5,7 @@ import { agentRows } from './agents.js';
 import { statusOf } from './backup.js';
 import { USDC_DECIMALS, formatUsdc } from './money.js';
 import { activityView, agentView, refusalView } from './views.js';
+import { yieldToWaitingRequests } from './yield-turn.js';
 
 export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
@@ -16,7 +17,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   requireOwner(principal);
   const { rows, spent24h } = await agentRows(ctx, principal.owner);
   // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
-  await new Promise((resolve) => setImmediate(resolve));
+  await yieldToWaitingRequests();
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
   const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
