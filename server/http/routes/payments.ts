@@ -10,15 +10,7 @@ import {
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
-
-/**
- * Resolves in this turn's check phase, once every request that arrived with this one has been read.
- * Payments that arrive together (agents paying in bursts) then do their engine work back to back,
- * after the HTTP work of all of them, rather than each between the parsing of the next: at 8
- * concurrent the serving thread spends about 5% less a payment (measured by thread, /proc; no
- * difference one at a time). A long read yields so as to come after them (core/yield-turn.ts).
- */
-const afterRequestsReadThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { afterRequestsReadThisTurn } from '../turn-batch.js';
 
 /** Paying from an agent's wallet; the same Idempotency-Key within 24 h moves money once. */
 export function paymentRoutes({ engine, principal }: RouteDeps): Router {
