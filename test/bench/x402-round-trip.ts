@@ -2,7 +2,8 @@
  * The x402 purchase as an agent lives it, measured against the official buyer on the same seller,
  * facilitator and chain: `coffer serve` as its own process on the test cluster presented as devnet,
  * an official `@x402/express` seller settling through the official facilitator (in the bench
- * process). Per round, alternated so drift weighs on all alike:
+ * process). Per round, alternated, each kind first in turn, so drift and what one purchase leaves
+ * running weigh on all alike:
  * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, signing), the paid
  *   retry (the facilitator's verify and settle); the settlement report follows, not waited for;
  * - the official `@x402/fetch` with a bare keypair (no policy, no ledger): the 402, signing, the retry;
@@ -114,25 +115,33 @@ export async function x402RoundTrip(n: number) {
     const viaCoffer = new Timings();
     const viaOfficial = new Timings();
     const viaMcp = new Timings();
+    const purchases = [
+      () =>
+        viaCoffer.time(async () => {
+          const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
+          await response.arrayBuffer();
+          return response.status === 200;
+        }, measuring),
+      () =>
+        viaOfficial.time(async () => {
+          const response = await official(seller.url);
+          await response.arrayBuffer();
+          return response.status === 200;
+        }, measuring),
+      () =>
+        viaMcp.time(async () => {
+          const result = (await mcp.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as {
+            isError?: boolean;
+            structuredContent?: { status?: number };
+          };
+          return result.isError !== true && result.structuredContent?.status === 200;
+        }, measuring),
+    ];
     for (let i = 0; i < WARM_UP + n; i++) {
       measuring = i >= WARM_UP;
-      await viaCoffer.time(async () => {
-        const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
-        await response.arrayBuffer();
-        return response.status === 200;
-      }, measuring);
-      await viaOfficial.time(async () => {
-        const response = await official(seller.url);
-        await response.arrayBuffer();
-        return response.status === 200;
-      }, measuring);
-      await viaMcp.time(async () => {
-        const result = (await mcp.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as {
-          isError?: boolean;
-          structuredContent?: { status?: number };
-        };
-        return result.isError !== true && result.structuredContent?.status === 200;
-      }, measuring);
+      // Each kind goes first, second and third in turn: what one purchase leaves running (a settlement
+      // report, the MCP server's own work) weighs on each kind alike, not always on the one after it.
+      for (let k = 0; k < purchases.length; k++) await purchases[(i + k) % purchases.length]!();
     }
 
     const httpPay = new Timings();
