@@ -14,6 +14,7 @@ import {
   TRANSFER_CHECKED_DISCRIMINATOR,
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
+  getTokenSize,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
@@ -99,8 +100,12 @@ const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.
  */
 export const tokenAmount = (data: Uint8Array): bigint => readU64(data, 64);
 
-/** The wallet a token account belongs to, read where the SPL Token layout keeps it (after the mint). */
-export const tokenOwner = (data: Uint8Array): Address => getBase58Decoder().decode(data.subarray(32, 64)) as Address;
+/**
+ * The wallet a token account belongs to, read where the SPL Token layout keeps it (after the mint);
+ * null for data that is no token account's (a wallet's, another program's).
+ */
+export const tokenOwner = (data: Uint8Array): Address | null =>
+  data.length === getTokenSize() ? (getBase58Decoder().decode(data.subarray(32, 64)) as Address) : null;
 
 /**
  * Reads the USDC transfer out of a signed wire transaction (base64), the same way for the sim chain

@@ -1,5 +1,21 @@
-import { generateKeyPairSigner, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
-import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  address,
+  appendTransactionMessageInstruction,
+  blockhash as toBlockhash,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, getTransferCheckedInstruction } from '@solana-program/token';
+import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain, PreparedTransfer, TransferRequest } from '../../server/core/ports/chain.js';
 import { MemoryChain, randomAddress } from '../fixtures/memory-chain.js';
@@ -202,5 +218,39 @@ describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an
       transfer(chain, { from: owner, to: await newWallet(), feePayer: owner, amount: 1n, createRecipientAccount: false }),
       'chain_rejected',
     );
+  });
+});
+
+describe('the embedded chain', () => {
+  it('finds a failed transfer whose destination is no token account, naming no wallet', async () => {
+    const sim = coffers[0]!;
+    const ledger = sim.coffer.simLedger!;
+    const [payer, holder, destination] = await Promise.all([1, 2, 3].map(() => generateKeyPairSigner()));
+    // The destination holds SOL and no data: a wallet, not a token account.
+    ledger.airdrop(payer!.address, 1_000_000_000n);
+    ledger.airdrop(destination!.address, 1_000_000n);
+    const source = await usdcTokenAccount(address(sim.coffer.chain.usdcMint), holder!.address);
+    const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
+    const transaction = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer!, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, m),
+      (m) =>
+        appendTransactionMessageInstruction(
+          getTransferCheckedInstruction({
+            source,
+            mint: address(sim.coffer.chain.usdcMint),
+            destination: destination!.address,
+            authority: holder!,
+            amount: 1n,
+            decimals: 6,
+          }),
+          m,
+        ),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    expect(ledger.execute(getBase64EncodedWireTransaction(transaction)).failure).not.toBeNull();
+    const found = await sim.coffer.chain.findTransfer(getSignatureFromTransaction(transaction));
+    expect(found).toMatchObject({ succeeded: false, toTokenAccount: destination!.address, to: null });
   });
 });
