@@ -11,6 +11,7 @@ import {
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, noBody, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';
+import { sendJsonInSlices } from '../json-in-slices.js';
 
 /** Agents: deploy, list, balance, policy, allocate, kill/resume, rename, spend history. */
 export function agentRoutes({ engine, principal }: RouteDeps): Router {
@@ -21,7 +22,7 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     respondWithOutcome(res, await engine.deployAgent(p, parseWith(deployBodySchema, req.body)));
   });
   router.get('/agents', async (req, res) => {
-    res.json(await engine.listAgents(principal(req)));
+    await sendJsonInSlices(res, await engine.listAgents(principal(req)));
   });
   router.post('/kill-all', (req, res) => {
     const p = principal(req);

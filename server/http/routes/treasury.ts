@@ -2,12 +2,13 @@ import { Router } from 'express';
 import { faucetBodySchema, idempotencyHeaderSchema } from '../../core/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
+import { sendJsonInSlices } from '../json-in-slices.js';
 
 /** The owner's view: dashboard, deposit history, and the sim network's faucet. */
 export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.get('/dashboard', async (req, res) => {
-    res.json(await engine.dashboard(principal(req)));
+    await sendJsonInSlices(res, await engine.dashboard(principal(req)));
   });
   router.get('/treasury/deposits', (req, res) => {
     res.json(engine.deposits(principal(req)));
