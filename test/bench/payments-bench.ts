@@ -331,6 +331,24 @@ async function serveStartup(dataDir: string): Promise<number> {
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
+/** The x402 rows: each purchase beside the official client's, Coffer's steps, /pay and MCP beside it. */
+function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[] {
+  const { coffer: viaCoffer, official, mcp, steps } = overRpc;
+  const ms = (value: number) => fmt(value, 2);
+  return [
+    `On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls each, alternated:`,
+    '                                                       p50 ms   p99 ms',
+    `x402 purchase, official @x402/fetch, bare keypair      ${ms(official.p50)} ${ms(official.p99)}`,
+    `x402 purchase, payingFetch through Coffer              ${ms(viaCoffer.p50)} ${ms(viaCoffer.p99)}`,
+    `x402 purchase, MCP fetch_paid through coffer mcp       ${ms(mcp.p50)} ${ms(mcp.p99)}`,
+    `  Coffer's steps (p50): the seller's 402 ${steps.seller402.p50.toFixed(2)} ms, POST /x402 ${steps.x402.p50.toFixed(2)} ms, the paid retry ${steps.paidRetry.p50.toFixed(2)} ms`,
+    `Coffer /pay over HTTP (Coffer sends, confirms)         ${ms(overRpc.pay.p50)} ${ms(overRpc.pay.p99)}`,
+    `MCP pay through coffer mcp                             ${ms(overRpc.mcpPay.p50)} ${ms(overRpc.mcpPay.p99)}`,
+    `ratio payingFetch / official: p50 ${(viaCoffer.p50 / official.p50).toFixed(3)}, p99 ${(viaCoffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
+    `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - viaCoffer.p50)} ms p50, pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
+  ];
+}
+
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 // BENCH_ONLY=disk: the concurrent run and its disk row alone (seconds, where the whole bench takes minutes).
 if (process.env.BENCH_ONLY === 'disk') {
@@ -350,6 +368,16 @@ if (process.env.BENCH_ONLY === 'pay') {
   console.log(
     `ratio Coffer (concurrent) / raw chain with Coffer's transfer and persistence: ${(run.rate / ledger).toFixed(3)}; / raw LiteSVM: ${(run.rate / bare).toFixed(3)}`,
   );
+  process.exit(0);
+}
+// BENCH_ONLY=scale: the rows at scale alone (a few minutes).
+if (process.env.BENCH_ONLY === 'scale') {
+  for (const line of await scaleRun()) console.log(line);
+  process.exit(0);
+}
+// BENCH_ONLY=x402: the x402 rows alone (a minute).
+if (process.env.BENCH_ONLY === 'x402') {
+  for (const line of x402Lines(await x402RoundTrip(X402_TRIPS))) console.log(line);
   process.exit(0);
 }
 const raw = await rawLiteSvmRate(TRANSFERS);
@@ -382,24 +410,7 @@ console.log(
   `serial p50 beside the raw transfer's own time (${(1000 / raw).toFixed(2)} ms): +${(sequential.p50 - 1000 / raw).toFixed(2)} ms; p99 at ${CONCURRENCY} concurrent / p50: ${(concurrent.p99 / concurrent.p50).toFixed(2)}`,
 );
 console.log('');
-const { coffer: viaCoffer, official, mcp, steps } = overRpc;
-const ms = (value: number) => fmt(value, 2);
-console.log(`On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls each, alternated:`);
-console.log('                                                       p50 ms   p99 ms');
-console.log(`x402 purchase, official @x402/fetch, bare keypair      ${ms(official.p50)} ${ms(official.p99)}`);
-console.log(`x402 purchase, payingFetch through Coffer              ${ms(viaCoffer.p50)} ${ms(viaCoffer.p99)}`);
-console.log(`x402 purchase, MCP fetch_paid through coffer mcp       ${ms(mcp.p50)} ${ms(mcp.p99)}`);
-console.log(
-  `  Coffer's steps (p50): the seller's 402 ${steps.seller402.p50.toFixed(2)} ms, POST /x402 ${steps.x402.p50.toFixed(2)} ms, the paid retry ${steps.paidRetry.p50.toFixed(2)} ms`,
-);
-console.log(`Coffer /pay over HTTP (Coffer sends, confirms)         ${ms(overRpc.pay.p50)} ${ms(overRpc.pay.p99)}`);
-console.log(`MCP pay through coffer mcp                             ${ms(overRpc.mcpPay.p50)} ${ms(overRpc.mcpPay.p99)}`);
-console.log(
-  `ratio payingFetch / official: p50 ${(viaCoffer.p50 / official.p50).toFixed(3)}, p99 ${(viaCoffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
-);
-console.log(
-  `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - viaCoffer.p50)} ms p50, pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
-);
+for (const line of x402Lines(overRpc)) console.log(line);
 console.log('');
 for (const line of diskLines(concurrent, TRANSFERS)) console.log(line);
 console.log('');
@@ -418,7 +429,7 @@ console.log(
   `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
 );
 console.log(
-  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, viaCoffer, official, mcp].reduce((sum, row) => sum + row.failures, 0)}`,
+  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp].reduce((sum, row) => sum + row.failures, 0)}`,
 );
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);

@@ -236,6 +236,9 @@ export async function scaleRun() {
 
     // 3. Search over 100k services.
     seedServices(big.dataDir, 100_000);
+    // The seeding held this process's event loop for seconds, past the server's keep-alive timeout: let
+    // fetch read the closes of its idle connections before it picks one (it sent on a closed one).
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const search = async (q: string) => {
       const response = await fetch(`${c.url}/v1/services/search?q=${encodeURIComponent(q)}`);
       await response.arrayBuffer();
