@@ -33,6 +33,7 @@ import type { RpcNetwork } from './networks.js';
 import { creditOf } from './token-balance-changes.js';
 import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from './usdc-transfer.js';
 import { signedUsdcTransfer } from './transfer-message.js';
+import { RecentBlockhash, type Lifetime } from './recent-blockhash.js';
 
 const CONFIRM_POLL_MS = 500;
 /** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
@@ -95,6 +96,10 @@ export class RpcChain implements Chain {
   readonly network: string;
   readonly usdcMint: string;
   private readonly rpc: Rpc<SolanaRpcApi>;
+  private readonly recentBlockhash = new RecentBlockhash(async () => {
+    const { value } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
+    return value;
+  });
 
   constructor(
     config: RpcNetwork,
@@ -145,13 +150,12 @@ export class RpcChain implements Chain {
   }
 
   /**
-   * The cluster's latest blockhash with the last block height it can land at, asked for each
-   * transaction (never cached: a blockhash kept a while could outlive its blocks, and the height
-   * is what decides that an unseen transaction can no longer land).
+   * The cluster's latest blockhash with the last block height it can land at, read at most once a
+   * slot (recent-blockhash.ts): a block height read here that leaves it too few blocks, or a
+   * transaction the cluster refused, has the next one read again.
    */
-  async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
-    const { value } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
-    return value;
+  latestBlockhash(): Promise<Lifetime> {
+    return this.recentBlockhash.latest();
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
@@ -180,6 +184,7 @@ export class RpcChain implements Chain {
         .sendTransaction(prepared.txWire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
         .send();
     } catch (error) {
+      this.recentBlockhash.forget();
       // A preflight failure is the cluster's answer (the transaction never landed); anything else is transport.
       if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) {
         const cause = error.cause;
@@ -224,6 +229,7 @@ export class RpcChain implements Chain {
     }
     if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    this.recentBlockhash.heightSeen(height);
     return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
   }
 
@@ -247,6 +253,7 @@ export class RpcChain implements Chain {
     // Height and blockhash first: once both say the transaction can no longer land, whatever the
     // listing below does not hold never will.
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
+    this.recentBlockhash.heightSeen(height);
     const expired =
       height > sent.lastValidBlockHeight &&
       !(await call(() => this.rpc.isBlockhashValid(blockhashOf(sent.txWire), { commitment: 'confirmed' }).send())).value;

@@ -10,6 +10,7 @@ import { CofferError } from '../core/errors.js';
 import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
+import type { Lifetime } from '../chain/recent-blockhash.js';
 import { templatedExactScheme } from './exact-template.js';
 import { readSignIn, signIn } from './sign-in.js';
 import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/wire-transaction.js';
@@ -19,8 +20,6 @@ const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95';
 /** Block heights a blockhash stays valid (150), plus room for a node of ours that lags the one the client read. */
 const BLOCKHASH_LIFETIME_WITH_MARGIN = 300n;
-
-type Lifetime = { blockhash: string; lastValidBlockHeight: bigint };
 
 /** A read of the cluster; its failure is the cluster's unavailability, said so. */
 async function readChain<T>(read: () => Promise<T>): Promise<T> {

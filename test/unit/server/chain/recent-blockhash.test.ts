@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { BLOCKHASH_REUSE_MS, RecentBlockhash, type Lifetime } from '../../../../server/chain/recent-blockhash.js';
+
+/** A cluster whose every read answers a new blockhash, valid 150 blocks past its height. */
+function cluster() {
+  const state = { reads: 0, height: 1_000n, now: 0, fail: false };
+  const read = async (): Promise<Lifetime> => {
+    state.reads += 1;
+    if (state.fail) throw new Error('the RPC is down');
+    return { blockhash: `hash-${state.reads}`, lastValidBlockHeight: state.height + 150n };
+  };
+  return { state, recent: new RecentBlockhash(read, () => state.now) };
+}
+
+describe('the cluster blockhash, read at most once a slot', () => {
+  it('answers transactions signed together from one read, and reads again once a slot has passed', async () => {
+    const { state, recent } = cluster();
+    const together = await Promise.all(Array.from({ length: 8 }, () => recent.latest()));
+    expect(state.reads).toBe(1);
+    expect(new Set(together.map((lifetime) => lifetime.blockhash))).toEqual(new Set(['hash-1']));
+    state.now = BLOCKHASH_REUSE_MS - 1;
+    expect((await recent.latest()).blockhash).toBe('hash-1');
+    state.now = BLOCKHASH_REUSE_MS;
+    expect(await recent.latest()).toEqual({ blockhash: 'hash-2', lastValidBlockHeight: 1_150n });
+    expect(state.reads).toBe(2);
+  });
+
+  it('reads again once a block height says the kept one has few blocks left, or the cluster refused a transaction', async () => {
+    const { state, recent } = cluster();
+    await recent.latest();
+    // A slot later the cluster is a block or two further: the blockhash still has ~148 blocks.
+    recent.heightSeen(1_002n);
+    expect((await recent.latest()).blockhash).toBe('hash-1');
+    // The cluster jumped 300 blocks (a warp): the kept blockhash can no longer land.
+    state.height = 1_300n;
+    recent.heightSeen(1_300n);
+    expect(await recent.latest()).toEqual({ blockhash: 'hash-2', lastValidBlockHeight: 1_450n });
+    recent.forget();
+    expect((await recent.latest()).blockhash).toBe('hash-3');
+  });
+
+  it('keeps no failed read: the next transaction reads again', async () => {
+    const { state, recent } = cluster();
+    state.fail = true;
+    await expect(recent.latest()).rejects.toThrow('the RPC is down');
+    state.fail = false;
+    expect((await recent.latest()).blockhash).toBe('hash-2');
+  });
+});
