@@ -105,6 +105,7 @@ const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as
 const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * fetch for agents: calls the URL; on a 402 pays it through the agent's Coffer and retries once with
@@ -441,8 +442,11 @@ async function payX402Offer(
   }
   // The seller's answer goes back to Coffer, which settles the payment by it; the caller does not wait
   // for that (best effort: without the report Coffer still finds the transaction among the agent's).
-  const settlement = api
-    .reportX402Settlement(agent.agentId, paid.paymentId, headersOf(response))
+  // Sent in the next turn, once the caller has its answer: even starting a request costs a few
+  // tenths of a millisecond, which the caller would otherwise wait for.
+  const sellerAnswer = headersOf(response);
+  const settlement = nextTurn()
+    .then(() => api.reportX402Settlement(agent.agentId, paid.paymentId, sellerAnswer))
     .then((answer) => {
       const settled = answer as { status?: unknown; txSignature?: unknown };
       return {

@@ -134,7 +134,19 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       const agentId = `fetcher-${seller() === v2 ? 'v2' : 'v1'}`;
       const agent = await fundedX402Agent(agentId, '1.00');
       const served = seller().served;
-      const { response, payment: made, settlement } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+      const asked: string[] = [];
+      const recording: typeof fetch = (input, init) => {
+        asked.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      };
+      const {
+        response,
+        payment: made,
+        settlement,
+      } = await payingFetch(seller().url, {}, { agent: agentOf(agentId, agent.apiKey), fetch: recording });
+      // The settlement report is not even started before the caller has its answer.
+      const reported = () => asked.some((url) => new URL(url).pathname.endsWith('/settlement'));
+      expect(reported()).toBe(false);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ data: 'the paid answer' });
       expect(seller().served).toBe(served + 1);
@@ -142,6 +154,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       expect(made).toMatchObject({ protocol: 'x402', amount: '0.01', status: 'pending', txSignature: null });
       // ...which follows: Coffer's word on the payment, confirmed with its transaction.
       const payment = await settlement;
+      expect(reported()).toBe(true);
       expect(payment).toMatchObject({
         protocol: 'x402',
         paymentId: made!.paymentId,
