@@ -21,6 +21,8 @@ import { networkChip } from '../../server/core/network-words.js';
  * is only the safety net if the stream drops.
  */
 const FALLBACK_REFRESH_MS = 15_000;
+/** How long after a live event the dashboard refreshes: a burst of events is one refresh (the scale bench refreshes at this pace). */
+const LIVE_REFRESH_DELAY_MS = 150;
 /** How soon a dropped event stream is opened again. */
 const STREAM_RETRY_MS = 2_000;
 const LIVE_EVENTS = new Set([
@@ -100,7 +102,7 @@ export function App() {
       pending ??= setTimeout(() => {
         pending = null;
         void refresh();
-      }, 150);
+      }, LIVE_REFRESH_DELAY_MS);
     };
     let close = () => {};
     const connect = () => {
