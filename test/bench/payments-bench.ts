@@ -335,7 +335,7 @@ const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
 /** The x402 rows: each purchase beside the official client's, Coffer's steps, /pay and MCP beside it. */
 function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[] {
-  const { coffer: viaCoffer, official, mcp, steps } = overRpc;
+  const { coffer: viaCoffer, official, mcp, agentProcess, steps } = overRpc;
   const ms = (value: number) => fmt(value, 2);
   return [
     `On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls each, alternated:`,
@@ -343,11 +343,12 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
     `x402 purchase, official @x402/fetch, bare keypair      ${ms(official.p50)} ${ms(official.p99)}`,
     `x402 purchase, payingFetch through Coffer              ${ms(viaCoffer.p50)} ${ms(viaCoffer.p99)}`,
     `x402 purchase, MCP fetch_paid through coffer mcp       ${ms(mcp.p50)} ${ms(mcp.p99)}`,
+    `x402 purchase, payingFetch in an agent's own process   ${ms(agentProcess.p50)} ${ms(agentProcess.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${steps.seller402.p50.toFixed(2)} ms, POST /x402 ${steps.x402.p50.toFixed(2)} ms, the paid retry ${steps.paidRetry.p50.toFixed(2)} ms`,
     `Coffer /pay over HTTP (Coffer sends, confirms)         ${ms(overRpc.pay.p50)} ${ms(overRpc.pay.p99)}`,
     `MCP pay through coffer mcp                             ${ms(overRpc.mcpPay.p50)} ${ms(overRpc.mcpPay.p99)}`,
     `ratio payingFetch / official: p50 ${(viaCoffer.p50 / official.p50).toFixed(3)}, p99 ${(viaCoffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,
-    `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - viaCoffer.p50)} ms p50, pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
+    `MCP beside HTTP: fetch_paid ${signed(mcp.p50 - agentProcess.p50)} ms p50 (beside payingFetch in a process of its own), pay ${signed(overRpc.mcpPay.p50 - overRpc.pay.p50)} ms p50`,
   ];
 }
 
@@ -431,7 +432,7 @@ console.log(
   `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
 );
 console.log(
-  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp].reduce((sum, row) => sum + row.failures, 0)}`,
+  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp, overRpc.agentProcess].reduce((sum, row) => sum + row.failures, 0)}`,
 );
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);

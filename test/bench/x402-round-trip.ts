@@ -7,11 +7,13 @@
  * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, signing), the paid
  *   retry (the facilitator's verify and settle); the settlement report follows, not waited for;
  * - the official `@x402/fetch` with a bare keypair (no policy, no ledger): the 402, signing, the retry;
- * - MCP `fetch_paid` through `coffer mcp` and a real MCP client (the SDK's, over stdio).
+ * - MCP `fetch_paid` through `coffer mcp` and a real MCP client (the SDK's, over stdio);
+ * - `payingFetch` in an agent's own process, as the MCP server's is (the baseline of fetch_paid).
  * Then `/pay` over HTTP and MCP `pay`, alternated, on the same Coffer (Coffer sends and confirms).
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -24,8 +26,11 @@ import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { percentile } from './stats.js';
+import { commandedChild } from './commanded-child.js';
 
 const WARM_UP = 10;
+/** payingFetch as `npm run bench` compiled it, for a process of its own. */
+const PAYING_FETCH = fileURLToPath(new URL('../../dist/app/server/x402/paying-fetch.js', import.meta.url));
 
 /** Latencies of one kind of call, and how many did not end as they should. */
 class Timings {
@@ -38,10 +43,45 @@ class Timings {
     this.ms.push(performance.now() - began);
     if (!ok) this.failures += 1;
   }
+  /** A latency timed elsewhere (in the agent's own process), and whether the call ended as it should. */
+  async record(timed: Promise<{ ms: number; ok: boolean }>, measured: boolean): Promise<void> {
+    const { ms, ok } = await timed;
+    if (!measured) return;
+    this.ms.push(ms);
+    if (!ok) this.failures += 1;
+  }
   get summary() {
     const sorted = [...this.ms].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
   }
+}
+
+/**
+ * An agent's own process buying through payingFetch, timing each purchase itself: the baseline of MCP
+ * fetch_paid, which pays from a process of its own too. (The bench's own payingFetch shares its
+ * process with the seller, the facilitator and the cluster: each of its hops to them wakes no other
+ * process, which made it 1 to 2 ms faster than the same code in the MCP server's process.)
+ */
+function agentBuying(url: string, agent: { cofferUrl: string; owner: string; agentId: string; apiKey: string }) {
+  const child = commandedChild(
+    "the agent's process",
+    `(async () => {
+      const { payingFetch } = await import(${JSON.stringify(pathToFileURL(PAYING_FETCH).href)});
+      const agent = ${JSON.stringify(agent)};
+      for await (const line of require('node:readline').createInterface({ input: process.stdin })) {
+        const began = performance.now();
+        const ok = await payingFetch(${JSON.stringify(url)}, {}, { agent }).then(
+          async ({ response }) => (await response.arrayBuffer(), response.status === 200),
+          () => false,
+        );
+        console.log(JSON.stringify({ ms: performance.now() - began, ok }));
+      }
+    })()`,
+  );
+  return {
+    buy: async (): Promise<{ ms: number; ok: boolean }> => JSON.parse(await child.ask('buy', (line) => line.startsWith('{'))),
+    stop: child.stop,
+  };
 }
 
 export async function x402RoundTrip(n: number) {
@@ -115,6 +155,8 @@ export async function x402RoundTrip(n: number) {
     const viaCoffer = new Timings();
     const viaOfficial = new Timings();
     const viaMcp = new Timings();
+    const viaAgentProcess = new Timings();
+    const agentProcess = agentBuying(seller.url, paying);
     const purchases = [
       () =>
         viaCoffer.time(async () => {
@@ -128,6 +170,7 @@ export async function x402RoundTrip(n: number) {
           await response.arrayBuffer();
           return response.status === 200;
         }, measuring),
+      () => viaAgentProcess.record(agentProcess.buy(), measuring),
       () =>
         viaMcp.time(async () => {
           const result = (await mcp.callTool({ name: 'fetch_paid', arguments: { url: seller.url } })) as {
@@ -162,8 +205,10 @@ export async function x402RoundTrip(n: number) {
         return result.isError !== true && result.structuredContent?.status === 'confirmed';
       }, measured);
     }
+    await agentProcess.stop();
     return {
       coffer: viaCoffer.summary,
+      agentProcess: viaAgentProcess.summary,
       official: viaOfficial.summary,
       mcp: viaMcp.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
