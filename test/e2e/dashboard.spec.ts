@@ -205,6 +205,8 @@ test('kill from the dashboard refuses the next payment; stop all and resume', as
   await dialog.getByRole('button', { name: 'Stop all agents' }).click();
   await expect(page.getByText('All 2 agents are stopped')).toBeVisible();
   expect((await agentPays()).body.code).toBe('agent_suspended');
+  // The dialog closes once its own refresh is in (the live event's refresh may show the stop first).
+  await expect(dialog).toBeHidden();
   await expect(page.getByRole('button', { name: 'Stop all agents' })).toBeDisabled();
 
   await row(page, 'e2e-bot').getByRole('switch').click();
