@@ -2,8 +2,8 @@
  * The x402 purchase as an agent lives it, measured against the official buyer on the same seller,
  * facilitator and chain: `coffer serve` as its own process on the test cluster presented as devnet,
  * an official `@x402/express` seller settling through the official facilitator (in the bench
- * process). Per round, alternated, each kind first in turn, so drift and what one purchase leaves
- * running weigh on all alike:
+ * process). Per round, alternated, in a fresh order each round, so drift and what one purchase
+ * leaves running weigh on all alike:
  * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, signing), the paid
  *   retry (the facilitator's verify and settle); the settlement report follows, not waited for;
  * - the official `@x402/fetch` with a bare keypair (no policy, no ledger): the 402, signing, the retry;
@@ -25,7 +25,7 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { percentile } from './stats.js';
+import { percentile, seededShuffler } from './stats.js';
 import { commandedChild } from './commanded-child.js';
 
 const WARM_UP = 10;
@@ -180,11 +180,14 @@ export async function x402RoundTrip(n: number) {
           return result.isError !== true && result.structuredContent?.status === 200;
         }, measuring),
     ];
+    // A fresh order each round: what one purchase leaves running (Coffer's settlement report, reading
+    // the chain for 6 to 10 ms on a cluster that answers one request at a time; the MCP server's work)
+    // weighs on each kind alike. (Rotating one order kept each kind behind the same other kind: MCP
+    // followed the agent process's report, which the agent process, behind the official buyer, never met.)
+    const shuffled = seededShuffler();
     for (let i = 0; i < WARM_UP + n; i++) {
       measuring = i >= WARM_UP;
-      // Each kind goes first, second and third in turn: what one purchase leaves running (a settlement
-      // report, the MCP server's own work) weighs on each kind alike, not always on the one after it.
-      for (let k = 0; k < purchases.length; k++) await purchases[(i + k) % purchases.length]!();
+      for (const purchase of shuffled(purchases)) await purchase();
     }
 
     const httpPay = new Timings();
