@@ -32,13 +32,19 @@ export class RecentBlockhash {
 
   constructor(
     private readonly read: () => Promise<Lifetime>,
-    private readonly now: () => number = () => performance.now(),
+    /**
+     * Wall time, not performance.now(): a monotonic clock stands still while the machine sleeps, and a
+     * blockhash kept just before a laptop was closed would sign the first payments after it wakes
+     * with a blockhash long expired. A clock set back gives an age below zero: read again.
+     */
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** A blockhash read less than BLOCKHASH_REUSE_MS ago (or being read now), else a fresh read. */
   latest(): Promise<Lifetime> {
     const kept = this.kept;
-    if (kept !== null && this.now() - kept.readAt < BLOCKHASH_REUSE_MS) return kept.lifetime;
+    const age = kept === null ? -1 : this.now() - kept.readAt;
+    if (kept !== null && age >= 0 && age < BLOCKHASH_REUSE_MS) return kept.lifetime;
     const readAt = this.now();
     const entry: NonNullable<typeof this.kept> = { lifetime: this.read(), readAt, value: null };
     this.kept = entry;

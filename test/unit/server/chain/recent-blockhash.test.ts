@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BLOCKHASH_REUSE_MS, RecentBlockhash, type Lifetime } from '../../../../server/chain/recent-blockhash.js';
 
 /** A cluster whose every read answers a new blockhash, valid 150 blocks past its height. */
@@ -45,5 +45,33 @@ describe('the cluster blockhash, read at most once a slot', () => {
     await expect(recent.latest()).rejects.toThrow('the RPC is down');
     state.fail = false;
     expect((await recent.latest()).blockhash).toBe('hash-2');
+  });
+
+  describe('on the wall clock', () => {
+    afterEach(() => vi.useRealTimers());
+    const counted = () => {
+      let reads = 0;
+      const recent = new RecentBlockhash(async () => ({ blockhash: `hash-${++reads}`, lastValidBlockHeight: 150n }));
+      return { recent, reads: () => reads };
+    };
+
+    it('reads again after the machine slept: a monotonic clock stands still in suspend, the blockhash does not', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const { recent, reads } = counted();
+      await recent.latest();
+      // A laptop closed for ten minutes: wall time moves, performance.now() (CLOCK_MONOTONIC) does not.
+      vi.setSystemTime(Date.now() + 10 * 60_000);
+      expect((await recent.latest()).blockhash).toBe('hash-2');
+      expect(reads()).toBe(2);
+    });
+
+    it('reads again when the clock is set back, never trusting an age below zero', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const { recent, reads } = counted();
+      await recent.latest();
+      vi.setSystemTime(Date.now() - 60 * 60_000);
+      expect((await recent.latest()).blockhash).toBe('hash-2');
+      expect(reads()).toBe(2);
+    });
   });
 });
