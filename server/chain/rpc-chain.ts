@@ -218,19 +218,26 @@ export class RpcChain implements Chain {
   }
 
   async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {
-    const { value } = await call(() =>
-      this.rpc.getSignatureStatuses([toSignature(sent.txSignature)], { searchTransactionHistory: true }).send(),
-    );
-    const status = value[0];
-    if (status) {
-      if (status.err) return { state: 'failed', error: jsonOf(status.err) };
-      if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return { state: 'succeeded' };
-      return { state: 'unknown' };
-    }
-    if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
+    const seen = await this.statusOf(sent.txSignature);
+    if (seen !== null || sent.lastValidBlockHeight === null) return seen ?? { state: 'unknown' };
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     this.recentBlockhash.heightSeen(height);
-    return height > sent.lastValidBlockHeight ? { state: 'dropped' } : { state: 'unknown' };
+    if (height <= sent.lastValidBlockHeight) return { state: 'unknown' };
+    // Dropped only if unseen after that height: it may have landed, in one of its last blocks, between
+    // the first status read and the height read (a retry of a payment said dropped is a first try).
+    return (await this.statusOf(sent.txSignature)) ?? { state: 'dropped' };
+  }
+
+  /** What the cluster says of a transaction it has seen: landed, failed, or seen but not confirmed yet. */
+  private async statusOf(txSignature: string): Promise<TransactionFate | null> {
+    const { value } = await call(() =>
+      this.rpc.getSignatureStatuses([toSignature(txSignature)], { searchTransactionHistory: true }).send(),
+    );
+    const status = value[0];
+    if (!status) return null;
+    if (status.err) return { state: 'failed', error: jsonOf(status.err) };
+    if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return { state: 'succeeded' };
+    return { state: 'unknown' };
   }
 
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
