@@ -65,7 +65,7 @@ export function createX402Buyer(options: {
   rpcUrl: string;
   vault: WalletKeyVault;
   networks: { v1: string; v2: string };
-  /** The cluster's latest blockhash and its last valid height (the chain's own read, for each payment). */
+  /** The cluster's latest blockhash and its last valid height: the chain's own, read at most once a slot (recent-blockhash.ts). */
   latestBlockhash: () => Promise<Lifetime>;
 }): X402Buyer {
   const rpc = createSolanaRpc(options.rpcUrl);
