@@ -39,6 +39,33 @@ describe('the cluster blockhash, read at most once a slot', () => {
     expect((await recent.latest()).blockhash).toBe('hash-3');
   });
 
+  it('keeps no read that was under way when the cluster refused a transaction, nor lets a replaced read that fails drop the newer one', async () => {
+    let answer!: (lifetime: Lifetime) => void;
+    let refuse!: (error: Error) => void;
+    const slow = [
+      new Promise<Lifetime>((resolve) => (answer = resolve)),
+      new Promise<Lifetime>((_resolve, reject) => (refuse = reject)),
+      Promise.resolve({ blockhash: 'hash-3', lastValidBlockHeight: 1_150n }),
+    ];
+    const recent = new RecentBlockhash(
+      () => slow.shift()!,
+      () => 0,
+    );
+    const first = recent.latest();
+    recent.forget();
+    answer({ blockhash: 'hash-1', lastValidBlockHeight: 1_150n });
+    expect((await first).blockhash).toBe('hash-1');
+    // Forgotten while it was read: the next transaction reads again.
+    const second = recent.latest();
+    recent.forget();
+    const third = await recent.latest();
+    expect(third.blockhash).toBe('hash-3');
+    refuse(new Error('the RPC is down'));
+    await expect(second).rejects.toThrow('the RPC is down');
+    // The failed, replaced read did not drop the newer blockhash.
+    expect(await recent.latest()).toBe(third);
+  });
+
   it('keeps no failed read: the next transaction reads again', async () => {
     const { state, recent } = cluster();
     state.fail = true;
