@@ -25,7 +25,8 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { percentile, seededShuffler } from './stats.js';
+import { percentile } from './stats.js';
+import { Rng } from '../probe/lib/rng.js';
 import { commandedChild } from './commanded-child.js';
 
 const WARM_UP = 10;
@@ -184,10 +185,11 @@ export async function x402RoundTrip(n: number) {
     // the chain for 6 to 10 ms on a cluster that answers one request at a time; the MCP server's work)
     // weighs on each kind alike. (Rotating one order kept each kind behind the same other kind: MCP
     // followed the agent process's report, which the agent process, behind the official buyer, never met.)
-    const shuffled = seededShuffler();
+    // Seeded: every run shuffles alike.
+    const order = new Rng(0x2f6b1c3d);
     for (let i = 0; i < WARM_UP + n; i++) {
       measuring = i >= WARM_UP;
-      for (const purchase of shuffled(purchases)) await purchase();
+      for (const purchase of order.shuffle(purchases)) await purchase();
     }
 
     const httpPay = new Timings();
