@@ -43,11 +43,10 @@ export class RecentBlockhash {
 
   /** A blockhash read less than BLOCKHASH_REUSE_MS ago (or being read now), else a fresh read. */
   latest(): Promise<Lifetime> {
+    const now = this.now();
     const kept = this.kept;
-    const age = kept === null ? -1 : this.now() - kept.readAt;
-    if (kept !== null && age >= 0 && age < BLOCKHASH_REUSE_MS) return kept.lifetime;
-    const readAt = this.now();
-    const entry: NonNullable<typeof this.kept> = { lifetime: this.read(), readAt, value: null };
+    if (kept !== null && now >= kept.readAt && now - kept.readAt < BLOCKHASH_REUSE_MS) return kept.lifetime;
+    const entry: NonNullable<typeof this.kept> = { lifetime: this.read(), readAt: now, value: null };
     this.kept = entry;
     entry.lifetime.then(
       (value) => (entry.value = value),

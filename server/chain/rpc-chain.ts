@@ -219,7 +219,8 @@ export class RpcChain implements Chain {
 
   async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {
     const seen = await this.statusOf(sent.txSignature);
-    if (seen !== null || sent.lastValidBlockHeight === null) return seen ?? { state: 'unknown' };
+    if (seen !== null) return seen;
+    if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     this.recentBlockhash.heightSeen(height);
     if (height <= sent.lastValidBlockHeight) return { state: 'unknown' };
