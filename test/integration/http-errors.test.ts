@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, type ApiResponse, ownerState, type TestCoffer } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
+import { Rng } from '../probe/lib/rng.js';
 
 /** The HTTP edge: unknown routes, bad bodies, Host/Origin guards, and garbage that must change nothing. */
 
@@ -86,18 +87,10 @@ function expectNoLeak(text: string): void {
   expect(text).not.toMatch(/node_modules|\/server\/|\.ts:\d+/);
 }
 
-/** Deterministic pseudo-random bytes (mulberry32), so a failing burst can be replayed. */
+/** Deterministic pseudo-random bytes (the probes' seeded generator), so a failing burst can be replayed. */
 function randomBytesFrom(seed: number, length: number): Buffer {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
   // 0xff can never start a JSON text, so these bodies are never accidentally valid.
-  return Buffer.from([0xff, ...Array.from({ length: length - 1 }, () => Math.floor(next() * 256))]);
+  return Buffer.from([0xff, ...new Rng(seed).bytes(length - 1)]);
 }
 
 describe('HTTP errors and guards', () => {

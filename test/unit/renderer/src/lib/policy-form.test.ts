@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Rng } from '../../../../probe/lib/rng.js';
 import {
   draftOf,
   loosenings,
@@ -452,8 +453,9 @@ describe('loosening is said in words before it is saved', () => {
   });
 
   it('asks exactly when the server counts a change of budgets, end, breaker, shares or asks as loosening (many drawn changes)', () => {
-    const random = seeded(25);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+    const rng = new Rng(25);
+    const random = () => rng.next();
+    const pick = <T>(list: readonly T[]): T => rng.pick(list);
     const drawBudgets = (): BudgetBody[] =>
       Array.from({ length: Math.floor(random() * 3) }, () => ({
         ...(random() < 0.5 ? { amount: pick(['1', '5', '50']) } : { count: pick([1, 3, 30]) }),
@@ -499,17 +501,6 @@ describe('loosening is said in words before it is saved', () => {
 /** The engine's policy for these fields over the card's two limits. */
 const serverPolicy = (fields: PolicyUpdate) =>
   mergePolicy(newPolicy({ dailyBudget: '5', maxPerPayment: '1' }, CLOCK), policyUpdateSchema.parse(fields), CLOCK);
-
-/** A small seeded generator (mulberry32): the drawn cases are the same at every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the end in the owner’s time zone (GET /v1/settings), not the browser’s', () => {
   /** UTC+14: its days end ten hours before UTC's, so most ends read there are another day, or past, in UTC. */
