@@ -10,12 +10,10 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir } from '../helpers/coffer.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { openConnection } from '../../server/store/sqlite-driver.js';
+import { DEMO_WEATHER, seedHistory } from './seed-history.js';
 import { percentile } from './stats.js';
 
 const HISTORY = Number(process.env.BENCH_BUDGET_HISTORY ?? 100_000);
-const DAY = 86_400_000;
-const DEMO_WEATHER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BIG = '1000000';
 /** Ten budgets of `amount` each, every one holding the measured payment. */
 const budgetsOf = (amount: string) => [
@@ -41,25 +39,6 @@ async function call(url: string, key: string, body: unknown) {
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-/** The agent's history, written straight into the ledger while the server is stopped (confirmed payments to demo-weather). */
-function seedHistory(dataDir: string, agentId: string, count: number) {
-  const db = openConnection(join(dataDir, 'coffer.db'));
-  const owner = db.prepare('SELECT address FROM owners').pluck().get() as string;
-  const add = db.prepare(
-    `INSERT INTO transfers (id, kind, owner, agent_id, service_id, service_name, recipient, amount, memo, description, status, created_at,
-       settled_at, protocol)
-     VALUES (?, 'payment', ?, ?, 'demo-weather', 'Coffer demo weather', ?, 10000, ?, '', 'confirmed', ?, ?, 'coffer')`,
-  );
-  const now = Date.now();
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const at = now - 60_000 - Math.floor(Math.random() * 30 * DAY);
-      add.run(`pay_${agentId}_${i}`, owner, agentId, DEMO_WEATHER, `pay_${agentId}_${i}`, at, at);
-    }
-  })();
-  db.close();
 }
 
 export async function budgetsRun(n: number) {

@@ -352,6 +352,10 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
   ];
 }
 
+function whatIfLine(whatIf: Awaited<ReturnType<typeof whatIfRun>>): string {
+  return `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days, over HTTP (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`;
+}
+
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 // BENCH_ONLY=disk: the concurrent run and its disk row alone (seconds, where the whole bench takes minutes).
 if (process.env.BENCH_ONLY === 'disk') {
@@ -381,6 +385,11 @@ if (process.env.BENCH_ONLY === 'scale') {
 // BENCH_ONLY=x402: the x402 rows alone (a minute).
 if (process.env.BENCH_ONLY === 'x402') {
   for (const line of x402Lines(await x402RoundTrip(X402_TRIPS))) console.log(line);
+  process.exit(0);
+}
+// BENCH_ONLY=what-if: the what-if row alone (seconds).
+if (process.env.BENCH_ONLY === 'what-if') {
+  console.log(whatIfLine(await whatIfRun()));
   process.exit(0);
 }
 const raw = await rawLiteSvmRate(TRANSFERS);
@@ -428,9 +437,7 @@ console.log(
 console.log(
   `ratio p50 (10 budgets / daily alone): ${(budgets.budgeted.p50 / budgets.plain.p50).toFixed(3)}, within reach ${(budgets.reached.p50 / budgets.plain.p50).toFixed(3)}; the budgets set over that history in ${budgets.setMs.toFixed(0)} ms`,
 );
-console.log(
-  `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`,
-);
+console.log(whatIfLine(whatIf));
 console.log(
   `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp, overRpc.agentProcess].reduce((sum, row) => sum + row.failures, 0)}`,
 );
