@@ -1,9 +1,31 @@
 /** SQLite adapter of the transfers port: every move of money, whatever its kind, as one row of `transfers`. */
-import type { TransferKind, TransferOf, TransferRecord, TransferStore } from '../../core/ports/store.js';
+import type Database from 'better-sqlite3';
+import type { CountedPayment, TransferKind, TransferOf, TransferRecord, TransferStore } from '../../core/ports/store.js';
 import type { SqliteDatabase } from '../database.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
 import { toTask } from './tasks.js';
 import { SIGNATURE_PREFIX_CHARS } from '../migrations/0003-transfers-written-once.js';
+
+/** Rows a replay's read holds at once. */
+const COUNTED_PAGE = 1_000;
+
+/**
+ * The payments that count, read a page at a time as they are iterated. Rows as arrays; amounts are
+ * micro-USDC, far below 2^53. Pages follow each other without a turn between them (the replay reads
+ * synchronously), so no write falls between two pages.
+ */
+function* countedPayments(page: Database.Statement, owner: string, agentId: string, since: number | null): Generator<CountedPayment> {
+  let afterAt = since ?? Number.MIN_SAFE_INTEGER;
+  let afterRowid = -1;
+  for (;;) {
+    const rows = page.all({ owner, agentId, afterAt, afterRowid }) as [number, string, string, string, number, number][];
+    for (const [, id, serviceId, recipient, amount, createdAt] of rows) yield { id, serviceId, recipient, amount: BigInt(amount), createdAt };
+    if (rows.length < COUNTED_PAGE) return;
+    const last = rows[rows.length - 1]!;
+    afterRowid = last[0];
+    afterAt = last[5];
+  }
+}
 
 function toTransfer(row: Row): TransferRecord {
   const kind = row.kind as TransferKind;
@@ -177,13 +199,15 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       db,
       `SELECT ${ROW} FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     ),
-    // Oldest first, the columns a policy judges: a replay reads thousands of these at once.
-    countedPayments: db
+    // Oldest first, the columns a policy judges, a page at a time after the last row read (its
+    // created_at, then its rowid): the index's own order, so no page sorts.
+    countedPaymentsPage: db
       .prepare(
-        `SELECT id, service_id, recipient, amount, created_at FROM transfers
-         WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND created_at >= @since
+        `SELECT rowid, id, service_id, recipient, amount, created_at FROM transfers
+         WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId
+           AND created_at >= @afterAt AND (created_at > @afterAt OR rowid > @afterRowid)
            AND status IN ('pending', 'confirmed') AND refunded_at IS NULL
-         ORDER BY created_at, rowid`,
+         ORDER BY created_at, rowid LIMIT ${COUNTED_PAGE}`,
       )
       .raw(true),
     recentPayments: bigintStatement(
@@ -244,11 +268,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     findLivePaymentByPayerSignature: (payerSignature) => oneRow(stmts.findLivePaymentByPayerSignature, toPayment, payerSignature),
     listPayments: (owner, agentId, limit) => allRows(stmts.listPayments, toPayment, owner, agentId, limit),
     recentPayments: (owner, limit) => allRows(stmts.recentPayments, toPayment, owner, limit),
-    // Rows as arrays: a replay reads thousands at once. Amounts are micro-USDC, far below 2^53.
-    countedPayments: (owner, agentId, since) =>
-      (
-        stmts.countedPayments.all({ owner, agentId, since: since ?? Number.MIN_SAFE_INTEGER }) as [string, string, string, number, number][]
-      ).map(([id, serviceId, recipient, amount, createdAt]) => ({ id, serviceId, recipient, amount: BigInt(amount), createdAt })),
+    countedPayments: (owner, agentId, since) => countedPayments(stmts.countedPaymentsPage, owner, agentId, since),
     isPaymentTransaction: (txSignature) => stmts.isPaymentTransaction.get({ txSignature }) !== undefined,
     listDeposits: (owner, limit) => allRows(stmts.listDeposits, ofKind('faucet', 'deposit'), owner, limit),
     findRefundByPayment: (paymentId) => oneRow(stmts.findRefundByPayment, ofKind('refund'), paymentId),

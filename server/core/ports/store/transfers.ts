@@ -143,8 +143,9 @@ export interface TransferStore {
   /**
    * The agent's payments that count (pending and confirmed, not refunded) made at `since` or later
    * (null: all), oldest first, with what a policy judges of each: for replaying a policy on them.
+   * Read as they are iterated, a page at a time: a replay holds a page, never the whole history.
    */
-  countedPayments(owner: string, agentId: string, since: number | null): CountedPayment[];
+  countedPayments(owner: string, agentId: string, since: number | null): Iterable<CountedPayment>;
   recentPayments(owner: string, limit: number): PaymentRecord[];
   /** Whether a transaction is one of Coffer's own payments (not a deposit from outside). */
   isPaymentTransaction(txSignature: string): boolean;

@@ -49,7 +49,7 @@ function plainReplay(
         });
       const refusal = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, asked) ?? budgetRefusal(usages, asked, now);
       if (refusal !== null) {
-        refused.push(`${payment.id} ${refusal.code}`);
+        refused.push(`${payment.id} ${refusal.code}: ${refusal.message}`);
         continue;
       }
     }
@@ -109,11 +109,43 @@ describe('a policy replayed on the past', () => {
           const expected = plainReplay(policy, payments, judgedFrom, timeZone, inRegistry);
           expect(replayed.wouldRefuse.payments).toBe(expected.length);
           expect(replayed.payments).toBe(payments.filter((p) => p.createdAt >= judgedFrom).length);
-          expect(replayed.wouldRefuse.examples.map((example) => `${example.paymentId} ${example.code}`)).toEqual(expected.slice(0, 5));
+          expect(replayed.wouldRefuse.examples.map((example) => `${example.paymentId} ${example.code}: ${example.message}`)).toEqual(
+            expected.slice(0, 5),
+          );
+          const byCode: Record<string, number> = {};
+          for (const line of expected) {
+            const code = line.split(' ')[1]!.replace(':', '');
+            byCode[code] = (byCode[code] ?? 0) + 1;
+          }
+          expect(replayed.wouldRefuse.byCode).toEqual(byCode);
         },
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('answers nothing rather than a wrong sum past exact arithmetic (2^53 micro-USDC in one scope)', () => {
+    const huge = 2n ** 52n;
+    const payments: CountedPayment[] = [0, 1, 2].map((i) => ({
+      id: `pay_${i}`,
+      serviceId: 'forecast',
+      recipient: A,
+      amount: huge,
+      createdAt: START + i * HOUR,
+    }));
+    const policy: Policy = {
+      dailyBudget: huge * 4n,
+      maxPerPayment: huge,
+      cooldownSeconds: 0,
+      allowedServices: [],
+      budgets: [],
+      expiresAt: null,
+      warnAt: [80, 95],
+      breaker: null,
+      askAbove: null,
+      askNewRecipient: false,
+    };
+    expect(() => replayPolicy(policy, payments, START, { timeZone: 'UTC', inRegistry: () => false })).toThrow(/2\^53/);
   });
 });
 
