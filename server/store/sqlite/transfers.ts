@@ -19,7 +19,8 @@ function* countedPayments(page: Database.Statement, owner: string, agentId: stri
   let afterRowid = -1;
   for (;;) {
     const rows = page.all({ owner, agentId, afterAt, afterRowid }) as [number, string, string, string, number, number][];
-    for (const [, id, serviceId, recipient, amount, createdAt] of rows) yield { id, serviceId, recipient, amount: BigInt(amount), createdAt };
+    for (const [, id, serviceId, recipient, amount, createdAt] of rows)
+      yield { id, serviceId, recipient, amount: BigInt(amount), createdAt };
     if (rows.length < COUNTED_PAGE) return;
     const last = rows[rows.length - 1]!;
     afterRowid = last[0];
