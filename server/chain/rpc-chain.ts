@@ -282,7 +282,11 @@ export class RpcChain implements Chain {
           })
           .send(),
       );
-      for (const entry of listed) {
+      // Once it can no longer land, it is in no block past its last valid one: a busy payer's newer
+      // transactions are passed over by their blocks' height, not read one by one (they would use up
+      // the round's reads, and the payment would stay pending for ever).
+      const first = expired ? await this.firstAtOrBelow(listed, sent.lastValidBlockHeight) : 0;
+      for (const entry of listed.slice(first)) {
         if (entry.blockTime !== null && entry.blockTime < from) return expired ? { state: 'dropped' } : { state: 'unknown' };
         if (entry.signature === sent.hint) continue;
         if (++checked > PAYER_SIGNED_READS) return { state: 'unknown' };
@@ -294,6 +298,33 @@ export class RpcChain implements Chain {
       before = listed[listed.length - 1]?.signature;
     }
     return { state: 'unknown' };
+  }
+
+  /**
+   * The index of the first of `listed` (newest first) whose block is at or below `height`: those
+   * before it are in later blocks. A binary search on the blocks' heights (one small read a block:
+   * no transactions, no rewards). It passes over an entry only past one whose block height it read
+   * above `height`: heights only grow with slots, whatever a read that answers nothing says.
+   */
+  private async firstAtOrBelow(listed: readonly { slot: bigint }[], height: bigint): Promise<number> {
+    let low = 0;
+    let high = listed.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      const block = await call(() =>
+        this.rpc
+          .getBlock(listed[mid]!.slot, {
+            commitment: 'confirmed',
+            transactionDetails: 'none',
+            rewards: false,
+            maxSupportedTransactionVersion: 0,
+          })
+          .send(),
+      );
+      if (block !== null && block.blockHeight !== null && block.blockHeight > height) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   async findTransfer(txSignature: string): Promise<TransferFound | null> {
