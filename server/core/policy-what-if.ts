@@ -104,10 +104,15 @@ class BudgetTrack {
     return this.span;
   }
 
-  /** budgets.ts `fits`, on the numbers: whether one more payment of `amount` stays within it at `now`. */
+  /**
+   * budgets.ts `fits`, on the numbers: whether one more payment of `amount` stays within it at `now`.
+   * A sum past exact numbers says no, and budgetRefusal then judges it in bigints.
+   */
   fits(now: number, timeZone: string, amount: number): boolean {
     this.read(now, timeZone);
-    return this.budget.count !== null ? this.reader.payments + 1 <= this.budget.count : this.reader.amount + amount <= this.limit;
+    if (this.budget.count !== null) return this.reader.payments + 1 <= this.budget.count;
+    const after = this.reader.amount + amount;
+    return Number.isSafeInteger(after) && after <= this.limit;
   }
 
   /** Its usage at `now`, as the pay path passes it to budgetRefusal. */

@@ -124,6 +124,29 @@ describe('a policy replayed on the past', () => {
     );
   });
 
+  it('judges a payment whose sum would pass 2^53 micro-USDC in bigints, as the pay path does', () => {
+    // Its lifetime budget is exactly 2^53: with the payment, 2^53 + 1 passes it (as a number, 2^53, would not).
+    const payments: CountedPayment[] = [
+      { id: 'pay_0', serviceId: 'forecast', recipient: A, amount: 2n ** 53n - 10n, createdAt: START },
+      { id: 'pay_1', serviceId: 'forecast', recipient: A, amount: 11n, createdAt: START + 5 * DAY },
+    ];
+    const policy: Policy = {
+      dailyBudget: 2n ** 60n,
+      maxPerPayment: 2n ** 60n,
+      cooldownSeconds: 0,
+      allowedServices: [],
+      budgets: [{ amount: 2n ** 53n, count: null, window: 'lifetime', scope: { kind: 'all' } }],
+      expiresAt: null,
+      warnAt: [80, 95],
+      breaker: null,
+      askAbove: null,
+      askNewRecipient: false,
+    };
+    const replayed = replayPolicy(policy, payments, START + DAY, { timeZone: 'UTC', inRegistry: () => false });
+    expect(replayed.wouldRefuse.byCode).toEqual({ budget_exceeded: 1 });
+    expect(replayed.wouldRefuse.examples[0]!.paymentId).toBe('pay_1');
+  });
+
   it('answers nothing rather than a wrong sum past exact arithmetic (2^53 micro-USDC in one scope)', () => {
     const huge = 2n ** 52n;
     const payments: CountedPayment[] = [0, 1, 2].map((i) => ({
