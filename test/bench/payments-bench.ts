@@ -46,6 +46,7 @@ import { scaleRun } from './scale-bench.js';
 import { budgetsRun } from './budgets-bench.js';
 import { whatIfRun } from './what-if-bench.js';
 import { percentile } from './stats.js';
+import { warnIfSourcesChange } from './build-freshness.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -356,6 +357,7 @@ function whatIfLine(whatIf: Awaited<ReturnType<typeof whatIfRun>>): string {
   return `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days, over HTTP (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`;
 }
 
+warnIfSourcesChange();
 console.log(`Coffer payments benchmark: ${TRANSFERS} payments, node ${process.version}; coffer serve runs as its own process`);
 // BENCH_ONLY=disk: the concurrent run and its disk row alone (seconds, where the whole bench takes minutes).
 if (process.env.BENCH_ONLY === 'disk') {
