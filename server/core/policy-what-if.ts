@@ -98,6 +98,8 @@ class BudgetTrack {
   }
 
   private read(now: number, timeZone: string): WindowSpan {
+    // windowSpan keeps calendar spans too, but under a key it builds each call; a replay asks ten
+    // budgets for each of thousands of payments, so each keeps its own until it resets.
     const { from, resetsAt } = this.span;
     if (resetsAt === null || from === null || now < from || now >= resetsAt) this.span = windowSpan(this.budget.window, now, timeZone);
     this.reader.read(this.span.from);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { replayPolicy } from '../../../../server/core/policy-what-if.js';
-import { firstRefusal } from '../../../../server/core/policy.js';
+import { firstRefusal, limitsOnly } from '../../../../server/core/policy.js';
 import { budgetRefusal, inScope, type Budget } from '../../../../server/core/budgets.js';
 import { windowSpan } from '../../../../server/core/budget-windows.js';
 import type { CountedPayment, Policy } from '../../../../server/core/ports/store.js';
@@ -131,16 +131,8 @@ describe('a policy replayed on the past', () => {
       { id: 'pay_1', serviceId: 'forecast', recipient: A, amount: 11n, createdAt: START + 5 * DAY },
     ];
     const policy: Policy = {
-      dailyBudget: 2n ** 60n,
-      maxPerPayment: 2n ** 60n,
-      cooldownSeconds: 0,
-      allowedServices: [],
+      ...limitsOnly(2n ** 60n, 2n ** 60n),
       budgets: [{ amount: 2n ** 53n, count: null, window: 'lifetime', scope: { kind: 'all' } }],
-      expiresAt: null,
-      warnAt: [80, 95],
-      breaker: null,
-      askAbove: null,
-      askNewRecipient: false,
     };
     const replayed = replayPolicy(policy, payments, START + DAY, { timeZone: 'UTC', inRegistry: () => false });
     expect(replayed.wouldRefuse.byCode).toEqual({ budget_exceeded: 1 });
@@ -156,18 +148,7 @@ describe('a policy replayed on the past', () => {
       amount: huge,
       createdAt: START + i * HOUR,
     }));
-    const policy: Policy = {
-      dailyBudget: huge * 4n,
-      maxPerPayment: huge,
-      cooldownSeconds: 0,
-      allowedServices: [],
-      budgets: [],
-      expiresAt: null,
-      warnAt: [80, 95],
-      breaker: null,
-      askAbove: null,
-      askNewRecipient: false,
-    };
+    const policy = limitsOnly(huge * 4n, huge);
     expect(() => replayPolicy(policy, payments, START, { timeZone: 'UTC', inRegistry: () => false })).toThrow(/2\^53/);
   });
 });
