@@ -336,7 +336,7 @@ const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
 /** The x402 rows: each purchase beside the official client's, Coffer's steps, /pay and MCP beside it. */
 function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[] {
-  const { coffer: viaCoffer, official, mcp, agentProcess, steps } = overRpc;
+  const { coffer: viaCoffer, official, mcp, agentProcess, steps, officialSteps } = overRpc;
   const ms = (value: number) => fmt(value, 2);
   return [
     `On a cluster over JSON-RPC (the test cluster as devnet), ${X402_TRIPS} calls each, alternated:`,
@@ -346,6 +346,7 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
     `x402 purchase, MCP fetch_paid through coffer mcp       ${ms(mcp.p50)} ${ms(mcp.p99)}`,
     `x402 purchase, payingFetch in an agent's own process   ${ms(agentProcess.p50)} ${ms(agentProcess.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${steps.seller402.p50.toFixed(2)} ms, POST /x402 ${steps.x402.p50.toFixed(2)} ms, the paid retry ${steps.paidRetry.p50.toFixed(2)} ms`,
+    `  the official buyer's (p50): the seller's 402 ${officialSteps.seller402.p50.toFixed(2)} ms, the paid retry ${officialSteps.paidRetry.p50.toFixed(2)} ms; signing, the rest, ${(official.p50 - officialSteps.seller402.p50 - officialSteps.paidRetry.p50).toFixed(2)} ms`,
     `Coffer /pay over HTTP (Coffer sends, confirms)         ${ms(overRpc.pay.p50)} ${ms(overRpc.pay.p99)}`,
     `MCP pay through coffer mcp                             ${ms(overRpc.mcpPay.p50)} ${ms(overRpc.mcpPay.p99)}`,
     `ratio payingFetch / official: p50 ${(viaCoffer.p50 / official.p50).toFixed(3)}, p99 ${(viaCoffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${overRpc.settled})`,

@@ -111,10 +111,6 @@ export async function x402RoundTrip(n: number) {
     // The official buyer: a bare keypair holding USDC (the facilitator pays the fees).
     const buyer = await generateKeyPairSigner();
     await cluster.mintUsdc(buyer.address, micro('500'));
-    const official = wrapFetchWithPayment(
-      fetch,
-      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
-    );
     await mcp.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -132,26 +128,36 @@ export async function x402RoundTrip(n: number) {
     );
     const paying = { cofferUrl: serve.url, owner, agentId: 'bench-x402', apiKey: agent.apiKey };
 
-    // Where Coffer's purchase spends its time: each request payingFetch makes, by what it is.
-    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
+    // Where each buyer's purchase spends its time: each request it makes, by what it is. The official
+    // buyer's signing (its own RPC reads and the signature) is what its purchase spends between them.
     let measuring = false;
-    const stepped: typeof fetch = async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      const step = url.pathname.endsWith('/x402')
-        ? steps.x402
-        : url.origin === new URL(seller.url).origin
-          ? new Headers(init?.headers).has('payment-signature')
-            ? steps.paidRetry
-            : steps.seller402
-          : null;
-      let response!: Response;
-      if (step === null) return fetch(input, init);
-      await step.time(async () => {
-        response = await fetch(input, init);
-        return true;
-      }, measuring);
-      return response;
-    };
+    const steppedBy =
+      (steps: { seller402: Timings; paidRetry: Timings; x402?: Timings }): typeof fetch =>
+      async (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
+        const step = url.pathname.endsWith('/x402')
+          ? (steps.x402 ?? null)
+          : url.origin === new URL(seller.url).origin
+            ? headers.has('payment-signature')
+              ? steps.paidRetry
+              : steps.seller402
+            : null;
+        let response!: Response;
+        if (step === null) return fetch(input, init);
+        await step.time(async () => {
+          response = await fetch(input, init);
+          return true;
+        }, measuring);
+        return response;
+      };
+    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
+    const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
+    const stepped = steppedBy(steps);
+    const official = wrapFetchWithPayment(
+      steppedBy(officialSteps),
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
 
     const viaCoffer = new Timings();
     const viaOfficial = new Timings();
@@ -217,6 +223,7 @@ export async function x402RoundTrip(n: number) {
       official: viaOfficial.summary,
       mcp: viaMcp.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
+      officialSteps: { seller402: officialSteps.seller402.summary, paidRetry: officialSteps.paidRetry.summary },
       pay: httpPay.summary,
       mcpPay: mcpPay.summary,
       settled: facilitator.settles.succeeded,
