@@ -230,7 +230,10 @@ function recordSettlement(
   errorCode: string | null,
   landedAs?: string,
 ): boolean {
-  return ctx.store.transaction(() => {
+  // What the chain says of a row already on disk with its signed transaction: a settlement lost to a
+  // power cut is found on chain again at the next start (reconcile.ts), so its commit does not wait
+  // for the disk.
+  return ctx.store.chainDerivedTransaction(() => {
     if (!ctx.store.settleTransfer(row, status, errorCode, ctx.clock.now(), landedAs)) return false;
     audit(ctx, {
       actor,

@@ -20,6 +20,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     // One transaction over every aggregate: they share the connection, so a reservation's reads and
     // writes across agents, payments and spend commit together or not at all.
     transaction: (fn) => db.transaction(fn).immediate(),
+    chainDerivedTransaction: (fn) => withoutWaitingForDisk(db, () => db.transaction(fn).immediate()),
     ...createMetaStore(db),
     ...createOwnerStore(db),
     ...createApiKeyStore(db),
@@ -34,4 +35,23 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     ...createAuditStore(db),
     ...createRegistryStore(db),
   };
+}
+
+/** SQLite's PRAGMA synchronous: FULL fsyncs the log at each commit, NORMAL only at checkpoints. */
+const SYNCHRONOUS_FULL = 2;
+
+/**
+ * Runs a write with the connection at synchronous=NORMAL when it is at FULL, then FULL again: in WAL
+ * mode the commit then skips its fsync (most of a settlement's cost on an outside chain) and the
+ * next FULL commit's fsync covers it. Inside a transaction the setting cannot change (SQLite refuses),
+ * nor need it: the outer commit decides.
+ */
+function withoutWaitingForDisk<T>(db: SqliteDatabase, write: () => T): T {
+  if (db.inTransaction || db.pragma('synchronous', { simple: true }) !== SYNCHRONOUS_FULL) return write();
+  db.pragma('synchronous = NORMAL');
+  try {
+    return write();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
 }

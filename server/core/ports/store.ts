@@ -63,4 +63,13 @@ export interface Store
     RegistryStore {
   /** Runs fn inside one serialised write transaction (BEGIN IMMEDIATE); fn must not await. */
   transaction<T>(fn: () => T): T;
+  /**
+   * The same, for a write the chain can make again: what it says of a transfer whose pending row
+   * (with its signed transaction) is already on disk. Committed without waiting for the disk, so a
+   * power cut may lose it (a process crash never does); the transfer is then pending again and is
+   * settled from the chain at the next start, as any other. The log keeps commits in order, so a
+   * power cut loses only the newest ones, never one from between: a later durable commit makes this
+   * one durable too. Inside another transaction it is part of that one, and as durable.
+   */
+  chainDerivedTransaction<T>(fn: () => T): T;
 }

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { openConnection, type SqliteDatabase } from '../../../../server/store/sqlite-driver.js';
+import { openDatabase, setDurability, type Durability } from '../../../../server/store/database.js';
+import { createSqliteStore } from '../../../../server/store/sqlite-store.js';
 import { toFtsQuery } from '../../../../server/store/sqlite/registry.js';
 
 /** One FTS5 term as toFtsQuery must write it: a quoted word, prefix-matched. */
@@ -124,5 +129,55 @@ describe('toFtsQuery against a real FTS5 table', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('chainDerivedTransaction: a write the chain can make again skips the fsync, and nothing else does', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-sync-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let opened = 0;
+  const open = (durability: Durability) => {
+    const db = openDatabase(join(dir, `coffer-${(opened += 1)}.db`), durability);
+    return { db, store: createSqliteStore(db), synchronous: () => db.pragma('synchronous', { simple: true }) as number };
+  };
+  const [FULL, NORMAL] = [2, 1];
+
+  it('on a connection at FULL: NORMAL inside it, FULL again after it, after a throw too (and the throw writes nothing)', () => {
+    const { db, store, synchronous } = open('full');
+    expect(store.chainDerivedTransaction(() => (store.setMeta('settled', 'yes'), synchronous()))).toBe(NORMAL);
+    expect(synchronous()).toBe(FULL);
+    expect(store.getMeta('settled')).toBe('yes');
+    expect(() =>
+      store.chainDerivedTransaction(() => {
+        store.setMeta('lost', 'yes');
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    expect(synchronous()).toBe(FULL);
+    expect(store.getMeta('lost')).toBeNull();
+    // Every other write waits for the disk.
+    expect(store.transaction(synchronous)).toBe(FULL);
+    db.close();
+  });
+
+  it('inside another transaction it is part of that one: as durable, and undone with it', () => {
+    const { db, store, synchronous } = open('full');
+    expect(() =>
+      store.transaction(() => {
+        expect(store.chainDerivedTransaction(() => (store.setMeta('inner', 'yes'), synchronous()))).toBe(FULL);
+        throw new Error('outer refused');
+      }),
+    ).toThrow('outer refused');
+    expect(store.getMeta('inner')).toBeNull();
+    expect(synchronous()).toBe(FULL);
+    db.close();
+  });
+
+  it('on a connection at NORMAL (the embedded chain) it stays NORMAL', () => {
+    const { db, store, synchronous } = open('full');
+    setDurability(db, 'normal');
+    expect(store.chainDerivedTransaction(synchronous)).toBe(NORMAL);
+    expect(synchronous()).toBe(NORMAL);
+    db.close();
   });
 });

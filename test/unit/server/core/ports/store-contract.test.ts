@@ -342,6 +342,16 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     });
     expect(store.getTransfer('p2')).not.toBeNull();
     expect(store.getTransfer('p3')).toBeNull();
+    // A write the chain can make again is a transaction all the same.
+    expect(() =>
+      store.chainDerivedTransaction(() => {
+        store.insertTransfer(pay('p4'));
+        throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    expect(store.getTransfer('p4')).toBeNull();
+    expect(store.chainDerivedTransaction(() => (store.insertTransfer(pay('p5')), 'written'))).toBe('written');
+    expect(store.getTransfer('p5')).not.toBeNull();
   });
 
   it('agents: one per id and wallet, listed in order, archived apart, and a watch sees money on its way in', () => {
