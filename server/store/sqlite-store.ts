@@ -1,6 +1,7 @@
 /** The SQLite implementation of the core's Store port: one adapter per aggregate (./sqlite/) over one database. */
 import type { Store } from '../core/ports/store.js';
 import type { SqliteDatabase } from './database.js';
+import { backgroundLogFlusher } from './log-flusher.js';
 import { createAgentStore } from './sqlite/agents.js';
 import { createApiKeyStore } from './sqlite/api-keys.js';
 import { createApprovalStore } from './sqlite/approvals.js';
@@ -16,11 +17,12 @@ import { createTaskStore } from './sqlite/tasks.js';
 import { createTransferStore } from './sqlite/transfers.js';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
+  const flushLogSoon = backgroundLogFlusher(`${db.name}-wal`);
   return {
     // One transaction over every aggregate: they share the connection, so a reservation's reads and
     // writes across agents, payments and spend commit together or not at all.
     transaction: (fn) => db.transaction(fn).immediate(),
-    chainDerivedTransaction: (fn) => withoutWaitingForDisk(db, () => db.transaction(fn).immediate()),
+    chainDerivedTransaction: (fn) => withoutWaitingForDisk(db, () => db.transaction(fn).immediate(), flushLogSoon),
     ...createMetaStore(db),
     ...createOwnerStore(db),
     ...createApiKeyStore(db),
@@ -42,16 +44,18 @@ const SYNCHRONOUS_FULL = 2;
 
 /**
  * Runs a write with the connection at synchronous=NORMAL when it is at FULL, then FULL again: in WAL
- * mode the commit then skips its fsync (most of a settlement's cost on an outside chain) and the
- * next FULL commit's fsync covers it. Inside a transaction the setting cannot change (SQLite refuses),
- * nor need it: the outer commit decides.
+ * mode the commit then skips its fsync (most of a settlement's cost on an outside chain), the log
+ * is flushed in the background, and the next FULL commit's fsync covers it whatever that flush did.
+ * Inside a transaction the setting cannot change (SQLite refuses), nor need it: the outer commit
+ * decides.
  */
-function withoutWaitingForDisk<T>(db: SqliteDatabase, write: () => T): T {
+function withoutWaitingForDisk<T>(db: SqliteDatabase, write: () => T, flushLogSoon: () => void): T {
   if (db.inTransaction || db.pragma('synchronous', { simple: true }) !== SYNCHRONOUS_FULL) return write();
   db.pragma('synchronous = NORMAL');
   try {
     return write();
   } finally {
     db.pragma('synchronous = FULL');
+    flushLogSoon();
   }
 }
