@@ -6,8 +6,9 @@ import { openConnection, type SqliteDatabase } from './sqlite-driver.js';
 export type { SqliteDatabase };
 
 /**
- * How hard a commit waits for the disk. `full` fsyncs every commit: needed when money lives on an
- * outside chain, where a ledger row lost to a power cut could hide a transaction that did land.
+ * How hard a commit waits for the disk. `full` fsyncs every commit (but the chain-derived ones:
+ * Store.chainDerivedTransaction): needed when money lives on an outside chain, where a ledger row
+ * lost to a power cut could hide a transaction that did land.
  * `normal` (WAL) survives any process crash and loses at most the last commits on a power cut; that
  * is safe for the embedded chain, whose state lives in this same file and so rolls back with it.
  */
