@@ -190,8 +190,8 @@ export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
 }
 
 /**
- * Confirms or fails a pending row; the settlement and its audit row are one commit, then it is
- * announced. A row someone else settled meanwhile (a seller's report racing reconciliation) is left
+ * Confirms or fails a pending row by what the chain says of it (reconciliation, an x402 seller's
+ * report checked on chain); the settlement and its audit row are one commit, then it is announced. A row someone else settled meanwhile (a seller's report racing reconciliation) is left
  * as it is, and nothing is written or announced twice. Returns whether this call settled it.
  */
 export function settleTransfer(
@@ -202,10 +202,19 @@ export function settleTransfer(
   errorCode: string | null,
   landedAs?: string,
 ): boolean {
-  const settled = recordSettlement(ctx, row, actor, status, errorCode, landedAs);
+  const settled = recordSettlement(ctx, row, actor, status, errorCode, 'chain', landedAs);
   if (settled) announceSettlement(ctx, row, status, landedAs ?? row.txSignature);
   return settled;
 }
+
+/**
+ * Who said how a row ended. `chain`: found on chain (landed, failed there, or expired unseen), which
+ * the next start can read again, so the commit does not wait for the disk. `sender`: a refusal as it
+ * was sent, possibly the RPC's preflight before the chain ever saw the transaction, which nothing could
+ * say again: a power cut that lost it would leave the row pending, and reconciliation would send the
+ * same bytes again (without preflight) for a payment its agent was told had failed. So it is fsynced.
+ */
+type SaidBy = 'chain' | 'sender';
 
 /** What a row's audit rows say of it. */
 function detailOf(row: TransferRecord): Record<string, unknown> {
@@ -228,12 +237,10 @@ function recordSettlement(
   actor: string,
   status: 'confirmed' | 'failed',
   errorCode: string | null,
+  saidBy: SaidBy,
   landedAs?: string,
 ): boolean {
-  // What the chain says of a row already on disk with its signed transaction: a settlement lost to a
-  // power cut is found on chain again at the next start (reconcile.ts), so its commit does not wait
-  // for the disk.
-  return ctx.store.chainDerivedTransaction(() => {
+  const write = () => {
     if (!ctx.store.settleTransfer(row, status, errorCode, ctx.clock.now(), landedAs)) return false;
     audit(ctx, {
       actor,
@@ -243,7 +250,11 @@ function recordSettlement(
       detail: { ...detailOf(row), id: row.id, errorCode },
     });
     return true;
-  });
+  };
+  // Said by the chain of a row already on disk with its signed transaction: lost to a power cut, it
+  // is read from the chain again at the next start (reconcile.ts), so its commit does not wait for
+  // the disk.
+  return saidBy === 'chain' ? ctx.store.chainDerivedTransaction(write) : ctx.store.transaction(write);
 }
 
 function announceSettlement(ctx: EngineContext, row: TransferRecord, status: 'confirmed' | 'failed', txSignature: string | null): void {
@@ -288,7 +299,9 @@ interface Landing {
 function landInCommit(ctx: EngineContext, ledger: ChainInLedger, row: TransferRecord, actor: string): Landing {
   const refusal = ledger.executeInCommit(signedOf(row));
   try {
-    return { refusal, settled: recordSettlement(ctx, row, actor, refusal === null ? 'confirmed' : 'failed', failureCode(refusal)) };
+    // Part of the reserving write, which decides its durability (the chain's state commits with it).
+    const status = refusal === null ? 'confirmed' : 'failed';
+    return { refusal, settled: recordSettlement(ctx, row, actor, status, failureCode(refusal), 'chain') };
   } catch (error) {
     return { refusal, settled: false, unrecorded: error };
   }
@@ -316,12 +329,15 @@ async function submit(ctx: EngineContext, row: TransferRecord, actor: string): P
   try {
     await ctx.chain.submitTransfer(signedOf(row));
   } catch (error) {
-    if (isCofferError(error) && error.code !== 'chain_unavailable') settleTransfer(ctx, row, actor, 'failed', failureCode(error));
+    if (isCofferError(error) && error.code !== 'chain_unavailable') {
+      const code = failureCode(error);
+      if (recordSettlement(ctx, row, actor, 'failed', code, 'sender')) announceSettlement(ctx, row, 'failed', row.txSignature);
+    }
     throw asChainError(error);
   }
   let settled: boolean;
   try {
-    settled = recordSettlement(ctx, row, actor, 'confirmed', null);
+    settled = recordSettlement(ctx, row, actor, 'confirmed', null, 'chain');
   } catch (error) {
     // The transfer landed regardless: the row stays pending and reconciliation confirms it.
     throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: error });

@@ -78,6 +78,24 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await chain.usdcBalance(agent.walletAddress)).toBe(micro('0.90'));
     });
 
+    it('a settlement the chain can say again does not wait for the disk; a refusal at sending (the RPC preflight) does', async () => {
+      const { fundedAgent } = await withSeller(store);
+      await fundedAgent('alpha', '1');
+      // Which of the store's two commits each payment's writes used.
+      const commits: string[] = [];
+      const { transaction, chainDerivedTransaction } = core.store;
+      core.store.transaction = (fn) => (commits.push('durable'), transaction(fn));
+      core.store.chainDerivedTransaction = (fn) => (commits.push('chain-derived'), chainDerivedTransaction(fn));
+      expect(await core.paid('alpha', outside('0.10'), null)).toMatchObject({ status: 'confirmed' });
+      expect(commits.filter((commit) => commit === 'chain-derived')).toHaveLength(1);
+      commits.length = 0;
+      core.chain.refuseNextSendAtPreflight = true;
+      await expectCofferError(core.paid('alpha', outside('0.10'), 'refused'), 'chain_rejected');
+      expect(core.transfers().filter((row) => row.status === 'failed')).toEqual([expect.objectContaining({ errorCode: 'chain_rejected' })]);
+      expect(commits).not.toContain('chain-derived');
+      expect(commits.filter((commit) => commit === 'durable').length).toBeGreaterThanOrEqual(2);
+    });
+
     it('landed but the answer was lost: the row stays pending, and the next round confirms it without sending it twice', async () => {
       const { engine, chain, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
