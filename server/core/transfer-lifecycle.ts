@@ -191,8 +191,9 @@ export async function settleActiveTransfers(ctx: EngineContext): Promise<void> {
 
 /**
  * Confirms or fails a pending row by what the chain says of it (reconciliation, an x402 seller's
- * report checked on chain); the settlement and its audit row are one commit, then it is announced. A row someone else settled meanwhile (a seller's report racing reconciliation) is left
- * as it is, and nothing is written or announced twice. Returns whether this call settled it.
+ * report checked on chain); the settlement and its audit row are one commit, then it is announced.
+ * A row someone else settled meanwhile (a seller's report racing reconciliation) is left as it is,
+ * and nothing is written or announced twice. Returns whether this call settled it.
  */
 export function settleTransfer(
   ctx: EngineContext,

@@ -52,10 +52,13 @@ const SYNCHRONOUS_FULL = 2;
 function withoutWaitingForDisk<T>(db: SqliteDatabase, write: () => T, flushLogSoon: () => void): T {
   if (db.inTransaction || db.pragma('synchronous', { simple: true }) !== SYNCHRONOUS_FULL) return write();
   db.pragma('synchronous = NORMAL');
+  let written: T;
   try {
-    return write();
+    written = write();
   } finally {
     db.pragma('synchronous = FULL');
-    flushLogSoon();
   }
+  // Committed: its frames are in the log, not yet on disk.
+  flushLogSoon();
+  return written;
 }
