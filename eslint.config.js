@@ -75,7 +75,7 @@ export default tseslint.config(
     },
   },
   {
-    // The dashboard is a client of /v1: of the server it may import only the pure core (types, money, words).
+    // The dashboard is a client of /v1: of the server it imports only the wire format and the /v1 client.
     files: ['renderer/src/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
@@ -83,8 +83,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+server/(?!core/|client/)',
-              message: 'the dashboard reaches the server only over /v1; import only server/core (pure) or server/client',
+              regex: '^(\\.\\./)+server/(?!wire/|client/)',
+              message: 'the dashboard reaches the server only over /v1; import only server/wire or server/client',
             },
           ],
         },

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { McpLaunch } from '../server/core/context.js';
+import type { McpLaunch } from '../server/wire/mcp-config.js';
 
 /**
  * The MCP bridge, copied out of the app to a stable place: the data dir. Inside the packaged app it

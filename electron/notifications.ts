@@ -1,7 +1,7 @@
 import type { Notification as ElectronNotification } from 'electron';
 import type { CofferEventWithTime } from '../server/core/events.js';
-import { groupThousands } from '../server/core/money.js';
-import { describeRequest } from '../server/core/describe-request.js';
+import { groupThousands } from '../server/wire/money.js';
+import { describeRequest } from '../server/wire/describe-request.js';
 import type { ElectronApi } from './electron-api.js';
 
 export interface DesktopNotification {

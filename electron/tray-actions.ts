@@ -1,5 +1,5 @@
 import type { Engine } from '../server/core/engine.js';
-import { describeRequest } from '../server/core/describe-request.js';
+import { describeRequest } from '../server/wire/describe-request.js';
 import type { Principal } from '../server/core/auth.js';
 import type { TrayAction, TrayState } from './tray-model.js';
 

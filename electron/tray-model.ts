@@ -1,4 +1,4 @@
-import { groupThousands } from '../server/core/money.js';
+import { groupThousands } from '../server/wire/money.js';
 /**
  * The tray, as plain data computed from the engine's state: what the icon shows and what the menu
  * holds. No Electron here, so every rule is unit-tested; tray-controller.ts turns it into a real menu.

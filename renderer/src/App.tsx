@@ -14,7 +14,7 @@ import { ApprovalsPage } from './pages/ApprovalsPage.js';
 import { LinkPage } from './pages/LinkPage.js';
 import { openEventStream } from './api/event-stream.js';
 import { OFFLINE_MESSAGE } from './api/client.js';
-import { networkChip } from '../../server/core/network-words.js';
+import { networkChip } from '../../server/wire/network-words.js';
 
 /**
  * The dashboard refreshes when the server's event stream says something happened; this slower poll

@@ -4,7 +4,7 @@ import { link, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { z } from 'zod';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 
 /**
  * The encrypted backup file, version 1. A person can tell what it is from its first lines:

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';

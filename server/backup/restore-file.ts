@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';

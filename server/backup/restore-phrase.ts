@@ -1,5 +1,5 @@
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import { isRecoveryPhrase, normalizePhrase, seedOfPhrase, walletKeyAt } from '../keys/recovery-phrase.js';
 import type { KeyStorePreference } from '../keys/open-secret-backend.js';
 import { RpcChain } from '../chain/rpc-chain.js';

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import type { McpLaunch } from '../core/context.js';
+import type { McpLaunch } from '../wire/mcp-config.js';
 import { packagePath } from './package-files.js';
 
 const realpath = (file: string): string | null => {

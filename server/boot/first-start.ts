@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CofferError, isCofferError } from '../core/errors.js';
+import { CofferError, isCofferError } from '../wire/errors.js';
 import type { FirstStartStatus } from '../core/views.js';
 import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-file.js';
 import { refuseOtherNetwork, restoreBackupFile } from '../backup/restore-file.js';

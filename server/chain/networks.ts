@@ -1,4 +1,4 @@
-import { DEMO_LOCALNET } from '../core/network-words.js';
+import { DEMO_LOCALNET } from '../wire/network-words.js';
 
 /** The networks Coffer knows by name, with the real USDC mint of each. */
 export interface RpcNetwork {

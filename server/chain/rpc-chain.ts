@@ -17,7 +17,7 @@ import {
   type SolanaRpcApi,
 } from '@solana/kit';
 import { transferRefusal } from './transfer-errors.js';
-import { CofferError, isCofferError } from '../core/errors.js';
+import { CofferError, isCofferError } from '../wire/errors.js';
 import type {
   Chain,
   IncomingTransfer,

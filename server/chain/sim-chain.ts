@@ -27,8 +27,8 @@ import {
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { transferRefusal } from './transfer-errors.js';
-import { CofferError } from '../core/errors.js';
-import { USDC_DECIMALS } from '../core/money.js';
+import { CofferError } from '../wire/errors.js';
+import { USDC_DECIMALS } from '../wire/money.js';
 import type {
   Chain,
   PayerSignedFate,

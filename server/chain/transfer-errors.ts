@@ -1,6 +1,6 @@
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { RpcTransactionError } from './sim-transaction-errors.js';
 
 /** The SPL Token program's error 1 (TokenError::InsufficientFunds). */

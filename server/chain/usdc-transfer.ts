@@ -18,7 +18,7 @@ import {
   getTransferCheckedInstruction,
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
-import { USDC_DECIMALS } from '../core/money.js';
+import { USDC_DECIMALS } from '../wire/money.js';
 import type { TransferFound } from '../core/ports/chain.js';
 
 /** SPL Memo v2, the memo program every Solana cluster (and LiteSVM) ships. */

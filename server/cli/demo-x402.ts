@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { formatUsdc } from '../core/money.js';
-import { networkWords } from '../core/network-words.js';
+import { formatUsdc } from '../wire/money.js';
+import { networkWords } from '../wire/network-words.js';
 import { packagePath } from '../boot/package-files.js';
 import { shellCommand, shellWords } from '../boot/cli-invocation.js';
 import { DEMO_AGENT, DEMO_X402_PORT, startDemoX402, type RunningDemo } from '../demo-x402/demo-x402.js';

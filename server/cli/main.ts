@@ -3,7 +3,7 @@ import { closestOf } from '../core/did-you-mean.js';
 import { defaultConfigPath } from '../linked-agent/agent-config.js';
 import { readOwnerConnection } from './owner-connection.js';
 import { CofferApiError } from '../client/client-error.js';
-import { isCofferError } from '../core/errors.js';
+import { isCofferError } from '../wire/errors.js';
 import { packageVersion } from '../boot/package-files.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`

@@ -14,8 +14,8 @@
  * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
-import { isSolanaAddress, type PolicyUpdate } from '../core/schemas.js';
-import { BUDGET_WINDOWS } from '../core/budget-windows.js';
+import { isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
+import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 
 export interface PolicyFlags {
   budget?: string[];

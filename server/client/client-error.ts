@@ -1,7 +1,7 @@
 // The one error on the client side of /v1: a failed call, with the server's message and stable code.
 /**
  * What a client of /v1 throws: the server's `{error, code}` and its HTTP status (0 when nothing
- * answered). The server's own CofferError (server/core/errors.ts) stays on its side of the wire.
+ * answered). The server's own CofferError (server/wire/errors.ts) stays on its side of the wire.
  */
 export class CofferApiError extends Error {
   constructor(

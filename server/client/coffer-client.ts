@@ -17,7 +17,7 @@ import type {
   returnBodySchema,
   x402PayBodySchema,
   x402SignInBodySchema,
-} from '../core/schemas.js';
+} from '../wire/schemas.js';
 import type { ApprovalStatus } from '../core/ports/store.js';
 import { keyTransport, type Method, type Transport } from './transport.js';
 import type * as Wire from './wire-types.js';

@@ -1,4 +1,4 @@
-import { CofferError, type Refusal } from './errors.js';
+import { CofferError, type Refusal } from '../wire/errors.js';
 import type { EngineContext } from './context.js';
 import type { AgentRecord } from './ports/store.js';
 import { didYouMean } from './did-you-mean.js';

@@ -1,11 +1,11 @@
-import { CofferError, isCofferError, refuse, type Refusal } from './errors.js';
+import { CofferError, isCofferError, refuse, type Refusal } from '../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { requestApproval } from './approval-requests.js';
 import { done } from './outcome.js';
 import type { EngineContext } from './context.js';
 import { archivedRefusal, getAgentOrThrow } from './agent-lookup.js';
 import { hashRequest, newId } from './ids.js';
-import { formatUsdc, parseAmount } from './money.js';
+import { formatUsdc, parseAmount } from '../wire/money.js';
 import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from './transfer-lifecycle.js';
 import type { AgentRecord, AllocationRecord } from './ports/store.js';
 

@@ -4,7 +4,7 @@
  * agents and allocations: those modules ask through this one, so none of them imports the other back.
  */
 import { randomBytes } from 'node:crypto';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { actorOf, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import type { ApprovalKind, ApprovalRecord, EndedApproval } from './ports/store.js';

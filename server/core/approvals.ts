@@ -1,4 +1,4 @@
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import type { ApprovalRecord, ApprovalStatus } from './ports/store.js';
@@ -6,7 +6,7 @@ import { ownerResult } from './outcome.js';
 import { approvalView } from './views.js';
 import { deployAgent, issueAgentKey, resumeAgent, updatePolicy } from './agents.js';
 import { allocate } from './allocations.js';
-import type { DeployBody, PolicyUpdate } from './schemas.js';
+import type { DeployBody, PolicyUpdate } from '../wire/schemas.js';
 import { expireWaiting, HOLD_ENDINGS } from './approval-requests.js';
 import { interruptedPayment, payHeld } from './held-payments.js';
 import { generateHeld } from './generation.js';

@@ -2,8 +2,8 @@ import { actorOf, FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } 
 import { audit, type ContextWith, type EngineContext } from './context.js';
 import type { BackupWritten, WalletsToBackUp } from './ports/backup.js';
 import type { AgentStore, MetaStore } from './ports/store.js';
-import type { BackupFileBody } from './schemas.js';
-import { iso } from './views.js';
+import type { BackupFileBody } from '../wire/schemas.js';
+import { iso } from '../wire/views.js';
 
 /** The last backup file written for an owner (JSON of LastBackupFile). */
 const lastFileMeta = (owner: string) => `backup.last_file:${owner}`;

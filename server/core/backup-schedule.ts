@@ -1,10 +1,10 @@
 import { actorOf, FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, type ContextWith, type EngineContext } from './context.js';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { recordBackupFile, walletsToBackUp } from './backup-files.js';
 import type { MetaStore } from './ports/store.js';
-import type { BackupScheduleBody } from './schemas.js';
-import { iso } from './views.js';
+import type { BackupScheduleBody } from '../wire/schemas.js';
+import { iso } from '../wire/views.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 

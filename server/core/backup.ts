@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { actorOf, FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, type ContextWith, type EngineContext } from './context.js';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { recoveryPhraseSecret } from './ports/keys.js';
-import type { PhraseConfirmBody } from './schemas.js';
+import type { PhraseConfirmBody } from '../wire/schemas.js';
 import type { AgentStore, MetaStore } from './ports/store.js';
-import { iso } from './views.js';
+import { iso } from '../wire/views.js';
 import { lastBackupFile, lastFileHoldsEveryWallet } from './backup-files.js';
 import { scheduleView } from './backup-schedule.js';
 

@@ -11,9 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CofferError } from './errors.js';
-import { formatUsdc, MAX_AMOUNT_MICRO } from './money.js';
-import { isSolanaAddress } from './schemas.js';
+import { CofferError } from '../wire/errors.js';
+import { formatUsdc, MAX_AMOUNT_MICRO } from '../wire/money.js';
+import { isSolanaAddress } from '../wire/schemas.js';
 import { porterStem } from './porter-stem.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */

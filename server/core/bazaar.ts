@@ -16,8 +16,8 @@
  */
 import { audit, type ContextWith } from './context.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
-import { CofferError, isCofferError, type ErrorCode } from './errors.js';
-import { iso } from './views.js';
+import { CofferError, isCofferError, type ErrorCode } from '../wire/errors.js';
+import { iso } from '../wire/views.js';
 import {
   MAX_BAZAAR_ITEMS,
   mapItems,
@@ -30,7 +30,7 @@ import {
   type PayableHere,
 } from './bazaar-listing.js';
 import type { AuditStore, MetaStore } from './ports/store.js';
-import type { BazaarBody } from './schemas.js';
+import type { BazaarBody } from '../wire/schemas.js';
 import { z } from 'zod';
 
 /** A list this young is fresh: no search reads it again. */

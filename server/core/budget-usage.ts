@@ -3,11 +3,14 @@
  * history): for the payment path (payments.ts) and the policy answer (agents.ts).
  */
 import type { ContextWith } from './context.js';
-import type { MetaStore, Policy, SpendStore } from './ports/store.js';
-import { windowSpan } from './budget-windows.js';
-import { inScope, scopeView, type Budget, type BudgetScope, type BudgetUsage, type BudgetedPayment, type Spent } from './budgets.js';
-import { formatUsdc } from './money.js';
-import { iso } from './views.js';
+import type { MetaStore, SpendStore } from './ports/store.js';
+import type { Policy } from '../wire/policy/policy.js';
+import { windowSpan } from '../wire/policy/windows.js';
+import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { scopeView, type Budget, type BudgetScope } from '../wire/policy/budget.js';
+import type { Spent } from './ports/store/spend.js';
+import { formatUsdc } from '../wire/money.js';
+import { iso } from '../wire/views.js';
 import { timeZoneOf } from './settings.js';
 import { budgetStanding, dailyStanding, percentUsed, sharesReached } from './budget-warnings.js';
 

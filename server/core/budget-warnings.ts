@@ -4,8 +4,9 @@
  * window's period, a rolling window's length, a lifetime budget once). Pure: what a budget has spent
  * is read by the caller; what was told, and when, is the notices port's.
  */
-import { describeBudget, inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
-import { formatUsdc } from './money.js';
+import { describeBudget } from '../wire/policy/budget.js';
+import { inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import { formatUsdc } from '../wire/money.js';
 import { DAY_MS } from './context.js';
 
 /** A budget as the owner is told of it: the daily budget, or one of the policy's budgets. */

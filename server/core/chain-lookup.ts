@@ -1,5 +1,5 @@
 import { isSignature } from '@solana/kit';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { EngineContext } from './context.js';
 import type { TransferFound } from './ports/chain.js';
 

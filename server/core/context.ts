@@ -8,14 +8,7 @@ import type { BackupWriter } from './ports/backup.js';
 import type { Log } from './ports/log.js';
 import type { DiscoveryReader } from './ports/discovery.js';
 import type { BazaarCache } from './bazaar.js';
-
-/** How an MCP host launches Coffer's tool server (`coffer mcp`). */
-export interface McpLaunch {
-  command: string;
-  args: string[];
-  /** Variables the launch itself needs (the desktop app's: run its executable as plain Node). */
-  env?: Record<string, string>;
-}
+import type { McpLaunch } from '../wire/mcp-config.js';
 
 /** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
 export interface EnginePorts {

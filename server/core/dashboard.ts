@@ -3,7 +3,7 @@ import type { ContextWith } from './context.js';
 import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore } from './ports/store.js';
 import { agentRows } from './agents.js';
 import { statusOf } from './backup.js';
-import { USDC_DECIMALS, formatUsdc } from './money.js';
+import { USDC_DECIMALS, formatUsdc } from '../wire/money.js';
 import { activityView, agentView, refusalView } from './views.js';
 import { yieldToWaitingRequests } from './yield-turn.js';
 

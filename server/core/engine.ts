@@ -25,7 +25,7 @@ import { getService, listModels, searchServices, servicesPaidTo } from './regist
 import { lookupTransfer } from './chain-lookup.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { generate, listTasks, readTask, resumeTasks, settleTasks } from './generation.js';
-import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody, X402SignInBody } from './schemas.js';
+import type { DeployBody, GenerateBody, LinkCompleteBody, PayBody, PolicyUpdate, X402PayBody, X402SignInBody } from '../wire/schemas.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './approvals.js';
 import { expireWaiting } from './approval-requests.js';
 import {
@@ -46,7 +46,7 @@ import { remindOfExpiries } from './expiry-notices.js';
 import { readSettings, updateSettings } from './settings.js';
 import { readBazaar, refreshBazaar, setBazaar, stopBazaar } from './bazaar.js';
 import { policyWhatIf } from './policy-what-if.js';
-import type { BackupFileBody, BackupScheduleBody, BazaarBody, PhraseConfirmBody, SettingsBody } from './schemas.js';
+import type { BackupFileBody, BackupScheduleBody, BazaarBody, PhraseConfirmBody, SettingsBody } from '../wire/schemas.js';
 
 /**
  * The engine: every rule of Coffer behind named handlers. HTTP routes, MCP tools, CLI commands and

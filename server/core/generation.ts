@@ -1,8 +1,8 @@
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { requireAgentScope, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
-import { formatUsdc, parseAmount } from './money.js';
+import { formatUsdc, parseAmount } from '../wire/money.js';
 import { pay } from './payments.js';
 import { payHeld } from './held-payments.js';
 import { done } from './outcome.js';
@@ -10,8 +10,8 @@ import { newId } from './ids.js';
 import { moveMoney, reservedWith, type SignedTransfer } from './transfer-lifecycle.js';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalRecord, GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from './ports/store.js';
-import type { GenerateBody } from './schemas.js';
-import { iso } from './views.js';
+import type { GenerateBody } from '../wire/schemas.js';
+import { iso } from '../wire/views.js';
 
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';

@@ -16,11 +16,11 @@
  * settled at the next start (interruptedPayment): paid (the approval answers the payment) or not paid
  * (the approval failed, saying so), never unknown.
  */
-import { CofferError, isCofferError, refuse } from './errors.js';
+import { CofferError, isCofferError, refuse } from '../wire/errors.js';
 import type { Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
-import { formatUsdc } from './money.js';
+import { formatUsdc } from '../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord } from './ports/store.js';
 import type { AwaitingApproval } from './outcome.js';
 import { HOLD_ENDINGS, requestApproval } from './approval-requests.js';

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
 import { deployAgent, issueAgentKey } from './agents.js';
@@ -7,9 +7,9 @@ import { getAgentOrThrow } from './agent-lookup.js';
 import { ownerResult } from './outcome.js';
 import { hashApiKey } from './ids.js';
 import type { LinkSessionRecord } from './ports/store.js';
-import type { LinkCompleteBody } from './schemas.js';
-import { iso } from './views.js';
-import { formatUsdc, parseAmount } from './money.js';
+import type { LinkCompleteBody } from '../wire/schemas.js';
+import { iso } from '../wire/views.js';
+import { formatUsdc, parseAmount } from '../wire/money.js';
 
 export const LINK_TOKEN_PREFIX = 'lnk_';
 /** A link session's lifetime: long enough to switch to the browser and sign in. */

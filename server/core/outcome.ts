@@ -3,7 +3,7 @@
  * owner to decide. A discriminated union, so every door is made by the compiler to answer both
  * (HTTP: 200 with the result, 202 with the approval).
  */
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { ApprovalView } from './views.js';
 
 export interface Done<T> {

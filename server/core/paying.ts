@@ -3,18 +3,19 @@
  * approved): its opening checks, the reservation, the move through the transfer lifecycle, and the
  * receipt it answers with. The doors (payments.ts, x402-payments.ts, held-payments.ts) say what is paid.
  */
-import { CofferError, refuse, type Refusal } from './errors.js';
+import { CofferError, refuse, type Refusal } from '../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from './auth.js';
 import { DAY_MS, type EngineContext } from './context.js';
 import { getAgentOrThrow, stoppedRefusal } from './agent-lookup.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './payment-refusals.js';
 import { hashRequest } from './ids.js';
-import { formatUsdc } from './money.js';
+import { formatUsdc } from '../wire/money.js';
 import bs58 from 'bs58';
 import { encodeReceipt, receiptProofMessage } from './receipts.js';
 import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved, type SignedTransfer } from './transfer-lifecycle.js';
-import type { AgentRecord, PaymentRecord, Policy, ServiceRecord } from './ports/store.js';
-import { iso } from './views.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
+import type { Policy } from '../wire/policy/policy.js';
+import { iso } from '../wire/views.js';
 import { firstRefusal } from './policy.js';
 import { budgetRefusal, type BudgetedPayment } from './budgets.js';
 import { watchPayment, type PolicyReading } from './spending-watch.js';

@@ -3,8 +3,8 @@
  * (agent-lookup.ts): pure, each answers its refusal or null. payments.ts takes them in order, with
  * what they judge read from the ledger, and `refuse`s the first.
  */
-import { CofferError, type Refusal } from './errors.js';
-import { formatUsdc, parseAmount } from './money.js';
+import { CofferError, type Refusal } from '../wire/errors.js';
+import { formatUsdc, parseAmount } from '../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 
 /**

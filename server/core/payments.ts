@@ -3,15 +3,15 @@
  * Coffer signs, sends and answers with a receipt. What every payment shares is paying.ts's; a payment
  * the policy asks the owner about is held (held-payments.ts) and answered `awaiting_approval`.
  */
-import { CofferError, RepeatedFailure, isErrorCode, refuse } from './errors.js';
+import { CofferError, RepeatedFailure, isErrorCode, refuse } from '../wire/errors.js';
 import type { Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { buysNoCallRefusal } from './payment-refusals.js';
 import { newId } from './ids.js';
-import { parseAmount } from './money.js';
+import { parseAmount } from '../wire/money.js';
 import type { AgentRecord, PaymentRecord } from './ports/store.js';
-import type { PayBody } from './schemas.js';
+import type { PayBody } from '../wire/schemas.js';
 import { spendRecordView } from './views.js';
 import { listedPrice } from './registry.js';
 import { recordingRefusals } from './refusals.js';

@@ -1,9 +1,10 @@
 import { audit, type EngineContext } from './context.js';
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { markPhraseConfirmed } from './backup.js';
 import { recordOwner } from './treasury.js';
-import type { AgentRecord, Policy } from './ports/store.js';
-import { limitsOnly } from './policy.js';
+import type { AgentRecord } from './ports/store.js';
+import type { Policy } from '../wire/policy/policy.js';
+import { limitsOnly } from '../wire/policy/policy.js';
 
 /**
  * The policy of an agent wallet found by a restore from the recovery phrase: one micro-USDC a day,

@@ -14,13 +14,15 @@ import { getAgentOrThrow } from './agent-lookup.js';
 import { firstRefusal } from './policy.js';
 import { holdReason } from './holds.js';
 import { nextPolicy } from './agents.js';
-import { budgetRefusal, inScope, type Budget, type BudgetScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
-import { windowSpan, type WindowSpan } from './budget-windows.js';
+import { budgetRefusal, inScope, type BudgetUsage, type BudgetedPayment } from './budgets.js';
+import type { Budget, BudgetScope } from '../wire/policy/budget.js';
+import { windowSpan, type WindowSpan } from '../wire/policy/windows.js';
 import { timeZoneOf } from './settings.js';
-import { formatUsdc } from './money.js';
-import { iso } from './views.js';
-import type { CountedPayment, Policy } from './ports/store.js';
-import type { PolicyUpdate } from './schemas.js';
+import { formatUsdc } from '../wire/money.js';
+import { iso } from '../wire/views.js';
+import type { CountedPayment } from './ports/store.js';
+import type { Policy } from '../wire/policy/policy.js';
+import type { PolicyUpdate } from '../wire/schemas.js';
 
 /** How far back a policy is tried. */
 const WHAT_IF_DAYS = 30;

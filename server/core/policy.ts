@@ -1,80 +1,12 @@
-import { CofferError } from './errors.js';
-import { formatUsdc, parseAmount } from './money.js';
-import { budgetOf, budgetsTighten } from './budgets.js';
-import { expiredRefusal, expiryOf, expiryTightens } from './expiry.js';
-import { breakerOf, breakerTightens } from './breaker.js';
-import { askAboveOf, asksTighten } from './holds.js';
-import type { Policy } from './ports/store.js';
-import { DEFAULT_WARN_AT, type PolicyUpdate } from './schemas.js';
-
-/** When an update is applied: a day it names ends at midnight in this time zone, and an end must be later than now. */
-export interface PolicyClock {
-  now: number;
-  timeZone: string;
-}
-
 /**
- * Applies an update (only sent fields change). Any combination of valid limits is accepted: a payment
- * is bounded by maxPerPayment and by what is left of dailyBudget, so a budget below maxPerPayment is
- * simply the tighter bound. Refusing it would refuse the one change an incident needs (cutting the
- * budget) whenever it crosses maxPerPayment.
+ * The policy's rules on a payment, in the order it refuses (API.md). Pure: everything they read is
+ * passed in. A policy as data (its shape, its updates, whether a change tightens it) is
+ * server/wire/policy/policy.ts.
  */
-export function mergePolicy(current: Policy, update: PolicyUpdate, at: PolicyClock): Policy {
-  return {
-    dailyBudget: update.dailyBudget === undefined ? current.dailyBudget : parseAmount(update.dailyBudget, 'dailyBudget'),
-    maxPerPayment: update.maxPerPayment === undefined ? current.maxPerPayment : parseAmount(update.maxPerPayment, 'maxPerPayment'),
-    cooldownSeconds: update.cooldownSeconds ?? current.cooldownSeconds,
-    allowedServices: update.allowedServices === undefined ? current.allowedServices : [...new Set(update.allowedServices)],
-    budgets: update.budgets === undefined ? current.budgets : update.budgets.map(budgetOf),
-    expiresAt: update.expiresAt === undefined ? current.expiresAt : expiryOf(update.expiresAt, at.now, at.timeZone),
-    warnAt: update.warnAt === undefined ? current.warnAt : [...new Set(update.warnAt)].sort((a, b) => a - b),
-    breaker: update.breaker === undefined ? current.breaker : breakerOf(update.breaker),
-    askAbove: update.askAbove === undefined ? current.askAbove : askAboveOf(update.askAbove),
-    askNewRecipient: update.askNewRecipient ?? current.askNewRecipient,
-  };
-}
-
-/**
- * A policy with these two limits and nothing more: no cooldown, every service, no budget, end or
- * breaker, warnings at 80 and 95 %, nothing held for the owner.
- */
-export const limitsOnly = (dailyBudget: bigint, maxPerPayment: bigint): Policy => ({
-  dailyBudget,
-  maxPerPayment,
-  cooldownSeconds: 0,
-  allowedServices: [],
-  budgets: [],
-  expiresAt: null,
-  warnAt: [...DEFAULT_WARN_AT],
-  breaker: null,
-  askAbove: null,
-  askNewRecipient: false,
-});
-
-/** A new agent's policy: its deploy's fields over limitsOnly's defaults. */
-export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPayment: string }, at: PolicyClock): Policy =>
-  mergePolicy(limitsOnly(0n, 0n), fields, at);
-
-/**
- * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
- * the service list only narrowed (an empty list means every service, so it is the widest), the end
- * only brought closer, the breaker only made quicker, every warning kept (the owner is told no
- * less), and the owner asked at least as often (holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
- */
-export function isTightening(current: Policy, next: Policy): boolean {
-  if (next.dailyBudget > current.dailyBudget) return false;
-  if (next.maxPerPayment > current.maxPerPayment) return false;
-  if (next.cooldownSeconds < current.cooldownSeconds) return false;
-  if (!budgetsTighten(current.budgets, next.budgets)) return false;
-  if (current.expiresAt !== next.expiresAt && !expiryTightens(current.expiresAt, next.expiresAt)) return false;
-  if (!breakerTightens(current.breaker, next.breaker)) return false;
-  if (!asksTighten(current, next)) return false;
-  if (!current.warnAt.every((share) => next.warnAt.includes(share))) return false;
-  if (next.allowedServices.length === 0) return current.allowedServices.length === 0;
-  if (current.allowedServices.length === 0) return true;
-  const allowed = new Set(current.allowedServices);
-  return next.allowedServices.every((service) => allowed.has(service));
-}
+import { CofferError } from '../wire/errors.js';
+import { formatUsdc } from '../wire/money.js';
+import { expiredRefusal } from './expiry.js';
+import type { Policy } from '../wire/policy/policy.js';
 
 /**
  * Every allowedServices entry must name something a payment can match: a registry service id, or a

@@ -2,12 +2,12 @@
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
  * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
  */
-import { CofferError, RepeatedFailure, type ErrorCode } from './errors.js';
+import { CofferError, RepeatedFailure, type ErrorCode } from '../wire/errors.js';
 import type { Principal } from './auth.js';
 import type { ContextWith, EngineContext } from './context.js';
 import { watchRefusal } from './spending-watch.js';
 import type { RefusalStore } from './ports/store.js';
-import { formatUsdc, tryParseUsdc } from './money.js';
+import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;

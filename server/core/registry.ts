@@ -1,6 +1,6 @@
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { ContextWith } from './context.js';
-import { parseAmount } from './money.js';
+import { parseAmount } from '../wire/money.js';
 import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from './ports/store.js';
 import { bazaarForSearch } from './bazaar.js';
 import { searchEntries, type BazaarEntry } from './bazaar-listing.js';

@@ -6,7 +6,7 @@
 import { audit, type ContextWith } from './context.js';
 import { FRESH_FOR, actorOf, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import type { AuditStore, MetaStore } from './ports/store.js';
-import type { SettingsBody } from './schemas.js';
+import type { SettingsBody } from '../wire/schemas.js';
 
 type SettingsContext = ContextWith<MetaStore & AuditStore>;
 

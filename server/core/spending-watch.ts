@@ -17,7 +17,8 @@ import {
   type BudgetStanding,
 } from './budget-warnings.js';
 import { MINUTE_MS, refusalsTrip, spendingTrip } from './breaker.js';
-import type { AgentRecord, Policy } from './ports/store.js';
+import type { AgentRecord } from './ports/store.js';
+import type { Policy } from '../wire/policy/policy.js';
 
 /** What a payment's reservation judged it against: the policy and what its budgets had spent before it. */
 export interface PolicyReading {

@@ -22,9 +22,9 @@
  *   failed     did not land and never will: refused by the chain (its code), or `dropped` (expired
  *              unseen; a retry under its key is then a first try, see neverLanded)
  */
-import { CofferError, isCofferError } from './errors.js';
+import { CofferError, isCofferError } from '../wire/errors.js';
 import { audit, DAY_MS, type EngineContext } from './context.js';
-import { formatUsdc } from './money.js';
+import { formatUsdc } from '../wire/money.js';
 import type { ChainInLedger, PreparedTransfer } from './ports/chain.js';
 import type { CofferEvent } from './events.js';
 import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from './ports/store.js';

@@ -1,11 +1,11 @@
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
 import { audit, type EngineContext } from './context.js';
 import { hashApiKey, hashRequest, newApiKey, newId } from './ids.js';
 import { earlierAttempt, moveMoney, reservedWith } from './transfer-lifecycle.js';
-import { formatUsdc, parseAmount, MICRO_PER_USDC } from './money.js';
+import { formatUsdc, parseAmount, MICRO_PER_USDC } from '../wire/money.js';
 import type { DepositRecord } from './ports/store.js';
-import { iso } from './views.js';
+import { iso } from '../wire/views.js';
 import { phraseMadeMeta } from './backup.js';
 import { ownerKeySecret } from './ports/keys.js';
 

@@ -1,44 +1,7 @@
-import { formatUsdc } from './money.js';
-import { budgetView } from './budgets.js';
-import { breakerView } from './breaker.js';
-import { DEFAULT_WARN_AT } from './schemas.js';
-import type { AgentRecord, ApprovalRecord, PaymentRecord, Policy, RefusalRecord } from './ports/store.js';
-
-/** Record-to-response shapes shared by every door. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
-
-export const policyView = (policy: Policy) => {
-  const view: {
-    dailyBudget: string;
-    maxPerPayment: string;
-    cooldownSeconds: number;
-    allowedServices: string[];
-    budgets?: ReturnType<typeof budgetView>[];
-    expiresAt?: string;
-    warnAt?: number[];
-    breaker?: ReturnType<typeof breakerView>;
-    askAbove?: string;
-    askNewRecipient?: true;
-  } = {
-    dailyBudget: formatUsdc(policy.dailyBudget),
-    maxPerPayment: formatUsdc(policy.maxPerPayment),
-    cooldownSeconds: policy.cooldownSeconds,
-    allowedServices: [...policy.allowedServices],
-  };
-  // Only what a policy holds beyond the seed's four fields is said: a policy without any of it
-  // answers as it always has. (Set one by one, not spread: spreads made each view a dictionary,
-  // garbage a dashboard of many agents pays for.)
-  if (policy.budgets.length > 0) view.budgets = policy.budgets.map(budgetView);
-  if (policy.expiresAt !== null) view.expiresAt = iso(policy.expiresAt);
-  if (!sameShares(policy.warnAt, DEFAULT_WARN_AT)) view.warnAt = [...policy.warnAt];
-  if (policy.breaker !== null) view.breaker = breakerView(policy.breaker);
-  if (policy.askAbove !== null) view.askAbove = formatUsdc(policy.askAbove);
-  if (policy.askNewRecipient) view.askNewRecipient = true;
-  return view;
-};
-
-const sameShares = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((share, i) => share === b[i]);
-export type PolicyView = ReturnType<typeof policyView>;
+/** Record-to-response shapes shared by every door (the wire's own: server/wire/views.ts). */
+import { formatUsdc } from '../wire/money.js';
+import type { AgentRecord, ApprovalRecord, PaymentRecord, RefusalRecord } from './ports/store.js';
+import { iso } from '../wire/views.js';
 
 export const agentView = (agent: AgentRecord) => ({
   agentId: agent.agentId,

@@ -1,9 +1,9 @@
-import { CofferError, RepeatedFailure, isErrorCode } from './errors.js';
+import { CofferError, RepeatedFailure, isErrorCode } from '../wire/errors.js';
 import { actorOf, requireAgentScope, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
 import { newId } from './ids.js';
-import { formatUsdc } from './money.js';
+import { formatUsdc } from '../wire/money.js';
 import { settleTransfer } from './transfer-lifecycle.js';
 import { keyOf, movePayment, openPayment, payingAgent } from './paying.js';
 import { earlierAttempt } from './transfer-lifecycle.js';
@@ -13,10 +13,10 @@ import { done, type Outcome } from './outcome.js';
 import { holdReason } from './holds.js';
 import { recordingRefusals } from './refusals.js';
 import { listedPrice } from './registry.js';
-import { iso } from './views.js';
+import { iso } from '../wire/views.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from './ports/store.js';
 import type { X402Offer, X402Requirement } from './ports/x402.js';
-import { isSolanaAddress, type X402PayBody } from './schemas.js';
+import { isSolanaAddress, type X402PayBody } from '../wire/schemas.js';
 
 /**
  * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can

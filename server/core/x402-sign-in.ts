@@ -1,8 +1,8 @@
-import { CofferError } from './errors.js';
+import { CofferError } from '../wire/errors.js';
 import { requireAgentScope, type Principal } from './auth.js';
 import type { EngineContext } from './context.js';
 import { getAgentOrThrow } from './agent-lookup.js';
-import type { X402SignInBody } from './schemas.js';
+import type { X402SignInBody } from '../wire/schemas.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to

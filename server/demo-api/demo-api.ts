@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { readCatalog } from '../store/catalog.js';
 import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
-import { formatUsdc } from '../core/money.js';
+import { formatUsdc } from '../wire/money.js';
 import { quoteFor, weatherFor } from './demo-data.js';
 
 /**

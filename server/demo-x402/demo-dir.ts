@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEMO_LOCALNET } from '../core/network-words.js';
+import { DEMO_LOCALNET } from '../wire/network-words.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
 import { refuse, type DemoRefusal } from './demo-refusal.js';
 

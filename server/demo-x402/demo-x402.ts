@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
-import { DEMO_LOCALNET } from '../core/network-words.js';
+import { DEMO_LOCALNET } from '../wire/network-words.js';
 import { DEMO_LOCALNET_GENESIS_HASH } from '../chain/networks.js';
 import { openCoffer } from '../boot/open-coffer.js';
 import { startHttpServer } from '../boot/http-server.js';

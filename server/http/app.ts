@@ -1,6 +1,6 @@
 import express, { type Express, type Response } from 'express';
 import type { Engine } from '../core/engine.js';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';

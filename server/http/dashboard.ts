@@ -3,8 +3,8 @@ import { requireFreshSignIn, requireOwner, type Principal } from '../core/auth.j
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../core/engine.js';
-import { CofferError } from '../core/errors.js';
-import { signInBodySchema } from '../core/schemas.js';
+import { CofferError } from '../wire/errors.js';
+import { signInBodySchema } from '../wire/schemas.js';
 import { sendError } from './errors.js';
 import { packagePath } from '../boot/package-files.js';
 import { bearerOf } from './principal.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../wire/errors.js';
 
 /** The one table from error code to HTTP status (API.md's error table). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { CofferError, isCofferError, type ErrorCode } from '../core/errors.js';
+import { CofferError, isCofferError, type ErrorCode } from '../wire/errors.js';
 import { HTTP_STATUS } from './error-status.js';
 
 export function sendError(res: Response, error: CofferError): void {

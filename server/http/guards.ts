@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import { sendError } from './errors.js';
 
 /**

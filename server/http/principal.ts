@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { Principal } from '../core/auth.js';
 import type { Engine } from '../core/engine.js';
 import { SESSION_TOKEN_PREFIX, type DashboardSessions } from './sessions.js';

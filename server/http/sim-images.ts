@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import { renderSimImage, SIM_IMAGE_FILE, simImageQuerySchema } from '../providers/sim-images.js';
 import { sendError } from './errors.js';
 

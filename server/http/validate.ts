@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { CofferError, type ErrorCode } from '../core/errors.js';
-import { agentPathSchema, describeIssues, noBodySchema } from '../core/schemas.js';
+import { CofferError, type ErrorCode } from '../wire/errors.js';
+import { agentPathSchema, describeIssues, noBodySchema } from '../wire/schemas.js';
 
 /** Validates a body or query with a shared schema; a failure is a 400 with the field's stable code. */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {

@@ -1,4 +1,4 @@
-// The MCP tools' inputs: the core request schemas (server/core/schemas.ts) with a description each, never re-declared.
+// The MCP tools' inputs: the core request schemas (server/wire/schemas.ts) with a description each, never re-declared.
 import { z } from 'zod';
 import {
   agentIdSchema,
@@ -8,7 +8,7 @@ import {
   policyUpdateSchema,
   renameBodySchema,
   searchQuerySchema,
-} from '../core/schemas.js';
+} from '../wire/schemas.js';
 
 /**
  * An amount of USDC. The API takes a decimal string; some MCP hosts send a JSON number for "0.01".

@@ -1,5 +1,5 @@
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
-import { mcpServerConfig } from '../core/mcp-config.js';
+import { mcpServerConfig } from '../wire/mcp-config.js';
 import * as input from './tool-inputs.js';
 import * as output from './tool-outputs.js';
 import type { CofferClient } from '../client/coffer-client.js';

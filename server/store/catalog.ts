@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { SqliteDatabase } from './database.js';
 import { packagePath } from '../boot/package-files.js';
-import { ADDRESS_PATTERN, amountSchema } from '../core/schemas.js';
+import { ADDRESS_PATTERN, amountSchema } from '../wire/schemas.js';
 
 /** The catalog's name for the owner's treasury as a service's recipient. */
 export const TREASURY = 'treasury';

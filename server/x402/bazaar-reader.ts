@@ -6,7 +6,7 @@
  * this read has a deadline (the caller's signal) and a byte cap, and answers the JSON unread (the core
  * validates it, server/core/bazaar-listing.ts).
  */
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { DiscoveryReader } from '../core/ports/discovery.js';
 
 /** The most one page may weigh. */

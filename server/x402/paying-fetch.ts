@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { tryParseUsdc } from '../core/money.js';
+import { tryParseUsdc } from '../wire/money.js';
 import { readOffer, type PaymentInstructions } from './payment-required.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';

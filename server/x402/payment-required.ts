@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { formatUsdc, tryParseUsdc } from '../core/money.js';
-import { ADDRESS_PATTERN } from '../core/schemas.js';
+import { formatUsdc, tryParseUsdc } from '../wire/money.js';
+import { ADDRESS_PATTERN } from '../wire/schemas.js';
 
 /**
  * The body of a 402: Coffer's own fields (what the spec asks of a paid API: amount, currency,

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { parseAmount } from '../core/money.js';
+import { parseAmount } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';

@@ -1,6 +1,6 @@
 import { address, getBase58Encoder, getPublicKeyFromAddress, isSignature, verifySignature, type SignatureBytes } from '@solana/kit';
 import { decodeReceipt, receiptProofMessage, type Receipt } from '../core/receipts.js';
-import { formatUsdc, tryParseUsdc } from '../core/money.js';
+import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';
 import type { PaywallStore } from './paywall-store.js';

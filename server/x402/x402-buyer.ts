@@ -6,7 +6,7 @@ import { parsePaymentRequired } from '@x402/core/schemas';
 import type { PaymentRequired, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/v1';
-import { CofferError } from '../core/errors.js';
+import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openCoffer, type OpenedCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer, type RunningServer } from '../../server/boot/http-server.js';
 import type { Clock } from '../../server/core/ports/keys.js';
-import type { McpLaunch } from '../../server/core/context.js';
+import type { McpLaunch } from '../../server/wire/mcp-config.js';
 
 export interface ApiResponse<T = any> {
   status: number;

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './coffer.js';
-import { CofferError, type ErrorCode } from '../../server/core/errors.js';
+import { CofferError, type ErrorCode } from '../../server/wire/errors.js';
 
 /**
  * API.md: every non-2xx answer of /v1 is JSON and exactly `{error, code}`. One assertion for it: the

@@ -5,7 +5,7 @@ import { acrossRestart } from '../helpers/restart.js';
 import { payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import type { TestCoffer } from '../helpers/coffer.js';
-import { tryParseUsdc } from '../../server/core/money.js';
+import { tryParseUsdc } from '../../server/wire/money.js';
 
 /**
  * Payments held for the owner's yes (issue 26), over HTTP on a real server, a SQLite file and the

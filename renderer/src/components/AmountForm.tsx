@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { allocateBodySchema, describeIssues } from '../../../server/core/schemas.js';
+import { allocateBodySchema, describeIssues } from '../../../server/wire/schemas.js';
 import { ErrorNote } from './ErrorNote.js';
 
 /**

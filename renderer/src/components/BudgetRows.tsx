@@ -1,6 +1,6 @@
-import { BUDGET_WINDOWS } from '../../../server/core/budget-windows.js';
-import { WINDOW_WORDS } from '../../../server/core/budgets.js';
-import { MAX_BUDGETS } from '../../../server/core/schemas.js';
+import { BUDGET_WINDOWS } from '../../../server/wire/policy/windows.js';
+import { WINDOW_WORDS } from '../../../server/wire/policy/budget.js';
+import { MAX_BUDGETS } from '../../../server/wire/schemas.js';
 import type { Service } from '../api/types.js';
 import { BUDGET_PRESETS, blankBudget, budgetDraftOf, type BudgetDraft, type BudgetScopeChoice } from '../lib/budget-draft.js';
 import type { BudgetRowError } from '../lib/policy-form.js';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { CopyButton } from './CopyButton.js';
-import { mcpHostConfig, type McpServerConfig } from '../../../server/core/mcp-config.js';
+import { mcpHostConfig, type McpServerConfig } from '../../../server/wire/mcp-config.js';
 
 /**
  * Closing a dialog that shows a key before the key was copied asks first: Coffer keeps only the

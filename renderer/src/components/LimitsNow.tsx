@@ -1,4 +1,4 @@
-import { DEFAULT_WARN_AT } from '../../../server/core/schemas.js';
+import { DEFAULT_WARN_AT } from '../../../server/wire/schemas.js';
 import type { PolicyResponse } from '../api/types.js';
 import { useTimeZone } from '../state/store.js';
 import { useAgentPolicy } from '../lib/use-agent-policy.js';

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { isSolanaAddress } from '../../../server/core/schemas.js';
+import { isSolanaAddress } from '../../../server/wire/schemas.js';
 import type { Policy, PolicyWhatIf, Service } from '../api/types.js';
 import { draftOf, loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from '../lib/policy-form.js';
 import { useDashboard, useTimeZone } from '../state/store.js';

@@ -1,5 +1,5 @@
 import { useMemo, useState, type FormEvent } from 'react';
-import { settingsBodySchema } from '../../../server/core/schemas.js';
+import { settingsBodySchema } from '../../../server/wire/schemas.js';
 import type { Settings } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';

@@ -6,7 +6,7 @@ import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
-import { networkWords } from '../../../server/core/network-words.js';
+import { networkWords } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {

@@ -1,5 +1,5 @@
-import type { BudgetWindow } from '../../../server/core/budget-windows.js';
-import type { BudgetBody } from '../../../server/core/schemas.js';
+import type { BudgetWindow } from '../../../server/wire/policy/windows.js';
+import type { BudgetBody } from '../../../server/wire/schemas.js';
 
 /** What a budget holds: every payment, one registry service's, or every payment to one address. */
 export type BudgetScopeChoice = 'all' | 'service' | 'recipient';

@@ -4,7 +4,7 @@
  * against its budgets (GET policy's `spent` includes it), so "after" is what they hold now and
  * "before" is that without it; approved, it is judged again as a payment made now.
  */
-import { windowSpan, type BudgetWindow } from '../../../server/core/budget-windows.js';
+import { windowSpan, type BudgetWindow } from '../../../server/wire/policy/windows.js';
 import { budgetWords } from './policy-words.js';
 import { readableUsdc, tryParseUsdc } from './money.js';
 import type { Approval, PolicyResponse } from '../api/types.js';

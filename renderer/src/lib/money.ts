@@ -1,4 +1,4 @@
-import { formatUsdc, groupThousands, tryParseUsdc } from '../../../server/core/money.js';
+import { formatUsdc, groupThousands, tryParseUsdc } from '../../../server/wire/money.js';
 
 export { formatUsdc, tryParseUsdc };
 

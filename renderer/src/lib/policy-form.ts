@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { DEFAULT_WARN_AT, describeIssues, policyUpdateSchema, type BreakerBody, type BudgetBody } from '../../../server/core/schemas.js';
-import { budgetOf, budgetsTighten, describeBudget } from '../../../server/core/budgets.js';
-import { breakerOf, breakerTightens, describeBreaker, type Breaker } from '../../../server/core/breaker.js';
-import { expiryOf } from '../../../server/core/expiry.js';
-import { askAboveOf, assertAskWithinMax } from '../../../server/core/holds.js';
-import { limitsOnly } from '../../../server/core/policy.js';
+import { DEFAULT_WARN_AT, describeIssues, policyUpdateSchema, type BreakerBody, type BudgetBody } from '../../../server/wire/schemas.js';
+import { budgetOf, budgetsTighten, describeBudget } from '../../../server/wire/policy/budget.js';
+import { breakerOf, breakerTightens, describeBreaker, type Breaker } from '../../../server/wire/policy/breaker.js';
+import { expiryOf } from '../../../server/wire/policy/expiry.js';
+import { askAboveOf, assertAskWithinMax } from '../../../server/wire/policy/asks.js';
+import { limitsOnly } from '../../../server/wire/policy/policy.js';
 import type { Policy } from '../api/types.js';
 import { budgetCandidate, budgetDraftOf, type BudgetDraft } from './budget-draft.js';
 import { formatUsdc, readableUsdc, timesMore, tryParseUsdc } from './money.js';

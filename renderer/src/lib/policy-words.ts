@@ -1,7 +1,7 @@
-import { budgetOf, describeBudget } from '../../../server/core/budgets.js';
-import { breakerOf, describeBreaker } from '../../../server/core/breaker.js';
-import type { BreakerBody, BudgetBody } from '../../../server/core/schemas.js';
-import { expiryOf } from '../../../server/core/expiry.js';
+import { budgetOf, describeBudget } from '../../../server/wire/policy/budget.js';
+import { breakerOf, describeBreaker } from '../../../server/wire/policy/breaker.js';
+import type { BreakerBody, BudgetBody } from '../../../server/wire/schemas.js';
+import { expiryOf } from '../../../server/wire/policy/expiry.js';
 import { readableUsdc, tryParseUsdc } from './money.js';
 import { dateTime } from './time.js';
 import { dayIn, dayWords } from './time-zone.js';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { z } from 'zod';
-import { describeIssues } from '../../../server/core/schemas.js';
+import { describeIssues } from '../../../server/wire/schemas.js';
 
 /**
  * A button's action against the server: busy while it runs, its error (the server's message) kept

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { displayNameSchema } from '../../../server/core/schemas.js';
+import { displayNameSchema } from '../../../server/wire/schemas.js';
 import type { Service, SpendRecord } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
@@ -14,7 +14,7 @@ import { Money } from '../components/Money.js';
 import { PolicyEditor } from '../components/PolicyEditor.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
 import { SpendChart } from '../components/SpendChart.js';
-import { describeRequest } from '../../../server/core/describe-request.js';
+import { describeRequest } from '../../../server/wire/describe-request.js';
 import { PaymentStatus } from '../components/PaymentStatus.js';
 import { ReplaceKeyDialog } from './ReplaceKeyDialog.js';
 import { ImageTasks } from '../components/ImageTasks.js';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Approval, Decided, Policy } from '../api/types.js';
-import { describeRequest } from '../../../server/core/describe-request.js';
+import { describeRequest } from '../../../server/wire/describe-request.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
 import { hrefFor, useRoute } from '../lib/route.js';
 import { dateTime, shortTime } from '../lib/time.js';

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { RecoveryPhrase } from '../api/types.js';
-import { backupFileBodySchema, backupScheduleBodySchema } from '../../../server/core/schemas.js';
-import { formatByteSize } from '../../../server/core/byte-size.js';
+import { backupFileBodySchema, backupScheduleBodySchema } from '../../../server/wire/schemas.js';
+import { formatByteSize } from '../../../server/wire/byte-size.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { deployBodySchema } from '../../../server/core/schemas.js';
+import { deployBodySchema } from '../../../server/wire/schemas.js';
 import { useAction } from '../lib/use-action.js';
 import type { Deployed } from '../api/types.js';
 import { Money } from '../components/Money.js';

@@ -5,7 +5,7 @@ import {
   type FirstStartClient,
   type FirstStartStatus,
 } from '../../../server/client/first-start-client.js';
-import { formatByteSize } from '../../../server/core/byte-size.js';
+import { formatByteSize } from '../../../server/wire/byte-size.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { useAction } from '../lib/use-action.js';
 import { dateTime } from '../lib/time.js';

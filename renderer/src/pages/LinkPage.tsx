@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { FundingNote } from './DeployDialog.js';
 import type { Deployed } from '../api/types.js';
-import { linkCompleteBodySchema } from '../../../server/core/schemas.js';
+import { linkCompleteBodySchema } from '../../../server/wire/schemas.js';
 import { useAction } from '../lib/use-action.js';
 import type { LinkDetails } from '../api/types.js';
 import { useDashboard } from '../state/store.js';

@@ -5,7 +5,7 @@ import type { LinkPoll } from '../../client/wire-types.js';
 import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
-import { mcpHostConfig } from '../../core/mcp-config.js';
+import { mcpHostConfig } from '../../wire/mcp-config.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,8 +1,8 @@
 import { keyClient } from '../../client/coffer-client.js';
 import type { PolicyResponse } from '../../client/wire-types.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { WINDOW_WORDS } from '../../core/budgets.js';
-import { describeBreaker } from '../../core/breaker.js';
+import { WINDOW_WORDS } from '../../wire/policy/budget.js';
+import { describeBreaker } from '../../wire/policy/breaker.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
 import { localTime } from '../local-time.js';

@@ -1,4 +1,4 @@
-import type { CofferError } from '../errors.js';
+import type { CofferError } from '../../wire/errors.js';
 
 /**
  * The chain port: everything Coffer needs from Solana, in addresses and micro-USDC. Adapters hold the

@@ -7,7 +7,7 @@ import {
   policyUpdateSchema,
   renameBodySchema,
   spendHistoryQuerySchema,
-} from '../../core/schemas.js';
+} from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, noBody, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';

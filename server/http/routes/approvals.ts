@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { approvalReadQuerySchema, approvalsQuerySchema } from '../../core/schemas.js';
+import { approvalReadQuerySchema, approvalsQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { backupFileBodySchema, backupScheduleBodySchema, phraseConfirmBodySchema } from '../../core/schemas.js';
+import { backupFileBodySchema, backupScheduleBodySchema, phraseConfirmBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 

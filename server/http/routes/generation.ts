@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../core/schemas.js';
+import { generateBodySchema, idempotencyHeaderSchema, taskListQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { linkClearBodySchema, linkClientSchema, linkCompleteBodySchema } from '../../core/schemas.js';
+import { linkClearBodySchema, linkClientSchema, linkCompleteBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 

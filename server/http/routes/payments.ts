@@ -6,7 +6,7 @@ import {
   x402PayBodySchema,
   x402SettledBodySchema,
   x402SignInBodySchema,
-} from '../../core/schemas.js';
+} from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { agentIdParam, parseWith } from '../validate.js';
 import { respondWithOutcome } from '../respond.js';

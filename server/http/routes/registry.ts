@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { searchQuerySchema, servicesQuerySchema } from '../../core/schemas.js';
+import { searchQuerySchema, servicesQuerySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { settingsBodySchema } from '../../core/schemas.js';
+import { settingsBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 

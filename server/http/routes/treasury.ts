@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { faucetBodySchema, idempotencyHeaderSchema } from '../../core/schemas.js';
+import { faucetBodySchema, idempotencyHeaderSchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
 import { parseWith } from '../validate.js';
 import { sendJsonInSlices } from '../json-in-slices.js';

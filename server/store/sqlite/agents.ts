@@ -1,6 +1,7 @@
 /** SQLite adapter of the agents port: agents and their policies. */
-import type { AgentRecord, AgentStatus, AgentStore, Policy } from '../../core/ports/store.js';
-import type { Breaker } from '../../core/breaker.js';
+import type { AgentRecord, AgentStatus, AgentStore } from '../../core/ports/store.js';
+import type { Policy } from '../../wire/policy/policy.js';
+import type { Breaker } from '../../wire/policy/breaker.js';
 import type { SqliteDatabase } from '../database.js';
 import { budgetsFromJson, budgetsToJson, createBudgetSpend } from './budget-spend.js';
 import { allRows, bigintStatement, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';

@@ -3,7 +3,8 @@
  * the scopes an agent's budgets name (schema.ts: budget_scopes, budget_buckets, budget_totals), and
  * those scopes kept in step with the policies.
  */
-import type { Budget, BudgetScope, Spent } from '../../core/budgets.js';
+import type { Budget, BudgetScope } from '../../wire/policy/budget.js';
+import type { Spent } from '../../core/ports/store/spend.js';
 import type { SqliteDatabase } from '../database.js';
 
 const MINUTE = 60_000;

@@ -1,5 +1,4 @@
-import type { Budget } from '../../budgets.js';
-import type { Breaker } from '../../breaker.js';
+import type { Policy } from '../../../wire/policy/policy.js';
 
 /** Port: agents and the spending policy each one carries. */
 export type AgentStatus = 'active' | 'suspended';
@@ -17,25 +16,6 @@ export interface AgentRecord {
   createdAt: number;
   /** When the owner archived it (stopped for good, keys revoked, history kept); null while it is in use. */
   archivedAt: number | null;
-}
-
-export interface Policy {
-  dailyBudget: bigint;
-  maxPerPayment: bigint;
-  cooldownSeconds: number;
-  allowedServices: string[];
-  /** The budgets beyond the daily one (server/core/budgets.ts): a payment must fit each it falls under. */
-  budgets: Budget[];
-  /** When the policy ends (expiry.ts): every payment after it is refused. Null: never. */
-  expiresAt: number | null;
-  /** The shares of a budget (percent, ascending) at which the owner is told (budget-warnings.ts). */
-  warnAt: number[];
-  /** When the agent stops itself (breaker.ts); null: never. */
-  breaker: Breaker | null;
-  /** Payments above this amount wait for the owner's yes (holds.ts); null: none waits for its amount. */
-  askAbove: bigint | null;
-  /** The first payment to a recipient the agent has never paid waits for the owner's yes. */
-  askNewRecipient: boolean;
 }
 
 export interface AgentStore {

@@ -1,4 +1,4 @@
-import type { BudgetScope, Spent } from '../../budgets.js';
+import type { BudgetScope } from '../../../wire/policy/budget.js';
 
 /** Port: what an agent has spent, read from the figures the ledger maintains as payments change. */
 export interface AgentSpendTotals {
@@ -22,4 +22,10 @@ export interface SpendStore {
    * read from its whole history.
    */
   budgetSpent(owner: string, agentId: string, scope: BudgetScope, from: number | null): Spent;
+}
+
+/** What the payments in a budget's scope and window add up to: their amount and how many they are (pending and confirmed, not refunded). */
+export interface Spent {
+  amount: bigint;
+  payments: number;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyFlagError, policyUpdateOf } from '../../../../server/cli/policy-flags.js';
-import { policyUpdateSchema } from '../../../../server/core/schemas.js';
+import { policyUpdateSchema } from '../../../../server/wire/schemas.js';
 
 const ADDRESS = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 

@@ -11,7 +11,7 @@ import {
   type DiscoveredItem,
   type PayableHere,
 } from '../../../../server/core/bazaar-listing.js';
-import { CofferError } from '../../../../server/core/errors.js';
+import { CofferError } from '../../../../server/wire/errors.js';
 
 const DEVNET_V2 = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateKeyPairSigner } from '@solana/kit';
 import { coreEngine, STORES } from '../../../fixtures/core-engine.js';
-import { CofferError } from '../../../../server/core/errors.js';
+import { CofferError } from '../../../../server/wire/errors.js';
 import type { DiscoveryReader } from '../../../../server/core/ports/discovery.js';
 import { BAZAAR_FRESH_MS, BAZAAR_READ_TIMEOUT_MS, BAZAAR_RETRY_MS, BAZAAR_SEARCH_WAIT_MS } from '../../../../server/core/bazaar.js';
 

@@ -2,10 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { STORES, coreEngine, type CoreEngine } from '../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../fixtures/memory-chain.js';
-import { inScope, type Budget } from '../../../../server/core/budgets.js';
-import { windowSpan } from '../../../../server/core/budget-windows.js';
-import { budgetOf } from '../../../../server/core/budgets.js';
-import type { BudgetBody } from '../../../../server/core/schemas.js';
+import { inScope } from '../../../../server/core/budgets.js';
+import type { Budget } from '../../../../server/wire/policy/budget.js';
+import { windowSpan } from '../../../../server/wire/policy/windows.js';
+import { budgetOf } from '../../../../server/wire/policy/budget.js';
+import type { BudgetBody } from '../../../../server/wire/schemas.js';
 
 /**
  * Budgets are exact (issue 25): after any run of payments to two recipients, lost sends, expiries,

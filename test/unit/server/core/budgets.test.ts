@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { windowSpan } from '../../../../server/core/budget-windows.js';
-import { budgetRefusal, budgetsTighten, describeBudget, inScope, type Budget } from '../../../../server/core/budgets.js';
+import { windowSpan } from '../../../../server/wire/policy/windows.js';
+import { budgetRefusal, inScope } from '../../../../server/core/budgets.js';
+import { budgetsTighten, describeBudget, type Budget } from '../../../../server/wire/policy/budget.js';
 
 const usdc = (text: string) => BigInt(Math.round(Number(text) * 1_000_000));
 const now = Date.parse('2026-11-23T12:00:00Z');

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../helpers/expect-error.js';
-import type { DeployBody } from '../../../../server/core/schemas.js';
+import type { DeployBody } from '../../../../server/wire/schemas.js';
 
 /**
  * Payments held for the owner's yes (server/core/held-payments.ts), through the engine's own calls on

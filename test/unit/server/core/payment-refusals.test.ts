@@ -8,7 +8,7 @@ import {
   sameX402Refusal,
 } from '../../../../server/core/payment-refusals.js';
 import { archivedRefusal, stoppedRefusal } from '../../../../server/core/agent-lookup.js';
-import { refuse } from '../../../../server/core/errors.js';
+import { refuse } from '../../../../server/wire/errors.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../../../../server/core/ports/store.js';
 import { paymentRow } from '../../../fixtures/transfer-rows.js';
 

@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { replayPolicy } from '../../../../server/core/policy-what-if.js';
-import { firstRefusal, limitsOnly } from '../../../../server/core/policy.js';
-import { budgetRefusal, inScope, type Budget } from '../../../../server/core/budgets.js';
-import { windowSpan } from '../../../../server/core/budget-windows.js';
-import type { CountedPayment, Policy } from '../../../../server/core/ports/store.js';
+import { firstRefusal } from '../../../../server/core/policy.js';
+import { limitsOnly } from '../../../../server/wire/policy/policy.js';
+import { budgetRefusal, inScope } from '../../../../server/core/budgets.js';
+import type { Budget } from '../../../../server/wire/policy/budget.js';
+import { windowSpan } from '../../../../server/wire/policy/windows.js';
+import type { CountedPayment } from '../../../../server/core/ports/store.js';
+import type { Policy } from '../../../../server/wire/policy/policy.js';
 import { STORES, coreEngine, type CoreEngine } from '../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../helpers/expect-error.js';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CofferError } from '../../../../server/core/errors.js';
-import { isTightening, mergePolicy, firstRefusal, POLICY_RULES } from '../../../../server/core/policy.js';
-import type { Budget } from '../../../../server/core/budgets.js';
-import type { Policy } from '../../../../server/core/ports/store.js';
+import { CofferError } from '../../../../server/wire/errors.js';
+import { isTightening, mergePolicy } from '../../../../server/wire/policy/policy.js';
+import { firstRefusal, POLICY_RULES } from '../../../../server/core/policy.js';
+import type { Budget } from '../../../../server/wire/policy/budget.js';
+import type { Policy } from '../../../../server/wire/policy/policy.js';
 
 const USDC = 1_000_000n;
 /** When updates are applied in these tests. */

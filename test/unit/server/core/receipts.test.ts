@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatUsdc } from '../../../../server/core/money.js';
+import { formatUsdc } from '../../../../server/wire/money.js';
 import { RECEIPT_PREFIX, decodeReceipt, encodeReceipt, type Receipt } from '../../../../server/core/receipts.js';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DashboardSessions, SESSION_TOKEN_PREFIX, type Redemption } from '../../../../server/http/sessions.js';
 import { FRESH_SIGN_IN_MS, requireFreshSignIn, type Principal } from '../../../../server/core/auth.js';
-import { CofferError } from '../../../../server/core/errors.js';
+import { CofferError } from '../../../../server/wire/errors.js';
 import { openDatabase } from '../../../../server/store/database.js';
 import { createSqliteSignInStore } from '../../../../server/store/sign-in-store.js';
 import { mkdtempSync } from 'node:fs';

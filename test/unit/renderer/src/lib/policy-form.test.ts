@@ -11,12 +11,12 @@ import { blankBudget, budgetDraftOf, BUDGET_PRESETS } from '../../../../../rende
 import { dateTime } from '../../../../../renderer/src/lib/time.js';
 import { dayWords } from '../../../../../renderer/src/lib/time-zone.js';
 import { endWords } from '../../../../../renderer/src/lib/policy-words.js';
-import { expiryOf } from '../../../../../server/core/expiry.js';
+import { expiryOf } from '../../../../../server/wire/policy/expiry.js';
 import type { Policy } from '../../../../../renderer/src/api/types.js';
-import { policyUpdateSchema, type BudgetBody } from '../../../../../server/core/schemas.js';
-import { isTightening, mergePolicy, newPolicy } from '../../../../../server/core/policy.js';
-import { assertAskWithinMax } from '../../../../../server/core/holds.js';
-import { policyView } from '../../../../../server/core/views.js';
+import { policyUpdateSchema, type BudgetBody } from '../../../../../server/wire/schemas.js';
+import { isTightening, mergePolicy, newPolicy } from '../../../../../server/wire/policy/policy.js';
+import { assertAskWithinMax } from '../../../../../server/wire/policy/asks.js';
+import { policyView } from '../../../../../server/wire/views.js';
 
 /** The editor's clock: a fixed now, and the time zone this process reads local times in (as the browser does). */
 const CLOCK = { now: Date.parse('2026-11-23T12:00:00Z'), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };

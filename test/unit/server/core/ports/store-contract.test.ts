@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { inScope, type Budget, type BudgetScope } from '../../../../../server/core/budgets.js';
+import { inScope } from '../../../../../server/core/budgets.js';
+import type { Budget, BudgetScope } from '../../../../../server/wire/policy/budget.js';
 import type {
   AgentRecord,
   AllocationRecord,
   ApprovalRecord,
   LinkSessionRecord,
-  Policy,
   Store,
   TransferRecord,
 } from '../../../../../server/core/ports/store.js';
+import type { Policy } from '../../../../../server/wire/policy/policy.js';
 import { createSqliteStore } from '../../../../../server/store/sqlite-store.js';
 import { migrate } from '../../../../../server/store/migrations.js';
 import { openConnection } from '../../../../../server/store/sqlite-driver.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CofferError } from '../../../../server/core/errors.js';
-import { MAX_AMOUNT_MICRO, MICRO_PER_USDC, USDC_DECIMALS, formatUsdc, parseAmount, tryParseUsdc } from '../../../../server/core/money.js';
+import { CofferError } from '../../../../server/wire/errors.js';
+import { MAX_AMOUNT_MICRO, MICRO_PER_USDC, USDC_DECIMALS, formatUsdc, parseAmount, tryParseUsdc } from '../../../../server/wire/money.js';
 
 /** API.md: "at most 1,000,000,000" USDC, kept as integer micro-USDC (6 decimals). */
 const ONE_BILLION_USDC_MICRO = 1_000_000_000n * 1_000_000n;
@@ -241,7 +241,7 @@ describe('parseAmount ∘ formatUsdc', () => {
 
 describe('groupThousands (screens only; the wire keeps plain decimals)', () => {
   it('groups the whole part and leaves the fraction alone', async () => {
-    const { groupThousands } = await import('../../../../server/core/money.js');
+    const { groupThousands } = await import('../../../../server/wire/money.js');
     expect(['0.01', '999.99', '1000.00', '1234567.000001', '1000000000', '12'].map(groupThousands)).toEqual([
       '0.01',
       '999.99',

@@ -12,7 +12,7 @@ import {
   policyUpdateSchema,
   renameBodySchema,
   spendHistoryQuerySchema,
-} from '../../../../server/core/schemas.js';
+} from '../../../../server/wire/schemas.js';
 
 /** The agentId rule as API.md writes it. */
 const CONTRACT_AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;

@@ -1,5 +1,12 @@
 // The MCP config an MCP host is given to launch `coffer mcp`, built in one place (deploy, key replacement, link, the MCP tools, the dashboard).
-import type { McpLaunch } from './context.js';
+
+/** How an MCP host launches Coffer's tool server (`coffer mcp`). */
+export interface McpLaunch {
+  command: string;
+  args: string[];
+  /** Variables the launch itself needs (the desktop app's: run its executable as plain Node). */
+  env?: Record<string, string>;
+}
 
 /** One server entry of an MCP host's configuration. */
 export interface McpServerConfig {

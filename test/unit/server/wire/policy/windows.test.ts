@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { windowSpan } from '../../../../server/core/budget-windows.js';
-import { expiryOf } from '../../../../server/core/expiry.js';
+import { windowSpan } from '../../../../../server/wire/policy/windows.js';
+import { expiryOf } from '../../../../../server/wire/policy/expiry.js';
 
 /** An instant written as UTC, for reading. */
 const utc = (iso: string) => Date.parse(`${iso}Z`);

@@ -3,10 +3,10 @@
  * the tray menu and the desktop notification alike. Pure and browser-safe (the dashboard imports it).
  */
 import { formatUsdc, tryParseUsdc } from './money.js';
-import type { PolicyView } from './views.js';
-import { WINDOW_WORDS } from './budgets.js';
-import type { BudgetWindow } from './budget-windows.js';
-import { describeBreaker } from './breaker.js';
+import type { PolicyView } from '../wire/views.js';
+import { WINDOW_WORDS } from './policy/budget.js';
+import type { BudgetWindow } from './policy/windows.js';
+import { describeBreaker } from './policy/breaker.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
 
 const LABELS = {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
-import { BUDGET_WINDOWS } from './budget-windows.js';
+import { BUDGET_WINDOWS } from './policy/windows.js';
 
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** A Solana address: base58, 32 bytes (32 to 44 characters). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeRequest } from '../../../../server/core/describe-request.js';
+import { describeRequest } from '../../../../server/wire/describe-request.js';
 import type { Approval, Policy } from '../../../../renderer/src/api/types.js';
 
 /** A request as the approval carries it: its kind and what was asked. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_LOCALNET, networkChip, networkWords } from '../../../../server/core/network-words.js';
+import { DEMO_LOCALNET, networkChip, networkWords } from '../../../../server/wire/network-words.js';
 
 describe('network words: test money is said to be test money', () => {
   it("the demo's local cluster is named for what it is wherever a person reads it, never as devnet", () => {

@@ -1,0 +1,28 @@
+/**
+ * When a policy asks the owner before paying (issue 26), as data: `askAbove` read from the wire,
+ * checked against the max per payment, and compared. Which payment is then held is the engine's to
+ * judge (server/core/policy/holds.ts).
+ */
+import { CofferError } from '../errors.js';
+import { formatUsdc, tryParseUsdc } from '../money.js';
+import type { Policy } from './policy.js';
+
+/** The wire's threshold as the policy keeps it ("0" asks for every payment). */
+export const askAboveOf = (text: string | null): bigint | null => (text === null ? null : (tryParseUsdc(text) ?? 0n));
+
+/** True when `next` asks the owner at least whenever `current` did: a threshold only lowered, new recipients still asked. */
+export const asksTighten = (current: Policy, next: Policy): boolean =>
+  (current.askAbove === null || (next.askAbove !== null && next.askAbove <= current.askAbove)) &&
+  (!current.askNewRecipient || next.askNewRecipient);
+
+/**
+ * A threshold set above the largest payment allowed would never ask: refused when it is set (an update
+ * that only lowers maxPerPayment is never refused for it, so the cut an incident needs always goes through).
+ */
+export function assertAskWithinMax(next: Policy): void {
+  if (next.askAbove === null || next.askAbove <= next.maxPerPayment) return;
+  throw new CofferError(
+    'invalid_policy',
+    `Ask above (${formatUsdc(next.askAbove)} USDC) is above the max per payment (${formatUsdc(next.maxPerPayment)} USDC), so no payment would ever be asked: set it at or below the max per payment, or none`,
+  );
+}

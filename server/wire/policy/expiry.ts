@@ -1,0 +1,35 @@
+/**
+ * A policy's end as data (issue 25, point 3): read from the wire (a day ends at midnight in the
+ * owner's time zone) and compared. What an ended policy refuses is the engine's
+ * (server/core/policy/expiry.ts).
+ */
+import { Temporal } from 'temporal-polyfill';
+import { CofferError } from '../errors.js';
+
+const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * When a policy ends, from the wire (schemas.ts expiresAtSchema): a time as given, or a day at its end
+ * in the owner's time zone (the next day's start, so "2026-12-31" holds all of that day). A time not
+ * after `now` is refused: a policy that has already ended would only stop the agent, which the kill
+ * switch says plainly.
+ */
+export function expiryOf(text: string | null, now: number, timeZone: string): number | null {
+  if (text === null) return null;
+  const at = DAY_ONLY.test(text) ? endOfLocalDay(text, timeZone) : Date.parse(text);
+  if (at <= now) {
+    throw new CofferError(
+      'invalid_policy',
+      `Expires ${text} is in the past; name a later day or time, or stop the agent with its kill switch`,
+    );
+  }
+  return at;
+}
+
+/** The end of a day ("2026-12-31") in a time zone: the earliest instant of the next day there. */
+const endOfLocalDay = (day: string, timeZone: string): number =>
+  Temporal.PlainDate.from(day).add({ days: 1 }).toZonedDateTime({ timeZone }).epochMilliseconds;
+
+/** Whether `next` ends no later than `current` (a policy without an end is the loosest). */
+export const expiryTightens = (current: number | null, next: number | null): boolean =>
+  next !== null && (current === null || next <= current);
