@@ -12,10 +12,11 @@
  *
  * What the list says is judged by bazaar-listing.ts. Its listings are searched by the catalog's own
  * rule: the store holds them for search (RegistryStore.replaceSearchListings) from when the list's
- * view is made, so a search costs one query of the store, and the list is written there once per
- * change. A listing is for finding: it sets no price cap
- * and is no service id a policy or /pay can name; its API is paid as any x402 API (fetch_paid), under
- * the agent's policy, and allowed by its recipient's address.
+ * view is made, so the list is written there once per change and a search is one query of the store.
+ *
+ * A listing is for finding: it sets no price cap and is no service id a policy or /pay can name; its
+ * API is paid as any x402 API (fetch_paid), under the agent's policy, and allowed by its recipient's
+ * address.
  */
 import { audit, type ContextWith } from './context.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
