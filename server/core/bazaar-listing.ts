@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { CofferError } from '../wire/errors.js';
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../wire/money.js';
 import { isSolanaAddress } from '../wire/schemas.js';
-import { porterStem } from './porter-stem.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */
 export const MAX_BAZAAR_ITEMS = 1_000;
@@ -312,52 +311,4 @@ export function mapItems(
     }
   }
   return { entries, leftOut };
-}
-
-/**
- * Words as the catalog's search reads them (server/store/sqlite/registry.ts, toFtsQuery, and the FTS5
- * `porter unicode61` tokenizer): letters and digits, lowercased, each stemmed as SQLite's porter stems.
- */
-const wordsOf = (text: string): string[] => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(porterStem);
-
-/** The catalog's weights per field (bm25 there: name 10, description 3, category 2, id 5). */
-const FIELDS = [
-  ['name', 10],
-  ['description', 3],
-  ['category', 2],
-  ['id', 5],
-] as const;
-
-/** Each entry's words per field, stemmed once (entries are made once per list read). */
-const entryWords = new WeakMap<BazaarEntry, string[][]>();
-function wordsOfEntry(entry: BazaarEntry): string[][] {
-  let words = entryWords.get(entry);
-  if (words === undefined) {
-    words = FIELDS.map(([field]) => wordsOf(entry[field]));
-    entryWords.set(entry, words);
-  }
-  return words;
-}
-
-/**
- * The catalog's search rule over the Bazaar's entries: every word of the query (16 at most) is a
- * prefix of a word's stem, any word may match; ranked by where the words match (name first), then by
- * name. An empty query lists them all by name.
- */
-export function searchEntries(entries: BazaarEntry[], query: string, limit: number): { results: BazaarEntry[]; total: number } {
-  const words = wordsOf(query).slice(0, 16);
-  const byName = (a: BazaarEntry, b: BazaarEntry) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id);
-  if (words.length === 0) return { results: [...entries].sort(byName).slice(0, limit), total: entries.length };
-  const scored: { entry: BazaarEntry; score: number }[] = [];
-  for (const entry of entries) {
-    const fields = wordsOfEntry(entry);
-    let score = 0;
-    FIELDS.forEach(([, weight], i) => {
-      const tokens = fields[i] ?? [];
-      for (const word of words) if (tokens.some((token) => token.startsWith(word))) score += weight;
-    });
-    if (score > 0) scored.push({ entry, score });
-  }
-  scored.sort((a, b) => b.score - a.score || byName(a.entry, b.entry));
-  return { results: scored.slice(0, limit).map(({ entry }) => entry), total: scored.length };
 }

@@ -10,9 +10,13 @@
  * last good list is kept in the ledger's meta too, so a restart shows it before the facilitator
  * answers again.
  *
- * What the list says is judged by bazaar-listing.ts. A listing is for finding: it sets no price cap
- * and is no service id a policy or /pay can name; its API is paid as any x402 API (fetch_paid), under
- * the agent's policy, and allowed by its recipient's address.
+ * What the list says is judged by bazaar-listing.ts. Its listings are searched by the catalog's own
+ * rule: the store holds them for search (RegistryStore.replaceSearchListings) from when the list's
+ * view is made, so the list is written there once per change and a search is one query of the store.
+ *
+ * A listing is for finding: it sets no price cap and is no service id a policy or /pay can name; its
+ * API is paid as any x402 API (fetch_paid), under the agent's policy, and allowed by its recipient's
+ * address.
  */
 import { audit, type ContextWith } from './context.js';
 import { actorOf, requireOwner, type Principal } from './auth.js';
@@ -29,7 +33,7 @@ import {
   type LeftOut,
   type PayableHere,
 } from './bazaar-listing.js';
-import type { AuditStore, MetaStore } from './ports/store.js';
+import type { AuditStore, MetaStore, RegistryStore } from './ports/store.js';
 import type { BazaarBody } from '../wire/schemas.js';
 import { z } from 'zod';
 
@@ -72,8 +76,11 @@ export interface BazaarCache {
   /** The stored list was read from meta (once per process). */
   loaded: boolean;
   list: BazaarList | null;
-  /** The list as this Coffer's registry shows it (derived from `list`; null until asked). */
-  view: { entries: BazaarEntry[]; leftOut: LeftOut } | null;
+  /**
+   * The list as this Coffer's registry shows it (derived from `list`; null until asked), its
+   * entries by id; the store holds them for search while it is the view.
+   */
+  view: { entries: BazaarEntry[]; byId: Map<string, BazaarEntry>; leftOut: LeftOut } | null;
   lastFailure: { facilitator: string; at: number; code: ErrorCode; message: string } | null;
   /** The read under way; `started` in real milliseconds (performance.now), for how long searches may still wait for it. */
   reading: { facilitator: string; done: Promise<void>; abort: AbortController; started: number } | null;
@@ -83,7 +90,8 @@ export interface BazaarCache {
 
 const newBazaarCache = (): BazaarCache => ({ loaded: false, list: null, view: null, lastFailure: null, reading: null, generation: 0 });
 
-type BazaarContext = ContextWith<MetaStore & AuditStore>;
+type BazaarContext = ContextWith<MetaStore & AuditStore & RegistryStore>;
+type ViewContext = ContextWith<MetaStore & RegistryStore>;
 
 export const bazaarFacilitatorOf = (ctx: ContextWith<MetaStore>): string | null => ctx.store.getMeta(FACILITATOR_KEY);
 
@@ -111,10 +119,18 @@ function payableHere(ctx: ContextWith<MetaStore>): PayableHere {
   return { networks: ctx.x402?.networks ?? null, usdcMint: ctx.chain.usdcMint, network: ctx.chain.network };
 }
 
-/** The registry's view of the list in use (the list of the facilitator set now, else none). */
-function viewOf(ctx: ContextWith<MetaStore>, cache: BazaarCache, facilitator: string) {
+/**
+ * The registry's view of the list in use (the list of the facilitator set now, else none). Made
+ * once per list: its entries are then given to the store for search, replacing the last view's (a
+ * search reads them only while there is a view).
+ */
+function viewOf(ctx: ViewContext, cache: BazaarCache, facilitator: string) {
   if (cache.list === null || cache.list.facilitator !== facilitator) return null;
-  cache.view ??= mapItems(cache.list.items, payableHere(ctx), facilitator, cache.list);
+  if (cache.view === null) {
+    const { entries, leftOut } = mapItems(cache.list.items, payableHere(ctx), facilitator, cache.list);
+    ctx.store.replaceSearchListings(entries.map(({ id, name, description, category }) => ({ id, name, description, category })));
+    cache.view = { entries, byId: new Map(entries.map((entry) => [entry.id, entry])), leftOut };
+  }
   return cache.view;
 }
 
@@ -233,10 +249,15 @@ const sleep = (ms: number) =>
   });
 
 /**
- * The Bazaar's entries and status for a search: null when no facilitator is set. Starts a read when
- * due; waits for it (at most BAZAAR_SEARCH_WAIT_MS) only when there is no list at all yet.
+ * The Bazaar's listings that match a query (by the catalog's rule and ranking, `limit` at most, all
+ * of them counted) and its status: null when no facilitator is set. Starts a read when due; waits
+ * for it (at most BAZAAR_SEARCH_WAIT_MS) only when there is no list at all yet.
  */
-export async function bazaarForSearch(ctx: ContextWith<MetaStore>): Promise<{ entries: BazaarEntry[]; status: BazaarStatus } | null> {
+export async function bazaarForSearch(
+  ctx: ViewContext,
+  query: string,
+  limit: number,
+): Promise<{ results: BazaarEntry[]; total: number; totalIsCapped: boolean; status: BazaarStatus } | null> {
   const facilitator = bazaarFacilitatorOf(ctx);
   if (facilitator === null) return null;
   const cache = cacheOf(ctx);
@@ -246,7 +267,17 @@ export async function bazaarForSearch(ctx: ContextWith<MetaStore>): Promise<{ en
     const left = cache.reading.started + BAZAAR_SEARCH_WAIT_MS - performance.now();
     if (left > 0) await Promise.race([cache.reading.done, sleep(left)]);
   }
-  return { entries: viewOf(ctx, cache, facilitator)?.entries ?? [], status: statusOf(ctx, cache, facilitator) };
+  const view = viewOf(ctx, cache, facilitator);
+  const status = statusOf(ctx, cache, facilitator);
+  if (view === null) return { results: [], total: 0, totalIsCapped: false, status };
+  const found = ctx.store.searchListings(query, limit);
+  const results = found.ids.map((id) => {
+    const entry = view.byId.get(id);
+    // The store holds this view's entries (viewOf): an id it does not know is a bug, not input.
+    if (entry === undefined) throw new Error(`the store's Bazaar listings are not the list in use (${id})`);
+    return entry;
+  });
+  return { results, total: found.total, totalIsCapped: found.totalIsCapped, status };
 }
 
 /**
@@ -254,7 +285,7 @@ export async function bazaarForSearch(ctx: ContextWith<MetaStore>): Promise<{ en
  * `stale` (older than 10 minutes, or the last read failed: the last good list is shown), `failed`
  * (no list, the last read failed).
  */
-function statusOf(ctx: ContextWith<MetaStore>, cache: BazaarCache, facilitator: string | null): BazaarStatus {
+function statusOf(ctx: ViewContext, cache: BazaarCache, facilitator: string | null): BazaarStatus {
   const now = ctx.clock.now();
   const here = payableHere(ctx);
   const note =

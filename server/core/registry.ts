@@ -3,7 +3,7 @@ import type { ContextWith } from './context.js';
 import { parseAmount } from '../wire/money.js';
 import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from './ports/store.js';
 import { bazaarForSearch } from './bazaar.js';
-import { searchEntries, type BazaarEntry } from './bazaar-listing.js';
+import type { BazaarEntry } from './bazaar-listing.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -47,21 +47,20 @@ export type ServiceView = Omit<ReturnType<typeof serviceView>, 'source'> & {
 
 /**
  * Full-text search of the registry (FTS5, ranked; an empty query lists everything), then, when Bazaar
- * discovery is on, the facilitator's listings that match by the same rule (bazaar.ts): the shipped
- * catalog's matches first, the Bazaar's after them, `limit` in all. `bazaar` says where its list
- * stands (null: off).
+ * discovery is on, the facilitator's listings that match by the same rule, searched by the store as
+ * the catalog is (bazaar.ts): the shipped catalog's matches first, the Bazaar's after them, `limit`
+ * in all. `bazaar` says where its list stands (null: off).
  */
 export async function searchServices(ctx: ContextWith<RegistryStore & MetaStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
   const catalog: ServiceView[] = results.map((service) => serviceView(service, demo));
-  const bazaar = await bazaarForSearch(ctx);
-  const found = bazaar === null ? { results: [], total: 0 } : searchEntries(bazaar.entries, query, Math.max(0, limit - catalog.length));
+  const bazaar = await bazaarForSearch(ctx, query, Math.max(0, limit - catalog.length));
   return {
     query,
-    results: [...catalog, ...found.results],
-    total: total + found.total,
-    totalIsCapped,
+    results: [...catalog, ...(bazaar?.results ?? [])],
+    total: total + (bazaar?.total ?? 0),
+    totalIsCapped: totalIsCapped || (bazaar?.totalIsCapped ?? false),
     bazaar: bazaar?.status ?? null,
   };
 }

@@ -357,6 +357,52 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
     expect((await t.api('POST', t.withOwner('/v1/bazaar/refresh'))).body).toMatchObject({ listed: 2 });
   });
 
+  it('one search for both: a catalog service and a listing are found by the same words, diacritics and word forms alike (/v1, and the engine on its SQLite file)', async () => {
+    t.coffer.db
+      .prepare(
+        `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
+         VALUES ('cafe-forecasts', 'Café Forecasts', 'Forecasting the queue at the counter', 'food', '{}', '0.01',
+                 'GET https://cafe.example/queue', 'x402-marketplace', ?, 'devnet')`,
+      )
+      .run(weatherWallet);
+    facilitator.answer = (real) => {
+      const harbor = (real.items as any[]).find((item) => item.serviceName === 'Harbor Weather');
+      const cafe = { ...structuredClone(harbor), resource: `${weather.url}/weather/cafe`, serviceName: 'Café Crowds' };
+      cafe.description = 'How busy a café is, by the hour';
+      cafe.tags = ['food'];
+      return { ...real, items: [...real.items, cafe], pagination: { ...real.pagination, total: real.items.length + 1 } };
+    };
+    try {
+      expect((await t.api('POST', t.withOwner('/v1/bazaar/refresh'))).body).toMatchObject({ state: 'fresh', listed: 3 });
+      for (const query of ['cafe', 'café', 'CAFÉ', 'Cafe crowd', 'forecast', 'forecasting', 'forecasts']) {
+        for (const answer of [(await search(query, 100)).body, await t.coffer.engine.searchServices(query, 100)]) {
+          const catalog = (answer.results as any[]).filter((s) => s.source !== 'x402-bazaar').map((s) => s.id);
+          const listings = bazaarOf(answer).map((s) => s.name);
+          // The catalog's matches first, then the Bazaar's; both counted.
+          expect(answer.results.map((s: any) => s.source !== 'x402-bazaar')).toEqual([
+            ...catalog.map(() => true),
+            ...listings.map(() => false),
+          ]);
+          expect(answer.total, query).toBe(catalog.length + listings.length);
+          if (query.toLowerCase().startsWith('caf')) {
+            expect(catalog, query).toEqual(['cafe-forecasts']);
+            expect(listings, query).toEqual(['Café Crowds']);
+          } else {
+            // "forecasting" and "forecasts" are "forecast" to the catalog's tokenizer, in either kind of listing.
+            expect(catalog, query).toEqual(expect.arrayContaining(['cafe-forecasts', 'demo-weather']));
+            expect(listings, query).toEqual(['Harbor Weather']);
+          }
+        }
+      }
+    } finally {
+      facilitator.answer = null;
+      t.coffer.db.prepare("DELETE FROM services WHERE id = 'cafe-forecasts'").run();
+      expect((await t.api('POST', t.withOwner('/v1/bazaar/refresh'))).body).toMatchObject({ listed: 2 });
+    }
+    // The list read again: the listing is no more found.
+    expect((await search('cafe')).body).toMatchObject({ results: [], total: 0 });
+  });
+
   it('refuses a facilitator URL that is not one, with a code; only the owner sets it; off forgets the list', async () => {
     for (const facilitatorUrl of [
       'http://facilitator.example',

@@ -29,7 +29,7 @@ export type { MetaStore } from './store/meta.js';
 export type { NoticeStore } from './store/notices.js';
 export type { OwnerRecord, OwnerStore } from './store/owners.js';
 export type { RefusalRecord, RefusalStore } from './store/refusals.js';
-export type { ModelRecord, RegistryStore, ServiceRecord } from './store/registry.js';
+export type { ModelRecord, RegistryStore, SearchListing, ServiceRecord } from './store/registry.js';
 export type { AgentSpendTotals, SpendStore } from './store/spend.js';
 export type { GenerationTask, TaskStatus, TaskStore } from './store/tasks.js';
 export type {

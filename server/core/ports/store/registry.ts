@@ -23,9 +23,30 @@ export interface ModelRecord {
   enabled: boolean;
 }
 
+/** A listing searched beside the catalog (a Bazaar listing): the fields a catalog service is searched by. */
+export interface SearchListing {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+}
+
 export interface RegistryStore {
-  /** Ranked matches; `total` counts them up to a cap (`totalIsCapped` beyond). */
+  /**
+   * Ranked matches (every word a prefix, any word matching; an empty query lists every service);
+   * `total` counts them up to a cap (`totalIsCapped` beyond).
+   */
   searchServices(query: string, limit: number): { results: ServiceRecord[]; total: number; totalIsCapped: boolean };
+  /**
+   * Replaces the listings held for search beside the catalog (the Bazaar's, when its list changes):
+   * held for this process only, never in the ledger, and none until given.
+   */
+  replaceSearchListings(listings: SearchListing[]): void;
+  /**
+   * The listings held that match a query by searchServices' rule and ranking, best first (an empty
+   * query lists them all, by name): their ids, and how many match.
+   */
+  searchListings(query: string, limit: number): { ids: string[]; total: number; totalIsCapped: boolean };
   getService(id: string): ServiceRecord | null;
   servicesPaidTo(payTo: string): ServiceRecord[];
   listModels(): ModelRecord[];

@@ -6,7 +6,6 @@ import {
   mapItems,
   readDiscoveryPage,
   readItem,
-  searchEntries,
   type BazaarEntry,
   type DiscoveredItem,
   type PayableHere,
@@ -268,39 +267,5 @@ describe('a list in the registry', () => {
       'https://quotes.example/quote',
     ]);
     expect(leftOut).toEqual({ invalid: 2, not_http: 1, other_network: 1, not_usdc: 0, not_exact: 0, duplicate: 5, over_limit: 3 });
-  });
-});
-
-describe('searching the Bazaar entries by the catalog’s rule', () => {
-  const entry = (name: string, description: string, category: string): BazaarEntry => ({
-    ...(mapped(listed()) as BazaarEntry),
-    id: `bazaar:${name.toLowerCase().replace(/\W/g, '')}:0`,
-    name,
-    description,
-    category,
-  });
-  const entries = [
-    entry('Forecast API', 'Ten-day weather forecast', 'weather'),
-    entry('Weather Now', 'Current conditions', 'weather'),
-    entry('Ticker', 'Stock quotes', 'finance'),
-  ];
-
-  it('matches every word as a prefix, any word, the name first', () => {
-    expect(searchEntries(entries, 'weath', 10).results.map((e) => e.name)).toEqual(['Weather Now', 'Forecast API']);
-    expect(searchEntries(entries, 'WEATHER stock', 10).results.map((e) => e.name)).toEqual(['Weather Now', 'Forecast API', 'Ticker']);
-    expect(searchEntries(entries, 'quotes', 10)).toMatchObject({ total: 1, results: [{ name: 'Ticker' }] });
-    expect(searchEntries(entries, 'nothing here', 10)).toEqual({ results: [], total: 0 });
-  });
-
-  it('stems as the catalog’s tokenizer does: another form of a word finds it', () => {
-    expect(searchEntries(entries, 'stocks', 10).results.map((e) => e.name)).toEqual(['Ticker']);
-    expect(searchEntries(entries, 'forecasting', 10).results.map((e) => e.name)).toEqual(['Forecast API']);
-    expect(searchEntries(entries, 'conditional', 10).results.map((e) => e.name)).toEqual(['Weather Now']);
-  });
-
-  it('lists everything by name for an empty query, and counts past the limit', () => {
-    expect(searchEntries(entries, '', 2)).toMatchObject({ total: 3, results: [{ name: 'Forecast API' }, { name: 'Ticker' }] });
-    expect(searchEntries(entries, '  !!  ', 10).total).toBe(3);
-    expect(searchEntries(entries, 'weather', 1)).toMatchObject({ total: 2, results: [{ name: 'Weather Now' }] });
   });
 });

@@ -262,3 +262,32 @@ describe('a facilitator that does not answer never holds a search past its bound
     t.close();
   });
 });
+
+describe('one search for the catalog and the Bazaar (the SQLite ledger, whose full-text index decides what matches)', () => {
+  it('a listing is found by the words that find a catalog service: diacritics folded, another form of a word', async () => {
+    const t = await setup('sqlite');
+    t.facilitator.items = [
+      t.item('cafe', 'Café Forecasting', 'Coffee, and what the weather does to it'),
+      t.item('quote', 'Ticker', 'Stock quotes'),
+    ];
+    await t.engine.setBazaar(t.asOwner, { facilitator: FACILITATOR });
+    const found = async (query: string) => {
+      const answer = await t.engine.searchServices(query, 100);
+      return { catalog: answer.results.filter((s) => s.source !== 'x402-bazaar').map((s) => s.id), bazaar: bazaarIds(answer), answer };
+    };
+    const [cafe] = bazaarIds(await t.engine.searchServices('Café Forecasting'));
+    expect(cafe).toMatch(/^bazaar:/);
+    for (const query of ['cafe', 'café', 'CAFÉ', 'Cafe']) {
+      expect((await found(query)).bazaar, query).toEqual([cafe]);
+    }
+    // "forecasting" and "forecasts" are "forecast" to the catalog's tokenizer: the catalog's demo-weather
+    // ("a three-day forecast") and the listing ("Café Forecasting") alike.
+    for (const query of ['forecast', 'forecasting', 'forecasts']) {
+      const { catalog, bazaar, answer } = await found(query);
+      expect(catalog, query).toContain('demo-weather');
+      expect(bazaar, query).toEqual([cafe]);
+      expect(answer.total, query).toBe(catalog.length + 1);
+    }
+    t.close();
+  });
+});

@@ -132,6 +132,66 @@ describe('toFtsQuery against a real FTS5 table', () => {
   });
 });
 
+describe('the listings searched beside the catalog (a TEMP full-text table)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-listings-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const RECORDS = [
+    { id: 'cafe-finder', name: 'Café Finder', description: 'Coffee near you', category: 'food' },
+    { id: 'forecast', name: 'Forecasting', description: 'Weather for a city, and a café guide', category: 'weather' },
+    { id: 'tides', name: 'Tide tables', description: 'High and low water; forecasts by port', category: 'weather' },
+    { id: 'quotes', name: 'Ticker', description: 'Stock quotes', category: 'finance' },
+    { id: 'translate', name: 'Translator', description: 'Translation between languages', category: 'language' },
+  ];
+  const open = (file: string) => {
+    const db = openDatabase(join(dir, file), 'normal');
+    return { db, store: createSqliteStore(db) };
+  };
+  const addServices = (db: SqliteDatabase) => {
+    const add = db.prepare(
+      `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
+       VALUES (@id, @name, @description, @category, '{}', '0.01', 'GET https://api.example/x', 'x402-marketplace', 'pay-to', 'sim')`,
+    );
+    for (const record of RECORDS) add.run(record);
+  };
+
+  it('answer what the catalog answers for the same records: the same words match (diacritics folded, stems), ranked alike', () => {
+    const { db, store } = open('same-rule.db');
+    addServices(db);
+    store.replaceSearchListings(RECORDS);
+    for (const query of [
+      'cafe',
+      'café',
+      'CAFÉ',
+      'forecast',
+      'forecasting',
+      'forecasts',
+      'translation',
+      'translate',
+      'stocks',
+      'weather tide',
+      'nothing',
+    ]) {
+      const catalog = store.searchServices(query, 10);
+      const listings = store.searchListings(query, 10);
+      expect({ ids: listings.ids, total: listings.total }, query).toEqual({ ids: catalog.results.map((s) => s.id), total: catalog.total });
+    }
+    expect(store.searchListings('cafe', 10).ids).toEqual(['cafe-finder', 'forecast']);
+    expect(store.searchListings('forecasting', 10).ids).toEqual(['forecast', 'tides']);
+    db.close();
+  });
+
+  it('are held by the connection alone: never written to the ledger file, none after it is opened again', () => {
+    const { db, store } = open('temp.db');
+    store.replaceSearchListings(RECORDS);
+    expect(store.searchListings('', 10).total).toBe(RECORDS.length);
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name LIKE 'listings%'").pluck().get()).toBe(0);
+    db.close();
+    const again = open('temp.db');
+    expect(again.store.searchListings('', 10)).toEqual({ ids: [], total: 0, totalIsCapped: false });
+    again.db.close();
+  });
+});
+
 describe('chainDerivedTransaction: a write the chain can make again skips the fsync, and nothing else does', () => {
   const dir = mkdtempSync(join(tmpdir(), 'coffer-sync-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

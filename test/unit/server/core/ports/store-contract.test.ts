@@ -524,6 +524,39 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.noticeToldAt(OWNER, 'b', 'expiry')).toBe(12);
   });
 
+  it('listings searched beside the catalog: none until given, replaced whole, found by prefix words, all by name for no words', () => {
+    const store = fresh(make);
+    const listing = (id: string, name: string, description = 'a paid API', category = 'x402 api') => ({ id, name, description, category });
+    expect(store.searchListings('', 10)).toEqual({ ids: [], total: 0, totalIsCapped: false });
+    store.replaceSearchListings([
+      listing('bazaar:b:1', 'Tide tables', 'High and low water'),
+      listing('bazaar:a:2', 'Forecast API', 'Ten-day weather forecast', 'weather'),
+      listing('bazaar:c:3', 'Ticker', 'Stock quotes', 'finance'),
+    ]);
+    // The ranking is the SQLite adapter's alone: the ids found are compared as a set.
+    const found = (query: string, limit = 10) => {
+      const answer = store.searchListings(query, limit);
+      return { ...answer, ids: [...answer.ids].sort() };
+    };
+    // Every word a prefix of a word of the name, description, category or id; any word; any case.
+    expect(found('WEATH')).toEqual({ ids: ['bazaar:a:2'], total: 1, totalIsCapped: false });
+    expect(found('tick water')).toEqual({ ids: ['bazaar:b:1', 'bazaar:c:3'], total: 2, totalIsCapped: false });
+    expect(found('finance')).toMatchObject({ ids: ['bazaar:c:3'] });
+    expect(found('bazaar', 2)).toMatchObject({ total: 3 });
+    expect(store.searchListings('bazaar', 2).ids).toHaveLength(2);
+    expect(found('nothing here')).toEqual({ ids: [], total: 0, totalIsCapped: false });
+    // No words: every listing, by name.
+    expect(store.searchListings('  !! ', 2)).toEqual({ ids: ['bazaar:a:2', 'bazaar:c:3'], total: 3, totalIsCapped: false });
+    // They are not the catalog's services.
+    expect(store.searchServices('forecast', 10)).toMatchObject({ results: [], total: 0 });
+
+    store.replaceSearchListings([listing('bazaar:d:4', 'Quotes', 'Stock quotes')]);
+    expect(found('stock')).toEqual({ ids: ['bazaar:d:4'], total: 1, totalIsCapped: false });
+    expect(found('')).toMatchObject({ ids: ['bazaar:d:4'], total: 1 });
+    store.replaceSearchListings([]);
+    expect(found('')).toEqual({ ids: [], total: 0, totalIsCapped: false });
+  });
+
   it('refusals keep the latest few; the audit log reads newest first', () => {
     const store = fresh(make);
     for (const n of [1, 2, 3]) {
