@@ -65,7 +65,7 @@ async function describe(demo: RunningDemo): Promise<string> {
       ]
     : [
         '  Pay with an official x402 client (@x402/fetch) from the buyer wallet: its key file and the cluster above,',
-        `  as in "Try x402 offline" in Coffer's README (${quote}).`,
+        `  as in "Try x402 offline" in Coffer's docs/X402.md (${quote}).`,
       ];
   return [
     `TEST MONEY: coffer demo-x402 runs x402 on a local Solana cluster (${demo.coffer.network}), not devnet or mainnet. Nothing here is worth anything.`,

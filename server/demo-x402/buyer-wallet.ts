@@ -7,7 +7,7 @@ import { z } from 'zod';
 const keyFileSchema = z.array(z.number().int().min(0).max(255)).length(64);
 
 /**
- * The demo's buyer wallet, for any x402 client (the official `@x402/fetch` in the README): a key of
+ * The demo's buyer wallet, for any x402 client (the official `@x402/fetch` in docs/X402.md): a key of
  * test money, kept in the demo's folder at 0600 in the Solana CLI's format so any Solana tool reads
  * it. Made on the first run; `made` says whether it was, so it is funded once.
  */

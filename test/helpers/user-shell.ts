@@ -8,7 +8,7 @@ export const userPath = (process.env.PATH ?? '')
   .join(delimiter);
 
 /**
- * The environment of the user's shell, as a README command is typed there: their PATH and a HOME of
+ * The environment of the user's shell, as a command of the README or docs/ is typed there: their PATH and a HOME of
  * their own, nothing of npm's, the tests' or Coffer's own variables.
  */
 export const userShellEnv = (home: string): NodeJS.ProcessEnv => ({

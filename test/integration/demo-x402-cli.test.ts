@@ -13,7 +13,7 @@ import { CLI, runCoffer } from '../helpers/serve-process.js';
 
 /**
  * Issue 29, point 3: x402 could not be seen working without devnet (x402 names no local network, and
- * Coffer refuses it on sim). `coffer demo-x402` runs the loop locally. Here the README's "Try x402
+ * Coffer refuses it on sim). `coffer demo-x402` runs the loop locally. Here docs/X402.md's "Try x402
  * offline" is followed literally, as a user would: its command typed in the checkout, then the two
  * commands it prints run from the user's shell, each to a paid 200, with the money moved once each,
  * read back from the local cluster. Everything is a real process and a real official package.
@@ -104,13 +104,15 @@ async function balancesOn(clusterUrl: string, wallets: Record<string, string>) {
   return Object.fromEntries(entries);
 }
 
-describe.skipIf(process.platform === 'win32')('the README\'s "Try x402 offline", followed as a user would', () => {
+describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline", followed as a user would', () => {
   it('runs the whole x402 loop locally: coffer fetch and the official @x402/fetch each buy once, 0.01 test USDC each', async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Try x402 offline'));
+    const page = readFileSync(join(root, 'docs', 'X402.md'), 'utf8');
+    const heading = page.indexOf('## Try x402 offline');
+    expect(heading).toBeGreaterThanOrEqual(0);
+    const section = page.slice(heading);
     const typed = /```sh\n([^\n]+)\n```/.exec(section)?.[1];
     expect(typed).toBe('npx coffer demo-x402');
-    // Typed as the README says, with one flag: a free port for the seller (7404 by default), beside other tests.
+    // Typed as the page says, with one flag: a free port for the seller (7404 by default), beside other tests.
     const [command, ...args] = `${typed!} --port 0`.split(' ');
     const demo = start(command!, args, root);
     await demo.until(/Ctrl-C stops it all/);

@@ -124,7 +124,7 @@ describe('npm pack, npm install -g, coffer', () => {
       await post('/v1/agents/coder/allocate', { amount: '0.50' });
       const broke = await post('/v1/agents/deploy', { agentId: 'broke', dailyBudget: '1', maxPerPayment: '0.05' });
 
-      // The README's example, as the agent's code: TypeScript, checked against the shipped types, then run.
+      // docs/X402.md's example (coffer/client), as the agent's code: TypeScript, checked against the shipped types, then run.
       const source = `import { payingFetch, keyClient, PaymentError, type PayingAgent } from 'coffer/client';
 
 const agent: PayingAgent = { cofferUrl: process.env.COFFER_URL!, owner: process.env.COFFER_OWNER!, agentId: 'coder', apiKey: process.env.COFFER_API_KEY! };

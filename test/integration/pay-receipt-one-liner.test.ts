@@ -40,7 +40,7 @@ async function startDemoApi(dataDir: string): Promise<{ child: ChildProcess; url
 }
 
 /**
- * The README's one-liner, run by a shell as written:
+ * The one-liner of docs/CLI.md (`coffer pay`) and docs/X402.md, run by a shell as written:
  *   curl -H "X-Payment: $(npx coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon
  * with `npx coffer` being this checkout's CLI and the demo API's URL the one the registry lists.
  * Answers curl's status code and body (or, where no curl is installed, the same request by fetch
@@ -74,7 +74,7 @@ function runOneLiner(weatherUrl: string, env: Record<string, string>): Promise<{
   });
 }
 
-describe("the README's CLI one-liner buys what it pays for", () => {
+describe("the docs' CLI one-liner buys what it pays for", () => {
   const dataDir = tempDataDir();
   const configFile = join(dataDir, 'agent.json');
   let serve: ServeProcess;

@@ -14,8 +14,8 @@ import { signIn, type DashboardSession } from './lib/session.js';
  * (agent- and owner-shaped), another owner's real key, another agent's key, an agent key on
  * owner-only routes, the dashboard's sign-in in the wrong hands (the cookie without the CSRF header,
  * with a foreign Origin, made up; a made-up session token; the session with a foreign Origin), and the
- * Host/Origin guards with a good key. An escalation is a 2xx where README "Who may do what" says the
- * caller must be refused, or an agent key loosening its own policy, funding or resuming itself
+ * Host/Origin guards with a good key. An escalation is a 2xx where docs/SECURITY.md "Who may do what"
+ * says the caller must be refused, or an agent key loosening its own policy, funding or resuming itself
  * without an approval. Then the same through `coffer mcp` (auth-mcp.ts). Counted on its own (a known
  * issue): a replay of only what a browser attaches by itself, the session cookie with
  * `X-Requested-With: coffer` and no Origin, accepted; when sign-in is a bearer session token instead
@@ -423,7 +423,9 @@ async function runAgentSelfChecks(env: AuthEnv, tracker: Tracker): Promise<void>
   tracker.check(ok(payStopped), `http stopped agent paying answered ${payStopped.status}`);
   const askStopped = await api.call('POST', '/v1/agents/alice/policy', { ...as(alice), body: { dailyBudget: '9.00' } });
   if (askStopped.status === 202)
-    tracker.notes.push('auth: a stopped agent could still ask for a looser policy (202), though README says it may only ask to be resumed');
+    tracker.notes.push(
+      'auth: a stopped agent could still ask for a looser policy (202), though docs/SECURITY.md says it may only ask to be resumed',
+    );
   tracker.check(askStopped.status === 200, `http stopped agent loosening its policy answered ${askStopped.status}`);
   await api.ok('POST', '/v1/agents/alice/resume');
 

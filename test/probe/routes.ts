@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The server's routes, read from its sources (server/http/app.ts, routes/*.ts, dashboard.ts,
  * sim-images.ts) so a new route is fuzzed the day it appears, and classified by who may call it
- * (README "Who may do what", API.md). A route found in the sources but missing from the table below
+ * (docs/SECURITY.md "Who may do what", API.md). A route found in the sources but missing from the table below
  * is reported as unclassified: the auth matrix cannot judge it until it is added here.
  */
 export type Auth =

@@ -28,7 +28,7 @@ export interface Violation {
   example: string;
 }
 
-/** The policy's service rule, as README states it: registry ids by id, everything else by recipient. */
+/** The policy's service rule, as docs/CLI.md ("Spending policies") states it: registry ids by id, everything else by recipient. */
 export function allowedByPolicy(allowed: string[], serviceId: string, recipient: string, registry: Map<string, string>): boolean {
   if (allowed.length === 0) return true;
   if (allowed.includes(recipient)) return true;
