@@ -7,7 +7,6 @@ import type { X402Buyer } from './ports/x402.js';
 import type { BackupWriter } from './ports/backup.js';
 import type { Log } from './ports/log.js';
 import type { DiscoveryReader } from './ports/discovery.js';
-import type { BazaarCache } from './bazaar.js';
 import type { McpLaunch } from '../wire/mcp-config.js';
 
 /** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
@@ -51,8 +50,6 @@ export interface EngineState {
   lastRefusals: Map<string, { what: string; at: number }>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
-  /** The Bazaar discovery list in use and its reads (bazaar.ts; made when first asked for). */
-  bazaar?: BazaarCache;
 }
 
 export interface EngineContext extends EnginePorts {

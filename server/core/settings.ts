@@ -38,3 +38,8 @@ export function updateSettings(ctx: SettingsContext, principal: Principal, body:
   audit(ctx, { actor: actorOf(principal), owner: principal.owner, action: 'settings.time_zone', detail: { before, after } });
   return after;
 }
+
+export const settingsApp = (ctx: SettingsContext) => ({
+  readSettings: (p: Principal) => readSettings(ctx, p),
+  updateSettings: (p: Principal, body: SettingsBody) => updateSettings(ctx, p, body),
+});

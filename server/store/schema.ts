@@ -49,15 +49,15 @@ export const SCHEMA = `
     allowed_services TEXT NOT NULL,
     updated_at INTEGER NOT NULL,
     -- The budgets beyond the daily one, as JSON: [{amount (micro-USDC, text), window, scope}]
-    -- (server/core/budgets.ts). What each has spent is kept below (budget_scopes).
+    -- (server/core/policy/budgets.ts). What each has spent is kept below (budget_scopes).
     budgets TEXT NOT NULL DEFAULT '[]',
-    -- When the policy ends (epoch ms; server/core/expiry.ts); NULL: never.
+    -- When the policy ends (epoch ms; server/core/policy/expiry.ts); NULL: never.
     expires_at INTEGER,
-    -- The shares of a budget (percent) at which the owner is told, as JSON (server/core/budget-warnings.ts).
+    -- The shares of a budget (percent) at which the owner is told, as JSON (server/core/policy/budget-warnings.ts).
     warn_at TEXT NOT NULL DEFAULT '[80,95]',
-    -- When the agent stops itself, as JSON {refusals, spending} (server/core/breaker.ts); NULL: never.
+    -- When the agent stops itself, as JSON {refusals, spending} (server/core/policy/breaker.ts); NULL: never.
     breaker TEXT,
-    -- Payments above this amount (micro-USDC) wait for the owner's yes (server/core/holds.ts); NULL: none.
+    -- Payments above this amount (micro-USDC) wait for the owner's yes (server/core/policy/holds.ts); NULL: none.
     ask_above INTEGER CHECK (ask_above >= 0),
     -- 1: the first payment to a recipient the agent never paid waits for the owner's yes.
     ask_new_recipient INTEGER NOT NULL DEFAULT 0 CHECK (ask_new_recipient IN (0, 1)),
@@ -67,7 +67,7 @@ export const SCHEMA = `
 
   -- ── Moves of money ──────────────────────────────────────────────────────────────────────────
   -- Every move of USDC is one row of one table, whatever its kind, and goes through one lifecycle
-  -- (server/core/transfer-lifecycle.ts): signed first, then written pending with its signed
+  -- (server/core/transfers/lifecycle.ts): signed first, then written pending with its signed
   -- transaction (tx_signature, tx_wire, last_valid_block_height) in the one write that checks and
   -- reserves it, then sent, then settled (confirmed or failed, with error_code); a row left pending
   -- is settled against the chain at the next start (reconcile.ts). A deposit found on chain is
@@ -153,7 +153,7 @@ export const SCHEMA = `
     FROM transfers WHERE kind = 'refund';
 
   -- ── What an agent spent: kept by the payments' own writes ───────────────────────────────────
-  -- The policy reads these, never an agent's history (server/core/payments.ts, policyRefusal): per
+  -- The policy reads these, never an agent's history (server/core/payments/pay.ts, policyRefusal): per
   -- agent, what is pending, the lifetime spend and the last payment; and the amount counted against
   -- the rolling 24 h budget per minute and per hour (a payment counts while held for the owner, pending
   -- or confirmed, and not refunded; "pending" and the last payment leave a held one out). The two
@@ -291,7 +291,7 @@ export const SCHEMA = `
   END;
 
   -- What the owner was told about an agent and when (a budget passing a share, a policy's coming
-  -- end), so each is told once per its period (server/core/budget-warnings.ts, expiry-notices.ts).
+  -- end), so each is told once per its period (server/core/policy/budget-warnings.ts, expiry-notices.ts).
   CREATE TABLE notices (
     owner TEXT NOT NULL,
     agent_id TEXT NOT NULL,

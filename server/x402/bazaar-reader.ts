@@ -4,7 +4,7 @@
  * `withBazaar(new HTTPFacilitatorClient({url})).extensions.bazaar.listResources()` makes. Written here
  * rather than through that client because a discovery list is untrusted input read in the background:
  * this read has a deadline (the caller's signal) and a byte cap, and answers the JSON unread (the core
- * validates it, server/core/bazaar-listing.ts).
+ * validates it, server/core/registry/bazaar-listing.ts).
  */
 import { CofferError } from '../wire/errors.js';
 import type { DiscoveryReader } from '../core/ports/discovery.js';

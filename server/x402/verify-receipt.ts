@@ -1,5 +1,5 @@
 import { address, getBase58Encoder, getPublicKeyFromAddress, isSignature, verifySignature, type SignatureBytes } from '@solana/kit';
-import { decodeReceipt, receiptProofMessage, type Receipt } from '../core/receipts.js';
+import { decodeReceipt, receiptProofMessage, type Receipt } from '../wire/receipts.js';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/usdc-transfer.js';

@@ -18,7 +18,7 @@ import { usdcOn } from '../helpers/cluster-usdc.js';
 import { writeConnectionFile } from '../../server/boot/connection-file.js';
 import { keyClient } from '../../server/client/coffer-client.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { BAZAAR_FRESH_MS, BAZAAR_RETRY_MS } from '../../server/core/bazaar.js';
+import { BAZAAR_FRESH_MS, BAZAAR_RETRY_MS } from '../../server/core/registry/bazaar.js';
 
 /**
  * Bazaar discovery end to end, with the official packages as the peers: a facilitator built as the x402

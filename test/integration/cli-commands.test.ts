@@ -12,7 +12,7 @@ import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
-import { decodeReceipt } from '../../server/core/receipts.js';
+import { decodeReceipt } from '../../server/wire/receipts.js';
 
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
 const coffer = runCoffer;

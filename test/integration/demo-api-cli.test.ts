@@ -12,7 +12,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { DEMO_API_LISTED_URL } from '../../server/core/registry.js';
+import { DEMO_API_LISTED_URL } from '../../server/core/registry/registry.js';
 import { DEMO_API_PORT } from '../../server/cli/demo-api.js';
 
 describe('coffer demo-api beside coffer serve', () => {

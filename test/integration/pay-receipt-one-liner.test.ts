@@ -12,7 +12,7 @@ import { payUsdc } from '../helpers/pay.js';
 import { close, listen } from '../helpers/http-server.js';
 import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
-import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/core/receipts.js';
+import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/wire/receipts.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';

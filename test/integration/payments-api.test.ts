@@ -3,7 +3,7 @@ import { fundedAgent, deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay, payUsdc } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
-import { decodeReceipt } from '../../server/core/receipts.js';
+import { decodeReceipt } from '../../server/wire/receipts.js';
 import { paymentRow } from '../fixtures/transfer-rows.js';
 
 /** demo-weather's wallet, paid here as an API outside the registry: any price goes (a registry service is capped at its listed price). */

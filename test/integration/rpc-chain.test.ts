@@ -6,7 +6,7 @@ import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
-import { decodeReceipt } from '../../server/core/receipts.js';
+import { decodeReceipt } from '../../server/wire/receipts.js';
 import { newId } from '../../server/core/ids.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
 import { address } from '@solana/kit';

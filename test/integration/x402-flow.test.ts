@@ -18,7 +18,7 @@ import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { createPaywall } from '../../server/x402/paywall.js';
 import { verifyReceipt } from '../../server/x402/verify-receipt.js';
 import { payingFetch, PaymentError } from '../../server/x402/paying-fetch.js';
-import { decodeReceipt, encodeReceipt, receiptProofMessage, type Receipt } from '../../server/core/receipts.js';
+import { decodeReceipt, encodeReceipt, receiptProofMessage, type Receipt } from '../../server/wire/receipts.js';
 import { getBase58Decoder } from '@solana/kit';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
 

@@ -4,7 +4,7 @@ import { shortTime } from '../lib/time.js';
 
 type Bazaar = NonNullable<SearchResult['bazaar']>;
 
-/** Why listings were left out, in words (the reasons of server/core/bazaar-listing.ts). */
+/** Why listings were left out, in words (the reasons of server/core/registry/bazaar-listing.ts). */
 const LEFT_OUT: Record<string, string> = {
   other_network: 'on other networks',
   not_usdc: 'in another token',

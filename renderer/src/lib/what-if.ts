@@ -3,7 +3,7 @@ import { readableUsdc, tryParseUsdc } from './money.js';
 
 /**
  * What a policy change would have refused, in words (POST /v1/agents/:id/policy/what-if). The codes
- * are the pay path's refusals a policy can make (server/core/policy.ts POLICY_RULES, then budgets),
+ * are the pay path's refusals a policy can make (server/core/policy/rules.ts POLICY_RULES, then budgets),
  * each said as "N over the daily budget"; an unknown code is said as its own words.
  */
 const CODE_WORDS: Record<string, string> = {

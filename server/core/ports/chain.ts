@@ -42,7 +42,7 @@ export interface PayerSignedTransfer {
  * The embedded chain, whose state lives in the ledger's own database: a transfer executes inside the
  * ledger's open write transaction, so a transfer's row, the transfer and its confirmation are one
  * commit (and a crash keeps all of them or none). Only the transfer lifecycle opens that unit of work
- * (server/core/transfer-lifecycle.ts).
+ * (server/core/transfers/lifecycle.ts).
  */
 export interface ChainInLedger {
   /**

@@ -5,13 +5,18 @@
  */
 import { CofferError } from '../errors.js';
 import { formatUsdc, tryParseUsdc } from '../money.js';
-import type { Policy } from './policy.js';
+
+/** What of a policy says when the owner is asked (policy.ts Policy holds these fields). */
+interface Asks {
+  askAbove: bigint | null;
+  askNewRecipient: boolean;
+}
 
 /** The wire's threshold as the policy keeps it ("0" asks for every payment). */
 export const askAboveOf = (text: string | null): bigint | null => (text === null ? null : (tryParseUsdc(text) ?? 0n));
 
 /** True when `next` asks the owner at least whenever `current` did: a threshold only lowered, new recipients still asked. */
-export const asksTighten = (current: Policy, next: Policy): boolean =>
+export const asksTighten = (current: Asks, next: Asks): boolean =>
   (current.askAbove === null || (next.askAbove !== null && next.askAbove <= current.askAbove)) &&
   (!current.askNewRecipient || next.askNewRecipient);
 
@@ -19,7 +24,7 @@ export const asksTighten = (current: Policy, next: Policy): boolean =>
  * A threshold set above the largest payment allowed would never ask: refused when it is set (an update
  * that only lowers maxPerPayment is never refused for it, so the cut an incident needs always goes through).
  */
-export function assertAskWithinMax(next: Policy): void {
+export function assertAskWithinMax(next: Pick<Asks, 'askAbove'> & { maxPerPayment: bigint }): void {
   if (next.askAbove === null || next.askAbove <= next.maxPerPayment) return;
   throw new CofferError(
     'invalid_policy',

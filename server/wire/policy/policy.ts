@@ -87,7 +87,7 @@ export interface Policy {
   maxPerPayment: bigint;
   cooldownSeconds: number;
   allowedServices: string[];
-  /** The budgets beyond the daily one (server/core/budgets.ts): a payment must fit each it falls under. */
+  /** The budgets beyond the daily one (server/core/policy/budgets.ts): a payment must fit each it falls under. */
   budgets: Budget[];
   /** When the policy ends (expiry.ts): every payment after it is refused. Null: never. */
   expiresAt: number | null;

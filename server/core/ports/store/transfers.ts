@@ -1,7 +1,7 @@
 /**
  * Port: moves of money. Every kind (a payment, an allocation or a return, a faucet mint or a deposit
  * found on chain, a refund) is one record of one shape with its kind, and goes through one lifecycle
- * (server/core/transfer-lifecycle.ts): written pending with its signed transaction, then settled.
+ * (server/core/transfers/lifecycle.ts): written pending with its signed transaction, then settled.
  */
 import type { GenerationTask } from './tasks.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { inScope } from '../../../../../server/core/budgets.js';
+import { inScope } from '../../../../../server/core/policy/budgets.js';
 import type { Budget, BudgetScope } from '../../../../../server/wire/policy/budget.js';
 import type {
   AgentRecord,

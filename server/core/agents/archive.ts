@@ -1,0 +1,56 @@
+import { CofferError } from '../../wire/errors.js';
+import { actorOf, requireOwner, type Principal } from '../auth.js';
+import { audit, type EngineContext } from '../context.js';
+import { withdrawRequestsOf } from '../approvals/requests.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { formatUsdc } from '../../wire/money.js';
+import { iso } from '../../wire/views.js';
+
+/**
+ * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
+ * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
+ * empty first (return its USDC to the treasury), with nothing on its way in or out, so no money is
+ * left where nobody looks; after it, allocations to it and payments to its wallet are refused and
+ * its refunds stay in the treasury.
+ * Idempotent: archiving an archived agent answers when it was archived.
+ */
+export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string) {
+  requireOwner(principal);
+  const { owner } = principal;
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  if (agent.archivedAt !== null) return { agentId, status: 'archived' as const, archivedAt: iso(agent.archivedAt) };
+  // The balance is read before the commit that archives: money on its way in when it is read, or
+  // reserved between the read and the commit, would land unseen in an archived wallet.
+  const movingIn = ctx.store.watchMovesInto(owner, agentId, agent.walletAddress);
+  refuseMovesIn(movingIn(), agentId);
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  return ctx.store.transaction(() => {
+    refuseMovesIn(movingIn(), agentId);
+    const pending = ctx.store.pendingPaymentsTotal(owner, agentId) + ctx.store.pendingReturnsTotal(owner, agentId);
+    if (balance > 0n || pending > 0n) {
+      throw new CofferError(
+        'agent_has_funds',
+        balance > 0n
+          ? `agent "${agentId}" still holds ${formatUsdc(balance)} USDC: return it to the treasury first (POST /v1/agents/${agentId}/return)`
+          : `agent "${agentId}" has payments or a return still pending: archive it once they settle`,
+      );
+    }
+    const now = ctx.clock.now();
+    if (!ctx.store.archiveAgent(owner, agentId, now)) throw new CofferError('agent_archived', `agent "${agentId}" was archived meanwhile`);
+    ctx.store.deleteApiKeys({ kind: 'agent', owner, agentId });
+    withdrawRequestsOf(ctx, owner, agentId, actorOf(principal));
+    audit(ctx, { actor: actorOf(principal), owner, agentId, action: 'agent.archive', detail: { walletAddress: agent.walletAddress } });
+    ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });
+    return { agentId, status: 'archived' as const, archivedAt: iso(now) };
+  });
+}
+
+/** Money on its way into the wallet (an allocation, a refund, a payment to it): archive once it landed and was returned. */
+function refuseMovesIn(moving: boolean, agentId: string): void {
+  if (moving) {
+    throw new CofferError(
+      'agent_has_funds',
+      `money is on its way into agent "${agentId}"'s wallet: once it has landed, return it to the treasury, then archive`,
+    );
+  }
+}

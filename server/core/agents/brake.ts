@@ -1,0 +1,77 @@
+import { refuse } from '../../wire/errors.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
+import { audit, type EngineContext } from '../context.js';
+import { requestApproval, withdrawRequestsOf } from '../approvals/requests.js';
+import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
+import { done } from '../outcome.js';
+import type { AgentStatus } from '../ports/store.js';
+
+function setStatus(ctx: EngineContext, principal: Principal, agentId: string, status: AgentStatus, actor: string) {
+  return ctx.store.transaction(() => {
+    const agent = getAgentOrThrow(ctx, principal.owner, agentId);
+    if (agent.status !== status) {
+      ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
+      audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
+      // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
+      withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
+      ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
+    }
+    return { agentId, status };
+  });
+}
+
+/** Kill tightens, so an agent may kill itself; idempotent. */
+export function killAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
+  requireAgentScope(principal, agentId);
+  return setStatus(ctx, principal, agentId, 'suspended', actor);
+}
+
+/** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
+export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
+  requireAgentScope(principal, agentId);
+  refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
+  if (principal.kind === 'agent') {
+    getAgentOrThrow(ctx, principal.owner, agentId);
+    return requestApproval(ctx, principal, 'resume', agentId, {});
+  }
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  return done(setStatus(ctx, principal, agentId, 'active', actor));
+}
+
+/** Suspends every agent of the owner in one transaction. */
+export function killAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
+  requireOwner(principal);
+  return ctx.store.transaction(() => {
+    const suspended: string[] = [];
+    for (const agent of ctx.store.listAgents(principal.owner)) {
+      if (agent.status === 'suspended') continue;
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null, ctx.clock.now());
+      withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor);
+      suspended.push(agent.agentId);
+    }
+    audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });
+    for (const agentId of suspended) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'suspended' });
+    return { suspended };
+  });
+}
+
+/**
+ * The counterpart of killAll: resumes every stopped agent of the owner in one transaction (owner
+ * only: an agent's own request to resume waits for the owner, one by one).
+ */
+export function resumeAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
+  requireOwner(principal);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  return ctx.store.transaction(() => {
+    const resumed: string[] = [];
+    for (const agent of ctx.store.listAgents(principal.owner)) {
+      if (agent.status === 'active') continue;
+      ctx.store.setAgentStatus(principal.owner, agent.agentId, 'active', null, ctx.clock.now());
+      withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor, 'resume');
+      resumed.push(agent.agentId);
+    }
+    audit(ctx, { actor, owner: principal.owner, action: 'agent.resume_all', detail: { resumed } });
+    for (const agentId of resumed) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'active' });
+    return { resumed };
+  });
+}

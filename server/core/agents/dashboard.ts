@@ -1,0 +1,51 @@
+import { requireOwner, type Principal } from '../auth.js';
+import type { ContextWith } from '../context.js';
+import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore } from '../ports/store.js';
+import { agentRows } from './agent-list.js';
+import { statusOf } from '../backup/status.js';
+import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
+import { activityView, agentView, refusalView } from '../views.js';
+import { yieldToWaitingRequests } from '../yield-turn.js';
+
+export const RECENT_ACTIVITY_LIMIT = 20;
+const RECENT_REFUSALS_LIMIT = 20;
+
+/** What the overview reads: agents and their spending, recent payments and refusals, service names. */
+type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore;
+
+export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
+  requireOwner(principal);
+  const { rows, spent24h } = await agentRows(ctx, principal.owner);
+  // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
+  await yieldToWaitingRequests();
+  const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
+  const archived = ctx.store.listArchivedAgents(principal.owner);
+  const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
+  return {
+    treasury: {
+      walletAddress: principal.owner,
+      amount: treasuryAmount.toString(),
+      currency: 'USDC' as const,
+      decimals: USDC_DECIMALS,
+      network: ctx.chain.network,
+      balance: formatUsdc(treasuryAmount),
+    },
+    spent24h: formatUsdc(spent24h),
+    /** Whether the recovery phrase was written down: until it is, the dashboard says "not backed up". */
+    backup: statusOf(ctx, principal.owner),
+    agents: rows,
+    recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
+    /**
+     * Agents archived (stopped for good, keys revoked): their pages keep their history. An archive
+     * empties the wallet, but USDC can still arrive from outside: the balance shows it, to return.
+     */
+    archivedAgents: archived.map((agent) => ({
+      ...agentView(agent),
+      balance: formatUsdc(archivedBalances.get(agent.walletAddress) ?? 0n),
+    })),
+    /** Payments the policy refused, newest first: what agents tried and were not allowed. */
+    recentRefusals: ctx.store
+      .recentRefusals(principal.owner, RECENT_REFUSALS_LIMIT)
+      .map((refusal) => refusalView(refusal, ctx.store.getService(refusal.service)?.name ?? null)),
+  };
+}

@@ -1,0 +1,34 @@
+import { refuse } from '../../wire/errors.js';
+import { mcpServerConfig } from '../../wire/mcp-config.js';
+import { actorOf, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
+import { audit, type EngineContext } from '../context.js';
+import { hashApiKey, newApiKey } from '../ids.js';
+import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
+
+/** A new API key for an agent; only its hash is stored, the key itself is returned once. */
+export function issueAgentKey(ctx: EngineContext, owner: string, agentId: string): string {
+  const apiKey = newApiKey('agent');
+  ctx.store.insertApiKey(hashApiKey(apiKey), { kind: 'agent', owner, agentId }, ctx.clock.now());
+  return apiKey;
+}
+
+/** How an MCP host launches Coffer's tool server for one agent. */
+export const mcpConfigFor = (ctx: EngineContext, owner: string, agentId: string, apiKey: string | null) =>
+  mcpServerConfig(ctx.mcpLaunch, { url: ctx.baseUrl(), owner, agentId, apiKey });
+
+/**
+ * A new API key for an agent, replacing every key it had: for a key that was lost (it is shown only
+ * once) or leaked. The old keys stop working at once; a linked terminal or MCP host needs the new one.
+ */
+export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string) {
+  requireOwner(principal);
+  requireFreshSignIn(principal, ctx.clock.now());
+  const apiKey = ctx.store.transaction(() => {
+    refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
+    ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });
+    const key = issueAgentKey(ctx, principal.owner, agentId);
+    audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });
+    return key;
+  });
+  return { agentId, apiKey, mcpConfig: mcpConfigFor(ctx, principal.owner, agentId, apiKey) };
+}

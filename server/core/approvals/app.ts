@@ -1,0 +1,23 @@
+/**
+ * Approvals: what an agent asks that only the owner may grant, and the owner's yes or no. Read this
+ * first. requests.ts (the asking side: a request stored, withdrawn, expired), decisions.ts (the
+ * deciding side: read, approved and carried out once, denied) and carriers.ts (what each kind of
+ * request carries out, handed in by the engine so that approvals name no capability).
+ */
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import type { ApprovalStatus } from '../ports/store.js';
+import type { ApprovalCarriers } from './carriers.js';
+import { expireWaiting } from './requests.js';
+import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './decisions.js';
+
+export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => ({
+  recoverApprovals: () => recoverInterruptedApprovals(ctx, carriers),
+  /** Requests nobody decided in time expire, and their held payments with them (the minute timer). */
+  expireWaiting: () => expireWaiting(ctx),
+  approvals: (p: Principal, status: ApprovalStatus | null) => listApprovals(ctx, p, status),
+  /** One request; with `waitSeconds`, answered once it is decided (a long poll), or when the wait runs out. */
+  approval: (p: Principal, id: string, waitSeconds?: number) => readApproval(ctx, carriers, p, id, waitSeconds),
+  approve: (p: Principal, id: string) => approve(ctx, carriers, p, id),
+  deny: (p: Principal, id: string) => deny(ctx, p, id),
+});

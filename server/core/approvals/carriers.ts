@@ -1,0 +1,29 @@
+/**
+ * What an approved request carries out, by its kind. Each capability says its own (agents a deploy
+ * and a resume, the policy its change, the treasury an allocation, payments a held payment), and the
+ * engine hands the table to the deciding side (approvals.ts). So approvals name no capability and every
+ * arrow runs one way: the capabilities ask through approval-requests.ts, and are carried out through
+ * this table.
+ */
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import type { ApprovalKind, ApprovalRecord } from '../ports/store.js';
+
+/** How a request ended: carried out (its answer), or failed with why. */
+export interface ApprovalOutcome {
+  status: 'approved' | 'failed';
+  result: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface ApprovalCarriers {
+  /** Carries out an approved request exactly as asked, once; its answer is stored with the approval. */
+  carryOut: Record<ApprovalKind, (ctx: EngineContext, approval: ApprovalRecord, owner: Principal) => Promise<Record<string, unknown>>>;
+  /**
+   * A held payment's approval a stopped process was carrying out: paid or not, read from its row
+   * (the reconciliation that runs before settled it).
+   */
+  interruptedPayment(ctx: EngineContext, approval: ApprovalRecord): Promise<ApprovalOutcome>;
+  /** A new agent's API key, minted when the agent that asked for it collects it (a deploy). */
+  issueAgentKey(ctx: EngineContext, owner: string, agentId: string): string;
+}

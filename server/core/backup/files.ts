@@ -1,0 +1,92 @@
+import { actorOf, FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
+import { audit, type ContextWith, type EngineContext } from '../context.js';
+import type { BackupWritten, WalletsToBackUp } from '../ports/backup.js';
+import type { AgentStore, MetaStore } from '../ports/store.js';
+import type { BackupFileBody } from '../../wire/schemas.js';
+import { iso } from '../../wire/views.js';
+
+/** The last backup file written for an owner (JSON of LastBackupFile). */
+const lastFileMeta = (owner: string) => `backup.last_file:${owner}`;
+
+interface LastBackupFile {
+  at: number;
+  bytes: number;
+  wallets: number;
+  walletsWithoutKey: string[];
+}
+
+/**
+ * Every wallet whose key a backup must hold: each treasury, every agent's wallet (archived ones too:
+ * an archived wallet may still hold USDC) and the chain adapter's own (the embedded chain's mint).
+ * Read after the ledger is copied, so it names at least every wallet the copy names.
+ */
+export function walletsToBackUp(ctx: EngineContext): WalletsToBackUp {
+  const treasuries = ctx.store.listOwners().map((owner) => owner.address);
+  const agents = treasuries.flatMap((owner) => [...ctx.store.listAgents(owner), ...ctx.store.listArchivedAgents(owner)]);
+  return { treasuries, wallets: [...agents.map((agent) => agent.walletAddress), ...ctx.chain.ownWallets()] };
+}
+
+/**
+ * Writes an encrypted backup file (the ledger and every wallet's key) into `folder`, for the owner
+ * to take away. Owner only, and from a dashboard session only within ten minutes of signing in:
+ * whoever chooses the passphrase of a backup holds every wallet it carries. Audited, without the
+ * passphrase.
+ */
+export async function writeBackupFile(
+  ctx: EngineContext,
+  principal: Principal,
+  body: BackupFileBody,
+  folder: string,
+): Promise<BackupWritten> {
+  requireOwner(principal);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.backup);
+  const written = await ctx.backups.write({
+    folder,
+    passphrase: body.passphrase,
+    at: ctx.clock.now(),
+    wallets: () => walletsToBackUp(ctx),
+  });
+  recordBackupFile(ctx, principal.owner, written, actorOf(principal));
+  return written;
+}
+
+/** A backup file written: the status's `lastFile`, the audit log and the event stream say so. */
+export function recordBackupFile(ctx: EngineContext, owner: string, written: BackupWritten, actor: string): void {
+  const last: LastBackupFile = {
+    at: ctx.clock.now(),
+    bytes: written.bytes,
+    wallets: written.wallets,
+    walletsWithoutKey: written.walletsWithoutKey,
+  };
+  ctx.store.transaction(() => {
+    ctx.store.setMeta(lastFileMeta(owner), JSON.stringify(last));
+    audit(ctx, {
+      actor,
+      owner,
+      action: 'backup.file_written',
+      detail: { bytes: written.bytes, wallets: written.wallets, walletsWithoutKey: written.walletsWithoutKey },
+    });
+  });
+  ctx.events.emit({ type: 'backup', owner, file: 'written' });
+}
+
+const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFile | null => {
+  const stored = ctx.store.getMeta(lastFileMeta(owner));
+  return stored === null ? null : (JSON.parse(stored) as LastBackupFile);
+};
+
+/** The last backup file written, as the status shows it; null before the first. */
+export function lastBackupFile(ctx: ContextWith<MetaStore>, owner: string) {
+  const last = readLastFile(ctx, owner);
+  return last === null ? null : { at: iso(last.at), bytes: last.bytes, wallets: last.wallets, walletsWithoutKey: last.walletsWithoutKey };
+}
+
+/**
+ * Whether the last backup file holds the key of every wallet the owner has now: an agent made since
+ * (its key random, without a recovery phrase) is in no file yet.
+ */
+export function lastFileHoldsEveryWallet(ctx: ContextWith<MetaStore & AgentStore>, owner: string): boolean {
+  const last = readLastFile(ctx, owner);
+  if (last === null || last.walletsWithoutKey.length > 0) return false;
+  return [...ctx.store.listAgents(owner), ...ctx.store.listArchivedAgents(owner)].every((agent) => agent.createdAt <= last.at);
+}

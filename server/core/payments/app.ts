@@ -1,0 +1,27 @@
+/**
+ * Payments: an agent pays. Read this first. pay.ts (the /pay door: a registry service or any
+ * recipient), x402-pay.ts (a seller's x402 offer, signed for the seller to send), x402-sign-in.ts
+ * (Sign-In-With-X where the agent paid before), held.ts (a payment held for the owner's yes, paid once
+ * approved), chain-lookup.ts (a transfer read off the chain, for a paid API checking a receipt).
+ * Every payment is judged in the one order of judge.ts, moved by move.ts through the one transfer
+ * lifecycle (transfers/lifecycle.ts), refused by refusals.ts's decisions (written down by
+ * refusal-log.ts), and answered by payment-result.ts.
+ */
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import type { PayBody, X402PayBody, X402SignInBody } from '../../wire/schemas.js';
+import { pay, spendHistory } from './pay.js';
+import { payX402, reportX402Settlement } from './x402-pay.js';
+import { signInX402 } from './x402-sign-in.js';
+import { lookupTransfer } from './chain-lookup.js';
+
+export const paymentsApp = (ctx: EngineContext) => ({
+  pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
+  payX402: (p: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) =>
+    payX402(ctx, p, agentId, body, idempotencyKey),
+  reportX402Settlement: (p: Principal, agentId: string, paymentId: string, headers: Record<string, string>) =>
+    reportX402Settlement(ctx, p, agentId, paymentId, headers),
+  signInX402: (p: Principal, agentId: string, body: X402SignInBody) => signInX402(ctx, p, agentId, body),
+  spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
+  lookupTransfer: (txSignature: string) => lookupTransfer(ctx, txSignature),
+});

@@ -1,0 +1,180 @@
+/**
+ * Payments held for the owner's yes (holds.ts says which). A held payment is a payment row with
+ * status `held` (no transaction yet) and an approval of kind `payment`, written in one write after
+ * every check a payment passes; the budgets count it from that moment, so two held payments cannot
+ * together pass a budget once approved. Its life:
+ *
+ *   held ──approve──▶ signed ──reserve: the hold taken out and judged again as a payment made now──▶ pending ──▶ confirmed / failed
+ *     │                                 └─ refused (stopped, over a budget, short of funds, …): failed with that code, nothing moved
+ *     ├── deny ──────▶ failed `payment_denied`
+ *     ├── 24 h ──────▶ failed `approval_expired`
+ *     └── kill ──────▶ failed `approval_withdrawn`
+ *
+ * The approval's pending → approved step is one conditional update, and the reservation takes the
+ * hold out in the write that records the payment: a payment is paid at most once, and never after a
+ * deny, an expiry or a kill (its row is no longer held). A process that stops between the two is
+ * settled at the next start (interruptedPayment): paid (the approval answers the payment) or not paid
+ * (the approval failed, saying so), never unknown.
+ */
+import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { formatUsdc } from '../../wire/money.js';
+import type { AgentRecord, ApprovalRecord, PaymentRecord } from '../ports/store.js';
+import type { AwaitingApproval } from '../outcome.js';
+import { HOLD_ENDINGS, requestApproval } from '../approvals/requests.js';
+import { approvalView } from '../views.js';
+import type { HoldReason } from '../policy/holds.js';
+import { budgetedOf, judgeInReservation } from './judge.js';
+import { movePayment, paymentFields, signCofferPayment } from './move.js';
+import type { PaymentToMove } from './payment.js';
+import { paymentResult } from './payment-result.js';
+import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
+
+/**
+ * Holds an agent's payment for the owner: checked as a reservation checks (nothing is held that could
+ * not be paid now), then the held row and its approval in one write. Answers what the agent waits for.
+ */
+export async function holdPayment(
+  ctx: EngineContext,
+  principal: Principal & { kind: 'agent' },
+  agent: AgentRecord,
+  payment: PaymentToMove,
+  reason: HoldReason,
+  /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
+  purchase?: Record<string, unknown>,
+): Promise<AwaitingApproval> {
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  let reading: PolicyReading | null = null;
+  const awaiting = ctx.store.transaction(() => {
+    const checked = judgeInReservation(ctx, agent, payment, balance, null);
+    refuse(checked.refusal);
+    reading = checked.reading;
+    ctx.store.insertTransfer({
+      kind: 'payment',
+      ...paymentFields(agent, payment),
+      status: 'held',
+      txSignature: null,
+      txWire: null,
+      lastValidBlockHeight: null,
+      errorCode: null,
+      idempotencyKey: payment.key?.key ?? null,
+      requestHash: payment.key?.requestHash ?? null,
+      createdAt: ctx.clock.now(),
+      settledAt: null,
+      payerSignature: null,
+      x402Header: null,
+    });
+    const request = {
+      service: payment.serviceId,
+      amount: formatUsdc(payment.amount),
+      recipient: payment.recipient,
+      description: payment.description,
+      reason: { code: reason.code, message: reason.message },
+      ...(purchase === undefined ? {} : { purchase }),
+    };
+    return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
+  });
+  // Held, it counts: it may take a budget past a warning share, or trip the breaker.
+  if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+  return awaiting;
+}
+
+/**
+ * The owner said yes: the held payment is signed and reserved as a payment made now (the policy, the
+ * kill switch and the balance judged at this moment, the hold itself no longer counted), then sent.
+ * Answers the payment as /pay does (an x402 purchase: the yes, paid when the agent buys with fresh
+ * terms before the request's expiry, see x402-payments.ts). Not paid (refused, or the chain could not be asked before
+ * anything was sent): the hold fails with the reason's code and the refusal is thrown. Once reserved,
+ * the payment is the lifecycle's: pending or landed, the approval answers it as it stands.
+ */
+export async function payHeld(
+  ctx: EngineContext,
+  owner: Principal,
+  approval: ApprovalRecord,
+  /** Written in the payment's commit (an image's task). */
+  alsoWrite?: (payment: PaymentRecord) => void,
+): Promise<Record<string, unknown>> {
+  const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  if (held === null || held.status !== 'held') {
+    throw new CofferError('internal', `approval ${approval.id} has no payment held for it`);
+  }
+  const agent = getAgentOrThrow(ctx, held.owner, held.agentId);
+  // An x402 purchase is paid with the seller's terms as they stand when the agent comes back with this
+  // approval (x402-payments.ts approvedHold): the yes is recorded, the hold stays until then.
+  if (held.protocol === 'x402') {
+    return {
+      paymentId: held.id,
+      protocol: 'x402',
+      status: 'approved',
+      amount: formatUsdc(held.amount),
+      recipient: held.recipient,
+      resource: held.resource,
+      next: 'the agent buys it now with fresh terms, sending this approvalId; paid once',
+    };
+  }
+  const payment: PaymentToMove = {
+    serviceId: held.serviceId,
+    service: ctx.store.getService(held.serviceId),
+    recipient: held.recipient,
+    amount: held.amount,
+    listed: null,
+    key:
+      held.idempotencyKey === null
+        ? null
+        : { kinds: ['payment'], agentId: held.agentId, key: held.idempotencyKey, requestHash: held.requestHash ?? '' },
+    sentBy: 'coffer',
+    id: held.id,
+    memo: held.memo,
+    nonce: held.memo === held.id ? null : held.memo,
+    description: held.description,
+    resource: null,
+    approved: true,
+    alsoWrite,
+  };
+  try {
+    const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
+    const row = 'row' in moved ? moved.row : moved.earlier;
+    return { ...(await paymentResult(ctx, row, agent)) };
+  } catch (error) {
+    const now = ctx.store.getPayment(held.id);
+    if (now?.status === 'held') {
+      ctx.store.transaction(() => ctx.store.failHeldPayment(held.id, isCofferError(error) ? error.code : 'internal', ctx.clock.now()));
+    } else if (now !== null && now.status !== 'failed') {
+      // Reserved and on its way (its fate is reconciliation's): the approval was carried out.
+      return { ...(await paymentResult(ctx, now, agent)) };
+    }
+    throw error;
+  }
+}
+
+/** A retry under a held payment's Idempotency-Key, while it waits: the approval it waits for. */
+export function awaitingOf(ctx: EngineContext, held: PaymentRecord): AwaitingApproval {
+  const approval = ctx.store.findApprovalByPayment(held.id);
+  if (approval === null) throw new CofferError('internal', `payment ${held.id} is held with no approval`);
+  return { kind: 'awaiting_approval', approval: approvalView(approval) };
+}
+
+/**
+ * An approved payment whose outcome was never recorded (the process stopped while paying it), after
+ * reconciliation settled what reached the chain: paid (pending or confirmed: the approval answers it),
+ * or not (still held: it fails, nothing moved; failed: it says why).
+ */
+export async function interruptedPayment(
+  ctx: EngineContext,
+  approval: ApprovalRecord,
+): Promise<{ status: 'approved' | 'failed'; result: Record<string, unknown> | null; error: { code: string; message: string } | null }> {
+  const row = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  if (row?.status === 'pending' || row?.status === 'confirmed') {
+    const agent = getAgentOrThrow(ctx, row.owner, row.agentId);
+    return { status: 'approved', result: { ...(await paymentResult(ctx, row, agent)) }, error: null };
+  }
+  if (row?.status === 'held') ctx.store.failHeldPayment(row.id, HOLD_ENDINGS.interrupted, ctx.clock.now());
+  const why = row?.status === 'failed' ? ` (${row.errorCode ?? 'failed'})` : '';
+  return {
+    status: 'failed',
+    result: null,
+    error: { code: HOLD_ENDINGS.interrupted, message: `Coffer stopped while paying this; it was not paid${why}: the agent may ask again.` },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * A payment moved, whatever its door (/pay, x402, generation, a held payment the owner approved): who
+ * pays, its Idempotency-Key, the earlier payment that answers a retry, its signing, and its move
+ * through the transfer lifecycle with its reservation (judged by judge.ts judgeInReservation).
+ */
+import { CofferError, refuse } from '../../wire/errors.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { hashRequest } from '../ids.js';
+import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved } from '../transfers/lifecycle.js';
+import type { AgentRecord, PaymentRecord } from '../ports/store.js';
+import { budgetedOf, judgeInReservation } from './judge.js';
+import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
+import type { PaymentAsked, PaymentToMove, SignedPayment } from './payment.js';
+
+/**
+ * Who pays: the agent the principal may pay for. An agent pays within its policy; a dashboard
+ * session paying from an agent's wallet is the owner, and fresh.
+ */
+export function payingAgent(ctx: EngineContext, principal: Principal, agentId: string): AgentRecord {
+  requireAgentScope(principal, agentId);
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  return getAgentOrThrow(ctx, principal.owner, agentId);
+}
+
+/** A request's Idempotency-Key, with the hash of what it asks (a different request under it is 409). */
+export const keyOf = (agent: AgentRecord, idempotencyKey: string | null, request: unknown[]): MoveKey<'payment'> | null =>
+  idempotencyKey === null ? null : { kinds: ['payment'], agentId: agent.agentId, key: idempotencyKey, requestHash: hashRequest(request) };
+
+/**
+ * The earlier payment under the request's Idempotency-Key, which answers a retry whatever happened
+ * since (even a kill): the first thing every door asks, before judging the payment (judge.ts).
+ */
+export const earlierPayment = async (ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked): Promise<PaymentRecord | null> =>
+  asked.key === null ? null : earlierAttempt(ctx, agent.owner, asked.key, asked.sentBy);
+
+/** A payment Coffer signs (and sends): from the agent's wallet, the treasury paying the fee (and a registry service's account). */
+export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, payment: PaymentToMove): Promise<SignedPayment> => ({
+  ...(await ctx.chain.prepareTransfer({
+    from: agent.walletAddress,
+    to: payment.recipient,
+    amount: payment.amount,
+    memo: payment.memo,
+    reference: payment.id,
+    feePayer: agent.owner,
+    // The treasury pays the rent of a new token account only for registry services: otherwise an agent
+    // could spend the treasury's SOL by paying dust to fresh addresses.
+    createRecipientAccount: payment.service !== null,
+  })),
+  payerSignature: null,
+  x402Header: null,
+});
+
+/** The payment moved through the transfer lifecycle: the wallet's balance read, then signed, reserved and sent. */
+export async function movePayment(
+  ctx: EngineContext,
+  principal: Principal,
+  agent: AgentRecord,
+  payment: PaymentToMove,
+  sign: () => Promise<SignedPayment>,
+): Promise<Moved<'payment'>> {
+  // The balance is read before the reservation (the chain port is async; pending payments are
+  // subtracted inside it), while the transaction is signed: neither waits for the other.
+  let balance = 0n;
+  let reading: PolicyReading | null = null;
+  return moveMoney(ctx, agent.owner, {
+    kind: 'payment',
+    actor: actorOf(principal),
+    // A held payment's key already names it (its row is taken out and written again): not looked up again.
+    key: payment.approved === true ? null : payment.key,
+    sentBy: payment.sentBy,
+    sign: async () => {
+      // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
+      const [signed, read] = await Promise.all([sign(), ctx.chain.usdcBalance(agent.walletAddress)]);
+      balance = read;
+      return signed;
+    },
+    reserve: (signed) => {
+      const reserved = reservePayment(ctx, agent, payment, balance, signed);
+      reading = reserved.reading;
+      return reserved.row;
+    },
+    alsoWrite: payment.alsoWrite,
+    // A payment that counts may take a budget past a warning share, or trip the breaker.
+    counted: () => {
+      if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+    },
+  });
+}
+
+/**
+ * The reservation, inside the lifecycle's one write: the checks (judge.ts judgeInReservation), then
+ * the pending row. Concurrent payments therefore cannot pass a budget.
+ */
+function reservePayment(
+  ctx: EngineContext,
+  agent: AgentRecord,
+  payment: PaymentToMove,
+  balance: bigint,
+  signed: SignedPayment,
+): { row: PaymentRecord; reading: PolicyReading | null } {
+  if (payment.approved === true && !ctx.store.releaseHeldPayment(payment.id)) {
+    throw new CofferError('internal', `payment ${payment.id} is no longer held for the owner`);
+  }
+  const { refusal, reading } = judgeInReservation(ctx, agent, payment, balance, signed.payerSignature);
+  refuse(refusal);
+  return {
+    row: {
+      kind: 'payment',
+      ...paymentFields(agent, payment),
+      ...reservedWith(ctx, signed, payment.key),
+      payerSignature: signed.payerSignature,
+      x402Header: signed.x402Header,
+    },
+    reading,
+  };
+}
+
+/** What a payment's row says of what was paid, whatever its state. */
+export const paymentFields = (agent: AgentRecord, payment: PaymentToMove) => ({
+  id: payment.id,
+  owner: agent.owner,
+  agentId: agent.agentId,
+  serviceId: payment.serviceId,
+  serviceName: payment.service?.name ?? payment.serviceId,
+  recipient: payment.recipient,
+  amount: payment.amount,
+  memo: payment.memo,
+  description: payment.description,
+  refundedAt: null,
+  refundTxSignature: null,
+  protocol: payment.sentBy === 'seller' ? ('x402' as const) : ('coffer' as const),
+  resource: payment.resource,
+});

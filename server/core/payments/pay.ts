@@ -1,0 +1,189 @@
+/**
+ * The /pay door: an agent pays a service (a registry listing, or any recipient) from its wallet;
+ * Coffer signs, sends and answers with a receipt. What every payment shares is paying.ts's; a payment
+ * the policy asks the owner about is held (held-payments.ts) and answered `awaiting_approval`.
+ */
+import { CofferError, RepeatedFailure, isErrorCode, type Refusal } from '../../wire/errors.js';
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { buysNoCallRefusal } from './refusals.js';
+import { newId } from '../ids.js';
+import { parseAmount } from '../../wire/money.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
+import type { PayBody } from '../../wire/schemas.js';
+import { spendRecordView } from '../views.js';
+import { listedPrice } from '../registry/registry.js';
+import { recordingRefusals } from './refusal-log.js';
+import { requireAgentScope } from '../auth.js';
+import { done, type Outcome } from '../outcome.js';
+import { judgeAtDoor } from './judge.js';
+import { didYouMean } from '../did-you-mean.js';
+import { awaitingOf, holdPayment } from './held.js';
+import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment } from './move.js';
+import type { PaymentAsked, PaymentToMove } from './payment.js';
+import { paymentResult, type PaymentResult } from './payment-result.js';
+
+function checkCurrency(currency: string | undefined): void {
+  if (currency === undefined || currency === 'USDC') return;
+  if (/eth|erc/i.test(currency)) {
+    throw new CofferError('unsupported_currency', 'Ethereum USDC is coming soon; only Solana USDC ("USDC") is available now');
+  }
+  throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
+}
+
+/**
+ * The earlier payment under an Idempotency-Key, answered again: its result; the approval it still
+ * waits for; or its failure again. A payment that failed before any transaction (a hold denied,
+ * expired, withdrawn, or refused when approved) says its own code; one the chain refused says
+ * `insufficient_funds` or `chain_rejected`.
+ */
+async function answerEarlier(ctx: EngineContext, earlier: PaymentRecord, agent: AgentRecord): Promise<Outcome<PaymentResult>> {
+  if (earlier.status === 'held') return awaitingOf(ctx, earlier);
+  if (earlier.status === 'failed') {
+    const code =
+      earlier.txWire === null && isErrorCode(earlier.errorCode)
+        ? earlier.errorCode
+        : earlier.errorCode === 'insufficient_funds'
+          ? 'insufficient_funds'
+          : 'chain_rejected';
+    throw new RepeatedFailure(
+      code,
+      `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); no money moved`,
+    );
+  }
+  return done(await paymentResult(ctx, earlier, agent));
+}
+
+/** What the engine itself knows about a payment it makes (generation), beyond the request body. */
+export interface PaymentContext {
+  /** Anything else that makes two requests different (generation: the full prompt). */
+  fingerprint?: string;
+  /** The listed price of what is bought, when the service's own listing does not say (a model's price). */
+  listedPrice?: bigint;
+  /** Written in the payment's own commit, right after it (generation: its task), so no crash can leave one without the other. */
+  alsoWrite?: (payment: PaymentRecord) => void;
+  /**
+   * What the payment buys, when it is held for the owner: shown with the request, and carried out
+   * when approved (generation.ts generateHeld writes the task in the payment's commit then).
+   */
+  purchase?: Record<string, unknown>;
+}
+
+export async function pay(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  body: PayBody,
+  idempotencyKey: string | null,
+  context: PaymentContext = {},
+): Promise<Outcome<PaymentResult>> {
+  return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount }, () =>
+    payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
+  );
+}
+
+async function payOrThrow(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  body: PayBody,
+  idempotencyKey: string | null,
+  context: PaymentContext,
+): Promise<Outcome<PaymentResult>> {
+  const agent = payingAgent(ctx, principal, agentId);
+  checkCurrency(body.currency);
+  const amount = parseAmount(body.amount);
+  const service = ctx.store.getService(body.service);
+  const recipient = service?.payTo ?? body.recipient;
+  const asked: PaymentAsked = {
+    serviceId: body.service,
+    service,
+    recipient,
+    amount,
+    listed: service === null ? null : (context.listedPrice ?? listedPrice(service)),
+    key: keyOf(agent, idempotencyKey, [
+      body.service,
+      amount.toString(),
+      body.description ?? '',
+      body.recipient ?? null,
+      body.nonce ?? null,
+      context.fingerprint ?? null,
+    ]),
+    sentBy: 'coffer',
+  };
+  const earlier = await earlierPayment(ctx, agent, asked);
+  if (earlier !== null) return answerEarlier(ctx, earlier, agent);
+  const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () => recipientRefusal(ctx, body, service, recipient, amount));
+  const id = newId('pay');
+  const payment: PaymentToMove = {
+    ...asked,
+    recipient: judgedRecipient(recipient),
+    id,
+    // The paid API's nonce goes on chain so it can match the payment to its 402.
+    memo: body.nonce ?? id,
+    nonce: body.nonce ?? null,
+    description: body.description ?? '',
+    resource: null,
+    alsoWrite: context.alsoWrite,
+  };
+  if (hold !== null && principal.kind === 'agent') {
+    // Held, nothing is written with it: what it buys is written when it is paid.
+    return holdPayment(ctx, principal, agent, { ...payment, alsoWrite: undefined }, hold, context.purchase);
+  }
+  const moved = await movePayment(ctx, principal, agent, payment, () => signCofferPayment(ctx, agent, payment));
+  return 'earlier' in moved ? answerEarlier(ctx, moved.earlier, agent) : done(await paymentResult(ctx, moved.row, agent));
+}
+
+/**
+ * /pay's own checks of who is paid, taken after the policy and the price cap (judge.ts): a payment
+ * that buys no call, a recipient that is not the service's, a service outside the registry with no
+ * recipient, a recipient outside it with no USDC account.
+ */
+async function recipientRefusal(
+  ctx: EngineContext,
+  body: PayBody,
+  service: ServiceRecord | null,
+  recipient: string | undefined,
+  amount: bigint,
+): Promise<Refusal> {
+  if (service !== null && body.nonce === undefined) {
+    const noCall = buysNoCallRefusal(service, amount);
+    if (noCall !== null) return noCall;
+  }
+  if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
+    return new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
+  }
+  if (recipient === undefined) {
+    return new CofferError(
+      'service_not_found',
+      `"${body.service}" is not in the registry${didYouMean(body.service, nearServices(ctx, body.service))}; send its recipient address to pay it`,
+    );
+  }
+  // The treasury pays the rent of a new token account only for registry services (signCofferPayment).
+  if (service === null && !(await ctx.chain.hasUsdcAccount(recipient))) {
+    return new CofferError(
+      'recipient_not_ready',
+      `${recipient} has no USDC account on ${ctx.chain.network}; the recipient must open one before it can be paid`,
+    );
+  }
+  return null;
+}
+
+/** The recipient a payment the door's checks allowed names (recipientRefusal refused one with none). */
+function judgedRecipient(recipient: string | undefined): string {
+  if (recipient === undefined) throw new CofferError('internal', 'a payment passed its checks without a recipient');
+  return recipient;
+}
+
+/** Registry ids a mistyped one may have meant: the search's nearest few (never the whole registry). */
+const nearServices = (ctx: EngineContext, typed: string) =>
+  ctx.store.searchServices(typed.replace(/[^\p{L}\p{N}]+/gu, ' '), 20).results.map((service) => service.id);
+
+export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
+
+export function spendHistory(ctx: EngineContext, principal: Principal, agentId: string, limit = SPEND_HISTORY_DEFAULT_LIMIT) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  return { payments: ctx.store.listPayments(principal.owner, agentId, limit).map(spendRecordView) };
+}

@@ -1,0 +1,43 @@
+/**
+ * What a payment answers with, whatever its door: its state and the receipt the agent sends as
+ * `X-Payment` (receipts.ts), proved by the agent's own key.
+ */
+import bs58 from 'bs58';
+import type { EngineContext } from '../context.js';
+import { formatUsdc } from '../../wire/money.js';
+import { iso } from '../../wire/views.js';
+import { encodeReceipt, receiptProofMessage } from '../../wire/receipts.js';
+import type { AgentRecord, PaymentRecord } from '../ports/store.js';
+
+export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
+  const claims = {
+    v: 1 as const,
+    network: ctx.chain.network,
+    txSignature: payment.txSignature ?? '',
+    amount: formatUsdc(payment.amount),
+    currency: 'USDC' as const,
+    timestamp: iso(payment.createdAt),
+    recipient: payment.recipient,
+    payer: agent.walletAddress,
+    paymentId: payment.id,
+    memo: payment.memo,
+  };
+  // Ed25519 is deterministic: a replayed payment gets the very same receipt.
+  const proof = bs58.encode(await ctx.vault.signMessage(agent.walletAddress, receiptProofMessage(claims)));
+  const receipt = { ...claims, proof };
+  return {
+    paymentId: payment.id,
+    txSignature: receipt.txSignature,
+    amount: receipt.amount,
+    currency: receipt.currency,
+    status: payment.status,
+    timestamp: receipt.timestamp,
+    xPaymentHeader: encodeReceipt(receipt),
+    service: payment.serviceId,
+    recipient: payment.recipient,
+    payer: agent.walletAddress,
+    memo: payment.memo,
+    network: ctx.chain.network,
+  };
+}
+export type PaymentResult = Awaited<ReturnType<typeof paymentResult>>;

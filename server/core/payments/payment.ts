@@ -1,0 +1,40 @@
+/**
+ * A payment as its door builds it, whatever the door: what the agent asked (judged at the door), and
+ * the payment checked and ready to move (judged again in its reservation, then moved).
+ */
+import type { MoveKey, SignedTransfer } from '../transfers/lifecycle.js';
+import type { PaymentRecord, ServiceRecord } from '../ports/store.js';
+
+/** What an agent asks to pay, through any door (/pay, x402): what its opening checks. */
+export interface PaymentAsked {
+  serviceId: string;
+  service: ServiceRecord | null;
+  /** Unknown until the door finds it (a service outside the registry names its own). */
+  recipient: string | undefined;
+  amount: bigint;
+  /** The price that caps it, when the registry lists one. */
+  listed: bigint | null;
+  key: MoveKey<'payment'> | null;
+  sentBy: 'coffer' | 'seller';
+}
+
+/** A payment checked and ready to move: everything its row holds besides its signed transaction. */
+export interface PaymentToMove extends PaymentAsked {
+  id: string;
+  recipient: string;
+  memo: string;
+  /** The paid API's nonce: paid once per recipient. Null: none (the memo is then the payment's id). */
+  nonce: string | null;
+  description: string;
+  resource: string | null;
+  alsoWrite?: (payment: PaymentRecord) => void;
+  /**
+   * The owner said yes to this held payment (held-payments.ts): the reservation takes the hold out
+   * before judging it, so it is judged as made now, once; and the cooldown does not apply (the owner's
+   * yes is not the agent's pace).
+   */
+  approved?: boolean;
+}
+
+/** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */
+export type SignedPayment = SignedTransfer & Pick<PaymentRecord, 'payerSignature' | 'x402Header'>;

@@ -1,0 +1,97 @@
+/**
+ * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
+ * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
+ */
+import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
+import type { Principal } from '../auth.js';
+import type { ContextWith, EngineContext } from '../context.js';
+import { watchRefusal } from '../policy/spending-watch.js';
+import type { RefusalStore } from '../ports/store.js';
+import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
+
+/** Refused payments kept per owner for the dashboard. */
+const REFUSALS_KEPT = 500;
+/** The same refusal again within this time is not written again (an agent retrying in a loop). */
+const REFUSAL_REPEAT_MS = 10_000;
+
+/**
+ * True when the refusal last written for this agent is this same one, written moments ago (one entry
+ * per agent). Otherwise this one will be written, and becomes the last. A payment that goes through
+ * forgets it, so the next refusal is always written.
+ */
+function repeatsLastRefusal(ctx: ContextWith<RefusalStore>, owner: string, agentId: string, what: string): boolean {
+  const last = ctx.state.lastRefusals;
+  const key = `${owner}|${agentId}`;
+  const now = ctx.clock.now();
+  const previous = last.get(key);
+  if (previous !== undefined && previous.what === what && now - previous.at < REFUSAL_REPEAT_MS) return true;
+  last.set(key, { what, at: now });
+  return false;
+}
+
+const REFUSALS = new Set<ErrorCode>([
+  'agent_suspended',
+  'policy_expired',
+  'service_not_allowed',
+  'price_above_registry',
+  'max_per_payment_exceeded',
+  'cooldown_active',
+  'daily_budget_exceeded',
+  'budget_exceeded',
+  'insufficient_funds',
+]);
+
+/**
+ * Whether a refusal counts toward the agent's breaker: the agent's own new attempt only. Not the
+ * owner's payment from its wallet, not the answer to a retry under an Idempotency-Key, and not a
+ * stopped agent's or an ended policy's refusal (the agent is stopped already, or the owner's end says
+ * why; a breaker's words would hide it).
+ */
+const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
+  principal.kind === 'agent' && !(error instanceof RepeatedFailure) && error.code !== 'agent_suspended' && error.code !== 'policy_expired';
+
+/**
+ * Runs a payment; a policy refusal it throws is written down for the owner (at most once per agent
+ * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
+ * refusal, so the next one is always written.
+ */
+export async function recordingRefusals<T>(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  asked: { service: string; amount: string },
+  run: () => Promise<T>,
+): Promise<T> {
+  const { owner } = principal;
+  try {
+    const result = await run();
+    ctx.state.lastRefusals.delete(`${owner}|${agentId}`);
+    return result;
+  } catch (error) {
+    if (error instanceof CofferError && REFUSALS.has(error.code)) {
+      const micro = tryParseUsdc(asked.amount);
+      const amount = micro === null ? asked.amount : formatUsdc(micro);
+      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${asked.service}|${amount}`)) {
+        try {
+          ctx.store.recordRefusal(
+            { owner, agentId, service: asked.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
+            REFUSALS_KEPT,
+          );
+        } catch {
+          // The refusal itself stands: failing to note it must not turn it into another answer.
+        }
+      }
+      ctx.events.emit({
+        type: 'payment_refused',
+        owner,
+        agentId,
+        code: error.code,
+        message: error.message,
+        amount,
+        service: asked.service,
+      });
+      if (countsForBreaker(principal, error)) watchRefusal(ctx, owner, agentId);
+    }
+    throw error;
+  }
+}

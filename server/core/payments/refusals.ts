@@ -1,0 +1,77 @@
+/**
+ * The decisions on a payment besides its policy (policy.ts) and its agent's kill switch
+ * (agent-lookup.ts): pure, each answers its refusal or null. payments.ts takes them in order, with
+ * what they judge read from the ledger, and `refuse`s the first.
+ */
+import { CofferError, type Refusal } from '../../wire/errors.js';
+import { formatUsdc, parseAmount } from '../../wire/money.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
+
+/**
+ * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
+ * than it lists, whoever asks; a seller's 402 asking for more is a seller to look at, not to pay.
+ */
+export const priceCapRefusal = (serviceId: string, listed: bigint | null, amount: bigint): Refusal =>
+  listed === null || amount <= listed
+    ? null
+    : new CofferError(
+        'price_above_registry',
+        `${formatUsdc(amount)} USDC is more than the ${formatUsdc(listed)} USDC the registry lists for "${serviceId}"`,
+      );
+
+/**
+ * A payment without a seller's nonce is redeemed by its receipt alone: a Coffer paywall takes it once
+ * for a route priced at most what it paid (API.md, the paywall). Below the registry's per-call price
+ * it buys no call, so it is refused before anything moves rather than paid for nothing. With a nonce
+ * the seller's 402 named the price (the paywall holds the payment to it); outside the registry, and
+ * for services priced by resolution, Coffer does not know the price and the paywall alone judges.
+ */
+export function buysNoCallRefusal(service: ServiceRecord, amount: bigint): Refusal {
+  if (service.pricePerCall === null) return null;
+  const price = parseAmount(service.pricePerCall);
+  if (amount >= price) return null;
+  return new CofferError(
+    'price_below_registry',
+    `${formatUsdc(amount)} USDC is less than the ${formatUsdc(price)} USDC the registry lists for a call to "${service.id}": ` +
+      'without the nonce of its 402 such a payment buys nothing, so nothing was paid',
+  );
+}
+
+/**
+ * An archived agent's wallet is out of use: money paid into it would sit where no key spends it and
+ * the owner no longer looks.
+ */
+export const archivedRecipientRefusal = (recipient: string, archived: AgentRecord | null): Refusal =>
+  archived === null
+    ? null
+    : new CofferError(
+        'recipient_archived',
+        `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
+      );
+
+/** What the wallet holds beyond what it has promised away (pending payments and returns) must cover the payment. */
+export const balanceRefusal = (available: bigint, amount: bigint): Refusal =>
+  available >= amount
+    ? null
+    : new CofferError(
+        'insufficient_funds',
+        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+
+/** A paid API's nonce is paid once per recipient: `earlier` is a live payment of it. */
+export const noncePaidRefusal = (earlier: PaymentRecord | null): Refusal =>
+  earlier === null
+    ? null
+    : new CofferError('nonce_already_paid', `this nonce was already paid (${earlier.id}); a paid API accepts it once`);
+
+/**
+ * Two equal x402 payments signed under one blockhash are one transaction: it could land once and
+ * confirm both. The second is not handed out (a moment later the blockhash, and so the transaction,
+ * differs): `earlier` is a live payment with the same signed transaction.
+ */
+export const sameX402Refusal = (earlier: PaymentRecord | null): Refusal =>
+  earlier === null
+    ? null
+    : new CofferError('chain_unavailable', 'an identical x402 payment is already on its way; ask again in a moment', {
+        retryAfterSeconds: 1,
+      });

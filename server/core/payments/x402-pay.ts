@@ -1,0 +1,263 @@
+import { CofferError, RepeatedFailure, isErrorCode } from '../../wire/errors.js';
+import { actorOf, requireAgentScope, type Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { newId } from '../ids.js';
+import { formatUsdc } from '../../wire/money.js';
+import { earlierPayment, keyOf, movePayment, payingAgent } from './move.js';
+import { judgeAtDoor } from './judge.js';
+import { earlierAttempt } from '../transfers/lifecycle.js';
+import { awaitingOf, holdPayment } from './held.js';
+import { endedCode } from '../approvals/requests.js';
+import { done, type Outcome } from '../outcome.js';
+import { recordingRefusals } from './refusal-log.js';
+import { listedPrice } from '../registry/registry.js';
+import { iso } from '../../wire/views.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
+import type { X402Offer, X402Requirement } from '../ports/x402.js';
+import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
+import { settleX402 } from '../transfers/seller-sent.js';
+
+/**
+ * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
+ * pay (scheme `exact`, this network, USDC), applies the same rules as /pay in the same reservation
+ * (kill switch, allowedServices by registry id or recipient, maxPerPayment, cooldown, rolling daily
+ * budget, balance net of pending payments, the registry's listed price), and signs the transfer with
+ * the agent's key only as the token's owner. The seller's facilitator pays the fee, signs and sends:
+ * Coffer never signs as someone's fee payer. The payment stays pending until its transaction is seen
+ * on chain (reported by the seller's answer, or found among the agent's transactions), and fails,
+ * giving its budget back, once it can no longer land.
+ */
+export async function payX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) {
+  const agent = payingAgent(ctx, principal, agentId);
+  const buyer = ctx.x402;
+  const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
+  if (buyer !== null && offer === null)
+    throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
+  const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, principal.owner);
+  // What the registry says of the recipient, and the seller's memo: read once, used below.
+  const listing = requirement === null ? null : registryServiceFor(ctx, requirement.payTo, body.url);
+  const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
+  const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
+  const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
+  return recordingRefusals(ctx, principal, agentId, { service: serviceLabel, amount: amountText }, async () => {
+    if (buyer === null || offer === null || requirement === null || listing === null) {
+      throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+    }
+    const { payTo, amount } = requirement;
+    const asked = {
+      serviceId: listing.serviceId,
+      service: listing.service,
+      recipient: payTo,
+      amount,
+      listed: listing.listed,
+      key: keyOf(agent, idempotencyKey, [
+        'x402',
+        body.url,
+        body.method ?? 'GET',
+        requirement.network,
+        payTo,
+        amount.toString(),
+        requirement.asset,
+        memo,
+      ]),
+      sentBy: 'seller' as const,
+    };
+    const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
+    const sign = async () => {
+      const signed = await buyer.sign(offer, requirement, agent.walletAddress);
+      return {
+        txSignature: null,
+        txWire: signed.txWire,
+        lastValidBlockHeight: signed.lastValidBlockHeight,
+        payerSignature: signed.payerSignature,
+        x402Header: signed.header,
+      };
+    };
+    // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
+    // judged again at this moment (the hold itself no longer counted).
+    if (body.approvalId !== undefined) {
+      const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
+      if (earlier !== null) return answerEarlier(ctx, earlier);
+      const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
+      const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
+      const moved = await movePayment(ctx, principal, agent, payment, sign);
+      return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
+    }
+    const earlier = await earlierPayment(ctx, agent, asked);
+    if (earlier !== null) return answerEarlier(ctx, earlier);
+    const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
+    const id = newId('pay');
+    const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
+    if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
+    const moved = await movePayment(ctx, principal, agent, payment, sign);
+    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
+  });
+}
+
+/**
+ * The held x402 purchase an approval said yes to, for the agent's purchase with fresh terms: this
+ * agent's, approved, not used yet, and the same purchase (the same seller's address and URL, at most
+ * the amount approved). Refused with a code otherwise, nothing paid.
+ */
+function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string, fresh: { payTo: string; amount: bigint; url: string }) {
+  const approval = ctx.store.getApproval(approvalId);
+  if (approval === null || approval.owner !== agent.owner || approval.agentId !== agent.agentId || approval.kind !== 'payment') {
+    throw new CofferError('approval_not_found', `no held payment of agent "${agent.agentId}" waits under "${approvalId}"`);
+  }
+  if (approval.status !== 'approved') {
+    const code = approval.status === 'pending' ? 'owner_approval_required' : (endedCode(approval.status) ?? 'approval_decided');
+    throw new CofferError(
+      code,
+      `the owner's answer to this purchase is ${approval.status === 'pending' ? 'not given yet' : approval.status}; nothing was paid`,
+    );
+  }
+  const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  if (held === null || held.status !== 'held' || held.protocol !== 'x402' || held.resource === null) {
+    throw new CofferError(
+      'approval_decided',
+      `the purchase approved under "${approvalId}" was already made or has ended; nothing was paid again`,
+    );
+  }
+  const same = (a: string, b: string) => new URL(a).origin === new URL(b).origin && new URL(a).pathname === new URL(b).pathname;
+  if (fresh.payTo !== held.recipient || fresh.amount > held.amount || !same(fresh.url, held.resource)) {
+    throw new CofferError(
+      'approval_mismatch',
+      `the owner approved ${formatUsdc(held.amount)} USDC to ${held.recipient} for ${held.resource}; this offer is ${formatUsdc(fresh.amount)} USDC to ${fresh.payTo} for ${fresh.url}: nothing was paid`,
+    );
+  }
+  return held;
+}
+
+/**
+ * The offer's requirement Coffer pays: scheme `exact` on this network (x402 v1 or v2 name), in this
+ * network's USDC, with a fee payer that is none of this owner's wallets. Anything else is refused
+ * before any money moves, saying what was offered.
+ */
+function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRecord, owner: string): X402Requirement {
+  const names = ctx.x402?.networks ?? null;
+  const usable = offer.requirements.filter(
+    (entry) =>
+      entry.scheme === 'exact' &&
+      names !== null &&
+      entry.network === (offer.x402Version === 1 ? names.v1 : names.v2) &&
+      entry.asset === ctx.chain.usdcMint &&
+      entry.amount > 0n &&
+      isSolanaAddress(entry.payTo),
+  );
+  const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
+  const chosen = usable[0];
+  if (chosen === undefined) {
+    throw new CofferError('unsupported_offer', `Coffer pays x402 "exact" in USDC on ${ctx.chain.network}; the seller offers ${offered}`);
+  }
+  if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
+    throw new CofferError(
+      'unsupported_offer',
+      'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
+    );
+  }
+  const memo = memoOf(offer, chosen);
+  if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
+    throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
+  }
+  if (chosen.feePayer === agent.walletAddress || chosen.feePayer === owner) {
+    throw new CofferError(
+      'unsupported_offer',
+      "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer",
+    );
+  }
+  return chosen;
+}
+
+/** The longest memo x402's exact scheme puts on chain. */
+const MAX_MEMO_BYTES = 256;
+
+/** v2 sellers may bind a payment to their nonce with `extra.memo`; it goes on chain in the transfer. */
+function memoOf(offer: X402Offer, requirement: X402Requirement): string | null {
+  const source = offer.source as { accepts?: { extra?: { memo?: unknown }; payTo?: unknown; network?: unknown }[] };
+  const entry = source.accepts?.find((accept) => accept.payTo === requirement.payTo && accept.network === requirement.network);
+  const memo = entry?.extra?.memo;
+  return typeof memo === 'string' && memo.length > 0 ? memo : null;
+}
+
+/**
+ * The registry's view of a recipient: the service whose endpoint is this URL (or the only service
+ * paid to that address), and the price that caps the payment: that service's listed price, or the
+ * dearest listed price among the services paid there. Outside the registry the URL's host names it.
+ */
+export function registryServiceFor(
+  ctx: EngineContext,
+  payTo: string,
+  url: string,
+): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
+  const candidates = ctx.store.servicesPaidTo(payTo);
+  const target = new URL(url);
+  const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
+  const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
+  const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
+  const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
+  return { service, serviceId: service?.id ?? target.host, listed };
+}
+
+/** "GET https://host/path?q={q}" matches a URL on that origin and path. */
+function endpointMatches(endpoint: string, target: URL): boolean {
+  const spelled = endpoint.split(' ').pop() ?? '';
+  if (!URL.canParse(spelled.replace(/\{[^}]*\}/g, 'x'))) return false;
+  const listed = new URL(spelled.replace(/\{[^}]*\}/g, 'x'));
+  return listed.origin === target.origin && listed.pathname === target.pathname;
+}
+
+/**
+ * The answer to a request already made under this Idempotency-Key: the same payment and header; the
+ * approval it waits for (or was given: then the purchase is made with fresh terms and its id); or its
+ * failure again (a hold that ended says its own code).
+ */
+function answerEarlier(ctx: EngineContext, earlier: PaymentRecord): Outcome<ReturnType<typeof x402View>> {
+  if (earlier.status === 'held') return awaitingOf(ctx, earlier);
+  if (earlier.status === 'failed') {
+    const code = earlier.txWire === null && isErrorCode(earlier.errorCode) ? earlier.errorCode : 'chain_rejected';
+    throw new RepeatedFailure(code, `the payment made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'})`);
+  }
+  return done(x402View(ctx, earlier));
+}
+
+/**
+ * What the seller answered to the paid request: the transaction it reports having settled is checked
+ * on chain (it must hold the agent's own signature) and settles the payment at once; without one, the
+ * payment is looked for among the agent's transactions, as reconciliation does.
+ */
+export async function reportX402Settlement(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  paymentId: string,
+  headers: Record<string, string>,
+) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  const payment = ctx.store.getPayment(paymentId);
+  if (payment === null || payment.owner !== principal.owner || payment.agentId !== agentId || payment.protocol !== 'x402') {
+    throw new CofferError('payment_not_found', `agent "${agentId}" has no x402 payment ${paymentId}`);
+  }
+  if (payment.status === 'pending' && !ctx.state.transfersInFlight.has(payment.id)) {
+    await settleX402(ctx, payment, ctx.x402?.readSettlement(headers) ?? null, actorOf(principal));
+  }
+  return x402View(ctx, ctx.store.getPayment(paymentId) ?? payment);
+}
+
+/** An x402 payment as answered: the header to retry with, and where the payment stands. */
+function x402View(ctx: EngineContext, payment: PaymentRecord) {
+  return {
+    paymentId: payment.id,
+    status: payment.status,
+    amount: formatUsdc(payment.amount),
+    currency: 'USDC' as const,
+    service: payment.serviceId,
+    recipient: payment.recipient,
+    network: ctx.chain.network,
+    resource: payment.resource,
+    timestamp: iso(payment.createdAt),
+    txSignature: payment.txSignature,
+    header: payment.x402Header,
+  };
+}

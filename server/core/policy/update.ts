@@ -1,0 +1,95 @@
+import { CofferError } from '../../wire/errors.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
+import { DAY_MS, audit, type EngineContext } from '../context.js';
+import { requestApproval } from '../approvals/requests.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { done } from '../outcome.js';
+import { formatUsdc } from '../../wire/money.js';
+import { assertAskWithinMax } from '../../wire/policy/asks.js';
+import { assertKnownServices } from './rules.js';
+import { isTightening, mergePolicy, type PolicyClock } from '../../wire/policy/policy.js';
+import { isSolanaAddress } from '../../wire/schemas.js';
+import type { Policy } from '../../wire/policy/policy.js';
+import type { PolicyUpdate } from '../../wire/schemas.js';
+import { iso, policyView } from '../../wire/views.js';
+import type { Budget } from '../../wire/policy/budget.js';
+import { budgetsNow } from './budget-usage.js';
+import { timeZoneOf } from '../settings.js';
+
+export const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
+
+/** What an allowedServices entry may name: a registry service, or a recipient's address. */
+export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
+  isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
+
+/** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
+function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy) {
+  return {
+    agentId,
+    policy: policyView(policy),
+    spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
+    // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
+    ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
+  };
+}
+
+/** A service's budget must name a registry service: an unlisted name pins no payment, so it would hold nothing. */
+export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void {
+  for (const { scope } of budgets) {
+    if (scope.kind === 'service' && ctx.store.getService(scope.serviceId) === null) {
+      throw new CofferError(
+        'invalid_policy',
+        `budgets: "${scope.serviceId}" is not a registry service, so its budget would hold no payment; name a registry service id, or the recipient's address as "recipient"`,
+      );
+    }
+  }
+}
+
+export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string) {
+  requireAgentScope(principal, agentId);
+  getAgentOrThrow(ctx, principal.owner, agentId);
+  return policyAnswer(ctx, principal.owner, agentId, ctx.store.getPolicy(principal.owner, agentId));
+}
+
+/** A policy with an update applied, checked as a save checks it (services and budgets' scopes that name something payable). */
+export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUpdate): Policy {
+  const next = mergePolicy(current, update, policyClock(ctx));
+  if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
+  if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
+  if (update.askAbove !== undefined) assertAskWithinMax(next);
+  return next;
+}
+
+export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate) {
+  requireAgentScope(principal, agentId);
+  return ctx.store.transaction(() => {
+    getAgentOrThrow(ctx, principal.owner, agentId);
+    const current = ctx.store.getPolicy(principal.owner, agentId);
+    const next = nextPolicy(ctx, current, update);
+    // An agent may only tighten its own policy at once; loosening waits for the owner.
+    if (principal.kind === 'agent' && !isTightening(current, next)) {
+      // An end is kept as the time it resolved to, so the owner judges (and later applies) that time.
+      const asked =
+        update.expiresAt === undefined ? update : { ...update, expiresAt: next.expiresAt === null ? null : iso(next.expiresAt) };
+      return requestApproval(ctx, principal, 'policy', agentId, { ...asked }, null, { ...policyView(current) });
+    }
+    if (!isTightening(current, next)) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+    ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());
+    // The owner's change of what is told (limits, shares, the end) is told afresh; an agent's own
+    // tightening is not, or it could have the owner told again and again.
+    if (principal.kind === 'owner' && TOLD_OF.some((field) => update[field] !== undefined))
+      ctx.store.forgetNotices(principal.owner, agentId);
+    audit(ctx, {
+      actor: actorOf(principal),
+      owner: principal.owner,
+      agentId,
+      action: 'policy.update',
+      detail: { before: policyView(current), after: policyView(next) },
+    });
+    ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
+    return done(policyAnswer(ctx, principal.owner, agentId, next));
+  });
+}
+
+/** The policy's fields the owner is told about (budget warnings, the end). */
+const TOLD_OF = ['dailyBudget', 'budgets', 'warnAt', 'expiresAt'] as const;

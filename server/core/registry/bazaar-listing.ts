@@ -1,0 +1,314 @@
+/**
+ * What a facilitator's x402 Bazaar discovery list says, read as untrusted input: its answer
+ * validated once (zod, below), each item on its own (a bad item is left out and counted, never the
+ * whole list), every string and list capped; then each item mapped to a registry entry Coffer can
+ * pay (`exact`, on this Coffer's network, in its USDC), or left out with the reason. Pure: no I/O.
+ *
+ * The answer's shape is the official one (`@x402/extensions/bazaar`'s `DiscoveryResourcesResponse`):
+ * `{x402Version, items: [{resource, type, x402Version, accepts, lastUpdated, description?, mimeType?,
+ * serviceName?, tags?, extensions?}], pagination: {limit, offset, total}}`; facilitators built from
+ * the x402 repository's examples also send `discoveryInfo` (the seller's declaration) and `metadata`.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CofferError } from '../../wire/errors.js';
+import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
+import { isSolanaAddress } from '../../wire/schemas.js';
+
+/** Items kept from one list at most (the rest counted as `over_limit`). */
+export const MAX_BAZAAR_ITEMS = 1_000;
+/** Offers read per item at most: an item offering more is refused as a whole. */
+const MAX_ACCEPTS = 20;
+/** What the registry shows of a description, and a name. */
+const DESCRIPTION_CHARS = 500;
+const NAME_CHARS = 64;
+/** Tags kept per item (as the bazaar's own sanitizer keeps them: 5, of at most 32 characters). */
+const MAX_TAGS = 5;
+const TAG_CHARS = 32;
+/** Query parameters named in an endpoint at most. */
+const MAX_QUERY_PARAMS = 10;
+
+/** Why an item of the list is not in the registry (counted by reason in the Bazaar's status). */
+export const LEFT_OUT_REASONS = ['invalid', 'not_http', 'other_network', 'not_usdc', 'not_exact', 'duplicate', 'over_limit'] as const;
+export type LeftOutReason = (typeof LEFT_OUT_REASONS)[number];
+export type LeftOut = Record<LeftOutReason, number>;
+export const noneLeftOut = (): LeftOut => ({
+  invalid: 0,
+  not_http: 0,
+  other_network: 0,
+  not_usdc: 0,
+  not_exact: 0,
+  duplicate: 0,
+  over_limit: 0,
+});
+
+const digits = z.string().regex(/^\d{1,78}$/);
+const shortText = (max: number) => z.string().max(max);
+
+/** One offer of an item (a PaymentRequirements of x402 v2, or v1's with maxAmountRequired), only what Coffer reads. */
+const offerSchema = z.object({
+  scheme: shortText(64),
+  network: shortText(128),
+  amount: digits.optional(),
+  maxAmountRequired: digits.optional(),
+  asset: shortText(128).optional(),
+  payTo: shortText(128).optional(),
+  description: shortText(10_000).optional(),
+});
+
+/** The seller's declaration (the bazaar extension's `info`), only what names how to call it. */
+const declarationSchema = z.object({
+  input: z.object({
+    type: shortText(16),
+    method: shortText(16).optional(),
+    toolName: shortText(200).optional(),
+    queryParams: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+const bazaarExtensionSchema = z.object({ info: declarationSchema, routeTemplate: shortText(300).optional() });
+
+const isHttpUrl = (text: string): boolean => {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+};
+
+/** One item of the list, validated; what Coffer keeps of it (also what it stores of the last good list). */
+export const discoveredItemSchema = z.object({
+  resource: shortText(2048),
+  type: shortText(32),
+  x402Version: z.union([z.literal(1), z.literal(2)]),
+  accepts: z.array(offerSchema).min(1).max(MAX_ACCEPTS),
+  lastUpdated: shortText(64).optional(),
+  description: shortText(10_000).optional(),
+  serviceName: shortText(200).optional(),
+  tags: z.array(shortText(200)).max(50).optional(),
+  routeTemplate: shortText(300).optional(),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+  discoveryInfo: z.unknown().optional(),
+});
+
+/** An item as Coffer keeps it: plain, capped, cleaned. */
+export interface DiscoveredItem {
+  resource: string;
+  type: string;
+  x402Version: 1 | 2;
+  method: string | null;
+  queryParams: string[];
+  routeTemplate: string | null;
+  description: string;
+  serviceName: string | null;
+  tags: string[];
+  lastUpdated: string | null;
+  accepts: { scheme: string; network: string; amount: string | null; asset: string | null; payTo: string | null }[];
+}
+
+/** The same, as stored with the last good list and read back at start (checked again: a stored list is input too). */
+export const storedItemSchema: z.ZodType<DiscoveredItem> = z.object({
+  resource: shortText(2048),
+  type: shortText(32),
+  x402Version: z.union([z.literal(1), z.literal(2)]),
+  method: shortText(16).nullable(),
+  queryParams: z.array(shortText(40)).max(MAX_QUERY_PARAMS),
+  routeTemplate: shortText(300).nullable(),
+  description: shortText(DESCRIPTION_CHARS * 2),
+  serviceName: shortText(NAME_CHARS * 2).nullable(),
+  tags: z.array(shortText(TAG_CHARS)).max(MAX_TAGS),
+  lastUpdated: shortText(64).nullable(),
+  accepts: z
+    .array(
+      z.object({
+        scheme: shortText(64),
+        network: shortText(128),
+        amount: digits.nullable(),
+        asset: shortText(128).nullable(),
+        payTo: shortText(128).nullable(),
+      }),
+    )
+    .min(1)
+    .max(MAX_ACCEPTS),
+});
+
+const paginationSchema = z.object({
+  limit: z.number().int().min(0).optional(),
+  offset: z.number().int().min(0).optional(),
+  total: z.number().int().min(0).optional(),
+});
+
+/** The answer's envelope; its items are read one by one (readItem). */
+const discoveryPageSchema = z.object({
+  items: z.array(z.unknown()),
+  pagination: paginationSchema.optional().catch(undefined),
+});
+
+/** A page of the list: its items unread, and the total the facilitator says it holds (if it says). */
+export function readDiscoveryPage(json: unknown): { items: unknown[]; total: number | null } {
+  const parsed = discoveryPageSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new CofferError('bazaar_bad_answer', 'the facilitator answered no discovery list (expected {items: [...], pagination})');
+  }
+  return { items: parsed.data.items, total: parsed.data.pagination?.total ?? null };
+}
+
+/**
+ * Text from the list as the owner and agents read it: control, bidirectional and invisible characters
+ * (and unpaired surrogates) become spaces, runs of space one, cut to `max` characters.
+ */
+export function cleanText(text: string, max: number): string {
+  const cleaned = text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, ' ')
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = Array.from(cleaned);
+  return chars.length <= max ? cleaned : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
+const PARAM_NAME = /^[A-Za-z0-9_.-]{1,40}$/;
+/** A route template as the bazaar spells it ("/weather/:city"): a path of safe characters, no traversal. */
+const ROUTE_TEMPLATE = /^\/[A-Za-z0-9_/:.\-~]{0,299}$/;
+
+/** The seller's declaration, wherever the facilitator put it (the official `extensions.bazaar`, or `discoveryInfo`). */
+function declarationOf(item: z.infer<typeof discoveredItemSchema>) {
+  const fromExtension = bazaarExtensionSchema.safeParse(item.extensions?.['bazaar']);
+  if (fromExtension.success) return { ...fromExtension.data.info.input, routeTemplate: fromExtension.data.routeTemplate };
+  const info = declarationSchema.safeParse(item.discoveryInfo);
+  return info.success ? { ...info.data.input, routeTemplate: undefined } : null;
+}
+
+/** Reads one item: what Coffer keeps of it, or null when it does not hold to the shape. */
+export function readItem(raw: unknown): DiscoveredItem | null {
+  const parsed = discoveredItemSchema.safeParse(raw);
+  if (!parsed.success || !isHttpUrl(parsed.data.resource)) return null;
+  const item = parsed.data;
+  const declared = declarationOf(item);
+  const method = (declared?.method ?? '').toUpperCase();
+  const template = item.routeTemplate ?? declared?.routeTemplate;
+  const firstDescription = item.description ?? item.accepts.find((offer) => offer.description !== undefined)?.description ?? '';
+  const updated = item.lastUpdated === undefined ? NaN : Date.parse(item.lastUpdated);
+  return {
+    resource: item.resource,
+    type: item.type,
+    x402Version: item.x402Version,
+    method: METHODS.has(method) ? method : null,
+    queryParams: Object.keys(declared?.queryParams ?? {})
+      .filter((name) => PARAM_NAME.test(name))
+      .slice(0, MAX_QUERY_PARAMS),
+    routeTemplate: template !== undefined && ROUTE_TEMPLATE.test(template) && !template.includes('..') ? template : null,
+    description: cleanText(firstDescription, DESCRIPTION_CHARS),
+    serviceName: item.serviceName === undefined ? null : cleanText(item.serviceName, NAME_CHARS) || null,
+    tags: (item.tags ?? [])
+      .map((tag) => cleanText(tag, TAG_CHARS))
+      .filter((tag) => tag !== '')
+      .slice(0, MAX_TAGS),
+    lastUpdated: Number.isNaN(updated) ? null : new Date(updated).toISOString(),
+    accepts: item.accepts.map((offer) => ({
+      scheme: offer.scheme,
+      network: offer.network,
+      amount: (item.x402Version === 1 ? offer.maxAmountRequired : offer.amount) ?? null,
+      asset: offer.asset ?? null,
+      payTo: offer.payTo ?? null,
+    })),
+  };
+}
+
+/** Where this Coffer pays x402: the x402 names of its network (null: none, as on sim), its USDC mint and its own name. */
+export interface PayableHere {
+  networks: { v1: string; v2: string } | null;
+  usdcMint: string;
+  network: string;
+}
+
+/** A Bazaar listing in the registry, beside the catalog's services (the same fields, and where it was found). */
+export interface BazaarEntry {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  pricing: Record<string, string>;
+  pricePerCall: string;
+  endpoint: string;
+  source: 'x402-bazaar';
+  payTo: string;
+  network: string;
+  discovery: { facilitator: string; resource: string; lastUpdated: string | null; x402Version: 1 | 2 };
+}
+
+/** An item's endpoint as the registry spells them: `METHOD URL`, its path parameters and query as `{name}`. */
+function endpointOf(item: DiscoveredItem): string {
+  const url = new URL(item.resource);
+  const path = item.routeTemplate === null ? url.pathname : item.routeTemplate.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  const query = item.queryParams.map((name) => `${name}={${name}}`).join('&');
+  return `${item.method ?? 'GET'} ${url.origin}${path}${query === '' ? '' : `?${query}`}`;
+}
+
+/** A stable id: the host (readable) and a hash of what is called (a URL may be long, and ids travel in paths). */
+function idOf(item: DiscoveredItem, endpoint: string): string {
+  const hash = createHash('sha256').update(endpoint).digest('hex').slice(0, 10);
+  return `bazaar:${new URL(item.resource).host}:${hash}`;
+}
+
+/**
+ * An item as a registry entry, or why it is left out: not an HTTP API (an MCP tool: fetch_paid calls
+ * URLs), or no offer Coffer can pay (the closest reason: another network, another asset on this one,
+ * another scheme). Of the payable offers the first is listed, as Coffer's x402 payment picks it.
+ */
+export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: string): BazaarEntry | LeftOutReason {
+  if (item.type !== 'http') return 'not_http';
+  const networkName = here.networks === null ? null : item.x402Version === 1 ? here.networks.v1 : here.networks.v2;
+  const onNetwork = item.accepts.filter((offer) => networkName !== null && offer.network === networkName);
+  if (onNetwork.length === 0) return 'other_network';
+  const inUsdc = onNetwork.filter((offer) => offer.asset === here.usdcMint);
+  if (inUsdc.length === 0) return 'not_usdc';
+  const payable = inUsdc.find(
+    (offer) =>
+      offer.scheme === 'exact' &&
+      offer.amount !== null &&
+      offer.payTo !== null &&
+      isSolanaAddress(offer.payTo) &&
+      BigInt(offer.amount) > 0n &&
+      BigInt(offer.amount) <= MAX_AMOUNT_MICRO,
+  );
+  if (payable === undefined) return inUsdc.some((offer) => offer.scheme === 'exact') ? 'invalid' : 'not_exact';
+  const endpoint = endpointOf(item);
+  const url = new URL(item.resource);
+  return {
+    id: idOf(item, endpoint),
+    name: item.serviceName ?? cleanText(`${url.host}${url.pathname}`, NAME_CHARS),
+    description: item.description,
+    category: item.tags.length > 0 ? item.tags.join(', ') : 'x402 api',
+    pricing: {},
+    pricePerCall: formatUsdc(BigInt(payable.amount!)),
+    endpoint,
+    source: 'x402-bazaar',
+    payTo: payable.payTo!,
+    network: here.network,
+    discovery: { facilitator, resource: item.resource, lastUpdated: item.lastUpdated, x402Version: item.x402Version },
+  };
+}
+
+/** The registry's view of a list: its entries (first of each id kept) and what was left out, by reason. */
+export function mapItems(
+  items: DiscoveredItem[],
+  here: PayableHere,
+  facilitator: string,
+  counted: { invalid: number; overLimit: number; duplicate: number },
+): { entries: BazaarEntry[]; leftOut: LeftOut } {
+  const leftOut = noneLeftOut();
+  leftOut.invalid = counted.invalid;
+  leftOut.over_limit = counted.overLimit;
+  leftOut.duplicate = counted.duplicate;
+  const entries: BazaarEntry[] = [];
+  const ids = new Set<string>();
+  for (const item of items) {
+    const mapped = mapItem(item, here, facilitator);
+    if (typeof mapped === 'string') leftOut[mapped] += 1;
+    else if (ids.has(mapped.id)) leftOut.duplicate += 1;
+    else {
+      ids.add(mapped.id);
+      entries.push(mapped);
+    }
+  }
+  return { entries, leftOut };
+}

@@ -1,0 +1,92 @@
+import { CofferError } from '../../wire/errors.js';
+import type { ContextWith } from '../context.js';
+import { parseAmount } from '../../wire/money.js';
+import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from '../ports/store.js';
+import { bazaarForSearch } from './bazaar.js';
+import type { BazaarEntry } from './bazaar-listing.js';
+
+export const SEARCH_DEFAULT_LIMIT = 20;
+
+/** Where the catalog lists the demo API (coffer demo-api's default port). */
+export const DEMO_API_LISTED_URL = 'http://127.0.0.1:7403';
+
+/**
+ * A service as the registry answers it. The demo API's listings name the port it really runs on
+ * when it runs elsewhere than the catalog's default (it says where, see demoApiUrl).
+ */
+export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null) => ({
+  id: service.id,
+  name: service.name,
+  description: service.description,
+  category: service.category,
+  pricing: service.pricing,
+  pricePerCall: service.pricePerCall,
+  endpoint:
+    demoApiUrl !== null && service.endpoint.includes(`${DEMO_API_LISTED_URL}/`)
+      ? service.endpoint.replace(DEMO_API_LISTED_URL, demoApiUrl)
+      : service.endpoint,
+  source: service.source,
+  payTo: service.payTo,
+  network: service.network,
+});
+
+export const modelView = (model: ModelRecord) => ({
+  id: model.id,
+  displayName: model.displayName,
+  provider: model.provider,
+  description: model.description,
+  pricing: model.pricing,
+  enabled: model.enabled,
+});
+
+/** A service as a search answers it: the catalog's, or a Bazaar listing (`source: "x402-bazaar"`, with where it was found). */
+export type ServiceView = Omit<ReturnType<typeof serviceView>, 'source'> & {
+  source: ServiceRecord['source'] | BazaarEntry['source'];
+  discovery?: BazaarEntry['discovery'];
+};
+
+/**
+ * Full-text search of the registry (FTS5, ranked; an empty query lists everything), then, when Bazaar
+ * discovery is on, the facilitator's listings that match by the same rule, searched by the store as
+ * the catalog is (bazaar.ts): the shipped catalog's matches first, the Bazaar's after them, `limit`
+ * in all. `bazaar` says where its list stands (null: off).
+ */
+export async function searchServices(ctx: ContextWith<RegistryStore & MetaStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
+  const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
+  const demo = ctx.demoApiUrl?.() ?? null;
+  const catalog: ServiceView[] = results.map((service) => serviceView(service, demo));
+  const bazaar = await bazaarForSearch(ctx, query, Math.max(0, limit - catalog.length));
+  return {
+    query,
+    results: [...catalog, ...(bazaar?.results ?? [])],
+    total: total + (bazaar?.total ?? 0),
+    totalIsCapped: totalIsCapped || (bazaar?.totalIsCapped ?? false),
+    bazaar: bazaar?.status ?? null,
+  };
+}
+
+export function getService(ctx: ContextWith<RegistryStore>, id: string) {
+  const service = ctx.store.getService(id);
+  if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
+  return serviceView(service, ctx.demoApiUrl?.() ?? null);
+}
+
+/** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
+export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string) {
+  const demo = ctx.demoApiUrl?.() ?? null;
+  return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo)) };
+}
+
+export function listModels(ctx: ContextWith<RegistryStore>) {
+  return { models: ctx.store.listModels().map(modelView) };
+}
+
+/**
+ * The most a service may be paid for one call, as the registry lists it: its price per call, or the
+ * dearest of its per-resolution prices; null when it lists no price.
+ */
+export function listedPrice(service: ServiceRecord): bigint | null {
+  if (service.pricePerCall !== null) return parseAmount(service.pricePerCall);
+  const prices = Object.values(service.pricing).map((price) => parseAmount(price));
+  return prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
+}

@@ -1,0 +1,62 @@
+import type { EngineContext } from '../context.js';
+import { settleTransfer } from './lifecycle.js';
+import { settleX402 } from './seller-sent.js';
+
+export interface ReconcileReport {
+  confirmed: number;
+  failed: number;
+  stillPending: number;
+}
+
+/**
+ * Settles every pending move of money against the chain (transfer-lifecycle.ts's states): at start
+ * before any request is served, and on RPC networks every 15 s. A row this process is sending right
+ * now is left to its sender. A row is confirmed or failed by what the chain says about its own
+ * transaction (an x402 payment, sent by the seller's facilitator, is found by the agent's signature in
+ * it); one the chain may still accept is sent again (the same signed bytes, so it lands once at most)
+ * and stays pending. A chain that cannot be reached leaves rows pending, said in the log: nothing is
+ * guessed.
+ */
+export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
+  const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
+  const live = ctx.state.transfersInFlight;
+  for (const row of ctx.store.pendingTransfers().filter((pending) => !live.has(pending.id))) {
+    try {
+      if (row.kind === 'payment' && row.protocol === 'x402') {
+        const outcome = await settleX402(ctx, row, null);
+        report[outcome === 'pending' ? 'stillPending' : outcome] += 1;
+        continue;
+      }
+      const { txSignature, txWire, lastValidBlockHeight } = row;
+      if (txSignature === null || txWire === null || lastValidBlockHeight === null) {
+        ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: it has no signed transaction`);
+        report.stillPending += 1;
+        continue;
+      }
+      const fate = await ctx.chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
+      if (fate.state === 'unknown') {
+        // Sent again as signed, so it lands once at most; a send that fails leaves it for the next round.
+        await ctx.chain
+          .resend({ txSignature, txWire, lastValidBlockHeight })
+          .catch((error: Error) =>
+            ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`),
+          );
+        report.stillPending += 1;
+        continue;
+      }
+      const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
+      settleTransfer(
+        ctx,
+        row,
+        'system',
+        status,
+        fate.state === 'succeeded' ? null : fate.state === 'dropped' ? 'dropped' : 'chain_rejected',
+      );
+      report[status] += 1;
+    } catch (error) {
+      ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
+      report.stillPending += 1;
+    }
+  }
+  return report;
+}

@@ -1,0 +1,39 @@
+import { CofferError } from '../../wire/errors.js';
+import type { EngineContext } from '../context.js';
+import { getAgentOrThrow } from '../agent-lookup.js';
+import { settleTransfer } from './lifecycle.js';
+import type { PaymentRecord } from '../ports/store.js';
+
+/**
+ * Settles a pending x402 payment by what the chain says: confirmed (or failed on chain) once its
+ * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. A payment
+ * never signed (the process stopped first) failed: nothing was handed out. Returns its state.
+ */
+export async function settleX402(
+  ctx: EngineContext,
+  payment: PaymentRecord,
+  hint: string | null,
+  actor = 'system',
+): Promise<'confirmed' | 'failed' | 'pending'> {
+  if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
+    throw new CofferError('internal', `x402 payment ${payment.id} has no signed transaction`);
+  }
+  const fate = await ctx.chain.fateOfPayerSigned({
+    payer: getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress,
+    payerSignature: payment.payerSignature,
+    txWire: payment.txWire,
+    lastValidBlockHeight: payment.lastValidBlockHeight,
+    since: payment.createdAt,
+    hint,
+  });
+  if (fate.state === 'succeeded' || fate.state === 'failed') {
+    const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
+    settleTransfer(ctx, payment, actor, status, status === 'failed' ? 'chain_rejected' : null, fate.txSignature);
+    return status;
+  }
+  if (fate.state === 'dropped') {
+    settleTransfer(ctx, payment, actor, 'failed', 'dropped');
+    return 'failed';
+  }
+  return 'pending';
+}

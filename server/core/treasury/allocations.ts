@@ -1,0 +1,225 @@
+import { CofferError, isCofferError, refuse, type Refusal } from '../../wire/errors.js';
+import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
+import { requestApproval } from '../approvals/requests.js';
+import { done } from '../outcome.js';
+import type { EngineContext } from '../context.js';
+import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
+import { hashRequest, newId } from '../ids.js';
+import { formatUsdc, parseAmount } from '../../wire/money.js';
+import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from '../transfers/lifecycle.js';
+import type { AgentRecord, AllocationRecord } from '../ports/store.js';
+
+/**
+ * Moves USDC from the owner's treasury to an agent's wallet, on chain. Funding an agent loosens what
+ * it can spend, so an agent's own request waits for the owner's approval. Reserved like a payment, so
+ * concurrent allocations cannot overdraw; the same Idempotency-Key within 24 h moves money once and
+ * answers the first result (a client whose answer was lost can ask again).
+ */
+export async function allocate(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  amountText: string,
+  idempotencyKey: string | null = null,
+) {
+  requireAgentScope(principal, agentId);
+  const { owner } = principal;
+  const amount = parseAmount(amountText);
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  // An agent funding itself loosens what it can spend: it waits for the owner.
+  if (principal.kind === 'agent') {
+    refuse(archivedRefusal(agent));
+    return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+  }
+  requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
+  return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey));
+}
+
+/** The owner's allocation, carried out now. */
+async function allocateNow(ctx: EngineContext, principal: Principal, agent: AgentRecord, amount: bigint, idempotencyKey: string | null) {
+  const { owner } = principal;
+  const key = keyOf('allocation', agent, idempotencyKey, ['allocate', amount.toString()]);
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return allocationResult(ctx, answerEarlier(earlier), agent);
+  // After the earlier attempt: a retry answers its first result whatever happened since, an archive
+  // included (the client must learn that its money moved); only a new allocation is refused.
+  refuse(archivedRefusal(agent));
+  const treasuryBalance = await ctx.chain.usdcBalance(owner);
+  const id = newId('alc');
+  try {
+    const moved = await moveMoney(ctx, owner, {
+      kind: 'allocation',
+      actor: actorOf(principal),
+      key,
+      sentBy: 'coffer',
+      sign: () =>
+        ctx.chain.prepareTransfer({
+          from: owner,
+          to: agent.walletAddress,
+          amount,
+          memo: `coffer allocation ${id}`,
+          reference: id,
+          feePayer: owner,
+          createRecipientAccount: true,
+        }),
+      reserve: (signed) => {
+        // Again in the commit that reserves: the archive may have committed while the balance was read.
+        refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
+        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner), amount));
+        return newMove(ctx, 'allocation', id, agent, amount, key, signed);
+      },
+    });
+    return allocationResult(ctx, 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row, agent);
+  } catch (error) {
+    if (isCofferError(error) && error.code === 'insufficient_funds') {
+      throw new CofferError('insufficient_treasury_funds', 'the treasury does not hold enough USDC for this allocation');
+    }
+    throw error;
+  }
+}
+
+/** What an allocation or a return answers: what moved, its transaction, and the wallet's balance after. */
+async function moved(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  return {
+    amount: formatUsdc(record.amount),
+    currency: 'USDC' as const,
+    txSignature: record.txSignature ?? '',
+    balance: formatUsdc(balance),
+  };
+}
+
+const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) => ({
+  agentId: allocation.agentId,
+  allocationId: allocation.id,
+  ...(await moved(ctx, allocation, agent)),
+});
+
+const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) => ({
+  agentId: record.agentId,
+  returnId: record.id,
+  ...(await moved(ctx, record, agent)),
+});
+
+/** The earlier allocation or return under an Idempotency-Key, answered again: what moved, or its failure again. */
+function answerEarlier(earlier: AllocationRecord): AllocationRecord {
+  if (earlier.status === 'failed') {
+    const lackOfFunds = earlier.kind === 'allocation' ? 'insufficient_treasury_funds' : 'insufficient_funds';
+    throw new CofferError(
+      earlier.errorCode === 'insufficient_funds' ? lackOfFunds : 'chain_rejected',
+      `the ${earlier.kind} made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); no money moved`,
+    );
+  }
+  return earlier;
+}
+
+/**
+ * Gives an agent's USDC back to the treasury, on chain: the whole available balance (what pending
+ * payments and returns have not promised away), or `amountText`. Owner only; a stopped agent too
+ * (that is when it is most wanted). Reserved like a payment, so a payment racing it cannot spend the
+ * same money; the same Idempotency-Key within 24 h moves money once.
+ */
+export async function returnFunds(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  amountText: string | null,
+  idempotencyKey: string | null = null,
+) {
+  requireOwner(principal);
+  const { owner } = principal;
+  const asked = amountText === null ? null : parseAmount(amountText);
+  const agent = getAgentOrThrow(ctx, owner, agentId);
+  const key = keyOf('return', agent, idempotencyKey, ['return', asked?.toString() ?? 'all']);
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return returnResult(ctx, answerEarlier(earlier), agent);
+  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  // What the wallet has not promised away (pending payments and returns), read again in the reservation.
+  const available = () => balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
+  // "All of it" is signed for what is available now; when a payment takes part of it before the
+  // reservation, the return is signed again for what is left (a few times at most).
+  for (let tries = 1; ; tries += 1) {
+    const amount = asked ?? available();
+    refuse(returnRefusal(amount, available()));
+    const id = newId('alc');
+    try {
+      const movedBack = await moveMoney(ctx, owner, {
+        kind: 'return',
+        actor: actorOf(principal),
+        key,
+        sentBy: 'coffer',
+        sign: () =>
+          ctx.chain.prepareTransfer({
+            from: agent.walletAddress,
+            to: owner,
+            amount,
+            memo: `coffer return ${id}`,
+            reference: id,
+            feePayer: owner,
+            createRecipientAccount: false,
+          }),
+        reserve: (signed) => {
+          const left = available();
+          if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
+          refuse(returnRefusal(amount, left));
+          return newMove(ctx, 'return', id, agent, amount, key, signed);
+        },
+      });
+      return returnResult(ctx, 'earlier' in movedBack ? answerEarlier(movedBack.earlier) : movedBack.row, agent);
+    } catch (error) {
+      if (!(error instanceof AvailableChanged)) throw error;
+    }
+  }
+}
+
+/** A return of the whole available balance found it changed between its signature and its reservation. */
+class AvailableChanged extends Error {}
+
+/** The treasury's USDC not promised to agents yet (pending allocations) must cover an allocation. */
+const treasuryRefusal = (available: bigint, amount: bigint): Refusal =>
+  available >= amount
+    ? null
+    : new CofferError(
+        'insufficient_treasury_funds',
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+
+/** A return moves something, and no more than the wallet has not promised away. */
+const returnRefusal = (amount: bigint, available: bigint): Refusal =>
+  amount > 0n && available >= amount
+    ? null
+    : new CofferError(
+        'insufficient_funds',
+        available <= 0n
+          ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
+          : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
+      );
+
+/** An allocation's or a return's Idempotency-Key: the two share the key space of an agent (one used for the other is 409). */
+const keyOf = (kind: 'allocation' | 'return', agent: AgentRecord, idempotencyKey: string | null, request: unknown[]) =>
+  idempotencyKey === null
+    ? null
+    : {
+        kinds: kind === 'allocation' ? (['allocation', 'return'] as const) : (['return', 'allocation'] as const),
+        agentId: agent.agentId,
+        key: idempotencyKey,
+        requestHash: hashRequest(request),
+      };
+
+/** A move between the treasury and an agent's wallet, reserved with its signed transaction. */
+const newMove = (
+  ctx: EngineContext,
+  kind: 'allocation' | 'return',
+  id: string,
+  agent: AgentRecord,
+  amount: bigint,
+  key: { key: string; requestHash: string } | null,
+  signed: SignedTransfer,
+): AllocationRecord => ({
+  kind,
+  id,
+  owner: agent.owner,
+  agentId: agent.agentId,
+  amount,
+  ...reservedWith(ctx, signed, key),
+});

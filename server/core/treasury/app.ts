@@ -1,0 +1,29 @@
+/**
+ * The treasury: the owner's own wallet and the money between it and the agents. Read this first.
+ * treasury.ts (the owner of a data dir, test money from the faucet, deposits found on chain) and
+ * allocations.ts (USDC allocated to an agent, and given back).
+ */
+import type { Principal } from '../auth.js';
+import type { EngineContext } from '../context.js';
+import type { ApprovalCarriers } from '../approvals/carriers.js';
+import { ownerResult } from '../outcome.js';
+import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
+import { allocate, returnFunds } from './allocations.js';
+
+export const treasuryApp = (ctx: EngineContext) => ({
+  ensureOwner: () => ensureOwner(ctx),
+  pollDeposits: (owner: string) => pollDeposits(ctx, owner),
+  deposits: (p: Principal) => listDeposits(ctx, p),
+  faucet: (p: Principal, amount: string, idempotencyKey: string | null = null) => faucet(ctx, p, amount, idempotencyKey),
+  allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null) =>
+    allocate(ctx, p, agentId, amount, idempotencyKey),
+  returnFunds: (p: Principal, agentId: string, amount: string | null, idempotencyKey: string | null = null) =>
+    returnFunds(ctx, p, agentId, amount, idempotencyKey),
+});
+
+/** What an agent's approved request for funds carries out. */
+export const treasuryApprovals: Pick<ApprovalCarriers['carryOut'], 'allocate'> = {
+  allocate: async (ctx, approval, owner) => ({
+    ...ownerResult(await allocate(ctx, owner, approval.targetAgentId, String(approval.request.amount))),
+  }),
+};

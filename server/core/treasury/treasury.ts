@@ -1,0 +1,179 @@
+import { CofferError } from '../../wire/errors.js';
+import { actorOf, requireOwner, type Principal } from '../auth.js';
+import { audit, type EngineContext } from '../context.js';
+import { hashApiKey, hashRequest, newApiKey, newId } from '../ids.js';
+import { earlierAttempt, moveMoney, reservedWith } from '../transfers/lifecycle.js';
+import { formatUsdc, parseAmount, MICRO_PER_USDC } from '../../wire/money.js';
+import type { DepositRecord } from '../ports/store.js';
+import { iso } from '../../wire/views.js';
+import { ownerKeySecret } from '../ports/keys.js';
+
+/** Test USDC a new sim treasury starts with. */
+export const SIM_STARTING_FUNDS = 1_000n * MICRO_PER_USDC;
+
+/**
+ * The owner of this data dir: created on first start (treasury wallet in the key store, owner key),
+ * loaded afterwards. The owner key is kept in the key store so `serve` can write it to the
+ * connection file on every start; SQLite holds only its hash. A lost key is replaced by a new one.
+ */
+export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; ownerKey: string; created: boolean }> {
+  const existing = ctx.store.listOwners()[0];
+  if (existing) {
+    let ownerKey = await ctx.vault.getSecret(ownerKeySecret(existing.address));
+    const valid = ownerKey !== null && ctx.store.findApiKey(hashApiKey(ownerKey))?.owner === existing.address;
+    if (!valid || ownerKey === null) {
+      ownerKey = await rotateOwnerKey(ctx, existing.address);
+    }
+    await ctx.chain.prepareFeePayer(existing.address);
+    return { owner: existing.address, ownerKey, created: false };
+  }
+
+  const owner = await ctx.vault.createWallet({ kind: 'treasury' });
+  const ownerKey = await recordOwner(ctx, owner, () =>
+    audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } }),
+  );
+  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null);
+  return { owner, ownerKey, created: true };
+}
+
+/**
+ * A treasury whose wallet the key vault just made (the first wallet of a recovery phrase) into the
+ * ledger: its owner key (stored first, only its hash in the ledger), and `more`, written in the same
+ * transaction. Answers the owner key.
+ */
+export async function recordOwner(ctx: EngineContext, owner: string, more: () => void): Promise<string> {
+  const ownerKey = newApiKey('owner');
+  await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
+  ctx.store.transaction(() => {
+    ctx.store.insertOwner({ address: owner, createdAt: ctx.clock.now() });
+    ctx.store.setMeta(phraseMadeMeta(owner), String(ctx.clock.now()));
+    ctx.store.insertApiKey(hashApiKey(ownerKey), { kind: 'owner', owner }, ctx.clock.now());
+    more();
+  });
+  await ctx.chain.prepareFeePayer(owner);
+  return ownerKey;
+}
+
+async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string> {
+  const ownerKey = newApiKey('owner');
+  await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
+  ctx.store.transaction(() => {
+    ctx.store.deleteApiKeys({ kind: 'owner', owner });
+    ctx.store.insertApiKey(hashApiKey(ownerKey), { kind: 'owner', owner }, ctx.clock.now());
+    audit(ctx, { actor: 'system', owner, action: 'owner.key_rotated' });
+  });
+  return ownerKey;
+}
+
+export const depositView = (deposit: DepositRecord) => ({
+  id: deposit.id,
+  txSignature: deposit.txSignature ?? '',
+  amount: formatUsdc(deposit.amount),
+  currency: 'USDC' as const,
+  from: deposit.from,
+  timestamp: iso(deposit.createdAt),
+  source: deposit.kind === 'faucet' ? ('faucet' as const) : ('chain' as const),
+});
+
+/**
+ * Mints test USDC into the treasury (sim), through the lifecycle of every move of money: signed,
+ * recorded as a pending deposit, sent, confirmed; a crash at any point leaves a row that the next
+ * start settles against the chain. The same Idempotency-Key within 24 h mints once and answers the
+ * first deposit.
+ */
+async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigint, actor: string, idempotencyKey: string | null) {
+  const key =
+    idempotencyKey === null
+      ? null
+      : { kinds: ['faucet'] as const, agentId: null, key: idempotencyKey, requestHash: hashRequest(['faucet', amount.toString()]) };
+  const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
+  if (earlier !== null) return answerEarlier(earlier);
+  const moved = await moveMoney(ctx, owner, {
+    kind: 'faucet',
+    actor,
+    key,
+    sentBy: 'coffer',
+    sign: () => ctx.chain.prepareTestMint(owner, amount),
+    reserve: (signed): DepositRecord => ({
+      kind: 'faucet',
+      id: newId('dep'),
+      owner,
+      agentId: null,
+      amount,
+      from: ctx.chain.usdcMint,
+      ...reservedWith(ctx, signed, key),
+    }),
+  });
+  return 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row;
+}
+
+function answerEarlier(earlier: DepositRecord): DepositRecord {
+  if (earlier.status === 'failed') {
+    throw new CofferError(
+      'chain_rejected',
+      `the faucet mint made with this Idempotency-Key failed (${earlier.errorCode ?? 'unknown'}); nothing was minted`,
+    );
+  }
+  return earlier;
+}
+
+/** Sim network only: mints test USDC into the treasury and records it as a deposit. */
+export async function faucet(ctx: EngineContext, principal: Principal, amountText: string, idempotencyKey: string | null = null) {
+  requireOwner(principal);
+  if (!ctx.chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${ctx.chain.network})`);
+  const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey);
+  const balance = await ctx.chain.usdcBalance(principal.owner);
+  return {
+    deposit: depositView(deposit),
+    treasury: { walletAddress: principal.owner, balance: formatUsdc(balance), currency: 'USDC' as const },
+  };
+}
+
+export const DEPOSITS_LIMIT = 200;
+
+export function listDeposits(ctx: EngineContext, principal: Principal) {
+  requireOwner(principal);
+  return { deposits: ctx.store.listDeposits(principal.owner, DEPOSITS_LIMIT).map(depositView) };
+}
+
+/**
+ * Records USDC that arrived in the treasury from outside (RPC networks), found by the deposit watcher.
+ * The signature is unique in the ledger, so a transfer seen twice is recorded once.
+ */
+export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
+  const lastSeen = ctx.store.getMeta(`deposits.last_signature:${owner}`);
+  const { transfers, readUpTo, unreadable } = await ctx.chain.incomingTransfers(owner, lastSeen);
+  let recorded = 0;
+  ctx.store.transaction(() => {
+    for (const transfer of transfers) {
+      // An agent paying the treasury (image generation) is Coffer's own payment, not a deposit.
+      if (ctx.store.isPaymentTransaction(transfer.txSignature)) continue;
+      const inserted = ctx.store.insertChainDeposit({
+        id: newId('dep'),
+        owner,
+        txSignature: transfer.txSignature,
+        amount: transfer.amount,
+        from: transfer.from,
+        createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,
+      });
+      if (inserted) {
+        recorded += 1;
+        ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature });
+      }
+    }
+    for (const txSignature of unreadable) {
+      audit(ctx, {
+        actor: 'system',
+        owner,
+        action: 'deposit.unreadable',
+        detail: { txSignature, reason: 'the RPC could not return this transaction; it was passed over' },
+      });
+    }
+    // The deposits and the cursor past them in one transaction: a crash keeps both or neither.
+    if (readUpTo !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, readUpTo);
+  });
+  return recorded;
+}
+
+/** The ledger's note that this treasury was made with a recovery phrase (set once, at its creation). */
+export const phraseMadeMeta = (owner: string) => `backup.phrase_made:${owner}`;

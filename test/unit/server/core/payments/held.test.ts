@@ -1,0 +1,382 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../../fixtures/core-engine.js';
+import { randomAddress } from '../../../../fixtures/memory-chain.js';
+import { expectCofferError } from '../../../../helpers/expect-error.js';
+import type { DeployBody } from '../../../../../server/wire/schemas.js';
+
+/**
+ * Payments held for the owner's yes (server/core/payments/held.ts), through the engine's own calls on
+ * both ledgers and the in-memory chain: held, counted, paid once on approval after being judged again,
+ * never paid after a deny, an expiry, a kill or a crash.
+ */
+const SELLER = randomAddress();
+const OTHER_SELLER = randomAddress();
+const HOUR = 3_600_000;
+const micro = (usdc: string) => BigInt(Math.round(Number(usdc) * 1_000_000));
+const outside = (amount: string, recipient = SELLER) => ({ service: 'forecast-api', recipient, amount });
+
+let core: CoreEngine;
+afterEach(() => core?.close());
+
+async function agentAsking(store: StoreKind, policy: Partial<DeployBody>, funds = '20'): Promise<CoreEngine> {
+  core = await coreEngine({ store });
+  core.chain.mint(SELLER, 1n);
+  core.chain.mint(OTHER_SELLER, 1n);
+  await core.fundedAgent('alpha', funds, { dailyBudget: '10', maxPerPayment: '8', ...policy });
+  return core;
+}
+
+/** The agent pays; held, answers the approval it waits for. */
+async function held(amount: string, key: string | null = null, recipient = SELLER) {
+  const outcome = await core.engine.pay(core.asAgent('alpha'), 'alpha', outside(amount, recipient), key);
+  if (outcome.kind !== 'awaiting_approval') throw new Error(`paid at once: ${JSON.stringify(outcome.result)}`);
+  return outcome.approval;
+}
+
+const wallet = () => core.store.getAgent(core.owner, 'alpha')!.walletAddress;
+const chainBalance = () => core.chain.usdcBalance(wallet());
+
+describe.each(STORES)('on the %s ledger', (store) => {
+  describe('askAbove', () => {
+    it('holds a payment above it (nothing moves), pays one at or below it at once; approved, the held one is paid once', async () => {
+      await agentAsking(store, { askAbove: '2' });
+      expect(await core.paid('alpha', outside('2'))).toMatchObject({ status: 'confirmed' });
+      const approval = await held('2.50', 'k-held');
+      expect(approval).toMatchObject({
+        kind: 'payment',
+        status: 'pending',
+        agentId: 'alpha',
+        request: {
+          service: 'forecast-api',
+          amount: '2.50',
+          recipient: SELLER,
+          reason: { code: 'ask_above', message: expect.stringContaining('above 2.00 USDC') },
+        },
+      });
+      expect(Date.parse(approval.expiresAt) - Date.parse(approval.createdAt)).toBe(24 * HOUR);
+      const paymentId = approval.paymentId!;
+      expect(core.store.getPayment(paymentId)).toMatchObject({ status: 'held', txSignature: null });
+      expect(await chainBalance()).toBe(micro('18'));
+      // The retry under its key waits for the same approval; nothing new is held.
+      const retried = await core.engine.pay(core.asAgent('alpha'), 'alpha', outside('2.50'), 'k-held');
+      expect(retried).toMatchObject({ kind: 'awaiting_approval', approval: { approvalId: approval.approvalId } });
+      expect(core.engine.approvals(core.asOwner, 'pending').approvals).toHaveLength(1);
+
+      const sent = core.chain.calls.get('submitTransfer');
+      const decided = await core.engine.approve(core.asOwner, approval.approvalId);
+      expect(decided).toMatchObject({ status: 'approved', result: { paymentId, status: 'confirmed', amount: '2.50' } });
+      expect(await chainBalance()).toBe(micro('15.50'));
+      expect(core.chain.calls.get('submitTransfer')).toBe(sent! + 1);
+      await expectCofferError(core.engine.approve(core.asOwner, approval.approvalId), 'approval_decided');
+      // The retry under its key now answers the payment, and pays nothing again.
+      expect(await core.paid('alpha', outside('2.50'), 'k-held')).toMatchObject({ paymentId, status: 'confirmed' });
+      expect(await chainBalance()).toBe(micro('15.50'));
+      expect(core.ledgerBalance('alpha')).toBe(micro('15.50'));
+    });
+
+    it('"0" asks for every payment; the owner paying from the wallet is never held', async () => {
+      await agentAsking(store, { askAbove: '0' });
+      await held('0.01');
+      const owners = await core.engine.pay(core.asOwner, 'alpha', outside('0.01'), null);
+      expect(owners).toMatchObject({ kind: 'done', result: { status: 'confirmed' } });
+    });
+
+    it('a held payment counts against the budgets while it waits: two held payments cannot pass a budget together', async () => {
+      await agentAsking(store, { askAbove: '3', budgets: [{ amount: '9', window: 'day' }] });
+      await held('6');
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('5'), null), 'daily_budget_exceeded');
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3.50'), null), 'budget_exceeded');
+      expect(await core.paid('alpha', outside('3'))).toMatchObject({ status: 'confirmed' });
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').budgets).toMatchObject([{ spent: '9.00', remaining: '0.00' }]);
+    });
+
+    it('approved, it is judged again as a payment made now: a budget the owner cut since refuses it, nothing moves, the agent hears the code', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('6', 'k-cut');
+      core.engine.updatePolicy(core.asOwner, 'alpha', { dailyBudget: '5' });
+      const decided = await core.engine.approve(core.asOwner, approval.approvalId);
+      expect(decided).toMatchObject({
+        status: 'failed',
+        errorCode: 'daily_budget_exceeded',
+        error: expect.stringContaining('daily budget'),
+      });
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'daily_budget_exceeded' });
+      expect(await chainBalance()).toBe(micro('20'));
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('6'), 'k-cut'), 'daily_budget_exceeded');
+      // Its budget is free again: 5 can be spent.
+      expect(await core.paid('alpha', outside('3'))).toMatchObject({ status: 'confirmed' });
+    });
+
+    it('approved with too little left in the wallet, it fails insufficient_funds and moves nothing', async () => {
+      await agentAsking(store, { askAbove: '3', dailyBudget: '20' }, '7');
+      const approval = await held('6');
+      await core.paid('alpha', outside('3'));
+      expect(await core.engine.approve(core.asOwner, approval.approvalId)).toMatchObject({
+        status: 'failed',
+        errorCode: 'insufficient_funds',
+      });
+      expect(await chainBalance()).toBe(micro('4'));
+    });
+
+    it('the cooldown does not hold back a payment the owner approved', async () => {
+      await agentAsking(store, { askAbove: '3', cooldownSeconds: 3600 });
+      const approval = await held('4');
+      await core.paid('alpha', outside('1'));
+      expect(await core.engine.approve(core.asOwner, approval.approvalId)).toMatchObject({
+        status: 'approved',
+        result: { status: 'confirmed' },
+      });
+    });
+  });
+
+  describe('ended without a yes', () => {
+    it('denied: nothing moves, its budget is free, a retry under its key says payment_denied', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('6', 'k-deny');
+      expect(core.engine.deny(core.asOwner, approval.approvalId)).toMatchObject({ status: 'denied' });
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'payment_denied' });
+      await expectCofferError(core.engine.approve(core.asOwner, approval.approvalId), 'approval_decided');
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('6'), 'k-deny'), 'payment_denied');
+      expect(await chainBalance()).toBe(micro('20'));
+      expect(await held('8')).toMatchObject({ status: 'pending' });
+    });
+
+    it('expired after a day: failed approval_expired, its budget free again, announced', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('8', 'k-late');
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), null), 'daily_budget_exceeded');
+      core.advance(24 * HOUR);
+      core.engine.expireWaiting();
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_expired' });
+      expect(core.events).toContainEqual(expect.objectContaining({ type: 'approval', approvalId: approval.approvalId, status: 'expired' }));
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('8'), 'k-late'), 'approval_expired');
+      await expectCofferError(core.engine.approve(core.asOwner, approval.approvalId), 'approval_decided');
+      expect(await core.paid('alpha', outside('3'))).toMatchObject({ status: 'confirmed' });
+    });
+
+    it('the agent stopped: its held payments are withdrawn and never paid, even when approved just before the kill', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const waiting = await held('4');
+      const approving = await held('5');
+      const release = core.chain.pauseNextPrepare();
+      const approved = core.engine.approve(core.asOwner, approving.approvalId);
+      core.engine.kill(core.asOwner, 'alpha');
+      release();
+      expect(await approved).toMatchObject({ status: 'failed', errorCode: 'agent_suspended' });
+      expect(core.store.getPayment(waiting.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_withdrawn' });
+      expect(core.store.getPayment(approving.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'agent_suspended' });
+      await expectCofferError(core.engine.approve(core.asOwner, waiting.approvalId), 'approval_decided');
+      expect(await chainBalance()).toBe(micro('20'));
+    });
+
+    it('approved twice at once, or approved and denied at once: paid at most once', async () => {
+      await agentAsking(store, { askAbove: '1' });
+      const twice = await held('2');
+      const results = await Promise.allSettled([
+        core.engine.approve(core.asOwner, twice.approvalId),
+        core.engine.approve(core.asOwner, twice.approvalId),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const racing = await held('3');
+      const approving = core.engine.approve(core.asOwner, racing.approvalId);
+      expect(() => core.engine.deny(core.asOwner, racing.approvalId)).toThrow(/already approved/);
+      await approving;
+      expect(await chainBalance()).toBe(micro('15'));
+      expect(core.ledgerBalance('alpha')).toBe(micro('15'));
+    });
+  });
+
+  describe('askNewRecipient', () => {
+    it('holds the first payment to a recipient the agent never paid; once paid, the next goes at once', async () => {
+      await agentAsking(store, { askNewRecipient: true });
+      const first = await held('1', null, OTHER_SELLER);
+      expect(first.request).toMatchObject({ reason: { code: 'new_recipient' } });
+      // A second one to the same new recipient waits too: it was not paid yet.
+      await held('1', null, OTHER_SELLER);
+      await core.engine.approve(core.asOwner, first.approvalId);
+      expect(await core.paid('alpha', outside('1', OTHER_SELLER))).toMatchObject({ status: 'confirmed' });
+    });
+  });
+
+  describe('a crash between the yes and the payment', () => {
+    it('before the payment was written: at the next start the approval fails saying so, and nothing is paid', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('4', 'k-crash');
+      core.chain.pauseNextPrepare();
+      void core.engine.approve(core.asOwner, approval.approvalId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const after = core.restart();
+      await after.reconcile();
+      expect(await after.recoverApprovals()).toBe(1);
+      await expect(after.approval(core.asOwner, approval.approvalId)).resolves.toMatchObject({
+        status: 'failed',
+        errorCode: 'approval_interrupted',
+      });
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_interrupted' });
+      await expectCofferError(after.pay(core.asAgent('alpha'), 'alpha', outside('4'), 'k-crash'), 'approval_interrupted');
+      expect(await chainBalance()).toBe(micro('20'));
+    });
+
+    it('after the payment was written: the next start sends it once, and the approval answers the payment', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('4', 'k-sent');
+      core.chain.hangNextSend = true;
+      void core.engine.approve(core.asOwner, approval.approvalId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'pending' });
+      const after = core.restart();
+      await after.reconcile();
+      await after.reconcile();
+      await after.recoverApprovals();
+      const read = await after.approval(core.asOwner, approval.approvalId);
+      expect(read).toMatchObject({ status: 'approved', result: { paymentId: approval.paymentId, status: 'confirmed' } });
+      const replay = await after.pay(core.asAgent('alpha'), 'alpha', outside('4'), 'k-sent');
+      expect(replay).toMatchObject({ kind: 'done', result: { paymentId: approval.paymentId } });
+      expect(await chainBalance()).toBe(micro('16'));
+      expect(core.ledgerBalance('alpha')).toBe(micro('16'));
+    });
+  });
+
+  describe('waiting', () => {
+    it('a read with a wait answers once the owner decides, and at once when the request is decided already', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      const approval = await held('4');
+      const waiting = core.engine.approval(core.asAgent('alpha'), approval.approvalId, 30);
+      let answered = false;
+      void waiting.then(() => (answered = true));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(answered).toBe(false);
+      await core.engine.approve(core.asOwner, approval.approvalId);
+      expect(await waiting).toMatchObject({ status: 'approved', result: { status: 'confirmed' } });
+      expect(await core.engine.approval(core.asAgent('alpha'), approval.approvalId, 30)).toMatchObject({ status: 'approved' });
+    });
+  });
+
+  describe('what cannot wait', () => {
+    it('bad thresholds are refused and change nothing', async () => {
+      await agentAsking(store, {});
+      expect(() => core.engine.updatePolicy(core.asOwner, 'alpha', { askAbove: '9' })).toThrow(/above the max per payment/);
+      expect(() => core.engine.updatePolicy(core.asOwner, 'alpha', { askAbove: '8', maxPerPayment: '7' })).toThrow(/invalid|above/);
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').policy).not.toHaveProperty('askAbove');
+      // Lowering the max below an existing threshold is never refused (the cut an incident needs).
+      core.engine.updatePolicy(core.asOwner, 'alpha', { askAbove: '5' });
+      expect(core.engine.updatePolicy(core.asOwner, 'alpha', { maxPerPayment: '4' }).kind).toBe('done');
+    });
+
+    it('an agent lowering its threshold applies at once; raising or removing it waits for the owner', async () => {
+      await agentAsking(store, { askAbove: '3' });
+      expect(core.engine.updatePolicy(core.asAgent('alpha'), 'alpha', { askAbove: '1', askNewRecipient: true }).kind).toBe('done');
+      expect(core.engine.updatePolicy(core.asAgent('alpha'), 'alpha', { askAbove: '2' }).kind).toBe('awaiting_approval');
+      expect(core.engine.updatePolicy(core.asAgent('alpha'), 'alpha', { askAbove: null }).kind).toBe('awaiting_approval');
+      expect(core.engine.updatePolicy(core.asAgent('alpha'), 'alpha', { askNewRecipient: false }).kind).toBe('awaiting_approval');
+    });
+  });
+});
+
+describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
+  const URL_PAID = 'https://api.example.test/forecast';
+  const ask = (amount: bigint, url = URL_PAID, payTo = SELLER) => ({ url, status: 402 as const, ...core.x402.answer402(payTo, amount) });
+
+  async function heldPurchase(amount = 3_000_000n, key: string | null = 'x-held') {
+    await agentAsking(store, { askAbove: '1' });
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(amount), key);
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    return outcome.approval;
+  }
+
+  it('is held (nothing signed); approved, it is bought once with fresh terms under the approval, judged again then', async () => {
+    const approval = await heldPurchase();
+    expect(approval).toMatchObject({ kind: 'payment', request: { amount: '3.00', recipient: SELLER, reason: { code: 'ask_above' } } });
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null),
+      'owner_approval_required',
+    );
+    const decided = await core.engine.approve(core.asOwner, approval.approvalId);
+    expect(decided).toMatchObject({ status: 'approved', result: { paymentId: approval.paymentId, protocol: 'x402', status: 'approved' } });
+    // The yes moves nothing: the purchase is made when the agent comes back with fresh terms.
+    expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'held', txWire: null });
+    // The replay of the first request says it was approved: buy it with fresh terms.
+    expect(await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(3_000_000n), 'x-held')).toMatchObject({
+      kind: 'awaiting_approval',
+      approval: { status: 'approved' },
+    });
+    // Another seller, a dearer offer, another URL: refused, nothing paid.
+    for (const wrong of [ask(3_000_001n), ask(3_000_000n, 'https://api.example.test/other'), ask(3_000_000n, URL_PAID, OTHER_SELLER)]) {
+      await expectCofferError(
+        core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...wrong, approvalId: approval.approvalId }, null),
+        'approval_mismatch',
+      );
+    }
+    const bought = await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-approved');
+    expect(bought).toMatchObject({
+      paymentId: approval.paymentId,
+      status: 'pending',
+      amount: '2.50',
+      header: { name: 'PAYMENT-SIGNATURE' },
+    });
+    // The same call again answers the same purchase; the approval buys nothing more.
+    expect(await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-approved')).toEqual(bought);
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, null),
+      'approval_decided',
+    );
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
+  });
+
+  it('denied, the purchase with its approval is payment_denied; approved and never bought, it expires with its request and frees its budget', async () => {
+    const denied = await heldPurchase(2_000_000n, null);
+    core.engine.deny(core.asOwner, denied.approvalId);
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: denied.approvalId }, null),
+      'payment_denied',
+    );
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(8_000_000n), null);
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    await core.engine.approve(core.asOwner, outcome.approval.approvalId);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('8.00');
+    core.advance(24 * HOUR);
+    core.engine.expireWaiting();
+    expect(core.store.getPayment(outcome.approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_expired' });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('0.00');
+  });
+});
+
+describe.each(STORES)('a held image on the %s ledger', (store) => {
+  const drawing = { generate: async () => ({ url: 'https://images.test/harbour.png' }) };
+  const harbour = { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' as const };
+
+  it('waits for the owner with what it would buy; approved, it is paid and its task made once; denied, nothing is paid or made', async () => {
+    core = await coreEngine({ store, imageProvider: drawing });
+    const agent = await core.fundedAgent('painter', '5', { askAbove: '0' });
+    const held = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1');
+    if (held.kind !== 'awaiting_approval') throw new Error('not held');
+    expect(held.approval).toMatchObject({
+      kind: 'payment',
+      request: { service: 'image-generate', purchase: { kind: 'image', ...harbour } },
+    });
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(0);
+    // The retry under its key waits for the same request.
+    expect(await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1')).toMatchObject({
+      kind: 'awaiting_approval',
+      approval: { approvalId: held.approval.approvalId },
+    });
+    const decided = await core.engine.approve(core.asOwner, held.approval.approvalId);
+    expect(decided).toMatchObject({
+      status: 'approved',
+      result: { taskId: expect.stringMatching(/^tsk_/), paymentId: held.approval.paymentId },
+    });
+    await core.engine.settleTasks();
+    const replay = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-1');
+    expect(replay).toMatchObject({ kind: 'done', result: { taskId: (decided.result as { taskId: string }).taskId, status: 'success' } });
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(1);
+    const paid = await core.chain.usdcBalance(agent.walletAddress);
+    expect(paid).toBeLessThan(5_000_000n);
+
+    const denied = await core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-2');
+    if (denied.kind !== 'awaiting_approval') throw new Error('not held');
+    core.engine.deny(core.asOwner, denied.approval.approvalId);
+    await expectCofferError(core.engine.generate(core.asAgent('painter'), 'painter', harbour, 'img-2'), 'payment_denied');
+    expect(core.engine.tasks(core.asOwner, 'painter').tasks).toHaveLength(1);
+    expect(await core.chain.usdcBalance(agent.walletAddress)).toBe(paid);
+  });
+});

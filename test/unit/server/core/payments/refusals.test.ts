@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import {
+  archivedRecipientRefusal,
+  balanceRefusal,
+  buysNoCallRefusal,
+  noncePaidRefusal,
+  priceCapRefusal,
+  sameX402Refusal,
+} from '../../../../../server/core/payments/refusals.js';
+import { archivedRefusal, stoppedRefusal } from '../../../../../server/core/agent-lookup.js';
+import { refuse } from '../../../../../server/wire/errors.js';
+import type { AgentRecord, PaymentRecord, ServiceRecord } from '../../../../../server/core/ports/store.js';
+import { paymentRow } from '../../../../fixtures/transfer-rows.js';
+
+const agent: AgentRecord = {
+  owner: 'o',
+  agentId: 'alpha',
+  walletAddress: 'w',
+  displayName: 'alpha',
+  status: 'active',
+  createdAt: 0,
+  statusReason: null,
+  statusChangedAt: null,
+  archivedAt: null,
+};
+const service = (pricePerCall: string | null) => ({ id: 'svc', pricePerCall }) as ServiceRecord;
+const earlier: PaymentRecord = paymentRow({ id: 'pay_1', owner: 'o', agentId: 'alpha', amount: 1n, createdAt: 0 });
+
+describe('the decisions on a payment answer a refusal as a value', () => {
+  it('each allows what it should, with null', () => {
+    expect(priceCapRefusal('svc', null, 10n)).toBeNull();
+    expect(priceCapRefusal('svc', 10n, 10n)).toBeNull();
+    expect(buysNoCallRefusal(service(null), 1n)).toBeNull();
+    expect(buysNoCallRefusal(service('0.01'), 10_000n)).toBeNull();
+    expect(archivedRecipientRefusal('w', null)).toBeNull();
+    expect(balanceRefusal(10n, 10n)).toBeNull();
+    expect(noncePaidRefusal(null)).toBeNull();
+    expect(sameX402Refusal(null)).toBeNull();
+    expect(stoppedRefusal(agent)).toBeNull();
+    expect(archivedRefusal(agent)).toBeNull();
+  });
+
+  it('each refuses with its stable code and says why', () => {
+    expect(priceCapRefusal('svc', 10n, 11n)).toMatchObject({ code: 'price_above_registry', message: expect.stringContaining('"svc"') });
+    expect(buysNoCallRefusal(service('0.01'), 9_999n)).toMatchObject({ code: 'price_below_registry' });
+    expect(archivedRecipientRefusal('w', { ...agent, archivedAt: 1 })).toMatchObject({ code: 'recipient_archived' });
+    expect(balanceRefusal(-5n, 10n)).toMatchObject({ code: 'insufficient_funds', message: expect.stringContaining('0.00 USDC available') });
+    expect(noncePaidRefusal(earlier)).toMatchObject({ code: 'nonce_already_paid', message: expect.stringContaining('pay_1') });
+    expect(sameX402Refusal(earlier)).toMatchObject({ code: 'chain_unavailable', retryAfterSeconds: 1 });
+    expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({ code: 'agent_suspended' });
+    expect(archivedRefusal({ ...agent, archivedAt: 1 })).toMatchObject({ code: 'agent_archived' });
+  });
+
+  it('refuse throws the first refusal of a chain and nothing when all allow', () => {
+    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(1n, 2n) ?? priceCapRefusal('svc', 1n, 2n))).toThrow(
+      expect.objectContaining({ code: 'insufficient_funds' }),
+    );
+    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(2n, 2n))).not.toThrow();
+  });
+});

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../../fixtures/core-engine.js';
+import { randomAddress } from '../../../../fixtures/memory-chain.js';
+import { expectCofferError } from '../../../../helpers/expect-error.js';
+
+/**
+ * x402 payments and image refunds through the lifecycle every move of money shares
+ * (server/core/transfers/lifecycle.ts), on the engine alone: its ledger in memory, the in-memory chain,
+ * a buyer over it, an image provider that answers as told.
+ */
+let core: CoreEngine;
+afterEach(() => core?.close());
+
+const SELLER = randomAddress();
+const URL_PAID = 'https://api.example.test/forecast';
+
+async function x402Ready(store: StoreKind): Promise<CoreEngine> {
+  core = await coreEngine({ store });
+  core.chain.mint(SELLER, 1n);
+  await core.fundedAgent('alpha', '1');
+  return core;
+}
+const ask = (amount: bigint, memo?: string) => ({ url: URL_PAID, status: 402 as const, ...core.x402.answer402(SELLER, amount, memo) });
+
+describe.each(STORES)('on the %s ledger', (store) => {
+  describe('an x402 payment', () => {
+    it('is signed by the agent alone and handed out pending; the seller settles it, its report confirms it', async () => {
+      const { engine, chain, x402, asAgent } = await x402Ready(store);
+      const paid = await core.x402Paid('alpha', ask(250_000n), null);
+      expect(paid).toMatchObject({ status: 'pending', amount: '0.25', txSignature: null, header: { name: 'PAYMENT-SIGNATURE' } });
+      // Counted against the budget from the moment it is handed out.
+      expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.25');
+      const landed = chain.settleForSeller(paid.header!.value);
+      const reported = await engine.reportX402Settlement(asAgent('alpha'), 'alpha', paid.paymentId, { 'payment-response': landed });
+      expect(reported).toMatchObject({ status: 'confirmed', txSignature: landed });
+      expect(await chain.usdcBalance(SELLER)).toBe(250_001n);
+      expect(x402.feePayer).not.toBe(core.owner);
+    });
+
+    it('a retry under its key answers the same header; another request under the key is 409; a refusal signs nothing', async () => {
+      const { chain } = await x402Ready(store);
+      const first = await core.x402Paid('alpha', ask(100_000n), 'k');
+      const again = await core.x402Paid('alpha', ask(100_000n), 'k');
+      expect(again).toEqual(first);
+      await expectCofferError(core.x402Paid('alpha', ask(200_000n), 'k'), 'idempotency_key_reused');
+      const calls = new Map(chain.calls);
+      await expectCofferError(core.x402Paid('alpha', ask(20_000_000n), null), 'max_per_payment_exceeded');
+      expect(chain.calls).toEqual(calls);
+      expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
+    });
+
+    it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
+      const { chain } = await x402Ready(store);
+      await core.x402Paid('alpha', ask(10_000n), null);
+      await expectCofferError(core.x402Paid('alpha', ask(10_000n), null), 'chain_unavailable');
+      chain.advanceBlocks(1n);
+      expect((await core.x402Paid('alpha', ask(10_000n), null)).status).toBe('pending');
+    });
+
+    it('never settled: reconciliation fails it as dropped once it can no longer land, its budget comes back, its key is free', async () => {
+      const { engine, asAgent, chain } = await x402Ready(store);
+      const first = await core.x402Paid('alpha', ask(300_000n), 'k');
+      expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 1 });
+      chain.advanceBlocks(151n);
+      expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 1, stillPending: 0 });
+      expect(core.store.getPayment(first.paymentId)).toMatchObject({ status: 'failed', errorCode: 'dropped' });
+      expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.00');
+      const second = await core.x402Paid('alpha', ask(300_000n), 'k');
+      expect(second.paymentId).not.toBe(first.paymentId);
+    });
+  });
+
+  describe('an image that fails is refunded through the same lifecycle', () => {
+    const failing = { generate: () => Promise.reject(new Error('the provider is down')) };
+    const generate = (agentId: string) =>
+      core.engine.generate(core.asAgent(agentId), agentId, { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' }, null);
+
+    it("the agent's payment comes back to its wallet, once, and the payment no longer counts as spent", async () => {
+      core = await coreEngine({ store, imageProvider: failing });
+      const agent = await core.fundedAgent('painter', '1');
+      await generate('painter');
+      await core.engine.settleTasks();
+      expect(await core.chain.usdcBalance(agent.walletAddress)).toBe(1_000_000n);
+      expect(core.engine.readPolicy(core.asAgent('painter'), 'painter').spent24h).toBe('0.00');
+      expect(
+        core
+          .transfers()
+          .filter((row) => row.kind === 'refund')
+          .map((row) => row.status),
+      ).toEqual(['confirmed']);
+      core.engine.resumeTasks();
+      await core.engine.settleTasks();
+      expect(core.transfers().filter((row) => row.kind === 'refund').length).toBe(1);
+    });
+
+    it('a refund the chain cannot sign now is said in the log, and made by the next round', async () => {
+      let failNow!: () => void;
+      const provider = { generate: () => new Promise<{ url: string }>((_, reject) => (failNow = () => reject(new Error('down')))) };
+      core = await coreEngine({ store, imageProvider: provider });
+      const agent = await core.fundedAgent('painter', '1');
+      await generate('painter');
+      // The chain goes away while the image is made; then the provider fails.
+      core.chain.offline = true;
+      failNow();
+      await core.engine.settleTasks();
+      expect(core.logs).toContainEqual(expect.stringMatching(/^refund rfd_\S+ of payment pay_\S+ was not sent now: /));
+      expect(core.transfers().filter((row) => row.kind === 'refund').length).toBe(0);
+      core.chain.offline = false;
+      core.engine.resumeTasks({ retryFailedRefunds: false });
+      await core.engine.settleTasks();
+      expect(await core.chain.usdcBalance(agent.walletAddress)).toBe(1_000_000n);
+    });
+  });
+});
