@@ -1,5 +1,6 @@
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
+import { spendingKey } from '../lib/spending-key.js';
 import { useAgentRecords } from '../lib/use-agent-records.js';
 import { AgentHead } from '../components/AgentHead.js';
 import { ArchivedAgentCard } from '../components/ArchivedAgentCard.js';
@@ -18,8 +19,6 @@ export function AgentPage({ agentId }: { agentId: string }) {
   const { history, services, error } = useAgentRecords(agentId, JSON.stringify([agent?.lifetimePayments, agent?.spent24h]));
 
   if (!dashboard) return null;
-  // What the limits' figures follow: a payment (pending ones count), a refund, a policy change.
-  const limitsKey = agent ? JSON.stringify([agent.spent24h, agent.lifetimePayments, agent.policy, agent.tightestBudget]) : '';
   const archived = dashboard.archivedAgents.find((a) => a.agentId === agentId);
   if (!agent && archived) return <ArchivedAgentCard archived={archived} history={history} />;
   if (!agent) {
@@ -39,7 +38,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
 
       <section className="card" aria-labelledby="limits-title">
         <h3 id="limits-title">Limits now</h3>
-        <LimitsNow agentId={agent.agentId} refreshKey={limitsKey} />
+        <LimitsNow agentId={agent.agentId} refreshKey={spendingKey(agent)} />
       </section>
 
       <div className="columns">
