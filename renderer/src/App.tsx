@@ -11,9 +11,9 @@ import { SignedOutPage } from './pages/SignedOutPage.js';
 
 /** The dashboard: signed in, the bar, the banners and the page the address names, its figures live; else the sign-in page. */
 export function App() {
-  const status = useDashboard((s) => s.status);
-  const connection = useDashboard((s) => s.connection);
-  const init = useDashboard((s) => s.init);
+  // The whole store, not a part: every refresh renders the dashboard again, which keeps what its pages
+  // work out from the clock (an end passed, a budget's window, today's times) current.
+  const { status, connection, init } = useDashboard();
   const [signOutError, setSignOutError] = useState<string | null>(null);
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
