@@ -1,5 +1,5 @@
 import type { openEventStream } from '../api/event-stream.js';
-import { warningOf, type Warning } from '../state/store.js';
+import { warningOf, type Warning } from '../state/warnings.js';
 
 /**
  * The dashboard refreshes when the server's event stream says something happened; this slower poll
