@@ -1,15 +1,10 @@
-import { BUDGET_WINDOWS } from '../../../server/wire/policy/windows.js';
-import { WINDOW_WORDS } from '../../../server/wire/policy/budget.js';
 import { MAX_BUDGETS } from '../../../server/wire/schemas.js';
 import type { Service } from '../api/types.js';
-import { BUDGET_PRESETS, blankBudget, budgetDraftOf, type BudgetDraft, type BudgetScopeChoice } from '../lib/budget-draft.js';
+import { BUDGET_PRESETS, blankBudget, budgetDraftOf, type BudgetDraft } from '../lib/budget-draft.js';
+import { budgetFieldAria } from '../lib/budget-row-aria.js';
 import type { BudgetRowError } from '../lib/policy-form.js';
-
-const SCOPE_WORDS: Record<BudgetScopeChoice, string> = {
-  all: 'all payments',
-  service: 'one service',
-  recipient: 'one address',
-};
+import { BudgetLimitFields } from './BudgetLimitFields.js';
+import { BudgetScopeFields } from './BudgetScopeFields.js';
 
 /**
  * The policy's budgets beyond the daily one, a row each that reads as a sentence ("At most 50 USDC a
@@ -98,86 +93,13 @@ function BudgetRow({
   const name = `Budget ${index}`;
   const errorId = `${row.key}-error`;
   // The input the problem is about is marked; a problem with the row as a whole marks its limit.
-  const invalid = (field: BudgetRowError['field']) =>
-    error !== undefined && (error.field === field || (error.field === null && field === 'limit'));
-  const aria = (field: BudgetRowError['field']) => ({
-    'aria-invalid': invalid(field),
-    'aria-describedby': invalid(field) ? errorId : undefined,
-  });
-  // A service the registry no longer lists stays pickable as it was saved (the server refuses it).
-  const unlisted = row.service !== '' && !services.some((s) => s.id === row.service);
+  const aria = (field: BudgetRowError['field']) => budgetFieldAria(error, field, errorId);
   return (
     <li className="budget-row" data-testid="budget-row">
       <div className="budget-fields" role="group" aria-label={name}>
         {/* Two halves that wrap as wholes: how much over which window, then which payments. */}
-        <span className="budget-part">
-          <span className="muted">At most</span>
-          <input
-            className="budget-limit"
-            aria-label={`${name}: at most`}
-            inputMode={row.unit === 'USDC' ? 'decimal' : 'numeric'}
-            placeholder={row.unit === 'USDC' ? '50' : '30'}
-            value={row.limit}
-            onChange={(e) => onChange({ limit: e.target.value })}
-            {...aria('limit')}
-          />
-          <select aria-label={`${name}: unit`} value={row.unit} onChange={(e) => onChange({ unit: e.target.value as BudgetDraft['unit'] })}>
-            <option value="USDC">USDC</option>
-            <option value="payments">payments</option>
-          </select>
-          <select
-            aria-label={`${name}: window`}
-            value={row.window}
-            onChange={(e) => onChange({ window: e.target.value as BudgetDraft['window'] })}
-            {...aria('window')}
-          >
-            {BUDGET_WINDOWS.map((window) => (
-              <option key={window} value={window}>
-                {WINDOW_WORDS[window]}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span className="budget-part budget-scope">
-          <span className="muted">for</span>
-          <select aria-label={`${name}: for`} value={row.scope} onChange={(e) => onChange({ scope: e.target.value as BudgetScopeChoice })}>
-            {(Object.keys(SCOPE_WORDS) as BudgetScopeChoice[]).map((scope) => (
-              <option key={scope} value={scope}>
-                {SCOPE_WORDS[scope]}
-              </option>
-            ))}
-          </select>
-          {row.scope === 'service' && (
-            <select
-              aria-label={`${name}: service`}
-              value={row.service}
-              onChange={(e) => onChange({ service: e.target.value })}
-              {...aria('service')}
-            >
-              <option value="">Pick a service…</option>
-              {services.map((service) => (
-                <option key={service.id} value={service.id}>
-                  {service.name} ({service.id})
-                </option>
-              ))}
-              {unlisted && <option value={row.service}>{row.service} (not in the registry)</option>}
-            </select>
-          )}
-          {row.scope === 'recipient' && (
-            <input
-              className="budget-recipient"
-              aria-label={`${name}: recipient address`}
-              placeholder="Solana address"
-              spellCheck={false}
-              value={row.recipient}
-              onChange={(e) => onChange({ recipient: e.target.value })}
-              {...aria('recipient')}
-            />
-          )}
-          <button type="button" className="button small ghost" onClick={onRemove} aria-label={`Remove budget ${index}`}>
-            Remove
-          </button>
-        </span>
+        <BudgetLimitFields name={name} row={row} aria={aria} onChange={onChange} />
+        <BudgetScopeFields name={name} index={index} row={row} services={services} aria={aria} onChange={onChange} onRemove={onRemove} />
       </div>
       {error && (
         <p className="field-error" id={errorId}>

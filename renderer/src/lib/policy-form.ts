@@ -225,6 +225,12 @@ export function validatePolicyDraft(
   return { ok: true, update };
 }
 
+/** What Save would send for the draft now, or null while it is invalid or changes nothing: what the editor tries on past payments. */
+export function pendingUpdate(draft: PolicyDraft, current: Policy, clock: PolicyClock): PolicyUpdate | null {
+  const result = validatePolicyDraft(draft, current, clock);
+  return result.ok && Object.keys(result.update).length > 0 ? result.update : null;
+}
+
 /** Each budget row's first problem under that row (in the server's words); the list's own under the list. */
 function budgetErrors(rows: BudgetDraft[], candidates: unknown[]): Pick<PolicyErrors, 'budgets' | 'budgetRows'> {
   const result = policyUpdateSchema.safeParse({ budgets: candidates });

@@ -3,6 +3,7 @@ import { Rng } from '../../../../probe/lib/rng.js';
 import {
   draftOf,
   loosenings,
+  pendingUpdate,
   validatePolicyDraft,
   type PolicyDraft,
   type PolicyUpdate,
@@ -53,6 +54,12 @@ describe('the policy editor refuses exactly what the server refuses', () => {
       ok: true,
       update: {},
     });
+  });
+
+  it('what is tried before saving: the update Save would send, or nothing while the draft is invalid or changes nothing', () => {
+    expect(pendingUpdate({ ...valid, cooldownSeconds: '30' }, current, CLOCK)).toEqual({ cooldownSeconds: 30 });
+    expect(pendingUpdate(valid, current, CLOCK)).toBeNull();
+    expect(pendingUpdate({ ...valid, cooldownSeconds: 'soon' }, current, CLOCK)).toBeNull();
   });
 
   it.each([

@@ -1,0 +1,39 @@
+import type { DashboardAgent } from '../api/types.js';
+import { BudgetBar } from './BudgetBar.js';
+import { CopyButton } from './CopyButton.js';
+import { Money } from './Money.js';
+
+/** An agent's figures at a glance: its wallet's balance, what it spent in 24 h and in all, and its wallet's address. */
+export function AgentFacts({ agent }: { agent: DashboardAgent }) {
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Wallet balance</dt>
+        <dd className="big-number">
+          <Money value={agent.balance} />
+        </dd>
+      </div>
+      <div>
+        <dt>Spent in 24 h</dt>
+        <dd>
+          <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label="Spent in 24 h against the daily budget" />
+        </dd>
+      </div>
+      <div>
+        <dt>Lifetime</dt>
+        <dd>
+          <Money value={agent.lifetimeSpent} /> in {agent.lifetimePayments} payment{agent.lifetimePayments === 1 ? '' : 's'}
+        </dd>
+      </div>
+      <div className="wide">
+        <dt>Wallet address</dt>
+        <dd>
+          <code className="address" data-testid="wallet-address">
+            {agent.walletAddress}
+          </code>{' '}
+          <CopyButton text={agent.walletAddress} />
+        </dd>
+      </div>
+    </dl>
+  );
+}

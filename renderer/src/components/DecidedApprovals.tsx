@@ -1,0 +1,47 @@
+import { describeRequest } from '../../../server/wire/describe-request.js';
+import type { Approval } from '../api/types.js';
+import { askedAgainst, pillWords } from '../lib/approval-words.js';
+import { outcomeWords } from '../lib/held-payment.js';
+import { hrefFor } from '../lib/route.js';
+import { shortTime } from '../lib/time.js';
+import { TableHead } from './TableHead.js';
+
+/** The latest decided requests: who asked what, how it ended (a payment: whether it was paid), and when. */
+export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; timeZone: string }) {
+  return (
+    <section className="card" aria-labelledby="decided-title">
+      <h2 id="decided-title">Decided</h2>
+      <div className="table-wrap">
+        <table>
+          <TableHead columns={['Agent', 'Request', 'Outcome', 'Decided']} />
+          <tbody>
+            {recent.map((approval) => {
+              const outcome = outcomeWords(approval);
+              return (
+                <tr key={approval.approvalId} data-testid="decided-approval">
+                  <td>
+                    <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
+                  </td>
+                  <td>
+                    {describeRequest(approval.kind, approval.request, askedAgainst(approval))}
+                    {outcome && <div className="muted">{outcome}</div>}
+                  </td>
+                  <td>
+                    {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
+                    <span
+                      className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`}
+                      title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}
+                    >
+                      {pillWords(approval)}
+                    </span>
+                  </td>
+                  <td className="nowrap">{approval.decidedAt ? shortTime(approval.decidedAt, new Date(), timeZone) : ''}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+import type { Approval } from '../api/types.js';
+import type { HeldPayment } from '../lib/held-payment.js';
+import { hrefFor } from '../lib/route.js';
+import { HeldPaymentBudgets } from './HeldPaymentBudgets.js';
+import { Money } from './Money.js';
+
+/** A held payment: who pays how much to whom, why it waits, and its budgets before and after it. */
+export function HeldPaymentCard({ approval, payment, refreshKey }: { approval: Approval; payment: HeldPayment; refreshKey: string }) {
+  const { reason } = payment;
+  return (
+    <>
+      <p className="approval-ask">
+        <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
+          <strong>{approval.agentId}</strong>
+        </a>{' '}
+        asks to pay <Money micro={String(payment.amount)} className="ask-amount" /> to <strong>{payment.service}</strong>
+      </p>
+      {reason && (
+        <p className="approval-why">
+          <span className="label-like">Why it waits:</span> {reason.message.endsWith('.') ? reason.message : `${reason.message}.`}
+        </p>
+      )}
+      {payment.purchase && <p className="approval-buys">For {payment.purchase}</p>}
+      <p className="muted approval-detail">
+        {payment.description && <>“{payment.description}” · </>}
+        to <code className="address">{payment.recipient}</code>
+      </p>
+      <HeldPaymentBudgets agentId={approval.agentId} payment={payment} heldAt={Date.parse(approval.createdAt)} refreshKey={refreshKey} />
+    </>
+  );
+}

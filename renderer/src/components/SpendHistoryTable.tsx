@@ -1,0 +1,35 @@
+import type { SpendRecord } from '../api/types.js';
+import { dateTime } from '../lib/time.js';
+import { Money } from './Money.js';
+import { PaymentStatus } from './PaymentStatus.js';
+import { PaymentVenue } from './PaymentVenue.js';
+import { TableHead } from './TableHead.js';
+
+/** What an agent paid, newest first. */
+export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
+  if (history.length === 0) return <p className="empty">No payments yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <TableHead columns={['When', 'Service', 'Description', { label: 'Amount', num: true }, 'Status']} />
+        <tbody>
+          {history.map((p) => (
+            <tr key={p.id}>
+              <td className="nowrap">{dateTime(p.timestamp)}</td>
+              <td>
+                <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
+              </td>
+              <td className="muted">{p.description}</td>
+              <td className="num">
+                <Money value={p.amount} />
+              </td>
+              <td>
+                <PaymentStatus status={p.status} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

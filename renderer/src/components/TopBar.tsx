@@ -1,0 +1,51 @@
+import { networkChip } from '../../../server/wire/network-words.js';
+import { hrefFor, type Route } from '../lib/route.js';
+import type { Theme } from '../lib/use-theme.js';
+import { useDashboard } from '../state/store.js';
+import { MainNav } from './MainNav.js';
+import { Money } from './Money.js';
+
+/** The bar on every page: the brand, the main pages, the treasury's balance and network, the theme switch and Sign out. */
+export function TopBar({
+  route,
+  theme,
+  onToggleTheme,
+  onSignOutError,
+}: {
+  route: Route;
+  theme: Theme;
+  onToggleTheme: () => void;
+  onSignOutError: (message: string) => void;
+}) {
+  const treasury = useDashboard((s) => s.dashboard?.treasury);
+  const connection = useDashboard((s) => s.connection);
+  const signOut = useDashboard((s) => s.signOut);
+  return (
+    <header className="top">
+      <a className="brand" href={hrefFor({ page: 'overview' })}>
+        Coffer
+      </a>
+      <MainNav route={route} />
+      {treasury && (
+        <span className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'} title="Treasury balance">
+          <Money micro={treasury.amount} /> <span className={`network ${treasury.network}`}>{networkChip(treasury.network)}</span>
+        </span>
+      )}
+      <button
+        type="button"
+        className="button small ghost"
+        onClick={onToggleTheme}
+        aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
+      >
+        {theme === 'dark' ? 'Light' : 'Dark'}
+      </button>
+      <button
+        type="button"
+        className="button small ghost"
+        onClick={() => void signOut().catch((error: Error) => onSignOutError(error.message))}
+      >
+        Sign out
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,52 @@
+import { CofferApiError } from '../api/client.js';
+import { forgetSessionToken } from '../api/credential.js';
+import type { GetState, SetState } from './dashboard-state.js';
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** How many times the connection was lost: a refresh tells whether it was lost while it waited. */
+let losses = 0;
+
+/** The store's `lostConnection`: what is on screen is stale until a refresh sent from now on works. */
+export function loseConnection(set: SetState): void {
+  losses += 1;
+  set({ connection: 'reconnecting' });
+}
+
+/**
+ * The store's `refresh`: everything the dashboard shows read again (all of it the server's; the store
+ * only caches the last answers). A 401 signs the tab out; no answer at all marks the figures stale.
+ */
+export async function refreshFromServer(set: SetState, get: GetState): Promise<void> {
+  const client = get().client;
+  if (!client) return;
+  const lossesBefore = losses;
+  try {
+    const [dashboard, { deposits }, { approvals }, settings] = await Promise.all([
+      client.dashboard(),
+      client.deposits(),
+      client.approvals('pending'),
+      // Changing it sends no event: another tab's change is read here, at the latest by the fallback poll.
+      client.settings(),
+    ]);
+    // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
+    // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
+    const state = get();
+    set({
+      dashboard: same(state.dashboard, dashboard) ? state.dashboard : dashboard,
+      deposits: same(state.deposits, deposits) ? state.deposits : deposits,
+      pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
+      settings: same(state.settings, settings) ? state.settings : settings,
+      refreshError: null,
+      // A server stopping answers the requests it already holds: an answer to one sent before the
+      // connection was lost does not say it is back (a refresh sent since, or the stream reopening, does).
+      connection: losses === lossesBefore ? 'live' : state.connection,
+    });
+  } catch (error) {
+    if (error instanceof CofferApiError && error.status === 401) {
+      forgetSessionToken();
+      set({ status: 'signed-out' });
+    } else if (error instanceof CofferApiError && error.status === 0) set({ connection: 'reconnecting' });
+    else set({ refreshError: (error as Error).message });
+  }
+}
