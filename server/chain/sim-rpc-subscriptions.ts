@@ -1,7 +1,9 @@
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { z } from 'zod';
 import type { SimLedger } from './sim-ledger.js';
-import { accountConfig, address, encodeAccount, toJson, type AccountConfig } from './sim-rpc.js';
+import { encodeAccount } from './sim-rpc-accounts.js';
+import { accountConfig, address, type AccountConfig } from './sim-rpc-params.js';
+import { toJson } from './sim-rpc.js';
 
 /**
  * Solana's RPC subscriptions over the embedded chain, as a cluster's WebSocket answers them: what
