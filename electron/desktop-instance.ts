@@ -1,0 +1,48 @@
+import type { ElectronApi } from './electron-api.js';
+
+/** The installer's shortcut carries this id; Windows shows notifications only for a matching app id. */
+export const APP_ID = 'dev.coffer.desktop';
+
+/**
+ * Coffer launched again (second-instance), or reopened on macOS (activate): the dashboard opens.
+ * Listened for from the first moment, so a launch while the engine still opens is not lost: it is
+ * kept, and the dashboard opens once it can.
+ */
+export function createRelaunch() {
+  let openDashboard: ((route: string) => void) | null = null;
+  let openAsked = false;
+  return {
+    launchedAgain: () => {
+      if (openDashboard === null) openAsked = true;
+      else openDashboard('#/');
+    },
+    /** The dashboard can open now: a launch while Coffer started opens it. */
+    ready(open: (route: string) => void): void {
+      openDashboard = open;
+      if (openAsked) openDashboard('#/');
+    },
+  };
+}
+
+/**
+ * One Coffer at a time: the lock is taken before the app is ready; a second instance quits, and the
+ * first hears of it (`launchedAgain`). False when this one is the second.
+ */
+export function claimSingleInstance(app: ElectronApi['app'], platform: NodeJS.Platform, launchedAgain: () => void): boolean {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return false;
+  }
+  app.on('second-instance', launchedAgain);
+  // macOS: clicking the app again (Finder, Spotlight) opens the dashboard.
+  if (platform === 'darwin') app.on('activate', launchedAgain);
+  if (platform === 'win32') app.setAppUserModelId(APP_ID);
+  return true;
+}
+
+export async function whenAppReady(app: ElectronApi['app'], platform: NodeJS.Platform): Promise<void> {
+  await app.whenReady();
+  // Packaged on macOS, LSUIElement keeps Coffer out of the Dock (no flash); under `npm start` there
+  // is no Info.plist of Coffer's, so it is hidden here.
+  if (platform === 'darwin' && !app.isPackaged) app.dock?.hide();
+}
