@@ -3,7 +3,8 @@ import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { agentCredentials } from '../linked-agent/agent-config.js';
-import { registerTools, type ToolContext } from './tools.js';
+import { registerTools } from './tools.js';
+import type { ToolContext } from './tool-definition.js';
 import { DEFAULT_HELD_WAIT_MS, OwnerDecisions } from './owner-decision.js';
 
 /**

@@ -344,80 +344,16 @@ async function payX402Offer(
   offersSignIn: boolean,
   options: PayingFetchOptions,
 ): Promise<PaidResponse> {
-  const doFetch = options.fetch ?? fetch;
-  const retries = options.retries ?? 2;
-  const { agent } = options;
-  const api = cofferOf(agent, doFetch);
+  const api = cofferOf(options.agent, options.fetch ?? fetch);
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
   // Never after a redirect: the proof would be for the URL asked, not the one that answered.
   const signIn = offersSignIn && !asked.redirected ? await signedInCall(url, init, asked, options, api) : null;
   if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
   // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
-  const first = signIn?.response.status === 402 ? signIn.response : asked;
-  const idempotencyKey = `fetch-${randomUUID()}`;
-  const answerOf = async (response: Response) => ({
-    url,
-    method: (init.method ?? 'GET').toUpperCase(),
-    status: 402 as const,
-    headers: headersOf(response),
-    body: await response
-      .clone()
-      .json()
-      .catch(() => undefined),
-    ...(options.description ? { description: options.description.slice(0, 500) } : {}),
-  });
-  type Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
-  // Coffer pays the 402 (or holds it for the owner: the approval it waits for); a refusal is a PaymentError.
-  const askCoffer = (answer: Awaited<ReturnType<typeof answerOf>> & { approvalId?: string }, key: string) =>
-    withRetries(retries, async (): Promise<{ paid: Paid } | { held: Approval }> => {
-      let body: Record<string, unknown>;
-      try {
-        const answered = await api.payX402(agent.agentId, answer, key);
-        if (answered.status === 202) return { held: answered.body };
-        body = (answered.body ?? {}) as Record<string, unknown>;
-      } catch (error) {
-        if (!refusal(error)) throw error;
-        const code: PaymentErrorCode = OWN_CODES.has(error.code as PaymentErrorCode) ? (error.code as PaymentErrorCode) : 'payment_refused';
-        throw new PaymentError(code, `Coffer did not pay ${url}: ${error.message}`, { status: error.status, cofferCode: error.code });
-      }
-      const header = body.header as { name?: unknown; value?: unknown } | null;
-      if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {
-        throw new PaymentError('payment_refused', 'Coffer answered the x402 payment without a header to send');
-      }
-      return {
-        paid: {
-          paymentId: body.paymentId,
-          amount: String(body.amount),
-          status: String(body.status),
-          header: { name: header.name, value: header.value },
-        },
-      };
-    });
-  let paid: Paid;
-  try {
-    let asked = await askCoffer(await answerOf(first), idempotencyKey);
-    if ('held' in asked) {
-      // Held for the owner's yes: waited for with long polls; then bought with the seller's terms as
-      // they stand now (the first may have expired meanwhile), under the approval, once.
-      options.onHeld?.(asked.held);
-      const approval = await approvedOrThrow(api, asked.held).catch((error: unknown) => {
-        if (!refusal(error)) throw error;
-        throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
-          status: error.status,
-          cofferCode: error.code,
-        });
-      });
-      const again = await doFetch(url, init);
-      if (again.status !== 402) return unpaid(again);
-      asked = await askCoffer({ ...(await answerOf(again)), approvalId: approval.approvalId }, `${idempotencyKey}-approved`);
-      if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
-    }
-    paid = asked.paid;
-  } catch (error) {
-    if (error instanceof PaymentError) throw error;
-    throw unreachable(agent, error);
-  }
+  const bought = await boughtByCoffer(url, init, signIn?.response.status === 402 ? signIn.response : asked, options, api);
+  if ('unpaid' in bought) return unpaid(bought.unpaid);
+  const { paid } = bought;
   const payment: PaymentMade = {
     protocol: 'x402',
     paymentId: paid.paymentId,
@@ -426,12 +362,113 @@ async function payX402Offer(
     status: paid.status,
     header: paid.header,
   };
+  const response = await paidCall(url, init, payment, options);
+  const settlement = settlementReported(api, options.agent.agentId, payment, response);
+  if (response.status === 402) {
+    throw new PaymentError(
+      'paid_call_failed',
+      `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`,
+      { payment, response },
+    );
+  }
+  return { response, payment, settlement };
+}
+
+/** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
+type X402Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
+
+/** The seller's 402 as it came, for Coffer to pay. */
+const x402OfferOf = async (url: string, init: RequestInit, response: Response, options: PayingFetchOptions) => ({
+  url,
+  method: (init.method ?? 'GET').toUpperCase(),
+  status: 402 as const,
+  headers: headersOf(response),
+  body: await response
+    .clone()
+    .json()
+    .catch(() => undefined),
+  ...(options.description ? { description: options.description.slice(0, 500) } : {}),
+});
+
+/**
+ * Coffer's payment of the seller's offer: at once, or, held for the owner's yes, waited for with long
+ * polls and then bought with the seller's terms as they stand now (the first may have expired
+ * meanwhile), under the approval, once. `unpaid`: the seller no longer asks for payment.
+ */
+async function boughtByCoffer(
+  url: string,
+  init: RequestInit,
+  first: Response,
+  options: PayingFetchOptions,
+  api: CofferClient,
+): Promise<{ paid: X402Paid } | { unpaid: Response }> {
+  const idempotencyKey = `fetch-${randomUUID()}`;
+  try {
+    let asked = await askCofferToPay(api, await x402OfferOf(url, init, first, options), idempotencyKey, options);
+    if ('held' in asked) {
+      options.onHeld?.(asked.held);
+      const approval = await approvedOrThrow(api, asked.held).catch((error: unknown) => {
+        if (!refusal(error)) throw error;
+        throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
+          status: error.status,
+          cofferCode: error.code,
+        });
+      });
+      const again = await (options.fetch ?? fetch)(url, init);
+      if (again.status !== 402) return { unpaid: again };
+      const offer = { ...(await x402OfferOf(url, init, again, options)), approvalId: approval.approvalId };
+      asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
+      if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
+    }
+    return asked;
+  } catch (error) {
+    if (error instanceof PaymentError) throw error;
+    throw unreachable(options.agent, error);
+  }
+}
+
+/** Coffer pays the 402 (or holds it for the owner: the approval it waits for); a refusal is a PaymentError. */
+function askCofferToPay(
+  api: CofferClient,
+  offer: Awaited<ReturnType<typeof x402OfferOf>> & { approvalId?: string },
+  idempotencyKey: string,
+  options: PayingFetchOptions,
+): Promise<{ paid: X402Paid } | { held: Approval }> {
+  return withRetries(options.retries ?? 2, async () => {
+    let body: Record<string, unknown>;
+    try {
+      const answered = await api.payX402(options.agent.agentId, offer, idempotencyKey);
+      if (answered.status === 202) return { held: answered.body };
+      body = (answered.body ?? {}) as Record<string, unknown>;
+    } catch (error) {
+      if (!refusal(error)) throw error;
+      const code: PaymentErrorCode = OWN_CODES.has(error.code as PaymentErrorCode) ? (error.code as PaymentErrorCode) : 'payment_refused';
+      throw new PaymentError(code, `Coffer did not pay ${offer.url}: ${error.message}`, { status: error.status, cofferCode: error.code });
+    }
+    const header = body.header as { name?: unknown; value?: unknown } | null;
+    if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {
+      throw new PaymentError('payment_refused', 'Coffer answered the x402 payment without a header to send');
+    }
+    return {
+      paid: {
+        paymentId: body.paymentId,
+        amount: String(body.amount),
+        status: String(body.status),
+        header: { name: header.name, value: header.value },
+      },
+    };
+  });
+}
+
+/** The call again with the payment's header; a transport failure is retried with the same header. */
+async function paidCall(url: string, init: RequestInit, payment: PaymentMade, options: PayingFetchOptions): Promise<Response> {
+  const doFetch = options.fetch ?? fetch;
   const headers = new Headers(init.headers);
-  headers.set(paid.header.name, paid.header.value);
+  headers.set(payment.header.name, payment.header.value);
   let response: Response;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      response = await withRetries(retries, () => doFetch(url, { ...init, headers }));
+      response = await withRetries(options.retries ?? 2, () => doFetch(url, { ...init, headers }));
     } catch (error) {
       throw new PaymentError('paid_call_failed', `paid, but ${url} could not be reached: ${(error as Error).message}`, { payment });
     }
@@ -440,13 +477,19 @@ async function payX402Offer(
     if (response.status !== 503 || attempt >= 4) break;
     await sleep(500 * 2 ** attempt);
   }
-  // The seller's answer goes back to Coffer, which settles the payment by it; the caller does not wait
-  // for that (best effort: without the report Coffer still finds the transaction among the agent's).
-  // Sent in the next turn, once the caller has its answer: even starting a request costs a few
-  // tenths of a millisecond, which the caller would otherwise wait for.
+  return response;
+}
+
+/**
+ * The seller's answer goes back to Coffer, which settles the payment by it; the caller does not wait
+ * for that (best effort: without the report Coffer still finds the transaction among the agent's).
+ * Sent in the next turn, once the caller has its answer: even starting a request costs a few
+ * tenths of a millisecond, which the caller would otherwise wait for.
+ */
+function settlementReported(api: CofferClient, agentId: string, payment: PaymentMade, response: Response): Promise<PaymentMade> {
   const sellerAnswer = headersOf(response);
-  const settlement = nextTurn()
-    .then(() => api.reportX402Settlement(agent.agentId, paid.paymentId, sellerAnswer))
+  return nextTurn()
+    .then(() => api.reportX402Settlement(agentId, payment.paymentId, sellerAnswer))
     .then((answer) => {
       const settled = answer as { status?: unknown; txSignature?: unknown };
       return {
@@ -456,14 +499,6 @@ async function payX402Offer(
       };
     })
     .catch(() => payment);
-  if (response.status === 402) {
-    throw new PaymentError(
-      'paid_call_failed',
-      `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`,
-      { payment, response },
-    );
-  }
-  return { response, payment, settlement };
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseAmount } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
-import { createNonces } from './nonces.js';
+import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
-import { createPaywallX402, type Facilitator } from './paywall-x402.js';
+import { createPaywallX402, type Facilitator, type PaywallX402 } from './paywall-x402.js';
 
 export interface PaywallOptions {
   /** The wallet that receives the payments (its USDC token account is credited). */
@@ -45,6 +45,22 @@ export interface RouteTerms {
 /** The verified payment of the current request, for the route's handler. */
 export const paymentOf = (res: Response): VerifiedPayment | undefined => res.locals.payment as VerifiedPayment | undefined;
 
+/** What every route of a paywall shares: its options (with their defaults), its nonces, its x402 face. */
+interface Paywall {
+  options: PaywallOptions;
+  maxTimeoutSeconds: number;
+  withoutNonce: { maxAgeSeconds: number } | null;
+  now: () => number;
+  log: (message: string) => void;
+  nonces: Nonces;
+  x402: PaywallX402 | null;
+  /** Counts the 402s issued, to prune the store now and then. */
+  issued: number;
+}
+
+/** A route protected by the paywall: its terms and its price. */
+type Priced = { route: RouteTerms; amount: bigint };
+
 /**
  * Express middleware for an API seller. A request without a payment gets 402 with the price, the
  * recipient and a fresh single-use nonce (and, with `x402`, the same terms for x402 v1 and v2
@@ -56,124 +72,139 @@ export const paymentOf = (res: Response): VerifiedPayment | undefined => res.loc
  */
 export function createPaywall(options: PaywallOptions) {
   const maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
-  const withoutNonce = options.receiptsWithoutNonce === false ? null : { maxAgeSeconds: maxTimeoutSeconds };
-  const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
-
-  // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
-  // twin in express).
-  const resourceOf = (req: Request) => `${req.method === 'HEAD' ? 'GET' : req.method} ${req.baseUrl}${req.path}`;
-  let issued = 0;
-  const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
-
   const nonces = createNonces(options.store.nonceKey);
-  const x402 =
-    options.x402 === undefined
-      ? null
-      : createPaywallX402({
-          facilitator: options.x402.facilitator,
-          network: options.lookup.network,
-          usdcMint: options.lookup.usdcMint,
-          recipient: options.recipient,
-          store: options.store,
-          nonces,
-          log,
-        });
-  const freshTerms = (req: Request, route: RouteTerms, amount: bigint): PaymentTerms => {
-    const issuedAt = now();
-    // Every 1,000 402s, forget the accepted payments whose nonces are long expired.
-    if (++issued % 1000 === 0) options.store.prune(issuedAt);
-    const nonce = nonces.issue({ resource: resourceOf(req), amount, issuedAt, expiresAt: issuedAt + maxTimeoutSeconds * 1000 });
-    return {
-      amount,
-      recipient: options.recipient,
-      network: options.lookup.network,
-      usdcMint: options.lookup.usdcMint,
-      nonce,
-      resource: urlOf(req),
-      description: route.description,
-      maxTimeoutSeconds,
-      service: route.service,
-    };
+  const paywall: Paywall = {
+    options,
+    maxTimeoutSeconds,
+    withoutNonce: options.receiptsWithoutNonce === false ? null : { maxAgeSeconds: maxTimeoutSeconds },
+    now: options.now ?? Date.now,
+    log,
+    nonces,
+    x402:
+      options.x402 === undefined
+        ? null
+        : createPaywallX402({
+            facilitator: options.x402.facilitator,
+            network: options.lookup.network,
+            usdcMint: options.lookup.usdcMint,
+            recipient: options.recipient,
+            store: options.store,
+            nonces,
+            log,
+          }),
+    issued: 0,
   };
-
   return {
     /** Protects a route: `app.get('/weather', paywall.require({ price: '0.01', description: '...' }), handler)`. */
     require(route: RouteTerms): RequestHandler {
-      const amount = parseAmount(route.price, 'price');
-      const askForPayment = async (req: Request, res: Response, reason?: { code: string; error: string }) => {
-        let terms;
-        try {
-          terms = freshTerms(req, route, amount);
-        } catch (error) {
-          log(`paywall: could not issue payment terms: ${(error as Error).message}`);
-          res.status(503).json({ error: 'payment terms are unavailable right now; try again', code: 'paywall_unavailable' });
-          return;
-        }
-        const body = paymentRequiredBody(terms, reason);
-        // The x402 terms are an addition: whatever happens to them, Coffer's own terms are answered.
-        const offers = x402 === null ? null : await x402.offers(terms, body.error).catch(() => null);
-        if (offers !== null) res.setHeader('PAYMENT-REQUIRED', offers.header);
-        res.status(402).json({ ...body, ...offers?.body });
-      };
+      const priced = { route, amount: parseAmount(route.price, 'price') };
       return async (req, res, next) => {
         const xPayment = req.get('x-payment');
         // An x402 payment: PAYMENT-SIGNATURE (v2), or an X-PAYMENT that is not a Coffer receipt (v1).
         const x402Payment = req.get('payment-signature') ?? (xPayment !== undefined && !xPayment.startsWith('v1.') ? xPayment : undefined);
-        if (x402 !== null && x402Payment !== undefined) {
-          let accepted;
-          try {
-            accepted = await x402.accept(x402Payment.slice(0, 16_384), {
-              resource: resourceOf(req),
-              url: urlOf(req),
-              description: route.description,
-              amount,
-              maxTimeoutSeconds,
-              now: now(),
-            });
-          } catch (error) {
-            log(`paywall: could not settle an x402 payment: ${(error as Error).message}`);
-            res.status(503).json({ error: 'the payment could not be settled right now; try again', code: 'verifier_unavailable' });
-            return;
-          }
-          if (!accepted.ok) {
-            await askForPayment(req, res, { code: accepted.code, error: accepted.reason });
-            return;
-          }
-          res.setHeader(accepted.response.name, accepted.response.value);
-          res.locals.payment = accepted.payment;
-          next();
-          return;
-        }
-        const header = xPayment;
-        if (!header) {
-          await askForPayment(req, res);
-          return;
-        }
-        let verification;
-        try {
-          verification = await verifyReceipt(header.slice(0, 8192), {
-            resource: resourceOf(req),
-            price: amount,
-            recipient: options.recipient,
-            lookup: options.lookup,
-            store: options.store,
-            nonces,
-            now: now(),
-            withoutNonce,
-          });
-        } catch (error) {
-          log(`paywall: could not read the chain: ${(error as Error).message}`);
-          res.status(503).json({ error: 'the payment could not be verified right now; try again', code: 'verifier_unavailable' });
-          return;
-        }
-        if (!verification.ok) {
-          await askForPayment(req, res, { code: verification.code, error: verification.reason });
-          return;
-        }
-        res.locals.payment = verification.payment;
-        next();
+        if (paywall.x402 !== null && x402Payment !== undefined)
+          return acceptX402(paywall, paywall.x402, priced, x402Payment, req, res, next);
+        if (!xPayment) return askForPayment(paywall, priced, req, res);
+        return acceptReceipt(paywall, priced, xPayment, req, res, next);
       };
     },
   };
+}
+
+// A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
+// twin in express).
+const resourceOf = (req: Request) => `${req.method === 'HEAD' ? 'GET' : req.method} ${req.baseUrl}${req.path}`;
+const urlOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path}`;
+
+function freshTerms(paywall: Paywall, req: Request, { route, amount }: Priced): PaymentTerms {
+  const { options, maxTimeoutSeconds } = paywall;
+  const issuedAt = paywall.now();
+  // Every 1,000 402s, forget the accepted payments whose nonces are long expired.
+  if (++paywall.issued % 1000 === 0) options.store.prune(issuedAt);
+  const nonce = paywall.nonces.issue({ resource: resourceOf(req), amount, issuedAt, expiresAt: issuedAt + maxTimeoutSeconds * 1000 });
+  return {
+    amount,
+    recipient: options.recipient,
+    network: options.lookup.network,
+    usdcMint: options.lookup.usdcMint,
+    nonce,
+    resource: urlOf(req),
+    description: route.description,
+    maxTimeoutSeconds,
+    service: route.service,
+  };
+}
+
+/** The 402: fresh terms (Coffer's, and x402's when the paywall takes x402), with why a payment was refused. */
+async function askForPayment(paywall: Paywall, priced: Priced, req: Request, res: Response, reason?: { code: string; error: string }) {
+  let terms;
+  try {
+    terms = freshTerms(paywall, req, priced);
+  } catch (error) {
+    paywall.log(`paywall: could not issue payment terms: ${(error as Error).message}`);
+    res.status(503).json({ error: 'payment terms are unavailable right now; try again', code: 'paywall_unavailable' });
+    return;
+  }
+  const body = paymentRequiredBody(terms, reason);
+  // The x402 terms are an addition: whatever happens to them, Coffer's own terms are answered.
+  const offers = paywall.x402 === null ? null : await paywall.x402.offers(terms, body.error).catch(() => null);
+  if (offers !== null) res.setHeader('PAYMENT-REQUIRED', offers.header);
+  res.status(402).json({ ...body, ...offers?.body });
+}
+
+/** An x402 payment, settled by the facilitator: the route runs, with the settlement's header. */
+async function acceptX402(
+  paywall: Paywall,
+  x402: PaywallX402,
+  priced: Priced,
+  payment: string,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+) {
+  let accepted;
+  try {
+    accepted = await x402.accept(payment.slice(0, 16_384), {
+      resource: resourceOf(req),
+      url: urlOf(req),
+      description: priced.route.description,
+      amount: priced.amount,
+      maxTimeoutSeconds: paywall.maxTimeoutSeconds,
+      now: paywall.now(),
+    });
+  } catch (error) {
+    paywall.log(`paywall: could not settle an x402 payment: ${(error as Error).message}`);
+    res.status(503).json({ error: 'the payment could not be settled right now; try again', code: 'verifier_unavailable' });
+    return;
+  }
+  if (!accepted.ok) return askForPayment(paywall, priced, req, res, { code: accepted.code, error: accepted.reason });
+  res.setHeader(accepted.response.name, accepted.response.value);
+  res.locals.payment = accepted.payment;
+  next();
+}
+
+/** A Coffer receipt, verified on chain: the route runs. */
+async function acceptReceipt(paywall: Paywall, priced: Priced, header: string, req: Request, res: Response, next: NextFunction) {
+  const { options } = paywall;
+  let verification;
+  try {
+    verification = await verifyReceipt(header.slice(0, 8192), {
+      resource: resourceOf(req),
+      price: priced.amount,
+      recipient: options.recipient,
+      lookup: options.lookup,
+      store: options.store,
+      nonces: paywall.nonces,
+      now: paywall.now(),
+      withoutNonce: paywall.withoutNonce,
+    });
+  } catch (error) {
+    paywall.log(`paywall: could not read the chain: ${(error as Error).message}`);
+    res.status(503).json({ error: 'the payment could not be verified right now; try again', code: 'verifier_unavailable' });
+    return;
+  }
+  if (!verification.ok) return askForPayment(paywall, priced, req, res, { code: verification.code, error: verification.reason });
+  res.locals.payment = verification.payment;
+  next();
 }

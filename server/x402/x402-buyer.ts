@@ -68,105 +68,130 @@ export function createX402Buyer(options: {
   /** The cluster's latest blockhash and its last valid height: the chain's own, read at most once a slot (recent-blockhash.ts). */
   latestBlockhash: () => Promise<Lifetime>;
 }): X402Buyer {
-  const rpc = createSolanaRpc(options.rpcUrl);
-  // One pair of the package's schemes per wallet, kept: each remembers the mint it read (its decimals
-  // and token program), so a payment asks the cluster for no more than its blockhash.
-  // The v2 scheme assembles each purchase from a template the package compiled (see exact-template.ts).
-  const schemes = new Map<string, Promise<{ v2: SchemeNetworkClient; v1: ExactSvmSchemeV1 }>>();
-  const schemesOf = (payer: string) => {
+  const signing: Signing = {
+    rpc: createSolanaRpc(options.rpcUrl),
+    schemesOf: keptSchemes(options.vault, options.rpcUrl),
+    latestBlockhash: options.latestBlockhash,
+  };
+  return {
+    networks: options.networks,
+    readOffer: readX402Offer,
+    readSignIn,
+    signIn: (offer, chainId, wallet, url) => signIn(options.vault, offer, chainId, wallet, url),
+    sign: (offer, requirement, payer) => signOffer(offer, requirement, payer, signing),
+    readSettlement: readX402Settlement,
+  };
+}
+
+/** The package's schemes that sign for one wallet: v2's (templated) and v1's. */
+type Schemes = { v2: SchemeNetworkClient; v1: ExactSvmSchemeV1 };
+
+/** What signing an offer reads: the cluster, each wallet's schemes, the latest blockhash. */
+interface Signing {
+  rpc: ReturnType<typeof createSolanaRpc>;
+  schemesOf: (payer: string) => Promise<Schemes>;
+  latestBlockhash: () => Promise<Lifetime>;
+}
+
+/**
+ * One pair of the package's schemes per wallet, kept: each remembers the mint it read (its decimals
+ * and token program), so a payment asks the cluster for no more than its blockhash.
+ * The v2 scheme assembles each purchase from a template the package compiled (see exact-template.ts).
+ */
+function keptSchemes(vault: WalletKeyVault, rpcUrl: string): (payer: string) => Promise<Schemes> {
+  const schemes = new Map<string, Promise<Schemes>>();
+  return (payer) => {
     let kept = schemes.get(payer);
     if (kept === undefined) {
-      kept = options.vault.signer(payer).then((signer) => ({
-        v2: templatedExactScheme(new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl }), payer, () => options.vault.signBytes(payer)),
-        v1: new ExactSvmSchemeV1(signer, { rpcUrl: options.rpcUrl }),
+      kept = vault.signer(payer).then((signer) => ({
+        v2: templatedExactScheme(new ExactSvmScheme(signer, { rpcUrl }), payer, () => vault.signBytes(payer)),
+        v1: new ExactSvmSchemeV1(signer, { rpcUrl }),
       }));
       schemes.set(payer, kept);
       kept.catch(() => schemes.delete(payer));
     }
     return kept;
   };
-  return {
-    networks: options.networks,
-    readOffer(answer) {
-      let raw: unknown;
-      try {
-        const headers = new Headers(answer.headers);
-        raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
-      } catch {
-        return null;
-      }
-      const parsed = parsePaymentRequired(raw);
-      if (!parsed.success) {
-        throw new CofferError(
-          'unreadable_402',
-          `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        );
-      }
-      const required = parsed.data;
-      const accepts: unknown[] = required.accepts;
-      return { x402Version: required.x402Version, requirements: accepts.map(toRequirement), source: required };
-    },
+}
 
-    readSignIn,
-    signIn: (offer, chainId, wallet, url) => signIn(options.vault, offer, chainId, wallet, url),
+/** A seller's 402 as x402 terms (v1 body or v2 PAYMENT-REQUIRED header); null when it is no x402 offer. */
+function readX402Offer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null {
+  let raw: unknown;
+  try {
+    const headers = new Headers(answer.headers);
+    raw = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => headers.get(name), answer.body);
+  } catch {
+    return null;
+  }
+  const parsed = parsePaymentRequired(raw);
+  if (!parsed.success) {
+    throw new CofferError('unreadable_402', `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  const required = parsed.data;
+  const accepts: unknown[] = required.accepts;
+  return { x402Version: required.x402Version, requirements: accepts.map(toRequirement), source: required };
+}
 
-    async sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed> {
-      const required = offer.source as PaymentRequired;
-      const accepts: PaymentRequirements[] = required.accepts;
-      const chosen = accepts.find((entry) => sameRequirement(toRequirement(entry), requirement));
-      if (chosen === undefined) throw new Error('the requirement to sign is not one of the offer');
-      // v2: Coffer reads the blockhash itself, so it knows exactly the last height the transaction can
-      // land at; the package signs with it (its `extra.recentBlockhash`), the seller's terms untouched.
-      // Asked first thing: it is the one read of the cluster a purchase waits for.
-      const reading = required.x402Version === 1 ? null : readChain(() => options.latestBlockhash());
-      // Awaited below; handled now too, so a failure while the schemes load is no unhandled rejection.
-      reading?.catch(() => undefined);
-      const schemes = await schemesOf(payer);
-      const lifetime = reading === null ? null : await reading;
-      const v2 = lifetime === null ? schemes.v2 : withBlockhash(schemes.v2, lifetime);
-      // Coffer's policy decides what may be paid; the package's own spend controls would only
-      // second-guess it (and know nothing of the registry or the budget).
-      const client = new x402Client(() => chosen)
-        .register('solana:*', v2)
-        .registerV1('solana', schemes.v1)
-        .registerV1('solana-devnet', schemes.v1)
-        .setSpendControls(false);
-      const http = new x402HTTPClient(client);
-      let payload;
-      try {
-        payload = await http.createPaymentPayload(required);
-      } catch (error) {
-        throw new CofferError('chain_unavailable', `the x402 payment could not be signed: ${(error as Error).message}`, { cause: error });
-      }
-      const transaction = (payload.payload as { transaction?: unknown }).transaction;
-      if (typeof transaction !== 'string') throw new CofferError('internal', 'the x402 package signed no transaction');
-      const { payerSignature, blockhash } = await checkSignedTransaction(transaction, requirement, payer);
-      let lastValidBlockHeight: bigint;
-      if (lifetime !== null) {
-        if (blockhash !== lifetime.blockhash) throw new CofferError('internal', 'the x402 package signed with another blockhash');
-        lastValidBlockHeight = lifetime.lastValidBlockHeight;
-      } else {
-        // v1's package reads its own blockhash: an upper bound of the last height it can land at is
-        // the height now (read after it) plus a blockhash's lifetime, with room for a lagging node.
-        const height = await readChain(() => rpc.getBlockHeight({ commitment: 'processed' }).send());
-        lastValidBlockHeight = height + BLOCKHASH_LIFETIME_WITH_MARGIN;
-      }
-      const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
-      return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight };
-    },
+/** The transaction a seller's answer says it settled (its PAYMENT-RESPONSE), or null. */
+function readX402Settlement(headers: Record<string, string>): string | null {
+  try {
+    const all = new Headers(headers);
+    const settled = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => all.get(name));
+    return settled.success && typeof settled.transaction === 'string' && /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(settled.transaction)
+      ? settled.transaction
+      : null;
+  } catch {
+    return null;
+  }
+}
 
-    readSettlement(headers) {
-      try {
-        const all = new Headers(headers);
-        const settled = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => all.get(name));
-        return settled.success && typeof settled.transaction === 'string' && /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(settled.transaction)
-          ? settled.transaction
-          : null;
-      } catch {
-        return null;
-      }
-    },
-  };
+/** The offer's chosen requirement signed by the package as `payer`, checked, with the header that carries it. */
+async function signOffer(offer: X402Offer, requirement: X402Requirement, payer: string, signing: Signing): Promise<X402Signed> {
+  const required = offer.source as PaymentRequired;
+  const accepts: PaymentRequirements[] = required.accepts;
+  const chosen = accepts.find((entry) => sameRequirement(toRequirement(entry), requirement));
+  if (chosen === undefined) throw new Error('the requirement to sign is not one of the offer');
+  // v2: Coffer reads the blockhash itself, so it knows exactly the last height the transaction can
+  // land at; the package signs with it (its `extra.recentBlockhash`), the seller's terms untouched.
+  // Asked first thing: it is the one read of the cluster a purchase waits for.
+  const reading = required.x402Version === 1 ? null : readChain(() => signing.latestBlockhash());
+  // Awaited below; handled now too, so a failure while the schemes load is no unhandled rejection.
+  reading?.catch(() => undefined);
+  const schemes = await signing.schemesOf(payer);
+  const lifetime = reading === null ? null : await reading;
+  const v2 = lifetime === null ? schemes.v2 : withBlockhash(schemes.v2, lifetime);
+  // Coffer's policy decides what may be paid; the package's own spend controls would only
+  // second-guess it (and know nothing of the registry or the budget).
+  const client = new x402Client(() => chosen)
+    .register('solana:*', v2)
+    .registerV1('solana', schemes.v1)
+    .registerV1('solana-devnet', schemes.v1)
+    .setSpendControls(false);
+  const http = new x402HTTPClient(client);
+  let payload;
+  try {
+    payload = await http.createPaymentPayload(required);
+  } catch (error) {
+    throw new CofferError('chain_unavailable', `the x402 payment could not be signed: ${(error as Error).message}`, { cause: error });
+  }
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  if (typeof transaction !== 'string') throw new CofferError('internal', 'the x402 package signed no transaction');
+  const { payerSignature, blockhash } = await checkSignedTransaction(transaction, requirement, payer);
+  const lastValidBlockHeight = await lastValidHeight(lifetime, blockhash, signing.rpc);
+  const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
+  return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight };
+}
+
+/** The last block height a signed transaction can land at: its blockhash's (v2), or an upper bound of it (v1). */
+async function lastValidHeight(lifetime: Lifetime | null, blockhash: string, rpc: Signing['rpc']): Promise<bigint> {
+  if (lifetime !== null) {
+    if (blockhash !== lifetime.blockhash) throw new CofferError('internal', 'the x402 package signed with another blockhash');
+    return lifetime.lastValidBlockHeight;
+  }
+  // v1's package reads its own blockhash: an upper bound of the last height it can land at is
+  // the height now (read after it) plus a blockhash's lifetime, with room for a lagging node.
+  const height = await readChain(() => rpc.getBlockHeight({ commitment: 'processed' }).send());
+  return height + BLOCKHASH_LIFETIME_WITH_MARGIN;
 }
 
 /** An accepts entry (v1: `maxAmountRequired`; v2: `amount`) in Coffer's terms. */

@@ -1,13 +1,14 @@
 import { hostname, userInfo } from 'node:os';
-import { keyClient } from '../../client/coffer-client.js';
+import { keyClient, type CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
-import type { LinkPoll } from '../../client/wire-types.js';
+import type { LinkPoll, LinkSession } from '../../client/wire-types.js';
 import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
 import { mcpHostConfig } from '../../wire/mcp-config.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+type Completed = Extract<LinkPoll, { status: 'completed' }>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -19,18 +20,48 @@ export async function link(options: { url: string; configPath: string; force?: b
   checkConfigWritable(options.configPath, options.force ?? false);
   const tty = 'isTTY' in out && Boolean((out as NodeJS.WriteStream).isTTY);
   const api = keyClient(options.url, {});
-  const user = (() => {
-    try {
-      return userInfo().username;
-    } catch {
-      return 'unknown';
-    }
-  })();
-  const session = await api.createLinkSession({ name: 'coffer-cli', hostname: hostname(), user });
+  const session = await api.createLinkSession({ name: 'coffer-cli', hostname: hostname(), user: userName() });
   const opened = await openBrowser(session.linkUrl);
   out.write(`${opened ? 'Opened your browser at' : 'Open this page in your browser (signed in to Coffer):'}\n  ${session.linkUrl}\n`);
   out.write(`Check that the page shows the code:  ${session.code}\n`);
+  const answer = await ownerApproved(api, session, { out, tty, url: options.url });
+  if (tty) out.write('\r\x1b[K');
+  const config: AgentConfig = {
+    agentId: answer.agentId,
+    walletAddress: answer.walletAddress,
+    apiKey: answer.apiKey,
+    linkedAt: new Date().toISOString(),
+    owner: answer.owner,
+    url: answer.url,
+  };
+  try {
+    writeAgentConfig(options.configPath, config);
+  } catch (error) {
+    // The key exists only here now: never lose it.
+    process.stderr.write(
+      `Could not write ${options.configPath} (${(error as Error).message}). Keep these credentials:\n${JSON.stringify(config, null, 2)}\n`,
+    );
+    return 1;
+  }
+  linkedAndNext(config, options.configPath, out);
+  return 0;
+}
 
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+type View = { out: NodeJS.WritableStream; tty: boolean; url: string };
+
+/**
+ * Polls the link request until the owner approves it, a spinner with the time left on a terminal;
+ * slower when the server asks to, and slower still while it does not answer.
+ */
+async function ownerApproved(api: CofferClient, session: LinkSession, { out, tty, url }: View): Promise<Completed> {
   const expires = new Date(session.expiresAt).getTime();
   let frame = 0;
   let wait = 2000;
@@ -62,7 +93,7 @@ export async function link(options: { url: string; configPath: string; force?: b
       // dir. Keep asking, less often, until it answers or the request expires.
       if (error instanceof CofferApiError && (error.status === 0 || error.status >= 500)) {
         if (!unreachableSaid) {
-          out.write(`${tty ? '\n' : ''}Coffer is not answering at ${options.url} (restarting?); still waiting for the owner…\n`);
+          out.write(`${tty ? '\n' : ''}Coffer is not answering at ${url} (restarting?); still waiting for the owner…\n`);
           unreachableSaid = true;
         }
         wait = Math.min(wait * 2, 10_000);
@@ -72,41 +103,26 @@ export async function link(options: { url: string; configPath: string; force?: b
       throw error;
     }
     unreachableSaid = false;
-    if (answer.status !== 'completed') continue;
-    if (tty) out.write('\r\x1b[K');
-    const config: AgentConfig = {
-      agentId: answer.agentId,
-      walletAddress: answer.walletAddress,
-      apiKey: answer.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: answer.owner,
-      url: answer.url,
-    };
-    try {
-      writeAgentConfig(options.configPath, config);
-    } catch (error) {
-      // The key exists only here now: never lose it.
-      process.stderr.write(
-        `Could not write ${options.configPath} (${(error as Error).message}). Keep these credentials:\n${JSON.stringify(config, null, 2)}\n`,
-      );
-      return 1;
-    }
-    out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
-    out.write(`Saved to ${options.configPath} (readable only by you).\n\n`);
-    // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
-    out.write('Next:\n');
-    out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
-    out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
-    out.write('  The MCP tool server: add it to your MCP host with\n');
-    // No env: the linked config file names the agent and holds its key.
-    const { command, args } = cofferMcpLaunch();
-    out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
-    if (runsFromNpxCache()) {
-      out.write(
-        "  (This coffer runs from npx's cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n",
-      );
-    }
-    out.write('The owner funds this wallet from the dashboard; until then payments are refused.\n');
-    return 0;
+    if (answer.status === 'completed') return answer;
   }
+}
+
+/** Where the agent's config was saved, then what to run next from this shell. */
+function linkedAndNext(config: AgentConfig, configPath: string, out: NodeJS.WritableStream): void {
+  out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
+  out.write(`Saved to ${configPath} (readable only by you).\n\n`);
+  // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
+  out.write('Next:\n');
+  out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
+  out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
+  out.write('  The MCP tool server: add it to your MCP host with\n');
+  // No env: the linked config file names the agent and holds its key.
+  const { command, args } = cofferMcpLaunch();
+  out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
+  if (runsFromNpxCache()) {
+    out.write(
+      "  (This coffer runs from npx's cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n",
+    );
+  }
+  out.write('The owner funds this wallet from the dashboard; until then payments are refused.\n');
 }

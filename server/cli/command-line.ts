@@ -1,0 +1,71 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestOf } from '../core/did-you-mean.js';
+
+/** What every command is given beside its arguments. */
+export interface CommandContext {
+  version: string;
+}
+
+/** One command of `coffer`, as the table holds it. */
+export interface Command {
+  name: string;
+  /** Other words that run it (`--help`, `--version`). */
+  aliases?: readonly string[];
+  /** Its forms and what it does, as `coffer help` prints them; left out, it is not listed. */
+  usage?: string;
+  run(args: string[], context: CommandContext): Promise<number>;
+}
+
+/** A command used wrongly: said in one line, then the command's usage (exit 2). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command: string,
+  ) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type ParseConfig<O extends Options> = { args: string[]; options: O; allowPositionals: boolean; strict: true };
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<ParseConfig<O>>>;
+
+/** A command whose arguments are parsed by its flags (`options`) before it runs; `positionals`: it takes arguments. */
+export function defineCommand<const O extends Options>(definition: {
+  name: string;
+  usage: string;
+  options: O;
+  positionals?: boolean;
+  run: (parsed: Parsed<O>, context: CommandContext) => Promise<number>;
+}): Command {
+  const { name, usage, options, positionals = false, run } = definition;
+  return { name, usage, run: (args, context) => run(parse(name, { args, options, allowPositionals: positionals, strict: true }), context) };
+}
+
+/** A negative amount ("-1", "-.5") is an argument to refuse in words, not an option parseArgs knows not. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/** node:util parseArgs, with its errors said in a line a person reads (and the usage after it). */
+function parse<O extends Options>(command: string, config: ParseConfig<O>): Parsed<O> {
+  try {
+    // Negative numbers go after a "--", so they stay arguments (in their order among the arguments).
+    const { args } = config;
+    const negatives = config.allowPositionals && !args.includes('--') ? args.filter((arg) => NEGATIVE_NUMBER.test(arg)) : [];
+    const parsed = negatives.length === 0 ? args : [...args.filter((arg) => !NEGATIVE_NUMBER.test(arg)), '--', ...negatives];
+    return parseArgs({ ...config, args: parsed });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
+    const option = /'(-[^']*)'/.exec(message)?.[1];
+    const meant = option === undefined ? null : closestOf(option.replace(/^-+/, ''), Object.keys(config.options));
+    const said =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option ${option ?? ''} for coffer ${command}${meant === null ? '' : ` (did you mean --${meant}?)`}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `option ${option?.replace(/ .*/, '') ?? ''} needs a value`
+          : code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+            ? `coffer ${command} takes no argument "${/'([^']*)'/.exec(message)?.[1] ?? ''}"`
+            : message;
+    throw new UsageError(said.replace(/\s+/g, ' ').trim(), command);
+  }
+}

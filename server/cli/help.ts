@@ -1,0 +1,21 @@
+import type { Command } from './command-line.js';
+
+const ENVIRONMENT = `environment: COFFER_HOME (data dir, default ~/.coffer), COFFER_PORT (7402), COFFER_NETWORK (sim),
+             COFFER_KEYSTORE (auto|keychain|file), COFFER_USDC_MINT (USDC mint of a custom RPC cluster),
+             COFFER_IMAGE_PROVIDER_URL / COFFER_IMAGE_PROVIDER_KEY (OpenAI-compatible images API),
+             COFFER_MCP_HELD_WAIT_SECONDS (45: how long an MCP call waits for the owner's yes)`;
+
+/** `coffer help`: every listed command's usage, in the table's order, then the environment it reads. */
+export const helpText = (commands: readonly Command[], version: string): string =>
+  `coffer ${version}: a personal treasury for software agents
+
+usage:
+${commands.flatMap((command) => command.usage ?? []).join('\n')}
+
+${ENVIRONMENT}`;
+
+/** The usage lines of one command (each of its forms), or the whole text for one not listed. */
+export function commandHelp(commands: readonly Command[], name: string, version: string): string {
+  const usage = commands.find((command) => command.name === name)?.usage;
+  return usage === undefined ? helpText(commands, version) : `usage:\n${usage}`;
+}

@@ -1,0 +1,116 @@
+// The commands that set and stop agents, the owner's settings, and the dashboard.
+import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { defineCommand, UsageError } from '../command-line.js';
+
+const agentCommands = () => import('../commands/agent-commands.js');
+
+export const policy = defineCommand({
+  name: 'policy',
+  usage: `  coffer policy [<agent>] [--budget AMOUNT/WINDOW[:SCOPE]]... [--count N/WINDOW[:SCOPE]]...
+                 [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
+                 [--ask-above AMOUNT|none] [--ask-new-recipient yes|no]
+                 [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
+                 [--config FILE] [--data-dir DIR]
+                 show the linked agent's policy, each budget now; with flags, change it first (what
+                 tightens applies, what loosens asks the owner); another agent's as the owner.
+                 WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
+                 SCOPE: a registry service or a recipient address. Budgets replace the list
+                 (--budget none: no budgets), and --breaker the breaker (name both its rules to
+                 keep both). Payments above --ask-above (0: every one) and the first to a new
+                 recipient (--ask-new-recipient yes) wait for the owner's yes. Examples:
+                   coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
+                   coffer policy --expires 2026-12-31 --warn-at 50,90
+                   coffer policy researcher --breaker 5/10m --breaker 50%/15m
+                   coffer policy researcher --ask-above 5 --ask-new-recipient yes`,
+  options: {
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    budget: { type: 'string', multiple: true },
+    count: { type: 'string', multiple: true },
+    expires: { type: 'string' },
+    'warn-at': { type: 'string' },
+    breaker: { type: 'string', multiple: true },
+    'ask-above': { type: 'string' },
+    'ask-new-recipient': { type: 'string' },
+    daily: { type: 'string' },
+    max: { type: 'string' },
+    cooldown: { type: 'string' },
+    allow: { type: 'string', multiple: true },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, extra] = positionals;
+    if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, 'policy');
+    const { config, 'data-dir': dataDir, ...flags } = values;
+    const { policyCommand } = await import('../commands/policy.js');
+    const { PolicyFlagError } = await import('../policy-flags.js');
+    try {
+      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags });
+    } catch (error) {
+      if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
+      throw error;
+    }
+  },
+});
+
+export const settings = defineCommand({
+  name: 'settings',
+  usage: `  coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh] [--data-dir DIR]
+                 the owner's time zone, where calendar budgets (day, week, month) begin and the day
+                 a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
+                 machine again (owner). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
+                 lists that facilitator's x402 Bazaar services in the registry, beside the catalog
+                 (cached, read again every 10 minutes when searched; off: none, the default);
+                 --bazaar-refresh reads its list now`,
+  options: {
+    'time-zone': { type: 'string' },
+    bazaar: { type: 'string' },
+    'bazaar-refresh': { type: 'boolean' },
+    'data-dir': { type: 'string' },
+  },
+  run: async ({ values }) =>
+    (await import('../commands/settings.js')).settingsCommand({
+      timeZone: values['time-zone'],
+      bazaar: values.bazaar,
+      bazaarRefresh: values['bazaar-refresh'],
+      dataDir: values['data-dir'],
+    }),
+});
+
+/** `coffer kill` and `coffer resume`: the linked agent, one agent or all of them. */
+const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
+  defineCommand({
+    name,
+    usage,
+    options: { config: { type: 'string' }, all: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
+    positionals: true,
+    run: async ({ values, positionals }) => {
+      const [agentId, extra] = positionals;
+      if (agentId !== undefined && values.all) throw new UsageError(`name one agent or --all, not both ("${agentId}" and --all)`, name);
+      if (extra !== undefined) throw new UsageError(`coffer ${name} takes one agent at a time (or --all), not also "${extra}"`, name);
+      const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
+      const commands = await agentCommands();
+      return (name === 'kill' ? commands.kill : commands.resume)(values.config ?? defaultConfigPath(), target);
+    },
+  });
+
+export const kill = stopOrResume(
+  'kill',
+  `  coffer kill [<agent> | --all] [--config FILE] [--data-dir DIR]
+                 stop the linked agent, another agent or all of them (the last two as owner)`,
+);
+
+export const resume = stopOrResume(
+  'resume',
+  `  coffer resume [<agent> | --all] [--config FILE] [--data-dir DIR]
+                 resume another agent or all of them (as owner); without either, the linked agent
+                 asks the owner to resume it`,
+);
+
+export const open = defineCommand({
+  name: 'open',
+  usage: `  coffer open [--data-dir DIR]
+                 open the dashboard, signed in (owner)`,
+  options: { 'data-dir': { type: 'string' } },
+  run: async ({ values }) => (await agentCommands()).open({ dataDir: values['data-dir'] }),
+});

@@ -1,0 +1,110 @@
+// The commands a terminal runs as its linked agent: linking it, its status, paying, fetching, the MCP bridge.
+import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { readOwnerConnection } from '../owner-connection.js';
+import { defineCommand, UsageError } from '../command-line.js';
+
+// Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
+// no MCP SDK, `coffer mcp` no engine.
+const agentCommands = () => import('../commands/agent-commands.js');
+
+/** The running Coffer's URL from its connection file, else the default port. */
+function serverUrl(dataDir?: string): string {
+  try {
+    return readOwnerConnection(dataDir).url;
+  } catch {
+    return `http://127.0.0.1:${process.env.COFFER_PORT || 7402}`;
+  }
+}
+
+export const link = defineCommand({
+  name: 'link',
+  usage: `  coffer link [--url URL] [--data-dir DIR] [--config FILE] [--force]
+                 link this terminal to the owner's Coffer: the owner approves in the browser,
+                 the agent's key is saved to FILE (0600; default in your config dir)`,
+  options: {
+    url: { type: 'string' },
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    force: { type: 'boolean', default: false },
+  },
+  run: async ({ values }) => {
+    const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
+    return (await import('../commands/link.js')).link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
+  },
+});
+
+export const status = defineCommand({
+  name: 'status',
+  usage: `  coffer status [--config FILE]
+                 the linked agent's balance, policy and recent payments`,
+  options: { config: { type: 'string' } },
+  run: async ({ values }) => (await agentCommands()).status(values.config ?? defaultConfigPath()),
+});
+
+export const pay = defineCommand({
+  name: 'pay',
+  usage: `  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
+                 pay from the linked agent's wallet, within its policy; prints the receipt
+                 (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
+                 curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
+                 without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
+                 after it lands, and a registry service is paid at least its listed price (less is
+                 refused, nothing is paid)`,
+  options: {
+    config: { type: 'string' },
+    recipient: { type: 'string' },
+    nonce: { type: 'string' },
+    description: { type: 'string' },
+    receipt: { type: 'boolean', default: false },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [service, amount, extra] = positionals;
+    if (!service) throw new UsageError('which service to pay? (a registry id, or a name with --recipient)', 'pay');
+    if (!amount) throw new UsageError('how much to pay? (USDC, such as 0.01)', 'pay');
+    if (extra !== undefined) throw new UsageError(`coffer pay takes a service and an amount, not "${extra}"`, 'pay');
+    return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), {
+      service,
+      amount,
+      recipient: values.recipient,
+      nonce: values.nonce,
+      description: values.description,
+      receiptOnly: values.receipt ?? false,
+    });
+  },
+});
+
+export const fetch = defineCommand({
+  name: 'fetch',
+  usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--config FILE]
+                 call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
+                 the body bought goes to stdout, what was paid to stderr`,
+  options: {
+    config: { type: 'string' },
+    method: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    data: { type: 'string' },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [url] = positionals;
+    if (!url) throw new UsageError('which URL to fetch?', 'fetch');
+    if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, 'fetch');
+    return (await import('../commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
+      url,
+      method: values.method,
+      headers: values.header ?? [],
+      data: values.data,
+    });
+  },
+});
+
+export const mcp = defineCommand({
+  name: 'mcp',
+  usage: `  coffer mcp [--config FILE]
+                 the MCP tool server (stdio) for the linked agent`,
+  // `--no-sandbox`: what an AppImage's launch carries (electron/mcp-launch.ts); it means nothing here.
+  options: { config: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
+  run: async ({ values }, { version }) =>
+    (await import('../../mcp/mcp-server.js')).runMcpServer({ configPath: values.config ?? defaultConfigPath(), version }),
+});

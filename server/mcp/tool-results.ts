@@ -1,0 +1,43 @@
+import type { MayWait } from '../client/wire-types.js';
+import { CofferApiError } from '../client/client-error.js';
+
+/** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */
+export function reply(value: object) {
+  return {
+    content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+/** Expected failures are results with isError and the server's message (and its code), not protocol errors. */
+export function failure(error: unknown) {
+  const text = error instanceof CofferApiError ? `${error.message} (${error.code})` : (error as Error).message;
+  return { isError: true, content: [{ type: 'text' as const, text }] };
+}
+
+export async function answered(run: () => Promise<object>) {
+  try {
+    return reply(await run());
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Prices with the currency symbol, as the tool surface shows them. */
+export const dollars = (pricing: Record<string, string>) => Object.fromEntries(Object.entries(pricing).map(([k, v]) => [k, `$${v}`]));
+
+/** A request that now waits for the owner (HTTP 202) in words an agent can act on. */
+export const pendingOrResult = <T extends object>(answer: MayWait<T>, what: string): object =>
+  answer.status === 202
+    ? {
+        ...answer.body,
+        message: `${what} needs the owner's approval; it is waiting in the owner's inbox (approval ${answer.body.approvalId}).`,
+      }
+    : answer.body;
+
+/** What to do with a new agent's key once it is handed over. */
+export const NEW_AGENT_STEPS = [
+  'Keep the apiKey: it is shown only once.',
+  "Add mcpConfig to the new agent's MCP host configuration.",
+  'Ask the owner to allocate USDC to the new wallet.',
+];

@@ -1,0 +1,27 @@
+import { mcpServerConfig } from '../../wire/mcp-config.js';
+import * as input from '../tool-inputs.js';
+import * as output from '../tool-outputs.js';
+import { CHANGES_STATE, defineTool } from '../tool-definition.js';
+import { NEW_AGENT_STEPS } from '../tool-results.js';
+
+export const checkApproval = defineTool({
+  name: 'check_approval',
+  description:
+    'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides (at most 60 s). An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
+  inputSchema: input.approvalInput,
+  outputSchema: output.approvalOutput,
+  // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
+  annotations: CHANGES_STATE,
+  answer: async ({ approvalId, wait }, { ctx }) => {
+    const body = await ctx.api.approval(approvalId, wait);
+    if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
+    const agentId = String(body.targetAgentId);
+    // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
+    const launch = { command: process.execPath, args: [process.argv[1] ?? 'coffer', 'mcp'] };
+    return {
+      ...body,
+      mcpConfig: mcpServerConfig(launch, { url: ctx.api.base, owner: ctx.owner, agentId, apiKey: body.apiKey }),
+      nextSteps: NEW_AGENT_STEPS,
+    };
+  },
+});

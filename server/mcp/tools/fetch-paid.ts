@@ -1,0 +1,87 @@
+import { CofferApiError } from '../../client/client-error.js';
+import type { Approval } from '../../client/wire-types.js';
+import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { OwnerDecisions } from '../owner-decision.js';
+import * as input from '../tool-inputs.js';
+import * as output from '../tool-outputs.js';
+import { CHANGES_STATE, defineTool, type ToolContext } from '../tool-definition.js';
+import { answered, failure } from '../tool-results.js';
+import { returning, showAndWait, whenDecided } from './held-payment.js';
+
+export const fetchPaid = defineTool({
+  name: 'fetch_paid',
+  description:
+    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments then picks up the same purchase (never paid twice).",
+  inputSchema: input.fetchPaidInput,
+  outputSchema: output.fetchPaidOutput,
+  annotations: { ...CHANGES_STATE, openWorldHint: true },
+  respond: async (request, call) => {
+    const { ctx, server, extra } = call;
+    if (ctx.notConfigured !== undefined) return failure(new CofferApiError(0, 'not_configured', ctx.notConfigured));
+    // A call coming back from the owner's decision page: the same purchase, awaited.
+    const resumed = ctx.decisions.resumed('fetch_paid', extra);
+    if (resumed !== undefined) return returning(resumed, call, 'fetch_paid');
+    // The same call asked again while its purchase waits for the owner (or its answer was not taken yet): that purchase.
+    const key = OwnerDecisions.requestKey(request);
+    const joined = ctx.decisions.joined(key);
+    if (joined !== undefined) return whenDecided(joined, call, 'fetch_paid');
+    let held!: (approval: Approval) => void;
+    const heldNow = new Promise<Approval>((resolve) => (held = resolve));
+    const work = purchase(ctx, request, held);
+    const first = await Promise.race([
+      work.then(
+        () => null,
+        () => null,
+      ),
+      heldNow,
+    ]);
+    if (first === null) return answered(() => work);
+    const followed = ctx.decisions.follow(key, first, () => work);
+    return ctx.decisions.hostOpensUrls(server, extra)
+      ? showAndWait(followed, call, 'fetch_paid')
+      : whenDecided(followed, call, 'fetch_paid');
+  },
+});
+
+/**
+ * fetch_paid's purchase: the URL called through payingFetch as this agent, its answer as the tool
+ * says it (without the spent credential). `onHeld` is told when the owner's yes is awaited.
+ */
+async function purchase(
+  ctx: ToolContext,
+  request: { url: string; method?: string; body?: string; headers?: Record<string, string> },
+  onHeld: (approval: Approval) => void,
+): Promise<object> {
+  try {
+    const { response, payment, signedIn } = await payingFetch(
+      request.url,
+      { method: request.method ?? 'GET', body: request.body, headers: request.headers },
+      { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
+    );
+    const text = await response.text();
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: text.length > 100_000 ? `${text.slice(0, 100_000)}… (truncated)` : text,
+      // What was paid, without the spent credential (its header): a model has no use for it, and
+      // it would weigh on every answer.
+      payment:
+        payment === null
+          ? null
+          : {
+              protocol: payment.protocol,
+              paymentId: payment.paymentId,
+              amount: payment.amount,
+              status: payment.status,
+              txSignature: payment.txSignature,
+            },
+      // Let in on an earlier purchase (x402 Sign-In-With-X): nothing paid for this call.
+      ...(signedIn === undefined ? {} : { signedIn }),
+    };
+  } catch (error) {
+    // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
+    if (error instanceof PaymentError)
+      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import type { FacilitatorClient } from '@x402/core/server';
+
+/** How long the facilitator's fee payer is kept before it is asked again (the official v1 middleware asks each time). */
+const FEE_PAYER_KEPT_MS = 60_000;
+/** How soon after a refusal made it ask again another refusal may. */
+const FEE_PAYER_ASKED_AGAIN_MS = 5_000;
+
+/**
+ * The facilitator's fee payer on `network` (x402's v2 name), kept a while: asked again after
+ * FEE_PAYER_KEPT_MS, and at once after the facilitator refused a payment (it may have restarted with
+ * another key, and every offer naming the old one would be refused), at most every
+ * FEE_PAYER_ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no
+ * answer, or no fee payer for this network) is logged and asked again next time, never kept.
+ */
+export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
+  let feePayer: Promise<string | null> | null = null;
+  let askedAt = 0;
+  let refusedAt = 0;
+  const ask = async (): Promise<string | null> => {
+    try {
+      const supported = await facilitator.getSupported();
+      const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === network);
+      const address = kind?.extra?.feePayer;
+      if (typeof address !== 'string') throw new Error(`it pays no fees on ${network}`);
+      return address;
+    } catch (error) {
+      log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
+      return null;
+    }
+  };
+  return {
+    /** The fee payer's address, or null when the facilitator cannot say it now. */
+    current(): Promise<string | null> {
+      const now = Date.now();
+      if (now - askedAt > FEE_PAYER_KEPT_MS) feePayer = null;
+      if (feePayer === null) {
+        askedAt = now;
+        const asking = ask();
+        feePayer = asking;
+        // No answer is never kept, unless a newer question replaced it meanwhile.
+        void asking.then((fee) => {
+          if (fee === null && feePayer === asking) feePayer = null;
+        });
+      }
+      return feePayer;
+    },
+
+    /** After a refusal: the fee payer is asked again, unless a refusal made it ask a moment ago. */
+    refused(): void {
+      const now = Date.now();
+      if (now - refusedAt <= FEE_PAYER_ASKED_AGAIN_MS) return;
+      refusedAt = now;
+      feePayer = null;
+    },
+  };
+}
