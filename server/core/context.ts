@@ -48,7 +48,7 @@ export interface EngineState {
   tasksRunning: Map<string, Promise<void>>;
   /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
   lastRefusals: Map<string, { what: string; at: number }>;
-  /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (spending-watch.ts). */
+  /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (policy/spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
 }
 

@@ -124,7 +124,7 @@ export type Refusal = CofferError | null;
 
 /**
  * Where a decision's refusal leaves the engine: thrown, and so answered by every door through the
- * same code. Decisions themselves (policy.ts, payment-refusals.ts, agent-lookup.ts) return values;
+ * same code. Decisions themselves (server/core/policy/rules.ts, payments/refusals.ts, agent-lookup.ts) return values;
  * a chain of them reads `refuse(first() ?? second() ?? ...)`, in the order the refusals are said.
  */
 export function refuse(refusal: Refusal): void {

@@ -71,7 +71,7 @@ const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 5
 
 /**
  * A budget as the wire carries it: at most `amount` USDC, or at most `count` payments, over `window`
- * (budget-windows.ts), for every payment, one registry service's (`service`) or one recipient's
+ * (policy/windows.ts), for every payment, one registry service's (`service`) or one recipient's
  * (`recipient`).
  */
 export const budgetSchema = z
@@ -108,7 +108,7 @@ export const expiresAtSchema = z
   })
   .nullable();
 
-/** Shares of a budget (percent) at which the owner is told; [] tells nothing (budget-warnings.ts). */
+/** Shares of a budget (percent) at which the owner is told; [] tells nothing (server/core/policy/budget-warnings.ts). */
 export const warnAtSchema = z
   .array(
     z
@@ -120,7 +120,7 @@ export const warnAtSchema = z
   .max(5, 'holds at most 5 shares');
 const ASK_ABOVE_RULE =
   'must be an amount of USDC, 0 or more with at most 6 decimals (such as "5.00": payments above it wait for the owner; "0": every payment does), or null for none';
-/** Payments above this amount wait for the owner's yes (holds.ts); null: none waits for its amount. */
+/** Payments above this amount wait for the owner's yes (server/core/policy/holds.ts); null: none waits for its amount. */
 export const askAboveSchema = z
   .string({ error: ASK_ABOVE_RULE })
   .refine(

@@ -1,7 +1,7 @@
 /**
  * When the agent asks the owner first: payments above an amount (empty: never; 0: every payment) and,
  * ticked, the first payment to a recipient it never paid. Such a payment waits in Approvals for the
- * owner's yes, counted against its budgets meanwhile (holds.ts).
+ * owner's yes, counted against its budgets meanwhile (server/core/policy/holds.ts).
  */
 export function AskFields({
   askAbove,

@@ -208,7 +208,7 @@ export function validatePolicyDraft(
   const update = changes(current, full, endTouched, clock.timeZone);
   if (typeof update.expiresAt === 'string') {
     try {
-      // The server refuses an end already past; the schema knows no clock, expiry.ts does.
+      // The server refuses an end already past; the schema knows no clock, server/wire/policy/expiry.ts does.
       expiryOf(update.expiresAt, clock.now, clock.timeZone);
     } catch (error) {
       return { ok: false, errors: { expiresAt: (error as Error).message } };
@@ -216,7 +216,7 @@ export function validatePolicyDraft(
   }
   if (typeof update.askAbove === 'string') {
     try {
-      // A threshold set above the max per payment would never ask: the server refuses it as it is set (holds.ts).
+      // A threshold set above the max per payment would never ask: the server refuses it as it is set (server/wire/policy/asks.ts).
       assertAskWithinMax({ ...limitsOnly(0n, tryParseUsdc(full.maxPerPayment) ?? 0n), askAbove: askAboveOf(update.askAbove) });
     } catch (error) {
       return { ok: false, errors: { askAbove: (error as Error).message } };
@@ -254,7 +254,7 @@ function rowField(part: PropertyKey | undefined): BudgetRowError['field'] {
   return part === 'window' || part === 'service' || part === 'recipient' ? part : null;
 }
 
-/** The moment an end names (a day: its end in `timeZone`); expiry.ts's own reading, with no "now" to be past. */
+/** The moment an end names (a day: its end in `timeZone`); server/wire/policy/expiry.ts's own reading, with no "now" to be past. */
 const endInstant = (expiresAt: string | null, timeZone: string) => expiryOf(expiresAt, Number.NEGATIVE_INFINITY, timeZone);
 
 const sameMicro = (a: string, b: string) => tryParseUsdc(a) === tryParseUsdc(b);
@@ -334,7 +334,7 @@ export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro:
 }
 
 /**
- * Each budget in force that the new list no longer holds as tightly (budgets.ts's own rule, budget by
+ * Each budget in force that the new list no longer holds as tightly (server/wire/policy/budget.ts's own rule, budget by
  * budget): removed, or raised (named with the smallest of its kind, window and scope in the new list).
  */
 function budgetLoosenings(current: readonly BudgetBody[], next: readonly BudgetBody[]): string[] {
@@ -367,7 +367,7 @@ function endLoosening(current: string | null, next: string | null, timeZone: str
   return [`End ${dateTime(current, timeZone)} → ${at === null ? 'never' : `${dateTime(new Date(at).toISOString(), timeZone)} (later)`}.`];
 }
 
-/** Each way the breaker trips that it no longer does as soon (breaker.ts's own rule, part by part): removed or slowed. */
+/** Each way the breaker trips that it no longer does as soon (server/wire/policy/breaker.ts's own rule, part by part): removed or slowed. */
 function breakerLoosenings(current: BreakerBody | null, next: BreakerBody | null): string[] {
   const before = breakerOf(current);
   const after = breakerOf(next);
@@ -389,7 +389,7 @@ function breakerLoosenings(current: BreakerBody | null, next: BreakerBody | null
 }
 
 /**
- * The owner asked less often than now (holds.ts's own rule, asksTighten): a threshold raised or
+ * The owner asked less often than now (server/wire/policy/asks.ts's own rule, asksTighten): a threshold raised or
  * removed, new recipients no longer asked.
  */
 function askLoosenings(current: Policy, update: PolicyUpdate): string[] {

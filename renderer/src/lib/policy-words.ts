@@ -17,7 +17,7 @@ export function breakerWords(breaker: BreakerBody | undefined): string {
 
 /**
  * The day an end closes, when it is the end of a day in the owner's time zone (the server keeps
- * "2026-12-31" as the next midnight there, expiry.ts), else null: such an end is said, and edited,
+ * "2026-12-31" as the next midnight there, server/wire/policy/expiry.ts), else null: such an end is said, and edited,
  * as that day ("2026-12-31"): the day its last moment falls on, when the server's own reading of
  * that day gives this very end.
  */

@@ -2,7 +2,7 @@
  * The owner's time zone (GET /v1/settings) on this page: calendar budgets begin, and a day a policy
  * names ends, at midnight there, which need not be this browser's midnight. Days and times are read
  * and shown in that zone, each built from its parts in the zone (Temporal, as the server's
- * budget-windows.ts and expiry.ts do), never by parsing a string in the browser's own zone.
+ * server/wire/policy/windows.ts and expiry.ts do), never by parsing a string in the browser's own zone.
  */
 import { Temporal } from 'temporal-polyfill';
 

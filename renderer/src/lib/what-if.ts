@@ -49,7 +49,7 @@ export function whatIfWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse
   );
 }
 
-/** Why a payment would have waited for the owner (holds.ts's codes). */
+/** Why a payment would have waited for the owner (server/core/policy/holds.ts's codes). */
 const HOLD_WORDS: Record<string, string> = {
   ask_above: 'above the amount you are asked above',
   new_recipient: 'to a new recipient',

@@ -1,8 +1,8 @@
 /**
  * What an approved request carries out, by its kind. Each capability says its own (agents a deploy
  * and a resume, the policy its change, the treasury an allocation, payments a held payment), and the
- * engine hands the table to the deciding side (approvals.ts). So approvals name no capability and every
- * arrow runs one way: the capabilities ask through approval-requests.ts, and are carried out through
+ * engine hands the table to the deciding side (decisions.ts). So approvals name no capability and every
+ * arrow runs one way: the capabilities ask through requests.ts, and are carried out through
  * this table.
  */
 import type { Principal } from '../auth.js';

@@ -1,6 +1,6 @@
 /**
  * The asking side of approvals: an agent's request stored for the owner, and a stopped agent's
- * requests withdrawn. Apart from the deciding side (approvals.ts), which carries requests out through
+ * requests withdrawn. Apart from the deciding side (decisions.ts), which carries requests out through
  * agents and allocations: those modules ask through this one, so none of them imports the other back.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,7 +27,7 @@ export function requestApproval(
   kind: ApprovalKind,
   targetAgentId: string,
   request: Record<string, unknown>,
-  /** A payment's request: its held payment (held-payments.ts), written in the same write by the caller. */
+  /** A payment's request: its held payment (payments/held.ts), written in the same write by the caller. */
   paymentId: string | null = null,
   /** What it is asked against (a policy change: the policy now), kept for reading it once decided. */
   before: Record<string, unknown> | null = null,
@@ -143,7 +143,7 @@ export const endedCode = (status: string): (typeof HOLD_ENDINGS)[keyof typeof HO
         ? HOLD_ENDINGS.withdrawn
         : null;
 
-/** The codes a held payment that was never paid fails with, besides a refusal when approved (held-payments.ts). */
+/** The codes a held payment that was never paid fails with, besides a refusal when approved (payments/held.ts). */
 export const HOLD_ENDINGS = {
   denied: 'payment_denied',
   expired: 'approval_expired',

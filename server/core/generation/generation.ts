@@ -151,7 +151,7 @@ function taskBought(ctx: EngineContext, paymentId: string) {
 
 /**
  * An image the owner said yes to (its payment was held: the policy asks above its price): paid now
- * as a held payment is (held-payments.ts payHeld), its task written in the payment's commit, then made.
+ * as a held payment is (payments/held.ts payHeld), its task written in the payment's commit, then made.
  * Answers the task, as /generate does.
  */
 export async function generateHeld(ctx: EngineContext, owner: Principal, approval: ApprovalRecord): Promise<Record<string, unknown>> {

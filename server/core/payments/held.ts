@@ -1,5 +1,5 @@
 /**
- * Payments held for the owner's yes (holds.ts says which). A held payment is a payment row with
+ * Payments held for the owner's yes (policy/holds.ts says which). A held payment is a payment row with
  * status `held` (no transaction yet) and an approval of kind `payment`, written in one write after
  * every check a payment passes; the budgets count it from that moment, so two held payments cannot
  * together pass a budget once approved. Its life:
@@ -85,7 +85,7 @@ export async function holdPayment(
  * The owner said yes: the held payment is signed and reserved as a payment made now (the policy, the
  * kill switch and the balance judged at this moment, the hold itself no longer counted), then sent.
  * Answers the payment as /pay does (an x402 purchase: the yes, paid when the agent buys with fresh
- * terms before the request's expiry, see x402-payments.ts). Not paid (refused, or the chain could not be asked before
+ * terms before the request's expiry, see x402-pay.ts). Not paid (refused, or the chain could not be asked before
  * anything was sent): the hold fails with the reason's code and the refusal is thrown. Once reserved,
  * the payment is the lifecycle's: pending or landed, the approval answers it as it stands.
  */
@@ -102,7 +102,7 @@ export async function payHeld(
   }
   const agent = getAgentOrThrow(ctx, held.owner, held.agentId);
   // An x402 purchase is paid with the seller's terms as they stand when the agent comes back with this
-  // approval (x402-payments.ts approvedHold): the yes is recorded, the hold stays until then.
+  // approval (x402-pay.ts approvedHold): the yes is recorded, the hold stays until then.
   if (held.protocol === 'x402') {
     return {
       paymentId: held.id,

@@ -6,11 +6,11 @@
  *   at the door (judgeAtDoor), before anything is signed or the balance read:
  *     the kill switch         agent_suspended
  *     the policy              policy_expired, service_not_allowed, max_per_payment_exceeded,
- *                             cooldown_active, daily_budget_exceeded (rules.ts), budget_exceeded (budgets.ts)
+ *                             cooldown_active, daily_budget_exceeded (policy/rules.ts), budget_exceeded (policy/budgets.ts)
  *     the registry's price    price_above_registry
  *     the door's recipient    the door's own (/pay: price_below_registry, recipient_mismatch,
  *                             service_not_found, recipient_not_ready)
- *     then the owner's yes    an agent's payment its policy asks about is held (holds.ts)
+ *     then the owner's yes    an agent's payment its policy asks about is held (policy/holds.ts)
  *   in the reservation (judgeInReservation), inside the one write that records it:
  *     the kill switch and the policy again (other payments may have landed since the first look)
  *     the recipient           recipient_archived
@@ -62,7 +62,7 @@ export async function judgeAtDoor(
 
 /**
  * The reservation's judgement, inside the write that records the payment (reserved, or held for the
- * owner): its first refusal, and what the policy was judged against (for spending-watch.ts).
+ * owner): its first refusal, and what the policy was judged against (for policy/spending-watch.ts).
  */
 export function judgeInReservation(
   ctx: EngineContext,
@@ -105,9 +105,9 @@ function policyOnce(ctx: EngineContext, agent: AgentRecord, asked: PaymentAsked 
 }
 
 /**
- * The agent's policy on a payment (rules.ts, then the budgets): its first refusal, or null; and what
+ * The agent's policy on a payment (policy/rules.ts, then the budgets): its first refusal, or null; and what
  * it was judged against (the policy, what its budgets had spent), for what follows the payment
- * (spending-watch.ts).
+ * (policy/spending-watch.ts).
  */
 function judgePolicy(
   ctx: EngineContext,

@@ -1,7 +1,7 @@
 /**
  * The /pay door: an agent pays a service (a registry listing, or any recipient) from its wallet;
- * Coffer signs, sends and answers with a receipt. What every payment shares is paying.ts's; a payment
- * the policy asks the owner about is held (held-payments.ts) and answered `awaiting_approval`.
+ * Coffer signs, sends and answers with a receipt. What every payment shares is move.ts's; a payment
+ * the policy asks the owner about is held (held.ts) and answered `awaiting_approval`.
  */
 import { CofferError, RepeatedFailure, isErrorCode, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
@@ -65,7 +65,7 @@ export interface PaymentContext {
   alsoWrite?: (payment: PaymentRecord) => void;
   /**
    * What the payment buys, when it is held for the owner: shown with the request, and carried out
-   * when approved (generation.ts generateHeld writes the task in the payment's commit then).
+   * when approved (generation/generation.ts generateHeld writes the task in the payment's commit then).
    */
   purchase?: Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 /**
  * What a payment answers with, whatever its door: its state and the receipt the agent sends as
- * `X-Payment` (receipts.ts), proved by the agent's own key.
+ * `X-Payment` (server/wire/receipts.ts), proved by the agent's own key.
  */
 import bs58 from 'bs58';
 import type { EngineContext } from '../context.js';

@@ -29,7 +29,7 @@ export interface PaymentToMove extends PaymentAsked {
   resource: string | null;
   alsoWrite?: (payment: PaymentRecord) => void;
   /**
-   * The owner said yes to this held payment (held-payments.ts): the reservation takes the hold out
+   * The owner said yes to this held payment (held.ts): the reservation takes the hold out
    * before judging it, so it is judged as made now, once; and the cooldown does not apply (the owner's
    * yes is not the agent's pace).
    */

@@ -1,6 +1,6 @@
 /**
- * The decisions on a payment besides its policy (policy.ts) and its agent's kill switch
- * (agent-lookup.ts): pure, each answers its refusal or null. payments.ts takes them in order, with
+ * The decisions on a payment besides its policy (policy/rules.ts) and its agent's kill switch
+ * (agent-lookup.ts): pure, each answers its refusal or null. judge.ts takes them in order, with
  * what they judge read from the ledger, and `refuse`s the first.
  */
 import { CofferError, type Refusal } from '../../wire/errors.js';

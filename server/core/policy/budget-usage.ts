@@ -1,6 +1,6 @@
 /**
  * What an agent's budgets have spent now, read from the ledger's figures for their scopes (never its
- * history): for the payment path (payments.ts) and the policy answer (agents.ts).
+ * history): for the payment path (payments/judge.ts) and the policy answer (update.ts).
  */
 import type { ContextWith } from '../context.js';
 import type { MetaStore, SpendStore } from '../ports/store.js';

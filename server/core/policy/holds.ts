@@ -1,8 +1,8 @@
 /**
  * Which payments wait for the owner's yes: those above the policy's `askAbove`, and (when the policy
  * says `askNewRecipient`) the first to a recipient the agent never paid. Only a payment every hard
- * limit allows is held (payments.ts asks after the policy, the price cap and the balance); a held
- * payment counts against the budgets while it waits (held-payments.ts). Pure.
+ * limit allows is held (payments/judge.ts asks after the policy, the price cap and the balance); a held
+ * payment counts against the budgets while it waits (payments/held.ts). Pure.
  */
 import { formatUsdc } from '../../wire/money.js';
 import type { Policy } from '../../wire/policy/policy.js';

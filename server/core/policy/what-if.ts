@@ -1,7 +1,7 @@
 /**
  * What-if (issue 26, point 4): a policy change replayed on the agent's last 30 days of payments before
  * it is saved or approved: which of them it would have refused, and which it would have held for the
- * owner's yes, by the very decisions the pay path takes (policy.ts firstRefusal, budgets.ts
+ * owner's yes, by the very decisions the pay path takes (rules.ts firstRefusal, budgets.ts
  * budgetRefusal, holds.ts holdReason), as if it had been in force all along. A payment it would have
  * refused is left out of what later ones are judged against, as it would not have been made; one it
  * would have held is counted as made (the owner said yes to it then). Read from the ledger a page at a

@@ -1,7 +1,7 @@
 /**
  * The one lifecycle of every move of money: a payment (Coffer-sent or x402), an allocation, a return,
- * a faucet mint, a refund. This file orders its steps; the doors (payments.ts, x402-payments.ts,
- * allocations.ts, treasury.ts, generation.ts) say what is moved and what must hold.
+ * a faucet mint, a refund. This file orders its steps; the doors (payments/, treasury/,
+ * generation/) say what is moved and what must hold.
  *
  *   earlier attempt?  the newest row under the request's Idempotency-Key answers a retry (earlierAttempt)
  *   sign              the transaction is signed; nothing is written yet, so a refusal after it moves nothing

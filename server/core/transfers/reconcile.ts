@@ -9,7 +9,7 @@ export interface ReconcileReport {
 }
 
 /**
- * Settles every pending move of money against the chain (transfer-lifecycle.ts's states): at start
+ * Settles every pending move of money against the chain (lifecycle.ts's states): at start
  * before any request is served, and on RPC networks every 15 s. A row this process is sending right
  * now is left to its sender. A row is confirmed or failed by what the chain says about its own
  * transaction (an x402 payment, sent by the seller's facilitator, is found by the agent's signature in

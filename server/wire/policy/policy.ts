@@ -65,7 +65,7 @@ export const newPolicy = (fields: PolicyUpdate & { dailyBudget: string; maxPerPa
  * True when `next` allows nothing that `current` forbids: limits only lowered, cooldown only raised,
  * the service list only narrowed (an empty list means every service, so it is the widest), the end
  * only brought closer, the breaker only made quicker, every warning kept (the owner is told no
- * less), and the owner asked at least as often (holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
+ * less), and the owner asked at least as often (server/core/policy/holds.ts). Agents may apply such a change to themselves; anything else needs the owner.
  */
 export function isTightening(current: Policy, next: Policy): boolean {
   if (next.dailyBudget > current.dailyBudget) return false;
@@ -91,11 +91,11 @@ export interface Policy {
   budgets: Budget[];
   /** When the policy ends (expiry.ts): every payment after it is refused. Null: never. */
   expiresAt: number | null;
-  /** The shares of a budget (percent, ascending) at which the owner is told (budget-warnings.ts). */
+  /** The shares of a budget (percent, ascending) at which the owner is told (server/core/policy/budget-warnings.ts). */
   warnAt: number[];
   /** When the agent stops itself (breaker.ts); null: never. */
   breaker: Breaker | null;
-  /** Payments above this amount wait for the owner's yes (holds.ts); null: none waits for its amount. */
+  /** Payments above this amount wait for the owner's yes (server/core/policy/holds.ts); null: none waits for its amount. */
   askAbove: bigint | null;
   /** The first payment to a recipient the agent has never paid waits for the owner's yes. */
   askNewRecipient: boolean;

@@ -5,7 +5,7 @@
  */
 import type { GenerationTask } from './tasks.js';
 
-/** `held`: a payment waiting for the owner's yes (held-payments.ts): no transaction yet, counted by the budgets. */
+/** `held`: a payment waiting for the owner's yes (server/core/payments/held.ts): no transaction yet, counted by the budgets. */
 export type TransferStatus = 'held' | 'pending' | 'confirmed' | 'failed';
 export type TransferKind = TransferRecord['kind'];
 
