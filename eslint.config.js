@@ -1,29 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX } from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/', '**/dist/', 'coverage/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  {
-    // No import cycles: each module's place in the layering is one direction, and a cycle is where a
-    // rule stops having one home (docs/ARCHITECTURE.md). import-x leaves out type-only imports, which
-    // make no cycle at run time.
-    files: ['**/*.ts', '**/*.tsx'],
-    plugins: { 'import-x': importX },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [
-        createTypeScriptImportResolver({
-          project: ['tsconfig.json', 'renderer/tsconfig.json', 'electron/tsconfig.json'],
-          noWarnOnMultipleProjects: true,
-        }),
-      ],
-    },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
-  },
   {
     languageOptions: {
       globals: {

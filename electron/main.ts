@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { openCoffer } from '../server/boot/open-coffer.js';
 import { startHttpServer } from '../server/boot/http-server.js';
 import { startChainWatch } from '../server/boot/chain-watch.js';
-import { packagePath, packageVersion } from '../server/boot/package-files.js';
+import { packagePath, packageVersion } from '../server/package/package-files.js';
 import { resolveServeConfig } from '../server/cli/config.js';
 import { createDesktop } from './desktop.js';
 import { systemTimers } from './tray-controller.js';

@@ -1,5 +1,5 @@
 import type { BrowserWindow } from 'electron';
-import { packagePath } from '../server/boot/package-files.js';
+import { packagePath } from '../server/package/package-files.js';
 import type { ElectronApi } from './electron-api.js';
 
 const PRELOAD = packagePath('electron', 'preload.cjs');

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, copyF
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../../server/boot/package-files.js';
+import { packageRoot } from '../../server/package/package-files.js';
 
 const require = createRequire(import.meta.url);
 

@@ -5,7 +5,7 @@ import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
-import type { SqliteDatabase } from '../store/database.js';
+import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
 
 /** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */

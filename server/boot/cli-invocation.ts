@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { McpLaunch } from '../wire/mcp-config.js';
-import { packagePath } from './package-files.js';
+import { packagePath } from '../package/package-files.js';
 
 const realpath = (file: string): string | null => {
   try {

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store/background-checkpoints.js';
-import { openDatabase, setDurability, type SqliteDatabase } from '../store/database.js';
+import { openDatabase, setDurability } from '../store/database.js';
+import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
 import { catalogFor, loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
@@ -28,7 +29,7 @@ import { cofferMcpLaunch } from './cli-invocation.js';
 import { demoApiUrl } from './demo-api-presence.js';
 import { createBazaarReader } from '../x402/bazaar-reader.js';
 import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writer.js';
-import { packageVersion } from './package-files.js';
+import { packageVersion } from '../package/package-files.js';
 import { startMinuteTimer } from './minute-timer.js';
 
 export interface OpenOptions {

@@ -28,7 +28,7 @@ import type {
   TransferFound,
   TransferRequest,
 } from '../core/ports/chain.js';
-import type { WalletKeyVault } from '../keys/key-vault.js';
+import type { WalletSigners } from '../core/ports/keys.js';
 import type { RpcNetwork } from './networks.js';
 import { creditOf } from './token-balance-changes.js';
 import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from './usdc-transfer.js';
@@ -103,7 +103,7 @@ export class RpcChain implements Chain {
 
   constructor(
     config: RpcNetwork,
-    private readonly vault: WalletKeyVault | null,
+    private readonly vault: WalletSigners | null,
   ) {
     this.network = config.name;
     this.usdcMint = config.usdcMint;

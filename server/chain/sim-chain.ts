@@ -38,8 +38,7 @@ import type {
   ChainInLedger,
   TransferRequest,
 } from '../core/ports/chain.js';
-import type { Clock } from '../core/ports/keys.js';
-import type { WalletKeyVault } from '../keys/key-vault.js';
+import type { Clock, WalletSigners } from '../core/ports/keys.js';
 import { MEMO_PROGRAM_ADDRESS, decodeUsdcTransfer, tokenAmount, tokenOwner, usdcTokenAccount, usdcTokenAccounts } from './usdc-transfer.js';
 import { checkedAddress } from './address-memo.js';
 import { signedUsdcTransfer } from './transfer-message.js';
@@ -63,13 +62,13 @@ export class SimChain implements Chain {
   private constructor(
     readonly ledger: SimLedger,
     private readonly store: SimChainStore,
-    private readonly vault: WalletKeyVault,
+    private readonly vault: WalletSigners,
     private readonly clock: Clock,
     readonly usdcMint: Address,
     private readonly mintAuthority: Address,
   ) {}
 
-  static async open(store: SimChainStore, vault: WalletKeyVault, clock: Clock): Promise<SimChain> {
+  static async open(store: SimChainStore, vault: WalletSigners, clock: Clock): Promise<SimChain> {
     const ledger = SimLedger.open(store, clock);
     const svm = ledger.svm;
     const mint = store.getMeta(MINT_META);

@@ -11,7 +11,7 @@ import {
   type Address,
 } from '@solana/kit';
 import type { PreparedTransfer } from '../core/ports/chain.js';
-import type { SignBytes } from '../keys/key-vault.js';
+import type { SignBytes } from '../core/ports/keys.js';
 import { addressToBytes } from './address-memo.js';
 import { shortVec } from './wire-transaction.js';
 import { usdcTransferInstructions } from './usdc-transfer.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { formatUsdc } from '../wire/money.js';
 import { networkWords } from '../wire/network-words.js';
-import { packagePath } from '../boot/package-files.js';
+import { packagePath } from '../package/package-files.js';
 import { shellCommand, shellWords } from '../boot/cli-invocation.js';
 import { DEMO_AGENT, DEMO_X402_PORT, startDemoX402, type RunningDemo } from '../demo-x402/demo-x402.js';
 

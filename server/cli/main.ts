@@ -1,7 +1,7 @@
 import { closestOf } from '../core/did-you-mean.js';
 import { CofferApiError } from '../client/client-error.js';
 import { isCofferError } from '../wire/errors.js';
-import { packageVersion } from '../boot/package-files.js';
+import { packageVersion } from '../package/package-files.js';
 import { UsageError, type Command } from './command-line.js';
 import { commandHelp, helpText } from './help.js';
 import * as engine from './table/engine.js';

@@ -1,4 +1,4 @@
-import { launchDesktop } from '../../electron/launcher.js';
+import { launchDesktop } from '../boot/desktop-launcher.js';
 import { serve } from './serve.js';
 
 /**

@@ -26,7 +26,8 @@ import {
   getMintSize,
   getMintToCheckedInstruction,
 } from '@solana-program/token';
-import { openDatabase, type SqliteDatabase } from '../store/database.js';
+import { openDatabase } from '../store/database.js';
+import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { createSimChainStore } from '../store/sim-chain-store.js';
 import { SimLedger } from '../chain/sim-ledger.js';
 import { createSimRpc, type SimRpc } from '../chain/sim-rpc.js';

@@ -6,9 +6,10 @@ import type { Engine } from '../core/engine.js';
 import { CofferError } from '../wire/errors.js';
 import { signInBodySchema } from '../wire/schemas.js';
 import { sendError } from './errors.js';
-import { packagePath } from '../boot/package-files.js';
+import { packagePath } from '../package/package-files.js';
 import { bearerOf } from './principal.js';
-import { SESSION_TOKEN_PREFIX, type DashboardSessions, type SignedIn } from './sessions.js';
+import { SESSION_TOKEN_PREFIX, type DashboardSessions } from './sessions.js';
+import type { SignedIn } from '../store/sign-in-store.js';
 import { noBody, parseWith } from './validate.js';
 
 /** The built dashboard (`npm run build`), wherever Coffer runs from. */

@@ -1,4 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
+import type { SignedIn, SignInStore } from '../store/sign-in-store.js';
 
 const LOGIN_TOKEN_TTL_MS = 10 * 60 * 1000;
 const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -7,34 +8,7 @@ export const SESSION_TOKEN_PREFIX = 'cof_ses_';
 
 const digest = (value: string) => createHash('sha256').update(value).digest('hex');
 
-export interface SignedIn {
-  owner: string;
-  /** When the login link was used: how fresh the sign-in is (key-issuing actions want a fresh one). */
-  signedInAt: number;
-  expiresAt: number;
-}
-
 export type Redemption = { ok: true; sessionToken: string; session: SignedIn } | { ok: false; reason: 'used' | 'expired' };
-
-export interface LoginTokenEntry {
-  owner: string;
-  expiresAt: number;
-  usedAt: number | null;
-  /** When the session that minted it signed in; null when the owner key did (a new sign-in). */
-  signedInAt: number | null;
-}
-
-/** Where sign-ins are kept, by the SHA-256 of their token: the data dir's database. */
-export interface SignInStore {
-  putLoginToken(hash: string, entry: { owner: string; expiresAt: number; signedInAt: number | null }): void;
-  loginToken(hash: string): LoginTokenEntry | null;
-  /** Marks a login token used; false when it was used already (single use, atomically). */
-  spendLoginToken(hash: string, at: number): boolean;
-  putSession(hash: string, session: SignedIn): void;
-  session(hash: string): SignedIn | null;
-  forgetSession(hash: string): void;
-  forgetExpired(now: number): void;
-}
 
 /**
  * Dashboard sign-in. `serve` prints a one-time login URL; the page it opens trades the token for a

@@ -6,20 +6,11 @@ import {
   getBase58Encoder,
   type KeyPairSigner,
 } from '@solana/kit';
-import { ownerKeySecret, type KeyVault, type NewWallet } from '../core/ports/keys.js';
+import { ownerKeySecret, type NewWallet, type SignBytes, type WalletSigners } from '../core/ports/keys.js';
 import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { SecretBackend } from './secret-backend.js';
 
 const walletAccount = (address: string) => `wallet:${address}`;
-
-/**
- * Signs bytes with one wallet's key, at once (Ed25519 in node:crypto, on the calling thread). Not on
- * the thread pool, though that frees about 100 µs of the serving thread a payment: each hop there lets
- * whatever else waits (a dashboard refresh's pages) run in the middle of the payment, and a payment's
- * p99 while the dashboard refreshes went from 1.3x its idle p99 to 3.2x (measured both ways, with the
- * refresher in the payments' own process; with it in a process of its own, 1.2x to 1.9x, too noisy to choose on).
- */
-export type SignBytes = (message: Uint8Array) => Uint8Array;
 
 /**
  * Wallet keys and named secrets on top of a SecretBackend. A wallet's secret is the 64-byte Solana
@@ -27,13 +18,7 @@ export type SignBytes = (message: Uint8Array) => Uint8Array;
  * a payment does not wait on the keychain; the bytes never leave this module except into WebCrypto's
  * non-extractable keys.
  */
-export interface WalletKeyVault extends KeyVault {
-  signer(address: string): Promise<KeyPairSigner>;
-  /**
-   * The same key as a synchronous signing function: WebCrypto's sign hops to the thread pool and back
-   * (about 90 µs here against 30 µs), and a payment signs three times.
-   */
-  signBytes(address: string): Promise<SignBytes>;
+export interface WalletKeyVault extends WalletSigners {
   /**
    * The key store's entries that restore these wallets and treasuries on another computer, by their
    * names (for the encrypted backup file): each wallet's keypair, and of each treasury its owner key,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { defaultConfigPath } from '../linked-agent/agent-config.js';
-import { packageVersion } from '../boot/package-files.js';
+import { packageVersion } from '../package/package-files.js';
 import { runMcpServer } from './mcp-server.js';
 
 /**

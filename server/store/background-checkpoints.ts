@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import { SQLITE_MODULE, sqliteNativeBinding } from './sqlite-driver.js';
 
 /** When the background connection checkpoints, and how far the write-ahead log may grow. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { SqliteDatabase } from './database.js';
-import { packagePath } from '../boot/package-files.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
+import { packagePath } from '../package/package-files.js';
 import { ADDRESS_PATTERN, amountSchema } from '../wire/schemas.js';
 
 /** The catalog's name for the owner's treasury as a service's recipient. */

@@ -3,8 +3,6 @@ import { dirname } from 'node:path';
 import { migrate } from './migrations.js';
 import { openConnection, type SqliteDatabase } from './sqlite-driver.js';
 
-export type { SqliteDatabase };
-
 /**
  * How hard a commit waits for the disk. `full` fsyncs every commit (but the chain-derived ones:
  * Store.chainDerivedTransaction): needed when money lives on an outside chain, where a ledger row

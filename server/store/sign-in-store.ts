@@ -1,5 +1,35 @@
-import type { SqliteDatabase } from './database.js';
-import type { LoginTokenEntry, SignInStore, SignedIn } from '../http/sessions.js';
+/**
+ * The dashboard's sign-ins, kept in the data dir's database: the port the HTTP door's sessions
+ * (server/http/sessions.ts) talk through, owned here with its SQLite adapter.
+ */
+import type { SqliteDatabase } from './sqlite-driver.js';
+
+export interface SignedIn {
+  owner: string;
+  /** When the login link was used: how fresh the sign-in is (key-issuing actions want a fresh one). */
+  signedInAt: number;
+  expiresAt: number;
+}
+
+export interface LoginTokenEntry {
+  owner: string;
+  expiresAt: number;
+  usedAt: number | null;
+  /** When the session that minted it signed in; null when the owner key did (a new sign-in). */
+  signedInAt: number | null;
+}
+
+/** Where sign-ins are kept, by the SHA-256 of their token: the data dir's database. */
+export interface SignInStore {
+  putLoginToken(hash: string, entry: { owner: string; expiresAt: number; signedInAt: number | null }): void;
+  loginToken(hash: string): LoginTokenEntry | null;
+  /** Marks a login token used; false when it was used already (single use, atomically). */
+  spendLoginToken(hash: string, at: number): boolean;
+  putSession(hash: string, session: SignedIn): void;
+  session(hash: string): SignedIn | null;
+  forgetSession(hash: string): void;
+  forgetExpired(now: number): void;
+}
 
 /** The dashboard's login tokens and sessions in SQLite, by the hash of their token. */
 export function createSqliteSignInStore(db: SqliteDatabase): SignInStore {

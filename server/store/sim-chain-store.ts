@@ -1,5 +1,5 @@
 import { getBase58Decoder } from '@solana/kit';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import type { SimAccountRow, SimChainStore, SimTransactionRow } from '../chain/sim-ledger.js';
 import { decodeSimTransaction, encodeSimTransaction, firstSignatureBytes, type SimKeys } from '../chain/sim-transaction-codec.js';
 

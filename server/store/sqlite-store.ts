@@ -1,6 +1,6 @@
 /** The SQLite implementation of the core's Store port: one adapter per aggregate (./sqlite/) over one database. */
 import type { Store } from '../core/ports/store.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import { backgroundLogFlusher } from './log-flusher.js';
 import { createAgentStore } from './sqlite/agents.js';
 import { createApiKeyStore } from './sqlite/api-keys.js';

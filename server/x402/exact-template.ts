@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import type { PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
 import type { ExactSvmScheme } from '@x402/svm/exact/client';
-import type { SignBytes } from '../keys/key-vault.js';
+import type { SignBytes } from '../core/ports/keys.js';
 import { addressToBytes } from '../chain/address-memo.js';
 import { shortVec } from '../chain/wire-transaction.js';
 import { MEMO_PROGRAM_ADDRESS } from '../chain/usdc-transfer.js';

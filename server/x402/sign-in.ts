@@ -1,7 +1,7 @@
 import { createSIWxPayload, encodeSIWxHeader, SIGN_IN_WITH_X, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import type { PaymentRequired } from '@x402/core/types';
 import type { X402Offer, X402SignInChallenge } from '../core/ports/x402.js';
-import type { WalletKeyVault } from '../keys/key-vault.js';
+import type { WalletSigners } from '../core/ports/keys.js';
 
 /** The offer's `sign-in-with-x` extension as the seller wrote it, if it has one with the fields a proof needs. */
 function extensionOf(offer: X402Offer): SIWxExtension | null {
@@ -34,7 +34,7 @@ export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
  * Solana transaction message, so the signature can move nothing.
  */
 export async function signIn(
-  vault: WalletKeyVault,
+  vault: WalletSigners,
   offer: X402Offer,
   chainId: string,
   wallet: string,

@@ -8,7 +8,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/v1';
 import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
-import type { WalletKeyVault } from '../keys/key-vault.js';
+import type { WalletSigners } from '../core/ports/keys.js';
 import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
 import type { Lifetime } from '../chain/recent-blockhash.js';
 import { templatedExactScheme } from './exact-template.js';
@@ -63,7 +63,7 @@ const readU64 = (data: Uint8Array, offset: number): bigint => new DataView(data.
  */
 export function createX402Buyer(options: {
   rpcUrl: string;
-  vault: WalletKeyVault;
+  vault: WalletSigners;
   networks: { v1: string; v2: string };
   /** The cluster's latest blockhash and its last valid height: the chain's own, read at most once a slot (recent-blockhash.ts). */
   latestBlockhash: () => Promise<Lifetime>;
@@ -98,7 +98,7 @@ interface Signing {
  * and token program), so a payment asks the cluster for no more than its blockhash.
  * The v2 scheme assembles each purchase from a template the package compiled (see exact-template.ts).
  */
-function keptSchemes(vault: WalletKeyVault, rpcUrl: string): (payer: string) => Promise<Schemes> {
+function keptSchemes(vault: WalletSigners, rpcUrl: string): (payer: string) => Promise<Schemes> {
   const schemes = new Map<string, Promise<Schemes>>();
   return (payer) => {
     let kept = schemes.get(payer);

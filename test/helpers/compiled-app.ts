@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 
 /**
  * Compiles the app into a folder of this test's own (below the package, so it finds its

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileApp } from '../helpers/compiled-app.js';
 import { tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 
 /**
  * The desktop app and `npm start` run the compiled output (dist/app), not TypeScript: no compiler and
@@ -31,7 +31,7 @@ describe('the compiled app', () => {
       'server/boot/open-coffer',
       'server/cli/main',
       'electron/main',
-      'electron/launcher',
+      'server/boot/desktop-launcher',
       'build/scripts/electron-natives',
     ]) {
       expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);

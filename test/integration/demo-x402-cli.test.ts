@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { address, createSolanaRpc } from '@solana/kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 import { userShellEnv } from '../helpers/user-shell.js';
 import { USDC_MINTS } from '../../server/chain/networks.js';
 import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';

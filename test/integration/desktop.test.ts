@@ -9,7 +9,7 @@ import { NOTIFICATION_REPEAT_MS } from '../../electron/notifications.js';
 import { openCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer } from '../../server/boot/http-server.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 import type { ServeConfig } from '../../server/cli/config.js';
 import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';

@@ -5,7 +5,7 @@ import { join, sep } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 import { userPath, userShellEnv } from '../helpers/user-shell.js';
 import { tempDataDir } from '../helpers/coffer.js';
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
 import { json, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
-import { packagePath } from '../../server/boot/package-files.js';
+import { packagePath } from '../../server/package/package-files.js';
 
 /**
  * The package as a user installs it: `npm pack`, then `npm install -g` of the tarball into a

@@ -1,13 +1,14 @@
-import { isJsonObject, rawRequest, type Answer, type Api } from './lib/http.js';
+import { isJsonObject, rawRequest, type Answer } from './lib/http.js';
 import { allocate, balanceOf, deploy } from './lib/ledger.js';
 import { micro } from './lib/money.js';
-import { Examples, type Probe } from './lib/report.js';
-import { base58, type Rng } from './lib/rng.js';
+import type { Probe } from './lib/report.js';
+import { base58 } from './lib/rng.js';
 import { removeDir, tempDir } from './lib/cleanup.js';
 import { startServe, type Serve } from './lib/serve.js';
 import { enumerateRoutes, fillPath, takesOwner, validBody, type RouteSpec } from './routes.js';
 import { runMcpChecks } from './auth-mcp.js';
-import { signIn, type DashboardSession } from './lib/session.js';
+import { Tracker, type Agent, type AuthEnv } from './auth-env.js';
+import { signIn } from './lib/session.js';
 
 /**
  * Probe 4: the auth matrix. For every authenticated route: no credentials, garbage and unknown keys
@@ -21,40 +22,6 @@ import { signIn, type DashboardSession } from './lib/session.js';
  * `X-Requested-With: coffer` and no Origin, accepted; when sign-in is a bearer session token instead
  * of a cookie, the replay sends that token as the cookie and must get nowhere.
  */
-export interface Agent {
-  agentId: string;
-  walletAddress: string;
-  apiKey: string;
-}
-
-export interface AuthEnv {
-  serve: Serve;
-  api: Api;
-  rng: Rng;
-  other: { owner: string; ownerKey: string };
-  alice: Agent;
-  bob: Agent;
-  victim: Agent;
-  /** The session from a login link minted with the owner key, and the one from the URL serve printed. */
-  session: DashboardSession;
-  printed: DashboardSession;
-  taskIds: { alice: string; victim: string };
-  signature: string;
-  cached: { approvalId: string | null; token: string | null };
-  notes: string[];
-}
-
-export class Tracker {
-  checks = 0;
-  readonly escalations = new Examples(8);
-  readonly notes: string[] = [];
-
-  check(escalated: boolean, what: string): void {
-    this.checks += 1;
-    if (escalated) this.escalations.add(what);
-  }
-}
-
 type Headers = Record<string, string>;
 
 interface Cred {

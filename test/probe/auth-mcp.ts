@@ -4,7 +4,7 @@ import { balanceOf } from './lib/ledger.js';
 import { micro } from './lib/money.js';
 import { trackPid, untrackPid } from './lib/cleanup.js';
 import { CLI, childEnv } from './lib/serve.js';
-import type { AuthEnv, Tracker } from './auth-matrix.js';
+import type { AuthEnv, Tracker } from './auth-env.js';
 
 /**
  * The auth matrix through `coffer mcp`: the official SDK client launches the tool server as an MCP

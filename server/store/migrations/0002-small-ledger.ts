@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import type { SimTransactionMeta } from '../../chain/sim-ledger.js';
 import { encodeSimTransaction } from '../../chain/sim-transaction-codec.js';
 import { createSimKeys, signatureHead } from '../sim-chain-store.js';

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 /**
  * How many of a transaction signature's first characters `transfers_by_signature` keeps. Ten base58

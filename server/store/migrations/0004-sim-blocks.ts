@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 /**
  * Schema 4, the embedded chain's blocks (issue 29): slots follow the clock (server/chain/sim-blocks.ts)

@@ -2,7 +2,7 @@
 import type { AgentRecord, AgentStatus, AgentStore } from '../../core/ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import type { Breaker } from '../../wire/policy/breaker.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { budgetsFromJson, budgetsToJson, createBudgetSpend } from './budget-spend.js';
 import { allRows, bigintStatement, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 

@@ -1,6 +1,6 @@
 /** SQLite adapter of the API keys port. */
 import type { ApiKeyStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { text, type Row } from './rows.js';
 
 export function createApiKeyStore(db: SqliteDatabase): ApiKeyStore {

@@ -1,6 +1,6 @@
 /** SQLite adapter of the approvals port. */
 import type { ApprovalRecord, ApprovalStore, EndedApproval } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 
 function toApproval(row: Row): ApprovalRecord {

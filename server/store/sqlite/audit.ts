@@ -1,6 +1,6 @@
 /** SQLite adapter of the audit port: the append-only audit log. */
 import type { AuditEntry, AuditStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, optionalText, text, type Row } from './rows.js';
 
 const toAuditEntry = (row: Row): AuditEntry => ({

@@ -5,7 +5,7 @@
  */
 import type { Budget, BudgetScope } from '../../wire/policy/budget.js';
 import type { Spent } from '../../core/ports/store/spend.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 /** SQLite adapter of the link sessions port. */
 import type { LinkSessionRecord, LinkSessionStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 
 function toLinkSession(row: Row): LinkSessionRecord {

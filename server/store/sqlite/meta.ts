@@ -1,6 +1,6 @@
 /** SQLite adapter of the meta port: key/value settings. */
 import type { MetaStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { optionalText } from './rows.js';
 
 export function createMetaStore(db: SqliteDatabase): MetaStore {

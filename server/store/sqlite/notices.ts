@@ -1,6 +1,6 @@
 /** SQLite adapter of the notices port: what the owner was told about an agent, and when. */
 import type { NoticeStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { optionalNumber } from './rows.js';
 
 export function createNoticeStore(db: SqliteDatabase): NoticeStore {

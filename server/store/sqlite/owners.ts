@@ -1,6 +1,6 @@
 /** SQLite adapter of the owners port. */
 import type { OwnerRecord, OwnerStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, oneRow, text, type Row } from './rows.js';
 
 const toOwner = (row: Row): OwnerRecord => ({ address: text(row.address), createdAt: Number(row.created_at) });

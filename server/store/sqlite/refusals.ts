@@ -1,6 +1,6 @@
 /** SQLite adapter of the refusals port: the owner's latest refused payments, trimmed as they come. */
 import type { RefusalRecord, RefusalStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 export function createRefusalStore(db: SqliteDatabase): RefusalStore {
   const stmts = {

@@ -3,7 +3,7 @@
  * listings searched beside them (the Bazaar's), by one rule; and the image models.
  */
 import type { ModelRecord, RegistryStore, SearchListing, ServiceRecord } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, oneRow, optionalText, text, type Row } from './rows.js';
 
 /** How many matches a search ranks, and counts, at most. */

@@ -1,6 +1,6 @@
 /** What every SQLite adapter shares: typed values read out of rows, and mapped rows read out of statements. */
 import type Database from 'better-sqlite3';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 export type Row = Record<string, unknown>;
 

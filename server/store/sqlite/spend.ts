@@ -1,6 +1,6 @@
 /** SQLite adapter of the spend port: rolling windows and totals read from the buckets the schema maintains. */
 import type { AgentSpendTotals, SpendStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { createBudgetSpend } from './budget-spend.js';
 import { bigintStatement, optionalNumber, text, type Row } from './rows.js';
 

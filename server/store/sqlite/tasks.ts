@@ -1,6 +1,6 @@
 /** SQLite adapter of the tasks port: image generation tasks. */
 import type { GenerationTask, TaskStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalText, text, type Row } from './rows.js';
 
 export function toTask(row: Row): GenerationTask {

@@ -1,7 +1,7 @@
 /** SQLite adapter of the transfers port: every move of money, whatever its kind, as one row of `transfers`. */
 import type Database from 'better-sqlite3';
 import type { CountedPayment, TransferKind, TransferOf, TransferRecord, TransferStore } from '../../core/ports/store.js';
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
 import { toTask } from './tasks.js';
 import { SIGNATURE_PREFIX_CHARS } from '../migrations/0003-transfers-written-once.js';

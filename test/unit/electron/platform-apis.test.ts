@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { packagePath } from '../../../server/boot/package-files.js';
+import { packagePath } from '../../../server/package/package-files.js';
 
 /**
  * A lint over the desktop app's code, read against Electron's own declarations (electron.d.ts as it

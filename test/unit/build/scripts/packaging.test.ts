@@ -8,8 +8,8 @@ import {
   runElectron,
   whyElectronStopped,
   whyNoDesktop,
-} from '../../../../electron/launcher.js';
-import { packageRoot } from '../../../../server/boot/package-files.js';
+} from '../../../../server/boot/desktop-launcher.js';
+import { packageRoot } from '../../../../server/package/package-files.js';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cofferInvocation, cofferMcpLaunch, shellCommand } from '../../../../server/boot/cli-invocation.js';
-import { packagePath } from '../../../../server/boot/package-files.js';
+import { packagePath } from '../../../../server/package/package-files.js';
 
 describe('how coffer is run from a shell or an MCP host', () => {
   const bin = realpathSync(packagePath('server', 'cli', 'bin.js'));

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { prepareElectronNatives } from '../build/scripts/electron-natives.js';
-import { packagePath, packageRoot } from '../server/boot/package-files.js';
+import { prepareElectronNatives } from '../../build/scripts/electron-natives.js';
+import { packagePath, packageRoot } from '../package/package-files.js';
 
 const require = createRequire(import.meta.url);
 /** The desktop app runs compiled JavaScript (`npm run build`), never TypeScript through a loader. */
