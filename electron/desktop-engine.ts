@@ -6,7 +6,7 @@ import type { OpenedCoffer } from '../server/boot/open-coffer.js';
 import type { RunningServer } from '../server/boot/http-server.js';
 import { assertPortFree } from '../server/boot/already-running.js';
 import { isFirstStart } from '../server/boot/first-start.js';
-import { SimChainUnavailableError } from '../server/chain/load-sim-chain.js';
+import { SimChainUnavailableError } from '../server/chain/solana/sim/load.js';
 import type { ServeConfig } from '../server/cli/config.js';
 import { StartDeclined, type DesktopContext } from './desktop-context.js';
 import { offerRestore } from './desktop-first-start.js';

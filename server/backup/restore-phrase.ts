@@ -2,7 +2,7 @@ import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { CofferError } from '../wire/errors.js';
 import { isRecoveryPhrase, normalizePhrase, seedOfPhrase, walletKeyAt } from '../keys/recovery-phrase.js';
 import type { KeyStorePreference } from '../keys/open-secret-backend.js';
-import { RpcChain } from '../chain/rpc-chain.js';
+import { RpcChain } from '../chain/solana/cluster/chain.js';
 import { chooseNetwork, openCoffer, type OpenedCoffer } from '../boot/open-coffer.js';
 import { claimEmptyDataDir } from './restore-file.js';
 

@@ -4,9 +4,6 @@ import { createHttpApp } from '../http/app.js';
 import { DashboardSessions } from '../http/sessions.js';
 import { createSqliteSignInStore } from '../store/sign-in-store.js';
 import type { OpenedCoffer } from './open-coffer.js';
-import { createSimRpc } from '../chain/sim-rpc.js';
-import { createSimRpcSubscriptions } from '../chain/sim-rpc-subscriptions.js';
-import { serveSimRpcSubscriptions } from '../http/sim-rpc-socket.js';
 import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 export interface RunningServer {
@@ -41,14 +38,13 @@ export async function startHttpServer(options: {
     port: () => port,
     isShuttingDown: () => shuttingDown,
     log: options.log,
-    simRpc: coffer.simLedger === null ? null : createSimRpc(coffer.simLedger),
+    railRoutes: coffer.embedded?.httpRoutes() ?? null,
   });
   const listening = await listenOnLoopback(app, options.port, { requestTimeoutMs: 120_000 });
   const { server } = listening;
   port = listening.port;
-  // The sim chain's RPC subscriptions, on WebSocket beside POST /rpc.
-  const sockets =
-    coffer.simLedger === null ? null : serveSimRpcSubscriptions(server, createSimRpcSubscriptions(coffer.simLedger), () => port);
+  // The embedded chain's RPC subscriptions, on WebSocket beside its POST /rpc.
+  const sockets = coffer.embedded?.serveSubscriptions(server, () => port) ?? null;
   const url = `http://127.0.0.1:${port}`;
   coffer.setBaseUrl(url);
 

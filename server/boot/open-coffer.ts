@@ -3,21 +3,18 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../store
 import { openDatabase, setDurability } from '../store/database.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
-import { createSimChainStore } from '../store/sim-chain-store.js';
 import { catalogFor, loadCatalog, payToAddresses, readCatalog } from '../store/catalog.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { createKeyVault, type WalletKeyVault } from '../keys/key-vault.js';
-import { loadSimChain } from '../chain/load-sim-chain.js';
-import type { SimChain } from '../chain/sim-chain.js';
-import type { SimLedger } from '../chain/sim-ledger.js';
-import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
-import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork, x402Networks, type NetworkChoice } from '../chain/networks.js';
+import type { RpcChain } from '../chain/solana/cluster/chain.js';
+import { chooseSolanaNetwork, openSolanaRail } from '../chain/solana/rail.js';
+import type { EmbeddedChain } from '../chain/rail.js';
+import { NAMED_RPC_NETWORKS, x402Networks, type NetworkChoice } from '../chain/solana/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import { DEMO_LOCALNET } from '../wire/network-words.js';
 import type { Chain } from '../core/ports/chain.js';
 import type { X402Buyer } from '../core/ports/x402.js';
 import { systemClock, type Clock } from '../core/ports/keys.js';
-import { createSimImageProvider } from '../providers/sim-images.js';
 import { createOpenAiImagesProvider } from '../providers/openai-images.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EventBus } from '../core/events.js';
@@ -56,8 +53,8 @@ export interface OpenedCoffer {
   engine: Engine;
   db: SqliteDatabase;
   chain: Chain;
-  /** The embedded chain's ledger (sim only), which the HTTP server also speaks JSON-RPC for. */
-  simLedger: SimLedger | null;
+  /** The rail's embedded chain (sim only), which the HTTP server also serves (its JSON-RPC, its test images). */
+  embedded: EmbeddedChain | null;
   owner: string;
   ownerKey: string;
   ownerCreated: boolean;
@@ -93,14 +90,8 @@ export function networkToReopen(recorded: string | null, dataDir: string): strin
 const demoDataDir = (dataDir: string) =>
   `the data dir ${dataDir} holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dirname(dataDir)}`;
 
-/** The network asked for (a name or an RPC URL), and its name; an RPC URL is the cluster its genesis hash says (a private devnet endpoint is devnet). */
-export async function chooseNetwork(asked: string, usdcMint?: string): Promise<{ choice: NetworkChoice; name: string }> {
-  let choice = parseNetwork(asked, usdcMint);
-  if (choice.kind === 'rpc' && !Object.hasOwn(NAMED_RPC_NETWORKS, asked)) {
-    choice = { kind: 'rpc', network: identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl)) };
-  }
-  return { choice, name: choice.kind === 'sim' ? 'sim' : choice.network.name };
-}
+/** The network asked for (a name or an RPC URL), and its name (the rail's reading of it). */
+export const chooseNetwork = chooseSolanaNetwork;
 
 /**
  * Opens a data dir: SQLite, the catalog, the key store, the chain, the engine; reconciles payments
@@ -127,19 +118,15 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         `the data dir ${options.dataDir} holds a ${recorded} treasury; start with --network ${recorded} or use another --data-dir`,
       );
     }
-    // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
-    // per commit is needed there (see openDatabase).
-    if (choice.kind === 'sim') setDurability(db, 'normal');
     const catalog = catalogFor(readCatalog(), choice.kind === 'sim' ? 'sim' : choice.network.name);
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     const vault = createKeyVault(backend);
-    // The sim chain (and its native module) is loaded only for the sim network, so every other
-    // network works where LiteSVM has no build.
-    let sim: SimChain | null = null;
-    let chain: Chain;
-    if (choice.kind === 'sim') chain = sim = await (await loadSimChain()).open(createSimChainStore(db), vault, clock);
-    else chain = new RpcChain(choice.network, vault);
+    const rail = await openSolanaRail(choice, { db, vault, clock });
+    const { chain, embedded } = rail;
+    // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
+    // per commit is needed there (see openDatabase).
+    if (embedded !== null) setDurability(db, 'normal');
     // Recorded once the chain is open: a network that could not start does not claim the data dir.
     store.setMeta('network', networkName);
 
@@ -154,12 +141,10 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
       // x402 names devnet and mainnet only; its packages are loaded only where they can pay.
-      x402: await x402BuyerFor(choice, networkName, vault, chain instanceof RpcChain ? chain : null),
+      x402: await x402BuyerFor(choice, networkName, vault, rail.cluster),
       imageProvider: options.imageProviderUrl
         ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey)
-        : choice.kind === 'sim'
-          ? createSimImageProvider(() => baseUrl)
-          : null,
+        : (embedded?.imageProvider(() => baseUrl) ?? null),
       baseUrl: () => baseUrl,
       demoApiUrl: () => demoApiUrl(options.dataDir),
       // Bazaar discovery reads a facilitator's list only once the owner names one (off by default).
@@ -174,14 +159,14 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const { owner, ownerKey, created } = options.recover ? await engine.recoverTreasury(options.recover) : await engine.ensureOwner();
     // The registry names the treasury as the recipient of what Coffer provides itself: known now.
     loadCatalog(openedDb, catalog, owner);
-    if (sim !== null) await sim.openUsdcAccounts(payToAddresses(catalog, owner));
+    await embedded?.openUsdcAccounts(payToAddresses(catalog, owner));
     engine.resumeTasks({ retryFailedRefunds: true });
     const minuteTimer = startMinuteTimer(engine, options.log);
     return {
       engine,
       db: openedDb,
       chain,
-      simLedger: sim?.ledger ?? null,
+      embedded,
       dataDirLock,
       owner,
       ownerKey,

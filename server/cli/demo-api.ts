@@ -8,7 +8,7 @@ import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookup
 import { facilitatorAt } from '../x402/paywall-x402.js';
 import { resolveServeConfig } from './config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
-import { x402Networks } from '../chain/networks.js';
+import { x402Networks } from '../chain/solana/networks.js';
 
 export const DEMO_API_PORT = 7403;
 

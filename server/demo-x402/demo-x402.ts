@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { DEMO_LOCALNET } from '../wire/network-words.js';
-import { DEMO_LOCALNET_GENESIS_HASH } from '../chain/networks.js';
+import { DEMO_LOCALNET_GENESIS_HASH } from '../chain/solana/networks.js';
 import { openCoffer } from '../boot/open-coffer.js';
 import { startHttpServer } from '../boot/http-server.js';
 import { startChainWatch } from '../boot/chain-watch.js';

@@ -28,11 +28,11 @@ import {
 } from '@solana-program/token';
 import { openDatabase } from '../store/database.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
-import { createSimChainStore } from '../store/sim-chain-store.js';
-import { SimLedger } from '../chain/sim-ledger.js';
-import { createSimRpc, type SimRpc } from '../chain/sim-rpc.js';
-import { USDC_MINTS } from '../chain/networks.js';
-import { tokenAmount, usdcTokenAccount } from '../chain/usdc-transfer.js';
+import { createSimChainStore } from '../chain/solana/sim/store.js';
+import { SimLedger } from '../chain/solana/sim/ledger.js';
+import { createSimRpc, type SimRpc } from '../chain/solana/sim/json-rpc/rpc.js';
+import { USDC_MINTS } from '../chain/solana/networks.js';
+import { tokenAmount, usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 import { systemClock } from '../core/ports/keys.js';
 import { loopbackRefusal } from '../http/guards.js';
 import { listenOnLoopback } from '../boot/loopback-server.js';

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { readCatalog } from '../store/catalog.js';
-import { x402Networks } from '../chain/networks.js';
+import { x402Networks } from '../chain/solana/networks.js';
 import { loopbackRefusal } from '../http/guards.js';
 import { quoteFor, weatherFor } from '../demo-api/demo-data.js';
 import type { Facilitator } from '../x402/paywall-x402.js';

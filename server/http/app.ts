@@ -1,4 +1,4 @@
-import express, { type Express, type Response } from 'express';
+import express, { type Express, type Response, type Router } from 'express';
 import type { Engine } from '../core/engine.js';
 import { CofferError } from '../wire/errors.js';
 import { errorHandler, notFound, sendError } from './errors.js';
@@ -6,7 +6,6 @@ import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';
 import { DashboardSessions } from './sessions.js';
 import { dashboardRoutes, loginLinkRoute, sessionRoutes } from './dashboard.js';
-import { simImageRoutes } from './sim-images.js';
 import { agentRoutes } from './routes/agents.js';
 import { paymentRoutes } from './routes/payments.js';
 import { generationRoutes } from './routes/generation.js';
@@ -19,8 +18,6 @@ import { treasuryRoutes } from './routes/treasury.js';
 import { backupRoutes } from './routes/backup.js';
 import { settingsRoutes } from './routes/settings.js';
 import type { RouteDeps } from './routes/route-deps.js';
-import { simRpcRoute } from './sim-rpc-route.js';
-import type { SimRpc } from '../chain/sim-rpc.js';
 
 export interface HttpAppOptions {
   engine: Engine;
@@ -31,8 +28,11 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   streams: Set<Response>;
   log: (message: string) => void;
-  /** The embedded chain's JSON-RPC, served at POST /rpc (sim only). */
-  simRpc: SimRpc | null;
+  /**
+   * What the data dir's rail serves beside /v1 (the embedded chain: its JSON-RPC at POST /rpc, which
+   * reads its own body, and its test images); null on a remote network.
+   */
+  railRoutes: Router | null;
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -46,7 +46,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  if (options.simRpc !== null) app.use(simRpcRoute(options.simRpc));
+  if (options.railRoutes !== null) app.use(options.railRoutes);
   // Every body is read as JSON whatever its Content-Type (curl -d sends form encoding by default).
   app.use(express.json({ limit: '64kb', type: () => true, strict: true }));
 
@@ -86,7 +86,6 @@ export function createHttpApp(options: HttpAppOptions): Express {
   v1.use(notFound);
   app.use('/v1', v1);
 
-  if (engine.network === 'sim') app.use(simImageRoutes());
   app.use(dashboardRoutes(engine.network));
   app.use(notFound);
   app.use(errorHandler(options.log));

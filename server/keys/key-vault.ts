@@ -6,7 +6,8 @@ import {
   getBase58Encoder,
   type KeyPairSigner,
 } from '@solana/kit';
-import { ownerKeySecret, type NewWallet, type SignBytes, type WalletSigners } from '../core/ports/keys.js';
+import { ownerKeySecret, type NewWallet } from '../core/ports/keys.js';
+import type { SignBytes, WalletSigners } from '../chain/solana/signers.js';
 import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { SecretBackend } from './secret-backend.js';
 

@@ -30,12 +30,15 @@ export const amountSchema = z.string({ error: AMOUNT_TYPE_RULE }).refine(
   { message: AMOUNT_RULE },
 );
 
-/** A Solana address that really decodes to 32 bytes (the pattern alone lets 33-byte strings through). */
 /**
- * A Solana address: base58 text of 32 bytes. Read on every request (the owner, recipients), so with
+ * A Solana address: base58 text of 32 bytes (the pattern alone lets 33-byte strings through). Read on every request (the owner, recipients), so with
  * bs58's byte loop rather than a big-integer conversion (several times faster; the same answer).
  */
 export const isSolanaAddress = (text: string): boolean => ADDRESS_PATTERN.test(text) && bs58.decodeUnsafe(text)?.length === 32;
+
+/** A Solana transaction signature: base58 text of 64 bytes (64 to 88 characters). */
+export const isTransactionSignature = (text: string): boolean =>
+  /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(text) && bs58.decodeUnsafe(text)?.length === 64;
 
 export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
 

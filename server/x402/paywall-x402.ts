@@ -7,7 +7,7 @@ import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { toFacilitatorSvmSigner } from '@x402/svm';
 import type { KeyPairSigner } from '@solana/kit';
-import { x402Networks } from '../chain/networks.js';
+import { x402Networks } from '../chain/solana/networks.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';

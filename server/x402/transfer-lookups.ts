@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
-import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/networks.js';
-import { RpcChain, readGenesisHash } from '../chain/rpc-chain.js';
+import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
+import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
 
 const healthSchema = z.object({ network: z.string(), usdcMint: z.string() });
 const lookupSchema = z.object({

@@ -2,7 +2,7 @@ import { address, getBase58Encoder, getPublicKeyFromAddress, isSignature, verify
 import { decodeReceipt, receiptProofMessage, type Receipt } from '../wire/receipts.js';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
-import { usdcTokenAccount } from '../chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 import type { PaywallStore } from './paywall-store.js';
 import { isNonceShaped, type NonceReading, type Nonces } from './nonces.js';
 

@@ -8,12 +8,12 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/v1';
 import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
-import type { WalletSigners } from '../core/ports/keys.js';
-import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/usdc-transfer.js';
-import type { Lifetime } from '../chain/recent-blockhash.js';
+import type { WalletSigners } from '../chain/solana/signers.js';
+import { MEMO_PROGRAM_ADDRESS, usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
+import type { Lifetime } from '../chain/solana/cluster/recent-blockhash.js';
 import { templatedExactScheme } from './exact-template.js';
 import { readSignIn, signIn } from './sign-in.js';
-import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/wire-transaction.js';
+import { instructionsOf, readWireTransaction, type WireInstruction, type WireTransaction } from '../chain/solana/wire-transaction.js';
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Lighthouse assertions, which some wallets append; they move nothing. */

@@ -1,6 +1,6 @@
 import { address } from '@solana/kit';
 import type { TestCluster } from '../fixtures/test-cluster.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 
 /** A wallet's USDC on a test cluster, in micro-USDC, read from its token account (0 when it has none). */
 export async function usdcOn(cluster: TestCluster, wallet: string): Promise<bigint> {

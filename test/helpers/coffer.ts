@@ -6,6 +6,8 @@ import { openCoffer, type OpenedCoffer } from '../../server/boot/open-coffer.js'
 import { startHttpServer, type RunningServer } from '../../server/boot/http-server.js';
 import type { Clock } from '../../server/core/ports/keys.js';
 import type { McpLaunch } from '../../server/wire/mcp-config.js';
+import { SimChain } from '../../server/chain/solana/sim/chain.js';
+import type { SimLedger } from '../../server/chain/solana/sim/ledger.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -29,6 +31,12 @@ export interface TestCoffer {
   /** Appends ?owner= (or &owner=) for the test's owner. */
   withOwner(path: string): string;
   stop(): Promise<void>;
+}
+
+/** The embedded chain's ledger of a Coffer opened on the sim network. */
+export function simLedgerOf(coffer: OpenedCoffer): SimLedger {
+  if (!(coffer.chain instanceof SimChain)) throw new Error(`this Coffer runs on ${coffer.chain.network}, not on the embedded chain`);
+  return coffer.chain.ledger;
 }
 
 export function tempDataDir(): string {

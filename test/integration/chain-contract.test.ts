@@ -15,13 +15,13 @@ import {
   signTransactionMessageWithSigners,
 } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, getTransferCheckedInstruction } from '@solana-program/token';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain, PreparedTransfer, TransferRequest } from '../../server/core/ports/chain.js';
 import { MemoryChain, randomAddress } from '../fixtures/memory-chain.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { expectCofferError } from '../helpers/expect-error.js';
-import { micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { micro, simLedgerOf, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 
 /**
  * The Chain port's contract (server/core/ports/chain.ts), the same cases run against each adapter:
@@ -224,7 +224,7 @@ describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an
 describe('the embedded chain', () => {
   it('finds a failed transfer whose destination is no token account, naming no wallet', async () => {
     const sim = coffers[0]!;
-    const ledger = sim.coffer.simLedger!;
+    const ledger = simLedgerOf(sim.coffer);
     const [payer, holder, destination] = await Promise.all([1, 2, 3].map(() => generateKeyPairSigner()));
     // The destination holds SOL and no data: a wallet, not a token account.
     ledger.airdrop(payer!.address, 1_000_000_000n);

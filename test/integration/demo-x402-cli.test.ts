@@ -7,8 +7,8 @@ import { address, createSolanaRpc } from '@solana/kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packagePath } from '../../server/package/package-files.js';
 import { userShellEnv } from '../helpers/user-shell.js';
-import { USDC_MINTS } from '../../server/chain/networks.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { USDC_MINTS } from '../../server/chain/solana/networks.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { CLI, runCoffer } from '../helpers/serve-process.js';
 
 /**

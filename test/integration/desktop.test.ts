@@ -11,7 +11,7 @@ import { startHttpServer } from '../../server/boot/http-server.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { packagePath } from '../../server/package/package-files.js';
 import type { ServeConfig } from '../../server/cli/config.js';
-import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
+import { SimChainUnavailableError } from '../../server/chain/solana/sim/load.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
 import { backupFileOf, fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
 import { createFirstStartClient } from '../../server/client/first-start-client.js';

@@ -4,8 +4,8 @@ import { fundedAgent, ownerState, UNLISTED_API, type TestCoffer } from '../helpe
 import { pay } from '../helpers/pay.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { openConnection, type SqliteDatabase } from '../../server/store/sqlite-driver.js';
-import { createSimKeys } from '../../server/store/sim-chain-store.js';
-import { decodeSimTransaction, firstSignatureBytes } from '../../server/chain/sim-transaction-codec.js';
+import { createSimKeys } from '../../server/chain/solana/sim/store.js';
+import { decodeSimTransaction, firstSignatureBytes } from '../../server/chain/solana/sim/transaction-codec.js';
 import { MIGRATIONS } from '../../server/store/migrations.js';
 
 /**

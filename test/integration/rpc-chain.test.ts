@@ -8,7 +8,7 @@ import { expectError } from '../helpers/expect-error.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { decodeReceipt } from '../../server/wire/receipts.js';
 import { newId } from '../../server/core/ids.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { address } from '@solana/kit';
 import express from 'express';
 import type { AddressInfo } from 'node:net';

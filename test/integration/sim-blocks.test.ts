@@ -19,9 +19,9 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BLOCK_MS, BLOCKHASH_LIFETIME } from '../../server/chain/sim-blocks.js';
+import { BLOCK_MS, BLOCKHASH_LIFETIME } from '../../server/chain/solana/sim/blocks.js';
 import { openConnection } from '../../server/store/sqlite-driver.js';
-import { manualClock, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { manualClock, simLedgerOf, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 
 /**
  * The embedded chain's blocks, on a clock the test moves. On Solana a blockhash is usable for 150
@@ -58,7 +58,7 @@ async function heldTransfer(t: TestCoffer) {
   const rpc = createSolanaRpc(`${t.url}/rpc`);
   const from = await generateKeyPairSigner();
   const to = (await generateKeyPairSigner()).address;
-  t.coffer.simLedger!.airdrop(from.address, 10_000_000_000n);
+  simLedgerOf(t.coffer).airdrop(from.address, 10_000_000_000n);
   const { value: lifetime } = await rpc.getLatestBlockhash().send();
   const transaction = await pipe(
     createTransactionMessage({ version: 0 }),

@@ -1,7 +1,7 @@
 import { address, createSolanaRpc, signature, type Base64EncodedWireTransaction } from '@solana/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { fundedAgent, startCoffer, tempDataDir, UNLISTED_API, type TestCoffer } from '../helpers/coffer.js';
 import { rmSync } from 'node:fs';
 import { pay } from '../helpers/pay.js';

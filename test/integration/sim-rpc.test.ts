@@ -29,9 +29,9 @@ import {
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
-import { startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
+import { simLedgerOf, startCoffer, fundedAgent, UNLISTED_API, micro, type TestCoffer } from '../helpers/coffer.js';
 import { pay } from '../helpers/pay.js';
-import { usdcTokenAccount } from '../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import type { WalletKeyVault } from '../../server/keys/key-vault.js';
 import { request } from 'node:http';
@@ -99,7 +99,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     expect(await rpc.getHealth().send()).toBe('ok');
     expect((await rpc.getVersion().send())['solana-core']).toMatch(/^\d+\.\d+\.\d+$/);
     // The genesis hash is the data dir's: it stays across a restart.
-    expect(t.coffer.simLedger?.genesisHash).toBe(genesis);
+    expect(simLedgerOf(t.coffer).genesisHash).toBe(genesis);
   });
 
   it('reads accounts as base64, base58 and jsonParsed, balances and token balances', async () => {

@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openCoffer } from '../../server/boot/open-coffer.js';
-import { SimChainUnavailableError } from '../../server/chain/load-sim-chain.js';
+import { SimChainUnavailableError } from '../../server/chain/solana/sim/load.js';
 import { tempDataDir } from '../helpers/coffer.js';
 
 // As on Windows (or a macOS install whose lock had no LiteSVM build): the sim chain's module, and
 // LiteSVM's native binding with it, cannot load.
-vi.mock('../../server/chain/sim-chain.js', () => {
+vi.mock('../../server/chain/solana/sim/chain.js', () => {
   throw new Error('Cannot find module litesvm-win32-x64-msvc');
 });
 

@@ -175,6 +175,8 @@ describe('the 402 flow against the demo paid API', () => {
     const missing = await t.api('GET', `/v1/chain/transactions/${'4'.repeat(88)}`, { key: null });
     expectError(missing, 404, 'transaction_not_found');
     expect((await t.api('GET', '/v1/chain/transactions/not-a-signature', { key: null })).body.code).toBe('invalid_signature');
+    // Of a signature's length but not base58 ("0" is no base58 digit): refused as such, never a 500.
+    expectError(await t.api('GET', `/v1/chain/transactions/${'0'.repeat(70)}`, { key: null }), 400, 'invalid_signature');
     const service = await t.api('GET', '/v1/services/demo-weather', { key: null });
     expect(service.body).toMatchObject({ id: 'demo-weather', pricePerCall: '0.01', payTo: DEMO_PAY_TO, source: 'x402-marketplace' });
     expect((await t.api('GET', '/v1/services/nope', { key: null })).body.code).toBe('service_not_found');

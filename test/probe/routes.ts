@@ -1,11 +1,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The server's routes, read from its sources (server/http/app.ts, routes/*.ts, dashboard.ts,
- * sim-images.ts) so a new route is fuzzed the day it appears, and classified by who may call it
+ * The server's routes, read from its sources (server/http/app.ts, routes/*.ts, dashboard.ts, and what
+ * the embedded chain serves beside /v1: server/chain/solana/sim/images-route.ts, json-rpc/route.ts) so a new route is fuzzed the day it appears, and classified by who may call it
  * (docs/SECURITY.md "Who may do what", API.md). A route found in the sources but missing from the table below
  * is reported as unclassified: the auth matrix cannot judge it until it is added here.
  */
@@ -109,7 +109,12 @@ const TABLE: Record<string, Auth> = {
   'POST /rpc': 'public',
 };
 
-const HTTP_DIR = fileURLToPath(new URL('../../server/http/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HTTP_DIR = join(ROOT, 'server', 'http');
+/** The embedded chain's routes, which the HTTP server mounts at its root (server/chain/rail.ts httpRoutes). */
+const RAIL_ROUTE_FILES = ['server/chain/solana/sim/images-route.ts', 'server/chain/solana/sim/json-rpc/route.ts'].map((file) =>
+  join(ROOT, file),
+);
 const ROUTE_CALL = /\b(router|v1|app)\.(get|post|put|patch|delete|all)\(\s*('[^']+'|\[[^\]]*\])/g;
 const MOUNT = /\b(v1|app)\.use\(\s*(?:'([^']*)'\s*,\s*)?(\w+)\(/g;
 
@@ -134,6 +139,7 @@ export function enumerateRoutes(): RouteSpec[] {
     ...readdirSync(join(HTTP_DIR, 'routes'))
       .filter((f) => f.endsWith('.ts'))
       .map((f) => join(HTTP_DIR, 'routes', f)),
+    ...RAIL_ROUTE_FILES,
   ];
   const seen = new Map<string, RouteSpec>();
   for (const file of files) {
@@ -152,7 +158,7 @@ export function enumerateRoutes(): RouteSpec[] {
             method: method.toUpperCase(),
             pattern,
             auth: TABLE[key] ?? 'unclassified',
-            source: `server/http/${file.slice(HTTP_DIR.length)}`,
+            source: relative(ROOT, file),
           });
         }
       }

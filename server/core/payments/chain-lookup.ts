@@ -1,5 +1,5 @@
-import { isSignature } from '@solana/kit';
 import { CofferError } from '../../wire/errors.js';
+import { isTransactionSignature } from '../../wire/schemas.js';
 import type { EngineContext } from '../context.js';
 import type { TransferFound } from '../ports/chain.js';
 
@@ -22,7 +22,7 @@ export const transferView = (transfer: TransferFound) => ({
  * data, so it needs no key. Paid APIs on the sim network verify receipts with it.
  */
 export async function lookupTransfer(ctx: EngineContext, txSignature: string) {
-  if (!isSignature(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58, 64 bytes)');
+  if (!isTransactionSignature(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58, 64 bytes)');
   const transfer = await ctx.chain.findTransfer(txSignature);
   if (transfer === null) throw new CofferError('transaction_not_found', `no USDC transfer ${txSignature} on ${ctx.chain.network}`);
   return { network: ctx.chain.network, usdcMint: ctx.chain.usdcMint, transfer: transferView(transfer) };

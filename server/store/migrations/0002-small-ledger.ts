@@ -1,14 +1,14 @@
 import type { SqliteDatabase } from '../sqlite-driver.js';
-import type { SimTransactionMeta } from '../../chain/sim-ledger.js';
-import { encodeSimTransaction } from '../../chain/sim-transaction-codec.js';
-import { createSimKeys, signatureHead } from '../sim-chain-store.js';
+import type { SimTransactionMeta } from '../../chain/solana/sim/ledger.js';
+import { encodeSimTransaction } from '../../chain/solana/sim/transaction-codec.js';
+import { createSimKeys, signatureHead } from '../../chain/solana/sim/store.js';
 
 /**
  * Schema 2, a small ledger (issue 28): a payment took some 6.5 KB, mostly the embedded chain's log
  * keeping each transaction as base64 text with 2.4 KB of metadata JSON and a second copy of the
  * signed transaction in `transfers`. Now:
  * - `sim_keys` numbers the chain's addresses; `sim_transactions` keeps each transaction as one BLOB
- *   (server/chain/sim-transaction-codec.ts: the wire with its account keys as those numbers, the
+ *   (server/chain/solana/sim/transaction-codec.ts: the wire with its account keys as those numbers, the
  *   metadata deflated), ordered by `seq` (its rowid) and found by a number read from its signature
  *   (`signature_head`, checked against the signature itself); `sim_address_signatures` lists a
  *   transaction under its addresses' numbers. Every row is carried over, in its order.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { address, generateKeyPairSigner, getBase58Decoder, signBytes, type KeyPairSigner } from '@solana/kit';
 import { encodeReceipt, receiptProofMessage } from '../../../../server/wire/receipts.js';
-import { usdcTokenAccount } from '../../../../server/chain/usdc-transfer.js';
+import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
 import type { TransferFound, TransferLookup } from '../../../../server/core/ports/chain.js';
 import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
 import { createNonces, isNonceShaped } from '../../../../server/x402/nonces.js';

@@ -21,7 +21,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { randomBytes } from 'node:crypto';
 import { checkSignedTransaction } from '../../../../server/x402/x402-buyer.js';
-import { MEMO_PROGRAM_ADDRESS } from '../../../../server/chain/usdc-transfer.js';
+import { MEMO_PROGRAM_ADDRESS } from '../../../../server/chain/solana/usdc-transfer.js';
 
 /**
  * What Coffer reads back before it hands an x402 payment header out: the seller's fee payer, one
