@@ -56,6 +56,25 @@ export default tseslint.config(
     },
   },
   {
+    // The /v1 client speaks only the wire (server/wire): nothing of the engine, not even its types, so
+    // the dashboard and an agent's code that use it see what the server sends and no more.
+    // no-restricted-imports covers `import type` and `export ... from` as well.
+    files: ['server/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+core(/|$)',
+              message: 'the /v1 client imports nothing of server/core: its answer types are server/wire/answers',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The dashboard is a client of /v1: of the server it imports only the wire format and the /v1 client.
     files: ['renderer/src/**/*.{ts,tsx}'],
     rules: {

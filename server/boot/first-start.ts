@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CofferError, isCofferError } from '../wire/errors.js';
-import type { FirstStartStatus } from '../core/views.js';
+import type { FirstStartStatus } from '../wire/answers/first-start.js';
 import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-file.js';
 import { refuseOtherNetwork, restoreBackupFile } from '../backup/restore-file.js';
 import { restoreFromPhrase } from '../backup/restore-phrase.js';

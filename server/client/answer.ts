@@ -1,10 +1,14 @@
 // How a /v1 answer is read: its status and JSON body, or a CofferApiError with the server's message and code.
 import { CofferApiError } from './client-error.js';
+import type { Approval } from '../wire/answers/approvals.js';
 
 export interface Answer<T> {
   status: number;
   body: T;
 }
+
+/** A request that may wait for the owner: the result (200), or the approval it now waits in (202). */
+export type MayWait<T> = { status: 200; body: T } | { status: 202; body: Approval };
 
 /** Every non-2xx is `{error, code}`; a failed call keeps the server's message and stable code. */
 export async function readAnswer<T>(response: Response): Promise<Answer<T>> {

@@ -18,9 +18,39 @@ import type {
   x402PayBodySchema,
   x402SignInBodySchema,
 } from '../wire/schemas.js';
-import type { ApprovalStatus } from '../core/ports/store.js';
 import { keyTransport, type Method, type Transport } from './transport.js';
-import type * as Wire from './wire-types.js';
+import type {
+  AgentList,
+  Archived,
+  Balance,
+  Deployed,
+  Killed,
+  KilledAll,
+  Renamed,
+  ReplacedKey,
+  Resumed,
+  ResumedAll,
+} from '../wire/answers/agents.js';
+import type { Approval, ApprovalRead, Approvals, ApprovalStatus, Decided } from '../wire/answers/approvals.js';
+import type { BackupScheduleSet, BackupStatus, RecoveryPhrase } from '../wire/answers/backup.js';
+import type { Dashboard } from '../wire/answers/dashboard.js';
+import type { ImageTasks } from '../wire/answers/generation.js';
+import type {
+  LinkCleared,
+  LinkCompleted,
+  LinkDenied,
+  LinkDetails,
+  LinkPoll,
+  LinkSession,
+  WaitingLinkSessions,
+} from '../wire/answers/link-sessions.js';
+import type { Payment, SpendHistory, X402Payment, X402Settlement, X402SignIn } from '../wire/answers/payments.js';
+import type { PolicyResponse, PolicyWhatIf } from '../wire/answers/policy.js';
+import type { Bazaar, Models, SearchResult, ServiceListing, ServicesPaidTo } from '../wire/answers/registry.js';
+import type { Health, LoginLink, Session, SessionStarted, SignedOut } from '../wire/answers/session.js';
+import type { Settings } from '../wire/answers/settings.js';
+import type { Allocation, Deposits, FaucetResult, Returned } from '../wire/answers/treasury.js';
+import type { MayWait } from './answer.js';
 
 type Body<S extends z.ZodType> = z.input<S>;
 
@@ -35,7 +65,7 @@ export function createCofferClient(transport: Transport) {
   ) => (await transport.send<T>({ method, path, ...options })).body;
   /** A request the owner may have to approve first: the status tells which answer it is. */
   const mayWait = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
-    transport.send<unknown>({ method: 'POST', path, body, headers }) as Promise<Wire.MayWait<T>>;
+    transport.send<unknown>({ method: 'POST', path, body, headers }) as Promise<MayWait<T>>;
   const idempotency = (key?: string) => (key === undefined ? undefined : { 'idempotency-key': key });
 
   return {
@@ -43,56 +73,53 @@ export function createCofferClient(transport: Transport) {
     /** The URL of the owner's event stream (EventSource signs in by the URL it is given). */
     eventsUrl: () => transport.url('/v1/events'),
 
-    health: () => call<Wire.Health>('GET', '/v1/health'),
-    session: () => call<Wire.Session>('GET', '/v1/session'),
+    health: () => call<Health>('GET', '/v1/health'),
+    session: () => call<Session>('GET', '/v1/session'),
     /** Trades a login URL's one-time token for a session token. */
-    signIn: (loginToken: string) => call<Wire.Session & { sessionToken: string }>('POST', '/v1/session', { body: { loginToken } }),
-    loginLink: () => call<Wire.LoginLink>('POST', '/v1/session/login-link'),
+    signIn: (loginToken: string) => call<SessionStarted>('POST', '/v1/session', { body: { loginToken } }),
+    loginLink: () => call<LoginLink>('POST', '/v1/session/login-link'),
     /** Signs the session in the transport out: its token is dead at once. */
-    signOut: () => call<Wire.SignedOut>('DELETE', '/v1/session'),
+    signOut: () => call<SignedOut>('DELETE', '/v1/session'),
 
-    dashboard: () => call<Wire.Dashboard>('GET', '/v1/dashboard'),
-    backupStatus: () => call<Wire.BackupStatus>('GET', '/v1/backup'),
+    dashboard: () => call<Dashboard>('GET', '/v1/dashboard'),
+    backupStatus: () => call<BackupStatus>('GET', '/v1/backup'),
     /** The recovery phrase and the positions of the words to type back (owner; a fresh sign-in). */
-    revealRecoveryPhrase: () => call<Wire.RecoveryPhrase>('POST', '/v1/backup/phrase'),
+    revealRecoveryPhrase: () => call<RecoveryPhrase>('POST', '/v1/backup/phrase'),
     confirmRecoveryPhrase: (body: Body<typeof phraseConfirmBodySchema>) =>
-      call<Wire.BackupStatus>('POST', '/v1/backup/phrase/confirm', { body }),
+      call<BackupStatus>('POST', '/v1/backup/phrase/confirm', { body }),
     /** An encrypted backup file of the ledger and every wallet's key (owner; a fresh sign-in), as it arrives. */
     backupFile: (body: Body<typeof backupFileBodySchema>) => transport.download({ method: 'POST', path: '/v1/backup/file', body }),
     /** Scheduled backup files into a folder (owner; a fresh sign-in): the first is written at once. */
-    setBackupSchedule: (body: Body<typeof backupScheduleBodySchema>) =>
-      call<Wire.BackupScheduleSet>('POST', '/v1/backup/schedule', { body }),
-    clearBackupSchedule: () => call<Wire.BackupScheduleSet>('DELETE', '/v1/backup/schedule'),
-    settings: () => call<Wire.Settings>('GET', '/v1/settings'),
-    updateSettings: (body: Body<typeof settingsBodySchema>) => call<Wire.Settings>('POST', '/v1/settings', { body }),
+    setBackupSchedule: (body: Body<typeof backupScheduleBodySchema>) => call<BackupScheduleSet>('POST', '/v1/backup/schedule', { body }),
+    clearBackupSchedule: () => call<BackupScheduleSet>('DELETE', '/v1/backup/schedule'),
+    settings: () => call<Settings>('GET', '/v1/settings'),
+    updateSettings: (body: Body<typeof settingsBodySchema>) => call<Settings>('POST', '/v1/settings', { body }),
     /** Bazaar discovery: the facilitator set and where its list stands; set it (null: off); read it now. */
-    bazaar: () => call<Wire.Bazaar>('GET', '/v1/bazaar'),
-    setBazaar: (body: Body<typeof bazaarBodySchema>) => call<Wire.Bazaar>('POST', '/v1/bazaar', { body }),
-    refreshBazaar: () => call<Wire.Bazaar>('POST', '/v1/bazaar/refresh'),
-    agents: () => call<Wire.AgentList>('GET', '/v1/agents'),
-    deposits: () => call<Wire.Deposits>('GET', '/v1/treasury/deposits'),
-    faucet: (body: Body<typeof faucetBodySchema>) => call<Wire.FaucetResult>('POST', '/v1/treasury/faucet', { body }),
-    deploy: (body: Body<typeof deployBodySchema>) => mayWait<Wire.Deployed>('/v1/agents/deploy', body),
-    killAll: () => call<Wire.KilledAll>('POST', '/v1/kill-all'),
-    resumeAll: () => call<Wire.ResumedAll>('POST', '/v1/resume-all'),
+    bazaar: () => call<Bazaar>('GET', '/v1/bazaar'),
+    setBazaar: (body: Body<typeof bazaarBodySchema>) => call<Bazaar>('POST', '/v1/bazaar', { body }),
+    refreshBazaar: () => call<Bazaar>('POST', '/v1/bazaar/refresh'),
+    agents: () => call<AgentList>('GET', '/v1/agents'),
+    deposits: () => call<Deposits>('GET', '/v1/treasury/deposits'),
+    faucet: (body: Body<typeof faucetBodySchema>) => call<FaucetResult>('POST', '/v1/treasury/faucet', { body }),
+    deploy: (body: Body<typeof deployBodySchema>) => mayWait<Deployed>('/v1/agents/deploy', body),
+    killAll: () => call<KilledAll>('POST', '/v1/kill-all'),
+    resumeAll: () => call<ResumedAll>('POST', '/v1/resume-all'),
 
-    balance: (agentId: string) => call<Wire.Balance>('GET', `${agentPath(agentId)}/balance`),
-    policy: (agentId: string) => call<Wire.PolicyResponse>('GET', `${agentPath(agentId)}/policy`),
-    updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) =>
-      mayWait<Wire.PolicyResponse>(`${agentPath(agentId)}/policy`, body),
+    balance: (agentId: string) => call<Balance>('GET', `${agentPath(agentId)}/balance`),
+    policy: (agentId: string) => call<PolicyResponse>('GET', `${agentPath(agentId)}/policy`),
+    updatePolicy: (agentId: string, body: Body<typeof policyUpdateSchema>) => mayWait<PolicyResponse>(`${agentPath(agentId)}/policy`, body),
     policyWhatIf: (agentId: string, body: Body<typeof policyUpdateSchema>) =>
-      call<Wire.PolicyWhatIf>('POST', `${agentPath(agentId)}/policy/what-if`, { body }),
-    allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Wire.Allocation>(`${agentPath(agentId)}/allocate`, body),
-    returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) =>
-      call<Wire.Returned>('POST', `${agentPath(agentId)}/return`, { body }),
-    tasks: (agentId: string) => call<Wire.ImageTasks>('GET', `${agentPath(agentId)}/tasks`),
-    replaceKey: (agentId: string) => call<Wire.ReplacedKey>('POST', `${agentPath(agentId)}/key`),
-    rename: (agentId: string, body: Body<typeof renameBodySchema>) => call<Wire.Renamed>('POST', `${agentPath(agentId)}/rename`, { body }),
-    archive: (agentId: string) => call<Wire.Archived>('POST', `${agentPath(agentId)}/archive`),
-    kill: (agentId: string) => call<Wire.Killed>('POST', `${agentPath(agentId)}/kill`),
-    resume: (agentId: string) => mayWait<Wire.Resumed>(`${agentPath(agentId)}/resume`),
+      call<PolicyWhatIf>('POST', `${agentPath(agentId)}/policy/what-if`, { body }),
+    allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Allocation>(`${agentPath(agentId)}/allocate`, body),
+    returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) => call<Returned>('POST', `${agentPath(agentId)}/return`, { body }),
+    tasks: (agentId: string) => call<ImageTasks>('GET', `${agentPath(agentId)}/tasks`),
+    replaceKey: (agentId: string) => call<ReplacedKey>('POST', `${agentPath(agentId)}/key`),
+    rename: (agentId: string, body: Body<typeof renameBodySchema>) => call<Renamed>('POST', `${agentPath(agentId)}/rename`, { body }),
+    archive: (agentId: string) => call<Archived>('POST', `${agentPath(agentId)}/archive`),
+    kill: (agentId: string) => call<Killed>('POST', `${agentPath(agentId)}/kill`),
+    resume: (agentId: string) => mayWait<Resumed>(`${agentPath(agentId)}/resume`),
     spendHistory: (agentId: string, limit?: number) =>
-      call<Wire.SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, {
+      call<SpendHistory>('GET', `${agentPath(agentId)}/spend-history`, {
         query: { limit: limit === undefined ? undefined : String(limit) },
       }),
     /**
@@ -100,43 +127,42 @@ export function createCofferClient(transport: Transport) {
      * Idempotency-Key answers the same payment again (a retry never pays twice), or the approval it waits for.
      */
     pay: (agentId: string, body: Body<typeof payBodySchema>, idempotencyKey?: string) =>
-      mayWait<Wire.Payment>(`${agentPath(agentId)}/pay`, body, idempotency(idempotencyKey)),
+      mayWait<Payment>(`${agentPath(agentId)}/pay`, body, idempotency(idempotencyKey)),
     /** Pays an x402 offer, or (202) holds it for the owner's yes: then bought again with fresh terms and `approvalId`. */
     payX402: (agentId: string, body: Body<typeof x402PayBodySchema>, idempotencyKey?: string) =>
-      mayWait<Wire.X402Payment>(`${agentPath(agentId)}/x402`, body, idempotency(idempotencyKey)),
+      mayWait<X402Payment>(`${agentPath(agentId)}/x402`, body, idempotency(idempotencyKey)),
     reportX402Settlement: (agentId: string, paymentId: string, headers: Record<string, string>) =>
-      call<Wire.X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
+      call<X402Settlement>('POST', `${agentPath(agentId)}/x402/${seg(paymentId)}/settlement`, { body: { headers } }),
     /** Signs a seller's sign-in challenge (x402 `sign-in-with-x`) with the agent's wallet, where it paid that seller before. */
     signInX402: (agentId: string, body: Body<typeof x402SignInBodySchema>) =>
-      call<Wire.X402SignIn>('POST', `${agentPath(agentId)}/x402/sign-in`, { body }),
+      call<X402SignIn>('POST', `${agentPath(agentId)}/x402/sign-in`, { body }),
 
-    approvals: (status?: ApprovalStatus) => call<Wire.Approvals>('GET', '/v1/approvals', { query: { status } }),
+    approvals: (status?: ApprovalStatus) => call<Approvals>('GET', '/v1/approvals', { query: { status } }),
     /** One request; `waitSeconds` (at most 60) answers once it is decided, or when the wait runs out. */
     approval: (approvalId: string, waitSeconds?: number) =>
-      call<Wire.ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`, {
+      call<ApprovalRead>('GET', `/v1/approvals/${seg(approvalId)}`, {
         query: { wait: waitSeconds === undefined ? undefined : String(waitSeconds) },
       }),
-    approve: (approvalId: string) => call<Wire.Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
-    deny: (approvalId: string) => call<Wire.Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),
+    approve: (approvalId: string) => call<Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
+    deny: (approvalId: string) => call<Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),
 
-    createLinkSession: (client: Body<typeof linkClientSchema>) => call<Wire.LinkSession>('POST', '/v1/link-sessions', { body: client }),
-    pollLinkSession: (token: string) => call<Wire.LinkPoll>('GET', `/v1/link-sessions/${seg(token)}`),
-    linkRequests: () => call<Wire.WaitingLinkSessions>('GET', '/v1/link-sessions'),
-    clearLinkRequests: (ids?: string[]) =>
-      call<Wire.LinkCleared>('POST', '/v1/link-sessions/clear', { body: ids === undefined ? {} : { ids } }),
-    linkDetails: (token: string) => call<Wire.LinkDetails>('GET', `/v1/link-sessions/${seg(token)}/details`),
-    denyLink: (token: string) => call<Wire.LinkDenied>('POST', `/v1/link-sessions/${seg(token)}/deny`),
+    createLinkSession: (client: Body<typeof linkClientSchema>) => call<LinkSession>('POST', '/v1/link-sessions', { body: client }),
+    pollLinkSession: (token: string) => call<LinkPoll>('GET', `/v1/link-sessions/${seg(token)}`),
+    linkRequests: () => call<WaitingLinkSessions>('GET', '/v1/link-sessions'),
+    clearLinkRequests: (ids?: string[]) => call<LinkCleared>('POST', '/v1/link-sessions/clear', { body: ids === undefined ? {} : { ids } }),
+    linkDetails: (token: string) => call<LinkDetails>('GET', `/v1/link-sessions/${seg(token)}/details`),
+    denyLink: (token: string) => call<LinkDenied>('POST', `/v1/link-sessions/${seg(token)}/deny`),
     completeLink: (token: string, body: Body<typeof linkCompleteBodySchema>) =>
-      call<Wire.LinkCompleted>('POST', `/v1/link-sessions/${seg(token)}/complete`, { body }),
+      call<LinkCompleted>('POST', `/v1/link-sessions/${seg(token)}/complete`, { body }),
 
     searchServices: (query: string, limit?: number) =>
-      call<Wire.SearchResult>('GET', '/v1/services/search', {
+      call<SearchResult>('GET', '/v1/services/search', {
         query: { q: query, limit: limit === undefined ? undefined : String(limit) },
       }),
     /** A registry listing by id; 404 (a CofferApiError) when none. */
-    service: (serviceId: string) => call<Wire.ServiceListing>('GET', `/v1/services/${seg(serviceId)}`),
-    servicesPaidTo: (payTo: string) => call<Wire.ServicesPaidTo>('GET', '/v1/services', { query: { payTo } }),
-    models: () => call<Wire.Models>('GET', '/v1/models'),
+    service: (serviceId: string) => call<ServiceListing>('GET', `/v1/services/${seg(serviceId)}`),
+    servicesPaidTo: (payTo: string) => call<ServicesPaidTo>('GET', '/v1/services', { query: { payTo } }),
+    models: () => call<Models>('GET', '/v1/models'),
   };
 }
 

@@ -1,7 +1,7 @@
 // The client of a first start's /v1/first-start calls (server/http/first-start-app.ts): the setup page's, and the tests'.
 import type { z } from 'zod';
 import type { firstStartFileBodySchema, firstStartPhraseBodySchema } from '../wire/schemas.js';
-import type { BackupFileReceived, FirstStartStatus } from '../core/views.js';
+import type { BackupFileReceived, FirstStartStatus } from '../wire/answers/first-start.js';
 import { CofferApiError } from './client-error.js';
 import { createTransport } from './transport.js';
 

@@ -1,7 +1,9 @@
 // A payment the agent's policy held for the owner (POST /pay answered 202), waited for until decided.
 import { CofferApiError } from './client-error.js';
 import type { CofferClient } from './coffer-client.js';
-import type { Approval, MayWait, Payment } from './wire-types.js';
+import type { MayWait } from './answer.js';
+import type { Approval } from '../wire/answers/approvals.js';
+import type { Payment } from '../wire/answers/payments.js';
 
 /** Each long poll of the approval waits this long (the server's most). */
 const POLL_SECONDS = 60;

@@ -4,7 +4,7 @@
  * (HTTP: 200 with the result, 202 with the approval).
  */
 import { CofferError } from '../wire/errors.js';
-import type { ApprovalView } from './views.js';
+import type { Approval } from '../wire/answers/approvals.js';
 
 export interface Done<T> {
   kind: 'done';
@@ -13,7 +13,7 @@ export interface Done<T> {
 
 export interface AwaitingApproval {
   kind: 'awaiting_approval';
-  approval: ApprovalView;
+  approval: Approval;
 }
 
 export type Outcome<T> = Done<T> | AwaitingApproval;

@@ -7,6 +7,7 @@ import { audit, type ContextWith } from './context.js';
 import { FRESH_FOR, actorOf, requireFreshSignIn, requireOwner, type Principal } from './auth.js';
 import type { AuditStore, MetaStore } from './ports/store.js';
 import type { SettingsBody } from '../wire/schemas.js';
+import type { Settings } from '../wire/answers/settings.js';
 
 type SettingsContext = ContextWith<MetaStore & AuditStore>;
 
@@ -17,7 +18,7 @@ const TIME_ZONE = 'time_zone';
 /** The time zone calendar windows follow: the owner's, when set; else the machine's. */
 export const timeZoneOf = (ctx: ContextWith<MetaStore>): string => ctx.store.getMeta(TIME_ZONE) ?? MACHINE_TIME_ZONE;
 
-export function readSettings(ctx: SettingsContext, principal: Principal) {
+export function readSettings(ctx: SettingsContext, principal: Principal): Settings {
   requireOwner(principal);
   const chosen = ctx.store.getMeta(TIME_ZONE);
   return { timeZone: chosen ?? MACHINE_TIME_ZONE, timeZoneFrom: chosen === null ? ('machine' as const) : ('owner' as const) };
@@ -28,7 +29,7 @@ export function readSettings(ctx: SettingsContext, principal: Principal) {
  * begins, so a day's budget may start afresh sooner: a change of what can be spent, behind a fresh
  * sign-in as a loosening is.
  */
-export function updateSettings(ctx: SettingsContext, principal: Principal, body: SettingsBody) {
+export function updateSettings(ctx: SettingsContext, principal: Principal, body: SettingsBody): Settings {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   const before = readSettings(ctx, principal);

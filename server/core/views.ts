@@ -1,9 +1,15 @@
-/** Record-to-response shapes shared by every door (the wire's own: server/wire/views.ts). */
+/**
+ * Record-to-response shapes shared by every door, each held to the wire type it answers with
+ * (server/wire/answers); the wire's own views are server/wire/views.ts.
+ */
 import { formatUsdc } from '../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord, RefusalRecord } from './ports/store.js';
 import { iso } from '../wire/views.js';
+import type { AgentView } from '../wire/answers/agents.js';
+import type { Approval } from '../wire/answers/approvals.js';
+import type { Activity, PaymentRefund, Refusal, SpendRecord } from '../wire/answers/payments.js';
 
-export const agentView = (agent: AgentRecord) => ({
+export const agentView = (agent: AgentRecord): AgentView => ({
   agentId: agent.agentId,
   walletAddress: agent.walletAddress,
   createdAt: iso(agent.createdAt),
@@ -21,7 +27,7 @@ const shownStatus = (payment: PaymentRecord) => (payment.refundedAt !== null ? (
  * The refund of a refunded payment: its whole amount, given back on chain to the agent's wallet, or
  * kept in the treasury (no transaction) when the agent had been archived.
  */
-const refundOf = (payment: PaymentRecord) =>
+const refundOf = (payment: PaymentRecord): { refund?: PaymentRefund } =>
   payment.refundedAt === null
     ? {}
     : {
@@ -33,7 +39,7 @@ const refundOf = (payment: PaymentRecord) =>
         },
       };
 
-export const spendRecordView = (payment: PaymentRecord) => ({
+export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
   id: payment.id,
   service: payment.serviceName,
   serviceId: payment.serviceId,
@@ -57,7 +63,7 @@ export const clockTime = (ms: number): string => {
 
 const ACTIVITY_STATUS = { confirmed: 'approved', held: 'held', pending: 'pending', failed: 'failed', refunded: 'refunded' } as const;
 
-export const activityView = (payment: PaymentRecord) => ({
+export const activityView = (payment: PaymentRecord): Activity => ({
   id: payment.id,
   agent: payment.agentId,
   venue: payment.serviceName,
@@ -73,7 +79,7 @@ export const activityView = (payment: PaymentRecord) => ({
 });
 
 /** A refused payment; `venue` names the service as the activity does (its registry name, else what the agent sent). */
-export const refusalView = (refusal: RefusalRecord, registryName: string | null) => ({
+export const refusalView = (refusal: RefusalRecord, registryName: string | null): Refusal => ({
   agent: refusal.agentId,
   service: refusal.service,
   venue: registryName ?? refusal.service,
@@ -84,26 +90,8 @@ export const refusalView = (refusal: RefusalRecord, registryName: string | null)
   timestamp: iso(refusal.at),
 });
 
-/** Where a first start stands (server/boot/first-start.ts), as the setup page sees it. */
-export interface FirstStartStatus {
-  /** The network Coffer was started for (null: none named; a new treasury is on sim). */
-  network: string | null;
-  dataDir: string;
-  /** `waiting` until the owner chose; then what they chose, and Coffer starts. */
-  state: 'waiting' | 'new' | 'restored';
-  /** What was restored, in a line. */
-  restored: string | null;
-}
-
-/** A backup file the first-start page sent, as its header describes it. */
-export interface BackupFileReceived {
-  network: string;
-  createdAt: string;
-  bytes: number;
-}
-
 /** A request waiting for (or decided by) the owner, as every door shows it. */
-export const approvalView = (approval: ApprovalRecord) => ({
+export const approvalView = (approval: ApprovalRecord): Approval => ({
   approvalId: approval.id,
   status: approval.status,
   kind: approval.kind,
@@ -119,4 +107,3 @@ export const approvalView = (approval: ApprovalRecord) => ({
   ...(approval.result ? { result: approval.result } : {}),
   ...(approval.error ? { error: approval.error, errorCode: approval.errorCode ?? 'internal' } : {}),
 });
-export type ApprovalView = ReturnType<typeof approvalView>;

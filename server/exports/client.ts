@@ -8,4 +8,4 @@ export { payingFetch, PaymentError } from '../x402/paying-fetch.js';
 export type { PaidResponse, PayingAgent, PayingFetchOptions, PaymentErrorCode, PaymentMade } from '../x402/paying-fetch.js';
 export { createCofferClient, keyClient, type CofferClient } from '../client/coffer-client.js';
 export { CofferApiError } from '../client/client-error.js';
-export type * as Wire from '../client/wire-types.js';
+export type * as Wire from './wire.js';

@@ -1,6 +1,7 @@
 import express, { type Express, type Response, type Router } from 'express';
 import type { Engine } from '../core/engine.js';
 import { CofferError } from '../wire/errors.js';
+import type { Health } from '../wire/answers/session.js';
 import { errorHandler, notFound, sendError } from './errors.js';
 import { localOnly } from './guards.js';
 import { principalOf } from './principal.js';
@@ -71,7 +72,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   v1.use(sessionRoutes(engine, sessions));
   v1.get('/health', (_req, res) => {
-    res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint });
+    res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint } satisfies Health);
   });
   v1.use(agentRoutes(deps));
   v1.use(generationRoutes(deps));

@@ -11,6 +11,7 @@ import { bearerOf } from './principal.js';
 import { SESSION_TOKEN_PREFIX, type DashboardSessions } from './sessions.js';
 import type { SignedIn } from '../store/sign-in-store.js';
 import { noBody, parseWith } from './validate.js';
+import type { LoginLink, Session, SessionStarted, SignedOut } from '../wire/answers/session.js';
 
 /** The built dashboard (`npm run build`), wherever Coffer runs from. */
 export const DASHBOARD_DIR = packagePath('renderer', 'dist');
@@ -31,7 +32,7 @@ export const pageHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const sessionView = (engine: Engine, session: SignedIn) => ({
+const sessionView = (engine: Engine, session: SignedIn): Session => ({
   owner: session.owner,
   network: engine.network,
   usdcMint: engine.ctx.chain.usdcMint,
@@ -60,7 +61,7 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
             "this login link has expired (each works for ten minutes): for a new one, run coffer open, or use the tray's Open dashboard",
           );
     }
-    res.json({ sessionToken: redeemed.sessionToken, ...sessionView(engine, redeemed.session) });
+    res.json({ sessionToken: redeemed.sessionToken, ...sessionView(engine, redeemed.session) } satisfies SessionStarted);
   });
   router.get('/session', (req, res) => {
     const bearer = bearerOf(req);
@@ -80,7 +81,7 @@ export function sessionRoutes(engine: Engine, sessions: DashboardSessions): Rout
     }
     noBody(req.body);
     sessions.signOut(bearer);
-    res.json({ signedOut: true });
+    res.json({ signedOut: true } satisfies SignedOut);
   });
   return router;
 }
@@ -102,7 +103,10 @@ export function loginLinkRoute(
     requireOwner(principal);
     requireFreshSignIn(principal, now());
     const mintedBy = principal.kind === 'owner' && principal.signedInAt !== undefined ? { signedInAt: principal.signedInAt } : null;
-    res.json({ url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner, mintedBy)}`, expiresInSeconds: 600 });
+    res.json({
+      url: `${baseUrl()}/login?token=${sessions.issueLoginToken(principal.owner, mintedBy)}`,
+      expiresInSeconds: 600,
+    } satisfies LoginLink);
   };
 }
 

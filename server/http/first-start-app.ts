@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import express, { type Express, type RequestHandler } from 'express';
 import { CofferError } from '../wire/errors.js';
-import type { BackupFileReceived, FirstStartStatus } from '../core/views.js';
+import type { BackupFileReceived, FirstStartStatus } from '../wire/answers/first-start.js';
 import { firstStartFileBodySchema, firstStartPhraseBodySchema } from '../wire/schemas.js';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';

@@ -11,7 +11,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Approval } from '../client/wire-types.js';
+import type { Approval } from '../wire/answers/approvals.js';
 
 /** How often a host waiting on a held payment is told it still waits (its request kept alive). */
 const HEARTBEAT_MS = 15_000;

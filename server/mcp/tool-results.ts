@@ -1,4 +1,4 @@
-import type { MayWait } from '../client/wire-types.js';
+import type { MayWait } from '../client/answer.js';
 import { CofferApiError } from '../client/client-error.js';
 
 /** A tool's answer: the JSON as text (for hosts that only read text) and as structured content. */

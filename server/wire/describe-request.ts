@@ -3,7 +3,7 @@
  * the tray menu and the desktop notification alike. Pure and browser-safe (the dashboard imports it).
  */
 import { formatUsdc, tryParseUsdc } from './money.js';
-import type { PolicyView } from '../wire/views.js';
+import type { PolicyView } from './answers/policy.js';
 import { WINDOW_WORDS } from './policy/budget.js';
 import type { BudgetWindow } from './policy/windows.js';
 import { describeBreaker } from './policy/breaker.js';

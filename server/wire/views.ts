@@ -1,30 +1,20 @@
 /**
  * How the wire shows what the engine holds: times as ISO strings, a policy as its decimal-string
  * shape. Shared by every door and the dashboard; the views of the engine's own records (agents,
- * payments, approvals) are server/core/views.ts.
+ * payments, approvals) are server/core/views.ts, and the type of every answer server/wire/answers/.
  */
 import { formatUsdc } from './money.js';
 import { budgetView } from './policy/budget.js';
 import { breakerView } from './policy/breaker.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
 import type { Policy } from './policy/policy.js';
+import type { PolicyView } from './answers/policy.js';
 
 /** A moment (epoch ms) as the wire says it. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export const policyView = (policy: Policy) => {
-  const view: {
-    dailyBudget: string;
-    maxPerPayment: string;
-    cooldownSeconds: number;
-    allowedServices: string[];
-    budgets?: ReturnType<typeof budgetView>[];
-    expiresAt?: string;
-    warnAt?: number[];
-    breaker?: ReturnType<typeof breakerView>;
-    askAbove?: string;
-    askNewRecipient?: true;
-  } = {
+export const policyView = (policy: Policy): PolicyView => {
+  const view: PolicyView = {
     dailyBudget: formatUsdc(policy.dailyBudget),
     maxPerPayment: formatUsdc(policy.maxPerPayment),
     cooldownSeconds: policy.cooldownSeconds,
@@ -43,4 +33,3 @@ export const policyView = (policy: Policy) => {
 };
 
 const sameShares = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((share, i) => share === b[i]);
-export type PolicyView = ReturnType<typeof policyView>;

@@ -4,7 +4,7 @@ import { readOffer, type PaymentInstructions } from './payment-required.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
-import type { Approval } from '../client/wire-types.js';
+import type { Approval } from '../wire/answers/approvals.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {

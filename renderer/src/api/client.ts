@@ -5,7 +5,7 @@
 import { createCofferClient } from '../../../server/client/coffer-client.js';
 import { createTransport } from '../../../server/client/transport.js';
 import { CofferApiError } from '../../../server/client/client-error.js';
-import type { MayWait } from '../../../server/client/wire-types.js';
+import type { MayWait } from '../../../server/client/answer.js';
 import { authorization } from './credential.js';
 
 export { CofferApiError };

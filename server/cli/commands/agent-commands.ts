@@ -1,6 +1,6 @@
 import { keyClient } from '../../client/coffer-client.js';
 import { paymentWhenDecided } from '../../client/held-payment.js';
-import type { Approval } from '../../client/wire-types.js';
+import type { Approval } from '../../wire/answers/approvals.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';

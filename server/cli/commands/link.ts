@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { keyClient, type CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
-import type { LinkPoll, LinkSession } from '../../client/wire-types.js';
+import type { LinkPoll, LinkSession } from '../../wire/answers/link-sessions.js';
 import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';

@@ -1,5 +1,5 @@
 import { keyClient } from '../../client/coffer-client.js';
-import type { PolicyResponse } from '../../client/wire-types.js';
+import type { PolicyResponse } from '../../wire/answers/policy.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { WINDOW_WORDS } from '../../wire/policy/budget.js';
 import { describeBreaker } from '../../wire/policy/breaker.js';

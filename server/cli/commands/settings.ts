@@ -1,5 +1,5 @@
 import { keyClient } from '../../client/coffer-client.js';
-import type { Bazaar } from '../../client/wire-types.js';
+import type { Bazaar } from '../../wire/answers/registry.js';
 import { readOwnerConnection } from '../owner-connection.js';
 
 type Out = NodeJS.WritableStream;

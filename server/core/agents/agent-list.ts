@@ -8,6 +8,7 @@ import { agentView } from '../views.js';
 import { iso, policyView } from '../../wire/views.js';
 import { tightestBudget } from '../policy/budget-usage.js';
 import { yieldToWaitingRequests } from '../yield-turn.js';
+import type { AgentList, AgentRow, Balance } from '../../wire/answers/agents.js';
 
 /**
  * The owner's agents as the ledger has them, with no chain read: what must show even when the chain
@@ -33,7 +34,7 @@ export function agentsAtRest(ctx: EngineContext, principal: Principal) {
   };
 }
 
-export async function agentBalance(ctx: EngineContext, principal: Principal, agentId: string) {
+export async function agentBalance(ctx: EngineContext, principal: Principal, agentId: string): Promise<Balance> {
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
@@ -53,14 +54,17 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
 const ROWS_PER_TURN = 50;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
-export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, owner: string) {
+export async function agentRows(
+  ctx: ContextWith<AgentStore & SpendStore & MetaStore>,
+  owner: string,
+): Promise<{ rows: AgentRow[]; spent24h: bigint }> {
   const agents = ctx.store.listAgents(owner);
   const since = ctx.clock.now() - DAY_MS;
   let spent24h = 0n;
   const row = (
     agent: (typeof agents)[number],
     { balances, totals, policies }: { balances: Map<string, bigint>; totals: Map<string, AgentSpendTotals>; policies: Map<string, Policy> },
-  ) => {
+  ): AgentRow => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
@@ -89,7 +93,7 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
   // A page of rows at a time, each page read and built in one turn (its balances, its spending, its
   // policies), letting payments in between: a large dashboard holds up an agent's payment for one
   // page at most, never for its whole length.
-  const rows: ReturnType<typeof row>[] = [];
+  const rows: AgentRow[] = [];
   for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
     // Listing the agents is a turn of its own, and so is each page.
     await yieldToWaitingRequests();
@@ -106,7 +110,7 @@ export async function agentRows(ctx: ContextWith<AgentStore & SpendStore & MetaS
 }
 
 /** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
-export async function listAgents(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, principal: Principal) {
+export async function listAgents(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, principal: Principal): Promise<AgentList> {
   requireOwner(principal);
   return { agents: (await agentRows(ctx, principal.owner)).rows };
 }

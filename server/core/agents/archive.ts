@@ -5,6 +5,7 @@ import { withdrawRequestsOf } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
+import type { Archived } from '../../wire/answers/agents.js';
 
 /**
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
@@ -14,7 +15,7 @@ import { iso } from '../../wire/views.js';
  * its refunds stay in the treasury.
  * Idempotent: archiving an archived agent answers when it was archived.
  */
-export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string) {
+export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string): Promise<Archived> {
   requireOwner(principal);
   const { owner } = principal;
   const agent = getAgentOrThrow(ctx, owner, agentId);

@@ -3,10 +3,10 @@ import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval, withdrawRequestsOf } from '../approvals/requests.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
-import { done } from '../outcome.js';
-import type { AgentStatus } from '../ports/store.js';
+import { done, type Outcome } from '../outcome.js';
+import type { AgentStatus, AgentStatusSet, Killed, KilledAll, Resumed, ResumedAll } from '../../wire/answers/agents.js';
 
-function setStatus(ctx: EngineContext, principal: Principal, agentId: string, status: AgentStatus, actor: string) {
+function setStatus(ctx: EngineContext, principal: Principal, agentId: string, status: AgentStatus, actor: string): AgentStatusSet {
   return ctx.store.transaction(() => {
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
     if (agent.status !== status) {
@@ -21,13 +21,13 @@ function setStatus(ctx: EngineContext, principal: Principal, agentId: string, st
 }
 
 /** Kill tightens, so an agent may kill itself; idempotent. */
-export function killAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
+export function killAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)): Killed {
   requireAgentScope(principal, agentId);
   return setStatus(ctx, principal, agentId, 'suspended', actor);
 }
 
 /** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
-export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)) {
+export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)): Outcome<Resumed> {
   requireAgentScope(principal, agentId);
   refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
   if (principal.kind === 'agent') {
@@ -39,7 +39,7 @@ export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: s
 }
 
 /** Suspends every agent of the owner in one transaction. */
-export function killAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
+export function killAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)): KilledAll {
   requireOwner(principal);
   return ctx.store.transaction(() => {
     const suspended: string[] = [];
@@ -59,7 +59,7 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
  * The counterpart of killAll: resumes every stopped agent of the owner in one transaction (owner
  * only: an agent's own request to resume waits for the owner, one by one).
  */
-export function resumeAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)) {
+export function resumeAll(ctx: EngineContext, principal: Principal, actor = actorOf(principal)): ResumedAll {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   return ctx.store.transaction(() => {

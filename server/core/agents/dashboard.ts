@@ -6,6 +6,7 @@ import { statusOf } from '../backup/status.js';
 import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
 import { activityView, agentView, refusalView } from '../views.js';
 import { yieldToWaitingRequests } from '../yield-turn.js';
+import type { Dashboard } from '../../wire/answers/dashboard.js';
 
 export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
@@ -13,7 +14,7 @@ const RECENT_REFUSALS_LIMIT = 20;
 /** What the overview reads: agents and their spending, recent payments and refusals, service names. */
 type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore;
 
-export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal) {
+export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal): Promise<Dashboard> {
   requireOwner(principal);
   const { rows, spent24h } = await agentRows(ctx, principal.owner);
   // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.

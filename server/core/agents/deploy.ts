@@ -4,7 +4,7 @@ import { actorOf, requireFreshSignIn, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
-import { done, ownerResult } from '../outcome.js';
+import { done, ownerResult, type Outcome } from '../outcome.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
 import { assertKnownServices } from '../policy/rules.js';
@@ -15,13 +15,19 @@ import { agentView } from '../views.js';
 import { policyView } from '../../wire/views.js';
 import { policyClock, isKnownService, assertPayableScopes } from '../policy/update.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
+import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
 
 /**
  * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
  * be spent, so its request waits for the owner's approval (then the key is collected with the
  * approval, see readApproval); `issueKey: false` deploys without a key for that path.
  */
-export async function deployAgent(ctx: EngineContext, principal: Principal, body: DeployBody, options: { issueKey?: boolean } = {}) {
+export async function deployAgent(
+  ctx: EngineContext,
+  principal: Principal,
+  body: DeployBody,
+  options: { issueKey?: boolean } = {},
+): Promise<Outcome<Deployed>> {
   const { owner } = principal;
   if (ctx.store.getAgent(owner, body.agentId) !== null) {
     throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
@@ -92,7 +98,7 @@ export async function deployAgent(ctx: EngineContext, principal: Principal, body
  * The allocation asked for with a deploy. The agent (and its key, shown once) exists whatever happens
  * here, so a failure is answered beside it, never instead of it.
  */
-async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint) {
+async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint): Promise<DeployFunding> {
   try {
     // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
     const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(amount)));

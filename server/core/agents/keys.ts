@@ -4,6 +4,7 @@ import { actorOf, requireFreshSignIn, requireOwner, type Principal } from '../au
 import { audit, type EngineContext } from '../context.js';
 import { hashApiKey, newApiKey } from '../ids.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
+import type { ReplacedKey } from '../../wire/answers/agents.js';
 
 /** A new API key for an agent; only its hash is stored, the key itself is returned once. */
 export function issueAgentKey(ctx: EngineContext, owner: string, agentId: string): string {
@@ -20,7 +21,7 @@ export const mcpConfigFor = (ctx: EngineContext, owner: string, agentId: string,
  * A new API key for an agent, replacing every key it had: for a key that was lost (it is shown only
  * once) or leaked. The old keys stop working at once; a linked terminal or MCP host needs the new one.
  */
-export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string) {
+export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentId: string): ReplacedKey {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now());
   const apiKey = ctx.store.transaction(() => {

@@ -11,6 +11,15 @@ import type { LinkSessionRecord } from '../ports/store.js';
 import type { LinkCompleteBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
+import type {
+  LinkCleared,
+  LinkCompleted,
+  LinkDenied,
+  LinkDetails,
+  LinkPoll,
+  LinkSession,
+  WaitingLinkSessions,
+} from '../../wire/answers/link-sessions.js';
 
 export const LINK_TOKEN_PREFIX = 'lnk_';
 /** A link session's lifetime: long enough to switch to the browser and sign in. */
@@ -46,7 +55,7 @@ function sessionOrThrow(ctx: EngineContext, token: string): LinkSessionRecord {
  * A terminal asks to be linked: a single-use token (only its hash is stored), a short code to match
  * in the terminal and on the dashboard page, and the dashboard URL where the owner completes it.
  */
-export function createLinkSession(ctx: EngineContext, client: Record<string, string>) {
+export function createLinkSession(ctx: EngineContext, client: Record<string, string>): LinkSession {
   const token = `${LINK_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
   const now = ctx.clock.now();
   const session: LinkSessionRecord = {
@@ -81,7 +90,7 @@ export function createLinkSession(ctx: EngineContext, client: Record<string, str
  * session, the first poll mints the new agent's API key and hands over the credentials; the token is
  * used up then (410 link_used after), and an unused one expires (410 link_expired).
  */
-export function pollLinkSession(ctx: EngineContext, token: string) {
+export function pollLinkSession(ctx: EngineContext, token: string): LinkPoll {
   const session = sessionOrThrow(ctx, token);
   const now = ctx.clock.now();
   if (session.status === 'delivered') throw new CofferError('link_used', 'this link session was already used');
@@ -124,7 +133,7 @@ const sessionId = (session: LinkSessionRecord) => session.tokenHash.slice(0, 16)
  * What the dashboard's link page shows the owner: who is asking, and the code to compare. Opening it
  * marks the session as the owner's to decide: it no longer gives way to newer requests.
  */
-export function describeLinkSession(ctx: EngineContext, principal: Principal, token: string) {
+export function describeLinkSession(ctx: EngineContext, principal: Principal, token: string): LinkDetails {
   requireOwner(principal);
   const session = sessionOrThrow(ctx, token);
   if (session.openedAt === null && session.status === 'pending') ctx.store.markLinkSessionOpened(session.tokenHash, ctx.clock.now());
@@ -158,7 +167,12 @@ function startingLimits(body: LinkCompleteBody): { dailyBudget: string; maxPerPa
  * The signed-in owner completes a session: a new agent with the name and starting policy the owner
  * chose. Its key is minted later, when the terminal collects it.
  */
-export async function completeLinkSession(ctx: EngineContext, principal: Principal, token: string, body: LinkCompleteBody) {
+export async function completeLinkSession(
+  ctx: EngineContext,
+  principal: Principal,
+  token: string,
+  body: LinkCompleteBody,
+): Promise<LinkCompleted> {
   requireOwner(principal);
   const session = sessionOrThrow(ctx, token);
   // The terminal is handed a new agent's key: lasting access, so a dashboard session must be fresh.
@@ -190,7 +204,7 @@ export async function completeLinkSession(ctx: EngineContext, principal: Princip
 }
 
 /** Link requests waiting for the owner, newest first: who asks, the code their terminal shows, since when. */
-export function waitingLinkSessions(ctx: EngineContext, principal: Principal) {
+export function waitingLinkSessions(ctx: EngineContext, principal: Principal): WaitingLinkSessions {
   requireOwner(principal);
   return {
     sessions: ctx.store.listWaitingLinkSessions(ctx.clock.now(), MAX_PENDING_LINK_SESSIONS).map((session) => ({
@@ -206,7 +220,7 @@ export function waitingLinkSessions(ctx: EngineContext, principal: Principal) {
 }
 
 /** The owner clears waiting link requests (the ones named, or all): their terminals are told no such session. */
-export function clearLinkSessions(ctx: EngineContext, principal: Principal, ids: string[] | null) {
+export function clearLinkSessions(ctx: EngineContext, principal: Principal, ids: string[] | null): LinkCleared {
   requireOwner(principal);
   const cleared = ctx.store.clearWaitingLinkSessions(ids);
   audit(ctx, { actor: 'owner', owner: principal.owner, action: 'link.cleared', detail: { cleared, all: ids === null } });
@@ -217,7 +231,7 @@ export function clearLinkSessions(ctx: EngineContext, principal: Principal, ids:
  * The owner says no to one waiting request from its page (the code did not match, or nobody asked):
  * it is removed, and its terminal's next poll is told there is no such session.
  */
-export function denyLinkSession(ctx: EngineContext, principal: Principal, token: string) {
+export function denyLinkSession(ctx: EngineContext, principal: Principal, token: string): LinkDenied {
   requireOwner(principal);
   const session = sessionOrThrow(ctx, token);
   if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');

@@ -5,6 +5,7 @@ import type { ApprovalRecord, ApprovalStatus } from '../ports/store.js';
 import { approvalView } from '../views.js';
 import type { ApprovalCarriers, ApprovalOutcome } from './carriers.js';
 import { expireWaiting, HOLD_ENDINGS } from './requests.js';
+import type { Approval, ApprovalRead, Approvals, Decided } from '../../wire/answers/approvals.js';
 
 /**
  * Approvals a stopped process was carrying out: approved, with no outcome recorded. A held payment's
@@ -46,7 +47,7 @@ export async function recoverInterruptedApprovals(ctx: EngineContext, carriers: 
   return interrupted.length;
 }
 
-export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null) {
+export function listApprovals(ctx: EngineContext, principal: Principal, status: ApprovalStatus | null): Approvals {
   requireOwner(principal);
   expireWaiting(ctx);
   return { approvals: ctx.store.listApprovals(principal.owner, status, 200).map(approvalView) };
@@ -64,7 +65,13 @@ function getApprovalOrThrow(ctx: EngineContext, owner: string, id: string): Appr
  * collects that agent's API key here, once, after approval: the key is minted at that moment, so no
  * secret ever waits in storage.
  */
-export async function readApproval(ctx: EngineContext, carriers: ApprovalCarriers, principal: Principal, id: string, waitSeconds = 0) {
+export async function readApproval(
+  ctx: EngineContext,
+  carriers: ApprovalCarriers,
+  principal: Principal,
+  id: string,
+  waitSeconds = 0,
+): Promise<ApprovalRead> {
   let approval = getApprovalOrThrow(ctx, principal.owner, id);
   if (principal.kind === 'agent' && principal.agentId !== approval.agentId) {
     throw new CofferError('wrong_agent', 'this approval belongs to another agent');
@@ -113,7 +120,7 @@ function decisionOf(ctx: EngineContext, approvalId: string, ms: number): Promise
  * conditional update, so two approvals racing (two clicks, two windows) run it once; a denied or
  * expired request never runs.
  */
-export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, principal: Principal, id: string) {
+export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, principal: Principal, id: string): Promise<Decided> {
   requireOwner(principal);
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   // Every request an agent waits on loosens what it can spend (or, a deploy, hands out a key): a fresh sign-in.
@@ -148,7 +155,7 @@ export async function approve(ctx: EngineContext, carriers: ApprovalCarriers, pr
   return announceDecision(ctx, approval, outcome.status);
 }
 
-export function deny(ctx: EngineContext, principal: Principal, id: string) {
+export function deny(ctx: EngineContext, principal: Principal, id: string): Decided {
   requireOwner(principal);
   const approval = getApprovalOrThrow(ctx, principal.owner, id);
   const now = ctx.clock.now();
@@ -170,7 +177,7 @@ export function deny(ctx: EngineContext, principal: Principal, id: string) {
 }
 
 /** Tells the owner's screens how a request was decided, and answers the approval as it now stands. */
-function announceDecision(ctx: EngineContext, approval: ApprovalRecord, status: 'approved' | 'failed' | 'denied') {
+function announceDecision(ctx: EngineContext, approval: ApprovalRecord, status: 'approved' | 'failed' | 'denied'): Approval {
   const { owner, agentId, id: approvalId, kind } = approval;
   ctx.events.emit({ type: 'approval', owner, agentId, approvalId, kind, status });
   return approvalView(ctx.store.getApproval(approvalId) ?? approval);

@@ -4,6 +4,7 @@ import type { BackupWritten, WalletsToBackUp } from '../ports/backup.js';
 import type { AgentStore, MetaStore } from '../ports/store.js';
 import type { BackupFileBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
+import type { BackupFileView } from '../../wire/answers/backup.js';
 
 /** The last backup file written for an owner (JSON of LastBackupFile). */
 const lastFileMeta = (owner: string) => `backup.last_file:${owner}`;
@@ -76,7 +77,7 @@ const readLastFile = (ctx: ContextWith<MetaStore>, owner: string): LastBackupFil
 };
 
 /** The last backup file written, as the status shows it; null before the first. */
-export function lastBackupFile(ctx: ContextWith<MetaStore>, owner: string) {
+export function lastBackupFile(ctx: ContextWith<MetaStore>, owner: string): BackupFileView | null {
   const last = readLastFile(ctx, owner);
   return last === null ? null : { at: iso(last.at), bytes: last.bytes, wallets: last.wallets, walletsWithoutKey: last.walletsWithoutKey };
 }

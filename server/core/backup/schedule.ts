@@ -5,6 +5,7 @@ import { recordBackupFile, walletsToBackUp } from './files.js';
 import type { MetaStore } from '../ports/store.js';
 import type { BackupScheduleBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
+import type { BackupScheduleSet, BackupScheduleView } from '../../wire/answers/backup.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -34,7 +35,7 @@ const nextAt = (schedule: BackupSchedule) =>
   schedule.lastError === null ? schedule.lastAt + schedule.everyHours * HOUR_MS : schedule.triedAt + HOUR_MS;
 
 /** The schedule as GET /v1/backup shows it; null when none is set. */
-export function scheduleView(ctx: ContextWith<MetaStore>, owner: string) {
+export function scheduleView(ctx: ContextWith<MetaStore>, owner: string): BackupScheduleView | null {
   const schedule = readSchedule(ctx, owner);
   if (schedule === null) return null;
   return {
@@ -53,7 +54,11 @@ export function scheduleView(ctx: ContextWith<MetaStore>, owner: string) {
  * kept in the key store beside the keys the files carry (it guards nothing those do not already
  * give), never in the ledger. Owner, fresh sign-in: as for a backup file.
  */
-export async function setBackupSchedule(ctx: EngineContext, principal: Principal, body: BackupScheduleBody) {
+export async function setBackupSchedule(
+  ctx: EngineContext,
+  principal: Principal,
+  body: BackupScheduleBody,
+): Promise<BackupScheduleView | null> {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.backup);
   const { owner } = principal;
@@ -94,7 +99,7 @@ export async function setBackupSchedule(ctx: EngineContext, principal: Principal
 }
 
 /** Stops scheduled backups and forgets their passphrase; the files written stay where they are. */
-export async function clearBackupSchedule(ctx: EngineContext, principal: Principal) {
+export async function clearBackupSchedule(ctx: EngineContext, principal: Principal): Promise<BackupScheduleSet> {
   requireOwner(principal);
   const { owner } = principal;
   if (readSchedule(ctx, owner) === null) return { schedule: null };

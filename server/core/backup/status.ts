@@ -9,6 +9,7 @@ import { iso } from '../../wire/views.js';
 import { lastBackupFile, lastFileHoldsEveryWallet } from './files.js';
 import { scheduleView } from './schedule.js';
 import { phraseMadeMeta } from '../treasury/treasury.js';
+import type { BackupStatus, RecoveryPhrase } from '../../wire/answers/backup.js';
 
 /** How many words the owner types back to show the phrase was written down. */
 const WORDS_TO_CONFIRM = 3;
@@ -24,12 +25,12 @@ const positionsMeta = (owner: string) => `backup.confirm_positions:${owner}`;
  * written down, or, for a treasury without one, a backup file holding every wallet it has now. Read
  * from the ledger only: no keychain read on every dashboard refresh.
  */
-export function backupStatus(ctx: EngineContext, principal: Principal) {
+export function backupStatus(ctx: EngineContext, principal: Principal): BackupStatus {
   requireOwner(principal);
   return statusOf(ctx, principal.owner);
 }
 
-export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string) {
+export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string): BackupStatus {
   const confirmedAt = ctx.store.getMeta(phraseConfirmedMeta(owner));
   const recoveryPhrase =
     ctx.store.getMeta(phraseMadeMeta(owner)) === null
@@ -55,7 +56,7 @@ export function statusOf(ctx: ContextWith<MetaStore & AgentStore>, owner: string
  * Security invariant: the phrase leaves the key store only in this answer, to the owner; it is never
  * logged, audited, announced on the event stream, or given to an agent or MCP.
  */
-export async function revealRecoveryPhrase(ctx: EngineContext, principal: Principal) {
+export async function revealRecoveryPhrase(ctx: EngineContext, principal: Principal): Promise<RecoveryPhrase> {
   requireOwner(principal);
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.phrase);
   const { owner } = principal;
@@ -79,7 +80,7 @@ export async function revealRecoveryPhrase(ctx: EngineContext, principal: Princi
  * The owner types back the words the last reveal asked for: right, the phrase is backed up (the
  * "not backed up" notices go); wrong, nothing changes and the same words are asked again.
  */
-export async function confirmRecoveryPhrase(ctx: EngineContext, principal: Principal, body: PhraseConfirmBody) {
+export async function confirmRecoveryPhrase(ctx: EngineContext, principal: Principal, body: PhraseConfirmBody): Promise<BackupStatus> {
   requireOwner(principal);
   const { owner } = principal;
   const positions = askedPositions(ctx, owner);

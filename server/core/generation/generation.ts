@@ -5,18 +5,19 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { pay } from '../payments/pay.js';
 import { payHeld } from '../payments/held.js';
-import { done } from '../outcome.js';
+import { done, type Outcome } from '../outcome.js';
 import { newId } from '../ids.js';
 import { moveMoney, reservedWith, type SignedTransfer } from '../transfers/lifecycle.js';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalRecord, GenerationTask, ModelRecord, PaymentRecord, RefundRecord } from '../ports/store.js';
 import type { GenerateBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
+import type { ImageTasks, TaskRefund, TaskView } from '../../wire/answers/generation.js';
 
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
 
-export const refundView = (refund: RefundRecord) => ({
+export const refundView = (refund: RefundRecord): TaskRefund => ({
   amount: formatUsdc(refund.amount),
   currency: 'USDC' as const,
   status: refund.status,
@@ -25,7 +26,7 @@ export const refundView = (refund: RefundRecord) => ({
   timestamp: iso(refund.settledAt ?? refund.createdAt),
 });
 
-export const taskView = (task: GenerationTask, refund: RefundRecord | null = null) => ({
+export const taskView = (task: GenerationTask, refund: RefundRecord | null = null): TaskView => ({
   taskId: task.id,
   status: task.status,
   estimatedCost: formatUsdc(task.estimatedCost),
@@ -82,7 +83,7 @@ export async function generate(
   agentId: string,
   body: GenerateBody,
   idempotencyKey: string | null,
-) {
+): Promise<Outcome<TaskView>> {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   const model = ctx.store.getModel(body.modelId);
@@ -140,7 +141,7 @@ async function paidWithTask<T>(ctx: EngineContext, paying: (alsoWrite: (task: Ge
 }
 
 /** The task a payment bought, as accepted (queued) or as it stands for a replay; its work then starts. */
-function taskBought(ctx: EngineContext, paymentId: string) {
+function taskBought(ctx: EngineContext, paymentId: string): TaskView {
   // A retry with the same Idempotency-Key finds the task its payment bought (written in the payment's commit).
   const task = ctx.store.findTaskByPayment(paymentId);
   if (task === null) throw new CofferError('internal', `payment ${paymentId} bought no image task`);
@@ -167,7 +168,7 @@ export async function generateHeld(ctx: EngineContext, owner: Principal, approva
   return { ...taskBought(ctx, String(paid.paymentId)) };
 }
 
-export function readTask(ctx: EngineContext, principal: Principal, agentId: string, taskId: string) {
+export function readTask(ctx: EngineContext, principal: Principal, agentId: string, taskId: string): TaskView {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   const task = ctx.store.getTask(principal.owner, agentId, taskId);
@@ -178,7 +179,7 @@ export function readTask(ctx: EngineContext, principal: Principal, agentId: stri
 const TASK_LIST_DEFAULT_LIMIT = 20;
 
 /** An agent's image tasks, newest first, with their prompts (the owner's view of what was made). */
-export function listTasks(ctx: EngineContext, principal: Principal, agentId: string, limit = TASK_LIST_DEFAULT_LIMIT) {
+export function listTasks(ctx: EngineContext, principal: Principal, agentId: string, limit = TASK_LIST_DEFAULT_LIMIT): ImageTasks {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   return { tasks: ctx.store.listTasks(principal.owner, agentId, limit).map((task) => ({ ...viewOf(ctx, task), prompt: task.prompt })) };

@@ -2,8 +2,9 @@ import { CofferError } from '../../wire/errors.js';
 import { isTransactionSignature } from '../../wire/schemas.js';
 import type { EngineContext } from '../context.js';
 import type { TransferFound } from '../ports/chain.js';
+import type { ChainTransfer, TransactionLookup } from '../../wire/answers/chain.js';
 
-export const transferView = (transfer: TransferFound) => ({
+export const transferView = (transfer: TransferFound): ChainTransfer => ({
   txSignature: transfer.txSignature,
   succeeded: transfer.succeeded,
   error: transfer.error,
@@ -21,7 +22,7 @@ export const transferView = (transfer: TransferFound) => ({
  * Reads one USDC transfer off the chain Coffer holds. What a block explorer would show: public chain
  * data, so it needs no key. Paid APIs on the sim network verify receipts with it.
  */
-export async function lookupTransfer(ctx: EngineContext, txSignature: string) {
+export async function lookupTransfer(ctx: EngineContext, txSignature: string): Promise<TransactionLookup> {
   if (!isTransactionSignature(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58, 64 bytes)');
   const transfer = await ctx.chain.findTransfer(txSignature);
   if (transfer === null) throw new CofferError('transaction_not_found', `no USDC transfer ${txSignature} on ${ctx.chain.network}`);

@@ -22,7 +22,8 @@ import { didYouMean } from '../did-you-mean.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment } from './move.js';
 import type { PaymentAsked, PaymentToMove } from './payment.js';
-import { paymentResult, type PaymentResult } from './payment-result.js';
+import { paymentResult } from './payment-result.js';
+import type { Payment, SpendHistory } from '../../wire/answers/payments.js';
 
 function checkCurrency(currency: string | undefined): void {
   if (currency === undefined || currency === 'USDC') return;
@@ -38,7 +39,7 @@ function checkCurrency(currency: string | undefined): void {
  * expired, withdrawn, or refused when approved) says its own code; one the chain refused says
  * `insufficient_funds` or `chain_rejected`.
  */
-async function answerEarlier(ctx: EngineContext, earlier: PaymentRecord, agent: AgentRecord): Promise<Outcome<PaymentResult>> {
+async function answerEarlier(ctx: EngineContext, earlier: PaymentRecord, agent: AgentRecord): Promise<Outcome<Payment>> {
   if (earlier.status === 'held') return awaitingOf(ctx, earlier);
   if (earlier.status === 'failed') {
     const code =
@@ -77,7 +78,7 @@ export async function pay(
   body: PayBody,
   idempotencyKey: string | null,
   context: PaymentContext = {},
-): Promise<Outcome<PaymentResult>> {
+): Promise<Outcome<Payment>> {
   return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount }, () =>
     payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
   );
@@ -90,7 +91,7 @@ async function payOrThrow(
   body: PayBody,
   idempotencyKey: string | null,
   context: PaymentContext,
-): Promise<Outcome<PaymentResult>> {
+): Promise<Outcome<Payment>> {
   const agent = payingAgent(ctx, principal, agentId);
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
@@ -182,7 +183,7 @@ const nearServices = (ctx: EngineContext, typed: string) =>
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
 
-export function spendHistory(ctx: EngineContext, principal: Principal, agentId: string, limit = SPEND_HISTORY_DEFAULT_LIMIT) {
+export function spendHistory(ctx: EngineContext, principal: Principal, agentId: string, limit = SPEND_HISTORY_DEFAULT_LIMIT): SpendHistory {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   return { payments: ctx.store.listPayments(principal.owner, agentId, limit).map(spendRecordView) };

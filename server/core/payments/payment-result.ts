@@ -8,8 +8,9 @@ import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
 import { encodeReceipt, receiptProofMessage } from '../../wire/receipts.js';
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
+import type { Payment } from '../../wire/answers/payments.js';
 
-export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord) {
+export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, agent: AgentRecord): Promise<Payment> {
   const claims = {
     v: 1 as const,
     network: ctx.chain.network,
@@ -40,4 +41,3 @@ export async function paymentResult(ctx: EngineContext, payment: PaymentRecord, 
     network: ctx.chain.network,
   };
 }
-export type PaymentResult = Awaited<ReturnType<typeof paymentResult>>;

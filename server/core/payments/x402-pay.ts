@@ -17,6 +17,7 @@ import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.j
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { settleX402 } from '../transfers/seller-sent.js';
+import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
 /**
  * Coffer pays x402 APIs: an agent hands over the 402 a seller answered, Coffer picks the offer it can
@@ -28,7 +29,13 @@ import { settleX402 } from '../transfers/seller-sent.js';
  * on chain (reported by the seller's answer, or found among the agent's transactions), and fails,
  * giving its budget back, once it can no longer land.
  */
-export async function payX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402PayBody, idempotencyKey: string | null) {
+export async function payX402(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  body: X402PayBody,
+  idempotencyKey: string | null,
+): Promise<Outcome<X402Payment>> {
   const agent = payingAgent(ctx, principal, agentId);
   const buyer = ctx.x402;
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
@@ -212,7 +219,7 @@ function endpointMatches(endpoint: string, target: URL): boolean {
  * approval it waits for (or was given: then the purchase is made with fresh terms and its id); or its
  * failure again (a hold that ended says its own code).
  */
-function answerEarlier(ctx: EngineContext, earlier: PaymentRecord): Outcome<ReturnType<typeof x402View>> {
+function answerEarlier(ctx: EngineContext, earlier: PaymentRecord): Outcome<X402Payment> {
   if (earlier.status === 'held') return awaitingOf(ctx, earlier);
   if (earlier.status === 'failed') {
     const code = earlier.txWire === null && isErrorCode(earlier.errorCode) ? earlier.errorCode : 'chain_rejected';
@@ -232,7 +239,7 @@ export async function reportX402Settlement(
   agentId: string,
   paymentId: string,
   headers: Record<string, string>,
-) {
+): Promise<X402Settlement> {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   const payment = ctx.store.getPayment(paymentId);
@@ -246,7 +253,7 @@ export async function reportX402Settlement(
 }
 
 /** An x402 payment as answered: the header to retry with, and where the payment stands. */
-function x402View(ctx: EngineContext, payment: PaymentRecord) {
+function x402View(ctx: EngineContext, payment: PaymentRecord): X402Payment {
   return {
     paymentId: payment.id,
     status: payment.status,

@@ -3,6 +3,7 @@ import { requireAgentScope, type Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import type { X402SignInBody } from '../../wire/schemas.js';
+import type { X402SignIn } from '../../wire/answers/payments.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to
@@ -15,7 +16,7 @@ import type { X402SignInBody } from '../../wire/schemas.js';
  * stopped. It moves no money and reserves no budget; the seller decides whether the proof admits it,
  * and if not, the agent's next step is the payment, judged by its policy as ever.
  */
-export async function signInX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402SignInBody) {
+export async function signInX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402SignInBody): Promise<X402SignIn> {
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent ${agentId} is stopped: it signs in nowhere`);

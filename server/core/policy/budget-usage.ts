@@ -13,6 +13,8 @@ import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
 import { timeZoneOf } from '../settings.js';
 import { budgetStanding, dailyStanding, percentUsed, sharesReached } from './budget-warnings.js';
+import type { BudgetNow } from '../../wire/answers/policy.js';
+import type { TightestBudget } from '../../wire/answers/agents.js';
 
 type BudgetContext = ContextWith<MetaStore & SpendStore>;
 
@@ -59,7 +61,7 @@ export function usagesFor(
 }
 
 /** Each budget as the policy answer shows it: what it holds, what was spent, what remains, when it starts afresh. */
-export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[]) {
+export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, budgets: Budget[]): BudgetNow[] {
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
   return budgets.map((budget) => {
@@ -87,7 +89,7 @@ export function budgetsNow(ctx: BudgetContext, owner: string, agentId: string, b
  * The budget nearest its limit now, the daily one included (by the share used): what the dashboard's
  * agent row shows as its bar, and whether it has reached the owner's first warning share.
  */
-export function tightestBudget(ctx: BudgetContext, owner: string, agentId: string, policy: Policy, spent24h: bigint) {
+export function tightestBudget(ctx: BudgetContext, owner: string, agentId: string, policy: Policy, spent24h: bigint): TightestBudget {
   const now = ctx.clock.now();
   // The owner's time zone is read only for an agent with budgets: a dashboard of 1,000 agents read it 1,000 times.
   const standings = [dailyStanding(policy.dailyBudget, spent24h, now)];

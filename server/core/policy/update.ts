@@ -3,7 +3,7 @@ import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Princip
 import { DAY_MS, audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
-import { done } from '../outcome.js';
+import { done, type Outcome } from '../outcome.js';
 import { formatUsdc } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
 import { assertKnownServices } from './rules.js';
@@ -15,6 +15,7 @@ import { iso, policyView } from '../../wire/views.js';
 import type { Budget } from '../../wire/policy/budget.js';
 import { budgetsNow } from './budget-usage.js';
 import { timeZoneOf } from '../settings.js';
+import type { PolicyResponse } from '../../wire/answers/policy.js';
 
 export const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
@@ -23,7 +24,7 @@ export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
   isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
-function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy) {
+function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy): PolicyResponse {
   return {
     agentId,
     policy: policyView(policy),
@@ -45,7 +46,7 @@ export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void
   }
 }
 
-export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string) {
+export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string): PolicyResponse {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
   return policyAnswer(ctx, principal.owner, agentId, ctx.store.getPolicy(principal.owner, agentId));
@@ -60,7 +61,7 @@ export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUp
   return next;
 }
 
-export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate) {
+export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate): Outcome<PolicyResponse> {
   requireAgentScope(principal, agentId);
   return ctx.store.transaction(() => {
     getAgentOrThrow(ctx, principal.owner, agentId);

@@ -23,6 +23,7 @@ import { iso } from '../../wire/views.js';
 import type { CountedPayment } from '../ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
+import type { PolicyWhatIf, WhatIfExample, WhatIfTally } from '../../wire/answers/policy.js';
 
 /** How far back a policy is tried. */
 const WHAT_IF_DAYS = 30;
@@ -227,7 +228,7 @@ class Tally {
   private payments = 0;
   private amount = 0n;
   private readonly byCode: Record<string, number> = {};
-  private readonly examples: { paymentId: string; at: string; service: string; amount: string; code: string; message: string }[] = [];
+  private readonly examples: WhatIfExample[] = [];
 
   add(payment: CountedPayment, code: string, message: string): void {
     this.payments += 1;
@@ -245,7 +246,7 @@ class Tally {
     }
   }
 
-  view() {
+  view(): WhatIfTally {
     return { payments: this.payments, amount: formatUsdc(this.amount), byCode: this.byCode, examples: this.examples };
   }
 }
@@ -254,7 +255,7 @@ class Tally {
  * A policy change tried on the agent's last 30 days: the policy as it would be (the update merged,
  * validated as a save would), and what it would have refused of the payments made. Reads only.
  */
-export function policyWhatIf(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate) {
+export function policyWhatIf(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate): PolicyWhatIf {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
   getAgentOrThrow(ctx, owner, agentId);

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CofferError } from '../../wire/errors.js';
+import type { BazaarListing, LeftOutReason } from '../../wire/answers/registry.js';
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
 import { isSolanaAddress } from '../../wire/schemas.js';
 
@@ -29,8 +30,16 @@ const TAG_CHARS = 32;
 const MAX_QUERY_PARAMS = 10;
 
 /** Why an item of the list is not in the registry (counted by reason in the Bazaar's status). */
-export const LEFT_OUT_REASONS = ['invalid', 'not_http', 'other_network', 'not_usdc', 'not_exact', 'duplicate', 'over_limit'] as const;
-export type LeftOutReason = (typeof LEFT_OUT_REASONS)[number];
+export const LEFT_OUT_REASONS = [
+  'invalid',
+  'not_http',
+  'other_network',
+  'not_usdc',
+  'not_exact',
+  'duplicate',
+  'over_limit',
+] as const satisfies readonly LeftOutReason[];
+export type { LeftOutReason };
 export type LeftOut = Record<LeftOutReason, number>;
 export const noneLeftOut = (): LeftOut => ({
   invalid: 0,
@@ -221,19 +230,7 @@ export interface PayableHere {
 }
 
 /** A Bazaar listing in the registry, beside the catalog's services (the same fields, and where it was found). */
-export interface BazaarEntry {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  pricing: Record<string, string>;
-  pricePerCall: string;
-  endpoint: string;
-  source: 'x402-bazaar';
-  payTo: string;
-  network: string;
-  discovery: { facilitator: string; resource: string; lastUpdated: string | null; x402Version: 1 | 2 };
-}
+export type BazaarEntry = BazaarListing;
 
 /** An item's endpoint as the registry spells them: `METHOD URL`, its path parameters and query as `{name}`. */
 function endpointOf(item: DiscoveredItem): string {

@@ -21,6 +21,7 @@
 import { audit, type ContextWith, type EngineState } from '../context.js';
 import { actorOf, requireOwner, type Principal } from '../auth.js';
 import { CofferError, isCofferError, type ErrorCode } from '../../wire/errors.js';
+import type { Bazaar as BazaarStatus, BazaarState } from '../../wire/answers/registry.js';
 import { iso } from '../../wire/views.js';
 import {
   MAX_BAZAAR_ITEMS,
@@ -337,24 +338,6 @@ function statusOf(ctx: ViewContext, cache: BazaarCache, facilitator: string | nu
     leftOut: view?.leftOut ?? null,
     note,
   };
-}
-
-export type BazaarState = 'off' | 'loading' | 'fresh' | 'stale' | 'failed';
-
-/** Where Bazaar discovery stands (GET /v1/bazaar, and a search answer's `bazaar`). */
-export interface BazaarStatus {
-  facilitator: string | null;
-  state: BazaarState;
-  /** When the list shown was read; null without one. */
-  fetchedAt: string | null;
-  ageSeconds: number | null;
-  /** The last read that failed after that list (or without one). */
-  error: { code: ErrorCode; message: string; at: string } | null;
-  /** Its listings in the registry (what this Coffer can pay). */
-  listed: number;
-  leftOut: LeftOut | null;
-  /** Why nothing can be paid here (sim, a local cluster); else null. */
-  note: string | null;
 }
 
 /** GET /v1/bazaar: the facilitator set, and where its list stands. */

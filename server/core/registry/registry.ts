@@ -3,7 +3,7 @@ import type { ContextWith } from '../context.js';
 import { parseAmount } from '../../wire/money.js';
 import type { MetaStore, ModelRecord, RegistryStore, ServiceRecord } from '../ports/store.js';
 import { bazaarForSearch } from './bazaar.js';
-import type { BazaarEntry } from './bazaar-listing.js';
+import type { CatalogService, Model, Models, SearchResult, Service, ServicesPaidTo } from '../../wire/answers/registry.js';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 
@@ -14,7 +14,7 @@ export const DEMO_API_LISTED_URL = 'http://127.0.0.1:7403';
  * A service as the registry answers it. The demo API's listings name the port it really runs on
  * when it runs elsewhere than the catalog's default (it says where, see demoApiUrl).
  */
-export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null) => ({
+export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = null): CatalogService => ({
   id: service.id,
   name: service.name,
   description: service.description,
@@ -30,7 +30,7 @@ export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = 
   network: service.network,
 });
 
-export const modelView = (model: ModelRecord) => ({
+export const modelView = (model: ModelRecord): Model => ({
   id: model.id,
   displayName: model.displayName,
   provider: model.provider,
@@ -39,22 +39,20 @@ export const modelView = (model: ModelRecord) => ({
   enabled: model.enabled,
 });
 
-/** A service as a search answers it: the catalog's, or a Bazaar listing (`source: "x402-bazaar"`, with where it was found). */
-export type ServiceView = Omit<ReturnType<typeof serviceView>, 'source'> & {
-  source: ServiceRecord['source'] | BazaarEntry['source'];
-  discovery?: BazaarEntry['discovery'];
-};
-
 /**
  * Full-text search of the registry (FTS5, ranked; an empty query lists everything), then, when Bazaar
  * discovery is on, the facilitator's listings that match by the same rule, searched by the store as
  * the catalog is (bazaar.ts): the shipped catalog's matches first, the Bazaar's after them, `limit`
  * in all. `bazaar` says where its list stands (null: off).
  */
-export async function searchServices(ctx: ContextWith<RegistryStore & MetaStore>, query: string, limit = SEARCH_DEFAULT_LIMIT) {
+export async function searchServices(
+  ctx: ContextWith<RegistryStore & MetaStore>,
+  query: string,
+  limit = SEARCH_DEFAULT_LIMIT,
+): Promise<SearchResult> {
   const { results, total, totalIsCapped } = ctx.store.searchServices(query, limit);
   const demo = ctx.demoApiUrl?.() ?? null;
-  const catalog: ServiceView[] = results.map((service) => serviceView(service, demo));
+  const catalog: Service[] = results.map((service) => serviceView(service, demo));
   const bazaar = await bazaarForSearch(ctx, query, Math.max(0, limit - catalog.length));
   return {
     query,
@@ -65,19 +63,19 @@ export async function searchServices(ctx: ContextWith<RegistryStore & MetaStore>
   };
 }
 
-export function getService(ctx: ContextWith<RegistryStore>, id: string) {
+export function getService(ctx: ContextWith<RegistryStore>, id: string): CatalogService {
   const service = ctx.store.getService(id);
   if (service === null) throw new CofferError('service_not_found', `no service "${id}" in the registry`);
   return serviceView(service, ctx.demoApiUrl?.() ?? null);
 }
 
 /** The registry's services paid to an address: how a paying client finds the listed price of a 402. */
-export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string) {
+export function servicesPaidTo(ctx: ContextWith<RegistryStore>, payTo: string): ServicesPaidTo {
   const demo = ctx.demoApiUrl?.() ?? null;
   return { results: ctx.store.servicesPaidTo(payTo).map((service) => serviceView(service, demo)) };
 }
 
-export function listModels(ctx: ContextWith<RegistryStore>) {
+export function listModels(ctx: ContextWith<RegistryStore>): Models {
   return { models: ctx.store.listModels().map(modelView) };
 }
 

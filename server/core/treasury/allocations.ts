@@ -1,13 +1,14 @@
 import { CofferError, isCofferError, refuse, type Refusal } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
 import { requestApproval } from '../approvals/requests.js';
-import { done } from '../outcome.js';
+import { done, type Outcome } from '../outcome.js';
 import type { EngineContext } from '../context.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { hashRequest, newId } from '../ids.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from '../transfers/lifecycle.js';
 import type { AgentRecord, AllocationRecord } from '../ports/store.js';
+import type { Allocation, Returned } from '../../wire/answers/treasury.js';
 
 /**
  * Moves USDC from the owner's treasury to an agent's wallet, on chain. Funding an agent loosens what
@@ -21,7 +22,7 @@ export async function allocate(
   agentId: string,
   amountText: string,
   idempotencyKey: string | null = null,
-) {
+): Promise<Outcome<Allocation>> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
   const amount = parseAmount(amountText);
@@ -36,7 +37,13 @@ export async function allocate(
 }
 
 /** The owner's allocation, carried out now. */
-async function allocateNow(ctx: EngineContext, principal: Principal, agent: AgentRecord, amount: bigint, idempotencyKey: string | null) {
+async function allocateNow(
+  ctx: EngineContext,
+  principal: Principal,
+  agent: AgentRecord,
+  amount: bigint,
+  idempotencyKey: string | null,
+): Promise<Allocation> {
   const { owner } = principal;
   const key = keyOf('allocation', agent, idempotencyKey, ['allocate', amount.toString()]);
   const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
@@ -89,13 +96,13 @@ async function moved(ctx: EngineContext, record: AllocationRecord, agent: AgentR
   };
 }
 
-const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord) => ({
+const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord): Promise<Allocation> => ({
   agentId: allocation.agentId,
   allocationId: allocation.id,
   ...(await moved(ctx, allocation, agent)),
 });
 
-const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) => ({
+const returnResult = async (ctx: EngineContext, record: AllocationRecord, agent: AgentRecord): Promise<Returned> => ({
   agentId: record.agentId,
   returnId: record.id,
   ...(await moved(ctx, record, agent)),
@@ -125,7 +132,7 @@ export async function returnFunds(
   agentId: string,
   amountText: string | null,
   idempotencyKey: string | null = null,
-) {
+): Promise<Returned> {
   requireOwner(principal);
   const { owner } = principal;
   const asked = amountText === null ? null : parseAmount(amountText);

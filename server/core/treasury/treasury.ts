@@ -7,6 +7,7 @@ import { formatUsdc, parseAmount, MICRO_PER_USDC } from '../../wire/money.js';
 import type { DepositRecord } from '../ports/store.js';
 import { iso } from '../../wire/views.js';
 import { ownerKeySecret } from '../ports/keys.js';
+import type { Deposit, Deposits, FaucetResult } from '../../wire/answers/treasury.js';
 
 /** Test USDC a new sim treasury starts with. */
 export const SIM_STARTING_FUNDS = 1_000n * MICRO_PER_USDC;
@@ -65,7 +66,7 @@ async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string
   return ownerKey;
 }
 
-export const depositView = (deposit: DepositRecord) => ({
+export const depositView = (deposit: DepositRecord): Deposit => ({
   id: deposit.id,
   txSignature: deposit.txSignature ?? '',
   amount: formatUsdc(deposit.amount),
@@ -118,7 +119,12 @@ function answerEarlier(earlier: DepositRecord): DepositRecord {
 }
 
 /** Sim network only: mints test USDC into the treasury and records it as a deposit. */
-export async function faucet(ctx: EngineContext, principal: Principal, amountText: string, idempotencyKey: string | null = null) {
+export async function faucet(
+  ctx: EngineContext,
+  principal: Principal,
+  amountText: string,
+  idempotencyKey: string | null = null,
+): Promise<FaucetResult> {
   requireOwner(principal);
   if (!ctx.chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${ctx.chain.network})`);
   const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey);
@@ -131,7 +137,7 @@ export async function faucet(ctx: EngineContext, principal: Principal, amountTex
 
 export const DEPOSITS_LIMIT = 200;
 
-export function listDeposits(ctx: EngineContext, principal: Principal) {
+export function listDeposits(ctx: EngineContext, principal: Principal): Deposits {
   requireOwner(principal);
   return { deposits: ctx.store.listDeposits(principal.owner, DEPOSITS_LIMIT).map(depositView) };
 }

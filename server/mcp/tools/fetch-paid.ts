@@ -1,5 +1,5 @@
 import { CofferApiError } from '../../client/client-error.js';
-import type { Approval } from '../../client/wire-types.js';
+import type { Approval } from '../../wire/answers/approvals.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';

@@ -1,7 +1,7 @@
 // How pay and fetch_paid answer a payment the policy holds for the owner: where the owner decides,
 // how long the call waits, and what the agent is told when it is still undecided.
 import { CofferApiError } from '../../client/client-error.js';
-import type { Approval } from '../../client/wire-types.js';
+import type { Approval } from '../../wire/answers/approvals.js';
 import { decisionUrl, heartbeat, heldReason, OwnerDecisions, type Followed } from '../owner-decision.js';
 import type { ToolCall, ToolResult } from '../tool-definition.js';
 import { failure, reply } from '../tool-results.js';

@@ -5,6 +5,7 @@
  * the engine's to judge (server/core/policy/breaker.ts).
  */
 import type { BreakerBody } from '../schemas.js';
+import type { BreakerView } from '../answers/policy.js';
 
 export interface Breaker {
   refusals: { count: number; minutes: number } | null;
@@ -16,7 +17,7 @@ export const breakerOf = (body: BreakerBody): Breaker | null =>
   body === null ? null : { refusals: body.refusals ?? null, spending: body.spending ?? null };
 
 /** A breaker as every door shows it: the wire's own shape. */
-export const breakerView = (breaker: Breaker) => ({
+export const breakerView = (breaker: Breaker): BreakerView => ({
   ...(breaker.refusals === null ? {} : { refusals: { ...breaker.refusals } }),
   ...(breaker.spending === null ? {} : { spending: { ...breaker.spending } }),
 });

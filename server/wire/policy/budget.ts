@@ -7,6 +7,7 @@
 import { formatUsdc, parseAmount } from '../money.js';
 import type { BudgetBody } from '../schemas.js';
 import type { BudgetWindow } from './windows.js';
+import type { BudgetScopeView, BudgetView } from '../answers/policy.js';
 
 export type BudgetScope = { kind: 'all' } | { kind: 'service'; serviceId: string } | { kind: 'recipient'; address: string };
 
@@ -56,11 +57,11 @@ export function budgetOf(body: BudgetBody): Budget {
 }
 
 /** A budget's scope as the wire says it: `service`, `recipient`, or neither (every payment). */
-export const scopeView = (scope: BudgetScope): { service?: string; recipient?: string } =>
+export const scopeView = (scope: BudgetScope): BudgetScopeView =>
   scope.kind === 'service' ? { service: scope.serviceId } : scope.kind === 'recipient' ? { recipient: scope.address } : {};
 
 /** A budget as every door shows it: the wire's own shape. */
-export const budgetView = (budget: Budget) => ({
+export const budgetView = (budget: Budget): BudgetView => ({
   ...(budget.count === null ? { amount: formatUsdc(budget.amount ?? 0n) } : { count: budget.count }),
   window: budget.window,
   ...scopeView(budget.scope),

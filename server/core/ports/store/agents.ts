@@ -1,7 +1,8 @@
 import type { Policy } from '../../../wire/policy/policy.js';
+import type { AgentStatus } from '../../../wire/answers/agents.js';
 
 /** Port: agents and the spending policy each one carries. */
-export type AgentStatus = 'active' | 'suspended';
+export type { AgentStatus };
 
 export interface AgentRecord {
   owner: string;

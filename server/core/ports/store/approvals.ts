@@ -1,6 +1,7 @@
+import type { ApprovalKind, ApprovalStatus } from '../../../wire/answers/approvals.js';
+
 /** Port: requests an agent makes that wait for the owner's decision. */
-export type ApprovalKind = 'policy' | 'allocate' | 'resume' | 'deploy' | 'payment';
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed' | 'withdrawn';
+export type { ApprovalKind, ApprovalStatus };
 
 export interface ApprovalRecord {
   id: string;

@@ -1,9 +1,11 @@
+import type { LinkSessionStatus } from '../../../wire/answers/link-sessions.js';
+
 /** Port: link sessions: a terminal's request (`coffer link`) to be linked to an agent, waiting for the owner, then polled for. */
 export interface LinkSessionRecord {
   tokenHash: string;
   code: string;
   client: Record<string, unknown>;
-  status: 'pending' | 'completed' | 'delivered';
+  status: LinkSessionStatus;
   owner: string | null;
   agentId: string | null;
   createdAt: number;

@@ -1,3 +1,5 @@
+import type { CatalogSource } from '../../../wire/answers/registry.js';
+
 /** Port: the registry of payable services and image models (read-only to the core). */
 export interface ServiceRecord {
   id: string;
@@ -9,7 +11,7 @@ export interface ServiceRecord {
   /** Price of one call as a decimal string, for per-call APIs. */
   pricePerCall: string | null;
   endpoint: string;
-  source: 'svc-native' | 'model-registry' | 'x402-marketplace';
+  source: CatalogSource;
   payTo: string;
   network: string;
 }

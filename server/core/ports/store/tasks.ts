@@ -1,5 +1,7 @@
+import type { TaskStatus } from '../../../wire/answers/generation.js';
+
 /** Port: image generation tasks, each paid for by one payment. */
-export type TaskStatus = 'queued' | 'generating' | 'success' | 'failed';
+export type { TaskStatus };
 
 export interface GenerationTask {
   id: string;

@@ -4,9 +4,10 @@
  * (server/core/transfers/lifecycle.ts): written pending with its signed transaction, then settled.
  */
 import type { GenerationTask } from './tasks.js';
+import type { PaymentProtocol, RefundedTo, TransferStatus } from '../../../wire/answers/payments.js';
 
 /** `held`: a payment waiting for the owner's yes (server/core/payments/held.ts): no transaction yet, counted by the budgets. */
-export type TransferStatus = 'held' | 'pending' | 'confirmed' | 'failed';
+export type { TransferStatus };
 export type TransferKind = TransferRecord['kind'];
 
 /** A signed transaction that may or may not have reached the chain yet. */
@@ -50,7 +51,7 @@ export interface PaymentRecord extends TransferFields {
   refundedAt: number | null;
   refundTxSignature: string | null;
   /** `coffer`: Coffer signs and sends, the receipt is Coffer's. `x402`: the seller's facilitator sends. */
-  protocol: 'coffer' | 'x402';
+  protocol: PaymentProtocol;
   /** The URL paid for (x402). */
   resource: string | null;
   /** x402: the header the agent retries with. */
@@ -81,7 +82,7 @@ export interface RefundRecord extends TransferFields {
   agentId: string;
   paymentId: string;
   taskId: string | null;
-  destination: 'agent' | 'treasury';
+  destination: RefundedTo;
 }
 
 export type TransferRecord = PaymentRecord | AllocationRecord | DepositRecord | RefundRecord;

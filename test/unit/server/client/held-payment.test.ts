@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { approvedOrThrow } from '../../../../server/client/held-payment.js';
 import { CofferApiError } from '../../../../server/client/client-error.js';
-import type { Approval } from '../../../../server/client/wire-types.js';
+import type { Approval } from '../../../../server/wire/answers/approvals.js';
 
 /**
  * Following a held payment until the owner decides (server/client/held-payment.ts), against a Coffer

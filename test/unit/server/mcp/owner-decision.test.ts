@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { OwnerDecisions } from '../../../../server/mcp/owner-decision.js';
-import type { Approval } from '../../../../server/client/wire-types.js';
+import type { Approval } from '../../../../server/wire/answers/approvals.js';
 
 const COFFER = 'http://127.0.0.1:7402';
 const approval = {

@@ -1,0 +1,114 @@
+/**
+ * The /v1 answers about agents: an agent as every door shows it, the owner's list of them, and what
+ * deploying, stopping, resuming, renaming, archiving and replacing a key answer.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { McpServerConfig } from '../mcp-config.js';
+import type { PolicyView } from './policy.js';
+import type { Allocation } from './treasury.js';
+
+/** `suspended`: stopped (by a person, or by its breaker); it pays nothing until resumed. */
+export type AgentStatus = 'active' | 'suspended';
+
+/** An agent as every door shows it. */
+export type AgentView = {
+  agentId: string;
+  walletAddress: string;
+  createdAt: string;
+  displayName: string;
+  status: AgentStatus;
+  /** Why it stopped, when no person stopped it (its breaker tripped). */
+  statusReason?: string;
+  /** When the owner archived it (stopped for good); absent while it is in use. */
+  archivedAt?: string;
+};
+
+/** The budget nearest its limit, the daily one included (an agent row's bar), and whether it passed the owner's first warning share. */
+export type TightestBudget = {
+  /** The budget in words: "50.00 USDC a month for demo-weather". */
+  budget: string;
+  /** What it used: "12.50 USDC", "3 payments". */
+  used: string;
+  percent: number;
+  warned: boolean;
+};
+
+/** An agent in use with its balance, spending and policy: a row of GET /v1/agents and of the dashboard. */
+export type AgentRow = AgentView & {
+  balance: string;
+  spent24h: string;
+  lifetimeSpent: string;
+  lifetimePayments: number;
+  lastPaymentAt: string | null;
+  policy: PolicyView;
+  tightestBudget: TightestBudget;
+};
+
+/** An archived agent with what its wallet holds (USDC can still arrive from outside, to return). */
+export type ArchivedAgent = AgentView & {
+  balance: string;
+};
+
+export type AgentList = {
+  agents: AgentRow[];
+};
+
+/** GET /v1/agents/:id/balance, and whether the agent may pay at all. */
+export type Balance = {
+  agentId: string;
+  walletAddress: string;
+  balance: string;
+  currency: 'USDC';
+  status: AgentStatus;
+  statusReason?: string;
+};
+
+/** An agent stopped or resumed. */
+export type AgentStatusSet = {
+  agentId: string;
+  status: AgentStatus;
+};
+
+export type Killed = AgentStatusSet;
+export type Resumed = AgentStatusSet;
+
+/** POST /v1/kill-all: the agents it stopped. */
+export type KilledAll = {
+  suspended: string[];
+};
+
+/** POST /v1/resume-all: the agents it resumed. */
+export type ResumedAll = {
+  resumed: string[];
+};
+
+export type Archived = {
+  agentId: string;
+  status: 'archived';
+  archivedAt: string;
+};
+
+export type Renamed = {
+  agentId: string;
+  displayName: string;
+};
+
+/** POST /v1/agents/:id/key: the new key (shown once), and the MCP config that carries it. */
+export type ReplacedKey = {
+  agentId: string;
+  apiKey: string;
+  mcpConfig: McpServerConfig;
+};
+
+/** The allocation asked for with a deploy; the agent exists either way, so a failure is said beside it. */
+export type DeployFunding = { status: 'funded'; allocation: Allocation } | { status: 'failed'; code: ErrorCode; error: string };
+
+/** POST /v1/agents/deploy, carried out. */
+export type Deployed = {
+  agent: AgentView;
+  /** Shown once; absent where the deploy issues no key (one carried out for an approval or a link: the key is collected later). */
+  apiKey?: string;
+  policy: PolicyView;
+  mcpConfig: McpServerConfig;
+  funding?: DeployFunding;
+};
