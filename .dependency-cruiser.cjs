@@ -1,8 +1,19 @@
 /**
- * Import rules ESLint cannot check, read by dependency-cruiser (`npm run lint`): no import cycle of any
- * kind, type-only imports included. ESLint's import-x/no-cycle leaves type-only imports out, but a
- * cycle of types still ties files together for a reader and for the layering (docs/ARCHITECTURE.md).
+ * The layering of docs/ARCHITECTURE.md, checked by dependency-cruiser (`npm run lint`) on resolved
+ * paths, type-only imports included: they are dropped from the JavaScript, not from the design. Each
+ * rule says which arrow must never be drawn; the table in ARCHITECTURE.md says which may.
  */
+const SERVER_OUTSIDE = (...allowed) => `^server/(?!${allowed.join('|')})[^/]+/`;
+
+/** A forbidden arrow: from the files matching `from` to those matching `to`. */
+const never = (name, comment, from, to, extra = {}) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from, ...extra.from },
+  to: { path: to, ...extra.to },
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -13,13 +24,106 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    never(
+      'wire-stands-alone',
+      'server/wire is what crosses /v1, shared by every side: it imports nothing of the server, the desktop or the dashboard.',
+      '^server/wire/',
+      `^(electron|renderer)/|${SERVER_OUTSIDE('wire/')}`,
+    ),
+    never(
+      'core-imports-no-adapter',
+      'server/core decides and talks to the world only through its ports (server/core/ports): no door, no adapter.',
+      '^server/core/',
+      SERVER_OUTSIDE('core/', 'wire/'),
+    ),
+    never(
+      'core-imports-no-transport',
+      'server/core names no transport, file, database, keychain, chain library or x402 package: adapters do, behind its ports.',
+      '^server/core/',
+      [
+        '(^|/)node_modules/(@types/)?(express|better-sqlite3|@napi-rs/keyring|electron|litesvm|ws|@modelcontextprotocol|@x402|@solana|@solana-program|viem)(/|$)',
+        '^(fs|fs/promises|http|https|net|child_process)$',
+      ].join('|'),
+    ),
+    never(
+      'ports-import-no-rule',
+      "A port says what the core needs, in the wire's and its own types: it imports none of the rules behind it.",
+      '^server/core/ports/',
+      '^server/core/(?!ports/)',
+    ),
+    never(
+      'client-speaks-only-the-wire',
+      'The /v1 client (and so the dashboard and coffer/client) sees what the server sends and no more: only server/wire.',
+      '^server/client/',
+      SERVER_OUTSIDE('client/', 'wire/'),
+    ),
+    never(
+      'dashboard-reaches-the-server-over-v1',
+      'The dashboard is a client of /v1: of the server it imports only the wire format and the /v1 client.',
+      '^renderer/src/',
+      SERVER_OUTSIDE('wire/', 'client/'),
+    ),
+    never(
+      'mcp-is-a-v1-client',
+      'The MCP bridge is a door of its own: it reaches Coffer through server/client, never the CLI, HTTP or the ledger.',
+      '^server/mcp/',
+      '^server/(cli|http|store|core|boot)/',
+    ),
+    never(
+      'adapters-import-no-door',
+      'The store, the chains, the keys and the providers serve the engine: no door (HTTP, MCP, CLI, tray) and no wiring.',
+      '^server/(store|chain|keys|providers)/',
+      '^(electron/|server/(mcp|cli|boot|client|exports|demo-api|demo-x402|backup|x402)/)',
+    ),
+    never(
+      'http-serves-only-the-embedded-chain',
+      "Of the HTTP door only its guard and error answers are shared, with the embedded chain's own HTTP face.",
+      '^server/chain/',
+      '^server/http/(?!guards|errors|error-status)',
+    ),
+    never(
+      'adapters-import-no-adapter',
+      "An adapter imports ports, never another adapter's internals: the key vault answers the rail's signer port, the store owns the sign-in port.",
+      '^server/(store|keys|providers)/',
+      '^server/(chain|keys|store|providers|http)/',
+      {
+        from: { pathNot: '^server/store/migrations/' },
+        to: { pathNot: '^server/$1/|^server/(chain/solana/signers|store/sqlite-driver)\\.ts$' },
+      },
+    ),
+    never(
+      'migrations-see-only-the-embedded-chain-format',
+      "A migration of the embedded chain's tables writes them in the chain's own stored form, and reads nothing else of it.",
+      '^server/store/migrations/',
+      '^server/(?!store/|wire/|core/ports/|chain/solana/sim/(transaction-codec|store|ledger)\\.ts$)',
+    ),
+    never(
+      'chains-apart-from-the-keys-and-the-ledger',
+      "A rail signs through its own signer port and keeps an embedded chain's state through the ledger's driver, never the vault or the store's internals.",
+      '^server/chain/',
+      '^server/(keys|store)/(?!sqlite-driver\\.ts$)',
+    ),
+    never(
+      'http-knows-no-adapter',
+      "The HTTP door calls the engine: it opens no chain, key store or ledger itself (the store's sign-in port excepted).",
+      '^server/http/',
+      '^server/(chain|keys|providers|cli|mcp|boot|x402|backup)/|^server/store/(?!sign-in-store\\.ts$)',
+    ),
+    never(
+      'cli-opens-no-desktop',
+      'The CLI reaches the desktop app through the launch wiring in server/boot, never the Electron door.',
+      '^server/cli/',
+      '^electron/',
+    ),
   ],
   options: {
-    // Type-only imports count: they are dropped from the JavaScript, not from the design.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['node_modules', 'dist'] },
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs'] },
+    exclude: { path: '^(dist|renderer/dist)/' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs'],
+      conditionNames: ['types', 'import', 'require', 'node', 'default'],
+    },
   },
 };

@@ -1,7 +1,7 @@
 import type { openCoffer as OpenCoffer } from '../server/boot/open-coffer.js';
 import type { startHttpServer as StartHttpServer } from '../server/boot/http-server.js';
 import type { startChainWatch as StartChainWatch } from '../server/boot/chain-watch.js';
-import type { ServeConfig } from '../server/cli/config.js';
+import type { ServeConfig } from '../server/boot/serve-config.js';
 import type { ElectronApi } from './electron-api.js';
 import { createDesktopLog, type DesktopLog } from './desktop-log.js';
 import type { Timers } from './tray-controller.js';

@@ -7,7 +7,7 @@ import type { RunningServer } from '../server/boot/http-server.js';
 import { assertPortFree } from '../server/boot/already-running.js';
 import { isFirstStart } from '../server/boot/first-start.js';
 import { SimChainUnavailableError } from '../server/chain/solana/sim/load.js';
-import type { ServeConfig } from '../server/cli/config.js';
+import type { ServeConfig } from '../server/boot/serve-config.js';
 import { StartDeclined, type DesktopContext } from './desktop-context.js';
 import { offerRestore } from './desktop-first-start.js';
 import { desktopMcpLaunch, installMcpBridge } from './mcp-launch.js';

@@ -1,7 +1,7 @@
 import type { BrowserWindow } from 'electron';
 import { assertPortFree } from '../server/boot/already-running.js';
 import { startFirstStart } from '../server/boot/first-start.js';
-import type { ServeConfig } from '../server/cli/config.js';
+import type { ServeConfig } from '../server/boot/serve-config.js';
 import { StartDeclined, type DesktopContext } from './desktop-context.js';
 import { openDashboardWindow } from './window.js';
 

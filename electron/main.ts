@@ -4,7 +4,7 @@ import { openCoffer } from '../server/boot/open-coffer.js';
 import { startHttpServer } from '../server/boot/http-server.js';
 import { startChainWatch } from '../server/boot/chain-watch.js';
 import { packagePath, packageVersion } from '../server/package/package-files.js';
-import { resolveServeConfig } from '../server/cli/config.js';
+import { resolveServeConfig } from '../server/boot/serve-config.js';
 import { createDesktop } from './desktop.js';
 import { systemTimers } from './tray-controller.js';
 

@@ -9,7 +9,7 @@ import type { FirstStartStatus } from '../wire/answers/first-start.js';
 import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-file.js';
 import { refuseOtherNetwork, restoreBackupFile } from '../backup/restore-file.js';
 import { restoreFromPhrase } from '../backup/restore-phrase.js';
-import type { ServeConfig } from '../cli/config.js';
+import type { ServeConfig } from './serve-config.js';
 import { createFirstStartApp, type FirstStartActions } from '../http/first-start-app.js';
 import { ledgerState } from '../store/ledger-snapshot.js';
 import { closeServer, listenOnLoopback } from './loopback-server.js';

@@ -6,7 +6,7 @@ import { createDemoApi } from '../demo-api/demo-api.js';
 import { openPaywallStore } from '../x402/paywall-store.js';
 import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
 import { facilitatorAt } from '../x402/paywall-x402.js';
-import { resolveServeConfig } from './config.js';
+import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
 import { x402Networks } from '../chain/solana/networks.js';
 

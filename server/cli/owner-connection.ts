@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveServeConfig } from './config.js';
+import { resolveServeConfig } from '../boot/serve-config.js';
 
 /**
  * The owner's connection file (DIR/connection.json, 0600): only the user who runs Coffer can read it,

@@ -6,7 +6,7 @@ import { lockDataDir } from '../boot/data-dir-lock.js';
 import { existsSync } from 'node:fs';
 import { announceConnection, removeConnectionFile } from '../boot/connection-file.js';
 import { startChainWatch } from '../boot/chain-watch.js';
-import { resolveServeConfig } from './config.js';
+import { resolveServeConfig } from '../boot/serve-config.js';
 
 /**
  * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFirstStart, startFirstStart } from '../../server/boot/first-start.js';
-import type { ServeConfig } from '../../server/cli/config.js';
+import type { ServeConfig } from '../../server/boot/serve-config.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
 

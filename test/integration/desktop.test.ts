@@ -10,7 +10,7 @@ import { openCoffer } from '../../server/boot/open-coffer.js';
 import { startHttpServer } from '../../server/boot/http-server.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { packagePath } from '../../server/package/package-files.js';
-import type { ServeConfig } from '../../server/cli/config.js';
+import type { ServeConfig } from '../../server/boot/serve-config.js';
 import { SimChainUnavailableError } from '../../server/chain/solana/sim/load.js';
 import { clickMenuItem, createFakeElectron, FakeTimers, menuLabels, type FakeElectron } from '../fixtures/fake-electron.js';
 import { backupFileOf, fundedAgent, startCoffer, tempDataDir } from '../helpers/coffer.js';
@@ -40,7 +40,7 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** The settings serve and the desktop app resolve (server/cli/config.ts), for a data dir: port 0, file keys. */
+/** The settings serve and the desktop app resolve (server/boot/serve-config.ts), for a data dir: port 0, file keys. */
 const serveConfig = (dataDir: string, settings: Partial<ServeConfig> = {}): ServeConfig => ({
   dataDir,
   port: 0,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFirstStart, startFirstStart, type RunningFirstStart } from '../../server/boot/first-start.js';
 import { openCoffer } from '../../server/boot/open-coffer.js';
-import type { ServeConfig } from '../../server/cli/config.js';
+import type { ServeConfig } from '../../server/boot/serve-config.js';
 import { CofferApiError } from '../../server/client/client-error.js';
 import { createFirstStartClient, type FirstStartClient } from '../../server/client/first-start-client.js';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { restoreBackupFile } from '../../backup/restore-file.js';
 import { restoreFromPhrase } from '../../backup/restore-phrase.js';
-import { resolveServeConfig } from '../config.js';
+import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
 type Io = SecretIo & { say: NodeJS.WritableStream };

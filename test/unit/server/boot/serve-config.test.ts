@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve, isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PORT, resolveServeConfig } from '../../../../server/cli/config.js';
+import { DEFAULT_PORT, resolveServeConfig } from '../../../../server/boot/serve-config.js';
 
 const ENV_HOME = resolve('/tmp/coffer-env-home');
 const FLAG_HOME = resolve('/tmp/coffer-flag-home');
