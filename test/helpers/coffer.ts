@@ -6,7 +6,7 @@ import { openCoffer, type OpenedCoffer } from '../../server/boot/open-coffer.js'
 import { startHttpServer, type RunningServer } from '../../server/boot/http-server.js';
 import type { Clock } from '../../server/core/ports/keys.js';
 import type { McpLaunch } from '../../server/wire/mcp-config.js';
-import { SimChain } from '../../server/chain/solana/sim/chain.js';
+import type { SimChain } from '../../server/chain/solana/sim/chain.js';
 import type { SimLedger } from '../../server/chain/solana/sim/ledger.js';
 
 export interface ApiResponse<T = any> {
@@ -35,8 +35,9 @@ export interface TestCoffer {
 
 /** The embedded chain's ledger of a Coffer opened on the sim network. */
 export function simLedgerOf(coffer: OpenedCoffer): SimLedger {
-  if (!(coffer.chain instanceof SimChain)) throw new Error(`this Coffer runs on ${coffer.chain.network}, not on the embedded chain`);
-  return coffer.chain.ledger;
+  // A type, not the class: importing the embedded chain would load LiteSVM for every test of this helper.
+  if (!coffer.chain.isSim) throw new Error(`this Coffer runs on ${coffer.chain.network}, not on the embedded chain`);
+  return (coffer.chain as SimChain).ledger;
 }
 
 export function tempDataDir(): string {
