@@ -37,32 +37,15 @@ export type BazaarDiscovery = {
 };
 
 /** A Bazaar listing in the registry, beside the catalog's services: the same fields, and where it was found. */
-export type BazaarListing = {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  pricing: Record<string, string>;
+export type BazaarListing = Omit<CatalogService, 'pricePerCall' | 'source'> & {
   pricePerCall: string;
-  endpoint: string;
   source: 'x402-bazaar';
-  payTo: string;
-  network: string;
   discovery: BazaarDiscovery;
 };
 
 /** A service as a search answers it: a catalog service, or a Bazaar listing (`source: "x402-bazaar"`, with `discovery`). */
-export type Service = {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  pricing: Record<string, string>;
-  pricePerCall: string | null;
-  endpoint: string;
+export type Service = Omit<CatalogService, 'source'> & {
   source: CatalogSource | 'x402-bazaar';
-  payTo: string;
-  network: string;
   discovery?: BazaarDiscovery;
 };
 

@@ -1,29 +1,12 @@
-import type { CatalogSource } from '../../../wire/answers/registry.js';
+import type { CatalogService, Model } from '../../../wire/answers/registry.js';
 
-/** Port: the registry of payable services and image models (read-only to the core). */
-export interface ServiceRecord {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  /** Resolution prices ("1k", "2k", "4k") as decimal strings; empty for per-call APIs. */
-  pricing: Record<string, string>;
-  /** Price of one call as a decimal string, for per-call APIs. */
-  pricePerCall: string | null;
-  endpoint: string;
-  source: CatalogSource;
-  payTo: string;
-  network: string;
-}
+/**
+ * Port: the registry of payable services and image models (read-only to the core). A service and a
+ * model are stored as the wire shows them (decimal-string prices, no bigints): one shape each.
+ */
+export type ServiceRecord = CatalogService;
 
-export interface ModelRecord {
-  id: string;
-  displayName: string;
-  provider: string;
-  description: string;
-  pricing: Record<string, string>;
-  enabled: boolean;
-}
+export type ModelRecord = Model;
 
 /** A listing searched beside the catalog (a Bazaar listing): the fields a catalog service is searched by. */
 export interface SearchListing {
