@@ -31,6 +31,13 @@ module.exports = {
       `^(electron|renderer)/|${SERVER_OUTSIDE('wire/')}`,
     ),
     never(
+      'wire-is-plain-data',
+      'server/wire runs in the dashboard as on the server: of the libraries, only zod, bs58 and temporal-polyfill.',
+      '^server/wire/',
+      '(^|/)node_modules/',
+      { to: { pathNot: '(^|/)node_modules/(zod|bs58|base-x|temporal-polyfill)/' } },
+    ),
+    never(
       'core-imports-no-adapter',
       'server/core decides and talks to the world only through its ports (server/core/ports): no door, no adapter.',
       '^server/core/',
@@ -102,6 +109,13 @@ module.exports = {
       "A rail signs through its own signer port and keeps an embedded chain's state through the ledger's driver, never the vault or the store's internals.",
       '^server/chain/',
       '^server/(keys|store)/(?!sqlite-driver\\.ts$)',
+    ),
+    never(
+      'a-rails-chains-apart',
+      "A rail's embedded chain and its cluster adapter share only what the rail's folder holds: neither imports the other.",
+      '^server/chain/([^/]+)/(sim|cluster)/',
+      '^server/chain/$1/(sim|cluster)/',
+      { to: { pathNot: '^server/chain/$1/$2/' } },
     ),
     never(
       'http-knows-no-adapter',

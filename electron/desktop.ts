@@ -11,9 +11,6 @@ import { createNotifier } from './notifications.js';
 import { runSmokeChecks } from './smoke.js';
 import { createBalanceCache } from './tray-actions.js';
 
-export type { DesktopDeps } from './desktop-context.js';
-export { QUIT_DEADLINE_MS } from './desktop-quit.js';
-
 /**
  * The desktop app: one instance, the engine and the localhost /v1 server in the main process, a tray
  * icon that is the owner's hand on the brake (menu from the ledger, never waiting on the chain),

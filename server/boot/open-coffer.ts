@@ -90,8 +90,13 @@ export function networkToReopen(recorded: string | null, dataDir: string): strin
 const demoDataDir = (dataDir: string) =>
   `the data dir ${dataDir} holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dirname(dataDir)}`;
 
-/** The network asked for (a name or an RPC URL), and its name (the rail's reading of it). */
-export const chooseNetwork = chooseSolanaNetwork;
+/**
+ * The network a data dir is opened on (a name or an RPC URL), as its rail reads it: the choice that
+ * opens the rail, and the name the data dir records. One rail today, Solana's.
+ */
+export async function chooseNetwork(asked: string, usdcMint?: string): Promise<{ choice: NetworkChoice; name: string }> {
+  return chooseSolanaNetwork(asked, usdcMint);
+}
 
 /**
  * Opens a data dir: SQLite, the catalog, the key store, the chain, the engine; reconciles payments

@@ -25,7 +25,7 @@ export interface OpenedRail {
 export interface EmbeddedChain {
   /** Opens the USDC accounts of wallets paid by payments that do not open one (the catalog's recipients). */
   openUsdcAccounts(wallets: string[]): Promise<void>;
-  /** Generation paid with test money buys test pictures, drawn here and served by serveHttp. */
+  /** Generation paid with test money buys test pictures, drawn here and served by httpRoutes. */
   imageProvider(baseUrl: () => string): ImageProvider;
   /** What it serves beside /v1 on the data dir's HTTP server: its JSON-RPC, its test images. */
   httpRoutes(): Router;

@@ -4,20 +4,18 @@
  * these same calls.
  */
 import { authenticate, authenticateCredential, type SessionOwner } from './auth.js';
-import { createEngineContext, type EngineContext, type EnginePorts } from './context.js';
+import { createEngineContext, type EnginePorts } from './context.js';
 import type { ApprovalCarriers } from './approvals/carriers.js';
-import { agentApprovals, agentsApp } from './agents/app.js';
+import { agentApprovals, agentsApp, keyForAskingAgent } from './agents/app.js';
 import { approvalsApp } from './approvals/app.js';
 import { backupApp } from './backup/app.js';
 import { generationApp, heldPaymentApprovals } from './generation/app.js';
-import { paymentsApp } from './payments/app.js';
+import { interruptedHeldPayment, paymentsApp } from './payments/app.js';
 import { policyApp, policyApprovals } from './policy/app.js';
 import { registryApp } from './registry/app.js';
 import { settingsApp } from './settings.js';
 import { transfersApp } from './transfers/app.js';
 import { treasuryApp, treasuryApprovals } from './treasury/app.js';
-import { interruptedPayment } from './payments/held.js';
-import { issueAgentKey } from './agents/keys.js';
 
 export function createEngine(ports: EnginePorts) {
   const ctx = createEngineContext(ports);
@@ -48,8 +46,8 @@ export function createEngine(ports: EnginePorts) {
  */
 const approvalCarriers: ApprovalCarriers = {
   carryOut: { ...agentApprovals, ...policyApprovals, ...treasuryApprovals, ...heldPaymentApprovals },
-  interruptedPayment,
-  issueAgentKey: (ctx: EngineContext, owner: string, agentId: string) => issueAgentKey(ctx, owner, agentId),
+  interruptedPayment: interruptedHeldPayment,
+  issueAgentKey: keyForAskingAgent,
 };
 
 export type Engine = ReturnType<typeof createEngine>;

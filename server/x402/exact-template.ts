@@ -15,7 +15,7 @@ import { MEMO_PROGRAM_ADDRESS } from '../chain/solana/usdc-transfer.js';
  * shape (the same payer, seller, fee payer and asset) only in the blockhash, the amount and the
  * memo's bytes. So the package compiles each shape once (with placeholders), and a purchase copies
  * those bytes, writes its own three values in, and is signed by the payer's key. The result is byte
- * for byte what the package signs for the same terms (test/unit/server/x402/exact-template.test.ts
+ * for byte what the package signs for the same terms (test/integration/x402-exact-template.test.ts
  * holds them equal); anything the template does not recognise is left to the package.
  */
 interface ExactTemplate {

@@ -1,7 +1,7 @@
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { getBase58Decoder, type ReadonlyUint8Array } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { uiTokenAmount } from './cluster/shapes.js';
+import { uiTokenAmount } from './rpc-shapes.js';
 
 /**
  * A transaction's instructions in `jsonParsed` form, as a node gives them to explorers and wallets:

@@ -15,7 +15,7 @@ import { agentBalance, agentsAtRest, listAgents } from './agent-list.js';
 import { killAgent, killAll, resumeAgent, resumeAll } from './brake.js';
 import { archiveAgent } from './archive.js';
 import { renameAgent } from './rename.js';
-import { replaceAgentKey } from './keys.js';
+import { issueAgentKey, replaceAgentKey } from './keys.js';
 import { dashboard } from './dashboard.js';
 import {
   clearLinkSessions,
@@ -48,6 +48,9 @@ export const agentsApp = (ctx: EngineContext) => ({
   completeLinkSession: (p: Principal, token: string, body: LinkCompleteBody) => completeLinkSession(ctx, p, token, body),
   denyLinkSession: (p: Principal, token: string) => denyLinkSession(ctx, p, token),
 });
+
+/** The key of an agent a deploy made on another agent's request, minted when that agent collects it. */
+export const keyForAskingAgent: ApprovalCarriers['issueAgentKey'] = (ctx, owner, agentId) => issueAgentKey(ctx, owner, agentId);
 
 /** What an agent's approved requests for another agent, or to be resumed, carry out. */
 export const agentApprovals: Pick<ApprovalCarriers['carryOut'], 'deploy' | 'resume'> = {

@@ -1,6 +1,7 @@
 /**
- * What an approved request carries out, by its kind. Each capability says its own (agents a deploy
- * and a resume, the policy its change, the treasury an allocation, payments a held payment), and the
+ * What an approved request carries out, by its kind. Each capability says its own in its app.ts
+ * (agents a deploy and a resume, the policy its change, the treasury an allocation, generation a held
+ * payment: paid by payments/held.ts, with an image's task when it buys one), and the
  * engine hands the table to the deciding side (decisions.ts). So approvals name no capability and every
  * arrow runs one way: the capabilities ask through requests.ts, and are carried out through
  * this table.

@@ -1,7 +1,7 @@
 /**
  * The asking side of approvals: an agent's request stored for the owner, and a stopped agent's
  * requests withdrawn. Apart from the deciding side (decisions.ts), which carries requests out through
- * agents and allocations: those modules ask through this one, so none of them imports the other back.
+ * the table the capabilities hand in (carriers.ts): they ask through this module, and none is imported back.
  */
 import { randomBytes } from 'node:crypto';
 import { CofferError } from '../../wire/errors.js';

@@ -5,7 +5,9 @@
  * approved), chain-lookup.ts (a transfer read off the chain, for a paid API checking a receipt).
  * Every payment is judged in the one order of judge.ts, moved by move.ts through the one transfer
  * lifecycle (transfers/lifecycle.ts), refused by refusals.ts's decisions (written down by
- * refusal-log.ts), and answered by payment-result.ts.
+ * refusal-log.ts), and answered by payment-result.ts. A held payment the owner approves is paid by
+ * held.ts payHeld; the approvals reach it through generation/app.ts, which pays one that buys an image
+ * together with its task.
  */
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
@@ -14,6 +16,8 @@ import { pay, spendHistory } from './pay.js';
 import { payX402, reportX402Settlement } from './x402-pay.js';
 import { signInX402 } from './x402-sign-in.js';
 import { lookupTransfer } from './chain-lookup.js';
+import { interruptedPayment } from './held.js';
+import type { ApprovalCarriers } from '../approvals/carriers.js';
 
 export const paymentsApp = (ctx: EngineContext) => ({
   pay: (p: Principal, agentId: string, body: PayBody, idempotencyKey: string | null) => pay(ctx, p, agentId, body, idempotencyKey),
@@ -25,3 +29,6 @@ export const paymentsApp = (ctx: EngineContext) => ({
   spendHistory: (p: Principal, agentId: string, limit?: number) => spendHistory(ctx, p, agentId, limit),
   lookupTransfer: (txSignature: string) => lookupTransfer(ctx, txSignature),
 });
+
+/** A held payment's approval a stopped process was carrying out: paid or not, read from its row. */
+export const interruptedHeldPayment: ApprovalCarriers['interruptedPayment'] = (ctx, approval) => interruptedPayment(ctx, approval);

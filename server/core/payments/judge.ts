@@ -1,7 +1,8 @@
 /**
  * How a payment is judged, whatever its door (/pay, x402, generation, a held payment the owner
  * approved): every check, in the one order API.md's pay and x402 sections describe. The first check
- * that refuses is the one said. It is judged twice:
+ * that refuses is the one said. It is judged twice (a held payment the owner approved, once: in its
+ * reservation, as a payment made now, its hold no longer counted):
  *
  *   at the door (judgeAtDoor), before anything is signed or the balance read:
  *     the kill switch         agent_suspended

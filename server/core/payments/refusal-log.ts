@@ -1,6 +1,6 @@
 /**
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
- * decision itself is core/policy.ts). A retry loop is written once, and every refusal is announced.
+ * decision itself is server/core/policy/rules.ts). A retry loop is written once, and every refusal is announced.
  */
 import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';

@@ -23,7 +23,7 @@ const MIN_BLOCKS_LEFT = 100n;
  * made together (eight at once, or an x402 purchase with its balance read) wait for one read of the
  * cluster instead of one each, and a public RPC's rate limit is spent on what matters. Each
  * transaction still carries a memo of its own (its payment id, x402's random nonce, or the seller's
- * memo, which the reservation refuses to pay twice: noncePaidRefusal in core/server/core/payments/move.ts), so two signed
+ * memo, which the reservation refuses to pay twice: noncePaidRefusal, judged in server/core/payments/judge.ts), so two signed
  * with the same blockhash are never the same transaction. The pair stays exact: the last valid height is
  * the one the cluster gave for that blockhash, and it is what decides that an unseen transaction can
  * no longer land.

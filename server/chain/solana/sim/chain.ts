@@ -52,8 +52,6 @@ import { checkedAddress } from '../address-memo.js';
 import { signedUsdcTransfer } from '../transfer-message.js';
 import { SimLedger, type SimChainStore } from './ledger.js';
 
-export type { SimAccountRow, SimChainStore, SimTransactionRow } from './ledger.js';
-
 const ONE_SOL = 1_000_000_000n;
 const MINT_META = 'sim.usdc_mint';
 const MINT_AUTHORITY_META = 'sim.usdc_mint_authority';

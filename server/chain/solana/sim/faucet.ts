@@ -3,7 +3,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { getAddressDecoder } from '@solana/kit';
 import type { SimLedger } from './ledger.js';
 import { addressToBytes } from '../address-memo.js';
-import { LAMPORTS_PER_SIGNATURE } from '../cluster/shapes.js';
+import { LAMPORTS_PER_SIGNATURE } from '../rpc-shapes.js';
 
 /** The most one request may ask (test SOL; a cluster's faucet gives a few). */
 export const MAX_AIRDROP_LAMPORTS = 1_000n * 1_000_000_000n;

@@ -14,7 +14,7 @@ import { addressFromBytes, addressToBytes } from '../address-memo.js';
 import { instructionsOf, readWireTransaction, type WireTransaction } from '../wire-transaction.js';
 import type { Clock } from '../../../core/ports/keys.js';
 import { rpcTransactionError, type RpcTransactionError } from './transaction-errors.js';
-import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from '../cluster/shapes.js';
+import { LAMPORTS_PER_SIGNATURE, uiTokenAmount, type RpcTokenBalance } from '../rpc-shapes.js';
 import { tokenAmount } from '../usdc-transfer.js';
 import { SimBlocks } from './blocks.js';
 

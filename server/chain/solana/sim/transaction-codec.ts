@@ -1,6 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { SimTransactionMeta } from './ledger.js';
-import { uiTokenAmount, type RpcTokenBalance } from '../cluster/shapes.js';
+import { uiTokenAmount, type RpcTokenBalance } from '../rpc-shapes.js';
 import { addressToBytes } from '../address-memo.js';
 
 /**

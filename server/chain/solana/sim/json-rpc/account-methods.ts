@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { address as toAddress, getAddressEncoder, getBase58Encoder } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
 import type { SimLedger } from '../ledger.js';
-import { uiTokenAmount } from '../../cluster/shapes.js';
+import { uiTokenAmount } from '../../rpc-shapes.js';
 import { encodeAccount, programAccounts, type AccountFilter } from './accounts.js';
 import { RpcError } from './error.js';
 import { rpcMethod, type SimRpcMethod } from './method.js';

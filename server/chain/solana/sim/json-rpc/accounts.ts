@@ -1,7 +1,7 @@
 import { getBase58Decoder } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, getMintDecoder, getMintSize, getTokenDecoder, getTokenSize } from '@solana-program/token';
 import type { SimLedger } from '../ledger.js';
-import { uiTokenAmount } from '../../cluster/shapes.js';
+import { uiTokenAmount } from '../../rpc-shapes.js';
 import { RpcError } from './error.js';
 import type { AccountConfig } from './params.js';
 

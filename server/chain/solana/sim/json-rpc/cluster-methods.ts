@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getBase64Encoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
-import { LAMPORTS_PER_SIGNATURE } from '../../cluster/shapes.js';
+import { LAMPORTS_PER_SIGNATURE } from '../../rpc-shapes.js';
 import { MAX_AIRDROP_LAMPORTS } from '../faucet.js';
 import { RpcError } from './error.js';
 import { API_VERSION, rpcMethod, type SimRpcMethod } from './method.js';

@@ -19,7 +19,7 @@ import {
   type SimKeys,
 } from '../../../../../../server/chain/solana/sim/transaction-codec.js';
 import { readWireTransaction } from '../../../../../../server/chain/solana/wire-transaction.js';
-import { uiTokenAmount } from '../../../../../../server/chain/solana/cluster/shapes.js';
+import { uiTokenAmount } from '../../../../../../server/chain/solana/rpc-shapes.js';
 import { MEMO_PROGRAM_ADDRESS } from '../../../../../../server/chain/solana/usdc-transfer.js';
 import type { SimTransactionMeta } from '../../../../../../server/chain/solana/sim/ledger.js';
 
