@@ -8,6 +8,7 @@ import * as engine from './table/engine.js';
 import * as linkedAgent from './table/linked-agent.js';
 import * as agents from './table/agents.js';
 import * as backups from './table/backups.js';
+import * as owner from './table/owner.js';
 
 const version = packageVersion();
 
@@ -42,6 +43,14 @@ const COMMANDS: readonly Command[] = [
   agents.settings,
   linkedAgent.pay,
   linkedAgent.fetch,
+  owner.deploy,
+  owner.allocate,
+  owner.returnFunds,
+  owner.rename,
+  owner.archive,
+  owner.approvals,
+  owner.approve,
+  owner.deny,
   agents.kill,
   agents.resume,
   agents.open,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveServeConfig } from '../boot/serve-config.js';
+import { keyClient, type CofferClient } from '../client/coffer-client.js';
 
 /**
  * The owner's connection file (DIR/connection.json, 0600): only the user who runs Coffer can read it,
@@ -18,4 +19,14 @@ export function readOwnerConnection(dataDirFlag?: string): { url: string; owner:
   throw new Error(
     `no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`,
   );
+}
+
+/** The running Coffer's /v1, signed in by its owner key: what owner commands talk to. */
+export function ownerClient(dataDirFlag?: string): { api: CofferClient; url: string; owner: string } {
+  const connection = readOwnerConnection(dataDirFlag);
+  return {
+    api: keyClient(connection.url, { owner: connection.owner, key: connection.ownerKey }),
+    url: connection.url,
+    owner: connection.owner,
+  };
 }

@@ -65,6 +65,10 @@ const CREDENTIAL_VARIABLES = ['COFFER_URL', 'COFFER_OWNER', 'COFFER_AGENT_ID', '
 const words = (names: readonly string[]) =>
   names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
 
+/** Whether this terminal is an agent: a linked config file, or any of the COFFER_* variables that stand in for one. */
+export const linkedHere = (configPath: string, env: NodeJS.ProcessEnv = process.env): boolean =>
+  existsSync(configPath) || CREDENTIAL_VARIABLES.some((name) => Boolean(env[name]));
+
 /** An agent's credentials: the COFFER_* variables when all four are set, else the linked config file. */
 export function agentCredentials(
   configPath: string,

@@ -13,7 +13,7 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 type Out = NodeJS.WritableStream;
 
 /** `coffer status`: the linked agent's balance, policy, what it spent in the last 24 h, and its last payments. */
-export async function status(configPath: string, out: Out = process.stdout): Promise<number> {
+export async function status(configPath: string, options: { json?: boolean } = {}, out: Out = process.stdout): Promise<number> {
   const agent = agentCredentials(configPath);
   const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
   const [balance, policy, history] = await Promise.all([
@@ -21,6 +21,10 @@ export async function status(configPath: string, out: Out = process.stdout): Pro
     api.policy(agent.agentId),
     api.spendHistory(agent.agentId, 5),
   ]);
+  if (options.json) {
+    out.write(`${JSON.stringify({ balance, policy, payments: history.payments }, null, 2)}\n`);
+    return 0;
+  }
   const p = policy.policy;
   out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
   const stopped =
@@ -75,7 +79,10 @@ export async function payCommand(
 /** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
 export function heldWords(approval: Approval): string {
   const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
-  return `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. The owner decides in the dashboard's Approvals page or the tray menu.`;
+  return (
+    `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
+    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), in the dashboard's Approvals page, or from the tray menu.`
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { keyClient, type CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { LinkPoll, LinkSession } from '../../wire/answers/link-sessions.js';
-import { checkConfigWritable, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
+import { checkConfigWritable, defaultConfigPath, writeAgentConfig, type AgentConfig } from '../../linked-agent/agent-config.js';
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
 import { mcpHostConfig } from '../../wire/mcp-config.js';
@@ -43,7 +43,7 @@ export async function link(options: { url: string; configPath: string; force?: b
     );
     return 1;
   }
-  linkedAndNext(config, options.configPath, out);
+  linkedAndNext(config, options.configPath, await walletWords(config), out);
   return 0;
 }
 
@@ -107,22 +107,37 @@ async function ownerApproved(api: CofferClient, session: LinkSession, { out, tty
   }
 }
 
-/** Where the agent's config was saved, then what to run next from this shell. */
-function linkedAndNext(config: AgentConfig, configPath: string, out: NodeJS.WritableStream): void {
+/**
+ * What the new wallet holds, in a line: read with the agent's own key, so it says what the owner's
+ * approval did (funded it, or not yet). Said plainly when Coffer cannot be asked.
+ */
+async function walletWords(config: AgentConfig): Promise<string> {
+  const unfunded = `The owner funds this wallet (coffer allocate ${config.agentId} AMOUNT, or the dashboard); until then payments are refused.`;
+  try {
+    const { balance } = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
+    return balance === '0.00' ? `Its wallet is empty. ${unfunded}` : `Its wallet holds ${balance} USDC.`;
+  } catch {
+    return unfunded;
+  }
+}
+
+/** Where the agent's config was saved, then what to run next from this shell, each as it runs. */
+function linkedAndNext(config: AgentConfig, configPath: string, wallet: string, out: NodeJS.WritableStream): void {
   out.write(`Linked as agent ${config.agentId} (wallet ${config.walletAddress}).\n`);
   out.write(`Saved to ${configPath} (readable only by you).\n\n`);
-  // The commands as they work from this shell, and the same MCP config the dashboard's deploy shows.
+  // A config saved elsewhere than the default is named in every command, or none of them finds it.
+  const configArgs = configPath === defaultConfigPath() ? [] : ['--config', configPath];
   out.write('Next:\n');
-  out.write(`  ${shellCommand(['status'])}\n      balance, policy and recent payments\n`);
-  out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01'])}\n      pay for a service from this wallet\n`);
+  out.write(`  ${shellCommand(['status', ...configArgs])}\n      balance, policy and recent payments\n`);
+  out.write(`  ${shellCommand(['pay', 'demo-weather', '0.01', ...configArgs])}\n      pay for a service from this wallet\n`);
   out.write('  The MCP tool server: add it to your MCP host with\n');
   // No env: the linked config file names the agent and holds its key.
   const { command, args } = cofferMcpLaunch();
-  out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args }))}\n`);
+  out.write(`    ${JSON.stringify(mcpHostConfig('coffer', { command, args: [...args, ...configArgs] }))}\n`);
   if (runsFromNpxCache()) {
     out.write(
       "  (This coffer runs from npx's cache, which a cache clean removes: install it for good with npm install -g, then link again.)\n",
     );
   }
-  out.write('The owner funds this wallet from the dashboard; until then payments are refused.\n');
+  out.write(`${wallet}\n`);
 }

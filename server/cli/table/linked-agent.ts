@@ -1,5 +1,5 @@
 // The commands a terminal runs as its linked agent: linking it, its status, paying, fetching, the MCP bridge.
-import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { defineCommand, UsageError } from '../command-line.js';
 
@@ -35,10 +35,22 @@ export const link = defineCommand({
 
 export const status = defineCommand({
   name: 'status',
-  usage: `  coffer status [--config FILE]
-                 the linked agent's balance, policy and recent payments`,
-  options: { config: { type: 'string' } },
-  run: async ({ values }) => (await agentCommands()).status(values.config ?? defaultConfigPath()),
+  usage: `  coffer status [--config FILE] [--owner] [--data-dir DIR] [--json]
+                 the linked agent's balance, policy and recent payments; as the owner (--owner,
+                 --data-dir, or where no agent is linked): the treasury, each agent and what waits`,
+  options: {
+    config: { type: 'string' },
+    owner: { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  run: async ({ values }) => {
+    const configPath = values.config ?? defaultConfigPath();
+    // The linked agent's, unless the owner's is asked for (or no agent is linked here).
+    const asOwner = values.config === undefined && (values.owner || values['data-dir'] !== undefined || !linkedHere(configPath));
+    if (asOwner) return (await import('../commands/owner-status.js')).ownerStatus({ dataDir: values['data-dir'], json: values.json });
+    return (await agentCommands()).status(configPath, { json: values.json });
+  },
 });
 
 export const pay = defineCommand({

@@ -10,7 +10,7 @@ import { hashApiKey } from '../ids.js';
 import type { LinkSessionRecord } from '../ports/store.js';
 import type { LinkCompleteBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
-import { formatUsdc, parseAmount } from '../../wire/money.js';
+import { startingLimits } from '../../wire/policy/policy.js';
 import type {
   LinkCleared,
   LinkCompleted,
@@ -148,21 +148,6 @@ export function describeLinkSession(ctx: EngineContext, principal: Principal, to
   };
 }
 
-const DEFAULT_DAILY_BUDGET = 5_000_000n;
-const DEFAULT_MAX_PER_PAYMENT = 500_000n;
-
-/**
- * The new agent's limits: what the owner chose, and for a limit left out a default that fits the
- * other one (a 0.25 budget gets a 0.25 max, not 0.50; a 6.00 max gets a 6.00 budget, not 5.00).
- */
-function startingLimits(body: LinkCompleteBody): { dailyBudget: string; maxPerPayment: string } {
-  const budget = body.dailyBudget === undefined ? null : parseAmount(body.dailyBudget, 'dailyBudget');
-  const max = body.maxPerPayment === undefined ? null : parseAmount(body.maxPerPayment, 'maxPerPayment');
-  const dailyBudget = budget ?? (max !== null && max > DEFAULT_DAILY_BUDGET ? max : DEFAULT_DAILY_BUDGET);
-  const maxPerPayment = max ?? (dailyBudget < DEFAULT_MAX_PER_PAYMENT ? dailyBudget : DEFAULT_MAX_PER_PAYMENT);
-  return { dailyBudget: formatUsdc(dailyBudget), maxPerPayment: formatUsdc(maxPerPayment) };
-}
-
 /**
  * The signed-in owner completes a session: a new agent with the name and starting policy the owner
  * chose. Its key is minted later, when the terminal collects it.
@@ -191,7 +176,12 @@ export async function completeLinkSession(
       await deployAgent(
         ctx,
         principal,
-        { agentId, displayName: body.displayName, ...startingLimits(body), ...(body.fund === undefined ? {} : { fund: body.fund }) },
+        {
+          agentId,
+          displayName: body.displayName,
+          ...startingLimits(body.dailyBudget, body.maxPerPayment),
+          ...(body.fund === undefined ? {} : { fund: body.fund }),
+        },
         { issueKey: false },
       ),
     );

@@ -4,7 +4,7 @@
  * policies with these same functions; how a payment is judged by one is the engine's
  * (server/core/policy/).
  */
-import { parseAmount } from '../money.js';
+import { formatUsdc, parseAmount } from '../money.js';
 import { budgetOf, budgetsTighten } from './budget.js';
 import { expiryOf, expiryTightens } from './expiry.js';
 import { breakerOf, breakerTightens } from './breaker.js';
@@ -99,4 +99,23 @@ export interface Policy {
   askAbove: bigint | null;
   /** The first payment to a recipient the agent has never paid waits for the owner's yes. */
   askNewRecipient: boolean;
+}
+
+const DEFAULT_DAILY_BUDGET = 5_000_000n;
+const DEFAULT_MAX_PER_PAYMENT = 500_000n;
+
+/**
+ * A new agent's two limits, as decimal strings: what the owner chose, and for a limit left out a
+ * default that fits the other one (a 0.25 budget gets a 0.25 max, not 0.50; a 6.00 max gets a 6.00
+ * budget, not 5.00). A link completed in the dashboard and `coffer deploy` start agents alike.
+ */
+export function startingLimits(
+  dailyBudgetText: string | undefined,
+  maxPerPaymentText: string | undefined,
+): { dailyBudget: string; maxPerPayment: string } {
+  const budget = dailyBudgetText === undefined ? null : parseAmount(dailyBudgetText, 'dailyBudget');
+  const max = maxPerPaymentText === undefined ? null : parseAmount(maxPerPaymentText, 'maxPerPayment');
+  const dailyBudget = budget ?? (max !== null && max > DEFAULT_DAILY_BUDGET ? max : DEFAULT_DAILY_BUDGET);
+  const maxPerPayment = max ?? (dailyBudget < DEFAULT_MAX_PER_PAYMENT ? dailyBudget : DEFAULT_MAX_PER_PAYMENT);
+  return { dailyBudget: formatUsdc(dailyBudget), maxPerPayment: formatUsdc(maxPerPayment) };
 }

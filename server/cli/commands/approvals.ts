@@ -1,0 +1,136 @@
+/**
+ * What waits for the owner, from a terminal: agents' requests (a held payment, a looser policy, funds,
+ * being resumed, another agent) and terminals asking to be linked; approved or denied by the owner.
+ */
+import type { CofferClient } from '../../client/coffer-client.js';
+import type { Approval } from '../../wire/answers/approvals.js';
+import type { WaitingLinkSession } from '../../wire/answers/link-sessions.js';
+import { describeRequest } from '../../wire/describe-request.js';
+import { startingLimits } from '../../wire/policy/policy.js';
+import { localTime } from '../local-time.js';
+import { ownerClient } from '../owner-connection.js';
+import { printJson } from './owner-commands.js';
+
+type Out = NodeJS.WritableStream;
+
+/** `coffer approvals [--all]`: what waits for the owner (with --all, what was decided too), newest first. */
+export async function listApprovals(args: { all?: boolean; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const [approvals, links] = await Promise.all([api.approvals(args.all ? undefined : 'pending'), api.linkRequests()]);
+  if (args.json) return printJson({ approvals: approvals.approvals, linkRequests: links.sessions }, out);
+  if (approvals.approvals.length === 0 && links.sessions.length === 0) {
+    out.write('Nothing waits for you.\n');
+    return 0;
+  }
+  for (const approval of approvals.approvals) out.write(approvalLines(approval));
+  for (const session of links.sessions) out.write(linkRequestLines(session));
+  if (approvals.approvals.some((approval) => approval.status === 'pending')) {
+    out.write('Decide with: coffer approve ID, or coffer deny ID.\n');
+  }
+  return 0;
+}
+
+/** One request: its id and state, who asks for what, why it waits, and until when. */
+function approvalLines(approval: Approval): string {
+  const what = describeRequest(approval.kind, approval.request, (approval.before as Parameters<typeof describeRequest>[2]) ?? null);
+  const reason = (approval.request.reason as { message?: string } | undefined)?.message;
+  const state =
+    approval.status === 'pending'
+      ? `waits until ${localTime(approval.expiresAt)}`
+      : `${approval.status}${approval.decidedAt ? ` ${localTime(approval.decidedAt)}` : ''}`;
+  const asker = approval.targetAgentId === approval.agentId ? approval.agentId : `${approval.agentId} (for ${approval.targetAgentId})`;
+  return `${approval.approvalId}  ${asker}: ${what}\n  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n`;
+}
+
+/** A terminal asking to be linked: its code, who says it asks, and how to answer it. */
+function linkRequestLines(session: WaitingLinkSession): string {
+  const client = Object.entries(session.client)
+    .map(([key, value]) => `${key} ${value}`)
+    .join(', ');
+  return (
+    `link request ${session.id}  code ${session.code}  (${client || 'no details'}), since ${localTime(session.createdAt)}\n` +
+    '  approve with the link its terminal shows, after checking the code: coffer approve <link URL>\n'
+  );
+}
+
+/** What `coffer approve` takes for a link request: the new agent's name and start, as the link page offers. */
+export interface LinkChoices {
+  /** The code the asking terminal shows: the owner's check that this URL is that terminal's. */
+  code?: string;
+  agent?: string;
+  name?: string;
+  daily?: string;
+  max?: string;
+  fund?: string;
+}
+
+/**
+ * `coffer approve <id | link URL>`: an agent's request carried out as asked (once, whoever clicks
+ * first); or a terminal's link request completed: a new agent for it, with the limits given.
+ */
+export async function approve(args: { id: string; dataDir?: string; json?: boolean } & LinkChoices, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const token = linkToken(args.id);
+  if (token !== null) return completeLink(api, token, args, out);
+  const decided = await api.approve(args.id);
+  if (args.json) return printJson(decided, out);
+  out.write(
+    decided.status === 'approved'
+      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request)}, carried out.\n`
+      : `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`,
+  );
+  return decided.status === 'approved' ? 0 : 1;
+}
+
+async function completeLink(api: CofferClient, token: string, args: { json?: boolean } & LinkChoices, out: Out): Promise<number> {
+  const details = await api.linkDetails(token);
+  // As on the dashboard's link page, the owner links a terminal only once its code is compared: a
+  // URL sent by someone else would otherwise hand a new agent's key to their terminal.
+  if (args.code === undefined) {
+    out.write(
+      `This link request's code is ${details.code}. If its terminal shows the same, run again with --code ${details.code}; if not, coffer deny it.\n`,
+    );
+    return 2;
+  }
+  if (args.code.trim().toUpperCase() !== details.code) {
+    throw new Error(`the code typed (${args.code}) is not this request's: nothing was linked; coffer deny it if you did not start it`);
+  }
+  const completed = await api.completeLink(token, {
+    ...(args.agent === undefined ? {} : { agentId: args.agent }),
+    ...(args.name === undefined ? {} : { displayName: args.name }),
+    ...startingLimits(args.daily, args.max),
+    ...(args.fund === undefined ? {} : { fund: args.fund }),
+  });
+  if (args.json) return printJson(completed, out);
+  const funded =
+    completed.funding === undefined
+      ? ''
+      : completed.funding.status === 'funded'
+        ? `, funded with ${completed.funding.allocation.amount} USDC`
+        : `; not funded: ${completed.funding.error}`;
+  out.write(`Linked the terminal that showed code ${details.code} as agent ${completed.agentId}${funded}. It collects its key now.\n`);
+  return 0;
+}
+
+/** `coffer deny <id | link URL>`: an agent's request refused (a held payment is never paid), or a link request dropped. */
+export async function deny(args: { id: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const token = linkToken(args.id);
+  if (token !== null) {
+    const denied = await api.denyLink(token);
+    if (args.json) return printJson(denied, out);
+    out.write('Denied the link request: its terminal is told there is no such request.\n');
+    return 0;
+  }
+  const denied = await api.deny(args.id);
+  if (args.json) return printJson(denied, out);
+  out.write(`Denied ${denied.approvalId}: ${describeRequest(denied.kind, denied.request)}; nothing was carried out.\n`);
+  return 0;
+}
+
+/** The token of a link request, from the URL its terminal printed or the token alone; null for an approval id. */
+function linkToken(id: string): string | null {
+  if (id.startsWith('lnk_')) return id;
+  if (!URL.canParse(id)) return null;
+  return new URL(id).searchParams.get('token');
+}

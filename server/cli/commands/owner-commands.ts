@@ -1,0 +1,105 @@
+/**
+ * The owner's hands on the treasury from a terminal: what the dashboard offers the owner, through the
+ * owner key of the running Coffer's connection file (DIR/connection.json, readable by its user only).
+ * Every read takes --json, which prints the API's answer as it is, for scripts.
+ */
+import type { Deployed } from '../../wire/answers/agents.js';
+import { startingLimits } from '../../wire/policy/policy.js';
+import { ownerClient } from '../owner-connection.js';
+
+type Out = NodeJS.WritableStream;
+
+/** What `coffer deploy` takes: the agent's id, and what the owner chose of its start. */
+export interface DeployArgs {
+  agentId: string;
+  daily?: string;
+  max?: string;
+  fund?: string;
+  name?: string;
+  allow?: string[];
+  dataDir?: string;
+  json?: boolean;
+}
+
+/**
+ * `coffer deploy <agent>`: a new agent with its wallet, its policy (the limits given, else the ones a
+ * linked terminal's agent starts with) and its API key, shown once, with the MCP config a host takes.
+ */
+export async function deploy(args: DeployArgs, out: Out = process.stdout): Promise<number> {
+  const { api } = ownerClient(args.dataDir);
+  const answer = await api.deploy({
+    agentId: args.agentId,
+    ...startingLimits(args.daily, args.max),
+    ...(args.fund === undefined ? {} : { fund: args.fund }),
+    ...(args.name === undefined ? {} : { displayName: args.name }),
+    ...(args.allow === undefined ? {} : { allowedServices: args.allow }),
+  });
+  // The owner's own requests never wait: a 202 here would be a bug of the server.
+  if (answer.status !== 200) throw new Error(`the deploy of ${args.agentId} waits for an approval (${answer.body.approvalId})`);
+  if (args.json) return printJson(answer.body, out);
+  out.write(deployedWords(answer.body));
+  return 0;
+}
+
+function deployedWords(deployed: Deployed): string {
+  const { agent, policy, funding } = deployed;
+  const lines = [
+    `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC a day, at most ${policy.maxPerPayment} a payment.`,
+  ];
+  if (funding?.status === 'funded')
+    lines.push(`Funded with ${funding.allocation.amount} USDC (transaction ${funding.allocation.txSignature}).`);
+  if (funding?.status === 'failed')
+    lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
+  lines.push(`Its API key, shown this once: ${deployed.apiKey ?? '(none)'}`);
+  lines.push(`Its MCP server, for an MCP host's "mcpServers":`, JSON.stringify({ [agent.agentId]: deployed.mcpConfig }, null, 2));
+  return `${lines.join('\n')}\n`;
+}
+
+/** `coffer allocate <agent> <amount>`: USDC from the treasury to the agent's wallet, on chain. */
+export async function allocate(args: { agentId: string; amount: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const answer = await api.allocate(args.agentId, { amount: args.amount });
+  if (answer.status !== 200) throw new Error(`the allocation waits for an approval (${answer.body.approvalId})`);
+  if (args.json) return printJson(answer.body, out);
+  const { amount, balance, txSignature } = answer.body;
+  out.write(`Allocated ${amount} USDC to ${args.agentId}: its wallet holds ${balance} USDC (transaction ${txSignature}).\n`);
+  return 0;
+}
+
+/** `coffer return <agent> [<amount>]`: USDC back from the agent's wallet to the treasury (all it can, without an amount). */
+export async function returnFunds(
+  args: { agentId: string; amount?: string; dataDir?: string; json?: boolean },
+  out: Out = process.stdout,
+): Promise<number> {
+  const { api } = ownerClient(args.dataDir);
+  const body = await api.returnFunds(args.agentId, args.amount === undefined ? {} : { amount: args.amount });
+  if (args.json) return printJson(body, out);
+  out.write(
+    `Returned ${body.amount} USDC from ${args.agentId} to the treasury: its wallet holds ${body.balance} USDC (transaction ${body.txSignature}).\n`,
+  );
+  return 0;
+}
+
+/** `coffer archive <agent>`: stopped for good, its keys revoked, its history kept (its wallet must be empty). */
+export async function archive(args: { agentId: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const body = await api.archive(args.agentId);
+  if (args.json) return printJson(body, out);
+  out.write(`Archived ${args.agentId}: stopped for good, its keys revoked, its history kept.\n`);
+  return 0;
+}
+
+/** `coffer rename <agent> <name>`: the name the dashboard and the tray show. */
+export async function rename(args: { agentId: string; name: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const body = await api.rename(args.agentId, { displayName: args.name });
+  if (args.json) return printJson(body, out);
+  out.write(`Renamed ${args.agentId}: "${body.displayName}".\n`);
+  return 0;
+}
+
+/** The API's answer as it is, for scripts. */
+export function printJson(body: unknown, out: Out): number {
+  out.write(`${JSON.stringify(body, null, 2)}\n`);
+  return 0;
+}

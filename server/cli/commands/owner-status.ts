@@ -1,0 +1,46 @@
+/**
+ * `coffer status` as the owner: the treasury, each agent (its state, balance, what it spent against its
+ * daily budget, the budget nearest its limit) and what waits for the owner, as the dashboard's
+ * overview says it.
+ */
+import type { AgentRow } from '../../wire/answers/agents.js';
+import { networkWords } from '../../wire/network-words.js';
+import { ownerClient } from '../owner-connection.js';
+import { printJson } from './owner-commands.js';
+
+type Out = NodeJS.WritableStream;
+
+export async function ownerStatus(args: { dataDir?: string; json?: boolean }, out: Out = process.stdout): Promise<number> {
+  const { api, url } = ownerClient(args.dataDir);
+  const [dashboard, approvals, links] = await Promise.all([api.dashboard(), api.approvals('pending'), api.linkRequests()]);
+  const waiting = { approvals: approvals.approvals, linkRequests: links.sessions };
+  if (args.json) return printJson({ treasury: dashboard.treasury, agents: dashboard.agents, waiting }, out);
+  const { treasury } = dashboard;
+  out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}\n`);
+  out.write(`  treasury  ${treasury.balance} USDC  (${treasury.walletAddress})\n`);
+  out.write(dashboard.agents.length === 0 ? '  no agents yet: coffer deploy <agent>\n' : agentTable(dashboard.agents));
+  const count = waiting.approvals.length + waiting.linkRequests.length;
+  out.write(count === 0 ? '  nothing waits for you\n' : `  ${count} waiting for you: coffer approvals\n`);
+  return 0;
+}
+
+/** One line an agent, its columns aligned: id, state, balance, spent in 24 h of its daily budget, its tightest budget. */
+function agentTable(agents: AgentRow[]): string {
+  const rows = agents.map((agent) => [
+    agent.agentId,
+    agent.status === 'suspended' ? `STOPPED${agent.statusReason === undefined ? '' : ` (${agent.statusReason})`}` : 'active',
+    `${agent.balance} USDC`,
+    `${agent.spent24h} of ${agent.policy.dailyBudget} today`,
+    `${agent.tightestBudget.percent} % of ${agent.tightestBudget.budget}${agent.tightestBudget.warned ? ' (warned)' : ''}`,
+  ]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return `  agents\n${rows
+    .map(
+      (row) =>
+        `    ${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('')}`;
+}

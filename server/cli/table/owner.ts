@@ -1,0 +1,145 @@
+// The owner's commands: what the dashboard offers the owner, through the running Coffer's owner key.
+import { defineCommand, UsageError } from '../command-line.js';
+
+const ownerCommands = () => import('../commands/owner-commands.js');
+const approvalCommands = () => import('../commands/approvals.js');
+
+/** Every owner command reads the running Coffer of a data dir (--data-dir, else COFFER_HOME, else ~/.coffer); reads print JSON with --json. */
+const reach = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+const DATA_DIR = '[--data-dir DIR] [--json]';
+
+export const deploy = defineCommand({
+  name: 'deploy',
+  usage: `  coffer deploy <agent> [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT] [--name NAME] [--allow SERVICE]...
+                 ${DATA_DIR}
+                 a new agent: its wallet, its policy (--daily and --max; left out, 5.00 a day and
+                 0.50 a payment, or what fits the one given), funded from the treasury with
+                 --fund; prints its API key once and the MCP server entry a host takes`,
+  options: {
+    ...reach,
+    daily: { type: 'string' },
+    max: { type: 'string' },
+    fund: { type: 'string' },
+    name: { type: 'string' },
+    allow: { type: 'string', multiple: true },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, ...extra] = positionals;
+    if (agentId === undefined) throw new UsageError("coffer deploy needs the new agent's id", 'deploy');
+    if (extra.length > 0) throw new UsageError(`coffer deploy takes one agent, not also "${extra[0]}"`, 'deploy');
+    const { 'data-dir': dataDir, ...rest } = values;
+    return (await ownerCommands()).deploy({ agentId, dataDir, ...rest });
+  },
+});
+
+export const allocate = defineCommand({
+  name: 'allocate',
+  usage: `  coffer allocate <agent> <amount> ${DATA_DIR}
+                 moves USDC from the treasury to the agent's wallet, on chain`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, amount] = two(positionals, 'allocate', 'an agent and an amount');
+    return (await ownerCommands()).allocate({ agentId, amount, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
+export const returnFunds = defineCommand({
+  name: 'return',
+  usage: `  coffer return <agent> [<amount>] ${DATA_DIR}
+                 moves USDC from the agent's wallet back to the treasury (without an amount: all it holds
+                 that no payment has promised away)`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, amount, extra] = positionals;
+    if (agentId === undefined || extra !== undefined)
+      throw new UsageError('coffer return takes an agent and, if you like, an amount', 'return');
+    return (await ownerCommands()).returnFunds({ agentId, amount, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
+export const archive = defineCommand({
+  name: 'archive',
+  usage: `  coffer archive <agent> ${DATA_DIR}
+                 stops the agent for good and revokes its keys; its history stays (return its USDC first)`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const agentId = one(positionals, 'archive', 'an agent');
+    return (await ownerCommands()).archive({ agentId, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
+export const rename = defineCommand({
+  name: 'rename',
+  usage: `  coffer rename <agent> <name> ${DATA_DIR}
+                 the name the dashboard and the tray show for the agent`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, name] = two(positionals, 'rename', 'an agent and a name (quoted if it has spaces)');
+    return (await ownerCommands()).rename({ agentId, name, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
+export const approvals = defineCommand({
+  name: 'approvals',
+  usage: `  coffer approvals [--all] ${DATA_DIR}
+                 what waits for you: agents' requests (a held payment, a looser policy, funds, to be
+                 resumed, another agent), what each asks and why, and terminals asking to be linked;
+                 --all: what was decided too`,
+  options: { ...reach, all: { type: 'boolean', default: false } },
+  run: async ({ values }) => (await approvalCommands()).listApprovals({ all: values.all, dataDir: values['data-dir'], json: values.json }),
+});
+
+export const approve = defineCommand({
+  name: 'approve',
+  usage: `  coffer approve <id> ${DATA_DIR}
+  coffer approve <link URL> --code CODE [--agent ID] [--name NAME] [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT]
+                 carries out an agent's request as it asked (once); or links the terminal whose
+                 \`coffer link\` printed that URL, once the code it shows is the one you type: a new
+                 agent with the limits given (left out, 5.00 a day, 0.50 a payment)`,
+  options: {
+    ...reach,
+    code: { type: 'string' },
+    agent: { type: 'string' },
+    name: { type: 'string' },
+    daily: { type: 'string' },
+    max: { type: 'string' },
+    fund: { type: 'string' },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const id = one(positionals, 'approve', "a request's id or a link URL");
+    const { 'data-dir': dataDir, ...rest } = values;
+    return (await approvalCommands()).approve({ id, dataDir, ...rest });
+  },
+});
+
+export const deny = defineCommand({
+  name: 'deny',
+  usage: `  coffer deny <id|link URL> ${DATA_DIR}
+                 refuses an agent's request (a held payment is never paid), or a terminal's link request`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const id = one(positionals, 'deny', "a request's id or a link URL");
+    return (await approvalCommands()).deny({ id, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
+/** The command's one argument; else what it takes, in words. */
+function one(positionals: string[], command: string, what: string): string {
+  const [first, extra] = positionals;
+  if (first === undefined || extra !== undefined) throw new UsageError(`coffer ${command} takes ${what}`, command);
+  return first;
+}
+
+/** The command's two arguments; else what it takes, in words. */
+function two(positionals: string[], command: string, what: string): [string, string] {
+  const [first, second, extra] = positionals;
+  if (first === undefined || second === undefined || extra !== undefined) throw new UsageError(`coffer ${command} takes ${what}`, command);
+  return [first, second];
+}

@@ -1,0 +1,194 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from '../helpers/coffer.js';
+import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+
+/**
+ * Issue 47, point 1: the owner runs the treasury from a terminal, as the dashboard does: deploy (with
+ * funding), allocate, return, rename, archive, what waits and its answer, and an owner status; every
+ * command of a running Coffer's data dir (--data-dir), every read with --json, exit codes that mean
+ * something (0 done, 1 refused by Coffer with its code, 2 used wrongly). Real processes throughout:
+ * `coffer serve`, and each command as a terminal runs it.
+ */
+describe("the owner's CLI", () => {
+  const dataDir = tempDataDir();
+  const elsewhere = tempDataDir();
+  let serve: ServeProcess;
+  const owner = (args: string[]) => runCoffer([...args, '--data-dir', dataDir]);
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir);
+  });
+  afterAll(async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it('deploys a funded agent, moves money both ways, renames and archives it, each said in words or as JSON', async () => {
+    const deployed = await owner(['deploy', 'researcher2', '--fund', '2']);
+    expect(deployed.code, deployed.stderr).toBe(0);
+    expect(deployed.stdout).toMatch(/^Deployed researcher2 \(wallet \w+\): 5\.00 USDC a day, at most 0\.50 a payment\.$/m);
+    expect(deployed.stdout).toMatch(/^Funded with 2\.00 USDC \(transaction \w+\)\.$/m);
+    expect(deployed.stdout).toMatch(/^Its API key, shown this once: cof_agt_\w+$/m);
+    expect(deployed.stdout).toMatch(/"researcher2": \{\s*"command"/);
+
+    const json = await owner(['deploy', 'scripted', '--daily', '0.25', '--json']);
+    const answer = JSON.parse(json.stdout) as { agent: { agentId: string }; policy: { dailyBudget: string; maxPerPayment: string } };
+    // The max left out fits the budget given, as a linked terminal's agent starts.
+    expect(answer.policy).toMatchObject({ dailyBudget: '0.25', maxPerPayment: '0.25' });
+
+    expect((await owner(['allocate', 'researcher2', '1.5'])).stdout).toMatch(
+      /^Allocated 1\.50 USDC to researcher2: its wallet holds 3\.50 USDC/,
+    );
+    expect((await owner(['return', 'researcher2', '0.5'])).stdout).toMatch(
+      /^Returned 0\.50 USDC from researcher2 to the treasury: its wallet holds 3\.00 USDC/,
+    );
+    expect((await owner(['rename', 'researcher2', 'Research two'])).stdout).toBe('Renamed researcher2: "Research two".\n');
+
+    const status = await owner(['status', '--json']);
+    const agents = (JSON.parse(status.stdout) as { agents: { agentId: string; displayName: string; balance: string }[] }).agents;
+    expect(agents.find((agent) => agent.agentId === 'researcher2')).toMatchObject({ displayName: 'Research two', balance: '3.00' });
+
+    // Archiving takes an empty wallet: refused with the server's code (exit 1), then done.
+    const refused = await owner(['archive', 'researcher2']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\(agent_has_funds\)$/m);
+    expect((await owner(['return', 'researcher2'])).code).toBe(0);
+    expect((await owner(['archive', 'researcher2'])).stdout).toMatch(/^Archived researcher2: stopped for good/);
+  });
+
+  it('says what is wrong with a command (exit 2) and what Coffer refused (exit 1)', async () => {
+    const noAgent = await owner(['deploy']);
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr).toMatch(/coffer deploy needs the new agent's id/);
+    expect((await owner(['allocate', 'researcher2'])).code).toBe(2);
+    const unknown = await owner(['allocate', 'nobody', '1']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/\(agent_not_found\)$/m);
+    // Another data dir, where no Coffer runs: said so, nothing guessed.
+    const none = await runCoffer(['status', '--data-dir', elsewhere]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no running Coffer found in/);
+  });
+
+  it('status as the owner: the treasury, each agent, and what waits', async () => {
+    await owner(['deploy', 'watcher']);
+    const status = await owner(['status']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Coffer at http:\/\/127\.0\.0\.1:\d+, on the embedded sim chain/m);
+    expect(status.stdout).toMatch(/^ {2}treasury {2}[\d.]+ USDC {2}\(\w+\)$/m);
+    expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC +0\.00 of 5\.00 today/m);
+    expect(status.stdout).toMatch(/nothing waits for you/);
+  });
+
+  it("a held payment: the agent's terminal names the command that decides it; coffer approve pays it once", async () => {
+    const asker = JSON.parse((await owner(['deploy', 'asker', '--fund', '1', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    expect((await owner(['policy', 'asker', '--ask-above', '0.005'])).code).toBe(0);
+    const config = join(dataDir, 'asker.json');
+    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
+    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
+    const connection = readOwnerConnection(dataDir);
+    writeAgentConfig(config, {
+      agentId: 'asker',
+      walletAddress: asker.agent.walletAddress,
+      apiKey: asker.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: connection.owner,
+      url: connection.url,
+    });
+
+    // The agent pays; its payment waits for the owner, and its terminal says how the owner decides.
+    const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let paid = '';
+    paying.stdout!.on('data', (chunk) => (paid += chunk));
+    const exited = new Promise<number | null>((resolve) => paying.once('exit', (exitCode) => resolve(exitCode)));
+    const held = await new Promise<string>((resolve) => createInterface({ input: paying.stderr! }).once('line', resolve));
+    const approvalId = /request (apr_[\w-]+)/.exec(held)?.[1];
+    if (approvalId === undefined) throw new Error(`the pay did not wait for the owner: ${held}`);
+    expect(held).toContain(`coffer approve ${approvalId}`);
+
+    const waiting = await owner(['approvals']);
+    expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} {2}asker: Pay 0\\.01 USDC to demo-weather`, 'm'));
+    expect(waiting.stdout).toMatch(/why: 0\.01 USDC is above 0\.005 USDC/);
+
+    const approved = await owner(['approve', approvalId]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC to demo-weather.*carried out\\.$`, 'm'));
+    expect(await exited).toBe(0);
+    expect(paid).toMatch(/^Paid 0\.01 USDC/);
+    // Once: a second yes is refused, and nothing waits any more.
+    const again = await owner(['approve', approvalId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/\(approval_decided\)$/m);
+    expect((await owner(['approvals'])).stdout).toBe('Nothing waits for you.\n');
+  });
+
+  it('coffer deny: a held payment is never paid', async () => {
+    const agentKey = /cof_agt_\w+/.exec((await owner(['deploy', 'denied', '--fund', '1'])).stdout)![0];
+    await owner(['policy', 'denied', '--ask-above', '0.005']);
+    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
+    const connection = readOwnerConnection(dataDir);
+    const held = await fetch(`${connection.url}/v1/agents/denied/pay?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service: 'demo-weather', amount: '0.01' }),
+    });
+    expect(held.status).toBe(202);
+    const { approvalId } = (await held.json()) as { approvalId: string };
+    const denied = await owner(['deny', approvalId]);
+    expect(denied.stdout).toBe(`Denied ${approvalId}: Pay 0.01 USDC to demo-weather (93ug…Dnrx); nothing was carried out.\n`);
+    const listed = JSON.parse((await owner(['approvals', '--all', '--json'])).stdout) as {
+      approvals: { approvalId: string; status: string }[];
+    };
+    expect(listed.approvals.find((approval) => approval.approvalId === approvalId)?.status).toBe('denied');
+  });
+
+  it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {
+    const config = join(dataDir, 'linked', 'agent.json');
+    const linking = spawn(process.execPath, [CLI, 'link', '--config', config, '--data-dir', dataDir], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    linking.stdout!.on('data', (chunk) => (printed += chunk));
+    const exited = new Promise<number | null>((resolve) => linking.once('exit', (exitCode) => resolve(exitCode)));
+    while (!/the code: +\S+/.test(printed)) await new Promise((resolve) => setTimeout(resolve, 50));
+    const linkUrl = /(http:\/\/\S+\/link\?token=\S+)/.exec(printed)![1]!;
+    const code = /the code: +(\S+)/.exec(printed)![1]!;
+
+    const listed = await owner(['approvals']);
+    expect(listed.stdout).toContain(`code ${code}`);
+    // Without the code, nothing is linked: the request's code is said, to compare with the terminal's.
+    const unchecked = await owner(['approve', linkUrl]);
+    expect(unchecked.code).toBe(2);
+    expect(unchecked.stdout).toContain(`code is ${code}`);
+    const wrong = await owner(['approve', linkUrl, '--code', 'WRONG-CODE']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/nothing was linked/);
+    const linked = await owner(['approve', linkUrl, '--code', code, '--agent', 'linked-laptop', '--fund', '1']);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stdout).toMatch(
+      new RegExp(`^Linked the terminal that showed code ${code} as agent linked-laptop, funded with 1\\.00 USDC`),
+    );
+
+    expect(await exited).toBe(0);
+    // Issue 47, point 2: the next steps carry the --config they were given, and the last words say
+    // what the owner's approval did (funded it), not that the owner has yet to.
+    expect(printed).toMatch(new RegExp(`status --config ${config.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    const mcp = JSON.parse(/(\{"mcpServers".*\})/.exec(printed)![1]!) as { mcpServers: { coffer: { args: string[] } } };
+    expect(mcp.mcpServers.coffer.args.slice(-3)).toEqual(['mcp', '--config', config]);
+    expect(printed).toMatch(/^Its wallet holds 1\.00 USDC\.$/m);
+    expect(printed).not.toMatch(/until then payments are refused/);
+    const status = await runCoffer(['status', '--config', config]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Agent linked-laptop at /);
+  });
+});
