@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { prepareElectronNatives } from '../../build/scripts/electron-natives.js';
 import { packagePath, packageRoot } from '../package/package-files.js';
+import { forwardStopToElectron, type SignalSource } from './electron-stop.js';
 
 const require = createRequire(import.meta.url);
 /** The desktop app runs compiled JavaScript (`npm run build`), never TypeScript through a loader. */
@@ -118,15 +119,18 @@ async function electronBinary(say: Say, now: number): Promise<{ path: string } |
 /**
  * Runs Electron on Coffer's folder (so the app is named Coffer and starts at package.json's main),
  * passing its output through; resolves when Electron exits, or, if it stops before the app ran, with
- * why (the caller then starts headless instead).
+ * why (the caller then starts headless instead). A signal to stop the launcher meanwhile is Electron's
+ * to quit on (electron-stop.ts): the launcher waits for it, and never falls back to headless then.
  */
 export function runElectron(
   binary: string,
   env: NodeJS.ProcessEnv,
   spawnElectron: (binary: string, args: string[], env: NodeJS.ProcessEnv) => ChildProcess = defaultSpawn,
+  signals: SignalSource = process,
 ): Promise<{ exitCode: number } | { headless: string }> {
   return new Promise((resolve) => {
     const child = spawnElectron(binary, [packageRoot()], env);
+    const stop = forwardStopToElectron(child, signals);
     let running = false;
     let seen = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -136,9 +140,13 @@ export function runElectron(
         running = RUNNING.test(seen);
       }
     });
-    child.once('error', (error) => resolve({ headless: `Electron could not be started (${error.message})` }));
+    child.once('error', (error) => {
+      stop.release();
+      resolve({ headless: `Electron could not be started (${error.message})` });
+    });
     child.once('exit', (code, signal) => {
-      const why = running ? null : whyElectronStopped(code, signal);
+      stop.release();
+      const why = running || stop.asked() ? null : whyElectronStopped(code, signal);
       resolve(why === null ? { exitCode: code ?? 1 } : { headless: why });
     });
   });

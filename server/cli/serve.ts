@@ -21,11 +21,13 @@ export async function serve(
   const config = resolveServeConfig(flags);
   const log = (message: string) => process.stderr.write(`${message}\n`);
   // Listen for signals before anything starts: one that arrives during start-up stops the server as
-  // soon as it is up, instead of killing the process halfway.
+  // soon as it is up, instead of killing the process halfway. Listened to for good, not once: the
+  // same stop is often asked twice (Ctrl-C signals the whole process group, and `npm start` forwards
+  // it to its child as well), and a signal with no listener left would kill the stop halfway.
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
   // The data dir lock comes first (a second serve on it says where the first one runs), then the port.
   const coffer = await openCofferWhenPortFree(config, log);
   let server;
