@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closestOf } from '../core/did-you-mean.js';
+import { closestOf } from '../wire/did-you-mean.js';
 
 /** What every command is given beside its arguments. */
 export interface CommandContext {

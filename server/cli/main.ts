@@ -1,4 +1,4 @@
-import { closestOf } from '../core/did-you-mean.js';
+import { closestOf } from '../wire/did-you-mean.js';
 import { CofferApiError } from '../client/client-error.js';
 import { isCofferError } from '../wire/errors.js';
 import { packageVersion } from '../package/package-files.js';
