@@ -376,6 +376,12 @@ describe('coffer help', () => {
       [['resume', 'a', 'b'], 'coffer resume takes one agent at a time (or --all), not also "b"'],
       [['pay', 'demo-weather', '0.01', '--frobnicate'], 'unknown option --frobnicate for coffer pay'],
       [['pay', 'demo-weather', '0.01', '--nonce'], 'option --nonce needs a value'],
+      // A value that looks like a flag but is a negative number is the flag's value, refused in words naming the flag.
+      [['policy', '--budget', '-5/day'], '--budget -5/day: the amount must be a positive decimal of USDC'],
+      [['policy', '--budget=-5/day'], '--budget -5/day: the amount must be a positive decimal of USDC'],
+      [['policy', '--daily', '-5'], '--daily -5: the amount must be a positive decimal of USDC'],
+      [['policy', 'some-agent', '--max', '-.5'], '--max -.5: the amount must be a positive decimal of USDC'],
+      [['policy', '--ask-above', '-1'], '--ask-above -1: the amount must be a decimal of USDC, 0 or more'],
     ] as const) {
       const result = await coffer([...args]);
       expect(result.code, args.join(' ')).toBe(2);
