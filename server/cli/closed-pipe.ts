@@ -23,7 +23,9 @@ export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = 
     if (closing) return;
     closing = true;
     process.exitCode = CLOSED_PIPE_STATUS;
-    if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
+    // Its listeners are called as a signal calls them (emitted, not sent: on Windows a SIGTERM sent to
+    // oneself ends the process at once, listeners or not).
+    if (process.listenerCount('SIGTERM') > 0) process.emit('SIGTERM', 'SIGTERM');
     else process.exit(CLOSED_PIPE_STATUS);
   };
   for (const stream of streams) stream.on('error', onError);
