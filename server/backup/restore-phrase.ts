@@ -67,6 +67,22 @@ export async function findPhraseWallets(
 }
 
 /**
+ * The network a phrase's wallets are looked for on: a cluster. The embedded chain is refused, its
+ * test money lived only in its data dir's ledger. Asked first, so a wrong network is said before
+ * anyone types the words.
+ */
+export async function phraseNetwork(network: string, usdcMint?: string) {
+  const chosen = await chooseNetwork(network, usdcMint);
+  if (chosen.choice.kind === 'sim') {
+    throw new CofferError(
+      'backup_wrong_network',
+      "a recovery phrase finds its wallets on devnet, mainnet or another cluster (--network); the embedded chain's test money lived in its data dir: restore a backup file instead",
+    );
+  }
+  return { choice: chosen.choice, name: chosen.name };
+}
+
+/**
  * `coffer restore --phrase`: a treasury and its agent wallets from the recovery phrase alone, into an
  * empty data dir. The chain is asked which of the phrase's wallets were used before anything is
  * written; a phrase whose wallets were never used there (mistyped words that still check out, or
@@ -88,13 +104,7 @@ export async function restoreFromPhrase(options: {
       'that is not a recovery phrase: 12 or 24 English words, each from the BIP39 list, in order (a word is mistyped, missing or out of place)',
     );
   }
-  const { choice, name } = await chooseNetwork(options.network, options.usdcMint);
-  if (choice.kind === 'sim') {
-    throw new CofferError(
-      'backup_wrong_network',
-      "a recovery phrase finds its wallets on devnet, mainnet or another cluster (--network); the embedded chain's test money lived in its data dir: restore a backup file instead",
-    );
-  }
+  const { choice, name } = await phraseNetwork(options.network, options.usdcMint);
   const lock = claimEmptyDataDir(options.dataDir);
   let found: PhraseWallets;
   try {

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closestOf } from '../core/did-you-mean.js';
+import { closestOf } from '../wire/did-you-mean.js';
 
 /** What every command is given beside its arguments. */
 export interface CommandContext {
@@ -42,14 +42,33 @@ export function defineCommand<const O extends Options>(definition: {
   return { name, usage, run: (args, context) => run(parse(name, { args, options, allowPositionals: positionals, strict: true }), context) };
 }
 
-/** A negative amount ("-1", "-.5") is an argument to refuse in words, not an option parseArgs knows not. */
+/** A negative amount ("-1", "-.5", "-5/day") is an argument to refuse in words, not an option parseArgs knows not. */
 const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * A negative number right after an option that takes a value is that value (`--ask-above -1` is
+ * `--ask-above=-1`), so the option's own check says what is wrong with it, not "needs a value".
+ */
+function negativeValuesAttached(args: readonly string[], options: Options): string[] {
+  const attached: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === '--') return [...attached, ...args.slice(index)];
+    const name = /^--([^=]+)$/.exec(arg)?.[1];
+    const next = args[index + 1];
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      attached.push(`${arg}=${next}`);
+      index += 1;
+    } else attached.push(arg);
+  }
+  return attached;
+}
 
 /** node:util parseArgs, with its errors said in a line a person reads (and the usage after it). */
 function parse<O extends Options>(command: string, config: ParseConfig<O>): Parsed<O> {
   try {
-    // Negative numbers go after a "--", so they stay arguments (in their order among the arguments).
-    const { args } = config;
+    const args = negativeValuesAttached(config.args, config.options);
+    // The other negative numbers go after a "--", so they stay arguments (in their order among the arguments).
     const negatives = config.allowPositionals && !args.includes('--') ? args.filter((arg) => NEGATIVE_NUMBER.test(arg)) : [];
     const parsed = negatives.length === 0 ? args : [...args.filter((arg) => !NEGATIVE_NUMBER.test(arg)), '--', ...negatives];
     return parseArgs({ ...config, args: parsed });

@@ -1,9 +1,10 @@
-import { closestOf } from '../core/did-you-mean.js';
+import { closestOf } from '../wire/did-you-mean.js';
 import { CofferApiError } from '../client/client-error.js';
 import { isCofferError } from '../wire/errors.js';
 import { packageVersion } from '../package/package-files.js';
 import { UsageError, type Command } from './command-line.js';
 import { commandHelp, helpText } from './help.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import * as engine from './table/engine.js';
 import * as linkedAgent from './table/linked-agent.js';
 import * as agents from './table/agents.js';
@@ -81,6 +82,9 @@ async function main(argv: string[]): Promise<number> {
   else console.error(`coffer: unknown command "${name}"\n\n${helpText(COMMANDS, version)}`);
   return 2;
 }
+
+// `coffer status | head -1`: quiet when the reader goes away, for every command (closed-pipe.ts).
+endQuietlyOnClosedPipe();
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -1,6 +1,7 @@
 /**
  * `coffer policy`'s flags in one readable syntax (issue 25), turned into the policy update the API
- * takes; the server's schema (policyUpdateSchema) then judges it as it judges any door's:
+ * takes. Its amounts are checked here by the wire's rule, so a bad one names its flag (issue 47); the
+ * server's schema (policyUpdateSchema) then judges the whole as it judges any door's:
  *
  *   --budget 50/month  --budget 2/day:demo-weather  --budget 1/7d:<recipient address>
  *   --count 30/hour  --count 100/day:demo-weather
@@ -14,7 +15,7 @@
  * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
-import { isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
+import { amountSchema, askAboveSchema, isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 
 export interface PolicyFlags {
@@ -35,6 +36,17 @@ export interface PolicyFlags {
 export class PolicyFlagError extends Error {}
 
 const WINDOWS = BUDGET_WINDOWS.join(', ');
+
+/**
+ * An amount given to a flag, checked by the wire's own rule, so a bad one is said here with the flag
+ * named (`--budget -5/day: the amount must be …`), not by the server as a field of the API.
+ */
+function amountOf(flag: string, text: string, amount: string): string {
+  if (amountSchema.safeParse(amount).success) return amount;
+  throw new PolicyFlagError(
+    `${flag} ${text}: the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000), such as 50 or 0.50`,
+  );
+}
 
 /** "50/month:demo-weather" → its limit, window and scope. */
 function limitOver(flag: '--budget' | '--count', text: string) {
@@ -86,8 +98,8 @@ const YES_NO = new Map([
 /** The update the flags ask for: only what they name. */
 export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
   const update: PolicyUpdate = {};
-  if (flags.daily !== undefined) update.dailyBudget = flags.daily;
-  if (flags.max !== undefined) update.maxPerPayment = flags.max;
+  if (flags.daily !== undefined) update.dailyBudget = amountOf('--daily', flags.daily, flags.daily.trim());
+  if (flags.max !== undefined) update.maxPerPayment = amountOf('--max', flags.max, flags.max.trim());
   if (flags.cooldown !== undefined) {
     if (!/^\d+$/.test(flags.cooldown.trim())) throw new PolicyFlagError(`--cooldown ${flags.cooldown}: write whole seconds, such as 30`);
     update.cooldownSeconds = Number(flags.cooldown);
@@ -107,7 +119,7 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
       throw new PolicyFlagError('--budget none takes away every budget: it goes alone');
     update.budgets = named.map(({ text, flag }) => {
       const { limit, ...rest } = limitOver(flag, text);
-      if (flag === '--budget') return { amount: limit, ...rest };
+      if (flag === '--budget') return { amount: amountOf(flag, text, limit), ...rest };
       if (!/^\d+$/.test(limit)) throw new PolicyFlagError(`--count ${text}: "${limit}" is not a whole number of payments`);
       return { count: Number(limit), ...rest };
     });
@@ -125,6 +137,11 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
   }
   if (flags['ask-above'] !== undefined) {
     const text = flags['ask-above'].trim();
+    if (!NONE.has(text) && !askAboveSchema.safeParse(text).success) {
+      throw new PolicyFlagError(
+        `--ask-above ${flags['ask-above']}: the amount must be a decimal of USDC, 0 or more (at most 6 decimals), such as 5 (0: every payment waits for the owner), or none`,
+      );
+    }
     update.askAbove = NONE.has(text) ? null : text;
   }
   if (flags['ask-new-recipient'] !== undefined) {

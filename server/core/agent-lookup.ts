@@ -1,7 +1,7 @@
 import { CofferError, type Refusal } from '../wire/errors.js';
 import type { EngineContext } from './context.js';
 import type { AgentRecord } from './ports/store.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../wire/did-you-mean.js';
 
 /** An owner's agent by id, or 404 agent_not_found: the first check of every agent-scoped call. */
 export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: string): AgentRecord {

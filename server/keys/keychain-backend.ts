@@ -14,21 +14,21 @@ const SECRET_SERVICE_ONLY = { linux: { store: 'secret-service' } } as const;
  * The OS keychain through @napi-rs/keyring (macOS Keychain, Windows Credential Manager, the Secret
  * Service on Linux): prebuilt Node-API binaries, so nothing is compiled at install and one build
  * serves Node and Electron. Returns a reason instead when the binding does not load or no keychain
- * answers, so the caller can fall back.
+ * answers (in a few words, and the library's own first line as its cause), so the caller can fall back.
  */
-export async function openKeychainBackend(): Promise<{ backend: SecretBackend } | { reason: string }> {
+export async function openKeychainBackend(): Promise<{ backend: SecretBackend } | { reason: string; cause: string }> {
   let entry: (account: string) => AsyncEntry;
   try {
     const { AsyncEntry } = await import('@napi-rs/keyring');
     entry = (account) => new AsyncEntry(KEYCHAIN_SERVICE, account, SECRET_SERVICE_ONLY);
   } catch (error) {
-    return { reason: `the keychain binding is not available (${firstLine(error)})` };
+    return { reason: 'the keychain binding is not available', cause: firstLine(error) };
   }
   try {
     // A read that reaches the keychain proves it answers; on a headless Linux box it throws.
     await entry('probe').getPassword();
   } catch (error) {
-    return { reason: `no OS keychain answered (${firstLine(error)})` };
+    return { reason: 'no OS keychain answered', cause: firstLine(error) };
   }
   return {
     backend: {
@@ -41,4 +41,4 @@ export async function openKeychainBackend(): Promise<{ backend: SecretBackend } 
   };
 }
 
-const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0];
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';

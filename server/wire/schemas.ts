@@ -6,6 +6,33 @@ import { z } from 'zod';
 import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
+import { didYouMean } from './did-you-mean.js';
+
+/** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
+const UNKNOWN_NAMED = 5;
+const UNKNOWN_NAME_CHARS = 60;
+
+/**
+ * An object of a request, strict: a field it does not know is refused by name, with the field it most
+ * likely meant (`unknown field "ammount" (did you mean "amount"?)`); describeIssues says it before what
+ * is then missing, since a typo is usually why a required field is absent. Every door (HTTP, MCP, the
+ * dashboard's forms) reads the same words, written here once.
+ */
+const strictFields = <const S extends z.core.$ZodLooseShape>(shape: S) =>
+  z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== 'unrecognized_keys') return undefined;
+      // The object that refused them (a picked copy knows only its own fields), less what the body holds.
+      const known = issue.inst instanceof z.ZodObject ? Object.keys(issue.inst.shape) : Object.keys(shape);
+      const sent = typeof issue.input === 'object' && issue.input !== null ? Object.keys(issue.input) : [];
+      const candidates = known.filter((field) => !sent.includes(field));
+      const named = issue.keys
+        .slice(0, UNKNOWN_NAMED)
+        .map((key) => `${JSON.stringify(key.slice(0, UNKNOWN_NAME_CHARS))}${didYouMean(key, candidates)}`);
+      const more = issue.keys.length > UNKNOWN_NAMED ? ` and ${issue.keys.length - UNKNOWN_NAMED} more` : '';
+      return `unknown field${issue.keys.length === 1 ? '' : 's'} ${named.join(', ')}${more}`;
+    },
+  });
 
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** A Solana address: base58, 32 bytes (32 to 44 characters). */
@@ -77,19 +104,18 @@ const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 5
  * (policy/windows.ts), for every payment, one registry service's (`service`) or one recipient's
  * (`recipient`).
  */
-export const budgetSchema = z
-  .strictObject({
-    amount: amountSchema.optional(),
-    count: z
-      .number({ error: 'must be a whole number of payments' })
-      .int('must be a whole number of payments')
-      .min(1, 'must be at least 1')
-      .max(1_000_000, 'must be at most 1,000,000')
-      .optional(),
-    window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
-    service: serviceIdSchema.optional(),
-    recipient: addressSchema.optional(),
-  })
+export const budgetSchema = strictFields({
+  amount: amountSchema.optional(),
+  count: z
+    .number({ error: 'must be a whole number of payments' })
+    .int('must be a whole number of payments')
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1,000,000')
+    .optional(),
+  window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
+  service: serviceIdSchema.optional(),
+  recipient: addressSchema.optional(),
+})
   .refine(
     (budget) => (budget.amount === undefined) !== (budget.count === undefined),
     'holds an amount or a count of payments, one of the two',
@@ -120,7 +146,12 @@ export const warnAtSchema = z
       .min(1, 'must be at least 1')
       .max(100, 'must be at most 100'),
   )
-  .max(5, 'holds at most 5 shares');
+  .max(5, 'holds at most 5 shares')
+  // [50, 50] would say one warning twice, or look like two; the repeat is named.
+  .superRefine((shares, ctx) => {
+    const repeated = shares.find((share, index) => shares.indexOf(share) !== index);
+    if (repeated !== undefined) ctx.addIssue({ code: 'custom', message: `holds ${repeated} twice: name each share once` });
+  });
 const ASK_ABOVE_RULE =
   'must be an amount of USDC, 0 or more with at most 6 decimals (such as "5.00": payments above it wait for the owner; "0": every payment does), or null for none';
 /** Payments above this amount wait for the owner's yes (server/core/policy/holds.ts); null: none waits for its amount. */
@@ -151,29 +182,24 @@ const breakerMinutesSchema = z
  * `refusals.minutes`, or once its payments within `spending.minutes` add up to `spending.percent` of
  * a budget they fall under. Either or both; null: no breaker.
  */
-export const breakerSchema = z
-  .strictObject({
-    refusals: z
-      .strictObject({
-        count: z
-          .number({ error: 'must be a whole number of refusals' })
-          .int('must be a whole number of refusals')
-          .min(1, 'must be at least 1')
-          .max(10_000, 'must be at most 10,000'),
-        minutes: breakerMinutesSchema,
-      })
-      .optional(),
-    spending: z
-      .strictObject({
-        percent: z
-          .number({ error: 'must be a whole percent' })
-          .int('must be a whole percent')
-          .min(1, 'must be at least 1')
-          .max(100, 'must be at most 100'),
-        minutes: breakerMinutesSchema,
-      })
-      .optional(),
-  })
+export const breakerSchema = strictFields({
+  refusals: strictFields({
+    count: z
+      .number({ error: 'must be a whole number of refusals' })
+      .int('must be a whole number of refusals')
+      .min(1, 'must be at least 1')
+      .max(10_000, 'must be at most 10,000'),
+    minutes: breakerMinutesSchema,
+  }).optional(),
+  spending: strictFields({
+    percent: z
+      .number({ error: 'must be a whole percent' })
+      .int('must be a whole percent')
+      .min(1, 'must be at least 1')
+      .max(100, 'must be at most 100'),
+    minutes: breakerMinutesSchema,
+  }).optional(),
+})
   .refine(
     (breaker) => breaker.refusals !== undefined || breaker.spending !== undefined,
     'trips on refusals, on spending, or both: name one',
@@ -182,21 +208,32 @@ export const breakerSchema = z
 export type BreakerBody = z.infer<typeof breakerSchema>;
 
 /** A time zone by its IANA name ("Europe/Berlin", "UTC"), as this runtime's Intl knows it. */
-export const isTimeZone = (name: string): boolean => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return name.length > 0;
-  } catch {
-    return false;
-  }
-};
+export const isTimeZone = (name: string): boolean => canonicalTimeZone(name) !== null;
 
-/** The owner's settings: their time zone (null: the machine's). */
-export const settingsBodySchema = z.strictObject({
+/**
+ * A time zone's one spelling, as this runtime's Intl writes it ("utc" and "Etc/UTC" are "UTC",
+ * "europe/berlin" is "Europe/Berlin"), or null for a name it does not know.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  if (name.length === 0) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The owner's settings: their time zone (null: the machine's). A zone Intl knows under another
+ * spelling is kept in its canonical one: the name meant is beyond doubt, and a zone stored one way
+ * compares, shows and audits the same everywhere (never "utc" beside "UTC").
+ */
+export const settingsBodySchema = strictFields({
   timeZone: z
     .string({ error: 'must be a time zone by its name, such as "Europe/Berlin", or null for the machine\'s' })
     .max(100, 'must be at most 100 characters')
     .refine(isTimeZone, 'is not a time zone: name one such as "Europe/Berlin", "America/New_York" or "UTC"')
+    .transform((name) => canonicalTimeZone(name) ?? name)
     .nullable(),
 });
 export type SettingsBody = z.infer<typeof settingsBodySchema>;
@@ -235,12 +272,12 @@ function facilitatorUrlProblem(text: string): string | null {
 }
 
 /** Bazaar discovery: the facilitator whose discovery list the registry shows beside the catalog (null: none, off). */
-export const bazaarBodySchema = z.strictObject({ facilitator: facilitatorUrlSchema.nullable() });
+export const bazaarBodySchema = strictFields({ facilitator: facilitatorUrlSchema.nullable() });
 export type BazaarBody = z.infer<typeof bazaarBodySchema>;
 
 export const displayNameSchema = honestLine(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 
-export const deployBodySchema = z.strictObject({
+export const deployBodySchema = strictFields({
   agentId: agentIdSchema,
   dailyBudget: amountSchema,
   maxPerPayment: amountSchema,
@@ -258,7 +295,7 @@ export const deployBodySchema = z.strictObject({
 });
 export type DeployBody = z.infer<typeof deployBodySchema>;
 
-export const policyUpdateSchema = z.strictObject({
+export const policyUpdateSchema = strictFields({
   dailyBudget: amountSchema.optional(),
   maxPerPayment: amountSchema.optional(),
   cooldownSeconds: cooldownSchema.optional(),
@@ -272,17 +309,17 @@ export const policyUpdateSchema = z.strictObject({
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
-export const allocateBodySchema = z.strictObject({ amount: amountSchema });
+export const allocateBodySchema = strictFields({ amount: amountSchema });
 /** Giving an agent's USDC back to the treasury: `amount`, or (left out) everything available. */
-export const returnBodySchema = z.strictObject({ amount: amountSchema.optional() });
+export const returnBodySchema = strictFields({ amount: amountSchema.optional() });
 export const faucetBodySchema = allocateBodySchema;
 
-export const renameBodySchema = z.strictObject({ displayName: displayNameSchema });
+export const renameBodySchema = strictFields({ displayName: displayNameSchema });
 
 /** The body of a POST that takes none (kill, archive, a new key, approve, …): none at all, or `{}`. */
 export const noBodySchema = z.strictObject({}, { error: 'this request takes no body: send none, or {}' });
 
-export const payBodySchema = z.strictObject({
+export const payBodySchema = strictFields({
   service: serviceIdSchema,
   amount: amountSchema,
   currency: currencySchema,
@@ -313,7 +350,7 @@ const headersSchema = z
  * An x402 seller's 402, handed to Coffer to pay: the URL asked, and the answer as it came (status,
  * headers, body). Coffer reads the offer from it with the official x402 packages.
  */
-export const x402PayBodySchema = z.strictObject({
+export const x402PayBodySchema = strictFields({
   url: z
     .string()
     .max(2000, 'must be at most 2000 characters')
@@ -339,7 +376,7 @@ export const x402SignInBodySchema = x402PayBodySchema.pick({ url: true, method: 
 export type X402SignInBody = z.infer<typeof x402SignInBodySchema>;
 
 /** The paid answer's headers, for Coffer to learn which transaction the seller settled. */
-export const x402SettledBodySchema = z.strictObject({ headers: headersSchema });
+export const x402SettledBodySchema = strictFields({ headers: headersSchema });
 
 export const paymentPathSchema = z.object({
   agentId: agentIdSchema,
@@ -348,7 +385,7 @@ export const paymentPathSchema = z.object({
 
 export const RESOLUTIONS = ['1k', '2k', '4k'] as const;
 
-export const generateBodySchema = z.strictObject({
+export const generateBodySchema = strictFields({
   prompt: honestText(z.string().trim().min(1, 'must not be empty').max(4000, 'must be at most 4000 characters')),
   modelId: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
   resolution: z.enum(RESOLUTIONS, 'must be one of 1k, 2k, 4k'),
@@ -383,7 +420,7 @@ export const searchQuerySchema = z.object({
 });
 
 /** Completing a link session: the new agent's name and starting policy, all optional. */
-export const linkCompleteBodySchema = z.strictObject({
+export const linkCompleteBodySchema = strictFields({
   agentId: agentIdSchema.optional(),
   displayName: displayNameSchema.optional(),
   dailyBudget: amountSchema.optional(),
@@ -402,15 +439,15 @@ export const linkClientSchema = z
   .strip();
 
 /** Signing the dashboard in: the one-time token of a login URL. */
-export const signInBodySchema = z.strictObject({
+export const signInBodySchema = strictFields({
   loginToken: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
 });
 
 /** The words of the recovery phrase the owner types back: each at its 1-based position. */
-export const phraseConfirmBodySchema = z.strictObject({
+export const phraseConfirmBodySchema = strictFields({
   words: z
     .array(
-      z.strictObject({
+      strictFields({
         position: z.number().int().min(1).max(24),
         word: z.string().min(1, 'is required').max(20, 'is not a word of the phrase'),
       }),
@@ -428,11 +465,11 @@ export const backupPassphraseSchema = z
   .string()
   .min(12, 'must be at least 12 characters (a few words are easier to keep than symbols)')
   .max(1024, 'must be at most 1024 characters');
-export const backupFileBodySchema = z.strictObject({ passphrase: backupPassphraseSchema });
+export const backupFileBodySchema = strictFields({ passphrase: backupPassphraseSchema });
 export type BackupFileBody = z.infer<typeof backupFileBodySchema>;
 
 /** Scheduled backups: a file every `everyHours` into `folder` (an absolute path), the newest `keep` kept. */
-export const backupScheduleBodySchema = z.strictObject({
+export const backupScheduleBodySchema = strictFields({
   folder: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
   passphrase: backupPassphraseSchema,
   everyHours: z.number().int().min(1).max(720).default(24),
@@ -445,16 +482,16 @@ export type BackupScheduleBody = z.infer<typeof backupScheduleBodySchema>;
  * backup file sent before (any length: the file's own says whether it is right), or the recovery
  * phrase with the network its wallets are on (left out: the one Coffer was started for).
  */
-export const firstStartFileBodySchema = z.strictObject({
+export const firstStartFileBodySchema = strictFields({
   passphrase: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
 });
-export const firstStartPhraseBodySchema = z.strictObject({
+export const firstStartPhraseBodySchema = strictFields({
   phrase: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
   network: z.enum(['devnet', 'mainnet']).optional(),
 });
 
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
-export const linkClearBodySchema = z.strictObject({
+export const linkClearBodySchema = strictFields({
   ids: z
     .array(z.string().regex(/^[0-9a-f]{16}$/, 'must be a 16-character id as GET /v1/link-sessions lists them'))
     .max(500, 'holds at most 500 ids at once')
@@ -549,16 +586,20 @@ export const FIELD_LABELS: Record<string, string> = {
   user: 'User',
 };
 
-/** The stable code and a readable message for the first problem zod found. */
+/** Whether `path` lies within `within` (an object's own problems and those of what it holds). */
+const inside = (path: readonly PropertyKey[], within: readonly PropertyKey[]) => within.every((part, index) => path[index] === part);
+
+/**
+ * The stable code and a readable message for the first problem zod found; an unknown field comes
+ * before the other problems of the object that holds it (its typo is usually why one is missing).
+ */
 export function describeIssues(error: z.ZodError): { code: string; message: string } {
-  const issue = error.issues[0];
-  if (!issue) return { code: 'invalid_request', message: 'invalid request' };
+  const first = error.issues[0];
+  if (!first) return { code: 'invalid_request', message: 'invalid request' };
+  const issue = error.issues.find((each) => each.code === 'unrecognized_keys' && inside(first.path, each.path)) ?? first;
   const field = issue.path[0];
+  // An unknown field of the request is its own fault; one inside a field (a budget's, a breaker's) is that field's.
   const code = (typeof field === 'string' && FIELD_CODES[field]) || 'invalid_request';
-  if (issue.code === 'unrecognized_keys') {
-    // An unknown field of the request is its own fault; one inside a field (a budget's, a breaker's) is that field's.
-    return { code: field === undefined ? 'invalid_request' : code, message: `unknown field(s): ${issue.keys.join(', ')}` };
-  }
   if (field === undefined) return { code, message: issue.message };
   const label = (typeof field === 'string' && FIELD_LABELS[field]) || String(field);
   const rest = issue.path.slice(1);
@@ -567,6 +608,6 @@ export function describeIssues(error: z.ZodError): { code: string; message: stri
     rest.length === 0
       ? label
       : `${label}, ${rest.map((part) => (typeof part === 'number' ? `item ${part + 1}` : String(part))).join(', ')}`;
-  // Coffer's own rules read on from the name; zod's generic words follow a colon.
+  // Coffer's own rules read on from the name; zod's generic words (and an unknown field) follow a colon.
   return { code, message: /^(must|is|holds) /.test(issue.message) ? `${where} ${issue.message}` : `${where}: ${issue.message}` };
 }

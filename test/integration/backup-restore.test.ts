@@ -90,7 +90,7 @@ function needlesOf(secret: string): Buffer[] {
 
 async function keychain(): Promise<SecretBackend> {
   const opened = await openKeychainBackend();
-  if (!('backend' in opened)) throw new Error(`no keychain answered: ${opened.reason} (run the suite through npm test)`);
+  if (!('backend' in opened)) throw new Error(`no keychain answered: ${opened.reason}, ${opened.cause} (run the suite through npm test)`);
   return opened.backend;
 }
 
@@ -421,12 +421,25 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       expect({ code: none.code, said: none.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/nothing was restored/) });
       expect(existsSync(join(second, 'coffer.db'))).toBe(false);
 
-      const restored = await runCoffer(['restore', file, '--data-dir', second], env, `${PASSPHRASE}\n`);
+      // Piped as printf '%s' sends it, without a final newline: read all the same.
+      const restored = await runCoffer(['restore', file, '--data-dir', second], env, PASSPHRASE);
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stderr).toMatch(/a backup of a sim treasury, made \d{4}-/);
       expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC`);
       expect(restored.stdout).toContain('alpha: 0.00 USDC, active');
       expect(restored.stdout).toContain('0 pending move(s) had landed, 0 had failed, 0 still pending');
+      // Where no keychain answers, a restore (which opens the key store twice) says so once, in one short
+      // line that names the folder and why, without the keychain library's own words.
+      const noKeychain = { COFFER_KEYSTORE: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/coffer-no-bus' };
+      const third = join(scratch, 'third');
+      const keyless = await runCoffer(['restore', file, '--data-dir', third], noKeychain, PASSPHRASE);
+      expect(keyless.code, keyless.stderr).toBe(0);
+      expect(keyless.stderr.match(/warning: [^\n]*/g)).toEqual([
+        `warning: no OS keychain answered, so keys are kept in files only you can read, in ${join(third, 'keys')}`,
+      ]);
+      expect(keyless.stderr).not.toMatch(/DBus|Platform failure/i);
+      // A secret read from a pipe ends its prompt's line, so what follows starts a line of its own.
+      expect(keyless.stderr).toMatch(/Its passphrase: \nwarning: /);
       const restoredServer = await spawnServe(second);
       try {
         expect(restoredServer.lines.join('\n')).toBeTruthy();
@@ -439,6 +452,25 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('coffer restore --phrase refuses before it asks', () => {
+  it('the embedded chain (--network sim) is refused before the words are asked for, and nothing is written', async () => {
+    const scratch = tempDataDir();
+    try {
+      const dataDir = join(scratch, 'restored');
+      // No input at all: a refusal that came after the question would say "No phrase given" instead.
+      const sim = await runCoffer(['restore', '--phrase', '--network', 'sim', '--data-dir', dataDir], { COFFER_KEYSTORE: 'file' }, '');
+      expect({ code: sim.code, said: sim.stderr }).toMatchObject({
+        code: 1,
+        said: expect.stringMatching(/restore a backup file instead \(backup_wrong_network\)\n$/),
+      });
+      expect(sim.stderr).not.toMatch(/Recovery phrase|No phrase given/);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
   });
@@ -488,7 +520,8 @@ describe('coffer restore --phrase finds the treasury and every used agent wallet
       expect({ code: noNetwork.code, said: noNetwork.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/--network devnet/) });
       const sim = await restore(`${phrase}\n`, ['--network', 'sim']);
       expect(sim.stderr).toMatch(/restore a backup file instead \(backup_wrong_network\)/);
-      const mistyped = await restore(`${phrase.replace(/^\S+/, 'zebra')}\n`);
+      // Piped without a final newline: read, and judged as words.
+      const mistyped = await restore(phrase.replace(/^\S+/, 'zebra'));
       expect(mistyped.stderr).toMatch(/\(invalid_recovery_phrase\)/);
       const unused = await restore(`${'abandon '.repeat(11)}about\n`);
       expect(unused.stderr).toMatch(/was ever used on localnet.*nothing was restored \(nothing_to_recover\)/);

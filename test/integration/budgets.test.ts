@@ -93,6 +93,7 @@ describe('budgets', () => {
       { warnAt: [0] },
       { warnAt: [101] },
       { warnAt: [80.5] },
+      { warnAt: [50, 50] },
       { breaker: {} },
       { breaker: { refusals: { count: 0, minutes: 10 } } },
       { breaker: { spending: { percent: 50 } } },

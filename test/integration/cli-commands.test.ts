@@ -17,6 +17,26 @@ import { decodeReceipt } from '../../server/wire/receipts.js';
 /** The `coffer` commands an agent's terminal and the owner use, run as real processes. */
 const coffer = runCoffer;
 
+/** What a shell reports for a program a closed pipe stopped: 128 + SIGPIPE (13), as for `yes | head -1`. */
+const CLOSED_PIPE = 141;
+
+/**
+ * A `coffer` command whose stdout reader is gone before it writes (as `coffer status | head -0`, the
+ * race of `| head -4` made certain): its exit code and what it said on stderr.
+ */
+function cofferIntoClosedPipe(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
 describe('coffer status, pay, kill, open', () => {
   const dataDir = tempDataDir();
   const configFile = join(dataDir, 'agent.json');
@@ -204,6 +224,24 @@ describe('coffer status, pay, kill, open', () => {
     expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ amount: '0.01', currency: 'USDC' });
   });
 
+  it('a closed stdout (coffer status | head): the command ends quietly, with the status of a closed pipe', async () => {
+    for (const args of [['status', '--config', configFile], ['policy', '--config', configFile], ['help'], ['version']]) {
+      const closed = await cofferIntoClosedPipe(args);
+      expect({ args, ...closed }).toEqual({ args, code: CLOSED_PIPE, stderr: '' });
+    }
+    // As a shell runs it: the first lines, and not a word on stderr whichever of the two ends first.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" "${CLI}" status --config "${configFile}" | head -1`], {
+      env: { ...process.env, COFFER_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    shell.stdout.on('data', (chunk) => (out += chunk));
+    shell.stderr.on('data', (chunk) => (err += chunk));
+    await once(shell, 'exit');
+    expect({ out, err }).toEqual({ out: expect.stringMatching(/^Agent cli-agent at http:\/\/\S+\n$/), err: '' });
+  });
+
   it('status shows what was spent in the last 24 h and local times', async () => {
     const shown = await coffer(['status', '--config', configFile], { TZ: 'Asia/Kolkata' });
     expect(shown.code).toBe(0);
@@ -338,6 +376,12 @@ describe('coffer help', () => {
       [['resume', 'a', 'b'], 'coffer resume takes one agent at a time (or --all), not also "b"'],
       [['pay', 'demo-weather', '0.01', '--frobnicate'], 'unknown option --frobnicate for coffer pay'],
       [['pay', 'demo-weather', '0.01', '--nonce'], 'option --nonce needs a value'],
+      // A value that looks like a flag but is a negative number is the flag's value, refused in words naming the flag.
+      [['policy', '--budget', '-5/day'], '--budget -5/day: the amount must be a positive decimal of USDC'],
+      [['policy', '--budget=-5/day'], '--budget -5/day: the amount must be a positive decimal of USDC'],
+      [['policy', '--daily', '-5'], '--daily -5: the amount must be a positive decimal of USDC'],
+      [['policy', 'some-agent', '--max', '-.5'], '--max -.5: the amount must be a positive decimal of USDC'],
+      [['policy', '--ask-above', '-1'], '--ask-above -1: the amount must be a decimal of USDC, 0 or more'],
     ] as const) {
       const result = await coffer([...args]);
       expect(result.code, args.join(' ')).toBe(2);

@@ -181,6 +181,7 @@ describe('HTTP errors and guards', () => {
         '/v1/approvals/apr_none/approve',
         '/v1/approvals/apr_none/deny',
         '/v1/link-sessions/none/deny',
+        '/v1/bazaar/refresh',
       ]) {
         const response = await raw(t, 'POST', t.withOwner(path), { body, headers: { 'content-type': 'application/json' } });
         expect({ path, status: response.status, code: response.json?.code }).toEqual({ path, status: 400, code });
@@ -195,6 +196,48 @@ describe('HTTP errors and guards', () => {
         expect(response.status).toBe(200);
         expect((await raw(t, 'POST', t.withOwner('/v1/agents/bystander/resume'), { body: empty })).status).toBe(200);
       }
+    });
+
+    it.each([
+      ['/v1/agents/bystander/allocate', { ammount: '1' }, 'ammount', 'amount'],
+      ['/v1/treasury/faucet', { ammount: '1' }, 'ammount', 'amount'],
+      ['/v1/agents/bystander/return', { ammount: '1' }, 'ammount', 'amount'],
+      ['/v1/agents/deploy', { agentid: 'typo', dailyBudget: '1', maxPerPayment: '1' }, 'agentid', 'agentId'],
+      ['/v1/agents/bystander/policy', { dailybudget: '1' }, 'dailybudget', 'dailyBudget'],
+      ['/v1/agents/bystander/policy/what-if', { maxPerPaymnet: '1' }, 'maxPerPaymnet', 'maxPerPayment'],
+      ['/v1/agents/bystander/rename', { displayname: 'x' }, 'displayname', 'displayName'],
+      ['/v1/agents/bystander/pay', { service: 'demo-weather', amout: '0.01' }, 'amout', 'amount'],
+      ['/v1/agents/bystander/generate', { promt: 'a cat', modelId: 'm', resolution: '1k' }, 'promt', 'prompt'],
+      ['/v1/settings', { timezone: 'UTC' }, 'timezone', 'timeZone'],
+      ['/v1/bazaar', { facilitater: null }, 'facilitater', 'facilitator'],
+      ['/v1/link-sessions/clear', { id: [] }, 'id', 'ids'],
+      ['/v1/backup/schedule', { foldr: '/tmp/x', passphrase: 'long enough passphrase' }, 'foldr', 'folder'],
+      ['/v1/backup/file', { passphrse: 'long enough passphrase' }, 'passphrse', 'passphrase'],
+      ['/v1/backup/phrase/confirm', { word: [] }, 'word', 'words'],
+    ])(
+      'POST %s names a mistyped field and what it meant, before the field it leaves missing; nothing changes',
+      async (path, body, typo, meant) => {
+        const before = await snapshot();
+        const response = await raw(t, 'POST', t.withOwner(path), {
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        });
+        expectRawError(response, 400, 'invalid_request');
+        expect(response.json.error).toBe(`unknown field "${typo}" (did you mean "${meant}"?)`);
+        expect(await snapshot()).toEqual(before);
+      },
+    );
+
+    it("names a mistyped field inside a budget as the policy's problem (invalid_policy), where it is", async () => {
+      const before = await snapshot();
+      const body = JSON.stringify({ budgets: [{ ammount: '1', window: 'day' }] });
+      const response = await raw(t, 'POST', t.withOwner('/v1/agents/bystander/policy'), {
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectRawError(response, 400, 'invalid_policy');
+      expect(response.json.error).toBe('Budgets, item 1: unknown field "ammount" (did you mean "amount"?)');
+      expect(await snapshot()).toEqual(before);
     });
 
     it('reads a body as JSON whatever its content type (400 invalid_json for form encoding)', async () => {

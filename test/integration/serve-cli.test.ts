@@ -2,7 +2,8 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { spawn } from 'node:child_process';
+import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 
 describe('coffer serve', () => {
   const dataDir = tempDataDir();
@@ -110,6 +111,32 @@ describe('coffer serve', () => {
       sim.child.kill('SIGTERM');
       await sim.exited;
       await expect(spawnServe(dir, { COFFER_NETWORK: 'devnet' })).rejects.toThrow(/holds a sim treasury/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops gracefully when the reader of its stdout goes away (coffer serve | head -1): quiet, status 141', async () => {
+    const dir = tempDataDir();
+    try {
+      const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--port', '0'], {
+        env: { ...process.env, COFFER_KEYSTORE: 'file' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect({ code, stderr }).toEqual({
+        code: 141,
+        stderr: expect.stringMatching(/finishing in-flight requests, then stopping\nstopped\n$/),
+      });
+      expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+      // Stopped as a signal stops it: the connection file is gone, the data dir opens again.
+      expect(existsSync(join(dir, 'connection.json'))).toBe(false);
+      const again = await spawnServe(dir);
+      again.child.kill('SIGTERM');
+      expect((await again.exited).code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

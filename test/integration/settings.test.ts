@@ -44,4 +44,14 @@ describe("settings: the owner's time zone", () => {
     expectError(await t.api('GET', t.withOwner('/v1/settings'), { key: agent.apiKey }), 403, 'owner_only');
     expect((await settings()).body).toEqual({ timeZone: 'Europe/Berlin', timeZoneFrom: 'owner' });
   });
+
+  it('keeps a zone in its one spelling: "utc" is stored and answered as "UTC", "europe/berlin" as "Europe/Berlin"', async () => {
+    for (const [sent, kept] of [
+      ['utc', 'UTC'],
+      ['europe/berlin', 'Europe/Berlin'],
+    ]) {
+      expect((await set({ timeZone: sent })).body).toEqual({ timeZone: kept, timeZoneFrom: 'owner' });
+      expect((await settings()).body).toEqual({ timeZone: kept, timeZoneFrom: 'owner' });
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
-import { restoreBackupFile } from '../../backup/restore-file.js';
-import { restoreFromPhrase } from '../../backup/restore-phrase.js';
+import { existsSync } from 'node:fs';
+import { claimEmptyDataDir, restoreBackupFile } from '../../backup/restore-file.js';
+import { phraseNetwork, restoreFromPhrase } from '../../backup/restore-phrase.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -83,6 +84,10 @@ export async function restorePhrase(
   if (config.network === undefined) {
     throw new Error('which chain holds the wallets? add --network devnet, --network mainnet or --network <rpc-url>');
   }
+  // What can be refused without the words is refused before they are asked for: the network (the
+  // embedded chain, a cluster that does not answer), a data dir in use or holding a treasury.
+  await phraseNetwork(config.network, config.usdcMint);
+  if (existsSync(config.dataDir)) claimEmptyDataDir(config.dataDir).release();
   const phrase = await readSecret('Recovery phrase (the 24 or 12 words, separated by spaces): ', io);
   if (phrase === null) {
     io.out.write('No phrase given: nothing was restored.\n');

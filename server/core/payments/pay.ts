@@ -18,7 +18,7 @@ import { recordingRefusals } from './refusal-log.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
 import { judgeAtDoor } from './judge.js';
-import { didYouMean } from '../did-you-mean.js';
+import { didYouMean } from '../../wire/did-you-mean.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment } from './move.js';
 import type { PaymentAsked, PaymentToMove } from './payment.js';

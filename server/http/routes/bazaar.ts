@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { bazaarBodySchema } from '../../wire/schemas.js';
 import type { RouteDeps } from './route-deps.js';
-import { parseWith } from '../validate.js';
+import { noBody, parseWith } from '../validate.js';
 
 /** Bazaar discovery (the owner's): the facilitator whose discovery list the registry shows, and a read now. */
 export function bazaarRoutes({ engine, principal }: RouteDeps): Router {
@@ -14,7 +14,9 @@ export function bazaarRoutes({ engine, principal }: RouteDeps): Router {
     res.json(await engine.setBazaar(p, parseWith(bazaarBodySchema, req.body)));
   });
   router.post('/bazaar/refresh', async (req, res) => {
-    res.json(await engine.refreshBazaar(principal(req)));
+    const p = principal(req);
+    noBody(req.body);
+    res.json(await engine.refreshBazaar(p));
   });
   return router;
 }

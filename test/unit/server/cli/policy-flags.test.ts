@@ -70,12 +70,23 @@ describe("coffer policy's flags", () => {
     expect(policyUpdateSchema.safeParse(update).success).toBe(true);
     expect(policyUpdateOf({ 'ask-above': 'none', 'ask-new-recipient': 'No' })).toEqual({ askAbove: null, askNewRecipient: false });
     expect(() => policyUpdateOf({ 'ask-new-recipient': 'maybe' })).toThrow(PolicyFlagError);
-    expect(policyUpdateSchema.safeParse(policyUpdateOf({ 'ask-above': '-1' })).success).toBe(false);
   });
 
-  it('leave the rest to the server: a negative amount passes here and is refused there', () => {
-    const update = policyUpdateOf({ budget: ['-5/month'] });
-    expect(update.budgets).toEqual([{ amount: '-5', window: 'month' }]);
-    expect(policyUpdateSchema.safeParse(update).success).toBe(false);
+  it.each([
+    [{ budget: ['-5/month'] }, /^--budget -5\/month: the amount must be a positive decimal of USDC .*such as 50 or 0\.50$/],
+    [{ budget: ['0/day'] }, /^--budget 0\/day: the amount must be a positive decimal of USDC/],
+    [{ budget: ['five/day'] }, /^--budget five\/day: the amount must be a positive decimal of USDC/],
+    [{ daily: '-5' }, /^--daily -5: the amount must be a positive decimal of USDC/],
+    [{ max: '0.0000001' }, /^--max 0\.0000001: the amount must be a positive decimal of USDC \(at most 6 decimals/],
+    [{ 'ask-above': '-1' }, /^--ask-above -1: the amount must be a decimal of USDC, 0 or more .*or none$/],
+  ])('refuse an amount that is none (%j), naming the flag', (flags, words) => {
+    expect(() => policyUpdateOf(flags)).toThrow(PolicyFlagError);
+    expect(() => policyUpdateOf(flags)).toThrow(words);
+  });
+
+  it('leave the rest to the server: a budget above the daily one passes here', () => {
+    const update = policyUpdateOf({ budget: ['50/day'], daily: '5', 'ask-above': '0' });
+    expect(update).toEqual({ budgets: [{ amount: '50', window: 'day' }], dailyBudget: '5', askAbove: '0' });
+    expect(policyUpdateSchema.safeParse(update).success).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import {
   renameBodySchema,
   spendHistoryQuerySchema,
 } from '../../../../server/wire/schemas.js';
+import * as wire from '../../../../server/wire/schemas.js';
 
 /** The agentId rule as API.md writes it. */
 const CONTRACT_AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -398,5 +399,96 @@ describe('isSolanaAddress', () => {
     );
     expect(isSolanaAddress('1111111111111111111111111111111')).toBe(false);
     expect(isSolanaAddress('11111111111111111111111111111111')).toBe(true);
+  });
+});
+
+describe('an unknown field (issue 47)', () => {
+  /** Every strict object schema this module exports, by its name: the bodies, and the shared parts inside them. */
+  const strictSchemas = Object.entries(wire).filter(
+    (entry): entry is [string, z.ZodObject] =>
+      entry[1] instanceof z.ZodObject && entry[1].def.catchall instanceof z.ZodNever && Object.keys(entry[1].shape).length > 0,
+  );
+
+  it('covers the bodies (the test reads them all)', () => {
+    const names = strictSchemas.map(([name]) => name);
+    for (const body of ['allocateBodySchema', 'deployBodySchema', 'payBodySchema', 'settingsBodySchema', 'x402SignInBodySchema']) {
+      expect(names).toContain(body);
+    }
+  });
+
+  it.each(Object.entries(wire).filter(([, schema]) => schema instanceof z.ZodObject && schema.def.catchall instanceof z.ZodNever))(
+    '%s names a mistyped field and the one it meant, before what is missing',
+    (_name, schema) => {
+      const known = Object.keys((schema as z.ZodObject).shape);
+      if (known.length === 0) return; // noBodySchema: said in test/integration/http-errors.test.ts
+      const meant = known[0]!;
+      const typo = `${meant}x`;
+      const result = (schema as z.ZodObject).safeParse({ [typo]: 'x' });
+      expect(result.success).toBe(false);
+      const { code, message } = describeIssues(result.error!);
+      expect(code).toBe('invalid_request');
+      expect(message).toBe(`unknown field "${typo}" (did you mean "${meant}"?)`);
+    },
+  );
+
+  it('is named on allocate as the probe sent it, before "Amount must be …"', () => {
+    expect(describeIssues(wire.allocateBodySchema.safeParse({ ammount: '1' }).error!)).toEqual({
+      code: 'invalid_request',
+      message: 'unknown field "ammount" (did you mean "amount"?)',
+    });
+  });
+
+  it('names each of several, a guess only where one is close, and never a field the body already holds', () => {
+    const result = deployBodySchema.safeParse({ ...validDeploy, budget: '5', owner: 'x' });
+    expect(describeIssues(result.error!).message).toBe('unknown fields "budget" (did you mean "budgets"?), "owner"');
+    const both = wire.allocateBodySchema.safeParse({ amount: '1', ammount: '2' });
+    expect(describeIssues(both.error!).message).toBe('unknown field "ammount"');
+  });
+
+  it("inside a field (a budget's) is that field's, named where it is", () => {
+    const result = policyUpdateSchema.safeParse({ dailyBudget: '5', budgets: [{ ammount: '1', window: 'day' }] });
+    expect(describeIssues(result.error!)).toEqual({
+      code: 'invalid_policy',
+      message: 'Budgets, item 1: unknown field "ammount" (did you mean "amount"?)',
+    });
+  });
+
+  it("is not put before another field's own problem", () => {
+    const result = policyUpdateSchema.safeParse({ dailyBudget: '-1', budgets: [{ amount: '1', window: 'day', scope: 'x' }] });
+    expect(describeIssues(result.error!).code).toBe('invalid_amount');
+  });
+});
+
+describe('settingsBodySchema: a time zone has one spelling', () => {
+  it.each([
+    ['utc', 'UTC'],
+    ['Etc/UTC', 'UTC'],
+    ['europe/berlin', 'Europe/Berlin'],
+    ['Europe/Berlin', 'Europe/Berlin'],
+    ['AMERICA/NEW_YORK', 'America/New_York'],
+  ])('%s is kept as %s', (sent, kept) => {
+    expect(wire.settingsBodySchema.parse({ timeZone: sent })).toEqual({ timeZone: kept });
+  });
+
+  it("null (the machine's) stays null; a name no runtime knows is refused", () => {
+    expect(wire.settingsBodySchema.parse({ timeZone: null })).toEqual({ timeZone: null });
+    expect(codeFor(wire.settingsBodySchema, { timeZone: 'Mars/Base' })).toBe('invalid_time_zone');
+    expect(codeFor(wire.settingsBodySchema, { timeZone: '' })).toBe('invalid_time_zone');
+  });
+});
+
+describe('warnAt: each share once', () => {
+  it('refuses a repeated share, naming it (invalid_policy), on a policy and a deploy alike', () => {
+    for (const [schema, body] of [
+      [policyUpdateSchema, { warnAt: [50, 50] }],
+      [deployBodySchema, { ...validDeploy, warnAt: [80, 95, 80] }],
+    ] as const) {
+      const result = schema.safeParse(body);
+      expect(result.success).toBe(false);
+      const { code, message } = describeIssues(result.error!);
+      expect(code).toBe('invalid_policy');
+      expect(message).toMatch(/^Warn at holds (50|80) twice: name each share once$/);
+    }
+    expect(policyUpdateSchema.parse({ warnAt: [95, 50] })).toEqual({ warnAt: [95, 50] });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * What a mistyped name most likely meant, when one is close enough to say so: the fewest edits, a
  * swap of two neighbouring letters counting as one ("stauts", "demo-wether"), at most a third of the
- * name's length. One rule for every door: commands and options (CLI), agents and services (the engine).
+ * name's length. One rule for every door: commands and options (CLI), agents and services (the engine),
+ * a request's fields (the wire's schemas, so the dashboard says it too). Pure: it runs in the browser.
  */
 import damerauLevenshtein from 'damerau-levenshtein';
 
