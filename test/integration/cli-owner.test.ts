@@ -191,4 +191,34 @@ describe("the owner's CLI", () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^Agent linked-laptop at /);
   });
+
+  it("a day typed is the day shown: coffer policy and the agent's coffer status say the end and what waits for the owner", async () => {
+    const dayBot = JSON.parse((await owner(['deploy', 'day-bot', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    // Issue 47, point 3: "--expires 2026-12-31" was shown as "ends Jan 1, 2027, 12:00 AM".
+    const set = await owner(['policy', 'day-bot', '--expires', '2099-12-31', '--ask-above', '0.05']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/^ {2}ends {6}at the end of 2099-12-31: every payment is refused after it$/m);
+    const read = JSON.parse((await runCoffer(['status', '--data-dir', dataDir, '--json'])).stdout) as { agents: { agentId: string }[] };
+    expect(read.agents.map((agent) => agent.agentId)).toContain('day-bot');
+
+    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
+    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
+    const connection = readOwnerConnection(dataDir);
+    const config = join(dataDir, 'day-bot.json');
+    writeAgentConfig(config, {
+      agentId: 'day-bot',
+      walletAddress: dayBot.agent.walletAddress,
+      apiKey: dayBot.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: connection.owner,
+      url: connection.url,
+    });
+    const status = await runCoffer(['status', '--config', config]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^ {2}ends {5}at the end of 2099-12-31: every payment is refused after it$/m);
+    expect(status.stdout).toMatch(/^ {2}asks {5}the owner before payments above 0\.05 USDC$/m);
+  });
 });

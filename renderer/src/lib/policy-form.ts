@@ -10,7 +10,8 @@ import { budgetCandidate, budgetDraftOf, type BudgetDraft } from './budget-draft
 import { formatUsdc, readableUsdc, timesMore, tryParseUsdc } from './money.js';
 import { dayEndingAt, sharesWords } from './policy-words.js';
 import { dateTime } from './time.js';
-import { dayIn, instantOfWallTime, wallTimeIn } from './time-zone.js';
+import { instantOfWallTime, wallTimeIn } from './time-zone.js';
+import { dayIn } from '../../../server/wire/policy/expiry.js';
 
 /** When the policy ends, as picked: never, at the end of a day, or at a time (both in the owner's time zone). */
 export interface EndDraft {

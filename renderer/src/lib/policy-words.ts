@@ -1,10 +1,10 @@
 import { budgetOf, describeBudget } from '../../../server/wire/policy/budget.js';
 import { breakerOf, describeBreaker } from '../../../server/wire/policy/breaker.js';
 import type { BreakerBody, BudgetBody } from '../../../server/wire/schemas.js';
-import { expiryOf } from '../../../server/wire/policy/expiry.js';
+import { dayEndingAt as dayEndingAtInstant } from '../../../server/wire/policy/expiry.js';
 import { readableUsdc, tryParseUsdc } from './money.js';
 import { dateTime } from './time.js';
-import { dayIn, dayWords } from './time-zone.js';
+import { dayWords } from './time-zone.js';
 
 /** A budget in the engine's own words: "50.00 USDC a month", "30 payments in any hour for demo-weather". */
 export const budgetWords = (budget: BudgetBody): string => describeBudget(budgetOf(budget));
@@ -23,9 +23,7 @@ export function breakerWords(breaker: BreakerBody | undefined): string {
  */
 export function dayEndingAt(expiresAt: string, timeZone: string): string | null {
   const at = Date.parse(expiresAt);
-  if (Number.isNaN(at)) return null;
-  const last = dayIn(at - 1, timeZone);
-  return expiryOf(last, Number.NEGATIVE_INFINITY, timeZone) === at ? last : null;
+  return Number.isNaN(at) ? null : dayEndingAtInstant(at, timeZone);
 }
 
 /** When a policy ends, as read in the owner's time zone: "at the end of Dec 31, 2026", or its date and time. */

@@ -5,6 +5,7 @@
  * server/wire/policy/windows.ts and expiry.ts do), never by parsing a string in the browser's own zone.
  */
 import { Temporal } from 'temporal-polyfill';
+import { dayIn } from '../../../server/wire/policy/expiry.js';
 
 /** The zone this browser reads and shows local times in. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -27,11 +28,6 @@ export const zoneNote = (timeZone: string, browser: string = browserTimeZone()):
   differsFromBrowser(timeZone, browser) ? `times in ${timeZone}` : null;
 
 const pad = (n: number) => String(n).padStart(2, '0');
-
-/** The day a moment falls on in a zone, as a date input holds it: "2026-12-31". */
-export function dayIn(at: number, timeZone: string): string {
-  return localIn(at, timeZone).toPlainDate().toString();
-}
 
 const localIn = (at: number, timeZone: string) => Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone);
 

@@ -4,7 +4,7 @@ import type { Approval } from '../../wire/answers/approvals.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
-import { budgetLines } from './policy.js';
+import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
 
 /** "1 agent", "2 agents". */
@@ -38,8 +38,12 @@ export async function status(configPath: string, options: { json?: boolean } = {
   out.write(
     `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );
-  // Each budget beyond the daily one, now (`coffer policy` says the rest of the policy).
+  // Each budget beyond the daily one, now, its end and what waits for the owner (`coffer policy` says the rest).
   for (const line of budgetLines(policy)) out.write(`  ${line}\n`);
+  const end = endWords(policy);
+  if (end !== null) out.write(`  ends     ${end}: every payment is refused after it\n`);
+  const asks = asksWords(policy);
+  if (asks !== null) out.write(`  asks     the owner before ${asks}\n`);
   out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
   const times = history.payments.map((payment) => localTime(payment.timestamp));
   const width = Math.max(0, ...times.map((time) => time.length));

@@ -32,17 +32,34 @@ function policyLines(answer: PolicyResponse): string[] {
     `limits    at most ${p.maxPerPayment} USDC a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}`,
   ];
   lines.push(...budgetLines(answer));
-  if (p.expiresAt !== undefined) lines.push(`ends      ${localTime(p.expiresAt)}: every payment is refused after it`);
+  const end = endWords(answer);
+  if (end !== null) lines.push(`ends      ${end}: every payment is refused after it`);
   const warnAt = p.warnAt ?? [80, 95];
   lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);
   if (p.breaker !== undefined)
     lines.push(`breaker   ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}`);
+  const asks = asksWords(answer);
+  if (asks !== null) lines.push(`asks you  before ${asks}`);
+  return lines;
+}
+
+/**
+ * When a policy ends, as the owner typed it: a day ("at the end of 2026-12-31", in the owner's time
+ * zone, where the end is that day's end), else the moment in this machine's time; null: never.
+ */
+export function endWords(answer: PolicyResponse): string | null {
+  const { expiresAt } = answer.policy;
+  if (expiresAt === undefined) return null;
+  return answer.endsOn === undefined ? localTime(expiresAt) : `at the end of ${answer.endsOn}`;
+}
+
+/** Which payments wait for the owner's yes ("payments above 0.05 USDC and the first payment to a new recipient"); null: none. */
+export function asksWords({ policy: p }: PolicyResponse): string | null {
   const asks = [
     ...(p.askAbove === undefined ? [] : [p.askAbove === '0.00' ? 'every payment' : `payments above ${p.askAbove} USDC`]),
     ...(p.askNewRecipient === true ? ['the first payment to a new recipient'] : []),
   ];
-  if (asks.length > 0) lines.push(`asks you  before ${asks.join(' and ')}`);
-  return lines;
+  return asks.length === 0 ? null : asks.join(' and ');
 }
 
 /**

@@ -6,6 +6,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
 import { formatUsdc } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
+import { dayEndingAt } from '../../wire/policy/expiry.js';
 import { assertKnownServices } from './rules.js';
 import { isTightening, mergePolicy, type PolicyClock } from '../../wire/policy/policy.js';
 import { isSolanaAddress } from '../../wire/schemas.js';
@@ -31,7 +32,14 @@ function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy
     spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
     // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
+    ...endsOnOf(ctx, policy),
   };
+}
+
+/** The day a policy ends on, as the owner typed it, where its end is the end of a day in their time zone. */
+function endsOnOf(ctx: EngineContext, policy: Policy): { endsOn?: string } {
+  const day = policy.expiresAt === null ? null : dayEndingAt(policy.expiresAt, timeZoneOf(ctx));
+  return day === null ? {} : { endsOn: day };
 }
 
 /** A service's budget must name a registry service: an unlisted name pins no payment, so it would hold nothing. */

@@ -73,6 +73,8 @@ export type PolicyResponse = {
   policy: PolicyView;
   spent24h: string;
   budgets?: BudgetNow[];
+  /** When the policy ends at the end of a day in the owner's time zone: that day, as typed ("2026-12-31"). */
+  endsOn?: string;
 };
 
 /** A payment of the last 30 days the changed policy would have refused (or held), and why. */

@@ -33,3 +33,17 @@ const endOfLocalDay = (day: string, timeZone: string): number =>
 /** Whether `next` ends no later than `current` (a policy without an end is the loosest). */
 export const expiryTightens = (current: number | null, next: number | null): boolean =>
   next !== null && (current === null || next <= current);
+
+/** The day a moment falls on in a zone, as a date is typed: "2026-12-31". */
+export const dayIn = (at: number, timeZone: string): string =>
+  Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone).toPlainDate().toString();
+
+/**
+ * The day an end closes, when it is the end of a day in the owner's time zone ("2026-12-31" is kept
+ * as the next midnight there, expiryOf), else null: such an end is said, and edited, as that day, the
+ * day its last moment falls on, when reading that day again gives this very end.
+ */
+export function dayEndingAt(at: number, timeZone: string): string | null {
+  const last = dayIn(at - 1, timeZone);
+  return expiryOf(last, Number.NEGATIVE_INFINITY, timeZone) === at ? last : null;
+}

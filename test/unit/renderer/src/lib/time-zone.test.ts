@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { dayIn } from '../../../../../server/wire/policy/expiry.js';
 import {
-  dayIn,
   dayWords,
   differsFromBrowser,
   instantOfWallTime,
