@@ -6,7 +6,8 @@ import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
-import { openBackup, readBackupHeader, type BackupFacts } from './backup-file.js';
+import { openBackup } from './backup-file.js';
+import { readBackupHeader, type BackupFacts } from './backup-header.js';
 
 /** The ledger's name in a data dir (open-coffer.ts opens it). */
 const LEDGER = 'coffer.db';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBackupHeader } from '../../server/backup/backup-file.js';
+import { readBackupHeader } from '../../server/backup/backup-header.js';
 import type { CofferEventWithTime } from '../../server/core/events.js';
 import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
 import { expectError } from '../helpers/expect-error.js';
