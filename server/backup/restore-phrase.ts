@@ -95,7 +95,7 @@ export async function restoreFromPhrase(options: {
       "a recovery phrase finds its wallets on devnet, mainnet or another cluster (--network); the embedded chain's test money lived in its data dir: restore a backup file instead",
     );
   }
-  const lock = claimEmptyDataDir(options.dataDir);
+  const lock = await claimEmptyDataDir(options.dataDir);
   let found: PhraseWallets;
   try {
     const chain = new RpcChain(choice.network, null);

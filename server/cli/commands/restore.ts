@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { restoreBackupFile } from '../../backup/restore-file.js';
 import { restoreFromPhrase } from '../../backup/restore-phrase.js';
+import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -83,6 +84,8 @@ export async function restorePhrase(
   if (config.network === undefined) {
     throw new Error('which chain holds the wallets? add --network devnet, --network mainnet or --network <rpc-url>');
   }
+  // Said before the phrase is typed (the restore judges it again when it claims the data dir).
+  await refuseRestoreTarget(config.dataDir);
   const phrase = await readSecret('Recovery phrase (the 24 or 12 words, separated by spaces): ', io);
   if (phrase === null) {
     io.out.write('No phrase given: nothing was restored.\n');
