@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { access, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
@@ -32,6 +32,10 @@ export function createBackupWriter(deps: {
       const scratch = await mkdtemp(join(deps.dataDir, SCRATCH_PREFIX));
       try {
         const ledgerFile = join(scratch, 'ledger.db');
+        // Made 0600 before SQLite writes into it (SQLite keeps a file's mode, and gives its journal the
+        // same): what a kill leaves here until the next start (removeLeftoverScratch) is the user's
+        // alone, in a 0700 folder (mkdtemp), as the ledger beside it is.
+        await (await open(ledgerFile, 'wx', 0o600)).close();
         const { schemaVersion } = await snapshotLedger(deps.db, ledgerFile);
         const named = wallets();
         const { secrets, walletsWithoutKey } = await deps.vault.exportSecrets(named);

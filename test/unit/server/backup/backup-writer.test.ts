@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,9 +29,33 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 const none = { wallets: [], treasuries: [] };
 
 describe('the backup writer', () => {
+  it('copies the ledger into a scratch folder only its user can read (0700, the copy 0600), and leaves nothing of it once written', async () => {
+    let scratch: Record<string, string> = {};
+    const written = await writer.write({
+      folder,
+      passphrase: 'a passphrase for the test',
+      at: Date.UTC(2026, 10, 23, 10),
+      // Asked once the ledger is copied: what a kill at this moment would leave behind.
+      wallets: () => {
+        const [name, ...more] = readdirSync(dataDir).filter((entry) => entry.startsWith('.backup-'));
+        expect(more).toEqual([]);
+        const at = join(dataDir, name!);
+        scratch = { [name!]: mode(at), ...Object.fromEntries(readdirSync(at).map((entry) => [entry, mode(join(at, entry))])) };
+        return none;
+      },
+    });
+    expect(Object.entries(scratch)).toEqual([
+      [expect.stringMatching(/^\.backup-/), '700'],
+      ['ledger.db', '600'],
+    ]);
+    expect(mode(written.file)).toBe('600');
+    expect(readdirSync(dataDir).filter((entry) => entry.startsWith('.backup-'))).toEqual([]);
+  });
+
   it('refuses at the write itself a folder that leads into the data dir, writing nothing there', async () => {
     symlinkSync(join(dataDir, 'keys'), join(dir, 'to-keys'));
     const before = readdirSync(dataDir, { recursive: true, encoding: 'utf8' }).sort();
