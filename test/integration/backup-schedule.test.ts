@@ -177,6 +177,20 @@ describe('scheduled backup files into a folder the owner picks', () => {
     expect(readdirSync(t.dataDir, { recursive: true, encoding: 'utf8' }).sort()).toEqual(before);
     expect((await t.api('DELETE', t.withOwner('/v1/backup/schedule'))).status).toBe(200);
   });
+
+  it('two runs at once (the minute timer beside another caller) write a due file once', async () => {
+    const once = join(folder, 'once');
+    mkdirSync(once);
+    expect((await schedule({ folder: once, passphrase: PASSPHRASE, everyHours: 1 })).status).toBe(200);
+    clock.advance(HOUR);
+    const runs = await Promise.all([t.coffer.engine.runDueBackups(), t.coffer.engine.runDueBackups()]);
+    expect(runs).toEqual([
+      { written: 1, failed: 0 },
+      { written: 0, failed: 0 },
+    ]);
+    expect(readdirSync(once)).toHaveLength(2);
+    expect((await t.api('DELETE', t.withOwner('/v1/backup/schedule'))).status).toBe(200);
+  });
 });
 
 describe('coffer backup schedule', () => {
