@@ -5,67 +5,38 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { z } from 'zod';
 import { CofferError } from '../wire/errors.js';
+import {
+  BACKUP_FORMAT_VERSION,
+  damaged,
+  headerBytesOf,
+  readBackupHeader,
+  TAG_BYTES,
+  type BackupFacts,
+  type BackupHeader,
+} from './backup-header.js';
 
 /**
- * The encrypted backup file, version 1. A person can tell what it is from its first lines:
+ * The encrypted backup file. Its header (backup-header.ts) can be read without the passphrase; then
  *
- *   coffer-backup\n
- *   {"version":1,"network":"devnet","createdAt":"…","kdf":{…},"cipher":{…},"compression":"gzip","check":"…"}\n
  *   AES-256-GCM ciphertext of gzip(payload), then its 16-byte tag
  *
  * payload = 4-byte big-endian length of the manifest, the manifest (JSON: the wallets' keys and what
  * the ledger is), then the ledger (a SQLite file). The key is scrypt(passphrase NFKC, salt), memory-hard
- * (128 MiB); the two header lines are the cipher's associated data, so nothing in them can be changed
+ * (128 MiB); the header's lines are the cipher's associated data, so nothing in them can be changed
  * unnoticed. `check` (an HMAC under a second key from the same scrypt output) tells a wrong
- * passphrase apart from a damaged file before anything is decrypted.
+ * passphrase apart from a damaged file before anything is decrypted; the header's own sum (format 2)
+ * makes sure that what `check` and the key were derived from is what was written.
  *
  * Security invariant: no secret is written in clear; the decrypted payload is trusted only after the
  * tag verified (a damaged file leaves nothing behind, see openBackup).
  */
 
-const MAGIC = 'coffer-backup\n';
-/** The first bytes of every backup file. */
-export const BACKUP_MAGIC = Buffer.from(MAGIC);
-export const BACKUP_FORMAT_VERSION = 1;
 /** Files are named `….coffer`; the format is the same whatever the name. */
 export const BACKUP_EXTENSION = '.coffer';
 
 /** scrypt at N = 2^17, r = 8: 128 MiB and about half a second here, on libuv's thread pool. */
 const WRITE_KDF = { logN: 17, r: 8, p: 1 } as const;
-/** What a file may ask of this machine when read: at most 512 MiB of scrypt memory. */
-const MAX_KDF_MEMORY = 512 * 1024 * 1024;
-const HEADER_MAX_BYTES = 4096;
-const TAG_BYTES = 16;
 const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
-
-const base64Of = (bytes: number) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9+/]+=*$/)
-    .refine((text) => Buffer.from(text, 'base64').length === bytes, `${bytes} bytes in base64`);
-
-const headerSchema = z
-  .object({
-    version: z.literal(BACKUP_FORMAT_VERSION),
-    network: z.string().min(1).max(200),
-    createdAt: z.iso.datetime(),
-    kdf: z
-      .object({
-        name: z.literal('scrypt'),
-        logN: z.number().int().min(14).max(22),
-        r: z.number().int().min(1).max(32),
-        p: z.number().int().min(1).max(4),
-        salt: base64Of(16),
-      })
-      .strict()
-      .refine((kdf) => 128 * 2 ** kdf.logN * kdf.r <= MAX_KDF_MEMORY, 'asks for more scrypt memory than a backup may'),
-    cipher: z.object({ name: z.literal('aes-256-gcm'), iv: base64Of(12) }).strict(),
-    compression: z.literal('gzip'),
-    check: base64Of(16),
-  })
-  .strict();
-
-export type BackupHeader = z.infer<typeof headerSchema>;
 
 /** What the encrypted payload says of itself, ahead of the ledger. */
 const manifestSchema = z
@@ -83,17 +54,6 @@ const manifestSchema = z
   .strict();
 
 export type BackupManifest = z.infer<typeof manifestSchema>;
-
-/** What a backup says of itself before its passphrase is known. */
-export type BackupFacts = Pick<BackupHeader, 'network' | 'createdAt'>;
-
-function damaged(file: string, why: string, cause?: unknown): CofferError {
-  return new CofferError(
-    'backup_damaged',
-    `the backup file ${file} is damaged or incomplete (${why}): it cannot be restored; use another copy`,
-    { cause },
-  );
-}
 
 async function deriveKeys(passphrase: string, kdf: BackupHeader['kdf']) {
   const N = 2 ** kdf.logN;
@@ -118,7 +78,7 @@ export async function sealBackup(
 ): Promise<{ bytes: number }> {
   const kdf = { name: 'scrypt' as const, ...WRITE_KDF, salt: randomBytes(16).toString('base64') };
   const { key, check } = await deriveKeys(input.passphrase, kdf);
-  const header: BackupHeader = {
+  const header: BackupHeader & { version: typeof BACKUP_FORMAT_VERSION } = {
     version: BACKUP_FORMAT_VERSION,
     ...input.facts,
     kdf,
@@ -126,7 +86,7 @@ export async function sealBackup(
     compression: 'gzip',
     check: check.toString('base64'),
   };
-  const headerBytes = Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`);
+  const headerBytes = headerBytesOf(header);
   const cipher = createCipheriv('aes-256-gcm', key, Buffer.from(header.cipher.iv, 'base64'));
   cipher.setAAD(headerBytes);
   const manifest = Buffer.from(JSON.stringify({ ...input.manifest, ledgerBytes: (await stat(input.ledgerFile)).size }));
@@ -185,50 +145,6 @@ export async function publishFile(from: string, to: string): Promise<void> {
 }
 
 /**
- * Reads what a file says of itself (its network and date) without the passphrase. Refuses a file
- * that is not a Coffer backup, one made by a newer Coffer, and one cut short.
- */
-export async function readBackupHeader(file: string): Promise<{ header: BackupHeader; headerBytes: Buffer; size: number }> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CofferError('backup_unreadable', `cannot read ${file} (${code === 'ENOENT' ? 'no such file' : code})`, { cause: error });
-  }
-  try {
-    const { size } = await handle.stat();
-    const start = Buffer.alloc(Math.min(size, HEADER_MAX_BYTES));
-    await handle.read(start, 0, start.length, 0);
-    if (!start.subarray(0, MAGIC.length).equals(BACKUP_MAGIC)) {
-      throw new CofferError('backup_unreadable', `${file} is not a Coffer backup file`);
-    }
-    const end = start.indexOf(0x0a, MAGIC.length);
-    if (end === -1) throw damaged(file, 'its header is cut short');
-    const headerBytes = start.subarray(0, end + 1);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(headerBytes.subarray(MAGIC.length).toString('utf8'));
-    } catch (error) {
-      throw damaged(file, 'its header is not readable', error);
-    }
-    const version = (parsed as { version?: unknown } | null)?.version;
-    if (typeof version === 'number' && version > BACKUP_FORMAT_VERSION) {
-      throw new CofferError(
-        'backup_unreadable',
-        `${file} was made by a newer Coffer (backup format ${version}; this one reads ${BACKUP_FORMAT_VERSION}): update Coffer to restore it`,
-      );
-    }
-    const header = headerSchema.safeParse(parsed);
-    if (!header.success) throw damaged(file, `its header does not hold: ${header.error.issues[0]?.message ?? 'invalid'}`);
-    if (size < headerBytes.length + TAG_BYTES) throw damaged(file, 'it is cut short');
-    return { header: header.data, headerBytes: Buffer.from(headerBytes), size };
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
  * Decrypts a backup: its manifest, and the ledger written to `ledgerFile` (a new file). A wrong
  * passphrase is told apart from a damaged file; on any refusal `ledgerFile` is removed, so nothing of
  * an unauthenticated payload is left to be used.
@@ -241,7 +157,9 @@ export async function openBackup(
   const { header, headerBytes, size } = await readBackupHeader(file);
   const { key, check } = await deriveKeys(passphrase, header.kdf);
   if (!timingSafeEqual(check, Buffer.from(header.check, 'base64'))) {
-    throw new CofferError('wrong_passphrase', 'that is not the passphrase of this backup file');
+    // Format 2's header sum held, so what the key came from is what was written; format 1 has none.
+    const or = header.version === 1 ? ', or its header was changed (a file of backup format 1 cannot tell which)' : '';
+    throw new CofferError('wrong_passphrase', `that is not the passphrase of this backup file${or}`);
   }
   const handle = await open(file, 'r');
   const tag = Buffer.alloc(TAG_BYTES);

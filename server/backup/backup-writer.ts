@@ -1,12 +1,13 @@
 import { constants } from 'node:fs';
-import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { access, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
 import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
+import { backupFolderRefusal } from './owner-paths.js';
 
 /** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */
 const SCRATCH_PREFIX = '.backup-';
@@ -25,9 +26,16 @@ export function createBackupWriter(deps: {
 }): BackupWriter {
   return {
     async write({ folder, passphrase, at, wallets }) {
+      // Judged at every write, not only when the schedule was set: the folder may be a link by now.
+      const outside = await backupFolderRefusal(folder, deps.dataDir);
+      if (outside !== null) throw new CofferError('backup_folder_unusable', `a backup file cannot be written into ${folder}: ${outside}`);
       const scratch = await mkdtemp(join(deps.dataDir, SCRATCH_PREFIX));
       try {
         const ledgerFile = join(scratch, 'ledger.db');
+        // Made 0600 before SQLite writes into it (SQLite keeps a file's mode, and gives its journal the
+        // same): what a kill leaves here until the next start (removeLeftoverScratch) is the user's
+        // alone, in a 0700 folder (mkdtemp), as the ledger beside it is.
+        await (await open(ledgerFile, 'wx', 0o600)).close();
         const { schemaVersion } = await snapshotLedger(deps.db, ledgerFile);
         const named = wallets();
         const { secrets, walletsWithoutKey } = await deps.vault.exportSecrets(named);
@@ -59,9 +67,8 @@ export function createBackupWriter(deps: {
     },
 
     async checkFolder(folder) {
-      if (!isAbsolute(folder)) return 'give the whole path of the folder (it starts with / or a drive letter)';
-      const inside = relative(deps.dataDir, folder);
-      if (!inside.startsWith('..') && !isAbsolute(inside)) return "it is inside Coffer's data dir, which a lost computer loses with it";
+      const refused = await backupFolderRefusal(folder, deps.dataDir);
+      if (refused !== null) return refused;
       const found = await stat(folder).catch(() => null);
       if (found === null) return 'no such folder';
       if (!found.isDirectory()) return 'it is not a folder';

@@ -6,17 +6,21 @@ import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';
 import { lockDataDir } from '../boot/data-dir-lock.js';
-import { openBackup, readBackupHeader, type BackupFacts } from './backup-file.js';
+import { openBackup } from './backup-file.js';
+import { refuseRestoreTarget } from './owner-paths.js';
+import { readBackupHeader, type BackupFacts } from './backup-header.js';
 
 /** The ledger's name in a data dir (open-coffer.ts opens it). */
 const LEDGER = 'coffer.db';
 
 /**
- * Refuses a data dir that a Coffer runs on or that already holds a treasury: a restore never replaces
- * money's record. A ledger with no treasury yet (a first start or an earlier restore cut short) is
- * removed. Answers the data dir's lock, held until the restore is done.
+ * Refuses a data dir that is no folder or lies inside another data dir (owner-paths.ts), and one that
+ * a Coffer runs on or that already holds a treasury: a restore never replaces money's record. A
+ * ledger with no treasury yet (a first start or an earlier restore cut short) is removed. Answers the
+ * data dir's lock, held until the restore is done.
  */
-export function claimEmptyDataDir(dataDir: string): { release(): void } {
+export async function claimEmptyDataDir(dataDir: string): Promise<{ release(): void }> {
+  await refuseRestoreTarget(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let lock: { release(): void };
   try {
@@ -49,7 +53,8 @@ export function refuseOtherNetwork(network: string, asked: string | null): void 
 /**
  * `coffer restore FILE`: the ledger and every key exactly as the backup holds them, into an empty data
  * dir. Checked in this order, each refusal changing nothing: the file is a Coffer backup (its header),
- * of the network asked for, the data dir is free and empty, the passphrase is the file's, the file
+ * of the network asked for, the data dir a folder of its own, free and empty, then (only then asked
+ * for) the passphrase is the file's, the file
  * is whole (it authenticates), its ledger passes SQLite's integrity check and is of the same
  * network and treasuries. Then the keys are filed (checked, see importSecrets), and only then does
  * the ledger take its name, so a restore cut short can simply be run again. What moved on the chain
@@ -67,7 +72,7 @@ export async function restoreBackupFile(options: {
 }): Promise<(BackupFacts & { owners: string[] }) | null> {
   const { header } = await readBackupHeader(options.file);
   refuseOtherNetwork(header.network, options.network);
-  const lock = claimEmptyDataDir(options.dataDir);
+  const lock = await claimEmptyDataDir(options.dataDir);
   const restoring = join(options.dataDir, `${LEDGER}.restoring`);
   try {
     const passphrase = await options.passphrase(header);

@@ -105,7 +105,7 @@ export async function restoreFromPhrase(options: {
     );
   }
   const { choice, name } = await phraseNetwork(options.network, options.usdcMint);
-  const lock = claimEmptyDataDir(options.dataDir);
+  const lock = await claimEmptyDataDir(options.dataDir);
   let found: PhraseWallets;
   try {
     const chain = new RpcChain(choice.network, null);

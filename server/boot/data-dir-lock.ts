@@ -1,4 +1,5 @@
 import { openConnection } from '../store/sqlite-driver.js';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { whereItRuns } from './already-running.js';
 
@@ -10,6 +11,7 @@ import { whereItRuns } from './already-running.js';
  */
 export function lockDataDir(dataDir: string): { release(): void } {
   const file = join(dataDir, 'coffer.lock');
+  makePrivate(file);
   const lock = openConnection(file, { timeout: 0 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
@@ -29,4 +31,22 @@ export function lockDataDir(dataDir: string): { release(): void } {
     throw error;
   }
   return { release: () => lock.close() };
+}
+
+/**
+ * The lock file made (or, left 0644 by an older Coffer, set) 0600 before SQLite opens it: SQLite
+ * gives its journal the database file's mode, so both stay the user's alone whatever the umask. They
+ * hold only a pid; kept private as everything in the data dir is.
+ *
+ * Never by opening a file that exists: closing any descriptor of a file drops every POSIX lock this
+ * process holds on it, so a second lockDataDir beside a held lock would free that lock. Only a new
+ * file is opened (no lock can be held on it yet); an existing one is changed by its path.
+ */
+function makePrivate(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  chmodSync(file, 0o600);
 }

@@ -6,7 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CofferError, isCofferError } from '../wire/errors.js';
 import type { FirstStartStatus } from '../wire/answers/first-start.js';
-import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-file.js';
+import { BACKUP_MAGIC, readBackupHeader } from '../backup/backup-header.js';
 import { refuseOtherNetwork, restoreBackupFile } from '../backup/restore-file.js';
 import { restoreFromPhrase } from '../backup/restore-phrase.js';
 import type { ServeConfig } from './serve-config.js';

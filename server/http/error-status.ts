@@ -26,6 +26,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   wrong_passphrase: 400,
   backup_wrong_network: 409,
   data_dir_in_use: 409,
+  data_dir_unusable: 400,
   invalid_recovery_phrase: 400,
   backup_folder_unusable: 400,
   nothing_to_recover: 404,

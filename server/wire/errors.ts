@@ -84,6 +84,7 @@ export const ERROR_CODES = [
   'wrong_passphrase',
   'backup_wrong_network',
   'data_dir_in_use',
+  'data_dir_unusable',
   'invalid_recovery_phrase',
   'backup_folder_unusable',
   'nothing_to_recover',

@@ -1,12 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped on purpose: the tests assert their shape */
-import { readFileSync, rmSync, truncateSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder } from '@solana/kit';
 import { seedOfPhrase, walletKeyAt } from '../../server/keys/recovery-phrase.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeychainBackend } from '../../server/keys/keychain-backend.js';
 import type { SecretBackend } from '../../server/keys/secret-backend.js';
 import { restoreBackupFile } from '../../server/backup/restore-file.js';
+import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import {
   deployAgent,
@@ -408,6 +410,18 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
         code: 1,
         said: expect.stringMatching(/exists: a backup never replaces a file/),
       });
+      // Into the data dir by any path (a link, a relative one): refused before the passphrase is asked, nothing written.
+      symlinkSync(dataDir, join(scratch, 'to-data-dir'));
+      for (const out of [join(scratch, 'to-data-dir', 'keys', 'in-keys.coffer'), relative(process.cwd(), join(dataDir, 'here.coffer'))]) {
+        const inside = await runCoffer(['backup', '--out', out, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
+        expect({ out, code: inside.code, asked: /Passphrase for the backup file/.test(inside.stderr) }).toEqual({
+          out,
+          code: 1,
+          asked: false,
+        });
+        expect(inside.stderr).toMatch(/inside Coffer's data dir .*\(backup_folder_unusable\)/);
+      }
+      expect(readdirSync(dataDir, { recursive: true, encoding: 'utf8' }).filter((name) => /\.coffer|partial/.test(name))).toEqual([]);
 
       const running = await runCoffer(['restore', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect({ code: running.code, said: running.stderr }).toMatchObject({
@@ -470,6 +484,56 @@ describe('coffer restore --phrase refuses before it asks', () => {
       });
       expect(sim.stderr).not.toMatch(/Recovery phrase|No phrase given/);
       expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('coffer restore judges the paths it is given before it asks for a passphrase', () => {
+  // A backup file of format 1 (devnet), written by an earlier Coffer: its header is all these refusals read.
+  const fixture = fileURLToPath(new URL('../fixtures/backup-format-1.coffer', import.meta.url));
+  const env = { COFFER_KEYSTORE: 'file' };
+  const asked = /Its passphrase|Recovery phrase/;
+
+  it('a folder given as the backup file, and a data dir that is a plain file: a message and a code, nothing asked, nothing changed', async () => {
+    const scratch = tempDataDir();
+    try {
+      const folder = await runCoffer(['restore', scratch, '--data-dir', join(scratch, 'new')], env, 'a passphrase\n');
+      expect({ code: folder.code, said: folder.stderr }).toEqual({
+        code: 1,
+        said: `coffer: ${scratch} is a folder, not a backup file: name the .coffer file in it (backup_unreadable)\n`,
+      });
+      const plain = join(scratch, 'plain-file');
+      writeFileSync(plain, 'not a folder');
+      const onFile = await runCoffer(['restore', fixture, '--data-dir', plain], env, 'a passphrase\n');
+      expect({ code: onFile.code, asked: asked.test(onFile.stderr) }).toEqual({ code: 1, asked: false });
+      expect(onFile.stderr).toMatch(new RegExp(`^coffer: the data dir ${plain} is a file, not a folder: .*\\(data_dir_unusable\\)\n$`));
+      const phrase = await runCoffer(['restore', '--phrase', '--network', 'devnet', '--data-dir', plain], env, 'words\n');
+      expect({ code: phrase.code, asked: asked.test(phrase.stderr) }).toEqual({ code: 1, asked: false });
+      expect(phrase.stderr).toMatch(/is a file, not a folder: .*\(data_dir_unusable\)/);
+      expect(readFileSync(plain, 'utf8')).toBe('not a folder');
+      expect(readdirSync(scratch).sort()).toEqual(['plain-file']);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("a data dir inside another Coffer's data dir (its keys, through a link or not) is refused, nothing asked or made", async () => {
+    const scratch = tempDataDir();
+    const other = join(scratch, 'other');
+    try {
+      mkdirSync(join(other, 'keys'), { recursive: true });
+      lockDataDir(other).release();
+      symlinkSync(other, join(scratch, 'link'));
+      const before = readdirSync(other, { recursive: true, encoding: 'utf8' }).sort();
+      for (const target of [join(other, 'keys'), join(scratch, 'link', 'keys', 'restored'), `/proc/self/root${join(other, 'keys')}`]) {
+        if (target.startsWith('/proc') && process.platform !== 'linux') continue;
+        const refused = await runCoffer(['restore', fixture, '--data-dir', target], env, 'a passphrase\n');
+        expect({ target, code: refused.code, asked: asked.test(refused.stderr) }).toEqual({ target, code: 1, asked: false });
+        expect(refused.stderr).toMatch(new RegExp(`lies inside another Coffer's data dir, ${other}.*\\(data_dir_unusable\\)`));
+      }
+      expect(readdirSync(other, { recursive: true, encoding: 'utf8' }).sort()).toEqual(before);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

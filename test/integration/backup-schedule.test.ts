@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBackupHeader } from '../../server/backup/backup-file.js';
+import { readBackupHeader } from '../../server/backup/backup-header.js';
+import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import type { CofferEventWithTime } from '../../server/core/events.js';
 import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
 import { expectError } from '../helpers/expect-error.js';
@@ -127,6 +128,69 @@ describe('scheduled backup files into a folder the owner picks', () => {
     const actions = t.coffer.db.prepare("SELECT action FROM audit_log WHERE action LIKE 'backup.schedule%' ORDER BY id").pluck().all();
     expect(actions).toEqual(['backup.schedule_set', 'backup.scheduled_failed', 'backup.schedule_cleared']);
   });
+
+  it('judges the folder by where it really is: a link into the data dir, or into another data dir, is refused and nothing is written', async () => {
+    const links = tempDataDir();
+    const other = tempDataDir();
+    try {
+      symlinkSync(t.dataDir, join(links, 'to-data-dir'));
+      symlinkSync(dirname(t.dataDir), join(links, 'to-its-parent'));
+      // Another Coffer's data dir: every data dir Coffer opens holds its lock file.
+      lockDataDir(other).release();
+      mkdirSync(join(other, 'keys'));
+      const before = await status();
+      const through: [string, RegExp][] = [
+        [join(links, 'to-data-dir'), /inside Coffer's data dir .*\(it resolves to /],
+        [join(links, 'to-data-dir', 'keys'), /inside Coffer's data dir .*\(it resolves to /],
+        [join(links, 'to-data-dir', 'not-made-yet'), /inside Coffer's data dir/],
+        [`${join(links, 'to-data-dir', 'keys')}/..`, /inside Coffer's data dir/],
+        [join(links, 'to-its-parent', basename(t.dataDir), 'keys'), /inside Coffer's data dir/],
+        [join(other, 'keys'), new RegExp(`inside Coffer's data dir ${other}`)],
+        [relative(process.cwd(), t.dataDir), /whole path/],
+        [`./${relative(process.cwd(), join(t.dataDir, 'keys'))}`, /whole path/],
+      ];
+      if (process.platform === 'linux') through.push([`/proc/self/root${t.dataDir}`, /inside Coffer's data dir/]);
+      for (const [where, why] of through) {
+        expectError(await schedule({ folder: where, passphrase: PASSPHRASE }), 400, 'backup_folder_unusable', why);
+      }
+      const written = [t.dataDir, other].flatMap((dir) =>
+        readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => /\.coffer|partial/.test(name)),
+      );
+      expect(written).toEqual([]);
+      expect(await status()).toEqual(before);
+    } finally {
+      rmSync(links, { recursive: true, force: true });
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder that became a link into the data dir after the schedule was set gets no file: the run fails and says why', async () => {
+    const moving = join(folder, 'moving');
+    mkdirSync(moving);
+    expect((await schedule({ folder: moving, passphrase: PASSPHRASE, everyHours: 1 })).status).toBe(200);
+    rmSync(moving, { recursive: true, force: true });
+    symlinkSync(join(t.dataDir, 'keys'), moving);
+    const before = readdirSync(t.dataDir, { recursive: true, encoding: 'utf8' }).sort();
+    clock.advance(HOUR);
+    expect(await t.coffer.engine.runDueBackups()).toEqual({ written: 0, failed: 1 });
+    expect((await status()).schedule.lastError).toMatch(/cannot be written into .*moving: it is inside Coffer's data dir/);
+    expect(readdirSync(t.dataDir, { recursive: true, encoding: 'utf8' }).sort()).toEqual(before);
+    expect((await t.api('DELETE', t.withOwner('/v1/backup/schedule'))).status).toBe(200);
+  });
+
+  it('two runs at once (the minute timer beside another caller) write a due file once', async () => {
+    const once = join(folder, 'once');
+    mkdirSync(once);
+    expect((await schedule({ folder: once, passphrase: PASSPHRASE, everyHours: 1 })).status).toBe(200);
+    clock.advance(HOUR);
+    const runs = await Promise.all([t.coffer.engine.runDueBackups(), t.coffer.engine.runDueBackups()]);
+    expect(runs).toEqual([
+      { written: 1, failed: 0 },
+      { written: 0, failed: 0 },
+    ]);
+    expect(readdirSync(once)).toHaveLength(2);
+    expect((await t.api('DELETE', t.withOwner('/v1/backup/schedule'))).status).toBe(200);
+  });
 });
 
 describe('coffer backup schedule', () => {
@@ -151,6 +215,16 @@ describe('coffer backup schedule', () => {
         code: 1,
         said: expect.stringMatching(/no such folder \(backup_folder_unusable\)/),
       });
+      // A link to the data dir is judged where it leads, before the passphrase is asked.
+      symlinkSync(dataDir, join(scratch, 'to-data-dir'));
+      const linked = await runCoffer(
+        ['backup', 'schedule', '--folder', join(scratch, 'to-data-dir'), '--data-dir', dataDir],
+        env,
+        `${PASSPHRASE}\n`,
+      );
+      expect({ code: linked.code, asked: /Passphrase for the backup file/.test(linked.stderr) }).toEqual({ code: 1, asked: false });
+      expect(linked.stderr).toMatch(/inside Coffer's data dir .*\(it resolves to .*\(backup_folder_unusable\)/);
+      expect(readdirSync(dataDir).filter((name) => name.endsWith('.coffer'))).toEqual([]);
 
       const set = await runCoffer(
         ['backup', 'schedule', '--folder', folder, '--every', '12', '--keep', '3', '--data-dir', dataDir],

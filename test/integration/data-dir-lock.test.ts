@@ -1,7 +1,8 @@
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lockDataDir } from '../../server/boot/data-dir-lock.js';
 import { startCoffer, tempDataDir } from '../helpers/coffer.js';
 import { spawnServe } from '../helpers/serve-process.js';
 
@@ -60,5 +61,20 @@ describe('one Coffer per data dir', () => {
     const next = await startCoffer({ dataDir });
     expect((await next.api('GET', '/v1/health')).status).toBe(200);
     await next.stop();
+  });
+
+  it("the lock file and its journal are the user's alone (0600), a lock file left 0644 by an older Coffer too", () => {
+    const dir = tempDataDir();
+    const modes = () => Object.fromEntries(readdirSync(dir).map((name) => [name, (statSync(join(dir, name)).mode & 0o777).toString(8)]));
+    try {
+      const lock = lockDataDir(dir);
+      expect(modes()).toEqual({ 'coffer.lock': '600', 'coffer.lock-journal': '600' });
+      lock.release();
+      chmodSync(join(dir, 'coffer.lock'), 0o644);
+      lockDataDir(dir).release();
+      expect(modes()).toEqual({ 'coffer.lock': '600' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { request } from 'node:http';
@@ -256,14 +257,16 @@ describe('a first start, the owner choosing a new treasury or another network', 
   });
 
   it('with no network named, a backup of a localnet or custom cluster is refused: reopening it needs its RPC URL', async () => {
-    // Its header only (the rest is never read before the passphrase): the same file, said to be of a localnet.
+    // Its header only (the rest is never read before the passphrase): the same file, said to be of a
+    // localnet, the header's sum line written again for it (backup format 2).
     const text = Buffer.from(backup);
-    const headerEnd = text.indexOf(0x0a, 14);
-    const header = JSON.parse(text.subarray(14, headerEnd).toString('utf8')) as { network: string };
+    const jsonEnd = text.indexOf(0x0a, 14);
+    const header = JSON.parse(text.subarray(14, jsonEnd).toString('utf8')) as { network: string };
+    const lines = Buffer.concat([text.subarray(0, 14), Buffer.from(`${JSON.stringify({ ...header, network: 'localnet' })}\n`)]);
     const localnet = Buffer.concat([
-      text.subarray(0, 14),
-      Buffer.from(JSON.stringify({ ...header, network: 'localnet' })),
-      text.subarray(headerEnd),
+      lines,
+      Buffer.from(`sha256:${createHash('sha256').update(lines).digest('hex')}\n`),
+      text.subarray(text.indexOf(0x0a, jsonEnd + 1) + 1),
     ]);
     const dataDir = join(tempDataDir(), 'coffer');
     const running = await startFirstStart(settingsFor(dataDir, null), () => undefined);

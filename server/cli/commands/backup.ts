@@ -1,6 +1,6 @@
 import { createWriteStream, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,6 +8,9 @@ import { keyClient } from '../../client/coffer-client.js';
 import { backupPassphraseSchema } from '../../wire/schemas.js';
 import { formatByteSize } from '../../wire/byte-size.js';
 import { publishFile } from '../../backup/backup-file.js';
+import { backupFolderRefusal } from '../../backup/owner-paths.js';
+import { resolveServeConfig } from '../../boot/serve-config.js';
+import { CofferError } from '../../wire/errors.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -89,6 +92,7 @@ export async function backupFile(
   const file = resolve(args.out);
   if (existsSync(file)) throw new Error(`${file} exists: a backup never replaces a file, choose another name`);
   const owner = readOwnerConnection(args.dataDir);
+  await refuseFolder(dirname(file), args.dataDir);
   const passphrase = await askNewPassphrase(io);
   if (passphrase === null) return 1;
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
@@ -152,10 +156,13 @@ export async function backupSchedule(
     io.say.write('Scheduled backups are off; the files written stay where they are.\n');
     return 0;
   }
+  const folder = resolve(args.folder ?? '.');
+  // The server judges it too (and at every file); said here first, before the passphrase is asked.
+  await refuseFolder(folder, args.dataDir);
   const passphrase = await askNewPassphrase(io);
   if (passphrase === null) return 1;
   const { schedule } = await api.setBackupSchedule({
-    folder: resolve(args.folder ?? '.'),
+    folder,
     passphrase,
     ...(args.everyHours === undefined ? {} : { everyHours: args.everyHours }),
     ...(args.keep === undefined ? {} : { keep: args.keep }),
@@ -165,4 +172,10 @@ export async function backupSchedule(
     `A backup file every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; the first was written now, the next is due ${schedule.nextAt}.\n`,
   );
   return 0;
+}
+
+/** A folder for backup files, judged by the one rule of backup/owner-paths.ts against the data dir the command speaks to. */
+async function refuseFolder(folder: string, dataDirFlag: string | undefined): Promise<void> {
+  const refused = await backupFolderRefusal(folder, resolveServeConfig({ 'data-dir': dataDirFlag }).dataDir);
+  if (refused !== null) throw new CofferError('backup_folder_unusable', `backups cannot go to ${folder}: ${refused}`);
 }

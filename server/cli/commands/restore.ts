@@ -3,6 +3,7 @@ import { chooseNetwork, openCoffer } from '../../boot/open-coffer.js';
 import { existsSync } from 'node:fs';
 import { claimEmptyDataDir, restoreBackupFile } from '../../backup/restore-file.js';
 import { phraseNetwork, restoreFromPhrase } from '../../backup/restore-phrase.js';
+import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 
@@ -85,9 +86,11 @@ export async function restorePhrase(
     throw new Error('which chain holds the wallets? add --network devnet, --network mainnet or --network <rpc-url>');
   }
   // What can be refused without the words is refused before they are asked for: the network (the
-  // embedded chain, a cluster that does not answer), a data dir in use or holding a treasury.
+  // embedded chain, a cluster that does not answer), and the data dir (not a folder, inside another's
+  // keys, in use, or holding a treasury). The restore judges the data dir again when it claims it.
   await phraseNetwork(config.network, config.usdcMint);
-  if (existsSync(config.dataDir)) claimEmptyDataDir(config.dataDir).release();
+  await refuseRestoreTarget(config.dataDir);
+  if (existsSync(config.dataDir)) (await claimEmptyDataDir(config.dataDir)).release();
   const phrase = await readSecret('Recovery phrase (the 24 or 12 words, separated by spaces): ', io);
   if (phrase === null) {
     io.out.write('No phrase given: nothing was restored.\n');

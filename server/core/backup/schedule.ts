@@ -1,5 +1,5 @@
 import { actorOf, FRESH_FOR, requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
-import { audit, type ContextWith, type EngineContext } from '../context.js';
+import { audit, type ContextWith, type EngineContext, type EngineState } from '../context.js';
 import { CofferError } from '../../wire/errors.js';
 import { recordBackupFile, walletsToBackUp } from './files.js';
 import type { MetaStore } from '../ports/store.js';
@@ -111,12 +111,24 @@ export async function clearBackupSchedule(ctx: EngineContext, principal: Princip
   return { schedule: null };
 }
 
+/** Each engine's last run of the scheduled backups: the next one starts only after it. */
+const runs = new WeakMap<EngineState, Promise<unknown>>();
+
 /**
  * Writes the scheduled backups that are due (a timer calls this; see boot). A failure is kept on the
  * schedule (the status shows it), announced on the event stream and tried again within the hour;
- * it never throws.
+ * it never throws. One run at a time: a call while one is under way (the minute timer beside another
+ * caller) runs after it, and finds the file it wrote no longer due, so a due file is written once
+ * (two would both be written, and the second fall out of the rotation, never removed).
  */
-export async function runDueBackups(ctx: EngineContext): Promise<{ written: number; failed: number }> {
+export function runDueBackups(ctx: EngineContext): Promise<{ written: number; failed: number }> {
+  const before = runs.get(ctx.state) ?? Promise.resolve();
+  const run = before.catch(() => undefined).then(() => writeDueBackups(ctx));
+  runs.set(ctx.state, run);
+  return run;
+}
+
+async function writeDueBackups(ctx: EngineContext): Promise<{ written: number; failed: number }> {
   let written = 0;
   let failed = 0;
   for (const { address: owner } of ctx.store.listOwners()) {
