@@ -147,7 +147,7 @@ export async function resume(
     const answer = await api.resume(agent.agentId);
     out.write(
       answer.status === 202
-        ? `Asked the owner to resume ${agent.agentId} (request ${answer.body.approvalId}): they decide in the dashboard, under Approvals.\n`
+        ? `Asked the owner to resume ${agent.agentId} (request ${answer.body.approvalId}): they decide with coffer approve ${answer.body.approvalId}, or in the dashboard, under Approvals.\n`
         : `${agent.agentId} is ${answer.body.status === 'active' ? 'active' : answer.body.status}.\n`,
     );
     return 0;

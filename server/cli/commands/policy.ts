@@ -69,7 +69,7 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
  */
 export async function policyCommand(
   configPath: string,
-  args: { agentId?: string; dataDir?: string; flags: PolicyFlags },
+  args: { agentId?: string; dataDir?: string; flags: PolicyFlags; json?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const update = policyUpdateOf(args.flags);
@@ -89,13 +89,19 @@ export async function policyCommand(
     const answer = await api.updatePolicy(agentId, update);
     if (answer.status === 202) {
       out.write(
-        `This loosens ${agentId}'s policy, so it waits for the owner (request ${answer.body.approvalId}): they decide in the dashboard, under Approvals.\n`,
+        args.json
+          ? `${JSON.stringify(answer.body, null, 2)}\n`
+          : `This loosens ${agentId}'s policy, so it waits for the owner (request ${answer.body.approvalId}): they decide with coffer approve ${answer.body.approvalId}, or in the dashboard, under Approvals.\n`,
       );
       return 0;
     }
-    out.write(`Changed ${agentId}'s policy.\n`);
+    if (!args.json) out.write(`Changed ${agentId}'s policy.\n`);
   }
   const answer = await api.policy(agentId);
+  if (args.json) {
+    out.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return 0;
+  }
   out.write(
     `Policy of ${agentId}\n${policyLines(answer)
       .map((line) => `  ${line}\n`)

@@ -10,7 +10,7 @@ export const policy = defineCommand({
                  [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
                  [--ask-above AMOUNT|none] [--ask-new-recipient yes|no]
                  [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
-                 [--config FILE] [--data-dir DIR]
+                 [--config FILE] [--data-dir DIR] [--json]
                  show the linked agent's policy, each budget now; with flags, change it first (what
                  tightens applies, what loosens asks the owner); another agent's as the owner.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
@@ -25,6 +25,7 @@ export const policy = defineCommand({
   options: {
     config: { type: 'string' },
     'data-dir': { type: 'string' },
+    json: { type: 'boolean', default: false },
     budget: { type: 'string', multiple: true },
     count: { type: 'string', multiple: true },
     expires: { type: 'string' },
@@ -41,11 +42,11 @@ export const policy = defineCommand({
   run: async ({ values, positionals }) => {
     const [agentId, extra] = positionals;
     if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, 'policy');
-    const { config, 'data-dir': dataDir, ...flags } = values;
+    const { config, 'data-dir': dataDir, json, ...flags } = values;
     const { policyCommand } = await import('../commands/policy.js');
     const { PolicyFlagError } = await import('../policy-flags.js');
     try {
-      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags });
+      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags, json });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
       throw error;
