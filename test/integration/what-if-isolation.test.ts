@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployAgent, fundedAgent, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
@@ -131,6 +131,14 @@ describe("an agent's what-ifs beside another agent's payments", () => {
     await Promise.all([...agents, owner]);
     // One replay runs at a time; the owner's waited behind the one running when it was asked, at most.
     expect(finished.indexOf('owner'), finished.join(', ')).toBeLessThanOrEqual(1);
+  });
+
+  it.runIf(process.platform === 'linux')('replays below the serving thread: where both want a core, payments get it', async () => {
+    await whatIf('busy', t.ownerKey);
+    // Each thread's nice (the 19th field of its stat): this process serves /v1 on its main thread.
+    const niceOf = (thread: string) => Number(readFileSync(`/proc/self/task/${thread}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const serving = niceOf(String(process.pid));
+    expect(readdirSync('/proc/self/task').map(niceOf)).toContain(Math.min(19, serving + 10));
   });
 
   it('replays on the serving thread, and says so once, where its worker cannot start', async () => {
