@@ -396,9 +396,9 @@ if (process.env.BENCH_ONLY === 'what-if') {
   console.log(whatIfLine(await whatIfRun()));
   process.exit(0);
 }
-// BENCH_ONLY=what-if-load: /pay alone and beside an agent hammering the what-if (a minute).
+// BENCH_ONLY=what-if-load: /pay alone and beside an agent hammering the what-if (a few minutes).
 if (process.env.BENCH_ONLY === 'what-if-load') {
-  for (const line of whatIfLoadLines(await whatIfLoadRun(TRANSFERS))) console.log(line);
+  for (const line of whatIfLoadLines(await whatIfLoadRun(TRANSFERS, Number(process.env.BENCH_WHAT_IF_ROUNDS ?? 3)))) console.log(line);
   process.exit(0);
 }
 const raw = await rawLiteSvmRate(TRANSFERS);
