@@ -28,6 +28,7 @@ import { createBazaarReader } from '../x402/bazaar-reader.js';
 import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writer.js';
 import { packageVersion } from '../package/package-files.js';
 import { startMinuteTimer } from './minute-timer.js';
+import { startPolicyReplays, type PolicyReplayThread } from './policy-replays.js';
 
 export interface OpenOptions {
   dataDir: string;
@@ -108,10 +109,13 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   const dataDirLock = lockDataDir(options.dataDir);
   let db: SqliteDatabase | undefined;
   let checkpoints: BackgroundCheckpoints | undefined;
+  let replays: PolicyReplayThread | undefined;
   try {
     db = openDatabase(join(options.dataDir, 'coffer.db'), 'full');
     checkpoints = startBackgroundCheckpoints(db);
     const store = createSqliteStore(db);
+    // What-ifs replay agents' histories on a worker of their own, off the thread that serves payments.
+    replays = startPolicyReplays(db.name, store, options.log);
     const recorded = store.getMeta('network');
     const { choice, name: networkName } = await chooseNetwork(
       options.network ?? networkToReopen(recorded, options.dataDir),
@@ -154,6 +158,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       demoApiUrl: () => demoApiUrl(options.dataDir),
       // Bazaar discovery reads a facilitator's list only once the owner names one (off by default).
       discovery: createBazaarReader(),
+      policyReplays: replays,
       backups: createBackupWriter({ db, vault, dataDir: options.dataDir, network: networkName, version: packageVersion() }),
       log: options.log,
     });
@@ -161,6 +166,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const reconciled = await engine.reconcile();
     await engine.recoverApprovals();
     const openedDb = db;
+    const openedReplays = replays;
     const { owner, ownerKey, created } = options.recover ? await engine.recoverTreasury(options.recover) : await engine.ensureOwner();
     // The registry names the treasury as the recipient of what Coffer provides itself: known now.
     loadCatalog(openedDb, catalog, owner);
@@ -188,12 +194,14 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();
         await chain.close();
+        await openedReplays.close();
         await checkpoints?.stop();
         openedDb.close();
         dataDirLock.release();
       },
     };
   } catch (error) {
+    await replays?.close();
     await checkpoints?.stop();
     db?.close();
     dataDirLock.release();

@@ -7,6 +7,7 @@ import type { X402Buyer } from './ports/x402.js';
 import type { BackupWriter } from './ports/backup.js';
 import type { Log } from './ports/log.js';
 import type { DiscoveryReader } from './ports/discovery.js';
+import type { PolicyReplays } from './ports/policy-replays.js';
 import type { McpLaunch } from '../wire/mcp-config.js';
 
 /** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
@@ -31,6 +32,11 @@ export interface EnginePorts {
   demoApiUrl?: () => string | null;
   /** Reads a facilitator's Bazaar discovery list (absent: Bazaar discovery cannot read one). */
   discovery?: DiscoveryReader;
+  /**
+   * Where what-ifs replay a policy on an agent's history: off the serving thread where the ledger is
+   * a file (server/boot). Absent, in this thread over `store` (the in-memory ledger of unit tests).
+   */
+  policyReplays?: PolicyReplays;
 }
 
 /**
@@ -50,6 +56,8 @@ export interface EngineState {
   lastRefusals: Map<string, { what: string; at: number }>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (policy/spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
+  /** Each agent key's what-ifs (`owner|agentId`): how many are running, when the last minute's began (policy/what-if-limits.ts). */
+  whatIfs: Map<string, { running: number; admittedAt: number[] }>;
 }
 
 export interface EngineContext extends EnginePorts {
@@ -57,7 +65,16 @@ export interface EngineContext extends EnginePorts {
 }
 
 export function createEngineContext(ports: EnginePorts): EngineContext {
-  return { ...ports, state: { transfersInFlight: new Map(), tasksRunning: new Map(), lastRefusals: new Map(), recentRefusals: new Map() } };
+  return {
+    ...ports,
+    state: {
+      transfersInFlight: new Map(),
+      tasksRunning: new Map(),
+      lastRefusals: new Map(),
+      recentRefusals: new Map(),
+      whatIfs: new Map(),
+    },
+  };
 }
 
 /**

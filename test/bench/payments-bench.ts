@@ -45,6 +45,7 @@ import { x402RoundTrip } from './x402-round-trip.js';
 import { scaleRun } from './scale-bench.js';
 import { budgetsRun } from './budgets-bench.js';
 import { whatIfRun } from './what-if-bench.js';
+import { whatIfLoadLines, whatIfLoadRun } from './what-if-load-bench.js';
 import { percentile } from './stats.js';
 import { warnIfSourcesChange } from './build-freshness.js';
 
@@ -393,6 +394,11 @@ if (process.env.BENCH_ONLY === 'x402') {
 // BENCH_ONLY=what-if: the what-if row alone (seconds).
 if (process.env.BENCH_ONLY === 'what-if') {
   console.log(whatIfLine(await whatIfRun()));
+  process.exit(0);
+}
+// BENCH_ONLY=what-if-load: /pay alone and beside an agent hammering the what-if (a few minutes).
+if (process.env.BENCH_ONLY === 'what-if-load') {
+  for (const line of whatIfLoadLines(await whatIfLoadRun(TRANSFERS, Number(process.env.BENCH_WHAT_IF_ROUNDS ?? 3)))) console.log(line);
   process.exit(0);
 }
 const raw = await rawLiteSvmRate(TRANSFERS);

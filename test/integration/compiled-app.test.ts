@@ -32,6 +32,8 @@ describe('the compiled app', () => {
       'server/cli/main',
       'electron/main',
       'server/boot/desktop-launcher',
+      // Its own entry: what-ifs replay on a worker thread (server/boot/policy-replays.ts).
+      'server/boot/policy-replay-worker',
       'build/scripts/electron-natives',
     ]) {
       expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);
@@ -42,7 +44,7 @@ describe('the compiled app', () => {
     }
   });
 
-  it('runs under plain Node: --version, and serve to health with the dashboard', async () => {
+  it('runs under plain Node: --version, and serve to health with the dashboard and a what-if on its worker', async () => {
     const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(packagePath('package.json'), 'utf8')).version);
@@ -54,10 +56,23 @@ describe('the compiled app', () => {
       expect(await page.text()).toMatch(/<div id="root">/);
       const search = await json(fetch(`${serve.url}/v1/services/search?q=weather`));
       expect(search.total).toBeGreaterThan(0);
+      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+      const post = (path: string, body: unknown) =>
+        json(
+          fetch(`${serve.url}${path}?owner=${owner}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        );
+      await post('/v1/agents/deploy', { agentId: 'tried', dailyBudget: '10', maxPerPayment: '1' });
+      expect(await post('/v1/agents/tried/policy/what-if', { maxPerPayment: '0.5' })).toMatchObject({ agentId: 'tried', payments: 0 });
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
+    // The what-if's worker started from the compiled JavaScript, with no loader: it did not fall back to this thread.
+    expect(serve.stderr.join('\n')).not.toMatch(/worker could not start/);
   });
 });

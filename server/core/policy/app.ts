@@ -6,7 +6,8 @@
  * told as they fill), breaker.ts (when an agent stops itself), expiry.ts and expiry-notices.ts (a
  * policy's end), holds.ts (which payments wait for the owner's yes), spending-watch.ts (what follows a
  * payment or a refusal), update.ts (reading and changing an agent's policy) and what-if.ts (a change
- * replayed on the last 30 days). The order in which a payment is judged is payments/judge.ts.
+ * tried on the last 30 days: replay.ts replays it, where the PolicyReplays port says, and
+ * what-if-limits.ts says how many an agent's key may ask). The order in which a payment is judged is payments/judge.ts.
  */
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';

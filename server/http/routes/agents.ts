@@ -44,10 +44,10 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     respondWithOutcome(res, engine.updatePolicy(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
   });
-  // A policy change tried on the last 30 days before it is saved: reads only.
-  router.post('/agents/:agentId/policy/what-if', (req, res) => {
+  // A policy change tried on the last 30 days before it is saved: reads only, replayed off this thread.
+  router.post('/agents/:agentId/policy/what-if', async (req, res) => {
     const p = principal(req);
-    res.json(engine.policyWhatIf(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
+    res.json(await engine.policyWhatIf(p, agentIdParam(req.params.agentId), parseWith(policyUpdateSchema, req.body)));
   });
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);

@@ -11,8 +11,10 @@ const COUNTED_PAGE = 1_000;
 
 /**
  * The payments that count, read a page at a time as they are iterated. Rows as arrays; amounts are
- * micro-USDC, far below 2^53. Pages follow each other without a turn between them (the replay reads
- * synchronously), so no write falls between two pages.
+ * micro-USDC, far below 2^53. On the serving connection pages follow each other without a turn
+ * between them (the replay reads synchronously), so no write falls between two pages; the what-if's
+ * worker reads on a connection of its own, inside one read transaction (one snapshot) for the same
+ * reason (server/boot/policy-replay-worker.ts).
  */
 function* countedPayments(page: Database.Statement, owner: string, agentId: string, since: number | null): Generator<CountedPayment> {
   let afterAt = since ?? Number.MIN_SAFE_INTEGER;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { replayPolicy } from '../../../../../server/core/policy/what-if.js';
+import { replayPolicy } from '../../../../../server/core/policy/replay.js';
 import { firstRefusal } from '../../../../../server/core/policy/rules.js';
 import { limitsOnly } from '../../../../../server/wire/policy/policy.js';
 import { budgetRefusal, inScope } from '../../../../../server/core/policy/budgets.js';
@@ -171,7 +171,7 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
       advance(12 * HOUR);
     }
     const before = engine.readPolicy(asOwner, 'alpha');
-    const tried = engine.policyWhatIf(asOwner, 'alpha', { maxPerPayment: '2', budgets: [{ count: 1, window: 'day' }] });
+    const tried = await engine.policyWhatIf(asOwner, 'alpha', { maxPerPayment: '2', budgets: [{ count: 1, window: 'day' }] });
     expect(tried.payments).toBe(60);
     // Each day two payments: the second is over the day's count; the 3.00 ones are over the max (when first in their day).
     expect(tried.wouldRefuse.byCode).toEqual({ max_per_payment_exceeded: 6, budget_exceeded: expect.any(Number) });
@@ -180,17 +180,14 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
     expect(tried.wouldRefuse.examples[0]).toMatchObject({ service: 'forecast-api', code: expect.any(String), message: expect.any(String) });
     expect(engine.readPolicy(asOwner, 'alpha')).toEqual(before);
     // The same checks as a save: an unknown service, an end in the past.
-    expect(() => engine.policyWhatIf(asOwner, 'alpha', { allowedServices: ['no-such-thing'] })).toThrow(/allow nothing/);
-    expect(() => engine.policyWhatIf(asOwner, 'alpha', { expiresAt: '2020-01-01' })).toThrow(/in the past/);
+    await expect(engine.policyWhatIf(asOwner, 'alpha', { allowedServices: ['no-such-thing'] })).rejects.toThrow(/allow nothing/);
+    await expect(engine.policyWhatIf(asOwner, 'alpha', { expiresAt: '2020-01-01' })).rejects.toThrow(/in the past/);
     // Looser changes refuse nothing.
-    expect(engine.policyWhatIf(asAgent('alpha'), 'alpha', { maxPerPayment: '10' }).wouldRefuse).toMatchObject({
+    expect((await engine.policyWhatIf(asAgent('alpha'), 'alpha', { maxPerPayment: '10' })).wouldRefuse).toMatchObject({
       payments: 0,
       amount: '0.00',
     });
-    await expectCofferError(
-      Promise.resolve().then(() => engine.policyWhatIf(asAgent('alpha'), 'beta', {})),
-      'wrong_agent',
-    );
+    await expectCofferError(engine.policyWhatIf(asAgent('alpha'), 'beta', {}), 'wrong_agent');
   });
 
   it('says what a threshold would have held for the owner (counted as made), apart from what it would have refused', async () => {
@@ -205,7 +202,7 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
       if (day < 5) await core.paid('alpha', { service: 'forecast-api', recipient: B, amount: '0.10' });
       advance(DAY);
     }
-    const asked = engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1' });
+    const asked = await engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1' });
     expect(asked.wouldRefuse.payments).toBe(0);
     expect(asked.wouldHold).toMatchObject({ payments: 10, amount: '30.00', byCode: { ask_above: 10 } });
     expect(asked.wouldHold.examples[0]).toMatchObject({
@@ -214,12 +211,12 @@ describe.each(STORES)('what-if on the %s ledger', (store) => {
       message: expect.stringContaining('above 1.00'),
     });
     // New recipients: only the first payment to each.
-    expect(engine.policyWhatIf(asOwner, 'alpha', { askNewRecipient: true }).wouldHold).toMatchObject({
+    expect((await engine.policyWhatIf(asOwner, 'alpha', { askNewRecipient: true })).wouldHold).toMatchObject({
       payments: 2,
       byCode: { new_recipient: 2 },
     });
     // Held ones count as made: with a 3.05 a day budget the 0.10 ones are refused after the held 3.00.
-    const both = engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1', dailyBudget: '3.05' });
+    const both = await engine.policyWhatIf(asOwner, 'alpha', { askAbove: '1', dailyBudget: '3.05' });
     expect(both.wouldHold.payments).toBe(10);
     expect(both.wouldRefuse).toMatchObject({ payments: 5, byCode: { daily_budget_exceeded: 5 } });
   });
