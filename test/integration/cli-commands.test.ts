@@ -300,7 +300,8 @@ describe('coffer status, pay, kill, open', () => {
     expect(set.stdout).toMatch(/^Changed cli-agent's policy\.\nPolicy of cli-agent\n/);
     expect(set.stdout).toMatch(/budgets\s+1\.00 USDC a month: 0\.0\d spent, 0\.9\d left, starts afresh /);
     expect(set.stdout).toMatch(/30 payments in any hour for demo-weather: \d+ made, \d+ left\n/);
-    expect(set.stdout).toMatch(/ends\s+\S.*2100.*: every payment is refused after it/);
+    // The day typed, not the next midnight it is kept as (issue 47, point 3).
+    expect(set.stdout).toMatch(/ends\s+at the end of 2099-12-31: every payment is refused after it/);
     expect(set.stdout).toMatch(/warns at\s+80 %, 95 % of a budget/);
     // Loosening (a bigger month) waits for the owner.
     const loosen = await coffer(['policy', '--budget', '5/month', '--count', '30/hour:demo-weather', '--config', configFile]);
