@@ -37,7 +37,7 @@ function ledgerOf(bytes: number): string {
 const flip = (bytes: Buffer, at: number, mask: number) => bytes.writeUInt8(bytes.readUInt8(at) ^ mask, at);
 
 /** The character classes a header's values are written in: a one-bit change within one still reads as a header. */
-const KINDS = [/^[1-9]$/, /^[A-Z]$/, /^[a-z]$/, /^[+/]$/];
+const KINDS = [/^[0-9]$/, /^[A-Z]$/, /^[a-z]$/, /^[+/]$/];
 
 /** Changes one bit of the character at `at` so it stays of its kind (a digit, a letter of its case, a base64 sign). */
 function flipKeepingKind(bytes: Buffer, at: number): void {
