@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 
@@ -107,6 +107,8 @@ describe("the owner's CLI", () => {
 
     // The agent pays; its payment waits for the owner, and its terminal says how the owner decides.
     const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A held pay waits until its approval expires: a failed step below must not leave it running.
+    onTestFinished(() => void paying.kill());
     let paid = '';
     paying.stdout!.on('data', (chunk) => (paid += chunk));
     const exited = new Promise<number | null>((resolve) => paying.once('exit', (exitCode) => resolve(exitCode)));
