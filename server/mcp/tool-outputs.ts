@@ -71,14 +71,23 @@ const budgetNow = open({
   resetsAt: textOrNull('when a calendar window starts afresh', 'a rolling or lifetime window'),
 });
 
+/** The day a policy ends on, beside the instant it resolved to (policy.expiresAt): the words to use with the owner. */
+const endsOn = z
+  .string()
+  .optional()
+  .describe(
+    "set when the policy ends at the end of a day in the owner's time zone: that day (2026-12-31), as the owner typed it; say this day rather than policy.expiresAt, the instant it resolved to",
+  );
+
 export const policyOutput = open({
   agentId: z.string(),
   policy,
   spent24h: usdc('spent in the last 24 h'),
   budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
+  endsOn,
 });
 
-export const setPolicyOutput = open({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), ...waiting });
+export const setPolicyOutput = open({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), endsOn, ...waiting });
 
 export const spendHistoryOutput = open({
   payments: z.array(open({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() })),

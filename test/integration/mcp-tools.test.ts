@@ -302,6 +302,15 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       resetsAt: null,
     });
     expect(weather.made).toBeGreaterThanOrEqual(1);
+    // A day typed is said as that day, beside the instant it resolved to (earlier than the end above in every zone).
+    const day = data(await call('set_policy', { expiresAt: '2099-12-29' }));
+    expect(day.endsOn).toBe('2099-12-29');
+    expect(data(await call('get_policy')).endsOn).toBe('2099-12-29');
+    const { tools } = await client.listTools();
+    for (const name of ['get_policy', 'set_policy']) {
+      const properties = tools.find((tool) => tool.name === name)?.outputSchema?.properties as Record<string, { description?: string }>;
+      expect(properties.endsOn?.description, name).toMatch(/as the owner typed it/);
+    }
     const past = await call('set_policy', { expiresAt: '2020-01-01' });
     expect(past.isError).toBe(true);
     expect(past.content[0]?.text).toMatch(/in the past.*\(invalid_policy\)/);
