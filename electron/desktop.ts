@@ -38,7 +38,12 @@ async function start(context: DesktopContext): Promise<void> {
   const open = (route: string) => void dashboard.open(route);
   const autostart = createAutostart(app, { platform: deps.platform, execPath: deps.execPath, env: deps.env, home: deps.home });
   const balances = createBalanceCache(engine, owner);
-  const notifier = createNotifier(electron.Notification, open, () => deps.timers.now());
+  const notifier = createNotifier(
+    electron.Notification,
+    open,
+    () => deps.timers.now(),
+    () => engine.readSettings({ kind: 'owner', owner }).timeZone,
+  );
   const { tray, act } = startDesktopTray(context, { engine, owner, balances, autostart, notifier, open });
   const balanceRefresh = startBalanceRefresh(balances, tray, deps.timers);
   const unsubscribe = engine.events.subscribe((event) => {

@@ -16,7 +16,7 @@ export interface DesktopNotification {
  * refused by policy, an agent stopped (by its breaker: why), a budget near its limit or a policy
  * ending within a day, a deposit arrived, a scheduled backup failed. Everything else stays in the dashboard.
  */
-export function notificationFor(event: CofferEventWithTime): DesktopNotification | null {
+export function notificationFor(event: CofferEventWithTime, timeZone: string | null = null): DesktopNotification | null {
   switch (event.type) {
     case 'approval':
       if (event.status === 'pending' && event.kind === 'payment') {
@@ -29,7 +29,7 @@ export function notificationFor(event: CofferEventWithTime): DesktopNotification
       return event.status === 'pending'
         ? {
             title: 'Approval waiting',
-            body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {})}`,
+            body: `${event.agentId} asks: ${describeRequest(event.kind, event.request ?? {}, null, timeZone)}`,
             route: '#/approvals',
           }
         : null;
@@ -86,7 +86,13 @@ const keyOf = (event: CofferEventWithTime) => `${event.type}:${'agentId' in even
  * agent and kind within a minute are counted, not shown (an agent retrying must not flood the owner),
  * and the next one says how many there were; what the owner does from the tray is not announced.
  */
-export function createNotifier(Notification: ElectronApi['Notification'], open: (route: string) => void, now: () => number) {
+export function createNotifier(
+  Notification: ElectronApi['Notification'],
+  open: (route: string) => void,
+  now: () => number,
+  /** The owner's time zone now: a request's end is said as the day they typed. */
+  timeZone: () => string | null = () => null,
+) {
   const live = new Set<ElectronNotification>();
   const shown = new Map<string, { at: number; held: number }>();
   let ownerActing = 0;
@@ -107,7 +113,7 @@ export function createNotifier(Notification: ElectronApi['Notification'], open: 
     },
     notify(event: CofferEventWithTime): void {
       if (ownerActing > 0) return;
-      const note = notificationFor(event);
+      const note = notificationFor(event, event.type === 'approval' ? timeZone() : null);
       if (note === null || !Notification.isSupported()) return;
       const key = keyOf(event);
       const last = shown.get(key);

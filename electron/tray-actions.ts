@@ -45,6 +45,7 @@ export type BalanceCache = ReturnType<typeof createBalanceCache>;
  */
 export function trayState(engine: Engine, owner: string, balances: BalanceSnapshot | null, startAtLogin: boolean | null): TrayState {
   const principal: Principal = { kind: 'owner', owner };
+  const { timeZone } = engine.readSettings(principal);
   return {
     network: engine.network,
     treasuryBalance: balances?.treasury ?? null,
@@ -58,7 +59,11 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
     })),
     pendingApprovals: engine
       .approvals(principal, 'pending')
-      .approvals.map((a) => ({ approvalId: a.approvalId, agentId: a.agentId, summary: describeRequest(a.kind, a.request) })),
+      .approvals.map((a) => ({
+        approvalId: a.approvalId,
+        agentId: a.agentId,
+        summary: describeRequest(a.kind, a.request, null, timeZone),
+      })),
     notBackedUp: notBackedUp(engine.backupStatus(principal)),
     startAtLogin,
   };

@@ -7,6 +7,7 @@ import type { PolicyView } from './answers/policy.js';
 import { WINDOW_WORDS } from './policy/budget.js';
 import type { BudgetWindow } from './policy/windows.js';
 import { describeBreaker } from './policy/breaker.js';
+import { endWords } from './policy/expiry.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
 
 const LABELS = {
@@ -31,8 +32,14 @@ const WHEN_ABSENT: Record<string, unknown> = {
   askNewRecipient: false,
 };
 
+/** The words of a field's value; the owner's time zone, where known, says an end as they typed it. */
+type Words = (value: unknown, timeZone: string | null) => string;
+
 /** An end, a list of warning shares, a breaker, in words. */
-const end = (value: unknown) => (value === null || value === undefined ? 'never' : String(value));
+const end: Words = (value, timeZone) => {
+  if (value === null || value === undefined) return 'never';
+  return typeof value === 'string' && timeZone !== null ? endWords(value, timeZone) : String(value);
+};
 const shares = (value: unknown) =>
   Array.isArray(value) ? (value.length === 0 ? 'never' : value.map((share) => `${String(share)} %`).join(', ')) : String(value);
 const breaker = (value: unknown) => {
@@ -46,7 +53,7 @@ const breaker = (value: unknown) => {
 const askAbove = (value: unknown) => (value === null || value === undefined ? 'never' : `${usdc(value)} USDC`);
 const yesNo = (value: unknown) => (value === true ? 'yes' : 'no');
 /** The newer fields' words, each compared by its words. */
-const NEWER: Record<string, (value: unknown) => string> = { expiresAt: end, warnAt: shares, breaker, askAbove, askNewRecipient: yesNo };
+const NEWER: Record<string, Words> = { expiresAt: end, warnAt: shares, breaker, askAbove, askNewRecipient: yesNo };
 
 /** Budgets as the wire carries them, in words: "50.00 USDC a month; 30 payments in any hour for demo-weather". */
 const budgets = (list: unknown) => {
@@ -89,11 +96,11 @@ function same(field: string, asked: unknown, was: unknown): boolean {
   }
   if (field === 'allowedServices') return services(asked) === services(was);
   if (field === 'budgets') return budgets(asked) === budgets(was);
-  if (field in NEWER) return NEWER[field]!(asked) === NEWER[field]!(was);
+  if (field in NEWER) return NEWER[field]!(asked, null) === NEWER[field]!(was, null);
   return asked === was;
 }
 
-function unchanged(field: string, value: unknown): string {
+function unchanged(field: string, value: unknown, timeZone: string | null): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
   const shown =
     field === 'allowedServices'
@@ -101,7 +108,7 @@ function unchanged(field: string, value: unknown): string {
       : field === 'budgets'
         ? budgets(value)
         : field in NEWER
-          ? NEWER[field]!(value)
+          ? NEWER[field]!(value, timeZone)
           : field === 'cooldownSeconds'
             ? `${String(value)} s`
             : `${usdc(value)} USDC`;
@@ -109,7 +116,7 @@ function unchanged(field: string, value: unknown): string {
 }
 
 /** One changed field in words: its name, from what (when the current policy is known) to what. */
-function change(field: string, value: unknown, current: PolicyView | null): string {
+function change(field: string, value: unknown, current: PolicyView | null, timeZone: string | null): string {
   const label = LABELS[field as keyof typeof LABELS] ?? field;
   const was = current ? (current[field as keyof PolicyView] ?? WHEN_ABSENT[field]) : undefined;
   switch (field) {
@@ -128,7 +135,7 @@ function change(field: string, value: unknown, current: PolicyView | null): stri
     case 'askAbove':
     case 'askNewRecipient': {
       const words = NEWER[field]!;
-      return current === null ? `${label} → ${words(value)}` : `${label}: ${words(was)} → ${words(value)}`;
+      return current === null ? `${label} → ${words(value, timeZone)}` : `${label}: ${words(was, timeZone)} → ${words(value, timeZone)}`;
     }
     default:
       return `${label} → ${String(value)}`;
@@ -138,8 +145,15 @@ function change(field: string, value: unknown, current: PolicyView | null): stri
 /**
  * What an agent asked for, in words the owner can judge: amounts in USDC, and for a policy the
  * current value beside the asked one (with how many times larger), so a tenfold budget shows as such.
+ * With the owner's time zone, an end reads as they typed it ("the end of 2026-12-31"); without it, as
+ * the instant the engine kept.
  */
-export function describeRequest(kind: string, request: Record<string, unknown>, current: PolicyView | null = null): string {
+export function describeRequest(
+  kind: string,
+  request: Record<string, unknown>,
+  current: PolicyView | null = null,
+  timeZone: string | null = null,
+): string {
   const r = request;
   switch (kind) {
     case 'allocate':
@@ -159,8 +173,8 @@ export function describeRequest(kind: string, request: Record<string, unknown>, 
       return `Change its policy: ${Object.entries(r)
         .map(([field, value]) =>
           current !== null && same(field, value, current[field as keyof PolicyView] ?? WHEN_ABSENT[field])
-            ? unchanged(field, value)
-            : change(field, value, current),
+            ? unchanged(field, value, timeZone)
+            : change(field, value, current, timeZone),
         )
         .join('; ')}`;
     default:

@@ -222,5 +222,18 @@ describe("the owner's CLI", () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^ {2}ends {5}at the end of 2099-12-31: every payment is refused after it$/m);
     expect(status.stdout).toMatch(/^ {2}asks {5}the owner before payments above 0\.05 USDC$/m);
+
+    // A later end is a loosening: it waits for the owner, who reads both ends as days, as typed.
+    const asked = await fetch(`${connection.url}/v1/agents/day-bot/policy?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dayBot.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresAt: '2100-06-30' }),
+    });
+    expect(asked.status).toBe(202);
+    const { approvalId } = (await asked.json()) as { approvalId: string };
+    const waiting = await owner(['approvals']);
+    expect(waiting.stdout).toContain(`${approvalId}  day-bot: Change its policy: end: the end of 2099-12-31 → the end of 2100-06-30\n`);
+    const denied = await owner(['deny', approvalId]);
+    expect(denied.stdout).toBe(`Denied ${approvalId}: Change its policy: end → the end of 2100-06-30; nothing was carried out.\n`);
   });
 });

@@ -55,6 +55,25 @@ describe('the tray drives the real engine', () => {
     );
   });
 
+  it("a request's end reads as the day typed, in the owner's time zone", async () => {
+    const agent = await fundedAgent(t, 'tray-ending', '1.00', { dailyBudget: '5.00' });
+    const zone = await t.api('POST', t.withOwner('/v1/settings'), { body: { timeZone: 'Asia/Tokyo' } });
+    expect(zone.status, JSON.stringify(zone.body)).toBe(200);
+    try {
+      const asked = await t.api('POST', t.withOwner('/v1/agents/tray-ending/policy'), {
+        key: agent.apiKey,
+        body: { dailyBudget: '50.00', expiresAt: '2099-12-31' },
+      });
+      expect(asked.status).toBe(202);
+      const state = trayState(t.coffer.engine, t.owner, null, false);
+      expect(state.pendingApprovals.find((a) => a.agentId === 'tray-ending')?.summary).toBe(
+        'Change its policy: daily budget → 50.00 USDC; end → the end of 2099-12-31',
+      );
+    } finally {
+      await t.api('POST', t.withOwner('/v1/settings'), { body: { timeZone: null } });
+    }
+  });
+
   it('balances come from the chain, cached: a chain that fails keeps the last ones, and the menu never waits for it', async () => {
     await fundedAgent(t, 'tray-cached', '3.00');
     const cache = createBalanceCache(t.coffer.engine, t.owner);

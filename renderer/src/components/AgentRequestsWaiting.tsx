@@ -1,11 +1,12 @@
 import { describeRequest } from '../../../server/wire/describe-request.js';
 import type { DashboardAgent } from '../api/types.js';
 import { hrefFor } from '../lib/route.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 
 /** The requests from this agent that wait for the owner, in words, with the way to Approvals; nothing when none waits. */
 export function AgentRequestsWaiting({ agent }: { agent: DashboardAgent }) {
   const pendingApprovals = useDashboard((s) => s.pendingApprovals);
+  const timeZone = useTimeZone();
   const waiting = pendingApprovals.filter((a) => a.agentId === agent.agentId);
   if (waiting.length === 0) return null;
   return (
@@ -16,7 +17,7 @@ export function AgentRequestsWaiting({ agent }: { agent: DashboardAgent }) {
       <ul>
         {waiting.map((approval) => (
           <li key={approval.approvalId}>
-            {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? agent.policy : null)}
+            {describeRequest(approval.kind, approval.request, approval.kind === 'policy' ? agent.policy : null, timeZone)}
           </li>
         ))}
       </ul>

@@ -23,7 +23,7 @@ export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; tim
                     <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>{approval.agentId}</a>
                   </td>
                   <td>
-                    {describeRequest(approval.kind, approval.request, askedAgainst(approval))}
+                    {describeRequest(approval.kind, approval.request, askedAgainst(approval), timeZone)}
                     {outcome && <div className="muted">{outcome}</div>}
                   </td>
                   <td>

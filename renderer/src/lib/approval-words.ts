@@ -19,14 +19,14 @@ export function pillWords(approval: Approval): string {
 }
 
 /** What a decision came to, in words: a payment paid (which one) or not, another request carried out or failed. */
-export function saidOf(asked: Approval, result: Decided): Said {
+export function saidOf(asked: Approval, result: Decided, timeZone: string): Said {
   const payment = heldPaymentOf(asked);
   if (payment === null) {
     return result.status === 'failed'
       ? { tone: 'failed', text: `Approved, but it failed: ${result.error ?? ''}` }
       : {
           tone: 'ok',
-          text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request, askedAgainst(asked))}`,
+          text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request, askedAgainst(asked), timeZone)}`,
         };
   }
   const what = `${readableUsdc(payment.amount)} USDC to ${payment.service} for ${asked.agentId}`;

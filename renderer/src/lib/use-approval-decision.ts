@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Approval } from '../api/types.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { saidOf, type Said } from './approval-words.js';
 
 /**
@@ -10,6 +10,7 @@ import { saidOf, type Said } from './approval-words.js';
 export function useApprovalDecision() {
   const client = useDashboard((s) => s.client);
   const refresh = useDashboard((s) => s.refresh);
+  const timeZone = useTimeZone();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | null>(null);
   const [said, setSaid] = useState<Said | null>(null);
@@ -20,7 +21,7 @@ export function useApprovalDecision() {
     try {
       const result = await (decision === 'approve' ? client.approve(approval.approvalId) : client.deny(approval.approvalId));
       setErrors((e) => ({ ...e, [approval.approvalId]: '' }));
-      setSaid(saidOf(approval, result));
+      setSaid(saidOf(approval, result, timeZone));
       await refresh();
     } catch (e) {
       // Refused before anything was decided (a sign-in too old, confirmation_required): it still waits, the reason on its card.

@@ -16,13 +16,17 @@ type Out = NodeJS.WritableStream;
 /** `coffer approvals [--all]`: what waits for the owner (with --all, what was decided too), newest first. */
 export async function listApprovals(args: { all?: boolean; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
   const { api } = ownerClient(args.dataDir);
-  const [approvals, links] = await Promise.all([api.approvals(args.all ? undefined : 'pending'), api.linkRequests()]);
+  const [approvals, links, settings] = await Promise.all([
+    api.approvals(args.all ? undefined : 'pending'),
+    api.linkRequests(),
+    api.settings(),
+  ]);
   if (args.json) return printJson({ approvals: approvals.approvals, linkRequests: links.sessions }, out);
   if (approvals.approvals.length === 0 && links.sessions.length === 0) {
     out.write('Nothing waits for you.\n');
     return 0;
   }
-  for (const approval of approvals.approvals) out.write(approvalLines(approval));
+  for (const approval of approvals.approvals) out.write(approvalLines(approval, settings.timeZone));
   for (const session of links.sessions) out.write(linkRequestLines(session));
   if (approvals.approvals.some((approval) => approval.status === 'pending')) {
     out.write('Decide with: coffer approve ID, or coffer deny ID.\n');
@@ -31,8 +35,9 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
 }
 
 /** One request: its id and state, who asks for what, why it waits, and until when. */
-function approvalLines(approval: Approval): string {
-  const what = describeRequest(approval.kind, approval.request, (approval.before as Parameters<typeof describeRequest>[2]) ?? null);
+function approvalLines(approval: Approval, timeZone: string): string {
+  const before = (approval.before as Parameters<typeof describeRequest>[2]) ?? null;
+  const what = describeRequest(approval.kind, approval.request, before, timeZone);
   const reason = (approval.request.reason as { message?: string } | undefined)?.message;
   const state =
     approval.status === 'pending'
@@ -76,7 +81,7 @@ export async function approve(args: { id: string; dataDir?: string; json?: boole
   if (args.json) return printJson(decided, out);
   out.write(
     decided.status === 'approved'
-      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request)}, carried out.\n`
+      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, null, await endsZone(api, decided))}, carried out.\n`
       : `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`,
   );
   return decided.status === 'approved' ? 0 : 1;
@@ -124,9 +129,14 @@ export async function deny(args: { id: string; dataDir?: string; json?: boolean 
   }
   const denied = await api.deny(args.id);
   if (args.json) return printJson(denied, out);
-  out.write(`Denied ${denied.approvalId}: ${describeRequest(denied.kind, denied.request)}; nothing was carried out.\n`);
+  const words = describeRequest(denied.kind, denied.request, null, await endsZone(api, denied));
+  out.write(`Denied ${denied.approvalId}: ${words}; nothing was carried out.\n`);
   return 0;
 }
+
+/** The owner's time zone, read only for a request that names an end (said as the day they typed). */
+const endsZone = async (api: CofferClient, approval: Approval): Promise<string | null> =>
+  'expiresAt' in approval.request && approval.request.expiresAt !== null ? (await api.settings()).timeZone : null;
 
 /** The token of a link request, from the URL its terminal printed or the token alone; null for an approval id. */
 function linkToken(id: string): string | null {

@@ -47,3 +47,17 @@ export function dayEndingAt(at: number, timeZone: string): string | null {
   const last = dayIn(at - 1, timeZone);
   return expiryOf(last, Number.NEGATIVE_INFINITY, timeZone) === at ? last : null;
 }
+
+/**
+ * An end in words, in the owner's zone: the end of a day as that day ("the end of 2026-12-31"), any
+ * other moment as its wall time there with the zone ("2027-01-01 00:30 America/New_York").
+ */
+export function endWords(text: string, timeZone: string): string {
+  if (DAY_ONLY.test(text)) return `the end of ${text}`;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return text;
+  const day = dayEndingAt(at, timeZone);
+  if (day !== null) return `the end of ${day}`;
+  const wall = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone).toPlainDateTime();
+  return `${wall.toString({ smallestUnit: 'minute' }).replace('T', ' ')} ${timeZone}`;
+}

@@ -23,6 +23,11 @@ describe('desktop notifications, computed from engine events', () => {
     expect(
       notificationFor({ type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_1', kind: 'allocate', status: 'approved', at }),
     ).toBeNull();
+    // An end asked for reads as the day the owner would type, in their zone (kept as the instant it resolved to).
+    const ending = { type: 'approval', owner: 'o', agentId: 'alpha', approvalId: 'apr_3', kind: 'policy', status: 'pending', at } as const;
+    expect(notificationFor({ ...ending, request: { expiresAt: '2026-12-31T15:00:00.000Z' } }, 'Asia/Tokyo')?.body).toBe(
+      'alpha asks: Change its policy: end → the end of 2026-12-31',
+    );
     // A payment held for the owner: who asks to pay what, and that nothing is paid yet.
     expect(
       notificationFor({

@@ -63,6 +63,36 @@ describe('describeRequest: an end, warning shares and a breaker', () => {
   });
 });
 
+describe("describeRequest: an end in the owner's time zone", () => {
+  // The engine keeps an asked end as the instant it resolved to; the owner typed a day.
+  const endOf20261231InNewYork = '2027-01-01T05:00:00.000Z';
+
+  it('says the end of a day as the day the owner typed, in their zone', () => {
+    const asked = request('policy', { expiresAt: endOf20261231InNewYork });
+    expect(describeRequest(...asked, current, 'America/New_York')).toBe('Change its policy: end: never → the end of 2026-12-31');
+    // Against an end already set to that day: unchanged, in the same words.
+    expect(describeRequest(...asked, { ...current, expiresAt: endOf20261231InNewYork }, 'America/New_York')).toBe(
+      'Change its policy: end the end of 2026-12-31 (unchanged)',
+    );
+  });
+
+  it('says any other moment as the wall time there, with the zone', () => {
+    expect(describeRequest(...request('policy', { expiresAt: '2027-01-01T05:30:00.000Z' }), null, 'America/New_York')).toBe(
+      'Change its policy: end → 2027-01-01 00:30 America/New_York',
+    );
+    // In UTC the first instant is no day's end in New York's sense but is 05:00 there.
+    expect(describeRequest(...request('policy', { expiresAt: endOf20261231InNewYork }), null, 'UTC')).toBe(
+      'Change its policy: end → 2027-01-01 05:00 UTC',
+    );
+  });
+
+  it('without a zone, says the instant as kept', () => {
+    expect(describeRequest(...request('policy', { expiresAt: endOf20261231InNewYork }))).toBe(
+      `Change its policy: end → ${endOf20261231InNewYork}`,
+    );
+  });
+});
+
 describe('describeRequest against the current policy', () => {
   it('marks what would not change, and hides nothing', () => {
     const asked = request('policy', { dailyBudget: '5', allowedServices: ['demo-weather'], cooldownSeconds: 0 });

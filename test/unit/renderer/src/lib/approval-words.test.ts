@@ -3,6 +3,8 @@ import { askedAgainst, pillWords, saidOf } from '../../../../../renderer/src/lib
 import type { Approval, Decided } from '../../../../../renderer/src/api/types.js';
 
 const RECIPIENT = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+/** The owner's zone, where the end of 2026-12-31 is 23:00 UTC. */
+const ZONE = 'Europe/Paris';
 const before = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] };
 
 const approval = (extra: Partial<Approval>): Approval =>
@@ -41,31 +43,34 @@ describe('a decided request, in words', () => {
   });
 
   it('what the owner’s decision on a held payment came to: paid (which payment), denied, or approved but not paid', () => {
-    expect(saidOf(held, decided({ result: { paymentId: 'pay_1', status: 'confirmed' } }))).toEqual({
+    expect(saidOf(held, decided({ result: { paymentId: 'pay_1', status: 'confirmed' } }), ZONE)).toEqual({
       tone: 'ok',
       text: 'Paid 4.00 USDC to forecast-api for alpha (payment pay_1).',
     });
-    expect(saidOf(held, decided({ status: 'denied' }))).toEqual({
+    expect(saidOf(held, decided({ status: 'denied' }), ZONE)).toEqual({
       tone: 'ok',
       text: 'Denied: 4.00 USDC to forecast-api for alpha, nothing was paid.',
     });
-    expect(saidOf(held, decided({ status: 'failed', error: 'the wallet is short' }))).toEqual({
+    expect(saidOf(held, decided({ status: 'failed', error: 'the wallet is short' }), ZONE)).toEqual({
       tone: 'failed',
       text: 'Approved, but not paid (4.00 USDC to forecast-api for alpha): the wallet is short',
     });
   });
 
   it('what the decision on another request came to: carried out, denied, or failed with the server’s reason', () => {
-    expect(saidOf(allocation, decided({}))).toEqual({ tone: 'ok', text: 'Approved: alpha, Allocate 5.00 USDC to its wallet' });
-    expect(saidOf(allocation, decided({ status: 'denied' }))).toEqual({
+    expect(saidOf(allocation, decided({}), ZONE)).toEqual({ tone: 'ok', text: 'Approved: alpha, Allocate 5.00 USDC to its wallet' });
+    expect(saidOf(allocation, decided({ status: 'denied' }), ZONE)).toEqual({
       tone: 'ok',
       text: 'Denied: alpha, Allocate 5.00 USDC to its wallet',
     });
-    expect(saidOf({ ...policyRequest, before } as Approval, decided({}))).toEqual({
+    expect(saidOf({ ...policyRequest, before } as Approval, decided({}), ZONE)).toEqual({
       tone: 'ok',
       text: 'Approved: alpha, Change its policy: daily budget 10.00 → 20.00 USDC (2×)',
     });
-    expect(saidOf(allocation, decided({ status: 'failed', error: 'the treasury is short' }))).toEqual({
+    // An end the agent asked for reads as the day, in the owner's zone.
+    const ending = { ...policyRequest, request: { expiresAt: '2026-12-31T23:00:00.000Z' }, before } as Approval;
+    expect(saidOf(ending, decided({}), ZONE).text).toBe('Approved: alpha, Change its policy: end: never → the end of 2026-12-31');
+    expect(saidOf(allocation, decided({ status: 'failed', error: 'the treasury is short' }), ZONE)).toEqual({
       tone: 'failed',
       text: 'Approved, but it failed: the treasury is short',
     });
