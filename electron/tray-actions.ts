@@ -57,13 +57,11 @@ export function trayState(engine: Engine, owner: string, balances: BalanceSnapsh
       warning: a.tightestBudget.warned ? `${a.tightestBudget.percent} % of ${a.tightestBudget.budget}` : null,
       balance: balances?.agents.get(a.agentId) ?? null,
     })),
-    pendingApprovals: engine
-      .approvals(principal, 'pending')
-      .approvals.map((a) => ({
-        approvalId: a.approvalId,
-        agentId: a.agentId,
-        summary: describeRequest(a.kind, a.request, null, timeZone),
-      })),
+    pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({
+      approvalId: a.approvalId,
+      agentId: a.agentId,
+      summary: describeRequest(a.kind, a.request, null, timeZone),
+    })),
     notBackedUp: notBackedUp(engine.backupStatus(principal)),
     startAtLogin,
   };

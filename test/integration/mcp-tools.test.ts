@@ -308,8 +308,8 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(data(await call('get_policy')).endsOn).toBe('2099-12-29');
     const { tools } = await client.listTools();
     for (const name of ['get_policy', 'set_policy']) {
-      const properties = tools.find((tool) => tool.name === name)?.outputSchema?.properties as Record<string, { description?: string }>;
-      expect(properties.endsOn?.description, name).toMatch(/as the owner typed it/);
+      const schema = tools.find((tool) => tool.name === name)?.outputSchema as { properties?: Record<string, { description?: string }> };
+      expect(schema.properties?.endsOn?.description, name).toMatch(/as the owner typed it/);
     }
     const past = await call('set_policy', { expiresAt: '2020-01-01' });
     expect(past.isError).toBe(true);
