@@ -10,12 +10,12 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 export DEBIAN_FRONTEND=noninteractive
 
-apt-get purge -y -qq gnome-keyring dbus-x11 chromium libsecret-1-dev libsecret-1-0 >/dev/null
+apt-get purge -y -qq gnome-keyring dbus-x11 chromium curl jq libsecret-1-dev libsecret-1-0 >/dev/null
 apt-get autoremove -y -qq --purge >/dev/null
-for package in gnome-keyring dbus-x11 chromium libsecret-1-dev libsecret-1-0; do
+for package in gnome-keyring dbus-x11 chromium curl jq libsecret-1-dev libsecret-1-0; do
   if dpkg -s "$package" >/dev/null 2>&1; then echo "fresh-machine: $package is still installed" >&2; exit 1; fi
 done
-echo "fresh-machine: purged gnome-keyring, dbus-x11, chromium, libsecret"
+echo "fresh-machine: purged gnome-keyring, dbus-x11, chromium, curl, jq, libsecret"
 
 clone="$(mktemp -d)/coffer"
 git clone -q "$repo" "$clone"
