@@ -61,7 +61,8 @@ export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: Bu
 /**
  * After a payment was refused (`agent_suspended` aside: a stopped agent has nothing left to stop):
  * the agent stopped if its breaker's refusal rule trips. Refusals are counted in this process's
- * memory (each one, even a retry loop's repeats that the refusal log writes once).
+ * memory (each one, even a retry loop's repeats that the refusal log writes once), from the owner's
+ * last resume on.
  */
 export function watchRefusal(ctx: EngineContext, owner: string, agentId: string): void {
   try {
@@ -72,8 +73,13 @@ export function watchRefusal(ctx: EngineContext, owner: string, agentId: string)
       ctx.state.recentRefusals.delete(key);
       return;
     }
+    // A refusal answered while the agent is stopped (a payment on its way when it stopped) is not
+    // counted, and neither is one from before the owner last resumed it: as with spending, a resumed
+    // agent is judged on what it does from then on.
+    const agent = ctx.store.getAgent(owner, agentId);
+    if (agent === null || agent.status !== 'active') return;
     const now = ctx.clock.now();
-    const since = now - rule.minutes * MINUTE_MS;
+    const since = Math.max(now - rule.minutes * MINUTE_MS, agent.statusChangedAt ?? 0);
     const times = [...(ctx.state.recentRefusals.get(key) ?? []).filter((at) => at > since), now];
     ctx.state.recentRefusals.set(key, times);
     const reason = refusalsTrip(breaker, times.length);

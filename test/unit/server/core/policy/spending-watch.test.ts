@@ -245,6 +245,27 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('suspended');
     });
 
+    it('counts the refusals since the owner last resumed it: none from before a stop, none answered after it stopped', async () => {
+      const { engine, asAgent, asOwner, fundedAgent, advance } = await started(store);
+      await fundedAgent('alpha', '0.05', { maxPerPayment: '1', breaker: { refusals: { count: 2, minutes: 10 } } });
+      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('2'), null), 'max_per_payment_exceeded');
+      engine.kill(asOwner, 'alpha');
+      advance(MINUTE);
+      engine.resume(asOwner, 'alpha');
+      advance(MINUTE);
+      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('2'), null), 'max_per_payment_exceeded');
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+      // Three refused at once: the first trips it (with the one before), and the other two, judged
+      // before the stop and answered after it, do not count toward the next trip.
+      const atOnce = [1, 2, 3].map(() => engine.pay(asAgent('alpha'), 'alpha', outside('2'), null));
+      for (const refused of atOnce) await expectCofferError(refused, 'max_per_payment_exceeded');
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('suspended');
+      advance(MINUTE);
+      engine.resume(asOwner, 'alpha');
+      await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('2'), null), 'max_per_payment_exceeded');
+      expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
+    });
+
     it("counts only the agent's own new refusals: not the owner's, not an ended policy's, not a retry answered from its key", async () => {
       const { engine, chain, asAgent, asOwner, fundedAgent, advance } = await started(store);
       await fundedAgent('alpha', '0.05', { maxPerPayment: '1', breaker: { refusals: { count: 2, minutes: 10 } } });
