@@ -45,6 +45,7 @@ export function startDesktopTray(
   const tray: TrayController = createTrayController({
     electron,
     platform: deps.platform,
+    env: deps.env,
     icons: deps.icons,
     state: () => ({
       ...trayState(engine, owner, balances.last(), autostart.available ? autostart.enabled() : null),

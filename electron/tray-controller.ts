@@ -1,7 +1,17 @@
 import type { Menu, MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
+import { panelShade } from './tray-glyph.js';
 import type { ElectronApi } from './electron-api.js';
-import { iconState, tooltip, trayMenu, type IconState, type TrayAction, type TrayItem, type TrayState } from './tray-model.js';
+import {
+  iconState,
+  tooltip,
+  trayMenu,
+  type IconState,
+  type MenuKind,
+  type TrayAction,
+  type TrayItem,
+  type TrayState,
+} from './tray-model.js';
 
 /** The menu is rebuilt at most this often: a runaway agent must not make the brake flicker. */
 export const TRAY_REBUILD_MS = 1_000;
@@ -22,6 +32,8 @@ export const systemTimers: Timers = {
 export interface TrayControllerOptions {
   electron: Pick<ElectronApi, 'Tray' | 'Menu' | 'nativeImage' | 'nativeTheme'>;
   platform: NodeJS.Platform;
+  /** The environment, for the desktop the panel belongs to (tray-glyph.ts). */
+  env: NodeJS.ProcessEnv;
   /** The folder of the tray icons (build/icons). */
   icons: string;
   /** The tray's state: from the ledger and the last balances known, so it answers without the chain. */
@@ -34,22 +46,29 @@ export interface TrayControllerOptions {
 }
 
 /**
- * The tray icon and its menu. A menu is set from the first moment and always: if the state cannot be
- * read, a minimal one that still holds "Stop all agents" and "Quit". It is set again only when what it
- * shows changed (the icon and the tooltip change on their own), at most once a second, and never
- * while it is open (a menu replaced under the cursor closes or jumps): a change then waits for
- * `menu-will-close`.
+ * The tray icon and its menu, the owner's hand on the brake. A menu must never change under the
+ * owner's hand: a menu replaced while it shows drops the click on it, and that click could be
+ * "Stop all agents". How that is kept depends on the platform (tray-model.ts MenuKind):
  *
- * Linux is different: Electron shows the tray there through Chromium's StatusIconLinuxDbus, whose menu
- * sends no "menu-will-show" / "menu-will-close" (electron#28837; components/dbus/menu/menu.cc ignores
- * "opened" and "closed"), so an open menu cannot be known; and every menu set gets new item ids, so a
- * click the panel sends from the menu it showed before is dropped without a sound. That click could
- * be Stop all agents. So on Linux the menu holds nothing a payment changes (no balances: they are in
- * the tooltip) and is set again only when its items change (an agent stopped, resumed, added, a
- * request waiting): a burst of payments never replaces it.
+ * - macOS and Windows: no menu is set on the tray. A click (macOS) or right-click (Windows) makes the
+ *   menu from the state at that moment and pops it up (`popUpContextMenu`); nothing ever replaces a
+ *   menu that shows. Setting one ahead cannot be made safe on macOS: its menu controller sends the
+ *   root menu's `menu-will-show` again for each submenu opened and `menu-will-close` when a submenu
+ *   closes while the root still shows, and then nothing when the root closes
+ *   (shell/browser/ui/cocoa/electron_menu_controller.mm, menuWillOpen: / menuDidClose:), so whether
+ *   the menu still shows cannot be known, and every agent's line is a submenu.
+ * - Linux: Electron shows the tray through Chromium's StatusIconLinuxDbus, which cannot pop a menu
+ *   up, sends no "menu-will-show" / "menu-will-close" (electron#28837; components/dbus/menu/menu.cc
+ *   ignores "opened" and "closed"), and gives every menu set new item ids, so a click the panel sends
+ *   from the menu it showed before is dropped without a sound. The menu is set ahead, holds nothing a
+ *   payment changes, and is set again only when its items change (an agent deployed, stopped,
+ *   resumed, renamed; start at login; a backup made), at most once a second.
+ *
+ * The icon and the tooltip follow every change on their own: setting them never touches the menu.
  */
 export function createTrayController(options: TrayControllerOptions) {
   const { electron, platform, timers } = options;
+  const menuKind: MenuKind = platform === 'linux' ? 'set-ahead' : 'built-as-it-opens';
   const image = (state: IconState) => {
     if (platform === 'darwin') {
       // Template images (black and alpha) follow the menu bar in light and dark; the attention icon
@@ -60,18 +79,13 @@ export function createTrayController(options: TrayControllerOptions) {
       icon.setTemplateImage(true);
       return icon;
     }
-    // A light glyph on a dark panel, a dark one on a light panel.
-    const panel = electron.nativeTheme.shouldUseDarkColors ? 'dark' : 'light';
-    return electron.nativeImage.createFromPath(join(options.icons, `tray-${state}-on-${panel}.png`));
+    return electron.nativeImage.createFromPath(join(options.icons, `tray-${state}-on-${shade()}.png`));
   };
+  const shade = () => panelShade(platform, electron.nativeTheme, options.env);
 
-  // Balances change with every payment: in a Linux menu they would replace it under the cursor.
-  const amounts = platform !== 'linux';
   let shownMenu = '';
   let shownLook = '';
   let shownItems: TrayItem[] = [];
-  let menuOpen = false;
-  let dirty = false;
   let lastBuild = Number.NEGATIVE_INFINITY;
   let timer: unknown = null;
 
@@ -87,10 +101,12 @@ export function createTrayController(options: TrayControllerOptions) {
   const toTemplate = (items: TrayItem[]): MenuItemConstructorOptions[] =>
     items.map((item): MenuItemConstructorOptions => {
       if (item.type === 'separator') return { type: 'separator' };
-      if (item.type === 'label') return { label: item.label, enabled: false };
-      if (item.type === 'submenu') return { label: item.label, submenu: toTemplate(item.items) };
+      // "&" would be read as a mnemonic (Windows, Linux) and vanish: an agent named "R&D" stays "R&D".
+      const label = item.label.replaceAll('&', '&&');
+      if (item.type === 'label') return { label, enabled: false };
+      if (item.type === 'submenu') return { label, submenu: toTemplate(item.items) };
       return {
-        label: item.label,
+        label,
         enabled: item.enabled ?? true,
         ...(item.checked === undefined ? {} : { type: 'checkbox' as const, checked: item.checked }),
         click: () => options.onAction(item.action),
@@ -98,74 +114,80 @@ export function createTrayController(options: TrayControllerOptions) {
     });
 
   const FALLBACK: TrayItem[] = [
-    { type: 'label', label: 'Coffer could not read its state' },
     { type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } },
+    { type: 'label', label: 'Coffer could not read its state' },
     { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } },
     { type: 'separator' },
     { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } },
   ];
 
+  /** The menu's items and the icon's look for the state now. */
+  const current = () => {
+    const state = readState();
+    return {
+      items: state === null ? FALLBACK : trayMenu(state, menuKind),
+      look: { icon: state === null ? ('attention' as const) : iconState(state), tip: state === null ? 'Coffer' : tooltip(state) },
+    };
+  };
+
   const build = () => {
     timer = null;
     lastBuild = timers.now();
-    const state = readState();
-    const items = state === null ? FALLBACK : trayMenu(state, { amounts });
-    const icon = state === null ? 'attention' : iconState(state);
-    const tip = state === null ? 'Coffer' : tooltip(state);
-    const panel = platform === 'darwin' ? '' : electron.nativeTheme.shouldUseDarkColors ? 'dark' : 'light';
-    // The icon and the tooltip are set on their own: they never replace the menu.
-    const look = JSON.stringify([icon, tip, panel]);
-    if (look !== shownLook) {
-      shownLook = look;
-      tray.setImage(image(icon));
-      tray.setToolTip(tip);
+    const { items, look } = current();
+    const panel = platform === 'darwin' ? '' : shade();
+    const lookKey = JSON.stringify([look.icon, look.tip, panel]);
+    if (lookKey !== shownLook) {
+      shownLook = lookKey;
+      tray.setImage(image(look.icon));
+      tray.setToolTip(look.tip);
     }
+    if (menuKind !== 'set-ahead') return;
     const next = JSON.stringify(items);
     if (next === shownMenu) return;
     shownMenu = next;
     shownItems = items;
-    const menu: Menu = electron.Menu.buildFromTemplate(toTemplate(items));
-    menu.on('menu-will-show', () => {
-      menuOpen = true;
-    });
-    menu.on('menu-will-close', () => {
-      menuOpen = false;
-      if (dirty) update();
-    });
     // On Linux a changed menu must be set again to show (Electron's Tray docs).
-    tray.setContextMenu(menu);
+    tray.setContextMenu(electron.Menu.buildFromTemplate(toTemplate(items)));
   };
 
-  /** Something may have changed: rebuild soon (throttled), or after the open menu closes. */
+  /** Something may have changed: the icon, the tooltip (and on Linux the menu) soon, throttled. */
   const update = () => {
-    if (menuOpen) {
-      dirty = true;
-      return;
-    }
-    dirty = false;
     if (timer !== null) return;
     const wait = lastBuild + TRAY_REBUILD_MS - timers.now();
     if (wait <= 0) build();
     else timer = timers.setTimeout(build, wait);
   };
 
+  /** macOS, Windows: the menu, made now from the state now, shown until the owner is done with it. */
+  let popped: Menu | null = null;
+  const popUp = () => {
+    if (platform === 'linux') return;
+    // Held until the next one: Electron keeps only a weak pointer to the menu it shows.
+    popped = electron.Menu.buildFromTemplate(toTemplate(current().items));
+    tray.popUpContextMenu(popped);
+  };
+
   const tray = new electron.Tray(image('normal'));
-  if (platform !== 'darwin') tray.on('click', () => options.onClick());
+  if (platform === 'darwin') {
+    tray.on('click', popUp);
+    tray.on('right-click', popUp);
+  } else {
+    tray.on('click', () => options.onClick());
+    if (platform === 'win32') tray.on('right-click', popUp);
+  }
   electron.nativeTheme.on('updated', update);
   build();
 
   return {
     tray,
     update,
-    /** Rebuilds now, open menu or not (quitting: the menu must say "Stopping…" at once). */
+    /** Updates now (quitting: the icon, the tooltip and a set-ahead menu say "Stopping…" at once). */
     now: () => {
       if (timer !== null) timers.clearTimeout(timer);
-      menuOpen = false;
       build();
     },
-    isMenuOpen: () => menuOpen,
-    /** The menu as last set (for the smoke check and the tests). */
-    items: () => shownItems,
+    /** The menu as it shows now: as last set (Linux), or as it would pop up (for the smoke check and the tests). */
+    items: () => (menuKind === 'set-ahead' ? shownItems : current().items),
   };
 }
 export type TrayController = ReturnType<typeof createTrayController>;

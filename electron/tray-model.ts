@@ -78,19 +78,30 @@ export const MAX_REQUEST_LABEL = 72;
 const oneLine = (text: string) => (text.length <= MAX_REQUEST_LABEL ? text : `${text.slice(0, MAX_REQUEST_LABEL - 1).trimEnd()}…`);
 
 /**
- * The menu. `amounts: false` leaves the balances out of it (Linux: see tray-controller.ts; they are
- * in the tooltip there), so that a payment changes nothing in it.
+ * How the platform shows the menu, which decides what it may hold:
+ * - `built-as-it-opens` (macOS, Windows): the menu is made from the state at the click that opens it
+ *   and never replaced while it shows, so it says everything: balances, budgets near their limit,
+ *   what waits for the owner.
+ * - `set-ahead` (Linux): the panel shows a menu set on the tray beforehand, and setting another drops
+ *   a click from the one showing (see tray-controller.ts). So it holds nothing a payment changes:
+ *   no balances, no budget shares, no list or count of what waits (those are in the tooltip, the
+ *   icon and the dashboard). It changes with what the owner changes, and when an agent stops.
  */
-export function trayMenu(state: TrayState, options: { amounts: boolean } = { amounts: true }): TrayItem[] {
+export type MenuKind = 'built-as-it-opens' | 'set-ahead';
+
+/**
+ * The menu. "Stop all agents" is its first item on every platform, always the same item (enabled
+ * with nothing left running: stopping nothing is harmless, and the brake never moves or greys out).
+ */
+export function trayMenu(state: TrayState, kind: MenuKind = 'built-as-it-opens'): TrayItem[] {
   // While quitting nothing more may start: the menu says so and offers nothing.
   if (state.stopping) return [{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }];
-  const active = state.agents.filter((a) => a.status === 'active').length;
-  const amount = (value: string | null) => (options.amounts ? ` · ${usdc(value)}` : '');
+  const live = kind === 'built-as-it-opens';
+  const amount = (value: string | null) => (live ? ` · ${usdc(value)}` : '');
   const items: TrayItem[] = [
-    {
-      type: 'label',
-      label: options.amounts ? `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` : `Treasury · ${state.network}`,
-    },
+    { type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } },
+    { type: 'separator' },
+    { type: 'label', label: live ? `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` : `Treasury · ${state.network}` },
   ];
   if (state.notBackedUp) {
     const what = state.notBackedUp === 'phrase' ? 'write down your recovery phrase…' : 'make an encrypted backup file…';
@@ -98,29 +109,7 @@ export function trayMenu(state: TrayState, options: { amounts: boolean } = { amo
   }
   items.push({ type: 'separator' });
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });
-  for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) {
-    const stopped = agent.status === 'suspended';
-    const mark = stopped
-      ? agent.statusReason !== null
-        ? ' · stopped by its breaker'
-        : ' · stopped'
-      : agent.warning !== null
-        ? ' · near a limit'
-        : '';
-    // Why it stopped, or which budget is near its limit, in words (cut to one line).
-    const why = stopped ? agent.statusReason : agent.warning;
-    items.push({
-      type: 'submenu',
-      label: `${stopped ? '■ ' : agent.warning !== null ? '▲ ' : '● '}${agent.displayName}${amount(agent.balance)}${mark}`,
-      items: [
-        ...(why === null ? [] : [{ type: 'label' as const, label: oneLine(why.charAt(0).toUpperCase() + why.slice(1)) }]),
-        stopped
-          ? { type: 'action', label: `Resume ${agent.displayName}`, action: { kind: 'resume', agentId: agent.agentId } }
-          : { type: 'action', label: `Stop ${agent.displayName}`, action: { kind: 'kill', agentId: agent.agentId } },
-        { type: 'action', label: 'Open its page', action: { kind: 'open', route: `#/agents/${encodeURIComponent(agent.agentId)}` } },
-      ],
-    });
-  }
+  for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) items.push(agentItem(agent, live, amount));
   if (state.agents.length > MAX_AGENT_ITEMS) {
     items.push({
       type: 'action',
@@ -129,9 +118,8 @@ export function trayMenu(state: TrayState, options: { amounts: boolean } = { amo
     });
   }
   items.push({ type: 'separator' });
-  items.push({ type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' }, enabled: active > 0 });
-  if (state.pendingApprovals.length > 0) {
-    items.push({ type: 'separator' });
+  if (!live) items.push({ type: 'action', label: 'Approvals…', action: { kind: 'open', route: '#/approvals' } });
+  else if (state.pendingApprovals.length > 0) {
     items.push({ type: 'label', label: `Waiting for you (${state.pendingApprovals.length})` });
     for (const approval of state.pendingApprovals.slice(0, 5)) {
       items.push({
@@ -140,11 +128,32 @@ export function trayMenu(state: TrayState, options: { amounts: boolean } = { amo
         action: { kind: 'open', route: '#/approvals' },
       });
     }
+    items.push({ type: 'separator' });
   }
-  items.push({ type: 'separator' }, { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });
+  items.push({ type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });
   if (state.startAtLogin !== null) {
     items.push({ type: 'action', label: 'Start at login', action: { kind: 'toggle-start-at-login' }, checked: state.startAtLogin });
   }
   items.push({ type: 'separator' }, { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } });
   return items;
+}
+
+/** An agent's line: its status (and, built as it opens, its balance and a budget near its limit), its stop or resume. */
+function agentItem(agent: TrayAgent, live: boolean, amount: (value: string | null) => string): TrayItem {
+  const stopped = agent.status === 'suspended';
+  const near = live && !stopped && agent.warning !== null;
+  const mark = stopped ? (agent.statusReason !== null ? ' · stopped by its breaker' : ' · stopped') : near ? ' · near a limit' : '';
+  // Why it stopped, or which budget is near its limit, in words (cut to one line).
+  const why = stopped ? agent.statusReason : near ? agent.warning : null;
+  return {
+    type: 'submenu',
+    label: `${stopped ? '■ ' : near ? '▲ ' : '● '}${agent.displayName}${amount(agent.balance)}${mark}`,
+    items: [
+      ...(why === null ? [] : [{ type: 'label' as const, label: oneLine(why.charAt(0).toUpperCase() + why.slice(1)) }]),
+      stopped
+        ? { type: 'action', label: `Resume ${agent.displayName}`, action: { kind: 'resume', agentId: agent.agentId } }
+        : { type: 'action', label: `Stop ${agent.displayName}`, action: { kind: 'kill', agentId: agent.agentId } },
+      { type: 'action', label: 'Open its page', action: { kind: 'open', route: `#/agents/${encodeURIComponent(agent.agentId)}` } },
+    ],
+  };
 }

@@ -61,6 +61,8 @@ async function startDesktop(
     env?: NodeJS.ProcessEnv;
     argv?: string[];
     darkTheme?: boolean;
+    /** Windows: the taskbar's shade, when it differs from the apps'. */
+    darkPanel?: boolean;
     deps?: Partial<DesktopDeps>;
     dataDir?: string;
     /** The buttons the user picks in the message boxes, in order (the first start's welcome first). */
@@ -72,6 +74,7 @@ async function startDesktop(
   const { fake, electron, calls } = createFakeElectron({
     packaged: options.packaged,
     darkTheme: options.darkTheme,
+    darkPanel: options.darkPanel,
     platform: options.platform ?? 'linux',
   });
   const timers = new FakeTimers();
@@ -582,7 +585,11 @@ describe('the desktop app per platform', () => {
   it('macOS: a click opens the menu, not the dashboard; the app is reopened with activate; template icons; no Dock icon', async () => {
     const app = await startDesktop({ platform: 'darwin', argv: ['coffer'] });
     try {
-      expect(app.tray().listenerCount('click')).toBe(0);
+      // A click pops the menu up (made then); it never opens the dashboard, and no menu is set ahead.
+      const windowsBefore = app.fake.BrowserWindow.instances.length;
+      expect(menuLabels(app.tray().openInPanel().menu)[0]).toBe('Stop all agents');
+      expect(app.tray().menusSet).toBe(0);
+      expect(app.fake.BrowserWindow.instances).toHaveLength(windowsBefore);
       expect(app.tray().image).toMatchObject({ template: true, path: expect.stringMatching(/trayTemplate\.png$/) });
       expect(app.calls.some((call) => call.method === 'dock.hide')).toBe(true);
       // The first start's welcome box is brought to the front: an app with no Dock icon is not, by itself.
@@ -603,20 +610,78 @@ describe('the desktop app per platform', () => {
     }
   });
 
+  it('macOS: the menu is made at the click and nothing replaces it while it shows: Stop all agents after pointing at an agent and a new held request is never lost', async () => {
+    const app = await startDesktop({ platform: 'darwin', argv: ['coffer', '--hidden'] });
+    try {
+      const agent = await app.api('POST', '/v1/agents/deploy', { agentId: 'mac-b', dailyBudget: '10', maxPerPayment: '1', fund: '5' });
+      expect(agent.status).toBe(200);
+      app.timers.advance(TRAY_REBUILD_MS);
+      // "&" is not a mnemonic: the name reads as typed.
+      expect((await app.api('POST', '/v1/agents/mac-b/rename', { displayName: 'R&D' })).status).toBe(200);
+      expect(JSON.stringify(app.tray().openInPanel().menu!.template)).toContain('"label":"Stop R&&D"');
+      const shown = app.tray().openInPanel();
+      // The owner points at the agent's line and back: macOS tells the root menu it closed.
+      shown.menu!.submenuOpensAndCloses();
+      // Meanwhile the agent asks for a payment above its "ask above".
+      expect((await app.api('POST', '/v1/agents/mac-b/policy', { askAbove: '0.005' })).status).toBe(200);
+      const held = await app.api('POST', '/v1/agents/mac-b/pay', { service: 'demo-weather', amount: '0.01' }, agent.body.apiKey as string);
+      expect(held.status).toBe(202);
+      app.timers.advance(5 * TRAY_REBUILD_MS);
+      expect(app.tray().clickInPanel(shown, 'Stop all agents')).toBe(true);
+      expect(app.calls.filter((call) => call.method === 'tray.click-dropped')).toEqual([]);
+      const agents = (await app.api('GET', '/v1/agents')).body.agents as { status: string }[];
+      expect(agents.map((listed) => listed.status)).toEqual(['suspended']);
+      // The next click makes the menu afresh: it says what changed, the brake first.
+      expect(menuLabels(shown.menu)[0]).toBe('Stop all agents');
+      expect(menuLabels(app.tray().openInPanel().menu)).toEqual(expect.arrayContaining([expect.stringMatching(/^■ R&&D · .* · stopped$/)]));
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('Linux: a budget passing its warning share and a new held request with the menu open change nothing in it, so Stop all agents from it is never dropped', async () => {
+    const app = await startDesktop();
+    try {
+      const agent = await app.api('POST', '/v1/agents/deploy', { agentId: 'near', dailyBudget: '0.05', maxPerPayment: '1', fund: '5' });
+      app.timers.advance(TRAY_REBUILD_MS);
+      const shown = app.tray().openInPanel();
+      const set = app.tray().menusSet;
+      const pay = () => app.api('POST', '/v1/agents/near/pay', { service: 'demo-weather', amount: '0.01' }, agent.body.apiKey as string);
+      // To 80 % of its daily budget, then a payment that waits for the owner.
+      for (let i = 0; i < 4; i++) expect((await pay()).status).toBe(200);
+      expect((await app.api('POST', '/v1/agents/near/policy', { askAbove: '0.005' })).status).toBe(200);
+      expect((await pay()).status).toBe(202);
+      app.timers.advance(5 * TRAY_REBUILD_MS);
+      await waitFor(() => {
+        app.timers.advance(TRAY_REBUILD_MS);
+        return /1 near a limit · 1 approval waiting$/.test(app.tray().tooltip);
+      }, 'the tooltip says it');
+      expect(app.tray().image.path).toMatch(/tray-attention-on-light\.png$/);
+      expect(app.tray().menusSet).toBe(set);
+      expect(app.tray().clickInPanel(shown, 'Stop all agents')).toBe(true);
+      expect(app.calls.filter((call) => call.method === 'tray.click-dropped')).toEqual([]);
+      expect(((await app.api('GET', '/v1/agents')).body.agents as { status: string }[])[0]?.status).toBe('suspended');
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('Windows: the app id matches the installer shortcut, so notifications show; start at login goes through Electron, on and off again', async () => {
     const app = await startDesktop({ platform: 'win32', packaged: true });
+    // Windows pops the menu up on a right-click, made then; nothing is set on the tray ahead.
+    const menu = () => app.tray().openInPanel().menu;
     const checkbox = () =>
-      JSON.stringify(app.tray().menu!.template).match(/"label":"Start at login","enabled":true,"type":"checkbox","checked":(\w+)/)?.[1];
+      JSON.stringify(menu()!.template).match(/"label":"Start at login","enabled":true,"type":"checkbox","checked":(\w+)/)?.[1];
     try {
       expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop'] });
       expect(checkbox()).toBe('false');
-      clickMenuItem(app.tray().menu, 'Start at login');
+      clickMenuItem(menu(), 'Start at login');
       expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: true, args: ['--hidden'] }] });
       expect(app.fake.app.loginItems).toEqual([{ path: process.execPath, args: ['--hidden'] }]);
       app.timers.advance(TRAY_REBUILD_MS);
       // Windows finds the login item only by its path and arguments: read back with them, it is on.
       expect(checkbox()).toBe('true');
-      clickMenuItem(app.tray().menu, 'Start at login');
+      clickMenuItem(menu(), 'Start at login');
       expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: false, args: ['--hidden'] }] });
       expect(app.fake.app.loginItems).toEqual([]);
       app.timers.advance(TRAY_REBUILD_MS);
@@ -626,27 +691,34 @@ describe('the desktop app per platform', () => {
     }
   });
 
-  it('Windows: the menu says balances, filled when the chain answers, and is never replaced while it is open', async () => {
-    const app = await startDesktop({ platform: 'win32' });
+  it('Windows: a right-click pops the menu up with balances, made then; nothing replaces it while it shows; the glyph follows the taskbar', async () => {
+    const app = await startDesktop({ platform: 'win32', darkTheme: false, darkPanel: true });
     try {
-      const rebuilt = () => app.tray().menusSet;
+      // Windows 10's default: a dark taskbar beside light apps.
+      expect(app.tray().image.path).toMatch(/tray-normal-on-dark\.png$/);
       await app.api('POST', '/v1/agents/deploy', { agentId: 'win-a', dailyBudget: '1', maxPerPayment: '1', fund: '2.5' });
       app.timers.advance(30_000);
       await waitFor(() => {
         app.timers.advance(TRAY_REBUILD_MS);
-        return menuLabels(app.tray().menu).includes('● win-a · 2.50 USDC');
+        return menuLabels(app.tray().openInPanel().menu).includes('● win-a · 2.50 USDC');
       }, 'the balance shows');
-      expect(menuLabels(app.tray().menu).some((label) => /^Treasury: 997\.50 USDC · sim$/.test(label))).toBe(true);
-      // The menu opens: changes wait until it closes, then show at once.
       const shown = app.tray().openInPanel();
-      const whileOpen = rebuilt();
+      expect(menuLabels(shown.menu).some((label) => /^Treasury: 997\.50 USDC · sim$/.test(label))).toBe(true);
+      // The menu shows; a change meanwhile leaves it as it is, and the next one says it.
+      const before = JSON.stringify(shown.menu!.template);
       await app.api('POST', '/v1/agents/win-a/kill');
       app.timers.advance(5 * TRAY_REBUILD_MS);
-      expect(rebuilt()).toBe(whileOpen);
-      app.tray().clickInPanel(shown, 'Open dashboard');
-      app.timers.advance(TRAY_REBUILD_MS);
-      expect(rebuilt()).toBe(whileOpen + 1);
-      expect(menuLabels(app.tray().menu)).toContain('■ win-a · 2.50 USDC · stopped');
+      expect(JSON.stringify(shown.menu!.template)).toBe(before);
+      expect(app.tray().menusSet).toBe(0);
+      expect(app.tray().clickInPanel(shown, 'Open dashboard')).toBe(true);
+      expect(menuLabels(app.tray().openInPanel().menu)).toContain('■ win-a · 2.50 USDC · stopped');
+      // A left click opens the dashboard, as on Linux.
+      const windows = app.fake.BrowserWindow.instances.length;
+      app.tray().emit('click');
+      await waitFor(
+        () => app.fake.BrowserWindow.instances.length > windows || app.fake.BrowserWindow.instances.some((w) => w.loaded.length > 1),
+        'the dashboard opened',
+      );
     } finally {
       await app.stop();
     }

@@ -63,21 +63,31 @@ describe('tray icon and menu, computed from engine state', () => {
     ]);
   });
 
-  it('without amounts (Linux), no label holds a balance: a payment changes nothing in the menu', () => {
-    const menu = trayMenu(base, { amounts: false });
-    const paid = trayMenu(
-      { ...base, treasuryBalance: '1.00', agents: base.agents.map((agent) => ({ ...agent, balance: '0.01' })) },
-      { amounts: false },
+  it('set ahead (Linux), nothing a payment changes is in it: balances, a budget near its limit, what waits', () => {
+    const menu = trayMenu(base, 'set-ahead');
+    const afterPayments = trayMenu(
+      {
+        ...base,
+        treasuryBalance: '1.00',
+        agents: base.agents.map((agent) => ({ ...agent, balance: '0.01', warning: '85 % of 5.00 USDC in any 24 hours' })),
+        pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Pay 0.01 USDC to demo-weather' }],
+      },
+      'set-ahead',
     );
-    expect(JSON.stringify(paid)).toBe(JSON.stringify(menu));
-    expect(JSON.stringify(menu)).not.toMatch(/USDC/);
-    expect(labels(menu)).toContain('Treasury · sim');
+    expect(JSON.stringify(afterPayments)).toBe(JSON.stringify(menu));
+    expect(JSON.stringify(menu)).not.toMatch(/USDC|%|Waiting/);
+    expect(labels(menu)).toEqual(expect.arrayContaining(['Treasury · sim', 'Approvals…']));
+    // An agent stopping is shown (and is the one change a payment may bring: its breaker).
+    expect(labels(trayMenu({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] }, 'set-ahead'))).toContain(
+      '■ Alpha · stopped',
+    );
     expect(JSON.stringify(trayMenu(base))).toMatch(/USDC/);
   });
 
   it('shows the treasury, each agent with its status and a kill or resume item, stop all, open, quit', () => {
     const menu = trayMenu({ ...base, agents: [base.agents[0]!, { ...base.agents[1]!, status: 'suspended' }] });
     expect(labels(menu)).toEqual([
+      'Stop all agents',
       'Treasury: 995.00 USDC · sim',
       '● Alpha · 4.00 USDC',
       'Stop Alpha',
@@ -85,7 +95,6 @@ describe('tray icon and menu, computed from engine state', () => {
       '■ Beta · 0.50 USDC · stopped',
       'Resume Beta',
       'Open its page',
-      'Stop all agents',
       'Open dashboard',
       'Start at login',
       'Quit Coffer',
@@ -96,10 +105,10 @@ describe('tray icon and menu, computed from engine state', () => {
     expect(actions).toContainEqual({ kind: 'stop-all' });
   });
 
-  it('disables stop all when nothing runs, lists waiting approvals, and caps the agent lines', () => {
+  it('stop all is the first item, the same whatever runs; lists waiting approvals, and caps the agent lines', () => {
     const stopped = trayMenu({ ...base, agents: base.agents.map((a) => ({ ...a, status: 'suspended' as const })) });
-    const stopAll = flatten(stopped).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
-    expect(stopAll).toMatchObject({ enabled: false });
+    for (const menu of [stopped, trayMenu(base), trayMenu(base, 'set-ahead'), trayMenu({ ...base, agents: [] })])
+      expect(menu[0]).toEqual({ type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } });
     const waiting = trayMenu({
       ...base,
       pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }],
