@@ -22,6 +22,8 @@ export interface OpenedTreasury extends RunningEngine {
   settings: ServeConfig;
   /** The window of a first start where the owner chose in the setup page. */
   setupWindow: BrowserWindow | null;
+  /** The owner closed the first start's window: they want no window now. */
+  setupClosed: boolean;
 }
 
 /** The data dir's settings, the log written there, the first start if it is one, then the engine and server. */
@@ -29,9 +31,10 @@ export async function openTreasury(context: DesktopContext): Promise<OpenedTreas
   const settings = desktopSettings(context);
   context.desktopLog.toFile(join(settings.dataDir, 'logs', 'desktop.log'));
   // A smoke run's throwaway data dir is new every time, and no one is there to answer.
-  const setupWindow = !context.smoke && isFirstStart(settings.dataDir) ? await offerRestore(context, settings) : null;
+  const setup =
+    !context.smoke && isFirstStart(settings.dataDir) ? await offerRestore(context, settings) : { window: null, closedByOwner: false };
   const { coffer, server } = await openEngine(context, settings);
-  return { settings, coffer, server, setupWindow };
+  return { settings, coffer, server, setupWindow: setup.window, setupClosed: setup.closedByOwner };
 }
 
 /** The config: the same as `coffer serve` (flags come as COFFER_* from the launcher); smoke: a throwaway one. */

@@ -9,9 +9,13 @@ import { openDashboardWindow } from './window.js';
  * The first start on a data dir with no ledger: before a new treasury is made, the owner may restore
  * one (a backup file, or the recovery phrase) in a window of its own. A treasury made silently here
  * could not be restored over later: a restore never replaces one. Answers the window, to show the
- * dashboard in once Coffer runs; closing it, or Quit, ends the start with nothing made.
+ * dashboard in once Coffer runs, or that the owner closed it once they had chosen; closing it before,
+ * or Quit, ends the start with nothing made.
  */
-export async function offerRestore(context: DesktopContext, settings: ServeConfig): Promise<BrowserWindow | null> {
+export async function offerRestore(
+  context: DesktopContext,
+  settings: ServeConfig,
+): Promise<{ window: BrowserWindow | null; closedByOwner: boolean }> {
   const { electron, log } = context;
   const { app, dialog } = electron;
   // An app without a Dock icon is not brought to the front by itself (at login, say): the box would open behind other windows.
@@ -28,7 +32,7 @@ export async function offerRestore(context: DesktopContext, settings: ServeConfi
     noLink: true,
   });
   if (response === 2) throw new StartDeclined();
-  if (response === 0) return null;
+  if (response === 0) return { window: null, closedByOwner: false };
   await assertPortFree(settings.port, settings.dataDir);
   const setup = await startFirstStart(settings, log);
   // Until Coffer runs, quitting (the window closed: Electron's default quits then; Cmd+Q; a log out)
@@ -68,6 +72,6 @@ export async function offerRestore(context: DesktopContext, settings: ServeConfi
   app.removeListener('second-instance', showSetup);
   if (failure !== null) throw failure;
   if (quitAsked || chosen === null) throw new StartDeclined();
-  // Closed once the owner had chosen: Coffer starts in the tray.
-  return outcome === 'closed' ? null : window;
+  // Closed once the owner had chosen: Coffer starts in the tray, and opens no window of its own.
+  return outcome === 'closed' ? { window: null, closedByOwner: true } : { window, closedByOwner: false };
 }

@@ -29,7 +29,7 @@ async function start(context: DesktopContext): Promise<void> {
   const relaunch = createRelaunch();
   if (!claimSingleInstance(app, deps.platform, relaunch.launchedAgain)) return;
   await whenAppReady(app, deps.platform);
-  const { settings, coffer, server, setupWindow } = await openTreasury(context);
+  const { settings, coffer, server, setupWindow, setupClosed } = await openTreasury(context);
   const { engine, owner } = coffer;
   const connectionFile = announceConnection(settings.dataDir, server.url, coffer);
   const chainWatch = deps.startChainWatch(coffer, log);
@@ -61,10 +61,11 @@ async function start(context: DesktopContext): Promise<void> {
   log(`Coffer ${deps.version} running in the tray; dashboard at ${server.url}`);
 
   if (context.smoke) return smokeAndQuit(context, { engine, owner, tray, open: dashboard.open, window: dashboard.window, act });
-  // A first start someone launched (not at login) opens the dashboard: where the desktop shows no
-  // tray at all (GNOME without the AppIndicator extension), the app would otherwise show nothing.
-  // A treasury restored (or made) in the setup window is shown in that window.
-  if (setupWindow !== null || (coffer.ownerCreated && !autostart.startedAtLogin(deps.argv))) open('#/');
+  // A launch someone made (not at login) opens the dashboard, the first and every later one: where
+  // the desktop shows no tray at all (GNOME without the AppIndicator extension), the app would
+  // otherwise show nothing and offer no way to quit. A treasury restored (or made) in the setup
+  // window is shown in that window; one whose window the owner closed starts in the tray.
+  if (setupWindow !== null || (!setupClosed && !autostart.startedAtLogin(deps.argv))) open('#/');
 }
 
 /** COFFER_SMOKE=1: the checks (smoke.ts), then the graceful quit, with exit code 1 when one failed. */

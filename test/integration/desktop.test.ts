@@ -610,6 +610,27 @@ describe('the desktop app per platform', () => {
     }
   });
 
+  it('a later launch someone made shows the dashboard (GNOME without the AppIndicator extension shows no tray); one at login stays in the tray', async () => {
+    const dataDir = tempDataDir();
+    try {
+      const windowsOf = async (argv: string[]) => {
+        const app = await startDesktop({ dataDir, argv });
+        try {
+          // The dashboard opens once the app runs; give it the moment it takes.
+          if (!argv.includes('--hidden')) await waitFor(() => app.fake.BrowserWindow.instances.length > 0, 'a window opened');
+          return app.fake.BrowserWindow.instances.length;
+        } finally {
+          await app.stop();
+        }
+      };
+      expect(await windowsOf(['coffer'])).toBe(1); // the first start
+      expect(await windowsOf(['coffer'])).toBe(1); // a later launch from the app grid
+      expect(await windowsOf(['coffer', '--hidden'])).toBe(0); // at login
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('macOS: the menu is made at the click and nothing replaces it while it shows: Stop all agents after pointing at an agent and a new held request is never lost', async () => {
     const app = await startDesktop({ platform: 'darwin', argv: ['coffer', '--hidden'] });
     try {
