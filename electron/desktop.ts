@@ -1,5 +1,6 @@
 import { announceConnection } from '../server/boot/connection-file.js';
 import type { ElectronApi } from './electron-api.js';
+import { setAppMenu } from './app-menu.js';
 import { createAutostart } from './autostart.js';
 import { createDashboardOpener } from './dashboard-opener.js';
 import { createDesktopContext, StartDeclined, type DesktopContext, type DesktopDeps } from './desktop-context.js';
@@ -29,6 +30,8 @@ async function start(context: DesktopContext): Promise<void> {
   const relaunch = createRelaunch();
   if (!claimSingleInstance(app, deps.platform, relaunch.launchedAgain)) return;
   await whenAppReady(app, deps.platform);
+  // Before anything shows (the first start's window): no Reload, and Quit where no tray is seen.
+  setAppMenu(electron, { platform: deps.platform, stopAll: null, quit: () => app.quit() });
   const { settings, coffer, server, setupWindow, setupClosed } = await openTreasury(context);
   const { engine, owner } = coffer;
   const connectionFile = announceConnection(settings.dataDir, server.url, coffer);
@@ -45,6 +48,7 @@ async function start(context: DesktopContext): Promise<void> {
     () => engine.readSettings({ kind: 'owner', owner }).timeZone,
   );
   const { tray, act } = startDesktopTray(context, { engine, owner, balances, autostart, notifier, open });
+  setAppMenu(electron, { platform: deps.platform, stopAll: () => act({ kind: 'stop-all' }), quit: () => act({ kind: 'quit' }) });
   const balanceRefresh = startBalanceRefresh(balances, tray, deps.timers);
   const unsubscribe = engine.events.subscribe((event) => {
     tray.update();

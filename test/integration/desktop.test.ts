@@ -259,6 +259,18 @@ describe('the desktop app on Linux, started by the user', () => {
     expect(app.tray().image.path).toMatch(/tray-attention-on-dark\.png$/);
   });
 
+  it("the window's menu bar holds Stop all agents and Quit, and neither Reload nor the developer tools", async () => {
+    expect((await app.api('POST', '/v1/agents/deploy', { agentId: 'menu-bar', dailyBudget: '1', maxPerPayment: '1' })).status).toBe(200);
+    const bar = app.fake.Menu.application;
+    expect(menuLabels(bar)).toEqual(expect.arrayContaining(['&Coffer', 'Stop all agents', 'Quit Coffer']));
+    const roles = JSON.stringify(bar!.template).match(/"role":"\w+"/g) ?? [];
+    expect(roles.filter((role) => /reload|devtools|viewmenu|filemenu|help/i.test(role))).toEqual([]);
+    expect(roles).toContain('"role":"editMenu"');
+    clickMenuItem(bar, 'Stop all agents');
+    const agents = (await app.api('GET', '/v1/agents')).body.agents as { agentId: string; status: string }[];
+    expect(agents.find((agent) => agent.agentId === 'menu-bar')?.status).toBe('suspended');
+  });
+
   it('keeps notifications until clicked or closed, coalesces repeats per agent and kind, and a click opens the right page', async () => {
     app.timers.advance(5_000); // past the quiet that follows the owner's own stop
     await app.api('POST', '/v1/agents/burst-3/resume');
