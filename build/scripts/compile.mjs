@@ -26,7 +26,7 @@ const started = Date.now();
 // Built beside, then swapped in: a `coffer` running from the old output never finds it half-written.
 const STAGING = `${OUT}.build-${process.pid}`;
 rmSync(STAGING, { recursive: true, force: true });
-const entryPoints = [...sources('server'), ...sources('electron'), join(ROOT, 'build', 'scripts', 'electron-natives.ts')];
+const entryPoints = [...sources('server'), ...sources('electron')];
 await build({
   entryPoints,
   outdir: STAGING,

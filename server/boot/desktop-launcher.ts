@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { prepareElectronNatives } from '../../build/scripts/electron-natives.js';
 import { packagePath, packageRoot } from '../package/package-files.js';
 import { forwardStopToElectron, type SignalSource } from './electron-stop.js';
 
@@ -167,9 +166,6 @@ export async function launchDesktop(
   if (noDesktop) return { headless: noDesktop };
   const binary = await electronBinary(say, Date.now());
   if ('reason' in binary) return { headless: binary.reason };
-  const electronVersion = (JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')) as { version: string }).version;
-  const natives = await prepareElectronNatives(electronVersion, say);
-  if ('reason' in natives) return { headless: natives.reason };
   if (!existsSync(MAIN) && existsSync(COMPILE)) {
     const compiled = await new Promise<number | null>((resolve) =>
       spawn(process.execPath, [COMPILE, '--quiet'], { stdio: 'inherit' }).once('exit', resolve),
@@ -179,7 +175,6 @@ export async function launchDesktop(
   // The flags reach the app as the variables they override (flags win, as for `coffer serve`).
   const env = {
     ...process.env,
-    COFFER_SQLITE_BINDING: natives.path,
     ...(flags['data-dir'] ? { COFFER_HOME: flags['data-dir'] } : {}),
     ...(flags.port ? { COFFER_PORT: flags.port } : {}),
     ...(flags.network ? { COFFER_NETWORK: flags.network } : {}),

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from './sqlite-driver.js';
-import { SQLITE_MODULE, sqliteNativeBinding } from './sqlite-driver.js';
+import { SQLITE_MODULE } from './sqlite-driver.js';
 
 /** When the background connection checkpoints, and how far the write-ahead log may grow. */
 export interface CheckpointOptions {
@@ -49,7 +49,7 @@ const { statSync } = require('node:fs');
 const Database = require(workerData.module);
 const { intervalMs, restartAboveBytes, idleMs, blockingWaitMs } = workerData.options;
 const CATCH_UP_ROUNDS = 2;
-const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
+const db = new Database(workerData.file);
 db.pragma('busy_timeout = ' + blockingWaitMs);
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
@@ -102,7 +102,7 @@ export function startBackgroundCheckpoints(db: SqliteDatabase, overrides: Partia
   const options = { ...DEFAULT_CHECKPOINT_OPTIONS, ...overrides };
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { module: SQLITE_MODULE, file: db.name, nativeBinding: sqliteNativeBinding() ?? null, options },
+    workerData: { module: SQLITE_MODULE, file: db.name, options },
   });
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

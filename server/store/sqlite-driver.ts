@@ -13,7 +13,8 @@ export type SqliteDatabase = BetterSqlite3.Database;
  *   collector frees one (nodejs/node#65446; seen here as `Assertion failed: (env) != nullptr` in
  *   coffer serve under Node 24.21).
  * - Older runtimes (Node 20, whose Node-API 9 cannot load version 13): better-sqlite3 12, built for
- *   this Node at install, or for Electron's ABI by the desktop launcher (COFFER_SQLITE_BINDING).
+ *   this Node at install. Never Electron: Electron 35 and later (package.json pins 41) have Node-API
+ *   10, so nothing is built for Electron's ABI and the packaged app ships version 13 only.
  */
 const NODE_API_BUILD = Number(process.versions.napi) >= 10;
 const require = createRequire(import.meta.url);
@@ -23,11 +24,7 @@ export const SQLITE_MODULE = require.resolve(NODE_API_BUILD ? 'better-sqlite3-na
 
 const Driver = require(SQLITE_MODULE) as typeof BetterSqlite3;
 
-/** Version 12's native build named by the desktop launcher, when that is the module in use. */
-export const sqliteNativeBinding = (): string | undefined => (NODE_API_BUILD ? undefined : process.env.COFFER_SQLITE_BINDING || undefined);
-
 /** A connection to a SQLite file (or ':memory:') through the chosen module. */
 export function openConnection(file: string, options: BetterSqlite3.Options = {}): SqliteDatabase {
-  const nativeBinding = sqliteNativeBinding();
-  return new Driver(file, nativeBinding ? { ...options, nativeBinding } : options);
+  return new Driver(file, options);
 }

@@ -34,7 +34,6 @@ describe('the compiled app', () => {
       'server/boot/desktop-launcher',
       // Its own entry: what-ifs replay on a worker thread (server/boot/policy-replays.ts).
       'server/boot/policy-replay-worker',
-      'build/scripts/electron-natives',
     ]) {
       expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);
     }

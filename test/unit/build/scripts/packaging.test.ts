@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { APP_ICON_SIZES } from '../../../../build/scripts/make-icons.js';
-import { buildCommands, electronBindingPath, sqliteVersion } from '../../../../build/scripts/electron-natives.js';
 import {
   recentDownloadFailure,
   RETRY_DOWNLOAD_AFTER_MS,
@@ -63,9 +62,21 @@ describe('the packaging config', () => {
   it('unpacks the native modules from the asar archive, and no compiler', () => {
     expect(config.asar).toBe(true);
     expect(config.asarUnpack).toEqual(
-      expect.arrayContaining(['node_modules/better-sqlite3/**', 'node_modules/@napi-rs/keyring-*/**', '**/*.node']),
+      expect.arrayContaining(['node_modules/better-sqlite3-napi/**', 'node_modules/@napi-rs/keyring-*/**', '**/*.node']),
     );
     expect(config.asarUnpack.some((entry: string) => entry.includes('esbuild'))).toBe(false);
+  });
+
+  it('ships and builds no native module Electron never loads: Node-API builds only, nothing rebuilt', () => {
+    // Electron 35 and later run Node 22.14 or newer (Node-API 10), where server/store/sqlite-driver.ts
+    // loads better-sqlite3 13 (better-sqlite3-napi, prebuilt on Node-API): version 12, kept for Node 20,
+    // is left out of the app, and no module is rebuilt for Electron's ABI (npmRebuild).
+    expect(Number(/^\^?(\d+)\./.exec(pkg.devDependencies.electron)?.[1])).toBeGreaterThanOrEqual(35);
+    expect(config.npmRebuild).toBe(false);
+    expect(config.files).toContain('!node_modules/better-sqlite3${/*}');
+    expect(config.asarUnpack).not.toContain('node_modules/better-sqlite3/**');
+    const launcher = readFileSync(new URL('server/boot/desktop-launcher.ts', root), 'utf8');
+    expect(launcher).not.toMatch(/node-gyp|prebuild-install|electron-natives/);
   });
 
   it('has the icons at every size, and the .ico, .icns and tray icons they point at', () => {
@@ -97,11 +108,12 @@ describe('the packaging config', () => {
     expect(pkg.productName).toBe('Coffer');
   });
 
-  it('npm run dist goes through a wrapper that restores the Node build of better-sqlite3 even when packaging fails', () => {
+  it('npm run dist goes through a wrapper that says plainly when a download failed', () => {
     expect(pkg.scripts.dist).toBe('node build/scripts/dist.mjs');
-    expect(pkg.scripts.postdist).toBeUndefined(); // a postdist hook does not run after a failure
     const wrapper = readFileSync(new URL('build/scripts/dist.mjs', root), 'utf8');
-    expect(wrapper).toMatch(/try \{[\s\S]*electron-builder[\s\S]*\} finally \{[\s\S]*'rebuild', 'better-sqlite3'/);
+    expect(wrapper).toMatch(/electron-builder[\s\S]*explainFetchFailure/);
+    // Nothing in node_modules is rebuilt for Electron any more, so nothing needs restoring after it.
+    expect(wrapper).not.toMatch(/'rebuild'/);
   });
 });
 
@@ -136,20 +148,6 @@ describe('the desktop launcher', () => {
     expect(whyNoDesktop({ WAYLAND_DISPLAY: 'wayland-0' }, 'linux')).toBeNull();
     expect(whyNoDesktop({}, 'darwin')).toBeNull();
     expect(whyNoDesktop({ COFFER_HEADLESS: '1', DISPLAY: ':0' }, 'linux')).toBe('COFFER_HEADLESS is set');
-  });
-
-  it("builds better-sqlite3 for Electron's ABI beside the Node build, never over it, one build per Electron and better-sqlite3 version", () => {
-    const path = electronBindingPath('41.10.0', '12.6.2', 'linux', 'x64');
-    expect(path).toMatch(/build\/\.electron-native\/electron-41\.10\.0-better-sqlite3-12\.6\.2-linux-x64\/better_sqlite3\.node$/);
-    expect(path).not.toMatch(/node_modules/);
-    expect(electronBindingPath('41.10.0', '12.7.0', 'linux', 'x64')).not.toBe(path);
-    expect(electronBindingPath('41.10.0')).toContain(`better-sqlite3-${sqliteVersion()}-`);
-    const [prebuilt, compile] = buildCommands('41.10.0', 'x64', 'linux');
-    expect(prebuilt!.args).toEqual(expect.arrayContaining(['--runtime', 'electron', '--target', '41.10.0']));
-    expect(compile).toMatchObject({ command: 'npm', shell: false });
-    expect(compile!.args).toEqual(expect.arrayContaining(['node-gyp', 'rebuild', '--runtime=electron', '--target=41.10.0']));
-    // npm is npm.cmd on Windows, which Node starts only through a shell.
-    expect(buildCommands('41.10.0', 'x64', 'win32')[1]).toMatchObject({ command: 'npm.cmd', shell: true });
   });
 
   it('remembers a failed download of Electron for a day instead of trying at every start', () => {
