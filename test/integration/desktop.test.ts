@@ -757,6 +757,30 @@ describe('the desktop app per platform', () => {
     }
   });
 
+  it('Windows: a shutdown or log-off runs the graceful stop and holds the session until it is done (no before-quit comes then)', async () => {
+    const app = await startDesktop({ platform: 'win32', argv: ['coffer', '--hidden'] });
+    let quitEvents = 0;
+    app.fake.app.on('before-quit', () => (quitEvents += 1));
+    // Windows asks its top-level windows; Coffer keeps a hidden one for it, never shown.
+    const watcher = app.fake.BrowserWindow.instances.find(
+      (window) => window.options.show === false && window.listenerCount('query-session-end') > 0,
+    );
+    expect(watcher).toBeDefined();
+    expect(watcher!.shown).toBe(false);
+    let held = 0;
+    watcher!.emit('query-session-end', { reasons: ['logoff'], preventDefault: () => (held += 1) });
+    expect(held).toBe(1);
+    expect(app.tray().tooltip).toBe('Coffer: stopping…');
+    // The session ends before the stop did: it is not begun twice.
+    watcher!.emit('session-end', { reasons: ['logoff'], preventDefault: () => undefined });
+    await waitFor(() => app.fake.app.exitCode !== null, 'the app exited');
+    expect(app.fake.app.exitCode).toBe(0);
+    expect(quitEvents).toBe(0);
+    expect(existsSync(join(app.dataDir, 'connection.json'))).toBe(false);
+    expect(readFileSync(join(app.dataDir, 'logs', 'desktop.log'), 'utf8')).toMatch(/Windows is ending the session \(logoff\): stopping/);
+    await app.stop();
+  });
+
   it('Linux, packaged: start at login is an XDG autostart entry that starts Coffer in the tray', async () => {
     const app = await startDesktop({ platform: 'linux', packaged: true, env: { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' } });
     const entry = join(app.dataDir, '.config', 'autostart', 'coffer.desktop');
