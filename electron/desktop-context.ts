@@ -16,8 +16,8 @@ export interface DesktopDeps {
   version: string;
   /** The tray icons' folder. */
   icons: string;
-  /** The bundled MCP bridge (dist/app/coffer-mcp.mjs). */
-  mcpBridge: string;
+  /** What Electron's executable is given to run this app (unpackaged, `npm start`); null when packaged. */
+  appEntry: string | null;
   resolveConfig(): ServeConfig;
   openCoffer: typeof OpenCoffer;
   startHttpServer: typeof StartHttpServer;

@@ -10,7 +10,7 @@ import { SimChainUnavailableError } from '../server/chain/solana/sim/load.js';
 import type { ServeConfig } from '../server/boot/serve-config.js';
 import { StartDeclined, type DesktopContext } from './desktop-context.js';
 import { offerRestore } from './desktop-first-start.js';
-import { desktopMcpLaunch, installMcpBridge } from './mcp-launch.js';
+import { desktopMcpLaunch } from './mcp-launch.js';
 
 export interface RunningEngine {
   coffer: OpenedCoffer;
@@ -53,9 +53,8 @@ async function openEngine(context: DesktopContext, settings: ServeConfig): Promi
   // A taken port is refused before the data dir is opened: a start that cannot listen leaves no
   // new treasury behind.
   await assertPortFree(settings.port, settings.dataDir);
-  const bridge = installMcpBridge(deps.mcpBridge, settings.dataDir);
   const open = (network: string | undefined) =>
-    deps.openCoffer({ ...settings, network, log, mcpLaunch: desktopMcpLaunch(deps.execPath, deps.env, bridge) });
+    deps.openCoffer({ ...settings, network, log, mcpLaunch: desktopMcpLaunch(deps.execPath, deps.env, deps.appEntry) });
   let coffer: OpenedCoffer;
   try {
     coffer = await open(settings.network);

@@ -1,29 +1,11 @@
-import * as electron from 'electron';
-import { homedir } from 'node:os';
-import { openCoffer } from '../server/boot/open-coffer.js';
-import { startHttpServer } from '../server/boot/http-server.js';
-import { startChainWatch } from '../server/boot/chain-watch.js';
-import { packagePath, packageVersion } from '../server/package/package-files.js';
-import { resolveServeConfig } from '../server/boot/serve-config.js';
-import { createDesktop } from './desktop.js';
-import { systemTimers } from './tray-controller.js';
+import { isMcpLaunch, runMcpInApp } from './mcp-mode.js';
 
-/** The Electron main process: the desktop app (electron/desktop.ts) given the real Electron and machine. */
-void createDesktop(electron, {
-  platform: process.platform,
-  argv: process.argv,
-  env: process.env,
-  execPath: process.execPath,
-  home: homedir(),
-  version: packageVersion(),
-  icons: packagePath('build', 'icons'),
-  mcpBridge: packagePath('dist', 'app', 'coffer-mcp.mjs'),
-  // The same data dir, port and network as `coffer serve` (the launcher passes flags as COFFER_*).
-  resolveConfig: () => resolveServeConfig({}),
-  openCoffer,
-  startHttpServer,
-  startChainWatch,
-  timers: systemTimers,
-  stderr: (line) => process.stderr.write(`${line}\n`),
-  stdout: (line) => process.stdout.write(`${line}\n`),
-}).start();
+/**
+ * The app's entry, in Electron's main process: an MCP host's launch of the bridge (mcp-mode.ts), or
+ * the desktop app (desktop-main.ts). The bridge never loads Electron's API, nor the desktop app.
+ * Electron emits `ready` once this entry has resolved (its ESM docs): the desktop app's import is
+ * awaited so that what it does before `ready` (the single-instance lock) happens before it; the
+ * bridge is not awaited, since it runs until its host closes it.
+ */
+if (isMcpLaunch(process.argv)) void runMcpInApp(process.argv);
+else await import('./desktop-main.js');

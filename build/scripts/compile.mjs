@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Compiles Coffer's TypeScript (server/, electron/, build/scripts/electron-natives.ts) to JavaScript in
-// dist/app/, file for file (imports stay as they are), and bundles the MCP bridge into one file. The
-// desktop app, `npm start` and the packaged app run this output: no compiler or loader hook runs at
+// Compiles Coffer's TypeScript (server/, electron/) to JavaScript in dist/app/, file for file (imports
+// stay as they are). The desktop app, its MCP bridge (`--coffer-mcp`), `npm start` and the packaged
+// app run this output: no compiler or loader hook runs at
 // start. Plain JavaScript on purpose: it must run before anything is compiled. Type checking is
 // `npm run typecheck`'s job; this only strips types (esbuild), in about a second.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +14,6 @@ const outFlag = process.argv.indexOf('--out');
 // `--out DIR` (tests) compiles elsewhere than dist/app, which a running `coffer` may be reading.
 export const OUT = outFlag === -1 ? join(ROOT, 'dist', 'app') : resolve(ROOT, process.argv[outFlag + 1] ?? '');
 const quiet = process.argv.includes('--quiet');
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 const sources = (dir) =>
   readdirSync(join(ROOT, dir), { recursive: true })
@@ -37,22 +36,8 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
-// The MCP bridge an MCP host launches from the desktop app: one self-contained file, so it runs from
-// anywhere (the desktop app copies it out of its archive to a stable place), with no module lookup.
-await build({
-  entryPoints: [join(ROOT, 'server', 'mcp', 'mcp-main.ts')],
-  outfile: join(STAGING, 'coffer-mcp.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  define: { COFFER_VERSION: JSON.stringify(version) },
-  // CommonJS dependencies inside an ES module bundle need a `require`.
-  banner: { js: "import { createRequire as __cofferRequire } from 'node:module'; const require = __cofferRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
 const OLD = `${OUT}.old-${process.pid}`;
 if (existsSync(OUT)) renameSync(OUT, OLD);
 renameSync(STAGING, OUT);
 rmSync(OLD, { recursive: true, force: true });
-if (!quiet) console.log(`compiled ${entryPoints.length} files to ${relative(ROOT, OUT)}/ and the MCP bridge in ${Date.now() - started} ms`);
+if (!quiet) console.log(`compiled ${entryPoints.length} files to ${relative(ROOT, OUT)}/ in ${Date.now() - started} ms`);

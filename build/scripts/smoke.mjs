@@ -2,11 +2,13 @@
 // Runs the unpacked desktop app (`npm run dist -- --dir`) in its smoke mode (COFFER_SMOKE=1: a
 // throwaway data dir, port 0; it checks its tray and menu, the window signing in, "Stop all agents"
 // from the menu and the MCP launch, then quits) and fails unless every check held and it exited 0
-// within the time allowed. For CI on runners with a display (.github/workflows/desktop.yml).
+// within the time allowed. Before it runs, the app's fuses are read back (fuse-check.mjs). For CI on
+// runners with a display (.github/workflows/desktop.yml).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fusesNotAsRequired } from './fuse-check.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = join(ROOT, 'dist', 'desktop');
@@ -27,6 +29,13 @@ if (!binary) {
   console.error(`smoke: no unpacked app for ${process.platform} under ${OUT}: run \`npm run dist -- --dir\` first`);
   process.exit(1);
 }
+// The fuses first: an app that can still be run as Node is not the app that ships.
+const wrongFuses = await fusesNotAsRequired(binary);
+if (wrongFuses.length > 0) {
+  console.error(`smoke: the packaged app's fuses are not as required: ${wrongFuses.join('; ')}`);
+  process.exit(1);
+}
+console.log('smoke: fuses: ok');
 const started = Date.now();
 const child = spawn(binary, process.argv.slice(2), { env: { ...process.env, COFFER_SMOKE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
 let output = '';

@@ -90,7 +90,7 @@ async function startDesktop(
     home: dataDir,
     version: '9.9.9',
     icons: packagePath('build', 'icons'),
-    mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+    appEntry: join(compiled.dir, 'electron', 'main.js'),
     resolveConfig: () => serveConfig(dataDir, { network: 'sim' }),
     openCoffer,
     startHttpServer,
@@ -135,7 +135,7 @@ async function waitFor(what: () => boolean, label: string): Promise<void> {
   expect(what(), label).toBe(true);
 }
 
-// The MCP launch the app hands out runs the bundled bridge.
+// The MCP launch the app hands out runs the compiled app's entry with --coffer-mcp.
 let compiled: ReturnType<typeof compileApp>;
 beforeAll(() => {
   compiled = compileApp('desktop');
@@ -374,7 +374,7 @@ describe('the desktop app when things go wrong', () => {
       home: '/tmp',
       version: '1',
       icons: '',
-      mcpBridge: '',
+      appEntry: null,
       resolveConfig: () => {
         throw new Error('--port must be a number from 0 to 65535 (got "x")');
       },
@@ -402,7 +402,7 @@ describe('the desktop app when things go wrong', () => {
       home: dataDir,
       version: '1',
       icons: packagePath('build', 'icons'),
-      mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+      appEntry: join(compiled.dir, 'electron', 'main.js'),
       resolveConfig: () => serveConfig(dataDir, { port }),
       openCoffer,
       startHttpServer,
@@ -811,7 +811,7 @@ function startSmoke(electron: FakeElectron['electron'], out: string[], overrides
     home: '/tmp',
     version: '1',
     icons: packagePath('build', 'icons'),
-    mcpBridge: join(compiled.dir, 'coffer-mcp.mjs'),
+    appEntry: join(compiled.dir, 'electron', 'main.js'),
     resolveConfig: () => serveConfig('/nonexistent/coffer', { port: 7402, keyStore: 'auto' }),
     openCoffer,
     startHttpServer,

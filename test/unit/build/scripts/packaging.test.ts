@@ -79,6 +79,21 @@ describe('the packaging config', () => {
     expect(launcher).not.toMatch(/node-gyp|prebuild-install|electron-natives/);
   });
 
+  it("closes Electron's fuses: not runnable as Node, no NODE_OPTIONS, no inspector, only its own asar", () => {
+    expect(config.electronFuses).toMatchObject({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+    });
+    // The smoke runner reads them back from the packaged executable before it runs it.
+    expect(readFileSync(new URL('build/scripts/smoke.mjs', root), 'utf8')).toMatch(/fusesNotAsRequired\(binary\)/);
+    // Nothing of the desktop app asks for Node mode any more.
+    for (const file of ['electron/mcp-launch.ts', 'electron/desktop-engine.ts', 'electron/desktop-main.ts'])
+      expect(readFileSync(new URL(file, root), 'utf8'), file).not.toMatch(/ELECTRON_RUN_AS_NODE: '1'/);
+  });
+
   it('has the icons at every size, and the .ico, .icns and tray icons they point at', () => {
     for (const size of APP_ICON_SIZES) expect(pngSize(new URL(`build/icons/${size}x${size}.png`, root))).toEqual([size, size]);
     const ico = readFileSync(new URL(config.win.icon, root));
