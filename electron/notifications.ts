@@ -77,13 +77,18 @@ export function notificationFor(event: CofferEventWithTime, timeZone: string | n
 /** Notifications of one kind about one agent are shown at most this often; the rest are counted. */
 export const NOTIFICATION_REPEAT_MS = 60_000;
 
-/** The agent and kind a notification is about: repeats of one key are coalesced. */
-const keyOf = (event: CofferEventWithTime) => `${event.type}:${'agentId' in event ? event.agentId : ''}`;
+/**
+ * The agent and kind a notification is about: repeats of one key are coalesced. A request waiting
+ * for the owner is its own key: each is a decision of its own (and an agent has at most 20 waiting).
+ */
+const keyOf = (event: CofferEventWithTime) =>
+  event.type === 'approval' ? `approval:${event.approvalId}` : `${event.type}:${'agentId' in event ? event.agentId : ''}`;
 
 /**
  * Shows desktop notifications. Each is kept referenced until it is clicked, closed or fails: a
  * Notification the garbage collector takes loses its click handler (electron#16922). Repeats for one
- * agent and kind within a minute are counted, not shown (an agent retrying must not flood the owner),
+ * agent and kind within a minute are counted, not shown (an agent retrying must not flood the owner;
+ * requests waiting for the owner are each shown),
  * and the next one says how many there were; what the owner does from the tray is not announced.
  */
 export function createNotifier(

@@ -1,5 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { notificationFor } from '../../../electron/notifications.js';
+import { createNotifier, notificationFor } from '../../../electron/notifications.js';
+import type { ElectronApi } from '../../../electron/electron-api.js';
 
 describe('desktop notifications, computed from engine events', () => {
   it('notifies for approvals waiting, refused payments, stopped agents, deposits and failed scheduled backups, and opens the right page', () => {
@@ -102,5 +104,57 @@ describe('desktop notifications, computed from engine events', () => {
     expect(
       notificationFor({ type: 'payment', owner: 'o', agentId: 'a', paymentId: 'p', status: 'confirmed', amount: '1', service: 's', at }),
     ).toBeNull();
+  });
+});
+
+describe('the notifier', () => {
+  it('shows every request that waits for the owner, each its own decision, while repeats of the rest are coalesced', () => {
+    const shown: { title: string; body: string }[] = [];
+    class Note extends EventEmitter {
+      static isSupported = () => true;
+      constructor(readonly options: { title: string; body: string }) {
+        super();
+      }
+      show() {
+        shown.push(this.options);
+      }
+    }
+    const notifier = createNotifier(
+      Note as unknown as ElectronApi['Notification'],
+      () => undefined,
+      () => 1_000,
+    );
+    const at = '2026-11-22T00:00:00.000Z';
+    const held = (approvalId: string, amount: string) =>
+      notifier.notify({
+        type: 'approval',
+        owner: 'o',
+        agentId: 'alpha',
+        approvalId,
+        kind: 'payment',
+        status: 'pending',
+        request: { service: 'demo-weather', amount, recipient: 'demo-weather' },
+        at,
+      });
+    held('apr_1', '0.50');
+    held('apr_2', '0.70');
+    expect(shown.map((note) => note.body)).toEqual([
+      'Pay 0.50 USDC to demo-weather. Nothing is paid until you approve.',
+      'Pay 0.70 USDC to demo-weather. Nothing is paid until you approve.',
+    ]);
+    const refused = () =>
+      notifier.notify({
+        type: 'payment_refused',
+        owner: 'o',
+        agentId: 'alpha',
+        code: 'cooldown_active',
+        message: 'wait',
+        amount: '1',
+        service: 's',
+        at,
+      });
+    refused();
+    refused();
+    expect(shown).toHaveLength(3);
   });
 });
