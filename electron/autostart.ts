@@ -5,6 +5,19 @@ import type { ElectronApi } from './electron-api.js';
 /** Passed to Coffer when it starts at login: it then stays in the tray instead of opening a window. */
 export const STARTED_AT_LOGIN_FLAG = '--hidden';
 
+/**
+ * A path as one quoted argument of a desktop entry's Exec (the Desktop Entry spec, "The Exec key"):
+ * the characters reserved in a quoted argument (`"`, backquote, `$`, `\`) are escaped with a
+ * backslash; then the value's own escape rule doubles every backslash (a literal backslash is four,
+ * a literal `$` is `\\$`), and a literal `%` is `%%`. GLib (GNOME's session) reads the first two as
+ * the spec says; it looks for a program named with the `%%` unexpanded, so a path holding `%` does not
+ * start there (KDE's reader expands it).
+ */
+export function execArgument(path: string): string {
+  const quoted = path.replace(/(["`$\\])/g, '\\$1');
+  return `"${quoted.replace(/\\/g, '\\\\').replace(/%/g, '%%')}"`;
+}
+
 export interface Autostart {
   /** False where it cannot work: in a development run (it would start Electron's default app). */
   readonly available: boolean;
@@ -41,8 +54,7 @@ export function createAutostart(
             'Type=Application',
             'Name=Coffer',
             'Comment=A treasury for your AI agents',
-            // Quoted, with the characters the Desktop Entry spec reserves in a quoted argument escaped.
-            `Exec="${command.replace(/(["`$\\])/g, '\\$1')}" ${STARTED_AT_LOGIN_FLAG}`,
+            `Exec=${execArgument(command)} ${STARTED_AT_LOGIN_FLAG}`,
             'Terminal=false',
             'X-GNOME-Autostart-enabled=true',
             '',

@@ -1,12 +1,13 @@
 // What `npm test` needs from the system, checked before anything runs: on Debian/Ubuntu a Secret
 // Service (gnome-keyring on D-Bus) for the keychain tests, Chromium for the dashboard specs, and
-// curl and jq, which the README's walkthrough uses (readme-walkthrough.test.ts runs it as printed).
+// curl and jq, which the README's walkthrough uses (readme-walkthrough.test.ts runs it as printed),
+// and GLib's `gio`, which launches the Linux autostart entry as GNOME does (linux-autostart.test.ts).
 // Nothing here is needed to build: the keychain binding ships prebuilt (no libsecret, no compiler).
 // Run as root without a terminal (CI), the missing packages are installed with apt; otherwise the
 // run stops at once with the one command that installs them.
 import { spawnSync } from 'node:child_process';
 
-export const PACKAGES = ['gnome-keyring', 'dbus', 'dbus-x11', 'chromium', 'curl', 'jq'];
+export const PACKAGES = ['gnome-keyring', 'dbus', 'dbus-x11', 'chromium', 'curl', 'jq', 'libglib2.0-bin'];
 
 /** The decision, from what was probed: nothing to do, install these, or stop with this command. Pure, so it is unit-tested. */
 export function plan({ platform, missing, isRoot, interactive, hasApt }) {
