@@ -18,10 +18,16 @@ export function execArgument(path: string): string {
   return `"${quoted.replace(/\\/g, '\\\\').replace(/%/g, '%%')}"`;
 }
 
+/** Whether Coffer starts at login: on, off, or asked for and waiting for the owner to allow it (macOS 13 and later). */
+export type StartAtLogin = 'on' | 'off' | 'needs-approval';
+
+/** Where macOS 13 and later lets the owner allow a login item (System Settings › General › Login Items). */
+export const LOGIN_ITEMS_SETTINGS = 'x-apple.systempreferences:com.apple.LoginItems-Settings.extension';
+
 export interface Autostart {
   /** False where it cannot work: in a development run (it would start Electron's default app). */
   readonly available: boolean;
-  enabled(): boolean;
+  state(): StartAtLogin;
   set(enabled: boolean): void;
   /** Whether this run was started at login. */
   startedAtLogin(argv: string[]): boolean;
@@ -43,7 +49,7 @@ export function createAutostart(
     const command = options.env.APPIMAGE || options.execPath;
     return {
       available,
-      enabled: () => existsSync(file),
+      state: () => (existsSync(file) ? 'on' : 'off'),
       set(enabled) {
         if (!enabled) return rmSync(file, { force: true });
         mkdirSync(join(file, '..'), { recursive: true });
@@ -67,13 +73,23 @@ export function createAutostart(
   // Windows matches a login item on its path and its arguments (Electron's getLoginItemSettings
   // docs; browser_win.cc): it is read with the very arguments it is set with, or it reads as off.
   const asSet = { args: [STARTED_AT_LOGIN_FLAG] };
+  const state = (): StartAtLogin => {
+    if (!available) return 'off';
+    const settings = app.getLoginItemSettings(asSet);
+    // Windows: Task Manager (or Settings) may have switched it off while the Run key stays.
+    if (options.platform === 'win32') return settings.openAtLogin && settings.executableWillLaunchAtLogin ? 'on' : 'off';
+    // macOS 13 and later: registered, but the owner has not allowed it in System Settings yet.
+    if (options.platform === 'darwin' && settings.status === 'requires-approval') return 'needs-approval';
+    return settings.openAtLogin ? 'on' : 'off';
+  };
   return {
     available,
-    enabled: () => available && app.getLoginItemSettings(asSet).openAtLogin,
+    state,
     set(enabled) {
       if (options.platform === 'darwin' || options.platform === 'win32') {
-        // `args` is read on Windows; macOS tells with wasOpenedAtLogin instead.
-        app.setLoginItemSettings({ openAtLogin: enabled, ...asSet });
+        // `args` is read on Windows, where `enabled` (its default, said here) also turns Task
+        // Manager's switch back on; macOS tells with wasOpenedAtLogin instead.
+        app.setLoginItemSettings({ openAtLogin: enabled, ...asSet, ...(options.platform === 'win32' ? { enabled: true } : {}) });
       }
     },
     startedAtLogin: (argv) =>

@@ -1,5 +1,5 @@
 import type { Engine } from '../server/core/engine.js';
-import type { Autostart } from './autostart.js';
+import { LOGIN_ITEMS_SETTINGS, type Autostart } from './autostart.js';
 import type { DesktopContext } from './desktop-context.js';
 import type { createNotifier } from './notifications.js';
 import { runTrayAction, trayState, type BalanceCache } from './tray-actions.js';
@@ -33,7 +33,11 @@ export function startDesktopTray(
       notifier.asOwner(() =>
         runTrayAction(engine, owner, action, {
           open,
-          toggleStartAtLogin: () => autostart.set(!autostart.enabled()),
+          toggleStartAtLogin: () => {
+            const now = autostart.state();
+            if (now === 'needs-approval') void electron.shell.openExternal(LOGIN_ITEMS_SETTINGS);
+            else autostart.set(now === 'off');
+          },
           quit: () => electron.app.quit(),
         }),
       );
@@ -48,7 +52,7 @@ export function startDesktopTray(
     env: deps.env,
     icons: deps.icons,
     state: () => ({
-      ...trayState(engine, owner, balances.last(), autostart.available ? autostart.enabled() : null),
+      ...trayState(engine, owner, balances.last(), autostart.available ? autostart.state() : null),
       stopping: context.quitting,
     }),
     onAction: act,

@@ -43,7 +43,12 @@ export type BalanceCache = ReturnType<typeof createBalanceCache>;
  * the chain); balances from the last read. Everything the tray does goes through the engine, as the
  * owner, audited as "tray".
  */
-export function trayState(engine: Engine, owner: string, balances: BalanceSnapshot | null, startAtLogin: boolean | null): TrayState {
+export function trayState(
+  engine: Engine,
+  owner: string,
+  balances: BalanceSnapshot | null,
+  startAtLogin: TrayState['startAtLogin'],
+): TrayState {
   const principal: Principal = { kind: 'owner', owner };
   const { timeZone } = engine.readSettings(principal);
   return {

@@ -29,7 +29,7 @@ export interface TrayState {
    */
   notBackedUp?: 'phrase' | 'file' | null;
   /** Whether Coffer starts at login; null where that is not offered (not a packaged app). */
-  startAtLogin: boolean | null;
+  startAtLogin: 'on' | 'off' | 'needs-approval' | null;
   /** Quitting: in-flight payments are finishing. */
   stopping?: boolean;
 }
@@ -131,8 +131,16 @@ export function trayMenu(state: TrayState, kind: MenuKind = 'built-as-it-opens')
     items.push({ type: 'separator' });
   }
   items.push({ type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } });
-  if (state.startAtLogin !== null) {
-    items.push({ type: 'action', label: 'Start at login', action: { kind: 'toggle-start-at-login' }, checked: state.startAtLogin });
+  if (state.startAtLogin === 'needs-approval') {
+    // Asked for, but macOS waits for the owner to allow it: the item takes them there.
+    items.push({ type: 'action', label: 'Start at login: allow Coffer in System Settings…', action: { kind: 'toggle-start-at-login' } });
+  } else if (state.startAtLogin !== null) {
+    items.push({
+      type: 'action',
+      label: 'Start at login',
+      action: { kind: 'toggle-start-at-login' },
+      checked: state.startAtLogin === 'on',
+    });
   }
   items.push({ type: 'separator' }, { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } });
   return items;

@@ -709,16 +709,47 @@ describe('the desktop app per platform', () => {
       expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop'] });
       expect(checkbox()).toBe('false');
       clickMenuItem(menu(), 'Start at login');
-      expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: true, args: ['--hidden'] }] });
+      expect(app.calls).toContainEqual({
+        method: 'setLoginItemSettings',
+        args: [{ openAtLogin: true, args: ['--hidden'], enabled: true }],
+      });
       expect(app.fake.app.loginItems).toEqual([{ path: process.execPath, args: ['--hidden'] }]);
       app.timers.advance(TRAY_REBUILD_MS);
       // Windows finds the login item only by its path and arguments: read back with them, it is on.
       expect(checkbox()).toBe('true');
       clickMenuItem(menu(), 'Start at login');
-      expect(app.calls).toContainEqual({ method: 'setLoginItemSettings', args: [{ openAtLogin: false, args: ['--hidden'] }] });
+      expect(app.calls).toContainEqual({
+        method: 'setLoginItemSettings',
+        args: [{ openAtLogin: false, args: ['--hidden'], enabled: true }],
+      });
       expect(app.fake.app.loginItems).toEqual([]);
       app.timers.advance(TRAY_REBUILD_MS);
       expect(checkbox()).toBe('false');
+      // On again, then switched off in Task Manager: the menu says off, and a click turns it on there too.
+      clickMenuItem(menu(), 'Start at login');
+      app.fake.app.startupApproved = false;
+      expect(checkbox()).toBe('false');
+      clickMenuItem(menu(), 'Start at login');
+      expect(app.fake.app.startupApproved).toBe(true);
+      expect(checkbox()).toBe('true');
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('macOS 13 and later: start at login waiting for the owner to allow it says so, and opens System Settings there', async () => {
+    const app = await startDesktop({ platform: 'darwin', packaged: true, argv: ['coffer', '--hidden'] });
+    try {
+      app.fake.app.loginItemNeedsApproval = true;
+      clickMenuItem(app.tray().openInPanel().menu, 'Start at login');
+      expect(menuLabels(app.tray().openInPanel().menu)).toContain('Start at login: allow Coffer in System Settings…');
+      clickMenuItem(app.tray().openInPanel().menu, 'Start at login: allow Coffer in System Settings…');
+      expect(app.fake.shell.opened).toEqual(['x-apple.systempreferences:com.apple.LoginItems-Settings.extension']);
+      // Allowed there: a plain checked item again.
+      app.fake.app.loginItemNeedsApproval = false;
+      expect(JSON.stringify(app.tray().openInPanel().menu!.template)).toMatch(
+        /"label":"Start at login","enabled":true,"type":"checkbox","checked":true/,
+      );
     } finally {
       await app.stop();
     }

@@ -14,7 +14,7 @@ describe('the tray drives the real engine', () => {
   const effects = { open: () => undefined, toggleStartAtLogin: () => undefined, quit: () => undefined };
 
   const click = async (label: string) => {
-    const menu = trayMenu(trayState(t.coffer.engine, t.owner, null, false));
+    const menu = trayMenu(trayState(t.coffer.engine, t.owner, null, 'off'));
     const item = flatten(menu).find((i): i is Extract<TrayItem, { type: 'action' }> => i.type === 'action' && i.label === label);
     expect(item, `menu item "${label}"`).toBeDefined();
     return runTrayAction(t.coffer.engine, t.owner, item!.action as TrayAction, effects);
@@ -27,7 +27,7 @@ describe('the tray drives the real engine', () => {
     await click('Stop tray-one');
     const refused = await pay('tray-one', agent.apiKey);
     expectError(refused, 403, 'agent_suspended');
-    const state = trayState(t.coffer.engine, t.owner, null, false);
+    const state = trayState(t.coffer.engine, t.owner, null, 'off');
     expect(iconState(state)).toBe('attention');
     expect(t.coffer.engine.ctx.store.listAudit(t.owner, 5).find((e) => e.action === 'agent.kill')?.actor).toBe('tray');
     await click('Resume tray-one');
@@ -38,18 +38,19 @@ describe('the tray drives the real engine', () => {
     const a = await fundedAgent(t, 'tray-a', '1.00');
     const b = await fundedAgent(t, 'tray-b', '1.00');
     expect((await click('Stop all agents')).stopped).toEqual(expect.arrayContaining(['tray-a', 'tray-b']));
-    const state = trayState(t.coffer.engine, t.owner, null, false);
+    const state = trayState(t.coffer.engine, t.owner, null, 'off');
     expect(state.agents.every((agent) => agent.status === 'suspended')).toBe(true);
     expect((await pay('tray-a', a.apiKey)).body.code).toBe('agent_suspended');
     expect((await pay('tray-b', b.apiKey)).body.code).toBe('agent_suspended');
-    const stopAll = flatten(trayMenu(state)).find((i) => i.type === 'action' && i.action.kind === 'stop-all');
-    expect(stopAll).toMatchObject({ enabled: false });
+    // The brake stays where it was, the same item: a second click stops nothing more.
+    expect(trayMenu(state)[0]).toEqual({ type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } });
+    expect((await click('Stop all agents')).stopped).toEqual([]);
   });
 
   it('shows pending approvals from the engine', async () => {
     const agent = await fundedAgent(t, 'tray-asker', '1.00');
     await t.api('POST', t.withOwner('/v1/agents/tray-asker/allocate'), { key: agent.apiKey, body: { amount: '2.00' } });
-    const state = trayState(t.coffer.engine, t.owner, null, false);
+    const state = trayState(t.coffer.engine, t.owner, null, 'off');
     expect(state.pendingApprovals).toContainEqual(
       expect.objectContaining({ agentId: 'tray-asker', summary: 'Allocate 2.00 USDC to its wallet' }),
     );
@@ -65,7 +66,7 @@ describe('the tray drives the real engine', () => {
         body: { dailyBudget: '50.00', expiresAt: '2099-12-31' },
       });
       expect(asked.status).toBe(202);
-      const state = trayState(t.coffer.engine, t.owner, null, false);
+      const state = trayState(t.coffer.engine, t.owner, null, 'off');
       expect(state.pendingApprovals.find((a) => a.agentId === 'tray-ending')?.summary).toBe(
         'Change its policy: daily budget → 50.00 USDC; end → the end of 2099-12-31',
       );

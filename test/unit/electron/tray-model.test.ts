@@ -17,7 +17,7 @@ const base: TrayState = {
     { agentId: 'beta', displayName: 'Beta', status: 'active', statusReason: null, warning: null, balance: '0.50' },
   ],
   pendingApprovals: [],
-  startAtLogin: false,
+  startAtLogin: 'off',
 };
 
 const flatten = (items: TrayItem[]): TrayItem[] =>
@@ -141,7 +141,7 @@ describe('tray icon and menu, computed from engine state', () => {
     expect(many.filter((i) => i.type === 'submenu')).toHaveLength(MAX_AGENT_ITEMS);
     expect(labels(many)).toContain('25 more in the dashboard…');
     expect(
-      flatten(trayMenu({ ...base, startAtLogin: true })).find((i) => i.type === 'action' && i.label === 'Start at login'),
+      flatten(trayMenu({ ...base, startAtLogin: 'on' })).find((i) => i.type === 'action' && i.label === 'Start at login'),
     ).toMatchObject({ checked: true });
   });
 
