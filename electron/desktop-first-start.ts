@@ -45,7 +45,10 @@ export async function offerRestore(
     quitAsked = true;
     window?.destroy();
   };
-  const showSetup = () => window?.focus();
+  // The owner may have closed it already (a restore still finishing): a destroyed window throws.
+  const showSetup = () => {
+    if (window !== null && !window.isDestroyed()) window.focus();
+  };
   app.on('window-all-closed', keepRunning);
   app.on('before-quit', quitAfterRestore);
   app.on('second-instance', showSetup);

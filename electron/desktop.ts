@@ -29,6 +29,9 @@ async function start(context: DesktopContext): Promise<void> {
   const { app } = electron;
   const relaunch = createRelaunch();
   if (!claimSingleInstance(app, deps.platform, relaunch.launchedAgain)) return;
+  // Until the graceful stop is in place, a quit (Cmd+Q, the first start's window closed once the
+  // owner chose) waits for the engine to open, so nothing is cut midway; then it runs that stop.
+  const opening = holdQuitWhileOpening(app);
   await whenAppReady(app, deps.platform);
   // Before anything shows (the first start's window): no Reload, and Quit where no tray is seen.
   setAppMenu(electron, { platform: deps.platform, stopAll: null, quit: () => app.quit() });
@@ -58,11 +61,9 @@ async function start(context: DesktopContext): Promise<void> {
   // Launched again while it started: the dashboard it asked for (the first start's window, if any, is it).
   relaunch.ready(open);
   context.trayIcon = tray.tray;
-  app.on('window-all-closed', () => {
-    // Closing the window keeps Coffer running in the tray.
-  });
   stopGracefullyOnQuit(context, { tray, unsubscribe, balanceRefresh, server, chainWatch, coffer, connectionFile });
   log(`Coffer ${deps.version} running in the tray; dashboard at ${server.url}`);
+  if (opening.release()) return app.quit();
 
   if (context.smoke) return smokeAndQuit(context, { engine, owner, tray, open: dashboard.open, window: dashboard.window, act });
   // A launch someone made (not at login) opens the dashboard, the first and every later one: where
@@ -86,4 +87,27 @@ function failToStart(context: DesktopContext, error: unknown): void {
   context.log(`coffer: cannot start: ${(error as Error).message}`);
   context.electron.dialog.showErrorBox('Coffer cannot start', `${(error as Error).message}${where ? `\n\nThe log is at ${where}` : ''}`);
   context.exit(1);
+}
+
+/**
+ * From the start until the graceful stop is in place: closing the last window keeps Coffer
+ * running (as it does later, in the tray), and a quit is held and remembered. `release` lets quits
+ * through again and says whether one was asked meanwhile.
+ */
+function holdQuitWhileOpening(app: DesktopContext['electron']['app']): { release(): boolean } {
+  let asked = false;
+  app.on('window-all-closed', () => {
+    // Closing the window keeps Coffer running (in the tray, once it runs).
+  });
+  const hold = (event: { preventDefault(): void }) => {
+    event.preventDefault();
+    asked = true;
+  };
+  app.on('before-quit', hold);
+  return {
+    release() {
+      app.removeListener('before-quit', hold);
+      return asked;
+    },
+  };
 }

@@ -31,6 +31,8 @@ export async function openDashboardWindow(
   // lands on the route asked for (the page checks it is a #/ route).
   const signedIn = `${options.loginUrl()}&next=${encodeURIComponent(options.route)}`;
   if (options.existing && !options.existing.isDestroyed()) {
+    // A minimized window is not brought back by show() or focus() (Electron's BrowserWindow docs).
+    if (options.existing.isMinimized()) options.existing.restore();
     await options.existing.loadURL(signedIn);
     options.existing.show();
     options.existing.focus();

@@ -510,13 +510,17 @@ describe('the desktop app when things go wrong', () => {
         // Closed while the restore runs (it holds the data dir's lock): it is not cut.
         await waitFor(() => existsSync(join(dataDir, 'coffer.lock')), 'the restore started');
         fake.BrowserWindow.instances[0]!.userCloses();
+        // Launched again meanwhile: the closed window is not brought up (Electron would throw).
+        fake.app.emit('second-instance');
         await restoring.catch(() => undefined);
       },
     });
     try {
       expect(app.fake.app.exitCode).toBeNull();
       expect(menuLabels(app.tray().menu)).toContain('● kept');
-      expect(app.fake.BrowserWindow.instances).toHaveLength(1);
+      // The closed setup window stays closed; the launch made meanwhile opens the dashboard once it runs.
+      await waitFor(() => app.fake.BrowserWindow.instances.length === 2, 'the relaunch opened the dashboard');
+      expect(app.fake.BrowserWindow.instances[0]!.destroyed).toBe(true);
       expect(readdirSync(app.dataDir)).not.toContain('.first-start-upload.coffer');
     } finally {
       await app.stop();
@@ -575,6 +579,47 @@ describe('the desktop app when things go wrong', () => {
     expect(destroyed).toBeGreaterThanOrEqual(0);
     expect(destroyed).toBeLessThan(app.calls.findIndex((call) => call.method === 'app.exit'));
     expect(app.tray().destroyed).toBe(true);
+  });
+
+  it('a quit asked while the engine still opens waits for it, then stops gracefully (nothing cut midway)', async () => {
+    const dataDir = tempDataDir();
+    try {
+      await (await startDesktop({ dataDir, argv: ['coffer', '--hidden'] })).stop();
+      const app = await startDesktop({
+        dataDir,
+        argv: ['coffer', '--hidden'],
+        whileStarting: async (fake) => {
+          await waitFor(() => existsSync(join(dataDir, 'coffer.lock')), 'the engine is opening');
+          fake.app.quit();
+        },
+      });
+      await waitFor(() => app.fake.app.exitCode !== null, 'the app exited');
+      expect(app.fake.app.exitCode).toBe(0);
+      // It ran, then stopped as any quit does: the tray taken down before the exit, the connection file gone.
+      const exit = app.calls.findIndex((call) => call.method === 'app.exit');
+      expect(app.calls.findIndex((call) => call.method === 'tray.destroy')).toBeGreaterThanOrEqual(0);
+      expect(app.calls.findIndex((call) => call.method === 'tray.destroy')).toBeLessThan(exit);
+      expect(existsSync(join(dataDir, 'connection.json'))).toBe(false);
+      await app.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a minimized dashboard is brought back by the next open, signed in afresh', async () => {
+    const app = await startDesktop({ argv: ['coffer', '--hidden'] });
+    try {
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => app.fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the dashboard opened');
+      const window = app.fake.BrowserWindow.instances[0]!;
+      window.minimize();
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => window.loaded.length === 2, 'opened again');
+      expect(window.isMinimized()).toBe(false);
+      expect(app.fake.BrowserWindow.instances).toHaveLength(1);
+    } finally {
+      await app.stop();
+    }
   });
 
   it('a window that fails to load is closed, and the next open makes a new one', async () => {
