@@ -2,6 +2,12 @@ import type { ElectronApi } from './electron-api.js';
 
 /** The installer's shortcut carries this id; Windows shows notifications only for a matching app id. */
 export const APP_ID = 'dev.coffer.desktop';
+/**
+ * The id of an unpackaged run (`npm start`): Electron points the Start menu shortcut of the app id it
+ * notifies under at its own executable, so under the installed app's id a development run would
+ * rewrite the installed Coffer's shortcut.
+ */
+export const DEV_APP_ID = `${APP_ID}.npm-start`;
 
 /**
  * Coffer launched again (second-instance), or reopened on macOS (activate): the dashboard opens.
@@ -36,7 +42,7 @@ export function claimSingleInstance(app: ElectronApi['app'], platform: NodeJS.Pl
   app.on('second-instance', launchedAgain);
   // macOS: clicking the app again (Finder, Spotlight) opens the dashboard.
   if (platform === 'darwin') app.on('activate', launchedAgain);
-  if (platform === 'win32') app.setAppUserModelId(APP_ID);
+  if (platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : DEV_APP_ID);
   return true;
 }
 

@@ -803,6 +803,8 @@ describe('the desktop app per platform', () => {
   it('Windows: a right-click pops the menu up with balances, made then; nothing replaces it while it shows; the glyph follows the taskbar', async () => {
     const app = await startDesktop({ platform: 'win32', darkTheme: false, darkPanel: true });
     try {
+      // Unpackaged (npm start): an app id of its own, so the installed Coffer's Start menu shortcut is left alone.
+      expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop.npm-start'] });
       // Windows 10's default: a dark taskbar beside light apps.
       expect(app.tray().image.path).toMatch(/tray-normal-on-dark\.png$/);
       await app.api('POST', '/v1/agents/deploy', { agentId: 'win-a', dailyBudget: '1', maxPerPayment: '1', fund: '2.5' });
