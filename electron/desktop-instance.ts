@@ -1,3 +1,4 @@
+import { StartDeclined, type DesktopContext } from './desktop-context.js';
 import type { ElectronApi } from './electron-api.js';
 
 /** The installer's shortcut carries this id; Windows shows notifications only for a matching app id. */
@@ -51,4 +52,36 @@ export async function whenAppReady(app: ElectronApi['app'], platform: NodeJS.Pla
   // Packaged on macOS, LSUIElement keeps Coffer out of the Dock (no flash); under `npm start` there
   // is no Info.plist of Coffer's, so it is hidden here.
   if (platform === 'darwin' && !app.isPackaged) app.dock?.hide();
+}
+
+/**
+ * macOS: a packaged Coffer run from outside the Applications folder (straight from its disk image, or
+ * a copy macOS translocated to a random read-only path) would hand MCP hosts and the login item a
+ * path that is gone once the image is ejected or the app moved. It offers to move itself first.
+ * Electron's move relaunches the copy once this process is gone and asks this one to quit
+ * (electron_bundle_mover.mm); the start ends here with nothing made. Not asked in the smoke check.
+ */
+export async function offerMoveToApplications(context: DesktopContext): Promise<void> {
+  const { electron, deps, log } = context;
+  const { app } = electron;
+  if (deps.platform !== 'darwin') return;
+  if (!app.isPackaged || context.smoke || app.isInApplicationsFolder()) return;
+  app.focus({ steal: true });
+  const { response } = await electron.dialog.showMessageBox({
+    type: 'question',
+    title: 'Coffer',
+    message: 'Move Coffer to the Applications folder?',
+    detail:
+      'Coffer is running from a disk image or a temporary copy. MCP hosts and start at login keep the path Coffer runs from, so they would lose it once the image is ejected.',
+    buttons: ['Move to Applications', 'Not now'],
+    defaultId: 0,
+    cancelId: 1,
+  });
+  if (response !== 0) return;
+  try {
+    if (app.moveToApplicationsFolder()) throw new StartDeclined();
+  } catch (error) {
+    if (error instanceof StartDeclined) throw error;
+    log(`coffer: could not move to Applications (${(error as Error).message}); starting from here`);
+  }
 }

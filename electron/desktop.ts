@@ -5,7 +5,7 @@ import { createAutostart } from './autostart.js';
 import { createDashboardOpener } from './dashboard-opener.js';
 import { createDesktopContext, StartDeclined, type DesktopContext, type DesktopDeps } from './desktop-context.js';
 import { openTreasury } from './desktop-engine.js';
-import { claimSingleInstance, createRelaunch, whenAppReady } from './desktop-instance.js';
+import { claimSingleInstance, createRelaunch, offerMoveToApplications, whenAppReady } from './desktop-instance.js';
 import { stopGracefullyOnQuit } from './desktop-quit.js';
 import { startBalanceRefresh, startDesktopTray } from './desktop-tray.js';
 import { createNotifier } from './notifications.js';
@@ -33,6 +33,7 @@ async function start(context: DesktopContext): Promise<void> {
   // owner chose) waits for the engine to open, so nothing is cut midway; then it runs that stop.
   const opening = holdQuitWhileOpening(app);
   await whenAppReady(app, deps.platform);
+  await offerMoveToApplications(context);
   // Before anything shows (the first start's window): no Reload, and Quit where no tray is seen.
   setAppMenu(electron, { platform: deps.platform, stopAll: null, quit: () => app.quit() });
   const { settings, coffer, server, setupWindow, setupClosed } = await openTreasury(context);

@@ -782,6 +782,39 @@ describe('the desktop app per platform', () => {
     }
   });
 
+  it('macOS, run from a disk image or a translocated copy: it offers to move itself to Applications first (MCP configs and start at login need a place that stays)', async () => {
+    const dataDir = tempDataDir();
+    try {
+      const moved = await startDesktop({
+        platform: 'darwin',
+        packaged: true,
+        dataDir,
+        answers: [0],
+        whileStarting: async (fake) => void (fake.app.inApplicationsFolder = false),
+      });
+      expect(moved.fake.dialog.boxes[0]).toMatchObject({ message: 'Move Coffer to the Applications folder?' });
+      expect(moved.calls.map((call) => call.method)).toContain('moveToApplicationsFolder');
+      // The copy in Applications starts instead: this one made nothing and ends.
+      await waitFor(() => moved.fake.app.exitCode !== null, 'it quit for the moved copy');
+      expect(moved.fake.app.exitCode).toBe(0);
+      expect(moved.fake.Tray.instances).toHaveLength(0);
+      expect(existsSync(join(dataDir, 'coffer.db'))).toBe(false);
+      // "Not now": it starts from where it is.
+      const stayed = await startDesktop({
+        platform: 'darwin',
+        packaged: true,
+        argv: ['coffer', '--hidden'],
+        answers: [1],
+        whileStarting: async (fake) => void (fake.app.inApplicationsFolder = false),
+      });
+      expect(stayed.fake.dialog.boxes[0]).toMatchObject({ message: 'Move Coffer to the Applications folder?' });
+      expect(stayed.fake.Tray.instances).toHaveLength(1);
+      await stayed.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('macOS 13 and later: start at login waiting for the owner to allow it says so, and opens System Settings there', async () => {
     const app = await startDesktop({ platform: 'darwin', packaged: true, argv: ['coffer', '--hidden'] });
     try {
