@@ -33,7 +33,7 @@ export async function openDashboardWindow(
   if (options.existing && !options.existing.isDestroyed()) {
     // A minimized window is not brought back by show() or focus() (Electron's BrowserWindow docs).
     if (options.existing.isMinimized()) options.existing.restore();
-    await options.existing.loadURL(signedIn);
+    await signInAgain(options.existing, signedIn);
     options.existing.show();
     options.existing.focus();
     return options.existing;
@@ -79,4 +79,27 @@ export async function openDashboardWindow(
     throw error;
   }
   return window;
+}
+
+/**
+ * Loads the open window on a fresh sign-in, unless its page holds input the owner typed and did not
+ * send (renderer/src/lib/unsaved-input.ts): the page's beforeunload cancels, Electron emits
+ * `will-prevent-unload`, and with no preventDefault the load does not happen (Electron's docs).
+ * Whether loadURL's promise settles then is not documented, so the refusal itself ends the wait; the
+ * window is then brought up as it is.
+ */
+async function signInAgain(window: BrowserWindow, signedIn: string): Promise<void> {
+  let onRefused: () => void = () => undefined;
+  const refused = new Promise<'refused'>((resolve) => {
+    onRefused = () => resolve('refused');
+    window.webContents.once('will-prevent-unload', onRefused);
+  });
+  const loading = window.loadURL(signedIn).then(() => 'loaded' as const);
+  try {
+    await Promise.race([loading, refused]);
+  } finally {
+    window.webContents.removeListener('will-prevent-unload', onRefused);
+    // A load the page refused may still settle later, as a failure nobody waits for.
+    loading.catch(() => undefined);
+  }
 }

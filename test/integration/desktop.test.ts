@@ -622,6 +622,28 @@ describe('the desktop app when things go wrong', () => {
     }
   });
 
+  it('an open keeps what the owner typed and did not send: the page refuses the reload, and the window is brought up as it is', async () => {
+    const app = await startDesktop({ argv: ['coffer', '--hidden'] });
+    try {
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => app.fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the dashboard opened');
+      const window = app.fake.BrowserWindow.instances[0]!;
+      window.webContents.refusesUnload = true;
+      window.minimize();
+      const focused = window.focused;
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => window.focused > focused, 'brought up');
+      expect(window.loaded).toHaveLength(1);
+      expect(window.isMinimized()).toBe(false);
+      // Sent (or gone): the next open signs it in afresh.
+      window.webContents.refusesUnload = false;
+      clickMenuItem(app.tray().menu, 'Open dashboard');
+      await waitFor(() => window.loaded.length === 2, 'signed in afresh');
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('a window that fails to load is closed, and the next open makes a new one', async () => {
     const app = await startDesktop({ argv: ['coffer', '--hidden'] });
     try {
