@@ -396,7 +396,7 @@ if (process.env.BENCH_ONLY === 'what-if') {
   console.log(whatIfLine(await whatIfRun()));
   process.exit(0);
 }
-// BENCH_ONLY=what-if-load: /pay alone and beside an agent hammering the what-if (a few minutes).
+// BENCH_ONLY=what-if-load: /pay alone and beside an agent hammering the what-if (a few minutes; also in the whole run).
 if (process.env.BENCH_ONLY === 'what-if-load') {
   for (const line of whatIfLoadLines(await whatIfLoadRun(TRANSFERS, Number(process.env.BENCH_WHAT_IF_ROUNDS ?? 3)))) console.log(line);
   process.exit(0);
@@ -408,6 +408,7 @@ const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
 const budgets = await budgetsRun(Number(process.env.BENCH_BUDGET_N ?? 300));
 const whatIf = await whatIfRun();
+const whatIfLoad = await whatIfLoadRun(TRANSFERS, Number(process.env.BENCH_WHAT_IF_ROUNDS ?? 3));
 const dir = tempDataDir();
 const firstStart = await serveStartup(dir);
 const warmStart = await serveStartup(dir);
@@ -447,6 +448,7 @@ console.log(
   `ratio p50 (10 budgets / daily alone): ${(budgets.budgeted.p50 / budgets.plain.p50).toFixed(3)}, within reach ${(budgets.reached.p50 / budgets.plain.p50).toFixed(3)}; the budgets set over that history in ${budgets.setMs.toFixed(0)} ms`,
 );
 console.log(whatIfLine(whatIf));
+for (const line of whatIfLoadLines(whatIfLoad)) console.log(line);
 console.log(
   `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp, overRpc.agentProcess].reduce((sum, row) => sum + row.failures, 0)}`,
 );
