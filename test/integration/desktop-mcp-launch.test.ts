@@ -45,6 +45,23 @@ describe('the MCP launch the desktop app prints', () => {
     return client;
   }
 
+  /** A funded agent's variables, as its MCP config carries them (with a fresh key). */
+  async function agentEnv(agentId: string): Promise<Record<string, string>> {
+    await fundedAgent(t, agentId, '1.00');
+    const key = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/key`));
+    return { COFFER_URL: t.url, COFFER_OWNER: t.owner, COFFER_AGENT_ID: agentId, COFFER_API_KEY: key.body.apiKey as string };
+  }
+
+  /** The balance the bridge reads for a host started with this launch. */
+  async function balanceThrough(launch: Parameters<typeof hostOf>[0], extraEnv: Record<string, string> = {}) {
+    const client = await hostOf(launch, extraEnv);
+    try {
+      return await balanceOf(client);
+    } finally {
+      await client.close();
+    }
+  }
+
   const balanceOf = async (client: Client) =>
     ((await client.callTool({ name: 'check_balance', arguments: {} })) as { structuredContent?: { balance?: string } }).structuredContent
       ?.balance;
@@ -71,25 +88,11 @@ describe('the MCP launch the desktop app prints', () => {
   });
 
   it('an MCP host configured by an earlier version (the bridge file, ELECTRON_RUN_AS_NODE) still reaches the bridge', async () => {
-    await fundedAgent(t, 'old-config', '1.00');
-    const key = await t.api('POST', t.withOwner('/v1/agents/old-config/key'));
     // With the fuse off, Electron ignores the variable and runs the app with these arguments.
-    const client = await hostOf({
-      command: process.execPath,
-      args: [main, join(dataDir, 'mcp', 'coffer-mcp.mjs'), 'mcp'],
-      env: {
-        ELECTRON_RUN_AS_NODE: '1',
-        COFFER_URL: t.url,
-        COFFER_OWNER: t.owner,
-        COFFER_AGENT_ID: 'old-config',
-        COFFER_API_KEY: key.body.apiKey as string,
-      },
-    });
-    try {
-      expect(await balanceOf(client)).toBe('1.00');
-    } finally {
-      await client.close();
-    }
+    const env = { ELECTRON_RUN_AS_NODE: '1', ...(await agentEnv('old-config')) };
+    expect(await balanceThrough({ command: process.execPath, args: [main, join(dataDir, 'mcp', 'coffer-mcp.mjs'), 'mcp'], env })).toBe(
+      '1.00',
+    );
   });
 
   it('on AppImage, where user namespaces are restricted (Ubuntu 24.04), the --no-sandbox its AppRun puts first is ignored', async () => {
@@ -132,20 +135,8 @@ describe('the MCP launch the desktop app prints', () => {
       );
       const launch = desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: appImage }, null);
       expect(launch).toEqual({ command: appImage, args: [MCP_FLAG], env: {} });
-      await fundedAgent(t, 'appimage-agent', '1.00');
-      const key = await t.api('POST', t.withOwner('/v1/agents/appimage-agent/key'));
-      const client = await hostOf(launch, {
-        PATH: `${stub}:${process.env.PATH ?? ''}`,
-        COFFER_URL: t.url,
-        COFFER_OWNER: t.owner,
-        COFFER_AGENT_ID: 'appimage-agent',
-        COFFER_API_KEY: key.body.apiKey as string,
-      });
-      try {
-        expect(await balanceOf(client)).toBe('1.00');
-      } finally {
-        await client.close();
-      }
+      const env = { PATH: `${stub}:${process.env.PATH ?? ''}`, ...(await agentEnv('appimage-agent')) };
+      expect(await balanceThrough(launch, env)).toBe('1.00');
       // What AppRun handed the executable: its --no-sandbox first, then the launch's own.
       expect(readFileSync(handed, 'utf8').trim()).toBe('--no-sandbox --coffer-mcp');
     } finally {
