@@ -1,3 +1,7 @@
+import { createReadStream, fstatSync } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { isatty, ReadStream } from 'node:tty';
 import { defaultConfigPath } from '../server/linked-agent/agent-config.js';
 import { packageVersion } from '../server/package/package-files.js';
 import { runMcpServer } from '../server/mcp/mcp-server.js';
@@ -35,6 +39,22 @@ export function configArgument(argv: readonly string[]): string | null {
 
 /** Serves MCP on stdio until the host closes it, then ends the process (Electron's would run on). */
 export async function runMcpInApp(argv: readonly string[]): Promise<never> {
-  const code = await runMcpServer({ configPath: configArgument(argv) ?? defaultConfigPath(), version: packageVersion() });
+  const code = await runMcpServer({
+    configPath: configArgument(argv) ?? defaultConfigPath(),
+    version: packageVersion(),
+    stdin: hostInput(),
+  });
   process.exit(code);
+}
+
+/**
+ * What the host writes, read from descriptor 0 as Node makes `process.stdin` (a terminal, a file, else
+ * a pipe or socket). Electron's main process on Windows replaces `process.stdin` with a stream that
+ * has already ended, whatever the parent gave (lib/common/init.ts: "Always returns EOF for stdin
+ * stream"), which would end the bridge at once; the descriptor itself holds the host's pipe.
+ */
+function hostInput(): Readable {
+  if (isatty(0)) return new ReadStream(0);
+  if (fstatSync(0).isFile()) return createReadStream('', { fd: 0, autoClose: false });
+  return new Socket({ fd: 0, readable: true, writable: false });
 }

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import type { Readable } from 'node:stream';
+import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { agentCredentials } from '../linked-agent/agent-config.js';
@@ -16,7 +17,12 @@ import { DEFAULT_HELD_WAIT_MS, OwnerDecisions } from './owner-decision.js';
  * (2025-11-25 and earlier) and one that opens with `server/discover` (2026-07-28) each get a server
  * built by the same factory, so the tools are the same whichever revision the host speaks.
  */
-export async function runMcpServer(options: { configPath: string; version: string }): Promise<number> {
+export async function runMcpServer(options: {
+  configPath: string;
+  version: string;
+  /** The host's messages; `process.stdin` unless the runtime's stand-in is not it (electron/mcp-mode.ts). */
+  stdin?: Readable;
+}): Promise<number> {
   const heldWaitMs = heldWaitFromEnv();
   let tools: ToolContext;
   try {
@@ -45,16 +51,20 @@ export async function runMcpServer(options: { configPath: string; version: strin
     };
     process.stderr.write(`coffer mcp: not configured: ${why}\n`);
   }
-  const handle = serveStdio(() => {
-    const server = new McpServer(
-      { name: 'coffer', version: options.version },
-      // A round coming back from the owner's decision page carries state this bridge sealed.
-      { capabilities: { tools: {} }, requestState: { verify: tools.decisions.verify } },
-    );
-    registerTools(server, tools);
-    return server;
-  });
-  return servedUntilClosed(handle);
+  const stdin = options.stdin ?? process.stdin;
+  const handle = serveStdio(
+    () => {
+      const server = new McpServer(
+        { name: 'coffer', version: options.version },
+        // A round coming back from the owner's decision page carries state this bridge sealed.
+        { capabilities: { tools: {} }, requestState: { verify: tools.decisions.verify } },
+      );
+      registerTools(server, tools);
+      return server;
+    },
+    options.stdin === undefined ? {} : { transport: new StdioServerTransport(options.stdin, process.stdout) },
+  );
+  return servedUntilClosed(handle, stdin);
 }
 
 /** A client whose every call answers why this bridge has no agent (not_configured). */
@@ -76,14 +86,14 @@ function heldWaitFromEnv(): number {
  * would otherwise keep the bridge alive, and an x402 purchase approved later would be bought for
  * nobody; not bought, its approval is simply unused).
  */
-function servedUntilClosed(handle: StdioServerHandle): Promise<number> {
+function servedUntilClosed(handle: StdioServerHandle, stdin: Readable): Promise<number> {
   return new Promise((resolve) => {
     const stop = () =>
       void handle.close().then(() => {
         resolve(0);
         setImmediate(() => process.exit(0));
       });
-    process.stdin.once('end', stop);
+    stdin.once('end', stop);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });

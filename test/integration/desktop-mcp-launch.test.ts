@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -85,6 +86,14 @@ describe('the MCP launch the desktop app prints', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("serves where the main process's stdin is a stream that has already ended (Electron on Windows): it reads descriptor 0", async () => {
+    const env = await agentEnv('windows-agent');
+    const windowsMain = fileURLToPath(new URL('../fixtures/electron-windows-stdin.mjs', import.meta.url));
+    expect(
+      await balanceThrough({ command: process.execPath, args: ['--import', pathToFileURL(windowsMain).href, main, MCP_FLAG], env }),
+    ).toBe('1.00');
   });
 
   it('an MCP host configured by an earlier version (the bridge file, ELECTRON_RUN_AS_NODE) still reaches the bridge', async () => {
