@@ -33,7 +33,7 @@ export async function openDashboardWindow(
   if (options.existing && !options.existing.isDestroyed()) {
     // A minimized window is not brought back by show() or focus() (Electron's BrowserWindow docs).
     if (options.existing.isMinimized()) options.existing.restore();
-    await signInAgain(options.existing, signedIn);
+    await signInAgain(options.existing, signedIn, options.route);
     options.existing.show();
     options.existing.focus();
     return options.existing;
@@ -70,6 +70,12 @@ export async function openDashboardWindow(
     if (/^https?:\/\//.test(url)) void electron.shell.openExternal(url);
     return { action: 'deny' };
   });
+  // A page holding input the owner typed refuses to unload (renderer/src/lib/unsaved-input.ts). That
+  // refusal is for Coffer's own reload only (signInAgain): the owner closing the window, or any other
+  // unload, goes ahead (without this, Electron cancels the close without a word).
+  window.webContents.on('will-prevent-unload', (event) => {
+    if (!reloading.has(window)) event.preventDefault();
+  });
   window.once('ready-to-show', () => window.show());
   try {
     await window.loadURL(signedIn);
@@ -81,25 +87,33 @@ export async function openDashboardWindow(
   return window;
 }
 
+/** Windows being signed in afresh by signInAgain: their page may refuse that, and only that. */
+const reloading = new WeakSet<BrowserWindow>();
+
 /**
  * Loads the open window on a fresh sign-in, unless its page holds input the owner typed and did not
  * send (renderer/src/lib/unsaved-input.ts): the page's beforeunload cancels, Electron emits
- * `will-prevent-unload`, and with no preventDefault the load does not happen (Electron's docs).
- * Whether loadURL's promise settles then is not documented, so the refusal itself ends the wait; the
- * window is then brought up as it is.
+ * `will-prevent-unload`, and the load is cancelled (loadURL then rejects with ERR_ABORTED). The
+ * refusal itself ends the wait. The window is then brought up as it is; a route asked for (a
+ * notification's page) is reached inside the page, which keeps the input.
  */
-async function signInAgain(window: BrowserWindow, signedIn: string): Promise<void> {
+async function signInAgain(window: BrowserWindow, signedIn: string, route: string): Promise<void> {
   let onRefused: () => void = () => undefined;
   const refused = new Promise<'refused'>((resolve) => {
     onRefused = () => resolve('refused');
     window.webContents.once('will-prevent-unload', onRefused);
   });
+  reloading.add(window);
   const loading = window.loadURL(signedIn).then(() => 'loaded' as const);
   try {
-    await Promise.race([loading, refused]);
+    if ((await Promise.race([loading, refused])) === 'refused' && route !== '#/') {
+      // A #/ route only (openDashboardWindow's callers name routes of the dashboard's own).
+      if (/^#\/[\w\-/%.]*$/.test(route)) await window.webContents.executeJavaScript(`location.hash = ${JSON.stringify(route)}`);
+    }
   } finally {
+    reloading.delete(window);
     window.webContents.removeListener('will-prevent-unload', onRefused);
-    // A load the page refused may still settle later, as a failure nobody waits for.
+    // A refused load settles later, as a failure nobody waits for.
     loading.catch(() => undefined);
   }
 }

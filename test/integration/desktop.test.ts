@@ -635,10 +635,22 @@ describe('the desktop app when things go wrong', () => {
       await waitFor(() => window.focused > focused, 'brought up');
       expect(window.loaded).toHaveLength(1);
       expect(window.isMinimized()).toBe(false);
+      // A notification's page: reached inside the page (its route), the input kept.
+      expect((await app.api('POST', '/v1/agents/deploy', { agentId: 'typed', dailyBudget: '1', maxPerPayment: '1' })).status).toBe(200);
+      await app.api('POST', '/v1/agents/typed/kill');
+      app.fake.Notification.instances.at(-1)!.emit('click');
+      await waitFor(
+        () => app.calls.some((call) => call.method === 'executeJavaScript' && String(call.args[0]).includes('#/agents/typed')),
+        'the page went to the agent',
+      );
+      expect(window.loaded).toHaveLength(1);
       // Sent (or gone): the next open signs it in afresh.
       window.webContents.refusesUnload = false;
       clickMenuItem(app.tray().menu, 'Open dashboard');
       await waitFor(() => window.loaded.length === 2, 'signed in afresh');
+      // The owner closing the window with input still typed closes it: only Coffer's reload is refused.
+      window.webContents.refusesUnload = true;
+      expect(window.userCloses()).toBe(true);
     } finally {
       await app.stop();
     }
