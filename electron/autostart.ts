@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { appImageOf } from './app-image.js';
 import type { ElectronApi } from './electron-api.js';
 
 /** Passed to Coffer when it starts at login: it then stays in the tray instead of opening a window. */
@@ -45,8 +46,8 @@ export function createAutostart(
   const available = app.isPackaged && (options.platform === 'darwin' || options.platform === 'win32' || options.platform === 'linux');
   if (options.platform === 'linux') {
     const file = join(options.env.XDG_CONFIG_HOME || join(options.home, '.config'), 'autostart', 'coffer.desktop');
-    // On AppImage the executable is in a mount made at each start: $APPIMAGE is the file itself.
-    const command = options.env.APPIMAGE || options.execPath;
+    // On AppImage the executable is in a mount made at each start: the entry names the image file.
+    const command = appImageOf(options.execPath, options.env) ?? options.execPath;
     return {
       available,
       state: () => (existsSync(file) ? 'on' : 'off'),

@@ -169,6 +169,9 @@ export function createTrayController(options: TrayControllerOptions) {
 
   const tray = new electron.Tray(image('normal'));
   if (platform === 'darwin') {
+    // A quick second click would be a double-click, which opens no menu (tray_icon_cocoa.mm emits
+    // `click` only for a single one): every click opens it.
+    tray.setIgnoreDoubleClickEvents(true);
     tray.on('click', popUp);
     tray.on('right-click', popUp);
   } else {

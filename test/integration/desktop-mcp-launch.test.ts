@@ -142,7 +142,7 @@ describe('the MCP launch the desktop app prints', () => {
         ].join('\n'),
         { mode: 0o755 },
       );
-      const launch = desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: appImage }, null);
+      const launch = desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: appImage, APPDIR: '/tmp/.mount_CofferXyz' }, null);
       expect(launch).toEqual({ command: appImage, args: [MCP_FLAG], env: {} });
       const env = { PATH: `${stub}:${process.env.PATH ?? ''}`, ...(await agentEnv('appimage-agent')) };
       expect(await balanceThrough(launch, env)).toBe('1.00');
@@ -159,8 +159,11 @@ describe('the MCP launch the desktop app prints', () => {
       args: [MCP_FLAG],
       env: {},
     });
-    expect(desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' }, null).command).toBe(
-      '/home/ada/Apps/Coffer.AppImage',
-    );
+    const mounted = { APPIMAGE: '/home/ada/Apps/Coffer.AppImage', APPDIR: '/tmp/.mount_CofferXyz' };
+    expect(desktopMcpLaunch('/tmp/.mount_CofferXyz/coffer', mounted, null).command).toBe('/home/ada/Apps/Coffer.AppImage');
+    // Variables inherited from another AppImage (Coffer started from an editor's terminal) are not Coffer's.
+    const inherited = { APPIMAGE: '/home/ada/Apps/Editor.AppImage', APPDIR: '/tmp/.mount_EditorAb' };
+    expect(desktopMcpLaunch('/opt/Coffer/coffer', inherited, null).command).toBe('/opt/Coffer/coffer');
+    expect(desktopMcpLaunch('/tmp/.mount_EditorAbX/coffer', inherited, null).command).toBe('/tmp/.mount_EditorAbX/coffer');
   });
 });

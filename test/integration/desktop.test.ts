@@ -680,6 +680,8 @@ describe('the desktop app per platform', () => {
       const windowsBefore = app.fake.BrowserWindow.instances.length;
       expect(menuLabels(app.tray().openInPanel().menu)[0]).toBe('Stop all agents');
       expect(app.tray().menusSet).toBe(0);
+      // A quick second click opens the menu too (macOS would call it a double-click otherwise).
+      expect(app.tray().ignoresDoubleClicks).toBe(true);
       expect(app.fake.BrowserWindow.instances).toHaveLength(windowsBefore);
       expect(app.tray().image).toMatchObject({ template: true, path: expect.stringMatching(/trayTemplate\.png$/) });
       expect(app.calls.some((call) => call.method === 'dock.hide')).toBe(true);
@@ -927,7 +929,12 @@ describe('the desktop app per platform', () => {
   });
 
   it('Linux, packaged: start at login is an XDG autostart entry that starts Coffer in the tray', async () => {
-    const app = await startDesktop({ platform: 'linux', packaged: true, env: { APPIMAGE: '/home/ada/Apps/Coffer.AppImage' } });
+    const app = await startDesktop({
+      platform: 'linux',
+      packaged: true,
+      env: { APPIMAGE: '/home/ada/Apps/Coffer.AppImage', APPDIR: '/tmp/.mount_CofferAb' },
+      deps: { execPath: '/tmp/.mount_CofferAb/coffer' },
+    });
     const entry = join(app.dataDir, '.config', 'autostart', 'coffer.desktop');
     try {
       clickMenuItem(app.tray().menu, 'Start at login');
