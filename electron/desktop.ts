@@ -6,7 +6,7 @@ import { createDashboardOpener } from './dashboard-opener.js';
 import { createDesktopContext, StartDeclined, type DesktopContext, type DesktopDeps } from './desktop-context.js';
 import { openTreasury } from './desktop-engine.js';
 import { claimSingleInstance, createRelaunch, offerMoveToApplications, whenAppReady } from './desktop-instance.js';
-import { stopGracefullyOnQuit } from './desktop-quit.js';
+import { QUIT_DEADLINE_MS, stopGracefullyOnQuit } from './desktop-quit.js';
 import { startBalanceRefresh, startDesktopTray } from './desktop-tray.js';
 import { createNotifier } from './notifications.js';
 import { runSmokeChecks } from './smoke.js';
@@ -31,7 +31,7 @@ async function start(context: DesktopContext): Promise<void> {
   if (!claimSingleInstance(app, deps.platform, relaunch.launchedAgain)) return;
   // Until the graceful stop is in place, a quit (Cmd+Q, the first start's window closed once the
   // owner chose) waits for the engine to open, so nothing is cut midway; then it runs that stop.
-  const opening = holdQuitWhileOpening(app);
+  const opening = holdQuitWhileOpening(context);
   await whenAppReady(app, deps.platform);
   await offerMoveToApplications(context);
   // Before anything shows (the first start's window): no Reload, and Quit where no tray is seen.
@@ -91,23 +91,32 @@ function failToStart(context: DesktopContext, error: unknown): void {
 }
 
 /**
- * From the start until the graceful stop is in place: closing the last window keeps Coffer
- * running (as it does later, in the tray), and a quit is held and remembered. `release` lets quits
- * through again and says whether one was asked meanwhile.
+ * From the start until the graceful stop is in place: closing the last window keeps Coffer running
+ * (as it does later, in the tray), and a quit is held and remembered, for as long as a graceful stop
+ * may take at most: an open that stalls (a keychain prompt, a slow disk) does not keep the owner
+ * from quitting. `release` lets quits through again and says whether one was asked meanwhile.
  */
-function holdQuitWhileOpening(app: DesktopContext['electron']['app']): { release(): boolean } {
+function holdQuitWhileOpening(context: DesktopContext): { release(): boolean } {
+  const { electron, deps, log } = context;
+  const { app } = electron;
   let asked = false;
+  let deadline: unknown = null;
   app.on('window-all-closed', () => {
     // Closing the window keeps Coffer running (in the tray, once it runs).
   });
   const hold = (event: { preventDefault(): void }) => {
     event.preventDefault();
     asked = true;
+    deadline ??= deps.timers.setTimeout(() => {
+      log(`coffer: still opening ${QUIT_DEADLINE_MS / 1000} s after a quit; quitting anyway (nothing was paid meanwhile)`);
+      context.exit(0);
+    }, QUIT_DEADLINE_MS);
   };
   app.on('before-quit', hold);
   return {
     release() {
       app.removeListener('before-quit', hold);
+      if (deadline !== null) deps.timers.clearTimeout(deadline);
       return asked;
     },
   };

@@ -68,7 +68,7 @@ async function startDesktop(
     /** The buttons the user picks in the message boxes, in order (the first start's welcome first). */
     answers?: number[];
     /** What the user does while the app starts (the first start's window waits for them). */
-    whileStarting?: (fake: Fake) => Promise<void>;
+    whileStarting?: (fake: Fake, timers: FakeTimers) => Promise<void>;
   } = {},
 ): Promise<Started> {
   const { fake, electron, calls } = createFakeElectron({
@@ -100,7 +100,7 @@ async function startDesktop(
     stdout: (line) => void out.push(line),
     ...options.deps,
   });
-  await Promise.all([desktop.start(), options.whileStarting?.(fake)]);
+  await Promise.all([desktop.start(), options.whileStarting?.(fake, timers)]);
   const connection = () =>
     JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { url: string; owner: string; ownerKey: string };
   return {
@@ -604,6 +604,20 @@ describe('the desktop app when things go wrong', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('a quit held while the engine opens is held no longer than a graceful stop may take', async () => {
+    const app = await startDesktop({
+      argv: ['coffer', '--hidden'],
+      whileStarting: async (fake, timers) => {
+        fake.app.quit();
+        // The open stalls past the deadline (here: the clock moves before it is done).
+        timers.advance(QUIT_DEADLINE_MS);
+      },
+    });
+    expect(app.fake.app.exitCode).toBe(0);
+    expect(app.err.join('\n')).toMatch(/still opening 20 s after a quit; quitting anyway/);
+    await app.stop();
   });
 
   it('a minimized dashboard is brought back by the next open, signed in afresh', async () => {
