@@ -1,5 +1,6 @@
 import { openConnection } from '../store/sqlite-driver.js';
-import { chmodSync, closeSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
+import { CofferError } from '../wire/errors.js';
 import { join } from 'node:path';
 import { whereItRuns } from './already-running.js';
 
@@ -10,6 +11,12 @@ import { whereItRuns } from './already-running.js';
  * the operating system drops it when the process dies, so a crash never leaves a stale lock behind.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new CofferError(
+      'data_dir_unusable',
+      `the data dir ${dataDir} is a file, not a folder: name a folder (--data-dir or COFFER_HOME)`,
+    );
+  }
   const file = join(dataDir, 'coffer.lock');
   makePrivate(file);
   const lock = openConnection(file, { timeout: 0 });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,15 @@ describe('one Coffer per data dir', () => {
     second.child.kill('SIGTERM');
     const exit = await second.exited;
     expect(exit, second.stderr.join('\n')).toEqual({ code: 0, signal: null });
+  });
+
+  it('a data dir that is a file is refused in words, with its code, not a raw error', async () => {
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, '');
+    await expect(spawnServe(file)).rejects.toThrow(
+      /the data dir .*a-file is a file, not a folder: name a folder \(--data-dir or COFFER_HOME\)/,
+    );
+    await expect(spawnServe(file)).rejects.not.toThrow(/ENOTDIR/);
   });
 
   it('a second serve on a running data dir says where the first one runs and how to open it', async () => {
