@@ -1,11 +1,12 @@
-import type { Menu, MenuItemConstructorOptions } from 'electron';
-import { join } from 'node:path';
-import { panelShade } from './tray-glyph.js';
+import type { Menu } from 'electron';
+import { panelShade, trayIconImage } from './tray-glyph.js';
+import { menuTemplate } from './tray-template.js';
 import type { ElectronApi } from './electron-api.js';
 import {
   iconState,
   tooltip,
   trayMenu,
+  UNREADABLE_STATE_MENU,
   type IconState,
   type MenuKind,
   type TrayAction,
@@ -69,18 +70,12 @@ export interface TrayControllerOptions {
 export function createTrayController(options: TrayControllerOptions) {
   const { electron, platform, timers } = options;
   const menuKind: MenuKind = platform === 'linux' ? 'set-ahead' : 'built-as-it-opens';
-  const image = (state: IconState) => {
-    if (platform === 'darwin') {
-      // Template images (black and alpha) follow the menu bar in light and dark; the attention icon
-      // differs in its shape (a dot), since a template cannot be red.
-      const icon = electron.nativeImage.createFromPath(
-        join(options.icons, state === 'normal' ? 'trayTemplate.png' : 'trayAttentionTemplate.png'),
-      );
-      icon.setTemplateImage(true);
-      return icon;
-    }
-    return electron.nativeImage.createFromPath(join(options.icons, `tray-${state}-on-${shade()}.png`));
-  };
+  const image = (state: IconState) =>
+    trayIconImage(
+      electron.nativeImage,
+      { platform, icons: options.icons, shade: panelShade(platform, electron.nativeTheme, options.env) },
+      state,
+    );
   const shade = () => panelShade(platform, electron.nativeTheme, options.env);
 
   let shownMenu = '';
@@ -98,34 +93,11 @@ export function createTrayController(options: TrayControllerOptions) {
     }
   };
 
-  const toTemplate = (items: TrayItem[]): MenuItemConstructorOptions[] =>
-    items.map((item): MenuItemConstructorOptions => {
-      if (item.type === 'separator') return { type: 'separator' };
-      // "&" would be read as a mnemonic (Windows, Linux) and vanish: an agent named "R&D" stays "R&D".
-      const label = item.label.replaceAll('&', '&&');
-      if (item.type === 'label') return { label, enabled: false };
-      if (item.type === 'submenu') return { label, submenu: toTemplate(item.items) };
-      return {
-        label,
-        enabled: item.enabled ?? true,
-        ...(item.checked === undefined ? {} : { type: 'checkbox' as const, checked: item.checked }),
-        click: () => options.onAction(item.action),
-      };
-    });
-
-  const FALLBACK: TrayItem[] = [
-    { type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } },
-    { type: 'label', label: 'Coffer could not read its state' },
-    { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } },
-    { type: 'separator' },
-    { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } },
-  ];
-
   /** The menu's items and the icon's look for the state now. */
   const current = () => {
     const state = readState();
     return {
-      items: state === null ? FALLBACK : trayMenu(state, menuKind),
+      items: state === null ? UNREADABLE_STATE_MENU : trayMenu(state, menuKind),
       look: { icon: state === null ? ('attention' as const) : iconState(state), tip: state === null ? 'Coffer' : tooltip(state) },
     };
   };
@@ -147,7 +119,7 @@ export function createTrayController(options: TrayControllerOptions) {
     shownMenu = next;
     shownItems = items;
     // On Linux a changed menu must be set again to show (Electron's Tray docs).
-    tray.setContextMenu(electron.Menu.buildFromTemplate(toTemplate(items)));
+    tray.setContextMenu(electron.Menu.buildFromTemplate(menuTemplate(items, options.onAction)));
   };
 
   /** Something may have changed: the icon, the tooltip (and on Linux the menu) soon, throttled. */
@@ -163,7 +135,7 @@ export function createTrayController(options: TrayControllerOptions) {
   const popUp = () => {
     if (platform === 'linux') return;
     // Held until the next one: Electron keeps only a weak pointer to the menu it shows.
-    popped = electron.Menu.buildFromTemplate(toTemplate(current().items));
+    popped = electron.Menu.buildFromTemplate(menuTemplate(current().items, options.onAction));
     tray.popUpContextMenu(popped);
   };
 

@@ -1,3 +1,7 @@
+import type { NativeImage } from 'electron';
+import { join } from 'node:path';
+import type { ElectronApi } from './electron-api.js';
+
 /**
  * Which glyph the tray icon needs: a light one on a dark panel, a dark one on a light panel. The
  * panel is not the app: its shade is read where the platform keeps it (macOS needs no answer: its
@@ -23,3 +27,21 @@ export function panelShade(platform: NodeJS.Platform, theme: ThemeReading, env: 
 
 /** GNOME Shell, as the session names itself (XDG_CURRENT_DESKTOP is a colon-separated list, e.g. "ubuntu:GNOME"). */
 const onGnomeShell = (env: NodeJS.ProcessEnv) => (env.XDG_CURRENT_DESKTOP ?? '').split(':').some((name) => name.toUpperCase() === 'GNOME');
+
+/**
+ * The tray icon's image for its state. macOS: template images (black and alpha) follow the menu bar
+ * in light and dark, and the attention icon differs in its shape (a dot), since a template cannot be
+ * red. Elsewhere: the glyph for the panel's shade, the attention one with a red dot.
+ */
+export function trayIconImage(
+  nativeImage: ElectronApi['nativeImage'],
+  options: { platform: NodeJS.Platform; icons: string; shade: PanelShade },
+  state: 'normal' | 'attention',
+): NativeImage {
+  if (options.platform === 'darwin') {
+    const icon = nativeImage.createFromPath(join(options.icons, state === 'normal' ? 'trayTemplate.png' : 'trayAttentionTemplate.png'));
+    icon.setTemplateImage(true);
+    return icon;
+  }
+  return nativeImage.createFromPath(join(options.icons, `tray-${state}-on-${options.shade}.png`));
+}

@@ -77,6 +77,15 @@ export const MAX_AGENT_ITEMS = 15;
 export const MAX_REQUEST_LABEL = 72;
 const oneLine = (text: string) => (text.length <= MAX_REQUEST_LABEL ? text : `${text.slice(0, MAX_REQUEST_LABEL - 1).trimEnd()}…`);
 
+/** The menu when the state cannot be read: the brake, the dashboard and Quit, all the same. */
+export const UNREADABLE_STATE_MENU: TrayItem[] = [
+  { type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } },
+  { type: 'label', label: 'Coffer could not read its state' },
+  { type: 'action', label: 'Open dashboard', action: { kind: 'open', route: '#/' } },
+  { type: 'separator' },
+  { type: 'action', label: 'Quit Coffer', action: { kind: 'quit' } },
+];
+
 /**
  * How the platform shows the menu, which decides what it may hold:
  * - `built-as-it-opens` (macOS, Windows): the menu is made from the state at the click that opens it
