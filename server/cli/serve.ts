@@ -7,11 +7,13 @@ import { existsSync } from 'node:fs';
 import { announceConnection, removeConnectionFile } from '../boot/connection-file.js';
 import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
+import { STOP_SIGNALS } from '../boot/electron-stop.js';
 
 /**
  * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time
  * dashboard login URL (second line), write DIR/connection.json (0600), and stop gracefully on
- * SIGINT/SIGTERM: no new requests, in-flight payments finish, SQLite closes, exit 0.
+ * SIGINT, SIGTERM or SIGHUP (its terminal closed): no new requests, in-flight payments finish,
+ * SQLite closes, exit 0.
  */
 export async function serve(
   flags: { 'data-dir'?: string; port?: string; network?: string },
@@ -26,8 +28,7 @@ export async function serve(
   // it to its child as well), and a signal with no listener left would kill the stop halfway.
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
   // The data dir lock comes first (a second serve on it says where the first one runs), then the port.
   const coffer = await openCofferWhenPortFree(config, log);
   let server;

@@ -104,6 +104,14 @@ describe('coffer serve', () => {
     }
   });
 
+  it('a closed terminal (SIGHUP) stops it as gracefully as Ctrl-C: in-flight requests finish, the connection file goes, exit 0', async () => {
+    const served = await spawnServe(dataDir);
+    served.child.kill('SIGHUP');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr.join('')).toMatch(/SIGHUP: finishing in-flight requests, then stopping/);
+    expect(existsSync(join(dataDir, 'connection.json'))).toBe(false);
+  });
+
   it('refuses to start on a data dir of another network, with a clear message', async () => {
     const dir = tempDataDir();
     try {
