@@ -14,24 +14,11 @@ import { tempDataDir } from '../helpers/coffer.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { seedHistory } from './seed-history.js';
 import { percentile } from './stats.js';
+// The what-if row's own change: its 10 budgets' worth of judging per payment is the replay's full cost.
+import { TRIED } from './what-if-bench.js';
 
 const HISTORY = 10_000;
 const PAY_LANES = 8;
-/** The what-if row's change: 10 budgets' worth of judging per payment is the replay's full cost. */
-const TRIED = {
-  maxPerPayment: '0.03',
-  askAbove: '0.02',
-  budgets: [
-    { amount: '5', window: 'hour' },
-    { amount: '50', window: '24h' },
-    { amount: '200', window: '7d' },
-    { amount: '600', window: '30d' },
-    { amount: '40', window: 'day' },
-    { amount: '250', window: 'week' },
-    { amount: '700', window: 'month' },
-    { amount: '5000', window: 'lifetime' },
-  ],
-};
 
 /** One call over a kept-alive connection (as the /pay row calls): its status once the body is read. */
 function call(keepAlive: http.Agent, url: string, key: string | null, body?: unknown): Promise<number> {
