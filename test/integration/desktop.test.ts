@@ -890,7 +890,8 @@ describe('the desktop app per platform', () => {
       expect(app.calls).toContainEqual({ method: 'setAppUserModelId', args: ['dev.coffer.desktop.npm-start'] });
       // Windows 10's default: a dark taskbar beside light apps.
       expect(app.tray().image.path).toMatch(/tray-normal-on-dark\.png$/);
-      await app.api('POST', '/v1/agents/deploy', { agentId: 'win-a', dailyBudget: '1', maxPerPayment: '1', fund: '2.5' });
+      const agent = await app.api('POST', '/v1/agents/deploy', { agentId: 'win-a', dailyBudget: '0.05', maxPerPayment: '1', fund: '2.5' });
+      await app.api('POST', '/v1/agents/deploy', { agentId: 'win-b', dailyBudget: '1', maxPerPayment: '1' });
       app.timers.advance(30_000);
       await waitFor(() => {
         app.timers.advance(TRAY_REBUILD_MS);
@@ -898,14 +899,25 @@ describe('the desktop app per platform', () => {
       }, 'the balance shows');
       const shown = app.tray().openInPanel();
       expect(menuLabels(shown.menu).some((label) => /^Treasury: 997\.50 USDC · sim$/.test(label))).toBe(true);
-      // The menu shows; a change meanwhile leaves it as it is, and the next one says it.
+      // The menu shows; payments past a warning share, a held request and a stop meanwhile leave it as
+      // it is, Stop all agents from it works, and the next one says what changed.
       const before = JSON.stringify(shown.menu!.template);
+      const pay = () => app.api('POST', '/v1/agents/win-a/pay', { service: 'demo-weather', amount: '0.01' }, agent.body.apiKey as string);
+      for (let i = 0; i < 4; i++) expect((await pay()).status).toBe(200);
+      expect((await app.api('POST', '/v1/agents/win-a/policy', { askAbove: '0.005' })).status).toBe(200);
+      expect((await pay()).status).toBe(202);
       await app.api('POST', '/v1/agents/win-a/kill');
       app.timers.advance(5 * TRAY_REBUILD_MS);
       expect(JSON.stringify(shown.menu!.template)).toBe(before);
       expect(app.tray().menusSet).toBe(0);
-      expect(app.tray().clickInPanel(shown, 'Open dashboard')).toBe(true);
-      expect(menuLabels(app.tray().openInPanel().menu)).toContain('■ win-a · 2.50 USDC · stopped');
+      expect(app.tray().clickInPanel(shown, 'Stop all agents')).toBe(true);
+      expect(((await app.api('GET', '/v1/agents')).body.agents as { status: string }[]).map((listed) => listed.status)).toEqual([
+        'suspended',
+        'suspended',
+      ]);
+      expect(menuLabels(app.tray().openInPanel().menu)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^■ win-a · [\d.,]+ USDC · stopped$/)]),
+      );
       // A left click opens the dashboard, as on Linux.
       const windows = app.fake.BrowserWindow.instances.length;
       app.tray().emit('click');
