@@ -1,8 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 
-/** What stops a launcher: Ctrl-C, `kill` (a process manager, `npm start` stopped by its pid), a closed terminal. */
-export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
+import { STOP_SIGNALS, type StopSignal } from './stop-signals.js';
 
 /** Where the launcher's signals arrive: the process itself (an emitter in the tests). */
 export interface SignalSource {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { STOP_SIGNALS } from '../boot/stop-signals.js';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,8 +28,8 @@ export async function demoApi(flags: {
 }): Promise<number> {
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  // Listened to for good: a second Ctrl-C, or the terminal closing, must not cut the stop short.
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
   const { dataDir } = resolveServeConfig({ 'data-dir': flags['data-dir'] });
   const port = Number(flags.port ?? DEMO_API_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a number from 0 to 65535`);
@@ -67,7 +68,10 @@ export async function demoApi(flags: {
     `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
   );
   return new Promise((resolve) => {
+    let stopping = false;
     const stop = () => {
+      if (stopping) return;
+      stopping = true;
       withdraw();
       server.close(() => {
         store.close();

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { STOP_SIGNALS } from '../boot/stop-signals.js';
 import { formatUsdc } from '../wire/money.js';
 import { networkWords } from '../wire/network-words.js';
 import { packagePath } from '../package/package-files.js';
@@ -10,7 +11,7 @@ const OFFICIAL_BUYER = packagePath('examples', 'x402-official-buyer.mjs');
 
 /**
  * `coffer demo-x402`: starts the whole x402 loop with test money (demo-x402.ts), prints where each
- * part runs and the two commands to pay it, then runs until SIGINT/SIGTERM, when every part stops
+ * part runs and the two commands to pay it, then runs until SIGINT, SIGTERM or SIGHUP, when every part stops
  * (in-flight payments finish) and a temporary folder is removed. A refusal is one line with its code
  * on stderr, exit 1, nothing started.
  */
@@ -18,8 +19,9 @@ export async function demoX402(flags: { port?: string; 'data-dir'?: string }, ve
   // Signals are listened for first: one during start-up stops the demo as soon as it is up.
   const early: string[] = [];
   let onSignal: (signal: string) => void = (signal) => void early.push(signal);
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  // Listened to for good: a second Ctrl-C, or the terminal closing, must not cut the stop short
+  // (and leave its temporary folder behind).
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
   const portText = flags.port ?? String(DEMO_X402_PORT);
   if (!/^\d+$/.test(portText) || Number(portText) > 65_535) throw new Error(`--port must be a number from 0 to 65535 (got "${portText}")`);
   const log = (message: string) => process.stderr.write(`${message}\n`);

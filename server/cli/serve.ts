@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { announceConnection, removeConnectionFile } from '../boot/connection-file.js';
 import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
-import { STOP_SIGNALS } from '../boot/electron-stop.js';
+import { STOP_SIGNALS } from '../boot/stop-signals.js';
 
 /**
  * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time

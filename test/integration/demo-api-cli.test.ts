@@ -64,6 +64,23 @@ describe('coffer demo-api beside coffer serve', () => {
     }
   });
 
+  it('Ctrl-C twice, or its terminal closed, still stops it gracefully (exit 0), never cut short by the second signal', async () => {
+    const serve = await spawnServe(dataDir);
+    try {
+      for (const signals of [['SIGINT', 'SIGINT'], ['SIGHUP']] as const) {
+        const { child: demo } = await spawnDemoApi(dataDir);
+        const exited = new Promise<[number | null, string | null]>((resolve) =>
+          demo.once('exit', (code, signal) => resolve([code, signal])),
+        );
+        for (const signal of signals) demo.kill(signal);
+        expect(await exited, signals.join(', ')).toEqual([0, null]);
+      }
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  });
+
   it('says what to do when no Coffer server is running', async () => {
     const empty = tempDataDir();
     try {
