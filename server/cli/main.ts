@@ -98,8 +98,9 @@ main(process.argv.slice(2)).then(
       return;
     }
     // The server's message, and its stable code for scripts (`coffer: ... (insufficient_funds)`).
-    const code = error instanceof CofferApiError || isCofferError(error) ? ` (${error.code})` : '';
-    console.error(`coffer: ${(error as Error).message}${code}`);
-    process.exitCode = 1;
+    const code = error instanceof CofferApiError || isCofferError(error) ? error.code : null;
+    console.error(`coffer: ${(error as Error).message}${code === null ? '' : ` (${code})`}`);
+    // 3: no Coffer answers (none runs, or it is gone), which a script may wait out; 1: a refusal or failure.
+    process.exitCode = code === 'coffer_unreachable' ? 3 : 1;
   },
 );

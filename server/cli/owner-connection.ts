@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
+import { CofferApiError } from '../client/client-error.js';
 
 /**
  * The owner's connection file (DIR/connection.json, 0600): only the user who runs Coffer can read it,
@@ -16,7 +17,10 @@ export function readOwnerConnection(dataDirFlag?: string): { url: string; owner:
   } catch {
     // handled below
   }
-  throw new Error(
+  // The code a Coffer that does not answer has (exit 3): nothing runs here for the owner to reach.
+  throw new CofferApiError(
+    0,
+    'coffer_unreachable',
     `no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`,
   );
 }

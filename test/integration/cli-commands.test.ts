@@ -199,8 +199,8 @@ describe('coffer status, pay, kill, open', () => {
     const other = await coffer(['kill', 'other-agent', '--config', configFile, '--data-dir', dataDir]);
     expect(other.stdout).toMatch(/Stopped other-agent/);
     const noOwner = await coffer(['kill', '--all', '--config', configFile, '--data-dir', join(dataDir, 'elsewhere')]);
-    expect(noOwner.code).toBe(1);
-    expect(noOwner.stderr).toMatch(/no running Coffer/);
+    expect(noOwner.code).toBe(3);
+    expect(noOwner.stderr).toMatch(/no running Coffer.*\(coffer_unreachable\)$/m);
     const all = await coffer(['kill', '--all', '--data-dir', dataDir]);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/already stopped|Stopped/);

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
@@ -62,7 +64,7 @@ describe("the owner's CLI", () => {
     expect((await owner(['archive', 'researcher2'])).stdout).toMatch(/^Archived researcher2: stopped for good/);
   });
 
-  it('says what is wrong with a command (exit 2) and what Coffer refused (exit 1)', async () => {
+  it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {
     const noAgent = await owner(['deploy']);
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toMatch(/coffer deploy needs the new agent's id/);
@@ -70,10 +72,24 @@ describe("the owner's CLI", () => {
     const unknown = await owner(['allocate', 'nobody', '1']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/\(agent_not_found\)$/m);
-    // Another data dir, where no Coffer runs: said so, nothing guessed.
+    // Another data dir, where no Coffer runs: said so, nothing guessed; a script tells it from a refusal.
     const none = await runCoffer(['status', '--data-dir', elsewhere]);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/no running Coffer found in/);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/no running Coffer found in .*\(coffer_unreachable\)$/m);
+    // A connection file left by a Coffer that is gone (killed): nothing answers at its address.
+    const gone = mkdtempSync(join(tmpdir(), 'coffer-gone-'));
+    try {
+      const closed = createServer().listen(0, '127.0.0.1');
+      await new Promise((resolve) => closed.once('listening', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      writeFileSync(join(gone, 'connection.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, owner: 'o', ownerKey: 'cof_own_x' }));
+      const silent = await runCoffer(['status', '--data-dir', gone]);
+      expect(silent.code).toBe(3);
+      expect(silent.stderr).toMatch(/Coffer is not answering at .*\(coffer_unreachable\)$/m);
+    } finally {
+      rmSync(gone, { recursive: true, force: true });
+    }
   });
 
   it('status as the owner: the treasury, each agent, and what waits', async () => {
