@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileApp } from '../helpers/compiled-app.js';
 import { tempDataDir } from '../helpers/coffer.js';
-import { json, spawnServe } from '../helpers/serve-process.js';
+import { json, spawnServe, ownerPost } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/package/package-files.js';
 
 /**
@@ -55,15 +55,7 @@ describe('the compiled app', () => {
       expect(await page.text()).toMatch(/<div id="root">/);
       const search = await json(fetch(`${serve.url}/v1/services/search?q=weather`));
       expect(search.total).toBeGreaterThan(0);
-      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-      const post = (path: string, body: unknown) =>
-        json(
-          fetch(`${serve.url}${path}?owner=${owner}`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          }),
-        );
+      const { post } = ownerPost(serve.url, dataDir);
       await post('/v1/agents/deploy', { agentId: 'tried', dailyBudget: '10', maxPerPayment: '1' });
       expect(await post('/v1/agents/tried/policy/what-if', { maxPerPayment: '0.5' })).toMatchObject({ agentId: 'tried', payments: 0 });
     } finally {

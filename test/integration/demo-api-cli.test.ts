@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, runCoffer, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, runCoffer, spawnDemoApi, spawnServe, ownerPost } from '../helpers/serve-process.js';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -32,15 +32,7 @@ describe('coffer demo-api beside coffer serve', () => {
         )!.endpoint;
       expect(await listed()).toBe(`GET ${demoUrl}/weather?city={city}`);
 
-      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-      const post = (path: string, body: unknown) =>
-        json(
-          fetch(`${serve.url}${path}?owner=${owner}`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          }),
-        );
+      const { owner, post } = ownerPost(serve.url, dataDir);
       const deployed = await post('/v1/agents/deploy', { agentId: 'demo-user', dailyBudget: '1', maxPerPayment: '0.05' });
       await post('/v1/agents/demo-user/allocate', { amount: '0.50' });
 

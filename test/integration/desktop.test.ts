@@ -135,6 +135,13 @@ async function waitFor(what: () => boolean, label: string): Promise<void> {
   expect(what(), label).toBe(true);
 }
 
+/** The dashboard window the tray's "Open dashboard" opens in an app that had none. */
+async function dashboardFromTray(app: Started) {
+  clickMenuItem(app.tray().menu, 'Open dashboard');
+  await waitFor(() => app.fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the dashboard opened');
+  return app.fake.BrowserWindow.instances[0]!;
+}
+
 // The MCP launch the app hands out runs the compiled app's entry with --coffer-mcp.
 let compiled: ReturnType<typeof compileApp>;
 beforeAll(() => {
@@ -623,9 +630,7 @@ describe('the desktop app when things go wrong', () => {
   it('a minimized dashboard is brought back by the next open, signed in afresh', async () => {
     const app = await startDesktop({ argv: ['coffer', '--hidden'] });
     try {
-      clickMenuItem(app.tray().menu, 'Open dashboard');
-      await waitFor(() => app.fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the dashboard opened');
-      const window = app.fake.BrowserWindow.instances[0]!;
+      const window = await dashboardFromTray(app);
       window.minimize();
       clickMenuItem(app.tray().menu, 'Open dashboard');
       await waitFor(() => window.loaded.length === 2, 'opened again');
@@ -639,9 +644,7 @@ describe('the desktop app when things go wrong', () => {
   it('an open keeps what the owner typed and did not send: the page refuses the reload, and the window is brought up as it is', async () => {
     const app = await startDesktop({ argv: ['coffer', '--hidden'] });
     try {
-      clickMenuItem(app.tray().menu, 'Open dashboard');
-      await waitFor(() => app.fake.BrowserWindow.instances[0]?.loaded.length === 1, 'the dashboard opened');
-      const window = app.fake.BrowserWindow.instances[0]!;
+      const window = await dashboardFromTray(app);
       window.webContents.refusesUnload = true;
       window.minimize();
       const focused = window.focused;

@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
-import { json, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
+import { json, spawnDemoApi, spawnServe, ownerPost } from '../helpers/serve-process.js';
 import { packagePath } from '../../server/package/package-files.js';
 
 /**
@@ -111,15 +111,7 @@ describe('npm pack, npm install -g, coffer', () => {
     try {
       demo = await spawnDemoApi(dataDir);
       const demoUrl = demo.url;
-      const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
-      const post = (path: string, body: unknown) =>
-        json(
-          fetch(`${serve.url}${path}?owner=${owner}`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          }),
-        );
+      const { owner, post } = ownerPost(serve.url, dataDir);
       const deployed = await post('/v1/agents/deploy', { agentId: 'coder', dailyBudget: '1', maxPerPayment: '0.05' });
       await post('/v1/agents/coder/allocate', { amount: '0.50' });
       const broke = await post('/v1/agents/deploy', { agentId: 'broke', dailyBudget: '1', maxPerPayment: '0.05' });
