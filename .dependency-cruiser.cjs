@@ -95,7 +95,7 @@ module.exports = {
       '^server/(chain|keys|store|providers|http)/',
       {
         from: { pathNot: '^server/store/migrations/' },
-        to: { pathNot: '^server/$1/|^server/(chain/solana/signers|store/sqlite-driver)\\.ts$' },
+        to: { pathNot: '^server/$1/|^server/(chain/solana/signers|chain/evm/signers|store/sqlite-driver)\\.ts$' },
       },
     ),
     never(

@@ -8,7 +8,10 @@ import {
 } from '@solana/kit';
 import { ownerKeySecret, type NewWallet } from '../core/ports/keys.js';
 import type { SignBytes, WalletSigners } from '../chain/solana/signers.js';
+import type { EvmSigners } from '../chain/evm/signers.js';
+import { createEvmWallets, isEvmEntry } from './evm-wallets.js';
 import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
+import type { WalletKeysAt } from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
 
 const walletAccount = (address: string) => `wallet:${address}`;
@@ -19,7 +22,7 @@ const walletAccount = (address: string) => `wallet:${address}`;
  * a payment does not wait on the keychain; the bytes never leave this module except into WebCrypto's
  * non-extractable keys.
  */
-export interface WalletKeyVault extends WalletSigners {
+export interface WalletKeyVault extends WalletSigners, EvmSigners {
   /**
    * The key store's entries that restore these wallets and treasuries on another computer, by their
    * names (for the encrypted backup file): each wallet's keypair, and of each treasury its owner key,
@@ -61,6 +64,7 @@ async function walletKeys(seed: Uint8Array): Promise<WalletKeys> {
 export function createKeyVault(backend: SecretBackend): WalletKeyVault {
   const wallets = new Map<string, Promise<WalletKeys>>();
   const phrases = createPhraseWallets(backend);
+  const evm = createEvmWallets(backend);
 
   /** Stores a wallet's 64-byte keypair (what wallets import) and keeps its signers; answers its address. */
   const keep = async (key: Uint8Array): Promise<string> => {
@@ -79,12 +83,22 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
     }
   };
 
-  const createWallet = async (what: NewWallet): Promise<string> => {
-    if (what.kind === 'treasury') return phrases.newTreasury(keep, what.phrase);
-    if (what.kind === 'phrase-index') return keep(await phrases.keyAt(what.treasury, what.index));
-    const derived = what.kind === 'agent' ? await phrases.nextAgentKey(what.treasury) : null;
-    return keep(derived ?? new Uint8Array(randomBytes(32)));
+  /** A wallet of the phrase: its Solana keypair, then its EVM account at the same index. */
+  const keepBoth = async (keys: WalletKeysAt): Promise<string> => {
+    const address = await keep(keys.solana);
+    await evm.file(address, keys.evm);
+    return address;
   };
+
+  const createWallet = async (what: NewWallet): Promise<string> => {
+    if (what.kind === 'treasury') return phrases.newTreasury(keepBoth, what.phrase);
+    if (what.kind === 'phrase-index') return keepBoth(await phrases.keyAt(what.treasury, what.index));
+    const derived = what.kind === 'agent' ? await phrases.nextAgentKey(what.treasury) : null;
+    return derived === null ? keep(new Uint8Array(randomBytes(32))) : keepBoth(derived);
+  };
+
+  const addressOfKey = async (key: Uint8Array) => (await createKeyPairSignerFromPrivateKeyBytes(key)).address;
+  const evmWalletOf = (wallet: string, treasury: string) => evm.of(wallet, () => phrases.evmKeyOf(treasury, wallet, addressOfKey));
 
   const loadWallet = async (address: string): Promise<WalletKeys> => {
     const secret = await backend.get(walletAccount(address));
@@ -129,15 +143,19 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
       if (ownerKey !== null) secrets[ownerKeySecret(treasury)] = ownerKey;
       Object.assign(secrets, await phrases.exportTreasury(treasury));
     }
+    Object.assign(secrets, await evm.export(new Set([...treasuries, ...wallets])));
     return { secrets, walletsWithoutKey };
   };
 
   const importSecrets = async (secrets: Record<string, string>) => {
     const treasuries = new Map<string, { phrase?: string; nextIndex?: string }>();
     const filed: [string, string][] = [];
+    const evmEntries: Record<string, string> = {};
     for (const [name, value] of Object.entries(secrets)) {
       const treasuryEntry = treasuryEntryOf(name);
-      if (name.startsWith(walletAccount(''))) {
+      if (isEvmEntry(name)) {
+        evmEntries[name] = value;
+      } else if (name.startsWith(walletAccount(''))) {
         await keysOfSecret(name.slice(walletAccount('').length), value);
         filed.push([name, value]);
       } else if (name.startsWith(ownerKeySecret('')) && /^[A-Za-z0-9_-]{16,200}$/.test(value)) {
@@ -149,9 +167,9 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
       }
     }
     // Everything is checked before anything is filed.
-    const addressOf = async (key: Uint8Array) => (await createKeyPairSignerFromPrivateKeyBytes(key)).address;
+    filed.push(...evm.check(evmEntries));
     const fileTreasuries = await Promise.all(
-      [...treasuries].map(([treasury, entries]) => phrases.checkTreasury(treasury, entries, addressOf)),
+      [...treasuries].map(([treasury, entries]) => phrases.checkTreasury(treasury, entries, addressOfKey)),
     );
     for (const [name, value] of filed) await backend.set(name, value);
     for (const file of fileTreasuries) await file();
@@ -161,6 +179,8 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
   return {
     kind: backend.kind,
     createWallet,
+    evmWalletOf,
+    evmAccount: (address) => evm.account(address),
     signer: signerOf,
     signBytes: signBytesOf,
     signMessage: async (address, message) => (await signBytesOf(address))(message),

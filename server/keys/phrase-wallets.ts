@@ -1,5 +1,13 @@
 import { recoveryPhraseSecret as phraseAccount } from '../core/ports/keys.js';
-import { isRecoveryPhrase, newRecoveryPhrase, seedOfPhrase, walletKeyAt } from './recovery-phrase.js';
+import {
+  evmWalletKeyAt,
+  isRecoveryPhrase,
+  newRecoveryPhrase,
+  seedOfPhrase,
+  walletKeyAt,
+  walletKeysAt,
+  type WalletKeysAt,
+} from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
 
 /** The next derivation index for that treasury's agents. */
@@ -7,7 +15,8 @@ const nextIndexAccount = (treasury: string) => `recovery-next-index:${treasury}`
 const INDEX = /^[1-9][0-9]{0,9}$/;
 
 /**
- * The wallets a recovery phrase derives: the treasury at index 0, each new agent at the next index.
+ * The wallets a recovery phrase derives: the treasury at index 0, each new agent at the next index,
+ * each with its Solana key and its EVM key at that index.
  * The index is kept beside the phrase and moved on before a key is derived from it, so two wallets
  * never share one (a crash in between leaves an unused index: restoring scans past gaps). Agents are
  * made one at a time here (a chain of promises): the process holds its data dir alone.
@@ -34,11 +43,11 @@ export function createPhraseWallets(backend: SecretBackend) {
      * A treasury's first wallet: of a new recovery phrase, or of `phrase` when one is restored. `keep`
      * stores the wallet (and answers its address) before the phrase is filed under that address.
      */
-    async newTreasury(keep: (key: Uint8Array) => Promise<string>, restored?: string): Promise<string> {
+    async newTreasury(keep: (keys: WalletKeysAt) => Promise<string>, restored?: string): Promise<string> {
       if (restored !== undefined && !isRecoveryPhrase(restored)) throw new Error('not a valid recovery phrase');
       const phrase = restored ?? newRecoveryPhrase();
       const seed = await seedOfPhrase(phrase);
-      const address = await keep(walletKeyAt(seed, 0));
+      const address = await keep(walletKeysAt(seed, 0));
       await backend.set(nextIndexAccount(address), '1');
       await backend.set(phraseAccount(address), phrase);
       seeds.set(address, Promise.resolve(seed));
@@ -49,7 +58,7 @@ export function createPhraseWallets(backend: SecretBackend) {
      * The key of the treasury's next agent wallet, or null when the treasury has no phrase (a data
      * dir made before phrases: its agents keep random keys, and its backup is the encrypted file).
      */
-    nextAgentKey(treasury: string): Promise<Uint8Array | null> {
+    nextAgentKey(treasury: string): Promise<WalletKeysAt | null> {
       const next = queue.then(async () => {
         const seed = await seedOf(treasury);
         if (seed === null) return null;
@@ -58,7 +67,7 @@ export function createPhraseWallets(backend: SecretBackend) {
         if (stored === null || !INDEX.test(stored)) throw new Error(`the next wallet index of treasury ${treasury} is missing`);
         const index = Number(stored);
         await backend.set(nextIndexAccount(treasury), String(index + 1));
-        return walletKeyAt(seed, index);
+        return walletKeysAt(seed, index);
       });
       queue = next.catch(() => undefined);
       return next;
@@ -68,17 +77,31 @@ export function createPhraseWallets(backend: SecretBackend) {
      * The key of the treasury's wallet at `index` (a restore found it in use on the chain); the next
      * index moves past it, so no new agent is ever given it.
      */
-    keyAt(treasury: string, index: number): Promise<Uint8Array> {
+    keyAt(treasury: string, index: number): Promise<WalletKeysAt> {
       const next = queue.then(async () => {
         const seed = await seedOf(treasury);
         if (seed === null) throw new Error(`treasury ${treasury} has no recovery phrase`);
         const kept = await backend.get(nextIndexAccount(treasury));
         const after = Math.max(index + 1, kept !== null && INDEX.test(kept) ? Number(kept) : 1);
         await backend.set(nextIndexAccount(treasury), String(after));
-        return walletKeyAt(seed, index);
+        return walletKeysAt(seed, index);
       });
       queue = next.catch(() => undefined);
       return next;
+    },
+
+    /**
+     * The EVM key at the index of `wallet` among the treasury's phrase's wallets handed out so far
+     * (for a wallet made before wallets had EVM accounts), or null when the phrase does not derive it.
+     */
+    async evmKeyOf(treasury: string, wallet: string, addressOf: (key: Uint8Array) => Promise<string>): Promise<Uint8Array | null> {
+      const seed = await seedOf(treasury);
+      const next = await backend.get(nextIndexAccount(treasury));
+      if (seed === null || next === null || !INDEX.test(next)) return null;
+      for (let index = 0; index < Number(next); index++) {
+        if ((await addressOf(walletKeyAt(seed, index))) === wallet) return evmWalletKeyAt(seed, index);
+      }
+      return null;
     },
 
     /** A treasury's phrase and next index, by their names in the key store, where it has them. */

@@ -23,6 +23,12 @@ export interface KeyVault {
   /** 'keychain' (OS keychain) or 'file' (0600 files under the data dir). */
   readonly kind: 'keychain' | 'file';
   createWallet(what: NewWallet): Promise<string>;
+  /**
+   * The EVM address of a treasury's wallet (named by its Solana address): its phrase's account at the
+   * wallet's own index, or a random account for a wallet the phrase does not derive; made once, then
+   * the same every time.
+   */
+  evmWalletOf(wallet: string, treasury: string): Promise<string>;
   /** An Ed25519 signature of `message` by the wallet's key (proves a receipt came from its payer). */
   signMessage(address: string, message: Uint8Array): Promise<Uint8Array>;
   getSecret(name: string): Promise<string | null>;

@@ -9,7 +9,9 @@ import {
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { createKeyVault } from '../../../../server/keys/key-vault.js';
-import { seedOfPhrase, walletKeyAt } from '../../../../server/keys/recovery-phrase.js';
+import { evmWalletKeyAt, seedOfPhrase, walletKeyAt } from '../../../../server/keys/recovery-phrase.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { bytesToHex, verifyMessage } from 'viem';
 import type { SecretBackend } from '../../../../server/keys/secret-backend.js';
 
 /** An in-memory key store, as the keychain and the key files behave for the vault. */
@@ -125,6 +127,10 @@ describe('the secrets of a backup', () => {
         `owner-key:${treasury}`,
         `recovery-phrase:${treasury}`,
         `recovery-next-index:${treasury}`,
+        ...(await Promise.all([treasury, ...agents].map((wallet) => vault.evmWalletOf(wallet, treasury)))).flatMap((evm, i) => [
+          `evm-wallet:${evm}`,
+          `evm-wallet-of:${[treasury, ...agents][i]}`,
+        ]),
       ].sort(),
     );
     expect(secrets[`wallet:${unrelated}`]).toBeUndefined();
@@ -133,6 +139,11 @@ describe('the secrets of a backup', () => {
     const restored = createKeyVault(elsewhere);
     await restored.importSecrets(secrets);
     for (const wallet of [treasury, ...agents, random]) expect((await restored.signer(wallet)).address).toBe(wallet);
+    for (const wallet of [treasury, ...agents]) {
+      const evm = await vault.evmWalletOf(wallet, treasury);
+      expect(await restored.evmWalletOf(wallet, treasury)).toBe(evm);
+      expect((await restored.evmAccount(evm)).address).toBe(evm);
+    }
     expect(elsewhere.secrets.get(`recovery-phrase:${treasury}`)).toBe(backend.secrets.get(`recovery-phrase:${treasury}`));
     // The next agent is the phrase's next wallet, the one the first key store would have made.
     const next = await restored.createWallet({ kind: 'agent', treasury });
@@ -156,6 +167,7 @@ describe('the secrets of a backup', () => {
     const treasury = await vault.createWallet({ kind: 'treasury' });
     const other = await vault.createWallet({ kind: 'treasury' });
     const { secrets } = await vault.exportSecrets({ wallets: [], treasuries: [treasury, other] });
+    const evmOf = (wallet: string) => secrets[`evm-wallet-of:${wallet}`]!;
     const cases: [string, Record<string, string>, RegExp][] = [
       ['an unknown name', { ...secrets, 'session:x': 'y' }, /not one Coffer writes/],
       ['a key under another address', { ...secrets, [`wallet:${treasury}`]: secrets[`wallet:${other}`]! }, /does not match its address/],
@@ -167,11 +179,74 @@ describe('the secrets of a backup', () => {
       ],
       ['an index that is none', { ...secrets, [`recovery-next-index:${treasury}`]: '-1' }, /not an index/],
       ['an owner key that is none', { ...secrets, [`owner-key:${treasury}`]: 'x' }, /not one Coffer writes/],
+      [
+        'an EVM key under another address',
+        { ...secrets, [`evm-wallet:${evmOf(treasury)}`]: secrets[`evm-wallet:${evmOf(other)}`]! },
+        /is not its key/,
+      ],
+      ['an EVM key that is none', { ...secrets, [`evm-wallet:${evmOf(treasury)}`]: '0x12' }, /is not a private key/],
+      [
+        'an EVM account without its key',
+        { ...secrets, [`evm-wallet-of:${treasury}`]: privateKeyToAccount(bytesToHex(new Uint8Array(32).fill(7))).address },
+        /without its key/,
+      ],
+      ['an EVM account that is no address', { ...secrets, [`evm-wallet-of:${treasury}`]: 'nope' }, /is not an address/],
     ];
     for (const [what, entries, refusal] of cases) {
       const target = memoryBackend();
       await expect(createKeyVault(target).importSecrets(entries), what).rejects.toThrow(refusal);
       expect(target.secrets.size, what).toBe(0);
     }
+  });
+});
+
+describe("each wallet's EVM account", () => {
+  const evmAddressAt = async (phrase: string, index: number) =>
+    privateKeyToAccount(bytesToHex(evmWalletKeyAt(await seedOfPhrase(phrase), index))).address;
+
+  it("is the phrase's at the wallet's own index (m/44'/60'/0'/0/i), the same every time, and signs as its address", async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const agents = await Promise.all([1, 2, 3].map(() => vault.createWallet({ kind: 'agent', treasury })));
+    const phrase = backend.secrets.get(`recovery-phrase:${treasury}`)!;
+    for (const wallet of [treasury, ...agents]) {
+      const index = [treasury, ...agents].indexOf(wallet);
+      // Agents made at the same time take indices in any order: the Solana address says which.
+      const solanaIndex = await Promise.all(
+        [0, 1, 2, 3].map(async (i) => (await createKeyPairSignerFromPrivateKeyBytes(walletKeyAt(await seedOfPhrase(phrase), i))).address),
+      );
+      const at = solanaIndex.indexOf(wallet as Address);
+      expect(at, `wallet ${index}`).toBeGreaterThanOrEqual(0);
+      const evm = await vault.evmWalletOf(wallet, treasury);
+      expect(evm).toBe(await evmAddressAt(phrase, at));
+      expect(await createKeyVault(backend).evmWalletOf(wallet, treasury)).toBe(evm);
+    }
+    const evm = await vault.evmWalletOf(treasury, treasury);
+    const account = await createKeyVault(backend).evmAccount(evm);
+    const signature = await account.signMessage!({ message: 'a receipt' });
+    expect(await verifyMessage({ address: evm as `0x${string}`, message: 'a receipt', signature })).toBe(true);
+  });
+
+  it("is found by the wallet's index for a wallet made before EVM accounts, and random (then kept) where no phrase derives the wallet", async () => {
+    const backend = memoryBackend();
+    const vault = createKeyVault(backend);
+    const treasury = await vault.createWallet({ kind: 'treasury' });
+    const agent = await vault.createWallet({ kind: 'agent', treasury });
+    const phrase = backend.secrets.get(`recovery-phrase:${treasury}`)!;
+    // A data dir from before: no EVM entries at all.
+    for (const name of [...backend.secrets.keys()]) if (name.startsWith('evm-')) backend.secrets.delete(name);
+    const older = createKeyVault(backend);
+    const [first, again] = await Promise.all([older.evmWalletOf(agent, treasury), older.evmWalletOf(agent, treasury)]);
+    expect(first).toBe(await evmAddressAt(phrase, 1));
+    expect(again).toBe(first);
+
+    const oldTreasury = await vault.createWallet({ kind: 'random' });
+    const oldAgent = await vault.createWallet({ kind: 'agent', treasury: oldTreasury });
+    const random = await Promise.all([vault.evmWalletOf(oldAgent, oldTreasury), vault.evmWalletOf(oldAgent, oldTreasury)]);
+    expect(random[1]).toBe(random[0]);
+    expect(await createKeyVault(backend).evmWalletOf(oldAgent, oldTreasury)).toBe(random[0]);
+    expect((await createKeyVault(backend).evmAccount(random[0])).address).toBe(random[0]);
+    expect(random[0]).not.toBe(await vault.evmWalletOf(oldTreasury, oldTreasury));
   });
 });

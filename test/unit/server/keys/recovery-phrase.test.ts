@@ -1,10 +1,14 @@
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { HDKey } from 'micro-key-producer/slip10.js';
+import { HDKey as Bip32Key } from '@scure/bip32';
+import { privateKeyToAccount } from 'viem/accounts';
 import {
   isRecoveryPhrase,
   newRecoveryPhrase,
   normalizePhrase,
+  evmPath,
+  evmWalletKeyAt,
   seedOfPhrase,
   solanaPath,
   walletKeyAt,
@@ -27,6 +31,20 @@ describe('the recovery phrase', () => {
     expect(hex(master.derive("m/0'/1'/2'/2'/1000000000'").privateKey)).toBe(
       '8f94d394a8e8fd6b1bc2f3f49f5c47e385281d5c17e65324b0f62483e37e8793',
     );
+  });
+
+  it("derives the EVM address MetaMask, Rabby and Coinbase Wallet show for the same phrase at m/44'/60'/0'/0/i", async () => {
+    // BIP32 test vector 1 (secp256k1): seed 000102…0f.
+    const master = Bip32Key.fromMasterSeed(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex'));
+    expect(hex(master.derive("m/0'/1/2'/2/1000000000").privateKey!)).toBe(
+      '471b76e389e528d6de6d816857e012c5455051cad6660850e58372a6c3e6e7c8',
+    );
+    // The accounts every EVM wallet derives from the "abandon … about" phrase.
+    const seed = await seedOfPhrase(ABANDON);
+    const addressAt = (index: number) => privateKeyToAccount(`0x${hex(evmWalletKeyAt(seed, index))}`).address;
+    expect(addressAt(0)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    expect(addressAt(1)).toBe('0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0');
+    expect(evmPath(0)).toBe("m/44'/60'/0'/0/0");
   });
 
   it("derives the address Phantom and Solflare show for the same phrase at m/44'/501'/0'/0'", async () => {
