@@ -9,9 +9,11 @@ import type { AgentView } from '../wire/answers/agents.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import type { Activity, PaymentRefund, Refusal, SpendRecord } from '../wire/answers/payments.js';
 
-export const agentView = (agent: AgentRecord): AgentView => ({
+/** An agent as every door shows it; `baseWallet`: its account on the Base rail (rail-wallets.ts). */
+export const agentView = (agent: AgentRecord, baseWallet: string | null): AgentView => ({
   agentId: agent.agentId,
   walletAddress: agent.walletAddress,
+  wallets: { sol: agent.walletAddress, base: baseWallet },
   createdAt: iso(agent.createdAt),
   displayName: agent.displayName,
   status: agent.status,

@@ -4,6 +4,7 @@ import { upgradeToSmallLedger } from './migrations/0002-small-ledger.js';
 import { writeTransfersOnce } from './migrations/0003-transfers-written-once.js';
 import { indexTransactionsBySlot } from './migrations/0004-sim-blocks.js';
 import { addEvmJournal } from './migrations/0005-evm-journal.js';
+import { addRailWallets } from './migrations/0006-rail-wallets.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'transfers written once', up: writeTransfersOnce, vacuum: true, copiesTables: true },
   { version: 4, name: 'sim blocks', up: indexTransactionsBySlot },
   { version: 5, name: 'evm journal', up: addEvmJournal },
+  { version: 6, name: 'rail wallets', up: addRailWallets },
 ];
 
 export function migrate(db: Database.Database): number {

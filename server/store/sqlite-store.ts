@@ -10,6 +10,7 @@ import { createLinkSessionStore } from './sqlite/link-sessions.js';
 import { createMetaStore } from './sqlite/meta.js';
 import { createNoticeStore } from './sqlite/notices.js';
 import { createOwnerStore } from './sqlite/owners.js';
+import { createRailWalletStore } from './sqlite/rail-wallets.js';
 import { createRefusalStore } from './sqlite/refusals.js';
 import { createRegistryStore } from './sqlite/registry.js';
 import { createSpendStore } from './sqlite/spend.js';
@@ -25,6 +26,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     chainDerivedTransaction: (fn) => withoutWaitingForDisk(db, () => db.transaction(fn).immediate(), flushLogSoon),
     ...createMetaStore(db),
     ...createOwnerStore(db),
+    ...createRailWalletStore(db),
     ...createApiKeyStore(db),
     ...createAgentStore(db),
     ...createTransferStore(db),

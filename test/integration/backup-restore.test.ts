@@ -49,7 +49,8 @@ async function ownerView(t: TestCoffer) {
     const balance = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`))).body;
     perAgent.push({ agentId, policy, history, balance });
   }
-  return { treasury: dashboard.treasury.balance, refusals: dashboard.recentRefusals, perAgent };
+  const wallets = [dashboard.treasury, ...dashboard.agents, ...dashboard.archivedAgents].map((shown: any) => shown.wallets);
+  return { treasury: dashboard.treasury.balance, refusals: dashboard.recentRefusals, perAgent, wallets };
 }
 
 /** The ledger's confirmed sums against the chain, per agent wallet and for the treasury. */
@@ -78,6 +79,11 @@ async function assertLedgerMatchesChain(t: TestCoffer) {
 /** Every encoding of a key a file could hold it in. */
 function needlesOf(secret: string): Buffer[] {
   const needles = [Buffer.from(secret)];
+  if (/^0x[0-9a-f]{64}$/.test(secret)) {
+    // An EVM account's private key: its bytes, its hex without 0x (either case), base64.
+    const bytes = Buffer.from(secret.slice(2), 'hex');
+    needles.push(bytes, Buffer.from(secret.slice(2)), Buffer.from(secret.slice(2).toUpperCase()), Buffer.from(bytes.toString('base64')));
+  }
   if (/^[1-9A-HJ-NP-Za-km-z]{80,90}$/.test(secret)) {
     const bytes = Buffer.from(getBase58Encoder().encode(secret));
     needles.push(
@@ -173,8 +179,14 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
       t.owner,
       t.coffer.chain.ownWallets(),
     );
+    const evmAccounts = t.coffer.db.prepare('SELECT wallet, address FROM rail_wallets').all() as { wallet: string; address: string }[];
+    // The treasury and every agent have an EVM account, and its key is in the key store.
+    expect(evmAccounts.map((row) => row.wallet).sort()).toEqual(
+      wallets.filter((wallet) => !t.coffer.chain.ownWallets().includes(wallet)).sort(),
+    );
     names = [
       ...wallets.map((wallet) => `wallet:${wallet}`),
+      ...evmAccounts.flatMap((row) => [`evm-wallet:${row.address}`, `evm-wallet-of:${row.wallet}`]),
       `owner-key:${t.owner}`,
       `recovery-phrase:${t.owner}`,
       `recovery-next-index:${t.owner}`,
@@ -182,7 +194,7 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     const bytes = readFileSync(backupFile);
     const phrase = (await backend.get(`recovery-phrase:${t.owner}`))!;
     expect(phrase.split(' ')).toHaveLength(24);
-    for (const name of names.filter((name) => !name.startsWith('recovery-next-index'))) {
+    for (const name of names.filter((name) => !name.startsWith('recovery-next-index') && !name.startsWith('evm-wallet-of'))) {
       const secret = await backend.get(name);
       expect(secret, name).not.toBeNull();
       for (const needle of needlesOf(secret!)) expect(bytes.includes(needle), `${name} in the backup file`).toBe(false);

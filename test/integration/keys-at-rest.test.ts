@@ -18,8 +18,21 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-/** Every encoding of a secret that could leak: the base58 text, the 64 raw bytes, the 32-byte seed (raw, hex, base64). */
+/**
+ * Every encoding of a secret that could leak: the base58 text, the 64 raw bytes, the 32-byte seed (raw,
+ * hex, base64); of an EVM account's key (0x and hex), its bytes, its hex in either case, base64.
+ */
 function needles(secretBase58: string): Buffer[] {
+  if (/^0x[0-9a-f]{64}$/.test(secretBase58)) {
+    const key = Buffer.from(secretBase58.slice(2), 'hex');
+    return [
+      Buffer.from(secretBase58),
+      key,
+      Buffer.from(secretBase58.slice(2)),
+      Buffer.from(secretBase58.slice(2).toUpperCase()),
+      Buffer.from(key.toString('base64')),
+    ];
+  }
   const bytes = Buffer.from(getBase58Encoder().encode(secretBase58));
   const seed = bytes.subarray(0, 32);
   return [
@@ -81,10 +94,17 @@ describe('keys at rest', () => {
       expect(existsSync(join(t.dataDir, 'keys'))).toBe(false);
       wallets.push(agent.walletAddress);
       const secrets: string[] = [];
-      for (const wallet of wallets) {
-        const found = (await findCredentialsAsync(KEYCHAIN_SERVICE)).find((c) => c.account === `wallet:${wallet}`);
+      const credentials = await findCredentialsAsync(KEYCHAIN_SERVICE);
+      for (const wallet of [...wallets]) {
+        const found = credentials.find((c) => c.account === `wallet:${wallet}`);
         expect(found, `keychain entry for ${wallet}`).toBeDefined();
         secrets.push(found!.password);
+        const evm = credentials.find((c) => c.account === `evm-wallet-of:${wallet}`)?.password;
+        const evmKey = credentials.find((c) => c.account === `evm-wallet:${evm}`);
+        expect(evmKey, `keychain entry for the EVM account of ${wallet}`).toBeDefined();
+        secrets.push(evmKey!.password);
+        // Its entries are left out of the keyring afterwards with this Coffer's others.
+        wallets.push(evm!);
       }
       assertNoSecretIn(t.dataDir, secrets);
       for (const file of filesUnder(t.dataDir)) {
@@ -141,7 +161,9 @@ describe('keys at rest', () => {
       expect(keyFiles.length).toBeGreaterThanOrEqual(3);
       for (const file of keyFiles) expect(statSync(file).mode & 0o777).toBe(0o600);
       const walletSecrets = [t.owner, agent.walletAddress].map((wallet) => readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'));
-      assertNoSecretIn(t.dataDir, walletSecrets, keyFiles);
+      const evmSecrets = keyFiles.filter((file) => /evm-wallet_0x/.test(file)).map((file) => readFileSync(file, 'utf8'));
+      expect(evmSecrets).toHaveLength(2);
+      assertNoSecretIn(t.dataDir, [...walletSecrets, ...evmSecrets], keyFiles);
     } finally {
       await t.stop();
     }

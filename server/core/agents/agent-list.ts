@@ -2,7 +2,7 @@ import { requireAgentScope, requireOwner, type Principal } from '../auth.js';
 import { DAY_MS, type ContextWith, type EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
-import type { AgentSpendTotals, AgentStore, MetaStore, SpendStore } from '../ports/store.js';
+import type { AgentSpendTotals, AgentStore, MetaStore, RailWalletStore, SpendStore } from '../ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import { agentView } from '../views.js';
 import { iso, policyView } from '../../wire/views.js';
@@ -19,9 +19,14 @@ export function agentsAtRest(ctx: EngineContext, principal: Principal) {
   const { owner } = principal;
   const totals = ctx.store.spendTotals(owner, ctx.clock.now() - DAY_MS);
   const policies = ctx.store.listPolicies(owner);
+  const agents = ctx.store.listAgents(owner);
+  const baseWallets = ctx.store.railWallets(
+    'base',
+    agents.map((agent) => agent.walletAddress),
+  );
   return {
-    agents: ctx.store.listAgents(owner).map((agent) => ({
-      ...agentView(agent),
+    agents: agents.map((agent) => ({
+      ...agentView(agent, baseWallets.get(agent.walletAddress) ?? null),
       // The budget nearest its limit, and whether it passed the first warning share (the tray's mark).
       tightestBudget: tightestBudget(
         ctx,
@@ -55,7 +60,7 @@ const ROWS_PER_TURN = 50;
 
 /** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
 export async function agentRows(
-  ctx: ContextWith<AgentStore & SpendStore & MetaStore>,
+  ctx: ContextWith<AgentStore & SpendStore & MetaStore & RailWalletStore>,
   owner: string,
 ): Promise<{ rows: AgentRow[]; spent24h: bigint }> {
   const agents = ctx.store.listAgents(owner);
@@ -63,18 +68,29 @@ export async function agentRows(
   let spent24h = 0n;
   const row = (
     agent: (typeof agents)[number],
-    { balances, totals, policies }: { balances: Map<string, bigint>; totals: Map<string, AgentSpendTotals>; policies: Map<string, Policy> },
+    {
+      balances,
+      baseWallets,
+      totals,
+      policies,
+    }: {
+      balances: Map<string, bigint>;
+      baseWallets: Map<string, string>;
+      totals: Map<string, AgentSpendTotals>;
+      policies: Map<string, Policy>;
+    },
   ): AgentRow => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
-    const view = agentView(agent);
+    const view = agentView(agent, baseWallets.get(agent.walletAddress) ?? null);
     // Written out rather than spread: a spread followed by more fields makes V8 build each row as a
     // dictionary (about 3 KB a row), which a dashboard of 1,000 agents pays in garbage collection.
     // Absent fields stay undefined, which JSON leaves out as the spread did.
     return {
       agentId: view.agentId,
       walletAddress: view.walletAddress,
+      wallets: view.wallets,
       createdAt: view.createdAt,
       displayName: view.displayName,
       status: view.status,
@@ -101,6 +117,10 @@ export async function agentRows(
     const ids = page.map((agent) => agent.agentId);
     const read = {
       balances: await ctx.chain.usdcBalances(page.map((agent) => agent.walletAddress)),
+      baseWallets: ctx.store.railWallets(
+        'base',
+        page.map((agent) => agent.walletAddress),
+      ),
       totals: ctx.store.spendTotals(owner, since, ids),
       policies: ctx.store.listPolicies(owner, ids),
     };
@@ -110,7 +130,10 @@ export async function agentRows(
 }
 
 /** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
-export async function listAgents(ctx: ContextWith<AgentStore & SpendStore & MetaStore>, principal: Principal): Promise<AgentList> {
+export async function listAgents(
+  ctx: ContextWith<AgentStore & SpendStore & MetaStore & RailWalletStore>,
+  principal: Principal,
+): Promise<AgentList> {
   requireOwner(principal);
   return { agents: (await agentRows(ctx, principal.owner)).rows };
 }

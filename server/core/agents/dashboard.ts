@@ -1,6 +1,6 @@
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
-import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore } from '../ports/store.js';
+import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
 import { agentRows } from './agent-list.js';
 import { statusOf } from '../backup/status.js';
 import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
@@ -12,7 +12,7 @@ export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
 
 /** What the overview reads: agents and their spending, recent payments and refusals, service names. */
-type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore;
+type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore & RailWalletStore;
 
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal): Promise<Dashboard> {
   requireOwner(principal);
@@ -22,9 +22,14 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
   const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
+  const archivedBaseWallets = ctx.store.railWallets(
+    'base',
+    archived.map((agent) => agent.walletAddress),
+  );
   return {
     treasury: {
       walletAddress: principal.owner,
+      wallets: { sol: principal.owner, base: ctx.store.railWallets('base', [principal.owner]).get(principal.owner) ?? null },
       amount: treasuryAmount.toString(),
       currency: 'USDC' as const,
       decimals: USDC_DECIMALS,
@@ -41,7 +46,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
      * empties the wallet, but USDC can still arrive from outside: the balance shows it, to return.
      */
     archivedAgents: archived.map((agent) => ({
-      ...agentView(agent),
+      ...agentView(agent, archivedBaseWallets.get(agent.walletAddress) ?? null),
       balance: formatUsdc(archivedBalances.get(agent.walletAddress) ?? 0n),
     })),
     /** Payments the policy refused, newest first: what agents tried and were not allowed. */

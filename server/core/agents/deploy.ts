@@ -16,6 +16,7 @@ import { policyView } from '../../wire/views.js';
 import { policyClock, isKnownService, assertPayableScopes } from '../policy/update.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
 import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
+import { fileBaseWallets } from '../rail-wallets.js';
 
 /**
  * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
@@ -57,6 +58,7 @@ export async function deployAgent(
   // The wallet key goes to the key store before the agent row exists: a crash in between leaves an
   // unused key, never an agent without one.
   const walletAddress = await ctx.vault.createWallet({ kind: 'agent', treasury: owner });
+  await fileBaseWallets(ctx, owner, [walletAddress]);
   const agent: AgentRecord = {
     owner,
     agentId: body.agentId,
@@ -86,7 +88,7 @@ export async function deployAgent(
   ctx.events.emit({ type: 'agent', owner, agentId: agent.agentId, status: 'deployed' });
 
   return done({
-    agent: agentView(agent),
+    agent: agentView(agent, ctx.store.railWallets('base', [walletAddress]).get(walletAddress) ?? null),
     ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
     mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),

@@ -1,3 +1,4 @@
+import { fileBaseWallets } from '../rail-wallets.js';
 import { audit, type EngineContext } from '../context.js';
 import { CofferError } from '../../wire/errors.js';
 import { markPhraseConfirmed } from './status.js';
@@ -43,6 +44,7 @@ export async function recoverTreasury(ctx: EngineContext, recover: { phrase: str
       archivedAt: null,
     });
   }
+  await fileBaseWallets(ctx, owner, [owner, ...agents.map((agent) => agent.walletAddress)]);
   const ownerKey = await recordOwner(ctx, owner, () => {
     markPhraseConfirmed(ctx, owner);
     for (const agent of agents) ctx.store.insertAgent(agent, RECOVERED_POLICY);

@@ -14,6 +14,7 @@ import type { LinkSessionStore } from './store/link-sessions.js';
 import type { MetaStore } from './store/meta.js';
 import type { NoticeStore } from './store/notices.js';
 import type { OwnerStore } from './store/owners.js';
+import type { RailWalletStore } from './store/rail-wallets.js';
 import type { RefusalStore } from './store/refusals.js';
 import type { RegistryStore } from './store/registry.js';
 import type { SpendStore } from './store/spend.js';
@@ -28,6 +29,7 @@ export type { LinkSessionRecord, LinkSessionStore } from './store/link-sessions.
 export type { MetaStore } from './store/meta.js';
 export type { NoticeStore } from './store/notices.js';
 export type { OwnerRecord, OwnerStore } from './store/owners.js';
+export type { OtherRail, RailWalletStore } from './store/rail-wallets.js';
 export type { RefusalRecord, RefusalStore } from './store/refusals.js';
 export type { ModelRecord, RegistryStore, SearchListing, ServiceRecord } from './store/registry.js';
 export type { AgentSpendTotals, SpendStore } from './store/spend.js';
@@ -50,6 +52,7 @@ export interface Store
   extends
     MetaStore,
     OwnerStore,
+    RailWalletStore,
     ApiKeyStore,
     AgentStore,
     TransferStore,

@@ -1,3 +1,4 @@
+import { fileBaseWallets } from '../rail-wallets.js';
 import { CofferError } from '../../wire/errors.js';
 import { actorOf, requireOwner, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
@@ -26,10 +27,14 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
       ownerKey = await rotateOwnerKey(ctx, existing.address);
     }
     await ctx.chain.prepareFeePayer(existing.address);
+    // A data dir made before the Base rail: its wallets get their accounts now, once.
+    const agents = [...ctx.store.listAgents(existing.address), ...ctx.store.listArchivedAgents(existing.address)];
+    await fileBaseWallets(ctx, existing.address, [existing.address, ...agents.map((agent) => agent.walletAddress)]);
     return { owner: existing.address, ownerKey, created: false };
   }
 
   const owner = await ctx.vault.createWallet({ kind: 'treasury' });
+  await fileBaseWallets(ctx, owner, [owner]);
   const ownerKey = await recordOwner(ctx, owner, () =>
     audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } }),
   );

@@ -10,10 +10,19 @@ import type { Allocation } from './treasury.js';
 /** `suspended`: stopped (by a person, or by its breaker); it pays nothing until resumed. */
 export type AgentStatus = 'active' | 'suspended';
 
+/** An agent's wallet on each rail: its Solana address (`walletAddress`) and its EVM account on Base. */
+export type RailWallets = {
+  sol: string;
+  /** Null only for a wallet whose account the key store could not give yet. */
+  base: string | null;
+};
+
 /** An agent as every door shows it. */
 export type AgentView = {
   agentId: string;
+  /** Its Solana wallet: the address that names it (the spec's field). */
   walletAddress: string;
+  wallets: RailWallets;
   createdAt: string;
   displayName: string;
   status: AgentStatus;

@@ -1,11 +1,14 @@
 /** GET /v1/dashboard: the owner's overview in one answer. */
-import type { AgentRow, ArchivedAgent } from './agents.js';
+import type { AgentRow, ArchivedAgent, RailWallets } from './agents.js';
 import type { BackupStatus } from './backup.js';
 import type { Activity, Refusal } from './payments.js';
 
 /** The treasury's wallet and balance; `amount` in micro-USDC (an integer string), `balance` in USDC. */
 export type DashboardTreasury = {
+  /** Its Solana wallet: the address that names the owner (the spec's field). */
   walletAddress: string;
+  /** Its wallet on each rail: where USDC is deposited on Solana and on Base. */
+  wallets: RailWallets;
   amount: string;
   currency: 'USDC';
   decimals: number;

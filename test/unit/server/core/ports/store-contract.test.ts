@@ -557,6 +557,23 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(found('')).toEqual({ ids: [], total: 0, totalIsCapped: false });
   });
 
+  it("rail wallets: one address per wallet and rail, an address one wallet's, found from either side", () => {
+    const store = fresh(make);
+    store.insertRailWallet('wallet-a', 'base', '0xA');
+    store.insertRailWallet(OWNER, 'base', '0xO');
+    expect(() => store.insertRailWallet('wallet-a', 'base', '0xB')).toThrow();
+    expect(() => store.insertRailWallet('wallet-b', 'base', '0xA')).toThrow();
+    expect(store.railWallets('base', ['wallet-a', 'wallet-b', OWNER, 'wallet-a'])).toEqual(
+      new Map([
+        ['wallet-a', '0xA'],
+        [OWNER, '0xO'],
+      ]),
+    );
+    expect(store.walletOfRailAddress('base', '0xA')).toBe('wallet-a');
+    expect(store.walletOfRailAddress('base', '0xa')).toBeNull();
+    expect(store.walletOfRailAddress('base', '0xB')).toBeNull();
+  });
+
   it('refusals keep the latest few; the audit log reads newest first', () => {
     const store = fresh(make);
     for (const n of [1, 2, 3]) {
