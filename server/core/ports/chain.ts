@@ -1,7 +1,8 @@
 import type { CofferError } from '../../wire/errors.js';
 
 /**
- * The chain port: everything Coffer needs from Solana, in addresses and micro-USDC. Adapters hold the
+ * The chain port: everything Coffer needs from a rail's chain (Solana's, an EVM chain's), in addresses
+ * and micro-USDC. Adapters hold the
  * signing keys (through the key store); the core only ever names wallets by address.
  */
 export interface TransferRequest {
@@ -73,7 +74,8 @@ export interface TransferFound {
 }
 
 export type TransactionFate =
-  | { state: 'succeeded' }
+  /** `landedAs`: the transaction it landed in, where the transfer is an authorization a transaction carried (EVM). */
+  | { state: 'succeeded'; landedAs?: string }
   | { state: 'failed'; error: string }
   /** The transaction can no longer land (its blockhash expired, or the sim chain never saw it). */
   | { state: 'dropped' }
@@ -116,8 +118,13 @@ export interface Chain extends TransferLookup {
   hasActivity(wallet: string): Promise<boolean>;
   usdcBalances(wallets: string[]): Promise<Map<string, bigint>>;
   prepareTransfer(request: TransferRequest): Promise<PreparedTransfer>;
-  /** Sends a prepared transfer and waits for it to land; throws CofferError chain_* (or insufficient_funds) when it does not. */
-  submitTransfer(prepared: PreparedTransfer): Promise<void>;
+  /**
+   * Sends a prepared transfer and waits for it to land; throws CofferError chain_* (or insufficient_funds)
+   * when it does not. Answers the transaction it landed in where that is not `prepared.txSignature`
+   * (on an EVM chain the prepared transfer is the payer's authorization, which the sender's
+   * transaction carries).
+   */
+  submitTransfer(prepared: PreparedTransfer): Promise<string | void>;
   /** The embedded chain's unit of work with the ledger; null for a chain the ledger does not hold. */
   readonly inLedger: ChainInLedger | null;
   /**

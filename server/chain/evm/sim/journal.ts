@@ -28,14 +28,19 @@ export function createEvmJournal(db: SqliteDatabase): EvmJournal {
   const first = db.prepare('SELECT at FROM evm_journal ORDER BY seq LIMIT 1').pluck();
   const insert = db.prepare('INSERT INTO evm_journal (at, method, params) VALUES (?, ?, ?)');
   const remove = db.prepare('DELETE FROM evm_journal WHERE seq = ?');
-  const all = db.prepare('SELECT seq, at, method, params FROM evm_journal ORDER BY seq');
+  // A page at a time: the replay awaits the node between entries, and an open iterator would hold
+  // the connection that every other statement needs meanwhile.
+  const page = db.prepare('SELECT seq, at, method, params FROM evm_journal WHERE seq > ? ORDER BY seq LIMIT 500');
   return {
     firstTime: () => (first.get() as number | undefined) ?? null,
     append: ({ at, method, params }) => Number(insert.run(at, method, JSON.stringify(params)).lastInsertRowid),
     remove: (seq) => void remove.run(seq),
     *entries() {
-      for (const row of all.iterate() as Iterable<{ seq: number; at: number; method: string; params: string }>) {
-        yield { seq: row.seq, at: row.at, method: row.method, params: JSON.parse(row.params) as unknown[] };
+      for (let after = 0; ;) {
+        const rows = page.all(after) as { seq: number; at: number; method: string; params: string }[];
+        for (const row of rows) yield { seq: row.seq, at: row.at, method: row.method, params: JSON.parse(row.params) as unknown[] };
+        if (rows.length < 500) return;
+        after = rows[rows.length - 1]!.seq;
       }
     },
   };

@@ -1,0 +1,359 @@
+/**
+ * The EVM rail's Chain port (server/core/ports/chain.ts): USDC on an EVM chain (Base, Base Sepolia,
+ * the embedded chain) through its JSON-RPC, with viem. A transfer is the paying wallet's EIP-3009
+ * authorization (authorization.ts), signed before anything is written and kept in the transfer's row;
+ * the treasury's account sends it and pays its gas, so agents never hold ETH. The authorization lands
+ * at most once (its nonce, one per Coffer record), so sending it again is always safe, and what the
+ * chain says of it (`authorizationState` and its `AuthorizationUsed` log) settles the row: landed in
+ * that transaction, or, once the chain's time passed its end unused, never (`dropped`).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  bytesToHex,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  parseEventLogs,
+  parseSignature,
+  type Address,
+  type Chain as ViemChain,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from 'viem';
+import type {
+  Chain,
+  IncomingTransfer,
+  PayerSignedFate,
+  PayerSignedTransfer,
+  PreparedTransfer,
+  TransactionFate,
+  TransferFound,
+  TransferRequest,
+} from '../../core/ports/chain.js';
+import type { Clock } from '../../core/ports/keys.js';
+import { CofferError } from '../../wire/errors.js';
+import {
+  authorizationNonce,
+  decodeAuthorization,
+  encodeAuthorization,
+  signAuthorization,
+  type SignedAuthorization,
+  type TokenDomain,
+} from './authorization.js';
+import type { EvmSigners } from './signers.js';
+import { authorizationRefusal } from './transfer-errors.js';
+import { USDC_ABI } from './usdc-abi.js';
+
+/** An EVM network as Coffer names it, its chain id (read from its node) and its USDC. */
+export interface EvmNetwork {
+  name: string;
+  chainId: number;
+  usdc: Address;
+  /** The embedded chain: test money. */
+  isSim: boolean;
+}
+
+/** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
+export interface EvmTestFunds {
+  topUpGas(address: Address): Promise<void>;
+  /** The faucet's wallet: its Solana name (its keys are backed up with the ledger's) and its EVM account. */
+  faucet: { wallet: string; account: Address };
+}
+
+/** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
+export const AUTHORIZATION_SECONDS = 600n;
+/** How long a send waits for its receipt before leaving the row to reconciliation. */
+const RECEIPT_TIMEOUT_MS = 60_000;
+
+export class EvmChain implements Chain {
+  readonly inLedger = null;
+  readonly network: string;
+  readonly usdcMint: Address;
+  readonly isSim: boolean;
+  private readonly client: PublicClient;
+  private readonly viemChain: ViemChain;
+  private domainRead: Promise<TokenDomain> | null = null;
+  /** Each relayer sends one transaction at a time, so its nonces follow one another. */
+  private readonly relayerQueues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly net: EvmNetwork,
+    private readonly transport: Transport,
+    private readonly signers: EvmSigners,
+    private readonly clock: Clock,
+    private readonly testFunds: EvmTestFunds | null,
+  ) {
+    this.network = net.name;
+    this.usdcMint = net.usdc;
+    this.isSim = net.isSim;
+    this.viemChain = defineChain({
+      id: net.chainId,
+      name: net.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [] } },
+    });
+    this.client = createPublicClient({ transport, chain: this.viemChain });
+  }
+
+  /** The token's EIP-712 domain, read from the token once (Base's USDC is "USD Coin", Base Sepolia's "USDC"). */
+  domain(): Promise<TokenDomain> {
+    this.domainRead ??= (async () => {
+      const read = (functionName: 'name' | 'version') => this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName });
+      return { name: await read('name'), version: await read('version'), chainId: this.net.chainId, verifyingContract: this.net.usdc };
+    })();
+    this.domainRead.catch(() => (this.domainRead = null));
+    return this.domainRead;
+  }
+
+  async prepareFeePayer(address: string): Promise<void> {
+    await this.testFunds?.topUpGas(getAddress(address));
+  }
+
+  async usdcBalance(wallet: string): Promise<bigint> {
+    return this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [getAddress(wallet)] });
+  }
+
+  async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
+    const unique = [...new Set(wallets)];
+    return new Map(await Promise.all(unique.map(async (wallet) => [wallet, await this.usdcBalance(wallet)] as const)));
+  }
+
+  /** Any EVM address holds USDC without an account opened first. */
+  async hasUsdcAccount(): Promise<boolean> {
+    return true;
+  }
+
+  async hasActivity(wallet: string): Promise<boolean> {
+    const address = getAddress(wallet);
+    if ((await this.client.getTransactionCount({ address })) > 0 || (await this.usdcBalance(address)) > 0n) return true;
+    for (const args of [{ from: address }, { to: address }]) {
+      const logs = await this.client.getContractEvents({
+        address: this.net.usdc,
+        abi: USDC_ABI,
+        eventName: 'Transfer',
+        args,
+        fromBlock: 0n,
+      });
+      if (logs.length > 0) return true;
+    }
+    return false;
+  }
+
+  async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
+    return this.authorize(request.from, request.to, request.amount, authorizationNonce(request.reference), request.feePayer);
+  }
+
+  async prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer> {
+    if (this.testFunds === null) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${this.network})`);
+    const { account } = this.testFunds.faucet;
+    return this.authorize(account, to, amount, bytesToHex(randomBytes(32)), account);
+  }
+
+  /** The payer's authorization, signed now: what a transfer's row keeps until it lands. */
+  private async authorize(from: string, to: string, amount: bigint, nonce: Hex, relayer: string): Promise<PreparedTransfer> {
+    const validBefore = BigInt(Math.floor(this.clock.now() / 1000)) + AUTHORIZATION_SECONDS;
+    const signed = await signAuthorization(await this.signers.evmAccount(getAddress(from)), {
+      domain: await this.domain(),
+      to: getAddress(to),
+      value: amount,
+      validAfter: 0n,
+      validBefore,
+      nonce,
+      relayer: getAddress(relayer),
+    });
+    return { txSignature: nonce, txWire: encodeAuthorization(signed), lastValidBlockHeight: validBefore };
+  }
+
+  async submitTransfer(prepared: PreparedTransfer): Promise<string> {
+    const authorization = this.authorizationOf(prepared.txWire);
+    const hash = await this.send(authorization);
+    if (hash === 'used') return this.landedIn(authorization);
+    let receipt;
+    try {
+      receipt = await this.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
+    } catch (error) {
+      throw new CofferError(
+        'chain_unavailable',
+        `the transfer was sent (${hash}) but its receipt did not come: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (receipt.status === 'success') return hash;
+    // Reverted in its block: the authorization did not run there; it may have run in another.
+    const fate = await this.fateOfAuthorization(authorization);
+    if (fate.state === 'succeeded') return fate.landedAs;
+    throw new CofferError('chain_rejected', `the transaction ${hash} carrying the transfer failed on chain`);
+  }
+
+  async resend(prepared: PreparedTransfer): Promise<void> {
+    await this.send(this.authorizationOf(prepared.txWire));
+  }
+
+  async fateOf(sent: { txSignature: string; txWire: string | null }): Promise<TransactionFate> {
+    if (sent.txWire === null) return { state: 'unknown' };
+    const fate = await this.fateOfAuthorization(this.authorizationOf(sent.txWire));
+    return fate.state === 'succeeded' ? { state: 'succeeded', landedAs: fate.landedAs } : fate;
+  }
+
+  async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
+    const fate = await this.fateOfAuthorization(this.authorizationOf(sent.txWire));
+    if (fate.state === 'succeeded') return { state: 'succeeded', txSignature: fate.landedAs };
+    if (fate.state === 'failed') return { state: 'failed', txSignature: sent.payerSignature, error: fate.error };
+    return fate;
+  }
+
+  async findTransfer(txSignature: string): Promise<TransferFound | null> {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(txSignature)) return null;
+    const receipt = await this.client.getTransactionReceipt({ hash: txSignature as Hash }).catch(() => null);
+    if (receipt === null) return null;
+    const [transfer] = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: receipt.logs }).filter(
+      (log) => getAddress(log.address) === this.net.usdc,
+    );
+    if (transfer === undefined) return null;
+    const block = await this.client.getBlock({ blockHash: receipt.blockHash });
+    return {
+      txSignature: receipt.transactionHash,
+      succeeded: receipt.status === 'success',
+      error: receipt.status === 'success' ? null : 'reverted',
+      from: transfer.args.from,
+      toTokenAccount: transfer.args.to,
+      to: transfer.args.to,
+      mint: this.net.usdc,
+      amount: transfer.args.value,
+      memo: null,
+      blockTime: Number(block.timestamp),
+      slot: receipt.blockNumber,
+    };
+  }
+
+  async incomingTransfers(
+    wallet: string,
+    afterSignature: string | null,
+  ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
+    const to = getAddress(wallet);
+    const after = afterSignature === null ? null : await this.client.getTransactionReceipt({ hash: afterSignature as Hash });
+    const logs = await this.client.getContractEvents({
+      address: this.net.usdc,
+      abi: USDC_ABI,
+      eventName: 'Transfer',
+      args: { to },
+      fromBlock: after?.blockNumber ?? 0n,
+    });
+    const fresh = logs.filter(
+      (log) =>
+        after === null ||
+        log.blockNumber > after.blockNumber ||
+        (log.blockNumber === after.blockNumber && log.transactionIndex > after.transactionIndex),
+    );
+    const transfers: IncomingTransfer[] = [];
+    for (const log of fresh) {
+      const { from, value } = log.args;
+      if (from === undefined || value === undefined || getAddress(from) === to) continue;
+      const block = await this.client.getBlock({ blockNumber: log.blockNumber });
+      transfers.push({ txSignature: log.transactionHash, from, amount: value, blockTime: Number(block.timestamp) });
+    }
+    return { transfers, readUpTo: fresh.at(-1)?.transactionHash ?? afterSignature, unreadable: [] };
+  }
+
+  ownWallets(): string[] {
+    return this.testFunds === null ? [] : [this.testFunds.faucet.wallet];
+  }
+
+  async close(): Promise<void> {}
+
+  private authorizationOf(txWire: string): SignedAuthorization {
+    try {
+      return decodeAuthorization(txWire);
+    } catch (error) {
+      throw new CofferError('internal', `a transfer on ${this.network} holds no authorization Coffer signed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Sends an authorization from its relayer: simulated first (a refusal costs no gas and is said in
+   * the token's words), then signed and sent. `used`: it already ran (an earlier send landed).
+   */
+  private send(authorization: SignedAuthorization): Promise<Hash | 'used'> {
+    const queue = this.relayerQueues.get(authorization.relayer) ?? Promise.resolve();
+    const sending = queue.then(async () => {
+      const account = await this.signers.evmAccount(authorization.relayer);
+      const { v, r, s, yParity } = parseSignature(authorization.signature);
+      const request = {
+        address: this.net.usdc,
+        abi: USDC_ABI,
+        functionName: 'transferWithAuthorization',
+        args: [
+          authorization.from,
+          authorization.to,
+          authorization.value,
+          authorization.validAfter,
+          authorization.validBefore,
+          authorization.nonce,
+          Number(v ?? BigInt(yParity + 27)),
+          r,
+          s,
+        ],
+        account,
+      } as const;
+      try {
+        const gas = await this.client.estimateContractGas(request);
+        return await createWalletClient({ account, transport: this.transport, chain: this.viemChain }).writeContract({ ...request, gas });
+      } catch (error) {
+        const refusal = authorizationRefusal(error);
+        if (refusal === 'used') return 'used' as const;
+        if (refusal !== null) throw refusal;
+        throw new CofferError('chain_unavailable', `the transfer could not be sent on ${this.network}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    });
+    this.relayerQueues.set(
+      authorization.relayer,
+      sending.catch(() => undefined),
+    );
+    return sending;
+  }
+
+  /** Where a used authorization landed (its AuthorizationUsed log); canceled ones never moved money. */
+  private async landedIn(authorization: SignedAuthorization): Promise<string> {
+    const fate = await this.fateOfAuthorization(authorization);
+    if (fate.state === 'succeeded') return fate.landedAs;
+    throw new CofferError('chain_rejected', fate.state === 'failed' ? fate.error : 'the authorization was used, but not found on chain');
+  }
+
+  /**
+   * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
+   * canceled by its payer, or not run: `dropped` once the chain's time passed its end (it never can),
+   * `unknown` before.
+   */
+  private async fateOfAuthorization(
+    authorization: SignedAuthorization,
+  ): Promise<{ state: 'succeeded'; landedAs: string } | { state: 'failed'; error: string } | { state: 'dropped' } | { state: 'unknown' }> {
+    const { from, nonce } = authorization;
+    const used = await this.client.readContract({
+      address: this.net.usdc,
+      abi: USDC_ABI,
+      functionName: 'authorizationState',
+      args: [from, nonce],
+    });
+    if (used) {
+      const [landed] = await this.client.getContractEvents({
+        address: this.net.usdc,
+        abi: USDC_ABI,
+        eventName: 'AuthorizationUsed',
+        args: { authorizer: from, nonce },
+        fromBlock: 0n,
+      });
+      return landed === undefined
+        ? { state: 'failed', error: 'the payer canceled the authorization' }
+        : { state: 'succeeded', landedAs: landed.transactionHash };
+    }
+    const latest = await this.client.getBlock();
+    return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
+  }
+}

@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { custom, getAddress, parseEventLogs, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConnection } from '../../server/store/sqlite-driver.js';
+import { migrate } from '../../server/store/migrations.js';
+import { createFileBackend } from '../../server/keys/file-backend.js';
+import { createKeyVault, type WalletKeyVault } from '../../server/keys/key-vault.js';
+import { openEmbeddedEvm, type EmbeddedEvm } from '../../server/chain/evm/sim/chain.js';
+import { openEvmTestFunds } from '../../server/chain/evm/sim/test-funds.js';
+import { AUTHORIZATION_SECONDS, EvmChain } from '../../server/chain/evm/chain.js';
+import { decodeAuthorization, isSignedByPayer } from '../../server/chain/evm/authorization.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { expectCofferError } from '../helpers/expect-error.js';
+import { manualClock } from '../helpers/coffer.js';
+
+/**
+ * The EVM rail's Chain adapter on the embedded EVM chain: a transfer is the payer's EIP-3009
+ * authorization, sent by the relayer, landing once at most; what the chain says of it settles it.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'coffer-evm-chain-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the EVM rail on the embedded chain', () => {
+  const clock = manualClock();
+  let evm: EmbeddedEvm;
+  let chain: EvmChain;
+  let vault: WalletKeyVault;
+  let treasury: Address;
+  let agent: Address;
+  let reference = 0;
+  const prepare = (from: Address, to: Address, amount: bigint) =>
+    chain.prepareTransfer({
+      from,
+      to,
+      amount,
+      memo: '',
+      reference: `ref-${++reference}`,
+      feePayer: treasury,
+      createRecipientAccount: true,
+    });
+  const nonceOf = (address: Address) => evm.request('eth_getTransactionCount', [address, 'latest']).then((n) => BigInt(n as string));
+
+  beforeAll(async () => {
+    const db = openConnection(join(dir, 'coffer.db'));
+    migrate(db);
+    vault = createKeyVault(createFileBackend(join(dir, 'keys')));
+    evm = await openEmbeddedEvm(db, clock);
+    const funds = await openEvmTestFunds(evm, db, vault);
+    chain = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 }),
+      vault,
+      clock,
+      funds,
+    );
+    const owner = await vault.createWallet({ kind: 'treasury' });
+    treasury = getAddress(await vault.evmWalletOf(owner, owner));
+    agent = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
+    await chain.prepareFeePayer(treasury);
+    await chain.submitTransfer(await chain.prepareTestMint(treasury, 100_000_000n));
+  });
+
+  it('signs an authorization of exactly what was asked, by the payer, for this token and chain, ending in 10 minutes', async () => {
+    const prepared = await prepare(treasury, agent, 1_500_000n);
+    const authorization = decodeAuthorization(prepared.txWire);
+    expect(authorization).toMatchObject({ from: treasury, to: agent, value: 1_500_000n, relayer: treasury, validAfter: 0n });
+    expect(authorization.domain).toEqual({ name: 'USDC', version: '2', chainId: 790_526, verifyingContract: evm.usdc });
+    expect(authorization.validBefore).toBe(BigInt(Math.floor(clock.now() / 1000)) + AUTHORIZATION_SECONDS);
+    expect(prepared.txSignature).toBe(authorization.nonce);
+    expect(await isSignedByPayer(authorization)).toBe(true);
+    expect(await isSignedByPayer({ ...authorization, value: 1_500_001n })).toBe(false);
+  });
+
+  it('lands a transfer once, however often it is sent, and says where it landed', async () => {
+    const prepared = await prepare(treasury, agent, 2_000_000n);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+    const landed = await chain.submitTransfer(prepared);
+    expect(landed).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
+    // Sent again (a retry, reconciliation): it ran already, so the same landing is answered and nothing moves.
+    const relayerNonce = await nonceOf(treasury);
+    expect(await chain.submitTransfer(prepared)).toBe(landed);
+    await chain.resend(prepared);
+    expect(await nonceOf(treasury)).toBe(relayerNonce);
+    expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
+    const found = await chain.findTransfer(landed as string);
+    expect(found).toMatchObject({ succeeded: true, from: treasury, to: agent, amount: 2_000_000n, mint: evm.usdc });
+  });
+
+  it('refuses a payer short of USDC before any gas is spent, as insufficient_funds', async () => {
+    const relayerNonce = await nonceOf(treasury);
+    const prepared = await prepare(agent, treasury, 999_000_000n);
+    await expectCofferError(chain.submitTransfer(prepared), 'insufficient_funds');
+    expect(await nonceOf(treasury)).toBe(relayerNonce);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+  });
+
+  it('an authorization never sent is dropped once the chain passes its end, and can no longer land', async () => {
+    const prepared = await prepare(agent, treasury, 1n);
+    clock.advance(Number(AUTHORIZATION_SECONDS) * 1000 + 1000);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+    // The chain's time moves with its next block.
+    await chain.submitTransfer(await chain.prepareTestMint(treasury, 1n));
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+    await expectCofferError(chain.submitTransfer(prepared), 'transaction_expired');
+    expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
+  });
+
+  it('an agent pays without holding ETH: the relayer sends, and the agent sends nothing', async () => {
+    const landed = await chain.submitTransfer(await prepare(agent, treasury, 500_000n));
+    const receipt = await evm.request('eth_getTransactionReceipt', [landed]);
+    expect(getAddress((receipt as { from: string }).from)).toBe(treasury);
+    expect(await nonceOf(agent)).toBe(0n);
+    expect(BigInt((await evm.request('eth_getBalance', [agent, 'latest'])) as string)).toBe(0n);
+    const logs = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: (receipt as { logs: never[] }).logs });
+    expect(logs.map((log) => log.args)).toEqual([{ from: agent, to: treasury, value: 500_000n }]);
+  });
+
+  it('finds USDC a wallet received from others, from a cursor on', async () => {
+    const outsider = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'random' }), 'nobody'));
+    await chain.submitTransfer(await chain.prepareTestMint(outsider, 7_000_000n));
+    const first = await chain.incomingTransfers(treasury, null);
+    expect(first.transfers.length).toBeGreaterThan(0);
+    const hash = await chain.submitTransfer(
+      await chain.prepareTransfer({
+        from: outsider,
+        to: treasury,
+        amount: 7_000_000n,
+        memo: '',
+        reference: 'deposit-1',
+        feePayer: treasury,
+        createRecipientAccount: false,
+      }),
+    );
+    const next = await chain.incomingTransfers(treasury, first.readUpTo);
+    expect(next.transfers).toEqual([{ txSignature: hash, from: outsider, amount: 7_000_000n, blockTime: expect.any(Number) }]);
+    expect(next.readUpTo).toBe(hash);
+    expect((await chain.incomingTransfers(treasury, next.readUpTo)).transfers).toEqual([]);
+    expect(await chain.hasActivity(outsider)).toBe(true);
+    expect(await chain.hasActivity(getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'random' }), 'nobody')))).toBe(
+      false,
+    );
+  });
+});
