@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Response } from 'express';
+import { Router, type Response } from 'express';
 import { createHttpApp } from '../http/app.js';
 import { DashboardSessions } from '../http/sessions.js';
 import { createSqliteSignInStore } from '../store/sign-in-store.js';
@@ -19,6 +19,12 @@ export interface RunningServer {
 const FORCE_CLOSE_AFTER_MS = 15_000;
 
 /** Listens on 127.0.0.1 only: the API moves money and is for this machine's processes. */
+/** What the data dir's rails serve beside /v1: each embedded chain's JSON-RPC (Solana's at /rpc, Base's at /evm-rpc), its test images. */
+function railRoutesOf(coffer: OpenedCoffer): Router | null {
+  const routes = [coffer.embedded?.httpRoutes() ?? null, coffer.base?.httpRoutes ?? null].filter((route) => route !== null);
+  return routes.length === 0 ? null : Router().use(...routes);
+}
+
 export async function startHttpServer(options: {
   coffer: OpenedCoffer;
   port: number;
@@ -38,7 +44,7 @@ export async function startHttpServer(options: {
     port: () => port,
     isShuttingDown: () => shuttingDown,
     log: options.log,
-    railRoutes: coffer.embedded?.httpRoutes() ?? null,
+    railRoutes: railRoutesOf(coffer),
   });
   const listening = await listenOnLoopback(app, options.port, { requestTimeoutMs: 120_000 });
   const { server } = listening;

@@ -9,6 +9,7 @@ import { createKeyVault, type WalletKeyVault } from '../keys/key-vault.js';
 import type { RpcChain } from '../chain/solana/cluster/chain.js';
 import { chooseSolanaNetwork, openSolanaRail } from '../chain/solana/rail.js';
 import type { EmbeddedChain } from '../chain/rail.js';
+import type { OpenedEvmRail } from '../chain/evm/rail.js';
 import { NAMED_RPC_NETWORKS, x402Networks, type NetworkChoice } from '../chain/solana/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import { DEMO_LOCALNET } from '../wire/network-words.js';
@@ -56,6 +57,8 @@ export interface OpenedCoffer {
   chain: Chain;
   /** The rail's embedded chain (sim only), which the HTTP server also serves (its JSON-RPC, its test images). */
   embedded: EmbeddedChain | null;
+  /** The Base rail, where it is open (sim: the embedded EVM chain), and what it serves beside /v1. */
+  base: OpenedEvmRail | null;
   owner: string;
   ownerKey: string;
   ownerCreated: boolean;
@@ -78,6 +81,23 @@ async function x402BuyerFor(
   if (choice.kind !== 'rpc' || networks === null || chain === null) return null;
   const { createX402Buyer } = await import('../x402/x402-buyer.js');
   return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks, latestBlockhash: () => chain.latestBlockhash() });
+}
+
+/**
+ * The Base rail on the sim network: the embedded EVM chain beside the Solana sim. Its runtime (EDR, a
+ * native module) is loaded only here; where it cannot run, Coffer runs on Solana alone and says so.
+ */
+async function openBaseSim(db: SqliteDatabase, vault: WalletKeyVault, clock: Clock, log: (message: string) => void) {
+  let open: typeof import('../chain/evm/rail.js').openEmbeddedEvmRail;
+  try {
+    ({ openEmbeddedEvmRail: open } = await import('../chain/evm/rail.js'));
+  } catch (error) {
+    log(
+      `the Base rail's embedded chain (EDR) cannot run on ${process.platform}-${process.arch}: Coffer runs on Solana alone (${(error as Error).message})`,
+    );
+    return null;
+  }
+  return open({ db, vault, clock });
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
@@ -133,6 +153,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const vault = createKeyVault(backend);
     const rail = await openSolanaRail(choice, { db, vault, clock });
     const { chain, embedded } = rail;
+    const base = choice.kind === 'sim' ? await openBaseSim(db, vault, clock, options.log) : null;
     // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
     // per commit is needed there (see openDatabase).
     if (embedded !== null) setDurability(db, 'normal');
@@ -144,6 +165,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       events: new EventBus(() => clock.now()),
       store,
       chain,
+      base: base?.chain ?? null,
       vault,
       clock,
       mcpLaunch: options.mcpLaunch ?? cofferMcpLaunch(),
@@ -178,6 +200,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       db: openedDb,
       chain,
       embedded,
+      base,
       dataDirLock,
       owner,
       ownerKey,
@@ -194,6 +217,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         await settleActiveTransfers(engine.ctx);
         await engine.settleTasks();
         await chain.close();
+        await base?.chain.close();
         await openedReplays.close();
         await checkpoints?.stop();
         openedDb.close();

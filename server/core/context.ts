@@ -13,7 +13,10 @@ import type { McpLaunch } from '../wire/mcp-config.js';
 /** Everything the core's rules talk to, all through ports it owns (what the boot provides). */
 export interface EnginePorts {
   store: Store;
+  /** The Solana rail's chain. */
   chain: Chain;
+  /** The Base rail's chain (an EVM chain); null where this data dir has it off. */
+  base?: Chain | null;
   vault: KeyVault;
   clock: Clock;
   mcpLaunch: McpLaunch;

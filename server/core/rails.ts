@@ -1,9 +1,16 @@
 /**
- * Each wallet's account on the Base rail, filed beside the Solana address that names it (the
- * RailWalletStore port): made by the key vault from the treasury's recovery phrase at the wallet's
- * own index, once, and read with the wallet wherever it is shown.
+ * The rails (server/wire/rails.ts) as the rules see them: each rail's chain, and each wallet's
+ * address on it. A wallet is named by its Solana address everywhere; its account on the Base rail is
+ * filed beside it (the RailWalletStore port), made by the key vault from the treasury's recovery
+ * phrase at the wallet's own index, once.
  */
-import type { EngineContext } from './context.js';
+import type { ContextWith, EngineContext } from './context.js';
+import type { RailWalletStore } from './ports/store.js';
+import type { RailWallets } from '../wire/answers/agents.js';
+import { formatUsdc } from '../wire/money.js';
+import type { Chain } from './ports/chain.js';
+import { CofferError } from '../wire/errors.js';
+import type { Rail } from '../wire/rails.js';
 
 /**
  * Files the Base account of each wallet named that has none yet: a new wallet as it is made, and a
@@ -18,4 +25,31 @@ export async function fileBaseWallets(ctx: EngineContext, treasury: string, wall
     // Another caller may have filed it while the key store answered.
     if (ctx.store.railWallets('base', [wallet]).size === 0) ctx.store.insertRailWallet(wallet, 'base', address);
   }
+}
+
+/** The chain of a rail: Solana's, or Base's where this data dir has it open. */
+export function chainOf(ctx: EngineContext, rail: Rail): Chain {
+  if (rail === 'sol') return ctx.chain;
+  const base = ctx.base ?? null;
+  if (base === null) throw new CofferError('rail_unavailable', 'the Base rail is not open on this data dir');
+  return base;
+}
+
+/** A wallet's address on a rail: Coffer names each wallet by its Solana address; its Base account is filed beside it. */
+export function addressOn(ctx: EngineContext, wallet: string, rail: Rail): string {
+  if (rail === 'sol') return wallet;
+  const address = ctx.store.railWallets('base', [wallet]).get(wallet);
+  if (address === undefined) throw new CofferError('internal', `the wallet ${wallet} has no Base account filed`);
+  return address;
+}
+
+/** A wallet's address on each rail, as every door shows it. */
+export function railWalletsOf(ctx: ContextWith<RailWalletStore>, wallet: string): RailWallets {
+  return { sol: wallet, base: ctx.store.railWallets('base', [wallet]).get(wallet) ?? null };
+}
+
+/** What a Base account holds, in USDC; null where there is no account or no Base chain open. */
+export async function baseBalanceOf(ctx: Pick<EngineContext, 'base'>, account: string | null): Promise<string | null> {
+  const base = ctx.base ?? null;
+  return account === null || base === null ? null : formatUsdc(await base.usdcBalance(account));
 }

@@ -88,6 +88,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   link_expired: 410,
   link_used: 410,
   not_sim: 404,
+  rail_unavailable: 503,
   bad_host: 403,
   bad_origin: 403,
   shutting_down: 503,

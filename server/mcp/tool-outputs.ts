@@ -44,8 +44,16 @@ const dollarPrices = z.record(z.string(), z.string()).describe('prices with the 
 
 export const balanceOutput = open({
   agentId: z.string(),
-  walletAddress: z.string(),
-  balance: usdc("the agent's wallet balance"),
+  walletAddress: z.string().describe("the agent's Solana wallet"),
+  balance: usdc("the agent's Solana wallet balance"),
+  wallets: open({
+    sol: z.string().describe('its Solana wallet'),
+    base: textOrNull('its account for USDC on Base', 'no Base account yet'),
+  }),
+  balances: open({
+    sol: usdc('on Solana'),
+    base: textOrNull('on Base: USDC as a decimal string', 'Base is off on this Coffer'),
+  }),
   currency: z.literal('USDC'),
   status: z.string().describe('active, or suspended (every payment refused)'),
   treasuryAddress: z.string().describe("the owner's treasury"),

@@ -5,6 +5,7 @@ import { writeTransfersOnce } from './migrations/0003-transfers-written-once.js'
 import { indexTransactionsBySlot } from './migrations/0004-sim-blocks.js';
 import { addEvmJournal } from './migrations/0005-evm-journal.js';
 import { addRailWallets } from './migrations/0006-rail-wallets.js';
+import { addTransferRails } from './migrations/0007-transfer-rails.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'sim blocks', up: indexTransactionsBySlot },
   { version: 5, name: 'evm journal', up: addEvmJournal },
   { version: 6, name: 'rail wallets', up: addRailWallets },
+  { version: 7, name: 'transfer rails', up: addTransferRails },
 ];
 
 export function migrate(db: Database.Database): number {

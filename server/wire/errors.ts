@@ -76,6 +76,7 @@ export const ERROR_CODES = [
   'link_expired',
   'link_used',
   'not_sim',
+  'rail_unavailable',
   'no_recovery_phrase',
   'phrase_not_shown',
   'phrase_mismatch',

@@ -7,6 +7,7 @@ import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
+import { RAILS } from './rails.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
 const UNKNOWN_NAMED = 5;
@@ -309,9 +310,11 @@ export const policyUpdateSchema = strictFields({
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
-export const allocateBodySchema = strictFields({ amount: amountSchema });
+/** The rail a move of money between the treasury and an agent is on (`sol` when left out). */
+export const railSchema = z.enum(RAILS);
+export const allocateBodySchema = strictFields({ amount: amountSchema, rail: railSchema.optional() });
 /** Giving an agent's USDC back to the treasury: `amount`, or (left out) everything available. */
-export const returnBodySchema = strictFields({ amount: amountSchema.optional() });
+export const returnBodySchema = strictFields({ amount: amountSchema.optional(), rail: railSchema.optional() });
 export const faucetBodySchema = allocateBodySchema;
 
 export const renameBodySchema = strictFields({ displayName: displayNameSchema });

@@ -162,7 +162,8 @@ describe('keys at rest', () => {
       for (const file of keyFiles) expect(statSync(file).mode & 0o777).toBe(0o600);
       const walletSecrets = [t.owner, agent.walletAddress].map((wallet) => readFileSync(join(keysDir, `wallet_${wallet}.key`), 'utf8'));
       const evmSecrets = keyFiles.filter((file) => /evm-wallet_0x/.test(file)).map((file) => readFileSync(file, 'utf8'));
-      expect(evmSecrets).toHaveLength(2);
+      // The treasury's and the agent's EVM accounts, and the embedded EVM chain's faucet's.
+      expect(evmSecrets).toHaveLength(3);
       assertNoSecretIn(t.dataDir, [...walletSecrets, ...evmSecrets], keyFiles);
     } finally {
       await t.stop();

@@ -11,8 +11,16 @@ const SERVICES = [{ service: 'demo-weather' }, { service: 'demo-quotes' }, { ser
 /** Amounts as decimal strings with up to 6 decimals, small enough to run many operations. */
 const amountArb = fc.integer({ min: 1, max: 3_000_000 }).map((m) => (m / 1e6).toFixed(6));
 
+const railArb = fc.constantFrom('sol' as const, 'base' as const);
+
 const operationArb = fc.oneof(
-  fc.record({ op: fc.constant('allocate' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb }),
+  fc.record({ op: fc.constant('allocate' as const), agent: fc.constantFrom(...AGENTS), amount: amountArb, rail: railArb }),
+  fc.record({
+    op: fc.constant('return' as const),
+    agent: fc.constantFrom(...AGENTS),
+    amount: fc.option(amountArb, { nil: undefined }),
+    rail: railArb,
+  }),
   fc.record({
     op: fc.constant('pay' as const),
     agent: fc.constantFrom(...AGENTS),
@@ -21,13 +29,15 @@ const operationArb = fc.oneof(
   }),
   fc.record({ op: fc.constant('kill' as const), agent: fc.constantFrom(...AGENTS) }),
   fc.record({ op: fc.constant('resume' as const), agent: fc.constantFrom(...AGENTS) }),
-  fc.record({ op: fc.constant('faucet' as const), amount: amountArb }),
+  fc.record({ op: fc.constant('faucet' as const), amount: amountArb, rail: railArb }),
 );
 
-describe('after any sequence of allocations and payments, every wallet on chain equals the ledger', () => {
+describe('after any sequence of allocations, returns and payments on both rails, every wallet on chain equals the ledger', () => {
   const t = useCoffer();
   const keys = new Map<string, string>();
   const wallets = new Map<string, string>();
+  /** Each wallet's Base account (agents' and the treasury's). */
+  const baseAccounts = new Map<string, string>();
   beforeAll(async () => {
     for (const agentId of AGENTS) {
       const agent = await deployAgent(t, agentId, { dailyBudget: '1000.00', maxPerPayment: '2.50' });
@@ -36,6 +46,9 @@ describe('after any sequence of allocations and payments, every wallet on chain 
       // Start funded, so payments in the generated sequences can succeed from the first step.
       await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '5.00' } });
     }
+    const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+    baseAccounts.set(t.owner, dashboard.treasury.wallets.base);
+    for (const row of dashboard.agents) baseAccounts.set(row.walletAddress, row.wallets.base);
   });
 
   const ledgerSum = (sql: string, ...params: unknown[]): bigint =>
@@ -52,14 +65,27 @@ describe('after any sequence of allocations and payments, every wallet on chain 
       ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'pending'") +
       ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'pending'");
     expect(pending).toBe(0n);
-    for (const agentId of AGENTS) {
-      const allocated = ledgerSum("SELECT SUM(amount) FROM allocations WHERE agent_id = ? AND status = 'confirmed'", agentId);
-      const paid = ledgerSum("SELECT SUM(amount) FROM payments WHERE agent_id = ? AND status = 'confirmed'", agentId);
-      expect(await t.coffer.chain.usdcBalance(wallets.get(agentId)!), `wallet of ${agentId}`).toBe(allocated - paid);
+    const base = t.coffer.base!.chain;
+    for (const rail of ['sol', 'base'] as const) {
+      const chain = rail === 'sol' ? t.coffer.chain : base;
+      const on = (wallet: string) => (rail === 'sol' ? wallet : baseAccounts.get(wallet)!);
+      const moved = (direction: string, agentId: string) =>
+        ledgerSum(
+          "SELECT SUM(amount) FROM allocations WHERE agent_id = ? AND direction = ? AND rail = ? AND status = 'confirmed'",
+          agentId,
+          direction,
+          rail,
+        );
+      let allocatedOut = 0n;
+      for (const agentId of AGENTS) {
+        const paid = ledgerSum("SELECT SUM(amount) FROM payments WHERE agent_id = ? AND rail = ? AND status = 'confirmed'", agentId, rail);
+        const net = moved('to_agent', agentId) - moved('to_treasury', agentId);
+        allocatedOut += net;
+        expect(await chain.usdcBalance(on(wallets.get(agentId)!)), `wallet of ${agentId} on ${rail}`).toBe(net - paid);
+      }
+      const deposited = ledgerSum("SELECT SUM(amount) FROM deposits WHERE owner = ? AND rail = ? AND status = 'confirmed'", t.owner, rail);
+      expect(await chain.usdcBalance(on(t.owner)), `treasury on ${rail}`).toBe(deposited - allocatedOut);
     }
-    const deposited = ledgerSum("SELECT SUM(amount) FROM deposits WHERE owner = ? AND status = 'confirmed'", t.owner);
-    const allocatedOut = ledgerSum("SELECT SUM(amount) FROM allocations WHERE owner = ? AND status = 'confirmed'", t.owner);
-    expect(await t.coffer.chain.usdcBalance(t.owner), 'treasury').toBe(deposited - allocatedOut);
     const recipients = t.coffer.db.prepare('SELECT DISTINCT recipient FROM payments').pluck().all() as string[];
     for (const recipient of recipients) {
       const received = ledgerSum("SELECT SUM(amount) FROM payments WHERE recipient = ? AND status = 'confirmed'", recipient);
@@ -76,7 +102,8 @@ describe('after any sequence of allocations and payments, every wallet on chain 
           // may refuse everything): resume, fund and pay once, then the generated batches.
           const batches: (typeof generated)[number][] = [
             [{ op: 'resume', agent: 'alpha' }],
-            [{ op: 'allocate', agent: 'alpha', amount: '0.020000' }],
+            [{ op: 'allocate', agent: 'alpha', amount: '0.020000', rail: 'sol' }],
+            [{ op: 'allocate', agent: 'beta', amount: '0.030000', rail: 'base' }],
             [{ op: 'pay', agent: 'alpha', amount: '0.010000', service: UNLISTED_API }],
             ...generated,
           ];
@@ -85,11 +112,19 @@ describe('after any sequence of allocations and payments, every wallet on chain 
             await Promise.all(
               batch.map(async (step) => {
                 if (step.op === 'faucet') {
-                  const r = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: step.amount } });
+                  const r = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: step.amount, rail: step.rail } });
                   expect(r.status).toBe(200);
                 } else if (step.op === 'allocate') {
-                  const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), { body: { amount: step.amount } });
+                  const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/allocate`), {
+                    body: { amount: step.amount, rail: step.rail },
+                  });
                   expect([200, 402]).toContain(r.status);
+                } else if (step.op === 'return') {
+                  const r = await t.api('POST', t.withOwner(`/v1/agents/${step.agent}/return`), {
+                    body: { amount: step.amount, rail: step.rail },
+                  });
+                  expect([200, 402]).toContain(r.status);
+                  if (r.status !== 200) expect(r.body.code).toBe('insufficient_funds');
                 } else if (step.op === 'pay') {
                   const r = await pay(t, step.agent, keys.get(step.agent)!, { ...step.service, amount: step.amount, currency: 'USDC' });
                   expect([200, 400, 402, 403]).toContain(r.status);
@@ -115,13 +150,15 @@ describe('after any sequence of allocations and payments, every wallet on chain 
     );
     // The property must have moved real money, or it proved nothing.
     expect(ledgerSum("SELECT COUNT(*) FROM payments WHERE status = 'confirmed'")).toBeGreaterThan(0n);
-    expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed'")).toBeGreaterThan(0n);
+    expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed' AND rail = 'sol'")).toBeGreaterThan(0n);
+    expect(ledgerSum("SELECT COUNT(*) FROM allocations WHERE status = 'confirmed' AND rail = 'base'")).toBeGreaterThan(0n);
   });
 
   it('balances reported by the API equal the chain', async () => {
     for (const agentId of AGENTS) {
       const r = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`));
       expect(micro(r.body.balance)).toBe(await t.coffer.chain.usdcBalance(wallets.get(agentId)!));
+      expect(micro(r.body.balances.base)).toBe(await t.coffer.base!.chain.usdcBalance(baseAccounts.get(wallets.get(agentId)!)!));
     }
   });
 });

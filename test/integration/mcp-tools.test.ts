@@ -93,6 +93,8 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       agentId: 'mcp-agent',
       walletAddress: agent.walletAddress,
       balance: '2.00',
+      wallets: { sol: agent.walletAddress, base: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
+      balances: { sol: '2.00', base: '0.00' },
       currency: 'USDC',
       status: 'active',
       treasuryAddress: t.owner,

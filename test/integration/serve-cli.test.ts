@@ -37,8 +37,9 @@ describe('coffer serve', () => {
     const owner = `owner=${connection.owner}`;
     const auth = { authorization: `Bearer ${connection.ownerKey}` };
     const deposits = await json(fetch(`${first.url}/v1/treasury/deposits?${owner}`, { headers: auth }));
-    expect(deposits.deposits).toHaveLength(1);
-    expect(deposits.deposits[0]).toMatchObject({ amount: '1000.00', currency: 'USDC' });
+    // The sim treasury's test money, on each rail.
+    expect(deposits.deposits.map((deposit: { rail: string }) => deposit.rail).sort()).toEqual(['base', 'sol']);
+    for (const deposit of deposits.deposits) expect(deposit).toMatchObject({ amount: '1000.00', currency: 'USDC', source: 'faucet' });
 
     // The login URL is the dashboard page (opening it spends nothing); the page trades its token for a
     // session token, once, and no cookie is ever set.
@@ -97,7 +98,7 @@ describe('coffer serve', () => {
       const dashboard = await json(fetch(`${second.url}/v1/dashboard?${owner}`, { headers }));
       expect(dashboard.treasury.amount).toBe('996500000');
       const depositsAgain = await json(fetch(`${second.url}/v1/treasury/deposits?${owner}`, { headers }));
-      expect(depositsAgain.deposits).toHaveLength(1);
+      expect(depositsAgain.deposits).toHaveLength(2);
     } finally {
       second.child.kill('SIGINT');
       expect((await second.exited).code).toBe(0);

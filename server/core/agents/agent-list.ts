@@ -5,6 +5,7 @@ import { formatUsdc } from '../../wire/money.js';
 import type { AgentSpendTotals, AgentStore, MetaStore, RailWalletStore, SpendStore } from '../ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import { agentView } from '../views.js';
+import { baseBalanceOf, railWalletsOf } from '../rails.js';
 import { iso, policyView } from '../../wire/views.js';
 import { tightestBudget } from '../policy/budget-usage.js';
 import { yieldToWaitingRequests } from '../yield-turn.js';
@@ -43,12 +44,15 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
   requireAgentScope(principal, agentId);
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  const wallets = railWalletsOf(ctx, agent.walletAddress);
   // The spec's balance record, and whether the agent may pay at all: an agent reading its balance
   // learns it was stopped without having to try a payment.
   return {
     agentId,
     walletAddress: agent.walletAddress,
     balance: formatUsdc(balance),
+    wallets,
+    balances: { sol: formatUsdc(balance), base: await baseBalanceOf(ctx, wallets.base) },
     currency: 'USDC' as const,
     status: agent.status,
     // Why it stopped, when its breaker stopped it.

@@ -27,7 +27,10 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   return ctx.store.transaction(() => {
     refuseMovesIn(movingIn(), agentId);
-    const pending = ctx.store.pendingPaymentsTotal(owner, agentId) + ctx.store.pendingReturnsTotal(owner, agentId);
+    const pending =
+      ctx.store.pendingPaymentsTotal(owner, agentId) +
+      ctx.store.pendingReturnsTotal(owner, agentId, 'sol') +
+      ctx.store.pendingReturnsTotal(owner, agentId, 'base');
     if (balance > 0n || pending > 0n) {
       throw new CofferError(
         'agent_has_funds',

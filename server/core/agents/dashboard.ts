@@ -1,3 +1,4 @@
+import { baseBalanceOf, railWalletsOf } from '../rails.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
 import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
@@ -20,6 +21,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
   await yieldToWaitingRequests();
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
+  const treasuryWallets = railWalletsOf(ctx, principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
   const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
   const archivedBaseWallets = ctx.store.railWallets(
@@ -29,7 +31,8 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   return {
     treasury: {
       walletAddress: principal.owner,
-      wallets: { sol: principal.owner, base: ctx.store.railWallets('base', [principal.owner]).get(principal.owner) ?? null },
+      wallets: treasuryWallets,
+      balances: { sol: formatUsdc(treasuryAmount), base: await baseBalanceOf(ctx, treasuryWallets.base) },
       amount: treasuryAmount.toString(),
       currency: 'USDC' as const,
       decimals: USDC_DECIMALS,

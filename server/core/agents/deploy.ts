@@ -16,7 +16,7 @@ import { policyView } from '../../wire/views.js';
 import { policyClock, isKnownService, assertPayableScopes } from '../policy/update.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
 import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
-import { fileBaseWallets } from '../rail-wallets.js';
+import { fileBaseWallets } from '../rails.js';
 
 /**
  * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
@@ -47,7 +47,7 @@ export async function deployAgent(
   // Funds asked for in the same step must be there before anything is created.
   const fund = body.fund === undefined ? null : parseAmount(body.fund, 'fund');
   if (fund !== null) {
-    const available = (await ctx.chain.usdcBalance(owner)) - ctx.store.pendingAllocationsTotal(owner);
+    const available = (await ctx.chain.usdcBalance(owner)) - ctx.store.pendingAllocationsTotal(owner, 'sol');
     if (available < fund) {
       throw new CofferError(
         'insufficient_treasury_funds',

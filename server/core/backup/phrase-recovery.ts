@@ -1,4 +1,4 @@
-import { fileBaseWallets } from '../rail-wallets.js';
+import { fileBaseWallets } from '../rails.js';
 import { audit, type EngineContext } from '../context.js';
 import { CofferError } from '../../wire/errors.js';
 import { markPhraseConfirmed } from './status.js';

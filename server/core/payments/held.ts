@@ -54,6 +54,7 @@ export async function holdPayment(
     ctx.store.insertTransfer({
       kind: 'payment',
       ...paymentFields(agent, payment),
+      rail: 'sol',
       status: 'held',
       txSignature: null,
       txWire: null,

@@ -81,7 +81,10 @@ export function judgeInReservation(
     // Here, in the reservation, so an archive racing this payment is seen either way.
     archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(recipient)) ??
     // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
-    balanceRefusal(balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId), amount) ??
+    balanceRefusal(
+      balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId, 'sol'),
+      amount,
+    ) ??
     noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
     sameX402Refusal(payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(payerSignature));
   return { refusal, reading: policy.reading() };

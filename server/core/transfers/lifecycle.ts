@@ -28,6 +28,8 @@ import { formatUsdc } from '../../wire/money.js';
 import type { ChainInLedger, PreparedTransfer } from '../ports/chain.js';
 import type { CofferEvent } from '../events.js';
 import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
+import type { Rail } from '../../wire/rails.js';
+import { chainOf } from '../rails.js';
 
 /** A move's signed transaction (an x402 payment's id on chain is known only once it lands). */
 export type SignedTransfer = SentTransaction;
@@ -63,6 +65,8 @@ export interface Move<K extends TransferKind, S extends SignedTransfer = SignedT
   counted?(row: TransferOf<K>): void;
   /** `coffer` sends the transaction; `seller`: it is handed out (x402) and stays pending until found on chain. */
   sentBy: 'coffer' | 'seller';
+  /** The rail it moves on (its row says the same); Solana's when not said. */
+  rail?: Rail;
 }
 
 /** The move, settled as far as it goes now; or the earlier attempt under its key, which answers instead. */
@@ -133,7 +137,7 @@ export async function moveMoney<K extends TransferKind, S extends SignedTransfer
   } catch (error) {
     throw asChainError(error);
   }
-  const ledger = move.sentBy === 'coffer' ? ctx.chain.inLedger : null;
+  const ledger = move.sentBy === 'coffer' ? chainOf(ctx, move.rail ?? 'sol').inLedger : null;
   // The one write: checks, the row with its signed transaction, what it buys, and on the embedded
   // chain the transfer and its settlement. Null when another request took the key meanwhile.
   const reserved = ctx.store.transaction((): { row: TransferOf<K>; landing: Landing | null } | null => {
@@ -171,7 +175,9 @@ export const reservedWith = (
   ctx: EngineContext,
   signed: SignedTransfer,
   key: Pick<MoveKey<TransferKind>, 'key' | 'requestHash'> | null,
+  rail: Rail = 'sol',
 ) => ({
+  rail,
   status: 'pending' as const,
   txSignature: signed.txSignature,
   txWire: signed.txWire,
@@ -327,8 +333,9 @@ function announceLanding(ctx: EngineContext, row: TransferRecord, actor: string,
  * still land, and marking it failed could let the same money be spent twice.
  */
 async function submit(ctx: EngineContext, row: TransferRecord, actor: string): Promise<void> {
+  let landedAs: string | undefined;
   try {
-    await ctx.chain.submitTransfer(signedOf(row));
+    landedAs = (await chainOf(ctx, row.rail).submitTransfer(signedOf(row))) ?? undefined;
   } catch (error) {
     if (isCofferError(error) && error.code !== 'chain_unavailable') {
       const code = failureCode(error);
@@ -338,12 +345,12 @@ async function submit(ctx: EngineContext, row: TransferRecord, actor: string): P
   }
   let settled: boolean;
   try {
-    settled = recordSettlement(ctx, row, actor, 'confirmed', null, 'chain');
+    settled = recordSettlement(ctx, row, actor, 'confirmed', null, 'chain', landedAs);
   } catch (error) {
     // The transfer landed regardless: the row stays pending and reconciliation confirms it.
     throw new CofferError('internal', 'the transfer landed but could not be recorded yet; reconciliation will', { cause: error });
   }
-  if (settled) announceSettlement(ctx, row, 'confirmed', row.txSignature);
+  if (settled) announceSettlement(ctx, row, 'confirmed', landedAs ?? row.txSignature);
 }
 
 /** A row Coffer sends, as the chain takes it: recorded with its whole signed transaction. */

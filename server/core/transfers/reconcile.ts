@@ -1,6 +1,7 @@
 import type { EngineContext } from '../context.js';
 import { settleTransfer } from './lifecycle.js';
 import { settleX402 } from './seller-sent.js';
+import { chainOf } from '../rails.js';
 
 export interface ReconcileReport {
   confirmed: number;
@@ -33,10 +34,11 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         report.stillPending += 1;
         continue;
       }
-      const fate = await ctx.chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
+      const chain = chainOf(ctx, row.rail);
+      const fate = await chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
       if (fate.state === 'unknown') {
         // Sent again as signed, so it lands once at most; a send that fails leaves it for the next round.
-        await ctx.chain
+        await chain
           .resend({ txSignature, txWire, lastValidBlockHeight })
           .catch((error: Error) =>
             ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`),
@@ -51,6 +53,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         'system',
         status,
         fate.state === 'succeeded' ? null : fate.state === 'dropped' ? 'dropped' : 'chain_rejected',
+        fate.state === 'succeeded' ? fate.landedAs : undefined,
       );
       report[status] += 1;
     } catch (error) {

@@ -9,11 +9,14 @@ import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from '../transfers/lifecycle.js';
 import type { AgentRecord, AllocationRecord } from '../ports/store.js';
 import type { Allocation, Returned } from '../../wire/answers/treasury.js';
+import type { Rail } from '../../wire/rails.js';
+import { addressOn, chainOf } from '../rails.js';
 
 /**
- * Moves USDC from the owner's treasury to an agent's wallet, on chain. Funding an agent loosens what
- * it can spend, so an agent's own request waits for the owner's approval. Reserved like a payment, so
- * concurrent allocations cannot overdraw; the same Idempotency-Key within 24 h moves money once and
+ * Moves USDC from the owner's treasury to an agent's wallet, on chain, on one rail (the treasury's
+ * and the agent's wallets on it). Funding an agent loosens what it can spend, so an agent's own
+ * request waits for the owner's approval. Reserved like a payment, so concurrent allocations cannot
+ * overdraw the treasury on that rail; the same Idempotency-Key within 24 h moves money once and
  * answers the first result (a client whose answer was lost can ask again).
  */
 export async function allocate(
@@ -22,6 +25,7 @@ export async function allocate(
   agentId: string,
   amountText: string,
   idempotencyKey: string | null = null,
+  rail: Rail = 'sol',
 ): Promise<Outcome<Allocation>> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
@@ -30,10 +34,10 @@ export async function allocate(
   // An agent funding itself loosens what it can spend: it waits for the owner.
   if (principal.kind === 'agent') {
     refuse(archivedRefusal(agent));
-    return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount) });
+    return requestApproval(ctx, principal, 'allocate', agentId, { amount: formatUsdc(amount), ...(rail === 'sol' ? {} : { rail }) });
   }
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
-  return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey));
+  return done(await allocateNow(ctx, principal, agent, amount, idempotencyKey, rail));
 }
 
 /** The owner's allocation, carried out now. */
@@ -43,15 +47,18 @@ async function allocateNow(
   agent: AgentRecord,
   amount: bigint,
   idempotencyKey: string | null,
+  rail: Rail,
 ): Promise<Allocation> {
   const { owner } = principal;
-  const key = keyOf('allocation', agent, idempotencyKey, ['allocate', amount.toString()]);
+  const key = keyOf('allocation', agent, idempotencyKey, ['allocate', amount.toString(), ...railOfRequest(rail)]);
   const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
   if (earlier !== null) return allocationResult(ctx, answerEarlier(earlier), agent);
   // After the earlier attempt: a retry answers its first result whatever happened since, an archive
   // included (the client must learn that its money moved); only a new allocation is refused.
   refuse(archivedRefusal(agent));
-  const treasuryBalance = await ctx.chain.usdcBalance(owner);
+  const chain = chainOf(ctx, rail);
+  const treasury = addressOn(ctx, owner, rail);
+  const treasuryBalance = await chain.usdcBalance(treasury);
   const id = newId('alc');
   try {
     const moved = await moveMoney(ctx, owner, {
@@ -59,21 +66,22 @@ async function allocateNow(
       actor: actorOf(principal),
       key,
       sentBy: 'coffer',
+      rail,
       sign: () =>
-        ctx.chain.prepareTransfer({
-          from: owner,
-          to: agent.walletAddress,
+        chain.prepareTransfer({
+          from: treasury,
+          to: addressOn(ctx, agent.walletAddress, rail),
           amount,
           memo: `coffer allocation ${id}`,
           reference: id,
-          feePayer: owner,
+          feePayer: treasury,
           createRecipientAccount: true,
         }),
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
         refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
-        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner), amount));
-        return newMove(ctx, 'allocation', id, agent, amount, key, signed);
+        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner, rail), amount));
+        return newMove(ctx, 'allocation', id, agent, amount, key, signed, rail);
       },
     });
     return allocationResult(ctx, 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row, agent);
@@ -85,16 +93,20 @@ async function allocateNow(
   }
 }
 
-/** What an allocation or a return answers: what moved, its transaction, and the wallet's balance after. */
+/** What an allocation or a return answers: what moved, on which rail, its transaction, and the wallet's balance there after. */
 async function moved(ctx: EngineContext, record: AllocationRecord, agent: AgentRecord) {
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  const balance = await chainOf(ctx, record.rail).usdcBalance(addressOn(ctx, agent.walletAddress, record.rail));
   return {
     amount: formatUsdc(record.amount),
     currency: 'USDC' as const,
+    rail: record.rail,
     txSignature: record.txSignature ?? '',
     balance: formatUsdc(balance),
   };
 }
+
+/** What a request on a rail adds to its Idempotency-Key's hash: nothing on Solana's (so a key used before rails means the same). */
+const railOfRequest = (rail: Rail): string[] => (rail === 'sol' ? [] : [rail]);
 
 const allocationResult = async (ctx: EngineContext, allocation: AllocationRecord, agent: AgentRecord): Promise<Allocation> => ({
   agentId: allocation.agentId,
@@ -132,17 +144,21 @@ export async function returnFunds(
   agentId: string,
   amountText: string | null,
   idempotencyKey: string | null = null,
+  rail: Rail = 'sol',
 ): Promise<Returned> {
   requireOwner(principal);
   const { owner } = principal;
   const asked = amountText === null ? null : parseAmount(amountText);
   const agent = getAgentOrThrow(ctx, owner, agentId);
-  const key = keyOf('return', agent, idempotencyKey, ['return', asked?.toString() ?? 'all']);
+  const key = keyOf('return', agent, idempotencyKey, ['return', asked?.toString() ?? 'all', ...railOfRequest(rail)]);
   const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
   if (earlier !== null) return returnResult(ctx, answerEarlier(earlier), agent);
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  // What the wallet has not promised away (pending payments and returns), read again in the reservation.
-  const available = () => balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId);
+  const chain = chainOf(ctx, rail);
+  const [wallet, treasury] = [addressOn(ctx, agent.walletAddress, rail), addressOn(ctx, owner, rail)];
+  const balance = await chain.usdcBalance(wallet);
+  // What the wallet has not promised away (pending payments and returns), read again in the
+  // reservation. Payments are counted whatever their rail: Coffer pays on Solana only so far.
+  const available = () => balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId, rail);
   // "All of it" is signed for what is available now; when a payment takes part of it before the
   // reservation, the return is signed again for what is left (a few times at most).
   for (let tries = 1; ; tries += 1) {
@@ -155,21 +171,22 @@ export async function returnFunds(
         actor: actorOf(principal),
         key,
         sentBy: 'coffer',
+        rail,
         sign: () =>
-          ctx.chain.prepareTransfer({
-            from: agent.walletAddress,
-            to: owner,
+          chain.prepareTransfer({
+            from: wallet,
+            to: treasury,
             amount,
             memo: `coffer return ${id}`,
             reference: id,
-            feePayer: owner,
+            feePayer: treasury,
             createRecipientAccount: false,
           }),
         reserve: (signed) => {
           const left = available();
           if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
           refuse(returnRefusal(amount, left));
-          return newMove(ctx, 'return', id, agent, amount, key, signed);
+          return newMove(ctx, 'return', id, agent, amount, key, signed, rail);
         },
       });
       return returnResult(ctx, 'earlier' in movedBack ? answerEarlier(movedBack.earlier) : movedBack.row, agent);
@@ -222,11 +239,12 @@ const newMove = (
   amount: bigint,
   key: { key: string; requestHash: string } | null,
   signed: SignedTransfer,
+  rail: Rail,
 ): AllocationRecord => ({
   kind,
   id,
   owner: agent.owner,
   agentId: agent.agentId,
   amount,
-  ...reservedWith(ctx, signed, key),
+  ...reservedWith(ctx, signed, key, rail),
 });

@@ -9,21 +9,32 @@ import type { ApprovalCarriers } from '../approvals/carriers.js';
 import { ownerResult } from '../outcome.js';
 import { ensureOwner, faucet, listDeposits, pollDeposits } from './treasury.js';
 import { allocate, returnFunds } from './allocations.js';
+import type { Rail } from '../../wire/rails.js';
 
 export const treasuryApp = (ctx: EngineContext) => ({
   ensureOwner: () => ensureOwner(ctx),
   pollDeposits: (owner: string) => pollDeposits(ctx, owner),
   deposits: (p: Principal) => listDeposits(ctx, p),
-  faucet: (p: Principal, amount: string, idempotencyKey: string | null = null) => faucet(ctx, p, amount, idempotencyKey),
-  allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null) =>
-    allocate(ctx, p, agentId, amount, idempotencyKey),
-  returnFunds: (p: Principal, agentId: string, amount: string | null, idempotencyKey: string | null = null) =>
-    returnFunds(ctx, p, agentId, amount, idempotencyKey),
+  faucet: (p: Principal, amount: string, idempotencyKey: string | null = null, rail: Rail = 'sol') =>
+    faucet(ctx, p, amount, idempotencyKey, rail),
+  allocate: (p: Principal, agentId: string, amount: string, idempotencyKey: string | null = null, rail: Rail = 'sol') =>
+    allocate(ctx, p, agentId, amount, idempotencyKey, rail),
+  returnFunds: (p: Principal, agentId: string, amount: string | null, idempotencyKey: string | null = null, rail: Rail = 'sol') =>
+    returnFunds(ctx, p, agentId, amount, idempotencyKey, rail),
 });
 
 /** What an agent's approved request for funds carries out. */
 export const treasuryApprovals: Pick<ApprovalCarriers['carryOut'], 'allocate'> = {
   allocate: async (ctx, approval, owner) => ({
-    ...ownerResult(await allocate(ctx, owner, approval.targetAgentId, String(approval.request.amount))),
+    ...ownerResult(
+      await allocate(
+        ctx,
+        owner,
+        approval.targetAgentId,
+        String(approval.request.amount),
+        null,
+        approval.request.rail === 'base' ? 'base' : 'sol',
+      ),
+    ),
   }),
 };

@@ -1,4 +1,5 @@
-import { fileBaseWallets } from '../rail-wallets.js';
+import { addressOn, chainOf, fileBaseWallets } from '../rails.js';
+import type { Rail } from '../../wire/rails.js';
 import { CofferError } from '../../wire/errors.js';
 import { actorOf, requireOwner, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
@@ -30,6 +31,7 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
     // A data dir made before the Base rail: its wallets get their accounts now, once.
     const agents = [...ctx.store.listAgents(existing.address), ...ctx.store.listArchivedAgents(existing.address)];
     await fileBaseWallets(ctx, existing.address, [existing.address, ...agents.map((agent) => agent.walletAddress)]);
+    await ctx.base?.prepareFeePayer(addressOn(ctx, existing.address, 'base'));
     return { owner: existing.address, ownerKey, created: false };
   }
 
@@ -38,7 +40,8 @@ export async function ensureOwner(ctx: EngineContext): Promise<{ owner: string; 
   const ownerKey = await recordOwner(ctx, owner, () =>
     audit(ctx, { actor: 'system', owner, action: 'owner.create', detail: { network: ctx.chain.network } }),
   );
-  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null);
+  if (ctx.chain.isSim) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null, 'sol');
+  if (ctx.base?.isSim === true) await mintIntoTreasury(ctx, owner, SIM_STARTING_FUNDS, 'system', null, 'base');
   return { owner, ownerKey, created: true };
 }
 
@@ -57,6 +60,8 @@ export async function recordOwner(ctx: EngineContext, owner: string, more: () =>
     more();
   });
   await ctx.chain.prepareFeePayer(owner);
+  // The treasury's Base account sends every move on Base and pays its gas.
+  await ctx.base?.prepareFeePayer(addressOn(ctx, owner, 'base'));
   return ownerKey;
 }
 
@@ -73,6 +78,7 @@ async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string
 
 export const depositView = (deposit: DepositRecord): Deposit => ({
   id: deposit.id,
+  rail: deposit.rail,
   txSignature: deposit.txSignature ?? '',
   amount: formatUsdc(deposit.amount),
   currency: 'USDC' as const,
@@ -87,27 +93,35 @@ export const depositView = (deposit: DepositRecord): Deposit => ({
  * start settles against the chain. The same Idempotency-Key within 24 h mints once and answers the
  * first deposit.
  */
-async function mintIntoTreasury(ctx: EngineContext, owner: string, amount: bigint, actor: string, idempotencyKey: string | null) {
+async function mintIntoTreasury(
+  ctx: EngineContext,
+  owner: string,
+  amount: bigint,
+  actor: string,
+  idempotencyKey: string | null,
+  rail: Rail,
+) {
+  const request = ['faucet', amount.toString(), ...(rail === 'sol' ? [] : [rail])];
   const key =
-    idempotencyKey === null
-      ? null
-      : { kinds: ['faucet'] as const, agentId: null, key: idempotencyKey, requestHash: hashRequest(['faucet', amount.toString()]) };
+    idempotencyKey === null ? null : { kinds: ['faucet'] as const, agentId: null, key: idempotencyKey, requestHash: hashRequest(request) };
   const earlier = key === null ? null : await earlierAttempt(ctx, owner, key, 'coffer');
   if (earlier !== null) return answerEarlier(earlier);
+  const chain = chainOf(ctx, rail);
   const moved = await moveMoney(ctx, owner, {
     kind: 'faucet',
     actor,
     key,
     sentBy: 'coffer',
-    sign: () => ctx.chain.prepareTestMint(owner, amount),
+    rail,
+    sign: () => chain.prepareTestMint(addressOn(ctx, owner, rail), amount),
     reserve: (signed): DepositRecord => ({
       kind: 'faucet',
       id: newId('dep'),
       owner,
       agentId: null,
       amount,
-      from: ctx.chain.usdcMint,
-      ...reservedWith(ctx, signed, key),
+      from: chain.usdcMint,
+      ...reservedWith(ctx, signed, key, rail),
     }),
   });
   return 'earlier' in moved ? answerEarlier(moved.earlier) : moved.row;
@@ -129,14 +143,17 @@ export async function faucet(
   principal: Principal,
   amountText: string,
   idempotencyKey: string | null = null,
+  rail: Rail = 'sol',
 ): Promise<FaucetResult> {
   requireOwner(principal);
-  if (!ctx.chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${ctx.chain.network})`);
-  const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey);
-  const balance = await ctx.chain.usdcBalance(principal.owner);
+  const chain = chainOf(ctx, rail);
+  if (!chain.isSim) throw new CofferError('not_sim', `the faucet exists only on the sim network (this is ${chain.network})`);
+  const deposit = await mintIntoTreasury(ctx, principal.owner, parseAmount(amountText), actorOf(principal), idempotencyKey, rail);
+  const treasury = addressOn(ctx, principal.owner, rail);
+  const balance = await chain.usdcBalance(treasury);
   return {
     deposit: depositView(deposit),
-    treasury: { walletAddress: principal.owner, balance: formatUsdc(balance), currency: 'USDC' as const },
+    treasury: { walletAddress: treasury, rail, balance: formatUsdc(balance), currency: 'USDC' as const },
   };
 }
 

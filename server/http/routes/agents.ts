@@ -51,15 +51,15 @@ export function agentRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.post('/agents/:agentId/allocate', async (req, res) => {
     const p = principal(req);
-    const { amount } = parseWith(allocateBodySchema, req.body);
+    const { amount, rail } = parseWith(allocateBodySchema, req.body);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    respondWithOutcome(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null));
+    respondWithOutcome(res, await engine.allocate(p, agentIdParam(req.params.agentId), amount, idempotencyKey ?? null, rail));
   });
   router.post('/agents/:agentId/return', async (req, res) => {
     const p = principal(req);
-    const { amount } = parseWith(returnBodySchema, req.body ?? {});
+    const { amount, rail } = parseWith(returnBodySchema, req.body ?? {});
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null));
+    res.json(await engine.returnFunds(p, agentIdParam(req.params.agentId), amount ?? null, idempotencyKey ?? null, rail));
   });
   router.post('/agents/:agentId/archive', async (req, res) => {
     const p = principal(req);

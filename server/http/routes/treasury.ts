@@ -15,9 +15,9 @@ export function treasuryRoutes({ engine, principal }: RouteDeps): Router {
   });
   router.post('/treasury/faucet', async (req, res) => {
     const p = principal(req);
-    const { amount } = parseWith(faucetBodySchema, req.body);
+    const { amount, rail } = parseWith(faucetBodySchema, req.body);
     const { idempotencyKey } = parseWith(idempotencyHeaderSchema, { idempotencyKey: req.headers['idempotency-key'] });
-    res.json(await engine.faucet(p, amount, idempotencyKey ?? null));
+    res.json(await engine.faucet(p, amount, idempotencyKey ?? null, rail));
   });
   return router;
 }

@@ -6,7 +6,7 @@ import { pendingOrResult } from '../tool-results.js';
 
 export const checkBalance = defineTool({
   name: 'check_balance',
-  description: "This agent's USDC balance, its wallet and the owner's treasury address.",
+  description: "This agent's USDC balance on each rail (Solana, Base), its wallet on each, and the owner's treasury address.",
   outputSchema: output.balanceOutput,
   annotations: READ_ONLY,
   answer: async (_input, { ctx }) => ({ ...(await ctx.api.balance(ctx.agentId)), treasuryAddress: ctx.owner }),

@@ -47,6 +47,7 @@ function toTransfer(row: Row): TransferRecord {
     requestHash: optionalText(row.request_hash),
     createdAt: Number(row.created_at),
     settledAt: optionalNumber(row.settled_at),
+    rail: row.rail === 'base' ? ('base' as const) : ('sol' as const),
   };
   switch (kind) {
     case 'payment':
@@ -132,6 +133,7 @@ function columnsOf(record: TransferRecord): unknown[] {
     refund?.paymentId ?? null,
     refund?.taskId ?? null,
     refund?.destination ?? null,
+    record.rail,
   ];
 }
 
@@ -140,8 +142,8 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     insert: db.prepare(
       `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, last_valid_block_height, error_code,
          idempotency_key, request_hash, created_at, settled_at, service_id, service_name, recipient, memo, description, protocol,
-         resource, x402_header, payer_signature, refunded_at, refund_tx_signature, from_address, payment_id, task_id, destination)
-       VALUES (${Array(28).fill('?').join(', ')})`,
+         resource, x402_header, payer_signature, refunded_at, refund_tx_signature, from_address, payment_id, task_id, destination, rail)
+       VALUES (${Array(29).fill('?').join(', ')})`,
     ),
     insertWire: db.prepare('INSERT INTO transfer_wires (id, wire) VALUES (?, ?)'),
     insertChainDeposit: db.prepare(
@@ -173,11 +175,11 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     pending: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE status = 'pending' ORDER BY created_at`),
     pendingAllocationsTotal: bigintStatement(
       db,
-      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND kind = 'allocation'",
+      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND status = 'pending' AND kind = 'allocation' AND rail = ?",
     ).pluck(),
     pendingReturnsTotal: bigintStatement(
       db,
-      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind = 'return'",
+      "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind = 'return' AND rail = ?",
     ).pluck(),
     findLivePaymentByMemo: bigintStatement(
       db,
@@ -257,8 +259,8 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       return true;
     },
     pendingTransfers: () => allRows(stmts.pending, toTransfer),
-    pendingAllocationsTotal: (owner) => BigInt(stmts.pendingAllocationsTotal.get(owner) as bigint),
-    pendingReturnsTotal: (owner, agentId) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId) as bigint),
+    pendingAllocationsTotal: (owner, rail) => BigInt(stmts.pendingAllocationsTotal.get(owner, rail) as bigint),
+    pendingReturnsTotal: (owner, agentId, rail) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId, rail) as bigint),
     findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
       oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, memo, recipient),
     releaseHeldPayment: (id) => {

@@ -62,11 +62,20 @@ export type AgentList = {
   agents: AgentRow[];
 };
 
+/** What a wallet holds on each rail (USDC); `base` is null where this data dir has no Base chain open. */
+export type RailBalances = {
+  sol: string;
+  base: string | null;
+};
+
 /** GET /v1/agents/:id/balance, and whether the agent may pay at all. */
 export type Balance = {
   agentId: string;
+  /** Its Solana wallet, and `balance` what it holds (the spec's record). */
   walletAddress: string;
   balance: string;
+  wallets: RailWallets;
+  balances: RailBalances;
   currency: 'USDC';
   status: AgentStatus;
   statusReason?: string;

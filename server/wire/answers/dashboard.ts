@@ -1,5 +1,5 @@
 /** GET /v1/dashboard: the owner's overview in one answer. */
-import type { AgentRow, ArchivedAgent, RailWallets } from './agents.js';
+import type { AgentRow, ArchivedAgent, RailBalances, RailWallets } from './agents.js';
 import type { BackupStatus } from './backup.js';
 import type { Activity, Refusal } from './payments.js';
 
@@ -9,6 +9,8 @@ export type DashboardTreasury = {
   walletAddress: string;
   /** Its wallet on each rail: where USDC is deposited on Solana and on Base. */
   wallets: RailWallets;
+  /** What it holds on each rail; `amount` and `balance` are its Solana wallet's. */
+  balances: RailBalances;
   amount: string;
   currency: 'USDC';
   decimals: number;

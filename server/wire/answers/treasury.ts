@@ -1,9 +1,12 @@
 /** The /v1 answers about the treasury: money allocated to an agent and given back, deposits, the sim faucet. */
+import type { Rail } from '../rails.js';
 
 /** What moved between the treasury and an agent, its transaction, and the agent's balance after. */
 type MovedFunds = {
   amount: string;
   currency: 'USDC';
+  /** The rail it moved on: the treasury's and the agent's wallets there (`balance` is the agent's there). */
+  rail: Rail;
   txSignature: string;
   balance: string;
 };
@@ -26,6 +29,8 @@ export type DepositSource = 'chain' | 'faucet';
 /** USDC that came into the treasury. */
 export type Deposit = {
   id: string;
+  /** The rail it came in on: into the treasury's wallet there. */
+  rail: Rail;
   txSignature: string;
   amount: string;
   currency: 'USDC';
@@ -41,5 +46,6 @@ export type Deposits = {
 /** POST /v1/treasury/faucet (sim): the deposit minted, and the treasury's balance after. */
 export type FaucetResult = {
   deposit: Deposit;
-  treasury: { walletAddress: string; balance: string; currency: 'USDC' };
+  /** The treasury's wallet on the faucet's rail, and its balance there. */
+  treasury: { walletAddress: string; rail: Rail; balance: string; currency: 'USDC' };
 };

@@ -5,6 +5,7 @@
  */
 import type { GenerationTask } from './tasks.js';
 import type { PaymentProtocol, RefundedTo, TransferStatus } from '../../../wire/answers/payments.js';
+import type { Rail } from '../../../wire/rails.js';
 
 /** `held`: a payment waiting for the owner's yes (server/core/payments/held.ts): no transaction yet, counted by the budgets. */
 export type { TransferStatus };
@@ -27,6 +28,8 @@ export interface SentTransaction {
 interface TransferFields extends SentTransaction {
   id: string;
   owner: string;
+  /** The rail the money moves on: its wallets are the treasury's and agents' on that rail. */
+  rail: Rail;
   amount: bigint;
   status: TransferStatus;
   errorCode: string | null;
@@ -123,9 +126,9 @@ export interface TransferStore {
   /** Every pending row, oldest first: what reconciliation settles. */
   pendingTransfers(): TransferRecord[];
   /** Allocations to agents not settled yet (what the treasury has promised away). */
-  pendingAllocationsTotal(owner: string): bigint;
+  pendingAllocationsTotal(owner: string, rail: Rail): bigint;
   /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
-  pendingReturnsTotal(owner: string, agentId: string): bigint;
+  pendingReturnsTotal(owner: string, agentId: string, rail: Rail): bigint;
 
   /**
    * Takes a held payment out (its budgets no longer count it) so that it can be reserved again under

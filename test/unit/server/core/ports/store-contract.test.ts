@@ -65,6 +65,7 @@ const move = (id: string, kind: 'allocation' | 'return', fields: Partial<Allocat
   kind,
   id,
   owner: OWNER,
+  rail: 'sol',
   agentId: 'a',
   amount: 5n,
   status: 'pending',
@@ -164,11 +165,18 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     store.insertTransfer(move('m3', 'return', { createdAt: 3_000, agentId: 'b' }));
     store.insertTransfer(pay('p1', { status: 'pending', createdAt: 1_500 }));
     expect(store.pendingTransfers().map((row) => row.id)).toEqual(['m1', 'p1', 'm2', 'm3']);
-    expect(store.pendingAllocationsTotal(OWNER)).toBe(5n);
-    expect(store.pendingReturnsTotal(OWNER, 'a')).toBe(5n);
+    store.insertTransfer(move('m4', 'allocation', { createdAt: 4_000, rail: 'base', amount: 7n }));
+    store.insertTransfer(move('m5', 'return', { createdAt: 5_000, rail: 'base', amount: 3n }));
+    expect(store.pendingAllocationsTotal(OWNER, 'sol')).toBe(5n);
+    expect(store.pendingAllocationsTotal(OWNER, 'base')).toBe(7n);
+    expect(store.pendingReturnsTotal(OWNER, 'a', 'sol')).toBe(5n);
+    expect(store.pendingReturnsTotal(OWNER, 'a', 'base')).toBe(3n);
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
+    expect(store.getTransfer('m4')?.rail).toBe('base');
+    expect(store.getTransfer('m1')?.rail).toBe('sol');
     store.settleTransfer(store.getTransfer('m1')!, 'failed', 'dropped', 4_000);
-    expect(store.pendingReturnsTotal(OWNER, 'a')).toBe(0n);
+    expect(store.pendingReturnsTotal(OWNER, 'a', 'sol')).toBe(0n);
+    expect(store.pendingReturnsTotal(OWNER, 'a', 'base')).toBe(3n);
   });
 
   it('reads the payments that count a page at a time, in order, none twice or left out where a page ends among payments of the same millisecond', () => {
