@@ -32,10 +32,10 @@ module.exports = {
     ),
     never(
       'wire-is-plain-data',
-      'server/wire runs in the dashboard as on the server: of the libraries, only zod, bs58, temporal-polyfill and damerau-levenshtein (pure functions).',
+      'server/wire runs in the dashboard as on the server: of the libraries, only zod, bs58, temporal-polyfill, damerau-levenshtein and @noble/hashes (pure functions).',
       '^server/wire/',
       '(^|/)node_modules/',
-      { to: { pathNot: '(^|/)node_modules/(zod|bs58|base-x|temporal-polyfill|damerau-levenshtein)/' } },
+      { to: { pathNot: '(^|/)node_modules/(zod|bs58|base-x|temporal-polyfill|damerau-levenshtein|@noble/hashes)/' } },
     ),
     never(
       'core-imports-no-adapter',

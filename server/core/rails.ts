@@ -53,3 +53,7 @@ export async function baseBalanceOf(ctx: Pick<EngineContext, 'base'>, account: s
   const base = ctx.base ?? null;
   return account === null || base === null ? null : formatUsdc(await base.usdcBalance(account));
 }
+
+/** The wallet (its Solana name) a recipient on a rail is, where it is one of this data dir's; else the address itself. */
+export const walletOfRecipient = (ctx: EngineContext, recipient: string, rail: Rail): string =>
+  rail === 'sol' ? recipient : (ctx.store.walletOfRailAddress(rail, recipient) ?? recipient);

@@ -70,7 +70,7 @@ export const activityView = (payment: PaymentRecord): Activity => ({
   agent: payment.agentId,
   venue: payment.serviceName,
   amount: formatUsdc(payment.amount),
-  rail: 'sol' as const,
+  rail: payment.rail,
   time: clockTime(payment.createdAt),
   status: ACTIVITY_STATUS[shownStatus(payment)],
   timestamp: iso(payment.createdAt),

@@ -181,6 +181,7 @@ export function createKeyVault(backend: SecretBackend): WalletKeyVault {
     createWallet,
     evmWalletOf,
     evmAccount: (address) => evm.account(address),
+    signEvmMessage: async (address, message) => (await evm.account(address)).signMessage({ message: { raw: message } }),
     signer: signerOf,
     signBytes: signBytesOf,
     signMessage: async (address, message) => (await signBytesOf(address))(message),

@@ -1,3 +1,5 @@
+import { keccak_256 } from '@noble/hashes/sha3';
+
 /**
  * The rails Coffer moves USDC on: `sol`, USDC on Solana (the wallet that names each treasury and agent
  * is its Solana address), and `base`, USDC on Base (each wallet's EVM account, from the same recovery
@@ -5,3 +7,30 @@
  */
 export const RAILS = ['sol', 'base'] as const;
 export type Rail = (typeof RAILS)[number];
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** An EVM address in its EIP-55 spelling (the checksum in the letters' case). */
+export function checksummedEvmAddress(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = keccak_256(new TextEncoder().encode(hex));
+  let spelled = '0x';
+  for (let i = 0; i < 40; i++) {
+    const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0x0f;
+    spelled += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
+  }
+  return spelled;
+}
+
+/**
+ * An EVM address as a person may give it: 0x and 40 hex digits, all lower case, all upper case, or in
+ * its EIP-55 spelling; a mixed case that is not the checksum is a typo, and refused.
+ */
+export function isEvmAddress(text: string): boolean {
+  if (!EVM_ADDRESS.test(text)) return false;
+  const digits = text.slice(2);
+  return digits === digits.toLowerCase() || digits === digits.toUpperCase() || checksummedEvmAddress(text) === text;
+}
+
+/** The rail an address is on: an EVM address is a Base account, anything else a Solana wallet. */
+export const railOfAddress = (address: string): Rail => (EVM_ADDRESS.test(address) ? 'base' : 'sol');

@@ -59,6 +59,57 @@ export function encodeReceipt(receipt: Receipt): string {
   return RECEIPT_PREFIX + Buffer.from(canonicalJson(receipt), 'utf8').toString('base64');
 }
 
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/**
+ * A receipt of a payment on the Base rail: the same claims, with the rail and the chain's id; the
+ * transaction is an EVM transaction hash, the addresses are EVM accounts, and the proof is the
+ * payer account's EIP-191 signature (hex) of baseReceiptProofMessage.
+ */
+export const baseReceiptSchema = z.strictObject({
+  v: z.literal(1),
+  rail: z.literal('base'),
+  network: z.string().min(1),
+  chainId: z.number().int().positive(),
+  txSignature: z.string().regex(/^0x[0-9a-f]{64}$/),
+  amount: z.string().regex(/^\d+\.\d{2,6}$/),
+  currency: z.literal('USDC'),
+  timestamp: z.iso.datetime(),
+  recipient: evmAddress,
+  payer: evmAddress,
+  paymentId: z.string().min(1),
+  memo: z.string(),
+  proof: z.string().regex(/^0x[0-9a-f]{130}$/),
+});
+export type BaseReceipt = z.infer<typeof baseReceiptSchema>;
+
+/** The bytes a Base payer signs for a receipt: every other field, in a fixed order (its own tag). */
+export const baseReceiptProofMessage = (receipt: Omit<BaseReceipt, 'proof'>): Uint8Array =>
+  new TextEncoder().encode(
+    'coffer-receipt:base:v1:' +
+      JSON.stringify([
+        receipt.v,
+        receipt.rail,
+        receipt.network,
+        receipt.chainId,
+        receipt.txSignature,
+        receipt.amount,
+        receipt.currency,
+        receipt.timestamp,
+        receipt.recipient,
+        receipt.payer,
+        receipt.paymentId,
+        receipt.memo,
+      ]),
+  );
+
+export function encodeBaseReceipt(receipt: BaseReceipt): string {
+  const canonical = JSON.stringify(
+    Object.fromEntries(Object.keys(baseReceiptSchema.shape).map((field) => [field, receipt[field as keyof BaseReceipt]])),
+  );
+  return RECEIPT_PREFIX + Buffer.from(canonical, 'utf8').toString('base64');
+}
+
 /** Decodes and validates a receipt; null for anything that is not a well-formed v1 receipt. */
 export function decodeReceipt(header: string): Receipt | null {
   if (!header.startsWith(RECEIPT_PREFIX) || header.length > 4096) return null;

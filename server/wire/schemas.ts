@@ -7,7 +7,7 @@ import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
-import { RAILS } from './rails.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress } from './rails.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
 const UNKNOWN_NAMED = 5;
@@ -70,6 +70,18 @@ export const isTransactionSignature = (text: string): boolean =>
 
 export const addressSchema = z.string().refine(isSolanaAddress, 'is not a Solana address (base58, 32 bytes)');
 
+/**
+ * Who is paid: a Solana address (paid on Solana) or an EVM address (paid in USDC on Base), the
+ * latter kept in its EIP-55 spelling so one account is one string in the ledger and its budgets.
+ */
+export const recipientSchema = z
+  .string()
+  .refine(
+    (text) => isSolanaAddress(text) || isEvmAddress(text),
+    'is not a Solana address (base58, 32 bytes) or an EVM address (0x and 40 hex digits, in one case or its checksum spelling)',
+  )
+  .transform((text) => (isEvmAddress(text) ? checksummedEvmAddress(text) : text));
+
 export const currencySchema = z.string().optional();
 
 /**
@@ -115,7 +127,7 @@ export const budgetSchema = strictFields({
     .optional(),
   window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
   service: serviceIdSchema.optional(),
-  recipient: addressSchema.optional(),
+  recipient: recipientSchema.optional(),
 })
   .refine(
     (budget) => (budget.amount === undefined) !== (budget.count === undefined),
@@ -327,7 +339,7 @@ export const payBodySchema = strictFields({
   amount: amountSchema,
   currency: currencySchema,
   description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
-  recipient: addressSchema.optional(),
+  recipient: recipientSchema.optional(),
   nonce: z
     .string()
     .min(1)

@@ -43,6 +43,8 @@ function toSchema2(db: SqliteDatabase): void {
     db.exec('DROP INDEX sim_transactions_by_slot');
     // Schemas 5 and 6: the Base rail's embedded chain and accounts, which a ledger of schema 2 had not.
     db.exec("DROP TABLE evm_journal; DROP TABLE rail_wallets; DELETE FROM meta WHERE key LIKE 'evm.%'");
+    // Schema 7's pending payments on Base (its triggers went with the table they were on).
+    db.exec('ALTER TABLE agent_spend_totals DROP COLUMN pending_base');
     db.exec('DELETE FROM schema_migrations WHERE version >= 3');
   })();
   db.pragma('foreign_keys = ON');

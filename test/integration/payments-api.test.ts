@@ -182,11 +182,11 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await pay(t, 'overpayer', undefined, { service: 'model:sdxl', amount: '0.032' })).status).toBe(200);
   });
 
-  it('only USDC; Ethereum is announced as coming soon', async () => {
+  it('only USDC: an Ethereum currency is told that USDC on Base is paid to an EVM address', async () => {
     const agent = await fundedAgent(t, 'currency', '1.00');
     const eth = await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'ETH-USDC' });
     expectError(eth, 400, 'unsupported_currency');
-    expect(eth.body.error).toMatch(/coming soon/i);
+    expect(eth.body.error).toMatch(/"USDC" on either rail.*EVM address.*Base/i);
     expect((await pay(t, 'currency', agent.apiKey, { ...weather(), currency: 'EUR' })).body.code).toBe('unsupported_currency');
   });
 

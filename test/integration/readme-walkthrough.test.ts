@@ -9,7 +9,7 @@ import { userShellEnv } from '../helpers/user-shell.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 
 /**
- * Issue 47: README's "Five minutes with Coffer", steps 3 to 9, run as a person runs them. Each `sh`
+ * Issue 47: README's "Five minutes with Coffer", steps 3 to 10, run as a person runs them. Each `sh`
  * block is read from README.md and typed into one bash session (its variables and its background
  * job carry from block to block), in this checkout, with the user's PATH and a HOME of their own,
  * beside a running `coffer serve` whose data dir is that HOME's ~/.coffer (step 1's `npm start` is
@@ -99,9 +99,9 @@ describe.skipIf(process.platform === 'win32')("the README's walkthrough, as prin
 
   it('deploys, pays through MCP and curl, waits for a yes, stops and resumes: each block runs and says what the README says', async () => {
     const blocks = walkthroughBlocks();
-    expect(blocks).toHaveLength(7);
+    expect(blocks).toHaveLength(8);
     const port = String(await freePort());
-    const [deploy, demoApi, mcp, curl, askFirst, brake, stop] = blocks.map((block) =>
+    const [deploy, demoApi, mcp, curl, onBase, askFirst, brake, stop] = blocks.map((block) =>
       block.replaceAll('127.0.0.1:7403', `127.0.0.1:${port}`).replace('npx coffer demo-api &', `npx coffer demo-api --port ${port} &`),
     );
 
@@ -128,13 +128,23 @@ describe.skipIf(process.platform === 'win32')("the README's walkthrough, as prin
     expect(byHand).toMatch(/"code":"payment_required"/);
     expect(byHand).toMatch(/"paid":\{"amount":"0.01"/);
 
-    // 7. Above 0.005 the payment waits; coffer approvals lists it; coffer approve pays it once.
+    // 7. On Base: the owner funds the agent's Base account, the agent pays an EVM address.
+    const [funded, paidOnBase] = (await shell.type(onBase!)).out.trim().split('\n');
+    expect(JSON.parse(funded!)).toEqual({ rail: 'base', amount: '1.00', balance: '1.00' });
+    expect(JSON.parse(paidOnBase!)).toEqual({
+      rail: 'base',
+      amount: '0.01',
+      status: 'confirmed',
+      txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+
+    // 8. Above 0.005 the payment waits; coffer approvals lists it; coffer approve pays it once.
     const asked = (await shell.type(askFirst!)).out;
     const approvalId = /^(apr_\S+) {2}researcher: Pay 0\.01 USDC to demo-weather/m.exec(asked)?.[1];
     expect(approvalId, asked).toBeDefined();
     expect(asked).toMatch(new RegExp(`^Approved ${approvalId}: Pay 0\\.01 USDC to demo-weather.*carried out\\.$`, 'm'));
 
-    // 8. The brake: stopped, refused, all stopped, all resumed.
+    // 9. The brake: stopped, refused, all stopped, all resumed.
     const braked = (await shell.type(brake!)).out;
     expect(braked).toMatch(/^Stopped researcher/m);
     expect(braked).toMatch(/"code":"agent_suspended"/);
@@ -145,9 +155,10 @@ describe.skipIf(process.platform === 'win32')("the README's walkthrough, as prin
     const balance = await fetch(`${serve.url}/v1/agents/researcher/balance?owner=${owner}`, {
       headers: { authorization: `Bearer ${ownerKey}` },
     });
-    expect(((await balance.json()) as { balance: string }).balance).toBe('1.97');
+    // And one of 0.01 on Base, from the 1.00 moved there.
+    expect(((await balance.json()) as { balances: object }).balances).toEqual({ sol: '1.97', base: '0.99' });
 
-    // 9. The demo API stopped, the deploy answer (with the agent's key) gone.
+    // 10. The demo API stopped, the deploy answer (with the agent's key) gone.
     const workDir = (await shell.type('echo "$W"')).out.trim();
     expect(existsSync(workDir)).toBe(true);
     await shell.type(stop!);

@@ -45,7 +45,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
               <td className="num">
                 <Money value={row.amount} />
               </td>
-              <td>{row.rail === 'sol' ? 'Solana USDC' : row.rail}</td>
+              <td>{row.rail === 'sol' ? 'Solana USDC' : 'Base USDC'}</td>
               <td>
                 <PaymentStatus status={row.status} />
               </td>

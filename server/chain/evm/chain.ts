@@ -73,6 +73,7 @@ export class EvmChain implements Chain {
   readonly network: string;
   readonly usdcMint: Address;
   readonly isSim: boolean;
+  readonly chainId: number;
   private readonly client: PublicClient;
   private readonly viemChain: ViemChain;
   private domainRead: Promise<TokenDomain> | null = null;
@@ -89,6 +90,7 @@ export class EvmChain implements Chain {
     this.network = net.name;
     this.usdcMint = net.usdc;
     this.isSim = net.isSim;
+    this.chainId = net.chainId;
     this.viemChain = defineChain({
       id: net.chainId,
       name: net.name,

@@ -16,6 +16,7 @@
  * settled at the next start (interruptedPayment): paid (the approval answers the payment) or not paid
  * (the approval failed, saying so), never unknown.
  */
+import { addressOn, chainOf } from '../rails.js';
 import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
@@ -45,7 +46,7 @@ export async function holdPayment(
   /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  const balance = await chainOf(ctx, payment.rail).usdcBalance(addressOn(ctx, agent.walletAddress, payment.rail));
   let reading: PolicyReading | null = null;
   const awaiting = ctx.store.transaction(() => {
     const checked = judgeInReservation(ctx, agent, payment, balance, null);
@@ -54,7 +55,7 @@ export async function holdPayment(
     ctx.store.insertTransfer({
       kind: 'payment',
       ...paymentFields(agent, payment),
-      rail: 'sol',
+      rail: payment.rail,
       status: 'held',
       txSignature: null,
       txWire: null,
@@ -126,6 +127,7 @@ export async function payHeld(
         ? null
         : { kinds: ['payment'], agentId: held.agentId, key: held.idempotencyKey, requestHash: held.requestHash ?? '' },
     sentBy: 'coffer',
+    rail: held.rail,
     id: held.id,
     memo: held.memo,
     nonce: held.memo === held.id ? null : held.memo,

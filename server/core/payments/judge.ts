@@ -27,6 +27,7 @@ import { refuse, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import { DAY_MS, type EngineContext } from '../context.js';
 import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
+import { walletOfRecipient } from '../rails.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './refusals.js';
 import type { AgentRecord } from '../ports/store.js';
 import { firstRefusal } from '../policy/rules.js';
@@ -79,10 +80,10 @@ export function judgeInReservation(
     stoppedRefusal(getAgentOrThrow(ctx, owner, agentId)) ??
     policy.refusal() ??
     // Here, in the reservation, so an archive racing this payment is seen either way.
-    archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(recipient)) ??
-    // What the wallet has promised away: payments, and returns to the treasury, not settled yet.
+    archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(walletOfRecipient(ctx, recipient, payment.rail))) ??
+    // What the wallet has promised away on the payment's rail: payments, and returns to the treasury, not settled yet.
     balanceRefusal(
-      balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId, 'sol'),
+      balance - ctx.store.pendingPaymentsTotal(owner, agentId, payment.rail) - ctx.store.pendingReturnsTotal(owner, agentId, payment.rail),
       amount,
     ) ??
     noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??

@@ -12,6 +12,7 @@ import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved } fro
 import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
+import { addressOn, chainOf } from '../rails.js';
 import type { PaymentAsked, PaymentToMove, SignedPayment } from './payment.js';
 
 /**
@@ -37,13 +38,13 @@ export const earlierPayment = async (ctx: EngineContext, agent: AgentRecord, ask
 
 /** A payment Coffer signs (and sends): from the agent's wallet, the treasury paying the fee (and a registry service's account). */
 export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, payment: PaymentToMove): Promise<SignedPayment> => ({
-  ...(await ctx.chain.prepareTransfer({
-    from: agent.walletAddress,
+  ...(await chainOf(ctx, payment.rail).prepareTransfer({
+    from: addressOn(ctx, agent.walletAddress, payment.rail),
     to: payment.recipient,
     amount: payment.amount,
     memo: payment.memo,
     reference: payment.id,
-    feePayer: agent.owner,
+    feePayer: addressOn(ctx, agent.owner, payment.rail),
     // The treasury pays the rent of a new token account only for registry services: otherwise an agent
     // could spend the treasury's SOL by paying dust to fresh addresses.
     createRecipientAccount: payment.service !== null,
@@ -70,9 +71,13 @@ export async function movePayment(
     // A held payment's key already names it (its row is taken out and written again): not looked up again.
     key: payment.approved === true ? null : payment.key,
     sentBy: payment.sentBy,
+    rail: payment.rail,
     sign: async () => {
       // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
-      const [signed, read] = await Promise.all([sign(), ctx.chain.usdcBalance(agent.walletAddress)]);
+      const [signed, read] = await Promise.all([
+        sign(),
+        chainOf(ctx, payment.rail).usdcBalance(addressOn(ctx, agent.walletAddress, payment.rail)),
+      ]);
       balance = read;
       return signed;
     },
@@ -109,7 +114,7 @@ function reservePayment(
     row: {
       kind: 'payment',
       ...paymentFields(agent, payment),
-      ...reservedWith(ctx, signed, payment.key),
+      ...reservedWith(ctx, signed, payment.key, payment.rail),
       payerSignature: signed.payerSignature,
       x402Header: signed.x402Header,
     },

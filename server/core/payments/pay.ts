@@ -24,11 +24,16 @@ import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment } fr
 import type { PaymentAsked, PaymentToMove } from './payment.js';
 import { paymentResult } from './payment-result.js';
 import type { Payment, SpendHistory } from '../../wire/answers/payments.js';
+import { railOfAddress, type Rail } from '../../wire/rails.js';
+import { chainOf } from '../rails.js';
 
 function checkCurrency(currency: string | undefined): void {
   if (currency === undefined || currency === 'USDC') return;
-  if (/eth|erc/i.test(currency)) {
-    throw new CofferError('unsupported_currency', 'Ethereum USDC is coming soon; only Solana USDC ("USDC") is available now');
+  if (/eth|erc|base/i.test(currency)) {
+    throw new CofferError(
+      'unsupported_currency',
+      'the currency is "USDC" on either rail: a payment to an EVM address (0x…) is paid in USDC on Base, to a Solana address on Solana',
+    );
   }
   throw new CofferError('unsupported_currency', `unsupported currency "${currency}": only USDC is available`);
 }
@@ -112,10 +117,11 @@ async function payOrThrow(
       context.fingerprint ?? null,
     ]),
     sentBy: 'coffer',
+    rail: recipient === undefined ? 'sol' : railOfAddress(recipient),
   };
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
-  const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () => recipientRefusal(ctx, body, service, recipient, amount));
+  const { hold } = await judgeAtDoor(ctx, principal, agent, asked, () => recipientRefusal(ctx, body, service, recipient, asked.rail));
   const id = newId('pay');
   const payment: PaymentToMove = {
     ...asked,
@@ -146,10 +152,10 @@ async function recipientRefusal(
   body: PayBody,
   service: ServiceRecord | null,
   recipient: string | undefined,
-  amount: bigint,
+  rail: Rail,
 ): Promise<Refusal> {
   if (service !== null && body.nonce === undefined) {
-    const noCall = buysNoCallRefusal(service, amount);
+    const noCall = buysNoCallRefusal(service, parseAmount(body.amount));
     if (noCall !== null) return noCall;
   }
   if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
@@ -162,10 +168,11 @@ async function recipientRefusal(
     );
   }
   // The treasury pays the rent of a new token account only for registry services (signCofferPayment).
-  if (service === null && !(await ctx.chain.hasUsdcAccount(recipient))) {
+  const chain = chainOf(ctx, rail);
+  if (service === null && !(await chain.hasUsdcAccount(recipient))) {
     return new CofferError(
       'recipient_not_ready',
-      `${recipient} has no USDC account on ${ctx.chain.network}; the recipient must open one before it can be paid`,
+      `${recipient} has no USDC account on ${chain.network}; the recipient must open one before it can be paid`,
     );
   }
   return null;

@@ -4,6 +4,7 @@
  */
 import type { MoveKey, SignedTransfer } from '../transfers/lifecycle.js';
 import type { PaymentRecord, ServiceRecord } from '../ports/store.js';
+import type { Rail } from '../../wire/rails.js';
 
 /** What an agent asks to pay, through any door (/pay, x402): what its opening checks. */
 export interface PaymentAsked {
@@ -16,6 +17,8 @@ export interface PaymentAsked {
   listed: bigint | null;
   key: MoveKey<'payment'> | null;
   sentBy: 'coffer' | 'seller';
+  /** The rail it is paid on: its recipient's (an EVM address is paid on Base). */
+  rail: Rail;
 }
 
 /** A payment checked and ready to move: everything its row holds besides its signed transaction. */

@@ -69,6 +69,8 @@ export async function payX402(
         memo,
       ]),
       sentBy: 'seller' as const,
+      // x402 is paid on Solana so far (Base comes with issue 50).
+      rail: 'sol' as const,
     };
     const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
     const sign = async () => {

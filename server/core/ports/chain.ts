@@ -101,6 +101,8 @@ export interface IncomingTransfer {
 export interface TransferLookup {
   readonly network: string;
   readonly usdcMint: string;
+  /** An EVM chain's id, as its node says it; absent on Solana. */
+  readonly chainId?: number;
   findTransfer(txSignature: string): Promise<TransferFound | null>;
 }
 

@@ -35,16 +35,23 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         continue;
       }
       const chain = chainOf(ctx, row.rail);
-      const fate = await chain.fateOf({ txSignature, txWire, lastValidBlockHeight });
+      const sent = { txSignature, txWire, lastValidBlockHeight };
+      let fate = await chain.fateOf(sent);
       if (fate.state === 'unknown') {
         // Sent again as signed, so it lands once at most; a send that fails leaves it for the next round.
-        await chain
-          .resend({ txSignature, txWire, lastValidBlockHeight })
-          .catch((error: Error) =>
-            ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`),
-          );
-        report.stillPending += 1;
-        continue;
+        const resent = await chain.resend(sent).then(
+          () => true,
+          (error: Error) => {
+            ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`);
+            return false;
+          },
+        );
+        // A chain that decides as it is sent (the embedded EVM chain mines at once) says now where it landed.
+        if (resent) fate = await chain.fateOf(sent);
+        if (fate.state === 'unknown') {
+          report.stillPending += 1;
+          continue;
+        }
       }
       const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
       settleTransfer(

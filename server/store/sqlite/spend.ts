@@ -64,9 +64,11 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
   return {
     budgetSpent: (owner, agentId, scope, from) => budgetSpend.budgetSpent(owner, agentId, scope, from),
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get({ owner, agentId, ...windowBounds(since) }) as bigint),
-    pendingPaymentsTotal: (owner, agentId) => {
+    pendingPaymentsTotal: (owner, agentId, rail) => {
       const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
-      return row ? BigInt(row.pending as bigint) : 0n;
+      if (!row) return 0n;
+      const [all, onBase] = [BigInt(row.pending as bigint), BigInt(row.pending_base as bigint)];
+      return rail === undefined ? all : rail === 'base' ? onBase : all - onBase;
     },
     lastPaymentAt: (owner, agentId) => {
       const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;

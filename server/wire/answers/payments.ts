@@ -1,3 +1,5 @@
+import type { Rail } from '../rails.js';
+
 /**
  * The /v1 answers about payments: a payment and its receipt, an x402 payment, a payment as an agent's
  * history and the dashboard's activity show it, and a payment the policy refused.
@@ -32,6 +34,8 @@ export type Payment = {
   payer: string;
   memo: string;
   network: string;
+  /** The rail it was paid on (the recipient's): `payer` is the agent's wallet there. */
+  rail: Rail;
 };
 
 /** POST /v1/agents/:id/x402, signed: the header to retry the request with, and where the payment stands. */
@@ -100,7 +104,7 @@ export type Activity = {
   agent: string;
   venue: string;
   amount: string;
-  rail: 'sol';
+  rail: Rail;
   time: string;
   status: ActivityStatus;
   timestamp: string;

@@ -1,3 +1,4 @@
+import type { Rail } from '../../../wire/rails.js';
 import type { BudgetScope } from '../../../wire/policy/budget.js';
 
 /** Port: what an agent has spent, read from the figures the ledger maintains as payments change. */
@@ -11,8 +12,8 @@ export interface AgentSpendTotals {
 export interface SpendStore {
   /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
-  /** Sum of pending payments of an agent (money reserved but not yet moved on chain). */
-  pendingPaymentsTotal(owner: string, agentId: string): bigint;
+  /** Sum of pending payments of an agent (money reserved but not yet moved on chain), on one rail or (left out) on both. */
+  pendingPaymentsTotal(owner: string, agentId: string, rail?: Rail): bigint;
   lastPaymentAt(owner: string, agentId: string): number | null;
   /** Each agent's totals, and what it spent after `since`; only the agents named, when `agentIds` is given (a page of rows). */
   spendTotals(owner: string, since: number, agentIds?: readonly string[]): Map<string, AgentSpendTotals>;

@@ -19,6 +19,8 @@ describe('migrations', () => {
     expect(named('trigger')).toEqual([
       'budget_spend_insert',
       'budget_spend_update',
+      'payments_pending_base_insert',
+      'payments_pending_base_update',
       'payments_spend_insert',
       'payments_spend_update',
       'services_fts_delete',
@@ -122,7 +124,15 @@ describe('migrations', () => {
     const before = { views: views(), rowids: rowids(), objects: objects().map((row) => row.name) };
 
     expect(migrate(db)).toBe(MIGRATIONS.at(-1)!.version);
-    expect(views()).toEqual(before.views);
+    // Schema 7 adds each row's rail: every row written before is on Solana.
+    const withoutRail = views().map((rows) =>
+      rows.map((row) => {
+        const { rail, ...rest } = row as { rail: string };
+        expect(rail).toBe('sol');
+        return rest;
+      }),
+    );
+    expect(withoutRail).toEqual(before.views);
     expect(rowids()).toEqual(before.rowids);
     expect(db.prepare('SELECT id, wire FROM transfer_wires ORDER BY id').all()).toEqual([
       { id: 'p-failed', wire: 'wire-failed' },
@@ -134,6 +144,8 @@ describe('migrations', () => {
     expect(objects().map((row) => row.name)).toEqual(
       [
         ...before.objects.filter((name) => name !== 'sqlite_autoindex_transfers_2'),
+        'payments_pending_base_insert',
+        'payments_pending_base_update',
         'transfers_by_signature',
         'transfers_confirmed_wire',
         'transfers_signature_once',

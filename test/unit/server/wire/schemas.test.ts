@@ -184,11 +184,26 @@ describe('payBodySchema', () => {
     ['a non-base58 O', 'O' + ADDRESS.slice(1)],
     ['a non-base58 I', 'I' + ADDRESS.slice(1)],
     ['a non-base58 l', 'l' + ADDRESS.slice(1)],
-    ['an Ethereum address', '0x52908400098527886E0F7030069857D2E4169EE7'],
+    ['an EVM address whose mixed case is not its checksum', '0x52908400098527886E0F7030069857D2E4169Ee7'],
+    ['an EVM address one digit short', '0x52908400098527886E0F7030069857D2E4169EE'],
     ['empty', ''],
     ['a number', 12345],
   ])('rejects recipient as %s with invalid_recipient', (_label, recipient) => {
     expect(codeFor(payBodySchema, { ...validPay, recipient })).toBe('invalid_recipient');
+  });
+
+  it('accepts an EVM address (paid on Base) in one case or its checksum spelling, and keeps the checksum spelling', () => {
+    // EIP-55's own examples.
+    for (const recipient of [
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      '0x52908400098527886e0f7030069857d2e4169ee7',
+      '0x52908400098527886E0F7030069857D2E4169EE7'.toUpperCase().replace('0X', '0x'),
+    ]) {
+      expect(payBodySchema.parse({ ...validPay, recipient }).recipient).toBe('0x52908400098527886E0F7030069857D2E4169EE7');
+    }
+    expect(payBodySchema.parse({ ...validPay, recipient: '0xde709f2102306220921060314715629080e2fb77' }).recipient).toBe(
+      '0xde709f2102306220921060314715629080e2fb77',
+    );
   });
 
   it('accepts recipients that decode to 32 bytes, of 32 to 44 base58 characters', () => {

@@ -1,0 +1,114 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, getAddress, http, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openConnection } from '../../server/store/sqlite-driver.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
+import { micro, tempDataDir } from '../helpers/coffer.js';
+import { json, spawnServe } from '../helpers/serve-process.js';
+
+/**
+ * Issue 49, what must hold: concurrent payments split across both rails under one daily budget never
+ * pass it by a micro-USDC, and a SIGKILL in the middle of the burst loses and doubles nothing: after
+ * the restart, ledger == chain on both rails, and every payment answered 200 is confirmed.
+ */
+const BURST = 400;
+const BUDGET = '3.000000';
+const SOLANA_SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const BASE_SELLER = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+
+describe('a burst of payments on both rails under one budget, killed in the middle', () => {
+  const dataDir = tempDataDir();
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('never passes the budget, and after the restart the ledger equals the chain on both rails', async () => {
+    const first = await spawnServe(dataDir);
+    const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const call = (url: string, method: string, path: string, body?: unknown, key = ownerKey) =>
+      fetch(`${url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const deployed = await json(
+      call(first.url, 'POST', '/v1/agents/deploy', { agentId: 'split', dailyBudget: BUDGET, maxPerPayment: '0.05' }),
+    );
+    for (const rail of ['sol', 'base']) {
+      expect((await call(first.url, 'POST', '/v1/agents/split/allocate', { amount: '20', rail })).status).toBe(200);
+    }
+    // 400 payments of 0.01 to 0.03 (8 USDC asked in all) against a 3 USDC budget, alternating rails.
+    const answeredOk: string[] = [];
+    let answered = 0;
+    const burst = Array.from({ length: BURST }, (_, i) =>
+      call(
+        first.url,
+        'POST',
+        '/v1/agents/split/pay',
+        {
+          service: 'split-api',
+          recipient: i % 2 === 0 ? SOLANA_SELLER : BASE_SELLER,
+          amount: `0.0${(i % 3) + 1}`,
+          description: `burst ${i}`,
+        },
+        deployed.apiKey,
+      )
+        .then(async (response) => {
+          answered += 1;
+          if (answered === 150) first.child.kill('SIGKILL');
+          if (response.status === 200) answeredOk.push((await json(response)).paymentId);
+          else if (response.status < 500) expect(['daily_budget_exceeded', 'insufficient_funds']).toContain((await json(response)).code);
+        })
+        .catch(() => undefined),
+    );
+    await Promise.all(burst);
+    expect((await first.exited).signal).toBe('SIGKILL');
+    expect(answered).toBeLessThan(BURST);
+
+    const second = await spawnServe(dataDir);
+    try {
+      const db = openConnection(join(dataDir, 'coffer.db'), { readonly: true });
+      const one = (sql: string, ...params: unknown[]) =>
+        BigInt(
+          (db
+            .prepare(sql)
+            .pluck()
+            .get(...params) as number | null) ?? 0,
+        );
+      // Reconciled at the start: nothing is left pending.
+      expect(one("SELECT COUNT(*) FROM transfers WHERE status = 'pending'")).toBe(0n);
+      const statusOf = db.prepare('SELECT status FROM payments WHERE id = ?').pluck();
+      for (const id of answeredOk) expect(statusOf.get(id)).toBe('confirmed');
+      // One budget over both rails: what was paid on both together is within it.
+      const paidOn = (rail: string) => one("SELECT SUM(amount) FROM payments WHERE rail = ? AND status = 'confirmed'", rail);
+      expect(paidOn('sol') + paidOn('base')).toBeLessThanOrEqual(micro(BUDGET));
+      expect(paidOn('sol')).toBeGreaterThan(0n);
+      expect(paidOn('base')).toBeGreaterThan(0n);
+
+      // Ledger == chain, on each rail: the agent's wallets and the sellers'.
+      const balance = await json(call(second.url, 'GET', '/v1/agents/split/balance'));
+      expect(micro(balance.balances.sol)).toBe(micro('20') - paidOn('sol'));
+      expect(micro(balance.balances.base)).toBe(micro('20') - paidOn('base'));
+      const evm = createPublicClient({ transport: http(`${second.url}/evm-rpc`, { retryCount: 0 }) });
+      const sellerOnBase = await evm.readContract({
+        address: EMBEDDED_EVM_USDC,
+        abi: USDC_ABI,
+        functionName: 'balanceOf',
+        args: [BASE_SELLER],
+      });
+      expect(sellerOnBase).toBe(paidOn('base'));
+      const agentOnBase = await evm.readContract({
+        address: EMBEDDED_EVM_USDC,
+        abi: USDC_ABI,
+        functionName: 'balanceOf',
+        args: [balance.wallets.base as Address],
+      });
+      expect(agentOnBase).toBe(micro('20') - paidOn('base'));
+      db.close();
+    } finally {
+      second.child.kill('SIGTERM');
+      expect((await second.exited).code).toBe(0);
+    }
+  }, 180_000);
+});
