@@ -10,6 +10,7 @@ import type { RpcChain } from '../chain/solana/cluster/chain.js';
 import { chooseSolanaNetwork, openSolanaRail } from '../chain/solana/rail.js';
 import type { EmbeddedChain } from '../chain/rail.js';
 import type { OpenedEvmRail } from '../chain/evm/rail.js';
+import { openBaseRail, type BaseRailOptions } from './base-rail.js';
 import { NAMED_RPC_NETWORKS, x402Networks, type NetworkChoice } from '../chain/solana/networks.js';
 import { createEngine, type Engine } from '../core/engine.js';
 import { DEMO_LOCALNET } from '../wire/network-words.js';
@@ -31,7 +32,7 @@ import { packageVersion } from '../package/package-files.js';
 import { startMinuteTimer } from './minute-timer.js';
 import { startPolicyReplays, type PolicyReplayThread } from './policy-replays.js';
 
-export interface OpenOptions {
+export interface OpenOptions extends BaseRailOptions {
   dataDir: string;
   /** sim, devnet, mainnet or an RPC URL; left out, the data dir's own network (sim for a new one). */
   network?: string;
@@ -81,23 +82,6 @@ async function x402BuyerFor(
   if (choice.kind !== 'rpc' || networks === null || chain === null) return null;
   const { createX402Buyer } = await import('../x402/x402-buyer.js');
   return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks, latestBlockhash: () => chain.latestBlockhash() });
-}
-
-/**
- * The Base rail on the sim network: the embedded EVM chain beside the Solana sim. Its runtime (EDR, a
- * native module) is loaded only here; where it cannot run, Coffer runs on Solana alone and says so.
- */
-async function openBaseSim(db: SqliteDatabase, vault: WalletKeyVault, clock: Clock, log: (message: string) => void) {
-  let open: typeof import('../chain/evm/rail.js').openEmbeddedEvmRail;
-  try {
-    ({ openEmbeddedEvmRail: open } = await import('../chain/evm/rail.js'));
-  } catch (error) {
-    log(
-      `the Base rail's embedded chain (EDR) cannot run on ${process.platform}-${process.arch}: Coffer runs on Solana alone (${(error as Error).message})`,
-    );
-    return null;
-  }
-  return open({ db, vault, clock });
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
@@ -153,7 +137,14 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const vault = createKeyVault(backend);
     const rail = await openSolanaRail(choice, { db, vault, clock });
     const { chain, embedded } = rail;
-    const base = choice.kind === 'sim' ? await openBaseSim(db, vault, clock, options.log) : null;
+    const base = await openBaseRail({ sim: choice.kind === 'sim', network: networkName }, options, {
+      db,
+      store,
+      vault,
+      clock,
+      log: options.log,
+      dataDir: options.dataDir,
+    });
     // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
     // per commit is needed there (see openDatabase).
     if (embedded !== null) setDurability(db, 'normal');

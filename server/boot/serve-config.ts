@@ -12,6 +12,9 @@ export interface ServeConfig {
   network: string | undefined;
   keyStore: KeyStorePreference;
   usdcMint: string | undefined;
+  /** The Base rail's EVM JSON-RPC, or `off` (server/boot/base-rail.ts). */
+  baseRpc: string | undefined;
+  baseUsdc: string | undefined;
   imageProviderUrl: string | undefined;
   imageProviderKey: string | undefined;
 }
@@ -36,6 +39,8 @@ export function resolveServeConfig(
     network: flags.network ?? env.COFFER_NETWORK,
     keyStore,
     usdcMint: env.COFFER_USDC_MINT,
+    baseRpc: env.COFFER_BASE_RPC,
+    baseUsdc: env.COFFER_BASE_USDC,
     imageProviderUrl: env.COFFER_IMAGE_PROVIDER_URL,
     imageProviderKey: env.COFFER_IMAGE_PROVIDER_KEY,
   };

@@ -48,10 +48,19 @@ export function railWalletsOf(ctx: ContextWith<RailWalletStore>, wallet: string)
   return { sol: wallet, base: ctx.store.railWallets('base', [wallet]).get(wallet) ?? null };
 }
 
-/** What a Base account holds, in USDC; null where there is no account or no Base chain open. */
-export async function baseBalanceOf(ctx: Pick<EngineContext, 'base'>, account: string | null): Promise<string | null> {
+/**
+ * What a Base account holds, in USDC; null where there is no account, no Base chain open, or its node
+ * does not answer now: a second rail out of reach never keeps an answer about the first from the owner.
+ */
+export async function baseBalanceOf(ctx: Pick<EngineContext, 'base' | 'log'>, account: string | null): Promise<string | null> {
   const base = ctx.base ?? null;
-  return account === null || base === null ? null : formatUsdc(await base.usdcBalance(account));
+  if (account === null || base === null) return null;
+  try {
+    return formatUsdc(await base.usdcBalance(account));
+  } catch (error) {
+    ctx.log(`the Base rail's node did not answer a balance (${(error as Error).message}); shown as unknown`);
+    return null;
+  }
 }
 
 /** The wallet (its Solana name) a recipient on a rail is, where it is one of this data dir's; else the address itself. */

@@ -19,6 +19,8 @@ const settingsFor = (dataDir: string, network?: string): ServeConfig => ({
   network,
   keyStore: 'file',
   usdcMint: undefined,
+  baseRpc: undefined,
+  baseUsdc: undefined,
   imageProviderUrl: undefined,
   imageProviderKey: undefined,
 });

@@ -71,6 +71,9 @@ export async function startCoffer(
     /** Defaults to the embedded chain; an RPC URL (with its USDC mint) for the RPC adapter. */
     network?: string;
     usdcMint?: string;
+    /** The Base rail's EVM RPC (a test node), or `off`; left out, the network's own (sim: the embedded chain). */
+    baseRpc?: string;
+    baseUsdc?: string;
     imageProviderUrl?: string;
     mcpLaunch?: McpLaunch;
     /** Where the engine's log goes (the default drops it). */
@@ -82,6 +85,8 @@ export async function startCoffer(
     dataDir,
     network: options.network ?? 'sim',
     usdcMint: options.usdcMint,
+    baseRpc: options.baseRpc,
+    baseUsdc: options.baseUsdc,
     imageProviderUrl: options.imageProviderUrl,
     mcpLaunch: options.mcpLaunch,
     keyStore: options.keyStore ?? 'file',

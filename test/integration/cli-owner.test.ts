@@ -50,6 +50,16 @@ describe("the owner's CLI", () => {
     expect((await owner(['return', 'researcher2', '0.5'])).stdout).toMatch(
       /^Returned 0\.50 USDC from researcher2 to the treasury: its wallet holds 3\.00 USDC/,
     );
+    // The same on Base: the treasury's account there to the agent's, and back.
+    expect((await owner(['allocate', 'researcher2', '2', '--rail', 'base'])).stdout).toMatch(
+      /^Allocated 2\.00 USDC to researcher2: its wallet on Base holds 2\.00 USDC \(transaction 0x[0-9a-f]{64}\)/,
+    );
+    expect((await owner(['return', 'researcher2', '--rail', 'base'])).stdout).toMatch(
+      /^Returned 2\.00 USDC from researcher2 to the treasury: its wallet on Base holds 0\.00 USDC/,
+    );
+    const badRail = await owner(['allocate', 'researcher2', '1', '--rail', 'eth']);
+    expect(badRail.code).toBe(2);
+    expect(badRail.stderr).toMatch(/--rail is sol or base/);
     expect((await owner(['rename', 'researcher2', 'Research two'])).stdout).toBe('Renamed researcher2: "Research two".\n');
 
     const status = await owner(['status', '--json']);

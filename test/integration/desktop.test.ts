@@ -49,6 +49,8 @@ const serveConfig = (dataDir: string, settings: Partial<ServeConfig> = {}): Serv
   network: undefined,
   keyStore: 'file',
   usdcMint: undefined,
+  baseRpc: undefined,
+  baseUsdc: undefined,
   imageProviderUrl: undefined,
   imageProviderKey: undefined,
   ...settings,

@@ -27,6 +27,8 @@ const settingsFor = (dataDir: string, network: string | null = 'sim'): ServeConf
   network: network ?? undefined,
   keyStore: 'file',
   usdcMint: undefined,
+  baseRpc: undefined,
+  baseUsdc: undefined,
   imageProviderUrl: undefined,
   imageProviderKey: undefined,
 });

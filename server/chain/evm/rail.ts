@@ -1,10 +1,11 @@
 /**
- * The EVM rail (server/chain/rail.ts): USDC on Base. Today its network is the embedded chain (sim:
- * EDR in this process, offline, test money, its state journaled in the ledger's database), opened
- * beside the Solana sim; Base and Base Sepolia over their RPC come next (issue 49, point 2).
+ * The EVM rail (server/chain/rail.ts): USDC on Base. On sim its network is the embedded chain (EDR in
+ * this process, offline, test money, its state journaled in the ledger's database); elsewhere Base or
+ * Base Sepolia (or another EVM chain) over its JSON-RPC (networks.ts).
  */
 import type { Router } from 'express';
-import { custom } from 'viem';
+import { custom, http } from 'viem';
+import { evmNetworkOf, type NamedEvmNetwork } from './networks.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
 import type { Chain } from '../../core/ports/chain.js';
@@ -35,4 +36,32 @@ export async function openEmbeddedEvmRail(deps: { db: SqliteDatabase; vault: Evm
     testFunds,
   );
   return { chain, httpRoutes: evmRpcRoute(evm) };
+}
+
+/**
+ * The rail on an EVM JSON-RPC: the network its node says it is (its chain id, read now), a known one's
+ * USDC or `usdc` for another chain.
+ */
+export async function openRemoteEvmRail(
+  rpcUrl: string,
+  usdc: string | undefined,
+  deps: { vault: EvmSigners; clock: Clock },
+): Promise<OpenedEvmRail> {
+  const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 });
+  const chainId = Number(BigInt((await transport({}).request({ method: 'eth_chainId' })) as string));
+  const chain = new EvmChain(evmNetworkOf(chainId, usdc), transport, deps.vault, deps.clock, null);
+  return { chain, httpRoutes: null };
+}
+
+/** The rail on a known network's public RPC, named by the network (nothing is asked of its node until it is used). */
+export function openNamedEvmRail(network: NamedEvmNetwork, deps: { vault: EvmSigners; clock: Clock }): OpenedEvmRail {
+  const transport = http(network.rpcUrl, { retryCount: 1, timeout: 15_000 });
+  const chain = new EvmChain(
+    { name: network.name, chainId: network.chainId, usdc: network.usdc, isSim: false },
+    transport,
+    deps.vault,
+    deps.clock,
+    null,
+  );
+  return { chain, httpRoutes: null };
 }

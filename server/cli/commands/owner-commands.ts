@@ -6,6 +6,7 @@
 import type { Deployed } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { ownerClient } from '../owner-connection.js';
+import type { Rail } from '../../wire/rails.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -55,27 +56,35 @@ function deployedWords(deployed: Deployed): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `coffer allocate <agent> <amount>`: USDC from the treasury to the agent's wallet, on chain. */
-export async function allocate(args: { agentId: string; amount: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+/** The rail a command names (`--rail`; left out, Solana). */
+const railOf = (rail: Rail | undefined) => (rail === undefined ? {} : { rail });
+/** Where a wallet is, in words: "its wallet" on Solana, "its wallet on Base" there. */
+const walletOn = (rail: Rail) => (rail === 'base' ? 'its wallet on Base' : 'its wallet');
+
+/** `coffer allocate <agent> <amount> [--rail]`: USDC from the treasury to the agent's wallet, on chain. */
+export async function allocate(
+  args: { agentId: string; amount: string; rail?: Rail; dataDir?: string; json?: boolean },
+  out: Out = process.stdout,
+) {
   const { api } = ownerClient(args.dataDir);
-  const answer = await api.allocate(args.agentId, { amount: args.amount });
+  const answer = await api.allocate(args.agentId, { amount: args.amount, ...railOf(args.rail) });
   if (answer.status !== 200) throw new Error(`the allocation waits for an approval (${answer.body.approvalId})`);
   if (args.json) return printJson(answer.body, out);
-  const { amount, balance, txSignature } = answer.body;
-  out.write(`Allocated ${amount} USDC to ${args.agentId}: its wallet holds ${balance} USDC (transaction ${txSignature}).\n`);
+  const { amount, balance, txSignature, rail } = answer.body;
+  out.write(`Allocated ${amount} USDC to ${args.agentId}: ${walletOn(rail)} holds ${balance} USDC (transaction ${txSignature}).\n`);
   return 0;
 }
 
 /** `coffer return <agent> [<amount>]`: USDC back from the agent's wallet to the treasury (all it can, without an amount). */
 export async function returnFunds(
-  args: { agentId: string; amount?: string; dataDir?: string; json?: boolean },
+  args: { agentId: string; amount?: string; rail?: Rail; dataDir?: string; json?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const { api } = ownerClient(args.dataDir);
-  const body = await api.returnFunds(args.agentId, args.amount === undefined ? {} : { amount: args.amount });
+  const body = await api.returnFunds(args.agentId, { ...(args.amount === undefined ? {} : { amount: args.amount }), ...railOf(args.rail) });
   if (args.json) return printJson(body, out);
   out.write(
-    `Returned ${body.amount} USDC from ${args.agentId} to the treasury: its wallet holds ${body.balance} USDC (transaction ${body.txSignature}).\n`,
+    `Returned ${body.amount} USDC from ${args.agentId} to the treasury: ${walletOn(body.rail)} holds ${body.balance} USDC (transaction ${body.txSignature}).\n`,
   );
   return 0;
 }

@@ -45,6 +45,8 @@ export async function restoreFile(
       dataDir: config.dataDir,
       network: config.network,
       usdcMint: config.usdcMint,
+      baseRpc: config.baseRpc,
+      baseUsdc: config.baseUsdc,
       keyStore: config.keyStore,
       log,
     });

@@ -1,7 +1,14 @@
 // The owner's commands: what the dashboard offers the owner, through the running Coffer's owner key.
 import { defineCommand, UsageError } from '../command-line.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
 
 const ownerCommands = () => import('../commands/owner-commands.js');
+
+/** `--rail`: `sol` or `base` (left out: Solana). */
+function railOption(rail: string | undefined, command: string): Rail | undefined {
+  if (rail === undefined || (RAILS as readonly string[]).includes(rail)) return rail as Rail | undefined;
+  throw new UsageError(`--rail is sol or base, not "${rail}"`, command);
+}
 const approvalCommands = () => import('../commands/approvals.js');
 
 /** Every owner command reads the running Coffer of a data dir (--data-dir, else COFFER_HOME, else ~/.coffer); reads print JSON with --json. */
@@ -35,28 +42,31 @@ export const deploy = defineCommand({
 
 export const allocate = defineCommand({
   name: 'allocate',
-  usage: `  coffer allocate <agent> <amount> ${DATA_DIR}
-                 moves USDC from the treasury to the agent's wallet, on chain`,
-  options: reach,
+  usage: `  coffer allocate <agent> <amount> [--rail sol|base] ${DATA_DIR}
+                 moves USDC from the treasury to the agent's wallet, on chain: on Solana, or with
+                 --rail base from the treasury's Base account to the agent's`,
+  options: { ...reach, rail: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, amount] = two(positionals, 'allocate', 'an agent and an amount');
-    return (await ownerCommands()).allocate({ agentId, amount, dataDir: values['data-dir'], json: values.json });
+    const rail = railOption(values.rail, 'allocate');
+    return (await ownerCommands()).allocate({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
   },
 });
 
 export const returnFunds = defineCommand({
   name: 'return',
-  usage: `  coffer return <agent> [<amount>] ${DATA_DIR}
+  usage: `  coffer return <agent> [<amount>] [--rail sol|base] ${DATA_DIR}
                  moves USDC from the agent's wallet back to the treasury (without an amount: all it holds
-                 that no payment has promised away)`,
-  options: reach,
+                 that no payment has promised away), on Solana or with --rail base on Base`,
+  options: { ...reach, rail: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, amount, extra] = positionals;
     if (agentId === undefined || extra !== undefined)
       throw new UsageError('coffer return takes an agent and, if you like, an amount', 'return');
-    return (await ownerCommands()).returnFunds({ agentId, amount, dataDir: values['data-dir'], json: values.json });
+    const rail = railOption(values.rail, 'return');
+    return (await ownerCommands()).returnFunds({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
   },
 });
 

@@ -46,8 +46,9 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
             return false;
           },
         );
-        // A chain that decides as it is sent (the embedded EVM chain mines at once) says now where it landed.
-        if (resent) fate = await chain.fateOf(sent);
+        // An embedded chain decides a transaction as it is sent (the EVM one mines at once; nothing runs
+        // the periodic round on sim), so it is asked again now; a remote chain is asked next round.
+        if (resent && chain.isSim) fate = await chain.fateOf(sent);
         if (fate.state === 'unknown') {
           report.stillPending += 1;
           continue;

@@ -1,0 +1,100 @@
+import { createPublicClient, getAddress, http, parseEther, parseEventLogs, type Address, type Hash } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
+import { baseReceiptSchema } from '../../server/wire/receipts.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { payUsdc } from '../helpers/pay.js';
+
+/**
+ * Issue 49, point 2 and what must hold: the Base rail over JSON-RPC, on a local EVM node standing in
+ * for Base Sepolia (its chain id, its USDC address and EIP-712 domain), beside a local Solana cluster
+ * standing in for devnet, with viem as the client: moves and payments land there, read back from it.
+ */
+describe('the Base rail on a node with Base Sepolia’s chain id', () => {
+  let cluster: TestCluster;
+  let node: TestEvmNode;
+  let t: TestCoffer;
+  const dataDir = tempDataDir();
+  const seller = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+  const client = () => createPublicClient({ transport: http(node.url, { retryCount: 0 }) });
+  const held = (account: string) =>
+    client().readContract({ address: node.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [account as Address] });
+  let treasury: Address;
+
+  beforeAll(async () => {
+    cluster = await new TestCluster().start();
+    node = await TestEvmNode.start();
+    t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: node.url });
+    treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
+    // USDC and gas arrive from outside, as on Base Sepolia from a faucet.
+    await node.fundEth(treasury, parseEther('1'));
+    await node.mint(treasury, micro('10'));
+  }, 60_000);
+  afterAll(async () => {
+    await t?.stop();
+    await node?.stop();
+    await cluster?.stop();
+  });
+
+  it('names the network by its chain id and reads its USDC’s EIP-712 domain from the token', async () => {
+    const chain = t.coffer.base!.chain;
+    expect([chain.network, chain.chainId, chain.usdcMint, chain.isSim]).toEqual(['base-sepolia', 84532, BASE_SEPOLIA.usdc, false]);
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base).toBe('10.00');
+  });
+
+  it('allocates on Base and pays an EVM recipient there, the node holding what the ledger says', async () => {
+    const agent = await deployAgent(t, 'sepolia', { dailyBudget: '5.00', maxPerPayment: '2.00' });
+    const allocated = await t.api('POST', t.withOwner('/v1/agents/sepolia/allocate'), { body: { amount: '3', rail: 'base' } });
+    expect(allocated.status).toBe(200);
+    const wallet = (await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body.wallets.base as Address;
+    expect(await held(wallet)).toBe(micro('3'));
+    const paid = await payUsdc(t, 'sepolia', agent.apiKey, { service: 'sepolia-api', recipient: seller, amount: '1.25' });
+    expect(paid.status).toBe(200);
+    const receipt = baseReceiptSchema.parse(JSON.parse(Buffer.from(paid.body.xPaymentHeader.slice(3), 'base64').toString('utf8')));
+    expect(receipt).toMatchObject({ network: 'base-sepolia', chainId: 84532, payer: wallet, recipient: seller });
+    const landed = await client().getTransactionReceipt({ hash: paid.body.txSignature as Hash });
+    expect(parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: landed.logs }).map((log) => log.args)).toEqual([
+      { from: wallet, to: seller, value: micro('1.25') },
+    ]);
+    expect(getAddress(landed.from)).toBe(treasury);
+    expect([await held(seller), await held(wallet), await held(treasury)]).toEqual([micro('1.25'), micro('1.75'), micro('7')]);
+  });
+
+  it('opens on the same node again with the same accounts and balances, and refuses another network for its Base rail', async () => {
+    await t.stop();
+    t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: node.url });
+    const balance = (await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body;
+    expect(balance.balances.base).toBe('1.75');
+    await t.stop();
+    // A node of another chain (its USDC named) is another network: the data dir stays on its own.
+    const other = await TestEvmNode.start(31_337);
+    try {
+      await expect(
+        startCoffer({
+          dataDir,
+          keepDataDir: true,
+          network: cluster.url,
+          usdcMint: cluster.mint.address,
+          baseRpc: other.url,
+          baseUsdc: other.usdc,
+        }),
+      ).rejects.toThrow(/holds a treasury on base-sepolia for the Base rail, not evm-31337/);
+    } finally {
+      await other.stop();
+    }
+    t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: 'off' });
+    const off = await t.api('POST', t.withOwner('/v1/agents/sepolia/allocate'), { body: { amount: '1', rail: 'base' } });
+    expect({ status: off.status, code: off.body.code }).toEqual({ status: 503, code: 'rail_unavailable' });
+    expect((await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body.balances.base).toBeNull();
+  }, 60_000);
+
+  it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
+    await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(
+      /chain 84532; mainnet goes with base \(chain 8453\)/,
+    );
+  });
+});
