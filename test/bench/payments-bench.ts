@@ -48,6 +48,7 @@ import { whatIfRun } from './what-if-bench.js';
 import { whatIfLoadLines, whatIfLoadRun } from './what-if-load-bench.js';
 import { percentile } from './stats.js';
 import { warnIfSourcesChange } from './build-freshness.js';
+import { rawEip3009Rate } from './raw-eip3009.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -258,7 +259,10 @@ function diskLines({ onDisk, payments }: Awaited<ReturnType<typeof cofferHttpRun
 }
 
 /** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
-async function cofferHttpRun(n: number, concurrency: number) {
+/** An EVM recipient: `rail: 'base'` runs pay it in USDC on Base (the embedded EVM chain). */
+const BASE_SELLER = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+async function cofferHttpRun(n: number, concurrency: number, rail: 'sol' | 'base' = 'sol') {
   const dataDir = tempDataDir();
   const serve = await spawnServe(dataDir);
   try {
@@ -267,12 +271,11 @@ async function cofferHttpRun(n: number, concurrency: number) {
     const agent = await (
       await call('/v1/agents/deploy', ownerKey, { agentId: 'bench', dailyBudget: '1000000', maxPerPayment: '1' })
     ).json();
-    await call('/v1/agents/bench/allocate', ownerKey, { amount: '500' });
+    await call('/v1/agents/bench/allocate', ownerKey, { amount: '500', rail });
+    const paid = rail === 'sol' ? { service: 'demo-weather' } : { service: 'bench-api', recipient: BASE_SELLER };
     // Warm-up, not measured: the first payments compile the hot code and the transfer's shape.
     for (let i = 0; i < WARM_UP; i++) {
-      await (
-        await call('/v1/agents/bench/pay', agent.apiKey, { service: 'demo-weather', amount: '0.01', description: `warm-up ${i}` })
-      ).arrayBuffer();
+      await (await call('/v1/agents/bench/pay', agent.apiKey, { ...paid, amount: '0.01', description: `warm-up ${i}` })).arrayBuffer();
     }
     const disk = watchDisk(dataDir);
     const latencies: number[] = [];
@@ -285,7 +288,7 @@ async function cofferHttpRun(n: number, concurrency: number) {
           const i = next++;
           const began = performance.now();
           const response = await call('/v1/agents/bench/pay', agent.apiKey, {
-            service: 'demo-weather',
+            ...paid,
             amount: '0.01',
             currency: 'USDC',
             description: `bench ${i}`,
@@ -355,6 +358,21 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
   ];
 }
 
+/** The Base rail (issue 49): /pay on the embedded EVM chain against a raw EIP-3009 transfer there, and Solana's /pay in the same run. */
+async function baseLines(): Promise<string[]> {
+  const rawEvm = await rawEip3009Rate(TRANSFERS);
+  const onBase = await cofferHttpRun(TRANSFERS, CONCURRENCY, 'base');
+  const ledger = await rawLedgerRate(TRANSFERS);
+  const onSolana = await cofferHttpRun(TRANSFERS, CONCURRENCY, 'sol');
+  return [
+    `The Base rail (embedded EVM chain), ${TRANSFERS} payments at ${CONCURRENCY} concurrent:`,
+    `raw EIP-3009 transfer (viem, sequential, its receipt)  ${rawEvm.toFixed(0)}/s`,
+    `Coffer /pay to an EVM recipient                        ${onBase.rate.toFixed(0)}/s   p50 ${onBase.p50.toFixed(2)} ms   p99 ${onBase.p99.toFixed(2)} ms   (${onBase.failures} failed)`,
+    `ratio Coffer /pay on Base / raw EIP-3009 transfer: ${(onBase.rate / rawEvm).toFixed(3)} (goal 0.8)`,
+    `Solana in the same run: /pay ${onSolana.rate.toFixed(0)}/s against its raw chain ${ledger.toFixed(0)}/s, ratio ${(onSolana.rate / ledger).toFixed(3)}`,
+  ];
+}
+
 function whatIfLine(whatIf: Awaited<ReturnType<typeof whatIfRun>>): string {
   return `What-if (issue 26): 10 budgets, a lower max and a threshold replayed on ${whatIf.payments.toLocaleString('en-US')} payments of 30 days, over HTTP (${whatIf.refused} would be refused, ${whatIf.held} held for the owner): p50 ${whatIf.p50.toFixed(1)} ms, slowest ${whatIf.max.toFixed(1)} ms (target under 50 ms)`;
 }
@@ -379,6 +397,11 @@ if (process.env.BENCH_ONLY === 'pay') {
   console.log(
     `ratio Coffer (concurrent) / raw chain with Coffer's transfer and persistence: ${(run.rate / ledger).toFixed(3)}; / raw LiteSVM: ${(run.rate / bare).toFixed(3)}`,
   );
+  process.exit(0);
+}
+// BENCH_ONLY=base: the Base rail's /pay row beside a raw EIP-3009 transfer on the same EVM, and the Solana row in the same run.
+if (process.env.BENCH_ONLY === 'base') {
+  for (const line of await baseLines()) console.log(line);
   process.exit(0);
 }
 // BENCH_ONLY=scale: the rows at scale alone (a few minutes).

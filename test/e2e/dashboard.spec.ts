@@ -86,6 +86,16 @@ test('the owner funds the treasury, deploys an agent, copies its key, allocates 
   // Said with the figures' grouping, as the header shows the balance.
   await expect(page.getByRole('status').filter({ hasText: 'Added' })).toHaveText('Added 250.00 USDC; treasury now 1,250.00 USDC');
 
+  // The treasury on Base too: its own deposit address (an EVM account), its test money, its faucet.
+  const onBase = page.getByTestId('treasury-base');
+  await expect(page.getByTestId('deposit-address-base')).toHaveText(/^0x[0-9a-fA-F]{40}$/);
+  await expect(onBase).toContainText('On Base: 1,000.00 USDC (test money');
+  await page.getByLabel('Test USDC on Base (sim faucet)').fill('25');
+  await page.getByRole('button', { name: 'Mint on Base' }).click();
+  await expect(onBase).toContainText('On Base: 1,025.00 USDC');
+  await expect(page.getByRole('img', { name: /QR code of the Base deposit address 0x/ })).toBeVisible();
+  await page.getByTestId('treasury-base').screenshot({ path: join(SCREENSHOTS, 'treasury-base.png') });
+
   await page.getByRole('button', { name: 'Deploy an agent' }).click();
   await page.getByLabel('Agent id').fill('E2E bot');
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();

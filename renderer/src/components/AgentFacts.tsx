@@ -34,6 +34,17 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
           <CopyButton text={agent.walletAddress} />
         </dd>
       </div>
+      {agent.wallets.base !== null && (
+        <div className="wide">
+          <dt>Base account (USDC on Base)</dt>
+          <dd>
+            <code className="address" data-testid="wallet-address-base">
+              {agent.wallets.base}
+            </code>{' '}
+            <CopyButton text={agent.wallets.base} />
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }

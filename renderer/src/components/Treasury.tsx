@@ -43,8 +43,40 @@ export function Treasury() {
             }}
           />
         )}
+        {treasury.wallets.base !== null && (
+          <div className="rail-base" data-testid="treasury-base">
+            <p className="muted">
+              On Base: {treasury.balances.base === null ? 'balance unknown now' : <Money value={treasury.balances.base} />}
+              {treasury.network === 'sim' && ' (test money, on Coffer’s own EVM chain)'}
+            </p>
+            <div className="deposit-address">
+              <span className="label">Deposit address (USDC on Base)</span>
+              <code className="address" data-testid="deposit-address-base">
+                {treasury.wallets.base}
+              </code>
+              <CopyButton text={treasury.wallets.base} label="Copy Base address" />
+            </div>
+            {treasury.network === 'sim' && client && (
+              <AmountForm
+                label="Test USDC on Base (sim faucet)"
+                action="Mint on Base"
+                initial="100"
+                onSubmit={async (amount) => {
+                  const result = await client.faucet({ amount, rail: 'base' });
+                  await refresh();
+                  return `Added ${readableAmount(result.deposit.amount)} USDC on Base; its balance there now ${readableAmount(result.treasury.balance)} USDC`;
+                }}
+              />
+            )}
+          </div>
+        )}
       </div>
-      <QrCode text={treasury.walletAddress} label={`QR code of the deposit address ${treasury.walletAddress}`} />
+      <div className="qr-codes">
+        <QrCode text={treasury.walletAddress} label={`QR code of the deposit address ${treasury.walletAddress}`} />
+        {treasury.wallets.base !== null && (
+          <QrCode text={treasury.wallets.base} label={`QR code of the Base deposit address ${treasury.wallets.base}`} />
+        )}
+      </div>
       <details className="deposits">
         <summary>Deposits ({deposits.length})</summary>
         {deposits.length === 0 ? (
@@ -63,6 +95,7 @@ export function Treasury() {
                     <code className="address short" title={d.from}>
                       {d.source === 'faucet' ? 'sim faucet' : d.from}
                     </code>
+                    {d.rail === 'base' && <span className="muted"> · Base</span>}
                   </td>
                 </tr>
               ))}

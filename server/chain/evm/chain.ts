@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import {
   bytesToHex,
   createPublicClient,
-  createWalletClient,
   defineChain,
+  encodeFunctionData,
   getAddress,
   parseEventLogs,
   parseSignature,
@@ -20,6 +20,7 @@ import {
   type Chain as ViemChain,
   type Hash,
   type Hex,
+  type LocalAccount,
   type PublicClient,
   type Transport,
 } from 'viem';
@@ -46,6 +47,7 @@ import {
 import type { EvmSigners } from './signers.js';
 import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
+import { Relayer } from './relayer.js';
 
 /** An EVM network as Coffer names it, its chain id (read from its node) and its USDC. */
 export interface EvmNetwork {
@@ -78,11 +80,11 @@ export class EvmChain implements Chain {
   private readonly viemChain: ViemChain;
   private domainRead: Promise<TokenDomain> | null = null;
   /** Each relayer sends one transaction at a time, so its nonces follow one another. */
-  private readonly relayerQueues = new Map<string, Promise<unknown>>();
+  private readonly relayers = new Map<string, Relayer>();
 
   constructor(
     private readonly net: EvmNetwork,
-    private readonly transport: Transport,
+    transport: Transport,
     private readonly signers: EvmSigners,
     private readonly clock: Clock,
     private readonly testFunds: EvmTestFunds | null,
@@ -175,7 +177,10 @@ export class EvmChain implements Chain {
     if (hash === 'used') return this.landedIn(authorization);
     let receipt;
     try {
-      receipt = await this.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
+      // A node that mines as it is sent (the embedded chain) has the receipt at once; another is waited for.
+      receipt =
+        (await this.client.getTransactionReceipt({ hash }).catch(() => null)) ??
+        (await this.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS }));
     } catch (error) {
       throw new CofferError(
         'chain_unavailable',
@@ -280,45 +285,55 @@ export class EvmChain implements Chain {
    * Sends an authorization from its relayer: simulated first (a refusal costs no gas and is said in
    * the token's words), then signed and sent. `used`: it already ran (an earlier send landed).
    */
-  private send(authorization: SignedAuthorization): Promise<Hash | 'used'> {
-    const queue = this.relayerQueues.get(authorization.relayer) ?? Promise.resolve();
-    const sending = queue.then(async () => {
-      const account = await this.signers.evmAccount(authorization.relayer);
-      const { v, r, s, yParity } = parseSignature(authorization.signature);
-      const request = {
-        address: this.net.usdc,
-        abi: USDC_ABI,
-        functionName: 'transferWithAuthorization',
-        args: [
-          authorization.from,
-          authorization.to,
-          authorization.value,
-          authorization.validAfter,
-          authorization.validBefore,
-          authorization.nonce,
-          Number(v ?? BigInt(yParity + 27)),
-          r,
-          s,
-        ],
-        account,
-      } as const;
-      try {
-        const gas = await this.client.estimateContractGas(request);
-        return await createWalletClient({ account, transport: this.transport, chain: this.viemChain }).writeContract({ ...request, gas });
-      } catch (error) {
-        const refusal = authorizationRefusal(error);
-        if (refusal === 'used') return 'used' as const;
-        if (refusal !== null) throw refusal;
-        throw new CofferError('chain_unavailable', `the transfer could not be sent on ${this.network}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    });
-    this.relayerQueues.set(
-      authorization.relayer,
-      sending.catch(() => undefined),
-    );
-    return sending;
+  private async send(authorization: SignedAuthorization): Promise<Hash | 'used'> {
+    const account = await this.signers.evmAccount(authorization.relayer);
+    const { v, r, s, yParity } = parseSignature(authorization.signature);
+    const request = {
+      address: this.net.usdc,
+      abi: USDC_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [
+        authorization.from,
+        authorization.to,
+        authorization.value,
+        authorization.validAfter,
+        authorization.validBefore,
+        authorization.nonce,
+        Number(v ?? BigInt(yParity + 27)),
+        r,
+        s,
+      ],
+      account,
+    } as const;
+    const refused = (error: unknown): 'used' => {
+      const refusal = authorizationRefusal(error);
+      if (refusal === 'used') return 'used';
+      if (refusal !== null) throw refusal;
+      throw new CofferError('chain_unavailable', `the transfer could not be sent on ${this.network}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    };
+    // Simulated first, outside the relayer's turn: a refusal costs no gas, and no send waits on another's
+    // simulation. (Two sends of one authorization may both pass it: the later one then fails on chain,
+    // costing its gas and moving nothing, and its sender finds where the first landed.)
+    let gas: bigint;
+    try {
+      gas = await this.client.estimateContractGas(request);
+    } catch (error) {
+      return refused(error);
+    }
+    const relayer = this.relayerOf(account);
+    try {
+      return await relayer.send(this.net.usdc, encodeFunctionData(request), gas);
+    } catch (error) {
+      return refused(error);
+    }
+  }
+
+  private relayerOf(account: LocalAccount): Relayer {
+    let relayer = this.relayers.get(account.address);
+    if (relayer === undefined) this.relayers.set(account.address, (relayer = new Relayer(account, this.client, this.net.chainId)));
+    return relayer;
   }
 
   /** Where a used authorization landed (its AuthorizationUsed log); canceled ones never moved money. */
