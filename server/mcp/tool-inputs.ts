@@ -91,7 +91,9 @@ export const approvalInput = z.object({
 export const payInput = z.object({
   service: payBodySchema.shape.service.describe('registry service id, or a name with recipient'),
   amount: amountInput('the price to pay'),
-  recipient: payBodySchema.shape.recipient.describe('Solana address, or an EVM address (0x…, paid in USDC on Base), for a service outside the registry'),
+  recipient: payBodySchema.shape.recipient.describe(
+    'Solana address, or an EVM address (0x…, paid in USDC on Base), for a service outside the registry',
+  ),
   nonce: payBodySchema.shape.nonce.describe(
     "the paid API's nonce from its 402 (printable ASCII); left out, a Coffer paywall takes the receipt once, and a registry service is paid at least its listed price",
   ),
