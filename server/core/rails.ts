@@ -66,3 +66,22 @@ export async function baseBalanceOf(ctx: Pick<EngineContext, 'base' | 'log'>, ac
 /** The wallet (its Solana name) a recipient on a rail is, where it is one of this data dir's; else the address itself. */
 export const walletOfRecipient = (ctx: EngineContext, recipient: string, rail: Rail): string =>
   rail === 'sol' ? recipient : (ctx.store.walletOfRailAddress(rail, recipient) ?? recipient);
+
+/** Fewer moves than this left in the treasury's gas on Base, and the dashboard warns. */
+export const LOW_GAS_MOVES = 100;
+
+/** The gas the treasury's Base account holds for the moves it sends; null where Base is off or its node does not answer. */
+export async function baseGasOf(
+  ctx: Pick<EngineContext, 'base' | 'log'>,
+  account: string | null,
+): Promise<{ balance: string; moves: number; low: boolean } | null> {
+  const base = ctx.base ?? null;
+  if (account === null || base === null || base.gasCover === undefined) return null;
+  try {
+    const { balance, moves } = await base.gasCover(account);
+    return { balance, moves, low: moves < LOW_GAS_MOVES };
+  } catch (error) {
+    ctx.log(`the Base rail's node did not answer the treasury's gas (${(error as Error).message}); shown as unknown`);
+    return null;
+  }
+}

@@ -46,6 +46,18 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base).toBe('10.00');
   });
 
+  it("says how many moves the treasury's gas on Base pays for, and warns before it runs out", async () => {
+    const gas = async () => (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.baseGas;
+    const plenty = await gas();
+    expect(plenty).toMatchObject({ balance: '1', low: false });
+    expect(plenty.moves).toBeGreaterThan(1000);
+    await node.fundEth(treasury, parseEther('0.00001'));
+    const low = await gas();
+    expect(low).toMatchObject({ balance: '0.00001', low: true });
+    expect(low.moves).toBeLessThan(100);
+    await node.fundEth(treasury, parseEther('1'));
+  });
+
   it('allocates on Base and pays an EVM recipient there, the node holding what the ledger says', async () => {
     const agent = await deployAgent(t, 'sepolia', { dailyBudget: '5.00', maxPerPayment: '2.00' });
     const allocated = await t.api('POST', t.withOwner('/v1/agents/sepolia/allocate'), { body: { amount: '3', rail: 'base' } });

@@ -49,6 +49,13 @@ export function Treasury() {
               On Base: {treasury.balances.base === null ? 'balance unknown now' : <Money value={treasury.balances.base} />}
               {treasury.network === 'sim' && ' (test money, on Coffer’s own EVM chain)'}
             </p>
+            {treasury.baseGas !== null && (
+              <p className={treasury.baseGas.low ? 'warning' : 'muted'} data-testid="treasury-base-gas">
+                Gas for moves on Base: {Number(treasury.baseGas.balance).toLocaleString('en-US', { maximumFractionDigits: 4 })}{' '}
+                {treasury.network === 'sim' ? 'test ETH' : 'ETH'}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves
+                {treasury.baseGas.low && ': send ETH to the Base deposit address before it runs out'}
+              </p>
+            )}
             <div className="deposit-address">
               <span className="label">Deposit address (USDC on Base)</span>
               <code className="address" data-testid="deposit-address-base">

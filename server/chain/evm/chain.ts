@@ -13,6 +13,7 @@ import {
   createPublicClient,
   defineChain,
   encodeFunctionData,
+  formatEther,
   getAddress,
   parseEventLogs,
   parseSignature,
@@ -67,6 +68,8 @@ export interface EvmTestFunds {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
+/** The gas one move may use: transferWithAuthorization used about 69,000 on the embedded chain. */
+const GAS_PER_MOVE = 90_000n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -110,6 +113,18 @@ export class EvmChain implements Chain {
     })();
     this.domainRead.catch(() => (this.domainRead = null));
     return this.domainRead;
+  }
+
+  async gasCover(sender: string): Promise<{ balance: string; moves: number }> {
+    const [wei, block, tip] = await Promise.all([
+      this.client.getBalance({ address: getAddress(sender) }),
+      this.client.getBlock(),
+      this.client.estimateMaxPriorityFeePerGas(),
+    ]);
+    // What one move costs the sender at most now: the gas of a transferWithAuthorization (about 69,000
+    // measured, with room) at the relayer's max fee (twice the base fee, plus the tip).
+    const perMove = GAS_PER_MOVE * (2n * (block.baseFeePerGas ?? 0n) + tip);
+    return { balance: formatEther(wei), moves: perMove === 0n ? Number.MAX_SAFE_INTEGER : Number(wei / perMove) };
   }
 
   async prepareFeePayer(address: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { baseBalanceOf, railWalletsOf } from '../rails.js';
+import { baseBalanceOf, baseGasOf, railWalletsOf } from '../rails.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
 import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
@@ -33,6 +33,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
       walletAddress: principal.owner,
       wallets: treasuryWallets,
       balances: { sol: formatUsdc(treasuryAmount), base: await baseBalanceOf(ctx, treasuryWallets.base) },
+      baseGas: await baseGasOf(ctx, treasuryWallets.base),
       amount: treasuryAmount.toString(),
       currency: 'USDC' as const,
       decimals: USDC_DECIMALS,

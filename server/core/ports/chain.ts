@@ -161,6 +161,12 @@ export interface Chain extends TransferLookup {
    * faucet records it before sending it, as every other movement of money is).
    */
   prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer>;
+  /**
+   * A rail whose moves the treasury sends and pays gas for in the chain's own coin (EVM): what the
+   * sending wallet holds of it (a decimal string, in ETH) and about how many moves that pays for at
+   * today's fees. Absent where a rail has no such sender.
+   */
+  gasCover?(sender: string): Promise<{ balance: string; moves: number }>;
   /** Wallets the adapter keeps keys of for its own use (the embedded chain's test USDC mint): backed up with the ledger. */
   ownWallets(): string[];
   close(): Promise<void>;

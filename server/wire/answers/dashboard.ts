@@ -11,6 +11,11 @@ export type DashboardTreasury = {
   wallets: RailWallets;
   /** What it holds on each rail; `amount` and `balance` are its Solana wallet's. */
   balances: RailBalances;
+  /**
+   * The gas its Base account holds for the moves it sends (every move on Base): ETH, about how many
+   * moves that pays for, and `low` under 100 of them. Null where Base is off or its node does not answer.
+   */
+  baseGas: { balance: string; moves: number; low: boolean } | null;
   amount: string;
   currency: 'USDC';
   decimals: number;
