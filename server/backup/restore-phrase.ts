@@ -1,6 +1,10 @@
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { CofferError } from '../wire/errors.js';
-import { isRecoveryPhrase, normalizePhrase, seedOfPhrase, walletKeyAt } from '../keys/recovery-phrase.js';
+import { evmWalletKeyAt, isRecoveryPhrase, normalizePhrase, seedOfPhrase, walletKeyAt } from '../keys/recovery-phrase.js';
+import { bytesToHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { baseNetworkOf } from '../chain/evm/networks.js';
+import type { BaseRailOptions } from '../boot/base-rail.js';
 import type { KeyStorePreference } from '../keys/open-secret-backend.js';
 import { RpcChain } from '../chain/solana/cluster/chain.js';
 import { chooseNetwork, openCoffer, type OpenedCoffer } from '../boot/open-coffer.js';
@@ -32,6 +36,8 @@ export async function findPhraseWallets(
   phrase: string,
   hasActivity: (wallet: string) => Promise<boolean>,
   gapLimit = GAP_LIMIT,
+  /** Where the network has a Base rail: whether a wallet's EVM account (the same index) was used there. */
+  hasBaseActivity: ((account: string) => Promise<boolean>) | null = null,
 ): Promise<PhraseWallets> {
   const seed = await seedOfPhrase(phrase);
   const addressAt = async (index: number) => {
@@ -42,8 +48,19 @@ export async function findPhraseWallets(
       key.fill(0);
     }
   };
+  /** A wallet is used when it was on either rail. */
+  const usedAt = async (index: number, address: string) => {
+    if (await hasActivity(address)) return true;
+    if (hasBaseActivity === null) return false;
+    const key = evmWalletKeyAt(seed, index);
+    try {
+      return await hasBaseActivity(privateKeyToAccount(bytesToHex(key)).address);
+    } finally {
+      key.fill(0);
+    }
+  };
   const treasury = await addressAt(0);
-  const treasuryUsed = await hasActivity(treasury);
+  const treasuryUsed = await usedAt(0, treasury);
   const agents: PhraseWallets['agents'] = [];
   let lastUsed = 0;
   let next = 1;
@@ -52,7 +69,7 @@ export async function findPhraseWallets(
     const used = await Promise.all(
       window.map(async (index) => {
         const address = await addressAt(index);
-        return { index, address, used: await hasActivity(address) };
+        return { index, address, used: await usedAt(index, address) };
       }),
     );
     for (const wallet of used) {
@@ -89,14 +106,16 @@ export async function phraseNetwork(network: string, usdcMint?: string) {
  * another network) is refused and changes nothing. The embedded chain is refused: its test money
  * lived only in its data dir's ledger, which a backup file restores.
  */
-export async function restoreFromPhrase(options: {
-  phrase: string;
-  dataDir: string;
-  network: string;
-  usdcMint?: string;
-  keyStore: KeyStorePreference;
-  log: (message: string) => void;
-}): Promise<{ coffer: OpenedCoffer; found: PhraseWallets }> {
+export async function restoreFromPhrase(
+  options: {
+    phrase: string;
+    dataDir: string;
+    network: string;
+    usdcMint?: string;
+    keyStore: KeyStorePreference;
+    log: (message: string) => void;
+  } & BaseRailOptions,
+): Promise<{ coffer: OpenedCoffer; found: PhraseWallets }> {
   const phrase = normalizePhrase(options.phrase);
   if (!isRecoveryPhrase(phrase)) {
     throw new CofferError(
@@ -109,7 +128,7 @@ export async function restoreFromPhrase(options: {
   let found: PhraseWallets;
   try {
     const chain = new RpcChain(choice.network, null);
-    found = await findPhraseWallets(phrase, (wallet) => chain.hasActivity(wallet));
+    found = await findPhraseWallets(phrase, (wallet) => chain.hasActivity(wallet), GAP_LIMIT, await baseActivityOf(name, options));
   } finally {
     lock.release();
   }
@@ -123,9 +142,20 @@ export async function restoreFromPhrase(options: {
     dataDir: options.dataDir,
     network: options.network,
     usdcMint: options.usdcMint,
+    baseRpc: options.baseRpc,
+    baseUsdc: options.baseUsdc,
     keyStore: options.keyStore,
     log: options.log,
     recover: { phrase, agents: found.agents.map((agent) => agent.index) },
   });
   return { coffer, found };
+}
+
+/** Where a restore also looks for the phrase's Base accounts: the network's Base rail, unless it is off. */
+async function baseActivityOf(network: string, { baseRpc, baseUsdc }: BaseRailOptions) {
+  if (baseRpc === 'off') return null;
+  const rpcUrl = baseRpc ?? baseNetworkOf(network)?.rpcUrl;
+  if (rpcUrl === undefined) return null;
+  const { evmActivityReader } = await import('../chain/evm/rail.js');
+  return evmActivityReader(rpcUrl, baseUsdc);
 }

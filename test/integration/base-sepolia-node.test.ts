@@ -1,4 +1,7 @@
-import { createPublicClient, getAddress, http, parseEther, parseEventLogs, type Address, type Hash } from 'viem';
+import { bytesToHex, createPublicClient, getAddress, http, parseEther, parseEventLogs, type Address, type Hash } from 'viem';
+import { rmSync } from 'node:fs';
+import { restoreFromPhrase } from '../../server/backup/restore-phrase.js';
+import { evmWalletKeyAt, newRecoveryPhrase, seedOfPhrase } from '../../server/keys/recovery-phrase.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
@@ -103,6 +106,31 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect({ status: off.status, code: off.body.code }).toEqual({ status: 503, code: 'rail_unavailable' });
     expect((await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body.balances.base).toBeNull();
   }, 60_000);
+
+  it('a restore by phrase finds a wallet used only on Base, and brings back its account there', async () => {
+    const phrase = newRecoveryPhrase();
+    const account = privateKeyToAccount(bytesToHex(evmWalletKeyAt(await seedOfPhrase(phrase), 3))).address;
+    await node.mint(account, micro('4.5'));
+    const into = tempDataDir();
+    const { coffer, found } = await restoreFromPhrase({
+      phrase,
+      dataDir: into,
+      network: cluster.url,
+      usdcMint: cluster.mint.address,
+      baseRpc: node.url,
+      keyStore: 'file',
+      log: () => undefined,
+    });
+    try {
+      expect(found.agents.map((agent) => agent.index)).toEqual([3]);
+      const restored = coffer.db.prepare("SELECT address FROM rail_wallets WHERE rail = 'base'").pluck().all();
+      expect(restored).toContain(account);
+      expect(await coffer.base!.chain.usdcBalance(account)).toBe(micro('4.5'));
+    } finally {
+      await coffer.close();
+      rmSync(into, { recursive: true, force: true });
+    }
+  });
 
   it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
     await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(

@@ -145,20 +145,8 @@ export class EvmChain implements Chain {
     return true;
   }
 
-  async hasActivity(wallet: string): Promise<boolean> {
-    const address = getAddress(wallet);
-    if ((await this.client.getTransactionCount({ address })) > 0 || (await this.usdcBalance(address)) > 0n) return true;
-    for (const args of [{ from: address }, { to: address }]) {
-      const logs = await this.client.getContractEvents({
-        address: this.net.usdc,
-        abi: USDC_ABI,
-        eventName: 'Transfer',
-        args,
-        fromBlock: 0n,
-      });
-      if (logs.length > 0) return true;
-    }
-    return false;
+  hasActivity(wallet: string): Promise<boolean> {
+    return hasEvmActivity(this.client, this.net.usdc, wallet);
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
@@ -388,4 +376,16 @@ export class EvmChain implements Chain {
     const latest = await this.client.getBlock();
     return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
   }
+}
+
+/** Whether an EVM account was ever used: it sent a transaction, holds USDC, or USDC moved from or to it. */
+export async function hasEvmActivity(client: PublicClient, usdc: Address, account: string): Promise<boolean> {
+  const address = getAddress(account);
+  if ((await client.getTransactionCount({ address })) > 0) return true;
+  if ((await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [address] })) > 0n) return true;
+  for (const args of [{ from: address }, { to: address }]) {
+    const logs = await client.getContractEvents({ address: usdc, abi: USDC_ABI, eventName: 'Transfer', args, fromBlock: 0n });
+    if (logs.length > 0) return true;
+  }
+  return false;
 }

@@ -4,13 +4,13 @@
  * Base Sepolia (or another EVM chain) over its JSON-RPC (networks.ts).
  */
 import type { Router } from 'express';
-import { custom, http } from 'viem';
+import { createPublicClient, custom, http } from 'viem';
 import { evmNetworkOf, type NamedEvmNetwork } from './networks.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
 import type { Chain } from '../../core/ports/chain.js';
 import type { EvmSigners } from './signers.js';
-import { EvmChain } from './chain.js';
+import { EvmChain, hasEvmActivity } from './chain.js';
 import { EMBEDDED_EVM_CHAIN_ID, openEmbeddedEvm } from './sim/chain.js';
 import { openEvmTestFunds } from './sim/test-funds.js';
 import { evmRpcRoute } from './sim/json-rpc-route.js';
@@ -64,4 +64,14 @@ export function openNamedEvmRail(network: NamedEvmNetwork, deps: { vault: EvmSig
     null,
   );
   return { chain, httpRoutes: null };
+}
+
+/**
+ * Whether accounts were used on an EVM network, read over its RPC (a restore by phrase looking for the
+ * phrase's Base accounts; nothing is signed): the network's own USDC, or `usdc` on another chain.
+ */
+export async function evmActivityReader(rpcUrl: string, usdc: string | undefined): Promise<(account: string) => Promise<boolean>> {
+  const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1, timeout: 15_000 }) });
+  const network = evmNetworkOf(await client.getChainId(), usdc);
+  return (account) => hasEvmActivity(client, network.usdc, account);
 }

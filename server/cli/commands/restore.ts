@@ -104,6 +104,8 @@ export async function restorePhrase(
     dataDir: config.dataDir,
     network: config.network,
     usdcMint: config.usdcMint,
+    baseRpc: config.baseRpc,
+    baseUsdc: config.baseUsdc,
     keyStore: config.keyStore,
     log: (message) => io.out.write(`${message}\n`),
   });
