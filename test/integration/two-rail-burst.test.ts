@@ -14,12 +14,12 @@ import { json, spawnServe } from '../helpers/serve-process.js';
  * pass it by a micro-USDC, and a SIGKILL in the middle of the burst loses and doubles nothing: after
  * the restart, ledger == chain on both rails, and every payment answered 200 is confirmed.
  */
-const BURST = 400;
+const BURST = 1000;
 const BUDGET = '3.000000';
 const SOLANA_SELLER = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BASE_SELLER = getAddress(privateKeyToAccount(generatePrivateKey()).address);
 
-describe('a burst of payments on both rails under one budget, killed in the middle', () => {
+describe('1,000 concurrent payments on both rails under one budget, killed in the middle', () => {
   const dataDir = tempDataDir();
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -38,7 +38,7 @@ describe('a burst of payments on both rails under one budget, killed in the midd
     for (const rail of ['sol', 'base']) {
       expect((await call(first.url, 'POST', '/v1/agents/split/allocate', { amount: '20', rail })).status).toBe(200);
     }
-    // 400 payments of 0.01 to 0.03 (8 USDC asked in all) against a 3 USDC budget, alternating rails.
+    // 1,000 payments of 0.01 to 0.03 (20 USDC asked in all) against a 3 USDC budget, alternating rails.
     const answeredOk: string[] = [];
     let answered = 0;
     const burst = Array.from({ length: BURST }, (_, i) =>
@@ -56,7 +56,7 @@ describe('a burst of payments on both rails under one budget, killed in the midd
       )
         .then(async (response) => {
           answered += 1;
-          if (answered === 150) first.child.kill('SIGKILL');
+          if (answered === 300) first.child.kill('SIGKILL');
           if (response.status === 200) answeredOk.push((await json(response)).paymentId);
           else if (response.status < 500) expect(['daily_budget_exceeded', 'insufficient_funds']).toContain((await json(response)).code);
         })
