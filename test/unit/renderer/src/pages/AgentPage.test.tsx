@@ -6,6 +6,7 @@ import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 
 const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
+const BASE_ACCOUNT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const policy = { dailyBudget: '10.00', maxPerPayment: '5.00', cooldownSeconds: 0, allowedServices: [] };
 const agentWith = (balance: string) => ({
   agentId: 'alpha',
@@ -13,6 +14,7 @@ const agentWith = (balance: string) => ({
   status: 'active',
   statusReason: null,
   walletAddress: WALLET,
+  wallets: { sol: WALLET, base: BASE_ACCOUNT },
   balance,
   spent24h: '0.00',
   lifetimeSpent: '0.00',
@@ -70,6 +72,14 @@ afterEach(() => {
 });
 
 const returnField = () => screen.getByLabelText<HTMLInputElement>('Return to the treasury');
+
+describe("the agent's wallets", () => {
+  it('shows its Solana wallet and its account on Base', () => {
+    render(<AgentPage agentId="alpha" />);
+    expect(screen.getByTestId('wallet-address').textContent).toBe(WALLET);
+    expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
+  });
+});
 
 describe('the Return field follows the agent’s balance', () => {
   it('after an allocation, it offers the new balance', async () => {
