@@ -11,6 +11,7 @@ import { openDatabase } from '../../server/store/database.js';
 import { migrate } from '../../server/store/migrations.js';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN, openEmbeddedEvm } from '../../server/chain/evm/sim/chain.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
 import { tempDataDir } from '../helpers/coffer.js';
 
 export async function rawEip3009Rate(n: number): Promise<number> {
@@ -25,16 +26,7 @@ export async function rawEip3009Rate(n: number): Promise<number> {
     const transport = custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 });
     const wallet = createWalletClient({ account: relayer, transport, chain: EMBEDDED_EVM_VIEM_CHAIN });
     const domain = { name: 'USDC', version: '2', chainId: EMBEDDED_EVM_CHAIN_ID, verifyingContract: evm.usdc } as const;
-    const types = {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    } as const;
+    const types = TRANSFER_AUTHORIZATION_TYPES;
     const seller = privateKeyToAccount(generatePrivateKey()).address;
     const start = performance.now();
     for (let i = 0; i < n; i++) {

@@ -89,6 +89,28 @@ describe('moves on Base between the treasury and an agent', () => {
     expect((await usdcOf(t)).treasury.balances.base).toBe('1000.00');
   });
 
+  it('its JSON-RPC answers bad bodies, unknown methods and batches as a node does', async () => {
+    const post = (body: string) => fetch(`${t.url}/evm-rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await (await post('{not json')).json()).error.code).toBe(-32700);
+    const tooLarge = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['x'.repeat(300_000)] }));
+    expect([tooLarge.status, (await tooLarge.json()).error]).toEqual([
+      413,
+      { code: -32600, message: 'Invalid request: the body is over 256 kB' },
+    ]);
+    const batch = await (
+      await post(
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+          { jsonrpc: '2.0', id: 2, method: 'hardhat_setBalance', params: [] },
+        ]),
+      )
+    ).json();
+    expect(batch).toEqual([
+      { jsonrpc: '2.0', id: 1, result: '0xc0ffe' },
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: expect.stringMatching(/hardhat_setBalance is not available/) } },
+    ]);
+  });
+
   it('the faucet mints test USDC into the treasury on Base', async () => {
     const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '10', rail: 'base' } });
     expect(minted.status).toBe(200);

@@ -40,7 +40,8 @@ export interface SignedAuthorization {
   relayer: Address;
 }
 
-const TYPES = {
+/** EIP-3009's typed data of a transfer authorization (the fields the payer signs, in order). */
+export const TRANSFER_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },
@@ -74,7 +75,7 @@ export async function signAuthorization(
   const message = messageOf({ ...unsigned, from: account.address });
   const signature = await account.signTypedData({
     domain: unsigned.domain,
-    types: TYPES,
+    types: TRANSFER_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
   });
@@ -83,13 +84,13 @@ export async function signAuthorization(
 
 /** The EIP-712 digest the payer signed (what the token checks). */
 export const authorizationDigest = (a: SignedAuthorization): Hex =>
-  hashTypedData({ domain: a.domain, types: TYPES, primaryType: 'TransferWithAuthorization', message: messageOf(a) });
+  hashTypedData({ domain: a.domain, types: TRANSFER_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: messageOf(a) });
 
 /** Whether the signature is the payer's over exactly these terms. */
 export async function isSignedByPayer(a: SignedAuthorization): Promise<boolean> {
   const signer = await recoverTypedDataAddress({
     domain: a.domain,
-    types: TYPES,
+    types: TRANSFER_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: messageOf(a),
     signature: a.signature,

@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
+import { jsonRpcBodyRefusal } from '../../json-rpc-body.js';
 import { JsonRpcError } from './edr-node.js';
 import type { EmbeddedEvm } from './chain.js';
 
@@ -50,17 +51,6 @@ export function evmRpcRoute(evm: EmbeddedEvm): Router {
     }
     res.json(await answer(typeof body === 'object' && body !== null ? (body as Call) : {}));
   });
-  router.use(EVM_RPC_PATH, (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-    res.status(tooLarge ? 413 : 400).json({
-      jsonrpc: '2.0',
-      id: null,
-      error: {
-        code: -32600,
-        message: tooLarge ? 'Invalid request: the body is over 256 kB' : 'Invalid request: the body cannot be read',
-      },
-    });
-  });
+  router.use(EVM_RPC_PATH, jsonRpcBodyRefusal);
   return router;
 }

@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
+import { jsonRpcBodyRefusal } from '../../../json-rpc-body.js';
 import type { SimRpc } from './rpc.js';
 
 /**
@@ -21,17 +22,6 @@ export function simRpcRoute(rpc: SimRpc): Router {
     res.send(rpc.handle(body));
   });
   // A body the parser refuses (too large, another charset) is a JSON-RPC error too.
-  router.use('/rpc', (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-    res.status(tooLarge ? 413 : 400).json({
-      jsonrpc: '2.0',
-      id: null,
-      error: {
-        code: -32600,
-        message: tooLarge ? 'Invalid request: the body is over 256 kB' : 'Invalid request: the body cannot be read',
-      },
-    });
-  });
+  router.use('/rpc', jsonRpcBodyRefusal);
   return router;
 }
