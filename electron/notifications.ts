@@ -1,3 +1,4 @@
+import { railName } from '../server/wire/rail-words.js';
 import type { Notification as ElectronNotification } from 'electron';
 import type { CofferEventWithTime } from '../server/core/events.js';
 import { groupThousands } from '../server/wire/money.js';
@@ -68,7 +69,11 @@ export function notificationFor(event: CofferEventWithTime, timeZone: string | n
           }
         : null;
     case 'deposit':
-      return { title: 'Deposit arrived', body: `${groupThousands(event.amount)} USDC reached the treasury.`, route: '#/' };
+      return {
+        title: 'Deposit arrived',
+        body: `${groupThousands(event.amount)} USDC reached the treasury on ${railName(event.rail)}.`,
+        route: '#/',
+      };
     default:
       return null;
   }

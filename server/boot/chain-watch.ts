@@ -3,11 +3,12 @@ import type { OpenedCoffer } from './open-coffer.js';
 export const CHAIN_WATCH_INTERVAL_MS = 15_000;
 
 /**
- * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside, settle
+ * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside (on each rail
+ * read from an RPC), settle
  * payments still pending because the chain could not confirm them earlier, and carry on the image
  * generations they paid for. Runs never overlap; a
  * failing round (RPC down) is logged once per outage and retried on the next tick.
- * The sim chain needs neither: nothing outside the process can send to it, and it never leaves a
+ * The embedded chains need neither: nothing outside the process sends to them, and they never leave a
  * transaction undecided.
  */
 export function startChainWatch(
@@ -36,7 +37,8 @@ export function startChainWatch(
     });
     return running;
   };
-  if (coffer.chain.isSim) return { stop: async () => undefined, tick: async () => undefined };
+  const embeddedOnly = coffer.chain.isSim && (coffer.base === null || coffer.base.chain.isSim);
+  if (embeddedOnly) return { stop: async () => undefined, tick: async () => undefined };
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
   void tick();

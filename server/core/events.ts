@@ -3,6 +3,7 @@
  * doors subscribe (the SSE stream for the dashboard, the tray's notifications). In-process only, and a
  * listener that throws never disturbs the engine or the other listeners.
  */
+import type { Rail } from '../wire/rails.js';
 export type CofferEvent =
   | { type: 'payment'; owner: string; agentId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string; service: string }
   | { type: 'payment_refused'; owner: string; agentId: string; code: string; message: string; amount: string; service: string }
@@ -21,7 +22,7 @@ export type CofferEvent =
       status: string;
       request?: Record<string, unknown>;
     }
-  | { type: 'deposit'; owner: string; amount: string; txSignature: string }
+  | { type: 'deposit'; owner: string; amount: string; txSignature: string; rail: Rail }
   | { type: 'policy'; owner: string; agentId: string }
   /** The owner is warned: a budget passed a share they set, or a policy ends within a day. */
   | { type: 'warning'; owner: string; agentId: string; about: 'budget' | 'expiry'; message: string }

@@ -1,10 +1,25 @@
-import { bytesToHex, createPublicClient, getAddress, http, parseEther, parseEventLogs, type Address, type Hash } from 'viem';
+import {
+  bytesToHex,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseEther,
+  parseEventLogs,
+  zeroAddress,
+  type Address,
+  type Hash,
+} from 'viem';
+import { baseSepolia } from 'viem/chains';
+import { startChainWatch } from '../../server/boot/chain-watch.js';
+import type { CofferEvent } from '../../server/core/events.js';
 import { rmSync } from 'node:fs';
 import { restoreFromPhrase } from '../../server/backup/restore-phrase.js';
 import { evmWalletKeyAt, newRecoveryPhrase, seedOfPhrase } from '../../server/keys/recovery-phrase.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { TEST_USDC_ABI } from '../../server/chain/evm/token/test-usdc-artifact.js';
 import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
 import { baseReceiptSchema } from '../../server/wire/receipts.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
@@ -79,11 +94,60 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect([await held(seller), await held(wallet), await held(treasury)]).toEqual([micro('1.25'), micro('1.75'), micro('7')]);
   });
 
+  it('records USDC sent to the treasury on Base from outside as a deposit, once, paging over blocks; never an agent giving back', async () => {
+    const log: string[] = [];
+    const watch = startChainWatch(t.coffer, (line) => log.push(line), 3_600_000);
+    const events: CofferEvent[] = [];
+    const unsubscribe = t.coffer.engine.events.subscribe((event) => events.push(event));
+    try {
+      const baseDeposits = async () =>
+        ((await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits as { rail: string; amount: string; from: string }[])
+          .filter((deposit) => deposit.rail === 'base')
+          .map(({ amount, from }) => ({ amount, from }));
+      await watch.tick();
+      // The beforeAll's 10 USDC (minted to it, as Circle mints) is the first; the agent's allocation is not.
+      expect(await baseDeposits()).toEqual([{ amount: '10.00', from: zeroAddress }]);
+
+      // An agent giving USDC back is Coffer's own move, not a deposit, though it arrives from outside the treasury.
+      const back = await t.api('POST', t.withOwner('/v1/agents/sepolia/return'), { body: { amount: '0.25', rail: 'base' } });
+      expect(back.status).toBe(200);
+      // Then a sender outside Coffer, more than a page of blocks after the last read.
+      await node.mine(2_500);
+      const outsider = privateKeyToAccount(generatePrivateKey());
+      await node.fundEth(outsider.address, parseEther('1'));
+      await node.mint(outsider.address, micro('5'));
+      const wallet = createWalletClient({ account: outsider, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+      const sent = await wallet.writeContract({
+        address: node.usdc,
+        abi: TEST_USDC_ABI,
+        functionName: 'transfer',
+        args: [treasury, micro('2.5')],
+      });
+      await client().waitForTransactionReceipt({ hash: sent });
+      await watch.tick();
+      await watch.tick();
+      expect(await baseDeposits()).toEqual([
+        { amount: '2.50', from: outsider.address },
+        { amount: '10.00', from: zeroAddress },
+      ]);
+      expect(
+        events.filter((event) => event.type === 'deposit').map((event) => event.type === 'deposit' && [event.amount, event.rail]),
+      ).toEqual([
+        ['10.00', 'base'],
+        ['2.50', 'base'],
+      ]);
+      expect(log.filter((line) => /chain watch:/.test(line))).toEqual([]);
+    } finally {
+      unsubscribe();
+      await watch.stop();
+    }
+  });
+
   it('opens on the same node again with the same accounts and balances, and refuses another network for its Base rail', async () => {
     await t.stop();
     t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: node.url });
     const balance = (await t.api('GET', t.withOwner('/v1/agents/sepolia/balance'))).body;
-    expect(balance.balances.base).toBe('1.75');
+    expect(balance.balances.base).toBe('1.50');
     await t.stop();
     // A node of another chain (its USDC named) is another network: the data dir stays on its own.
     const other = await TestEvmNode.start(31_337);

@@ -70,6 +70,12 @@ export interface EvmTestFunds {
 export const AUTHORIZATION_SECONDS = 600n;
 /** The gas one move may use: transferWithAuthorization used about 69,000 on the embedded chain. */
 const GAS_PER_MOVE = 90_000n;
+/** Where the first read of a wallet's incoming USDC starts: about an hour of Base's 2-second blocks back. */
+const FIRST_READ_BLOCKS = 2_000n;
+/** A page of Transfer logs: within what public Base RPCs answer in one eth_getLogs. */
+const DEPOSIT_PAGE_BLOCKS = 1_000n;
+/** Pages a round reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
+const DEPOSIT_PAGES_PER_ROUND = 20;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -241,33 +247,56 @@ export class EvmChain implements Chain {
     };
   }
 
+  /**
+   * USDC that came to `wallet`, read from the token's Transfer logs a page of blocks at a time. The
+   * cursor is `block:<n>`, the last block read (never a transaction: a quiet treasury must not make the
+   * next read start further and further back). The first read starts FIRST_READ_BLOCKS back from the
+   * newest block, not at block 0, which no public Base RPC serves logs from in one call. A round reads
+   * at most DEPOSIT_PAGES_PER_ROUND pages; an RPC error after some pages keeps what they found.
+   */
   async incomingTransfers(
     wallet: string,
-    afterSignature: string | null,
+    cursor: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
     const to = getAddress(wallet);
-    const after = afterSignature === null ? null : await this.client.getTransactionReceipt({ hash: afterSignature as Hash });
-    const logs = await this.client.getContractEvents({
-      address: this.net.usdc,
-      abi: USDC_ABI,
-      eventName: 'Transfer',
-      args: { to },
-      fromBlock: after?.blockNumber ?? 0n,
-    });
-    const fresh = logs.filter(
-      (log) =>
-        after === null ||
-        log.blockNumber > after.blockNumber ||
-        (log.blockNumber === after.blockNumber && log.transactionIndex > after.transactionIndex),
-    );
+    const latest = await this.client.getBlockNumber({ cacheTime: 0 });
+    const readThrough = blockOfCursor(cursor);
+    let from = readThrough === null ? (latest > FIRST_READ_BLOCKS ? latest - FIRST_READ_BLOCKS : 0n) : readThrough + 1n;
     const transfers: IncomingTransfer[] = [];
-    for (const log of fresh) {
-      const { from, value } = log.args;
-      if (from === undefined || value === undefined || getAddress(from) === to) continue;
-      const block = await this.client.getBlock({ blockNumber: log.blockNumber });
-      transfers.push({ txSignature: log.transactionHash, from, amount: value, blockTime: Number(block.timestamp) });
+    let readUpTo = cursor;
+    const blockTimes = new Map<bigint, number>();
+    for (let page = 0; page < DEPOSIT_PAGES_PER_ROUND && from <= latest; page += 1) {
+      const toBlock = from + DEPOSIT_PAGE_BLOCKS - 1n < latest ? from + DEPOSIT_PAGE_BLOCKS - 1n : latest;
+      let found: IncomingTransfer[];
+      try {
+        const logs = await this.client.getContractEvents({
+          address: this.net.usdc,
+          abi: USDC_ABI,
+          eventName: 'Transfer',
+          args: { to },
+          fromBlock: from,
+          toBlock,
+        });
+        found = [];
+        for (const log of logs) {
+          const { from: sender, value } = log.args;
+          if (sender === undefined || value === undefined || value === 0n || getAddress(sender) === to) continue;
+          let time = blockTimes.get(log.blockNumber);
+          if (time === undefined) {
+            time = Number((await this.client.getBlock({ blockNumber: log.blockNumber })).timestamp);
+            blockTimes.set(log.blockNumber, time);
+          }
+          found.push({ txSignature: log.transactionHash, from: getAddress(sender), amount: value, blockTime: time });
+        }
+      } catch (error) {
+        if (page === 0) throw error;
+        break;
+      }
+      transfers.push(...found);
+      readUpTo = `block:${toBlock}`;
+      from = toBlock + 1n;
     }
-    return { transfers, readUpTo: fresh.at(-1)?.transactionHash ?? afterSignature, unreadable: [] };
+    return { transfers, readUpTo, unreadable: [] };
   }
 
   ownWallets(): string[] {
@@ -376,6 +405,12 @@ export class EvmChain implements Chain {
     const latest = await this.client.getBlock();
     return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
   }
+}
+
+/** The last block a cursor from incomingTransfers read; null for none (a first read). */
+function blockOfCursor(cursor: string | null): bigint | null {
+  const match = cursor === null ? null : /^block:(\d+)$/.exec(cursor);
+  return match ? BigInt(match[1]!) : null;
 }
 
 /** Whether an EVM account was ever used: it sent a transaction, holds USDC, or USDC moved from or to it. */

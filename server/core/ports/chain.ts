@@ -145,8 +145,9 @@ export interface Chain extends TransferLookup {
    */
   fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate>;
   /**
-   * USDC received by a wallet from others since `afterSignature`, oldest first, and the signature
-   * read up to, to pass as `afterSignature` next time. A round may stop early (a bounded amount of
+   * USDC received by a wallet from others since `cursor`, oldest first, and the cursor read up to, to
+   * pass next time (the rail's own token: Solana's is the last signature read, an EVM chain's the last
+   * block; null before the first read). A round may stop early (a bounded amount of
    * work, a transaction the RPC cannot return yet, an RPC error after some progress): what it did
    * read is returned with its cursor, and the rest comes next round. Nothing is skipped, except a
    * transaction the RPC cannot return long after its block: that is passed over and named in
@@ -154,7 +155,7 @@ export interface Chain extends TransferLookup {
    */
   incomingTransfers(
     wallet: string,
-    afterSignature: string | null,
+    cursor: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }>;
   /**
    * Sim only: a signed transaction minting test USDC to a wallet, ready for submitTransfer (so the

@@ -281,7 +281,7 @@ function settledEvent(row: TransferRecord, status: 'confirmed' | 'failed', txSig
       return { type: 'return', owner, agentId: row.agentId, returnId: row.id, status, amount };
     case 'faucet':
     case 'deposit':
-      return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner, amount, txSignature } : null;
+      return status === 'confirmed' && txSignature !== null ? { type: 'deposit', owner, amount, txSignature, rail: row.rail } : null;
     case 'refund':
       return { type: 'refund', owner, agentId: row.agentId, refundId: row.id, paymentId: row.paymentId, status, amount };
   }

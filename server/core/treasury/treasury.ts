@@ -1,5 +1,6 @@
 import { addressOn, chainOf, fileBaseWallets } from '../rails.js';
-import type { Rail } from '../../wire/rails.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
+import type { Chain } from '../ports/chain.js';
 import { CofferError } from '../../wire/errors.js';
 import { actorOf, requireOwner, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
@@ -165,17 +166,33 @@ export function listDeposits(ctx: EngineContext, principal: Principal): Deposits
 }
 
 /**
- * Records USDC that arrived in the treasury from outside (RPC networks), found by the deposit watcher.
- * The signature is unique in the ledger, so a transfer seen twice is recorded once.
+ * Records USDC that arrived in the treasury from outside, on each rail read from an RPC (the embedded
+ * chains have no outside), found by the deposit watcher. Returns how many were recorded.
  */
 export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
-  const lastSeen = ctx.store.getMeta(`deposits.last_signature:${owner}`);
-  const { transfers, readUpTo, unreadable } = await ctx.chain.incomingTransfers(owner, lastSeen);
+  let recorded = 0;
+  for (const rail of RAILS) {
+    const chain = rail === 'sol' ? ctx.chain : (ctx.base ?? null);
+    if (chain === null || chain.isSim) continue;
+    recorded += await pollRailDeposits(ctx, owner, rail, chain);
+  }
+  return recorded;
+}
+
+/**
+ * One rail's deposits since its cursor. A transaction is recorded once (its signature is unique in
+ * the ledger), and none sent from a wallet of this data dir is a deposit: an agent giving USDC back or
+ * paying the treasury (image generation) is Coffer's own move, whose row names the transaction only
+ * once it lands on Base (a pending row names its authorization), so it is told by its sender there.
+ */
+async function pollRailDeposits(ctx: EngineContext, owner: string, rail: Rail, chain: Chain): Promise<number> {
+  const cursorMeta = rail === 'sol' ? `deposits.last_signature:${owner}` : `deposits.cursor:${rail}:${owner}`;
+  const { transfers, readUpTo, unreadable } = await chain.incomingTransfers(addressOn(ctx, owner, rail), ctx.store.getMeta(cursorMeta));
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
-      // An agent paying the treasury (image generation) is Coffer's own payment, not a deposit.
       if (ctx.store.isPaymentTransaction(transfer.txSignature)) continue;
+      if (rail !== 'sol' && ctx.store.walletOfRailAddress(rail, transfer.from) !== null) continue;
       const inserted = ctx.store.insertChainDeposit({
         id: newId('dep'),
         owner,
@@ -183,10 +200,11 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
         amount: transfer.amount,
         from: transfer.from,
         createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,
+        rail,
       });
       if (inserted) {
         recorded += 1;
-        ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature });
+        ctx.events.emit({ type: 'deposit', owner, amount: formatUsdc(transfer.amount), txSignature: transfer.txSignature, rail });
       }
     }
     for (const txSignature of unreadable) {
@@ -194,11 +212,11 @@ export async function pollDeposits(ctx: EngineContext, owner: string): Promise<n
         actor: 'system',
         owner,
         action: 'deposit.unreadable',
-        detail: { txSignature, reason: 'the RPC could not return this transaction; it was passed over' },
+        detail: { txSignature, rail, reason: 'the RPC could not return this transaction; it was passed over' },
       });
     }
     // The deposits and the cursor past them in one transaction: a crash keeps both or neither.
-    if (readUpTo !== null) ctx.store.setMeta(`deposits.last_signature:${owner}`, readUpTo);
+    if (readUpTo !== null) ctx.store.setMeta(cursorMeta, readUpTo);
   });
   return recorded;
 }

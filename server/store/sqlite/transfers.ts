@@ -147,8 +147,8 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     ),
     insertWire: db.prepare('INSERT INTO transfer_wires (id, wire) VALUES (?, ?)'),
     insertChainDeposit: db.prepare(
-      `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at)
-       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt
+      `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at, rail)
+       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt, @rail
        WHERE NOT EXISTS (SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')})`,
     ),
     get: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE id = ?`),

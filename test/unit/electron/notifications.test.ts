@@ -91,8 +91,11 @@ describe('desktop notifications, computed from engine events', () => {
     expect(notificationFor({ type: 'warning', owner: 'o', agentId: 'beta', about: 'expiry', message: 'ends', at })?.title).toBe(
       "beta's policy ends soon",
     );
-    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', at })?.body).toBe(
-      '25.00 USDC reached the treasury.',
+    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '25.00', txSignature: 'x', rail: 'sol', at })?.body).toBe(
+      '25.00 USDC reached the treasury on Solana.',
+    );
+    expect(notificationFor({ type: 'deposit', owner: 'o', amount: '1250.00', txSignature: '0x1', rail: 'base', at })?.body).toBe(
+      '1,250.00 USDC reached the treasury on Base.',
     );
     expect(notificationFor({ type: 'backup', owner: 'o', file: 'failed', error: 'the folder is gone', at })).toEqual({
       title: 'Scheduled backup failed',

@@ -106,7 +106,15 @@ export interface TransferStore {
   /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */
   insertTransfer(record: TransferRecord): void;
   /** Records a deposit found on chain, confirmed; false when its transaction is recorded already. */
-  insertChainDeposit(deposit: { id: string; owner: string; txSignature: string; amount: bigint; from: string; createdAt: number }): boolean;
+  insertChainDeposit(deposit: {
+    id: string;
+    owner: string;
+    txSignature: string;
+    amount: bigint;
+    from: string;
+    createdAt: number;
+    rail: Rail;
+  }): boolean;
   getTransfer(id: string): TransferRecord | null;
   getPayment(id: string): PaymentRecord | null;
   /** The newest row of these kinds under that Idempotency-Key created after `since` (agentId null: the treasury's own). */

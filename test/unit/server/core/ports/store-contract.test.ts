@@ -121,9 +121,9 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     store.insertTransfer(pay('x1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-1', txWire: 'wire-x1' }));
     expect(() => store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_000, 'sig-p1')).toThrow();
     expect(store.getTransfer('x1')).toMatchObject({ status: 'pending', txSignature: null, txWire: 'wire-x1' });
-    expect(store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'sig-p1', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(
-      false,
-    );
+    expect(
+      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'sig-p1', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+    ).toBe(false);
     expect(store.getTransfer('d1')).toBeNull();
     expect(() => store.insertTransfer(pay('p3', { amount: 0n }))).toThrow();
     expect(() => store.insertTransfer(pay('p4', { agentId: 'nobody' }))).toThrow();
@@ -252,9 +252,27 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.recentPayments(OWNER, 2).map((row) => row.id)).toEqual(['p3', 'p2']);
     expect(store.findLivePaymentByMemo(OWNER, 'a', OWNER, 'n1')?.id).toBe('p2');
     expect(store.findLivePaymentByPayerSignature('ps')?.id).toBe('p3');
-    expect(store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(true);
-    expect(store.insertChainDeposit({ id: 'd2', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000 })).toBe(false);
-    expect(store.listDeposits(OWNER, 10)).toEqual([expect.objectContaining({ id: 'd1', kind: 'deposit', status: 'confirmed', from: 'x' })]);
+    expect(
+      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+    ).toBe(true);
+    expect(
+      store.insertChainDeposit({ id: 'd2', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+    ).toBe(false);
+    expect(
+      store.insertChainDeposit({
+        id: 'd3',
+        owner: OWNER,
+        txSignature: '0xbase',
+        amount: 9n,
+        from: '0xabc',
+        createdAt: 4_000,
+        rail: 'base',
+      }),
+    ).toBe(true);
+    expect(store.listDeposits(OWNER, 10)).toEqual([
+      expect.objectContaining({ id: 'd3', kind: 'deposit', status: 'confirmed', from: '0xabc', rail: 'base' }),
+      expect.objectContaining({ id: 'd1', kind: 'deposit', status: 'confirmed', from: 'x', rail: 'sol' }),
+    ]);
   });
 
   it("what a budget's scope spent from any moment on equals the sum of its payments, whatever came before or after its budget was set", () => {
