@@ -110,7 +110,10 @@ const cooldownSchema = z
   .min(0, 'must be 0 or more')
   .max(31_536_000, 'must be at most one year (31,536,000 seconds)');
 
-const allowedServicesSchema = z.array(serviceIdSchema).max(500, 'holds at most 500 services');
+/** Registry ids and recipients' addresses; an EVM address kept in its EIP-55 spelling, as a payment names it. */
+const allowedServicesSchema = z
+  .array(serviceIdSchema.transform((entry) => (isEvmAddress(entry) ? checksummedEvmAddress(entry) : entry)))
+  .max(500, 'holds at most 500 services');
 
 /**
  * A budget as the wire carries it: at most `amount` USDC, or at most `count` payments, over `window`

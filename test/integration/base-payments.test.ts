@@ -115,4 +115,24 @@ describe('/pay on Base, one policy across both rails', () => {
     expect(paid.status).toBe(200);
     expect(paid.body.recipient).toBe(SELLER);
   });
+
+  it('allowedServices takes an EVM address, in either case, and pays only it on Base', async () => {
+    const other = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const agent = await deployAgent(t, 'allowlisted', {
+      dailyBudget: '5.00',
+      maxPerPayment: '1.00',
+      allowedServices: [SELLER.toLowerCase()],
+    });
+    const policy = (await t.api('GET', t.withOwner('/v1/agents/allowlisted/policy'))).body.policy;
+    expect(policy.allowedServices).toEqual([SELLER]);
+    expect((await t.api('POST', t.withOwner('/v1/agents/allowlisted/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
+    const paid = await payUsdc(t, 'allowlisted', agent.apiKey, { service: 'base-api', recipient: SELLER, amount: '0.10' });
+    expect({ status: paid.status, rail: paid.body.rail }).toEqual({ status: 200, rail: 'base' });
+    const refused = await payUsdc(t, 'allowlisted', agent.apiKey, { service: 'base-api', recipient: other, amount: '0.10' });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 402, code: 'service_not_allowed' });
+    const updated = await t.api('POST', t.withOwner('/v1/agents/allowlisted/policy'), {
+      body: { allowedServices: [other.toLowerCase(), SELLER] },
+    });
+    expect(updated.body.policy?.allowedServices).toEqual([other, SELLER]);
+  });
 });

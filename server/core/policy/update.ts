@@ -10,6 +10,7 @@ import { dayEndingAt } from '../../wire/policy/expiry.js';
 import { assertKnownServices } from './rules.js';
 import { isTightening, mergePolicy, type PolicyClock } from '../../wire/policy/policy.js';
 import { isSolanaAddress } from '../../wire/schemas.js';
+import { isEvmAddress } from '../../wire/rails.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import { iso, policyView } from '../../wire/views.js';
@@ -20,9 +21,9 @@ import type { PolicyResponse } from '../../wire/answers/policy.js';
 
 export const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
-/** What an allowedServices entry may name: a registry service, or a recipient's address. */
+/** What an allowedServices entry may name: a registry service, or a recipient's address on either rail. */
 export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
-  isSolanaAddress(entry) || ctx.store.getService(entry) !== null;
+  isSolanaAddress(entry) || isEvmAddress(entry) || ctx.store.getService(entry) !== null;
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
 function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy): PolicyResponse {
