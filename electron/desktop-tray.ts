@@ -5,6 +5,7 @@ import type { createNotifier } from './notifications.js';
 import { runTrayAction, trayState, type BalanceCache } from './tray-actions.js';
 import { createTrayController, type Timers, type TrayController } from './tray-controller.js';
 import type { TrayAction } from './tray-model.js';
+import type { Rail } from '../server/wire/rails.js';
 
 /** Balances (read from the chain) are read again this often, and soon after anything happens. */
 export const BALANCE_REFRESH_MS = 30_000;
@@ -19,6 +20,8 @@ export function startDesktopTray(
   parts: {
     engine: Engine;
     owner: string;
+    /** The rails open on this data dir: the menu shows a balance on each. */
+    rails: readonly Rail[];
     balances: BalanceCache;
     autostart: Autostart;
     notifier: Pick<ReturnType<typeof createNotifier>, 'asOwner'>;
@@ -26,7 +29,7 @@ export function startDesktopTray(
   },
 ): { tray: TrayController; act(action: TrayAction): void } {
   const { electron, deps, log } = context;
-  const { engine, owner, balances, autostart, notifier, open } = parts;
+  const { engine, owner, rails, balances, autostart, notifier, open } = parts;
   const act = (action: TrayAction) => {
     try {
       // The owner is doing it: no notification of it comes back.
@@ -52,7 +55,11 @@ export function startDesktopTray(
     env: deps.env,
     icons: deps.icons,
     state: () => ({
-      ...trayState(engine, owner, balances.last(), autostart.available ? autostart.state() : null),
+      ...trayState(engine, owner, {
+        balances: balances.last(),
+        rails,
+        startAtLogin: autostart.available ? autostart.state() : null,
+      }),
       stopping: context.quitting,
     }),
     onAction: act,

@@ -51,7 +51,9 @@ async function start(context: DesktopContext): Promise<void> {
     () => deps.timers.now(),
     () => engine.readSettings({ kind: 'owner', owner }).timeZone,
   );
-  const { tray, act } = startDesktopTray(context, { engine, owner, balances, autostart, notifier, open });
+  // Solana always; Base unless this data dir runs with it off (COFFER_BASE_RPC=off).
+  const rails = coffer.base === null ? (['sol'] as const) : (['sol', 'base'] as const);
+  const { tray, act } = startDesktopTray(context, { engine, owner, rails, balances, autostart, notifier, open });
   setAppMenu(electron, { platform: deps.platform, stopAll: () => act({ kind: 'stop-all' }), quit: () => act({ kind: 'quit' }) });
   const balanceRefresh = startBalanceRefresh(balances, tray, deps.timers);
   const unsubscribe = engine.events.subscribe((event) => {

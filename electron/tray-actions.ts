@@ -1,12 +1,14 @@
 import type { Engine } from '../server/core/engine.js';
 import { describeRequest } from '../server/wire/describe-request.js';
 import type { Principal } from '../server/core/auth.js';
-import type { TrayAction, TrayState } from './tray-model.js';
+import type { Rail } from '../server/wire/rails.js';
+import type { RailBalances } from '../server/wire/answers/agents.js';
+import { MAX_AGENT_ITEMS, type TrayAction, type TrayBalances, type TrayState } from './tray-model.js';
 
-/** Balances as last read from the chain. */
+/** Balances as last read from the chain, on each rail (`base` null where its node did not answer). */
 export interface BalanceSnapshot {
-  treasury: string;
-  agents: Map<string, string>;
+  treasury: RailBalances;
+  agents: Map<string, TrayBalances>;
 }
 
 /**
@@ -20,11 +22,10 @@ export function createBalanceCache(engine: Engine, owner: string) {
   return {
     last: (): BalanceSnapshot | null => last,
     refresh(): Promise<boolean> {
-      reading ??= engine
-        .dashboard(principal)
+      reading ??= readBalances(engine, principal)
         .then(
-          (dashboard) => {
-            last = { treasury: dashboard.treasury.balance, agents: new Map(dashboard.agents.map((a) => [a.agentId, a.balance])) };
+          (snapshot) => {
+            last = snapshot;
             return true;
           },
           () => false,
@@ -39,28 +40,59 @@ export function createBalanceCache(engine: Engine, owner: string) {
 export type BalanceCache = ReturnType<typeof createBalanceCache>;
 
 /**
+ * The treasury's and each agent's balances: the dashboard's answer has the treasury on both rails and
+ * every agent on Solana; an agent's balance on Base is its balance answer's, read for the agents the
+ * menu lists only (MAX_AGENT_ITEMS: one read each, not one for every agent of a large treasury), and
+ * only where the treasury's own was read (the Base rail off or its node away: theirs cannot be either).
+ */
+async function readBalances(engine: Engine, principal: Principal): Promise<BalanceSnapshot> {
+  const dashboard = await engine.dashboard(principal);
+  const agents = new Map<string, TrayBalances>(dashboard.agents.map((a) => [a.agentId, { sol: a.balance, base: null }]));
+  if (dashboard.treasury.balances.base !== null) {
+    const listed = dashboard.agents.slice(0, MAX_AGENT_ITEMS);
+    const answers = await Promise.all(
+      listed.map((a) =>
+        engine.balance(principal, a.agentId).then(
+          (answer) => answer.balances,
+          // Archived meanwhile, or Solana's node gone between the two reads: the dashboard's balance
+          // stands, and the one on Base stays unknown.
+          () => null,
+        ),
+      ),
+    );
+    listed.forEach((a, index) => {
+      const balances = answers[index];
+      if (balances !== null && balances !== undefined) agents.set(a.agentId, balances);
+    });
+  }
+  return { treasury: dashboard.treasury.balances, agents };
+}
+
+const UNREAD: TrayBalances = { sol: null, base: null };
+
+/**
  * The tray's state: agents, their status and what waits come from the ledger (local, never waiting on
- * the chain); balances from the last read. Everything the tray does goes through the engine, as the
- * owner, audited as "tray".
+ * the chain); balances from the last read, on the rails open. Everything the tray does goes through the
+ * engine, as the owner, audited as "tray".
  */
 export function trayState(
   engine: Engine,
   owner: string,
-  balances: BalanceSnapshot | null,
-  startAtLogin: TrayState['startAtLogin'],
+  { balances, rails, startAtLogin }: { balances: BalanceSnapshot | null; rails: readonly Rail[]; startAtLogin: TrayState['startAtLogin'] },
 ): TrayState {
   const principal: Principal = { kind: 'owner', owner };
   const { timeZone } = engine.readSettings(principal);
   return {
     network: engine.network,
-    treasuryBalance: balances?.treasury ?? null,
+    rails,
+    treasury: balances?.treasury ?? UNREAD,
     agents: engine.agentsAtRest(principal).agents.map((a) => ({
       agentId: a.agentId,
       displayName: a.displayName,
       status: a.status,
       statusReason: a.statusReason ?? null,
       warning: a.tightestBudget.warned ? `${a.tightestBudget.percent} % of ${a.tightestBudget.budget}` : null,
-      balance: balances?.agents.get(a.agentId) ?? null,
+      balances: balances?.agents.get(a.agentId) ?? UNREAD,
     })),
     pendingApprovals: engine.approvals(principal, 'pending').approvals.map((a) => ({
       approvalId: a.approvalId,

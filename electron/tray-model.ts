@@ -1,10 +1,19 @@
 import { groupThousands } from '../server/wire/money.js';
+import { railName } from '../server/wire/rail-words.js';
+import type { Rail } from '../server/wire/rails.js';
 /**
  * The tray, as plain data computed from the engine's state: what the icon shows and what the menu
  * holds. No Electron here, so every rule is unit-tested; tray-controller.ts turns it into a real menu.
  * Agents, their status and what waits are the ledger's (local, always there); balances come from the
  * chain, so they may be unknown (never read yet, or the chain is away): the brake never waits for them.
  */
+
+/** What a wallet holds on each rail, as last read: null while none was read (or that rail's node did not answer). */
+export interface TrayBalances {
+  sol: string | null;
+  base: string | null;
+}
+
 export interface TrayAgent {
   agentId: string;
   displayName: string;
@@ -13,14 +22,16 @@ export interface TrayAgent {
   statusReason: string | null;
   /** Its budget nearest the limit, once past the owner's first warning share ("85 % of 5.00 USDC in any 24 hours"); null below it. */
   warning: string | null;
-  /** Last known wallet balance; null while none was read. */
-  balance: string | null;
+  /** Last known balance of its wallet on each rail. */
+  balances: TrayBalances;
 }
 
 export interface TrayState {
   network: string;
-  /** Last known treasury balance; null while none was read. */
-  treasuryBalance: string | null;
+  /** The rails open on this data dir, Solana first: a rail that is off (Base, COFFER_BASE_RPC=off) is not shown. */
+  rails: readonly Rail[];
+  /** Last known balance of the treasury on each rail. */
+  treasury: TrayBalances;
   agents: TrayAgent[];
   pendingApprovals: { approvalId: string; agentId: string; summary: string }[];
   /**
@@ -34,7 +45,14 @@ export interface TrayState {
   stopping?: boolean;
 }
 
-const usdc = (balance: string | null) => (balance === null ? '… USDC' : `${groupThousands(balance)} USDC`);
+const amount = (balance: string | null) => (balance === null ? '…' : groupThousands(balance));
+
+/**
+ * A wallet's balances on the rails open, in one short phrase, the unit said once as a person would:
+ * "4.00 USDC on Solana, 2.00 on Base"; "…" for a balance not read yet.
+ */
+const onRails = (balances: TrayBalances, rails: readonly Rail[]) =>
+  rails.map((rail, index) => `${amount(balances[rail])}${index === 0 ? ' USDC' : ''} on ${railName(rail)}`).join(', ');
 
 export type IconState = 'normal' | 'attention';
 
@@ -62,7 +80,7 @@ export function iconState(state: TrayState): IconState {
 export function tooltip(state: TrayState): string {
   if (state.stopping) return 'Coffer: stopping…';
   const stopped = state.agents.filter((a) => a.status === 'suspended').length;
-  const parts = [`Coffer: ${usdc(state.treasuryBalance)} (${state.network})`];
+  const parts = [`Coffer: ${onRails(state.treasury, state.rails)} (${state.network})`];
   if (stopped > 0) parts.push(`${stopped} agent${stopped === 1 ? '' : 's'} stopped`);
   const near = state.agents.filter((a) => a.status === 'active' && a.warning !== null).length;
   if (near > 0) parts.push(`${near} near a limit`);
@@ -106,11 +124,14 @@ export function trayMenu(state: TrayState, kind: MenuKind = 'built-as-it-opens')
   // While quitting nothing more may start: the menu says so and offers nothing.
   if (state.stopping) return [{ type: 'label', label: 'Stopping… (in-flight payments finish first)' }];
   const live = kind === 'built-as-it-opens';
-  const amount = (value: string | null) => (live ? ` · ${usdc(value)}` : '');
+  const held = (balances: TrayBalances) => (live ? ` · ${onRails(balances, state.rails)}` : '');
   const items: TrayItem[] = [
     { type: 'action', label: 'Stop all agents', action: { kind: 'stop-all' } },
     { type: 'separator' },
-    { type: 'label', label: live ? `Treasury: ${usdc(state.treasuryBalance)} · ${state.network}` : `Treasury · ${state.network}` },
+    {
+      type: 'label',
+      label: live ? `Treasury: ${onRails(state.treasury, state.rails)} · ${state.network}` : `Treasury · ${state.network}`,
+    },
   ];
   if (state.notBackedUp) {
     const what = state.notBackedUp === 'phrase' ? 'write down your recovery phrase…' : 'make an encrypted backup file…';
@@ -118,7 +139,7 @@ export function trayMenu(state: TrayState, kind: MenuKind = 'built-as-it-opens')
   }
   items.push({ type: 'separator' });
   if (state.agents.length === 0) items.push({ type: 'label', label: 'No agents yet' });
-  for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) items.push(agentItem(agent, live, amount));
+  for (const agent of state.agents.slice(0, MAX_AGENT_ITEMS)) items.push(agentItem(agent, live, held));
   if (state.agents.length > MAX_AGENT_ITEMS) {
     items.push({
       type: 'action',
@@ -155,8 +176,8 @@ export function trayMenu(state: TrayState, kind: MenuKind = 'built-as-it-opens')
   return items;
 }
 
-/** An agent's line: its status (and, built as it opens, its balance and a budget near its limit), its stop or resume. */
-function agentItem(agent: TrayAgent, live: boolean, amount: (value: string | null) => string): TrayItem {
+/** An agent's line: its status (and, built as it opens, its balance on each rail and a budget near its limit), its stop or resume. */
+function agentItem(agent: TrayAgent, live: boolean, held: (balances: TrayBalances) => string): TrayItem {
   const stopped = agent.status === 'suspended';
   const near = live && !stopped && agent.warning !== null;
   const mark = stopped ? (agent.statusReason !== null ? ' · stopped by its breaker' : ' · stopped') : near ? ' · near a limit' : '';
@@ -164,7 +185,7 @@ function agentItem(agent: TrayAgent, live: boolean, amount: (value: string | nul
   const why = stopped ? agent.statusReason : near ? agent.warning : null;
   return {
     type: 'submenu',
-    label: `${stopped ? '■ ' : near ? '▲ ' : '● '}${agent.displayName}${amount(agent.balance)}${mark}`,
+    label: `${stopped ? '■ ' : near ? '▲ ' : '● '}${agent.displayName}${held(agent.balances)}${mark}`,
     items: [
       ...(why === null ? [] : [{ type: 'label' as const, label: oneLine(why.charAt(0).toUpperCase() + why.slice(1)) }]),
       stopped

@@ -42,6 +42,7 @@ describe('coffer status, pay, kill, open', () => {
   const configFile = join(dataDir, 'agent.json');
   let serve: ServeProcess;
   let owner: { owner: string; ownerKey: string };
+  let wallets: { sol: string; base: string };
 
   beforeAll(async () => {
     serve = await spawnServe(dataDir);
@@ -57,6 +58,8 @@ describe('coffer status, pay, kill, open', () => {
     const deployed = await post('/v1/agents/deploy', { agentId: 'cli-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
     await post('/v1/agents/deploy', { agentId: 'other-agent', dailyBudget: '3.00', maxPerPayment: '1.00' });
     await post('/v1/agents/cli-agent/allocate', { amount: '2.00' });
+    await post('/v1/agents/cli-agent/allocate', { amount: '1.00', rail: 'base' });
+    wallets = deployed.agent.wallets;
     writeAgentConfig(configFile, {
       agentId: 'cli-agent',
       walletAddress: deployed.agent.walletAddress,
@@ -72,19 +75,34 @@ describe('coffer status, pay, kill, open', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('status shows the balance and policy; pay pays and prints the receipt', async () => {
+  it('status shows the balance and wallet on each rail and the policy; pay pays and prints the receipt', async () => {
     const before = await coffer(['status', '--config', configFile]);
     expect(before.code).toBe(0);
-    expect(before.stdout).toMatch(/balance\s+2\.00 USDC/);
+    expect(before.stdout).toContain(
+      `  balance  2.00 USDC on Solana  (${wallets.sol})\n           1.00 USDC on Base    (${wallets.base})\n`,
+    );
     expect(before.stdout).toMatch(/status\s+active/);
     expect(before.stdout).toMatch(/3\.00 USDC a day, at most 1\.00 a payment/);
     const paid = await coffer(['pay', 'demo-weather', '0.01', '--config', configFile]);
     expect(paid.code).toBe(0);
-    expect(paid.stdout).toMatch(/Paid 0\.01 USDC \(pay_/);
+    expect(paid.stdout).toMatch(/^Paid 0\.01 USDC on Solana to \w{32,44} for demo-weather \(pay_\w+, transaction \w+\)\.$/m);
     expect(paid.stdout).toMatch(/X-Payment: v1\./);
     const after = await coffer(['status', '--config', configFile]);
-    expect(after.stdout).toMatch(/balance\s+1\.99 USDC/);
+    expect(after.stdout).toMatch(/balance\s+1\.99 USDC on Solana/);
     expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather/);
+  });
+
+  it('pay to an EVM address pays on Base, and says so; the balance there follows', async () => {
+    const seller = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    const paid = await coffer(['pay', 'base-api', '0.01', '--recipient', seller.toLowerCase(), '--config', configFile]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toMatch(
+      new RegExp(`^Paid 0\\.01 USDC on Base to ${seller} for base-api \\(pay_\\w+, transaction 0x[0-9a-f]{64}\\)\\.$`, 'm'),
+    );
+    expect(paid.stdout).toMatch(/^X-Payment: v1\./m);
+    const after = await coffer(['status', '--config', configFile]);
+    expect(after.stdout).toContain(`           0.99 USDC on Base    (${wallets.base})\n`);
+    expect(after.stdout).toMatch(/0\.01 USDC\s+base-api/);
   });
 
   it('a refused payment exits 1 with the server message', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
 
 /**
  * Issue 47, point 1: the owner runs the treasury from a terminal, as the dashboard does: deploy (with
@@ -102,13 +103,22 @@ describe("the owner's CLI", () => {
     }
   });
 
-  it('status as the owner: the treasury, each agent, and what waits', async () => {
+  it('status as the owner: the treasury and each agent on each rail, the gas on Base, and what waits', async () => {
     await owner(['deploy', 'watcher']);
+    expect((await owner(['allocate', 'watcher', '0.75', '--rail', 'base'])).code).toBe(0);
     const status = await owner(['status']);
     expect(status.code, status.stderr).toBe(0);
+    const { treasury } = JSON.parse((await owner(['status', '--json'])).stdout) as { treasury: DashboardTreasury };
     expect(status.stdout).toMatch(/^Coffer at http:\/\/127\.0\.0\.1:\d+, on the embedded sim chain/m);
-    expect(status.stdout).toMatch(/^ {2}treasury {2}[\d.]+ USDC {2}\(\w+\)$/m);
-    expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC +0\.00 of 5\.00 today/m);
+    // Each rail on a line of its own: what the treasury holds there and its address there, aligned.
+    const solana = `${treasury.balances.sol} USDC on Solana`;
+    const base = `${treasury.balances.base} USDC on Base`;
+    const width = Math.max(solana.length, base.length);
+    expect(status.stdout).toContain(
+      `  treasury  ${solana.padEnd(width)}  (${treasury.wallets.sol})\n            ${base.padEnd(width)}  (${treasury.wallets.base})\n`,
+    );
+    expect(status.stdout).toMatch(/^ {12}gas on Base: [\d.,]+ test ETH, about [\d,]+ moves$/m);
+    expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC on Solana +0\.75 USDC on Base +0\.00 of 5\.00 today/m);
     expect(status.stdout).toMatch(/nothing waits for you/);
   });
 
@@ -261,5 +271,53 @@ describe("the owner's CLI", () => {
     expect(waiting.stdout).toContain(`${approvalId}  day-bot: Change its policy: end: the end of 2099-12-31 → the end of 2100-06-30\n`);
     const denied = await owner(['deny', approvalId]);
     expect(denied.stdout).toBe(`Denied ${approvalId}: Change its policy: end → the end of 2100-06-30; nothing was carried out.\n`);
+  });
+});
+
+/** A data dir run with COFFER_BASE_RPC=off: its wallets keep their Base accounts, whose balances no one can read. */
+describe("the owner's and an agent's status with the Base rail off", () => {
+  const dataDir = tempDataDir();
+  let serve: ServeProcess;
+  const owner = (args: string[]) => runCoffer([...args, '--data-dir', dataDir]);
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir, { COFFER_BASE_RPC: 'off' });
+  });
+  afterAll(async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says the balance on Base is unknown and why, and lists no agent on Base', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'solana-only', '--fund', '1', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string; wallets: { base: string } };
+    };
+    const status = await owner(['status']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^ {2}treasury {2}[\d.]+ USDC on Solana {2}\(\w+\)$/m);
+    expect(status.stdout).toMatch(/^ {12}unknown on Base +\(0x[0-9a-fA-F]{40}\): the Base rail is off here, or its node did not answer$/m);
+    expect(status.stdout).not.toMatch(/gas on Base/);
+    expect(status.stdout).toMatch(/^ {4}solana-only +active +1\.00 USDC on Solana +0\.00 of 5\.00 today/m);
+
+    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
+    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
+    const connection = readOwnerConnection(dataDir);
+    const config = join(dataDir, 'solana-only.json');
+    writeAgentConfig(config, {
+      agentId: 'solana-only',
+      walletAddress: deployed.agent.walletAddress,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: connection.owner,
+      url: connection.url,
+    });
+    const agent = await runCoffer(['status', '--config', config]);
+    expect(agent.code, agent.stderr).toBe(0);
+    expect(agent.stdout).toContain(`  balance  1.00 USDC on Solana  (${deployed.agent.walletAddress})\n`);
+    expect(agent.stdout).toContain(
+      `           unknown on Base      (${deployed.agent.wallets.base}): the Base rail is off here, or its node did not answer\n`,
+    );
   });
 });

@@ -246,7 +246,7 @@ describe('the desktop app on Linux, started by the user', () => {
     app.timers.advance(30_000);
     await waitFor(() => {
       app.timers.advance(TRAY_REBUILD_MS);
-      return /^Coffer: 9\d\d\.\d\d USDC \(sim\)/.test(app.tray().tooltip) && !app.tray().tooltip.includes('…');
+      return /^Coffer: 9\d\d\.\d\d USDC on Solana, 1,000\.00 on Base \(sim\)/.test(app.tray().tooltip) && !app.tray().tooltip.includes('…');
     }, 'the tooltip shows the treasury balance');
     expect(app.tray().menusSet).toBe(set);
     expect(menuLabels(app.tray().menu).filter((label) => /USDC/.test(label))).toEqual([]);
@@ -900,10 +900,10 @@ describe('the desktop app per platform', () => {
       app.timers.advance(30_000);
       await waitFor(() => {
         app.timers.advance(TRAY_REBUILD_MS);
-        return menuLabels(app.tray().openInPanel().menu).includes('● win-a · 2.50 USDC');
+        return menuLabels(app.tray().openInPanel().menu).includes('● win-a · 2.50 USDC on Solana, 0.00 on Base');
       }, 'the balance shows');
       const shown = app.tray().openInPanel();
-      expect(menuLabels(shown.menu).some((label) => /^Treasury: 997\.50 USDC · sim$/.test(label))).toBe(true);
+      expect(menuLabels(shown.menu).some((label) => /^Treasury: 997\.50 USDC on Solana, 1,000\.00 on Base · sim$/.test(label))).toBe(true);
       // The menu shows; payments past a warning share, a held request and a stop meanwhile leave it as
       // it is, Stop all agents from it works, and the next one says what changed.
       const before = JSON.stringify(shown.menu!.template);
@@ -921,7 +921,7 @@ describe('the desktop app per platform', () => {
         'suspended',
       ]);
       expect(menuLabels(app.tray().openInPanel().menu)).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^■ win-a · [\d.,]+ USDC · stopped$/)]),
+        expect.arrayContaining([expect.stringMatching(/^■ win-a · [\d.,]+ USDC on Solana, [\d.,]+ on Base · stopped$/)]),
       );
       // A left click opens the dashboard, as on Linux.
       const windows = app.fake.BrowserWindow.instances.length;

@@ -145,7 +145,7 @@ describe.skipIf(process.platform === 'win32')('what `npx coffer link` and the da
     expect(status.stdout).toMatch(/balance\s+1\.50 USDC/);
     const paid = sh(commands[1]!);
     expect(paid.status, `${commands[1]}: ${paid.stderr}`).toBe(0);
-    expect(paid.stdout).toMatch(/Paid 0\.01 USDC \(pay_/);
+    expect(paid.stdout).toMatch(/Paid 0\.01 USDC on Solana to \w+ for demo-weather \(pay_/);
 
     // No env in the link's config: the linked config file in the user's HOME names the agent.
     expect(await balanceThroughMcp(mcpConfig)).toMatchObject({ agentId: 'npx-agent', balance: '1.49' });

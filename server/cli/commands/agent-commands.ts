@@ -6,13 +6,15 @@ import { readOwnerConnection } from '../owner-connection.js';
 import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
+import { railName } from '../../wire/rail-words.js';
+import { walletLines } from './rail-lines.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 type Out = NodeJS.WritableStream;
 
-/** `coffer status`: the linked agent's balance, policy, what it spent in the last 24 h, and its last payments. */
+/** `coffer status`: the linked agent's balance and wallet on each rail, policy, what it spent in the last 24 h, and its last payments. */
 export async function status(configPath: string, options: { json?: boolean } = {}, out: Out = process.stdout): Promise<number> {
   const agent = agentCredentials(configPath);
   const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
@@ -32,8 +34,9 @@ export async function status(configPath: string, options: { json?: boolean } = {
       ? 'active'
       : `STOPPED${balance.statusReason === undefined ? '' : ` (${balance.statusReason})`}: every payment is refused until the owner resumes it`;
   out.write(`  status   ${stopped}\n`);
-  out.write(`  wallet   ${balance.walletAddress}\n`);
-  out.write(`  balance  ${balance.balance} USDC\n`);
+  // A line a rail: what its wallet holds there, and its address there.
+  const [first, ...more] = walletLines(balance.wallets, balance.balances);
+  out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
   out.write(
     `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
@@ -76,7 +79,12 @@ export async function payCommand(
   const body = await paymentWhenDecided(api, answer, (approval) => process.stderr.write(`${heldWords(approval)}\n`));
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
-  else out.write(`Paid ${body.amount} USDC (${body.paymentId}, transaction ${body.txSignature}).\nX-Payment: ${body.xPaymentHeader}\n`);
+  else
+    out.write(
+      // The rail is the recipient's (an EVM address is paid on Base): said, with the address paid.
+      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service} (${body.paymentId}, transaction ${body.txSignature}).\n` +
+        `X-Payment: ${body.xPaymentHeader}\n`,
+    );
   return 0;
 }
 

@@ -11,10 +11,18 @@ import {
 
 const base: TrayState = {
   network: 'sim',
-  treasuryBalance: '995.00',
+  rails: ['sol', 'base'],
+  treasury: { sol: '995.00', base: '1000.00' },
   agents: [
-    { agentId: 'alpha', displayName: 'Alpha', status: 'active', statusReason: null, warning: null, balance: '4.00' },
-    { agentId: 'beta', displayName: 'Beta', status: 'active', statusReason: null, warning: null, balance: '0.50' },
+    {
+      agentId: 'alpha',
+      displayName: 'Alpha',
+      status: 'active',
+      statusReason: null,
+      warning: null,
+      balances: { sol: '4.00', base: '2.00' },
+    },
+    { agentId: 'beta', displayName: 'Beta', status: 'active', statusReason: null, warning: null, balances: { sol: '0.50', base: '0.00' } },
   ],
   pendingApprovals: [],
   startAtLogin: 'off',
@@ -34,7 +42,9 @@ describe('tray icon and menu, computed from engine state', () => {
     expect(
       iconState({ ...base, pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Allocate 1.00 USDC to its wallet' }] }),
     ).toBe('attention');
-    expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped');
+    expect(tooltip({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] })).toBe(
+      'Coffer: 995.00 USDC on Solana, 1,000.00 on Base (sim) · 1 agent stopped',
+    );
   });
 
   it('an agent its breaker stopped says why, and one near a limit says which budget; both ask for attention', () => {
@@ -46,16 +56,16 @@ describe('tray icon and menu, computed from engine state', () => {
       ],
     };
     expect(iconState({ ...base, agents: [state.agents[1]!] })).toBe('attention');
-    expect(tooltip(state)).toBe('Coffer: 995.00 USDC (sim) · 1 agent stopped · 1 near a limit');
+    expect(tooltip(state)).toBe('Coffer: 995.00 USDC on Solana, 1,000.00 on Base (sim) · 1 agent stopped · 1 near a limit');
     const menu = trayMenu(state);
     const alpha = menu.find((item) => item.type === 'submenu' && item.label.startsWith('■ Alpha'));
-    expect(alpha).toMatchObject({ label: '■ Alpha · 4.00 USDC · stopped by its breaker' });
+    expect(alpha).toMatchObject({ label: '■ Alpha · 4.00 USDC on Solana, 2.00 on Base · stopped by its breaker' });
     expect(alpha?.type === 'submenu' && alpha.items[0]).toEqual({
       type: 'label',
       label: 'Its breaker tripped: 5 refused payments within 10 minutes',
     });
     const beta = menu.find((item) => item.type === 'submenu' && item.label.startsWith('▲ Beta'));
-    expect(beta).toMatchObject({ label: '▲ Beta · 0.50 USDC · near a limit' });
+    expect(beta).toMatchObject({ label: '▲ Beta · 0.50 USDC on Solana, 0.00 on Base · near a limit' });
     expect(beta?.type === 'submenu' && beta.items.map((item) => ('label' in item ? item.label : ''))).toEqual([
       '85 % of 5.00 USDC in any 24 hours',
       'Stop Beta',
@@ -68,14 +78,18 @@ describe('tray icon and menu, computed from engine state', () => {
     const afterPayments = trayMenu(
       {
         ...base,
-        treasuryBalance: '1.00',
-        agents: base.agents.map((agent) => ({ ...agent, balance: '0.01', warning: '85 % of 5.00 USDC in any 24 hours' })),
+        treasury: { sol: '1.00', base: '0.10' },
+        agents: base.agents.map((agent) => ({
+          ...agent,
+          balances: { sol: '0.01', base: null },
+          warning: '85 % of 5.00 USDC in any 24 hours',
+        })),
         pendingApprovals: [{ approvalId: 'apr_1', agentId: 'alpha', summary: 'Pay 0.01 USDC to demo-weather' }],
       },
       'set-ahead',
     );
     expect(JSON.stringify(afterPayments)).toBe(JSON.stringify(menu));
-    expect(JSON.stringify(menu)).not.toMatch(/USDC|%|Waiting/);
+    expect(JSON.stringify(menu)).not.toMatch(/USDC|Solana|Base|%|Waiting/);
     expect(labels(menu)).toEqual(expect.arrayContaining(['Treasury · sim', 'Approvals…']));
     // An agent stopping is shown (and is the one change a payment may bring: its breaker).
     expect(labels(trayMenu({ ...base, agents: [{ ...base.agents[0]!, status: 'suspended' }] }, 'set-ahead'))).toContain(
@@ -88,11 +102,11 @@ describe('tray icon and menu, computed from engine state', () => {
     const menu = trayMenu({ ...base, agents: [base.agents[0]!, { ...base.agents[1]!, status: 'suspended' }] });
     expect(labels(menu)).toEqual([
       'Stop all agents',
-      'Treasury: 995.00 USDC · sim',
-      '● Alpha · 4.00 USDC',
+      'Treasury: 995.00 USDC on Solana, 1,000.00 on Base · sim',
+      '● Alpha · 4.00 USDC on Solana, 2.00 on Base',
       'Stop Alpha',
       'Open its page',
-      '■ Beta · 0.50 USDC · stopped',
+      '■ Beta · 0.50 USDC on Solana, 0.00 on Base · stopped',
       'Resume Beta',
       'Open its page',
       'Open dashboard',
@@ -135,7 +149,7 @@ describe('tray icon and menu, computed from engine state', () => {
         status: 'active' as const,
         statusReason: null,
         warning: null,
-        balance: '0.00',
+        balances: { sol: '0.00', base: '0.00' },
       })),
     });
     expect(many.filter((i) => i.type === 'submenu')).toHaveLength(MAX_AGENT_ITEMS);
@@ -164,11 +178,44 @@ describe('tray icon and menu, computed from engine state', () => {
   });
 
   it('never waits for the chain: unknown balances show as …, and the brake is there all the same', () => {
-    const unknown = trayMenu({ ...base, treasuryBalance: null, agents: base.agents.map((a) => ({ ...a, balance: null })) });
+    const unknown = trayMenu({
+      ...base,
+      treasury: { sol: null, base: null },
+      agents: base.agents.map((a) => ({ ...a, balances: { sol: null, base: null } })),
+    });
     expect(labels(unknown)).toEqual(
-      expect.arrayContaining(['Treasury: … USDC · sim', '● Alpha · … USDC', 'Stop Alpha', 'Stop all agents', 'Quit Coffer']),
+      expect.arrayContaining([
+        'Treasury: … USDC on Solana, … on Base · sim',
+        '● Alpha · … USDC on Solana, … on Base',
+        'Stop Alpha',
+        'Stop all agents',
+        'Quit Coffer',
+      ]),
     );
-    expect(tooltip({ ...base, treasuryBalance: null })).toBe('Coffer: … USDC (sim)');
+    expect(tooltip({ ...base, treasury: { sol: null, base: null } })).toBe('Coffer: … USDC on Solana, … on Base (sim)');
+  });
+
+  it('shows each rail open: Base beside Solana, … on Base alone while its node has not answered', () => {
+    const baseUnknown: TrayState = {
+      ...base,
+      treasury: { sol: '995.00', base: null },
+      agents: [{ ...base.agents[0]!, balances: { sol: '4.00', base: null } }],
+    };
+    expect(labels(trayMenu(baseUnknown))).toEqual(
+      expect.arrayContaining(['Treasury: 995.00 USDC on Solana, … on Base · sim', '● Alpha · 4.00 USDC on Solana, … on Base']),
+    );
+    expect(tooltip(baseUnknown)).toBe('Coffer: 995.00 USDC on Solana, … on Base (sim)');
+  });
+
+  it('with the Base rail off, names no Base balance anywhere (not even one it was handed)', () => {
+    const solanaOnly: TrayState = { ...base, rails: ['sol'] };
+    const menu = trayMenu(solanaOnly);
+    expect(labels(menu)).toEqual(
+      expect.arrayContaining(['Treasury: 995.00 USDC on Solana · sim', '● Alpha · 4.00 USDC on Solana', '● Beta · 0.50 USDC on Solana']),
+    );
+    expect(JSON.stringify(menu)).not.toMatch(/Base/);
+    expect(tooltip(solanaOnly)).toBe('Coffer: 995.00 USDC on Solana (sim)');
+    expect(labels(trayMenu({ ...solanaOnly, treasury: { sol: null, base: null } }))).toContain('Treasury: … USDC on Solana · sim');
   });
 
   it('offers "Start at login" only where it can work, and offers nothing while stopping', () => {

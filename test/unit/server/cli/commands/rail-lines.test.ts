@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { gasLine, heldOn, walletLines } from '../../../../../server/cli/commands/rail-lines.js';
+
+const SOL = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+const BASE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+describe("coffer status's words for each rail", () => {
+  it('a line a rail: what the wallet holds there and its address there, aligned', () => {
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: '3.50' })).toEqual([
+      `12.00 USDC on Solana  (${SOL})`,
+      `3.50 USDC on Base     (${BASE})`,
+    ]);
+  });
+
+  it('a Base balance not read says why: the rail off, or its node away', () => {
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: null })).toEqual([
+      `12.00 USDC on Solana  (${SOL})`,
+      `unknown on Base       (${BASE}): the Base rail is off here, or its node did not answer`,
+    ]);
+    expect(heldOn(null, 'base')).toBe('unknown on Base');
+  });
+
+  it('a wallet with no Base account yet has no Base line', () => {
+    expect(walletLines({ sol: SOL, base: null }, { sol: '1.00', base: null })).toEqual([`1.00 USDC on Solana  (${SOL})`]);
+  });
+
+  it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim, and a warning under 100 moves", () => {
+    const treasury = { network: 'sim', wallets: { sol: SOL, base: BASE } };
+    expect(gasLine({ ...treasury, baseGas: { balance: '0.009999871', moves: 4950, low: false } })).toBe(
+      'gas on Base: 0.0099 test ETH, about 4,950 moves',
+    );
+    expect(gasLine({ ...treasury, network: 'mainnet', baseGas: { balance: '0.0001', moves: 42, low: true } })).toBe(
+      `gas on Base: 0.0001 ETH, about 42 moves: LOW, send ETH to ${BASE} before it runs out`,
+    );
+    expect(gasLine({ ...treasury, baseGas: { balance: '1234', moves: 1_000_000, low: false } })).toBe(
+      'gas on Base: 1,234 test ETH, about 1,000,000 moves',
+    );
+    expect(gasLine({ ...treasury, baseGas: null })).toBeNull();
+  });
+});
