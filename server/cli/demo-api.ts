@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDemoApi } from '../demo-api/demo-api.js';
 import { openPaywallStore } from '../x402/paywall-store.js';
-import { cofferTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
+import { cofferBaseTransferLookup, cofferTransferLookup, rpcBaseTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
 import { facilitatorAt } from '../x402/paywall-x402.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
@@ -51,10 +51,17 @@ export async function demoApi(flags: {
   if (facilitator !== undefined && x402Networks(lookup.network) === null) {
     throw new Error(`x402 is paid on devnet and mainnet; this demo API verifies ${lookup.network} (leave out --facilitator)`);
   }
-  const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const log = (message: string) => process.stderr.write(`${message}\n`);
+  const base = await baseLookup(network, cofferUrl, log);
+  const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const server = createServer(
-    createDemoApi({ lookup, store, log, ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }) }),
+    createDemoApi({
+      lookup,
+      base,
+      store,
+      log,
+      ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }),
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -65,7 +72,7 @@ export async function demoApi(flags: {
   // before the line below, so whoever waits for that line finds the registry already pointing here.
   const withdraw = announceDemoApi(dataDir, url);
   console.log(
-    `Coffer demo API listening on ${url} (network: ${lookup.network}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
+    `Coffer demo API listening on ${url} (network: ${lookup.network}${base === null ? '' : `, and Base on ${base.lookup.network}`}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
   );
   return new Promise((resolve) => {
     let stopping = false;
@@ -82,6 +89,26 @@ export async function demoApi(flags: {
     onSignal = stop;
     if (early.length > 0) stop();
   });
+}
+
+/**
+ * The Base chain the demo API reads Base receipts on: the Coffer server's embedded one on sim, else
+ * COFFER_BASE_RPC or the public RPC of the Base network that goes with the Solana one. None where the
+ * rail is off or its node cannot be reached now (said once; Solana receipts are taken all the same).
+ */
+async function baseLookup(network: string, cofferUrl: string | undefined, log: (message: string) => void) {
+  const rpc = process.env.COFFER_BASE_RPC || undefined;
+  if (rpc === 'off') return null;
+  try {
+    const lookup =
+      network === 'sim'
+        ? await cofferBaseTransferLookup(cofferUrl!)
+        : await rpcBaseTransferLookup(network, rpc, process.env.COFFER_BASE_USDC || undefined);
+    return lookup === null ? null : { lookup };
+  } catch (error) {
+    log(`demo API: Base receipts are not taken (its chain could not be read: ${(error as Error).message})`);
+    return null;
+  }
 }
 
 function readConnection(file: string): { url: string; network: string } | null {

@@ -1,4 +1,6 @@
 import express, { type Express } from 'express';
+import { getAddress, keccak256, stringToHex, type Address } from 'viem';
+import type { TransferLookup } from '../core/ports/chain.js';
 import { readCatalog } from '../store/catalog.js';
 import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
 import { formatUsdc } from '../wire/money.js';
@@ -6,14 +8,33 @@ import { quoteFor, weatherFor } from './demo-data.js';
 
 /**
  * `coffer demo-api`: a small paid API built on the paywall, listed in the registry as demo-weather
- * and demo-quotes (0.01 USDC a call, paid to the catalog's address), selling demo-data.ts.
+ * and demo-quotes (0.01 USDC a call, paid to the catalog's address, or on Base to DEMO_BASE_PAY_TO),
+ * selling demo-data.ts.
  */
-export function createDemoApi(options: Omit<PaywallOptions, 'recipient'>): Express {
+/**
+ * Where the demo API is paid on Base: an account no one holds a key to (the last 20 bytes of a hash),
+ * as the catalog's demo address is on Solana, so what it is paid in test USDC stays there.
+ */
+export const DEMO_BASE_PAY_TO: Address = getAddress(`0x${keccak256(stringToHex('coffer demo-api pay-to on Base')).slice(-40)}`);
+
+/**
+ * The demo API's paywall options: on Base too where `base` names a chain to read (its recipient is
+ * DEMO_BASE_PAY_TO).
+ */
+export type DemoApiOptions = Omit<PaywallOptions, 'recipient' | 'base'> & {
+  base?: { lookup: TransferLookup & { chainId: number } } | null;
+};
+
+export function createDemoApi({ base, ...options }: DemoApiOptions): Express {
   const catalog = readCatalog();
   const weatherListing = catalog.services.find((s) => s.id === 'demo-weather');
   const quotesListing = catalog.services.find((s) => s.id === 'demo-quotes');
   if (!weatherListing?.pricePerCall || !quotesListing?.pricePerCall) throw new Error('the catalog lists no demo API');
-  const paywall = createPaywall({ ...options, recipient: weatherListing.payTo });
+  const paywall = createPaywall({
+    ...options,
+    recipient: weatherListing.payTo,
+    ...(base ? { base: { recipient: DEMO_BASE_PAY_TO, lookup: base.lookup } } : {}),
+  });
 
   const app = express();
   app.disable('x-powered-by');

@@ -72,7 +72,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   v1.use(sessionRoutes(engine, sessions));
   v1.get('/health', (_req, res) => {
-    res.json({ ok: true, network: engine.network, version: options.version, usdcMint: engine.ctx.chain.usdcMint } satisfies Health);
+    const base = engine.ctx.base ?? null;
+    res.json({
+      ok: true,
+      network: engine.network,
+      version: options.version,
+      usdcMint: engine.ctx.chain.usdcMint,
+      base: base === null ? null : { network: base.network, chainId: base.chainId ?? 0, usdc: base.usdcMint },
+    } satisfies Health);
   });
   v1.use(agentRoutes(deps));
   v1.use(generationRoutes(deps));

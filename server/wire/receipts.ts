@@ -112,17 +112,28 @@ export function encodeBaseReceipt(receipt: BaseReceipt): string {
 
 /** Decodes and validates a receipt; null for anything that is not a well-formed v1 receipt. */
 export function decodeReceipt(header: string): Receipt | null {
+  return decodeCanonical(header, receiptSchema);
+}
+
+/** Decodes and validates a receipt of a payment on the Base rail; null for anything else. */
+export function decodeBaseReceipt(header: string): BaseReceipt | null {
+  return decodeCanonical(header, baseReceiptSchema);
+}
+
+/** A header's receipt under `schema`, in its one canonical spelling only (else many headers would be one receipt). */
+function decodeCanonical<T extends Record<string, unknown>>(header: string, schema: z.ZodType<T> & { shape: object }): T | null {
   if (!header.startsWith(RECEIPT_PREFIX) || header.length > 4096) return null;
   const body = header.slice(RECEIPT_PREFIX.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
   const bytes = Buffer.from(body, 'base64');
-  // Only the canonical encoding: otherwise many header strings would decode to one receipt.
   if (bytes.toString('base64') !== body) return null;
   const json = bytes.toString('utf8');
   try {
-    const parsed = receiptSchema.safeParse(JSON.parse(json));
+    const parsed = schema.safeParse(JSON.parse(json));
+    if (!parsed.success) return null;
     // Only the canonical spelling (no other whitespace, key order, escaping or duplicate keys).
-    return parsed.success && canonicalJson(parsed.data) === json ? parsed.data : null;
+    const canonical = JSON.stringify(Object.fromEntries(Object.keys(schema.shape).map((field) => [field, parsed.data[field]])));
+    return canonical === json ? parsed.data : null;
   } catch {
     return null;
   }

@@ -18,6 +18,8 @@ export interface PaymentTerms {
   description: string;
   maxTimeoutSeconds: number;
   service?: string;
+  /** Where the same terms are paid on Base too (a Coffer receipt of a payment there, with the same nonce). */
+  base?: { recipient: string; network: string; chainId: number };
 }
 
 export function paymentRequiredBody(terms: PaymentTerms, reason?: { code: string; error: string }) {
@@ -30,6 +32,7 @@ export function paymentRequiredBody(terms: PaymentTerms, reason?: { code: string
     network: terms.network,
     nonce: terms.nonce,
     ...(terms.service ? { service: terms.service } : {}),
+    ...(terms.base ? { base: terms.base } : {}),
     expiresInSeconds: terms.maxTimeoutSeconds,
   };
 }

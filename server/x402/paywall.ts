@@ -12,6 +12,11 @@ export interface PaywallOptions {
   recipient: string;
   /** Where transactions are read: `cofferTransferLookup(url)` on sim, `rpcTransferLookup(network)` elsewhere. */
   lookup: TransferLookup;
+  /**
+   * Coffer receipts of payments on Base are taken too: paid to `recipient` (an EVM account), read on
+   * that chain (`evmTransferLookup`). The 402 offers it beside the Solana terms.
+   */
+  base?: { recipient: string; lookup: TransferLookup & { chainId: number } };
   /** Payments accepted and the nonces' key (`openPaywallStore(file)`). */
   store: PaywallStore;
   /**
@@ -133,6 +138,9 @@ function freshTerms(paywall: Paywall, req: Request, { route, amount }: Priced): 
     description: route.description,
     maxTimeoutSeconds,
     service: route.service,
+    ...(options.base === undefined
+      ? {}
+      : { base: { recipient: options.base.recipient, network: options.base.lookup.network, chainId: options.base.lookup.chainId } }),
   };
 }
 
@@ -198,6 +206,7 @@ async function acceptReceipt(paywall: Paywall, priced: Priced, header: string, r
       nonces: paywall.nonces,
       now: paywall.now(),
       withoutNonce: paywall.withoutNonce,
+      base: options.base ?? null,
     });
   } catch (error) {
     paywall.log(`paywall: could not read the chain: ${(error as Error).message}`);

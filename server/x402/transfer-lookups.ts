@@ -1,9 +1,16 @@
 import { z } from 'zod';
+import { getAddress, http } from 'viem';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
 import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
 import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
+import { evmTransferLookup, evmTransferLookupAt } from '../chain/evm/transfer-lookup.js';
+import { baseNetworkOf } from '../chain/evm/networks.js';
 
-const healthSchema = z.object({ network: z.string(), usdcMint: z.string() });
+const healthSchema = z.object({
+  network: z.string(),
+  usdcMint: z.string(),
+  base: z.object({ network: z.string(), chainId: z.number().int().positive(), usdc: z.string() }).nullish(),
+});
 const lookupSchema = z.object({
   transfer: z.object({
     txSignature: z.string(),
@@ -53,4 +60,30 @@ export async function rpcTransferLookup(network: string, usdcMint?: string): Pro
   const cluster =
     network in NAMED_RPC_NETWORKS ? choice.network : identifyCluster(choice.network, await readGenesisHash(choice.network.rpcUrl));
   return new RpcChain(cluster, null);
+}
+
+/**
+ * Reads Base transfers from the embedded EVM chain a Coffer server holds (its `POST /evm-rpc`), as its
+ * health names it: how a paid API on the sim network verifies Base receipts. Null where the server's
+ * Base rail is off.
+ */
+export async function cofferBaseTransferLookup(cofferUrl: string) {
+  const base = cofferUrl.replace(/\/+$/, '');
+  const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
+  if (!health.base) return null;
+  return evmTransferLookup(http(`${base}/evm-rpc`, { retryCount: 1, timeout: 15_000 }), {
+    name: health.base.network,
+    chainId: health.base.chainId,
+    usdc: getAddress(health.base.usdc),
+  });
+}
+
+/**
+ * Reads Base transfers over an EVM JSON-RPC: `rpcUrl` (COFFER_BASE_RPC), or the public RPC of the
+ * Base network that goes with a Solana network's name (Base Sepolia with devnet, Base with mainnet).
+ * Null where neither names one.
+ */
+export async function rpcBaseTransferLookup(solanaNetwork: string, rpcUrl?: string, usdc?: string) {
+  const url = rpcUrl ?? baseNetworkOf(solanaNetwork)?.rpcUrl;
+  return url === undefined ? null : evmTransferLookupAt(url, usdc);
 }

@@ -1,8 +1,18 @@
 import { address, getBase58Encoder, getPublicKeyFromAddress, isSignature, verifySignature, type SignatureBytes } from '@solana/kit';
-import { decodeReceipt, receiptProofMessage, type Receipt } from '../wire/receipts.js';
+import { getAddress, verifyMessage, type Address, type Hex } from 'viem';
+import {
+  baseReceiptProofMessage,
+  decodeBaseReceipt,
+  decodeReceipt,
+  receiptProofMessage,
+  type BaseReceipt,
+  type Receipt,
+} from '../wire/receipts.js';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
+import { authorizationNonce } from '../chain/evm/authorization.js';
+import type { TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
 import { isNonceShaped, type NonceReading, type Nonces } from './nonces.js';
 
@@ -51,6 +61,76 @@ async function proofHolds(receipt: Receipt): Promise<boolean> {
   }
 }
 
+/** A Base receipt's proof: its payer account's EIP-191 signature. */
+async function baseProofHolds(receipt: BaseReceipt): Promise<boolean> {
+  const { proof, ...claims } = receipt;
+  try {
+    return await verifyMessage({
+      address: receipt.payer as Address,
+      message: { raw: baseReceiptProofMessage(claims) },
+      signature: proof as Hex,
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** The claims every receipt makes, whatever its rail. */
+type Claims = Pick<Receipt, 'network' | 'txSignature' | 'amount' | 'recipient' | 'payer' | 'paymentId' | 'memo'>;
+
+/**
+ * A receipt read on its rail: its claims, the chain its transaction is looked up on, and the checks
+ * that differ by rail (its proof; whether a transfer paid the paywall's recipient; whether the
+ * transfer carries the receipt's memo, on chain as a Solana memo or as the nonce of an EVM
+ * authorization, which commits to the recipient and the memo).
+ */
+interface RailReceipt {
+  claims: Claims;
+  recipient: string;
+  lookup: TransferLookup;
+  proofHolds(): Promise<boolean>;
+  paidRecipient(transfer: TransferFound): Promise<boolean>;
+  carriesMemo(transfer: TransferFound): boolean;
+}
+
+function readReceipt(header: string, context: ReceiptContext): RailReceipt | Refusal {
+  const solana = decodeReceipt(header);
+  if (solana !== null && isSignature(solana.txSignature)) {
+    if (solana.network !== context.lookup.network) {
+      return refuse('wrong_network', `the receipt is for ${solana.network}; this API is paid on ${context.lookup.network}`);
+    }
+    return {
+      claims: solana,
+      recipient: context.recipient,
+      lookup: context.lookup,
+      proofHolds: () => proofHolds(solana),
+      paidRecipient: async (transfer) =>
+        transfer.toTokenAccount === (await usdcTokenAccount(address(context.lookup.usdcMint), address(context.recipient))),
+      carriesMemo: (transfer) => transfer.memo === solana.memo,
+    };
+  }
+  const base = decodeBaseReceipt(header);
+  if (base === null) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
+  const rail = context.base ?? null;
+  if (rail === null)
+    return refuse('wrong_network', `the receipt is for ${base.network} on Base; this API is paid on ${context.lookup.network}`);
+  if (base.network !== rail.lookup.network || base.chainId !== rail.lookup.chainId) {
+    return refuse(
+      'wrong_network',
+      `the receipt is for ${base.network} (chain ${base.chainId}); this API is paid on Base at ${rail.lookup.network} (chain ${rail.lookup.chainId})`,
+    );
+  }
+  const recipient = getAddress(rail.recipient);
+  return {
+    claims: base,
+    recipient,
+    lookup: rail.lookup,
+    proofHolds: () => baseProofHolds(base),
+    paidRecipient: async (transfer) => transfer.to === recipient,
+    carriesMemo: (transfer) => transfer.memo === authorizationNonce(recipient, base.memo),
+  };
+}
+
 /**
  * What a receipt's memo makes of it: the terms of a nonce this paywall issued, or, for a payment made
  * without a 402 (`coffer pay demo-weather 0.01`, a /pay without `nonce`), none: its transaction is
@@ -71,9 +151,11 @@ export interface ReceiptContext {
    * transaction's block time; null or left out refuses them (`unknown_nonce`).
    */
   withoutNonce?: { maxAgeSeconds: number } | null;
+  /** Base receipts are taken too: paid to this recipient (an EVM account), read on this chain. */
+  base?: { recipient: string; lookup: TransferLookup & { chainId?: number } } | null;
 }
 
-function termsOf(receipt: Receipt, context: ReceiptContext): ReceiptTerms | Refusal {
+function termsOf(receipt: Claims, context: ReceiptContext): ReceiptTerms | Refusal {
   const legacy = context.store.storedNonce(receipt.memo);
   const reading: NonceReading =
     legacy === null
@@ -122,19 +204,18 @@ function timeWindow(terms: ReceiptTerms, blockTime: number | null, context: Rece
  * Checks an `X-Payment` receipt against the chain and the paywall's memory. Nothing in the receipt is
  * trusted on its own word: it must be signed by its payer's wallet (so a receipt rebuilt from public
  * chain data is worthless), and it only names a transaction, which must exist and have succeeded on
- * this network, have moved at least the route's price in USDC to the recipient's token account,
- * carry as its memo a nonce this paywall issued for this method and path (unused, unexpired) or,
+ * this network (a Base receipt: on the paywall's Base chain), have moved at least the route's price in
+ * USDC to the recipient, carry as its memo (on Base: commit to, by its authorization's nonce) a nonce
+ * this paywall issued for this method and path (unused, unexpired) or,
  * for a payment made without a nonce, the receipt's own payment id, be recent, and never have been
  * accepted before: a receipt buys one answer, and a transaction one receipt's worth.
  * Throws only when the chain cannot be read (the caller answers 503, not 402).
  */
 export async function verifyReceipt(header: string, context: ReceiptContext): Promise<Verification> {
-  const receipt = decodeReceipt(header);
-  if (receipt === null || !isSignature(receipt.txSignature)) return refuse('invalid_receipt', 'X-Payment is not a v1 Coffer receipt');
-  if (receipt.network !== context.lookup.network) {
-    return refuse('wrong_network', `the receipt is for ${receipt.network}; this API is paid on ${context.lookup.network}`);
-  }
-  if (!(await proofHolds(receipt))) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
+  const read = readReceipt(header, context);
+  if ('ok' in read) return read;
+  const receipt = read.claims;
+  if (!(await read.proofHolds())) return refuse('invalid_proof', "the receipt is not signed by its payer's wallet");
 
   // The transaction is remembered whatever receipt presented it: a second receipt its payer signs
   // for the same transaction (another timestamp, another route) buys nothing more.
@@ -144,23 +225,22 @@ export async function verifyReceipt(header: string, context: ReceiptContext): Pr
   if (terms.kind === 'nonce' && context.store.isNonceUsed(terms.nonce))
     return refuse('receipt_already_used', 'this payment was already used');
 
-  const transfer = await context.lookup.findTransfer(receipt.txSignature);
+  const transfer = await read.lookup.findTransfer(receipt.txSignature);
   if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain (yet)');
   if (!transfer.succeeded) return refuse('transaction_failed', `the transaction failed on chain (${transfer.error ?? 'error'})`);
-  if (transfer.mint !== context.lookup.usdcMint) return refuse('wrong_asset', 'the transaction did not move USDC');
-  const recipientAccount = await usdcTokenAccount(address(context.lookup.usdcMint), address(context.recipient));
-  if (transfer.toTokenAccount !== recipientAccount) return refuse('wrong_recipient', 'the USDC did not go to this API');
+  if (transfer.mint !== read.lookup.usdcMint) return refuse('wrong_asset', 'the transaction did not move USDC');
+  if (!(await read.paidRecipient(transfer))) return refuse('wrong_recipient', 'the USDC did not go to this API');
   const price = terms.kind === 'nonce' && terms.amount > context.price ? terms.amount : context.price;
   if (transfer.amount < price) {
     return refuse('amount_too_small', `paid ${formatUsdc(transfer.amount)} USDC, the price is ${formatUsdc(price)}`);
   }
-  if (transfer.memo !== receipt.memo) {
+  if (!read.carriesMemo(transfer)) {
     return refuse(
       'memo_mismatch',
       terms.kind === 'nonce' ? 'the transaction memo is not the nonce' : 'the transaction memo is not the payment id',
     );
   }
-  if (tryParseUsdc(receipt.amount) !== transfer.amount || receipt.recipient !== context.recipient || receipt.payer !== transfer.from) {
+  if (tryParseUsdc(receipt.amount) !== transfer.amount || receipt.recipient !== read.recipient || receipt.payer !== transfer.from) {
     return refuse('receipt_mismatch', 'the receipt does not describe its transaction');
   }
   const window = timeWindow(terms, transfer.blockTime, context);

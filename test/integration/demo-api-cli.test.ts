@@ -44,6 +44,27 @@ describe('coffer demo-api beside coffer serve', () => {
       expect((await json(response)).city).toBe('Kyoto');
       const replay = await fetch(`${demoUrl}/weather?city=Kyoto`, { headers: { 'x-payment': payment!.header.value } });
       expect((await json(replay)).code).toBe('receipt_already_used');
+
+      // Paid on Base: the same terms, to its Base recipient, verified on the server's embedded EVM chain.
+      expect(firstLine).toMatch(/, and Base on sim;/);
+      await post('/v1/agents/demo-user/allocate', { amount: '0.10', rail: 'base' });
+      const terms = await json(await fetch(`${demoUrl}/quote?symbol=ACME`));
+      const onBase = await json(
+        fetch(`${serve.url}/v1/agents/demo-user/pay?owner=${owner}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${deployed.apiKey}` },
+          body: JSON.stringify({
+            service: 'demo-quotes-on-base',
+            recipient: terms.base.recipient,
+            amount: terms.amount,
+            nonce: terms.nonce,
+          }),
+        }),
+      );
+      expect(onBase).toMatchObject({ rail: 'base' });
+      const bought = await fetch(`${demoUrl}/quote?symbol=ACME`, { headers: { 'x-payment': onBase.xPaymentHeader } });
+      expect(bought.status).toBe(200);
+      expect((await json(bought)).paid.txSignature).toBe(onBase.txSignature);
       expect(statSync(join(dataDir, 'demo-api', 'paywall.db')).mode & 0o777).toBe(0o600);
       const stopped = new Promise((resolve) => demo.once('exit', resolve));
       demo.kill('SIGTERM');

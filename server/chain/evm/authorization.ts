@@ -53,10 +53,14 @@ export const TRANSFER_AUTHORIZATION_TYPES = {
 } as const;
 
 /**
- * The nonce of the authorization made for Coffer's record `reference`: one record, one nonce, so the
- * same move signed twice can land once at most.
+ * The nonce of the authorization Coffer signs for a move: it commits to whom the move pays and its
+ * memo (a paid API's nonce, or Coffer's own record id where none was asked), the memo a Solana
+ * transfer carries on chain and an EVM transfer cannot. So a paywall verifies a Base receipt's memo
+ * against the chain (the AuthorizationUsed log of its transaction), and a memo is paid to a recipient
+ * once at most by each payer: a second record for it can never land (Coffer refuses to sign one while
+ * the first is live; a failed or dropped one never used its nonce).
  */
-export const authorizationNonce = (reference: string): Hex => keccak256(stringToHex(`coffer-transfer:${reference}`));
+export const authorizationNonce = (to: Address, memo: string): Hex => keccak256(stringToHex(`coffer-transfer:${to}:${memo}`));
 
 const messageOf = (a: Omit<SignedAuthorization, 'signature' | 'relayer' | 'domain'>) => ({
   from: a.from,

@@ -15,7 +15,6 @@ import {
   encodeFunctionData,
   formatEther,
   getAddress,
-  parseEventLogs,
   parseSignature,
   type Address,
   type Chain as ViemChain,
@@ -49,15 +48,8 @@ import type { EvmSigners } from './signers.js';
 import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { Relayer } from './relayer.js';
-
-/** An EVM network as Coffer names it, its chain id (read from its node) and its USDC. */
-export interface EvmNetwork {
-  name: string;
-  chainId: number;
-  usdc: Address;
-  /** The embedded chain: test money. */
-  isSim: boolean;
-}
+import { findEvmTransfer } from './transfer-lookup.js';
+import type { EvmNetwork } from './networks.js';
 
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
 export interface EvmTestFunds {
@@ -156,7 +148,10 @@ export class EvmChain implements Chain {
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {
-    return this.authorize(request.from, request.to, request.amount, authorizationNonce(request.reference), request.feePayer);
+    const to = getAddress(request.to);
+    // A move without a memo (none of Coffer's own: each names its record) is named by its record alone.
+    const nonce = request.memo === '' ? authorizationNonce(to, `record:${request.reference}`) : authorizationNonce(to, request.memo);
+    return this.authorize(request.from, to, request.amount, nonce, request.feePayer);
   }
 
   async prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer> {
@@ -223,28 +218,8 @@ export class EvmChain implements Chain {
     return fate;
   }
 
-  async findTransfer(txSignature: string): Promise<TransferFound | null> {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(txSignature)) return null;
-    const receipt = await this.client.getTransactionReceipt({ hash: txSignature as Hash }).catch(() => null);
-    if (receipt === null) return null;
-    const [transfer] = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: receipt.logs }).filter(
-      (log) => getAddress(log.address) === this.net.usdc,
-    );
-    if (transfer === undefined) return null;
-    const block = await this.client.getBlock({ blockHash: receipt.blockHash });
-    return {
-      txSignature: receipt.transactionHash,
-      succeeded: receipt.status === 'success',
-      error: receipt.status === 'success' ? null : 'reverted',
-      from: transfer.args.from,
-      toTokenAccount: transfer.args.to,
-      to: transfer.args.to,
-      mint: this.net.usdc,
-      amount: transfer.args.value,
-      memo: null,
-      blockTime: Number(block.timestamp),
-      slot: receipt.blockNumber,
-    };
+  findTransfer(txSignature: string): Promise<TransferFound | null> {
+    return findEvmTransfer(this.client, this.net.usdc, txSignature);
   }
 
   /**

@@ -5,7 +5,15 @@
  * `sim`. Each data dir keeps the EVM network it was made on.
  */
 import { getAddress, isAddress, type Address } from 'viem';
-import type { EvmNetwork } from './chain.js';
+
+/** An EVM network as Coffer names it, its chain id (read from its node) and its USDC. */
+export interface EvmNetwork {
+  name: string;
+  chainId: number;
+  usdc: Address;
+  /** The embedded chain: test money. */
+  isSim: boolean;
+}
 
 export interface NamedEvmNetwork {
   name: string;

@@ -31,4 +31,6 @@ export type Health = {
   network: string;
   version: string;
   usdcMint: string;
+  /** The Base rail where it is open: its network, chain id and USDC; null where it is off. */
+  base: { network: string; chainId: number; usdc: string } | null;
 };

@@ -1,0 +1,68 @@
+/**
+ * Reading one USDC transfer off an EVM chain by its transaction's hash, keyless: what the Base rail's
+ * Chain answers for it, and how a paid API verifies a Base receipt (server/x402/verify-receipt.ts).
+ * A Solana transfer carries its memo on chain; an EVM one cannot, so Coffer signs its EIP-3009
+ * authorization with a nonce committing to its recipient and memo (authorization.ts), and the memo
+ * found here is that nonce: the `AuthorizationUsed` log its payer's authorization left in the
+ * transaction.
+ */
+import { createPublicClient, getAddress, http, parseEventLogs, type Address, type Hash, type PublicClient, type Transport } from 'viem';
+import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
+import { USDC_ABI } from './usdc-abi.js';
+import { evmNetworkOf } from './networks.js';
+
+/**
+ * The token's transfer in a transaction: null where it is not one, or it moved the token more than
+ * once (a batch: which of its transfers a receipt means is not for Coffer to guess). `memo` is the
+ * nonce of the authorization its sender used there, null where it moved without one.
+ */
+export async function findEvmTransfer(client: PublicClient, usdc: Address, txHash: string): Promise<TransferFound | null> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return null;
+  const receipt = await client.getTransactionReceipt({ hash: txHash as Hash }).catch((error: Error) => {
+    if (error.name === 'TransactionReceiptNotFoundError') return null;
+    throw error;
+  });
+  if (receipt === null) return null;
+  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
+  const transfers = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: ofToken });
+  if (transfers.length !== 1) return null;
+  const [transfer] = transfers as [(typeof transfers)[number]];
+  const used = parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).filter(
+    (log) => getAddress(log.args.authorizer) === getAddress(transfer.args.from),
+  );
+  const block = await client.getBlock({ blockHash: receipt.blockHash });
+  return {
+    txSignature: receipt.transactionHash,
+    succeeded: receipt.status === 'success',
+    error: receipt.status === 'success' ? null : 'reverted',
+    from: getAddress(transfer.args.from),
+    toTokenAccount: getAddress(transfer.args.to),
+    to: getAddress(transfer.args.to),
+    mint: usdc,
+    amount: transfer.args.value,
+    memo: used.length === 1 ? used[0]!.args.nonce : null,
+    blockTime: Number(block.timestamp),
+    slot: receipt.blockNumber,
+  };
+}
+
+/** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
+export function evmTransferLookup(
+  transport: Transport,
+  network: { name: string; chainId: number; usdc: Address },
+): TransferLookup & { chainId: number } {
+  const client = createPublicClient({ transport });
+  return {
+    network: network.name,
+    chainId: network.chainId,
+    usdcMint: network.usdc,
+    findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
+  };
+}
+
+/** A keyless TransferLookup over an EVM JSON-RPC: the network its node says it is, a known one's USDC or `usdc`. */
+export async function evmTransferLookupAt(rpcUrl: string, usdc?: string): Promise<TransferLookup & { chainId: number }> {
+  const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 });
+  const chainId = Number(BigInt((await transport({}).request({ method: 'eth_chainId' })) as string));
+  return evmTransferLookup(transport, evmNetworkOf(chainId, usdc));
+}

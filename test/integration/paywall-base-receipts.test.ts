@@ -1,0 +1,122 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { getAddress, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createDemoApi, DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { cofferBaseTransferLookup, cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
+import { baseReceiptProofMessage, baseReceiptSchema, encodeBaseReceipt } from '../../server/wire/receipts.js';
+import { close, listen } from '../helpers/http-server.js';
+import { deployAgent } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { payUsdc } from '../helpers/pay.js';
+
+/**
+ * Issue 49, point 4: the paywall (here `coffer demo-api`'s) verifies a Coffer receipt of a payment on
+ * Base on that chain: the transaction moved the price to its Base recipient, and its authorization's
+ * nonce commits to the receipt's memo (an EVM transfer carries no memo), so a receipt re-signed to
+ * claim another nonce buys nothing.
+ */
+describe('a paywall takes Coffer receipts of payments on Base, verified on that chain', () => {
+  const t = useCoffer();
+  let store: PaywallStore;
+  let api: { url: string; server: Server };
+  let apiKey: string;
+  let agentBase: Address;
+
+  beforeAll(async () => {
+    store = openPaywallStore(':memory:');
+    const base = await cofferBaseTransferLookup(t.url);
+    expect(base).not.toBeNull();
+    api = await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), base: { lookup: base! }, store }));
+    apiKey = (await deployAgent(t, 'base-buyer', { dailyBudget: '5.00', maxPerPayment: '1.00' })).apiKey;
+    expect((await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '2', rail: 'base' } })).status).toBe(200);
+    agentBase = (await t.api('GET', t.withOwner('/v1/agents/base-buyer/balance'))).body.wallets.base;
+  });
+  afterAll(async () => {
+    if (api) await close(api.server);
+    store?.close();
+  });
+
+  /** The 402's terms for a route: its nonce, and where it is paid on Base. */
+  const termsOf = async (path: string) => {
+    const response = await fetch(`${api.url}${path}`);
+    expect(response.status).toBe(402);
+    return (await response.json()) as any;
+  };
+  const payOnBase = async (terms: any, overrides: Record<string, unknown> = {}) => {
+    const paid = await payUsdc(t, 'base-buyer', apiKey, {
+      service: 'demo-weather-on-base',
+      recipient: terms.base.recipient,
+      amount: terms.amount,
+      nonce: terms.nonce,
+      ...overrides,
+    });
+    expect(paid.status).toBe(200);
+    return paid.body;
+  };
+  const call = (path: string, receipt: string) => fetch(`${api.url}${path}`, { headers: { 'x-payment': receipt } });
+
+  it('offers Base beside Solana in its 402, and answers a Base receipt once', async () => {
+    const terms = await termsOf('/weather?city=Lisbon');
+    expect(terms.base).toEqual({ recipient: DEMO_BASE_PAY_TO, network: 'sim', chainId: EMBEDDED_EVM_CHAIN_ID });
+    const paid = await payOnBase(terms);
+    expect(paid.rail).toBe('base');
+    const answered = await call('/weather?city=Lisbon', paid.xPaymentHeader);
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as any).paid).toEqual({ amount: '0.01', by: agentBase, txSignature: paid.txSignature });
+    const again = await call('/weather?city=Lisbon', paid.xPaymentHeader);
+    expect(again.status).toBe(402);
+    expect(((await again.json()) as any).code).toBe('receipt_already_used');
+  });
+
+  it('refuses a receipt re-signed to claim another nonce: the chain holds the memo it paid', async () => {
+    const first = await termsOf('/weather?city=Oslo');
+    const second = await termsOf('/weather?city=Oslo');
+    const paid = await payOnBase(first);
+    const receipt = baseReceiptSchema.parse(JSON.parse(Buffer.from(paid.xPaymentHeader.slice(3), 'base64').toString('utf8')));
+    // The payer's own key signs a receipt naming the other nonce: its proof holds, its memo does not.
+    const { proof: _proof, ...claims } = { ...receipt, memo: second.nonce };
+    const proof = await t.coffer.engine.ctx.vault.signEvmMessage(agentBase, baseReceiptProofMessage(claims));
+    const forged = await call('/weather?city=Oslo', encodeBaseReceipt({ ...claims, proof }));
+    expect(forged.status).toBe(402);
+    expect(((await forged.json()) as any).code).toBe('memo_mismatch');
+    // The true receipt still buys its answer.
+    expect((await call('/weather?city=Oslo', paid.xPaymentHeader)).status).toBe(200);
+  });
+
+  it('refuses a Base payment to someone else, and a Base receipt of another chain', async () => {
+    const terms = await termsOf('/quote?symbol=ACME');
+    const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const paid = await payOnBase(terms, { recipient: elsewhere });
+    const refused = await call('/quote?symbol=ACME', paid.xPaymentHeader);
+    expect(((await refused.json()) as any).code).toBe('wrong_recipient');
+
+    const receipt = baseReceiptSchema.parse(JSON.parse(Buffer.from(paid.xPaymentHeader.slice(3), 'base64').toString('utf8')));
+    const { proof: _proof, ...claims } = { ...receipt, chainId: 84532, recipient: DEMO_BASE_PAY_TO };
+    const proof = await t.coffer.engine.ctx.vault.signEvmMessage(agentBase, baseReceiptProofMessage(claims));
+    const other = await call('/quote?symbol=ACME', encodeBaseReceipt({ ...claims, proof }));
+    expect(((await other.json()) as any).code).toBe('wrong_network');
+  });
+
+  it('a Base receipt whose payer did not sign it is refused; Solana receipts are taken as before', async () => {
+    const terms = await termsOf('/weather?city=Rome');
+    const paid = await payOnBase(terms);
+    const receipt = baseReceiptSchema.parse(JSON.parse(Buffer.from(paid.xPaymentHeader.slice(3), 'base64').toString('utf8')));
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const { proof: _proof, ...claims } = receipt;
+    const strangers = encodeBaseReceipt({
+      ...claims,
+      proof: await stranger.signMessage({ message: { raw: baseReceiptProofMessage(claims) } }),
+    });
+    expect(((await (await call('/weather?city=Rome', strangers)).json()) as any).code).toBe('invalid_proof');
+
+    expect((await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1', rail: 'sol' } })).status).toBe(200);
+    const solana = await termsOf('/weather?city=Rome');
+    const onSolana = await payUsdc(t, 'base-buyer', apiKey, { service: 'demo-weather', amount: solana.amount, nonce: solana.nonce });
+    expect(onSolana.body.rail).toBe('sol');
+    expect((await call('/weather?city=Rome', onSolana.body.xPaymentHeader)).status).toBe(200);
+  });
+});
