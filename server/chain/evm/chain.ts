@@ -194,6 +194,7 @@ export class EvmChain implements Chain {
         },
       );
     }
+    this.relayers.get(authorization.relayer)?.mined(hash);
     if (receipt.status === 'success') return hash;
     // Reverted in its block: the authorization did not run there; it may have run in another.
     const fate = await this.fateOfAuthorization(authorization);
@@ -339,7 +340,8 @@ export class EvmChain implements Chain {
 
   private relayerOf(account: LocalAccount): Relayer {
     let relayer = this.relayers.get(account.address);
-    if (relayer === undefined) this.relayers.set(account.address, (relayer = new Relayer(account, this.client, this.net.chainId)));
+    if (relayer === undefined)
+      this.relayers.set(account.address, (relayer = new Relayer(account, this.client, this.net.chainId, this.clock)));
     return relayer;
   }
 

@@ -1,7 +1,27 @@
 import type { Address, Hash, Hex, LocalAccount, PublicClient } from 'viem';
+import type { Clock } from '../../core/ports/keys.js';
 
 /** How long the fees read from the node are used before they are read again. */
 const FEES_FOR_MS = 1_000;
+/** How long a transaction may wait unmined before it is replaced: Base makes a block every 2 s. */
+export const STUCK_AFTER_MS = 30_000;
+/** A replacement's fees, in percent of the one it replaces: nodes take one from 10 % above (geth). */
+const REPLACEMENT_PERCENT = 125n;
+
+/** A transaction sent and not yet seen mined: what replacing it at its nonce needs. */
+interface InFlight {
+  nonce: number;
+  to: Address;
+  data: Hex;
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  hash: Hash;
+  sentAt: number;
+}
+
+const bumped = (fee: bigint) => (fee * REPLACEMENT_PERCENT + 99n) / 100n;
+const larger = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
  * An account that sends transactions for others (the treasury's, for every move on Base): one at a
@@ -9,16 +29,29 @@ const FEES_FOR_MS = 1_000;
  * the node refused), signed here and sent raw. Fees: the node's suggested priority fee, and a max fee
  * of twice the latest block's base fee plus that (it stays valid through several full blocks), read at
  * most once a second.
+ *
+ * A transaction still unmined STUCK_AFTER_MS after it was sent (the base fee rose past its max fee, or
+ * the node dropped it) holds back every later one, so the next send first replaces it: the same
+ * nonce and data, its fees raised by a quarter, or to today's where those are higher. A send of data
+ * already in flight (reconciliation sending an authorization again) does not add a second
+ * transaction: it is the one in flight, replaced when stuck. After a restart nothing is known of what
+ * waited: where the node holds more of this account's transactions than it mined, the next sends take
+ * those nonces first with twice today's fees, replacing whatever waited there (each carried an
+ * authorization that lands once at most, and whose row reconciliation sends again until it lands).
  */
 export class Relayer {
   private nextNonce: number | null = null;
   private fees: { readAt: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null;
   private turn: Promise<unknown> = Promise.resolve();
+  private readonly inFlight = new Map<number, InFlight>();
+  /** Nonces found holding a transaction this relayer did not send, and how often one was sent to replace it. */
+  private readonly unknownTries = new Map<number, number>();
 
   constructor(
     private readonly account: LocalAccount,
     private readonly client: PublicClient,
     private readonly chainId: number,
+    private readonly clock: Clock,
   ) {}
 
   get address(): Address {
@@ -27,31 +60,88 @@ export class Relayer {
 
   send(to: Address, data: Hex, gas: bigint): Promise<Hash> {
     const sent = this.turn.then(async () => {
-      const nonce = this.nextNonce ?? (await this.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' }));
+      await this.replaceStuck();
+      const carrying = [...this.inFlight.values()].find((tx) => tx.to === to && tx.data === data);
+      if (carrying !== undefined) return carrying.hash;
+      const { nonce, feeFactor } = await this.nonceToSend();
       const fees = await this.currentFees();
-      const serializedTransaction = await this.account.signTransaction({
-        type: 'eip1559',
-        chainId: this.chainId,
+      const tx = {
+        nonce,
         to,
         data,
         gas,
-        nonce,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      });
-      try {
-        const hash = await this.client.sendRawTransaction({ serializedTransaction });
-        this.nextNonce = nonce + 1;
-        return hash;
-      } catch (error) {
-        // Its nonce or fees were not what the node wanted: both are read again for the next send.
-        this.nextNonce = null;
-        this.fees = null;
-        throw error;
-      }
+        maxFeePerGas: fees.maxFeePerGas * feeFactor,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas * feeFactor,
+      };
+      const hash = await this.sign(tx);
+      this.nextNonce = nonce + 1;
+      this.unknownTries.delete(nonce);
+      this.inFlight.set(nonce, { ...tx, hash, sentAt: this.clock.now() });
+      return hash;
     });
     this.turn = sent.catch(() => undefined);
     return sent;
+  }
+
+  /** A transaction seen mined: it no longer needs watching. */
+  mined(hash: Hash): void {
+    for (const [nonce, tx] of this.inFlight) if (tx.hash === hash) this.inFlight.delete(nonce);
+  }
+
+  /**
+   * The nonce for a new transaction, and its fees' factor. After a start (or a refused send), the
+   * node is asked: a nonce it holds a transaction of this account at that this relayer did not send
+   * (sent before a restart) is taken first, its fees doubled, and doubled again at each refusal.
+   */
+  private async nonceToSend(): Promise<{ nonce: number; feeFactor: bigint }> {
+    if (this.nextNonce !== null) return { nonce: this.nextNonce, feeFactor: 1n };
+    const [mined, pending] = await Promise.all([
+      this.client.getTransactionCount({ address: this.account.address, blockTag: 'latest' }),
+      this.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' }),
+    ]);
+    for (let nonce = mined; nonce < pending; nonce += 1) {
+      if (this.inFlight.has(nonce)) continue;
+      const tries = (this.unknownTries.get(nonce) ?? 0) + 1;
+      this.unknownTries.set(nonce, tries);
+      return { nonce, feeFactor: 2n ** BigInt(Math.min(tries, 3)) };
+    }
+    const known = [...this.inFlight.keys()].filter((nonce) => nonce >= mined);
+    return { nonce: Math.max(pending, ...known.map((nonce) => nonce + 1)), feeFactor: 1n };
+  }
+
+  /** Replaces, in nonce order, each transaction in flight longer than STUCK_AFTER_MS that is not mined. */
+  private async replaceStuck(): Promise<void> {
+    const now = this.clock.now();
+    if (![...this.inFlight.values()].some((tx) => now - tx.sentAt >= STUCK_AFTER_MS)) return;
+    const mined = await this.client.getTransactionCount({ address: this.account.address, blockTag: 'latest' });
+    for (const nonce of this.inFlight.keys()) if (nonce < mined) this.inFlight.delete(nonce);
+    for (const nonce of this.unknownTries.keys()) if (nonce < mined) this.unknownTries.delete(nonce);
+    this.fees = null;
+    const fees = await this.currentFees();
+    const stuck = [...this.inFlight.values()].filter((tx) => now - tx.sentAt >= STUCK_AFTER_MS).sort((a, b) => a.nonce - b.nonce);
+    for (const tx of stuck) {
+      const maxPriorityFeePerGas = larger(bumped(tx.maxPriorityFeePerGas), fees.maxPriorityFeePerGas);
+      const replacement = {
+        ...tx,
+        maxPriorityFeePerGas,
+        maxFeePerGas: larger(larger(bumped(tx.maxFeePerGas), fees.maxFeePerGas), maxPriorityFeePerGas),
+      };
+      const hash = await this.sign(replacement);
+      this.inFlight.set(tx.nonce, { ...replacement, hash, sentAt: now });
+    }
+  }
+
+  /** Signs and sends a transaction; a refusal makes the nonce and fees be read again for the next one. */
+  private async sign(tx: Omit<InFlight, 'hash' | 'sentAt'>): Promise<Hash> {
+    const serializedTransaction = await this.account.signTransaction({ type: 'eip1559', chainId: this.chainId, ...tx });
+    try {
+      return await this.client.sendRawTransaction({ serializedTransaction });
+    } catch (error) {
+      // Its nonce or fees were not what the node wanted: both are read again for the next send.
+      this.nextNonce = null;
+      this.fees = null;
+      throw error;
+    }
   }
 
   private async currentFees() {

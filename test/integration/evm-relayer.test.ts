@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublicClient, getAddress, http, parseEther, parseGwei, type Address, type Hash } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFileBackend } from '../../server/keys/file-backend.js';
+import { createKeyVault, type WalletKeyVault } from '../../server/keys/key-vault.js';
+import { EvmChain } from '../../server/chain/evm/chain.js';
+import { STUCK_AFTER_MS } from '../../server/chain/evm/relayer.js';
+import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { manualClock } from '../helpers/coffer.js';
+
+/**
+ * Issue 49, point 4: a transaction the chain leaves waiting (the base fee rose past its max fee) holds
+ * back every later one of its sender, so the relayer replaces it at its nonce with higher fees, and a
+ * transfer sent again while its transaction waits is that transaction, not a second one. On a node that
+ * mines only when told, as a real chain mines on its own time.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'coffer-evm-relayer-'));
+
+describe('the relayer on a chain whose base fee spikes', () => {
+  const clock = manualClock();
+  let node: TestEvmNode;
+  let chain: EvmChain;
+  let vault: WalletKeyVault;
+  let treasury: Address;
+  let agent: Address;
+  let reference = 0;
+  const client = () => createPublicClient({ transport: http(node.url, { retryCount: 0 }) });
+  const sentCount = (blockTag: 'latest' | 'pending') => client().getTransactionCount({ address: treasury, blockTag });
+  const prepare = (amount: bigint) =>
+    chain.prepareTransfer({
+      from: treasury,
+      to: agent,
+      amount,
+      memo: `coffer allocation ref-${++reference}`,
+      reference: `ref-${reference}`,
+      feePayer: treasury,
+      createRecipientAccount: true,
+    });
+
+  beforeAll(async () => {
+    node = await TestEvmNode.start();
+    vault = createKeyVault(createFileBackend(join(dir, 'keys')));
+    chain = new EvmChain(
+      { name: BASE_SEPOLIA.name, chainId: BASE_SEPOLIA.chainId, usdc: node.usdc, isSim: false },
+      http(node.url, { retryCount: 0 }),
+      vault,
+      clock,
+      null,
+    );
+    const owner = await vault.createWallet({ kind: 'treasury' });
+    treasury = getAddress(await vault.evmWalletOf(owner, owner));
+    agent = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
+    await node.fundEth(treasury, parseEther('10'));
+    await node.mint(treasury, 10_000_000n);
+    await node.setAutomine(false);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('replaces a transaction left below the base fee at its nonce, and sends no second one for the same transfer', async () => {
+    const first = await prepare(1_000_000n);
+    const mined = await sentCount('latest');
+    await chain.resend(first);
+    expect(await sentCount('pending')).toBe(mined + 1);
+    // The base fee jumps far above what the transaction offers: the next block leaves it waiting.
+    await node.setNextBaseFee(parseGwei('500'));
+    await node.mine(1);
+    expect(await sentCount('latest')).toBe(mined);
+    expect((await chain.fateOf(first)).state).toBe('unknown');
+
+    // Sent again before it counts as stuck: the same transaction, nothing new (a second one carrying
+    // it would be mined too, failing, and the count below would be one higher).
+    await chain.resend(first);
+
+    // Stuck now: the next send replaces it at its nonce with today's fees, then goes after it.
+    clock.advance(STUCK_AFTER_MS);
+    const second = await prepare(2_000_000n);
+    await chain.resend(second);
+    await node.mine(1);
+    expect(await sentCount('latest')).toBe(mined + 2);
+    const fates = [await chain.fateOf(first), await chain.fateOf(second)];
+    expect(fates.map((fate) => fate.state)).toEqual(['succeeded', 'succeeded']);
+    const landed = await client().getTransactionReceipt({ hash: (fates[0] as { landedAs: string }).landedAs as Hash });
+    expect(landed.status).toBe('success');
+  });
+});
