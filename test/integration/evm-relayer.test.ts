@@ -88,4 +88,43 @@ describe('the relayer on a chain whose base fee spikes', () => {
     const landed = await client().getTransactionReceipt({ hash: (fates[0] as { landedAs: string }).landedAs as Hash });
     expect(landed.status).toBe('success');
   });
+
+  it('after a restart, takes the nonce a transaction sent before it waits at, and lands both moves', async () => {
+    await node.setNextBaseFee(parseGwei('1'));
+    await node.mine(1);
+    const first = await prepare(1_500_000n);
+    const mined = await sentCount('latest');
+    await chain.resend(first);
+    await node.setNextBaseFee(parseGwei('5000'));
+    await node.mine(1);
+    expect(await sentCount('latest')).toBe(mined);
+
+    // Another process on the same keys: its relayer knows nothing of what waits.
+    const restarted = new EvmChain(
+      { name: BASE_SEPOLIA.name, chainId: BASE_SEPOLIA.chainId, usdc: node.usdc, isSim: false },
+      http(node.url, { retryCount: 0 }),
+      vault,
+      clock,
+      null,
+    );
+    const second = await restarted.prepareTransfer({
+      from: treasury,
+      to: agent,
+      amount: 2_500_000n,
+      memo: 'coffer allocation after-restart',
+      reference: 'after-restart',
+      feePayer: treasury,
+      createRecipientAccount: true,
+    });
+    await restarted.resend(second);
+    await node.mine(1);
+    // The second took the waiting nonce; the first, replaced there, is sent again (as reconciliation
+    // does) and lands after it.
+    expect((await restarted.fateOf(second)).state).toBe('succeeded');
+    expect((await restarted.fateOf(first)).state).toBe('unknown');
+    await restarted.resend(first);
+    await node.mine(1);
+    expect((await restarted.fateOf(first)).state).toBe('succeeded');
+    expect(await sentCount('latest')).toBe(mined + 2);
+  });
 });

@@ -7,6 +7,8 @@ const FEES_FOR_MS = 1_000;
 export const STUCK_AFTER_MS = 30_000;
 /** A replacement's fees, in percent of the one it replaces: nodes take one from 10 % above (geth). */
 const REPLACEMENT_PERCENT = 125n;
+/** How geth, EDR and others refuse a transaction at a nonce that one priced higher holds. */
+const UNDERPRICED = /underpriced|fee too low/i;
 
 /** A transaction sent and not yet seen mined: what replacing it at its nonce needs. */
 interface InFlight {
@@ -63,21 +65,31 @@ export class Relayer {
       await this.replaceStuck();
       const carrying = [...this.inFlight.values()].find((tx) => tx.to === to && tx.data === data);
       if (carrying !== undefined) return carrying.hash;
-      const { nonce, feeFactor } = await this.nonceToSend();
-      const fees = await this.currentFees();
-      const tx = {
-        nonce,
-        to,
-        data,
-        gas,
-        maxFeePerGas: fees.maxFeePerGas * feeFactor,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas * feeFactor,
-      };
-      const hash = await this.sign(tx);
-      this.nextNonce = nonce + 1;
-      this.unknownTries.delete(nonce);
-      this.inFlight.set(nonce, { ...tx, hash, sentAt: this.clock.now() });
-      return hash;
+      const { nonce, feeFactor: first } = await this.nonceToSend();
+      // A node that says the nonce holds a transaction priced higher (one sent before a restart that
+      // its pending count did not show) is answered with fees doubled, three times at most.
+      for (let feeFactor = first, doubled = 0; ; feeFactor *= 2n, doubled += 1) {
+        const fees = await this.currentFees();
+        const tx = {
+          nonce,
+          to,
+          data,
+          gas,
+          maxFeePerGas: fees.maxFeePerGas * feeFactor,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas * feeFactor,
+        };
+        let hash: Hash;
+        try {
+          hash = await this.sign(tx);
+        } catch (error) {
+          if (doubled < 3 && UNDERPRICED.test((error as Error).message)) continue;
+          throw error;
+        }
+        this.nextNonce = nonce + 1;
+        this.unknownTries.delete(nonce);
+        this.inFlight.set(nonce, { ...tx, hash, sentAt: this.clock.now() });
+        return hash;
+      }
     });
     this.turn = sent.catch(() => undefined);
     return sent;
