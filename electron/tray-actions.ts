@@ -3,7 +3,7 @@ import { describeRequest } from '../server/wire/describe-request.js';
 import type { Principal } from '../server/core/auth.js';
 import type { Rail } from '../server/wire/rails.js';
 import type { RailBalances } from '../server/wire/answers/agents.js';
-import { MAX_AGENT_ITEMS, type TrayAction, type TrayBalances, type TrayState } from './tray-model.js';
+import type { TrayAction, TrayBalances, TrayState } from './tray-model.js';
 
 /** Balances as last read from the chain, on each rail (`base` null where its node did not answer). */
 export interface BalanceSnapshot {
@@ -40,32 +40,12 @@ export function createBalanceCache(engine: Engine, owner: string) {
 export type BalanceCache = ReturnType<typeof createBalanceCache>;
 
 /**
- * The treasury's and each agent's balances: the dashboard's answer has the treasury on both rails and
- * every agent on Solana; an agent's balance on Base is its balance answer's, read for the agents the
- * menu lists only (MAX_AGENT_ITEMS: one read each, not one for every agent of a large treasury), and
- * only where the treasury's own was read (the Base rail off or its node away: theirs cannot be either).
+ * The treasury's and each agent's balances on each rail, all from the dashboard's one answer (it reads
+ * Base once for a page of agents; `base` null where the rail is off or its node did not answer).
  */
 async function readBalances(engine: Engine, principal: Principal): Promise<BalanceSnapshot> {
   const dashboard = await engine.dashboard(principal);
-  const agents = new Map<string, TrayBalances>(dashboard.agents.map((a) => [a.agentId, { sol: a.balance, base: null }]));
-  if (dashboard.treasury.balances.base !== null) {
-    const listed = dashboard.agents.slice(0, MAX_AGENT_ITEMS);
-    const answers = await Promise.all(
-      listed.map((a) =>
-        engine.balance(principal, a.agentId).then(
-          (answer) => answer.balances,
-          // Archived meanwhile, or Solana's node gone between the two reads: the dashboard's balance
-          // stands, and the one on Base stays unknown.
-          () => null,
-        ),
-      ),
-    );
-    listed.forEach((a, index) => {
-      const balances = answers[index];
-      if (balances !== null && balances !== undefined) agents.set(a.agentId, balances);
-    });
-  }
-  return { treasury: dashboard.treasury.balances, agents };
+  return { treasury: dashboard.treasury.balances, agents: new Map(dashboard.agents.map((a) => [a.agentId, a.balances])) };
 }
 
 const UNREAD: TrayBalances = { sol: null, base: null };

@@ -40,6 +40,8 @@ test.beforeAll(async () => {
     await ownerCall('/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
     await ownerCall(`/v1/agents/${agentId}/allocate`, { amount: '40' });
   }
+  // One agent holds USDC on Base too: its row says so under its Solana balance.
+  await ownerCall('/v1/agents/researcher/allocate', { amount: '12.5', rail: 'base' });
 });
 test.afterAll(async () => {
   serve.child.kill('SIGTERM');
@@ -61,6 +63,10 @@ test('desktop: the agents and the brake come before the treasury; Stop all and R
   expect(await top(page, /^Agents/)).toBeLessThan(200);
   await expect(page.getByRole('button', { name: 'Stop all agents' })).toBeInViewport();
   await expect(page.getByRole('button', { name: /^Resume/ })).toHaveCount(0);
+  // Each row's balance on Base, from the dashboard's own answer, under the Solana one.
+  const balance = page.getByTestId('agent-row-researcher').locator('td[data-label="Wallet balance"]');
+  await expect(balance).toHaveText('40.00 USDCOn Base: 12.50 USDC');
+  await expect(page.getByTestId('agent-row-trader').getByTestId('agent-balance-base')).toHaveText('On Base: 0.00 USDC');
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => localStorage.setItem('coffer-theme', t), theme);
     await page.reload();

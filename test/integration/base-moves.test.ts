@@ -65,7 +65,12 @@ describe('moves on Base between the treasury and an agent', () => {
       wallets: { sol: agent.walletAddress, base: wallet },
     });
     expect(balance.balances).toEqual({ sol: '0.00', base: '5.25' });
-    expect((await usdcOf(t)).treasury.balances).toEqual({ sol: '1000.00', base: '994.75' });
+    const after = await usdcOf(t);
+    expect(after.treasury.balances).toEqual({ sol: '1000.00', base: '994.75' });
+    // The dashboard's row and the list's carry it too, `balance` still the Solana one.
+    const row = { agentId: 'base-buyer', balance: '0.00', balances: { sol: '0.00', base: '5.25' } };
+    expect(after.agents).toContainEqual(expect.objectContaining(row));
+    expect((await t.api('GET', t.withOwner('/v1/agents'))).body.agents).toContainEqual(expect.objectContaining(row));
   });
 
   it('returns from the agent on Base, the whole balance when no amount is given', async () => {

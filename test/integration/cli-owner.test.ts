@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
+import type { AgentRow } from '../../server/wire/answers/agents.js';
 
 /**
  * Issue 47, point 1: the owner runs the treasury from a terminal, as the dashboard does: deploy (with
@@ -108,7 +109,12 @@ describe("the owner's CLI", () => {
     expect((await owner(['allocate', 'watcher', '0.75', '--rail', 'base'])).code).toBe(0);
     const status = await owner(['status']);
     expect(status.code, status.stderr).toBe(0);
-    const { treasury } = JSON.parse((await owner(['status', '--json'])).stdout) as { treasury: DashboardTreasury };
+    const { treasury, agents } = JSON.parse((await owner(['status', '--json'])).stdout) as {
+      treasury: DashboardTreasury;
+      agents: AgentRow[];
+    };
+    // The agents' rows carry each rail's balance, as the dashboard's do: the table prints them.
+    expect(agents.find((agent) => agent.agentId === 'watcher')?.balances).toEqual({ sol: '0.00', base: '0.75' });
     expect(status.stdout).toMatch(/^Coffer at http:\/\/127\.0\.0\.1:\d+, on the embedded sim chain/m);
     // Each rail on a line of its own: what the treasury holds there and its address there, aligned.
     const solana = `${treasury.balances.sol} USDC on Solana`;

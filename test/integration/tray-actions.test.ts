@@ -119,7 +119,14 @@ describe('the tray drives the real engine', () => {
     const allocated = await t.api('POST', t.withOwner('/v1/agents/tray-rails/allocate'), { body: { amount: '1.25', rail: 'base' } });
     expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
     const cache = createBalanceCache(t.coffer.engine, t.owner);
-    expect(await cache.refresh()).toBe(true);
+    // Every balance, on each rail, is the dashboard's answer: no agent's own balance is read besides.
+    const ownReads = vi.spyOn(t.coffer.engine, 'balance');
+    try {
+      expect(await cache.refresh()).toBe(true);
+      expect(ownReads).not.toHaveBeenCalled();
+    } finally {
+      ownReads.mockRestore();
+    }
     const state = trayState(t.coffer.engine, t.owner, { balances: cache.last(), rails: BOTH, startAtLogin: null });
     const { treasury } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body as {
       treasury: { balances: { sol: string; base: string } };

@@ -6,6 +6,7 @@ import { shortTime } from '../lib/time.js';
 import { TightestBudgetBar } from '../components/BudgetBar.js';
 import { KillSwitch } from '../components/KillSwitch.js';
 import { Money } from '../components/Money.js';
+import { AgentBalance } from '../components/AgentBalance.js';
 import { tryParseUsdc } from '../lib/money.js';
 import { shortReason } from '../lib/policy-words.js';
 import { ResumeAll, StopAll } from '../components/StopAll.js';
@@ -16,7 +17,8 @@ import { ActivityTable } from './ActivityPage.js';
 import { TableHead } from '../components/TableHead.js';
 
 /**
- * One agent's row; re-rendered only when that agent's figures change. Its budget is the one nearest
+ * One agent's row; re-rendered only when that agent's figures change. Its balance is its Solana
+ * wallet's, with the one on Base under it where that was read. Its budget is the one nearest
  * its limit (with a mark past the first warning share), and a stopped agent says why when no person
  * stopped it (its breaker). On a phone the row is a card
  * (see styles.css): each cell names itself (`data-label`), so budget and last payment stay in view.
@@ -40,7 +42,7 @@ const AgentRowView = memo(
           )}
         </td>
         <td data-label="Wallet balance" className="num">
-          <Money value={agent.balance} />
+          <AgentBalance balance={agent.balance} balances={agent.balances} />
         </td>
         <td data-label="Tightest budget">
           <TightestBudgetBar tightest={agent.tightestBudget} name={agent.displayName} />

@@ -62,7 +62,23 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
 
 const ROWS_PER_TURN = 50;
 
-/** Every agent of the owner in use, each with its balance, spending figures and policy; and their 24 h total. */
+/**
+ * What a page of Base accounts holds, in one read; null where the Base rail is off or its node did not
+ * answer (logged, as `baseBalanceOf` does): a second rail out of reach never fails the owner's list.
+ */
+async function baseBalancesOf(ctx: Pick<EngineContext, 'base' | 'log'>, accounts: string[]): Promise<Map<string, bigint> | null> {
+  const base = ctx.base ?? null;
+  if (base === null) return null;
+  if (accounts.length === 0) return new Map();
+  try {
+    return await base.usdcBalances(accounts);
+  } catch (error) {
+    ctx.log(`the Base rail's node did not answer the agents' balances (${(error as Error).message}); shown as unknown`);
+    return null;
+  }
+}
+
+/** Every agent of the owner in use, each with its balance on each rail, spending figures and policy; and their 24 h total. */
 export async function agentRows(
   ctx: ContextWith<AgentStore & SpendStore & MetaStore & RailWalletStore>,
   owner: string,
@@ -70,15 +86,21 @@ export async function agentRows(
   const agents = ctx.store.listAgents(owner);
   const since = ctx.clock.now() - DAY_MS;
   let spent24h = 0n;
+  // Once Base gave nothing for a page (the rail off, or its node did not answer), the pages after it
+  // do not ask, nor wait on that node again: their balances there are as unknown.
+  let askBase = true;
   const row = (
     agent: (typeof agents)[number],
     {
       balances,
+      baseBalances,
       baseWallets,
       totals,
       policies,
     }: {
       balances: Map<string, bigint>;
+      /** By Base account; null where Base's balances are unknown. */
+      baseBalances: Map<string, bigint> | null;
       baseWallets: Map<string, string>;
       totals: Map<string, AgentSpendTotals>;
       policies: Map<string, Policy>;
@@ -87,7 +109,9 @@ export async function agentRows(
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
-    const view = agentView(agent, baseWallets.get(agent.walletAddress) ?? null);
+    const account = baseWallets.get(agent.walletAddress) ?? null;
+    const view = agentView(agent, account);
+    const sol = formatUsdc(balances.get(agent.walletAddress) ?? 0n);
     // Written out rather than spread: a spread followed by more fields makes V8 build each row as a
     // dictionary (about 3 KB a row), which a dashboard of 1,000 agents pays in garbage collection.
     // Absent fields stay undefined, which JSON leaves out as the spread did.
@@ -100,7 +124,8 @@ export async function agentRows(
       status: view.status,
       statusReason: view.statusReason,
       archivedAt: view.archivedAt,
-      balance: formatUsdc(balances.get(agent.walletAddress) ?? 0n),
+      balance: sol,
+      balances: { sol, base: account === null || baseBalances === null ? null : formatUsdc(baseBalances.get(account) ?? 0n) },
       spent24h: formatUsdc(spend?.spentSince ?? 0n),
       lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
       lifetimePayments: spend?.lifetimePayments ?? 0,
@@ -110,21 +135,25 @@ export async function agentRows(
       tightestBudget: tightestBudget(ctx, owner, agent.agentId, policy, spend?.spentSince ?? 0n),
     };
   };
-  // A page of rows at a time, each page read and built in one turn (its balances, its spending, its
-  // policies), letting payments in between: a large dashboard holds up an agent's payment for one
-  // page at most, never for its whole length.
+  // A page of rows at a time, each page read and built in one turn (its balances on each rail, its
+  // spending, its policies), letting payments in between: a large dashboard holds up an agent's
+  // payment for one page at most, never for its whole length. Each rail's balances are one read a
+  // page, the two at once.
   const rows: AgentRow[] = [];
   for (let start = 0; start < agents.length; start += ROWS_PER_TURN) {
     // Listing the agents is a turn of its own, and so is each page.
     await yieldToWaitingRequests();
     const page = agents.slice(start, start + ROWS_PER_TURN);
     const ids = page.map((agent) => agent.agentId);
+    const wallets = page.map((agent) => agent.walletAddress);
+    const baseWallets = ctx.store.railWallets('base', wallets);
+    const baseRead: Promise<Map<string, bigint> | null> = askBase ? baseBalancesOf(ctx, [...baseWallets.values()]) : Promise.resolve(null);
+    const [balances, baseBalances] = await Promise.all([ctx.chain.usdcBalances(wallets), baseRead]);
+    askBase &&= baseBalances !== null;
     const read = {
-      balances: await ctx.chain.usdcBalances(page.map((agent) => agent.walletAddress)),
-      baseWallets: ctx.store.railWallets(
-        'base',
-        page.map((agent) => agent.walletAddress),
-      ),
+      balances,
+      baseBalances,
+      baseWallets,
       totals: ctx.store.spendTotals(owner, since, ids),
       policies: ctx.store.listPolicies(owner, ids),
     };
@@ -133,7 +162,7 @@ export async function agentRows(
   return { rows, spent24h };
 }
 
-/** Every agent of the owner with its balance, 24 h spending, lifetime figures and policy. */
+/** Every agent of the owner with its balance on each rail, 24 h spending, lifetime figures and policy. */
 export async function listAgents(
   ctx: ContextWith<AgentStore & SpendStore & MetaStore & RailWalletStore>,
   principal: Principal,

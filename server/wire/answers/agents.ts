@@ -44,7 +44,10 @@ export type TightestBudget = {
 
 /** An agent in use with its balance, spending and policy: a row of GET /v1/agents and of the dashboard. */
 export type AgentRow = AgentView & {
+  /** What its Solana wallet holds (the spec's field); `balances.sol` says the same. */
   balance: string;
+  /** What it holds on each rail: `base` null where the Base rail is off or its node did not answer. */
+  balances: RailBalances;
   spent24h: string;
   lifetimeSpent: string;
   lifetimePayments: number;
@@ -62,7 +65,7 @@ export type AgentList = {
   agents: AgentRow[];
 };
 
-/** What a wallet holds on each rail (USDC); `base` is null where this data dir has no Base chain open. */
+/** What a wallet holds on each rail (USDC); `base` is null where this data dir has no Base chain open, or its node did not answer. */
 export type RailBalances = {
   sol: string;
   base: string | null;

@@ -1,0 +1,20 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render, screen } from '@testing-library/react';
+import { AgentBalance } from '../../../../../renderer/src/components/AgentBalance.js';
+
+afterEach(cleanup);
+
+describe("an agent row's balance", () => {
+  it('shows the Solana balance, and the one on Base under it where it was read', () => {
+    const { container } = render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: '1250' }} />);
+    expect(screen.getByTestId('agent-balance-base').textContent).toBe('On Base: 1,250.00 USDC');
+    expect(container.textContent).toBe('1.50 USDC' + 'On Base: 1,250.00 USDC');
+  });
+
+  it('shows nothing of Base where the rail is off or its node did not answer', () => {
+    const { container } = render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: null }} />);
+    expect(screen.queryByTestId('agent-balance-base')).toBeNull();
+    expect(container.textContent).toBe('1.50 USDC');
+  });
+});

@@ -1,0 +1,92 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ownerStatus } from '../../../../../server/cli/commands/owner-status.js';
+
+const SOL = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+const BASE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+const row = (agentId: string, balances: { sol: string; base: string | null }) => ({
+  agentId,
+  walletAddress: `${agentId}-wallet`,
+  wallets: { sol: `${agentId}-wallet`, base: BASE },
+  status: 'active',
+  balance: balances.sol,
+  balances,
+  spent24h: '0.00',
+  policy: { dailyBudget: '5.00' },
+  tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '0.00 USDC', percent: 0, warned: false },
+});
+
+const dashboard = (treasuryOnBase: string | null, agents: unknown[]) => ({
+  treasury: {
+    walletAddress: SOL,
+    wallets: { sol: SOL, base: BASE },
+    balances: { sol: '10.00', base: treasuryOnBase },
+    baseGas: null,
+    network: 'sim',
+  },
+  agents,
+});
+
+let server: Server | null = null;
+let dataDir: string | null = null;
+afterEach(async () => {
+  if (server !== null) await new Promise((resolve) => server!.close(resolve));
+  if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
+  server = dataDir = null;
+});
+
+/** A Coffer that answers the overview's three reads and nothing else, and says which paths were asked. */
+async function fakeCoffer(board: unknown): Promise<{ dir: string; asked: string[] }> {
+  const asked: string[] = [];
+  const answers: Record<string, unknown> = {
+    '/v1/dashboard': board,
+    '/v1/approvals': { approvals: [] },
+    '/v1/link-sessions': { sessions: [] },
+  };
+  server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    asked.push(path);
+    const answer = answers[path];
+    response.writeHead(answer === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(answer ?? { code: 'agent_not_found', error: 'no such agent' }));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  dataDir = mkdtempSync(join(tmpdir(), 'coffer-owner-status-'));
+  writeFileSync(join(dataDir, 'connection.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, owner: 'o', ownerKey: 'cof_own_x' }));
+  return { dir: dataDir, asked };
+}
+
+async function printed(dir: string): Promise<string> {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  expect(await ownerStatus({ dataDir: dir }, out)).toBe(0);
+  return text;
+}
+
+describe('coffer status as the owner', () => {
+  it("prints each agent's balance on each rail from the dashboard's rows, asking nothing per agent", async () => {
+    const { dir, asked } = await fakeCoffer(
+      dashboard('7.00', [row('reader', { sol: '1.00', base: '1.25' }), row('writer', { sol: '2.50', base: null })]),
+    );
+    const text = await printed(dir);
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +1\.25 USDC on Base +0\.00 of 5\.00 today/m);
+    // A Base node that answered for the treasury and not for this page of agents: unknown, said so.
+    expect(text).toMatch(/^ {4}writer +active +2\.50 USDC on Solana +unknown on Base +0\.00 of 5\.00 today/m);
+    expect(asked.sort()).toEqual(['/v1/approvals', '/v1/dashboard', '/v1/link-sessions']);
+  });
+
+  it("leaves the agents' Base column out where the treasury's balance there is unknown", async () => {
+    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
+    const text = await printed(dir);
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +0\.00 of 5\.00 today/m);
+    expect(text).not.toMatch(/reader.*on Base/);
+  });
+});
