@@ -32,6 +32,7 @@ describe('coffer serve', () => {
       network: 'sim',
       version: expect.any(String),
       usdcMint: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+      base: { network: 'sim', chainId: 790_526, usdc: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
     });
 
     const owner = `owner=${connection.owner}`;
