@@ -46,8 +46,6 @@ export class Relayer {
   private fees: { readAt: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null;
   private turn: Promise<unknown> = Promise.resolve();
   private readonly inFlight = new Map<number, InFlight>();
-  /** Nonces found holding a transaction this relayer did not send, and how often one was sent to replace it. */
-  private readonly unknownTries = new Map<number, number>();
 
   constructor(
     private readonly account: LocalAccount,
@@ -86,7 +84,6 @@ export class Relayer {
           throw error;
         }
         this.nextNonce = nonce + 1;
-        this.unknownTries.delete(nonce);
         this.inFlight.set(nonce, { ...tx, hash, sentAt: this.clock.now() });
         return hash;
       }
@@ -103,7 +100,7 @@ export class Relayer {
   /**
    * The nonce for a new transaction, and its fees' factor. After a start (or a refused send), the
    * node is asked: a nonce it holds a transaction of this account at that this relayer did not send
-   * (sent before a restart) is taken first, its fees doubled, and doubled again at each refusal.
+   * (sent before a restart) is taken first, its fees doubled (send doubles them again if refused).
    */
   private async nonceToSend(): Promise<{ nonce: number; feeFactor: bigint }> {
     if (this.nextNonce !== null) return { nonce: this.nextNonce, feeFactor: 1n };
@@ -113,9 +110,7 @@ export class Relayer {
     ]);
     for (let nonce = mined; nonce < pending; nonce += 1) {
       if (this.inFlight.has(nonce)) continue;
-      const tries = (this.unknownTries.get(nonce) ?? 0) + 1;
-      this.unknownTries.set(nonce, tries);
-      return { nonce, feeFactor: 2n ** BigInt(Math.min(tries, 3)) };
+      return { nonce, feeFactor: 2n };
     }
     const known = [...this.inFlight.keys()].filter((nonce) => nonce >= mined);
     return { nonce: Math.max(pending, ...known.map((nonce) => nonce + 1)), feeFactor: 1n };
@@ -127,7 +122,6 @@ export class Relayer {
     if (![...this.inFlight.values()].some((tx) => now - tx.sentAt >= STUCK_AFTER_MS)) return;
     const mined = await this.client.getTransactionCount({ address: this.account.address, blockTag: 'latest' });
     for (const nonce of this.inFlight.keys()) if (nonce < mined) this.inFlight.delete(nonce);
-    for (const nonce of this.unknownTries.keys()) if (nonce < mined) this.unknownTries.delete(nonce);
     this.fees = null;
     const fees = await this.currentFees();
     const stuck = [...this.inFlight.values()].filter((tx) => now - tx.sentAt >= STUCK_AFTER_MS).sort((a, b) => a.nonce - b.nonce);
