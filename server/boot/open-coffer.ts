@@ -31,6 +31,7 @@ import { createBackupWriter, removeLeftoverScratch } from '../backup/backup-writ
 import { packageVersion } from '../package/package-files.js';
 import { startMinuteTimer } from './minute-timer.js';
 import { startPolicyReplays, type PolicyReplayThread } from './policy-replays.js';
+import { createEvmSigningThread } from '../keys/evm-signing-thread.js';
 
 export interface OpenOptions extends BaseRailOptions {
   dataDir: string;
@@ -114,6 +115,8 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
   let db: SqliteDatabase | undefined;
   let checkpoints: BackgroundCheckpoints | undefined;
   let replays: PolicyReplayThread | undefined;
+  // EVM signatures on a worker of their own, off the thread that serves payments.
+  const evmSigning = createEvmSigningThread(options.log);
   try {
     db = openDatabase(join(options.dataDir, 'coffer.db'), 'full');
     checkpoints = startBackgroundCheckpoints(db);
@@ -134,7 +137,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     const catalog = catalogFor(readCatalog(), choice.kind === 'sim' ? 'sim' : choice.network.name);
 
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
-    const vault = createKeyVault(backend);
+    const vault = createKeyVault(backend, evmSigning);
     const rail = await openSolanaRail(choice, { db, vault, clock });
     const { chain, embedded } = rail;
     const base = await openBaseRail({ sim: choice.kind === 'sim', network: networkName }, options, {
@@ -210,6 +213,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
         await chain.close();
         await base?.chain.close();
         await openedReplays.close();
+        await evmSigning.close();
         await checkpoints?.stop();
         openedDb.close();
         dataDirLock.release();
@@ -217,6 +221,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
     };
   } catch (error) {
     await replays?.close();
+    await evmSigning.close();
     await checkpoints?.stop();
     db?.close();
     dataDirLock.release();

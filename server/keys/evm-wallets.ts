@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { bytesToHex, getAddress, isAddress, type Address, type Hex } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { bytesToHex, getAddress, isAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js';
 import type { SecretBackend } from './secret-backend.js';
 
 /** An EVM account's private key (0x and 64 hex digits), filed under its checksummed address. */
@@ -16,17 +17,18 @@ const PRIVATE_KEY = /^0x[0-9a-f]{64}$/;
  * a random key, which the encrypted backup carries. Filed once, with the wallet's pointer to it, and
  * never changed: the account's address is where its USDC is.
  *
- * Security invariant: the keys leave this module only as viem accounts, which sign in memory.
+ * Security invariant: the keys leave this module only as viem accounts, which sign in memory, in
+ * this process (on its signing thread, evm-signing-thread.ts).
  */
-export function createEvmWallets(backend: SecretBackend) {
-  const accounts = new Map<string, Promise<PrivateKeyAccount>>();
+export function createEvmWallets(backend: SecretBackend, signing: EvmSigningThread = signingInProcess) {
+  const accounts = new Map<string, Promise<LocalAccount>>();
   const pending = new Map<string, Promise<Address>>();
 
-  const accountOfKey = (key: Hex, filedAs?: string): PrivateKeyAccount => {
+  const accountOfKey = (key: Hex, filedAs?: string): LocalAccount => {
     if (!PRIVATE_KEY.test(key)) throw new Error(`the EVM key filed for ${filedAs ?? 'a wallet'} is not a private key`);
     const account = privateKeyToAccount(key);
     if (filedAs !== undefined && account.address !== filedAs) throw new Error(`the EVM key filed for ${filedAs} is not its key`);
-    return account;
+    return signing.account(account, key);
   };
 
   /** Files `key` as `wallet`'s EVM account (before the pointer, so a pointer always finds a key). */
@@ -66,7 +68,7 @@ export function createEvmWallets(backend: SecretBackend) {
     },
 
     /** The account that signs as `address` (its key read once, then kept). */
-    account(address: string): Promise<PrivateKeyAccount> {
+    account(address: string): Promise<LocalAccount> {
       let account = accounts.get(address);
       if (account === undefined) {
         account = backend.get(evmKeyAccount(address)).then((key) => {

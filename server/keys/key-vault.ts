@@ -10,6 +10,7 @@ import { ownerKeySecret, type NewWallet } from '../core/ports/keys.js';
 import type { SignBytes, WalletSigners } from '../chain/solana/signers.js';
 import type { EvmSigners } from '../chain/evm/signers.js';
 import { createEvmWallets, isEvmEntry } from './evm-wallets.js';
+import { signingInProcess, type EvmSigningThread } from './evm-signing-thread.js';
 import { createPhraseWallets, treasuryEntryOf } from './phrase-wallets.js';
 import type { WalletKeysAt } from './recovery-phrase.js';
 import type { SecretBackend } from './secret-backend.js';
@@ -61,10 +62,11 @@ async function walletKeys(seed: Uint8Array): Promise<WalletKeys> {
   return { signer, signBytes: (message) => new Uint8Array(sign(null, message, key)) };
 }
 
-export function createKeyVault(backend: SecretBackend): WalletKeyVault {
+/** `evmSigning`: where the EVM accounts sign (a worker for a served data dir, evm-signing-thread.ts). */
+export function createKeyVault(backend: SecretBackend, evmSigning: EvmSigningThread = signingInProcess): WalletKeyVault {
   const wallets = new Map<string, Promise<WalletKeys>>();
   const phrases = createPhraseWallets(backend);
-  const evm = createEvmWallets(backend);
+  const evm = createEvmWallets(backend, evmSigning);
 
   /** Stores a wallet's 64-byte keypair (what wallets import) and keeps its signers; answers its address. */
   const keep = async (key: Uint8Array): Promise<string> => {

@@ -32,8 +32,10 @@ describe('the compiled app', () => {
       'server/cli/main',
       'electron/main',
       'server/boot/desktop-launcher',
-      // Its own entry: what-ifs replay on a worker thread (server/boot/policy-replays.ts).
+      // Their own entries: what-ifs replay on a worker thread (server/boot/policy-replays.ts), EVM
+      // signatures are made on another (server/keys/evm-signing-thread.ts).
       'server/boot/policy-replay-worker',
+      'server/keys/evm-signing-worker',
     ]) {
       expect(existsSync(join(APP, `${source}.js`)), source).toBe(true);
     }
@@ -43,7 +45,7 @@ describe('the compiled app', () => {
     }
   });
 
-  it('runs under plain Node: --version, and serve to health with the dashboard and a what-if on its worker', async () => {
+  it('runs under plain Node: --version, and serve to health with the dashboard, a what-if and a Base payment on their workers', async () => {
     const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(packagePath('package.json'), 'utf8')).version);
@@ -55,15 +57,22 @@ describe('the compiled app', () => {
       expect(await page.text()).toMatch(/<div id="root">/);
       const search = await json(fetch(`${serve.url}/v1/services/search?q=weather`));
       expect(search.total).toBeGreaterThan(0);
-      const { post } = ownerPost(serve.url, dataDir);
-      await post('/v1/agents/deploy', { agentId: 'tried', dailyBudget: '10', maxPerPayment: '1' });
+      const { owner, post } = ownerPost(serve.url, dataDir);
+      const { apiKey: agentKey } = await post('/v1/agents/deploy', { agentId: 'tried', dailyBudget: '10', maxPerPayment: '1' });
       expect(await post('/v1/agents/tried/policy/what-if', { maxPerPayment: '0.5' })).toMatchObject({ agentId: 'tried', payments: 0 });
+      await post('/v1/agents/tried/allocate', { amount: '2', rail: 'base' });
+      const paid = await fetch(`${serve.url}/v1/agents/tried/pay?owner=${owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ service: 'compiled-api', amount: '0.5', recipient: '0x52908400098527886E0F7030069857D2E4169EE7' }),
+      });
+      expect(await paid.json()).toMatchObject({ status: 'confirmed', rail: 'base' });
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
-    // The what-if's worker started from the compiled JavaScript, with no loader: it did not fall back to this thread.
-    expect(serve.stderr.join('\n')).not.toMatch(/worker could not start/);
+    // The workers started from the compiled JavaScript, with no loader: neither fell back to the serving thread.
+    expect(serve.stderr.join('\n')).not.toMatch(/worker could not start|on the serving thread/);
   });
 });
