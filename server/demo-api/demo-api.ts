@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { getAddress, keccak256, stringToHex, type Address } from 'viem';
+import { getAddress, type Address } from 'viem';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { readCatalog } from '../store/catalog.js';
 import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
@@ -8,14 +8,21 @@ import { quoteFor, weatherFor } from './demo-data.js';
 
 /**
  * `coffer demo-api`: a small paid API built on the paywall, listed in the registry as demo-weather
- * and demo-quotes (0.01 USDC a call, paid to the catalog's address, or on Base to DEMO_BASE_PAY_TO),
+ * and demo-quotes (0.01 USDC a call, paid to the catalog's address on Solana, or its Base address),
  * selling demo-data.ts.
  */
 /**
- * Where the demo API is paid on Base: an account no one holds a key to (the last 20 bytes of a hash),
- * as the catalog's demo address is on Solana, so what it is paid in test USDC stays there.
+ * Where the demo API is paid on Base, as the catalog lists it: an account no one holds a key to (the
+ * last 20 bytes of the hash of "coffer demo-api pay-to on Base", a test checks), as the catalog's demo
+ * address is on Solana, so what it is paid in test USDC stays there.
  */
-export const DEMO_BASE_PAY_TO: Address = getAddress(`0x${keccak256(stringToHex('coffer demo-api pay-to on Base')).slice(-40)}`);
+export const DEMO_BASE_PAY_TO: Address = demoBasePayTo();
+
+function demoBasePayTo(): Address {
+  const payTo = readCatalog().services.find((s) => s.id === 'demo-weather')?.base?.payTo;
+  if (payTo === undefined) throw new Error('the catalog lists no Base address for the demo API');
+  return getAddress(payTo);
+}
 
 /**
  * The demo API's paywall options: on Base too where `base` names a chain to read (its recipient is

@@ -37,6 +37,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_limit: 400,
   invalid_recipient: 400,
   recipient_mismatch: 400,
+  service_not_on_rail: 400,
   recipient_archived: 409,
   recipient_not_ready: 409,
   nonce_already_paid: 409,

@@ -94,6 +94,9 @@ export const payInput = z.object({
   recipient: payBodySchema.shape.recipient.describe(
     'Solana address, or an EVM address (0x…, paid in USDC on Base), for a service outside the registry',
   ),
+  rail: payBodySchema.shape.rail.describe(
+    "which of a registry service's addresses to pay: sol (its Solana one, the default) or base (its Base one, from your Base account)",
+  ),
   nonce: payBodySchema.shape.nonce.describe(
     "the paid API's nonce from its 402 (printable ASCII); left out, a Coffer paywall takes the receipt once, and a registry service is paid at least its listed price",
   ),

@@ -4,9 +4,15 @@ import { z } from 'zod';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { packagePath } from '../package/package-files.js';
 import { ADDRESS_PATTERN, amountSchema } from '../wire/schemas.js';
+import { checksummedEvmAddress, isEvmAddress } from '../wire/rails.js';
 
 /** The catalog's name for the owner's treasury as a service's recipient. */
 export const TREASURY = 'treasury';
+
+/** An EVM address as the ledger keeps one: its EIP-55 spelling. */
+const evmPayToSchema = z
+  .string()
+  .refine((text) => isEvmAddress(text) && checksummedEvmAddress(text) === text, 'must be an EVM address in its checksum spelling');
 
 const pricingSchema = z.partialRecord(z.enum(['1k', '2k', '4k']), amountSchema);
 
@@ -38,6 +44,11 @@ export const catalogSchema = z.strictObject({
        */
       payTo: z.union([z.literal(TREASURY), z.string().regex(ADDRESS_PATTERN)]),
       network: z.string().min(1),
+      /**
+       * Where the service is paid on Base too, and on which network (the embedded chain's is `sim`):
+       * a payment to it on Base names the service, as one on Solana does (its budgets, the price cap).
+       */
+      base: z.strictObject({ payTo: evmPayToSchema, network: z.string().min(1) }).optional(),
       /**
        * An example listing: no API answers at its endpoint (on the reserved `.example` domain) and
        * its payTo is nobody's wallet. Listed on the embedded chain only, where it costs test USDC to
@@ -91,11 +102,12 @@ export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: stri
     const remove = db.prepare('DELETE FROM services WHERE id = ?');
     for (const id of previous) if (!shipped.has(id)) remove.run(id);
     const upsertService = db.prepare(
-      `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO services (id, name, description, category, pricing, price_per_call, endpoint, source, pay_to, network,
+         base_pay_to, base_network)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, category = excluded.category,
          pricing = excluded.pricing, price_per_call = excluded.price_per_call, endpoint = excluded.endpoint, source = excluded.source,
-         pay_to = excluded.pay_to, network = excluded.network`,
+         pay_to = excluded.pay_to, network = excluded.network, base_pay_to = excluded.base_pay_to, base_network = excluded.base_network`,
     );
     catalog.services.forEach((s, i) => {
       upsertService.run(
@@ -109,6 +121,8 @@ export function loadCatalog(db: SqliteDatabase, catalog: Catalog, treasury: stri
         s.source,
         payTo[i],
         s.network,
+        s.base?.payTo ?? null,
+        s.base?.network ?? null,
       );
     });
     db.exec('DELETE FROM models');

@@ -6,6 +6,7 @@ import { indexTransactionsBySlot } from './migrations/0004-sim-blocks.js';
 import { addEvmJournal } from './migrations/0005-evm-journal.js';
 import { addRailWallets } from './migrations/0006-rail-wallets.js';
 import { addTransferRails } from './migrations/0007-transfer-rails.js';
+import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'evm journal', up: addEvmJournal },
   { version: 6, name: 'rail wallets', up: addRailWallets },
   { version: 7, name: 'transfer rails', up: addTransferRails },
+  { version: 8, name: 'service base pay-to', up: addServiceBasePayTo },
 ];
 
 export function migrate(db: Database.Database): number {

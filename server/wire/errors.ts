@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'invalid_limit',
   'invalid_recipient',
   'recipient_mismatch',
+  'service_not_on_rail',
   'recipient_archived',
   'recipient_not_ready',
   'nonce_already_paid',

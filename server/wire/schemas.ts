@@ -343,6 +343,8 @@ export const payBodySchema = strictFields({
   currency: currencySchema,
   description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
   recipient: recipientSchema.optional(),
+  /** Which of a registry service's addresses is paid: its Solana one (the default) or its Base one. */
+  rail: railSchema.optional(),
   nonce: z
     .string()
     .min(1)
@@ -531,7 +533,7 @@ export const approvalReadQuerySchema = z.object({
     .optional(),
 });
 
-export const servicesQuerySchema = z.object({ payTo: addressSchema });
+export const servicesQuerySchema = z.object({ payTo: recipientSchema });
 
 /** Which stable error code a problem with each field maps to (API.md's error table). */
 const FIELD_CODES: Record<string, string> = {

@@ -320,6 +320,8 @@ test('registry: search services and browse models with prices per resolution', a
   await page.getByLabel('Search services').fill('weather');
   await expect(page.getByRole('status').filter({ hasText: 'for “weather”' })).toBeVisible();
   await expect(page.getByRole('cell', { name: /Coffer demo weather/ })).toBeVisible();
+  // Paid on Base too (its registry entry has a Base address).
+  await expect(page.getByTestId('service-demo-weather').getByTestId('rails')).toHaveText('paid on Solana or Base');
   // The models table's row (the services table may list the model too, before the search applies).
   const models = page.locator('section', { has: page.getByRole('heading', { name: 'Image models' }) });
   const flux = models.getByRole('row', { name: /FLUX.1 pro/ });

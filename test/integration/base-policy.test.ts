@@ -212,7 +212,7 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     expect((await activityById()).get(paid[3]!.body.paymentId as string)?.amount).toBe('0.40');
   });
 
-  it("a service's budget holds its registry service's payments; the budget over every payment holds them and Base's together", async () => {
+  it("a service's budget holds its registry service's payments on both rails; the budget over every payment holds them all", async () => {
     const agent = await twoRailAgent('by-service', {
       budgets: [
         { amount: '0.02', window: 'day', service: 'demo-weather' },
@@ -220,10 +220,15 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
       ],
     });
     const weather = { service: 'demo-weather', amount: '0.01' };
-    const pay = () => payUsdc(t, 'by-service', agent.apiKey, weather).then((answer): Paid => ({ ...answer, rail: 'sol' }));
-    const paid: Paid[] = [await pay(), await pay()];
-    expectError(await pay(), 402, 'budget_exceeded', /0\.02 USDC a day for demo-weather: 0\.02 USDC spent/);
-    // A Base payment under another name is not demo-weather's (registry services are paid on Solana only, so far).
+    const pay = (rail: Rail) =>
+      payUsdc(t, 'by-service', agent.apiKey, { ...weather, rail }).then((answer): Paid => {
+        if (answer.status === 200) expect(answer.body.rail).toBe(rail);
+        return { ...answer, rail };
+      });
+    // One on each rail spends the service's 0.02 a day (either rail's alone would leave 0.01).
+    const paid: Paid[] = [await pay('sol'), await pay('base')];
+    for (const rail of RAILS) expectError(await pay(rail), 402, 'budget_exceeded', /0\.02 USDC a day for demo-weather: 0\.02 USDC spent/);
+    // A Base payment to an address outside the registry is not demo-weather's.
     paid.push(await agent.base('0.50'));
     // 0.50 + 0.09 on Base alone would fit 0.60: the Solana payments count.
     expectError(await agent.base('0.09'), 402, 'budget_exceeded', /0\.60 USDC a day: 0\.52 USDC spent/);

@@ -1,3 +1,4 @@
+import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Writable } from 'node:stream';
@@ -103,6 +104,17 @@ describe('coffer status, pay, kill, open', () => {
     const after = await coffer(['status', '--config', configFile]);
     expect(after.stdout).toContain(`           0.99 USDC on Base    (${wallets.base})\n`);
     expect(after.stdout).toMatch(/0\.01 USDC\s+base-api/);
+  });
+
+  it("pay --rail base pays a registry service's Base address; another rail is a usage error", async () => {
+    const paid = await coffer(['pay', 'demo-quotes', '0.01', '--rail', 'base', '--config', configFile]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toMatch(
+      new RegExp(`^Paid 0\\.01 USDC on Base to ${DEMO_BASE_PAY_TO} for demo-quotes \\(pay_\\w+, transaction 0x[0-9a-f]{64}\\)\\.$`, 'm'),
+    );
+    const wrong = await coffer(['pay', 'demo-quotes', '0.01', '--rail', 'eth', '--config', configFile]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--rail is sol or base, not "eth"/);
   });
 
   it('a refused payment exits 1 with the server message', async () => {

@@ -6,6 +6,7 @@ import { acrossRestart } from '../helpers/restart.js';
 import { openConnection, type SqliteDatabase } from '../../server/store/sqlite-driver.js';
 import { createSimKeys } from '../../server/chain/solana/sim/store.js';
 import { decodeSimTransaction, firstSignatureBytes } from '../../server/chain/solana/sim/transaction-codec.js';
+import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 import { MIGRATIONS } from '../../server/store/migrations.js';
 
 /**
@@ -45,6 +46,8 @@ function toSchema2(db: SqliteDatabase): void {
     db.exec("DROP TABLE evm_journal; DROP TABLE rail_wallets; DELETE FROM meta WHERE key LIKE 'evm.%'");
     // Schema 7's pending payments on Base (its triggers went with the table they were on).
     db.exec('ALTER TABLE agent_spend_totals DROP COLUMN pending_base');
+    // Schema 8's Base addresses of registry services.
+    db.exec('ALTER TABLE services DROP COLUMN base_pay_to; ALTER TABLE services DROP COLUMN base_network');
     db.exec('DELETE FROM schema_migrations WHERE version >= 3');
   })();
   db.pragma('foreign_keys = ON');
@@ -227,6 +230,8 @@ describe('a data dir of schema 2, opened by this Coffer', () => {
       },
       async (t, { agent, signatures, before }) => {
         expect(t.coffer.db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(MIGRATIONS.at(-1)!.version);
+        // The catalog is loaded again into the new columns, though its file is the one loaded before.
+        expect((await t.api('GET', '/v1/services/demo-weather')).body.base).toEqual({ payTo: DEMO_BASE_PAY_TO, network: 'sim' });
         const after = ledgerViews(t.coffer.db);
         // The pending one was settled again from its transaction: confirmed, at the start's time.
         const settledAgain = (after.payments as { tx_signature: string; settled_at: number }[]).find(

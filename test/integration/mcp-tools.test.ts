@@ -9,7 +9,7 @@ import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { close, listen } from '../helpers/http-server.js';
 import { CLI } from '../helpers/serve-process.js';
-import { createDemoApi } from '../../server/demo-api/demo-api.js';
+import { createDemoApi, DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { connectMcpHost, MCP_ERAS, type McpEra, type McpHost, type ToolResult } from '../helpers/mcp-host.js';
@@ -109,7 +109,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       name: 'Coffer demo weather',
       description: expect.any(String),
       pricing: { perCall: '$0.01' },
-      how: expect.stringMatching(/fetch_paid/),
+      how: expect.stringMatching(/fetch_paid.*It is paid on Base too: pay with service "demo-weather" and rail "base"/),
     });
     expect(found.message).toMatch(/Found/);
     const images = data(await call('find_service', { query: 'image' }));
@@ -120,6 +120,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     );
     const scrape = data(await call('find_service', { query: 'scrape' })).results.find((r: { id: string }) => r.id === 'page-scrape');
     expect(scrape.how).toMatch(/^Call fetch_paid with method POST and url https:\/\//);
+    expect(scrape.how).not.toMatch(/Base/);
     const none = data(await call('find_service', { query: 'zzqx submarine rental' }));
     expect(none.results).toEqual([]);
     expect(none.message).toMatch(/marketplace/);
@@ -316,6 +317,16 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const past = await call('set_policy', { expiresAt: '2020-01-01' });
     expect(past.isError).toBe(true);
     expect(past.content[0]?.text).toMatch(/in the past.*\(invalid_policy\)/);
+  });
+
+  it("pay with rail base pays a registry service's Base address from the agent's Base account", async () => {
+    expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/mcp-agent/allocate'), { body: { amount: '0.5', rail: 'base' } })).status).toBe(200);
+    const paid = data(await call('pay', { service: 'demo-weather', amount: '0.01', rail: 'base' }));
+    expect(paid).toMatchObject({ status: 'confirmed', rail: 'base', service: 'demo-weather', recipient: DEMO_BASE_PAY_TO });
+    const refused = await call('pay', { service: 'page-scrape', amount: '0.002', rail: 'base' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toMatch(/Solana only.*\(service_not_on_rail\)/);
   });
 });
 

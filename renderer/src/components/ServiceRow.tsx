@@ -30,6 +30,11 @@ export function ServiceRow({ service: s, timeZone }: { service: Service; timeZon
       </td>
       <td>
         <span className="nowrap">{SOURCE[s.source] ?? s.source}</span> · <span className="nowrap">{s.category}</span>
+        {s.base && (
+          <div className="muted nowrap" data-testid="rails">
+            paid on Solana or Base
+          </div>
+        )}
       </td>
       <td className="nowrap">
         {s.pricePerCall ? (

@@ -7,6 +7,7 @@ import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
+import type { Rail } from '../../wire/rails.js';
 import { walletLines } from './rail-lines.js';
 
 /** "1 agent", "2 agents". */
@@ -62,7 +63,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
 /** `coffer pay <service> <amount>`: pays from the linked agent's wallet and prints the receipt. */
 export async function payCommand(
   configPath: string,
-  args: { service: string; amount: string; recipient?: string; nonce?: string; description?: string; receiptOnly?: boolean },
+  args: { service: string; amount: string; recipient?: string; rail?: Rail; nonce?: string; description?: string; receiptOnly?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const agent = agentCredentials(configPath);
@@ -73,6 +74,7 @@ export async function payCommand(
     currency: 'USDC',
     description: args.description ?? 'coffer pay',
     recipient: args.recipient,
+    rail: args.rail,
     nonce: args.nonce,
   });
   // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for.

@@ -2,6 +2,7 @@
 import { defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { defineCommand, UsageError } from '../command-line.js';
+import { railOption } from './rail-option.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
 // no MCP SDK, `coffer mcp` no engine.
@@ -55,8 +56,10 @@ export const status = defineCommand({
 
 export const pay = defineCommand({
   name: 'pay',
-  usage: `  coffer pay <service> <amount> [--recipient ADDR] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
+  usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
+                 (--rail base: a registry service's Base address, from the agent's Base account; an
+                 EVM --recipient is paid on Base without it)
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
                  curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
                  without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
@@ -65,6 +68,7 @@ export const pay = defineCommand({
   options: {
     config: { type: 'string' },
     recipient: { type: 'string' },
+    rail: { type: 'string' },
     nonce: { type: 'string' },
     description: { type: 'string' },
     receipt: { type: 'boolean', default: false },
@@ -79,6 +83,7 @@ export const pay = defineCommand({
       service,
       amount,
       recipient: values.recipient,
+      rail: railOption(values.rail, 'pay'),
       nonce: values.nonce,
       description: values.description,
       receiptOnly: values.receipt ?? false,

@@ -1,14 +1,8 @@
 // The owner's commands: what the dashboard offers the owner, through the running Coffer's owner key.
 import { defineCommand, UsageError } from '../command-line.js';
-import { RAILS, type Rail } from '../../wire/rails.js';
+import { railOption } from './rail-option.js';
 
 const ownerCommands = () => import('../commands/owner-commands.js');
-
-/** `--rail`: `sol` or `base` (left out: Solana). */
-function railOption(rail: string | undefined, command: string): Rail | undefined {
-  if (rail === undefined || (RAILS as readonly string[]).includes(rail)) return rail as Rail | undefined;
-  throw new UsageError(`--rail is sol or base, not "${rail}"`, command);
-}
 const approvalCommands = () => import('../commands/approvals.js');
 
 /** Every owner command reads the running Coffer of a data dir (--data-dir, else COFFER_HOME, else ~/.coffer); reads print JSON with --json. */

@@ -26,6 +26,7 @@ import { paymentResult } from './payment-result.js';
 import type { Payment, SpendHistory } from '../../wire/answers/payments.js';
 import { railOfAddress, type Rail } from '../../wire/rails.js';
 import { chainOf } from '../rails.js';
+import { railName } from '../../wire/rail-words.js';
 
 function checkCurrency(currency: string | undefined): void {
   if (currency === undefined || currency === 'USDC') return;
@@ -101,7 +102,8 @@ async function payOrThrow(
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
   const service = ctx.store.getService(body.service);
-  const recipient = service?.payTo ?? body.recipient;
+  const rail = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
+  const recipient = service === null ? body.recipient : payToOn(service, rail);
   const asked: PaymentAsked = {
     serviceId: body.service,
     service,
@@ -115,9 +117,11 @@ async function payOrThrow(
       body.recipient ?? null,
       body.nonce ?? null,
       context.fingerprint ?? null,
+      // Named only when asked, so a key's requests from before `rail` existed keep their fingerprint.
+      ...(body.rail === undefined ? [] : [body.rail]),
     ]),
     sentBy: 'coffer',
-    rail: recipient === undefined ? 'sol' : railOfAddress(recipient),
+    rail: recipient === undefined ? rail : railOfAddress(recipient),
   };
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
@@ -144,8 +148,9 @@ async function payOrThrow(
 
 /**
  * /pay's own checks of who is paid, taken after the policy and the price cap (judge.ts): a payment
- * that buys no call, a recipient that is not the service's, a service outside the registry with no
- * recipient, a recipient outside it with no USDC account.
+ * that buys no call, a recipient that is not the service's, a service not paid on the rail asked, a
+ * recipient on another rail than the one asked, a service outside the registry with no recipient, a
+ * recipient outside it with no USDC account.
  */
 async function recipientRefusal(
   ctx: EngineContext,
@@ -158,8 +163,17 @@ async function recipientRefusal(
     const noCall = buysNoCallRefusal(service, parseAmount(body.amount));
     if (noCall !== null) return noCall;
   }
-  if (service !== null && body.recipient !== undefined && body.recipient !== service.payTo) {
-    return new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${service.payTo}, not ${body.recipient}`);
+  if (service !== null && body.recipient !== undefined && body.recipient !== recipient) {
+    return new CofferError('recipient_mismatch', `service "${service.id}" is paid to ${payToWords(service)}, not ${body.recipient}`);
+  }
+  if (service !== null && recipient === undefined) {
+    return new CofferError('service_not_on_rail', `service "${service.id}" is paid on Solana only, not on ${railName(rail)}`);
+  }
+  if (body.rail !== undefined && recipient !== undefined && railOfAddress(recipient) !== body.rail) {
+    return new CofferError(
+      'recipient_mismatch',
+      `${recipient} is paid on ${railName(railOfAddress(recipient))}, not on ${railName(body.rail)}`,
+    );
   }
   if (recipient === undefined) {
     return new CofferError(
@@ -177,6 +191,13 @@ async function recipientRefusal(
   }
   return null;
 }
+
+/** Who a registry service is paid on a rail: its Solana payTo, or its Base one (none where it is not paid there). */
+const payToOn = (service: ServiceRecord, rail: Rail): string | undefined => (rail === 'sol' ? service.payTo : service.base?.payTo);
+
+/** Where a service is paid, in words: its address on each rail it is paid on. */
+const payToWords = (service: ServiceRecord): string =>
+  service.base === null ? service.payTo : `${service.payTo} on Solana or ${service.base.payTo} on Base`;
 
 /** The recipient a payment the door's checks allowed names (recipientRefusal refused one with none). */
 function judgedRecipient(recipient: string | undefined): string {

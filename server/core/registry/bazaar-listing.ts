@@ -281,6 +281,8 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     source: 'x402-bazaar',
     payTo: payable.payTo!,
     network: here.network,
+    // Bazaar listings are paid on Solana (issue 50 reads their Base offers).
+    base: null,
     discovery: { facilitator, resource: item.resource, lastUpdated: item.lastUpdated, x402Version: item.x402Version },
   };
 }

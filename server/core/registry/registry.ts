@@ -28,6 +28,7 @@ export const serviceView = (service: ServiceRecord, demoApiUrl: string | null = 
   source: service.source,
   payTo: service.payTo,
   network: service.network,
+  base: service.base,
 });
 
 export const modelView = (model: ModelRecord): Model => ({

@@ -35,6 +35,7 @@ function toService(row: Row): ServiceRecord {
     source: row.source as ServiceRecord['source'],
     payTo: text(row.pay_to),
     network: text(row.network),
+    base: row.base_pay_to === null ? null : { payTo: text(row.base_pay_to), network: text(row.base_network) },
   };
 }
 
@@ -135,7 +136,7 @@ export function createRegistryStore(db: SqliteDatabase): RegistryStore {
     allServices: db.prepare('SELECT * FROM services ORDER BY source, name LIMIT ?'),
     countAllServices: db.prepare('SELECT COUNT(*) FROM services').pluck(),
     getService: db.prepare('SELECT * FROM services WHERE id = ?'),
-    servicesPaidTo: db.prepare('SELECT * FROM services WHERE pay_to = ? ORDER BY id'),
+    servicesPaidTo: db.prepare('SELECT * FROM services WHERE ? IN (pay_to, base_pay_to) ORDER BY id'),
     listModels: db.prepare('SELECT * FROM models WHERE enabled = 1 ORDER BY provider, id'),
     getModel: db.prepare('SELECT * FROM models WHERE id = ?'),
   };

@@ -21,8 +21,11 @@ export type CatalogService = {
   /** `METHOD URL`, path parameters and query as `{name}`. */
   endpoint: string;
   source: CatalogSource;
+  /** Who is paid on Solana, and the network. */
   payTo: string;
   network: string;
+  /** Who is paid on Base, and the network; null where the service is paid on Solana only. */
+  base: { payTo: string; network: string } | null;
 };
 
 /** The /v1 client's name for GET /v1/services/:id's answer. */

@@ -18,6 +18,7 @@ const catalogWeather: Service = {
   source: 'x402-marketplace',
   payTo: '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx',
   network: 'sim',
+  base: { payTo: '0x558D0663A0BAAc54ed3780ebe12DFafBF0fE05f1', network: 'sim' },
 };
 /** A Bazaar listing as GET /v1/services/search answers it. */
 const bazaarWeather: Service = {
@@ -31,6 +32,7 @@ const bazaarWeather: Service = {
   source: 'x402-bazaar',
   payTo: '32TkufgACBYJtUXpxmkpPLhnV7J4Hf4pQXm6BS9Raq3T',
   network: 'devnet',
+  base: null,
   discovery: {
     facilitator: FACILITATOR,
     resource: 'https://api.harbor.dev/weather',
@@ -89,8 +91,10 @@ describe('the Registry page with Bazaar discovery', () => {
       `Found in the x402 Bazaar of x402.org/facilitator, listed there ${shortTime('2026-11-20T09:30:00.000Z', new Date(), 'UTC')}; ` +
         'paid with x402, allowed by its recipient',
     );
-    // The catalog's own listing says nothing of a Bazaar.
+    // The catalog's own listing says nothing of a Bazaar, and that it is paid on Base too; the Bazaar's is not.
     expect(within(rows[0]!).queryByTestId('origin')).toBeNull();
+    expect(within(rows[0]!).getByTestId('rails').textContent).toBe('paid on Solana or Base');
+    expect(within(row).queryByTestId('rails')).toBeNull();
     expect(screen.getByTestId('bazaar-status').textContent).toBe(
       'x402 Bazaar of x402.org/facilitator: 1 service Coffer can pay, read 3 min ago.' +
         '29 more listed there left out: 1 malformed, 25 on other networks, 3 in another token.',

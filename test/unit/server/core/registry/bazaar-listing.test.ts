@@ -71,6 +71,7 @@ describe('a Bazaar item Coffer can pay becomes a registry entry', () => {
       source: 'x402-bazaar',
       payTo: PAY_TO,
       network: 'devnet',
+      base: null,
       discovery: {
         facilitator: FACILITATOR,
         resource: 'https://api.weather.example/weather',

@@ -1,0 +1,8 @@
+import { UsageError } from '../command-line.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
+
+/** `--rail`: `sol` or `base` (left out: the command's default, Solana). */
+export function railOption(rail: string | undefined, command: string): Rail | undefined {
+  if (rail === undefined || (RAILS as readonly string[]).includes(rail)) return rail as Rail | undefined;
+  throw new UsageError(`--rail is sol or base, not "${rail}"`, command);
+}
