@@ -48,7 +48,7 @@ import { whatIfRun } from './what-if-bench.js';
 import { whatIfLoadLines, whatIfLoadRun } from './what-if-load-bench.js';
 import { percentile } from './stats.js';
 import { warnIfSourcesChange } from './build-freshness.js';
-import { rawEip3009Rate } from './raw-eip3009.js';
+import { openRawEip3009 } from './raw-eip3009.js';
 
 const TRANSFERS = Number(process.env.BENCH_N ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -258,13 +258,21 @@ function diskLines({ onDisk, payments }: Awaited<ReturnType<typeof cofferHttpRun
   ];
 }
 
-/** Payments against `coffer serve` running as its own process, as agents on the machine would call it. */
 /** An EVM recipient: `rail: 'base'` runs pay it in USDC on Base (the embedded EVM chain). */
 const BASE_SELLER = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-async function cofferHttpRun(n: number, concurrency: number, rail: 'sol' | 'base' = 'sol') {
+/**
+ * `coffer serve` running as its own process, as agents on the machine would call it, with an agent
+ * funded on `rail` and warmed up; `run` measures payments from it, as many times as asked.
+ */
+async function openCofferHttp(rail: 'sol' | 'base' = 'sol') {
   const dataDir = tempDataDir();
   const serve = await spawnServe(dataDir);
+  const close = async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const call = (path: string, key: string, body: unknown) => post(`${serve.url}${path}?owner=${owner}`, key, body);
@@ -277,38 +285,51 @@ async function cofferHttpRun(n: number, concurrency: number, rail: 'sol' | 'base
     for (let i = 0; i < WARM_UP; i++) {
       await (await call('/v1/agents/bench/pay', agent.apiKey, { ...paid, amount: '0.01', description: `warm-up ${i}` })).arrayBuffer();
     }
-    const disk = watchDisk(dataDir);
-    const latencies: number[] = [];
-    let next = 0;
-    let failures = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < n) {
-          const i = next++;
-          const began = performance.now();
-          const response = await call('/v1/agents/bench/pay', agent.apiKey, {
-            ...paid,
-            amount: '0.01',
-            currency: 'USDC',
-            description: `bench ${i}`,
-          });
-          await response.arrayBuffer();
-          latencies.push(performance.now() - began);
-          if (response.status !== 200) failures += 1;
-        }
-      }),
-    );
-    const seconds = (performance.now() - start) / 1000;
-    const onDisk = disk.stop();
-    latencies.sort((a, b) => a - b);
-    // Every payment of the data dir, the warm-up's too, is in these files.
-    const payments = WARM_UP + n;
-    return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, onDisk, payments };
+    let paidSoFar = WARM_UP;
+    const run = async (n: number, concurrency: number) => {
+      const disk = watchDisk(dataDir);
+      const latencies: number[] = [];
+      let next = 0;
+      let failures = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < n) {
+            const i = next++;
+            const began = performance.now();
+            const response = await call('/v1/agents/bench/pay', agent.apiKey, {
+              ...paid,
+              amount: '0.01',
+              currency: 'USDC',
+              description: `bench ${paidSoFar + i}`,
+            });
+            await response.arrayBuffer();
+            latencies.push(performance.now() - began);
+            if (response.status !== 200) failures += 1;
+          }
+        }),
+      );
+      const seconds = (performance.now() - start) / 1000;
+      const onDisk = disk.stop();
+      latencies.sort((a, b) => a - b);
+      paidSoFar += n;
+      // Every payment of the data dir, the warm-up's too, is in these files.
+      return { rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, onDisk, payments: paidSoFar };
+    };
+    return { run, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** `n` payments at `concurrency` against a `coffer serve` of their own. */
+async function cofferHttpRun(n: number, concurrency: number, rail: 'sol' | 'base' = 'sol') {
+  const coffer = await openCofferHttp(rail);
+  try {
+    return await coffer.run(n, concurrency);
   } finally {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    await coffer.close();
   }
 }
 
@@ -358,17 +379,38 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
   ];
 }
 
-/** The Base rail (issue 49): /pay on the embedded EVM chain against a raw EIP-3009 transfer there, and Solana's /pay in the same run. */
+/** Rounds the Base row alternates its two sides in: this machine's speed drifts by a quarter within a minute. */
+const BASE_ROUNDS = Number(process.env.BENCH_BASE_ROUNDS ?? 5);
+
+/**
+ * The Base rail (issue 49): /pay on the embedded EVM chain against a raw EIP-3009 transfer there,
+ * alternated in rounds (a round's ratio compares the two at the same minute; the median of the rounds
+ * is the row's), and Solana's /pay in the same run.
+ */
 async function baseLines(): Promise<string[]> {
-  const rawEvm = await rawEip3009Rate(TRANSFERS);
-  const onBase = await cofferHttpRun(TRANSFERS, CONCURRENCY, 'base');
+  const perRound = Math.max(1, Math.round(TRANSFERS / BASE_ROUNDS));
+  const raw = await openRawEip3009();
+  const coffer = await openCofferHttp('base');
+  const rounds: { raw: number; coffer: Awaited<ReturnType<typeof coffer.run>> }[] = [];
+  try {
+    for (let round = 0; round < BASE_ROUNDS; round++) {
+      const rawRate = await raw.rate(perRound);
+      rounds.push({ raw: rawRate, coffer: await coffer.run(perRound, CONCURRENCY) });
+    }
+  } finally {
+    raw.close();
+    await coffer.close();
+  }
+  const ratios = rounds.map((round) => round.coffer.rate / round.raw).sort((a, b) => a - b);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const ledger = await rawLedgerRate(TRANSFERS);
   const onSolana = await cofferHttpRun(TRANSFERS, CONCURRENCY, 'sol');
+  const list = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
   return [
-    `The Base rail (embedded EVM chain), ${TRANSFERS} payments at ${CONCURRENCY} concurrent:`,
-    `raw EIP-3009 transfer (viem, sequential, its receipt)  ${rawEvm.toFixed(0)}/s`,
-    `Coffer /pay to an EVM recipient                        ${onBase.rate.toFixed(0)}/s   p50 ${onBase.p50.toFixed(2)} ms   p99 ${onBase.p99.toFixed(2)} ms   (${onBase.failures} failed)`,
-    `ratio Coffer /pay on Base / raw EIP-3009 transfer: ${(onBase.rate / rawEvm).toFixed(3)} (goal 0.8)`,
+    `The Base rail (embedded EVM chain), ${BASE_ROUNDS} rounds of ${perRound} payments at ${CONCURRENCY} concurrent, each beside as many raw transfers:`,
+    `raw EIP-3009 transfer (viem, sequential, its receipt)  ${list(rounds.map((round) => round.raw))}/s`,
+    `Coffer /pay to an EVM recipient                        ${list(rounds.map((round) => round.coffer.rate))}/s   p50 ${median(rounds.map((round) => round.coffer.p50)).toFixed(2)} ms   p99 ${median(rounds.map((round) => round.coffer.p99)).toFixed(2)} ms   (${rounds.reduce((sum, round) => sum + round.coffer.failures, 0)} failed)`,
+    `ratio Coffer /pay on Base / raw EIP-3009 transfer: median ${median(ratios).toFixed(3)} (rounds ${ratios[0]!.toFixed(3)} to ${ratios.at(-1)!.toFixed(3)}; goal 0.8)`,
     `Solana in the same run: /pay ${onSolana.rate.toFixed(0)}/s against its raw chain ${ledger.toFixed(0)}/s, ratio ${(onSolana.rate / ledger).toFixed(3)}`,
   ];
 }
@@ -429,6 +471,7 @@ const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
+const onBase = await baseLines();
 const budgets = await budgetsRun(Number(process.env.BENCH_BUDGET_N ?? 300));
 const whatIf = await whatIfRun();
 const whatIfLoad = await whatIfLoadRun(TRANSFERS, Number(process.env.BENCH_WHAT_IF_ROUNDS ?? 3));
@@ -456,6 +499,8 @@ console.log(
 );
 console.log('');
 for (const line of x402Lines(overRpc)) console.log(line);
+console.log('');
+for (const line of onBase) console.log(line);
 console.log('');
 for (const line of diskLines(concurrent, TRANSFERS)) console.log(line);
 console.log('');

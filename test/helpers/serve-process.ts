@@ -50,7 +50,9 @@ export async function spawnServe(
   const env: NodeJS.ProcessEnv = { ...process.env, COFFER_KEYSTORE: 'file', ...extraEnv };
   for (const [key, value] of Object.entries(extraEnv)) if (value === '') delete env[key];
   // COFFER_PORT in extraEnv picks the port (a restart on the same address); an ephemeral one otherwise.
-  const child = spawn(process.execPath, [cli, command, '--data-dir', dataDir, '--port', extraEnv.COFFER_PORT ?? '0'], {
+  // BENCH_CPU_PROF=<dir>: each serve writes a V8 CPU profile there as it exits (docs/BENCH.md).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, cli, command, '--data-dir', dataDir, '--port', extraEnv.COFFER_PORT ?? '0'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
