@@ -14,6 +14,10 @@ import { baseSepolia } from 'viem/chains';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import type { CofferEvent } from '../../server/core/events.js';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFileBackend } from '../../server/keys/file-backend.js';
+import { createKeyVault } from '../../server/keys/key-vault.js';
+import { openRemoteEvmRail } from '../../server/chain/evm/rail.js';
 import { restoreFromPhrase } from '../../server/backup/restore-phrase.js';
 import { evmWalletKeyAt, newRecoveryPhrase, seedOfPhrase } from '../../server/keys/recovery-phrase.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -24,7 +28,7 @@ import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
 import { baseReceiptSchema } from '../../server/wire/receipts.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
-import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, manualClock, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 import { payUsdc } from '../helpers/pay.js';
 
 /**
@@ -193,6 +197,42 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     } finally {
       await coffer.close();
       rmSync(into, { recursive: true, force: true });
+    }
+  });
+
+  it('finds where an authorization landed thousands of blocks into a chain, reading logs a page at a time as public nodes allow', async () => {
+    const keys = tempDataDir();
+    try {
+      const vault = createKeyVault(createFileBackend(join(keys, 'keys')));
+      const owner = await vault.createWallet({ kind: 'treasury' });
+      const relayer = getAddress(await vault.evmWalletOf(owner, owner));
+      const payer = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
+      await node.fundEth(relayer, parseEther('1'));
+      await node.mint(payer, micro('1'));
+      // Coffer's clock at the chain's time (earlier tests moved the chain ahead of the wall clock).
+      const clock = manualClock(Number((await client().getBlock()).timestamp) * 1000);
+      const { chain } = await openRemoteEvmRail(node.url, undefined, { vault, clock });
+      // A chain with a history, more than a page of it, all at that time (within the authorization's window).
+      await node.mine(3_000, 0);
+      const prepared = await chain.prepareTransfer({
+        from: payer,
+        to: seller,
+        amount: micro('0.25'),
+        memo: '',
+        reference: 'landed-far',
+        feePayer: relayer,
+        createRecipientAccount: true,
+      });
+      const landed = await chain.submitTransfer(prepared);
+      await node.mine(2_500, 0);
+      // What reconciliation asks of a row whose transaction it never heard back from, and a send of it again.
+      expect(await chain.fateOf(prepared)).toEqual({
+        state: 'succeeded',
+        landedAs: landed,
+      });
+      expect(await chain.submitTransfer(prepared)).toBe(landed);
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
     }
   });
 

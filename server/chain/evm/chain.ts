@@ -49,6 +49,7 @@ import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { Relayer } from './relayer.js';
 import { findEvmTransfer } from './transfer-lookup.js';
+import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
@@ -70,8 +71,6 @@ const GAS_PER_MOVE = 90_000n;
 const MOVE_GAS_LIMIT = 150_000n;
 /** Where the first read of a wallet's incoming USDC starts: about an hour of Base's 2-second blocks back. */
 const FIRST_READ_BLOCKS = 2_000n;
-/** A page of Transfer logs: within what public Base RPCs answer in one eth_getLogs. */
-const DEPOSIT_PAGE_BLOCKS = 1_000n;
 /** Pages a round reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
 const DEPOSIT_PAGES_PER_ROUND = 20;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
@@ -248,7 +247,7 @@ export class EvmChain implements Chain {
     let readUpTo = cursor;
     const blockTimes = new Map<bigint, number>();
     for (let page = 0; page < DEPOSIT_PAGES_PER_ROUND && from <= latest; page += 1) {
-      const toBlock = from + DEPOSIT_PAGE_BLOCKS - 1n < latest ? from + DEPOSIT_PAGE_BLOCKS - 1n : latest;
+      const toBlock = from + LOG_PAGE_BLOCKS - 1n < latest ? from + LOG_PAGE_BLOCKS - 1n : latest;
       let found: IncomingTransfer[];
       try {
         const logs = await this.client.getContractEvents({
@@ -375,16 +374,14 @@ export class EvmChain implements Chain {
       args: [from, nonce],
     });
     if (used) {
-      const [landed] = await this.client.getContractEvents({
-        address: this.net.usdc,
-        abi: USDC_ABI,
-        eventName: 'AuthorizationUsed',
-        args: { authorizer: from, nonce },
-        fromBlock: 0n,
-      });
-      return landed === undefined
-        ? { state: 'failed', error: 'the payer canceled the authorization' }
-        : { state: 'succeeded', landedAs: landed.transactionHash };
+      // Coffer signs each authorization AUTHORIZATION_SECONDS before its end.
+      const landedAs = await authorizationUsedIn(
+        this.client,
+        this.net.usdc,
+        authorization,
+        authorization.validBefore - AUTHORIZATION_SECONDS,
+      );
+      return landedAs === null ? { state: 'failed', error: 'the payer canceled the authorization' } : { state: 'succeeded', landedAs };
     }
     const latest = await this.client.getBlock();
     return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
@@ -395,16 +392,4 @@ export class EvmChain implements Chain {
 function blockOfCursor(cursor: string | null): bigint | null {
   const match = cursor === null ? null : /^block:(\d+)$/.exec(cursor);
   return match ? BigInt(match[1]!) : null;
-}
-
-/** Whether an EVM account was ever used: it sent a transaction, holds USDC, or USDC moved from or to it. */
-export async function hasEvmActivity(client: PublicClient, usdc: Address, account: string): Promise<boolean> {
-  const address = getAddress(account);
-  if ((await client.getTransactionCount({ address })) > 0) return true;
-  if ((await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [address] })) > 0n) return true;
-  for (const args of [{ from: address }, { to: address }]) {
-    const logs = await client.getContractEvents({ address: usdc, abi: USDC_ABI, eventName: 'Transfer', args, fromBlock: 0n });
-    if (logs.length > 0) return true;
-  }
-  return false;
 }

@@ -1,0 +1,113 @@
+/**
+ * Reads of the token's logs within what public nodes answer: a public Base RPC searches about 1,000
+ * blocks in one eth_getLogs and refuses a search of the chain's history (Base makes a block every
+ * 2 s: some 40 million so far). So a log is looked for where it can be, a page at a time: an
+ * authorization's in the blocks of its window, an account's activity over the whole chain where the
+ * node allows it, else over its recent pages.
+ */
+import { getAddress, type Address, type Hash, type PublicClient } from 'viem';
+import { USDC_ABI } from './usdc-abi.js';
+
+/** A page of logs: within what public Base RPCs answer in one eth_getLogs. */
+export const LOG_PAGE_BLOCKS = 1_000n;
+/**
+ * How far an authorization's landing is looked for before the time it was signed: a node's clock
+ * and Coffer's may differ by this much.
+ */
+const CLOCK_SLACK_SECONDS = 300n;
+/** Pages of an account's activity read where a node refuses a search of the whole chain: about 11 hours of Base's blocks. */
+const RECENT_ACTIVITY_PAGES = 20;
+
+const lesser = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** The first block whose time is at or after `time` (seconds): galloping back from the newest, then halving. */
+export async function firstBlockAtOrAfter(
+  client: PublicClient,
+  time: bigint,
+  latest: { number: bigint; timestamp: bigint },
+): Promise<bigint> {
+  if (latest.timestamp < time) return latest.number + 1n;
+  const timeOf = async (blockNumber: bigint) => (await client.getBlock({ blockNumber })).timestamp;
+  // `high`'s time is at or after `time`; `low`'s before it (-1: before the first block).
+  let high = latest.number;
+  let low = -1n;
+  for (let step = LOG_PAGE_BLOCKS; high - step >= 0n; step *= 2n) {
+    const candidate = high - step;
+    if ((await timeOf(candidate)) < time) {
+      low = candidate;
+      break;
+    }
+    high = candidate;
+  }
+  while (high - low > 1n) {
+    const middle = (low + high) / 2n;
+    if ((await timeOf(middle)) < time) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+/**
+ * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
+ * its window only (EIP-3009 runs it in a block whose time is after `validAfter` and before
+ * `validBefore`, and not before it was signed, `signedAt`), a page at a time. Null: not there (it
+ * was canceled, or never used).
+ */
+export async function authorizationUsedIn(
+  client: PublicClient,
+  usdc: Address,
+  authorization: { from: Address; nonce: Hash; validAfter: bigint; validBefore: bigint },
+  signedAt: bigint,
+): Promise<Hash | null> {
+  const block = await client.getBlock({ blockTag: 'latest' });
+  const latest = { number: block.number, timestamp: block.timestamp };
+  const opens = signedAt - CLOCK_SLACK_SECONDS > authorization.validAfter ? signedAt - CLOCK_SLACK_SECONDS : authorization.validAfter;
+  const first = await firstBlockAtOrAfter(client, opens, latest);
+  const last = lesser(await firstBlockAtOrAfter(client, authorization.validBefore, latest), latest.number);
+  for (let fromBlock = first; fromBlock <= last; fromBlock += LOG_PAGE_BLOCKS) {
+    const [used] = await client.getContractEvents({
+      address: usdc,
+      abi: USDC_ABI,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer: authorization.from, nonce: authorization.nonce },
+      fromBlock,
+      toBlock: lesser(fromBlock + LOG_PAGE_BLOCKS - 1n, last),
+    });
+    if (used !== undefined) return used.transactionHash;
+  }
+  return null;
+}
+
+/**
+ * Whether an EVM account was ever used: it sent a transaction, holds USDC, or USDC moved from or to
+ * it. The moves are searched over the whole chain where the node allows it (the embedded chain, a
+ * node of one's own); a public node that refuses is asked for the recent pages only, so an account
+ * used only on Base long ago that holds nothing now is not found there (it holds no money).
+ */
+export async function hasEvmActivity(client: PublicClient, usdc: Address, account: string): Promise<boolean> {
+  const address = getAddress(account);
+  if ((await client.getTransactionCount({ address })) > 0) return true;
+  if ((await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [address] })) > 0n) return true;
+  for (const args of [{ from: address }, { to: address }]) {
+    if (await movedUsdc(client, usdc, args)) return true;
+  }
+  return false;
+}
+
+async function movedUsdc(client: PublicClient, usdc: Address, args: { from: Address } | { to: Address }): Promise<boolean> {
+  const transfers = (fromBlock: bigint, toBlock?: bigint) =>
+    client.getContractEvents({ address: usdc, abi: USDC_ABI, eventName: 'Transfer', args, fromBlock, toBlock });
+  try {
+    return (await transfers(0n)).length > 0;
+  } catch {
+    // Refused (or the node is down: then the pages below fail too, and say so).
+    const latest = await client.getBlockNumber({ cacheTime: 0 });
+    for (let page = 0; page < RECENT_ACTIVITY_PAGES; page += 1) {
+      const toBlock = latest - BigInt(page) * LOG_PAGE_BLOCKS;
+      if (toBlock < 0n) break;
+      const fromBlock = toBlock - LOG_PAGE_BLOCKS + 1n > 0n ? toBlock - LOG_PAGE_BLOCKS + 1n : 0n;
+      if ((await transfers(fromBlock, toBlock)).length > 0) return true;
+    }
+    return false;
+  }
+}
