@@ -139,6 +139,8 @@ test('small things: a malformed address shows the not-found page, the tab names 
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
   await page.goto(`${serve.url}/#/agents/researcher`);
   await expect(page).toHaveTitle('Research assistant · Coffer');
+  // Its page says what it holds on Base too, under the Solana balance.
+  await expect(page.getByTestId('agent-facts-base')).toHaveText('On Base: 12.50 USDC');
   const icon = await fetch(`${serve.url}/favicon.svg`);
   expect(icon.status).toBe(200);
   expect(icon.headers.get('content-type')).toMatch(/image\/svg\+xml/);

@@ -3,7 +3,10 @@ import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 
-/** An agent's figures at a glance: its wallet's balance, what it spent in 24 h and in all, and its wallet's address. */
+/**
+ * An agent's figures at a glance: its wallet's balance (on Base too, where it was read), what it spent
+ * in 24 h and in all (on both rails), and its wallets' addresses.
+ */
 export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   return (
     <dl className="facts">
@@ -12,6 +15,11 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
         <dd className="big-number">
           <Money value={agent.balance} />
         </dd>
+        {agent.balances.base !== null && (
+          <dd className="muted" data-testid="agent-facts-base">
+            On Base: <Money value={agent.balances.base} />
+          </dd>
+        )}
       </div>
       <div>
         <dt>Spent in 24 h</dt>

@@ -16,6 +16,7 @@ const agentWith = (balance: string) => ({
   walletAddress: WALLET,
   wallets: { sol: WALLET, base: BASE_ACCOUNT },
   balance,
+  balances: { sol: balance, base: '1.50' },
   spent24h: '0.00',
   lifetimeSpent: '0.00',
   lifetimePayments: 0,
@@ -74,10 +75,19 @@ afterEach(() => {
 const returnField = () => screen.getByLabelText<HTMLInputElement>('Return to the treasury');
 
 describe("the agent's wallets", () => {
-  it('shows its Solana wallet and its account on Base', () => {
+  it('shows its Solana wallet and its account on Base, and what each holds', () => {
     render(<AgentPage agentId="alpha" />);
     expect(screen.getByTestId('wallet-address').textContent).toBe(WALLET);
     expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
+    expect(screen.getByTestId('agent-facts-base').textContent).toMatch(/^On Base: 1\.50\s*USDC$/);
+  });
+
+  it('says nothing of Base where its balance there was not read', () => {
+    const agent = { ...agentWith('5.00'), balances: { sol: '5.00', base: null } };
+    useDashboard.setState({ dashboard: { agents: [agent], archivedAgents: [], treasury: { amount: '100000000' } } as never });
+    render(<AgentPage agentId="alpha" />);
+    expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
+    expect(screen.queryByTestId('agent-facts-base')).toBeNull();
   });
 });
 
