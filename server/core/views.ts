@@ -54,6 +54,7 @@ export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
   txSignature: payment.txSignature,
   protocol: payment.protocol,
   resource: payment.resource,
+  rail: payment.rail,
   ...refundOf(payment),
 });
 

@@ -53,8 +53,9 @@ export async function status(configPath: string, options: { json?: boolean } = {
   const width = Math.max(0, ...times.map((time) => time.length));
   history.payments.forEach((payment, index) => {
     const bought = payment.protocol === 'x402' ? `  x402 ${payment.resource ?? ''}` : '';
+    const onBase = payment.rail === 'base' ? '  on Base' : '';
     out.write(
-      `    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${bought}\n`,
+      `    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${onBase}${bought}\n`,
     );
   });
   return 0;

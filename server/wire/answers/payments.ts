@@ -1,9 +1,8 @@
-import type { Rail } from '../rails.js';
-
 /**
  * The /v1 answers about payments: a payment and its receipt, an x402 payment, a payment as an agent's
  * history and the dashboard's activity show it, and a payment the policy refused.
  */
+import type { Rail } from '../rails.js';
 
 /** `held`: waiting for the owner's yes (no transaction yet); `pending`: sent, not settled yet. */
 export type TransferStatus = 'held' | 'pending' | 'confirmed' | 'failed';
@@ -88,6 +87,8 @@ export type SpendRecord = {
   txSignature: string | null;
   protocol: PaymentProtocol;
   resource: string | null;
+  /** The rail it was paid on: `sol`, or `base` for USDC on Base. */
+  rail: Rail;
   refund?: PaymentRefund;
 };
 
