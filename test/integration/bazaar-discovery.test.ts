@@ -143,6 +143,7 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
         source: 'x402-bazaar',
         payTo: weatherWallet,
         network: 'devnet',
+        base: null,
         discovery: { facilitator: facilitator.url, resource: `${weather.url}/weather`, lastUpdated: expect.any(String), x402Version: 2 },
       },
     ]);
