@@ -17,7 +17,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Address, Hex, LocalAccount } from 'viem';
 import { toAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { FromSigningWorker, SigningRequest, ToSigningWorker } from './evm-signing-messages.js';
+import { signWith, type FromSigningWorker, type SigningRequest, type ToSigningWorker } from './evm-signing-messages.js';
 
 /**
  * The worker's entry sits beside this file in the compiled app (dist/app, the desktop app's archive).
@@ -46,13 +46,7 @@ interface Job {
 }
 
 function signHere({ account, request, resolve, reject }: Job): void {
-  const signing =
-    request.op === 'signMessage'
-      ? account.signMessage(request.args)
-      : request.op === 'signTypedData'
-        ? account.signTypedData(request.args)
-        : account.signTransaction(request.args);
-  signing.then(resolve, reject);
+  signWith(account, request).then(resolve, reject);
 }
 
 /** A signing thread on `workerFile` (the tests name one that cannot start), its fallback said in `log`. */

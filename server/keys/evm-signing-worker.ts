@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { FromSigningWorker, ToSigningWorker } from './evm-signing-messages.js';
+import { signWith, type FromSigningWorker, type ToSigningWorker } from './evm-signing-messages.js';
 
 const accounts = new Map<string, PrivateKeyAccount>();
 const port = parentPort!;
@@ -20,20 +20,14 @@ port.on('message', (message: ToSigningWorker) => {
     port.close();
     return;
   }
-  const { id, address } = message;
+  const { kind: _kind, id, address, ...request } = message;
   const answer = (reply: FromSigningWorker) => port.postMessage(reply);
   const account = accounts.get(address);
   if (account === undefined) {
     answer({ kind: 'failed', id, message: `no key for ${address} on the signing thread` });
     return;
   }
-  const signing =
-    message.op === 'signMessage'
-      ? account.signMessage(message.args)
-      : message.op === 'signTypedData'
-        ? account.signTypedData(message.args)
-        : account.signTransaction(message.args);
-  signing.then(
+  signWith(account, request).then(
     (signature) => answer({ kind: 'signed', id, signature }),
     (error: Error) => answer({ kind: 'failed', id, message: error.message }),
   );
