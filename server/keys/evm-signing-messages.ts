@@ -7,11 +7,9 @@ export type SigningRequest =
   | { op: 'signTypedData'; args: TypedDataDefinition }
   | { op: 'signTransaction'; args: TransactionSerializable };
 
-export type ToSigningWorker =
-  { kind: 'key'; key: Hex } | ({ kind: 'sign'; id: number; address: Address } & SigningRequest) | { kind: 'close' };
+export type ToSigningWorker = { kind: 'key'; key: Hex } | ({ kind: 'sign'; id: number; address: Address } & SigningRequest);
 
-export type FromSigningWorker =
-  { kind: 'ready' } | { kind: 'signed'; id: number; signature: Hex } | { kind: 'failed'; id: number; message: string };
+export type FromSigningWorker = { kind: 'signed'; id: number; signature: Hex } | { kind: 'failed'; id: number; message: string };
 
 /** The signature a request asks of an account: made on the worker, or on the serving thread where it cannot run. */
 export function signWith(account: PrivateKeyAccount, request: SigningRequest): Promise<Hex> {

@@ -73,7 +73,6 @@ export function createEvmSigningThread(log: (message: string) => void, workerFil
     const fresh = new Worker(workerFile, { workerData: { sourceEntry: SOURCE_ENTRY } });
     worker = fresh;
     fresh.on('message', (message: FromSigningWorker) => {
-      if (message.kind === 'ready') return;
       const job = waiting.get(message.id);
       if (job === undefined) return;
       waiting.delete(message.id);

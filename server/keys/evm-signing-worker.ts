@@ -16,10 +16,6 @@ port.on('message', (message: ToSigningWorker) => {
     accounts.set(account.address, account);
     return;
   }
-  if (message.kind === 'close') {
-    port.close();
-    return;
-  }
   const { kind: _kind, id, address, ...request } = message;
   const answer = (reply: FromSigningWorker) => port.postMessage(reply);
   const account = accounts.get(address);
@@ -32,4 +28,3 @@ port.on('message', (message: ToSigningWorker) => {
     (error: Error) => answer({ kind: 'failed', id, message: error.message }),
   );
 });
-port.postMessage({ kind: 'ready' } satisfies FromSigningWorker);

@@ -109,7 +109,9 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       name: 'Coffer demo weather',
       description: expect.any(String),
       pricing: { perCall: '$0.01' },
-      how: expect.stringMatching(/fetch_paid.*It is paid on Base too: pay with service "demo-weather" and rail "base"/),
+      how: expect.stringMatching(
+        /fetch_paid.*It is paid on Base too: call pay with service "demo-weather" and rail "base" to pay it from your Base account\./,
+      ),
     });
     expect(found.message).toMatch(/Found/);
     const images = data(await call('find_service', { query: 'image' }));

@@ -21,11 +21,7 @@ const RECENT_ACTIVITY_PAGES = 20;
 const lesser = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** The first block whose time is at or after `time` (seconds): galloping back from the newest, then halving. */
-export async function firstBlockAtOrAfter(
-  client: PublicClient,
-  time: bigint,
-  latest: { number: bigint; timestamp: bigint },
-): Promise<bigint> {
+async function firstBlockAtOrAfter(client: PublicClient, time: bigint, latest: { number: bigint; timestamp: bigint }): Promise<bigint> {
   if (latest.timestamp < time) return latest.number + 1n;
   const timeOf = async (blockNumber: bigint) => (await client.getBlock({ blockNumber })).timestamp;
   // `high`'s time is at or after `time`; `low`'s before it (-1: before the first block).
