@@ -73,16 +73,38 @@ export interface OpenedCoffer {
   close(): Promise<void>;
 }
 
+/**
+ * The x402 buyer, where x402 names a network Coffer pays on: Solana's on devnet and mainnet, Base's
+ * wherever the Base rail is open. Its packages are loaded only where they can pay.
+ */
 async function x402BuyerFor(
   choice: NetworkChoice,
   networkName: string,
   vault: WalletKeyVault,
   chain: RpcChain | null,
+  base: OpenedEvmRail | null,
 ): Promise<X402Buyer | null> {
-  const networks = x402Networks(networkName);
-  if (choice.kind !== 'rpc' || networks === null || chain === null) return null;
+  const solNames = x402Networks(networkName);
+  const solana = choice.kind === 'rpc' && solNames !== null && chain !== null ? { rpcUrl: choice.network.rpcUrl, chain } : null;
+  if (solana === null && base === null) return null;
   const { createX402Buyer } = await import('../x402/x402-buyer.js');
-  return createX402Buyer({ rpcUrl: choice.network.rpcUrl, vault, networks, latestBlockhash: () => chain.latestBlockhash() });
+  const sol =
+    solana === null || solNames === null
+      ? null
+      : (await import('../x402/solana-payment.js')).solanaX402Payments({
+          rpcUrl: solana.rpcUrl,
+          vault,
+          networks: solNames,
+          latestBlockhash: () => solana.chain.latestBlockhash(),
+        });
+  const evm =
+    base === null
+      ? null
+      : (await import('../x402/base-payment.js')).baseX402Payments({
+          chain: { chainId: base.chain.chainId, usdc: base.chain.usdcMint, domain: () => base.chain.domain() },
+          signers: vault,
+        });
+  return createX402Buyer({ vault, sol, base: evm });
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */
@@ -165,8 +187,7 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       mcpLaunch: options.mcpLaunch ?? cofferMcpLaunch(),
       // A configured provider wins; on the sim chain test USDC buys drawn test images; on a real
       // network without a provider, generation is refused before anything is charged.
-      // x402 names devnet and mainnet only; its packages are loaded only where they can pay.
-      x402: await x402BuyerFor(choice, networkName, vault, rail.cluster),
+      x402: await x402BuyerFor(choice, networkName, vault, rail.cluster, base),
       imageProvider: options.imageProviderUrl
         ? createOpenAiImagesProvider(options.imageProviderUrl, options.imageProviderKey)
         : (embedded?.imageProvider(() => baseUrl) ?? null),

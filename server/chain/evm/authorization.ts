@@ -36,8 +36,11 @@ export interface SignedAuthorization {
   validBefore: bigint;
   nonce: Hex;
   signature: Hex;
-  /** Who sends it and pays its gas: the treasury's account. */
-  relayer: Address;
+  /**
+   * Who sends it and pays its gas: the treasury's account. Null for an x402 payment, which the
+   * seller's facilitator sends (Coffer never does).
+   */
+  relayer: Address | null;
 }
 
 /** EIP-3009's typed data of a transfer authorization (the fields the payer signs, in order). */
@@ -160,6 +163,6 @@ export function decodeAuthorization(wire: string): SignedAuthorization {
     validBefore: decimal(raw.validBefore, 'end'),
     nonce: hex(raw.nonce, 'nonce', 32),
     signature: hex(raw.signature, 'signature', null),
-    relayer: address(raw.relayer, 'relayer'),
+    relayer: raw.relayer === null ? null : address(raw.relayer, 'relayer'),
   };
 }

@@ -199,7 +199,7 @@ export class EvmChain implements Chain {
         },
       );
     }
-    this.relayers.get(authorization.relayer)?.mined(hash);
+    if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(hash);
     if (receipt.status === 'success') return hash;
     // Reverted in its block: the authorization did not run there; it may have run in another.
     const fate = await this.fateOfAuthorization(authorization);
@@ -217,8 +217,20 @@ export class EvmChain implements Chain {
     return fate.state === 'succeeded' ? { state: 'succeeded', landedAs: fate.landedAs } : fate;
   }
 
+  /**
+   * An x402 payment: the authorization the agent signed, which the seller's facilitator sent. The
+   * transaction the seller reported (`hint`) settles it at once where its AuthorizationUsed log is
+   * this authorization's; otherwise the token says whether it ran, and its log where.
+   */
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
-    const fate = await this.fateOfAuthorization(this.authorizationOf(sent.txWire));
+    const authorization = this.authorizationOf(sent.txWire);
+    if (sent.hint !== null) {
+      const found = await findEvmTransfer(this.client, this.net.usdc, sent.hint);
+      if (found !== null && found.succeeded && found.memo === authorization.nonce && found.from === authorization.from) {
+        return { state: 'succeeded', txSignature: found.txSignature };
+      }
+    }
+    const fate = await this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
     if (fate.state === 'succeeded') return { state: 'succeeded', txSignature: fate.landedAs };
     if (fate.state === 'failed') return { state: 'failed', txSignature: sent.payerSignature, error: fate.error };
     return fate;
@@ -299,6 +311,7 @@ export class EvmChain implements Chain {
    * the token's words), then signed and sent. `used`: it already ran (an earlier send landed).
    */
   private async send(authorization: SignedAuthorization): Promise<Hash | 'used'> {
+    if (authorization.relayer === null) throw new CofferError('internal', 'an x402 authorization is sent by the seller, never by Coffer');
     const account = await this.signers.evmAccount(authorization.relayer);
     const { v, r, s, yParity } = parseSignature(authorization.signature);
     const request = {
@@ -365,6 +378,8 @@ export class EvmChain implements Chain {
    */
   private async fateOfAuthorization(
     authorization: SignedAuthorization,
+    // Coffer signs each of its own authorizations AUTHORIZATION_SECONDS before its end.
+    signedAt = authorization.validBefore - AUTHORIZATION_SECONDS,
   ): Promise<{ state: 'succeeded'; landedAs: string } | { state: 'failed'; error: string } | { state: 'dropped' } | { state: 'unknown' }> {
     const { from, nonce } = authorization;
     const used = await this.client.readContract({
@@ -374,13 +389,7 @@ export class EvmChain implements Chain {
       args: [from, nonce],
     });
     if (used) {
-      // Coffer signs each authorization AUTHORIZATION_SECONDS before its end.
-      const landedAs = await authorizationUsedIn(
-        this.client,
-        this.net.usdc,
-        authorization,
-        authorization.validBefore - AUTHORIZATION_SECONDS,
-      );
+      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, signedAt);
       return landedAs === null ? { state: 'failed', error: 'the payer canceled the authorization' } : { state: 'succeeded', landedAs };
     }
     const latest = await this.client.getBlock();

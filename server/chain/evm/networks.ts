@@ -58,3 +58,12 @@ export function evmNetworkOf(chainId: number, usdc: string | undefined): EvmNetw
   }
   return { name: `evm-${chainId}`, chainId, usdc: getAddress(usdc), isSim: false };
 }
+
+/**
+ * How x402 names an EVM chain: v2 by its CAIP-2 id (`eip155:<chain id>`), v1 by the names its
+ * packages know (`base`, `base-sepolia`; none for another chain, the embedded one included).
+ */
+export function x402EvmNetworks(chainId: number): { v1: string | null; v2: string } {
+  const v1 = chainId === BASE.chainId ? 'base' : chainId === BASE_SEPOLIA.chainId ? 'base-sepolia' : null;
+  return { v1, v2: `eip155:${chainId}` };
+}

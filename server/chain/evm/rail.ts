@@ -8,7 +8,6 @@ import { createPublicClient, custom, http } from 'viem';
 import { evmNetworkOf, type NamedEvmNetwork } from './networks.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
-import type { Chain } from '../../core/ports/chain.js';
 import type { EvmSigners } from './signers.js';
 import { EvmChain } from './chain.js';
 import { hasEvmActivity } from './log-reads.js';
@@ -18,7 +17,7 @@ import { evmRpcRoute } from './sim/json-rpc-route.js';
 
 /** The EVM rail opened: its Chain port, and what its embedded chain serves beside /v1 (null elsewhere). */
 export interface OpenedEvmRail {
-  chain: Chain;
+  chain: EvmChain;
   httpRoutes: Router | null;
 }
 

@@ -16,6 +16,8 @@ import { iso } from '../../wire/views.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
+import { RAILS, checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
+import { addressOn, chainOf } from '../rails.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
@@ -41,17 +43,19 @@ export async function payX402(
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null)
     throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
-  const requirement = offer === null ? null : payableRequirement(ctx, offer, agent, principal.owner);
+  const payable = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, body.rail);
+  const requirement = payable?.requirement ?? null;
   // What the registry says of the recipient, and the seller's memo: read once, used below.
-  const listing = requirement === null ? null : registryServiceFor(ctx, requirement.payTo, body.url);
+  const listing = payable === null ? null : registryServiceFor(ctx, payable.recipient, body.url);
   const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
   const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
   return recordingRefusals(ctx, principal, agentId, { service: serviceLabel, amount: amountText }, async () => {
-    if (buyer === null || offer === null || requirement === null || listing === null) {
+    if (buyer === null || offer === null || payable === null || requirement === null || listing === null) {
       throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
     }
-    const { payTo, amount } = requirement;
+    const { amount } = requirement;
+    const { rail, recipient: payTo } = payable;
     const asked = {
       serviceId: listing.serviceId,
       service: listing.service,
@@ -69,12 +73,11 @@ export async function payX402(
         memo,
       ]),
       sentBy: 'seller' as const,
-      // x402 is paid on Solana so far (Base comes with issue 50).
-      rail: 'sol' as const,
+      rail,
     };
     const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
     const sign = async () => {
-      const signed = await buyer.sign(offer, requirement, agent.walletAddress);
+      const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
       return {
         txSignature: null,
         txWire: signed.txWire,
@@ -138,27 +141,93 @@ function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string
   return held;
 }
 
+/** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
+interface Payable {
+  requirement: X402Requirement;
+  rail: Rail;
+  recipient: string;
+}
+
 /**
- * The offer's requirement Coffer pays: scheme `exact` on this network (x402 v1 or v2 name), in this
- * network's USDC, with a fee payer that is none of this owner's wallets. Anything else is refused
- * before any money moves, saying what was offered.
+ * The offer's requirement Coffer pays: scheme `exact` in USDC on a network of a rail Coffer pays x402
+ * on (the rail asked for, if any). Where the offer can be paid on both rails, the one whose wallet
+ * holds the amount (after what is pending), Solana first. Anything else is refused before any money
+ * moves, saying what was offered.
  */
-function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRecord, owner: string): X402Requirement {
-  const names = ctx.x402?.networks ?? null;
-  const usable = offer.requirements.filter(
+async function payableRequirement(
+  ctx: EngineContext,
+  offer: X402Offer,
+  agent: AgentRecord,
+  owner: string,
+  asked: Rail | undefined,
+): Promise<Payable> {
+  const onRails = RAILS.filter((rail) => asked === undefined || rail === asked)
+    .map((rail) => payableOn(ctx, offer, rail))
+    .filter((payable): payable is Payable => payable !== null);
+  const first = onRails[0];
+  if (first === undefined) {
+    const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
+    const where = RAILS.filter((rail) => asked === undefined || rail === asked)
+      .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
+      .filter((name): name is string => name !== null);
+    throw new CofferError(
+      'unsupported_offer',
+      where.length === 0
+        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : RAIL_NAMES[asked]} here; the seller offers ${offered}`
+        : `Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}`,
+    );
+  }
+  const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
+  if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
+  return chosen;
+}
+
+const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
+
+/** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
+function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string | null {
+  const names = ctx.x402?.networks[rail] ?? null;
+  return names === null ? null : version === 1 ? names.v1 : names.v2;
+}
+
+/** The offer's first requirement Coffer can pay on a rail: `exact`, on its network, in its USDC, to an address of it. */
+function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | null {
+  const network = x402NetworkOf(ctx, rail, offer.x402Version);
+  if (network === null) return null;
+  const usdc = chainOf(ctx, rail).usdcMint;
+  const requirement = offer.requirements.find(
     (entry) =>
       entry.scheme === 'exact' &&
-      names !== null &&
-      entry.network === (offer.x402Version === 1 ? names.v1 : names.v2) &&
-      entry.asset === ctx.chain.usdcMint &&
+      entry.network === network &&
       entry.amount > 0n &&
-      isSolanaAddress(entry.payTo),
+      (rail === 'sol'
+        ? entry.asset === usdc && isSolanaAddress(entry.payTo)
+        : isEvmAddress(entry.asset) && entry.asset.toLowerCase() === usdc.toLowerCase() && isEvmAddress(entry.payTo)),
   );
-  const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
-  const chosen = usable[0];
-  if (chosen === undefined) {
-    throw new CofferError('unsupported_offer', `Coffer pays x402 "exact" in USDC on ${ctx.chain.network}; the seller offers ${offered}`);
-  }
+  if (requirement === undefined) return null;
+  return { requirement, rail, recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo };
+}
+
+/** Of an offer payable on both rails: the first whose wallet holds the amount beside what it has pending (else the first). */
+async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
+  const free = await Promise.all(
+    payables.map(async ({ rail }) => {
+      const held = await chainOf(ctx, rail).usdcBalance(addressOn(ctx, agent.walletAddress, rail));
+      return (
+        held -
+        ctx.store.pendingPaymentsTotal(agent.owner, agent.agentId, rail) -
+        ctx.store.pendingReturnsTotal(agent.owner, agent.agentId, rail)
+      );
+    }),
+  );
+  return payables.find((payable, index) => free[index]! >= payable.requirement.amount) ?? payables[0]!;
+}
+
+/**
+ * A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets), a memo
+ * no longer than x402 allows.
+ */
+function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: AgentRecord, owner: string): void {
   if (chosen.feePayer === null || !isSolanaAddress(chosen.feePayer)) {
     throw new CofferError(
       'unsupported_offer',
@@ -175,7 +244,6 @@ function payableRequirement(ctx: EngineContext, offer: X402Offer, agent: AgentRe
       "the x402 offer names one of this treasury's wallets as its fee payer: Coffer signs only as the payer",
     );
   }
-  return chosen;
 }
 
 /** The longest memo x402's exact scheme puts on chain. */
@@ -263,7 +331,8 @@ function x402View(ctx: EngineContext, payment: PaymentRecord): X402Payment {
     currency: 'USDC' as const,
     service: payment.serviceId,
     recipient: payment.recipient,
-    network: ctx.chain.network,
+    rail: payment.rail,
+    network: chainOf(ctx, payment.rail).network,
     resource: payment.resource,
     timestamp: iso(payment.createdAt),
     txSignature: payment.txSignature,

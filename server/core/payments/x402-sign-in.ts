@@ -21,8 +21,9 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent ${agentId} is stopped: it signs in nowhere`);
   const buyer = ctx.x402;
-  if (buyer === null)
-    throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+  const names = buyer?.networks.sol ?? null;
+  if (buyer === null || names === null)
+    throw new CofferError('unsupported_offer', `x402 sign-in is on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
   const offer = buyer.readOffer({ headers: body.headers, body: body.body });
   const challenge = offer === null ? null : buyer.readSignIn(offer);
   if (offer === null || challenge === null)
@@ -34,7 +35,7 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
       `the sign-in challenge is for ${challenge.domain} (${challenge.uri}), not ${asked.host}: a proof for another site is never signed`,
     );
   }
-  const chainId = buyer.networks.v2;
+  const chainId = names.v2;
   if (!challenge.ed25519Chains.includes(chainId)) {
     throw new CofferError(
       'sign_in_not_offered',

@@ -1,3 +1,5 @@
+import type { Rail } from '../../wire/rails.js';
+
 /**
  * The x402 buyer port: reading a seller's 402 and signing its payment with an agent's wallet, as the
  * official x402 packages do (the adapter is built on them). The core decides whether to pay (policy,
@@ -13,8 +15,18 @@ export interface X402Requirement {
   amount: bigint;
   asset: string;
   payTo: string;
-  /** The facilitator's fee payer (`extra.feePayer`): it signs as fee payer and sends. */
+  /** The facilitator's fee payer (`extra.feePayer`, Solana): it signs as fee payer and sends. */
   feePayer: string | null;
+  /** How long the seller gives the payment to complete (`maxTimeoutSeconds`); null where it is not a number. */
+  maxTimeoutSeconds: number | null;
+  /** The entry's `extra` as the seller wrote it (an EVM token's EIP-712 `name` and `version`, a transfer method). */
+  extra: Record<string, unknown>;
+}
+
+/** How x402 names one network: v1's name (none for a chain v1 does not know) and v2's CAIP-2 id. */
+export interface X402Names {
+  v1: string | null;
+  v2: string;
 }
 
 /** A seller's 402, read. `source` is the adapter's own parse, handed back to `sign`. */
@@ -27,11 +39,17 @@ export interface X402Offer {
 export interface X402Signed {
   /** The header to retry the paid request with (`X-PAYMENT` for v1, `PAYMENT-SIGNATURE` for v2). */
   header: { name: string; value: string };
-  /** The transaction as signed by the payer: the fee payer's signature slot is still empty. */
+  /**
+   * What the payer signed, as the rail's chain keeps it: on Solana the transaction (the fee payer's
+   * signature slot still empty); on Base the EIP-3009 authorization (the seller's facilitator sends it).
+   */
   txWire: string;
-  /** The payer's own signature in it: how the landed transaction is recognised. */
+  /**
+   * How the landed payment is recognised: on Solana the payer's own signature in the transaction; on
+   * Base the authorization's nonce (the token runs each at most once).
+   */
   payerSignature: string;
-  /** A block height after which this transaction can no longer land. */
+  /** Solana: a block height after which the transaction can no longer land. Base: the authorization's `validBefore` (seconds). */
   lastValidBlockHeight: bigint;
 }
 
@@ -49,16 +67,22 @@ export interface X402SignInChallenge {
 }
 
 export interface X402Buyer {
-  /** The x402 names of the network Coffer pays on: v1 (`solana-devnet`) and v2 (`solana:EtWT...`). */
-  readonly networks: { v1: string; v2: string };
+  /**
+   * The x402 names of the networks Coffer pays on, by rail: Solana's (`solana-devnet`,
+   * `solana:EtWT...`) and Base's (`base-sepolia`, `eip155:84532`). Null: x402 names no network of
+   * that rail here (Solana's sim chain, a local cluster) or the rail is not open.
+   */
+  readonly networks: { sol: X402Names | null; base: X402Names | null };
   /** Reads a 402 answer (v2: the PAYMENT-REQUIRED header; v1: the body); null when it is no x402 offer. */
   readOffer(answer: { headers: Record<string, string>; body: unknown }): X402Offer | null;
   /**
-   * Signs the payment of one requirement of the offer with the payer's wallet (the payer signs only
-   * as the token owner; the fee payer's slot stays empty), and checks that the transaction moves
-   * exactly that amount of that asset to that recipient and nothing else of the payer's.
+   * Signs the payment of one requirement of the offer on its rail with the payer's account there,
+   * and reads back what was signed before it is handed out. Solana: the payer signs only as the
+   * token owner (the fee payer's slot stays empty), and the transaction moves exactly that amount of
+   * that asset to that recipient and nothing else of the payer's. Base: an EIP-3009 authorization of
+   * exactly that amount of this chain's USDC to that recipient, within the offer's time.
    */
-  sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed>;
+  sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail): Promise<X402Signed>;
   /** The offer's sign-in challenge (v2 `extensions["sign-in-with-x"]`), if it makes one. */
   readSignIn(offer: X402Offer): X402SignInChallenge | null;
   /**

@@ -15,6 +15,7 @@ import { CofferError } from '../../wire/errors.js';
 import type { BazaarListing, LeftOutReason } from '../../wire/answers/registry.js';
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
 import { isSolanaAddress } from '../../wire/schemas.js';
+import type { X402Names } from '../ports/x402.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */
 export const MAX_BAZAAR_ITEMS = 1_000;
@@ -224,7 +225,7 @@ export function readItem(raw: unknown): DiscoveredItem | null {
 
 /** Where this Coffer pays x402: the x402 names of its network (null: none, as on sim), its USDC mint and its own name. */
 export interface PayableHere {
-  networks: { v1: string; v2: string } | null;
+  networks: X402Names | null;
   usdcMint: string;
   network: string;
 }

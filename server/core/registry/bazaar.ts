@@ -128,7 +128,7 @@ function cacheOf(ctx: ContextWith<MetaStore>): BazaarCache {
 }
 
 function payableHere(ctx: ContextWith<MetaStore>): PayableHere {
-  return { networks: ctx.x402?.networks ?? null, usdcMint: ctx.chain.usdcMint, network: ctx.chain.network };
+  return { networks: ctx.x402?.networks.sol ?? null, usdcMint: ctx.chain.usdcMint, network: ctx.chain.network };
 }
 
 /**

@@ -3,9 +3,10 @@ import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { settleTransfer } from './lifecycle.js';
 import type { PaymentRecord } from '../ports/store.js';
+import { addressOn, chainOf } from '../rails.js';
 
 /**
- * Settles a pending x402 payment by what the chain says: confirmed (or failed on chain) once its
+ * Settles a pending x402 payment by what its rail's chain says: confirmed (or failed on chain) once its
  * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. A payment
  * never signed (the process stopped first) failed: nothing was handed out. Returns its state.
  */
@@ -18,8 +19,8 @@ export async function settleX402(
   if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
     throw new CofferError('internal', `x402 payment ${payment.id} has no signed transaction`);
   }
-  const fate = await ctx.chain.fateOfPayerSigned({
-    payer: getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress,
+  const fate = await chainOf(ctx, payment.rail).fateOfPayerSigned({
+    payer: addressOn(ctx, getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress, payment.rail),
     payerSignature: payment.payerSignature,
     txWire: payment.txWire,
     lastValidBlockHeight: payment.lastValidBlockHeight,

@@ -45,6 +45,8 @@ export type X402Payment = {
   currency: 'USDC';
   service: string;
   recipient: string;
+  /** The rail it is paid on (`sol`, `base`), and that rail's network as Coffer names it. */
+  rail: Rail;
   network: string;
   /** The URL paid for. */
   resource: string | null;

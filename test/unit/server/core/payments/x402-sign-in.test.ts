@@ -37,9 +37,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
     const calls = new Map(chain.calls);
     const signed = await signIn(offer());
     expect(signed).toEqual({
-      header: { name: 'SIGN-IN-WITH-X', value: `${wallet}@${x402.networks.v2} for ${URL_PAID}` },
+      header: { name: 'SIGN-IN-WITH-X', value: `${wallet}@${x402.networks.sol.v2} for ${URL_PAID}` },
       address: wallet,
-      chainId: x402.networks.v2,
+      chainId: x402.networks.sol.v2,
     });
     expect(chain.calls).toEqual(calls);
     expect(await chain.usdcBalance(wallet)).toBe(before);
@@ -56,7 +56,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
       signIn(offer({ chains: [{ chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' }] })),
       'sign_in_not_offered',
     );
-    await expectCofferError(signIn(offer({ chains: [{ chainId: x402.networks.v2, type: 'eip191' }] })), 'sign_in_not_offered');
+    await expectCofferError(signIn(offer({ chains: [{ chainId: x402.networks.sol.v2, type: 'eip191' }] })), 'sign_in_not_offered');
     await expectCofferError(
       core.engine.signInX402(core.asAgent('alpha'), 'alpha', { url: URL_PAID, status: 402, ...x402.answer402(SELLER, 10_000n) }),
       'sign_in_not_offered',

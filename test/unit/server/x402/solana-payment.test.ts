@@ -20,7 +20,7 @@ import { getAddMemoInstruction } from '@solana-program/memo';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { randomBytes } from 'node:crypto';
-import { checkSignedTransaction } from '../../../../server/x402/x402-buyer.js';
+import { checkSignedTransaction } from '../../../../server/x402/solana-payment.js';
 import { MEMO_PROGRAM_ADDRESS } from '../../../../server/chain/solana/usdc-transfer.js';
 
 /**
@@ -39,6 +39,8 @@ describe('checkSignedTransaction', async () => {
     asset: mint,
     payTo: seller!.address,
     feePayer: feePayer!.address,
+    maxTimeoutSeconds: 60,
+    extra: {},
   };
   const blockhash = getBase58Decoder().decode(randomBytes(32));
   const transfer = async (amount = 10_000n, to = seller!.address, authority: KeyPairSigner = payer!) =>

@@ -1,0 +1,158 @@
+/**
+ * Paying x402 on Base with the official packages: `@x402/evm`'s exact scheme (v2, and v1 where x402
+ * names the chain) signs an EIP-3009 `transferWithAuthorization` with the agent's account from the
+ * vault; the seller's facilitator sends it and pays its gas, so the agent never holds ETH. What the
+ * package signed is read back before it is handed out: this chain's USDC (the token's own EIP-712
+ * domain and chain id), exactly the amount asked, from the agent to the seller's `payTo`, valid now
+ * and no later than the offer allows (at most an hour: an authorization holds its budget until then).
+ */
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactEvmSchemeV1 } from '@x402/evm/v1';
+import { getAddress, isAddress, isHex, type Address, type Hex } from 'viem';
+import { CofferError } from '../wire/errors.js';
+import type { X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
+import { encodeAuthorization, isSignedByPayer, type SignedAuthorization, type TokenDomain } from '../chain/evm/authorization.js';
+import type { EvmSigners } from '../chain/evm/signers.js';
+import { x402EvmNetworks } from '../chain/evm/networks.js';
+import { chosenEntry } from './offer-terms.js';
+
+/**
+ * The longest an authorization Coffer signs for a seller stays good: a seller may ask for more time
+ * (`maxTimeoutSeconds`), but the payment's budget stays held until its authorization ends.
+ */
+export const MAX_X402_AUTHORIZATION_SECONDS = 3_600;
+/** How far the package's clock (it signs with the system time) may be read apart from this check's. */
+const CLOCK_SLACK_SECONDS = 5n;
+
+export interface BaseX402Chain {
+  chainId: number;
+  usdc: Address;
+  /** The token's EIP-712 domain, as the chain answers it. */
+  domain(): Promise<TokenDomain>;
+}
+
+/** Paying x402 on the Base rail's chain, named as x402 names it (networks.ts x402EvmNetworks). */
+export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSigners }): {
+  networks: X402Names;
+  sign: (offer: X402Offer, requirement: X402Requirement, payer: string) => Promise<X402Signed>;
+} {
+  const paying = { ...options, networks: x402EvmNetworks(options.chain.chainId) };
+  return { networks: paying.networks, sign: (offer, requirement, payer) => signOffer(offer, requirement, payer, paying) };
+}
+
+/** The offer's requirement signed by the package with `payer`'s account, read back, with the header that carries it. */
+async function signOffer(
+  offer: X402Offer,
+  requirement: X402Requirement,
+  payer: string,
+  { chain, signers, networks }: { chain: BaseX402Chain; signers: EvmSigners; networks: X402Names },
+): Promise<X402Signed> {
+  const { required, chosen } = chosenEntry(offer, requirement);
+  const domain = await chain.domain();
+  const window = termsRefusal(requirement, domain);
+  const account = await signers.evmAccount(getAddress(payer));
+  const signer = toClientEvmSigner(account);
+  // The package signs for the seller's time, shortened to the longest Coffer gives; the payload's
+  // `accepted` stays the seller's own terms (x402Client builds it from what it selected).
+  const scheme = shortened(new ExactEvmScheme(signer), window);
+  const client = new x402Client(() => chosen)
+    .register(networks.v2 as `${string}:${string}`, scheme)
+    // Coffer's policy decides what may be paid; the package's own spend controls would only
+    // second-guess it (and know nothing of the registry or the budget).
+    .setSpendControls(false);
+  if (networks.v1 !== null) client.registerV1(networks.v1, shortenedV1(new ExactEvmSchemeV1(signer), window));
+  const http = new x402HTTPClient(client);
+  let payload;
+  try {
+    payload = await http.createPaymentPayload(required);
+  } catch (error) {
+    throw new CofferError('internal', `the x402 payment could not be signed: ${(error as Error).message}`, { cause: error });
+  }
+  const authorization = readBackAuthorization(payload.payload, requirement, payer, domain, window);
+  if (!(await isSignedByPayer(authorization))) throw refuse('the signature is not the payer’s over these terms');
+  const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
+  return {
+    header: { name, value },
+    txWire: encodeAuthorization(authorization),
+    payerSignature: authorization.nonce,
+    lastValidBlockHeight: authorization.validBefore,
+  };
+}
+
+/**
+ * Refuses, before anything is signed, terms the token would not honour: another transfer method
+ * than EIP-3009 (Permit2 needs an approval the agent would pay gas for), or an EIP-712 name and
+ * version that are not the token's (the signature would be worthless). Answers the seconds to sign for.
+ */
+function termsRefusal(requirement: X402Requirement, domain: TokenDomain): number {
+  const { extra } = requirement;
+  const method = extra.assetTransferMethod;
+  if (method !== undefined && method !== 'eip3009') {
+    throw new CofferError('unsupported_offer', `the x402 offer asks for a ${String(method)} transfer; Coffer pays Base by EIP-3009 only`);
+  }
+  if (extra.name !== domain.name || extra.version !== domain.version) {
+    throw new CofferError(
+      'unsupported_offer',
+      `the x402 offer names the token "${String(extra.name)}" version ${String(extra.version)}; this chain's USDC is "${domain.name}" version ${domain.version}`,
+    );
+  }
+  const asked = requirement.maxTimeoutSeconds;
+  if (asked === null || asked < 1) throw new CofferError('unsupported_offer', 'the x402 offer gives no time to pay (maxTimeoutSeconds)');
+  return Math.min(asked, MAX_X402_AUTHORIZATION_SECONDS);
+}
+
+/** v2's scheme signing for `seconds` at most (the package reads `maxTimeoutSeconds` for `validBefore`). */
+const shortened = (scheme: SchemeNetworkClient, seconds: number): SchemeNetworkClient => ({
+  scheme: scheme.scheme,
+  createPaymentPayload: (version, requirements) => scheme.createPaymentPayload(version, { ...requirements, maxTimeoutSeconds: seconds }),
+});
+
+/** v1's scheme, likewise. */
+const shortenedV1 = (scheme: ExactEvmSchemeV1, seconds: number): ExactEvmSchemeV1 =>
+  Object.assign(Object.create(scheme) as ExactEvmSchemeV1, {
+    createPaymentPayload: (version: number, requirements: PaymentRequirements) =>
+      scheme.createPaymentPayload(version, { ...requirements, maxTimeoutSeconds: seconds }),
+  });
+
+const refuse = (why: string) =>
+  new CofferError('internal', `the x402 authorization was not what the offer asked (${why}); it was not handed out`);
+
+const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
+
+/** The package's payload read back into the authorization Coffer keeps, refused unless it is exactly the offer. */
+export function readBackAuthorization(
+  payload: Record<string, unknown>,
+  requirement: X402Requirement,
+  payer: string,
+  domain: TokenDomain,
+  seconds: number,
+): SignedAuthorization {
+  const { authorization, signature } = payload as { authorization?: Record<string, unknown>; signature?: unknown };
+  if (authorization === undefined || typeof signature !== 'string' || !isHex(signature)) throw refuse('no EIP-3009 authorization');
+  const { from, to, value, validAfter, validBefore, nonce } = authorization;
+  const address = (field: unknown) => (typeof field === 'string' && isAddress(field, { strict: false }) ? getAddress(field) : null);
+  const amount = (field: unknown) => (typeof field === 'string' && DECIMAL.test(field) ? BigInt(field) : null);
+  if (address(from) !== getAddress(payer)) throw refuse('the payer');
+  if (address(to) !== getAddress(requirement.payTo)) throw refuse('the recipient');
+  if (amount(value) !== requirement.amount) throw refuse('the amount');
+  const opens = amount(validAfter);
+  const ends = amount(validBefore);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if (opens === null || opens > now + CLOCK_SLACK_SECONDS) throw refuse('its start');
+  if (ends === null || ends <= now || ends > now + BigInt(seconds) + CLOCK_SLACK_SECONDS) throw refuse('its end');
+  if (typeof nonce !== 'string' || !isHex(nonce) || nonce.length !== 66) throw refuse('its nonce');
+  return {
+    domain,
+    from: getAddress(payer),
+    to: getAddress(requirement.payTo),
+    value: requirement.amount,
+    validAfter: opens,
+    validBefore: ends,
+    nonce: nonce as Hex,
+    signature,
+    relayer: null,
+  };
+}

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
+import { baseSepolia } from 'viem/chains';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generateKeyPairSigner } from '@solana/kit';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { answerOf } from '../fixtures/x402-peers.js';
+import {
+  BASE_SEPOLIA_X402,
+  startEvmFacilitator,
+  startEvmV1Seller,
+  startEvmV2Seller,
+  type TestEvmFacilitator,
+} from '../fixtures/x402-evm-peers.js';
+import type { TestSeller } from '../fixtures/x402-peers.js';
+import { deployAgent, micro } from '../helpers/coffer.js';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { expectError } from '../helpers/expect-error.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { x402Networks } from '../../server/chain/solana/networks.js';
+
+/**
+ * Issue 50, point 1: Coffer pays x402 `exact` on Base. The official `@x402/express` (v2) and
+ * `x402-express` (v1) sellers settle through the official `@x402/evm` facilitator on a node with Base
+ * Sepolia's chain id; Coffer signs the EIP-3009 authorization with the agent's Base account through
+ * the official client scheme, within the agent's policy, and settles the payment from the seller's
+ * PAYMENT-RESPONSE or from the chain.
+ */
+describe('Coffer pays x402 sellers on Base', () => {
+  let cluster: TestCluster;
+  let node: TestEvmNode;
+  let facilitator: TestEvmFacilitator;
+  let v2: TestSeller;
+  let v1: TestSeller;
+  const seller = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+  const chain = () => createPublicClient({ chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+  const usdc = (account: string) =>
+    chain().readContract({ address: node.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [account as Address] });
+
+  beforeAll(async () => {
+    cluster = await new TestCluster({ as: 'devnet' }).start();
+    node = await TestEvmNode.start();
+  }, 60_000);
+  afterAll(async () => {
+    await node?.stop();
+    await cluster?.stop();
+  });
+  const t = useCoffer(() => ({ network: cluster.url, baseRpc: node.url }));
+  let treasury: Address;
+  beforeAll(async () => {
+    cluster.airdrop(t.owner);
+    await cluster.mintUsdc(t.owner, micro('100'));
+    treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
+    await node.fundEth(treasury, parseEther('1'));
+    await node.mint(treasury, micro('100'));
+    facilitator = await startEvmFacilitator(baseSepolia, node.url, (account) => node.fundEth(account, parseEther('1')));
+    v2 = await startEvmV2Seller(facilitator, { payTo: seller, price: '$0.01' });
+    v1 = await startEvmV1Seller(facilitator, { payTo: seller, price: '$0.01' });
+  }, 60_000);
+  afterAll(async () => {
+    await v2?.close();
+    await v1?.close();
+    await facilitator?.close();
+  });
+
+  /** An agent with `amount` on Base (and nothing on Solana unless `sol` is given). */
+  async function fundedAgent(agentId: string, amount: string, policy: Record<string, unknown> = {}, sol?: string) {
+    const agent = await deployAgent(t, agentId, { dailyBudget: '5', maxPerPayment: '1', ...policy });
+    const allocated = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount, rail: 'base' } });
+    expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
+    if (sol !== undefined) {
+      expect((await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: sol } })).status).toBe(200);
+    }
+    const wallets = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/balance`))).body.wallets as { sol: string; base: Address };
+    return { ...agent, base: wallets.base };
+  }
+
+  const payX402 = (agentId: string, key: string, answer: unknown, idempotencyKey?: string) =>
+    t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402`), {
+      key,
+      body: answer,
+      headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+    });
+  const headersOf = (response: Response) => {
+    const all: Record<string, string> = {};
+    response.headers.forEach((value, name) => (all[name] = value));
+    return all;
+  };
+
+  it.each([
+    ['v2 (@x402/express, PAYMENT-REQUIRED header)', () => v2, 'PAYMENT-SIGNATURE'],
+    ['v1 (x402-express, x402Version body)', () => v1, 'X-PAYMENT'],
+  ])(
+    'pays a %s seller: the agent signs, the facilitator sends and pays gas, the seller serves once',
+    async (_label, sellerOf, headerName) => {
+      const agentId = `base-${headerName.toLowerCase()}`;
+      const agent = await fundedAgent(agentId, '1.00');
+      const before = { agent: await usdc(agent.base), seller: await usdc(seller), served: sellerOf().served };
+
+      const unpaid = await fetch(sellerOf().url);
+      expect(unpaid.status).toBe(402);
+      const paid = await payX402(agentId, agent.apiKey, await answerOf(unpaid, sellerOf().url));
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      expect(paid.body).toMatchObject({
+        status: 'pending',
+        amount: '0.01',
+        recipient: seller,
+        rail: 'base',
+        network: 'base-sepolia',
+        txSignature: null,
+        header: { name: headerName },
+      });
+
+      const retried = await fetch(sellerOf().url, { headers: { [paid.body.header.name]: paid.body.header.value } });
+      expect(retried.status).toBe(200);
+      expect(sellerOf().served).toBe(before.served + 1);
+      // Money moved once, from the agent's Base account to the seller; the agent holds no ETH and paid none.
+      expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
+      expect(await usdc(seller)).toBe(before.seller + micro('0.01'));
+      expect(await chain().getBalance({ address: agent.base })).toBe(0n);
+
+      const settled = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/${paid.body.paymentId}/settlement`), {
+        key: agent.apiKey,
+        body: { headers: headersOf(retried) },
+      });
+      expect(settled.status).toBe(200);
+      expect(settled.body).toMatchObject({ status: 'confirmed', rail: 'base' });
+      expect(settled.body.txSignature).toMatch(/^0x[0-9a-f]{64}$/);
+      const receipt = await chain().getTransactionReceipt({ hash: settled.body.txSignature });
+      expect(getAddress(receipt.from)).toBe(facilitator.account);
+      const history = await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: agent.apiKey });
+      expect(history.body.payments[0]).toMatchObject({
+        status: 'confirmed',
+        amount: '0.01',
+        rail: 'base',
+        txSignature: settled.body.txSignature,
+      });
+
+      // The same authorization offered again is refused by the seller: it ran once.
+      const replayed = await fetch(sellerOf().url, { headers: { [paid.body.header.name]: paid.body.header.value } });
+      expect(replayed.status).toBe(402);
+      expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
+      expect(sellerOf().served).toBe(before.served + 1);
+    },
+  );
+
+  it('settles from the chain when the seller’s answer is never reported', async () => {
+    const agent = await fundedAgent('base-unreported', '1.00');
+    const unpaid = await fetch(v2.url);
+    const paid = await payX402('base-unreported', agent.apiKey, await answerOf(unpaid, v2.url));
+    expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(200);
+    const settled = await t.api('POST', t.withOwner(`/v1/agents/base-unreported/x402/${paid.body.paymentId}/settlement`), {
+      key: agent.apiKey,
+      body: { headers: {} },
+    });
+    expect(settled.body.status).toBe('confirmed');
+    const found = await chain().getTransactionReceipt({ hash: settled.body.txSignature });
+    expect(getAddress(found.from)).toBe(facilitator.account);
+  });
+
+  it('refuses a tampered authorization at the seller: a raised amount moves nothing', async () => {
+    const agent = await fundedAgent('base-tamper', '1.00');
+    const unpaid = await fetch(v2.url);
+    const paid = await payX402('base-tamper', agent.apiKey, await answerOf(unpaid, v2.url));
+    const payload = JSON.parse(Buffer.from(paid.body.header.value, 'base64').toString('utf8'));
+    payload.payload.authorization.value = '20000';
+    const tampered = Buffer.from(JSON.stringify(payload)).toString('base64');
+    const before = await usdc(agent.base);
+    expect((await fetch(v2.url, { headers: { [paid.body.header.name]: tampered } })).status).toBe(402);
+    expect(await usdc(agent.base)).toBe(before);
+  });
+
+  describe('an offer payable on both rails', () => {
+    const both = async (payTo: { sol: string; base: string }) => {
+      const solana = x402Networks('devnet')!;
+      const feePayer = (await generateKeyPairSigner()).address;
+      const required = {
+        x402Version: 2,
+        resource: { url: 'http://seller.example/both', description: 'data', mimeType: 'application/json' },
+        accepts: [
+          {
+            scheme: 'exact',
+            network: solana.v2,
+            amount: '10000',
+            asset: cluster.mint.address,
+            payTo: payTo.sol,
+            maxTimeoutSeconds: 60,
+            extra: { feePayer },
+          },
+          {
+            scheme: 'exact',
+            network: BASE_SEPOLIA_X402.v2,
+            amount: '10000',
+            asset: node.usdc,
+            payTo: payTo.base,
+            maxTimeoutSeconds: 60,
+            extra: { name: 'USDC', version: '2' },
+          },
+        ],
+      };
+      // v2 offers come in the PAYMENT-REQUIRED header.
+      const header = () => Buffer.from(JSON.stringify(required)).toString('base64');
+      return {
+        required,
+        answer: () => ({ url: 'http://seller.example/both', status: 402, headers: { 'payment-required': header() }, body: {} }),
+      };
+    };
+
+    it('pays on the rail whose wallet holds the amount, or on the rail asked for', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      const onBase = await fundedAgent('both-base-funds', '1.00');
+      const paidOnBase = await payX402('both-base-funds', onBase.apiKey, offer.answer());
+      expect(paidOnBase.status, JSON.stringify(paidOnBase.body)).toBe(200);
+      expect(paidOnBase.body).toMatchObject({ rail: 'base', recipient: seller });
+
+      const onBoth = await fundedAgent('both-rails-funds', '1.00', {}, '1.00');
+      const first = await payX402('both-rails-funds', onBoth.apiKey, offer.answer());
+      expect(first.body).toMatchObject({ rail: 'sol', recipient: solSeller });
+      const asked = await payX402('both-rails-funds', onBoth.apiKey, { ...offer.answer(), rail: 'base' });
+      expect(asked.body).toMatchObject({ rail: 'base', recipient: seller });
+    });
+
+    it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {
+      const agent = await fundedAgent('base-only-offer', '1.00');
+      const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });
+      offer.required.accepts = offer.required.accepts.slice(1);
+      const refused = await payX402('base-only-offer', agent.apiKey, { ...offer.answer(), rail: 'sol' });
+      expectError(refused, 422, 'unsupported_offer');
+      expect(refused.body.error).toMatch(/Coffer pays x402 "exact" in USDC on solana:\S+; the seller offers exact on eip155:84532/);
+      expect((await t.api('GET', t.withOwner('/v1/agents/base-only-offer/spend-history'), { key: agent.apiKey })).body.payments).toEqual(
+        [],
+      );
+    });
+  });
+
+  it('payingFetch buys from the v2 seller on Base and reports the settlement', async () => {
+    const agent = await fundedAgent('base-paying-fetch', '1.00');
+    const { response, payment, settlement } = await payingFetch(
+      v2.url,
+      {},
+      { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'base-paying-fetch', apiKey: agent.apiKey } },
+    );
+    expect(response.status).toBe(200);
+    expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01' });
+    expect(await settlement).toMatchObject({ status: 'confirmed', txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  });
+
+  // Last: it moves the chain's time past every authorization signed so far.
+  it('fails a payment the seller never settled as dropped once its authorization ended, giving its budget back', async () => {
+    const agent = await fundedAgent('base-unsettled', '1.00', { dailyBudget: '0.01' });
+    facilitator.refuseSettling = true;
+    try {
+      const unpaid = await fetch(v2.url);
+      const paid = await payX402('base-unsettled', agent.apiKey, await answerOf(unpaid, v2.url));
+      expect(paid.status).toBe(200);
+      expect((await fetch(v2.url, { headers: { [paid.body.header.name]: paid.body.header.value } })).status).toBe(402);
+      // The day's budget is held by the pending payment.
+      const second = await payX402('base-unsettled', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+      expectError(second, 402, 'daily_budget_exceeded');
+      const report = () =>
+        t.api('POST', t.withOwner(`/v1/agents/base-unsettled/x402/${paid.body.paymentId}/settlement`), {
+          key: agent.apiKey,
+          body: { headers: {} },
+        });
+      expect((await report()).body.status).toBe('pending');
+      // The chain's time passes the authorization's end (an hour at most), unused.
+      await node.mine(2, 3_700);
+      const ended = await report();
+      expect(ended.body.status).toBe('failed');
+      const row = t.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paid.body.paymentId);
+      expect(row).toEqual({ status: 'failed', errorCode: 'dropped' });
+    } finally {
+      facilitator.refuseSettling = false;
+    }
+    // Its budget is back: Coffer pays the same purchase again (the seller's node is now an hour
+    // ahead of the clock the package signs by, so the seller would refuse it as expired).
+    const again = await payX402('base-unsettled', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ status: 'pending', rail: 'base' });
+  });
+});

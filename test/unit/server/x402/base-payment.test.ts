@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { getAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { PaymentRequired } from '@x402/core/types';
+import { baseX402Payments, MAX_X402_AUTHORIZATION_SECONDS, readBackAuthorization } from '../../../../server/x402/base-payment.js';
+import { toRequirement } from '../../../../server/x402/offer-terms.js';
+import { decodeAuthorization, isSignedByPayer, type TokenDomain } from '../../../../server/chain/evm/authorization.js';
+import type { EvmSigners } from '../../../../server/chain/evm/signers.js';
+import type { X402Offer } from '../../../../server/core/ports/x402.js';
+import { expectCofferError } from '../../../helpers/expect-error.js';
+
+/**
+ * Issue 50, point 1: what Coffer signs for an x402 offer on Base, signed by the official `@x402/evm`
+ * client scheme, and the read-back that refuses anything but the offer before it is handed out.
+ */
+const usdc = getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e');
+const domain: TokenDomain = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: usdc };
+const payer = privateKeyToAccount(generatePrivateKey());
+const seller = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+const signers = { evmAccount: async () => payer } as unknown as EvmSigners;
+const payments = baseX402Payments({ chain: { chainId: 84532, usdc, domain: async () => domain }, signers });
+
+function offerOf(entry: Record<string, unknown> = {}, version: 1 | 2 = 2): X402Offer {
+  const accept = {
+    scheme: 'exact',
+    network: version === 2 ? 'eip155:84532' : 'base-sepolia',
+    ...(version === 2
+      ? { amount: '10000' }
+      : { maxAmountRequired: '10000', resource: 'https://seller.example/data', description: 'data', mimeType: 'application/json' }),
+    asset: usdc,
+    payTo: seller,
+    maxTimeoutSeconds: 300,
+    extra: { name: 'USDC', version: '2' },
+    ...entry,
+  };
+  const source =
+    version === 2
+      ? { x402Version: 2, resource: { url: 'https://seller.example/data' }, accepts: [accept] }
+      : { x402Version: 1, accepts: [accept] };
+  return { x402Version: version, requirements: [toRequirement(accept)], source };
+}
+
+describe('Base x402 payments', () => {
+  it.each([1, 2] as const)('signs v%i exactly the offer: the amount to payTo, in the offer’s time, the nonce kept', async (version) => {
+    const offer = offerOf({}, version);
+    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address);
+    const authorization = decodeAuthorization(signed.txWire);
+    expect(authorization).toMatchObject({ from: payer.address, to: seller, value: 10_000n, domain, relayer: null });
+    expect(await isSignedByPayer(authorization)).toBe(true);
+    expect(signed.payerSignature).toBe(authorization.nonce);
+    expect(signed.lastValidBlockHeight).toBe(authorization.validBefore);
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    expect(authorization.validBefore - now).toBeGreaterThanOrEqual(295n);
+    expect(authorization.validBefore - now).toBeLessThanOrEqual(300n);
+    // The header is the official client's: the seller's own terms, the payload signed.
+    const header = JSON.parse(Buffer.from(signed.header.value, 'base64').toString('utf8'));
+    expect(signed.header.name).toBe(version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT');
+    expect(header.payload.authorization.nonce).toBe(authorization.nonce);
+    if (version === 2) expect(header.accepted.maxTimeoutSeconds).toBe(300);
+  });
+
+  it('signs for an hour at most, whatever time the seller asks for', async () => {
+    const offer = offerOf({ maxTimeoutSeconds: 86_400 });
+    const signed = await payments.sign(offer, offer.requirements[0]!, payer.address);
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    expect(signed.lastValidBlockHeight - now).toBeLessThanOrEqual(BigInt(MAX_X402_AUTHORIZATION_SECONDS));
+    expect(signed.lastValidBlockHeight - now).toBeGreaterThan(BigInt(MAX_X402_AUTHORIZATION_SECONDS - 5));
+  });
+
+  it.each([
+    ['Permit2', { extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } }, /Permit2|permit2/],
+    ['another token name', { extra: { name: 'USD Coin', version: '2' } }, /"USD Coin" version 2; this chain's USDC is "USDC" version 2/],
+    ['another version', { extra: { name: 'USDC', version: '1' } }, /version 1/],
+  ])('refuses %s before anything is signed', async (_what, entry, message) => {
+    const offer = offerOf(entry);
+    let signed = 0;
+    const counting = { evmAccount: async () => ((signed += 1), payer) } as unknown as EvmSigners;
+    const paying = baseX402Payments({ chain: { chainId: 84532, usdc, domain: async () => domain }, signers: counting });
+    await expectCofferError(paying.sign(offer, offer.requirements[0]!, payer.address), 'unsupported_offer', message);
+    expect(signed).toBe(0);
+  });
+
+  describe('the read-back', () => {
+    /** A payload the official client signed for the offer, to tamper with. */
+    async function official() {
+      const offer = offerOf();
+      const required = offer.source as PaymentRequired;
+      const { ExactEvmScheme } = await import('@x402/evm/exact/client');
+      const client = new x402Client().register('eip155:84532', new ExactEvmScheme(payer)).setSpendControls(false);
+      const payload = await new x402HTTPClient(client).createPaymentPayload(required);
+      return {
+        requirement: offer.requirements[0]!,
+        payload: payload.payload as { authorization: Record<string, string>; signature: string },
+      };
+    }
+    const tampered = (payload: { authorization: Record<string, string>; signature: string }, change: Record<string, string>) => ({
+      ...payload,
+      authorization: { ...payload.authorization, ...change },
+    });
+
+    it('passes what the official client signed', async () => {
+      const { requirement, payload } = await official();
+      expect(readBackAuthorization(payload, requirement, payer.address, domain, 300).nonce).toBe(payload.authorization.nonce);
+    });
+
+    it.each([
+      ['the payer', { from: seller }, /the payer/],
+      ['the recipient', { to: getAddress(privateKeyToAccount(generatePrivateKey()).address) }, /the recipient/],
+      ['the amount', { value: '10001' }, /the amount/],
+      ['a start in the future', { validAfter: String(Math.floor(Date.now() / 1000) + 600) }, /its start/],
+      ['an end past the offer’s time', { validBefore: String(Math.floor(Date.now() / 1000) + 900) }, /its end/],
+      ['an end already passed', { validBefore: String(Math.floor(Date.now() / 1000) - 1) }, /its end/],
+      ['a short nonce', { nonce: '0x1234' }, /its nonce/],
+    ])('refuses %s', async (_what, change, message) => {
+      const { requirement, payload } = await official();
+      expect(() => readBackAuthorization(tampered(payload, change), requirement, payer.address, domain, 300)).toThrow(message);
+    });
+  });
+});
