@@ -5,6 +5,7 @@ import {
   amountSchema,
   deployBodySchema,
   payBodySchema,
+  railSchema,
   policyUpdateSchema,
   renameBodySchema,
   searchQuerySchema,
@@ -108,4 +109,7 @@ export const fetchPaidInput = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
   body: z.string().max(65_536).optional().describe('the request body, as text'),
   headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
+  rail: railSchema
+    .optional()
+    .describe('the rail to pay an x402 offer on, where it offers both (sol, base); left out, the one whose wallet holds the amount'),
 });

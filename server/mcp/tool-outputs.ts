@@ -1,5 +1,6 @@
 // The MCP tools' outputs (outputSchema): what each tool's structuredContent holds, for hosts that read it.
 import { z } from 'zod';
+import { RAILS } from '../wire/rails.js';
 
 /*
  * Shapes, not copies of the server's checks: they name the fields an agent reads and let the rest
@@ -150,7 +151,8 @@ export const fetchPaidOutput = open({
     .object({
       protocol: z.enum(['coffer', 'x402']),
       paymentId: z.string(),
-      txSignature: textOrNull('its Solana transaction', 'an x402 payment whose transaction Coffer has not seen yet'),
+      rail: z.enum(RAILS).describe('the rail it was paid on: sol (Solana) or base (Base)'),
+      txSignature: textOrNull('its transaction', 'an x402 payment whose transaction Coffer has not seen yet'),
       amount: usdc('paid'),
       status: z
         .string()

@@ -5,6 +5,7 @@ import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
+import { RAILS, type Rail } from '../wire/rails.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -66,6 +67,11 @@ export interface PayingFetchOptions {
    * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
    */
   onHeld?: (approval: Approval) => void;
+  /**
+   * The rail to pay an x402 offer on (`sol`, `base`). Left out, Coffer picks, where the offer can be
+   * paid on both, the rail whose wallet holds the amount, Solana first; the payment says which.
+   */
+  rail?: Rail;
 }
 
 /** A payment made for a call: Coffer's own (a receipt in X-Payment) or x402 (the seller's facilitator sent it). */
@@ -79,6 +85,8 @@ export interface PaymentMade {
   status: string;
   /** The header the paid request carried. */
   header: { name: string; value: string };
+  /** The rail it was paid on. */
+  rail: Rail;
 }
 
 export interface PaidResponse {
@@ -321,6 +329,7 @@ async function pay(
     amount: paid.amount,
     status: 'confirmed',
     header: { name: 'X-Payment', value: paid.xPaymentHeader },
+    rail: railOf(paid.rail),
   } satisfies PaymentMade;
 }
 
@@ -361,6 +370,7 @@ async function payX402Offer(
     amount: paid.amount,
     status: paid.status,
     header: paid.header,
+    rail: paid.rail,
   };
   const response = await paidCall(url, init, payment, options);
   const settlement = settlementReported(api, options.agent.agentId, payment, response);
@@ -375,7 +385,10 @@ async function payX402Offer(
 }
 
 /** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
-type X402Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string } };
+type X402Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string }; rail: Rail };
+
+/** A rail as Coffer answered it (an older Coffer says none: it paid on Solana). */
+const railOf = (said: unknown): Rail => ((RAILS as readonly unknown[]).includes(said) ? (said as Rail) : 'sol');
 
 /** The seller's 402 as it came, for Coffer to pay. */
 const x402OfferOf = async (url: string, init: RequestInit, response: Response, options: PayingFetchOptions) => ({
@@ -388,6 +401,7 @@ const x402OfferOf = async (url: string, init: RequestInit, response: Response, o
     .json()
     .catch(() => undefined),
   ...(options.description ? { description: options.description.slice(0, 500) } : {}),
+  ...(options.rail === undefined ? {} : { rail: options.rail }),
 });
 
 /**
@@ -455,6 +469,7 @@ function askCofferToPay(
         amount: String(body.amount),
         status: String(body.status),
         header: { name: header.name, value: header.value },
+        rail: railOf(body.rail),
       },
     };
   });

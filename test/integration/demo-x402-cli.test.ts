@@ -141,7 +141,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     const paidByCoffer = sh(cofferFetch);
     expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
     expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({ city: 'Lisbon', paid: { amount: '0.01', testMoney: true } });
-    expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
+    expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
 
     expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs /);
     const paidByOfficial = sh(officialClient);

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
 import { baseSepolia } from 'viem/chains';
@@ -20,6 +21,14 @@ import { expectError } from '../helpers/expect-error.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { x402Networks } from '../../server/chain/solana/networks.js';
+import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
+import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Issue 50, point 1: Coffer pays x402 `exact` on Base. The official `@x402/express` (v2) and
@@ -247,6 +256,135 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect(response.status).toBe(200);
     expect(payment).toMatchObject({ protocol: 'x402', amount: '0.01' });
     expect(await settlement).toMatchObject({ status: 'confirmed', txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  });
+
+  const agentOf = (agentId: string, apiKey: string) => ({ cofferUrl: t.url, owner: t.owner, agentId, apiKey });
+  const pendingApprovals = async (agentId: string) => {
+    for (let i = 0; i < 100; i += 1) {
+      const waiting = ((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as any[]).filter(
+        (approval) => approval.agentId === agentId,
+      );
+      if (waiting.length > 0) return waiting;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return [];
+  };
+
+  it.each([
+    ['v2', () => v2],
+    ['v1', () => v1],
+  ])('a %s purchase held for the owner: denied, nothing is signed; approved, it is bought once on Base', async (label, sellerOf) => {
+    const agentId = `base-held-${label}`;
+    const agent = await fundedAgent(agentId, '1.00', { askAbove: '0' });
+    const before = { agent: await usdc(agent.base), served: sellerOf().served };
+    // Denied: payingFetch fails saying so; no authorization was made (the agent's account's nonce space untouched).
+    const denied = payingFetch(sellerOf().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+    const first = await pendingApprovals(agentId);
+    expect(first).toHaveLength(1);
+    expect(first[0].request).toMatchObject({ amount: '0.01', recipient: seller, reason: { code: 'ask_above' } });
+    await t.api('POST', t.withOwner(`/v1/approvals/${first[0].approvalId}/deny`));
+    await expect(denied).rejects.toMatchObject({ code: 'payment_refused', details: { cofferCode: 'payment_denied' } });
+    const heldRow = t.coffer.db
+      .prepare(
+        'SELECT (SELECT wire FROM transfer_wires w WHERE w.id = transfers.id) AS txWire, payer_signature AS nonce FROM transfers WHERE id = ?',
+      )
+      .get(first[0].paymentId);
+    expect(heldRow).toEqual({ txWire: null, nonce: null });
+
+    const buying = payingFetch(sellerOf().url, {}, { agent: agentOf(agentId, agent.apiKey) });
+    const second = await pendingApprovals(agentId);
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${second[0].approvalId}/approve`))).body.status).toBe('approved');
+    const { response, settlement } = await buying;
+    expect(response.status).toBe(200);
+    expect(await settlement).toMatchObject({ rail: 'base', status: 'confirmed', paymentId: second[0].paymentId });
+    expect(sellerOf().served).toBe(before.served + 1);
+    expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
+  });
+
+  it('holds a Base purchase to allowedServices, by the seller’s address in any spelling', async () => {
+    const agent = await fundedAgent('base-allowed', '1.00', { allowedServices: ['demo-weather'] });
+    const refused = await payX402('base-allowed', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expectError(refused, 402, 'service_not_allowed');
+    await t.api('POST', t.withOwner('/v1/agents/base-allowed/policy'), { body: { allowedServices: [seller.toLowerCase()] } });
+    const allowed = await payX402('base-allowed', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect(allowed.body).toMatchObject({ rail: 'base', recipient: seller });
+  });
+
+  it('caps a Base purchase at the registry’s price for its payTo', async () => {
+    const agent = await fundedAgent('base-price-cap', '1.00');
+    const dear = await startEvmV2Seller(facilitator, { payTo: DEMO_BASE_PAY_TO, price: '$0.05' });
+    try {
+      const refused = await payX402('base-price-cap', agent.apiKey, await answerOf(await fetch(dear.url), dear.url));
+      expectError(refused, 402, 'price_above_registry');
+      expect(dear.served).toBe(0);
+    } finally {
+      await dear.close();
+    }
+  });
+
+  it('coffer fetch pays on Base and says so; --rail sol is refused in words, nothing paid', async () => {
+    const agent = await fundedAgent('base-cli', '1.00');
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-cli-'));
+    const config = join(dir, 'agent.json');
+    writeAgentConfig(config, {
+      agentId: 'base-cli',
+      walletAddress: agent.walletAddress,
+      apiKey: agent.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: t.owner,
+      url: t.url,
+    });
+    try {
+      const ok = await cli(['fetch', v2.url, '--config', config]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toMatchObject({ data: 'the paid answer' });
+      expect(ok.stderr).toMatch(/^Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
+      const before = await usdc(agent.base);
+      const refused = await cli(['fetch', v2.url, '--rail', 'sol', '--config', config]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(
+        /Coffer pays x402 "exact" in USDC on solana:\S+; the seller offers exact on eip155:84532.*\(unsupported_offer\)/,
+      );
+      expect(await usdc(agent.base)).toBe(before);
+      const bad = await cli(['fetch', v2.url, '--rail', 'eth', '--config', config]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--rail is sol or base, not "eth"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('MCP fetch_paid pays on Base and names the rail', async () => {
+    const agent = await fundedAgent('base-mcp', '1.00');
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: {
+          ...(process.env as Record<string, string>),
+          COFFER_URL: t.url,
+          COFFER_OWNER: t.owner,
+          COFFER_AGENT_ID: 'base-mcp',
+          COFFER_API_KEY: agent.apiKey,
+          COFFER_CONFIG: '/nonexistent/agent.json',
+        },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = (await client.callTool({ name: 'fetch_paid', arguments: { url: v1.url, rail: 'base' } })) as {
+        isError?: boolean;
+        structuredContent?: any;
+        content: { text: string }[];
+      };
+      expect(result.isError, result.content[0]?.text).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', rail: 'base', amount: '0.01' } });
+    } finally {
+      await client.close();
+    }
   });
 
   // Last: it moves the chain's time past every authorization signed so far.

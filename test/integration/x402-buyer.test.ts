@@ -582,7 +582,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       const ok = await cli(['fetch', v2.url, '--config', config]);
       expect(ok.code, ok.stderr).toBe(0);
       expect(JSON.parse(ok.stdout)).toMatchObject({ data: 'the paid answer' });
-      expect(ok.stderr).toMatch(/^Paid 0\.01 USDC \(x402, pay_\w+, confirmed, transaction \w+\)/);
+      expect(ok.stderr).toMatch(/^Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w+\)/);
       const shown = await cli(['status', '--config', config]);
       expect(shown.stdout).toContain(`0.01 USDC  ${new URL(v2.url).host}  (confirmed)  x402 ${v2.url}`);
       await t.api('POST', t.withOwner('/v1/agents/x-cli/policy'), { body: { maxPerPayment: '0.001' } });

@@ -1,6 +1,7 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
 import { heldWords } from './agent-commands.js';
+import type { Rail } from '../../wire/rails.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -11,7 +12,7 @@ type Out = NodeJS.WritableStream;
  */
 export async function fetchCommand(
   configPath: string,
-  args: { url: string; method?: string; headers: string[]; data?: string },
+  args: { url: string; method?: string; headers: string[]; data?: string; rail?: Rail },
   out: Out = process.stdout,
   err: Out = process.stderr,
 ): Promise<number> {
@@ -30,6 +31,7 @@ export async function fetchCommand(
       {
         agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
         description: `coffer fetch ${method} ${args.url}`,
+        ...(args.rail === undefined ? {} : { rail: args.rail }),
         // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought).
         onHeld: (approval) => err.write(`${heldWords(approval)}\n`),
       },
@@ -40,7 +42,7 @@ export async function fetchCommand(
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
-        `Paid ${payment.amount} USDC (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
+        `Paid ${payment.amount} USDC on ${payment.rail === 'base' ? 'Base' : 'Solana'} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
     }
     const body = Buffer.from(await response.arrayBuffer());

@@ -93,11 +93,13 @@ export const pay = defineCommand({
 
 export const fetch = defineCommand({
   name: 'fetch',
-  usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--config FILE]
+  usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
-                 the body bought goes to stdout, what was paid to stderr`,
+                 the body bought goes to stdout, what was paid to stderr (--rail: an x402 offer on
+                 both rails is paid there; left out, on the one whose wallet holds the amount)`,
   options: {
     config: { type: 'string' },
+    rail: { type: 'string' },
     method: { type: 'string' },
     header: { type: 'string', multiple: true },
     data: { type: 'string' },
@@ -112,6 +114,7 @@ export const fetch = defineCommand({
       method: values.method,
       headers: values.header ?? [],
       data: values.data,
+      rail: railOption(values.rail, 'fetch'),
     });
   },
 });

@@ -1,6 +1,7 @@
 import { CofferApiError } from '../../client/client-error.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';
 import * as output from '../tool-outputs.js';
@@ -11,7 +12,7 @@ import { returning, showAndWait, whenDecided } from './held-payment.js';
 export const fetchPaid = defineTool({
   name: 'fetch_paid',
   description:
-    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on devnet/mainnet), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments then picks up the same purchase (never paid twice).",
+    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments then picks up the same purchase (never paid twice).",
   inputSchema: input.fetchPaidInput,
   outputSchema: output.fetchPaidOutput,
   annotations: { ...CHANGES_STATE, openWorldHint: true },
@@ -49,14 +50,18 @@ export const fetchPaid = defineTool({
  */
 async function purchase(
   ctx: ToolContext,
-  request: { url: string; method?: string; body?: string; headers?: Record<string, string> },
+  request: { url: string; method?: string; body?: string; headers?: Record<string, string>; rail?: Rail },
   onHeld: (approval: Approval) => void,
 ): Promise<object> {
   try {
     const { response, payment, signedIn } = await payingFetch(
       request.url,
       { method: request.method ?? 'GET', body: request.body, headers: request.headers },
-      { agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey }, onHeld },
+      {
+        agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey },
+        onHeld,
+        ...(request.rail === undefined ? {} : { rail: request.rail }),
+      },
     );
     const text = await response.text();
     return {
@@ -71,6 +76,7 @@ async function purchase(
           : {
               protocol: payment.protocol,
               paymentId: payment.paymentId,
+              rail: payment.rail,
               amount: payment.amount,
               status: payment.status,
               txSignature: payment.txSignature,
