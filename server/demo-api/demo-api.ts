@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { getAddress, type Address } from 'viem';
-import type { TransferLookup } from '../core/ports/chain.js';
+import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { readCatalog } from '../store/catalog.js';
 import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
 import { formatUsdc } from '../wire/money.js';
@@ -29,7 +29,7 @@ function demoBasePayTo(): Address {
  * DEMO_BASE_PAY_TO).
  */
 export type DemoApiOptions = Omit<PaywallOptions, 'recipient' | 'base'> & {
-  base?: { lookup: TransferLookup & { chainId: number } } | null;
+  base?: { lookup: EvmTransferLookup } | null;
 };
 
 export function createDemoApi({ base, ...options }: DemoApiOptions): Express {

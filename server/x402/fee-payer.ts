@@ -13,24 +13,44 @@ const FEE_PAYER_ASKED_AGAIN_MS = 5_000;
  * answer, or no fee payer for this network) is logged and asked again next time, never kept.
  */
 export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
-  let feePayer: Promise<string | null> | null = null;
+  return facilitatorKind(facilitator, network, log, (kind) => {
+    const address = kind?.extra?.feePayer;
+    if (typeof address !== 'string') throw new Error(`it pays no fees on ${network}`);
+    return address;
+  });
+}
+
+/** Whether the facilitator settles `exact` on `network` (an EVM chain: the payer's authorization needs no fee payer), kept as the fee payer is. */
+export const facilitatorSettles = (facilitator: FacilitatorClient, network: string, log: (message: string) => void) =>
+  facilitatorKind(facilitator, network, log, (kind) => {
+    if (kind === undefined) throw new Error(`it does not settle exact payments on ${network}`);
+    return true as const;
+  });
+
+type SupportedKind = Awaited<ReturnType<FacilitatorClient['getSupported']>>['kinds'][number];
+
+/** What the facilitator's `exact` kind on `network` says (`read` throws where it says nothing usable), kept as described above. */
+function facilitatorKind<T>(
+  facilitator: FacilitatorClient,
+  network: string,
+  log: (message: string) => void,
+  read: (kind: SupportedKind | undefined) => T,
+) {
+  let feePayer: Promise<T | null> | null = null;
   let askedAt = 0;
   let refusedAt = 0;
-  const ask = async (): Promise<string | null> => {
+  const ask = async (): Promise<T | null> => {
     try {
       const supported = await facilitator.getSupported();
-      const kind = supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === network);
-      const address = kind?.extra?.feePayer;
-      if (typeof address !== 'string') throw new Error(`it pays no fees on ${network}`);
-      return address;
+      return read(supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === network));
     } catch (error) {
       log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
       return null;
     }
   };
   return {
-    /** The fee payer's address, or null when the facilitator cannot say it now. */
-    current(): Promise<string | null> {
+    /** What the facilitator says (the fee payer's address), or null when it cannot say it now. */
+    current(): Promise<T | null> {
       const now = Date.now();
       if (now - askedAt > FEE_PAYER_KEPT_MS) feePayer = null;
       if (feePayer === null) {

@@ -12,9 +12,16 @@ import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
-import { facilitatorFeePayer } from './fee-payer.js';
+import { facilitatorFeePayer, facilitatorSettles } from './fee-payer.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
-import { v1Requirements, v2Requirements, type X402Seller } from './x402-requirements.js';
+import {
+  evmV1Requirements,
+  evmV2Requirements,
+  v1Requirements,
+  v2Requirements,
+  type X402BaseSeller,
+  type X402Seller,
+} from './x402-requirements.js';
 import { verifiedAndSettled, type Settlement } from './x402-settlement.js';
 
 /**
@@ -47,6 +54,10 @@ export function facilitatorAt(url: string): Facilitator {
   return new HTTPFacilitatorClient({ url });
 }
 
+/** The terms a v1 and a v2 requirement are made of. */
+type V1Terms = Pick<PaymentTerms, 'amount' | 'maxTimeoutSeconds' | 'resource' | 'description'>;
+type V2Terms = Pick<PaymentTerms, 'amount' | 'maxTimeoutSeconds' | 'nonce'>;
+
 /** The route an x402 payment is presented on, and when. */
 type Route = { resource: string; url: string; description: string; amount: bigint; maxTimeoutSeconds: number; now: number };
 
@@ -64,28 +75,43 @@ type PaymentMatch = {
 
 export type X402Acceptance = { ok: true; payment: VerifiedPayment; response: { name: string; value: string } };
 
+/** The paywall's x402 terms on Base: the chain as x402 names it, its USDC, the recipient, and the token's EIP-712 name and version (read from the token). */
+export interface PaywallBaseTerms extends X402BaseSeller {
+  tokenDomain(): Promise<{ name: string; version: string }>;
+}
+
 /**
- * The x402 face of a Coffer paywall (devnet and mainnet): its 402 offers the route in x402 v1 (an
- * `accepts` list in the body) and v2 (a `PAYMENT-REQUIRED` header, the paywall's nonce as
- * `extra.memo`, so the payment's transaction carries it on chain), both with the facilitator's fee
- * payer. A payment payload (`PAYMENT-SIGNATURE`, or `X-PAYMENT` that is not a Coffer receipt) is
- * checked against the terms this paywall issued (v2: its nonce, unused, for this route, in time),
- * then verified and settled by the facilitator before the route runs; the transaction it landed in
- * is remembered like a receipt's, so a payment buys one answer.
+ * The x402 face of a Coffer paywall, on Solana (devnet and mainnet) and on Base: its 402 offers the
+ * route in x402 v1 (an `accepts` list in the body) and v2 (a `PAYMENT-REQUIRED` header, the
+ * paywall's nonce as `extra.memo`). On Solana the payment's transaction carries that nonce on chain
+ * and names the facilitator's fee payer; on Base the payer signs an EIP-3009 authorization the
+ * facilitator sends (offered only while the facilitator says it settles there). A payment payload
+ * (`PAYMENT-SIGNATURE`, or `X-PAYMENT` that is not a Coffer receipt) is checked against the terms this
+ * paywall issued on its network (v2: its nonce, unused, for this route, in time), then verified and
+ * settled by the facilitator before the route runs; the transaction it landed in is remembered like
+ * a receipt's, so a payment buys one answer.
  */
 export function createPaywallX402(options: {
   facilitator: Facilitator;
-  network: string;
-  usdcMint: string;
-  recipient: string;
+  /** Solana's terms, where x402 names the network (devnet, mainnet); null elsewhere. */
+  sol: X402Seller | null;
+  base: PaywallBaseTerms | null;
   store: PaywallStore;
   nonces: Nonces;
   log: (message: string) => void;
 }) {
-  const names = x402Networks(options.network);
-  if (names === null) throw new Error(`x402 pays on devnet or mainnet; this paywall reads ${options.network}`);
-  const seller: X402Seller = { names, usdcMint: options.usdcMint, recipient: options.recipient };
-  const feePayer = facilitatorFeePayer(options.facilitator, names.v2, options.log);
+  const { sol, base } = options;
+  if (sol === null && base === null) throw new Error('x402 pays on devnet or mainnet, or on Base; this paywall reads neither');
+  const feePayer = sol === null ? null : facilitatorFeePayer(options.facilitator, sol.names.v2, options.log);
+  const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
+  /** The Base token's domain while the facilitator settles there; null otherwise. */
+  const baseToken = async () => {
+    if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
+    return base.tokenDomain().catch((error: unknown) => {
+      options.log(`paywall: the Base token's name could not be read: ${(error as Error).message}`);
+      return null;
+    });
+  };
 
   return {
     /** What a 402 adds for x402 clients; nothing when the facilitator cannot be asked (receipts still work). */
@@ -93,15 +119,25 @@ export function createPaywallX402(options: {
       terms: PaymentTerms,
       error: string,
     ): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] }; header: string } | null> {
-      const fee = await feePayer.current();
-      if (fee === null) return null;
+      const [fee, token] = await Promise.all([feePayer?.current() ?? null, baseToken()]);
+      const v2: PaymentRequirements[] = [];
+      const v1: PaymentRequirementsV1[] = [];
+      if (sol !== null && fee !== null) {
+        v2.push(v2Requirements(sol, terms, fee));
+        v1.push(v1Requirements(sol, terms, fee));
+      }
+      if (base !== null && token !== null) {
+        v2.push(evmV2Requirements(base, terms, token));
+        if (hasV1Name(base)) v1.push(evmV1Requirements(base, terms, token));
+      }
+      if (v2.length === 0) return null;
       const required: PaymentRequired = {
         x402Version: 2,
         error,
         resource: { url: terms.resource, description: terms.description, mimeType: 'application/json' },
-        accepts: [v2Requirements(seller, terms, fee)],
+        accepts: v2,
       };
-      return { body: { x402Version: 1, accepts: [v1Requirements(seller, terms, fee)] }, header: encodePaymentRequiredHeader(required) };
+      return { body: { x402Version: 1, accepts: v1 }, header: encodePaymentRequiredHeader(required) };
     },
 
     /**
@@ -112,19 +148,41 @@ export function createPaywallX402(options: {
       const decoded = decodePayment(header);
       if (!decoded.ok) return decoded;
       const { payload } = decoded;
-      const fee = await feePayer.current();
-      if (fee === null) throw new Error('the x402 facilitator cannot be reached');
-      const match = payload.x402Version === 1 ? v1Match(seller, route, fee) : v2Match(seller, payload, route, fee, options);
+      const network = payload.x402Version === 1 ? (payload as unknown as { network?: unknown }).network : payload.accepted?.network;
+      const onSol = sol !== null && (network === sol.names.v1 || network === sol.names.v2);
+      const onBase = base !== null && (network === base.names.v1 || network === base.names.v2);
+      if (!onSol && !onBase) return refuse('invalid_payment', `this paywall takes no x402 payment on ${String(network)}`);
+      let match: PaymentMatch | X402Refusal;
+      if (onSol) {
+        const fee = await feePayer!.current();
+        if (fee === null) throw new Error('the x402 facilitator cannot be reached');
+        match =
+          payload.x402Version === 1
+            ? v1Match((terms) => v1Requirements(sol, terms, fee), route)
+            : v2Match((terms) => v2Requirements(sol, terms, fee), payload, route, options);
+      } else {
+        const token = await baseToken();
+        if (token === null) throw new Error('the x402 facilitator does not settle on Base now');
+        match =
+          payload.x402Version === 1
+            ? hasV1Name(base!)
+              ? v1Match((terms) => evmV1Requirements(base, terms, token), route)
+              : refuse('invalid_payment', 'x402 v1 names no network of this chain')
+            : v2Match((terms) => evmV2Requirements(base!, terms, token), payload, route, options);
+      }
       if (!match.ok) return match;
       const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements);
       if (!settlement.ok) {
-        feePayer.refused();
+        if (onSol) feePayer!.refused();
+        else baseSettled!.refused();
         return settlement;
       }
       return recorded(options.store, payload, match, settlement, route.now);
     },
   };
 }
+
+const hasV1Name = (base: X402BaseSeller): base is X402BaseSeller & { names: { v1: string } } => base.names.v1 !== null;
 
 export type PaywallX402 = ReturnType<typeof createPaywallX402>;
 
@@ -143,11 +201,11 @@ function decodePayment(header: string): { ok: true; payload: PaymentPayload } | 
  * v1 carries no seller nonce: the transaction itself is the one-time token (the facilitator lands it
  * once; the paywall remembers it).
  */
-function v1Match(seller: X402Seller, route: Route, fee: string): PaymentMatch {
+function v1Match(requirementsOf: (terms: V1Terms) => PaymentRequirementsV1, route: Route): PaymentMatch {
   const terms = { amount: route.amount, maxTimeoutSeconds: route.maxTimeoutSeconds, resource: route.url, description: route.description };
   return {
     ok: true,
-    requirements: v1Requirements(seller, terms, fee),
+    requirements: requirementsOf(terms),
     amount: route.amount,
     nonce: '',
     nonceExpiresAt: route.now + route.maxTimeoutSeconds * 1000,
@@ -156,10 +214,9 @@ function v1Match(seller: X402Seller, route: Route, fee: string): PaymentMatch {
 
 /** v2 names the paywall's nonce (extra.memo): one it issued, for this route, in time, not yet used. */
 function v2Match(
-  seller: X402Seller,
+  requirementsOf: (terms: V2Terms) => PaymentRequirements,
   payload: PaymentPayload,
   route: Route,
-  fee: string,
   paywall: { nonces: Nonces; store: PaywallStore },
 ): PaymentMatch | X402Refusal {
   const memo = payload.accepted?.extra?.memo;
@@ -176,7 +233,7 @@ function v2Match(
   const amount = reading.terms.amount > route.amount ? reading.terms.amount : route.amount;
   return {
     ok: true,
-    requirements: v2Requirements(seller, { amount, maxTimeoutSeconds: route.maxTimeoutSeconds, nonce: memo }, fee),
+    requirements: requirementsOf({ amount, maxTimeoutSeconds: route.maxTimeoutSeconds, nonce: memo }),
     amount,
     nonce: memo,
     nonceExpiresAt: reading.terms.expiresAt,

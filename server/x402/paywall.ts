@@ -1,11 +1,15 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseAmount } from '../wire/money.js';
 import type { TransferLookup } from '../core/ports/chain.js';
+import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
-import { createPaywallX402, type Facilitator, type PaywallX402 } from './paywall-x402.js';
+import { createPaywallX402, type Facilitator, type PaywallBaseTerms, type PaywallX402 } from './paywall-x402.js';
+import type { X402Seller } from './x402-requirements.js';
+import { x402Networks } from '../chain/solana/networks.js';
+import { x402EvmNetworks } from '../chain/evm/networks.js';
 
 export interface PaywallOptions {
   /** The wallet that receives the payments (its USDC token account is credited). */
@@ -16,12 +20,12 @@ export interface PaywallOptions {
    * Coffer receipts of payments on Base are taken too: paid to `recipient` (an EVM account), read on
    * that chain (`evmTransferLookup`). The 402 offers it beside the Solana terms.
    */
-  base?: { recipient: string; lookup: TransferLookup & { chainId: number } };
+  base?: { recipient: string; lookup: EvmTransferLookup };
   /** Payments accepted and the nonces' key (`openPaywallStore(file)`). */
   store: PaywallStore;
   /**
-   * x402 clients pay too (devnet and mainnet): the facilitator that verifies and settles their
-   * payments, `inProcessFacilitator(...)` or `facilitatorAt(url)`.
+   * x402 clients pay too (on Solana on devnet and mainnet, and on Base with `base`): the facilitator
+   * that verifies and settles their payments, `inProcessFacilitator(...)` or `facilitatorAt(url)`.
    */
   x402?: { facilitator: Facilitator };
   /** How long a 402's nonce stays payable; 300 s by default. */
@@ -91,9 +95,8 @@ export function createPaywall(options: PaywallOptions) {
         ? null
         : createPaywallX402({
             facilitator: options.x402.facilitator,
-            network: options.lookup.network,
-            usdcMint: options.lookup.usdcMint,
-            recipient: options.recipient,
+            sol: solanaTerms(options),
+            base: options.base === undefined ? null : baseTerms(options.base),
             store: options.store,
             nonces,
             log,
@@ -116,6 +119,20 @@ export function createPaywall(options: PaywallOptions) {
     },
   };
 }
+
+/** The paywall's x402 terms on Solana, where x402 names its network (devnet, mainnet). */
+function solanaTerms(options: PaywallOptions): X402Seller | null {
+  const names = x402Networks(options.lookup.network);
+  return names === null ? null : { names, usdcMint: options.lookup.usdcMint, recipient: options.recipient };
+}
+
+/** The paywall's x402 terms on Base: its chain as x402 names it. */
+const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms => ({
+  names: x402EvmNetworks(base.lookup.chainId),
+  usdc: base.lookup.usdcMint,
+  recipient: base.recipient,
+  tokenDomain: () => base.lookup.tokenDomain(),
+});
 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's
 // twin in express).

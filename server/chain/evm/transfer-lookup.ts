@@ -46,22 +46,34 @@ export async function findEvmTransfer(client: PublicClient, usdc: Address, txHas
   };
 }
 
+/** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
+export interface EvmTransferLookup extends TransferLookup {
+  readonly chainId: number;
+  tokenDomain(): Promise<{ name: string; version: string }>;
+}
+
 /** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
-export function evmTransferLookup(
-  transport: Transport,
-  network: { name: string; chainId: number; usdc: Address },
-): TransferLookup & { chainId: number } {
+export function evmTransferLookup(transport: Transport, network: { name: string; chainId: number; usdc: Address }): EvmTransferLookup {
   const client = createPublicClient({ transport });
+  let domain: Promise<{ name: string; version: string }> | null = null;
   return {
     network: network.name,
     chainId: network.chainId,
     usdcMint: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
+    // Read from the token once (never assumed: Base's USDC is "USD Coin", Base Sepolia's "USDC").
+    tokenDomain: () => {
+      domain ??= Promise.all(
+        (['name', 'version'] as const).map((functionName) => client.readContract({ address: network.usdc, abi: USDC_ABI, functionName })),
+      ).then(([name, version]) => ({ name: name!, version: version! }));
+      domain.catch(() => (domain = null));
+      return domain;
+    },
   };
 }
 
 /** A keyless TransferLookup over an EVM JSON-RPC: the network its node says it is, a known one's USDC or `usdc`. */
-export async function evmTransferLookupAt(rpcUrl: string, usdc?: string): Promise<TransferLookup & { chainId: number }> {
+export async function evmTransferLookupAt(rpcUrl: string, usdc?: string): Promise<EvmTransferLookup> {
   const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 });
   const chainId = Number(BigInt((await transport({}).request({ method: 'eth_chainId' })) as string));
   return evmTransferLookup(transport, evmNetworkOf(chainId, usdc));

@@ -1,0 +1,217 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
+import type { Server } from 'node:http';
+import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
+import { baseSepolia } from 'viem/chains';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generateKeyPairSigner } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import type { FacilitatorClient } from '@x402/core/server';
+import { toClientEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
+import { close, listen } from '../helpers/http-server.js';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { answerOf, startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
+import { BASE_SEPOLIA_X402, startEvmFacilitator, type TestEvmFacilitator } from '../fixtures/x402-evm-peers.js';
+import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
+import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
+import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
+import { evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+
+/**
+ * Issue 50, point 3: Coffer's paywall takes x402 payments on Base beside Solana. Its 402 offers
+ * `exact` on Base Sepolia's chain id (x402 v2 and v1), the official facilitator verifies and settles
+ * the payer's EIP-3009 authorization; official `@x402/fetch` (v2) and `x402-fetch` (v1) buyers with a
+ * viem key, and Coffer's own x402 buyer, reach the paid answer once; a replay is refused.
+ */
+describe("x402 clients pay Coffer's paywall on Base", () => {
+  let cluster: TestCluster;
+  let node: TestEvmNode;
+  let svm: TestFacilitator;
+  let evm: TestEvmFacilitator;
+  let store: PaywallStore;
+  let api: { url: string; server: Server };
+  let served = 0;
+  const baseSeller = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+  let solSeller: string;
+  const usdc = (account: string) =>
+    createPublicClient({ chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) }).readContract({
+      address: node.usdc,
+      abi: USDC_ABI,
+      functionName: 'balanceOf',
+      args: [account as Address],
+    });
+  /** A buyer's account on Base with test USDC. */
+  const buyer = async (amount = '1') => {
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    await node.mint(account.address, micro(amount));
+    return Object.assign(account, { key });
+  };
+
+  beforeAll(async () => {
+    cluster = await new TestCluster({ as: 'devnet' }).start();
+    node = await TestEvmNode.start();
+    svm = await startFacilitator(cluster);
+    evm = await startEvmFacilitator(baseSepolia, node.url, (account) => node.fundEth(account, parseEther('1')));
+    solSeller = (await generateKeyPairSigner()).address;
+    await cluster.mintUsdc(solSeller, 0n);
+    store = openPaywallStore(':memory:');
+    // One facilitator for both chains, as Coinbase's and PayAI's are: each payment to its scheme.
+    const onEvm = (network: string) => network.startsWith('eip155:') || network === BASE_SEPOLIA_X402.v1;
+    const both: FacilitatorClient = {
+      verify: (payload, requirements) => (onEvm(requirements.network) ? evm : svm).client.verify(payload, requirements),
+      settle: (payload, requirements) => (onEvm(requirements.network) ? evm : svm).client.settle(payload, requirements),
+      getSupported: async () => {
+        const [a, b] = await Promise.all([svm.client.getSupported(), evm.client.getSupported()]);
+        return { ...a, kinds: [...a.kinds, ...b.kinds] };
+      },
+    };
+    const paywall = createPaywall({
+      recipient: solSeller,
+      lookup: await rpcTransferLookup(cluster.url),
+      base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
+      store,
+      x402: { facilitator: both },
+    });
+    const app = express();
+    app.get('/data', paywall.require({ price: '0.01', description: 'Paid data' }), (_req, res) => {
+      served += 1;
+      res.json({ data: 'sold', payer: paymentOf(res)?.payer });
+    });
+    api = await listen(app);
+  }, 60_000);
+  afterAll(async () => {
+    await close(api.server);
+    store.close();
+    await evm.close();
+    await svm.close();
+    await node.stop();
+    await cluster.stop();
+  });
+
+  it('offers exact on Base in v2 and v1 beside Solana: the token’s EIP-712 name and version, the nonce as memo in v2', async () => {
+    const unpaid = await fetch(`${api.url}/data`);
+    expect(unpaid.status).toBe(402);
+    const body = (await unpaid.json()) as any;
+    expect(body.accepts.map((entry: any) => entry.network)).toEqual(['solana-devnet', BASE_SEPOLIA_X402.v1]);
+    expect(body.accepts[1]).toMatchObject({
+      scheme: 'exact',
+      maxAmountRequired: '10000',
+      payTo: baseSeller,
+      asset: node.usdc,
+      extra: { name: 'USDC', version: '2' },
+    });
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    expect(required.accepts.map((entry: any) => entry.network)).toEqual([expect.stringMatching(/^solana:/), BASE_SEPOLIA_X402.v2]);
+    expect(required.accepts[1]).toMatchObject({
+      amount: '10000',
+      payTo: baseSeller,
+      asset: node.usdc,
+      extra: { name: 'USDC', version: '2', memo: body.nonce },
+    });
+  });
+
+  it('offers no Base terms while its facilitator does not settle on Base, and takes no Base payment', async () => {
+    const solanaOnly = createPaywall({
+      recipient: solSeller,
+      lookup: await rpcTransferLookup(cluster.url),
+      base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
+      store: openPaywallStore(':memory:'),
+      x402: { facilitator: svm.client },
+    });
+    const app = express();
+    app.get('/only', solanaOnly.require({ price: '0.01', description: 'Solana only' }), (_req, res) => res.json({ ok: true }));
+    const server = await listen(app);
+    try {
+      const unpaid = await fetch(`${server.url}/only`);
+      const body = (await unpaid.json()) as any;
+      expect(body.accepts.map((entry: any) => entry.network)).toEqual(['solana-devnet']);
+      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+      expect(required.accepts.map((entry: any) => entry.network)).toEqual([expect.stringMatching(/^solana:/)]);
+      // Coffer's own terms still name Base (its receipts are read on chain, no facilitator needed).
+      expect(body.base).toMatchObject({ recipient: baseSeller });
+    } finally {
+      await close(server.server);
+    }
+  });
+
+  it('the official @x402/fetch EVM buyer pays once on Base; its payment replayed is refused', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    const client = x402Client.fromConfig({
+      schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }],
+    });
+    let sent: string | null = null;
+    const spy: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      sent = request.headers.get('payment-signature') ?? sent;
+      return fetch(request);
+    };
+    const paid = await wrapFetchWithPayment(spy, client)(`${api.url}/data`);
+    expect(paid.status).toBe(200);
+    expect(await paid.json()).toMatchObject({ data: 'sold', payer: account.address });
+    expect(paid.headers.get('payment-response')).toBeTruthy();
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+
+    expect(sent).not.toBeNull();
+    const replayed = await fetch(`${api.url}/data`, { headers: { 'payment-signature': sent! } });
+    expect(replayed.status).toBe(402);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
+  it('the official v1 x402-fetch buyer pays on base-sepolia', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), served };
+    const signer = await createSigner('base-sepolia', account.key);
+    const paid = await wrapFetchWithPaymentV1(fetch, signer)(`${api.url}/data`);
+    expect(paid.status).toBe(200);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
+  describe("Coffer's own buyer", () => {
+    let t: TestCoffer;
+    beforeAll(async () => {
+      t = await startCoffer({ network: cluster.url, baseRpc: node.url });
+      const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
+      await node.fundEth(treasury, parseEther('1'));
+      await node.mint(treasury, micro('10'));
+    }, 60_000);
+    afterAll(async () => t?.stop());
+
+    it('pays the paywall’s Base terms through /x402, and the seller’s answer settles it', async () => {
+      const agent = await deployAgent(t, 'paywall-base', { dailyBudget: '5', maxPerPayment: '1' });
+      expect((await t.api('POST', t.withOwner('/v1/agents/paywall-base/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(
+        200,
+      );
+      const before = served;
+      const unpaid = await fetch(`${api.url}/data`);
+      const paid = await t.api('POST', t.withOwner('/v1/agents/paywall-base/x402'), {
+        key: agent.apiKey,
+        body: { ...(await answerOf(unpaid, `${api.url}/data`)), rail: 'base' },
+      });
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      expect(paid.body).toMatchObject({ rail: 'base', recipient: baseSeller });
+      const retried = await fetch(`${api.url}/data`, { headers: { [paid.body.header.name]: paid.body.header.value } });
+      expect(retried.status).toBe(200);
+      expect(served).toBe(before + 1);
+      const headers: Record<string, string> = {};
+      retried.headers.forEach((value, name) => (headers[name] = value));
+      const settled = await t.api('POST', t.withOwner(`/v1/agents/paywall-base/x402/${paid.body.paymentId}/settlement`), {
+        key: agent.apiKey,
+        body: { headers },
+      });
+      expect(settled.body).toMatchObject({ status: 'confirmed', rail: 'base', txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    });
+  });
+});
