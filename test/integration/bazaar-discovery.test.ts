@@ -436,7 +436,7 @@ describe('Bazaar discovery: the registry lists what a facilitator discovered', (
 });
 
 describe('Bazaar discovery on the embedded chain', () => {
-  it('lists nothing as payable, and says why: x402 is paid on devnet and mainnet only', async () => {
+  it('lists no Solana offer as payable, and says why: x402 is paid on Solana on devnet and mainnet only', async () => {
     const cluster = await new TestCluster({ as: 'devnet' }).start();
     const facilitator = await startBazaarFacilitator(cluster);
     facilitator.answer = (real) => ({
@@ -466,7 +466,9 @@ describe('Bazaar discovery on the embedded chain', () => {
         state: 'fresh',
         listed: 0,
         leftOut: { other_network: 1 },
-        note: expect.stringContaining('runs on sim'),
+        note: expect.stringMatching(
+          /^this Coffer runs on sim: x402 is paid on Solana on devnet and mainnet only, and on Base here on eip155:790526/,
+        ),
       });
     } finally {
       await sim.stop();

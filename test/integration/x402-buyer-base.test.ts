@@ -21,6 +21,7 @@ import { expectError } from '../helpers/expect-error.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { x402Networks } from '../../server/chain/solana/networks.js';
+import { startBazaarFacilitator } from '../fixtures/bazaar-facilitator.js';
 import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
@@ -320,6 +321,44 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(dear.served).toBe(0);
     } finally {
       await dear.close();
+    }
+  });
+
+  it('lists a Bazaar offer on Base as payable, and pays it there', async () => {
+    const bazaar = await startBazaarFacilitator(cluster);
+    const unpaid = await fetch(v2.url);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    bazaar.answer = (real) => ({
+      ...real,
+      items: [
+        {
+          resource: v2.url,
+          type: 'http',
+          x402Version: 2,
+          accepts: required.accepts,
+          serviceName: 'Base Data',
+          lastUpdated: new Date().toISOString(),
+        },
+      ],
+    });
+    try {
+      const set = await t.api('POST', t.withOwner('/v1/bazaar'), { body: { facilitator: bazaar.url } });
+      expect(set.body).toMatchObject({ state: 'fresh', listed: 1, note: null });
+      const found = await t.api('GET', `/v1/services/search?q=${encodeURIComponent('Base Data')}`, { key: null });
+      const listing = (found.body.results as any[]).find((service) => service.source === 'x402-bazaar');
+      expect(listing).toMatchObject({
+        pricePerCall: '0.01',
+        payTo: seller,
+        network: 'base-sepolia',
+        base: { payTo: seller, network: 'base-sepolia' },
+      });
+      const agent = await fundedAgent('base-bazaar', '1.00');
+      const { response, settlement } = await payingFetch(v2.url, {}, { agent: agentOf('base-bazaar', agent.apiKey) });
+      expect(response.status).toBe(200);
+      expect(await settlement).toMatchObject({ rail: 'base', status: 'confirmed' });
+    } finally {
+      await t.api('POST', t.withOwner('/v1/bazaar'), { body: { facilitator: null } });
+      await bazaar.close();
     }
   });
 

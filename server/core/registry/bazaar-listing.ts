@@ -15,6 +15,7 @@ import { CofferError } from '../../wire/errors.js';
 import type { BazaarListing, LeftOutReason } from '../../wire/answers/registry.js';
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
 import { isSolanaAddress } from '../../wire/schemas.js';
+import { checksummedEvmAddress, isEvmAddress } from '../../wire/rails.js';
 import type { X402Names } from '../ports/x402.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */
@@ -223,10 +224,17 @@ export function readItem(raw: unknown): DiscoveredItem | null {
   };
 }
 
-/** Where this Coffer pays x402: the x402 names of its network (null: none, as on sim), its USDC mint and its own name. */
+/** Where this Coffer pays x402 on one rail: the x402 names of its network, its USDC and the network's own name. */
+export interface PayableOn {
+  networks: X402Names;
+  usdc: string;
+  network: string;
+}
+
+/** Where this Coffer pays x402, by rail (null: not on that rail, as Solana on sim), and its Solana network's name. */
 export interface PayableHere {
-  networks: X402Names | null;
-  usdcMint: string;
+  sol: PayableOn | null;
+  base: PayableOn | null;
   network: string;
 }
 
@@ -254,36 +262,53 @@ function idOf(item: DiscoveredItem, endpoint: string): string {
  */
 export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: string): BazaarEntry | LeftOutReason {
   if (item.type !== 'http') return 'not_http';
-  const networkName = here.networks === null ? null : item.x402Version === 1 ? here.networks.v1 : here.networks.v2;
-  const onNetwork = item.accepts.filter((offer) => networkName !== null && offer.network === networkName);
-  if (onNetwork.length === 0) return 'other_network';
-  const inUsdc = onNetwork.filter((offer) => offer.asset === here.usdcMint);
-  if (inUsdc.length === 0) return 'not_usdc';
-  const payable = inUsdc.find(
-    (offer) =>
-      offer.scheme === 'exact' &&
-      offer.amount !== null &&
-      offer.payTo !== null &&
-      isSolanaAddress(offer.payTo) &&
-      BigInt(offer.amount) > 0n &&
-      BigInt(offer.amount) <= MAX_AMOUNT_MICRO,
-  );
-  if (payable === undefined) return inUsdc.some((offer) => offer.scheme === 'exact') ? 'invalid' : 'not_exact';
+  const rails = [
+    { rail: here.sol, isAddress: isSolanaAddress, sameAsset: (asset: string, usdc: string) => asset === usdc },
+    { rail: here.base, isAddress: isEvmAddress, sameAsset: (asset: string, usdc: string) => asset.toLowerCase() === usdc.toLowerCase() },
+  ];
+  let onNetwork = 0;
+  let inUsdc = 0;
+  let exact = 0;
+  const payable = rails.map(({ rail, isAddress, sameAsset }) => {
+    const name = rail === null ? null : item.x402Version === 1 ? rail.networks.v1 : rail.networks.v2;
+    const offers = item.accepts.filter((offer) => name !== null && offer.network === name);
+    onNetwork += offers.length;
+    const usdc = offers.filter((offer) => rail !== null && offer.asset !== null && sameAsset(offer.asset, rail.usdc));
+    inUsdc += usdc.length;
+    exact += usdc.filter((offer) => offer.scheme === 'exact').length;
+    return usdc.find(
+      (offer) =>
+        offer.scheme === 'exact' &&
+        offer.amount !== null &&
+        offer.payTo !== null &&
+        isAddress(offer.payTo) &&
+        BigInt(offer.amount) > 0n &&
+        BigInt(offer.amount) <= MAX_AMOUNT_MICRO,
+    );
+  });
+  const [onSol, onBase] = payable;
+  const first = onSol ?? onBase;
+  if (onNetwork === 0) return 'other_network';
+  if (inUsdc === 0) return 'not_usdc';
+  if (first === undefined) return exact > 0 ? 'invalid' : 'not_exact';
   const endpoint = endpointOf(item);
   const url = new URL(item.resource);
+  const base =
+    onBase === undefined || here.base === null ? null : { payTo: checksummedEvmAddress(onBase.payTo!), network: here.base.network };
   return {
     id: idOf(item, endpoint),
     name: item.serviceName ?? cleanText(`${url.host}${url.pathname}`, NAME_CHARS),
     description: item.description,
     category: item.tags.length > 0 ? item.tags.join(', ') : 'x402 api',
     pricing: {},
-    pricePerCall: formatUsdc(BigInt(payable.amount!)),
+    // The price of the offer Coffer pays first (Solana's where both are payable, as Coffer's x402 payment picks).
+    pricePerCall: formatUsdc(BigInt(first.amount!)),
     endpoint,
     source: 'x402-bazaar',
-    payTo: payable.payTo!,
-    network: here.network,
-    // Bazaar listings are paid on Solana (issue 50 reads their Base offers).
-    base: null,
+    // Where it is paid: on Solana where it can be, else its Base account (then `base` says the same).
+    payTo: onSol?.payTo ?? base!.payTo,
+    network: onSol !== undefined ? here.network : here.base!.network,
+    base,
     discovery: { facilitator, resource: item.resource, lastUpdated: item.lastUpdated, x402Version: item.x402Version },
   };
 }

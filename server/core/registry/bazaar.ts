@@ -128,7 +128,13 @@ function cacheOf(ctx: ContextWith<MetaStore>): BazaarCache {
 }
 
 function payableHere(ctx: ContextWith<MetaStore>): PayableHere {
-  return { networks: ctx.x402?.networks.sol ?? null, usdcMint: ctx.chain.usdcMint, network: ctx.chain.network };
+  const names = ctx.x402?.networks ?? { sol: null, base: null };
+  const base = ctx.base ?? null;
+  return {
+    sol: names.sol === null ? null : { networks: names.sol, usdc: ctx.chain.usdcMint, network: ctx.chain.network },
+    base: names.base === null || base === null ? null : { networks: names.base, usdc: base.usdcMint, network: base.network },
+    network: ctx.chain.network,
+  };
 }
 
 /**
@@ -301,9 +307,11 @@ function statusOf(ctx: ViewContext, cache: BazaarCache, facilitator: string | nu
   const now = ctx.clock.now();
   const here = payableHere(ctx);
   const note =
-    here.networks === null
-      ? `this Coffer runs on ${here.network}: x402 is paid on devnet and mainnet only, so no Bazaar offer can be paid here`
-      : null;
+    here.sol !== null
+      ? null
+      : here.base === null
+        ? `this Coffer runs on ${here.network}: x402 is paid on devnet and mainnet only, so no Bazaar offer can be paid here`
+        : `this Coffer runs on ${here.network}: x402 is paid on Solana on devnet and mainnet only, and on Base here on ${here.base.networks.v2} (${here.base.network}), so only Bazaar offers there can be paid`;
   if (facilitator === null) {
     return {
       facilitator,

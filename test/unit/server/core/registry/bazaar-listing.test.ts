@@ -16,8 +16,16 @@ const DEVNET_V2 = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
 const PAY_TO = '32TkufgACBYJtUXpxmkpPLhnV7J4Hf4pQXm6BS9Raq3T';
 const FACILITATOR = 'https://facilitator.example';
-const DEVNET: PayableHere = { networks: { v1: 'solana-devnet', v2: DEVNET_V2 }, usdcMint: DEVNET_USDC, network: 'devnet' };
-const SIM: PayableHere = { networks: null, usdcMint: 'SimMint1111111111111111111111111111111111111', network: 'sim' };
+const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const BASE_PAY_TO = '0x558D0663A0BAAc54ed3780ebe12DFafBF0fE05f1';
+const ON_BASE = { networks: { v1: 'base-sepolia', v2: 'eip155:84532' }, usdc: BASE_SEPOLIA_USDC, network: 'base-sepolia' };
+const DEVNET: PayableHere = {
+  sol: { networks: { v1: 'solana-devnet', v2: DEVNET_V2 }, usdc: DEVNET_USDC, network: 'devnet' },
+  base: null,
+  network: 'devnet',
+};
+const DEVNET_AND_BASE: PayableHere = { ...DEVNET, base: ON_BASE };
+const SIM: PayableHere = { sol: null, base: null, network: 'sim' };
 
 /** An item as an official facilitator lists it (the shape seen from `@x402/core` + `@x402/extensions`, trimmed). */
 const listed = (edit: (item: Record<string, any>) => void = () => undefined): Record<string, any> => {
@@ -142,6 +150,66 @@ describe('a Bazaar item Coffer can pay becomes a registry entry', () => {
       }),
     ) as BazaarEntry;
     expect(entry.pricePerCall).toBe('0.03');
+  });
+});
+
+describe('Base listings (issue 50, point 4)', () => {
+  const onBase = (edit: (offer: any) => void = () => undefined) =>
+    listed((item) => {
+      const offer = {
+        scheme: 'exact',
+        network: 'eip155:84532',
+        amount: '20000',
+        asset: BASE_SEPOLIA_USDC.toLowerCase(),
+        payTo: BASE_PAY_TO.toLowerCase(),
+        extra: { name: 'USDC', version: '2' },
+      };
+      edit(offer);
+      item.accepts = [offer];
+    });
+
+  it('lists an offer on Base as payable where this Coffer pays x402 on Base: its Base account, checksummed', () => {
+    const entry = mapped(onBase(), DEVNET_AND_BASE) as BazaarEntry;
+    expect(entry).toMatchObject({
+      pricePerCall: '0.02',
+      payTo: BASE_PAY_TO,
+      network: 'base-sepolia',
+      base: { payTo: BASE_PAY_TO, network: 'base-sepolia' },
+    });
+  });
+
+  it('lists an item payable on both rails at its Solana price, with its Base account beside', () => {
+    const entry = mapped(
+      listed((item) =>
+        item.accepts.push({ scheme: 'exact', network: 'eip155:84532', amount: '20000', asset: BASE_SEPOLIA_USDC, payTo: BASE_PAY_TO }),
+      ),
+      DEVNET_AND_BASE,
+    ) as BazaarEntry;
+    expect(entry).toMatchObject({ payTo: PAY_TO, network: 'devnet', base: { payTo: BASE_PAY_TO, network: 'base-sepolia' } });
+  });
+
+  it('reads a v1 Base offer by its v1 name', () => {
+    const v1 = onBase((offer) => {
+      offer.network = 'base-sepolia';
+      offer.maxAmountRequired = offer.amount;
+      delete offer.amount;
+    });
+    v1.x402Version = 1;
+    expect(mapped(v1, DEVNET_AND_BASE)).toMatchObject({ pricePerCall: '0.02', base: { payTo: BASE_PAY_TO } });
+    // The same v1 name in a v2 item names no network here.
+    expect(mapped({ ...v1, x402Version: 2 }, DEVNET_AND_BASE)).toBe('other_network');
+  });
+
+  it.each([
+    ['other_network', 'Base mainnet (this Coffer is on Base Sepolia)', (offer: any) => (offer.network = 'eip155:8453')],
+    ['not_usdc', 'another token on Base Sepolia', (offer: any) => (offer.asset = '0x4200000000000000000000000000000000000006')],
+    ['invalid', 'a recipient that is no EVM address', (offer: any) => (offer.payTo = PAY_TO)],
+  ])('%s: %s', (reason, _what, edit) => {
+    expect(mapped(onBase(edit), DEVNET_AND_BASE)).toBe(reason);
+  });
+
+  it('is left out where this Coffer does not pay x402 on Base', () => {
+    expect(mapped(onBase(), DEVNET)).toBe('other_network');
   });
 });
 
