@@ -42,6 +42,7 @@ import { MEMO_PROGRAM_ADDRESS } from '../../server/chain/solana/usdc-transfer.js
 import { systemClock } from '../../server/core/ports/keys.js';
 import { CLI, spawnServe } from '../helpers/serve-process.js';
 import { x402RoundTrip } from './x402-round-trip.js';
+import { x402BaseRoundTrip } from './x402-base-round-trip.js';
 import { scaleRun } from './scale-bench.js';
 import { budgetsRun } from './budgets-bench.js';
 import { whatIfRun } from './what-if-bench.js';
@@ -379,6 +380,20 @@ function x402Lines(overRpc: Awaited<ReturnType<typeof x402RoundTrip>>): string[]
   ];
 }
 
+/** The x402 row on Base (issue 50): each purchase beside the official EVM client's, on the same seller, facilitator and chain. */
+function x402BaseLines(onBase: Awaited<ReturnType<typeof x402BaseRoundTrip>>): string[] {
+  const { coffer, official } = onBase;
+  const ms = (value: number) => fmt(value, 2);
+  return [
+    `x402 on Base (a node with Base Sepolia's chain id, over JSON-RPC), ${X402_TRIPS} calls each, alternated:`,
+    '                                                       p50 ms   p99 ms',
+    `x402 purchase, official @x402/fetch, bare viem key     ${ms(official.p50)} ${ms(official.p99)}`,
+    `x402 purchase, payingFetch through Coffer              ${ms(coffer.p50)} ${ms(coffer.p99)}`,
+    `  Coffer's steps (p50): the seller's 402 ${onBase.steps.seller402.p50.toFixed(2)} ms, POST /x402 ${onBase.steps.x402.p50.toFixed(2)} ms, the paid retry ${onBase.steps.paidRetry.p50.toFixed(2)} ms`,
+    `ratio payingFetch / official on Base: p50 ${(coffer.p50 / official.p50).toFixed(3)} (goal 1.1), p99 ${(coffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${onBase.settled}; ${coffer.failures + official.failures} failed)`,
+  ];
+}
+
 /** Rounds the Base row alternates its two sides in: this machine's speed drifts by a quarter within a minute. */
 const BASE_ROUNDS = Number(process.env.BENCH_BASE_ROUNDS ?? 5);
 
@@ -456,6 +471,11 @@ if (process.env.BENCH_ONLY === 'x402') {
   for (const line of x402Lines(await x402RoundTrip(X402_TRIPS))) console.log(line);
   process.exit(0);
 }
+// BENCH_ONLY=x402-base: the x402 row on Base alone (a minute or two).
+if (process.env.BENCH_ONLY === 'x402-base') {
+  for (const line of x402BaseLines(await x402BaseRoundTrip(X402_TRIPS))) console.log(line);
+  process.exit(0);
+}
 // BENCH_ONLY=what-if: the what-if row alone (seconds).
 if (process.env.BENCH_ONLY === 'what-if') {
   console.log(whatIfLine(await whatIfRun()));
@@ -471,6 +491,7 @@ const rawLedger = await rawLedgerRate(TRANSFERS);
 const sequential = await cofferHttpRun(Math.min(TRANSFERS, 300), 1);
 const concurrent = await cofferHttpRun(TRANSFERS, CONCURRENCY);
 const overRpc = await x402RoundTrip(X402_TRIPS);
+const x402OnBase = await x402BaseRoundTrip(X402_TRIPS);
 const onBase = await baseLines();
 const budgets = await budgetsRun(Number(process.env.BENCH_BUDGET_N ?? 300));
 const whatIf = await whatIfRun();
@@ -500,6 +521,8 @@ console.log(
 console.log('');
 for (const line of x402Lines(overRpc)) console.log(line);
 console.log('');
+for (const line of x402BaseLines(x402OnBase)) console.log(line);
+console.log('');
 for (const line of onBase) console.log(line);
 console.log('');
 for (const line of diskLines(concurrent, TRANSFERS)) console.log(line);
@@ -518,7 +541,7 @@ console.log(
 console.log(whatIfLine(whatIf));
 for (const line of whatIfLoadLines(whatIfLoad)) console.log(line);
 console.log(
-  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp, overRpc.agentProcess].reduce((sum, row) => sum + row.failures, 0)}`,
+  `failed payments: ${sequential.failures + concurrent.failures + [overRpc.pay, overRpc.mcpPay, overRpc.coffer, overRpc.official, overRpc.mcp, overRpc.agentProcess, x402OnBase.coffer, x402OnBase.official].reduce((sum, row) => sum + row.failures, 0)}`,
 );
 console.log(`coffer serve to /v1/health: first start ${firstStart.toFixed(0)} ms, warm restart ${warmStart.toFixed(0)} ms`);
 console.log(`coffer --version ${version.toFixed(0)} ms, beside node -e 0 ${bareNode.toFixed(0)} ms (fastest of 5)`);

@@ -48,7 +48,7 @@ import type { EvmSigners } from './signers.js';
 import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { Relayer } from './relayer.js';
-import { findEvmTransfer } from './transfer-lookup.js';
+import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
 import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
@@ -224,11 +224,8 @@ export class EvmChain implements Chain {
    */
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
     const authorization = this.authorizationOf(sent.txWire);
-    if (sent.hint !== null) {
-      const found = await findEvmTransfer(this.client, this.net.usdc, sent.hint);
-      if (found !== null && found.succeeded && found.memo === authorization.nonce && found.from === authorization.from) {
-        return { state: 'succeeded', txSignature: found.txSignature };
-      }
+    if (sent.hint !== null && (await ranAuthorization(this.client, this.net.usdc, sent.hint, authorization.from, authorization.nonce))) {
+      return { state: 'succeeded', txSignature: sent.hint.toLowerCase() };
     }
     const fate = await this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
     if (fate.state === 'succeeded') return { state: 'succeeded', txSignature: fate.landedAs };

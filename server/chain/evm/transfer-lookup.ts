@@ -46,6 +46,24 @@ export async function findEvmTransfer(client: PublicClient, usdc: Address, txHas
   };
 }
 
+/**
+ * Whether the transaction `txHash` ran the authorization of `from` with `nonce` on the token (its
+ * AuthorizationUsed log, in a transaction that succeeded): a seller's report of where an x402
+ * payment landed, checked by its receipt alone.
+ */
+export async function ranAuthorization(client: PublicClient, usdc: Address, txHash: string, from: Address, nonce: Hash): Promise<boolean> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
+  const receipt = await client.getTransactionReceipt({ hash: txHash as Hash }).catch((error: Error) => {
+    if (error.name === 'TransactionReceiptNotFoundError') return null;
+    throw error;
+  });
+  if (receipt === null || receipt.status !== 'success') return false;
+  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
+  return parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).some(
+    (log) => getAddress(log.args.authorizer) === from && log.args.nonce === nonce,
+  );
+}
+
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;

@@ -3,9 +3,19 @@ import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
-import { baseX402Payments, MAX_X402_AUTHORIZATION_SECONDS, readBackAuthorization } from '../../../../server/x402/base-payment.js';
+import {
+  baseX402Payments,
+  guardedSigner,
+  MAX_X402_AUTHORIZATION_SECONDS,
+  readBackAuthorization,
+} from '../../../../server/x402/base-payment.js';
 import { toRequirement } from '../../../../server/x402/offer-terms.js';
-import { decodeAuthorization, isSignedByPayer, type TokenDomain } from '../../../../server/chain/evm/authorization.js';
+import {
+  decodeAuthorization,
+  isSignedByPayer,
+  TRANSFER_AUTHORIZATION_TYPES,
+  type TokenDomain,
+} from '../../../../server/chain/evm/authorization.js';
 import type { EvmSigners } from '../../../../server/chain/evm/signers.js';
 import type { X402Offer } from '../../../../server/core/ports/x402.js';
 import { expectCofferError } from '../../../helpers/expect-error.js';
@@ -115,6 +125,46 @@ describe('Base x402 payments', () => {
     ])('refuses %s', async (_what, change, message) => {
       const { requirement, payload } = await official();
       expect(() => readBackAuthorization(tampered(payload, change), requirement, payer.address, domain, 300)).toThrow(message);
+    });
+  });
+
+  describe('the signer the package is handed', () => {
+    const message = {
+      from: payer.address,
+      to: seller,
+      value: 10_000n,
+      validAfter: 0n,
+      validBefore: 2_000_000_000n,
+      nonce: `0x${'11'.repeat(32)}`,
+    };
+    const typed = (edit: Record<string, unknown> = {}) => ({
+      domain: { ...domain },
+      types: TRANSFER_AUTHORIZATION_TYPES as unknown as Record<string, unknown>,
+      primaryType: 'TransferWithAuthorization',
+      message: { ...message },
+      ...edit,
+    });
+
+    it('signs the token’s transfer authorization from the payer, once, and knows what it signed', async () => {
+      const guarded = guardedSigner(payer, domain);
+      const signature = await guarded.signer.signTypedData(typed());
+      const authorization = { domain, ...message, nonce: message.nonce as `0x${string}`, signature, relayer: null };
+      expect(await isSignedByPayer(authorization)).toBe(true);
+      expect(guarded.signedExactly(authorization)).toBe(true);
+      expect(guarded.signedExactly({ ...authorization, value: 10_001n })).toBe(false);
+      expect(guarded.signedExactly({ ...authorization, to: getAddress(privateKeyToAccount(generatePrivateKey()).address) })).toBe(false);
+      await expect(guarded.signer.signTypedData(typed())).rejects.toThrow(/a second signature/);
+    });
+
+    it.each([
+      ['another token', { domain: { ...domain, verifyingContract: seller } }, /another EIP-712 domain/],
+      ['another chain', { domain: { ...domain, chainId: 8453 } }, /another EIP-712 domain/],
+      ['another name', { domain: { ...domain, name: 'USD Coin' } }, /another EIP-712 domain/],
+      ['a Permit2 transfer', { primaryType: 'PermitWitnessTransferFrom' }, /a PermitWitnessTransferFrom to sign/],
+      ['another payer', { message: { ...message, from: seller } }, /another payer/],
+    ])('refuses to sign %s', async (_what, edit, why) => {
+      const guarded = guardedSigner(payer, domain);
+      await expect(guarded.signer.signTypedData(typed(edit))).rejects.toThrow(why);
     });
   });
 });

@@ -1,0 +1,138 @@
+/**
+ * An x402 purchase on Base as an agent lives it, against the official buyer on the same seller,
+ * facilitator and chain (issue 50): `coffer serve` as its own process beside a node with Base
+ * Sepolia's chain id, an official `@x402/express` seller settling through the official `@x402/evm`
+ * facilitator (in the bench process). Alternated, in a fresh order each round:
+ * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, the agent's
+ *   EIP-3009 authorization signed and read back), the paid retry (the facilitator's verify and
+ *   settle); the settlement report follows, not waited for;
+ * - the official `@x402/fetch` with a bare viem key (no policy, no ledger): the 402, signing, the retry.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEther } from 'viem';
+import { baseSepolia } from 'viem/chains';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { x402Client } from '@x402/core/client';
+import { toClientEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { TestCluster } from '../fixtures/test-cluster.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { BASE_SEPOLIA_X402, startEvmFacilitator, startEvmV2Seller } from '../fixtures/x402-evm-peers.js';
+import { micro, tempDataDir } from '../helpers/coffer.js';
+import { json, spawnServe } from '../helpers/serve-process.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { percentile } from './stats.js';
+import { Rng } from '../probe/lib/rng.js';
+
+const WARM_UP = 10;
+
+/** Latencies of one kind of purchase, and how many did not end in the paid answer. */
+class Timings {
+  readonly ms: number[] = [];
+  failures = 0;
+  async time(call: () => Promise<boolean>, measured: boolean): Promise<void> {
+    const began = performance.now();
+    const ok = await call().catch(() => false);
+    if (!measured) return;
+    this.ms.push(performance.now() - began);
+    if (!ok) this.failures += 1;
+  }
+  get summary() {
+    const sorted = [...this.ms].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
+  }
+}
+
+export async function x402BaseRoundTrip(n: number) {
+  const cluster = await new TestCluster({ as: 'devnet' }).start();
+  const node = await TestEvmNode.start();
+  const dataDir = tempDataDir();
+  const serve = await spawnServe(dataDir, { COFFER_NETWORK: cluster.url, COFFER_BASE_RPC: node.url });
+  const facilitator = await startEvmFacilitator(baseSepolia, node.url, (account) => node.fundEth(account, parseEther('10')));
+  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const seller = await startEvmV2Seller(facilitator, { payTo, price: '$0.01' });
+  try {
+    const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+    const call = async (method: string, path: string, key: string, body?: unknown) =>
+      fetch(`${serve.url}${path}?owner=${owner}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const treasury = (await json(call('GET', '/v1/dashboard', ownerKey))).treasury.wallets.base;
+    await node.fundEth(treasury, parseEther('1'));
+    await node.mint(treasury, micro('1000'));
+    const agent = await json(
+      call('POST', '/v1/agents/deploy', ownerKey, { agentId: 'bench-x402-base', dailyBudget: '1000000', maxPerPayment: '1' }),
+    );
+    await call('POST', '/v1/agents/bench-x402-base/allocate', ownerKey, { amount: '500', rail: 'base' });
+    const paying = { cofferUrl: serve.url, owner, agentId: 'bench-x402-base', apiKey: agent.apiKey };
+    // The official buyer: a bare key holding USDC on Base (the facilitator pays the gas).
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await node.mint(buyer.address, micro('500'));
+    const official = wrapFetchWithPayment(
+      fetch,
+      x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(buyer)) }] }),
+    );
+
+    let measuring = false;
+    // Where Coffer's purchase spends its time: each request it makes, by what it is.
+    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
+    const stepped: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
+      const step = url.pathname.endsWith('/x402')
+        ? steps.x402
+        : url.origin === new URL(seller.url).origin
+          ? headers.has('payment-signature')
+            ? steps.paidRetry
+            : steps.seller402
+          : null;
+      if (step === null) return fetch(input, init);
+      let response!: Response;
+      await step.time(async () => {
+        response = await fetch(input, init);
+        return true;
+      }, measuring);
+      return response;
+    };
+    const viaCoffer = new Timings();
+    const viaOfficial = new Timings();
+    const purchases = [
+      () =>
+        viaCoffer.time(async () => {
+          const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
+          await response.arrayBuffer();
+          return response.status === 200;
+        }, measuring),
+      () =>
+        viaOfficial.time(async () => {
+          const response = await official(seller.url);
+          await response.arrayBuffer();
+          return response.status === 200;
+        }, measuring),
+    ];
+    // Seeded: every run shuffles alike.
+    const order = new Rng(0x5ba5e402);
+    for (let i = 0; i < WARM_UP + n; i++) {
+      measuring = i >= WARM_UP;
+      for (const purchase of order.shuffle(purchases)) await purchase();
+    }
+    return {
+      coffer: viaCoffer.summary,
+      official: viaOfficial.summary,
+      steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
+      settled: facilitator.settles.succeeded,
+    };
+  } finally {
+    await seller.close();
+    await facilitator.close();
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    await node.stop();
+    await cluster.stop();
+  }
+}
