@@ -104,7 +104,7 @@ async function x402BuyerFor(
           chain: { chainId: base.chain.chainId, usdc: base.chain.usdcMint, domain: () => base.chain.domain() },
           signers: vault,
         });
-  return createX402Buyer({ vault, sol, base: evm });
+  return createX402Buyer({ vault, evm: base === null ? null : vault, sol, base: evm });
 }
 
 /** The network a data dir was made for, to reopen it on when none is asked for; sim for a new one. */

@@ -2,6 +2,8 @@ import { createSIWxPayload, encodeSIWxHeader, SIGN_IN_WITH_X, type SIWxExtension
 import type { PaymentRequired } from '@x402/core/types';
 import type { X402Offer, X402SignInChallenge } from '../core/ports/x402.js';
 import type { WalletSigners } from '../chain/solana/signers.js';
+import type { EvmSigners } from '../chain/evm/signers.js';
+import type { Rail } from '../wire/rails.js';
 
 /** The offer's `sign-in-with-x` extension as the seller wrote it, if it has one with the fields a proof needs. */
 function extensionOf(offer: X402Offer): SIWxExtension | null {
@@ -12,6 +14,9 @@ function extensionOf(offer: X402Offer): SIWxExtension | null {
   return extension as SIWxExtension;
 }
 
+const chainsOf = (extension: SIWxExtension, type: 'ed25519' | 'eip191') =>
+  extension.supportedChains.filter((chain) => chain?.type === type && typeof chain.chainId === 'string').map((chain) => chain.chainId);
+
 /** The challenge of an offer, read (v2 only: v1 offers carry no extensions). */
 export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
   const extension = extensionOf(offer);
@@ -19,36 +24,47 @@ export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
   return {
     domain: extension.info.domain,
     uri: extension.info.uri,
-    ed25519Chains: extension.supportedChains
-      .filter((chain) => chain?.type === 'ed25519' && typeof chain.chainId === 'string')
-      .map((chain) => chain.chainId),
+    ed25519Chains: chainsOf(extension, 'ed25519'),
+    eip191Chains: chainsOf(extension, 'eip191'),
   };
 }
 
 /**
  * The proof for that chain, built and encoded by `@x402/extensions` (a Sign-In With Solana text
- * message), signed with the wallet's key from the vault: the SIGN-IN-WITH-X header.
+ * message, or on an `eip155` chain a Sign-In With Ethereum one), signed with the wallet's key from
+ * the vault: the SIGN-IN-WITH-X header.
  *
- * Security: the bytes signed are the package's SIWS text ("<domain> wants you to sign in with your
- * Solana account: ..."), whose domain the core has bound to the URL asked; text in that form is no
- * Solana transaction message, so the signature can move nothing.
+ * Security: the bytes signed are the package's SIWS/SIWE text ("<domain> wants you to sign in with
+ * your ... account: ..."), whose domain the core has bound to the URL asked. SIWS text is no Solana
+ * transaction message, and an EVM account signs SIWE text as an EIP-191 personal message (prefixed,
+ * never a transaction or typed data), so neither signature can move anything.
  */
 export async function signIn(
-  vault: WalletSigners,
+  signers: { solana: WalletSigners; evm: EvmSigners | null },
   offer: X402Offer,
   chainId: string,
   wallet: string,
   url: string,
+  rail: Rail,
 ): Promise<{ name: string; value: string }> {
   const extension = extensionOf(offer);
-  const chain = extension?.supportedChains.find((entry) => entry.chainId === chainId && entry.type === 'ed25519');
+  const type: 'eip191' | 'ed25519' = rail === 'base' ? 'eip191' : 'ed25519';
+  const chain = extension?.supportedChains.find((entry) => entry.chainId === chainId && entry.type === type);
   if (extension === null || chain === undefined) throw new Error('the offer takes no sign-in proof on this chain');
-  const sign = await vault.signBytes(wallet);
-  const payload = await createSIWxPayload(
-    { ...extension.info, chainId, type: 'ed25519', ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) },
-    { publicKey: wallet, signMessage: async (message: Uint8Array) => sign(message) },
-    url,
-  );
+  const info = { ...extension.info, chainId, type, ...(chain.signatureScheme ? { signatureScheme: chain.signatureScheme } : {}) };
+  let payload;
+  if (rail === 'base') {
+    if (signers.evm === null) throw new Error('no EVM accounts to sign in with');
+    const account = await signers.evm.evmAccount(wallet);
+    payload = await createSIWxPayload(
+      info,
+      { address: account.address, signMessage: ({ message }: { message: string }) => account.signMessage({ message }) },
+      url,
+    );
+  } else {
+    const sign = await signers.solana.signBytes(wallet);
+    payload = await createSIWxPayload(info, { publicKey: wallet, signMessage: async (message: Uint8Array) => sign(message) }, url);
+  }
   // The header as the spec writes it; the extension's key (SIGN_IN_WITH_X) is its lower-case name.
   return { name: 'SIGN-IN-WITH-X', value: encodeSIWxHeader(payload) };
 }

@@ -4,6 +4,7 @@ import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { Rail } from '../wire/rails.js';
 import type { WalletSigners } from '../chain/solana/signers.js';
+import type { EvmSigners } from '../chain/evm/signers.js';
 import { readSignIn, signIn } from './sign-in.js';
 import { toRequirement } from './offer-terms.js';
 
@@ -23,8 +24,9 @@ const TRANSACTION_ID = /^([1-9A-HJ-NP-Za-km-z]{64,88}|0x[0-9a-fA-F]{64})$/;
  * (solana-payment.ts, base-payment.ts). Sign-in (SIWx) is Solana's (sign-in.ts).
  */
 export function createX402Buyer(options: {
-  /** The wallets' Solana keys, which sign in (SIWx). */
+  /** The wallets' keys, which sign in (SIWx): Solana's, and their EVM accounts where the Base rail is open. */
   vault: WalletSigners;
+  evm: EvmSigners | null;
   sol: X402RailPayments | null;
   base: X402RailPayments | null;
 }): X402Buyer {
@@ -33,7 +35,7 @@ export function createX402Buyer(options: {
     networks: { sol: rails.sol?.networks ?? null, base: rails.base?.networks ?? null },
     readOffer: readX402Offer,
     readSignIn,
-    signIn: (offer, chainId, wallet, url) => signIn(options.vault, offer, chainId, wallet, url),
+    signIn: (offer, chainId, wallet, url, rail) => signIn({ solana: options.vault, evm: options.evm }, offer, chainId, wallet, url, rail),
     sign: (offer, requirement, payer, rail: Rail) => {
       const payments = rails[rail];
       if (payments === null)

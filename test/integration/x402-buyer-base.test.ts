@@ -22,6 +22,9 @@ import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { x402Networks } from '../../server/chain/solana/networks.js';
 import { startBazaarFacilitator } from '../fixtures/bazaar-facilitator.js';
+import { startSiwxSeller } from '../fixtures/x402-siwx-seller.js';
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
@@ -359,6 +362,49 @@ describe('Coffer pays x402 sellers on Base', () => {
     } finally {
       await t.api('POST', t.withOwner('/v1/bazaar'), { body: { facilitator: null } });
       await bazaar.close();
+    }
+  });
+
+  it('signs in on Base (SIWx, eip155) with the agent’s Base account once it paid there: payingFetch is let in, nothing paid', async () => {
+    const siwx = await startSiwxSeller(facilitator, {
+      payTo: seller,
+      price: '$0.01',
+      network: BASE_SEPOLIA_X402.v2,
+      scheme: new ExactEvmServerScheme(),
+    });
+    try {
+      const agent = await fundedAgent('base-siwx', '1.00');
+      const never = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
+        key: agent.apiKey,
+        body: await answerOf(await fetch(siwx.url), siwx.url),
+      });
+      expectError(never, 403, 'not_paid_before');
+      const bought = await payingFetch(siwx.url, {}, { agent: agentOf('base-siwx', agent.apiKey) });
+      expect(bought.response.status).toBe(200);
+      expect(await bought.settlement).toMatchObject({ rail: 'base', status: 'confirmed' });
+      const before = await usdc(agent.base);
+
+      const signed = await t.api('POST', t.withOwner('/v1/agents/base-siwx/x402/sign-in'), {
+        key: agent.apiKey,
+        body: await answerOf(await fetch(siwx.url), siwx.url),
+      });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      expect(signed.body).toMatchObject({ address: agent.base, chainId: BASE_SEPOLIA_X402.v2 });
+      expect(parseSIWxHeader(signed.body.header.value)).toMatchObject({
+        address: agent.base,
+        chainId: BASE_SEPOLIA_X402.v2,
+        type: 'eip191',
+        domain: new URL(siwx.url).host,
+      });
+      const admitted = await fetch(siwx.url, { headers: { 'sign-in-with-x': signed.body.header.value } });
+      expect(admitted.status).toBe(200);
+      // payingFetch asks for it first, and is let in without paying.
+      const again = await payingFetch(siwx.url, {}, { agent: agentOf('base-siwx', agent.apiKey) });
+      expect(again.signedIn).toEqual({ address: agent.base });
+      expect(again.payment).toBeNull();
+      expect(await usdc(agent.base)).toBe(before);
+    } finally {
+      await siwx.close();
     }
   });
 

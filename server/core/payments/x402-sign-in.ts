@@ -4,6 +4,8 @@ import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import type { X402SignInBody } from '../../wire/schemas.js';
 import type { X402SignIn } from '../../wire/answers/payments.js';
+import { checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
+import { addressOn } from '../rails.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to
@@ -21,9 +23,8 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent ${agentId} is stopped: it signs in nowhere`);
   const buyer = ctx.x402;
-  const names = buyer?.networks.sol ?? null;
-  if (buyer === null || names === null)
-    throw new CofferError('unsupported_offer', `x402 sign-in is on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+  if (buyer === null || (buyer.networks.sol === null && buyer.networks.base === null))
+    throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
   const offer = buyer.readOffer({ headers: body.headers, body: body.body });
   const challenge = offer === null ? null : buyer.readSignIn(offer);
   if (offer === null || challenge === null)
@@ -35,18 +36,29 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
       `the sign-in challenge is for ${challenge.domain} (${challenge.uri}), not ${asked.host}: a proof for another site is never signed`,
     );
   }
-  const chainId = names.v2;
-  if (!challenge.ed25519Chains.includes(chainId)) {
-    throw new CofferError(
-      'sign_in_not_offered',
-      `the seller takes sign-in proofs on ${challenge.ed25519Chains.join(', ') || 'no Solana chain'}, not ${chainId}`,
-    );
+  // The chains this Coffer proves a wallet on that the seller takes: Solana's (Ed25519), Base's (EIP-191).
+  const offered = [
+    { rail: 'sol' as const, chainId: buyer.networks.sol?.v2 ?? null, takes: challenge.ed25519Chains },
+    { rail: 'base' as const, chainId: buyer.networks.base?.v2 ?? null, takes: challenge.eip191Chains },
+  ].filter(
+    (entry): entry is { rail: Rail; chainId: string; takes: string[] } => entry.chainId !== null && entry.takes.includes(entry.chainId),
+  );
+  if (offered.length === 0) {
+    const ours = [buyer.networks.sol?.v2, buyer.networks.base?.v2].filter((chain) => chain !== undefined).join(' or ');
+    const theirs = [...challenge.ed25519Chains, ...challenge.eip191Chains].join(', ') || 'no chain';
+    throw new CofferError('sign_in_not_offered', `the seller takes sign-in proofs on ${theirs}, not ${ours}`);
   }
-  const recipients = [...new Set(offer.requirements.filter((r) => r.network === chainId).map((r) => r.payTo))];
-  const paid = recipients.some((recipient) => ctx.store.hasPaidRecipient(principal.owner, agentId, recipient));
-  if (!paid) {
+  // The first of them on which this agent paid one of the offer's recipients there.
+  const spelled = (rail: Rail, address: string) => (rail === 'base' && isEvmAddress(address) ? checksummedEvmAddress(address) : address);
+  const chosen = offered.find(({ rail, chainId }) =>
+    offer.requirements
+      .filter((requirement) => requirement.network === chainId)
+      .some((requirement) => ctx.store.hasPaidRecipient(principal.owner, agentId, spelled(rail, requirement.payTo))),
+  );
+  if (chosen === undefined) {
     throw new CofferError('not_paid_before', `agent ${agentId} has not paid this seller before: there is no earlier purchase to prove`);
   }
-  const header = await buyer.signIn(offer, chainId, agent.walletAddress, body.url);
-  return { header, address: agent.walletAddress, chainId };
+  const address = addressOn(ctx, agent.walletAddress, chosen.rail);
+  const header = await buyer.signIn(offer, chosen.chainId, address, body.url, chosen.rail);
+  return { header, address, chainId: chosen.chainId };
 }

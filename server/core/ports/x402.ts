@@ -64,6 +64,8 @@ export interface X402SignInChallenge {
   uri: string;
   /** CAIP-2 chain ids it takes an Ed25519 (Solana) proof for. */
   ed25519Chains: string[];
+  /** CAIP-2 chain ids it takes an EIP-191 (EVM, Sign-In With Ethereum) proof for. */
+  eip191Chains: string[];
 }
 
 export interface X402Buyer {
@@ -86,11 +88,12 @@ export interface X402Buyer {
   /** The offer's sign-in challenge (v2 `extensions["sign-in-with-x"]`), if it makes one. */
   readSignIn(offer: X402Offer): X402SignInChallenge | null;
   /**
-   * Signs the offer's sign-in challenge for this chain with the wallet's key, as `@x402/extensions`
-   * formats it (a Sign-In With Solana message, never a transaction): the header the request is sent
+   * Signs the offer's sign-in challenge for this chain with the wallet's key on that rail (its Solana
+   * wallet, or its Base account for an `eip155` chain), as `@x402/extensions` formats it (a Sign-In
+   * With Solana or With Ethereum text message, never a transaction): the header the request is sent
    * again with.
    */
-  signIn(offer: X402Offer, chainId: string, wallet: string, url: string): Promise<{ name: string; value: string }>;
+  signIn(offer: X402Offer, chainId: string, wallet: string, url: string, rail: Rail): Promise<{ name: string; value: string }>;
   /** The transaction a seller reports having settled (`PAYMENT-RESPONSE`, `X-PAYMENT-RESPONSE`), if any. */
   readSettlement(headers: Record<string, string>): string | null;
 }
