@@ -59,7 +59,7 @@ async function signOffer(
   const domain = await chain.domain();
   const window = termsRefusal(requirement, domain);
   const account = await signers.evmAccount(getAddress(payer));
-  const signing = guardedSigner(account, domain);
+  const signing = guardedSigner(account, domain, { to: getAddress(requirement.payTo), value: requirement.amount, seconds: window });
   const signer = toClientEvmSigner(signing.signer);
   // The package signs for the seller's time, shortened to the longest Coffer gives; the payload's
   // `accepted` stays the seller's own terms (x402Client builds it from what it selected).
@@ -79,7 +79,7 @@ async function signOffer(
   }
   const authorization = readBackAuthorization(payload.payload, requirement, payer, domain, window);
   // The header carries exactly what the key signed (checked as it was signed), and nothing else.
-  if (!signing.signedExactly(authorization)) throw refuse('the payload is not what the payer signed');
+  if (!signing.signedExactly(authorization)) throw notTheOffer('the payload is not what the payer signed');
   const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
   return {
     header: { name, value },
@@ -92,11 +92,12 @@ async function signOffer(
 /**
  * The agent's account as the package signs with it. Security invariant: it signs one thing, an
  * EIP-3009 `TransferWithAuthorization` from this account under this token's EIP-712 domain (its
- * name, version, chain id and address); anything else the package asked would be refused unsigned.
+ * name, version, chain id and address), of exactly the amount to the recipient expected, valid now
+ * and for `seconds` at most; anything else the package asked would be refused unsigned.
  * What it signed is kept, so the payload can be held to it without recovering the signer (which
  * costs the serving thread some 6 ms of curve arithmetic a purchase).
  */
-export function guardedSigner(account: LocalAccount, domain: TokenDomain) {
+export function guardedSigner(account: LocalAccount, domain: TokenDomain, expected: { to: Address; value: bigint; seconds: number }) {
   let signed: { message: Record<string, unknown>; signature: Hex } | null = null;
   const signer = {
     address: account.address,
@@ -113,12 +114,20 @@ export function guardedSigner(account: LocalAccount, domain: TokenDomain) {
         BigInt(asked.chainId as number | bigint) === BigInt(domain.chainId) &&
         typeof asked.verifyingContract === 'string' &&
         getAddress(asked.verifyingContract) === domain.verifyingContract;
-      if (!sameDomain) throw refuse('another EIP-712 domain than the token’s');
+      if (!sameDomain) throw notTheOffer('another EIP-712 domain than the token’s');
       if (primaryType !== 'TransferWithAuthorization' || JSON.stringify(types.TransferWithAuthorization) !== AUTHORIZATION_FIELDS) {
-        throw refuse(`a ${primaryType} to sign`);
+        throw notTheOffer(`a ${primaryType} to sign`);
       }
-      if (typeof message.from !== 'string' || getAddress(message.from) !== account.address) throw refuse('another payer');
-      if (signed !== null) throw refuse('a second signature');
+      if (typeof message.from !== 'string' || getAddress(message.from) !== account.address) throw notTheOffer('another payer');
+      if (typeof message.to !== 'string' || getAddress(message.to) !== expected.to) throw notTheOffer('another recipient');
+      if (!sameNumber(message.value, expected.value)) throw notTheOffer('another amount');
+      const now = BigInt(Math.floor(Date.now() / 1000));
+      const opens = asNumber(message.validAfter);
+      const ends = asNumber(message.validBefore);
+      if (opens === null || opens > now + CLOCK_SLACK_SECONDS) throw notTheOffer('a start in the future');
+      if (ends === null || ends <= now || ends > now + BigInt(expected.seconds) + CLOCK_SLACK_SECONDS)
+        throw notTheOffer('an end past the offer’s time');
+      if (signed !== null) throw notTheOffer('a second signature');
       if (account.signTypedData === undefined) throw new Error(`the account ${account.address} cannot sign typed data`);
       const signature = await account.signTypedData({
         domain,
@@ -151,6 +160,11 @@ export function guardedSigner(account: LocalAccount, domain: TokenDomain) {
 }
 
 const AUTHORIZATION_FIELDS = JSON.stringify(TRANSFER_AUTHORIZATION_TYPES.TransferWithAuthorization);
+
+/** A typed-data number as the package hands it (a bigint, or its decimal text); null otherwise. */
+const asNumber = (value: unknown): bigint | null =>
+  typeof value === 'bigint' ? value : typeof value === 'string' && DECIMAL.test(value) ? BigInt(value) : null;
+const sameNumber = (value: unknown, expected: bigint) => asNumber(value) === expected;
 
 /**
  * Refuses, before anything is signed, terms the token would not honour: another transfer method
@@ -187,7 +201,8 @@ const shortenedV1 = (scheme: ExactEvmSchemeV1, seconds: number): ExactEvmSchemeV
       scheme.createPaymentPayload(version, { ...requirements, maxTimeoutSeconds: seconds }),
   });
 
-const refuse = (why: string) =>
+/** What the package built was not the offer: nothing is handed out (a fault, never the seller's refusal). */
+const notTheOffer = (why: string) =>
   new CofferError('internal', `the x402 authorization was not what the offer asked (${why}); it was not handed out`);
 
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
@@ -201,19 +216,19 @@ export function readBackAuthorization(
   seconds: number,
 ): SignedAuthorization {
   const { authorization, signature } = payload as { authorization?: Record<string, unknown>; signature?: unknown };
-  if (authorization === undefined || typeof signature !== 'string' || !isHex(signature)) throw refuse('no EIP-3009 authorization');
+  if (authorization === undefined || typeof signature !== 'string' || !isHex(signature)) throw notTheOffer('no EIP-3009 authorization');
   const { from, to, value, validAfter, validBefore, nonce } = authorization;
   const address = (field: unknown) => (typeof field === 'string' && isAddress(field, { strict: false }) ? getAddress(field) : null);
   const amount = (field: unknown) => (typeof field === 'string' && DECIMAL.test(field) ? BigInt(field) : null);
-  if (address(from) !== getAddress(payer)) throw refuse('the payer');
-  if (address(to) !== getAddress(requirement.payTo)) throw refuse('the recipient');
-  if (amount(value) !== requirement.amount) throw refuse('the amount');
+  if (address(from) !== getAddress(payer)) throw notTheOffer('the payer');
+  if (address(to) !== getAddress(requirement.payTo)) throw notTheOffer('the recipient');
+  if (amount(value) !== requirement.amount) throw notTheOffer('the amount');
   const opens = amount(validAfter);
   const ends = amount(validBefore);
   const now = BigInt(Math.floor(Date.now() / 1000));
-  if (opens === null || opens > now + CLOCK_SLACK_SECONDS) throw refuse('its start');
-  if (ends === null || ends <= now || ends > now + BigInt(seconds) + CLOCK_SLACK_SECONDS) throw refuse('its end');
-  if (typeof nonce !== 'string' || !isHex(nonce) || nonce.length !== 66) throw refuse('its nonce');
+  if (opens === null || opens > now + CLOCK_SLACK_SECONDS) throw notTheOffer('its start');
+  if (ends === null || ends <= now || ends > now + BigInt(seconds) + CLOCK_SLACK_SECONDS) throw notTheOffer('its end');
+  if (typeof nonce !== 'string' || !isHex(nonce) || nonce.length !== 66) throw notTheOffer('its nonce');
   return {
     domain,
     from: getAddress(payer),

@@ -12,7 +12,7 @@ import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
-import { facilitatorFeePayer, facilitatorSettles } from './fee-payer.js';
+import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import {
   evmV1Requirements,
@@ -252,8 +252,11 @@ function recorded(
   now: number,
 ): X402Acceptance | X402Refusal {
   const { amount, nonce } = match;
+  // An EVM transaction hash in one spelling (Coffer receipts name it in lower case): one
+  // transaction is one answer however the facilitator spells it.
+  const transaction = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction) ? settled.transaction.toLowerCase() : settled.transaction;
   const accepted = store.accept({
-    txSignature: settled.transaction,
+    txSignature: transaction,
     nonce: nonce === '' ? `x402:${settled.transaction}` : nonce,
     payer,
     amount,
@@ -263,7 +266,7 @@ function recorded(
   if (!accepted) return refuse('receipt_already_used', 'this payment was already accepted');
   return {
     ok: true,
-    payment: { payer, amount, txSignature: settled.transaction, nonce },
+    payment: { payer, amount, txSignature: transaction, nonce },
     response: {
       name: payload.x402Version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE',
       value: encodePaymentResponseHeader(settled),

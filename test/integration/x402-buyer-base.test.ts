@@ -186,7 +186,7 @@ describe('Coffer pays x402 sellers on Base', () => {
   });
 
   describe('an offer payable on both rails', () => {
-    const both = async (payTo: { sol: string; base: string }) => {
+    const both = async (payTo: { sol: string; base: string }, amount = '10000') => {
       const solana = x402Networks('devnet')!;
       const feePayer = (await generateKeyPairSigner()).address;
       const required = {
@@ -196,7 +196,7 @@ describe('Coffer pays x402 sellers on Base', () => {
           {
             scheme: 'exact',
             network: solana.v2,
-            amount: '10000',
+            amount,
             asset: cluster.mint.address,
             payTo: payTo.sol,
             maxTimeoutSeconds: 60,
@@ -205,7 +205,7 @@ describe('Coffer pays x402 sellers on Base', () => {
           {
             scheme: 'exact',
             network: BASE_SEPOLIA_X402.v2,
-            amount: '10000',
+            amount,
             asset: node.usdc,
             payTo: payTo.base,
             maxTimeoutSeconds: 60,
@@ -235,6 +235,19 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(first.body).toMatchObject({ rail: 'sol', recipient: solSeller });
       const asked = await payX402('both-rails-funds', onBoth.apiKey, { ...offer.answer(), rail: 'base' });
       expect(asked.body).toMatchObject({ rail: 'base', recipient: seller });
+    });
+
+    it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '600000');
+      const agent = await fundedAgent('both-retry', '5.00', { maxPerPayment: '1' }, '1.00');
+      const first = await payX402('both-retry', agent.apiKey, offer.answer(), 'retry-1');
+      expect(first.body).toMatchObject({ rail: 'sol' });
+      // Solana's wallet now has 0.40 free beside the pending 0.60: a fresh choice would be Base.
+      const again = await payX402('both-retry', agent.apiKey, offer.answer(), 'retry-1');
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body).toMatchObject({ paymentId: first.body.paymentId, rail: 'sol', header: first.body.header });
     });
 
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {

@@ -379,17 +379,23 @@ export class EvmChain implements Chain {
     signedAt = authorization.validBefore - AUTHORIZATION_SECONDS,
   ): Promise<{ state: 'succeeded'; landedAs: string } | { state: 'failed'; error: string } | { state: 'dropped' } | { state: 'unknown' }> {
     const { from, nonce } = authorization;
+    // One block read first, and the token's state asked at that very block: behind a load-balanced
+    // RPC two calls may reach nodes at different heights, and a state older than the block read could
+    // call an authorization that ran just before its end unused and past it (`dropped`).
+    const latest = await this.client.getBlock();
     const used = await this.client.readContract({
       address: this.net.usdc,
       abi: USDC_ABI,
       functionName: 'authorizationState',
       args: [from, nonce],
+      blockNumber: latest.number,
     });
     if (used) {
       const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, signedAt);
-      return landedAs === null ? { state: 'failed', error: 'the payer canceled the authorization' } : { state: 'succeeded', landedAs };
+      // Used but its log not found (a node whose log index lags): asked again later. Coffer never
+      // cancels an authorization it signed, so a used one ran somewhere.
+      return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };
     }
-    const latest = await this.client.getBlock();
     return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
   }
 }

@@ -43,16 +43,22 @@ export async function payX402(
   const offer = buyer?.readOffer({ headers: body.headers, body: body.body }) ?? null;
   if (buyer !== null && offer === null)
     throw new CofferError('unreadable_402', 'the answer carries no x402 offer (no PAYMENT-REQUIRED header, no x402 v1 body)');
-  const payable = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, body.rail);
+  // An approved purchase is paid on the rail it was held on.
+  const askedRail = body.rail ?? (body.approvalId === undefined ? undefined : heldRail(ctx, body.approvalId));
+  const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail);
+  const payable = payables?.chosen ?? null;
   const requirement = payable?.requirement ?? null;
   // What the registry says of the recipient, and the seller's memo: read once, used below.
   const listing = payable === null ? null : registryServiceFor(ctx, payable.recipient, body.url);
-  const memo = requirement === null || offer === null ? null : memoOf(offer, requirement);
+  const memo = requirement === null ? null : memoOf(requirement);
   const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
   return recordingRefusals(ctx, principal, agentId, { service: serviceLabel, amount: amountText }, async () => {
     if (buyer === null || offer === null || payable === null || requirement === null || listing === null) {
-      throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+      throw new CofferError(
+        'unsupported_offer',
+        `x402 is paid on Solana on devnet and mainnet, and on Base where its rail is open; this Coffer runs on ${ctx.chain.network} without the Base rail`,
+      );
     }
     const { amount } = requirement;
     const { rail, recipient: payTo } = payable;
@@ -62,14 +68,18 @@ export async function payX402(
       recipient: payTo,
       amount,
       listed: listing.listed,
+      // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
+      // wallets' funds would choose another rail today.
       key: keyOf(agent, idempotencyKey, [
         'x402',
         body.url,
         body.method ?? 'GET',
-        requirement.network,
-        payTo,
-        amount.toString(),
-        requirement.asset,
+        ...payables!.all.flatMap((each) => [
+          each.requirement.network,
+          each.recipient,
+          each.requirement.amount.toString(),
+          each.requirement.asset,
+        ]),
         memo,
       ]),
       sentBy: 'seller' as const,
@@ -160,7 +170,7 @@ async function payableRequirement(
   agent: AgentRecord,
   owner: string,
   asked: Rail | undefined,
-): Promise<Payable> {
+): Promise<{ chosen: Payable; all: Payable[] }> {
   const onRails = RAILS.filter((rail) => asked === undefined || rail === asked)
     .map((rail) => payableOn(ctx, offer, rail))
     .filter((payable): payable is Payable => payable !== null);
@@ -179,7 +189,15 @@ async function payableRequirement(
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
-  return chosen;
+  return { chosen, all: onRails };
+}
+
+/** The rail of the purchase held under an approval (its checks come later, in approvedHold). */
+function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
+  const approval = ctx.store.getApproval(approvalId);
+  const paymentId = approval?.paymentId ?? null;
+  const held = paymentId === null ? null : ctx.store.getPayment(paymentId);
+  return held?.rail;
 }
 
 const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
@@ -234,7 +252,7 @@ function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: Agen
       'the x402 offer names no fee payer (extra.feePayer): Coffer does not pay the fees of a seller',
     );
   }
-  const memo = memoOf(offer, chosen);
+  const memo = memoOf(chosen);
   if (memo !== null && new TextEncoder().encode(memo).length > MAX_MEMO_BYTES) {
     throw new CofferError('unsupported_offer', `the x402 offer's memo is longer than the ${MAX_MEMO_BYTES} bytes x402 allows`);
   }
@@ -249,11 +267,13 @@ function checkSolanaTerms(offer: X402Offer, chosen: X402Requirement, agent: Agen
 /** The longest memo x402's exact scheme puts on chain. */
 const MAX_MEMO_BYTES = 256;
 
-/** v2 sellers may bind a payment to their nonce with `extra.memo`; it goes on chain in the transfer. */
-function memoOf(offer: X402Offer, requirement: X402Requirement): string | null {
-  const source = offer.source as { accepts?: { extra?: { memo?: unknown }; payTo?: unknown; network?: unknown }[] };
-  const entry = source.accepts?.find((accept) => accept.payTo === requirement.payTo && accept.network === requirement.network);
-  const memo = entry?.extra?.memo;
+/**
+ * v2 sellers may bind a payment to their nonce with `extra.memo` (of the very entry paid): on Solana
+ * it goes on chain in the transfer; on Base it is the seller's label only, kept with the payment (an
+ * EVM transfer carries no memo), and a memo paid once is not paid again (nonce_already_paid).
+ */
+function memoOf(requirement: X402Requirement): string | null {
+  const memo = requirement.extra.memo;
   return typeof memo === 'string' && memo.length > 0 ? memo : null;
 }
 

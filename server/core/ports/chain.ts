@@ -27,7 +27,11 @@ export interface PreparedTransfer {
   lastValidBlockHeight: bigint;
 }
 
-/** A transfer the payer signed and someone else (an x402 facilitator) sends: what finds it on chain. */
+/**
+ * A transfer the payer signed and someone else (an x402 facilitator) sends: what finds it on chain.
+ * On an EVM chain `txWire` is the payer's EIP-3009 authorization, `payerSignature` its nonce and
+ * `lastValidBlockHeight` its `validBefore` (seconds), as the x402 buyer port answers them.
+ */
 export interface PayerSignedTransfer {
   payer: string;
   payerSignature: string;
@@ -86,7 +90,10 @@ export type TransactionFate =
 export type PayerSignedFate =
   | { state: 'succeeded'; txSignature: string }
   | { state: 'failed'; txSignature: string; error: string }
-  /** Block height passed the transaction's last valid height and it is nowhere: it can no longer land. */
+  /**
+   * It can no longer land: on Solana block height passed the transaction's last valid height and it
+   * is nowhere; on an EVM chain the chain's time passed the authorization's `validBefore` unused.
+   */
   | { state: 'dropped' }
   | { state: 'unknown' };
 

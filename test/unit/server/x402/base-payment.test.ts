@@ -134,7 +134,7 @@ describe('Base x402 payments', () => {
       to: seller,
       value: 10_000n,
       validAfter: 0n,
-      validBefore: 2_000_000_000n,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 200),
       nonce: `0x${'11'.repeat(32)}`,
     };
     const typed = (edit: Record<string, unknown> = {}) => ({
@@ -146,7 +146,7 @@ describe('Base x402 payments', () => {
     });
 
     it('signs the token’s transfer authorization from the payer, once, and knows what it signed', async () => {
-      const guarded = guardedSigner(payer, domain);
+      const guarded = guardedSigner(payer, domain, { to: seller, value: 10_000n, seconds: 300 });
       const signature = await guarded.signer.signTypedData(typed());
       const authorization = { domain, ...message, nonce: message.nonce as `0x${string}`, signature, relayer: null };
       expect(await isSignedByPayer(authorization)).toBe(true);
@@ -162,8 +162,12 @@ describe('Base x402 payments', () => {
       ['another name', { domain: { ...domain, name: 'USD Coin' } }, /another EIP-712 domain/],
       ['a Permit2 transfer', { primaryType: 'PermitWitnessTransferFrom' }, /a PermitWitnessTransferFrom to sign/],
       ['another payer', { message: { ...message, from: seller } }, /another payer/],
+      ['another recipient', { message: { ...message, to: payer.address } }, /another recipient/],
+      ['another amount', { message: { ...message, value: 10_001n } }, /another amount/],
+      ['an end past the offer’s time', { message: { ...message, validBefore: message.validBefore + 600n } }, /an end past/],
+      ['a start in the future', { message: { ...message, validAfter: message.validBefore } }, /a start in the future/],
     ])('refuses to sign %s', async (_what, edit, why) => {
-      const guarded = guardedSigner(payer, domain);
+      const guarded = guardedSigner(payer, domain, { to: seller, value: 10_000n, seconds: 300 });
       await expect(guarded.signer.signTypedData(typed(edit))).rejects.toThrow(why);
     });
   });

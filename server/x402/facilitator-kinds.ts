@@ -1,15 +1,19 @@
+/**
+ * What a paywall's facilitator says it settles (its `getSupported` kinds), kept a while: its fee
+ * payer on Solana, whether it settles on Base.
+ */
 import type { FacilitatorClient } from '@x402/core/server';
 
-/** How long the facilitator's fee payer is kept before it is asked again (the official v1 middleware asks each time). */
-const FEE_PAYER_KEPT_MS = 60_000;
+/** How long what the facilitator said is kept before it is asked again (the official v1 middleware asks each time). */
+const KEPT_MS = 60_000;
 /** How soon after a refusal made it ask again another refusal may. */
-const FEE_PAYER_ASKED_AGAIN_MS = 5_000;
+const ASKED_AGAIN_MS = 5_000;
 
 /**
  * The facilitator's fee payer on `network` (x402's v2 name), kept a while: asked again after
- * FEE_PAYER_KEPT_MS, and at once after the facilitator refused a payment (it may have restarted with
+ * KEPT_MS, and at once after the facilitator refused a payment (it may have restarted with
  * another key, and every offer naming the old one would be refused), at most every
- * FEE_PAYER_ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no
+ * ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no
  * answer, or no fee payer for this network) is logged and asked again next time, never kept.
  */
 export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
@@ -36,7 +40,7 @@ function facilitatorKind<T>(
   log: (message: string) => void,
   read: (kind: SupportedKind | undefined) => T,
 ) {
-  let feePayer: Promise<T | null> | null = null;
+  let answer: Promise<T | null> | null = null;
   let askedAt = 0;
   let refusedAt = 0;
   const ask = async (): Promise<T | null> => {
@@ -52,25 +56,25 @@ function facilitatorKind<T>(
     /** What the facilitator says (the fee payer's address), or null when it cannot say it now. */
     current(): Promise<T | null> {
       const now = Date.now();
-      if (now - askedAt > FEE_PAYER_KEPT_MS) feePayer = null;
-      if (feePayer === null) {
+      if (now - askedAt > KEPT_MS) answer = null;
+      if (answer === null) {
         askedAt = now;
         const asking = ask();
-        feePayer = asking;
+        answer = asking;
         // No answer is never kept, unless a newer question replaced it meanwhile.
         void asking.then((fee) => {
-          if (fee === null && feePayer === asking) feePayer = null;
+          if (fee === null && answer === asking) answer = null;
         });
       }
-      return feePayer;
+      return answer;
     },
 
     /** After a refusal: the fee payer is asked again, unless a refusal made it ask a moment ago. */
     refused(): void {
       const now = Date.now();
-      if (now - refusedAt <= FEE_PAYER_ASKED_AGAIN_MS) return;
+      if (now - refusedAt <= ASKED_AGAIN_MS) return;
       refusedAt = now;
-      feePayer = null;
+      answer = null;
     },
   };
 }
