@@ -104,6 +104,8 @@ export function createPaywallX402(options: {
   if (sol === null && base === null) throw new Error('x402 pays on devnet or mainnet, or on Base; this paywall reads neither');
   const feePayer = sol === null ? null : facilitatorFeePayer(options.facilitator, sol.names.v2, options.log);
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
+  /** The v2 nonces whose payment the facilitator is settling now (this process's; the store keeps the settled ones). */
+  const settling = new Set<string>();
   /** The Base token's domain while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
@@ -171,13 +173,23 @@ export function createPaywallX402(options: {
             : v2Match((terms) => evmV2Requirements(base!, terms, token), payload, route, options);
       }
       if (!match.ok) return match;
-      const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements);
-      if (!settlement.ok) {
-        if (onSol) feePayer!.refused();
-        else baseSettled!.refused();
-        return settlement;
+      // A nonce is claimed before its payment is settled, not only recorded after: two payments
+      // naming one nonce at once would otherwise both move money, and the second be refused after.
+      if (match.nonce !== '') {
+        if (settling.has(match.nonce)) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
+        settling.add(match.nonce);
       }
-      return recorded(options.store, payload, match, settlement, route.now);
+      try {
+        const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements);
+        if (!settlement.ok) {
+          if (onSol) feePayer!.refused();
+          else baseSettled!.refused();
+          return settlement;
+        }
+        return recorded(options.store, payload, match, settlement, route.now);
+      } finally {
+        settling.delete(match.nonce);
+      }
     },
   };
 }

@@ -6,7 +6,7 @@ import { createPublicClient, getAddress, http, parseEther, type Address } from '
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
-import { x402Client } from '@x402/core/client';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -167,6 +167,27 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(replayed.status).toBe(402);
     expect(served).toBe(before.served + 1);
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
+  it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
+    const [first, second] = [await buyer(), await buyer()];
+    const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const onBase = { ...required, accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2) };
+    const headerOf = async (account: typeof first) => {
+      const http = new x402HTTPClient(
+        x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+      );
+      return http.encodePaymentSignatureHeader(await http.createPaymentPayload(onBase));
+    };
+    const [a, b] = await Promise.all([headerOf(first), headerOf(second)]);
+    const answers = await Promise.all([a, b].map((headers) => fetch(`${api.url}/data`, { headers })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 402]);
+    expect(served).toBe(before.served + 1);
+    const spent = [before.first - (await usdc(first.address)), before.second - (await usdc(second.address))].sort();
+    expect(spent).toEqual([0n, micro('0.01')]);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
   });
 
   it('the official v1 x402-fetch buyer pays on base-sepolia', async () => {
