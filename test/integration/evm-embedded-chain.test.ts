@@ -221,6 +221,19 @@ describe('the embedded EVM chain', () => {
     expect(await reopened.getBalance({ address: relayer.address })).toBe(await client.getBalance({ address: relayer.address }));
   });
 
+  it('is the same chain after reopening even when the clock turned a second while it was made', async () => {
+    // The genesis block's time and the token's deploy were read from the clock apart: a second
+    // ticking between them gave the reopened chain another genesis, so other block hashes.
+    const ticking = openDb('ticking.db');
+    let now = 1_800_000_000_000;
+    const chain = await openEmbeddedEvm(ticking, { now: () => (now += 1_000) });
+    const first = await createPublicClient({ transport: transportOf(chain) }).getBlock();
+    const again = await openEmbeddedEvm(ticking, { now: () => (now += 1_000) });
+    const replayed = await createPublicClient({ transport: transportOf(again) }).getBlock();
+    expect([replayed.number, replayed.hash]).toEqual([first.number, first.hash]);
+    ticking.close();
+  });
+
   it("never gives a block an earlier time than the last one's, whatever the clock says", async () => {
     const other = openDb('clock.db');
     let now = Date.now();

@@ -53,9 +53,13 @@ export interface EmbeddedEvm {
 export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise<EmbeddedEvm> {
   const journal = createEvmJournal(db);
   const nowSeconds = () => Math.floor(clock.now() / 1000);
+  // A replay starts the chain at its first entry's time, so a new chain's genesis and first entry
+  // (the token's deploy) take one reading of the clock: two readings a second apart would give the
+  // reopened chain another genesis block, and every block another hash.
+  const genesisTime = journal.firstTime() ?? nowSeconds();
   const node = await openEdrNode({
     chainId: EMBEDDED_EVM_CHAIN_ID,
-    genesisTime: journal.firstTime() ?? nowSeconds(),
+    genesisTime,
     funded: [{ address: EMBEDDED_EVM_FAUCET, wei: GENESIS_ETH }],
   });
   await node.request('hardhat_impersonateAccount', [EMBEDDED_EVM_FAUCET]);
@@ -66,7 +70,7 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
       bytecode: TEST_USDC_BYTECODE,
       args: [TOKEN_NAME, TOKEN_NAME, EMBEDDED_EVM_FAUCET],
     });
-    const at = nowSeconds();
+    const at = genesisTime;
     const seq = journal.append({ at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_FAUCET, data }] });
     lastAt = at;
     await run(node, journal, { seq, at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_FAUCET, data }] });
