@@ -1,11 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the official packages' answers are read loosely: the tests assert their shape */
 import { describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, getAddress, http, publicActions, type Address } from 'viem';
+import { createPublicClient, getAddress, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentRequirements } from '@x402/core/types';
-import { toClientEvmSigner, toFacilitatorEvmSigner } from '@x402/evm';
+import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
@@ -13,6 +13,7 @@ import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN } from '../../server/cha
 import { deployAgent, type TestCoffer } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { payUsdc } from '../helpers/pay.js';
+import { officialFacilitatorSigner } from '../fixtures/x402-evm-peers.js';
 
 /**
  * Issue 49, point 3: the embedded EVM chain answers Ethereum JSON-RPC to the official x402
@@ -40,19 +41,7 @@ async function officialPeers(t: TestCoffer) {
   // The facilitator's account, given test ETH for gas by the embedded chain's faucet.
   const relayer = privateKeyToAccount(generatePrivateKey());
   await t.coffer.base!.chain.prepareFeePayer(relayer.address);
-  const wallet = createWalletClient({ chain: EMBEDDED_EVM_VIEM_CHAIN, transport: http(rpc, { retryCount: 0 }), account: relayer }).extend(
-    publicActions,
-  );
-  // The facilitator's signer: viem's wallet client, each call as the package types it.
-  const signer = toFacilitatorEvmSigner({
-    address: relayer.address,
-    readContract: (args) => wallet.readContract(args as Parameters<typeof wallet.readContract>[0]),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
-    writeContract: (args) => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0]),
-    sendTransaction: (args) => wallet.sendTransaction(args),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-    getCode: (args) => wallet.getCode(args),
-  });
+  const signer = officialFacilitatorSigner(EMBEDDED_EVM_VIEM_CHAIN, rpc, relayer);
   const facilitator = new x402Facilitator().register(NETWORK, new ExactEvmFacilitatorScheme(signer));
   const client = x402Client.fromConfig({
     schemes: [{ network: NETWORK, client: new ExactEvmClientScheme(toClientEvmSigner(buyer)) }],
