@@ -23,27 +23,10 @@ import { BASE_SEPOLIA_X402, startEvmFacilitator, startEvmV2Seller } from '../fix
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { percentile } from './stats.js';
+import { Timings } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 
 const WARM_UP = 10;
-
-/** Latencies of one kind of purchase, and how many did not end in the paid answer. */
-class Timings {
-  readonly ms: number[] = [];
-  failures = 0;
-  async time(call: () => Promise<boolean>, measured: boolean): Promise<void> {
-    const began = performance.now();
-    const ok = await call().catch(() => false);
-    if (!measured) return;
-    this.ms.push(performance.now() - began);
-    if (!ok) this.failures += 1;
-  }
-  get summary() {
-    const sorted = [...this.ms].sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
-  }
-}
 
 export async function x402BaseRoundTrip(n: number) {
   const cluster = await new TestCluster({ as: 'devnet' }).start();

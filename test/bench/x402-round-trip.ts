@@ -25,37 +25,13 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { percentile } from './stats.js';
+import { Timings } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 import { commandedChild } from './commanded-child.js';
 
 const WARM_UP = 10;
 /** payingFetch as `npm run bench` compiled it, for a process of its own. */
 const PAYING_FETCH = fileURLToPath(new URL('../../dist/app/server/x402/paying-fetch.js', import.meta.url));
-
-/** Latencies of one kind of call, and how many did not end as they should. */
-class Timings {
-  readonly ms: number[] = [];
-  failures = 0;
-  async time(call: () => Promise<boolean>, measured: boolean): Promise<void> {
-    const began = performance.now();
-    const ok = await call().catch(() => false);
-    if (!measured) return;
-    this.ms.push(performance.now() - began);
-    if (!ok) this.failures += 1;
-  }
-  /** A latency timed elsewhere (in the agent's own process), and whether the call ended as it should. */
-  async record(timed: Promise<{ ms: number; ok: boolean }>, measured: boolean): Promise<void> {
-    const { ms, ok } = await timed;
-    if (!measured) return;
-    this.ms.push(ms);
-    if (!ok) this.failures += 1;
-  }
-  get summary() {
-    const sorted = [...this.ms].sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
-  }
-}
 
 /**
  * An agent's own process buying through payingFetch, timing each purchase itself: the baseline of MCP
