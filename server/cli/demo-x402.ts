@@ -57,39 +57,66 @@ export async function demoX402(flags: { port?: string; 'data-dir'?: string }, ve
 
 /** What the demo prints: test money first, where each part runs, then what to type next. */
 async function describe(demo: RunningDemo): Promise<string> {
+  const { base } = demo;
   const usdc = async (wallet: string) => `${formatUsdc(await demo.usdcOf(wallet))} test USDC`;
+  const baseUsdc = async (account: `0x${string}`) => `${formatUsdc(await base!.usdcOf(account))} test USDC`;
   const weather = `${demo.seller.url}/weather?city=Lisbon`;
   const quote = `${demo.seller.url}/quote?symbol=SOL`;
   const official = existsSync(OFFICIAL_BUYER)
     ? [
-        '  Pay with the official x402 client (@x402/fetch) from the buyer wallet:',
+        `  Pay with the official x402 client (@x402/fetch) from the buyer wallet${base === null ? '' : ', on Solana, then on the EVM chain'}:`,
         `    ${shellWords(['node', OFFICIAL_BUYER, demo.buyer.keyPath, demo.clusterUrl, quote])}`,
+        ...(base === null
+          ? []
+          : [`    ${shellWords(['node', OFFICIAL_BUYER, base.buyer.keyPath, base.rpcUrl, quote, `${base.x402Network}/${base.usdc}`])}`]),
       ]
     : [
         '  Pay with an official x402 client (@x402/fetch) from the buyer wallet: its key file and the cluster above,',
         `  as in "Try x402 offline" in Coffer's docs/X402.md (${quote}).`,
       ];
+  const chains =
+    base === null
+      ? `a local Solana cluster (${demo.coffer.network}), not devnet or mainnet`
+      : `a local Solana cluster (${demo.coffer.network}) and a local EVM chain (${base.network}), not devnet, mainnet or Base`;
   return [
-    `TEST MONEY: coffer demo-x402 runs x402 on a local Solana cluster (${demo.coffer.network}), not devnet or mainnet. Nothing here is worth anything.`,
+    `TEST MONEY: coffer demo-x402 runs x402 on ${chains}. Nothing here is worth anything.`,
     `  x402 names no local network, so the official packages see this cluster as devnet and its USDC sits at devnet's`,
     `  mint address; Coffer calls it ${demo.coffer.network}: ${networkWords(demo.coffer.network)}.`,
+    ...(base === null
+      ? []
+      : [
+          `  The EVM chain is Coffer's embedded one (chain id ${base.chainId}, never a real chain's), which x402 calls ${base.x402Network};`,
+          `  Coffer pays on it as its Base rail.`,
+        ]),
     '',
     `Local cluster (Solana JSON-RPC): ${demo.clusterUrl}`,
-    `Facilitator: the official @x402/core with @x402/svm, in this process; fees paid by ${demo.feePayer} (test SOL)`,
-    `Seller: the official @x402/express middleware (x402 v2), ${demo.seller.price} test USDC a call, paid to ${demo.seller.recipient}`,
+    ...(base === null ? [] : [`Local EVM chain (Ethereum JSON-RPC): ${base.rpcUrl}`]),
+    `Facilitator: the official @x402/core with @x402/svm${base === null ? '' : ' and @x402/evm'}, in this process; fees paid by ${demo.feePayer} (test SOL)` +
+      (base === null ? '' : `; on the EVM chain sent by ${base.facilitator} (test ETH)`),
+    `Seller: the official @x402/express middleware (x402 v2), ${demo.seller.price} test USDC a call, paid to ${demo.seller.recipient}` +
+      (base === null ? '' : ` (on the EVM chain to ${base.sellerRecipient})`),
     `  ${weather}`,
     `  ${quote}`,
     `Coffer: ${demo.coffer.url} (network: ${demo.coffer.network}), treasury ${demo.coffer.treasury} holding ${await usdc(demo.coffer.treasury)}`,
+    ...(base === null ? [] : [`  on the EVM chain: ${base.treasury} holding ${await baseUsdc(base.treasury)}`]),
     `  Dashboard login (one-time, 10 minutes): ${demo.coffer.loginUrl}`,
     `Agent ${demo.agent.agentId}: wallet ${demo.agent.walletAddress} holding ${await usdc(demo.agent.walletAddress)}` +
       ` (daily budget ${DEMO_AGENT.dailyBudget}, at most ${DEMO_AGENT.maxPerPayment} a payment)`,
+    ...(base === null ? [] : [`  on the EVM chain: ${base.agent} holding ${await baseUsdc(base.agent)}`]),
     `  its config: ${demo.agent.configPath}`,
     `Buyer wallet for any x402 client: ${demo.buyer.address} holding ${await usdc(demo.buyer.address)}`,
     `  its key: ${demo.buyer.keyPath}`,
+    ...(base === null
+      ? []
+      : [
+          `Buyer account on the EVM chain: ${base.buyer.address} holding ${await baseUsdc(base.buyer.address)}`,
+          `  its key: ${base.buyer.keyPath}`,
+        ]),
     '',
     'Next, in another terminal:',
-    '  Pay as the Coffer agent, within its policy:',
+    `  Pay as the Coffer agent, within its policy${base === null ? '' : ' (on Solana, then with --rail base on the EVM chain)'}:`,
     `    ${shellCommand(['fetch', '--config', demo.agent.configPath, weather])}`,
+    ...(base === null ? [] : [`    ${shellCommand(['fetch', '--rail', 'base', '--config', demo.agent.configPath, weather])}`]),
     ...official,
     '',
     demo.dir.temporary

@@ -2,6 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { z } from 'zod';
+import type { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 /** A key file as the Solana CLI writes one: the 32-byte seed, then the 32-byte public key, as a JSON array. */
 const keyFileSchema = z.array(z.number().int().min(0).max(255)).length(64);
@@ -22,4 +24,21 @@ export async function buyerWallet(file: string): Promise<{ address: string; made
   const bytes = keyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const signer = await createKeyPairSignerFromBytes(new Uint8Array(bytes));
   return { address: signer.address, made };
+}
+
+/** An EVM private key file: `0x` and 64 hex digits, the form `cast`, viem and most wallets import. */
+const evmKeySchema = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{64}$/);
+
+/**
+ * The demo's buyer account on its EVM chain, for the official `@x402/fetch` with `@x402/evm`: a
+ * private key of test money in the demo's folder at 0600. Made on the first run (`made`).
+ */
+export function evmBuyerWallet(file: string): { address: Address; made: boolean } {
+  const made = !existsSync(file);
+  if (made) writeFileSync(file, `${generatePrivateKey()}\n`, { mode: 0o600, flag: 'wx' });
+  const key = evmKeySchema.parse(readFileSync(file, 'utf8')) as Hex;
+  return { address: privateKeyToAccount(key).address, made };
 }

@@ -30,6 +30,10 @@ export interface DemoDir {
   agentConfig: string;
   /** The buyer wallet's key (Solana CLI format), for any x402 client. */
   buyerKey: string;
+  /** The local EVM chain's SQLite file (its journal). */
+  evmChainFile: string;
+  /** The buyer's EVM private key (`0x` and 64 hex digits), for any x402 client on the EVM chain. */
+  evmBuyerKey: string;
   /** Releases the lock, and removes the folder when it is temporary. */
   close(): void;
 }
@@ -69,6 +73,8 @@ export function openDemoDir(asked: string | undefined): { ok: true; dir: DemoDir
       cofferDir: join(path, 'coffer'),
       agentConfig: join(path, 'agent.json'),
       buyerKey: join(path, 'x402-buyer.json'),
+      evmChainFile: join(path, 'evm-chain.db'),
+      evmBuyerKey: join(path, 'x402-buyer-evm.key'),
       close: () => {
         lock.release();
         if (temporary) rmSync(path, { recursive: true, force: true });
@@ -95,7 +101,7 @@ function writeMarker(path: string): void {
   const marker: z.infer<typeof demoMarkerSchema> = {
     kind: 'coffer demo-x402',
     network: DEMO_LOCALNET,
-    note: 'TEST MONEY on a local Solana cluster made by coffer demo-x402: not devnet, not mainnet; nothing here is worth anything',
+    note: 'TEST MONEY on a local Solana cluster and a local EVM chain made by coffer demo-x402: not devnet, not mainnet, not Base; nothing here is worth anything',
     createdAt: new Date().toISOString(),
   };
   writeFileSync(join(path, MARKER), `${JSON.stringify(marker, null, 2)}\n`, { mode: 0o600 });

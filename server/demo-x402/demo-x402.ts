@@ -2,6 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
+import { getAddress, parseEther, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { DEMO_LOCALNET } from '../wire/network-words.js';
 import { DEMO_LOCALNET_GENESIS_HASH } from '../chain/solana/networks.js';
 import { openCoffer } from '../boot/open-coffer.js';
@@ -12,12 +14,13 @@ import { announceDemoApi } from '../boot/demo-api-presence.js';
 import { closeServer, listenOnLoopback } from '../boot/loopback-server.js';
 import { keyClient } from '../client/coffer-client.js';
 import { readAgentConfig, writeAgentConfig } from '../linked-agent/agent-config.js';
-import { inProcessFacilitator } from '../x402/paywall-x402.js';
+import { inProcessFacilitator } from '../x402/in-process-facilitator.js';
 import { refuse, type DemoRefusal } from './demo-refusal.js';
 import { openDemoDir, type DemoDir } from './demo-dir.js';
-import { buyerWallet } from './buyer-wallet.js';
+import { buyerWallet, evmBuyerWallet } from './buyer-wallet.js';
 import { createDemoX402Seller } from './x402-seller.js';
 import type { LocalCluster } from './local-cluster.js';
+import type { LocalEvmChain } from './local-evm-chain.js';
 
 /** The seller's port by default: beside `coffer demo-api`'s 7403. */
 export const DEMO_X402_PORT = 7404;
@@ -26,6 +29,8 @@ export const DEMO_X402_PORT = 7404;
 export const DEMO_AGENT = { agentId: 'x402-demo', dailyBudget: '1.00', maxPerPayment: '0.10', fund: '1.00' } as const;
 const TREASURY_USDC = 100_000_000n;
 const BUYER_USDC = 1_000_000n;
+/** Test ETH for the accounts that send on the EVM chain: the treasury's (every move) and the facilitator's. */
+const GAS_ETH = parseEther('10');
 
 export interface RunningDemo {
   dir: { path: string; temporary: boolean; resumed: boolean };
@@ -38,15 +43,37 @@ export interface RunningDemo {
   buyer: { address: string; keyPath: string };
   /** A wallet's test USDC now (micro-USDC), read from the local cluster. */
   usdcOf(wallet: string): Promise<bigint>;
+  /** The same x402 loop on the demo's local EVM chain; null where that chain's runtime (EDR) cannot load here. */
+  base: RunningDemoBase | null;
   /** Stops every part, newest first (in-flight payments finish), then unlocks the folder (and removes a temporary one). */
   stop(): Promise<void>;
 }
 
+export interface RunningDemoBase {
+  rpcUrl: string;
+  chainId: number;
+  /** The chain as x402 names it (`eip155:790526`). */
+  x402Network: string;
+  /** The chain as Coffer names it (its Base rail's network). */
+  network: string;
+  /** Its test USDC. */
+  usdc: Address;
+  /** The facilitator's account (a key of this run, with test ETH): it sends each payment and pays its gas. */
+  facilitator: Address;
+  sellerRecipient: string;
+  treasury: Address;
+  agent: Address;
+  buyer: { address: Address; keyPath: string };
+  /** An account's test USDC now (micro-USDC), read from the chain. */
+  usdcOf(account: Address): Promise<bigint>;
+}
+
 /**
  * `coffer demo-x402`: the whole x402 loop on this machine with test money. A local cluster
- * (demo-localnet), the official facilitator in this process, the demo seller behind the official
- * middleware, and a Coffer on that cluster with a funded treasury and an agent that can pay, all in
- * a folder of their own. Refused before anything starts when the seller's port is taken, the
+ * (demo-localnet) and a local EVM chain (Coffer's embedded one, over JSON-RPC), the official
+ * facilitator in this process for both, the demo seller behind the official middleware offering
+ * both, and a Coffer on them with a funded treasury and an agent that can pay on each, all in a
+ * folder of their own. Refused before anything starts when the seller's port is taken, the
  * folder is not the demo's or is in use, or the local cluster cannot run here.
  */
 export async function startDemoX402(options: {
@@ -100,22 +127,46 @@ async function startParts(
   }).start();
   stack.push(() => cluster.stop());
 
-  // The official facilitator, paying fees from a key of this run.
+  // The EVM chain, where its runtime loads here; without it the demo runs on Solana alone.
+  const evm = await localEvmChain(dir.evmChainFile, options.log);
+  if (evm !== null) stack.push(() => evm.stop());
+
+  // The official facilitator: on Solana paying fees from a key of this run, on the EVM chain sending
+  // from an account of this run; both given test gas money.
   const feePayer = await generateKeyPairSigner();
   cluster.airdrop(feePayer.address, 10n);
-  const facilitator = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: DEMO_LOCALNET });
+  const evmFacilitator = privateKeyToAccount(generatePrivateKey());
+  if (evm !== null) await evm.sendEth(evmFacilitator.address, GAS_ETH);
+  const facilitator = inProcessFacilitator({
+    feePayer,
+    rpcUrl: cluster.url,
+    network: DEMO_LOCALNET,
+    ...(evm !== null && { base: { account: evmFacilitator, rpcUrl: evm.url, chainId: evm.chainId } }),
+  });
 
-  // The seller behind the official middleware; whoever it pays needs a USDC account first.
+  // The seller behind the official middleware; whoever it pays on Solana needs a USDC account first.
   let sellerPort = options.port;
-  const seller = createDemoX402Seller({ facilitator, network: DEMO_LOCALNET, port: () => sellerPort });
+  const seller = createDemoX402Seller({
+    facilitator,
+    network: DEMO_LOCALNET,
+    base: evm === null ? null : { chainId: evm.chainId, usdc: evm.usdc },
+    port: () => sellerPort,
+  });
   for (const recipient of seller.recipients) await cluster.mintUsdc(recipient, 0n);
   const sellerServer = await listenOnLoopback(seller.app, options.port, { requestTimeoutMs: 60_000 });
   sellerPort = sellerServer.port;
   stack.push(() => closeServer(sellerServer.server, 5_000));
   const sellerUrl = `http://127.0.0.1:${sellerPort}`;
 
-  // Coffer on the cluster, in the demo's folder; keys in files there, never in the user's keychain.
-  const coffer = await openCoffer({ dataDir: dir.cofferDir, network: cluster.url, keyStore: 'file', log: options.log });
+  // Coffer on the cluster and the EVM chain (its Base rail, reached as any EVM RPC), in the demo's
+  // folder; keys in files there, never in the user's keychain.
+  const coffer = await openCoffer({
+    dataDir: dir.cofferDir,
+    network: cluster.url,
+    ...(evm === null ? { baseRpc: 'off' } : { baseRpc: evm.url, baseUsdc: evm.usdc }),
+    keyStore: 'file',
+    log: options.log,
+  });
   stack.push(() => coffer.close());
   if (coffer.chain.network !== DEMO_LOCALNET) throw new Error(`the demo's Coffer took its cluster for ${coffer.chain.network}`);
   const server = await startHttpServer({ coffer, port: 0, version: options.version, log: options.log });
@@ -133,9 +184,38 @@ async function startParts(
     cluster.airdrop(coffer.owner, 10n);
     await cluster.mintUsdc(coffer.owner, TREASURY_USDC);
   }
+  const owner = keyClient(server.url, { owner: coffer.owner, key: coffer.ownerKey });
+  const treasuryBase = evm === null ? null : (await owner.dashboard()).treasury.wallets.base;
+  const treasuryOnBase = treasuryBase === null ? null : getAddress(treasuryBase);
+  // A new EVM chain (the first run, or a folder of a demo from before it had one) funds its part once.
+  if (evm?.made && treasuryOnBase !== null) {
+    await evm.sendEth(treasuryOnBase, GAS_ETH);
+    await evm.mintUsdc(treasuryOnBase, TREASURY_USDC);
+  }
   const agent = await demoAgent(dir.agentConfig, server.url, coffer);
   const buyer = await buyerWallet(dir.buyerKey);
   if (buyer.made) await cluster.mintUsdc(buyer.address, BUYER_USDC);
+  let base: RunningDemoBase | null = null;
+  if (evm !== null && treasuryOnBase !== null && coffer.base !== null) {
+    if (evm.made) await fundOnBase(owner, agent.agentId);
+    const evmBuyer = evmBuyerWallet(dir.evmBuyerKey);
+    if (evmBuyer.made || evm.made) await evm.mintUsdc(evmBuyer.address, BUYER_USDC);
+    const agentOnBase = (await owner.balance(agent.agentId)).wallets.base;
+    if (agentOnBase === null) throw new Error('the demo agent has no account on the EVM chain');
+    base = {
+      rpcUrl: evm.url,
+      chainId: evm.chainId,
+      x402Network: `eip155:${evm.chainId}`,
+      network: coffer.base.chain.network,
+      usdc: evm.usdc,
+      facilitator: evmFacilitator.address,
+      sellerRecipient: seller.baseRecipient!,
+      treasury: treasuryOnBase,
+      agent: getAddress(agentOnBase),
+      buyer: { address: evmBuyer.address, keyPath: dir.evmBuyerKey },
+      usdcOf: (account) => evm.usdcBalance(account),
+    };
+  }
 
   return {
     dir: { path: dir.path, temporary: dir.temporary, resumed },
@@ -146,6 +226,7 @@ async function startParts(
     agent: { agentId: agent.agentId, walletAddress: agent.walletAddress, configPath: dir.agentConfig },
     buyer: { address: buyer.address, keyPath: dir.buyerKey },
     usdcOf: (wallet) => cluster.usdcBalance(wallet),
+    base,
     stop,
   };
 }
@@ -174,6 +255,29 @@ async function demoAgent(configPath: string, url: string, coffer: { owner: strin
   const { agentId, walletAddress } = agent;
   writeAgentConfig(configPath, { agentId, walletAddress, apiKey, owner: coffer.owner, url, linkedAt: new Date().toISOString() });
   return { agentId, walletAddress };
+}
+
+/** The demo agent's test USDC on the EVM chain, allocated from the treasury there through Coffer's /v1. */
+async function fundOnBase(owner: ReturnType<typeof keyClient>, agentId: string): Promise<void> {
+  const allocated = await owner.allocate(agentId, { amount: DEMO_AGENT.fund, rail: 'base' });
+  if (allocated.status !== 200) throw new Error(`the demo agent could not be funded on the EVM chain: ${JSON.stringify(allocated.body)}`);
+}
+
+/**
+ * The demo's EVM chain, started from its file; null, said once, where its runtime (EDR, a native
+ * module) cannot load on this platform: the demo then runs on Solana alone.
+ */
+async function localEvmChain(file: string, log: (message: string) => void): Promise<LocalEvmChain | null> {
+  let start: typeof import('./local-evm-chain.js').startLocalEvmChain;
+  try {
+    ({ startLocalEvmChain: start } = await import('./local-evm-chain.js'));
+  } catch (error) {
+    log(
+      `the local EVM chain (EDR) cannot run on ${process.platform}-${process.arch}: the demo runs on Solana alone (${(error as Error).message})`,
+    );
+    return null;
+  }
+  return start({ file });
 }
 
 /** Whether a port on 127.0.0.1 can be listened on now (0 always can). */

@@ -1,13 +1,8 @@
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
-import { x402Facilitator } from '@x402/core/facilitator';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
-import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
-import { toFacilitatorSvmSigner } from '@x402/svm';
-import type { KeyPairSigner } from '@solana/kit';
-import { x402Networks } from '../chain/solana/networks.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -26,28 +21,9 @@ import { verifiedAndSettled, type Settlement } from './x402-settlement.js';
 
 /**
  * Who verifies and settles x402 payments for a paywall: an official facilitator, in this process
- * (`inProcessFacilitator`, with a fee payer the seller funds with SOL) or at a URL (`facilitatorAt`).
+ * (in-process-facilitator.ts: a fee payer on Solana, an account that sends on Base) or at a URL (`facilitatorAt`).
  */
 export type Facilitator = FacilitatorClient;
-
-/**
- * The official facilitator (`@x402/core` + `@x402/svm`) in this process, paying fees from `feePayer`,
- * on a network x402 names (devnet, mainnet, or the demo's local cluster, which it knows as devnet).
- */
-export function inProcessFacilitator(options: { feePayer: KeyPairSigner; rpcUrl: string; network: string }): Facilitator {
-  const facilitator = new x402Facilitator();
-  const names = x402Networks(options.network);
-  if (names === null) throw new Error(`x402 names no network ${options.network}: its facilitator runs on devnet or mainnet`);
-  registerExactSvmScheme(facilitator, {
-    signer: toFacilitatorSvmSigner(options.feePayer, { defaultRpcUrl: options.rpcUrl }),
-    networks: names.v2 as `${string}:${string}`,
-  });
-  return {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
-    getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
-  };
-}
 
 /** A facilitator reached over HTTP (its `/supported`, `/verify`, `/settle`). */
 export function facilitatorAt(url: string): Facilitator {

@@ -10,6 +10,9 @@ import { userShellEnv } from '../helpers/user-shell.js';
 import { USDC_MINTS } from '../../server/chain/solana/networks.js';
 import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { CLI, runCoffer } from '../helpers/serve-process.js';
+import { createPublicClient, http, type Address } from 'viem';
+import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 
 /**
  * Issue 29, point 3: x402 could not be seen working without devnet (x402 names no local network, and
@@ -85,10 +88,29 @@ function readPrinted(stdout: string) {
     cofferUrl: after(/^Coffer: (http:\/\/127\.0\.0\.1:\d+) \(network: demo-localnet/)[1]!,
     seller: after(/^Seller: .* paid to (\w{32,44})/)[1]!,
     buyer: after(/^Buyer wallet for any x402 client: (\w{32,44})/)[1]!,
+    evm: {
+      url: after(/^Local EVM chain \(Ethereum JSON-RPC\): (http:\/\/127\.0\.0\.1:\d+\/evm-rpc)$/)[1]!,
+      seller: after(/^Seller: .* \(on the EVM chain to (0x[0-9a-fA-F]{40})\)$/)[1]! as Address,
+      buyer: after(/^Buyer account on the EVM chain: (0x[0-9a-fA-F]{40}) /)[1]! as Address,
+      // The line under the agent's (the treasury's says the same of the treasury).
+      agent: /^ {2}on the EVM chain: (0x[0-9a-fA-F]{40}) holding [\d.]+ test USDC$/.exec(
+        lines[lines.findIndex((line) => line.startsWith('Agent ')) + 1]!,
+      )![1]! as Address,
+    },
     agentConfig: after(/^ {2}its config: (\S+)/)[1]!,
     dataDir: after(/^Data dir: (\S+)/)[1]!,
     commands,
   };
+}
+
+/** Test USDC (micro) of accounts, read from the demo's EVM chain over its JSON-RPC as any EVM client would. */
+async function evmBalancesOn(rpcUrl: string, accounts: Record<string, Address>) {
+  const chain = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
+  const balance = (account: Address) =>
+    chain.readContract({ address: EMBEDDED_EVM_USDC, abi: USDC_ABI, functionName: 'balanceOf', args: [account] });
+  return Object.fromEntries(
+    await Promise.all(Object.entries(accounts).map(async ([name, account]) => [name, await balance(account)] as const)),
+  );
 }
 
 /** Test USDC (micro) and SOL (lamports) of wallets, read from the local cluster over its JSON-RPC. */
@@ -105,7 +127,7 @@ async function balancesOn(clusterUrl: string, wallets: Record<string, string>) {
 }
 
 describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline", followed as a user would', () => {
-  it('runs the whole x402 loop locally: coffer fetch and the official @x402/fetch each buy once, 0.01 test USDC each', async () => {
+  it('runs the whole x402 loop locally on both chains: coffer fetch and the official @x402/fetch each buy once on each, 0.01 test USDC each', async () => {
     const page = readFileSync(join(root, 'docs', 'X402.md'), 'utf8');
     const heading = page.indexOf('## Try x402 offline');
     expect(heading).toBeGreaterThanOrEqual(0);
@@ -118,12 +140,23 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     await demo.until(/Ctrl-C stops it all/);
     const printed = readPrinted(demo.output.stdout);
 
-    // Test money, said first and everywhere; never called devnet.
-    expect(printed.lines[0]).toMatch(/^TEST MONEY: .*local Solana cluster \(demo-localnet\), not devnet or mainnet/);
-    const health = (await (await fetch(`${printed.cofferUrl}/v1/health`)).json()) as { network: string; usdcMint: string };
-    expect(health).toMatchObject({ network: 'demo-localnet', usdcMint: USDC_MINTS.devnet });
+    // Test money, said first and everywhere; never called devnet or Base.
+    expect(printed.lines[0]).toMatch(
+      /^TEST MONEY: .*local Solana cluster \(demo-localnet\) and a local EVM chain \(evm-790526\), not devnet, mainnet or Base/,
+    );
+    const health = (await (await fetch(`${printed.cofferUrl}/v1/health`)).json()) as {
+      network: string;
+      usdcMint: string;
+      base: { network: string; chainId: number; usdc: string } | null;
+    };
+    expect(health).toMatchObject({
+      network: 'demo-localnet',
+      usdcMint: USDC_MINTS.devnet,
+      base: { network: 'evm-790526', chainId: EMBEDDED_EVM_CHAIN_ID, usdc: EMBEDDED_EVM_USDC },
+    });
     const genesis = await createSolanaRpc(printed.clusterUrl).getGenesisHash().send();
     expect(genesis).not.toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
+    expect(await createPublicClient({ transport: http(printed.evm.url, { retryCount: 0 }) }).getChainId()).toBe(EMBEDDED_EVM_CHAIN_ID);
     // The data dir is a new temporary one, never the user's ~/.coffer, and its keys are files there.
     expect(printed.dataDir.startsWith(tmpdir())).toBe(true);
     expect(existsSync(join(home, '.coffer'))).toBe(false);
@@ -131,37 +164,79 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
 
     const agent = JSON.parse(readFileSync(printed.agentConfig, 'utf8')) as { walletAddress: string; apiKey: string; owner: string };
     const wallets = { agent: agent.walletAddress, buyer: printed.buyer, seller: printed.seller };
+    const accounts = { agent: printed.evm.agent, buyer: printed.evm.buyer, seller: printed.evm.seller };
     const before = await balancesOn(printed.clusterUrl, wallets);
+    const beforeOnEvm = await evmBalancesOn(printed.evm.url, accounts);
     expect(before).toMatchObject({ agent: 1_000_000n, buyer: 1_000_000n });
+    expect(beforeOnEvm).toMatchObject({ agent: 1_000_000n, buyer: 1_000_000n });
 
-    // The two commands it printed, run from the user's shell, in that order.
-    expect(printed.commands).toHaveLength(2);
-    const [cofferFetch, officialClient] = printed.commands as [string, string];
+    // The four commands it printed, run from the user's shell, in that order.
+    expect(printed.commands).toHaveLength(4);
+    const [cofferFetch, cofferFetchBase, officialClient, officialClientEvm] = printed.commands as [string, string, string, string];
     expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
     const paidByCoffer = sh(cofferFetch);
     expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
-    expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({ city: 'Lisbon', paid: { amount: '0.01', testMoney: true } });
+    expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({
+      city: 'Lisbon',
+      paid: { amount: '0.01', testMoney: true, network: 'demo-localnet' },
+    });
     expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
 
-    expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs /);
+    expect(cofferFetchBase).toMatch(/ fetch --rail base --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
+    const paidOnBase = sh(cofferFetchBase);
+    expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
+    expect(JSON.parse(paidOnBase.stdout)).toMatchObject({
+      city: 'Lisbon',
+      paid: { amount: '0.01', testMoney: true, network: 'eip155:790526' },
+    });
+    expect(paidOnBase.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
+
+    expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer\.json /);
     const paidByOfficial = sh(officialClient);
     expect(paidByOfficial.status, paidByOfficial.stderr).toBe(0);
     expect(paidByOfficial.stdout).toMatch(/^200 /);
-    expect(JSON.parse(paidByOfficial.stdout.replace(/^200 /, ''))).toMatchObject({ symbol: 'SOL', paid: { amount: '0.01' } });
+    expect(JSON.parse(paidByOfficial.stdout.replace(/^200 /, ''))).toMatchObject({
+      symbol: 'SOL',
+      paid: { amount: '0.01', network: 'demo-localnet' },
+    });
 
-    // Money moved once for each purchase: 0.01 from each buyer to the seller, the fees paid by the facilitator.
+    expect(officialClientEvm).toMatch(
+      /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc "\S+" eip155:790526\/0x/,
+    );
+    const paidByOfficialOnEvm = sh(officialClientEvm);
+    expect(paidByOfficialOnEvm.status, paidByOfficialOnEvm.stderr).toBe(0);
+    expect(JSON.parse(paidByOfficialOnEvm.stdout.replace(/^200 /, ''))).toMatchObject({
+      symbol: 'SOL',
+      paid: { amount: '0.01', network: 'eip155:790526' },
+    });
+
+    // Money moved once for each purchase: 0.01 from each buyer to the seller on each chain, the fees
+    // and gas paid by the facilitator (the agent holds no SOL and no ETH).
     const after = await balancesOn(printed.clusterUrl, wallets);
     expect(after).toEqual({ agent: before.agent! - 10_000n, buyer: before.buyer! - 10_000n, seller: before.seller! + 20_000n });
     expect(await createSolanaRpc(printed.clusterUrl).getBalance(address(agent.walletAddress)).send()).toMatchObject({ value: 0n });
-    // Coffer's ledger says the same: one confirmed x402 payment, on demo-localnet.
+    const afterOnEvm = await evmBalancesOn(printed.evm.url, accounts);
+    expect(afterOnEvm).toEqual({
+      agent: beforeOnEvm.agent! - 10_000n,
+      buyer: beforeOnEvm.buyer! - 10_000n,
+      seller: beforeOnEvm.seller! + 20_000n,
+    });
+    expect(
+      await createPublicClient({ transport: http(printed.evm.url, { retryCount: 0 }) }).getBalance({ address: printed.evm.agent }),
+    ).toBe(0n);
+    // Coffer's ledger says the same: one confirmed x402 payment on each rail.
     const history = (await (
       await fetch(`${printed.cofferUrl}/v1/agents/x402-demo/spend-history?owner=${agent.owner}`, {
         headers: { authorization: `Bearer ${agent.apiKey}` },
       })
-    ).json()) as { payments: { status: string; amount: string; protocol: string; recipient: string }[] };
-    expect(history.payments).toEqual([
-      expect.objectContaining({ status: 'confirmed', amount: '0.01', protocol: 'x402', recipient: printed.seller }),
-    ]);
+    ).json()) as { payments: { status: string; amount: string; protocol: string; recipient: string; rail: string }[] };
+    expect(history.payments).toHaveLength(2);
+    expect(history.payments).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ status: 'confirmed', amount: '0.01', protocol: 'x402', recipient: printed.seller, rail: 'sol' }),
+        expect.objectContaining({ status: 'confirmed', amount: '0.01', protocol: 'x402', recipient: printed.evm.seller, rail: 'base' }),
+      ]),
+    );
 
     // Ctrl-C: everything stops, and the temporary folder is gone (npx itself then ends by the signal).
     await stop(demo.child, 'SIGINT');
@@ -215,6 +290,7 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     expect(second.output.stderr).toMatch(/\(data_dir_in_use\)/);
 
     expect(sh(printed.commands[0]!).status).toBe(0);
+    expect(sh(printed.commands[1]!).status).toBe(0);
     await stop(first.child, 'SIGINT');
     expect(await first.exited).toBe(0);
     expect(first.output.stderr).toMatch(/stopped; \S+ kept/);
@@ -227,6 +303,13 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     expect(resumed.buyer).toBe(printed.buyer);
     const agent = JSON.parse(readFileSync(resumed.agentConfig, 'utf8')) as { walletAddress: string };
     expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 990_000n });
+    // The EVM chain too, replayed from its file: paid once on Base before, funded once (not again).
+    expect(resumed.evm.agent).toBe(printed.evm.agent);
+    expect(resumed.evm.buyer).toBe(printed.evm.buyer);
+    expect(await evmBalancesOn(resumed.evm.url, { agent: resumed.evm.agent, buyer: resumed.evm.buyer })).toEqual({
+      agent: 990_000n,
+      buyer: 1_000_000n,
+    });
     const paid = sh(resumed.commands[0]!);
     expect(paid.status, paid.stderr).toBe(0);
     expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 980_000n });

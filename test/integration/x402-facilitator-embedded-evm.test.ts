@@ -13,7 +13,7 @@ import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN } from '../../server/cha
 import { deployAgent, type TestCoffer } from '../helpers/coffer.js';
 import { acrossRestart } from '../helpers/restart.js';
 import { payUsdc } from '../helpers/pay.js';
-import { officialFacilitatorSigner } from '../fixtures/x402-evm-peers.js';
+import { evmFacilitatorSigner } from '../../server/x402/in-process-facilitator.js';
 
 /**
  * Issue 49, point 3: the embedded EVM chain answers Ethereum JSON-RPC to the official x402
@@ -41,7 +41,7 @@ async function officialPeers(t: TestCoffer) {
   // The facilitator's account, given test ETH for gas by the embedded chain's faucet.
   const relayer = privateKeyToAccount(generatePrivateKey());
   await t.coffer.base!.chain.prepareFeePayer(relayer.address);
-  const signer = officialFacilitatorSigner(EMBEDDED_EVM_VIEM_CHAIN, rpc, relayer);
+  const signer = evmFacilitatorSigner({ account: relayer, rpcUrl: rpc, chainId: EMBEDDED_EVM_CHAIN_ID });
   const facilitator = new x402Facilitator().register(NETWORK, new ExactEvmFacilitatorScheme(signer));
   const client = x402Client.fromConfig({
     schemes: [{ network: NETWORK, client: new ExactEvmClientScheme(toClientEvmSigner(buyer)) }],

@@ -22,7 +22,8 @@ import { startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.j
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { facilitatorAt, inProcessFacilitator } from '../../server/x402/paywall-x402.js';
+import { facilitatorAt } from '../../server/x402/paywall-x402.js';
+import { inProcessFacilitator } from '../../server/x402/in-process-facilitator.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';

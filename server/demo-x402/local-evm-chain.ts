@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import express from 'express';
+import { decodeFunctionResult, encodeFunctionData, type Address, type Hash } from 'viem';
+import { openDatabase } from '../store/database.js';
+import { systemClock } from '../core/ports/keys.js';
+import { loopbackRefusal } from '../http/guards.js';
+import { closeServer, listenOnLoopback } from '../boot/loopback-server.js';
+import { openEmbeddedEvm } from '../chain/evm/sim/chain.js';
+import { EVM_RPC_PATH, evmRpcRoute } from '../chain/evm/sim/json-rpc-route.js';
+import { USDC_ABI } from '../chain/evm/usdc-abi.js';
+
+/** The demo's EVM chain, as a node on this machine serves one. */
+export interface LocalEvmChain {
+  /** Its Ethereum JSON-RPC (viem's `http()`, the facilitator, a wallet). */
+  url: string;
+  chainId: number;
+  usdc: Address;
+  /** Made by this start (its file was new), so what the demo hands out on a new chain is handed out once. */
+  made: boolean;
+  mintUsdc(to: Address, amount: bigint): Promise<Hash>;
+  sendEth(to: Address, wei: bigint): Promise<Hash>;
+  /** A wallet's test USDC now (micro-USDC). */
+  usdcBalance(account: Address): Promise<bigint>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `coffer demo-x402`'s Base-like chain: Coffer's embedded EVM chain (a real EVM running the real test
+ * USDC, chain id 790526, never a real chain's) in this process, its journal in its own file in the
+ * demo's folder, served over JSON-RPC on a loopback port of its own. The demo's Coffer reaches it as
+ * any EVM RPC (`COFFER_BASE_RPC`), as do the official facilitator and buyer: the chain is the demo's,
+ * not Coffer's. Its test money comes from the chain's faucet, which only this process can move.
+ */
+export async function startLocalEvmChain(options: { file: string }): Promise<LocalEvmChain> {
+  const made = !existsSync(options.file);
+  const db = openDatabase(options.file, 'normal');
+  try {
+    const evm = await openEmbeddedEvm(db, systemClock);
+    let port = 0;
+    const app = express();
+    app.disable('x-powered-by');
+    // This machine's processes only, as Coffer's own /evm-rpc: a page elsewhere cannot reach it by DNS rebinding.
+    app.use((req, res, next) => {
+      const refusal = loopbackRefusal({ host: req.headers.host, origin: req.headers.origin }, port);
+      if (refusal === null) return next();
+      res.status(403).json({ error: refusal.message, code: refusal.code });
+    });
+    app.use(evmRpcRoute(evm));
+    const listening = await listenOnLoopback(app, 0, { requestTimeoutMs: 60_000 });
+    port = listening.port;
+    return {
+      url: `http://127.0.0.1:${port}${EVM_RPC_PATH}`,
+      chainId: evm.chainId,
+      usdc: evm.usdc,
+      made,
+      mintUsdc: (to, amount) => evm.mintTestUsdc(to, amount),
+      sendEth: (to, wei) => evm.sendTestEth(to, wei),
+      usdcBalance: async (account) => {
+        const data = encodeFunctionData({ abi: USDC_ABI, functionName: 'balanceOf', args: [account] });
+        const result = (await evm.request('eth_call', [{ to: evm.usdc, data }, 'latest'])) as `0x${string}`;
+        return decodeFunctionResult({ abi: USDC_ABI, functionName: 'balanceOf', data: result });
+      },
+      stop: async () => {
+        await closeServer(listening.server, 5_000);
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
