@@ -239,10 +239,14 @@ export function canonicalTimeZone(name: string): string | null {
   }
 }
 
+/** A rail by its name: `sol` (Solana) or `base` (Base). */
+export const railSchema = z.enum(RAILS, { error: 'must be "sol" or "base"' });
+
 /**
- * The owner's settings: their time zone (null: the machine's). A zone Intl knows under another
- * spelling is kept in its canonical one: the name meant is beyond doubt, and a zone stored one way
- * compares, shows and audits the same everywhere (never "utc" beside "UTC").
+ * The owner's settings, each optional, at least one: their time zone (null: the machine's), and the
+ * rail x402 purchases are paid on where a seller takes both (null: none; the first with the funds). A
+ * zone Intl knows under another spelling is kept in its canonical one: the name meant is beyond doubt,
+ * and a zone stored one way compares, shows and audits the same everywhere (never "utc" beside "UTC").
  */
 export const settingsBodySchema = strictFields({
   timeZone: z
@@ -250,7 +254,11 @@ export const settingsBodySchema = strictFields({
     .max(100, 'must be at most 100 characters')
     .refine(isTimeZone, 'is not a time zone: name one such as "Europe/Berlin", "America/New_York" or "UTC"')
     .transform((name) => canonicalTimeZone(name) ?? name)
-    .nullable(),
+    .nullable()
+    .optional(),
+  preferredRail: railSchema.nullable().optional(),
+}).refine((body) => body.timeZone !== undefined || body.preferredRail !== undefined, {
+  message: 'names no setting to change: send timeZone, preferredRail or both',
 });
 export type SettingsBody = z.infer<typeof settingsBodySchema>;
 
@@ -326,7 +334,6 @@ export const policyUpdateSchema = strictFields({
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
 /** The rail a move of money between the treasury and an agent is on (`sol` when left out). */
-export const railSchema = z.enum(RAILS);
 export const allocateBodySchema = strictFields({ amount: amountSchema, rail: railSchema.optional() });
 /** Giving an agent's USDC back to the treasury: `amount`, or (left out) everything available. */
 export const returnBodySchema = strictFields({ amount: amountSchema.optional(), rail: railSchema.optional() });
@@ -581,6 +588,7 @@ export const FIELD_LABELS: Record<string, string> = {
   askAbove: 'Ask above',
   askNewRecipient: 'Ask for a new recipient',
   timeZone: 'Time zone',
+  preferredRail: 'Preferred rail',
   displayName: 'Display name',
   service: 'Service',
   description: 'Description',

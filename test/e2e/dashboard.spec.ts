@@ -465,7 +465,7 @@ test('time zone: the owner moves it on the overview, and a calendar budget start
   await settings.getByRole('button', { name: 'Save time zone' }).click();
   await expect(settings.getByTestId('time-zone')).toContainText(`${target}`);
   await expect(settings.getByTestId('time-zone')).toContainText('set by you');
-  expect(await ownerSettings()).toEqual({ timeZone: target, timeZoneFrom: 'owner' });
+  expect(await ownerSettings()).toEqual({ timeZone: target, timeZoneFrom: 'owner', preferredRail: null });
   await settings.screenshot({ path: join(SCREENSHOTS, 'time-zone.png') });
 
   // The month now starts afresh at midnight there: another moment, shown in that zone, said once.
@@ -493,6 +493,26 @@ test('time zone: the owner moves it on the overview, and a calendar budget start
   expect(await ownerSettings()).toEqual(before);
   expect(await monthlyResets()).toBe(resetsBefore);
   await context.close();
+});
+
+test('x402 rail: the owner prefers Base on the overview, and the server keeps it; none again after', async ({ page }) => {
+  await signInPage(page);
+  const settings = page.getByRole('region', { name: 'Settings' });
+  await expect(settings.getByTestId('preferred-rail')).toHaveText('None preferred');
+  await settings.getByRole('button', { name: 'Change the x402 rail' }).click();
+  await settings.getByLabel('Base', { exact: true }).check();
+  await settings.scrollIntoViewIfNeeded();
+  await settings.screenshot({ path: join(SCREENSHOTS, 'x402-rail-change.png') });
+  await settings.getByRole('button', { name: 'Save x402 rail' }).click();
+  await expect(settings.getByTestId('preferred-rail')).toHaveText('Base · set by you');
+  expect(await ownerSettings()).toMatchObject({ preferredRail: 'base' });
+  await settings.screenshot({ path: join(SCREENSHOTS, 'x402-rail.png') });
+
+  await settings.getByRole('button', { name: 'Change the x402 rail' }).click();
+  await settings.getByLabel('Where the funds are (Solana first)').check();
+  await settings.getByRole('button', { name: 'Save x402 rail' }).click();
+  await expect(settings.getByTestId('preferred-rail')).toHaveText('None preferred');
+  expect(await ownerSettings()).toMatchObject({ preferredRail: null });
 });
 
 test('screenshots of the overview and the agent page at 1280x800, light and dark', async ({ page }) => {

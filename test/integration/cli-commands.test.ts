@@ -363,6 +363,21 @@ describe('coffer status, pay, kill, open', () => {
     expect(back.stdout).toMatch(/^time zone {2}\S+ \(this machine's\)\n$/);
   });
 
+  it('settings: the preferred x402 rail, set, shown while set, refused in words, and set back to none', async () => {
+    const set = await coffer(['settings', '--preferred-rail', 'base', '--data-dir', dataDir]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(
+      /\nx402 rail {2}Base \(set by you\): where a seller takes both, Base pays when the agent's wallet there holds the amount\n$/,
+    );
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
+    const bad = await coffer(['settings', '--preferred-rail', 'ethereum', '--data-dir', dataDir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/Preferred rail must be "sol" or "base".*\(invalid_request\)/);
+    const none = await coffer(['settings', '--preferred-rail', 'none', '--data-dir', dataDir]);
+    expect(none.stdout).toMatch(/\nx402 rail {2}none preferred: .*\(Solana first\)\n$/);
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).not.toMatch(/x402 rail/);
+  });
+
   it("status says why an agent's breaker stopped it", async () => {
     await coffer(['policy', 'cli-agent', '--breaker', '2/10m', '--data-dir', dataDir, '--config', configFile]);
     for (let i = 0; i < 2; i += 1) expect((await coffer(['pay', 'demo-weather', '5.00', '--config', configFile])).code).toBe(1);

@@ -11,11 +11,15 @@ describe("settings: the owner's time zone", () => {
   const set = (body: unknown, key?: string) => t.api('POST', t.withOwner('/v1/settings'), key === undefined ? { body } : { body, key });
 
   it("is the machine's until the owner names one; calendar budgets and a policy's last day then follow it", async () => {
-    expect((await settings()).body).toEqual({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, timeZoneFrom: 'machine' });
+    expect((await settings()).body).toEqual({
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      timeZoneFrom: 'machine',
+      preferredRail: null,
+    });
     // A zone far from this machine's: its midnight is another hour.
     const zone = 'Pacific/Kiritimati';
-    expect((await set({ timeZone: zone })).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner' });
-    expect((await settings()).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner' });
+    expect((await set({ timeZone: zone })).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner', preferredRail: null });
+    expect((await settings()).body).toEqual({ timeZone: zone, timeZoneFrom: 'owner', preferredRail: null });
 
     await deployAgent(t, 'zoned');
     const policy = await t.api('POST', t.withOwner('/v1/agents/zoned/policy'), {
@@ -37,12 +41,12 @@ describe("settings: the owner's time zone", () => {
     await set({ timeZone: 'Europe/Berlin' });
     expectError(await set({ timeZone: 'Mars/Olympus_Mons' }), 400, 'invalid_time_zone', /Time zone is not a time zone/);
     expectError(await set({ timeZone: 42 }), 400, 'invalid_time_zone');
-    expectError(await set({}), 400, 'invalid_time_zone');
+    expectError(await set({}), 400, 'invalid_request', /names no setting to change/);
     expectError(await set({ timeZone: 'UTC', zone: 'UTC' }), 400, 'invalid_request');
     const agent = await deployAgent(t, 'nosy');
     expectError(await set({ timeZone: 'UTC' }, agent.apiKey), 403, 'owner_only');
     expectError(await t.api('GET', t.withOwner('/v1/settings'), { key: agent.apiKey }), 403, 'owner_only');
-    expect((await settings()).body).toEqual({ timeZone: 'Europe/Berlin', timeZoneFrom: 'owner' });
+    expect((await settings()).body).toEqual({ timeZone: 'Europe/Berlin', timeZoneFrom: 'owner', preferredRail: null });
   });
 
   it('keeps a zone in its one spelling: "utc" is stored and answered as "UTC", "europe/berlin" as "Europe/Berlin"', async () => {
@@ -50,8 +54,23 @@ describe("settings: the owner's time zone", () => {
       ['utc', 'UTC'],
       ['europe/berlin', 'Europe/Berlin'],
     ]) {
-      expect((await set({ timeZone: sent })).body).toEqual({ timeZone: kept, timeZoneFrom: 'owner' });
-      expect((await settings()).body).toEqual({ timeZone: kept, timeZoneFrom: 'owner' });
+      expect((await set({ timeZone: sent })).body).toMatchObject({ timeZone: kept, timeZoneFrom: 'owner' });
+      expect((await settings()).body).toMatchObject({ timeZone: kept, timeZoneFrom: 'owner' });
     }
+  });
+
+  it('keeps the preferred rail apart from the time zone: set, cleared and refused on its own, each change audited', async () => {
+    await set({ timeZone: 'UTC' });
+    expect((await set({ preferredRail: 'base' })).body).toEqual({ timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: 'base' });
+    expect((await settings()).body).toMatchObject({ timeZone: 'UTC', preferredRail: 'base' });
+    expectError(await set({ preferredRail: 'eth' }), 400, 'invalid_request', /Preferred rail must be "sol" or "base"/);
+    expectError(await set({ preferredRail: 'sol', timeZone: 'Mars/Olympus_Mons' }), 400, 'invalid_time_zone');
+    expect((await settings()).body).toMatchObject({ timeZone: 'UTC', preferredRail: 'base' });
+    expect((await set({ preferredRail: null })).body).toEqual({ timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: null });
+    const audited = t.coffer.db.prepare("SELECT detail FROM audit_log WHERE action = 'settings.preferred_rail' ORDER BY id").pluck().all();
+    expect(audited.map((detail) => JSON.parse(detail as string))).toEqual([
+      { before: null, after: 'base' },
+      { before: 'base', after: null },
+    ]);
   });
 });

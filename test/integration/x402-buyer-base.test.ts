@@ -237,6 +237,29 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(asked.body).toMatchObject({ rail: 'base', recipient: seller });
     });
 
+    it("pays on the owner's preferred rail where it holds the funds, else where the funds are", async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '600000');
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      try {
+        expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
+        const agent = await fundedAgent('prefers-base', '1.00', {}, '1.00');
+        // Funded on both: Base, as the owner prefers (Solana would be first otherwise).
+        expect((await payX402('prefers-base', agent.apiKey, offer.answer())).body).toMatchObject({ rail: 'base', recipient: seller });
+        // Base now holds 0.40 free beside the pending 0.60: the funds choose Solana.
+        expect((await payX402('prefers-base', agent.apiKey, offer.answer())).body).toMatchObject({ rail: 'sol', recipient: solSeller });
+
+        expect((await setPreferred('sol')).body).toMatchObject({ preferredRail: 'sol' });
+        const other = await fundedAgent('prefers-sol', '1.00', {}, '1.00');
+        expect((await payX402('prefers-sol', other.apiKey, offer.answer())).body).toMatchObject({ rail: 'sol' });
+        // The agent's own `rail` is the agent's: asked, it outweighs the owner's preference.
+        expect((await payX402('prefers-sol', other.apiKey, { ...offer.answer(), rail: 'base' })).body).toMatchObject({ rail: 'base' });
+      } finally {
+        await setPreferred(null);
+      }
+    });
+
     it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -3,11 +3,12 @@ import { settingsBodySchema } from '../../../server/wire/schemas.js';
 import type { Settings } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
+import { SettingFormEnd } from './SettingFormEnd.js';
 import { browserTimeZone, differsFromBrowser, matchZones, offsetOf, zoneChoices } from '../lib/time-zone.js';
 
 /**
- * The owner's settings: their time zone, where day, week and month budgets begin and where a day a
- * policy ends on ends (GET /v1/settings). Which zone is in force, and whether it is this computer's
+ * The owner's time zone (a row of the Settings card), where day, week and month budgets begin and
+ * where a day a policy ends on ends (GET /v1/settings). Which zone is in force, and whether it is this computer's
  * or one the owner named; Change opens a searchable list of zones, or "Follow this computer" (null).
  */
 export function TimeZoneSetting() {
@@ -16,8 +17,7 @@ export function TimeZoneSetting() {
   if (!settings) return null;
   const browser = browserTimeZone();
   return (
-    <section className="card settings" aria-labelledby="settings-title">
-      <h2 id="settings-title">Settings</h2>
+    <>
       <div className="setting">
         <div className="setting-text">
           <span className="label-like">Time zone</span>{' '}
@@ -40,7 +40,7 @@ export function TimeZoneSetting() {
         )}
       </div>
       {editing && <TimeZoneForm settings={settings} onDone={() => setEditing(false)} />}
-    </section>
+    </>
   );
 }
 
@@ -135,19 +135,7 @@ function TimeZoneForm({ settings, onDone }: { settings: Settings; onDone: () => 
       <p className="hint">
         Moving it moves where calendar budgets begin: a day's budget may start afresh sooner. Ends already set keep their moment.
       </p>
-      {error && (
-        <p className="field-error" id="time-zone-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save time zone'}
-        </button>
-        <button type="button" className="button" onClick={onDone} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <SettingFormEnd error={error} errorId="time-zone-error" busy={busy} saveLabel="Save time zone" onCancel={onDone} />
     </form>
   );
 }

@@ -11,7 +11,7 @@ import { tryParseUsdc } from '../lib/money.js';
 import { shortReason } from '../lib/policy-words.js';
 import { ResumeAll, StopAll } from '../components/StopAll.js';
 import { Treasury } from '../components/Treasury.js';
-import { TimeZoneSetting } from '../components/TimeZoneSetting.js';
+import { SettingsCard } from '../components/SettingsCard.js';
 import { DeployDialog } from './DeployDialog.js';
 import { ActivityTable } from './ActivityPage.js';
 import { TableHead } from '../components/TableHead.js';
@@ -123,7 +123,7 @@ export function Overview() {
         <ActivityTable limit={8} />
       </section>
       <Treasury />
-      <TimeZoneSetting />
+      <SettingsCard />
       <DeployDialog open={deploying} onClose={() => setDeploying(false)} />
     </>
   );

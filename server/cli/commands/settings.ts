@@ -1,26 +1,32 @@
 import { keyClient } from '../../client/coffer-client.js';
 import type { Bazaar } from '../../wire/answers/registry.js';
+import type { Rail } from '../../wire/rails.js';
 import { readOwnerConnection } from '../owner-connection.js';
 
 type Out = NodeJS.WritableStream;
 
 /**
- * `coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh]`: the owner's time
- * zone (where calendar budgets begin and the day a policy ends) and Bazaar discovery (the facilitator
- * whose x402 discovery list the registry shows); with a flag, set first. The owner's, through the
- * running Coffer's connection file.
+ * `coffer settings [--time-zone ZONE|machine] [--preferred-rail sol|base|none] [--bazaar URL|off]
+ * [--bazaar-refresh]`: the owner's time zone (where calendar budgets begin and the day a policy ends),
+ * the rail x402 is paid on where a seller takes both, and Bazaar discovery (the facilitator whose x402
+ * discovery list the registry shows); with a flag, set first. The owner's, through the running
+ * Coffer's connection file.
  */
 export async function settingsCommand(
-  args: { timeZone?: string; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
+  args: { timeZone?: string; preferredRail?: string; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
   out: Out = process.stdout,
 ): Promise<number> {
   const owner = readOwnerConnection(args.dataDir);
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
-  const settings =
-    args.timeZone === undefined
-      ? await api.settings()
-      : await api.updateSettings({ timeZone: args.timeZone === 'machine' ? null : args.timeZone });
+  const change = {
+    ...(args.timeZone !== undefined && { timeZone: args.timeZone === 'machine' ? null : args.timeZone }),
+    // Any other word is the server's to refuse, in its words.
+    ...(args.preferredRail !== undefined && { preferredRail: (args.preferredRail === 'none' ? null : args.preferredRail) as Rail | null }),
+  };
+  const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
   out.write(`time zone  ${settings.timeZone} (${settings.timeZoneFrom === 'machine' ? "this machine's" : 'set by you'})\n`);
+  // None preferred, and not asked about: the line stays out, as before there were two rails.
+  if (settings.preferredRail !== null || args.preferredRail !== undefined) out.write(railLine(settings.preferredRail));
   let bazaar: Bazaar | null = null;
   if (args.bazaar !== undefined) bazaar = await api.setBazaar({ facilitator: args.bazaar === 'off' ? null : args.bazaar });
   if (args.bazaarRefresh) bazaar = await api.refreshBazaar();
@@ -28,6 +34,14 @@ export async function settingsCommand(
   // Off, and not asked about: the line stays out, as before Bazaar discovery.
   if (bazaar.state !== 'off' || args.bazaar !== undefined) out.write(bazaarLines(bazaar));
   return 0;
+}
+
+/** The preferred rail, in words: what it decides and what decides without it. */
+function railLine(rail: Rail | null): string {
+  if (rail === null)
+    return "x402 rail  none preferred: where a seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
+  const name = rail === 'base' ? 'Base' : 'Solana';
+  return `x402 rail  ${name} (set by you): where a seller takes both, ${name} pays when the agent's wallet there holds the amount\n`;
 }
 
 /** Where Bazaar discovery stands, in a few lines. */

@@ -56,15 +56,19 @@ export const policy = defineCommand({
 
 export const settings = defineCommand({
   name: 'settings',
-  usage: `  coffer settings [--time-zone ZONE|machine] [--bazaar URL|off] [--bazaar-refresh] [--data-dir DIR]
+  usage: `  coffer settings [--time-zone ZONE|machine] [--preferred-rail sol|base|none] [--bazaar URL|off]
+                 [--bazaar-refresh] [--data-dir DIR]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
-                 machine again (owner). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
+                 machine again (owner). --preferred-rail base pays x402 on Base where a seller takes
+                 both and the agent's wallet there holds the amount (none: where the funds are,
+                 Solana first). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
                  lists that facilitator's x402 Bazaar services in the registry, beside the catalog
                  (cached, read again every 10 minutes when searched; off: none, the default);
                  --bazaar-refresh reads its list now`,
   options: {
     'time-zone': { type: 'string' },
+    'preferred-rail': { type: 'string' },
     bazaar: { type: 'string' },
     'bazaar-refresh': { type: 'boolean' },
     'data-dir': { type: 'string' },
@@ -72,6 +76,7 @@ export const settings = defineCommand({
   run: async ({ values }) =>
     (await import('../commands/settings.js')).settingsCommand({
       timeZone: values['time-zone'],
+      preferredRail: values['preferred-rail'],
       bazaar: values.bazaar,
       bazaarRefresh: values['bazaar-refresh'],
       dataDir: values['data-dir'],

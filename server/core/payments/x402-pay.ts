@@ -18,6 +18,7 @@ import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
+import { preferredRailOf } from '../settings.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
@@ -226,10 +227,16 @@ function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | 
   return { requirement, rail, recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo };
 }
 
-/** Of an offer payable on both rails: the first whose wallet holds the amount beside what it has pending (else the first). */
+/**
+ * Of an offer payable on both rails: the owner's preferred rail where the agent's wallet there holds
+ * the amount beside what it has pending, else the first that does (Solana first), else the preferred
+ * (or the first), whose reservation then refuses it for want of funds.
+ */
 async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
+  const preferred = preferredRailOf(ctx);
+  const ordered = [...payables].sort((a, b) => Number(b.rail === preferred) - Number(a.rail === preferred));
   const free = await Promise.all(
-    payables.map(async ({ rail }) => {
+    ordered.map(async ({ rail }) => {
       const held = await chainOf(ctx, rail).usdcBalance(addressOn(ctx, agent.walletAddress, rail));
       return (
         held -
@@ -238,7 +245,7 @@ async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: P
       );
     }),
   );
-  return payables.find((payable, index) => free[index]! >= payable.requirement.amount) ?? payables[0]!;
+  return ordered.find((payable, index) => free[index]! >= payable.requirement.amount) ?? ordered[0]!;
 }
 
 /**

@@ -14,7 +14,7 @@ const ELSEWHERE = browserTimeZone() === KIRITIMATI ? 'Pacific/Pago_Pago' : KIRIT
 
 const policy = vi.fn();
 const inZone = (timeZone: string, timeZoneFrom: Settings['timeZoneFrom'] = 'owner') => {
-  useDashboard.setState({ settings: { timeZone, timeZoneFrom } });
+  useDashboard.setState({ settings: { timeZone, timeZoneFrom, preferredRail: null } });
 };
 
 // jsdom has no modal dialogs: opening one only marks it open.

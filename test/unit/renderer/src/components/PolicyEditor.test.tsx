@@ -171,7 +171,7 @@ describe('PolicyEditor', () => {
     afterEach(() => useDashboard.setState({ settings: null }));
 
     it('tries exactly what Save would send, once the typing rests, and says what it would have refused, times in the owner’s zone', async () => {
-      useDashboard.setState({ settings: { timeZone: KIRITIMATI, timeZoneFrom: 'owner' } });
+      useDashboard.setState({ settings: { timeZone: KIRITIMATI, timeZoneFrom: 'owner', preferredRail: null } });
       const tryUpdate = vi.fn(async (_update: unknown) => answer);
       const onSave = vi.fn(async () => undefined);
       render(<PolicyEditor policy={policy} services={services} onSave={onSave} tryUpdate={tryUpdate} />);

@@ -14,12 +14,16 @@ const updateSettings = vi.fn<(body: { timeZone: string | null }) => Promise<Sett
 const refresh = vi.fn(async () => undefined);
 
 const inZone = (timeZone: string, timeZoneFrom: Settings['timeZoneFrom'] = 'owner') => {
-  useDashboard.setState({ settings: { timeZone, timeZoneFrom } });
+  useDashboard.setState({ settings: { timeZone, timeZoneFrom, preferredRail: null } });
 };
 
 beforeEach(() => {
   updateSettings.mockReset();
-  useDashboard.setState({ client: { updateSettings } as never, refresh, settings: { timeZone: 'UTC', timeZoneFrom: 'machine' } });
+  useDashboard.setState({
+    client: { updateSettings } as never,
+    refresh,
+    settings: { timeZone: 'UTC', timeZoneFrom: 'machine', preferredRail: null },
+  });
 });
 afterEach(() => {
   cleanup();
@@ -28,7 +32,7 @@ afterEach(() => {
 
 describe('the time zone setting', () => {
   it('says the zone in force and that it is the computer’s; a zone searched and picked is saved and then said as the owner’s', async () => {
-    updateSettings.mockImplementation(async ({ timeZone }) => ({ timeZone: timeZone!, timeZoneFrom: 'owner' }));
+    updateSettings.mockImplementation(async ({ timeZone }) => ({ timeZone: timeZone!, timeZoneFrom: 'owner', preferredRail: null }));
     render(<TimeZoneSetting />);
     expect(screen.getByTestId('time-zone').textContent).toBe("UTC · this computer's");
     fireEvent.click(screen.getByRole('button', { name: 'Change the time zone' }));
@@ -41,7 +45,7 @@ describe('the time zone setting', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save time zone' }));
     await waitFor(() => expect(screen.getByTestId('time-zone').textContent).toBe('Pacific/Kiritimati UTC+14:00 · set by you'));
     expect(updateSettings).toHaveBeenCalledWith({ timeZone: KIRITIMATI });
-    expect(useDashboard.getState().settings).toEqual({ timeZone: KIRITIMATI, timeZoneFrom: 'owner' });
+    expect(useDashboard.getState().settings).toEqual({ timeZone: KIRITIMATI, timeZoneFrom: 'owner', preferredRail: null });
     expect(refresh).toHaveBeenCalled();
     expect(screen.queryByRole('form', { name: 'Time zone setting' })).toBeNull();
   });
@@ -57,12 +61,12 @@ describe('the time zone setting', () => {
     expect(screen.getByRole('alert').id).toBe('time-zone-error');
     expect(screen.getByLabelText('Time zone').getAttribute('aria-describedby')).toBe('time-zone-error');
     expect(updateSettings).toHaveBeenCalledWith({ timeZone: 'America/New_York' });
-    expect(useDashboard.getState().settings).toEqual({ timeZone: 'UTC', timeZoneFrom: 'machine' });
+    expect(useDashboard.getState().settings).toEqual({ timeZone: 'UTC', timeZoneFrom: 'machine', preferredRail: null });
   });
 
   it('a search that finds nothing saves nothing and says so; Follow this computer sends null', async () => {
     inZone(KIRITIMATI);
-    updateSettings.mockResolvedValue({ timeZone: 'UTC', timeZoneFrom: 'machine' });
+    updateSettings.mockResolvedValue({ timeZone: 'UTC', timeZoneFrom: 'machine', preferredRail: null });
     render(<TimeZoneSetting />);
     expect(screen.getByTestId('time-zone').textContent).toContain('set by you');
     fireEvent.click(screen.getByRole('button', { name: 'Change the time zone' }));

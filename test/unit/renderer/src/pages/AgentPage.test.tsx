@@ -64,7 +64,7 @@ beforeEach(() => {
     refresh,
     pendingApprovals: [],
     dashboard: dashboardWith('5.00'),
-    settings: { timeZone: 'UTC', timeZoneFrom: 'owner' },
+    settings: { timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: null },
   });
 });
 afterEach(() => {

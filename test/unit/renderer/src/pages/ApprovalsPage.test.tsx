@@ -64,7 +64,7 @@ beforeEach(() => {
     refresh,
     pendingApprovals: [held],
     dashboard: null,
-    settings: { timeZone: KIRITIMATI, timeZoneFrom: 'owner' },
+    settings: { timeZone: KIRITIMATI, timeZoneFrom: 'owner', preferredRail: null },
   });
 });
 afterEach(() => {

@@ -65,7 +65,7 @@ const client = { searchServices: vi.fn(), models: vi.fn() };
 beforeEach(() => {
   client.searchServices.mockReset();
   client.models.mockResolvedValue({ models: [] });
-  useDashboard.setState({ client: client as never, settings: { timeZone: 'UTC', timeZoneFrom: 'owner' } });
+  useDashboard.setState({ client: client as never, settings: { timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: null } });
 });
 afterEach(() => {
   cleanup();

@@ -1,0 +1,82 @@
+import { useState, type FormEvent } from 'react';
+import { settingsBodySchema } from '../../../server/wire/schemas.js';
+import type { Settings } from '../api/types.js';
+import type { Rail } from '../../../server/wire/rails.js';
+import { useDashboard } from '../state/store.js';
+import { useAction } from '../lib/use-action.js';
+import { SettingFormEnd } from './SettingFormEnd.js';
+
+const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
+
+/**
+ * The rail an agent's x402 purchase is paid on where the seller takes both (GET /v1/settings'
+ * `preferredRail`): the owner's, where the agent's wallet there holds the amount, else the wallet
+ * that does (Solana first). What the agent asks for (`rail`) still comes first.
+ */
+export function PreferredRailSetting() {
+  const settings = useDashboard((s) => s.settings);
+  const [editing, setEditing] = useState(false);
+  if (!settings) return null;
+  const preferred = settings.preferredRail;
+  return (
+    <>
+      <div className="setting">
+        <div className="setting-text">
+          <span className="label-like">x402 rail</span>{' '}
+          <span data-testid="preferred-rail">
+            <strong>{preferred === null ? 'None preferred' : RAIL_NAMES[preferred]}</strong>
+            {preferred !== null && ' · set by you'}
+          </span>
+          <p className="hint">
+            {preferred === null
+              ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
+              : `Where a seller takes Solana and Base, the agent pays on ${RAIL_NAMES[preferred]} when its wallet there holds the amount, else from the other.`}
+          </p>
+        </div>
+        {!editing && (
+          <button type="button" className="button small" onClick={() => setEditing(true)} aria-label="Change the x402 rail">
+            Change
+          </button>
+        )}
+      </div>
+      {editing && <PreferredRailForm settings={settings} onDone={() => setEditing(false)} />}
+    </>
+  );
+}
+
+function PreferredRailForm({ settings, onDone }: { settings: Settings; onDone: () => void }) {
+  const client = useDashboard((s) => s.client);
+  const settingsChanged = useDashboard((s) => s.settingsChanged);
+  const { busy, error, submit } = useAction();
+  const [picked, setPicked] = useState<Rail | null>(settings.preferredRail);
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (!client) return;
+    if (picked === settings.preferredRail) {
+      onDone();
+      return;
+    }
+    void submit(settingsBodySchema, { preferredRail: picked }, async (body) => {
+      settingsChanged(await client.updateSettings(body));
+      onDone();
+    });
+  };
+  const choice = (rail: Rail | null, label: string) => (
+    <label className="check" key={rail ?? 'none'}>
+      <input type="radio" name="preferred-rail" checked={picked === rail} onChange={() => setPicked(rail)} />
+      {label}
+    </label>
+  );
+
+  return (
+    <form className="preferred-rail-form" onSubmit={save} noValidate aria-label="x402 rail setting">
+      <div className="choice-row">
+        {choice(null, 'Where the funds are (Solana first)')}
+        {choice('sol', 'Solana')}
+        {choice('base', 'Base')}
+      </div>
+      <SettingFormEnd error={error} busy={busy} saveLabel="Save x402 rail" onCancel={onDone} />
+    </form>
+  );
+}
