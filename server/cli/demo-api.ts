@@ -16,8 +16,9 @@ export const DEMO_API_PORT = 7403;
 /**
  * `coffer demo-api`: the demo paid API on 127.0.0.1:7403. On the sim network it verifies receipts
  * against the Coffer server of the data dir (its connection file) or --coffer-url; on other networks
- * against that network's RPC, and, with --facilitator URL (devnet, mainnet), x402 clients pay it too,
- * settled by that facilitator. Accepted payments are remembered in DIR/demo-api/paywall.db.
+ * against that network's RPC, and, with --facilitator URL, x402 clients pay it too, settled by that
+ * facilitator: on Solana on devnet and mainnet, and on the Base rail's chain (on sim, the embedded
+ * EVM chain) wherever the facilitator settles there. Accepted payments are remembered in DIR/demo-api/paywall.db.
  */
 export async function demoApi(flags: {
   'data-dir'?: string;
@@ -39,8 +40,6 @@ export async function demoApi(flags: {
   const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
   if (facilitator !== undefined && !/^https?:\/\//.test(facilitator))
     throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
-  if (facilitator !== undefined && network === 'sim')
-    throw new Error('x402 is paid on devnet and mainnet; the sim demo API takes Coffer receipts only (leave out --facilitator)');
   if (network === 'sim' && !cofferUrl) {
     throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
   }
@@ -48,11 +47,15 @@ export async function demoApi(flags: {
     network === 'sim'
       ? await cofferTransferLookup(cofferUrl!)
       : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
-  if (facilitator !== undefined && x402Networks(lookup.network) === null) {
-    throw new Error(`x402 is paid on devnet and mainnet; this demo API verifies ${lookup.network} (leave out --facilitator)`);
-  }
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const base = await baseLookup(network, cofferUrl, log);
+  // x402 needs a network x402 names: Solana's on devnet and mainnet, the Base rail's chain anywhere
+  // (on sim, the embedded EVM chain); the facilitator's /supported then says which it settles.
+  if (facilitator !== undefined && x402Networks(lookup.network) === null && base === null) {
+    throw new Error(
+      `x402 is paid on Solana on devnet and mainnet, and on Base where the Base rail is open; this demo API verifies ${lookup.network} without Base (leave out --facilitator)`,
+    );
+  }
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
   const server = createServer(
     createDemoApi({

@@ -14,6 +14,17 @@ import { startFacilitator } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
 import { DEMO_API_LISTED_URL } from '../../server/core/registry/registry.js';
 import { DEMO_API_PORT } from '../../server/cli/demo-api.js';
+import { createPublicClient, http, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { toClientEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { useCoffer } from '../helpers/server-fixture.js';
+import { deployAgent } from '../helpers/coffer.js';
+import { payUsdc } from '../helpers/pay.js';
+import { startEvmFacilitator } from '../fixtures/x402-evm-peers.js';
+import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN } from '../../server/chain/evm/sim/chain.js';
+import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
 
 describe('coffer demo-api beside coffer serve', () => {
   const dataDir = tempDataDir();
@@ -108,7 +119,7 @@ describe('coffer demo-api beside coffer serve', () => {
     }
   });
 
-  it('on devnet with --facilitator, an official x402 client (@x402/fetch) pays it; on sim --facilitator is refused', async () => {
+  it('on devnet with --facilitator, an official x402 client (@x402/fetch) pays it', async () => {
     const cluster = await new TestCluster({ as: 'devnet' }).start();
     const facilitator = await startFacilitator(cluster);
     const dir = tempDataDir();
@@ -137,26 +148,92 @@ describe('coffer demo-api beside coffer serve', () => {
       expect(response.status).toBe(200);
       expect((await json(response)).symbol).toBe('SOL');
       expect(facilitator.settles.succeeded).toBe(1);
-
-      const refused = await runCoffer([
-        'demo-api',
-        '--data-dir',
-        dir,
-        '--port',
-        '0',
-        '--network',
-        'sim',
-        '--coffer-url',
-        'http://127.0.0.1:9',
-        '--facilitator',
-        facilitator.url,
-      ]);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/x402 is paid on devnet and mainnet/);
     } finally {
       demo.kill('SIGTERM');
       await facilitator.close();
       await cluster.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Issue 50, point 3: on sim, `coffer demo-api --facilitator` offers x402 on the embedded EVM chain
+ * (its Base rail), where the facilitator settles there; the official `@x402/fetch` EVM buyer pays it,
+ * the money moving once on the chain. Without a Base rail, x402 on sim is refused in words.
+ */
+describe('coffer demo-api on sim with an official facilitator on the embedded EVM chain', () => {
+  const t = useCoffer();
+
+  it('takes an official @x402/fetch payment on eip155:790526, once, settled by the facilitator', async () => {
+    const rpc = `${t.url}/evm-rpc`;
+    const chain = createPublicClient({ chain: EMBEDDED_EVM_VIEM_CHAIN, transport: http(rpc, { retryCount: 0 }) });
+    const usdc = (await t.api('GET', '/v1/health')).body.base.usdc as Address;
+    const balanceOf = (account: Address) =>
+      chain.readContract({ address: usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [account] });
+    // The buyer: a key of its own, given test USDC by an agent's payment on Base.
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const { apiKey } = await deployAgent(t, 'demo-api-buyer', { dailyBudget: '10', maxPerPayment: '5' });
+    expect((await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '5', rail: 'base' } })).status).toBe(200);
+    expect((await t.api('POST', t.withOwner('/v1/agents/demo-api-buyer/allocate'), { body: { amount: '2', rail: 'base' } })).status).toBe(
+      200,
+    );
+    const funded = await payUsdc(t, 'demo-api-buyer', apiKey, { service: 'buyer', recipient: buyer.address, amount: '1' });
+    expect(funded.status, JSON.stringify(funded.body)).toBe(200);
+    const facilitator = await startEvmFacilitator(EMBEDDED_EVM_VIEM_CHAIN, rpc, (account) => t.coffer.base!.chain.prepareFeePayer(account));
+    const dir = tempDataDir();
+    const demo = spawn(
+      process.execPath,
+      [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--network', 'sim', '--coffer-url', t.url, '--facilitator', facilitator.url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+      });
+      expect(firstLine).toMatch(/\(network: sim, and Base on sim; .*; x402 through http/);
+      const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+      const before = { buyer: await balanceOf(buyer.address), seller: await balanceOf(DEMO_BASE_PAY_TO) };
+      const paidFetch = wrapFetchWithPayment(
+        fetch,
+        x402Client.fromConfig({
+          schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(toClientEvmSigner(buyer)) }],
+          // The test token is no network's default USDC: the official client takes it only when allowed.
+          spendControls: { allowedAssets: [{ network: `eip155:${EMBEDDED_EVM_CHAIN_ID}`, asset: usdc, maxAmountPerPayment: '100000' }] },
+        }),
+      );
+      const response = await paidFetch(`${demoUrl}/quote?symbol=SOL`);
+      expect(response.status).toBe(200);
+      expect((await json(response)).symbol).toBe('SOL');
+      expect(facilitator.settles.succeeded).toBe(1);
+      expect({ buyer: await balanceOf(buyer.address), seller: await balanceOf(DEMO_BASE_PAY_TO) }).toEqual({
+        buyer: before.buyer - 10_000n,
+        seller: before.seller + 10_000n,
+      });
+    } finally {
+      demo.kill('SIGTERM');
+      await facilitator.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('coffer demo-api on sim without a Base rail', () => {
+  const t = useCoffer(() => ({ baseRpc: 'off' }));
+
+  it('refuses --facilitator in words: x402 names no network it verifies', async () => {
+    const dir = tempDataDir();
+    try {
+      const refused = await runCoffer(
+        ['demo-api', '--data-dir', dir, '--port', '0', '--network', 'sim', '--coffer-url', t.url, '--facilitator', 'http://127.0.0.1:9'],
+        { COFFER_BASE_RPC: 'off' },
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /x402 is paid on Solana on devnet and mainnet, and on Base where the Base rail is open; this demo API verifies sim without Base/,
+      );
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -27,7 +27,8 @@ export const demoApi = defineCommand({
   name: 'demo-api',
   usage: `  coffer demo-api [--port 7403] [--data-dir DIR] [--coffer-url URL] [--network NET] [--facilitator URL]
                  a small paid API (weather, quotes at 0.01 USDC) protected by Coffer's paywall;
-                 with --facilitator (devnet, mainnet) x402 clients pay it too`,
+                 with --facilitator x402 clients pay it too, where that facilitator settles
+                 (Solana on devnet and mainnet; the Base rail's chain, on sim the embedded one)`,
   options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } },
   run: async ({ values }) => (await import('../demo-api.js')).demoApi(values),
 });
