@@ -34,11 +34,10 @@ const evmKeySchema = z
 
 /**
  * The demo's buyer account on its EVM chain, for the official `@x402/fetch` with `@x402/evm`: a
- * private key of test money in the demo's folder at 0600. Made on the first run (`made`).
+ * private key of test money in the demo's folder at 0600, made on the first run.
  */
-export function evmBuyerWallet(file: string): { address: Address; made: boolean } {
-  const made = !existsSync(file);
-  if (made) writeFileSync(file, `${generatePrivateKey()}\n`, { mode: 0o600, flag: 'wx' });
+export function evmBuyerWallet(file: string): Address {
+  if (!existsSync(file)) writeFileSync(file, `${generatePrivateKey()}\n`, { mode: 0o600, flag: 'wx' });
   const key = evmKeySchema.parse(readFileSync(file, 'utf8')) as Hex;
-  return { address: privateKeyToAccount(key).address, made };
+  return privateKeyToAccount(key).address;
 }

@@ -187,19 +187,22 @@ async function startParts(
   const owner = keyClient(server.url, { owner: coffer.owner, key: coffer.ownerKey });
   const treasuryBase = evm === null ? null : (await owner.dashboard()).treasury.wallets.base;
   const treasuryOnBase = treasuryBase === null ? null : getAddress(treasuryBase);
-  // A new EVM chain (the first run, or a folder of a demo from before it had one) funds its part once.
-  if (evm?.made && treasuryOnBase !== null) {
-    await evm.sendEth(treasuryOnBase, GAS_ETH);
-    await evm.mintUsdc(treasuryOnBase, TREASURY_USDC);
+  // Each wallet is funded once on the EVM chain (on the first run, or the first of a folder from
+  // before the demo had the chain), each step recorded done on the chain's own file.
+  if (evm !== null && treasuryOnBase !== null) {
+    await evm.once(`treasury:${treasuryOnBase}`, async () => {
+      await evm.sendEth(treasuryOnBase, GAS_ETH);
+      await evm.mintUsdc(treasuryOnBase, TREASURY_USDC);
+    });
   }
   const agent = await demoAgent(dir.agentConfig, server.url, coffer);
   const buyer = await buyerWallet(dir.buyerKey);
   if (buyer.made) await cluster.mintUsdc(buyer.address, BUYER_USDC);
   let base: RunningDemoBase | null = null;
   if (evm !== null && treasuryOnBase !== null && coffer.base !== null) {
-    if (evm.made) await fundOnBase(owner, agent.agentId);
+    await evm.once(`agent:${agent.agentId}`, () => fundOnBase(owner, agent.agentId));
     const evmBuyer = evmBuyerWallet(dir.evmBuyerKey);
-    if (evmBuyer.made || evm.made) await evm.mintUsdc(evmBuyer.address, BUYER_USDC);
+    await evm.once(`buyer:${evmBuyer}`, () => evm.mintUsdc(evmBuyer, BUYER_USDC));
     const agentOnBase = (await owner.balance(agent.agentId)).wallets.base;
     if (agentOnBase === null) throw new Error('the demo agent has no account on the EVM chain');
     base = {
@@ -212,7 +215,7 @@ async function startParts(
       sellerRecipient: seller.baseRecipient!,
       treasury: treasuryOnBase,
       agent: getAddress(agentOnBase),
-      buyer: { address: evmBuyer.address, keyPath: dir.evmBuyerKey },
+      buyer: { address: evmBuyer, keyPath: dir.evmBuyerKey },
       usdcOf: (account) => evm.usdcBalance(account),
     };
   }

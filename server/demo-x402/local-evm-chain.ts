@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import express from 'express';
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hash } from 'viem';
 import { openDatabase } from '../store/database.js';
@@ -15,8 +14,12 @@ export interface LocalEvmChain {
   url: string;
   chainId: number;
   usdc: Address;
-  /** Made by this start (its file was new), so what the demo hands out on a new chain is handed out once. */
-  made: boolean;
+  /**
+   * Runs a step of the demo's set-up on this chain (a wallet funded) unless it was done before, and
+   * records it done, beside the chain's journal, once it has run: a start cut short before then does
+   * it at the next: at worst twice, where the cut fell between the step and its record, never not at all.
+   */
+  once(step: string, run: () => Promise<unknown>): Promise<void>;
   mintUsdc(to: Address, amount: bigint): Promise<Hash>;
   sendEth(to: Address, wei: bigint): Promise<Hash>;
   /** A wallet's test USDC now (micro-USDC). */
@@ -32,7 +35,6 @@ export interface LocalEvmChain {
  * not Coffer's. Its test money comes from the chain's faucet, which only this process can move.
  */
 export async function startLocalEvmChain(options: { file: string }): Promise<LocalEvmChain> {
-  const made = !existsSync(options.file);
   const db = openDatabase(options.file, 'normal');
   try {
     const evm = await openEmbeddedEvm(db, systemClock);
@@ -52,7 +54,12 @@ export async function startLocalEvmChain(options: { file: string }): Promise<Loc
       url: `http://127.0.0.1:${port}${EVM_RPC_PATH}`,
       chainId: evm.chainId,
       usdc: evm.usdc,
-      made,
+      once: async (step, run) => {
+        const key = `demo-x402.done.${step}`;
+        if (db.prepare('SELECT 1 FROM meta WHERE key = ?').get(key) !== undefined) return;
+        await run();
+        db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, new Date().toISOString());
+      },
       mintUsdc: (to, amount) => evm.mintTestUsdc(to, amount),
       sendEth: (to, wei) => evm.sendTestEth(to, wei),
       usdcBalance: async (account) => {

@@ -13,6 +13,8 @@ import { CLI, runCoffer } from '../helpers/serve-process.js';
 import { createPublicClient, http, type Address } from 'viem';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { openDemoDir } from '../../server/demo-x402/demo-dir.js';
+import { startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
 
 /**
  * Issue 29, point 3: x402 could not be seen working without devnet (x402 names no local network, and
@@ -278,6 +280,28 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     expect(readFileSync(join(dir, 'coffer.db'), 'utf8')).toBe('not the demo');
   });
 
+  it('a start cut short after its EVM chain was made funds the chain at the next start', async () => {
+    // What a kill leaves between the chain's file and its first funding: the folder, the chain, nothing funded.
+    const dir = join(scratch, 'cut-short');
+    const opened = openDemoDir(dir);
+    if (!opened.ok) throw new Error(opened.message);
+    opened.dir.close();
+    await (await startLocalEvmChain({ file: join(dir, 'evm-chain.db') })).stop();
+
+    const again = demo(['--port', '0', '--data-dir', dir]);
+    await again.until(/Ctrl-C stops it all/);
+    const printed = readPrinted(again.output.stdout);
+    expect(await evmBalancesOn(printed.evm.url, { agent: printed.evm.agent, buyer: printed.evm.buyer })).toEqual({
+      agent: 1_000_000n,
+      buyer: 1_000_000n,
+    });
+    expect(again.output.stdout).toMatch(/^ {2}on the EVM chain: 0x[0-9a-fA-F]{40} holding 99\.00 test USDC$/m);
+    const paid = sh(printed.commands[1]!);
+    expect(paid.status, paid.stderr).toBe(0);
+    await stop(again.child, 'SIGTERM');
+    expect(await again.exited).toBe(0);
+  });
+
   it('with --data-dir: one demo at a time on it (data_dir_in_use), and started again it goes on where it stopped', async () => {
     const dir = join(scratch, 'kept');
     const first = demo(['--port', '0', '--data-dir', dir]);
@@ -313,6 +337,11 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     const paid = sh(resumed.commands[0]!);
     expect(paid.status, paid.stderr).toBe(0);
     expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 980_000n });
+    const paidOnBase = sh(resumed.commands[1]!);
+    expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
+    expect(await evmBalancesOn(resumed.evm.url, { agent: resumed.evm.agent })).toEqual({ agent: 980_000n });
+    // The treasury funded once on the chain: 100 less the agent's 1.00, on both starts.
+    expect(resumed.lines.filter((line) => / {2}on the EVM chain: .* holding 99\.00 test USDC$/.test(line))).toHaveLength(1);
     await stop(again.child, 'SIGTERM');
     expect(await again.exited).toBe(0);
 
