@@ -41,7 +41,8 @@ export function readSettings(ctx: SettingsContext, principal: Principal): Settin
  * Sets what the body names. The time zone (null: the machine's again): moving it moves where each
  * calendar window begins, so a day's budget may start afresh sooner, a change of what can be spent,
  * behind a fresh sign-in as a loosening is. The preferred rail (null: none) changes which wallet pays,
- * never how much may be spent, so it needs no fresh sign-in. Each change is audited on its own.
+ * never how much may be spent, so it needs no fresh sign-in. Each change is audited on its own (the
+ * rail only where it changed).
  */
 export function updateSettings(ctx: SettingsContext, principal: Principal, body: SettingsBody): Settings {
   requireOwner(principal);
@@ -62,7 +63,7 @@ export function updateSettings(ctx: SettingsContext, principal: Principal, body:
     const detail = { before: pick(before, 'timeZone', 'timeZoneFrom'), after: pick(after, 'timeZone', 'timeZoneFrom') };
     audit(ctx, { actor, owner: principal.owner, action: 'settings.time_zone', detail });
   }
-  if (preferredRail !== undefined) {
+  if (preferredRail !== undefined && before.preferredRail !== after.preferredRail) {
     const detail = { before: before.preferredRail, after: after.preferredRail };
     audit(ctx, { actor, owner: principal.owner, action: 'settings.preferred_rail', detail });
   }

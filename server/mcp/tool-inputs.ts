@@ -111,5 +111,7 @@ export const fetchPaidInput = z.object({
   headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
   rail: railSchema
     .optional()
-    .describe('the rail to pay an x402 offer on, where it offers both (sol, base); left out, the one whose wallet holds the amount'),
+    .describe(
+      "the rail to pay an x402 offer on, where it offers both (sol, base); left out, the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does",
+    ),
 });

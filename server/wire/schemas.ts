@@ -395,7 +395,10 @@ export const x402PayBodySchema = strictFields({
     .string()
     .regex(/^apr_[A-Za-z0-9_-]{1,64}$/, 'must be an approval id (apr_...)')
     .optional(),
-  /** The rail to pay on, where the offer can be paid on both (left out: the one whose wallet holds the amount, Solana first). */
+  /**
+   * The rail to pay on, where the offer can be paid on both (left out: the owner's preferred rail
+   * where the wallet there holds the amount, else the one whose wallet does, Solana first).
+   */
   rail: railSchema.optional(),
 });
 export type X402PayBody = z.infer<typeof x402PayBodySchema>;

@@ -69,7 +69,8 @@ export interface PayingFetchOptions {
   onHeld?: (approval: Approval) => void;
   /**
    * The rail to pay an x402 offer on (`sol`, `base`). Left out, Coffer picks, where the offer can be
-   * paid on both, the rail whose wallet holds the amount, Solana first; the payment says which.
+   * paid on both, the owner's preferred rail where the wallet there holds the amount, else the rail
+   * whose wallet does, Solana first; the payment says which.
    */
   rail?: Rail;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Temporal } from 'temporal-polyfill';
-import { deployAgent } from '../helpers/coffer.js';
+import { deployAgent, manualClock, signIn } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 
@@ -62,6 +62,8 @@ describe("settings: the owner's time zone", () => {
   it('keeps the preferred rail apart from the time zone: set, cleared and refused on its own, each change audited', async () => {
     await set({ timeZone: 'UTC' });
     expect((await set({ preferredRail: 'base' })).body).toEqual({ timeZone: 'UTC', timeZoneFrom: 'owner', preferredRail: 'base' });
+    // Set again as it is: nothing changed, nothing more audited.
+    expect((await set({ preferredRail: 'base' })).body).toMatchObject({ preferredRail: 'base' });
     expect((await settings()).body).toMatchObject({ timeZone: 'UTC', preferredRail: 'base' });
     expectError(await set({ preferredRail: 'eth' }), 400, 'invalid_request', /Preferred rail must be "sol" or "base"/);
     expectError(await set({ preferredRail: 'sol', timeZone: 'Mars/Olympus_Mons' }), 400, 'invalid_time_zone');
@@ -72,5 +74,21 @@ describe("settings: the owner's time zone", () => {
       { before: null, after: 'base' },
       { before: 'base', after: null },
     ]);
+  });
+});
+
+describe('settings from a dashboard session signed in over ten minutes ago', () => {
+  const clock = manualClock();
+  const t = useCoffer({ clock });
+
+  it('sets the preferred rail, which moves no budget, but not the time zone, alone or beside the rail: nothing changes', async () => {
+    const stale = await signIn(t);
+    clock.advance(10 * 60 * 1000 + 1);
+    const set = (body: unknown) => t.api('POST', t.withOwner('/v1/settings'), { key: stale, body });
+    for (const body of [{ timeZone: 'UTC' }, { timeZone: null }, { timeZone: 'UTC', preferredRail: 'base' }]) {
+      expectError(await set(body), 403, 'confirmation_required');
+    }
+    expect((await t.api('GET', t.withOwner('/v1/settings'))).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: null });
+    expect((await set({ preferredRail: 'base' })).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: 'base' });
   });
 });

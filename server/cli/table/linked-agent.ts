@@ -96,7 +96,8 @@ export const fetch = defineCommand({
   usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
                  the body bought goes to stdout, what was paid to stderr (--rail: an x402 offer on
-                 both rails is paid there; left out, on the one whose wallet holds the amount)`,
+                 both rails is paid there; left out, on the owner's preferred rail where the
+                 wallet there holds the amount, else on the one whose wallet does)`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
