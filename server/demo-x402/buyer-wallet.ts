@@ -11,11 +11,10 @@ const keyFileSchema = z.array(z.number().int().min(0).max(255)).length(64);
 /**
  * The demo's buyer wallet, for any x402 client (the official `@x402/fetch` in docs/X402.md): a key of
  * test money, kept in the demo's folder at 0600 in the Solana CLI's format so any Solana tool reads
- * it. Made on the first run; `made` says whether it was, so it is funded once.
+ * it, made on the first run. Answers its address.
  */
-export async function buyerWallet(file: string): Promise<{ address: string; made: boolean }> {
-  const made = !existsSync(file);
-  if (made) {
+export async function buyerWallet(file: string): Promise<string> {
+  if (!existsSync(file)) {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
     const key = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
@@ -23,7 +22,7 @@ export async function buyerWallet(file: string): Promise<{ address: string; made
   }
   const bytes = keyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const signer = await createKeyPairSignerFromBytes(new Uint8Array(bytes));
-  return { address: signer.address, made };
+  return signer.address;
 }
 
 /** An EVM private key file: `0x` and 64 hex digits, the form `cast`, viem and most wallets import. */

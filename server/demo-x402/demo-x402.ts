@@ -180,7 +180,9 @@ async function startParts(
   stack.push(announceDemoApi(dir.cofferDir, sellerUrl));
 
   const resumed = !coffer.ownerCreated;
-  if (!resumed) {
+  // Funded by what the cluster holds, not by what this start made: a start cut short before the
+  // mint funds the treasury at the next (its SOL first: a cut between the two gives SOL twice).
+  if (!(await cluster.hasUsdcAccount(coffer.owner))) {
     cluster.airdrop(coffer.owner, 10n);
     await cluster.mintUsdc(coffer.owner, TREASURY_USDC);
   }
@@ -197,7 +199,7 @@ async function startParts(
   }
   const agent = await demoAgent(dir.agentConfig, server.url, coffer);
   const buyer = await buyerWallet(dir.buyerKey);
-  if (buyer.made) await cluster.mintUsdc(buyer.address, BUYER_USDC);
+  if (!(await cluster.hasUsdcAccount(buyer))) await cluster.mintUsdc(buyer, BUYER_USDC);
   let base: RunningDemoBase | null = null;
   if (evm !== null && treasuryOnBase !== null && coffer.base !== null) {
     await evm.once(`agent:${agent.agentId}`, () => fundOnBase(owner, agent.agentId));
@@ -227,7 +229,7 @@ async function startParts(
     seller: { url: sellerUrl, recipient: seller.recipients[0]!, price: seller.price },
     coffer: { url: server.url, loginUrl: server.loginUrl(), network: coffer.chain.network, treasury: coffer.owner },
     agent: { agentId: agent.agentId, walletAddress: agent.walletAddress, configPath: dir.agentConfig },
-    buyer: { address: buyer.address, keyPath: dir.buyerKey },
+    buyer: { address: buyer, keyPath: dir.buyerKey },
     usdcOf: (wallet) => cluster.usdcBalance(wallet),
     base,
     stop,

@@ -125,6 +125,11 @@ export class LocalCluster {
     ]);
   }
 
+  /** Whether a wallet has a USDC account on the cluster (the first mint to it opens one). */
+  async hasUsdcAccount(wallet: string): Promise<boolean> {
+    return this.ledger.account(await usdcTokenAccount(this.mint.address, address(wallet))).exists;
+  }
+
   /** A wallet's test USDC (micro-USDC), 0 when it has no USDC account. */
   async usdcBalance(wallet: string): Promise<bigint> {
     const account = this.ledger.account(await usdcTokenAccount(this.mint.address, address(wallet)));

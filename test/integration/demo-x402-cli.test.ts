@@ -15,6 +15,9 @@ import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { openDemoDir } from '../../server/demo-x402/demo-dir.js';
 import { startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
+import { LocalCluster } from '../../server/demo-x402/local-cluster.js';
+import { DEMO_LOCALNET_GENESIS_HASH } from '../../server/chain/solana/networks.js';
+import { openCoffer } from '../../server/boot/open-coffer.js';
 
 /**
  * Issue 29, point 3: x402 could not be seen working without devnet (x402 names no local network, and
@@ -278,6 +281,40 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     expect(refused.output.stderr).toMatch(/is not a coffer demo-x402 folder.*\(data_dir_not_demo\)/);
     expect(readdirSync(dir)).toEqual(['coffer.db']);
     expect(readFileSync(join(dir, 'coffer.db'), 'utf8')).toBe('not the demo');
+  });
+
+  it('a start cut short after its Coffer made the treasury funds it at the next start', async () => {
+    // What a kill leaves between the treasury's making and its funding: the cluster, a Coffer on it, nothing funded.
+    const dir = join(scratch, 'cut-short-sol');
+    const opened = openDemoDir(dir);
+    if (!opened.ok) throw new Error(opened.message);
+    const cluster = await new LocalCluster({
+      file: opened.dir.clusterFile,
+      genesisHash: DEMO_LOCALNET_GENESIS_HASH,
+      usdc: 'devnet-address',
+    }).start();
+    const coffer = await openCoffer({
+      dataDir: opened.dir.cofferDir,
+      network: cluster.url,
+      baseRpc: 'off',
+      keyStore: 'file',
+      log: () => {},
+    });
+    await coffer.close();
+    await cluster.stop();
+    opened.dir.close();
+
+    const again = demo(['--port', '0', '--data-dir', dir]);
+    await again.until(/Ctrl-C stops it all/);
+    const printed = readPrinted(again.output.stdout);
+    expect(again.output.stdout).toMatch(/^Coffer: .* holding 99\.00 test USDC$/m);
+    const agent = JSON.parse(readFileSync(printed.agentConfig, 'utf8')) as { walletAddress: string };
+    expect(await balancesOn(printed.clusterUrl, { agent: agent.walletAddress, buyer: printed.buyer })).toEqual({
+      agent: 1_000_000n,
+      buyer: 1_000_000n,
+    });
+    await stop(again.child, 'SIGTERM');
+    expect(await again.exited).toBe(0);
   });
 
   it('a start cut short after its EVM chain was made funds the chain at the next start', async () => {
