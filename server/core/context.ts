@@ -42,6 +42,18 @@ export interface EnginePorts {
   policyReplays?: PolicyReplays;
 }
 
+/** A wallet's balance as read from its chain (payments/wallet-balance.ts). */
+export interface BalanceReading {
+  balance: bigint;
+  /** The clock's time as the read was sent. */
+  asOf: number;
+  /**
+   * What Coffer had confirmed leaving the wallet at `asOf` (the same millisecond) before the read was
+   * sent: already gone from `balance`, so not taken off it again.
+   */
+  alreadyOut: bigint;
+}
+
 /**
  * What the engine keeps in memory while this process runs (nothing here survives a restart; the
  * ledger is the truth). Held on the context, not in module globals, so two engines in one process
@@ -59,6 +71,11 @@ export interface EngineState {
   lastRefusals: Map<string, { what: string; at: number }>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (policy/spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
+  /**
+   * The last balance read of each agent's wallet per rail (`owner|agentId|rail`), which payments are
+   * judged by, less what left the wallet since (payments/wallet-balance.ts).
+   */
+  walletReadings: Map<string, BalanceReading>;
   /** Each agent key's what-ifs (`owner|agentId`): how many are running, when the last minute's began (policy/what-if-limits.ts). */
   whatIfs: Map<string, { running: number; admittedAt: number[] }>;
 }
@@ -76,6 +93,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
       lastRefusals: new Map(),
       recentRefusals: new Map(),
       whatIfs: new Map(),
+      walletReadings: new Map(),
     },
   };
 }

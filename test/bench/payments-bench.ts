@@ -390,8 +390,15 @@ function x402BaseLines(onBase: Awaited<ReturnType<typeof x402BaseRoundTrip>>): s
     `x402 purchase, official @x402/fetch, bare viem key     ${ms(official.p50)} ${ms(official.p99)}`,
     `x402 purchase, payingFetch through Coffer              ${ms(coffer.p50)} ${ms(coffer.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${onBase.steps.seller402.p50.toFixed(2)} ms, POST /x402 ${onBase.steps.x402.p50.toFixed(2)} ms, the paid retry ${onBase.steps.paidRetry.p50.toFixed(2)} ms`,
+    cpuLine(onBase.cpu),
     `ratio payingFetch / official on Base: p50 ${(coffer.p50 / official.p50).toFixed(3)} (goal 1.1), p99 ${(coffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${onBase.settled}; ${coffer.failures + official.failures} failed)`,
   ];
+}
+
+/** The CPU each kind of Base purchase cost, in the bench's process and in `coffer serve` (where it can be read). */
+function cpuLine(cpu: Awaited<ReturnType<typeof x402BaseRoundTrip>>['cpu']): string {
+  const serve = (each: { serve: number | null }) => (each.serve === null ? 'unread' : `${each.serve.toFixed(1)} ms`);
+  return `  CPU while each ran (mean): via Coffer ${cpu.coffer.bench.toFixed(1)} ms here, ${serve(cpu.coffer)} in coffer serve; official ${cpu.official.bench.toFixed(1)} ms here, ${serve(cpu.official)} in coffer serve`;
 }
 
 /** Rounds the Base row alternates its two sides in: this machine's speed drifts by a quarter within a minute. */

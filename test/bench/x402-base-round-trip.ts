@@ -8,7 +8,7 @@
  *   settle); the settlement report follows, not waited for;
  * - the official `@x402/fetch` with a bare viem key (no policy, no ledger): the 402, signing, the retry.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEther } from 'viem';
 import { baseSepolia } from 'viem/chains';
@@ -27,6 +27,38 @@ import { Timings } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 
 const WARM_UP = 10;
+
+/**
+ * A process's CPU time so far in ms (Linux: its /proc stat, in clock ticks of 10 ms; summed over a
+ * thousand purchases, close enough), or null where there is none to read.
+ */
+function cpuMsOf(pid: number | undefined): number | null {
+  const file = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(file)) return null;
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The CPU a kind of purchase costs, in this process (seller, facilitator, node, buyer) and in `coffer serve`. */
+class CpuPerPurchase {
+  bench = 0;
+  serve: number | null = 0;
+  count = 0;
+  async time(servePid: number | undefined, purchase: () => Promise<void>, measured: boolean): Promise<void> {
+    const bench = process.cpuUsage();
+    const serve = cpuMsOf(servePid);
+    await purchase();
+    if (!measured) return;
+    const used = process.cpuUsage(bench);
+    const served = cpuMsOf(servePid);
+    this.bench += (used.user + used.system) / 1000;
+    this.serve = this.serve === null || serve === null || served === null ? null : this.serve + served - serve;
+    this.count += 1;
+  }
+  get summary() {
+    return { bench: this.bench / this.count, serve: this.serve === null ? null : this.serve / this.count };
+  }
+}
 
 export async function x402BaseRoundTrip(n: number) {
   const cluster = await new TestCluster({ as: 'devnet' }).start();
@@ -83,19 +115,32 @@ export async function x402BaseRoundTrip(n: number) {
     };
     const viaCoffer = new Timings();
     const viaOfficial = new Timings();
+    // What each purchase costs the machine's two cores, while it runs: Coffer's settlement report, not
+    // waited for, falls into the purchase after it, whichever that is.
+    const cpu = { coffer: new CpuPerPurchase(), official: new CpuPerPurchase() };
     const purchases = [
       () =>
-        viaCoffer.time(async () => {
-          const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
-          await response.arrayBuffer();
-          return response.status === 200;
-        }, measuring),
+        cpu.coffer.time(
+          serve.child.pid,
+          () =>
+            viaCoffer.time(async () => {
+              const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
+              await response.arrayBuffer();
+              return response.status === 200;
+            }, measuring),
+          measuring,
+        ),
       () =>
-        viaOfficial.time(async () => {
-          const response = await official(seller.url);
-          await response.arrayBuffer();
-          return response.status === 200;
-        }, measuring),
+        cpu.official.time(
+          serve.child.pid,
+          () =>
+            viaOfficial.time(async () => {
+              const response = await official(seller.url);
+              await response.arrayBuffer();
+              return response.status === 200;
+            }, measuring),
+          measuring,
+        ),
     ];
     // Seeded: every run shuffles alike.
     const order = new Rng(0x5ba5e402);
@@ -107,6 +152,7 @@ export async function x402BaseRoundTrip(n: number) {
       coffer: viaCoffer.summary,
       official: viaOfficial.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
+      cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary },
       settled: facilitator.settles.succeeded,
     };
   } finally {

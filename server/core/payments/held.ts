@@ -16,10 +16,10 @@
  * settled at the next start (interruptedPayment): paid (the approval answers the payment) or not paid
  * (the approval failed, saying so), never unknown.
  */
-import { addressOn, chainOf } from '../rails.js';
 import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
+import { walletReading } from './wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord } from '../ports/store.js';
@@ -46,10 +46,10 @@ export async function holdPayment(
   /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
-  const balance = await chainOf(ctx, payment.rail).usdcBalance(addressOn(ctx, agent.walletAddress, payment.rail));
+  const wallet = await walletReading(ctx, agent, payment.rail, payment.amount);
   let reading: PolicyReading | null = null;
   const awaiting = ctx.store.transaction(() => {
-    const checked = judgeInReservation(ctx, agent, payment, balance, null);
+    const checked = judgeInReservation(ctx, agent, payment, wallet, null);
     refuse(checked.refusal);
     reading = checked.reading;
     ctx.store.insertTransfer({

@@ -25,7 +25,8 @@
  */
 import { refuse, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
-import { DAY_MS, type EngineContext } from '../context.js';
+import { DAY_MS, type BalanceReading, type EngineContext } from '../context.js';
+import { freeBalance } from './wallet-balance.js';
 import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
 import { walletOfRecipient } from '../rails.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './refusals.js';
@@ -70,7 +71,7 @@ export function judgeInReservation(
   ctx: EngineContext,
   agent: AgentRecord,
   payment: PaymentToMove,
-  balance: bigint,
+  wallet: BalanceReading,
   payerSignature: string | null,
 ): { refusal: Refusal; reading: PolicyReading | null } {
   const { owner, agentId } = agent;
@@ -81,11 +82,9 @@ export function judgeInReservation(
     policy.refusal() ??
     // Here, in the reservation, so an archive racing this payment is seen either way.
     archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(walletOfRecipient(ctx, recipient, payment.rail))) ??
-    // What the wallet has promised away on the payment's rail: payments, and returns to the treasury, not settled yet.
-    balanceRefusal(
-      balance - ctx.store.pendingPaymentsTotal(owner, agentId, payment.rail) - ctx.store.pendingReturnsTotal(owner, agentId, payment.rail),
-      amount,
-    ) ??
+    // The wallet's last reading less what left it since and what it has promised away on the
+    // payment's rail (payments, and returns to the treasury, not settled yet).
+    balanceRefusal(freeBalance(ctx, agent, payment.rail, wallet), amount) ??
     noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
     sameX402Refusal(payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(payerSignature));
   return { refusal, reading: policy.reading() };

@@ -5,7 +5,8 @@
  */
 import { CofferError, refuse } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
-import type { EngineContext } from '../context.js';
+import type { BalanceReading, EngineContext } from '../context.js';
+import { walletReading } from './wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { hashRequest } from '../ids.js';
 import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved } from '../transfers/lifecycle.js';
@@ -53,7 +54,7 @@ export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, 
   x402Header: null,
 });
 
-/** The payment moved through the transfer lifecycle: the wallet's balance read, then signed, reserved and sent. */
+/** The payment moved through the transfer lifecycle: the wallet's balance known (wallet-balance.ts), then signed, reserved and sent. */
 export async function movePayment(
   ctx: EngineContext,
   principal: Principal,
@@ -61,9 +62,10 @@ export async function movePayment(
   payment: PaymentToMove,
   sign: () => Promise<SignedPayment>,
 ): Promise<Moved<'payment'>> {
-  // The balance is read before the reservation (the chain port is async; pending payments are
-  // subtracted inside it), while the transaction is signed: neither waits for the other.
-  let balance = 0n;
+  // The wallet's reading is taken before the reservation (the chain port is async; what left the
+  // wallet since and what is pending are subtracted inside it), while the transaction is signed:
+  // neither waits for the other.
+  let wallet: BalanceReading = { balance: 0n, asOf: 0, alreadyOut: 0n };
   let reading: PolicyReading | null = null;
   return moveMoney(ctx, agent.owner, {
     kind: 'payment',
@@ -74,15 +76,12 @@ export async function movePayment(
     rail: payment.rail,
     sign: async () => {
       // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
-      const [signed, read] = await Promise.all([
-        sign(),
-        chainOf(ctx, payment.rail).usdcBalance(addressOn(ctx, agent.walletAddress, payment.rail)),
-      ]);
-      balance = read;
+      const [signed, read] = await Promise.all([sign(), walletReading(ctx, agent, payment.rail, payment.amount)]);
+      wallet = read;
       return signed;
     },
     reserve: (signed) => {
-      const reserved = reservePayment(ctx, agent, payment, balance, signed);
+      const reserved = reservePayment(ctx, agent, payment, wallet, signed);
       reading = reserved.reading;
       return reserved.row;
     },
@@ -102,13 +101,13 @@ function reservePayment(
   ctx: EngineContext,
   agent: AgentRecord,
   payment: PaymentToMove,
-  balance: bigint,
+  wallet: BalanceReading,
   signed: SignedPayment,
 ): { row: PaymentRecord; reading: PolicyReading | null } {
   if (payment.approved === true && !ctx.store.releaseHeldPayment(payment.id)) {
     throw new CofferError('internal', `payment ${payment.id} is no longer held for the owner`);
   }
-  const { refusal, reading } = judgeInReservation(ctx, agent, payment, balance, signed.payerSignature);
+  const { refusal, reading } = judgeInReservation(ctx, agent, payment, wallet, signed.payerSignature);
   refuse(refusal);
   return {
     row: {

@@ -100,6 +100,10 @@ const ofKind =
     toTransfer(row) as TransferOf<K>;
 const toPayment = ofKind('payment');
 
+/** What left an agent's wallet since a time, read from the index alone (outflows_by_settlement holds the amount). */
+const CONFIRMED_OUTFLOWS_SINCE = `SELECT COALESCE(SUM(amount), 0) FROM transfers INDEXED BY outflows_by_settlement
+  WHERE owner = ? AND agent_id = ? AND rail = ? AND settled_at >= ? AND status = 'confirmed' AND kind IN ('payment', 'return')`;
+
 /** A record's columns, in the insert's order: the ones its kind does not have are null. */
 function columnsOf(record: TransferRecord): unknown[] {
   const payment = record.kind === 'payment' ? record : null;
@@ -181,6 +185,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       db,
       "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind = 'return' AND rail = ?",
     ).pluck(),
+    confirmedOutflowsSince: bigintStatement(db, CONFIRMED_OUTFLOWS_SINCE).pluck(),
     findLivePaymentByMemo: bigintStatement(
       db,
       `SELECT ${ROW} FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
@@ -261,6 +266,8 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
     pendingTransfers: () => allRows(stmts.pending, toTransfer),
     pendingAllocationsTotal: (owner, rail) => BigInt(stmts.pendingAllocationsTotal.get(owner, rail) as bigint),
     pendingReturnsTotal: (owner, agentId, rail) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId, rail) as bigint),
+    confirmedOutflowsSince: (owner, agentId, rail, since) =>
+      BigInt(stmts.confirmedOutflowsSince.get(owner, agentId, rail, since) as bigint),
     findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
       oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, memo, recipient),
     releaseHeldPayment: (id) => {

@@ -137,6 +137,11 @@ export interface TransferStore {
   pendingAllocationsTotal(owner: string, rail: Rail): bigint;
   /** Returns from this agent to the treasury not settled yet (what its wallet has promised away). */
   pendingReturnsTotal(owner: string, agentId: string, rail: Rail): bigint;
+  /**
+   * What left this agent's wallet on a rail as Coffer's own moves confirmed at `since` or later:
+   * its payments and its returns to the treasury (core/payments/wallet-balance.ts).
+   */
+  confirmedOutflowsSince(owner: string, agentId: string, rail: Rail, since: number): bigint;
 
   /**
    * Takes a held payment out (its budgets no longer count it) so that it can be reserved again under

@@ -268,7 +268,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
 
     it("counts only the agent's own new refusals: not the owner's, not an ended policy's, not a retry answered from its key", async () => {
       const { engine, chain, asAgent, asOwner, fundedAgent, advance } = await started(store);
-      await fundedAgent('alpha', '0.05', { maxPerPayment: '1', breaker: { refusals: { count: 2, minutes: 10 } } });
+      const { walletAddress } = await fundedAgent('alpha', '0.05', {
+        maxPerPayment: '1',
+        breaker: { refusals: { count: 2, minutes: 10 } },
+      });
       // The owner's payments from the agent's wallet, refused.
       for (let i = 0; i < 3; i += 1) await expectCofferError(engine.pay(asOwner, 'alpha', outside('2'), null), 'max_per_payment_exceeded');
       // An ended policy.
@@ -278,13 +281,14 @@ describe.each(STORES)('on the %s ledger', (store) => {
         await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.01'), null), 'policy_expired');
       engine.updatePolicy(asOwner, 'alpha', { expiresAt: null });
       expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');
-      // A payment the chain refuses for lack of funds (another one landed between its balance read and
-      // its send) counts once; its retries under its key, answered with that same failure, do not.
+      // A payment the chain refuses for lack of funds (money left the wallet behind Coffer's back, its
+      // key used elsewhere, between its balance read and its send) counts once; its retries under its
+      // key, answered with that same failure, do not.
       const release = chain.pauseNextPrepare();
       const prepared = chain.calls.get('prepareTransfer') ?? 0;
       const first = engine.pay(asAgent('alpha'), 'alpha', outside('0.04'), 'k');
       await vi.waitUntil(() => (chain.calls.get('prepareTransfer') ?? 0) > prepared);
-      await engine.pay(asAgent('alpha'), 'alpha', outside('0.02'), null);
+      chain.settleForSeller(chain.signForSeller(walletAddress, core.owner, 20_000n, null).txWire);
       release();
       await expectCofferError(first, 'insufficient_funds');
       for (let i = 0; i < 3; i += 1)
