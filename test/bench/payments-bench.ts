@@ -390,6 +390,7 @@ function x402BaseLines(onBase: Awaited<ReturnType<typeof x402BaseRoundTrip>>): s
     `x402 purchase, official @x402/fetch, bare viem key     ${ms(official.p50)} ${ms(official.p99)}`,
     `x402 purchase, payingFetch through Coffer              ${ms(coffer.p50)} ${ms(coffer.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${onBase.steps.seller402.p50.toFixed(2)} ms, POST /x402 ${onBase.steps.x402.p50.toFixed(2)} ms, the paid retry ${onBase.steps.paidRetry.p50.toFixed(2)} ms`,
+    `  the official buyer's (p50): the seller's 402 ${onBase.officialSteps.seller402.p50.toFixed(2)} ms, the paid retry ${onBase.officialSteps.paidRetry.p50.toFixed(2)} ms; signing, the rest, ${(official.p50 - onBase.officialSteps.seller402.p50 - onBase.officialSteps.paidRetry.p50).toFixed(2)} ms`,
     cpuLine(onBase.cpu),
     `ratio payingFetch / official on Base: p50 ${(coffer.p50 / official.p50).toFixed(3)} (goal 1.1), p99 ${(coffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${onBase.settled}; ${coffer.failures + official.failures} failed)`,
   ];

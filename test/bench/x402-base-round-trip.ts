@@ -87,32 +87,36 @@ export async function x402BaseRoundTrip(n: number) {
     // The official buyer: a bare key holding USDC on Base (the facilitator pays the gas).
     const buyer = privateKeyToAccount(generatePrivateKey());
     await node.mint(buyer.address, micro('500'));
+    let measuring = false;
+    // Where each buyer's purchase spends its time: each request it makes, by what it is. The official
+    // buyer's signing is what its purchase spends between its two requests.
+    const steppedBy =
+      (steps: { seller402: Timings; paidRetry: Timings; x402?: Timings }): typeof fetch =>
+      async (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
+        const step = url.pathname.endsWith('/x402')
+          ? (steps.x402 ?? null)
+          : url.origin === new URL(seller.url).origin
+            ? headers.has('payment-signature')
+              ? steps.paidRetry
+              : steps.seller402
+            : null;
+        if (step === null) return fetch(input, init);
+        let response!: Response;
+        await step.time(async () => {
+          response = await fetch(input, init);
+          return true;
+        }, measuring);
+        return response;
+      };
+    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
+    const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
+    const stepped = steppedBy(steps);
     const official = wrapFetchWithPayment(
-      fetch,
+      steppedBy(officialSteps),
       x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(buyer)) }] }),
     );
-
-    let measuring = false;
-    // Where Coffer's purchase spends its time: each request it makes, by what it is.
-    const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
-    const stepped: typeof fetch = async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
-      const step = url.pathname.endsWith('/x402')
-        ? steps.x402
-        : url.origin === new URL(seller.url).origin
-          ? headers.has('payment-signature')
-            ? steps.paidRetry
-            : steps.seller402
-          : null;
-      if (step === null) return fetch(input, init);
-      let response!: Response;
-      await step.time(async () => {
-        response = await fetch(input, init);
-        return true;
-      }, measuring);
-      return response;
-    };
     const viaCoffer = new Timings();
     const viaOfficial = new Timings();
     // What each purchase costs the machine's two cores, while it runs: Coffer's settlement report, not
@@ -152,6 +156,7 @@ export async function x402BaseRoundTrip(n: number) {
       coffer: viaCoffer.summary,
       official: viaOfficial.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
+      officialSteps: { seller402: officialSteps.seller402.summary, paidRetry: officialSteps.paidRetry.summary },
       cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary },
       settled: facilitator.settles.succeeded,
     };
