@@ -42,16 +42,13 @@ export interface EnginePorts {
   policyReplays?: PolicyReplays;
 }
 
-/** A wallet's balance as read from its chain (payments/wallet-balance.ts). */
+/** A wallet's balance as read from its chain (wallet-balance.ts). */
 export interface BalanceReading {
   balance: bigint;
-  /** The clock's time as the read was sent. */
+  /** The clock's time as the read was sent (how old it is). */
   asOf: number;
-  /**
-   * What Coffer had confirmed leaving the wallet at `asOf` (the same millisecond) before the read was
-   * sent: already gone from `balance`, so not taken off it again.
-   */
-  alreadyOut: bigint;
+  /** The store's total of what it confirmed leaving the wallet (confirmedOutflowsTotal) as the read was sent. */
+  outflowsBefore: bigint;
 }
 
 /**
@@ -73,7 +70,7 @@ export interface EngineState {
   recentRefusals: Map<string, number[]>;
   /**
    * The last balance read of each agent's wallet per rail (`owner|agentId|rail`), which payments are
-   * judged by, less what left the wallet since (payments/wallet-balance.ts).
+   * judged by, less what left the wallet since (wallet-balance.ts).
    */
   walletReadings: Map<string, BalanceReading>;
   /** Each agent key's what-ifs (`owner|agentId`): how many are running, when the last minute's began (policy/what-if-limits.ts). */

@@ -7,7 +7,6 @@ import { addEvmJournal } from './migrations/0005-evm-journal.js';
 import { addRailWallets } from './migrations/0006-rail-wallets.js';
 import { addTransferRails } from './migrations/0007-transfer-rails.js';
 import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
-import { indexOutflowsBySettlement } from './migrations/0009-outflows-by-settlement.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -38,7 +37,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'rail wallets', up: addRailWallets },
   { version: 7, name: 'transfer rails', up: addTransferRails },
   { version: 8, name: 'service base pay-to', up: addServiceBasePayTo },
-  { version: 9, name: 'outflows by settlement', up: indexOutflowsBySettlement },
 ];
 
 export function migrate(db: Database.Database): number {

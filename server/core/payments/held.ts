@@ -19,7 +19,7 @@
 import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
-import { walletReading } from './wallet-balance.js';
+import { withWalletReading } from '../wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord } from '../ports/store.js';
@@ -46,37 +46,40 @@ export async function holdPayment(
   /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
-  const wallet = await walletReading(ctx, agent, payment.rail, payment.amount);
   let reading: PolicyReading | null = null;
-  const awaiting = ctx.store.transaction(() => {
-    const checked = judgeInReservation(ctx, agent, payment, wallet, null);
-    refuse(checked.refusal);
-    reading = checked.reading;
-    ctx.store.insertTransfer({
-      kind: 'payment',
-      ...paymentFields(agent, payment),
-      rail: payment.rail,
-      status: 'held',
-      txSignature: null,
-      txWire: null,
-      lastValidBlockHeight: null,
-      errorCode: null,
-      idempotencyKey: payment.key?.key ?? null,
-      requestHash: payment.key?.requestHash ?? null,
-      createdAt: ctx.clock.now(),
-      settledAt: null,
-      payerSignature: null,
-      x402Header: null,
+  const awaiting = await withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
+    const wallet = await walletRead();
+    return ctx.store.transaction(() => {
+      const checked = judgeInReservation(ctx, agent, payment, wallet, null);
+      if (checked.refusal !== null) refusedInReservation();
+      refuse(checked.refusal);
+      reading = checked.reading;
+      ctx.store.insertTransfer({
+        kind: 'payment',
+        ...paymentFields(agent, payment),
+        rail: payment.rail,
+        status: 'held',
+        txSignature: null,
+        txWire: null,
+        lastValidBlockHeight: null,
+        errorCode: null,
+        idempotencyKey: payment.key?.key ?? null,
+        requestHash: payment.key?.requestHash ?? null,
+        createdAt: ctx.clock.now(),
+        settledAt: null,
+        payerSignature: null,
+        x402Header: null,
+      });
+      const request = {
+        service: payment.serviceId,
+        amount: formatUsdc(payment.amount),
+        recipient: payment.recipient,
+        description: payment.description,
+        reason: { code: reason.code, message: reason.message },
+        ...(purchase === undefined ? {} : { purchase }),
+      };
+      return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
     });
-    const request = {
-      service: payment.serviceId,
-      amount: formatUsdc(payment.amount),
-      recipient: payment.recipient,
-      description: payment.description,
-      reason: { code: reason.code, message: reason.message },
-      ...(purchase === undefined ? {} : { purchase }),
-    };
-    return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
   });
   // Held, it counts: it may take a budget past a warning share, or trip the breaker.
   if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);

@@ -26,7 +26,7 @@
 import { refuse, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import { DAY_MS, type BalanceReading, type EngineContext } from '../context.js';
-import { freeBalance } from './wallet-balance.js';
+import { freeBalance } from '../wallet-balance.js';
 import { getAgentOrThrow, stoppedRefusal } from '../agent-lookup.js';
 import { walletOfRecipient } from '../rails.js';
 import { archivedRecipientRefusal, balanceRefusal, noncePaidRefusal, priceCapRefusal, sameX402Refusal } from './refusals.js';

@@ -6,7 +6,7 @@
 import { CofferError, refuse } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
 import type { BalanceReading, EngineContext } from '../context.js';
-import { walletReading } from './wallet-balance.js';
+import { withWalletReading } from '../wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { hashRequest } from '../ids.js';
 import { earlierAttempt, moveMoney, reservedWith, type MoveKey, type Moved } from '../transfers/lifecycle.js';
@@ -55,41 +55,48 @@ export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, 
 });
 
 /** The payment moved through the transfer lifecycle: the wallet's balance known (wallet-balance.ts), then signed, reserved and sent. */
-export async function movePayment(
+export function movePayment(
   ctx: EngineContext,
   principal: Principal,
   agent: AgentRecord,
   payment: PaymentToMove,
   sign: () => Promise<SignedPayment>,
 ): Promise<Moved<'payment'>> {
-  // The wallet's reading is taken before the reservation (the chain port is async; what left the
-  // wallet since and what is pending are subtracted inside it), while the transaction is signed:
-  // neither waits for the other.
-  let wallet: BalanceReading = { balance: 0n, asOf: 0, alreadyOut: 0n };
-  let reading: PolicyReading | null = null;
-  return moveMoney(ctx, agent.owner, {
-    kind: 'payment',
-    actor: actorOf(principal),
-    // A held payment's key already names it (its row is taken out and written again): not looked up again.
-    key: payment.approved === true ? null : payment.key,
-    sentBy: payment.sentBy,
-    rail: payment.rail,
-    sign: async () => {
-      // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
-      const [signed, read] = await Promise.all([sign(), walletReading(ctx, agent, payment.rail, payment.amount)]);
-      wallet = read;
-      return signed;
-    },
-    reserve: (signed) => {
-      const reserved = reservePayment(ctx, agent, payment, wallet, signed);
-      reading = reserved.reading;
-      return reserved.row;
-    },
-    alsoWrite: payment.alsoWrite,
-    // A payment that counts may take a budget past a warning share, or trip the breaker.
-    counted: () => {
-      if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
-    },
+  return withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
+    // The wallet's reading is taken before the reservation (the chain port is async; what left the
+    // wallet since and what is pending are subtracted inside it), while the transaction is signed:
+    // neither waits for the other.
+    let wallet: BalanceReading | null = null;
+    let reading: PolicyReading | null = null;
+    return moveMoney(ctx, agent.owner, {
+      kind: 'payment',
+      actor: actorOf(principal),
+      // A held payment's key already names it (its row is taken out and written again): not looked up again.
+      key: payment.approved === true ? null : payment.key,
+      sentBy: payment.sentBy,
+      rail: payment.rail,
+      sign: async () => {
+        // Signing first: an x402 purchase's blockhash is the read it waits for, asked before the balance.
+        const [signed, read] = await Promise.all([sign(), walletRead()]);
+        wallet = read;
+        return signed;
+      },
+      reserve: (signed) => {
+        try {
+          const reserved = reservePayment(ctx, agent, payment, wallet!, signed);
+          reading = reserved.reading;
+          return reserved.row;
+        } catch (error) {
+          refusedInReservation();
+          throw error;
+        }
+      },
+      alsoWrite: payment.alsoWrite,
+      // A payment that counts may take a budget past a warning share, or trip the breaker.
+      counted: () => {
+        if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+      },
+    });
   });
 }
 

@@ -11,6 +11,7 @@ import type { AgentRecord, AllocationRecord } from '../ports/store.js';
 import type { Allocation, Returned } from '../../wire/answers/treasury.js';
 import type { Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
+import { freeBalance, freshReading } from '../wallet-balance.js';
 
 /**
  * Moves USDC from the owner's treasury to an agent's wallet, on chain, on one rail (the treasury's
@@ -155,10 +156,10 @@ export async function returnFunds(
   if (earlier !== null) return returnResult(ctx, answerEarlier(earlier), agent);
   const chain = chainOf(ctx, rail);
   const [wallet, treasury] = [addressOn(ctx, agent.walletAddress, rail), addressOn(ctx, owner, rail)];
-  const balance = await chain.usdcBalance(wallet);
-  // What the wallet has not promised away (pending payments and returns), read again in the
-  // reservation. Payments are counted whatever their rail: Coffer pays on Solana only so far.
-  const available = () => balance - ctx.store.pendingPaymentsTotal(owner, agentId) - ctx.store.pendingReturnsTotal(owner, agentId, rail);
+  // "All of it" is what the chain says now, less what left since the read and what the wallet has
+  // promised away on this rail (pending payments and returns), judged again in the reservation.
+  const reading = await freshReading(ctx, agent, rail);
+  const available = () => freeBalance(ctx, agent, rail, reading);
   // "All of it" is signed for what is available now; when a payment takes part of it before the
   // reservation, the return is signed again for what is left (a few times at most).
   for (let tries = 1; ; tries += 1) {

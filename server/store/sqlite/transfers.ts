@@ -5,6 +5,7 @@ import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, bigintStatement, oneRow, optionalBigint, optionalNumber, optionalText, text, type Row } from './rows.js';
 import { toTask } from './tasks.js';
 import { SIGNATURE_PREFIX_CHARS } from '../migrations/0003-transfers-written-once.js';
+import { outflowTally } from '../outflow-tally.js';
 
 /** Rows a replay's read holds at once. */
 const COUNTED_PAGE = 1_000;
@@ -100,10 +101,6 @@ const ofKind =
     toTransfer(row) as TransferOf<K>;
 const toPayment = ofKind('payment');
 
-/** What left an agent's wallet since a time, read from the index alone (outflows_by_settlement holds the amount). */
-const CONFIRMED_OUTFLOWS_SINCE = `SELECT COALESCE(SUM(amount), 0) FROM transfers INDEXED BY outflows_by_settlement
-  WHERE owner = ? AND agent_id = ? AND rail = ? AND settled_at >= ? AND status = 'confirmed' AND kind IN ('payment', 'return')`;
-
 /** A record's columns, in the insert's order: the ones its kind does not have are null. */
 function columnsOf(record: TransferRecord): unknown[] {
   const payment = record.kind === 'payment' ? record : null;
@@ -142,6 +139,7 @@ function columnsOf(record: TransferRecord): unknown[] {
 }
 
 export function createTransferStore(db: SqliteDatabase): TransferStore {
+  const outflows = outflowTally();
   const stmts = {
     insert: db.prepare(
       `INSERT INTO transfers (id, kind, owner, agent_id, amount, status, tx_signature, last_valid_block_height, error_code,
@@ -185,7 +183,6 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
       db,
       "SELECT COALESCE(SUM(amount), 0) FROM transfers WHERE owner = ? AND agent_id = ? AND status = 'pending' AND kind = 'return' AND rail = ?",
     ).pluck(),
-    confirmedOutflowsSince: bigintStatement(db, CONFIRMED_OUTFLOWS_SINCE).pluck(),
     findLivePaymentByMemo: bigintStatement(
       db,
       `SELECT ${ROW} FROM transfers WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND memo = ? AND recipient = ?
@@ -261,13 +258,13 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
           : stmts.settleLanded.run({ status, errorCode, at, txSignature, id: row.id });
       if (settled.changes !== 1) return false;
       if (row.kind === 'refund' && status === 'confirmed') stmts.markPaymentRefunded.run(at, row.txSignature, row.paymentId);
+      if (status === 'confirmed') outflows.confirmed(row);
       return true;
     },
     pendingTransfers: () => allRows(stmts.pending, toTransfer),
     pendingAllocationsTotal: (owner, rail) => BigInt(stmts.pendingAllocationsTotal.get(owner, rail) as bigint),
     pendingReturnsTotal: (owner, agentId, rail) => BigInt(stmts.pendingReturnsTotal.get(owner, agentId, rail) as bigint),
-    confirmedOutflowsSince: (owner, agentId, rail, since) =>
-      BigInt(stmts.confirmedOutflowsSince.get(owner, agentId, rail, since) as bigint),
+    confirmedOutflowsTotal: (owner, agentId, rail) => outflows.total(owner, agentId, rail),
     findLivePaymentByMemo: (owner, agentId, recipient, memo) =>
       oneRow(stmts.findLivePaymentByMemo, toPayment, owner, agentId, memo, recipient),
     releaseHeldPayment: (id) => {

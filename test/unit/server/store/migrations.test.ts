@@ -140,12 +140,10 @@ describe('migrations', () => {
       { id: 'r1', wire: 'wire-refund' },
     ]);
     expect(db.prepare("SELECT name FROM pragma_table_info('transfers') WHERE name = 'tx_wire'").all()).toEqual([]);
-    // Every index and trigger made again, the UNIQUE constraint's index given way to the prefix's;
-    // schema 9 adds the index of what left a wallet by when it was confirmed.
+    // Every index and trigger made again, the UNIQUE constraint's index given way to the prefix's.
     expect(objects().map((row) => row.name)).toEqual(
       [
         ...before.objects.filter((name) => name !== 'sqlite_autoindex_transfers_2'),
-        'outflows_by_settlement',
         'payments_pending_base_insert',
         'payments_pending_base_update',
         'transfers_by_signature',

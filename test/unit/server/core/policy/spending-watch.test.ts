@@ -289,8 +289,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const first = engine.pay(asAgent('alpha'), 'alpha', outside('0.04'), 'k');
       await vi.waitUntil(() => (chain.calls.get('prepareTransfer') ?? 0) > prepared);
       chain.settleForSeller(chain.signForSeller(walletAddress, core.owner, 20_000n, null).txWire);
+      const sends = chain.calls.get('submitTransfer') ?? 0;
       release();
       await expectCofferError(first, 'insufficient_funds');
+      // Refused by the chain, not in its reservation: it was sent.
+      expect(chain.calls.get('submitTransfer')).toBe(sends + 1);
       for (let i = 0; i < 3; i += 1)
         await expectCofferError(engine.pay(asAgent('alpha'), 'alpha', outside('0.04'), 'k'), 'insufficient_funds');
       expect(core.store.getAgent(core.owner, 'alpha')?.status).toBe('active');

@@ -179,7 +179,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.pendingReturnsTotal(OWNER, 'a', 'base')).toBe(3n);
   });
 
-  it("sums what left an agent's wallet on a rail as payments and returns confirmed at a time or later", () => {
+  it("keeps a running total of what it confirmed leaving each agent's wallet on each rail: payments and returns only", () => {
     const store = fresh(make);
     store.insertTransfer(pay('p1', { status: 'pending', amount: 2n }));
     store.insertTransfer(pay('p2', { status: 'pending', amount: 3n }));
@@ -188,20 +188,21 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     store.insertTransfer(move('m1', 'return', { amount: 11n }));
     store.insertTransfer(move('m2', 'allocation', { amount: 13n }));
     store.insertTransfer(pay('p5', { status: 'pending', amount: 17n }));
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBe(0n);
     store.settleTransfer(store.getTransfer('p1')!, 'confirmed', null, 1_000);
-    store.settleTransfer(store.getTransfer('p2')!, 'confirmed', null, 2_000);
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBe(2n);
+    // By the order of confirmations, whatever time they are dated.
+    store.settleTransfer(store.getTransfer('p2')!, 'confirmed', null, 500);
     store.settleTransfer(store.getTransfer('p3')!, 'confirmed', null, 2_000);
     store.settleTransfer(store.getTransfer('p4')!, 'confirmed', null, 2_000);
     store.settleTransfer(store.getTransfer('m1')!, 'confirmed', null, 3_000);
-    // Money into the wallet, and a payment that failed, never count.
+    // Money into the wallet, a payment that failed, and a row settled twice never count.
     store.settleTransfer(store.getTransfer('m2')!, 'confirmed', null, 3_000);
     store.settleTransfer(store.getTransfer('p5')!, 'failed', 'dropped', 3_000);
-    expect(store.confirmedOutflowsSince(OWNER, 'a', 'sol', 0)).toBe(16n);
-    expect(store.confirmedOutflowsSince(OWNER, 'a', 'sol', 2_000)).toBe(14n);
-    expect(store.confirmedOutflowsSince(OWNER, 'a', 'sol', 2_001)).toBe(11n);
-    expect(store.confirmedOutflowsSince(OWNER, 'a', 'sol', 3_001)).toBe(0n);
-    expect(store.confirmedOutflowsSince(OWNER, 'a', 'base', 0)).toBe(5n);
-    expect(store.confirmedOutflowsSince(OWNER, 'b', 'sol', 0)).toBe(7n);
+    expect(store.settleTransfer(store.getTransfer('p1')!, 'confirmed', null, 4_000)).toBe(false);
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBe(16n);
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'base')).toBe(5n);
+    expect(store.confirmedOutflowsTotal(OWNER, 'b', 'sol')).toBe(7n);
   });
 
   it('reads the payments that count a page at a time, in order, none twice or left out where a page ends among payments of the same millisecond', () => {

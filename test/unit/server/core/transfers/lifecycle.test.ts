@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../../helpers/expect-error.js';
+import { paymentRow } from '../../../../fixtures/transfer-rows.js';
 
 /**
  * The lifecycle of every move of money (server/core/transfers/lifecycle.ts), through the engine's own
@@ -242,6 +243,34 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await engine.reconcile()).toMatchObject({ confirmed: 0, stillPending: 2 });
       expect(await engine.reconcile()).toMatchObject({ confirmed: 2, stillPending: 0 });
       expect(await chain.usdcBalance(core.store.getAgent(core.owner, 'beta')!.walletAddress)).toBe(0n);
+    });
+
+    it('a return of everything is signed again for what is left when a payment confirms between its balance read and its reservation', async () => {
+      const { engine, chain, asOwner, fundedAgent } = await withSeller(store);
+      const agent = await fundedAgent('alpha', '1');
+      const release = chain.pauseNextPrepare();
+      const racing = engine.returnFunds(asOwner, 'alpha', null);
+      await core.paid('alpha', outside('0.40'), null);
+      release();
+      expect((await racing).amount).toBe('0.60');
+      expect(await chain.usdcBalance(agent.walletAddress)).toBe(0n);
+    });
+
+    it("a return on one rail leaves out what is pending on the other: an agent's Base payments do not hold its Solana funds", async () => {
+      const { engine, asOwner, fundedAgent } = await withSeller(store);
+      await fundedAgent('alpha', '1');
+      core.store.insertTransfer(
+        paymentRow({
+          id: 'pay_base',
+          owner: core.owner,
+          agentId: 'alpha',
+          amount: micro('0.25'),
+          createdAt: 1,
+          rail: 'base',
+          status: 'pending',
+        }),
+      );
+      expect((await engine.returnFunds(asOwner, 'alpha', null)).amount).toBe('1.00');
     });
   });
 

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../../fixtures/core-engine.js';
-import { randomAddress } from '../../../../fixtures/memory-chain.js';
-import { expectCofferError } from '../../../../helpers/expect-error.js';
-import { KNOWN_FOR_MS } from '../../../../../server/core/payments/wallet-balance.js';
-import { isCofferError } from '../../../../../server/wire/errors.js';
-import { Rng } from '../../../../probe/lib/rng.js';
+import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../fixtures/core-engine.js';
+import { randomAddress } from '../../../fixtures/memory-chain.js';
+import { expectCofferError } from '../../../helpers/expect-error.js';
+import { KNOWN_FOR_MS } from '../../../../server/core/wallet-balance.js';
+import { isCofferError } from '../../../../server/wire/errors.js';
+import { Rng } from '../../../probe/lib/rng.js';
 
 /**
  * A payment is judged by the wallet's last balance read, less what Coffer confirmed leaving it since
- * (server/core/payments/wallet-balance.ts): the chain is read only where that would refuse, or is old.
+ * (server/core/wallet-balance.ts): the chain is read only where that would refuse, or is old.
  */
 const SELLER = randomAddress();
 const URL_PAID = 'https://api.example.test/forecast';
@@ -103,6 +103,56 @@ describe.each(STORES)('on the %s ledger', (store) => {
     await expectCofferError(first, 'insufficient_funds');
     expect(core.chain.calls.get('submitTransfer')).toBe(sends + 1);
     expect(core.store.listPayments(core.owner, 'alpha', 10).map((row) => row.status)).toEqual(['confirmed']);
+  });
+
+  it("counts what left by the ledger's order, not the clock: a clock set back and caught up again hides no payment", async () => {
+    await started(store, '1');
+    await pay('0.10');
+    core.advance(-5_000);
+    // Paid while the clock is behind: its confirmation is dated before the reading kept.
+    expect((await pay('0.85')).kind).toBe('done');
+    core.advance(5_001);
+    // Refused on what the wallet holds (0.05), before anything is sent.
+    const sends = core.chain.calls.get('submitTransfer') ?? 0;
+    await expectCofferError(pay('0.85'), 'insufficient_funds');
+    expect(core.chain.calls.get('submitTransfer')).toBe(sends);
+    expect(core.ledgerBalance('alpha')).toBe(50_000n);
+  });
+
+  it('a payment pending at the reading and confirmed while the clock is set back is still taken off', async () => {
+    await started(store, '1');
+    const pending = await buy(400_000n);
+    core.advance(-5_000);
+    await settled(pending);
+    core.advance(5_001);
+    const before = reads();
+    // 1.00 read, 0.40 gone since: 0.60 free, so 0.70 is read again and refused.
+    await expectCofferError(buy(700_000n), 'insufficient_funds');
+    expect(reads()).toBe(before + 1);
+  });
+
+  it('refused in its reservation on a kept reading, a payment is judged again on a fresh read: money that came in is paid from', async () => {
+    const { wallet } = await started(store, '0.1');
+    await pay('0.01');
+    // 5.00 comes in; the kept reading (0.10) does not know it, and covers each of these alone.
+    core.chain.mint(wallet, 5_000_000n);
+    const both = await Promise.all([pay('0.08'), pay('0.05')]);
+    expect(both.map((outcome) => outcome.kind)).toEqual(['done', 'done']);
+    expect(core.store.listPayments(core.owner, 'alpha', 10).filter((row) => row.status === 'confirmed')).toHaveLength(3);
+  });
+
+  it('a payment the chain refuses for want of funds drops the reading kept: the next one reads the chain', async () => {
+    const { wallet } = await started(store, '0.05');
+    await pay('0.01');
+    // Money leaves behind Coffer's back (the wallet's key used elsewhere): the reading cannot see it.
+    core.chain.settleForSeller(core.chain.signForSeller(wallet, core.owner, 30_000n, null).txWire);
+    const sends = core.chain.calls.get('submitTransfer') ?? 0;
+    await expectCofferError(pay('0.02'), 'insufficient_funds');
+    expect(core.chain.calls.get('submitTransfer')).toBe(sends + 1);
+    const before = reads();
+    await expectCofferError(pay('0.02'), 'insufficient_funds');
+    expect(reads()).toBe(before + 1);
+    expect(core.chain.calls.get('submitTransfer')).toBe(sends + 1);
   });
 
   it('judges each payment as a fresh read of the chain would, whatever came before (seeded runs)', async () => {
