@@ -27,6 +27,7 @@ describe('the EVM rail on the embedded chain', () => {
   let evm: EmbeddedEvm;
   let chain: EvmChain;
   let vault: WalletKeyVault;
+  let owner: string;
   let treasury: Address;
   let agent: Address;
   let reference = 0;
@@ -55,7 +56,7 @@ describe('the EVM rail on the embedded chain', () => {
       clock,
       funds,
     );
-    const owner = await vault.createWallet({ kind: 'treasury' });
+    owner = await vault.createWallet({ kind: 'treasury' });
     treasury = getAddress(await vault.evmWalletOf(owner, owner));
     agent = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
     await chain.prepareFeePayer(treasury);
@@ -107,6 +108,24 @@ describe('the EVM rail on the embedded chain', () => {
     expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
     await expectCofferError(chain.submitTransfer(prepared), 'transaction_expired');
     expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
+  });
+
+  it('a transfer that passed its simulation but reverted in its block stays undecided while it can still run', async () => {
+    // Two transfers that each fit the payer's funds and not both: simulated together, the second
+    // reverts in its block. Its authorization, public in that transaction, can still run until its end.
+    const payer = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), treasury));
+    await chain.submitTransfer(await chain.prepareTestMint(payer, 1_000_000n));
+    const [first, second] = [await prepare(payer, treasury, 700_000n), await prepare(payer, treasury, 700_000n)];
+    const sent = await Promise.allSettled([chain.submitTransfer(first), chain.submitTransfer(second)]);
+    expect(sent.map((each) => each.status)).toEqual(['fulfilled', 'rejected']);
+    // Not refused for good: the ledger keeps it pending, as a send whose outcome is not known yet.
+    expect((sent[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'chain_unavailable' });
+    expect(await chain.fateOf(second)).toEqual({ state: 'unknown' });
+    // Funds come in, and anyone runs the authorization: it landed, and its fate says so.
+    await chain.submitTransfer(await chain.prepareTestMint(payer, 1_000_000n));
+    await chain.resend(second);
+    expect((await chain.fateOf(second)).state).toBe('succeeded');
+    expect(await chain.usdcBalance(payer)).toBe(600_000n);
   });
 
   it('an agent pays without holding ETH: the relayer sends, and the agent sends nothing', async () => {

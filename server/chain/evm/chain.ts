@@ -201,9 +201,15 @@ export class EvmChain implements Chain {
     }
     if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(hash);
     if (receipt.status === 'success') return hash;
-    // Reverted in its block: the authorization did not run there; it may have run in another.
+    // Reverted in its block: the authorization did not run there; it may have run in another. Unused
+    // and not past its end, it is not refused for good: its signature is public in the reverted
+    // transaction, and anyone may run it until its end (after a top-up, say). It stays pending, and
+    // reconciliation says what became of it: landed, or dropped once past its end.
     const fate = await this.fateOfAuthorization(authorization);
     if (fate.state === 'succeeded') return fate.landedAs;
+    if (fate.state === 'unknown') {
+      throw new CofferError('chain_unavailable', `the transaction ${hash} carrying the transfer reverted; it may still run until its end`);
+    }
     throw new CofferError('chain_rejected', `the transaction ${hash} carrying the transfer failed on chain`);
   }
 
