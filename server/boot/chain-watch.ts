@@ -8,8 +8,10 @@ export const CHAIN_WATCH_INTERVAL_MS = 15_000;
  * payments still pending because the chain could not confirm them earlier, and carry on the image
  * generations they paid for. Runs never overlap; a
  * failing round (RPC down) is logged once per outage and retried on the next tick.
- * The embedded chains need neither: nothing outside the process sends to them, and they never leave a
- * transaction undecided.
+ * The embedded chains need neither: nothing outside the process sends to them, and they decide a
+ * transaction as it is sent, but for one case: a Base transfer that reverted in its block while its
+ * authorization can still run stays pending (evm/chain.ts submitTransfer) until the next start's
+ * reconciliation, or a later one asked of it.
  */
 export function startChainWatch(
   coffer: OpenedCoffer,

@@ -371,7 +371,11 @@ export class EvmChain implements Chain {
   private async landedIn(authorization: SignedAuthorization): Promise<string> {
     const fate = await this.fateOfAuthorization(authorization);
     if (fate.state === 'succeeded') return fate.landedAs;
-    throw new CofferError('chain_rejected', fate.state === 'failed' ? fate.error : 'the authorization was used, but not found on chain');
+    // Used, but its log not found yet (a node whose log index lags): it moved money somewhere, so it
+    // stays pending, and reconciliation finds where.
+    if (fate.state === 'unknown')
+      throw new CofferError('chain_unavailable', 'the authorization was used, but where is not found on chain yet');
+    throw new CofferError('chain_rejected', fate.state === 'failed' ? fate.error : 'the authorization was not run');
   }
 
   /**

@@ -48,6 +48,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         );
         // An embedded chain decides a transaction as it is sent (the EVM one mines at once; nothing runs
         // the periodic round on sim), so it is asked again now; a remote chain is asked next round.
+        // (On the embedded EVM, an authorization whose transaction reverted stays unknown until its end.)
         if (resent && chain.isSim) fate = await chain.fateOf(sent);
         if (fate.state === 'unknown') {
           report.stillPending += 1;

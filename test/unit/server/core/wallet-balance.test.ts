@@ -147,8 +147,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
     // Money leaves behind Coffer's back (the wallet's key used elsewhere): the reading cannot see it.
     core.chain.settleForSeller(core.chain.signForSeller(wallet, core.owner, 30_000n, null).txWire);
     const sends = core.chain.calls.get('submitTransfer') ?? 0;
+    const readsBefore = reads();
     await expectCofferError(pay('0.02'), 'insufficient_funds');
+    // Refused by the chain, on the kept reading: sent once, not read again nor retried.
     expect(core.chain.calls.get('submitTransfer')).toBe(sends + 1);
+    expect(reads()).toBe(readsBefore);
     const before = reads();
     await expectCofferError(pay('0.02'), 'insufficient_funds');
     expect(reads()).toBe(before + 1);

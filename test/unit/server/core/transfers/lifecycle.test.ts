@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../../fixtures/core-engine.js';
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
@@ -249,7 +249,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
       const { engine, chain, asOwner, fundedAgent } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
       const release = chain.pauseNextPrepare();
+      const prepared = chain.calls.get('prepareTransfer') ?? 0;
       const racing = engine.returnFunds(asOwner, 'alpha', null);
+      await vi.waitUntil(() => (chain.calls.get('prepareTransfer') ?? 0) > prepared);
       await core.paid('alpha', outside('0.40'), null);
       release();
       expect((await racing).amount).toBe('0.60');
