@@ -25,3 +25,35 @@ export class Timings {
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures: this.failures, n: sorted.length };
   }
 }
+
+/** The requests of one x402 purchase, timed by what each is: the seller's 402, Coffer's `/x402`, the paid retry. */
+export interface PurchaseSteps {
+  seller402: Timings;
+  paidRetry: Timings;
+  x402?: Timings;
+}
+
+/**
+ * A fetch that times each request of an x402 purchase into `steps`, by what it is (a request to the
+ * seller with a payment is its paid retry); `measured` says whether this one counts (past warm-up).
+ */
+export const steppedFetch =
+  (sellerUrl: string, measured: () => boolean, steps: PurchaseSteps): typeof fetch =>
+  async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
+    const step = url.pathname.endsWith('/x402')
+      ? (steps.x402 ?? null)
+      : url.origin === new URL(sellerUrl).origin
+        ? headers.has('payment-signature')
+          ? steps.paidRetry
+          : steps.seller402
+        : null;
+    if (step === null) return fetch(input, init);
+    let response!: Response;
+    await step.time(async () => {
+      response = await fetch(input, init);
+      return true;
+    }, measured());
+    return response;
+  };

@@ -23,7 +23,7 @@ import { BASE_SEPOLIA_X402, startEvmFacilitator, startEvmV2Seller } from '../fix
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { Timings } from './stats.js';
+import { Timings, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 
 const WARM_UP = 10;
@@ -90,26 +90,7 @@ export async function x402BaseRoundTrip(n: number) {
     let measuring = false;
     // Where each buyer's purchase spends its time: each request it makes, by what it is. The official
     // buyer's signing is what its purchase spends between its two requests.
-    const steppedBy =
-      (steps: { seller402: Timings; paidRetry: Timings; x402?: Timings }): typeof fetch =>
-      async (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : String(input));
-        const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
-        const step = url.pathname.endsWith('/x402')
-          ? (steps.x402 ?? null)
-          : url.origin === new URL(seller.url).origin
-            ? headers.has('payment-signature')
-              ? steps.paidRetry
-              : steps.seller402
-            : null;
-        if (step === null) return fetch(input, init);
-        let response!: Response;
-        await step.time(async () => {
-          response = await fetch(input, init);
-          return true;
-        }, measuring);
-        return response;
-      };
+    const steppedBy = (steps: PurchaseSteps) => steppedFetch(seller.url, () => measuring, steps);
     const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
     const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
     const stepped = steppedBy(steps);

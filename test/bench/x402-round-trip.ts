@@ -25,7 +25,7 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { Timings } from './stats.js';
+import { Timings, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 import { commandedChild } from './commanded-child.js';
 
@@ -107,26 +107,7 @@ export async function x402RoundTrip(n: number) {
     // Where each buyer's purchase spends its time: each request it makes, by what it is. The official
     // buyer's signing (its own RPC reads and the signature) is what its purchase spends between them.
     let measuring = false;
-    const steppedBy =
-      (steps: { seller402: Timings; paidRetry: Timings; x402?: Timings }): typeof fetch =>
-      async (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : String(input));
-        const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
-        const step = url.pathname.endsWith('/x402')
-          ? (steps.x402 ?? null)
-          : url.origin === new URL(seller.url).origin
-            ? headers.has('payment-signature')
-              ? steps.paidRetry
-              : steps.seller402
-            : null;
-        let response!: Response;
-        if (step === null) return fetch(input, init);
-        await step.time(async () => {
-          response = await fetch(input, init);
-          return true;
-        }, measuring);
-        return response;
-      };
+    const steppedBy = (steps: PurchaseSteps) => steppedFetch(seller.url, () => measuring, steps);
     const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
     const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
     const stepped = steppedBy(steps);
