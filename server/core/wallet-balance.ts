@@ -59,15 +59,11 @@ export async function freshReading(ctx: EngineContext, agent: AgentRecord, rail:
   return reading;
 }
 
-/** The reading kept, where it is recent and leaves `amount` free; else the chain's balance read now. */
-export const keptOrFreshReading = async (ctx: EngineContext, agent: AgentRecord, rail: Rail, amount: bigint): Promise<BalanceReading> =>
-  (await walletReading(ctx, agent, rail, amount)).reading;
-
 /**
  * A reading of the wallet to judge a payment of `amount` by: the one kept, where it is recent and
  * leaves the amount free; else the chain's balance, read now. `fresh` says which.
  */
-async function walletReading(
+export async function walletReading(
   ctx: EngineContext,
   agent: AgentRecord,
   rail: Rail,

@@ -19,7 +19,7 @@ import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
-import { freeBalance, keptOrFreshReading } from '../wallet-balance.js';
+import { freeBalance, walletReading } from '../wallet-balance.js';
 import { settleX402 } from '../transfers/seller-sent.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
@@ -238,7 +238,7 @@ async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: P
   const ordered = [...payables].sort((a, b) => Number(b.rail === preferred) - Number(a.rail === preferred));
   const free = await Promise.all(
     ordered.map(async ({ rail, requirement }) =>
-      freeBalance(ctx, agent, rail, await keptOrFreshReading(ctx, agent, rail, requirement.amount)),
+      freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading),
     ),
   );
   return ordered.find((payable, index) => free[index]! >= payable.requirement.amount) ?? ordered[0]!;
