@@ -6,6 +6,7 @@ import { CofferApiError } from '../client/client-error.js';
 import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { RAILS, type Rail } from '../wire/rails.js';
+import type { X402SignInBody } from '../wire/schemas.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
 export interface PayingAgent {
@@ -143,17 +144,13 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   }
   if (first.status !== 402) return unpaid(first);
 
-  const offer = readOffer(
-    first.headers,
-    await first
-      .clone()
-      .json()
-      .catch(() => null),
-  );
+  const seller = await sellerAsked(url, init, first);
+  const offer = readOffer(first.headers, seller.body);
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  if (offer.kind === 'x402') return payX402Offer(url, init, first, offer.signIn, options);
+  // Never signed in after a redirect: the proof would be for the URL asked, not the one that answered.
+  if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const { instructions } = offer;
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
@@ -350,18 +347,18 @@ const OWN_CODES = new Set<PaymentErrorCode>(['unsupported_offer', 'unreadable_40
 async function payX402Offer(
   url: string,
   init: RequestInit,
-  asked: Response,
+  asked: SellerAsked,
   offersSignIn: boolean,
   options: PayingFetchOptions,
 ): Promise<PaidResponse> {
   const api = cofferOf(options.agent, options.fetch ?? fetch);
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
-  // Never after a redirect: the proof would be for the URL asked, not the one that answered.
-  const signIn = offersSignIn && !asked.redirected ? await signedInCall(url, init, asked, options, api) : null;
+  const signIn = offersSignIn ? await signedInCall(url, init, asked, options, api) : null;
   if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
   // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
-  const bought = await boughtByCoffer(url, init, signIn?.response.status === 402 ? signIn.response : asked, options, api);
+  const offered = signIn?.response.status === 402 ? await sellerAsked(url, init, signIn.response) : asked;
+  const bought = await boughtByCoffer(url, init, offered, options, api);
   if ('unpaid' in bought) return unpaid(bought.unpaid);
   const { paid } = bought;
   const payment: PaymentMade = {
@@ -391,16 +388,19 @@ type X402Paid = { paymentId: string; amount: string; status: string; header: { n
 /** A rail as Coffer answered it (an older Coffer says none: it paid on Solana). */
 const railOf = (said: unknown): Rail => ((RAILS as readonly unknown[]).includes(said) ? (said as Rail) : 'sol');
 
-/** The seller's 402 as it came, for Coffer to pay. */
-const x402OfferOf = async (url: string, init: RequestInit, response: Response, options: PayingFetchOptions) => ({
+/** A seller's 402 as it came, as Coffer's x402 endpoints take it: its body read once, here (not JSON: none). */
+type SellerAsked = X402SignInBody;
+const sellerAsked = async (url: string, init: RequestInit, response: Response): Promise<SellerAsked> => ({
   url,
   method: (init.method ?? 'GET').toUpperCase(),
-  status: 402 as const,
+  status: 402,
   headers: headersOf(response),
-  body: await response
-    .clone()
-    .json()
-    .catch(() => undefined),
+  body: await response.json().catch(() => undefined),
+});
+
+/** The seller's 402, for Coffer to pay. */
+const x402OfferOf = (asked: SellerAsked, options: PayingFetchOptions) => ({
+  ...asked,
   ...(options.description ? { description: options.description.slice(0, 500) } : {}),
   ...(options.rail === undefined ? {} : { rail: options.rail }),
 });
@@ -413,13 +413,13 @@ const x402OfferOf = async (url: string, init: RequestInit, response: Response, o
 async function boughtByCoffer(
   url: string,
   init: RequestInit,
-  first: Response,
+  first: SellerAsked,
   options: PayingFetchOptions,
   api: CofferClient,
 ): Promise<{ paid: X402Paid } | { unpaid: Response }> {
   const idempotencyKey = `fetch-${randomUUID()}`;
   try {
-    let asked = await askCofferToPay(api, await x402OfferOf(url, init, first, options), idempotencyKey, options);
+    let asked = await askCofferToPay(api, x402OfferOf(first, options), idempotencyKey, options);
     if ('held' in asked) {
       options.onHeld?.(asked.held);
       const approval = await approvedOrThrow(api, asked.held).catch((error: unknown) => {
@@ -431,7 +431,7 @@ async function boughtByCoffer(
       });
       const again = await (options.fetch ?? fetch)(url, init);
       if (again.status !== 402) return { unpaid: again };
-      const offer = { ...(await x402OfferOf(url, init, again, options)), approvalId: approval.approvalId };
+      const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
       asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
       if ('held' in asked) throw new PaymentError('payment_refused', `Coffer held ${url} for the owner again after the owner's yes`);
     }
@@ -445,7 +445,7 @@ async function boughtByCoffer(
 /** Coffer pays the 402 (or holds it for the owner: the approval it waits for); a refusal is a PaymentError. */
 function askCofferToPay(
   api: CofferClient,
-  offer: Awaited<ReturnType<typeof x402OfferOf>> & { approvalId?: string },
+  offer: ReturnType<typeof x402OfferOf> & { approvalId?: string },
   idempotencyKey: string,
   options: PayingFetchOptions,
 ): Promise<{ paid: X402Paid } | { held: Approval }> {
@@ -525,23 +525,14 @@ function settlementReported(api: CofferClient, agentId: string, payment: Payment
 async function signedInCall(
   url: string,
   init: RequestInit,
-  asked: Response,
+  asked: SellerAsked,
   options: PayingFetchOptions,
   api: CofferClient,
 ): Promise<{ response: Response; address: string } | null> {
   const doFetch = options.fetch ?? fetch;
   let proof;
   try {
-    proof = await api.signInX402(options.agent.agentId, {
-      url,
-      method: (init.method ?? 'GET').toUpperCase(),
-      status: 402,
-      headers: headersOf(asked),
-      body: await asked
-        .clone()
-        .json()
-        .catch(() => undefined),
-    });
+    proof = await api.signInX402(options.agent.agentId, asked);
   } catch {
     return null;
   }
