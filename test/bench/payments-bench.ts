@@ -385,14 +385,25 @@ function x402BaseLines(onBase: Awaited<ReturnType<typeof x402BaseRoundTrip>>): s
   const { coffer, official } = onBase;
   const ms = (value: number) => fmt(value, 2);
   return [
-    `x402 on Base (a node with Base Sepolia's chain id, over JSON-RPC), ${X402_TRIPS} calls each, alternated:`,
+    `x402 on Base (a node with Base Sepolia's chain id, over JSON-RPC), ${X402_TRIPS} calls each, shuffled together:`,
     '                                                       p50 ms   p99 ms',
     `x402 purchase, official @x402/fetch, bare viem key     ${ms(official.p50)} ${ms(official.p99)}`,
     `x402 purchase, payingFetch through Coffer              ${ms(coffer.p50)} ${ms(coffer.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${onBase.steps.seller402.p50.toFixed(2)} ms, POST /x402 ${onBase.steps.x402.p50.toFixed(2)} ms, the paid retry ${onBase.steps.paidRetry.p50.toFixed(2)} ms`,
     `  the official buyer's (p50): the seller's 402 ${onBase.officialSteps.seller402.p50.toFixed(2)} ms, the paid retry ${onBase.officialSteps.paidRetry.p50.toFixed(2)} ms; signing, the rest, ${(official.p50 - onBase.officialSteps.seller402.p50 - onBase.officialSteps.paidRetry.p50).toFixed(2)} ms`,
     cpuLine(onBase.cpu),
+    ...afterLines(onBase.after),
     `ratio payingFetch / official on Base: p50 ${(coffer.p50 / official.p50).toFixed(3)} (goal 1.1), p99 ${(coffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${onBase.settled}; ${coffer.failures + official.failures} failed)`,
+  ];
+}
+
+/** Each kind's p50 by the kind of purchase before it (a Coffer purchase's settlement report runs into the next one). */
+function afterLines(after: Awaited<ReturnType<typeof x402BaseRoundTrip>>['after']): string[] {
+  const side = (each: { coffer: { p50: number; n: number }; official: { p50: number; n: number } }) =>
+    `Coffer ${each.coffer.p50.toFixed(2)} ms (${each.coffer.n}), official ${each.official.p50.toFixed(2)} ms (${each.official.n}), ratio ${(each.coffer.p50 / each.official.p50).toFixed(3)}`;
+  return [
+    `  p50 after an official purchase: ${side(after.official)}`,
+    `  p50 after a Coffer purchase (its settlement report still running): ${side(after.coffer)}`,
   ];
 }
 

@@ -2,7 +2,8 @@
  * An x402 purchase on Base as an agent lives it, against the official buyer on the same seller,
  * facilitator and chain (issue 50): `coffer serve` as its own process beside a node with Base
  * Sepolia's chain id, an official `@x402/express` seller settling through the official `@x402/evm`
- * facilitator (in the bench process). Alternated, in a fresh order each round:
+ * facilitator (in the bench process). Alternated in one shuffled sequence of both kinds, so that each
+ * kind follows each kind about as often (what a purchase leaves running falls on the next one):
  * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, the agent's
  *   EIP-3009 authorization signed and read back), the paid retry (the facilitator's verify and
  *   settle); the settlement report follows, not waited for;
@@ -103,6 +104,12 @@ export async function x402BaseRoundTrip(n: number) {
     // What each purchase costs the machine's two cores, while it runs: Coffer's settlement report, not
     // waited for, falls into the purchase after it, whichever that is.
     const cpu = { coffer: new CpuPerPurchase(), official: new CpuPerPurchase() };
+    // Each purchase timed again by the kind before it: a Coffer purchase leaves its settlement report
+    // running (Coffer reads the receipt from the node, in this process, and records it).
+    const after = {
+      official: { coffer: new Timings(), official: new Timings() },
+      coffer: { coffer: new Timings(), official: new Timings() },
+    };
     const purchases = [
       () =>
         cpu.coffer.time(
@@ -127,11 +134,23 @@ export async function x402BaseRoundTrip(n: number) {
           measuring,
         ),
     ];
-    // Seeded: every run shuffles alike.
+    // Seeded: every run shuffles alike. Shuffled in pairs (one of each kind a round), a kind followed
+    // the other three times in four, so Coffer's report fell mostly on the official buyer's purchases.
+    const kinds = ['coffer', 'official'] as const;
     const order = new Rng(0x5ba5e402);
-    for (let i = 0; i < WARM_UP + n; i++) {
-      measuring = i >= WARM_UP;
-      for (const purchase of order.shuffle(purchases)) await purchase();
+    const sequence = (count: number) => order.shuffle(kinds.flatMap((kind) => Array<(typeof kinds)[number]>(count).fill(kind)));
+    let before: (typeof kinds)[number] | null = null;
+    for (const [measured, count] of [
+      [false, WARM_UP],
+      [true, n],
+    ] as const) {
+      measuring = measured;
+      for (const kind of sequence(count)) {
+        const timings = kind === 'coffer' ? viaCoffer : viaOfficial;
+        await purchases[kinds.indexOf(kind)]!();
+        if (measuring && before !== null) after[before][kind].ms.push(timings.ms.at(-1)!);
+        before = kind;
+      }
     }
     return {
       coffer: viaCoffer.summary,
@@ -139,6 +158,10 @@ export async function x402BaseRoundTrip(n: number) {
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
       officialSteps: { seller402: officialSteps.seller402.summary, paidRetry: officialSteps.paidRetry.summary },
       cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary },
+      after: {
+        official: { coffer: after.official.coffer.summary, official: after.official.official.summary },
+        coffer: { coffer: after.coffer.coffer.summary, official: after.coffer.official.summary },
+      },
       settled: facilitator.settles.succeeded,
     };
   } finally {
