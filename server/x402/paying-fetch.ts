@@ -149,7 +149,8 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer === null) {
     throw new PaymentError('unreadable_402', `${url} asked for payment in a form Coffer cannot pay (USDC on Solana)`);
   }
-  // Never signed in after a redirect: the proof would be for the URL asked, not the one that answered.
+  // Sign-in is tried where offered, never after a redirect: the proof would be for the URL asked, not
+  // the one that answered.
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const { instructions } = offer;
   const api = cofferOf(options.agent, doFetch);
@@ -348,13 +349,13 @@ async function payX402Offer(
   url: string,
   init: RequestInit,
   asked: SellerAsked,
-  offersSignIn: boolean,
+  signInFirst: boolean,
   options: PayingFetchOptions,
 ): Promise<PaidResponse> {
   const api = cofferOf(options.agent, options.fetch ?? fetch);
   // A seller that offers sign-in may let the agent in on an earlier purchase: asked first, so that
   // nothing is bought twice. Its answer, if it still asks for payment, is the offer paid below.
-  const signIn = offersSignIn ? await signedInCall(url, init, asked, options, api) : null;
+  const signIn = signInFirst ? await signedInCall(url, init, asked, options, api) : null;
   if (signIn?.response.ok) return { ...unpaid(signIn.response), signedIn: { address: signIn.address } };
   // Not let in: the seller's fresh 402 is the offer paid (any other answer: the first one).
   const offered = signIn?.response.status === 402 ? await sellerAsked(url, init, signIn.response) : asked;
