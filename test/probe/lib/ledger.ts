@@ -77,9 +77,15 @@ export async function balanceOf(api: Api, agentId: string, key?: string): Promis
   return micro(body.balance);
 }
 
+/**
+ * What came into the treasury on Solana, the rail the probes move money on (the dashboard's
+ * `treasury.amount` is Solana's). On sim the treasury's Base account is funded at first start too:
+ * a deposit of its own, on the other rail. A deposit without a rail is Solana's (a Coffer before rails).
+ */
 export async function depositsTotal(api: Api): Promise<{ total: bigint; count: number }> {
-  const body = await api.ok<{ deposits: { amount: string }[] }>('GET', '/v1/treasury/deposits');
-  return { total: body.deposits.reduce((sum, d) => sum + micro(d.amount), 0n), count: body.deposits.length };
+  const body = await api.ok<{ deposits: { amount: string; rail?: string }[] }>('GET', '/v1/treasury/deposits');
+  const onSolana = body.deposits.filter((d) => (d.rail ?? 'sol') === 'sol');
+  return { total: onSolana.reduce((sum, d) => sum + micro(d.amount), 0n), count: onSolana.length };
 }
 
 /** An on-chain transfer as /v1/chain/transactions/:sig shows it (public chain data). */
