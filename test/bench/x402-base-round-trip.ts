@@ -110,8 +110,9 @@ export async function x402BaseRoundTrip(n: number) {
       official: { coffer: new Timings(), official: new Timings() },
       coffer: { coffer: new Timings(), official: new Timings() },
     };
-    const purchases = [
-      () =>
+    const timings = { coffer: viaCoffer, official: viaOfficial };
+    const purchases = {
+      coffer: () =>
         cpu.coffer.time(
           serve.child.pid,
           () =>
@@ -122,7 +123,7 @@ export async function x402BaseRoundTrip(n: number) {
             }, measuring),
           measuring,
         ),
-      () =>
+      official: () =>
         cpu.official.time(
           serve.child.pid,
           () =>
@@ -133,22 +134,21 @@ export async function x402BaseRoundTrip(n: number) {
             }, measuring),
           measuring,
         ),
-    ];
+    };
     // Seeded: every run shuffles alike. Shuffled in pairs (one of each kind a round), a kind followed
     // the other three times in four, so Coffer's report fell mostly on the official buyer's purchases.
-    const kinds = ['coffer', 'official'] as const;
+    type Kind = keyof typeof purchases;
     const order = new Rng(0x5ba5e402);
-    const sequence = (count: number) => order.shuffle(kinds.flatMap((kind) => Array<(typeof kinds)[number]>(count).fill(kind)));
-    let before: (typeof kinds)[number] | null = null;
+    const sequence = (count: number) => order.shuffle((['coffer', 'official'] as const).flatMap((kind) => Array<Kind>(count).fill(kind)));
+    let before: Kind | null = null;
     for (const [measured, count] of [
       [false, WARM_UP],
       [true, n],
     ] as const) {
       measuring = measured;
       for (const kind of sequence(count)) {
-        const timings = kind === 'coffer' ? viaCoffer : viaOfficial;
-        await purchases[kinds.indexOf(kind)]!();
-        if (measuring && before !== null) after[before][kind].ms.push(timings.ms.at(-1)!);
+        await purchases[kind]();
+        if (measuring && before !== null) after[before][kind].ms.push(timings[kind].ms.at(-1)!);
         before = kind;
       }
     }
