@@ -205,6 +205,23 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.confirmedOutflowsTotal(OWNER, 'b', 'sol')).toBe(7n);
   });
 
+  it('keeps counting a confirmation whose write was rolled back: what left is counted more, never less', () => {
+    const store = fresh(make);
+    store.insertTransfer(pay('p1', { status: 'pending', amount: 2n }));
+    expect(() =>
+      store.transaction(() => {
+        store.settleTransfer(store.getTransfer('p1')!, 'confirmed', null, 1_000);
+        throw new Error('the write failed after the confirmation');
+      }),
+    ).toThrow('the write failed');
+    expect(store.getTransfer('p1')!.status).toBe('pending');
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBe(2n);
+    // Confirmed for good after it: never less than what left (counted twice, a reading takes off more
+    // than left until a fresh read).
+    expect(store.settleTransfer(store.getTransfer('p1')!, 'confirmed', null, 2_000)).toBe(true);
+    expect(store.confirmedOutflowsTotal(OWNER, 'a', 'sol')).toBeGreaterThanOrEqual(2n);
+  });
+
   it('reads the payments that count a page at a time, in order, none twice or left out where a page ends among payments of the same millisecond', () => {
     const store = fresh(make);
     // 2,500 payments, seven to each millisecond, inserted out of order: pages of a thousand end inside a millisecond.
