@@ -128,6 +128,33 @@ describe('the EVM rail on the embedded chain', () => {
     expect(await chain.usdcBalance(payer)).toBe(600_000n);
   });
 
+  it('an authorization found used before its log is indexed stays undecided: it moved money somewhere', async () => {
+    // A node whose log index lags its state (load-balanced RPCs do): the token says the authorization
+    // ran, and no AuthorizationUsed log is found yet.
+    let logsLag = true;
+    const lagging = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom(
+        {
+          request: ({ method, params }) =>
+            logsLag && method === 'eth_getLogs' ? Promise.resolve([]) : evm.request(method, params as unknown[]),
+        },
+        { retryCount: 0 },
+      ),
+      vault,
+      clock,
+      null,
+    );
+    const prepared = await prepare(treasury, agent, 300_000n);
+    const landed = await chain.submitTransfer(prepared);
+    // Sent again through the lagging node (a retry, reconciliation): not failed, since the money moved.
+    await expectCofferError(lagging.submitTransfer(prepared), 'chain_unavailable');
+    expect(await lagging.fateOf(prepared)).toEqual({ state: 'unknown' });
+    logsLag = false;
+    expect(await lagging.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
+    expect(await lagging.submitTransfer(prepared)).toBe(landed);
+  });
+
   it('an agent pays without holding ETH: the relayer sends, and the agent sends nothing', async () => {
     const landed = await chain.submitTransfer(await prepare(agent, treasury, 500_000n));
     const receipt = await evm.request('eth_getTransactionReceipt', [landed]);
