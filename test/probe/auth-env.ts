@@ -7,6 +7,7 @@ import { Examples } from './lib/report.js';
 import type { Rng } from './lib/rng.js';
 import type { Serve } from './lib/serve.js';
 import type { DashboardSession } from './lib/session.js';
+import type { ProbeChains } from './routes.js';
 
 export interface Agent {
   agentId: string;
@@ -27,7 +28,9 @@ export interface AuthEnv {
   printed: DashboardSession;
   taskIds: { alice: string; victim: string };
   signature: string;
-  cached: { approvalId: string | null; token: string | null };
+  /** Base's chain where its rail is open: x402 offers are then paid there. */
+  chains: ProbeChains;
+  cached: { approvalId: string | null; token: string | null; paymentId: string };
   notes: string[];
 }
 

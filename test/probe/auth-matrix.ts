@@ -5,7 +5,16 @@ import type { Probe } from './lib/report.js';
 import { base58 } from './lib/rng.js';
 import { removeDir, tempDir } from './lib/cleanup.js';
 import { startServe, type Serve } from './lib/serve.js';
-import { enumerateRoutes, fillPath, takesOwner, validBody, type RouteSpec } from './routes.js';
+import {
+  enumerateRoutes,
+  fillPath,
+  takesOwner,
+  validBody,
+  x402Asked,
+  PROBE_BASE_PAY_TO,
+  type ProbeChains,
+  type RouteSpec,
+} from './routes.js';
 import { runMcpChecks } from './auth-mcp.js';
 import { Tracker, type Agent, type AuthEnv } from './auth-env.js';
 import { signIn } from './lib/session.js';
@@ -133,6 +142,8 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
       params.id = id;
     } else params.id = env.cached.approvalId;
   }
+  // Alice's x402 payment is made once, before the matrix (her cooldown would refuse the next); the victim's fresh.
+  if (route.pattern.includes(':paymentId')) params.paymentId = who === 'alice' ? env.cached.paymentId : await x402PaymentOf(env, agent);
   if (route.pattern.includes(':token')) {
     if (who === 'victim' || env.cached.token === null || !(await stillOpen(env, env.cached.token))) {
       const link = await env.api.call('POST', '/v1/link-sessions', { key: null, owner: null, body: { name: 'probe' } });
@@ -143,6 +154,18 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
     } else params.token = env.cached.token;
   }
   return params;
+}
+
+/** An x402 payment of the agent's own (on Base, where its rail is open), for the routes that name one. */
+async function x402PaymentOf(env: Pick<AuthEnv, 'api' | 'rng' | 'chains' | 'notes'>, agent: Agent): Promise<string> {
+  const paid = await env.api.call('POST', `/v1/agents/${agent.agentId}/x402`, {
+    key: agent.apiKey,
+    body: x402Asked(`http://127.0.0.1:9/probe/paid-${env.rng.int(0, 2 ** 31)}`, env.chains),
+  });
+  if (isJsonObject(paid.json) && typeof paid.json.paymentId === 'string') return paid.json.paymentId;
+  if (env.chains.base !== null)
+    env.notes.push(`auth: ${agent.agentId} could not pay an x402 offer (${paid.status} ${paid.text.slice(0, 80)})`);
+  return 'pay_none';
 }
 
 async function send(
@@ -159,7 +182,7 @@ async function send(
   if (route.pattern === '/v1/services') query.push('payTo=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx');
   if (route.pattern === '/login' || route.pattern === '/link') query.push('token=x');
   if (query.length > 0) path += `?${query.join('&')}`;
-  const body = validBody(route, unique);
+  const body = validBody(route, unique, env.chains);
   return rawRequest(env.serve.url, {
     method: route.method,
     path,
@@ -457,6 +480,20 @@ export const authMatrix: Probe = async (ctx) => {
     const bob = await deploy(api, 'bob', policy);
     const victim = await deploy(api, 'victim', { dailyBudget: '2.00', maxPerPayment: '0.50' });
     for (const agent of [alice, bob, victim]) await allocate(api, agent.agentId, '1.00');
+    // Where the Base rail is open (sim opens it on the embedded EVM), x402 offers are paid there.
+    const health = await api.ok<{ base: { chainId: number; usdc: string } | null }>('GET', '/v1/health');
+    const chains: ProbeChains = { base: health.base === null ? null : { chainId: health.base.chainId, usdc: health.base.usdc } };
+    if (chains.base !== null) {
+      for (const agent of [alice, victim])
+        await api.ok('POST', `/v1/agents/${agent.agentId}/allocate`, { body: { amount: '1.00', rail: 'base' } });
+      // Alice pays only what she is allowed to: the probe's x402 seller too. Her cooldown is lifted
+      // while she pays it and for her image below (the matrix's own checks want it back).
+      await api.ok('POST', '/v1/agents/alice/policy', {
+        body: { allowedServices: [...policy.allowedServices, PROBE_BASE_PAY_TO], cooldownSeconds: 0 },
+      });
+    }
+    const notes: string[] = [];
+    const alicePaid = await x402PaymentOf({ api, rng, chains, notes }, alice);
     await api.ok('POST', '/v1/agents/bob/pay', { key: bob.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
     const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/victim/pay', {
       key: victim.apiKey,
@@ -469,6 +506,7 @@ export const authMatrix: Probe = async (ctx) => {
         })
       ).taskId;
     const taskIds = { alice: await taskOf('alice'), victim: await taskOf('victim') };
+    if (chains.base !== null) await api.ok('POST', '/v1/agents/alice/policy', { body: { cooldownSeconds: policy.cooldownSeconds } });
 
     // The dashboard session: the one-time URL serve printed, and one minted with the owner key.
     const printed = await signIn(serve.url, serve.loginUrl);
@@ -490,8 +528,9 @@ export const authMatrix: Probe = async (ctx) => {
       printed,
       taskIds,
       signature: paid.txSignature,
-      cached: { approvalId: null, token: null },
-      notes: [],
+      chains,
+      cached: { approvalId: null, token: null, paymentId: alicePaid },
+      notes,
     };
     const routes = enumerateRoutes().filter((r) => r.auth !== 'unclassified');
     const { replayed, byCookie, controls } = await runHttpMatrix(env, routes, tracker);

@@ -203,8 +203,41 @@ export const takesOwner = (route: RouteSpec): boolean =>
   route.auth !== 'session' &&
   !NO_OWNER_PARAM.has(`${route.method} ${route.pattern}`);
 
+/** What the probe knows of the server's chains: Base's, where its rail is open (sim opens it on the embedded EVM). */
+export interface ProbeChains {
+  base: { chainId: number; usdc: string } | null;
+}
+
+/** An EVM account nobody holds the key of, paid by the probe's x402 offers on Base. */
+export const PROBE_BASE_PAY_TO = '0x000000000000000000000000000000000000dEaD';
+
+/**
+ * A seller's 402 as Coffer's /x402 takes it: on Base an x402 v2 offer of 0.001 USDC that Coffer pays
+ * (the authorization is signed and stays pending: no seller settles it); without Base an x402 v1
+ * offer with no terms, refused before anything is signed.
+ */
+export function x402Asked(url: string, chains: ProbeChains) {
+  if (chains.base === null) return { url, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+  const required = {
+    x402Version: 2,
+    resource: { url, description: 'a probe', mimeType: 'application/json' },
+    accepts: [
+      {
+        scheme: 'exact',
+        network: `eip155:${chains.base.chainId}`,
+        amount: '1000',
+        asset: chains.base.usdc,
+        payTo: PROBE_BASE_PAY_TO,
+        maxTimeoutSeconds: 60,
+        extra: { name: 'USDC', version: '2' },
+      },
+    ],
+  };
+  return { url, status: 402, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') }, body: {} };
+}
+
 /** A body the route accepts (with valid auth); `unique` keeps ids and keys distinct between calls. */
-export function validBody(route: RouteSpec, unique: string): unknown {
+export function validBody(route: RouteSpec, unique: string, chains: ProbeChains = { base: null }): unknown {
   const key = `${route.method} ${route.pattern}`;
   switch (key) {
     case 'POST /v1/agents/deploy':
@@ -224,11 +257,10 @@ export function validBody(route: RouteSpec, unique: string): unknown {
     case 'POST /v1/agents/:agentId/generate':
       return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
     case 'POST /v1/agents/:agentId/x402':
-      // An x402 v1 offer: on the sim chain it is refused before anything is signed.
-      return { url: `http://127.0.0.1:9/probe/${unique}`, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, chains);
     case 'POST /v1/agents/:agentId/x402/sign-in':
-      // On the sim chain it is refused before anything is signed.
-      return { url: `http://127.0.0.1:9/probe/${unique}`, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+      // The offer carries no sign-in challenge: refused before anything is signed.
+      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, chains);
     case 'POST /v1/agents/:agentId/x402/:paymentId/settlement':
       return { headers: {} };
     case 'POST /rpc':
