@@ -26,6 +26,13 @@ export class Timings {
   }
 }
 
+/** Whether a purchase's answer, read to its end, is the paid one (200). */
+export async function paidAnswer(answer: Promise<Response>): Promise<boolean> {
+  const response = await answer;
+  await response.arrayBuffer();
+  return response.status === 200;
+}
+
 /** The requests of one x402 purchase, timed by what each is: the seller's 402, Coffer's `/x402`, the paid retry. */
 export interface PurchaseSteps {
   seller402: Timings;

@@ -24,7 +24,7 @@ import { BASE_SEPOLIA_X402, startEvmFacilitator, startEvmV2Seller } from '../fix
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { Timings, steppedFetch, type PurchaseSteps } from './stats.js';
+import { Timings, paidAnswer, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 
 const WARM_UP = 10;
@@ -116,24 +116,14 @@ export async function x402BaseRoundTrip(n: number) {
         cpu.coffer.time(
           serve.child.pid,
           () =>
-            viaCoffer.time(async () => {
-              const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
-              await response.arrayBuffer();
-              return response.status === 200;
-            }, measuring),
+            viaCoffer.time(
+              () => paidAnswer(payingFetch(seller.url, {}, { agent: paying, fetch: stepped }).then((paid) => paid.response)),
+              measuring,
+            ),
           measuring,
         ),
       official: () =>
-        cpu.official.time(
-          serve.child.pid,
-          () =>
-            viaOfficial.time(async () => {
-              const response = await official(seller.url);
-              await response.arrayBuffer();
-              return response.status === 200;
-            }, measuring),
-          measuring,
-        ),
+        cpu.official.time(serve.child.pid, () => viaOfficial.time(() => paidAnswer(official(seller.url)), measuring), measuring),
     };
     // Seeded: every run shuffles alike. Shuffled in pairs (one of each kind a round), a kind followed
     // the other three times in four, so Coffer's report fell mostly on the official buyer's purchases.

@@ -25,7 +25,7 @@ import { startFacilitator, startV2Seller } from '../fixtures/x402-peers.js';
 import { micro, tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { Timings, steppedFetch, type PurchaseSteps } from './stats.js';
+import { Timings, paidAnswer, steppedFetch, type PurchaseSteps } from './stats.js';
 import { Rng } from '../probe/lib/rng.js';
 import { commandedChild } from './commanded-child.js';
 
@@ -123,17 +123,11 @@ export async function x402RoundTrip(n: number) {
     const agentProcess = agentBuying(seller.url, paying);
     const purchases = [
       () =>
-        viaCoffer.time(async () => {
-          const { response } = await payingFetch(seller.url, {}, { agent: paying, fetch: stepped });
-          await response.arrayBuffer();
-          return response.status === 200;
-        }, measuring),
-      () =>
-        viaOfficial.time(async () => {
-          const response = await official(seller.url);
-          await response.arrayBuffer();
-          return response.status === 200;
-        }, measuring),
+        viaCoffer.time(
+          () => paidAnswer(payingFetch(seller.url, {}, { agent: paying, fetch: stepped }).then((paid) => paid.response)),
+          measuring,
+        ),
+      () => viaOfficial.time(() => paidAnswer(official(seller.url)), measuring),
       () => viaAgentProcess.record(agentProcess.buy(), measuring),
       () =>
         viaMcp.time(async () => {
