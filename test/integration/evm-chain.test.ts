@@ -111,15 +111,18 @@ describe('the EVM rail on the embedded chain', () => {
   });
 
   it('a transfer that passed its simulation but reverted in its block stays undecided while it can still run', async () => {
-    // Two transfers that each fit the payer's funds and not both: simulated together, the second
-    // reverts in its block. Its authorization, public in that transaction, can still run until its end.
+    // Two transfers that each fit the payer's funds and not both: simulated together, the one mined
+    // second reverts in its block (which one that is, the race decides). Its authorization, public in
+    // that transaction, can still run until its end.
     const payer = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), treasury));
     await chain.submitTransfer(await chain.prepareTestMint(payer, 1_000_000n));
-    const [first, second] = [await prepare(payer, treasury, 700_000n), await prepare(payer, treasury, 700_000n)];
-    const sent = await Promise.allSettled([chain.submitTransfer(first), chain.submitTransfer(second)]);
-    expect(sent.map((each) => each.status)).toEqual(['fulfilled', 'rejected']);
+    const both = [await prepare(payer, treasury, 700_000n), await prepare(payer, treasury, 700_000n)];
+    const sent = await Promise.allSettled(both.map((prepared) => chain.submitTransfer(prepared)));
+    expect(sent.map((each) => each.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const reverted = sent.findIndex((each) => each.status === 'rejected');
+    const second = both[reverted]!;
     // Not refused for good: the ledger keeps it pending, as a send whose outcome is not known yet.
-    expect((sent[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'chain_unavailable' });
+    expect((sent[reverted] as PromiseRejectedResult).reason).toMatchObject({ code: 'chain_unavailable' });
     expect(await chain.fateOf(second)).toEqual({ state: 'unknown' });
     // Funds come in, and anyone runs the authorization: it landed, and its fate says so.
     await chain.submitTransfer(await chain.prepareTestMint(payer, 1_000_000n));
