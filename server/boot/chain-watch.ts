@@ -3,15 +3,15 @@ import type { OpenedCoffer } from './open-coffer.js';
 export const CHAIN_WATCH_INTERVAL_MS = 15_000;
 
 /**
- * On RPC networks, every 15 s: record USDC that arrived in the treasury from outside (on each rail
- * read from an RPC), settle
- * payments still pending because the chain could not confirm them earlier, and carry on the image
- * generations they paid for. Runs never overlap; a
- * failing round (RPC down) is logged once per outage and retried on the next tick.
- * The embedded chains need neither: nothing outside the process sends to them, and they decide a
- * transaction as it is sent, but for one case: a Base transfer that reverted in its block while its
- * authorization can still run stays pending (evm/chain.ts submitTransfer) until the next start's
- * reconciliation, or a later one asked of it.
+ * Every 15 s: record USDC that arrived in the treasury from outside (on each rail read from an RPC),
+ * settle payments still pending because the chain could not confirm them earlier, and carry on the
+ * image generations they paid for. Runs never overlap; a failing round (RPC down) is logged once per
+ * outage and retried on the next tick.
+ * The embedded Solana chain alone needs none of it: it decides a transfer as it is sent. The embedded
+ * Base chain leaves some pending: an x402 payment whose seller has not settled it (nor said so), and
+ * a transfer that reverted in its block while its authorization can still run (evm/chain.ts
+ * submitTransfer). Each is settled here once the chain says what became of it, or dropped once its
+ * authorization has ended, giving its budget back.
  */
 export function startChainWatch(
   coffer: OpenedCoffer,
@@ -39,8 +39,8 @@ export function startChainWatch(
     });
     return running;
   };
-  const embeddedOnly = coffer.chain.isSim && (coffer.base === null || coffer.base.chain.isSim);
-  if (embeddedOnly) return { stop: async () => undefined, tick: async () => undefined };
+  const nothingLeftPending = coffer.chain.isSim && coffer.base === null;
+  if (nothingLeftPending) return { stop: async () => undefined, tick: async () => undefined };
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
   void tick();

@@ -59,6 +59,16 @@ export interface EvmTestFunds {
   faucet: { wallet: string; account: Address };
 }
 
+/**
+ * A chain that mines a block only when a transaction comes (the embedded one, sim/chain.ts): its time
+ * stands still between them, so it is moved on to the clock's when Coffer must know whether an
+ * authorization has ended.
+ */
+export interface BlocksOnDemand {
+  /** Mines an empty block at the clock's time, after every transaction already sent to the chain. */
+  mineToNow(): Promise<void>;
+}
+
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
 /** The gas one move uses at most: 66,295 to a holder, 83,407 to an account never credited (measured), with room. */
@@ -94,6 +104,7 @@ export class EvmChain implements Chain {
     private readonly signers: EvmSigners,
     private readonly clock: Clock,
     private readonly testFunds: EvmTestFunds | null,
+    private readonly blocksOnDemand: BlocksOnDemand | null = null,
   ) {
     this.network = net.name;
     this.usdcMint = net.usdc;
@@ -392,7 +403,15 @@ export class EvmChain implements Chain {
     // One block read first, and the token's state asked at that very block: behind a load-balanced
     // RPC two calls may reach nodes at different heights, and a state older than the block read could
     // call an authorization that ran just before its end unused and past it (`dropped`).
-    const latest = await this.client.getBlock();
+    let latest = await this.client.getBlock();
+    // A chain that mines only when asked is brought to the clock's time once that is past the end:
+    // its next blocks are mined at the clock's time or later, in the order they were sent, so an
+    // authorization unused at that block can never run (without it, it would stay pending for good).
+    const now = BigInt(Math.floor(this.clock.now() / 1000));
+    if (this.blocksOnDemand !== null && latest.timestamp < authorization.validBefore && now >= authorization.validBefore) {
+      await this.blocksOnDemand.mineToNow();
+      latest = await this.client.getBlock();
+    }
     const used = await this.client.readContract({
       address: this.net.usdc,
       abi: USDC_ABI,

@@ -34,6 +34,7 @@ export async function openEmbeddedEvmRail(deps: { db: SqliteDatabase; vault: Evm
     deps.vault,
     deps.clock,
     testFunds,
+    evm,
   );
   return { chain, httpRoutes: evmRpcRoute(evm) };
 }

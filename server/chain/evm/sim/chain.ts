@@ -48,6 +48,11 @@ export interface EmbeddedEvm {
   mintTestUsdc(to: Address, amount: bigint): Promise<Hash>;
   /** The faucet sends test ETH (wei) to a wallet, for gas. */
   sendTestEth(to: Address, wei: bigint): Promise<Hash>;
+  /**
+   * Mines an empty block at the clock's time, after every request already written: the chain mines
+   * only when a transaction comes, so its time stands still between them.
+   */
+  mineToNow(): Promise<void>;
 }
 
 export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise<EmbeddedEvm> {
@@ -107,6 +112,9 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
     mintTestUsdc: (to, amount) =>
       fromFaucet(EMBEDDED_EVM_USDC, 0n, encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'mint', args: [to, amount] })),
     sendTestEth: (to, wei) => fromFaucet(to, wei),
+    mineToNow: async () => {
+      await write('evm_mine', []);
+    },
   };
 }
 

@@ -1,0 +1,115 @@
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
+import { startChainWatch } from '../../server/boot/chain-watch.js';
+import { deployAgent, manualClock, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { expectError } from '../helpers/expect-error.js';
+
+/**
+ * Issue 50, point 1, on the embedded EVM chain (sim, the default): an x402 payment on Base whose
+ * seller never settles fails `dropped` once its authorization has ended, giving its budget back,
+ * without a restart. The embedded chain mines a block only when a transaction comes, so its time
+ * stood still where it was: the authorization never read as ended, and no chain watch ran on sim.
+ */
+describe('an x402 payment on the embedded Base chain that no seller settles', () => {
+  let t: TestCoffer | null = null;
+  let dataDir = '';
+  afterEach(async () => {
+    await t?.stop();
+    t = null;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function unsettledPurchase() {
+    const clock = manualClock();
+    dataDir = tempDataDir();
+    t = await startCoffer({ clock, dataDir });
+    const coffer = t;
+    const { apiKey } = await deployAgent(coffer, 'unsettled', { dailyBudget: '0.01', maxPerPayment: '1' });
+    expect((await coffer.api('POST', coffer.withOwner('/v1/treasury/faucet'), { body: { amount: '5', rail: 'base' } })).status).toBe(200);
+    const allocated = await coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/allocate'), { body: { amount: '1', rail: 'base' } });
+    expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
+    const usdc = (await coffer.api('GET', '/v1/health')).body.base.usdc as string;
+    const url = 'https://seller.example/report';
+    const offer = {
+      headers: {
+        'payment-required': encodePaymentRequiredHeader({
+          x402Version: 2,
+          resource: { url, description: 'a report', mimeType: 'application/json' },
+          accepts: [
+            {
+              scheme: 'exact',
+              network: `eip155:${EMBEDDED_EVM_CHAIN_ID}`,
+              asset: usdc,
+              amount: '10000',
+              payTo: getAddress(privateKeyToAccount(generatePrivateKey()).address),
+              maxTimeoutSeconds: 60,
+              extra: { name: 'USDC', version: '2' },
+            },
+          ],
+        }),
+      },
+      body: {},
+      status: 402,
+      url,
+    };
+    const buy = () => coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/x402'), { key: apiKey, body: offer });
+    const paid = await buy();
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'pending', rail: 'base' });
+    // The day's budget is held by the pending payment.
+    expectError(await buy(), 402, 'daily_budget_exceeded');
+    const report = () =>
+      coffer.api('POST', coffer.withOwner(`/v1/agents/unsettled/x402/${paid.body.paymentId}/settlement`), {
+        key: apiKey,
+        body: { headers: {} },
+      });
+    const rowOf = () =>
+      coffer.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paid.body.paymentId);
+    return { coffer, clock, buy, report, rowOf, paymentId: paid.body.paymentId as string };
+  }
+
+  it('is dropped when asked after its end, with nothing else sent meanwhile, and its budget is back', async () => {
+    const { clock, buy, report, rowOf } = await unsettledPurchase();
+    expect((await report()).body.status).toBe('pending');
+    // Its authorization ends a minute after it was signed; nothing happens on the chain meanwhile.
+    clock.advance(120_000);
+    expect((await report()).body.status).toBe('failed');
+    expect(rowOf()).toEqual({ status: 'failed', errorCode: 'dropped' });
+    const again = await buy();
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+  });
+
+  it('is dropped by the chain watch, which runs on sim where the Base rail is the embedded chain; the block that ended it stays', async () => {
+    const { coffer, clock, rowOf, paymentId } = await unsettledPurchase();
+    const watch = startChainWatch(coffer.coffer, () => undefined, 3_600_000);
+    try {
+      await watch.tick();
+      expect(rowOf()).toEqual({ status: 'pending', errorCode: null });
+      clock.advance(120_000);
+      await watch.tick();
+      expect(rowOf()).toEqual({ status: 'failed', errorCode: 'dropped' });
+    } finally {
+      await watch.stop();
+    }
+    // The empty block that brought the chain to the clock's time is in its journal: a restart replays it.
+    const latestTime = async (c: TestCoffer) => {
+      const answer = await fetch(`${c.url}/evm-rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['latest', false] }),
+      });
+      return Number(BigInt(((await answer.json()) as { result: { timestamp: string } }).result.timestamp));
+    };
+    const before = await latestTime(coffer);
+    expect(before).toBeGreaterThanOrEqual(Math.floor(clock.now() / 1000));
+    await coffer.stop();
+    t = await startCoffer({ clock, dataDir });
+    expect(await latestTime(t)).toBe(before);
+    const row = t.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paymentId);
+    expect(row).toEqual({ status: 'failed', errorCode: 'dropped' });
+  });
+});
