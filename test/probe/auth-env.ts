@@ -7,7 +7,7 @@ import { Examples } from './lib/report.js';
 import type { Rng } from './lib/rng.js';
 import type { Serve } from './lib/serve.js';
 import type { DashboardSession } from './lib/session.js';
-import type { ProbeChains } from './routes.js';
+import type { ProbeWorld } from './routes.js';
 
 export interface Agent {
   agentId: string;
@@ -29,8 +29,8 @@ export interface AuthEnv {
   taskIds: { alice: string; victim: string };
   signature: string;
   /** Base's chain where its rail is open: x402 offers are then paid there. */
-  chains: ProbeChains;
-  cached: { approvalId: string | null; token: string | null; paymentId: string };
+  world: ProbeWorld;
+  cached: { approvalId: string | null; token: string | null; paymentId: string; emptyAgent: string | null };
   notes: string[];
 }
 

@@ -12,12 +12,13 @@ import {
   validBody,
   x402Asked,
   PROBE_BASE_PAY_TO,
-  type ProbeChains,
+  type ProbeWorld,
   type RouteSpec,
 } from './routes.js';
 import { runMcpChecks } from './auth-mcp.js';
 import { Tracker, type Agent, type AuthEnv } from './auth-env.js';
 import { signIn } from './lib/session.js';
+import { startEmptyBazaar } from './lib/empty-bazaar.js';
 
 /**
  * Probe 4: the auth matrix. For every authenticated route: no credentials, garbage and unknown keys
@@ -144,6 +145,17 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
   }
   // Alice's x402 payment is made once, before the matrix (her cooldown would refuse the next); the victim's fresh.
   if (route.pattern.includes(':paymentId')) params.paymentId = who === 'alice' ? env.cached.paymentId : await x402PaymentOf(env, agent);
+  // Sign-in proves an earlier purchase from the probe's seller: the victim's is made now (alice's was before the matrix).
+  if (route.pattern.endsWith('/x402/sign-in') && who === 'victim') await x402PaymentOf(env, agent);
+  // Only an agent that holds nothing is archived: one kept for the matrix (which must not archive
+  // it), a fresh one for each try expected to go through.
+  if (route.pattern.endsWith('/archive')) {
+    if (who === 'victim' || env.cached.emptyAgent === null) {
+      const empty = await deploy(env.api, `empty-${who}-${env.rng.int(0, 2 ** 31)}`, { dailyBudget: '1.00', maxPerPayment: '0.10' });
+      if (who === 'alice') env.cached.emptyAgent = empty.agentId;
+      params.agentId = empty.agentId;
+    } else params.agentId = env.cached.emptyAgent;
+  }
   if (route.pattern.includes(':token')) {
     if (who === 'victim' || env.cached.token === null || !(await stillOpen(env, env.cached.token))) {
       const link = await env.api.call('POST', '/v1/link-sessions', { key: null, owner: null, body: { name: 'probe' } });
@@ -157,13 +169,13 @@ async function paramsFor(env: AuthEnv, route: RouteSpec, who: 'alice' | 'victim'
 }
 
 /** An x402 payment of the agent's own (on Base, where its rail is open), for the routes that name one. */
-async function x402PaymentOf(env: Pick<AuthEnv, 'api' | 'rng' | 'chains' | 'notes'>, agent: Agent): Promise<string> {
+async function x402PaymentOf(env: Pick<AuthEnv, 'api' | 'rng' | 'world' | 'notes'>, agent: Agent): Promise<string> {
   const paid = await env.api.call('POST', `/v1/agents/${agent.agentId}/x402`, {
     key: agent.apiKey,
-    body: x402Asked(`http://127.0.0.1:9/probe/paid-${env.rng.int(0, 2 ** 31)}`, env.chains),
+    body: x402Asked(`http://127.0.0.1:9/probe/paid-${env.rng.int(0, 2 ** 31)}`, env.world),
   });
   if (isJsonObject(paid.json) && typeof paid.json.paymentId === 'string') return paid.json.paymentId;
-  if (env.chains.base !== null)
+  if (env.world.base !== null)
     env.notes.push(`auth: ${agent.agentId} could not pay an x402 offer (${paid.status} ${paid.text.slice(0, 80)})`);
   return 'pay_none';
 }
@@ -182,7 +194,7 @@ async function send(
   if (route.pattern === '/v1/services') query.push('payTo=93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx');
   if (route.pattern === '/login' || route.pattern === '/link') query.push('token=x');
   if (query.length > 0) path += `?${query.join('&')}`;
-  const body = validBody(route, unique, env.chains);
+  const body = validBody(route, unique, env.world);
   return rawRequest(env.serve.url, {
     method: route.method,
     path,
@@ -465,6 +477,7 @@ export const authMatrix: Probe = async (ctx) => {
   const dirA = tempDir('auth');
   const dirB = tempDir('auth-other');
   let serve: Serve | undefined;
+  const bazaar = await startEmptyBazaar();
   const tracker = new Tracker();
   const mcpTracker = new Tracker();
   const findings: string[] = [];
@@ -482,8 +495,13 @@ export const authMatrix: Probe = async (ctx) => {
     for (const agent of [alice, bob, victim]) await allocate(api, agent.agentId, '1.00');
     // Where the Base rail is open (sim opens it on the embedded EVM), x402 offers are paid there.
     const health = await api.ok<{ base: { chainId: number; usdc: string } | null }>('GET', '/v1/health');
-    const chains: ProbeChains = { base: health.base === null ? null : { chainId: health.base.chainId, usdc: health.base.usdc } };
-    if (chains.base !== null) {
+    const world: ProbeWorld = {
+      base: health.base === null ? null : { chainId: health.base.chainId, usdc: health.base.usdc },
+      bazaar: bazaar.url,
+    };
+    // Bazaar discovery on, with the probe's own facilitator: its refresh is then the owner's to ask.
+    await api.ok('POST', '/v1/bazaar', { body: { facilitator: bazaar.url } });
+    if (world.base !== null) {
       for (const agent of [alice, victim])
         await api.ok('POST', `/v1/agents/${agent.agentId}/allocate`, { body: { amount: '1.00', rail: 'base' } });
       // Alice pays only what she is allowed to: the probe's x402 seller too. Her cooldown is lifted
@@ -493,7 +511,7 @@ export const authMatrix: Probe = async (ctx) => {
       });
     }
     const notes: string[] = [];
-    const alicePaid = await x402PaymentOf({ api, rng, chains, notes }, alice);
+    const alicePaid = await x402PaymentOf({ api, rng, world, notes }, alice);
     await api.ok('POST', '/v1/agents/bob/pay', { key: bob.apiKey, body: { service: 'demo-weather', amount: '0.01' } });
     const paid = await api.ok<{ txSignature: string }>('POST', '/v1/agents/victim/pay', {
       key: victim.apiKey,
@@ -506,7 +524,7 @@ export const authMatrix: Probe = async (ctx) => {
         })
       ).taskId;
     const taskIds = { alice: await taskOf('alice'), victim: await taskOf('victim') };
-    if (chains.base !== null) await api.ok('POST', '/v1/agents/alice/policy', { body: { cooldownSeconds: policy.cooldownSeconds } });
+    if (world.base !== null) await api.ok('POST', '/v1/agents/alice/policy', { body: { cooldownSeconds: policy.cooldownSeconds } });
 
     // The dashboard session: the one-time URL serve printed, and one minted with the owner key.
     const printed = await signIn(serve.url, serve.loginUrl);
@@ -528,8 +546,8 @@ export const authMatrix: Probe = async (ctx) => {
       printed,
       taskIds,
       signature: paid.txSignature,
-      chains,
-      cached: { approvalId: null, token: null, paymentId: alicePaid },
+      world,
+      cached: { approvalId: null, token: null, paymentId: alicePaid, emptyAgent: null },
       notes,
     };
     const routes = enumerateRoutes().filter((r) => r.auth !== 'unclassified');
@@ -566,6 +584,7 @@ export const authMatrix: Probe = async (ctx) => {
     };
   } finally {
     await serve?.stop();
+    await bazaar.close();
     removeDir(dirA);
     removeDir(dirB);
   }

@@ -203,9 +203,13 @@ export const takesOwner = (route: RouteSpec): boolean =>
   route.auth !== 'session' &&
   !NO_OWNER_PARAM.has(`${route.method} ${route.pattern}`);
 
-/** What the probe knows of the server's chains: Base's, where its rail is open (sim opens it on the embedded EVM). */
-export interface ProbeChains {
+/**
+ * What the probe knows of the server's world: Base's chain, where its rail is open (sim opens it on
+ * the embedded EVM), and the Bazaar facilitator the probe serves itself (an empty list), if any.
+ */
+export interface ProbeWorld {
   base: { chainId: number; usdc: string } | null;
+  bazaar?: string | null;
 }
 
 /** An EVM account nobody holds the key of, paid by the probe's x402 offers on Base. */
@@ -214,30 +218,46 @@ export const PROBE_BASE_PAY_TO = '0x000000000000000000000000000000000000dEaD';
 /**
  * A seller's 402 as Coffer's /x402 takes it: on Base an x402 v2 offer of 0.001 USDC that Coffer pays
  * (the authorization is signed and stays pending: no seller settles it); without Base an x402 v1
- * offer with no terms, refused before anything is signed.
+ * offer with no terms, refused before anything is signed. `signIn`: the v2 offer also offers
+ * Sign-In-With-X on Base for the URL's origin (Coffer signs it for an agent that paid PROBE_BASE_PAY_TO).
  */
-export function x402Asked(url: string, chains: ProbeChains) {
-  if (chains.base === null) return { url, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
+export function x402Asked(url: string, world: ProbeWorld, signIn = false) {
+  if (world.base === null) return { url, status: 402, headers: {}, body: { x402Version: 1, accepts: [] } };
   const required = {
     x402Version: 2,
     resource: { url, description: 'a probe', mimeType: 'application/json' },
     accepts: [
       {
         scheme: 'exact',
-        network: `eip155:${chains.base.chainId}`,
+        network: `eip155:${world.base.chainId}`,
         amount: '1000',
-        asset: chains.base.usdc,
+        asset: world.base.usdc,
         payTo: PROBE_BASE_PAY_TO,
         maxTimeoutSeconds: 60,
         extra: { name: 'USDC', version: '2' },
       },
     ],
+    ...(signIn ? { extensions: { 'sign-in-with-x': signInChallenge(url, world.base.chainId) } } : {}),
   };
   return { url, status: 402, headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') }, body: {} };
 }
 
+/** A seller's Sign-In-With-X challenge for the URL's origin, taking proofs from Base accounts (EIP-191). */
+const signInChallenge = (url: string, chainId: number) => ({
+  info: {
+    domain: new URL(url).host,
+    uri: new URL(url).origin,
+    version: '1',
+    nonce: Math.random().toString(36).slice(2, 12),
+    issuedAt: new Date().toISOString(),
+    statement: 'Sign in to the probe',
+    resources: [url],
+  },
+  supportedChains: [{ chainId: `eip155:${chainId}`, type: 'eip191' }],
+});
+
 /** A body the route accepts (with valid auth); `unique` keeps ids and keys distinct between calls. */
-export function validBody(route: RouteSpec, unique: string, chains: ProbeChains = { base: null }): unknown {
+export function validBody(route: RouteSpec, unique: string, world: ProbeWorld = { base: null }): unknown {
   const key = `${route.method} ${route.pattern}`;
   switch (key) {
     case 'POST /v1/agents/deploy':
@@ -257,10 +277,10 @@ export function validBody(route: RouteSpec, unique: string, chains: ProbeChains 
     case 'POST /v1/agents/:agentId/generate':
       return { prompt: `a probe ${unique}`, modelId: 'sdxl', resolution: '1k' };
     case 'POST /v1/agents/:agentId/x402':
-      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, chains);
+      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, world);
     case 'POST /v1/agents/:agentId/x402/sign-in':
-      // The offer carries no sign-in challenge: refused before anything is signed.
-      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, chains);
+      // A challenge from the seller the probe's agents paid (without Base: no challenge, refused).
+      return x402Asked(`http://127.0.0.1:9/probe/${unique}`, world, true);
     case 'POST /v1/agents/:agentId/x402/:paymentId/settlement':
       return { headers: {} };
     case 'POST /rpc':
@@ -270,8 +290,8 @@ export function validBody(route: RouteSpec, unique: string, chains: ProbeChains 
     case 'POST /v1/settings':
       return { timeZone: 'UTC' };
     case 'POST /v1/bazaar':
-      // Off: the probe never makes Coffer reach out to a facilitator.
-      return { facilitator: null };
+      // The probe's own facilitator where it serves one, else off: never one outside the machine.
+      return { facilitator: world.bazaar ?? null };
     case 'POST /v1/link-sessions':
       return { name: 'probe' };
     case 'POST /v1/link-sessions/:token/complete':
