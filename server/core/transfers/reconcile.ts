@@ -11,7 +11,8 @@ export interface ReconcileReport {
 
 /**
  * Settles every pending move of money against the chain (lifecycle.ts's states): at start
- * before any request is served, and on RPC networks every 15 s. A row this process is sending right
+ * before any request is served, and every 15 s by the chain watch (boot/chain-watch.ts: on RPC
+ * networks, and on sim while its Base rail is open). A row this process is sending right
  * now is left to its sender. A row is confirmed or failed by what the chain says about its own
  * transaction (an x402 payment, sent by the seller's facilitator, is found by the agent's signature in
  * it); one the chain may still accept is sent again (the same signed bytes, so it lands once at most)
@@ -46,9 +47,9 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
             return false;
           },
         );
-        // An embedded chain decides a transaction as it is sent (the EVM one mines at once; nothing runs
-        // the periodic round on sim), so it is asked again now; a remote chain is asked next round.
-        // (On the embedded EVM, an authorization whose transaction reverted stays unknown until its end.)
+        // An embedded chain decides a transaction as it is sent (the EVM one mines at once), so it is
+        // asked again now; a remote chain is asked next round. (On the embedded EVM, an authorization
+        // whose transaction reverted stays unknown until its end, then is dropped: evm/chain.ts.)
         if (resent && chain.isSim) fate = await chain.fateOf(sent);
         if (fate.state === 'unknown') {
           report.stillPending += 1;
