@@ -71,8 +71,15 @@ export function hrefFor(route: Route): string {
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
-    const onChange = () => setRoute(parseRoute(window.location.hash));
+    const onChange = () =>
+      setRoute((current) => {
+        const next = parseRoute(window.location.hash);
+        return hrefFor(next) === hrefFor(current) ? current : next;
+      });
     window.addEventListener('hashchange', onChange);
+    // The hash may have changed between the first render and this listener (a page sent elsewhere
+    // while it started), its event gone before anyone listened: read once more, now.
+    onChange();
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return route;
