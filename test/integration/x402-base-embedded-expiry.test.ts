@@ -2,7 +2,11 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { evmFacilitatorSigner } from '../../server/x402/in-process-facilitator.js';
 import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { deployAgent, manualClock, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
@@ -34,22 +38,21 @@ describe('an x402 payment on the embedded Base chain that no seller settles', ()
     expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
     const usdc = (await coffer.api('GET', '/v1/health')).body.base.usdc as string;
     const url = 'https://seller.example/report';
+    const requirement: PaymentRequirements = {
+      scheme: 'exact',
+      network: `eip155:${EMBEDDED_EVM_CHAIN_ID}`,
+      asset: usdc,
+      amount: '10000',
+      payTo: getAddress(privateKeyToAccount(generatePrivateKey()).address),
+      maxTimeoutSeconds: 60,
+      extra: { name: 'USDC', version: '2' },
+    };
     const offer = {
       headers: {
         'payment-required': encodePaymentRequiredHeader({
           x402Version: 2,
           resource: { url, description: 'a report', mimeType: 'application/json' },
-          accepts: [
-            {
-              scheme: 'exact',
-              network: `eip155:${EMBEDDED_EVM_CHAIN_ID}`,
-              asset: usdc,
-              amount: '10000',
-              payTo: getAddress(privateKeyToAccount(generatePrivateKey()).address),
-              maxTimeoutSeconds: 60,
-              extra: { name: 'USDC', version: '2' },
-            },
-          ],
+          accepts: [requirement],
         }),
       },
       body: {},
@@ -69,7 +72,16 @@ describe('an x402 payment on the embedded Base chain that no seller settles', ()
       });
     const rowOf = () =>
       coffer.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paid.body.paymentId);
-    return { coffer, clock, buy, report, rowOf, paymentId: paid.body.paymentId as string };
+    return {
+      coffer,
+      clock,
+      buy,
+      report,
+      rowOf,
+      requirement,
+      paymentId: paid.body.paymentId as string,
+      header: paid.body.header as { name: string; value: string },
+    };
   }
 
   it('is dropped when asked after its end, with nothing else sent meanwhile, and its budget is back', async () => {
@@ -111,5 +123,20 @@ describe('an x402 payment on the embedded Base chain that no seller settles', ()
     expect(await latestTime(t)).toBe(before);
     const row = t.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paymentId);
     expect(row).toEqual({ status: 'failed', errorCode: 'dropped' });
+  });
+
+  it('is confirmed, not dropped, when the seller settled it before its end and it is asked about after', async () => {
+    const { coffer, clock, report, rowOf, requirement, header } = await unsettledPurchase();
+    // The official facilitator sends the authorization before its end, and nobody tells Coffer.
+    const relayer = privateKeyToAccount(generatePrivateKey());
+    await coffer.coffer.base!.chain.prepareFeePayer(relayer.address);
+    const signer = evmFacilitatorSigner({ account: relayer, rpcUrl: `${coffer.url}/evm-rpc`, chainId: EMBEDDED_EVM_CHAIN_ID });
+    const facilitator = new x402Facilitator().register(requirement.network, new ExactEvmFacilitatorScheme(signer));
+    const settled = await facilitator.settle(decodePaymentSignatureHeader(header.value), requirement);
+    expect(settled.success, JSON.stringify(settled)).toBe(true);
+    // Past its end, the chain is read again (an empty block mined first): it ran, so it is confirmed.
+    clock.advance(120_000);
+    expect((await report()).body).toMatchObject({ status: 'confirmed', txSignature: settled.transaction.toLowerCase() });
+    expect(rowOf()).toEqual({ status: 'confirmed', errorCode: null });
   });
 });

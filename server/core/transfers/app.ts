@@ -8,6 +8,6 @@ import type { EngineContext } from '../context.js';
 import { reconcilePending } from './reconcile.js';
 
 export const transfersApp = (ctx: EngineContext) => ({
-  /** Settles every move left pending against the chain (at start, and on a cluster every 15 s). */
+  /** Settles every move left pending against the chain (at start, and every 15 s by the chain watch: boot/chain-watch.ts). */
   reconcile: () => reconcilePending(ctx),
 });
