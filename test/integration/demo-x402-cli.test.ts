@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,8 +69,21 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   await exited;
 }
 
-/** A command line the demo printed, run from the user's shell. */
-const sh = (line: string) => spawnSync('/bin/sh', ['-c', line], { cwd: home, env: userEnv, encoding: 'utf8', timeout: 60_000 });
+/**
+ * A command line the demo printed, run from the user's shell. Not spawnSync: a test blocked for
+ * seconds misses that the servers closed its idle keep-alive sockets meanwhile (Node's 5 s), and its
+ * next request on one fails with "other side closed"; it would stop reading the demo's output too.
+ */
+const sh = (line: string) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', line], { cwd: home, env: userEnv, timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 
 /** What the demo printed, read as a person reads it. */
 function readPrinted(stdout: string) {
@@ -179,7 +192,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(printed.commands).toHaveLength(4);
     const [cofferFetch, cofferFetchBase, officialClient, officialClientEvm] = printed.commands as [string, string, string, string];
     expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
-    const paidByCoffer = sh(cofferFetch);
+    const paidByCoffer = await sh(cofferFetch);
     expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
     expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({
       city: 'Lisbon',
@@ -188,7 +201,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
 
     expect(cofferFetchBase).toMatch(/ fetch --rail base --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
-    const paidOnBase = sh(cofferFetchBase);
+    const paidOnBase = await sh(cofferFetchBase);
     expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
     expect(JSON.parse(paidOnBase.stdout)).toMatchObject({
       city: 'Lisbon',
@@ -197,7 +210,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(paidOnBase.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
 
     expect(officialClient).toMatch(/^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer\.json /);
-    const paidByOfficial = sh(officialClient);
+    const paidByOfficial = await sh(officialClient);
     expect(paidByOfficial.status, paidByOfficial.stderr).toBe(0);
     expect(paidByOfficial.stdout).toMatch(/^200 /);
     expect(JSON.parse(paidByOfficial.stdout.replace(/^200 /, ''))).toMatchObject({
@@ -208,7 +221,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(officialClientEvm).toMatch(
       /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc "\S+" eip155:790526\/0x/,
     );
-    const paidByOfficialOnEvm = sh(officialClientEvm);
+    const paidByOfficialOnEvm = await sh(officialClientEvm);
     expect(paidByOfficialOnEvm.status, paidByOfficialOnEvm.stderr).toBe(0);
     expect(JSON.parse(paidByOfficialOnEvm.stdout.replace(/^200 /, ''))).toMatchObject({
       symbol: 'SOL',
@@ -333,7 +346,7 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
       buyer: 1_000_000n,
     });
     expect(again.output.stdout).toMatch(/^ {2}on the EVM chain: 0x[0-9a-fA-F]{40} holding 99\.00 test USDC$/m);
-    const paid = sh(printed.commands[1]!);
+    const paid = await sh(printed.commands[1]!);
     expect(paid.status, paid.stderr).toBe(0);
     await stop(again.child, 'SIGTERM');
     expect(await again.exited).toBe(0);
@@ -350,8 +363,8 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
     expect(await second.exited).toBe(1);
     expect(second.output.stderr).toMatch(/\(data_dir_in_use\)/);
 
-    expect(sh(printed.commands[0]!).status).toBe(0);
-    expect(sh(printed.commands[1]!).status).toBe(0);
+    expect((await sh(printed.commands[0]!)).status).toBe(0);
+    expect((await sh(printed.commands[1]!)).status).toBe(0);
     await stop(first.child, 'SIGINT');
     expect(await first.exited).toBe(0);
     expect(first.output.stderr).toMatch(/stopped; \S+ kept/);
@@ -371,10 +384,10 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
       agent: 990_000n,
       buyer: 1_000_000n,
     });
-    const paid = sh(resumed.commands[0]!);
+    const paid = await sh(resumed.commands[0]!);
     expect(paid.status, paid.stderr).toBe(0);
     expect(await balancesOn(resumed.clusterUrl, { agent: agent.walletAddress })).toEqual({ agent: 980_000n });
-    const paidOnBase = sh(resumed.commands[1]!);
+    const paidOnBase = await sh(resumed.commands[1]!);
     expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
     expect(await evmBalancesOn(resumed.evm.url, { agent: resumed.evm.agent })).toEqual({ agent: 980_000n });
     // The treasury funded once on the chain: 100 less the agent's 1.00, on both starts.
