@@ -33,7 +33,8 @@ const BUYER_USDC = 1_000_000n;
 const GAS_ETH = parseEther('10');
 
 export interface RunningDemo {
-  dir: { path: string; temporary: boolean; resumed: boolean };
+  /** The demo's folder, and its Coffer's data dir in it (what the owner's commands take as --data-dir). */
+  dir: { path: string; cofferDataDir: string; temporary: boolean; resumed: boolean };
   clusterUrl: string;
   /** The facilitator's fee payer (a key of this run, with test SOL). */
   feePayer: string;
@@ -223,7 +224,7 @@ async function startParts(
   }
 
   return {
-    dir: { path: dir.path, temporary: dir.temporary, resumed },
+    dir: { path: dir.path, cofferDataDir: dir.cofferDir, temporary: dir.temporary, resumed },
     clusterUrl: cluster.url,
     feePayer: feePayer.address,
     seller: { url: sellerUrl, recipient: seller.recipients[0]!, price: seller.price },

@@ -188,9 +188,16 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(before).toMatchObject({ agent: 1_000_000n, buyer: 1_000_000n });
     expect(beforeOnEvm).toMatchObject({ agent: 1_000_000n, buyer: 1_000_000n });
 
-    // The four commands it printed, run from the user's shell, in that order.
-    expect(printed.commands).toHaveLength(4);
-    const [cofferFetch, cofferFetchBase, officialClient, officialClientEvm] = printed.commands as [string, string, string, string];
+    // The commands it printed, run from the user's shell, in that order: four purchases, then the owner's two.
+    expect(printed.commands).toHaveLength(6);
+    const [cofferFetch, cofferFetchBase, officialClient, officialClientEvm, ownerStatus, preferBase] = printed.commands as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
     const paidByCoffer = await sh(cofferFetch);
     expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
@@ -255,6 +262,21 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
         expect.objectContaining({ status: 'confirmed', amount: '0.01', protocol: 'x402', recipient: printed.evm.seller, rail: 'base' }),
       ]),
     );
+
+    // The owner's commands name the demo's Coffer by its data dir (a folder inside the demo's).
+    expect(ownerStatus).toMatch(new RegExp(` status --owner --data-dir ${printed.dataDir}/coffer$`));
+    const status = await sh(ownerStatus);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/treasury +99\.00 USDC on Solana/);
+    expect(status.stdout).toMatch(/x402-demo +active +0\.99 USDC on Solana +0\.99 USDC on Base/);
+    expect(preferBase).toMatch(new RegExp(` settings --preferred-rail base --data-dir ${printed.dataDir}/coffer$`));
+    const preferred = await sh(preferBase);
+    expect(preferred.status, preferred.stderr).toBe(0);
+    expect(preferred.stdout).toMatch(/x402 rail +Base \(set by you\)/);
+    // Then a purchase payable on both, with no rail asked, is paid on Base.
+    const paidOnPreferred = await sh(cofferFetch);
+    expect(paidOnPreferred.status, paidOnPreferred.stderr).toBe(0);
+    expect(paidOnPreferred.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed/);
 
     // Ctrl-C: everything stops, and the temporary folder is gone (npx itself then ends by the signal).
     await stop(demo.child, 'SIGINT');
