@@ -15,6 +15,11 @@ export function networkChip(network: string): string {
   return network === DEMO_LOCALNET ? `${DEMO_LOCALNET} (test money)` : network;
 }
 
+/** What the treasury's gas on Base is, by its network: test ETH on this machine's test chains (sim, the demo's). */
+export function gasWords(network: string): 'test ETH' | 'ETH' {
+  return network === 'sim' || network === DEMO_LOCALNET ? 'test ETH' : 'ETH';
+}
+
 /** The network in a sentence ("Deposits on ..."). */
 export function networkWords(network: string): string {
   if (network === 'sim') return 'the embedded sim chain (test USDC)';

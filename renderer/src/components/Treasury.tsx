@@ -6,7 +6,7 @@ import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
-import { networkWords } from '../../../server/wire/network-words.js';
+import { gasWords, networkWords } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -52,7 +52,7 @@ export function Treasury() {
             {treasury.baseGas !== null && (
               <p className={treasury.baseGas.low ? 'warning' : 'muted'} data-testid="treasury-base-gas">
                 Gas for moves on Base: {Number(treasury.baseGas.balance).toLocaleString('en-US', { maximumFractionDigits: 4 })}{' '}
-                {treasury.network === 'sim' ? 'test ETH' : 'ETH'}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves
+                {gasWords(treasury.network)}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves
                 {treasury.baseGas.low && ': send ETH to the Base deposit address before it runs out'}
               </p>
             )}

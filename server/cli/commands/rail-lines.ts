@@ -9,6 +9,7 @@ import type { DashboardTreasury } from '../../wire/answers/dashboard.js';
 import { groupThousands } from '../../wire/money.js';
 import { railName } from '../../wire/rail-words.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
+import { gasWords } from '../../wire/network-words.js';
 
 /** Why a balance on Base reads as unknown. */
 export const BASE_UNKNOWN = 'the Base rail is off here, or its node did not answer';
@@ -44,6 +45,6 @@ function shortEther(balance: string): string {
 export function gasLine(treasury: Pick<DashboardTreasury, 'baseGas' | 'network' | 'wallets'>): string | null {
   const gas = treasury.baseGas;
   if (gas === null) return null;
-  const line = `gas on Base: ${shortEther(gas.balance)} ${treasury.network === 'sim' ? 'test ETH' : 'ETH'}, about ${gas.moves.toLocaleString('en-US')} moves`;
+  const line = `gas on Base: ${shortEther(gas.balance)} ${gasWords(treasury.network)}, about ${gas.moves.toLocaleString('en-US')} moves`;
   return gas.low ? `${line}: LOW, send ETH to ${treasury.wallets.base ?? 'its Base address'} before it runs out` : line;
 }

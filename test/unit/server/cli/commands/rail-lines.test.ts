@@ -24,7 +24,7 @@ describe("coffer status's words for each rail", () => {
     expect(walletLines({ sol: SOL, base: null }, { sol: '1.00', base: null })).toEqual([`1.00 USDC on Solana  (${SOL})`]);
   });
 
-  it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim, and a warning under 100 moves", () => {
+  it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim and in coffer demo-x402, and a warning under 100 moves", () => {
     const treasury = { network: 'sim', wallets: { sol: SOL, base: BASE } };
     expect(gasLine({ ...treasury, baseGas: { balance: '0.009999871', moves: 4950, low: false } })).toBe(
       'gas on Base: 0.0099 test ETH, about 4,950 moves',
@@ -34,6 +34,9 @@ describe("coffer status's words for each rail", () => {
     );
     expect(gasLine({ ...treasury, baseGas: { balance: '1234', moves: 1_000_000, low: false } })).toBe(
       'gas on Base: 1,234 test ETH, about 1,000,000 moves',
+    );
+    expect(gasLine({ ...treasury, network: 'demo-localnet', baseGas: { balance: '9.9998', moves: 72_574, low: false } })).toBe(
+      'gas on Base: 9.9998 test ETH, about 72,574 moves',
     );
     expect(gasLine({ ...treasury, baseGas: null })).toBeNull();
   });
