@@ -370,9 +370,13 @@ describe('coffer status, pay, kill, open', () => {
       /\nx402 rail {2}Base \(set by you\): where a seller takes both, Base pays when the agent's wallet there holds the amount\n$/,
     );
     expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
-    const bad = await coffer(['settings', '--preferred-rail', 'ethereum', '--data-dir', dataDir]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/Preferred rail must be "sol" or "base".*\(invalid_request\)/);
+    // Another word is a usage error, said before Coffer is asked (so also where none runs).
+    for (const where of [dataDir, join(dataDir, 'nowhere')]) {
+      const bad = await coffer(['settings', '--preferred-rail', 'ethereum', '--data-dir', where]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--preferred-rail is sol, base or none, not "ethereum"/);
+    }
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
     const none = await coffer(['settings', '--preferred-rail', 'none', '--data-dir', dataDir]);
     expect(none.stdout).toMatch(/\nx402 rail {2}none preferred: .*\(Solana first\)\n$/);
     expect((await coffer(['settings', '--data-dir', dataDir])).stdout).not.toMatch(/x402 rail/);

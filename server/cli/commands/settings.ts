@@ -13,15 +13,14 @@ type Out = NodeJS.WritableStream;
  * Coffer's connection file.
  */
 export async function settingsCommand(
-  args: { timeZone?: string; preferredRail?: string; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
+  args: { timeZone?: string; preferredRail?: Rail | 'none'; bazaar?: string; bazaarRefresh?: boolean; dataDir?: string },
   out: Out = process.stdout,
 ): Promise<number> {
   const owner = readOwnerConnection(args.dataDir);
   const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
   const change = {
     ...(args.timeZone !== undefined && { timeZone: args.timeZone === 'machine' ? null : args.timeZone }),
-    // Any other word is the server's to refuse, in its words.
-    ...(args.preferredRail !== undefined && { preferredRail: (args.preferredRail === 'none' ? null : args.preferredRail) as Rail | null }),
+    ...(args.preferredRail !== undefined && { preferredRail: args.preferredRail === 'none' ? null : args.preferredRail }),
   };
   const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
   out.write(`time zone  ${settings.timeZone} (${settings.timeZoneFrom === 'machine' ? "this machine's" : 'set by you'})\n`);

@@ -1,6 +1,7 @@
 // The commands that set and stop agents, the owner's settings, and the dashboard.
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { defineCommand, UsageError } from '../command-line.js';
+import { preferredRailOption } from './rail-option.js';
 
 const agentCommands = () => import('../commands/agent-commands.js');
 
@@ -76,7 +77,7 @@ export const settings = defineCommand({
   run: async ({ values }) =>
     (await import('../commands/settings.js')).settingsCommand({
       timeZone: values['time-zone'],
-      preferredRail: values['preferred-rail'],
+      preferredRail: preferredRailOption(values['preferred-rail'], 'settings'),
       bazaar: values.bazaar,
       bazaarRefresh: values['bazaar-refresh'],
       dataDir: values['data-dir'],

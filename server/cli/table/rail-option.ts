@@ -6,3 +6,9 @@ export function railOption(rail: string | undefined, command: string): Rail | un
   if (rail === undefined || (RAILS as readonly string[]).includes(rail)) return rail as Rail | undefined;
   throw new UsageError(`--rail is sol or base, not "${rail}"`, command);
 }
+
+/** `--preferred-rail`: `sol`, `base`, or `none` (none preferred again); anything else is a usage error, before Coffer is asked. */
+export function preferredRailOption(rail: string | undefined, command: string): Rail | 'none' | undefined {
+  if (rail === undefined || rail === 'none' || (RAILS as readonly string[]).includes(rail)) return rail as Rail | 'none' | undefined;
+  throw new UsageError(`--preferred-rail is sol, base or none, not "${rail}"`, command);
+}
