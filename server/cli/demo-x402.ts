@@ -118,16 +118,9 @@ async function describe(demo: RunningDemo): Promise<string> {
     `    ${shellCommand(['fetch', '--config', demo.agent.configPath, weather])}`,
     ...(base === null ? [] : [`    ${shellCommand(['fetch', '--rail', 'base', '--config', demo.agent.configPath, weather])}`]),
     ...official,
-    ...(base === null
-      ? [
-          `  See it as the owner (the treasury and each agent):`,
-          `    ${shellCommand(['status', '--owner', '--data-dir', demo.dir.cofferDataDir])}`,
-        ]
-      : [
-          `  See it as the owner (the treasury and each agent, on each chain), and pay on the EVM chain where a seller takes both:`,
-          `    ${shellCommand(['status', '--owner', '--data-dir', demo.dir.cofferDataDir])}`,
-          `    ${shellCommand(['settings', '--preferred-rail', 'base', '--data-dir', demo.dir.cofferDataDir])}`,
-        ]),
+    `  See it as the owner (the treasury and each agent${base === null ? '):' : ', on each chain), and pay on the EVM chain where a seller takes both:'}`,
+    `    ${shellCommand(['status', '--owner', '--data-dir', demo.dir.cofferDataDir])}`,
+    ...(base === null ? [] : [`    ${shellCommand(['settings', '--preferred-rail', 'base', '--data-dir', demo.dir.cofferDataDir])}`]),
     '',
     demo.dir.temporary
       ? `Data dir: ${demo.dir.path} (temporary: removed when this stops)`
