@@ -168,6 +168,42 @@ describe('the EVM rail on the embedded chain', () => {
     expect(logs.map((log) => log.args)).toEqual([{ from: agent, to: treasury, value: 500_000n }]);
   });
 
+  it("reads many wallets' USDC in one call to the node, each the same as read alone", async () => {
+    const methods: string[] = [];
+    const counted = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom(
+        {
+          request: ({ method, params }) => {
+            methods.push(method);
+            return evm.request(method, params as unknown[]);
+          },
+        },
+        { retryCount: 0 },
+      ),
+      vault,
+      clock,
+      null,
+    );
+    // A dashboard's page of agents (50) on a public RPC: one eth_call, not one an account.
+    const strangers = Array.from({ length: 248 }, (_, index) => getAddress(`0x${(index + 1).toString(16).padStart(40, '0')}`));
+    const page = [treasury, agent, ...strangers.slice(0, 48), agent];
+    const balances = await counted.usdcBalances(page);
+    expect(methods.filter((method) => method === 'eth_call')).toHaveLength(1);
+    expect(balances.size).toBe(50);
+    expect(balances.get(treasury)).toBe(await chain.usdcBalance(treasury));
+    expect(balances.get(treasury)).toBeGreaterThan(0n);
+    expect(balances.get(agent)).toBe(await chain.usdcBalance(agent));
+    // More wallets than one call may create code for (EIP-3860's 48 KB): 100 a call.
+    methods.length = 0;
+    const many = await counted.usdcBalances([treasury, agent, ...strangers]);
+    expect(methods.filter((method) => method === 'eth_call')).toHaveLength(3);
+    expect(many.size).toBe(250);
+    expect(many.get(treasury)).toBe(balances.get(treasury));
+    for (const stranger of strangers) expect(many.get(stranger)).toBe(0n);
+    expect(await counted.usdcBalances([])).toEqual(new Map());
+  });
+
   it('finds USDC a wallet received from others, from a cursor on', async () => {
     const outsider = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'random' }), 'nobody'));
     await chain.submitTransfer(await chain.prepareTestMint(outsider, 7_000_000n));

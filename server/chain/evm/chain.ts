@@ -83,6 +83,12 @@ const MOVE_GAS_LIMIT = 150_000n;
 const FIRST_READ_BLOCKS = 2_000n;
 /** Pages a round reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
 const DEPOSIT_PAGES_PER_ROUND = 20;
+/**
+ * The calldata of the balance reads one `eth_call` carries at most (36 bytes a wallet): 100 wallets,
+ * some 22 KB with their encoding and Multicall3's code, under the 48 KB a contract's creation code
+ * may be (EIP-3860), which a deployless call is.
+ */
+const MULTICALL_BYTES = 3_600;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -149,9 +155,26 @@ export class EvmChain implements Chain {
     return this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [getAddress(wallet)] });
   }
 
+  /**
+   * Many wallets' USDC in one `eth_call` (viem's deployless Multicall3: no contract need be deployed
+   * on the chain), all read at the same block: a dashboard's page of agents on a public RPC is one
+   * request, not one an account, which public nodes would soon rate-limit.
+   */
   async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
     const unique = [...new Set(wallets)];
-    return new Map(await Promise.all(unique.map(async (wallet) => [wallet, await this.usdcBalance(wallet)] as const)));
+    if (unique.length === 0) return new Map();
+    const balances = await this.client.multicall({
+      contracts: unique.map((wallet) => ({
+        address: this.net.usdc,
+        abi: USDC_ABI,
+        functionName: 'balanceOf' as const,
+        args: [getAddress(wallet)] as const,
+      })),
+      allowFailure: false,
+      deployless: true,
+      batchSize: MULTICALL_BYTES,
+    });
+    return new Map(unique.map((wallet, index) => [wallet, balances[index]!]));
   }
 
   /** Any EVM address holds USDC without an account opened first. */
