@@ -47,6 +47,7 @@ import {
 import type { EvmSigners } from './signers.js';
 import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
+import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { Relayer } from './relayer.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
 import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
@@ -100,7 +101,7 @@ export class EvmChain implements Chain {
   readonly chainId: number;
   private readonly client: PublicClient;
   private readonly viemChain: ViemChain;
-  private domainRead: Promise<TokenDomain> | null = null;
+  private readonly tokenNaming: () => Promise<TokenNaming>;
   /** Each relayer sends one transaction at a time, so its nonces follow one another. */
   private readonly relayers = new Map<string, Relayer>();
 
@@ -123,16 +124,12 @@ export class EvmChain implements Chain {
       rpcUrls: { default: { http: [] } },
     });
     this.client = createPublicClient({ transport, chain: this.viemChain });
+    this.tokenNaming = tokenNamingReader(this.client, net.usdc);
   }
 
-  /** The token's EIP-712 domain, read from the token once (Base's USDC is "USD Coin", Base Sepolia's "USDC"). */
-  domain(): Promise<TokenDomain> {
-    this.domainRead ??= (async () => {
-      const read = (functionName: 'name' | 'version') => this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName });
-      return { name: await read('name'), version: await read('version'), chainId: this.net.chainId, verifyingContract: this.net.usdc };
-    })();
-    this.domainRead.catch(() => (this.domainRead = null));
-    return this.domainRead;
+  /** The token's EIP-712 domain: its name and version read from the token (token-domain.ts), this chain's id and the token's address. */
+  async domain(): Promise<TokenDomain> {
+    return { ...(await this.tokenNaming()), chainId: this.net.chainId, verifyingContract: this.net.usdc };
   }
 
   async gasCover(sender: string): Promise<{ balance: string; moves: number }> {

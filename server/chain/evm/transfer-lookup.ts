@@ -10,6 +10,7 @@ import { createPublicClient, getAddress, http, parseEventLogs, type Address, typ
 import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { evmNetworkOf } from './networks.js';
+import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 
 /**
  * The token's transfer in a transaction: null where it is not one, or it moved the token more than
@@ -67,26 +68,18 @@ export async function ranAuthorization(client: PublicClient, usdc: Address, txHa
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
-  tokenDomain(): Promise<{ name: string; version: string }>;
+  tokenDomain(): Promise<TokenNaming>;
 }
 
 /** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
 export function evmTransferLookup(transport: Transport, network: { name: string; chainId: number; usdc: Address }): EvmTransferLookup {
   const client = createPublicClient({ transport });
-  let domain: Promise<{ name: string; version: string }> | null = null;
   return {
     network: network.name,
     chainId: network.chainId,
     usdcMint: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
-    // Read from the token once (never assumed: Base's USDC is "USD Coin", Base Sepolia's "USDC").
-    tokenDomain: () => {
-      domain ??= Promise.all(
-        (['name', 'version'] as const).map((functionName) => client.readContract({ address: network.usdc, abi: USDC_ABI, functionName })),
-      ).then(([name, version]) => ({ name: name!, version: version! }));
-      domain.catch(() => (domain = null));
-      return domain;
-    },
+    tokenDomain: tokenNamingReader(client, network.usdc),
   };
 }
 
