@@ -140,7 +140,7 @@ describe('coffer status, pay, kill, open', () => {
     expect(agent.stderr).toMatch(/no agent "cli-agnet" for this owner \(did you mean "cli-agent"\?\)/);
   });
 
-  it('coffer fetch: a host that does not answer is named, nothing paid; at a terminal the body ends its line', async () => {
+  it('coffer fetch: a host that does not answer is named, nothing paid; a free URL says nothing was paid; at a terminal the body ends its line', async () => {
     const { fetchCommand } = await import('../../server/cli/commands/fetch-command.js');
     const written = (tty: boolean) => {
       const chunks: string[] = [];
@@ -171,8 +171,14 @@ describe('coffer status, pay, kill, open', () => {
       expect(await fetchCommand(configFile, { url, headers: [] }, terminal, written(true))).toBe(0);
       expect(terminal.chunks.join('')).toBe('no newline at the end\n');
       const piped = written(false);
-      expect(await fetchCommand(configFile, { url, headers: [] }, piped, written(false))).toBe(0);
+      const said = written(false);
+      expect(await fetchCommand(configFile, { url, headers: [] }, piped, said)).toBe(0);
       expect(piped.chunks.join('')).toBe('no newline at the end');
+      // A URL that asks no payment: stderr says nothing was paid, on the rail asked for too.
+      expect(said.chunks.join('')).toBe(`Nothing paid: ${url} asked no payment.\n`);
+      const onBase = written(false);
+      expect(await fetchCommand(configFile, { url, headers: [], rail: 'base' }, written(false), onBase)).toBe(0);
+      expect(onBase.chunks.join('')).toBe(`Nothing paid: ${url} asked no payment.\n`);
     } finally {
       free.close();
     }

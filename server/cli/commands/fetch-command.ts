@@ -8,7 +8,7 @@ type Out = NodeJS.WritableStream;
 /**
  * `coffer fetch <url>`: calls a URL as the linked agent; a 402 (Coffer's terms or an x402 offer) is
  * paid within the agent's policy and the request is sent again with the payment. The body bought goes
- * to stdout, what was paid to stderr, so the command pipes like curl.
+ * to stdout, what was paid (or that nothing was) to stderr, so the command pipes like curl.
  */
 export async function fetchCommand(
   configPath: string,
@@ -39,6 +39,8 @@ export async function fetchCommand(
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
+    // Said, so that a free URL is not taken for one paid (a 402 left unpaid is said below).
+    if (payment === null && signedIn === undefined && response.status !== 402) err.write(`Nothing paid: ${args.url} asked no payment.\n`);
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
