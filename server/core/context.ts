@@ -66,6 +66,11 @@ export interface EngineState {
   tasksRunning: Map<string, Promise<void>>;
   /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
   lastRefusals: Map<string, { what: string; at: number }>;
+  /**
+   * Pending rows whose sending again failed, said once in the log (reconcile.ts): the chain watch
+   * tries them every 15 s until they land or end, and a row short of funds would say so each round.
+   */
+  resendFailuresSaid: Set<string>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (policy/spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
   /**
@@ -88,6 +93,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
       transfersInFlight: new Map(),
       tasksRunning: new Map(),
       lastRefusals: new Map(),
+      resendFailuresSaid: new Set(),
       recentRefusals: new Map(),
       whatIfs: new Map(),
       walletReadings: new Map(),

@@ -22,7 +22,11 @@ export interface ReconcileReport {
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
   const live = ctx.state.transfersInFlight;
-  for (const row of ctx.store.pendingTransfers().filter((pending) => !live.has(pending.id))) {
+  const pending = ctx.store.pendingTransfers();
+  const said = ctx.state.resendFailuresSaid;
+  const stillPending = new Set(pending.map((row) => row.id));
+  for (const id of said) if (!stillPending.has(id)) said.delete(id);
+  for (const row of pending.filter((each) => !live.has(each.id))) {
     try {
       if (row.kind === 'payment' && row.protocol === 'x402') {
         const outcome = await settleX402(ctx, row, null);
@@ -43,7 +47,13 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         const resent = await chain.resend(sent).then(
           () => true,
           (error: Error) => {
-            ctx.log(`reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending`);
+            // Said once a row: it is tried again every round until it lands or ends.
+            if (!said.has(row.id)) {
+              said.add(row.id);
+              ctx.log(
+                `reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending, tried again each round`,
+              );
+            }
             return false;
           },
         );
