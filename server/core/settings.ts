@@ -10,6 +10,7 @@ import type { AuditStore, MetaStore } from './ports/store.js';
 import type { SettingsBody } from '../wire/schemas.js';
 import type { Settings } from '../wire/answers/settings.js';
 import type { Rail } from '../wire/rails.js';
+import { CofferError } from '../wire/errors.js';
 
 type SettingsContext = ContextWith<MetaStore & AuditStore>;
 
@@ -41,14 +42,18 @@ export function readSettings(ctx: SettingsContext, principal: Principal): Settin
  * Sets what the body names. The time zone (null: the machine's again): moving it moves where each
  * calendar window begins, so a day's budget may start afresh sooner, a change of what can be spent,
  * behind a fresh sign-in as a loosening is. The preferred rail (null: none) changes which wallet pays,
- * never how much may be spent, so it needs no fresh sign-in. Each change is audited on its own (the
- * rail only where it changed).
+ * never how much may be spent, so it needs no fresh sign-in; Base only where its rail is open. Each
+ * change is audited on its own (the rail only where it changed).
  */
 export function updateSettings(ctx: SettingsContext, principal: Principal, body: SettingsBody): Settings {
   requireOwner(principal);
   if (body.timeZone !== undefined) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
-  const before = readSettings(ctx, principal);
   const { timeZone, preferredRail } = body;
+  // A preference no purchase could follow is refused rather than kept in silence.
+  if (preferredRail === 'base' && (ctx.base ?? null) === null) {
+    throw new CofferError('rail_unavailable', 'the Base rail is not open on this data dir: its x402 purchases are paid on Solana');
+  }
+  const before = readSettings(ctx, principal);
   if (timeZone !== undefined) {
     if (timeZone === null) ctx.store.deleteMeta(TIME_ZONE);
     else ctx.store.setMeta(TIME_ZONE, timeZone);

@@ -77,6 +77,18 @@ describe("settings: the owner's time zone", () => {
   });
 });
 
+describe('settings where the Base rail is off', () => {
+  const t = useCoffer({ baseRpc: 'off' });
+
+  it('refuses Base as the preferred rail, changing nothing; Solana and none are taken', async () => {
+    const set = (body: unknown) => t.api('POST', t.withOwner('/v1/settings'), { body });
+    expectError(await set({ preferredRail: 'base', timeZone: 'UTC' }), 503, 'rail_unavailable', /Base rail is not open/);
+    expect((await t.api('GET', t.withOwner('/v1/settings'))).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: null });
+    expect((await set({ preferredRail: 'sol' })).body).toMatchObject({ preferredRail: 'sol' });
+    expect((await set({ preferredRail: null })).body).toMatchObject({ preferredRail: null });
+  });
+});
+
 describe('settings from a dashboard session signed in over ten minutes ago', () => {
   const clock = manualClock();
   const t = useCoffer({ clock });

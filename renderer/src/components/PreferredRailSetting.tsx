@@ -15,8 +15,10 @@ const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
  */
 export function PreferredRailSetting() {
   const settings = useDashboard((s) => s.settings);
+  // Where the Base rail is off there is one rail to pay on (a preference set before still shows, to be cleared).
+  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.wallets.base === null);
   const [editing, setEditing] = useState(false);
-  if (!settings) return null;
+  if (!settings || (baseOff && settings.preferredRail === null)) return null;
   const preferred = settings.preferredRail;
   return (
     <>

@@ -15,7 +15,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   cleanup();
-  useDashboard.setState({ client: null, settings: null });
+  useDashboard.setState({ client: null, settings: null, dashboard: null });
 });
 
 describe('the preferred x402 rail setting', () => {
@@ -49,5 +49,20 @@ describe('the preferred x402 rail setting', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('sign in again');
     expect(updateSettings).toHaveBeenCalledWith({ preferredRail: 'sol' });
     expect(useDashboard.getState().settings).toEqual(settings);
+  });
+
+  it('is not offered where the Base rail is off, unless a preference set before is there to be cleared', () => {
+    const offBase = (base: string | null) =>
+      useDashboard.setState({ dashboard: { treasury: { wallets: { sol: 'So1ana', base } } } as never });
+    offBase(null);
+    const { rerender } = render(<PreferredRailSetting />);
+    expect(screen.queryByTestId('preferred-rail')).toBeNull();
+    useDashboard.setState({ settings: { ...settings, preferredRail: 'base' } });
+    rerender(<PreferredRailSetting />);
+    expect(screen.getByTestId('preferred-rail').textContent).toBe('Base · set by you');
+    useDashboard.setState({ settings });
+    offBase('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+    rerender(<PreferredRailSetting />);
+    expect(screen.getByTestId('preferred-rail').textContent).toBe('None preferred');
   });
 });
