@@ -5,6 +5,7 @@ import type { Rail } from '../../../server/wire/rails.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { SettingFormEnd } from './SettingFormEnd.js';
+import { SettingRow } from './SettingRow.js';
 
 const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
 
@@ -17,32 +18,26 @@ export function PreferredRailSetting() {
   const settings = useDashboard((s) => s.settings);
   // Where the Base rail is off there is one rail to pay on (a preference set before still shows, to be cleared).
   const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.wallets.base === null);
-  const [editing, setEditing] = useState(false);
   if (!settings || (baseOff && settings.preferredRail === null)) return null;
   const preferred = settings.preferredRail;
   return (
-    <>
-      <div className="setting">
-        <div className="setting-text">
-          <span className="label-like">x402 rail</span>{' '}
-          <span data-testid="preferred-rail">
-            <strong>{preferred === null ? 'None preferred' : RAIL_NAMES[preferred]}</strong>
-            {preferred !== null && ' · set by you'}
-          </span>
-          <p className="hint">
-            {preferred === null
-              ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
-              : `Where a seller takes Solana and Base, the agent pays on ${RAIL_NAMES[preferred]} when its wallet there holds the amount, else from the other.`}
-          </p>
-        </div>
-        {!editing && (
-          <button type="button" className="button small" onClick={() => setEditing(true)} aria-label="Change the x402 rail">
-            Change
-          </button>
-        )}
-      </div>
-      {editing && <PreferredRailForm settings={settings} onDone={() => setEditing(false)} />}
-    </>
+    <SettingRow
+      label="x402 rail"
+      testId="preferred-rail"
+      value={
+        <>
+          <strong>{preferred === null ? 'None preferred' : RAIL_NAMES[preferred]}</strong>
+          {preferred !== null && ' · set by you'}
+        </>
+      }
+      hint={
+        preferred === null
+          ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
+          : `Where a seller takes Solana and Base, the agent pays on ${RAIL_NAMES[preferred]} when its wallet there holds the amount, else from the other.`
+      }
+      changeLabel="Change the x402 rail"
+      form={(done) => <PreferredRailForm settings={settings} onDone={done} />}
+    />
   );
 }
 

@@ -4,6 +4,7 @@ import type { Settings } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { SettingFormEnd } from './SettingFormEnd.js';
+import { SettingRow } from './SettingRow.js';
 import { browserTimeZone, differsFromBrowser, matchZones, offsetOf, zoneChoices } from '../lib/time-zone.js';
 
 /**
@@ -13,34 +14,30 @@ import { browserTimeZone, differsFromBrowser, matchZones, offsetOf, zoneChoices 
  */
 export function TimeZoneSetting() {
   const settings = useDashboard((s) => s.settings);
-  const [editing, setEditing] = useState(false);
   if (!settings) return null;
   const browser = browserTimeZone();
   return (
-    <>
-      <div className="setting">
-        <div className="setting-text">
-          <span className="label-like">Time zone</span>{' '}
-          <span data-testid="time-zone">
-            <strong>{settings.timeZone}</strong>
-            {withOffset(settings.timeZone, offsetOf(settings.timeZone))}
-            {' · '}
-            {settings.timeZoneFrom === 'machine' ? "this computer's" : 'set by you'}
-          </span>
-          <p className="hint">
-            Day, week and month budgets begin at midnight here, and a policy that ends on a day ends at that day's midnight here.
-            {differsFromBrowser(settings.timeZone, browser) &&
-              ` This browser is in ${browser}; the agent pages show times in ${settings.timeZone}.`}
-          </p>
-        </div>
-        {!editing && (
-          <button type="button" className="button small" onClick={() => setEditing(true)} aria-label="Change the time zone">
-            Change
-          </button>
-        )}
-      </div>
-      {editing && <TimeZoneForm settings={settings} onDone={() => setEditing(false)} />}
-    </>
+    <SettingRow
+      label="Time zone"
+      testId="time-zone"
+      value={
+        <>
+          <strong>{settings.timeZone}</strong>
+          {withOffset(settings.timeZone, offsetOf(settings.timeZone))}
+          {' · '}
+          {settings.timeZoneFrom === 'machine' ? "this computer's" : 'set by you'}
+        </>
+      }
+      hint={
+        <>
+          Day, week and month budgets begin at midnight here, and a policy that ends on a day ends at that day's midnight here.
+          {differsFromBrowser(settings.timeZone, browser) &&
+            ` This browser is in ${browser}; the agent pages show times in ${settings.timeZone}.`}
+        </>
+      }
+      changeLabel="Change the time zone"
+      form={(done) => <TimeZoneForm settings={settings} onDone={done} />}
+    />
   );
 }
 
