@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { custom, getAddress, parseEventLogs, type Address } from 'viem';
+import { createServer, type AddressInfo } from 'node:net';
+import { custom, getAddress, http, parseEventLogs, type Address } from 'viem';
+import type { CofferError } from '../../server/wire/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 import { migrate } from '../../server/store/migrations.js';
@@ -202,6 +204,58 @@ describe('the EVM rail on the embedded chain', () => {
     expect(many.get(treasury)).toBe(balances.get(treasury));
     for (const stranger of strangers) expect(many.get(stranger)).toBe(0n);
     expect(await counted.usdcBalances([])).toEqual(new Map());
+  });
+
+  it('reads balances one wallet at a time from a node that refuses a call with creation code; says a node that does not answer in short', async () => {
+    const calls: { to: unknown }[] = [];
+    const refusing = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom(
+        {
+          request: ({ method, params }) => {
+            const call = (params as [{ to?: unknown }])[0];
+            if (method === 'eth_call') calls.push({ to: call.to });
+            // A gateway that wants a `to` (its JSON-RPC error, not a revert).
+            if (method === 'eth_call' && call.to === undefined)
+              return Promise.reject(Object.assign(new Error('missing "to"'), { code: -32602 }));
+            return evm.request(method, params as unknown[]);
+          },
+        },
+        { retryCount: 0 },
+      ),
+      vault,
+      clock,
+      null,
+    );
+    const expected = new Map([
+      [treasury, await chain.usdcBalance(treasury)],
+      [agent, await chain.usdcBalance(agent)],
+    ]);
+    expect(await refusing.usdcBalances([treasury, agent])).toEqual(expected);
+    expect(calls.map((call) => call.to === undefined)).toEqual([true, false, false]);
+    // Asked one at a time from then on: the refused call is not tried again.
+    calls.length = 0;
+    expect(await refusing.usdcBalances([treasury, agent])).toEqual(expected);
+    expect(calls.every((call) => call.to !== undefined)).toBe(true);
+
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const away = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      http(`http://127.0.0.1:${closed}`, { retryCount: 0 }),
+      vault,
+      clock,
+      null,
+    );
+    const refusal = await away.usdcBalances([treasury, agent]).catch((error: CofferError) => error);
+    expect(refusal).toMatchObject({ code: 'chain_unavailable' });
+    expect((refusal as CofferError).message).toMatch(/^the sim node did not answer the USDC balances: /);
+    // The call itself (some 28 KB of hex for 100 wallets) stays out of the message, and so of the log.
+    expect((refusal as CofferError).message.length).toBeLessThan(300);
   });
 
   it('finds USDC a wallet received from others, from a cursor on', async () => {

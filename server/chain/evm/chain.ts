@@ -48,6 +48,7 @@ import type { EvmSigners } from './signers.js';
 import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
+import { createBalanceReads } from './balance-reads.js';
 import { Relayer } from './relayer.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
 import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
@@ -84,12 +85,6 @@ const MOVE_GAS_LIMIT = 150_000n;
 const FIRST_READ_BLOCKS = 2_000n;
 /** Pages a round reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
 const DEPOSIT_PAGES_PER_ROUND = 20;
-/**
- * The calldata of the balance reads one `eth_call` carries at most (36 bytes a wallet): 100 wallets,
- * some 22 KB with their encoding and Multicall3's code, under the 48 KB a contract's creation code
- * may be (EIP-3860), which a deployless call is.
- */
-const MULTICALL_BYTES = 3_600;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -102,6 +97,7 @@ export class EvmChain implements Chain {
   private readonly client: PublicClient;
   private readonly viemChain: ViemChain;
   private readonly tokenNaming: () => Promise<TokenNaming>;
+  private readonly balanceReads: (wallets: string[]) => Promise<Map<string, bigint>>;
   /** Each relayer sends one transaction at a time, so its nonces follow one another. */
   private readonly relayers = new Map<string, Relayer>();
 
@@ -125,6 +121,7 @@ export class EvmChain implements Chain {
     });
     this.client = createPublicClient({ transport, chain: this.viemChain });
     this.tokenNaming = tokenNamingReader(this.client, net.usdc);
+    this.balanceReads = createBalanceReads(this.client, net.usdc, net.name);
   }
 
   /** The token's EIP-712 domain: its name and version read from the token (token-domain.ts), this chain's id and the token's address. */
@@ -152,26 +149,9 @@ export class EvmChain implements Chain {
     return this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [getAddress(wallet)] });
   }
 
-  /**
-   * Many wallets' USDC in one `eth_call` (viem's deployless Multicall3: no contract need be deployed
-   * on the chain), all read at the same block: a dashboard's page of agents on a public RPC is one
-   * request, not one an account, which public nodes would soon rate-limit.
-   */
-  async usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
-    const unique = [...new Set(wallets)];
-    if (unique.length === 0) return new Map();
-    const balances = await this.client.multicall({
-      contracts: unique.map((wallet) => ({
-        address: this.net.usdc,
-        abi: USDC_ABI,
-        functionName: 'balanceOf' as const,
-        args: [getAddress(wallet)] as const,
-      })),
-      allowFailure: false,
-      deployless: true,
-      batchSize: MULTICALL_BYTES,
-    });
-    return new Map(unique.map((wallet, index) => [wallet, balances[index]!]));
+  /** Many wallets' USDC, in one call to the node where it takes one (balance-reads.ts). */
+  usdcBalances(wallets: string[]): Promise<Map<string, bigint>> {
+    return this.balanceReads(wallets);
   }
 
   /** Any EVM address holds USDC without an account opened first. */
