@@ -15,10 +15,15 @@ export interface TokenNaming {
 export function tokenNamingReader(client: PublicClient, usdc: Address): () => Promise<TokenNaming> {
   let read: Promise<TokenNaming> | null = null;
   return () => {
-    read ??= Promise.all(
+    if (read !== null) return read;
+    const reading = Promise.all(
       (['name', 'version'] as const).map((functionName) => client.readContract({ address: usdc, abi: USDC_ABI, functionName })),
     ).then(([name, version]) => ({ name: name!, version: version! }));
-    read.catch(() => (read = null));
-    return read;
+    // Forgotten once failed (only this read: a newer one started since stays).
+    reading.catch(() => {
+      if (read === reading) read = null;
+    });
+    read = reading;
+    return reading;
   };
 }
