@@ -175,10 +175,10 @@ describe('coffer status, pay, kill, open', () => {
       expect(await fetchCommand(configFile, { url, headers: [] }, piped, said)).toBe(0);
       expect(piped.chunks.join('')).toBe('no newline at the end');
       // A URL that asks no payment: stderr says nothing was paid, on the rail asked for too.
-      expect(said.chunks.join('')).toBe(`Nothing paid: ${url} asked no payment.\n`);
+      expect(said.chunks.join('')).toBe(`Nothing paid: ${url} answered without asking for payment.\n`);
       const onBase = written(false);
       expect(await fetchCommand(configFile, { url, headers: [], rail: 'base' }, written(false), onBase)).toBe(0);
-      expect(onBase.chunks.join('')).toBe(`Nothing paid: ${url} asked no payment.\n`);
+      expect(onBase.chunks.join('')).toBe(`Nothing paid: ${url} answered without asking for payment.\n`);
     } finally {
       free.close();
     }

@@ -40,7 +40,8 @@ export async function fetchCommand(
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
     // Said, so that a free URL is not taken for one paid (a 402 left unpaid is said below).
-    if (payment === null && signedIn === undefined && response.status !== 402) err.write(`Nothing paid: ${args.url} asked no payment.\n`);
+    if (payment === null && signedIn === undefined && response.status !== 402)
+      err.write(`Nothing paid: ${args.url} answered without asking for payment.\n`);
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
