@@ -67,10 +67,11 @@ export interface EngineState {
   /** The refusal last written per agent (`owner|agentId`), so a retry loop writes it once. */
   lastRefusals: Map<string, { what: string; at: number }>;
   /**
-   * Pending rows whose sending again failed, said once in the log (reconcile.ts): the chain watch
-   * tries them every 15 s until they land or end, and a row short of funds would say so each round.
+   * What the log last said of each pending row reconciliation could not settle or send (reconcile.ts):
+   * the chain watch tries it every 15 s until it lands or ends, so the same trouble is said once, and
+   * again only once it changed or passed.
    */
-  resendFailuresSaid: Set<string>;
+  reconcileTroubleSaid: Map<string, string>;
   /** When each agent's recent refusals fell (`owner|agentId`), for a breaker that trips on refusals (policy/spending-watch.ts). */
   recentRefusals: Map<string, number[]>;
   /**
@@ -93,7 +94,7 @@ export function createEngineContext(ports: EnginePorts): EngineContext {
       transfersInFlight: new Map(),
       tasksRunning: new Map(),
       lastRefusals: new Map(),
-      resendFailuresSaid: new Set(),
+      reconcileTroubleSaid: new Map(),
       recentRefusals: new Map(),
       whatIfs: new Map(),
       walletReadings: new Map(),

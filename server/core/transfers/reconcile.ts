@@ -23,9 +23,15 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
   const live = ctx.state.transfersInFlight;
   const pending = ctx.store.pendingTransfers();
-  const said = ctx.state.resendFailuresSaid;
+  const said = ctx.state.reconcileTroubleSaid;
   const stillPending = new Set(pending.map((row) => row.id));
-  for (const id of said) if (!stillPending.has(id)) said.delete(id);
+  for (const id of said.keys()) if (!stillPending.has(id)) said.delete(id);
+  // A row's trouble is said once (each round tries it again), and again once it changed or passed.
+  const trouble = (row: { id: string }, what: 'unasked' | 'unsent', line: string) => {
+    if (said.get(row.id) === what) return;
+    said.set(row.id, what);
+    ctx.log(line);
+  };
   for (const row of pending.filter((each) => !live.has(each.id))) {
     try {
       if (row.kind === 'payment' && row.protocol === 'x402') {
@@ -47,16 +53,15 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         const resent = await chain.resend(sent).then(
           () => true,
           (error: Error) => {
-            // Said once a row: it is tried again every round until it lands or ends.
-            if (!said.has(row.id)) {
-              said.add(row.id);
-              ctx.log(
-                `reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending, tried again each round`,
-              );
-            }
+            trouble(
+              row,
+              'unsent',
+              `reconcile: ${row.kind} ${row.id} could not be sent again (${error.message}); it stays pending, tried again each round`,
+            );
             return false;
           },
         );
+        if (resent) said.delete(row.id);
         // An embedded chain decides a transaction as it is sent (the EVM one mines at once), so it is
         // asked again now; a remote chain is asked next round. (On the embedded EVM, an authorization
         // whose transaction reverted stays unknown until its end, then is dropped: evm/chain.ts.)
@@ -77,7 +82,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       );
       report[status] += 1;
     } catch (error) {
-      ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
+      trouble(row, 'unasked', `reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
       report.stillPending += 1;
     }
   }
