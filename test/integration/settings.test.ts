@@ -82,6 +82,8 @@ describe('settings where the Base rail is off', () => {
 
   it('refuses Base as the preferred rail, changing nothing; Solana and none are taken', async () => {
     const set = (body: unknown) => t.api('POST', t.withOwner('/v1/settings'), { body });
+    // The dashboard knows the rail is off by its network (a Base account is filed all the same).
+    expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.baseNetwork).toBeNull();
     expectError(await set({ preferredRail: 'base', timeZone: 'UTC' }), 503, 'rail_unavailable', /Base rail is not open/);
     expect((await t.api('GET', t.withOwner('/v1/settings'))).body).toMatchObject({ timeZoneFrom: 'machine', preferredRail: null });
     expect((await set({ preferredRail: 'sol' })).body).toMatchObject({ preferredRail: 'sol' });

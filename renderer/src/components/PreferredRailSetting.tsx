@@ -17,7 +17,7 @@ const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
 export function PreferredRailSetting() {
   const settings = useDashboard((s) => s.settings);
   // Where the Base rail is off there is one rail to pay on (a preference set before still shows, to be cleared).
-  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.wallets.base === null);
+  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
   if (!settings || (baseOff && settings.preferredRail === null)) return null;
   const preferred = settings.preferredRail;
   return (
@@ -36,12 +36,13 @@ export function PreferredRailSetting() {
           : `Where a seller takes Solana and Base, the agent pays on ${RAIL_NAMES[preferred]} when its wallet there holds the amount, else from the other.`
       }
       changeLabel="Change the x402 rail"
-      form={(done) => <PreferredRailForm settings={settings} onDone={done} />}
+      form={(done) => <PreferredRailForm settings={settings} baseOff={baseOff} onDone={done} />}
     />
   );
 }
 
-function PreferredRailForm({ settings, onDone }: { settings: Settings; onDone: () => void }) {
+/** The choices; Base only where its rail is open (or it is the preference set before, to be moved from). */
+function PreferredRailForm({ settings, baseOff, onDone }: { settings: Settings; baseOff: boolean; onDone: () => void }) {
   const client = useDashboard((s) => s.client);
   const settingsChanged = useDashboard((s) => s.settingsChanged);
   const { busy, error, submit } = useAction();
@@ -71,7 +72,7 @@ function PreferredRailForm({ settings, onDone }: { settings: Settings; onDone: (
       <div className="choice-row">
         {choice(null, 'Where the funds are (Solana first)')}
         {choice('sol', 'Solana')}
-        {choice('base', 'Base')}
+        {(!baseOff || settings.preferredRail === 'base') && choice('base', 'Base')}
       </div>
       <SettingFormEnd error={error} busy={busy} saveLabel="Save x402 rail" onCancel={onDone} />
     </form>

@@ -34,6 +34,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
       wallets: treasuryWallets,
       balances: { sol: formatUsdc(treasuryAmount), base: await baseBalanceOf(ctx, treasuryWallets.base) },
       baseGas: await baseGasOf(ctx, treasuryWallets.base),
+      baseNetwork: ctx.base?.network ?? null,
       amount: treasuryAmount.toString(),
       currency: 'USDC' as const,
       decimals: USDC_DECIMALS,

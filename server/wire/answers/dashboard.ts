@@ -16,6 +16,8 @@ export type DashboardTreasury = {
    * moves that pays for, and `low` under 100 of them. Null where Base is off or its node does not answer.
    */
   baseGas: { balance: string; moves: number; low: boolean } | null;
+  /** The Base rail's network where it is open (`sim`, `base-sepolia`, `base`, `evm-<chain id>`); null where it is off. */
+  baseNetwork: string | null;
   amount: string;
   currency: 'USDC';
   decimals: number;

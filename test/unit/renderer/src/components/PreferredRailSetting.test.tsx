@@ -52,16 +52,26 @@ describe('the preferred x402 rail setting', () => {
   });
 
   it('is not offered where the Base rail is off, unless a preference set before is there to be cleared', () => {
-    const offBase = (base: string | null) =>
-      useDashboard.setState({ dashboard: { treasury: { wallets: { sol: 'So1ana', base } } } as never });
+    // A Base account is filed for the treasury whether or not the rail is open: the rail's network says.
+    const offBase = (baseNetwork: string | null) =>
+      useDashboard.setState({
+        dashboard: { treasury: { wallets: { sol: 'So1ana', base: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }, baseNetwork } } as never,
+      });
     offBase(null);
     const { rerender } = render(<PreferredRailSetting />);
     expect(screen.queryByTestId('preferred-rail')).toBeNull();
     useDashboard.setState({ settings: { ...settings, preferredRail: 'base' } });
     rerender(<PreferredRailSetting />);
     expect(screen.getByTestId('preferred-rail').textContent).toBe('Base · set by you');
+    // Set to Solana there: Base is no longer offered.
+    useDashboard.setState({ settings: { ...settings, preferredRail: 'sol' } });
+    rerender(<PreferredRailSetting />);
+    fireEvent.click(screen.getByRole('button', { name: 'Change the x402 rail' }));
+    expect(screen.getByLabelText('Solana')).toBeTruthy();
+    expect(screen.queryByLabelText('Base')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     useDashboard.setState({ settings });
-    offBase('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+    offBase('sim');
     rerender(<PreferredRailSetting />);
     expect(screen.getByTestId('preferred-rail').textContent).toBe('None preferred');
   });
