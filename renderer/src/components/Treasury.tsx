@@ -13,6 +13,8 @@ export function Treasury() {
   const { dashboard, deposits, client, refresh } = useDashboard();
   if (!dashboard) return null;
   const { treasury } = dashboard;
+  // Base's deposit address and faucet only where its rail is open (an account is filed all the same).
+  const baseAccount = treasury.baseNetwork === null ? null : treasury.wallets.base;
   return (
     <section className="card treasury" aria-labelledby="treasury-title">
       <div className="treasury-main">
@@ -43,7 +45,7 @@ export function Treasury() {
             }}
           />
         )}
-        {treasury.wallets.base !== null && (
+        {baseAccount !== null && (
           <div className="rail-base" data-testid="treasury-base">
             <p className="muted">
               On Base: {treasury.balances.base === null ? 'balance unknown now' : <Money value={treasury.balances.base} />}
@@ -59,9 +61,9 @@ export function Treasury() {
             <div className="deposit-address">
               <span className="label">Deposit address (USDC on Base)</span>
               <code className="address" data-testid="deposit-address-base">
-                {treasury.wallets.base}
+                {baseAccount}
               </code>
-              <CopyButton text={treasury.wallets.base} label="Copy Base address" />
+              <CopyButton text={baseAccount} label="Copy Base address" />
             </div>
             {treasury.network === 'sim' && client && (
               <AmountForm
@@ -80,9 +82,7 @@ export function Treasury() {
       </div>
       <div className="qr-codes">
         <QrCode text={treasury.walletAddress} label={`QR code of the deposit address ${treasury.walletAddress}`} />
-        {treasury.wallets.base !== null && (
-          <QrCode text={treasury.wallets.base} label={`QR code of the Base deposit address ${treasury.wallets.base}`} />
-        )}
+        {baseAccount !== null && <QrCode text={baseAccount} label={`QR code of the Base deposit address ${baseAccount}`} />}
       </div>
       <details className="deposits">
         <summary>Deposits ({deposits.length})</summary>
