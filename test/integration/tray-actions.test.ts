@@ -143,8 +143,17 @@ describe('the tray drives the real engine', () => {
   it('a Base node that does not answer leaves its balances unknown, the Solana ones shown; one that hangs holds up no brake', async () => {
     const cache = createBalanceCache(t.coffer.engine, t.owner);
     const base = t.coffer.base!.chain;
-    const original = base.usdcBalance.bind(base);
-    base.usdcBalance = () => Promise.reject(new Error('Base node down'));
+    const original = { one: base.usdcBalance.bind(base), many: base.usdcBalances.bind(base) };
+    // The node, for one wallet's balance and for many in one call.
+    const node = (answer: () => Promise<bigint>) => {
+      base.usdcBalance = answer;
+      base.usdcBalances = async (wallets) => new Map(await Promise.all(wallets.map(async (wallet) => [wallet, await answer()] as const)));
+    };
+    const answering = () => {
+      base.usdcBalance = original.one;
+      base.usdcBalances = original.many;
+    };
+    node(() => Promise.reject(new Error('Base node down')));
     try {
       expect(await cache.refresh()).toBe(true);
       const state = trayState(t.coffer.engine, t.owner, { balances: cache.last(), rails: BOTH, startAtLogin: null });
@@ -156,18 +165,18 @@ describe('the tray drives the real engine', () => {
       );
       // A node that never answers: the read waits, the menu and its brake do not.
       const waiting: (() => void)[] = [];
-      base.usdcBalance = () => new Promise<bigint>((resolve) => waiting.push(() => resolve(0n)));
+      node(() => new Promise<bigint>((resolve) => waiting.push(() => resolve(0n))));
       const reading = cache.refresh();
       await vi.waitFor(() => expect(waiting.length).toBeGreaterThan(0));
       await click('Stop tray-rails');
       expect(trayState(t.coffer.engine, t.owner, { balances: cache.last(), rails: BOTH, startAtLogin: null }).agents).toContainEqual(
         expect.objectContaining({ agentId: 'tray-rails', status: 'suspended', balances: { sol: '3.00', base: null } }),
       );
-      base.usdcBalance = original;
+      answering();
       for (const answer of waiting) answer();
       await reading;
     } finally {
-      base.usdcBalance = original;
+      answering();
     }
   });
 });
