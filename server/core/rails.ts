@@ -28,7 +28,7 @@ export async function fileBaseWallets(ctx: EngineContext, treasury: string, wall
 }
 
 /** The chain of a rail: Solana's, or Base's where this data dir has it open. */
-export function chainOf(ctx: EngineContext, rail: Rail): Chain {
+export function chainOf(ctx: Pick<EngineContext, 'chain' | 'base'>, rail: Rail): Chain {
   if (rail === 'sol') return ctx.chain;
   const base = ctx.base ?? null;
   if (base === null) throw new CofferError('rail_unavailable', 'the Base rail is not open on this data dir');

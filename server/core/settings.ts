@@ -10,7 +10,7 @@ import type { AuditStore, MetaStore } from './ports/store.js';
 import type { SettingsBody } from '../wire/schemas.js';
 import type { Settings } from '../wire/answers/settings.js';
 import type { Rail } from '../wire/rails.js';
-import { CofferError } from '../wire/errors.js';
+import { chainOf } from './rails.js';
 
 type SettingsContext = ContextWith<MetaStore & AuditStore>;
 
@@ -49,10 +49,8 @@ export function updateSettings(ctx: SettingsContext, principal: Principal, body:
   requireOwner(principal);
   if (body.timeZone !== undefined) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
   const { timeZone, preferredRail } = body;
-  // A preference no purchase could follow is refused rather than kept in silence.
-  if (preferredRail === 'base' && (ctx.base ?? null) === null) {
-    throw new CofferError('rail_unavailable', 'the Base rail is not open on this data dir: its x402 purchases are paid on Solana');
-  }
+  // A preference no purchase could follow is refused (rail_unavailable) rather than kept in silence.
+  if (preferredRail !== undefined && preferredRail !== null) chainOf(ctx, preferredRail);
   const before = readSettings(ctx, principal);
   if (timeZone !== undefined) {
     if (timeZone === null) ctx.store.deleteMeta(TIME_ZONE);
