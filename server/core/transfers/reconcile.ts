@@ -32,10 +32,15 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
     said.set(row.id, what);
     ctx.log(line);
   };
+  // The chain answered about the row: a chain away said before has passed.
+  const answered = (row: { id: string }) => {
+    if (said.get(row.id) === 'unasked') said.delete(row.id);
+  };
   for (const row of pending.filter((each) => !live.has(each.id))) {
     try {
       if (row.kind === 'payment' && row.protocol === 'x402') {
         const outcome = await settleX402(ctx, row, null);
+        answered(row);
         report[outcome === 'pending' ? 'stillPending' : outcome] += 1;
         continue;
       }
@@ -48,6 +53,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       const chain = chainOf(ctx, row.rail);
       const sent = { txSignature, txWire, lastValidBlockHeight };
       let fate = await chain.fateOf(sent);
+      answered(row);
       if (fate.state === 'unknown') {
         // Sent again as signed, so it lands once at most; a send that fails leaves it for the next round.
         const resent = await chain.resend(sent).then(
