@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import { custom, getAddress, http, parseEventLogs, type Address } from 'viem';
+import { custom, getAddress, http, parseEventLogs, parseSignature, type Address } from 'viem';
 import type { CofferError } from '../../server/wire/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConnection } from '../../server/store/sqlite-driver.js';
@@ -82,11 +82,13 @@ describe('the EVM rail on the embedded chain', () => {
     const landed = await chain.submitTransfer(prepared);
     expect(landed).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
-    // Sent again (a retry, reconciliation): it ran already, so the same landing is answered and nothing moves.
+    // Sent again by reconciliation: its simulation says it ran already, so nothing is sent.
     const relayerNonce = await nonceOf(treasury);
-    expect(await chain.submitTransfer(prepared)).toBe(landed);
     await chain.resend(prepared);
     expect(await nonceOf(treasury)).toBe(relayerNonce);
+    // Sent as new (which Coffer never does: a first send's simulation cannot see that it ran): its
+    // transaction reverts, and the same landing is answered. Nothing moves either way.
+    expect(await chain.submitTransfer(prepared)).toBe(landed);
     expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
     expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
     const found = await chain.findTransfer(landed as string);
@@ -98,6 +100,36 @@ describe('the EVM rail on the embedded chain', () => {
     const prepared = await prepare(agent, treasury, 999_000_000n);
     await expectCofferError(chain.submitTransfer(prepared), 'insufficient_funds');
     expect(await nonceOf(treasury)).toBe(relayerNonce);
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+  });
+
+  it('refuses a payer short of USDC without showing the node its signed authorization', async () => {
+    // A refusal as it is sent fails the row at once, so the authorization must not have left Coffer:
+    // a node that kept what it was asked could run it after a top-up, within its 10 minutes, and move
+    // money the ledger says failed (a retry under a new record would then pay twice).
+    const heard: { method: string; params: unknown }[] = [];
+    const recording = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom(
+        {
+          request: ({ method, params }) => {
+            heard.push({ method, params });
+            return evm.request(method, params as unknown[]);
+          },
+        },
+        { retryCount: 0 },
+      ),
+      vault,
+      clock,
+      null,
+    );
+    const prepared = await prepare(agent, treasury, 999_000_000n);
+    const { r, s } = parseSignature(decodeAuthorization(prepared.txWire).signature);
+    await expectCofferError(recording.submitTransfer(prepared), 'insufficient_funds');
+    expect(heard.map((each) => each.method)).toContain('eth_call');
+    const said = JSON.stringify(heard).toLowerCase();
+    expect(said).not.toContain(r.slice(2).toLowerCase());
+    expect(said).not.toContain(s.slice(2).toLowerCase());
     expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
   });
 
@@ -152,12 +184,13 @@ describe('the EVM rail on the embedded chain', () => {
     );
     const prepared = await prepare(treasury, agent, 300_000n);
     const landed = await chain.submitTransfer(prepared);
-    // Sent again through the lagging node (a retry, reconciliation): not failed, since the money moved.
-    await expectCofferError(lagging.submitTransfer(prepared), 'chain_unavailable');
+    // Reconciliation through the lagging node: not failed, since the money moved, and not sent again.
+    const relayerNonce = await nonceOf(treasury);
     expect(await lagging.fateOf(prepared)).toEqual({ state: 'unknown' });
+    await lagging.resend(prepared);
+    expect(await nonceOf(treasury)).toBe(relayerNonce);
     logsLag = false;
     expect(await lagging.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
-    expect(await lagging.submitTransfer(prepared)).toBe(landed);
   });
 
   it('an agent pays without holding ETH: the relayer sends, and the agent sends nothing', async () => {

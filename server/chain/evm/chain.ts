@@ -193,39 +193,51 @@ export class EvmChain implements Chain {
 
   async submitTransfer(prepared: PreparedTransfer): Promise<string> {
     const authorization = this.authorizationOf(prepared.txWire);
-    const hash = await this.send(authorization);
-    if (hash === 'used') return this.landedIn(authorization);
-    let receipt;
-    try {
-      // A node that mines as it is sent (the embedded chain) has the receipt at once; another is waited for.
-      receipt =
-        (await this.client.getTransactionReceipt({ hash }).catch(() => null)) ??
-        (await this.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS }));
-    } catch (error) {
-      throw new CofferError(
-        'chain_unavailable',
-        `the transfer was sent (${hash}) but its receipt did not come: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+    // Past its end by this clock: refused before it is shown to anyone, so it never left Coffer.
+    if (BigInt(Math.floor(this.clock.now() / 1000)) >= authorization.validBefore) {
+      throw new CofferError('transaction_expired', 'the authorization expired before it was sent');
     }
-    if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(hash);
-    if (receipt.status === 'success') return hash;
-    // Reverted in its block: the authorization did not run there; it may have run in another. Unused
-    // and not past its end, it is not refused for good: its signature is public in the reverted
-    // transaction, and anyone may run it until its end (after a top-up, say). It stays pending, and
-    // reconciliation says what became of it: landed, or dropped once past its end.
+    const hash = await this.send(authorization, 'first');
+    if (hash !== 'used') {
+      let receipt;
+      try {
+        // A node that mines as it is sent (the embedded chain) has the receipt at once; another is waited for.
+        receipt =
+          (await this.client.getTransactionReceipt({ hash }).catch(() => null)) ??
+          (await this.client.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS }));
+      } catch (error) {
+        throw new CofferError(
+          'chain_unavailable',
+          `the transfer was sent (${hash}) but its receipt did not come: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(hash);
+      if (receipt.status === 'success') return hash;
+    }
+    // Reverted in its block (or refused as used): the authorization did not run there; it may have
+    // run in another. Unused and not past its end, it is not refused for good: its signature is public
+    // in the reverted transaction, and anyone may run it until its end (after a top-up, say). It stays
+    // pending, and reconciliation says what became of it: landed, or dropped once past its end. Used
+    // but its log not found yet (a node whose log index lags), it moved money somewhere: pending too.
     const fate = await this.fateOfAuthorization(authorization);
     if (fate.state === 'succeeded') return fate.landedAs;
     if (fate.state === 'unknown') {
-      throw new CofferError('chain_unavailable', `the transaction ${hash} carrying the transfer reverted; it may still run until its end`);
+      throw new CofferError(
+        'chain_unavailable',
+        hash === 'used'
+          ? 'the authorization was used, but where is not found on chain yet'
+          : `the transaction ${hash} carrying the transfer reverted; it may still run until its end`,
+      );
     }
-    throw new CofferError('chain_rejected', `the transaction ${hash} carrying the transfer failed on chain`);
+    if (fate.state === 'dropped') throw new CofferError('transaction_expired', 'the authorization reached its end unused');
+    throw new CofferError('chain_rejected', fate.error);
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
-    await this.send(this.authorizationOf(prepared.txWire));
+    await this.send(this.authorizationOf(prepared.txWire), 'again');
   }
 
   async fateOf(sent: { txSignature: string; txWire: string | null }): Promise<TransactionFate> {
@@ -323,8 +335,15 @@ export class EvmChain implements Chain {
   /**
    * Sends an authorization from its relayer: simulated first (a refusal costs no gas and is said in
    * the token's words), then signed and sent. `used`: it already ran (an earlier send landed).
+   *
+   * A first send's refusal fails its row at once, so its simulation must not show the node the signed
+   * authorization (security invariant): a node that kept it could run it after a top-up, until its
+   * end, moving money the ledger says failed. It simulates the same move as a plain `transfer` from
+   * the payer, which the token refuses for the same wants (balance, a paused token, a blocked
+   * account) and which no one can run. A send again (reconciliation) simulates the authorization
+   * itself, which also says whether it ran: its refusal leaves the row pending until it runs or ends.
    */
-  private async send(authorization: SignedAuthorization): Promise<Hash | 'used'> {
+  private async send(authorization: SignedAuthorization, attempt: 'first' | 'again'): Promise<Hash | 'used'> {
     if (authorization.relayer === null) throw new CofferError('internal', 'an x402 authorization is sent by the seller, never by Coffer');
     const account = await this.signers.evmAccount(authorization.relayer);
     const { v, r, s, yParity } = parseSignature(authorization.signature);
@@ -359,7 +378,15 @@ export class EvmChain implements Chain {
     // landed.) Its gas limit is a constant, not estimated: an estimate runs the transfer again, twice
     // or more, on every move; what a limit leaves unused is not paid.
     try {
-      await this.client.simulateContract(request);
+      if (attempt === 'again') await this.client.simulateContract(request);
+      else
+        await this.client.simulateContract({
+          address: this.net.usdc,
+          abi: USDC_ABI,
+          functionName: 'transfer',
+          args: [authorization.to, authorization.value],
+          account: authorization.from,
+        });
     } catch (error) {
       return refused(error);
     }
@@ -376,17 +403,6 @@ export class EvmChain implements Chain {
     if (relayer === undefined)
       this.relayers.set(account.address, (relayer = new Relayer(account, this.client, this.net.chainId, this.clock)));
     return relayer;
-  }
-
-  /** Where a used authorization landed (its AuthorizationUsed log); canceled ones never moved money. */
-  private async landedIn(authorization: SignedAuthorization): Promise<string> {
-    const fate = await this.fateOfAuthorization(authorization);
-    if (fate.state === 'succeeded') return fate.landedAs;
-    // Used, but its log not found yet (a node whose log index lags): it moved money somewhere, so it
-    // stays pending, and reconciliation finds where.
-    if (fate.state === 'unknown')
-      throw new CofferError('chain_unavailable', 'the authorization was used, but where is not found on chain yet');
-    throw new CofferError('chain_rejected', fate.state === 'failed' ? fate.error : 'the authorization was not run');
   }
 
   /**
