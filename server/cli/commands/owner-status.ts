@@ -8,7 +8,7 @@ import type { AgentRow } from '../../wire/answers/agents.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './owner-commands.js';
-import { gasLine, heldOn, walletLines } from './rail-lines.js';
+import { BASE_NODE_AWAY, gasLine, heldOn, walletLines } from './rail-lines.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -21,12 +21,13 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const waiting = { approvals: approvals.approvals, linkRequests: links.sessions };
   if (args.json) return printJson({ treasury: dashboard.treasury, agents: dashboard.agents, waiting }, out);
   const { treasury } = dashboard;
-  // The Base rail off, or its node away, for the treasury: so it is for every agent, and their column
-  // is left out rather than a column of unknowns.
-  const onBase = treasury.balances.base !== null;
+  // Every wallet has a Base address filed whether or not the rail is open: where it is off, Base is
+  // left out as the dashboard leaves it out; where its node did not answer, its balances say unknown.
+  const onBase = treasury.baseNetwork !== null;
+  const wallets = onBase ? treasury.wallets : { ...treasury.wallets, base: null };
   out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}\n`);
   const gas = gasLine(treasury);
-  const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances), ...(gas === null ? [] : [gas])];
+  const [first, ...more] = [...walletLines(wallets, treasury.balances, BASE_NODE_AWAY), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
   out.write(dashboard.agents.length === 0 ? '  no agents yet: coffer deploy <agent>\n' : agentTable(dashboard.agents, onBase));
   const count = waiting.approvals.length + waiting.linkRequests.length;
@@ -36,8 +37,7 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
 
 /**
  * One line an agent, its columns aligned: id, state, balance on each rail (the dashboard's rows carry
- * both; Base left out where the treasury's could not be read), spent in 24 h of its daily budget, its
- * tightest budget.
+ * both; Base left out where the rail is off), spent in 24 h of its daily budget, its tightest budget.
  */
 function agentTable(agents: AgentRow[], onBase: boolean): string {
   const rows = agents.map((agent) => [

@@ -1,8 +1,8 @@
 /**
  * What a wallet holds on each rail, in the words of `coffer status` (the owner's and an agent's): its
  * balance and its address on Solana and on Base, and the gas the treasury holds for its moves on Base.
- * The answers say null for a Base balance both where the rail is off and where its node did not answer
- * (they tell the two apart nowhere), so the words name both.
+ * The answers say null for a Base balance both where the rail is off and where its node did not answer;
+ * only the dashboard's treasury tells the two apart (`baseNetwork`), so elsewhere the words name both.
  */
 import type { RailBalances, RailWallets } from '../../wire/answers/agents.js';
 import type { DashboardTreasury } from '../../wire/answers/dashboard.js';
@@ -11,8 +11,10 @@ import { railName } from '../../wire/rail-words.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
 import { gasWords } from '../../wire/network-words.js';
 
-/** Why a balance on Base reads as unknown. */
+/** Why a balance on Base reads as unknown, where the answer does not say whether the rail is open. */
 export const BASE_UNKNOWN = 'the Base rail is off here, or its node did not answer';
+/** Why a balance on Base reads as unknown where the rail is open. */
+export const BASE_NODE_AWAY = 'its node did not answer';
 
 /** "3.00 USDC on Solana"; "unknown on Base" where it could not be read. */
 export const heldOn = (balance: string | null, rail: Rail): string =>
@@ -20,14 +22,14 @@ export const heldOn = (balance: string | null, rail: Rail): string =>
 
 /**
  * A line for each rail the wallet has an address on (Solana first): what it holds there and that
- * address, the columns aligned; a balance that could not be read says why.
+ * address, the columns aligned; a balance that could not be read says why (`unknownBecause`).
  */
-export function walletLines(wallets: RailWallets, balances: RailBalances): string[] {
+export function walletLines(wallets: RailWallets, balances: RailBalances, unknownBecause = BASE_UNKNOWN): string[] {
   const rails = RAILS.filter((rail) => wallets[rail] !== null);
   const held = rails.map((rail) => heldOn(balances[rail], rail));
   const width = Math.max(...held.map((words) => words.length));
   return rails.map(
-    (rail, index) => `${held[index]!.padEnd(width)}  (${wallets[rail]})${balances[rail] === null ? `: ${BASE_UNKNOWN}` : ''}`,
+    (rail, index) => `${held[index]!.padEnd(width)}  (${wallets[rail]})${balances[rail] === null ? `: ${unknownBecause}` : ''}`,
   );
 }
 

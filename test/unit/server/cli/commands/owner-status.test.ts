@@ -22,13 +22,14 @@ const row = (agentId: string, balances: { sol: string; base: string | null }) =>
   tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '0.00 USDC', percent: 0, warned: false },
 });
 
-const dashboard = (treasuryOnBase: string | null, agents: unknown[]) => ({
+const dashboard = (treasuryOnBase: string | null, agents: unknown[], baseNetwork: string | null = 'base-sepolia') => ({
   treasury: {
     walletAddress: SOL,
     wallets: { sol: SOL, base: BASE },
     balances: { sol: '10.00', base: treasuryOnBase },
     baseGas: null,
     network: 'sim',
+    baseNetwork,
   },
   agents,
 });
@@ -83,10 +84,17 @@ describe('coffer status as the owner', () => {
     expect(asked.sort()).toEqual(['/v1/approvals', '/v1/dashboard', '/v1/link-sessions']);
   });
 
-  it("leaves the agents' Base column out where the treasury's balance there is unknown", async () => {
-    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
+  it('says nothing of Base where the rail is off, though every wallet has a Base address filed', async () => {
+    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })], null));
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +0\.00 of 5\.00 today/m);
-    expect(text).not.toMatch(/reader.*on Base/);
+    expect(text).not.toMatch(/Base/);
+  });
+
+  it("keeps the agents' Base column where the rail is open and its node did not answer, and says why", async () => {
+    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
+    const text = await printed(dir);
+    expect(text).toMatch(new RegExp(`unknown on Base +\\(${BASE}\\): its node did not answer\n`));
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 today/m);
   });
 });
