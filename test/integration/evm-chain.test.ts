@@ -144,6 +144,31 @@ describe('the EVM rail on the embedded chain', () => {
     expect(await chain.usdcBalance(agent)).toBe(2_000_000n);
   });
 
+  it('a first send that reverts because the chain is past its end, though this clock is not, fails as expired', async () => {
+    // Coffer's clock 11 minutes behind the chain's: the authorization it signs has ended there already.
+    const behind = manualClock(clock.now() - (Number(AUTHORIZATION_SECONDS) + 60) * 1000);
+    const slow = new EvmChain(
+      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
+      custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 }),
+      vault,
+      behind,
+      null,
+    );
+    const balance = await chain.usdcBalance(agent);
+    const prepared = await slow.prepareTransfer({
+      from: agent,
+      to: treasury,
+      amount: 1n,
+      memo: '',
+      reference: `ref-${++reference}`,
+      feePayer: treasury,
+      createRecipientAccount: true,
+    });
+    await expectCofferError(slow.submitTransfer(prepared), 'transaction_expired');
+    expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+    expect(await chain.usdcBalance(agent)).toBe(balance);
+  });
+
   it('a transfer that passed its simulation but reverted in its block stays undecided while it can still run', async () => {
     // Two transfers that each fit the payer's funds and not both: simulated together, the one mined
     // second reverts in its block (which one that is, the race decides). Its authorization, public in

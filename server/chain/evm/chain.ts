@@ -214,8 +214,10 @@ export class EvmChain implements Chain {
           },
         );
       }
-      if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(hash);
-      if (receipt.status === 'success') return hash;
+      // The receipt's own hash: a transaction replaced while it was waited for (stuck, sent again with
+      // higher fees) lands as its replacement.
+      if (authorization.relayer !== null) this.relayers.get(authorization.relayer)?.mined(receipt.transactionHash);
+      if (receipt.status === 'success') return receipt.transactionHash;
     }
     // Reverted in its block (or refused as used): the authorization did not run there; it may have
     // run in another. Unused and not past its end, it is not refused for good: its signature is public
@@ -232,8 +234,7 @@ export class EvmChain implements Chain {
           : `the transaction ${hash} carrying the transfer reverted; it may still run until its end`,
       );
     }
-    if (fate.state === 'dropped') throw new CofferError('transaction_expired', 'the authorization reached its end unused');
-    throw new CofferError('chain_rejected', fate.error);
+    throw new CofferError('transaction_expired', 'the authorization reached its end unused');
   }
 
   async resend(prepared: PreparedTransfer): Promise<void> {
@@ -258,7 +259,6 @@ export class EvmChain implements Chain {
     }
     const fate = await this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
     if (fate.state === 'succeeded') return { state: 'succeeded', txSignature: fate.landedAs };
-    if (fate.state === 'failed') return { state: 'failed', txSignature: sent.payerSignature, error: fate.error };
     return fate;
   }
 
@@ -414,7 +414,7 @@ export class EvmChain implements Chain {
     authorization: SignedAuthorization,
     // Coffer signs each of its own authorizations AUTHORIZATION_SECONDS before its end.
     signedAt = authorization.validBefore - AUTHORIZATION_SECONDS,
-  ): Promise<{ state: 'succeeded'; landedAs: string } | { state: 'failed'; error: string } | { state: 'dropped' } | { state: 'unknown' }> {
+  ): Promise<{ state: 'succeeded'; landedAs: string } | { state: 'dropped' } | { state: 'unknown' }> {
     const { from, nonce } = authorization;
     // One block read first, and the token's state asked at that very block: behind a load-balanced
     // RPC two calls may reach nodes at different heights, and a state older than the block read could

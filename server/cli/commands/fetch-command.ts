@@ -2,6 +2,7 @@ import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
 import { heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -45,7 +46,7 @@ export async function fetchCommand(
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
-        `Paid ${payment.amount} USDC on ${payment.rail === 'base' ? 'Base' : 'Solana'} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
+        `Paid ${payment.amount} USDC on ${railName(payment.rail)} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
     }
     const body = Buffer.from(await response.arrayBuffer());

@@ -1,6 +1,7 @@
 import { keyClient } from '../../client/coffer-client.js';
 import type { Bazaar } from '../../wire/answers/registry.js';
 import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 import { readOwnerConnection } from '../owner-connection.js';
 
 type Out = NodeJS.WritableStream;
@@ -39,7 +40,7 @@ export async function settingsCommand(
 function railLine(rail: Rail | null): string {
   if (rail === null)
     return "x402 rail  none preferred: where a seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
-  const name = rail === 'base' ? 'Base' : 'Solana';
+  const name = railName(rail);
   return `x402 rail  ${name} (set by you): where a seller takes both, ${name} pays when the agent's wallet there holds the amount\n`;
 }
 
