@@ -85,7 +85,7 @@ async function signOffer(
     header: { name, value },
     txWire: encodeAuthorization(authorization),
     payerSignature: authorization.nonce,
-    lastValidBlockHeight: authorization.validBefore,
+    lifetimeEnd: authorization.validBefore,
   };
 }
 

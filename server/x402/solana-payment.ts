@@ -136,7 +136,7 @@ async function signOffer(offer: X402Offer, requirement: X402Requirement, payer: 
   const { payerSignature, blockhash } = await checkSignedTransaction(transaction, requirement, payer);
   const lastValidBlockHeight = await lastValidHeight(lifetime, blockhash, signing.rpc);
   const [[name, value]] = Object.entries(http.encodePaymentSignatureHeader(payload)) as [[string, string]];
-  return { header: { name, value }, txWire: transaction, payerSignature, lastValidBlockHeight };
+  return { header: { name, value }, txWire: transaction, payerSignature, lifetimeEnd: lastValidBlockHeight };
 }
 
 /** The last block height a signed transaction can land at: its blockhash's (v2), or an upper bound of it (v1). */

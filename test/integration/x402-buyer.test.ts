@@ -544,8 +544,8 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect(cluster.ledger.isBlockhashUsable(signedWith)).toBe(true);
     // A blockhash lives 150 blocks: an upper bound read from the height after signing (plus a lagging
     // node's margin) would lie past that, and hold the budget of a dead transaction that much longer.
-    expect(row.lastValidBlockHeight! - cluster.ledger.blockHeight).toBeLessThanOrEqual(150n);
-    expect(row.lastValidBlockHeight! - cluster.ledger.blockHeight).toBeGreaterThan(0n);
+    expect(row.lifetimeEnd! - cluster.ledger.blockHeight).toBeLessThanOrEqual(150n);
+    expect(row.lifetimeEnd! - cluster.ledger.blockHeight).toBeGreaterThan(0n);
   });
 
   it('a payment signed but never sent gives its budget back once it can no longer land', async () => {

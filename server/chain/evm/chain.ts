@@ -188,7 +188,7 @@ export class EvmChain implements Chain {
       nonce,
       relayer: getAddress(relayer),
     });
-    return { txSignature: nonce, txWire: encodeAuthorization(signed), lastValidBlockHeight: validBefore };
+    return { txSignature: nonce, txWire: encodeAuthorization(signed), lifetimeEnd: validBefore };
   }
 
   async submitTransfer(prepared: PreparedTransfer): Promise<string> {

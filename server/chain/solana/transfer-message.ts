@@ -166,6 +166,6 @@ export async function signedUsdcTransfer(
   return {
     txSignature: signatureText.decode(signatures[0]!),
     txWire: wire.toString('base64'),
-    lastValidBlockHeight: lifetime.lastValidBlockHeight,
+    lifetimeEnd: lifetime.lastValidBlockHeight,
   };
 }

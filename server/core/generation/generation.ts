@@ -342,7 +342,7 @@ function keepInTreasury(ctx: EngineContext, task: GenerationTask): void {
   ctx.store.transaction(() => {
     const payment = paymentOwedBack(ctx, task);
     if (payment === null) return;
-    const row = refundRow(ctx, newId('rfd'), task, payment, 'treasury', { txSignature: null, txWire: null, lastValidBlockHeight: null });
+    const row = refundRow(ctx, newId('rfd'), task, payment, 'treasury', { txSignature: null, txWire: null, lifetimeEnd: null });
     ctx.store.insertTransfer(row);
     ctx.store.settleTransfer(row, 'confirmed', null, row.createdAt);
     const detail = { amount: formatUsdc(row.amount), paymentId: row.paymentId, taskId: row.taskId };

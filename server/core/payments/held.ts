@@ -61,7 +61,7 @@ export async function holdPayment(
         status: 'held',
         txSignature: null,
         txWire: null,
-        lastValidBlockHeight: null,
+        lifetimeEnd: null,
         errorCode: null,
         idempotencyKey: payment.key?.key ?? null,
         requestHash: payment.key?.requestHash ?? null,

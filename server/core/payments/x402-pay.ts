@@ -93,7 +93,7 @@ export async function payX402(
       return {
         txSignature: null,
         txWire: signed.txWire,
-        lastValidBlockHeight: signed.lastValidBlockHeight,
+        lifetimeEnd: signed.lifetimeEnd,
         payerSignature: signed.payerSignature,
         x402Header: signed.header,
       };

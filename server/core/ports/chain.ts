@@ -20,23 +20,30 @@ export interface TransferRequest {
   createRecipientAccount: boolean;
 }
 
-/** A transfer signed and ready to send; persisted before it is sent. */
+/**
+ * A transfer signed and ready to send; persisted before it is sent. Each rail fills it in its own
+ * terms: on Solana the transaction's signature, its wire bytes and the last block height it can land
+ * at; on an EVM chain the authorization's nonce, the authorization (encoded) and its `validBefore`.
+ */
 export interface PreparedTransfer {
+  /** What finds it on chain once sent: Solana's transaction signature; an EVM authorization's nonce. */
   txSignature: string;
+  /** What is sent, kept so a restart sends the same bytes: base64 on Solana; `eip3009:` and JSON on an EVM chain. */
   txWire: string;
-  lastValidBlockHeight: bigint;
+  /** Where its lifetime ends, in the chain's own measure: Solana's last valid block height; EVM's `validBefore` (seconds). */
+  lifetimeEnd: bigint;
 }
 
 /**
  * A transfer the payer signed and someone else (an x402 facilitator) sends: what finds it on chain.
  * On an EVM chain `txWire` is the payer's EIP-3009 authorization, `payerSignature` its nonce and
- * `lastValidBlockHeight` its `validBefore` (seconds), as the x402 buyer port answers them.
+ * `lifetimeEnd` its `validBefore` (seconds), as the x402 buyer port answers them.
  */
 export interface PayerSignedTransfer {
   payer: string;
   payerSignature: string;
   txWire: string;
-  lastValidBlockHeight: bigint;
+  lifetimeEnd: bigint;
   /** When it was made (ms): its history is read back to a little before. */
   since: number;
   /** A signature the seller reported for it, if any. */
@@ -141,13 +148,13 @@ export interface Chain extends TransferLookup {
    * signature). Throws when it could not be sent (the caller logs it and asks again later).
    */
   resend(prepared: PreparedTransfer): Promise<void>;
-  fateOf(sent: { txSignature: string; txWire: string | null; lastValidBlockHeight: bigint | null }): Promise<TransactionFate>;
+  fateOf(sent: { txSignature: string; txWire: string | null; lifetimeEnd: bigint | null }): Promise<TransactionFate>;
   /**
    * x402: where a transaction the payer signed and someone else sends stands (the seller's
    * facilitator adds its fee-payer signature, so the transaction's id is unknown until it lands). It
    * is recognised by the payer's own signature: at `hint` (a signature the seller reported), else
    * among all the transactions of the payer's USDC account since `since` (ms). `dropped` only when
-   * that whole history was read, block height has passed `lastValidBlockHeight` and the cluster no
+   * that whole history was read, block height has passed `lifetimeEnd` and the cluster no
    * longer takes the transaction's blockhash.
    */
   fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate>;

@@ -50,7 +50,7 @@ export interface X402Signed {
    */
   payerSignature: string;
   /** Solana: a block height after which the transaction can no longer land. Base: the authorization's `validBefore` (seconds). */
-  lastValidBlockHeight: bigint;
+  lifetimeEnd: bigint;
 }
 
 /**

@@ -181,7 +181,7 @@ export const reservedWith = (
   status: 'pending' as const,
   txSignature: signed.txSignature,
   txWire: signed.txWire,
-  lastValidBlockHeight: signed.lastValidBlockHeight,
+  lifetimeEnd: signed.lifetimeEnd,
   errorCode: null,
   idempotencyKey: key?.key ?? null,
   requestHash: key?.requestHash ?? null,
@@ -355,11 +355,11 @@ async function submit(ctx: EngineContext, row: TransferRecord, actor: string): P
 
 /** A row Coffer sends, as the chain takes it: recorded with its whole signed transaction. */
 function signedOf(row: TransferRecord): PreparedTransfer {
-  const { txSignature, txWire, lastValidBlockHeight } = row;
-  if (txSignature === null || txWire === null || lastValidBlockHeight === null) {
+  const { txSignature, txWire, lifetimeEnd } = row;
+  if (txSignature === null || txWire === null || lifetimeEnd === null) {
     throw new CofferError('internal', `${row.kind} ${row.id} has no signed transaction to send`);
   }
-  return { txSignature, txWire, lastValidBlockHeight };
+  return { txSignature, txWire, lifetimeEnd };
 }
 
 /** A chain's refusal as a failed row records it: expired unseen is `dropped` (never landed, so its key may try again). */

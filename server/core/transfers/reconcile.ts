@@ -44,14 +44,14 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         report[outcome === 'pending' ? 'stillPending' : outcome] += 1;
         continue;
       }
-      const { txSignature, txWire, lastValidBlockHeight } = row;
-      if (txSignature === null || txWire === null || lastValidBlockHeight === null) {
+      const { txSignature, txWire, lifetimeEnd } = row;
+      if (txSignature === null || txWire === null || lifetimeEnd === null) {
         ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: it has no signed transaction`);
         report.stillPending += 1;
         continue;
       }
       const chain = chainOf(ctx, row.rail);
-      const sent = { txSignature, txWire, lastValidBlockHeight };
+      const sent = { txSignature, txWire, lifetimeEnd };
       let fate = await chain.fateOf(sent);
       answered(row);
       if (fate.state === 'unknown') {

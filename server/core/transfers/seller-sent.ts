@@ -16,14 +16,14 @@ export async function settleX402(
   hint: string | null,
   actor = 'system',
 ): Promise<'confirmed' | 'failed' | 'pending'> {
-  if (payment.txWire === null || payment.payerSignature === null || payment.lastValidBlockHeight === null) {
+  if (payment.txWire === null || payment.payerSignature === null || payment.lifetimeEnd === null) {
     throw new CofferError('internal', `x402 payment ${payment.id} has no signed transaction`);
   }
   const fate = await chainOf(ctx, payment.rail).fateOfPayerSigned({
     payer: addressOn(ctx, getAgentOrThrow(ctx, payment.owner, payment.agentId).walletAddress, payment.rail),
     payerSignature: payment.payerSignature,
     txWire: payment.txWire,
-    lastValidBlockHeight: payment.lastValidBlockHeight,
+    lifetimeEnd: payment.lifetimeEnd,
     since: payment.createdAt,
     hint,
   });

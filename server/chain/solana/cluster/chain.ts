@@ -217,13 +217,13 @@ export class RpcChain implements Chain {
     );
   }
 
-  async fateOf(sent: { txSignature: string; lastValidBlockHeight: bigint | null }): Promise<TransactionFate> {
+  async fateOf(sent: { txSignature: string; lifetimeEnd: bigint | null }): Promise<TransactionFate> {
     const seen = await this.statusOf(sent.txSignature);
     if (seen !== null) return seen;
-    if (sent.lastValidBlockHeight === null) return { state: 'unknown' };
+    if (sent.lifetimeEnd === null) return { state: 'unknown' };
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     this.recentBlockhash.heightSeen(height);
-    if (height <= sent.lastValidBlockHeight) return { state: 'unknown' };
+    if (height <= sent.lifetimeEnd) return { state: 'unknown' };
     // Dropped only if unseen after that height: it may have landed, in one of its last blocks, between
     // the first status read and the height read (a retry of a payment said dropped is a first try).
     return (await this.statusOf(sent.txSignature)) ?? { state: 'dropped' };
@@ -263,7 +263,7 @@ export class RpcChain implements Chain {
     const height = await call(() => this.rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     this.recentBlockhash.heightSeen(height);
     const expired =
-      height > sent.lastValidBlockHeight &&
+      height > sent.lifetimeEnd &&
       !(await call(() => this.rpc.isBlockhashValid(blockhashOf(sent.txWire), { commitment: 'confirmed' }).send())).value;
     // Every transaction of the payer's USDC account since the payment was made (clocks differ between
     // this machine and the cluster: a little before), paged back; a flood of others cannot push the
@@ -285,7 +285,7 @@ export class RpcChain implements Chain {
       // Once it can no longer land, it is in no block past its last valid one: a busy payer's newer
       // transactions are passed over by their blocks' height, not read one by one (they would use up
       // the round's reads, and the payment would stay pending for ever).
-      const first = expired ? await this.firstAtOrBelow(listed, sent.lastValidBlockHeight) : 0;
+      const first = expired ? await this.firstAtOrBelow(listed, sent.lifetimeEnd) : 0;
       for (const entry of listed.slice(first)) {
         if (entry.blockTime !== null && entry.blockTime < from) return expired ? { state: 'dropped' } : { state: 'unknown' };
         if (entry.signature === sent.hint) continue;

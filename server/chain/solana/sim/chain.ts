@@ -264,7 +264,7 @@ export class SimChain implements Chain {
     return {
       txSignature: getSignatureFromTransaction(transaction),
       txWire: getBase64EncodedWireTransaction(transaction),
-      lastValidBlockHeight: transaction.lifetimeConstraint.lastValidBlockHeight,
+      lifetimeEnd: transaction.lifetimeConstraint.lastValidBlockHeight,
     };
   }
 

@@ -21,7 +21,8 @@ export interface SentTransaction {
    * confirmed: the chain holds the transaction, and the ledger keeps no second copy.
    */
   txWire: string | null;
-  lastValidBlockHeight: bigint | null;
+  /** Where its lifetime ends (PreparedTransfer's, kept in `last_valid_block_height`); null where none was made. */
+  lifetimeEnd: bigint | null;
 }
 
 /** What every move of money records: what moved, where it stands, and the request it answers. */

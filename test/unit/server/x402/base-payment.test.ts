@@ -59,7 +59,7 @@ describe('Base x402 payments', () => {
     expect(authorization).toMatchObject({ from: payer.address, to: seller, value: 10_000n, domain, relayer: null });
     expect(await isSignedByPayer(authorization)).toBe(true);
     expect(signed.payerSignature).toBe(authorization.nonce);
-    expect(signed.lastValidBlockHeight).toBe(authorization.validBefore);
+    expect(signed.lifetimeEnd).toBe(authorization.validBefore);
     const now = BigInt(Math.floor(Date.now() / 1000));
     expect(authorization.validBefore - now).toBeGreaterThanOrEqual(295n);
     expect(authorization.validBefore - now).toBeLessThanOrEqual(300n);
@@ -74,8 +74,8 @@ describe('Base x402 payments', () => {
     const offer = offerOf({ maxTimeoutSeconds: 86_400 });
     const signed = await payments.sign(offer, offer.requirements[0]!, payer.address);
     const now = BigInt(Math.floor(Date.now() / 1000));
-    expect(signed.lastValidBlockHeight - now).toBeLessThanOrEqual(BigInt(MAX_X402_AUTHORIZATION_SECONDS));
-    expect(signed.lastValidBlockHeight - now).toBeGreaterThan(BigInt(MAX_X402_AUTHORIZATION_SECONDS - 5));
+    expect(signed.lifetimeEnd - now).toBeLessThanOrEqual(BigInt(MAX_X402_AUTHORIZATION_SECONDS));
+    expect(signed.lifetimeEnd - now).toBeGreaterThan(BigInt(MAX_X402_AUTHORIZATION_SECONDS - 5));
   });
 
   it.each([

@@ -100,7 +100,7 @@ describe('a Coffer transfer assembled from its compiled shape', () => {
         const { signed } = await byKit(parts);
         expect(prepared.txWire).toBe(getBase64EncodedWireTransaction(signed));
         expect(prepared.txSignature).toBe(getSignatureFromTransaction(signed));
-        expect(prepared.lastValidBlockHeight).toBe(9n);
+        expect(prepared.lifetimeEnd).toBe(9n);
 
         const read = readWireTransaction(new Uint8Array(Buffer.from(prepared.txWire, 'base64')));
         const decoded = getCompiledTransactionMessageDecoder().decode(

@@ -71,7 +71,7 @@ const move = (id: string, kind: 'allocation' | 'return', fields: Partial<Allocat
   status: 'pending',
   txSignature: `sig-${id}`,
   txWire: 'wire',
-  lastValidBlockHeight: 9n,
+  lifetimeEnd: 9n,
   errorCode: null,
   idempotencyKey: null,
   requestHash: null,
@@ -267,7 +267,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.spentSince(OWNER, 'a', 0)).toBe(1n);
     expect(store.spendTotals(OWNER, 0).has('b')).toBe(false);
     // One held for the owner's yes is not made (yet): a replay does not count it.
-    store.insertTransfer(pay('h1', { status: 'held', txSignature: null, txWire: null, lastValidBlockHeight: null, createdAt: 2_500 }));
+    store.insertTransfer(pay('h1', { status: 'held', txSignature: null, txWire: null, lifetimeEnd: null, createdAt: 2_500 }));
     expect([...store.countedPayments(OWNER, 'a', 1_000)].map((p) => p.id)).toEqual(['p1']);
   });
 
@@ -493,7 +493,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
   it('a held payment counts for the budgets, not as paid; taken out, it counts no more and its id can be written again; failed, it is kept', () => {
     const store = fresh(make);
     store.setPolicy(OWNER, 'a', { ...POLICY, budgets: [{ amount: 1_000n, count: null, window: 'day', scope: { kind: 'all' } }] }, 1);
-    const held = pay('h1', { status: 'held', txSignature: null, txWire: null, lastValidBlockHeight: null, recipient: 'shop', memo: 'n1' });
+    const held = pay('h1', { status: 'held', txSignature: null, txWire: null, lifetimeEnd: null, recipient: 'shop', memo: 'n1' });
     store.insertTransfer(held);
     store.insertApproval({
       id: 'aph',
@@ -532,7 +532,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
         status: 'pending',
         txSignature: 'sig-h1',
         txWire: 'wire',
-        lastValidBlockHeight: 9n,
+        lifetimeEnd: 9n,
         createdAt: 2_000,
       });
     });
@@ -544,7 +544,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.hasPaidRecipient(OWNER, 'a', 'shop')).toBe(true);
     expect(store.findApprovalByPayment('h1')?.id).toBe('aph');
     // Another held one that ends: failed with why, counted no more, never written again.
-    store.insertTransfer(pay('h2', { status: 'held', txSignature: null, txWire: null, lastValidBlockHeight: null }));
+    store.insertTransfer(pay('h2', { status: 'held', txSignature: null, txWire: null, lifetimeEnd: null }));
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 20n, payments: 2 });
     expect(store.failHeldPayment('h2', 'payment_denied', 3_000)).toBe(true);
     expect(store.failHeldPayment('h2', 'approval_expired', 3_001)).toBe(false);

@@ -72,21 +72,21 @@ describe("RpcChain's fate of a transaction Coffer sent", () => {
       getSignatureStatuses: (call) => statuses(call === 0 ? null : LANDED),
       getBlockHeight: () => 101,
     });
-    expect(await chain.fateOf({ txSignature: signature(), lastValidBlockHeight: 100n })).toEqual({ state: 'succeeded' });
+    expect(await chain.fateOf({ txSignature: signature(), lifetimeEnd: 100n })).toEqual({ state: 'succeeded' });
   });
 
   it('is dropped when the status, read after a height past its last block, still does not know it', async () => {
     const { chain, node } = await chainOn({ getSignatureStatuses: () => statuses(null), getBlockHeight: () => 101 });
-    expect(await chain.fateOf({ txSignature: signature(), lastValidBlockHeight: 100n })).toEqual({ state: 'dropped' });
+    expect(await chain.fateOf({ txSignature: signature(), lifetimeEnd: 100n })).toEqual({ state: 'dropped' });
     expect(node.calls).toEqual(['getSignatureStatuses', 'getBlockHeight', 'getSignatureStatuses']);
   });
 
   it('is unknown while its blockhash can still land, and one status read settles a landed one', async () => {
     const unseen = await chainOn({ getSignatureStatuses: () => statuses(null), getBlockHeight: () => 100 });
-    expect(await unseen.chain.fateOf({ txSignature: signature(), lastValidBlockHeight: 100n })).toEqual({ state: 'unknown' });
+    expect(await unseen.chain.fateOf({ txSignature: signature(), lifetimeEnd: 100n })).toEqual({ state: 'unknown' });
     expect(unseen.node.calls).toEqual(['getSignatureStatuses', 'getBlockHeight']);
     const landed = await chainOn({ getSignatureStatuses: () => statuses(LANDED) });
-    expect(await landed.chain.fateOf({ txSignature: signature(), lastValidBlockHeight: 100n })).toEqual({ state: 'succeeded' });
+    expect(await landed.chain.fateOf({ txSignature: signature(), lifetimeEnd: 100n })).toEqual({ state: 'succeeded' });
     expect(landed.node.calls).toEqual(['getSignatureStatuses']);
   });
 });
@@ -169,7 +169,7 @@ describe("RpcChain's fate of an x402 payment (the payer signed it, the seller's 
     const node = await scriptedNode(script);
     open.push(node);
     const chain = new RpcChain({ name: 'devnet', rpcUrl: node.url, usdcMint: USDC_MINTS.devnet }, null);
-    const fate = await chain.fateOfPayerSigned({ ...sent, lastValidBlockHeight: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
+    const fate = await chain.fateOfPayerSigned({ ...sent, lifetimeEnd: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
     expect(fate).toEqual({ state: 'dropped' });
     // Only the 501 at or below its last valid height are read; blocks' heights: a binary search a page.
     expect(node.calls.filter((method) => method === 'getTransaction')).toHaveLength(501);
@@ -182,7 +182,7 @@ describe("RpcChain's fate of an x402 payment (the payer signed it, the seller's 
     const node = await scriptedNode(script);
     open.push(node);
     const chain = new RpcChain({ name: 'devnet', rpcUrl: node.url, usdcMint: USDC_MINTS.devnet }, null);
-    const fate = await chain.fateOfPayerSigned({ ...sent, lastValidBlockHeight: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
+    const fate = await chain.fateOfPayerSigned({ ...sent, lifetimeEnd: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
     expect(fate).toEqual({ state: 'succeeded', txSignature: listed[1_498]!.signature });
   });
 
@@ -193,7 +193,7 @@ describe("RpcChain's fate of an x402 payment (the payer signed it, the seller's 
     const node = await scriptedNode(script);
     open.push(node);
     const chain = new RpcChain({ name: 'devnet', rpcUrl: node.url, usdcMint: USDC_MINTS.devnet }, null);
-    const fate = await chain.fateOfPayerSigned({ ...sent, lastValidBlockHeight: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
+    const fate = await chain.fateOfPayerSigned({ ...sent, lifetimeEnd: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
     expect(fate).toEqual({ state: 'succeeded', txSignature: listed[999]!.signature });
   });
 });
