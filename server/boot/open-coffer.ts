@@ -101,7 +101,7 @@ async function x402BuyerFor(
     base === null
       ? null
       : (await import('../x402/base-payment.js')).baseX402Payments({
-          chain: { chainId: base.chain.chainId, usdc: base.chain.usdcMint, domain: () => base.chain.domain() },
+          chain: { chainId: base.chain.chainId, usdc: base.chain.usdc, domain: () => base.chain.domain() },
           signers: vault,
         });
   return createX402Buyer({ vault, evm: base === null ? null : vault, sol, base: evm });

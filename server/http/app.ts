@@ -77,8 +77,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
       ok: true,
       network: engine.network,
       version: options.version,
-      usdcMint: engine.ctx.chain.usdcMint,
-      base: base === null ? null : { network: base.network, chainId: base.chainId ?? 0, usdc: base.usdcMint },
+      usdcMint: engine.ctx.chain.usdc,
+      base: base === null ? null : { network: base.network, chainId: base.chainId ?? 0, usdc: base.usdc },
     } satisfies Health);
   });
   v1.use(agentRoutes(deps));

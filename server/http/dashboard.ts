@@ -35,7 +35,7 @@ export const pageHeaders: RequestHandler = (_req, res, next) => {
 const sessionView = (engine: Engine, session: SignedIn): Session => ({
   owner: session.owner,
   network: engine.network,
-  usdcMint: engine.ctx.chain.usdcMint,
+  usdcMint: engine.ctx.chain.usdc,
   signedInAt: new Date(session.signedInAt).toISOString(),
   expiresAt: new Date(session.expiresAt).toISOString(),
 });

@@ -123,13 +123,13 @@ export function createPaywall(options: PaywallOptions) {
 /** The paywall's x402 terms on Solana, where x402 names its network (devnet, mainnet). */
 function solanaTerms(options: PaywallOptions): X402Seller | null {
   const names = x402Networks(options.lookup.network);
-  return names === null ? null : { names, usdcMint: options.lookup.usdcMint, recipient: options.recipient };
+  return names === null ? null : { names, usdcMint: options.lookup.usdc, recipient: options.recipient };
 }
 
 /** The paywall's x402 terms on Base: its chain as x402 names it. */
 const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms => ({
   names: x402EvmNetworks(base.lookup.chainId),
-  usdc: base.lookup.usdcMint,
+  usdc: base.lookup.usdc,
   recipient: base.recipient,
   tokenDomain: () => base.lookup.tokenDomain(),
 });
@@ -149,7 +149,7 @@ function freshTerms(paywall: Paywall, req: Request, { route, amount }: Priced): 
     amount,
     recipient: options.recipient,
     network: options.lookup.network,
-    usdcMint: options.lookup.usdcMint,
+    usdcMint: options.lookup.usdc,
     nonce,
     resource: urlOf(req),
     description: route.description,

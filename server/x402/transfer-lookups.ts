@@ -37,7 +37,7 @@ export async function cofferTransferLookup(cofferUrl: string): Promise<TransferL
   const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
   return {
     network: health.network,
-    usdcMint: health.usdcMint,
+    usdc: health.usdcMint,
     async findTransfer(txSignature: string): Promise<TransferFound | null> {
       const response = await fetch(`${base}/v1/chain/transactions/${encodeURIComponent(txSignature)}`, {
         signal: AbortSignal.timeout(10_000),

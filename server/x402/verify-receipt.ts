@@ -105,7 +105,7 @@ function readReceipt(header: string, context: ReceiptContext): RailReceipt | Ref
       lookup: context.lookup,
       proofHolds: () => proofHolds(solana),
       paidRecipient: async (transfer) =>
-        transfer.toTokenAccount === (await usdcTokenAccount(address(context.lookup.usdcMint), address(context.recipient))),
+        transfer.toTokenAccount === (await usdcTokenAccount(address(context.lookup.usdc), address(context.recipient))),
       carriesMemo: (transfer) => transfer.memo === solana.memo,
     };
   }
@@ -228,7 +228,7 @@ export async function verifyReceipt(header: string, context: ReceiptContext): Pr
   const transfer = await read.lookup.findTransfer(receipt.txSignature);
   if (transfer === null) return refuse('transaction_not_found', 'no USDC transfer with that signature on chain (yet)');
   if (!transfer.succeeded) return refuse('transaction_failed', `the transaction failed on chain (${transfer.error ?? 'error'})`);
-  if (transfer.mint !== read.lookup.usdcMint) return refuse('wrong_asset', 'the transaction did not move USDC');
+  if (transfer.mint !== read.lookup.usdc) return refuse('wrong_asset', 'the transaction did not move USDC');
   if (!(await read.paidRecipient(transfer))) return refuse('wrong_recipient', 'the USDC did not go to this API');
   const price = terms.kind === 'nonce' && terms.amount > context.price ? terms.amount : context.price;
   if (transfer.amount < price) {

@@ -16,7 +16,7 @@ const usdcOf = async (t: TestCoffer) => (await t.api('GET', t.withOwner('/v1/das
 /** What an account holds on the embedded EVM chain, read from the chain over its JSON-RPC. */
 const balanceOn = (t: TestCoffer, account: string) =>
   chainOf(t).readContract({
-    address: t.coffer.base!.chain.usdcMint as Address,
+    address: t.coffer.base!.chain.usdc as Address,
     abi: USDC_ABI,
     functionName: 'balanceOf',
     args: [account as Address],

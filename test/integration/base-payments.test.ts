@@ -22,7 +22,7 @@ describe('/pay on Base, one policy across both rails', () => {
   let agentBase: Address;
   const chain = () => createPublicClient({ transport: http(`${t.url}/evm-rpc`, { retryCount: 0 }) });
   const onChain = (account: Address) =>
-    chain().readContract({ address: t.coffer.base!.chain.usdcMint as Address, abi: USDC_ABI, functionName: 'balanceOf', args: [account] });
+    chain().readContract({ address: t.coffer.base!.chain.usdc as Address, abi: USDC_ABI, functionName: 'balanceOf', args: [account] });
   const payBase = (amount: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
     payUsdc(t, 'both-rails', apiKey, { service: 'base-api', recipient: SELLER, amount, ...extra }, headers);
   const paySol = (amount: string) => payUsdc(t, 'both-rails', apiKey, { service: 'sol-api', recipient: SOLANA_SELLER, amount });

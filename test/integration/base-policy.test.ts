@@ -276,7 +276,7 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     });
     const chain = createPublicClient({ transport: http(`${t.url}/evm-rpc`, { retryCount: 0 }) });
     const received = await chain.readContract({
-      address: t.coffer.base!.chain.usdcMint as Address,
+      address: t.coffer.base!.chain.usdc as Address,
       abi: USDC_ABI,
       functionName: 'balanceOf',
       args: [seller],

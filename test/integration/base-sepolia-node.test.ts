@@ -64,7 +64,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
 
   it('names the network by its chain id and reads its USDC’s EIP-712 domain from the token', async () => {
     const chain = t.coffer.base!.chain;
-    expect([chain.network, chain.chainId, chain.usdcMint, chain.isSim]).toEqual(['base-sepolia', 84532, BASE_SEPOLIA.usdc, false]);
+    expect([chain.network, chain.chainId, chain.usdc, chain.isSim]).toEqual(['base-sepolia', 84532, BASE_SEPOLIA.usdc, false]);
     const { treasury } = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
     expect([treasury.balances.base, treasury.baseNetwork]).toEqual(['10.00', 'base-sepolia']);
   });

@@ -121,7 +121,7 @@ describe.each([0, 1, 2])('the Chain port (adapter %#: 0 the embedded chain, 1 an
       succeeded: true,
       from: owner,
       to,
-      mint: chain.usdcMint,
+      mint: chain.usdc,
       amount: 1_000n,
       memo: 'the seller nonce',
     });
@@ -229,7 +229,7 @@ describe('the embedded chain', () => {
     // The destination holds SOL and no data: a wallet, not a token account.
     ledger.airdrop(payer!.address, 1_000_000_000n);
     ledger.airdrop(destination!.address, 1_000_000n);
-    const source = await usdcTokenAccount(address(sim.coffer.chain.usdcMint), holder!.address);
+    const source = await usdcTokenAccount(address(sim.coffer.chain.usdc), holder!.address);
     const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash();
     const transaction = await pipe(
       createTransactionMessage({ version: 0 }),
@@ -239,7 +239,7 @@ describe('the embedded chain', () => {
         appendTransactionMessageInstruction(
           getTransferCheckedInstruction({
             source,
-            mint: address(sim.coffer.chain.usdcMint),
+            mint: address(sim.coffer.chain.usdc),
             destination: destination!.address,
             authority: holder!,
             amount: 1n,

@@ -20,7 +20,7 @@ describe('dashboard sign-in', () => {
     expect(who.body).toEqual({
       owner: t.owner,
       network: 'sim',
-      usdcMint: t.coffer.chain.usdcMint,
+      usdcMint: t.coffer.chain.usdc,
       signedInAt: new Date(clock.now()).toISOString(),
       expiresAt: new Date(clock.now() + 12 * 60 * 60 * 1000).toISOString(),
     });

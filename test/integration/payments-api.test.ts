@@ -52,7 +52,7 @@ describe('payments over HTTP on the sim chain', () => {
       to: receipt!.recipient,
       amount: micro('0.005'),
       memo: 'nonce-from-402',
-      mint: t.coffer.chain.usdcMint,
+      mint: t.coffer.chain.usdc,
     });
     expect(await t.coffer.chain.usdcBalance(receipt!.recipient)).toBeGreaterThanOrEqual(micro('0.005'));
   });

@@ -26,7 +26,7 @@ async function landedPayment(t: TestCoffer, agentId: string) {
 /** What a replay could change: both token accounts, and the chain's log. */
 async function chainState(t: TestCoffer, wallet: string) {
   const rpc = createSolanaRpc(`${t.url}/rpc`);
-  const mint = address(t.coffer.chain.usdcMint);
+  const mint = address(t.coffer.chain.usdc);
   const balance = async (owner: string) =>
     (await rpc.getTokenAccountBalance(await usdcTokenAccount(mint, address(owner))).send()).value.amount;
   const log = t.coffer.db.prepare('SELECT COUNT(*) FROM sim_transactions').pluck().get() as number;

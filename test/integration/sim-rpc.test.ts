@@ -56,7 +56,7 @@ describe('POST /rpc: the sim chain speaks Solana JSON-RPC', () => {
     t = await startCoffer({ keepDataDir: true });
     rpc = createSolanaRpc(`${t.url}/rpc`);
     treasury = await (t.coffer.engine.ctx.vault as WalletKeyVault).signer(t.owner);
-    mint = address(t.coffer.chain.usdcMint);
+    mint = address(t.coffer.chain.usdc);
   });
   afterAll(async () => {
     await t.stop();

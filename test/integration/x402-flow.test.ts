@@ -162,7 +162,7 @@ describe('the 402 flow against the demo paid API', () => {
     expect(found.status).toBe(200);
     expect(found.body).toEqual({
       network: 'sim',
-      usdcMint: t.coffer.chain.usdcMint,
+      usdcMint: t.coffer.chain.usdc,
       transfer: expect.objectContaining({
         txSignature: paid.body.txSignature,
         succeeded: true,
@@ -600,7 +600,7 @@ describe('the 402 flow against the demo paid API', () => {
         mimeType: 'application/json',
         payTo: DEMO_PAY_TO,
         maxTimeoutSeconds: 60,
-        asset: t.coffer.chain.usdcMint,
+        asset: t.coffer.chain.usdc,
         extra: { feePayer: OTHER },
       };
       const app = express();

@@ -91,7 +91,7 @@ const RECEIPT_TIMEOUT_MS = 60_000;
 export class EvmChain implements Chain {
   readonly inLedger = null;
   readonly network: string;
-  readonly usdcMint: Address;
+  readonly usdc: Address;
   readonly isSim: boolean;
   readonly chainId: number;
   private readonly client: PublicClient;
@@ -110,7 +110,7 @@ export class EvmChain implements Chain {
     private readonly blocksOnDemand: BlocksOnDemand | null = null,
   ) {
     this.network = net.name;
-    this.usdcMint = net.usdc;
+    this.usdc = net.usdc;
     this.isSim = net.isSim;
     this.chainId = net.chainId;
     this.viemChain = defineChain({

@@ -77,7 +77,7 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
   return {
     network: network.name,
     chainId: network.chainId,
-    usdcMint: network.usdc,
+    usdc: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
     tokenDomain: tokenNamingReader(client, network.usdc),
   };

@@ -26,5 +26,5 @@ export async function lookupTransfer(ctx: EngineContext, txSignature: string): P
   if (!isTransactionSignature(txSignature)) throw new CofferError('invalid_signature', 'not a transaction signature (base58, 64 bytes)');
   const transfer = await ctx.chain.findTransfer(txSignature);
   if (transfer === null) throw new CofferError('transaction_not_found', `no USDC transfer ${txSignature} on ${ctx.chain.network}`);
-  return { network: ctx.chain.network, usdcMint: ctx.chain.usdcMint, transfer: transferView(transfer) };
+  return { network: ctx.chain.network, usdcMint: ctx.chain.usdc, transfer: transferView(transfer) };
 }

@@ -214,7 +214,7 @@ function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string 
 function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | null {
   const network = x402NetworkOf(ctx, rail, offer.x402Version);
   if (network === null) return null;
-  const usdc = chainOf(ctx, rail).usdcMint;
+  const usdc = chainOf(ctx, rail).usdc;
   const requirement = offer.requirements.find(
     (entry) =>
       entry.scheme === 'exact' &&

@@ -114,7 +114,8 @@ export interface IncomingTransfer {
 /** Read-only access to transfers: all a paid API needs to verify a receipt. */
 export interface TransferLookup {
   readonly network: string;
-  readonly usdcMint: string;
+  /** The rail's USDC: Solana's mint; an EVM chain's token contract. */
+  readonly usdc: string;
   /** An EVM chain's id, as its node says it; absent on Solana. */
   readonly chainId?: number;
   findTransfer(txSignature: string): Promise<TransferFound | null>;

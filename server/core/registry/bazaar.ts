@@ -131,8 +131,8 @@ function payableHere(ctx: ContextWith<MetaStore>): PayableHere {
   const names = ctx.x402?.networks ?? { sol: null, base: null };
   const base = ctx.base ?? null;
   return {
-    sol: names.sol === null ? null : { networks: names.sol, usdc: ctx.chain.usdcMint, network: ctx.chain.network },
-    base: names.base === null || base === null ? null : { networks: names.base, usdc: base.usdcMint, network: base.network },
+    sol: names.sol === null ? null : { networks: names.sol, usdc: ctx.chain.usdc, network: ctx.chain.network },
+    base: names.base === null || base === null ? null : { networks: names.base, usdc: base.usdc, network: base.network },
     network: ctx.chain.network,
   };
 }

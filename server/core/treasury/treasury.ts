@@ -121,7 +121,7 @@ async function mintIntoTreasury(
       owner,
       agentId: null,
       amount,
-      from: chain.usdcMint,
+      from: chain.usdc,
       ...reservedWith(ctx, signed, key, rail),
     }),
   });

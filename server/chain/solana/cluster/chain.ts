@@ -94,7 +94,7 @@ export async function readGenesisHash(rpcUrl: string, timeoutMs = 5_000): Promis
 export class RpcChain implements Chain {
   readonly isSim = false;
   readonly network: string;
-  readonly usdcMint: string;
+  readonly usdc: string;
   private readonly rpc: Rpc<SolanaRpcApi>;
   private readonly recentBlockhash = new RecentBlockhash(async () => {
     const { value } = await call(() => this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send());
@@ -106,7 +106,7 @@ export class RpcChain implements Chain {
     private readonly vault: WalletSigners | null,
   ) {
     this.network = config.name;
-    this.usdcMint = config.usdcMint;
+    this.usdc = config.usdcMint;
     this.rpc = createSolanaRpc(config.rpcUrl);
   }
 
@@ -119,13 +119,13 @@ export class RpcChain implements Chain {
   }
 
   async hasUsdcAccount(wallet: string): Promise<boolean> {
-    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const account = await usdcTokenAccount(address(this.usdc), address(wallet));
     const { value } = await call(() => this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send());
     return value !== null;
   }
 
   async hasActivity(wallet: string): Promise<boolean> {
-    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const account = await usdcTokenAccount(address(this.usdc), address(wallet));
     const listed = (key: Address) => call(() => this.rpc.getSignaturesForAddress(key, { limit: 1, commitment: 'confirmed' }).send());
     const [accountInfo, walletHistory, accountHistory] = await Promise.all([
       call(() => this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()),
@@ -139,7 +139,7 @@ export class RpcChain implements Chain {
     const balances = new Map<string, bigint>();
     for (let start = 0; start < wallets.length; start += 100) {
       const chunk = wallets.slice(start, start + 100);
-      const accounts = await Promise.all(chunk.map((wallet) => usdcTokenAccount(address(this.usdcMint), address(wallet))));
+      const accounts = await Promise.all(chunk.map((wallet) => usdcTokenAccount(address(this.usdc), address(wallet))));
       const { value } = await call(() => this.rpc.getMultipleAccounts(accounts, { encoding: 'base64', commitment: 'confirmed' }).send());
       chunk.forEach((wallet, index) => {
         const account = value[index];
@@ -165,7 +165,7 @@ export class RpcChain implements Chain {
     return signedUsdcTransfer(
       {
         ...request,
-        mint: address(this.usdcMint),
+        mint: address(this.usdc),
         from: address(request.from),
         to: address(request.to),
         feePayer: address(request.feePayer),
@@ -268,7 +268,7 @@ export class RpcChain implements Chain {
     // Every transaction of the payer's USDC account since the payment was made (clocks differ between
     // this machine and the cluster: a little before), paged back; a flood of others cannot push the
     // payment out of sight. What cannot be read in one round keeps the payment pending.
-    const account = await usdcTokenAccount(address(this.usdcMint), address(sent.payer));
+    const account = await usdcTokenAccount(address(this.usdc), address(sent.payer));
     const from = BigInt(Math.floor((sent.since - 120_000) / 1000));
     let before: string | undefined;
     let checked = 0;
@@ -346,7 +346,7 @@ export class RpcChain implements Chain {
     wallet: string,
     afterSignature: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
-    const account = await usdcTokenAccount(address(this.usdcMint), address(wallet));
+    const account = await usdcTokenAccount(address(this.usdc), address(wallet));
     // Every signature since the last one read, paged back to it (listing is cheap: 1,000 a call).
     const signatures: { signature: string; err: unknown; blockTime: bigint | null }[] = [];
     let before: string | undefined;
@@ -430,13 +430,7 @@ export class RpcChain implements Chain {
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
     const loaded = found.meta.loadedAddresses;
     const accountKeys = [...message.staticAccounts, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])].map(String);
-    const credit = creditOf(
-      tokenAccount,
-      this.usdcMint,
-      accountKeys,
-      found.meta.preTokenBalances ?? [],
-      found.meta.postTokenBalances ?? [],
-    );
+    const credit = creditOf(tokenAccount, this.usdc, accountKeys, found.meta.preTokenBalances ?? [], found.meta.postTokenBalances ?? []);
     return { ...credit, blockTime: found.blockTime === null ? null : Number(found.blockTime) };
   }
 

@@ -70,7 +70,7 @@ export class SimChain implements Chain {
     private readonly store: SimChainStore,
     private readonly vault: WalletSigners,
     private readonly clock: Clock,
-    readonly usdcMint: Address,
+    readonly usdc: Address,
     private readonly mintAuthority: Address,
   ) {}
 
@@ -105,7 +105,7 @@ export class SimChain implements Chain {
   }
 
   ownWallets(): string[] {
-    return [this.mintAuthority, this.usdcMint];
+    return [this.mintAuthority, this.usdc];
   }
 
   async prepareFeePayer(wallet: string): Promise<void> {
@@ -118,16 +118,16 @@ export class SimChain implements Chain {
   }
 
   async usdcBalance(wallet: string): Promise<bigint> {
-    const data = this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, checkedAddress(wallet)));
+    const data = this.ledger.dataOf(await usdcTokenAccount(this.usdc, checkedAddress(wallet)));
     return data === null ? 0n : tokenAmount(data);
   }
 
   async hasUsdcAccount(wallet: string): Promise<boolean> {
-    return this.ledger.dataOf(await usdcTokenAccount(this.usdcMint, checkedAddress(wallet))) !== null;
+    return this.ledger.dataOf(await usdcTokenAccount(this.usdc, checkedAddress(wallet))) !== null;
   }
 
   async hasActivity(wallet: string): Promise<boolean> {
-    const account = await usdcTokenAccount(this.usdcMint, checkedAddress(wallet));
+    const account = await usdcTokenAccount(this.usdc, checkedAddress(wallet));
     return this.ledger.dataOf(account) !== null || [wallet, account].some((key) => this.ledger.signaturesFor(key, { limit: 1 }).length > 0);
   }
 
@@ -137,7 +137,7 @@ export class SimChain implements Chain {
     // LiteSVM holds (every change is written in the same step): reading a thousand of them through
     // LiteSVM's own accessor costs tens of milliseconds.
     // Wallet addresses come from the ledger, already checked: no base58 round trip per wallet.
-    const accounts = await usdcTokenAccounts(this.usdcMint, wallets as Address[]);
+    const accounts = await usdcTokenAccounts(this.usdc, wallets as Address[]);
     const data = this.store.accountsData(accounts);
     return new Map(
       wallets.map((wallet, index) => {
@@ -157,7 +157,7 @@ export class SimChain implements Chain {
         // first allocation). Should it be closed before the transfer lands, the transfer fails and
         // moves nothing.
         createRecipientAccount: request.createRecipientAccount && !(await this.hasUsdcAccount(request.to)),
-        mint: this.usdcMint,
+        mint: this.usdc,
         from: checkedAddress(request.from),
         to: checkedAddress(request.to),
         feePayer: checkedAddress(request.feePayer),
@@ -230,9 +230,9 @@ export class SimChain implements Chain {
         missing.slice(start, start + 8).map(async (owner) =>
           getCreateAssociatedTokenIdempotentInstruction({
             payer,
-            ata: await usdcTokenAccount(this.usdcMint, owner),
+            ata: await usdcTokenAccount(this.usdc, owner),
             owner,
-            mint: this.usdcMint,
+            mint: this.usdc,
           }),
         ),
       );
@@ -243,10 +243,10 @@ export class SimChain implements Chain {
   async prepareTestMint(to: string, amount: bigint): Promise<PreparedTransfer> {
     const authority = await this.vault.signer(this.mintAuthority);
     await this.prepareFeePayer(this.mintAuthority);
-    const token = await usdcTokenAccount(this.usdcMint, address(to));
+    const token = await usdcTokenAccount(this.usdc, address(to));
     const transaction = await this.sign(authority, [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata: token, owner: address(to), mint: this.usdcMint }),
-      getMintToCheckedInstruction({ mint: this.usdcMint, token, mintAuthority: authority, amount, decimals: USDC_DECIMALS }),
+      getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata: token, owner: address(to), mint: this.usdc }),
+      getMintToCheckedInstruction({ mint: this.usdc, token, mintAuthority: authority, amount, decimals: USDC_DECIMALS }),
       // A unique memo keeps two equal faucet calls from being the same transaction.
       getAddMemoInstruction({ memo: `faucet ${this.clock.now()} ${Math.random()}` }, { programAddress: MEMO_PROGRAM_ADDRESS }),
     ]);

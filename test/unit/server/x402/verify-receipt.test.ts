@@ -47,7 +47,7 @@ describe('verifyReceipt, a payment made without a nonce', () => {
     const payer = await generateKeyPairSigner();
     const recipient = (await generateKeyPairSigner()).address;
     const paid = await paidWithoutNonce(payer, recipient, blockTime);
-    const lookup: TransferLookup = { network: 'sim', usdcMint: MINT, findTransfer: () => Promise.resolve(paid.transfer) };
+    const lookup: TransferLookup = { network: 'sim', usdc: MINT, findTransfer: () => Promise.resolve(paid.transfer) };
     const store = openPaywallStore(':memory:');
     const context = (now: number): ReceiptContext => ({
       resource: 'GET /weather',

@@ -49,7 +49,7 @@ async function setup(store: (typeof STORES)[number] = 'memory') {
     resource: `https://api.example/${path}`,
     type: 'http',
     x402Version: 2,
-    accepts: [{ scheme: 'exact', network: t.x402.networks.sol.v2, amount, asset: t.chain.usdcMint, payTo }],
+    accepts: [{ scheme: 'exact', network: t.x402.networks.sol.v2, amount, asset: t.chain.usdc, payTo }],
     lastUpdated: '2026-11-23T10:00:00.000Z',
     description,
     serviceName: name,
