@@ -76,6 +76,28 @@ describe('the EVM rail on the embedded chain', () => {
     expect(await isSignedByPayer({ ...authorization, value: 1_500_001n })).toBe(false);
   });
 
+  it('signs nothing under a chain id the token does not sign under', async () => {
+    // A node of another chain than configured: every authorization signed for it would revert there.
+    const elsewhere = new EvmChain(
+      { name: 'sim', chainId: 790_527, usdc: evm.usdc, isSim: true },
+      custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 }),
+      vault,
+      clock,
+      null,
+    );
+    const move = {
+      from: treasury,
+      to: agent,
+      amount: 1n,
+      memo: '',
+      reference: `ref-${++reference}`,
+      feePayer: treasury,
+      createRecipientAccount: true,
+    };
+    await expectCofferError(elsewhere.prepareTransfer(move), 'chain_unavailable');
+    await expectCofferError(elsewhere.domain(), 'chain_unavailable');
+  });
+
   it('lands a transfer once, however often it is sent, and says where it landed', async () => {
     const prepared = await prepare(treasury, agent, 2_000_000n);
     expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });

@@ -120,7 +120,7 @@ export class EvmChain implements Chain {
       rpcUrls: { default: { http: [] } },
     });
     this.client = createPublicClient({ transport, chain: this.viemChain });
-    this.tokenNaming = tokenNamingReader(this.client, net.usdc);
+    this.tokenNaming = tokenNamingReader(this.client, net.usdc, net.chainId);
     this.balanceReads = createBalanceReads(this.client, net.usdc, net.name);
   }
 

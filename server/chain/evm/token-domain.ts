@@ -2,8 +2,23 @@
  * The name and version in a USDC token's EIP-712 domain, which its authorizations are signed under
  * and an x402 offer names: read from the token, never assumed (Base's USDC is "USD Coin", Base
  * Sepolia's "USDC"). Read once a node; a read that failed is tried again the next time it is asked.
+ *
+ * Held to the token's own `DOMAIN_SEPARATOR()` where it has one (every FiatTokenV2 does): a name,
+ * version or chain id that is not the token's would have each authorization signed under it refused
+ * on chain, found only once a move was sent and reverted, its signature public (security invariant:
+ * found before anything is signed). A token without one (EIP-3009 does not ask it) is taken at its
+ * name and version.
  */
-import type { Address, PublicClient } from 'viem';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  domainSeparator,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { CofferError } from '../../wire/errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 
 export interface TokenNaming {
@@ -12,13 +27,23 @@ export interface TokenNaming {
 }
 
 /** Reads `usdc`'s EIP-712 name and version through `client` once, answering the same read after. */
-export function tokenNamingReader(client: PublicClient, usdc: Address): () => Promise<TokenNaming> {
+export function tokenNamingReader(client: PublicClient, usdc: Address, chainId: number): () => Promise<TokenNaming> {
   let read: Promise<TokenNaming> | null = null;
   return () => {
     if (read !== null) return read;
-    const reading = Promise.all(
-      (['name', 'version'] as const).map((functionName) => client.readContract({ address: usdc, abi: USDC_ABI, functionName })),
-    ).then(([name, version]) => ({ name: name!, version: version! }));
+    const reading = Promise.all([
+      client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'name' }),
+      client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'version' }),
+      separatorOf(client, usdc),
+    ]).then(([name, version, separator]) => {
+      if (separator !== null && separator !== domainSeparator({ domain: { name, version, chainId, verifyingContract: usdc } })) {
+        throw new CofferError(
+          'chain_unavailable',
+          `the USDC token at ${usdc} does not sign under the domain it names ("${name}", version ${version}) on chain ${chainId}: is the node on another chain?`,
+        );
+      }
+      return { name, version };
+    });
     // Forgotten once failed (only this read: a newer one started since stays).
     reading.catch(() => {
       if (read === reading) read = null;
@@ -26,4 +51,15 @@ export function tokenNamingReader(client: PublicClient, usdc: Address): () => Pr
     read = reading;
     return reading;
   };
+}
+
+/** The token's `DOMAIN_SEPARATOR()`; null where it has none (the call reverts or answers nothing). */
+async function separatorOf(client: PublicClient, usdc: Address): Promise<Hex | null> {
+  try {
+    return await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'DOMAIN_SEPARATOR' });
+  } catch (error) {
+    const none = (cause: unknown) => cause instanceof ContractFunctionRevertedError || cause instanceof ContractFunctionZeroDataError;
+    if (error instanceof BaseError && error.walk(none) !== null) return null;
+    throw error;
+  }
 }

@@ -79,7 +79,7 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     chainId: network.chainId,
     usdc: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
-    tokenDomain: tokenNamingReader(client, network.usdc),
+    tokenDomain: tokenNamingReader(client, network.usdc, network.chainId),
   };
 }
 

@@ -11,6 +11,7 @@ export const USDC_ABI = parseAbi([
   'function decimals() view returns (uint8)',
   'function balanceOf(address account) view returns (uint256)',
   'function transfer(address to, uint256 value) returns (bool)',
+  'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
