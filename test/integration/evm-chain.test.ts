@@ -16,6 +16,7 @@ import { decodeAuthorization, isSignedByPayer } from '../../server/chain/evm/aut
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { expectCofferError } from '../helpers/expect-error.js';
 import { manualClock } from '../helpers/coffer.js';
+import type { Clock } from '../../server/core/ports/keys.js';
 
 /**
  * The EVM rail's Chain adapter on the embedded EVM chain: a transfer is the payer's EIP-3009
@@ -33,8 +34,9 @@ describe('the EVM rail on the embedded chain', () => {
   let treasury: Address;
   let agent: Address;
   let reference = 0;
-  const prepare = (from: Address, to: Address, amount: bigint) =>
-    chain.prepareTransfer({
+  /** A move's terms, named by a record of its own; signed by `through` (the test's chain unless told). */
+  const prepare = (from: Address, to: Address, amount: bigint, through = chain) =>
+    through.prepareTransfer({
       from,
       to,
       amount,
@@ -43,6 +45,17 @@ describe('the EVM rail on the embedded chain', () => {
       feePayer: treasury,
       createRecipientAccount: true,
     });
+  type NodeRequest = (args: { method: string; params?: unknown }) => Promise<unknown>;
+  const toNode: NodeRequest = ({ method, params }) => evm.request(method, params as unknown[]);
+  /** Another adapter over the embedded node, through a test's stand-in (`request`): this chain's id and clock unless told. */
+  const chainThrough = (request: NodeRequest = toNode, options: { chainId?: number; clock?: Clock } = {}) =>
+    new EvmChain(
+      { name: 'sim', chainId: options.chainId ?? 790_526, usdc: evm.usdc, isSim: true },
+      custom({ request }, { retryCount: 0 }),
+      vault,
+      options.clock ?? clock,
+      null,
+    );
   const nonceOf = (address: Address) => evm.request('eth_getTransactionCount', [address, 'latest']).then((n) => BigInt(n as string));
 
   beforeAll(async () => {
@@ -78,23 +91,8 @@ describe('the EVM rail on the embedded chain', () => {
 
   it('signs nothing under a chain id the token does not sign under', async () => {
     // A node of another chain than configured: every authorization signed for it would revert there.
-    const elsewhere = new EvmChain(
-      { name: 'sim', chainId: 790_527, usdc: evm.usdc, isSim: true },
-      custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 }),
-      vault,
-      clock,
-      null,
-    );
-    const move = {
-      from: treasury,
-      to: agent,
-      amount: 1n,
-      memo: '',
-      reference: `ref-${++reference}`,
-      feePayer: treasury,
-      createRecipientAccount: true,
-    };
-    await expectCofferError(elsewhere.prepareTransfer(move), 'chain_unavailable');
+    const elsewhere = chainThrough(toNode, { chainId: 790_527 });
+    await expectCofferError(prepare(treasury, agent, 1n, elsewhere), 'chain_unavailable');
     await expectCofferError(elsewhere.domain(), 'chain_unavailable');
   });
 
@@ -130,21 +128,10 @@ describe('the EVM rail on the embedded chain', () => {
     // a node that kept what it was asked could run it after a top-up, within its 10 minutes, and move
     // money the ledger says failed (a retry under a new record would then pay twice).
     const heard: { method: string; params: unknown }[] = [];
-    const recording = new EvmChain(
-      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
-      custom(
-        {
-          request: ({ method, params }) => {
-            heard.push({ method, params });
-            return evm.request(method, params as unknown[]);
-          },
-        },
-        { retryCount: 0 },
-      ),
-      vault,
-      clock,
-      null,
-    );
+    const recording = chainThrough((args) => {
+      heard.push({ method: args.method, params: args.params });
+      return toNode(args);
+    });
     const prepared = await prepare(agent, treasury, 999_000_000n);
     const { r, s } = parseSignature(decodeAuthorization(prepared.txWire).signature);
     await expectCofferError(recording.submitTransfer(prepared), 'insufficient_funds');
@@ -169,23 +156,9 @@ describe('the EVM rail on the embedded chain', () => {
   it('a first send that reverts because the chain is past its end, though this clock is not, fails as expired', async () => {
     // Coffer's clock 11 minutes behind the chain's: the authorization it signs has ended there already.
     const behind = manualClock(clock.now() - (Number(AUTHORIZATION_SECONDS) + 60) * 1000);
-    const slow = new EvmChain(
-      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
-      custom({ request: ({ method, params }) => evm.request(method, params as unknown[]) }, { retryCount: 0 }),
-      vault,
-      behind,
-      null,
-    );
+    const slow = chainThrough(toNode, { clock: behind });
     const balance = await chain.usdcBalance(agent);
-    const prepared = await slow.prepareTransfer({
-      from: agent,
-      to: treasury,
-      amount: 1n,
-      memo: '',
-      reference: `ref-${++reference}`,
-      feePayer: treasury,
-      createRecipientAccount: true,
-    });
+    const prepared = await prepare(agent, treasury, 1n, slow);
     await expectCofferError(slow.submitTransfer(prepared), 'transaction_expired');
     expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
     expect(await chain.usdcBalance(agent)).toBe(balance);
@@ -216,19 +189,7 @@ describe('the EVM rail on the embedded chain', () => {
     // A node whose log index lags its state (load-balanced RPCs do): the token says the authorization
     // ran, and no AuthorizationUsed log is found yet.
     let logsLag = true;
-    const lagging = new EvmChain(
-      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
-      custom(
-        {
-          request: ({ method, params }) =>
-            logsLag && method === 'eth_getLogs' ? Promise.resolve([]) : evm.request(method, params as unknown[]),
-        },
-        { retryCount: 0 },
-      ),
-      vault,
-      clock,
-      null,
-    );
+    const lagging = chainThrough((args) => (logsLag && args.method === 'eth_getLogs' ? Promise.resolve([]) : toNode(args)));
     const prepared = await prepare(treasury, agent, 300_000n);
     const landed = await chain.submitTransfer(prepared);
     // Reconciliation through the lagging node: not failed, since the money moved, and not sent again.
@@ -252,21 +213,10 @@ describe('the EVM rail on the embedded chain', () => {
 
   it("reads many wallets' USDC in one call to the node, each the same as read alone", async () => {
     const methods: string[] = [];
-    const counted = new EvmChain(
-      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
-      custom(
-        {
-          request: ({ method, params }) => {
-            methods.push(method);
-            return evm.request(method, params as unknown[]);
-          },
-        },
-        { retryCount: 0 },
-      ),
-      vault,
-      clock,
-      null,
-    );
+    const counted = chainThrough((args) => {
+      methods.push(args.method);
+      return toNode(args);
+    });
     // A dashboard's page of agents (50) on a public RPC: one eth_call, not one an account.
     const strangers = Array.from({ length: 248 }, (_, index) => getAddress(`0x${(index + 1).toString(16).padStart(40, '0')}`));
     const page = [treasury, agent, ...strangers.slice(0, 48), agent];
@@ -288,25 +238,14 @@ describe('the EVM rail on the embedded chain', () => {
 
   it('reads balances one wallet at a time from a node that refuses a call with creation code; says a node that does not answer in short', async () => {
     const calls: { to: unknown }[] = [];
-    const refusing = new EvmChain(
-      { name: 'sim', chainId: 790_526, usdc: evm.usdc, isSim: true },
-      custom(
-        {
-          request: ({ method, params }) => {
-            const call = (params as [{ to?: unknown }])[0];
-            if (method === 'eth_call') calls.push({ to: call.to });
-            // A gateway that wants a `to` (its JSON-RPC error, not a revert).
-            if (method === 'eth_call' && call.to === undefined)
-              return Promise.reject(Object.assign(new Error('missing "to"'), { code: -32602 }));
-            return evm.request(method, params as unknown[]);
-          },
-        },
-        { retryCount: 0 },
-      ),
-      vault,
-      clock,
-      null,
-    );
+    const refusing = chainThrough((args) => {
+      const call = (args.params as [{ to?: unknown }])[0];
+      if (args.method === 'eth_call') calls.push({ to: call.to });
+      // A gateway that wants a `to` (its JSON-RPC error, not a revert).
+      if (args.method === 'eth_call' && call.to === undefined)
+        return Promise.reject(Object.assign(new Error('missing "to"'), { code: -32602 }));
+      return toNode(args);
+    });
     const expected = new Map([
       [treasury, await chain.usdcBalance(treasury)],
       [agent, await chain.usdcBalance(agent)],
