@@ -2,12 +2,17 @@ import type { DashboardAgent } from '../api/types.js';
 import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
+import { useDashboard } from '../state/store.js';
 
 /**
  * An agent's figures at a glance: its wallet's balance (on Base too, where it was read), what it spent
- * in 24 h and in all (on both rails), and its wallets' addresses.
+ * in 24 h and in all (on both rails), and its wallets' addresses (Base's where the rail is open).
  */
 export function AgentFacts({ agent }: { agent: DashboardAgent }) {
+  // A Base account is filed for every wallet whether or not the rail is open: where it is off, USDC
+  // sent there would reach no rail this Coffer reads, so its address is not offered.
+  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
+  const baseAccount = baseOff ? null : agent.wallets.base;
   return (
     <dl className="facts">
       <div>
@@ -42,14 +47,14 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
           <CopyButton text={agent.walletAddress} />
         </dd>
       </div>
-      {agent.wallets.base !== null && (
+      {baseAccount !== null && (
         <div className="wide">
           <dt>Base account (USDC on Base)</dt>
           <dd>
             <code className="address" data-testid="wallet-address-base">
-              {agent.wallets.base}
+              {baseAccount}
             </code>{' '}
-            <CopyButton text={agent.wallets.base} />
+            <CopyButton text={baseAccount} />
           </dd>
         </div>
       )}

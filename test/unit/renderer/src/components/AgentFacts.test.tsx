@@ -1,0 +1,42 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render, screen } from '@testing-library/react';
+import { AgentFacts } from '../../../../../renderer/src/components/AgentFacts.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+
+const BASE_ACCOUNT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const SOL_WALLET = 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm';
+
+/** An agent's row as the dashboard answers it: a Base account filed whether or not the rail is open. */
+const agent = {
+  agentId: 'researcher',
+  walletAddress: SOL_WALLET,
+  wallets: { sol: SOL_WALLET, base: BASE_ACCOUNT },
+  balance: '1.00',
+  balances: { sol: '1.00', base: null },
+  spent24h: '0.00',
+  lifetimeSpent: '0.00',
+  lifetimePayments: 0,
+  policy: { dailyBudget: '5.00' },
+};
+
+/** The overview with the Base rail open (`base-sepolia`) or off (null). */
+const onRail = (baseNetwork: string | null) => useDashboard.setState({ dashboard: { treasury: { baseNetwork } } as never, deposits: [] });
+
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ dashboard: null, deposits: [] });
+});
+
+describe("an agent's facts", () => {
+  it('show its Base account where the Base rail is open, and none where it is off', () => {
+    onRail('base-sepolia');
+    const { rerender } = render(<AgentFacts agent={agent as never} />);
+    expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
+    onRail(null);
+    rerender(<AgentFacts agent={agent as never} />);
+    // USDC sent there would reach no rail this Coffer reads.
+    expect(screen.queryByTestId('wallet-address-base')).toBeNull();
+    expect(screen.getByTestId('wallet-address').textContent).toBe(SOL_WALLET);
+  });
+});
