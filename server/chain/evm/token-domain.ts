@@ -3,21 +3,14 @@
  * and an x402 offer names: read from the token, never assumed (Base's USDC is "USD Coin", Base
  * Sepolia's "USDC"). Read once a node; a read that failed is tried again the next time it is asked.
  *
- * Held to the token's own `DOMAIN_SEPARATOR()` where it has one (every FiatTokenV2 does): a name,
- * version or chain id that is not the token's would have each authorization signed under it refused
- * on chain, found only once a move was sent and reverted, its signature public (security invariant:
- * found before anything is signed). A token without one (EIP-3009 does not ask it) is taken at its
- * name and version.
+ * Held to the token's own `DOMAIN_SEPARATOR()` (Coffer pays USDC alone, and every FiatToken has
+ * one): a name, version or chain id that is not the token's would have each authorization signed
+ * under it refused on chain, found only once a move was sent and reverted, its signature public
+ * (security invariant: found before anything is signed). A token that does not answer it is not
+ * used: a node's error cannot be told from a missing function, and a check switched off by a flaky
+ * read would stay off.
  */
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  ContractFunctionZeroDataError,
-  domainSeparator,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { domainSeparator, type Address, type PublicClient } from 'viem';
 import { CofferError } from '../../wire/errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 
@@ -34,9 +27,9 @@ export function tokenNamingReader(client: PublicClient, usdc: Address, chainId: 
     const reading = Promise.all([
       client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'name' }),
       client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'version' }),
-      separatorOf(client, usdc),
+      client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'DOMAIN_SEPARATOR' }),
     ]).then(([name, version, separator]) => {
-      if (separator !== null && separator !== domainSeparator({ domain: { name, version, chainId, verifyingContract: usdc } })) {
+      if (separator.toLowerCase() !== domainSeparator({ domain: { name, version, chainId, verifyingContract: usdc } })) {
         throw new CofferError(
           'chain_unavailable',
           `the USDC token at ${usdc} does not sign under the domain it names ("${name}", version ${version}) on chain ${chainId}: is the node on another chain?`,
@@ -51,15 +44,4 @@ export function tokenNamingReader(client: PublicClient, usdc: Address, chainId: 
     read = reading;
     return reading;
   };
-}
-
-/** The token's `DOMAIN_SEPARATOR()`; null where it has none (the call reverts or answers nothing). */
-async function separatorOf(client: PublicClient, usdc: Address): Promise<Hex | null> {
-  try {
-    return await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'DOMAIN_SEPARATOR' });
-  } catch (error) {
-    const none = (cause: unknown) => cause instanceof ContractFunctionRevertedError || cause instanceof ContractFunctionZeroDataError;
-    if (error instanceof BaseError && error.walk(none) !== null) return null;
-    throw error;
-  }
 }

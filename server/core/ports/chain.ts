@@ -156,7 +156,9 @@ export interface Chain extends TransferLookup {
    * is recognised by the payer's own signature: at `hint` (a signature the seller reported), else
    * among all the transactions of the payer's USDC account since `since` (ms). `dropped` only when
    * that whole history was read, block height has passed `lifetimeEnd` and the cluster no
-   * longer takes the transaction's blockhash.
+   * longer takes the transaction's blockhash. On an EVM chain it is recognised by the
+   * authorization's nonce (the token's AuthorizationUsed log), and `dropped` once the chain's time
+   * passed `lifetimeEnd` (`validBefore`) with the authorization unused.
    */
   fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate>;
   /**

@@ -21,7 +21,7 @@ export interface SentTransaction {
    * confirmed: the chain holds the transaction, and the ledger keeps no second copy.
    */
   txWire: string | null;
-  /** Where its lifetime ends (PreparedTransfer's, kept in `last_valid_block_height`); null where none was made. */
+  /** Where its lifetime ends (the signed transfer's: PreparedTransfer's or X402Signed's), kept in `last_valid_block_height`; null where none was made. */
   lifetimeEnd: bigint | null;
 }
 

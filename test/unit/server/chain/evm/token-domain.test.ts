@@ -8,7 +8,7 @@ const CHAIN_ID = 84_532;
 
 /**
  * A node that answers the token's name, version and domain separator (`separator`: the token's own
- * for this chain, another chain's, or none: a token without the function reverts), failing the first
+ * for this chain, another chain's, or none: the call reverts), failing the first
  * `failures` reads.
  */
 function node(failures: number, separator: 'own' | 'other chain' | 'none' = 'own') {
@@ -67,8 +67,11 @@ describe("a USDC token's EIP-712 name and version", () => {
     await expect(naming()).rejects.toMatchObject({ code: 'chain_unavailable', message: expect.stringContaining('on chain 84532') });
   });
 
-  it('are taken as read from a token without a domain separator', async () => {
-    const naming = tokenNamingReader(node(0, 'none').client, USDC, CHAIN_ID);
-    expect(await naming()).toEqual({ name: 'USD Coin', version: '2' });
+  it('are not used from a token that does not answer its domain separator, and are read again next time', async () => {
+    const { client, asked } = node(0, 'none');
+    const naming = tokenNamingReader(client, USDC, CHAIN_ID);
+    await expect(naming()).rejects.toThrow();
+    await expect(naming()).rejects.toThrow();
+    expect(asked.filter((each) => each.endsWith('DOMAIN_SEPARATOR'))).toHaveLength(2);
   });
 });
