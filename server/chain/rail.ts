@@ -1,6 +1,7 @@
 /**
- * The contract of a rail: one chain family with its USDC (Solana now; an EVM chain next), in a folder
- * of its own under server/chain (solana/, then evm/ beside it), opened for a data dir by the boot. The
+ * The contract of a rail: one chain family with its USDC (Solana's here; the Base rail's own opened
+ * form is evm/rail.ts's OpenedEvmRail), in a folder of its own under server/chain (solana/, evm/),
+ * opened for a data dir by the boot. The
  * engine's rules see only the Chain port (server/core/ports/chain.ts): addresses, micro-USDC, a
  * transfer prepared (signed, with its id, its bytes and when it can no longer land), submitted,
  * settled from what the chain says of it. What a rail gives the boot beyond that port is here.

@@ -407,8 +407,9 @@ export class EvmChain implements Chain {
 
   /**
    * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
-   * canceled by its payer, or not run: `dropped` once the chain's time passed its end (it never can),
-   * `unknown` before.
+   * or not run: `dropped` once the chain's time passed its end (it never can), `unknown` before. (The
+   * token says canceled as it says used; Coffer never cancels an authorization it signed, and no one
+   * else holds the payer's key, so a used one ran somewhere.)
    */
   private async fateOfAuthorization(
     authorization: SignedAuthorization,

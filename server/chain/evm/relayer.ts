@@ -151,6 +151,8 @@ export class Relayer {
   }
 
   private async currentFees() {
+    // Wall time, not the clock the rest keeps: how fresh the node's answer is (a test's clock that
+    // stands still must not keep a fee for good).
     const now = Date.now();
     if (this.fees !== null && now - this.fees.readAt < FEES_FOR_MS) return this.fees;
     const [block, maxPriorityFeePerGas] = await Promise.all([this.client.getBlock(), this.client.estimateMaxPriorityFeePerGas()]);

@@ -6,17 +6,17 @@ import type { CofferError } from '../../wire/errors.js';
  * signing keys (through the key store); the core only ever names wallets by address.
  */
 export interface TransferRequest {
-  /** Wallet (owner of the source token account) that authorises the transfer. */
+  /** Wallet that authorises the transfer (Solana: the owner of the source token account; EVM: the authorization's signer). */
   from: string;
-  /** Wallet that receives; its USDC token account is created when missing. */
+  /** Wallet that receives (on Solana its USDC token account is created when missing). */
   to: string;
   amount: bigint;
   memo: string;
   /** A second memo naming Coffer's record, so no two transfers are ever the same transaction. */
   reference: string;
-  /** Wallet that pays the network fee and any account rent: always the owner's treasury. */
+  /** Wallet that pays the network fee (Solana: the fee payer, and any account rent; EVM: the relayer that sends the authorization): always the owner's treasury. */
   feePayer: string;
-  /** Create the recipient's USDC account when missing (the fee payer pays its rent). */
+  /** Solana: create the recipient's USDC account when missing (the fee payer pays its rent). An EVM chain has none to create. */
   createRecipientAccount: boolean;
 }
 
@@ -88,7 +88,7 @@ export type TransactionFate =
   /** `landedAs`: the transaction it landed in, where the transfer is an authorization a transaction carried (EVM). */
   | { state: 'succeeded'; landedAs?: string }
   | { state: 'failed'; error: string }
-  /** The transaction can no longer land (its blockhash expired, or the sim chain never saw it). */
+  /** It can no longer land: Solana, its blockhash expired (or the sim chain never saw it); EVM, the chain's time passed its `validBefore` unused. */
   | { state: 'dropped' }
   /** Not seen yet but may still land: ask again later. */
   | { state: 'unknown' };
@@ -123,7 +123,7 @@ export interface TransferLookup {
 
 export interface Chain extends TransferLookup {
   readonly isSim: boolean;
-  /** Makes sure a wallet can pay fees (sim: airdrops SOL; elsewhere a no-op). */
+  /** Makes sure a wallet can pay fees (sim: airdrops SOL, or test ETH on the embedded EVM chain; elsewhere a no-op). */
   prepareFeePayer(address: string): Promise<void>;
   usdcBalance(wallet: string): Promise<bigint>;
   /** Whether the wallet has a USDC token account (can receive without anyone paying rent). */

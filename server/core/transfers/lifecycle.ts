@@ -10,7 +10,7 @@
  *   submit            the same signed bytes are sent (by Coffer; an x402 payment's by the seller)
  *   settle            `confirmed`, or `failed` with why; announced and audited in the settling write
  *
- * On the embedded chain (`ctx.chain.inLedger`) reserve, submit and settle are one commit: the chain's
+ * On the embedded chain (its rail's `chainOf(ctx, rail).inLedger`) reserve, submit and settle are one commit: the chain's
  * state lives in the ledger's file, so a crash keeps the row, the transfer and its confirmation, or
  * none. Elsewhere the row is committed before anything is sent, and a row left `pending` (the process
  * stopped, the chain could not say) is settled against the chain at the next start (reconcile.ts)
