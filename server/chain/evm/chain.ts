@@ -49,7 +49,7 @@ import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
-import { Relayer } from './relayer.js';
+import { maxFeePerGas, Relayer } from './relayer.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
 import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
@@ -136,8 +136,8 @@ export class EvmChain implements Chain {
       this.client.estimateMaxPriorityFeePerGas(),
     ]);
     // What one move costs the sender at most now: the gas of a transferWithAuthorization (66,000 to 83,000
-    // measured, with room) at the relayer's max fee (twice the base fee, plus the tip).
-    const perMove = GAS_PER_MOVE * (2n * (block.baseFeePerGas ?? 0n) + tip);
+    // measured, with room) at the relayer's max fee.
+    const perMove = GAS_PER_MOVE * maxFeePerGas(block.baseFeePerGas ?? 0n, tip);
     return { balance: formatEther(wei), moves: perMove === 0n ? Number.MAX_SAFE_INTEGER : Number(wei / perMove) };
   }
 

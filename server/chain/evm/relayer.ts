@@ -23,6 +23,11 @@ interface InFlight {
 }
 
 const bumped = (fee: bigint) => (fee * REPLACEMENT_PERCENT + 99n) / 100n;
+/**
+ * The most a relayed transaction pays a unit of gas: twice the latest block's base fee (it stays
+ * valid through several full blocks) plus the tip. What gasCover counts a move at.
+ */
+export const maxFeePerGas = (baseFee: bigint, tip: bigint) => 2n * baseFee + tip;
 const larger = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
@@ -78,7 +83,7 @@ export class Relayer {
         };
         let hash: Hash;
         try {
-          hash = await this.sign(tx);
+          hash = await this.signAndSend(tx);
         } catch (error) {
           if (doubled < 3 && UNDERPRICED.test((error as Error).message)) continue;
           throw error;
@@ -132,13 +137,13 @@ export class Relayer {
         maxPriorityFeePerGas,
         maxFeePerGas: larger(larger(bumped(tx.maxFeePerGas), fees.maxFeePerGas), maxPriorityFeePerGas),
       };
-      const hash = await this.sign(replacement);
+      const hash = await this.signAndSend(replacement);
       this.inFlight.set(tx.nonce, { ...replacement, hash, sentAt: now });
     }
   }
 
   /** Signs and sends a transaction; a refusal makes the nonce and fees be read again for the next one. */
-  private async sign(tx: Omit<InFlight, 'hash' | 'sentAt'>): Promise<Hash> {
+  private async signAndSend(tx: Omit<InFlight, 'hash' | 'sentAt'>): Promise<Hash> {
     const serializedTransaction = await this.account.signTransaction({ type: 'eip1559', chainId: this.chainId, ...tx });
     try {
       return await this.client.sendRawTransaction({ serializedTransaction });
@@ -157,7 +162,7 @@ export class Relayer {
     if (this.fees !== null && now - this.fees.readAt < FEES_FOR_MS) return this.fees;
     const [block, maxPriorityFeePerGas] = await Promise.all([this.client.getBlock(), this.client.estimateMaxPriorityFeePerGas()]);
     const baseFee = block.baseFeePerGas ?? 0n;
-    this.fees = { readAt: now, maxFeePerGas: 2n * baseFee + maxPriorityFeePerGas, maxPriorityFeePerGas };
+    this.fees = { readAt: now, maxFeePerGas: maxFeePerGas(baseFee, maxPriorityFeePerGas), maxPriorityFeePerGas };
     return this.fees;
   }
 }
