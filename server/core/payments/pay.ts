@@ -102,8 +102,11 @@ async function payOrThrow(
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
   const service = ctx.store.getService(body.service);
-  const rail = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
-  const recipient = service === null ? body.recipient : payToOn(service, rail);
+  // The rail a registry service's payTo is looked up on: the one asked, else the recipient's. The
+  // payment itself goes on its recipient's rail (`asked.rail`); a recipient on another rail than the
+  // one asked is refused at the door (recipientRefusal).
+  const railAsked = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
+  const recipient = service === null ? body.recipient : payToOn(service, railAsked);
   const asked: PaymentAsked = {
     serviceId: body.service,
     service,
@@ -121,7 +124,7 @@ async function payOrThrow(
       ...(body.rail === undefined ? [] : [body.rail]),
     ]),
     sentBy: 'coffer',
-    rail: recipient === undefined ? rail : railOfAddress(recipient),
+    rail: recipient === undefined ? railAsked : railOfAddress(recipient),
   };
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);
