@@ -7,8 +7,9 @@ import { addressOn, chainOf } from '../rails.js';
 
 /**
  * Settles a pending x402 payment by what its rail's chain says: confirmed (or failed on chain) once its
- * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. A payment
- * never signed (the process stopped first) failed: nothing was handed out. Returns its state.
+ * transaction is found, failed as `dropped` once it can no longer land, pending otherwise. Every x402
+ * row is written with its signed payment (signed before the write), so one without is `internal`.
+ * Returns its state.
  */
 export async function settleX402(
   ctx: EngineContext,
