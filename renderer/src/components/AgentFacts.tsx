@@ -2,7 +2,7 @@ import type { DashboardAgent } from '../api/types.js';
 import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
-import { useDashboard } from '../state/store.js';
+import { useBaseOff } from '../state/store.js';
 
 /**
  * An agent's figures at a glance: its wallet's balance (on Base too, where it was read), what it spent
@@ -11,7 +11,7 @@ import { useDashboard } from '../state/store.js';
 export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   // A Base account is filed for every wallet whether or not the rail is open: where it is off, USDC
   // sent there would reach no rail this Coffer reads, so its address is not offered.
-  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
+  const baseOff = useBaseOff();
   const baseAccount = baseOff ? null : agent.wallets.base;
   return (
     <dl className="facts">

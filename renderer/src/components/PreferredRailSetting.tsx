@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { settingsBodySchema } from '../../../server/wire/schemas.js';
 import type { Settings } from '../api/types.js';
 import type { Rail } from '../../../server/wire/rails.js';
-import { useDashboard } from '../state/store.js';
+import { useBaseOff, useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { SettingFormEnd } from './SettingFormEnd.js';
 import { SettingRow } from './SettingRow.js';
@@ -17,7 +17,7 @@ const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
 export function PreferredRailSetting() {
   const settings = useDashboard((s) => s.settings);
   // Where the Base rail is off there is one rail to pay on (a preference set before still shows, to be cleared).
-  const baseOff = useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
+  const baseOff = useBaseOff();
   if (!settings || (baseOff && settings.preferredRail === null)) return null;
   const preferred = settings.preferredRail;
   return (

@@ -51,3 +51,10 @@ export const useDashboard = create<DashboardState>((set, get) => ({
  * this browser's own only until the server's first answer.
  */
 export const useTimeZone = (): string => useDashboard((s) => s.settings?.timeZone ?? browserTimeZone());
+
+/**
+ * Whether the overview says the Base rail is off here (`treasury.baseNetwork` null). A Base account
+ * is filed for every wallet all the same, so this, not a wallet's address, says whether to show Base.
+ * False until the overview is read.
+ */
+export const useBaseOff = (): boolean => useDashboard((s) => s.dashboard !== null && s.dashboard.treasury.baseNetwork === null);
