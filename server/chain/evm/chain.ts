@@ -243,8 +243,7 @@ export class EvmChain implements Chain {
 
   async fateOf(sent: { txSignature: string; txWire: string | null }): Promise<TransactionFate> {
     if (sent.txWire === null) return { state: 'unknown' };
-    const fate = await this.fateOfAuthorization(this.authorizationOf(sent.txWire));
-    return fate.state === 'succeeded' ? { state: 'succeeded', landedAs: fate.landedAs } : fate;
+    return this.fateOfAuthorization(this.authorizationOf(sent.txWire));
   }
 
   /**
@@ -255,11 +254,9 @@ export class EvmChain implements Chain {
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
     const authorization = this.authorizationOf(sent.txWire);
     if (sent.hint !== null && (await ranAuthorization(this.client, this.net.usdc, sent.hint, authorization.from, authorization.nonce))) {
-      return { state: 'succeeded', txSignature: sent.hint.toLowerCase() };
+      return { state: 'succeeded', landedAs: sent.hint.toLowerCase() };
     }
-    const fate = await this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
-    if (fate.state === 'succeeded') return { state: 'succeeded', txSignature: fate.landedAs };
-    return fate;
+    return this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
   }
 
   findTransfer(txSignature: string): Promise<TransferFound | null> {

@@ -85,22 +85,26 @@ export interface TransferFound {
 }
 
 export type TransactionFate =
-  /** `landedAs`: the transaction it landed in, where the transfer is an authorization a transaction carried (EVM). */
+  /**
+   * `landedAs`: the transaction it landed in, where that is not the row's own (an EVM authorization a
+   * transaction carried; an x402 payment, which the seller sent).
+   */
   | { state: 'succeeded'; landedAs?: string }
-  | { state: 'failed'; error: string }
+  | { state: 'failed'; landedAs?: string; error: string }
   /** It can no longer land: Solana, its blockhash expired (or the sim chain never saw it); EVM, the chain's time passed its `validBefore` unused. */
   | { state: 'dropped' }
   /** Not seen yet but may still land: ask again later. */
   | { state: 'unknown' };
 
-/** Where an x402 payment's transaction stands (see Chain.fateOfPayerSigned). */
+/**
+ * Where an x402 payment's transaction stands (see Chain.fateOfPayerSigned): a transaction's fate
+ * that, once found, always names the transaction (the seller sent it, so the row names none yet).
+ * `dropped`: on Solana block height passed the transaction's last valid height and it is nowhere; on
+ * an EVM chain the chain's time passed the authorization's `validBefore` unused.
+ */
 export type PayerSignedFate =
-  | { state: 'succeeded'; txSignature: string }
-  | { state: 'failed'; txSignature: string; error: string }
-  /**
-   * It can no longer land: on Solana block height passed the transaction's last valid height and it
-   * is nowhere; on an EVM chain the chain's time passed the authorization's `validBefore` unused.
-   */
+  | { state: 'succeeded'; landedAs: string }
+  | { state: 'failed'; landedAs: string; error: string }
   | { state: 'dropped' }
   | { state: 'unknown' };
 

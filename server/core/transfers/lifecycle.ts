@@ -25,7 +25,7 @@
 import { CofferError, isCofferError } from '../../wire/errors.js';
 import { audit, DAY_MS, type EngineContext } from '../context.js';
 import { formatUsdc } from '../../wire/money.js';
-import type { ChainInLedger, PreparedTransfer } from '../ports/chain.js';
+import type { ChainInLedger, PreparedTransfer, TransactionFate } from '../ports/chain.js';
 import type { CofferEvent } from '../events.js';
 import type { SentTransaction, TransferKind, TransferOf, TransferRecord } from '../ports/store.js';
 import type { Rail } from '../../wire/rails.js';
@@ -215,6 +215,33 @@ export function settleTransfer(
 }
 
 /**
+ * A pending row settled by its chain's word (reconciliation, an x402 seller's report checked on
+ * chain): the one place a transaction's fate becomes a row's end. Landed is `confirmed`; failed on
+ * chain is `chain_rejected`; never landed and never can is `dropped`, so its key may try again; not
+ * seen yet stays pending. Returns the row's state by that word (settled now or by someone before).
+ */
+export function settleByFate(
+  ctx: EngineContext,
+  row: TransferRecord,
+  actor: string,
+  fate: TransactionFate,
+): 'confirmed' | 'failed' | 'pending' {
+  switch (fate.state) {
+    case 'unknown':
+      return 'pending';
+    case 'dropped':
+      settleTransfer(ctx, row, actor, 'failed', 'dropped');
+      return 'failed';
+    case 'failed':
+      settleTransfer(ctx, row, actor, 'failed', 'chain_rejected', fate.landedAs);
+      return 'failed';
+    case 'succeeded':
+      settleTransfer(ctx, row, actor, 'confirmed', null, fate.landedAs);
+      return 'confirmed';
+  }
+}
+
+/**
  * Who said how a row ended. `chain`: found on chain (landed, failed there, or expired unseen), which
  * the next start can read again, so the commit does not wait for the disk. `sender`: a refusal as it
  * was sent, possibly the RPC's preflight before the chain ever saw the transaction, which nothing could
@@ -362,7 +389,10 @@ function signedOf(row: TransferRecord): PreparedTransfer {
   return { txSignature, txWire, lifetimeEnd };
 }
 
-/** A chain's refusal as a failed row records it: expired unseen is `dropped` (never landed, so its key may try again). */
+/**
+ * A chain's refusal as a failed row records it, when it is sent: expired unseen is `dropped`, as
+ * settleByFate says of a fate (never landed, so its key may try again).
+ */
 const failureCode = (refusal: CofferError | null): string | null =>
   refusal === null ? null : refusal.code === 'transaction_expired' ? 'dropped' : refusal.code;
 

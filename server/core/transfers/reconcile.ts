@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context.js';
-import { settleTransfer } from './lifecycle.js';
+import { settleByFate } from './lifecycle.js';
 import { settleX402 } from './seller-sent.js';
 import { chainOf } from '../rails.js';
 
@@ -21,6 +21,7 @@ export interface ReconcileReport {
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
+  const count = (outcome: 'confirmed' | 'failed' | 'pending') => (report[outcome === 'pending' ? 'stillPending' : outcome] += 1);
   const live = ctx.state.transfersInFlight;
   const pending = ctx.store.pendingTransfers();
   const said = ctx.state.reconcileTroubleSaid;
@@ -41,7 +42,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       if (row.kind === 'payment' && row.protocol === 'x402') {
         const outcome = await settleX402(ctx, row, null);
         answered(row);
-        report[outcome === 'pending' ? 'stillPending' : outcome] += 1;
+        count(outcome);
         continue;
       }
       const { txSignature, txWire, lifetimeEnd } = row;
@@ -72,21 +73,8 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
         // asked again now; a remote chain is asked next round. (On the embedded EVM, an authorization
         // whose transaction reverted stays unknown until its end, then is dropped: evm/chain.ts.)
         if (resent && chain.isSim) fate = await chain.fateOf(sent);
-        if (fate.state === 'unknown') {
-          report.stillPending += 1;
-          continue;
-        }
       }
-      const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
-      settleTransfer(
-        ctx,
-        row,
-        'system',
-        status,
-        fate.state === 'succeeded' ? null : fate.state === 'dropped' ? 'dropped' : 'chain_rejected',
-        fate.state === 'succeeded' ? fate.landedAs : undefined,
-      );
-      report[status] += 1;
+      count(settleByFate(ctx, row, 'system', fate));
     } catch (error) {
       trouble(row, 'unasked', `reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
       report.stillPending += 1;

@@ -1,7 +1,7 @@
 import { CofferError } from '../../wire/errors.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
-import { settleTransfer } from './lifecycle.js';
+import { settleByFate } from './lifecycle.js';
 import type { PaymentRecord } from '../ports/store.js';
 import { addressOn, chainOf } from '../rails.js';
 
@@ -28,14 +28,5 @@ export async function settleX402(
     since: payment.createdAt,
     hint,
   });
-  if (fate.state === 'succeeded' || fate.state === 'failed') {
-    const status = fate.state === 'succeeded' ? 'confirmed' : 'failed';
-    settleTransfer(ctx, payment, actor, status, status === 'failed' ? 'chain_rejected' : null, fate.txSignature);
-    return status;
-  }
-  if (fate.state === 'dropped') {
-    settleTransfer(ctx, payment, actor, 'failed', 'dropped');
-    return 'failed';
-  }
-  return 'pending';
+  return settleByFate(ctx, payment, actor, fate);
 }

@@ -250,8 +250,8 @@ export class RpcChain implements Chain {
       );
       if (found === null || !hasSignature(found.transaction[0], sent.payerSignature)) return null;
       return found.meta?.err
-        ? { state: 'failed', txSignature: candidate, error: jsonOf(found.meta.err) }
-        : { state: 'succeeded', txSignature: candidate };
+        ? { state: 'failed', landedAs: candidate, error: jsonOf(found.meta.err) }
+        : { state: 'succeeded', landedAs: candidate };
     };
     // A seller's report is only a hint: it counts when that transaction carries the payer's signature.
     if (sent.hint !== null && isSignature(sent.hint)) {

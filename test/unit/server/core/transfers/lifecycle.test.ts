@@ -124,6 +124,28 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.paid('alpha', outside('0.20'), 'k'), 'idempotency_key_reused');
     });
 
+    it("failed on chain and the answer lost: reconciliation fails it as chain_rejected, by the chain's word, and its budget comes back", async () => {
+      const { engine, chain, asAgent, fundedAgent } = await withSeller(store);
+      const agent = await fundedAgent('alpha', '1');
+      // The wallet emptied on chain behind the ledger's back while the payment is signed: the transfer
+      // runs and fails there, and the answer is lost.
+      const release = chain.pauseNextPrepare();
+      chain.offlineAfterNextSend = true;
+      const paying = expectCofferError(core.paid('alpha', outside('0.10'), null), 'chain_unavailable');
+      // The wallet's reading, taken beside the signing, is in by the next turn (the chain is in memory).
+      await new Promise((resolve) => setImmediate(resolve));
+      chain.mint(agent.walletAddress, -micro('1'));
+      release();
+      await paying;
+      chain.offline = false;
+      expect(await engine.reconcile()).toEqual({ confirmed: 0, failed: 1, stillPending: 0 });
+      expect(core.transfers().filter((row) => row.kind === 'payment')).toEqual([
+        expect.objectContaining({ status: 'failed', errorCode: 'chain_rejected' }),
+      ]);
+      expect(engine.readPolicy(asAgent('alpha'), 'alpha').spent24h).toBe('0.00');
+      expect(await chain.usdcBalance(agent.walletAddress)).toBe(0n);
+    });
+
     it('the settlement cannot be written after the chain moved: the row stays pending and reconciliation confirms it', async () => {
       const { engine, chain, fundedAgent, store: ledger } = await withSeller(store);
       const agent = await fundedAgent('alpha', '1');
@@ -143,7 +165,8 @@ describe.each(STORES)('on the %s ledger', (store) => {
       chain.hangNextSend = true;
       // Never answered: the process is gone while its send is under way.
       void core.paid('alpha', outside('0.10'), 'crash');
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The wallet's reading, taken beside the signing, is in by the next turn (the chain is in memory).
+      await new Promise((resolve) => setImmediate(resolve));
       const [pending] = core.store.pendingTransfers();
       expect(pending).toMatchObject({ kind: 'payment', status: 'pending' });
       expect(pending!.txWire).not.toBeNull();

@@ -183,7 +183,7 @@ describe("RpcChain's fate of an x402 payment (the payer signed it, the seller's 
     open.push(node);
     const chain = new RpcChain({ name: 'devnet', rpcUrl: node.url, usdcMint: USDC_MINTS.devnet }, null);
     const fate = await chain.fateOfPayerSigned({ ...sent, lifetimeEnd: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
-    expect(fate).toEqual({ state: 'succeeded', txSignature: listed[1_498]!.signature });
+    expect(fate).toEqual({ state: 'succeeded', landedAs: listed[1_498]!.signature });
   });
 
   it('is found in the block at exactly its last valid height, the first one the search keeps', async () => {
@@ -194,6 +194,6 @@ describe("RpcChain's fate of an x402 payment (the payer signed it, the seller's 
     open.push(node);
     const chain = new RpcChain({ name: 'devnet', rpcUrl: node.url, usdcMint: USDC_MINTS.devnet }, null);
     const fate = await chain.fateOfPayerSigned({ ...sent, lifetimeEnd: LAST_VALID, since: (NOW_S - 3_000) * 1000, hint: null });
-    expect(fate).toEqual({ state: 'succeeded', txSignature: listed[999]!.signature });
+    expect(fate).toEqual({ state: 'succeeded', landedAs: listed[999]!.signature });
   });
 });
