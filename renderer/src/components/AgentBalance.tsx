@@ -1,17 +1,20 @@
 import type { RailBalances } from '../api/types.js';
+import { useBaseOff } from '../state/store.js';
 import { Money } from './Money.js';
+import { OnBaseBalance } from './OnBaseBalance.js';
 
 /**
- * An agent's wallet balance in its row: the Solana one, and under it, small, the one on Base where it
- * was read (the rail on, its node answering), worded as the Treasury card says it.
+ * An agent's wallet balance in its row: the Solana one, and under it, small, the one on Base where
+ * the rail is open (unknown while its node does not answer), worded as the Treasury card says it.
  */
 export function AgentBalance({ balance, balances }: { balance: string; balances: RailBalances }) {
+  const baseOff = useBaseOff();
   return (
     <span className="agent-balance">
       <Money value={balance} />
-      {balances.base !== null && (
+      {!baseOff && (
         <span className="sub muted" data-testid="agent-balance-base">
-          On Base: <Money value={balances.base} />
+          <OnBaseBalance balance={balances.base} />
         </span>
       )}
     </span>

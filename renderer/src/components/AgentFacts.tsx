@@ -2,10 +2,11 @@ import type { DashboardAgent } from '../api/types.js';
 import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
+import { OnBaseBalance } from './OnBaseBalance.js';
 import { useBaseOff } from '../state/store.js';
 
 /**
- * An agent's figures at a glance: its wallet's balance (on Base too, where it was read), what it spent
+ * An agent's figures at a glance: its wallet's balance (on Base too, where the rail is open), what it spent
  * in 24 h and in all (on both rails), and its wallets' addresses (Base's where the rail is open).
  */
 export function AgentFacts({ agent }: { agent: DashboardAgent }) {
@@ -20,9 +21,9 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
         <dd className="big-number">
           <Money value={agent.balance} />
         </dd>
-        {agent.balances.base !== null && (
+        {!baseOff && (
           <dd className="muted" data-testid="agent-facts-base">
-            On Base: <Money value={agent.balances.base} />
+            <OnBaseBalance balance={agent.balances.base} />
           </dd>
         )}
       </div>

@@ -4,6 +4,7 @@ import { readableAmount } from '../lib/money.js';
 import { AmountForm } from './AmountForm.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
+import { OnBaseBalance } from './OnBaseBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
 import { gasWords, networkWords } from '../../../server/wire/network-words.js';
@@ -48,7 +49,7 @@ export function Treasury() {
         {baseAccount !== null && (
           <div className="rail-base" data-testid="treasury-base">
             <p className="muted">
-              On Base: {treasury.balances.base === null ? 'balance unknown now' : <Money value={treasury.balances.base} />}
+              <OnBaseBalance balance={treasury.balances.base} />
               {treasury.network === 'sim' && ' (test money, on Coffer’s own EVM chain)'}
             </p>
             {treasury.baseGas !== null && (

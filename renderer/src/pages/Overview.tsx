@@ -18,7 +18,7 @@ import { TableHead } from '../components/TableHead.js';
 
 /**
  * One agent's row; re-rendered only when that agent's figures change. Its balance is its Solana
- * wallet's, with the one on Base under it where that was read. Its budget is the one nearest
+ * wallet's, with the one on Base under it where that rail is open. Its budget is the one nearest
  * its limit (with a mark past the first warning share), and a stopped agent says why when no person
  * stopped it (its breaker). On a phone the row is a card
  * (see styles.css): each cell names itself (`data-label`), so budget and last payment stay in view.

@@ -2,17 +2,32 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { AgentBalance } from '../../../../../renderer/src/components/AgentBalance.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
 
-afterEach(cleanup);
+/** The overview with the Base rail open (`base-sepolia`) or off (null). */
+const onRail = (baseNetwork: string | null) => useDashboard.setState({ dashboard: { treasury: { baseNetwork } } as never, deposits: [] });
+
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ dashboard: null, deposits: [] });
+});
 
 describe("an agent row's balance", () => {
   it('shows the Solana balance, and the one on Base under it where it was read', () => {
+    onRail('base-sepolia');
     const { container } = render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: '1250' }} />);
     expect(screen.getByTestId('agent-balance-base').textContent).toBe('On Base: 1,250.00 USDC');
     expect(container.textContent).toBe('1.50 USDC' + 'On Base: 1,250.00 USDC');
   });
 
-  it('shows nothing of Base where the rail is off or its node did not answer', () => {
+  it("says the Base balance is unknown where the rail is open and its node did not answer, as the treasury's card does", () => {
+    onRail('base-sepolia');
+    render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: null }} />);
+    expect(screen.getByTestId('agent-balance-base').textContent).toBe('On Base: balance unknown now');
+  });
+
+  it('shows nothing of Base where the rail is off', () => {
+    onRail(null);
     const { container } = render(<AgentBalance balance="1.50" balances={{ sol: '1.50', base: null }} />);
     expect(screen.queryByTestId('agent-balance-base')).toBeNull();
     expect(container.textContent).toBe('1.50 USDC');

@@ -39,4 +39,15 @@ describe("an agent's facts", () => {
     expect(screen.queryByTestId('wallet-address-base')).toBeNull();
     expect(screen.getByTestId('wallet-address').textContent).toBe(SOL_WALLET);
   });
+
+  it('say its balance on Base where the rail is open, unknown while its node does not answer, and nothing of it where the rail is off', () => {
+    onRail('base-sepolia');
+    const { rerender } = render(<AgentFacts agent={{ ...agent, balances: { sol: '1.00', base: '2.5' } } as never} />);
+    expect(screen.getByTestId('agent-facts-base').textContent).toBe('On Base: 2.50 USDC');
+    rerender(<AgentFacts agent={agent as never} />);
+    expect(screen.getByTestId('agent-facts-base').textContent).toBe('On Base: balance unknown now');
+    onRail(null);
+    rerender(<AgentFacts agent={agent as never} />);
+    expect(screen.queryByTestId('agent-facts-base')).toBeNull();
+  });
 });

@@ -82,12 +82,13 @@ describe("the agent's wallets", () => {
     expect(screen.getByTestId('agent-facts-base').textContent).toMatch(/^On Base: 1\.50\s*USDC$/);
   });
 
-  it('says nothing of Base where its balance there was not read', () => {
+  it('says its balance on Base is unknown, not zero, where the rail is open and its node did not answer', () => {
     const agent = { ...agentWith('5.00'), balances: { sol: '5.00', base: null } };
-    useDashboard.setState({ dashboard: { agents: [agent], archivedAgents: [], treasury: { amount: '100000000' } } as never });
+    const treasury = { amount: '100000000', baseNetwork: 'base-sepolia' };
+    useDashboard.setState({ dashboard: { agents: [agent], archivedAgents: [], treasury } as never });
     render(<AgentPage agentId="alpha" />);
     expect(screen.getByTestId('wallet-address-base').textContent).toBe(BASE_ACCOUNT);
-    expect(screen.queryByTestId('agent-facts-base')).toBeNull();
+    expect(screen.getByTestId('agent-facts-base').textContent).toBe('On Base: balance unknown now');
   });
 });
 
