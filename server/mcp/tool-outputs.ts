@@ -53,8 +53,12 @@ export const balanceOutput = open({
   }),
   balances: open({
     sol: usdc('on Solana'),
-    base: textOrNull('on Base: USDC as a decimal string', 'Base is off on this Coffer'),
+    base: textOrNull(
+      'on Base: USDC as a decimal string',
+      'not read: the Base rail is off, or its node did not answer (baseNetwork says which)',
+    ),
   }),
+  baseNetwork: textOrNull("the Base network this Coffer's Base rail is on", 'the Base rail is off on this Coffer'),
   currency: z.literal('USDC'),
   status: z.string().describe('active, or suspended (every payment refused)'),
   treasuryAddress: z.string().describe("the owner's treasury"),

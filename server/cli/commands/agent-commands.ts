@@ -35,8 +35,8 @@ export async function status(configPath: string, options: { json?: boolean } = {
       ? 'active'
       : `STOPPED${balance.statusReason === undefined ? '' : ` (${balance.statusReason})`}: every payment is refused until the owner resumes it`;
   out.write(`  status   ${stopped}\n`);
-  // A line a rail: what its wallet holds there, and its address there.
-  const [first, ...more] = walletLines(balance.wallets, balance.balances);
+  // A line a rail: what its wallet holds there, and its address there (Base's only where that rail is open).
+  const [first, ...more] = walletLines(balance.wallets, balance.balances, balance.baseNetwork);
   out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
   out.write(

@@ -8,7 +8,7 @@ import type { AgentRow } from '../../wire/answers/agents.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './owner-commands.js';
-import { BASE_NODE_AWAY, gasLine, heldOn, walletLines } from './rail-lines.js';
+import { gasLine, heldOn, walletLines } from './rail-lines.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -24,10 +24,9 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   // Every wallet has a Base address filed whether or not the rail is open: where it is off, Base is
   // left out as the dashboard leaves it out; where its node did not answer, its balances say unknown.
   const onBase = treasury.baseNetwork !== null;
-  const wallets = onBase ? treasury.wallets : { ...treasury.wallets, base: null };
   out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}\n`);
   const gas = gasLine(treasury);
-  const [first, ...more] = [...walletLines(wallets, treasury.balances, BASE_NODE_AWAY), ...(gas === null ? [] : [gas])];
+  const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
   out.write(dashboard.agents.length === 0 ? '  no agents yet: coffer deploy <agent>\n' : agentTable(dashboard.agents, onBase));
   const count = waiting.approvals.length + waiting.linkRequests.length;

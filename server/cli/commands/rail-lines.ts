@@ -1,8 +1,8 @@
 /**
  * What a wallet holds on each rail, in the words of `coffer status` (the owner's and an agent's): its
  * balance and its address on Solana and on Base, and the gas the treasury holds for its moves on Base.
- * The answers say null for a Base balance both where the rail is off and where its node did not answer;
- * only the dashboard's treasury tells the two apart (`baseNetwork`), so elsewhere the words name both.
+ * Base is named only where its rail is open (the answer's `baseNetwork`): a Base account is filed for
+ * every wallet, and USDC sent there with the rail off would reach no rail this Coffer reads.
  */
 import type { RailBalances, RailWallets } from '../../wire/answers/agents.js';
 import type { DashboardTreasury } from '../../wire/answers/dashboard.js';
@@ -11,9 +11,7 @@ import { railName } from '../../wire/rail-words.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
 import { gasWords } from '../../wire/network-words.js';
 
-/** Why a balance on Base reads as unknown, where the answer does not say whether the rail is open. */
-export const BASE_UNKNOWN = 'the Base rail is off here, or its node did not answer';
-/** Why a balance on Base reads as unknown where the rail is open. */
+/** Why a balance on Base reads as unknown: the rail is open, and its node did not answer. */
 export const BASE_NODE_AWAY = 'its node did not answer';
 
 /** "3.00 USDC on Solana"; "unknown on Base" where it could not be read. */
@@ -21,15 +19,16 @@ export const heldOn = (balance: string | null, rail: Rail): string =>
   `${balance === null ? 'unknown' : `${balance} USDC`} on ${railName(rail)}`;
 
 /**
- * A line for each rail the wallet has an address on (Solana first): what it holds there and that
- * address, the columns aligned; a balance that could not be read says why (`unknownBecause`).
+ * A line for each rail the wallet has an address on and this Coffer pays on (Solana first; Base where
+ * `baseNetwork` names it): what it holds there and that address, the columns aligned; a balance that
+ * could not be read says why.
  */
-export function walletLines(wallets: RailWallets, balances: RailBalances, unknownBecause = BASE_UNKNOWN): string[] {
-  const rails = RAILS.filter((rail) => wallets[rail] !== null);
+export function walletLines(wallets: RailWallets, balances: RailBalances, baseNetwork: string | null): string[] {
+  const rails = RAILS.filter((rail) => wallets[rail] !== null && (rail !== 'base' || baseNetwork !== null));
   const held = rails.map((rail) => heldOn(balances[rail], rail));
   const width = Math.max(...held.map((words) => words.length));
   return rails.map(
-    (rail, index) => `${held[index]!.padEnd(width)}  (${wallets[rail]})${balances[rail] === null ? `: ${unknownBecause}` : ''}`,
+    (rail, index) => `${held[index]!.padEnd(width)}  (${wallets[rail]})${balances[rail] === null ? `: ${BASE_NODE_AWAY}` : ''}`,
   );
 }
 

@@ -53,6 +53,7 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
     balance: formatUsdc(balance),
     wallets,
     balances: { sol: formatUsdc(balance), base: await baseBalanceOf(ctx, wallets.base) },
+    baseNetwork: ctx.base?.network ?? null,
     currency: 'USDC' as const,
     status: agent.status,
     // Why it stopped, when its breaker stopped it.

@@ -79,6 +79,11 @@ export type Balance = {
   balance: string;
   wallets: RailWallets;
   balances: RailBalances;
+  /**
+   * The Base network where this Coffer's Base rail is open (`base-sepolia`), null where it is off:
+   * with it, a null `balances.base` means its node did not answer (as the dashboard's treasury says).
+   */
+  baseNetwork: string | null;
   currency: 'USDC';
   status: AgentStatus;
   statusReason?: string;

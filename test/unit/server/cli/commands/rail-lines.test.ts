@@ -6,22 +6,23 @@ const BASE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
 describe("coffer status's words for each rail", () => {
   it('a line a rail: what the wallet holds there and its address there, aligned', () => {
-    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: '3.50' })).toEqual([
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: '3.50' }, 'base-sepolia')).toEqual([
       `12.00 USDC on Solana  (${SOL})`,
       `3.50 USDC on Base     (${BASE})`,
     ]);
   });
 
-  it('a Base balance not read says why: the rail off, or its node away', () => {
-    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: null })).toEqual([
+  it('a Base balance not read where the rail is open says why: its node did not answer', () => {
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '12.00', base: null }, 'base-sepolia')).toEqual([
       `12.00 USDC on Solana  (${SOL})`,
-      `unknown on Base       (${BASE}): the Base rail is off here, or its node did not answer`,
+      `unknown on Base       (${BASE}): its node did not answer`,
     ]);
     expect(heldOn(null, 'base')).toBe('unknown on Base');
   });
 
-  it('a wallet with no Base account yet has no Base line', () => {
-    expect(walletLines({ sol: SOL, base: null }, { sol: '1.00', base: null })).toEqual([`1.00 USDC on Solana  (${SOL})`]);
+  it('no Base line where the rail is off (its account is filed all the same), nor for a wallet with no Base account yet', () => {
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '1.00', base: null }, null)).toEqual([`1.00 USDC on Solana  (${SOL})`]);
+    expect(walletLines({ sol: SOL, base: null }, { sol: '1.00', base: null }, 'base-sepolia')).toEqual([`1.00 USDC on Solana  (${SOL})`]);
   });
 
   it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim and in coffer demo-x402, and a warning under 100 moves", () => {
