@@ -6,6 +6,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** How many times the connection was lost: a refresh tells whether it was lost while it waited. */
 let losses = 0;
+/**
+ * Refreshes sent, and the newest whose answer is on screen. Refreshes overlap (the 2 s poll, each
+ * event, each action's own): an answer to an older one that comes after a newer one's would take the
+ * screen back (a policy editor would then start again from the old policy, losing what the owner
+ * typed since), so it changes nothing.
+ */
+let sent = 0;
+let shown = 0;
 
 /** The store's `lostConnection`: what is on screen is stale until a refresh sent from now on works. */
 export function loseConnection(set: SetState): void {
@@ -21,6 +29,7 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
   const client = get().client;
   if (!client) return;
   const lossesBefore = losses;
+  const ticket = (sent += 1);
   try {
     const [dashboard, { deposits }, { approvals }, settings] = await Promise.all([
       client.dashboard(),
@@ -29,6 +38,8 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       // Changing it sends no event: another tab's change is read here, at the latest by the fallback poll.
       client.settings(),
     ]);
+    if (ticket < shown) return;
+    shown = ticket;
     // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
     // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
     const state = get();
@@ -46,7 +57,8 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
     if (error instanceof CofferApiError && error.status === 401) {
       forgetSessionToken();
       set({ status: 'signed-out' });
-    } else if (error instanceof CofferApiError && error.status === 0) set({ connection: 'reconnecting' });
+    } else if (ticket < shown) return;
+    else if (error instanceof CofferApiError && error.status === 0) set({ connection: 'reconnecting' });
     else set({ refreshError: (error as Error).message });
   }
 }

@@ -67,6 +67,22 @@ describe('a refresh', () => {
     expect(get().connection).toBe('live');
   });
 
+  it('an answer to an older refresh that comes after a newer one changes nothing: the screen never goes back', async () => {
+    const client = fakeClient();
+    const before = { ...dashboard, treasury: { ...dashboard.treasury, amount: '1000000' } };
+    let answerOlder: () => void = () => {};
+    client.dashboard.mockImplementationOnce(() => new Promise((resolve) => (answerOlder = () => resolve(structuredClone(before)))));
+    const { set, get } = fakeStore(client);
+    // The 2 s poll asks (its answer slow), then a save's refresh asks and is answered first.
+    const older = refreshFromServer(set, get);
+    await vi.waitFor(() => expect(client.settings).toHaveBeenCalledTimes(1));
+    await refreshFromServer(set, get);
+    expect(get().dashboard).toEqual(dashboard);
+    answerOlder();
+    await older;
+    expect(get().dashboard).toEqual(dashboard);
+  });
+
   it('a 401 signs the tab out, no answer marks the figures stale, any other refusal is shown', async () => {
     const signedOut = fakeStore(fakeClient(new CofferApiError(401, 'unauthorized', 'signed out')));
     await refreshFromServer(signedOut.set, signedOut.get);
