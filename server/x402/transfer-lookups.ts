@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { getAddress, http } from 'viem';
+import { getAddress } from 'viem';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
 import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
 import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
 import { evmTransferLookup, evmTransferLookupAt } from '../chain/evm/transfer-lookup.js';
 import { baseNetworkOf } from '../chain/evm/networks.js';
+import { rpcTransport } from '../chain/evm/rpc.js';
 
 const healthSchema = z.object({
   network: z.string(),
@@ -71,7 +72,7 @@ export async function cofferBaseTransferLookup(cofferUrl: string) {
   const base = cofferUrl.replace(/\/+$/, '');
   const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
   if (!health.base) return null;
-  return evmTransferLookup(http(`${base}/evm-rpc`, { retryCount: 1, timeout: 15_000 }), {
+  return evmTransferLookup(rpcTransport(`${base}/evm-rpc`), {
     name: health.base.network,
     chainId: health.base.chainId,
     usdc: getAddress(health.base.usdc),

@@ -4,8 +4,9 @@
  * Base Sepolia (or another EVM chain) over its JSON-RPC (networks.ts).
  */
 import type { Router } from 'express';
-import { createPublicClient, custom, http } from 'viem';
-import { evmNetworkOf, type NamedEvmNetwork } from './networks.js';
+import { createPublicClient, custom } from 'viem';
+import type { NamedEvmNetwork } from './networks.js';
+import { evmRpcAt, rpcTransport } from './rpc.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
 import type { EvmSigners } from './signers.js';
@@ -48,15 +49,14 @@ export async function openRemoteEvmRail(
   usdc: string | undefined,
   deps: { vault: EvmSigners; clock: Clock },
 ): Promise<OpenedEvmRail> {
-  const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 });
-  const chainId = Number(BigInt((await transport({}).request({ method: 'eth_chainId' })) as string));
-  const chain = new EvmChain(evmNetworkOf(chainId, usdc), transport, deps.vault, deps.clock, null);
+  const { transport, network } = await evmRpcAt(rpcUrl, usdc);
+  const chain = new EvmChain(network, transport, deps.vault, deps.clock, null);
   return { chain, httpRoutes: null };
 }
 
 /** The rail on a known network's public RPC, named by the network (nothing is asked of its node until it is used). */
 export function openNamedEvmRail(network: NamedEvmNetwork, deps: { vault: EvmSigners; clock: Clock }): OpenedEvmRail {
-  const transport = http(network.rpcUrl, { retryCount: 1, timeout: 15_000 });
+  const transport = rpcTransport(network.rpcUrl);
   const chain = new EvmChain(
     { name: network.name, chainId: network.chainId, usdc: network.usdc, isSim: false },
     transport,
@@ -72,7 +72,7 @@ export function openNamedEvmRail(network: NamedEvmNetwork, deps: { vault: EvmSig
  * phrase's Base accounts; nothing is signed): the network's own USDC, or `usdc` on another chain.
  */
 export async function evmActivityReader(rpcUrl: string, usdc: string | undefined): Promise<(account: string) => Promise<boolean>> {
-  const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1, timeout: 15_000 }) });
-  const network = evmNetworkOf(await client.getChainId(), usdc);
+  const { transport, network } = await evmRpcAt(rpcUrl, usdc);
+  const client = createPublicClient({ transport });
   return (account) => hasEvmActivity(client, network.usdc, account);
 }

@@ -6,10 +6,10 @@
  * found here is that nonce: the `AuthorizationUsed` log its payer's authorization left in the
  * transaction.
  */
-import { createPublicClient, getAddress, http, parseEventLogs, type Address, type Hash, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, getAddress, parseEventLogs, type Address, type Hash, type PublicClient, type Transport } from 'viem';
 import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
 import { USDC_ABI } from './usdc-abi.js';
-import { evmNetworkOf } from './networks.js';
+import { evmRpcAt } from './rpc.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 
 /**
@@ -85,7 +85,6 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
 
 /** A keyless TransferLookup over an EVM JSON-RPC: the network its node says it is, a known one's USDC or `usdc`. */
 export async function evmTransferLookupAt(rpcUrl: string, usdc?: string): Promise<EvmTransferLookup> {
-  const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 });
-  const chainId = Number(BigInt((await transport({}).request({ method: 'eth_chainId' })) as string));
-  return evmTransferLookup(transport, evmNetworkOf(chainId, usdc));
+  const { transport, network } = await evmRpcAt(rpcUrl, usdc);
+  return evmTransferLookup(transport, network);
 }
