@@ -51,7 +51,7 @@ import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
-import { authorizationUsedIn, hasEvmActivity, LOG_PAGE_BLOCKS } from './log-reads.js';
+import { authorizationUsedIn, hasEvmActivity, transfersTo } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
@@ -81,10 +81,6 @@ const GAS_PER_MOVE = 90_000n;
  * upgrade. Unused gas is not paid.
  */
 const MOVE_GAS_LIMIT = 150_000n;
-/** Where the first read of a wallet's incoming USDC starts: about an hour of Base's 2-second blocks back. */
-const FIRST_READ_BLOCKS = 2_000n;
-/** Pages a round reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
-const DEPOSIT_PAGES_PER_ROUND = 20;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -264,55 +260,16 @@ export class EvmChain implements Chain {
   }
 
   /**
-   * USDC that came to `wallet`, read from the token's Transfer logs a page of blocks at a time. The
-   * cursor is `block:<n>`, the last block read (never a transaction: a quiet treasury must not make the
-   * next read start further and further back). The first read starts FIRST_READ_BLOCKS back from the
-   * newest block, not at block 0, which no public Base RPC serves logs from in one call. A round reads
-   * at most DEPOSIT_PAGES_PER_ROUND pages; an RPC error after some pages keeps what they found.
+   * USDC that came to `wallet` (log-reads.ts transfersTo). The cursor is `block:<n>`, the last block
+   * read (never a transaction: a quiet treasury must not make the next read start further and
+   * further back).
    */
   async incomingTransfers(
     wallet: string,
     cursor: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
-    const to = getAddress(wallet);
-    const latest = await this.client.getBlockNumber({ cacheTime: 0 });
-    const readThrough = blockOfCursor(cursor);
-    let from = readThrough === null ? (latest > FIRST_READ_BLOCKS ? latest - FIRST_READ_BLOCKS : 0n) : readThrough + 1n;
-    const transfers: IncomingTransfer[] = [];
-    let readUpTo = cursor;
-    const blockTimes = new Map<bigint, number>();
-    for (let page = 0; page < DEPOSIT_PAGES_PER_ROUND && from <= latest; page += 1) {
-      const toBlock = from + LOG_PAGE_BLOCKS - 1n < latest ? from + LOG_PAGE_BLOCKS - 1n : latest;
-      let found: IncomingTransfer[];
-      try {
-        const logs = await this.client.getContractEvents({
-          address: this.net.usdc,
-          abi: USDC_ABI,
-          eventName: 'Transfer',
-          args: { to },
-          fromBlock: from,
-          toBlock,
-        });
-        found = [];
-        for (const log of logs) {
-          const { from: sender, value } = log.args;
-          if (sender === undefined || value === undefined || value === 0n || getAddress(sender) === to) continue;
-          let time = blockTimes.get(log.blockNumber);
-          if (time === undefined) {
-            time = Number((await this.client.getBlock({ blockNumber: log.blockNumber })).timestamp);
-            blockTimes.set(log.blockNumber, time);
-          }
-          found.push({ txSignature: log.transactionHash, from: getAddress(sender), amount: value, blockTime: time });
-        }
-      } catch (error) {
-        if (page === 0) throw error;
-        break;
-      }
-      transfers.push(...found);
-      readUpTo = `block:${toBlock}`;
-      from = toBlock + 1n;
-    }
-    return { transfers, readUpTo, unreadable: [] };
+    const read = await transfersTo(this.client, this.net.usdc, getAddress(wallet), blockOfCursor(cursor));
+    return { transfers: read.transfers, readUpTo: read.readThrough === null ? cursor : `block:${read.readThrough}`, unreadable: [] };
   }
 
   ownWallets(): string[] {

@@ -3,10 +3,11 @@
  * blocks in one eth_getLogs and refuses a search of the chain's history (Base makes a block every
  * 2 s: some 40 million so far). So a log is looked for where it can be, a page at a time: an
  * authorization's in the blocks of its window, an account's activity over the whole chain where the
- * node allows it, else over its recent pages.
+ * node allows it, else over its recent pages, a wallet's incoming USDC a round of pages at a time.
  */
 import { getAddress, type Address, type Hash, type PublicClient } from 'viem';
 import { USDC_ABI } from './usdc-abi.js';
+import type { IncomingTransfer } from '../../core/ports/chain.js';
 
 /** A page of logs: within what public Base RPCs answer in one eth_getLogs. */
 export const LOG_PAGE_BLOCKS = 1_000n;
@@ -17,6 +18,10 @@ export const LOG_PAGE_BLOCKS = 1_000n;
 const CLOCK_SLACK_SECONDS = 300n;
 /** Pages of an account's activity read where a node refuses a search of the whole chain: about 11 hours of Base's blocks. */
 const RECENT_ACTIVITY_PAGES = 20;
+/** Where the first read of a wallet's incoming USDC starts: about an hour of Base's 2-second blocks back. */
+const FIRST_READ_BLOCKS = 2_000n;
+/** Pages a round of incoming USDC reads at most: a watcher that fell behind catches up 20,000 blocks a round. */
+const DEPOSIT_PAGES_PER_ROUND = 20;
 
 const lesser = (a: bigint, b: bigint) => (a < b ? a : b);
 
@@ -106,4 +111,57 @@ async function movedUsdc(client: PublicClient, usdc: Address, args: { from: Addr
     }
     return false;
   }
+}
+
+/**
+ * USDC that came to `wallet` from another account, read from the token's Transfer logs a page of
+ * blocks at a time after `readThrough` (the last block an earlier round read), each with its block's
+ * time. A first read (`readThrough` null) starts FIRST_READ_BLOCKS back from the newest block, not at
+ * block 0, which no public Base RPC serves logs from in one call. A round reads at most
+ * DEPOSIT_PAGES_PER_ROUND pages; an RPC error after some pages keeps what they found (a first page's
+ * is thrown). Answers the last block read (null: none).
+ */
+export async function transfersTo(
+  client: PublicClient,
+  usdc: Address,
+  wallet: Address,
+  readThrough: bigint | null,
+): Promise<{ transfers: IncomingTransfer[]; readThrough: bigint | null }> {
+  const latest = await client.getBlockNumber({ cacheTime: 0 });
+  let from = readThrough === null ? (latest > FIRST_READ_BLOCKS ? latest - FIRST_READ_BLOCKS : 0n) : readThrough + 1n;
+  const transfers: IncomingTransfer[] = [];
+  let readUpTo: bigint | null = null;
+  const blockTimes = new Map<bigint, number>();
+  for (let page = 0; page < DEPOSIT_PAGES_PER_ROUND && from <= latest; page += 1) {
+    const toBlock = lesser(from + LOG_PAGE_BLOCKS - 1n, latest);
+    let found: IncomingTransfer[];
+    try {
+      const logs = await client.getContractEvents({
+        address: usdc,
+        abi: USDC_ABI,
+        eventName: 'Transfer',
+        args: { to: wallet },
+        fromBlock: from,
+        toBlock,
+      });
+      found = [];
+      for (const log of logs) {
+        const { from: sender, value } = log.args;
+        if (sender === undefined || value === undefined || value === 0n || getAddress(sender) === wallet) continue;
+        let time = blockTimes.get(log.blockNumber);
+        if (time === undefined) {
+          time = Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp);
+          blockTimes.set(log.blockNumber, time);
+        }
+        found.push({ txSignature: log.transactionHash, from: getAddress(sender), amount: value, blockTime: time });
+      }
+    } catch (error) {
+      if (page === 0) throw error;
+      break;
+    }
+    transfers.push(...found);
+    readUpTo = toBlock;
+    from = toBlock + 1n;
+  }
+  return { transfers, readThrough: readUpTo };
 }
