@@ -53,7 +53,7 @@ export type X402Acceptance = { ok: true; payment: VerifiedPayment; response: { n
 
 /** The paywall's x402 terms on Base: the chain as x402 names it, its USDC, the recipient, and the token's EIP-712 name and version (read from the token). */
 export interface PaywallBaseTerms extends X402BaseSeller {
-  tokenDomain(): Promise<{ name: string; version: string }>;
+  tokenNaming(): Promise<{ name: string; version: string }>;
 }
 
 /**
@@ -85,7 +85,7 @@ export function createPaywallX402(options: {
   /** The Base token's domain while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
-    return base.tokenDomain().catch((error: unknown) => {
+    return base.tokenNaming().catch((error: unknown) => {
       options.log(`paywall: the Base token's name could not be read: ${(error as Error).message}`);
       return null;
     });

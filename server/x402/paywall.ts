@@ -131,7 +131,7 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
   names: x402EvmNetworks(base.lookup.chainId),
   usdc: base.lookup.usdc,
   recipient: base.recipient,
-  tokenDomain: () => base.lookup.tokenDomain(),
+  tokenNaming: () => base.lookup.tokenNaming(),
 });
 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's

@@ -68,7 +68,7 @@ export async function ranAuthorization(client: PublicClient, usdc: Address, txHa
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
-  tokenDomain(): Promise<TokenNaming>;
+  tokenNaming(): Promise<TokenNaming>;
 }
 
 /** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
@@ -79,7 +79,7 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     chainId: network.chainId,
     usdc: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
-    tokenDomain: tokenNamingReader(client, network.usdc, network.chainId),
+    tokenNaming: tokenNamingReader(client, network.usdc, network.chainId),
   };
 }
 

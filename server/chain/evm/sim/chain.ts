@@ -18,12 +18,13 @@ import { EVM_READ_METHODS, EVM_SEND_RAW_TRANSACTION } from './rpc-methods.js';
 /** 0xc0ffe: never Base's 8453 or Base Sepolia's 84532. */
 export const EMBEDDED_EVM_CHAIN_ID = 790_526;
 /**
- * The faucet: an address no key opens (the node impersonates it), holding the chain's test ETH from
- * genesis and the only minter of its test USDC.
+ * The minter: an address no key opens (the node impersonates it), holding the chain's test ETH from
+ * genesis and the only minter of its test USDC. (The faucet the owner draws on is a keyed wallet it
+ * funds: test-funds.ts.)
  */
-export const EMBEDDED_EVM_FAUCET: Address = getAddress('0x000000000000000000000000000000000000c0fe');
-/** The test USDC's address: the faucet's first contract. */
-export const EMBEDDED_EVM_USDC: Address = getContractAddress({ from: EMBEDDED_EVM_FAUCET, nonce: 0n });
+export const EMBEDDED_EVM_MINTER: Address = getAddress('0x000000000000000000000000000000000000c0fe');
+/** The test USDC's address: the minter's first contract. */
+export const EMBEDDED_EVM_USDC: Address = getContractAddress({ from: EMBEDDED_EVM_MINTER, nonce: 0n });
 /** The chain as viem names one (its RPC is the data dir's, so none is named here). */
 export const EMBEDDED_EVM_VIEM_CHAIN = defineChain({
   id: EMBEDDED_EVM_CHAIN_ID,
@@ -44,9 +45,9 @@ export interface EmbeddedEvm {
    * and a signed transaction sent through the journal. Any other method is refused (-32601).
    */
   request(method: string, params?: readonly unknown[]): Promise<unknown>;
-  /** The faucet mints test USDC (micro-USDC) to a wallet. */
+  /** The minter mints test USDC (micro-USDC) to a wallet. */
   mintTestUsdc(to: Address, amount: bigint): Promise<Hash>;
-  /** The faucet sends test ETH (wei) to a wallet, for gas. */
+  /** The minter sends test ETH (wei) to a wallet, for gas. */
   sendTestEth(to: Address, wei: bigint): Promise<Hash>;
   /**
    * Mines an empty block at the clock's time, after every request already written: the chain mines
@@ -65,20 +66,20 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
   const node = await openEdrNode({
     chainId: EMBEDDED_EVM_CHAIN_ID,
     genesisTime,
-    funded: [{ address: EMBEDDED_EVM_FAUCET, wei: GENESIS_ETH }],
+    funded: [{ address: EMBEDDED_EVM_MINTER, wei: GENESIS_ETH }],
   });
-  await node.request('hardhat_impersonateAccount', [EMBEDDED_EVM_FAUCET]);
+  await node.request('hardhat_impersonateAccount', [EMBEDDED_EVM_MINTER]);
   let lastAt = await replay(node, journal);
   if (journal.firstTime() === null) {
     const data = encodeDeployData({
       abi: TEST_USDC_ABI,
       bytecode: TEST_USDC_BYTECODE,
-      args: [TOKEN_NAME, TOKEN_NAME, EMBEDDED_EVM_FAUCET],
+      args: [TOKEN_NAME, TOKEN_NAME, EMBEDDED_EVM_MINTER],
     });
     const at = genesisTime;
-    const seq = journal.append({ at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_FAUCET, data }] });
+    const seq = journal.append({ at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_MINTER, data }] });
     lastAt = at;
-    await run(node, journal, { seq, at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_FAUCET, data }] });
+    await run(node, journal, { seq, at, method: 'eth_sendTransaction', params: [{ from: EMBEDDED_EVM_MINTER, data }] });
   }
   if ((await node.request('eth_getCode', [EMBEDDED_EVM_USDC, 'latest'])) === '0x') {
     throw new Error(`the embedded EVM chain's journal does not deploy its test USDC at ${EMBEDDED_EVM_USDC}`);
@@ -96,9 +97,9 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
     queue = next.catch(() => undefined);
     return next;
   };
-  const fromFaucet = async (to: Address, value: bigint, data?: Hex) =>
+  const fromMinter = async (to: Address, value: bigint, data?: Hex) =>
     (await write('eth_sendTransaction', [
-      { from: EMBEDDED_EVM_FAUCET, to, value: `0x${value.toString(16)}`, ...(data && { data }) },
+      { from: EMBEDDED_EVM_MINTER, to, value: `0x${value.toString(16)}`, ...(data && { data }) },
     ])) as Hash;
 
   return {
@@ -110,8 +111,8 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
       return Promise.reject(new JsonRpcError(-32601, `the method ${method} is not available on Coffer's embedded chain`));
     },
     mintTestUsdc: (to, amount) =>
-      fromFaucet(EMBEDDED_EVM_USDC, 0n, encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'mint', args: [to, amount] })),
-    sendTestEth: (to, wei) => fromFaucet(to, wei),
+      fromMinter(EMBEDDED_EVM_USDC, 0n, encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'mint', args: [to, amount] })),
+    sendTestEth: (to, wei) => fromMinter(to, wei),
     mineToNow: async () => {
       await write('evm_mine', []);
     },
