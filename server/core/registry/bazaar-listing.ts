@@ -258,7 +258,10 @@ function idOf(item: DiscoveredItem, endpoint: string): string {
 /**
  * An item as a registry entry, or why it is left out: not an HTTP API (an MCP tool: fetch_paid calls
  * URLs), or no offer Coffer can pay (the closest reason: another network, another asset on this one,
- * another scheme). Of the payable offers the first is listed, as Coffer's x402 payment picks it.
+ * another scheme). Of the payable offers the first (Solana's before Base's) gives the listing its
+ * price, `payTo` and `network`. A listing is for finding: the rail a purchase pays on is chosen when
+ * it is made (the owner's preferred rail, else the one with the balance), at the price the seller's
+ * 402 then names for it, under the agent's policy.
  */
 export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: string): BazaarEntry | LeftOutReason {
   if (item.type !== 'http') return 'not_http';
@@ -301,7 +304,7 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     description: item.description,
     category: item.tags.length > 0 ? item.tags.join(', ') : 'x402 api',
     pricing: {},
-    // The price of the offer Coffer pays first (Solana's where both are payable, as Coffer's x402 payment picks).
+    // The first payable offer's price (Solana's where both are payable; a purchase may pay on Base).
     pricePerCall: formatUsdc(BigInt(first.amount!)),
     endpoint,
     source: 'x402-bazaar',
