@@ -49,7 +49,7 @@ export const balanceOutput = open({
   balance: usdc("the agent's Solana wallet balance"),
   wallets: open({
     sol: z.string().describe('its Solana wallet'),
-    base: textOrNull('its account for USDC on Base', 'no Base account yet'),
+    base: textOrNull('its account for USDC on Base', 'none to fund: the Base rail is off on this Coffer, or no Base account yet'),
   }),
   balances: open({
     sol: usdc('on Solana'),

@@ -6,10 +6,17 @@ import { pendingOrResult } from '../tool-results.js';
 
 export const checkBalance = defineTool({
   name: 'check_balance',
-  description: "This agent's USDC balance on each rail (Solana, Base), its wallet on each, and the owner's treasury address.",
+  description:
+    "This agent's USDC balance on each rail (Solana, and Base where its rail is open), its wallet on each, and the owner's treasury address.",
   outputSchema: output.balanceOutput,
   annotations: READ_ONLY,
-  answer: async (_input, { ctx }) => ({ ...(await ctx.api.balance(ctx.agentId)), treasuryAddress: ctx.owner }),
+  answer: async (_input, { ctx }) => {
+    const balance = await ctx.api.balance(ctx.agentId);
+    // A Base account is filed for every wallet; with the rail off, USDC sent there would reach no
+    // rail this Coffer reads, so an agent is not handed it (as `coffer status` and the dashboard).
+    const wallets = balance.baseNetwork === null ? { ...balance.wallets, base: null } : balance.wallets;
+    return { ...balance, wallets, treasuryAddress: ctx.owner };
+  },
 });
 
 export const getPolicy = defineTool({
