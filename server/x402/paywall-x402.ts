@@ -82,7 +82,7 @@ export function createPaywallX402(options: {
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
   /** The v2 nonces whose payment the facilitator is settling now (this process's; the store keeps the settled ones). */
   const settling = new Set<string>();
-  /** The Base token's domain while the facilitator settles there; null otherwise. */
+  /** The Base token's name and version while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
     return base.tokenNaming().catch((error: unknown) => {

@@ -218,7 +218,8 @@ export function settleTransfer(
  * A pending row settled by its chain's word (reconciliation, an x402 seller's report checked on
  * chain): the one place a transaction's fate becomes a row's end. Landed is `confirmed`; failed on
  * chain is `chain_rejected`; never landed and never can is `dropped`, so its key may try again; not
- * seen yet stays pending. Returns the row's state by that word (settled now or by someone before).
+ * seen yet stays pending. Returns what that word makes of the row (a row someone settled meanwhile
+ * is left as they settled it).
  */
 export function settleByFate(
   ctx: EngineContext,

@@ -2,7 +2,7 @@
  * What the embedded EVM chain answers from outside Coffer's own code (viem, an x402 facilitator, a
  * wallet on this machine): Ethereum's reads, and `eth_sendRawTransaction` for a transaction its
  * sender signed. Nothing that signs for someone (`eth_sendTransaction`: the node holds no key, but the
- * faucet's account is impersonated), mints, or sets the chain's state or time (`hardhat_*`, `evm_*`):
+ * minter's account is impersonated), mints, or sets the chain's state or time (`hardhat_*`, `evm_*`):
  * those are the chain's own, through its journal.
  */
 export const EVM_READ_METHODS: ReadonlySet<string> = new Set([
