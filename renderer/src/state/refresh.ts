@@ -1,19 +1,31 @@
 import { CofferApiError } from '../api/client.js';
 import { forgetSessionToken } from '../api/credential.js';
 import type { GetState, SetState } from './dashboard-state.js';
+import type { Settings } from '../api/types.js';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** How many times the connection was lost: a refresh tells whether it was lost while it waited. */
 let losses = 0;
 /**
- * Refreshes sent, and the newest whose answer is on screen. Refreshes overlap (the 2 s poll, each
- * event, each action's own): an answer to an older one that comes after a newer one's would take the
+ * Refreshes sent, and the newest whose answer is on screen. Refreshes overlap (each burst of
+ * events, each action's own, the fallback poll while the event stream is down): an answer to an older one that comes after a newer one's would take the
  * screen back (a policy editor would then start again from the old policy, losing what the owner
  * typed since), so it changes nothing.
  */
 let sent = 0;
 let shown = 0;
+/**
+ * The last refresh sent before this tab changed its settings itself (which sends no event): answers
+ * up to it carry the settings from before the change, and leave the ones on screen.
+ */
+let settingsSetAfter = 0;
+
+/** The store's `settingsChanged`: the server's answer to this tab's change of its settings, on screen now. */
+export function settingsChangedHere(set: SetState, settings: Settings): void {
+  settingsSetAfter = sent;
+  set({ settings });
+}
 
 /** The store's `lostConnection`: what is on screen is stale until a refresh sent from now on works. */
 export function loseConnection(set: SetState): void {
@@ -41,13 +53,13 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
     if (ticket < shown) return;
     shown = ticket;
     // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
-    // re-renders (the overview can hold hundreds of agents and refreshes every 2 s).
+    // re-renders (the overview can hold hundreds of agents, and refreshes at each burst of events).
     const state = get();
     set({
       dashboard: same(state.dashboard, dashboard) ? state.dashboard : dashboard,
       deposits: same(state.deposits, deposits) ? state.deposits : deposits,
       pendingApprovals: same(state.pendingApprovals, approvals) ? state.pendingApprovals : approvals,
-      settings: same(state.settings, settings) ? state.settings : settings,
+      settings: ticket <= settingsSetAfter || same(state.settings, settings) ? state.settings : settings,
       refreshError: null,
       // A server stopping answers the requests it already holds: an answer to one sent before the
       // connection was lost does not say it is back (a refresh sent since, or the stream reopening, does).

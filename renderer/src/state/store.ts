@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { browserTimeZone } from '../lib/time-zone.js';
 import type { DashboardState } from './dashboard-state.js';
-import { refreshFromServer, loseConnection } from './refresh.js';
+import { refreshFromServer, loseConnection, settingsChangedHere } from './refresh.js';
 import { closeSession, openSession } from './session.js';
 import { withWarning } from './warnings.js';
 
@@ -36,9 +36,7 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     set({ warnings: [] });
   },
 
-  settingsChanged(settings) {
-    set({ settings });
-  },
+  settingsChanged: (settings) => settingsChangedHere(set, settings),
 
   lostConnection: () => loseConnection(set),
   signOut: () => closeSession(set),

@@ -2,10 +2,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 import type { DashboardState, GetState, SetState } from '../../../../../renderer/src/state/dashboard-state.js';
-import { loseConnection, refreshFromServer } from '../../../../../renderer/src/state/refresh.js';
+import { loseConnection, refreshFromServer, settingsChangedHere } from '../../../../../renderer/src/state/refresh.js';
 
 const dashboard = { treasury: { amount: '5000000', network: 'sim' }, agents: [], archivedAgents: [] };
-const settings = { timeZone: 'UTC', timeZoneFrom: 'owner' };
+const settings = { timeZone: 'UTC', timeZoneFrom: 'owner' as const, preferredRail: null };
 
 /** A server that answers each read (a copy of the same figures each time), or refuses them all with `error`. */
 function fakeClient(error?: Error) {
@@ -73,7 +73,7 @@ describe('a refresh', () => {
     let answerOlder: () => void = () => {};
     client.dashboard.mockImplementationOnce(() => new Promise((resolve) => (answerOlder = () => resolve(structuredClone(before)))));
     const { set, get } = fakeStore(client);
-    // The 2 s poll asks (its answer slow), then a save's refresh asks and is answered first.
+    // An event's refresh asks (its answer slow), then a save's refresh asks and is answered first.
     const older = refreshFromServer(set, get);
     await vi.waitFor(() => expect(client.settings).toHaveBeenCalledTimes(1));
     await refreshFromServer(set, get);
@@ -81,6 +81,25 @@ describe('a refresh', () => {
     answerOlder();
     await older;
     expect(get().dashboard).toEqual(dashboard);
+  });
+
+  it('settings this tab just changed are not taken back by a refresh sent before the change', async () => {
+    const client = fakeClient();
+    let answerOlder: () => void = () => {};
+    client.settings.mockImplementationOnce(() => new Promise((resolve) => (answerOlder = () => resolve(structuredClone(settings)))));
+    const { set, get } = fakeStore(client);
+    const older = refreshFromServer(set, get);
+    await vi.waitFor(() => expect(client.settings).toHaveBeenCalledTimes(1));
+    // The owner moves the time zone; the server's answer to that is on screen at once.
+    const moved = { ...settings, timeZone: 'Europe/Berlin' };
+    settingsChangedHere(set, moved);
+    answerOlder();
+    await older;
+    expect(get().settings).toEqual(moved);
+    expect(get().dashboard).toEqual(dashboard);
+    // A refresh sent after the change shows what the server says from then on.
+    await refreshFromServer(set, get);
+    expect(get().settings).toEqual(settings);
   });
 
   it('a 401 signs the tab out, no answer marks the figures stale, any other refusal is shown', async () => {
