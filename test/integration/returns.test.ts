@@ -152,6 +152,28 @@ describe('an archived agent and the retries of what came before', () => {
     expect((await allocate('alloc-after-archive')).body.code).toBe('agent_archived');
   });
 
+  it('an agent holding USDC on Base is archived only once that is returned too; then its Base account is paid no more', async () => {
+    await deployAgent(t, 'base-holder');
+    const baseAccount = (await t.api('GET', t.withOwner('/v1/agents/base-holder/balance'))).body.wallets.base as string;
+    const allocated = await t.api('POST', t.withOwner('/v1/agents/base-holder/allocate'), { body: { amount: '0.50', rail: 'base' } });
+    expect(allocated.status).toBe(200);
+    const archive = () => t.api('POST', t.withOwner('/v1/agents/base-holder/archive'));
+    const refused = await archive();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: 'agent_has_funds',
+      error: expect.stringMatching(/0\.50 USDC on Base: return it to the treasury first/),
+    });
+    expect((await t.api('POST', t.withOwner('/v1/agents/base-holder/return'), { body: { rail: 'base' } })).status).toBe(200);
+    expect((await archive()).status).toBe(200);
+    const payer = await deployAgent(t, 'payer-of-archived-base');
+    expect(
+      (await t.api('POST', t.withOwner('/v1/agents/payer-of-archived-base/allocate'), { body: { amount: '1', rail: 'base' } })).status,
+    ).toBe(200);
+    const paid = await pay(t, 'payer-of-archived-base', payer.apiKey, { service: 'to-archived', recipient: baseAccount, amount: '0.10' });
+    expectError(paid, 409, 'recipient_archived', /base-holder.*archived/);
+  });
+
   it("a payment to an archived agent's wallet is refused (409 recipient_archived) and moves nothing", async () => {
     // Funded once, so its wallet has a USDC account a payment could land in; emptied, then archived.
     const archived = await fundedAgent(t, 'archived-recipient', '0.50');

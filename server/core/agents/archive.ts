@@ -5,12 +5,14 @@ import { withdrawRequestsOf } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
+import { railWalletsOf } from '../rails.js';
 import type { Archived } from '../../wire/answers/agents.js';
 
 /**
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
  * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
- * empty first (return its USDC to the treasury), with nothing on its way in or out, so no money is
+ * empty first, on each rail this Coffer reads (return its USDC to the treasury), with nothing on its
+ * way in or out, so no money is
  * left where nobody looks; after it, allocations to it and payments to its wallet are refused and
  * its refunds stay in the treasury.
  * Idempotent: archiving an archived agent answers when it was archived.
@@ -22,15 +24,23 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   if (agent.archivedAt !== null) return { agentId, status: 'archived' as const, archivedAt: iso(agent.archivedAt) };
   // The balance is read before the commit that archives: money on its way in when it is read, or
   // reserved between the read and the commit, would land unseen in an archived wallet.
-  const movingIn = ctx.store.watchMovesInto(owner, agentId, agent.walletAddress);
+  const wallets = railWalletsOf(ctx, agent.walletAddress);
+  const movingIn = ctx.store.watchMovesInto(owner, agentId, [wallets.sol, ...(wallets.base === null ? [] : [wallets.base])]);
   refuseMovesIn(movingIn(), agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
+  const onBase = await baseBalanceToArchive(ctx, wallets.base, agentId);
   return ctx.store.transaction(() => {
     refuseMovesIn(movingIn(), agentId);
     const pending =
       ctx.store.pendingPaymentsTotal(owner, agentId) +
       ctx.store.pendingReturnsTotal(owner, agentId, 'sol') +
       ctx.store.pendingReturnsTotal(owner, agentId, 'base');
+    if (onBase > 0n) {
+      throw new CofferError(
+        'agent_has_funds',
+        `agent "${agentId}" still holds ${formatUsdc(onBase)} USDC on Base: return it to the treasury first (POST /v1/agents/${agentId}/return with rail "base")`,
+      );
+    }
     if (balance > 0n || pending > 0n) {
       throw new CofferError(
         'agent_has_funds',
@@ -47,6 +57,24 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
     ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });
     return { agentId, status: 'archived' as const, archivedAt: iso(now) };
   });
+}
+
+/**
+ * What the agent's Base account holds, where the Base rail is open (its account is filed all the
+ * same where it is off, and nothing there can be read). A node that does not answer refuses the
+ * archive: an account not read may hold money that nobody would look for again.
+ */
+async function baseBalanceToArchive(ctx: EngineContext, account: string | null, agentId: string): Promise<bigint> {
+  const base = ctx.base ?? null;
+  if (base === null || account === null) return 0n;
+  try {
+    return await base.usdcBalance(account);
+  } catch (error) {
+    throw new CofferError(
+      'chain_unavailable',
+      `the Base rail's node did not answer what agent "${agentId}" holds there (${(error as Error).message}); archive it once it does`,
+    );
+  }
 }
 
 /** Money on its way into the wallet (an allocation, a refund, a payment to it): archive once it landed and was returned. */

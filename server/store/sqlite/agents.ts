@@ -51,8 +51,10 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       .prepare(
         `SELECT EXISTS (SELECT 1 FROM transfers WHERE owner = @owner AND agent_id = @agentId AND kind IN ('allocation', 'refund')
                           AND (status = 'pending' OR rowid > @since))
-             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND status = 'pending' AND recipient = @wallet)
-             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner AND recipient = @wallet)`,
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND status = 'pending'
+                          AND recipient IN (SELECT value FROM json_each(@addresses)))
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner
+                          AND recipient IN (SELECT value FROM json_each(@addresses)))`,
       )
       .pluck(),
     setAgentStatus: db.prepare('UPDATE agents SET status = ?, status_reason = ?, status_changed_at = ? WHERE owner = ? AND agent_id = ?'),
@@ -101,9 +103,10 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
     listArchivedAgents: (owner) => allRows(stmts.listArchivedAgents, toAgent, owner),
     findArchivedAgentByWallet: (walletAddress) => oneRow(stmts.findArchivedAgentByWallet, toAgent, walletAddress),
     archiveAgent: (owner, agentId, at) => stmts.archiveAgent.run(at, owner, agentId).changes === 1,
-    watchMovesInto: (owner, agentId, wallet) => {
+    watchMovesInto: (owner, agentId, addresses) => {
       const since = stmts.lastMoveRow.get() as number;
-      return () => stmts.movesInto.get({ owner, agentId, wallet, since }) === 1;
+      const listed = JSON.stringify(addresses);
+      return () => stmts.movesInto.get({ owner, agentId, addresses: listed, since }) === 1;
     },
     setAgentStatus: (owner, agentId, status, reason, at) => void stmts.setAgentStatus.run(status, reason, at, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),

@@ -442,10 +442,15 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.getAgent(OWNER, 'a')).toMatchObject({ status: 'suspended', statusReason: 'its breaker tripped', statusChangedAt: 6 });
     expect(store.archiveAgent(OWNER, 'a', 7)).toBe(true);
     expect(store.getAgent(OWNER, 'a')).toMatchObject({ status: 'suspended', statusReason: null, archivedAt: 7 });
-    const incoming = store.watchMovesInto(OWNER, 'a', 'wallet-a');
+    const incoming = store.watchMovesInto(OWNER, 'a', ['wallet-a', '0xBaseOfA']);
     expect(incoming()).toBe(false);
     store.insertTransfer(move('m1', 'allocation', { status: 'confirmed' }));
     expect(incoming()).toBe(true);
+    // A payment on its way to the wallet's address on another rail (another agent's, pending) is seen too.
+    const toBase = store.watchMovesInto(OWNER, 'b', ['wallet-b', '0xBaseOfB']);
+    expect(toBase()).toBe(false);
+    store.insertTransfer(pay('p-to-base', { agentId: 'a', recipient: '0xBaseOfB', rail: 'base', status: 'pending' }));
+    expect(toBase()).toBe(true);
   });
 
   it('approvals move on once; waiting ones expire or are withdrawn (asking to resume excepted)', () => {
