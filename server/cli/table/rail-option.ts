@@ -1,7 +1,10 @@
 import { UsageError } from '../command-line.js';
 import { RAILS, type Rail } from '../../wire/rails.js';
 
-/** `--rail`: `sol` or `base` (left out: the command's default, Solana). */
+/**
+ * `--rail`: `sol` or `base`. Left out, the command chooses as its door does: `pay` by the recipient's
+ * address, `fetch` by the owner's preferred rail or the funds, a move of the owner's on Solana.
+ */
 export function railOption(rail: string | undefined, command: string): Rail | undefined {
   if (rail === undefined || (RAILS as readonly string[]).includes(rail)) return rail as Rail | undefined;
   throw new UsageError(`--rail is sol or base, not "${rail}"`, command);

@@ -162,9 +162,9 @@ interface Payable {
 
 /**
  * The offer's requirement Coffer pays: scheme `exact` in USDC on a network of a rail Coffer pays x402
- * on (the rail asked for, if any). Where the offer can be paid on both rails, the one whose wallet
- * holds the amount (after what is pending), Solana first. Anything else is refused before any money
- * moves, saying what was offered.
+ * on (the rail asked for, if any). Where the offer can be paid on both rails, the owner's preferred
+ * rail where its wallet holds the amount (after what is pending), else the first that does, Solana
+ * first (railWithFunds). Anything else is refused before any money moves, saying what was offered.
  */
 async function payableRequirement(
   ctx: EngineContext,
