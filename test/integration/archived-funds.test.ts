@@ -104,4 +104,22 @@ describe('an archived agent holds no USDC the owner does not see', () => {
     expect((await t.coffer.chain.usdcBalance(t.owner)) - treasuryBefore).toBe(micro('0.40'));
     expect(await shown()).toMatchObject({ balance: '0.00' });
   });
+
+  it("the dashboard shows what an archived agent's Base account still holds, and Return on Base gives it back", async () => {
+    await deployAgent(t, 'left-on-base');
+    expect((await t.api('POST', t.withOwner('/v1/agents/left-on-base/allocate'), { body: { amount: '0.30', rail: 'base' } })).status).toBe(
+      200,
+    );
+    // USDC that reached the Base account after the archive (from outside, or an archive from before Base was checked).
+    t.coffer.db.prepare("UPDATE agents SET archived_at = ?, status = 'suspended' WHERE agent_id = 'left-on-base'").run(Date.now());
+    const shown = async () =>
+      ((await t.api('GET', t.withOwner('/v1/dashboard'))).body.archivedAgents as { agentId: string }[]).find(
+        (archived) => archived.agentId === 'left-on-base',
+      );
+    expect(await shown()).toMatchObject({ balance: '0.00', balances: { sol: '0.00', base: '0.30' } });
+    const returned = await t.api('POST', t.withOwner('/v1/agents/left-on-base/return'), { body: { rail: 'base' } });
+    expect(returned.status).toBe(200);
+    expect(returned.body).toMatchObject({ amount: '0.30', rail: 'base', balance: '0.00' });
+    expect(await shown()).toMatchObject({ balances: { sol: '0.00', base: '0.00' } });
+  });
 });

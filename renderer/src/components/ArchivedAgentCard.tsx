@@ -18,7 +18,8 @@ export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAge
       <p className="muted">
         Wallet <code>{archived.walletAddress}</code>
       </p>
-      <ArchivedFunds agentId={archived.agentId} balance={archived.balance} />
+      <ArchivedFunds agentId={archived.agentId} rail="sol" balance={archived.balance} />
+      <ArchivedFunds agentId={archived.agentId} rail="base" balance={archived.balances.base} />
       <SpendHistoryTable history={history} />
     </section>
   );

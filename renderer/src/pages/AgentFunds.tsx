@@ -38,7 +38,7 @@ export function AgentFunds({ agent }: { agent: DashboardAgent }) {
       <ArchiveDialog
         agentId={agent.agentId}
         name={agent.displayName}
-        balance={agent.balance}
+        balances={agent.balances}
         open={archiving}
         onClose={() => setArchiving(false)}
       />

@@ -1,3 +1,4 @@
+import type { RailBalances } from '../api/types.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Dialog } from '../components/Dialog.js';
 import { Money } from '../components/Money.js';
@@ -5,28 +6,34 @@ import { tryParseUsdc } from '../lib/money.js';
 import { useAction } from '../lib/use-action.js';
 import { useDashboard } from '../state/store.js';
 
-/** Archiving, confirmed: the wallet's USDC goes back to the treasury first, then the agent is archived. */
+/**
+ * Archiving, confirmed: the wallet's USDC goes back to the treasury first, on each rail that holds
+ * some (the server refuses to archive a wallet that still does), then the agent is archived.
+ */
 export function ArchiveDialog({
   agentId,
   name,
-  balance,
+  balances,
   open,
   onClose,
 }: {
   agentId: string;
   name: string;
-  balance: string;
+  balances: RailBalances;
   open: boolean;
   onClose: () => void;
 }) {
   const { client, refresh } = useDashboard();
   const { busy, error, run } = useAction();
-  const holds = (tryParseUsdc(balance) ?? 0n) > 0n;
+  const holdsSol = (tryParseUsdc(balances.sol) ?? 0n) > 0n;
+  const holdsBase = (tryParseUsdc(balances.base ?? '0') ?? 0n) > 0n;
+  const holds = holdsSol || holdsBase;
   const archive = async () => {
     const archived =
       client &&
       (await run(async () => {
-        if (holds) await client.returnFunds(agentId, {});
+        if (holdsSol) await client.returnFunds(agentId, {});
+        if (holdsBase) await client.returnFunds(agentId, { rail: 'base' });
         await client.archive(agentId);
         await refresh();
       }));
@@ -37,7 +44,14 @@ export function ArchiveDialog({
       <p>
         {holds ? (
           <>
-            Its <Money value={balance} /> go back to the treasury on chain, then{' '}
+            Its {holdsSol && <Money value={balances.sol} />}
+            {holdsSol && holdsBase && ' and '}
+            {holdsBase && (
+              <>
+                <Money value={balances.base!} /> on Base
+              </>
+            )}{' '}
+            go back to the treasury on chain, then{' '}
           </>
         ) : null}
         {name} is stopped for good and its key stops working at once. Its payments and history stay, and its id cannot be used again.

@@ -109,6 +109,14 @@ export function Overview() {
                       </span>
                     </>
                   )}
+                  {(tryParseUsdc(archived.balances.base ?? '0') ?? 0n) > 0n && (
+                    <>
+                      {' '}
+                      <span className="badge">
+                        still holds <Money value={archived.balances.base!} /> on Base
+                      </span>
+                    </>
+                  )}
                 </li>
               ))}
             </ul>

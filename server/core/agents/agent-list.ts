@@ -67,7 +67,7 @@ const ROWS_PER_TURN = 50;
  * What a page of Base accounts holds, in one read; null where the Base rail is off or its node did not
  * answer (logged, as `baseBalanceOf` does): a second rail out of reach never fails the owner's list.
  */
-async function baseBalancesOf(ctx: Pick<EngineContext, 'base' | 'log'>, accounts: string[]): Promise<Map<string, bigint> | null> {
+export async function baseBalancesOf(ctx: Pick<EngineContext, 'base' | 'log'>, accounts: string[]): Promise<Map<string, bigint> | null> {
   const base = ctx.base ?? null;
   if (base === null) return null;
   if (accounts.length === 0) return new Map();

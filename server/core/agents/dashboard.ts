@@ -2,7 +2,7 @@ import { baseBalanceOf, baseGasOf, railWalletsOf } from '../rails.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
 import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
-import { agentRows } from './agent-list.js';
+import { agentRows, baseBalancesOf } from './agent-list.js';
 import { statusOf } from '../backup/status.js';
 import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
 import { activityView, agentView, refusalView } from '../views.js';
@@ -28,6 +28,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     'base',
     archived.map((agent) => agent.walletAddress),
   );
+  const archivedBaseBalances = archived.length === 0 ? new Map() : await baseBalancesOf(ctx, [...archivedBaseWallets.values()]);
   return {
     treasury: {
       walletAddress: principal.owner,
@@ -48,12 +49,15 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
     /**
      * Agents archived (stopped for good, keys revoked): their pages keep their history. An archive
-     * empties the wallet, but USDC can still arrive from outside: the balance shows it, to return.
+     * empties the wallet on each rail, but USDC can still arrive from outside: the balances show it,
+     * to return (Base's null where the rail is off or its node did not answer).
      */
-    archivedAgents: archived.map((agent) => ({
-      ...agentView(agent, archivedBaseWallets.get(agent.walletAddress) ?? null),
-      balance: formatUsdc(archivedBalances.get(agent.walletAddress) ?? 0n),
-    })),
+    archivedAgents: archived.map((agent) => {
+      const account = archivedBaseWallets.get(agent.walletAddress) ?? null;
+      const sol = formatUsdc(archivedBalances.get(agent.walletAddress) ?? 0n);
+      const base = account === null || archivedBaseBalances === null ? null : formatUsdc(archivedBaseBalances.get(account) ?? 0n);
+      return { ...agentView(agent, account), balance: sol, balances: { sol, base } };
+    }),
     /** Payments the policy refused, newest first: what agents tried and were not allowed. */
     recentRefusals: ctx.store
       .recentRefusals(principal.owner, RECENT_REFUSALS_LIMIT)

@@ -58,7 +58,10 @@ export type AgentRow = AgentView & {
 
 /** An archived agent with what its wallet holds (USDC can still arrive from outside, to return). */
 export type ArchivedAgent = AgentView & {
+  /** What its Solana wallet holds (USDC that arrived after the archive, to return). */
   balance: string;
+  /** What it holds on each rail: `base` null where the Base rail is off or its node did not answer. */
+  balances: RailBalances;
 };
 
 export type AgentList = {

@@ -1,0 +1,64 @@
+// @vitest-environment jsdom
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { ArchiveDialog } from '../../../../../renderer/src/pages/ArchiveDialog.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+
+// jsdom has no modal dialogs: opening one only marks it open.
+beforeAll(() => {
+  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
+    this.open = false;
+  };
+});
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ client: null });
+});
+
+/** A server that answers each call, in the order asked. */
+function server() {
+  const calls: string[] = [];
+  const client = {
+    returnFunds: vi.fn(async (_agentId: string, body: { rail?: string }) => {
+      calls.push(`return ${body.rail ?? 'sol'}`);
+      return { amount: '1.00' };
+    }),
+    archive: vi.fn(async () => {
+      calls.push('archive');
+      return { status: 'archived' };
+    }),
+  };
+  useDashboard.setState({ client: client as never, refresh: async () => {} });
+  return calls;
+}
+
+describe('archiving from the agent page', () => {
+  it('returns the funds on each rail that holds some, then archives (the server refuses while either holds USDC)', async () => {
+    const calls = server();
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: '0.50' }} open onClose={onClose} />);
+    expect(screen.getByRole('dialog', { hidden: true }).textContent).toContain(
+      'Its 1.25 USDC and 0.50 USDC on Base go back to the treasury on chain',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(calls).toEqual(['return sol', 'return base', 'archive']);
+  });
+
+  it('returns only what is there: Base alone, or nothing at all', async () => {
+    const calls = server();
+    const { rerender } = render(
+      <ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '0.00', base: '0.50' }} open onClose={() => {}} />,
+    );
+    expect(screen.getByRole('dialog', { hidden: true }).textContent).toContain('Its 0.50 USDC on Base go back to the treasury on chain');
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(calls).toEqual(['return base', 'archive']));
+    calls.length = 0;
+    rerender(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '0.00', base: null }} open onClose={() => {}} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Archive', hidden: true }));
+    await waitFor(() => expect(calls).toEqual(['archive']));
+  });
+});
