@@ -3,9 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { AgentBalance } from '../../../../../renderer/src/components/AgentBalance.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
-
-/** The overview with the Base rail open (`base-sepolia`) or off (null). */
-const onRail = (baseNetwork: string | null) => useDashboard.setState({ dashboard: { treasury: { baseNetwork } } as never, deposits: [] });
+import { onRail } from '../../../../fixtures/jsdom-page.js';
 
 afterEach(() => {
   cleanup();

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { AgentFacts } from '../../../../../renderer/src/components/AgentFacts.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { onRail } from '../../../../fixtures/jsdom-page.js';
 
 const BASE_ACCOUNT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const SOL_WALLET = 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm';
@@ -19,9 +20,6 @@ const agent = {
   lifetimePayments: 0,
   policy: { dailyBudget: '5.00' },
 };
-
-/** The overview with the Base rail open (`base-sepolia`) or off (null). */
-const onRail = (baseNetwork: string | null) => useDashboard.setState({ dashboard: { treasury: { baseNetwork } } as never, deposits: [] });
 
 afterEach(() => {
   cleanup();

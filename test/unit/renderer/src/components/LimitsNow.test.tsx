@@ -7,6 +7,7 @@ import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { browserTimeZone, dayWords } from '../../../../../renderer/src/lib/time-zone.js';
 import { dateTime } from '../../../../../renderer/src/lib/time.js';
 import type { Settings } from '../../../../../renderer/src/api/types.js';
+import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 
 const KIRITIMATI = 'Pacific/Kiritimati';
 /** A zone other than this process's (the browser's here), for what is said only where they differ. */
@@ -17,15 +18,7 @@ const inZone = (timeZone: string, timeZoneFrom: Settings['timeZoneFrom'] = 'owne
   useDashboard.setState({ settings: { timeZone, timeZoneFrom, preferredRail: null } });
 };
 
-// jsdom has no modal dialogs: opening one only marks it open.
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.open = false;
-  };
-});
+beforeAll(withModalDialogs);
 beforeEach(() => {
   policy.mockReset();
   useDashboard.setState({ client: { policy } as never });

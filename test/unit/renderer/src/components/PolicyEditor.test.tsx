@@ -3,17 +3,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { PolicyEditor } from '../../../../../renderer/src/components/PolicyEditor.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 
 afterEach(cleanup);
-// jsdom has no modal dialogs: opening one only marks it open.
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.open = false;
-  };
-});
+beforeAll(withModalDialogs);
 
 const policy = { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] as string[] };
 const services = [

@@ -4,6 +4,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
+import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 
 const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BASE_ACCOUNT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -42,15 +43,7 @@ const refresh = vi.fn(async () => {
   useDashboard.setState({ dashboard: dashboardWith(balanceNow) });
 });
 
-// jsdom has no modal dialogs: opening one only marks it open.
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.open = false;
-  };
-});
+beforeAll(withModalDialogs);
 beforeEach(() => {
   for (const mock of Object.values(client)) mock.mockReset();
   refresh.mockClear();
