@@ -32,10 +32,14 @@ export function ArchiveDialog({
     const archived =
       client &&
       (await run(async () => {
-        if (holdsSol) await client.returnFunds(agentId, {});
-        if (holdsBase) await client.returnFunds(agentId, { rail: 'base' });
-        await client.archive(agentId);
-        await refresh();
+        try {
+          if (holdsSol) await client.returnFunds(agentId, {});
+          if (holdsBase) await client.returnFunds(agentId, { rail: 'base' });
+          await client.archive(agentId);
+        } finally {
+          // Also after a step failed: what was returned before it shows, and trying again returns only what is left.
+          await refresh();
+        }
       }));
     if (archived) onClose();
   };

@@ -3,16 +3,9 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { ArchiveDialog } from '../../../../../renderer/src/pages/ArchiveDialog.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 
-// jsdom has no modal dialogs: opening one only marks it open.
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.open = false;
-  };
-});
+beforeAll(withModalDialogs);
 afterEach(() => {
   cleanup();
   useDashboard.setState({ client: null });
@@ -46,6 +39,25 @@ describe('archiving from the agent page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
     expect(calls).toEqual(['return sol', 'return base', 'archive']);
+  });
+
+  it('a return that fails midway archives nothing, and the dashboard is read again: what was returned shows', async () => {
+    const calls = server();
+    const refresh = vi.fn(async () => {});
+    const client = useDashboard.getState().client as unknown as { returnFunds: ReturnType<typeof vi.fn> };
+    client.returnFunds.mockImplementation(async (_agentId: string, body: { rail?: string }) => {
+      calls.push(`return ${body.rail ?? 'sol'}`);
+      if (body.rail === 'base') throw new Error('the Base rail is not answering');
+      return { amount: '1.25' };
+    });
+    useDashboard.setState({ refresh });
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: '0.50' }} open onClose={onClose} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(screen.getByRole('dialog', { hidden: true }).textContent).toContain('the Base rail is not answering'));
+    expect(calls).toEqual(['return sol', 'return base']);
+    expect(refresh).toHaveBeenCalled();
+    expect(onClose).not.toHaveBeenCalled();
   });
 
   it('returns only what is there: Base alone, or nothing at all', async () => {
