@@ -9,9 +9,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 let losses = 0;
 /**
  * Refreshes sent, and the newest whose answer is on screen. Refreshes overlap (each burst of
- * events, each action's own, the fallback poll while the event stream is down): an answer to an older one that comes after a newer one's would take the
- * screen back (a policy editor would then start again from the old policy, losing what the owner
- * typed since), so it changes nothing.
+ * events, each action's own, the fallback poll while the event stream is down): an answer to an
+ * older one that comes after a newer one's would take the screen back (a policy editor would then
+ * start again from the old policy, losing what the owner typed since), so it changes nothing.
  */
 let sent = 0;
 let shown = 0;

@@ -28,7 +28,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     'base',
     archived.map((agent) => agent.walletAddress),
   );
-  const archivedBaseBalances = archived.length === 0 ? new Map() : await baseBalancesOf(ctx, [...archivedBaseWallets.values()]);
+  const archivedBaseBalances = await baseBalancesOf(ctx, [...archivedBaseWallets.values()]);
   return {
     treasury: {
       walletAddress: principal.owner,
