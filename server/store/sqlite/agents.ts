@@ -53,7 +53,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
                           AND (status = 'pending' OR rowid > @since))
              OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND status = 'pending'
                           AND recipient IN (SELECT value FROM json_each(@addresses)))
-             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since AND owner = @owner
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND rowid > @since
                           AND recipient IN (SELECT value FROM json_each(@addresses)))`,
       )
       .pluck(),

@@ -30,9 +30,9 @@ export interface AgentStore {
   archiveAgent(owner: string, agentId: string, at: number): boolean;
   /**
    * Starts watching the money on its way into an agent's wallet (allocations and refunds to it,
-   * payments by the owner's agents to any of its `addresses`, one a rail): each call of the answer
-   * tells whether such a move is pending now or was reserved since the watch began (whatever its
-   * state now).
+   * payments to any of its `addresses`, one a rail, whoever pays): each call of the answer tells
+   * whether such a move is pending now or was reserved since the watch began (whatever its state
+   * now).
    */
   watchMovesInto(owner: string, agentId: string, addresses: readonly string[]): () => boolean;
   /** Sets an agent's status, why (null: a person did it; an agent resumed has no reason) and when. */

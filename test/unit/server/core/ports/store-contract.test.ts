@@ -451,6 +451,13 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(toBase()).toBe(false);
     store.insertTransfer(pay('p-to-base', { agentId: 'a', recipient: '0xBaseOfB', rail: 'base', status: 'pending' }));
     expect(toBase()).toBe(true);
+    // Whoever pays: another owner's agent, its payment reserved since the watch began, settled since.
+    store.insertOwner({ address: 'other-owner', createdAt: 0 });
+    store.insertAgent({ ...agent('z', 'wallet-z'), owner: 'other-owner' }, POLICY);
+    const fromAnyone = store.watchMovesInto(OWNER, 'a', ['wallet-a', '0xBaseOfA']);
+    expect(fromAnyone()).toBe(false);
+    store.insertTransfer(pay('p-from-other', { owner: 'other-owner', agentId: 'z', recipient: 'wallet-a', status: 'confirmed' }));
+    expect(fromAnyone()).toBe(true);
   });
 
   it('approvals move on once; waiting ones expire or are withdrawn (asking to resume excepted)', () => {
