@@ -12,7 +12,7 @@ import { RAILS, type Rail } from '../../wire/rails.js';
 import { gasWords } from '../../wire/network-words.js';
 
 /** Why a balance on Base reads as unknown: the rail is open, and its node did not answer. */
-export const BASE_NODE_AWAY = 'its node did not answer';
+const BASE_NODE_AWAY = 'its node did not answer';
 
 /** "3.00 USDC on Solana"; "unknown on Base" where it could not be read. */
 export const heldOn = (balance: string | null, rail: Rail): string =>
