@@ -7,11 +7,17 @@
  * - `payingFetch` through Coffer: the 402, Coffer's `/x402` (policy, reservation, the agent's
  *   EIP-3009 authorization signed and read back), the paid retry (the facilitator's verify and
  *   settle); the settlement report follows, not waited for;
- * - the official `@x402/fetch` with a bare viem key (no policy, no ledger): the 402, signing, the retry.
+ * - the official `@x402/fetch` with a bare viem key (no policy, no ledger): the 402, signing, the retry;
+ * - the floor: the same official buyer, its key held by a bare signer in another process that records
+ *   each authorization with an fsync before answering (`bare-remote-signer.ts`). What any design
+ *   that keeps the key out of the agent's process and writes before the handout costs at least.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseEther } from 'viem';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseEther, type Address } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
@@ -28,6 +34,32 @@ import { Timings, paidAnswer, steppedFetch, type PurchaseSteps } from './stats.j
 import { Rng } from '../probe/lib/rng.js';
 
 const WARM_UP = 10;
+
+/** The bare remote signer (its own process) and a viem-shaped signer that asks it over HTTP. */
+async function startBareRemoteSigner(dataDir: string) {
+  const key = generatePrivateKey();
+  const script = fileURLToPath(new URL('./bare-remote-signer.ts', import.meta.url));
+  const runTs = fileURLToPath(new URL('../../server/cli/run-ts.js', import.meta.url));
+  const child = spawn(process.execPath, [runTs, script], {
+    env: { ...process.env, BARE_SIGNER_KEY: key, BARE_SIGNER_DB: join(dataDir, 'bare-signer.sqlite') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the bare signer exited with ${code}`)));
+  });
+  const address: Address = privateKeyToAccount(key).address;
+  const signer = {
+    address,
+    signTypedData: async (typed: unknown) => {
+      const body = JSON.stringify(typed, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+      const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (!answer.ok) throw new Error(`the bare signer refused: ${await answer.text()}`);
+      return ((await answer.json()) as { signature: `0x${string}` }).signature;
+    },
+  };
+  return { child, address, signer };
+}
 
 /**
  * A process's CPU time so far in ms (Linux: its /proc stat, in clock ticks of 10 ms; summed over a
@@ -69,6 +101,7 @@ export async function x402BaseRoundTrip(n: number) {
   const facilitator = await startEvmFacilitator(baseSepolia, node.url, (account) => node.fundEth(account, parseEther('10')));
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   const seller = await startEvmV2Seller(facilitator, { payTo, price: '$0.01' });
+  const bare = await startBareRemoteSigner(dataDir);
   try {
     const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
     const call = async (method: string, path: string, key: string, body?: unknown) =>
@@ -88,6 +121,7 @@ export async function x402BaseRoundTrip(n: number) {
     // The official buyer: a bare key holding USDC on Base (the facilitator pays the gas).
     const buyer = privateKeyToAccount(generatePrivateKey());
     await node.mint(buyer.address, micro('500'));
+    await node.mint(bare.address, micro('500'));
     let measuring = false;
     // Where each buyer's purchase spends its time: each request it makes, by what it is. The official
     // buyer's signing is what its purchase spends between its two requests.
@@ -95,41 +129,36 @@ export async function x402BaseRoundTrip(n: number) {
     const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
     const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
     const stepped = steppedBy(steps);
-    const official = wrapFetchWithPayment(
-      steppedBy(officialSteps),
-      x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(buyer)) }] }),
-    );
-    const viaCoffer = new Timings();
-    const viaOfficial = new Timings();
+    const officialBuyer = (signer: Parameters<typeof toClientEvmSigner>[0], fetched: typeof fetch) =>
+      wrapFetchWithPayment(
+        fetched,
+        x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(signer)) }] }),
+      );
+    const official = officialBuyer(buyer, steppedBy(officialSteps));
+    const floor = officialBuyer(bare.signer, fetch);
+    const timings = { coffer: new Timings(), official: new Timings(), floor: new Timings() };
+    type Kind = keyof typeof timings;
+    const KINDS = Object.keys(timings) as Kind[];
     // What each purchase costs the machine's two cores, while it runs: Coffer's settlement report, not
     // waited for, falls into the purchase after it, whichever that is.
-    const cpu = { coffer: new CpuPerPurchase(), official: new CpuPerPurchase() };
+    const cpu = { coffer: new CpuPerPurchase(), official: new CpuPerPurchase(), floor: new CpuPerPurchase() };
     // Each purchase timed again by the kind before it: a Coffer purchase leaves its settlement report
     // running (Coffer reads the receipt from the node, in this process, and records it).
-    const after = {
-      official: { coffer: new Timings(), official: new Timings() },
-      coffer: { coffer: new Timings(), official: new Timings() },
+    const after = Object.fromEntries(KINDS.map((before) => [before, { coffer: new Timings(), official: new Timings() }])) as Record<
+      Kind,
+      { coffer: Timings; official: Timings }
+    >;
+    const answers: Record<Kind, () => Promise<Response>> = {
+      coffer: () => payingFetch(seller.url, {}, { agent: paying, fetch: stepped }).then((paid) => paid.response),
+      official: () => official(seller.url),
+      floor: () => floor(seller.url),
     };
-    const timings = { coffer: viaCoffer, official: viaOfficial };
-    const purchases = {
-      coffer: () =>
-        cpu.coffer.time(
-          serve.child.pid,
-          () =>
-            viaCoffer.time(
-              () => paidAnswer(payingFetch(seller.url, {}, { agent: paying, fetch: stepped }).then((paid) => paid.response)),
-              measuring,
-            ),
-          measuring,
-        ),
-      official: () =>
-        cpu.official.time(serve.child.pid, () => viaOfficial.time(() => paidAnswer(official(seller.url)), measuring), measuring),
-    };
+    const purchase = (kind: Kind) =>
+      cpu[kind].time(serve.child.pid, () => timings[kind].time(() => paidAnswer(answers[kind]()), measuring), measuring);
     // Seeded: every run shuffles alike. Shuffled in pairs (one of each kind a round), a kind followed
     // the other three times in four, so Coffer's report fell mostly on the official buyer's purchases.
-    type Kind = keyof typeof purchases;
     const order = new Rng(0x5ba5e402);
-    const sequence = (count: number) => order.shuffle((['coffer', 'official'] as const).flatMap((kind) => Array<Kind>(count).fill(kind)));
+    const sequence = (count: number) => order.shuffle(KINDS.flatMap((kind) => Array<Kind>(count).fill(kind)));
     let before: Kind | null = null;
     for (const [measured, count] of [
       [false, WARM_UP],
@@ -137,17 +166,18 @@ export async function x402BaseRoundTrip(n: number) {
     ] as const) {
       measuring = measured;
       for (const kind of sequence(count)) {
-        await purchases[kind]();
-        if (measuring && before !== null) after[before][kind].ms.push(timings[kind].ms.at(-1)!);
+        await purchase(kind);
+        if (measuring && before !== null && kind !== 'floor') after[before][kind].ms.push(timings[kind].ms.at(-1)!);
         before = kind;
       }
     }
     return {
-      coffer: viaCoffer.summary,
-      official: viaOfficial.summary,
+      coffer: timings.coffer.summary,
+      official: timings.official.summary,
+      floor: timings.floor.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
       officialSteps: { seller402: officialSteps.seller402.summary, paidRetry: officialSteps.paidRetry.summary },
-      cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary },
+      cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary, floor: cpu.floor.summary },
       after: {
         official: { coffer: after.official.coffer.summary, official: after.official.official.summary },
         coffer: { coffer: after.coffer.coffer.summary, official: after.coffer.official.summary },
@@ -155,6 +185,7 @@ export async function x402BaseRoundTrip(n: number) {
       settled: facilitator.settles.succeeded,
     };
   } finally {
+    bare.child.kill('SIGTERM');
     await seller.close();
     await facilitator.close();
     serve.child.kill('SIGTERM');
