@@ -1,5 +1,6 @@
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deployAgent, fundedAgent, micro } from '../helpers/coffer.js';
+import { deployAgent, fundedAgent, micro, startCoffer } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { pay } from '../helpers/pay.js';
 import { expectError } from '../helpers/expect-error.js';
@@ -189,5 +190,42 @@ describe('an archived agent and the retries of what came before', () => {
     expectError(paid, 409, 'recipient_archived', /archived-recipient.*archived/);
     expect(await t.coffer.chain.usdcBalance(payer.walletAddress)).toBe(before);
     expect(await t.coffer.chain.usdcBalance(archived.walletAddress)).toBe(0n);
+  });
+});
+
+describe('archiving where the Base rail is off', () => {
+  it('an agent the ledger ever funded on Base is refused (503 rail_unavailable): its account there cannot be read', async () => {
+    let t = await startCoffer({ keepDataDir: true });
+    const dataDir = t.dataDir;
+    try {
+      await deployAgent(t, 'left-on-base');
+      await deployAgent(t, 'returned-on-base');
+      await fundedAgent(t, 'solana-only', '0.20');
+      for (const agentId of ['left-on-base', 'returned-on-base']) {
+        const allocated = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '0.40', rail: 'base' } });
+        expect(allocated.status).toBe(200);
+      }
+      expect((await t.api('POST', t.withOwner('/v1/agents/returned-on-base/return'), { body: { rail: 'base' } })).status).toBe(200);
+      expect((await t.api('POST', t.withOwner('/v1/agents/solana-only/return'))).status).toBe(200);
+      await t.stop();
+
+      t = await startCoffer({ dataDir, keepDataDir: true, baseRpc: 'off' });
+      const archive = (agentId: string) => t.api('POST', t.withOwner(`/v1/agents/${agentId}/archive`));
+      // Left there or given back since, Coffer cannot tell now: nothing is archived until the rail is open.
+      for (const agentId of ['left-on-base', 'returned-on-base']) {
+        expectError(await archive(agentId), 503, 'rail_unavailable', new RegExp(`"${agentId}" took USDC on Base.*open the Base rail`));
+        expect((await t.api('GET', t.withOwner(`/v1/agents/${agentId}`))).body.archivedAt ?? null).toBeNull();
+      }
+      expect((await archive('solana-only')).status).toBe(200);
+      await t.stop();
+
+      // With the rail open again, the one given back is archived; the other holds its 0.40 there.
+      t = await startCoffer({ dataDir, keepDataDir: true });
+      expect((await archive('returned-on-base')).status).toBe(200);
+      expectError(await archive('left-on-base'), 409, 'agent_has_funds', /0\.40 USDC on Base/);
+    } finally {
+      await t.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

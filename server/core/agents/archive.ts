@@ -11,8 +11,8 @@ import type { Archived } from '../../wire/answers/agents.js';
 /**
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
  * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
- * empty first, on each rail this Coffer reads (return its USDC to the treasury), with nothing on its
- * way in or out, so no money is left where nobody looks; after it, allocations to it and payments
+ * empty first, on each rail (return its USDC to the treasury; a rail that is off here and funded it
+ * once must be opened first), with nothing on its way in or out, so no money is left where nobody looks; after it, allocations to it and payments
  * to its wallet are refused and its refunds stay in the treasury.
  * Idempotent: archiving an archived agent answers when it was archived.
  */
@@ -24,6 +24,7 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   // The balance is read before the commit that archives: money on its way in when it is read, or
   // reserved between the read and the commit, would land unseen in an archived wallet.
   const wallets = railWalletsOf(ctx, agent.walletAddress);
+  refuseUnreadBase(ctx, owner, agentId, wallets.base);
   const movingIn = ctx.store.watchMovesInto(owner, agentId, [wallets.sol, ...(wallets.base === null ? [] : [wallets.base])]);
   refuseMovesIn(movingIn(), agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
@@ -74,6 +75,20 @@ async function baseBalanceToArchive(ctx: EngineContext, account: string | null, 
       `the Base rail's node did not answer what agent "${agentId}" holds there (${(error as Error).message}); archive it once it does`,
     );
   }
+}
+
+/**
+ * Where the Base rail is off, the agent's Base account cannot be read. One the ledger ever funded
+ * (even given back since: outside deposits are not in the ledger either) may hold USDC nobody would
+ * look for again once the agent is archived, so the archive waits for the rail. An account the
+ * ledger never moved USDC into is archived as before.
+ */
+function refuseUnreadBase(ctx: EngineContext, owner: string, agentId: string, account: string | null): void {
+  if ((ctx.base ?? null) !== null || account === null || !ctx.store.hasMovedInto(owner, agentId, 'base', account)) return;
+  throw new CofferError(
+    'rail_unavailable',
+    `agent "${agentId}" took USDC on Base, and the Base rail is off here, so what its account there holds cannot be read: open the Base rail, return what it holds, then archive`,
+  );
 }
 
 /** Money on its way into the wallet (an allocation, a refund, a payment to it): archive once it landed and was returned. */

@@ -57,6 +57,15 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
                           AND recipient IN (SELECT value FROM json_each(@addresses)))`,
       )
       .pluck(),
+    hasMovedInto: db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM transfers WHERE owner = @owner AND agent_id = @agentId AND rail = @rail
+                          AND (kind = 'allocation' OR (kind = 'refund' AND destination = 'agent'))
+                          AND status IN ('pending', 'confirmed'))
+             OR EXISTS (SELECT 1 FROM transfers WHERE kind = 'payment' AND recipient = @address AND rail = @rail
+                          AND status IN ('pending', 'confirmed'))`,
+      )
+      .pluck(),
     setAgentStatus: db.prepare('UPDATE agents SET status = ?, status_reason = ?, status_changed_at = ? WHERE owner = ? AND agent_id = ?'),
     setAgentDisplayName: db.prepare('UPDATE agents SET display_name = ? WHERE owner = ? AND agent_id = ?'),
     getPolicy: bigintStatement(db, 'SELECT * FROM policies WHERE owner = ? AND agent_id = ?'),
@@ -108,6 +117,7 @@ export function createAgentStore(db: SqliteDatabase): AgentStore {
       const listed = JSON.stringify(addresses);
       return () => stmts.movesInto.get({ owner, agentId, addresses: listed, since }) === 1;
     },
+    hasMovedInto: (owner, agentId, rail, address) => stmts.hasMovedInto.get({ owner, agentId, rail, address }) === 1,
     setAgentStatus: (owner, agentId, status, reason, at) => void stmts.setAgentStatus.run(status, reason, at, owner, agentId),
     setAgentDisplayName: (owner, agentId, displayName) => void stmts.setAgentDisplayName.run(displayName, owner, agentId),
     getPolicy: (owner, agentId) => {

@@ -1,5 +1,6 @@
 import type { Policy } from '../../../wire/policy/policy.js';
 import type { AgentStatus } from '../../../wire/answers/agents.js';
+import type { Rail } from '../../../wire/rails.js';
 
 /** Port: agents and the spending policy each one carries. */
 export type { AgentStatus };
@@ -35,6 +36,13 @@ export interface AgentStore {
    * now).
    */
   watchMovesInto(owner: string, agentId: string, addresses: readonly string[]): () => boolean;
+  /**
+   * Whether the ledger ever had USDC on its way into the agent's wallet on that rail (pending or
+   * confirmed, given back since or not): an allocation or a refund to it there, or a payment by any
+   * owner's agent to its `address` there. What tells that a wallet on a rail Coffer cannot read now
+   * may hold money.
+   */
+  hasMovedInto(owner: string, agentId: string, rail: Rail, address: string): boolean;
   /** Sets an agent's status, why (null: a person did it; an agent resumed has no reason) and when. */
   setAgentStatus(owner: string, agentId: string, status: AgentStatus, reason: string | null, at: number): void;
   setAgentDisplayName(owner: string, agentId: string, displayName: string): void;

@@ -460,6 +460,30 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(fromAnyone()).toBe(true);
   });
 
+  it("says whether the ledger ever moved USDC into an agent's wallet on a rail, returned or not", () => {
+    const store = fresh(make);
+    const onBase = (agentId: string, address: string) => store.hasMovedInto(OWNER, agentId, 'base', address);
+    expect(onBase('a', '0xBaseOfA')).toBe(false);
+    // On another rail, failed, or out of the wallet: none of them.
+    store.insertTransfer(move('sol-in', 'allocation', { status: 'confirmed' }));
+    store.insertTransfer(move('base-failed', 'allocation', { rail: 'base', status: 'failed' }));
+    store.insertTransfer(move('base-out', 'return', { rail: 'base', status: 'confirmed' }));
+    store.insertTransfer(pay('a-pays-on-base', { rail: 'base', recipient: 'elsewhere', status: 'confirmed' }));
+    expect(onBase('a', '0xBaseOfA')).toBe(false);
+    expect(store.hasMovedInto(OWNER, 'a', 'sol', 'wallet-a')).toBe(true);
+    // An allocation on Base, pending or confirmed (and returned since: still once funded there).
+    store.insertTransfer(move('base-in', 'allocation', { rail: 'base', status: 'pending' }));
+    expect(onBase('a', '0xBaseOfA')).toBe(true);
+    // A payment to its address there, by any owner's agent.
+    expect(onBase('b', '0xBaseOfB')).toBe(false);
+    store.insertOwner({ address: 'other-owner', createdAt: 0 });
+    store.insertAgent({ ...agent('z', 'wallet-z'), owner: 'other-owner' }, POLICY);
+    store.insertTransfer(
+      pay('z-pays-b', { owner: 'other-owner', agentId: 'z', rail: 'base', recipient: '0xBaseOfB', status: 'confirmed' }),
+    );
+    expect(onBase('b', '0xBaseOfB')).toBe(true);
+  });
+
   it('approvals move on once; waiting ones expire or are withdrawn (asking to resume excepted)', () => {
     const store = fresh(make);
     const approval = (id: string, kind: ApprovalRecord['kind'], expiresAt = 100): ApprovalRecord => ({
