@@ -16,11 +16,12 @@ import { iso } from '../../wire/views.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
-import { RAILS, checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
+import { RAILS, checksummedEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn, chainOf } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { settleX402 } from '../transfers/seller-sent.js';
+import { isPayableOn } from './x402-payable.js';
 import type { X402Payment, X402Settlement } from '../../wire/answers/payments.js';
 
 /**
@@ -210,20 +211,12 @@ function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string 
   return names === null ? null : version === 1 ? names.v1 : names.v2;
 }
 
-/** The offer's first requirement Coffer can pay on a rail: `exact`, on its network, in its USDC, to an address of it. */
+/** The offer's first requirement Coffer can pay on a rail (x402-payable.ts says which). */
 function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | null {
   const network = x402NetworkOf(ctx, rail, offer.x402Version);
   if (network === null) return null;
-  const usdc = chainOf(ctx, rail).usdc;
-  const requirement = offer.requirements.find(
-    (entry) =>
-      entry.scheme === 'exact' &&
-      entry.network === network &&
-      entry.amount > 0n &&
-      (rail === 'sol'
-        ? entry.asset === usdc && isSolanaAddress(entry.payTo)
-        : isEvmAddress(entry.asset) && entry.asset.toLowerCase() === usdc.toLowerCase() && isEvmAddress(entry.payTo)),
-  );
+  const here = { network, usdc: chainOf(ctx, rail).usdc };
+  const requirement = offer.requirements.find((entry) => isPayableOn(rail, here, entry));
   if (requirement === undefined) return null;
   return { requirement, rail, recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo };
 }

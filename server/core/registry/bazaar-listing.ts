@@ -14,8 +14,8 @@ import { z } from 'zod';
 import { CofferError } from '../../wire/errors.js';
 import type { BazaarListing, LeftOutReason } from '../../wire/answers/registry.js';
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
-import { isSolanaAddress } from '../../wire/schemas.js';
-import { checksummedEvmAddress, isEvmAddress } from '../../wire/rails.js';
+import { checksummedEvmAddress } from '../../wire/rails.js';
+import { isPayableOn, isUsdcOn } from '../payments/x402-payable.js';
 import type { X402Names } from '../ports/x402.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */
@@ -265,29 +265,23 @@ function idOf(item: DiscoveredItem, endpoint: string): string {
  */
 export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: string): BazaarEntry | LeftOutReason {
   if (item.type !== 'http') return 'not_http';
-  const rails = [
-    { rail: here.sol, isAddress: isSolanaAddress, sameAsset: (asset: string, usdc: string) => asset === usdc },
-    { rail: here.base, isAddress: isEvmAddress, sameAsset: (asset: string, usdc: string) => asset.toLowerCase() === usdc.toLowerCase() },
-  ];
   let onNetwork = 0;
   let inUsdc = 0;
   let exact = 0;
-  const payable = rails.map(({ rail, isAddress, sameAsset }) => {
-    const name = rail === null ? null : item.x402Version === 1 ? rail.networks.v1 : rail.networks.v2;
-    const offers = item.accepts.filter((offer) => name !== null && offer.network === name);
+  const payable = (['sol', 'base'] as const).map((rail) => {
+    const on = here[rail];
+    const network = on === null ? null : item.x402Version === 1 ? on.networks.v1 : on.networks.v2;
+    if (on === null || network === null) return undefined;
+    const offers = item.accepts.filter((offer) => offer.network === network);
     onNetwork += offers.length;
-    const usdc = offers.filter((offer) => rail !== null && offer.asset !== null && sameAsset(offer.asset, rail.usdc));
+    const usdc = offers.filter((offer) => isUsdcOn(rail, on.usdc, offer.asset));
     inUsdc += usdc.length;
     exact += usdc.filter((offer) => offer.scheme === 'exact').length;
-    return usdc.find(
-      (offer) =>
-        offer.scheme === 'exact' &&
-        offer.amount !== null &&
-        offer.payTo !== null &&
-        isAddress(offer.payTo) &&
-        BigInt(offer.amount) > 0n &&
-        BigInt(offer.amount) <= MAX_AMOUNT_MICRO,
-    );
+    // What a purchase would pay, at a price the registry can list.
+    return usdc.find((offer) => {
+      const amount = offer.amount === null ? null : BigInt(offer.amount);
+      return isPayableOn(rail, { network, usdc: on.usdc }, { ...offer, amount }) && amount! <= MAX_AMOUNT_MICRO;
+    });
   });
   const [onSol, onBase] = payable;
   const first = onSol ?? onBase;

@@ -1,0 +1,40 @@
+/**
+ * Which x402 requirements Coffer pays on a rail: the one rule a purchase (`x402-pay.ts`) and a Bazaar
+ * listing (`registry/bazaar-listing.ts`, which calls what a purchase would pay "payable") share.
+ */
+import { isSolanaAddress } from '../../wire/schemas.js';
+import { isEvmAddress, type Rail } from '../../wire/rails.js';
+
+/** Where this Coffer pays x402 on a rail: how the offer's x402 version names its network, and its USDC. */
+export interface X402RailTerms {
+  network: string;
+  usdc: string;
+}
+
+/** A requirement as an offer states it (a Bazaar item may leave its amount, asset or recipient out). */
+export interface OfferedTerms {
+  scheme: string;
+  network: string;
+  asset: string | null;
+  payTo: string | null;
+  amount: bigint | null;
+}
+
+/** Whether an asset is the rail's USDC (an EVM address in any case; a Solana mint as written). */
+export function isUsdcOn(rail: Rail, usdc: string, asset: string | null): boolean {
+  if (asset === null) return false;
+  return rail === 'sol' ? asset === usdc : isEvmAddress(asset) && asset.toLowerCase() === usdc.toLowerCase();
+}
+
+/** `exact`, on this Coffer's network of the rail, in its USDC, a positive amount, to an address of the rail. */
+export function isPayableOn(rail: Rail, here: X402RailTerms, offered: OfferedTerms): boolean {
+  return (
+    offered.scheme === 'exact' &&
+    offered.network === here.network &&
+    offered.amount !== null &&
+    offered.amount > 0n &&
+    isUsdcOn(rail, here.usdc, offered.asset) &&
+    offered.payTo !== null &&
+    (rail === 'sol' ? isSolanaAddress(offered.payTo) : isEvmAddress(offered.payTo))
+  );
+}
