@@ -50,6 +50,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
+import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
 import { authorizationUsedIn, hasEvmActivity, transfersTo } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
@@ -73,14 +74,6 @@ export interface BlocksOnDemand {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
-/** The gas one move uses at most: 66,295 to a holder, 83,407 to an account never credited (measured), with room. */
-const GAS_PER_MOVE = 90_000n;
-/**
- * The gas limit of a move's transaction: above any transferWithAuthorization of USDC (66,295 to
- * a holder, 83,407 to an account never credited, measured on the test node), with room for a token
- * upgrade. Unused gas is not paid.
- */
-const MOVE_GAS_LIMIT = 150_000n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -131,10 +124,8 @@ export class EvmChain implements Chain {
       this.client.getBlock(),
       this.client.estimateMaxPriorityFeePerGas(),
     ]);
-    // What one move costs the sender at most now: the gas of a transferWithAuthorization (66,000 to 83,000
-    // measured, with room) at the relayer's max fee.
-    const perMove = GAS_PER_MOVE * maxFeePerGas(block.baseFeePerGas ?? 0n, tip);
-    return { balance: formatEther(wei), moves: perMove === 0n ? Number.MAX_SAFE_INTEGER : Number(wei / perMove) };
+    // At the relayer's max fee now (move-gas.ts counts them).
+    return { balance: formatEther(wei), moves: movesCovered(wei, maxFeePerGas(block.baseFeePerGas ?? 0n, tip)) };
   }
 
   async prepareFeePayer(address: string): Promise<void> {
