@@ -7,7 +7,6 @@
 import type { ContextWith, EngineContext } from './context.js';
 import type { RailWalletStore } from './ports/store.js';
 import type { RailWallets } from '../wire/answers/agents.js';
-import { formatUsdc } from '../wire/money.js';
 import type { Chain } from './ports/chain.js';
 import { CofferError } from '../wire/errors.js';
 import type { Rail } from '../wire/rails.js';
@@ -48,40 +47,6 @@ export function railWalletsOf(ctx: ContextWith<RailWalletStore>, wallet: string)
   return { sol: wallet, base: ctx.store.railWallets('base', [wallet]).get(wallet) ?? null };
 }
 
-/**
- * What a Base account holds, in USDC; null where there is no account, no Base chain open, or its node
- * does not answer now: a second rail out of reach never keeps an answer about the first from the owner.
- */
-export async function baseBalanceOf(ctx: Pick<EngineContext, 'base' | 'log'>, account: string | null): Promise<string | null> {
-  const base = ctx.base ?? null;
-  if (account === null || base === null) return null;
-  try {
-    return formatUsdc(await base.usdcBalance(account));
-  } catch (error) {
-    ctx.log(`the Base rail's node did not answer a balance (${(error as Error).message}); shown as unknown`);
-    return null;
-  }
-}
-
 /** The wallet (its Solana name) a recipient on a rail is, where it is one of this data dir's; else the address itself. */
 export const walletOfRecipient = (ctx: EngineContext, recipient: string, rail: Rail): string =>
   rail === 'sol' ? recipient : (ctx.store.walletOfRailAddress(rail, recipient) ?? recipient);
-
-/** Fewer moves than this left in the treasury's gas on Base, and the dashboard warns. */
-export const LOW_GAS_MOVES = 100;
-
-/** The gas the treasury's Base account holds for the moves it sends; null where Base is off or its node does not answer. */
-export async function baseGasOf(
-  ctx: Pick<EngineContext, 'base' | 'log'>,
-  account: string | null,
-): Promise<{ balance: string; moves: number; low: boolean } | null> {
-  const base = ctx.base ?? null;
-  if (account === null || base === null || base.gasCover === undefined) return null;
-  try {
-    const { balance, moves } = await base.gasCover(account);
-    return { balance, moves, low: moves < LOW_GAS_MOVES };
-  } catch (error) {
-    ctx.log(`the Base rail's node did not answer the treasury's gas (${(error as Error).message}); shown as unknown`);
-    return null;
-  }
-}

@@ -5,7 +5,8 @@ import { formatUsdc } from '../../wire/money.js';
 import type { AgentSpendTotals, AgentStore, MetaStore, RailWalletStore, SpendStore } from '../ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import { agentView } from '../views.js';
-import { baseBalanceOf, railWalletsOf } from '../rails.js';
+import { railWalletsOf } from '../rails.js';
+import { baseReads, type BaseReads } from '../base-reads.js';
 import { iso, policyView } from '../../wire/views.js';
 import { tightestBudget } from '../policy/budget-usage.js';
 import { yieldToWaitingRequests } from '../yield-turn.js';
@@ -52,7 +53,7 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
     walletAddress: agent.walletAddress,
     balance: formatUsdc(balance),
     wallets,
-    balances: { sol: formatUsdc(balance), base: await baseBalanceOf(ctx, wallets.base) },
+    balances: { sol: formatUsdc(balance), base: await baseReads(ctx).balance(wallets.base) },
     baseNetwork: ctx.base?.network ?? null,
     currency: 'USDC' as const,
     status: agent.status,
@@ -63,33 +64,16 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
 
 const ROWS_PER_TURN = 50;
 
-/**
- * What a page of Base accounts holds, in one read; null where the Base rail is off or its node did not
- * answer (logged, as `baseBalanceOf` does): a second rail out of reach never fails the owner's list.
- */
-export async function baseBalancesOf(ctx: Pick<EngineContext, 'base' | 'log'>, accounts: string[]): Promise<Map<string, bigint> | null> {
-  const base = ctx.base ?? null;
-  if (base === null) return null;
-  if (accounts.length === 0) return new Map();
-  try {
-    return await base.usdcBalances(accounts);
-  } catch (error) {
-    ctx.log(`the Base rail's node did not answer the agents' balances (${(error as Error).message}); shown as unknown`);
-    return null;
-  }
-}
-
 /** Every agent of the owner in use, each with its balance on each rail, spending figures and policy; and their 24 h total. */
 export async function agentRows(
   ctx: ContextWith<AgentStore & SpendStore & MetaStore & RailWalletStore>,
   owner: string,
+  /** The answer's reads of Base (a page after one Base gave nothing for does not ask again). */
+  base: BaseReads = baseReads(ctx),
 ): Promise<{ rows: AgentRow[]; spent24h: bigint }> {
   const agents = ctx.store.listAgents(owner);
   const since = ctx.clock.now() - DAY_MS;
   let spent24h = 0n;
-  // Once Base gave nothing for a page (the rail off, or its node did not answer), the pages after it
-  // do not ask, nor wait on that node again: their balances there are as unknown.
-  let askBase = true;
   const row = (
     agent: (typeof agents)[number],
     {
@@ -148,9 +132,7 @@ export async function agentRows(
     const ids = page.map((agent) => agent.agentId);
     const wallets = page.map((agent) => agent.walletAddress);
     const baseWallets = ctx.store.railWallets('base', wallets);
-    const baseRead: Promise<Map<string, bigint> | null> = askBase ? baseBalancesOf(ctx, [...baseWallets.values()]) : Promise.resolve(null);
-    const [balances, baseBalances] = await Promise.all([ctx.chain.usdcBalances(wallets), baseRead]);
-    askBase &&= baseBalances !== null;
+    const [balances, baseBalances] = await Promise.all([ctx.chain.usdcBalances(wallets), base.balances([...baseWallets.values()])]);
     const read = {
       balances,
       baseBalances,

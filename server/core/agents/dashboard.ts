@@ -1,8 +1,9 @@
-import { baseBalanceOf, baseGasOf, railWalletsOf } from '../rails.js';
+import { railWalletsOf } from '../rails.js';
+import { baseReads } from '../base-reads.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
 import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
-import { agentRows, baseBalancesOf } from './agent-list.js';
+import { agentRows } from './agent-list.js';
 import { statusOf } from '../backup/status.js';
 import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
 import { activityView, agentView, refusalView } from '../views.js';
@@ -17,7 +18,9 @@ type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & R
 
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal): Promise<Dashboard> {
   requireOwner(principal);
-  const { rows, spent24h } = await agentRows(ctx, principal.owner);
+  // One answer's reads of Base: a node that did not answer once is not waited on again.
+  const base = baseReads(ctx);
+  const { rows, spent24h } = await agentRows(ctx, principal.owner, base);
   // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
   await yieldToWaitingRequests();
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
@@ -28,13 +31,17 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     'base',
     archived.map((agent) => agent.walletAddress),
   );
-  const archivedBaseBalances = await baseBalancesOf(ctx, [...archivedBaseWallets.values()]);
+  const [archivedBaseBalances, treasuryOnBase, baseGas] = await Promise.all([
+    base.balances([...archivedBaseWallets.values()]),
+    base.balance(treasuryWallets.base),
+    base.gas(treasuryWallets.base),
+  ]);
   return {
     treasury: {
       walletAddress: principal.owner,
       wallets: treasuryWallets,
-      balances: { sol: formatUsdc(treasuryAmount), base: await baseBalanceOf(ctx, treasuryWallets.base) },
-      baseGas: await baseGasOf(ctx, treasuryWallets.base),
+      balances: { sol: formatUsdc(treasuryAmount), base: treasuryOnBase },
+      baseGas,
       baseNetwork: ctx.base?.network ?? null,
       amount: treasuryAmount.toString(),
       currency: 'USDC' as const,

@@ -53,6 +53,8 @@ describe.each(STORES)('on the %s ledger', (store) => {
     const { base } = await withBase(store);
     for (let i = 0; i < 60; i++) await core.engine.deployAgent(core.asOwner, { agentId: `a-${i}`, dailyBudget: '1', maxPerPayment: '1' });
     await core.fundedAgent('funded', '3');
+    await core.engine.deployAgent(core.asOwner, { agentId: 'retired', dailyBudget: '1', maxPerPayment: '1' });
+    await core.engine.archive(core.asOwner, 'retired');
     base.offline = true;
     base.calls.clear();
     const board = await core.engine.dashboard(core.asOwner);
@@ -60,8 +62,10 @@ describe.each(STORES)('on the %s ledger', (store) => {
     expect(board.agents.every((row) => row.balances.base === null)).toBe(true);
     expect(board.agents.find((row) => row.agentId === 'funded')).toMatchObject({ balance: '3.00', balances: { sol: '3.00', base: null } });
     expect(board.treasury.balances.base).toBeNull();
-    // Asked once for the rows: the pages after the first do not wait on a node that did not answer.
-    expect(base.calls.get('usdcBalances')).toBe(1);
+    expect(board.archivedAgents).toMatchObject([{ agentId: 'retired', balances: { sol: '0.00', base: null } }]);
+    // Asked once, for the first page of rows: nothing after it (the other pages, the treasury, the
+    // archived agents) waits on a node that did not answer.
+    expect(Object.fromEntries(base.calls)).toEqual({ usdcBalances: 1 });
     expect(core.logs.some((line) => /Base rail's node did not answer/.test(line))).toBe(true);
   });
 
