@@ -36,6 +36,7 @@ export function loseConnection(set: SetState): void {
 /**
  * The store's `refresh`: everything the dashboard shows read again (all of it the server's; the store
  * only caches the last answers). A 401 signs the tab out; no answer at all marks the figures stale.
+ * An answer to a client that is no longer the store's (signed out or in again since) changes nothing.
  */
 export async function refreshFromServer(set: SetState, get: GetState): Promise<void> {
   const client = get().client;
@@ -50,7 +51,7 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       // Changing it sends no event: another tab's change is read here, at the latest by the fallback poll.
       client.settings(),
     ]);
-    if (ticket < shown) return;
+    if (ticket < shown || get().client !== client) return;
     shown = ticket;
     // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
     // re-renders (the overview can hold hundreds of agents, and refreshes at each burst of events).
@@ -66,6 +67,9 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       connection: losses === lossesBefore ? 'live' : state.connection,
     });
   } catch (error) {
+    // Signed out, or signed in again, since it was sent: its answer, a 401 above all, is about a
+    // session that is no longer this tab's (forgetting the token would forget the new one).
+    if (get().client !== client) return;
     if (error instanceof CofferApiError && error.status === 401) {
       forgetSessionToken();
       set({ status: 'signed-out' });

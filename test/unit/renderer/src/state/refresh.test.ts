@@ -118,6 +118,24 @@ describe('a refresh', () => {
     expect(refused.get().connection).toBe('live');
   });
 
+  it("a 401 to a refresh of a session signed in anew since changes nothing: the new session's token stays", async () => {
+    const older = fakeClient();
+    let refuseOlder: () => void = () => {};
+    older.dashboard.mockImplementationOnce(
+      () => new Promise((_resolve, reject) => (refuseOlder = () => reject(new CofferApiError(401, 'unauthorized', 'session ended')))),
+    );
+    const { set, get } = fakeStore(older, { status: 'ready' });
+    const sentBefore = refreshFromServer(set, get);
+    await vi.waitFor(() => expect(older.settings).toHaveBeenCalled());
+    // Signed in again meanwhile (a new login link): a new token, a new client.
+    sessionStorage.setItem('coffer.session', 'cof_ses_new');
+    set({ client: fakeClient() as unknown as DashboardState['client'] });
+    refuseOlder();
+    await sentBefore;
+    expect(get().status).toBe('ready');
+    expect(sessionStorage.getItem('coffer.session')).toBe('cof_ses_new');
+  });
+
   it('does nothing without a client (signed out)', async () => {
     const { set, get } = fakeStore(null);
     await refreshFromServer(set, get);
