@@ -4,11 +4,13 @@ import { Dialog } from '../components/Dialog.js';
 import { Money } from '../components/Money.js';
 import { tryParseUsdc } from '../lib/money.js';
 import { useAction } from '../lib/use-action.js';
-import { useDashboard } from '../state/store.js';
+import { useBaseOff, useDashboard } from '../state/store.js';
 
 /**
  * Archiving, confirmed: the wallet's USDC goes back to the treasury first, on each rail that holds
- * some (the server refuses to archive a wallet that still does), then the agent is archived.
+ * some (the server refuses to archive a wallet that still does), then the agent is archived. With
+ * the Base rail open and what the wallet holds there unknown (its node away), nothing is started:
+ * the server would refuse the archive after the Solana return, leaving it half done.
  */
 export function ArchiveDialog({
   agentId,
@@ -28,6 +30,7 @@ export function ArchiveDialog({
   const holdsSol = (tryParseUsdc(balances.sol) ?? 0n) > 0n;
   const holdsBase = (tryParseUsdc(balances.base ?? '0') ?? 0n) > 0n;
   const holds = holdsSol || holdsBase;
+  const baseUnknown = !useBaseOff() && balances.base === null;
   const archive = async () => {
     const archived =
       client &&
@@ -60,13 +63,19 @@ export function ArchiveDialog({
         ) : null}
         {name} is stopped for good and its key stops working at once. Its payments and history stay, and its id cannot be used again.
       </p>
+      {baseUnknown && (
+        <p className="error-note" role="status">
+          What {name} holds on Base can&apos;t be read now (its node isn&apos;t answering): archive it once it can be, so that nothing is
+          left there.
+        </p>
+      )}
       <ErrorNote error={error} />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onClose} autoFocus>
           Cancel
         </button>
-        <button type="button" className="button danger" onClick={() => void archive()} disabled={busy}>
-          {busy ? 'Archiving…' : holds ? 'Return the funds and archive' : 'Archive'}
+        <button type="button" className="button danger" onClick={() => void archive()} disabled={busy || baseUnknown}>
+          {busy ? 'Archiving…' : holds || baseUnknown ? 'Return the funds and archive' : 'Archive'}
         </button>
       </div>
     </Dialog>

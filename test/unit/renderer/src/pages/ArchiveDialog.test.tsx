@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { ArchiveDialog } from '../../../../../renderer/src/pages/ArchiveDialog.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
-import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
+import { onRail, withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 
 beforeAll(withModalDialogs);
 afterEach(() => {
@@ -69,8 +69,22 @@ describe('archiving from the agent page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
     await waitFor(() => expect(calls).toEqual(['return base', 'archive']));
     calls.length = 0;
+    // The Base rail off here: nothing there to return (the server judges what the ledger put there).
+    onRail(null);
     rerender(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '0.00', base: null }} open onClose={() => {}} />);
     fireEvent.click(screen.getByRole('button', { name: 'Archive', hidden: true }));
     await waitFor(() => expect(calls).toEqual(['archive']));
+  });
+
+  it('with the Base rail open and its node away, nothing is returned or archived: what it holds there is unknown', async () => {
+    const calls = server();
+    onRail('base-sepolia');
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: null }} open onClose={() => {}} />);
+    const dialog = screen.getByRole('dialog', { hidden: true });
+    expect(dialog.textContent).toContain("What Alpha holds on Base can't be read now (its node isn't answering)");
+    const archive = screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }) as HTMLButtonElement;
+    expect(archive.disabled).toBe(true);
+    fireEvent.click(archive);
+    expect(calls).toEqual([]);
   });
 });
