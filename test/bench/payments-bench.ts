@@ -392,6 +392,7 @@ function x402BaseLines(onBase: Awaited<ReturnType<typeof x402BaseRoundTrip>>): s
     `x402 purchase, official buyer, key in a bare signer    ${ms(floor.p50)} ${ms(floor.p99)}`,
     `  Coffer's steps (p50): the seller's 402 ${onBase.steps.seller402.p50.toFixed(2)} ms, POST /x402 ${onBase.steps.x402.p50.toFixed(2)} ms, the paid retry ${onBase.steps.paidRetry.p50.toFixed(2)} ms`,
     `  the official buyer's (p50): the seller's 402 ${onBase.officialSteps.seller402.p50.toFixed(2)} ms, the paid retry ${onBase.officialSteps.paidRetry.p50.toFixed(2)} ms; signing, the rest, ${(official.p50 - onBase.officialSteps.seller402.p50 - onBase.officialSteps.paidRetry.p50).toFixed(2)} ms`,
+    `  the floor's (p50): the seller's 402 ${onBase.floorSteps.seller402.p50.toFixed(2)} ms, the paid retry ${onBase.floorSteps.paidRetry.p50.toFixed(2)} ms; signing in its signer, the rest, ${(floor.p50 - onBase.floorSteps.seller402.p50 - onBase.floorSteps.paidRetry.p50).toFixed(2)} ms`,
     cpuLine(onBase.cpu),
     ...afterLines(onBase.after),
     `ratio payingFetch / official on Base: p50 ${(coffer.p50 / official.p50).toFixed(3)} (goal 1.1), p99 ${(coffer.p99 / official.p99).toFixed(3)} (facilitator settlements: ${onBase.settled}; ${coffer.failures + official.failures + floor.failures} failed)`,
@@ -412,7 +413,7 @@ function afterLines(after: Awaited<ReturnType<typeof x402BaseRoundTrip>>['after'
 /** The CPU each kind of Base purchase cost, in the bench's process and in `coffer serve` (where it can be read). */
 function cpuLine(cpu: Awaited<ReturnType<typeof x402BaseRoundTrip>>['cpu']): string {
   const serve = (each: { serve: number | null }) => (each.serve === null ? 'unread' : `${each.serve.toFixed(1)} ms`);
-  return `  CPU while each ran (mean): via Coffer ${cpu.coffer.bench.toFixed(1)} ms here, ${serve(cpu.coffer)} in coffer serve; official ${cpu.official.bench.toFixed(1)} ms here, ${serve(cpu.official)} in coffer serve; the floor ${cpu.floor.bench.toFixed(1)} ms here`;
+  return `  CPU while each ran (mean): via Coffer ${cpu.coffer.bench.toFixed(1)} ms here, ${serve(cpu.coffer)} in coffer serve; official ${cpu.official.bench.toFixed(1)} ms here, ${serve(cpu.official)} in coffer serve; the floor ${cpu.floor.bench.toFixed(1)} ms here, ${serve(cpu.floor)} in its signer`;
 }
 
 /** Rounds the Base row alternates its two sides in: this machine's speed drifts by a quarter within a minute. */

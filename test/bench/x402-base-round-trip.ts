@@ -72,7 +72,7 @@ function cpuMsOf(pid: number | undefined): number | null {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The CPU a kind of purchase costs, in this process (seller, facilitator, node, buyer) and in `coffer serve`. */
+/** The CPU a kind of purchase costs, in this process (seller, facilitator, node, buyer) and in the one holding the key (`coffer serve`, or the floor's signer). */
 class CpuPerPurchase {
   bench = 0;
   serve: number | null = 0;
@@ -128,6 +128,7 @@ export async function x402BaseRoundTrip(n: number) {
     const steppedBy = (steps: PurchaseSteps) => steppedFetch(seller.url, () => measuring, steps);
     const steps = { seller402: new Timings(), x402: new Timings(), paidRetry: new Timings() };
     const officialSteps = { seller402: new Timings(), paidRetry: new Timings() };
+    const floorSteps = { seller402: new Timings(), paidRetry: new Timings() };
     const stepped = steppedBy(steps);
     const officialBuyer = (signer: Parameters<typeof toClientEvmSigner>[0], fetched: typeof fetch) =>
       wrapFetchWithPayment(
@@ -135,7 +136,7 @@ export async function x402BaseRoundTrip(n: number) {
         x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(signer)) }] }),
       );
     const official = officialBuyer(buyer, steppedBy(officialSteps));
-    const floor = officialBuyer(bare.signer, fetch);
+    const floor = officialBuyer(bare.signer, steppedBy(floorSteps));
     const timings = { coffer: new Timings(), official: new Timings(), floor: new Timings() };
     type Kind = keyof typeof timings;
     const KINDS = Object.keys(timings) as Kind[];
@@ -153,8 +154,10 @@ export async function x402BaseRoundTrip(n: number) {
       official: () => official(seller.url),
       floor: () => floor(seller.url),
     };
+    // The CPU of the process holding the key: `coffer serve`, or the floor's own signer.
+    const keyHolder = (kind: Kind) => (kind === 'floor' ? bare.child.pid : serve.child.pid);
     const purchase = (kind: Kind) =>
-      cpu[kind].time(serve.child.pid, () => timings[kind].time(() => paidAnswer(answers[kind]()), measuring), measuring);
+      cpu[kind].time(keyHolder(kind), () => timings[kind].time(() => paidAnswer(answers[kind]()), measuring), measuring);
     // Seeded: every run shuffles alike. Shuffled in pairs (one of each kind a round), a kind followed
     // the other three times in four, so Coffer's report fell mostly on the official buyer's purchases.
     const order = new Rng(0x5ba5e402);
@@ -177,6 +180,7 @@ export async function x402BaseRoundTrip(n: number) {
       floor: timings.floor.summary,
       steps: { seller402: steps.seller402.summary, x402: steps.x402.summary, paidRetry: steps.paidRetry.summary },
       officialSteps: { seller402: officialSteps.seller402.summary, paidRetry: officialSteps.paidRetry.summary },
+      floorSteps: { seller402: floorSteps.seller402.summary, paidRetry: floorSteps.paidRetry.summary },
       cpu: { coffer: cpu.coffer.summary, official: cpu.official.summary, floor: cpu.floor.summary },
       after: {
         official: { coffer: after.official.coffer.summary, official: after.official.official.summary },
