@@ -12,9 +12,11 @@ export const GAS_PER_MOVE = 90_000n;
 export const MOVE_GAS_LIMIT = 150_000n;
 
 /**
- * How many moves a sender holding `wei` can still send at `maxFeePerGas`: each one before the last
- * uses at most GAS_PER_MOVE, and the last must find its whole MOVE_GAS_LIMIT at hand. Never more
- * than will go through; without end where gas costs nothing.
+ * How many moves a sender holding `wei` can still send at `maxFeePerGas`, one at a time: each one
+ * before the last uses at most GAS_PER_MOVE, and the last must find its whole MOVE_GAS_LIMIT at
+ * hand. An estimate at today's fee: several moves in flight at once each hold their whole limit
+ * until mined (a node counts them together), and a fee raised for a stuck move costs more. Without
+ * end where gas costs nothing.
  */
 export function movesCovered(wei: bigint, maxFeePerGas: bigint): number {
   if (maxFeePerGas === 0n) return Number.MAX_SAFE_INTEGER;

@@ -8,7 +8,7 @@ import { onRail, withModalDialogs } from '../../../../fixtures/jsdom-page.js';
 beforeAll(withModalDialogs);
 afterEach(() => {
   cleanup();
-  useDashboard.setState({ client: null });
+  useDashboard.setState({ client: null, dashboard: null });
 });
 
 /** A server that answers each call, in the order asked. */

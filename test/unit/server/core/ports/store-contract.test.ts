@@ -474,13 +474,29 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     // An allocation on Base, pending or confirmed (and returned since: still once funded there).
     store.insertTransfer(move('base-in', 'allocation', { rail: 'base', status: 'pending' }));
     expect(onBase('a', '0xBaseOfA')).toBe(true);
-    // A payment to its address there, by any owner's agent.
-    expect(onBase('b', '0xBaseOfB')).toBe(false);
+    // A payment to its address there, by any owner's agent; one held for an owner's yes moved nothing yet.
+    store.insertAgent(agent('c'), POLICY);
+    store.insertTransfer(pay('a-holds-for-c', { rail: 'base', recipient: '0xBaseOfC', status: 'held', txSignature: null }));
+    expect(onBase('c', '0xBaseOfC')).toBe(false);
     store.insertOwner({ address: 'other-owner', createdAt: 0 });
     store.insertAgent({ ...agent('z', 'wallet-z'), owner: 'other-owner' }, POLICY);
     store.insertTransfer(
-      pay('z-pays-b', { owner: 'other-owner', agentId: 'z', rail: 'base', recipient: '0xBaseOfB', status: 'confirmed' }),
+      pay('z-pays-c', { owner: 'other-owner', agentId: 'z', rail: 'base', recipient: '0xBaseOfC', status: 'confirmed' }),
     );
+    expect(onBase('c', '0xBaseOfC')).toBe(true);
+    // A refund on Base counts where it went into the wallet, not where it was kept in the treasury.
+    const refundOf = (id: string, paymentId: string, destination: 'agent' | 'treasury'): TransferRecord => ({
+      ...move(id, 'allocation', { agentId: 'b', rail: 'base', status: 'confirmed' }),
+      kind: 'refund',
+      paymentId,
+      taskId: null,
+      destination,
+    });
+    store.insertTransfer(pay('b-pays', { agentId: 'b', rail: 'base', recipient: 'elsewhere', status: 'confirmed' }));
+    store.insertTransfer(pay('b-pays-again', { agentId: 'b', rail: 'base', recipient: 'elsewhere', status: 'confirmed' }));
+    store.insertTransfer(refundOf('kept', 'b-pays', 'treasury'));
+    expect(onBase('b', '0xBaseOfB')).toBe(false);
+    store.insertTransfer(refundOf('sent-back', 'b-pays-again', 'agent'));
     expect(onBase('b', '0xBaseOfB')).toBe(true);
   });
 
