@@ -12,8 +12,9 @@ import type { Archived } from '../../wire/answers/agents.js';
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
  * withdrawn; its payments, allocations and audit stay, and its id stays taken. Its wallet must be
  * empty first, on each rail (return its USDC to the treasury; a rail that is off here and funded it
- * once must be opened first), with nothing on its way in or out, so no money is left where nobody looks; after it, allocations to it and payments
- * to its wallet are refused and its refunds stay in the treasury.
+ * once must be opened first), with nothing on its way in or out, so no money is left where nobody
+ * looks; after it, allocations to it and payments to its wallet are refused and its refunds stay in
+ * the treasury.
  * Idempotent: archiving an archived agent answers when it was archived.
  */
 export async function archiveAgent(ctx: EngineContext, principal: Principal, agentId: string): Promise<Archived> {
