@@ -64,34 +64,38 @@ export function PolicyEditor({
 
   return (
     <form className="policy-editor" onSubmit={submit} noValidate aria-label="Spending policy">
-      <div className="fields">
-        {textField('dailyBudget', 'Daily budget (USDC, rolling 24 h)', 'decimal')}
-        {textField('maxPerPayment', 'Max per payment (USDC)', 'decimal')}
-        {textField('cooldownSeconds', 'Cooldown between payments (seconds, 0 = none)', 'numeric')}
-      </div>
-      <AllowedServices
-        scope={draft.scope}
-        allowed={draft.allowedServices}
-        services={services}
-        error={errors.allowedServices}
-        onChange={edit}
-      />
-      <BudgetRows
-        budgets={draft.budgets}
-        services={services}
-        rowErrors={errors.budgetRows}
-        listError={errors.budgets}
-        onChange={(budgets) => edit({ budgets })}
-      />
-      <AskFields
-        askAbove={draft.askAbove}
-        askNewRecipient={draft.askNewRecipient}
-        error={errors.askAbove ?? errors.askNewRecipient}
-        onChange={edit}
-      />
-      <PolicyEndField end={draft.end} error={errors.expiresAt} timeZone={timeZone} onChange={(end) => edit({ end })} />
-      <div className="fields spaced">{textField('warnAt', 'Warn me at (% of any budget, e.g. 80, 95; empty: never)', 'text')}</div>
-      <BreakerFields breaker={draft.breaker} error={errors.breaker} onChange={(breaker) => edit({ breaker })} />
+      {/* Held while a save runs: it ends once the saved policy is read back, and the draft then starts
+          again from it, so an edit made meanwhile would be lost without a word. */}
+      <fieldset className="plain" disabled={busy}>
+        <div className="fields">
+          {textField('dailyBudget', 'Daily budget (USDC, rolling 24 h)', 'decimal')}
+          {textField('maxPerPayment', 'Max per payment (USDC)', 'decimal')}
+          {textField('cooldownSeconds', 'Cooldown between payments (seconds, 0 = none)', 'numeric')}
+        </div>
+        <AllowedServices
+          scope={draft.scope}
+          allowed={draft.allowedServices}
+          services={services}
+          error={errors.allowedServices}
+          onChange={edit}
+        />
+        <BudgetRows
+          budgets={draft.budgets}
+          services={services}
+          rowErrors={errors.budgetRows}
+          listError={errors.budgets}
+          onChange={(budgets) => edit({ budgets })}
+        />
+        <AskFields
+          askAbove={draft.askAbove}
+          askNewRecipient={draft.askNewRecipient}
+          error={errors.askAbove ?? errors.askNewRecipient}
+          onChange={edit}
+        />
+        <PolicyEndField end={draft.end} error={errors.expiresAt} timeZone={timeZone} onChange={(end) => edit({ end })} />
+        <div className="fields spaced">{textField('warnAt', 'Warn me at (% of any budget, e.g. 80, 95; empty: never)', 'text')}</div>
+        <BreakerFields breaker={draft.breaker} error={errors.breaker} onChange={(breaker) => edit({ breaker })} />
+      </fieldset>
       <ErrorNote error={serverError} />
       <PolicySaveActions busy={busy} saved={saved} pending={pending} timeZone={timeZone} tryUpdate={tryUpdate} />
       <LoosenDialog reasons={confirming?.reasons ?? null} onCancel={cancel} onConfirm={() => confirming && void save(confirming.update)} />

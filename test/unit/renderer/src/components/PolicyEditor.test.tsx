@@ -44,6 +44,27 @@ describe('PolicyEditor', () => {
     expect(screen.getByText(/Only these \(1 picked\)/)).toBeTruthy();
   });
 
+  it('holds the fields while a save runs: an edit then would be lost to the saved policy read back after it', async () => {
+    let finish: () => void = () => {};
+    const onSave = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    const { rerender } = render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
+    fireEvent.click(screen.getByLabelText(/Only these/));
+    fireEvent.click(screen.getByLabelText(/Web search/));
+    fireEvent.click(screen.getByRole('button', { name: 'Save policy' }));
+    await waitFor(() => expect(onSave).toHaveBeenCalledTimes(1));
+    const box = () => screen.getByLabelText(/Web search/) as HTMLInputElement;
+    const daily = () => screen.getByLabelText('Daily budget (USDC, rolling 24 h)') as HTMLInputElement;
+    expect(box().matches(':disabled')).toBe(true);
+    expect(daily().matches(':disabled')).toBe(true);
+    // The save's own refresh brings the saved policy back, then the save ends: the fields are the owner's again.
+    rerender(<PolicyEditor policy={{ ...policy, allowedServices: ['web-search'] }} services={services} onSave={onSave} />);
+    finish();
+    await waitFor(() => expect(box().matches(':disabled')).toBe(false));
+    expect(box().checked).toBe(true);
+    fireEvent.click(box());
+    expect(box().checked).toBe(false);
+  });
+
   it('adds a budget from a preset and one by hand, refuses a bad row under that row, then saves the whole list', async () => {
     const onSave = vi.fn(async () => undefined);
     render(<PolicyEditor policy={policy} services={services} onSave={onSave} />);
