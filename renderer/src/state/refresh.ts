@@ -1,5 +1,5 @@
 import { CofferApiError } from '../api/client.js';
-import { forgetSessionToken } from '../api/credential.js';
+import { forgetSessionToken, sessionToken } from '../api/credential.js';
 import type { GetState, SetState } from './dashboard-state.js';
 import type { Settings } from '../api/types.js';
 
@@ -35,14 +35,16 @@ export function loseConnection(set: SetState): void {
 
 /**
  * The store's `refresh`: everything the dashboard shows read again (all of it the server's; the store
- * only caches the last answers). A 401 signs the tab out; no answer at all marks the figures stale.
- * An answer to a client that is no longer the store's (signed out or in again since) changes nothing.
+ * only caches the last answers). A 401 signs the tab out, unless the tab signed in again since it
+ * was sent; no answer at all marks the figures stale.
  */
 export async function refreshFromServer(set: SetState, get: GetState): Promise<void> {
   const client = get().client;
   if (!client) return;
   const lossesBefore = losses;
   const ticket = (sent += 1);
+  // The session it is sent with: a 401 says that one ended, not one signed in since.
+  const token = sessionToken();
   try {
     const [dashboard, { deposits }, { approvals }, settings] = await Promise.all([
       client.dashboard(),
@@ -51,7 +53,7 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       // Changing it sends no event: another tab's change is read here, at the latest by the fallback poll.
       client.settings(),
     ]);
-    if (ticket < shown || get().client !== client) return;
+    if (ticket < shown) return;
     shown = ticket;
     // An answer equal to the last one changes nothing on screen: keep the old objects, so nothing
     // re-renders (the overview can hold hundreds of agents, and refreshes at each burst of events).
@@ -67,10 +69,9 @@ export async function refreshFromServer(set: SetState, get: GetState): Promise<v
       connection: losses === lossesBefore ? 'live' : state.connection,
     });
   } catch (error) {
-    // Signed out, or signed in again, since it was sent: its answer, a 401 above all, is about a
-    // session that is no longer this tab's (forgetting the token would forget the new one).
-    if (get().client !== client) return;
     if (error instanceof CofferApiError && error.status === 401) {
+      // Forgetting the token of a session signed in since would sign that one out.
+      if (sessionToken() !== token) return;
       forgetSessionToken();
       set({ status: 'signed-out' });
     } else if (ticket < shown) return;
