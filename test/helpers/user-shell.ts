@@ -13,7 +13,9 @@ export const userPath = (process.env.PATH ?? '')
  */
 export const userShellEnv = (home: string): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(npm_|COFFER_|VITEST|XDG_CONFIG_HOME$|INIT_CWD$|NODE$)/i.test(name)),
+    // NODE_ENV is Vitest's (test): `npx coffer` with a fresh npm cache builds the checkout (its
+    // prepare script), and Vite builds a development dashboard under it.
+    Object.entries(process.env).filter(([name]) => !/^(npm_|COFFER_|VITEST|XDG_CONFIG_HOME$|INIT_CWD$|NODE$|NODE_ENV$)/i.test(name)),
   ),
   PATH: userPath,
   HOME: home,
