@@ -198,7 +198,9 @@ describe('archiving where the Base rail is off', () => {
     let t = await startCoffer({ keepDataDir: true });
     const dataDir = t.dataDir;
     try {
-      await deployAgent(t, 'left-on-base');
+      // Holding USDC on Solana too: the rail's refusal comes before any balance is judged (the
+      // dashboard asks the archive first where the rail is off, and returns nothing when refused so).
+      await fundedAgent(t, 'left-on-base', '0.30');
       await deployAgent(t, 'returned-on-base');
       await fundedAgent(t, 'solana-only', '0.20');
       for (const agentId of ['left-on-base', 'returned-on-base']) {

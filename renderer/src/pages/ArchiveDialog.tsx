@@ -2,6 +2,7 @@ import type { RailBalances } from '../api/types.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Dialog } from '../components/Dialog.js';
 import { Money } from '../components/Money.js';
+import { CofferApiError } from '../api/client.js';
 import { tryParseUsdc } from '../lib/money.js';
 import { useAction } from '../lib/use-action.js';
 import { useBaseOff, useDashboard } from '../state/store.js';
@@ -10,7 +11,10 @@ import { useBaseOff, useDashboard } from '../state/store.js';
  * Archiving, confirmed: the wallet's USDC goes back to the treasury first, on each rail that holds
  * some (the server refuses to archive a wallet that still does), then the agent is archived. With
  * the Base rail open and what the wallet holds there unknown (its node away), nothing is started:
- * the server would refuse the archive after the Solana return, leaving it half done.
+ * the server would refuse the archive after the Solana return, leaving it half done. With the Base
+ * rail off, only the server knows whether the ledger ever funded the Base account (then it refuses
+ * the archive, `rail_unavailable`, before it looks at any balance), so the archive is asked first and
+ * the Solana funds are returned only once it was refused for them alone.
  */
 export function ArchiveDialog({
   agentId,
@@ -30,12 +34,14 @@ export function ArchiveDialog({
   const holdsSol = (tryParseUsdc(balances.sol) ?? 0n) > 0n;
   const holdsBase = (tryParseUsdc(balances.base ?? '0') ?? 0n) > 0n;
   const holds = holdsSol || holdsBase;
-  const baseUnknown = !useBaseOff() && balances.base === null;
+  const baseOff = useBaseOff();
+  const baseUnknown = !baseOff && balances.base === null;
   const archive = async () => {
     const archived =
       client &&
       (await run(async () => {
         try {
+          if (baseOff && holdsSol && (await archivedBeforeReturning(() => client.archive(agentId)))) return;
           if (holdsSol) await client.returnFunds(agentId, {});
           if (holdsBase) await client.returnFunds(agentId, { rail: 'base' });
           await client.archive(agentId);
@@ -80,4 +86,18 @@ export function ArchiveDialog({
       </div>
     </Dialog>
   );
+}
+
+/**
+ * The archive, asked before anything is returned: done (the funds shown went meanwhile), or refused
+ * for the funds alone (`agent_has_funds`: false, return them first). Any other refusal stands.
+ */
+async function archivedBeforeReturning(archive: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await archive();
+    return true;
+  } catch (error) {
+    if (error instanceof CofferApiError && error.code === 'agent_has_funds') return false;
+    throw error;
+  }
 }

@@ -25,6 +25,8 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   // The balance is read before the commit that archives: money on its way in when it is read, or
   // reserved between the read and the commit, would land unseen in an archived wallet.
   const wallets = railWalletsOf(ctx, agent.walletAddress);
+  // Before any balance is judged: the dashboard asks this archive first where the rail is off, and
+  // returns the Solana funds only once it was refused for them alone (agent_has_funds).
   refuseUnreadBase(ctx, owner, agentId, wallets.base);
   const movingIn = ctx.store.watchMovesInto(owner, agentId, [wallets.sol, ...(wallets.base === null ? [] : [wallets.base])]);
   refuseMovesIn(movingIn(), agentId);

@@ -4,6 +4,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { ArchiveDialog } from '../../../../../renderer/src/pages/ArchiveDialog.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { onRail, withModalDialogs } from '../../../../fixtures/jsdom-page.js';
+import { CofferApiError } from '../../../../../server/client/client-error.js';
 
 beforeAll(withModalDialogs);
 afterEach(() => {
@@ -86,5 +87,48 @@ describe('archiving from the agent page', () => {
     expect(archive.disabled).toBe(true);
     fireEvent.click(archive);
     expect(calls).toEqual([]);
+  });
+
+  it('with the Base rail off, the archive is asked first: refused for a Base account the ledger funded, nothing is returned', async () => {
+    const calls = server();
+    const client = useDashboard.getState().client as unknown as { archive: ReturnType<typeof vi.fn> };
+    const refusal =
+      'agent "alpha" took USDC on Base, and the Base rail is off here: open the Base rail, return what it holds, then archive';
+    client.archive.mockImplementation(async () => {
+      calls.push('archive');
+      throw new CofferApiError(503, 'rail_unavailable', refusal);
+    });
+    onRail(null);
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: null }} open onClose={onClose} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(screen.getByRole('dialog', { hidden: true }).textContent).toContain(refusal));
+    expect(calls).toEqual(['archive']);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('with the Base rail off and nothing funded there, the archive first refused for the Solana funds returns them and archives', async () => {
+    const calls = server();
+    const client = useDashboard.getState().client as unknown as {
+      archive: ReturnType<typeof vi.fn>;
+      returnFunds: ReturnType<typeof vi.fn>;
+    };
+    let held = true;
+    client.archive.mockImplementation(async () => {
+      calls.push('archive');
+      if (held) throw new CofferApiError(409, 'agent_has_funds', 'agent "alpha" still holds 1.25 USDC');
+      return { status: 'archived' };
+    });
+    client.returnFunds.mockImplementation(async () => {
+      calls.push('return sol');
+      held = false;
+      return { amount: '1.25' };
+    });
+    onRail(null);
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: null }} open onClose={onClose} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(calls).toEqual(['archive', 'return sol', 'archive']);
   });
 });
