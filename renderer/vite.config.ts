@@ -7,7 +7,8 @@ export default defineConfig(({ command }) => {
   // What ships is React's production build, whatever NODE_ENV the shell has: Vite takes it from the
   // environment (a terminal's NODE_ENV=development, or Vitest's test through a checkout's `npx coffer`,
   // which builds it) and builds a development dashboard under anything but production. Vite reads it
-  // once the config is loaded. `npm run dev:dashboard` serves the development build.
+  // once the config is loaded (only a renderer/.env* NODE_ENV=development, of which there is none,
+  // would still win). `npm run dev:dashboard` serves the development build.
   if (command === 'build') process.env.NODE_ENV = 'production';
   return {
     root: fileURLToPath(new URL('.', import.meta.url)),

@@ -27,8 +27,8 @@ describe('the dashboard build', () => {
       );
       expect(built.status, built.stderr).toBe(0);
       const scripts = readdirSync(join(dir, 'assets')).filter((file) => file.endsWith('.js'));
-      expect(scripts).toHaveLength(1);
-      const bundle = readFileSync(join(dir, 'assets', scripts[0]!), 'utf8');
+      expect(scripts.length).toBeGreaterThan(0);
+      const bundle = scripts.map((file) => readFileSync(join(dir, 'assets', file), 'utf8')).join('\n');
       // React's production build says its errors by number; its development build makes stacks for its warnings.
       expect(bundle.includes('Minified React error'), "React's production build").toBe(true);
       expect(bundle.includes('react-stack-top-frame'), "React's development build").toBe(false);

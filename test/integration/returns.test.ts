@@ -208,7 +208,6 @@ describe('archiving where the Base rail is off', () => {
         expect(allocated.status).toBe(200);
       }
       expect((await t.api('POST', t.withOwner('/v1/agents/returned-on-base/return'), { body: { rail: 'base' } })).status).toBe(200);
-      expect((await t.api('POST', t.withOwner('/v1/agents/solana-only/return'))).status).toBe(200);
       await t.stop();
 
       t = await startCoffer({ dataDir, keepDataDir: true, baseRpc: 'off' });
@@ -218,6 +217,9 @@ describe('archiving where the Base rail is off', () => {
         expectError(await archive(agentId), 503, 'rail_unavailable', new RegExp(`"${agentId}" took USDC on Base.*open the Base rail`));
         expect((await t.api('GET', t.withOwner(`/v1/agents/${agentId}`))).body.archivedAt ?? null).toBeNull();
       }
+      // Never funded on Base: refused for its Solana USDC alone (the dashboard then returns it), archived once returned.
+      expectError(await archive('solana-only'), 409, 'agent_has_funds', /"solana-only" still holds 0\.20 USDC/);
+      expect((await t.api('POST', t.withOwner('/v1/agents/solana-only/return'))).status).toBe(200);
       expect((await archive('solana-only')).status).toBe(200);
       await t.stop();
 

@@ -14,7 +14,8 @@ import { useBaseOff, useDashboard } from '../state/store.js';
  * the server would refuse the archive after the Solana return, leaving it half done. With the Base
  * rail off, only the server knows whether the ledger ever funded the Base account (then it refuses
  * the archive, `rail_unavailable`, before it looks at any balance), so the archive is asked first and
- * the Solana funds are returned only once it was refused for them alone.
+ * the Solana funds are returned only once it was refused `agent_has_funds`: what the wallet holds, or
+ * has on its way in or out (then the archive after the return is refused as it was before this order).
  */
 export function ArchiveDialog({
   agentId,
@@ -90,7 +91,8 @@ export function ArchiveDialog({
 
 /**
  * The archive, asked before anything is returned: done (the funds shown went meanwhile), or refused
- * for the funds alone (`agent_has_funds`: false, return them first). Any other refusal stands.
+ * for what the wallet holds or has on its way (`agent_has_funds`: false, return first). Any other
+ * refusal stands, nothing returned.
  */
 async function archivedBeforeReturning(archive: () => Promise<unknown>): Promise<boolean> {
   try {

@@ -131,4 +131,14 @@ describe('archiving from the agent page', () => {
     await waitFor(() => expect(onClose).toHaveBeenCalled());
     expect(calls).toEqual(['archive', 'return sol', 'archive']);
   });
+
+  it('with the Base rail off, an archive asked first that goes through returns nothing: the funds shown had gone meanwhile', async () => {
+    const calls = server();
+    onRail(null);
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: null }} open onClose={onClose} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(calls).toEqual(['archive']);
+  });
 });
