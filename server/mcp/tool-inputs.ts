@@ -112,6 +112,6 @@ export const fetchPaidInput = z.object({
   rail: railSchema
     .optional()
     .describe(
-      "the rail to pay an x402 offer on, where it offers both (sol, base); left out, the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does",
+      "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana",
     ),
 });

@@ -69,9 +69,11 @@ export interface PayingFetchOptions {
    */
   onHeld?: (approval: Approval) => void;
   /**
-   * The rail to pay an x402 offer on (`sol`, `base`). Left out, Coffer picks, where the offer can be
-   * paid on both, the owner's preferred rail where the wallet there holds the amount, else the rail
-   * whose wallet does, Solana first; the payment says which.
+   * The rail to pay on (`sol`, `base`): an x402 offer on both rails is paid on that one, and Coffer's
+   * own 402 on Base where it offers Base (`base` in its body; one that does not is refused,
+   * `unsupported_offer`, nothing paid). Left out, Coffer picks for an x402 offer on both rails the
+   * owner's preferred rail where the wallet there holds the amount, else the rail whose wallet does,
+   * Solana first; Coffer's own 402 is paid on Solana. The payment says which.
    */
   rail?: Rail;
 }
@@ -152,9 +154,9 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   // Sign-in is tried where offered, never after a redirect: the proof would be for the URL asked, not
   // the one that answered.
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
-  const { instructions } = offer;
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
+  const instructions = options.rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
   checkNetwork(instructions, coffer.network, url);
   const listing = await registryListing(options.agent, instructions, api);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
@@ -235,7 +237,30 @@ async function cofferFacts(agent: PayingAgent, api: CofferClient) {
   if (typeof health?.network !== 'string') {
     throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
-  return { network: health.network };
+  return { network: health.network, baseChainId: health.base?.chainId ?? null };
+}
+
+/**
+ * Coffer's terms as paid on Base (`rail: "base"`): the same amount, nonce and service, to the 402's
+ * recipient there. A 402 that offers Solana alone, or Base on another chain than this Coffer's, is
+ * refused before anything is paid (where this Coffer's Base rail is off, Coffer says so).
+ */
+function onBase(instructions: PaymentInstructions, baseChainId: number | null, url: string): PaymentInstructions {
+  const { base } = instructions;
+  if (base === null) {
+    throw new PaymentError('unsupported_offer', `${url} asks to be paid on Solana only; not paid (the rail asked was Base)`, {
+      instructions,
+    });
+  }
+  if (baseChainId !== null && base.chainId !== baseChainId) {
+    throw new PaymentError(
+      'unreadable_402',
+      `${url} wants payment on Base on chain ${base.chainId}; this Coffer pays Base on chain ${baseChainId}`,
+      { instructions },
+    );
+  }
+  // Its network is Solana's, which this payment does not touch.
+  return { ...instructions, recipient: base.recipient, network: null };
 }
 
 function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {
@@ -297,6 +322,8 @@ async function pay(
         description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
         // Coffer refuses a registry service's payment to any address but its listed one.
         recipient: instructions.recipient,
+        // The rail asked (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
+        ...(options.rail === undefined ? {} : { rail: options.rail }),
         ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
       },
       idempotencyKey,

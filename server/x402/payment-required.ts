@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
 import { ADDRESS_PATTERN } from '../wire/schemas.js';
+import { isEvmAddress } from '../wire/rails.js';
 
 /**
  * The body of a 402: Coffer's own fields (what the spec asks of a paid API: amount, currency,
@@ -44,6 +45,8 @@ export interface PaymentInstructions {
   nonce: string | null;
   network: string | null;
   service: string | null;
+  /** Where the same terms are paid on Base too: its recipient there, on the chain of that id. */
+  base: { recipient: string; chainId: number } | null;
 }
 
 const address = z.string().regex(ADDRESS_PATTERN);
@@ -56,6 +59,11 @@ const cofferForm = z.object({
   nonce: z.string().min(1).max(200).optional(),
   network: z.string().optional(),
   service: z.string().min(1).max(200).optional(),
+  base: z
+    .object({ recipient: z.string().refine(isEvmAddress), chainId: z.number().int().positive() })
+    .optional()
+    // An offer on Base Coffer cannot read is no offer on Base: the terms on Solana stand.
+    .catch(undefined),
 });
 
 /**
@@ -81,6 +89,7 @@ export function readOffer(headers: Headers, body: unknown): Offer {
         nonce: coffer.data.nonce ?? null,
         network: coffer.data.network ?? null,
         service: coffer.data.service ?? null,
+        base: coffer.data.base ?? null,
       },
     };
   }

@@ -12,6 +12,7 @@ import { close, listen } from '../helpers/http-server.js';
 import { deployAgent } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { payUsdc } from '../helpers/pay.js';
+import { payingFetch } from '../../server/x402/paying-fetch.js';
 
 /**
  * Issue 49, point 4: the paywall (here `coffer demo-api`'s) verifies a Coffer receipt of a payment on
@@ -119,4 +120,29 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(onSolana.body.rail).toBe('sol');
     expect((await call('/weather?city=Rome', onSolana.body.xPaymentHeader)).status).toBe(200);
   });
+
+  it('payingFetch with rail "base" pays Coffer\'s 402 on Base where it offers Base, and refuses one that does not: nothing paid', async () => {
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'base-buyer', apiKey };
+    const before = await payments();
+    const { response, payment } = await payingFetch(`${api.url}/weather?city=Porto`, {}, { agent, rail: 'base' });
+    expect(response.status).toBe(200);
+    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+    expect(((await response.json()) as any).paid).toMatchObject({ by: agentBase });
+
+    // A 402 that offers Solana alone: --rail base is refused in words, before anything is paid.
+    const solanaOnly = await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
+    try {
+      await expect(payingFetch(`${solanaOnly.url}/weather?city=Porto`, {}, { agent, rail: 'base' })).rejects.toMatchObject({
+        code: 'unsupported_offer',
+        message: expect.stringMatching(/on Solana only.*not paid/),
+      });
+    } finally {
+      await close(solanaOnly.server);
+    }
+    expect(await payments()).toBe(before + 1);
+  });
+
+  /** How many payments the agent made. */
+  const payments = async () =>
+    (await t.api('GET', t.withOwner('/v1/agents/base-buyer/spend-history?limit=500'))).body.payments.length as number;
 });

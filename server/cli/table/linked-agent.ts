@@ -95,9 +95,10 @@ export const fetch = defineCommand({
   name: 'fetch',
   usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
-                 the body bought goes to stdout, what was paid to stderr (--rail: an x402 offer on
-                 both rails is paid there; left out, on the owner's preferred rail where the
-                 wallet there holds the amount, else on the one whose wallet does)`,
+                 the body bought goes to stdout, what was paid to stderr (--rail: paid on that
+                 rail, or refused where the 402 does not offer it; left out, an x402 offer on both
+                 rails is paid on the owner's preferred rail where the wallet there holds the
+                 amount, else on the one whose wallet does, and Coffer's own 402 on Solana)`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
