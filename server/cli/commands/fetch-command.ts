@@ -70,11 +70,16 @@ export async function fetchCommand(
 /**
  * What became of the payment of a paid call that failed. A Coffer receipt was paid on chain. An x402
  * payment the seller did not settle may never have reached the chain: it is not said to be made, but
- * held until its transaction can no longer land.
+ * held until its transaction can no longer land (on Base, until its authorization ends).
  */
-function afterFailedCall(paid: PaymentMade): string {
+export function afterFailedCall(paid: PaymentMade): string {
   if (paid.protocol === 'x402' && paid.status === 'pending') {
-    return `The seller did not settle the payment ${paid.paymentId} (${paid.amount} USDC): Coffer holds its budget until its transaction lands or can no longer land (about a minute), and frees it if it never landed.`;
+    const held =
+      paid.rail === 'base'
+        ? // An EIP-3009 authorization is good until its validBefore: the offer's maxTimeoutSeconds, capped at an hour.
+          "until its authorization is used or ends (the seller's time to pay, an hour at most), and frees it if it was never used"
+        : 'until its transaction lands or can no longer land (about a minute), and frees it if it never landed';
+    return `The seller did not settle the payment ${paid.paymentId} (${paid.amount} USDC): Coffer holds its budget ${held}.`;
   }
   return `The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.`;
 }
