@@ -2,6 +2,7 @@ import type { Command } from './command-line.js';
 
 const ENVIRONMENT = `environment: COFFER_HOME (data dir, default ~/.coffer), COFFER_PORT (7402), COFFER_NETWORK (sim),
              COFFER_KEYSTORE (auto|keychain|file), COFFER_USDC_MINT (USDC mint of a custom RPC cluster),
+             COFFER_BASE_RPC (the Base rail's EVM RPC, or off), COFFER_BASE_USDC (USDC of an EVM chain not Base's),
              COFFER_IMAGE_PROVIDER_URL / COFFER_IMAGE_PROVIDER_KEY (OpenAI-compatible images API),
              COFFER_MCP_HELD_WAIT_SECONDS (45: how long an MCP call waits for the owner's yes)`;
 

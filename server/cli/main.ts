@@ -16,9 +16,10 @@ const version = packageVersion();
 const help: Command = {
   name: 'help',
   aliases: ['--help', '-h'],
-  usage: `  coffer help    this text; \`coffer <command> --help\` for one command`,
-  run: async () => {
-    console.log(helpText(COMMANDS, version));
+  usage: `  coffer help [command]
+                 this text, or one command's (as \`coffer <command> --help\`)`,
+  run: async ([name]) => {
+    console.log(name === undefined ? helpText(COMMANDS, version) : helpFor(name));
     return 0;
   },
 };

@@ -409,6 +409,14 @@ describe('coffer help', () => {
       // Only that command's lines, not the whole text.
       expect(result.stdout, command).not.toMatch(/environment:/);
     }
+    // `coffer help <command>` says the same; the whole text names the Base rail's variables too.
+    const one = await coffer(['help', 'demo-x402']);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^usage:\n {2}coffer demo-x402/);
+    expect(one.stdout).not.toMatch(/environment:/);
+    const all = await coffer(['help']);
+    expect(all.stdout).toMatch(/COFFER_BASE_RPC \(the Base rail's EVM RPC, or off\)/);
+    expect(all.stdout).toMatch(/COFFER_BASE_USDC/);
   });
 
   it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {
