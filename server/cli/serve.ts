@@ -8,6 +8,7 @@ import { announceConnection, removeConnectionFile } from '../boot/connection-fil
 import { startChainWatch } from '../boot/chain-watch.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { STOP_SIGNALS } from '../boot/stop-signals.js';
+import { railWalletsOf } from '../core/rails.js';
 
 /**
  * `coffer serve`: open the data dir, listen on 127.0.0.1, print the URL (first line) and a one-time
@@ -45,6 +46,7 @@ export async function serve(
   console.log(`Dashboard login (one-time, 10 minutes): ${server.loginUrl()}`);
   if (notice) console.log(notice);
   console.log(`Treasury (owner): ${coffer.owner}${coffer.ownerCreated ? ' (new)' : ''}`);
+  console.log(baseRailLine(coffer));
   if (coffer.ownerCreated) {
     console.log(
       'A new treasury. To bring back one you backed up instead: stop Coffer, move this data dir away, and run coffer restore FILE (or coffer restore --phrase)',
@@ -92,4 +94,12 @@ async function openCofferWhenPortFree(config: ReturnType<typeof resolveServeConf
   if (existsSync(config.dataDir)) lockDataDir(config.dataDir).release();
   await assertPortFree(config.port, config.dataDir);
   return openCoffer({ ...config, log });
+}
+
+/** Where the treasury takes USDC on Base, on which network and chain; or that the Base rail is off. */
+function baseRailLine(coffer: Awaited<ReturnType<typeof openCoffer>>): string {
+  const base = coffer.base?.chain ?? null;
+  const address = railWalletsOf(coffer.engine.ctx, coffer.owner).base;
+  if (base === null || address === null) return 'Base rail: off (COFFER_BASE_RPC)';
+  return `Treasury on Base (${base.network}, chain ${base.chainId ?? 'unknown'}): ${address}`;
 }

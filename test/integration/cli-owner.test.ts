@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
@@ -296,6 +296,8 @@ describe("the owner's and an agent's status with the Base rail off", () => {
   });
 
   it("says nothing of Base to the owner where the rail is off; an agent's status says unknown and why", async () => {
+    // Only the server's banner says the rail is off, and where that is set.
+    await vi.waitFor(() => expect(serve.lines).toContain('Base rail: off (COFFER_BASE_RPC)'));
     const deployed = JSON.parse((await owner(['deploy', 'solana-only', '--fund', '1', '--json'])).stdout) as {
       apiKey: string;
       agent: { walletAddress: string; wallets: { base: string } };

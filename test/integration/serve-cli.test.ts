@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { spawn } from 'node:child_process';
 import { CLI, json, spawnServe } from '../helpers/serve-process.js';
@@ -37,6 +37,10 @@ describe('coffer serve', () => {
 
     const owner = `owner=${connection.owner}`;
     const auth = { authorization: `Bearer ${connection.ownerKey}` };
+    // The banner also says where the treasury takes USDC on Base (a newcomer learnt it only from status).
+    const { treasury } = await json(fetch(`${first.url}/v1/dashboard?${owner}`, { headers: auth }));
+    await vi.waitFor(() => expect(first.lines.some((line) => line.startsWith('Connection file:'))).toBe(true));
+    expect(first.lines).toContain(`Treasury on Base (sim, chain 790526): ${treasury.wallets.base}`);
     const deposits = await json(fetch(`${first.url}/v1/treasury/deposits?${owner}`, { headers: auth }));
     // The sim treasury's test money, on each rail.
     expect(deposits.deposits.map((deposit: { rail: string }) => deposit.rail).sort()).toEqual(['base', 'sol']);
