@@ -56,16 +56,9 @@ export async function demoApi(flags: {
       `x402 is paid on Solana on devnet and mainnet, and on Base where the Base rail is open; this demo API verifies ${lookup.network} without Base (leave out --facilitator)`,
     );
   }
+  const x402 = facilitator === undefined ? null : { url: facilitator, facilitator: facilitatorAt(facilitator) };
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
-  const server = createServer(
-    createDemoApi({
-      lookup,
-      base,
-      store,
-      log,
-      ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }),
-    }),
-  );
+  const server = createServer(createDemoApi({ lookup, base, store, log, ...(x402 === null ? {} : { x402 }) }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
@@ -74,8 +67,17 @@ export async function demoApi(flags: {
   // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs; told
   // before the line below, so whoever waits for that line finds the registry already pointing here.
   const withdraw = announceDemoApi(dataDir, url);
+  // The networks its 402s offer x402 on, as x402 names them, where the facilitator settles there.
+  const offered = [x402Networks(lookup.network)?.v2, base === null ? undefined : `eip155:${base.lookup.chainId}`];
+  const x402Said =
+    x402 === null
+      ? ''
+      : `; ${await whatFacilitatorSettles(
+          x402,
+          offered.filter((name) => name !== undefined),
+        )}`;
   console.log(
-    `Coffer demo API listening on ${url} (network: ${lookup.network}${base === null ? '' : `, and Base on ${base.lookup.network}`}; GET /weather?city=, GET /quote?symbol=${facilitator === undefined ? '' : `; x402 through ${facilitator}`})`,
+    `Coffer demo API listening on ${url} (network: ${lookup.network}${base === null ? '' : `, and Base on ${base.lookup.network}`}; GET /weather?city=, GET /quote?symbol=${x402Said})`,
   );
   return new Promise((resolve) => {
     let stopping = false;
@@ -119,5 +121,34 @@ function readConnection(file: string): { url: string; network: string } | null {
     return JSON.parse(readFileSync(file, 'utf8')) as { url: string; network: string };
   } catch {
     return null;
+  }
+}
+
+/** How long the first line waits for the facilitator to say what it settles. */
+const FACILITATOR_ASKED_MS = 5_000;
+
+/**
+ * What the facilitator settles, asked once as the demo API starts: its 402s offer x402 only where it
+ * settles (asked again as they are made), so a facilitator that cannot be reached would otherwise
+ * leave the first line promising x402 that no 402 offers.
+ */
+async function whatFacilitatorSettles(
+  { url, facilitator }: { url: string; facilitator: ReturnType<typeof facilitatorAt> },
+  offered: string[],
+) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${FACILITATOR_ASKED_MS / 1000} s`)), FACILITATOR_ASKED_MS);
+  });
+  try {
+    const { kinds } = await Promise.race([facilitator.getSupported(), late]);
+    const settled = offered.filter((network) => kinds.some((kind) => kind.scheme === 'exact' && kind.network === network));
+    return settled.length > 0
+      ? `x402 through ${url}, which settles exact on ${settled.join(', ')}`
+      : `x402 through ${url}, which settles none of ${offered.join(', ')}: its 402s offer no x402`;
+  } catch (error) {
+    return `x402 through ${url}, which could not be asked (${(error as Error).message}): its 402s offer x402 once it answers`;
+  } finally {
+    clearTimeout(timer);
   }
 }

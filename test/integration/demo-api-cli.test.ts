@@ -192,7 +192,7 @@ describe('coffer demo-api on sim with an official facilitator on the embedded EV
         createInterface({ input: demo.stdout! }).once('line', resolve);
         demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
       });
-      expect(firstLine).toMatch(/\(network: sim, and Base on sim; .*; x402 through http/);
+      expect(firstLine).toMatch(/\(network: sim, and Base on sim; .*; x402 through http\S+, which settles exact on eip155:790526\)$/);
       const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
       const before = { buyer: await balanceOf(buyer.address), seller: await balanceOf(DEMO_BASE_PAY_TO) };
       const paidFetch = wrapFetchWithPayment(
@@ -214,6 +214,27 @@ describe('coffer demo-api on sim with an official facilitator on the embedded EV
     } finally {
       demo.kill('SIGTERM');
       await facilitator.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says on its first line where the facilitator cannot be asked: no x402 offer until it answers', async () => {
+    const dir = tempDataDir();
+    const demo = spawn(
+      process.execPath,
+      [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--network', 'sim', '--coffer-url', t.url, '--facilitator', 'http://127.0.0.1:9'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}`)));
+      });
+      expect(firstLine).toMatch(
+        /; x402 through http:\/\/127\.0\.0\.1:9, which could not be asked \(.+\): its 402s offer x402 once it answers\)$/,
+      );
+    } finally {
+      demo.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     }
   });
