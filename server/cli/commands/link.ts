@@ -6,6 +6,7 @@ import { checkConfigWritable, defaultConfigPath, writeAgentConfig, type AgentCon
 import { openBrowser } from '../open-browser.js';
 import { cofferMcpLaunch, runsFromNpxCache, shellCommand } from '../../boot/cli-invocation.js';
 import { mcpHostConfig } from '../../wire/mcp-config.js';
+import { heldOn } from './rail-lines.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 type Completed = Extract<LinkPoll, { status: 'completed' }>;
@@ -109,13 +110,18 @@ async function ownerApproved(api: CofferClient, session: LinkSession, { out, tty
 
 /**
  * What the new wallet holds, in a line: read with the agent's own key, so it says what the owner's
- * approval did (funded it, or not yet). Said plainly when Coffer cannot be asked.
+ * approval did (funded it, or not yet), on each rail this Coffer pays on. Said plainly when Coffer
+ * cannot be asked.
  */
 async function walletWords(config: AgentConfig): Promise<string> {
   const unfunded = `The owner funds this wallet (coffer allocate ${config.agentId} AMOUNT, or the dashboard); until then payments are refused.`;
   try {
-    const { balance } = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
-    return balance === '0.00' ? `Its wallet is empty. ${unfunded}` : `Its wallet holds ${balance} USDC.`;
+    const held = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
+    const onBase = held.baseNetwork === null ? null : held.balances.base;
+    if (held.balance === '0.00' && (onBase === null || onBase === '0.00')) return `Its wallet is empty. ${unfunded}`;
+    return held.baseNetwork === null
+      ? `Its wallet holds ${held.balance} USDC.`
+      : `Its wallet holds ${heldOn(held.balance, 'sol')} and ${heldOn(onBase, 'base')}.`;
   } catch {
     return unfunded;
   }
