@@ -7,6 +7,7 @@ import { createDemoApi } from '../demo-api/demo-api.js';
 import { openPaywallStore } from '../x402/paywall-store.js';
 import { cofferBaseTransferLookup, cofferTransferLookup, rpcBaseTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
 import { facilitatorAt } from '../x402/paywall-x402.js';
+import { offersExactOn } from '../x402/facilitator-kinds.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
 import { x402Networks } from '../chain/solana/networks.js';
@@ -56,9 +57,16 @@ export async function demoApi(flags: {
       `x402 is paid on Solana on devnet and mainnet, and on Base where the Base rail is open; this demo API verifies ${lookup.network} without Base (leave out --facilitator)`,
     );
   }
-  const x402 = facilitator === undefined ? null : { url: facilitator, facilitator: facilitatorAt(facilitator) };
   const store = openPaywallStore(join(dataDir, 'demo-api', 'paywall.db'));
-  const server = createServer(createDemoApi({ lookup, base, store, log, ...(x402 === null ? {} : { x402 }) }));
+  const server = createServer(
+    createDemoApi({
+      lookup,
+      base,
+      store,
+      log,
+      ...(facilitator === undefined ? {} : { x402: { facilitator: facilitatorAt(facilitator) } }),
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
@@ -70,10 +78,10 @@ export async function demoApi(flags: {
   // The networks its 402s offer x402 on, as x402 names them, where the facilitator settles there.
   const offered = [x402Networks(lookup.network)?.v2, base === null ? undefined : `eip155:${base.lookup.chainId}`];
   const x402Said =
-    x402 === null
+    facilitator === undefined
       ? ''
       : `; ${await whatFacilitatorSettles(
-          x402,
+          facilitator,
           offered.filter((name) => name !== undefined),
         )}`;
   console.log(
@@ -128,27 +136,19 @@ function readConnection(file: string): { url: string; network: string } | null {
 const FACILITATOR_ASKED_MS = 5_000;
 
 /**
- * What the facilitator settles, asked once as the demo API starts: its 402s offer x402 only where it
- * settles (asked again as they are made), so a facilitator that cannot be reached would otherwise
+ * What the facilitator settles of the networks the demo API offers x402 on, asked once as it starts
+ * (a client of its own, whose request ends in FACILITATOR_ASKED_MS): its 402s offer x402 only where
+ * it settles (asked again as they are made), so a facilitator that cannot be reached would otherwise
  * leave the first line promising x402 that no 402 offers.
  */
-async function whatFacilitatorSettles(
-  { url, facilitator }: { url: string; facilitator: ReturnType<typeof facilitatorAt> },
-  offered: string[],
-) {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${FACILITATOR_ASKED_MS / 1000} s`)), FACILITATOR_ASKED_MS);
-  });
+async function whatFacilitatorSettles(url: string, offered: string[]): Promise<string> {
   try {
-    const { kinds } = await Promise.race([facilitator.getSupported(), late]);
-    const settled = offered.filter((network) => kinds.some((kind) => kind.scheme === 'exact' && kind.network === network));
+    const { kinds } = await facilitatorAt(url, FACILITATOR_ASKED_MS).getSupported();
+    const settled = offered.filter((network) => offersExactOn(kinds, network));
     return settled.length > 0
       ? `x402 through ${url}, which settles exact on ${settled.join(', ')}`
       : `x402 through ${url}, which settles none of ${offered.join(', ')}: its 402s offer no x402`;
   } catch (error) {
     return `x402 through ${url}, which could not be asked (${(error as Error).message}): its 402s offer x402 once it answers`;
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -19,7 +19,9 @@ const help: Command = {
   usage: `  coffer help [command]
                  this text, or one command's (as \`coffer <command> --help\`)`,
   run: async ([name]) => {
-    console.log(name === undefined ? helpText(COMMANDS, version) : helpFor(name));
+    if (name === undefined) console.log(helpText(COMMANDS, version));
+    else if (COMMANDS.some((command) => command.name === name)) console.log(helpFor(name));
+    else return unknownCommand(name);
     return 0;
   },
 };
@@ -77,7 +79,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find((known) => known.name === name || known.aliases?.includes(name));
   if (command !== undefined) return command.run(rest, { version });
-  // The command a mistyped one most likely meant ("stauts", "pya"), when one is close enough to say so.
+  return unknownCommand(name);
+}
+
+/** A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one is close enough, else the whole usage; exit 2. */
+function unknownCommand(name: string): number {
   const meant = closestOf(name, NAMES);
   if (meant !== null) console.error(`coffer: unknown command "${name}". Did you mean "coffer ${meant}"?\n\n${helpFor(meant)}`);
   else console.error(`coffer: unknown command "${name}"\n\n${helpText(COMMANDS, version)}`);

@@ -99,7 +99,8 @@ async function openCofferWhenPortFree(config: ReturnType<typeof resolveServeConf
 /** Where the treasury takes USDC on Base, on which network and chain; or that the Base rail is off. */
 function baseRailLine(coffer: Awaited<ReturnType<typeof openCoffer>>): string {
   const base = coffer.base?.chain ?? null;
-  const address = railWalletsOf(coffer.engine.ctx, coffer.owner).base;
-  if (base === null || address === null) return 'Base rail: off (COFFER_BASE_RPC)';
+  if (base === null) return 'Base rail: off (COFFER_BASE_RPC)';
+  // Filed as the treasury opens (treasury.ts); "not filed" would be a data dir that failed to.
+  const address = railWalletsOf(coffer.engine.ctx, coffer.owner).base ?? 'its account is not filed';
   return `Treasury on Base (${base.network}, chain ${base.chainId ?? 'unknown'}): ${address}`;
 }

@@ -33,6 +33,15 @@ export const facilitatorSettles = (facilitator: FacilitatorClient, network: stri
 
 type SupportedKind = Awaited<ReturnType<FacilitatorClient['getSupported']>>['kinds'][number];
 
+/**
+ * Whether a paywall offers x402 on `network` (x402's v2 name) through a facilitator of these kinds:
+ * it settles `exact` there, and on Solana names the fee payer the offer carries (as read above).
+ */
+export function offersExactOn(kinds: readonly SupportedKind[], network: string): boolean {
+  const kind = kinds.find((entry) => entry.scheme === 'exact' && entry.network === network);
+  return kind !== undefined && (!network.startsWith('solana:') || typeof kind.extra?.feePayer === 'string');
+}
+
 /** What the facilitator's `exact` kind on `network` says (`read` throws where it says nothing usable), kept as described above. */
 function facilitatorKind<T>(
   facilitator: FacilitatorClient,

@@ -237,28 +237,23 @@ async function cofferFacts(agent: PayingAgent, api: CofferClient) {
   if (typeof health?.network !== 'string') {
     throw new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} did not say which network it pays on`);
   }
+  // An older Coffer answers no `base`: it pays no Base.
   return { network: health.network, baseChainId: health.base?.chainId ?? null };
 }
 
 /**
  * Coffer's terms as paid on Base (`rail: "base"`): the same amount, nonce and service, to the 402's
- * recipient there. A 402 that offers Solana alone, or Base on another chain than this Coffer's, is
- * refused before anything is paid (where this Coffer's Base rail is off, Coffer says so).
+ * recipient there. A 402 that offers Solana alone, Base on another chain than this Coffer's, or any
+ * 402 where this Coffer pays no Base (its rail off) is refused before anything is paid.
  */
 function onBase(instructions: PaymentInstructions, baseChainId: number | null, url: string): PaymentInstructions {
   const { base } = instructions;
-  if (base === null) {
-    throw new PaymentError('unsupported_offer', `${url} asks to be paid on Solana only; not paid (the rail asked was Base)`, {
-      instructions,
-    });
-  }
-  if (baseChainId !== null && base.chainId !== baseChainId) {
-    throw new PaymentError(
-      'unreadable_402',
-      `${url} wants payment on Base on chain ${base.chainId}; this Coffer pays Base on chain ${baseChainId}`,
-      { instructions },
-    );
-  }
+  const refused = (why: string) =>
+    new PaymentError('unsupported_offer', `${url} cannot be paid on Base: ${why}; not paid`, { instructions });
+  if (base === null) throw refused('it asks to be paid on Solana only');
+  if (baseChainId === null) throw refused("this Coffer's Base rail is off");
+  if (base.chainId !== baseChainId)
+    throw refused(`it asks for Base on chain ${base.chainId}; this Coffer pays Base on chain ${baseChainId}`);
   // Its network is Solana's, which this payment does not touch.
   return { ...instructions, recipient: base.recipient, network: null };
 }

@@ -25,9 +25,9 @@ import { verifiedAndSettled, type Settlement } from './x402-settlement.js';
  */
 export type Facilitator = FacilitatorClient;
 
-/** A facilitator reached over HTTP (its `/supported`, `/verify`, `/settle`). */
-export function facilitatorAt(url: string): Facilitator {
-  return new HTTPFacilitatorClient({ url });
+/** A facilitator reached over HTTP (its `/supported`, `/verify`, `/settle`); each request ends after `timeoutMs` (the package's 90 s by default). */
+export function facilitatorAt(url: string, timeoutMs?: number): Facilitator {
+  return new HTTPFacilitatorClient({ url, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }
 
 /** The terms a v1 and a v2 requirement are made of. */

@@ -414,6 +414,9 @@ describe('coffer help', () => {
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(/^usage:\n {2}coffer demo-x402/);
     expect(one.stdout).not.toMatch(/environment:/);
+    const typo = await coffer(['help', 'demo-x4022']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^coffer: unknown command "demo-x4022". Did you mean "coffer demo-x402"\?/);
     const all = await coffer(['help']);
     expect(all.stdout).toMatch(/COFFER_BASE_RPC \(the Base rail's EVM RPC, or off\)/);
     expect(all.stdout).toMatch(/COFFER_BASE_USDC/);

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
+import express from 'express';
 import { getAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createDemoApi, DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
@@ -134,12 +135,38 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     try {
       await expect(payingFetch(`${solanaOnly.url}/weather?city=Porto`, {}, { agent, rail: 'base' })).rejects.toMatchObject({
         code: 'unsupported_offer',
-        message: expect.stringMatching(/on Solana only.*not paid/),
+        message: expect.stringMatching(/cannot be paid on Base: it asks to be paid on Solana only; not paid/),
       });
     } finally {
       await close(solanaOnly.server);
     }
     expect(await payments()).toBe(before + 1);
+  });
+
+  it('payingFetch with rail "base" refuses Base on another chain, and a listed service\'s 402 naming another Base recipient: nothing paid', async () => {
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'base-buyer', apiKey };
+    const before = await payments();
+    // A seller whose 402 is the demo API's, changed as each case needs.
+    let change: (terms: any) => any = (terms) => terms;
+    const seller = express().get('/weather', async (_req, res) => {
+      res.status(402).json(change(await termsOf('/weather?city=Bergen')));
+    });
+    const served = await listen(seller);
+    try {
+      change = (terms) => ({ ...terms, base: { ...terms.base, chainId: 84532 } });
+      await expect(payingFetch(`${served.url}/weather`, {}, { agent, rail: 'base' })).rejects.toMatchObject({
+        code: 'unsupported_offer',
+        message: expect.stringMatching(/asks for Base on chain 84532; this Coffer pays Base on chain 790526; not paid/),
+      });
+      const stranger = privateKeyToAccount(generatePrivateKey()).address;
+      change = (terms) => ({ ...terms, base: { ...terms.base, recipient: stranger } });
+      await expect(payingFetch(`${served.url}/weather`, {}, { agent, rail: 'base' })).rejects.toMatchObject({
+        code: 'recipient_mismatch',
+      });
+    } finally {
+      await close(served.server);
+    }
+    expect(await payments()).toBe(before);
   });
 
   /** How many payments the agent made. */

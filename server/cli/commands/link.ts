@@ -117,9 +117,11 @@ async function walletWords(config: AgentConfig): Promise<string> {
   const unfunded = `The owner funds this wallet (coffer allocate ${config.agentId} AMOUNT, or the dashboard); until then payments are refused.`;
   try {
     const held = await keyClient(config.url, { owner: config.owner, key: config.apiKey }).balance(config.agentId);
-    const onBase = held.baseNetwork === null ? null : held.balances.base;
-    if (held.balance === '0.00' && (onBase === null || onBase === '0.00')) return `Its wallet is empty. ${unfunded}`;
-    return held.baseNetwork === null
+    // An older Coffer answers neither; where the rail is open, a null balance is its node away (unknown).
+    const base = held.baseNetwork ?? null;
+    const onBase = base === null ? undefined : (held.balances?.base ?? null);
+    if (held.balance === '0.00' && (onBase === undefined || onBase === '0.00')) return `Its wallet is empty. ${unfunded}`;
+    return onBase === undefined
       ? `Its wallet holds ${held.balance} USDC.`
       : `Its wallet holds ${heldOn(held.balance, 'sol')} and ${heldOn(onBase, 'base')}.`;
   } catch {
