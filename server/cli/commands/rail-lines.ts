@@ -24,7 +24,8 @@ export const heldOn = (balance: string | null, rail: Rail): string =>
  * could not be read says why.
  */
 export function walletLines(wallets: RailWallets, balances: RailBalances, baseNetwork: string | null): string[] {
-  const rails = RAILS.filter((rail) => wallets[rail] !== null && (rail !== 'base' || baseNetwork !== null));
+  // `?? null`: an older Coffer's answer has no baseNetwork at all, and pays no Base.
+  const rails = RAILS.filter((rail) => wallets[rail] !== null && (rail !== 'base' || (baseNetwork ?? null) !== null));
   const held = rails.map((rail) => heldOn(balances[rail], rail));
   const width = Math.max(...held.map((words) => words.length));
   return rails.map(
@@ -44,7 +45,8 @@ function shortEther(balance: string): string {
  * dashboard says it, with its warning under 100 moves (`low`); null where it could not be read.
  */
 export function gasLine(treasury: Pick<DashboardTreasury, 'baseGas' | 'network' | 'wallets'>): string | null {
-  const gas = treasury.baseGas;
+  // `?? null`: an older Coffer's dashboard has no baseGas at all.
+  const gas = treasury.baseGas ?? null;
   if (gas === null) return null;
   const line = `gas on Base: ${shortEther(gas.balance)} ${gasWords(treasury.network)}, about ${gas.moves.toLocaleString('en-US')} moves`;
   return gas.low ? `${line}: LOW, send ETH to ${treasury.wallets.base ?? 'its Base address'} before it runs out` : line;

@@ -23,6 +23,9 @@ describe("coffer status's words for each rail", () => {
   it('no Base line where the rail is off (its account is filed all the same), nor for a wallet with no Base account yet', () => {
     expect(walletLines({ sol: SOL, base: BASE }, { sol: '1.00', base: null }, null)).toEqual([`1.00 USDC on Solana  (${SOL})`]);
     expect(walletLines({ sol: SOL, base: null }, { sol: '1.00', base: null }, 'base-sepolia')).toEqual([`1.00 USDC on Solana  (${SOL})`]);
+    // An older Coffer answers no baseNetwork at all: it pays no Base, whatever accounts it files.
+    const olderAnswer = undefined as unknown as null;
+    expect(walletLines({ sol: SOL, base: BASE }, { sol: '1.00', base: null }, olderAnswer)).toEqual([`1.00 USDC on Solana  (${SOL})`]);
   });
 
   it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim and in coffer demo-x402, and a warning under 100 moves", () => {
@@ -40,5 +43,7 @@ describe("coffer status's words for each rail", () => {
       'gas on Base: 9.9998 test ETH, about 72,574 moves',
     );
     expect(gasLine({ ...treasury, baseGas: null })).toBeNull();
+    // An older Coffer's dashboard has no baseGas at all.
+    expect(gasLine({ ...treasury, baseGas: undefined as unknown as null })).toBeNull();
   });
 });
