@@ -356,7 +356,20 @@ describe('coffer status, pay, kill, open', () => {
     const past = await coffer(['policy', '--expires', '2020-01-01', '--config', configFile]);
     expect(past.code).toBe(1);
     expect(past.stderr).toMatch(/in the past.*\(invalid_policy\)/);
-    await coffer(['policy', 'cli-agent', '--budget', 'none', '--expires', 'never', '--data-dir', dataDir, '--config', configFile]);
+    // The owner loosens the linked agent's own policy: with --data-dir it is the owner's change, at once.
+    const byOwner = await coffer([
+      'policy',
+      'cli-agent',
+      '--budget',
+      'none',
+      '--expires',
+      'never',
+      '--data-dir',
+      dataDir,
+      '--config',
+      configFile,
+    ]);
+    expect(byOwner.stdout).toMatch(/^Changed cli-agent's policy\.$/m);
   });
 
   it("settings: the owner's time zone, read and set through the connection file", async () => {

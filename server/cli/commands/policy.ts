@@ -65,7 +65,8 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
 /**
  * `coffer policy [<agent>] [flags]`: shows a policy, each budget now; with flags, changes it first.
  * The linked agent's own by default: what tightens applies at once, what loosens asks the owner.
- * Another agent's takes the owner's key (the connection file of the running Coffer).
+ * Another agent's, or any with `--data-dir`, takes the owner's key (the connection file of the
+ * running Coffer): the owner's change, at once.
  */
 export async function policyCommand(
   configPath: string,
@@ -79,12 +80,13 @@ export async function policyCommand(
   } catch (error) {
     if (args.agentId === undefined) throw error;
   }
-  const asSelf = self !== null && (args.agentId === undefined || args.agentId === self.agentId);
+  // --data-dir names the owner's connection file: the owner acts, on the linked agent too.
+  const asSelf = self !== null && args.dataDir === undefined && (args.agentId === undefined || args.agentId === self.agentId);
   const connection = asSelf ? null : readOwnerConnection(args.dataDir);
   const api = asSelf
     ? keyClient(self!.url, { owner: self!.owner, key: self!.apiKey })
     : keyClient(connection!.url, { owner: connection!.owner, key: connection!.ownerKey });
-  const agentId = asSelf ? self!.agentId : args.agentId!;
+  const agentId = args.agentId ?? self!.agentId;
   if (Object.keys(update).length > 0) {
     const answer = await api.updatePolicy(agentId, update);
     if (answer.status === 202) {

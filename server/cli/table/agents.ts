@@ -13,7 +13,8 @@ export const policy = defineCommand({
                  [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
                  [--config FILE] [--data-dir DIR] [--json]
                  show the linked agent's policy, each budget now; with flags, change it first (what
-                 tightens applies, what loosens asks the owner); another agent's as the owner.
+                 tightens applies, what loosens asks the owner); another agent's, or any with
+                 --data-dir, as the owner, at once.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
                  (--budget none: no budgets), and --breaker the breaker (name both its rules to
