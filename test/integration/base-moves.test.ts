@@ -81,6 +81,7 @@ describe('moves on Base between the treasury and an agent', () => {
     expect((await usdcOf(t)).treasury.balances).toEqual({ sol: '1000.00', base: '1000.00' });
     const empty = await t.api('POST', t.withOwner('/v1/agents/base-buyer/return'), { body: { rail: 'base' } });
     expect({ status: empty.status, code: empty.body.code }).toEqual({ status: 402, code: 'insufficient_funds' });
+    expect(empty.body.error).toMatch(/holds nothing to return on Base/);
   });
 
   it('refuses more than the treasury holds on Base, and an unknown rail, moving and writing nothing', async () => {
@@ -88,6 +89,7 @@ describe('moves on Base between the treasury and an agent', () => {
     const before = rows();
     const tooMuch = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1000.01', rail: 'base' } });
     expect({ status: tooMuch.status, code: tooMuch.body.code }).toEqual({ status: 402, code: 'insufficient_treasury_funds' });
+    expect(tooMuch.body.error).toMatch(/^the treasury holds 1000\.00 USDC available on Base, less than 1000\.01$/);
     const unknown = await t.api('POST', t.withOwner('/v1/agents/base-buyer/allocate'), { body: { amount: '1', rail: 'eth' } });
     expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 400, code: 'invalid_request' });
     expect(rows()).toBe(before);

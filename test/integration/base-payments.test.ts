@@ -95,6 +95,7 @@ describe('/pay on Base, one policy across both rails', () => {
     expect(short.status).toBe(200);
     const empty = await payBase('0.60');
     expect({ status: empty.status, code: empty.body.code }).toEqual({ status: 402, code: 'insufficient_funds' });
+    expect(empty.body.error).toMatch(/holds 0\.50 USDC available on Base, less than 0\.60/);
     expect((await t.api('POST', t.withOwner('/v1/agents/both-rails/kill'))).status).toBe(200);
     const stopped = await payBase('0.10');
     expect({ status: stopped.status, code: stopped.body.code }).toEqual({ status: 403, code: 'agent_suspended' });

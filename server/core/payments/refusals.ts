@@ -6,6 +6,8 @@
 import { CofferError, type Refusal } from '../../wire/errors.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
+import { railName } from '../../wire/rail-words.js';
+import type { Rail } from '../../wire/rails.js';
 
 /**
  * One rule for every door (HTTP, MCP, CLI, payingFetch, x402): a registry service is never paid more
@@ -49,13 +51,13 @@ export const archivedRecipientRefusal = (recipient: string, archived: AgentRecor
         `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
       );
 
-/** What the wallet holds beyond what it has promised away (pending payments and returns) must cover the payment. */
-export const balanceRefusal = (available: bigint, amount: bigint): Refusal =>
+/** What the wallet holds on the rail paid, beyond what it has promised away there (pending payments and returns), must cover the payment. */
+export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail): Refusal =>
   available >= amount
     ? null
     : new CofferError(
         'insufficient_funds',
-        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
       );
 
 /** A paid API's nonce is paid once per recipient: `earlier` is a live payment of it. */

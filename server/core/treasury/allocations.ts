@@ -10,6 +10,7 @@ import { earlierAttempt, moveMoney, reservedWith, type SignedTransfer } from '..
 import type { AgentRecord, AllocationRecord } from '../ports/store.js';
 import type { Allocation, Returned } from '../../wire/answers/treasury.js';
 import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 import { addressOn, chainOf } from '../rails.js';
 import { freeBalance, freshReading } from '../wallet-balance.js';
 
@@ -81,7 +82,7 @@ async function allocateNow(
       reserve: (signed) => {
         // Again in the commit that reserves: the archive may have committed while the balance was read.
         refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agent.agentId)));
-        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner, rail), amount));
+        refuse(treasuryRefusal(treasuryBalance - ctx.store.pendingAllocationsTotal(owner, rail), amount, rail));
         return newMove(ctx, 'allocation', id, agent, amount, key, signed, rail);
       },
     });
@@ -164,7 +165,7 @@ export async function returnFunds(
   // reservation, the return is signed again for what is left (a few times at most).
   for (let tries = 1; ; tries += 1) {
     const amount = asked ?? available();
-    refuse(returnRefusal(amount, available()));
+    refuse(returnRefusal(amount, available(), rail));
     const id = newId('alc');
     try {
       const movedBack = await moveMoney(ctx, owner, {
@@ -186,7 +187,7 @@ export async function returnFunds(
         reserve: (signed) => {
           const left = available();
           if (asked === null && left !== amount && left > 0n && tries < 3) throw new AvailableChanged();
-          refuse(returnRefusal(amount, left));
+          refuse(returnRefusal(amount, left, rail));
           return newMove(ctx, 'return', id, agent, amount, key, signed, rail);
         },
       });
@@ -200,24 +201,24 @@ export async function returnFunds(
 /** A return of the whole available balance found it changed between its signature and its reservation. */
 class AvailableChanged extends Error {}
 
-/** The treasury's USDC not promised to agents yet (pending allocations) must cover an allocation. */
-const treasuryRefusal = (available: bigint, amount: bigint): Refusal =>
+/** The treasury's USDC on the rail not promised to agents yet (pending allocations) must cover an allocation. */
+const treasuryRefusal = (available: bigint, amount: bigint, rail: Rail): Refusal =>
   available >= amount
     ? null
     : new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than ${formatUsdc(amount)}`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
       );
 
-/** A return moves something, and no more than the wallet has not promised away. */
-const returnRefusal = (amount: bigint, available: bigint): Refusal =>
+/** A return moves something, and no more than the wallet has not promised away on its rail. */
+const returnRefusal = (amount: bigint, available: bigint, rail: Rail): Refusal =>
   amount > 0n && available >= amount
     ? null
     : new CofferError(
         'insufficient_funds',
         available <= 0n
-          ? `the agent's wallet holds nothing to return (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
-          : `the agent's wallet holds ${formatUsdc(available)} USDC available, less than ${formatUsdc(amount)}`,
+          ? `the agent's wallet holds nothing to return on ${railName(rail)} (${formatUsdc(available < 0n ? 0n : available)} USDC available)`
+          : `the agent's wallet holds ${formatUsdc(available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
       );
 
 /** An allocation's or a return's Idempotency-Key: the two share the key space of an agent (one used for the other is 409). */

@@ -33,7 +33,7 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     expect(buysNoCallRefusal(service(null), 1n)).toBeNull();
     expect(buysNoCallRefusal(service('0.01'), 10_000n)).toBeNull();
     expect(archivedRecipientRefusal('w', null)).toBeNull();
-    expect(balanceRefusal(10n, 10n)).toBeNull();
+    expect(balanceRefusal(10n, 10n, 'sol')).toBeNull();
     expect(noncePaidRefusal(null)).toBeNull();
     expect(sameX402Refusal(null)).toBeNull();
     expect(stoppedRefusal(agent)).toBeNull();
@@ -44,7 +44,12 @@ describe('the decisions on a payment answer a refusal as a value', () => {
     expect(priceCapRefusal('svc', 10n, 11n)).toMatchObject({ code: 'price_above_registry', message: expect.stringContaining('"svc"') });
     expect(buysNoCallRefusal(service('0.01'), 9_999n)).toMatchObject({ code: 'price_below_registry' });
     expect(archivedRecipientRefusal('w', { ...agent, archivedAt: 1 })).toMatchObject({ code: 'recipient_archived' });
-    expect(balanceRefusal(-5n, 10n)).toMatchObject({ code: 'insufficient_funds', message: expect.stringContaining('0.00 USDC available') });
+    // Which wallet: the one on the rail paid (a Base payment is judged by the Base account alone).
+    expect(balanceRefusal(-5n, 10n, 'base')).toMatchObject({
+      code: 'insufficient_funds',
+      message: "the agent's wallet holds 0.00 USDC available on Base, less than 0.00001",
+    });
+    expect(balanceRefusal(3n, 10n, 'sol')?.message).toContain('0.000003 USDC available on Solana');
     expect(noncePaidRefusal(earlier)).toMatchObject({ code: 'nonce_already_paid', message: expect.stringContaining('pay_1') });
     expect(sameX402Refusal(earlier)).toMatchObject({ code: 'chain_unavailable', retryAfterSeconds: 1 });
     expect(stoppedRefusal({ ...agent, status: 'suspended' })).toMatchObject({ code: 'agent_suspended' });
@@ -52,9 +57,9 @@ describe('the decisions on a payment answer a refusal as a value', () => {
   });
 
   it('refuse throws the first refusal of a chain and nothing when all allow', () => {
-    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(1n, 2n) ?? priceCapRefusal('svc', 1n, 2n))).toThrow(
+    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(1n, 2n, 'sol') ?? priceCapRefusal('svc', 1n, 2n))).toThrow(
       expect.objectContaining({ code: 'insufficient_funds' }),
     );
-    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(2n, 2n))).not.toThrow();
+    expect(() => refuse(stoppedRefusal(agent) ?? balanceRefusal(2n, 2n, 'sol'))).not.toThrow();
   });
 });
