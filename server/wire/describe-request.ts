@@ -164,7 +164,9 @@ export function describeRequest(
       // "Pay 4.00 USDC to demo-weather", with the address when the name is the agent's own label.
       const to = typeof r.recipient === 'string' && r.recipient !== r.service ? ` (${shortAddress(r.recipient)})` : '';
       const reason = r.reason as { code?: string } | undefined;
-      return `Pay ${usdc(r.amount)} USDC to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
+      // On Base where it is paid there (the request's `rail`); Solana, the first rail, goes unsaid as elsewhere.
+      const onBase = r.rail === 'base' ? ' on Base' : '';
+      return `Pay ${usdc(r.amount)} USDC${onBase} to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
     }
     case 'deploy':
       return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;

@@ -74,6 +74,7 @@ export async function holdPayment(
         service: payment.serviceId,
         amount: formatUsdc(payment.amount),
         recipient: payment.recipient,
+        rail: payment.rail,
         description: payment.description,
         reason: { code: reason.code, message: reason.message },
         ...(purchase === undefined ? {} : { purchase }),

@@ -33,6 +33,16 @@ describe('describeRequest', () => {
         reason: { code: 'new_recipient' },
       }),
     ).toBe('Pay 0.50 USDC to forecast-api (93ug…Dnrx), a recipient it never paid');
+    // A payment held on Base says so (one on Solana, the first rail, says nothing of its rail).
+    expect(
+      describeRequest('payment', {
+        service: 'demo-weather',
+        amount: '0.01',
+        recipient: '0x558D9E5A2B8E4B7F1f9C7D0b0E6c4B0a3E2f05f1',
+        rail: 'base',
+        reason: { code: 'ask_above' },
+      }),
+    ).toBe('Pay 0.01 USDC on Base to demo-weather (0x55…05f1)');
   });
 
   it('names amounts in USDC for allocations and new agents', () => {
