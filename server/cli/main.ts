@@ -51,6 +51,7 @@ const COMMANDS: readonly Command[] = [
   owner.allocate,
   owner.returnFunds,
   owner.rename,
+  owner.key,
   owner.archive,
   owner.approvals,
   owner.approve,

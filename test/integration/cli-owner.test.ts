@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ describe("the owner's CLI", () => {
   const elsewhere = tempDataDir();
   let serve: ServeProcess;
   const owner = (args: string[]) => runCoffer([...args, '--data-dir', dataDir]);
+  /** The treasury's id, from the connection file. */
+  const treasuryId = () => (JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string }).owner;
 
   beforeAll(async () => {
     serve = await spawnServe(dataDir);
@@ -63,6 +65,19 @@ describe("the owner's CLI", () => {
     expect(badRail.code).toBe(2);
     expect(badRail.stderr).toMatch(/--rail is sol or base/);
     expect((await owner(['rename', 'researcher2', 'Research two'])).stdout).toBe('Renamed researcher2: "Research two".\n');
+
+    // A leaked key, replaced from the terminal as from the dashboard: the old one stops at once.
+    const oldKey = /^Its API key, shown this once: (cof_agt_\w+)$/m.exec(deployed.stdout)![1]!;
+    const balanceWith = (key: string) =>
+      fetch(`${serve.url}/v1/agents/researcher2/balance?owner=${treasuryId()}`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await balanceWith(oldKey)).status).toBe(200);
+    const replaced = await owner(['key', 'researcher2']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toMatch(/^Issued researcher2 a new API key; every older one stopped working\.$/m);
+    const newKey = /^Its API key, shown this once: (cof_agt_\w+)$/m.exec(replaced.stdout)![1]!;
+    expect(replaced.stdout).toMatch(/"researcher2": \{\s*"command"/);
+    expect((await balanceWith(oldKey)).status).toBe(401);
+    expect((await balanceWith(newKey)).status).toBe(200);
 
     const status = await owner(['status', '--json']);
     const agents = (JSON.parse(status.stdout) as { agents: { agentId: string; displayName: string; balance: string }[] }).agents;

@@ -107,6 +107,24 @@ export async function rename(args: { agentId: string; name: string; dataDir?: st
   return 0;
 }
 
+/** `coffer key <agent>`: a new API key, shown once; every older key of the agent stops working at once. */
+export async function replaceKey(args: { agentId: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+  const { api } = ownerClient(args.dataDir);
+  const body = await api.replaceKey(args.agentId);
+  if (args.json) return printJson(body, out);
+  out.write(
+    [
+      `Issued ${body.agentId} a new API key; every older one stopped working.`,
+      `Its API key, shown this once: ${body.apiKey}`,
+      `Its MCP server, for an MCP host's "mcpServers":`,
+      JSON.stringify({ [body.agentId]: body.mcpConfig }, null, 2),
+      // A terminal linked as this agent keeps the old key in its config file.
+      `A terminal linked as ${body.agentId} needs linking again (coffer link there).`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
 /** The API's answer as it is, for scripts. */
 export function printJson(body: unknown, out: Out): number {
   out.write(`${JSON.stringify(body, null, 2)}\n`);

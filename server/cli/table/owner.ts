@@ -88,6 +88,19 @@ export const rename = defineCommand({
   },
 });
 
+export const key = defineCommand({
+  name: 'key',
+  usage: `  coffer key <agent> ${DATA_DIR}
+                 a new API key for the agent, shown once (with its MCP config); every older key
+                 of it stops working at once (a lost or leaked one)`,
+  options: reach,
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const agentId = one(positionals, 'key', 'an agent');
+    return (await ownerCommands()).replaceKey({ agentId, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
 export const approvals = defineCommand({
   name: 'approvals',
   usage: `  coffer approvals [--all] ${DATA_DIR}
