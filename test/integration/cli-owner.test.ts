@@ -83,10 +83,16 @@ describe("the owner's CLI", () => {
     const agents = (JSON.parse(status.stdout) as { agents: { agentId: string; displayName: string; balance: string }[] }).agents;
     expect(agents.find((agent) => agent.agentId === 'researcher2')).toMatchObject({ displayName: 'Research two', balance: '3.00' });
 
-    // Archiving takes an empty wallet: refused with the server's code (exit 1), then done.
+    // Archiving takes an empty wallet: refused with the server's code (exit 1), naming what it holds on
+    // each rail and the commands that return it; then done.
+    expect((await owner(['allocate', 'researcher2', '1', '--rail', 'base'])).code).toBe(0);
     const refused = await owner(['archive', 'researcher2']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/\(agent_has_funds\)$/m);
+    expect(refused.stderr).toMatch(/still holds 3\.00 USDC on Solana and 1\.00 USDC on Base: .*\(agent_has_funds\)$/m);
+    expect(refused.stderr).toMatch(
+      /^Return it first: coffer return researcher2 and coffer return researcher2 --rail base, then coffer archive researcher2$/m,
+    );
+    expect((await owner(['return', 'researcher2', '--rail', 'base'])).code).toBe(0);
     expect((await owner(['return', 'researcher2'])).code).toBe(0);
     expect((await owner(['archive', 'researcher2'])).stdout).toMatch(/^Archived researcher2: stopped for good/);
   });

@@ -94,7 +94,7 @@ describe('archiving an agent', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({
       code: 'agent_has_funds',
-      error: expect.stringMatching(/1\.99 USDC: return it to the treasury first/),
+      error: expect.stringMatching(/still holds 1\.99 USDC on Solana: return it to the treasury first/),
     });
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/archive'), { key: agent.apiKey })).body.code).toBe('owner_only');
 

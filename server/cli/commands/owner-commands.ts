@@ -6,6 +6,8 @@
 import type { Deployed } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { ownerClient } from '../owner-connection.js';
+import { CofferApiError } from '../../client/client-error.js';
+import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
 
 type Out = NodeJS.WritableStream;
@@ -90,12 +92,37 @@ export async function returnFunds(
 }
 
 /** `coffer archive <agent>`: stopped for good, its keys revoked, its history kept (its wallet must be empty). */
-export async function archive(args: { agentId: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+export async function archive(
+  args: { agentId: string; dataDir?: string; json?: boolean },
+  out: Out = process.stdout,
+  err: Out = process.stderr,
+) {
   const { api } = ownerClient(args.dataDir);
-  const body = await api.archive(args.agentId);
+  let body;
+  try {
+    body = await api.archive(args.agentId);
+  } catch (error) {
+    if (!(error instanceof CofferApiError) || error.code !== 'agent_has_funds') throw error;
+    // The server says what it holds; here, the commands that give it back (the dashboard's Archive… does it for you).
+    const returns = await returnCommands(api, args.agentId);
+    err.write(`coffer: ${error.message} (${error.code})\n`);
+    if (returns.length > 0) err.write(`Return it first: ${returns.join(' and ')}, then coffer archive ${args.agentId}\n`);
+    return 1;
+  }
   if (args.json) return printJson(body, out);
   out.write(`Archived ${args.agentId}: stopped for good, its keys revoked, its history kept.\n`);
   return 0;
+}
+
+/** `coffer return` for each rail the agent's wallet holds USDC on (none where it cannot be read now). */
+async function returnCommands(api: ReturnType<typeof ownerClient>['api'], agentId: string): Promise<string[]> {
+  const held = await api.balance(agentId).catch(() => null);
+  if (held === null) return [];
+  const holds = (balance: string | null | undefined) => (tryParseUsdc(balance ?? '0') ?? 0n) > 0n;
+  return [
+    ...(holds(held.balances?.sol ?? held.balance) ? [`coffer return ${agentId}`] : []),
+    ...(holds(held.balances?.base) ? [`coffer return ${agentId} --rail base`] : []),
+  ];
 }
 
 /** `coffer rename <agent> <name>`: the name the dashboard and the tray show. */

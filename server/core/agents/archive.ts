@@ -38,19 +38,9 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
       ctx.store.pendingPaymentsTotal(owner, agentId) +
       ctx.store.pendingReturnsTotal(owner, agentId, 'sol') +
       ctx.store.pendingReturnsTotal(owner, agentId, 'base');
-    if (onBase > 0n) {
-      throw new CofferError(
-        'agent_has_funds',
-        `agent "${agentId}" still holds ${formatUsdc(onBase)} USDC on Base: return it to the treasury first (POST /v1/agents/${agentId}/return with rail "base")`,
-      );
-    }
-    if (balance > 0n || pending > 0n) {
-      throw new CofferError(
-        'agent_has_funds',
-        balance > 0n
-          ? `agent "${agentId}" still holds ${formatUsdc(balance)} USDC: return it to the treasury first (POST /v1/agents/${agentId}/return)`
-          : `agent "${agentId}" has payments or a return still pending: archive it once they settle`,
-      );
+    if (balance > 0n || onBase > 0n) throw stillHolds(agentId, balance, onBase);
+    if (pending > 0n) {
+      throw new CofferError('agent_has_funds', `agent "${agentId}" has payments or a return still pending: archive it once they settle`);
     }
     const now = ctx.clock.now();
     if (!ctx.store.archiveAgent(owner, agentId, now)) throw new CofferError('agent_archived', `agent "${agentId}" was archived meanwhile`);
@@ -91,6 +81,19 @@ function refuseUnreadBase(ctx: EngineContext, owner: string, agentId: string, ac
   throw new CofferError(
     'rail_unavailable',
     `agent "${agentId}" took USDC on Base, and the Base rail is off here, so what its account there holds cannot be read: open the Base rail, return what it holds, then archive`,
+  );
+}
+
+/** What the wallet still holds, on each rail that holds some, and how it goes back (each door says it in its own words too). */
+function stillHolds(agentId: string, onSolana: bigint, onBase: bigint): CofferError {
+  const held = [
+    ...(onSolana > 0n ? [`${formatUsdc(onSolana)} USDC on Solana`] : []),
+    ...(onBase > 0n ? [`${formatUsdc(onBase)} USDC on Base`] : []),
+  ];
+  const how = onBase > 0n ? `, with rail "base" for Base's` : '';
+  return new CofferError(
+    'agent_has_funds',
+    `agent "${agentId}" still holds ${held.join(' and ')}: return it to the treasury first (POST /v1/agents/${agentId}/return${how})`,
   );
 }
 
