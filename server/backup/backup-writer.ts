@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { access, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import type { BackupWriter } from '../core/ports/backup.js';
@@ -7,7 +6,7 @@ import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
-import { backupFolderRefusal } from './owner-paths.js';
+import { backupFolderRefusal, scheduleFolderRefusal } from './owner-paths.js';
 
 /** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */
 const SCRATCH_PREFIX = '.backup-';
@@ -66,17 +65,7 @@ export function createBackupWriter(deps: {
       }
     },
 
-    async checkFolder(folder) {
-      const refused = await backupFolderRefusal(folder, deps.dataDir);
-      if (refused !== null) return refused;
-      const found = await stat(folder).catch(() => null);
-      if (found === null) return 'no such folder';
-      if (!found.isDirectory()) return 'it is not a folder';
-      return access(folder, constants.W_OK).then(
-        () => null,
-        () => 'this user cannot write there',
-      );
-    },
+    checkFolder: (folder) => scheduleFolderRefusal(folder, deps.dataDir),
 
     async remove(file) {
       if (!file.endsWith(BACKUP_EXTENSION)) throw new Error(`${file} is not a backup file`);

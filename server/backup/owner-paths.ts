@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 
@@ -78,6 +78,23 @@ export async function backupFolderRefusal(folder: string, dataDir: string): Prom
   const holding = await dataDirHolding(folder, { dataDirs: [dataDir] });
   if (holding === null) return null;
   return `it is inside Coffer's data dir ${holding.dataDir}${resolvedNote(folder, holding.real)}, which a lost computer loses with it`;
+}
+
+/**
+ * Why a backup schedule cannot write into `folder` now, or null: the rule above, then a folder that
+ * exists and this user can write. Judged by the writer at each file, and by `coffer backup schedule`
+ * before it asks for a passphrase.
+ */
+export async function scheduleFolderRefusal(folder: string, dataDir: string): Promise<string | null> {
+  const refused = await backupFolderRefusal(folder, dataDir);
+  if (refused !== null) return refused;
+  const found = await stat(folder).catch(() => null);
+  if (found === null) return 'no such folder';
+  if (!found.isDirectory()) return 'it is not a folder';
+  return access(folder, constants.W_OK).then(
+    () => null,
+    () => 'this user cannot write there',
+  );
 }
 
 /**

@@ -215,6 +215,8 @@ describe('coffer backup schedule', () => {
         code: 1,
         said: expect.stringMatching(/no such folder \(backup_folder_unusable\)/),
       });
+      // Said before the passphrase is asked (it was asked twice, then refused).
+      expect(missing.stderr).not.toMatch(/Passphrase for the backup file/);
       // A link to the data dir is judged where it leads, before the passphrase is asked.
       symlinkSync(dataDir, join(scratch, 'to-data-dir'));
       const linked = await runCoffer(
