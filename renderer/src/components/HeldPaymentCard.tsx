@@ -13,7 +13,8 @@ export function HeldPaymentCard({ approval, payment, refreshKey }: { approval: A
         <a href={hrefFor({ page: 'agent', agentId: approval.agentId })}>
           <strong>{approval.agentId}</strong>
         </a>{' '}
-        asks to pay <Money micro={String(payment.amount)} className="ask-amount" /> to <strong>{payment.service}</strong>
+        asks to pay <Money micro={String(payment.amount)} className="ask-amount" />
+        {payment.rail === 'base' && ' on Base'} to <strong>{payment.service}</strong>
       </p>
       {reason && (
         <p className="approval-why">

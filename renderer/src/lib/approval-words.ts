@@ -29,7 +29,7 @@ export function saidOf(asked: Approval, result: Decided, timeZone: string): Said
           text: `${result.status === 'denied' ? 'Denied' : 'Approved'}: ${asked.agentId}, ${describeRequest(asked.kind, asked.request, askedAgainst(asked), timeZone)}`,
         };
   }
-  const what = `${readableUsdc(payment.amount)} USDC to ${payment.service} for ${asked.agentId}`;
+  const what = `${readableUsdc(payment.amount)} USDC${payment.rail === 'base' ? ' on Base' : ''} to ${payment.service} for ${asked.agentId}`;
   if (result.status === 'denied') return { tone: 'ok', text: `Denied: ${what}, nothing was paid.` };
   if (result.status === 'failed') return { tone: 'failed', text: `Approved, but not paid (${what}): ${result.error ?? 'it failed'}` };
   return { tone: 'ok', text: `${approvedPayment(result, what).words}.` };

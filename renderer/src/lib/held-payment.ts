@@ -14,6 +14,8 @@ export interface HeldPayment {
   service: string;
   amount: bigint;
   recipient: string;
+  /** Where it would be paid: `base` on Base; `sol` also for a request from before rails were recorded. */
+  rail: 'sol' | 'base';
   description: string | null;
   reason: { code: string; message: string } | null;
   /** What it buys beyond the call, in words ("an image: sdxl, 1k, “a lighthouse”"), or null. */
@@ -22,7 +24,7 @@ export interface HeldPayment {
 
 export function heldPaymentOf(approval: Pick<Approval, 'kind' | 'request'>): HeldPayment | null {
   if (approval.kind !== 'payment') return null;
-  const { service, amount, recipient, description, reason } = approval.request;
+  const { service, amount, recipient, rail, description, reason } = approval.request;
   const micro = typeof amount === 'string' ? tryParseUsdc(amount) : null;
   if (typeof service !== 'string' || typeof recipient !== 'string' || micro === null) return null;
   const why = reason as { code?: unknown; message?: unknown } | undefined;
@@ -31,6 +33,7 @@ export function heldPaymentOf(approval: Pick<Approval, 'kind' | 'request'>): Hel
     service,
     amount: micro,
     recipient,
+    rail: rail === 'base' ? 'base' : 'sol',
     description: typeof description === 'string' && description.trim() !== '' ? description : null,
     reason: typeof why?.code === 'string' && typeof why.message === 'string' ? { code: why.code, message: why.message } : null,
     purchase:

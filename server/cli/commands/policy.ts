@@ -65,8 +65,8 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
 /**
  * `coffer policy [<agent>] [flags]`: shows a policy, each budget now; with flags, changes it first.
  * The linked agent's own by default: what tightens applies at once, what loosens asks the owner.
- * Another agent's, or any with `--data-dir`, takes the owner's key (the connection file of the
- * running Coffer): the owner's change, at once.
+ * Another agent's, or one named with `--data-dir`, takes the owner's key (the connection file of
+ * the running Coffer): the owner's change, at once.
  */
 export async function policyCommand(
   configPath: string,
@@ -80,8 +80,9 @@ export async function policyCommand(
   } catch (error) {
     if (args.agentId === undefined) throw error;
   }
-  // --data-dir names the owner's connection file: the owner acts, on the linked agent too.
-  const asSelf = self !== null && args.dataDir === undefined && (args.agentId === undefined || args.agentId === self.agentId);
+  // An agent named with --data-dir: the owner of that data dir's Coffer acts, on the linked agent too
+  // (named, so that a terminal linked to another Coffer never sends its own id to this one).
+  const asSelf = self !== null && (args.agentId === undefined || (args.agentId === self.agentId && args.dataDir === undefined));
   const connection = asSelf ? null : readOwnerConnection(args.dataDir);
   const api = asSelf
     ? keyClient(self!.url, { owner: self!.owner, key: self!.apiKey })

@@ -51,7 +51,7 @@ export async function deployAgent(
     if (available < fund) {
       throw new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on Solana, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
       );
     }
   }

@@ -62,10 +62,13 @@ describe('a held payment’s request', () => {
       service: 'forecast-api',
       amount: 4_000_000n,
       recipient: RECIPIENT,
+      // A request from before rails were recorded was paid on Solana.
+      rail: 'sol',
       description: 'a week of forecasts',
       reason: asked.reason,
       purchase: null,
     });
+    expect(heldPaymentOf(approval({ ...asked, rail: 'base' }))?.rail).toBe('base');
     // An image says what it buys.
     const image = { kind: 'image', modelId: 'sdxl', resolution: '1k', prompt: 'a lighthouse at dusk' };
     expect(heldPaymentOf(approval({ ...asked, purchase: image }))?.purchase).toBe('an image: sdxl, 1k, “a lighthouse at dusk”');

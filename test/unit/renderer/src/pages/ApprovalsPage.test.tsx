@@ -90,6 +90,13 @@ describe('a held payment in Approvals', () => {
     ]);
   });
 
+  it('a payment held on Base says so', async () => {
+    useDashboard.setState({ pendingApprovals: [{ ...held, request: { ...held.request, rail: 'base' } }] });
+    render(<ApprovalsPage />);
+    expect(screen.getByTestId('approval').textContent).toContain('alpha asks to pay 4.00 USDC on Base to forecast-api');
+    await screen.findAllByTestId('held-budget');
+  });
+
   it('an image says what it buys', async () => {
     const image = { kind: 'image', modelId: 'sdxl', resolution: '1k', prompt: 'a lighthouse at dusk' };
     useDashboard.setState({ pendingApprovals: [{ ...held, request: { ...held.request, purchase: image } }] });
