@@ -1,16 +1,24 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { spawn } from 'node:child_process';
-import { CLI, json, spawnServe } from '../helpers/serve-process.js';
+import { CLI, json, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+
+/** A serve this test started is ended with it, also when an assertion failed before the test stopped it. */
+const endedWithTest = (served: ServeProcess): ServeProcess => {
+  onTestFinished(() => {
+    if (served.child.exitCode === null && served.child.signalCode === null) served.child.kill('SIGKILL');
+  });
+  return served;
+};
 
 describe('coffer serve', () => {
   const dataDir = tempDataDir();
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('prints the URL then a one-time login URL, writes connection.json 0600, stops gracefully and keeps state', async () => {
-    const first = await spawnServe(dataDir);
+    const first = endedWithTest(await spawnServe(dataDir));
     expect(first.lines[0]).toMatch(/^Coffer .* listening on http:\/\/127\.0\.0\.1:\d+ \(network: sim\)$/);
     expect(first.lines[1]).toMatch(/login/i);
 
@@ -90,7 +98,7 @@ describe('coffer serve', () => {
     expect(existsSync(file)).toBe(false);
 
     // Same data dir: same owner, same balances, no second starting deposit.
-    const second = await spawnServe(dataDir);
+    const second = endedWithTest(await spawnServe(dataDir));
     try {
       // The browser that signed in stays signed in across the restart; the used link stays used.
       expect((await fetch(`${second.url}/v1/dashboard?${owner}`, { headers: session })).status).toBe(200);
@@ -111,7 +119,7 @@ describe('coffer serve', () => {
   });
 
   it('a closed terminal (SIGHUP) stops it as gracefully as Ctrl-C: in-flight requests finish, the connection file goes, exit 0', async () => {
-    const served = await spawnServe(dataDir);
+    const served = endedWithTest(await spawnServe(dataDir));
     served.child.kill('SIGHUP');
     expect(await served.exited).toEqual({ code: 0, signal: null });
     expect(served.stderr.join('')).toMatch(/SIGHUP: finishing in-flight requests, then stopping/);
