@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { Approval } from '../api/types.js';
 import type { PolicyUpdate } from '../lib/policy-form.js';
-import { asksOwner } from '../lib/what-if.js';
+import { asksOwner } from '../../../server/wire/policy/what-if-words.js';
 import { useDashboard, useTimeZone } from '../state/store.js';
 import { WhatIfAnswer, whatIfFailed, type WhatIfShown } from './WhatIfAnswer.js';
 

@@ -1,6 +1,6 @@
 import type { PolicyWhatIf } from '../api/types.js';
 import { dateTime } from '../lib/time.js';
-import { holdWords, unchangedWords, whatIfWords } from '../lib/what-if.js';
+import { holdWords, unchangedWords, whatIfWords } from '../../../server/wire/policy/what-if-words.js';
 import { Money } from './Money.js';
 
 /** Where a what-if stands: asked, answered, or answered with an error (its message). */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { PolicyWhatIf } from '../api/types.js';
 import type { PolicyUpdate } from '../lib/policy-form.js';
-import { asksOwner } from '../lib/what-if.js';
+import { asksOwner } from '../../../server/wire/policy/what-if-words.js';
 import { WhatIfAnswer, whatIfFailed, type WhatIfShown } from './WhatIfAnswer.js';
 
 /** How long the owner's typing rests before the change is tried (one request per pause, not per key). */

@@ -6,7 +6,7 @@ import {
   refusalCodeWords,
   unchangedWords,
   whatIfWords,
-} from '../../../../../renderer/src/lib/what-if.js';
+} from '../../../../../server/wire/policy/what-if-words.js';
 
 const refusing = (payments: number, amount: string, byCode: Record<string, number>) => ({
   payments: Object.values(byCode).reduce((a, b) => a + b, 0),

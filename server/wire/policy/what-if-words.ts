@@ -1,5 +1,12 @@
-import type { PolicyWhatIf } from '../api/types.js';
-import { readableUsdc, tryParseUsdc } from './money.js';
+/**
+ * A policy change tried on an agent's last 30 days, in words (POST /v1/agents/:id/policy/what-if's
+ * answer): the same sentences in the dashboard's policy editor and Approvals, and in `coffer policy
+ * --what-if`.
+ */
+import type { PolicyWhatIf } from '../answers/policy.js';
+import { formatUsdc, groupThousands, tryParseUsdc } from '../money.js';
+
+const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));
 
 /**
  * What a policy change would have refused, in words (POST /v1/agents/:id/policy/what-if). The codes
@@ -58,13 +65,18 @@ const HOLD_WORDS: Record<string, string> = {
 /**
  * What a change that asks the owner first would have held, in one sentence: "3 of those it let through
  * (15.00 USDC) would have waited for your yes: 2 above the amount you are asked above, 1 to a new
- * recipient", or that none would have; null when it holds none and `asks` is false (the change asks
+ * recipient" (the owner's yes, said to an agent), or that none would have; null when it holds none and `asks` is false (the change asks
  * nothing, so there is nothing to say).
  */
-export function holdWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldHold'>, asks: boolean): string | null {
+export function holdWords(
+  whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldHold'>,
+  asks: boolean,
+  decider: 'you' | 'the owner' = 'you',
+): string | null {
   const { payments, wouldHold } = whatIf;
+  const yes = decider === 'you' ? 'your yes' : "the owner's yes";
   if (payments === 0) return null;
-  if (wouldHold.payments === 0) return asks ? 'None of them would have waited for your yes.' : null;
+  if (wouldHold.payments === 0) return asks ? `None of them would have waited for ${yes}.` : null;
   const amount = readableUsdc(tryParseUsdc(wouldHold.amount) ?? 0n);
   const reasons = Object.entries(wouldHold.byCode)
     .filter(([, n]) => n > 0)
@@ -72,7 +84,7 @@ export function holdWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldHold'>, 
     .map(([code, n]) => `${n.toLocaleString('en-US')} ${HOLD_WORDS[code] ?? code.replaceAll('_', ' ')}`)
     .join(', ');
   const count = wouldHold.payments.toLocaleString('en-US');
-  return `${count} of those it let through (${amount} USDC) would have waited for your yes${reasons ? `: ${reasons}` : ''}.`;
+  return `${count} of those it let through (${amount} USDC) would have waited for ${yes}${reasons ? `: ${reasons}` : ''}.`;
 }
 
 /**
