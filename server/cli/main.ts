@@ -43,16 +43,21 @@ const COMMANDS: readonly Command[] = [
   engine.demoX402,
   linkedAgent.link,
   linkedAgent.status,
+  linkedAgent.activity,
   agents.policy,
   agents.settings,
   linkedAgent.pay,
   linkedAgent.fetch,
+  linkedAgent.services,
+  linkedAgent.models,
   owner.deploy,
   owner.allocate,
   owner.returnFunds,
   owner.rename,
   owner.key,
   owner.archive,
+  owner.deposits,
+  owner.faucet,
   owner.approvals,
   owner.approve,
   owner.deny,
@@ -85,6 +90,12 @@ async function main(argv: string[]): Promise<number> {
 
 /** A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one is close enough, else the whole usage; exit 2. */
 function unknownCommand(name: string): number {
+  // `coffer resume-all`, `coffer kill-all`: the API's words for what these commands do with --all.
+  const [, withAll] = /^(.+)[-_]all$/.exec(name) ?? [];
+  if (COMMANDS.find((command) => command.name === withAll)?.usage?.match(/--all\b/)) {
+    console.error(`coffer: unknown command "${name}". Did you mean "coffer ${withAll!} --all"?\n\n${helpFor(withAll!)}`);
+    return 2;
+  }
   const meant = closestOf(name, NAMES);
   if (meant !== null) console.error(`coffer: unknown command "${name}". Did you mean "coffer ${meant}"?\n\n${helpFor(meant)}`);
   else console.error(`coffer: unknown command "${name}"\n\n${helpText(COMMANDS, version)}`);

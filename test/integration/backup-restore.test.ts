@@ -451,8 +451,9 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       const restored = await runCoffer(['restore', file, '--data-dir', second], env, PASSPHRASE);
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stderr).toMatch(/a backup of a sim treasury, made \d{4}-/);
-      expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC`);
-      expect(restored.stdout).toContain('alpha: 0.00 USDC, active');
+      // What it holds on each rail (Base is open on sim).
+      expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC on Solana, 1000.00 USDC on Base\n`);
+      expect(restored.stdout).toContain('  alpha: 0.00 USDC on Solana, 0.00 USDC on Base, active\n');
       expect(restored.stdout).toContain('0 pending move(s) had landed, 0 had failed, 0 still pending');
       // Where no keychain answers, a restore (which opens the key store twice) says so once, in one short
       // line that names the folder and why, without the keychain library's own words.
@@ -607,8 +608,8 @@ describe('coffer restore --phrase finds the treasury and every used agent wallet
       // Typed as a person may: other case, extra spaces.
       const restored = await restore(`  ${phrase.toUpperCase().replaceAll(' ', '   ')}  \n`);
       expect(restored.code, restored.stderr).toBe(0);
-      expect(restored.stdout).toContain(`Treasury ${owner}: ${treasury} USDC`);
-      expect(restored.stdout).toContain(`wallet-1 (${wallets.alpha}): 9.00 USDC`);
+      expect(restored.stdout).toContain(`Treasury ${owner}: ${treasury} USDC on Solana\n`);
+      expect(restored.stdout).toContain(`wallet-1 (${wallets.alpha}): 9.00 USDC on Solana\n`);
       expect(restored.stdout).toContain(`wallet-3 (${wallets.gamma}): 5.00 USDC`);
       expect(restored.stdout).toContain(`wallet-4 (${wallets.delta}): 0.00 USDC`);
       expect(restored.stdout).not.toContain(wallets.idle);

@@ -103,8 +103,8 @@ describe('coffer status, pay, kill, open', () => {
     expect(paid.stdout).toMatch(/^X-Payment: v1\./m);
     const after = await coffer(['status', '--config', configFile]);
     expect(after.stdout).toContain(`           0.99 USDC on Base    (${wallets.base})\n`);
-    expect(after.stdout).toMatch(/0\.01 USDC\s+base-api {2}\(confirmed\) {2}on Base\n/);
-    expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather {2}\(confirmed\)\n/);
+    expect(after.stdout).toMatch(/0\.01 USDC\s+base-api +\(confirmed\) {2}on Base\n/);
+    expect(after.stdout).toMatch(/0\.01 USDC\s+Coffer demo weather +\(confirmed\)\n/);
   });
 
   it("pay --rail base pays a registry service's Base address; another rail is a usage error", async () => {

@@ -9,6 +9,8 @@ import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { walletLines } from './rail-lines.js';
+import { describeBreaker } from '../../wire/policy/breaker.js';
+import { aligned, spendCells } from './activity.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -48,16 +50,11 @@ export async function status(configPath: string, options: { json?: boolean } = {
   if (end !== null) out.write(`  ends     ${end}: every payment is refused after it\n`);
   const asks = asksWords(policy);
   if (asks !== null) out.write(`  asks     the owner before ${asks}\n`);
-  out.write(history.payments.length ? '  recent payments:\n' : '  no payments yet\n');
-  const times = history.payments.map((payment) => localTime(payment.timestamp));
-  const width = Math.max(0, ...times.map((time) => time.length));
-  history.payments.forEach((payment, index) => {
-    const bought = payment.protocol === 'x402' ? `  x402 ${payment.resource ?? ''}` : '';
-    const onBase = payment.rail === 'base' ? '  on Base' : '';
-    out.write(
-      `    ${times[index]!.padEnd(width)}  ${payment.amount.padStart(10)} USDC  ${payment.service}  (${payment.status})${onBase}${bought}\n`,
-    );
-  });
+  // What stops it by itself: too many refusals, or spending too fast (the owner resumes it).
+  if (p.breaker !== undefined)
+    out.write(`  breaker  ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}\n`);
+  out.write(history.payments.length ? '  recent payments (coffer activity: more):\n' : '  no payments yet\n');
+  if (history.payments.length > 0) out.write(aligned(history.payments.map(spendCells), '    '));
   return 0;
 }
 

@@ -54,7 +54,7 @@ function linkRequestLines(session: WaitingLinkSession): string {
     .join(', ');
   return (
     `link request ${session.id}  code ${session.code}  (${client || 'no details'}), since ${localTime(session.createdAt)}\n` +
-    '  approve with the link its terminal shows, after checking the code: coffer approve <link URL>\n'
+    `  approve with the link its terminal shows, after checking the code: coffer approve <link URL>; or clear it: coffer deny ${session.id}\n`
   );
 }
 
@@ -117,17 +117,33 @@ async function completeLink(api: CofferClient, token: string, args: { json?: boo
   return 0;
 }
 
-/** `coffer deny <id | link URL>`: an agent's request refused (a held payment is never paid), or a link request dropped. */
-export async function deny(args: { id: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
+/**
+ * `coffer deny <id | link URL | link request id> | --links`: an agent's request refused (a held
+ * payment is never paid), or a terminal's link request dropped (by its URL, or by the id `coffer
+ * approvals` lists), or every waiting one (the dashboard's Clear all).
+ */
+export async function deny(args: { id?: string; links?: boolean; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
   const { api } = ownerClient(args.dataDir);
-  const token = linkToken(args.id);
+  if (args.links || (args.id !== undefined && LINK_REQUEST_ID.test(args.id))) {
+    const cleared = await api.clearLinkRequests(args.links ? undefined : [args.id!]);
+    if (args.json) return printJson(cleared, out);
+    if (!args.links && cleared.cleared === 0)
+      throw new Error(`no terminal waits to be linked with the id ${args.id} (coffer approvals lists them)`);
+    out.write(
+      cleared.cleared === 0
+        ? 'No terminal was waiting to be linked.\n'
+        : `Cleared ${cleared.cleared} link request${cleared.cleared === 1 ? '' : 's'}: ${cleared.cleared === 1 ? 'its terminal is' : 'their terminals are'} told there is nothing to wait for.\n`,
+    );
+    return 0;
+  }
+  const token = linkToken(args.id!);
   if (token !== null) {
     const denied = await api.denyLink(token);
     if (args.json) return printJson(denied, out);
     out.write('Denied the link request: its terminal is told there is no such request.\n');
     return 0;
   }
-  const denied = await api.deny(args.id);
+  const denied = await api.deny(args.id!);
   if (args.json) return printJson(denied, out);
   const words = describeRequest(denied.kind, denied.request, null, await endsZone(api, denied));
   out.write(`Denied ${denied.approvalId}: ${words}; nothing was carried out.\n`);
@@ -137,6 +153,9 @@ export async function deny(args: { id: string; dataDir?: string; json?: boolean 
 /** The owner's time zone, read only for a request that names an end (said as the day they typed). */
 const endsZone = async (api: CofferClient, approval: Approval): Promise<string | null> =>
   'expiresAt' in approval.request && approval.request.expiresAt !== null ? (await api.settings()).timeZone : null;
+
+/** The id `coffer approvals` shows for a terminal's link request (its token's hash, shortened). */
+const LINK_REQUEST_ID = /^[0-9a-f]{16}$/;
 
 /** The token of a link request, from the URL its terminal printed or the token alone; null for an approval id. */
 function linkToken(id: string): string | null {

@@ -35,12 +35,13 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
 }
 
 /**
- * One line an agent, its columns aligned: id, state, balance on each rail (the dashboard's rows carry
+ * One line an agent, its columns aligned: id (and its name), state, balance on each rail (the dashboard's rows carry
  * both; Base left out where the rail is off), spent in 24 h of its daily budget, its tightest budget.
  */
 function agentTable(agents: AgentRow[], onBase: boolean): string {
   const rows = agents.map((agent) => [
-    agent.agentId,
+    // The name the owner gave it (coffer rename), where it is not the id.
+    agent.displayName && agent.displayName !== agent.agentId ? `${agent.agentId} "${agent.displayName}"` : agent.agentId,
     agent.status === 'suspended' ? `STOPPED${agent.statusReason === undefined ? '' : ` (${agent.statusReason})`}` : 'active',
     heldOn(agent.balance, 'sol'),
     ...(onBase ? [heldOn(agent.balances.base, 'base')] : []),

@@ -4,7 +4,11 @@ import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { WINDOW_WORDS } from '../../wire/policy/budget.js';
 import { describeBreaker } from '../../wire/policy/breaker.js';
 import { readOwnerConnection } from '../owner-connection.js';
-import { policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
+import { PolicyFlagError, policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
+import type { PolicyWhatIf } from '../../wire/answers/policy.js';
+import { asksOwner, holdWords, whatIfWords } from '../../wire/policy/what-if-words.js';
+import { printJson } from './owner-commands.js';
+import { aligned } from './activity.js';
 import { localTime } from '../local-time.js';
 
 type Out = NodeJS.WritableStream;
@@ -70,7 +74,7 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
  */
 export async function policyCommand(
   configPath: string,
-  args: { agentId?: string; dataDir?: string; flags: PolicyFlags; json?: boolean },
+  args: { agentId?: string; dataDir?: string; flags: PolicyFlags; whatIf?: boolean; json?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const update = policyUpdateOf(args.flags);
@@ -88,6 +92,13 @@ export async function policyCommand(
     ? keyClient(self!.url, { owner: self!.owner, key: self!.apiKey })
     : keyClient(connection!.url, { owner: connection!.owner, key: connection!.ownerKey });
   const agentId = args.agentId ?? self!.agentId;
+  if (args.whatIf) {
+    if (Object.keys(update).length === 0) throw new PolicyFlagError('--what-if tries a change: name it with the flags it would set');
+    const whatIf = await api.policyWhatIf(agentId, update);
+    if (args.json) return printJson(whatIf, out);
+    out.write(whatIfLines(whatIf, asksOwner(update), asSelf ? 'the owner' : 'you'));
+    return 0;
+  }
   if (Object.keys(update).length > 0) {
     const answer = await api.updatePolicy(agentId, update);
     if (answer.status === 202) {
@@ -111,4 +122,27 @@ export async function policyCommand(
       .join('')}`,
   );
   return 0;
+}
+
+/**
+ * A change tried on the agent's last 30 days, nothing saved: how many payments it would have refused
+ * and why, what it would have held for the owner's yes, then the first it would have refused.
+ */
+function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the owner'): string {
+  const held = holdWords(whatIf, asks, decider);
+  const examples = whatIf.wouldRefuse.examples.map((example) => [
+    localTime(example.at),
+    `${example.amount} USDC`,
+    example.service,
+    example.message,
+  ]);
+  return (
+    [
+      `What-if for ${whatIf.agentId}'s policy (nothing was saved):`,
+      `  ${whatIfWords(whatIf)}`,
+      ...(held === null ? [] : [`  ${held}`]),
+      ...(examples.length === 0 ? [] : [`  It would have refused, first:`, aligned(examples, '    ').trimEnd()]),
+      `Apply it: the same command without --what-if.`,
+    ].join('\n') + '\n'
+  );
 }

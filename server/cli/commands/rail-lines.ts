@@ -18,6 +18,12 @@ const BASE_NODE_AWAY = 'its node did not answer';
 export const heldOn = (balance: string | null, rail: Rail): string =>
   `${balance === null ? 'unknown' : `${balance} USDC`} on ${railName(rail)}`;
 
+/** What a wallet holds on each rail this Coffer pays on, in one line: "3.00 USDC on Solana, 1.00 USDC on Base". */
+export const heldOnEachRail = (balances: RailBalances, baseNetwork: string | null): string =>
+  RAILS.filter((rail) => rail !== 'base' || (baseNetwork ?? null) !== null)
+    .map((rail) => heldOn(balances[rail], rail))
+    .join(', ');
+
 /**
  * A line for each rail the wallet has an address on and this Coffer pays on (Solana first; Base where
  * `baseNetwork` names it): what it holds there and that address, the columns aligned; a balance that

@@ -6,13 +6,14 @@ import { phraseNetwork, restoreFromPhrase } from '../../backup/restore-phrase.js
 import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
+import { heldOnEachRail } from './rail-lines.js';
 
 type Io = SecretIo & { say: NodeJS.WritableStream };
 
 /**
  * `coffer restore FILE`: a backup file into an empty data dir (this computer's or a new one's), then
  * a first open of it, which reconciles every pending move against the chain as any start does, and
- * what it holds said: the treasury, each agent's balance, what the reconciliation settled.
+ * what it holds said: the treasury and each agent's balance on each rail, what the reconciliation settled.
  */
 export async function restoreFile(
   args: { file: string; dataDir?: string; network?: string },
@@ -59,9 +60,10 @@ export async function restoreFile(
   try {
     const owner = { kind: 'owner' as const, owner: coffer.owner };
     const overview = await coffer.engine.dashboard(owner);
-    io.say.write(`Treasury ${coffer.owner}: ${overview.treasury.balance} USDC\n`);
+    const { baseNetwork } = overview.treasury;
+    io.say.write(`Treasury ${coffer.owner}: ${heldOnEachRail(overview.treasury.balances, baseNetwork)}\n`);
     for (const agent of overview.agents) {
-      io.say.write(`  ${agent.agentId}: ${agent.balance} USDC, ${agent.status}\n`);
+      io.say.write(`  ${agent.agentId}: ${heldOnEachRail(agent.balances, baseNetwork)}, ${agent.status}\n`);
     }
     const { confirmed, failed, stillPending } = coffer.reconciled;
     io.say.write(
@@ -114,8 +116,10 @@ export async function restorePhrase(
     io.say.write(
       `Restored into ${config.dataDir} from the recovery phrase (${coffer.chain.network}; ${found.scanned} wallets looked at).\n`,
     );
-    io.say.write(`Treasury ${coffer.owner}: ${overview.treasury.balance} USDC\n`);
-    for (const agent of overview.agents) io.say.write(`  ${agent.agentId} (${agent.walletAddress}): ${agent.balance} USDC\n`);
+    const { baseNetwork } = overview.treasury;
+    io.say.write(`Treasury ${coffer.owner}: ${heldOnEachRail(overview.treasury.balances, baseNetwork)}\n`);
+    for (const agent of overview.agents)
+      io.say.write(`  ${agent.agentId} (${agent.walletAddress}): ${heldOnEachRail(agent.balances, baseNetwork)}\n`);
     if (overview.agents.length > 0) {
       io.say.write(
         "The agents are stopped, with no key and a policy of nothing: in the dashboard set each one's policy, give it a new key and resume it, or return its money to the treasury.\n",

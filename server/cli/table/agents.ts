@@ -11,10 +11,11 @@ export const policy = defineCommand({
                  [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
                  [--ask-above AMOUNT|none] [--ask-new-recipient yes|no]
                  [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
-                 [--config FILE] [--data-dir DIR] [--json]
+                 [--what-if] [--config FILE] [--data-dir DIR] [--json]
                  show the linked agent's policy, each budget now; with flags, change it first (what
                  tightens applies, what loosens asks the owner); another agent's, or any with
-                 --data-dir, as the owner, at once.
+                 --data-dir, as the owner, at once. --what-if: try the change on the agent's last
+                 30 days instead (what it would have refused or held), nothing saved.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
                  (--budget none: no budgets), and --breaker the breaker (name both its rules to
@@ -23,7 +24,8 @@ export const policy = defineCommand({
                    coffer policy --budget 50/month --budget 2/day:demo-weather --count 30/hour
                    coffer policy --expires 2026-12-31 --warn-at 50,90
                    coffer policy researcher --breaker 5/10m --breaker 50%/15m
-                   coffer policy researcher --ask-above 5 --ask-new-recipient yes`,
+                   coffer policy researcher --ask-above 5 --ask-new-recipient yes
+                   coffer policy researcher --max 0.05 --what-if`,
   options: {
     config: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -39,16 +41,17 @@ export const policy = defineCommand({
     max: { type: 'string' },
     cooldown: { type: 'string' },
     allow: { type: 'string', multiple: true },
+    'what-if': { type: 'boolean', default: false },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, extra] = positionals;
     if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, 'policy');
-    const { config, 'data-dir': dataDir, json, ...flags } = values;
+    const { config, 'data-dir': dataDir, json, 'what-if': whatIf, ...flags } = values;
     const { policyCommand } = await import('../commands/policy.js');
     const { PolicyFlagError } = await import('../policy-flags.js');
     try {
-      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags, json });
+      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags, whatIf, json });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
       throw error;

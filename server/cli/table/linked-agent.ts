@@ -1,5 +1,5 @@
 // The commands a terminal runs as its linked agent: linking it, its status, paying, fetching, the MCP bridge.
-import { defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
+import { agentCredentials, defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
 import { readOwnerConnection } from '../owner-connection.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
@@ -53,6 +53,63 @@ export const status = defineCommand({
     return (await agentCommands()).status(configPath, { json: values.json });
   },
 });
+
+export const activity = defineCommand({
+  name: 'activity',
+  usage: `  coffer activity [<agent>] [--refusals] [--limit N] [--config FILE] [--data-dir DIR] [--json]
+                 payments, newest first: the linked agent's own; as the owner (another agent named,
+                 --data-dir, or where no agent is linked) one agent's, or the last 20 across every
+                 agent; --refusals: the payments the policies refused (owner); --limit: how many of
+                 one agent's (20; at most 500)`,
+  options: {
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    refusals: { type: 'boolean', default: false },
+    limit: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, extra] = positionals;
+    if (extra !== undefined) throw new UsageError(`coffer activity takes one agent at a time, not also "${extra}"`, 'activity');
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500))
+      throw new UsageError(`--limit is a whole number from 1 to 500, not "${values.limit}"`, 'activity');
+    const configPath = values.config ?? defaultConfigPath();
+    const reader = linkedReader(configPath, agentId, values.config !== undefined, values['data-dir']);
+    if (reader.as === 'agent' && values.refusals)
+      throw new UsageError(
+        "the refusals are the owner's to read: coffer activity --refusals --data-dir DIR, where Coffer runs",
+        'activity',
+      );
+    if (limit !== undefined && reader.as === 'owner' && agentId === undefined)
+      throw new UsageError("--limit counts one agent's payments: name the agent (the view across agents is the last 20)", 'activity');
+    return (await import('../commands/activity.js')).activityCommand({
+      reader,
+      agentId,
+      refusals: values.refusals,
+      limit,
+      json: values.json,
+    });
+  },
+});
+
+/**
+ * Who reads, as `coffer status` and `coffer policy` decide it: the linked agent, for itself (its
+ * config named, or nothing else asked); else the owner of the data dir's Coffer.
+ */
+function linkedReader(configPath: string, agentId: string | undefined, configNamed: boolean, dataDir: string | undefined) {
+  if (configNamed) return { as: 'agent', configPath } as const;
+  if (dataDir !== undefined || !linkedHere(configPath)) return { as: 'owner', dataDir } as const;
+  if (agentId === undefined) return { as: 'agent', configPath } as const;
+  let self: string | null = null;
+  try {
+    self = agentCredentials(configPath).agentId;
+  } catch {
+    // a config that cannot be read: the owner reads
+  }
+  return agentId === self ? ({ as: 'agent', configPath } as const) : ({ as: 'owner', dataDir } as const);
+}
 
 export const pay = defineCommand({
   name: 'pay',
@@ -129,4 +186,37 @@ export const mcp = defineCommand({
   options: { config: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
   run: async ({ values }, { version }) =>
     (await import('../../mcp/mcp-server.js')).runMcpServer({ configPath: values.config ?? defaultConfigPath(), version }),
+});
+
+/** A terminal's reads of the registry: the linked agent's Coffer, else the data dir's, else the default port. */
+const registryOptions = { config: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+const registryCommands = () => import('../commands/registry.js');
+
+export const services = defineCommand({
+  name: 'services',
+  usage: `  coffer services [<query>] [--limit N] [--config FILE] [--data-dir DIR] [--json]
+                 the registry's services agents may pay (the catalog, and the x402 Bazaar where it
+                 is on), matching the query: each one's id, price, rails and endpoint`,
+  options: { ...registryOptions, limit: { type: 'string' } },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const query = positionals.join(' ').trim() || undefined;
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100))
+      throw new UsageError(`--limit is a whole number from 1 to 100, not "${values.limit}"`, 'services');
+    const { registryUrl, servicesCommand } = await registryCommands();
+    return servicesCommand({ url: registryUrl(values.config ?? defaultConfigPath(), values['data-dir']), query, limit, json: values.json });
+  },
+});
+
+export const models = defineCommand({
+  name: 'models',
+  usage: `  coffer models [--config FILE] [--data-dir DIR] [--json]
+                 the image models an agent buys images from (POST /v1/agents/ID/generate), each
+                 price a resolution`,
+  options: registryOptions,
+  run: async ({ values }) => {
+    const { registryUrl, modelsCommand } = await registryCommands();
+    return modelsCommand({ url: registryUrl(values.config ?? defaultConfigPath(), values['data-dir']), json: values.json });
+  },
 });

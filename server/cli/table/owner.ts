@@ -101,6 +101,30 @@ export const key = defineCommand({
   },
 });
 
+const treasuryCommands = () => import('../commands/treasury.js');
+
+export const deposits = defineCommand({
+  name: 'deposits',
+  usage: `  coffer deposits ${DATA_DIR}
+                 the USDC that came into the treasury, newest first: on which rail, from whom, and
+                 what the sim faucet minted`,
+  options: reach,
+  run: async ({ values }) => (await treasuryCommands()).depositsCommand({ dataDir: values['data-dir'], json: values.json }),
+});
+
+export const faucet = defineCommand({
+  name: 'faucet',
+  usage: `  coffer faucet <amount> [--rail sol|base] ${DATA_DIR}
+                 mints test USDC into the treasury, on the sim network only (on Base with --rail base)`,
+  options: { ...reach, rail: { type: 'string' } },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const amount = one(positionals, 'faucet', 'an amount of test USDC');
+    const rail = railOption(values.rail, 'faucet');
+    return (await treasuryCommands()).faucetCommand({ amount, rail, dataDir: values['data-dir'], json: values.json });
+  },
+});
+
 export const approvals = defineCommand({
   name: 'approvals',
   usage: `  coffer approvals [--all] ${DATA_DIR}
@@ -138,11 +162,18 @@ export const approve = defineCommand({
 export const deny = defineCommand({
   name: 'deny',
   usage: `  coffer deny <id|link URL> ${DATA_DIR}
-                 refuses an agent's request (a held payment is never paid), or a terminal's link request`,
-  options: reach,
+  coffer deny --links ${DATA_DIR}
+                 refuses an agent's request (a held payment is never paid), or a terminal's link
+                 request (its URL, or the id coffer approvals shows); --links: every terminal
+                 waiting to be linked (their terminals are told there is nothing to wait for)`,
+  options: { ...reach, links: { type: 'boolean', default: false } },
   positionals: true,
   run: async ({ values, positionals }) => {
-    const id = one(positionals, 'deny', "a request's id or a link URL");
+    if (values.links) {
+      if (positionals.length > 0) throw new UsageError(`coffer deny --links takes no id ("${positionals[0]}")`, 'deny');
+      return (await approvalCommands()).deny({ links: true, dataDir: values['data-dir'], json: values.json });
+    }
+    const id = one(positionals, 'deny', "a request's id, a link URL, or --links");
     return (await approvalCommands()).deny({ id, dataDir: values['data-dir'], json: values.json });
   },
 });

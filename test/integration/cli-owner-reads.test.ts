@@ -1,0 +1,262 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { tempDataDir } from '../helpers/coffer.js';
+import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import type { Deposits } from '../../server/wire/answers/treasury.js';
+import type { Dashboard } from '../../server/wire/answers/dashboard.js';
+import type { SpendHistory } from '../../server/wire/answers/payments.js';
+import type { Models, SearchResult } from '../../server/wire/answers/registry.js';
+import type { PolicyResponse, PolicyWhatIf } from '../../server/wire/answers/policy.js';
+
+/**
+ * What the dashboard shows the owner, from a terminal too: the treasury's deposits and the sim faucet,
+ * the activity across agents and one agent's, the refusals, the registry's services and models, a
+ * policy change tried on the past (what-if), and clearing terminals that ask to be linked. Real
+ * processes: `coffer serve` on sim, each command as a terminal runs it, its answer held to the API's.
+ */
+describe("the dashboard's views and actions on the owner's CLI", () => {
+  const dataDir = tempDataDir();
+  let serve: ServeProcess;
+  let connection: { url: string; owner: string; ownerKey: string };
+  const owner = (args: string[]) => runCoffer([...args, '--data-dir', dataDir]);
+  /** The same view through the API, as the owner. */
+  const api = async <T>(path: string): Promise<T> => {
+    const answer = await fetch(`${connection.url}${path}${path.includes('?') ? '&' : '?'}owner=${connection.owner}`, {
+      headers: { authorization: `Bearer ${connection.ownerKey}` },
+    });
+    expect(answer.status, path).toBe(200);
+    return (await answer.json()) as T;
+  };
+  /** A linked terminal's config file for an agent the owner deployed. */
+  const linkedConfig = async (agentId: string, deployed: { apiKey: string; agent: { walletAddress: string } }) => {
+    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
+    const config = join(dataDir, `${agentId}.json`);
+    writeAgentConfig(config, {
+      agentId,
+      walletAddress: deployed.agent.walletAddress,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: connection.owner,
+      url: connection.url,
+    });
+    return config;
+  };
+  /** A payment at a registry service's listed price (more is refused `price_above_registry`). */
+  const pay = (agentKey: string, agentId: string, amount: string, service = 'demo-weather') =>
+    fetch(`${connection.url}/v1/agents/${agentId}/pay?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service, amount }),
+    });
+
+  beforeAll(async () => {
+    serve = await spawnServe(dataDir);
+    connection = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+  });
+  afterAll(async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('coffer faucet mints test USDC on each rail; coffer deposits lists what came in, newest first, as the API does', async () => {
+    const minted = await owner(['faucet', '5']);
+    expect(minted.code, minted.stderr).toBe(0);
+    expect(minted.stdout).toMatch(
+      /^Minted 5\.00 test USDC into the treasury on Solana: it holds [\d.]+ USDC there \(transaction \w+\)\.$/m,
+    );
+    const onBase = await owner(['faucet', '2.5', '--rail', 'base']);
+    expect(onBase.stdout).toMatch(
+      /^Minted 2\.50 test USDC into the treasury on Base: it holds [\d.]+ USDC there \(transaction 0x[0-9a-f]{64}\)\.$/m,
+    );
+    // Refused by Coffer (exit 1, its code) or used wrongly (exit 2): nothing minted.
+    const before = (await api<Deposits>('/v1/treasury/deposits')).deposits.length;
+    const bad = await owner(['faucet', '0']);
+    expect({ code: bad.code, said: bad.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/\(invalid_amount\)$/m) });
+    expect((await owner(['faucet', '1', '--rail', 'eth'])).code).toBe(2);
+    expect((await owner(['faucet'])).code).toBe(2);
+
+    const { deposits } = await api<Deposits>('/v1/treasury/deposits');
+    expect(deposits).toHaveLength(before);
+    const listed = await owner(['deposits']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(deposits.length);
+    // Newest first, each its amount, rail, source and transaction: the 2.50 on Base, then the 5.00.
+    expect(lines[0]).toMatch(new RegExp(`  2\\.50 USDC  on Base +from the sim faucet \\(test money\\)  ${deposits[0]!.txSignature}$`));
+    expect(lines[1]).toMatch(new RegExp(`  5\\.00 USDC  on Solana +from the sim faucet \\(test money\\)  ${deposits[1]!.txSignature}$`));
+    expect(JSON.parse((await owner(['deposits', '--json'])).stdout)).toEqual({ deposits });
+  });
+
+  it("coffer activity: the payments across agents, one agent's history, the refusals; a linked terminal reads its own", async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'reader', '--fund', '1', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    expect((await pay(deployed.apiKey, 'reader', '0.01')).status).toBe(200);
+    expect((await pay(deployed.apiKey, 'reader', '0.02', 'sms-send')).status).toBe(200);
+    // Refused by its policy, after a tighter max.
+    expect((await owner(['policy', 'reader', '--max', '0.005'])).code).toBe(0);
+    expect(await (await pay(deployed.apiKey, 'reader', '0.01')).json()).toMatchObject({ code: 'max_per_payment_exceeded' });
+
+    const across = await owner(['activity']);
+    expect(across.code, across.stderr).toBe(0);
+    expect(across.stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}SMS sender +\(confirmed\)$/m);
+    const { recentActivity, recentRefusals } = await api<Dashboard>('/v1/dashboard');
+    expect(across.stdout.trimEnd().split('\n')).toHaveLength(recentActivity.length);
+    expect(JSON.parse((await owner(['activity', '--json'])).stdout)).toEqual({ activity: recentActivity });
+
+    const refusals = await owner(['activity', '--refusals']);
+    expect(refusals.stdout).toMatch(/ {2}reader {2}0\.01 USDC {2}Coffer demo weather {2}max_per_payment_exceeded: 0\.01 USDC is over/);
+    expect(JSON.parse((await owner(['activity', 'reader', '--refusals', '--json'])).stdout)).toEqual({
+      refusals: recentRefusals.filter((refusal) => refusal.agent === 'reader'),
+    });
+    expect((await owner(['activity', 'nobody', '--refusals'])).stdout).toBe('No payment of nobody was refused lately.\n');
+
+    // One agent's history, newest first, as many as asked.
+    const one = await owner(['activity', 'reader', '--limit', '1']);
+    expect(one.stdout).toMatch(/^ {2}\S.* {2}0\.02 USDC {2}SMS sender {2}\(confirmed\)\n$/);
+    const history = await api<SpendHistory>('/v1/agents/reader/spend-history?limit=20');
+    expect(JSON.parse((await owner(['activity', 'reader', '--json'])).stdout)).toEqual(history);
+    const unknown = await owner(['activity', 'nobody']);
+    expect({ code: unknown.code, said: unknown.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/\(agent_not_found\)$/m) });
+    for (const wrong of [
+      ['activity', '--limit', '0', 'reader'],
+      ['activity', '--limit', '5'],
+      ['activity', 'a', 'b'],
+    ]) {
+      expect((await owner(wrong)).code, wrong.join(' ')).toBe(2);
+    }
+
+    // A linked terminal: its agent's own payments; the refusals are the owner's.
+    const config = await linkedConfig('reader', deployed);
+    const own = await runCoffer(['activity', '--config', config]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout.trimEnd().split('\n')).toHaveLength(2);
+    const refused = await runCoffer(['activity', '--refusals', '--config', config]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the refusals are the owner's to read/);
+    // Its status points to the rest.
+    expect((await runCoffer(['status', '--config', config])).stdout).toMatch(/^ {2}recent payments \(coffer activity: more\):$/m);
+  });
+
+  it('coffer services and coffer models: the registry as the dashboard lists it, for any terminal', async () => {
+    const found = await owner(['services', 'weather']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(
+      /^ {2}demo-weather {2}0\.01 USDC a call {2}Solana or Base {2}Coffer demo weather\n {6}GET http:\/\/\S+\/weather\?city=\{city\}$/m,
+    );
+    const search = await api<SearchResult>('/v1/services/search?q=weather');
+    expect(JSON.parse((await owner(['services', 'weather', '--json'])).stdout)).toEqual(search);
+    expect((await owner(['services', 'zzqxw'])).stdout).toBe('No service matches "zzqxw".\n');
+    expect((await owner(['services', '--limit', '1000'])).code).toBe(2);
+
+    const { models } = await api<Models>('/v1/models');
+    const listed = await owner(['models']);
+    expect(listed.stdout.trimEnd().split('\n')).toHaveLength(models.length);
+    for (const model of models) {
+      const prices = Object.entries(model.pricing)
+        .map(([resolution, price]) => `${resolution} ${price}`)
+        .join(', ');
+      expect(listed.stdout).toMatch(
+        new RegExp(`^ {2}${model.id} +${prices.replaceAll('.', '\\.')} USDC +${model.provider} +${model.displayName}`, 'm'),
+      );
+    }
+    // The registry is public: a terminal with no link and no data dir of its own reads the default port's.
+    const elsewhere = await runCoffer(['models', '--json'], { COFFER_PORT: new URL(connection.url).port, COFFER_HOME: tempDataDir() });
+    expect(JSON.parse(elsewhere.stdout)).toEqual({ models });
+  });
+
+  it('coffer policy --what-if tries a change on the last 30 days and saves nothing', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'tried', '--fund', '1', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    expect((await pay(deployed.apiKey, 'tried', '0.01')).status).toBe(200);
+    expect((await pay(deployed.apiKey, 'tried', '0.02', 'sms-send')).status).toBe(200);
+
+    const tried = await owner(['policy', 'tried', '--max', '0.015', '--what-if']);
+    expect(tried.code, tried.stderr).toBe(0);
+    expect(tried.stdout).toMatch(/^What-if for tried's policy \(nothing was saved\):$/m);
+    expect(tried.stdout).toMatch(
+      /^ {2}Over the last 30 days \(2 payments\) this would have refused 1 \(0\.02 USDC\): 1 over the max per payment\.$/m,
+    );
+    expect(tried.stdout).toMatch(/^ {4}\S.* {2}0\.02 USDC {2}sms-send {2}0\.02 USDC is over this agent's max per payment of 0\.015 USDC$/m);
+    const asJson = JSON.parse((await owner(['policy', 'tried', '--max', '0.015', '--what-if', '--json'])).stdout) as PolicyWhatIf;
+    expect(asJson).toMatchObject({ agentId: 'tried', payments: 2, wouldRefuse: { payments: 1, amount: '0.02' } });
+    // Nothing saved: the policy is as it was.
+    expect((await api<PolicyResponse>('/v1/agents/tried/policy')).policy.maxPerPayment).toBe('0.50');
+    // Without a change to try: used wrongly.
+    const nothing = await owner(['policy', 'tried', '--what-if']);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/--what-if tries a change/);
+
+    // The agent tries its own: what would wait is the owner's yes.
+    const config = await linkedConfig('tried', deployed);
+    const asked = await runCoffer(['policy', '--ask-above', '0.015', '--what-if', '--config', config]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toMatch(/^ {2}1 of those it let through \(0\.02 USDC\) would have waited for the owner's yes/m);
+    expect((await api<PolicyResponse>('/v1/agents/tried/policy')).policy.askAbove).toBeUndefined();
+  });
+
+  it("coffer deny clears a terminal's link request by the id coffer approvals shows, or all of them with --links", async () => {
+    const linking = () => {
+      const child = spawn(
+        process.execPath,
+        [CLI, 'link', '--url', connection.url, '--config', join(dataDir, `never-${Math.random()}.json`)],
+        {
+          env: { ...process.env, COFFER_NO_BROWSER: '1', COFFER_CONFIG: '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      onTestFinished(() => void child.kill());
+      let said = '';
+      child.stderr!.on('data', (chunk) => (said += chunk));
+      const exited = new Promise<{ code: number | null; said: string }>((resolve) => child.once('exit', (code) => resolve({ code, said })));
+      return exited;
+    };
+    const first = linking();
+    const second = linking();
+    const waiting = async () => (await api<{ sessions: { id: string }[] }>('/v1/link-sessions')).sessions;
+    while ((await waiting()).length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    const [one] = await waiting();
+
+    const listed = await owner(['approvals']);
+    expect(listed.stdout).toContain(`or clear it: coffer deny ${one!.id}\n`);
+    const cleared = await owner(['deny', one!.id]);
+    expect(cleared.stdout).toBe('Cleared 1 link request: its terminal is told there is nothing to wait for.\n');
+    expect((await waiting()).map((session) => session.id)).not.toContain(one!.id);
+    const again = await owner(['deny', one!.id]);
+    expect({ code: again.code, said: again.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(/no terminal waits to be linked/),
+    });
+
+    expect((await owner(['deny', '--links'])).stdout).toBe('Cleared 1 link request: its terminal is told there is nothing to wait for.\n');
+    expect(await waiting()).toEqual([]);
+    expect((await owner(['deny', '--links'])).stdout).toBe('No terminal was waiting to be linked.\n');
+    expect((await owner(['deny', '--links', one!.id])).code).toBe(2);
+    // Each terminal is told, and stops waiting.
+    for (const ended of await Promise.all([first, second])) {
+      expect(ended.code).toBe(1);
+      expect(ended.said).toMatch(/\(link_not_found\)/);
+    }
+  });
+
+  it("names a renamed agent in the owner's status, an agent's breaker in its own, and `resume-all` as `resume --all`", async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'named', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    await owner(['rename', 'named', 'Night shift']);
+    expect((await owner(['status'])).stdout).toMatch(/^ {4}named "Night shift" +active/m);
+    await owner(['policy', 'named', '--breaker', '4/10m']);
+    const config = await linkedConfig('named', deployed);
+    expect((await runCoffer(['status', '--config', config])).stdout).toMatch(/^ {2}breaker {2}stops after 4 refusals within 10 minutes$/m);
+    const typo = await runCoffer(['resume-all']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^coffer: unknown command "resume-all"\. Did you mean "coffer resume --all"\?$/m);
+  });
+});
