@@ -38,9 +38,13 @@ type SupportedKind = Awaited<ReturnType<FacilitatorClient['getSupported']>>['kin
  * it settles `exact` there, and on Solana names the fee payer the offer carries (as read above).
  */
 export function offersExactOn(kinds: readonly SupportedKind[], network: string): boolean {
-  const kind = kinds.find((entry) => entry.scheme === 'exact' && entry.network === network);
+  const kind = exactKindOn(kinds, network);
   return kind !== undefined && (!network.startsWith('solana:') || typeof kind.extra?.feePayer === 'string');
 }
+
+/** The facilitator's `exact` kind on `network` among what it supports; undefined where it settles none there. */
+const exactKindOn = (kinds: readonly SupportedKind[], network: string): SupportedKind | undefined =>
+  kinds.find((entry) => entry.scheme === 'exact' && entry.network === network);
 
 /** What the facilitator's `exact` kind on `network` says (`read` throws where it says nothing usable), kept as described above. */
 function facilitatorKind<T>(
@@ -55,7 +59,7 @@ function facilitatorKind<T>(
   const ask = async (): Promise<T | null> => {
     try {
       const supported = await facilitator.getSupported();
-      return read(supported.kinds.find((entry) => entry.scheme === 'exact' && entry.network === network));
+      return read(exactKindOn(supported.kinds, network));
     } catch (error) {
       log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
       return null;
