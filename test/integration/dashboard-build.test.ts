@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,4 +35,31 @@ describe('the dashboard build', () => {
     },
     120_000,
   );
+
+  it('is swapped in whole: renderer/dist keeps a dashboard to serve while it is rebuilt', async () => {
+    // `npx coffer` in the checkout rebuilds it (its `prepare`) while other Coffers serve from it.
+    const index = packagePath('renderer', 'dist', 'index.html');
+    const building = spawn(process.execPath, [packagePath('build', 'scripts', 'build-dashboard.mjs'), '--quiet'], {
+      cwd: packagePath(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    building.stderr!.on('data', (chunk) => (said += chunk));
+    const exited = new Promise<number | null>((resolve) => building.once('exit', resolve));
+    let done = false;
+    void exited.then(() => (done = true));
+    let looks = 0;
+    let missing = 0;
+    while (!done) {
+      looks += 1;
+      if (!existsSync(index)) missing += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await exited, said).toBe(0);
+    expect(looks).toBeGreaterThan(100);
+    expect(missing).toBe(0);
+    expect(readFileSync(index, 'utf8')).toMatch(/<script type="module"/);
+    // Nothing of the build is left beside it.
+    expect(readdirSync(packagePath('dist')).filter((name) => name.startsWith('dashboard-'))).toEqual([]);
+  }, 120_000);
 });
