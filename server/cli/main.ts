@@ -90,6 +90,13 @@ async function main(argv: string[]): Promise<number> {
 
 /** A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one is close enough, else the whole usage; exit 2. */
 function unknownCommand(name: string): number {
+  // `coffer --data-dir DIR status`: an option before any command.
+  if (name.startsWith('-')) {
+    console.error(
+      `coffer: a command comes first, then its options ("${name}" is an option): coffer <command> [options]\n\n${helpText(COMMANDS, version)}`,
+    );
+    return 2;
+  }
   // `coffer resume-all`, `coffer kill-all`: the API's words for what these commands do with --all.
   const [, withAll] = /^(.+)[-_]all$/.exec(name) ?? [];
   if (COMMANDS.find((command) => command.name === withAll)?.usage?.match(/--all\b/)) {

@@ -25,6 +25,15 @@ export function readOwnerConnection(dataDirFlag?: string): { url: string; owner:
   );
 }
 
+/** The running Coffer's URL from its connection file, else the default port (COFFER_PORT, 7402). */
+export function runningCofferUrl(dataDirFlag?: string): string {
+  try {
+    return readOwnerConnection(dataDirFlag).url;
+  } catch {
+    return `http://127.0.0.1:${process.env.COFFER_PORT || 7402}`;
+  }
+}
+
 /** The running Coffer's /v1, signed in by its owner key: what owner commands talk to. */
 export function ownerClient(dataDirFlag?: string): { api: CofferClient; url: string; owner: string } {
   const connection = readOwnerConnection(dataDirFlag);

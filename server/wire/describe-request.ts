@@ -3,10 +3,10 @@
  * the tray menu and the desktop notification alike. Pure and browser-safe (the dashboard imports it).
  */
 import { formatUsdc, tryParseUsdc } from './money.js';
-import type { PolicyView } from './answers/policy.js';
+import type { BreakerView, PolicyView } from './answers/policy.js';
 import { WINDOW_WORDS } from './policy/budget.js';
 import type { BudgetWindow } from './policy/windows.js';
-import { describeBreaker } from './policy/breaker.js';
+import { breakerWords } from './policy/breaker.js';
 import { endWords } from './policy/expiry.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
 
@@ -42,14 +42,7 @@ const end: Words = (value, timeZone) => {
 };
 const shares = (value: unknown) =>
   Array.isArray(value) ? (value.length === 0 ? 'never' : value.map((share) => `${String(share)} %`).join(', ')) : String(value);
-const breaker = (value: unknown) => {
-  if (value === null || value === undefined) return 'none';
-  const { refusals, spending } = value as {
-    refusals?: { count: number; minutes: number };
-    spending?: { percent: number; minutes: number };
-  };
-  return describeBreaker({ refusals: refusals ?? null, spending: spending ?? null });
-};
+const breaker = (value: unknown) => breakerWords((value ?? undefined) as BreakerView | undefined) ?? 'none';
 const askAbove = (value: unknown) => (value === null || value === undefined ? 'never' : `${usdc(value)} USDC`);
 const yesNo = (value: unknown) => (value === true ? 'yes' : 'no');
 /** The newer fields' words, each compared by its words. */

@@ -59,3 +59,6 @@ export function groupThousands(decimal: string): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
+
+/** Micro-USDC as a person reads it ("1,000,000.50"): formatted, then grouped. */
+export const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));

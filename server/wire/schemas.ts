@@ -8,6 +8,7 @@ import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
 import { BUDGET_WINDOWS } from './policy/windows.js';
 import { didYouMean } from './did-you-mean.js';
 import { RAILS, checksummedEvmAddress, isEvmAddress } from './rails.js';
+import { LIST_LIMITS } from './limits.js';
 
 /** How many unknown fields a message names, and how much of each: it repeats what a client sent. */
 const UNKNOWN_NAMED = 5;
@@ -443,12 +444,12 @@ const limitQuery = (max: number) => {
     .optional();
 };
 
-export const spendHistoryQuerySchema = z.object({ limit: limitQuery(500) });
-export const taskListQuerySchema = z.object({ limit: limitQuery(100) });
+export const spendHistoryQuerySchema = z.object({ limit: limitQuery(LIST_LIMITS.spendHistory) });
+export const taskListQuerySchema = z.object({ limit: limitQuery(LIST_LIMITS.tasks) });
 
 export const searchQuerySchema = z.object({
   q: z.string().max(200, 'must be at most 200 characters').optional(),
-  limit: limitQuery(100),
+  limit: limitQuery(LIST_LIMITS.search),
 });
 
 /** Completing a link session: the new agent's name and starting policy, all optional. */
@@ -522,10 +523,13 @@ export const firstStartPhraseBodySchema = strictFields({
   network: z.enum(['devnet', 'mainnet']).optional(),
 });
 
+/** A waiting link request's id, as GET /v1/link-sessions lists it (its token's hash, shortened). */
+export const LINK_REQUEST_ID = /^[0-9a-f]{16}$/;
+
 /** Clearing waiting link requests: the ones named (ids from GET /v1/link-sessions), or all of them. */
 export const linkClearBodySchema = strictFields({
   ids: z
-    .array(z.string().regex(/^[0-9a-f]{16}$/, 'must be a 16-character id as GET /v1/link-sessions lists them'))
+    .array(z.string().regex(LINK_REQUEST_ID, 'must be a 16-character id as GET /v1/link-sessions lists them'))
     .max(500, 'holds at most 500 ids at once')
     .optional(),
 });

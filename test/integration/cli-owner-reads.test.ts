@@ -18,6 +18,8 @@ import type { PolicyResponse, PolicyWhatIf } from '../../server/wire/answers/pol
  */
 describe("the dashboard's views and actions on the owner's CLI", () => {
   const dataDir = tempDataDir();
+  /** A data dir where no Coffer runs: a terminal with no owner's connection file. */
+  const elsewhere = tempDataDir();
   let serve: ServeProcess;
   let connection: { url: string; owner: string; ownerKey: string };
   const owner = (args: string[]) => runCoffer([...args, '--data-dir', dataDir]);
@@ -59,6 +61,7 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     serve.child.kill('SIGTERM');
     await serve.exited;
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
   });
 
   it('coffer faucet mints test USDC on each rail; coffer deposits lists what came in, newest first, as the API does', async () => {
@@ -91,6 +94,7 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
   });
 
   it("coffer activity: the payments across agents, one agent's history, the refusals; a linked terminal reads its own", async () => {
+    expect((await owner(['deploy', 'tried-before'])).code).toBe(0);
     const deployed = JSON.parse((await owner(['deploy', 'reader', '--fund', '1', '--json'])).stdout) as {
       apiKey: string;
       agent: { walletAddress: string };
@@ -113,7 +117,14 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect(JSON.parse((await owner(['activity', 'reader', '--refusals', '--json'])).stdout)).toEqual({
       refusals: recentRefusals.filter((refusal) => refusal.agent === 'reader'),
     });
-    expect((await owner(['activity', 'nobody', '--refusals'])).stdout).toBe('No payment of nobody was refused lately.\n');
+    // One agent's among the last 20 across agents: an agent that does not exist is said so, as for its history.
+    const noRefusals = await owner(['activity', 'nobody', '--refusals']);
+    expect({ code: noRefusals.code, said: noRefusals.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(/\(agent_not_found\)$/m),
+    });
+    expect((await owner(['activity', '--refusals', '--limit', '1'])).stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect((await owner(['activity', '--limit', '1'])).stdout).toMatch(/^ {2}\S.* {2}reader {2}0\.02 USDC {2}SMS sender +\(confirmed\)\n$/);
 
     // One agent's history, newest first, as many as asked.
     const one = await owner(['activity', 'reader', '--limit', '1']);
@@ -124,17 +135,31 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect({ code: unknown.code, said: unknown.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/\(agent_not_found\)$/m) });
     for (const wrong of [
       ['activity', '--limit', '0', 'reader'],
-      ['activity', '--limit', '5'],
+      ['activity', '--limit', '501', 'reader'],
       ['activity', 'a', 'b'],
     ]) {
       expect((await owner(wrong)).code, wrong.join(' ')).toBe(2);
     }
 
-    // A linked terminal: its agent's own payments; the refusals are the owner's.
+    // A linked terminal: its agent's own payments, with its own key (no owner's connection file
+    // where it runs); the refusals are the owner's.
     const config = await linkedConfig('reader', deployed);
-    const own = await runCoffer(['activity', '--config', config]);
-    expect(own.code, own.stderr).toBe(0);
-    expect(own.stdout.trimEnd().split('\n')).toHaveLength(2);
+    const noOwnerHere = { COFFER_HOME: elsewhere };
+    for (const args of [['activity'], ['activity', 'reader']]) {
+      const own = await runCoffer([...args, '--config', config], noOwnerHere);
+      expect(own.code, own.stderr).toBe(0);
+      expect(own.stdout.trimEnd().split('\n')).toHaveLength(2);
+    }
+    // Another agent named: the owner's to read. Where no Coffer's connection file is, said in those words (not "no Coffer runs", exit 3).
+    const other = await runCoffer(['activity', 'tried-before', '--config', config], noOwnerHere);
+    expect({ code: other.code, said: other.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(
+        /the payments of tried-before: only the owner's key reaches it; this terminal is linked as reader, .*\(owner_only\)$/m,
+      ),
+    });
+    const asOwner = await runCoffer(['activity', 'tried-before', '--config', config], { COFFER_HOME: dataDir });
+    expect({ code: asOwner.code, said: asOwner.stdout }).toEqual({ code: 0, said: 'tried-before has made no payments yet.\n' });
     const refused = await runCoffer(['activity', '--refusals', '--config', config]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/the refusals are the owner's to read/);
@@ -143,6 +168,13 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
   });
 
   it('coffer services and coffer models: the registry as the dashboard lists it, for any terminal', async () => {
+    // Only image models match: said, and where they are listed.
+    expect((await owner(['services', 'flux'])).stdout).toBe('No service matches "flux"; 2 image models do: coffer models\n');
+    // --limit counts the services shown (the image models the search finds first are not).
+    const two = await owner(['services', '--limit', '2']);
+    const total = (await api<SearchResult>('/v1/services/search?limit=100')).results.filter((s) => s.source !== 'model-registry').length;
+    expect(two.stdout.split('\n').filter((line) => /^ {2}\S/.test(line))).toHaveLength(2);
+    expect(two.stdout).toMatch(new RegExp(`^2 of ${total} services shown: --limit N for more$`, 'm'));
     const found = await owner(['services', 'weather']);
     expect(found.code, found.stderr).toBe(0);
     expect(found.stdout).toMatch(
@@ -165,8 +197,12 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
       );
     }
     // The registry is public: a terminal with no link and no data dir of its own reads the default port's.
-    const elsewhere = await runCoffer(['models', '--json'], { COFFER_PORT: new URL(connection.url).port, COFFER_HOME: tempDataDir() });
-    expect(JSON.parse(elsewhere.stdout)).toEqual({ models });
+    const bare = await runCoffer(['models', '--json'], {
+      COFFER_PORT: new URL(connection.url).port,
+      COFFER_HOME: elsewhere,
+      COFFER_CONFIG: join(elsewhere, 'no-agent.json'),
+    });
+    expect(JSON.parse(bare.stdout)).toEqual({ models });
   });
 
   it('coffer policy --what-if tries a change on the last 30 days and saves nothing', async () => {
@@ -228,11 +264,17 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     const cleared = await owner(['deny', one!.id]);
     expect(cleared.stdout).toBe('Cleared 1 link request: its terminal is told there is nothing to wait for.\n');
     expect((await waiting()).map((session) => session.id)).not.toContain(one!.id);
-    const again = await owner(['deny', one!.id]);
-    expect({ code: again.code, said: again.stderr }).toMatchObject({
-      code: 1,
-      said: expect.stringMatching(/no terminal waits to be linked/),
-    });
+    // Refused in the same words, with its code, with --json or without.
+    for (const args of [
+      ['deny', one!.id],
+      ['deny', one!.id, '--json'],
+    ]) {
+      const again = await owner(args);
+      expect({ code: again.code, said: again.stderr }).toMatchObject({
+        code: 1,
+        said: expect.stringMatching(/no terminal waits to be linked.*\(link_not_found\)$/m),
+      });
+    }
 
     expect((await owner(['deny', '--links'])).stdout).toBe('Cleared 1 link request: its terminal is told there is nothing to wait for.\n');
     expect(await waiting()).toEqual([]);
@@ -258,5 +300,10 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     const typo = await runCoffer(['resume-all']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^coffer: unknown command "resume-all"\. Did you mean "coffer resume --all"\?$/m);
+    const optionFirst = await runCoffer(['--data-dir', dataDir, 'status']);
+    expect({ code: optionFirst.code, said: optionFirst.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: a command comes first/),
+    });
   });
 });

@@ -298,7 +298,10 @@ describe("the owner's CLI", () => {
     const waiting = await owner(['approvals']);
     expect(waiting.stdout).toContain(`${approvalId}  day-bot: Change its policy: end: the end of 2099-12-31 → the end of 2100-06-30\n`);
     const denied = await owner(['deny', approvalId]);
-    expect(denied.stdout).toBe(`Denied ${approvalId}: Change its policy: end → the end of 2100-06-30; nothing was carried out.\n`);
+    // What it would have changed, from what it was: as `coffer approvals` showed it.
+    expect(denied.stdout).toBe(
+      `Denied ${approvalId}: Change its policy: end: the end of 2099-12-31 → the end of 2100-06-30; nothing was carried out.\n`,
+    );
   });
 });
 

@@ -268,7 +268,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     const status = await sh(ownerStatus);
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/treasury +99\.00 USDC on Solana/);
-    expect(status.stdout).toMatch(/x402-demo +active +0\.99 USDC on Solana +0\.99 USDC on Base/);
+    expect(status.stdout).toMatch(/x402-demo "x402 demo agent \(test money\)" +active +0\.99 USDC on Solana +0\.99 USDC on Base/);
     expect(preferBase).toMatch(new RegExp(` settings --preferred-rail base --data-dir ${printed.dataDir}/coffer$`));
     const preferred = await sh(preferBase);
     expect(preferred.status, preferred.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import type { SearchResult } from '../api/types.js';
-import { listedServices } from '../lib/registry.js';
+import { listedServices } from '../../../server/wire/registry-listing.js';
 import { BazaarStatus } from './BazaarStatus.js';
 import { ServiceRow } from './ServiceRow.js';
 import { TableHead } from './TableHead.js';

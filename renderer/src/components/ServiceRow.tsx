@@ -1,5 +1,7 @@
 import type { Service } from '../api/types.js';
 import { urlBreaks } from '../lib/registry.js';
+import { railsOf } from '../../../server/wire/registry-listing.js';
+import { railName } from '../../../server/wire/rail-words.js';
 import { shortTime } from '../lib/time.js';
 import { facilitatorName } from './BazaarStatus.js';
 import { ExampleTag } from './ExampleTag.js';
@@ -32,7 +34,7 @@ export function ServiceRow({ service: s, timeZone }: { service: Service; timeZon
         <span className="nowrap">{SOURCE[s.source] ?? s.source}</span> · <span className="nowrap">{s.category}</span>
         {s.base && (
           <div className="muted nowrap" data-testid="rails">
-            paid on Solana or Base
+            paid on {railsOf(s).map(railName).join(' or ')}
           </div>
         )}
       </td>

@@ -1,12 +1,6 @@
-import { formatUsdc, groupThousands, tryParseUsdc } from '../../../server/wire/money.js';
+import { formatUsdc, readableUsdc, tryParseUsdc } from '../../../server/wire/money.js';
 
-export { formatUsdc, tryParseUsdc };
-
-/**
- * An amount as a person reads it: the wire's decimal string with thousands separators in its whole
- * part ("1,000,000.50"). The wire keeps plain decimals; only the screen groups them.
- */
-export const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));
+export { formatUsdc, readableUsdc, tryParseUsdc };
 
 /** A wire amount ("1027.50") as the header and every figure show it ("1,027.50"), for sentences. */
 export const readableAmount = (text: string): string => readableUsdc(tryParseUsdc(text) ?? 0n);

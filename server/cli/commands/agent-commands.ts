@@ -9,8 +9,9 @@ import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { walletLines } from './rail-lines.js';
-import { describeBreaker } from '../../wire/policy/breaker.js';
-import { aligned, spendCells } from './activity.js';
+import { breakerWords } from '../../wire/policy/breaker.js';
+import { spendCells } from './activity.js';
+import { aligned } from '../columns.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -51,8 +52,8 @@ export async function status(configPath: string, options: { json?: boolean } = {
   const asks = asksWords(policy);
   if (asks !== null) out.write(`  asks     the owner before ${asks}\n`);
   // What stops it by itself: too many refusals, or spending too fast (the owner resumes it).
-  if (p.breaker !== undefined)
-    out.write(`  breaker  ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}\n`);
+  const breaker = breakerWords(p.breaker);
+  if (breaker !== null) out.write(`  breaker  ${breaker}\n`);
   out.write(history.payments.length ? '  recent payments (coffer activity: more):\n' : '  no payments yet\n');
   if (history.payments.length > 0) out.write(aligned(history.payments.map(spendCells), '    '));
   return 0;

@@ -10,6 +10,8 @@ import { startingLimits } from '../../wire/policy/policy.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './owner-commands.js';
+import { CofferApiError } from '../../client/client-error.js';
+import { LINK_REQUEST_ID } from '../../wire/schemas.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -36,8 +38,7 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
 
 /** One request: its id and state, who asks for what, why it waits, and until when. */
 function approvalLines(approval: Approval, timeZone: string): string {
-  const before = (approval.before as Parameters<typeof describeRequest>[2]) ?? null;
-  const what = describeRequest(approval.kind, approval.request, before, timeZone);
+  const what = describeRequest(approval.kind, approval.request, beforeOf(approval), timeZone);
   const reason = (approval.request.reason as { message?: string } | undefined)?.message;
   const state =
     approval.status === 'pending'
@@ -81,7 +82,7 @@ export async function approve(args: { id: string; dataDir?: string; json?: boole
   if (args.json) return printJson(decided, out);
   out.write(
     decided.status === 'approved'
-      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, null, await endsZone(api, decided))}, carried out.\n`
+      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}, carried out.\n`
       : `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`,
   );
   return decided.status === 'approved' ? 0 : 1;
@@ -126,9 +127,14 @@ export async function deny(args: { id?: string; links?: boolean; dataDir?: strin
   const { api } = ownerClient(args.dataDir);
   if (args.links || (args.id !== undefined && LINK_REQUEST_ID.test(args.id))) {
     const cleared = await api.clearLinkRequests(args.links ? undefined : [args.id!]);
-    if (args.json) return printJson(cleared, out);
+    // One named that no terminal waits under is a refusal, said the same with --json or without.
     if (!args.links && cleared.cleared === 0)
-      throw new Error(`no terminal waits to be linked with the id ${args.id} (coffer approvals lists them)`);
+      throw new CofferApiError(
+        404,
+        'link_not_found',
+        `no terminal waits to be linked with the id ${args.id} (coffer approvals lists them)`,
+      );
+    if (args.json) return printJson(cleared, out);
     out.write(
       cleared.cleared === 0
         ? 'No terminal was waiting to be linked.\n'
@@ -145,17 +151,17 @@ export async function deny(args: { id?: string; links?: boolean; dataDir?: strin
   }
   const denied = await api.deny(args.id!);
   if (args.json) return printJson(denied, out);
-  const words = describeRequest(denied.kind, denied.request, null, await endsZone(api, denied));
+  const words = describeRequest(denied.kind, denied.request, beforeOf(denied), await endsZone(api, denied));
   out.write(`Denied ${denied.approvalId}: ${words}; nothing was carried out.\n`);
   return 0;
 }
 
+/** What a policy request would change, as it stood when asked: shown beside what it asks ("0.50 → 0.60 USDC"). */
+const beforeOf = (approval: Approval) => (approval.before as Parameters<typeof describeRequest>[2]) ?? null;
+
 /** The owner's time zone, read only for a request that names an end (said as the day they typed). */
 const endsZone = async (api: CofferClient, approval: Approval): Promise<string | null> =>
   'expiresAt' in approval.request && approval.request.expiresAt !== null ? (await api.settings()).timeZone : null;
-
-/** The id `coffer approvals` shows for a terminal's link request (its token's hash, shortened). */
-const LINK_REQUEST_ID = /^[0-9a-f]{16}$/;
 
 /** The token of a link request, from the URL its terminal printed or the token alone; null for an approval id. */
 function linkToken(id: string): string | null {

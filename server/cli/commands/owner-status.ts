@@ -9,6 +9,7 @@ import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './owner-commands.js';
 import { gasLine, heldOn, walletLines } from './rail-lines.js';
+import { aligned } from '../columns.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -48,14 +49,5 @@ function agentTable(agents: AgentRow[], onBase: boolean): string {
     `${agent.spent24h} of ${agent.policy.dailyBudget} today`,
     `${agent.tightestBudget.percent} % of ${agent.tightestBudget.budget}${agent.tightestBudget.warned ? ' (warned)' : ''}`,
   ]);
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return `  agents\n${rows
-    .map(
-      (row) =>
-        `    ${row
-          .map((cell, column) => cell.padEnd(widths[column]!))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('')}`;
+  return `  agents\n${aligned(rows, '    ')}`;
 }

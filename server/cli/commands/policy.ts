@@ -2,13 +2,13 @@ import { keyClient } from '../../client/coffer-client.js';
 import type { PolicyResponse } from '../../wire/answers/policy.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { WINDOW_WORDS } from '../../wire/policy/budget.js';
-import { describeBreaker } from '../../wire/policy/breaker.js';
-import { readOwnerConnection } from '../owner-connection.js';
+import { breakerWords } from '../../wire/policy/breaker.js';
+import { ownerOf, type Actor } from '../who-acts.js';
 import { PolicyFlagError, policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
 import type { PolicyWhatIf } from '../../wire/answers/policy.js';
 import { asksOwner, holdWords, whatIfWords } from '../../wire/policy/what-if-words.js';
 import { printJson } from './owner-commands.js';
-import { aligned } from './activity.js';
+import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 
 type Out = NodeJS.WritableStream;
@@ -40,8 +40,8 @@ function policyLines(answer: PolicyResponse): string[] {
   if (end !== null) lines.push(`ends      ${end}: every payment is refused after it`);
   const warnAt = p.warnAt ?? [80, 95];
   lines.push(`warns at  ${warnAt.length ? warnAt.map((share) => `${share} %`).join(', ') : 'never'} of a budget`);
-  if (p.breaker !== undefined)
-    lines.push(`breaker   ${describeBreaker({ refusals: p.breaker.refusals ?? null, spending: p.breaker.spending ?? null })}`);
+  const breaker = breakerWords(p.breaker);
+  if (breaker !== null) lines.push(`breaker   ${breaker}`);
   const asks = asksWords(answer);
   if (asks !== null) lines.push(`asks you  before ${asks}`);
   return lines;
@@ -67,36 +67,35 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
 }
 
 /**
- * `coffer policy [<agent>] [flags]`: shows a policy, each budget now; with flags, changes it first.
- * The linked agent's own by default: what tightens applies at once, what loosens asks the owner.
- * Another agent's, or one named with `--data-dir`, takes the owner's key (the connection file of
- * the running Coffer): the owner's change, at once.
+ * `coffer policy [<agent>] [flags]`: shows a policy, each budget now; with flags, changes it first
+ * (or, with --what-if, tries the change on the last 30 days and saves nothing). As the linked agent
+ * (who-acts.ts): what tightens applies at once, what loosens asks the owner. As the owner: the
+ * owner's change, at once.
  */
 export async function policyCommand(
-  configPath: string,
-  args: { agentId?: string; dataDir?: string; flags: PolicyFlags; whatIf?: boolean; json?: boolean },
+  actor: Actor,
+  args: { agentId?: string; flags: PolicyFlags; whatIf?: boolean; json?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const update = policyUpdateOf(args.flags);
-  let self: { agentId: string; url: string; owner: string; apiKey: string } | null = null;
-  try {
-    self = agentCredentials(configPath);
-  } catch (error) {
-    if (args.agentId === undefined) throw error;
+  // Used wrongly before any Coffer is asked (exit 2, whether or not one runs).
+  if (args.whatIf && Object.keys(update).length === 0)
+    throw new PolicyFlagError('--what-if tries a change: name it with the flags it would set');
+  let api;
+  let agentId: string;
+  if (actor.as === 'agent') {
+    const self = agentCredentials(actor.configPath);
+    api = keyClient(self.url, { owner: self.owner, key: self.apiKey });
+    agentId = self.agentId;
+  } else {
+    if (args.agentId === undefined) throw new PolicyFlagError('name the agent whose policy it is: coffer policy <agent> (as the owner)');
+    agentId = args.agentId;
+    api = ownerOf(actor, `the policy of ${agentId}`).api;
   }
-  // An agent named with --data-dir: the owner of that data dir's Coffer acts, on the linked agent too
-  // (named, so that a terminal linked to another Coffer never sends its own id to this one).
-  const asSelf = self !== null && (args.agentId === undefined || (args.agentId === self.agentId && args.dataDir === undefined));
-  const connection = asSelf ? null : readOwnerConnection(args.dataDir);
-  const api = asSelf
-    ? keyClient(self!.url, { owner: self!.owner, key: self!.apiKey })
-    : keyClient(connection!.url, { owner: connection!.owner, key: connection!.ownerKey });
-  const agentId = args.agentId ?? self!.agentId;
   if (args.whatIf) {
-    if (Object.keys(update).length === 0) throw new PolicyFlagError('--what-if tries a change: name it with the flags it would set');
     const whatIf = await api.policyWhatIf(agentId, update);
     if (args.json) return printJson(whatIf, out);
-    out.write(whatIfLines(whatIf, asksOwner(update), asSelf ? 'the owner' : 'you'));
+    out.write(whatIfLines(whatIf, asksOwner(update), actor.as === 'agent' ? 'the owner' : 'you'));
     return 0;
   }
   if (Object.keys(update).length > 0) {

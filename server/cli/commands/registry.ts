@@ -6,21 +6,19 @@
 import { keyClient } from '../../client/coffer-client.js';
 import { agentCredentials, linkedHere } from '../../linked-agent/agent-config.js';
 import type { Model, Service } from '../../wire/answers/registry.js';
-import { readOwnerConnection } from '../owner-connection.js';
-import { aligned } from './activity.js';
+import { readOwnerConnection, runningCofferUrl } from '../owner-connection.js';
+import { aligned } from '../columns.js';
+import { listedServices, railsOf } from '../../wire/registry-listing.js';
+import { railName } from '../../wire/rail-words.js';
+import { LIST_LIMITS } from '../../wire/limits.js';
 import { printJson } from './owner-commands.js';
 
 type Out = NodeJS.WritableStream;
 
-/** Which Coffer a terminal reads: its linked agent's, else the data dir's running one, else the default port. */
+/** Which Coffer a terminal reads: its linked agent's, else the data dir's running one (named, it must run), else the default port. */
 export function registryUrl(configPath: string, dataDir: string | undefined): string {
   if (dataDir === undefined && linkedHere(configPath)) return agentCredentials(configPath).url;
-  try {
-    return readOwnerConnection(dataDir).url;
-  } catch (error) {
-    if (dataDir !== undefined) throw error;
-    return `http://127.0.0.1:${process.env.COFFER_PORT || 7402}`;
-  }
+  return dataDir === undefined ? runningCofferUrl() : readOwnerConnection(dataDir).url;
 }
 
 /** What a service costs: "0.01 USDC a call", or a price a resolution ("1k 0.04, 2k 0.08 USDC"). */
@@ -31,35 +29,42 @@ const priceWords = (service: Pick<Service, 'pricePerCall' | 'pricing'>) =>
         .map(([resolution, price]) => `${resolution} ${price}`)
         .join(', ')} USDC`;
 
-/** Where it is paid: Solana always (the catalog's `payTo`), Base beside it where it names a Base recipient. */
-const railWords = (service: Service) => (service.base === null ? 'Solana' : 'Solana or Base');
-
 /**
  * `coffer services [<query>]`: what matches (every service without a query), the catalog's first; the
  * image models are listed by `coffer models`, as the dashboard lists them apart.
  */
 export async function servicesCommand(args: { url: string; query?: string; limit?: number; json?: boolean }, out: Out = process.stdout) {
   const api = keyClient(args.url, {});
-  const result = await api.searchServices(args.query ?? '', args.limit);
+  // The API's most: the image models among the matches are left out below, and --limit counts what is shown.
+  const result = await api.searchServices(args.query ?? '', LIST_LIMITS.search);
   if (args.json) return printJson(result, out);
-  const services = result.results.filter((service) => service.source !== 'model-registry');
-  if (services.length === 0) {
-    out.write(args.query ? `No service matches "${args.query}".\n` : 'The registry lists no service.\n');
-  } else {
-    const rows = services.map((service) => [service.id, priceWords(service), railWords(service), service.name]);
-    const lines = aligned(rows).split('\n');
-    services.forEach((service, index) => {
-      const found = service.discovery === undefined ? '' : ` (x402 Bazaar of ${new URL(service.discovery.facilitator).host})`;
-      out.write(`${lines[index]}\n      ${service.endpoint}${found}\n`);
-    });
+  const services = listedServices(result);
+  const shown = services.slice(0, args.limit ?? services.length);
+  const models = result.results.length - services.length;
+  if (shown.length === 0) {
+    const none = args.query ? `No service matches "${args.query}"` : 'The registry lists no service';
+    out.write(models > 0 ? `${none}; ${plural(models, 'image model')} ${models === 1 ? 'does' : 'do'}: coffer models\n` : `${none}.\n`);
+    return 0;
   }
-  const shown = result.results.length;
-  if (result.totalIsCapped || result.total > shown)
-    out.write(`${shown} of ${result.total}${result.totalIsCapped ? '+' : ''} shown: --limit N for more\n`);
+  const lines = aligned(
+    shown.map((service) => [service.id, priceWords(service), railsOf(service).map(railName).join(' or '), service.name]),
+  ).split('\n');
+  shown.forEach((service, index) => {
+    const found = service.discovery === undefined ? '' : ` (x402 Bazaar of ${new URL(service.discovery.facilitator).host})`;
+    out.write(`${lines[index]}\n      ${service.endpoint}${found}\n`);
+  });
+  // What matched beyond the API's answer, and what --limit left out, are said; the image models are coffer models's.
+  const matched = result.total - models;
+  if (shown.length < matched || result.totalIsCapped)
+    out.write(
+      `${shown.length} of ${matched}${result.totalIsCapped ? '+' : ''} services shown${args.limit === undefined ? '' : ': --limit N for more'}\n`,
+    );
   if (result.bazaar !== null && result.bazaar.state === 'failed')
     out.write(`The x402 Bazaar could not be read: ${result.bazaar.error?.message ?? 'no list'}\n`);
   return 0;
 }
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** `coffer models`: the image models `/generate` buys from, each price a resolution, and whether it can be bought now. */
 export async function modelsCommand(args: { url: string; json?: boolean }, out: Out = process.stdout) {

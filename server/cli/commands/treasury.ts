@@ -7,7 +7,7 @@ import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
-import { aligned } from './activity.js';
+import { aligned } from '../columns.js';
 import { printJson } from './owner-commands.js';
 
 type Out = NodeJS.WritableStream;

@@ -50,8 +50,9 @@ export const policy = defineCommand({
     const { config, 'data-dir': dataDir, json, 'what-if': whatIf, ...flags } = values;
     const { policyCommand } = await import('../commands/policy.js');
     const { PolicyFlagError } = await import('../policy-flags.js');
+    const { whoActs } = await import('../who-acts.js');
     try {
-      return await policyCommand(config ?? defaultConfigPath(), { agentId, dataDir, flags, whatIf, json });
+      return await policyCommand(whoActs({ config, dataDir, agentId }), { agentId, flags, whatIf, json });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
       throw error;

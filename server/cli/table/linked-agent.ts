@@ -1,21 +1,14 @@
 // The commands a terminal runs as its linked agent: linking it, its status, paying, fetching, the MCP bridge.
-import { agentCredentials, defaultConfigPath, linkedHere } from '../../linked-agent/agent-config.js';
-import { readOwnerConnection } from '../owner-connection.js';
+import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { runningCofferUrl } from '../owner-connection.js';
+import { limitOption } from './limit-option.js';
+import { LIST_LIMITS } from '../../wire/limits.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
 // no MCP SDK, `coffer mcp` no engine.
 const agentCommands = () => import('../commands/agent-commands.js');
-
-/** The running Coffer's URL from its connection file, else the default port. */
-function serverUrl(dataDir?: string): string {
-  try {
-    return readOwnerConnection(dataDir).url;
-  } catch {
-    return `http://127.0.0.1:${process.env.COFFER_PORT || 7402}`;
-  }
-}
 
 export const link = defineCommand({
   name: 'link',
@@ -29,7 +22,7 @@ export const link = defineCommand({
     force: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
-    const url = values.url ?? process.env.COFFER_URL ?? serverUrl(values['data-dir']);
+    const url = values.url ?? process.env.COFFER_URL ?? runningCofferUrl(values['data-dir']);
     return (await import('../commands/link.js')).link({ url, configPath: values.config ?? defaultConfigPath(), force: values.force });
   },
 });
@@ -46,11 +39,11 @@ export const status = defineCommand({
     json: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
-    const configPath = values.config ?? defaultConfigPath();
-    // The linked agent's, unless the owner's is asked for (or no agent is linked here).
-    const asOwner = values.config === undefined && (values.owner || values['data-dir'] !== undefined || !linkedHere(configPath));
-    if (asOwner) return (await import('../commands/owner-status.js')).ownerStatus({ dataDir: values['data-dir'], json: values.json });
-    return (await agentCommands()).status(configPath, { json: values.json });
+    const { whoActs } = await import('../who-acts.js');
+    const actor = whoActs({ config: values.config, dataDir: values['data-dir'], owner: values.owner });
+    if (actor.as === 'owner')
+      return (await import('../commands/owner-status.js')).ownerStatus({ dataDir: actor.dataDir, json: values.json });
+    return (await agentCommands()).status(actor.configPath, { json: values.json });
   },
 });
 
@@ -59,8 +52,8 @@ export const activity = defineCommand({
   usage: `  coffer activity [<agent>] [--refusals] [--limit N] [--config FILE] [--data-dir DIR] [--json]
                  payments, newest first: the linked agent's own; as the owner (another agent named,
                  --data-dir, or where no agent is linked) one agent's, or the last 20 across every
-                 agent; --refusals: the payments the policies refused (owner); --limit: how many of
-                 one agent's (20; at most 500)`,
+                 agent; --refusals: the last 20 payments the policies refused, across agents or one
+                 agent's among them (owner); --limit: how many (20; one agent's at most 500)`,
   options: {
     config: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -72,20 +65,15 @@ export const activity = defineCommand({
   run: async ({ values, positionals }) => {
     const [agentId, extra] = positionals;
     if (extra !== undefined) throw new UsageError(`coffer activity takes one agent at a time, not also "${extra}"`, 'activity');
-    const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500))
-      throw new UsageError(`--limit is a whole number from 1 to 500, not "${values.limit}"`, 'activity');
-    const configPath = values.config ?? defaultConfigPath();
-    const reader = linkedReader(configPath, agentId, values.config !== undefined, values['data-dir']);
-    if (reader.as === 'agent' && values.refusals)
+    const limit = limitOption(values.limit, LIST_LIMITS.spendHistory, 'activity');
+    const { whoActs } = await import('../who-acts.js');
+    const actor = whoActs({ config: values.config, dataDir: values['data-dir'], agentId });
+    if (actor.as === 'agent' && values.refusals)
       throw new UsageError(
         "the refusals are the owner's to read: coffer activity --refusals --data-dir DIR, where Coffer runs",
         'activity',
       );
-    if (limit !== undefined && reader.as === 'owner' && agentId === undefined)
-      throw new UsageError("--limit counts one agent's payments: name the agent (the view across agents is the last 20)", 'activity');
-    return (await import('../commands/activity.js')).activityCommand({
-      reader,
+    return (await import('../commands/activity.js')).activityCommand(actor, {
       agentId,
       refusals: values.refusals,
       limit,
@@ -93,23 +81,6 @@ export const activity = defineCommand({
     });
   },
 });
-
-/**
- * Who reads, as `coffer status` and `coffer policy` decide it: the linked agent, for itself (its
- * config named, or nothing else asked); else the owner of the data dir's Coffer.
- */
-function linkedReader(configPath: string, agentId: string | undefined, configNamed: boolean, dataDir: string | undefined) {
-  if (configNamed) return { as: 'agent', configPath } as const;
-  if (dataDir !== undefined || !linkedHere(configPath)) return { as: 'owner', dataDir } as const;
-  if (agentId === undefined) return { as: 'agent', configPath } as const;
-  let self: string | null = null;
-  try {
-    self = agentCredentials(configPath).agentId;
-  } catch {
-    // a config that cannot be read: the owner reads
-  }
-  return agentId === self ? ({ as: 'agent', configPath } as const) : ({ as: 'owner', dataDir } as const);
-}
 
 export const pay = defineCommand({
   name: 'pay',
@@ -196,14 +167,13 @@ export const services = defineCommand({
   name: 'services',
   usage: `  coffer services [<query>] [--limit N] [--config FILE] [--data-dir DIR] [--json]
                  the registry's services agents may pay (the catalog, and the x402 Bazaar where it
-                 is on), matching the query: each one's id, price, rails and endpoint`,
+                 is on), matching the query: each one's id, price, rails and endpoint; --limit: the
+                 first N (the image models are coffer models's)`,
   options: { ...registryOptions, limit: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {
     const query = positionals.join(' ').trim() || undefined;
-    const limit = values.limit === undefined ? undefined : Number(values.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100))
-      throw new UsageError(`--limit is a whole number from 1 to 100, not "${values.limit}"`, 'services');
+    const limit = limitOption(values.limit, LIST_LIMITS.search, 'services');
     const { registryUrl, servicesCommand } = await registryCommands();
     return servicesCommand({ url: registryUrl(values.config ?? defaultConfigPath(), values['data-dir']), query, limit, json: values.json });
   },

@@ -33,6 +33,10 @@ export function describeBreaker(breaker: Breaker): string {
   return `stops after ${parts.join(', or ')}`;
 }
 
+/** A policy's breaker as the wire carries it, in words; null where it has none. */
+export const breakerWords = (view: BreakerView | undefined): string | null =>
+  view === undefined ? null : describeBreaker({ refusals: view.refusals ?? null, spending: view.spending ?? null });
+
 /** A number of minutes in words: "1 minute", "15 minutes". */
 export const minutes = (count: number) => `${count} minute${count === 1 ? '' : 's'}`;
 

@@ -4,9 +4,7 @@
  * --what-if`.
  */
 import type { PolicyWhatIf } from '../answers/policy.js';
-import { formatUsdc, groupThousands, tryParseUsdc } from '../money.js';
-
-const readableUsdc = (micro: bigint): string => groupThousands(formatUsdc(micro));
+import { readableUsdc, tryParseUsdc } from '../money.js';
 
 /**
  * What a policy change would have refused, in words (POST /v1/agents/:id/policy/what-if). The codes
@@ -47,7 +45,10 @@ export function byCodeWords(byCode: Readonly<Record<string, number>>): string {
 export function whatIfWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse'>): string {
   const { payments, wouldRefuse } = whatIf;
   if (payments === 0) return 'The agent made no payments in the last 30 days: nothing to try this change on.';
-  if (wouldRefuse.payments === 0) return `Over the last 30 days this would have refused none of the ${paymentsWord(payments)}.`;
+  if (wouldRefuse.payments === 0)
+    return payments === 1
+      ? 'Over the last 30 days this would not have refused its one payment.'
+      : `Over the last 30 days this would have refused none of the ${paymentsWord(payments)}.`;
   const amount = readableUsdc(tryParseUsdc(wouldRefuse.amount) ?? 0n);
   const codes = byCodeWords(wouldRefuse.byCode);
   return (
@@ -58,7 +59,7 @@ export function whatIfWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse
 
 /** Why a payment would have waited for the owner (server/core/policy/holds.ts's codes). */
 const HOLD_WORDS: Record<string, string> = {
-  ask_above: 'above the amount you are asked above',
+  ask_above: 'above the ask-above amount',
   new_recipient: 'to a new recipient',
 };
 
@@ -103,5 +104,7 @@ export function asksOwner(update: { askAbove?: unknown; askNewRecipient?: unknow
 export function unchangedWords(whatIf: Pick<PolicyWhatIf, 'payments' | 'wouldRefuse' | 'wouldHold'>): string | null {
   const { payments, wouldRefuse, wouldHold } = whatIf;
   if (payments === 0 || wouldRefuse.payments > 0 || wouldHold.payments > 0) return null;
-  return `It would have refused none of its ${paymentsWord(payments)} and held none.`;
+  return payments === 1
+    ? 'It would have neither refused nor held its one payment.'
+    : `It would have refused none of its ${paymentsWord(payments)} and held none.`;
 }

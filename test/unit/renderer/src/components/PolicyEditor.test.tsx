@@ -229,7 +229,7 @@ describe('PolicyEditor', () => {
       const held = await screen.findByTestId('what-if-held', undefined, { timeout: 2000 });
       expect(tryUpdate).toHaveBeenCalledWith({ askAbove: '0.5' });
       expect(held.textContent).toBe(
-        '3 of those it let through (15.00 USDC) would have waited for your yes: 2 above the amount you are asked above, 1 to a new recipient.',
+        '3 of those it let through (15.00 USDC) would have waited for your yes: 2 above the ask-above amount, 1 to a new recipient.',
       );
     });
 

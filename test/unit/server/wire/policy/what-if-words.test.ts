@@ -30,6 +30,10 @@ describe('what-if in words', () => {
       'Over the last 30 days (1 payment) this would have refused 1 (0.25 USDC): 1 over the daily budget.',
     );
     expect(whatIfWords({ payments: 0, wouldRefuse: refusing(0, '0.00', {}) })).toMatch(/no payments in the last 30 days/);
+    // Not "none of the 1 payment".
+    expect(whatIfWords({ payments: 1, wouldRefuse: refusing(1, '0.00', {}) })).toBe(
+      'Over the last 30 days this would not have refused its one payment.',
+    );
   });
 
   it('groups thousands in counts and amounts, never rounding the amount', () => {
@@ -56,13 +60,20 @@ describe('what a change that asks first would have held', () => {
   });
   it('says how many and how much, by reason, the most first', () => {
     expect(holdWords({ payments: 412, wouldHold: holding({ new_recipient: 1, ask_above: 1_200 }, '6543.21') }, true)).toBe(
-      '1,201 of those it let through (6,543.21 USDC) would have waited for your yes: 1,200 above the amount you are asked above, 1 to a new recipient.',
+      '1,201 of those it let through (6,543.21 USDC) would have waited for your yes: 1,200 above the ask-above amount, 1 to a new recipient.',
     );
   });
   it('says none only where the change asks, and nothing where there were no payments', () => {
     expect(holdWords({ payments: 412, wouldHold: holding({}) }, true)).toBe('None of them would have waited for your yes.');
     expect(holdWords({ payments: 412, wouldHold: holding({}) }, false)).toBeNull();
     expect(holdWords({ payments: 0, wouldHold: holding({}) }, true)).toBeNull();
+    // Said to an agent trying its own change: the yes is the owner's.
+    expect(holdWords({ payments: 412, wouldHold: holding({}) }, true, 'the owner')).toBe(
+      "None of them would have waited for the owner's yes.",
+    );
+    expect(holdWords({ payments: 412, wouldHold: holding({ ask_above: 2 }, '0.50') }, false, 'the owner')).toBe(
+      "2 of those it let through (0.50 USDC) would have waited for the owner's yes: 2 above the ask-above amount.",
+    );
   });
 });
 
@@ -74,7 +85,7 @@ describe('a change that changes nothing, plainly', () => {
   });
   it('says it refused and held none of how many', () => {
     expect(unchangedWords(of(412, 0, 0))).toBe('It would have refused none of its 412 payments and held none.');
-    expect(unchangedWords(of(1, 0, 0))).toBe('It would have refused none of its 1 payment and held none.');
+    expect(unchangedWords(of(1, 0, 0))).toBe('It would have neither refused nor held its one payment.');
   });
   it('says nothing where it refuses or holds one, or there were no payments', () => {
     expect(unchangedWords(of(412, 1, 0))).toBeNull();

@@ -1,0 +1,48 @@
+/**
+ * Who acts for a command that a linked terminal and the owner both run (`status`, `policy`,
+ * `activity`): the linked agent, for itself, with its key; or the owner, with the owner key of a
+ * data dir's running Coffer. One rule for each of them:
+ * - the owner where asked (`--owner`, `--data-dir`), where no agent is linked here, or where an agent
+ *   other than the linked one is named (an agent's key reads and sets only its own);
+ * - else the linked agent (its config named with `--config`, or found where it is kept).
+ */
+import { CofferApiError } from '../client/client-error.js';
+import { agentCredentials, defaultConfigPath, linkedHere } from '../linked-agent/agent-config.js';
+import { ownerClient } from './owner-connection.js';
+
+export type Actor =
+  | { as: 'agent'; configPath: string }
+  | {
+      as: 'owner';
+      dataDir?: string;
+      /** The linked agent, where the owner acts because another agent was named. */
+      linkedAs: string | null;
+    };
+
+export function whoActs(options: { config?: string; dataDir?: string; owner?: boolean; agentId?: string }): Actor {
+  const configPath = options.config ?? defaultConfigPath();
+  const owner = (linkedAs: string | null = null): Actor => ({ as: 'owner', dataDir: options.dataDir, linkedAs });
+  if (options.owner || options.dataDir !== undefined) return owner();
+  if (options.config === undefined && !linkedHere(configPath)) return owner();
+  if (options.agentId === undefined) return { as: 'agent', configPath };
+  const self = agentCredentials(configPath).agentId;
+  return options.agentId === self ? { as: 'agent', configPath } : owner(self);
+}
+
+/**
+ * The owner's client for an owner actor. Where the owner acts for a linked terminal that named another
+ * agent and no Coffer runs in the data dir, it says so in those words: "no running Coffer" alone (exit
+ * 3, to wait for) would send a script waiting for a Coffer that may well run elsewhere.
+ */
+export function ownerOf(actor: Extract<Actor, { as: 'owner' }>, what: string): ReturnType<typeof ownerClient> {
+  try {
+    return ownerClient(actor.dataDir);
+  } catch (error) {
+    if (actor.linkedAs === null || !(error instanceof CofferApiError)) throw error;
+    throw new CofferApiError(
+      403,
+      'owner_only',
+      `${what}: only the owner's key reaches it; this terminal is linked as ${actor.linkedAs}, and ${error.message.replace(/ \(start .*$/, '')}; run it where Coffer runs, or with --data-dir DIR`,
+    );
+  }
+}
