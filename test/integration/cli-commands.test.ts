@@ -348,7 +348,8 @@ describe('coffer status, pay, kill, open', () => {
     const owned = await coffer(['policy', 'other-agent', '--breaker', '3/10m', '--data-dir', dataDir, '--config', configFile]);
     expect(owned.stdout).toMatch(/breaker\s+stops after 3 refusals within 10 minutes/);
     // `coffer status` shows the budgets too.
-    expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/budgets\s+1\.00 USDC a month/);
+    // Its words in the column of the lines around it ("  policy   ...").
+    expect((await coffer(['status', '--config', configFile])).stdout).toMatch(/^ {2}budgets {2}1\.00 USDC a month/m);
     // A flag that cannot be read is a usage error (exit 2) that shows the form; a bad value is the server's 400.
     const unreadable = await coffer(['policy', '--budget', '5/fortnight', '--config', configFile]);
     expect(unreadable.code).toBe(2);

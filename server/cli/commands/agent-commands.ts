@@ -46,7 +46,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
     `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );
   // Each budget beyond the daily one, now, its end and what waits for the owner (`coffer policy` says the rest).
-  for (const line of budgetLines(policy)) out.write(`  ${line}\n`);
+  for (const line of budgetLines(policy, 9)) out.write(`  ${line}\n`);
   const end = endWords(policy);
   if (end !== null) out.write(`  ends     ${end}: every payment is refused after it\n`);
   const asks = asksWords(policy);

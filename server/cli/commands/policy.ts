@@ -24,9 +24,12 @@ function budgetLine(budget: BudgetNow): string {
   return budget.resetsAt === null ? held : `${held}, starts afresh ${localTime(budget.resetsAt)}`;
 }
 
-/** Each budget now, as lines ("budgets  50.00 USDC a month: …", then indented). */
-export const budgetLines = (answer: PolicyResponse): string[] =>
-  (answer.budgets ?? []).map((budget, index) => `${index === 0 ? 'budgets ' : '        '}  ${budgetLine(budget)}`);
+/**
+ * Each budget now, as lines ("budgets   50.00 USDC a month: …", then indented), the words after a
+ * label as wide as the lines around them have (`coffer policy`'s 10, `coffer status`'s 9).
+ */
+export const budgetLines = (answer: PolicyResponse, labelWidth = 10): string[] =>
+  (answer.budgets ?? []).map((budget, index) => `${(index === 0 ? 'budgets' : '').padEnd(labelWidth)}${budgetLine(budget)}`);
 
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
 function policyLines(answer: PolicyResponse): string[] {
