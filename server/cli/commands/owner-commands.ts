@@ -103,9 +103,8 @@ export async function archive(
     body = await api.archive(args.agentId);
   } catch (error) {
     if (!(error instanceof CofferApiError) || error.code !== 'agent_has_funds') throw error;
-    // Only "still holds" is money to return: the same code for money on its way, or pending moves, says to wait.
-    if (!error.message.includes('still holds')) throw error;
-    // The server says what it holds; here, the commands that give it back (the dashboard's Archive… does it for you).
+    // The server says what it holds (or what is on its way); here, the commands that give back what
+    // its wallet holds on each rail, read from its balance (the dashboard's Archive… does it for you).
     const returns = await returnCommands(api, args.agentId);
     err.write(`coffer: ${error.message} (${error.code})\n`);
     if (returns.length > 0) err.write(`Return it first: ${returns.join(' and ')}, then coffer archive ${args.agentId}\n`);
