@@ -44,6 +44,7 @@ const COMMANDS: readonly Command[] = [
   linkedAgent.link,
   linkedAgent.status,
   linkedAgent.activity,
+  linkedAgent.images,
   agents.policy,
   agents.settings,
   linkedAgent.pay,

@@ -112,7 +112,8 @@ export function createCofferClient(transport: Transport) {
       call<PolicyWhatIf>('POST', `${agentPath(agentId)}/policy/what-if`, { body }),
     allocate: (agentId: string, body: Body<typeof allocateBodySchema>) => mayWait<Allocation>(`${agentPath(agentId)}/allocate`, body),
     returnFunds: (agentId: string, body: Body<typeof returnBodySchema>) => call<Returned>('POST', `${agentPath(agentId)}/return`, { body }),
-    tasks: (agentId: string) => call<ImageTasks>('GET', `${agentPath(agentId)}/tasks`),
+    tasks: (agentId: string, limit?: number) =>
+      call<ImageTasks>('GET', `${agentPath(agentId)}/tasks`, { query: { limit: limit === undefined ? undefined : String(limit) } }),
     replaceKey: (agentId: string) => call<ReplacedKey>('POST', `${agentPath(agentId)}/key`),
     rename: (agentId: string, body: Body<typeof renameBodySchema>) => call<Renamed>('POST', `${agentPath(agentId)}/rename`, { body }),
     archive: (agentId: string) => call<Archived>('POST', `${agentPath(agentId)}/archive`),

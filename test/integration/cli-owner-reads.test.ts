@@ -237,6 +237,41 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect((await api<PolicyResponse>('/v1/agents/tried/policy')).policy.askAbove).toBeUndefined();
   });
 
+  it("coffer images: an agent's image tasks, for the owner and for the agent itself", async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'painter', '--fund', '1', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    expect((await owner(['images', 'painter'])).stdout).toBe('painter has made no images yet.\n');
+    const generated = await fetch(`${connection.url}/v1/agents/painter/generate?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ modelId: 'sdxl', resolution: '1k', prompt: 'a lighthouse at dusk' }),
+    });
+    expect(generated.status).toBe(200);
+    // The sim's drawn test image: made within moments.
+    let tasks: { tasks: { status: string; resultUrl?: string | null }[] } = { tasks: [] };
+    for (let tries = 0; tries < 100 && tasks.tasks[0]?.status !== 'success'; tries += 1) {
+      tasks = await api('/v1/agents/painter/tasks');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(tasks.tasks[0]?.status).toBe('success');
+    const listed = await owner(['images', 'painter']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^ {2}\\S.* {2}0\\.002 USDC {2}sdxl 1k {2}${tasks.tasks[0]!.resultUrl!.replace(/[.?]/g, '\\$&')}\n {6}"a lighthouse at dusk"\n$`,
+      ),
+    );
+    expect(JSON.parse((await owner(['images', 'painter', '--json'])).stdout)).toEqual(tasks);
+    const config = await linkedConfig('painter', deployed);
+    const own = await runCoffer(['images', '--limit', '1', '--config', config], { COFFER_HOME: elsewhere });
+    expect({ code: own.code, out: own.stdout }).toEqual({ code: 0, out: listed.stdout });
+    // The owner names the agent; too many is used wrongly.
+    expect((await owner(['images'])).code).toBe(2);
+    expect((await owner(['images', 'painter', '--limit', '101'])).code).toBe(2);
+  });
+
   it("coffer deny clears a terminal's link request by the id coffer approvals shows, or all of them with --links", async () => {
     const linking = () => {
       const child = spawn(

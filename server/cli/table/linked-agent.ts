@@ -82,6 +82,30 @@ export const activity = defineCommand({
   },
 });
 
+export const images = defineCommand({
+  name: 'images',
+  usage: `  coffer images [<agent>] [--limit N] [--config FILE] [--data-dir DIR] [--json]
+                 the image tasks an agent paid for, newest first: when, what it cost, the model,
+                 the image's URL (or why it failed and its refund), the prompt; the linked agent's
+                 own, or as the owner any agent's (--limit: 1 to 100)`,
+  options: {
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  positionals: true,
+  run: async ({ values, positionals }) => {
+    const [agentId, extra] = positionals;
+    if (extra !== undefined) throw new UsageError(`coffer images takes one agent at a time, not also "${extra}"`, 'images');
+    const limit = limitOption(values.limit, LIST_LIMITS.tasks, 'images');
+    const { whoActs } = await import('../who-acts.js');
+    const actor = whoActs({ config: values.config, dataDir: values['data-dir'], agentId });
+    if (actor.as === 'owner' && agentId === undefined) throw new UsageError('name the agent whose images to list (as the owner)', 'images');
+    return (await import('../commands/images.js')).imagesCommand(actor, { agentId, limit, json: values.json });
+  },
+});
+
 export const pay = defineCommand({
   name: 'pay',
   usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
