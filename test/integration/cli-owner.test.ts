@@ -145,7 +145,7 @@ describe("the owner's CLI", () => {
       `  treasury  ${solana.padEnd(width)}  (${treasury.wallets.sol})\n            ${base.padEnd(width)}  (${treasury.wallets.base})\n`,
     );
     expect(status.stdout).toMatch(/^ {12}gas on Base: [\d.,]+ test ETH, about [\d,]+ moves$/m);
-    expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC on Solana +0\.75 USDC on Base +0\.00 of 5\.00 today/m);
+    expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC on Solana +0\.75 USDC on Base +0\.00 of 5\.00 in 24 h/m);
     expect(status.stdout).toMatch(/nothing waits for you/);
   });
 
@@ -331,7 +331,7 @@ describe("the owner's and an agent's status with the Base rail off", () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^ {2}treasury {2}[\d.]+ USDC on Solana {2}\(\w+\)$/m);
     expect(status.stdout).not.toMatch(/Base/);
-    expect(status.stdout).toMatch(/^ {4}solana-only +active +1\.00 USDC on Solana +0\.00 of 5\.00 today/m);
+    expect(status.stdout).toMatch(/^ {4}solana-only +active +1\.00 USDC on Solana +0\.00 of 5\.00 in 24 h/m);
 
     const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
     const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');

@@ -46,7 +46,7 @@ function agentTable(agents: AgentRow[], onBase: boolean): string {
     agent.status === 'suspended' ? `STOPPED${agent.statusReason === undefined ? '' : ` (${agent.statusReason})`}` : 'active',
     heldOn(agent.balance, 'sol'),
     ...(onBase ? [heldOn(agent.balances.base, 'base')] : []),
-    `${agent.spent24h} of ${agent.policy.dailyBudget} today`,
+    `${agent.spent24h} of ${agent.policy.dailyBudget} in 24 h`,
     `${agent.tightestBudget.percent} % of ${agent.tightestBudget.budget}${agent.tightestBudget.warned ? ' (warned)' : ''}`,
   ]);
   return `  agents\n${aligned(rows, '    ')}`;

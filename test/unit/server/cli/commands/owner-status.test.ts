@@ -78,16 +78,16 @@ describe('coffer status as the owner', () => {
       dashboard('7.00', [row('reader', { sol: '1.00', base: '1.25' }), row('writer', { sol: '2.50', base: null })]),
     );
     const text = await printed(dir);
-    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +1\.25 USDC on Base +0\.00 of 5\.00 today/m);
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +1\.25 USDC on Base +0\.00 of 5\.00 in 24 h/m);
     // A Base node that answered for the treasury and not for this page of agents: unknown, said so.
-    expect(text).toMatch(/^ {4}writer +active +2\.50 USDC on Solana +unknown on Base +0\.00 of 5\.00 today/m);
+    expect(text).toMatch(/^ {4}writer +active +2\.50 USDC on Solana +unknown on Base +0\.00 of 5\.00 in 24 h/m);
     expect(asked.sort()).toEqual(['/v1/approvals', '/v1/dashboard', '/v1/link-sessions']);
   });
 
   it('says nothing of Base where the rail is off, though every wallet has a Base address filed', async () => {
     const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })], null));
     const text = await printed(dir);
-    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +0\.00 of 5\.00 today/m);
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +0\.00 of 5\.00 in 24 h/m);
     expect(text).not.toMatch(/Base/);
   });
 
@@ -95,6 +95,6 @@ describe('coffer status as the owner', () => {
     const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
     const text = await printed(dir);
     expect(text).toMatch(new RegExp(`unknown on Base +\\(${BASE}\\): its node did not answer\n`));
-    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 today/m);
+    expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 in 24 h/m);
   });
 });
