@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, type OwnerApi } from './owner-api.js';
 
 /**
  * An agent asks, with its own key, to change its policy in a way that loosens it: the request waits in
@@ -17,8 +18,7 @@ test.describe.configure({ mode: 'serial' });
 
 let serve: ServeProcess;
 let dataDir: string;
-let owner: string;
-let ownerKey: string;
+let api: OwnerApi;
 let agentKey: string;
 
 /** demo-weather's wallet, paid by address under the agent's own label (outside the registry, any price goes). */
@@ -27,14 +27,8 @@ const FORECAST = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 /** Its payments of the last 30 days: three of them above 0.02 USDC (0.85 USDC in all). */
 const PAYMENTS = ['0.25', '0.10', '0.01', '0.02', '0.50'];
 
-const call = async (path: string, body?: unknown, key = ownerKey) => {
-  const response = await fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
+/** GET without a body, POST with one: as the owner, or with the key given (an agent's). */
+const call = (path: string, body?: unknown, key?: string) => api.answer(body === undefined ? 'GET' : 'POST', path, body, key);
 
 /** The agent pays through /v1 with its own key, as agents do. */
 const agentPays = (amount: string) =>
@@ -55,7 +49,7 @@ async function agentAsks(update: Record<string, unknown>): Promise<string> {
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-approval-what-if-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
   const deployed = await call('/v1/agents/deploy', {
     agentId: 'alpha',
     displayName: 'Alpha forecaster',

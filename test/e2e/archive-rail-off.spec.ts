@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, type OwnerApi } from './owner-api.js';
 
 /**
  * Archiving from the agent page where the Base rail is off (COFFER_BASE_RPC=off): an agent the ledger
@@ -16,30 +17,20 @@ test.describe.configure({ mode: 'serial' });
 
 let serve: ServeProcess;
 let dataDir: string;
-let owner: string;
-let ownerKey: string;
-
-const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-  const response = await fetch(`${serve.url}${path}?owner=${owner}`, {
-    method,
-    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-    ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
+let api: OwnerApi;
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-archive-rail-off-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
   for (const [agentId, displayName] of [
     ['on-base', 'Base buyer'],
     ['solana-only', 'Solana buyer'],
   ]) {
-    await call('POST', '/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
-    await call('POST', `/v1/agents/${agentId}/allocate`, { amount: '3' });
+    await api.json('POST', '/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
+    await api.json('POST', `/v1/agents/${agentId}/allocate`, { amount: '3' });
   }
-  await call('POST', '/v1/agents/on-base/allocate', { amount: '2', rail: 'base' });
+  await api.json('POST', '/v1/agents/on-base/allocate', { amount: '2', rail: 'base' });
   serve.child.kill('SIGTERM');
   await serve.exited;
   // The same data dir with the Base rail off.
@@ -52,7 +43,7 @@ test.afterAll(async () => {
 });
 
 async function openArchive(page: Page, agentId: string, name: string) {
-  const { url } = (await call('POST', '/v1/session/login-link')) as { url: string };
+  const { url } = await api.json<{ url: string }>('POST', '/v1/session/login-link', {});
   await page.goto(url);
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
   await page.goto(`${serve.url}/#/agents/${agentId}`);
@@ -68,15 +59,21 @@ test('an agent funded on Base: the archive is refused with how to go on, and its
   await expect(dialog).toContainText('took USDC on Base, and the Base rail is off here');
   await expect(dialog).toContainText('open the Base rail, return what it holds, then archive');
   await page.screenshot({ path: join(SCREENSHOTS, 'archive-rail-off.png') });
-  const balance = (await call('GET', '/v1/agents/on-base/balance')) as { balance: string };
+  const balance = await api.json<{ balance: string }>('GET', '/v1/agents/on-base/balance');
   expect(balance.balance).toBe('3.00');
-  expect((await call('GET', '/v1/agents/on-base')).archivedAt ?? null).toBeNull();
+  // Not archived: still among the agents in use, not among the archived (there is no GET of one agent).
+  const { agents, archivedAgents } = await api.json<{ agents: { agentId: string }[]; archivedAgents: { agentId: string }[] }>(
+    'GET',
+    '/v1/dashboard',
+  );
+  const listed = (list: { agentId: string }[]) => list.some((agent) => agent.agentId === 'on-base');
+  expect({ inUse: listed(agents), archived: listed(archivedAgents) }).toEqual({ inUse: true, archived: false });
 });
 
 test('an agent never funded on Base: its Solana USDC goes back, then it is archived', async ({ page }) => {
   const dialog = await openArchive(page, 'solana-only', 'Solana buyer');
   await expect(dialog).toBeHidden();
   await expect(page.getByRole('status').filter({ hasText: 'Archived' })).toContainText('stopped for good, its key revoked');
-  const balance = (await call('GET', '/v1/agents/solana-only/balance')) as { balance: string };
+  const balance = await api.json<{ balance: string }>('GET', '/v1/agents/solana-only/balance');
   expect(balance.balance).toBe('0.00');
 });

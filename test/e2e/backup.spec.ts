@@ -5,14 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 
 /** Issue 23: until the recovery phrase is written down, every page says "not backed up". */
 let serve: ServeProcess;
 let dataDir: string;
+let api: OwnerApi;
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-backup-'));
   serve = await spawnServe(dataDir);
+  api = ownerApi(dataDir);
 });
 test.afterAll(async () => {
   serve.child.kill('SIGTERM');
@@ -21,12 +24,7 @@ test.afterAll(async () => {
 });
 
 test('the recovery phrase: "not backed up" until three of its words are typed back', async ({ page }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
-  const link = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}` },
-  });
-  await page.goto(((await link.json()) as { url: string }).url);
+  await page.goto((await api.json<{ url: string }>('POST', '/v1/session/login-link')).url);
   const banner = page.getByTestId('backup-banner');
   await expect(banner).toContainText('Not backed up');
   await banner.getByRole('link', { name: 'Write down your recovery phrase' }).click();
@@ -62,12 +60,8 @@ test('the recovery phrase: "not backed up" until three of its words are typed ba
 });
 
 test('the backup file: a passphrase typed twice, then a download that restores', async ({ page }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
-  const link = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}` },
-  });
-  await page.goto(((await link.json()) as { url: string }).url);
+  const { owner } = readConnection(dataDir);
+  await page.goto((await api.json<{ url: string }>('POST', '/v1/session/login-link')).url);
   // Signed in once the overview shows (the login page trades its token first).
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
   await page.goto(`${serve.url}/#/backup`);
@@ -119,12 +113,7 @@ test('the backup file: a passphrase typed twice, then a download that restores',
 });
 
 test('scheduled backups: a folder and a passphrase, the first file at once, then turned off', async ({ page }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
-  const link = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}` },
-  });
-  await page.goto(((await link.json()) as { url: string }).url);
+  await page.goto((await api.json<{ url: string }>('POST', '/v1/session/login-link')).url);
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
   await page.goto(`${serve.url}/#/backup`);
   const card = page.getByRole('region', { name: 'Scheduled backups' });

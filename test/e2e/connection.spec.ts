@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, type OwnerApi } from './owner-api.js';
 
 /**
  * The server really stops under an open dashboard and really starts again on the same address: the
@@ -24,11 +25,13 @@ const freePort = () =>
 let dataDir: string;
 let port: string;
 let serve: ServeProcess;
+let api: OwnerApi;
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-connection-'));
   port = String(await freePort());
   serve = await spawnServe(dataDir, { COFFER_PORT: port });
+  api = ownerApi(dataDir);
 });
 test.afterAll(async () => {
   serve.child.kill('SIGTERM');
@@ -39,7 +42,6 @@ test.afterAll(async () => {
 test('a stopped server is shown within 2 s, the page is locked while it is gone, and it recovers by itself, still signed in', async ({
   page,
 }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
   await page.goto(serve.loginUrl);
   await expect(page.getByTestId('treasury-balance')).toHaveText('1,000.00 USDC');
   const banner = page.getByTestId('connection-banner');
@@ -60,11 +62,7 @@ test('a stopped server is shown within 2 s, the page is locked while it is gone,
 
   // Back on the same address: no sign-in needed, live again, and what changed meanwhile shows.
   serve = await spawnServe(dataDir, { COFFER_PORT: port });
-  const faucet = await fetch(`${serve.url}/v1/treasury/faucet?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ amount: '5' }),
-  });
+  const faucet = await api.call('POST', '/v1/treasury/faucet', { amount: '5' });
   expect(faucet.status).toBe(200);
   await expect(banner).toHaveCount(0, { timeout: 10_000 });
   await expect(page.locator('main')).not.toHaveAttribute('inert');
@@ -76,7 +74,6 @@ test('a tab sent to a link request while signed out lands on it once another tab
   page,
   context,
 }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
   const linking = (await (
     await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: JSON.stringify({ name: 'laptop' }) })
   ).json()) as {
@@ -88,9 +85,7 @@ test('a tab sent to a link request while signed out lands on it once another tab
   await expect(page.getByText('coffer open')).toBeVisible();
 
   // `coffer open` opens a new tab with a fresh login link: it lands on the link request.
-  const login = (await (
-    await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } })
-  ).json()) as { url: string };
+  const login = await api.json<{ url: string }>('POST', '/v1/session/login-link');
   const signedIn = await context.newPage();
   await signedIn.goto(login.url);
   await expect(signedIn.getByTestId('link-code')).toHaveText(linking.code);

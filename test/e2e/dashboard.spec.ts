@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 
 /**
  * The owner's day in the dashboard, in a real browser against a real `coffer serve`: sign in, fund,
@@ -15,12 +16,14 @@ test.describe.configure({ mode: 'serial' });
 let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
+let api: OwnerApi;
 let agentKey = '';
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-'));
   serve = await spawnServe(dataDir);
-  owner = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')).owner;
+  api = ownerApi(dataDir);
+  ({ owner } = readConnection(dataDir));
 });
 test.afterAll(async () => {
   serve.child.kill('SIGTERM');
@@ -193,11 +196,7 @@ test('a payment made through the API appears in the dashboard without a reload',
 test('kill from the dashboard refuses the next payment; stop all and resume', async ({ page }) => {
   await signInPage(page);
   // A second agent, so "stop all" has more than one to stop.
-  await fetch(`${serve.url}/v1/agents/deploy?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${connection().ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ agentId: 'helper-bot', dailyBudget: '1', maxPerPayment: '0.1' }),
-  });
+  await api.json('POST', '/v1/agents/deploy', { agentId: 'helper-bot', dailyBudget: '1', maxPerPayment: '0.1' });
   await page.reload();
   await row(page, 'e2e-bot').getByRole('switch').click();
   await expect(row(page, 'e2e-bot').getByRole('switch')).toHaveAttribute('aria-checked', 'false');
@@ -235,11 +234,10 @@ test('a tighter daily budget, typed in the editor, is tried on the last 30 days:
 }) => {
   // The agent's payments so far in this spec, as the owner reads them (0.25, then 0.10 twice), and
   // what a daily budget of 0.30 USDC would have let through of them, oldest first.
-  const history = (await (
-    await fetch(`${serve.url}/v1/agents/e2e-bot/spend-history?owner=${owner}`, {
-      headers: { authorization: `Bearer ${connection().ownerKey}` },
-    })
-  ).json()) as { payments: { amount: string; status: string; timestamp: string }[] };
+  const history = await api.json<{ payments: { amount: string; status: string; timestamp: string }[] }>(
+    'GET',
+    '/v1/agents/e2e-bot/spend-history',
+  );
   const made = history.payments
     .filter((p) => p.status === 'confirmed' || p.status === 'pending')
     .sort((a, b) => a.timestamp.localeCompare(b.timestamp));
@@ -542,14 +540,7 @@ async function policyNow(): Promise<{
 
 /** GET /v1/settings as the owner reads it with the owner key. */
 async function ownerSettings(): Promise<{ timeZone: string; timeZoneFrom: 'machine' | 'owner' }> {
-  const response = await fetch(`${serve.url}/v1/settings?owner=${owner}`, {
-    headers: { authorization: `Bearer ${connection().ownerKey}` },
-  });
-  return (await response.json()) as never;
-}
-
-function connection(): { ownerKey: string; url: string } {
-  return JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8'));
+  return api.json('GET', '/v1/settings');
 }
 
 /** Opens a fresh login link in the page and waits until the page has signed itself in. */
@@ -560,10 +551,5 @@ async function signInPage(page: Page): Promise<void> {
 
 /** A new one-time login link, minted the way the CLI's `coffer open` does: through the running server. */
 async function freshLogin(): Promise<string> {
-  const response = await fetch(`${serve.url}/v1/session/login-link?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${connection().ownerKey}` },
-  });
-  const body = (await response.json()) as { url: string };
-  return body.url;
+  return (await api.json<{ url: string }>('POST', '/v1/session/login-link')).url;
 }

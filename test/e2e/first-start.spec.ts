@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFirstStart, startFirstStart } from '../../server/boot/first-start.js';
 import type { ServeConfig } from '../../server/boot/serve-config.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi } from './owner-api.js';
 
 /** Issue 23: the desktop app's first start offers restore, in a page of its own (/setup) before any treasury exists. */
 const PASSPHRASE = 'the e2e first start file';
@@ -29,15 +30,7 @@ test.beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'coffer-e2e-first-start-'));
   const serve = await spawnServe(join(scratch, 'old-computer'));
   try {
-    const { owner, ownerKey } = JSON.parse(readFileSync(join(scratch, 'old-computer', 'connection.json'), 'utf8')) as {
-      owner: string;
-      ownerKey: string;
-    };
-    const response = await fetch(`${serve.url}/v1/backup/file?owner=${owner}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ passphrase: PASSPHRASE }),
-    });
+    const response = await ownerApi(join(scratch, 'old-computer')).call('POST', '/v1/backup/file', { passphrase: PASSPHRASE });
     expect(response.status).toBe(200);
     backupFile = join(scratch, 'coffer-backup-sim.coffer');
     writeFileSync(backupFile, Buffer.from(await response.arrayBuffer()));

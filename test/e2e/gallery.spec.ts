@@ -1,29 +1,24 @@
 /// <reference lib="dom" />
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, type OwnerApi } from './owner-api.js';
 
 let serve: ServeProcess;
 let dataDir: string;
-let owner: string;
-let ownerKey: string;
+let api: OwnerApi;
 
-const call = async (path: string, body?: unknown, key = ownerKey) => {
-  const response = await fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
+/** GET without a body, POST with one: as the owner, or with the key given (an agent's); the JSON answered, whatever the status. */
+const call = async (path: string, body?: unknown, key?: string) =>
+  (await api.answer(body === undefined ? 'GET' : 'POST', path, body, key)).body;
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-gallery-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
   const researcher = (await call('/v1/agents/deploy', {
     agentId: 'researcher',
     displayName: 'Research assistant',

@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, type OwnerApi } from './owner-api.js';
 
 /**
  * A payment the agent's policy asks the owner about: "Ask me above" set in the policy editor, the
@@ -16,21 +17,14 @@ test.describe.configure({ mode: 'serial' });
 
 let serve: ServeProcess;
 let dataDir: string;
-let owner: string;
-let ownerKey: string;
+let api: OwnerApi;
 let agentKey: string;
 
 /** demo-weather's wallet, paid by address under the agent's own label (outside the registry, any price goes). */
 const FORECAST = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 
-const call = async (path: string, body?: unknown, key = ownerKey) => {
-  const response = await fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
+/** GET without a body, POST with one: as the owner, or with the key given (an agent's). */
+const call = (path: string, body?: unknown, key?: string) => api.answer(body === undefined ? 'GET' : 'POST', path, body, key);
 
 /** The agent pays through /v1 with its own key, as agents do. */
 const agentPays = (amount: string, description = 'e2e forecast') =>
@@ -39,7 +33,7 @@ const agentPays = (amount: string, description = 'e2e forecast') =>
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-held-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
   // A daily budget, a monthly one for every payment, 5 payments a day to that wallet, and one for a
   // registry service this payment is not for (so not shown).
   const deployed = await call('/v1/agents/deploy', {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 
 /**
  * The whole way in for an agent on this machine: `coffer link` in a terminal, the owner approves in
@@ -20,18 +21,7 @@ let serve: ServeProcess;
 let dataDir: string;
 let demo: ChildProcess;
 let demoUrl = '';
-const connection = () =>
-  JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string; url: string };
-
-async function ownerCall(path: string, body?: unknown) {
-  const { owner, ownerKey } = connection();
-  const response = await fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
-    method: body === undefined && !path.includes('login-link') ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await response.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+let api: OwnerApi;
 
 function lines(child: ChildProcess): AsyncIterator<string> {
   return createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
@@ -40,6 +30,7 @@ function lines(child: ChildProcess): AsyncIterator<string> {
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-link-e2e-'));
   serve = await spawnServe(dataDir);
+  api = ownerApi(dataDir);
   demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await lines(demo).next();
   demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(String(first.value))![1]!;
@@ -67,7 +58,7 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
   const code = /code:\s+([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(output.join('\n'))![1]!;
   expect(linkUrl).toContain('/link?token=lnk_');
 
-  await page.goto((await ownerCall('/v1/session/login-link', {})).url);
+  await page.goto((await api.json<{ url: string }>('POST', '/v1/session/login-link', {})).url);
   await expect(page.getByRole('heading', { name: 'Treasury' })).toBeVisible();
   // Someone else on the machine asks too: the owner sees both requests, with their codes, and clears it.
   const stranger = (await (await fetch(`${serve.url}/v1/link-sessions`, { method: 'POST', body: '{"name":"not-me"}' })).json()) as {
@@ -98,12 +89,12 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
     walletAddress: expect.any(String),
     apiKey: expect.stringMatching(/^cof_agt_/),
     linkedAt: expect.any(String),
-    owner: connection().owner,
+    owner: readConnection(dataDir).owner,
     url: serve.url,
   });
 
   // The owner funds it; an MCP host launched from the config pays the demo API through fetch_paid.
-  expect((await ownerCall('/v1/agents/linked-laptop/allocate', { amount: '1.00' })).balance).toBe('1.00');
+  expect((await api.json('POST', '/v1/agents/linked-laptop/allocate', { amount: '1.00' })).balance).toBe('1.00');
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('COFFER_'))) as Record<string, string>;
   const mcp = new Client({ name: 'e2e-host', version: '1.0.0' });
   await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--config', configFile], env }));
@@ -136,7 +127,7 @@ test('coffer link -> owner approves in the browser -> config 0600 -> MCP fetch_p
   await expect(request).toContainText('linked-laptop asks: Allocate 0.50 USDC');
   await request.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByText('Nothing waits.')).toBeVisible();
-  expect((await ownerCall('/v1/agents/linked-laptop/balance')).balance).toBe('1.49');
+  expect((await api.json('GET', '/v1/agents/linked-laptop/balance')).balance).toBe('1.49');
 });
 
 test('polling a link session faster than every 2 s is refused (429 slow_down)', async () => {

@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 import { expect, test } from '@playwright/test';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, spawnDemoApi, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { connectMcpHost } from '../helpers/mcp-host.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 
 /**
  * Issue 29, point 1, as the owner sees it: an agent's MCP host (2026-07-28, opening URLs) buys from
@@ -19,21 +20,16 @@ let demo: ChildProcess;
 let demoUrl = '';
 let dataDir: string;
 let owner: string;
-let ownerKey: string;
+let api: OwnerApi;
 
-const call = async (path: string, body?: unknown, key = ownerKey) => {
-  const response = await fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
+/** GET without a body, POST with one: as the owner, or with the key given (an agent's). */
+const call = (path: string, body?: unknown, key?: string) => api.answer(body === undefined ? 'GET' : 'POST', path, body, key);
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-mcp-decision-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
+  ({ owner } = readConnection(dataDir));
   ({ child: demo, url: demoUrl } = await spawnDemoApi(dataDir));
 });
 test.afterAll(async () => {

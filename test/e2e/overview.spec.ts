@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 
 /**
@@ -17,31 +18,23 @@ test.describe.configure({ mode: 'serial' });
 let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
-let ownerKey: string;
-
-const ownerCall = async (path: string, body?: unknown) => {
-  const response = await fetch(`${serve.url}${path}?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body ?? {}),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
+let api: OwnerApi;
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-overview-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
+  ({ owner } = readConnection(dataDir));
   for (const [agentId, displayName] of [
     ['researcher', 'Research assistant'],
     ['trader', 'Price watcher'],
     ['scraper', 'Web scraper'],
   ]) {
-    await ownerCall('/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
-    await ownerCall(`/v1/agents/${agentId}/allocate`, { amount: '40' });
+    await api.json('POST', '/v1/agents/deploy', { agentId, displayName, dailyBudget: '25', maxPerPayment: '2' });
+    await api.json('POST', `/v1/agents/${agentId}/allocate`, { amount: '40' });
   }
   // One agent holds USDC on Base too: its row says so under its Solana balance.
-  await ownerCall('/v1/agents/researcher/allocate', { amount: '12.5', rail: 'base' });
+  await api.json('POST', '/v1/agents/researcher/allocate', { amount: '12.5', rail: 'base' });
 });
 test.afterAll(async () => {
   serve.child.kill('SIGTERM');
@@ -50,7 +43,7 @@ test.afterAll(async () => {
 });
 
 async function signIn(page: Page) {
-  const { url } = (await ownerCall('/v1/session/login-link')) as { url: string };
+  const { url } = await api.json<{ url: string }>('POST', '/v1/session/login-link', {});
   await page.goto(url);
   await expect(page.getByRole('heading', { name: /^Agents/ })).toBeVisible();
 }
@@ -147,9 +140,11 @@ test('small things: a malformed address shows the not-found page, the tab names 
   expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon.svg');
 
   // An agent is refused paying a registry service: the Refused table names it as Activity does.
-  const deployed = (await ownerCall('/v1/agents/deploy', { agentId: 'picky', dailyBudget: '1', maxPerPayment: '0.001' })) as {
-    apiKey: string;
-  };
+  const deployed = await api.json<{ apiKey: string }>('POST', '/v1/agents/deploy', {
+    agentId: 'picky',
+    dailyBudget: '1',
+    maxPerPayment: '0.001',
+  });
   await fetch(`${serve.url}/v1/agents/picky/pay?owner=${owner}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
@@ -201,9 +196,7 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
   const ready = page.getByRole('dialog', { name: /is ready/ });
   await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');
-  const balance = (await (
-    await fetch(`${serve.url}/v1/agents/born-funded/balance?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })
-  ).json()) as { balance: string };
+  const balance = await api.json<{ balance: string }>('GET', '/v1/agents/born-funded/balance');
   expect(balance.balance).toBe('12.50');
 
   // And back: the agent page returns the wallet's USDC to the treasury, on chain.
@@ -264,13 +257,13 @@ test('Sign out in the header: the tab is signed out, and its token is dead for a
 });
 
 test('an agent its breaker stopped says why: on its row, in the banner and on its page, until the owner resumes it', async ({ page }) => {
-  const { apiKey } = (await ownerCall('/v1/agents/deploy', {
+  const { apiKey } = await api.json<{ apiKey: string }>('POST', '/v1/agents/deploy', {
     agentId: 'careful',
     displayName: 'Careful bot',
     dailyBudget: '1',
     maxPerPayment: '0.01',
     breaker: { refusals: { count: 2, minutes: 10 } },
-  })) as { apiKey: string };
+  });
   // Two payments over its max per payment: refused, and the second trips the breaker.
   for (let i = 0; i < 2; i++) {
     const refused = await fetch(`${serve.url}/v1/agents/careful/pay?owner=${owner}`, {

@@ -2,10 +2,11 @@
 import { expect, test } from '@playwright/test';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
 
 /**
  * Cookies are not kept apart by port: whatever a signed-in browser holds for 127.0.0.1 it also sends
@@ -18,7 +19,7 @@ test.describe.configure({ mode: 'serial' });
 let serve: ServeProcess;
 let dataDir: string;
 let owner: string;
-let ownerKey: string;
+let api: OwnerApi;
 let listener: Server;
 let listenerUrl: string;
 const captured: IncomingHttpHeaders[] = [];
@@ -26,7 +27,8 @@ const captured: IncomingHttpHeaders[] = [];
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'coffer-e2e-stolen-'));
   serve = await spawnServe(dataDir);
-  ({ owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')));
+  api = ownerApi(dataDir);
+  ({ owner } = readConnection(dataDir));
   listener = createServer((req, res) => {
     captured.push(req.headers);
     // One same-site hop, as a link on another local page would make.
@@ -46,11 +48,7 @@ test.afterAll(async () => {
 
 test('what a signed-in browser sends to another local port opens nothing in Coffer', async ({ page }) => {
   // An agent to aim at, so agent routes exist.
-  const deployed = await fetch(`${serve.url}/v1/agents/deploy?owner=${owner}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ agentId: 'target', dailyBudget: '5', maxPerPayment: '1' }),
-  });
+  const deployed = await api.call('POST', '/v1/agents/deploy', { agentId: 'target', dailyBudget: '5', maxPerPayment: '1' });
   expect(deployed.status).toBe(200);
 
   await page.goto(serve.loginUrl);
@@ -115,8 +113,6 @@ test('what a signed-in browser sends to another local port opens nothing in Coff
   }
   expect(answers.filter((answer) => !answer.endsWith('-> 401'))).toEqual([]);
   // Nothing was changed by the replays.
-  const agent = await (
-    await fetch(`${serve.url}/v1/agents/target/policy?${q}`, { headers: { authorization: `Bearer ${ownerKey}` } })
-  ).json();
+  const agent = await api.json('GET', '/v1/agents/target/policy');
   expect(agent.policy.dailyBudget).toBe('5.00');
 });

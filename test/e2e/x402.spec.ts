@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -7,6 +7,7 @@ import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { ownerApi, readConnection } from './owner-api.js';
 
 /**
  * An x402 payment as the owner sees it: `coffer serve` on the test cluster presented as devnet, an
@@ -40,17 +41,16 @@ test.afterAll(async () => {
 });
 
 test('an x402 payment shows on the agent page and in the activity, with the URL bought and the seller', async ({ page }) => {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
+  const { owner } = readConnection(dataDir);
+  const api = ownerApi(dataDir);
   cluster.airdrop(owner);
   await cluster.mintUsdc(owner, 10_000_000n);
-  const call = async (path: string, body: unknown) =>
-    (await fetch(`${serve.url}${path}?owner=${owner}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then((r) => r.json())) as { apiKey: string };
-  const agent = await call('/v1/agents/deploy', { agentId: 'x402-bot', dailyBudget: '1.00', maxPerPayment: '0.10' });
-  await call('/v1/agents/x402-bot/allocate', { amount: '1.00' });
+  const agent = await api.json<{ apiKey: string }>('POST', '/v1/agents/deploy', {
+    agentId: 'x402-bot',
+    dailyBudget: '1.00',
+    maxPerPayment: '0.10',
+  });
+  await api.json('POST', '/v1/agents/x402-bot/allocate', { amount: '1.00' });
   const { response, settlement } = await payingFetch(
     seller.url,
     {},
