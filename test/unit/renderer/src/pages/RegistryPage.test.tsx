@@ -95,6 +95,13 @@ describe('the Registry page with Bazaar discovery', () => {
     expect(within(rows[0]!).queryByTestId('origin')).toBeNull();
     expect(within(rows[0]!).getByTestId('rails').textContent).toBe('paid on Solana or Base');
     expect(within(row).queryByTestId('rails')).toBeNull();
+    cleanup();
+    // A Bazaar listing payable on Base alone (its Base account in payTo and in base): Base, not "Solana or Base".
+    const baseAccount = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    await shown(answer(status(), [{ ...bazaarWeather, payTo: baseAccount, network: 'sim', base: { payTo: baseAccount, network: 'sim' } }]));
+    expect(screen.getByTestId('rails').textContent).toBe('paid on Base');
+    cleanup();
+    await shown(answer(status()));
     expect(screen.getByTestId('bazaar-status').textContent).toBe(
       'x402 Bazaar of x402.org/facilitator: 1 service Coffer can pay, read 3 min ago.' +
         '29 more listed there left out: 1 malformed, 25 on other networks, 3 in another token.',
