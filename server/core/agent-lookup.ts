@@ -14,6 +14,21 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
   return agent;
 }
 
+/**
+ * A new agent's id must be free: 409 agent_exists where an agent has it, an archived one too (its
+ * history stays under its id, and the dashboard lists it apart, so the words say which).
+ */
+export function refuseTakenAgentId(ctx: EngineContext, owner: string, agentId: string): void {
+  const taken = ctx.store.getAgent(owner, agentId);
+  if (taken === null) return;
+  throw new CofferError(
+    'agent_exists',
+    taken.archivedAt === null
+      ? `an agent "${agentId}" already exists for this owner`
+      : `an archived agent "${agentId}" keeps that id (its history stays under it): choose another id`,
+  );
+}
+
 /** An archived agent is stopped for good: nothing may start it or fund it again. */
 export const archivedRefusal = (agent: AgentRecord): Refusal =>
   agent.archivedAt === null

@@ -106,6 +106,17 @@ describe('agents API', () => {
       expect(balance.body.walletAddress).toBe(first.walletAddress);
     });
 
+    it("answers 409 agent_exists for an archived agent's id, saying it is archived", async () => {
+      const agentId = freshId('gone');
+      await deployAgent(t, agentId);
+      expect((await t.api('POST', t.withOwner(`/v1/agents/${agentId}/archive`))).status).toBe(200);
+      const again = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
+        body: { agentId, dailyBudget: '1.00', maxPerPayment: '0.10' },
+      });
+      expectError(again, 409, 'agent_exists');
+      expect(again.body.error).toBe(`an archived agent "${agentId}" keeps that id (its history stays under it): choose another id`);
+    });
+
     it.each([
       ['uppercase', 'UpperCase'],
       ['spaces', 'has space'],

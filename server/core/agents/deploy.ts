@@ -3,7 +3,7 @@ import { allocate } from '../treasury/allocations.js';
 import { actorOf, requireFreshSignIn, type Principal } from '../auth.js';
 import { audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
-import { getAgentOrThrow } from '../agent-lookup.js';
+import { getAgentOrThrow, refuseTakenAgentId } from '../agent-lookup.js';
 import { done, ownerResult, type Outcome } from '../outcome.js';
 import { formatUsdc, parseAmount } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
@@ -30,9 +30,7 @@ export async function deployAgent(
   options: { issueKey?: boolean } = {},
 ): Promise<Outcome<Deployed>> {
   const { owner } = principal;
-  if (ctx.store.getAgent(owner, body.agentId) !== null) {
-    throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
-  }
+  refuseTakenAgentId(ctx, owner, body.agentId);
   const policy = newPolicy(body, policyClock(ctx));
   assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
   assertPayableScopes(ctx, policy.budgets);
@@ -71,9 +69,7 @@ export async function deployAgent(
     archivedAt: null,
   };
   const apiKey = ctx.store.transaction(() => {
-    if (ctx.store.getAgent(owner, body.agentId) !== null) {
-      throw new CofferError('agent_exists', `an agent "${body.agentId}" already exists for this owner`);
-    }
+    refuseTakenAgentId(ctx, owner, body.agentId);
     ctx.store.insertAgent(agent, policy);
     const key = options.issueKey === false ? null : issueAgentKey(ctx, owner, agent.agentId);
     audit(ctx, {

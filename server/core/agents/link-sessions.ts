@@ -4,7 +4,7 @@ import { requireFreshSignIn, requireOwner, type Principal } from '../auth.js';
 import { audit, DAY_MS, type EngineContext } from '../context.js';
 import { deployAgent } from './deploy.js';
 import { issueAgentKey } from './keys.js';
-import { getAgentOrThrow } from '../agent-lookup.js';
+import { getAgentOrThrow, refuseTakenAgentId } from '../agent-lookup.js';
 import { ownerResult } from '../outcome.js';
 import { hashApiKey } from '../ids.js';
 import type { LinkSessionRecord } from '../ports/store.js';
@@ -165,7 +165,7 @@ export async function completeLinkSession(
   if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
   if (ctx.clock.now() > session.expiresAt) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
   const agentId = body.agentId ?? `agent-${randomBytes(3).toString('hex')}`;
-  if (ctx.store.getAgent(principal.owner, agentId) !== null) throw new CofferError('agent_exists', `an agent "${agentId}" already exists`);
+  refuseTakenAgentId(ctx, principal.owner, agentId);
   // Claim the session before deploying, so two completions racing create one agent, not two.
   if (!ctx.store.completeLinkSession(session.tokenHash, principal.owner, agentId, ctx.clock.now())) {
     throw new CofferError('link_used', 'this link session was completed meanwhile');
