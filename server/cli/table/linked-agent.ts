@@ -1,4 +1,6 @@
-// The commands a terminal runs as its linked agent: linking it, its status, paying, fetching, the MCP bridge.
+// The commands a terminal runs as its linked agent (linking it, its status and payments, paying, fetching,
+// the MCP bridge), the reads it shares with the owner (activity, images: who-acts.ts decides who acts) and
+// the public registry (services, models).
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { runningCofferUrl } from '../owner-connection.js';
 import { limitOption } from './limit-option.js';
