@@ -7,6 +7,7 @@
  * - else the linked agent (its config named with `--config`, or found where it is kept).
  */
 import { CofferApiError } from '../client/client-error.js';
+import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { agentCredentials, defaultConfigPath, linkedHere } from '../linked-agent/agent-config.js';
 import { ownerClient } from './owner-connection.js';
 
@@ -45,4 +46,17 @@ export function ownerOf(actor: Extract<Actor, { as: 'owner' }>, what: string): R
       `${what}: only the owner's key reaches it; this terminal is linked as ${actor.linkedAs}, and ${error.message.replace(/ \(start .*$/, '')}; run it where Coffer runs, or with --data-dir DIR`,
     );
   }
+}
+
+/**
+ * The client an actor's command goes through, and the agent it is about: the linked agent's key and its
+ * own id; or the owner's client and the agent named, if any (`what` names what the owner reads, for
+ * `ownerOf`'s words). A command where the owner must name an agent refuses the unnamed before this.
+ */
+export function clientFor(actor: Actor, named: string | undefined, what: string): { api: CofferClient; agentId: string | undefined } {
+  if (actor.as === 'agent') {
+    const self = agentCredentials(actor.configPath);
+    return { api: keyClient(self.url, { owner: self.owner, key: self.apiKey }), agentId: self.agentId };
+  }
+  return { api: ownerOf(actor, what).api, agentId: named };
 }

@@ -3,13 +3,12 @@
  * list them. As the owner: the last ones across every agent, or one agent's history; `--refusals`:
  * what the policies refused instead. As the linked agent (who-acts.ts): its own history.
  */
-import { keyClient, type CofferClient } from '../../client/coffer-client.js';
+import type { CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
-import { agentCredentials } from '../../linked-agent/agent-config.js';
 import type { Activity, Refusal, SpendRecord } from '../../wire/answers/payments.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
-import { ownerOf, type Actor } from '../who-acts.js';
+import { clientFor, type Actor } from '../who-acts.js';
 import { printJson } from './owner-commands.js';
 
 type Out = NodeJS.WritableStream;
@@ -27,12 +26,9 @@ export interface ActivityArgs {
 const SHOWN = 20;
 
 export async function activityCommand(actor: Actor, args: ActivityArgs, out: Out = process.stdout): Promise<number> {
-  if (actor.as === 'agent') {
-    const agent = agentCredentials(actor.configPath);
-    return historyOf(keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }), agent.agentId, args, out);
-  }
-  const { api } = ownerOf(actor, `the payments of ${args.agentId ?? 'every agent'}`);
-  if (args.agentId !== undefined && !args.refusals) return historyOf(api, args.agentId, args, out);
+  const { api, agentId } = clientFor(actor, args.agentId, `the payments of ${args.agentId ?? 'every agent'}`);
+  // The table refuses a linked agent's --refusals: the across-agents reads below are the owner's.
+  if (agentId !== undefined && !args.refusals) return historyOf(api, agentId, args, out);
   const dashboard = await api.dashboard();
   const shown = args.limit ?? SHOWN;
   if (args.refusals) {

@@ -3,28 +3,19 @@
  * when, the prompt, the model and resolution, what it cost, and where it stands (the image's URL once
  * made; a failed one's refund). As the linked agent its own; as the owner (who-acts.ts) any agent's.
  */
-import { keyClient } from '../../client/coffer-client.js';
-import { agentCredentials } from '../../linked-agent/agent-config.js';
 import type { ImageTask } from '../../wire/answers/generation.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
-import { ownerOf, type Actor } from '../who-acts.js';
+import { clientFor, type Actor } from '../who-acts.js';
 import { printJson } from './owner-commands.js';
 
 type Out = NodeJS.WritableStream;
 
 export async function imagesCommand(actor: Actor, args: { agentId?: string; limit?: number; json?: boolean }, out: Out = process.stdout) {
-  let api;
-  let agentId: string;
-  if (actor.as === 'agent') {
-    const agent = agentCredentials(actor.configPath);
-    api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
-    agentId = agent.agentId;
-  } else {
-    // The table refuses an owner's call that names no agent.
-    agentId = args.agentId!;
-    api = ownerOf(actor, `the images of ${agentId}`).api;
-  }
+  const acting = clientFor(actor, args.agentId, `the images of ${args.agentId}`);
+  // The table refuses an owner's call that names no agent.
+  const agentId = acting.agentId!;
+  const api = acting.api;
   const { tasks } = await api.tasks(agentId, args.limit);
   if (args.json) return printJson({ tasks }, out);
   if (tasks.length === 0) {

@@ -1,9 +1,7 @@
-import { keyClient } from '../../client/coffer-client.js';
 import type { PolicyResponse } from '../../wire/answers/policy.js';
-import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { WINDOW_WORDS } from '../../wire/policy/budget.js';
 import { breakerWords } from '../../wire/policy/breaker.js';
-import { ownerOf, type Actor } from '../who-acts.js';
+import { clientFor, type Actor } from '../who-acts.js';
 import { PolicyFlagError, policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
 import type { PolicyWhatIf } from '../../wire/answers/policy.js';
 import { asksOwner, holdWords, whatIfWords } from '../../wire/policy/what-if-words.js';
@@ -84,17 +82,11 @@ export async function policyCommand(
   // Used wrongly before any Coffer is asked (exit 2, whether or not one runs).
   if (args.whatIf && Object.keys(update).length === 0)
     throw new PolicyFlagError('--what-if tries a change: name it with the flags it would set');
-  let api;
-  let agentId: string;
-  if (actor.as === 'agent') {
-    const self = agentCredentials(actor.configPath);
-    api = keyClient(self.url, { owner: self.owner, key: self.apiKey });
-    agentId = self.agentId;
-  } else {
-    if (args.agentId === undefined) throw new PolicyFlagError('name the agent whose policy it is: coffer policy <agent> (as the owner)');
-    agentId = args.agentId;
-    api = ownerOf(actor, `the policy of ${agentId}`).api;
-  }
+  if (actor.as === 'owner' && args.agentId === undefined)
+    throw new PolicyFlagError('name the agent whose policy it is: coffer policy <agent> (as the owner)');
+  const acting = clientFor(actor, args.agentId, `the policy of ${args.agentId}`);
+  const agentId = acting.agentId!;
+  const api = acting.api;
   if (args.whatIf) {
     const whatIf = await api.policyWhatIf(agentId, update);
     if (args.json) return printJson(whatIf, out);
