@@ -37,7 +37,7 @@ export function notificationFor(event: CofferEventWithTime, timeZone: string | n
     case 'payment_refused':
       return {
         title: `Payment refused: ${event.agentId}`,
-        body: `${groupThousands(event.amount)} USDC to ${event.service}: ${event.message}`,
+        body: `${groupThousands(event.amount)} USDC${event.rail === 'base' ? ' on Base' : ''} to ${event.service}: ${event.message}`,
         route: `#/agents/${encodeURIComponent(event.agentId)}`,
       };
     case 'agent':

@@ -6,7 +6,16 @@
 import type { Rail } from '../wire/rails.js';
 export type CofferEvent =
   | { type: 'payment'; owner: string; agentId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string; service: string }
-  | { type: 'payment_refused'; owner: string; agentId: string; code: string; message: string; amount: string; service: string }
+  | {
+      type: 'payment_refused';
+      owner: string;
+      agentId: string;
+      code: string;
+      message: string;
+      amount: string;
+      service: string;
+      rail: Rail | null;
+    }
   | { type: 'allocation'; owner: string; agentId: string; allocationId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'return'; owner: string; agentId: string; returnId: string; status: 'confirmed' | 'failed'; amount: string }
   | { type: 'refund'; owner: string; agentId: string; refundId: string; paymentId: string; status: 'confirmed' | 'failed'; amount: string }

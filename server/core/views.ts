@@ -88,6 +88,7 @@ export const refusalView = (refusal: RefusalRecord, registryName: string | null)
   venue: registryName ?? refusal.service,
   amount: refusal.amount,
   currency: 'USDC' as const,
+  rail: refusal.rail,
   code: refusal.code,
   message: refusal.message,
   timestamp: iso(refusal.at),

@@ -7,6 +7,7 @@ import { addEvmJournal } from './migrations/0005-evm-journal.js';
 import { addRailWallets } from './migrations/0006-rail-wallets.js';
 import { addTransferRails } from './migrations/0007-transfer-rails.js';
 import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
+import { addRefusalRails } from './migrations/0009-refusal-rails.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'rail wallets', up: addRailWallets },
   { version: 7, name: 'transfer rails', up: addTransferRails },
   { version: 8, name: 'service base pay-to', up: addServiceBasePayTo },
+  { version: 9, name: 'refusal rails', up: addRefusalRails },
 ];
 
 export function migrate(db: Database.Database): number {

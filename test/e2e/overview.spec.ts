@@ -155,6 +155,7 @@ test('small things: a malformed address shows the not-found page, the tab names 
   const refused = page.getByTestId('refusal-row').first();
   await expect(refused).toContainText('Coffer demo weather');
   await expect(refused).toContainText('max per payment');
+  await expect(refused).toContainText('Solana USDC');
 });
 
 test('the registry tells the truth: example listings are marked, each image model is listed once', async ({ page }) => {

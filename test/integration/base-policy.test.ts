@@ -333,6 +333,29 @@ describe('one policy over both rails: each rule judges Solana and Base payments 
     await expectListedOnTheirRails(paid);
   });
 
+  it('the refusals kept for the owner say their rail: the same refusal on the other rail is its own, a repeat on one is kept once', async () => {
+    const agent = await twoRailAgent('refused-twice', { maxPerPayment: '1' });
+    const shared = { service: 'shared-api' };
+    expectError(await agent.sol('1.01', shared), 402, 'max_per_payment_exceeded');
+    expectError(await agent.base('1.01', shared), 402, 'max_per_payment_exceeded');
+    expectError(await agent.base('1.01', shared), 402, 'max_per_payment_exceeded');
+    const refusals = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as {
+      agent: string;
+      service: string;
+      amount: string;
+      code: string;
+      rail: Rail | null;
+    }[];
+    expect(
+      refusals
+        .filter((refusal) => refusal.agent === 'refused-twice')
+        .map(({ rail, service, amount, code }) => [rail, service, amount, code]),
+    ).toEqual([
+      ['base', 'shared-api', '1.01', 'max_per_payment_exceeded'],
+      ['sol', 'shared-api', '1.01', 'max_per_payment_exceeded'],
+    ]);
+  });
+
   it('expiry: once the policy ends, payments on both rails are 403 policy_expired, until the owner sets a later end', async () => {
     const agent = await twoRailAgent('ending');
     const end = new Date(clock.now() + MINUTE).toISOString();

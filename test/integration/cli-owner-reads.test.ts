@@ -113,7 +113,9 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect(JSON.parse((await owner(['activity', '--json'])).stdout)).toEqual({ activity: recentActivity });
 
     const refusals = await owner(['activity', '--refusals']);
-    expect(refusals.stdout).toMatch(/ {2}reader {2}0\.01 USDC {2}Coffer demo weather {2}max_per_payment_exceeded: 0\.01 USDC is over/);
+    expect(refusals.stdout).toMatch(
+      / {2}reader {2}0\.01 USDC {2}on Solana {2}Coffer demo weather {2}max_per_payment_exceeded: 0\.01 USDC is over/,
+    );
     expect(JSON.parse((await owner(['activity', 'reader', '--refusals', '--json'])).stdout)).toEqual({
       refusals: recentRefusals.filter((refusal) => refusal.agent === 'reader'),
     });

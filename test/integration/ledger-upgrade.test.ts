@@ -48,6 +48,8 @@ function toSchema2(db: SqliteDatabase): void {
     db.exec('ALTER TABLE agent_spend_totals DROP COLUMN pending_base');
     // Schema 8's Base addresses of registry services.
     db.exec('ALTER TABLE services DROP COLUMN base_pay_to; ALTER TABLE services DROP COLUMN base_network');
+    // Schema 9's rail of each refusal.
+    db.exec('ALTER TABLE refusals DROP COLUMN rail');
     db.exec('DELETE FROM schema_migrations WHERE version >= 3');
   })();
   db.pragma('foreign_keys = ON');
@@ -191,6 +193,8 @@ describe('a data dir of schema 2, opened by this Coffer', () => {
           expect(paid.status).toBe(200);
           signatures.push(paid.body.txSignature as string);
         }
+        // A payment its policy refused, kept for the owner: before schema 9, without its rail.
+        expect((await pay(t, 'upgraded', agent.apiKey, { ...UNLISTED_API, amount: '5.00' })).status).toBe(402);
         // A payment the chain refused, as a Coffer leaves it: failed, keeping its signed transaction.
         const refusedWire = Buffer.from('a signed transaction the chain refused').toString('base64');
         t.coffer.db.transaction(() => {
@@ -251,11 +255,16 @@ describe('a data dir of schema 2, opened by this Coffer', () => {
         expect(await rpcAnswers(t, agent.walletAddress, signatures)).toEqual(before.rpc);
         expect(await ownerState(t)).toEqual(before.owner);
         // The same, but for the Base rail's chain, which schema 2 did not have: it starts anew.
-        const solanaOnly = (dashboard: { treasury: { balances: object; baseGas: object } }) => ({
+        // The refusal kept before schema 9 reads with no rail: which it was asked on was not written.
+        const solanaOnly = (dashboard: { treasury: { balances: object; baseGas: object }; recentRefusals: { rail: string | null }[] }) => ({
           ...dashboard,
           treasury: { ...dashboard.treasury, balances: null, baseGas: null },
+          recentRefusals: dashboard.recentRefusals.map((refusal) => ({ ...refusal, rail: null })),
         });
-        expect(solanaOnly((await t.api('GET', t.withOwner('/v1/dashboard'))).body)).toEqual(solanaOnly(before.dashboard));
+        const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+        expect(before.dashboard.recentRefusals.map((refusal: { rail: string }) => refusal.rail)).toEqual(['sol']);
+        expect(dashboard.recentRefusals.map((refusal: { rail: string | null }) => refusal.rail)).toEqual([null]);
+        expect(solanaOnly(dashboard)).toEqual(solanaOnly(before.dashboard));
         // A retry under a key answers the payment made under it; a signature is still recorded once.
         const retried = await pay(
           t,

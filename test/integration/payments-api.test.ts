@@ -300,6 +300,7 @@ describe('payments over HTTP on the sim chain', () => {
         venue: 'forecast-api',
         amount: '0.50',
         currency: 'USDC',
+        rail: 'sol',
         code: 'agent_suspended',
         message: expect.stringMatching(/is stopped/),
         timestamp: expect.any(String),
@@ -310,6 +311,7 @@ describe('payments over HTTP on the sim chain', () => {
         venue: 'forecast-api',
         amount: '20.00',
         currency: 'USDC',
+        rail: 'sol',
         code: 'max_per_payment_exceeded',
         message: expect.stringMatching(/max per payment/),
         timestamp: expect.any(String),
@@ -330,7 +332,7 @@ describe('payments over HTTP on the sim chain', () => {
     expect((await pay(t, 'refused', agent.apiKey, { ...weather('1'), currency: 'EUR' })).status).toBe(400);
     for (let i = 0; i < 510; i++)
       t.coffer.engine.ctx.store.recordRefusal(
-        { owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', code: 'cooldown_active', message: 'm', at: i },
+        { owner: t.owner, agentId: 'refused', service: 'x', amount: '1.00', rail: 'sol', code: 'cooldown_active', message: 'm', at: i },
         500,
       );
     expect(t.coffer.db.prepare('SELECT COUNT(*) FROM refusals WHERE owner = ?').pluck().get(t.owner)).toBe(500);

@@ -345,6 +345,13 @@ describe('Coffer pays x402 sellers on Base', () => {
     const agent = await fundedAgent('base-allowed', '1.00', { allowedServices: ['demo-weather'] });
     const refused = await payX402('base-allowed', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
     expectError(refused, 402, 'service_not_allowed');
+    // The owner sees it refused on Base.
+    const refusals = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as {
+      agent: string;
+      code: string;
+      rail: string;
+    }[];
+    expect(refusals.filter((refusal) => refusal.agent === 'base-allowed')).toMatchObject([{ code: 'service_not_allowed', rail: 'base' }]);
     await t.api('POST', t.withOwner('/v1/agents/base-allowed/policy'), { body: { allowedServices: [seller.toLowerCase()] } });
     const allowed = await payX402('base-allowed', agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);

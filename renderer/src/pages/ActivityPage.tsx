@@ -5,6 +5,11 @@ import { PaymentStatus } from '../components/PaymentStatus.js';
 import { Money } from '../components/Money.js';
 import { TableHead } from '../components/TableHead.js';
 import { PaymentVenue } from '../components/PaymentVenue.js';
+import { railName } from '../../../server/wire/rail-words.js';
+import type { Rail } from '../../../server/wire/rails.js';
+
+/** The rail a payment was made or asked on; a refusal kept before Coffer kept its rail has none. */
+const railCell = (rail: Rail | null) => <td>{rail === null ? '—' : `${railName(rail)} USDC`}</td>;
 
 /** When, as a short time, with the full date on hover. */
 function TimeCell({ timestamp }: { timestamp: string }) {
@@ -45,7 +50,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
               <td className="num">
                 <Money value={row.amount} />
               </td>
-              <td>{row.rail === 'sol' ? 'Solana USDC' : 'Base USDC'}</td>
+              {railCell(row.rail)}
               <td>
                 <PaymentStatus status={row.status} />
               </td>
@@ -64,7 +69,7 @@ function RefusalsTable() {
   return (
     <div className="table-wrap">
       <table className="refusals">
-        <TableHead columns={['Time', 'Agent', 'Service', { label: 'Amount', num: true }, 'Why']} />
+        <TableHead columns={['Time', 'Agent', 'Service', { label: 'Amount', num: true }, 'Rail', 'Why']} />
         <tbody>
           {refusals.map((row, i) => (
             <tr key={`${row.timestamp}-${i}`} data-testid="refusal-row">
@@ -74,6 +79,7 @@ function RefusalsTable() {
               <td className="num">
                 <Money value={row.amount} />
               </td>
+              {railCell(row.rail)}
               <td>{row.message}</td>
             </tr>
           ))}

@@ -6,6 +6,7 @@
 import type { CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { Activity, Refusal, SpendRecord } from '../../wire/answers/payments.js';
+import { railName } from '../../wire/rail-words.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 import { clientFor, type Actor } from '../who-acts.js';
@@ -88,6 +89,8 @@ const refusalCells = (refusal: Refusal): string[] => [
   localTime(refusal.timestamp),
   refusal.agent,
   usdc(refusal.amount),
+  // Both rails named: the same refusal on each is two lines. One kept before Coffer kept its rail has none.
+  refusal.rail === null ? '' : `on ${railName(refusal.rail)}`,
   refusal.venue,
   `${refusal.code}: ${refusal.message}`,
 ];

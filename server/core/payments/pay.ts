@@ -85,9 +85,22 @@ export async function pay(
   idempotencyKey: string | null,
   context: PaymentContext = {},
 ): Promise<Outcome<Payment>> {
-  return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount }, () =>
-    payOrThrow(ctx, principal, agentId, body, idempotencyKey, context),
+  const service = ctx.store.getService(body.service);
+  const route = routeOf(body, service);
+  return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount, rail: route.rail }, () =>
+    payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, service, route),
   );
+}
+
+/**
+ * Where a payment goes and on which rail. A registry service's payTo is looked up on the rail asked,
+ * else the recipient's. The payment itself goes on its recipient's rail; a recipient on another rail
+ * than the one asked is refused at the door (recipientRefusal).
+ */
+function routeOf(body: PayBody, service: ServiceRecord | null): { railAsked: Rail; recipient: string | undefined; rail: Rail } {
+  const railAsked = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
+  const recipient = service === null ? body.recipient : payToOn(service, railAsked);
+  return { railAsked, recipient, rail: recipient === undefined ? railAsked : railOfAddress(recipient) };
 }
 
 async function payOrThrow(
@@ -97,16 +110,12 @@ async function payOrThrow(
   body: PayBody,
   idempotencyKey: string | null,
   context: PaymentContext,
+  service: ServiceRecord | null,
+  { recipient, rail }: ReturnType<typeof routeOf>,
 ): Promise<Outcome<Payment>> {
   const agent = payingAgent(ctx, principal, agentId);
   checkCurrency(body.currency);
   const amount = parseAmount(body.amount);
-  const service = ctx.store.getService(body.service);
-  // The rail a registry service's payTo is looked up on: the one asked, else the recipient's. The
-  // payment itself goes on its recipient's rail (`asked.rail`); a recipient on another rail than the
-  // one asked is refused at the door (recipientRefusal).
-  const railAsked = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
-  const recipient = service === null ? body.recipient : payToOn(service, railAsked);
   const asked: PaymentAsked = {
     serviceId: body.service,
     service,
@@ -124,7 +133,7 @@ async function payOrThrow(
       ...(body.rail === undefined ? [] : [body.rail]),
     ]),
     sentBy: 'coffer',
-    rail: recipient === undefined ? railAsked : railOfAddress(recipient),
+    rail,
   };
   const earlier = await earlierPayment(ctx, agent, asked);
   if (earlier !== null) return answerEarlier(ctx, earlier, agent);

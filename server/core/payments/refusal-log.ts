@@ -1,6 +1,7 @@
 /**
  * Refused payments, written down for the owner: what an agent tried and was not allowed (the policy
- * decision itself is server/core/policy/rules.ts). A retry loop is written once, and every refusal is announced.
+ * decision itself is server/core/policy/rules.ts). A retry loop is written once (the same
+ * code, service, amount and rail within 10 s), and every refusal is announced.
  */
 import { CofferError, RepeatedFailure, type ErrorCode } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
@@ -8,6 +9,7 @@ import type { ContextWith, EngineContext } from '../context.js';
 import { watchRefusal } from '../policy/spending-watch.js';
 import type { RefusalStore } from '../ports/store.js';
 import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
+import type { Rail } from '../../wire/rails.js';
 
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
@@ -59,7 +61,8 @@ export async function recordingRefusals<T>(
   ctx: EngineContext,
   principal: Principal,
   agentId: string,
-  asked: { service: string; amount: string },
+  /** What was asked, on which rail (null where no offer's rail was chosen). */
+  asked: { service: string; amount: string; rail: Rail | null },
   run: () => Promise<T>,
 ): Promise<T> {
   const { owner } = principal;
@@ -71,10 +74,11 @@ export async function recordingRefusals<T>(
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
       const micro = tryParseUsdc(asked.amount);
       const amount = micro === null ? asked.amount : formatUsdc(micro);
-      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${asked.service}|${amount}`)) {
+      const { service, rail } = asked;
+      if (!repeatsLastRefusal(ctx, owner, agentId, `${error.code}|${service}|${amount}|${rail}`)) {
         try {
           ctx.store.recordRefusal(
-            { owner, agentId, service: asked.service, amount, code: error.code, message: error.message, at: ctx.clock.now() },
+            { owner, agentId, service, amount, rail, code: error.code, message: error.message, at: ctx.clock.now() },
             REFUSALS_KEPT,
           );
         } catch {
@@ -88,7 +92,8 @@ export async function recordingRefusals<T>(
         code: error.code,
         message: error.message,
         amount,
-        service: asked.service,
+        service,
+        rail,
       });
       if (countsForBreaker(principal, error)) watchRefusal(ctx, owner, agentId);
     }

@@ -56,68 +56,74 @@ export async function payX402(
   const memo = requirement === null ? null : memoOf(requirement);
   const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
   const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
-  return recordingRefusals(ctx, principal, agentId, { service: serviceLabel, amount: amountText }, async () => {
-    if (buyer === null || offer === null || payable === null || requirement === null || listing === null) {
-      throw new CofferError(
-        'unsupported_offer',
-        `x402 is paid on Solana on devnet and mainnet, and on Base where its rail is open; this Coffer runs on ${ctx.chain.network} without the Base rail`,
-      );
-    }
-    const { amount } = requirement;
-    const { rail, recipient: payTo } = payable;
-    const asked = {
-      serviceId: listing.serviceId,
-      service: listing.service,
-      recipient: payTo,
-      amount,
-      listed: listing.listed,
-      // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
-      // wallets' funds would choose another rail today.
-      key: keyOf(agent, idempotencyKey, [
-        'x402',
-        body.url,
-        body.method ?? 'GET',
-        ...payables!.all.flatMap((each) => [
-          each.requirement.network,
-          each.recipient,
-          each.requirement.amount.toString(),
-          each.requirement.asset,
+  return recordingRefusals(
+    ctx,
+    principal,
+    agentId,
+    { service: serviceLabel, amount: amountText, rail: payable?.rail ?? null },
+    async () => {
+      if (buyer === null || offer === null || payable === null || requirement === null || listing === null) {
+        throw new CofferError(
+          'unsupported_offer',
+          `x402 is paid on Solana on devnet and mainnet, and on Base where its rail is open; this Coffer runs on ${ctx.chain.network} without the Base rail`,
+        );
+      }
+      const { amount } = requirement;
+      const { rail, recipient: payTo } = payable;
+      const asked = {
+        serviceId: listing.serviceId,
+        service: listing.service,
+        recipient: payTo,
+        amount,
+        listed: listing.listed,
+        // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
+        // wallets' funds would choose another rail today.
+        key: keyOf(agent, idempotencyKey, [
+          'x402',
+          body.url,
+          body.method ?? 'GET',
+          ...payables!.all.flatMap((each) => [
+            each.requirement.network,
+            each.recipient,
+            each.requirement.amount.toString(),
+            each.requirement.asset,
+          ]),
+          memo,
         ]),
-        memo,
-      ]),
-      sentBy: 'seller' as const,
-      rail,
-    };
-    const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
-    const sign = async () => {
-      const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
-      return {
-        txSignature: null,
-        txWire: signed.txWire,
-        lifetimeEnd: signed.lifetimeEnd,
-        payerSignature: signed.payerSignature,
-        x402Header: signed.header,
+        sentBy: 'seller' as const,
+        rail,
       };
-    };
-    // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
-    // judged again at this moment (the hold itself no longer counted).
-    if (body.approvalId !== undefined) {
-      const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
+      const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
+      const sign = async () => {
+        const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
+        return {
+          txSignature: null,
+          txWire: signed.txWire,
+          lifetimeEnd: signed.lifetimeEnd,
+          payerSignature: signed.payerSignature,
+          x402Header: signed.header,
+        };
+      };
+      // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
+      // judged again at this moment (the hold itself no longer counted).
+      if (body.approvalId !== undefined) {
+        const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
+        if (earlier !== null) return answerEarlier(ctx, earlier);
+        const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
+        const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
+        const moved = await movePayment(ctx, principal, agent, payment, sign);
+        return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
+      }
+      const earlier = await earlierPayment(ctx, agent, asked);
       if (earlier !== null) return answerEarlier(ctx, earlier);
-      const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
-      const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
+      const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
+      const id = newId('pay');
+      const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
+      if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
       const moved = await movePayment(ctx, principal, agent, payment, sign);
       return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
-    }
-    const earlier = await earlierPayment(ctx, agent, asked);
-    if (earlier !== null) return answerEarlier(ctx, earlier);
-    const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
-    const id = newId('pay');
-    const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
-    if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
-    const moved = await movePayment(ctx, principal, agent, payment, sign);
-    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done(x402View(ctx, moved.row));
-  });
+    },
+  );
 }
 
 /**

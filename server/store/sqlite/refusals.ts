@@ -5,13 +5,13 @@ import type { SqliteDatabase } from '../sqlite-driver.js';
 export function createRefusalStore(db: SqliteDatabase): RefusalStore {
   const stmts = {
     insertRefusal: db.prepare(
-      'INSERT INTO refusals (owner, agent_id, service, amount, code, message, at) VALUES (@owner, @agentId, @service, @amount, @code, @message, @at)',
+      'INSERT INTO refusals (owner, agent_id, service, amount, rail, code, message, at) VALUES (@owner, @agentId, @service, @amount, @rail, @code, @message, @at)',
     ),
     trimRefusals: db.prepare(
       'DELETE FROM refusals WHERE owner = ? AND id <= (SELECT id FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
     ),
     recentRefusals: db.prepare(
-      'SELECT owner, agent_id AS agentId, service, amount, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
+      'SELECT owner, agent_id AS agentId, service, amount, rail, code, message, at FROM refusals WHERE owner = ? ORDER BY id DESC LIMIT ?',
     ),
   };
   return {

@@ -124,6 +124,8 @@ export type Refusal = {
   venue: string;
   amount: string;
   currency: 'USDC';
+  /** The rail it was asked on; null for one kept before Coffer kept its rail. */
+  rail: Rail | null;
   code: string;
   message: string;
   timestamp: string;

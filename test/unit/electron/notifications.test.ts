@@ -56,12 +56,26 @@ describe('desktop notifications, computed from engine events', () => {
         message: 'over budget',
         amount: '1.00',
         service: 'demo-weather',
+        rail: 'sol',
         at,
       }),
     ).toMatchObject({
       route: '#/agents/beta',
       body: '1.00 USDC to demo-weather: over budget',
     });
+    expect(
+      notificationFor({
+        type: 'payment_refused',
+        owner: 'o',
+        agentId: 'beta',
+        code: 'daily_budget_exceeded',
+        message: 'over budget',
+        amount: '1.00',
+        service: 'demo-weather',
+        rail: 'base',
+        at,
+      })?.body,
+    ).toBe('1.00 USDC on Base to demo-weather: over budget');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
     expect(
@@ -154,6 +168,7 @@ describe('the notifier', () => {
         message: 'wait',
         amount: '1',
         service: 's',
+        rail: 'sol',
         at,
       });
     refused();

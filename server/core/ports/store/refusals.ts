@@ -1,4 +1,5 @@
 /** Port: the latest payments the policy refused, kept for the owner to see. */
+import type { Rail } from '../../../wire/rails.js';
 
 /** A payment the policy refused (nothing was reserved or sent). */
 export interface RefusalRecord {
@@ -7,6 +8,8 @@ export interface RefusalRecord {
   service: string;
   /** As the agent asked, normalised to USDC with its decimals. */
   amount: string;
+  /** The rail it was asked on; null for a refusal kept before Coffer kept its rail (schema 9), or an offer refused before its rail was chosen. */
+  rail: Rail | null;
   code: string;
   message: string;
   at: number;

@@ -698,10 +698,16 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
   it('refusals keep the latest few; the audit log reads newest first', () => {
     const store = fresh(make);
     for (const n of [1, 2, 3]) {
-      store.recordRefusal({ owner: OWNER, agentId: 'a', service: 's', amount: '1', code: `c${n}`, message: 'm', at: n }, 2);
+      store.recordRefusal(
+        { owner: OWNER, agentId: 'a', service: 's', amount: '1', rail: n === 2 ? 'base' : null, code: `c${n}`, message: 'm', at: n },
+        2,
+      );
       store.appendAudit({ at: n, actor: 'owner', owner: OWNER, agentId: null, action: `a${n}`, detail: { n } });
     }
-    expect(store.recentRefusals(OWNER, 10).map((r) => r.code)).toEqual(['c3', 'c2']);
+    expect(store.recentRefusals(OWNER, 10).map((r) => [r.code, r.rail])).toEqual([
+      ['c3', null],
+      ['c2', 'base'],
+    ]);
     expect(store.listAudit(OWNER, 2).map((entry) => entry.action)).toEqual(['a3', 'a2']);
   });
 });
