@@ -15,6 +15,7 @@
  * Budgets replace the whole list (as the API's `budgets` does): name every one to keep, or
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
+import { CofferApiError } from '../client/client-error.js';
 import { amountSchema, askAboveSchema, isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 
@@ -41,7 +42,7 @@ const WINDOWS = BUDGET_WINDOWS.join(', ');
  * An amount given to a flag, checked by the wire's own rule, so a bad one is said here with the flag
  * named (`--budget -5/day: the amount must be …`), not by the server as a field of the API.
  */
-function amountOf(flag: string, text: string, amount: string): string {
+export function amountOf(flag: string, text: string, amount = text.trim()): string {
   if (amountSchema.safeParse(amount).success) return amount;
   throw new PolicyFlagError(
     `${flag} ${text}: the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000), such as 50 or 0.50`,
@@ -164,4 +165,31 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
     }
   }
   return update;
+}
+
+/** The API's fields as these flags (and `coffer deploy`'s) name them. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  dailyBudget: '--daily',
+  maxPerPayment: '--max',
+  cooldownSeconds: '--cooldown',
+  allowedServices: '--allow',
+  budgets: '--budget',
+  expiresAt: '--expires',
+  warnAt: '--warn-at',
+  breaker: '--breaker',
+  askAbove: '--ask-above',
+  askNewRecipient: '--ask-new-recipient',
+  displayName: '--name',
+};
+
+/**
+ * Coffer's refusal of what a flag set, with the flag named where the API's words open with its field
+ * ("allowedServices: …" says "--allow: …"): what only the server can judge (the registry, the whole
+ * policy) reaches the terminal in the words the owner typed.
+ */
+export function namingFlags(error: unknown): unknown {
+  if (!(error instanceof CofferApiError)) return error;
+  const field = /^(\w+)(?=[: ])/.exec(error.message)?.[1];
+  const flag = field === undefined ? undefined : FLAG_OF_FIELD[field];
+  return flag === undefined ? error : new CofferApiError(error.status, error.code, `${flag}${error.message.slice(field!.length)}`);
 }

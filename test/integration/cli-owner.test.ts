@@ -102,6 +102,32 @@ describe("the owner's CLI", () => {
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toMatch(/coffer deploy needs the new agent's id/);
     expect((await owner(['allocate', 'researcher2'])).code).toBe(2);
+    // A flag's bad value is said with the flag, before any Coffer is asked (exit 2): not as the API's field.
+    for (const [args, said] of [
+      [['--max', '0'], /^coffer: --max 0: the amount must be a positive decimal of USDC/m],
+      [['--daily', '-1'], /^coffer: --daily -1: the amount must be/m],
+      [['--fund', 'abc'], /^coffer: --fund abc: the amount must be/m],
+      [['--allow', 'any', '--allow', 'demo-weather'], /^coffer: --allow any allows every service: it goes alone/m],
+    ] as const) {
+      const bad = await owner(['deploy', 'badly', ...args]);
+      expect({ code: bad.code, said: bad.stderr }).toMatchObject({ code: 2, said: expect.stringMatching(said) });
+    }
+    // What only Coffer can judge (the registry) names the flag too, and where to look from here.
+    const typo = await owner(['deploy', 'badly', '--allow', 'demo-wether']);
+    expect({ code: typo.code, said: typo.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(
+        /^coffer: --allow: "demo-wether" is neither a registry service id nor an address .*coffer services.*\(invalid_policy\)$/m,
+      ),
+    });
+    const budgetTypo = await owner(['policy', 'researcher2', '--budget', '1/day:demo-wether']);
+    expect(budgetTypo.stderr).toMatch(/^coffer: --budget: "demo-wether" is not a registry service/m);
+    // Nothing was deployed.
+    expect((await owner(['policy', 'badly'])).stderr).toMatch(/\(agent_not_found\)$/m);
+    // --allow any deploys an agent that may pay any service.
+    const open = await owner(['deploy', 'open-minded', '--allow', 'any', '--json']);
+    expect(open.code, open.stderr).toBe(0);
+    expect(JSON.parse(open.stdout).policy.allowedServices).toEqual([]);
     const unknown = await owner(['allocate', 'nobody', '1']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/\(agent_not_found\)$/m);

@@ -49,13 +49,13 @@ export const policy = defineCommand({
     if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, 'policy');
     const { config, 'data-dir': dataDir, json, 'what-if': whatIf, ...flags } = values;
     const { policyCommand } = await import('../commands/policy.js');
-    const { PolicyFlagError } = await import('../policy-flags.js');
+    const { PolicyFlagError, namingFlags } = await import('../policy-flags.js');
     const { whoActs } = await import('../who-acts.js');
     try {
       return await policyCommand(whoActs({ config, dataDir, agentId }), { agentId, flags, whatIf, json });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
-      throw error;
+      throw namingFlags(error);
     }
   },
 });

@@ -29,8 +29,17 @@ export const deploy = defineCommand({
     const [agentId, ...extra] = positionals;
     if (agentId === undefined) throw new UsageError("coffer deploy needs the new agent's id", 'deploy');
     if (extra.length > 0) throw new UsageError(`coffer deploy takes one agent, not also "${extra[0]}"`, 'deploy');
-    const { 'data-dir': dataDir, ...rest } = values;
-    return (await ownerCommands()).deploy({ agentId, dataDir, ...rest });
+    const { 'data-dir': dataDir, daily, max, allow, fund, ...rest } = values;
+    const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
+    try {
+      // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
+      const { allowedServices } = policyUpdateOf({ daily, max, allow });
+      if (fund !== undefined) amountOf('--fund', fund);
+      return await (await ownerCommands()).deploy({ agentId, dataDir, daily, max, fund, allow: allowedServices, ...rest });
+    } catch (error) {
+      if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
+      throw namingFlags(error);
+    }
   },
 });
 

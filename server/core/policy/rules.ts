@@ -19,7 +19,7 @@ export function assertKnownServices(allowedServices: string[], isKnown: (entry: 
   throw new CofferError(
     'invalid_policy',
     `allowedServices: "${unknown}" is neither a registry service id nor an address (Solana, or EVM for Base), so it would allow nothing; ` +
-      'list registry ids (GET /v1/services/search?q=..., or the Registry page) or the address of the recipient to pay',
+      'list registry ids (coffer services, GET /v1/services/search?q=..., or the Registry page) or the address of the recipient to pay',
   );
 }
 
