@@ -98,6 +98,7 @@ export const policyOutput = open({
   spent24h: usdc('spent in the last 24 h'),
   budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
   endsOn,
+  timeZone: z.string().describe("the owner's time zone (IANA name): say resetsAt and policy.expiresAt, instants, in it"),
 });
 
 export const setPolicyOutput = open({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), endsOn, ...waiting });

@@ -341,7 +341,12 @@ describe('auth', () => {
       const agent = await deployAgent(t, agentId, start);
       const response = await t.api('POST', t.withOwner(`/v1/agents/${agentId}/policy`), { key: agent.apiKey, body: update });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ agentId, policy: { ...start, ...changed }, spent24h: '0.00' });
+      expect(response.body).toEqual({
+        agentId,
+        policy: { ...start, ...changed },
+        spent24h: '0.00',
+        timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
+      });
       expect(await policyOf(agentId)).toEqual({ ...start, ...changed });
     });
 

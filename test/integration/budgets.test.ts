@@ -70,10 +70,10 @@ describe('budgets', () => {
     expect(both.status).toBe(400);
   });
 
-  it('a policy without budgets answers as it always has', async () => {
+  it("a policy without budgets answers as it always has (and the owner's time zone)", async () => {
     await deployAgent(t, 'plain');
     const read = await t.api('GET', policyPath('plain'));
-    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'policy', 'spent24h']);
+    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'policy', 'spent24h', 'timeZone']);
     expect(Object.keys(read.body.policy).sort()).toEqual(['allowedServices', 'cooldownSeconds', 'dailyBudget', 'maxPerPayment']);
   });
 

@@ -343,4 +343,29 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
       said: expect.stringMatching(/^coffer: a command comes first/),
     });
   });
+
+  it("says when a budget starts afresh in the owner's time zone, naming it where the terminal's is another", async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'zoned', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    expect((await owner(['settings', '--time-zone', 'Asia/Tokyo'])).code).toBe(0);
+    onTestFinished(async () => void (await owner(['settings', '--time-zone', 'machine'])));
+    expect((await owner(['policy', 'zoned', '--budget', '1/day', '--expires', '2099-12-31T12:00:00Z'])).code).toBe(0);
+    const answer = await api<PolicyResponse>('/v1/agents/zoned/policy');
+    expect(answer.timeZone).toBe('Asia/Tokyo');
+    // A day's budget starts afresh at midnight in Tokyo: 15:00 UTC, which a terminal in UTC showed bare.
+    expect(new Date(answer.budgets![0]!.resetsAt!).getUTCHours()).toBe(15);
+    const inUtc = await runCoffer(['policy', 'zoned', '--data-dir', dataDir], { TZ: 'UTC' });
+    expect(inUtc.stdout).toMatch(
+      /^ {2}budgets {3}1\.00 USDC a day: 0\.00 spent, 1\.00 left, starts afresh \S.*\b(12:00 AM|00:00)\b.* \(Asia\/Tokyo\)$/m,
+    );
+    expect(inUtc.stdout).toMatch(/^ {2}ends {6}\S.*\b(09:00 PM|21:00)\b.* \(Asia\/Tokyo\): every payment is refused after it$/m);
+    const config = await linkedConfig('zoned', deployed);
+    expect((await runCoffer(['status', '--config', config], { TZ: 'UTC' })).stdout).toMatch(/starts afresh .* \(Asia\/Tokyo\)$/m);
+    // A terminal in the owner's zone reads the same moments with no zone named.
+    const inTokyo = await runCoffer(['policy', 'zoned', '--data-dir', dataDir], { TZ: 'Asia/Tokyo' });
+    expect(inTokyo.stdout).toMatch(/starts afresh \S.*\b(12:00 AM|00:00)\b[^(\n]*$/m);
+    expect(inTokyo.stdout).not.toMatch(/Asia\/Tokyo/);
+  });
 });

@@ -134,6 +134,8 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       agentId: 'mcp-agent',
       policy: { dailyBudget: '5.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] },
       spent24h: '0.00',
+      // The owner's, until they name one the machine's (this process's too).
+      timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
     });
     expect(data(await call('set_policy', { dailyBudget: '4.00' })).policy.dailyBudget).toBe('4.00');
     const loosen = data(await call('set_policy', { dailyBudget: '50.00' }));

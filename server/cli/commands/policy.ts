@@ -12,14 +12,14 @@ import { localTime } from '../local-time.js';
 type Out = NodeJS.WritableStream;
 type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
 
-/** A budget now, in words: "50.00 USDC a month: 12.00 spent, 38.00 left, starts afresh 1 Dec 2026, 00:00". */
-function budgetLine(budget: BudgetNow): string {
+/** A budget now, in words: "50.00 USDC a month: 12.00 spent, 38.00 left, starts afresh 1 Dec 2026, 00:00", in the owner's time zone. */
+function budgetLine(budget: BudgetNow, timeZone: string): string {
   const scope = budget.service !== undefined ? ` for ${budget.service}` : budget.recipient !== undefined ? ` to ${budget.recipient}` : '';
   const held =
     'count' in budget
       ? `${budget.count} payment${budget.count === 1 ? '' : 's'} ${WINDOW_WORDS[budget.window]}${scope}: ${budget.made} made, ${budget.remaining} left`
       : `${budget.amount} USDC ${WINDOW_WORDS[budget.window]}${scope}: ${budget.spent} spent, ${budget.remaining} left`;
-  return budget.resetsAt === null ? held : `${held}, starts afresh ${localTime(budget.resetsAt)}`;
+  return budget.resetsAt === null ? held : `${held}, starts afresh ${localTime(budget.resetsAt, { timeZone })}`;
 }
 
 /**
@@ -27,7 +27,9 @@ function budgetLine(budget: BudgetNow): string {
  * label as wide as the lines around them have (`coffer policy`'s 10, `coffer status`'s 9).
  */
 export const budgetLines = (answer: PolicyResponse, labelWidth = 10): string[] =>
-  (answer.budgets ?? []).map((budget, index) => `${(index === 0 ? 'budgets' : '').padEnd(labelWidth)}${budgetLine(budget)}`);
+  (answer.budgets ?? []).map(
+    (budget, index) => `${(index === 0 ? 'budgets' : '').padEnd(labelWidth)}${budgetLine(budget, answer.timeZone)}`,
+  );
 
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
 function policyLines(answer: PolicyResponse): string[] {
@@ -50,12 +52,12 @@ function policyLines(answer: PolicyResponse): string[] {
 
 /**
  * When a policy ends, as the owner typed it: a day ("at the end of 2026-12-31", in the owner's time
- * zone, where the end is that day's end), else the moment in this machine's time; null: never.
+ * zone, where the end is that day's end), else the moment in the owner's time zone; null: never.
  */
 export function endWords(answer: PolicyResponse): string | null {
   const { expiresAt } = answer.policy;
   if (expiresAt === undefined) return null;
-  return answer.endsOn === undefined ? localTime(expiresAt) : `at the end of ${answer.endsOn}`;
+  return answer.endsOn === undefined ? localTime(expiresAt, { timeZone: answer.timeZone }) : `at the end of ${answer.endsOn}`;
 }
 
 /** Which payments wait for the owner's yes ("payments above 0.05 USDC and the first payment to a new recipient"); null: none. */

@@ -27,19 +27,21 @@ export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
 function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy): PolicyResponse {
+  const timeZone = timeZoneOf(ctx);
   return {
     agentId,
     policy: policyView(policy),
     spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
     // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
-    ...endsOnOf(ctx, policy),
+    ...endsOnOf(policy, timeZone),
+    timeZone,
   };
 }
 
 /** The day a policy ends on, as the owner typed it, where its end is the end of a day in their time zone. */
-function endsOnOf(ctx: EngineContext, policy: Policy): { endsOn?: string } {
-  const day = policy.expiresAt === null ? null : dayEndingAt(policy.expiresAt, timeZoneOf(ctx));
+function endsOnOf(policy: Policy, timeZone: string): { endsOn?: string } {
+  const day = policy.expiresAt === null ? null : dayEndingAt(policy.expiresAt, timeZone);
   return day === null ? {} : { endsOn: day };
 }
 

@@ -75,6 +75,8 @@ export type PolicyResponse = {
   budgets?: BudgetNow[];
   /** When the policy ends at the end of a day in the owner's time zone: that day, as typed ("2026-12-31"). */
   endsOn?: string;
+  /** The owner's time zone (IANA): where calendar windows start afresh and a day's end falls, for saying those moments there. */
+  timeZone: string;
 };
 
 /** A payment of the last 30 days the changed policy would have refused (or held), and why. */
