@@ -41,6 +41,10 @@ const refundOf = (payment: PaymentRecord): { refund?: PaymentRefund } =>
         },
       };
 
+/** Why a failed payment failed, on failed ones only. */
+const failureOf = (payment: PaymentRecord): { errorCode?: string } =>
+  payment.status === 'failed' && payment.errorCode !== null ? { errorCode: payment.errorCode } : {};
+
 export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
   id: payment.id,
   service: payment.serviceName,
@@ -55,6 +59,7 @@ export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
   protocol: payment.protocol,
   resource: payment.resource,
   rail: payment.rail,
+  ...failureOf(payment),
   ...refundOf(payment),
 });
 
@@ -79,6 +84,7 @@ export const activityView = (payment: PaymentRecord): Activity => ({
   protocol: payment.protocol,
   resource: payment.resource,
   recipient: payment.recipient,
+  ...failureOf(payment),
 });
 
 /** A refused payment; `venue` names the service as the activity does (its registry name, else what the agent sent). */

@@ -104,7 +104,19 @@ export const policyOutput = open({
 export const setPolicyOutput = open({ agentId: z.string(), policy: policy.optional(), status: z.string().optional(), endsOn, ...waiting });
 
 export const spendHistoryOutput = open({
-  payments: z.array(open({ id: z.string(), service: z.string(), amount: usdc('paid'), status: z.string(), timestamp: z.string() })),
+  payments: z.array(
+    open({
+      id: z.string(),
+      service: z.string(),
+      amount: usdc('paid'),
+      status: z.string(),
+      timestamp: z.string(),
+      errorCode: z
+        .string()
+        .optional()
+        .describe('on a failed payment, why: payment_denied (the owner said no), approval_expired, dropped, ...'),
+    }),
+  ),
 });
 
 export const allocateOutput = open({ status: z.string().optional(), ...waiting });

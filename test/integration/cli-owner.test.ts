@@ -240,6 +240,10 @@ describe("the owner's CLI", () => {
       approvals: { approvalId: string; status: string }[];
     };
     expect(listed.approvals.find((approval) => approval.approvalId === approvalId)?.status).toBe('denied');
+    // The agent's history says why its payment failed.
+    expect((await owner(['activity', 'denied'])).stdout).toMatch(
+      / {2}0\.01 USDC {2}Coffer demo weather {2}\(failed: denied by the owner\)$/m,
+    );
   });
 
   it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {

@@ -85,6 +85,12 @@ describe('held payments over HTTP', () => {
       'payment_denied',
     );
     expect((await ledgerAndChain(t, 'denied', '5')).chain).toBe(micro('5'));
+    // Its history and the dashboard say why it failed: the owner said no.
+    const { paymentId } = heldAnswer.body as { paymentId: string };
+    const history = (await t.api('GET', t.withOwner('/v1/agents/denied/spend-history'))).body.payments as { id: string }[];
+    expect(history.find((payment) => payment.id === paymentId)).toMatchObject({ status: 'failed', errorCode: 'payment_denied' });
+    const activity = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentActivity as { id: string }[];
+    expect(activity.find((payment) => payment.id === paymentId)).toMatchObject({ status: 'failed', errorCode: 'payment_denied' });
   });
 
   it('bad input is a clear 400 and changes nothing', async () => {

@@ -24,7 +24,7 @@ export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
                 <Money value={p.amount} />
               </td>
               <td>
-                <PaymentStatus status={p.status} />
+                <PaymentStatus status={p.status} errorCode={p.errorCode} />
               </td>
             </tr>
           ))}

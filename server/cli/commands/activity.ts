@@ -6,6 +6,7 @@
 import type { CofferClient } from '../../client/coffer-client.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { Activity, Refusal, SpendRecord } from '../../wire/answers/payments.js';
+import { failureWords } from '../../wire/payment-failure.js';
 import { railName } from '../../wire/rail-words.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
@@ -62,8 +63,12 @@ const tail = (payment: { rail: string; protocol: string; resource: string | null
   ...(payment.protocol === 'x402' ? [`x402 ${payment.resource ?? ''}`.trim()] : []),
 ];
 
-/** The activity feed's `approved` is the spend history's `confirmed`: one word for a payment that went through. */
-const statusWord = (status: string) => `(${status === 'approved' ? 'confirmed' : status})`;
+/**
+ * The activity feed's `approved` is the spend history's `confirmed`: one word for a payment that went
+ * through. A failed one says why ("failed: denied by the owner").
+ */
+const statusWord = ({ status, errorCode }: { status: string; errorCode?: string }) =>
+  `(${status === 'approved' ? 'confirmed' : status}${status === 'failed' && errorCode !== undefined ? `: ${failureWords(errorCode)}` : ''})`;
 
 const usdc = (amount: string) => `${amount} USDC`;
 
@@ -72,7 +77,7 @@ export const spendCells = (payment: SpendRecord): string[] => [
   localTime(payment.timestamp),
   usdc(payment.amount),
   payment.service,
-  statusWord(payment.status),
+  statusWord(payment),
   ...tail(payment),
 ];
 
@@ -81,7 +86,7 @@ const activityCells = (payment: Activity): string[] => [
   payment.agent,
   usdc(payment.amount),
   payment.venue,
-  statusWord(payment.status),
+  statusWord(payment),
   ...tail(payment),
 ];
 

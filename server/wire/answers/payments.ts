@@ -91,6 +91,8 @@ export type SpendRecord = {
   resource: string | null;
   /** The rail it was paid on: `sol`, or `base` for USDC on Base. */
   rail: Rail;
+  /** Why a failed payment failed (`payment_denied`, `approval_expired`, `dropped`, ...): only on failed ones. */
+  errorCode?: string;
   refund?: PaymentRefund;
 };
 
@@ -115,6 +117,8 @@ export type Activity = {
   protocol: PaymentProtocol;
   resource: string | null;
   recipient: string;
+  /** Why a failed payment failed: only on failed ones, as in the spend history. */
+  errorCode?: string;
 };
 
 /** A payment the policy refused; `venue` names the service as the activity does (its registry name, else what the agent sent). */

@@ -1,0 +1,30 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from '@testing-library/react';
+import { PaymentStatus } from '../../../../../renderer/src/components/PaymentStatus.js';
+
+afterEach(cleanup);
+
+describe("a payment's state, on screen", () => {
+  it('a failed payment the owner denied says Denied, and why on hover', () => {
+    const { container } = render(<PaymentStatus status="failed" errorCode="payment_denied" />);
+    expect(container.textContent).toBe('Denied');
+    expect(container.querySelector('.pill.failed')?.getAttribute('title')).toBe('denied by the owner');
+  });
+
+  it('one nobody answered says Expired; one the chain never took says Failed, with why', () => {
+    expect(render(<PaymentStatus status="failed" errorCode="approval_expired" />).container.textContent).toBe('Expired');
+    cleanup();
+    const { container } = render(<PaymentStatus status="failed" errorCode="dropped" />);
+    expect(container.textContent).toBe('Failed');
+    expect(container.querySelector('.pill')?.getAttribute('title')).toBe('it never landed on chain');
+  });
+
+  it('a failed payment with no known reason says Failed, with no hover; a paid one Paid', () => {
+    const { container } = render(<PaymentStatus status="failed" />);
+    expect(container.textContent).toBe('Failed');
+    expect(container.querySelector('.pill')?.hasAttribute('title')).toBe(false);
+    cleanup();
+    expect(render(<PaymentStatus status="approved" />).container.textContent).toBe('Paid');
+  });
+});
