@@ -95,6 +95,15 @@ describe("the owner's CLI", () => {
     expect((await owner(['return', 'researcher2', '--rail', 'base'])).code).toBe(0);
     expect((await owner(['return', 'researcher2'])).code).toBe(0);
     expect((await owner(['archive', 'researcher2'])).stdout).toMatch(/^Archived researcher2: stopped for good/);
+    // Its policy reads as an archived agent's, and is not changed any more.
+    expect((await owner(['policy', 'researcher2'])).stdout).toMatch(
+      /^Policy of researcher2, archived .+: kept as it was; it pays nothing any more\n/,
+    );
+    const changed = await owner(['policy', 'researcher2', '--daily', '50']);
+    expect({ code: changed.code, said: changed.stderr }).toMatchObject({
+      code: 1,
+      said: expect.stringMatching(/is archived.*\(agent_archived\)$/m),
+    });
   });
 
   it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {
@@ -120,14 +129,14 @@ describe("the owner's CLI", () => {
         /^coffer: --allow: "demo-wether" is neither a registry service id nor an address .*coffer services.*\(invalid_policy\)$/m,
       ),
     });
-    const budgetTypo = await owner(['policy', 'researcher2', '--budget', '1/day:demo-wether']);
-    expect(budgetTypo.stderr).toMatch(/^coffer: --budget: "demo-wether" is not a registry service/m);
     // Nothing was deployed.
     expect((await owner(['policy', 'badly'])).stderr).toMatch(/\(agent_not_found\)$/m);
     // --allow any deploys an agent that may pay any service.
     const open = await owner(['deploy', 'open-minded', '--allow', 'any', '--json']);
     expect(open.code, open.stderr).toBe(0);
     expect(JSON.parse(open.stdout).policy.allowedServices).toEqual([]);
+    const budgetTypo = await owner(['policy', 'open-minded', '--budget', '1/day:demo-wether']);
+    expect(budgetTypo.stderr).toMatch(/^coffer: --budget: "demo-wether" is not a registry service/m);
     const unknown = await owner(['allocate', 'nobody', '1']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/\(agent_not_found\)$/m);

@@ -109,6 +109,12 @@ describe('archiving an agent', () => {
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/resume'))).body.code).toBe('agent_archived');
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/allocate'), { body: { amount: '1' } })).body.code).toBe('agent_archived');
     expect((await t.api('POST', t.withOwner('/v1/agents/retiring/key'))).body.code).toBe('agent_archived');
+    // Its policy is kept as it was when archived, and read as an archived agent's: a change would limit nothing.
+    const policyBefore = (await t.api('GET', t.withOwner('/v1/agents/retiring/policy'))).body;
+    expect(policyBefore.archivedAt).toBe(archived.body.archivedAt);
+    const changed = await t.api('POST', t.withOwner('/v1/agents/retiring/policy'), { body: { dailyBudget: '100' } });
+    expect({ status: changed.status, code: changed.body.code }).toEqual({ status: 409, code: 'agent_archived' });
+    expect((await t.api('GET', t.withOwner('/v1/agents/retiring/policy'))).body).toEqual(policyBefore);
     expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body.resumed).not.toContain('retiring');
     expect(
       (await t.api('POST', t.withOwner('/v1/agents/deploy'), { body: { agentId: 'retiring', dailyBudget: '1', maxPerPayment: '1' } })).body

@@ -31,6 +31,12 @@ export const budgetLines = (answer: PolicyResponse, labelWidth = 10): string[] =
     (budget, index) => `${(index === 0 ? 'budgets' : '').padEnd(labelWidth)}${budgetLine(budget, answer.timeZone)}`,
   );
 
+/** "Policy of researcher", or an archived agent's, said as such: kept as it was, limiting nothing. */
+const policyHeading = (answer: PolicyResponse): string =>
+  answer.archivedAt === undefined
+    ? `Policy of ${answer.agentId}`
+    : `Policy of ${answer.agentId}, archived ${localTime(answer.archivedAt)}: kept as it was; it pays nothing any more`;
+
 /** A policy answer as lines for a terminal: the seed's four limits, then each budget now, its end, its warnings and its breaker. */
 function policyLines(answer: PolicyResponse): string[] {
   const p = answer.policy;
@@ -113,7 +119,7 @@ export async function policyCommand(
     return 0;
   }
   out.write(
-    `Policy of ${agentId}\n${policyLines(answer)
+    `${policyHeading(answer)}\n${policyLines(answer)
       .map((line) => `  ${line}\n`)
       .join('')}`,
   );

@@ -1,8 +1,8 @@
-import { CofferError } from '../../wire/errors.js';
+import { CofferError, refuse } from '../../wire/errors.js';
 import { FRESH_FOR, actorOf, requireAgentScope, requireFreshSignIn, type Principal } from '../auth.js';
 import { DAY_MS, audit, type EngineContext } from '../context.js';
 import { requestApproval } from '../approvals/requests.js';
-import { getAgentOrThrow } from '../agent-lookup.js';
+import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
 import { formatUsdc } from '../../wire/money.js';
 import { assertAskWithinMax } from '../../wire/policy/asks.js';
@@ -18,6 +18,7 @@ import type { Budget } from '../../wire/policy/budget.js';
 import { budgetsNow } from './budget-usage.js';
 import { timeZoneOf } from '../settings.js';
 import type { PolicyResponse } from '../../wire/answers/policy.js';
+import type { AgentRecord } from '../ports/store.js';
 
 export const policyClock = (ctx: EngineContext): PolicyClock => ({ now: ctx.clock.now(), timeZone: timeZoneOf(ctx) });
 
@@ -26,7 +27,8 @@ export const isKnownService = (ctx: EngineContext, entry: string): boolean =>
   isSolanaAddress(entry) || isEvmAddress(entry) || ctx.store.getService(entry) !== null;
 
 /** A policy answer: the policy, and what counts against its daily budget now (the last 24 h, pending included). */
-function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy: Policy): PolicyResponse {
+function policyAnswer(ctx: EngineContext, agent: AgentRecord, policy: Policy): PolicyResponse {
+  const { owner, agentId } = agent;
   const timeZone = timeZoneOf(ctx);
   return {
     agentId,
@@ -36,6 +38,8 @@ function policyAnswer(ctx: EngineContext, owner: string, agentId: string, policy
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
     ...endsOnOf(policy, timeZone),
     timeZone,
+    // An archived agent's policy is kept as it was, and limits nothing: it pays nothing any more.
+    ...(agent.archivedAt === null ? {} : { archivedAt: iso(agent.archivedAt) }),
   };
 }
 
@@ -59,8 +63,8 @@ export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void
 
 export function readPolicy(ctx: EngineContext, principal: Principal, agentId: string): PolicyResponse {
   requireAgentScope(principal, agentId);
-  getAgentOrThrow(ctx, principal.owner, agentId);
-  return policyAnswer(ctx, principal.owner, agentId, ctx.store.getPolicy(principal.owner, agentId));
+  const agent = getAgentOrThrow(ctx, principal.owner, agentId);
+  return policyAnswer(ctx, agent, ctx.store.getPolicy(principal.owner, agentId));
 }
 
 /** A policy with an update applied, checked as a save checks it (services and budgets' scopes that name something payable). */
@@ -75,7 +79,9 @@ export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUp
 export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate): Outcome<PolicyResponse> {
   requireAgentScope(principal, agentId);
   return ctx.store.transaction(() => {
-    getAgentOrThrow(ctx, principal.owner, agentId);
+    const agent = getAgentOrThrow(ctx, principal.owner, agentId);
+    // Archived, it pays nothing: a change would limit nothing, and the policy it was archived with stays its record.
+    refuse(archivedRefusal(agent));
     const current = ctx.store.getPolicy(principal.owner, agentId);
     const next = nextPolicy(ctx, current, update);
     // An agent may only tighten its own policy at once; loosening waits for the owner.
@@ -99,7 +105,7 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
       detail: { before: policyView(current), after: policyView(next) },
     });
     ctx.events.emit({ type: 'policy', owner: principal.owner, agentId });
-    return done(policyAnswer(ctx, principal.owner, agentId, next));
+    return done(policyAnswer(ctx, agent, next));
   });
 }
 

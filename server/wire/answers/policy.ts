@@ -77,6 +77,8 @@ export type PolicyResponse = {
   endsOn?: string;
   /** The owner's time zone (IANA): where calendar windows start afresh and a day's end falls, for saying those moments there. */
   timeZone: string;
+  /** When the agent was archived, for an archived agent's policy (kept as it was; it limits nothing). */
+  archivedAt?: string;
 };
 
 /** A payment of the last 30 days the changed policy would have refused (or held), and why. */
