@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, type OwnerApi } from './owner-api.js';
+import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * An agent asks, with its own key, to change its policy in a way that loosens it: the request waits in

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, type OwnerApi } from './owner-api.js';
+import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * Archiving from the agent page where the Base rail is off (COFFER_BASE_RPC=off): an agent the ledger

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, type OwnerApi } from './owner-api.js';
+import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * The server really stops under an open dashboard and really starts again on the same address: the

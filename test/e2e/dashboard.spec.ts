@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
+import { ownerApi, readConnection, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * The owner's day in the dashboard, in a real browser against a real `coffer serve`: sign in, fund,

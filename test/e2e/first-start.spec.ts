@@ -7,7 +7,7 @@ import { isFirstStart, startFirstStart } from '../../server/boot/first-start.js'
 import type { ServeConfig } from '../../server/boot/serve-config.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi } from './owner-api.js';
+import { ownerApi } from '../helpers/owner-api.js';
 
 /** Issue 23: the desktop app's first start offers restore, in a page of its own (/setup) before any treasury exists. */
 const PASSPHRASE = 'the e2e first start file';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, type OwnerApi } from './owner-api.js';
+import { ownerApi, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * A payment the agent's policy asks the owner about: "Ask me above" set in the policy editor, the

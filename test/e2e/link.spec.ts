@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
+import { ownerApi, readConnection, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * The whole way in for an agent on this machine: `coffer link` in a terminal, the owner approves in

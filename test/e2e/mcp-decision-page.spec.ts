@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CLI, spawnDemoApi, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { connectMcpHost } from '../helpers/mcp-host.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
+import { ownerApi, readConnection, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * Issue 29, point 1, as the owner sees it: an agent's MCP host (2026-07-28, opening URLs) buys from

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SCREENSHOTS } from './screenshots.js';
-import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
+import { ownerApi, readConnection, type OwnerApi } from '../helpers/owner-api.js';
 import { openConnection } from '../../server/store/sqlite-driver.js';
 
 /**

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { ownerApi, readConnection, type OwnerApi } from './owner-api.js';
+import { ownerApi, readConnection, type OwnerApi } from '../helpers/owner-api.js';
 
 /**
  * Cookies are not kept apart by port: whatever a signed-in browser holds for 127.0.0.1 it also sends

@@ -7,7 +7,7 @@ import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { startFacilitator, startV2Seller, type TestFacilitator, type TestSeller } from '../fixtures/x402-peers.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
-import { ownerApi, readConnection } from './owner-api.js';
+import { ownerApi, readConnection } from '../helpers/owner-api.js';
 
 /**
  * An x402 payment as the owner sees it: `coffer serve` on the test cluster presented as devnet, an

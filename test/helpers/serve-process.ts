@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -85,20 +83,6 @@ export async function spawnServe(
 /** A response body as JSON, untyped: tests assert its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
-
-/** The owner of a served data dir (its connection file), and a POST to its /v1 with the owner key answering JSON. */
-export function ownerPost(url: string, dataDir: string) {
-  const { owner, ownerKey } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; ownerKey: string };
-  const post = (path: string, body: unknown) =>
-    json(
-      fetch(`${url}${path}?owner=${owner}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    );
-  return { owner, post };
-}
 
 /** `coffer demo-api` beside a data dir's Coffer, on an ephemeral port: the process, its first line, its URL. */
 export async function spawnDemoApi(dataDir: string): Promise<{ child: ChildProcess; firstLine: string; url: string }> {

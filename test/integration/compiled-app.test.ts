@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileApp } from '../helpers/compiled-app.js';
 import { tempDataDir } from '../helpers/coffer.js';
-import { json, spawnServe, ownerPost } from '../helpers/serve-process.js';
+import { json, spawnServe } from '../helpers/serve-process.js';
+import { ownerApi, readConnection } from '../helpers/owner-api.js';
 import { packagePath } from '../../server/package/package-files.js';
 
 /**
@@ -57,7 +58,8 @@ describe('the compiled app', () => {
       expect(await page.text()).toMatch(/<div id="root">/);
       const search = await json(fetch(`${serve.url}/v1/services/search?q=weather`));
       expect(search.total).toBeGreaterThan(0);
-      const { owner, post } = ownerPost(serve.url, dataDir);
+      const { owner } = readConnection(dataDir);
+      const post = (path: string, body: unknown) => ownerApi(dataDir).json('POST', path, body);
       const { apiKey: agentKey } = await post('/v1/agents/deploy', { agentId: 'tried', dailyBudget: '10', maxPerPayment: '1' });
       expect(await post('/v1/agents/tried/policy/what-if', { maxPerPayment: '0.5' })).toMatchObject({ agentId: 'tried', payments: 0 });
       await post('/v1/agents/tried/allocate', { amount: '2', rail: 'base' });

@@ -4,7 +4,8 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
-import { CLI, json, runCoffer, spawnDemoApi, spawnServe, ownerPost } from '../helpers/serve-process.js';
+import { CLI, json, runCoffer, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
+import { ownerApi, readConnection } from '../helpers/owner-api.js';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -43,7 +44,8 @@ describe('coffer demo-api beside coffer serve', () => {
         )!.endpoint;
       expect(await listed()).toBe(`GET ${demoUrl}/weather?city={city}`);
 
-      const { owner, post } = ownerPost(serve.url, dataDir);
+      const { owner } = readConnection(dataDir);
+      const post = (path: string, body: unknown) => ownerApi(dataDir).json('POST', path, body);
       const deployed = await post('/v1/agents/deploy', { agentId: 'demo-user', dailyBudget: '1', maxPerPayment: '0.05' });
       await post('/v1/agents/demo-user/allocate', { amount: '0.50' });
 

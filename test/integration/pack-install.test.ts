@@ -5,7 +5,8 @@ import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { KEYCHAIN_SERVICE } from '../../server/keys/secret-backend.js';
-import { json, spawnDemoApi, spawnServe, ownerPost } from '../helpers/serve-process.js';
+import { json, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
+import { ownerApi, readConnection } from '../helpers/owner-api.js';
 import { packagePath } from '../../server/package/package-files.js';
 
 /**
@@ -111,7 +112,8 @@ describe('npm pack, npm install -g, coffer', () => {
     try {
       demo = await spawnDemoApi(dataDir);
       const demoUrl = demo.url;
-      const { owner, post } = ownerPost(serve.url, dataDir);
+      const { owner } = readConnection(dataDir);
+      const post = (path: string, body: unknown) => ownerApi(dataDir).json('POST', path, body);
       const deployed = await post('/v1/agents/deploy', { agentId: 'coder', dailyBudget: '1', maxPerPayment: '0.05' });
       await post('/v1/agents/coder/allocate', { amount: '0.50' });
       const broke = await post('/v1/agents/deploy', { agentId: 'broke', dailyBudget: '1', maxPerPayment: '0.05' });
