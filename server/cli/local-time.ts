@@ -1,16 +1,20 @@
 /** Times as a terminal shows them. */
+import { sameTimeZone } from '../wire/schemas.js';
 
 /** The time zone this terminal shows times in (TZ, else the machine's). */
 const terminalZone = (): string => new Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /**
  * A moment as a clock shows it: the time alone on the same day as `now`, the date too on another
- * day. In this terminal's zone, unless another is asked (the owner's, for when a budget starts afresh
+ * day. In the terminal's zone, unless another is asked (the owner's, for when a budget starts afresh
  * or a policy ends: moments the owner set in their zone); a zone other than the terminal's is named,
- * so "00:00" is not read as the terminal's midnight.
+ * so "00:00" is not read as the terminal's midnight (an alias of the terminal's zone is not another).
  */
-export function localTime(iso: string, { now = new Date(), timeZone }: { now?: Date; timeZone?: string } = {}): string {
-  const zone = timeZone ?? terminalZone();
+export function localTime(
+  iso: string,
+  { now = new Date(), timeZone, terminal = terminalZone() }: { now?: Date; timeZone?: string; terminal?: string } = {},
+): string {
+  const zone = timeZone ?? terminal;
   const at = new Date(iso);
   const dayOf = (moment: Date) => moment.toLocaleDateString('en-CA', { timeZone: zone });
   const text =
@@ -24,5 +28,5 @@ export function localTime(iso: string, { now = new Date(), timeZone }: { now?: D
           minute: '2-digit',
           timeZone: zone,
         });
-  return zone === terminalZone() ? text : `${text} (${zone})`;
+  return sameTimeZone(zone, terminal) ? text : `${text} (${zone})`;
 }

@@ -18,6 +18,7 @@
 import { CofferApiError } from '../client/client-error.js';
 import { amountSchema, askAboveSchema, isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
+import { isEvmAddress } from '../wire/rails.js';
 
 export interface PolicyFlags {
   budget?: string[];
@@ -61,7 +62,8 @@ function limitOver(flag: '--budget' | '--count', text: string) {
   if (!(BUDGET_WINDOWS as readonly string[]).includes(window)) {
     throw new PolicyFlagError(`${flag} ${text}: "${window}" is not a window; one of ${WINDOWS}`);
   }
-  const scoped = scope === undefined ? {} : isSolanaAddress(scope) ? { recipient: scope } : { service: scope };
+  // A recipient's address on either rail scopes to that recipient; anything else names a service.
+  const scoped = scope === undefined ? {} : isSolanaAddress(scope) || isEvmAddress(scope) ? { recipient: scope } : { service: scope };
   return { limit: limit.trim(), window: window as (typeof BUDGET_WINDOWS)[number], ...scoped };
 }
 

@@ -240,6 +240,9 @@ export function canonicalTimeZone(name: string): string | null {
   }
 }
 
+/** Whether two names are one zone ("Etc/UTC" and "UTC"; "Asia/Kolkata" and "Asia/Calcutta"), as this runtime's Intl knows them. */
+export const sameTimeZone = (a: string, b: string): boolean => (canonicalTimeZone(a) ?? a) === (canonicalTimeZone(b) ?? b);
+
 /** A rail by its name: `sol` (Solana) or `base` (Base). */
 export const railSchema = z.enum(RAILS, { error: 'must be "sol" or "base"' });
 

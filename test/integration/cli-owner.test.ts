@@ -131,6 +131,13 @@ describe("the owner's CLI", () => {
     });
     // Nothing was deployed.
     expect((await owner(['policy', 'badly'])).stderr).toMatch(/\(agent_not_found\)$/m);
+    // Spaces around a flag's amount are read as policy reads them, on every flag.
+    const spaced = await owner(['deploy', 'spaced', '--daily', '5 ', '--max', ' 1', '--fund', ' 0.5', '--json']);
+    expect(spaced.code, spaced.stderr).toBe(0);
+    expect(JSON.parse(spaced.stdout)).toMatchObject({
+      policy: { dailyBudget: '5.00', maxPerPayment: '1.00' },
+      funding: { status: 'funded' },
+    });
     // --allow any deploys an agent that may pay any service.
     const open = await owner(['deploy', 'open-minded', '--allow', 'any', '--json']);
     expect(open.code, open.stderr).toBe(0);

@@ -114,6 +114,9 @@ describe('archiving an agent', () => {
     expect(policyBefore.archivedAt).toBe(archived.body.archivedAt);
     const changed = await t.api('POST', t.withOwner('/v1/agents/retiring/policy'), { body: { dailyBudget: '100' } });
     expect({ status: changed.status, code: changed.body.code }).toEqual({ status: 409, code: 'agent_archived' });
+    // Nor is a change tried on its past: it could not be applied.
+    const tried = await t.api('POST', t.withOwner('/v1/agents/retiring/policy/what-if'), { body: { dailyBudget: '100' } });
+    expect({ status: tried.status, code: tried.body.code }).toEqual({ status: 409, code: 'agent_archived' });
     expect((await t.api('GET', t.withOwner('/v1/agents/retiring/policy'))).body).toEqual(policyBefore);
     expect((await t.api('POST', t.withOwner('/v1/resume-all'))).body.resumed).not.toContain('retiring');
     expect(

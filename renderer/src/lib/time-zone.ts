@@ -6,22 +6,13 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { dayIn } from '../../../server/wire/policy/expiry.js';
+import { sameTimeZone } from '../../../server/wire/schemas.js';
 
 /** The zone this browser reads and shows local times in. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** A zone's canonical name as this runtime knows it ("Etc/UTC" is "UTC"), or the name itself if it knows none. */
-function canonical(timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
-  } catch {
-    return timeZone;
-  }
-}
-
 /** Whether `timeZone` is another zone than this browser's (an alias of the same zone is the same). */
-export const differsFromBrowser = (timeZone: string, browser: string = browserTimeZone()): boolean =>
-  canonical(timeZone) !== canonical(browser);
+export const differsFromBrowser = (timeZone: string, browser: string = browserTimeZone()): boolean => !sameTimeZone(timeZone, browser);
 
 /** Said once beside times shown in the owner's zone, where it is not the browser's: "times in Europe/Berlin". */
 export const zoneNote = (timeZone: string, browser: string = browserTimeZone()): string | null =>

@@ -33,9 +33,11 @@ export const deploy = defineCommand({
     const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
     try {
       // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
-      const { allowedServices } = policyUpdateOf({ daily, max, allow });
-      if (fund !== undefined) amountOf('--fund', fund);
-      return await (await ownerCommands()).deploy({ agentId, dataDir, daily, max, fund, allow: allowedServices, ...rest });
+      const { dailyBudget, maxPerPayment, allowedServices } = policyUpdateOf({ daily, max, allow });
+      const funds = fund === undefined ? undefined : amountOf('--fund', fund);
+      return await (
+        await ownerCommands()
+      ).deploy({ agentId, dataDir, daily: dailyBudget, max: maxPerPayment, fund: funds, allow: allowedServices, ...rest });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
       throw namingFlags(error);

@@ -10,7 +10,8 @@
  */
 import { DAY_MS, type EngineContext } from '../context.js';
 import { requireAgentScope, type Principal } from '../auth.js';
-import { getAgentOrThrow } from '../agent-lookup.js';
+import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
+import { refuse } from '../../wire/errors.js';
 import { nextPolicy } from './update.js';
 import { timeZoneOf } from '../settings.js';
 import { iso } from '../../wire/views.js';
@@ -30,7 +31,8 @@ const WHAT_IF_DAYS = 30;
 export async function policyWhatIf(ctx: EngineContext, principal: Principal, agentId: string, update: PolicyUpdate): Promise<PolicyWhatIf> {
   requireAgentScope(principal, agentId);
   const { owner } = principal;
-  getAgentOrThrow(ctx, owner, agentId);
+  // An archived agent's policy is not changed (update.ts), so no change of it is tried either.
+  refuse(archivedRefusal(getAgentOrThrow(ctx, owner, agentId)));
   const now = ctx.clock.now();
   const timeZone = timeZoneOf(ctx);
   const policy = nextPolicy(ctx, ctx.store.getPolicy(owner, agentId), update);

@@ -8,7 +8,7 @@ export interface RefusalRecord {
   service: string;
   /** As the agent asked, normalised to USDC with its decimals. */
   amount: string;
-  /** The rail it was asked on; null for a refusal kept before Coffer kept its rail (schema 9), or an offer refused before its rail was chosen. */
+  /** The rail it was asked on; null for a refusal kept before Coffer kept its rail (schema 9). */
   rail: Rail | null;
   code: string;
   message: string;

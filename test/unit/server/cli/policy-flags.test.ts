@@ -64,6 +64,11 @@ describe("coffer policy's flags", () => {
     expect(() => policyUpdateOf(flags)).toThrow(words);
   });
 
+  it("a budget scoped to a Base recipient's EVM address holds that recipient, as a Solana address does", () => {
+    const evm = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    expect(policyUpdateOf({ budget: [`1/day:${evm}`] }).budgets).toEqual([{ amount: '1', window: 'day', recipient: evm }]);
+  });
+
   it('ask the owner above an amount, or before a new recipient; none and no take it away', () => {
     const update = policyUpdateOf({ 'ask-above': '5', 'ask-new-recipient': 'yes' });
     expect(update).toEqual({ askAbove: '5', askNewRecipient: true });
