@@ -55,8 +55,14 @@ export function ownerOf(actor: Extract<Actor, { as: 'owner' }>, what: string): R
  */
 export function clientFor(actor: Actor, named: string | undefined, what: string): { api: CofferClient; agentId: string | undefined } {
   if (actor.as === 'agent') {
-    const self = agentCredentials(actor.configPath);
-    return { api: keyClient(self.url, { owner: self.owner, key: self.apiKey }), agentId: self.agentId };
+    const { agent, api } = linkedClient(actor.configPath);
+    return { api, agentId: agent.agentId };
   }
   return { api: ownerOf(actor, what).api, agentId: named };
+}
+
+/** The linked agent of a config file, and a client with its key. */
+export function linkedClient(configPath: string): { agent: ReturnType<typeof agentCredentials>; api: CofferClient } {
+  const agent = agentCredentials(configPath);
+  return { agent, api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }) };
 }

@@ -1,8 +1,8 @@
-import { keyClient } from '../../client/coffer-client.js';
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { readOwnerConnection } from '../owner-connection.js';
+import { ownerClient } from '../owner-connection.js';
+import { linkedClient } from '../who-acts.js';
 import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
@@ -20,8 +20,7 @@ type Out = NodeJS.WritableStream;
 
 /** `coffer status`: the linked agent's balance and wallet on each rail, policy, what it spent in the last 24 h, and its last payments. */
 export async function status(configPath: string, options: { json?: boolean } = {}, out: Out = process.stdout): Promise<number> {
-  const agent = agentCredentials(configPath);
-  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  const { agent, api } = linkedClient(configPath);
   const [balance, policy, history] = await Promise.all([
     api.balance(agent.agentId),
     api.policy(agent.agentId),
@@ -65,8 +64,7 @@ export async function payCommand(
   args: { service: string; amount: string; recipient?: string; rail?: Rail; nonce?: string; description?: string; receiptOnly?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
-  const agent = agentCredentials(configPath);
-  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  const { agent, api } = linkedClient(configPath);
   const answer = await api.pay(agent.agentId, {
     service: args.service,
     amount: args.amount,
@@ -115,8 +113,7 @@ export async function kill(
       // no linked agent: an owner command
     }
     if (!args.all && self !== null && args.agentId === self.agentId) return killSelf(configPath, out);
-    const owner = readOwnerConnection(args.dataDir);
-    const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+    const { api } = ownerClient(args.dataDir);
     if (args.all) {
       const body = await api.killAll();
       out.write(
@@ -134,8 +131,7 @@ export async function kill(
 }
 
 async function killSelf(configPath: string, out: Out): Promise<number> {
-  const agent = agentCredentials(configPath);
-  const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+  const { agent, api } = linkedClient(configPath);
   await api.kill(agent.agentId);
   out.write(`Stopped ${agent.agentId}: its payments are refused until the owner resumes it.\n`);
   return 0;
@@ -151,8 +147,7 @@ export async function resume(
   out: Out = process.stdout,
 ): Promise<number> {
   if (!args.all && args.agentId === undefined) {
-    const agent = agentCredentials(configPath);
-    const api = keyClient(agent.url, { owner: agent.owner, key: agent.apiKey });
+    const { agent, api } = linkedClient(configPath);
     const answer = await api.resume(agent.agentId);
     out.write(
       answer.status === 202
@@ -161,8 +156,7 @@ export async function resume(
     );
     return 0;
   }
-  const owner = readOwnerConnection(args.dataDir);
-  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  const { api } = ownerClient(args.dataDir);
   if (args.all) {
     const body = await api.resumeAll();
     out.write(
@@ -177,8 +171,7 @@ export async function resume(
 
 /** `coffer open`: the dashboard, signed in through a fresh one-time login link (owner only). */
 export async function open(args: { dataDir?: string }, out: Out = process.stdout): Promise<number> {
-  const owner = readOwnerConnection(args.dataDir);
-  const api = keyClient(owner.url, { owner: owner.owner, key: owner.ownerKey });
+  const { api } = ownerClient(args.dataDir);
   const body = await api.loginLink();
   const opened = await openBrowser(body.url);
   out.write(opened ? `Opened the dashboard in your browser.\n` : `Open this one-time link in your browser (10 minutes):\n  ${body.url}\n`);
