@@ -13,6 +13,8 @@ export interface Command {
   aliases?: readonly string[];
   /** Its forms and what it does, as `coffer help` prints them; left out, it is not listed. */
   usage?: string;
+  /** The options it takes, by name (`all` for `--all`). */
+  options?: readonly string[];
   run(args: string[], context: CommandContext): Promise<number>;
 }
 
@@ -39,7 +41,12 @@ export function defineCommand<const O extends Options>(definition: {
   run: (parsed: Parsed<O>, context: CommandContext) => Promise<number>;
 }): Command {
   const { name, usage, options, positionals = false, run } = definition;
-  return { name, usage, run: (args, context) => run(parse(name, { args, options, allowPositionals: positionals, strict: true }), context) };
+  return {
+    name,
+    usage,
+    options: Object.keys(options),
+    run: (args, context) => run(parse(name, { args, options, allowPositionals: positionals, strict: true }), context),
+  };
 }
 
 /** A negative amount ("-1", "-.5", "-5/day") is an argument to refuse in words, not an option parseArgs knows not. */

@@ -100,7 +100,7 @@ function unknownCommand(name: string): number {
   }
   // `coffer resume-all`, `coffer kill-all`: the API's words for what these commands do with --all.
   const [, withAll] = /^(.+)[-_]all$/.exec(name) ?? [];
-  if (COMMANDS.find((command) => command.name === withAll)?.usage?.match(/--all\b/)) {
+  if (COMMANDS.find((command) => command.name === withAll)?.options?.includes('all')) {
     console.error(`coffer: unknown command "${name}". Did you mean "coffer ${withAll!} --all"?\n\n${helpFor(withAll!)}`);
     return 2;
   }
