@@ -1,0 +1,64 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { ActivityPage } from '../../../../../renderer/src/pages/ActivityPage.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import type { Activity, Refusal } from '../../../../../server/wire/answers/payments.js';
+
+const AT = '2026-11-27T09:16:19.770Z';
+
+const refusal = (rail: Refusal['rail'], message: string): Refusal => ({
+  agent: 'alpha',
+  service: 'demo-weather',
+  venue: 'Coffer demo weather',
+  amount: '0.45',
+  currency: 'USDC',
+  rail,
+  code: 'max_per_payment_exceeded',
+  message,
+  timestamp: AT,
+});
+
+const denied: Activity = {
+  id: 'pay_1',
+  agent: 'alpha',
+  venue: 'Coffer demo weather',
+  amount: '2.00',
+  rail: 'base',
+  time: '09:16',
+  status: 'failed',
+  timestamp: AT,
+  txSignature: null,
+  protocol: 'coffer',
+  resource: null,
+  recipient: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  errorCode: 'payment_denied',
+};
+
+/** The Activity page reads the dashboard's answer alone: the rest of it is left out here. */
+function showing(recentActivity: Activity[], recentRefusals: Refusal[]) {
+  useDashboard.setState({ dashboard: { agents: [], recentActivity, recentRefusals } as never });
+  render(<ActivityPage />);
+}
+
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ dashboard: null });
+});
+
+describe('the Activity page', () => {
+  it('a held payment the owner denied reads Denied, on Base', () => {
+    showing([denied], []);
+    const row = screen.getByTestId('activity-row');
+    expect(within(row).getByText('Denied').getAttribute('title')).toBe('denied by the owner');
+    expect(row.textContent).toContain('Base USDC');
+  });
+
+  it('each refusal says the rail it was asked on; one kept before Coffer kept rails says none', () => {
+    showing([], [refusal('base', 'on base'), refusal('sol', 'on solana'), refusal(null, 'before rails')]);
+    const rows = screen.getAllByTestId('refusal-row').map((row) => row.textContent);
+    expect(rows[0]).toMatch(/Base USDC.*on base/);
+    expect(rows[1]).toMatch(/Solana USDC.*on solana/);
+    expect(rows[2]).toMatch(/—before rails/);
+  });
+});
