@@ -289,3 +289,21 @@ test('an agent its breaker stopped says why: on its row, in the banner and on it
   await expect(page.getByRole('switch', { name: /Careful bot: active/ })).toBeVisible();
   await expect(page.getByTestId('stop-reason')).toHaveCount(0);
 });
+
+test('funds on Base from the agent page: the owner picks Base, allocates to its account there and returns from it', async ({ page }) => {
+  await signIn(page);
+  await page.goto(`${serve.url}/#/agents/researcher`);
+  await page.getByLabel('Base USDC').check();
+  await page.getByLabel('Allocate from the treasury').fill('2.5');
+  await page.getByRole('button', { name: 'Allocate' }).click();
+  await expect(page.getByText('Moved 2.50 USDC on chain, on Base; its Base account now 15.00 USDC')).toBeVisible();
+  await expect(page.getByTestId('agent-facts-base')).toHaveText('On Base: 15.00 USDC');
+  // The Return field offers what Base holds; returned, the account is empty again and Solana's untouched.
+  await expect(page.getByLabel('Return to the treasury')).toHaveValue('15.00');
+  await page.screenshot({ path: join(SCREENSHOTS, 'agent-funds-base.png') });
+  await page.getByLabel('Return to the treasury').fill('2.5');
+  await page.getByRole('button', { name: 'Return', exact: true }).click();
+  await expect(page.getByText('Returned 2.50 USDC to the treasury on chain, on Base; its Base account now 12.50 USDC')).toBeVisible();
+  const balance = await api.json<{ balances: { sol: string; base: string } }>('GET', '/v1/agents/researcher/balance');
+  expect(balance.balances.base).toBe('12.50');
+});

@@ -1,31 +1,53 @@
+import { useState } from 'react';
 import type { DashboardAgent } from '../api/types.js';
+import type { Rail } from '../../../server/wire/rails.js';
 import { readableAmount } from '../lib/money.js';
 import { useDashboard } from '../state/store.js';
 import { AmountForm } from './AmountForm.js';
 
-/** USDC moved on chain between the treasury and an agent's wallet: allocated to it, or returned (its balance offered). */
+/**
+ * USDC moved on chain between the treasury and an agent's wallet: allocated to it, or returned (its
+ * balance on that rail offered). Where the Base rail is open and the agent has an account there, the
+ * owner picks the rail both forms move on (Solana first, as the API's default).
+ */
 export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
-  const { client, refresh } = useDashboard();
+  const { client, refresh, dashboard } = useDashboard();
+  const [picked, setPicked] = useState<Rail>('sol');
   if (!client) return null;
+  const baseOffered = (dashboard?.treasury.baseNetwork ?? null) !== null && agent.wallets.base !== null;
+  const onBase = baseOffered && picked === 'base';
+  const rail = onBase ? { rail: 'base' as const } : {};
+  const landed = (balance: string) => (onBase ? `, on Base; its Base account now ${balance} USDC` : `; wallet now ${balance} USDC`);
   return (
     <>
+      {baseOffered && (
+        <fieldset className="services">
+          <legend>Rail</legend>
+          {(['sol', 'base'] as const).map((option) => (
+            <label className="check" key={option}>
+              <input type="radio" name={`funds-rail-${agent.agentId}`} checked={picked === option} onChange={() => setPicked(option)} />
+              {option === 'sol' ? 'Solana USDC' : 'Base USDC'}
+            </label>
+          ))}
+        </fieldset>
+      )}
       <AmountForm
         label="Allocate from the treasury"
         action="Allocate"
         onSubmit={async (amount) => {
-          const result = await client.allocate(agent.agentId, { amount });
+          const result = await client.allocate(agent.agentId, { amount, ...rail });
           await refresh();
-          return `Moved ${readableAmount(result.amount)} USDC on chain; wallet now ${readableAmount(result.balance)} USDC`;
+          return `Moved ${readableAmount(result.amount)} USDC on chain${landed(readableAmount(result.balance))}`;
         }}
       />
       <AmountForm
         label="Return to the treasury"
         action="Return"
-        initial={agent.balance}
+        initial={onBase ? (agent.balances.base ?? '') : agent.balance}
         onSubmit={async (amount) => {
-          const result = await client.returnFunds(agent.agentId, { amount });
+          const result = await client.returnFunds(agent.agentId, { amount, ...rail });
           await refresh();
-          return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain; wallet now ${readableAmount(result.balance)} USDC`;
+          return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain${landed(readableAmount(result.balance))}`;
         }}
       />
     </>

@@ -24,8 +24,8 @@ const agentWith = (balance: string) => ({
   policy,
   tightestBudget: null,
 });
-const dashboardWith = (balance: string) =>
-  ({ agents: [agentWith(balance)], archivedAgents: [], treasury: { amount: '100000000' } }) as never;
+const dashboardWith = (balance: string, baseNetwork: string | null = 'sim') =>
+  ({ agents: [agentWith(balance)], archivedAgents: [], treasury: { amount: '100000000', baseNetwork } }) as never;
 
 const client = {
   spendHistory: vi.fn(),
@@ -114,6 +114,33 @@ describe('the Return field follows the agent’s balance', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
     await screen.findByText('Returned 2.00 USDC to the treasury on chain; wallet now 3.00 USDC');
     expect(returnField().value).toBe('3.00');
+  });
+});
+
+describe('funds on Base: the owner picks the rail the treasury moves USDC on', () => {
+  it('allocates to its Base account and returns from it, the Return field offering what Base holds', async () => {
+    render(<AgentPage agentId="alpha" />);
+    fireEvent.click(screen.getByLabelText('Base USDC'));
+    expect(returnField().value).toBe('1.50');
+    client.allocate.mockResolvedValue({ amount: '3.00', balance: '4.50', rail: 'base' });
+    fireEvent.change(screen.getByLabelText('Allocate from the treasury'), { target: { value: '3' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Allocate' }));
+    await screen.findByText('Moved 3.00 USDC on chain, on Base; its Base account now 4.50 USDC');
+    expect(client.allocate).toHaveBeenCalledWith('alpha', { amount: '3', rail: 'base' });
+    client.returnFunds.mockResolvedValue({ amount: '1.50', balance: '0.00', rail: 'base' });
+    fireEvent.click(screen.getByRole('button', { name: 'Return' }));
+    await screen.findByText('Returned 1.50 USDC to the treasury on chain, on Base; its Base account now 0.00 USDC');
+    expect(client.returnFunds).toHaveBeenCalledWith('alpha', { amount: '1.50', rail: 'base' });
+  });
+
+  it('Solana stays the default and sends no rail; with the Base rail off there is no choice', () => {
+    render(<AgentPage agentId="alpha" />);
+    expect(screen.getByLabelText<HTMLInputElement>('Solana USDC').checked).toBe(true);
+    cleanup();
+    useDashboard.setState({ dashboard: dashboardWith('5.00', null) });
+    render(<AgentPage agentId="alpha" />);
+    expect(screen.queryByLabelText('Base USDC')).toBeNull();
+    expect(returnField().value).toBe('5.00');
   });
 });
 
