@@ -1,11 +1,13 @@
 import type { ArchivedAgent, SpendRecord } from '../api/types.js';
 import { hrefFor } from '../lib/route.js';
 import { dateTime } from '../lib/time.js';
+import { useTimeZone } from '../state/store.js';
 import { ArchivedFunds } from './ArchivedFunds.js';
 import { SpendHistoryTable } from './SpendHistoryTable.js';
 
 /** An archived agent's page: stopped for good, its key revoked; its wallet, what it still holds, and its history. */
 export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAgent; history: SpendRecord[] }) {
+  const timeZone = useTimeZone();
   return (
     <section className="card" aria-labelledby="archived-title">
       <p className="muted">
@@ -13,7 +15,7 @@ export function ArchivedAgentCard({ archived, history }: { archived: ArchivedAge
       </p>
       <h2 id="archived-title">{archived.displayName}</h2>
       <p className="banner warning" role="status">
-        Archived {archived.archivedAt ? dateTime(archived.archivedAt) : ''}: stopped for good, its key revoked. Its history stays.
+        Archived {archived.archivedAt ? dateTime(archived.archivedAt, timeZone) : ''}: stopped for good, its key revoked. Its history stays.
       </p>
       <p className="muted">
         Wallet <code>{archived.walletAddress}</code>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ImageTask } from '../api/types.js';
-import { useDashboard } from '../state/store.js';
+import { useDashboard, useTimeZone } from '../state/store.js';
 import { dateTime } from '../lib/time.js';
 import { ErrorNote } from './ErrorNote.js';
 import { Money } from './Money.js';
@@ -17,6 +17,7 @@ const refundNote = (refund: NonNullable<ImageTask['refund']>): string =>
 /** An agent's image tasks: prompt, model, cost, status (a failed one's refund), and a link to each finished image. */
 export function ImageTasks({ agentId }: { agentId: string }) {
   const { client, dashboard } = useDashboard();
+  const timeZone = useTimeZone();
   const [tasks, setTasks] = useState<ImageTask[]>([]);
   const [error, setError] = useState<string | null>(null);
   // Tasks move on without a payment (generating, done): read them again at every refresh.
@@ -36,7 +37,7 @@ export function ImageTasks({ agentId }: { agentId: string }) {
           <tbody>
             {tasks.map((task) => (
               <tr key={task.taskId} data-testid="image-task">
-                <td className="nowrap">{dateTime(task.createdAt)}</td>
+                <td className="nowrap">{dateTime(task.createdAt, timeZone)}</td>
                 <td>{task.prompt}</td>
                 <td className="nowrap">
                   {task.modelId} · {task.resolution}

@@ -1,12 +1,14 @@
 import type { SpendRecord } from '../api/types.js';
 import { dateTime } from '../lib/time.js';
+import { useTimeZone } from '../state/store.js';
 import { Money } from './Money.js';
 import { PaymentStatus } from './PaymentStatus.js';
 import { PaymentVenue } from './PaymentVenue.js';
 import { TableHead } from './TableHead.js';
 
-/** What an agent paid, newest first. */
+/** What an agent paid, newest first; when, in the owner's time zone, as the agent page's other times. */
 export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
+  const timeZone = useTimeZone();
   if (history.length === 0) return <p className="empty">No payments yet.</p>;
   return (
     <div className="table-wrap">
@@ -15,7 +17,7 @@ export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
         <tbody>
           {history.map((p) => (
             <tr key={p.id}>
-              <td className="nowrap">{dateTime(p.timestamp)}</td>
+              <td className="nowrap">{dateTime(p.timestamp, timeZone)}</td>
               <td>
                 <PaymentVenue name={p.service} protocol={p.protocol} resource={p.resource} recipient={p.recipient} />
               </td>

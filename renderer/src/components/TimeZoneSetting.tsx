@@ -30,7 +30,8 @@ export function TimeZoneSetting() {
       }
       hint={
         <>
-          Day, week and month budgets begin at midnight here, and a policy that ends on a day ends at that day's midnight here.
+          Day, week and month budgets begin at midnight here, and a day typed as a policy's end ends at that day's midnight here (an end
+          already set keeps its moment when the zone changes).
           {differsFromBrowser(settings.timeZone, browser) &&
             ` This browser is in ${browser}; the agent pages show times in ${settings.timeZone}.`}
         </>

@@ -5,6 +5,7 @@ import { AgentPage } from '../../../../../renderer/src/pages/AgentPage.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { CofferApiError } from '../../../../../renderer/src/api/client.js';
 import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
+import { dateTime } from '../../../../../renderer/src/lib/time.js';
 
 const WALLET = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 const BASE_ACCOUNT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -114,6 +115,36 @@ describe('the Return field follows the agent’s balance', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Return' }));
     await screen.findByText('Returned 2.00 USDC to the treasury on chain; wallet now 3.00 USDC');
     expect(returnField().value).toBe('3.00');
+  });
+});
+
+describe("the agent page's times are the owner's time zone's, as its note says", () => {
+  it("a payment shows when it was made there, not in the browser's zone", async () => {
+    const at = '2026-11-27T11:27:00.000Z';
+    client.spendHistory.mockResolvedValue({
+      payments: [
+        {
+          id: 'pay_1',
+          service: 'demo-weather',
+          serviceId: 'demo-weather',
+          amount: '0.01',
+          currency: 'USDC',
+          status: 'confirmed',
+          timestamp: at,
+          description: '',
+          recipient: WALLET,
+          txSignature: 'x',
+          protocol: 'coffer',
+          resource: null,
+          rail: 'sol',
+        },
+      ],
+    });
+    useDashboard.setState({ settings: { timeZone: 'Pacific/Kiritimati', timeZoneFrom: 'owner', preferredRail: null } });
+    render(<AgentPage agentId="alpha" />);
+    const there = dateTime(at, 'Pacific/Kiritimati');
+    expect(there).not.toBe(dateTime(at, 'UTC'));
+    expect(await screen.findByText(there)).toBeTruthy();
   });
 });
 
