@@ -23,6 +23,7 @@
  * told "stopped", "not allowed" or "over budget" whatever it aimed at, and a refused retry loop costs
  * no RPC call. In the reservation each check reads what it judges only when the ones before allowed.
  */
+import { timeZoneOf } from '../settings.js';
 import { refuse, type Refusal } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
 import { DAY_MS, type BalanceReading, type EngineContext } from '../context.js';
@@ -130,5 +131,7 @@ function judgePolicy(
   const lastPaymentAt = asked.approved === true ? null : ctx.store.lastPaymentAt(owner, agentId);
   const refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, ask);
   const usages = refused === null ? usagesFor(ctx, owner, agentId, policy, ask) : [];
-  return { refusal: refused ?? budgetRefusal(usages, ask, now), reading: { now, policy, spentInWindow, usages } };
+  // No usages, no budget to pass (and no owner's zone to read for its words).
+  const overBudget = usages.length === 0 ? null : budgetRefusal(usages, ask, now, timeZoneOf(ctx));
+  return { refusal: refused ?? overBudget, reading: { now, policy, spentInWindow, usages } };
 }

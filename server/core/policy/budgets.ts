@@ -3,6 +3,7 @@
  * fit every budget it falls under. Pure decisions, as rules.ts's: what a budget has spent is read by
  * the caller from the ledger and passed in. A budget as data is server/wire/policy/budget.ts.
  */
+import { wallTimeWords } from '../../wire/policy/expiry.js';
 import { CofferError, type Refusal } from '../../wire/errors.js';
 import { formatUsdc } from '../../wire/money.js';
 import { describeBudget, type Budget, type BudgetScope } from '../../wire/policy/budget.js';
@@ -61,15 +62,17 @@ const spentWords = (budget: Budget, spent: Spent) =>
 /**
  * The first budget a payment would pass, in the order the budgets are listed, as a refusal that names
  * it, what it has spent and when it frees: a calendar window at its reset (with Retry-After), a
- * rolling one as its payments age out, a lifetime budget never. Null when the payment fits every
+ * rolling one as its payments age out, a lifetime budget never (`timeZone`: the owner's, where its
+ * windows were read). Null when the payment fits every
  * budget it falls under.
  */
-export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number): Refusal {
+export function budgetRefusal(usages: BudgetUsage[], payment: BudgetedPayment, now: number, timeZone: string): Refusal {
   for (const { budget, spent, resetsAt } of usages) {
     if (!inScope(budget.scope, payment) || fits(budget, spent, payment.amount)) continue;
     const frees =
       resetsAt !== null
-        ? `it starts afresh at ${new Date(resetsAt).toISOString()}`
+        ? // Said on the owner's wall clock, where they set the window, and as the instant a program reads.
+          `it starts afresh at ${wallTimeWords(resetsAt, timeZone)} (${new Date(resetsAt).toISOString()})`
         : budget.window === 'lifetime'
           ? 'it never starts afresh'
           : 'it frees as its payments grow older than its window';

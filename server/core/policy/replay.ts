@@ -212,7 +212,7 @@ function budgetsRefusal(budgets: BudgetTrack[], asked: BudgetedPayment, amount: 
   for (const track of budgets) {
     if (inScope(track.budget.scope, asked) && !track.fits(now, timeZone, amount)) {
       const usages = budgets.filter(({ budget }) => inScope(budget.scope, asked)).map((each) => each.usage(now, timeZone));
-      return budgetRefusal(usages, asked, now);
+      return budgetRefusal(usages, asked, now, timeZone);
     }
   }
   return null;

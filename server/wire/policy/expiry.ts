@@ -58,6 +58,11 @@ export function endWords(text: string, timeZone: string): string {
   if (Number.isNaN(at)) return text;
   const day = dayEndingAt(at, timeZone);
   if (day !== null) return `the end of ${day}`;
+  return wallTimeWords(at, timeZone);
+}
+
+/** A moment as the clock on the wall shows it in a zone, with the zone: "2027-01-01 00:30 America/New_York". */
+export function wallTimeWords(at: number, timeZone: string): string {
   const wall = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(timeZone).toPlainDateTime();
   return `${wall.toString({ smallestUnit: 'minute' }).replace('T', ' ')} ${timeZone}`;
 }

@@ -30,10 +30,10 @@ describe('budgets', () => {
 
   it('a payment that fits every budget it falls under passes, to the last micro-USDC', () => {
     const usages = [usage(monthly, '49'), usage(weatherDaily, '1')];
-    expect(budgetRefusal(usages, weather('1'), now)).toBeNull();
+    expect(budgetRefusal(usages, weather('1'), now, 'UTC')).toBeNull();
     // Another service's budget does not hold this payment, however spent it is.
     const other: Budget = { ...weatherDaily, scope: { kind: 'service', serviceId: 'image-generate' } };
-    expect(budgetRefusal([usage(other, '2')], weather('1'), now)).toBeNull();
+    expect(budgetRefusal([usage(other, '2')], weather('1'), now, 'UTC')).toBeNull();
   });
 
   it('the first budget passed is named, with what it spent and when it starts afresh (Retry-After for a calendar window)', () => {
@@ -41,18 +41,19 @@ describe('budgets', () => {
       [usage(monthly, '10', 'Europe/Berlin'), usage(weatherDaily, '1.5', 'Europe/Berlin'), usage(toSeller, '0.9', 'Europe/Berlin')],
       weather('1'),
       now,
+      'Europe/Berlin',
     );
     expect(refusal).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: 11 * 3600 });
     expect(refusal?.message).toBe(
-      'this payment would pass the budget of 2.00 USDC a day for demo-weather: 1.50 USDC spent; it starts afresh at 2026-11-23T23:00:00.000Z',
+      'this payment would pass the budget of 2.00 USDC a day for demo-weather: 1.50 USDC spent; it starts afresh at 2026-11-24 00:00 Europe/Berlin (2026-11-23T23:00:00.000Z)',
     );
   });
 
   it('a rolling budget frees as its payments age; a lifetime budget never', () => {
-    const rolling = budgetRefusal([usage(toSeller, '0.5')], weather('0.6'), now);
+    const rolling = budgetRefusal([usage(toSeller, '0.5')], weather('0.6'), now, 'UTC');
     expect(rolling).toMatchObject({ code: 'budget_exceeded', retryAfterSeconds: undefined });
     expect(rolling?.message).toMatch(/1\.00 USDC in any 7 days to 93ug\S+: 0\.50 USDC spent; it frees as its payments grow older/);
-    expect(budgetRefusal([usage(forever, '99.5')], weather('1'), now)?.message).toMatch(/never starts afresh$/);
+    expect(budgetRefusal([usage(forever, '99.5')], weather('1'), now, 'UTC')?.message).toMatch(/never starts afresh$/);
   });
 
   it('says a budget in words', () => {
