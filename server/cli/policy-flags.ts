@@ -16,7 +16,7 @@
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
 import { CofferApiError } from '../client/client-error.js';
-import { amountSchema, askAboveSchema, isSolanaAddress, type PolicyUpdate } from '../wire/schemas.js';
+import { amountSchema, askAboveSchema, isSolanaAddress, policyUpdateSchema, type PolicyUpdate } from '../wire/schemas.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 import { isEvmAddress } from '../wire/rails.js';
 
@@ -98,6 +98,21 @@ const YES_NO = new Map([
   ['false', false],
 ]);
 
+/** The API's fields as these flags (and `coffer deploy`'s) name them. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  dailyBudget: '--daily',
+  maxPerPayment: '--max',
+  cooldownSeconds: '--cooldown',
+  allowedServices: '--allow',
+  budgets: '--budget',
+  expiresAt: '--expires',
+  warnAt: '--warn-at',
+  breaker: '--breaker',
+  askAbove: '--ask-above',
+  askNewRecipient: '--ask-new-recipient',
+  displayName: '--name',
+};
+
 /** The update the flags ask for: only what they name. */
 export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
   const update: PolicyUpdate = {};
@@ -166,23 +181,28 @@ export function policyUpdateOf(flags: PolicyFlags): PolicyUpdate {
       update.breaker = { ...refusals[0], ...spending[0] };
     }
   }
-  return update;
+  return checkedBySchema(update, flags);
 }
 
-/** The API's fields as these flags (and `coffer deploy`'s) name them. */
-const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
-  dailyBudget: '--daily',
-  maxPerPayment: '--max',
-  cooldownSeconds: '--cooldown',
-  allowedServices: '--allow',
-  budgets: '--budget',
-  expiresAt: '--expires',
-  warnAt: '--warn-at',
-  breaker: '--breaker',
-  askAbove: '--ask-above',
-  askNewRecipient: '--ask-new-recipient',
-  displayName: '--name',
-};
+/**
+ * The update judged by the wire's own schema, as the server judges it, so what the flags' syntax lets
+ * through and the schema refuses (a percent above 100, a day that is none) is said with the flag and
+ * what was typed, in the schema's words for the part of it that is wrong.
+ */
+function checkedBySchema(update: PolicyUpdate, flags: PolicyFlags): PolicyUpdate {
+  const checked = policyUpdateSchema.safeParse(update);
+  if (checked.success) return update;
+  const [issue] = checked.error.issues;
+  const [field, ...rest] = issue!.path.map(String);
+  const flag = FLAG_OF_FIELD[field!] ?? field!;
+  const typed = flags[flag.slice(2) as keyof PolicyFlags];
+  // The part that is wrong: a breaker's "percent", a share of --warn-at; the value itself said bare.
+  const part = rest.filter((key) => !/^\d+$/.test(key)).at(-1) ?? (rest.length > 0 ? 'each share' : null);
+  const message = issue!.message.replace('or null for never', 'or none');
+  throw new PolicyFlagError(
+    `${flag} ${Array.isArray(typed) ? typed.join(' ') : (typed ?? '')}: ${part === null ? '' : `${part} `}${message}`,
+  );
+}
 
 /**
  * Coffer's refusal of what a flag set, with the flag named where the API's words open with its field

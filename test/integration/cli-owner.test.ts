@@ -121,6 +121,12 @@ describe("the owner's CLI", () => {
       const bad = await owner(['deploy', 'badly', ...args]);
       expect({ code: bad.code, said: bad.stderr }).toMatchObject({ code: 2, said: expect.stringMatching(said) });
     }
+    // An id Coffer would refuse is a usage error too, said with the rule.
+    const badId = await owner(['deploy', 'Bad Name!']);
+    expect({ code: badId.code, said: badId.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: "Bad Name!" is not an agent id: /m),
+    });
     // What only Coffer can judge (the registry) names the flag too, and where to look from here.
     const typo = await owner(['deploy', 'badly', '--allow', 'demo-wether']);
     expect({ code: typo.code, said: typo.stderr }).toMatchObject({

@@ -29,6 +29,9 @@ export const deploy = defineCommand({
     const [agentId, ...extra] = positionals;
     if (agentId === undefined) throw new UsageError("coffer deploy needs the new agent's id", 'deploy');
     if (extra.length > 0) throw new UsageError(`coffer deploy takes one agent, not also "${extra[0]}"`, 'deploy');
+    const { agentIdSchema } = await import('../../wire/schemas.js');
+    const id = agentIdSchema.safeParse(agentId);
+    if (!id.success) throw new UsageError(`"${agentId}" is not an agent id: it ${id.error.issues[0]!.message}`, 'deploy');
     const { 'data-dir': dataDir, daily, max, allow, fund, ...rest } = values;
     const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
     try {

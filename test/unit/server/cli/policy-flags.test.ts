@@ -64,6 +64,24 @@ describe("coffer policy's flags", () => {
     expect(() => policyUpdateOf(flags)).toThrow(words);
   });
 
+  it("what only the wire's schema judges is said with the flag and what was typed, not the API's field", () => {
+    const said = (flags: Parameters<typeof policyUpdateOf>[0]) => {
+      try {
+        policyUpdateOf(flags);
+      } catch (error) {
+        expect(error).toBeInstanceOf(PolicyFlagError);
+        return (error as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    expect(said({ breaker: ['150%/10m'] })).toBe('--breaker 150%/10m: percent must be at most 100');
+    expect(said({ 'warn-at': '80,150' })).toBe('--warn-at 80,150: each share must be at most 100');
+    expect(said({ expires: '2026-13-45' })).toBe(
+      '--expires 2026-13-45: must be a day ("2026-12-31") or a time with its offset ("2026-12-31T18:00:00Z"), or none',
+    );
+    expect(said({ breaker: ['3/2000m'] })).toBe('--breaker 3/2000m: minutes must be at most 1,440 (a day)');
+  });
+
   it("a budget scoped to a Base recipient's EVM address holds that recipient, as a Solana address does", () => {
     const evm = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
     expect(policyUpdateOf({ budget: [`1/day:${evm}`] }).budgets).toEqual([{ amount: '1', window: 'day', recipient: evm }]);
