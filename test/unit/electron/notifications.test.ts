@@ -47,7 +47,7 @@ describe('desktop notifications, computed from engine events', () => {
       body: 'Pay 4.00 USDC to demo-weather. Nothing is paid until you approve.',
       route: '#/approvals',
     });
-    expect(
+    const refusedOn = (rail: 'sol' | 'base') =>
       notificationFor({
         type: 'payment_refused',
         owner: 'o',
@@ -56,26 +56,11 @@ describe('desktop notifications, computed from engine events', () => {
         message: 'over budget',
         amount: '1.00',
         service: 'demo-weather',
-        rail: 'sol',
+        rail,
         at,
-      }),
-    ).toMatchObject({
-      route: '#/agents/beta',
-      body: '1.00 USDC to demo-weather: over budget',
-    });
-    expect(
-      notificationFor({
-        type: 'payment_refused',
-        owner: 'o',
-        agentId: 'beta',
-        code: 'daily_budget_exceeded',
-        message: 'over budget',
-        amount: '1.00',
-        service: 'demo-weather',
-        rail: 'base',
-        at,
-      })?.body,
-    ).toBe('1.00 USDC on Base to demo-weather: over budget');
+      });
+    expect(refusedOn('sol')).toMatchObject({ route: '#/agents/beta', body: '1.00 USDC to demo-weather: over budget' });
+    expect(refusedOn('base')?.body).toBe('1.00 USDC on Base to demo-weather: over budget');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'suspended', at })?.route).toBe('#/agents/beta');
     expect(notificationFor({ type: 'agent', owner: 'o', agentId: 'beta', status: 'active', at })).toBeNull();
     expect(
