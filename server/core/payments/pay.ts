@@ -97,10 +97,10 @@ export async function pay(
  * else the recipient's. The payment itself goes on its recipient's rail; a recipient on another rail
  * than the one asked is refused at the door (recipientRefusal).
  */
-function routeOf(body: PayBody, service: ServiceRecord | null): { railAsked: Rail; recipient: string | undefined; rail: Rail } {
+function routeOf(body: PayBody, service: ServiceRecord | null): { recipient: string | undefined; rail: Rail } {
   const railAsked = body.rail ?? (body.recipient === undefined ? 'sol' : railOfAddress(body.recipient));
   const recipient = service === null ? body.recipient : payToOn(service, railAsked);
-  return { railAsked, recipient, rail: recipient === undefined ? railAsked : railOfAddress(recipient) };
+  return { recipient, rail: recipient === undefined ? railAsked : railOfAddress(recipient) };
 }
 
 async function payOrThrow(
