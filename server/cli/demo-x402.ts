@@ -85,7 +85,7 @@ async function describe(demo: RunningDemo): Promise<string> {
     ...(base === null
       ? []
       : [
-          `  The EVM chain is Coffer's embedded one (chain id ${base.chainId}, never a real chain's), which x402 calls ${base.x402Network};`,
+          `  The EVM chain is embedded, as a Coffer's own is, with an id of its own (${base.chainId}, never a real chain's), which x402 calls ${base.x402Network};`,
           `  Coffer pays on it as its Base rail.`,
         ]),
     '',

@@ -53,7 +53,7 @@ export interface RunningDemo {
 export interface RunningDemoBase {
   rpcUrl: string;
   chainId: number;
-  /** The chain as x402 names it (`eip155:790526`). */
+  /** The chain as x402 names it (`eip155:790527`). */
   x402Network: string;
   /** The chain as Coffer names it (its Base rail's network). */
   network: string;

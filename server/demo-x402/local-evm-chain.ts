@@ -28,8 +28,16 @@ export interface LocalEvmChain {
 }
 
 /**
+ * The demo chain's id: 0xc0fff, never a Coffer's own embedded chain's (0xc0ffe). With one id, a Coffer
+ * on this machine paying the demo's seller would sign an authorization valid on both chains, which
+ * the demo's facilitator could not settle (the agent's money is on the other chain): the payment would
+ * stay promised until its authorization ran out. With two, that Coffer refuses the offer before it signs.
+ */
+export const DEMO_EVM_CHAIN_ID = 790_527;
+
+/**
  * `coffer demo-x402`'s Base-like chain: Coffer's embedded EVM chain (a real EVM running the real test
- * USDC, chain id 790526, never a real chain's) in this process, its journal in its own file in the
+ * USDC, chain id 790527, never a real chain's nor a Coffer's own) in this process, its journal in its own file in the
  * demo's folder, served over JSON-RPC on a loopback port of its own. The demo's Coffer reaches it as
  * any EVM RPC (`COFFER_BASE_RPC`), as do the official facilitator and buyer: the chain is the demo's,
  * not Coffer's. Its test money comes from the chain's faucet, which only this process can move.
@@ -37,7 +45,7 @@ export interface LocalEvmChain {
 export async function startLocalEvmChain(options: { file: string }): Promise<LocalEvmChain> {
   const db = openDatabase(options.file, 'normal');
   try {
-    const evm = await openEmbeddedEvm(db, systemClock);
+    const evm = await openEmbeddedEvm(db, systemClock, { chainId: DEMO_EVM_CHAIN_ID });
     let port = 0;
     const app = express();
     app.disable('x-powered-by');

@@ -9,12 +9,14 @@ import { packagePath } from '../../server/package/package-files.js';
 import { userShellEnv } from '../helpers/user-shell.js';
 import { USDC_MINTS } from '../../server/chain/solana/networks.js';
 import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
-import { CLI, runCoffer } from '../helpers/serve-process.js';
+import { CLI, runCoffer, spawnServe } from '../helpers/serve-process.js';
+import { ownerApi, readConnection } from '../helpers/owner-api.js';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { createPublicClient, http, type Address } from 'viem';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { openDemoDir } from '../../server/demo-x402/demo-dir.js';
-import { startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
+import { DEMO_EVM_CHAIN_ID, startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
 import { LocalCluster } from '../../server/demo-x402/local-cluster.js';
 import { DEMO_LOCALNET_GENESIS_HASH } from '../../server/chain/solana/networks.js';
 import { openCoffer } from '../../server/boot/open-coffer.js';
@@ -160,7 +162,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
 
     // Test money, said first and everywhere; never called devnet or Base.
     expect(printed.lines[0]).toMatch(
-      /^TEST MONEY: .*local Solana cluster \(demo-localnet\) and a local EVM chain \(evm-790526\), not devnet, mainnet or Base/,
+      /^TEST MONEY: .*local Solana cluster \(demo-localnet\) and a local EVM chain \(evm-790527\), not devnet, mainnet or Base/,
     );
     const health = (await (await fetch(`${printed.cofferUrl}/v1/health`)).json()) as {
       network: string;
@@ -170,11 +172,12 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(health).toMatchObject({
       network: 'demo-localnet',
       usdcMint: USDC_MINTS.devnet,
-      base: { network: 'evm-790526', chainId: EMBEDDED_EVM_CHAIN_ID, usdc: EMBEDDED_EVM_USDC },
+      base: { network: 'evm-790527', chainId: DEMO_EVM_CHAIN_ID, usdc: EMBEDDED_EVM_USDC },
     });
     const genesis = await createSolanaRpc(printed.clusterUrl).getGenesisHash().send();
     expect(genesis).not.toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
-    expect(await createPublicClient({ transport: http(printed.evm.url, { retryCount: 0 }) }).getChainId()).toBe(EMBEDDED_EVM_CHAIN_ID);
+    expect(await createPublicClient({ transport: http(printed.evm.url, { retryCount: 0 }) }).getChainId()).toBe(DEMO_EVM_CHAIN_ID);
+
     // The data dir is a new temporary one, never the user's ~/.coffer, and its keys are files there.
     expect(printed.dataDir.startsWith(tmpdir())).toBe(true);
     expect(existsSync(join(home, '.coffer'))).toBe(false);
@@ -212,7 +215,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
     expect(JSON.parse(paidOnBase.stdout)).toMatchObject({
       city: 'Lisbon',
-      paid: { amount: '0.01', testMoney: true, network: 'eip155:790526' },
+      paid: { amount: '0.01', testMoney: true, network: 'eip155:790527' },
     });
     expect(paidOnBase.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed, transaction 0x[0-9a-f]{64}\)/);
 
@@ -226,13 +229,13 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     });
 
     expect(officialClientEvm).toMatch(
-      /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc "\S+" eip155:790526\/0x/,
+      /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc "\S+" eip155:790527\/0x/,
     );
     const paidByOfficialOnEvm = await sh(officialClientEvm);
     expect(paidByOfficialOnEvm.status, paidByOfficialOnEvm.stderr).toBe(0);
     expect(JSON.parse(paidByOfficialOnEvm.stdout.replace(/^200 /, ''))).toMatchObject({
       symbol: 'SOL',
-      paid: { amount: '0.01', network: 'eip155:790526' },
+      paid: { amount: '0.01', network: 'eip155:790527' },
     });
 
     // Money moved once for each purchase: 0.01 from each buyer to the seller on each chain, the fees
@@ -277,6 +280,38 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     const paidOnPreferred = await sh(cofferFetch);
     expect(paidOnPreferred.status, paidOnPreferred.stderr).toBe(0);
     expect(paidOnPreferred.stderr).toMatch(/Paid 0\.01 USDC on Base \(x402, pay_\w+, confirmed/);
+
+    // A Coffer of the user's own on sim pays Base on its own embedded chain (790526): its agent refuses
+    // the demo seller's Base offer before it signs. On one chain id it signed an authorization the
+    // demo's facilitator could not settle, and its money stayed promised until the authorization ran out.
+    const ownDir = mkdtempSync(join(tmpdir(), 'coffer-own-'));
+    const own = await spawnServe(ownDir);
+    running.push(own.child);
+    const ownApi = ownerApi(ownDir);
+    const mine = await ownApi.json<{ apiKey: string; agent: { walletAddress: string } }>('POST', '/v1/agents/deploy', {
+      agentId: 'mine',
+      dailyBudget: '1.00',
+      maxPerPayment: '0.10',
+    });
+    await ownApi.json('POST', '/v1/agents/mine/allocate', { amount: '0.10', rail: 'base' });
+    const ownConnection = readConnection(ownDir);
+    const mineConfig = join(ownDir, 'mine.json');
+    writeAgentConfig(mineConfig, {
+      agentId: 'mine',
+      walletAddress: mine.agent.walletAddress,
+      apiKey: mine.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: ownConnection.owner,
+      url: ownConnection.url,
+    });
+    const refused = await sh(cofferFetchBase.replace(/--config \S+agent\.json/, `--config ${mineConfig}`));
+    expect(refused.status, refused.stdout).not.toBe(0);
+    expect(refused.stderr).toMatch(/eip155:790526.*eip155:790527|eip155:790527.*eip155:790526/);
+    const mineHistory = await ownApi.json<{ payments: unknown[] }>('GET', '/v1/agents/mine/spend-history');
+    expect(mineHistory.payments).toEqual([]);
+    own.child.kill('SIGTERM');
+    await own.exited;
+    rmSync(ownDir, { recursive: true, force: true });
 
     // Ctrl-C: everything stops, and the temporary folder is gone (npx itself then ends by the signal).
     await stop(demo.child, 'SIGINT');

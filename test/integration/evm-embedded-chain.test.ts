@@ -234,6 +234,41 @@ describe('the embedded EVM chain', () => {
     ticking.close();
   });
 
+  it('keeps the chain id it was made with: another asked at genesis is its own, and a reopening asking another keeps it', async () => {
+    // Two embedded chains on one machine (a Coffer's, `coffer demo-x402`'s) with one id would take
+    // each other's signatures: an agent would sign for a seller whose facilitator cannot settle.
+    const own = openDb('own-id.db');
+    const chain = await openEmbeddedEvm(own, { now: () => Date.now() }, { chainId: 790_527 });
+    expect(chain.chainId).toBe(790_527);
+    const on = createPublicClient({ transport: transportOf(chain) });
+    expect(await on.getChainId()).toBe(790_527);
+    // A signed transaction (EIP-155: the id is in its signature) replays on the reopened chain.
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await chain.sendTestEth(payer.address, parseEther('1'));
+    const signed = createWalletClient({
+      account: payer,
+      transport: transportOf(chain),
+      chain: { ...EMBEDDED_EVM_VIEM_CHAIN, id: 790_527 },
+    });
+    await signed.sendTransaction({ to: seller, value: 1n });
+    const latest = await on.getBlock();
+    const again = await openEmbeddedEvm(own, { now: () => Date.now() });
+    expect(again.chainId).toBe(790_527);
+    const replayed = await createPublicClient({ transport: transportOf(again) }).getBlock();
+    expect([replayed.number, replayed.hash]).toEqual([latest.number, latest.hash]);
+    own.close();
+  });
+
+  it('a chain made before its id was kept is the embedded id, whatever a reopening asks', async () => {
+    const legacy = openDb('legacy-id.db');
+    await openEmbeddedEvm(legacy, { now: () => Date.now() });
+    legacy.prepare("DELETE FROM meta WHERE key = 'evm.chainId'").run();
+    const again = await openEmbeddedEvm(legacy, { now: () => Date.now() }, { chainId: 790_527 });
+    expect(again.chainId).toBe(EMBEDDED_EVM_CHAIN_ID);
+    expect(await createPublicClient({ transport: transportOf(again) }).getChainId()).toBe(EMBEDDED_EVM_CHAIN_ID);
+    legacy.close();
+  });
+
   it("never gives a block an earlier time than the last one's, whatever the clock says", async () => {
     const other = openDb('clock.db');
     let now = Date.now();

@@ -12,7 +12,7 @@ import type { Clock } from '../../core/ports/keys.js';
 import type { EvmSigners } from './signers.js';
 import { EvmChain } from './chain.js';
 import { hasEvmActivity } from './log-reads.js';
-import { EMBEDDED_EVM_CHAIN_ID, openEmbeddedEvm } from './sim/chain.js';
+import { openEmbeddedEvm } from './sim/chain.js';
 import { openEvmTestFunds } from './sim/test-funds.js';
 import { evmRpcRoute } from './sim/json-rpc-route.js';
 
@@ -30,7 +30,7 @@ export async function openEmbeddedEvmRail(deps: { db: SqliteDatabase; vault: Evm
     { retryCount: 0 },
   );
   const chain = new EvmChain(
-    { name: 'sim', chainId: EMBEDDED_EVM_CHAIN_ID, usdc: evm.usdc, isSim: true },
+    { name: 'sim', chainId: evm.chainId, usdc: evm.usdc, isSim: true },
     transport,
     deps.vault,
     deps.clock,

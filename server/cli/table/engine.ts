@@ -37,7 +37,7 @@ export const demoX402 = defineCommand({
   name: 'demo-x402',
   usage: `  coffer demo-x402 [--port 7404] [--data-dir DIR]
                  x402 end to end on this machine, with TEST MONEY: a local Solana cluster
-                 (demo-localnet, not devnet) and a local EVM chain (chain 790526, not Base), the
+                 (demo-localnet, not devnet) and a local EVM chain (chain 790527, not Base), the
                  official x402 facilitator, the demo seller behind the official @x402/express
                  middleware, and a Coffer with an agent funded on both, in a temporary folder (DIR
                  keeps it); prints the coffer fetch and official-client commands that pay it on

@@ -15,8 +15,10 @@ import { JsonRpcError, openEdrNode, type EvmNode } from './edr-node.js';
 import { createEvmJournal, type EvmJournal } from './journal.js';
 import { EVM_READ_METHODS, EVM_SEND_RAW_TRANSACTION } from './rpc-methods.js';
 
-/** 0xc0ffe: never Base's 8453 or Base Sepolia's 84532. */
+/** 0xc0ffe: never Base's 8453 or Base Sepolia's 84532. A Coffer's own embedded chain has it. */
 export const EMBEDDED_EVM_CHAIN_ID = 790_526;
+/** Where a chain keeps the id it was made with (table meta, beside its journal). */
+const CHAIN_ID_KEY = 'evm.chainId';
 /**
  * The minter: an address no key opens (the node impersonates it), holding the chain's test ETH from
  * genesis and the only minter of its test USDC. (The faucet the owner draws on is a keyed wallet it
@@ -56,15 +58,21 @@ export interface EmbeddedEvm {
   mineToNow(): Promise<void>;
 }
 
-export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise<EmbeddedEvm> {
+/**
+ * Opens the chain journaled in `db`, or makes it with `chainId` (the embedded id unless another is
+ * asked). A chain keeps the id it was made with, whatever a later opening asks: its signed
+ * transactions (EIP-155) replay on that id alone.
+ */
+export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock, options: { chainId?: number } = {}): Promise<EmbeddedEvm> {
   const journal = createEvmJournal(db);
+  const chainId = chainIdOf(db, journal, options.chainId ?? EMBEDDED_EVM_CHAIN_ID);
   const nowSeconds = () => Math.floor(clock.now() / 1000);
   // A replay starts the chain at its first entry's time, so a new chain's genesis and first entry
   // (the token's deploy) take one reading of the clock: two readings a second apart would give the
   // reopened chain another genesis block, and every block another hash.
   const genesisTime = journal.firstTime() ?? nowSeconds();
   const node = await openEdrNode({
-    chainId: EMBEDDED_EVM_CHAIN_ID,
+    chainId,
     genesisTime,
     funded: [{ address: EMBEDDED_EVM_MINTER, wei: GENESIS_ETH }],
   });
@@ -103,7 +111,7 @@ export async function openEmbeddedEvm(db: SqliteDatabase, clock: Clock): Promise
     ])) as Hash;
 
   return {
-    chainId: EMBEDDED_EVM_CHAIN_ID,
+    chainId,
     usdc: EMBEDDED_EVM_USDC,
     request: (method, params = []) => {
       if (method === EVM_SEND_RAW_TRANSACTION) return write(method, params);
@@ -134,6 +142,16 @@ async function run(node: EvmNode, journal: EvmJournal, entry: { seq: number; at:
 }
 
 /** The journal run again from its first entry: the chain as it was. Answers the last block's time. */
+/** The id the chain was made with; a new chain's (`asked`) is kept before its first entry is written. */
+function chainIdOf(db: SqliteDatabase, journal: EvmJournal, asked: number): number {
+  const kept = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(CHAIN_ID_KEY) as string | undefined;
+  if (kept !== undefined) return Number(kept);
+  // A chain journaled before the id was kept was made with the embedded id, the only one there was.
+  const id = journal.firstTime() === null ? asked : EMBEDDED_EVM_CHAIN_ID;
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(CHAIN_ID_KEY, String(id));
+  return id;
+}
+
 async function replay(node: EvmNode, journal: EvmJournal): Promise<number> {
   let lastAt = 0;
   for (const entry of journal.entries()) {
