@@ -306,7 +306,11 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     });
     const refused = await sh(cofferFetchBase.replace(/--config \S+agent\.json/, `--config ${mineConfig}`));
     expect(refused.status, refused.stdout).not.toBe(0);
-    expect(refused.stderr).toMatch(/eip155:790526.*eip155:790527|eip155:790527.*eip155:790526/);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `pays x402 "exact" in USDC on eip155:${EMBEDDED_EVM_CHAIN_ID}; the seller offers .*exact on eip155:${DEMO_EVM_CHAIN_ID} .*\\(unsupported_offer\\)`,
+      ),
+    );
     const mineHistory = await ownApi.json<{ payments: unknown[] }>('GET', '/v1/agents/mine/spend-history');
     expect(mineHistory.payments).toEqual([]);
     own.child.kill('SIGTERM');
