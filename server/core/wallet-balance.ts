@@ -38,13 +38,16 @@ const keyOf = (agent: AgentRecord, rail: Rail) => `${agent.owner}|${agent.agentI
  * reservation's one write judges by the ledger as it commits.
  */
 export function freeBalance(ctx: EngineContext, agent: AgentRecord, rail: Rail, reading: BalanceReading): bigint {
-  const { owner, agentId } = agent;
   return (
     reading.balance -
-    (ctx.store.confirmedOutflowsTotal(owner, agentId, rail) - reading.outflowsBefore) -
-    ctx.store.pendingPaymentsTotal(owner, agentId, rail) -
-    ctx.store.pendingReturnsTotal(owner, agentId, rail)
+    (ctx.store.confirmedOutflowsTotal(agent.owner, agent.agentId, rail) - reading.outflowsBefore) -
+    promisedAway(ctx, agent, rail)
   );
+}
+
+/** What the wallet promised away on the rail: its payments and its returns to the treasury still pending. */
+export function promisedAway(ctx: EngineContext, agent: AgentRecord, rail: Rail): bigint {
+  return ctx.store.pendingPaymentsTotal(agent.owner, agent.agentId, rail) + ctx.store.pendingReturnsTotal(agent.owner, agent.agentId, rail);
 }
 
 /** The wallet's balance read from the chain now, kept for the payments after it. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { unsettledEvmOffer } from '../fixtures/x402-evm-peers.js';
 import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
 import type { AgentRow } from '../../server/wire/answers/agents.js';
 
@@ -104,6 +105,26 @@ describe("the owner's CLI", () => {
       code: 1,
       said: expect.stringMatching(/is archived.*\(agent_archived\)$/m),
     });
+  });
+
+  it('archiving while a payment is pending says what it waits for, and suggests no return with nothing free to return', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'pending-one', '--daily', '1', '--json'])).stdout) as { apiKey: string };
+    expect((await owner(['allocate', 'pending-one', '0.01', '--rail', 'base'])).code).toBe(0);
+    const health = (await (await fetch(`${serve.url}/v1/health`)).json()) as { base: { chainId: number; usdc: string } };
+    const { offer } = unsettledEvmOffer({ chainId: health.base.chainId, usdc: health.base.usdc, amount: 10_000n });
+    const paid = await fetch(`${serve.url}/v1/agents/pending-one/x402?owner=${treasuryId()}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(offer),
+    });
+    expect(((await paid.json()) as { status: string }).status).toBe('pending');
+    // Its whole 0.01 on Base is promised to the payment: nothing to return, so no `coffer return` to try.
+    const refused = await owner(['archive', 'pending-one']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /has 0\.01 USDC on Base promised to payments still pending: archive it once they settle or fail \(agent_has_funds\)$/m,
+    );
+    expect(refused.stderr).not.toMatch(/Return it first/);
   });
 
   it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {

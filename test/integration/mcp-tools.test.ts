@@ -95,6 +95,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       balance: '2.00',
       wallets: { sol: agent.walletAddress, base: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
       balances: { sol: '2.00', base: '0.00' },
+      available: { sol: '2.00', base: '0.00' },
       baseNetwork: 'sim',
       currency: 'USDC',
       status: 'active',

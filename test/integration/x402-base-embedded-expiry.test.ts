@@ -1,16 +1,15 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { x402Facilitator } from '@x402/core/facilitator';
-import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { evmFacilitatorSigner } from '../../server/x402/in-process-facilitator.js';
 import { EMBEDDED_EVM_CHAIN_ID } from '../../server/chain/evm/sim/chain.js';
 import { startChainWatch } from '../../server/boot/chain-watch.js';
 import { deployAgent, manualClock, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 import { expectError } from '../helpers/expect-error.js';
+import { unsettledEvmOffer } from '../fixtures/x402-evm-peers.js';
 
 /**
  * Issue 50, point 1, on the embedded EVM chain (sim, the default): an x402 payment on Base whose
@@ -37,28 +36,7 @@ describe('an x402 payment on the embedded Base chain that no seller settles', ()
     const allocated = await coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/allocate'), { body: { amount: '1', rail: 'base' } });
     expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
     const usdc = (await coffer.api('GET', '/v1/health')).body.base.usdc as string;
-    const url = 'https://seller.example/report';
-    const requirement: PaymentRequirements = {
-      scheme: 'exact',
-      network: `eip155:${EMBEDDED_EVM_CHAIN_ID}`,
-      asset: usdc,
-      amount: '10000',
-      payTo: getAddress(privateKeyToAccount(generatePrivateKey()).address),
-      maxTimeoutSeconds: 60,
-      extra: { name: 'USDC', version: '2' },
-    };
-    const offer = {
-      headers: {
-        'payment-required': encodePaymentRequiredHeader({
-          x402Version: 2,
-          resource: { url, description: 'a report', mimeType: 'application/json' },
-          accepts: [requirement],
-        }),
-      },
-      body: {},
-      status: 402,
-      url,
-    };
+    const { requirement, offer } = unsettledEvmOffer({ chainId: EMBEDDED_EVM_CHAIN_ID, usdc, amount: 10_000n });
     const buy = () => coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/x402'), { key: apiKey, body: offer });
     const paid = await buy();
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
@@ -123,6 +101,30 @@ describe('an x402 payment on the embedded Base chain that no seller settles', ()
     expect(await latestTime(t)).toBe(before);
     const row = t.coffer.db.prepare('SELECT status, error_code AS errorCode FROM transfers WHERE id = ?').get(paymentId);
     expect(row).toEqual({ status: 'failed', errorCode: 'dropped' });
+  });
+
+  it('holds an archive while pending, saying so: what is free goes back first, then the archive waits for it, not for a return', async () => {
+    const { coffer, clock, report } = await unsettledPurchase();
+    const archive = () => coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/archive'));
+    const returnOnBase = () => coffer.api('POST', coffer.withOwner('/v1/agents/unsettled/return'), { body: { rail: 'base' } });
+    // 1.00 on Base, 0.01 of it promised to the pending payment: 0.99 is what there is to return.
+    const holding = await archive();
+    expectError(holding, 409, 'agent_has_funds');
+    expect(holding.body.error).toMatch(
+      /still holds 0\.99 USDC on Base \(and has 0\.01 USDC on Base promised to payments still pending\): return it to the treasury first/,
+    );
+    expect((await returnOnBase()).body).toMatchObject({ amount: '0.99' });
+    // Nothing left to return: the archive says what it waits for, and no return.
+    const waiting = await archive();
+    expectError(waiting, 409, 'agent_has_funds');
+    expect(waiting.body.error).toMatch(/has 0\.01 USDC on Base promised to payments still pending: archive it once they settle or fail/);
+    expect(waiting.body.error).not.toMatch(/return/);
+    // Its authorization ends unused: the payment fails, the 0.01 is free again, goes back, and the archive is done.
+    clock.advance(120_000);
+    expect((await report()).body.status).toBe('failed');
+    expectError(await archive(), 409, 'agent_has_funds');
+    expect((await returnOnBase()).body).toMatchObject({ amount: '0.01' });
+    expect((await archive()).body).toMatchObject({ status: 'archived' });
   });
 
   it('is confirmed, not dropped, when the seller settled it before its end and it is asked about after', async () => {

@@ -43,8 +43,8 @@ export function ArchiveDialog({
       (await run(async () => {
         try {
           if (baseOff && holdsSol && (await archivedBeforeReturning(() => client.archive(agentId)))) return;
-          if (holdsSol) await client.returnFunds(agentId, {});
-          if (holdsBase) await client.returnFunds(agentId, { rail: 'base' });
+          if (holdsSol) await returnedUnlessPromised(() => client.returnFunds(agentId, {}));
+          if (holdsBase) await returnedUnlessPromised(() => client.returnFunds(agentId, { rail: 'base' }));
           await client.archive(agentId);
         } finally {
           // Also after a step failed: what was returned before it shows, and trying again returns only what is left.
@@ -101,5 +101,18 @@ async function archivedBeforeReturning(archive: () => Promise<unknown>): Promise
   } catch (error) {
     if (error instanceof CofferApiError && error.code === 'agent_has_funds') return false;
     throw error;
+  }
+}
+
+/**
+ * A return of all a rail holds. What the rail holds may all be promised to pending payments or a
+ * return (`insufficient_funds`: nothing available to return): then there is nothing to return, and
+ * the archive after it says what it waits for, where this refusal would only say "nothing to return".
+ */
+async function returnedUnlessPromised(returnAll: () => Promise<unknown>): Promise<void> {
+  try {
+    await returnAll();
+  } catch (error) {
+    if (!(error instanceof CofferApiError && error.code === 'insufficient_funds')) throw error;
   }
 }

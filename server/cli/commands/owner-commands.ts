@@ -115,14 +115,17 @@ export async function archive(
   return 0;
 }
 
-/** `coffer return` for each rail the agent's wallet holds USDC on (none where it cannot be read now). */
+/**
+ * `coffer return` for each rail the agent's wallet holds USDC free on (none where it cannot be read
+ * now): what pending payments and returns may still take is not there to return.
+ */
 async function returnCommands(api: ReturnType<typeof ownerClient>['api'], agentId: string): Promise<string[]> {
   const held = await api.balance(agentId).catch(() => null);
   if (held === null) return [];
   const holds = (balance: string | null | undefined) => (tryParseUsdc(balance ?? '0') ?? 0n) > 0n;
   return [
-    ...(holds(held.balances?.sol ?? held.balance) ? [`coffer return ${agentId}`] : []),
-    ...(holds(held.balances?.base) ? [`coffer return ${agentId} --rail base`] : []),
+    ...(holds(held.available.sol) ? [`coffer return ${agentId}`] : []),
+    ...(holds(held.available.base) ? [`coffer return ${agentId} --rail base`] : []),
   ];
 }
 

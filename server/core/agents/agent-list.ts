@@ -1,7 +1,9 @@
 import { requireAgentScope, requireOwner, type Principal } from '../auth.js';
 import { DAY_MS, type ContextWith, type EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
-import { formatUsdc } from '../../wire/money.js';
+import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
+import { promisedAway } from '../wallet-balance.js';
+import type { Rail } from '../../wire/rails.js';
 import type { AgentSpendTotals, AgentStore, MetaStore, RailWalletStore, SpendStore } from '../ports/store.js';
 import type { Policy } from '../../wire/policy/policy.js';
 import { agentView } from '../views.js';
@@ -46,6 +48,12 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
   const agent = getAgentOrThrow(ctx, principal.owner, agentId);
   const balance = await ctx.chain.usdcBalance(agent.walletAddress);
   const wallets = railWalletsOf(ctx, agent.walletAddress);
+  const onBase = await baseReads(ctx).balance(wallets.base);
+  // What a return of "all of it" would move now, and what a payment may still take.
+  const available = (held: bigint, rail: Rail) => {
+    const free = held - promisedAway(ctx, agent, rail);
+    return formatUsdc(free > 0n ? free : 0n);
+  };
   // The spec's balance record, and whether the agent may pay at all: an agent reading its balance
   // learns it was stopped without having to try a payment.
   return {
@@ -53,7 +61,8 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
     walletAddress: agent.walletAddress,
     balance: formatUsdc(balance),
     wallets,
-    balances: { sol: formatUsdc(balance), base: await baseReads(ctx).balance(wallets.base) },
+    balances: { sol: formatUsdc(balance), base: onBase },
+    available: { sol: available(balance, 'sol'), base: onBase === null ? null : available(tryParseUsdc(onBase) ?? 0n, 'base') },
     baseNetwork: ctx.base?.network ?? null,
     currency: 'USDC' as const,
     status: agent.status,

@@ -7,6 +7,8 @@ import { formatUsdc } from '../../wire/money.js';
 import { iso } from '../../wire/views.js';
 import { railWalletsOf } from '../rails.js';
 import type { Archived } from '../../wire/answers/agents.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 
 /**
  * Archives an agent: stopped for good, every key of it revoked at once, its pending requests
@@ -34,13 +36,14 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   const onBase = await baseBalanceToArchive(ctx, wallets.base, agentId);
   return ctx.store.transaction(() => {
     refuseMovesIn(movingIn(), agentId);
-    const pending =
-      ctx.store.pendingPaymentsTotal(owner, agentId) +
-      ctx.store.pendingReturnsTotal(owner, agentId, 'sol') +
-      ctx.store.pendingReturnsTotal(owner, agentId, 'base');
-    if (balance > 0n || onBase > 0n) throw stillHolds(agentId, balance, onBase);
-    if (pending > 0n) {
-      throw new CofferError('agent_has_funds', `agent "${agentId}" has payments or a return still pending: archive it once they settle`);
+    // What the wallet holds is judged less what it promised away: money a pending payment or return
+    // may still take cannot be returned, and asking for its return would be a dead end.
+    const outgoing = { sol: outgoingOn(ctx, owner, agentId, 'sol'), base: outgoingOn(ctx, owner, agentId, 'base') };
+    const free = { sol: freeOf(balance, outgoing.sol), base: freeOf(onBase, outgoing.base) };
+    if (free.sol > 0n || free.base > 0n) throw stillHolds(agentId, free, outgoing);
+    const waiting = stillOutgoing(outgoing);
+    if (waiting !== null) {
+      throw new CofferError('agent_has_funds', `agent "${agentId}" has ${waiting}: archive it once they settle or fail`);
     }
     const now = ctx.clock.now();
     if (!ctx.store.archiveAgent(owner, agentId, now)) throw new CofferError('agent_archived', `agent "${agentId}" was archived meanwhile`);
@@ -84,16 +87,42 @@ function refuseUnreadBase(ctx: EngineContext, owner: string, agentId: string, ac
   );
 }
 
-/** What the wallet still holds, on each rail that holds some, and how it goes back (each door says it in its own words too). */
-function stillHolds(agentId: string, onSolana: bigint, onBase: bigint): CofferError {
-  const held = [
-    ...(onSolana > 0n ? [`${formatUsdc(onSolana)} USDC on Solana`] : []),
-    ...(onBase > 0n ? [`${formatUsdc(onBase)} USDC on Base`] : []),
-  ];
-  const how = onBase > 0n ? `, with rail "base" for Base's` : '';
+/** What the wallet has on its way out on a rail: payments and a return to the treasury, still pending. */
+interface Outgoing {
+  payments: bigint;
+  returns: bigint;
+}
+
+function outgoingOn(ctx: EngineContext, owner: string, agentId: string, rail: Rail): Outgoing {
+  return { payments: ctx.store.pendingPaymentsTotal(owner, agentId, rail), returns: ctx.store.pendingReturnsTotal(owner, agentId, rail) };
+}
+
+const freeOf = (held: bigint, outgoing: Outgoing): bigint => {
+  const free = held - outgoing.payments - outgoing.returns;
+  return free > 0n ? free : 0n;
+};
+
+/** Each rail's outgoing money in words ("0.01 USDC on Base promised to payments still pending"), or null for none. */
+function stillOutgoing(outgoing: Record<Rail, Outgoing>): string | null {
+  const words = RAILS.flatMap((rail) => [
+    ...(outgoing[rail].payments > 0n
+      ? [`${formatUsdc(outgoing[rail].payments)} USDC on ${railName(rail)} promised to payments still pending`]
+      : []),
+    ...(outgoing[rail].returns > 0n
+      ? [`${formatUsdc(outgoing[rail].returns)} USDC on ${railName(rail)} on its way back to the treasury`]
+      : []),
+  ]);
+  return words.length === 0 ? null : words.join(' and ');
+}
+
+/** What the wallet holds free, on each rail that holds some, and how it goes back (each door says it in its own words too). */
+function stillHolds(agentId: string, free: Record<Rail, bigint>, outgoing: Record<Rail, Outgoing>): CofferError {
+  const held = RAILS.filter((rail) => free[rail] > 0n).map((rail) => `${formatUsdc(free[rail])} USDC on ${railName(rail)}`);
+  const promised = stillOutgoing(outgoing);
+  const how = free.base > 0n ? `, with rail "base" for Base's` : '';
   return new CofferError(
     'agent_has_funds',
-    `agent "${agentId}" still holds ${held.join(' and ')}: return it to the treasury first (POST /v1/agents/${agentId}/return${how})`,
+    `agent "${agentId}" still holds ${held.join(' and ')}${promised === null ? '' : ` (and has ${promised})`}: return it to the treasury first (POST /v1/agents/${agentId}/return${how})`,
   );
 }
 

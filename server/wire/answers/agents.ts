@@ -83,6 +83,11 @@ export type Balance = {
   wallets: RailWallets;
   balances: RailBalances;
   /**
+   * What it holds free on each rail: its balance less what its payments and returns to the treasury
+   * still pending may take (what a return of all of it moves now); `base` null as in `balances`.
+   */
+  available: RailBalances;
+  /**
    * The Base network where this Coffer's Base rail is open (`base-sepolia`), null where it is off:
    * with it, a null `balances.base` means its node did not answer (as the dashboard's treasury says).
    */

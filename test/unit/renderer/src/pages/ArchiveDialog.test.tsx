@@ -42,6 +42,32 @@ describe('archiving from the agent page', () => {
     expect(calls).toEqual(['return sol', 'return base', 'archive']);
   });
 
+  it("a rail's USDC all promised to a pending payment is not returned: the archive is asked, and says what it waits for", async () => {
+    const calls = server();
+    const client = useDashboard.getState().client as unknown as {
+      returnFunds: ReturnType<typeof vi.fn>;
+      archive: ReturnType<typeof vi.fn>;
+    };
+    client.returnFunds.mockImplementation(async (_agentId: string, body: { rail?: string }) => {
+      calls.push(`return ${body.rail ?? 'sol'}`);
+      if (body.rail === 'base') {
+        throw new CofferApiError(400, 'insufficient_funds', "the agent's wallet holds nothing to return on Base (0.00 USDC available)");
+      }
+      return { amount: '1.25' };
+    });
+    const waiting = 'agent "alpha" has 0.50 USDC on Base promised to payments still pending: archive it once they settle or fail';
+    client.archive.mockImplementation(async () => {
+      calls.push('archive');
+      throw new CofferApiError(409, 'agent_has_funds', waiting);
+    });
+    const onClose = vi.fn();
+    render(<ArchiveDialog agentId="alpha" name="Alpha" balances={{ sol: '1.25', base: '0.50' }} open onClose={onClose} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Return the funds and archive', hidden: true }));
+    await waitFor(() => expect(screen.getByRole('dialog', { hidden: true }).textContent).toContain(waiting));
+    expect(calls).toEqual(['return sol', 'return base', 'archive']);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
   it('a return that fails midway archives nothing, and the dashboard is read again: what was returned shows', async () => {
     const calls = server();
     const refresh = vi.fn(async () => {});

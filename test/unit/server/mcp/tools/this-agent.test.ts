@@ -22,6 +22,7 @@ const balance = (baseNetwork: string | null, base: string | null): Balance => ({
   balance: '1.00',
   wallets: { sol: SOL, base: BASE },
   balances: { sol: '1.00', base },
+  available: { sol: '1.00', base },
   baseNetwork,
   currency: 'USDC',
   status: 'active',
