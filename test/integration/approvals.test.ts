@@ -238,6 +238,27 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(text).not.toMatch(/event: deposit/);
   });
 
+  it('a waiting policy request reads against the policy now, and once decided against the one it was decided on', async () => {
+    const agent = await deployAgent(t, 'tightened', { dailyBudget: '5.00', maxPerPayment: '0.25' });
+    const asked = await ask('tightened', agent.apiKey, 'policy', { maxPerPayment: '0.50' });
+    expect(asked.status).toBe(202);
+    expect(asked.body.before).toMatchObject({ maxPerPayment: '0.25' });
+    // The agent tightens itself meanwhile (at once): approving would now loosen 0.20 to 0.50, and the inbox says so.
+    expect((await ask('tightened', agent.apiKey, 'policy', { maxPerPayment: '0.20' })).status).toBe(200);
+    const waiting = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
+    expect(waiting.body.before).toMatchObject({ maxPerPayment: '0.20' });
+    const listed = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals.find(
+      (a: { approvalId: string }) => a.approvalId === asked.body.approvalId,
+    );
+    expect(listed.before).toMatchObject({ maxPerPayment: '0.20' });
+    // Approved, it reads against what it was approved on, whatever the policy does after.
+    expect((await approve(asked.body.approvalId)).body).toMatchObject({ status: 'approved', before: { maxPerPayment: '0.20' } });
+    expect((await t.api('POST', t.withOwner('/v1/agents/tightened/policy'), { body: { maxPerPayment: '1.00' } })).status).toBe(200);
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`))).body.before).toMatchObject({
+      maxPerPayment: '0.20',
+    });
+  });
+
   it('stopping an agent withdraws what it asked for, except asking to be resumed; stop all does it for every agent', async () => {
     const agent = await fundedAgent(t, 'braked', '1.00');
     const allocate = await ask('braked', agent.apiKey, 'allocate', { amount: '3.00' });

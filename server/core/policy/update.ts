@@ -93,6 +93,8 @@ export function updatePolicy(ctx: EngineContext, principal: Principal, agentId: 
     }
     if (!isTightening(current, next)) requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
     ctx.store.setPolicy(principal.owner, agentId, next, ctx.clock.now());
+    // A waiting request to loosen it is carried out onto this policy if approved: the owner reads it against this one.
+    ctx.store.setWaitingPolicyBefore(principal.owner, agentId, { ...policyView(next) });
     // The owner's change of what is told (limits, shares, the end) is told afresh; an agent's own
     // tightening is not, or it could have the owner told again and again.
     if (principal.kind === 'owner' && TOLD_OF.some((field) => update[field] !== undefined))

@@ -39,6 +39,9 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
     interruptedApprovals: db.prepare("SELECT * FROM approvals WHERE status = 'approved' AND result IS NULL AND error IS NULL"),
     recordApprovalOutcome: db.prepare('UPDATE approvals SET status = ?, result = ?, error = ?, error_code = ? WHERE id = ?'),
     markApprovalDelivered: db.prepare('UPDATE approvals SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
+    setWaitingPolicyBefore: db.prepare(
+      "UPDATE approvals SET before = ? WHERE owner = ? AND target_agent_id = ? AND kind = 'policy' AND status = 'pending'",
+    ),
     expireApprovals: db.prepare(
       `UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
@@ -75,6 +78,7 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
         id,
       ),
     markApprovalDelivered: (id, at) => stmts.markApprovalDelivered.run(at, id).changes === 1,
+    setWaitingPolicyBefore: (owner, agentId, before) => void stmts.setWaitingPolicyBefore.run(JSON.stringify(before), owner, agentId),
     expireApprovals: (now) => stmts.expireApprovals.all(now, now) as EndedApproval[],
     expireUnusedHolds: (now) => stmts.expireUnusedHolds.run({ now }).changes,
     withdrawApprovals: (owner, agentId, at, which) =>

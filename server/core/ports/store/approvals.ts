@@ -62,4 +62,10 @@ export interface ApprovalStore {
    * that one (it was resumed); answers what was withdrawn.
    */
   withdrawApprovals(owner: string, agentId: string, at: number, which: 'all-but-resume' | 'resume'): EndedApproval[];
+  /**
+   * The policy an agent's waiting policy requests are asked against, once it changed: approving one
+   * applies it onto the policy as it is then, so the owner must read it against that one. A decided
+   * request keeps the policy it was decided on.
+   */
+  setWaitingPolicyBefore(owner: string, agentId: string, before: Record<string, unknown>): void;
 }

@@ -528,6 +528,14 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.interruptedApprovals().map((a) => a.id)).toEqual(['ap1']);
     expect(store.getApproval('ap3')?.before).toEqual({ dailyBudget: '10.00' });
     expect(store.getApproval('ap1')?.before).toBeNull();
+    // A policy changed: its waiting requests read against the new one; what was decided, and other kinds, keep theirs.
+    store.insertApproval({ ...approval('ap5', 'policy'), status: 'denied' });
+    store.setWaitingPolicyBefore(OWNER, 'a', { dailyBudget: '20.00' });
+    expect(['ap1', 'ap3', 'ap5'].map((id) => store.getApproval(id)?.before)).toEqual([
+      null,
+      { dailyBudget: '20.00' },
+      { dailyBudget: '10.00' },
+    ]);
     expect(store.expireApprovals(10)).toEqual([{ id: 'ap3', owner: OWNER, agentId: 'a', kind: 'policy', paymentId: null }]);
     expect(store.expireApprovals(10)).toEqual([]);
     store.insertApproval(approval('ap4', 'policy'));
