@@ -27,8 +27,31 @@ export function TopBar({
       </a>
       <MainNav route={route} />
       {treasury && (
-        <span className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'} title="Treasury balance">
-          <Money micro={treasury.amount} /> <span className={`network ${treasury.network}`}>{networkChip(treasury.network)}</span>
+        <span
+          className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'}
+          title={treasury.baseNetwork === null ? "The treasury's USDC" : "The treasury's USDC on each rail"}
+        >
+          {/* With Base open, each figure names its rail: Solana's alone read as the whole treasury. */}
+          {treasury.baseNetwork === null ? (
+            <Money micro={treasury.amount} />
+          ) : (
+            <>
+              <span className="rail-figure">
+                <Money micro={treasury.amount} /> on Solana
+              </span>
+              <span aria-hidden="true"> · </span>
+              <span className="rail-figure">
+                {treasury.balances.base === null ? (
+                  'Base unknown'
+                ) : (
+                  <>
+                    <Money value={treasury.balances.base} /> on Base
+                  </>
+                )}
+              </span>
+            </>
+          )}{' '}
+          <span className={`network ${treasury.network}`}>{networkChip(treasury.network)}</span>
         </span>
       )}
       <button
