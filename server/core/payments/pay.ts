@@ -13,7 +13,7 @@ import { parseAmount } from '../../wire/money.js';
 import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
 import type { PayBody } from '../../wire/schemas.js';
 import { spendRecordView } from '../views.js';
-import { listedPrice } from '../registry/registry.js';
+import { listedPrice, nearServiceIds } from '../registry/registry.js';
 import { recordingRefusals } from './refusal-log.js';
 import { requireAgentScope } from '../auth.js';
 import { done, type Outcome } from '../outcome.js';
@@ -190,7 +190,7 @@ async function recipientRefusal(
   if (recipient === undefined) {
     return new CofferError(
       'service_not_found',
-      `"${body.service}" is not in the registry${didYouMean(body.service, nearServices(ctx, body.service))}; send its recipient address to pay it`,
+      `"${body.service}" is not in the registry${didYouMean(body.service, nearServiceIds(ctx, body.service))}; send its recipient address to pay it`,
     );
   }
   // The treasury pays the rent of a new token account only for registry services (signCofferPayment).
@@ -216,10 +216,6 @@ function judgedRecipient(recipient: string | undefined): string {
   if (recipient === undefined) throw new CofferError('internal', 'a payment passed its checks without a recipient');
   return recipient;
 }
-
-/** Registry ids a mistyped one may have meant: the search's nearest few (never the whole registry). */
-const nearServices = (ctx: EngineContext, typed: string) =>
-  ctx.store.searchServices(typed.replace(/[^\p{L}\p{N}]+/gu, ' '), 20).results.map((service) => service.id);
 
 export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
 

@@ -17,6 +17,8 @@ import { iso, policyView } from '../../wire/views.js';
 import type { Budget } from '../../wire/policy/budget.js';
 import { budgetsNow } from './budget-usage.js';
 import { timeZoneOf } from '../settings.js';
+import { nearServiceIds } from '../registry/registry.js';
+import { didYouMean } from '../../wire/did-you-mean.js';
 import type { PolicyResponse } from '../../wire/answers/policy.js';
 import type { AgentRecord } from '../ports/store.js';
 
@@ -55,7 +57,7 @@ export function assertPayableScopes(ctx: EngineContext, budgets: Budget[]): void
     if (scope.kind === 'service' && ctx.store.getService(scope.serviceId) === null) {
       throw new CofferError(
         'invalid_policy',
-        `budgets: "${scope.serviceId}" is not a registry service, so its budget would hold no payment; name a registry service id, or the recipient's address as "recipient"`,
+        `budgets: "${scope.serviceId}" is not a registry service${didYouMean(scope.serviceId, nearServiceIds(ctx, scope.serviceId))}, so its budget would hold no payment; name a registry service id, or scope it to the recipient's address`,
       );
     }
   }

@@ -89,3 +89,7 @@ export function listedPrice(service: ServiceRecord): bigint | null {
   const prices = Object.values(service.pricing).map((price) => parseAmount(price));
   return prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
 }
+
+/** Registry ids a mistyped one may have meant: the search's nearest few (never the whole registry). */
+export const nearServiceIds = (ctx: ContextWith<RegistryStore>, typed: string): string[] =>
+  ctx.store.searchServices(typed.replace(/[^\p{L}\p{N}]+/gu, ' '), 20).results.map((service) => service.id);
