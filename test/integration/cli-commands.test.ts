@@ -83,7 +83,7 @@ describe('coffer status, pay, kill, open', () => {
       `  balance  2.00 USDC on Solana  (${wallets.sol})\n           1.00 USDC on Base    (${wallets.base})\n`,
     );
     expect(before.stdout).toMatch(/status\s+active/);
-    expect(before.stdout).toMatch(/3\.00 USDC a day, at most 1\.00 a payment/);
+    expect(before.stdout).toMatch(/policy {3}3\.00 USDC in any 24 hours, at most 1\.00 a payment/);
     const paid = await coffer(['pay', 'demo-weather', '0.01', '--config', configFile]);
     expect(paid.code).toBe(0);
     expect(paid.stdout).toMatch(/^Paid 0\.01 USDC on Solana to \w{32,44} for demo-weather \(pay_\w+, transaction \w+\)\.$/m);

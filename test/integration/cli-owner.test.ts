@@ -39,7 +39,7 @@ describe("the owner's CLI", () => {
   it('deploys a funded agent, moves money both ways, renames and archives it, each said in words or as JSON', async () => {
     const deployed = await owner(['deploy', 'researcher2', '--fund', '2']);
     expect(deployed.code, deployed.stderr).toBe(0);
-    expect(deployed.stdout).toMatch(/^Deployed researcher2 \(wallet \w+\): 5\.00 USDC a day, at most 0\.50 a payment\.$/m);
+    expect(deployed.stdout).toMatch(/^Deployed researcher2 \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
     expect(deployed.stdout).toMatch(/^Funded with 2\.00 USDC \(transaction \w+\)\.$/m);
     expect(deployed.stdout).toMatch(/^Its API key, shown this once: cof_agt_\w+$/m);
     expect(deployed.stdout).toMatch(/"researcher2": \{\s*"command"/);
@@ -225,7 +225,10 @@ describe("the owner's CLI", () => {
       apiKey: string;
       agent: { walletAddress: string };
     };
-    expect((await owner(['policy', 'asker', '--ask-above', '0.005'])).code).toBe(0);
+    const set = await owner(['policy', 'asker', '--ask-above', '0.005']);
+    expect(set.code).toBe(0);
+    // Said alike to the owner and to the agent's own terminal: the owner is who it asks.
+    expect(set.stdout).toMatch(/^ {2}asks {6}the owner before payments above 0\.005 USDC$/m);
     const config = join(dataDir, 'asker.json');
     const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
     const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');

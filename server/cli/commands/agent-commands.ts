@@ -42,7 +42,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
   out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
   out.write(
-    `  policy   ${p.dailyBudget} USDC a day, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
+    `  policy   ${p.dailyBudget} USDC in any 24 hours, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );
   // Each budget beyond the daily one, now, its end and what waits for the owner (`coffer policy` says the rest).
   for (const line of budgetLines(policy, 9)) out.write(`  ${line}\n`);

@@ -47,7 +47,7 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout): Promi
 function deployedWords(deployed: Deployed): string {
   const { agent, policy, funding } = deployed;
   const lines = [
-    `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC a day, at most ${policy.maxPerPayment} a payment.`,
+    `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
   if (funding?.status === 'funded')
     lines.push(`Funded with ${funding.allocation.amount} USDC (transaction ${funding.allocation.txSignature}).`);

@@ -52,7 +52,7 @@ function policyLines(answer: PolicyResponse): string[] {
   const breaker = breakerWords(p.breaker);
   if (breaker !== null) lines.push(`breaker   ${breaker}`);
   const asks = asksWords(answer);
-  if (asks !== null) lines.push(`asks you  before ${asks}`);
+  if (asks !== null) lines.push(`asks      the owner before ${asks}`);
   return lines;
 }
 
