@@ -215,7 +215,7 @@ describe("the owner's CLI", () => {
     expect(status.stdout).toContain(
       `  treasury  ${solana.padEnd(width)}  (${treasury.wallets.sol})\n            ${base.padEnd(width)}  (${treasury.wallets.base})\n`,
     );
-    expect(status.stdout).toMatch(/^ {12}gas on Base: [\d.,]+ test ETH, about [\d,]+ moves$/m);
+    expect(status.stdout).toMatch(/^ {12}gas on Base: [\d.,]+ test ETH, about [\d,]+ moves at today's fee$/m);
     expect(status.stdout).toMatch(/^ {4}watcher +active +0\.00 USDC on Solana +0\.75 USDC on Base +0\.00 of 5\.00 in 24 h/m);
     expect(status.stdout).toMatch(/nothing waits for you/);
   });

@@ -55,7 +55,7 @@ export function Treasury() {
             {treasury.baseGas !== null && (
               <p className={treasury.baseGas.low ? 'warning' : 'muted'} data-testid="treasury-base-gas">
                 Gas for moves on Base: {Number(treasury.baseGas.balance).toLocaleString('en-US', { maximumFractionDigits: 4 })}{' '}
-                {gasWords(treasury.network)}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves
+                {gasWords(treasury.network)}, about {treasury.baseGas.moves.toLocaleString('en-US')} moves at today&apos;s fee
                 {treasury.baseGas.low && ': send ETH to the Base deposit address before it runs out'}
               </p>
             )}

@@ -48,12 +48,13 @@ function shortEther(balance: string): string {
 
 /**
  * The gas the treasury's Base account holds for the moves it sends (every move on Base), as the
- * dashboard says it, with its warning under 100 moves (`low`); null where it could not be read.
+ * dashboard says it, with its warning under 100 moves (`low`); null where it could not be read. The
+ * count is at the fee now, so it grows as the fee falls: said with it, it does not read as wrong.
  */
 export function gasLine(treasury: Pick<DashboardTreasury, 'baseGas' | 'network' | 'wallets'>): string | null {
   // `?? null`: an older Coffer's dashboard has no baseGas at all.
   const gas = treasury.baseGas ?? null;
   if (gas === null) return null;
-  const line = `gas on Base: ${shortEther(gas.balance)} ${gasWords(treasury.network)}, about ${gas.moves.toLocaleString('en-US')} moves`;
+  const line = `gas on Base: ${shortEther(gas.balance)} ${gasWords(treasury.network)}, about ${gas.moves.toLocaleString('en-US')} moves at today's fee`;
   return gas.low ? `${line}: LOW, send ETH to ${treasury.wallets.base ?? 'its Base address'} before it runs out` : line;
 }

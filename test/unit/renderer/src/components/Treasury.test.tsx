@@ -42,4 +42,14 @@ describe('the treasury card', () => {
     expect(await screen.findByAltText('QR code of the deposit address EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm')).toBeTruthy();
     expect(screen.getByTestId('deposit-address').textContent).toBe('EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm');
   });
+
+  it("says the gas on Base as a count of moves at today's fee: the count grows as the fee falls", () => {
+    const on = dashboard('base-sepolia');
+    useDashboard.setState({
+      dashboard: { ...on, treasury: { ...on.treasury, baseGas: { balance: '0.009999871', moves: 4950, low: false } } } as never,
+      deposits: [],
+    });
+    render(<Treasury />);
+    expect(screen.getByTestId('treasury-base-gas').textContent).toBe("Gas for moves on Base: 0.01 ETH, about 4,950 moves at today's fee");
+  });
 });

@@ -31,16 +31,16 @@ describe("coffer status's words for each rail", () => {
   it("the treasury's gas on Base: cut to 4 decimals, test ETH on sim and in coffer demo-x402, and a warning under 100 moves", () => {
     const treasury = { network: 'sim', wallets: { sol: SOL, base: BASE } };
     expect(gasLine({ ...treasury, baseGas: { balance: '0.009999871', moves: 4950, low: false } })).toBe(
-      'gas on Base: 0.0099 test ETH, about 4,950 moves',
+      "gas on Base: 0.0099 test ETH, about 4,950 moves at today's fee",
     );
     expect(gasLine({ ...treasury, network: 'mainnet', baseGas: { balance: '0.0001', moves: 42, low: true } })).toBe(
-      `gas on Base: 0.0001 ETH, about 42 moves: LOW, send ETH to ${BASE} before it runs out`,
+      `gas on Base: 0.0001 ETH, about 42 moves at today's fee: LOW, send ETH to ${BASE} before it runs out`,
     );
     expect(gasLine({ ...treasury, baseGas: { balance: '1234', moves: 1_000_000, low: false } })).toBe(
-      'gas on Base: 1,234 test ETH, about 1,000,000 moves',
+      "gas on Base: 1,234 test ETH, about 1,000,000 moves at today's fee",
     );
     expect(gasLine({ ...treasury, network: 'demo-localnet', baseGas: { balance: '9.9998', moves: 72_574, low: false } })).toBe(
-      'gas on Base: 9.9998 test ETH, about 72,574 moves',
+      "gas on Base: 9.9998 test ETH, about 72,574 moves at today's fee",
     );
     expect(gasLine({ ...treasury, baseGas: null })).toBeNull();
     // An older Coffer's dashboard has no baseGas at all.
