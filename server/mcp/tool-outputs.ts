@@ -132,7 +132,14 @@ export const deployOutput = open({
   ...waiting,
 });
 
-export const agentStatusOutput = open({ agentId: z.string(), status: z.string(), ...waiting });
+export const agentStatusOutput = open({
+  agentId: z.string(),
+  status: z.string(),
+  withdrawn: open({ requests: z.number(), heldPayments: z.number() })
+    .optional()
+    .describe('a stop: what it withdrew of what the agent had asked the owner (held payments are never paid)'),
+  ...waiting,
+});
 
 export const renameOutput = open({ agentId: z.string(), displayName: z.string() });
 

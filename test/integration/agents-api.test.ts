@@ -512,7 +512,7 @@ describe('agents API', () => {
       for (let i = 0; i < 2; i++) {
         const response = await t.api('POST', kill);
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ agentId: agent.agentId, status: 'suspended' });
+        expect(response.body).toEqual({ agentId: agent.agentId, status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
       }
       expect((await listedAgent(t, agent.agentId))?.status).toBe('suspended');
 
@@ -715,7 +715,7 @@ describe('kill-all', () => {
   it('answers {suspended: []} when there is no agent', async () => {
     const response = await t.api('POST', t.withOwner('/v1/kill-all'));
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ suspended: [] });
+    expect(response.body).toEqual({ suspended: [], withdrawn: { requests: 0, heldPayments: 0 } });
   });
 
   it('suspends every active agent at once and names them', async () => {

@@ -269,7 +269,10 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(allocate.body).not.toHaveProperty('before');
     const seen: unknown[] = [];
     const unsubscribe = t.coffer.engine.events.subscribe((event) => seen.push(event));
-    expect((await t.api('POST', t.withOwner('/v1/agents/braked/kill'))).status).toBe(200);
+    const killed = await t.api('POST', t.withOwner('/v1/agents/braked/kill'));
+    expect(killed.status).toBe(200);
+    // The answer says what the stop withdrew, so no door leaves it unsaid.
+    expect(killed.body).toEqual({ agentId: 'braked', status: 'suspended', withdrawn: { requests: 2, heldPayments: 0 } });
     unsubscribe();
     for (const asked of [allocate, loosen]) {
       const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
@@ -289,7 +292,15 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     expect(resume.status).toBe(202);
     const other = await deployAgent(t, 'braked-too', { dailyBudget: '5.00', maxPerPayment: '1.00' });
     const otherAsk = await ask('braked-too', other.apiKey, 'allocate', { amount: '1.00' });
-    expect((await t.api('POST', t.withOwner('/v1/kill-all'))).status).toBe(200);
+    // Stop all withdraws what every agent still waits on (earlier tests' too), asking to be resumed aside.
+    const waiting = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as { kind: string }[];
+    const killedAll = await t.api('POST', t.withOwner('/v1/kill-all'));
+    expect(killedAll.status).toBe(200);
+    expect(killedAll.body.withdrawn).toEqual({
+      requests: waiting.filter((a) => a.kind !== 'resume' && a.kind !== 'payment').length,
+      heldPayments: waiting.filter((a) => a.kind === 'payment').length,
+    });
+    expect(killedAll.body.withdrawn.requests).toBeGreaterThanOrEqual(1);
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${resume.body.approvalId}`))).body.status).toBe('pending');
     expect((await t.api('GET', t.withOwner(`/v1/approvals/${otherAsk.body.approvalId}`))).body.status).toBe('withdrawn');
     expect((await approve(resume.body.approvalId)).body).toMatchObject({

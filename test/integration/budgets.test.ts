@@ -163,9 +163,16 @@ describe('budgets', () => {
     expect(text).toMatch(/event: warning\ndata: .*"message":"watched has used 60 % of its daily budget of 0.05 USDC \(0.03 USDC spent\)"/);
 
     const over = { service: 'demo-weather', amount: '0.03' };
-    expectError(await payUsdc(t, 'watched', agent.apiKey, over), 402, 'daily_budget_exceeded');
-    expectError(await payUsdc(t, 'watched', agent.apiKey, over), 402, 'daily_budget_exceeded');
+    const first = await payUsdc(t, 'watched', agent.apiKey, over);
+    expectError(first, 402, 'daily_budget_exceeded');
+    expect(first.body.error).not.toMatch(/breaker/);
+    // The refusal that trips the breaker says so: the agent learns it is stopped from the answer it got.
+    const tripping = await payUsdc(t, 'watched', agent.apiKey, over);
+    expectError(tripping, 402, 'daily_budget_exceeded');
     const reason = 'its breaker tripped: 2 refused payments within 5 minutes';
+    expect(tripping.body.error).toMatch(
+      new RegExp(`; ${reason}: agent "watched" is stopped, every payment refused until the owner resumes it$`),
+    );
     const listed = await t.api('GET', t.withOwner('/v1/agents'));
     expect(listed.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).toMatchObject({
       status: 'suspended',

@@ -292,6 +292,17 @@ describe("the owner's CLI", () => {
     expect((await owner(['activity', 'denied'])).stdout).toMatch(
       / {2}0\.01 USDC {2}Coffer demo weather {2}\(failed: denied by the owner\)$/m,
     );
+
+    // Stopping an agent with a payment waiting says the stop withdrew it: nothing of it will be paid.
+    const waiting = await fetch(`${connection.url}/v1/agents/denied/pay?owner=${connection.owner}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service: 'demo-weather', amount: '0.01', nonce: 'second' }),
+    });
+    expect(waiting.status).toBe(202);
+    expect((await owner(['kill', 'denied'])).stdout).toBe(
+      'Stopped denied: its payments are refused until the owner resumes it.\nWithdrew what it had asked you: 1 held payment (never paid).\n',
+    );
   });
 
   it('links a terminal by the URL its `coffer link` printed, once its code is typed; what the link prints runs as printed', async () => {

@@ -1,5 +1,6 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
+import type { Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
 import { linkedClient } from '../who-acts.js';
@@ -118,13 +119,15 @@ export async function kill(
       const body = await api.killAll();
       out.write(
         body.suspended.length
-          ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n`
+          ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n${withdrawnLine(body.withdrawn, 'they', 'you')}`
           : 'Every agent was already stopped.\n',
       );
       return 0;
     }
-    await api.kill(args.agentId!);
-    out.write(`Stopped ${args.agentId}: its payments are refused until the owner resumes it.\n`);
+    const body = await api.kill(args.agentId!);
+    out.write(
+      `Stopped ${args.agentId}: its payments are refused until the owner resumes it.\n${withdrawnLine(body.withdrawn, 'it', 'you')}`,
+    );
     return 0;
   }
   return killSelf(configPath, out);
@@ -132,9 +135,25 @@ export async function kill(
 
 async function killSelf(configPath: string, out: Out): Promise<number> {
   const { agent, api } = linkedClient(configPath);
-  await api.kill(agent.agentId);
-  out.write(`Stopped ${agent.agentId}: its payments are refused until the owner resumes it.\n`);
+  const body = await api.kill(agent.agentId);
+  out.write(
+    `Stopped ${agent.agentId}: its payments are refused until the owner resumes it.\n${withdrawnLine(body.withdrawn, 'it', 'the owner')}`,
+  );
   return 0;
+}
+
+/**
+ * What a stop withdrew of what was waiting for the owner, as a line ("" for nothing): a held payment
+ * withdrawn is never paid, which the one who stopped it should not have to find out later.
+ */
+function withdrawnLine(withdrawn: Withdrawn | undefined, who: 'it' | 'they', asked: 'you' | 'the owner'): string {
+  // `undefined`: an older Coffer's answer says nothing of it.
+  if (withdrawn === undefined) return '';
+  const parts = [
+    ...(withdrawn.heldPayments > 0 ? [`${plural(withdrawn.heldPayments, 'held payment')} (never paid)`] : []),
+    ...(withdrawn.requests > 0 ? [plural(withdrawn.requests, 'request')] : []),
+  ];
+  return parts.length === 0 ? '' : `Withdrew what ${who} had asked ${asked}: ${parts.join(' and ')}.\n`;
 }
 
 /**

@@ -4,19 +4,33 @@ import { audit, type EngineContext } from '../context.js';
 import { requestApproval, withdrawRequestsOf } from '../approvals/requests.js';
 import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
-import type { AgentStatus, AgentStatusSet, Killed, KilledAll, Resumed, ResumedAll } from '../../wire/answers/agents.js';
+import type { AgentStatus, AgentStatusSet, Killed, KilledAll, Resumed, ResumedAll, Withdrawn } from '../../wire/answers/agents.js';
+import type { EndedApproval } from '../ports/store.js';
 
-function setStatus(ctx: EngineContext, principal: Principal, agentId: string, status: AgentStatus, actor: string): AgentStatusSet {
+/** Requests withdrawn, counted as a stop's answer says them: the held payments among them apart. */
+function counted(ended: readonly EndedApproval[]): Withdrawn {
+  const heldPayments = ended.filter((approval) => approval.paymentId !== null).length;
+  return { requests: ended.length - heldPayments, heldPayments };
+}
+
+const NONE: Withdrawn = { requests: 0, heldPayments: 0 };
+
+function setStatus(
+  ctx: EngineContext,
+  principal: Principal,
+  agentId: string,
+  status: AgentStatus,
+  actor: string,
+): AgentStatusSet & { withdrawn: Withdrawn } {
   return ctx.store.transaction(() => {
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
-    if (agent.status !== status) {
-      ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
-      audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
-      // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
-      withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
-      ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
-    }
-    return { agentId, status };
+    if (agent.status === status) return { agentId, status, withdrawn: NONE };
+    ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
+    audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
+    // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
+    const withdrawn = withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
+    ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
+    return { agentId, status, withdrawn: counted(withdrawn) };
   });
 }
 
@@ -35,7 +49,8 @@ export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: s
     return requestApproval(ctx, principal, 'resume', agentId, {});
   }
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
-  return done(setStatus(ctx, principal, agentId, 'active', actor));
+  const { withdrawn: _resumeRequest, ...resumed } = setStatus(ctx, principal, agentId, 'active', actor);
+  return done(resumed);
 }
 
 /** Suspends every agent of the owner in one transaction. */
@@ -43,15 +58,16 @@ export function killAll(ctx: EngineContext, principal: Principal, actor = actorO
   requireOwner(principal);
   return ctx.store.transaction(() => {
     const suspended: string[] = [];
+    const withdrawn: EndedApproval[] = [];
     for (const agent of ctx.store.listAgents(principal.owner)) {
       if (agent.status === 'suspended') continue;
       ctx.store.setAgentStatus(principal.owner, agent.agentId, 'suspended', null, ctx.clock.now());
-      withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor);
+      withdrawn.push(...withdrawRequestsOf(ctx, principal.owner, agent.agentId, actor));
       suspended.push(agent.agentId);
     }
     audit(ctx, { actor, owner: principal.owner, action: 'agent.kill_all', detail: { suspended } });
     for (const agentId of suspended) ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status: 'suspended' });
-    return { suspended };
+    return { suspended, withdrawn: counted(withdrawn) };
   });
 }
 

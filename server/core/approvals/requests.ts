@@ -99,12 +99,13 @@ export function withdrawRequestsOf(
   agentId: string,
   actor: string,
   which: 'all-but-resume' | 'resume' = 'all-but-resume',
-): void {
+): readonly EndedApproval[] {
   const withdrawn = ctx.store.withdrawApprovals(owner, agentId, ctx.clock.now(), which);
-  if (withdrawn.length === 0) return;
+  if (withdrawn.length === 0) return withdrawn;
   endHolds(ctx, withdrawn, HOLD_ENDINGS.withdrawn);
   audit(ctx, { actor, owner, agentId, action: 'approval.withdrawn', detail: { approvalIds: withdrawn.map((a) => a.id) } });
   announceEnded(ctx, withdrawn, 'withdrawn');
+  return withdrawn;
 }
 
 /**

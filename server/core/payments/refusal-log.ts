@@ -95,7 +95,11 @@ export async function recordingRefusals<T>(
         service,
         rail,
       });
-      if (countsForBreaker(principal, error)) watchRefusal(ctx, owner, agentId);
+      const stopped = countsForBreaker(principal, error) ? watchRefusal(ctx, owner, agentId) : null;
+      // The refusal that trips the breaker says so (the log and the event keep its own words): an
+      // agent told only "budget exceeded" would try again and meet agent_suspended unexplained.
+      if (stopped !== null)
+        error.message = `${error.message}; ${stopped}: agent "${agentId}" is stopped, every payment refused until the owner resumes it`;
     }
     throw error;
   }

@@ -62,32 +62,33 @@ export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: Bu
  * After a payment was refused (`agent_suspended` aside: a stopped agent has nothing left to stop):
  * the agent stopped if its breaker's refusal rule trips. Refusals are counted in this process's
  * memory (each one, even a retry loop's repeats that the refusal log writes once), from the owner's
- * last resume on.
+ * last resume on. Answers the reason where this refusal stopped the agent (for its answer to say), else null.
  */
-export function watchRefusal(ctx: EngineContext, owner: string, agentId: string): void {
+export function watchRefusal(ctx: EngineContext, owner: string, agentId: string): string | null {
   try {
     const key = `${owner}|${agentId}`;
     const { breaker } = ctx.store.getPolicy(owner, agentId);
     const rule = breaker?.refusals ?? null;
     if (rule === null) {
       ctx.state.recentRefusals.delete(key);
-      return;
+      return null;
     }
     // A refusal answered while the agent is stopped (a payment on its way when it stopped) is not
     // counted, and neither is one from before the owner last resumed it: as with spending, a resumed
     // agent is judged on what it does from then on.
     const agent = ctx.store.getAgent(owner, agentId);
-    if (agent === null || agent.status !== 'active') return;
+    if (agent === null || agent.status !== 'active') return null;
     const now = ctx.clock.now();
     const since = Math.max(now - rule.minutes * MINUTE_MS, agent.statusChangedAt ?? 0);
     const times = [...(ctx.state.recentRefusals.get(key) ?? []).filter((at) => at > since), now];
     ctx.state.recentRefusals.set(key, times);
     const reason = refusalsTrip(breaker, times.length);
-    if (reason === null) return;
+    if (reason === null) return null;
     ctx.state.recentRefusals.delete(key);
-    tripBreaker(ctx, owner, agentId, reason);
+    return tripBreaker(ctx, owner, agentId, reason) ? reason : null;
   } catch (error) {
     ctx.log(`coffer: the breaker after a refused payment of ${agentId} failed: ${String(error)}`);
+    return null;
   }
 }
 
@@ -138,7 +139,7 @@ function recentSpend(
  * requests withdrawn, the owner told. Only the owner resumes it (an agent's own request waits for
  * them). An agent already stopped, or archived, is left as it is.
  */
-export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, reason: string): void {
+export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, reason: string): boolean {
   const tripped = ctx.store.transaction(() => {
     const agent = ctx.store.getAgent(owner, agentId);
     if (agent === null || agent.status === 'suspended' || agent.archivedAt !== null) return false;
@@ -148,4 +149,5 @@ export function tripBreaker(ctx: EngineContext, owner: string, agentId: string, 
     return true;
   });
   if (tripped) ctx.events.emit({ type: 'agent', owner, agentId, status: 'suspended', reason });
+  return tripped;
 }

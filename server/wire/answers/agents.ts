@@ -103,12 +103,20 @@ export type AgentStatusSet = {
   status: AgentStatus;
 };
 
-export type Killed = AgentStatusSet;
+/** What a stop withdrew of what the agents asked the owner: their requests, and the held payments among them (never paid). */
+export type Withdrawn = {
+  requests: number;
+  heldPayments: number;
+};
+
+/** An agent stopped, and what the stop withdrew (nothing where it was already stopped). */
+export type Killed = AgentStatusSet & { withdrawn: Withdrawn };
 export type Resumed = AgentStatusSet;
 
-/** POST /v1/kill-all: the agents it stopped. */
+/** POST /v1/kill-all: the agents it stopped, and what it withdrew of what they asked. */
 export type KilledAll = {
   suspended: string[];
+  withdrawn: Withdrawn;
 };
 
 /** POST /v1/resume-all: the agents it resumed. */
