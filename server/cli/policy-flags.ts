@@ -75,12 +75,12 @@ function minutesOf(text: string, flag: string): number {
   return /^h/.test(match[2] ?? '') ? count * 60 : count;
 }
 
-/** "5/10m" (refusals) or "50%/15m" (a share of a budget spent) → the breaker's rule. */
+/** "5/10m" (refusals) or "50%/15m" (a share of an amount budget spent) → the breaker's rule. */
 function breakerRule(text: string): NonNullable<PolicyUpdate['breaker']> {
   const match = /^(\d+)(%?)\/(.+)$/.exec(text.trim());
   if (match === null) {
     throw new PolicyFlagError(
-      `--breaker ${text}: write N/TIME (N refusals within TIME, such as 5/10m) or P%/TIME (P % of a budget spent within TIME, such as 50%/15m), or none`,
+      `--breaker ${text}: write N/TIME (N refusals within TIME, such as 5/10m) or P%/TIME (P % of an amount budget spent within TIME, such as 50%/15m), or none`,
     );
   }
   const [, count, percent, time] = match as unknown as [string, string, string, string];
