@@ -80,7 +80,7 @@ export function authenticate(
     throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
   }
   const scope = store.findApiKey(hashApiKey(bearer));
-  if (scope === null) throw new CofferError('unauthorized', 'invalid API key');
+  if (scope === null) throw unknownKey(store, bearer);
   if (scope.owner !== owner) throw new CofferError('wrong_owner', 'this API key belongs to another owner');
   return scope.kind === 'owner' ? { kind: 'owner', owner } : { kind: 'agent', owner, agentId: scope.agentId };
 }
@@ -101,8 +101,31 @@ export function authenticateCredential(
     throw new CofferError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
   }
   const scope = store.findApiKey(hashApiKey(bearer));
-  if (scope === null) throw new CofferError('unauthorized', 'invalid API key');
+  if (scope === null) throw unknownKey(store, bearer);
   return scope.kind === 'owner' ? { kind: 'owner', owner: scope.owner } : { kind: 'agent', owner: scope.owner, agentId: scope.agentId };
+}
+
+/**
+ * A key that is not in use: one revoked is told why (its holder had it, so nothing is learned that it
+ * did not know: whose it was); any other only that it is invalid. Either way 401, nothing done.
+ */
+function unknownKey(store: CredentialStore, bearer: string): CofferError {
+  const revoked = store.findRevokedApiKey(hashApiKey(bearer));
+  if (revoked === null) return new CofferError('unauthorized', 'invalid API key');
+  const at = new Date(revoked.at).toISOString();
+  if (revoked.kind === 'owner') {
+    return new CofferError(
+      'unauthorized',
+      `this owner key was replaced by a new one at ${at}: the running Coffer's connection file has it`,
+    );
+  }
+  const whose = `this API key of agent "${revoked.agentId}"`;
+  return new CofferError(
+    'unauthorized',
+    revoked.reason === 'archived'
+      ? `${whose} was revoked at ${at}: the owner archived the agent`
+      : `${whose} was replaced by a new one at ${at}: the owner has it (coffer key ${revoked.agentId} makes another)`,
+  );
 }
 
 export function requireOwner(principal: Principal): void {

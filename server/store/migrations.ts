@@ -8,6 +8,7 @@ import { addRailWallets } from './migrations/0006-rail-wallets.js';
 import { addTransferRails } from './migrations/0007-transfer-rails.js';
 import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
 import { addRefusalRails } from './migrations/0009-refusal-rails.js';
+import { addRevokedApiKeys } from './migrations/0010-revoked-api-keys.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'transfer rails', up: addTransferRails },
   { version: 8, name: 'service base pay-to', up: addServiceBasePayTo },
   { version: 9, name: 'refusal rails', up: addRefusalRails },
+  { version: 10, name: 'revoked api keys', up: addRevokedApiKeys },
 ];
 
 export function migrate(db: Database.Database): number {

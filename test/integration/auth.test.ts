@@ -169,6 +169,24 @@ describe('auth', () => {
       expectError(response, 401, 'unauthorized');
     });
 
+    it("a key revoked says why, still 401 unauthorized: its agent's key replaced, its agent archived; garbage says nothing more", async () => {
+      const agent = await deployAgent(t, 'revoked-keys');
+      const balance = (key: string) => t.api('GET', t.withOwner('/v1/agents/revoked-keys/balance'), { key });
+      const replaced = await t.api('POST', t.withOwner('/v1/agents/revoked-keys/key'));
+      expect(replaced.status).toBe(200);
+      const old = await balance(agent.apiKey);
+      expectError(old, 401, 'unauthorized');
+      expect(old.body.error).toMatch(
+        /^this API key of agent "revoked-keys" was replaced by a new one at \S+Z: the owner has it \(coffer key revoked-keys makes another\)$/,
+      );
+      expect((await t.api('POST', t.withOwner('/v1/agents/revoked-keys/archive'))).status).toBe(200);
+      const archived = await balance(replaced.body.apiKey);
+      expectError(archived, 401, 'unauthorized');
+      expect(archived.body.error).toMatch(/^this API key of agent "revoked-keys" was revoked at \S+Z: the owner archived the agent$/);
+      // A key never issued learns nothing of any agent.
+      expect((await balance(newApiKey('agent'))).body.error).toBe('invalid API key');
+    });
+
     it('accepts the owner key with any case of "Bearer"', async () => {
       const response = await t.api('GET', t.withOwner('/v1/dashboard'), { key: null, headers: { authorization: `bearer ${t.ownerKey}` } });
       expect(response.status).toBe(200);
@@ -299,9 +317,9 @@ describe('auth', () => {
       const agent = await fundedAgent(t, 'self-kill', '1');
       const killed = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(killed.status).toBe(200);
-      expect(killed.body).toEqual({ agentId: 'self-kill', status: 'suspended' });
+      expect(killed.body).toEqual({ agentId: 'self-kill', status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
       const again = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
-      expect(again.body).toEqual({ agentId: 'self-kill', status: 'suspended' });
+      expect(again.body).toEqual({ agentId: 'self-kill', status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
 
       const paid = await pay(t, 'self-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
       expectError(paid, 403, 'agent_suspended');

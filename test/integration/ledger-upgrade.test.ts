@@ -50,6 +50,8 @@ function toSchema2(db: SqliteDatabase): void {
     db.exec('ALTER TABLE services DROP COLUMN base_pay_to; ALTER TABLE services DROP COLUMN base_network');
     // Schema 9's rail of each refusal.
     db.exec('ALTER TABLE refusals DROP COLUMN rail');
+    // Schema 10's revoked API keys.
+    db.exec('DROP TABLE revoked_api_keys');
     db.exec('DELETE FROM schema_migrations WHERE version >= 3');
   })();
   db.pragma('foreign_keys = ON');

@@ -47,7 +47,7 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
     }
     const now = ctx.clock.now();
     if (!ctx.store.archiveAgent(owner, agentId, now)) throw new CofferError('agent_archived', `agent "${agentId}" was archived meanwhile`);
-    ctx.store.deleteApiKeys({ kind: 'agent', owner, agentId });
+    ctx.store.revokeApiKeys({ kind: 'agent', owner, agentId }, { reason: 'archived', at: now });
     withdrawRequestsOf(ctx, owner, agentId, actorOf(principal));
     audit(ctx, { actor: actorOf(principal), owner, agentId, action: 'agent.archive', detail: { walletAddress: agent.walletAddress } });
     ctx.events.emit({ type: 'agent', owner, agentId, status: 'archived' });

@@ -26,7 +26,7 @@ export function replaceAgentKey(ctx: EngineContext, principal: Principal, agentI
   requireFreshSignIn(principal, ctx.clock.now());
   const apiKey = ctx.store.transaction(() => {
     refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
-    ctx.store.deleteApiKeys({ kind: 'agent', owner: principal.owner, agentId });
+    ctx.store.revokeApiKeys({ kind: 'agent', owner: principal.owner, agentId }, { reason: 'replaced', at: ctx.clock.now() });
     const key = issueAgentKey(ctx, principal.owner, agentId);
     audit(ctx, { actor: actorOf(principal), owner: principal.owner, agentId, action: 'agent.key_replaced' });
     return key;

@@ -70,7 +70,7 @@ async function rotateOwnerKey(ctx: EngineContext, owner: string): Promise<string
   const ownerKey = newApiKey('owner');
   await ctx.vault.setSecret(ownerKeySecret(owner), ownerKey);
   ctx.store.transaction(() => {
-    ctx.store.deleteApiKeys({ kind: 'owner', owner });
+    ctx.store.revokeApiKeys({ kind: 'owner', owner }, { reason: 'replaced', at: ctx.clock.now() });
     ctx.store.insertApiKey(hashApiKey(ownerKey), { kind: 'owner', owner }, ctx.clock.now());
     audit(ctx, { actor: 'system', owner, action: 'owner.key_rotated' });
   });

@@ -89,6 +89,24 @@ function fresh(make: () => Store): Store {
 }
 
 describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
+  it("revokes a scope's keys at once, keeping each with why; other scopes' keys and unknown hashes are untouched", () => {
+    const store = fresh(make);
+    store.insertApiKey('ka1', { kind: 'agent', owner: OWNER, agentId: 'a' }, 1);
+    store.insertApiKey('ka2', { kind: 'agent', owner: OWNER, agentId: 'a' }, 2);
+    store.insertApiKey('kb', { kind: 'agent', owner: OWNER, agentId: 'b' }, 3);
+    store.insertApiKey('ko', { kind: 'owner', owner: OWNER }, 4);
+    store.revokeApiKeys({ kind: 'agent', owner: OWNER, agentId: 'a' }, { reason: 'replaced', at: 10 });
+    expect([store.findApiKey('ka1'), store.findApiKey('ka2')]).toEqual([null, null]);
+    expect(store.findRevokedApiKey('ka2')).toEqual({ kind: 'agent', owner: OWNER, agentId: 'a', reason: 'replaced', at: 10 });
+    expect(store.findApiKey('kb')).toEqual({ kind: 'agent', owner: OWNER, agentId: 'b' });
+    expect(store.findRevokedApiKey('kb')).toBeNull();
+    store.revokeApiKeys({ kind: 'owner', owner: OWNER }, { reason: 'replaced', at: 20 });
+    expect(store.findApiKey('ko')).toBeNull();
+    expect(store.findRevokedApiKey('ko')).toEqual({ kind: 'owner', owner: OWNER, reason: 'replaced', at: 20 });
+    expect(store.findApiKey('kb')).not.toBeNull();
+    expect(store.findRevokedApiKey('never-issued')).toBeNull();
+  });
+
   it('keeps a move of money as written and settles it once; a landed signature is recorded with it', () => {
     const store = fresh(make);
     const row = pay('p1', { status: 'pending', payerSignature: null, txWire: 'wire-p1' });
