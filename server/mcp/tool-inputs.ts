@@ -45,7 +45,7 @@ export const setPolicyInput = z.object({
   ),
   warnAt: policyUpdateSchema.shape.warnAt.describe('the shares of a budget (percent) at which the owner is told; default [80, 95]'),
   breaker: policyUpdateSchema.shape.breaker.describe(
-    'when this agent stops itself: {refusals?: {count, minutes}, spending?: {percent, minutes}} (a share of a budget spent within minutes); null for none',
+    'when this agent stops itself: {refusals?: {count, minutes}, spending?: {percent, minutes}} (a share of an amount budget spent within minutes; budgets that count payments do not trip it); null for none',
   ),
   askAbove: policyUpdateSchema.shape.askAbove.describe(
     'payments above this amount (USDC, as a string; "0" for every one) wait for the owner\'s yes; null for none. Lowering it applies at once',

@@ -58,10 +58,11 @@ export const balanceOutput = open({
       'not read: the Base rail is off, or its node did not answer (baseNetwork says which)',
     ),
   }),
+  // Optional: an older Coffer's balance has none, and its answer must still pass.
   available: open({
     sol: usdc('free on Solana: less what payments still pending may take'),
     base: textOrNull('free on Base: USDC as a decimal string, less what payments still pending may take', 'not read, as in balances'),
-  }),
+  }).optional(),
   baseNetwork: textOrNull("the Base network this Coffer's Base rail is on", 'the Base rail is off on this Coffer'),
   currency: z.literal('USDC'),
   status: z.string().describe('active, or suspended (every payment refused)'),

@@ -166,13 +166,22 @@ describe('budgets', () => {
     const first = await payUsdc(t, 'watched', agent.apiKey, over);
     expectError(first, 402, 'daily_budget_exceeded');
     expect(first.body.error).not.toMatch(/breaker/);
-    // The refusal that trips the breaker says so: the agent learns it is stopped from the answer it got.
-    const tripping = await payUsdc(t, 'watched', agent.apiKey, over);
+    // The refusal that trips the breaker says so: the agent learns it is stopped from the answer it got,
+    // with no Retry-After (waiting frees nothing). The refusal log keeps the refusal's own words.
+    const tripping = await payUsdc(t, 'watched', agent.apiKey, { ...over, amount: '0.04' });
     expectError(tripping, 402, 'daily_budget_exceeded');
     const reason = 'its breaker tripped: 2 refused payments within 5 minutes';
     expect(tripping.body.error).toMatch(
-      new RegExp(`; ${reason}: agent "watched" is stopped, every payment refused until the owner resumes it$`),
+      new RegExp(`^[^;]+; then ${reason}: agent "watched" is stopped, every payment refused until the owner resumes it$`),
     );
+    expect(tripping.headers.get('retry-after')).toBeNull();
+    const kept = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as {
+      agent: string;
+      amount: string;
+      message: string;
+    }[];
+    const keptTripping = kept.find((refusal) => refusal.agent === 'watched' && refusal.amount === '0.04');
+    expect(keptTripping?.message).toBe(tripping.body.error.split('; then ')[0]);
     const listed = await t.api('GET', t.withOwner('/v1/agents'));
     expect(listed.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).toMatchObject({
       status: 'suspended',

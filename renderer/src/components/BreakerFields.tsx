@@ -54,8 +54,8 @@ export function BreakerFields({
           onChange={(e) => setSpending({ on: e.target.checked })}
         />
         <span>Stop it once it spends</span>
-        {number('Share of a budget (%)', spending.percent, spending.on, (percent) => setSpending({ percent }))}
-        <span>% of a budget within</span>
+        {number('Share of an amount budget (%)', spending.percent, spending.on, (percent) => setSpending({ percent }))}
+        <span>% of an amount budget within</span>
         {number('Minutes for spending', spending.minutes, spending.on, (minutes) => setSpending({ minutes }))}
         <span>minutes</span>
       </div>

@@ -28,7 +28,8 @@ export function StopAll() {
       <Dialog open={open} onClose={() => setOpen(false)} title="Stop all agents?">
         <p>
           {active === 1 ? 'The active agent' : `All ${active} active agents`} will be stopped at once. Every payment they try is refused
-          until you resume them (one by one, or with Resume all). Wallets and balances are kept.
+          until you resume them (one by one, or with Resume all). What they are waiting on you for is withdrawn: held payments are never
+          paid. Wallets and balances are kept.
         </p>
         <ErrorNote error={error} />
         <div className="dialog-actions">

@@ -31,27 +31,23 @@ export function TopBar({
           className={connection === 'reconnecting' ? 'top-balance stale' : 'top-balance'}
           title={treasury.baseNetwork === null ? "The treasury's USDC" : "The treasury's USDC on each rail"}
         >
-          {/* With Base open, each figure names its rail: Solana's alone read as the whole treasury. */}
+          {/* With Base open, each figure names its rail and network: Solana's alone read as the whole treasury. */}
           {treasury.baseNetwork === null ? (
-            <Money micro={treasury.amount} />
+            <>
+              <Money micro={treasury.amount} /> {chip(treasury.network)}
+            </>
           ) : (
             <>
               <span className="rail-figure">
-                <Money micro={treasury.amount} /> on Solana
+                <Money micro={treasury.amount} /> on Solana {chip(treasury.network)}
               </span>
               <span aria-hidden="true"> · </span>
               <span className="rail-figure">
-                {treasury.balances.base === null ? (
-                  'Base unknown'
-                ) : (
-                  <>
-                    <Money value={treasury.balances.base} /> on Base
-                  </>
-                )}
+                {treasury.balances.base === null ? 'unknown' : <Money value={treasury.balances.base} />} on Base{' '}
+                {chip(treasury.baseNetwork)}
               </span>
             </>
-          )}{' '}
-          <span className={`network ${treasury.network}`}>{networkChip(treasury.network)}</span>
+          )}
         </span>
       )}
       <button
@@ -72,3 +68,6 @@ export function TopBar({
     </header>
   );
 }
+
+/** A network as the chip names it (`sim`, `devnet`, `base-sepolia`). */
+const chip = (network: string) => <span className={`network ${network}`}>{networkChip(network)}</span>;

@@ -123,10 +123,9 @@ async function returnCommands(api: ReturnType<typeof ownerClient>['api'], agentI
   const held = await api.balance(agentId).catch(() => null);
   if (held === null) return [];
   const holds = (balance: string | null | undefined) => (tryParseUsdc(balance ?? '0') ?? 0n) > 0n;
-  return [
-    ...(holds(held.available.sol) ? [`coffer return ${agentId}`] : []),
-    ...(holds(held.available.base) ? [`coffer return ${agentId} --rail base`] : []),
-  ];
+  // An older Coffer's answer has no `available`: what it holds is all it can say.
+  const free = held.available ?? held.balances ?? { sol: held.balance, base: null };
+  return [...(holds(free.sol) ? [`coffer return ${agentId}`] : []), ...(holds(free.base) ? [`coffer return ${agentId} --rail base`] : [])];
 }
 
 /** `coffer rename <agent> <name>`: the name the dashboard and the tray show. */

@@ -1,6 +1,8 @@
 import { CofferError } from '../../wire/errors.js';
 import { actorOf, requireOwner, type Principal } from '../auth.js';
-import { audit, type EngineContext } from '../context.js';
+import { audit, type BalanceReading, type EngineContext } from '../context.js';
+import type { AgentRecord } from '../ports/store.js';
+import { freeBalance, freshReading } from '../wallet-balance.js';
 import { withdrawRequestsOf } from '../approvals/requests.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
@@ -32,14 +34,18 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
   refuseUnreadBase(ctx, owner, agentId, wallets.base);
   const movingIn = ctx.store.watchMovesInto(owner, agentId, [wallets.sol, ...(wallets.base === null ? [] : [wallets.base])]);
   refuseMovesIn(movingIn(), agentId);
-  const balance = await ctx.chain.usdcBalance(agent.walletAddress);
-  const onBase = await baseBalanceToArchive(ctx, wallets.base, agentId);
+  const onSolana = await freshReading(ctx, agent, 'sol');
+  const onBase = await baseReadingToArchive(ctx, agent, wallets.base);
   return ctx.store.transaction(() => {
     refuseMovesIn(movingIn(), agentId);
-    // What the wallet holds is judged less what it promised away: money a pending payment or return
-    // may still take cannot be returned, and asking for its return would be a dead end.
+    // What the wallet holds is judged as a return judges it: less what left since the read and what
+    // it promised away (money a pending payment or return may still take cannot be returned, and
+    // asking for its return would be a dead end). Nothing pending and nothing free: it is empty.
     const outgoing = { sol: outgoingOn(ctx, owner, agentId, 'sol'), base: outgoingOn(ctx, owner, agentId, 'base') };
-    const free = { sol: freeOf(balance, outgoing.sol), base: freeOf(onBase, outgoing.base) };
+    const free = {
+      sol: positive(freeBalance(ctx, agent, 'sol', onSolana)),
+      base: onBase === null ? 0n : positive(freeBalance(ctx, agent, 'base', onBase)),
+    };
     if (free.sol > 0n || free.base > 0n) throw stillHolds(agentId, free, outgoing);
     const waiting = stillOutgoing(outgoing);
     if (waiting !== null) {
@@ -57,18 +63,17 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
 
 /**
  * What the agent's Base account holds, where the Base rail is open (its account is filed all the
- * same where it is off, and nothing there can be read). A node that does not answer refuses the
- * archive: an account not read may hold money that nobody would look for again.
+ * same where it is off, and nothing there can be read): null there. A node that does not answer
+ * refuses the archive: an account not read may hold money that nobody would look for again.
  */
-async function baseBalanceToArchive(ctx: EngineContext, account: string | null, agentId: string): Promise<bigint> {
-  const base = ctx.base ?? null;
-  if (base === null || account === null) return 0n;
+async function baseReadingToArchive(ctx: EngineContext, agent: AgentRecord, account: string | null): Promise<BalanceReading | null> {
+  if ((ctx.base ?? null) === null || account === null) return null;
   try {
-    return await base.usdcBalance(account);
+    return await freshReading(ctx, agent, 'base');
   } catch (error) {
     throw new CofferError(
       'chain_unavailable',
-      `the Base rail's node did not answer what agent "${agentId}" holds there (${(error as Error).message}); archive it once it does`,
+      `the Base rail's node did not answer what agent "${agent.agentId}" holds there (${(error as Error).message}); archive it once it does`,
     );
   }
 }
@@ -97,10 +102,7 @@ function outgoingOn(ctx: EngineContext, owner: string, agentId: string, rail: Ra
   return { payments: ctx.store.pendingPaymentsTotal(owner, agentId, rail), returns: ctx.store.pendingReturnsTotal(owner, agentId, rail) };
 }
 
-const freeOf = (held: bigint, outgoing: Outgoing): bigint => {
-  const free = held - outgoing.payments - outgoing.returns;
-  return free > 0n ? free : 0n;
-};
+const positive = (amount: bigint): bigint => (amount > 0n ? amount : 0n);
 
 /** Each rail's outgoing money in words ("0.01 USDC on Base promised to payments still pending"), or null for none. */
 function stillOutgoing(outgoing: Record<Rail, Outgoing>): string | null {

@@ -57,6 +57,18 @@ const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
  * while it repeats) and announced as `payment_refused`. A payment that goes through forgets the last
  * refusal, so the next one is always written.
  */
+/**
+ * The refusal that tripped the breaker, saying so after its own words (the log and the event keep
+ * those alone): an agent told only "budget exceeded" would try again and meet agent_suspended
+ * unexplained. No Retry-After: waiting frees nothing, only the owner resumes it.
+ */
+const trippedBreaker = (error: CofferError, agentId: string, reason: string) =>
+  new CofferError(
+    error.code,
+    `${error.message}; then ${reason}: agent "${agentId}" is stopped, every payment refused until the owner resumes it`,
+    { cause: error },
+  );
+
 export async function recordingRefusals<T>(
   ctx: EngineContext,
   principal: Principal,
@@ -96,10 +108,7 @@ export async function recordingRefusals<T>(
         rail,
       });
       const stopped = countsForBreaker(principal, error) ? watchRefusal(ctx, owner, agentId) : null;
-      // The refusal that trips the breaker says so (the log and the event keep its own words): an
-      // agent told only "budget exceeded" would try again and meet agent_suspended unexplained.
-      if (stopped !== null)
-        error.message = `${error.message}; ${stopped}: agent "${agentId}" is stopped, every payment refused until the owner resumes it`;
+      if (stopped !== null) throw trippedBreaker(error, agentId, stopped);
     }
     throw error;
   }

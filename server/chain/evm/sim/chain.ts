@@ -141,7 +141,6 @@ async function run(node: EvmNode, journal: EvmJournal, entry: { seq: number; at:
   }
 }
 
-/** The journal run again from its first entry: the chain as it was. Answers the last block's time. */
 /** The id the chain was made with; a new chain's (`asked`) is kept before its first entry is written. */
 function chainIdOf(db: SqliteDatabase, journal: EvmJournal, asked: number): number {
   const kept = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(CHAIN_ID_KEY) as string | undefined;
@@ -152,6 +151,7 @@ function chainIdOf(db: SqliteDatabase, journal: EvmJournal, asked: number): numb
   return id;
 }
 
+/** The journal run again from its first entry: the chain as it was. Answers the last block's time. */
 async function replay(node: EvmNode, journal: EvmJournal): Promise<number> {
   let lastAt = 0;
   for (const entry of journal.entries()) {

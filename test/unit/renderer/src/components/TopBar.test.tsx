@@ -34,16 +34,16 @@ afterEach(() => {
 });
 
 describe("the top bar's treasury figure", () => {
-  it('says each rail where Base is open: a figure with no rail read as the whole treasury', () => {
+  it('says each rail and its network where Base is open: a figure with no rail read as the whole treasury', () => {
     withTreasury('base-sepolia', '1250.50');
     const figure = bar();
-    expect(figure.textContent).toBe('998.00 USDC on Solana · 1,250.50 USDC on Base devnet');
+    expect(figure.textContent).toBe('998.00 USDC on Solana devnet · 1,250.50 USDC on Base base-sepolia');
     expect(figure.getAttribute('title')).toBe("The treasury's USDC on each rail");
   });
 
   it('says Base is unknown where its node did not answer, not zero', () => {
     withTreasury('base-sepolia', null);
-    expect(bar().textContent).toBe('998.00 USDC on Solana · Base unknown devnet');
+    expect(bar().textContent).toBe('998.00 USDC on Solana devnet · unknown on Base base-sepolia');
   });
 
   it('is the one figure where the Base rail is off', () => {
