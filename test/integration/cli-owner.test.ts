@@ -40,7 +40,7 @@ describe("the owner's CLI", () => {
     const deployed = await owner(['deploy', 'researcher2', '--fund', '2']);
     expect(deployed.code, deployed.stderr).toBe(0);
     expect(deployed.stdout).toMatch(/^Deployed researcher2 \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
-    expect(deployed.stdout).toMatch(/^Funded with 2\.00 USDC \(transaction \w+\)\.$/m);
+    expect(deployed.stdout).toMatch(/^Funded with 2\.00 USDC on Solana \(transaction \w+\)\.$/m);
     expect(deployed.stdout).toMatch(/^Its API key, shown this once: cof_agt_\w+$/m);
     expect(deployed.stdout).toMatch(/"researcher2": \{\s*"command"/);
 

@@ -50,7 +50,7 @@ function deployedWords(deployed: Deployed): string {
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
   if (funding?.status === 'funded')
-    lines.push(`Funded with ${funding.allocation.amount} USDC (transaction ${funding.allocation.txSignature}).`);
+    lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')
     lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
   lines.push(`Its API key, shown this once: ${deployed.apiKey ?? '(none)'}`);

@@ -13,9 +13,10 @@ export const deploy = defineCommand({
   name: 'deploy',
   usage: `  coffer deploy <agent> [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT] [--name NAME] [--allow SERVICE]...
                  ${DATA_DIR}
-                 a new agent: its wallet, its policy (--daily and --max; left out, 5.00 a day and
-                 0.50 a payment, or what fits the one given), funded from the treasury with
-                 --fund; prints its API key once and the MCP server entry a host takes`,
+                 a new agent: its wallet, its policy (--daily and --max; left out, 5.00 in any 24
+                 hours and 0.50 a payment, or what fits the one given), funded from the treasury on
+                 Solana with --fund (coffer allocate --rail base funds it on Base); prints its API
+                 key once and the MCP server entry a host takes`,
   options: {
     ...reach,
     daily: { type: 'string' },
