@@ -127,6 +127,43 @@ describe("the owner's CLI", () => {
     expect(refused.stderr).not.toMatch(/Return it first/);
   });
 
+  it('coffer key --config: this terminal acts as an agent already deployed, and the terminal it replaces is told why', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'moved', '--json'])).stdout) as {
+      apiKey: string;
+      agent: { walletAddress: string };
+    };
+    const connection = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; url: string };
+    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
+    const before = join(dataDir, 'moved-old.json');
+    writeAgentConfig(before, {
+      agentId: 'moved',
+      walletAddress: deployed.agent.walletAddress,
+      apiKey: deployed.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: connection.owner,
+      url: connection.url,
+    });
+    const here = join(dataDir, 'moved-here', 'agent.json');
+    const keyed = await owner(['key', 'moved', '--config', here]);
+    expect(keyed.code, keyed.stderr).toBe(0);
+    expect(keyed.stdout).toMatch(
+      new RegExp(`^This terminal acts as moved now: its key is in ${here.replace(/[.]/g, '\\.')} \\(0600\\)\\.$`, 'm'),
+    );
+    expect(keyed.stdout).not.toMatch(/shown this once/);
+    const status = await runCoffer(['status', '--config', here]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Agent moved at /m);
+    // The terminal that held the old key hears why it stopped.
+    const old = await runCoffer(['status', '--config', before]);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toMatch(/this API key of agent "moved" was replaced by a new one at \S+: the owner has it/);
+    // Another agent's config file is not replaced without --force (its key would be lost for good).
+    const other = await owner(['key', 'researcher2', '--config', here]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/already holds a linked agent/);
+    expect((await runCoffer(['status', '--config', here])).code).toBe(0);
+  });
+
   it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {
     const noAgent = await owner(['deploy']);
     expect(noAgent.code).toBe(2);

@@ -6,6 +6,7 @@
 import type { Deployed } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { ownerClient } from '../owner-connection.js';
+import { checkConfigWritable, readAgentConfig, writeAgentConfig } from '../../linked-agent/agent-config.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
@@ -137,22 +138,55 @@ export async function rename(args: { agentId: string; name: string; dataDir?: st
   return 0;
 }
 
-/** `coffer key <agent>`: a new API key, shown once; every older key of the agent stops working at once. */
-export async function replaceKey(args: { agentId: string; dataDir?: string; json?: boolean }, out: Out = process.stdout) {
-  const { api } = ownerClient(args.dataDir);
+/**
+ * `coffer key <agent> [--config FILE]`: a new API key; every older key of the agent stops working at
+ * once. Shown once, or with --config kept in FILE as a linked terminal's config: this terminal then
+ * acts as the agent (an agent deployed already; `coffer link` makes a new one).
+ */
+export async function replaceKey(
+  args: { agentId: string; dataDir?: string; json?: boolean; config?: string; force?: boolean },
+  out: Out = process.stdout,
+) {
+  const { api, url, owner } = ownerClient(args.dataDir);
+  // Before the old key stops: a file that cannot be written, or that holds another agent, loses nothing.
+  if (args.config !== undefined) checkConfigWritable(args.config, args.force === true || holdsAgent(args.config, owner, args.agentId));
   const body = await api.replaceKey(args.agentId);
+  if (args.config !== undefined) {
+    const { walletAddress } = await api.balance(args.agentId);
+    writeAgentConfig(args.config, {
+      agentId: body.agentId,
+      walletAddress,
+      apiKey: body.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner,
+      url,
+    });
+  }
   if (args.json) return printJson(body, out);
-  out.write(
-    [
-      `Issued ${body.agentId} a new API key; every older one stopped working.`,
+  const lines = [`Issued ${body.agentId} a new API key; every older one stopped working.`];
+  if (args.config === undefined) {
+    lines.push(
       `Its API key, shown this once: ${body.apiKey}`,
       `Its MCP server, for an MCP host's "mcpServers":`,
       JSON.stringify({ [body.agentId]: body.mcpConfig }, null, 2),
       // A terminal linked as this agent keeps the old key in its config file.
-      `A terminal linked as ${body.agentId} needs linking again (coffer link there).`,
-    ].join('\n') + '\n',
-  );
+      `A terminal linked as ${body.agentId} needs the new key: coffer key ${body.agentId} --config FILE writes it there (FILE: its config).`,
+    );
+  } else {
+    lines.push(`This terminal acts as ${body.agentId} now: its key is in ${args.config} (0600).`);
+  }
+  out.write(lines.join('\n') + '\n');
   return 0;
+}
+
+/** Whether a config file holds this very agent (its old key, which the new one replaces anyway). */
+function holdsAgent(file: string, owner: string, agentId: string): boolean {
+  try {
+    const held = readAgentConfig(file);
+    return held.agentId === agentId && held.owner === owner;
+  } catch {
+    return false;
+  }
 }
 
 /** The API's answer as it is, for scripts. */

@@ -105,14 +105,22 @@ export const rename = defineCommand({
 
 export const key = defineCommand({
   name: 'key',
-  usage: `  coffer key <agent> ${DATA_DIR}
+  usage: `  coffer key <agent> [--config FILE] [--force] ${DATA_DIR}
                  a new API key for the agent, shown once (with its MCP config); every older key
-                 of it stops working at once (a lost or leaked one)`,
-  options: reach,
+                 of it stops working at once (a lost or leaked one). With --config, kept in FILE
+                 instead: this terminal acts as that agent (one deployed already; coffer link
+                 makes a new one); another agent's FILE is replaced only with --force`,
+  options: { ...reach, config: { type: 'string' }, force: { type: 'boolean', default: false } },
   positionals: true,
   run: async ({ values, positionals }) => {
     const agentId = one(positionals, 'key', 'an agent');
-    return (await ownerCommands()).replaceKey({ agentId, dataDir: values['data-dir'], json: values.json });
+    return (await ownerCommands()).replaceKey({
+      agentId,
+      dataDir: values['data-dir'],
+      json: values.json,
+      config: values.config,
+      force: values.force,
+    });
   },
 });
 
