@@ -1,5 +1,6 @@
 /** Times as a terminal shows them. */
 import { sameTimeZone } from '../wire/schemas.js';
+import { onSameDay } from '../wire/same-day.js';
 
 /** The time zone this terminal shows times in (TZ, else the machine's). */
 const terminalZone = (): string => new Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -16,17 +17,15 @@ export function localTime(
 ): string {
   const zone = timeZone ?? terminal;
   const at = new Date(iso);
-  const dayOf = (moment: Date) => moment.toLocaleDateString('en-CA', { timeZone: zone });
-  const text =
-    dayOf(at) === dayOf(now)
-      ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: zone })
-      : at.toLocaleString(undefined, {
-          year: 'numeric',
-          month: 'short',
-          day: 'numeric',
-          hour: '2-digit',
-          minute: '2-digit',
-          timeZone: zone,
-        });
+  const text = onSameDay(at, now, zone)
+    ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: zone })
+    : at.toLocaleString(undefined, {
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: zone,
+      });
   return sameTimeZone(zone, terminal) ? text : `${text} (${zone})`;
 }

@@ -18,7 +18,7 @@ export function PaymentStatus({ status, errorCode }: { status: string; errorCode
   if (status === 'failed') {
     return (
       <span className="pill failed" title={errorCode === undefined ? undefined : failureWords(errorCode)}>
-        {failureLabel(errorCode)}
+        {failureLabel(errorCode) ?? paymentStatusLabel(status)}
       </span>
     );
   }

@@ -1,3 +1,5 @@
+import { onSameDay } from '../../../server/wire/same-day.js';
+
 /** A moment's date and time as the browser writes them, in `timeZone` (the browser's own when none is named). */
 export const dateTime = (iso: string, timeZone?: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
@@ -9,8 +11,7 @@ export const dateTime = (iso: string, timeZone?: string) =>
 export function shortTime(iso: string | null, now = new Date(), timeZone?: string): string {
   if (!iso) return 'never';
   const date = new Date(iso);
-  const day = (d: Date) => d.toLocaleDateString('en-CA', { timeZone });
-  return day(date) === day(now)
+  return onSameDay(date, now, timeZone)
     ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone })
     : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone });
 }
