@@ -379,6 +379,14 @@ describe('coffer status, pay, kill, open', () => {
     const bad = await coffer(['settings', '--time-zone', 'Mars/Base', '--data-dir', dataDir]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/is not a time zone.*\(invalid_time_zone\)/);
+    // A zone typed by another name is kept by its canonical one: said, with what its clock does, so
+    // "EST" is not taken for New York's time (it has no daylight saving).
+    const est = await coffer(['settings', '--time-zone', 'EST', '--data-dir', dataDir]);
+    expect(est.stdout).toBe('time zone  America/Panama (set by you): EST by its canonical name, UTC-5 all year\n');
+    const eastern = await coffer(['settings', '--time-zone', 'US/Eastern', '--data-dir', dataDir]);
+    expect(eastern.stdout).toBe('time zone  America/New_York (set by you): US/Eastern by its canonical name, UTC-5, and UTC-4 in summer\n');
+    const spelled = await coffer(['settings', '--time-zone', 'asia/tokyo', '--data-dir', dataDir]);
+    expect(spelled.stdout).toBe('time zone  Asia/Tokyo (set by you)\n');
     const back = await coffer(['settings', '--time-zone', 'machine', '--data-dir', dataDir]);
     expect(back.stdout).toMatch(/^time zone {2}\S+ \(this machine's\)\n$/);
   });

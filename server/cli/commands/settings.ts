@@ -24,7 +24,13 @@ export async function settingsCommand(
     ...(args.preferredRail !== undefined && { preferredRail: args.preferredRail === 'none' ? null : args.preferredRail }),
   };
   const settings = Object.keys(change).length === 0 ? await api.settings() : await api.updateSettings(change);
-  out.write(`time zone  ${settings.timeZone} (${settings.timeZoneFrom === 'machine' ? "this machine's" : 'set by you'})\n`);
+  const typedOtherwise =
+    args.timeZone !== undefined && args.timeZone !== 'machine' && args.timeZone.toLowerCase() !== settings.timeZone.toLowerCase();
+  out.write(
+    `time zone  ${settings.timeZone} (${settings.timeZoneFrom === 'machine' ? "this machine's" : 'set by you'})${
+      typedOtherwise ? `: ${args.timeZone} by its canonical name, ${offsetsWords(settings.timeZone)}` : ''
+    }\n`,
+  );
   // None preferred, and not asked about: the line stays out, as before there were two rails.
   if (settings.preferredRail !== null || args.preferredRail !== undefined) out.write(railLine(settings.preferredRail));
   let bazaar: Bazaar | null = null;
@@ -34,6 +40,25 @@ export async function settingsCommand(
   // Off, and not asked about: the line stays out, as before Bazaar discovery.
   if (bazaar.state !== 'off' || args.bazaar !== undefined) out.write(bazaarLines(bazaar));
   return 0;
+}
+
+/**
+ * What a zone's clock does over the year ("UTC-5 all year", "UTC-5, and UTC-4 in summer"): said
+ * where a zone typed by another name was kept by its canonical one, so an abbreviation such as EST
+ * (UTC-5 all year) is not taken for a place's time that moves in summer.
+ */
+function offsetsWords(timeZone: string, year = new Date().getUTCFullYear()): string {
+  const offset = (month: number) =>
+    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' })
+      .formatToParts(Date.UTC(year, month, 1))
+      .find((part) => part.type === 'timeZoneName')!
+      .value.replace('GMT', 'UTC');
+  const [january, july] = [offset(0), offset(6)];
+  if (january === july) return `${january} all year`;
+  // The summer of the northern half is July; of the southern, January.
+  const [winter, summer] =
+    Number.parseFloat(january.slice(3) || '0') < Number.parseFloat(july.slice(3) || '0') ? [january, july] : [july, january];
+  return `${winter}, and ${summer} in summer`;
 }
 
 /** The preferred rail, in words: what it decides and what decides without it. */
