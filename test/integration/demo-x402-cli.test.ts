@@ -66,7 +66,8 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   try {
     process.kill(-child.pid!, signal);
   } catch {
-    // already gone
+    // Not a group of its own (a `coffer serve` of the test's), or already gone.
+    child.kill(signal);
   }
   await exited;
 }
@@ -286,6 +287,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     // demo's facilitator could not settle, and its money stayed promised until the authorization ran out.
     const ownDir = mkdtempSync(join(tmpdir(), 'coffer-own-'));
     const own = await spawnServe(ownDir);
+    // Stopped however the test ends: a failed assertion below must not leave it serving.
     running.push(own.child);
     const ownApi = ownerApi(ownDir);
     const mine = await ownApi.json<{ apiKey: string; agent: { walletAddress: string } }>('POST', '/v1/agents/deploy', {
@@ -313,8 +315,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     );
     const mineHistory = await ownApi.json<{ payments: unknown[] }>('GET', '/v1/agents/mine/spend-history');
     expect(mineHistory.payments).toEqual([]);
-    own.child.kill('SIGTERM');
-    await own.exited;
+    await stop(own.child, 'SIGTERM');
     rmSync(ownDir, { recursive: true, force: true });
 
     // Ctrl-C: everything stops, and the temporary folder is gone (npx itself then ends by the signal).
