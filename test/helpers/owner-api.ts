@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 
 /**
  * Coffer's /v1 as the owner of a served data dir, for the specs that set a scene up or check it
@@ -17,6 +18,28 @@ export interface OwnerConnection {
 /** The connection file of a data dir whose `coffer serve` is running (it is removed when serve stops). */
 export function readConnection(dataDir: string): OwnerConnection {
   return JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as OwnerConnection;
+}
+
+/**
+ * A linked terminal's config file for an agent the owner deployed on this data dir's Coffer, as
+ * `coffer link` writes one (the agent's key and wallet, the owner, the address); answers the file.
+ */
+export function writeLinkedConfig(
+  dataDir: string,
+  file: string,
+  agentId: string,
+  deployed: { apiKey: string; agent: { walletAddress: string } },
+): string {
+  const { owner, url } = readConnection(dataDir);
+  writeAgentConfig(file, {
+    agentId,
+    walletAddress: deployed.agent.walletAddress,
+    apiKey: deployed.apiKey,
+    linkedAt: new Date().toISOString(),
+    owner,
+    url,
+  });
+  return file;
 }
 
 export type Method = 'GET' | 'POST';

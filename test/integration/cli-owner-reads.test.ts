@@ -9,6 +9,7 @@ import type { Dashboard } from '../../server/wire/answers/dashboard.js';
 import type { SpendHistory } from '../../server/wire/answers/payments.js';
 import type { Models, SearchResult } from '../../server/wire/answers/registry.js';
 import type { PolicyResponse, PolicyWhatIf } from '../../server/wire/answers/policy.js';
+import { writeLinkedConfig } from '../helpers/owner-api.js';
 
 /**
  * What the dashboard shows the owner, from a terminal too: the treasury's deposits and the sim faucet,
@@ -32,19 +33,8 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     return (await answer.json()) as T;
   };
   /** A linked terminal's config file for an agent the owner deployed. */
-  const linkedConfig = async (agentId: string, deployed: { apiKey: string; agent: { walletAddress: string } }) => {
-    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
-    const config = join(dataDir, `${agentId}.json`);
-    writeAgentConfig(config, {
-      agentId,
-      walletAddress: deployed.agent.walletAddress,
-      apiKey: deployed.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: connection.owner,
-      url: connection.url,
-    });
-    return config;
-  };
+  const linkedConfig = async (agentId: string, deployed: { apiKey: string; agent: { walletAddress: string } }) =>
+    writeLinkedConfig(dataDir, join(dataDir, `${agentId}.json`), agentId, deployed);
   /** A payment at a registry service's listed price (more is refused `price_above_registry`). */
   const pay = (agentKey: string, agentId: string, amount: string, service = 'demo-weather') =>
     fetch(`${connection.url}/v1/agents/${agentId}/pay?owner=${connection.owner}`, {

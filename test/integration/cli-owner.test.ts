@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { unsettledEvmOffer } from '../fixtures/x402-evm-peers.js';
+import { readConnection, writeLinkedConfig } from '../helpers/owner-api.js';
 import type { DashboardTreasury } from '../../server/wire/answers/dashboard.js';
 import type { AgentRow } from '../../server/wire/answers/agents.js';
 
@@ -132,17 +133,7 @@ describe("the owner's CLI", () => {
       apiKey: string;
       agent: { walletAddress: string };
     };
-    const connection = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string; url: string };
-    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
-    const before = join(dataDir, 'moved-old.json');
-    writeAgentConfig(before, {
-      agentId: 'moved',
-      walletAddress: deployed.agent.walletAddress,
-      apiKey: deployed.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: connection.owner,
-      url: connection.url,
-    });
+    const before = writeLinkedConfig(dataDir, join(dataDir, 'moved-old.json'), 'moved', deployed);
     const here = join(dataDir, 'moved-here', 'agent.json');
     const keyed = await owner(['key', 'moved', '--config', here]);
     expect(keyed.code, keyed.stderr).toBe(0);
@@ -266,18 +257,7 @@ describe("the owner's CLI", () => {
     expect(set.code).toBe(0);
     // Said alike to the owner and to the agent's own terminal: the owner is who it asks.
     expect(set.stdout).toMatch(/^ {2}asks {6}the owner before payments above 0\.005 USDC$/m);
-    const config = join(dataDir, 'asker.json');
-    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
-    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
-    const connection = readOwnerConnection(dataDir);
-    writeAgentConfig(config, {
-      agentId: 'asker',
-      walletAddress: asker.agent.walletAddress,
-      apiKey: asker.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: connection.owner,
-      url: connection.url,
-    });
+    const config = writeLinkedConfig(dataDir, join(dataDir, 'asker.json'), 'asker', asker);
 
     // The agent pays; its payment waits for the owner, and its terminal says how the owner decides.
     const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -396,18 +376,8 @@ describe("the owner's CLI", () => {
     const read = JSON.parse((await runCoffer(['status', '--data-dir', dataDir, '--json'])).stdout) as { agents: { agentId: string }[] };
     expect(read.agents.map((agent) => agent.agentId)).toContain('day-bot');
 
-    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
-    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
-    const connection = readOwnerConnection(dataDir);
-    const config = join(dataDir, 'day-bot.json');
-    writeAgentConfig(config, {
-      agentId: 'day-bot',
-      walletAddress: dayBot.agent.walletAddress,
-      apiKey: dayBot.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: connection.owner,
-      url: connection.url,
-    });
+    const config = writeLinkedConfig(dataDir, join(dataDir, 'day-bot.json'), 'day-bot', dayBot);
+    const connection = readConnection(dataDir);
     const status = await runCoffer(['status', '--config', config]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^ {2}ends {5}at the end of 2099-12-31: every payment is refused after it$/m);
@@ -459,18 +429,7 @@ describe("the owner's and an agent's status with the Base rail off", () => {
     expect(status.stdout).not.toMatch(/Base/);
     expect(status.stdout).toMatch(/^ {4}solana-only +active +1\.00 USDC on Solana +0\.00 of 5\.00 in 24 h/m);
 
-    const { writeAgentConfig } = await import('../../server/linked-agent/agent-config.js');
-    const { readOwnerConnection } = await import('../../server/cli/owner-connection.js');
-    const connection = readOwnerConnection(dataDir);
-    const config = join(dataDir, 'solana-only.json');
-    writeAgentConfig(config, {
-      agentId: 'solana-only',
-      walletAddress: deployed.agent.walletAddress,
-      apiKey: deployed.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: connection.owner,
-      url: connection.url,
-    });
+    const config = writeLinkedConfig(dataDir, join(dataDir, 'solana-only.json'), 'solana-only', deployed);
     const agent = await runCoffer(['status', '--config', config]);
     expect(agent.code, agent.stderr).toBe(0);
     // Its Base account is filed, but offered nowhere: USDC sent there would reach no rail this Coffer reads.

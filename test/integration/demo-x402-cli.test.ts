@@ -10,8 +10,7 @@ import { userShellEnv } from '../helpers/user-shell.js';
 import { USDC_MINTS } from '../../server/chain/solana/networks.js';
 import { usdcTokenAccount } from '../../server/chain/solana/usdc-transfer.js';
 import { CLI, runCoffer, spawnServe } from '../helpers/serve-process.js';
-import { ownerApi, readConnection } from '../helpers/owner-api.js';
-import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
+import { ownerApi, writeLinkedConfig } from '../helpers/owner-api.js';
 import { createPublicClient, http, type Address } from 'viem';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
@@ -296,16 +295,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
       maxPerPayment: '0.10',
     });
     await ownApi.json('POST', '/v1/agents/mine/allocate', { amount: '0.10', rail: 'base' });
-    const ownConnection = readConnection(ownDir);
-    const mineConfig = join(ownDir, 'mine.json');
-    writeAgentConfig(mineConfig, {
-      agentId: 'mine',
-      walletAddress: mine.agent.walletAddress,
-      apiKey: mine.apiKey,
-      linkedAt: new Date().toISOString(),
-      owner: ownConnection.owner,
-      url: ownConnection.url,
-    });
+    const mineConfig = writeLinkedConfig(ownDir, join(ownDir, 'mine.json'), 'mine', mine);
     const refused = await sh(cofferFetchBase.replace(/--config \S+agent\.json/, `--config ${mineConfig}`));
     expect(refused.status, refused.stdout).not.toBe(0);
     expect(refused.stderr).toMatch(
