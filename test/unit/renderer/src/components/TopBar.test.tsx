@@ -3,25 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { TopBar } from '../../../../../renderer/src/components/TopBar.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { dashboardTreasury } from '../../../../fixtures/dashboard-treasury.js';
 
-/** The treasury as GET /v1/dashboard answers it: 998.00 on Solana, Base's as given (rail off: null network). */
+/** The treasury on devnet: 998.00 on Solana, Base's as given (rail off: null network). */
 const withTreasury = (baseNetwork: string | null, onBase: string | null) =>
-  useDashboard.setState({
-    dashboard: {
-      treasury: {
-        walletAddress: 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm',
-        wallets: { sol: 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm', base: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' },
-        balances: { sol: '998.00', base: onBase },
-        baseGas: null,
-        baseNetwork,
-        amount: '998000000',
-        currency: 'USDC',
-        decimals: 6,
-        network: 'devnet',
-        balance: '998.00',
-      },
-    } as never,
-  });
+  useDashboard.setState({ dashboard: { treasury: dashboardTreasury(baseNetwork, onBase) } as never });
 
 const bar = () => {
   render(<TopBar route={{ page: 'overview' }} theme="light" onToggleTheme={() => {}} onSignOutError={() => {}} />);

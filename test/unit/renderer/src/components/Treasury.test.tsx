@@ -3,26 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { Treasury } from '../../../../../renderer/src/components/Treasury.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
-
-const BASE_ACCOUNT = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+import { TREASURY_BASE_ACCOUNT, TREASURY_WALLET, dashboardTreasury } from '../../../../fixtures/dashboard-treasury.js';
 
 /** The overview's treasury as GET /v1/dashboard answers it, with the Base rail on `baseNetwork`. */
-const dashboard = (baseNetwork: string | null) => ({
-  treasury: {
-    walletAddress: 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm',
-    // A Base account is filed whether or not the rail is open.
-    wallets: { sol: 'EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm', base: BASE_ACCOUNT },
-    balances: { sol: '998.00', base: baseNetwork === null ? null : '1000.00' },
-    baseGas: null,
-    baseNetwork,
-    amount: '998000000',
-    currency: 'USDC',
-    decimals: 6,
-    network: 'devnet',
-    balance: '998.00',
-  },
-  spent24h: '0.00',
-});
+const dashboard = (baseNetwork: string | null) => ({ treasury: dashboardTreasury(baseNetwork), spent24h: '0.00' });
 
 afterEach(() => {
   cleanup();
@@ -33,14 +17,14 @@ describe('the treasury card', () => {
   it('shows the Base deposit address where the Base rail is open, and none where it is off', async () => {
     useDashboard.setState({ dashboard: dashboard('base-sepolia') as never, deposits: [] });
     const { rerender } = render(<Treasury />);
-    expect(screen.getByTestId('deposit-address-base').textContent).toBe(BASE_ACCOUNT);
-    expect(await screen.findByAltText(`QR code of the Base deposit address ${BASE_ACCOUNT}`)).toBeTruthy();
+    expect(screen.getByTestId('deposit-address-base').textContent).toBe(TREASURY_BASE_ACCOUNT);
+    expect(await screen.findByAltText(`QR code of the Base deposit address ${TREASURY_BASE_ACCOUNT}`)).toBeTruthy();
     useDashboard.setState({ dashboard: dashboard(null) as never });
     rerender(<Treasury />);
     expect(screen.queryByTestId('treasury-base')).toBeNull();
-    expect(screen.queryByAltText(`QR code of the Base deposit address ${BASE_ACCOUNT}`)).toBeNull();
-    expect(await screen.findByAltText('QR code of the deposit address EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm')).toBeTruthy();
-    expect(screen.getByTestId('deposit-address').textContent).toBe('EQLviLtSasRjyL96DdDZS1FjZxLhZ3KdeiJMUz2mMLtm');
+    expect(screen.queryByAltText(`QR code of the Base deposit address ${TREASURY_BASE_ACCOUNT}`)).toBeNull();
+    expect(await screen.findByAltText(`QR code of the deposit address ${TREASURY_WALLET}`)).toBeTruthy();
+    expect(screen.getByTestId('deposit-address').textContent).toBe(TREASURY_WALLET);
   });
 
   it("says the gas on Base as a count of moves at today's fee: the count grows as the fee falls", () => {
