@@ -61,8 +61,8 @@ export async function archiveAgent(ctx: EngineContext, principal: Principal, age
 
 /**
  * What the agent's Base account holds, where the Base rail is open (its account is filed all the
- * same where it is off, and nothing there can be read): none there. A node that does not answer
- * refuses the archive: an account not read may hold money that nobody would look for again.
+ * same where it is off, and nothing there can be read). A node that does not answer refuses the
+ * archive: an account not read may hold money that nobody would look for again.
  */
 async function baseBalanceToArchive(ctx: EngineContext, account: string | null, agentId: string): Promise<bigint> {
   const base = ctx.base ?? null;
