@@ -155,6 +155,61 @@ describe("the owner's CLI", () => {
     expect((await runCoffer(['status', '--config', here])).code).toBe(0);
   });
 
+  it('deploy takes every flag coffer policy takes: the agent starts under the whole policy, in one step', async () => {
+    const guarded = await owner([
+      'deploy',
+      'guarded',
+      '--budget',
+      '50/month',
+      '--count',
+      '30/hour:demo-weather',
+      '--expires',
+      '2099-12-31T00:00:00Z',
+      '--warn-at',
+      '50,90',
+      '--breaker',
+      '5/10m',
+      '--breaker',
+      '50%/15m',
+      '--ask-above',
+      '0.05',
+      '--ask-new-recipient',
+      'yes',
+      '--cooldown',
+      '30',
+      '--max',
+      '0.10',
+      '--json',
+    ]);
+    expect(guarded.code, guarded.stderr).toBe(0);
+    expect(JSON.parse(guarded.stdout).policy).toMatchObject({
+      dailyBudget: '5.00',
+      maxPerPayment: '0.10',
+      cooldownSeconds: 30,
+      budgets: [
+        { amount: '50.00', window: 'month' },
+        { count: 30, window: 'hour', service: 'demo-weather' },
+      ],
+      expiresAt: '2099-12-31T00:00:00.000Z',
+      warnAt: [50, 90],
+      breaker: { refusals: { count: 5, minutes: 10 }, spending: { percent: 50, minutes: 15 } },
+      askAbove: '0.05',
+      askNewRecipient: true,
+    });
+    // Said in words too: what the agent starts under beyond its two limits.
+    const words = await owner(['deploy', 'guarded-words', '--budget', '50/month', '--ask-above', '0.25']);
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toMatch(/^Deployed guarded-words \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
+    expect(words.stdout).toMatch(/^Its whole policy: coffer policy guarded-words$/m);
+    // A bad one is said with its flag, before any Coffer is asked, and nothing is deployed.
+    const bad = await owner(['deploy', 'half-guarded', '--breaker', '5']);
+    expect({ code: bad.code, said: bad.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: --breaker 5: write N\/TIME/m),
+    });
+    expect((await owner(['policy', 'half-guarded'])).stderr).toMatch(/\(agent_not_found\)$/m);
+  });
+
   it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {
     const noAgent = await owner(['deploy']);
     expect(noAgent.code).toBe(2);

@@ -10,46 +10,54 @@ import { checkConfigWritable, readAgentConfig, writeAgentConfig } from '../../li
 import { CofferApiError } from '../../client/client-error.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
+import type { PolicyUpdate } from '../../wire/schemas.js';
 
 type Out = NodeJS.WritableStream;
 
 /** What `coffer deploy` takes: the agent's id, and what the owner chose of its start. */
 export interface DeployArgs {
   agentId: string;
-  daily?: string;
-  max?: string;
+  /** The policy it starts under, as `coffer policy`'s flags read (policy-flags.ts). */
+  policy?: PolicyUpdate;
   fund?: string;
   name?: string;
-  allow?: string[];
   dataDir?: string;
   json?: boolean;
 }
 
 /**
- * `coffer deploy <agent>`: a new agent with its wallet, its policy (the limits given, else the ones a
- * linked terminal's agent starts with) and its API key, shown once, with the MCP config a host takes.
+ * `coffer deploy <agent>`: a new agent with its wallet, its policy (what the flags set; the two limits
+ * left out, the ones a linked terminal's agent starts with) and its API key, shown once, with the MCP
+ * config a host takes.
  */
 export async function deploy(args: DeployArgs, out: Out = process.stdout): Promise<number> {
   const { api } = ownerClient(args.dataDir);
+  const policy = args.policy ?? {};
   const answer = await api.deploy({
     agentId: args.agentId,
-    ...startingLimits(args.daily, args.max),
+    ...policy,
+    ...startingLimits(policy.dailyBudget, policy.maxPerPayment),
     ...(args.fund === undefined ? {} : { fund: args.fund }),
     ...(args.name === undefined ? {} : { displayName: args.name }),
-    ...(args.allow === undefined ? {} : { allowedServices: args.allow }),
   });
   // The owner's own requests never wait: a 202 here would be a bug of the server.
   if (answer.status !== 200) throw new Error(`the deploy of ${args.agentId} waits for an approval (${answer.body.approvalId})`);
   if (args.json) return printJson(answer.body, out);
-  out.write(deployedWords(answer.body));
+  out.write(deployedWords(answer.body, beyondLimits(policy)));
   return 0;
 }
 
-function deployedWords(deployed: Deployed): string {
+/** Whether a policy names more than the two limits and the services that the deploy's first line says. */
+const beyondLimits = (policy: PolicyUpdate) =>
+  Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment', 'allowedServices'].includes(field));
+
+function deployedWords(deployed: Deployed, more: boolean): string {
   const { agent, policy, funding } = deployed;
   const lines = [
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
+  // The rest of what it starts under (budgets, breaker, asks…) is said where every policy is.
+  if (more) lines.push(`Its whole policy: coffer policy ${agent.agentId}`);
   if (funding?.status === 'funded')
     lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')

@@ -2,15 +2,13 @@
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import { preferredRailOption } from './rail-option.js';
+import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
 
 const agentCommands = () => import('../commands/agent-commands.js');
 
 export const policy = defineCommand({
   name: 'policy',
-  usage: `  coffer policy [<agent>] [--budget AMOUNT/WINDOW[:SCOPE]]... [--count N/WINDOW[:SCOPE]]...
-                 [--expires DAY|TIME|never] [--warn-at P,P|none] [--breaker N/TIME|P%/TIME|none]...
-                 [--ask-above AMOUNT|none] [--ask-new-recipient yes|no]
-                 [--daily AMOUNT] [--max AMOUNT] [--cooldown SECONDS] [--allow SERVICE|any]...
+  usage: `  coffer policy [<agent>] ${POLICY_FLAGS_USAGE}
                  [--what-if] [--config FILE] [--data-dir DIR] [--json]
                  show the linked agent's policy, each budget now; with flags, change it first (what
                  tightens applies, what loosens asks the owner); another agent's, or any with
@@ -30,17 +28,7 @@ export const policy = defineCommand({
     config: { type: 'string' },
     'data-dir': { type: 'string' },
     json: { type: 'boolean', default: false },
-    budget: { type: 'string', multiple: true },
-    count: { type: 'string', multiple: true },
-    expires: { type: 'string' },
-    'warn-at': { type: 'string' },
-    breaker: { type: 'string', multiple: true },
-    'ask-above': { type: 'string' },
-    'ask-new-recipient': { type: 'string' },
-    daily: { type: 'string' },
-    max: { type: 'string' },
-    cooldown: { type: 'string' },
-    allow: { type: 'string', multiple: true },
+    ...policyFlagOptions,
     'what-if': { type: 'boolean', default: false },
   },
   positionals: true,

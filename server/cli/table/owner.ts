@@ -1,6 +1,7 @@
 // The owner's commands: what the dashboard offers the owner, through the running Coffer's owner key.
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
+import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
 
 const ownerCommands = () => import('../commands/owner-commands.js');
 const approvalCommands = () => import('../commands/approvals.js');
@@ -11,19 +12,19 @@ const DATA_DIR = '[--data-dir DIR] [--json]';
 
 export const deploy = defineCommand({
   name: 'deploy',
-  usage: `  coffer deploy <agent> [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT] [--name NAME] [--allow SERVICE]...
+  usage: `  coffer deploy <agent> [--fund AMOUNT] [--name NAME]
+                 ${POLICY_FLAGS_USAGE}
                  ${DATA_DIR}
-                 a new agent: its wallet, its policy (--daily and --max; left out, 5.00 in any 24
-                 hours and 0.50 a payment, or what fits the one given), funded from the treasury on
-                 Solana with --fund (coffer allocate --rail base funds it on Base); prints its API
-                 key once and the MCP server entry a host takes`,
+                 a new agent: its wallet, its policy (the flags coffer policy takes; --daily and
+                 --max left out, 5.00 in any 24 hours and 0.50 a payment, or what fits the one
+                 given), funded from the treasury on Solana with --fund (coffer allocate --rail base
+                 funds it on Base); prints its API key once and the MCP server entry a host takes.
+                 Example: coffer deploy researcher --fund 2 --budget 20/month --ask-above 0.25`,
   options: {
     ...reach,
-    daily: { type: 'string' },
-    max: { type: 'string' },
+    ...policyFlagOptions,
     fund: { type: 'string' },
     name: { type: 'string' },
-    allow: { type: 'string', multiple: true },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
@@ -33,15 +34,13 @@ export const deploy = defineCommand({
     const { agentIdSchema } = await import('../../wire/schemas.js');
     const id = agentIdSchema.safeParse(agentId);
     if (!id.success) throw new UsageError(`"${agentId}" is not an agent id: it ${id.error.issues[0]!.message}`, 'deploy');
-    const { 'data-dir': dataDir, daily, max, allow, fund, ...rest } = values;
+    const { 'data-dir': dataDir, json, fund, name, ...flags } = values;
     const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
     try {
       // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
-      const { dailyBudget, maxPerPayment, allowedServices } = policyUpdateOf({ daily, max, allow });
+      const policy = policyUpdateOf(flags);
       const funds = fund === undefined ? undefined : amountOf('--fund', fund);
-      return await (
-        await ownerCommands()
-      ).deploy({ agentId, dataDir, daily: dailyBudget, max: maxPerPayment, fund: funds, allow: allowedServices, ...rest });
+      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, name });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
       throw namingFlags(error);
