@@ -157,6 +157,14 @@ export const modelsOutput = open({
   models: z.array(open({ id: z.string(), displayName: z.string(), provider: z.string(), description: z.string(), pricing: dollarPrices })),
 });
 
+/** Set on the payment that tripped the agent's breaker: it was paid, and the agent is stopped now. */
+const agentStopped = z
+  .object({ reason: z.string().describe("why, as the agent's statusReason says it") })
+  .optional()
+  .describe(
+    'set when this payment tripped the breaker: it was paid, and every payment is refused from now until the owner resumes the agent',
+  );
+
 /** A payment made, or (approvalId set) held for the owner's yes: nothing paid yet. */
 export const payOutput = open({
   paymentId: z.string().optional(),
@@ -166,6 +174,7 @@ export const payOutput = open({
   txSignature: z.string().optional(),
   xPaymentHeader: z.string().optional().describe('the receipt: send it as the X-Payment header'),
   decisionUrl: z.string().optional().describe("where the owner decides (the dashboard's Approvals page)"),
+  agentStopped,
   ...waiting,
 });
 
@@ -188,6 +197,7 @@ export const fetchPaidOutput = open({
         .describe(
           'confirmed; or pending for an x402 payment the seller settled and Coffer confirms just after (it was paid: never pay again)',
         ),
+      agentStopped,
     })
     .nullable()
     .optional()

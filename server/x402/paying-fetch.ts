@@ -91,6 +91,14 @@ export interface PaymentMade {
   header: { name: string; value: string };
   /** The rail it was paid on. */
   rail: Rail;
+  /** Set where this payment tripped the agent's breaker: it is made, and the agent is stopped now for `reason`. */
+  agentStopped?: { reason: string };
+}
+
+/** What a payment's answer said of its agent stopped by it (an older Coffer says nothing), carried into what payingFetch reports. */
+function stoppedOf(said: unknown): Pick<PaymentMade, 'agentStopped'> {
+  const reason = (said as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? { agentStopped: { reason } } : {};
 }
 
 export interface PaidResponse {
@@ -351,6 +359,7 @@ async function pay(
     status: 'confirmed',
     header: { name: 'X-Payment', value: paid.xPaymentHeader },
     rail: railOf(paid.rail),
+    ...stoppedOf(paid.agentStopped),
   } satisfies PaymentMade;
 }
 
@@ -392,6 +401,7 @@ async function payX402Offer(
     status: paid.status,
     header: paid.header,
     rail: paid.rail,
+    ...stoppedOf(paid.agentStopped),
   };
   const response = await paidCall(url, init, payment, options);
   const settlement = settlementReported(api, options.agent.agentId, payment, response);
@@ -406,7 +416,7 @@ async function payX402Offer(
 }
 
 /** What Coffer paid for an x402 offer: its payment and the header the paid call carries. */
-type X402Paid = { paymentId: string; amount: string; status: string; header: { name: string; value: string }; rail: Rail };
+type X402Paid = Pick<PaymentMade, 'paymentId' | 'amount' | 'status' | 'header' | 'rail' | 'agentStopped'>;
 
 /** A rail as Coffer answered it (an older Coffer says none: it paid on Solana). */
 const railOf = (said: unknown): Rail => ((RAILS as readonly unknown[]).includes(said) ? (said as Rail) : 'sol');
@@ -494,6 +504,7 @@ function askCofferToPay(
         status: String(body.status),
         header: { name: header.name, value: header.value },
         rail: railOf(body.rail),
+        ...stoppedOf(body.agentStopped),
       },
     };
   });

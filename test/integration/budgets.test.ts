@@ -195,6 +195,27 @@ describe('budgets', () => {
     expect(after.body.agents.find((row: { agentId: string }) => row.agentId === 'watched')).not.toHaveProperty('statusReason');
   });
 
+  it('the payment that trips the spending breaker is made, and its answer says the agent is stopped and why', async () => {
+    const agent = await fundedAgent(t, 'spender', '1.00');
+    await t.api('POST', policyPath('spender'), { body: { dailyBudget: '0.04', breaker: { spending: { percent: 50, minutes: 15 } } } });
+    const weather = { service: 'demo-weather', amount: '0.01' };
+    const first = await payUsdc(t, 'spender', agent.apiKey, weather);
+    expect(first.status).toBe(200);
+    expect(first.body).not.toHaveProperty('agentStopped');
+    // 0.02 of 0.04 within 15 minutes: the money moved (it was within the policy), then the breaker tripped.
+    const tripping = await payUsdc(t, 'spender', agent.apiKey, weather);
+    expect(tripping.status).toBe(200);
+    expect(tripping.body.status).toBe('confirmed');
+    const reason = 'its breaker tripped: 0.02 USDC spent within 15 minutes, 50 % or more of its daily budget of 0.04 USDC';
+    expect(tripping.body.agentStopped).toEqual({ reason });
+    const listed = await t.api('GET', t.withOwner('/v1/agents'));
+    expect(listed.body.agents.find((row: { agentId: string }) => row.agentId === 'spender')).toMatchObject({
+      status: 'suspended',
+      statusReason: reason,
+    });
+    expectError(await payUsdc(t, 'spender', agent.apiKey, weather), 403, 'agent_suspended');
+  });
+
   it('what-if: a policy change tried on the last 30 days over HTTP, before it is saved; bad input is a 400', async () => {
     const agent = await fundedAgent(t, 'tried', '1.00');
     const weather = { service: 'demo-weather', amount: '0.01' };

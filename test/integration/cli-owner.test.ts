@@ -210,6 +210,25 @@ describe("the owner's CLI", () => {
     expect((await owner(['policy', 'half-guarded'])).stderr).toMatch(/\(agent_not_found\)$/m);
   });
 
+  it('coffer pay says when the payment it made stopped the agent (its spending breaker), on stderr', async () => {
+    const deployed = JSON.parse(
+      (await owner(['deploy', 'brake', '--daily', '0.04', '--breaker', '50%/15m', '--fund', '1', '--json'])).stdout,
+    ) as { apiKey: string; agent: { walletAddress: string } };
+    const config = writeLinkedConfig(dataDir, join(dataDir, 'brake.json'), 'brake', deployed);
+    const first = await runCoffer(['pay', 'demo-weather', '0.01', '--config', config]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    const tripping = await runCoffer(['pay', 'demo-weather', '0.01', '--receipt', '--config', config]);
+    expect(tripping.code, tripping.stderr).toBe(0);
+    // stdout stays the receipt alone, for a script; what happened to the agent goes to stderr.
+    expect(tripping.stdout).toMatch(/^\S+\n$/);
+    expect(tripping.stderr).toBe(
+      'After this payment, its breaker tripped: 0.02 USDC spent within 15 minutes, 50 % or more of its daily budget of 0.04 USDC: ' +
+        'agent "brake" is stopped, every payment refused until the owner resumes it.\n',
+    );
+    expect((await runCoffer(['pay', 'demo-weather', '0.01', '--config', config])).stderr).toMatch(/\(agent_suspended\)$/m);
+  });
+
   it('says what is wrong with a command (exit 2), what Coffer refused (exit 1), and that no Coffer answers (exit 3)', async () => {
     const noAgent = await owner(['deploy']);
     expect(noAgent.code).toBe(2);

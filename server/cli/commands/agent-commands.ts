@@ -13,6 +13,7 @@ import { walletLines } from './rail-lines.js';
 import { breakerWords } from '../../wire/policy/breaker.js';
 import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
+import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -85,8 +86,13 @@ export async function payCommand(
       `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service} (${body.paymentId}, transaction ${body.txSignature}).\n` +
         `X-Payment: ${body.xPaymentHeader}\n`,
     );
+  // Paid, and this payment stopped the agent: said on stderr, so the next payment's refusal is not a surprise.
+  if (body.agentStopped !== undefined) process.stderr.write(`${afterPaymentStopped(agent.agentId, body.agentStopped.reason)}\n`);
   return 0;
 }
+
+/** The payment made, then its agent stopped by its breaker, in a line. */
+export const afterPaymentStopped = (agentId: string, reason: string) => `After this payment, ${stoppedByBreakerWords(agentId, reason)}.`;
 
 /** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
 export function heldWords(approval: Approval): string {

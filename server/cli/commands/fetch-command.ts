@@ -1,6 +1,6 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
-import { heldWords } from './agent-commands.js';
+import { afterPaymentStopped, heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 
@@ -48,6 +48,7 @@ export async function fetchCommand(
       err.write(
         `Paid ${payment.amount} USDC on ${railName(payment.rail)} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
+      if (payment.agentStopped !== undefined) err.write(`${afterPaymentStopped(agent.agentId, payment.agentStopped.reason)}\n`);
     }
     const body = Buffer.from(await response.arrayBuffer());
     out.write(body);

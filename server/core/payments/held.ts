@@ -28,10 +28,11 @@ import { HOLD_ENDINGS, requestApproval } from '../approvals/requests.js';
 import { approvalView } from '../views.js';
 import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
-import { movePayment, paymentFields, signCofferPayment } from './move.js';
+import { movePayment, paymentFields, signCofferPayment, stoppedWords } from './move.js';
 import type { PaymentToMove } from './payment.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
+import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 
 /**
  * Holds an agent's payment for the owner: checked as a reservation checks (nothing is held that could
@@ -83,7 +84,15 @@ export async function holdPayment(
     });
   });
   // Held, it counts: it may take a budget past a warning share, or trip the breaker.
-  if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+  const stopped = reading === null ? null : watchPayment(ctx, agent, budgetedOf(payment), reading);
+  // The breaker it tripped withdrew every request of the agent's, this one too: nothing waits, and
+  // the agent hears so rather than an approval no one can give.
+  if (stopped !== null) {
+    throw new CofferError(
+      'agent_suspended',
+      `this payment was held for the owner (${reason.message}), then ${stoppedByBreakerWords(agent.agentId, stopped)}; the request was withdrawn and nothing was paid`,
+    );
+  }
   return awaiting;
 }
 
@@ -143,7 +152,7 @@ export async function payHeld(
   try {
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;
-    return { ...(await paymentResult(ctx, row, agent)) };
+    return { ...(await paymentResult(ctx, row, agent)), ...stoppedWords(moved) };
   } catch (error) {
     const now = ctx.store.getPayment(held.id);
     if (now?.status === 'held') {

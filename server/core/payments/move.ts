@@ -54,6 +54,15 @@ export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, 
   x402Header: null,
 });
 
+/**
+ * A payment moved, with the reason its breaker stopped the agent where this payment tripped it (the
+ * money moved all the same: the payment was within the policy), for its answer to say.
+ */
+export type MovedPayment = Moved<'payment'> & { agentStopped: string | null };
+
+/** What a payment's answer adds where it stopped its agent: `agentStopped`, the agent's reason now. */
+export const stoppedWords = (moved: MovedPayment) => (moved.agentStopped === null ? {} : { agentStopped: { reason: moved.agentStopped } });
+
 /** The payment moved through the transfer lifecycle: the wallet's balance known (wallet-balance.ts), then signed, reserved and sent. */
 export function movePayment(
   ctx: EngineContext,
@@ -61,8 +70,9 @@ export function movePayment(
   agent: AgentRecord,
   payment: PaymentToMove,
   sign: () => Promise<SignedPayment>,
-): Promise<Moved<'payment'>> {
-  return withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
+): Promise<MovedPayment> {
+  let agentStopped: string | null = null;
+  const moved = withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
     // The wallet's reading is taken before the reservation (the chain port is async; what left the
     // wallet since and what is pending are subtracted inside it), while the transaction is signed:
     // neither waits for the other.
@@ -94,10 +104,11 @@ export function movePayment(
       alsoWrite: payment.alsoWrite,
       // A payment that counts may take a budget past a warning share, or trip the breaker.
       counted: () => {
-        if (reading !== null) watchPayment(ctx, agent, budgetedOf(payment), reading);
+        if (reading !== null) agentStopped = watchPayment(ctx, agent, budgetedOf(payment), reading);
       },
     });
   });
+  return moved.then((done) => ({ ...done, agentStopped }));
 }
 
 /**

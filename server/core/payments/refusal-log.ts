@@ -10,6 +10,7 @@ import { watchRefusal } from '../policy/spending-watch.js';
 import type { RefusalStore } from '../ports/store.js';
 import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
+import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 
 /** Refused payments kept per owner for the dashboard. */
 const REFUSALS_KEPT = 500;
@@ -63,11 +64,7 @@ const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
  * unexplained. No Retry-After: waiting frees nothing, only the owner resumes it.
  */
 const trippedBreaker = (error: CofferError, agentId: string, reason: string) =>
-  new CofferError(
-    error.code,
-    `${error.message}; then ${reason}: agent "${agentId}" is stopped, every payment refused until the owner resumes it`,
-    { cause: error },
-  );
+  new CofferError(error.code, `${error.message}; then ${stoppedByBreakerWords(agentId, reason)}`, { cause: error });
 
 export async function recordingRefusals<T>(
   ctx: EngineContext,

@@ -35,9 +35,10 @@ const BREAKER = 'breaker';
 
 /**
  * After a payment was reserved (it counts now): the owner warned of each budget it took past a share,
- * and the agent stopped if its breaker's spending rule trips. A failure here is logged, never thrown.
+ * and the agent stopped if its breaker's spending rule trips. Answers the reason where this payment
+ * stopped the agent (for its answer to say), else null. A failure here is logged, never thrown.
  */
-export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: BudgetedPayment, reading: PolicyReading): void {
+export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: BudgetedPayment, reading: PolicyReading): string | null {
   try {
     warnOfBudgets(
       ctx,
@@ -46,15 +47,16 @@ export function watchPayment(ctx: EngineContext, agent: AgentRecord, payment: Bu
       reading,
     );
     const { spending } = reading.policy.breaker ?? { spending: null };
-    if (spending === null) return;
+    if (spending === null) return null;
     const reason = spendingTrip(
       reading.policy.breaker,
       // Only what was spent since the owner last resumed it: the spending that tripped it before does not trip it again.
       recentSpend(ctx, agent, payment, reading, Math.max(reading.now - spending.minutes * MINUTE_MS, agent.statusChangedAt ?? 0)),
     );
-    if (reason !== null) tripBreaker(ctx, agent.owner, agent.agentId, reason);
+    return reason !== null && tripBreaker(ctx, agent.owner, agent.agentId, reason) ? reason : null;
   } catch (error) {
     ctx.log(`coffer: the warnings and breaker after a payment of ${agent.agentId} failed: ${String(error)}`);
+    return null;
   }
 }
 

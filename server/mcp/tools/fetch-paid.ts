@@ -80,6 +80,7 @@ async function purchase(
               amount: payment.amount,
               status: payment.status,
               txSignature: payment.txSignature,
+              ...(payment.agentStopped === undefined ? {} : { agentStopped: payment.agentStopped }),
             },
       // Let in on an earlier purchase (x402 Sign-In-With-X): nothing paid for this call.
       ...(signedIn === undefined ? {} : { signedIn }),

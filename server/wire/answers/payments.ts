@@ -35,7 +35,13 @@ export type Payment = {
   network: string;
   /** The rail it was paid on (the recipient's): `payer` is the agent's wallet there. */
   rail: Rail;
-};
+} & AgentStoppedByIt;
+
+/**
+ * Present only on the answer to the payment that tripped its agent's breaker (its spending rule): the
+ * payment is made, and the agent is now stopped for `reason` (its `statusReason`) until the owner resumes it.
+ */
+export type AgentStoppedByIt = { agentStopped?: { reason: string } };
 
 /** POST /v1/agents/:id/x402, signed: the header to retry the request with, and where the payment stands. */
 export type X402Payment = {
@@ -54,7 +60,7 @@ export type X402Payment = {
   /** Null until the seller's facilitator landed the transaction. */
   txSignature: string | null;
   header: HttpHeader | null;
-};
+} & AgentStoppedByIt;
 
 /** POST /v1/agents/:id/x402/:paymentId/settlement: the payment as it stands once the seller's answer was read. */
 export type X402Settlement = X402Payment;

@@ -38,6 +38,19 @@ const chainBalance = () => core.chain.usdcBalance(wallet());
 
 describe.each(STORES)('on the %s ledger', (store) => {
   describe('askAbove', () => {
+    it('a payment held that trips the spending breaker is withdrawn with the agent stopped, and said so: nothing waits, nothing paid', async () => {
+      await agentAsking(store, { askAbove: '2', breaker: { spending: { percent: 50, minutes: 15 } } });
+      expect(await core.paid('alpha', outside('2'))).toMatchObject({ status: 'confirmed' });
+      const error = await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-trip'), 'agent_suspended');
+      expect(error.message).toBe(
+        "this payment was held for the owner (3.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes), then its breaker tripped: 5.00 USDC spent within 15 minutes, " +
+          '50 % or more of its daily budget of 10.00 USDC: agent "alpha" is stopped, every payment refused until the owner resumes it; ' +
+          'the request was withdrawn and nothing was paid',
+      );
+      expect(core.engine.approvals(core.asOwner, 'pending')).toEqual({ approvals: [] });
+      expect(await chainBalance()).toBe(micro('18'));
+    });
+
     it('holds a payment above it (nothing moves), pays one at or below it at once; approved, the held one is paid once', async () => {
       await agentAsking(store, { askAbove: '2' });
       expect(await core.paid('alpha', outside('2'))).toMatchObject({ status: 'confirmed' });

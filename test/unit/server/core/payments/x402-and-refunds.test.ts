@@ -57,6 +57,20 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect((await core.x402Paid('alpha', ask(10_000n), null)).status).toBe('pending');
     });
 
+    it('the purchase that trips the spending breaker is handed out, and says the agent is stopped now and why', async () => {
+      core = await coreEngine({ store });
+      core.chain.mint(SELLER, 1n);
+      await core.fundedAgent('spender', '1', { dailyBudget: '1', breaker: { spending: { percent: 50, minutes: 15 } } });
+      const first = await core.x402Paid('spender', ask(300_000n), null);
+      expect(first).not.toHaveProperty('agentStopped');
+      const tripping = await core.x402Paid('spender', ask(200_000n), null);
+      expect(tripping.header).not.toBeNull();
+      const reason = 'its breaker tripped: 0.50 USDC spent within 15 minutes, 50 % or more of its daily budget of 1.00 USDC';
+      expect(tripping.agentStopped).toEqual({ reason });
+      expect(core.store.getAgent(core.owner, 'spender')).toMatchObject({ status: 'suspended', statusReason: reason });
+      await expectCofferError(core.x402Paid('spender', ask(10_000n), null), 'agent_suspended');
+    });
+
     it('never settled: reconciliation fails it as dropped once it can no longer land, its budget comes back, its key is free', async () => {
       const { engine, asAgent, chain } = await x402Ready(store);
       const first = await core.x402Paid('alpha', ask(300_000n), 'k');
