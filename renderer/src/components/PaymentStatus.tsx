@@ -1,13 +1,26 @@
 import { paymentStatusLabel } from '../lib/labels.js';
 import { hrefFor } from '../lib/route.js';
 import { failureLabel, failureWords } from '../../../server/wire/payment-failure.js';
+import type { PaymentProtocol } from '../../../server/wire/answers/payments.js';
+
+const WITH_THE_SELLER =
+  'Signed by the agent for the seller, whose facilitator sends it; Coffer counts it as spent until it lands, or frees it once it can no longer land';
 
 /**
  * A payment's state as a pill. A held payment is no error: it waits for the owner's yes, so its pill
  * leads to Approvals, where it is approved or denied. A failed one says why where it is the owner's
- * doing ("Denied", "Expired"), and why in words on hover.
+ * doing ("Denied", "Expired"), and why in words on hover. A pending x402 payment waits on its seller.
  */
-export function PaymentStatus({ status, errorCode }: { status: string; errorCode?: string }) {
+export function PaymentStatus({ status, errorCode, protocol }: { status: string; errorCode?: string; protocol?: PaymentProtocol }) {
+  // An x402 payment is not Coffer's to send: the agent signed it, the seller's facilitator sends it
+  // (on Base, up to its authorization's end, an hour or so), so "Sending" would say the wrong thing.
+  if (status === 'pending' && protocol === 'x402') {
+    return (
+      <span className="pill pending" title={WITH_THE_SELLER}>
+        With the seller
+      </span>
+    );
+  }
   if (status === 'held') {
     return (
       <a className="pill held" href={hrefFor({ page: 'approvals' })} title="Its policy asks you first: approve or deny it in Approvals">

@@ -27,4 +27,14 @@ describe("a payment's state, on screen", () => {
     cleanup();
     expect(render(<PaymentStatus status="approved" />).container.textContent).toBe('Paid');
   });
+
+  it('a pending payment Coffer sends says Sending; an x402 one waits on the seller, and says so, with why on hover', () => {
+    expect(render(<PaymentStatus status="pending" protocol="coffer" />).container.textContent).toBe('Sending');
+    cleanup();
+    const { container } = render(<PaymentStatus status="pending" protocol="x402" />);
+    expect(container.textContent).toBe('With the seller');
+    expect(container.querySelector('.pill.pending')?.getAttribute('title')).toBe(
+      'Signed by the agent for the seller, whose facilitator sends it; Coffer counts it as spent until it lands, or frees it once it can no longer land',
+    );
+  });
 });
