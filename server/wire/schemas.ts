@@ -630,6 +630,20 @@ export const FIELD_LABELS: Record<string, string> = {
 const inside = (path: readonly PropertyKey[], within: readonly PropertyKey[]) => within.every((part, index) => path[index] === part);
 
 /**
+ * Each field's first problem, in describeIssues' words, keyed by the field (a form marks each one and
+ * says them all at once; the server answers the first alone, as one refusal has one code). A problem
+ * of the whole request, not of a field, is keyed "".
+ */
+export function fieldProblems(error: z.ZodError): Record<string, string> {
+  const problems: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = typeof issue.path[0] === 'string' ? issue.path[0] : '';
+    problems[field] ??= describeIssues(new z.ZodError([issue])).message;
+  }
+  return problems;
+}
+
+/**
  * The stable code and a readable message for the first problem zod found; an unknown field comes
  * before the other problems of the object that holds it (its typo is usually why one is missing).
  */

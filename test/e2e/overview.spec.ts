@@ -192,8 +192,15 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await signIn(page);
   await page.getByRole('button', { name: 'Deploy an agent' }).click();
   const dialog = page.getByRole('dialog', { name: 'Deploy an agent' });
+  // Two fields wrong at once: both said, both marked, nothing deployed.
+  await dialog.getByLabel('Agent id').fill('Born Funded');
+  await dialog.getByLabel('Starting funds (USDC, optional)').fill('twelve');
+  await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await expect(dialog.getByRole('alert')).toContainText(/^Agent id .+\nStarting funds .+$/);
+  await expect(dialog.locator('input[aria-invalid="true"]')).toHaveCount(2);
+  await dialog.screenshot({ path: join(SCREENSHOTS, 'deploy-invalid.png') });
   await dialog.getByLabel('Agent id').fill('born-funded');
-  await dialog.getByLabel('Fund with (USDC, optional)').fill('12.5');
+  await dialog.getByLabel('Starting funds (USDC, optional)').fill('12.5');
   await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
   const ready = page.getByRole('dialog', { name: /is ready/ });
   await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');

@@ -29,10 +29,13 @@ export function NewAgentFields({
   form,
   onChange,
   idPrefix,
+  invalid = new Set(),
 }: {
   form: NewAgentForm;
   onChange: (form: NewAgentForm) => void;
   idPrefix: string;
+  /** The request's fields the schema found wrong (useAction's `invalid`; each form field sends the field of its name): marked, said in the form's ErrorNote. */
+  invalid?: ReadonlySet<string>;
 }) {
   const field = (key: keyof NewAgentForm, label: string, extra: { inputMode?: 'decimal'; hint?: string; autoFocus?: boolean } = {}) => (
     <div className="field">
@@ -42,6 +45,7 @@ export function NewAgentFields({
         value={form[key]}
         inputMode={extra.inputMode}
         autoFocus={extra.autoFocus}
+        aria-invalid={invalid.has(key) || undefined}
         onChange={(e) => onChange({ ...form, [key]: e.target.value })}
       />
       {extra.hint && <p className="hint">{extra.hint}</p>}
@@ -53,7 +57,7 @@ export function NewAgentFields({
       {field('displayName', 'Display name (optional)')}
       {field('dailyBudget', 'Daily budget (USDC)', { inputMode: 'decimal' })}
       {field('maxPerPayment', 'Max per payment (USDC)', { inputMode: 'decimal' })}
-      {field('fund', 'Fund with (USDC, optional)', {
+      {field('fund', 'Starting funds (USDC, optional)', {
         inputMode: 'decimal',
         hint: 'Moved from the treasury to the new wallet now; or later, from its page.',
       })}

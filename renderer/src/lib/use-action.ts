@@ -1,18 +1,21 @@
 import { useState } from 'react';
 import type { z } from 'zod';
-import { describeIssues } from '../../../server/wire/schemas.js';
+import { fieldProblems } from '../../../server/wire/schemas.js';
 
 /**
  * A button's action against the server: busy while it runs, its error (the server's message) kept
  * for the ErrorNote beside it. `run` answers whether it went through; `submit` first validates a form
- * with the server's own schema, so it is refused here in the server's words.
+ * with the server's own schema, so it is refused here in the server's words: every field that is
+ * wrong at once (one a line), and `invalid`, the fields to mark.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [invalid, setInvalid] = useState<ReadonlySet<string>>(new Set());
   const run = async (action: () => Promise<unknown>): Promise<boolean> => {
     setBusy(true);
     setError(null);
+    setInvalid(new Set());
     try {
       await action();
       return true;
@@ -26,10 +29,12 @@ export function useAction() {
   const submit = async <T>(schema: z.ZodType<T>, input: unknown, action: (body: T) => Promise<unknown>): Promise<boolean> => {
     const parsed = schema.safeParse(input);
     if (!parsed.success) {
-      setError(describeIssues(parsed.error).message);
+      const problems = fieldProblems(parsed.error);
+      setError(Object.values(problems).join('\n'));
+      setInvalid(new Set(Object.keys(problems)));
       return false;
     }
     return run(() => action(parsed.data));
   };
-  return { busy, error, setError, run, submit };
+  return { busy, error, setError, invalid, run, submit };
 }

@@ -14,7 +14,7 @@ import { NewAgentFields, emptyNewAgent, newAgentBody } from '../components/NewAg
 export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { client, refresh } = useDashboard();
   const [form, setForm] = useState(emptyNewAgent());
-  const { busy, error, setError, submit: submitForm } = useAction();
+  const { busy, error, setError, invalid, submit: submitForm } = useAction();
   const [deployed, setDeployed] = useState<Deployed | null>(null);
 
   const close = () => {
@@ -79,7 +79,7 @@ export function DeployDialog({ open, onClose }: { open: boolean; onClose: () => 
         </div>
       ) : (
         <form onSubmit={submit} noValidate>
-          <NewAgentFields form={form} onChange={setForm} idPrefix="deploy" />
+          <NewAgentFields form={form} onChange={setForm} idPrefix="deploy" invalid={invalid} />
           <ErrorNote error={error} />
           <div className="dialog-actions">
             <button type="button" className="button" onClick={close} disabled={busy}>

@@ -25,7 +25,7 @@ export function LinkPage({ token }: { token: string }) {
   const [details, setDetails] = useState<LinkDetails | null>(null);
   const [form, setForm] = useState(emptyNewAgent());
   const [done, setDone] = useState<string | null>(null);
-  const { busy, error, setError, run, submit: submitForm } = useAction();
+  const { busy, error, setError, invalid, run, submit: submitForm } = useAction();
   const [denied, setDenied] = useState(false);
   const [funding, setFunding] = useState<Deployed['funding']>(undefined);
 
@@ -90,7 +90,7 @@ export function LinkPage({ token }: { token: string }) {
             </p>
           ) : (
             <form onSubmit={submit} noValidate>
-              <NewAgentFields form={form} onChange={setForm} idPrefix="link" />
+              <NewAgentFields form={form} onChange={setForm} idPrefix="link" invalid={invalid} />
               <div className="form-actions">
                 <button type="submit" className="button primary" disabled={busy}>
                   {busy ? 'Linking…' : 'Link this terminal'}

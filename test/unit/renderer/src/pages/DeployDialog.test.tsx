@@ -1,0 +1,44 @@
+// @vitest-environment jsdom
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { DeployDialog } from '../../../../../renderer/src/pages/DeployDialog.js';
+import { useDashboard } from '../../../../../renderer/src/state/store.js';
+import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
+
+beforeAll(withModalDialogs);
+afterEach(() => {
+  cleanup();
+  useDashboard.setState({ client: null, dashboard: null });
+});
+
+const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+
+describe('deploying an agent from the dashboard', () => {
+  it('says every field that is wrong at once, each marked, and asks the server nothing', async () => {
+    const deploy = vi.fn();
+    useDashboard.setState({ client: { deploy } as never, refresh: async () => {} });
+    render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'Bad Name!' } });
+    fireEvent.change(field('Daily budget (USDC)'), { target: { value: '-1' } });
+    fireEvent.change(field('Starting funds (USDC, optional)'), { target: { value: 'lots' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    const alert = await screen.findByRole('alert', { hidden: true });
+    const lines = alert.textContent!.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^Agent id /);
+    expect(lines[1]).toMatch(/^Daily budget /);
+    expect(lines[2]).toMatch(/^Starting funds /);
+    expect(
+      [field('Agent id'), field('Daily budget (USDC)'), field('Starting funds (USDC, optional)')].map((input) =>
+        input.getAttribute('aria-invalid'),
+      ),
+    ).toEqual(['true', 'true', 'true']);
+    expect(field('Max per payment (USDC)').getAttribute('aria-invalid')).toBeNull();
+    expect(deploy).not.toHaveBeenCalled();
+    // Mended, a field is no longer marked once the form is sent again.
+    fireEvent.change(field('Agent id'), { target: { value: 'good-name' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    expect((await screen.findByRole('alert', { hidden: true })).textContent!.split('\n')).toHaveLength(2);
+    expect(field('Agent id').getAttribute('aria-invalid')).toBeNull();
+  });
+});
