@@ -10,7 +10,8 @@ import { Money } from './Money.js';
 const SOURCE: Record<string, string> = {
   'svc-native': 'Coffer',
   'model-registry': 'Model',
-  'x402-marketplace': 'x402 API',
+  // An API that answers HTTP 402 (Coffer's own terms, or an x402 offer): fetch_paid and coffer fetch pay either.
+  'x402-marketplace': 'Paid API',
   'x402-bazaar': 'x402 Bazaar',
 };
 

@@ -93,6 +93,8 @@ describe('the Registry page with Bazaar discovery', () => {
     );
     // The catalog's own listing says nothing of a Bazaar, and that it is paid on Base too; the Bazaar's is not.
     expect(within(rows[0]!).queryByTestId('origin')).toBeNull();
+    // The catalog's paid APIs answer a 402 that Coffer pays (its own, or x402's): not only x402.
+    expect(rows[0]!.textContent).toContain('Paid API · weather');
     expect(within(rows[0]!).getByTestId('rails').textContent).toBe('paid on Solana or Base');
     expect(within(row).queryByTestId('rails')).toBeNull();
     cleanup();
