@@ -38,12 +38,13 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const PAGES = [
+const PAGES: { name: string; hash: string; heading: RegExp; shows?: string }[] = [
   { name: 'overview', hash: '#/', heading: /^Agents/ },
   { name: 'agent', hash: '#/agents/researcher', heading: /^Research assistant/ },
   { name: 'activity', hash: '#/activity', heading: /Payments|Activity/ },
   { name: 'approvals', hash: '#/approvals', heading: /Approvals|Waiting|Requests/ },
-  { name: 'registry', hash: '#/registry', heading: /^Services/ },
+  // Its services load after the page: the shot waits for the first of them.
+  { name: 'registry', hash: '#/registry', heading: /^Services/, shows: 'service-demo-weather' },
   { name: 'not-found', hash: '#/nowhere', heading: /^Nothing here/ },
 ];
 
@@ -64,9 +65,10 @@ for (const viewport of [
       for (const theme of ['light', 'dark'] as const) {
         await page.evaluate((t) => localStorage.setItem('coffer-theme', t), theme);
         await page.reload();
-        for (const { name, hash, heading } of PAGES) {
+        for (const { name, hash, heading, shows } of PAGES) {
           await page.goto(`${serve.url}/${hash}`);
           await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
+          if (shows !== undefined) await expect(page.getByTestId(shows)).toBeVisible();
           expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
           // Nothing wider than the screen: a phone never scrolls a page sideways.
           if (viewport.label === 'phone') {

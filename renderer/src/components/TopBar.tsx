@@ -41,7 +41,9 @@ export function TopBar({
               <span className="rail-figure">
                 <Money micro={treasury.amount} /> on Solana {chip(treasury.network)}
               </span>
-              <span aria-hidden="true"> · </span>
+              <span className="rail-separator" aria-hidden="true">
+                {' · '}
+              </span>
               <span className="rail-figure">
                 {treasury.balances.base === null ? 'unknown' : <Money value={treasury.balances.base} />} on Base{' '}
                 {chip(treasury.baseNetwork)}
