@@ -13,6 +13,7 @@ import type { ApprovalRecord, GenerationTask, ModelRecord, PaymentRecord, Refund
 import type { GenerateBody } from '../../wire/schemas.js';
 import { iso } from '../../wire/views.js';
 import type { ImageTasks, TaskRefund, TaskView } from '../../wire/answers/generation.js';
+import type { AgentStoppedByIt } from '../../wire/answers/payments.js';
 
 /** The registry id every generation is paid to (and that an allowedServices list must name). */
 export const IMAGE_SERVICE_ID = 'image-generate';
@@ -119,8 +120,11 @@ export async function generate(
     ),
   );
   if (paid.kind !== 'done') return paid;
-  return done(taskBought(ctx, paid.result.paymentId));
+  return done({ ...taskBought(ctx, paid.result.paymentId), ...stoppedBy(paid.result) });
 }
+
+/** The payment's word that it stopped its agent (its breaker tripped), carried into the task it bought. */
+const stoppedBy = ({ agentStopped }: AgentStoppedByIt) => (agentStopped === undefined ? {} : { agentStopped });
 
 /**
  * A payment that buys an image task, written in the payment's own commit (so no crash leaves one
@@ -165,7 +169,7 @@ export async function generateHeld(ctx: EngineContext, owner: Principal, approva
   const paid = await paidWithTask(ctx, (alsoWrite) =>
     payHeld(ctx, owner, approval, (row) => alsoWrite(newTask(row.owner, row.agentId, model, body, price, row.id, row.createdAt))),
   );
-  return { ...taskBought(ctx, String(paid.paymentId)) };
+  return { ...taskBought(ctx, String(paid.paymentId)), ...stoppedBy(paid) };
 }
 
 export function readTask(ctx: EngineContext, principal: Principal, agentId: string, taskId: string): TaskView {

@@ -86,10 +86,11 @@ export async function holdPayment(
   // Held, it counts: it may take a budget past a warning share, or trip the breaker.
   const stopped = reading === null ? null : watchPayment(ctx, agent, budgetedOf(payment), reading);
   // The breaker it tripped withdrew every request of the agent's, this one too: nothing waits, and
-  // the agent hears so rather than an approval no one can give.
+  // the agent hears so rather than an approval no one can give. Its code is the one a retry under
+  // its key answers (the held row failed so), and no refusal: it is in the history as withdrawn.
   if (stopped !== null) {
     throw new CofferError(
-      'agent_suspended',
+      'approval_withdrawn',
       `this payment was held for the owner (${reason.message}), then ${stoppedByBreakerWords(agent.agentId, stopped)}; the request was withdrawn and nothing was paid`,
     );
   }

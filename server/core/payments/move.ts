@@ -56,7 +56,8 @@ export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, 
 
 /**
  * A payment moved, with the reason its breaker stopped the agent where this payment tripped it (the
- * money moved all the same: the payment was within the policy), for its answer to say.
+ * payment was within the policy and stands), for its answer to say. The breaker is judged once the
+ * payment is reserved, before it is sent: a send that then fails answers its error, the agent stopped all the same.
  */
 export type MovedPayment = Moved<'payment'> & { agentStopped: string | null };
 

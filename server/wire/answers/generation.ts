@@ -1,5 +1,5 @@
 /** The /v1 answers about image generation: a task paid for from an agent's wallet, and its refund when it failed. */
-import type { RefundedTo, TransferStatus } from './payments.js';
+import type { AgentStoppedByIt, RefundedTo, TransferStatus } from './payments.js';
 
 export type TaskStatus = 'queued' | 'generating' | 'success' | 'failed';
 
@@ -29,7 +29,7 @@ export type TaskView = {
   /** Once `failed`. */
   error?: string | null;
   refund?: TaskRefund;
-};
+} & AgentStoppedByIt;
 
 /** An image task in an agent's list, with its prompt (the owner's view of what was made). */
 export type ImageTask = TaskView & {

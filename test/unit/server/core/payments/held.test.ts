@@ -41,13 +41,16 @@ describe.each(STORES)('on the %s ledger', (store) => {
     it('a payment held that trips the spending breaker is withdrawn with the agent stopped, and said so: nothing waits, nothing paid', async () => {
       await agentAsking(store, { askAbove: '2', breaker: { spending: { percent: 50, minutes: 15 } } });
       expect(await core.paid('alpha', outside('2'))).toMatchObject({ status: 'confirmed' });
-      const error = await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-trip'), 'agent_suspended');
+      const error = await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-trip'), 'approval_withdrawn');
       expect(error.message).toBe(
         "this payment was held for the owner (3.00 USDC is above 2.00 USDC: above that, the policy waits for the owner's yes), then its breaker tripped: 5.00 USDC spent within 15 minutes, " +
           '50 % or more of its daily budget of 10.00 USDC: agent "alpha" is stopped, every payment refused until the owner resumes it; ' +
           'the request was withdrawn and nothing was paid',
       );
       expect(core.engine.approvals(core.asOwner, 'pending')).toEqual({ approvals: [] });
+      // A retry under its key answers as the first answer did; the refusal log holds none of it (the history has it, withdrawn).
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-trip'), 'approval_withdrawn');
+      expect(core.store.recentRefusals(core.owner, 10)).toEqual([]);
       expect(await chainBalance()).toBe(micro('18'));
     });
 

@@ -89,6 +89,23 @@ describe.each(STORES)('on the %s ledger', (store) => {
     const generate = (agentId: string) =>
       core.engine.generate(core.asAgent(agentId), agentId, { prompt: 'a harbour at night', modelId: 'sdxl', resolution: '1k' }, null);
 
+    it('the image whose payment trips the spending breaker is bought, and its task says the agent is stopped', async () => {
+      core = await coreEngine({ store, imageProvider: { generate: () => new Promise<{ url: string }>(() => {}) } });
+      // sdxl 1k costs 0.002: the second image reaches half of the 0.008 daily budget within 15 minutes.
+      await core.fundedAgent('painter', '1', {
+        dailyBudget: '0.008',
+        maxPerPayment: '0.002',
+        breaker: { spending: { percent: 50, minutes: 15 } },
+      });
+      const first = await generate('painter');
+      expect(first.kind === 'done' && first.result).not.toHaveProperty('agentStopped');
+      const tripping = await generate('painter');
+      expect(tripping.kind === 'done' && tripping.result).toMatchObject({
+        status: 'queued',
+        agentStopped: { reason: expect.stringMatching(/^its breaker tripped: 0\.004 USDC spent within 15 minutes/) },
+      });
+    });
+
     it("the agent's payment comes back to its wallet, once, and the payment no longer counts as spent", async () => {
       core = await coreEngine({ store, imageProvider: failing });
       const agent = await core.fundedAgent('painter', '1');
