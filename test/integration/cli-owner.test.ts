@@ -200,7 +200,9 @@ describe("the owner's CLI", () => {
     const words = await owner(['deploy', 'guarded-words', '--budget', '50/month', '--ask-above', '0.25']);
     expect(words.code, words.stderr).toBe(0);
     expect(words.stdout).toMatch(/^Deployed guarded-words \(wallet \w+\): 5\.00 USDC in any 24 hours, at most 0\.50 a payment\.$/m);
-    expect(words.stdout).toMatch(/^Its whole policy: coffer policy guarded-words$/m);
+    expect(words.stdout).toMatch(
+      /^Policy of guarded-words\n {2}daily {5}5\.00 USDC in any 24 hours: 0\.00 spent\n(?: {2}.+\n)* {2}budgets {3}50\.00 USDC a month: .+\n(?: {2}.+\n)* {2}asks {6}the owner before payments above 0\.25 USDC\n/m,
+    );
     // A bad one is said with its flag, before any Coffer is asked, and nothing is deployed.
     const bad = await owner(['deploy', 'half-guarded', '--breaker', '5']);
     expect({ code: bad.code, said: bad.stderr }).toMatchObject({

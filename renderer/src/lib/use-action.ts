@@ -36,5 +36,10 @@ export function useAction() {
     }
     return run(() => action(parsed.data));
   };
-  return { busy, error, setError, invalid, run, submit };
+  /** The error said (or none), the fields marked by the last check let go with it: a form closed or cleared starts afresh. */
+  const sayError = (message: string | null) => {
+    setError(message);
+    setInvalid(new Set());
+  };
+  return { busy, error, setError: sayError, invalid, run, submit };
 }

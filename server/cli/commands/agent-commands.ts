@@ -10,10 +10,9 @@ import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
 import type { Rail } from '../../wire/rails.js';
 import { walletLines } from './rail-lines.js';
-import { breakerWords } from '../../wire/policy/breaker.js';
+import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
-import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -9,7 +9,7 @@ import { describeRequest } from '../../wire/describe-request.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { LINK_REQUEST_ID } from '../../wire/schemas.js';
 

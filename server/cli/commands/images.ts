@@ -7,7 +7,7 @@ import type { ImageTask } from '../../wire/answers/generation.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 import { clientFor, type Actor } from '../who-acts.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 
 type Out = NodeJS.WritableStream;
 

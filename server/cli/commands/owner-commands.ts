@@ -11,6 +11,8 @@ import { CofferApiError } from '../../client/client-error.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
+import { printJson } from './print-json.js';
+import { policyText } from './policy.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -43,21 +45,22 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout): Promi
   // The owner's own requests never wait: a 202 here would be a bug of the server.
   if (answer.status !== 200) throw new Error(`the deploy of ${args.agentId} waits for an approval (${answer.body.approvalId})`);
   if (args.json) return printJson(answer.body, out);
-  out.write(deployedWords(answer.body, beyondLimits(policy)));
+  // What else it starts under (budgets, breaker, asks…) said in full, so a flag read otherwise than
+  // meant (--breaker 50/15m: refusals, not a share) shows at once.
+  const whole = beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '';
+  out.write(deployedWords(answer.body, whole));
   return 0;
 }
 
-/** Whether a policy names more than the two limits and the services that the deploy's first line says. */
-const beyondLimits = (policy: PolicyUpdate) =>
-  Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment', 'allowedServices'].includes(field));
+/** Whether a policy names more than the two limits the deploy's first line says. */
+const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, more: boolean): string {
+function deployedWords(deployed: Deployed, wholePolicy: string): string {
   const { agent, policy, funding } = deployed;
   const lines = [
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
-  // The rest of what it starts under (budgets, breaker, asks…) is said where every policy is.
-  if (more) lines.push(`Its whole policy: coffer policy ${agent.agentId}`);
+  if (wholePolicy !== '') lines.push(wholePolicy.trimEnd());
   if (funding?.status === 'funded')
     lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')
@@ -195,10 +198,4 @@ function holdsAgent(file: string, owner: string, agentId: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The API's answer as it is, for scripts. */
-export function printJson(body: unknown, out: Out): number {
-  out.write(`${JSON.stringify(body, null, 2)}\n`);
-  return 0;
 }

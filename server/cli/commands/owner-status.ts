@@ -7,7 +7,7 @@
 import type { AgentRow } from '../../wire/answers/agents.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 import { gasLine, heldOn, walletLines } from './rail-lines.js';
 import { aligned } from '../columns.js';
 

@@ -5,7 +5,7 @@ import { clientFor, type Actor } from '../who-acts.js';
 import { PolicyFlagError, policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
 import type { PolicyWhatIf } from '../../wire/answers/policy.js';
 import { asksOwner, holdWords, whatIfWords } from '../../wire/policy/what-if-words.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 
@@ -118,13 +118,15 @@ export async function policyCommand(
     out.write(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;
   }
-  out.write(
-    `${policyHeading(answer)}\n${policyLines(answer)
-      .map((line) => `  ${line}\n`)
-      .join('')}`,
-  );
+  out.write(policyText(answer));
   return 0;
 }
+
+/** A policy as `coffer policy` prints it: its heading, then a line for each part, indented. */
+export const policyText = (answer: PolicyResponse): string =>
+  `${policyHeading(answer)}\n${policyLines(answer)
+    .map((line) => `  ${line}\n`)
+    .join('')}`;
 
 /**
  * A change tried on the agent's last 30 days, nothing saved: how many payments it would have refused

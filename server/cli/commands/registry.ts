@@ -11,7 +11,7 @@ import { aligned } from '../columns.js';
 import { listedServices, railsOf } from '../../wire/registry-listing.js';
 import { railName } from '../../wire/rail-words.js';
 import { LIST_LIMITS } from '../../wire/limits.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 
 type Out = NodeJS.WritableStream;
 

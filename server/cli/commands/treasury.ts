@@ -8,7 +8,7 @@ import type { Rail } from '../../wire/rails.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
 import { aligned } from '../columns.js';
-import { printJson } from './owner-commands.js';
+import { printJson } from './print-json.js';
 
 type Out = NodeJS.WritableStream;
 
