@@ -41,4 +41,18 @@ describe('deploying an agent from the dashboard', () => {
     expect((await screen.findByRole('alert', { hidden: true })).textContent!.split('\n')).toHaveLength(2);
     expect(field('Agent id').getAttribute('aria-invalid')).toBeNull();
   });
+
+  it('closed and opened again, it starts afresh: no field marked, nothing said', async () => {
+    useDashboard.setState({ client: { deploy: vi.fn() } as never, refresh: async () => {} });
+    const { rerender } = render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'Bad Name!' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    await screen.findByRole('alert', { hidden: true });
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel', hidden: true }));
+    rerender(<DeployDialog open={false} onClose={() => {}} />);
+    rerender(<DeployDialog open onClose={() => {}} />);
+    expect(field('Agent id').value).toBe('');
+    expect(field('Agent id').getAttribute('aria-invalid')).toBeNull();
+    expect(screen.queryByRole('alert', { hidden: true })).toBeNull();
+  });
 });
