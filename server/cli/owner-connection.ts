@@ -21,7 +21,8 @@ export function readOwnerConnection(dataDirFlag?: string): { url: string; owner:
   throw new CofferApiError(
     0,
     'coffer_unreachable',
-    `no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file)`,
+    `no running Coffer found in ${dataDir} (start \`coffer serve\` or the tray app; owner commands need its connection file; ` +
+      'a Coffer serving another data dir is reached with --data-dir DIR or COFFER_HOME=DIR)',
   );
 }
 

@@ -451,6 +451,14 @@ describe('coffer help', () => {
     expect(result.stderr).toMatch(/usage:\n {2}coffer status \[--config FILE\]/);
     // Far from every option: nothing is guessed.
     expect((await coffer(['status', '--zzzzzz'])).stderr).toMatch(/^coffer: unknown option --zzzzzz for coffer status$/m);
+    // A URL typed without its scheme is a usage error that says the URL meant, not a host "unreachable".
+    for (const typed of ['127.0.0.1:7403/weather?city=Lisbon', 'localhost:7403/weather']) {
+      const bare = await coffer(['fetch', typed]);
+      expect({ code: bare.code, said: bare.stderr }).toMatchObject({
+        code: 2,
+        said: expect.stringContaining(`coffer: "${typed}" is not an http or https URL: did you mean http://${typed}?\n`),
+      });
+    }
   });
 
   it('a mistyped command says what was meant; a missing argument, an extra one, or kill <agent> --all shows the usage (exit 2)', async () => {

@@ -137,12 +137,16 @@ describe("the owner's CLI", () => {
     const here = join(dataDir, 'moved-here', 'agent.json');
     const keyed = await owner(['key', 'moved', '--config', here]);
     expect(keyed.code, keyed.stderr).toBe(0);
-    expect(keyed.stdout).toMatch(
-      new RegExp(`^This terminal acts as moved now: its key is in ${here.replace(/[.]/g, '\\.')} \\(0600\\)\\.$`, 'm'),
+    // Not the file the agent's commands read by default: the words say how to name it to them.
+    expect(keyed.stdout).toContain(
+      `Its key is in ${here} (0600): commands act as moved with --config ${here}, or with COFFER_CONFIG=${here}.\n`,
     );
     expect(keyed.stdout).not.toMatch(/shown this once/);
     const status = await runCoffer(['status', '--config', here]);
     expect(status.code, status.stderr).toBe(0);
+    // The file the agent's commands read by default (COFFER_CONFIG here): this terminal acts as it now.
+    const again = await runCoffer(['key', 'moved', '--config', here, '--data-dir', dataDir], { COFFER_CONFIG: here });
+    expect(again.stdout).toContain(`This terminal acts as moved now: its key is in ${here} (0600).\n`);
     expect(status.stdout).toMatch(/^Agent moved at /m);
     // The terminal that held the old key hears why it stopped.
     const old = await runCoffer(['status', '--config', before]);

@@ -6,13 +6,14 @@
 import type { Deployed } from '../../wire/answers/agents.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { ownerClient } from '../owner-connection.js';
-import { checkConfigWritable, readAgentConfig, writeAgentConfig } from '../../linked-agent/agent-config.js';
+import { checkConfigWritable, defaultConfigPath, readAgentConfig, writeAgentConfig } from '../../linked-agent/agent-config.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import { printJson } from './print-json.js';
 import { policyText } from './policy.js';
+import { resolve } from 'node:path';
 
 type Out = NodeJS.WritableStream;
 
@@ -184,7 +185,12 @@ export async function replaceKey(
       `A terminal linked as ${body.agentId} needs the new key: coffer key ${body.agentId} --config FILE writes it there (FILE: its config).`,
     );
   } else {
-    lines.push(`This terminal acts as ${body.agentId} now: its key is in ${args.config} (0600).`);
+    // The agent's commands read the default config (COFFER_CONFIG, else the platform's place): another file is named to them.
+    lines.push(
+      resolve(args.config) === resolve(defaultConfigPath())
+        ? `This terminal acts as ${body.agentId} now: its key is in ${args.config} (0600).`
+        : `Its key is in ${args.config} (0600): commands act as ${body.agentId} with --config ${args.config}, or with COFFER_CONFIG=${args.config}.`,
+    );
   }
   out.write(lines.join('\n') + '\n');
   return 0;

@@ -29,11 +29,17 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const gas = gasLine(treasury);
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
-  out.write(dashboard.agents.length === 0 ? '  no agents yet: coffer deploy <agent>\n' : agentTable(dashboard.agents, onBase));
+  out.write(dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length) : agentTable(dashboard.agents, onBase));
   const count = waiting.approvals.length + waiting.linkRequests.length;
   out.write(count === 0 ? '  nothing waits for you\n' : `  ${count} waiting for you: coffer approvals\n`);
   return 0;
 }
+
+/** No agent to show: none yet, or (archived ones kept, their ids taken for good) none left. */
+const noAgentsLine = (archived: number) =>
+  archived === 0
+    ? '  no agents yet: coffer deploy <agent>\n'
+    : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): coffer deploy <agent>\n`;
 
 /**
  * One line an agent, its columns aligned: id (and its name), state, balance on each rail (the dashboard's rows carry

@@ -165,6 +165,10 @@ export const fetch = defineCommand({
     const [url] = positionals;
     if (!url) throw new UsageError('which URL to fetch?', 'fetch');
     if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, 'fetch');
+    const protocol = URL.canParse(url) ? new URL(url).protocol : null;
+    // "127.0.0.1:7403/x" is no URL, and "localhost:7403/x" one of a scheme "localhost:": neither is a call to make.
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new UsageError(`"${url}" is not an http or https URL: did you mean http://${url.replace(/^\/+/, '')}?`, 'fetch');
     return (await import('../commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
       url,
       method: values.method,

@@ -22,7 +22,12 @@ const row = (agentId: string, balances: { sol: string; base: string | null }) =>
   tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '0.00 USDC', percent: 0, warned: false },
 });
 
-const dashboard = (treasuryOnBase: string | null, agents: unknown[], baseNetwork: string | null = 'base-sepolia') => ({
+const dashboard = (
+  treasuryOnBase: string | null,
+  agents: unknown[],
+  baseNetwork: string | null = 'base-sepolia',
+  archivedAgents: unknown[] = [],
+) => ({
   treasury: {
     walletAddress: SOL,
     wallets: { sol: SOL, base: BASE },
@@ -32,6 +37,7 @@ const dashboard = (treasuryOnBase: string | null, agents: unknown[], baseNetwork
     baseNetwork,
   },
   agents,
+  archivedAgents,
 });
 
 let server: Server | null = null;
@@ -96,5 +102,15 @@ describe('coffer status as the owner', () => {
     const text = await printed(dir);
     expect(text).toMatch(new RegExp(`unknown on Base +\\(${BASE}\\): its node did not answer\n`));
     expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 in 24 h/m);
+  });
+
+  it('with no agent left but archived ones, says so: their ids are taken for good', async () => {
+    const { dir } = await fakeCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
+    expect(await printed(dir)).toContain('  no agents but 1 archived (their ids stay theirs): coffer deploy <agent>\n');
+    await new Promise((resolve) => server!.close(resolve));
+    server = null;
+    rmSync(dataDir!, { recursive: true, force: true });
+    const { dir: fresh } = await fakeCoffer(dashboard('1.00', []));
+    expect(await printed(fresh)).toContain('  no agents yet: coffer deploy <agent>\n');
   });
 });
