@@ -136,6 +136,8 @@ export const deployOutput = open({
 export const agentStatusOutput = open({
   agentId: z.string(),
   status: z.string(),
+  was: z.string().optional().describe('its status before: the same as status where nothing changed'),
+  archivedAt: z.string().optional().describe('set when the agent is archived: stopped for good'),
   withdrawn: open({ requests: z.number(), heldPayments: z.number() })
     .optional()
     .describe('a stop: what it withdrew of what the agent had asked the owner (held payments are never paid)'),

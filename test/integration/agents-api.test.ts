@@ -509,17 +509,18 @@ describe('agents API', () => {
       const kill = t.withOwner(`/v1/agents/${agent.agentId}/kill`);
       const resume = t.withOwner(`/v1/agents/${agent.agentId}/resume`);
 
-      for (let i = 0; i < 2; i++) {
+      // Each answer says what the agent was before it: the second changed nothing.
+      for (const was of ['active', 'suspended']) {
         const response = await t.api('POST', kill);
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ agentId: agent.agentId, status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
+        expect(response.body).toEqual({ agentId: agent.agentId, status: 'suspended', was, withdrawn: { requests: 0, heldPayments: 0 } });
       }
       expect((await listedAgent(t, agent.agentId))?.status).toBe('suspended');
 
-      for (let i = 0; i < 2; i++) {
+      for (const was of ['suspended', 'active']) {
         const response = await t.api('POST', resume);
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ agentId: agent.agentId, status: 'active' });
+        expect(response.body).toEqual({ agentId: agent.agentId, status: 'active', was });
       }
       expect((await listedAgent(t, agent.agentId))?.status).toBe('active');
     });
@@ -528,7 +529,7 @@ describe('agents API', () => {
       const agent = await deployAgent(t, freshId('already-active'));
       const response = await t.api('POST', t.withOwner(`/v1/agents/${agent.agentId}/resume`));
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ agentId: agent.agentId, status: 'active' });
+      expect(response.body).toEqual({ agentId: agent.agentId, status: 'active', was: 'active' });
     });
 
     it('kill blocks payments (403 agent_suspended) and keeps wallet and balance; resume allows them again', async () => {
@@ -751,7 +752,7 @@ describe('kill-all', () => {
     expectError(await payAs(b), 403, 'agent_suspended');
 
     const resumed = await t.api('POST', t.withOwner('/v1/agents/block-a/resume'));
-    expect(resumed.body).toEqual({ agentId: 'block-a', status: 'active' });
+    expect(resumed.body).toEqual({ agentId: 'block-a', status: 'active', was: 'suspended' });
     expect((await payAs(a)).status).toBe(200);
     expectError(await payAs(b), 403, 'agent_suspended');
   });

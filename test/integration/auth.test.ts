@@ -317,9 +317,19 @@ describe('auth', () => {
       const agent = await fundedAgent(t, 'self-kill', '1');
       const killed = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
       expect(killed.status).toBe(200);
-      expect(killed.body).toEqual({ agentId: 'self-kill', status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
+      expect(killed.body).toEqual({
+        agentId: 'self-kill',
+        status: 'suspended',
+        was: 'active',
+        withdrawn: { requests: 0, heldPayments: 0 },
+      });
       const again = await t.api('POST', t.withOwner('/v1/agents/self-kill/kill'), { key: agent.apiKey });
-      expect(again.body).toEqual({ agentId: 'self-kill', status: 'suspended', withdrawn: { requests: 0, heldPayments: 0 } });
+      expect(again.body).toEqual({
+        agentId: 'self-kill',
+        status: 'suspended',
+        was: 'suspended',
+        withdrawn: { requests: 0, heldPayments: 0 },
+      });
 
       const paid = await pay(t, 'self-kill', agent.apiKey, { service: 'demo-weather', amount: '0.01', currency: 'USDC' });
       expectError(paid, 403, 'agent_suspended');
@@ -335,7 +345,7 @@ describe('auth', () => {
       );
 
       const resumed = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'));
-      expect(resumed.body).toEqual({ agentId: 'self-kill', status: 'active' });
+      expect(resumed.body).toEqual({ agentId: 'self-kill', status: 'active', was: 'suspended' });
     });
   });
 

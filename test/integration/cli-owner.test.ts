@@ -106,6 +106,20 @@ describe("the owner's CLI", () => {
       code: 1,
       said: expect.stringMatching(/is archived.*\(agent_archived\)$/m),
     });
+    // A stop of it says it is stopped for good, not that the owner may resume it.
+    const killed = await owner(['kill', 'researcher2']);
+    expect(killed.code, killed.stderr).toBe(0);
+    expect(killed.stdout).toMatch(/^researcher2 was archived .+: it is stopped for good, and there was nothing to stop\.$/m);
+  });
+
+  it('kill and resume say when they changed nothing: stopped already, or not stopped', async () => {
+    await owner(['deploy', 'steady']);
+    expect((await owner(['resume', 'steady'])).stdout).toBe('steady was not stopped: it may pay, within its policy.\n');
+    expect((await owner(['kill', 'steady'])).stdout).toBe('Stopped steady: its payments are refused until the owner resumes it.\n');
+    expect((await owner(['kill', 'steady'])).stdout).toBe(
+      'steady was stopped already: its payments are refused until the owner resumes it.\n',
+    );
+    expect((await owner(['resume', 'steady'])).stdout).toBe('Resumed steady: it may pay again, within its policy.\n');
   });
 
   it('archiving while a payment is pending says what it waits for, and suggests no return with nothing free to return', async () => {

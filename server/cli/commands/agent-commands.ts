@@ -1,6 +1,6 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import type { Approval } from '../../wire/answers/approvals.js';
-import type { Withdrawn } from '../../wire/answers/agents.js';
+import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
 import { linkedClient } from '../who-acts.js';
@@ -130,9 +130,7 @@ export async function kill(
       return 0;
     }
     const body = await api.kill(args.agentId!);
-    out.write(
-      `Stopped ${args.agentId}: its payments are refused until the owner resumes it.\n${withdrawnLine(body.withdrawn, 'it', 'you')}`,
-    );
+    out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}`);
     return 0;
   }
   return killSelf(configPath, out);
@@ -141,10 +139,17 @@ export async function kill(
 async function killSelf(configPath: string, out: Out): Promise<number> {
   const { agent, api } = linkedClient(configPath);
   const body = await api.kill(agent.agentId);
-  out.write(
-    `Stopped ${agent.agentId}: its payments are refused until the owner resumes it.\n${withdrawnLine(body.withdrawn, 'it', 'the owner')}`,
-  );
+  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'the owner')}`);
   return 0;
+}
+
+/** A stop's answer in a line: stopped now, stopped already, or archived (stopped for good: nothing to resume). */
+function stoppedWords(body: Killed): string {
+  if (body.archivedAt !== undefined)
+    return `${body.agentId} was archived ${localTime(body.archivedAt)}: it is stopped for good, and there was nothing to stop.`;
+  // `was` left out: an older Coffer's answer, said as a stop.
+  if (body.was === 'suspended') return `${body.agentId} was stopped already: its payments are refused until the owner resumes it.`;
+  return `Stopped ${body.agentId}: its payments are refused until the owner resumes it.`;
 }
 
 /**
@@ -188,8 +193,14 @@ export async function resume(
     );
     return 0;
   }
-  await api.resume(args.agentId!);
-  out.write(`Resumed ${args.agentId}: it may pay again, within its policy.\n`);
+  const answer = await api.resume(args.agentId!);
+  // The owner's resume applies at once (a 200); `was` tells one that changed nothing from one that did.
+  const already = answer.status === 200 && answer.body.was === 'active';
+  out.write(
+    already
+      ? `${args.agentId} was not stopped: it may pay, within its policy.\n`
+      : `Resumed ${args.agentId}: it may pay again, within its policy.\n`,
+  );
   return 0;
 }
 

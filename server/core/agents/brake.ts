@@ -6,6 +6,7 @@ import { archivedRefusal, getAgentOrThrow } from '../agent-lookup.js';
 import { done, type Outcome } from '../outcome.js';
 import type { AgentStatus, AgentStatusSet, Killed, KilledAll, Resumed, ResumedAll, Withdrawn } from '../../wire/answers/agents.js';
 import type { EndedApproval } from '../ports/store.js';
+import { iso } from '../../wire/views.js';
 
 /** Requests withdrawn, counted as a stop's answer says them: the held payments among them apart. */
 function counted(ended: readonly EndedApproval[]): Withdrawn {
@@ -24,13 +25,14 @@ function setStatus(
 ): AgentStatusSet & { withdrawn: Withdrawn } {
   return ctx.store.transaction(() => {
     const agent = getAgentOrThrow(ctx, principal.owner, agentId);
-    if (agent.status === status) return { agentId, status, withdrawn: NONE };
+    const said = { agentId, status, was: agent.status, ...(agent.archivedAt === null ? {} : { archivedAt: iso(agent.archivedAt) }) };
+    if (agent.status === status) return { ...said, withdrawn: NONE };
     ctx.store.setAgentStatus(principal.owner, agentId, status, null, ctx.clock.now());
     audit(ctx, { actor, owner: principal.owner, agentId, action: status === 'suspended' ? 'agent.kill' : 'agent.resume' });
     // Stopped: what it asked for is withdrawn (but asking to be resumed); resumed: that request is moot.
     const withdrawn = withdrawRequestsOf(ctx, principal.owner, agentId, actor, status === 'suspended' ? 'all-but-resume' : 'resume');
     ctx.events.emit({ type: 'agent', owner: principal.owner, agentId, status });
-    return { agentId, status, withdrawn: counted(withdrawn) };
+    return { ...said, withdrawn: counted(withdrawn) };
   });
 }
 

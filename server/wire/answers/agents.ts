@@ -101,6 +101,10 @@ export type Balance = {
 export type AgentStatusSet = {
   agentId: string;
   status: AgentStatus;
+  /** Its status before this request: the same as `status` where nothing changed (a stop or resume is idempotent). */
+  was: AgentStatus;
+  /** Set when the agent is archived: stopped for good, whatever is asked of it. */
+  archivedAt?: string;
 };
 
 /** What a stop withdrew of what the agents asked the owner: their requests, and the held payments among them (never paid). */
