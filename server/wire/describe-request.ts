@@ -25,6 +25,7 @@ const LABELS = {
 
 /** The fields a policy shows only when set (views.ts policyView): what their absence means. */
 const WHEN_ABSENT: Record<string, unknown> = {
+  budgets: [],
   expiresAt: null,
   warnAt: DEFAULT_WARN_AT,
   breaker: null,
@@ -136,6 +137,21 @@ function change(field: string, value: unknown, current: PolicyView | null, timeZ
 }
 
 /**
+ * A policy change, field by field ("budgets: 1.00 USDC a month → 30 payments in any hour; breaker: none
+ * → …"): every field asked is shown, the ones equal to the current policy said so, so nothing hides,
+ * a budget list replaced whole included.
+ */
+export function policyChangeWords(update: Record<string, unknown>, current: PolicyView | null, timeZone: string | null): string {
+  return Object.entries(update)
+    .map(([field, value]) =>
+      current !== null && same(field, value, current[field as keyof PolicyView] ?? WHEN_ABSENT[field])
+        ? unchanged(field, value, timeZone)
+        : change(field, value, current, timeZone),
+    )
+    .join('; ');
+}
+
+/**
  * What an agent asked for, in words the owner can judge: amounts in USDC, and for a policy the
  * current value beside the asked one (with how many times larger), so a tenfold budget shows as such.
  * With the owner's time zone, an end reads as they typed it ("the end of 2026-12-31"); without it, as
@@ -164,14 +180,7 @@ export function describeRequest(
     case 'deploy':
       return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;
     case 'policy':
-      // Every asked field is shown; the ones equal to the current policy say so, so nothing hides.
-      return `Change its policy: ${Object.entries(r)
-        .map(([field, value]) =>
-          current !== null && same(field, value, current[field as keyof PolicyView] ?? WHEN_ABSENT[field])
-            ? unchanged(field, value, timeZone)
-            : change(field, value, current, timeZone),
-        )
-        .join('; ')}`;
+      return `Change its policy: ${policyChangeWords(r, current, timeZone)}`;
     default:
       return kind;
   }

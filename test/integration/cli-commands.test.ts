@@ -334,7 +334,10 @@ describe('coffer status, pay, kill, open', () => {
       configFile,
     ]);
     expect(set.code).toBe(0);
-    expect(set.stdout).toMatch(/^Changed cli-agent's policy\.\nPolicy of cli-agent\n/);
+    // What it changed, field by field, before the policy it now has.
+    expect(set.stdout).toMatch(
+      /^Changed cli-agent's policy: budgets: none → 1\.00 USDC a month; 30 payments in any hour for demo-weather; end: never → the end of 2099-12-31\.\nPolicy of cli-agent\n/,
+    );
     expect(set.stdout).toMatch(/budgets\s+1\.00 USDC a month: 0\.0\d spent, 0\.9\d left, starts afresh /);
     expect(set.stdout).toMatch(/30 payments in any hour for demo-weather: \d+ made, \d+ left\n/);
     // The day typed, not the next midnight it is kept as (issue 47, point 3).
@@ -370,7 +373,10 @@ describe('coffer status, pay, kill, open', () => {
       '--config',
       configFile,
     ]);
-    expect(byOwner.stdout).toMatch(/^Changed cli-agent's policy\.$/m);
+    // A list replaced whole says what it takes away.
+    expect(byOwner.stdout).toMatch(
+      /^Changed cli-agent's policy: budgets: 1\.00 USDC a month; 30 payments in any hour for demo-weather → none; end: the end of 2099-12-31 → never\.$/m,
+    );
   });
 
   it("settings: the owner's time zone, read and set through the connection file", async () => {

@@ -207,7 +207,7 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
 
     const tried = await owner(['policy', 'tried', '--max', '0.015', '--what-if']);
     expect(tried.code, tried.stderr).toBe(0);
-    expect(tried.stdout).toMatch(/^What-if for tried's policy \(nothing was saved\):$/m);
+    expect(tried.stdout).toMatch(/^What-if for tried's policy \(nothing was saved\): max per payment 0\.50 → 0\.015 USDC$/m);
     expect(tried.stdout).toMatch(
       /^ {2}Over the last 30 days \(2 payments\) this would have refused 1 \(0\.02 USDC\): 1 over the max per payment\.$/m,
     );

@@ -5,6 +5,7 @@ import { clientFor, type Actor } from '../who-acts.js';
 import { PolicyFlagError, policyUpdateOf, type PolicyFlags } from '../policy-flags.js';
 import type { PolicyWhatIf } from '../../wire/answers/policy.js';
 import { asksOwner, holdWords, whatIfWords } from '../../wire/policy/what-if-words.js';
+import { policyChangeWords } from '../../wire/describe-request.js';
 import { printJson } from './print-json.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
@@ -95,10 +96,14 @@ export async function policyCommand(
   const acting = clientFor(actor, args.agentId, `the policy of ${args.agentId}`);
   const agentId = acting.agentId!;
   const api = acting.api;
+  // The policy before the change, so that what it changes is said field by field (a budget list is
+  // replaced whole: one named alone takes the others away, and the words show it).
+  const before = Object.keys(update).length > 0 && !args.json ? await api.policy(agentId) : null;
+  const changeWords = before === null ? '' : policyChangeWords(update, before.policy, before.timeZone);
   if (args.whatIf) {
     const whatIf = await api.policyWhatIf(agentId, update);
     if (args.json) return printJson(whatIf, out);
-    out.write(whatIfLines(whatIf, asksOwner(update), actor.as === 'agent' ? 'the owner' : 'you'));
+    out.write(whatIfLines(whatIf, asksOwner(update), actor.as === 'agent' ? 'the owner' : 'you', changeWords));
     return 0;
   }
   if (Object.keys(update).length > 0) {
@@ -111,7 +116,7 @@ export async function policyCommand(
       );
       return 0;
     }
-    if (!args.json) out.write(`Changed ${agentId}'s policy.\n`);
+    if (!args.json) out.write(`Changed ${agentId}'s policy: ${changeWords}.\n`);
   }
   const answer = await api.policy(agentId);
   if (args.json) {
@@ -132,7 +137,7 @@ export const policyText = (answer: PolicyResponse): string =>
  * A change tried on the agent's last 30 days, nothing saved: how many payments it would have refused
  * and why, what it would have held for the owner's yes, then the first it would have refused.
  */
-function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the owner'): string {
+function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the owner', changeWords: string): string {
   const held = holdWords(whatIf, asks, decider);
   const examples = whatIf.wouldRefuse.examples.map((example) => [
     localTime(example.at),
@@ -142,7 +147,7 @@ function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the 
   ]);
   return (
     [
-      `What-if for ${whatIf.agentId}'s policy (nothing was saved):`,
+      `What-if for ${whatIf.agentId}'s policy (nothing was saved): ${changeWords}`,
       `  ${whatIfWords(whatIf)}`,
       ...(held === null ? [] : [`  ${held}`]),
       ...(examples.length === 0 ? [] : [`  It would have refused, first:`, aligned(examples, '    ').trimEnd()]),
