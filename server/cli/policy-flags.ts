@@ -16,7 +16,7 @@
  * `--budget none` for none. `--breaker` replaces the breaker likewise: name both its rules to keep both.
  */
 import { CofferApiError } from '../client/client-error.js';
-import { amountSchema, askAboveSchema, isSolanaAddress, policyUpdateSchema, type PolicyUpdate } from '../wire/schemas.js';
+import { FIELD_LABELS, amountSchema, askAboveSchema, isSolanaAddress, policyUpdateSchema, type PolicyUpdate } from '../wire/schemas.js';
 import { BUDGET_WINDOWS } from '../wire/policy/windows.js';
 import { isEvmAddress } from '../wire/rails.js';
 
@@ -211,7 +211,13 @@ function checkedBySchema(update: PolicyUpdate, flags: PolicyFlags): PolicyUpdate
  */
 export function namingFlags(error: unknown): unknown {
   if (!(error instanceof CofferApiError)) return error;
-  const field = /^(\w+)(?=[: ])/.exec(error.message)?.[1];
-  const flag = field === undefined ? undefined : FLAG_OF_FIELD[field];
-  return flag === undefined ? error : new CofferApiError(error.status, error.code, `${flag}${error.message.slice(field!.length)}`);
+  // The field by its name ("allowedServices: …") or, as the schema's own words name it, its label ("Expires … is in the past").
+  for (const [field, flag] of Object.entries(FLAG_OF_FIELD)) {
+    for (const said of [field, FIELD_LABELS[field]]) {
+      if (said !== undefined && new RegExp(`^${said}(?=[: ])`).test(error.message)) {
+        return new CofferApiError(error.status, error.code, `${flag}${error.message.slice(said.length)}`);
+      }
+    }
+  }
+  return error;
 }

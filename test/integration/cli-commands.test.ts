@@ -359,7 +359,7 @@ describe('coffer status, pay, kill, open', () => {
     expect(unreadable.stderr).toMatch(/"fortnight" is not a window[\s\S]*coffer policy --budget 50\/month/);
     const past = await coffer(['policy', '--expires', '2020-01-01', '--config', configFile]);
     expect(past.code).toBe(1);
-    expect(past.stderr).toMatch(/in the past.*\(invalid_policy\)/);
+    expect(past.stderr).toMatch(/^coffer: --expires 2020-01-01 is in the past.*\(invalid_policy\)$/m);
     // The owner loosens the linked agent's own policy: with --data-dir it is the owner's change, at once.
     const byOwner = await coffer([
       'policy',

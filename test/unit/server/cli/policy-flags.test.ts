@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyFlagError, policyUpdateOf } from '../../../../server/cli/policy-flags.js';
+import { PolicyFlagError, namingFlags, policyUpdateOf } from '../../../../server/cli/policy-flags.js';
+import { CofferApiError } from '../../../../server/client/client-error.js';
 import { policyUpdateSchema } from '../../../../server/wire/schemas.js';
 
 const ADDRESS = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
@@ -111,5 +112,17 @@ describe("coffer policy's flags", () => {
     const update = policyUpdateOf({ budget: ['50/day'], daily: '5', 'ask-above': '0' });
     expect(update).toEqual({ budgets: [{ amount: '50', window: 'day' }], dailyBudget: '5', askAbove: '0' });
     expect(policyUpdateSchema.safeParse(update).success).toBe(true);
+  });
+
+  it("Coffer's refusal of what a flag set names the flag, whether it names the field or the field's label", () => {
+    const named = (message: string) => (namingFlags(new CofferApiError(400, 'invalid_policy', message)) as Error).message;
+    expect(named('allowedServices: "demo-wether" is neither a registry service id nor an address')).toBe(
+      '--allow: "demo-wether" is neither a registry service id nor an address',
+    );
+    expect(named('Expires 2020-01-01 is in the past')).toBe('--expires 2020-01-01 is in the past');
+    expect(named('Ask above (5.00 USDC) is above the max per payment')).toBe('--ask-above (5.00 USDC) is above the max per payment');
+    // Words that open with no field of a flag are left as they are.
+    expect(named('agent "x" is archived')).toBe('agent "x" is archived');
+    expect(named('Expiresness is unknown')).toBe('Expiresness is unknown');
   });
 });
