@@ -122,11 +122,17 @@ describe('coffer status, pay, kill, open', () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/max per payment.*\(max_per_payment_exceeded\)$/m);
-    // A negative amount is an amount, refused in words (not "unknown option -1"); ".01" is one too.
+    // A negative amount is an amount, refused in words before Coffer is asked (not "unknown option -1");
+    // ".01" is one too. The two typed the other way round are told so.
     const negative = await coffer(['pay', 'demo-weather', '-1', '--config', configFile]);
-    expect(negative.code).toBe(1);
-    expect(negative.stderr).toMatch(/Amount must be a decimal number of USDC greater than 0.*such as 0\.01 \(invalid_amount\)$/m);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(
+      /^coffer: "-1" is not an amount: the amount must be a positive decimal of USDC .*such as 0\.01; coffer pay takes the service first, then the amount$/m,
+    );
     expect(negative.stderr).not.toMatch(/sent as a string|unknown option/);
+    const swapped = await coffer(['pay', '0.01', 'demo-weather', '--config', configFile]);
+    expect(swapped.code).toBe(2);
+    expect(swapped.stderr).toMatch(/^coffer: "demo-weather" is not an amount: .*coffer pay takes the service first, then the amount$/m);
     const leading = await coffer(['pay', 'demo-weather', '.01', '--receipt', '--config', configFile]);
     expect(leading.code, leading.stderr).toBe(0);
   });

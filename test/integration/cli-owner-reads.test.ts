@@ -67,7 +67,10 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     // Refused by Coffer (exit 1, its code) or used wrongly (exit 2): nothing minted.
     const before = (await api<Deposits>('/v1/treasury/deposits')).deposits.length;
     const bad = await owner(['faucet', '0']);
-    expect({ code: bad.code, said: bad.stderr }).toMatchObject({ code: 1, said: expect.stringMatching(/\(invalid_amount\)$/m) });
+    expect({ code: bad.code, said: bad.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: "0" is not an amount: /m),
+    });
     expect((await owner(['faucet', '1', '--rail', 'eth'])).code).toBe(2);
     expect((await owner(['faucet'])).code).toBe(2);
 

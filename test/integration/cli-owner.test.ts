@@ -254,6 +254,11 @@ describe("the owner's CLI", () => {
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toMatch(/coffer deploy needs the new agent's id/);
     expect((await owner(['allocate', 'researcher2'])).code).toBe(2);
+    const notAmount = await owner(['allocate', 'researcher2', 'abc']);
+    expect({ code: notAmount.code, said: notAmount.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: "abc" is not an amount: .*coffer allocate takes the agent first, then the amount$/m),
+    });
     // A flag's bad value is said with the flag, before any Coffer is asked (exit 2): not as the API's field.
     for (const [args, said] of [
       [['--max', '0'], /^coffer: --max 0: the amount must be a positive decimal of USDC/m],

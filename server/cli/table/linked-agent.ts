@@ -7,6 +7,7 @@ import { limitOption } from './limit-option.js';
 import { LIST_LIMITS } from '../../wire/limits.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
+import { amountArgument } from './amount-argument.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
 // no MCP SDK, `coffer mcp` no engine.
@@ -135,7 +136,7 @@ export const pay = defineCommand({
     if (extra !== undefined) throw new UsageError(`coffer pay takes a service and an amount, not "${extra}"`, 'pay');
     return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), {
       service,
-      amount,
+      amount: amountArgument(amount, 'pay', 'the service first, then the amount'),
       recipient: values.recipient,
       rail: railOption(values.rail, 'pay'),
       nonce: values.nonce,

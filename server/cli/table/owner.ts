@@ -2,6 +2,7 @@
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
 import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
+import { amountArgument } from './amount-argument.js';
 
 const ownerCommands = () => import('../commands/owner-commands.js');
 const approvalCommands = () => import('../commands/approvals.js');
@@ -56,7 +57,8 @@ export const allocate = defineCommand({
   options: { ...reach, rail: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {
-    const [agentId, amount] = two(positionals, 'allocate', 'an agent and an amount');
+    const [agentId, typed] = two(positionals, 'allocate', 'an agent and an amount');
+    const amount = amountArgument(typed, 'allocate', 'the agent first, then the amount');
     const rail = railOption(values.rail, 'allocate');
     return (await ownerCommands()).allocate({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
   },
@@ -74,7 +76,13 @@ export const returnFunds = defineCommand({
     if (agentId === undefined || extra !== undefined)
       throw new UsageError('coffer return takes an agent and, if you like, an amount', 'return');
     const rail = railOption(values.rail, 'return');
-    return (await ownerCommands()).returnFunds({ agentId, amount, rail, dataDir: values['data-dir'], json: values.json });
+    return (await ownerCommands()).returnFunds({
+      agentId,
+      amount: amount === undefined ? undefined : amountArgument(amount, 'return', 'the agent first, then the amount (or none: all it can)'),
+      rail,
+      dataDir: values['data-dir'],
+      json: values.json,
+    });
   },
 });
 
@@ -141,7 +149,7 @@ export const faucet = defineCommand({
   options: { ...reach, rail: { type: 'string' } },
   positionals: true,
   run: async ({ values, positionals }) => {
-    const amount = one(positionals, 'faucet', 'an amount of test USDC');
+    const amount = amountArgument(one(positionals, 'faucet', 'an amount of test USDC'), 'faucet', 'an amount of test USDC');
     const rail = railOption(values.rail, 'faucet');
     return (await treasuryCommands()).faucetCommand({ amount, rail, dataDir: values['data-dir'], json: values.json });
   },

@@ -1,0 +1,16 @@
+import { amountSchema } from '../../wire/schemas.js';
+import { UsageError } from '../command-line.js';
+
+/**
+ * An amount typed as a command's argument (`coffer allocate alice 1.50`), checked by the wire's own
+ * rule before any Coffer is asked: a bad one is a usage error (exit 2) that quotes what was typed,
+ * as a flag's is (policy-flags.ts amountOf), and a swapped order (`pay 0.01 demo-weather`) says so.
+ */
+export function amountArgument(text: string, command: string, form: string): string {
+  const amount = text.trim();
+  if (amountSchema.safeParse(amount).success) return amount;
+  throw new UsageError(
+    `"${text}" is not an amount: the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000), such as 0.01; coffer ${command} takes ${form}`,
+    command,
+  );
+}
