@@ -22,7 +22,10 @@ export const breakerView = (breaker: Breaker): BreakerView => ({
   ...(breaker.spending === null ? {} : { spending: { ...breaker.spending } }),
 });
 
-/** A breaker in words: "stops after 5 refusals within 10 minutes, or 50 % of an amount budget spent within 15 minutes". */
+/**
+ * A breaker in words: "stops after 5 refusals within 10 minutes, or 50 % of any amount budget (the
+ * daily one too) spent within 15 minutes"; either counts from the owner's last resume.
+ */
 export function describeBreaker(breaker: Breaker): string {
   const parts = [
     breaker.refusals === null
@@ -30,7 +33,7 @@ export function describeBreaker(breaker: Breaker): string {
       : `${breaker.refusals.count} refusal${breaker.refusals.count === 1 ? '' : 's'} within ${minutes(breaker.refusals.minutes)}`,
     breaker.spending === null
       ? null
-      : `${breaker.spending.percent} % of an amount budget spent within ${minutes(breaker.spending.minutes)}`,
+      : `${breaker.spending.percent} % of any amount budget (the daily one too) spent within ${minutes(breaker.spending.minutes)}`,
   ].filter((part) => part !== null);
   return `stops after ${parts.join(', or ')}`;
 }

@@ -64,7 +64,7 @@ describe('describeRequest: an end, warning shares and a breaker', () => {
     const ending = { ...current, expiresAt: '2026-12-31T23:00:00.000Z', breaker: { refusals: { count: 3, minutes: 10 } } };
     expect(describeRequest(...asked, ending)).toBe(
       'Change its policy: end: 2026-12-31T23:00:00.000Z → never; warnings at: 80 %, 95 % → 50 %; ' +
-        'breaker: stops after 3 refusals within 10 minutes → stops after 5 refusals within 10 minutes, or 50 % of an amount budget spent within 15 minutes',
+        'breaker: stops after 3 refusals within 10 minutes → stops after 5 refusals within 10 minutes, or 50 % of any amount budget (the daily one too) spent within 15 minutes',
     );
     expect(describeRequest(...request('policy', { breaker: null, warnAt: [80, 95], expiresAt: '2027-01-01' }), current)).toBe(
       'Change its policy: breaker none (unchanged); warnings at 80 %, 95 % (unchanged); end: never → 2027-01-01',

@@ -434,7 +434,7 @@ describe('loosening is said in words before it is saved', () => {
     const guarded: Policy = { ...policy, breaker };
     expect(loosenings(guarded, { breaker: null }, null, ZONE)).toEqual([
       'Breaker: stops after 5 refusals within 10 minutes → removed.',
-      'Breaker: stops after 50 % of an amount budget spent within 15 minutes → removed.',
+      'Breaker: stops after 50 % of any amount budget (the daily one too) spent within 15 minutes → removed.',
     ]);
     expect(loosenings(guarded, { breaker: { ...breaker, refusals: { count: 8, minutes: 10 } } }, null, ZONE)).toEqual([
       'Breaker: stops after 5 refusals within 10 minutes → stops after 8 refusals within 10 minutes (trips later).',
