@@ -280,7 +280,7 @@ describe("the owner's CLI", () => {
     expect({ code: typo.code, said: typo.stderr }).toMatchObject({
       code: 1,
       said: expect.stringMatching(
-        /^coffer: --allow: "demo-wether" is neither a registry service id nor an address .*coffer services.*\(invalid_policy\)$/m,
+        /^coffer: --allow: "demo-wether" is neither a registry service id \(did you mean "demo-weather"\?\) nor an address .*coffer services.*\(invalid_policy\)$/m,
       ),
     });
     // Nothing was deployed.

@@ -14,6 +14,7 @@ import type { DeployBody } from '../../wire/schemas.js';
 import { agentView } from '../views.js';
 import { policyView } from '../../wire/views.js';
 import { policyClock, isKnownService, assertPayableScopes } from '../policy/update.js';
+import { nearServiceIds } from '../registry/registry.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
 import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
 import { fileBaseWallets } from '../rails.js';
@@ -32,7 +33,11 @@ export async function deployAgent(
   const { owner } = principal;
   refuseTakenAgentId(ctx, owner, body.agentId);
   const policy = newPolicy(body, policyClock(ctx));
-  assertKnownServices(policy.allowedServices, (entry) => isKnownService(ctx, entry));
+  assertKnownServices(
+    policy.allowedServices,
+    (entry) => isKnownService(ctx, entry),
+    (typed) => nearServiceIds(ctx, typed),
+  );
   assertPayableScopes(ctx, policy.budgets);
   assertAskWithinMax(policy);
   if (principal.kind === 'agent') {

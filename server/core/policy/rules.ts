@@ -5,6 +5,7 @@
  */
 import { CofferError } from '../../wire/errors.js';
 import { formatUsdc } from '../../wire/money.js';
+import { didYouMean } from '../../wire/did-you-mean.js';
 import { expiredRefusal } from './expiry.js';
 import type { Policy } from '../../wire/policy/policy.js';
 
@@ -13,12 +14,17 @@ import type { Policy } from '../../wire/policy/policy.js';
  * recipient's Solana address (for a service outside the registry). Anything else would be saved and
  * then allow nothing, silently: a typo must be refused when it is made.
  */
-export function assertKnownServices(allowedServices: string[], isKnown: (entry: string) => boolean): void {
+export function assertKnownServices(
+  allowedServices: string[],
+  isKnown: (entry: string) => boolean,
+  /** The registry ids near a typed one, for "did you mean …?". */
+  near: (typed: string) => string[] = () => [],
+): void {
   const unknown = allowedServices.find((entry) => !isKnown(entry));
   if (unknown === undefined) return;
   throw new CofferError(
     'invalid_policy',
-    `allowedServices: "${unknown}" is neither a registry service id nor an address (Solana, or EVM for Base), so it would allow nothing; ` +
+    `allowedServices: "${unknown}" is neither a registry service id${didYouMean(unknown, near(unknown))} nor an address (Solana, or EVM for Base), so it would allow nothing; ` +
       'list registry ids (coffer services, GET /v1/services/search?q=..., or the Registry page) or the address of the recipient to pay',
   );
 }

@@ -72,7 +72,12 @@ export function readPolicy(ctx: EngineContext, principal: Principal, agentId: st
 /** A policy with an update applied, checked as a save checks it (services and budgets' scopes that name something payable). */
 export function nextPolicy(ctx: EngineContext, current: Policy, update: PolicyUpdate): Policy {
   const next = mergePolicy(current, update, policyClock(ctx));
-  if (update.allowedServices !== undefined) assertKnownServices(next.allowedServices, (entry) => isKnownService(ctx, entry));
+  if (update.allowedServices !== undefined)
+    assertKnownServices(
+      next.allowedServices,
+      (entry) => isKnownService(ctx, entry),
+      (typed) => nearServiceIds(ctx, typed),
+    );
   if (update.budgets !== undefined) assertPayableScopes(ctx, next.budgets);
   if (update.askAbove !== undefined) assertAskWithinMax(next);
   return next;
