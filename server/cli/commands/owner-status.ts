@@ -42,6 +42,23 @@ const noAgentsLine = (archived: number) =>
     : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): coffer deploy <agent>\n`;
 
 /**
+ * What an agent spent in 24 h of its daily budget, then its tightest budget where that is another one
+ * (the daily one said once, its share beside it).
+ */
+function budgetCells(agent: AgentRow): [string, string] {
+  const { tightestBudget: tightest, policy, spent24h } = agent;
+  const warned = tightest.warned ? ', warned' : '';
+  // The daily budget's own words (budget-warnings.ts dailyStanding): the tightest is the daily one.
+  if (tightest.budget === `${policy.dailyBudget} USDC in any 24 hours`) {
+    return [`${spent24h} of ${policy.dailyBudget} in 24 h (${tightest.percent} %${warned})`, ''];
+  }
+  return [
+    `${spent24h} of ${policy.dailyBudget} in 24 h`,
+    `${tightest.percent} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
+  ];
+}
+
+/**
  * One line an agent, its columns aligned: id (and its name), state, balance on each rail (the dashboard's rows carry
  * both; Base left out where the rail is off), spent in 24 h of its daily budget, its tightest budget.
  */
@@ -52,8 +69,7 @@ function agentTable(agents: AgentRow[], onBase: boolean): string {
     agent.status === 'suspended' ? `STOPPED${agent.statusReason === undefined ? '' : ` (${agent.statusReason})`}` : 'active',
     heldOn(agent.balance, 'sol'),
     ...(onBase ? [heldOn(agent.balances.base, 'base')] : []),
-    `${agent.spent24h} of ${agent.policy.dailyBudget} in 24 h`,
-    `${agent.tightestBudget.percent} % of ${agent.tightestBudget.budget}${agent.tightestBudget.warned ? ' (warned)' : ''}`,
+    ...budgetCells(agent),
   ]);
   return `  agents\n${aligned(rows, '    ')}`;
 }

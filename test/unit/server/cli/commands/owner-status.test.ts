@@ -113,4 +113,16 @@ describe('coffer status as the owner', () => {
     const { dir: fresh } = await fakeCoffer(dashboard('1.00', []));
     expect(await printed(fresh)).toContain('  no agents yet: coffer deploy <agent>\n');
   });
+
+  it('says the daily budget once where it is the tightest; another tightest budget beside it', async () => {
+    const monthly = {
+      ...row('saver', { sol: '1.00', base: '0.00' }),
+      tightestBudget: { budget: '1.00 USDC a month', used: '0.90 USDC', percent: 90, warned: true },
+    };
+    const { dir } = await fakeCoffer(dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' }), monthly]));
+    const text = await printed(dir);
+    expect(text).toMatch(/^ {4}reader +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
+    expect(text).not.toMatch(/in any 24 hours/);
+    expect(text).toMatch(/^ {4}saver +.+ +0\.00 of 5\.00 in 24 h +90 % of 1\.00 USDC a month \(warned\)$/m);
+  });
 });
