@@ -122,6 +122,8 @@ describe('coffer status, pay, kill, open', () => {
     const refused = await coffer(['pay', 'demo-weather', '5.00', '--config', configFile]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/max per payment.*\(max_per_payment_exceeded\)$/m);
+    // Then what the agent's terminal can do about it: ask the owner, with the command that does.
+    expect(refused.stderr).toMatch(/^next: coffer policy --max AMOUNT asks the owner for a higher max per payment$/m);
     // A negative amount is an amount, refused in words before Coffer is asked (not "unknown option -1");
     // ".01" is one too. The two typed the other way round are told so.
     const negative = await coffer(['pay', 'demo-weather', '-1', '--config', configFile]);

@@ -1,0 +1,20 @@
+/**
+ * What an agent's terminal can do about a refusal of its payment, in a line after it: the refusal's
+ * words say what the policy holds, these say which command asks the owner for more. Only for the
+ * commands an agent pays with (pay, fetch): the owner's own commands change the policy outright.
+ */
+const AGENT_NEXT: Readonly<Record<string, string>> = {
+  agent_suspended: 'coffer resume asks the owner to resume this agent (coffer status says why it stopped)',
+  daily_budget_exceeded: 'it frees as payments pass 24 hours old; coffer policy --daily AMOUNT asks the owner for a larger daily budget',
+  budget_exceeded: 'coffer policy shows each budget and when it starts afresh; coffer policy --budget ... asks the owner for more',
+  max_per_payment_exceeded: 'coffer policy --max AMOUNT asks the owner for a higher max per payment',
+  service_not_allowed: 'coffer policy --allow SERVICE ... asks the owner to allow it (name every service to keep)',
+};
+
+const PAYING_COMMANDS = new Set(['pay', 'fetch']);
+
+/** The line to print after a refusal of `command` with `code`; null: nothing to add. */
+export function nextStep(command: string | undefined, code: string | null): string | null {
+  if (command === undefined || code === null || !PAYING_COMMANDS.has(command)) return null;
+  return AGENT_NEXT[code] ?? null;
+}

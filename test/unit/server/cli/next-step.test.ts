@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { nextStep } from '../../../../server/cli/next-step.js';
+
+describe("the line after an agent's refused payment", () => {
+  it('names the command that asks the owner, for the commands an agent pays with', () => {
+    expect(nextStep('pay', 'agent_suspended')).toMatch(/^coffer resume asks the owner/);
+    expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
+  });
+
+  it("adds nothing to the owner's commands, to another refusal, or where no code came back", () => {
+    expect(nextStep('allocate', 'agent_suspended')).toBeNull();
+    expect(nextStep('pay', 'insufficient_funds')).toBeNull();
+    expect(nextStep('pay', null)).toBeNull();
+    expect(nextStep(undefined, 'agent_suspended')).toBeNull();
+  });
+});
