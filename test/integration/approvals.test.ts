@@ -71,7 +71,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     await ask('sleeper', agent.apiKey, 'kill');
     const asked = await ask('sleeper', agent.apiKey, 'resume');
     expect(asked.body).toMatchObject({ kind: 'resume', status: 'pending' });
-    expect((await approve(asked.body.approvalId)).body.result).toEqual({ agentId: 'sleeper', status: 'active' });
+    expect((await approve(asked.body.approvalId)).body.result).toEqual({ agentId: 'sleeper', status: 'active', was: 'suspended' });
   });
 
   it('an agent asking for another agent gets its key once, after approval', async () => {
@@ -272,7 +272,7 @@ describe('approvals: an agent asks, only the owner loosens', () => {
     const killed = await t.api('POST', t.withOwner('/v1/agents/braked/kill'));
     expect(killed.status).toBe(200);
     // The answer says what the stop withdrew, so no door leaves it unsaid.
-    expect(killed.body).toEqual({ agentId: 'braked', status: 'suspended', withdrawn: { requests: 2, heldPayments: 0 } });
+    expect(killed.body).toEqual({ agentId: 'braked', status: 'suspended', was: 'active', withdrawn: { requests: 2, heldPayments: 0 } });
     unsubscribe();
     for (const asked of [allocate, loosen]) {
       const read = await t.api('GET', t.withOwner(`/v1/approvals/${asked.body.approvalId}`));
