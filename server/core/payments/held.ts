@@ -28,7 +28,7 @@ import { HOLD_ENDINGS, requestApproval } from '../approvals/requests.js';
 import { approvalView } from '../views.js';
 import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
-import { movePayment, paymentFields, signCofferPayment, stoppedWords } from './move.js';
+import { movePayment, paymentFields, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentToMove } from './payment.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
@@ -153,7 +153,7 @@ export async function payHeld(
   try {
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;
-    return { ...(await paymentResult(ctx, row, agent)), ...stoppedWords(moved) };
+    return { ...(await paymentResult(ctx, row, agent)), ...agentStoppedField(moved) };
   } catch (error) {
     const now = ctx.store.getPayment(held.id);
     if (now?.status === 'held') {

@@ -62,7 +62,8 @@ export const signCofferPayment = async (ctx: EngineContext, agent: AgentRecord, 
 export type MovedPayment = Moved<'payment'> & { agentStopped: string | null };
 
 /** What a payment's answer adds where it stopped its agent: `agentStopped`, the agent's reason now. */
-export const stoppedWords = (moved: MovedPayment) => (moved.agentStopped === null ? {} : { agentStopped: { reason: moved.agentStopped } });
+export const agentStoppedField = (moved: MovedPayment) =>
+  moved.agentStopped === null ? {} : { agentStopped: { reason: moved.agentStopped } };
 
 /** The payment moved through the transfer lifecycle: the wallet's balance known (wallet-balance.ts), then signed, reserved and sent. */
 export function movePayment(

@@ -20,7 +20,7 @@ import { done, type Outcome } from '../outcome.js';
 import { judgeAtDoor } from './judge.js';
 import { didYouMean } from '../../wire/did-you-mean.js';
 import { awaitingOf, holdPayment } from './held.js';
-import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment, stoppedWords } from './move.js';
+import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentAsked, PaymentToMove } from './payment.js';
 import { paymentResult } from './payment-result.js';
 import type { Payment, SpendHistory } from '../../wire/answers/payments.js';
@@ -157,7 +157,7 @@ async function payOrThrow(
   const moved = await movePayment(ctx, principal, agent, payment, () => signCofferPayment(ctx, agent, payment));
   return 'earlier' in moved
     ? answerEarlier(ctx, moved.earlier, agent)
-    : done({ ...(await paymentResult(ctx, moved.row, agent)), ...stoppedWords(moved) });
+    : done({ ...(await paymentResult(ctx, moved.row, agent)), ...agentStoppedField(moved) });
 }
 
 /**

@@ -4,7 +4,7 @@ import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
-import { earlierPayment, keyOf, movePayment, payingAgent, stoppedWords } from './move.js';
+import { earlierPayment, keyOf, movePayment, payingAgent, agentStoppedField } from './move.js';
 import { judgeAtDoor } from './judge.js';
 import { earlierAttempt } from '../transfers/lifecycle.js';
 import { awaitingOf, holdPayment } from './held.js';
@@ -112,7 +112,7 @@ export async function payX402(
         const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
         const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
         const moved = await movePayment(ctx, principal, agent, payment, sign);
-        return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...stoppedWords(moved) });
+        return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
       }
       const earlier = await earlierPayment(ctx, agent, asked);
       if (earlier !== null) return answerEarlier(ctx, earlier);
@@ -121,7 +121,7 @@ export async function payX402(
       const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
       if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
       const moved = await movePayment(ctx, principal, agent, payment, sign);
-      return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...stoppedWords(moved) });
+      return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
     },
   );
 }

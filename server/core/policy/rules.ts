@@ -18,7 +18,7 @@ export function assertKnownServices(
   allowedServices: string[],
   isKnown: (entry: string) => boolean,
   /** The registry ids near a typed one, for "did you mean …?". */
-  near: (typed: string) => string[] = () => [],
+  near: (typed: string) => string[],
 ): void {
   const unknown = allowedServices.find((entry) => !isKnown(entry));
   if (unknown === undefined) return;
