@@ -39,15 +39,16 @@ export class PolicyFlagError extends Error {}
 
 const WINDOWS = BUDGET_WINDOWS.join(', ');
 
+/** The wire's rule for an amount, as the terminal says it to whoever typed one wrong (a flag, an argument). */
+export const AMOUNT_RULE = 'the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000)';
+
 /**
  * An amount given to a flag, checked by the wire's own rule, so a bad one is said here with the flag
  * named (`--budget -5/day: the amount must be …`), not by the server as a field of the API.
  */
 export function amountOf(flag: string, text: string, amount = text.trim()): string {
   if (amountSchema.safeParse(amount).success) return amount;
-  throw new PolicyFlagError(
-    `${flag} ${text}: the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000), such as 50 or 0.50`,
-  );
+  throw new PolicyFlagError(`${flag} ${text}: ${AMOUNT_RULE}, such as 50 or 0.50`);
 }
 
 /** "50/month:demo-weather" → its limit, window and scope. */

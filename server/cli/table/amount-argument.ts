@@ -1,5 +1,6 @@
 import { amountSchema } from '../../wire/schemas.js';
 import { UsageError } from '../command-line.js';
+import { AMOUNT_RULE } from '../policy-flags.js';
 
 /**
  * An amount typed as a command's argument (`coffer allocate alice 1.50`), checked by the wire's own
@@ -9,8 +10,5 @@ import { UsageError } from '../command-line.js';
 export function amountArgument(text: string, command: string, form: string): string {
   const amount = text.trim();
   if (amountSchema.safeParse(amount).success) return amount;
-  throw new UsageError(
-    `"${text}" is not an amount: the amount must be a positive decimal of USDC (at most 6 decimals, at most 1,000,000,000), such as 0.01; coffer ${command} takes ${form}`,
-    command,
-  );
+  throw new UsageError(`"${text}" is not an amount: ${AMOUNT_RULE}, such as 0.01; coffer ${command} takes ${form}`, command);
 }
