@@ -17,7 +17,7 @@ import {
   type X402BaseSeller,
   type X402Seller,
 } from './x402-requirements.js';
-import { verifiedAndSettled, type Settlement } from './x402-settlement.js';
+import { PendingSettlements, verifiedAndSettled, type Settlement } from './x402-settlement.js';
 
 /**
  * Who verifies and settles x402 payments for a paywall: an official facilitator, in this process
@@ -82,6 +82,8 @@ export function createPaywallX402(options: {
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
   /** The v2 nonces whose payment the facilitator is settling now (this process's; the store keeps the settled ones). */
   const settling = new Set<string>();
+  /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
+  const pendingSettlements = new PendingSettlements();
   /** The Base token's name and version while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
@@ -156,7 +158,11 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements);
+        const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements, {
+          settlements: pendingSettlements,
+          until: match.nonceExpiresAt,
+          now: route.now,
+        });
         if (!settlement.ok) {
           if (onSol) feePayer!.refused();
           else baseSettled!.refused();

@@ -10,33 +10,73 @@ const SETTLEMENT_PENDING = 'settlement_pending';
 export type Settlement = { ok: true; settled: SettleResponse; payer: string };
 
 /**
+ * The payments whose settlement this paywall left pending (answered 503), until their terms end: the
+ * same payment presented again goes straight to settle. Its authorization may be used on chain by
+ * then, and the official EVM facilitator's verify simulates the transfer, so a fresh verify would
+ * refuse a payment whose money arrived; its settle resumes the transaction it sent (its pending
+ * store, by the payment's signature) and checks that transaction's transfer. Kept in memory, as the
+ * nonce claims are: a paywall restarted meanwhile verifies the payment afresh.
+ */
+export class PendingSettlements {
+  private readonly until = new Map<string, number>();
+
+  has(payload: PaymentPayload, now: number): boolean {
+    return (this.until.get(keyOf(payload)) ?? -Infinity) >= now;
+  }
+
+  add(payload: PaymentPayload, until: number, now: number): void {
+    for (const [key, end] of this.until) if (end < now) this.until.delete(key);
+    this.until.set(keyOf(payload), until);
+  }
+
+  delete(payload: PaymentPayload): void {
+    this.until.delete(keyOf(payload));
+  }
+}
+
+/** The whole payment as presented: only the same payment, byte for byte, skips the verify. */
+const keyOf = (payload: PaymentPayload) => JSON.stringify(payload);
+
+/**
  * The payment verified, then settled, by the facilitator against `requirements`; either one's
  * refusal is the payment's (payment_rejected). Throws when the outcome is unknown: the facilitator
- * cannot be reached, or its settlement is still pending.
+ * cannot be reached, or its settlement is still pending (remembered in `pending` until `until`).
  */
 export async function verifiedAndSettled(
   facilitator: FacilitatorClient,
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
+  pending: { settlements: PendingSettlements; until: number; now: number },
 ): Promise<Settlement | X402Refusal> {
-  const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
-  if (!verified.isValid)
-    return refuse(
-      'payment_rejected',
-      `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`,
-    );
+  // A payment left pending was verified when first presented; verified again now, its used
+  // authorization would fail (see PendingSettlements).
+  const resumed = pending.settlements.has(payload, pending.now);
+  let payer: string | undefined;
+  if (!resumed) {
+    const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
+    if (!verified.isValid)
+      return refuse(
+        'payment_rejected',
+        `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`,
+      );
+    payer = verified.payer;
+  }
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
-  // stays unused: the same payment presented again is settled then (the facilitator keeps it).
+  // stays unused: the same payment presented again resumes it.
   const settle = () => facilitator.settle(payload, requirements as PaymentRequirements);
-  const pending = (result: SettleResponse) => !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
+  const isPending = (result: SettleResponse) => !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
   let settled = await settle();
-  if (pending(settled)) settled = await settle();
-  if (pending(settled)) throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
+  if (isPending(settled)) settled = await settle();
+  if (isPending(settled)) {
+    pending.settlements.add(payload, pending.until, pending.now);
+    throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
+  }
+  pending.settlements.delete(payload);
   if (!settled.success)
     return refuse(
       'payment_rejected',
       `the payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`,
     );
-  return { ok: true, settled, payer: settled.payer ?? verified.payer ?? '' };
+  return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
 }

@@ -169,6 +169,47 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
+  it('a payment whose settlement was still pending is served when presented again, once its transaction is mined', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const http = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+    );
+    const headers = http.encodePaymentSignatureHeader(
+      await http.createPaymentPayload({
+        ...required,
+        accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2),
+      }),
+    );
+    // The node mines nothing for a while: the facilitator sends the authorization, and its receipt
+    // does not come within the facilitator's wait, asked twice. The outcome is unknown: 503.
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      const pending = await fetch(`${api.url}/data`, { headers });
+      expect(pending.status).toBe(503);
+      expect((await pending.json()).code).toBe('verifier_unavailable');
+      expect(served).toBe(before.served);
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+    // The transaction is mined: the money moved. The same payment presented again buys its answer,
+    // once (the used authorization no longer passes a fresh verify; its settlement is what counts).
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    const again = await fetch(`${api.url}/data`, { headers });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ data: 'sold', payer: account.address });
+    expect(served).toBe(before.served + 1);
+    const thrice = await fetch(`${api.url}/data`, { headers });
+    expect(thrice.status).toBe(402);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
     const [first, second] = [await buyer(), await buyer()];
     const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
