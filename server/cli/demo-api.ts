@@ -10,7 +10,7 @@ import { facilitatorAt } from '../x402/paywall-x402.js';
 import { offersExactOn } from '../x402/facilitator-kinds.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
-import { x402Networks } from '../chain/solana/networks.js';
+import { parseNetwork, x402Networks } from '../chain/solana/networks.js';
 
 export const DEMO_API_PORT = 7403;
 
@@ -37,19 +37,21 @@ export async function demoApi(flags: {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a number from 0 to 65535`);
   const connection = readConnection(join(dataDir, 'connection.json'));
   const network = flags.network ?? connection?.network ?? 'sim';
+  // Read through the Coffer: the sim network, and a local cluster its connection file names by a
+  // label no RPC answers to (`coffer demo-x402`'s demo-localnet): only that Coffer knows its chain.
+  const throughCoffer = network === 'sim' || (flags.network === undefined && !namesRpcNetwork(network));
   const cofferUrl = flags['coffer-url'] ?? connection?.url;
   const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
   if (facilitator !== undefined && !/^https?:\/\//.test(facilitator))
     throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
-  if (network === 'sim' && !cofferUrl) {
+  if (throughCoffer && !cofferUrl) {
     throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
   }
-  const lookup =
-    network === 'sim'
-      ? await cofferTransferLookup(cofferUrl!)
-      : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
+  const lookup = throughCoffer
+    ? await cofferTransferLookup(cofferUrl!)
+    : await rpcTransferLookup(network, process.env.COFFER_USDC_MINT || undefined);
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  const base = await baseLookup(network, cofferUrl, log);
+  const base = await baseLookup(throughCoffer, network, cofferUrl, log);
   // x402 needs a network x402 names: Solana's on devnet and mainnet, the Base rail's chain anywhere
   // (on sim, the embedded EVM chain); the facilitator's /supported then says which it settles.
   if (facilitator !== undefined && x402Networks(lookup.network) === null && base === null) {
@@ -105,22 +107,32 @@ export async function demoApi(flags: {
 }
 
 /**
- * The Base chain the demo API reads Base receipts on: the Coffer server's embedded one on sim, else
- * COFFER_BASE_RPC or the public RPC of the Base network that goes with the Solana one. None where the
- * rail is off or its node cannot be reached now (said once; Solana receipts are taken all the same).
+ * The Base chain the demo API reads Base receipts on: through the Coffer, the chain it pays Base on
+ * (its embedded one, else COFFER_BASE_RPC: the node of its own it reads); else COFFER_BASE_RPC or the
+ * public RPC of the Base network that goes with the Solana one. None where the rail is off or its
+ * node cannot be read now (said once; Solana receipts are taken all the same, and its 402s offer no
+ * Base: a Base receipt it could not verify would be money taken for nothing).
  */
-async function baseLookup(network: string, cofferUrl: string | undefined, log: (message: string) => void) {
+async function baseLookup(throughCoffer: boolean, network: string, cofferUrl: string | undefined, log: (message: string) => void) {
   const rpc = process.env.COFFER_BASE_RPC || undefined;
   if (rpc === 'off') return null;
   try {
-    const lookup =
-      network === 'sim'
-        ? await cofferBaseTransferLookup(cofferUrl!)
-        : await rpcBaseTransferLookup(network, rpc, process.env.COFFER_BASE_USDC || undefined);
+    const lookup = throughCoffer
+      ? await cofferBaseTransferLookup(cofferUrl!, rpc)
+      : await rpcBaseTransferLookup(network, rpc, process.env.COFFER_BASE_USDC || undefined);
     return lookup === null ? null : { lookup };
   } catch (error) {
     log(`demo API: Base receipts are not taken (its chain could not be read: ${(error as Error).message})`);
     return null;
+  }
+}
+
+/** Whether `network` is one an RPC answers to: devnet, mainnet or an http(s) URL (sim is not). */
+function namesRpcNetwork(network: string): boolean {
+  try {
+    return parseNetwork(network).kind === 'rpc';
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getAddress } from 'viem';
+import { getAddress, http } from 'viem';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
 import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
 import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
@@ -64,19 +64,34 @@ export async function rpcTransferLookup(network: string, usdcMint?: string): Pro
 }
 
 /**
- * Reads Base transfers from the embedded EVM chain a Coffer server holds (its `POST /evm-rpc`), as its
- * health names it: how a paid API on the sim network verifies Base receipts. Null where the server's
- * Base rail is off.
+ * Reads Base transfers from the chain a Coffer server pays Base on, as its health names it: its
+ * embedded EVM chain (`POST /evm-rpc`), or, where its Base rail reads a node of its own and it serves
+ * none, that node given as `rpcUrl` (COFFER_BASE_RPC), answering the same chain id. How a paid API on
+ * the sim network verifies Base receipts. Null where the server's Base rail is off; throws, saying
+ * what to give, where neither answers that chain.
  */
-export async function cofferBaseTransferLookup(cofferUrl: string) {
+export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: string) {
   const base = cofferUrl.replace(/\/+$/, '');
   const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
   if (!health.base) return null;
-  return evmTransferLookup(rpcTransport(`${base}/evm-rpc`), {
-    name: health.base.network,
-    chainId: health.base.chainId,
-    usdc: getAddress(health.base.usdc),
-  });
+  const network = { name: health.base.network, chainId: health.base.chainId, usdc: getAddress(health.base.usdc) };
+  for (const url of [`${base}/evm-rpc`, ...(rpcUrl === undefined ? [] : [rpcUrl])]) {
+    if ((await chainIdAt(url)) === network.chainId) return evmTransferLookup(rpcTransport(url), network);
+  }
+  throw new Error(
+    rpcUrl === undefined
+      ? `the Coffer at ${base} reads Base (${network.name}) from a node of its own, not at /evm-rpc: give that node's URL as COFFER_BASE_RPC`
+      : `neither the Coffer at ${base} (/evm-rpc) nor COFFER_BASE_RPC ${rpcUrl} answers Base's chain id there, ${network.chainId}`,
+  );
+}
+
+/** The chain id an EVM JSON-RPC answers, or null where it answers none (no such route, not a node). */
+async function chainIdAt(rpcUrl: string): Promise<number | null> {
+  try {
+    return Number(BigInt((await http(rpcUrl, { retryCount: 0, timeout: 10_000 })({}).request({ method: 'eth_chainId' })) as string));
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { rmSync, statSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, json, runCoffer, spawnDemoApi, spawnServe } from '../helpers/serve-process.js';
 import { ownerApi, readConnection } from '../helpers/owner-api.js';
@@ -23,6 +23,7 @@ import { useCoffer } from '../helpers/server-fixture.js';
 import { deployAgent } from '../helpers/coffer.js';
 import { payUsdc } from '../helpers/pay.js';
 import { startEvmFacilitator } from '../fixtures/x402-evm-peers.js';
+import { TestEvmNode } from '../fixtures/test-evm-node.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_VIEM_CHAIN } from '../../server/chain/evm/sim/chain.js';
 import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
@@ -257,6 +258,92 @@ describe('coffer demo-api on sim without a Base rail', () => {
         /x402 is paid on Solana on devnet and mainnet, and on Base where the Base rail is open; this demo API verifies sim without Base/,
       );
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A Coffer on sim whose Base rail reads a node of its own (COFFER_BASE_RPC) serves no embedded chain
+ * at /evm-rpc: a demo API beside it offered Base all the same, so an agent paid on Base, and every
+ * receipt then answered 503 (its chain read at /evm-rpc answered 404): money taken, nothing served.
+ */
+describe('coffer demo-api beside a Coffer on sim whose Base rail reads a node of its own', () => {
+  let node: TestEvmNode;
+  beforeAll(async () => {
+    node = await TestEvmNode.start();
+  });
+  const t = useCoffer(() => ({ baseRpc: node.url }));
+  afterAll(async () => {
+    await node.stop();
+  });
+
+  /** The demo API beside `t`, by its URL (no connection file in its own data dir), with `env`. */
+  async function demoApiBeside(dir: string, env: Record<string, string> = {}) {
+    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dir, '--port', '0', '--coffer-url', t.url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    let stderr = '';
+    demo.stderr!.on('data', (chunk) => (stderr += chunk));
+    const firstLine = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: demo.stdout! }).once('line', resolve);
+      demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}: ${stderr}`)));
+    });
+    return { demo, firstLine, url: /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!, stderr: () => stderr };
+  }
+
+  it('reads through the Coffer its data dir names by a label no RPC answers to (demo-x402 names its local cluster demo-localnet)', async () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, 'connection.json'), JSON.stringify({ url: t.url, network: 'demo-localnet' }));
+    const demo = spawn(process.execPath, [CLI, 'demo-api', '--data-dir', dir, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, COFFER_BASE_RPC: node.url },
+    });
+    let stderr = '';
+    demo.stderr!.on('data', (chunk) => (stderr += chunk));
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: demo.stdout! }).once('line', resolve);
+        demo.once('exit', (code) => reject(new Error(`demo-api exited with ${code}: ${stderr}`)));
+      });
+      expect(firstLine).toMatch(/\(network: sim, and Base on base-sepolia; GET /);
+    } finally {
+      demo.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('offers no Base, and says why, where it cannot read that node; given it as COFFER_BASE_RPC, takes a Base receipt', async () => {
+    const dir = tempDataDir();
+    const blind = await demoApiBeside(dir);
+    try {
+      expect(blind.firstLine).toMatch(/\(network: sim; GET /);
+      expect(blind.stderr()).toMatch(
+        /demo API: Base receipts are not taken \(its chain could not be read: the Coffer at http\S+ reads Base \(base-sepolia\) from a node of its own, not at \/evm-rpc: give that node's URL as COFFER_BASE_RPC\)/,
+      );
+      const unpaid = await json(fetch(`${blind.url}/weather?city=Oslo`));
+      expect(unpaid.base).toBeUndefined();
+    } finally {
+      blind.demo.kill('SIGTERM');
+    }
+
+    const seeing = await demoApiBeside(dir, { COFFER_BASE_RPC: node.url });
+    try {
+      expect(seeing.firstLine).toMatch(/\(network: sim, and Base on base-sepolia; GET /);
+      const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base as string;
+      await node.fundEth(treasury, 10n ** 18n);
+      await node.mint(treasury, 5_000_000n);
+      const { apiKey } = await deployAgent(t, 'beside-node', { dailyBudget: '1', maxPerPayment: '0.05' });
+      const allocated = await t.api('POST', t.withOwner('/v1/agents/beside-node/allocate'), { body: { amount: '1', rail: 'base' } });
+      expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
+      const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'beside-node', apiKey };
+      const { response, payment } = await payingFetch(`${seeing.url}/weather?city=Oslo`, {}, { agent, rail: 'base' });
+      expect(response.status).toBe(200);
+      expect((await json(response)).city).toBe('Oslo');
+      expect(payment!.rail).toBe('base');
+    } finally {
+      seeing.demo.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     }
   });
