@@ -196,9 +196,7 @@ export const fetchPaidOutput = open({
       amount: usdc('paid'),
       status: z
         .string()
-        .describe(
-          'confirmed; or pending for an x402 payment the seller settled and Coffer confirms just after (it was paid: never pay again)',
-        ),
+        .describe('confirmed; or pending for an x402 payment whose settlement Coffer has not seen yet (it was paid: never pay again)'),
       agentStopped,
     })
     .nullable()

@@ -509,7 +509,16 @@ describe('Coffer pays x402 sellers on Base', () => {
         content: { text: string }[];
       };
       expect(result.isError, result.content[0]?.text).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', rail: 'base', amount: '0.01' } });
+      expect(result.structuredContent).toMatchObject({
+        status: 200,
+        payment: {
+          protocol: 'x402',
+          rail: 'base',
+          amount: '0.01',
+          status: 'confirmed',
+          txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        },
+      });
     } finally {
       await client.close();
     }

@@ -252,8 +252,9 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
           content: { text: string }[];
         };
         expect(result.isError, result.content[0]?.text).toBeFalsy();
-        // Answered at once, as payingFetch answers: Coffer confirms the payment by the seller's report just after.
-        expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'pending' } });
+        // As `coffer fetch` says it: Coffer's word once the seller's settlement reached it.
+        expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', amount: '0.01', status: 'confirmed' } });
+        expect(result.structuredContent.payment.txSignature).toEqual(expect.any(String));
         expect(JSON.parse(result.structuredContent.body)).toMatchObject({ data: 'the paid answer' });
         expect(seller.served).toBe(served + 1);
       }
@@ -275,7 +276,7 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
       const result = (await calling) as { isError?: boolean; structuredContent?: any; content: { text: string }[] };
       expect(result.isError, result.content[0]?.text).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', status: 'pending' } });
+      expect(result.structuredContent).toMatchObject({ status: 200, payment: { protocol: 'x402', status: 'confirmed' } });
       expect(v2.served).toBe(served + 1);
     } finally {
       await client.close();

@@ -54,7 +54,7 @@ async function purchase(
   onHeld: (approval: Approval) => void,
 ): Promise<object> {
   try {
-    const { response, payment, signedIn } = await payingFetch(
+    const { response, settlement, signedIn } = await payingFetch(
       request.url,
       { method: request.method ?? 'GET', body: request.body, headers: request.headers },
       {
@@ -63,6 +63,9 @@ async function purchase(
         ...(request.rail === undefined ? {} : { rail: request.rail }),
       },
     );
+    // Coffer's word on the payment once the seller's answer reached it (a few milliseconds), as
+    // `coffer fetch` says it: an x402 payment the seller settled is `confirmed`, with its transaction.
+    const payment = await settlement;
     const text = await response.text();
     return {
       status: response.status,
