@@ -4,7 +4,7 @@ import { openDatabase } from '../store/database.js';
 import { systemClock } from '../core/ports/keys.js';
 import { loopbackRefusal } from '../http/guards.js';
 import { closeServer, listenOnLoopback } from '../boot/loopback-server.js';
-import { openEmbeddedEvm } from '../chain/evm/sim/chain.js';
+import { openEmbeddedEvm, type EmbeddedEvm } from '../chain/evm/sim/chain.js';
 import { EVM_RPC_PATH, evmRpcRoute } from '../chain/evm/sim/json-rpc-route.js';
 import { USDC_ABI } from '../chain/evm/usdc-abi.js';
 
@@ -42,10 +42,11 @@ export const DEMO_EVM_CHAIN_ID = 790_527;
  * any EVM RPC (`COFFER_BASE_RPC`), as do the official facilitator and buyer: the chain is the demo's,
  * not Coffer's. Its test money comes from the chain's faucet, which only this process can move.
  */
-export async function startLocalEvmChain(options: { file: string }): Promise<LocalEvmChain> {
+export async function startLocalEvmChain(options: { file: string; idleBlockMs?: number }): Promise<LocalEvmChain> {
   const db = openDatabase(options.file, 'normal');
   try {
     const evm = await openEmbeddedEvm(db, systemClock, { chainId: DEMO_EVM_CHAIN_ID });
+    const blocks = idleBlocks(evm, options.idleBlockMs ?? IDLE_BLOCK_MS);
     let port = 0;
     const app = express();
     app.disable('x-powered-by');
@@ -76,6 +77,7 @@ export async function startLocalEvmChain(options: { file: string }): Promise<Loc
         return decodeFunctionResult({ abi: USDC_ABI, functionName: 'balanceOf', data: result });
       },
       stop: async () => {
+        await blocks.stop();
         await closeServer(listening.server, 5_000);
         db.close();
       },
@@ -84,4 +86,34 @@ export async function startLocalEvmChain(options: { file: string }): Promise<Loc
     db.close();
     throw error;
   }
+}
+
+/**
+ * How long the demo's chain goes without a block: a chain mines as time passes (Base every 2 s),
+ * while the embedded one mines only when a transaction comes, so its time stood still between them.
+ * An x402 authorization that no seller used then never read as ended on it (the demo's Coffer reaches
+ * it as any RPC, and a remote chain is never asked to mine), and its payment stayed pending, its
+ * budget held, until some other transaction came. Within this of the clock passing an authorization's
+ * end, a block says so, and the next chain watch fails the payment `dropped`.
+ */
+const IDLE_BLOCK_MS = 10_000;
+
+/** An empty block whenever the chain went `idleMs` without one (each journaled, as every block is). */
+function idleBlocks(evm: EmbeddedEvm, idleMs: number): { stop(): Promise<void> } {
+  let mining: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    mining = mining
+      .then(async () => {
+        const latest = (await evm.request('eth_getBlockByNumber', ['latest', false])) as { timestamp: `0x${string}` };
+        if (Date.now() - Number(BigInt(latest.timestamp)) * 1000 >= idleMs) await evm.mineToNow();
+      })
+      .catch(() => undefined);
+  }, idleMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await mining;
+    },
+  };
 }
