@@ -3,7 +3,11 @@
 /** A cell that is one amount ("12.50 USDC"): set to the right of its column, so the decimals line up. */
 const isAmount = (cell: string) => /^[\d,.]+ USDC$/.test(cell);
 
-/** Rows as lines, each column as wide as its widest cell (amounts to the right), indented, no trailing spaces. */
+/**
+ * Rows as lines, each column as wide as its widest cell (amounts to the right), indented, no trailing
+ * spaces. A column empty on every line is left out, so an optional cell is given as '' and still
+ * keeps the cells after it in their column.
+ */
 export function aligned(rows: readonly (readonly string[])[], indent = '  '): string {
   const columns = Math.max(0, ...rows.map((row) => row.length));
   const widths = Array.from({ length: columns }, (_, column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -11,7 +15,9 @@ export function aligned(rows: readonly (readonly string[])[], indent = '  '): st
     .map(
       (row) =>
         `${indent}${row
-          .map((cell, column) => (isAmount(cell) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+          .flatMap((cell, column) =>
+            widths[column] === 0 ? [] : [isAmount(cell) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)],
+          )
           .join('  ')
           .trimEnd()}\n`,
     )

@@ -57,10 +57,13 @@ async function historyOf(api: CofferClient, agentId: string, args: ActivityArgs,
   return 0;
 }
 
-/** What an x402 purchase bought, and the rail where it is not Solana: the line's last words. */
+/**
+ * The rail where it is not Solana, and what an x402 purchase bought: the line's last two columns,
+ * empty where there is nothing to say (a column empty on every line is left out: aligned).
+ */
 const tail = (payment: { rail: string; protocol: string; resource: string | null }) => [
-  ...(payment.rail === 'base' ? ['on Base'] : []),
-  ...(payment.protocol === 'x402' ? [`x402 ${payment.resource ?? ''}`.trim()] : []),
+  payment.rail === 'base' ? 'on Base' : '',
+  payment.protocol === 'x402' ? `x402 ${payment.resource ?? ''}`.trim() : '',
 ];
 
 /**
