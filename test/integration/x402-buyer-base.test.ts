@@ -279,7 +279,9 @@ describe('Coffer pays x402 sellers on Base', () => {
       offer.required.accepts = offer.required.accepts.slice(1);
       const refused = await payX402('base-only-offer', agent.apiKey, { ...offer.answer(), rail: 'sol' });
       expectError(refused, 422, 'unsupported_offer');
-      expect(refused.body.error).toMatch(/Coffer pays x402 "exact" in USDC on solana:\S+; the seller offers exact on eip155:84532/);
+      expect(refused.body.error).toMatch(
+        /^on Solana, the rail asked: Coffer pays x402 "exact" in USDC on solana:\S+; the seller offers exact on eip155:84532\S* in \S+; it is payable on Base, with no rail asked$/,
+      );
       expect((await t.api('GET', t.withOwner('/v1/agents/base-only-offer/spend-history'), { key: agent.apiKey })).body.payments).toEqual(
         [],
       );

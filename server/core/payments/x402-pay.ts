@@ -189,11 +189,13 @@ async function payableRequirement(
     const where = RAILS.filter((rail) => asked === undefined || rail === asked)
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
+    // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
+    const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payableOn(ctx, offer, rail) !== null);
     throw new CofferError(
       'unsupported_offer',
       where.length === 0
         ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : RAIL_NAMES[asked]} here; the seller offers ${offered}`
-        : `Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}`,
+        : `${asked === undefined ? '' : `on ${RAIL_NAMES[asked]}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${RAIL_NAMES[elsewhere]}, with no rail asked`}`,
     );
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
