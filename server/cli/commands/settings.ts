@@ -64,9 +64,11 @@ function offsetsWords(timeZone: string, year = new Date().getUTCFullYear()): str
 /** The preferred rail, in words: what it decides and what decides without it. */
 function railLine(rail: Rail | null): string {
   if (rail === null)
-    return "x402 rail  none preferred: where a seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
+    return "x402 rail  none preferred: where an x402 seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
   const name = railName(rail);
-  return `x402 rail  ${name} (set by you): where a seller takes both, ${name} pays when the agent's wallet there holds the amount\n`;
+  // A Coffer paywall's own 402 is paid on Solana whatever is preferred (as the spec's /pay is): said where it differs.
+  const own = rail === 'base' ? "; a Coffer paywall's own 402 is paid on Solana unless asked (coffer fetch --rail base)" : '';
+  return `x402 rail  ${name} (set by you): where an x402 seller takes both, ${name} pays when the agent's wallet there holds the amount${own}\n`;
 }
 
 /** Where Bazaar discovery stands, in a few lines. */
