@@ -90,6 +90,17 @@ async function main(argv: string[]): Promise<number> {
   return unknownCommand(name);
 }
 
+/** Words people use for a command that no spelling distance finds ("coffer history"). */
+const OTHER_WORDS = new Map([
+  ['history', 'activity'],
+  ['payments', 'activity'],
+  ['log', 'activity'],
+  ['pause', 'kill'],
+  ['stop', 'kill'],
+  ['unpause', 'resume'],
+  ['balance', 'status'],
+]);
+
 /** A command not known (run, or asked help for): the one most likely meant ("stauts", "pya") where one is close enough, else the whole usage; exit 2. */
 function unknownCommand(name: string): number {
   // `coffer --data-dir DIR status`: an option before any command.
@@ -105,7 +116,7 @@ function unknownCommand(name: string): number {
     console.error(`coffer: unknown command "${name}". Did you mean "coffer ${withAll!} --all"?\n\n${helpFor(withAll!)}`);
     return 2;
   }
-  const meant = closestOf(name, NAMES);
+  const meant = OTHER_WORDS.get(name) ?? closestOf(name, NAMES);
   if (meant !== null) console.error(`coffer: unknown command "${name}". Did you mean "coffer ${meant}"?\n\n${helpFor(meant)}`);
   else console.error(`coffer: unknown command "${name}"\n\n${helpText(COMMANDS, version)}`);
   return 2;

@@ -330,6 +330,16 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     const typo = await runCoffer(['resume-all']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^coffer: unknown command "resume-all"\. Did you mean "coffer resume --all"\?$/m);
+    // Another word for a command: the command named, not the whole usage.
+    for (const [word, command] of [
+      ['history', 'activity'],
+      ['payments', 'activity'],
+      ['unpause', 'resume'],
+    ]) {
+      const other = await runCoffer([word!]);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(new RegExp(`^coffer: unknown command "${word}"\\. Did you mean "coffer ${command}"\\?$`, 'm'));
+    }
     const optionFirst = await runCoffer(['--data-dir', dataDir, 'status']);
     expect({ code: optionFirst.code, said: optionFirst.stderr }).toMatchObject({
       code: 2,
