@@ -125,7 +125,10 @@ function reservePayment(
   signed: SignedPayment,
 ): { row: PaymentRecord; reading: PolicyReading | null } {
   if (payment.approved === true && !ctx.store.releaseHeldPayment(payment.id)) {
-    throw new CofferError('internal', `payment ${payment.id} is no longer held for the owner`);
+    throw new CofferError(
+      'approval_decided',
+      `payment ${payment.id} is no longer held for the owner (made or ended meanwhile); nothing was paid again`,
+    );
   }
   const { refusal, reading } = judgeInReservation(ctx, agent, payment, wallet, signed.payerSignature);
   refuse(refusal);

@@ -111,7 +111,16 @@ export async function payX402(
         if (earlier !== null) return answerEarlier(ctx, earlier);
         const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
         const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
-        const moved = await movePayment(ctx, principal, agent, payment, sign);
+        let moved: Awaited<ReturnType<typeof movePayment>>;
+        try {
+          moved = await movePayment(ctx, principal, agent, payment, sign);
+        } catch (error) {
+          // The same purchase asked again at once under this approval: both passed the checks above
+          // before either wrote, and the other reserved it. That purchase is the answer, once.
+          const now = ctx.store.getPayment(held.id);
+          if (now !== null && now.status !== 'held' && now.status !== 'failed') return answerEarlier(ctx, now);
+          throw error;
+        }
         return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
       }
       const earlier = await earlierPayment(ctx, agent, asked);

@@ -339,6 +339,16 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
   });
 
+  it('approved, the same purchase asked twice at once under its approval is bought once, and both answer it', async () => {
+    const approval = await heldPurchase();
+    await core.engine.approve(core.asOwner, approval.approvalId);
+    const buy = () => core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, 'x-twice');
+    const [first, second] = await Promise.all([buy(), buy()]);
+    expect(first).toMatchObject({ paymentId: approval.paymentId, status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
+    expect(second).toEqual(first);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+  });
+
   it('denied, the purchase with its approval is payment_denied; approved and never bought, it expires with its request and frees its budget', async () => {
     const denied = await heldPurchase(2_000_000n, null);
     core.engine.deny(core.asOwner, denied.approvalId);
