@@ -127,7 +127,7 @@ function reservePayment(
   if (payment.approved === true && !ctx.store.releaseHeldPayment(payment.id)) {
     throw new CofferError(
       'approval_decided',
-      `payment ${payment.id} is no longer held for the owner (made or ended meanwhile); nothing was paid again`,
+      `payment ${payment.id} is no longer held for the owner: it was made or ended meanwhile, and this request paid nothing`,
     );
   }
   const { refusal, reading } = judgeInReservation(ctx, agent, payment, wallet, signed.payerSignature);

@@ -115,10 +115,11 @@ export async function payX402(
         try {
           moved = await movePayment(ctx, principal, agent, payment, sign);
         } catch (error) {
-          // The same purchase asked again at once under this approval: both passed the checks above
-          // before either wrote, and the other reserved it. That purchase is the answer, once.
-          const now = ctx.store.getPayment(held.id);
-          if (now !== null && now.status !== 'held' && now.status !== 'failed') return answerEarlier(ctx, now);
+          // The same request asked again at once (its Idempotency-Key): both passed the checks above
+          // before either wrote, and the other reserved the purchase. It answers that purchase, as a
+          // retry after it does; another request under the approval is refused (approval_decided).
+          const reserved = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
+          if (reserved !== null) return answerEarlier(ctx, reserved);
           throw error;
         }
         return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });

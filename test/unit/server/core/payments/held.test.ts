@@ -339,14 +339,26 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
   });
 
-  it('approved, the same purchase asked twice at once under its approval is bought once, and both answer it', async () => {
+  it('approved, the same request asked twice at once under its approval is bought once, and both answer it; another request is refused', async () => {
     const approval = await heldPurchase();
     await core.engine.approve(core.asOwner, approval.approvalId);
-    const buy = () => core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, 'x-twice');
-    const [first, second] = await Promise.all([buy(), buy()]);
+    const buy = (key: string) => core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, key);
+    const [first, second] = await Promise.all([buy('x-twice'), buy('x-twice')]);
     expect(first).toMatchObject({ paymentId: approval.paymentId, status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
     expect(second).toEqual(first);
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+
+    // Another engine: two requests under one approval, each with a key of its own.
+    const other = await heldPurchase(2_000_000n, 'x-other-held');
+    await core.engine.approve(core.asOwner, other.approvalId);
+    const answers = await Promise.allSettled([
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-one'),
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-two'),
+    ]);
+    expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(1);
+    const refused = answers.find((answer) => answer.status === 'rejected');
+    expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'approval_decided' });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
   });
 
   it('denied, the purchase with its approval is payment_denied; approved and never bought, it expires with its request and frees its budget', async () => {
