@@ -20,22 +20,30 @@ export type Settlement = { ok: true; settled: SettleResponse; payer: string };
 export class PendingSettlements {
   private readonly until = new Map<string, number>();
 
-  has(payload: PaymentPayload, now: number): boolean {
-    return (this.until.get(keyOf(payload)) ?? -Infinity) >= now;
+  has(payment: PresentedPayment, now: number): boolean {
+    return (this.until.get(keyOf(payment)) ?? -Infinity) >= now;
   }
 
-  add(payload: PaymentPayload, until: number, now: number): void {
+  add(payment: PresentedPayment, until: number, now: number): void {
     for (const [key, end] of this.until) if (end < now) this.until.delete(key);
-    this.until.set(keyOf(payload), until);
+    this.until.set(keyOf(payment), until);
   }
 
-  delete(payload: PaymentPayload): void {
-    this.until.delete(keyOf(payload));
+  delete(payment: PresentedPayment): void {
+    this.until.delete(keyOf(payment));
   }
 }
 
-/** The whole payment as presented: only the same payment, byte for byte, skips the verify. */
-const keyOf = (payload: PaymentPayload) => JSON.stringify(payload);
+/** A payment as presented, and the terms of the route it was presented on. */
+type PresentedPayment = { payload: PaymentPayload; requirements: PaymentRequirements | PaymentRequirementsV1 };
+
+/**
+ * The whole payment as presented, with the route's terms it was verified against: only the same
+ * payment, for the same terms, skips the verify. (A v1 payment names no nonce of the paywall's: the
+ * terms keep one left pending on a cheap route from being served on a dear one, where the facilitator's
+ * resumed settle checks the transfer against the payment's own authorization only.)
+ */
+const keyOf = ({ payload, requirements }: PresentedPayment) => JSON.stringify([payload, requirements]);
 
 /**
  * The payment verified, then settled, by the facilitator against `requirements`; either one's
@@ -50,7 +58,8 @@ export async function verifiedAndSettled(
 ): Promise<Settlement | X402Refusal> {
   // A payment left pending was verified when first presented; verified again now, its used
   // authorization would fail (see PendingSettlements).
-  const resumed = pending.settlements.has(payload, pending.now);
+  const presented = { payload, requirements };
+  const resumed = pending.settlements.has(presented, pending.now);
   let payer: string | undefined;
   if (!resumed) {
     const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
@@ -69,10 +78,10 @@ export async function verifiedAndSettled(
   let settled = await settle();
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
-    pending.settlements.add(payload, pending.until, pending.now);
+    pending.settlements.add(presented, pending.until, pending.now);
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
-  pending.settlements.delete(payload);
+  pending.settlements.delete(presented);
   if (!settled.success)
     return refuse(
       'payment_rejected',

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { FacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { PendingSettlements, verifiedAndSettled } from '../../../../server/x402/x402-settlement.js';
+
+/**
+ * A facilitator at a URL (the edge of the world) whose settlement stays pending while its chain has
+ * not mined, then resumes it; its verify refuses an authorization already used, as the official EVM
+ * facilitator's simulation does.
+ */
+function slowFacilitator() {
+  const state = { mined: false, used: false, verifies: 0, settles: 0 };
+  const facilitator: FacilitatorClient = {
+    getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+    verify: async () => {
+      state.verifies += 1;
+      return state.used ? { isValid: false, invalidReason: 'nonce_used', payer: '0xpayer' } : { isValid: true, payer: '0xpayer' };
+    },
+    settle: async (_payload, requirements) => {
+      state.settles += 1;
+      state.used = true;
+      return state.mined
+        ? { success: true, transaction: '0xabc', network: requirements.network, payer: '0xpayer' }
+        : { success: false, errorReason: 'settlement_pending', transaction: '0xabc', network: requirements.network, payer: '0xpayer' };
+    },
+  } as FacilitatorClient;
+  return { facilitator, state };
+}
+
+const payload = { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x1' } } as unknown as PaymentPayload;
+const route = (amount: string) =>
+  ({ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: amount, payTo: '0xseller' }) as unknown as PaymentRequirements;
+
+describe('a settlement left pending', () => {
+  it('is resumed when the same payment is presented again for the same terms, and verified afresh for other terms', async () => {
+    const { facilitator, state } = slowFacilitator();
+    const settlements = new PendingSettlements();
+    const pending = { settlements, until: 10_000, now: 1_000 };
+    await expect(verifiedAndSettled(facilitator, payload, route('10000'), pending)).rejects.toThrow(/has not finished settling 0xabc/);
+    expect(state).toMatchObject({ verifies: 1, settles: 2 });
+    state.mined = true;
+    // On a dearer route: verified afresh, and the used authorization is refused.
+    expect(await verifiedAndSettled(facilitator, payload, route('1000000'), pending)).toMatchObject({
+      ok: false,
+      code: 'payment_rejected',
+    });
+    // On its own route: settled, with no verify.
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending)).toMatchObject({
+      ok: true,
+      settled: { transaction: '0xabc' },
+      payer: '0xpayer',
+    });
+    expect(state).toMatchObject({ verifies: 2, settles: 3 });
+    // Settled, it is forgotten: presented again, it is verified (and refused).
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending)).toMatchObject({ ok: false });
+    expect(state.verifies).toBe(3);
+  });
+
+  it('is forgotten once its terms end', async () => {
+    const { facilitator, state } = slowFacilitator();
+    const settlements = new PendingSettlements();
+    await expect(verifiedAndSettled(facilitator, payload, route('10000'), { settlements, until: 2_000, now: 1_000 })).rejects.toThrow();
+    state.mined = true;
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), { settlements, until: 9_000, now: 2_001 })).toMatchObject({
+      ok: false,
+    });
+    expect(state.verifies).toBe(2);
+  });
+});
