@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getAddress, http } from 'viem';
+import { getAddress } from 'viem';
 import type { TransferFound, TransferLookup } from '../core/ports/chain.js';
 import { NAMED_RPC_NETWORKS, identifyCluster, parseNetwork } from '../chain/solana/networks.js';
 import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
@@ -75,23 +75,42 @@ export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: strin
   const health = healthSchema.parse(await (await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(10_000) })).json());
   if (!health.base) return null;
   const network = { name: health.base.network, chainId: health.base.chainId, usdc: getAddress(health.base.usdc) };
-  for (const url of [`${base}/evm-rpc`, ...(rpcUrl === undefined ? [] : [rpcUrl])]) {
-    if ((await chainIdAt(url)) === network.chainId) return evmTransferLookup(rpcTransport(url), network);
+  // Its embedded chain, where it serves one (a Coffer whose rail reads a node answers 404 there).
+  const own = await chainIdServedAt(`${base}/evm-rpc`);
+  if (own === network.chainId) return evmTransferLookup(rpcTransport(`${base}/evm-rpc`), network);
+  if (rpcUrl === undefined) {
+    throw new Error(
+      own === null
+        ? `the Coffer at ${base} reads Base (${network.name}) from a node of its own, not at /evm-rpc: give that node's URL as COFFER_BASE_RPC`
+        : `the Coffer at ${base} serves chain ${own} at /evm-rpc, not Base's chain there, ${network.chainId}`,
+    );
   }
-  throw new Error(
-    rpcUrl === undefined
-      ? `the Coffer at ${base} reads Base (${network.name}) from a node of its own, not at /evm-rpc: give that node's URL as COFFER_BASE_RPC`
-      : `neither the Coffer at ${base} (/evm-rpc) nor COFFER_BASE_RPC ${rpcUrl} answers Base's chain id there, ${network.chainId}`,
-  );
+  const given = await chainIdServedAt(rpcUrl);
+  if (given !== network.chainId) {
+    throw new Error(
+      `COFFER_BASE_RPC ${rpcUrl} answers ${given === null ? 'no EVM JSON-RPC' : `chain ${given}`}, not Base's chain there, ${network.chainId}`,
+    );
+  }
+  return evmTransferLookup(rpcTransport(rpcUrl), network);
 }
 
-/** The chain id an EVM JSON-RPC answers, or null where it answers none (no such route, not a node). */
-async function chainIdAt(rpcUrl: string): Promise<number | null> {
-  try {
-    return Number(BigInt((await http(rpcUrl, { retryCount: 0, timeout: 10_000 })({}).request({ method: 'eth_chainId' })) as string));
-  } catch {
-    return null;
-  }
+/**
+ * The chain id an EVM JSON-RPC answers; null where there is none at that URL (404). Anything else
+ * (a timeout, a Coffer shutting down) is thrown as it is: a node that cannot be read now is not one
+ * that is not there.
+ */
+async function chainIdServedAt(rpcUrl: string): Promise<number | null> {
+  const answer = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (answer.status === 404) return null;
+  if (!answer.ok) throw new Error(`${rpcUrl} answered ${answer.status} to eth_chainId`);
+  const { result } = (await answer.json()) as { result?: unknown };
+  if (typeof result !== 'string') throw new Error(`${rpcUrl} answered eth_chainId with no chain id`);
+  return Number(BigInt(result));
 }
 
 /**
