@@ -46,7 +46,6 @@ export async function startLocalEvmChain(options: { file: string; idleBlockMs?: 
   const db = openDatabase(options.file, 'normal');
   try {
     const evm = await openEmbeddedEvm(db, systemClock, { chainId: DEMO_EVM_CHAIN_ID });
-    const blocks = idleBlocks(evm, options.idleBlockMs ?? IDLE_BLOCK_MS);
     let port = 0;
     const app = express();
     app.disable('x-powered-by');
@@ -59,6 +58,8 @@ export async function startLocalEvmChain(options: { file: string; idleBlockMs?: 
     app.use(evmRpcRoute(evm));
     const listening = await listenOnLoopback(app, 0, { requestTimeoutMs: 60_000 });
     port = listening.port;
+    // Once it serves: a start that fails before leaves no timer behind.
+    const blocks = idleBlocks(evm, options.idleBlockMs ?? IDLE_BLOCK_MS);
     return {
       url: `http://127.0.0.1:${port}${EVM_RPC_PATH}`,
       chainId: evm.chainId,
@@ -93,12 +94,14 @@ export async function startLocalEvmChain(options: { file: string; idleBlockMs?: 
  * while the embedded one mines only when a transaction comes, so its time stood still between them.
  * An x402 authorization that no seller used then never read as ended on it (the demo's Coffer reaches
  * it as any RPC, and a remote chain is never asked to mine), and its payment stayed pending, its
- * budget held, until some other transaction came. Within this of the clock passing an authorization's
- * end, a block says so, and the next chain watch fails the payment `dropped`.
+ * budget held, until some other transaction came. Within this (and a third more) of the clock passing
+ * an authorization's end, a block says so, and the next chain watch fails the payment `dropped`. Each
+ * block is journaled and replayed at the next start (about 0.3 ms each): 30 s is 2,880 blocks, about
+ * a second of start, a day left running idle.
  */
-const IDLE_BLOCK_MS = 10_000;
+const IDLE_BLOCK_MS = 30_000;
 
-/** An empty block whenever the chain went `idleMs` without one (each journaled, as every block is). */
+/** An empty block once the chain went `idleMs` without one (each journaled, as every block is), looked at every third of it. */
 function idleBlocks(evm: EmbeddedEvm, idleMs: number): { stop(): Promise<void> } {
   let mining: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
@@ -107,8 +110,9 @@ function idleBlocks(evm: EmbeddedEvm, idleMs: number): { stop(): Promise<void> }
         const latest = (await evm.request('eth_getBlockByNumber', ['latest', false])) as { timestamp: `0x${string}` };
         if (Date.now() - Number(BigInt(latest.timestamp)) * 1000 >= idleMs) await evm.mineToNow();
       })
+      // A block not mined now is mined at the next look; a chain that cannot mine says so at its next request.
       .catch(() => undefined);
-  }, idleMs);
+  }, idleMs / 3);
   timer.unref();
   return {
     stop: async () => {
