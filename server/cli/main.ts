@@ -96,7 +96,6 @@ const OTHER_WORDS = new Map([
   ['payments', 'activity'],
   ['log', 'activity'],
   ['pause', 'kill'],
-  ['stop', 'kill'],
   ['unpause', 'resume'],
   ['balance', 'status'],
 ]);
