@@ -237,6 +237,18 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(asked.body).toMatchObject({ rail: 'base', recipient: seller });
     });
 
+    it('refused for want of funds on both, says what each rail holds', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '600000');
+      const agent = await fundedAgent('both-short', '0.50', {}, '0.25');
+      const refused = await payX402('both-short', agent.apiKey, offer.answer());
+      expectError(refused, 402, 'insufficient_funds');
+      expect(refused.body.error).toBe(
+        "the agent's wallet holds 0.25 USDC available on Solana, less than 0.60; on Base, where the offer is payable too, 0.50",
+      );
+    });
+
     it("pays on the owner's preferred rail where it holds the funds, else where the funds are", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -85,7 +85,7 @@ export function judgeInReservation(
     archivedRecipientRefusal(recipient, ctx.store.findArchivedAgentByWallet(walletOfRecipient(ctx, recipient, payment.rail))) ??
     // The wallet's last reading less what left it since and what it has promised away on the
     // payment's rail (payments, and returns to the treasury, not settled yet).
-    balanceRefusal(freeBalance(ctx, agent, payment.rail, wallet), amount, payment.rail) ??
+    balanceRefusal(freeBalance(ctx, agent, payment.rail, wallet), amount, payment.rail, payment.alsoShort) ??
     noncePaidRefusal(payment.nonce === null ? null : ctx.store.findLivePaymentByMemo(owner, agentId, recipient, payment.nonce)) ??
     sameX402Refusal(payerSignature === null ? null : ctx.store.findLivePaymentByPayerSignature(payerSignature));
   return { refusal, reading: policy.reading() };

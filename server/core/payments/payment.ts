@@ -37,6 +37,11 @@ export interface PaymentToMove extends PaymentAsked {
    * yes is not the agent's pace).
    */
   approved?: boolean;
+  /**
+   * An x402 offer payable on another rail too, whose wallet there did not hold the amount either
+   * when the rail was chosen (x402-pay.ts railWithFunds): its figure, said in a refusal for want of funds.
+   */
+  alsoShort?: { rail: Rail; free: bigint };
 }
 
 /** A payment's signed transaction, with what x402 hands out (null for a payment Coffer sends). */

@@ -51,13 +51,19 @@ export const archivedRecipientRefusal = (recipient: string, archived: AgentRecor
         `${recipient} is the wallet of agent "${archived.agentId}", which is archived: it takes no payments`,
       );
 
-/** What the wallet holds on the rail paid, beyond what it has promised away there (pending payments and returns), must cover the payment. */
-export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail): Refusal =>
+/**
+ * What the wallet holds on the rail paid, beyond what it has promised away there (pending payments and
+ * returns), must cover the payment. `alsoShort`: the other rail the offer was payable on, short too.
+ */
+export const balanceRefusal = (available: bigint, amount: bigint, rail: Rail, alsoShort?: { rail: Rail; free: bigint }): Refusal =>
   available >= amount
     ? null
     : new CofferError(
         'insufficient_funds',
-        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}`,
+        `the agent's wallet holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(rail)}, less than ${formatUsdc(amount)}` +
+          (alsoShort === undefined
+            ? ''
+            : `; on ${railName(alsoShort.rail)}, where the offer is payable too, ${formatUsdc(alsoShort.free < 0n ? 0n : alsoShort.free)}`),
       );
 
 /** A paid API's nonce is paid once per recipient: `earlier` is a live payment of it. */

@@ -92,6 +92,7 @@ export async function payX402(
         ]),
         sentBy: 'seller' as const,
         rail,
+        ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
       };
       const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
       const sign = async () => {
@@ -175,6 +176,8 @@ interface Payable {
   requirement: X402Requirement;
   rail: Rail;
   recipient: string;
+  /** The other rail the offer is payable on, whose wallet does not hold the amount either (railWithFunds). */
+  alsoShort?: { rail: Rail; free: bigint };
 }
 
 /**
@@ -252,7 +255,9 @@ async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: P
       freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading),
     ),
   );
-  return ordered.find((payable, index) => free[index]! >= payable.requirement.amount) ?? ordered[0]!;
+  const funded = ordered.find((payable, index) => free[index]! >= payable.requirement.amount);
+  // Neither holds it: the refusal to come names the other rail's figure too.
+  return funded ?? { ...ordered[0]!, alsoShort: { rail: ordered[1]!.rail, free: free[1]! } };
 }
 
 /**
