@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { connect } from 'node:net';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,11 +96,29 @@ describe('coffer demo-api beside coffer serve', () => {
     const serve = await spawnServe(dataDir);
     try {
       for (const signals of [['SIGINT', 'SIGINT'], ['SIGHUP']] as const) {
-        const { child: demo } = await spawnDemoApi(dataDir);
+        const { child: demo, url } = await spawnDemoApi(dataDir);
         const exited = new Promise<[number | null, string | null]>((resolve) =>
           demo.once('exit', (code, signal) => resolve([code, signal])),
         );
-        for (const signal of signals) demo.kill(signal);
+        // A request still arriving holds the stop open (its server closes once it is answered), so
+        // each signal surely lands while the demo API is stopping, however loaded the machine is.
+        const { port } = new URL(url);
+        const socket = connect(Number(port), '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write('GET /weather?city=Oslo HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+        const answered = new Promise<string>((resolve) => {
+          let text = '';
+          socket.on('data', (chunk) => (text += chunk));
+          socket.on('close', () => resolve(text));
+        });
+        for (const signal of signals) {
+          demo.kill(signal);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect(demo.exitCode, `${signal}: the stop waits for the request`).toBeNull();
+          expect(demo.signalCode).toBeNull();
+        }
+        socket.write('\r\n');
+        expect(await answered).toMatch(/^HTTP\/1\.1 402 /);
         expect(await exited, signals.join(', ')).toEqual([0, null]);
       }
     } finally {
