@@ -148,6 +148,60 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it("one rail's node away holds back neither the other rail's deposits nor its pending payments", async () => {
+    const log: string[] = [];
+    const watch = startChainWatch(t.coffer, (line) => log.push(line), 3_600_000);
+    const solSeller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+    const deposits = async (rail: string) =>
+      ((await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits as { rail: string; amount: string }[])
+        .filter((deposit) => deposit.rail === rail)
+        .map((deposit) => deposit.amount);
+    try {
+      cluster.airdrop(t.owner);
+      await cluster.depositFromOutside(t.owner, micro('4'));
+      await cluster.depositFromOutside(solSeller, 1n);
+      const agent = await deployAgent(t, 'two-rails', { dailyBudget: '5.00', maxPerPayment: '2.00' });
+      expect((await t.api('POST', t.withOwner('/v1/agents/two-rails/allocate'), { body: { amount: '2' } })).status).toBe(200);
+      // A Solana payment sent just before its node went away: pending, though it landed.
+      cluster.offlineAfterNextSend = true;
+      const paid = await payUsdc(t, 'two-rails', agent.apiKey, { service: 'sol-api', recipient: solSeller, amount: '0.50' });
+      expect(paid.status).toBe(502);
+      const status = () => t.coffer.db.prepare("SELECT status FROM payments WHERE agent_id = 'two-rails'").pluck().all();
+      expect(status()).toEqual(['pending']);
+      cluster.offline = false;
+
+      // Base's node away: Solana's deposits and its pending payment are read all the same.
+      node.offline = true;
+      await cluster.depositFromOutside(t.owner, micro('0.75'));
+      await watch.tick();
+      expect(status()).toEqual(['confirmed']);
+      expect(await deposits('sol')).toContain('0.75');
+      expect(log.filter((line) => /Base/.test(line))).toHaveLength(1);
+
+      // Solana's away: Base's deposits are read all the same.
+      cluster.offline = true;
+      node.offline = false;
+      await node.mint(treasury, micro('0.25'));
+      await watch.tick();
+      expect(await deposits('base')).toContain('0.25');
+      expect(log.filter((line) => /Solana/.test(line))).toHaveLength(1);
+      cluster.offline = false;
+      await watch.tick();
+      expect(log.filter((line) => /answers again/.test(line))).toEqual([
+        "chain watch: Base's RPC answers again",
+        "chain watch: Solana's RPC answers again",
+      ]);
+      // Each said in one line (viem's own message spans several: the request's URL, body, version).
+      expect(log.find((line) => /Base's RPC: /.test(line))).toMatch(
+        /^chain watch: Base's RPC: the base-sepolia node did not answer the USDC sent to the treasury: [^\n]+ \(will retry every 3600 s\)$/,
+      );
+    } finally {
+      cluster.offline = false;
+      node.offline = false;
+      await watch.stop();
+    }
+  });
+
   it('opens on the same node again with the same accounts and balances, and refuses another network for its Base rail', async () => {
     await t.stop();
     t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: node.url });

@@ -7,7 +7,7 @@
  * in a short message (viem's would carry the whole call).
  */
 import { BaseError, getAddress, HttpRequestError, RpcError, TimeoutError, type Address, type PublicClient } from 'viem';
-import { CofferError } from '../../wire/errors.js';
+import { nodeUnanswered } from './node-unanswered.js';
 import { USDC_ABI } from './usdc-abi.js';
 
 /**
@@ -19,12 +19,7 @@ const MULTICALL_BYTES = 3_600;
 
 export function createBalanceReads(client: PublicClient, usdc: Address, network: string) {
   let oneAtATime = false;
-  const unreachable = (error: unknown) =>
-    new CofferError(
-      'chain_unavailable',
-      `the ${network} node did not answer the USDC balances: ${error instanceof BaseError ? error.shortMessage : (error as Error).message}`,
-      { cause: error },
-    );
+  const unreachable = (error: unknown) => nodeUnanswered(network, 'the USDC balances', error);
   const balanceOf = (wallet: string) => ({
     address: usdc,
     abi: USDC_ABI,

@@ -49,6 +49,7 @@ import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
+import { nodeUnanswered } from './node-unanswered.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
@@ -259,7 +260,9 @@ export class EvmChain implements Chain {
     wallet: string,
     cursor: string | null,
   ): Promise<{ transfers: IncomingTransfer[]; readUpTo: string | null; unreadable: string[] }> {
-    const read = await transfersTo(this.client, this.net.usdc, getAddress(wallet), blockOfCursor(cursor));
+    const read = await transfersTo(this.client, this.net.usdc, getAddress(wallet), blockOfCursor(cursor)).catch((error: unknown) => {
+      throw nodeUnanswered(this.network, 'the USDC sent to the treasury', error);
+    });
     return { transfers: read.transfers, readUpTo: read.readThrough === null ? cursor : `block:${read.readThrough}`, unreadable: [] };
   }
 

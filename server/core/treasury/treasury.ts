@@ -165,18 +165,29 @@ export function listDeposits(ctx: EngineContext, principal: Principal): Deposits
   return { deposits: ctx.store.listDeposits(principal.owner, DEPOSITS_LIMIT).map(depositView) };
 }
 
+/** What a round of the deposit watcher found: how many deposits it recorded, and the rails it could not read. */
+export interface DepositsPolled {
+  recorded: number;
+  unread: { rail: Rail; error: Error }[];
+}
+
 /**
  * Records USDC that arrived in the treasury from outside, on each rail read from an RPC (the embedded
- * chains have no outside), found by the deposit watcher. Returns how many were recorded.
+ * chains have no outside), found by the deposit watcher. A rail whose node cannot be read is named
+ * in the answer, not thrown: the other rail's deposits are read all the same.
  */
-export async function pollDeposits(ctx: EngineContext, owner: string): Promise<number> {
-  let recorded = 0;
+export async function pollDeposits(ctx: EngineContext, owner: string): Promise<DepositsPolled> {
+  const polled: DepositsPolled = { recorded: 0, unread: [] };
   for (const rail of RAILS) {
     const chain = rail === 'sol' ? ctx.chain : (ctx.base ?? null);
     if (chain === null || chain.isSim) continue;
-    recorded += await pollRailDeposits(ctx, owner, rail, chain);
+    try {
+      polled.recorded += await pollRailDeposits(ctx, owner, rail, chain);
+    } catch (error) {
+      polled.unread.push({ rail, error: error instanceof Error ? error : new Error(String(error)) });
+    }
   }
-  return recorded;
+  return polled;
 }
 
 /**
