@@ -57,11 +57,18 @@ function facilitatorKind<T>(
   let askedAt = 0;
   let refusedAt = 0;
   const ask = async (): Promise<T | null> => {
+    let supported;
     try {
-      const supported = await facilitator.getSupported();
-      return read(exactKindOn(supported.kinds, network));
+      supported = await facilitator.getSupported();
     } catch (error) {
       log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
+      return null;
+    }
+    try {
+      return read(exactKindOn(supported.kinds, network));
+    } catch (error) {
+      // It answered: what it said leaves this network out of the 402s until it says otherwise.
+      log(`paywall: the x402 facilitator answered, but ${(error as Error).message}: its 402s offer no x402 there`);
       return null;
     }
   };

@@ -81,14 +81,14 @@ export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: strin
   if (rpcUrl === undefined) {
     throw new Error(
       own === null
-        ? `the Coffer at ${base} reads Base (${network.name}) from a node of its own, not at /evm-rpc: give that node's URL as COFFER_BASE_RPC`
+        ? `the Coffer at ${base} reads Base (${network.name}) from a node of its own, not at /evm-rpc: give that node's URL (rpcUrl; COFFER_BASE_RPC to coffer demo-api)`
         : `the Coffer at ${base} serves chain ${own} at /evm-rpc, not Base's chain there, ${network.chainId}`,
     );
   }
   const given = await chainIdServedAt(rpcUrl);
   if (given !== network.chainId) {
     throw new Error(
-      `COFFER_BASE_RPC ${rpcUrl} answers ${given === null ? 'no EVM JSON-RPC' : `chain ${given}`}, not Base's chain there, ${network.chainId}`,
+      `the Base node given, ${rpcUrl}, answers ${given === null ? 'no EVM JSON-RPC' : `chain ${given}`}, not Base's chain there, ${network.chainId}`,
     );
   }
   return evmTransferLookup(rpcTransport(rpcUrl), network);

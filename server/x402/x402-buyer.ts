@@ -57,7 +57,19 @@ function readX402Offer(answer: { headers: Record<string, string>; body: unknown 
   }
   const parsed = parsePaymentRequired(raw);
   if (!parsed.success) {
-    throw new CofferError('unreadable_402', `the x402 offer does not follow the protocol: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    const issue = parsed.error.issues[0];
+    // The field named (accepts[0].maxTimeoutSeconds: Required), so a seller knows what to mend.
+    const where =
+      issue === undefined
+        ? ''
+        : issue.path
+            .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+            .join('')
+            .replace(/^\./, '');
+    throw new CofferError(
+      'unreadable_402',
+      `the x402 offer does not follow the protocol: ${where === '' ? '' : `${where}: `}${issue?.message ?? 'invalid'}`,
+    );
   }
   const required = parsed.data;
   const accepts: unknown[] = required.accepts;

@@ -339,7 +339,7 @@ describe('coffer demo-api beside a Coffer on sim whose Base rail reads a node of
     try {
       expect(blind.firstLine).toMatch(/\(network: sim; GET /);
       expect(blind.stderr()).toMatch(
-        /demo API: Base receipts are not taken \(its chain could not be read: the Coffer at http\S+ reads Base \(base-sepolia\) from a node of its own, not at \/evm-rpc: give that node's URL as COFFER_BASE_RPC\)/,
+        /demo API: Base receipts are not taken \(its chain could not be read: the Coffer at http\S+ reads Base \(base-sepolia\) from a node of its own, not at \/evm-rpc: give that node's URL \(rpcUrl; COFFER_BASE_RPC to coffer demo-api\)\)/,
       );
       const unpaid = await json(fetch(`${blind.url}/weather?city=Oslo`));
       expect(unpaid.base).toBeUndefined();

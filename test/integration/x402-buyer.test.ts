@@ -369,6 +369,17 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
       headers: { 'payment-required': Buffer.from('{"x402Version":2,"accepts":"no"}').toString('base64') },
     });
     expect(garbled.body.code).toBe('unreadable_402');
+    // What does not follow x402 is named, so the seller knows what to mend.
+    expect(garbled.body.error).toBe('the x402 offer does not follow the protocol: resource: Required');
+    const untimed = await payX402(
+      'x-odd',
+      agent.apiKey,
+      variant((accept) => delete accept.maxTimeoutSeconds),
+    );
+    expect([untimed.body.code, untimed.body.error]).toEqual([
+      'unreadable_402',
+      'the x402 offer does not follow the protocol: accepts[0].maxTimeoutSeconds: Required',
+    ]);
     const nothing = await payX402('x-odd', agent.apiKey, { url: v2.url, status: 402, headers: {}, body: { hello: 1 } });
     expect(nothing.body.code).toBe('unreadable_402');
     expect(await history('x-odd', agent.apiKey)).toHaveLength(0);

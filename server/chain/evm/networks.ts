@@ -54,7 +54,9 @@ export function evmNetworkOf(chainId: number, usdc: string | undefined): EvmNetw
     return { name: known.name, chainId, usdc: known.usdc, isSim: false };
   }
   if (usdc === undefined || !isAddress(usdc)) {
-    throw new Error(`the EVM RPC serves chain ${chainId}, which is not Base's: name its USDC with COFFER_BASE_USDC`);
+    throw new Error(
+      `the EVM RPC serves chain ${chainId}, which is not Base's: name its USDC's address (COFFER_BASE_USDC to coffer serve and demo-api; usdc to a transfer lookup)`,
+    );
   }
   return { name: `evm-${chainId}`, chainId, usdc: getAddress(usdc), isSim: false };
 }

@@ -71,7 +71,7 @@ export type Bazaar = {
   listed: number;
   /** The items of the list left out, counted by why. */
   leftOut: Record<LeftOutReason, number> | null;
-  /** Why nothing can be paid here (sim, a local cluster); else null. */
+  /** Why nothing, or only the Base rail's offers, can be paid here (sim, a local cluster); else null. */
   note: string | null;
 };
 

@@ -31,7 +31,8 @@ describe("reading Base receipts through a Coffer's /evm-rpc", () => {
   it('says a Coffer serves no embedded chain only where /evm-rpc is not there (404); another failure is said as it is', async () => {
     coffer = await cofferAnswering(404);
     await expect(cofferBaseTransferLookup(coffer.url)).rejects.toThrow(
-      /reads Base \(base-sepolia\) from a node of its own, not at \/evm-rpc/,
+      // The library's argument named, and the command's variable: a library caller sets no variable.
+      /reads Base \(base-sepolia\) from a node of its own, not at \/evm-rpc: give that node's URL \(rpcUrl; COFFER_BASE_RPC to coffer demo-api\)$/,
     );
     coffer.server.close();
     coffer = await cofferAnswering(503);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offersExactOn } from '../../../../server/x402/facilitator-kinds.js';
+import { facilitatorSettles, offersExactOn } from '../../../../server/x402/facilitator-kinds.js';
 
 const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
@@ -14,5 +14,37 @@ describe('where a paywall offers x402 through a facilitator', () => {
     expect(offersExactOn(kinds, 'eip155:84532')).toBe(false);
     expect(offersExactOn(kinds, SOLANA_DEVNET)).toBe(false);
     expect(offersExactOn([{ ...kinds[1]!, extra: { feePayer: 'FeePayer1111111111111111111111111111111111' } }], SOLANA_DEVNET)).toBe(true);
+  });
+});
+
+describe('what a paywall logs of its facilitator', () => {
+  const facilitatorOf = (
+    getSupported: () => Promise<{ kinds: { x402Version: number; scheme: string; network: `${string}:${string}` }[] }>,
+  ) => ({ getSupported, verify: async () => ({ isValid: false }), settle: async () => ({ success: false }) }) as never;
+
+  it('one that answers without the network is said to have answered, not to be unreachable', async () => {
+    const log: string[] = [];
+    const settles = facilitatorSettles(
+      facilitatorOf(async () => ({ kinds: [{ x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET as `${string}:${string}` }] })),
+      'eip155:790527',
+      (line) => log.push(line),
+    );
+    expect(await settles.current()).toBeNull();
+    expect(log).toEqual([
+      'paywall: the x402 facilitator answered, but it does not settle exact payments on eip155:790527: its 402s offer no x402 there',
+    ]);
+  });
+
+  it('one that does not answer is said to be unreachable', async () => {
+    const log: string[] = [];
+    const settles = facilitatorSettles(
+      facilitatorOf(async () => {
+        throw new Error('fetch failed');
+      }),
+      'eip155:790527',
+      (line) => log.push(line),
+    );
+    expect(await settles.current()).toBeNull();
+    expect(log).toEqual(['paywall: the x402 facilitator could not be asked: fetch failed']);
   });
 });
