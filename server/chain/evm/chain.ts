@@ -49,7 +49,7 @@ import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
-import { nodeUnanswered } from './node-unanswered.js';
+import { nodeErrorWords, nodeUnanswered } from './node-unanswered.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
@@ -316,7 +316,7 @@ export class EvmChain implements Chain {
       const refusal = authorizationRefusal(error);
       if (refusal === 'used') return 'used';
       if (refusal !== null) throw refusal;
-      throw new CofferError('chain_unavailable', `the transfer could not be sent on ${this.network}: ${(error as Error).message}`, {
+      throw new CofferError('chain_unavailable', `the transfer could not be sent on ${this.network}: ${nodeErrorWords(error)}`, {
         cause: error,
       });
     };

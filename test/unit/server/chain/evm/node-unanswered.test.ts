@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { HttpRequestError, RpcRequestError } from 'viem';
+import { nodeErrorWords, nodeUnanswered } from '../../../../../server/chain/evm/node-unanswered.js';
+
+describe("a node's failure in words", () => {
+  it('is one short line, not viem’s message with the request it made', () => {
+    const unreached = new HttpRequestError({
+      url: 'http://127.0.0.1:9/',
+      body: { method: 'eth_sendRawTransaction', params: ['0x02f8'] },
+      details: 'fetch failed',
+    });
+    expect(unreached.message).toMatch(/\n/);
+    expect(nodeErrorWords(unreached)).toBe('HTTP request failed (fetch failed)');
+    const refused = new RpcRequestError({ url: 'http://127.0.0.1:9/', body: {}, error: { code: -32000, message: 'nonce too low' } });
+    expect(nodeErrorWords(refused)).toBe('RPC Request failed (nonce too low)');
+    expect(nodeErrorWords(new Error('socket hang up'))).toBe('socket hang up');
+  });
+
+  it('names the network and what it did not answer, as chain_unavailable', () => {
+    const error = nodeUnanswered('base-sepolia', 'the USDC balances', new Error('socket hang up'));
+    expect([error.code, error.message]).toEqual([
+      'chain_unavailable',
+      'the base-sepolia node did not answer the USDC balances: socket hang up',
+    ]);
+  });
+});
