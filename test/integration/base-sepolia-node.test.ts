@@ -21,7 +21,10 @@ import { openRemoteEvmRail } from '../../server/chain/evm/rail.js';
 import { restoreFromPhrase } from '../../server/backup/restore-phrase.js';
 import { evmWalletKeyAt, newRecoveryPhrase, seedOfPhrase } from '../../server/keys/recovery-phrase.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { encodeAuthorization } from '../../server/chain/evm/authorization.js';
+import { paymentRow } from '../fixtures/transfer-rows.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TEST_USDC_ABI } from '../../server/chain/evm/token/test-usdc-artifact.js';
 import { BASE_SEPOLIA } from '../../server/chain/evm/networks.js';
@@ -200,6 +203,61 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       node.offline = false;
       await watch.stop();
     }
+  });
+
+  it("a rail's node that takes requests and goes quiet holds back nothing pending on the other rail", async () => {
+    const solSeller = 'CZQNapiF5nsKom9V71M8baYecLgD3msMDgkYoT4Xs2Hx';
+    cluster.airdrop(t.owner);
+    await cluster.depositFromOutside(t.owner, micro('2'));
+    await cluster.depositFromOutside(solSeller, 1n);
+    const agent = await deployAgent(t, 'quiet-base', { dailyBudget: '5.00', maxPerPayment: '2.00' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/quiet-base/allocate'), { body: { amount: '1' } })).status).toBe(200);
+    // Pending on Base first (as its start left it): an authorization the node is to be asked about.
+    const wallet = getAddress((await t.api('GET', t.withOwner('/v1/agents/quiet-base/balance'))).body.wallets.base);
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3_600);
+    const authorization = encodeAuthorization({
+      domain: { name: 'USDC', version: '2', chainId: BASE_SEPOLIA.chainId, verifyingContract: node.usdc },
+      from: wallet,
+      to: seller,
+      value: micro('0.01'),
+      validAfter: 0n,
+      validBefore,
+      nonce: bytesToHex(randomBytes(32)),
+      signature: `0x${'11'.repeat(65)}`,
+      relayer: treasury,
+    });
+    t.coffer.engine.ctx.store.insertTransfer(
+      paymentRow({
+        id: 'pay_quiet_base',
+        owner: t.owner,
+        agentId: 'quiet-base',
+        amount: micro('0.01'),
+        createdAt: Date.now() - 60_000,
+        rail: 'base',
+        recipient: seller,
+        txSignature: bytesToHex(randomBytes(32)),
+        txWire: authorization,
+        lifetimeEnd: validBefore,
+      }),
+    );
+    // Then a Solana payment that landed while its answer was lost.
+    cluster.offlineAfterNextSend = true;
+    expect((await payUsdc(t, 'quiet-base', agent.apiKey, { service: 'sol-api', recipient: solSeller, amount: '0.25' })).status).toBe(502);
+    cluster.offline = false;
+    const status = (id: string) => t.coffer.db.prepare('SELECT status FROM payments WHERE id = ?').pluck().get(id);
+    const solana = t.coffer.db.prepare("SELECT id FROM payments WHERE agent_id = 'quiet-base' AND rail = 'sol'").pluck().get() as string;
+
+    const release = node.hold();
+    const round = t.coffer.engine.reconcile();
+    try {
+      // Settled while Base's node still holds the question about the row before it.
+      await vi.waitFor(() => expect(status(solana)).toBe('confirmed'), { timeout: 10_000 });
+      expect(status('pay_quiet_base')).toBe('pending');
+    } finally {
+      release();
+    }
+    await round;
+    expect(status('pay_quiet_base')).toBe('pending');
   });
 
   it('opens on the same node again with the same accounts and balances, and refuses another network for its Base rail', async () => {

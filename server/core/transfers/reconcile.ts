@@ -2,6 +2,8 @@ import type { EngineContext } from '../context.js';
 import { settleByFate } from './lifecycle.js';
 import { settleX402 } from './seller-sent.js';
 import { chainOf } from '../rails.js';
+import { RAILS } from '../../wire/rails.js';
+import type { TransferRecord } from '../ports/store.js';
 
 export interface ReconcileReport {
   confirmed: number;
@@ -17,7 +19,7 @@ export interface ReconcileReport {
  * transaction (an x402 payment, sent by the seller's facilitator, is found by the agent's signature in
  * it); one the chain may still accept is sent again (the same signed bytes, so it lands once at most)
  * and stays pending. A chain that cannot be reached leaves rows pending, said in the log: nothing is
- * guessed.
+ * guessed. Each rail's rows are asked in turn, the two rails side by side.
  */
 export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
@@ -37,19 +39,21 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   const answered = (row: { id: string }) => {
     if (said.get(row.id) === 'unasked') said.delete(row.id);
   };
-  for (const row of pending.filter((each) => !live.has(each.id))) {
+  // Each rail's rows in turn, the rails side by side: a node that takes a question and goes quiet
+  // (until its client gives up, some 30 s a row) holds back no row of the other rail.
+  const settleRow = async (row: TransferRecord) => {
     try {
       if (row.kind === 'payment' && row.protocol === 'x402') {
         const outcome = await settleX402(ctx, row, null);
         answered(row);
         count(outcome);
-        continue;
+        return;
       }
       const { txSignature, txWire, lifetimeEnd } = row;
       if (txSignature === null || txWire === null || lifetimeEnd === null) {
         ctx.log(`reconcile: ${row.kind} ${row.id} stays pending: it has no signed transaction`);
         report.stillPending += 1;
-        continue;
+        return;
       }
       const chain = chainOf(ctx, row.rail);
       const sent = { txSignature, txWire, lifetimeEnd };
@@ -79,6 +83,12 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
       trouble(row, 'unasked', `reconcile: ${row.kind} ${row.id} stays pending: the chain could not be asked (${(error as Error).message})`);
       report.stillPending += 1;
     }
-  }
+  };
+  const waiting = pending.filter((each) => !live.has(each.id));
+  await Promise.all(
+    RAILS.map(async (rail) => {
+      for (const row of waiting.filter((each) => each.rail === rail)) await settleRow(row);
+    }),
+  );
   return report;
 }
