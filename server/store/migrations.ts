@@ -9,6 +9,7 @@ import { addTransferRails } from './migrations/0007-transfer-rails.js';
 import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
 import { addRefusalRails } from './migrations/0009-refusal-rails.js';
 import { addRevokedApiKeys } from './migrations/0010-revoked-api-keys.js';
+import { allowBatchedX402Settlements } from './migrations/0011-batched-x402-settlements.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'service base pay-to', up: addServiceBasePayTo },
   { version: 9, name: 'refusal rails', up: addRefusalRails },
   { version: 10, name: 'revoked api keys', up: addRevokedApiKeys },
+  { version: 11, name: 'batched x402 settlements', up: allowBatchedX402Settlements },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -129,6 +129,26 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.isPaymentTransaction('sig-m1')).toBe(false);
   });
 
+  it('records one Base transaction under each x402 authorization it ran (a facilitator may send several in one), and nothing else twice', () => {
+    const store = fresh(make);
+    const x402OnBase = (id: string, nonce: string) =>
+      pay(id, { rail: 'base', txSignature: null, protocol: 'x402', payerSignature: nonce, txWire: `wire-${id}` });
+    store.insertTransfer(x402OnBase('b1', 'nonce-1'));
+    store.insertTransfer(x402OnBase('b2', 'nonce-2'));
+    // One transaction that ran both authorizations settles both: each paid its own amount in it.
+    expect(store.settleTransfer(store.getTransfer('b1')!, 'confirmed', null, 2_000, '0xbatch')).toBe(true);
+    expect(store.settleTransfer(store.getTransfer('b2')!, 'confirmed', null, 2_000, '0xbatch')).toBe(true);
+    expect([store.getPayment('b1')?.txSignature, store.getPayment('b2')?.txSignature]).toEqual(['0xbatch', '0xbatch']);
+    // Anything else under that transaction is refused as before: a payment Coffer sent, an x402 payment
+    // on Solana, a deposit.
+    expect(() => store.insertTransfer(pay('c1', { rail: 'base', txSignature: '0xbatch', txWire: 'wire-c1' }))).toThrow();
+    store.insertTransfer(pay('s1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-s1', txWire: 'wire-s1' }));
+    expect(() => store.settleTransfer(store.getTransfer('s1')!, 'confirmed', null, 2_000, '0xbatch')).toThrow();
+    expect(
+      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: '0xbatch', amount: 7n, from: 'x', createdAt: 3_000, rail: 'base' }),
+    ).toBe(false);
+  });
+
   it('refuses a duplicate id, a duplicate transaction, a zero amount, an unknown agent, a second live refund of a payment', () => {
     const store = fresh(make);
     store.insertTransfer(pay('p1', { status: 'confirmed', recipient: OWNER }));
