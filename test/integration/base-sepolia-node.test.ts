@@ -49,11 +49,19 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
   const held = (account: string) =>
     client().readContract({ address: node.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [account as Address] });
   let treasury: Address;
+  const engineLog: string[] = [];
 
   beforeAll(async () => {
     cluster = await new TestCluster().start();
     node = await TestEvmNode.start();
-    t = await startCoffer({ dataDir, keepDataDir: true, network: cluster.url, usdcMint: cluster.mint.address, baseRpc: node.url });
+    t = await startCoffer({
+      dataDir,
+      keepDataDir: true,
+      network: cluster.url,
+      usdcMint: cluster.mint.address,
+      baseRpc: node.url,
+      log: (line) => engineLog.push(line),
+    });
     treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
     // USDC and gas arrive from outside, as on Base Sepolia from a faucet.
     await node.fundEth(treasury, parseEther('1'));
@@ -252,12 +260,26 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     try {
       // Settled while Base's node still holds the question about the row before it.
       await vi.waitFor(() => expect(status(solana)).toBe('confirmed'), { timeout: 10_000 });
-      expect(status('pay_quiet_base')).toBe('pending');
+      expect([node.heldRequests, status('pay_quiet_base')]).toEqual([1, 'pending']);
     } finally {
       release();
     }
     await round;
-    expect(status('pay_quiet_base')).toBe('pending');
+    try {
+      // The node away: the row stays pending, said in one line that names no URL (a hosted RPC's
+      // carries its key), not viem's message with the request.
+      node.offline = true;
+      await t.coffer.engine.reconcile();
+      expect(status('pay_quiet_base')).toBe('pending');
+      expect(engineLog.filter((line) => line.includes('pay_quiet_base'))).toContain(
+        'reconcile: payment pay_quiet_base stays pending: the chain could not be asked (the base-sepolia node did not answer what became of a transfer: HTTP request failed (fetch failed))',
+      );
+    } finally {
+      node.offline = false;
+      // Not left pending for the tests after: it never ran (its signature is no one's).
+      const row = t.coffer.engine.ctx.store.getTransfer('pay_quiet_base')!;
+      t.coffer.engine.ctx.store.transaction(() => t.coffer.engine.ctx.store.settleTransfer(row, 'failed', 'dropped', Date.now()));
+    }
   });
 
   it('opens on the same node again with the same accounts and balances, and refuses another network for its Base rail', async () => {

@@ -7,7 +7,7 @@
  * in a short message (viem's would carry the whole call).
  */
 import { BaseError, getAddress, HttpRequestError, RpcError, TimeoutError, type Address, type PublicClient } from 'viem';
-import { nodeUnanswered } from './node-unanswered.js';
+import { nodeUnanswered } from './node-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 
 /**

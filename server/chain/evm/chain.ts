@@ -49,7 +49,7 @@ import { authorizationRefusal } from './transfer-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { createBalanceReads } from './balance-reads.js';
-import { nodeErrorWords, nodeUnanswered } from './node-unanswered.js';
+import { nodeErrorWords, nodeUnanswered } from './node-errors.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
@@ -231,7 +231,7 @@ export class EvmChain implements Chain {
 
   async fateOf(sent: { txSignature: string; txWire: string | null }): Promise<TransactionFate> {
     if (sent.txWire === null) return { state: 'unknown' };
-    return this.fateOfAuthorization(this.authorizationOf(sent.txWire));
+    return this.asked('what became of a transfer', this.fateOfAuthorization(this.authorizationOf(sent.txWire)));
   }
 
   /**
@@ -241,14 +241,29 @@ export class EvmChain implements Chain {
    */
   async fateOfPayerSigned(sent: PayerSignedTransfer): Promise<PayerSignedFate> {
     const authorization = this.authorizationOf(sent.txWire);
-    if (sent.hint !== null && (await ranAuthorization(this.client, this.net.usdc, sent.hint, authorization.from, authorization.nonce))) {
-      return { state: 'succeeded', landedAs: sent.hint.toLowerCase() };
-    }
-    return this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
+    return this.asked(
+      'what became of an x402 payment',
+      (async (): Promise<PayerSignedFate> => {
+        if (
+          sent.hint !== null &&
+          (await ranAuthorization(this.client, this.net.usdc, sent.hint, authorization.from, authorization.nonce))
+        ) {
+          return { state: 'succeeded', landedAs: sent.hint.toLowerCase() };
+        }
+        return this.fateOfAuthorization(authorization, BigInt(Math.floor(sent.since / 1000)));
+      })(),
+    );
   }
 
   findTransfer(txSignature: string): Promise<TransferFound | null> {
-    return findEvmTransfer(this.client, this.net.usdc, txSignature);
+    return this.asked('a transaction', findEvmTransfer(this.client, this.net.usdc, txSignature));
+  }
+
+  /** A question to the node, its failure said in one short line (a log line, a refusal: never viem's dump with the node's URL). */
+  private asked<T>(what: string, answer: Promise<T>): Promise<T> {
+    return answer.catch((error: unknown) => {
+      throw error instanceof CofferError ? error : nodeUnanswered(this.network, what, error);
+    });
   }
 
   /**

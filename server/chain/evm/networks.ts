@@ -55,7 +55,7 @@ export function evmNetworkOf(chainId: number, usdc: string | undefined): EvmNetw
   }
   if (usdc === undefined || !isAddress(usdc)) {
     throw new Error(
-      `the EVM RPC serves chain ${chainId}, which is not Base's: name its USDC's address (COFFER_BASE_USDC to coffer serve and demo-api; usdc to a transfer lookup)`,
+      `the EVM RPC serves chain ${chainId}, which is not Base's: name its USDC's address (COFFER_BASE_USDC; usdc to a transfer lookup)`,
     );
   }
   return { name: `evm-${chainId}`, chainId, usdc: getAddress(usdc), isSim: false };

@@ -9,7 +9,7 @@ describe('the EVM network an RPC serves', () => {
 
   it('of another chain, asks for its USDC both where a command is given it and where a library call is', () => {
     expect(() => evmNetworkOf(31337, undefined)).toThrow(
-      "the EVM RPC serves chain 31337, which is not Base's: name its USDC's address (COFFER_BASE_USDC to coffer serve and demo-api; usdc to a transfer lookup)",
+      "the EVM RPC serves chain 31337, which is not Base's: name its USDC's address (COFFER_BASE_USDC; usdc to a transfer lookup)",
     );
     expect(evmNetworkOf(31337, '0x036cbd53842c5426634e7929541ec2318f3dcf7e').usdc).toBe(BASE_SEPOLIA.usdc);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpRequestError, RpcRequestError } from 'viem';
-import { nodeErrorWords, nodeUnanswered } from '../../../../../server/chain/evm/node-unanswered.js';
+import { nodeErrorWords, nodeUnanswered } from '../../../../../server/chain/evm/node-errors.js';
 
 describe("a node's failure in words", () => {
   it('is one short line, not viem’s message with the request it made', () => {
