@@ -187,7 +187,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       await watch.tick();
       expect(status()).toEqual(['confirmed']);
       expect(await deposits('sol')).toContain('0.75');
-      expect(log.filter((line) => /Base/.test(line))).toHaveLength(1);
+      expect(log.filter((line) => /^chain watch: Base/.test(line))).toHaveLength(1);
 
       // Solana's away: Base's deposits are read all the same.
       cluster.offline = true;
@@ -195,7 +195,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       await node.mint(treasury, micro('0.25'));
       await watch.tick();
       expect(await deposits('base')).toContain('0.25');
-      expect(log.filter((line) => /Solana/.test(line))).toHaveLength(1);
+      expect(log.filter((line) => /^chain watch: Solana/.test(line))).toHaveLength(1);
       cluster.offline = false;
       await watch.tick();
       expect(log.filter((line) => /answers again/.test(line))).toEqual([
@@ -274,6 +274,30 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       expect(engineLog.filter((line) => line.includes('pay_quiet_base'))).toContain(
         'reconcile: payment pay_quiet_base stays pending: the chain could not be asked (the base-sepolia node did not answer what became of a transfer: HTTP request failed (fetch failed))',
       );
+      node.offline = false;
+
+      // The chain watch alike: Base's round held (its deposit read first), Solana's goes on.
+      const watch = startChainWatch(t.coffer, () => undefined, 3_600_000);
+      await watch.tick();
+      cluster.offlineAfterNextSend = true;
+      expect((await payUsdc(t, 'quiet-base', agent.apiKey, { service: 'sol-api', recipient: solSeller, amount: '0.25' })).status).toBe(502);
+      cluster.offline = false;
+      const second = t.coffer.db
+        .prepare("SELECT id FROM payments WHERE agent_id = 'quiet-base' AND rail = 'sol' AND status = 'pending'")
+        .pluck()
+        .get() as string;
+      const releaseWatch = node.hold();
+      const ticking = watch.tick();
+      try {
+        await vi.waitFor(() => expect(status(second)).toBe('confirmed'), { timeout: 10_000 });
+        // Base's round still waits on its node meanwhile: the tick is not over.
+        await vi.waitFor(() => expect(node.heldRequests).toBeGreaterThan(0));
+        expect(await Promise.race([ticking.then(() => 'over'), Promise.resolve('still running')])).toBe('still running');
+      } finally {
+        releaseWatch();
+        await ticking;
+        await watch.stop();
+      }
     } finally {
       node.offline = false;
       // Not left pending for the tests after: it never ran (its signature is no one's).

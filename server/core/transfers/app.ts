@@ -6,8 +6,9 @@
  */
 import type { EngineContext } from '../context.js';
 import { reconcilePending } from './reconcile.js';
+import type { Rail } from '../../wire/rails.js';
 
 export const transfersApp = (ctx: EngineContext) => ({
-  /** Settles every move left pending against the chain (at start, and every 15 s by the chain watch: boot/chain-watch.ts). */
-  reconcile: () => reconcilePending(ctx),
+  /** Settles every move left pending against the chain, on these rails (at start, and every 15 s by the chain watch: boot/chain-watch.ts). */
+  reconcile: (rails?: readonly Rail[]) => reconcilePending(ctx, rails),
 });

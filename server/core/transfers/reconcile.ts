@@ -2,7 +2,7 @@ import type { EngineContext } from '../context.js';
 import { settleByFate } from './lifecycle.js';
 import { settleX402 } from './seller-sent.js';
 import { chainOf } from '../rails.js';
-import { RAILS } from '../../wire/rails.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
 import type { TransferRecord } from '../ports/store.js';
 
 export interface ReconcileReport {
@@ -21,7 +21,7 @@ export interface ReconcileReport {
  * and stays pending. A chain that cannot be reached leaves rows pending, said in the log: nothing is
  * guessed. Each rail's rows are asked in turn, the two rails side by side.
  */
-export async function reconcilePending(ctx: EngineContext): Promise<ReconcileReport> {
+export async function reconcilePending(ctx: EngineContext, rails: readonly Rail[] = RAILS): Promise<ReconcileReport> {
   const report: ReconcileReport = { confirmed: 0, failed: 0, stillPending: 0 };
   const count = (outcome: 'confirmed' | 'failed' | 'pending') => (report[outcome === 'pending' ? 'stillPending' : outcome] += 1);
   const live = ctx.state.transfersInFlight;
@@ -86,7 +86,7 @@ export async function reconcilePending(ctx: EngineContext): Promise<ReconcileRep
   };
   const waiting = pending.filter((each) => !live.has(each.id));
   await Promise.all(
-    RAILS.map(async (rail) => {
+    rails.map(async (rail) => {
       for (const row of waiting.filter((each) => each.rail === rail)) await settleRow(row);
     }),
   );

@@ -13,7 +13,7 @@ import type { Rail } from '../../wire/rails.js';
 
 export const treasuryApp = (ctx: EngineContext) => ({
   ensureOwner: () => ensureOwner(ctx),
-  pollDeposits: (owner: string) => pollDeposits(ctx, owner),
+  pollDeposits: (owner: string, rails?: readonly Rail[]) => pollDeposits(ctx, owner, rails),
   deposits: (p: Principal) => listDeposits(ctx, p),
   faucet: (p: Principal, amount: string, idempotencyKey: string | null = null, rail: Rail = 'sol') =>
     faucet(ctx, p, amount, idempotencyKey, rail),

@@ -176,9 +176,9 @@ export interface DepositsPolled {
  * chains have no outside), found by the deposit watcher. A rail whose node cannot be read is named
  * in the answer, not thrown: the other rail's deposits are read all the same.
  */
-export async function pollDeposits(ctx: EngineContext, owner: string): Promise<DepositsPolled> {
+export async function pollDeposits(ctx: EngineContext, owner: string, rails: readonly Rail[] = RAILS): Promise<DepositsPolled> {
   const polled: DepositsPolled = { recorded: 0, unread: [] };
-  for (const rail of RAILS) {
+  for (const rail of rails) {
     const chain = rail === 'sol' ? ctx.chain : (ctx.base ?? null);
     if (chain === null || chain.isSim) continue;
     try {
