@@ -14,7 +14,8 @@ const ASKED_AGAIN_MS = 5_000;
  * KEPT_MS, and at once after the facilitator refused a payment (it may have restarted with
  * another key, and every offer naming the old one would be refused), at most every
  * ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no
- * answer, or no fee payer for this network) is logged and asked again next time, never kept.
+ * answer, or no fee payer for this network) is asked again next time, never kept, and logged once
+ * until the facilitator says something else.
  */
 export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
   return facilitatorKind(facilitator, network, log, (kind) => {
@@ -56,19 +57,28 @@ function facilitatorKind<T>(
   let answer: Promise<T | null> | null = null;
   let askedAt = 0;
   let refusedAt = 0;
+  // Each trouble is said once, until the facilitator says something else (every unpaid request asks).
+  let said: string | null = null;
+  const say = (line: string | null) => {
+    if (line !== null && line !== said) log(line);
+    said = line;
+  };
   const ask = async (): Promise<T | null> => {
     let supported;
     try {
       supported = await facilitator.getSupported();
     } catch (error) {
-      log(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
+      say(`paywall: the x402 facilitator could not be asked: ${(error as Error).message}`);
       return null;
     }
     try {
-      return read(exactKindOn(supported.kinds, network));
+      const value = read(exactKindOn(supported.kinds, network));
+      say(null);
+      return value;
     } catch (error) {
-      // It answered: what it said leaves this network out of the 402s until it says otherwise.
-      log(`paywall: the x402 facilitator answered, but ${(error as Error).message}: its 402s offer no x402 there`);
+      // It answered, but what it said leaves this network out of the 402s: asked again next time,
+      // as a facilitator still starting up may name nothing yet.
+      say(`paywall: the x402 facilitator answered, but ${(error as Error).message}: its 402s offer no x402 there`);
       return null;
     }
   };
@@ -81,7 +91,7 @@ function facilitatorKind<T>(
         askedAt = now;
         const asking = ask();
         answer = asking;
-        // No answer is never kept, unless a newer question replaced it meanwhile.
+        // No usable answer is never kept, unless a newer question replaced it meanwhile.
         void asking.then((fee) => {
           if (fee === null && answer === asking) answer = null;
         });

@@ -24,27 +24,39 @@ describe('what a paywall logs of its facilitator', () => {
 
   it('one that answers without the network is said to have answered, not to be unreachable', async () => {
     const log: string[] = [];
+    let asked = 0;
     const settles = facilitatorSettles(
-      facilitatorOf(async () => ({ kinds: [{ x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET as `${string}:${string}` }] })),
+      facilitatorOf(async () => {
+        asked += 1;
+        return { kinds: [{ x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET as `${string}:${string}` }] };
+      }),
       'eip155:790527',
       (line) => log.push(line),
     );
     expect(await settles.current()).toBeNull();
-    expect(log).toEqual([
-      'paywall: the x402 facilitator answered, but it does not settle exact payments on eip155:790527: its 402s offer no x402 there',
+    // Asked again by each unpaid request (one still starting up may name nothing yet), said once.
+    expect(await settles.current()).toBeNull();
+    expect(await settles.current()).toBeNull();
+    expect([asked, log]).toEqual([
+      3,
+      ['paywall: the x402 facilitator answered, but it does not settle exact payments on eip155:790527: its 402s offer no x402 there'],
     ]);
   });
 
   it('one that does not answer is said to be unreachable', async () => {
     const log: string[] = [];
+    let asked = 0;
     const settles = facilitatorSettles(
       facilitatorOf(async () => {
+        asked += 1;
         throw new Error('fetch failed');
       }),
       'eip155:790527',
       (line) => log.push(line),
     );
     expect(await settles.current()).toBeNull();
-    expect(log).toEqual(['paywall: the x402 facilitator could not be asked: fetch failed']);
+    // No answer is asked again each time, and said once until the facilitator says something else.
+    expect(await settles.current()).toBeNull();
+    expect([asked, log]).toEqual([2, ['paywall: the x402 facilitator could not be asked: fetch failed']]);
   });
 });
