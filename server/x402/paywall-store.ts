@@ -6,6 +6,12 @@ import type { NonceTerms } from './nonces.js';
 
 export interface AcceptedPayment {
   txSignature: string;
+  /**
+   * An x402 payment on an EVM chain: its EIP-3009 authorization's nonce. A facilitator may run
+   * several authorizations in one transaction, each a payment of its own; anything else is its
+   * transaction alone (left out).
+   */
+  authorization?: string;
   nonce: string;
   payer: string;
   amount: bigint;
@@ -26,8 +32,9 @@ export interface PaywallStore {
    * nonces this API accepts, and each still has to be paid on chain at the route's price.
    */
   readonly nonceKey: Uint8Array;
-  /** Records the payment; false when its signature or its nonce was already accepted. */
+  /** Records the payment; false when it (its transaction and authorization) or its nonce was already accepted. */
   accept(payment: AcceptedPayment): boolean;
+  /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
   /**
@@ -51,26 +58,22 @@ export function openPaywallStore(file: string): PaywallStore {
   db.pragma('synchronous = FULL');
   db.exec(`
     CREATE TABLE IF NOT EXISTS paywall_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) STRICT;
-    CREATE TABLE IF NOT EXISTS accepted_payments (
-      tx_signature TEXT PRIMARY KEY,
-      nonce TEXT NOT NULL UNIQUE,
-      payer TEXT NOT NULL,
-      amount INTEGER NOT NULL,
-      accepted_at INTEGER NOT NULL
-    ) STRICT;
+    ${acceptedPayments('IF NOT EXISTS accepted_payments')}
   `);
+  keyedByAuthorization(db);
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
   // until its nonces expire, then dropped.
   const hasStoredNonces = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get() !== undefined;
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
-  if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
 
   db.prepare('INSERT OR IGNORE INTO paywall_meta (key, value) VALUES (?, ?)').run('nonce_key', randomBytes(32));
   const nonceKey = new Uint8Array(db.prepare('SELECT value FROM paywall_meta WHERE key = ?').pluck().get('nonce_key') as Buffer);
 
   const insertPayment = db.prepare(
-    `INSERT OR IGNORE INTO accepted_payments (tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at)
-     VALUES (@txSignature, @nonce, @payer, @amount, @acceptedAt, @nonceExpiresAt)`,
+    // A transaction shared by payments only as several x402 authorizations it ran: a receipt naming a
+    // transaction (no authorization) is refused beside any payment accepted in it, and the other way round.
+    `INSERT OR IGNORE INTO accepted_payments (tx_signature, authorization_nonce, nonce, payer, amount, accepted_at, nonce_expires_at)
+     SELECT @txSignature, @authorization, @nonce, @payer, @amount, @acceptedAt, @nonceExpiresAt
+     WHERE NOT EXISTS (SELECT 1 FROM accepted_payments WHERE tx_signature = @txSignature AND (@authorization = '' OR authorization_nonce = ''))`,
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
@@ -90,8 +93,8 @@ export function openPaywallStore(file: string): PaywallStore {
   return {
     nonceKey,
     storedNonce,
-    // Both keys are unique: a second payment with the same signature or the same nonce is ignored.
-    accept: (payment) => insertPayment.run(payment).changes === 1,
+    // Both keys are unique: a second payment with the same transaction and authorization, or the same nonce, is ignored.
+    accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
     prune: (now) => {
@@ -100,4 +103,37 @@ export function openPaywallStore(file: string): PaywallStore {
     },
     close: () => db.close(),
   };
+}
+
+/** The accepted payments' table: a payment is its transaction and, for an x402 payment on an EVM chain, its authorization. */
+const acceptedPayments = (name: string) => `CREATE TABLE ${name} (
+      tx_signature TEXT NOT NULL,
+      authorization_nonce TEXT NOT NULL DEFAULT '',
+      nonce TEXT NOT NULL UNIQUE,
+      payer TEXT NOT NULL,
+      amount INTEGER NOT NULL,
+      accepted_at INTEGER NOT NULL,
+      nonce_expires_at INTEGER,
+      PRIMARY KEY (tx_signature, authorization_nonce)
+    ) STRICT;`;
+
+/**
+ * An older file keyed an accepted payment by its transaction alone: a second x402 payment a
+ * facilitator ran in the same transaction was refused after its money had moved. The table is
+ * copied once into one keyed by the transaction and the payment's authorization (SQLite changes a
+ * key only so), every row kept.
+ */
+function keyedByAuthorization(db: ReturnType<typeof openConnection>): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
+  if (columns.includes('authorization_nonce')) return;
+  if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
+  db.transaction(() =>
+    db.exec(`
+      ${acceptedPayments('accepted_payments_2')}
+      INSERT INTO accepted_payments_2 (tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at)
+        SELECT tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at FROM accepted_payments;
+      DROP TABLE accepted_payments;
+      ALTER TABLE accepted_payments_2 RENAME TO accepted_payments;
+    `),
+  ).immediate();
 }

@@ -249,9 +249,13 @@ function recorded(
   // An EVM transaction hash in one spelling (Coffer receipts name it in lower case): one
   // transaction is one answer however the facilitator spells it.
   const transaction = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction) ? settled.transaction.toLowerCase() : settled.transaction;
+  // On an EVM chain a facilitator may run several authorizations in one transaction, each a payment
+  // of its own: each is accepted once, by its authorization (a Solana payment is its transaction).
+  const authorization = authorizationNonceOf(payload);
   const accepted = store.accept({
     txSignature: transaction,
-    nonce: nonce === '' ? `x402:${settled.transaction}` : nonce,
+    ...(authorization === null ? {} : { authorization }),
+    nonce: nonce === '' ? `x402:${settled.transaction}${authorization === null ? '' : `:${authorization}`}` : nonce,
     payer,
     amount,
     acceptedAt: now,
@@ -266,4 +270,10 @@ function recorded(
       value: encodePaymentResponseHeader(settled),
     },
   };
+}
+
+/** The EIP-3009 authorization's nonce an x402 `exact` payment on an EVM chain carries (lower case); null for any other. */
+function authorizationNonceOf(payload: PaymentPayload): string | null {
+  const nonce = (payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce;
+  return typeof nonce === 'string' && /^0x[0-9a-fA-F]{64}$/.test(nonce) ? nonce.toLowerCase() : null;
 }

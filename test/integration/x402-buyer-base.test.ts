@@ -1,22 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createPublicClient,
-  createWalletClient,
-  encodeFunctionData,
-  getAddress,
-  http,
-  multicall3Abi,
-  parseEther,
-  parseSignature,
-  type Address,
-  type Hex,
-} from 'viem';
+import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { startBatcher } from '../fixtures/multicall3.js';
 import { answerOf } from '../fixtures/x402-peers.js';
 import {
   BASE_SEPOLIA_X402,
@@ -41,10 +31,9 @@ import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
 import { CLI, runCoffer as cli } from '../helpers/serve-process.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /**
  * Issue 50, point 1: Coffer pays x402 `exact` on Base. The official `@x402/express` (v2) and
@@ -193,46 +182,8 @@ describe('Coffer pays x402 sellers on Base', () => {
     for (const [index, agent] of agents.entries()) {
       paid.push((await payX402(`base-batch-${index + 1}`, agent.apiKey, await answerOf(await fetch(v2.url), v2.url))).body);
     }
-    const batcher = privateKeyToAccount(generatePrivateKey());
-    await node.fundEth(batcher.address, parseEther('1'));
-    const wallet = createWalletClient({ account: batcher, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
-    // Multicall3 as every EVM chain has it: its creation code as viem keeps it (viem exports its ABI only).
-    const multicall3Code = /multicall3Bytecode = '(0x[0-9a-f]+)'/.exec(
-      readFileSync(join(dirname(createRequire(import.meta.url).resolve('viem/package.json')), '_esm/constants/contracts.js'), 'utf8'),
-    )![1] as Hex;
-    const deployed = await chain().waitForTransactionReceipt({
-      hash: await wallet.deployContract({ abi: multicall3Abi, bytecode: multicall3Code }),
-    });
-    const calls = paid.map((payment) => {
-      const { authorization: a, signature } = JSON.parse(Buffer.from(payment.header.value, 'base64').toString()).payload;
-      const { r, s, v, yParity } = parseSignature(signature);
-      return {
-        target: node.usdc,
-        allowFailure: false,
-        callData: encodeFunctionData({
-          abi: USDC_ABI,
-          functionName: 'transferWithAuthorization',
-          args: [
-            a.from,
-            a.to,
-            BigInt(a.value),
-            BigInt(a.validAfter),
-            BigInt(a.validBefore),
-            a.nonce,
-            Number(v ?? BigInt(yParity + 27)),
-            r,
-            s,
-          ],
-        }),
-      };
-    });
-    const batch = await wallet.writeContract({
-      address: deployed.contractAddress!,
-      abi: multicall3Abi,
-      functionName: 'aggregate3',
-      args: [calls],
-    });
-    expect((await chain().waitForTransactionReceipt({ hash: batch })).status).toBe('success');
+    const batcher = await startBatcher(node);
+    const batch = await batcher.run(paid.map((payment) => JSON.parse(Buffer.from(payment.header.value, 'base64').toString()).payload));
 
     // Each settles from the chain (no seller's answer to report): both confirmed, with the one transaction.
     for (const [index, payment] of paid.entries()) {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import type { Server } from 'node:http';
-import { createPublicClient, getAddress, http, parseEther, type Address } from 'viem';
+import { createPublicClient, getAddress, http, parseEther, type Address, type Hash } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -15,6 +15,7 @@ import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x4
 import { close, listen } from '../helpers/http-server.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
+import { startBatcher, type X402Authorization } from '../fixtures/multicall3.js';
 import { answerOf, startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
 import { BASE_SEPOLIA_X402, startEvmFacilitator, type TestEvmFacilitator } from '../fixtures/x402-evm-peers.js';
 import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
@@ -229,6 +230,67 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const spent = [before.first - (await usdc(first.address)), before.second - (await usdc(second.address))].sort();
     expect(spent).toEqual([0n, micro('0.01')]);
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+  });
+
+  it('two payments its facilitator settles in one transaction (Multicall3) are each served once', async () => {
+    const batcher = await startBatcher(node);
+    // A facilitator that verifies as the official one does and sends settlements two at a time.
+    const waiting: { authorization: X402Authorization; settled: (hash: Hash | Error) => void }[] = [];
+    const batching: FacilitatorClient = {
+      verify: (payload, requirements) => evm.client.verify(payload, requirements),
+      getSupported: () => evm.client.getSupported(),
+      settle: (payload, requirements) =>
+        new Promise((resolve, reject) => {
+          const authorization = payload.payload as unknown as X402Authorization;
+          waiting.push({
+            authorization,
+            settled: (hash) =>
+              hash instanceof Error
+                ? reject(hash)
+                : resolve({ success: true, transaction: hash, network: requirements.network, payer: authorization.authorization.from }),
+          });
+          if (waiting.length < 2) return;
+          const both = waiting.splice(0);
+          void batcher.run(both.map((each) => each.authorization)).then(
+            (hash) => both.forEach((each) => each.settled(hash)),
+            (error: Error) => both.forEach((each) => each.settled(error)),
+          );
+        }),
+    };
+    const batchStore = openPaywallStore(':memory:');
+    const paywall = createPaywall({
+      recipient: solSeller,
+      lookup: await rpcTransferLookup(cluster.url),
+      base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
+      store: batchStore,
+      x402: { facilitator: batching },
+    });
+    let batchServed = 0;
+    const app = express();
+    app.get('/batched', paywall.require({ price: '0.01', description: 'Batched' }), (_req, res) => {
+      batchServed += 1;
+      res.json({ data: 'sold', payer: paymentOf(res)?.payer });
+    });
+    const batched = await listen(app);
+    try {
+      const buyers = [await buyer(), await buyer()];
+      const before = { seller: await usdc(baseSeller), buyers: await Promise.all(buyers.map((each) => usdc(each.address))) };
+      const answers = await Promise.all(
+        buyers.map((account) =>
+          wrapFetchWithPayment(
+            fetch,
+            x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+          )(`${batched.url}/batched`),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(batchServed).toBe(2);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.02'));
+      for (const [index, account] of buyers.entries()) expect(await usdc(account.address)).toBe(before.buyers[index]! - micro('0.01'));
+    } finally {
+      await close(batched.server);
+      batchStore.close();
+    }
   });
 
   it('the official v1 x402-fetch buyer pays on base-sepolia', async () => {

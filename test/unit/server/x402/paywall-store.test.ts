@@ -29,6 +29,23 @@ describe('paywall store', () => {
     store.close();
   });
 
+  it('accepts each x402 authorization one EVM transaction ran once; a receipt naming that transaction buys nothing', () => {
+    const store = openPaywallStore(':memory:');
+    const ran = (authorization: string, nonce: string) => ({ ...accepted('0xbatch', nonce), authorization });
+    expect(store.accept(ran('0xa1', 'n1'))).toBe(true);
+    expect(store.accept(ran('0xa2', 'n2'))).toBe(true);
+    // The same authorization again, under another nonce: refused, and that nonce stays unused.
+    expect(store.accept(ran('0xa1', 'n3'))).toBe(false);
+    expect(store.isNonceUsed('n3')).toBe(false);
+    // A receipt naming the transaction (no authorization): refused, whatever its nonce.
+    expect(store.isAccepted('0xbatch')).toBe(true);
+    expect(store.accept(accepted('0xbatch', 'n4'))).toBe(false);
+    // And a transaction a receipt paid with takes no x402 authorization after it.
+    expect(store.accept(accepted('0xreceipt', 'n5'))).toBe(true);
+    expect(store.accept({ ...accepted('0xreceipt', 'n6'), authorization: '0xa3' })).toBe(false);
+    store.close();
+  });
+
   it('prunes accepted payments a day past their nonce expiry, and keeps the rest', () => {
     const store = openPaywallStore(':memory:');
     const now = 10 * DAY;
