@@ -124,16 +124,17 @@ const acceptedPayments = (name: string) => `CREATE TABLE ${name} (
  * key only so), every row kept.
  */
 function keyedByAuthorization(db: ReturnType<typeof openConnection>): void {
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
-  if (columns.includes('authorization_nonce')) return;
-  if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
-  db.transaction(() =>
+  // Looked at and copied in one write: two processes opening an older file copy it once.
+  db.transaction(() => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('accepted_payments') as string[];
+    if (columns.includes('authorization_nonce')) return;
+    if (!columns.includes('nonce_expires_at')) db.exec('ALTER TABLE accepted_payments ADD COLUMN nonce_expires_at INTEGER');
     db.exec(`
       ${acceptedPayments('accepted_payments_2')}
       INSERT INTO accepted_payments_2 (tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at)
         SELECT tx_signature, nonce, payer, amount, accepted_at, nonce_expires_at FROM accepted_payments;
       DROP TABLE accepted_payments;
       ALTER TABLE accepted_payments_2 RENAME TO accepted_payments;
-    `),
-  ).immediate();
+    `);
+  }).immediate();
 }

@@ -3,6 +3,7 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
+import { getAddress, isAddress, type Address, type Hash } from 'viem';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -54,6 +55,8 @@ export type X402Acceptance = { ok: true; payment: VerifiedPayment; response: { n
 /** The paywall's x402 terms on Base: the chain as x402 names it, its USDC, the recipient, and the token's EIP-712 name and version (read from the token). */
 export interface PaywallBaseTerms extends X402BaseSeller {
   tokenNaming(): Promise<{ name: string; version: string }>;
+  /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log). */
+  ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
 }
 
 /**
@@ -168,7 +171,8 @@ export function createPaywallX402(options: {
           else baseSettled!.refused();
           return settlement;
         }
-        return recorded(options.store, payload, match, settlement, route.now);
+        const authorization = onBase ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
+        return recorded(options.store, payload, match, settlement, route.now, authorization);
       } finally {
         settling.delete(match.nonce);
       }
@@ -244,14 +248,17 @@ function recorded(
   match: PaymentMatch,
   { settled, payer }: Settlement,
   now: number,
+  /**
+   * On an EVM chain a facilitator may run several authorizations in one transaction, each a payment
+   * of its own, accepted once by its authorization: the one the settled transaction was seen to run
+   * (authorizationRan). Null for any other payment, which is its transaction alone.
+   */
+  authorization: string | null,
 ): X402Acceptance | X402Refusal {
   const { amount, nonce } = match;
   // An EVM transaction hash in one spelling (Coffer receipts name it in lower case): one
   // transaction is one answer however the facilitator spells it.
   const transaction = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction) ? settled.transaction.toLowerCase() : settled.transaction;
-  // On an EVM chain a facilitator may run several authorizations in one transaction, each a payment
-  // of its own: each is accepted once, by its authorization (a Solana payment is its transaction).
-  const authorization = authorizationNonceOf(payload);
   const accepted = store.accept({
     txSignature: transaction,
     ...(authorization === null ? {} : { authorization }),
@@ -272,8 +279,23 @@ function recorded(
   };
 }
 
-/** The EIP-3009 authorization's nonce an x402 `exact` payment on an EVM chain carries (lower case); null for any other. */
-function authorizationNonceOf(payload: PaymentPayload): string | null {
-  const nonce = (payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce;
-  return typeof nonce === 'string' && /^0x[0-9a-fA-F]{64}$/.test(nonce) ? nonce.toLowerCase() : null;
+/**
+ * The EIP-3009 authorization a payment on an EVM chain carries, where the transaction its facilitator
+ * settled is seen to have run it (its `AuthorizationUsed` log): what keys the payment among others
+ * the same transaction ran. Security invariant: a field of the buyer's payload is never the key on
+ * its word (a Solana payload, a Permit2 one, or an authorization that transaction did not run could
+ * name any nonce, and so buy an answer again with one transaction): null then, and the payment is
+ * its transaction alone, as when the chain cannot be read now.
+ */
+async function authorizationRan(base: PaywallBaseTerms, payload: PaymentPayload, transaction: string): Promise<string | null> {
+  const carried = payload.payload as {
+    authorization?: { from?: unknown; nonce?: unknown };
+    signature?: unknown;
+    permit2Authorization?: unknown;
+  };
+  const { from, nonce } = carried.authorization ?? {};
+  if (carried.permit2Authorization !== undefined || typeof carried.signature !== 'string') return null;
+  if (typeof from !== 'string' || !isAddress(from) || typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return null;
+  const ran = await base.ranAuthorization(transaction, getAddress(from), nonce as Hash).catch(() => false);
+  return ran ? nonce.toLowerCase() : null;
 }

@@ -132,6 +132,7 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
   usdc: base.lookup.usdc,
   recipient: base.recipient,
   tokenNaming: () => base.lookup.tokenNaming(),
+  ranAuthorization: (txHash, from, nonce) => base.lookup.ranAuthorization(txHash, from, nonce),
 });
 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's

@@ -290,6 +290,49 @@ describe("x402 clients pay Coffer's paywall", () => {
     });
   });
 
+  it('one settled transaction buys one answer, whatever EVM-looking fields a Solana payment carries', async () => {
+    const real = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
+    // A facilitator that answers a settlement it already made as made (idempotent), as some do.
+    const landed = 'x'.repeat(88);
+    const idempotent: typeof real = {
+      getSupported: () => real.getSupported(),
+      verify: async () => ({ isValid: true, payer: feePayer.address }),
+      settle: async (_payload, requirements) => ({
+        success: true,
+        transaction: landed,
+        network: requirements.network,
+        payer: feePayer.address,
+      }),
+    };
+    const app = express();
+    const paywall = createPaywall({ recipient: seller, lookup, store: openPaywallStore(':memory:'), x402: { facilitator: idempotent } });
+    let answered = 0;
+    app.get('/once', paywall.require({ price: '0.01', description: 'Once' }), (_req, res) => {
+      answered += 1;
+      res.json({ ok: true });
+    });
+    const server = await listen(app);
+    try {
+      // The same v1 payment presented again, each time with another made-up EIP-3009 authorization.
+      const presented = (nonce: string) =>
+        Buffer.from(
+          JSON.stringify({
+            x402Version: 1,
+            scheme: 'exact',
+            network: 'solana-devnet',
+            payload: { transaction: 'AQ==', authorization: { from: `0x${'22'.repeat(20)}`, nonce }, signature: `0x${'33'.repeat(65)}` },
+          }),
+        ).toString('base64');
+      const statuses = [];
+      for (const nonce of [`0x${'a1'.repeat(32)}`, `0x${'a2'.repeat(32)}`, `0x${'a3'.repeat(32)}`]) {
+        statuses.push((await fetch(`${server.url}/once`, { headers: { 'x-payment': presented(nonce) } })).status);
+      }
+      expect([statuses, answered]).toEqual([[200, 402, 402], 1]);
+    } finally {
+      await close(server.server);
+    }
+  });
+
   it('a facilitator that names no fee payer for this network is asked again later; meanwhile receipts are still offered', async () => {
     const real = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
     let answers = 0;

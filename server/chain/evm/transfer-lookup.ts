@@ -69,6 +69,8 @@ export async function ranAuthorization(client: PublicClient, usdc: Address, txHa
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
   tokenNaming(): Promise<TokenNaming>;
+  /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log, of this USDC). */
+  ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
 }
 
 /** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
@@ -80,6 +82,7 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     usdc: network.usdc,
     findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
     tokenNaming: tokenNamingReader(client, network.usdc, network.chainId),
+    ranAuthorization: (txHash, from, nonce) => ranAuthorization(client, network.usdc, txHash, from, nonce),
   };
 }
 
