@@ -294,7 +294,9 @@ describe('the EVM rail on the embedded chain', () => {
       }),
     );
     const next = await chain.incomingTransfers(treasury, first.readUpTo);
-    expect(next.transfers).toEqual([{ txSignature: hash, from: outsider, amount: 7_000_000n, blockTime: expect.any(Number) }]);
+    expect(next.transfers).toEqual([
+      { txSignature: hash, logIndex: expect.any(Number), from: outsider, amount: 7_000_000n, blockTime: expect.any(Number) },
+    ]);
     // The cursor is the last block read, here the transfer's own (the embedded chain mines one a transaction).
     expect(next.readUpTo).toBe(`block:${(await chain.findTransfer(hash))!.slot}`);
     expect((await chain.incomingTransfers(treasury, next.readUpTo)).transfers).toEqual([]);

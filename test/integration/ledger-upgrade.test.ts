@@ -25,8 +25,10 @@ function toSchema2(db: SqliteDatabase): void {
   const indexesAndTriggers = made("tbl_name = 'transfers' AND type IN ('index', 'trigger')");
   const views = made("type = 'view'");
   reference.close();
-  // Schema 7's rail is not a column of schema 2's table (every row then was on Solana).
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('transfers') WHERE name != 'rail'").pluck().all() as string[]).join(', ');
+  // Schema 7's rail and schema 12's log index are not columns of schema 2's table (every row then was on Solana).
+  const columns = (
+    db.prepare("SELECT name FROM pragma_table_info('transfers') WHERE name NOT IN ('rail', 'log_index')").pluck().all() as string[]
+  ).join(', ');
   db.pragma('foreign_keys = OFF');
   db.transaction(() => {
     const wires = db.prepare('SELECT id, wire FROM transfer_wires').all() as { id: string; wire: string }[];

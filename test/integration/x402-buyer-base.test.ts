@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
-import { startBatcher } from '../fixtures/multicall3.js';
+import { outsideAuthorization, startBatcher } from '../fixtures/multicall3.js';
 import { answerOf } from '../fixtures/x402-peers.js';
 import {
   BASE_SEPOLIA_X402,
@@ -199,6 +199,60 @@ describe('Coffer pays x402 sellers on Base', () => {
       const balance = (await t.api('GET', t.withOwner(`/v1/agents/base-batch-${index + 1}/balance`))).body;
       expect(balance.balances.base).toBe('0.99');
     }
+  });
+
+  it('a batch that pays the treasury beside an x402 payment: each transfer to it a deposit of its own, the payment settled', async () => {
+    const deposits = async () =>
+      (
+        (await t.api('GET', t.withOwner('/v1/treasury/deposits'))).body.deposits as {
+          rail: string;
+          txSignature: string;
+          amount: string;
+          from: string;
+        }[]
+      )
+        .filter((deposit) => deposit.rail === 'base')
+        .map(({ txSignature, amount, from }) => ({ txSignature, amount, from }));
+    // What the chain watch found so far (the treasury's funding) is read first: only the batches' deposits are new.
+    await t.coffer.engine.pollDeposits(t.owner, ['base']);
+    const before = await deposits();
+    const outsiders = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+    for (const outsider of outsiders) await node.mint(outsider.address, micro('3'));
+    const batcher = await startBatcher(node);
+    const agentsAuthorization = async (agentId: string) => {
+      const agent = await fundedAgent(agentId, '1.00');
+      const paid = (await payX402(agentId, agent.apiKey, await answerOf(await fetch(v2.url), v2.url))).body;
+      return { agent, paid, payload: JSON.parse(Buffer.from(paid.header.value, 'base64').toString()).payload };
+    };
+    const settle = (agentId: string, apiKey: string, paymentId: string) =>
+      t.api('POST', t.withOwner(`/v1/agents/${agentId}/x402/${paymentId}/settlement`), { key: apiKey, body: { headers: {} } });
+
+    // The payment settled first, then the deposits read: two senders, one of them twice, in one transaction.
+    const first = await agentsAuthorization('base-batch-deposit-1');
+    const one = await batcher.run([
+      first.payload,
+      await outsideAuthorization(node, outsiders[0]!, treasury, micro('1.5')),
+      await outsideAuthorization(node, outsiders[1]!, treasury, micro('0.25')),
+      await outsideAuthorization(node, outsiders[0]!, treasury, micro('0.5')),
+    ]);
+    expect([(await settle('base-batch-deposit-1', first.agent.apiKey, first.paid.paymentId)).body.status]).toEqual(['confirmed']);
+    await t.coffer.engine.pollDeposits(t.owner, ['base']);
+    // Read again: nothing twice.
+    await t.coffer.engine.pollDeposits(t.owner, ['base']);
+    // The deposits read first, then the payment settled.
+    const second = await agentsAuthorization('base-batch-deposit-2');
+    const two = await batcher.run([await outsideAuthorization(node, outsiders[1]!, treasury, micro('0.75')), second.payload]);
+    await t.coffer.engine.pollDeposits(t.owner, ['base']);
+    const settled = await settle('base-batch-deposit-2', second.agent.apiKey, second.paid.paymentId);
+    expect([settled.body.status, settled.body.txSignature]).toEqual(['confirmed', two]);
+
+    const added = (await deposits()).filter((deposit) => !before.some((earlier) => JSON.stringify(earlier) === JSON.stringify(deposit)));
+    expect(added.sort((a, b) => a.amount.localeCompare(b.amount))).toEqual([
+      { txSignature: one, amount: '0.25', from: outsiders[1]!.address },
+      { txSignature: one, amount: '0.50', from: outsiders[0]!.address },
+      { txSignature: two, amount: '0.75', from: outsiders[1]!.address },
+      { txSignature: one, amount: '1.50', from: outsiders[0]!.address },
+    ]);
   });
 
   it('refuses a tampered authorization at the seller: a raised amount moves nothing', async () => {

@@ -153,7 +153,7 @@ export async function transfersTo(
           time = Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp);
           blockTimes.set(log.blockNumber, time);
         }
-        found.push({ txSignature: log.transactionHash, from: getAddress(sender), amount: value, blockTime: time });
+        found.push({ txSignature: log.transactionHash, logIndex: log.logIndex, from: getAddress(sender), amount: value, blockTime: time });
       }
     } catch (error) {
       if (page === 0) throw error;

@@ -110,6 +110,8 @@ export type PayerSignedFate =
 
 export interface IncomingTransfer {
   txSignature: string;
+  /** On an EVM chain, the Transfer log's index in its block (one transaction may pay a wallet more than once); null on Solana. */
+  logIndex: number | null;
   from: string;
   amount: bigint;
   blockTime: number | null;

@@ -191,10 +191,12 @@ export async function pollDeposits(ctx: EngineContext, owner: string, rails: rea
 }
 
 /**
- * One rail's deposits since its cursor. A transaction is recorded once (its signature is unique in
- * the ledger), and none sent from a wallet of this data dir is a deposit: an agent giving USDC back or
- * paying the treasury (image generation) is Coffer's own move, whose row names the transaction only
- * once it lands on Base (a pending row names its authorization), so it is told by its sender there.
+ * One rail's deposits since its cursor, none sent from a wallet of this data dir: an agent giving
+ * USDC back or paying the treasury (image generation) is Coffer's own move. On Solana a deposit is
+ * what the treasury's account gained in a transaction, recorded once, and a payment's transaction is
+ * Coffer's own. On Base it is one Transfer log, told from Coffer's own moves by its sender (a pending
+ * row names its authorization, not yet its transaction): one transaction may pay the treasury more
+ * than once, or beside an agent's x402 payment a facilitator ran in it (schema 12).
  */
 async function pollRailDeposits(ctx: EngineContext, owner: string, rail: Rail, chain: Chain): Promise<number> {
   const cursorMeta = rail === 'sol' ? `deposits.last_signature:${owner}` : `deposits.cursor:${rail}:${owner}`;
@@ -202,12 +204,15 @@ async function pollRailDeposits(ctx: EngineContext, owner: string, rail: Rail, c
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
-      if (ctx.store.isPaymentTransaction(transfer.txSignature)) continue;
-      if (rail !== 'sol' && ctx.store.walletOfRailAddress(rail, transfer.from) !== null) continue;
+      if (
+        rail === 'sol' ? ctx.store.isPaymentTransaction(transfer.txSignature) : ctx.store.walletOfRailAddress(rail, transfer.from) !== null
+      )
+        continue;
       const inserted = ctx.store.insertChainDeposit({
         id: newId('dep'),
         owner,
         txSignature: transfer.txSignature,
+        logIndex: transfer.logIndex,
         amount: transfer.amount,
         from: transfer.from,
         createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,

@@ -138,6 +138,18 @@ function columnsOf(record: TransferRecord): unknown[] {
   ];
 }
 
+/**
+ * A deposit found on chain, not where its transaction is recorded already, unless (schema 12) it is a
+ * Base deposit under a log of its own beside rows that each stand on theirs: the trigger's rule, so
+ * that what the trigger would refuse is passed over here rather than thrown.
+ */
+const INSERT_CHAIN_DEPOSIT = `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at, rail, log_index)
+       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt, @rail, @logIndex
+       WHERE NOT EXISTS (SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')}
+         AND NOT (@logIndex IS NOT NULL AND @rail IS 'base' AND rail IS 'base'
+           AND ((kind IS 'payment' AND protocol IS 'x402' AND payer_signature IS NOT NULL)
+             OR (kind IS 'deposit' AND log_index IS NOT NULL AND log_index IS NOT @logIndex))))`;
+
 export function createTransferStore(db: SqliteDatabase): TransferStore {
   const outflows = outflowTally();
   const stmts = {
@@ -148,11 +160,7 @@ export function createTransferStore(db: SqliteDatabase): TransferStore {
        VALUES (${Array(29).fill('?').join(', ')})`,
     ),
     insertWire: db.prepare('INSERT INTO transfer_wires (id, wire) VALUES (?, ?)'),
-    insertChainDeposit: db.prepare(
-      `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at, rail)
-       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt, @rail
-       WHERE NOT EXISTS (SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')})`,
-    ),
+    insertChainDeposit: db.prepare(INSERT_CHAIN_DEPOSIT),
     get: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE id = ?`),
     getPayment: bigintStatement(db, `SELECT ${ROW} FROM transfers WHERE id = ? AND kind = 'payment'`),
     byIdempotencyKey: bigintStatement(

@@ -404,7 +404,13 @@ export class RpcChain implements Chain {
           unreadable.push(entry.signature);
         } else if (credit !== null && credit.amount > 0n && credit.from !== wallet) {
           // Only what the treasury's account gained, from someone else: its own allocations only lose.
-          transfers.push({ txSignature: entry.signature, from: credit.from, amount: credit.amount, blockTime: credit.blockTime });
+          transfers.push({
+            txSignature: entry.signature,
+            logIndex: null,
+            from: credit.from,
+            amount: credit.amount,
+            blockTime: credit.blockTime,
+          });
         }
       }
       readUpTo = entry.signature;

@@ -106,11 +106,18 @@ export interface CountedPayment {
 export interface TransferStore {
   /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */
   insertTransfer(record: TransferRecord): void;
-  /** Records a deposit found on chain, confirmed; false when its transaction is recorded already. */
+  /**
+   * Records a deposit found on chain, confirmed; false when its transaction is recorded already. On
+   * Base a deposit is one Transfer log (`logIndex`, its position in the block): another log of the
+   * same transaction is a deposit of its own, and it may share its transaction with x402 payments
+   * run in it; a deposit with no log index (Solana's, read as what the account gained) has its
+   * transaction to itself.
+   */
   insertChainDeposit(deposit: {
     id: string;
     owner: string;
     txSignature: string;
+    logIndex: number | null;
     amount: bigint;
     from: string;
     createdAt: number;

@@ -145,8 +145,51 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     store.insertTransfer(pay('s1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-s1', txWire: 'wire-s1' }));
     expect(() => store.settleTransfer(store.getTransfer('s1')!, 'confirmed', null, 2_000, '0xbatch')).toThrow();
     expect(
-      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: '0xbatch', amount: 7n, from: 'x', createdAt: 3_000, rail: 'base' }),
+      store.insertChainDeposit({
+        logIndex: null,
+        id: 'd1',
+        owner: OWNER,
+        txSignature: '0xbatch',
+        amount: 7n,
+        from: 'x',
+        createdAt: 3_000,
+        rail: 'base',
+      }),
     ).toBe(false);
+  });
+
+  it('records each Base Transfer log to the treasury as a deposit of its own, beside x402 payments in its transaction; nothing twice', () => {
+    const store = fresh(make);
+    const deposit = (id: string, txSignature: string, logIndex: number | null, rail: 'base' | 'sol' = 'base') =>
+      store.insertChainDeposit({ id, owner: OWNER, txSignature, logIndex, amount: 5n, from: '0xout', createdAt: 3_000, rail });
+    const x402OnBase = (id: string, nonce: string) =>
+      pay(id, { rail: 'base', txSignature: null, protocol: 'x402', payerSignature: nonce, txWire: `wire-${id}` });
+    // An x402 payment settled first, then the deposits its transaction also made.
+    store.insertTransfer(x402OnBase('b1', 'nonce-1'));
+    expect(store.settleTransfer(store.getTransfer('b1')!, 'confirmed', null, 2_000, '0xmixed')).toBe(true);
+    expect([deposit('d1', '0xmixed', 3), deposit('d2', '0xmixed', 3), deposit('d3', '0xmixed', 4)]).toEqual([true, false, true]);
+    // Not without its log, nor on Solana, nor beside a payment Coffer sent.
+    expect([deposit('d4', '0xmixed', null), deposit('d5', '0xmixed', null, 'sol')]).toEqual([false, false]);
+    expect(() => store.insertTransfer(pay('c1', { rail: 'base', txSignature: '0xmixed', txWire: 'wire-c1' }))).toThrow();
+    // The deposit read first, then the x402 payment its transaction ran settled.
+    expect(deposit('d6', '0xdeposit-first', 0)).toBe(true);
+    store.insertTransfer(x402OnBase('b2', 'nonce-2'));
+    expect(store.settleTransfer(store.getTransfer('b2')!, 'confirmed', null, 2_000, '0xdeposit-first')).toBe(true);
+    // A deposit recorded before logs were named keeps its transaction to itself: never counted twice.
+    expect([deposit('d7', '0xolder', null), deposit('d8', '0xolder', 0)]).toEqual([true, false]);
+    store.insertTransfer(x402OnBase('b3', 'nonce-3'));
+    expect(() => store.settleTransfer(store.getTransfer('b3')!, 'confirmed', null, 2_000, '0xolder')).toThrow();
+    expect(
+      store
+        .listDeposits(OWNER, 10)
+        .map((row) => [row.id, row.txSignature])
+        .sort(),
+    ).toEqual([
+      ['d1', '0xmixed'],
+      ['d3', '0xmixed'],
+      ['d6', '0xdeposit-first'],
+      ['d7', '0xolder'],
+    ]);
   });
 
   it('refuses a duplicate id, a duplicate transaction, a zero amount, an unknown agent, a second live refund of a payment', () => {
@@ -160,7 +203,16 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(() => store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_000, 'sig-p1')).toThrow();
     expect(store.getTransfer('x1')).toMatchObject({ status: 'pending', txSignature: null, txWire: 'wire-x1' });
     expect(
-      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'sig-p1', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+      store.insertChainDeposit({
+        logIndex: null,
+        id: 'd1',
+        owner: OWNER,
+        txSignature: 'sig-p1',
+        amount: 7n,
+        from: 'x',
+        createdAt: 3_000,
+        rail: 'sol',
+      }),
     ).toBe(false);
     expect(store.getTransfer('d1')).toBeNull();
     expect(() => store.insertTransfer(pay('p3', { amount: 0n }))).toThrow();
@@ -334,13 +386,32 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.findLivePaymentByMemo(OWNER, 'a', OWNER, 'n1')?.id).toBe('p2');
     expect(store.findLivePaymentByPayerSignature('ps')?.id).toBe('p3');
     expect(
-      store.insertChainDeposit({ id: 'd1', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+      store.insertChainDeposit({
+        logIndex: null,
+        id: 'd1',
+        owner: OWNER,
+        txSignature: 'dep',
+        amount: 7n,
+        from: 'x',
+        createdAt: 3_000,
+        rail: 'sol',
+      }),
     ).toBe(true);
     expect(
-      store.insertChainDeposit({ id: 'd2', owner: OWNER, txSignature: 'dep', amount: 7n, from: 'x', createdAt: 3_000, rail: 'sol' }),
+      store.insertChainDeposit({
+        logIndex: null,
+        id: 'd2',
+        owner: OWNER,
+        txSignature: 'dep',
+        amount: 7n,
+        from: 'x',
+        createdAt: 3_000,
+        rail: 'sol',
+      }),
     ).toBe(false);
     expect(
       store.insertChainDeposit({
+        logIndex: null,
         id: 'd3',
         owner: OWNER,
         txSignature: '0xbase',
