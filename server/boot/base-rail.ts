@@ -27,9 +27,9 @@ export async function openBaseRail(
   deps: { db: SqliteDatabase; store: MetaStore; vault: WalletKeyVault; clock: Clock; log: (message: string) => void; dataDir: string },
 ): Promise<OpenedEvmRail | null> {
   if (options.baseRpc === 'off') return null;
-  const rail = await railFor(solana, options, deps);
-  if (rail === null) return null;
   const recorded = deps.store.getMeta(BASE_NETWORK_META);
+  const rail = await railFor(solana, options, recorded, deps);
+  if (rail === null) return null;
   const network = `${rail.chain.network}:${rail.chain.chainId ?? 0}`;
   if (recorded !== null && recorded !== network) {
     throw new Error(
@@ -40,9 +40,15 @@ export async function openBaseRail(
   return rail;
 }
 
+/**
+ * The rail. A COFFER_BASE_RPC that does not answer at start does not keep Coffer (Solana's rail, the
+ * owner's brake) from starting where the chain it must serve is known: the Solana network's Base, or
+ * the one this data dir was opened on (`recorded`). Its chain is checked once it answers.
+ */
 async function railFor(
   solana: { sim: boolean; network: string },
   { baseRpc, baseUsdc }: BaseRailOptions,
+  recorded: string | null,
   deps: { db: SqliteDatabase; vault: WalletKeyVault; clock: Clock; log: (message: string) => void },
 ): Promise<OpenedEvmRail | null> {
   if (solana.sim && baseRpc === undefined) return openBaseSim(deps);
@@ -50,12 +56,25 @@ async function railFor(
   // The EVM rail's module (viem's clients) is loaded only where the rail is on.
   const { openNamedEvmRail, openRemoteEvmRail } = await import('../chain/evm/rail.js');
   if (baseRpc === undefined) return named === null ? null : openNamedEvmRail(named, deps);
-  const rail = await openRemoteEvmRail(baseRpc, baseUsdc, deps);
-  if (named !== null && rail.chain.chainId !== named.chainId) {
-    throw new Error(
-      `COFFER_BASE_RPC serves chain ${rail.chain.chainId}; ${solana.network} goes with ${named.name} (chain ${named.chainId})`,
-    );
-  }
+  const mustServe = named ?? (recorded === null ? null : { name: recorded.split(':')[0]!, chainId: Number(recorded.split(':')[1]) });
+  const mismatch = (served: number) =>
+    named === null
+      ? `COFFER_BASE_RPC serves chain ${served}; the data dir holds a treasury on ${mustServe!.name} (chain ${mustServe!.chainId}) for the Base rail`
+      : `COFFER_BASE_RPC serves chain ${served}; ${solana.network} goes with ${named.name} (chain ${named.chainId})`;
+  const rail = await openRemoteEvmRail(
+    baseRpc,
+    baseUsdc,
+    deps,
+    mustServe === null
+      ? undefined
+      : {
+          chainId: mustServe.chainId,
+          mismatch,
+          unanswered: (words) =>
+            deps.log(`the Base rail's node (COFFER_BASE_RPC) did not answer at start (${words}): Base is refused until it answers`),
+        },
+  );
+  if (named !== null && rail.chain.chainId !== named.chainId) throw new Error(mismatch(rail.chain.chainId!));
   return rail;
 }
 

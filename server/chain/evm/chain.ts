@@ -116,15 +116,22 @@ export class EvmChain implements Chain {
 
   /** The token's EIP-712 domain: its name and version read from the token (token-domain.ts), this chain's id and the token's address. */
   async domain(): Promise<TokenDomain> {
-    return { ...(await this.tokenNaming()), chainId: this.net.chainId, verifyingContract: this.net.usdc };
+    return {
+      ...(await this.asked("the USDC token's name", this.tokenNaming())),
+      chainId: this.net.chainId,
+      verifyingContract: this.net.usdc,
+    };
   }
 
   async gasCover(sender: string): Promise<{ balance: string; moves: number }> {
-    const [wei, block, tip] = await Promise.all([
-      this.client.getBalance({ address: getAddress(sender) }),
-      this.client.getBlock(),
-      this.client.estimateMaxPriorityFeePerGas(),
-    ]);
+    const [wei, block, tip] = await this.asked(
+      'the gas the treasury holds',
+      Promise.all([
+        this.client.getBalance({ address: getAddress(sender) }),
+        this.client.getBlock(),
+        this.client.estimateMaxPriorityFeePerGas(),
+      ]),
+    );
     // At the relayer's max fee now (move-gas.ts counts them).
     return { balance: formatEther(wei), moves: movesCovered(wei, maxFeePerGas(block.baseFeePerGas ?? 0n, tip)) };
   }
@@ -134,7 +141,10 @@ export class EvmChain implements Chain {
   }
 
   async usdcBalance(wallet: string): Promise<bigint> {
-    return this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [getAddress(wallet)] });
+    return this.asked(
+      'a USDC balance',
+      this.client.readContract({ address: this.net.usdc, abi: USDC_ABI, functionName: 'balanceOf', args: [getAddress(wallet)] }),
+    );
   }
 
   /** Many wallets' USDC, in one call to the node where it takes one (balance-reads.ts). */
@@ -148,7 +158,7 @@ export class EvmChain implements Chain {
   }
 
   hasActivity(wallet: string): Promise<boolean> {
-    return hasEvmActivity(this.client, this.net.usdc, wallet);
+    return this.asked("a wallet's history", hasEvmActivity(this.client, this.net.usdc, wallet));
   }
 
   async prepareTransfer(request: TransferRequest): Promise<PreparedTransfer> {

@@ -4,9 +4,10 @@
  * Base Sepolia (or another EVM chain) over its JSON-RPC (networks.ts).
  */
 import type { Router } from 'express';
-import { createPublicClient, custom } from 'viem';
-import type { NamedEvmNetwork } from './networks.js';
-import { evmRpcAt, rpcTransport } from './rpc.js';
+import { BaseError, createPublicClient, custom, type Transport } from 'viem';
+import { evmNetworkOf, type EvmNetwork, type NamedEvmNetwork } from './networks.js';
+import { chainCheckedTransport, evmRpcAt, rpcTransport } from './rpc.js';
+import { nodeErrorWords } from './node-errors.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
 import type { EvmSigners } from './signers.js';
@@ -42,15 +43,35 @@ export async function openEmbeddedEvmRail(deps: { db: SqliteDatabase; vault: Evm
 
 /**
  * The rail on an EVM JSON-RPC: the network its node says it is (its chain id, read now), a known one's
- * USDC or `usdc` for another chain.
+ * USDC or `usdc` for another chain. Where the node does not answer now and the chain it must serve is
+ * known (`expected`: the Solana network's Base, or the data dir's), the rail opens on that chain all
+ * the same, its node's chain checked once it answers (rpc.ts chainCheckedTransport), and
+ * `unanswered` says why; otherwise the node's silence is thrown.
  */
 export async function openRemoteEvmRail(
   rpcUrl: string,
   usdc: string | undefined,
   deps: { vault: EvmSigners; clock: Clock },
+  expected?: { chainId: number; mismatch: (served: number) => string; unanswered: (words: string) => void },
 ): Promise<OpenedEvmRail> {
-  const { transport, network } = await evmRpcAt(rpcUrl, usdc);
-  const chain = new EvmChain(network, transport, deps.vault, deps.clock, null);
+  let opened: { transport: Transport; network: EvmNetwork };
+  try {
+    opened = await evmRpcAt(rpcUrl, usdc);
+  } catch (error) {
+    if (!(error instanceof BaseError)) throw error;
+    if (expected === undefined) {
+      throw new Error(
+        `COFFER_BASE_RPC did not answer which chain it serves (${nodeErrorWords(error)}); this data dir has not been opened on a Base network yet: start Coffer again once it answers, or with COFFER_BASE_RPC=off`,
+        { cause: error },
+      );
+    }
+    expected.unanswered(nodeErrorWords(error));
+    opened = {
+      transport: chainCheckedTransport(rpcUrl, expected.chainId, expected.mismatch),
+      network: evmNetworkOf(expected.chainId, usdc),
+    };
+  }
+  const chain = new EvmChain(opened.network, opened.transport, deps.vault, deps.clock, null);
   return { chain, httpRoutes: null };
 }
 
