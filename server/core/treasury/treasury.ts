@@ -181,26 +181,36 @@ export async function pollDeposits(ctx: EngineContext, owner: string, rails: rea
   for (const rail of rails) {
     const chain = rail === 'sol' ? ctx.chain : (ctx.base ?? null);
     if (chain === null || chain.isSim) continue;
+    const cursorMeta = rail === 'sol' ? `deposits.last_signature:${owner}` : `deposits.cursor:${rail}:${owner}`;
+    let read: Awaited<ReturnType<Chain['incomingTransfers']>>;
     try {
-      polled.recorded += await pollRailDeposits(ctx, owner, rail, chain);
+      read = await chain.incomingTransfers(addressOn(ctx, owner, rail), ctx.store.getMeta(cursorMeta));
     } catch (error) {
       polled.unread.push({ rail, error: error instanceof Error ? error : new Error(String(error)) });
+      continue;
     }
+    // What was read is recorded, or the failure thrown: the ledger's, never called the node's.
+    polled.recorded += recordRailDeposits(ctx, owner, rail, cursorMeta, read);
   }
   return polled;
 }
 
 /**
- * One rail's deposits since its cursor, none sent from a wallet of this data dir: an agent giving
- * USDC back or paying the treasury (image generation) is Coffer's own move. On Solana a deposit is
- * what the treasury's account gained in a transaction, recorded once, and a payment's transaction is
- * Coffer's own. On Base it is one Transfer log, told from Coffer's own moves by its sender (a pending
- * row names its authorization, not yet its transaction): one transaction may pay the treasury more
- * than once, or beside an agent's x402 payment a facilitator ran in it (schema 12).
+ * One rail's deposits read since its cursor, recorded (with the cursor, in one write), none sent from
+ * a wallet of this data dir: an agent giving USDC back or paying the treasury (image generation) is
+ * Coffer's own move. On Solana a deposit is what the treasury's account gained in a transaction,
+ * recorded once, and a payment's transaction is Coffer's own. On Base it is one Transfer log, told
+ * from Coffer's own moves by its sender (a pending row names its authorization, not yet its
+ * transaction): one transaction may pay the treasury more than once, or beside an agent's x402
+ * payment a facilitator ran in it (schema 12).
  */
-async function pollRailDeposits(ctx: EngineContext, owner: string, rail: Rail, chain: Chain): Promise<number> {
-  const cursorMeta = rail === 'sol' ? `deposits.last_signature:${owner}` : `deposits.cursor:${rail}:${owner}`;
-  const { transfers, readUpTo, unreadable } = await chain.incomingTransfers(addressOn(ctx, owner, rail), ctx.store.getMeta(cursorMeta));
+function recordRailDeposits(
+  ctx: EngineContext,
+  owner: string,
+  rail: Rail,
+  cursorMeta: string,
+  { transfers, readUpTo, unreadable }: Awaited<ReturnType<Chain['incomingTransfers']>>,
+): number {
   let recorded = 0;
   ctx.store.transaction(() => {
     for (const transfer of transfers) {
