@@ -10,7 +10,7 @@ import { addServiceBasePayTo } from './migrations/0008-service-base-pay-to.js';
 import { addRefusalRails } from './migrations/0009-refusal-rails.js';
 import { addRevokedApiKeys } from './migrations/0010-revoked-api-keys.js';
 import { allowBatchedX402Settlements } from './migrations/0011-batched-x402-settlements.js';
-import { recordDepositsByLog } from './migrations/0012-deposits-by-log.js';
+import { recordDepositsByTransfer } from './migrations/0012-deposits-by-transfer.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -44,7 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'refusal rails', up: addRefusalRails },
   { version: 10, name: 'revoked api keys', up: addRevokedApiKeys },
   { version: 11, name: 'batched x402 settlements', up: allowBatchedX402Settlements },
-  { version: 12, name: 'deposits by log', up: recordDepositsByLog },
+  { version: 12, name: 'deposits by transfer', up: recordDepositsByTransfer },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -295,7 +295,7 @@ describe('the EVM rail on the embedded chain', () => {
     );
     const next = await chain.incomingTransfers(treasury, first.readUpTo);
     expect(next.transfers).toEqual([
-      { txSignature: hash, logIndex: expect.any(Number), from: outsider, amount: 7_000_000n, blockTime: expect.any(Number) },
+      { txSignature: hash, transferIndex: expect.any(Number), from: outsider, amount: 7_000_000n, blockTime: expect.any(Number) },
     ]);
     // The cursor is the last block read, here the transfer's own (the embedded chain mines one a transaction).
     expect(next.readUpTo).toBe(`block:${(await chain.findTransfer(hash))!.slot}`);

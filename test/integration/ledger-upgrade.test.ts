@@ -27,7 +27,7 @@ function toSchema2(db: SqliteDatabase): void {
   reference.close();
   // Schema 7's rail and schema 12's log index are not columns of schema 2's table (every row then was on Solana).
   const columns = (
-    db.prepare("SELECT name FROM pragma_table_info('transfers') WHERE name NOT IN ('rail', 'log_index')").pluck().all() as string[]
+    db.prepare("SELECT name FROM pragma_table_info('transfers') WHERE name NOT IN ('rail', 'transfer_index')").pluck().all() as string[]
   ).join(', ');
   db.pragma('foreign_keys = OFF');
   db.transaction(() => {

@@ -145,7 +145,16 @@ export async function transfersTo(
         toBlock,
       });
       found = [];
-      for (const log of logs) {
+      // Each transfer's place among its transaction's transfers to the wallet (0, 1, …): what keys a
+      // deposit, not the log's index in its block, which a reorg that puts the transaction in another
+      // block renumbers (the same deposit read again would then be counted twice).
+      const placeInTransaction = new Map<string, number>();
+      const inChainOrder = [...logs].sort((a, b) =>
+        a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+      );
+      for (const log of inChainOrder) {
+        const place = placeInTransaction.get(log.transactionHash) ?? 0;
+        placeInTransaction.set(log.transactionHash, place + 1);
         const { from: sender, value } = log.args;
         if (sender === undefined || value === undefined || value === 0n || getAddress(sender) === wallet) continue;
         let time = blockTimes.get(log.blockNumber);
@@ -153,7 +162,7 @@ export async function transfersTo(
           time = Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp);
           blockTimes.set(log.blockNumber, time);
         }
-        found.push({ txSignature: log.transactionHash, logIndex: log.logIndex, from: getAddress(sender), amount: value, blockTime: time });
+        found.push({ txSignature: log.transactionHash, transferIndex: place, from: getAddress(sender), amount: value, blockTime: time });
       }
     } catch (error) {
       if (page === 0) throw error;

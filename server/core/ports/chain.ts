@@ -110,8 +110,8 @@ export type PayerSignedFate =
 
 export interface IncomingTransfer {
   txSignature: string;
-  /** On an EVM chain, the Transfer log's index in its block (one transaction may pay a wallet more than once); null on Solana. */
-  logIndex: number | null;
+  /** On an EVM chain, the transfer's place among its transaction's transfers to the wallet (0, 1, …): one transaction may pay a wallet more than once; null on Solana, whose deposit is what the account gained in the transaction. */
+  transferIndex: number | null;
   from: string;
   amount: bigint;
   blockTime: number | null;

@@ -222,7 +222,7 @@ function recordRailDeposits(
         id: newId('dep'),
         owner,
         txSignature: transfer.txSignature,
-        logIndex: transfer.logIndex,
+        transferIndex: transfer.transferIndex,
         amount: transfer.amount,
         from: transfer.from,
         createdAt: transfer.blockTime === null ? ctx.clock.now() : transfer.blockTime * 1000,

@@ -140,15 +140,17 @@ function columnsOf(record: TransferRecord): unknown[] {
 
 /**
  * A deposit found on chain, not where its transaction is recorded already, unless (schema 12) it is a
- * Base deposit under a log of its own beside rows that each stand on theirs: the trigger's rule, so
- * that what the trigger would refuse is passed over here rather than thrown.
+ * Base deposit beside x402 payments, or at another place in the transaction than the deposits there:
+ * the trigger's rule for a new deposit, so that what the trigger would refuse is passed over here
+ * rather than thrown.
  */
-const INSERT_CHAIN_DEPOSIT = `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at, rail, log_index)
-       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt, @rail, @logIndex
+const INSERT_CHAIN_DEPOSIT = `INSERT INTO transfers (id, kind, owner, tx_signature, amount, from_address, status, created_at, settled_at, rail, transfer_index)
+       SELECT @id, 'deposit', @owner, @txSignature, @amount, @from, 'confirmed', @createdAt, @createdAt, @rail, @transferIndex
        WHERE NOT EXISTS (SELECT 1 FROM transfers WHERE ${signatureIs('@txSignature')}
-         AND NOT (@logIndex IS NOT NULL AND @rail IS 'base' AND rail IS 'base'
+         AND NOT (@rail IS 'base' AND rail IS 'base'
            AND ((kind IS 'payment' AND protocol IS 'x402' AND payer_signature IS NOT NULL)
-             OR (kind IS 'deposit' AND log_index IS NOT NULL AND log_index IS NOT @logIndex))))`;
+             OR (kind IS 'deposit' AND transfer_index IS NOT NULL AND @transferIndex IS NOT NULL
+               AND transfer_index IS NOT @transferIndex))))`;
 
 export function createTransferStore(db: SqliteDatabase): TransferStore {
   const outflows = outflowTally();

@@ -406,7 +406,7 @@ export class RpcChain implements Chain {
           // Only what the treasury's account gained, from someone else: its own allocations only lose.
           transfers.push({
             txSignature: entry.signature,
-            logIndex: null,
+            transferIndex: null,
             from: credit.from,
             amount: credit.amount,
             blockTime: credit.blockTime,

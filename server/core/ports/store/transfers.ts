@@ -107,17 +107,17 @@ export interface TransferStore {
   /** Writes a move of money (pending with its signed transaction, as its lifecycle begins). */
   insertTransfer(record: TransferRecord): void;
   /**
-   * Records a deposit found on chain, confirmed; false when its transaction is recorded already. On
-   * Base a deposit is one Transfer log (`logIndex`, its position in the block): another log of the
-   * same transaction is a deposit of its own, and it may share its transaction with x402 payments
-   * run in it; a deposit with no log index (Solana's, read as what the account gained) has its
-   * transaction to itself.
+   * Records a deposit found on chain, confirmed; false when it is recorded already (or its transaction
+   * is another move's). On Base a deposit is one transfer to the treasury (`transferIndex`, its place
+   * among its transaction's): another of the same transaction is a deposit of its own, and a deposit
+   * may share its transaction with x402 payments run in it. A deposit with no index (Solana's, read as
+   * what the account gained) keeps its transaction from other deposits.
    */
   insertChainDeposit(deposit: {
     id: string;
     owner: string;
     txSignature: string;
-    logIndex: number | null;
+    transferIndex: number | null;
     amount: bigint;
     from: string;
     createdAt: number;
