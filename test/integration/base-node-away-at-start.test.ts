@@ -3,7 +3,7 @@ import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
-import { deployAgent, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, manualClock, micro, startCoffer, tempDataDir, type TestCoffer } from '../helpers/coffer.js';
 
 /**
  * A Coffer whose COFFER_BASE_RPC does not answer when it starts: a hosted RPC down for an hour, a node
@@ -30,6 +30,12 @@ describe('a Base node away when Coffer starts', () => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
+  // Coffer's clock: a node that did not answer is asked again once 10 s passed by it.
+  const clock = manualClock();
+  const back = (door: TestEvmNode) => {
+    door.offline = false;
+    clock.advance(10_001);
+  };
   const started = async (baseRpc: string, log: string[]): Promise<TestCoffer> => {
     const dataDir = tempDataDir();
     dataDirs.push(dataDir);
@@ -39,6 +45,7 @@ describe('a Base node away when Coffer starts', () => {
       network: cluster.url,
       usdcMint: cluster.mint.address,
       baseRpc,
+      clock,
       log: (line) => log.push(line),
     });
   };
@@ -60,14 +67,25 @@ describe('a Base node away when Coffer starts', () => {
       const away = await t.api('POST', t.withOwner('/v1/agents/both/allocate'), { body: { amount: '1', rail: 'base' } });
       expect([away.status, away.body.code]).toEqual([502, 'chain_unavailable']);
       expect(away.body.error).toMatch(/^the base-sepolia node did not answer/);
+      // The dashboard answers all the same, Base's balances unknown.
+      for (const agentId of ['second', 'third', 'fourth']) await deployAgent(t, agentId, { dailyBudget: '5', maxPerPayment: '1' });
+      const board = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+      expect([board.treasury.balances.base, board.agents.map((row: { balances: { base: unknown } }) => row.balances.base)]).toEqual([
+        null,
+        [null, null, null, null],
+      ]);
 
-      node.offline = false;
+      back(node);
       const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
       await node.fundEth(treasury, parseEther('1'));
       await node.mint(treasury, micro('3'));
       const allocated = await t.api('POST', t.withOwner('/v1/agents/both/allocate'), { body: { amount: '1', rail: 'base' } });
       expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
       expect((await t.api('GET', t.withOwner('/v1/agents/both/balance'))).body.balances).toMatchObject({ sol: '2.00', base: '1.00' });
+      // The node's absence did not turn the agents' one read a page into one a wallet.
+      node.asked.clear();
+      await t.api('GET', t.withOwner('/v1/dashboard'));
+      expect(node.asked.get('eth_call')).toBe(2);
     } finally {
       node.offline = false;
       await t.stop();
@@ -79,7 +97,7 @@ describe('a Base node away when Coffer starts', () => {
     const log: string[] = [];
     const t = await started(elsewhere.url, log);
     try {
-      elsewhere.offline = false;
+      back(elsewhere);
       const treasury = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.wallets.base;
       await elsewhere.mint(treasury, micro('3'));
       await deployAgent(t, 'wrong-chain', { dailyBudget: '5', maxPerPayment: '1' });
@@ -97,7 +115,7 @@ describe('a Base node away when Coffer starts', () => {
     const localnet = await new TestCluster().start();
     const dataDir = tempDataDir();
     dataDirs.push(dataDir);
-    const options = { dataDir, keepDataDir: true, network: localnet.url, usdcMint: localnet.mint.address, baseRpc: node.url };
+    const options = { dataDir, keepDataDir: true, network: localnet.url, usdcMint: localnet.mint.address, baseRpc: node.url, clock };
     try {
       node.offline = true;
       // Solana's own RPC names no Base network: the node must say which chain it serves, once.
@@ -115,7 +133,7 @@ describe('a Base node away when Coffer starts', () => {
       try {
         expect(t.coffer.base?.chain.network).toBe('base-sepolia');
         expect(log.filter((line) => /COFFER_BASE_RPC/.test(line))).toHaveLength(1);
-        node.offline = false;
+        back(node);
         expect((await t.api('GET', t.withOwner('/v1/dashboard'))).body.treasury.balances.base).toBe('0.00');
       } finally {
         await t.stop();

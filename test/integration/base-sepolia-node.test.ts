@@ -110,6 +110,25 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     expect([await held(seller), await held(wallet), await held(treasury)]).toEqual([micro('1.25'), micro('1.75'), micro('7')]);
   });
 
+  it("a node that refuses a sent payment's receipt: refused in one line without the node's URL, settled once it answers", async () => {
+    const agent = await deployAgent(t, 'lost-node', { dailyBudget: '5.00', maxPerPayment: '2.00' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/lost-node/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
+    node.refusing('eth_getTransactionReceipt', { code: -32000, message: 'header not found' });
+    const paid = await payUsdc(t, 'lost-node', agent.apiKey, {
+      service: 'sepolia-api',
+      recipient: seller,
+      amount: '0.10',
+      rail: 'base',
+    }).finally(() => node.refusing('eth_getTransactionReceipt', null));
+    expect([paid.status, paid.body.code]).toEqual([502, 'chain_unavailable']);
+    // A hosted RPC's URL carries its key: never in an answer (nor the log, which says the same).
+    expect(paid.body.error).not.toMatch(/127\.0\.0\.1|URL|\n/);
+    expect(engineLog.join('\n')).not.toMatch(new RegExp(node.url.replace(/[.:/]/g, '\\$&')));
+    await t.coffer.engine.reconcile(['base']);
+    const row = t.coffer.db.prepare("SELECT status FROM payments WHERE agent_id = 'lost-node'").pluck().all();
+    expect(row).toEqual(['confirmed']);
+  });
+
   it('records USDC sent to the treasury on Base from outside as a deposit, once, paging over blocks; never an agent giving back', async () => {
     const log: string[] = [];
     const watch = startChainWatch(t.coffer, (line) => log.push(line), 3_600_000);
@@ -126,7 +145,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
 
       // An agent giving USDC back is Coffer's own move, not a deposit, though it arrives from outside the treasury.
       const back = await t.api('POST', t.withOwner('/v1/agents/sepolia/return'), { body: { amount: '0.25', rail: 'base' } });
-      expect(back.status).toBe(200);
+      expect(back.status, JSON.stringify(back.body)).toBe(200);
       // Then a sender outside Coffer, more than a page of blocks after the last read.
       await node.mine(2_500);
       const outsider = privateKeyToAccount(generatePrivateKey());

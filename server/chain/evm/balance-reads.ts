@@ -7,7 +7,7 @@
  * in a short message (viem's would carry the whole call).
  */
 import { BaseError, getAddress, HttpRequestError, RpcError, TimeoutError, type Address, type PublicClient } from 'viem';
-import { nodeUnanswered } from './node-errors.js';
+import { cofferRefusalIn, nodeUnanswered } from './node-errors.js';
 import { USDC_ABI } from './usdc-abi.js';
 
 /**
@@ -52,9 +52,13 @@ export function createBalanceReads(client: PublicClient, usdc: Address, network:
   };
 }
 
-/** The node answered the call with an error of its own (JSON-RPC), rather than not answering. */
+/**
+ * The node answered the call with an error of its own (JSON-RPC), rather than not answering. Not a
+ * refusal of Coffer's own on the way (rpc.ts: a node away, or of another chain), which viem wraps as
+ * an RPC error too: it would turn the multicall off for good.
+ */
 function refusedByNode(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
+  if (!(error instanceof BaseError) || cofferRefusalIn(error) !== null) return false;
   const unanswered = error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError);
   return (
     !(unanswered instanceof HttpRequestError || unanswered instanceof TimeoutError) &&

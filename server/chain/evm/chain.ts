@@ -206,7 +206,7 @@ export class EvmChain implements Chain {
       } catch (error) {
         throw new CofferError(
           'chain_unavailable',
-          `the transfer was sent (${hash}) but its receipt did not come: ${(error as Error).message}`,
+          `the transfer was sent (${hash}) but its receipt did not come: ${nodeErrorWords(error)}`,
           {
             cause: error,
           },
@@ -222,7 +222,7 @@ export class EvmChain implements Chain {
     // in the reverted transaction, and anyone may run it until its end (after a top-up, say). It stays
     // pending, and reconciliation says what became of it: landed, or dropped once past its end. Used
     // but its log not found yet (a node whose log index lags), it moved money somewhere: pending too.
-    const fate = await this.fateOfAuthorization(authorization);
+    const fate = await this.asked('what became of the transfer', this.fateOfAuthorization(authorization));
     if (fate.state === 'succeeded') return fate.landedAs;
     if (fate.state === 'unknown') {
       throw new CofferError(

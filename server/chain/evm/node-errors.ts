@@ -9,7 +9,8 @@ export function nodeErrorWords(error: unknown): string {
   const refusal = cofferRefusalIn(error);
   if (refusal !== null) return refusal.message;
   if (!(error instanceof BaseError)) return (error as Error).message;
-  const short = error.shortMessage.replace(/\.$/, '');
+  // Some of viem's short messages span two lines ("Missing or invalid parameters.\nDouble check …").
+  const short = error.shortMessage.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
   return error.details && error.details !== error.shortMessage ? `${short} (${error.details})` : short;
 }
 
@@ -21,7 +22,7 @@ export function nodeUnanswered(network: string, what: string, error: unknown): C
 }
 
 /** A refusal of Coffer's own that viem wrapped on its way out of a transport (its causes, a few deep). */
-function cofferRefusalIn(error: unknown): CofferError | null {
+export function cofferRefusalIn(error: unknown): CofferError | null {
   let cause = error;
   for (let depth = 0; depth < 5 && cause instanceof Error; depth += 1) {
     if (cause instanceof CofferError) return cause;

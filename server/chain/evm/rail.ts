@@ -4,10 +4,11 @@
  * Base Sepolia (or another EVM chain) over its JSON-RPC (networks.ts).
  */
 import type { Router } from 'express';
-import { BaseError, createPublicClient, custom, type Transport } from 'viem';
+import { createPublicClient, custom, type Transport } from 'viem';
+import { CofferError } from '../../wire/errors.js';
 import { evmNetworkOf, type EvmNetwork, type NamedEvmNetwork } from './networks.js';
 import { chainCheckedTransport, evmRpcAt, rpcTransport } from './rpc.js';
-import { nodeErrorWords } from './node-errors.js';
+import { nodeErrorWords, nodeUnanswered } from './node-errors.js';
 import type { SqliteDatabase } from '../../store/sqlite-driver.js';
 import type { Clock } from '../../core/ports/keys.js';
 import type { EvmSigners } from './signers.js';
@@ -58,18 +59,17 @@ export async function openRemoteEvmRail(
   try {
     opened = await evmRpcAt(rpcUrl, usdc);
   } catch (error) {
-    if (!(error instanceof BaseError)) throw error;
+    if (!(error instanceof CofferError && error.code === 'chain_unavailable')) throw error;
+    const words = nodeErrorWords(error.cause);
     if (expected === undefined) {
       throw new Error(
-        `COFFER_BASE_RPC did not answer which chain it serves (${nodeErrorWords(error)}); this data dir has not been opened on a Base network yet: start Coffer again once it answers, or with COFFER_BASE_RPC=off`,
+        `COFFER_BASE_RPC did not answer which chain it serves (${words}); this data dir has not been opened on a Base network yet: start Coffer again once it answers, or with COFFER_BASE_RPC=off`,
         { cause: error },
       );
     }
-    expected.unanswered(nodeErrorWords(error));
-    opened = {
-      transport: chainCheckedTransport(rpcUrl, expected.chainId, expected.mismatch),
-      network: evmNetworkOf(expected.chainId, usdc),
-    };
+    expected.unanswered(words);
+    const network = evmNetworkOf(expected.chainId, usdc);
+    opened = { transport: chainCheckedTransport(rpcUrl, network, expected.mismatch, words, () => deps.clock.now()), network };
   }
   const chain = new EvmChain(opened.network, opened.transport, deps.vault, deps.clock, null);
   return { chain, httpRoutes: null };
@@ -95,5 +95,8 @@ export function openNamedEvmRail(network: NamedEvmNetwork, deps: { vault: EvmSig
 export async function evmActivityReader(rpcUrl: string, usdc: string | undefined): Promise<(account: string) => Promise<boolean>> {
   const { transport, network } = await evmRpcAt(rpcUrl, usdc);
   const client = createPublicClient({ transport });
-  return (account) => hasEvmActivity(client, network.usdc, account);
+  return (account) =>
+    hasEvmActivity(client, network.usdc, account).catch((error: unknown) => {
+      throw nodeUnanswered(network.name, "a wallet's history", error);
+    });
 }

@@ -410,5 +410,8 @@ function tracked<T>(ctx: EngineContext, id: string, sending: Promise<T>): Promis
 
 function asChainError(error: unknown): CofferError {
   if (isCofferError(error)) return error;
-  return new CofferError('chain_unavailable', `the chain could not be reached: ${(error as Error).message}`, { cause: error });
+  // Its first line only: a client's message may go on with the request it made (a node's URL, which
+  // for a hosted RPC carries its key).
+  const firstLine = String((error as Error)?.message ?? error).split('\n')[0];
+  return new CofferError('chain_unavailable', `the chain could not be reached: ${firstLine}`, { cause: error });
 }
