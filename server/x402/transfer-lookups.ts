@@ -6,6 +6,7 @@ import { RpcChain, readGenesisHash } from '../chain/solana/cluster/chain.js';
 import { evmTransferLookup, evmTransferLookupAt } from '../chain/evm/transfer-lookup.js';
 import { baseNetworkOf } from '../chain/evm/networks.js';
 import { rpcTransport } from '../chain/evm/rpc.js';
+import { rpcOrigin } from '../chain/evm/node-errors.js';
 
 const healthSchema = z.object({
   network: z.string(),
@@ -76,7 +77,7 @@ export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: strin
   if (!health.base) return null;
   const network = { name: health.base.network, chainId: health.base.chainId, usdc: getAddress(health.base.usdc) };
   // Its embedded chain, where it serves one (a Coffer whose rail reads a node answers 404 there).
-  const own = await chainIdServedAt(`${base}/evm-rpc`);
+  const own = await chainIdServedAt(`${base}/evm-rpc`, `${base}/evm-rpc`);
   if (own === network.chainId) return evmTransferLookup(rpcTransport(`${base}/evm-rpc`), network);
   if (rpcUrl === undefined) {
     throw new Error(
@@ -85,10 +86,11 @@ export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: strin
         : `the Coffer at ${base} serves chain ${own} at /evm-rpc, not Base's chain there, ${network.chainId}`,
     );
   }
-  const given = await chainIdServedAt(rpcUrl);
+  const named = `the Base node given (${rpcOrigin(rpcUrl)})`;
+  const given = await chainIdServedAt(rpcUrl, named);
   if (given !== network.chainId) {
     throw new Error(
-      `the Base node given, ${rpcUrl}, answers ${given === null ? 'no EVM JSON-RPC' : `chain ${given}`}, not Base's chain there, ${network.chainId}`,
+      `${named} answers ${given === null ? 'no EVM JSON-RPC' : `chain ${given}`}, not Base's chain there, ${network.chainId}`,
     );
   }
   return evmTransferLookup(rpcTransport(rpcUrl), network);
@@ -99,7 +101,7 @@ export async function cofferBaseTransferLookup(cofferUrl: string, rpcUrl?: strin
  * (a timeout, a Coffer shutting down) is thrown as it is: a node that cannot be read now is not one
  * that is not there.
  */
-async function chainIdServedAt(rpcUrl: string): Promise<number | null> {
+async function chainIdServedAt(rpcUrl: string, named: string): Promise<number | null> {
   const answer = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -107,9 +109,9 @@ async function chainIdServedAt(rpcUrl: string): Promise<number | null> {
     signal: AbortSignal.timeout(10_000),
   });
   if (answer.status === 404) return null;
-  if (!answer.ok) throw new Error(`${rpcUrl} answered ${answer.status} to eth_chainId`);
+  if (!answer.ok) throw new Error(`${named} answered ${answer.status} to eth_chainId`);
   const { result } = (await answer.json()) as { result?: unknown };
-  if (typeof result !== 'string') throw new Error(`${rpcUrl} answered eth_chainId with no chain id`);
+  if (typeof result !== 'string') throw new Error(`${named} answered eth_chainId with no chain id`);
   return Number(BigInt(result));
 }
 

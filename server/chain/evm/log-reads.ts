@@ -149,7 +149,9 @@ export async function transfersTo(
       // deposit, not the log's index in its block, which a reorg that puts the transaction in another
       // block renumbers (the same deposit read again would then be counted twice).
       const placeInTransaction = new Map<string, number>();
-      const inChainOrder = [...logs].sort((a, b) =>
+      // Each log once (a node that repeats one in its answer must not make a second deposit of it).
+      const once = [...new Map(logs.map((log) => [`${log.blockHash}:${log.logIndex}`, log])).values()];
+      const inChainOrder = once.sort((a, b) =>
         a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
       );
       for (const log of inChainOrder) {

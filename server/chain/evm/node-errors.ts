@@ -30,3 +30,15 @@ export function cofferRefusalIn(error: unknown): CofferError | null {
   }
   return null;
 }
+
+/**
+ * An RPC's URL as a message may name it: its origin only. A hosted RPC's key rides in the path
+ * (`/v2/<key>`) or the query (`?apikey=`), never to be logged or answered.
+ */
+export function rpcOrigin(rpcUrl: string): string {
+  try {
+    return new URL(rpcUrl).origin;
+  } catch {
+    return 'an RPC URL that does not parse';
+  }
+}

@@ -72,7 +72,11 @@ export function chainCheckedTransport(
   const check = async () => {
     if (checked) return;
     if (wrongChain !== null) throw wrongChain;
-    if (away !== null && now() - away.since < ASKED_AGAIN_AFTER_MS) throw away.refusal;
+    // A clock set back (a host's time corrected) ends the wait, rather than making it last as long.
+    if (away !== null) {
+      const waited = now() - away.since;
+      if (waited >= 0 && waited < ASKED_AGAIN_AFTER_MS) throw away.refusal;
+    }
     await (asking ??= ask().finally(() => (asking = null)));
   };
   return custom(

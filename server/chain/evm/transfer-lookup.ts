@@ -10,6 +10,7 @@ import { createPublicClient, getAddress, parseEventLogs, type Address, type Hash
 import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
+import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 
 /**
@@ -73,16 +74,26 @@ export interface EvmTransferLookup extends TransferLookup {
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
 }
 
-/** A keyless TransferLookup on an EVM chain, its network named as Coffer names it. */
+/**
+ * A keyless TransferLookup on an EVM chain, its network named as Coffer names it. A question its node
+ * does not answer fails in one line (a paywall logs it: viem's message names the node's URL, which for
+ * a hosted RPC carries its key).
+ */
 export function evmTransferLookup(transport: Transport, network: { name: string; chainId: number; usdc: Address }): EvmTransferLookup {
   const client = createPublicClient({ transport });
+  const asked = <T>(what: string, answer: Promise<T>) =>
+    answer.catch((error: unknown) => {
+      throw nodeUnanswered(network.name, what, error);
+    });
+  const naming = tokenNamingReader(client, network.usdc, network.chainId);
   return {
     network: network.name,
     chainId: network.chainId,
     usdc: network.usdc,
-    findTransfer: (txHash) => findEvmTransfer(client, network.usdc, txHash),
-    tokenNaming: tokenNamingReader(client, network.usdc, network.chainId),
-    ranAuthorization: (txHash, from, nonce) => ranAuthorization(client, network.usdc, txHash, from, nonce),
+    findTransfer: (txHash) => asked('a transaction', findEvmTransfer(client, network.usdc, txHash)),
+    tokenNaming: () => asked("the USDC token's name", naming()),
+    ranAuthorization: (txHash, from, nonce) =>
+      asked('which authorization a transaction ran', ranAuthorization(client, network.usdc, txHash, from, nonce)),
   };
 }
 

@@ -48,5 +48,7 @@ describe('transfersTo', () => {
       [1, 2n],
     ]);
     expect(after).toEqual(before);
+    // A node that repeats a log in its answer: still one deposit of it.
+    expect(await readWith([transferLog(100n, 5, 1n), transferLog(100n, 7, 2n), transferLog(100n, 5, 1n)], 100n)).toEqual(before);
   });
 });

@@ -69,6 +69,13 @@ describe('chainCheckedTransport (a COFFER_BASE_RPC away when the rail opened)', 
     expect(Object.fromEntries(door.state.asked)).toEqual({ eth_chainId: 3, eth_blockNumber: 2 });
   });
 
+  it('asks a node away again at once when the clock is set back, rather than waiting as long', async () => {
+    const { door, client, pass } = await checkedClient(84532);
+    door.state.away = false;
+    pass(-3_600_000);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(7n);
+  });
+
   it('asks nothing of a node that answers for another chain, ever', async () => {
     const { door, client, pass } = await checkedClient(8453);
     door.state.away = false;
