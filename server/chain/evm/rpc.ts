@@ -33,13 +33,13 @@ const ASKED_AGAIN_AFTER_MS = 10_000;
 
 /**
  * The transport for an EVM JSON-RPC that did not answer its chain id when the rail opened (a node
- * away at Coffer's start, `unanswered` the words of its failure then): the chain it serves is asked before its
- * first question goes through. Until it answers, each question is refused as it was, the node asked
- * again at most every ASKED_AGAIN_AFTER_MS (a node that takes questions and goes quiet costs its
- * client's timeouts once, not once a question: a start's reconcile asks one a pending row). A node
- * that answers another chain than `expected` has nothing asked of it, ever (security invariant:
- * nothing signed for one chain goes to another, and no balance of another chain is taken for the
- * rail's): each question is refused with `mismatch(served)`, its words.
+ * away at Coffer's start, `unanswered` the words of its failure then): the chain it serves is asked
+ * before its first question goes through. Until it answers, each question is refused as it was, the
+ * node asked again at most every ASKED_AGAIN_AFTER_MS by `now` (a node that takes questions and goes
+ * quiet costs its client's timeouts once, not once a question: a start's reconcile asks one a
+ * pending row). A node that answers another chain than `expected` has nothing asked of it, ever
+ * (security invariant: nothing signed for one chain goes to another, and no balance of another
+ * chain is taken for the rail's): each question is refused with `mismatch(served)`, its words.
  */
 export function chainCheckedTransport(
   rpcUrl: string,

@@ -110,7 +110,11 @@ export type PayerSignedFate =
 
 export interface IncomingTransfer {
   txSignature: string;
-  /** On an EVM chain, the transfer's place among its transaction's transfers to the wallet (0, 1, …): one transaction may pay a wallet more than once; null on Solana, whose deposit is what the account gained in the transaction. */
+  /**
+   * On an EVM chain, the transfer's place among its transaction's transfers to the wallet (0, 1, …):
+   * one transaction may pay a wallet more than once. Null on Solana, whose deposit is what the
+   * account gained in the transaction.
+   */
   transferIndex: number | null;
   from: string;
   amount: bigint;

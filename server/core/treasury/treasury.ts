@@ -174,7 +174,8 @@ export interface DepositsPolled {
 /**
  * Records USDC that arrived in the treasury from outside, on each rail read from an RPC (the embedded
  * chains have no outside), found by the deposit watcher. A rail whose node cannot be read is named
- * in the answer, not thrown: the other rail's deposits are read all the same.
+ * in the answer, not thrown: the other rail's deposits are read all the same. A failure to record
+ * what was read (the ledger's) is thrown.
  */
 export async function pollDeposits(ctx: EngineContext, owner: string, rails: readonly Rail[] = RAILS): Promise<DepositsPolled> {
   const polled: DepositsPolled = { recorded: 0, unread: [] };
