@@ -143,4 +143,19 @@ describe('a Base node away when Coffer starts', () => {
       await localnet.stop();
     }
   });
+
+  it("a chain known only by its id (a sim data dir's embedded one) is not named without its node: refused in words", async () => {
+    const dataDir = tempDataDir();
+    dataDirs.push(dataDir);
+    await (await startCoffer({ dataDir, keepDataDir: true })).stop();
+    node.offline = true;
+    try {
+      const refused = await startCoffer({ dataDir, keepDataDir: true, baseRpc: node.url }).catch((error: Error) => error);
+      expect((refused as Error).message).toBe(
+        'COFFER_BASE_RPC did not answer which chain it serves (HTTP request failed (fetch failed)): start Coffer again once it answers, or with COFFER_BASE_RPC=off',
+      );
+    } finally {
+      node.offline = false;
+    }
+  });
 });

@@ -67,8 +67,19 @@ export async function openRemoteEvmRail(
         { cause: error },
       );
     }
+    let network: EvmNetwork;
+    try {
+      network = evmNetworkOf(expected.chainId, usdc);
+    } catch {
+      // The chain known is not one Coffer can name without its node (another chain's USDC not given).
+      throw new Error(
+        `COFFER_BASE_RPC did not answer which chain it serves (${words}): start Coffer again once it answers, or with COFFER_BASE_RPC=off`,
+        {
+          cause: error,
+        },
+      );
+    }
     expected.unanswered(words);
-    const network = evmNetworkOf(expected.chainId, usdc);
     opened = { transport: chainCheckedTransport(rpcUrl, network, expected.mismatch, words, () => deps.clock.now()), network };
   }
   const chain = new EvmChain(opened.network, opened.transport, deps.vault, deps.clock, null);
