@@ -36,6 +36,19 @@ const SUBJECTS: [string, () => Store][] = [
 ];
 
 const OWNER = 'owner-address';
+
+/** A deposit found on chain, as the watch hands it to the store: on Solana, 7 micro-USDC, unless told otherwise. */
+const chainDeposit = (id: string, txSignature: string, more: Partial<Parameters<Store['insertChainDeposit']>[0]> = {}) => ({
+  id,
+  owner: OWNER,
+  txSignature,
+  transferIndex: null,
+  amount: 7n,
+  from: 'x',
+  createdAt: 3_000,
+  rail: 'sol' as const,
+  ...more,
+});
 const POLICY: Policy = {
   dailyBudget: 100n,
   maxPerPayment: 10n,
@@ -144,24 +157,13 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(() => store.insertTransfer(pay('c1', { rail: 'base', txSignature: '0xbatch', txWire: 'wire-c1' }))).toThrow();
     store.insertTransfer(pay('s1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-s1', txWire: 'wire-s1' }));
     expect(() => store.settleTransfer(store.getTransfer('s1')!, 'confirmed', null, 2_000, '0xbatch')).toThrow();
-    expect(
-      store.insertChainDeposit({
-        transferIndex: null,
-        id: 'd1',
-        owner: OWNER,
-        txSignature: '0xbatch',
-        amount: 7n,
-        from: 'x',
-        createdAt: 3_000,
-        rail: 'sol',
-      }),
-    ).toBe(false);
+    expect(store.insertChainDeposit(chainDeposit('d1', '0xbatch'))).toBe(false);
   });
 
   it('records each Base transfer to the treasury as a deposit of its own, beside x402 payments in its transaction; nothing twice', () => {
     const store = fresh(make);
     const deposit = (id: string, txSignature: string, transferIndex: number | null, rail: 'base' | 'sol' = 'base') =>
-      store.insertChainDeposit({ id, owner: OWNER, txSignature, transferIndex, amount: 5n, from: '0xout', createdAt: 3_000, rail });
+      store.insertChainDeposit(chainDeposit(id, txSignature, { transferIndex, rail }));
     const x402OnBase = (id: string, nonce: string) =>
       pay(id, { rail: 'base', txSignature: null, protocol: 'x402', payerSignature: nonce, txWire: `wire-${id}` });
     // An x402 payment settled first, then the deposits its transaction also made.
@@ -203,18 +205,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     store.insertTransfer(pay('x1', { txSignature: null, protocol: 'x402', payerSignature: 'payer-1', txWire: 'wire-x1' }));
     expect(() => store.settleTransfer(store.getTransfer('x1')!, 'confirmed', null, 2_000, 'sig-p1')).toThrow();
     expect(store.getTransfer('x1')).toMatchObject({ status: 'pending', txSignature: null, txWire: 'wire-x1' });
-    expect(
-      store.insertChainDeposit({
-        transferIndex: null,
-        id: 'd1',
-        owner: OWNER,
-        txSignature: 'sig-p1',
-        amount: 7n,
-        from: 'x',
-        createdAt: 3_000,
-        rail: 'sol',
-      }),
-    ).toBe(false);
+    expect(store.insertChainDeposit(chainDeposit('d1', 'sig-p1'))).toBe(false);
     expect(store.getTransfer('d1')).toBeNull();
     expect(() => store.insertTransfer(pay('p3', { amount: 0n }))).toThrow();
     expect(() => store.insertTransfer(pay('p4', { agentId: 'nobody' }))).toThrow();
@@ -386,42 +377,11 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.recentPayments(OWNER, 2).map((row) => row.id)).toEqual(['p3', 'p2']);
     expect(store.findLivePaymentByMemo(OWNER, 'a', OWNER, 'n1')?.id).toBe('p2');
     expect(store.findLivePaymentByPayerSignature('ps')?.id).toBe('p3');
-    expect(
-      store.insertChainDeposit({
-        transferIndex: null,
-        id: 'd1',
-        owner: OWNER,
-        txSignature: 'dep',
-        amount: 7n,
-        from: 'x',
-        createdAt: 3_000,
-        rail: 'sol',
-      }),
-    ).toBe(true);
-    expect(
-      store.insertChainDeposit({
-        transferIndex: null,
-        id: 'd2',
-        owner: OWNER,
-        txSignature: 'dep',
-        amount: 7n,
-        from: 'x',
-        createdAt: 3_000,
-        rail: 'sol',
-      }),
-    ).toBe(false);
-    expect(
-      store.insertChainDeposit({
-        transferIndex: null,
-        id: 'd3',
-        owner: OWNER,
-        txSignature: '0xbase',
-        amount: 9n,
-        from: '0xabc',
-        createdAt: 4_000,
-        rail: 'base',
-      }),
-    ).toBe(true);
+    expect(store.insertChainDeposit(chainDeposit('d1', 'dep'))).toBe(true);
+    expect(store.insertChainDeposit(chainDeposit('d2', 'dep'))).toBe(false);
+    expect(store.insertChainDeposit(chainDeposit('d3', '0xbase', { amount: 9n, from: '0xabc', createdAt: 4_000, rail: 'base' }))).toBe(
+      true,
+    );
     expect(store.listDeposits(OWNER, 10)).toEqual([
       expect.objectContaining({ id: 'd3', kind: 'deposit', status: 'confirmed', from: '0xabc', rail: 'base' }),
       expect.objectContaining({ id: 'd1', kind: 'deposit', status: 'confirmed', from: 'x', rail: 'sol' }),
