@@ -378,29 +378,40 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
-  it('finds where an authorization landed thousands of blocks into a chain, reading logs a page at a time as public nodes allow', async () => {
-    const keys = tempDataDir();
-    try {
-      const vault = createKeyVault(createFileBackend(join(keys, 'keys')));
-      const owner = await vault.createWallet({ kind: 'treasury' });
-      const relayer = getAddress(await vault.evmWalletOf(owner, owner));
-      const payer = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
-      await node.fundEth(relayer, parseEther('1'));
-      await node.mint(payer, micro('1'));
-      // Coffer's clock at the chain's time (earlier tests moved the chain ahead of the wall clock).
-      const clock = manualClock(Number((await client().getBlock()).timestamp) * 1000);
-      const { chain } = await openRemoteEvmRail(node.url, undefined, { vault, clock });
-      // A chain with a history, more than a page of it, all at that time (within the authorization's window).
-      await node.mine(3_000, 0);
-      const prepared = await chain.prepareTransfer({
+  /**
+   * A rail of its own over the node, on Coffer's `clock` (moved by `ahead` seconds past the chain's
+   * time), with an agent's wallet holding a dollar and a relayer with gas: what a transfer needs.
+   */
+  async function railBesideTheChain(keys: string, ahead: number) {
+    const vault = createKeyVault(createFileBackend(join(keys, 'keys')));
+    const owner = await vault.createWallet({ kind: 'treasury' });
+    const relayer = getAddress(await vault.evmWalletOf(owner, owner));
+    const payer = getAddress(await vault.evmWalletOf(await vault.createWallet({ kind: 'agent', treasury: owner }), owner));
+    await node.fundEth(relayer, parseEther('1'));
+    await node.mint(payer, micro('1'));
+    // Earlier tests moved the chain ahead of the wall clock: Coffer's clock starts from the chain's.
+    const clock = manualClock((Number((await client().getBlock()).timestamp) + ahead) * 1000);
+    const { chain } = await openRemoteEvmRail(node.url, undefined, { vault, clock });
+    const transfer = (reference: string) =>
+      chain.prepareTransfer({
         from: payer,
         to: seller,
         amount: micro('0.25'),
         memo: '',
-        reference: 'landed-far',
+        reference,
         feePayer: relayer,
         createRecipientAccount: true,
       });
+    return { chain, clock, relayer, transfer };
+  }
+
+  it('finds where an authorization landed thousands of blocks into a chain, reading logs a page at a time as public nodes allow', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, relayer, transfer } = await railBesideTheChain(keys, 0);
+      // A chain with a history, more than a page of it, all at that time (within the authorization's window).
+      await node.mine(3_000, 0);
+      const prepared = await transfer('landed-far');
       const landed = await chain.submitTransfer(prepared);
       await node.mine(2_500, 0);
       // What reconciliation asks of a row whose transaction it never heard back from, and a send of it
@@ -412,6 +423,23 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       const sent = await client().getTransactionCount({ address: relayer });
       await chain.resend(prepared);
       expect(await client().getTransactionCount({ address: relayer })).toBe(sent);
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
+  it('finds where an authorization landed when Coffer’s clock runs ten minutes ahead of the chain’s', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 600);
+      // Base's pace: a block every 2 s, before and after; Coffer's clock keeps its ten minutes ahead.
+      await node.mine(500, 2);
+      clock.advance(1_000_000);
+      const prepared = await transfer('clock-ahead');
+      const landed = await chain.submitTransfer(prepared);
+      await node.mine(300, 2);
+      clock.advance(600_000);
+      expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
     } finally {
       rmSync(keys, { recursive: true, force: true });
     }

@@ -410,7 +410,12 @@ export class EvmChain implements Chain {
       blockNumber: latest.number,
     });
     if (used) {
-      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, signedAt);
+      // Where it is looked for starts from when it was signed, by the chain's clock: Coffer's may run
+      // ahead of it (a host clock minutes fast), and the log would be looked for after it landed. A
+      // chain whose blocks are made on demand takes their times from Coffer's clock: its last block's
+      // age is idleness, not a difference of clocks.
+      const chainBehind = this.blocksOnDemand === null && now > latest.timestamp ? now - latest.timestamp : 0n;
+      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, signedAt - chainBehind);
       // Used but its log not found (a node whose log index lags): asked again later. Coffer never
       // cancels an authorization it signed, so a used one ran somewhere.
       return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };

@@ -12,8 +12,9 @@ import type { IncomingTransfer } from '../../core/ports/chain.js';
 /** A page of logs: within what public Base RPCs answer in one eth_getLogs. */
 export const LOG_PAGE_BLOCKS = 1_000n;
 /**
- * How far an authorization's landing is looked for before the time it was signed: a node's clock
- * and Coffer's may differ by this much.
+ * How far an authorization's landing is looked for before the time it was signed, by the chain's
+ * clock as the caller reckons it (Coffer's clock less how far the chain's newest block is behind it):
+ * that reckoning may be off by this much (a clock stepped since the signature, a node that lags).
  */
 const CLOCK_SLACK_SECONDS = 300n;
 /** Pages of an account's activity read where a node refuses a search of the whole chain: about 11 hours of Base's blocks. */
@@ -51,8 +52,8 @@ async function firstBlockAtOrAfter(client: PublicClient, time: bigint, latest: {
 /**
  * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
  * its window only (EIP-3009 runs it in a block whose time is after `validAfter` and before
- * `validBefore`, and not before it was signed, `signedAt`), a page at a time. Null: not there (it
- * was canceled, or never used).
+ * `validBefore`, and not before it was signed, `signedAt` by the chain's clock), a page at a time.
+ * Null: not there (it was canceled, or never used).
  */
 export async function authorizationUsedIn(
   client: PublicClient,
