@@ -3,7 +3,9 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymen
 import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
-import { getAddress, isAddress, type Address, type Hash } from 'viem';
+import type { Address, Hash } from 'viem';
+import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
+import { carriedAuthorization, createRanAlready } from './authorization-ran-already.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -57,6 +59,8 @@ export interface PaywallBaseTerms extends X402BaseSeller {
   tokenNaming(): Promise<{ name: string; version: string }>;
   /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log). */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
+  /** Where this authorization's nonce paid what it says, looked for from `earliest` (seconds); null: nowhere. */
+  paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
 }
 
 /**
@@ -87,6 +91,8 @@ export function createPaywallX402(options: {
   const settling = new Set<string>();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
+  /** Base payments whose authorization ran before this paywall saw them settled. */
+  const ranAlready = base === null ? null : createRanAlready(base);
   /** The Base token's name and version while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
@@ -161,11 +167,19 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        const settlement = await verifiedAndSettled(options.facilitator, payload, match.requirements, {
-          settlements: pendingSettlements,
-          until: match.nonceExpiresAt,
+        const terms = {
+          recipient: base?.recipient ?? '',
+          amount: match.amount,
+          maxTimeoutSeconds: route.maxTimeoutSeconds,
           now: route.now,
-        });
+        };
+        const settlement = await verifiedAndSettled(
+          options.facilitator,
+          payload,
+          match.requirements,
+          { settlements: pendingSettlements, until: match.nonceExpiresAt, now: route.now },
+          async () => (onBase ? ranAlready!.transactionOf(payload, terms) : null),
+        );
         if (!settlement.ok) {
           if (onSol) feePayer!.refused();
           else baseSettled!.refused();
@@ -288,14 +302,8 @@ function recorded(
  * its transaction alone, as when the chain cannot be read now.
  */
 async function authorizationRan(base: PaywallBaseTerms, payload: PaymentPayload, transaction: string): Promise<string | null> {
-  const carried = payload.payload as {
-    authorization?: { from?: unknown; nonce?: unknown };
-    signature?: unknown;
-    permit2Authorization?: unknown;
-  };
-  const { from, nonce } = carried.authorization ?? {};
-  if (carried.permit2Authorization !== undefined || typeof carried.signature !== 'string') return null;
-  if (typeof from !== 'string' || !isAddress(from) || typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return null;
-  const ran = await base.ranAuthorization(transaction, getAddress(from), nonce as Hash).catch(() => false);
-  return ran ? nonce.toLowerCase() : null;
+  const carried = carriedAuthorization(payload);
+  if (carried === null) return null;
+  const ran = await base.ranAuthorization(transaction, carried.from, carried.nonce).catch(() => false);
+  return ran ? carried.nonce : null;
 }

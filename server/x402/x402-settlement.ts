@@ -1,5 +1,5 @@
 import type { FacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 
@@ -55,7 +55,18 @@ export async function verifiedAndSettled(
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
   pending: { settlements: PendingSettlements; until: number; now: number },
+  /**
+   * Where the payment's authorization already ran, paying this route (authorization-ran-already.ts),
+   * asked when the facilitator refuses it; null: nowhere that counts.
+   */
+  ranAlready: () => Promise<string | null> = async () => null,
 ): Promise<Settlement | X402Refusal> {
+  const landed = async (): Promise<Settlement | null> => {
+    const transaction = await ranAlready();
+    return transaction === null
+      ? null
+      : { ok: true, settled: { success: true, transaction, network: requirements.network as Network, payer }, payer: payer ?? '' };
+  };
   // A payment left pending was verified when first presented; verified again now, its used
   // authorization would fail (see PendingSettlements).
   const presented = { payload, requirements };
@@ -63,12 +74,18 @@ export async function verifiedAndSettled(
   let payer: string | undefined;
   if (!resumed) {
     const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
+    payer = verified.payer;
+    // Refused for whatever reason the facilitator gives (the official one says the nonce is used, or
+    // that the transfer's simulation failed where it cannot ask the token why): the chain is asked.
+    if (!verified.isValid) {
+      const settled = await landed();
+      if (settled !== null) return settled;
+    }
     if (!verified.isValid)
       return refuse(
         'payment_rejected',
         `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`,
       );
-    payer = verified.payer;
   }
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
@@ -82,6 +99,10 @@ export async function verifiedAndSettled(
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);
+  if (!settled.success) {
+    const ran = await landed();
+    if (ran !== null) return ran;
+  }
   if (!settled.success)
     return refuse(
       'payment_rejected',

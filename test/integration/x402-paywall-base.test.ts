@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import type { Server } from 'node:http';
-import { createPublicClient, getAddress, http, parseEther, type Address, type Hash } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseSignature, type Address, type Hash } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -74,20 +74,56 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
         return { ...a, kinds: [...a.kinds, ...b.kinds] };
       },
     };
+    facilitator = both;
+    api = await paywallApi();
+  }, 60_000);
+
+  let facilitator: FacilitatorClient;
+  /** The seller's API behind a paywall over the store; a second one is the same seller restarted. */
+  async function paywallApi() {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
       base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
       store,
-      x402: { facilitator: both },
+      x402: { facilitator },
     });
     const app = express();
     app.get('/data', paywall.require({ price: '0.01', description: 'Paid data' }), (_req, res) => {
       served += 1;
       res.json({ data: 'sold', payer: paymentOf(res)?.payer });
     });
-    api = await listen(app);
-  }, 60_000);
+    return listen(app);
+  }
+
+  /** A buyer's x402 v2 payment on Base for the paywall's fresh terms, as the official client makes it (its header, and what it carries). */
+  async function paymentFor(account: Awaited<ReturnType<typeof buyer>>) {
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const http = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+    );
+    const payload = await http.createPaymentPayload({
+      ...required,
+      accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2),
+    });
+    return { headers: http.encodePaymentSignatureHeader(payload), payload: payload as any };
+  }
+
+  /** Leaves the payment's settlement pending (503): the node mines nothing within the facilitator's wait; then mines it. */
+  async function settledAfterA503(headers: Record<string, string>) {
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      const pending = await fetch(`${api.url}/data`, { headers });
+      expect(pending.status).toBe(503);
+      expect((await pending.json()).code).toBe('verifier_unavailable');
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+  }
   afterAll(async () => {
     await close(api.server);
     store.close();
@@ -173,31 +209,10 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   it('a payment whose settlement was still pending is served when presented again, once its transaction is mined', async () => {
     const account = await buyer();
     const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
-    const unpaid = await fetch(`${api.url}/data`);
-    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
-    const http = new x402HTTPClient(
-      x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
-    );
-    const headers = http.encodePaymentSignatureHeader(
-      await http.createPaymentPayload({
-        ...required,
-        accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2),
-      }),
-    );
+    const { headers } = await paymentFor(account);
     // The node mines nothing for a while: the facilitator sends the authorization, and its receipt
     // does not come within the facilitator's wait, asked twice. The outcome is unknown: 503.
-    await node.setAutomine(false);
-    evm.receiptWaitMs = 300;
-    try {
-      const pending = await fetch(`${api.url}/data`, { headers });
-      expect(pending.status).toBe(503);
-      expect((await pending.json()).code).toBe('verifier_unavailable');
-      expect(served).toBe(before.served);
-      await node.mine(1);
-    } finally {
-      evm.receiptWaitMs = null;
-      await node.setAutomine(true);
-    }
+    await settledAfterA503(headers);
     // The transaction is mined: the money moved. The same payment presented again buys its answer,
     // once (the used authorization no longer passes a fresh verify; its settlement is what counts).
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
@@ -209,6 +224,89 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(thrice.status).toBe(402);
     expect(served).toBe(before.served + 1);
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
+  it('a payment left pending (503) is served once by the paywall restarted, its money having arrived meanwhile', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    const { headers } = await paymentFor(account);
+    await settledAfterA503(headers);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    // The seller restarted: what its paywall remembered in memory is gone, its store is not. The
+    // facilitator's verify now finds the authorization used; the chain shows where it paid.
+    const restarted = await paywallApi();
+    try {
+      const again = await fetch(`${restarted.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ data: 'sold', payer: account.address });
+      expect(again.headers.get('payment-response')).toBeTruthy();
+      expect(served).toBe(before.served + 1);
+      for (const url of [restarted.url, api.url]) {
+        const replayed = await fetch(`${url}/data`, { headers });
+        expect(replayed.status).toBe(402);
+        expect((await replayed.json()).code).toBe('receipt_already_used');
+      }
+      expect(served).toBe(before.served + 1);
+      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+    } finally {
+      await close(restarted.server);
+    }
+  });
+
+  it('a payment whose nonce another authorization of its payer used, paying someone else, buys nothing', async () => {
+    const account = await buyer();
+    const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const { headers, payload } = await paymentFor(account);
+    const carried = payload.payload.authorization;
+    // The payer signs a second authorization under the same nonce, to another account, and runs it.
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await node.fundEth(sender.address, parseEther('1'));
+    const other = { ...carried, to: elsewhere };
+    const signature = await account.signTypedData({
+      domain: {
+        name: payload.accepted.extra.name,
+        version: payload.accepted.extra.version,
+        chainId: baseSepolia.id,
+        verifyingContract: node.usdc,
+      },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: { ...other, value: BigInt(other.value), validAfter: BigInt(other.validAfter), validBefore: BigInt(other.validBefore) },
+    });
+    const { v, r, s } = parseSignature(signature);
+    const wallet = createWalletClient({ account: sender, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+    await wallet.writeContract({
+      address: node.usdc,
+      abi: USDC_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [
+        account.address,
+        elsewhere,
+        BigInt(other.value),
+        BigInt(other.validAfter),
+        BigInt(other.validBefore),
+        other.nonce,
+        Number(v),
+        r,
+        s,
+      ],
+    });
+    expect(await usdc(elsewhere)).toBe(micro('0.01'));
+    const before = { seller: await usdc(baseSeller), served };
+    const refused = await fetch(`${api.url}/data`, { headers });
+    expect(refused.status).toBe(402);
+    expect((await refused.json()).code).toBe('payment_rejected');
+    expect(served).toBe(before.served);
+    expect(await usdc(baseSeller)).toBe(before.seller);
   });
 
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {

@@ -75,6 +75,12 @@ export interface BlocksOnDemand {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
+/**
+ * How far before its signing, by the chain's clock as reckoned (Coffer's clock less how far the
+ * chain's newest block is behind it), an authorization's landing is looked for: the reckoning may be
+ * off by this much (a clock stepped since the signature, a node that lags).
+ */
+const CLOCK_SLACK_SECONDS = 300n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -415,7 +421,8 @@ export class EvmChain implements Chain {
       // chain whose blocks are made on demand takes their times from Coffer's clock: its last block's
       // age is idleness, not a difference of clocks.
       const chainBehind = this.blocksOnDemand === null && now > latest.timestamp ? now - latest.timestamp : 0n;
-      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, signedAt - chainBehind);
+      const earliest = signedAt - chainBehind - CLOCK_SLACK_SECONDS;
+      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, earliest);
       // Used but its log not found (a node whose log index lags): asked again later. Coffer never
       // cancels an authorization it signed, so a used one ran somewhere.
       return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };

@@ -11,12 +11,6 @@ import type { IncomingTransfer } from '../../core/ports/chain.js';
 
 /** A page of logs: within what public Base RPCs answer in one eth_getLogs. */
 export const LOG_PAGE_BLOCKS = 1_000n;
-/**
- * How far an authorization's landing is looked for before the time it was signed, by the chain's
- * clock as the caller reckons it (Coffer's clock less how far the chain's newest block is behind it):
- * that reckoning may be off by this much (a clock stepped since the signature, a node that lags).
- */
-const CLOCK_SLACK_SECONDS = 300n;
 /** Pages of an account's activity read where a node refuses a search of the whole chain: about 11 hours of Base's blocks. */
 const RECENT_ACTIVITY_PAGES = 20;
 /** Where the first read of a wallet's incoming USDC starts: about an hour of Base's 2-second blocks back. */
@@ -52,18 +46,18 @@ async function firstBlockAtOrAfter(client: PublicClient, time: bigint, latest: {
 /**
  * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
  * its window only (EIP-3009 runs it in a block whose time is after `validAfter` and before
- * `validBefore`, and not before it was signed, `signedAt` by the chain's clock), a page at a time.
- * Null: not there (it was canceled, or never used).
+ * `validBefore`), from `earliest` (seconds by the chain's clock: when it could first have run), a page
+ * at a time. Null: not there (it was canceled, or never used).
  */
 export async function authorizationUsedIn(
   client: PublicClient,
   usdc: Address,
   authorization: { from: Address; nonce: Hash; validAfter: bigint; validBefore: bigint },
-  signedAt: bigint,
+  earliest: bigint,
 ): Promise<Hash | null> {
   const block = await client.getBlock({ blockTag: 'latest' });
   const latest = { number: block.number, timestamp: block.timestamp };
-  const opens = signedAt - CLOCK_SLACK_SECONDS > authorization.validAfter ? signedAt - CLOCK_SLACK_SECONDS : authorization.validAfter;
+  const opens = earliest > authorization.validAfter ? earliest : authorization.validAfter;
   const first = await firstBlockAtOrAfter(client, opens, latest);
   const last = lesser(await firstBlockAtOrAfter(client, authorization.validBefore, latest), latest.number);
   for (let fromBlock = first; fromBlock <= last; fromBlock += LOG_PAGE_BLOCKS) {

@@ -12,6 +12,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
+import { authorizationUsedIn } from './log-reads.js';
 
 /**
  * The token's transfer in a transaction: null where it is not one, or it moved the token more than
@@ -66,12 +67,59 @@ export async function ranAuthorization(client: PublicClient, usdc: Address, txHa
   );
 }
 
+/** An EIP-3009 authorization as a buyer's x402 payment carries it (what it pays, and its window). */
+export interface CarriedAuthorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  nonce: Hash;
+  validAfter: bigint;
+  validBefore: bigint;
+}
+
+/**
+ * The transaction where `authorization`'s nonce was used to pay its `to` its `value`: the
+ * AuthorizationUsed log of its payer and nonce (looked for from `earliest`, seconds, to its end),
+ * followed at once by the token's Transfer of that amount between those two, as USDC writes them for
+ * one authorization. Null where the nonce was not used so: not used, canceled, or used by another
+ * authorization of the payer's paying someone else or another sum (a payer may sign two with one
+ * nonce: the chain says only that one of them ran).
+ */
+export async function paidByAuthorization(
+  client: PublicClient,
+  usdc: Address,
+  authorization: CarriedAuthorization,
+  earliest: bigint,
+): Promise<Hash | null> {
+  const { from, nonce } = authorization;
+  if (!(await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'authorizationState', args: [from, nonce] }))) return null;
+  const used = await authorizationUsedIn(client, usdc, authorization, earliest);
+  if (used === null) return null;
+  const receipt = await client.getTransactionReceipt({ hash: used });
+  if (receipt.status !== 'success') return null;
+  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
+  const ran = parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).find(
+    (log) => getAddress(log.args.authorizer) === getAddress(authorization.from) && log.args.nonce === authorization.nonce,
+  );
+  if (ran === undefined) return null;
+  const next = ofToken.find((log) => log.logIndex === ran.logIndex + 1);
+  const [transfer] = next === undefined ? [] : parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: [next] });
+  const paid =
+    transfer !== undefined &&
+    getAddress(transfer.args.from) === getAddress(authorization.from) &&
+    getAddress(transfer.args.to) === getAddress(authorization.to) &&
+    transfer.args.value === authorization.value;
+  return paid ? receipt.transactionHash : null;
+}
+
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
   tokenNaming(): Promise<TokenNaming>;
   /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log, of this USDC). */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
+  /** Where this authorization's nonce paid what it says (paidByAuthorization); null: nowhere. */
+  paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
 }
 
 /**
@@ -94,6 +142,8 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     tokenNaming: () => asked("the USDC token's name", naming()),
     ranAuthorization: (txHash, from, nonce) =>
       asked('which authorization a transaction ran', ranAuthorization(client, network.usdc, txHash, from, nonce)),
+    paidByAuthorization: (authorization, earliest) =>
+      asked('where an authorization ran', paidByAuthorization(client, network.usdc, authorization, earliest)),
   };
 }
 

@@ -67,3 +67,43 @@ describe('a settlement left pending', () => {
     expect(state.verifies).toBe(2);
   });
 });
+
+describe('a payment the facilitator refuses', () => {
+  it('is settled where the chain shows its authorization already paid this route, and refused where it does not', async () => {
+    const { facilitator, state } = slowFacilitator();
+    state.used = true;
+    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const asked: string[] = [];
+    const ranIn = (transaction: string | null) => async () => (asked.push('chain'), transaction);
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, ranIn('0xlanded'))).toEqual({
+      ok: true,
+      settled: { success: true, transaction: '0xlanded', network: 'base-sepolia', payer: '0xpayer' },
+      payer: '0xpayer',
+    });
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, ranIn(null))).toMatchObject({
+      ok: false,
+      code: 'payment_rejected',
+    });
+    expect(asked).toEqual(['chain', 'chain']);
+    expect(state.settles).toBe(0);
+  });
+
+  it('when its settlement fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
+    const failing: FacilitatorClient = {
+      getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+      verify: async () => ({ isValid: true, payer: '0xpayer' }),
+      settle: async (_payload, requirements) => ({
+        success: false,
+        errorReason: 'nonce_used',
+        transaction: '',
+        network: requirements.network,
+      }),
+    } as FacilitatorClient;
+    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    expect(await verifiedAndSettled(failing, payload, route('10000'), pending, async () => '0xlanded')).toMatchObject({
+      ok: true,
+      settled: { transaction: '0xlanded' },
+    });
+    expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
+  });
+});
