@@ -84,7 +84,7 @@ export async function verifiedAndSettled(
     if (!verified.isValid)
       return refuse(
         'payment_rejected',
-        `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}`,
+        `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${wordsOf(verified.invalidMessage)}`,
       );
   }
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
@@ -106,7 +106,21 @@ export async function verifiedAndSettled(
   if (!settled.success)
     return refuse(
       'payment_rejected',
-      `the payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`,
+      `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`,
     );
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
+}
+
+/**
+ * A facilitator's message, as the buyer's 402 says it: its first paragraph in one line, in brackets.
+ * Security invariant: an official facilitator in this process passes viem's message on, whose later
+ * paragraphs name the node it asked (`URL: …`: a hosted RPC's carries its key) and the request.
+ */
+function wordsOf(message: string | undefined): string {
+  const first = message
+    ?.split(/\n\s*\n/)[0]!
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/\.$/, '');
+  return first ? ` (${first})` : '';
 }

@@ -107,3 +107,49 @@ describe('a payment the facilitator refuses', () => {
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
   });
 });
+
+describe("a facilitator's refusal in the buyer's answer", () => {
+  it("keeps its words' first paragraph, in one line: never the node's URL (a hosted RPC's carries its key) viem adds below", async () => {
+    const nodeDown = [
+      'HTTP request failed.',
+      '',
+      'URL: https://base-mainnet.example.com/v2/SECRETKEY',
+      'Request body: {"method":"eth_call"}',
+      '',
+      'Details: fetch failed',
+      'Version: viem@2.57.20',
+    ].join('\n');
+    const reverted = [
+      'The contract function "transferWithAuthorization" reverted with the following reason:',
+      'FiatTokenV2: authorization is used or canceled',
+      '',
+      'Contract Call:',
+      '  address:   0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      '',
+      'Docs: https://viem.sh/docs/contract/readContract',
+    ].join('\n');
+    const refusing = (message: string): FacilitatorClient =>
+      ({
+        getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+        verify: async () => ({ isValid: false, invalidReason: 'invalid_exact_evm_transaction_simulation_failed', invalidMessage: message }),
+        settle: async (_payload, requirements) => ({
+          success: false,
+          errorReason: 'failed',
+          errorMessage: message,
+          transaction: '',
+          network: requirements.network,
+        }),
+      }) as FacilitatorClient;
+    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const words = async (message: string) => {
+      const refused = await verifiedAndSettled(refusing(message), payload, route('10000'), pending);
+      return refused.ok ? null : refused.reason;
+    };
+    expect(await words(nodeDown)).toBe(
+      'the facilitator refused the payment: invalid_exact_evm_transaction_simulation_failed (HTTP request failed)',
+    );
+    expect(await words(reverted)).toBe(
+      'the facilitator refused the payment: invalid_exact_evm_transaction_simulation_failed (The contract function "transferWithAuthorization" reverted with the following reason: FiatTokenV2: authorization is used or canceled)',
+    );
+  });
+});
