@@ -1,25 +1,31 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress, isAddress, type Address, type Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
+import type { PaywallStore } from './paywall-store.js';
 
 /** Where the chain shows an authorization's nonce paid what it says (the paywall's Base lookup). */
 export interface AuthorizationPayments {
   paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
 }
 
+/** A Base payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
+export interface PaidBefore {
+  /** The facilitator found the payment good: its authorization is remembered with the paywall's nonce it spends. */
+  verified(): void;
+  /**
+   * Where the authorization remembered for this payment paid it: null where none was remembered (the
+   * payment was never found good here), or the chain shows it did not pay so. Throws where it was
+   * used but the node does not show where yet (the outcome is unknown: 503).
+   */
+  ranIn(): Promise<{ transaction: Hash; payer: Address } | null>;
+}
+
 /**
- * How far before its end an x402 authorization's landing is looked for, past the offer's timeout: the
- * official buyer opens its window 600 s back (a buyer's clock behind), and 300 s more is a buyer's
- * clock ahead. A window drawn longer is looked at in that last part only.
+ * How far before the payment was first found good (or its window's start, the offer's timeout before
+ * its end, if earlier) its landing is looked for: clocks differ (the official buyer opens its window
+ * 600 s back, and a node's time lags).
  */
-const BEFORE_THE_TIMEOUT_SECONDS = 900n;
-/**
- * An authorization the chain did not show paying so is not looked for again for a minute (a node
- * whose log index lags may show it later), and at most this many are remembered at once: a payment
- * presented again and again costs the node one search a minute.
- */
-const NOT_PAID_MS = 60_000;
-const REMEMBERED = 10_000;
+const CLOCK_SLACK_SECONDS = 900n;
 
 /**
  * The EIP-3009 authorization an x402 payment on an EVM chain carries, its fields checked for shape;
@@ -44,39 +50,53 @@ export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorizat
 }
 
 /**
- * A payment on Base whose authorization already ran, presented to a paywall that did not see it
- * settled: its facilitator's settlement was left pending (503) and the paywall restarted since, or it
- * stopped between the settlement and its record. The facilitator now refuses it (its verify finds the
- * nonce used) though the money arrived: the chain says where it ran, and the payment is taken as
- * settled there where that authorization paid this route's recipient its price. Whether it was
- * already served is the store's to say (an accepted payment is its transaction and authorization).
+ * A v2 payment on Base whose authorization may run before the paywall sees it settled: the
+ * facilitator's settlement left pending (503) and the paywall restarted since, or stopped between
+ * the settlement and its record. The facilitator then refuses it (its verify finds the nonce used)
+ * though the money arrived, and the chain says where it ran.
  *
- * Security invariant: the payer's word is never the proof. The authorization must name this
- * recipient and price, and the chain must show its nonce used in a transfer of exactly that, from
- * that payer, to that recipient (a payer may sign two authorizations with one nonce).
+ * Security invariant: a landed authorization is public (its transaction's calldata carries every
+ * field and the signature), so it proves nothing of who presents it. Only the authorization the
+ * facilitator found good (signed, unused, paying this route) when first presented with the
+ * paywall's nonce is looked for, remembered durably with that nonce, which never goes on chain:
+ * whoever presents it again holds what only the buyer and the seller saw. And the chain must show
+ * its nonce used in a transfer of exactly that sum from that payer to this recipient (a payer may
+ * sign two authorizations with one nonce). A v1 payment names no nonce of the paywall's: none.
  */
-export function createRanAlready(payments: AuthorizationPayments) {
-  /** Authorizations the chain did not show paying so, until when they are not looked for (ms). */
-  const notPaid = new Map<string, number>();
+export function paidBefore(
+  store: Pick<PaywallStore, 'rememberVerified' | 'verifiedAuthorization'>,
+  chain: AuthorizationPayments,
+  payment: {
+    payload: PaymentPayload;
+    /** The paywall's nonce the payment spends (extra.memo). */
+    memo: string;
+    recipient: string;
+    amount: bigint;
+    maxTimeoutSeconds: number;
+    nonceExpiresAt: number;
+    now: number;
+  },
+): PaidBefore | null {
+  const authorization = carriedAuthorization(payment.payload);
+  if (payment.memo === '' || authorization === null) return null;
+  if (authorization.to !== getAddress(payment.recipient) || authorization.value !== payment.amount) return null;
   return {
-    async transactionOf(
-      payload: PaymentPayload,
-      route: { recipient: string; amount: bigint; maxTimeoutSeconds: number; now: number },
-    ): Promise<Hash | null> {
-      const authorization = carriedAuthorization(payload);
-      if (authorization === null) return null;
-      if (authorization.to !== getAddress(route.recipient) || authorization.value !== route.amount) return null;
-      const key = `${authorization.from}:${authorization.nonce}`;
-      if ((notPaid.get(key) ?? -Infinity) >= route.now) return null;
-      const earliest = authorization.validBefore - BigInt(route.maxTimeoutSeconds) - BEFORE_THE_TIMEOUT_SECONDS;
-      const transaction = await payments.paidByAuthorization(authorization, earliest);
-      if (transaction === null) {
-        for (const [each, end] of notPaid) if (end < route.now) notPaid.delete(each);
-        if (notPaid.size < REMEMBERED) notPaid.set(key, route.now + NOT_PAID_MS);
-      }
-      return transaction;
+    verified: () =>
+      store.rememberVerified({
+        nonce: payment.memo,
+        payer: authorization.from,
+        authorization: authorization.nonce,
+        verifiedAt: payment.now,
+        nonceExpiresAt: payment.nonceExpiresAt,
+      }),
+    async ranIn() {
+      const remembered = store.verifiedAuthorization(payment.memo);
+      if (remembered === null || remembered.payer !== authorization.from || remembered.authorization !== authorization.nonce) return null;
+      const verifiedAt = BigInt(Math.floor(remembered.verifiedAt / 1000));
+      const opens = authorization.validBefore - BigInt(payment.maxTimeoutSeconds);
+      const earliest = (verifiedAt < opens ? verifiedAt : opens) - CLOCK_SLACK_SECONDS;
+      const transaction = await chain.paidByAuthorization(authorization, earliest);
+      return transaction === null ? null : { transaction, payer: authorization.from };
     },
   };
 }
-
-export type RanAlready = ReturnType<typeof createRanAlready>;

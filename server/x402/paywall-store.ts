@@ -21,6 +21,21 @@ export interface AcceptedPayment {
 }
 
 /**
+ * An x402 payment on an EVM chain the facilitator found good, remembered before its settlement with
+ * the paywall's nonce it spends (authorization-ran-already.ts): the one authorization the chain may
+ * later be asked about for that nonce.
+ */
+export interface VerifiedAuthorization {
+  /** The paywall's nonce (extra.memo). */
+  nonce: string;
+  payer: string;
+  /** The EIP-3009 authorization's nonce, in lower case. */
+  authorization: string;
+  verifiedAt: number;
+  nonceExpiresAt: number;
+}
+
+/**
  * The paid API's memory: the payments it accepted and the key its nonces are authenticated with
  * (see nonces.ts: unpaid nonces are not stored). Durable (SQLite), so a restart does not reopen
  * replays (a signature is accepted once, a nonce is used once) and nonces handed out before a
@@ -37,14 +52,17 @@ export interface PaywallStore {
   /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
+  /** Remembers the payment the facilitator found good for a nonce; the first one stays. */
+  rememberVerified(payment: VerifiedAuthorization): void;
+  verifiedAuthorization(nonce: string): VerifiedAuthorization | null;
   /**
    * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
    * just before an upgrade still gets what was paid for.
    */
   storedNonce(nonce: string): NonceTerms | null;
   /**
-   * Forgets accepted payments a day past their nonce's expiry: by then a receipt is refused as
-   * expired anyway, so nothing can be replayed, and the table stays small.
+   * Forgets accepted payments (and verified ones) a day past their nonce's expiry: by then a receipt
+   * is refused as expired anyway, so nothing can be replayed, and the table stays small.
    */
   prune(now: number): void;
   close(): void;
@@ -59,6 +77,13 @@ export function openPaywallStore(file: string): PaywallStore {
   db.exec(`
     CREATE TABLE IF NOT EXISTS paywall_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) STRICT;
     ${acceptedPayments('IF NOT EXISTS accepted_payments')}
+    CREATE TABLE IF NOT EXISTS verified_authorizations (
+      nonce TEXT PRIMARY KEY,
+      payer TEXT NOT NULL,
+      authorization_nonce TEXT NOT NULL,
+      verified_at INTEGER NOT NULL,
+      nonce_expires_at INTEGER NOT NULL
+    ) STRICT;
   `);
   keyedByAuthorization(db);
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
@@ -77,6 +102,14 @@ export function openPaywallStore(file: string): PaywallStore {
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
+  const rememberVerified = db.prepare(
+    `INSERT OR IGNORE INTO verified_authorizations (nonce, payer, authorization_nonce, verified_at, nonce_expires_at)
+     VALUES (@nonce, @payer, @authorization, @verifiedAt, @nonceExpiresAt)`,
+  );
+  const verifiedAuthorization = db.prepare(
+    'SELECT nonce, payer, authorization_nonce AS authorization, verified_at AS verifiedAt, nonce_expires_at AS nonceExpiresAt FROM verified_authorizations WHERE nonce = ?',
+  );
+  const pruneVerified = db.prepare('DELETE FROM verified_authorizations WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
   const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
   const storedNonce = (nonce: string): NonceTerms | null => {
@@ -97,8 +130,11 @@ export function openPaywallStore(file: string): PaywallStore {
     accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
+    rememberVerified: (payment) => void rememberVerified.run(payment),
+    verifiedAuthorization: (nonce) => (verifiedAuthorization.get(nonce) as VerifiedAuthorization | undefined) ?? null,
     prune: (now) => {
       prune.run(now - 24 * 60 * 60 * 1000);
+      pruneVerified.run(now - 24 * 60 * 60 * 1000);
       pruneStoredNonces(now - 24 * 60 * 60 * 1000);
     },
     close: () => db.close(),

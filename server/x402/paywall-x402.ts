@@ -5,7 +5,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
-import { carriedAuthorization, createRanAlready } from './authorization-ran-already.js';
+import { carriedAuthorization, paidBefore } from './authorization-ran-already.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -91,8 +91,6 @@ export function createPaywallX402(options: {
   const settling = new Set<string>();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
-  /** Base payments whose authorization ran before this paywall saw them settled. */
-  const ranAlready = base === null ? null : createRanAlready(base);
   /** The Base token's name and version while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
@@ -167,18 +165,25 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        const terms = {
-          recipient: base?.recipient ?? '',
-          amount: match.amount,
-          maxTimeoutSeconds: route.maxTimeoutSeconds,
-          now: route.now,
-        };
+        // On Base, the authorization the facilitator finds good is remembered with the nonce, for the
+        // chain to be asked about if the facilitator refuses it later (authorization-ran-already.ts).
+        const onChain = onBase
+          ? paidBefore(options.store, base!, {
+              payload,
+              memo: match.nonce,
+              recipient: base!.recipient,
+              amount: match.amount,
+              maxTimeoutSeconds: route.maxTimeoutSeconds,
+              nonceExpiresAt: match.nonceExpiresAt,
+              now: route.now,
+            })
+          : null;
         const settlement = await verifiedAndSettled(
           options.facilitator,
           payload,
           match.requirements,
           { settlements: pendingSettlements, until: match.nonceExpiresAt, now: route.now },
-          async () => (onBase ? ranAlready!.transactionOf(payload, terms) : null),
+          onChain,
         );
         if (!settlement.ok) {
           if (onSol) feePayer!.refused();

@@ -2,6 +2,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { refuse, type X402Refusal } from './x402-refusal.js';
+import type { PaidBefore } from './authorization-ran-already.js';
 
 /** A settlement the facilitator sent but has not seen confirmed (`@x402/core`'s own name for it). */
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -55,17 +56,14 @@ export async function verifiedAndSettled(
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
   pending: { settlements: PendingSettlements; until: number; now: number },
-  /**
-   * Where the payment's authorization already ran, paying this route (authorization-ran-already.ts),
-   * asked when the facilitator refuses it; null: nowhere that counts.
-   */
-  ranAlready: () => Promise<string | null> = async () => null,
+  /** A Base payment's settlement as the chain may show it (authorization-ran-already.ts); none elsewhere. */
+  onChain: PaidBefore | null = null,
 ): Promise<Settlement | X402Refusal> {
   const landed = async (): Promise<Settlement | null> => {
-    const transaction = await ranAlready();
-    return transaction === null
-      ? null
-      : { ok: true, settled: { success: true, transaction, network: requirements.network as Network, payer }, payer: payer ?? '' };
+    const found = onChain === null ? null : await onChain.ranIn();
+    if (found === null) return null;
+    const settled = { success: true, transaction: found.transaction, network: requirements.network as Network, payer: found.payer };
+    return { ok: true, settled, payer: found.payer };
   };
   // A payment left pending was verified when first presented; verified again now, its used
   // authorization would fail (see PendingSettlements).
@@ -76,11 +74,13 @@ export async function verifiedAndSettled(
     const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
     payer = verified.payer;
     // Refused for whatever reason the facilitator gives (the official one says the nonce is used, or
-    // that the transfer's simulation failed where it cannot ask the token why): the chain is asked.
+    // that the transfer's simulation failed where it cannot ask the token why): the chain is asked,
+    // where this payment was verified before.
     if (!verified.isValid) {
       const settled = await landed();
       if (settled !== null) return settled;
     }
+    if (verified.isValid) onChain?.verified();
     if (!verified.isValid)
       return refuse(
         'payment_rejected',

@@ -2,7 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import type { Server } from 'node:http';
-import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseSignature, type Address, type Hash } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseEther,
+  parseSignature,
+  type Address,
+  type Hash,
+} from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -11,6 +20,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
 import { close, listen } from '../helpers/http-server.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
@@ -108,6 +118,49 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2),
     });
     return { headers: http.encodePaymentSignatureHeader(payload), payload: payload as any };
+  }
+
+  /** Signs `authorization` (an x402 payload's, as strings) with the payer's key and runs it on chain, sent by an account of its own. */
+  async function runOnChain(
+    payer: Awaited<ReturnType<typeof buyer>>,
+    authorization: { to: string; value: string; validAfter: string; validBefore: string; nonce: Hash },
+    token: { name: string; version: string },
+  ) {
+    const message = {
+      from: payer.address,
+      to: getAddress(authorization.to),
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    };
+    const signature = await payer.signTypedData({
+      domain: { name: token.name, version: token.version, chainId: baseSepolia.id, verifyingContract: node.usdc },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message,
+    });
+    const { v, r, s } = parseSignature(signature);
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await node.fundEth(sender.address, parseEther('1'));
+    const wallet = createWalletClient({ account: sender, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+    // Its gas given: estimated while the node holds a transaction back, it could run after it.
+    return wallet.writeContract({
+      address: node.usdc,
+      abi: USDC_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v), r, s],
+      gas: 200_000n,
+    });
   }
 
   /** Leaves the payment's settlement pending (503): the node mines nothing within the facilitator's wait; then mines it. */
@@ -253,60 +306,64 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
-  it('a payment whose nonce another authorization of its payer used, paying someone else, buys nothing', async () => {
+  it('a payment found good whose nonce its payer then spends paying someone else is not served on the chain’s word', async () => {
     const account = await buyer();
     const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);
     const { headers, payload } = await paymentFor(account);
-    const carried = payload.payload.authorization;
-    // The payer signs a second authorization under the same nonce, to another account, and runs it.
-    const sender = privateKeyToAccount(generatePrivateKey());
-    await node.fundEth(sender.address, parseEther('1'));
-    const other = { ...carried, to: elsewhere };
-    const signature = await account.signTypedData({
-      domain: {
-        name: payload.accepted.extra.name,
-        version: payload.accepted.extra.version,
-        chainId: baseSepolia.id,
-        verifyingContract: node.usdc,
-      },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'TransferWithAuthorization',
-      message: { ...other, value: BigInt(other.value), validAfter: BigInt(other.validAfter), validBefore: BigInt(other.validBefore) },
-    });
-    const { v, r, s } = parseSignature(signature);
-    const wallet = createWalletClient({ account: sender, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
-    await wallet.writeContract({
-      address: node.usdc,
-      abi: USDC_ABI,
-      functionName: 'transferWithAuthorization',
-      args: [
-        account.address,
-        elsewhere,
-        BigInt(other.value),
-        BigInt(other.validAfter),
-        BigInt(other.validBefore),
-        other.nonce,
-        Number(v),
-        r,
-        s,
-      ],
-    });
-    expect(await usdc(elsewhere)).toBe(micro('0.01'));
     const before = { seller: await usdc(baseSeller), served };
-    const refused = await fetch(`${api.url}/data`, { headers });
-    expect(refused.status).toBe(402);
-    expect((await refused.json()).code).toBe('payment_rejected');
-    expect(served).toBe(before.served);
+    // The payer signs a second authorization under the same nonce, to another account.
+    const other = { ...payload.payload.authorization, to: elsewhere };
+    // The facilitator finds the payment good and sends it; before it is mined, it is lost from the
+    // node's pool, and the other one runs instead.
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      const pending = await fetch(`${api.url}/data`, { headers });
+      expect(pending.status).toBe(503);
+      expect(await node.dropPending()).toHaveLength(1);
+      await runOnChain(account, other, payload.accepted.extra);
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+    expect(await usdc(elsewhere)).toBe(micro('0.01'));
     expect(await usdc(baseSeller)).toBe(before.seller);
+    // Presented again, to the paywall restarted: the chain shows the nonce used, paying someone else.
+    const restarted = await paywallApi();
+    try {
+      const refused = await fetch(`${restarted.url}/data`, { headers });
+      expect(refused.status).toBe(402);
+      expect((await refused.json()).code).toBe('payment_rejected');
+      expect(served).toBe(before.served);
+    } finally {
+      await close(restarted.server);
+    }
+  });
+
+  it('a landed authorization this paywall did not settle, put under its fresh terms by anyone, buys nothing', async () => {
+    // A payment of the price to the seller that this paywall never saw settled (another of its
+    // paywalls, a Coffer receipt's, one the payer ran itself).
+    const account = await buyer();
+    const { payload } = await paymentFor(account);
+    await runOnChain(account, payload.payload.authorization, payload.accepted.extra);
+    expect(await usdc(account.address)).toBe(micro('0.99'));
+    const before = served;
+    // Anyone reads the authorization and its signature off the chain (its transaction's calldata
+    // carries both) and presents them with a nonce of their own from a fresh 402.
+    const fresh = await paymentFor(await buyer());
+    const forged = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...fresh.payload, payload: payload.payload }) };
+    const restarted = await paywallApi();
+    try {
+      for (const url of [api.url, restarted.url]) {
+        const refused = await fetch(`${url}/data`, { headers: forged });
+        expect(refused.status).toBe(402);
+        expect((await refused.json()).code).toBe('payment_rejected');
+      }
+      expect(served).toBe(before);
+    } finally {
+      await close(restarted.server);
+    }
   });
 
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {

@@ -13,6 +13,7 @@ import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
 import { authorizationUsedIn } from './log-reads.js';
+import { CofferError } from '../../wire/errors.js';
 
 /**
  * The token's transfer in a transaction: null where it is not one, or it moved the token more than
@@ -81,9 +82,10 @@ export interface CarriedAuthorization {
  * The transaction where `authorization`'s nonce was used to pay its `to` its `value`: the
  * AuthorizationUsed log of its payer and nonce (looked for from `earliest`, seconds, to its end),
  * followed at once by the token's Transfer of that amount between those two, as USDC writes them for
- * one authorization. Null where the nonce was not used so: not used, canceled, or used by another
+ * one authorization. Null where the nonce was not used so: not used, or used by another
  * authorization of the payer's paying someone else or another sum (a payer may sign two with one
- * nonce: the chain says only that one of them ran).
+ * nonce: the chain says only that one of them ran). Throws where it was used and no log of it is
+ * found from `earliest` on.
  */
 export async function paidByAuthorization(
   client: PublicClient,
@@ -94,7 +96,9 @@ export async function paidByAuthorization(
   const { from, nonce } = authorization;
   if (!(await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'authorizationState', args: [from, nonce] }))) return null;
   const used = await authorizationUsedIn(client, usdc, authorization, earliest);
-  if (used === null) return null;
+  // Used (or canceled by its payer), and not found where it could have run: a node whose log index
+  // lags may show it later, so the outcome is not known yet.
+  if (used === null) throw new CofferError('chain_unavailable', 'the authorization was used, but where is not found on chain yet');
   const receipt = await client.getTransactionReceipt({ hash: used });
   if (receipt.status !== 'success') return null;
   const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);

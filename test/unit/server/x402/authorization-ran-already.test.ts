@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress, type Hash } from 'viem';
-import { carriedAuthorization, createRanAlready } from '../../../../server/x402/authorization-ran-already.js';
+import { carriedAuthorization, paidBefore } from '../../../../server/x402/authorization-ran-already.js';
+import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
 import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
 
 const SELLER = getAddress('0x00000000000000000000000000000000000000aa');
@@ -29,51 +30,81 @@ function chain(paid: Hash | null) {
   };
 }
 
-const route = { recipient: SELLER, amount: 10_000n, maxTimeoutSeconds: 300, now: 1_000_000 };
+/** A payment of the route's price, first found good at 1,500 s (the paywall's clock, ms). */
+const payment = (payload: PaymentPayload, memo = 'memo-1') => ({
+  payload,
+  memo,
+  recipient: SELLER,
+  amount: 10_000n,
+  maxTimeoutSeconds: 300,
+  nonceExpiresAt: 1_800_000,
+  now: 1_500_000,
+});
 
-describe('a Base payment whose authorization already ran', () => {
-  it('is found where the chain shows it paid, looked for from its end less the offer’s timeout and 900 s', async () => {
+describe('a Base payment whose authorization may run before the paywall sees it settled', () => {
+  let store: PaywallStore;
+  afterEach(() => store.close());
+
+  it('is looked for on chain only once the facilitator found it good with that nonce, from then less 900 s', async () => {
+    store = openPaywallStore(':memory:');
     const node = chain(LANDED);
-    expect(await createRanAlready(node).transactionOf(paying(), route)).toBe(LANDED);
+    const paid = paidBefore(store, node, payment(paying()))!;
+    expect(await paid.ranIn()).toBeNull();
+    expect(node.asked).toEqual([]);
+    paid.verified();
+    // The paywall restarted: what is remembered is in the store.
+    expect(await paidBefore(store, node, payment(paying()))!.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     expect(node.asked).toEqual([
       {
         authorization: { from: PAYER, to: SELLER, value: 10_000n, validAfter: 0n, validBefore: 2000n, nonce: NONCE },
-        earliest: 2000n - 300n - 900n,
+        // Its window opens at 2,000 - 300 = 1,700 s, after it was found good (1,500 s).
+        earliest: 1_500n - 900n,
       },
     ]);
   });
 
-  it('is never looked for where its authorization names another recipient or sum, or is no EIP-3009 one', async () => {
+  it('is not looked for under another nonce, nor another authorization under its nonce (a landed one is public)', async () => {
+    store = openPaywallStore(':memory:');
     const node = chain(LANDED);
-    const ranAlready = createRanAlready(node);
-    for (const payload of [
-      paying({ to: PAYER }),
-      paying({ value: '9999' }),
-      paying({ value: '1e4' }),
-      paying({ nonce: '0x12' }),
-      paying({}, { permit2Authorization: {} }),
-      paying({}, { signature: undefined }),
-      { x402Version: 2, payload: { transaction: 'base64' } } as unknown as PaymentPayload,
-    ]) {
-      expect(await ranAlready.transactionOf(payload, route)).toBeNull();
-    }
+    paidBefore(store, node, payment(paying()))!.verified();
+    expect(await paidBefore(store, node, payment(paying(), 'memo-2'))!.ranIn()).toBeNull();
+    expect(await paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.ranIn()).toBeNull();
+    const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
+    expect(await paidBefore(store, node, payment(paying({ from: otherPayer })))!.ranIn()).toBeNull();
+    // The first found good for a nonce stays.
+    paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.verified();
+    expect(store.verifiedAuthorization('memo-1')).toMatchObject({ payer: PAYER, authorization: NONCE });
     expect(node.asked).toEqual([]);
   });
 
-  it('that the chain does not show paying so is looked for again a minute later, not before', async () => {
-    const node = chain(null);
-    const ranAlready = createRanAlready(node);
-    expect(await ranAlready.transactionOf(paying(), route)).toBeNull();
-    expect(await ranAlready.transactionOf(paying(), { ...route, now: route.now + 59_000 })).toBeNull();
-    expect(node.asked).toHaveLength(1);
-    expect(await ranAlready.transactionOf(paying(), { ...route, now: route.now + 61_000 })).toBeNull();
-    expect(node.asked).toHaveLength(2);
-    // Another authorization is its own question.
-    expect(await ranAlready.transactionOf(paying({ nonce: `0x${'ef'.repeat(32)}` }), route)).toBeNull();
-    expect(node.asked).toHaveLength(3);
+  it('is none where the payment names no nonce of the paywall’s (v1), another recipient or sum, or is no EIP-3009 one', () => {
+    store = openPaywallStore(':memory:');
+    const node = chain(LANDED);
+    for (const [payload, memo] of [
+      [paying(), ''],
+      [paying({ to: PAYER }), 'memo-1'],
+      [paying({ value: '9999' }), 'memo-1'],
+      [paying({ value: '1e4' }), 'memo-1'],
+      [paying({ nonce: '0x12' }), 'memo-1'],
+      [paying({}, { permit2Authorization: {} }), 'memo-1'],
+      [paying({}, { signature: undefined }), 'memo-1'],
+      [{ x402Version: 2, payload: { transaction: 'base64' } } as unknown as PaymentPayload, 'memo-1'],
+    ] as const) {
+      expect(paidBefore(store, node, payment(payload, memo))).toBeNull();
+    }
+  });
+
+  it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
+    store = openPaywallStore(':memory:');
+    paidBefore(store, chain(null), payment(paying()))!.verified();
+    store.prune(1_800_000 + 86_400_000);
+    expect(store.verifiedAuthorization('memo-1')).not.toBeNull();
+    store.prune(1_800_001 + 86_400_000);
+    expect(store.verifiedAuthorization('memo-1')).toBeNull();
   });
 
   it('reads a payload’s authorization in one spelling: checksummed addresses, a lower-case nonce', () => {
+    store = openPaywallStore(':memory:');
     expect(carriedAuthorization(paying({ from: PAYER.toLowerCase(), nonce: NONCE.toUpperCase().replace('0X', '0x') }))).toMatchObject({
       from: PAYER,
       nonce: NONCE,

@@ -69,23 +69,40 @@ describe('a settlement left pending', () => {
 });
 
 describe('a payment the facilitator refuses', () => {
-  it('is settled where the chain shows its authorization already paid this route, and refused where it does not', async () => {
-    const { facilitator, state } = slowFacilitator();
-    state.used = true;
-    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+  /** A Base payment as the chain shows it: where it ran (null: nowhere that counts), and what was asked of it. */
+  const onChain = (transaction: string | null) => {
     const asked: string[] = [];
-    const ranIn = (transaction: string | null) => async () => (asked.push('chain'), transaction);
-    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, ranIn('0xlanded'))).toEqual({
+    return {
+      asked,
+      verified: () => void asked.push('verified'),
+      ranIn: async () => (
+        asked.push('ran in'),
+        transaction === null ? null : { transaction: transaction as `0x${string}`, payer: '0xpayer' as `0x${string}` }
+      ),
+    };
+  };
+
+  it('is settled where the chain shows it paid, and refused where it does not; found good, it is remembered first', async () => {
+    const { facilitator, state } = slowFacilitator();
+    state.mined = true;
+    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const first = onChain(null);
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, first)).toMatchObject({ ok: true });
+    expect(first.asked).toEqual(['verified']);
+    // Presented again (its authorization used): the facilitator refuses it, the chain is asked.
+    const landed = onChain('0xlanded');
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, landed)).toEqual({
       ok: true,
       settled: { success: true, transaction: '0xlanded', network: 'base-sepolia', payer: '0xpayer' },
       payer: '0xpayer',
     });
-    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, ranIn(null))).toMatchObject({
+    const nowhere = onChain(null);
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, nowhere)).toMatchObject({
       ok: false,
       code: 'payment_rejected',
     });
-    expect(asked).toEqual(['chain', 'chain']);
-    expect(state.settles).toBe(0);
+    expect([landed.asked, nowhere.asked]).toEqual([['ran in'], ['ran in']]);
+    expect(state.settles).toBe(1);
   });
 
   it('when its settlement fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
@@ -100,10 +117,12 @@ describe('a payment the facilitator refuses', () => {
       }),
     } as FacilitatorClient;
     const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
-    expect(await verifiedAndSettled(failing, payload, route('10000'), pending, async () => '0xlanded')).toMatchObject({
+    const landed = onChain('0xlanded');
+    expect(await verifiedAndSettled(failing, payload, route('10000'), pending, landed)).toMatchObject({
       ok: true,
       settled: { transaction: '0xlanded' },
     });
+    expect(landed.asked).toEqual(['verified', 'ran in']);
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
   });
 });
