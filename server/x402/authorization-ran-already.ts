@@ -1,31 +1,25 @@
+import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
-import { getAddress, isAddress, type Address, type Hash } from 'viem';
+import { getAddress, isAddress, type Address } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
 import type { PaywallStore } from './paywall-store.js';
 
-/** Where the chain shows an authorization's nonce paid what it says (the paywall's Base lookup). */
+/** Whether a transaction ran an authorization paying what it says (the paywall's Base lookup). */
 export interface AuthorizationPayments {
-  paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
+  paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
 }
 
 /** A Base payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
 export interface PaidBefore {
-  /** The facilitator found the payment good: its authorization is remembered with the paywall's nonce it spends. */
-  verified(): void;
+  /** The facilitator sent the payment's transaction and has not seen it confirmed: remembered with the payment. */
+  leftPending(transaction: string): void;
   /**
-   * Where the authorization remembered for this payment paid it: null where none was remembered (the
-   * payment was never found good here), or the chain shows it did not pay so. Throws where it was
-   * used but the node does not show where yet (the outcome is unknown: 503).
+   * The transaction remembered for this very payment, where the chain shows it ran it paying what it
+   * says: null where none was remembered, or it did not (dropped, reverted, another authorization).
+   * Throws while that transaction is known to the node but not mined (503).
    */
-  ranIn(): Promise<{ transaction: Hash; payer: Address } | null>;
+  ranIn(): Promise<{ transaction: string; payer: Address } | null>;
 }
-
-/**
- * How far before the payment was first found good (or its window's start, the offer's timeout before
- * its end, if earlier) its landing is looked for: clocks differ (the official buyer opens its window
- * 600 s back, and a node's time lags).
- */
-const CLOCK_SLACK_SECONDS = 900n;
 
 /**
  * The EIP-3009 authorization an x402 payment on an EVM chain carries, its fields checked for shape;
@@ -43,28 +37,47 @@ export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorizat
     from: getAddress(from),
     to: getAddress(to),
     value: BigInt(value),
-    nonce: nonce.toLowerCase() as Hash,
+    nonce: nonce.toLowerCase() as CarriedAuthorization['nonce'],
     validAfter: BigInt(validAfter),
     validBefore: BigInt(validBefore),
   };
 }
 
+/** The whole authorization as presented, its signature with it: the payment remembered is this one, not another under its nonce. */
+const digestOf = (authorization: CarriedAuthorization, payload: PaymentPayload) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        authorization.from,
+        authorization.to,
+        authorization.value.toString(),
+        authorization.validAfter.toString(),
+        authorization.validBefore.toString(),
+        authorization.nonce,
+        String((payload.payload as { signature: string }).signature).toLowerCase(),
+      ]),
+    )
+    .digest('hex');
+
 /**
- * A v2 payment on Base whose authorization may run before the paywall sees it settled: the
- * facilitator's settlement left pending (503) and the paywall restarted since, or stopped between
- * the settlement and its record. The facilitator then refuses it (its verify finds the nonce used)
- * though the money arrived, and the chain says where it ran.
+ * A v2 payment on Base whose settlement the facilitator left pending (503), presented again to the
+ * paywall restarted since: the facilitator then refuses it (its verify finds the authorization used)
+ * though its transaction may have paid the seller. Where it did, the payment is settled there.
  *
- * Security invariant: a landed authorization is public (its transaction's calldata carries every
- * field and the signature), so it proves nothing of who presents it. Only the authorization the
- * facilitator found good (signed, unused, paying this route) when first presented with the
- * paywall's nonce is looked for, remembered durably with that nonce, which never goes on chain:
- * whoever presents it again holds what only the buyer and the seller saw. And the chain must show
- * its nonce used in a transfer of exactly that sum from that payer to this recipient (a payer may
- * sign two authorizations with one nonce). A v1 payment names no nonce of the paywall's: none.
+ * Security invariants:
+ * - A landed authorization is public (its transaction's calldata carries every field and the
+ *   signature), so it proves nothing of who presents it. Only the payment this paywall's facilitator
+ *   left pending is looked for, remembered durably with the paywall's nonce it spends, which never
+ *   goes on chain: whoever presents it again holds what only the buyer and the seller saw.
+ * - Only the transaction the facilitator sent for it counts, not wherever the authorization ran: a
+ *   second paywall of the seller's (a store of its own) that settled the same authorization first
+ *   would otherwise see its answer bought again here.
+ * - That transaction must show the authorization paying exactly what it says, from that payer, to
+ *   this recipient (a payer may sign two authorizations with one nonce).
+ * A v1 payment names no nonce of the paywall's: none of this.
  */
 export function paidBefore(
-  store: Pick<PaywallStore, 'rememberVerified' | 'verifiedAuthorization'>,
+  store: Pick<PaywallStore, 'rememberPending' | 'pendingSettlement'>,
   chain: AuthorizationPayments,
   payment: {
     payload: PaymentPayload;
@@ -72,31 +85,21 @@ export function paidBefore(
     memo: string;
     recipient: string;
     amount: bigint;
-    maxTimeoutSeconds: number;
     nonceExpiresAt: number;
-    now: number;
   },
 ): PaidBefore | null {
   const authorization = carriedAuthorization(payment.payload);
   if (payment.memo === '' || authorization === null) return null;
   if (authorization.to !== getAddress(payment.recipient) || authorization.value !== payment.amount) return null;
+  const digest = digestOf(authorization, payment.payload);
   return {
-    verified: () =>
-      store.rememberVerified({
-        nonce: payment.memo,
-        payer: authorization.from,
-        authorization: authorization.nonce,
-        verifiedAt: payment.now,
-        nonceExpiresAt: payment.nonceExpiresAt,
-      }),
+    leftPending: (transaction) =>
+      store.rememberPending({ nonce: payment.memo, authorization: digest, transaction, nonceExpiresAt: payment.nonceExpiresAt }),
     async ranIn() {
-      const remembered = store.verifiedAuthorization(payment.memo);
-      if (remembered === null || remembered.payer !== authorization.from || remembered.authorization !== authorization.nonce) return null;
-      const verifiedAt = BigInt(Math.floor(remembered.verifiedAt / 1000));
-      const opens = authorization.validBefore - BigInt(payment.maxTimeoutSeconds);
-      const earliest = (verifiedAt < opens ? verifiedAt : opens) - CLOCK_SLACK_SECONDS;
-      const transaction = await chain.paidByAuthorization(authorization, earliest);
-      return transaction === null ? null : { transaction, payer: authorization.from };
+      const pending = store.pendingSettlement(payment.memo);
+      if (pending === null || pending.authorization !== digest) return null;
+      const paid = await chain.paidInTransaction(pending.transaction, authorization);
+      return paid ? { transaction: pending.transaction, payer: authorization.from } : null;
     },
   };
 }

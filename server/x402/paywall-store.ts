@@ -21,17 +21,16 @@ export interface AcceptedPayment {
 }
 
 /**
- * An x402 payment on an EVM chain the facilitator found good, remembered before its settlement with
- * the paywall's nonce it spends (authorization-ran-already.ts): the one authorization the chain may
- * later be asked about for that nonce.
+ * An x402 payment on an EVM chain whose settlement the facilitator left pending, remembered with the
+ * paywall's nonce it spends and the transaction the facilitator sent (authorization-ran-already.ts):
+ * what a restarted paywall may settle it by.
  */
-export interface VerifiedAuthorization {
+export interface PendingSettlement {
   /** The paywall's nonce (extra.memo). */
   nonce: string;
-  payer: string;
-  /** The EIP-3009 authorization's nonce, in lower case. */
+  /** A digest of the payment's whole authorization and signature. */
   authorization: string;
-  verifiedAt: number;
+  transaction: string;
   nonceExpiresAt: number;
 }
 
@@ -52,16 +51,16 @@ export interface PaywallStore {
   /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
-  /** Remembers the payment the facilitator found good for a nonce; the first one stays. */
-  rememberVerified(payment: VerifiedAuthorization): void;
-  verifiedAuthorization(nonce: string): VerifiedAuthorization | null;
+  /** Remembers a payment whose settlement was left pending under a nonce; the first one stays. */
+  rememberPending(payment: PendingSettlement): void;
+  pendingSettlement(nonce: string): PendingSettlement | null;
   /**
    * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
    * just before an upgrade still gets what was paid for.
    */
   storedNonce(nonce: string): NonceTerms | null;
   /**
-   * Forgets accepted payments (and verified ones) a day past their nonce's expiry: by then a receipt
+   * Forgets accepted payments (and pending ones) a day past their nonce's expiry: by then a receipt
    * is refused as expired anyway, so nothing can be replayed, and the table stays small.
    */
   prune(now: number): void;
@@ -77,11 +76,10 @@ export function openPaywallStore(file: string): PaywallStore {
   db.exec(`
     CREATE TABLE IF NOT EXISTS paywall_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) STRICT;
     ${acceptedPayments('IF NOT EXISTS accepted_payments')}
-    CREATE TABLE IF NOT EXISTS verified_authorizations (
+    CREATE TABLE IF NOT EXISTS pending_settlements (
       nonce TEXT PRIMARY KEY,
-      payer TEXT NOT NULL,
-      authorization_nonce TEXT NOT NULL,
-      verified_at INTEGER NOT NULL,
+      authorization_digest TEXT NOT NULL,
+      tx_signature TEXT NOT NULL,
       nonce_expires_at INTEGER NOT NULL
     ) STRICT;
   `);
@@ -102,14 +100,14 @@ export function openPaywallStore(file: string): PaywallStore {
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
-  const rememberVerified = db.prepare(
-    `INSERT OR IGNORE INTO verified_authorizations (nonce, payer, authorization_nonce, verified_at, nonce_expires_at)
-     VALUES (@nonce, @payer, @authorization, @verifiedAt, @nonceExpiresAt)`,
+  const rememberPending = db.prepare(
+    `INSERT OR IGNORE INTO pending_settlements (nonce, authorization_digest, tx_signature, nonce_expires_at)
+     VALUES (@nonce, @authorization, @transaction, @nonceExpiresAt)`,
   );
-  const verifiedAuthorization = db.prepare(
-    'SELECT nonce, payer, authorization_nonce AS authorization, verified_at AS verifiedAt, nonce_expires_at AS nonceExpiresAt FROM verified_authorizations WHERE nonce = ?',
+  const pendingSettlement = db.prepare(
+    'SELECT nonce, authorization_digest AS authorization, tx_signature AS "transaction", nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
   );
-  const pruneVerified = db.prepare('DELETE FROM verified_authorizations WHERE nonce_expires_at < ?');
+  const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
   const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
   const storedNonce = (nonce: string): NonceTerms | null => {
@@ -130,11 +128,11 @@ export function openPaywallStore(file: string): PaywallStore {
     accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
-    rememberVerified: (payment) => void rememberVerified.run(payment),
-    verifiedAuthorization: (nonce) => (verifiedAuthorization.get(nonce) as VerifiedAuthorization | undefined) ?? null,
+    rememberPending: (payment) => void rememberPending.run(payment),
+    pendingSettlement: (nonce) => (pendingSettlement.get(nonce) as PendingSettlement | undefined) ?? null,
     prune: (now) => {
       prune.run(now - 24 * 60 * 60 * 1000);
-      pruneVerified.run(now - 24 * 60 * 60 * 1000);
+      prunePending.run(now - 24 * 60 * 60 * 1000);
       pruneStoredNonces(now - 24 * 60 * 60 * 1000);
     },
     close: () => db.close(),

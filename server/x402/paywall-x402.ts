@@ -59,8 +59,8 @@ export interface PaywallBaseTerms extends X402BaseSeller {
   tokenNaming(): Promise<{ name: string; version: string }>;
   /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log). */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
-  /** Where this authorization's nonce paid what it says, looked for from `earliest` (seconds); null: nowhere. */
-  paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
+  /** Whether the transaction ran this authorization paying what it says. */
+  paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
 }
 
 /**
@@ -165,17 +165,16 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        // On Base, the authorization the facilitator finds good is remembered with the nonce, for the
-        // chain to be asked about if the facilitator refuses it later (authorization-ran-already.ts).
+        // On Base, a payment whose settlement is left pending is remembered with the facilitator's
+        // transaction, for the chain to be asked about if the facilitator refuses it after a restart
+        // (authorization-ran-already.ts).
         const onChain = onBase
           ? paidBefore(options.store, base!, {
               payload,
               memo: match.nonce,
               recipient: base!.recipient,
               amount: match.amount,
-              maxTimeoutSeconds: route.maxTimeoutSeconds,
               nonceExpiresAt: match.nonceExpiresAt,
-              now: route.now,
             })
           : null;
         const settlement = await verifiedAndSettled(

@@ -133,7 +133,7 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
   recipient: base.recipient,
   tokenNaming: () => base.lookup.tokenNaming(),
   ranAuthorization: (txHash, from, nonce) => base.lookup.ranAuthorization(txHash, from, nonce),
-  paidByAuthorization: (authorization, earliest) => base.lookup.paidByAuthorization(authorization, earliest),
+  paidInTransaction: (txHash, authorization) => base.lookup.paidInTransaction(txHash, authorization),
 });
 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's

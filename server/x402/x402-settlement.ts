@@ -75,12 +75,11 @@ export async function verifiedAndSettled(
     payer = verified.payer;
     // Refused for whatever reason the facilitator gives (the official one says the nonce is used, or
     // that the transfer's simulation failed where it cannot ask the token why): the chain is asked,
-    // where this payment was verified before.
+    // where this payment's settlement was left pending before.
     if (!verified.isValid) {
       const settled = await landed();
       if (settled !== null) return settled;
     }
-    if (verified.isValid) onChain?.verified();
     if (!verified.isValid)
       return refuse(
         'payment_rejected',
@@ -96,6 +95,7 @@ export async function verifiedAndSettled(
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
+    onChain?.leftPending(settled.transaction);
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);

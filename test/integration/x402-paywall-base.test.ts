@@ -2,16 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import type { Server } from 'node:http';
-import {
-  createPublicClient,
-  createWalletClient,
-  getAddress,
-  http,
-  parseEther,
-  parseSignature,
-  type Address,
-  type Hash,
-} from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseSignature, type Address, type Hash } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -34,6 +25,7 @@ import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-s
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { carriedAuthorization } from '../../server/x402/authorization-ran-already.js';
 
 /**
  * Issue 50, point 3: Coffer's paywall takes x402 payments on Base beside Solana. Its 402 offers
@@ -363,6 +355,31 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       expect(served).toBe(before);
     } finally {
       await close(restarted.server);
+    }
+  });
+
+  it('the Base lookup says whether a transaction ran an authorization paying what it says, and waits on one not mined', async () => {
+    const lookup = await evmTransferLookupAt(node.url);
+    const account = await buyer();
+    const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const { payload } = await paymentFor(account);
+    const presented = carriedAuthorization(payload)!;
+    // The payer's other authorization under the same nonce, to someone else, runs.
+    const ranOther = await runOnChain(account, { ...payload.payload.authorization, to: elsewhere }, payload.accepted.extra);
+    expect(await lookup.paidInTransaction(ranOther, { ...presented, to: elsewhere })).toBe(true);
+    expect(await lookup.paidInTransaction(ranOther, presented)).toBe(false);
+    expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);
+    // A transaction the node never saw (dropped), and one still waiting to be mined.
+    expect(await lookup.paidInTransaction(`0x${'77'.repeat(32)}`, presented)).toBe(false);
+    await node.setAutomine(false);
+    try {
+      const second = await paymentFor(account);
+      const waiting = await runOnChain(account, second.payload.payload.authorization, second.payload.accepted.extra);
+      await expect(lookup.paidInTransaction(waiting, carriedAuthorization(second.payload)!)).rejects.toThrow(/not mined yet/);
+      await node.mine(1);
+      expect(await lookup.paidInTransaction(waiting, carriedAuthorization(second.payload)!)).toBe(true);
+    } finally {
+      await node.setAutomine(true);
     }
   });
 

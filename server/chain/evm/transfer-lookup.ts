@@ -12,7 +12,6 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
-import { authorizationUsedIn } from './log-reads.js';
 import { CofferError } from '../../wire/errors.js';
 
 /**
@@ -79,41 +78,44 @@ export interface CarriedAuthorization {
 }
 
 /**
- * The transaction where `authorization`'s nonce was used to pay its `to` its `value`: the
- * AuthorizationUsed log of its payer and nonce (looked for from `earliest`, seconds, to its end),
- * followed at once by the token's Transfer of that amount between those two, as USDC writes them for
- * one authorization. Null where the nonce was not used so: not used, or used by another
- * authorization of the payer's paying someone else or another sum (a payer may sign two with one
- * nonce: the chain says only that one of them ran). Throws where it was used and no log of it is
- * found from `earliest` on.
+ * Whether the transaction `txHash` ran `authorization` paying its `to` its `value`: its
+ * AuthorizationUsed log of that payer and nonce, followed at once by the token's Transfer of that
+ * sum between those two, as USDC writes them for one authorization (a payer may sign two
+ * authorizations with one nonce: the log alone says only that one of them ran there). Null where it
+ * did not, or the transaction is unknown to the node (dropped); throws while the node knows it but
+ * has no receipt of it yet.
  */
-export async function paidByAuthorization(
+export async function paidInTransaction(
   client: PublicClient,
   usdc: Address,
+  txHash: string,
   authorization: CarriedAuthorization,
-  earliest: bigint,
-): Promise<Hash | null> {
-  const { from, nonce } = authorization;
-  if (!(await client.readContract({ address: usdc, abi: USDC_ABI, functionName: 'authorizationState', args: [from, nonce] }))) return null;
-  const used = await authorizationUsedIn(client, usdc, authorization, earliest);
-  // Used (or canceled by its payer), and not found where it could have run: a node whose log index
-  // lags may show it later, so the outcome is not known yet.
-  if (used === null) throw new CofferError('chain_unavailable', 'the authorization was used, but where is not found on chain yet');
-  const receipt = await client.getTransactionReceipt({ hash: used });
-  if (receipt.status !== 'success') return null;
+): Promise<boolean> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
+  const hash = txHash as Hash;
+  const notFound = (error: Error) => {
+    if (error.name === 'TransactionReceiptNotFoundError' || error.name === 'TransactionNotFoundError') return null;
+    throw error;
+  };
+  const receipt = await client.getTransactionReceipt({ hash }).catch(notFound);
+  if (receipt === null) {
+    if ((await client.getTransaction({ hash }).catch(notFound)) === null) return false;
+    throw new CofferError('chain_unavailable', 'the transaction that settles the payment is not mined yet');
+  }
+  if (receipt.status !== 'success') return false;
   const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
   const ran = parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).find(
     (log) => getAddress(log.args.authorizer) === getAddress(authorization.from) && log.args.nonce === authorization.nonce,
   );
-  if (ran === undefined) return null;
+  if (ran === undefined) return false;
   const next = ofToken.find((log) => log.logIndex === ran.logIndex + 1);
   const [transfer] = next === undefined ? [] : parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: [next] });
-  const paid =
+  return (
     transfer !== undefined &&
     getAddress(transfer.args.from) === getAddress(authorization.from) &&
     getAddress(transfer.args.to) === getAddress(authorization.to) &&
-    transfer.args.value === authorization.value;
-  return paid ? receipt.transactionHash : null;
+    transfer.args.value === authorization.value
+  );
 }
 
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
@@ -122,8 +124,8 @@ export interface EvmTransferLookup extends TransferLookup {
   tokenNaming(): Promise<TokenNaming>;
   /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log, of this USDC). */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
-  /** Where this authorization's nonce paid what it says (paidByAuthorization); null: nowhere. */
-  paidByAuthorization(authorization: CarriedAuthorization, earliest: bigint): Promise<Hash | null>;
+  /** Whether the transaction ran this authorization paying what it says (paidInTransaction). */
+  paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
 }
 
 /**
@@ -146,8 +148,8 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     tokenNaming: () => asked("the USDC token's name", naming()),
     ranAuthorization: (txHash, from, nonce) =>
       asked('which authorization a transaction ran', ranAuthorization(client, network.usdc, txHash, from, nonce)),
-    paidByAuthorization: (authorization, earliest) =>
-      asked('where an authorization ran', paidByAuthorization(client, network.usdc, authorization, earliest)),
+    paidInTransaction: (txHash, authorization) =>
+      asked('whether a transaction ran an authorization', paidInTransaction(client, network.usdc, txHash, authorization)),
   };
 }
 

@@ -8,7 +8,7 @@ import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer
 const SELLER = getAddress('0x00000000000000000000000000000000000000aa');
 const PAYER = getAddress('0x00000000000000000000000000000000000000bb');
 const NONCE = `0x${'ab'.repeat(32)}` as Hash;
-const LANDED = `0x${'cd'.repeat(32)}` as Hash;
+const LANDED = `0x${'cd'.repeat(32)}`;
 
 /** An x402 v2 payload on Base as the official EVM client writes it. */
 const paying = (fields: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
@@ -21,59 +21,67 @@ const paying = (fields: Record<string, unknown> = {}, extra: Record<string, unkn
     },
   }) as unknown as PaymentPayload;
 
-/** The chain as the paywall's lookup answers it: where each nonce paid, and what it was asked. */
-function chain(paid: Hash | null) {
-  const asked: { authorization: CarriedAuthorization; earliest: bigint }[] = [];
+/** The chain as the paywall's lookup answers it: the transaction that paid, and what it was asked. */
+function chain(paidIn: string) {
+  const asked: { txHash: string; authorization: CarriedAuthorization }[] = [];
   return {
     asked,
-    paidByAuthorization: async (authorization: CarriedAuthorization, earliest: bigint) => (asked.push({ authorization, earliest }), paid),
+    paidInTransaction: async (txHash: string, authorization: CarriedAuthorization) => (
+      asked.push({ txHash, authorization }),
+      txHash === paidIn
+    ),
   };
 }
 
-/** A payment of the route's price, first found good at 1,500 s (the paywall's clock, ms). */
+/** A payment of the route's price under the paywall's nonce `memo`. */
 const payment = (payload: PaymentPayload, memo = 'memo-1') => ({
   payload,
   memo,
   recipient: SELLER,
   amount: 10_000n,
-  maxTimeoutSeconds: 300,
   nonceExpiresAt: 1_800_000,
-  now: 1_500_000,
 });
 
-describe('a Base payment whose authorization may run before the paywall sees it settled', () => {
+describe('a Base payment whose settlement the facilitator left pending', () => {
   let store: PaywallStore;
   afterEach(() => store.close());
 
-  it('is looked for on chain only once the facilitator found it good with that nonce, from then less 900 s', async () => {
+  it('is settled by a restarted paywall in the transaction the facilitator sent for it, where that one paid it', async () => {
     store = openPaywallStore(':memory:');
     const node = chain(LANDED);
     const paid = paidBefore(store, node, payment(paying()))!;
     expect(await paid.ranIn()).toBeNull();
     expect(node.asked).toEqual([]);
-    paid.verified();
+    paid.leftPending(LANDED);
     // The paywall restarted: what is remembered is in the store.
     expect(await paidBefore(store, node, payment(paying()))!.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     expect(node.asked).toEqual([
-      {
-        authorization: { from: PAYER, to: SELLER, value: 10_000n, validAfter: 0n, validBefore: 2000n, nonce: NONCE },
-        // Its window opens at 2,000 - 300 = 1,700 s, after it was found good (1,500 s).
-        earliest: 1_500n - 900n,
-      },
+      { txHash: LANDED, authorization: { from: PAYER, to: SELLER, value: 10_000n, validAfter: 0n, validBefore: 2000n, nonce: NONCE } },
     ]);
+    // Where the transaction sent did not pay it (dropped, reverted, another authorization): nothing.
+    const elsewhere = paidBefore(store, chain(`0x${'00'.repeat(32)}`), payment(paying(), 'memo-2'))!;
+    elsewhere.leftPending(LANDED);
+    expect(await elsewhere.ranIn()).toBeNull();
   });
 
   it('is not looked for under another nonce, nor another authorization under its nonce (a landed one is public)', async () => {
     store = openPaywallStore(':memory:');
     const node = chain(LANDED);
-    paidBefore(store, node, payment(paying()))!.verified();
-    expect(await paidBefore(store, node, payment(paying(), 'memo-2'))!.ranIn()).toBeNull();
-    expect(await paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.ranIn()).toBeNull();
+    paidBefore(store, node, payment(paying()))!.leftPending(LANDED);
     const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
-    expect(await paidBefore(store, node, payment(paying({ from: otherPayer })))!.ranIn()).toBeNull();
-    // The first found good for a nonce stays.
-    paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.verified();
-    expect(store.verifiedAuthorization('memo-1')).toMatchObject({ payer: PAYER, authorization: NONCE });
+    for (const [payload, memo] of [
+      [paying(), 'memo-2'],
+      [paying({ nonce: `0x${'ef'.repeat(32)}` }), 'memo-1'],
+      [paying({ from: otherPayer }), 'memo-1'],
+      // The same nonce in another window, or under another signature.
+      [paying({ validBefore: '1' }), 'memo-1'],
+      [paying({}, { signature: '0x5678' }), 'memo-1'],
+    ] as const) {
+      expect(await paidBefore(store, node, payment(payload, memo))!.ranIn()).toBeNull();
+    }
+    // The first left pending under a nonce stays.
+    paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.leftPending(`0x${'11'.repeat(32)}`);
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: LANDED });
     expect(node.asked).toEqual([]);
   });
 
@@ -96,11 +104,11 @@ describe('a Base payment whose authorization may run before the paywall sees it 
 
   it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
     store = openPaywallStore(':memory:');
-    paidBefore(store, chain(null), payment(paying()))!.verified();
+    paidBefore(store, chain(LANDED), payment(paying()))!.leftPending(LANDED);
     store.prune(1_800_000 + 86_400_000);
-    expect(store.verifiedAuthorization('memo-1')).not.toBeNull();
+    expect(store.pendingSettlement('memo-1')).not.toBeNull();
     store.prune(1_800_001 + 86_400_000);
-    expect(store.verifiedAuthorization('memo-1')).toBeNull();
+    expect(store.pendingSettlement('memo-1')).toBeNull();
   });
 
   it('reads a payload’s authorization in one spelling: checksummed addresses, a lower-case nonce', () => {

@@ -68,44 +68,42 @@ describe('a settlement left pending', () => {
   });
 });
 
-describe('a payment the facilitator refuses', () => {
-  /** A Base payment as the chain shows it: where it ran (null: nowhere that counts), and what was asked of it. */
+describe('a payment whose settlement was left pending, refused after a restart', () => {
+  /** A Base payment as the chain shows it: where it ran (null: not where it was sent), and what was asked of it. */
   const onChain = (transaction: string | null) => {
     const asked: string[] = [];
     return {
       asked,
-      verified: () => void asked.push('verified'),
-      ranIn: async () => (
-        asked.push('ran in'),
-        transaction === null ? null : { transaction: transaction as `0x${string}`, payer: '0xpayer' as `0x${string}` }
-      ),
+      leftPending: (sent: string) => void asked.push(`left pending in ${sent}`),
+      ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
     };
   };
 
-  it('is settled where the chain shows it paid, and refused where it does not; found good, it is remembered first', async () => {
+  it('is remembered with its transaction when left pending, and settled where the chain shows that transaction paid it', async () => {
     const { facilitator, state } = slowFacilitator();
-    state.mined = true;
-    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     const first = onChain(null);
-    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, first)).toMatchObject({ ok: true });
-    expect(first.asked).toEqual(['verified']);
-    // Presented again (its authorization used): the facilitator refuses it, the chain is asked.
-    const landed = onChain('0xlanded');
-    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, landed)).toEqual({
+    const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
+    expect(first.asked).toEqual(['left pending in 0xabc']);
+    state.mined = true;
+    // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
+    const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
+    const landed = onChain('0xabc');
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), after, landed)).toEqual({
       ok: true,
-      settled: { success: true, transaction: '0xlanded', network: 'base-sepolia', payer: '0xpayer' },
+      settled: { success: true, transaction: '0xabc', network: 'base-sepolia', payer: '0xpayer' },
       payer: '0xpayer',
     });
     const nowhere = onChain(null);
-    expect(await verifiedAndSettled(facilitator, payload, route('10000'), pending, nowhere)).toMatchObject({
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), after, nowhere)).toMatchObject({
       ok: false,
       code: 'payment_rejected',
     });
     expect([landed.asked, nowhere.asked]).toEqual([['ran in'], ['ran in']]);
-    expect(state.settles).toBe(1);
+    expect(state.settles).toBe(2);
   });
 
-  it('when its settlement fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
+  it('when its settlement then fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
     const failing: FacilitatorClient = {
       getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
       verify: async () => ({ isValid: true, payer: '0xpayer' }),
@@ -122,7 +120,7 @@ describe('a payment the facilitator refuses', () => {
       ok: true,
       settled: { transaction: '0xlanded' },
     });
-    expect(landed.asked).toEqual(['verified', 'ran in']);
+    expect(landed.asked).toEqual(['ran in']);
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
   });
 });
