@@ -25,6 +25,7 @@ import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-s
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
+import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
 import { carriedAuthorization } from '../../server/x402/authorization-ran-already.js';
 
 /**
@@ -128,16 +129,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     };
     const signature = await payer.signTypedData({
       domain: { name: token.name, version: token.version, chainId: baseSepolia.id, verifyingContract: node.usdc },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message,
     });
@@ -278,7 +270,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     await settledAfterA503(headers);
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
     // The seller restarted: what its paywall remembered in memory is gone, its store is not. The
-    // facilitator's verify now finds the authorization used; the chain shows where it paid.
+    // facilitator's verify now finds the authorization used; the transaction it sent shows it paid.
     const restarted = await paywallApi();
     try {
       const again = await fetch(`${restarted.url}/data`, { headers });
