@@ -71,7 +71,9 @@ const digestOf = (authorization: CarriedAuthorization, payload: PaymentPayload) 
  *   goes on chain: whoever presents it again holds what only the buyer and the seller saw.
  * - Only the transaction the facilitator sent for it counts, not wherever the authorization ran: a
  *   second paywall of the seller's (a store of its own) that settled the same authorization first
- *   would otherwise see its answer bought again here.
+ *   would otherwise see its answer bought again here. (Through one facilitator, which resumes a
+ *   pending settlement for any payment of the same signature, such paywalls share one store file:
+ *   docs/API.md.)
  * - That transaction must show the authorization paying exactly what it says, from that payer, to
  *   this recipient (a payer may sign two authorizations with one nonce).
  * A v1 payment names no nonce of the paywall's: none of this.

@@ -51,7 +51,10 @@ export interface PaywallStore {
   /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
-  /** Remembers a payment whose settlement was left pending under a nonce; the first one stays. */
+  /**
+   * Remembers a payment whose settlement was left pending under a nonce: the latest (a payment signed
+   * again, a transaction sent again after the first was dropped).
+   */
   rememberPending(payment: PendingSettlement): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
   /**
@@ -101,8 +104,9 @@ export function openPaywallStore(file: string): PaywallStore {
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   const rememberPending = db.prepare(
-    `INSERT OR IGNORE INTO pending_settlements (nonce, authorization_digest, tx_signature, nonce_expires_at)
-     VALUES (@nonce, @authorization, @transaction, @nonceExpiresAt)`,
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, nonce_expires_at)
+     VALUES (@nonce, @authorization, @transaction, @nonceExpiresAt)
+     ON CONFLICT (nonce) DO UPDATE SET authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature`,
   );
   const pendingSettlement = db.prepare(
     'SELECT nonce, authorization_digest AS authorization, tx_signature AS "transaction", nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',

@@ -79,10 +79,12 @@ describe('a Base payment whose settlement the facilitator left pending', () => {
     ] as const) {
       expect(await paidBefore(store, node, payment(payload, memo))!.ranIn()).toBeNull();
     }
-    // The first left pending under a nonce stays.
-    paidBefore(store, node, payment(paying({ nonce: `0x${'ef'.repeat(32)}` })))!.leftPending(`0x${'11'.repeat(32)}`);
-    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: LANDED });
     expect(node.asked).toEqual([]);
+    // A later pending settlement under the nonce takes its place (signed again, sent again).
+    const again = `0x${'ef'.repeat(32)}`;
+    paidBefore(store, node, payment(paying({ nonce: again })))!.leftPending(LANDED);
+    expect(await paidBefore(store, node, payment(paying({ nonce: again })))!.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    expect(await paidBefore(store, node, payment(paying()))!.ranIn()).toBeNull();
   });
 
   it('is none where the payment names no nonce of the paywall’s (v1), another recipient or sum, or is no EIP-3009 one', () => {
