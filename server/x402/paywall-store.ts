@@ -22,15 +22,16 @@ export interface AcceptedPayment {
 
 /**
  * An x402 payment on an EVM chain whose settlement the facilitator left pending, remembered with the
- * paywall's nonce it spends and the transaction the facilitator sent (authorization-ran-already.ts):
+ * paywall's nonce it spends and the transaction the facilitator sent (settled-on-chain.ts):
  * what a restarted paywall may settle it by.
  */
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo). */
   nonce: string;
-  /** A digest of the payment's whole authorization and signature. */
+  /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
   authorization: string;
   transaction: string;
+  payer: string;
   nonceExpiresAt: number;
 }
 
@@ -83,6 +84,7 @@ export function openPaywallStore(file: string): PaywallStore {
       nonce TEXT PRIMARY KEY,
       authorization_digest TEXT NOT NULL,
       tx_signature TEXT NOT NULL,
+      payer TEXT NOT NULL,
       nonce_expires_at INTEGER NOT NULL
     ) STRICT;
   `);
@@ -104,12 +106,13 @@ export function openPaywallStore(file: string): PaywallStore {
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   const rememberPending = db.prepare(
-    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, nonce_expires_at)
-     VALUES (@nonce, @authorization, @transaction, @nonceExpiresAt)
-     ON CONFLICT (nonce) DO UPDATE SET authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature`,
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at)
+     VALUES (@nonce, @authorization, @transaction, @payer, @nonceExpiresAt)
+     ON CONFLICT (nonce) DO UPDATE SET
+       authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature, payer = excluded.payer`,
   );
   const pendingSettlement = db.prepare(
-    'SELECT nonce, authorization_digest AS authorization, tx_signature AS "transaction", nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
+    'SELECT nonce, authorization_digest AS authorization, tx_signature AS "transaction", payer, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
   );
   const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.

@@ -5,7 +5,8 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
-import { carriedAuthorization, paidBefore } from './authorization-ran-already.js';
+import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from './settled-on-chain.js';
+import type { TransferFound } from '../core/ports/chain.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -63,6 +64,11 @@ export interface PaywallBaseTerms extends X402BaseSeller {
   paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
 }
 
+/** The paywall's x402 terms on Solana, and how it reads a transaction there (its receipts' lookup). */
+export interface PaywallSolTerms extends X402Seller {
+  findTransfer(txSignature: string): Promise<TransferFound | null>;
+}
+
 /**
  * The x402 face of a Coffer paywall, on Solana (devnet and mainnet) and on Base: its 402 offers the
  * route in x402 v1 (an `accepts` list in the body) and v2 (a `PAYMENT-REQUIRED` header, the
@@ -77,7 +83,7 @@ export interface PaywallBaseTerms extends X402BaseSeller {
 export function createPaywallX402(options: {
   facilitator: Facilitator;
   /** Solana's terms, where x402 names the network (devnet, mainnet); null elsewhere. */
-  sol: X402Seller | null;
+  sol: PaywallSolTerms | null;
   base: PaywallBaseTerms | null;
   store: PaywallStore;
   nonces: Nonces;
@@ -165,18 +171,15 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        // On Base, a payment whose settlement is left pending is remembered with the facilitator's
-        // transaction, for the chain to be asked about if the facilitator refuses it after a restart
-        // (authorization-ran-already.ts).
-        const onChain = onBase
-          ? paidBefore(options.store, base!, {
-              payload,
-              memo: match.nonce,
-              recipient: base!.recipient,
-              amount: match.amount,
-              nonceExpiresAt: match.nonceExpiresAt,
-            })
-          : null;
+        // A payment whose settlement is left pending is remembered with the facilitator's transaction,
+        // for the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
+        const onChain = paidBefore(
+          options.store,
+          { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt },
+          onSol
+            ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
+            : baseSettling(payload, { recipient: base!.recipient, amount: match.amount }, base!),
+        );
         const settlement = await verifiedAndSettled(
           options.facilitator,
           payload,

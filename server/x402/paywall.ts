@@ -6,8 +6,7 @@ import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
 import { createNonces, type Nonces } from './nonces.js';
 import { verifyReceipt, type VerifiedPayment } from './verify-receipt.js';
-import { createPaywallX402, type Facilitator, type PaywallBaseTerms, type PaywallX402 } from './paywall-x402.js';
-import type { X402Seller } from './x402-requirements.js';
+import { createPaywallX402, type Facilitator, type PaywallBaseTerms, type PaywallSolTerms, type PaywallX402 } from './paywall-x402.js';
 import { x402Networks } from '../chain/solana/networks.js';
 import { x402EvmNetworks } from '../chain/evm/networks.js';
 
@@ -121,9 +120,10 @@ export function createPaywall(options: PaywallOptions) {
 }
 
 /** The paywall's x402 terms on Solana, where x402 names its network (devnet, mainnet). */
-function solanaTerms(options: PaywallOptions): X402Seller | null {
+function solanaTerms(options: PaywallOptions): PaywallSolTerms | null {
   const names = x402Networks(options.lookup.network);
-  return names === null ? null : { names, usdcMint: options.lookup.usdc, recipient: options.recipient };
+  if (names === null) return null;
+  return { names, usdcMint: options.lookup.usdc, recipient: options.recipient, findTransfer: (tx) => options.lookup.findTransfer(tx) };
 }
 
 /** The paywall's x402 terms on Base: its chain as x402 names it. */

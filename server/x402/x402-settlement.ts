@@ -2,7 +2,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { refuse, type X402Refusal } from './x402-refusal.js';
-import type { PaidBefore } from './authorization-ran-already.js';
+import type { PaidBefore } from './settled-on-chain.js';
 
 /** A settlement the facilitator sent but has not seen confirmed (`@x402/core`'s own name for it). */
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -56,7 +56,7 @@ export async function verifiedAndSettled(
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
   pending: { settlements: PendingSettlements; until: number; now: number },
-  /** A Base payment's settlement as the chain may show it (authorization-ran-already.ts); none elsewhere. */
+  /** The payment's settlement as the chain may show it, once left pending (settled-on-chain.ts). */
   onChain: PaidBefore | null = null,
 ): Promise<Settlement | X402Refusal> {
   const landed = async (): Promise<Settlement | null> => {
@@ -95,7 +95,7 @@ export async function verifiedAndSettled(
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
-    onChain?.leftPending(settled.transaction);
+    onChain?.leftPending(settled.transaction, settled.payer ?? payer ?? '');
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);

@@ -10,14 +10,16 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
 import { toClientEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
 import { close, listen } from '../helpers/http-server.js';
 import { TestCluster } from '../fixtures/test-cluster.js';
+import { usdcOn } from '../helpers/cluster-usdc.js';
 import { TestEvmNode } from '../fixtures/test-evm-node.js';
 import { startBatcher, type X402Authorization } from '../fixtures/multicall3.js';
-import { answerOf, startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
+import { answerOf, startFacilitator } from '../fixtures/x402-peers.js';
 import { BASE_SEPOLIA_X402, startEvmFacilitator, type TestEvmFacilitator } from '../fixtures/x402-evm-peers.js';
 import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
@@ -26,7 +28,7 @@ import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
-import { carriedAuthorization } from '../../server/x402/authorization-ran-already.js';
+import { carriedAuthorization } from '../../server/x402/settled-on-chain.js';
 
 /**
  * Issue 50, point 3: Coffer's paywall takes x402 payments on Base beside Solana. Its 402 offers
@@ -37,7 +39,7 @@ import { carriedAuthorization } from '../../server/x402/authorization-ran-alread
 describe("x402 clients pay Coffer's paywall on Base", () => {
   let cluster: TestCluster;
   let node: TestEvmNode;
-  let svm: TestFacilitator;
+  let svm: Awaited<ReturnType<typeof startFacilitator>>;
   let evm: TestEvmFacilitator;
   let store: PaywallStore;
   let api: { url: string; server: Server };
@@ -83,13 +85,13 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
 
   let facilitator: FacilitatorClient;
   /** The seller's API behind a paywall over the store; a second one is the same seller restarted. */
-  async function paywallApi() {
+  async function paywallApi(x402Facilitator = facilitator) {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
       base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
       store,
-      x402: { facilitator },
+      x402: { facilitator: x402Facilitator },
     });
     const app = express();
     app.get('/data', paywall.require({ price: '0.01', description: 'Paid data' }), (_req, res) => {
@@ -287,6 +289,49 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
     } finally {
       await close(restarted.server);
+    }
+  });
+
+  it('on Solana too: a payment left pending (503) is served once by the paywall restarted, its money having arrived', async () => {
+    // A buyer who pays with all it holds: after the payment, a fresh simulation of it fails.
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('0.01'));
+    const before = { seller: await usdcOn(cluster, solSeller), served };
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const http = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
+    const headers = http.encodePaymentSignatureHeader(
+      await http.createPaymentPayload({
+        ...required,
+        accepts: required.accepts.filter((entry: any) => entry.network.startsWith('solana:')),
+      }),
+    );
+    // The facilitator sends the transaction, and does not see it confirmed in time: 503.
+    svm.control.confirming = false;
+    try {
+      const pending = await fetch(`${api.url}/data`, { headers });
+      expect(pending.status).toBe(503);
+    } finally {
+      svm.control.confirming = true;
+    }
+    expect(await usdcOn(cluster, solSeller)).toBe(before.seller + micro('0.01'));
+    // The seller's process restarted, its facilitator with it (the same fee payer, nothing pending
+    // in memory): its verify refuses the transaction that landed; the one the facilitator sent
+    // shows the price paid here, with the paywall's nonce as its memo.
+    const fresh = await startFacilitator(cluster, svm.feePayer);
+    const restarted = await paywallApi({ ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
+    try {
+      const again = await fetch(`${restarted.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ data: 'sold', payer: buyer.address });
+      for (const url of [restarted.url, api.url]) expect((await fetch(`${url}/data`, { headers })).status).toBe(402);
+      expect(served).toBe(before.served + 1);
+      expect(await usdcOn(cluster, buyer.address)).toBe(0n);
+    } finally {
+      await close(restarted.server);
+      await fresh.close();
     }
   });
 

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { PaymentPayload } from '@x402/core/types';
+import { getAddress, isAddress, type Address } from 'viem';
+import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
+import type { TransferFound } from '../core/ports/chain.js';
+import type { PaywallStore } from './paywall-store.js';
+import { CofferError } from '../wire/errors.js';
+import { address } from '@solana/kit';
+import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
+
+/** A payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
+export interface PaidBefore {
+  /** The facilitator sent the payment's transaction and has not seen it confirmed: remembered with the payment. */
+  leftPending(transaction: string, payer: string): void;
+  /**
+   * The transaction remembered for this very payment, where the chain shows it paid it: null where
+   * none was remembered, or it did not (dropped, failed, paying anything else). Throws while the node
+   * knows that transaction but has not mined it (503).
+   */
+  ranIn(): Promise<{ transaction: string; payer: string } | null>;
+}
+
+/**
+ * The EIP-3009 authorization an x402 payment on an EVM chain carries, its fields checked for shape;
+ * null for any other payload (a Solana one, Permit2).
+ */
+export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorization | null {
+  const carried = payload.payload as { authorization?: Record<string, unknown>; signature?: unknown; permit2Authorization?: unknown };
+  const { from, to, value, nonce, validAfter, validBefore } = carried.authorization ?? {};
+  if (carried.permit2Authorization !== undefined || typeof carried.signature !== 'string') return null;
+  const address = (field: unknown): field is Address => typeof field === 'string' && isAddress(field);
+  const uint = (field: unknown): field is string => typeof field === 'string' && /^\d{1,78}$/.test(field);
+  if (!address(from) || !address(to) || !uint(value) || !uint(validAfter) || !uint(validBefore)) return null;
+  if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return null;
+  return {
+    from: getAddress(from),
+    to: getAddress(to),
+    value: BigInt(value),
+    nonce: nonce.toLowerCase() as CarriedAuthorization['nonce'],
+    validAfter: BigInt(validAfter),
+    validBefore: BigInt(validBefore),
+  };
+}
+
+const digest = (parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+
+/** What a payment on a rail is, and how the chain shows it paid this route in a transaction. */
+interface Settling {
+  /** The whole payment as presented (its signature with it): the one remembered, not another under its nonce. */
+  digest: string;
+  /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
+  payer: string | null;
+  paidIn(transaction: string): Promise<boolean>;
+}
+
+/**
+ * A payment on Base: its EIP-3009 authorization, which must name the route's recipient and price, and
+ * the transaction must have run it paying exactly that (`paidInTransaction`: a payer may sign two
+ * authorizations with one nonce). Null for any other payload.
+ */
+export function baseSettling(
+  payload: PaymentPayload,
+  route: { recipient: string; amount: bigint },
+  chain: { paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean> },
+): Settling | null {
+  const authorization = carriedAuthorization(payload);
+  if (authorization === null || authorization.to !== getAddress(route.recipient) || authorization.value !== route.amount) return null;
+  const { from, to, value, validAfter, validBefore, nonce } = authorization;
+  const signature = String((payload.payload as { signature: string }).signature).toLowerCase();
+  return {
+    digest: digest([from, to, value.toString(), validAfter.toString(), validBefore.toString(), nonce, signature]),
+    payer: from,
+    paidIn: (transaction) => chain.paidInTransaction(transaction, authorization),
+  };
+}
+
+/**
+ * A payment on Solana: its transaction, which the facilitator signs as fee payer and sends. The
+ * transaction it reported must have succeeded moving the route's price in this USDC to the
+ * recipient's USDC account, with the paywall's nonce as its memo. Not seen yet, it is not known
+ * (503).
+ */
+export function solanaSettling(
+  payload: PaymentPayload,
+  route: { recipient: string; amount: bigint; usdcMint: string; memo: string },
+  chain: { findTransfer(txSignature: string): Promise<TransferFound | null> },
+): Settling | null {
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  if (typeof transaction !== 'string') return null;
+  return {
+    digest: digest([transaction]),
+    payer: null,
+    paidIn: async (txSignature) => {
+      const found = await chain.findTransfer(txSignature);
+      // Not seen yet: it may still land until its blockhash expires (the nonce's end comes first, and
+      // then the payment is refused as expired).
+      if (found === null) throw new CofferError('chain_unavailable', 'the transaction that settles the payment is not seen yet');
+      return (
+        found.succeeded &&
+        found.mint === route.usdcMint &&
+        found.toTokenAccount === (await usdcTokenAccount(address(route.usdcMint), address(route.recipient))) &&
+        found.amount === route.amount &&
+        found.memo === route.memo
+      );
+    },
+  };
+}
+
+/**
+ * A v2 payment whose settlement the facilitator left pending (503), presented again: the facilitator
+ * may then refuse it (after a restart its verify finds the authorization used, or the transaction
+ * landed) though its transaction paid the seller. Where it did, the payment is settled there.
+ *
+ * Security invariants:
+ * - A landed payment is public (its transaction carries every field and signature), so it proves
+ *   nothing of who presents it. Only the payment this paywall's facilitator left pending is looked
+ *   for, remembered durably with the paywall's nonce it spends (on Base it never goes on chain):
+ *   whoever presents it again holds what only the buyer and the seller saw.
+ * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
+ *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
+ *   bought again here. (Through one facilitator, which resumes a pending settlement for any payment
+ *   of the same signature, such paywalls share one store file: docs/API.md.)
+ * A v1 payment names no nonce of the paywall's: none of this.
+ */
+export function paidBefore(
+  store: Pick<PaywallStore, 'rememberPending' | 'pendingSettlement'>,
+  payment: { memo: string; nonceExpiresAt: number },
+  settling: Settling | null,
+): PaidBefore | null {
+  if (payment.memo === '' || settling === null) return null;
+  return {
+    leftPending: (transaction, payer) =>
+      store.rememberPending({
+        nonce: payment.memo,
+        authorization: settling.digest,
+        transaction,
+        payer: settling.payer ?? payer,
+        nonceExpiresAt: payment.nonceExpiresAt,
+      }),
+    async ranIn() {
+      const pending = store.pendingSettlement(payment.memo);
+      if (pending === null || pending.authorization !== settling.digest) return null;
+      return (await settling.paidIn(pending.transaction)) ? { transaction: pending.transaction, payer: pending.payer } : null;
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PaymentPayload } from '@x402/core/types';
+import { getAddress } from 'viem';
+import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from '../../../../server/x402/settled-on-chain.js';
+import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
+import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
+import type { TransferFound } from '../../../../server/core/ports/chain.js';
+import { address } from '@solana/kit';
+import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
+
+const SELLER = getAddress('0x00000000000000000000000000000000000000aa');
+const PAYER = getAddress('0x00000000000000000000000000000000000000bb');
+const NONCE = `0x${'ab'.repeat(32)}`;
+const LANDED = `0x${'cd'.repeat(32)}`;
+const ROUTE = { recipient: SELLER, amount: 10_000n };
+
+/** An x402 v2 payload on Base as the official EVM client writes it. */
+const paying = (fields: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  ({
+    x402Version: 2,
+    payload: {
+      signature: '0x1234',
+      authorization: { from: PAYER, to: SELLER, value: '10000', validAfter: '0', validBefore: '2000', nonce: NONCE, ...fields },
+      ...extra,
+    },
+  }) as unknown as PaymentPayload;
+
+/** Base as the paywall's lookup answers it: the transaction that paid, and what it was asked. */
+function base(paidIn: string) {
+  const asked: { txHash: string; authorization: CarriedAuthorization }[] = [];
+  return {
+    asked,
+    paidInTransaction: async (txHash: string, authorization: CarriedAuthorization) => (
+      asked.push({ txHash, authorization }),
+      txHash === paidIn
+    ),
+  };
+}
+
+const pendingUnder = (memo = 'memo-1') => ({ memo, nonceExpiresAt: 1_800_000 });
+
+describe('a payment whose settlement the facilitator left pending', () => {
+  let store: PaywallStore;
+  afterEach(() => store.close());
+
+  it('is settled by a restarted paywall in the transaction the facilitator sent for it, where that one paid it', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    const paid = paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!;
+    expect(await paid.ranIn()).toBeNull();
+    expect(node.asked).toEqual([]);
+    // The payer is the authorization's, whatever the facilitator said.
+    paid.leftPending(LANDED, 'someone');
+    // The paywall restarted: what is remembered is in the store.
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.ranIn()).toEqual({
+      transaction: LANDED,
+      payer: PAYER,
+    });
+    expect(node.asked).toEqual([
+      { txHash: LANDED, authorization: { from: PAYER, to: SELLER, value: 10_000n, validAfter: 0n, validBefore: 2000n, nonce: NONCE } },
+    ]);
+    // Where the transaction sent did not pay it (dropped, reverted, another authorization): nothing.
+    const elsewhere = paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, base(`0x${'00'.repeat(32)}`)))!;
+    elsewhere.leftPending(LANDED, PAYER);
+    expect(await elsewhere.ranIn()).toBeNull();
+  });
+
+  it('is not looked for under another nonce, nor another payment under its nonce (a landed one is public)', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.leftPending(LANDED, PAYER);
+    const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
+    for (const [payload, memo] of [
+      [paying(), 'memo-2'],
+      [paying({ nonce: `0x${'ef'.repeat(32)}` }), 'memo-1'],
+      [paying({ from: otherPayer }), 'memo-1'],
+      // The same nonce in another window, or under another signature.
+      [paying({ validBefore: '1' }), 'memo-1'],
+      [paying({}, { signature: '0x5678' }), 'memo-1'],
+    ] as const) {
+      expect(await paidBefore(store, pendingUnder(memo), baseSettling(payload, ROUTE, node))!.ranIn()).toBeNull();
+    }
+    expect(node.asked).toEqual([]);
+    // A later pending settlement under the nonce takes its place (signed again, sent again).
+    const again = paying({ nonce: `0x${'ef'.repeat(32)}` });
+    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node))!.leftPending(LANDED, PAYER);
+    expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node))!.ranIn()).toEqual({
+      transaction: LANDED,
+      payer: PAYER,
+    });
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.ranIn()).toBeNull();
+  });
+
+  it('is none where the payment names no nonce of the paywall’s (v1), another recipient or sum, or is no EIP-3009 one', () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    expect(paidBefore(store, pendingUnder(''), baseSettling(paying(), ROUTE, node))).toBeNull();
+    for (const payload of [
+      paying({ to: PAYER }),
+      paying({ value: '9999' }),
+      paying({ value: '1e4' }),
+      paying({ nonce: '0x12' }),
+      paying({}, { permit2Authorization: {} }),
+      paying({}, { signature: undefined }),
+      { x402Version: 2, payload: { transaction: 'base64' } } as unknown as PaymentPayload,
+    ]) {
+      expect(baseSettling(payload, ROUTE, node)).toBeNull();
+    }
+  });
+
+  it('on Solana, is its transaction: settled where the one the facilitator sent moved the price here with the nonce as memo', async () => {
+    store = openPaywallStore(':memory:');
+    const solPaying = (transaction: string) => ({ x402Version: 2, payload: { transaction } }) as unknown as PaymentPayload;
+    const [mint, seller] = ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa'];
+    const sellersAccount = await usdcTokenAccount(address(mint), address(seller));
+    const sent: TransferFound = {
+      txSignature: 'sig-1',
+      succeeded: true,
+      error: null,
+      from: 'buyer',
+      toTokenAccount: sellersAccount,
+      to: null,
+      mint,
+      amount: 10_000n,
+      memo: 'memo-1',
+      blockTime: 1,
+      slot: 1n,
+    };
+    const terms = { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
+    const cluster = (found: Partial<TransferFound> | null) => ({
+      findTransfer: async () => (found === null ? null : { ...sent, ...found }),
+    });
+    paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.leftPending('sig-1', 'buyer');
+    expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.ranIn()).toEqual({
+      transaction: 'sig-1',
+      payer: 'buyer',
+    });
+    const othersAccount = await usdcTokenAccount(address(mint), address('AqfDsjrELCq1TiHMdBNwZNt5W2V8E5ZwpF8DLXuju2GS'));
+    await expect(paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster(null)))!.ranIn()).rejects.toThrow(
+      /not seen yet/,
+    );
+    for (const found of [
+      { succeeded: false },
+      { mint: 'other' },
+      { toTokenAccount: othersAccount },
+      { amount: 9_999n },
+      { memo: 'memo-2' },
+    ]) {
+      expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster(found)))!.ranIn()).toBeNull();
+    }
+    expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('other-bytes'), terms, cluster({})))!.ranIn()).toBeNull();
+    expect(solanaSettling(paying(), terms, cluster({}))).toBeNull();
+  });
+
+  it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
+    store = openPaywallStore(':memory:');
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED)))!.leftPending(LANDED, PAYER);
+    store.prune(1_800_000 + 86_400_000);
+    expect(store.pendingSettlement('memo-1')).not.toBeNull();
+    store.prune(1_800_001 + 86_400_000);
+    expect(store.pendingSettlement('memo-1')).toBeNull();
+  });
+
+  it('reads a payload’s authorization in one spelling: checksummed addresses, a lower-case nonce', () => {
+    store = openPaywallStore(':memory:');
+    expect(carriedAuthorization(paying({ from: PAYER.toLowerCase(), nonce: NONCE.toUpperCase().replace('0X', '0x') }))).toMatchObject({
+      from: PAYER,
+      nonce: NONCE,
+    });
+  });
+});
