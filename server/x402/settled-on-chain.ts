@@ -114,8 +114,11 @@ export function solanaSettling(
  * Security invariants:
  * - A landed payment is public (its transaction carries every field and signature), so it proves
  *   nothing of who presents it. Only the payment this paywall's facilitator left pending is looked
- *   for, remembered durably with the paywall's nonce it spends (on Base it never goes on chain):
- *   whoever presents it again holds what only the buyer and the seller saw.
+ *   for, remembered durably with the paywall's nonce it spends and a digest of the whole payment.
+ *   On Base that nonce never goes on chain: whoever presents it again holds what only the buyer and
+ *   the seller saw. On Solana it is the transaction's memo, so whoever reads the landed transaction
+ *   may rebuild the payment and present it first, taking the buyer's one answer (money never moves
+ *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
  *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
  *   bought again here. (Through one facilitator, which resumes a pending settlement for any payment
