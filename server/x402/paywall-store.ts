@@ -21,7 +21,7 @@ export interface AcceptedPayment {
 }
 
 /**
- * An x402 payment on an EVM chain whose settlement the facilitator left pending, remembered with the
+ * An x402 v2 payment whose settlement the facilitator left pending, remembered with the
  * paywall's nonce it spends and the transaction the facilitator sent (settled-on-chain.ts):
  * what a restarted paywall may settle it by.
  */

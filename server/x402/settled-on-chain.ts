@@ -4,7 +4,6 @@ import { getAddress, isAddress, type Address } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
 import type { TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
-import { CofferError } from '../wire/errors.js';
 import { address } from '@solana/kit';
 import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 
@@ -77,8 +76,7 @@ export function baseSettling(
 /**
  * A payment on Solana: its transaction, which the facilitator signs as fee payer and sends. The
  * transaction it reported must have succeeded moving the route's price in this USDC to the
- * recipient's USDC account, with the paywall's nonce as its memo. Not seen yet, it is not known
- * (503).
+ * recipient's USDC account, with the paywall's nonce as its memo.
  */
 export function solanaSettling(
   payload: PaymentPayload,
@@ -91,11 +89,12 @@ export function solanaSettling(
     digest: digest([transaction]),
     payer: null,
     paidIn: async (txSignature) => {
+      // Not found (dropped, or a shape the lookup does not read: a smart wallet's inner transfer, an
+      // address lookup table): refused, as before. The facilitator refused the payment first, which
+      // a transaction still on its way rarely makes it do; presented again later, it is asked again.
       const found = await chain.findTransfer(txSignature);
-      // Not seen yet: it may still land until its blockhash expires (the nonce's end comes first, and
-      // then the payment is refused as expired).
-      if (found === null) throw new CofferError('chain_unavailable', 'the transaction that settles the payment is not seen yet');
       return (
+        found !== null &&
         found.succeeded &&
         found.mint === route.usdcMint &&
         found.toTokenAccount === (await usdcTokenAccount(address(route.usdcMint), address(route.recipient))) &&

@@ -136,10 +136,8 @@ describe('a payment whose settlement the facilitator left pending', () => {
       payer: 'buyer',
     });
     const othersAccount = await usdcTokenAccount(address(mint), address('AqfDsjrELCq1TiHMdBNwZNt5W2V8E5ZwpF8DLXuju2GS'));
-    await expect(paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster(null)))!.ranIn()).rejects.toThrow(
-      /not seen yet/,
-    );
     for (const found of [
+      null,
       { succeeded: false },
       { mint: 'other' },
       { toTokenAccount: othersAccount },
