@@ -77,14 +77,14 @@ export async function verifiedAndSettled(
     // that the transfer's simulation failed where it cannot ask the token why): the chain is asked,
     // where this payment's settlement was left pending before.
     if (!verified.isValid) {
-      const settled = await landed();
-      if (settled !== null) return settled;
-    }
-    if (!verified.isValid)
-      return refuse(
-        'payment_rejected',
-        `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${wordsOf(verified.invalidMessage)}`,
+      return (
+        (await landed()) ??
+        refuse(
+          'payment_rejected',
+          `the facilitator refused the payment: ${verified.invalidReason ?? 'invalid'}${wordsOf(verified.invalidMessage)}`,
+        )
       );
+    }
   }
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
@@ -100,14 +100,11 @@ export async function verifiedAndSettled(
   }
   pending.settlements.delete(presented);
   if (!settled.success) {
-    const ran = await landed();
-    if (ran !== null) return ran;
-  }
-  if (!settled.success)
-    return refuse(
-      'payment_rejected',
-      `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`,
+    return (
+      (await landed()) ??
+      refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`)
     );
+  }
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
 }
 
