@@ -29,7 +29,7 @@ export interface PendingSettlement {
   /** The paywall's nonce (extra.memo). */
   nonce: string;
   /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
-  authorization: string;
+  digest: string;
   transaction: string;
   payer: string;
   nonceExpiresAt: number;
@@ -107,12 +107,12 @@ export function openPaywallStore(file: string): PaywallStore {
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   const rememberPending = db.prepare(
     `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at)
-     VALUES (@nonce, @authorization, @transaction, @payer, @nonceExpiresAt)
+     VALUES (@nonce, @digest, @transaction, @payer, @nonceExpiresAt)
      ON CONFLICT (nonce) DO UPDATE SET
        authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature, payer = excluded.payer`,
   );
   const pendingSettlement = db.prepare(
-    'SELECT nonce, authorization_digest AS authorization, tx_signature AS "transaction", payer, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
+    'SELECT nonce, authorization_digest AS digest, tx_signature AS "transaction", payer, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
   );
   const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.

@@ -134,14 +134,14 @@ export function paidBefore(
     leftPending: (transaction, payer) =>
       store.rememberPending({
         nonce: payment.memo,
-        authorization: settling.digest,
+        digest: settling.digest,
         transaction,
         payer: settling.payer ?? payer,
         nonceExpiresAt: payment.nonceExpiresAt,
       }),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
-      if (pending === null || pending.authorization !== settling.digest) return null;
+      if (pending === null || pending.digest !== settling.digest) return null;
       return (await settling.paidIn(pending.transaction)) ? { transaction: pending.transaction, payer: pending.payer } : null;
     },
   };

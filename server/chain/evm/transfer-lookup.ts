@@ -6,7 +6,16 @@
  * found here is that nonce: the `AuthorizationUsed` log its payer's authorization left in the
  * transaction.
  */
-import { createPublicClient, getAddress, parseEventLogs, type Address, type Hash, type PublicClient, type Transport } from 'viem';
+import {
+  createPublicClient,
+  getAddress,
+  parseEventLogs,
+  type Address,
+  type Hash,
+  type PublicClient,
+  type TransactionReceipt,
+  type Transport,
+} from 'viem';
 import type { TransferFound, TransferLookup } from '../../core/ports/chain.js';
 import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
@@ -49,6 +58,22 @@ export async function findEvmTransfer(client: PublicClient, usdc: Address, txHas
   };
 }
 
+/** The token's logs in a transaction that succeeded, and the AuthorizationUsed log of `from` with `nonce` among them. */
+function authorizationUsedLog(receipt: TransactionReceipt, usdc: Address, from: Address, nonce: Hash) {
+  if (receipt.status !== 'success') return null;
+  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
+  const used = parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).find(
+    (log) => getAddress(log.args.authorizer) === getAddress(from) && log.args.nonce === nonce,
+  );
+  return used === undefined ? null : { used, ofToken };
+}
+
+/** A receipt or transaction the node does not have: null; any other failure is thrown. */
+const notFound = (error: Error) => {
+  if (error.name === 'TransactionReceiptNotFoundError' || error.name === 'TransactionNotFoundError') return null;
+  throw error;
+};
+
 /**
  * Whether the transaction `txHash` ran the authorization of `from` with `nonce` on the token (its
  * AuthorizationUsed log, in a transaction that succeeded): a seller's report of where an x402
@@ -56,15 +81,8 @@ export async function findEvmTransfer(client: PublicClient, usdc: Address, txHas
  */
 export async function ranAuthorization(client: PublicClient, usdc: Address, txHash: string, from: Address, nonce: Hash): Promise<boolean> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
-  const receipt = await client.getTransactionReceipt({ hash: txHash as Hash }).catch((error: Error) => {
-    if (error.name === 'TransactionReceiptNotFoundError') return null;
-    throw error;
-  });
-  if (receipt === null || receipt.status !== 'success') return false;
-  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
-  return parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).some(
-    (log) => getAddress(log.args.authorizer) === from && log.args.nonce === nonce,
-  );
+  const receipt = await client.getTransactionReceipt({ hash: txHash as Hash }).catch(notFound);
+  return receipt !== null && authorizationUsedLog(receipt, usdc, from, nonce) !== null;
 }
 
 /** An EIP-3009 authorization as a buyer's x402 payment carries it (what it pays, and its window). */
@@ -93,22 +111,14 @@ export async function paidInTransaction(
 ): Promise<boolean> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
   const hash = txHash as Hash;
-  const notFound = (error: Error) => {
-    if (error.name === 'TransactionReceiptNotFoundError' || error.name === 'TransactionNotFoundError') return null;
-    throw error;
-  };
   const receipt = await client.getTransactionReceipt({ hash }).catch(notFound);
   if (receipt === null) {
     if ((await client.getTransaction({ hash }).catch(notFound)) === null) return false;
     throw new CofferError('chain_unavailable', 'the transaction that settles the payment is not mined yet');
   }
-  if (receipt.status !== 'success') return false;
-  const ofToken = receipt.logs.filter((log) => getAddress(log.address) === usdc);
-  const ran = parseEventLogs({ abi: USDC_ABI, eventName: 'AuthorizationUsed', logs: ofToken }).find(
-    (log) => getAddress(log.args.authorizer) === getAddress(authorization.from) && log.args.nonce === authorization.nonce,
-  );
-  if (ran === undefined) return false;
-  const next = ofToken.find((log) => log.logIndex === ran.logIndex + 1);
+  const ran = authorizationUsedLog(receipt, usdc, authorization.from, authorization.nonce);
+  if (ran === null) return false;
+  const next = ran.ofToken.find((log) => log.logIndex === ran.used.logIndex + 1);
   const [transfer] = next === undefined ? [] : parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: [next] });
   return (
     transfer !== undefined &&
