@@ -25,14 +25,23 @@ export function facilitatorFeePayer(facilitator: FacilitatorClient, network: str
   });
 }
 
-/** Whether the facilitator settles `exact` on `network` (an EVM chain: the payer's authorization needs no fee payer), kept as the fee payer is. */
+/**
+ * Whether the facilitator settles `exact` on `network` (an EVM chain: the payer's authorization
+ * needs no fee payer), kept as the fee payer is; with the accounts it says it sends from there (its
+ * `signers` for EVM chains, none where it names none).
+ */
 export const facilitatorSettles = (facilitator: FacilitatorClient, network: string, log: (message: string) => void) =>
-  facilitatorKind(facilitator, network, log, (kind) => {
+  facilitatorKind(facilitator, network, log, (kind, signers) => {
     if (kind === undefined) throw new Error(`it does not settle exact payments on ${network}`);
-    return true as const;
+    const senders = signers?.[EVM_FAMILY];
+    return { senders: Array.isArray(senders) ? senders.filter((sender) => typeof sender === 'string') : [] };
   });
 
-type SupportedKind = Awaited<ReturnType<FacilitatorClient['getSupported']>>['kinds'][number];
+/** The key a facilitator's `getSupported` names its EVM accounts under (x402's CAIP family of EVM chains). */
+const EVM_FAMILY = 'eip155:*';
+
+type Supported = Awaited<ReturnType<FacilitatorClient['getSupported']>>;
+type SupportedKind = Supported['kinds'][number];
 
 /**
  * Whether a paywall offers x402 on `network` (x402's v2 name) through a facilitator of these kinds:
@@ -52,7 +61,7 @@ function facilitatorKind<T>(
   facilitator: FacilitatorClient,
   network: string,
   log: (message: string) => void,
-  read: (kind: SupportedKind | undefined) => T,
+  read: (kind: SupportedKind | undefined, signers: Partial<Supported['signers']> | undefined) => T,
 ) {
   let answer: Promise<T | null> | null = null;
   let askedAt = 0;
@@ -72,7 +81,7 @@ function facilitatorKind<T>(
       return null;
     }
     try {
-      const value = read(exactKindOn(supported.kinds, network));
+      const value = read(exactKindOn(supported.kinds, network), supported.signers);
       say(null);
       return value;
     } catch (error) {

@@ -21,17 +21,21 @@ export interface AcceptedPayment {
 }
 
 /**
- * An x402 v2 payment whose settlement the facilitator left pending, remembered with the
- * paywall's nonce it spends and the transaction the facilitator sent (settled-on-chain.ts):
- * what a restarted paywall may settle it by.
+ * An x402 v2 payment whose settlement began and was not seen through: remembered with the paywall's
+ * nonce it spends as its settlement begins (on Base, where the chain can say where it ran), and with
+ * the transaction the facilitator sent where it left it pending (settled-on-chain.ts). What a
+ * restarted paywall may settle it by.
  */
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo). */
   nonce: string;
   /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
   digest: string;
-  transaction: string;
+  /** The transaction the facilitator sent; null until it says (a paywall stopped while it settled). */
+  transaction: string | null;
   payer: string;
+  /** When its settlement began (ms): nothing it sent ran before. */
+  since: number;
   nonceExpiresAt: number;
 }
 
@@ -53,8 +57,8 @@ export interface PaywallStore {
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
   /**
-   * Remembers a payment whose settlement was left pending under a nonce: the latest (a payment signed
-   * again, a transaction sent again after the first was dropped).
+   * Remembers a payment whose settlement begins, or was left pending, under a nonce: the latest (a
+   * payment signed again, a transaction sent again after the first was dropped).
    */
   rememberPending(payment: PendingSettlement): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
@@ -85,10 +89,18 @@ export function openPaywallStore(file: string): PaywallStore {
       authorization_digest TEXT NOT NULL,
       tx_signature TEXT NOT NULL,
       payer TEXT NOT NULL,
-      nonce_expires_at INTEGER NOT NULL
+      nonce_expires_at INTEGER NOT NULL,
+      settling_since INTEGER NOT NULL DEFAULT 0
     ) STRICT;
   `);
   keyedByAuthorization(db);
+  // A file of the paywall before payments were remembered as their settlement began (each of its
+  // rows names the transaction sent); looked at and altered in one write, as below.
+  db.transaction(() => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('pending_settlements') as string[];
+    if (!columns.includes('settling_since'))
+      db.exec('ALTER TABLE pending_settlements ADD COLUMN settling_since INTEGER NOT NULL DEFAULT 0');
+  }).immediate();
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
   // until its nonces expire, then dropped.
   const hasStoredNonces = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get() !== undefined;
@@ -106,13 +118,16 @@ export function openPaywallStore(file: string): PaywallStore {
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
   const rememberPending = db.prepare(
-    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at)
-     VALUES (@nonce, @digest, @transaction, @payer, @nonceExpiresAt)
+    // A transaction not yet known is '' in the file.
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at, settling_since)
+     VALUES (@nonce, @digest, COALESCE(@transaction, ''), @payer, @nonceExpiresAt, @since)
      ON CONFLICT (nonce) DO UPDATE SET
-       authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature, payer = excluded.payer`,
+       authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature, payer = excluded.payer,
+       settling_since = excluded.settling_since`,
   );
   const pendingSettlement = db.prepare(
-    'SELECT nonce, authorization_digest AS digest, tx_signature AS "transaction", payer, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?',
+    `SELECT nonce, authorization_digest AS digest, NULLIF(tx_signature, '') AS "transaction", payer, settling_since AS since,
+       nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
   );
   const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.

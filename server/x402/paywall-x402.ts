@@ -62,6 +62,8 @@ export interface PaywallBaseTerms extends X402BaseSeller {
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
   /** Whether the transaction ran this authorization paying what it says. */
   paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
+  /** The transaction that ran this authorization, sent no earlier than `since` (seconds), and its sender. */
+  whereAuthorizationRan(authorization: CarriedAuthorization, since: bigint): Promise<{ transaction: Hash; sender: Address } | null>;
 }
 
 /** The paywall's x402 terms on Solana, and how it reads a transaction there (its receipts' lookup). */
@@ -178,7 +180,12 @@ export function createPaywallX402(options: {
           { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt },
           onSol
             ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
-            : baseSettling(payload, { recipient: base!.recipient, amount: match.amount }, base!),
+            : baseSettling(
+                payload,
+                { recipient: base!.recipient, amount: match.amount },
+                base!,
+                (await baseSettled!.current())?.senders ?? [],
+              ),
         );
         const settlement = await verifiedAndSettled(
           options.facilitator,

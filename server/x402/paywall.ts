@@ -134,6 +134,7 @@ const baseTerms = (base: NonNullable<PaywallOptions['base']>): PaywallBaseTerms 
   tokenNaming: () => base.lookup.tokenNaming(),
   ranAuthorization: (txHash, from, nonce) => base.lookup.ranAuthorization(txHash, from, nonce),
   paidInTransaction: (txHash, authorization) => base.lookup.paidInTransaction(txHash, authorization),
+  whereAuthorizationRan: (authorization, since) => base.lookup.whereAuthorizationRan(authorization, since),
 });
 
 // A nonce is bound to the route: method and path (the Host a client uses may vary; HEAD is GET's

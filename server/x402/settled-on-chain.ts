@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress, isAddress, type Address } from 'viem';
-import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
+import type { CarriedAuthorization, EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import type { TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
 import { address } from '@solana/kit';
@@ -9,6 +9,13 @@ import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 
 /** A payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
 export interface PaidBefore {
+  /**
+   * The facilitator verified the payment and is about to settle it: remembered first, where the
+   * chain can say where it ran without the facilitator's word (Base), so that the payment is served
+   * once though its paywall stopped before recording it, or its facilitator sent it and then
+   * answered no more.
+   */
+  settling(payer: string): void;
   /** The facilitator sent the payment's transaction and has not seen it confirmed: remembered with the payment. */
   leftPending(transaction: string, payer: string): void;
   /**
@@ -50,17 +57,25 @@ interface Settling {
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
   payer: string | null;
   paidIn(transaction: string): Promise<boolean>;
+  /**
+   * The transaction the chain shows ran the payment, sent by the facilitator's own accounts since
+   * `since` (ms); null where the chain cannot say that without the facilitator's word.
+   */
+  sentSince: ((since: number) => Promise<string | null>) | null;
 }
 
 /**
  * A payment on Base: its EIP-3009 authorization, which must name the route's recipient and price, and
  * the transaction must have run it paying exactly that (`paidInTransaction`: a payer may sign two
- * authorizations with one nonce). Null for any other payload.
+ * authorizations with one nonce). Where the facilitator said no transaction (it stopped before it
+ * could), the one the token's log shows ran the authorization counts if one of `senders`, the
+ * accounts the facilitator says it sends from, sent it. Null for any other payload.
  */
 export function baseSettling(
   payload: PaymentPayload,
   route: { recipient: string; amount: bigint },
-  chain: { paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean> },
+  chain: Pick<EvmTransferLookup, 'paidInTransaction' | 'whereAuthorizationRan'>,
+  senders: readonly string[],
 ): Settling | null {
   const authorization = carriedAuthorization(payload);
   if (authorization === null || authorization.to !== getAddress(route.recipient) || authorization.value !== route.amount) return null;
@@ -70,6 +85,14 @@ export function baseSettling(
     digest: digest([from, to, value.toString(), validAfter.toString(), validBefore.toString(), nonce, signature]),
     payer: from,
     paidIn: (transaction) => chain.paidInTransaction(transaction, authorization),
+    sentSince:
+      senders.length === 0
+        ? null
+        : async (since) => {
+            const ran = await chain.whereAuthorizationRan(authorization, BigInt(Math.floor(since / 1000)));
+            const sentByFacilitator = senders.some((sender) => isAddress(sender) && getAddress(sender) === ran?.sender);
+            return ran !== null && sentByFacilitator ? ran.transaction : null;
+          },
   };
 }
 
@@ -88,6 +111,8 @@ export function solanaSettling(
   return {
     digest: digest([transaction]),
     payer: null,
+    // Its transaction is named by the fee payer's signature, which only the facilitator makes.
+    sentSince: null,
     paidIn: async (txSignature) => {
       // Not found (dropped, or a shape the lookup does not read: a smart wallet's inner transfer, an
       // address lookup table): refused, as before. The facilitator refused the payment first, which
@@ -120,7 +145,9 @@ export function solanaSettling(
  *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
  *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
- *   bought again here. (Through one facilitator, which resumes a pending settlement for any payment
+ *   bought again here. Where the facilitator never said which (the paywall stopped, or the
+ *   facilitator answered no more, after it sent), a transaction sent by its own accounts since the
+ *   settlement began. (Through one facilitator, which resumes a pending settlement for any payment
  *   of the same signature, such paywalls share one store file: docs/API.md.)
  * A v1 payment names no nonce of the paywall's: none of this.
  */
@@ -130,19 +157,28 @@ export function paidBefore(
   settling: Settling | null,
 ): PaidBefore | null {
   if (payment.memo === '' || settling === null) return null;
+  // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
+  const since = Date.now();
+  const remember = (transaction: string | null, payer: string) =>
+    store.rememberPending({
+      nonce: payment.memo,
+      digest: settling.digest,
+      transaction,
+      payer: settling.payer ?? payer,
+      since,
+      nonceExpiresAt: payment.nonceExpiresAt,
+    });
   return {
-    leftPending: (transaction, payer) =>
-      store.rememberPending({
-        nonce: payment.memo,
-        digest: settling.digest,
-        transaction,
-        payer: settling.payer ?? payer,
-        nonceExpiresAt: payment.nonceExpiresAt,
-      }),
+    settling: (payer) => {
+      if (settling.sentSince !== null) remember(null, payer);
+    },
+    leftPending: (transaction, payer) => remember(transaction, payer),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
       if (pending === null || pending.digest !== settling.digest) return null;
-      return (await settling.paidIn(pending.transaction)) ? { transaction: pending.transaction, payer: pending.payer } : null;
+      const transaction = pending.transaction ?? (await settling.sentSince?.(pending.since)) ?? null;
+      if (transaction === null) return null;
+      return (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
     },
   };
 }

@@ -86,6 +86,9 @@ export async function verifiedAndSettled(
       );
     }
   }
+  // Remembered before it is sent (settled-on-chain.ts): a stop between the settlement and its record
+  // must not leave the buyer's money taken and the answer refused.
+  if (!resumed) onChain?.settling(payer ?? '');
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
   // stays unused: the same payment presented again resumes it.

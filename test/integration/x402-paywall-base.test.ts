@@ -76,7 +76,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       settle: (payload, requirements) => (onEvm(requirements.network) ? evm : svm).client.settle(payload, requirements),
       getSupported: async () => {
         const [a, b] = await Promise.all([svm.client.getSupported(), evm.client.getSupported()]);
-        return { ...a, kinds: [...a.kinds, ...b.kinds] };
+        return { ...a, kinds: [...a.kinds, ...b.kinds], signers: { ...a.signers, ...b.signers } };
       },
     };
     facilitator = both;
@@ -292,6 +292,73 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('a payment settled just before its paywall stopped, not yet recorded, is served once by the paywall restarted', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    const { headers } = await paymentFor(account);
+    // The facilitator settles, and the seller's process stops before its paywall records the payment
+    // (its settle never returns to it): the buyer's money is the seller's, the answer unsent.
+    const dying = await paywallApi({
+      ...facilitator,
+      settle: async (payload, requirements) => {
+        await facilitator.settle(payload, requirements);
+        throw new Error('the process stopped here');
+      },
+    });
+    try {
+      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
+    } finally {
+      await close(dying.server);
+    }
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    // Restarted, the paywall's facilitator refuses the used authorization; the chain shows where it ran.
+    const restarted = await paywallApi();
+    try {
+      const again = await fetch(`${restarted.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ data: 'sold', payer: account.address });
+      expect(again.headers.get('payment-response')).toBeTruthy();
+      for (const url of [restarted.url, api.url]) {
+        const replayed = await fetch(`${url}/data`, { headers });
+        expect(replayed.status).toBe(402);
+        expect((await replayed.json()).code).toBe('receipt_already_used');
+      }
+      expect(served).toBe(before.served + 1);
+      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+    } finally {
+      await close(restarted.server);
+    }
+  });
+
+  it('a payment its facilitator never sent, run on chain by another account, is not served on the chain’s word', async () => {
+    // What a second paywall of the seller's (a store and facilitator of its own) would see here of a
+    // payment it settled first: an answer bought again with one payment.
+    const account = await buyer();
+    const { headers, payload } = await paymentFor(account);
+    const before = { seller: await usdc(baseSeller), served };
+    // The facilitator verifies the payment; the seller's process stops before anything is sent.
+    const dying = await paywallApi({
+      ...facilitator,
+      settle: () => Promise.reject(new Error('the process stopped here')),
+    });
+    try {
+      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
+    } finally {
+      await close(dying.server);
+    }
+    await runOnChain(account, payload.payload.authorization, payload.accepted.extra);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    const restarted = await paywallApi();
+    try {
+      const refused = await fetch(`${restarted.url}/data`, { headers });
+      expect(refused.status).toBe(402);
+      expect((await refused.json()).code).toBe('payment_rejected');
+      expect(served).toBe(before.served);
+    } finally {
+      await close(restarted.server);
+    }
+  });
+
   it('on Solana too: a payment left pending (503) is served once by the paywall restarted, its money having arrived', async () => {
     // A buyer who pays with all it holds: after the payment, a fresh simulation of it fails.
     const buyer = await generateKeyPairSigner();
@@ -401,8 +468,16 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);
     const { payload } = await paymentFor(account);
     const presented = carriedAuthorization(payload)!;
+    const since = BigInt(Math.floor(Date.now() / 1000));
     // The payer's other authorization under the same nonce, to someone else, runs.
     const ranOther = await runOnChain(account, { ...payload.payload.authorization, to: elsewhere }, payload.accepted.extra);
+    // Where the authorization ran, and who sent it, looked for from a moment before it was sent; an
+    // unused one ran nowhere, and one sent before the search's start (with its slack) is not found.
+    const chain = createPublicClient({ chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+    const sender = getAddress((await chain.getTransaction({ hash: ranOther })).from);
+    expect(await lookup.whereAuthorizationRan(presented, since)).toEqual({ transaction: ranOther, sender });
+    expect(await lookup.whereAuthorizationRan({ ...presented, nonce: `0x${'66'.repeat(32)}` }, since)).toBeNull();
+    expect(await lookup.whereAuthorizationRan(presented, since + 3_600n)).toBeNull();
     expect(await lookup.paidInTransaction(ranOther, { ...presented, to: elsewhere })).toBe(true);
     expect(await lookup.paidInTransaction(ranOther, presented)).toBe(false);
     expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);

@@ -53,7 +53,7 @@ import { nodeErrorWords, nodeUnanswered } from './node-errors.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
-import { authorizationUsedIn, hasEvmActivity, transfersTo } from './log-reads.js';
+import { authorizationUsedIn, earliestOnChain, hasEvmActivity, transfersTo } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
@@ -75,12 +75,6 @@ export interface BlocksOnDemand {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
-/**
- * How far before its signing, by the chain's clock as reckoned (Coffer's clock less how far the
- * chain's newest block is behind it), an authorization's landing is looked for: the reckoning may be
- * off by this much (a clock stepped since the signature, a node that lags).
- */
-const CLOCK_SLACK_SECONDS = 300n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -416,12 +410,8 @@ export class EvmChain implements Chain {
       blockNumber: latest.number,
     });
     if (used) {
-      // Where it is looked for starts from when it was signed, by the chain's clock: Coffer's may run
-      // ahead of it (a host clock minutes fast), and the log would be looked for after it landed. A
-      // chain whose blocks are made on demand takes their times from Coffer's clock: its last block's
-      // age is idleness, not a difference of clocks.
-      const chainBehind = this.blocksOnDemand === null && now > latest.timestamp ? now - latest.timestamp : 0n;
-      const earliest = signedAt - chainBehind - CLOCK_SLACK_SECONDS;
+      // Looked for from when it was signed, by the chain's clock.
+      const earliest = earliestOnChain(signedAt, now, latest, this.blocksOnDemand !== null);
       const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, earliest);
       // Used but its log not found (a node whose log index lags): asked again later. Coffer never
       // cancels an authorization it signed, so a used one ran somewhere.

@@ -44,6 +44,23 @@ async function firstBlockAtOrAfter(client: PublicClient, time: bigint, latest: {
 }
 
 /**
+ * How far before a moment by this host's clock, reckoned on the chain's, an authorization's landing
+ * is looked for: the reckoning may be off by this much (a clock stepped since, a node that lags).
+ */
+const CLOCK_SLACK_SECONDS = 300n;
+
+/**
+ * Where an authorization signed or sent at `hostTime` (seconds by this host's clock; `now` likewise)
+ * is first looked for, by the chain's clock: this host's may run ahead of it (a host minutes fast),
+ * and the log would be looked for after it landed. A chain whose blocks are made on demand takes their
+ * times from this host's clock: its newest block's age is idleness, not a difference of clocks.
+ */
+export function earliestOnChain(hostTime: bigint, now: bigint, newest: { timestamp: bigint }, blocksOnDemand: boolean): bigint {
+  const chainBehind = !blocksOnDemand && now > newest.timestamp ? now - newest.timestamp : 0n;
+  return hostTime - chainBehind - CLOCK_SLACK_SECONDS;
+}
+
+/**
  * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
  * its window only (EIP-3009 runs it in a block whose time is after `validAfter` and before
  * `validBefore`), from `earliest` (seconds by the chain's clock: when it could first have run), a page

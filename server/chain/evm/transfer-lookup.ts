@@ -21,6 +21,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
+import { authorizationUsedIn, earliestOnChain } from './log-reads.js';
 import { CofferError } from '../../wire/errors.js';
 
 /**
@@ -128,6 +129,34 @@ export async function paidInTransaction(
   );
 }
 
+/**
+ * The transaction that ran `authorization`, sent no earlier than `since` (seconds by this host's
+ * clock), and the account that sent it: null where the token says it was never used, or its log is
+ * not found. Looked for in the blocks from `since` (on the chain's clock) to the authorization's end
+ * only, however early its window opens.
+ */
+export async function whereAuthorizationRan(
+  client: PublicClient,
+  usdc: Address,
+  authorization: CarriedAuthorization,
+  since: bigint,
+): Promise<{ transaction: Hash; sender: Address } | null> {
+  // The state asked at the block read, as Chain.fateOf does (a load-balanced RPC's nodes differ).
+  const newest = await client.getBlock();
+  const used = await client.readContract({
+    address: usdc,
+    abi: USDC_ABI,
+    functionName: 'authorizationState',
+    args: [authorization.from, authorization.nonce],
+    blockNumber: newest.number,
+  });
+  if (!used) return null;
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const transaction = await authorizationUsedIn(client, usdc, authorization, earliestOnChain(since, now, newest, false));
+  if (transaction === null) return null;
+  return { transaction, sender: getAddress((await client.getTransaction({ hash: transaction })).from) };
+}
+
 /** A keyless TransferLookup on an EVM chain: its chain id, and its USDC's EIP-712 name and version (what an x402 offer names). */
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
@@ -136,6 +165,8 @@ export interface EvmTransferLookup extends TransferLookup {
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
   /** Whether the transaction ran this authorization paying what it says (paidInTransaction). */
   paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
+  /** The transaction that ran this authorization, sent no earlier than `since`, and its sender (whereAuthorizationRan). */
+  whereAuthorizationRan(authorization: CarriedAuthorization, since: bigint): Promise<{ transaction: Hash; sender: Address } | null>;
 }
 
 /**
@@ -160,6 +191,8 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
       asked('which authorization a transaction ran', ranAuthorization(client, network.usdc, txHash, from, nonce)),
     paidInTransaction: (txHash, authorization) =>
       asked('whether a transaction ran an authorization', paidInTransaction(client, network.usdc, txHash, authorization)),
+    whereAuthorizationRan: (authorization, since) =>
+      asked('where an authorization ran', whereAuthorizationRan(client, network.usdc, authorization, since)),
   };
 }
 

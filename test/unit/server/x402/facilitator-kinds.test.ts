@@ -17,6 +17,22 @@ describe('where a paywall offers x402 through a facilitator', () => {
   });
 });
 
+describe('the accounts a facilitator sends from on an EVM chain', () => {
+  it('are its `signers` for EVM chains, none where it names none', async () => {
+    const kind = { x402Version: 2, scheme: 'exact', network: 'eip155:84532' as const };
+    const facilitator = (signers: unknown) =>
+      ({ getSupported: async () => ({ kinds: [kind], extensions: [], signers }) }) as unknown as Parameters<typeof facilitatorSettles>[0];
+    const sender = '0x00000000000000000000000000000000000000fa';
+    const solanaFeePayer = 'FeePayer1111111111111111111111111111111111';
+    expect(
+      await facilitatorSettles(facilitator({ 'eip155:*': [sender], 'solana:*': [solanaFeePayer] }), kind.network, () => {}).current(),
+    ).toEqual({ senders: [sender] });
+    for (const signers of [undefined, {}, { 'solana:*': [solanaFeePayer] }, { 'eip155:*': 'not a list' }]) {
+      expect(await facilitatorSettles(facilitator(signers), kind.network, () => {}).current()).toEqual({ senders: [] });
+    }
+  });
+});
+
 describe('what a paywall logs of its facilitator', () => {
   const facilitatorOf = (
     getSupported: () => Promise<{ kinds: { x402Version: number; scheme: string; network: `${string}:${string}` }[] }>,

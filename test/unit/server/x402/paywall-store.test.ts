@@ -103,4 +103,40 @@ describe('paywall store', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('remembers a payment as its settlement begins, and upgrades a file whose pending settlements each named a transaction', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-paywall-'));
+    try {
+      const file = join(dir, 'paywall.db');
+      // The store of the paywall before: a payment left pending, remembered with its transaction.
+      const old = openConnection(file);
+      old.exec(`CREATE TABLE pending_settlements (nonce TEXT PRIMARY KEY, authorization_digest TEXT NOT NULL, tx_signature TEXT NOT NULL,
+          payer TEXT NOT NULL, nonce_expires_at INTEGER NOT NULL) STRICT;
+        INSERT INTO pending_settlements VALUES ('before', 'digest-0', '0xsent', 'p', 300000);`);
+      old.close();
+      const store = openPaywallStore(file);
+      expect(store.pendingSettlement('before')).toEqual({
+        nonce: 'before',
+        digest: 'digest-0',
+        transaction: '0xsent',
+        payer: 'p',
+        since: 0,
+        nonceExpiresAt: 300_000,
+      });
+      const begun = { nonce: 'n1', digest: 'digest-1', transaction: null, payer: 'p', since: 1_000, nonceExpiresAt: 300_000 };
+      store.rememberPending(begun);
+      expect(store.pendingSettlement('n1')).toEqual(begun);
+      // Left pending after: the transaction the facilitator sent.
+      store.rememberPending({ ...begun, transaction: '0xsent-1' });
+      expect(store.pendingSettlement('n1')).toEqual({ ...begun, transaction: '0xsent-1' });
+      store.close();
+      // Opened again (and by a second process at once): upgraded once.
+      const [again, beside] = [openPaywallStore(file), openPaywallStore(file)];
+      expect(again.pendingSettlement('n1')).toEqual({ ...begun, transaction: '0xsent-1' });
+      again.close();
+      beside.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

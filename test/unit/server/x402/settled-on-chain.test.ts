@@ -25,17 +25,29 @@ const paying = (fields: Record<string, unknown> = {}, extra: Record<string, unkn
     },
   }) as unknown as PaymentPayload;
 
-/** Base as the paywall's lookup answers it: the transaction that paid, and what it was asked. */
-function base(paidIn: string) {
+const FACILITATOR = getAddress('0x00000000000000000000000000000000000000fa');
+
+/**
+ * Base as the paywall's lookup answers it: the transaction that paid, who sent the one the token's
+ * log shows ran the authorization (LANDED; null: none ran it), and what it was asked.
+ */
+function base(paidIn: string, sender: string | null = FACILITATOR) {
   const asked: { txHash: string; authorization: CarriedAuthorization }[] = [];
+  const searched: bigint[] = [];
   return {
     asked,
+    searched,
     paidInTransaction: async (txHash: string, authorization: CarriedAuthorization) => (
       asked.push({ txHash, authorization }),
       txHash === paidIn
     ),
+    whereAuthorizationRan: async (_authorization: CarriedAuthorization, since: bigint) => (
+      searched.push(since),
+      sender === null ? null : { transaction: LANDED as `0x${string}`, sender: getAddress(sender) }
+    ),
   };
 }
+const SENDERS = [FACILITATOR.toLowerCase()];
 
 const pendingUnder = (memo = 'memo-1') => ({ memo, nonceExpiresAt: 1_800_000 });
 
@@ -46,13 +58,13 @@ describe('a payment whose settlement the facilitator left pending', () => {
   it('is settled by a restarted paywall in the transaction the facilitator sent for it, where that one paid it', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    const paid = paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!;
+    const paid = paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
     expect(await paid.ranIn()).toBeNull();
     expect(node.asked).toEqual([]);
     // The payer is the authorization's, whatever the facilitator said.
     paid.leftPending(LANDED, 'someone');
     // The paywall restarted: what is remembered is in the store.
-    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.ranIn()).toEqual({
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
     });
@@ -60,15 +72,57 @@ describe('a payment whose settlement the facilitator left pending', () => {
       { txHash: LANDED, authorization: { from: PAYER, to: SELLER, value: 10_000n, validAfter: 0n, validBefore: 2000n, nonce: NONCE } },
     ]);
     // Where the transaction sent did not pay it (dropped, reverted, another authorization): nothing.
-    const elsewhere = paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, base(`0x${'00'.repeat(32)}`)))!;
+    const elsewhere = paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, base(`0x${'00'.repeat(32)}`), SENDERS))!;
     elsewhere.leftPending(LANDED, PAYER);
     expect(await elsewhere.ranIn()).toBeNull();
+  });
+
+  it('is remembered as its settlement begins: with no transaction said, the one its facilitator’s accounts sent since then', async () => {
+    store = openPaywallStore(':memory:');
+    const since = Date.now();
+    const node = base(LANDED);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.settling('someone');
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: null, payer: PAYER });
+    expect(store.pendingSettlement('memo-1')!.since).toBeGreaterThanOrEqual(since);
+    // The paywall stopped before the facilitator said anything: the chain is asked from then on.
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
+      transaction: LANDED,
+      payer: PAYER,
+    });
+    expect(node.searched).toEqual([BigInt(Math.floor(store.pendingSettlement('memo-1')!.since / 1000))]);
+    expect(node.asked.map((asked) => asked.txHash)).toEqual([LANDED]);
+    // Sent by another account (another paywall's facilitator, the payer itself), not used, or run
+    // in a transaction that did not pay it: nothing.
+    for (const lookup of [
+      base(LANDED, getAddress('0x00000000000000000000000000000000000000cc')),
+      base(LANDED, null),
+      base(`0x${'00'.repeat(32)}`),
+    ]) {
+      expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, lookup, SENDERS))!.ranIn()).toBeNull();
+    }
+    // The transaction the facilitator then says it sent is the one asked about.
+    const said = paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
+    said.leftPending(LANDED, PAYER);
+    expect(await said.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    expect(node.searched).toHaveLength(1);
+  });
+
+  it('is not remembered as its settlement begins where the chain cannot say without the facilitator’s word', async () => {
+    store = openPaywallStore(':memory:');
+    // A facilitator that names no account it sends from.
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), []))!.settling(PAYER);
+    expect(store.pendingSettlement('memo-1')).toBeNull();
+    // Solana: the transaction is named by the fee payer's signature.
+    const solPayment = { x402Version: 2, payload: { transaction: 'tx-bytes' } } as unknown as PaymentPayload;
+    const terms = { recipient: SELLER, amount: 10_000n, usdcMint: 'mint', memo: 'memo-1' };
+    paidBefore(store, pendingUnder(), solanaSettling(solPayment, terms, { findTransfer: async () => null }))!.settling('buyer');
+    expect(store.pendingSettlement('memo-1')).toBeNull();
   });
 
   it('is not looked for under another nonce, nor another payment under its nonce (a landed one is public)', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.leftPending(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.leftPending(LANDED, PAYER);
     const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
     for (const [payload, memo] of [
       [paying(), 'memo-2'],
@@ -78,23 +132,23 @@ describe('a payment whose settlement the facilitator left pending', () => {
       [paying({ validBefore: '1' }), 'memo-1'],
       [paying({}, { signature: '0x5678' }), 'memo-1'],
     ] as const) {
-      expect(await paidBefore(store, pendingUnder(memo), baseSettling(payload, ROUTE, node))!.ranIn()).toBeNull();
+      expect(await paidBefore(store, pendingUnder(memo), baseSettling(payload, ROUTE, node, SENDERS))!.ranIn()).toBeNull();
     }
     expect(node.asked).toEqual([]);
     // A later pending settlement under the nonce takes its place (signed again, sent again).
     const again = paying({ nonce: `0x${'ef'.repeat(32)}` });
-    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node))!.leftPending(LANDED, PAYER);
-    expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node))!.ranIn()).toEqual({
+    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.leftPending(LANDED, PAYER);
+    expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
     });
-    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node))!.ranIn()).toBeNull();
+    expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toBeNull();
   });
 
   it('is none where the payment names no nonce of the paywall’s (v1), another recipient or sum, or is no EIP-3009 one', () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    expect(paidBefore(store, pendingUnder(''), baseSettling(paying(), ROUTE, node))).toBeNull();
+    expect(paidBefore(store, pendingUnder(''), baseSettling(paying(), ROUTE, node, SENDERS))).toBeNull();
     for (const payload of [
       paying({ to: PAYER }),
       paying({ value: '9999' }),
@@ -104,7 +158,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
       paying({}, { signature: undefined }),
       { x402Version: 2, payload: { transaction: 'base64' } } as unknown as PaymentPayload,
     ]) {
-      expect(baseSettling(payload, ROUTE, node)).toBeNull();
+      expect(baseSettling(payload, ROUTE, node, SENDERS)).toBeNull();
     }
   });
 
@@ -152,7 +206,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
 
   it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
     store = openPaywallStore(':memory:');
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED)))!.leftPending(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), SENDERS))!.leftPending(LANDED, PAYER);
     store.prune(1_800_000 + 86_400_000);
     expect(store.pendingSettlement('memo-1')).not.toBeNull();
     store.prune(1_800_001 + 86_400_000);

@@ -74,6 +74,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const asked: string[] = [];
     return {
       asked,
+      settling: (payer: string) => void asked.push(`settling, paid by ${payer}`),
       leftPending: (sent: string) => void asked.push(`left pending in ${sent}`),
       ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
     };
@@ -84,8 +85,13 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const first = onChain(null);
     const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
-    expect(first.asked).toEqual(['left pending in 0xabc']);
+    // Remembered as its settlement began, then with the transaction the facilitator sent.
+    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'left pending in 0xabc']);
     state.mined = true;
+    // Presented again to the same paywall, it resumes: not remembered afresh (its transaction would be lost).
+    const resumed = onChain(null);
+    expect(await verifiedAndSettled(facilitator, payload, route('10000'), before, resumed)).toMatchObject({ ok: true });
+    expect(resumed.asked).toEqual([]);
     // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
     const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
     const landed = onChain('0xabc');
@@ -100,7 +106,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
       code: 'payment_rejected',
     });
     expect([landed.asked, nowhere.asked]).toEqual([['ran in'], ['ran in']]);
-    expect(state.settles).toBe(2);
+    expect(state.settles).toBe(3);
   });
 
   it('when its settlement then fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
@@ -120,7 +126,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
       ok: true,
       settled: { transaction: '0xlanded' },
     });
-    expect(landed.asked).toEqual(['ran in']);
+    expect(landed.asked).toEqual(['settling, paid by 0xpayer', 'ran in']);
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
   });
 });
