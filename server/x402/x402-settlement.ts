@@ -1,5 +1,6 @@
 import type { FacilitatorClient } from '@x402/core/server';
-import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { SettleError, VerifyError } from '@x402/core/types';
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import type { PaidBefore } from './settled-on-chain.js';
@@ -71,7 +72,7 @@ export async function verifiedAndSettled(
   const resumed = pending.settlements.has(presented, pending.now);
   let payer: string | undefined;
   if (!resumed) {
-    const verified = await facilitator.verify(payload, requirements as PaymentRequirements);
+    const verified = await facilitator.verify(payload, requirements as PaymentRequirements).catch(verifyRefusal);
     payer = verified.payer;
     // Refused for whatever reason the facilitator gives (the official one says the nonce is used, or
     // that the transfer's simulation failed where it cannot ask the token why): the chain is asked,
@@ -92,7 +93,7 @@ export async function verifiedAndSettled(
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
   // stays unused: the same payment presented again resumes it.
-  const settle = () => facilitator.settle(payload, requirements as PaymentRequirements);
+  const settle = () => facilitator.settle(payload, requirements as PaymentRequirements).catch(settleFailure(requirements.network));
   const isPending = (result: SettleResponse) => !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
   let settled = await settle();
   if (isPending(settled)) settled = await settle();
@@ -110,6 +111,30 @@ export async function verifiedAndSettled(
   }
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
 }
+
+/**
+ * A facilitator over HTTP that refuses a payment with a status other than 2xx, its reason in the body,
+ * is read by the official client as a thrown VerifyError or SettleError: its answer, as one in a 200
+ * would be. Anything else thrown (no answer, one that cannot be read) leaves the outcome unknown (503).
+ */
+const verifyRefusal = (error: unknown): VerifyResponse => {
+  if (!(error instanceof VerifyError)) throw error;
+  return { isValid: false, invalidReason: error.invalidReason ?? 'invalid', invalidMessage: error.invalidMessage, payer: error.payer };
+};
+const settleFailure =
+  (network: string) =>
+  (error: unknown): SettleResponse => {
+    if (!(error instanceof SettleError)) throw error;
+    const { errorReason, errorMessage, payer, transaction } = error;
+    return {
+      success: false,
+      errorReason: errorReason ?? 'failed',
+      errorMessage,
+      payer,
+      transaction: transaction ?? '',
+      network: network as Network,
+    };
+  };
 
 /**
  * A facilitator's message, as the buyer's 402 says it: its first paragraph in one line, in brackets.

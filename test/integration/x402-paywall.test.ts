@@ -18,7 +18,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, createSigner } from 'x402-fetch';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { usdcOn } from '../helpers/cluster-usdc.js';
-import { startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
+import { DEVNET, startFacilitator, type TestFacilitator } from '../fixtures/x402-peers.js';
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
@@ -286,6 +286,80 @@ describe("x402 clients pay Coffer's paywall", () => {
       } finally {
         await close(remote.server);
         await close(deadServer.server);
+      }
+    });
+  });
+
+  describe('with a facilitator over HTTP that answers a refusal with a 4xx status', () => {
+    let facilitator: TestFacilitator;
+    let facade: { url: string; server: Server };
+    /** What its /settle answers in place of the facilitator's own: null passes the settlement on. */
+    let settleAnswer: { status: number; body: unknown } | null = null;
+    beforeAll(async () => {
+      facilitator = await startFacilitator(cluster);
+      // Its refusals carry their reason in a 400 (the official HTTP client reads them as VerifyError
+      // and SettleError); everything else is the official facilitator's.
+      const app = express();
+      app.use(express.json());
+      app.get('/supported', async (_req, res) => void res.json(await facilitator.client.getSupported()));
+      app.post('/verify', async (req, res) => {
+        const verified = await facilitator.client.verify(req.body.paymentPayload, req.body.paymentRequirements);
+        res.status(verified.isValid ? 200 : 400).json(verified);
+      });
+      app.post('/settle', async (req, res) => {
+        if (settleAnswer !== null) return void res.status(settleAnswer.status).json(settleAnswer.body);
+        const settled = await facilitator.client.settle(req.body.paymentPayload, req.body.paymentRequirements);
+        res.status(settled.success ? 200 : 400).json(settled);
+      });
+      facade = await listen(app);
+    });
+    afterAll(async () => {
+      await close(facade.server);
+      await facilitator.close();
+    });
+
+    it('a payment it refuses is refused (402 with its reason), not left for later as if it could not be asked', async () => {
+      const paywall = createPaywall({
+        recipient: seller,
+        lookup,
+        store: openPaywallStore(':memory:'),
+        x402: { facilitator: facilitatorAt(facade.url) },
+      });
+      const app = express();
+      app.get('/data', paywall.require({ price: '0.02', description: 'Strict' }), (_req, res) => res.json({ ok: true }));
+      const strict = await listen(app);
+      try {
+        const paymentFrom = async (buyer: KeyPairSigner) => {
+          const terms = JSON.parse(Buffer.from((await fetch(`${strict.url}/data`)).headers.get('payment-required')!, 'base64').toString());
+          const payload = await x402Client
+            .fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] })
+            .createPaymentPayload(terms);
+          return { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') };
+        };
+        // A buyer holding no USDC: the facilitator's simulation fails, and it says so in a 400.
+        const broke = await generateKeyPairSigner();
+        await cluster.mintUsdc(broke.address, 0n);
+        const refused = await fetch(`${strict.url}/data`, { headers: await paymentFrom(broke) });
+        expect(refused.status).toBe(402);
+        expect(await refused.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('the facilitator refused') });
+        // A payment it verifies and then fails to settle, saying why in a 400: refused, nothing moved.
+        const buyer = await generateKeyPairSigner();
+        await cluster.mintUsdc(buyer.address, micro('1'));
+        const network = DEVNET.v2;
+        settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: '', network } };
+        const failed = await fetch(`${strict.url}/data`, { headers: await paymentFrom(buyer) });
+        expect(failed.status).toBe(402);
+        expect(await failed.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('transaction_failed') });
+        expect(await usdc(buyer.address)).toBe(micro('1'));
+        // One it sent without seeing it confirmed, said in a 4xx: the outcome is unknown (503), as in a 200.
+        const sent = 'x'.repeat(88);
+        settleAnswer = { status: 400, body: { success: false, errorReason: 'settlement_pending', transaction: sent, network } };
+        const pending = await fetch(`${strict.url}/data`, { headers: await paymentFrom(buyer) });
+        expect(pending.status).toBe(503);
+        expect(await pending.json()).toMatchObject({ code: 'verifier_unavailable' });
+      } finally {
+        settleAnswer = null;
+        await close(strict.server);
       }
     });
   });
