@@ -21,23 +21,29 @@ export interface AcceptedPayment {
 }
 
 /**
- * An x402 v2 payment whose settlement began and was not seen through: remembered with the paywall's
- * nonce it spends as its settlement begins (on Base, where the chain can say where it ran), and with
- * the transaction the facilitator sent where it left it pending (settled-on-chain.ts). What a
- * restarted paywall may settle it by.
+ * An x402 v2 payment whose settlement began and was not seen through, under the paywall's nonce it
+ * spends (settled-on-chain.ts): what a restarted paywall may settle it by. Remembered as its
+ * settlement begins (on Base, where the chain can say where it ran), and with the transaction the
+ * facilitator said it sent.
  */
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo). */
   nonce: string;
   /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
   digest: string;
-  /** The transaction the facilitator sent; null until it says (a paywall stopped while it settled). */
+  /** The transaction the facilitator last said it sent for it; null while it said none. */
   transaction: string | null;
   payer: string;
-  /** When its settlement began (ms): nothing it sent ran before. */
-  since: number;
+  /**
+   * When a settlement of it began that the facilitator never answered (ms): the paywall stopped, or
+   * the facilitator answered no more, after anything it sent. Null once it answered.
+   */
+  unansweredSince: number | null;
   nonceExpiresAt: number;
 }
+
+/** A payment's settlement under a nonce, as the paywall remembers what the facilitator did with it. */
+type Settling = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExpiresAt'>;
 
 /**
  * The paid API's memory: the payments it accepted and the key its nonces are authenticated with
@@ -57,10 +63,16 @@ export interface PaywallStore {
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
   /**
-   * Remembers a payment whose settlement begins, or was left pending, under a nonce: the latest (a
-   * payment signed again, a transaction sent again after the first was dropped).
+   * A settlement of the payment begins (unanswered since `since`). Another payment under the nonce
+   * (signed again) takes its place; the same one keeps the transaction said before, and the earliest
+   * unanswered beginning.
    */
-  rememberPending(payment: PendingSettlement): void;
+  settlementBegins(payment: Settling & { since: number }): void;
+  /**
+   * The facilitator answered the payment's settlement: with the transaction it sent (left pending, or
+   * failed after it sent), which takes the place of any said before, or with none (it sent nothing).
+   */
+  settlementAnswered(payment: Settling & { transaction: string | null }): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
   /**
    * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
@@ -117,17 +129,30 @@ export function openPaywallStore(file: string): PaywallStore {
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
-  const rememberPending = db.prepare(
-    // A transaction not yet known is '' in the file.
+  // A transaction not said is '' in the file, an answered settlement's beginning 0. In an upsert's
+  // SET every expression reads the row as it was.
+  const settlementBegins = db.prepare(
     `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at, settling_since)
-     VALUES (@nonce, @digest, COALESCE(@transaction, ''), @payer, @nonceExpiresAt, @since)
+     VALUES (@nonce, @digest, '', @payer, @nonceExpiresAt, @since)
      ON CONFLICT (nonce) DO UPDATE SET
-       authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature, payer = excluded.payer,
-       settling_since = excluded.settling_since`,
+       tx_signature = CASE WHEN authorization_digest = excluded.authorization_digest THEN tx_signature ELSE '' END,
+       settling_since = CASE WHEN authorization_digest = excluded.authorization_digest AND settling_since > 0
+         THEN MIN(settling_since, excluded.settling_since) ELSE excluded.settling_since END,
+       authorization_digest = excluded.authorization_digest, payer = excluded.payer`,
+  );
+  const settlementSent = db.prepare(
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at, settling_since)
+     VALUES (@nonce, @digest, @transaction, @payer, @nonceExpiresAt, 0)
+     ON CONFLICT (nonce) DO UPDATE SET
+       tx_signature = excluded.tx_signature, settling_since = 0, authorization_digest = excluded.authorization_digest,
+       payer = excluded.payer`,
+  );
+  const settlementSentNothing = db.prepare(
+    'UPDATE pending_settlements SET settling_since = 0 WHERE nonce = @nonce AND authorization_digest = @digest',
   );
   const pendingSettlement = db.prepare(
-    `SELECT nonce, authorization_digest AS digest, NULLIF(tx_signature, '') AS "transaction", payer, settling_since AS since,
-       nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
+    `SELECT nonce, authorization_digest AS digest, NULLIF(tx_signature, '') AS "transaction", payer,
+       NULLIF(settling_since, 0) AS unansweredSince, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
   );
   const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
@@ -150,7 +175,11 @@ export function openPaywallStore(file: string): PaywallStore {
     accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
-    rememberPending: (payment) => void rememberPending.run(payment),
+    settlementBegins: (payment) => void settlementBegins.run(payment),
+    settlementAnswered: ({ transaction, ...payment }) =>
+      void (transaction === null
+        ? settlementSentNothing.run({ nonce: payment.nonce, digest: payment.digest })
+        : settlementSent.run({ ...payment, transaction })),
     pendingSettlement: (nonce) => (pendingSettlement.get(nonce) as PendingSettlement | undefined) ?? null,
     prune: (now) => {
       prune.run(now - 24 * 60 * 60 * 1000);

@@ -16,12 +16,16 @@ export interface PaidBefore {
    * answered no more.
    */
   settling(payer: string): void;
-  /** The facilitator sent the payment's transaction and has not seen it confirmed: remembered with the payment. */
-  leftPending(transaction: string, payer: string): void;
   /**
-   * The transaction remembered for this very payment, where the chain shows it paid it: null where
-   * none was remembered, or it did not (dropped, failed, paying anything else). Throws while the node
-   * knows that transaction but has not mined it (503).
+   * The facilitator answered the settlement without settling it: left pending or failed, with the
+   * transaction it sent (remembered with the payment), or failed with none (it sent nothing).
+   */
+  answered(transaction: string | null, payer: string): void;
+  /**
+   * Where the chain shows this very payment paid: in the transaction the facilitator said it sent,
+   * or, where a settlement of it was never answered, in one sent by the facilitator's own accounts
+   * since. Null where none was remembered, or it did not (dropped, failed, paying anything else).
+   * Throws while the node knows that transaction but has not mined it (503).
    */
   ranIn(): Promise<{ transaction: string; payer: string } | null>;
 }
@@ -145,40 +149,43 @@ export function solanaSettling(
  *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
  *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
- *   bought again here. Where the facilitator never said which (the paywall stopped, or the
- *   facilitator answered no more, after it sent), a transaction sent by its own accounts since the
- *   settlement began. (Through one facilitator, which resumes a pending settlement for any payment
- *   of the same signature, such paywalls share one store file: docs/API.md.)
+ *   bought again here. Where a settlement of it was never answered (the paywall stopped, or the
+ *   facilitator answered no more, after it sent), a transaction sent by the facilitator's own
+ *   accounts since it began: never after an answer (a facilitator that says it sent nothing, or
+ *   something else, has not run it; a payment another paywall's settlement ran is refused so). Two
+ *   paywalls for one wallet through one facilitator, or facilitators sharing an account, share one
+ *   store file (docs/API.md): one's settlement never answered could otherwise find the other's.
  * A v1 payment names no nonce of the paywall's: none of this.
  */
 export function paidBefore(
-  store: Pick<PaywallStore, 'rememberPending' | 'pendingSettlement'>,
+  store: Pick<PaywallStore, 'settlementBegins' | 'settlementAnswered' | 'pendingSettlement'>,
   payment: { memo: string; nonceExpiresAt: number },
   settling: Settling | null,
 ): PaidBefore | null {
   if (payment.memo === '' || settling === null) return null;
-  // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
-  const since = Date.now();
-  const remember = (transaction: string | null, payer: string) =>
-    store.rememberPending({
-      nonce: payment.memo,
-      digest: settling.digest,
-      transaction,
-      payer: settling.payer ?? payer,
-      since,
-      nonceExpiresAt: payment.nonceExpiresAt,
-    });
+  const kept = (payer: string) => ({
+    nonce: payment.memo,
+    digest: settling.digest,
+    payer: settling.payer ?? payer,
+    nonceExpiresAt: payment.nonceExpiresAt,
+  });
   return {
     settling: (payer) => {
-      if (settling.sentSince !== null) remember(null, payer);
+      // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
+      if (settling.sentSince !== null) store.settlementBegins({ ...kept(payer), since: Date.now() });
     },
-    leftPending: (transaction, payer) => remember(transaction, payer),
+    answered: (transaction, payer) => store.settlementAnswered({ ...kept(payer), transaction: transaction || null }),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
       if (pending === null || pending.digest !== settling.digest) return null;
-      const transaction = pending.transaction ?? (await settling.sentSince?.(pending.since)) ?? null;
-      if (transaction === null) return null;
-      return (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
+      const paid = async (transaction: string | null) =>
+        transaction !== null && (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
+      return (
+        (await paid(pending.transaction)) ??
+        (pending.unansweredSince === null || settling.sentSince === null
+          ? null
+          : await paid(await settling.sentSince(pending.unansweredSince)))
+      );
     },
   };
 }

@@ -99,11 +99,13 @@ export async function verifiedAndSettled(
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
-    onChain?.leftPending(settled.transaction, settled.payer ?? payer ?? '');
+    onChain?.answered(settled.transaction, settled.payer ?? payer ?? '');
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);
   if (!settled.success) {
+    // What the facilitator sent, if anything (a failure after its broadcast may still land).
+    onChain?.answered(settled.transaction, settled.payer ?? payer ?? '');
     return (
       (await landed()) ??
       refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`)

@@ -85,12 +85,12 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
 
   let facilitator: FacilitatorClient;
   /** The seller's API behind a paywall over the store; a second one is the same seller restarted. */
-  async function paywallApi(x402Facilitator = facilitator) {
+  async function paywallApi(x402Facilitator = facilitator, paywallStore = store) {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
       base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
-      store,
+      store: paywallStore,
       x402: { facilitator: x402Facilitator },
     });
     const app = express();
@@ -102,8 +102,8 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   }
 
   /** A buyer's x402 v2 payment on Base for the paywall's fresh terms, as the official client makes it (its header, and what it carries). */
-  async function paymentFor(account: Awaited<ReturnType<typeof buyer>>) {
-    const unpaid = await fetch(`${api.url}/data`);
+  async function paymentFor(account: Awaited<ReturnType<typeof buyer>>, paywallUrl = api.url) {
+    const unpaid = await fetch(`${paywallUrl}/data`);
     const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
     const http = new x402HTTPClient(
       x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
@@ -357,6 +357,47 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     } finally {
       await close(restarted.server);
     }
+  });
+
+  it('one authorization under two paywalls’ nonces (stores and facilitators of their own, one account) buys one answer', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), served };
+    const { headers, payload } = await paymentFor(account);
+    // A second paywall of the seller's, a store of its own, its facilitator sending from the first
+    // one's account: the same authorization presented under its nonce while the first paywall's
+    // settlement is on its way.
+    const otherStore = openPaywallStore(':memory:');
+    const twin = await startEvmFacilitator(baseSepolia, node.url, async () => {}, evm.key);
+    // The second paywall's verify passes before the first's transaction is mined; it is mined before
+    // its settle, which then finds the authorization used and says it sent nothing.
+    const minedAfterVerify: FacilitatorClient = {
+      ...twin.client,
+      verify: async (p, r) => {
+        const verified = await twin.client.verify(p, r);
+        await node.mine(1);
+        return verified;
+      },
+    };
+    const second = await paywallApi(minedAfterVerify, otherStore);
+    const twice = { ...(await paymentFor(account, second.url)).payload, payload: payload.payload };
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      expect((await fetch(`${api.url}/data`, { headers })).status).toBe(503);
+      const refused = await fetch(`${second.url}/data`, { headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(twice) } });
+      expect(refused.status).toBe(402);
+      expect((await refused.json()).code).toBe('payment_rejected');
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+      await close(second.server);
+      await twin.close();
+      otherStore.close();
+    }
+    // The first paywall serves its payment, once.
+    expect((await fetch(`${api.url}/data`, { headers })).status).toBe(200);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
   it('on Solana too: a payment left pending (503) is served once by the paywall restarted, its money having arrived', async () => {

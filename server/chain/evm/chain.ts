@@ -412,7 +412,7 @@ export class EvmChain implements Chain {
     if (used) {
       // Looked for from when it was signed, by the chain's clock.
       const earliest = earliestOnChain(signedAt, now, latest, this.blocksOnDemand !== null);
-      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, earliest);
+      const landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, earliest, latest);
       // Used but its log not found (a node whose log index lags): asked again later. Coffer never
       // cancels an authorization it signed, so a used one ran somewhere.
       return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };

@@ -71,9 +71,10 @@ export async function authorizationUsedIn(
   usdc: Address,
   authorization: { from: Address; nonce: Hash; validAfter: bigint; validBefore: bigint },
   earliest: bigint,
+  /** The newest block, where the caller read it already (the state it asked was read there: a load-balanced RPC's next node may lag). */
+  newest?: { number: bigint; timestamp: bigint },
 ): Promise<Hash | null> {
-  const block = await client.getBlock({ blockTag: 'latest' });
-  const latest = { number: block.number, timestamp: block.timestamp };
+  const latest = newest ?? (await client.getBlock({ blockTag: 'latest' }));
   const opens = earliest > authorization.validAfter ? earliest : authorization.validAfter;
   const first = await firstBlockAtOrAfter(client, opens, latest);
   const last = lesser(await firstBlockAtOrAfter(client, authorization.validBefore, latest), latest.number);

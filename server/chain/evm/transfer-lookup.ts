@@ -152,7 +152,7 @@ export async function whereAuthorizationRan(
   });
   if (!used) return null;
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const transaction = await authorizationUsedIn(client, usdc, authorization, earliestOnChain(since, now, newest, false));
+  const transaction = await authorizationUsedIn(client, usdc, authorization, earliestOnChain(since, now, newest, false), newest);
   if (transaction === null) return null;
   return { transaction, sender: getAddress((await client.getTransaction({ hash: transaction })).from) };
 }

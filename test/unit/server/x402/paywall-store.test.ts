@@ -104,7 +104,7 @@ describe('paywall store', () => {
     }
   });
 
-  it('remembers a payment as its settlement begins, and upgrades a file whose pending settlements each named a transaction', () => {
+  it('remembers what a payment’s settlement came to, and upgrades a file whose pending settlements each named a transaction', () => {
     const dir = mkdtempSync(join(tmpdir(), 'coffer-paywall-'));
     try {
       const file = join(dir, 'paywall.db');
@@ -120,19 +120,31 @@ describe('paywall store', () => {
         digest: 'digest-0',
         transaction: '0xsent',
         payer: 'p',
-        since: 0,
+        unansweredSince: null,
         nonceExpiresAt: 300_000,
       });
-      const begun = { nonce: 'n1', digest: 'digest-1', transaction: null, payer: 'p', since: 1_000, nonceExpiresAt: 300_000 };
-      store.rememberPending(begun);
-      expect(store.pendingSettlement('n1')).toEqual(begun);
-      // Left pending after: the transaction the facilitator sent.
-      store.rememberPending({ ...begun, transaction: '0xsent-1' });
-      expect(store.pendingSettlement('n1')).toEqual({ ...begun, transaction: '0xsent-1' });
+      const payment = { nonce: 'n1', digest: 'digest-1', payer: 'p', nonceExpiresAt: 300_000 };
+      store.settlementBegins({ ...payment, since: 1_000 });
+      expect(store.pendingSettlement('n1')).toEqual({ ...payment, transaction: null, unansweredSince: 1_000 });
+      // Left pending: the transaction the facilitator sent, and the settlement answered.
+      store.settlementAnswered({ ...payment, transaction: '0xsent-1' });
+      expect(store.pendingSettlement('n1')).toEqual({ ...payment, transaction: '0xsent-1', unansweredSince: null });
+      // Settled again: the transaction said is kept; an unanswered beginning, the earliest.
+      store.settlementBegins({ ...payment, since: 3_000 });
+      store.settlementBegins({ ...payment, since: 2_000 });
+      expect(store.pendingSettlement('n1')).toEqual({ ...payment, transaction: '0xsent-1', unansweredSince: 2_000 });
+      // Answered with nothing sent: the transaction said before stays; another payment's answer changes nothing.
+      store.settlementAnswered({ ...payment, digest: 'digest-other', transaction: null });
+      expect(store.pendingSettlement('n1')!.unansweredSince).toBe(2_000);
+      store.settlementAnswered({ ...payment, transaction: null });
+      expect(store.pendingSettlement('n1')).toEqual({ ...payment, transaction: '0xsent-1', unansweredSince: null });
+      // Another payment under the nonce (signed again) takes its place, with nothing said of it.
+      store.settlementBegins({ ...payment, digest: 'digest-2', since: 4_000 });
+      expect(store.pendingSettlement('n1')).toEqual({ ...payment, digest: 'digest-2', transaction: null, unansweredSince: 4_000 });
       store.close();
-      // Opened again (and by a second process at once): upgraded once.
+      // Opened again, and by a second connection beside it: upgraded once, nothing lost.
       const [again, beside] = [openPaywallStore(file), openPaywallStore(file)];
-      expect(again.pendingSettlement('n1')).toEqual({ ...begun, transaction: '0xsent-1' });
+      expect(beside.pendingSettlement('n1')).toMatchObject({ digest: 'digest-2', unansweredSince: 4_000 });
       again.close();
       beside.close();
     } finally {

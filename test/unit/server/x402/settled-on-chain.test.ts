@@ -62,7 +62,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(await paid.ranIn()).toBeNull();
     expect(node.asked).toEqual([]);
     // The payer is the authorization's, whatever the facilitator said.
-    paid.leftPending(LANDED, 'someone');
+    paid.answered(LANDED, 'someone');
     // The paywall restarted: what is remembered is in the store.
     expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
@@ -73,23 +73,24 @@ describe('a payment whose settlement the facilitator left pending', () => {
     ]);
     // Where the transaction sent did not pay it (dropped, reverted, another authorization): nothing.
     const elsewhere = paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, base(`0x${'00'.repeat(32)}`), SENDERS))!;
-    elsewhere.leftPending(LANDED, PAYER);
+    elsewhere.answered(LANDED, PAYER);
     expect(await elsewhere.ranIn()).toBeNull();
   });
 
-  it('is remembered as its settlement begins: with no transaction said, the one its facilitator’s accounts sent since then', async () => {
+  it('is remembered as its settlement begins: never answered, settled by a transaction its facilitator’s accounts sent since', async () => {
     store = openPaywallStore(':memory:');
     const since = Date.now();
     const node = base(LANDED);
     paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.settling('someone');
     expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: null, payer: PAYER });
-    expect(store.pendingSettlement('memo-1')!.since).toBeGreaterThanOrEqual(since);
-    // The paywall stopped before the facilitator said anything: the chain is asked from then on.
+    const began = store.pendingSettlement('memo-1')!.unansweredSince!;
+    expect(began).toBeGreaterThanOrEqual(since);
+    // The paywall stopped before the facilitator answered: the chain is asked from then on.
     expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
     });
-    expect(node.searched).toEqual([BigInt(Math.floor(store.pendingSettlement('memo-1')!.since / 1000))]);
+    expect(node.searched).toEqual([BigInt(Math.floor(began / 1000))]);
     expect(node.asked.map((asked) => asked.txHash)).toEqual([LANDED]);
     // Sent by another account (another paywall's facilitator, the payer itself), not used, or run
     // in a transaction that did not pay it: nothing.
@@ -100,10 +101,37 @@ describe('a payment whose settlement the facilitator left pending', () => {
     ]) {
       expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, lookup, SENDERS))!.ranIn()).toBeNull();
     }
-    // The transaction the facilitator then says it sent is the one asked about.
-    const said = paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
-    said.leftPending(LANDED, PAYER);
-    expect(await said.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    // Settled again later (the paywall restarted), the same payment keeps its earliest beginning.
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.settling(PAYER);
+    expect(store.pendingSettlement('memo-1')!.unansweredSince).toBe(began);
+  });
+
+  it('once its facilitator answered, is settled only by the transaction it said: never by a search', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    const settlingOf = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
+    // It said it sent nothing (its settle found the authorization used: another paywall's
+    // settlement ran it, through a facilitator sharing this one's account).
+    settlingOf().settling(PAYER);
+    settlingOf().answered(null, PAYER);
+    expect(await settlingOf().ranIn()).toBeNull();
+    expect(node.searched).toEqual([]);
+    // It said it sent one that did not pay it (reverted): that one is asked about, and no search.
+    settlingOf().settling(PAYER);
+    settlingOf().answered(`0x${'00'.repeat(32)}`, PAYER);
+    expect(await settlingOf().ranIn()).toBeNull();
+    expect(node.asked.map((asked) => asked.txHash)).toEqual([`0x${'00'.repeat(32)}`]);
+    expect(node.searched).toEqual([]);
+    // Settled again and never answered: the transaction said before is asked first, then the chain.
+    settlingOf().settling(PAYER);
+    expect(store.pendingSettlement('memo-1')!.transaction).toBe(`0x${'00'.repeat(32)}`);
+    expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    expect(node.searched).toHaveLength(1);
+    // A later answer of nothing keeps the transaction said before (a facilitator that lost what it sent).
+    settlingOf().answered(LANDED, PAYER);
+    settlingOf().answered(null, PAYER);
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: LANDED, unansweredSince: null });
+    expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     expect(node.searched).toHaveLength(1);
   });
 
@@ -122,7 +150,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
   it('is not looked for under another nonce, nor another payment under its nonce (a landed one is public)', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.leftPending(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.answered(LANDED, PAYER);
     const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
     for (const [payload, memo] of [
       [paying(), 'memo-2'],
@@ -137,7 +165,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(node.asked).toEqual([]);
     // A later pending settlement under the nonce takes its place (signed again, sent again).
     const again = paying({ nonce: `0x${'ef'.repeat(32)}` });
-    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.leftPending(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.answered(LANDED, PAYER);
     expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
@@ -184,7 +212,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     const cluster = (found: Partial<TransferFound> | null) => ({
       findTransfer: async () => (found === null ? null : { ...sent, ...found }),
     });
-    paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.leftPending('sig-1', 'buyer');
+    paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.answered('sig-1', 'buyer');
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.ranIn()).toEqual({
       transaction: 'sig-1',
       payer: 'buyer',
@@ -206,7 +234,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
 
   it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
     store = openPaywallStore(':memory:');
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), SENDERS))!.leftPending(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), SENDERS))!.answered(LANDED, PAYER);
     store.prune(1_800_000 + 86_400_000);
     expect(store.pendingSettlement('memo-1')).not.toBeNull();
     store.prune(1_800_001 + 86_400_000);

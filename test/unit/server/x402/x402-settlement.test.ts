@@ -75,7 +75,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
     return {
       asked,
       settling: (payer: string) => void asked.push(`settling, paid by ${payer}`),
-      leftPending: (sent: string) => void asked.push(`left pending in ${sent}`),
+      answered: (sent: string | null) => void asked.push(sent ? `answered: sent ${sent}` : 'answered: sent nothing'),
       ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
     };
   };
@@ -85,8 +85,8 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const first = onChain(null);
     const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
-    // Remembered as its settlement began, then with the transaction the facilitator sent.
-    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'left pending in 0xabc']);
+    // Remembered as its settlement began, then with the transaction the facilitator said it sent.
+    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'answered: sent 0xabc']);
     state.mined = true;
     // Presented again to the same paywall, it resumes: not remembered afresh (its transaction would be lost).
     const resumed = onChain(null);
@@ -126,7 +126,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
       ok: true,
       settled: { transaction: '0xlanded' },
     });
-    expect(landed.asked).toEqual(['settling, paid by 0xpayer', 'ran in']);
+    expect(landed.asked).toEqual(['settling, paid by 0xpayer', 'answered: sent nothing', 'ran in']);
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
   });
 });
