@@ -6,7 +6,7 @@ import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
 import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from './settled-on-chain.js';
-import type { TransferFound } from '../core/ports/chain.js';
+import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -69,6 +69,8 @@ export interface PaywallBaseTerms extends X402BaseSeller {
 /** The paywall's x402 terms on Solana, and how it reads a transaction there (its receipts' lookup). */
 export interface PaywallSolTerms extends X402Seller {
   findTransfer(txSignature: string): Promise<TransferFound | null>;
+  /** Where a payer's signed transaction landed, where the lookup can tell (a cluster's RPC); null otherwise. */
+  fateOfPayerSigned: Chain['fateOfPayerSigned'] | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseAmount } from '../wire/money.js';
-import type { TransferLookup } from '../core/ports/chain.js';
+import type { Chain, TransferLookup } from '../core/ports/chain.js';
 import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
 import type { PaywallStore } from './paywall-store.js';
@@ -13,8 +13,12 @@ import { x402EvmNetworks } from '../chain/evm/networks.js';
 export interface PaywallOptions {
   /** The wallet that receives the payments (its USDC token account is credited). */
   recipient: string;
-  /** Where transactions are read: `cofferTransferLookup(url)` on sim, `rpcTransferLookup(network)` elsewhere. */
-  lookup: TransferLookup;
+  /**
+   * Where transactions are read: `cofferTransferLookup(url)` on sim, `rpcTransferLookup(network)`
+   * elsewhere (which also finds where a payer's signed transaction landed: an x402 payment whose
+   * settlement went unanswered).
+   */
+  lookup: TransferLookup & Partial<Pick<Chain, 'fateOfPayerSigned'>>;
   /**
    * Coffer receipts of payments on Base are taken too: paid to `recipient` (an EVM account), read on
    * that chain (`evmTransferLookup`). The 402 offers it beside the Solana terms.
@@ -123,7 +127,14 @@ export function createPaywall(options: PaywallOptions) {
 function solanaTerms(options: PaywallOptions): PaywallSolTerms | null {
   const names = x402Networks(options.lookup.network);
   if (names === null) return null;
-  return { names, usdcMint: options.lookup.usdc, recipient: options.recipient, findTransfer: (tx) => options.lookup.findTransfer(tx) };
+  const { lookup } = options;
+  return {
+    names,
+    usdcMint: lookup.usdc,
+    recipient: options.recipient,
+    findTransfer: (tx) => lookup.findTransfer(tx),
+    fateOfPayerSigned: lookup.fateOfPayerSigned === undefined ? null : (sent) => lookup.fateOfPayerSigned!(sent),
+  };
 }
 
 /** The paywall's x402 terms on Base: its chain as x402 names it. */

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress, isAddress, type Address } from 'viem';
 import type { CarriedAuthorization, EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
-import type { TransferFound } from '../core/ports/chain.js';
+import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
-import { address } from '@solana/kit';
+import { address, getBase58Decoder, getBase64Encoder, getTransactionDecoder, type Address as SolanaAddress } from '@solana/kit';
 import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 
 /** A payment's settlement as the chain may show it, for verifiedAndSettled (x402-settlement.ts). */
@@ -62,10 +62,11 @@ interface Settling {
   payer: string | null;
   paidIn(transaction: string): Promise<boolean>;
   /**
-   * The transaction the chain shows ran the payment, sent by the facilitator's own accounts since
-   * `since` (ms); null where the chain cannot say that without the facilitator's word.
+   * The transaction the chain shows ran the payment, sent since `since` (ms) by the facilitator (on
+   * Base its own accounts; on Solana the fee payer the payment names, with `payer`'s signature); null
+   * where the chain cannot say that without the facilitator's word.
    */
-  sentSince: ((since: number) => Promise<string | null>) | null;
+  sentSince: ((since: number, payer: string) => Promise<string | null>) | null;
 }
 
 /**
@@ -103,20 +104,37 @@ export function baseSettling(
 /**
  * A payment on Solana: its transaction, which the facilitator signs as fee payer and sends. The
  * transaction it reported must have succeeded moving the route's price in this USDC to the
- * recipient's USDC account, with the paywall's nonce as its memo.
+ * recipient's USDC account, with the paywall's nonce as its memo. Where it reported none, the one
+ * carrying the payer's signature found in the payer's USDC account's history, where the lookup reads
+ * a cluster's RPC (`fateOfPayerSigned`): the very transaction presented, its fee payer and memo among
+ * what the payer signed.
  */
 export function solanaSettling(
   payload: PaymentPayload,
   route: { recipient: string; amount: bigint; usdcMint: string; memo: string },
-  chain: { findTransfer(txSignature: string): Promise<TransferFound | null> },
+  chain: {
+    findTransfer(txSignature: string): Promise<TransferFound | null>;
+    fateOfPayerSigned: Chain['fateOfPayerSigned'] | null;
+  },
 ): Settling | null {
   const transaction = (payload.payload as { transaction?: unknown }).transaction;
   if (typeof transaction !== 'string') return null;
   return {
     digest: digest([transaction]),
     payer: null,
-    // Its transaction is named by the fee payer's signature, which only the facilitator makes.
-    sentSince: null,
+    // Its transaction is named by the fee payer's signature, which only the facilitator makes: found
+    // by the payer's own signature in it.
+    sentSince:
+      chain.fateOfPayerSigned === null
+        ? null
+        : async (since, payer) => {
+            const payerSignature = signatureOf(transaction, payer);
+            if (payerSignature === null) return null;
+            // No end given: the transaction is looked for only, never called dropped here.
+            const sent = { payer, payerSignature, txWire: transaction, lifetimeEnd: NO_END, since, hint: null };
+            const fate = await chain.fateOfPayerSigned!(sent);
+            return fate.state === 'succeeded' ? fate.landedAs : null;
+          },
     paidIn: async (txSignature) => {
       // Not found (dropped, or a shape the lookup does not read: a smart wallet's inner transfer, an
       // address lookup table): refused, as before. The facilitator refused the payment first, which
@@ -132,6 +150,19 @@ export function solanaSettling(
       );
     },
   };
+}
+
+/** A lifetime that never ends, where the transaction's own (its last valid block height) is not known. */
+const NO_END = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** `signer`'s signature (base58) on a wire transaction (base64); null where it carries none. */
+function signatureOf(wire: string, signer: string): string | null {
+  try {
+    const bytes = getTransactionDecoder().decode(getBase64Encoder().encode(wire)).signatures[signer as SolanaAddress];
+    return bytes ? getBase58Decoder().decode(bytes) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -184,7 +215,7 @@ export function paidBefore(
         (await paid(pending.transaction)) ??
         (pending.unansweredSince === null || settling.sentSince === null
           ? null
-          : await paid(await settling.sentSince(pending.unansweredSince)))
+          : await paid(await settling.sentSince(pending.unansweredSince, pending.payer)))
       );
     },
   };

@@ -443,6 +443,53 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('on Solana too: a payment settled just before its paywall stopped, not yet recorded, is served once by the paywall restarted', async () => {
+    // A buyer who pays with all it holds: after the payment, a fresh simulation of it fails.
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('0.01'));
+    const before = { seller: await usdcOn(cluster, solSeller), served };
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const http = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
+    const headers = http.encodePaymentSignatureHeader(
+      await http.createPaymentPayload({
+        ...required,
+        accepts: required.accepts.filter((entry: any) => entry.network.startsWith('solana:')),
+      }),
+    );
+    // The facilitator settles; the seller's process stops before its paywall records the payment.
+    const dying = await paywallApi({
+      ...facilitator,
+      settle: async (payload, requirements) => {
+        await facilitator.settle(payload, requirements);
+        throw new Error('the process stopped here');
+      },
+    });
+    try {
+      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
+    } finally {
+      await close(dying.server);
+    }
+    expect(await usdcOn(cluster, solSeller)).toBe(before.seller + micro('0.01'));
+    // Restarted, with its facilitator (the same fee payer): its verify refuses the landed transaction;
+    // the payer's account shows the transaction it signed, paying the price here under the nonce.
+    const fresh = await startFacilitator(cluster, svm.feePayer);
+    const restarted = await paywallApi({ ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
+    try {
+      const again = await fetch(`${restarted.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ data: 'sold', payer: buyer.address });
+      for (const url of [restarted.url, api.url]) expect((await fetch(`${url}/data`, { headers })).status).toBe(402);
+      expect(served).toBe(before.served + 1);
+      expect(await usdcOn(cluster, buyer.address)).toBe(0n);
+    } finally {
+      await close(restarted.server);
+      await fresh.close();
+    }
+  });
+
   it('a payment found good whose nonce its payer then spends paying someone else is not served on the chain’s word', async () => {
     const account = await buyer();
     const elsewhere = getAddress(privateKeyToAccount(generatePrivateKey()).address);

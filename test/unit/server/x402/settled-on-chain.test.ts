@@ -4,8 +4,24 @@ import { getAddress } from 'viem';
 import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from '../../../../server/x402/settled-on-chain.js';
 import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
 import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
-import type { TransferFound } from '../../../../server/core/ports/chain.js';
-import { address } from '@solana/kit';
+import type { PayerSignedFate, PayerSignedTransfer, TransferFound } from '../../../../server/core/ports/chain.js';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  blockhash,
+  createNoopSigner,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit';
+import { getAddMemoInstruction } from '@solana-program/memo';
 import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
 
 const SELLER = getAddress('0x00000000000000000000000000000000000000aa');
@@ -13,6 +29,7 @@ const PAYER = getAddress('0x00000000000000000000000000000000000000bb');
 const NONCE = `0x${'ab'.repeat(32)}`;
 const LANDED = `0x${'cd'.repeat(32)}`;
 const ROUTE = { recipient: SELLER, amount: 10_000n };
+const SELLER_SOL = '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa';
 
 /** An x402 v2 payload on Base as the official EVM client writes it. */
 const paying = (fields: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
@@ -140,10 +157,15 @@ describe('a payment whose settlement the facilitator left pending', () => {
     // A facilitator that names no account it sends from.
     paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), []))!.settling(PAYER);
     expect(store.pendingSettlement('memo-1')).toBeNull();
-    // Solana: the transaction is named by the fee payer's signature.
+    // Solana, where the lookup cannot find a payer's transaction (a Coffer server's, on sim): the
+    // transaction is named by the fee payer's signature.
     const solPayment = { x402Version: 2, payload: { transaction: 'tx-bytes' } } as unknown as PaymentPayload;
     const terms = { recipient: SELLER, amount: 10_000n, usdcMint: 'mint', memo: 'memo-1' };
-    paidBefore(store, pendingUnder(), solanaSettling(solPayment, terms, { findTransfer: async () => null }))!.settling('buyer');
+    paidBefore(
+      store,
+      pendingUnder(),
+      solanaSettling(solPayment, terms, { findTransfer: async () => null, fateOfPayerSigned: null }),
+    )!.settling('buyer');
     expect(store.pendingSettlement('memo-1')).toBeNull();
   });
 
@@ -211,6 +233,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     const terms = { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
     const cluster = (found: Partial<TransferFound> | null) => ({
       findTransfer: async () => (found === null ? null : { ...sent, ...found }),
+      fateOfPayerSigned: null,
     });
     paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.answered('sig-1', 'buyer');
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.ranIn()).toEqual({
@@ -230,6 +253,65 @@ describe('a payment whose settlement the facilitator left pending', () => {
     }
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('other-bytes'), terms, cluster({})))!.ranIn()).toBeNull();
     expect(solanaSettling(paying(), terms, cluster({}))).toBeNull();
+  });
+
+  it('on Solana, never answered: the transaction carrying the payer’s signature, found in its history', async () => {
+    store = openPaywallStore(':memory:');
+    const [payer, feePayer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    const wire = getBase64EncodedWireTransaction(
+      await partiallySignTransactionMessageWithSigners(
+        pipe(
+          createTransactionMessage({ version: 0 }),
+          (m) => setTransactionMessageFeePayerSigner(createNoopSigner(feePayer.address), m),
+          (m) =>
+            setTransactionMessageLifetimeUsingBlockhash(
+              { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 1n },
+              m,
+            ),
+          (m) => appendTransactionMessageInstructions([getAddMemoInstruction({ memo: 'memo-1', signers: [payer] })], m),
+        ),
+      ),
+    );
+    const payerSignature = getBase58Decoder().decode(
+      getTransactionDecoder().decode(getBase64Encoder().encode(wire)).signatures[payer.address]!,
+    );
+    const asked: unknown[] = [];
+    const mint = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
+    const terms = { recipient: SELLER_SOL, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
+    const found = {
+      succeeded: true,
+      mint,
+      toTokenAccount: await usdcTokenAccount(address(mint), address(SELLER_SOL)),
+      amount: 10_000n,
+      memo: 'memo-1',
+    };
+    const cluster = (fate: PayerSignedFate) => ({
+      findTransfer: async (tx: string) => (tx === 'landed-sig' ? (found as unknown as TransferFound) : null),
+      fateOfPayerSigned: async (sent: PayerSignedTransfer) => (asked.push(sent), fate),
+    });
+    const payment = { x402Version: 2, payload: { transaction: wire } } as unknown as PaymentPayload;
+    const landed = cluster({ state: 'succeeded', landedAs: 'landed-sig' });
+    paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.settling(payer.address);
+    const began = store.pendingSettlement('memo-1')!.unansweredSince!;
+    expect(await paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.ranIn()).toEqual({
+      transaction: 'landed-sig',
+      payer: payer.address,
+    });
+    expect(asked).toEqual([
+      { payer: payer.address, payerSignature, txWire: wire, lifetimeEnd: expect.any(BigInt), since: began, hint: null },
+    ]);
+    // Not found (unknown, dropped), or failed: nothing.
+    for (const fate of [
+      { state: 'unknown' },
+      { state: 'dropped' },
+      { state: 'failed', landedAs: 'landed-sig', error: 'x' },
+    ] as PayerSignedFate[]) {
+      expect(await paidBefore(store, pendingUnder(), solanaSettling(payment, terms, cluster(fate)))!.ranIn()).toBeNull();
+    }
+    // Answered (it sent nothing): the history is not read.
+    paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.answered(null, payer.address);
+    expect(await paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.ranIn()).toBeNull();
+    expect(asked).toHaveLength(4);
   });
 
   it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
