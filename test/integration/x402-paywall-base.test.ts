@@ -115,6 +115,69 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     return { headers: http.encodePaymentSignatureHeader(payload), payload: payload as any };
   }
 
+  /**
+   * A Solana buyer's x402 v2 payment for the paywall's fresh terms, as the official client makes it,
+   * paying with all it holds: after the payment, a fresh simulation of it fails.
+   */
+  async function solanaPaymentOfAll() {
+    const buyer = await generateKeyPairSigner();
+    await cluster.mintUsdc(buyer.address, micro('0.01'));
+    const unpaid = await fetch(`${api.url}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const http = new x402HTTPClient(
+      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+    );
+    const headers = http.encodePaymentSignatureHeader(
+      await http.createPaymentPayload({
+        ...required,
+        accepts: required.accepts.filter((entry: any) => entry.network.startsWith('solana:')),
+      }),
+    );
+    return { buyer, headers };
+  }
+
+  /**
+   * The payment presented to the seller's paywall, whose process stops while it settles (its
+   * facilitator's settle never returns to it): after the facilitator settled it, or before it sent
+   * anything. The buyer is answered 503, nothing is recorded.
+   */
+  async function stoppedWhileSettling(headers: Record<string, string>, { settled }: { settled: boolean }) {
+    const dying = await paywallApi({
+      ...facilitator,
+      settle: async (payload, requirements) => {
+        if (settled) await facilitator.settle(payload, requirements);
+        throw new Error('the process stopped here');
+      },
+    });
+    try {
+      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
+    } finally {
+      await close(dying.server);
+    }
+  }
+
+  /**
+   * The payment presented to the seller's paywall restarted (its store kept, `x402Facilitator` its
+   * facilitator): served once, its settlement's header with it; presented again there or to the
+   * paywall before, refused as used.
+   */
+  async function servedOnceRestarted(headers: Record<string, string>, payer: string, x402Facilitator = facilitator) {
+    const restarted = await paywallApi(x402Facilitator);
+    try {
+      const again = await fetch(`${restarted.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ data: 'sold', payer });
+      expect(again.headers.get('payment-response')).toBeTruthy();
+      for (const url of [restarted.url, api.url]) {
+        const replayed = await fetch(`${url}/data`, { headers });
+        expect(replayed.status).toBe(402);
+        expect((await replayed.json()).code).toBe('receipt_already_used');
+      }
+    } finally {
+      await close(restarted.server);
+    }
+  }
+
   /** Signs `authorization` (an x402 payload's, as strings) with the payer's key and runs it on chain, sent by an account of its own. */
   async function runOnChain(
     payer: Awaited<ReturnType<typeof buyer>>,
@@ -273,23 +336,9 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
     // The seller restarted: what its paywall remembered in memory is gone, its store is not. The
     // facilitator's verify now finds the authorization used; the transaction it sent shows it paid.
-    const restarted = await paywallApi();
-    try {
-      const again = await fetch(`${restarted.url}/data`, { headers });
-      expect(again.status).toBe(200);
-      expect(await again.json()).toMatchObject({ data: 'sold', payer: account.address });
-      expect(again.headers.get('payment-response')).toBeTruthy();
-      expect(served).toBe(before.served + 1);
-      for (const url of [restarted.url, api.url]) {
-        const replayed = await fetch(`${url}/data`, { headers });
-        expect(replayed.status).toBe(402);
-        expect((await replayed.json()).code).toBe('receipt_already_used');
-      }
-      expect(served).toBe(before.served + 1);
-      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
-    } finally {
-      await close(restarted.server);
-    }
+    await servedOnceRestarted(headers, account.address);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
   it('a payment settled just before its paywall stopped, not yet recorded, is served once by the paywall restarted', async () => {
@@ -298,36 +347,12 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const { headers } = await paymentFor(account);
     // The facilitator settles, and the seller's process stops before its paywall records the payment
     // (its settle never returns to it): the buyer's money is the seller's, the answer unsent.
-    const dying = await paywallApi({
-      ...facilitator,
-      settle: async (payload, requirements) => {
-        await facilitator.settle(payload, requirements);
-        throw new Error('the process stopped here');
-      },
-    });
-    try {
-      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
-    } finally {
-      await close(dying.server);
-    }
+    await stoppedWhileSettling(headers, { settled: true });
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
     // Restarted, the paywall's facilitator refuses the used authorization; the chain shows where it ran.
-    const restarted = await paywallApi();
-    try {
-      const again = await fetch(`${restarted.url}/data`, { headers });
-      expect(again.status).toBe(200);
-      expect(await again.json()).toMatchObject({ data: 'sold', payer: account.address });
-      expect(again.headers.get('payment-response')).toBeTruthy();
-      for (const url of [restarted.url, api.url]) {
-        const replayed = await fetch(`${url}/data`, { headers });
-        expect(replayed.status).toBe(402);
-        expect((await replayed.json()).code).toBe('receipt_already_used');
-      }
-      expect(served).toBe(before.served + 1);
-      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
-    } finally {
-      await close(restarted.server);
-    }
+    await servedOnceRestarted(headers, account.address);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
   it('a payment its facilitator never sent, run on chain by another account, is not served on the chain’s word', async () => {
@@ -337,15 +362,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const { headers, payload } = await paymentFor(account);
     const before = { seller: await usdc(baseSeller), served };
     // The facilitator verifies the payment; the seller's process stops before anything is sent.
-    const dying = await paywallApi({
-      ...facilitator,
-      settle: () => Promise.reject(new Error('the process stopped here')),
-    });
-    try {
-      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
-    } finally {
-      await close(dying.server);
-    }
+    await stoppedWhileSettling(headers, { settled: false });
     await runOnChain(account, payload.payload.authorization, payload.accepted.extra);
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
     const restarted = await paywallApi();
@@ -401,21 +418,8 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   });
 
   it('on Solana too: a payment left pending (503) is served once by the paywall restarted, its money having arrived', async () => {
-    // A buyer who pays with all it holds: after the payment, a fresh simulation of it fails.
-    const buyer = await generateKeyPairSigner();
-    await cluster.mintUsdc(buyer.address, micro('0.01'));
+    const { buyer, headers } = await solanaPaymentOfAll();
     const before = { seller: await usdcOn(cluster, solSeller), served };
-    const unpaid = await fetch(`${api.url}/data`);
-    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
-    const http = new x402HTTPClient(
-      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
-    );
-    const headers = http.encodePaymentSignatureHeader(
-      await http.createPaymentPayload({
-        ...required,
-        accepts: required.accepts.filter((entry: any) => entry.network.startsWith('solana:')),
-      }),
-    );
     // The facilitator sends the transaction, and does not see it confirmed in time: 503.
     svm.control.confirming = false;
     try {
@@ -429,65 +433,31 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     // in memory): its verify refuses the transaction that landed; the one the facilitator sent
     // shows the price paid here, with the paywall's nonce as its memo.
     const fresh = await startFacilitator(cluster, svm.feePayer);
-    const restarted = await paywallApi({ ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
     try {
-      const again = await fetch(`${restarted.url}/data`, { headers });
-      expect(again.status).toBe(200);
-      expect(await again.json()).toMatchObject({ data: 'sold', payer: buyer.address });
-      for (const url of [restarted.url, api.url]) expect((await fetch(`${url}/data`, { headers })).status).toBe(402);
-      expect(served).toBe(before.served + 1);
-      expect(await usdcOn(cluster, buyer.address)).toBe(0n);
+      await servedOnceRestarted(headers, buyer.address, { ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
     } finally {
-      await close(restarted.server);
       await fresh.close();
     }
+    expect(served).toBe(before.served + 1);
+    expect(await usdcOn(cluster, buyer.address)).toBe(0n);
   });
 
   it('on Solana too: a payment settled just before its paywall stopped, not yet recorded, is served once by the paywall restarted', async () => {
-    // A buyer who pays with all it holds: after the payment, a fresh simulation of it fails.
-    const buyer = await generateKeyPairSigner();
-    await cluster.mintUsdc(buyer.address, micro('0.01'));
+    const { buyer, headers } = await solanaPaymentOfAll();
     const before = { seller: await usdcOn(cluster, solSeller), served };
-    const unpaid = await fetch(`${api.url}/data`);
-    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
-    const http = new x402HTTPClient(
-      x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
-    );
-    const headers = http.encodePaymentSignatureHeader(
-      await http.createPaymentPayload({
-        ...required,
-        accepts: required.accepts.filter((entry: any) => entry.network.startsWith('solana:')),
-      }),
-    );
     // The facilitator settles; the seller's process stops before its paywall records the payment.
-    const dying = await paywallApi({
-      ...facilitator,
-      settle: async (payload, requirements) => {
-        await facilitator.settle(payload, requirements);
-        throw new Error('the process stopped here');
-      },
-    });
-    try {
-      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
-    } finally {
-      await close(dying.server);
-    }
+    await stoppedWhileSettling(headers, { settled: true });
     expect(await usdcOn(cluster, solSeller)).toBe(before.seller + micro('0.01'));
     // Restarted, with its facilitator (the same fee payer): its verify refuses the landed transaction;
     // the payer's account shows the transaction it signed, paying the price here under the nonce.
     const fresh = await startFacilitator(cluster, svm.feePayer);
-    const restarted = await paywallApi({ ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
     try {
-      const again = await fetch(`${restarted.url}/data`, { headers });
-      expect(again.status).toBe(200);
-      expect(await again.json()).toMatchObject({ data: 'sold', payer: buyer.address });
-      for (const url of [restarted.url, api.url]) expect((await fetch(`${url}/data`, { headers })).status).toBe(402);
-      expect(served).toBe(before.served + 1);
-      expect(await usdcOn(cluster, buyer.address)).toBe(0n);
+      await servedOnceRestarted(headers, buyer.address, { ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
     } finally {
-      await close(restarted.server);
       await fresh.close();
     }
+    expect(served).toBe(before.served + 1);
+    expect(await usdcOn(cluster, buyer.address)).toBe(0n);
   });
 
   it('a payment found good whose nonce its payer then spends paying someone else is not served on the chain’s word', async () => {
