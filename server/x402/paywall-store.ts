@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { NonceTerms } from './nonces.js';
+import { pendingSettlementsIn, type PendingSettlements } from './pending-settlements.js';
 
 export interface AcceptedPayment {
   txSignature: string;
@@ -21,37 +22,12 @@ export interface AcceptedPayment {
 }
 
 /**
- * An x402 v2 payment whose settlement began and was not seen through, under the paywall's nonce it
- * spends (settled-on-chain.ts): what a restarted paywall may settle it by. Remembered as its
- * settlement begins (on Base, where the chain can say where it ran), and with the transaction the
- * facilitator said it sent.
- */
-export interface PendingSettlement {
-  /** The paywall's nonce (extra.memo). */
-  nonce: string;
-  /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
-  digest: string;
-  /** The transaction the facilitator last said it sent for it; null while it said none. */
-  transaction: string | null;
-  payer: string;
-  /**
-   * When a settlement of it began that the facilitator never answered (ms): the paywall stopped, or
-   * the facilitator answered no more, after anything it sent. Null once it answered.
-   */
-  unansweredSince: number | null;
-  nonceExpiresAt: number;
-}
-
-/** A payment's settlement under a nonce, as the paywall remembers what the facilitator did with it. */
-type Settling = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExpiresAt'>;
-
-/**
  * The paid API's memory: the payments it accepted and the key its nonces are authenticated with
  * (see nonces.ts: unpaid nonces are not stored). Durable (SQLite), so a restart does not reopen
  * replays (a signature is accepted once, a nonce is used once) and nonces handed out before a
  * restart can still be paid after it.
  */
-export interface PaywallStore {
+export interface PaywallStore extends Omit<PendingSettlements, 'prune'> {
   /**
    * The nonces' MAC key, made on first open. It is not a wallet key: whoever holds it can only make
    * nonces this API accepts, and each still has to be paid on chain at the route's price.
@@ -62,18 +38,6 @@ export interface PaywallStore {
   /** Whether a payment was accepted in this transaction (whichever authorization): a receipt naming it buys nothing more. */
   isAccepted(txSignature: string): boolean;
   isNonceUsed(nonce: string): boolean;
-  /**
-   * A settlement of the payment begins (unanswered since `since`). Another payment under the nonce
-   * (signed again) takes its place; the same one keeps the transaction said before, and the earliest
-   * unanswered beginning.
-   */
-  settlementBegins(payment: Settling & { since: number }): void;
-  /**
-   * The facilitator answered the payment's settlement: with the transaction it sent (left pending, or
-   * failed after it sent), which takes the place of any said before, or with none (it sent nothing).
-   */
-  settlementAnswered(payment: Settling & { transaction: string | null }): void;
-  pendingSettlement(nonce: string): PendingSettlement | null;
   /**
    * A nonce handed out by an older paywall that stored them, until it expires: a buyer who paid one
    * just before an upgrade still gets what was paid for.
@@ -96,23 +60,9 @@ export function openPaywallStore(file: string): PaywallStore {
   db.exec(`
     CREATE TABLE IF NOT EXISTS paywall_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) STRICT;
     ${acceptedPayments('IF NOT EXISTS accepted_payments')}
-    CREATE TABLE IF NOT EXISTS pending_settlements (
-      nonce TEXT PRIMARY KEY,
-      authorization_digest TEXT NOT NULL,
-      tx_signature TEXT NOT NULL,
-      payer TEXT NOT NULL,
-      nonce_expires_at INTEGER NOT NULL,
-      settling_since INTEGER NOT NULL DEFAULT 0
-    ) STRICT;
   `);
   keyedByAuthorization(db);
-  // A file of the paywall before payments were remembered as their settlement began (each of its
-  // rows names the transaction sent); looked at and altered in one write, as below.
-  db.transaction(() => {
-    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('pending_settlements') as string[];
-    if (!columns.includes('settling_since'))
-      db.exec('ALTER TABLE pending_settlements ADD COLUMN settling_since INTEGER NOT NULL DEFAULT 0');
-  }).immediate();
+  const { prune: prunePending, ...pendingSettlements } = pendingSettlementsIn(db);
   // Stored nonces were replaced by authenticated ones (nonces.ts); an older file's table is read
   // until its nonces expire, then dropped.
   const hasStoredNonces = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nonces'").get() !== undefined;
@@ -129,32 +79,6 @@ export function openPaywallStore(file: string): PaywallStore {
   );
   const isAccepted = db.prepare('SELECT 1 FROM accepted_payments WHERE tx_signature = ?').pluck();
   const isNonceUsed = db.prepare('SELECT 1 FROM accepted_payments WHERE nonce = ?').pluck();
-  // A transaction not said is '' in the file, an answered settlement's beginning 0. In an upsert's
-  // SET every expression reads the row as it was.
-  const settlementBegins = db.prepare(
-    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at, settling_since)
-     VALUES (@nonce, @digest, '', @payer, @nonceExpiresAt, @since)
-     ON CONFLICT (nonce) DO UPDATE SET
-       tx_signature = CASE WHEN authorization_digest = excluded.authorization_digest THEN tx_signature ELSE '' END,
-       settling_since = CASE WHEN authorization_digest = excluded.authorization_digest AND settling_since > 0
-         THEN MIN(settling_since, excluded.settling_since) ELSE excluded.settling_since END,
-       authorization_digest = excluded.authorization_digest, payer = excluded.payer`,
-  );
-  const settlementSent = db.prepare(
-    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, payer, nonce_expires_at, settling_since)
-     VALUES (@nonce, @digest, @transaction, @payer, @nonceExpiresAt, 0)
-     ON CONFLICT (nonce) DO UPDATE SET
-       tx_signature = excluded.tx_signature, settling_since = 0, authorization_digest = excluded.authorization_digest,
-       payer = excluded.payer`,
-  );
-  const settlementSentNothing = db.prepare(
-    'UPDATE pending_settlements SET settling_since = 0 WHERE nonce = @nonce AND authorization_digest = @digest',
-  );
-  const pendingSettlement = db.prepare(
-    `SELECT nonce, authorization_digest AS digest, NULLIF(tx_signature, '') AS "transaction", payer,
-       NULLIF(settling_since, 0) AS unansweredSince, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
-  );
-  const prunePending = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   // Rows from before nonce_expires_at existed are kept two days from their acceptance.
   const prune = db.prepare('DELETE FROM accepted_payments WHERE COALESCE(nonce_expires_at, accepted_at + 86400000) < ?');
   const storedNonce = (nonce: string): NonceTerms | null => {
@@ -175,15 +99,10 @@ export function openPaywallStore(file: string): PaywallStore {
     accept: (payment) => insertPayment.run({ ...payment, authorization: payment.authorization ?? '' }).changes === 1,
     isAccepted: (txSignature) => isAccepted.get(txSignature) !== undefined,
     isNonceUsed: (nonce) => isNonceUsed.get(nonce) !== undefined,
-    settlementBegins: (payment) => void settlementBegins.run(payment),
-    settlementAnswered: ({ transaction, ...payment }) =>
-      void (transaction === null
-        ? settlementSentNothing.run({ nonce: payment.nonce, digest: payment.digest })
-        : settlementSent.run({ ...payment, transaction })),
-    pendingSettlement: (nonce) => (pendingSettlement.get(nonce) as PendingSettlement | undefined) ?? null,
+    ...pendingSettlements,
     prune: (now) => {
       prune.run(now - 24 * 60 * 60 * 1000);
-      prunePending.run(now - 24 * 60 * 60 * 1000);
+      prunePending(now - 24 * 60 * 60 * 1000);
       pruneStoredNonces(now - 24 * 60 * 60 * 1000);
     },
     close: () => db.close(),

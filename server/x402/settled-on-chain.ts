@@ -11,21 +11,20 @@ import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 export interface PaidBefore {
   /**
    * The facilitator verified the payment and is about to settle it: remembered first, where the
-   * chain can say where it ran without the facilitator's word (Base), so that the payment is served
-   * once though its paywall stopped before recording it, or its facilitator sent it and then
-   * answered no more.
+   * chain can say where it ran without the facilitator's word, so that the payment is served once
+   * though its paywall stopped before recording it, or its facilitator sent it and then answered no
+   * more (or failed without saying whether it sent).
    */
   settling(payer: string): void;
+  /** The facilitator named the transaction it sent without settling (left pending, or failed after sending): remembered with the payment. */
+  named(transaction: string, payer: string): void;
+  /** The facilitator said the payment's authorization ran before it sent anything (another's settlement ran it). */
+  ranElsewhere(): void;
   /**
-   * The facilitator answered the settlement without settling it: left pending or failed, with the
-   * transaction it sent (remembered with the payment), or failed with none (it sent nothing).
-   */
-  answered(transaction: string | null, payer: string): void;
-  /**
-   * Where the chain shows this very payment paid: in the transaction the facilitator said it sent,
-   * or, where a settlement of it was never answered, in one sent by the facilitator's own accounts
-   * since. Null where none was remembered, or it did not (dropped, failed, paying anything else).
-   * Throws while the node knows that transaction but has not mined it (503).
+   * Where the chain shows this very payment paid: in a transaction the facilitator named for it,
+   * or, where a settlement of it was not answered, in one the chain shows the facilitator sent since
+   * (pending-settlements.ts). Null where none was remembered, or it did not (dropped, failed, paying
+   * anything else). Throws while the node knows that transaction but has not mined it (503).
    */
   ranIn(): Promise<{ transaction: string; payer: string } | null>;
 }
@@ -180,16 +179,17 @@ function signatureOf(wire: string, signer: string): string | null {
  *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
  *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
- *   bought again here. Where a settlement of it was never answered (the paywall stopped, or the
- *   facilitator answered no more, after it sent), a transaction sent by the facilitator's own
- *   accounts since it began: never after an answer (a facilitator that says it sent nothing, or
- *   something else, has not run it; a payment another paywall's settlement ran is refused so). Two
- *   paywalls for one wallet through one facilitator, or facilitators sharing an account, share one
- *   store file (docs/API.md): one's settlement never answered could otherwise find the other's.
+ *   bought again here. Where a settlement of it was not answered (the paywall stopped, or the
+ *   facilitator answered no more or failed without saying whether it sent), one the chain shows the
+ *   facilitator sent since it began (on Base from its own accounts): never where each settlement was
+ *   answered (one naming what it sent, or saying the authorization ran before it sent anything, as
+ *   when another paywall's settlement ran it first). Two paywalls for one wallet through one
+ *   facilitator, or facilitators sharing an account, share one store file (docs/API.md): one's
+ *   settlement unanswered could otherwise find the other's.
  * A v1 payment names no nonce of the paywall's: none of this.
  */
 export function paidBefore(
-  store: Pick<PaywallStore, 'settlementBegins' | 'settlementAnswered' | 'pendingSettlement'>,
+  store: Pick<PaywallStore, 'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement'>,
   payment: { memo: string; nonceExpiresAt: number },
   settling: Settling | null,
 ): PaidBefore | null {
@@ -205,18 +205,20 @@ export function paidBefore(
       // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
       if (settling.sentSince !== null) store.settlementBegins({ ...kept(payer), since: Date.now() });
     },
-    answered: (transaction, payer) => store.settlementAnswered({ ...kept(payer), transaction: transaction || null }),
+    named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
+    ranElsewhere: () => store.settlementRanElsewhere({ nonce: payment.memo, digest: settling.digest }),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
       if (pending === null || pending.digest !== settling.digest) return null;
       const paid = async (transaction: string | null) =>
         transaction !== null && (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
-      return (
-        (await paid(pending.transaction)) ??
-        (pending.unansweredSince === null || settling.sentSince === null
-          ? null
-          : await paid(await settling.sentSince(pending.unansweredSince, pending.payer)))
-      );
+      // The latest named first (the one most likely to have run).
+      for (const transaction of [...pending.transactions].reverse()) {
+        const found = await paid(transaction);
+        if (found !== null) return found;
+      }
+      if (pending.unansweredSince === null || settling.sentSince === null) return null;
+      return paid(await settling.sentSince(pending.unansweredSince, pending.payer));
     },
   };
 }

@@ -7,6 +7,12 @@ import type { PaidBefore } from './settled-on-chain.js';
 
 /** A settlement the facilitator sent but has not seen confirmed (`@x402/core`'s own name for it). */
 const SETTLEMENT_PENDING = 'settlement_pending';
+/**
+ * The official EVM facilitator's refusal of an authorization already used, before it sends anything
+ * (`@x402/evm`'s ErrEip3009NonceAlreadyUsed): its verify's, and its send's where the node's estimate
+ * reverts so.
+ */
+const AUTHORIZATION_USED = 'invalid_exact_evm_nonce_already_used';
 
 /** A payment the facilitator verified and settled: its settlement, and who paid. */
 export type Settlement = { ok: true; settled: SettleResponse; payer: string };
@@ -99,13 +105,15 @@ export async function verifiedAndSettled(
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
-    onChain?.answered(settled.transaction, settled.payer ?? payer ?? '');
+    onChain?.named(settled.transaction, settled.payer ?? payer ?? '');
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);
   if (!settled.success) {
-    // What the facilitator sent, if anything (a failure after its broadcast may still land).
-    onChain?.answered(settled.transaction, settled.payer ?? payer ?? '');
+    // What the facilitator sent (a failure after its broadcast may still land), or that the
+    // authorization ran before it sent anything; any other failure may have come after a send.
+    if (settled.transaction) onChain?.named(settled.transaction, settled.payer ?? payer ?? '');
+    else if (settled.errorReason === AUTHORIZATION_USED) onChain?.ranElsewhere();
     return (
       (await landed()) ??
       refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`)
@@ -115,19 +123,23 @@ export async function verifiedAndSettled(
 }
 
 /**
- * A facilitator over HTTP that refuses a payment with a status other than 2xx, its reason in the body,
- * is read by the official client as a thrown VerifyError or SettleError: its answer, as one in a 200
- * would be. Anything else thrown (no answer, one that cannot be read) leaves the outcome unknown (503).
+ * A facilitator over HTTP that refuses a payment with a 4xx, its reason in the body, is read by the
+ * official client as a thrown VerifyError or SettleError: its answer, as one in a 200 would be.
+ * Anything else thrown (no answer, one that cannot be read, a 5xx) leaves the outcome unknown (503).
  */
 const verifyRefusal = (error: unknown): VerifyResponse => {
-  if (!(error instanceof VerifyError)) throw error;
+  // A 5xx is the facilitator's own trouble, whatever its body says: the outcome is unknown.
+  if (!(error instanceof VerifyError) || error.statusCode >= 500) throw error;
   return { isValid: false, invalidReason: error.invalidReason ?? 'invalid', invalidMessage: error.invalidMessage, payer: error.payer };
 };
 const settleFailure =
   (network: string) =>
   (error: unknown): SettleResponse => {
     if (!(error instanceof SettleError)) throw error;
-    const { errorReason, errorMessage, payer, transaction } = error;
+    const { errorReason, errorMessage, payer, transaction, statusCode } = error;
+    // A 5xx is the facilitator's own trouble: what it sent, if it says, is pending; else unknown.
+    if (statusCode >= 500 && !transaction) throw error;
+    if (statusCode >= 500) return { success: false, errorReason: SETTLEMENT_PENDING, payer, transaction, network: network as Network };
     return {
       success: false,
       errorReason: errorReason ?? 'failed',

@@ -355,6 +355,31 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
+  it('a payment whose settlement fails without saying whether it was sent is served once where the chain shows it ran', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), served };
+    const { headers } = await paymentFor(account);
+    // As the official EVM facilitator answers a send that threw after the node took the transaction.
+    const unsure = await paywallApi({
+      ...facilitator,
+      settle: async (payload, requirements) => {
+        await facilitator.settle(payload, requirements);
+        return { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: requirements.network };
+      },
+    });
+    try {
+      const paid = await fetch(`${unsure.url}/data`, { headers });
+      expect(paid.status).toBe(200);
+      expect(await paid.json()).toMatchObject({ data: 'sold', payer: account.address });
+      const replayed = await fetch(`${unsure.url}/data`, { headers });
+      expect((await replayed.json()).code).toBe('receipt_already_used');
+    } finally {
+      await close(unsure.server);
+    }
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
   it('a payment its facilitator never sent, run on chain by another account, is not served on the chain’s word', async () => {
     // What a second paywall of the seller's (a store and facilitator of its own) would see here of a
     // payment it settled first: an answer bought again with one payment.

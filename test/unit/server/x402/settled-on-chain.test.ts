@@ -79,7 +79,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(await paid.ranIn()).toBeNull();
     expect(node.asked).toEqual([]);
     // The payer is the authorization's, whatever the facilitator said.
-    paid.answered(LANDED, 'someone');
+    paid.named(LANDED, 'someone');
     // The paywall restarted: what is remembered is in the store.
     expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
@@ -90,7 +90,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     ]);
     // Where the transaction sent did not pay it (dropped, reverted, another authorization): nothing.
     const elsewhere = paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, base(`0x${'00'.repeat(32)}`), SENDERS))!;
-    elsewhere.answered(LANDED, PAYER);
+    elsewhere.named(LANDED, PAYER);
     expect(await elsewhere.ranIn()).toBeNull();
   });
 
@@ -99,7 +99,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     const since = Date.now();
     const node = base(LANDED);
     paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.settling('someone');
-    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: null, payer: PAYER });
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ transactions: [], payer: PAYER });
     const began = store.pendingSettlement('memo-1')!.unansweredSince!;
     expect(began).toBeGreaterThanOrEqual(since);
     // The paywall stopped before the facilitator answered: the chain is asked from then on.
@@ -123,33 +123,44 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(store.pendingSettlement('memo-1')!.unansweredSince).toBe(began);
   });
 
-  it('once its facilitator answered, is settled only by the transaction it said: never by a search', async () => {
+  it('once its facilitator answered, is settled only by the transactions it named: never by a search', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
     const settlingOf = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
-    // It said it sent nothing (its settle found the authorization used: another paywall's
-    // settlement ran it, through a facilitator sharing this one's account).
+    // It said the authorization ran before it sent anything (another paywall's settlement, through
+    // a facilitator sharing this one's account, ran it first).
     settlingOf().settling(PAYER);
-    settlingOf().answered(null, PAYER);
+    settlingOf().ranElsewhere();
     expect(await settlingOf().ranIn()).toBeNull();
     expect(node.searched).toEqual([]);
-    // It said it sent one that did not pay it (reverted): that one is asked about, and no search.
+    // It named one that did not pay it (reverted): that one is asked about, and no search.
+    const reverted = `0x${'00'.repeat(32)}`;
     settlingOf().settling(PAYER);
-    settlingOf().answered(`0x${'00'.repeat(32)}`, PAYER);
+    settlingOf().named(reverted, PAYER);
     expect(await settlingOf().ranIn()).toBeNull();
-    expect(node.asked.map((asked) => asked.txHash)).toEqual([`0x${'00'.repeat(32)}`]);
+    expect(node.asked.map((asked) => asked.txHash)).toEqual([reverted]);
     expect(node.searched).toEqual([]);
-    // Settled again and never answered: the transaction said before is asked first, then the chain.
+    // Named again later (a facilitator that lost what it sent sends again): each is asked about, the
+    // latest first, and the first that paid it settles it.
+    settlingOf().named(LANDED, PAYER);
+    settlingOf().named(`0x${'11'.repeat(32)}`, PAYER);
+    expect(store.pendingSettlement('memo-1')!.transactions).toEqual([reverted, LANDED, `0x${'11'.repeat(32)}`]);
+    expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    expect(node.searched).toEqual([]);
+  });
+
+  it('stopped in a settlement, is searched for though a later settlement of it was answered', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    const settlingOf = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!;
+    // The paywall stops while it settles; restarted, the payment's settlement is refused as run
+    // before anything was sent: by the first settlement, whose transaction the chain shows.
     settlingOf().settling(PAYER);
-    expect(store.pendingSettlement('memo-1')!.transaction).toBe(`0x${'00'.repeat(32)}`);
+    const began = store.pendingSettlement('memo-1')!.unansweredSince!;
+    settlingOf().settling(PAYER);
+    settlingOf().ranElsewhere();
     expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
-    expect(node.searched).toHaveLength(1);
-    // A later answer of nothing keeps the transaction said before (a facilitator that lost what it sent).
-    settlingOf().answered(LANDED, PAYER);
-    settlingOf().answered(null, PAYER);
-    expect(store.pendingSettlement('memo-1')).toMatchObject({ transaction: LANDED, unansweredSince: null });
-    expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
-    expect(node.searched).toHaveLength(1);
+    expect(node.searched).toEqual([BigInt(Math.floor(began / 1000))]);
   });
 
   it('is not remembered as its settlement begins where the chain cannot say without the facilitator’s word', async () => {
@@ -172,7 +183,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
   it('is not looked for under another nonce, nor another payment under its nonce (a landed one is public)', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.answered(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.named(LANDED, PAYER);
     const otherPayer = getAddress('0x00000000000000000000000000000000000000cc');
     for (const [payload, memo] of [
       [paying(), 'memo-2'],
@@ -187,7 +198,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(node.asked).toEqual([]);
     // A later pending settlement under the nonce takes its place (signed again, sent again).
     const again = paying({ nonce: `0x${'ef'.repeat(32)}` });
-    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.answered(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.named(LANDED, PAYER);
     expect(await paidBefore(store, pendingUnder(), baseSettling(again, ROUTE, node, SENDERS))!.ranIn()).toEqual({
       transaction: LANDED,
       payer: PAYER,
@@ -235,7 +246,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
       findTransfer: async () => (found === null ? null : { ...sent, ...found }),
       fateOfPayerSigned: null,
     });
-    paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.answered('sig-1', 'buyer');
+    paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.named('sig-1', 'buyer');
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.ranIn()).toEqual({
       transaction: 'sig-1',
       payer: 'buyer',
@@ -309,14 +320,14 @@ describe('a payment whose settlement the facilitator left pending', () => {
       expect(await paidBefore(store, pendingUnder(), solanaSettling(payment, terms, cluster(fate)))!.ranIn()).toBeNull();
     }
     // Answered (it sent nothing): the history is not read.
-    paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.answered(null, payer.address);
+    paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.ranElsewhere();
     expect(await paidBefore(store, pendingUnder(), solanaSettling(payment, terms, landed))!.ranIn()).toBeNull();
     expect(asked).toHaveLength(4);
   });
 
   it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
     store = openPaywallStore(':memory:');
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), SENDERS))!.answered(LANDED, PAYER);
+    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), SENDERS))!.named(LANDED, PAYER);
     store.prune(1_800_000 + 86_400_000);
     expect(store.pendingSettlement('memo-1')).not.toBeNull();
     store.prune(1_800_001 + 86_400_000);

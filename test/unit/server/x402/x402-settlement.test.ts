@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
 import { PendingSettlements, verifiedAndSettled } from '../../../../server/x402/x402-settlement.js';
 
 /**
@@ -28,6 +28,31 @@ function slowFacilitator() {
 }
 
 const payload = { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x1' } } as unknown as PaymentPayload;
+
+/** A facilitator that verifies any payment and fails to settle it, saying `failure`. */
+const failingWith = (failure: { errorReason: string; transaction?: string }) =>
+  ({
+    getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+    verify: async () => ({ isValid: true, payer: '0xpayer' }),
+    settle: async (_payload: PaymentPayload, requirements: PaymentRequirements) => ({
+      success: false,
+      transaction: '',
+      network: requirements.network,
+      ...failure,
+    }),
+  }) as unknown as FacilitatorClient;
+
+/** A payment's settlement as the chain shows it (where it ran: null for nowhere), and what was said of it. */
+const onChainAt = (transaction: string | null) => {
+  const asked: string[] = [];
+  return {
+    asked,
+    settling: () => void asked.push('settling'),
+    named: (sent: string) => void asked.push(`named ${sent}`),
+    ranElsewhere: () => void asked.push('ran elsewhere'),
+    ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' }),
+  };
+};
 const route = (amount: string) =>
   ({ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: amount, payTo: '0xseller' }) as unknown as PaymentRequirements;
 
@@ -75,7 +100,8 @@ describe('a payment whose settlement was left pending, refused after a restart',
     return {
       asked,
       settling: (payer: string) => void asked.push(`settling, paid by ${payer}`),
-      answered: (sent: string | null) => void asked.push(sent ? `answered: sent ${sent}` : 'answered: sent nothing'),
+      named: (sent: string) => void asked.push(`named ${sent}`),
+      ranElsewhere: () => void asked.push('ran elsewhere'),
       ranIn: async () => (asked.push('ran in'), transaction === null ? null : { transaction, payer: '0xpayer' as `0x${string}` }),
     };
   };
@@ -86,7 +112,7 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
     // Remembered as its settlement began, then with the transaction the facilitator said it sent.
-    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'answered: sent 0xabc']);
+    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'named 0xabc']);
     state.mined = true;
     // Presented again to the same paywall, it resumes: not remembered afresh (its transaction would be lost).
     const resumed = onChain(null);
@@ -110,24 +136,101 @@ describe('a payment whose settlement was left pending, refused after a restart',
   });
 
   it('when its settlement then fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
-    const failing: FacilitatorClient = {
-      getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
-      verify: async () => ({ isValid: true, payer: '0xpayer' }),
-      settle: async (_payload, requirements) => ({
-        success: false,
-        errorReason: 'nonce_used',
-        transaction: '',
-        network: requirements.network,
-      }),
-    } as FacilitatorClient;
+    const failing = failingWith({ errorReason: 'invalid_exact_evm_nonce_already_used' });
     const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     const landed = onChain('0xlanded');
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending, landed)).toMatchObject({
       ok: true,
       settled: { transaction: '0xlanded' },
     });
-    expect(landed.asked).toEqual(['settling, paid by 0xpayer', 'answered: sent nothing', 'ran in']);
+    expect(landed.asked).toEqual(['settling, paid by 0xpayer', 'ran elsewhere', 'ran in']);
     expect(await verifiedAndSettled(failing, payload, route('10000'), pending)).toMatchObject({ ok: false, code: 'payment_rejected' });
+  });
+
+  it('is remembered by what its failed settlement said it sent: a transaction, the authorization run before, or nothing sure', async () => {
+    const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
+    const said = async (failure: { errorReason: string; transaction?: string }) => {
+      const chain = onChain(null);
+      expect(await verifiedAndSettled(failingWith(failure), payload, route('10000'), pending, chain)).toMatchObject({ ok: false });
+      return chain.asked.slice(1, -1);
+    };
+    expect(await said({ errorReason: 'invalid_exact_evm_transaction_failed', transaction: '0xreverted' })).toEqual(['named 0xreverted']);
+    expect(await said({ errorReason: 'invalid_exact_evm_nonce_already_used' })).toEqual(['ran elsewhere']);
+    // A send that threw after its broadcast, in the official EVM facilitator's words: it may have run.
+    expect(await said({ errorReason: 'invalid_exact_evm_transaction_failed' })).toEqual([]);
+  });
+});
+
+describe('a facilitator over HTTP that answers with a status other than 2xx', () => {
+  const pending = () => ({ settlements: new PendingSettlements(), until: 10_000, now: 1_000 });
+  const over = (verify: () => Promise<never> | Promise<object>, settle: () => Promise<never> | Promise<object>) =>
+    ({ getSupported: async () => ({ kinds: [], extensions: [], signers: {} }), verify, settle }) as unknown as FacilitatorClient;
+  const valid = async () => ({ isValid: true, payer: '0xpayer' });
+
+  it('refusing in a 4xx, is refused as in a 200; in a 5xx, or unreadable, the outcome is unknown (503)', async () => {
+    const refusal = { isValid: false, invalidReason: 'invalid_exact_evm_signature', invalidMessage: 'bad', payer: '0xpayer' };
+    const refused = over(
+      () => Promise.reject(new VerifyError(400, refusal)),
+      () => Promise.reject(new Error('not asked')),
+    );
+    expect(await verifiedAndSettled(refused, payload, route('10000'), pending())).toMatchObject({
+      ok: false,
+      code: 'payment_rejected',
+      reason: expect.stringContaining('invalid_exact_evm_signature (bad)'),
+    });
+    for (const thrown of [new VerifyError(502, refusal), new Error('Facilitator verify failed (500): <html>')]) {
+      await expect(
+        verifiedAndSettled(
+          over(() => Promise.reject(thrown), valid),
+          payload,
+          route('10000'),
+          pending(),
+        ),
+      ).rejects.toBe(thrown);
+    }
+  });
+
+  it('failing a settlement in a 4xx, fails it as in a 200; a 5xx naming its transaction leaves it pending, naming none unknown', async () => {
+    const failed = {
+      success: false,
+      errorReason: 'invalid_exact_evm_transaction_failed',
+      transaction: '0xreverted',
+      network: 'eip155:84532' as const,
+    };
+    const chain = onChainAt(null);
+    expect(
+      await verifiedAndSettled(
+        over(valid, () => Promise.reject(new SettleError(400, failed))),
+        payload,
+        route('10000'),
+        pending(),
+        chain,
+      ),
+    ).toMatchObject({
+      ok: false,
+      code: 'payment_rejected',
+    });
+    expect(chain.asked).toEqual(['settling', 'named 0xreverted', 'ran in']);
+    const sent = onChainAt(null);
+    await expect(
+      verifiedAndSettled(
+        over(valid, () => Promise.reject(new SettleError(503, failed))),
+        payload,
+        route('10000'),
+        pending(),
+        sent,
+      ),
+    ).rejects.toThrow(/has not finished settling 0xreverted/);
+    expect(sent.asked).toEqual(['settling', 'named 0xreverted']);
+    const unknown = new SettleError(500, { ...failed, transaction: '' });
+    await expect(
+      verifiedAndSettled(
+        over(valid, () => Promise.reject(unknown)),
+        payload,
+        route('10000'),
+        pending(),
+      ),
+    ).rejects.toBe(unknown);
   });
 });
 

@@ -1,0 +1,143 @@
+/**
+ * What a paywall remembers of an x402 v2 payment whose settlement began and was not seen through,
+ * under the paywall's nonce it spends (settled-on-chain.ts reads it): the transactions the
+ * facilitator named for it, and when a settlement of it began that the facilitator never answered.
+ * In the paywall's own SQLite file (paywall-store.ts), so a restarted paywall can settle it.
+ */
+import type { SqliteDatabase } from '../store/sqlite-driver.js';
+
+export interface PendingSettlement {
+  /** The paywall's nonce (extra.memo). */
+  nonce: string;
+  /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
+  digest: string;
+  /**
+   * The transactions the facilitator named for it (left pending, or failed after it sent), oldest
+   * first: a facilitator that lost what it sent may send it again, and the first may be the one that
+   * runs.
+   */
+  transactions: string[];
+  payer: string;
+  /**
+   * The earliest beginning (ms) of a settlement of it the facilitator did not answer: the paywall
+   * stopped, or the facilitator answered no more or failed without saying whether it sent. The chain
+   * is searched from there. Null where each one was answered.
+   */
+  unansweredSince: number | null;
+  nonceExpiresAt: number;
+}
+
+/** A payment's settlement under a nonce, as the paywall remembers what the facilitator did with it. */
+type Settling = Pick<PendingSettlement, 'nonce' | 'digest' | 'payer' | 'nonceExpiresAt'>;
+
+export interface PendingSettlements {
+  /**
+   * A settlement of the payment begins at `since`. Another payment under the nonce (signed again)
+   * takes its place; of the same payment, what was named is kept, and a settlement begun before and
+   * never answered stays unanswered.
+   */
+  settlementBegins(payment: Settling & { since: number }): void;
+  /** The facilitator named the transaction it sent (left pending, or failed after sending): the settlement in flight is answered. */
+  settlementNamed(payment: Settling & { transaction: string }): void;
+  /**
+   * The facilitator said the payment's authorization ran before it sent anything: the settlement in
+   * flight is answered, and ran nowhere of its doing (one begun before, never answered, may have).
+   */
+  settlementRanElsewhere(payment: Pick<Settling, 'nonce' | 'digest'>): void;
+  pendingSettlement(nonce: string): PendingSettlement | null;
+  /** Forgets the payments whose nonce ended before `before`. */
+  prune(before: number): void;
+}
+
+/** The transactions kept for a payment: each facilitator's try, bounded. */
+const MOST_NAMED = 8;
+
+/**
+ * The table in a paywall's file, created or brought up to date. Columns: the latest transaction
+ * named (`tx_signature`, '' for none: what an older paywall reads), all of them space-separated,
+ * the settlement in flight (`settling_since`, 0 for none) and the earliest one before it never
+ * answered (`unanswered_since`, 0 for none).
+ */
+export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
+  db.exec(`CREATE TABLE IF NOT EXISTS pending_settlements (
+      nonce TEXT PRIMARY KEY,
+      authorization_digest TEXT NOT NULL,
+      tx_signature TEXT NOT NULL,
+      payer TEXT NOT NULL,
+      nonce_expires_at INTEGER NOT NULL
+    ) STRICT;`);
+  // An older file's rows each name the one transaction sent: looked at and altered in one write (two
+  // processes opening it alter it once).
+  db.transaction(() => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('pending_settlements') as string[];
+    for (const [column, type] of [
+      ['tx_signatures', "TEXT NOT NULL DEFAULT ''"],
+      ['settling_since', 'INTEGER NOT NULL DEFAULT 0'],
+      ['unanswered_since', 'INTEGER NOT NULL DEFAULT 0'],
+    ]) {
+      if (!columns.includes(column!)) db.exec(`ALTER TABLE pending_settlements ADD COLUMN ${column} ${type}`);
+    }
+  }).immediate();
+
+  type Row = {
+    digest: string;
+    latest: string;
+    named: string;
+    payer: string;
+    settlingSince: number;
+    unansweredSince: number;
+    nonceExpiresAt: number;
+  };
+  const select = db.prepare(
+    `SELECT authorization_digest AS digest, tx_signature AS latest, tx_signatures AS named, payer, settling_since AS settlingSince,
+       unanswered_since AS unansweredSince, nonce_expires_at AS nonceExpiresAt FROM pending_settlements WHERE nonce = ?`,
+  );
+  const upsert = db.prepare(
+    `INSERT INTO pending_settlements (nonce, authorization_digest, tx_signature, tx_signatures, payer, nonce_expires_at, settling_since, unanswered_since)
+     VALUES (@nonce, @digest, @latest, @named, @payer, @nonceExpiresAt, @settlingSince, @unansweredSince)
+     ON CONFLICT (nonce) DO UPDATE SET authorization_digest = excluded.authorization_digest, tx_signature = excluded.tx_signature,
+       tx_signatures = excluded.tx_signatures, payer = excluded.payer, settling_since = excluded.settling_since,
+       unanswered_since = excluded.unanswered_since`,
+  );
+  const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
+  /** The transactions a row names: an older file's one, in `tx_signature` alone. */
+  const namedIn = (row: Row) => (row.named === '' ? (row.latest === '' ? [] : [row.latest]) : row.named.split(' '));
+  /** The payment's row as it stands, where it is this payment's (same digest); null otherwise. */
+  const ofPayment = (nonce: string, digest: string) => {
+    const row = select.get(nonce) as Row | undefined;
+    return row !== undefined && row.digest === digest ? row : null;
+  };
+  const earliest = (a: number, b: number) => (a === 0 ? b : b === 0 ? a : Math.min(a, b));
+  const write = (payment: Settling, named: string[], settlingSince: number, unansweredSince: number) =>
+    upsert.run({ ...payment, latest: named.at(-1) ?? '', named: named.join(' '), settlingSince, unansweredSince });
+
+  // Each is read and written in one immediate write: processes sharing the file take turns.
+  const begins = db.transaction((payment: Settling & { since: number }) => {
+    const row = ofPayment(payment.nonce, payment.digest);
+    // One begun before and never answered (the paywall stopped) stays in the search.
+    const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);
+    write(payment, row === null ? [] : namedIn(row), payment.since, unanswered);
+  });
+  const named = db.transaction((payment: Settling & { transaction: string }) => {
+    const row = ofPayment(payment.nonce, payment.digest);
+    const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
+    write(payment, sent.slice(-MOST_NAMED), 0, row?.unansweredSince ?? 0);
+  });
+  const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
+    const row = ofPayment(nonce, digest);
+    if (row !== null) write({ ...row, nonce }, namedIn(row), 0, row.unansweredSince);
+  });
+  return {
+    settlementBegins: (payment) => begins.immediate(payment),
+    settlementNamed: (payment) => named.immediate(payment),
+    settlementRanElsewhere: (payment) => ranElsewhere.immediate(payment),
+    pendingSettlement(nonce) {
+      const row = select.get(nonce) as Row | undefined;
+      if (row === undefined) return null;
+      const since = earliest(row.settlingSince, row.unansweredSince);
+      const { digest, payer, nonceExpiresAt } = row;
+      return { nonce, digest, transactions: namedIn(row), payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
+    },
+    prune: (before) => void prune.run(before),
+  };
+}

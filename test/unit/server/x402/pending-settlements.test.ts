@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openConnection } from '../../../../server/store/sqlite-driver.js';
+import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
+
+const payment = { nonce: 'n1', digest: 'digest-1', payer: 'p', nonceExpiresAt: 300_000 };
+const remembered = (fields: Record<string, unknown>) => ({ ...payment, transactions: [], unansweredSince: null, ...fields });
+
+/**
+ * What a paywall remembers of a payment whose settlement began and was not seen through: the
+ * transactions its facilitator named, and from when a settlement it never answered began (where a
+ * restarted paywall searches the chain from).
+ */
+describe('pending settlements', () => {
+  it('keeps each transaction named, and a settlement unanswered until one answers it', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementBegins({ ...payment, since: 1_000 });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ unansweredSince: 1_000 }));
+    // Left pending: the transaction the facilitator sent; the settlement answered.
+    store.settlementNamed({ ...payment, transaction: '0xsent-1' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent-1'] }));
+    // Settled again by a facilitator that lost what it sent: it sends again; both are kept, once each.
+    store.settlementBegins({ ...payment, since: 2_000 });
+    store.settlementNamed({ ...payment, transaction: '0xsent-2' });
+    store.settlementNamed({ ...payment, transaction: '0xsent-2' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent-1', '0xsent-2'] }));
+    // A few at most, the latest kept.
+    for (let i = 3; i <= 10; i += 1) store.settlementNamed({ ...payment, transaction: `0xsent-${i}` });
+    expect(store.pendingSettlement('n1')!.transactions).toEqual([3, 4, 5, 6, 7, 8, 9, 10].map((i) => `0xsent-${i}`));
+    store.close();
+  });
+
+  it('keeps a settlement the paywall stopped in unanswered, whatever is answered of a later one', () => {
+    const store = openPaywallStore(':memory:');
+    // The paywall stops while it settles (never answered); restarted, it settles the payment again.
+    store.settlementBegins({ ...payment, since: 1_000 });
+    store.settlementBegins({ ...payment, since: 3_000 });
+    expect(store.pendingSettlement('n1')!.unansweredSince).toBe(1_000);
+    // The later one is refused: the authorization ran before it sent anything (the first one's doing, maybe).
+    store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-1' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ unansweredSince: 1_000 }));
+    store.settlementNamed({ ...payment, transaction: '0xsent' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent'], unansweredSince: 1_000 }));
+    store.close();
+  });
+
+  it('forgets a settlement answered as run elsewhere, changes nothing for another payment, and starts afresh for one signed again', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementBegins({ ...payment, since: 1_000 });
+    store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-other' });
+    store.settlementRanElsewhere({ nonce: 'n2', digest: 'digest-1' });
+    expect(store.pendingSettlement('n1')!.unansweredSince).toBe(1_000);
+    expect(store.pendingSettlement('n2')).toBeNull();
+    store.settlementRanElsewhere({ nonce: 'n1', digest: 'digest-1' });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({}));
+    store.settlementNamed({ ...payment, transaction: '0xsent' });
+    // Another payment under the nonce takes its place, with nothing of the first.
+    store.settlementBegins({ ...payment, digest: 'digest-2', since: 4_000 });
+    expect(store.pendingSettlement('n1')).toEqual(remembered({ digest: 'digest-2', unansweredSince: 4_000 }));
+    store.close();
+  });
+
+  it('reads and upgrades a file whose pending settlements each named one transaction, opened by two at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-paywall-'));
+    try {
+      const file = join(dir, 'paywall.db');
+      const old = openConnection(file);
+      old.exec(`CREATE TABLE pending_settlements (nonce TEXT PRIMARY KEY, authorization_digest TEXT NOT NULL, tx_signature TEXT NOT NULL,
+          payer TEXT NOT NULL, nonce_expires_at INTEGER NOT NULL) STRICT;
+        INSERT INTO pending_settlements VALUES ('n1', 'digest-1', '0xsent', 'p', 300000);`);
+      old.close();
+      const [first, beside] = [openPaywallStore(file), openPaywallStore(file)];
+      expect(first.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent'] }));
+      beside.settlementNamed({ ...payment, transaction: '0xsent-2' });
+      expect(first.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent', '0xsent-2'] }));
+      // What an older paywall reads: the latest transaction named.
+      first.close();
+      beside.close();
+      const raw = openConnection(file, { readonly: true });
+      expect(raw.prepare("SELECT tx_signature FROM pending_settlements WHERE nonce = 'n1'").pluck().get()).toBe('0xsent-2');
+      raw.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is forgotten a day past its nonce’s end, with the accepted payments', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementBegins({ ...payment, since: 1_000 });
+    store.prune(300_000 + 86_400_000);
+    expect(store.pendingSettlement('n1')).not.toBeNull();
+    store.prune(300_001 + 86_400_000);
+    expect(store.pendingSettlement('n1')).toBeNull();
+    store.close();
+  });
+});
