@@ -5,7 +5,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
-import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from './settled-on-chain.js';
+import { baseSettling, carriedAuthorization, ChainSearches, paidBefore, solanaSettling } from './settled-on-chain.js';
 import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
@@ -101,6 +101,8 @@ export function createPaywallX402(options: {
   const settling = new Set<string>();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
+  /** When the chain was last searched for a payment's settlement, by its nonce (settled-on-chain.ts). */
+  const searches = new ChainSearches();
   /** The Base token's name and version while the facilitator settles there; null otherwise. */
   const baseToken = async () => {
     if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
@@ -175,11 +177,11 @@ export function createPaywallX402(options: {
         settling.add(match.nonce);
       }
       try {
-        // A payment whose settlement is left pending is remembered with the facilitator's transaction,
-        // for the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
+        // A payment's settlement is remembered as it begins and by what the facilitator answers, for
+        // the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
         const onChain = paidBefore(
           options.store,
-          { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt },
+          { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches },
           onSol
             ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
             : baseSettling(

@@ -49,7 +49,7 @@ export interface PendingSettlements {
   prune(before: number): void;
 }
 
-/** The transactions kept for a payment: each facilitator's try, bounded. */
+/** The transactions kept for a payment: each facilitator's try, bounded (the first and the latest). */
 const MOST_NAMED = 8;
 
 /**
@@ -100,8 +100,14 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
        unanswered_since = excluded.unanswered_since`,
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
-  /** The transactions a row names: an older file's one, in `tx_signature` alone. */
-  const namedIn = (row: Row) => (row.named === '' ? (row.latest === '' ? [] : [row.latest]) : row.named.split(' '));
+  /**
+   * The transactions a row names: an older paywall's, in `tx_signature` alone (a file it wrote, or a
+   * transaction it named since: the latest is not the list's last).
+   */
+  const namedIn = (row: Row) => {
+    const named = row.named === '' ? [] : row.named.split(' ');
+    return row.latest === '' || named.at(-1) === row.latest ? named : [...named.filter((sent) => sent !== row.latest), row.latest];
+  };
   /** The payment's row as it stands, where it is this payment's (same digest); null otherwise. */
   const ofPayment = (nonce: string, digest: string) => {
     const row = select.get(nonce) as Row | undefined;
@@ -116,12 +122,16 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
     const row = ofPayment(payment.nonce, payment.digest);
     // One begun before and never answered (the paywall stopped) stays in the search.
     const unanswered = row === null ? 0 : earliest(row.unansweredSince, row.settlingSince);
-    write(payment, row === null ? [] : namedIn(row), payment.since, unanswered);
+    // A settlement resumed without a verify knows no payer: the one remembered stays.
+    const payer = payment.payer || (row?.payer ?? '');
+    write({ ...payment, payer }, row === null ? [] : namedIn(row), payment.since, unanswered);
   });
   const named = db.transaction((payment: Settling & { transaction: string }) => {
     const row = ofPayment(payment.nonce, payment.digest);
     const sent = [...(row === null ? [] : namedIn(row)).filter((earlier) => earlier !== payment.transaction), payment.transaction];
-    write(payment, sent.slice(-MOST_NAMED), 0, row?.unansweredSince ?? 0);
+    // The first is kept (sent first from one account, it runs first), and the latest.
+    const kept = sent.length > MOST_NAMED ? [sent[0]!, ...sent.slice(1 - MOST_NAMED)] : sent;
+    write({ ...payment, payer: payment.payer || (row?.payer ?? '') }, kept, 0, row?.unansweredSince ?? 0);
   });
   const ranElsewhere = db.transaction(({ nonce, digest }: Pick<Settling, 'nonce' | 'digest'>) => {
     const row = ofPayment(nonce, digest);

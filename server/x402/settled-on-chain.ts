@@ -151,6 +151,29 @@ export function solanaSettling(
   };
 }
 
+/**
+ * How soon the chain is searched again for one payment's settlement: a search on Solana reads up to
+ * 1,000 transactions. Within `payingFetch`'s retries (0.5, 1, 2 and 4 s apart).
+ */
+const SEARCH_AGAIN_MS = 1_000;
+
+/**
+ * When a paywall last searched the chain for each payment's settlement (by its nonce, in memory):
+ * once in SEARCH_AGAIN_MS at most, so a payment presented again and again (its settlement made to
+ * fail unanswered by its own payer) cannot make the seller's node read a payer's history for each.
+ */
+export class ChainSearches {
+  private readonly last = new Map<string, number>();
+
+  /** Whether a search for the payment under `nonce` may run now; if so, it counts as run. */
+  mayRun(nonce: string, now: number): boolean {
+    for (const [key, at] of this.last) if (now - at >= SEARCH_AGAIN_MS) this.last.delete(key);
+    if (this.last.has(nonce)) return false;
+    this.last.set(nonce, now);
+    return true;
+  }
+}
+
 /** A lifetime that never ends, where the transaction's own (its last valid block height) is not known. */
 const NO_END = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -190,7 +213,7 @@ function signatureOf(wire: string, signer: string): string | null {
  */
 export function paidBefore(
   store: Pick<PaywallStore, 'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement'>,
-  payment: { memo: string; nonceExpiresAt: number },
+  payment: { memo: string; nonceExpiresAt: number; searches: ChainSearches },
   settling: Settling | null,
 ): PaidBefore | null {
   if (payment.memo === '' || settling === null) return null;
@@ -212,13 +235,21 @@ export function paidBefore(
       if (pending === null || pending.digest !== settling.digest) return null;
       const paid = async (transaction: string | null) =>
         transaction !== null && (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
-      // The latest named first (the one most likely to have run).
+      // Each named, the latest first; one the node has not mined yet (503) answers only where none
+      // other paid it.
+      let waiting: unknown = null;
       for (const transaction of [...pending.transactions].reverse()) {
-        const found = await paid(transaction);
+        const found = await paid(transaction).catch((error: unknown) => ((waiting ??= error), null));
         if (found !== null) return found;
       }
-      if (pending.unansweredSince === null || settling.sentSince === null) return null;
-      return paid(await settling.sentSince(pending.unansweredSince, pending.payer));
+      if (pending.unansweredSince !== null && settling.sentSince !== null) {
+        // Not searched again so soon: the outcome stays unknown (503), never a refusal.
+        if (!payment.searches.mayRun(payment.memo, Date.now())) throw new Error('the chain was searched for this payment a moment ago');
+        const searched = await paid(await settling.sentSince(pending.unansweredSince, pending.payer));
+        if (searched !== null) return searched;
+      }
+      if (waiting !== null) throw waiting;
+      return null;
     },
   };
 }

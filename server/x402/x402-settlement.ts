@@ -93,30 +93,42 @@ export async function verifiedAndSettled(
       );
     }
   }
-  // Remembered before it is sent (settled-on-chain.ts): a stop between the settlement and its record
-  // must not leave the buyer's money taken and the answer refused.
-  if (!resumed) onChain?.settling(payer ?? '');
+  const payerOf = (result?: SettleResponse) => result?.payer ?? payer ?? '';
+  // Each settlement is remembered as it begins, and by what the facilitator answers of it
+  // (settled-on-chain.ts): a stop between a settlement and its record, or an answer lost, must not
+  // leave the buyer's money taken and the answer refused.
+  const settle = async () => {
+    onChain?.settling(payerOf());
+    const result = await facilitator.settle(payload, requirements as PaymentRequirements).catch(settleFailure(requirements.network));
+    // What it sent (pending, or a failure after its broadcast, which may still land), or that the
+    // authorization ran before it sent anything; any other failure may have come after a send.
+    if (!result.success && result.transaction) onChain?.named(result.transaction, payerOf(result));
+    else if (!result.success && result.errorReason === AUTHORIZATION_USED) onChain?.ranElsewhere();
+    return result;
+  };
   // As the official resource server does: a settlement still pending (sent, not yet confirmed) is
   // asked once more; still pending, the outcome is unknown, so the answer is 503 and the nonce
   // stays unused: the same payment presented again resumes it.
-  const settle = () => facilitator.settle(payload, requirements as PaymentRequirements).catch(settleFailure(requirements.network));
   const isPending = (result: SettleResponse) => !result.success && result.errorReason === SETTLEMENT_PENDING && Boolean(result.transaction);
   let settled = await settle();
   if (isPending(settled)) settled = await settle();
   if (isPending(settled)) {
     pending.settlements.add(presented, pending.until, pending.now);
-    onChain?.named(settled.transaction, settled.payer ?? payer ?? '');
     throw new Error(`the facilitator has not finished settling ${settled.transaction}`);
   }
   pending.settlements.delete(presented);
   if (!settled.success) {
-    // What the facilitator sent (a failure after its broadcast may still land), or that the
-    // authorization ran before it sent anything; any other failure may have come after a send.
-    if (settled.transaction) onChain?.named(settled.transaction, settled.payer ?? payer ?? '');
-    else if (settled.errorReason === AUTHORIZATION_USED) onChain?.ranElsewhere();
-    return (
-      (await landed()) ??
-      refuse('payment_rejected', `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`)
+    const found = await landed();
+    if (found !== null) return found;
+    // Failed naming nothing it sent, for a reason that may come after a send (a send that threw
+    // once the node took it): the chain may not show it yet, so the outcome is unknown (503) and
+    // the payment presented again is asked about again.
+    if (!settled.transaction && settled.errorReason !== AUTHORIZATION_USED) {
+      throw new Error(`the facilitator did not say whether it sent the payment (${settled.errorReason ?? 'failed'})`);
+    }
+    return refuse(
+      'payment_rejected',
+      `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`,
     );
   }
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };

@@ -359,7 +359,8 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const account = await buyer();
     const before = { buyer: await usdc(account.address), served };
     const { headers } = await paymentFor(account);
-    // As the official EVM facilitator answers a send that threw after the node took the transaction.
+    // As the official EVM facilitator answers a send that threw after the node took the transaction
+    // (here: sent, not mined within its wait).
     const unsure = await paywallApi({
       ...facilitator,
       settle: async (payload, requirements) => {
@@ -367,13 +368,25 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
         return { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: requirements.network };
       },
     });
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
     try {
+      // Not mined yet: the chain cannot say, so the outcome is unknown.
+      const unknown = await fetch(`${unsure.url}/data`, { headers });
+      expect(unknown.status).toBe(503);
+      expect((await unknown.json()).code).toBe('verifier_unavailable');
+      await node.mine(1);
+      // Mined: presented again (not at once: the chain is searched once a second at most for one
+      // payment), its authorization is used; the chain shows the facilitator ran it.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const paid = await fetch(`${unsure.url}/data`, { headers });
       expect(paid.status).toBe(200);
       expect(await paid.json()).toMatchObject({ data: 'sold', payer: account.address });
       const replayed = await fetch(`${unsure.url}/data`, { headers });
       expect((await replayed.json()).code).toBe('receipt_already_used');
     } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
       await close(unsure.server);
     }
     expect(served).toBe(before.served + 1);

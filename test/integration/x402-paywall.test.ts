@@ -342,15 +342,21 @@ describe("x402 clients pay Coffer's paywall", () => {
         const refused = await fetch(`${strict.url}/data`, { headers: await paymentFrom(broke) });
         expect(refused.status).toBe(402);
         expect(await refused.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('the facilitator refused') });
-        // A payment it verifies and then fails to settle, saying why in a 400: refused, nothing moved.
+        // A payment it verifies and then fails to settle, naming the transaction it sent, in a 400:
+        // that one is asked about (the cluster never saw it), and the payment refused, nothing moved.
         const buyer = await generateKeyPairSigner();
         await cluster.mintUsdc(buyer.address, micro('1'));
         const network = DEVNET.v2;
-        settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: '', network } };
+        const neverLanded = getBase58Decoder().decode(randomBytes(64));
+        settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: neverLanded, network } };
         const failed = await fetch(`${strict.url}/data`, { headers: await paymentFrom(buyer) });
         expect(failed.status).toBe(402);
         expect(await failed.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('transaction_failed') });
         expect(await usdc(buyer.address)).toBe(micro('1'));
+        // Failing without naming what it sent: it may have sent it, so the outcome is unknown (503).
+        settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: '', network } };
+        const unsure = await fetch(`${strict.url}/data`, { headers: await paymentFrom(buyer) });
+        expect(unsure.status).toBe(503);
         // One it sent without seeing it confirmed, said in a 4xx: the outcome is unknown (503), as in a 200.
         const sent = 'x'.repeat(88);
         settleAnswer = { status: 400, body: { success: false, errorReason: 'settlement_pending', transaction: sent, network } };

@@ -26,9 +26,12 @@ describe('pending settlements', () => {
     store.settlementNamed({ ...payment, transaction: '0xsent-2' });
     store.settlementNamed({ ...payment, transaction: '0xsent-2' });
     expect(store.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent-1', '0xsent-2'] }));
-    // A few at most, the latest kept.
+    // A few at most: the first (from one account, it runs first) and the latest.
     for (let i = 3; i <= 10; i += 1) store.settlementNamed({ ...payment, transaction: `0xsent-${i}` });
-    expect(store.pendingSettlement('n1')!.transactions).toEqual([3, 4, 5, 6, 7, 8, 9, 10].map((i) => `0xsent-${i}`));
+    expect(store.pendingSettlement('n1')!.transactions).toEqual([1, 4, 5, 6, 7, 8, 9, 10].map((i) => `0xsent-${i}`));
+    // Resumed without a verify (no payer known), it keeps the payer remembered.
+    store.settlementBegins({ ...payment, payer: '', since: 5_000 });
+    expect(store.pendingSettlement('n1')).toMatchObject({ payer: 'p', unansweredSince: 5_000 });
     store.close();
   });
 
@@ -75,12 +78,16 @@ describe('pending settlements', () => {
       expect(first.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent'] }));
       beside.settlementNamed({ ...payment, transaction: '0xsent-2' });
       expect(first.pendingSettlement('n1')).toEqual(remembered({ transactions: ['0xsent', '0xsent-2'] }));
-      // What an older paywall reads: the latest transaction named.
+      // What an older paywall reads and writes: the latest transaction named, alone.
       first.close();
       beside.close();
-      const raw = openConnection(file, { readonly: true });
+      const raw = openConnection(file);
       expect(raw.prepare("SELECT tx_signature FROM pending_settlements WHERE nonce = 'n1'").pluck().get()).toBe('0xsent-2');
+      raw.prepare("UPDATE pending_settlements SET tx_signature = '0xsent-3' WHERE nonce = 'n1'").run();
       raw.close();
+      const again = openPaywallStore(file);
+      expect(again.pendingSettlement('n1')!.transactions).toEqual(['0xsent', '0xsent-2', '0xsent-3']);
+      again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress } from 'viem';
-import { baseSettling, carriedAuthorization, paidBefore, solanaSettling } from '../../../../server/x402/settled-on-chain.js';
+import { baseSettling, carriedAuthorization, ChainSearches, paidBefore, solanaSettling } from '../../../../server/x402/settled-on-chain.js';
 import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
 import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
 import type { PayerSignedFate, PayerSignedTransfer, TransferFound } from '../../../../server/core/ports/chain.js';
@@ -66,7 +66,8 @@ function base(paidIn: string, sender: string | null = FACILITATOR) {
 }
 const SENDERS = [FACILITATOR.toLowerCase()];
 
-const pendingUnder = (memo = 'memo-1') => ({ memo, nonceExpiresAt: 1_800_000 });
+/** A payment under the paywall's nonce `memo`; each read by a paywall that has searched for nothing yet. */
+const pendingUnder = (memo = 'memo-1') => ({ memo, nonceExpiresAt: 1_800_000, searches: new ChainSearches() });
 
 describe('a payment whose settlement the facilitator left pending', () => {
   let store: PaywallStore;
@@ -149,6 +150,31 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(node.searched).toEqual([]);
   });
 
+  it('named in several, is settled by any that paid it, one not mined yet answering only where none did', async () => {
+    store = openPaywallStore(':memory:');
+    const waiting = `0x${'22'.repeat(32)}`;
+    const node = base(LANDED);
+    const notMined = Object.assign(new Error('the transaction that settles the payment is not mined yet'), { code: 'chain_unavailable' });
+    const lookup = {
+      ...node,
+      paidInTransaction: async (txHash: string, authorization: CarriedAuthorization) => {
+        if (txHash === waiting) throw notMined;
+        return node.paidInTransaction(txHash, authorization);
+      },
+    };
+    const settlingOf = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, lookup, SENDERS))!;
+    settlingOf().named(LANDED, PAYER);
+    settlingOf().named(waiting, PAYER);
+    expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    // Where none other paid it (the first was dropped), the one still waiting answers: not mined yet.
+    store.settlementBegins({ nonce: 'memo-2', digest: 'x', payer: PAYER, nonceExpiresAt: 1_800_000, since: 1 });
+    const other = () => paidBefore(store, pendingUnder('memo-2'), baseSettling(paying(), ROUTE, lookup, SENDERS))!;
+    other().settling(PAYER);
+    other().named(`0x${'00'.repeat(32)}`, PAYER);
+    other().named(waiting, PAYER);
+    await expect(other().ranIn()).rejects.toBe(notMined);
+  });
+
   it('stopped in a settlement, is searched for though a later settlement of it was answered', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
@@ -161,6 +187,25 @@ describe('a payment whose settlement the facilitator left pending', () => {
     settlingOf().ranElsewhere();
     expect(await settlingOf().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
     expect(node.searched).toEqual([BigInt(Math.floor(began / 1000))]);
+  });
+
+  it('is searched for once in a while at most: presented again and again, the chain is not read for each', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED, null);
+    const searches = new ChainSearches();
+    const under = (memo: string) =>
+      paidBefore(store, { memo, nonceExpiresAt: 1_800_000, searches }, baseSettling(paying(), ROUTE, node, SENDERS))!;
+    under('memo-1').settling(PAYER);
+    under('memo-2').settling(PAYER);
+    expect(await under('memo-1').ranIn()).toBeNull();
+    // Asked again at once: not searched, and not refused either (503: the outcome is unknown).
+    await expect(under('memo-1').ranIn()).rejects.toThrow(/searched for this payment a moment ago/);
+    // Another payment's search is its own.
+    expect(await under('memo-2').ranIn()).toBeNull();
+    expect(node.searched).toHaveLength(2);
+    // Again a second after the last.
+    const paced = new ChainSearches();
+    expect([1_000, 1_999, 2_000, 2_001].map((now) => paced.mayRun('memo-1', now))).toEqual([true, false, true, false]);
   });
 
   it('is not remembered as its settlement begins where the chain cannot say without the facilitator’s word', async () => {

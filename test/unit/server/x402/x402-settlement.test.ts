@@ -111,13 +111,16 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const first = onChain(null);
     const before = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     await expect(verifiedAndSettled(facilitator, payload, route('10000'), before, first)).rejects.toThrow(/has not finished/);
-    // Remembered as its settlement began, then with the transaction the facilitator said it sent.
-    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'named 0xabc']);
+    // Each settlement remembered as it began, then with the transaction the facilitator said it sent
+    // (asked twice: a facilitator that lost what it sent may send again).
+    expect(first.asked).toEqual(['settling, paid by 0xpayer', 'named 0xabc', 'settling, paid by 0xpayer', 'named 0xabc']);
     state.mined = true;
-    // Presented again to the same paywall, it resumes: not remembered afresh (its transaction would be lost).
+    // Presented again to the same paywall, it resumes: a settlement that begins (the facilitator may
+    // send again, and its answer be lost), the transactions named before kept (pending-settlements.ts).
     const resumed = onChain(null);
     expect(await verifiedAndSettled(facilitator, payload, route('10000'), before, resumed)).toMatchObject({ ok: true });
-    expect(resumed.asked).toEqual([]);
+    // (no verify: the payer is the one remembered).
+    expect(resumed.asked).toEqual(['settling, paid by ']);
     // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
     const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
     const landed = onChain('0xabc');
@@ -151,13 +154,23 @@ describe('a payment whose settlement was left pending, refused after a restart',
     const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
     const said = async (failure: { errorReason: string; transaction?: string }) => {
       const chain = onChain(null);
-      expect(await verifiedAndSettled(failingWith(failure), payload, route('10000'), pending, chain)).toMatchObject({ ok: false });
-      return chain.asked.slice(1, -1);
+      const answer = await verifiedAndSettled(failingWith(failure), payload, route('10000'), pending, chain).catch((error: Error) => error);
+      return { answer, said: chain.asked.slice(1, -1) };
     };
-    expect(await said({ errorReason: 'invalid_exact_evm_transaction_failed', transaction: '0xreverted' })).toEqual(['named 0xreverted']);
-    expect(await said({ errorReason: 'invalid_exact_evm_nonce_already_used' })).toEqual(['ran elsewhere']);
-    // A send that threw after its broadcast, in the official EVM facilitator's words: it may have run.
-    expect(await said({ errorReason: 'invalid_exact_evm_transaction_failed' })).toEqual([]);
+    expect(await said({ errorReason: 'invalid_exact_evm_transaction_failed', transaction: '0xreverted' })).toEqual({
+      answer: expect.objectContaining({ ok: false, code: 'payment_rejected' }),
+      said: ['named 0xreverted'],
+    });
+    expect(await said({ errorReason: 'invalid_exact_evm_nonce_already_used' })).toEqual({
+      answer: expect.objectContaining({ ok: false, code: 'payment_rejected' }),
+      said: ['ran elsewhere'],
+    });
+    // A send that threw after its broadcast, in the official EVM facilitator's words: it may have run,
+    // and the chain not show it yet. The outcome is unknown (503): presented again, it is asked again.
+    const unsure = await said({ errorReason: 'invalid_exact_evm_transaction_failed' });
+    expect(unsure.said).toEqual([]);
+    expect(unsure.answer).toBeInstanceOf(Error);
+    expect((unsure.answer as Error).message).toMatch(/did not say whether it sent the payment \(invalid_exact_evm_transaction_failed\)/);
   });
 });
 
@@ -221,7 +234,7 @@ describe('a facilitator over HTTP that answers with a status other than 2xx', ()
         sent,
       ),
     ).rejects.toThrow(/has not finished settling 0xreverted/);
-    expect(sent.asked).toEqual(['settling', 'named 0xreverted']);
+    expect(sent.asked).toEqual(['settling', 'named 0xreverted', 'settling', 'named 0xreverted']);
     const unknown = new SettleError(500, { ...failed, transaction: '' });
     await expect(
       verifiedAndSettled(
