@@ -194,6 +194,14 @@ async function receive(bytes: Readable, file: string): Promise<number> {
       done(null, chunk);
     },
   });
-  await pipeline(bytes, check, createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+  const written = createWriteStream(file, { mode: 0o600, flags: 'wx' });
+  try {
+    await pipeline(bytes, check, written);
+  } catch (error) {
+    // Refused at its first bytes, the file may still be opening: it would be made after the removal
+    // that follows (the data dir keeping it). Its stream closes once it is.
+    if (!written.closed) await new Promise<void>((resolve) => written.once('close', () => resolve()));
+    throw error;
+  }
   return size;
 }
