@@ -138,6 +138,35 @@ describe('a payment whose settlement was left pending, refused after a restart',
     expect(state.settles).toBe(3);
   });
 
+  it('left pending, then answered otherwise by the retry (a facilitator that lost what it sent): the first transaction stays named', async () => {
+    const answers = [
+      { success: false, errorReason: 'settlement_pending', transaction: '0xfirst' },
+      { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '' },
+    ];
+    const forgetful = {
+      getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+      verify: async () => ({ isValid: true, payer: '0xpayer' }),
+      settle: async (_payload: PaymentPayload, requirements: PaymentRequirements) => ({
+        ...answers.shift()!,
+        network: requirements.network,
+      }),
+    } as unknown as FacilitatorClient;
+    const chain = onChain('0xfirst');
+    expect(
+      await verifiedAndSettled(
+        forgetful,
+        payload,
+        route('10000'),
+        { settlements: new PendingSettlements(), until: 10_000, now: 1_000 },
+        chain,
+      ),
+    ).toMatchObject({
+      ok: true,
+      settled: { transaction: '0xfirst' },
+    });
+    expect(chain.asked).toEqual(['settling, paid by 0xpayer', 'named 0xfirst', 'settling, paid by 0xpayer', 'ran in']);
+  });
+
   it('when its settlement then fails, is settled where the chain shows it paid (a facilitator that lost what it sent)', async () => {
     const failing = failingWith({ errorReason: 'invalid_exact_evm_nonce_already_used' });
     const pending = { settlements: new PendingSettlements(), until: 10_000, now: 1_000 };
