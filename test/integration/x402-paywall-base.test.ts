@@ -178,6 +178,16 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   }
 
+  /** As servedOnceRestarted, on Solana: the seller's facilitator restarted with it (the same fee payer, nothing in memory). */
+  async function servedOnceRestartedOnSolana(headers: Record<string, string>, payer: string) {
+    const fresh = await startFacilitator(cluster, svm.feePayer);
+    try {
+      await servedOnceRestarted(headers, payer, { ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
+    } finally {
+      await fresh.close();
+    }
+  }
+
   /** Signs `authorization` (an x402 payload's, as strings) with the payer's key and runs it on chain, sent by an account of its own. */
   async function runOnChain(
     payer: Awaited<ReturnType<typeof buyer>>,
@@ -470,12 +480,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     // The seller's process restarted, its facilitator with it (the same fee payer, nothing pending
     // in memory): its verify refuses the transaction that landed; the one the facilitator sent
     // shows the price paid here, with the paywall's nonce as its memo.
-    const fresh = await startFacilitator(cluster, svm.feePayer);
-    try {
-      await servedOnceRestarted(headers, buyer.address, { ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
-    } finally {
-      await fresh.close();
-    }
+    await servedOnceRestartedOnSolana(headers, buyer.address);
     expect(served).toBe(before.served + 1);
     expect(await usdcOn(cluster, buyer.address)).toBe(0n);
   });
@@ -488,12 +493,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdcOn(cluster, solSeller)).toBe(before.seller + micro('0.01'));
     // Restarted, with its facilitator (the same fee payer): its verify refuses the landed transaction;
     // the payer's account shows the transaction it signed, paying the price here under the nonce.
-    const fresh = await startFacilitator(cluster, svm.feePayer);
-    try {
-      await servedOnceRestarted(headers, buyer.address, { ...facilitator, verify: fresh.client.verify, settle: fresh.client.settle });
-    } finally {
-      await fresh.close();
-    }
+    await servedOnceRestartedOnSolana(headers, buyer.address);
     expect(served).toBe(before.served + 1);
     expect(await usdcOn(cluster, buyer.address)).toBe(0n);
   });
