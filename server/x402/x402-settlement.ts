@@ -55,15 +55,16 @@ const keyOf = ({ payload, requirements }: PresentedPayment) => JSON.stringify([p
 
 /**
  * The payment verified, then settled, by the facilitator against `requirements`; either one's
- * refusal is the payment's (payment_rejected). Throws when the outcome is unknown: the facilitator
- * cannot be reached, or its settlement is still pending (remembered in `pending` until `until`).
+ * refusal is the payment's (payment_rejected), unless the chain shows it paid. Throws when the
+ * outcome is unknown: the facilitator cannot be reached, its settlement is still pending
+ * (remembered in `pending` until `until`), or it failed without naming what it sent.
  */
 export async function verifiedAndSettled(
   facilitator: FacilitatorClient,
   payload: PaymentPayload,
   requirements: PaymentRequirements | PaymentRequirementsV1,
   pending: { settlements: PendingSettlements; until: number; now: number },
-  /** The payment's settlement as the chain may show it, once left pending (settled-on-chain.ts). */
+  /** The payment's settlements as remembered, and where the chain shows them (settled-on-chain.ts). */
   onChain: PaidBefore | null = null,
 ): Promise<Settlement | X402Refusal> {
   const landed = async (): Promise<Settlement | null> => {
