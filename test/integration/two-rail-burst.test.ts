@@ -46,6 +46,7 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
     const paidRails = new Set<string>();
     let answered = 0;
     let killed = false;
+    let answeredAtKill: number | null = null;
     const burst = Array.from({ length: BURST }, (_, i) =>
       call(
         first.url,
@@ -67,6 +68,7 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
           } else if (response.status < 500) expect(['daily_budget_exceeded', 'insufficient_funds']).toContain((await json(response)).code);
           if (!killed && answered >= 300 && paidRails.size === 2) {
             killed = true;
+            answeredAtKill = answered;
             first.child.kill('SIGKILL');
           }
         })
@@ -77,7 +79,8 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
     // fails below on what it says, not on its timeout.
     if (!killed) first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
-    expect(answered).toBeLessThan(BURST);
+    // Said when it fails: whether the kill came at all before the last answer, and after how many.
+    expect(answered, `answered ${answeredAtKill ?? 'all'} when killed; rails paid: ${[...paidRails].join(', ')}`).toBeLessThan(BURST);
     expect([...paidRails].sort()).toEqual(['base', 'sol']);
 
     const second = await spawnServe(dataDir);
