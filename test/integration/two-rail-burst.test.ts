@@ -38,35 +38,41 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
     for (const rail of ['sol', 'base']) {
       expect((await call(first.url, 'POST', '/v1/agents/split/allocate', { amount: '20', rail })).status).toBe(200);
     }
-    // 1,000 payments of 0.01 to 0.03 (20 USDC asked in all) against a 3 USDC budget, alternating rails.
-    // Killed once 300 are answered and each rail has answered a payment made: Base's go out through the
-    // relayer one transaction at a time, so its first 200 can come after Solana's first hundred (a kill
-    // at the 300th answer alone once left none of Base's on the chain).
-    const answeredOk: string[] = [];
-    const paidRails = new Set<string>();
-    let answered = 0;
-    let killed = false;
-    let answeredAtKill: number | null = null;
-    const burst = Array.from({ length: BURST }, (_, i) =>
+    const pay = (i: number, description: string) =>
       call(
         first.url,
         'POST',
         '/v1/agents/split/pay',
-        {
-          service: 'split-api',
-          recipient: i % 2 === 0 ? SOLANA_SELLER : BASE_SELLER,
-          amount: `0.0${(i % 3) + 1}`,
-          description: `burst ${i}`,
-        },
+        { service: 'split-api', recipient: i % 2 === 0 ? SOLANA_SELLER : BASE_SELLER, amount: `0.0${(i % 3) + 1}`, description },
         deployed.apiKey,
-      )
+      );
+    const answeredOk: string[] = [];
+    const paidRails = new Set<string>();
+    // One payment on each rail first, answered before the burst: both rails have paid under the one
+    // budget whatever order the burst's payments reach the policy in. (A Base payment is judged once
+    // its signatures come back from the signing thread; under the full suite's load Solana's took the
+    // whole budget before any of Base's was judged, and a kill waiting for a Base payment came only
+    // after the last answer.)
+    for (const i of [0, 1]) {
+      const response = await pay(i, `before the burst ${i}`);
+      expect(response.status).toBe(200);
+      answeredOk.push((await json(response)).paymentId);
+      paidRails.add(i % 2 === 0 ? 'sol' : 'base');
+    }
+    // 1,000 payments of 0.01 to 0.03 (20 USDC asked in all) against a 3 USDC budget, alternating rails,
+    // killed once 300 are answered.
+    let answered = 0;
+    let killed = false;
+    let answeredAtKill: number | null = null;
+    const burst = Array.from({ length: BURST }, (_, i) =>
+      pay(i, `burst ${i}`)
         .then(async (response) => {
           answered += 1;
           if (response.status === 200) {
             answeredOk.push((await json(response)).paymentId);
             paidRails.add(i % 2 === 0 ? 'sol' : 'base');
           } else if (response.status < 500) expect(['daily_budget_exceeded', 'insufficient_funds']).toContain((await json(response)).code);
-          if (!killed && answered >= 300 && paidRails.size === 2) {
+          if (!killed && answered >= 300) {
             killed = true;
             answeredAtKill = answered;
             first.child.kill('SIGKILL');
@@ -75,8 +81,8 @@ describe('1,000 concurrent payments on both rails under one budget, killed in th
         .catch(() => undefined),
     );
     await Promise.all(burst);
-    // Every answer in and no kill (a rail never answered a payment made): killed now, and the test
-    // fails below on what it says, not on its timeout.
+    // Every answer in before the kill: killed now, and the test fails below on what it says, not on
+    // its timeout.
     if (!killed) first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     // Said when it fails: whether the kill came at all before the last answer, and after how many.
