@@ -5,9 +5,15 @@
 import type { FacilitatorClient } from '@x402/core/server';
 
 /** How long what the facilitator said is kept before it is asked again (the official v1 middleware asks each time). */
-const KEPT_MS = 60_000;
+export const KEPT_MS = 60_000;
 /** How soon after a refusal made it ask again another refusal may. */
 const ASKED_AGAIN_MS = 5_000;
+/**
+ * How long an unpaid request waits for the facilitator's answer to one question: a facilitator that
+ * takes its time (the official client gives up after 90 s) must not hold every 402 that long. Past
+ * it, the 402 goes out with what it said before, or without x402 there; the answer, once it comes, is kept.
+ */
+export const ANSWER_WAIT_MS = 2_000;
 
 /**
  * The facilitator's fee payer on `network` (x402's v2 name), kept a while: asked again after
@@ -66,6 +72,8 @@ function facilitatorKind<T>(
   let answer: Promise<T | null> | null = null;
   let askedAt = 0;
   let refusedAt = 0;
+  /** What the latest question that came back said (null where nothing usable), while a newer one is out. */
+  let lastSaid: T | null = null;
   // Each trouble is said once, until the facilitator says something else (every unpaid request asks).
   let said: string | null = null;
   const say = (line: string | null) => {
@@ -92,7 +100,11 @@ function facilitatorKind<T>(
     }
   };
   return {
-    /** What the facilitator says (the fee payer's address), or null when it cannot say it now. */
+    /**
+     * What the facilitator says (the fee payer's address), or null when it cannot say it now. A
+     * question still out after ANSWER_WAIT_MS from when it was asked is no longer waited for: what
+     * the facilitator said before stands meanwhile.
+     */
     current(): Promise<T | null> {
       const now = Date.now();
       if (now - askedAt > KEPT_MS) answer = null;
@@ -100,12 +112,19 @@ function facilitatorKind<T>(
         askedAt = now;
         const asking = ask();
         answer = asking;
-        // No usable answer is never kept, unless a newer question replaced it meanwhile.
-        void asking.then((fee) => {
-          if (fee === null && answer === asking) answer = null;
+        void asking.then((value) => {
+          // No usable answer is never kept, unless a newer question replaced it meanwhile.
+          if (answer !== asking) return;
+          lastSaid = value;
+          if (value === null) answer = null;
         });
       }
-      return answer;
+      const left = askedAt + ANSWER_WAIT_MS - now;
+      let waited: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<T | null>((resolve) => {
+        waited = setTimeout(() => resolve(lastSaid), Math.max(left, 0));
+      });
+      return Promise.race([answer, late]).finally(() => clearTimeout(waited));
     },
 
     /** After a refusal: the fee payer is asked again, unless a refusal made it ask a moment ago. */

@@ -288,6 +288,57 @@ describe("x402 clients pay Coffer's paywall", () => {
         await close(deadServer.server);
       }
     });
+    it('one slow to say what it settles holds no 402 for long: receipts are offered meanwhile, x402 once it answers', async () => {
+      // Its /supported answers only when the test lets it (the official client waits 90 s for it).
+      let letAnswer: () => void = () => {};
+      const answers = new Promise<void>((resolve) => (letAnswer = resolve));
+      const facadeApp = express();
+      facadeApp.use(express.json());
+      facadeApp.get('/supported', async (_req, res) => {
+        await answers;
+        res.json(await facilitator.client.getSupported());
+      });
+      facadeApp.post('/verify', async (req, res) => {
+        res.json(await facilitator.client.verify(req.body.paymentPayload, req.body.paymentRequirements));
+      });
+      facadeApp.post('/settle', async (req, res) => {
+        res.json(await facilitator.client.settle(req.body.paymentPayload, req.body.paymentRequirements));
+      });
+      const facade = await listen(facadeApp);
+      const paywall = createPaywall({
+        recipient: seller,
+        lookup,
+        store: openPaywallStore(':memory:'),
+        x402: { facilitator: facilitatorAt(facade.url) },
+        log: () => undefined,
+      });
+      const app = express();
+      app.get('/data', paywall.require({ price: '0.02', description: 'Slow' }), (_req, res) => res.json({ ok: true }));
+      const slow = await listen(app);
+      try {
+        for (let request = 0; request < 3; request += 1) {
+          const unpaid = await fetch(`${slow.url}/data`);
+          expect(unpaid.status).toBe(402);
+          expect(unpaid.headers.get('payment-required')).toBeNull();
+          expect(await unpaid.json()).toMatchObject({ code: 'payment_required', amount: '0.02' });
+        }
+        letAnswer();
+        const buyer = await generateKeyPairSigner();
+        await cluster.mintUsdc(buyer.address, micro('1'));
+        const paidFetch = wrapFetchWithPayment(
+          fetch,
+          x402Client.fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] }),
+        );
+        // The question still out is answered, and the answer kept: the next 402 offers x402.
+        await expect.poll(async () => (await fetch(`${slow.url}/data`)).headers.get('payment-required')).not.toBeNull();
+        expect((await paidFetch(`${slow.url}/data`)).status).toBe(200);
+        expect(await usdc(buyer.address)).toBe(micro('0.98'));
+      } finally {
+        letAnswer();
+        await close(slow.server);
+        await close(facade.server);
+      }
+    });
   });
 
   describe('with a facilitator over HTTP that answers a refusal with a 4xx status', () => {
