@@ -2,7 +2,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import type { Server } from 'node:http';
-import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseSignature, type Address, type Hash } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  custom,
+  getAddress,
+  http,
+  parseEther,
+  parseSignature,
+  type Address,
+  type Hash,
+} from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -25,7 +35,7 @@ import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/cof
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
+import { evmTransferLookup, evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
 import { carriedAuthorization } from '../../server/x402/settled-on-chain.js';
@@ -574,6 +584,15 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await lookup.whereAuthorizationRan(presented, since)).toEqual({ transaction: ranOther, sender });
     expect(await lookup.whereAuthorizationRan({ ...presented, nonce: `0x${'66'.repeat(32)}` }, since)).toBeNull();
     expect(await lookup.whereAuthorizationRan(presented, since + 3_600n)).toBeNull();
+    // A node whose log index lags behind its state (a load-balanced RPC's nodes differ): the
+    // authorization is used, its log nowhere yet. Where it ran is not known yet (never a refusal).
+    const laggingLogs = custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) =>
+        method === 'eth_getLogs' ? [] : chain.request({ method, params } as never),
+    });
+    const lagging = evmTransferLookup(laggingLogs, { name: lookup.network, chainId: lookup.chainId, usdc: getAddress(lookup.usdc) });
+    await expect(lagging.whereAuthorizationRan(presented, since)).rejects.toThrow(/not show where it ran yet/);
+    expect(await lagging.whereAuthorizationRan({ ...presented, nonce: `0x${'66'.repeat(32)}` }, since)).toBeNull();
     expect(await lookup.paidInTransaction(ranOther, { ...presented, to: elsewhere })).toBe(true);
     expect(await lookup.paidInTransaction(ranOther, presented)).toBe(false);
     expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);
