@@ -71,6 +71,8 @@ export interface PaywallSolTerms extends X402Seller {
   findTransfer(txSignature: string): Promise<TransferFound | null>;
   /** Where a payer's signed transaction landed, where the lookup can tell (a cluster's RPC); null otherwise. */
   fateOfPayerSigned: Chain['fateOfPayerSigned'] | null;
+  /** Whether the cluster still takes a wire transaction's blockhash, where the lookup can tell (a cluster's RPC); null otherwise. */
+  blockhashUsable: ((txWire: string) => Promise<boolean>) | null;
 }
 
 /**

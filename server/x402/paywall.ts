@@ -16,9 +16,9 @@ export interface PaywallOptions {
   /**
    * Where transactions are read: `cofferTransferLookup(url)` on sim, `rpcTransferLookup(network)`
    * elsewhere (which also finds where a payer's signed transaction landed: an x402 payment whose
-   * settlement went unanswered).
+   * settlement went unanswered, and whether one not landed yet still may).
    */
-  lookup: TransferLookup & Partial<Pick<Chain, 'fateOfPayerSigned'>>;
+  lookup: TransferLookup & Partial<Pick<Chain, 'fateOfPayerSigned'>> & { blockhashUsable?(txWire: string): Promise<boolean> };
   /**
    * Coffer receipts of payments on Base are taken too: paid to `recipient` (an EVM account), read on
    * that chain (`evmTransferLookup`). The 402 offers it beside the Solana terms.
@@ -134,6 +134,7 @@ function solanaTerms(options: PaywallOptions): PaywallSolTerms | null {
     recipient: options.recipient,
     findTransfer: (tx) => lookup.findTransfer(tx),
     fateOfPayerSigned: lookup.fateOfPayerSigned === undefined ? null : (sent) => lookup.fateOfPayerSigned!(sent),
+    blockhashUsable: lookup.blockhashUsable === undefined ? null : (wire) => lookup.blockhashUsable!(wire),
   };
 }
 

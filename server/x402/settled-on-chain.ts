@@ -114,6 +114,8 @@ export function solanaSettling(
   chain: {
     findTransfer(txSignature: string): Promise<TransferFound | null>;
     fateOfPayerSigned: Chain['fateOfPayerSigned'] | null;
+    /** Whether the cluster still takes a wire transaction's blockhash (it may still land); null where the lookup cannot say. */
+    blockhashUsable: ((txWire: string) => Promise<boolean>) | null;
   },
 ): Settling | null {
   const transaction = (payload.payload as { transaction?: unknown }).transaction;
@@ -135,18 +137,21 @@ export function solanaSettling(
             return fate.state === 'succeeded' ? fate.landedAs : null;
           },
     paidIn: async (txSignature) => {
-      // Not found (dropped, or a shape the lookup does not read: a smart wallet's inner transfer, an
-      // address lookup table): refused, as before. The facilitator refused the payment first, which
-      // a transaction still on its way rarely makes it do; presented again later, it is asked again.
-      const found = await chain.findTransfer(txSignature);
-      return (
+      const paysHere = async (found: TransferFound | null) =>
         found !== null &&
         found.succeeded &&
         found.mint === route.usdcMint &&
         found.toTokenAccount === (await usdcTokenAccount(address(route.usdcMint), address(route.recipient))) &&
         found.amount === route.amount &&
-        found.memo === route.memo
-      );
+        found.memo === route.memo;
+      const found = await chain.findTransfer(txSignature);
+      if (found !== null || chain.blockhashUsable === null) return paysHere(found);
+      // Not landed: it may still, while the cluster takes the presented transaction's blockhash (the
+      // facilitator's signature leaves the message as the payer signed it): unknown (503), as on
+      // Base. Gone, it is read once more, for it may have landed in between. A lookup that cannot
+      // say (a Coffer server's) leaves it refused, as a shape the lookup does not read is.
+      if (await chain.blockhashUsable(transaction)) throw new Error(`the transaction ${txSignature} has not landed yet`);
+      return paysHere(await chain.findTransfer(txSignature));
     },
   };
 }

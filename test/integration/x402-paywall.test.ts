@@ -394,15 +394,22 @@ describe("x402 clients pay Coffer's paywall", () => {
         expect(refused.status).toBe(402);
         expect(await refused.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('the facilitator refused') });
         // A payment it verifies and then fails to settle, naming the transaction it sent, in a 400:
-        // that one is asked about (the cluster never saw it), and the payment refused, nothing moved.
+        // that one is asked about. The cluster has not seen it, but still takes the payment's
+        // blockhash: it may land yet (503). Presented again once the blockhash is gone, refused,
+        // nothing moved.
         const buyer = await generateKeyPairSigner();
         await cluster.mintUsdc(buyer.address, micro('1'));
         const network = DEVNET.v2;
         const neverLanded = getBase58Decoder().decode(randomBytes(64));
         settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: neverLanded, network } };
-        const failed = await fetch(`${strict.url}/data`, { headers: await paymentFrom(buyer) });
-        expect(failed.status).toBe(402);
-        expect(await failed.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('transaction_failed') });
+        const sentPayment = await paymentFrom(buyer);
+        const failed = await fetch(`${strict.url}/data`, { headers: sentPayment });
+        expect(failed.status).toBe(503);
+        expect(await failed.json()).toMatchObject({ code: 'verifier_unavailable' });
+        cluster.advanceBlocks(200);
+        const gone = await fetch(`${strict.url}/data`, { headers: sentPayment });
+        expect(gone.status).toBe(402);
+        expect(await gone.json()).toMatchObject({ code: 'payment_rejected', error: expect.stringContaining('the facilitator refused') });
         expect(await usdc(buyer.address)).toBe(micro('1'));
         // Failing without naming what it sent: it may have sent it, so the outcome is unknown (503).
         settleAnswer = { status: 400, body: { success: false, errorReason: 'transaction_failed', transaction: '', network } };

@@ -327,6 +327,20 @@ export class RpcChain implements Chain {
     return low;
   }
 
+  /**
+   * Whether the cluster still takes the blockhash a wire transaction (base64) was signed with: while
+   * it does, a transaction not landed yet still may. False for one that cannot be read.
+   */
+  async blockhashUsable(txWire: string): Promise<boolean> {
+    let blockhash;
+    try {
+      blockhash = blockhashOf(txWire);
+    } catch {
+      return false;
+    }
+    return (await call(() => this.rpc.isBlockhashValid(blockhash, { commitment: 'confirmed' }).send())).value;
+  }
+
   async findTransfer(txSignature: string): Promise<TransferFound | null> {
     const found = await call(() =>
       this.rpc

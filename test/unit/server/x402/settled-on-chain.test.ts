@@ -220,7 +220,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     paidBefore(
       store,
       pendingUnder(),
-      solanaSettling(solPayment, terms, { findTransfer: async () => null, fateOfPayerSigned: null }),
+      solanaSettling(solPayment, terms, { findTransfer: async () => null, fateOfPayerSigned: null, blockhashUsable: null }),
     )!.settling('buyer');
     expect(store.pendingSettlement('memo-1')).toBeNull();
   });
@@ -290,6 +290,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     const cluster = (found: Partial<TransferFound> | null) => ({
       findTransfer: async () => (found === null ? null : { ...sent, ...found }),
       fateOfPayerSigned: null,
+      blockhashUsable: null,
     });
     paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.named('sig-1', 'buyer');
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('tx-bytes'), terms, cluster({})))!.ranIn()).toEqual({
@@ -309,6 +310,51 @@ describe('a payment whose settlement the facilitator left pending', () => {
     }
     expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying('other-bytes'), terms, cluster({})))!.ranIn()).toBeNull();
     expect(solanaSettling(paying(), terms, cluster({}))).toBeNull();
+  });
+
+  it('on Solana, named but not landed: unknown while the cluster takes its blockhash, then refused; landed meanwhile, settled', async () => {
+    store = openPaywallStore(':memory:');
+    const solPaying = { x402Version: 2, payload: { transaction: 'tx-bytes' } } as unknown as PaymentPayload;
+    const [mint, seller] = ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa'];
+    const terms = { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
+    const sent: TransferFound = {
+      txSignature: 'sig-1',
+      succeeded: true,
+      error: null,
+      from: 'buyer',
+      toTokenAccount: await usdcTokenAccount(address(mint), address(seller)),
+      to: null,
+      mint,
+      amount: 10_000n,
+      memo: 'memo-1',
+      blockTime: 1,
+      slot: 1n,
+    };
+    /** A cluster where the transaction lands when `landsAt` says, and its blockhash is usable while `usable`. */
+    const cluster = (usable: boolean, landsAt: 'never' | 'as its blockhash is asked about') => {
+      let landed = false;
+      const asked: string[] = [];
+      return {
+        asked,
+        findTransfer: async () => (landed ? sent : null),
+        fateOfPayerSigned: null,
+        blockhashUsable: async (wire: string) => {
+          asked.push(wire);
+          landed = landsAt !== 'never';
+          return usable;
+        },
+      };
+    };
+    paidBefore(store, pendingUnder(), solanaSettling(solPaying, terms, cluster(true, 'never')))!.named('sig-1', 'buyer');
+    const waiting = cluster(true, 'never');
+    await expect(paidBefore(store, pendingUnder(), solanaSettling(solPaying, terms, waiting))!.ranIn()).rejects.toThrow(/not landed yet/);
+    // The presented transaction's blockhash is the one asked about (the facilitator's signature leaves it as it is).
+    expect(waiting.asked).toEqual(['tx-bytes']);
+    expect(await paidBefore(store, pendingUnder(), solanaSettling(solPaying, terms, cluster(false, 'never')))!.ranIn()).toBeNull();
+    // Landed between the first read and the blockhash's end: read again once the blockhash is gone.
+    expect(
+      await paidBefore(store, pendingUnder(), solanaSettling(solPaying, terms, cluster(false, 'as its blockhash is asked about')))!.ranIn(),
+    ).toEqual({ transaction: 'sig-1', payer: 'buyer' });
   });
 
   it('on Solana, never answered: the transaction carrying the payer’s signature, found in its history', async () => {
@@ -344,6 +390,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
     const cluster = (fate: PayerSignedFate) => ({
       findTransfer: async (tx: string) => (tx === 'landed-sig' ? (found as unknown as TransferFound) : null),
       fateOfPayerSigned: async (sent: PayerSignedTransfer) => (asked.push(sent), fate),
+      blockhashUsable: null,
     });
     const payment = { x402Version: 2, payload: { transaction: wire } } as unknown as PaymentPayload;
     const landed = cluster({ state: 'succeeded', landedAs: 'landed-sig' });
