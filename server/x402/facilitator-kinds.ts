@@ -16,18 +16,22 @@ const ASKED_AGAIN_MS = 5_000;
 export const ANSWER_WAIT_MS = 2_000;
 
 /**
- * The facilitator's fee payer on `network` (x402's v2 name), kept a while: asked again after
- * KEPT_MS, and at once after the facilitator refused a payment (it may have restarted with
- * another key, and every offer naming the old one would be refused), at most every
- * ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no
- * answer, or no fee payer for this network) is asked again next time, never kept, and logged once
- * until the facilitator says something else.
+ * The facilitator's fee payer on `network` (x402's v2 name), and every fee payer it says it has
+ * there (its `signers` for Solana, with that one): the official facilitator with several keys names
+ * one of them at random each time it is asked, and settles a payment made for any. Kept a while:
+ * asked again after KEPT_MS, and at once after the facilitator refused a payment (it may have
+ * restarted with another key, and every offer naming the old one would be refused), at most every
+ * ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no answer,
+ * or no fee payer for this network) is asked again next time, never kept, and logged once until the
+ * facilitator says something else.
  */
 export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
-  return facilitatorKind(facilitator, network, log, (kind) => {
-    const address = kind?.extra?.feePayer;
-    if (typeof address !== 'string') throw new Error(`it pays no fees on ${network}`);
-    return address;
+  return facilitatorKind(facilitator, network, log, (kind, signers) => {
+    const feePayer = kind?.extra?.feePayer;
+    if (typeof feePayer !== 'string') throw new Error(`it pays no fees on ${network}`);
+    const listed = signers?.[SOLANA_FAMILY];
+    const feePayers = Array.isArray(listed) ? listed.filter((signer): signer is string => typeof signer === 'string') : [];
+    return { feePayer, feePayers: feePayers.includes(feePayer) ? feePayers : [feePayer, ...feePayers] };
   });
 }
 
@@ -43,8 +47,9 @@ export const facilitatorSettles = (facilitator: FacilitatorClient, network: stri
     return { senders: Array.isArray(senders) ? senders.filter((sender) => typeof sender === 'string') : [] };
   });
 
-/** The key a facilitator's `getSupported` names its EVM accounts under (x402's CAIP family of EVM chains). */
+/** The keys a facilitator's `getSupported` names its accounts under (x402's CAIP families of EVM chains and of Solana's). */
 const EVM_FAMILY = 'eip155:*';
+const SOLANA_FAMILY = 'solana:*';
 
 type Supported = Awaited<ReturnType<FacilitatorClient['getSupported']>>;
 type SupportedKind = Supported['kinds'][number];

@@ -12,6 +12,7 @@ import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
 import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js';
+import { readWireTransaction } from '../chain/solana/wire-transaction.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import {
   evmV1Requirements,
@@ -120,7 +121,7 @@ export function createPaywallX402(options: {
       terms: PaymentTerms,
       error: string,
     ): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] }; header: string } | null> {
-      const [fee, token] = await Promise.all([feePayer?.current() ?? null, baseToken()]);
+      const [fee, token] = await Promise.all([feePayer?.current().then((said) => said?.feePayer ?? null) ?? null, baseToken()]);
       const v2: PaymentRequirements[] = [];
       const v1: PaymentRequirementsV1[] = [];
       if (sol !== null && fee !== null) {
@@ -155,8 +156,12 @@ export function createPaywallX402(options: {
       if (!onSol && !onBase) return refuse('invalid_payment', `this paywall takes no x402 payment on ${String(network)}`);
       let match: PaymentMatch | X402Refusal;
       if (onSol) {
-        const fee = await feePayer!.current();
-        if (fee === null) throw new Error('the x402 facilitator cannot be reached');
+        const said = await feePayer!.current();
+        if (said === null) throw new Error('the x402 facilitator cannot be reached');
+        // The fee payer the payment was made for, where the facilitator names it among its own: it
+        // may have named another since (one of its keys at random each time it is asked).
+        const named = feePayerOf(payload);
+        const fee = named !== null && said.feePayers.includes(named) ? named : said.feePayer;
         match =
           payload.x402Version === 1
             ? v1Match((terms) => v1Requirements(sol, terms, fee), route)
@@ -212,6 +217,17 @@ export function createPaywallX402(options: {
       }
     },
   };
+}
+
+/** The fee payer a Solana payment's transaction names (its first signer); null where it cannot be read. */
+function feePayerOf(payload: PaymentPayload): string | null {
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  if (typeof transaction !== 'string') return null;
+  try {
+    return readWireTransaction(Buffer.from(transaction, 'base64')).accountKeys[0] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 const hasV1Name = (base: X402BaseSeller): base is X402BaseSeller & { names: { v1: string } } => base.names.v1 !== null;

@@ -501,6 +501,81 @@ describe("x402 clients pay Coffer's paywall", () => {
     }
   });
 
+  it('a facilitator with several fee payers, offering another one each time it is asked, takes a payment made for any of them', async () => {
+    // As the official facilitator does with several keys: each /supported names one of them at
+    // random (here in turn), its signers list them all, and it settles with the one a payment names.
+    const second = await generateKeyPairSigner();
+    cluster.airdrop(second.address);
+    const byKey = new Map(
+      [feePayer, second].map((key) => [
+        key.address as string,
+        inProcessFacilitator({ feePayer: key, rpcUrl: cluster.url, network: 'devnet' }),
+      ]),
+    );
+    let turn = 0;
+    const forPayment = (requirements: { extra?: Record<string, unknown> }) =>
+      byKey.get(String(requirements.extra?.feePayer)) ?? byKey.get(feePayer.address)!;
+    const facilitator: ReturnType<typeof inProcessFacilitator> = {
+      verify: (payload, requirements) => forPayment(requirements).verify(payload, requirements),
+      settle: (payload, requirements) => forPayment(requirements).settle(payload, requirements),
+      getSupported: async () => {
+        const named = [...byKey.values()][turn++ % 2]!.getSupported();
+        return { ...(await named), signers: { 'solana:*': [...byKey.keys()] } };
+      },
+    };
+    const app = express();
+    const paywall = createPaywall({
+      recipient: seller,
+      lookup,
+      store: openPaywallStore(':memory:'),
+      x402: { facilitator },
+      log: () => undefined,
+    });
+    app.get('/data', paywall.require({ price: '0.01', description: 'Two keys' }), (_req, res) => res.json({ ok: true }));
+    const server = await listen(app);
+    const paymentFrom = async (buyer: KeyPairSigner) => {
+      const terms = JSON.parse(Buffer.from((await fetch(`${server.url}/data`)).headers.get('payment-required')!, 'base64').toString());
+      const payload = await x402Client
+        .fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] })
+        .createPaymentPayload(terms);
+      return {
+        feePayer: terms.accepts[0].extra.feePayer,
+        headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') },
+      };
+    };
+    try {
+      const buyer = await generateKeyPairSigner();
+      await cluster.mintUsdc(buyer.address, micro('1'));
+      const honest = await paymentFrom(buyer);
+      // A refused payment (a buyer holding nothing) makes the paywall ask the facilitator again: it
+      // now names the other fee payer.
+      const broke = await generateKeyPairSigner();
+      await cluster.mintUsdc(broke.address, 0n);
+      expect((await fetch(`${server.url}/data`, { headers: (await paymentFrom(broke)).headers })).status).toBe(402);
+      expect((await paymentFrom(broke)).feePayer).not.toBe(honest.feePayer);
+      // The payment made for the first is still the facilitator's to settle: served, paid once.
+      const paid = await fetch(`${server.url}/data`, { headers: honest.headers });
+      expect(paid.status).toBe(200);
+      expect(await usdc(buyer.address)).toBe(micro('0.99'));
+      // A fee payer the facilitator does not name is not taken on the payment's word.
+      const stranger = await generateKeyPairSigner();
+      cluster.airdrop(stranger.address);
+      byKey.set(stranger.address, inProcessFacilitator({ feePayer: stranger, rpcUrl: cluster.url, network: 'devnet' }));
+      const terms = JSON.parse(Buffer.from((await fetch(`${server.url}/data`)).headers.get('payment-required')!, 'base64').toString());
+      terms.accepts[0].extra.feePayer = stranger.address;
+      const payload = await x402Client
+        .fromConfig({ schemes: [{ network: 'solana:*', client: new ExactSvmScheme(buyer, { rpcUrl: cluster.url }) }] })
+        .createPaymentPayload(terms);
+      const unnamed = await fetch(`${server.url}/data`, {
+        headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') },
+      });
+      expect(unnamed.status).toBe(402);
+      expect(await usdc(buyer.address)).toBe(micro('0.99'));
+    } finally {
+      await close(server.server);
+    }
+  });
+
   it('a facilitator restarted with another fee payer is followed without restarting the paywall', async () => {
     // The facilitator behind the paywall, replaced by one with a new key as a restart would.
     const first = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ANSWER_WAIT_MS, KEPT_MS, facilitatorSettles, offersExactOn } from '../../../../server/x402/facilitator-kinds.js';
+import {
+  ANSWER_WAIT_MS,
+  KEPT_MS,
+  facilitatorFeePayer,
+  facilitatorSettles,
+  offersExactOn,
+} from '../../../../server/x402/facilitator-kinds.js';
 
 const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
@@ -29,6 +35,30 @@ describe('the accounts a facilitator sends from on an EVM chain', () => {
     ).toEqual({ senders: [sender] });
     for (const signers of [undefined, {}, { 'solana:*': [solanaFeePayer] }, { 'eip155:*': 'not a list' }]) {
       expect(await facilitatorSettles(facilitator(signers), kind.network, () => {}).current()).toEqual({ senders: [] });
+    }
+  });
+});
+
+describe('the fee payers a facilitator has on Solana', () => {
+  it('are the one it names now and its `signers` for Solana, that one among them', async () => {
+    const [named, other] = ['FeePayer1111111111111111111111111111111111', 'FeePayer2222222222222222222222222222222222'];
+    const facilitator = (signers: unknown) =>
+      ({
+        getSupported: async () => ({
+          kinds: [{ x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET, extra: { feePayer: named } }],
+          extensions: [],
+          signers,
+        }),
+      }) as unknown as Parameters<typeof facilitatorFeePayer>[0];
+    expect(await facilitatorFeePayer(facilitator({ 'solana:*': [other, named] }), SOLANA_DEVNET, () => {}).current()).toEqual({
+      feePayer: named,
+      feePayers: [other, named],
+    });
+    for (const signers of [undefined, {}, { 'eip155:*': [other] }, { 'solana:*': 'not a list' }]) {
+      expect(await facilitatorFeePayer(facilitator(signers), SOLANA_DEVNET, () => {}).current()).toEqual({
+        feePayer: named,
+        feePayers: [named],
+      });
     }
   });
 });
