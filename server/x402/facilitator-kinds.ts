@@ -3,27 +3,15 @@
  * payer on Solana, whether it settles on Base.
  */
 import type { FacilitatorClient } from '@x402/core/server';
-
-/** How long what the facilitator said is kept before it is asked again (the official v1 middleware asks each time). */
-export const KEPT_MS = 60_000;
-/** How soon after a refusal made it ask again another refusal may. */
-const ASKED_AGAIN_MS = 5_000;
-/**
- * How long an unpaid request waits for the facilitator's answer to one question: a facilitator that
- * takes its time (the official client gives up after 90 s) must not hold every 402 that long. Past
- * it, the 402 goes out with what it said before, or without x402 there; the answer, once it comes, is kept.
- */
-export const ANSWER_WAIT_MS = 2_000;
+import { keptAnswer, sayingOnce } from './kept-answer.js';
 
 /**
  * The facilitator's fee payer on `network` (x402's v2 name), and every fee payer it says it has
  * there (its `signers` for Solana, with that one): the official facilitator with several keys names
- * one of them at random each time it is asked, and settles a payment made for any. Kept a while:
- * asked again after KEPT_MS, and at once after the facilitator refused a payment (it may have
- * restarted with another key, and every offer naming the old one would be refused), at most every
- * ASKED_AGAIN_MS so a stream of bad payments cannot make it ask for each one. A failure (no answer,
- * or no fee payer for this network) is asked again next time, never kept, and logged once until the
- * facilitator says something else.
+ * one of them at random each time it is asked, and settles a payment made for any. Kept as
+ * kept-answer.ts says: asked again after a minute, soon where it said nothing usable (logged once
+ * until it says something else), and at once after it refused a payment (it may have restarted
+ * with another key, and every offer naming the old one would be refused).
  */
 export function facilitatorFeePayer(facilitator: FacilitatorClient, network: string, log: (message: string) => void) {
   return facilitatorKind(facilitator, network, log, (kind, signers) => {
@@ -74,18 +62,9 @@ function facilitatorKind<T>(
   log: (message: string) => void,
   read: (kind: SupportedKind | undefined, signers: Partial<Supported['signers']> | undefined) => T,
 ) {
-  let answer: Promise<T | null> | null = null;
-  let askedAt = 0;
-  let refusedAt = 0;
-  /** What the latest question that came back said (null where nothing usable), while a newer one is out. */
-  let lastSaid: T | null = null;
   // Each trouble is said once, until the facilitator says something else (every unpaid request asks).
-  let said: string | null = null;
-  const say = (line: string | null) => {
-    if (line !== null && line !== said) log(line);
-    said = line;
-  };
-  const ask = async (): Promise<T | null> => {
+  const say = sayingOnce(log);
+  return keptAnswer(async (): Promise<T | null> => {
     let supported;
     try {
       supported = await facilitator.getSupported();
@@ -98,46 +77,10 @@ function facilitatorKind<T>(
       say(null);
       return value;
     } catch (error) {
-      // It answered, but what it said leaves this network out of the 402s: asked again next time,
-      // as a facilitator still starting up may name nothing yet.
+      // It answered, but what it said leaves this network out of the 402s: asked again soon, as a
+      // facilitator still starting up may name nothing yet.
       say(`paywall: the x402 facilitator answered, but ${(error as Error).message}: its 402s offer no x402 there`);
       return null;
     }
-  };
-  return {
-    /**
-     * What the facilitator says (the fee payer's address), or null when it cannot say it now. A
-     * question still out after ANSWER_WAIT_MS from when it was asked is no longer waited for: what
-     * the facilitator said before stands meanwhile.
-     */
-    current(): Promise<T | null> {
-      const now = Date.now();
-      if (now - askedAt > KEPT_MS) answer = null;
-      if (answer === null) {
-        askedAt = now;
-        const asking = ask();
-        answer = asking;
-        void asking.then((value) => {
-          // No usable answer is never kept, unless a newer question replaced it meanwhile.
-          if (answer !== asking) return;
-          lastSaid = value;
-          if (value === null) answer = null;
-        });
-      }
-      const left = askedAt + ANSWER_WAIT_MS - now;
-      let waited: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<T | null>((resolve) => {
-        waited = setTimeout(() => resolve(lastSaid), Math.max(left, 0));
-      });
-      return Promise.race([answer, late]).finally(() => clearTimeout(waited));
-    },
-
-    /** After a refusal: the fee payer is asked again, unless a refusal made it ask a moment ago. */
-    refused(): void {
-      const now = Date.now();
-      if (now - refusedAt <= ASKED_AGAIN_MS) return;
-      refusedAt = now;
-      answer = null;
-    },
-  };
+  });
 }

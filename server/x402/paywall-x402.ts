@@ -12,6 +12,7 @@ import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
 import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js';
+import { keptAnswer, sayingOnce } from './kept-answer.js';
 import { readWireTransaction } from '../chain/solana/wire-transaction.js';
 import { refuse, type X402Refusal } from './x402-refusal.js';
 import {
@@ -106,13 +107,22 @@ export function createPaywallX402(options: {
   const pendingSettlements = new PendingSettlements();
   /** When the chain was last searched for a payment's settlement, by its nonce (settled-on-chain.ts). */
   const searches = new ChainSearches();
-  /** The Base token's name and version while the facilitator settles there; null otherwise. */
+  /** The Base token's name and version (read from the token once, kept as kept-answer.ts says), its trouble logged once. */
+  const sayToken = sayingOnce(options.log);
+  const tokenNaming =
+    base === null
+      ? null
+      : keptAnswer(() =>
+          base.tokenNaming().then(
+            (naming) => (sayToken(null), naming),
+            (error: unknown) => (sayToken(`paywall: the Base token's name could not be read: ${(error as Error).message}`), null),
+          ),
+        );
+  /** The Base token's name and version while the facilitator settles there; null otherwise (both asked at once: one wait). */
   const baseToken = async () => {
-    if (base === null || baseSettled === null || (await baseSettled.current()) === null) return null;
-    return base.tokenNaming().catch((error: unknown) => {
-      options.log(`paywall: the Base token's name could not be read: ${(error as Error).message}`);
-      return null;
-    });
+    if (base === null || baseSettled === null || tokenNaming === null) return null;
+    const [settles, token] = await Promise.all([baseSettled.current(), tokenNaming.current()]);
+    return settles === null ? null : token;
   };
 
   return {

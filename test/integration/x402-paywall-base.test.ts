@@ -301,6 +301,50 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('a token whose name the node is slow to give, or cannot give, holds no 402 for long; its trouble is logged once', async () => {
+    const real = await evmTransferLookupAt(node.url);
+    const paywallNaming = async (naming: () => Promise<{ name: string; version: string }>) => {
+      const log: string[] = [];
+      let asked = 0;
+      const paywall = createPaywall({
+        recipient: solSeller,
+        lookup: await rpcTransferLookup(cluster.url),
+        base: { recipient: baseSeller, lookup: { ...real, tokenNaming: () => (asked++, naming()) } },
+        store: openPaywallStore(':memory:'),
+        x402: { facilitator },
+        log: (line) => log.push(line),
+      });
+      const app = express();
+      app.get('/data', paywall.require({ price: '0.01', description: 'Slow token' }), (_req, res) => res.json({ ok: true }));
+      const server = await listen(app);
+      const networks = async () => {
+        const unpaid = await fetch(`${server.url}/data`);
+        expect(unpaid.status).toBe(402);
+        return ((await unpaid.json()) as any).accepts.map((entry: any) => entry.network);
+      };
+      return { server, log, networks, asked: () => asked };
+    };
+    // A node that takes its time (a retry after a timeout): the 402 goes out with Solana's terms
+    // only, and Base's once the name is read.
+    const slow = await paywallNaming(() => new Promise((resolve) => setTimeout(() => resolve(real.tokenNaming()), 4_000)));
+    // One that cannot give it: said once, however many 402s go out, and not asked for each.
+    const failing = await paywallNaming(async () => {
+      throw new Error('the node did not answer');
+    });
+    try {
+      expect(await slow.networks()).toEqual(['solana-devnet']);
+      await expect.poll(slow.networks, { timeout: 10_000, interval: 500 }).toEqual(['solana-devnet', 'base-sepolia']);
+      for (let request = 0; request < 10; request += 1) expect(await failing.networks()).toEqual(['solana-devnet']);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await failing.networks()).toEqual(['solana-devnet']);
+      expect(failing.log).toEqual([expect.stringContaining("the Base token's name could not be read: the node did not answer")]);
+      expect(failing.asked()).toBeLessThanOrEqual(3);
+    } finally {
+      await close(slow.server.server);
+      await close(failing.server.server);
+    }
+  });
+
   it('the official @x402/fetch EVM buyer pays once on Base; its payment replayed is refused', async () => {
     const account = await buyer();
     const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };

@@ -23,6 +23,7 @@ import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/cof
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { facilitatorAt } from '../../server/x402/paywall-x402.js';
+import { UNANSWERED_KEPT_MS } from '../../server/x402/kept-answer.js';
 import { inProcessFacilitator } from '../../server/x402/in-process-facilitator.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { payingFetch } from '../../server/x402/paying-fetch.js';
@@ -471,7 +472,7 @@ describe("x402 clients pay Coffer's paywall", () => {
     }
   });
 
-  it('a facilitator that names no fee payer for this network is asked again later; meanwhile receipts are still offered', async () => {
+  it('a facilitator that names no fee payer for this network is asked again a moment later; meanwhile receipts are still offered', async () => {
     const real = inProcessFacilitator({ feePayer, rpcUrl: cluster.url, network: 'devnet' });
     let answers = 0;
     const forgetful: typeof real = {
@@ -493,9 +494,12 @@ describe("x402 clients pay Coffer's paywall", () => {
       expect(first.status).toBe(402);
       expect(first.headers.get('payment-required')).toBeNull();
       expect((await first.json()) as any).toMatchObject({ code: 'payment_required', amount: '0.01' });
+      // Asked again a moment later (not by each unpaid request).
+      await new Promise((resolve) => setTimeout(resolve, UNANSWERED_KEPT_MS + 100));
       const second = await fetch(`${server.url}/data`);
       expect(second.headers.get('payment-required')).not.toBeNull();
       expect(((await second.json()) as any).accepts[0].extra.feePayer).toBe(feePayer.address);
+      expect(answers).toBe(2);
     } finally {
       await close(server.server);
     }

@@ -1,11 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  ANSWER_WAIT_MS,
-  KEPT_MS,
-  facilitatorFeePayer,
-  facilitatorSettles,
-  offersExactOn,
-} from '../../../../server/x402/facilitator-kinds.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UNANSWERED_KEPT_MS } from '../../../../server/x402/kept-answer.js';
+import { facilitatorFeePayer, facilitatorSettles, offersExactOn } from '../../../../server/x402/facilitator-kinds.js';
 
 const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
@@ -64,6 +59,13 @@ describe('the fee payers a facilitator has on Solana', () => {
 });
 
 describe('what a paywall logs of its facilitator', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   const facilitatorOf = (
     getSupported: () => Promise<{ kinds: { x402Version: number; scheme: string; network: `${string}:${string}` }[] }>,
   ) => ({ getSupported, verify: async () => ({ isValid: false }), settle: async () => ({ success: false }) }) as never;
@@ -80,8 +82,11 @@ describe('what a paywall logs of its facilitator', () => {
       (line) => log.push(line),
     );
     expect(await settles.current()).toBeNull();
-    // Asked again by each unpaid request (one still starting up may name nothing yet), said once.
+    // Asked again soon, not by each unpaid request (one still starting up may name nothing yet), said once.
     expect(await settles.current()).toBeNull();
+    await vi.advanceTimersByTimeAsync(UNANSWERED_KEPT_MS + 1);
+    expect(await settles.current()).toBeNull();
+    await vi.advanceTimersByTimeAsync(UNANSWERED_KEPT_MS + 1);
     expect(await settles.current()).toBeNull();
     expect([asked, log]).toEqual([
       3,
@@ -101,64 +106,9 @@ describe('what a paywall logs of its facilitator', () => {
       (line) => log.push(line),
     );
     expect(await settles.current()).toBeNull();
-    // No answer is asked again each time, and said once until the facilitator says something else.
+    // No answer is asked again soon, and said once until the facilitator says something else.
+    await vi.advanceTimersByTimeAsync(UNANSWERED_KEPT_MS + 1);
     expect(await settles.current()).toBeNull();
     expect([asked, log]).toEqual([2, ['paywall: the x402 facilitator could not be asked: fetch failed']]);
-  });
-});
-
-describe('a facilitator slow to say what it settles', () => {
-  const kind = { x402Version: 2, scheme: 'exact', network: 'eip155:84532' as const };
-  const sender = '0x00000000000000000000000000000000000000fa';
-  /** A facilitator whose answers come when the test says: each ask waits for `answerNext`. */
-  const slowFacilitator = () => {
-    const waiting: ((answer: unknown) => void)[] = [];
-    const facilitator = {
-      getSupported: () => new Promise((resolve) => waiting.push(resolve)),
-    } as unknown as Parameters<typeof facilitatorSettles>[0];
-    const answerNext = () => waiting.shift()!({ kinds: [kind], extensions: [], signers: { 'eip155:*': [sender] } });
-    return { facilitator, asked: () => waiting.length, answerNext };
-  };
-
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('does not hold an unpaid request past a short wait, nor make the next ones wait again for the same question', async () => {
-    vi.useFakeTimers();
-    const slow = slowFacilitator();
-    const settles = facilitatorSettles(slow.facilitator, kind.network, () => {});
-    let first: unknown = 'waiting';
-    void settles.current().then((answer) => (first = answer));
-    await vi.advanceTimersByTimeAsync(ANSWER_WAIT_MS - 1);
-    expect(first).toBe('waiting');
-    await vi.advanceTimersByTimeAsync(1);
-    // Not known yet: this 402 offers no x402 there, as when the facilitator cannot be asked.
-    expect(first).toBeNull();
-    // The question still open is not asked again, and no longer waited for.
-    let second: unknown = 'waiting';
-    void settles.current().then((answer) => (second = answer));
-    await vi.advanceTimersByTimeAsync(0);
-    expect([second, slow.asked()]).toEqual([null, 1]);
-    // Its answer, once it comes, is kept.
-    slow.answerNext();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(await settles.current()).toEqual({ senders: [sender] });
-    expect(slow.asked()).toBe(0);
-  });
-
-  it('keeps what it said while asked again, where the new answer is slow to come', async () => {
-    vi.useFakeTimers();
-    const slow = slowFacilitator();
-    const settles = facilitatorSettles(slow.facilitator, kind.network, () => {});
-    const known = settles.current();
-    slow.answerNext();
-    expect(await known).toEqual({ senders: [sender] });
-    // Kept a while, then asked again: what it said a minute ago serves until the new answer comes.
-    await vi.advanceTimersByTimeAsync(KEPT_MS + 1);
-    let again: unknown = 'waiting';
-    void settles.current().then((answer) => (again = answer));
-    await vi.advanceTimersByTimeAsync(ANSWER_WAIT_MS);
-    expect([again, slow.asked()]).toEqual([{ senders: [sender] }, 1]);
   });
 });
