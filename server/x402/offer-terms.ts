@@ -32,13 +32,19 @@ export function toRequirement(entry: unknown): X402Requirement {
   };
 }
 
-export const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
+/**
+ * Whether two requirements say the same, `extra` and all: two entries may differ only there (one by
+ * Permit2, one by EIP-3009 on one network), and the one chosen is the one the package must sign.
+ */
+const sameRequirement = (a: X402Requirement, b: X402Requirement) =>
   a.scheme === b.scheme &&
   a.network === b.network &&
   a.amount === b.amount &&
   a.asset === b.asset &&
   a.payTo === b.payTo &&
-  a.feePayer === b.feePayer;
+  a.feePayer === b.feePayer &&
+  a.maxTimeoutSeconds === b.maxTimeoutSeconds &&
+  JSON.stringify(a.extra) === JSON.stringify(b.extra);
 
 /** The offer's entry a requirement was read from, as the official package parsed it. */
 export function chosenEntry(offer: X402Offer, requirement: X402Requirement): { required: PaymentRequired; chosen: PaymentRequirements } {

@@ -354,6 +354,37 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it('passes over a Permit2 entry on Base: the Solana one is paid whatever the owner prefers, or a Base one by EIP-3009 after it', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      const permit2 = { extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } };
+      try {
+        expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
+        const agent = await fundedAgent('permit2-offered', '1.00', {}, '1.00');
+        const offer = await both({ sol: solSeller, base: seller });
+        Object.assign(offer.required.accepts[1]!, permit2);
+        const paid = await payX402('permit2-offered', agent.apiKey, offer.answer());
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+        expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller });
+        // Asked for on Base, it is refused in words, nothing signed.
+        expectError(await payX402('permit2-offered', agent.apiKey, { ...offer.answer(), rail: 'base' }), 422, 'unsupported_offer');
+        // Offered on Base both ways, Permit2 first: paid by EIP-3009.
+        const twice = await both({ sol: solSeller, base: seller });
+        twice.required.accepts = [
+          { ...twice.required.accepts[1]!, ...permit2 } as (typeof twice.required.accepts)[number],
+          twice.required.accepts[1]!,
+        ];
+        const onBase = await payX402('permit2-offered', agent.apiKey, twice.answer());
+        expect(onBase.status, JSON.stringify(onBase.body)).toBe(200);
+        expect(onBase.body).toMatchObject({ rail: 'base', recipient: seller });
+        const history = await t.api('GET', t.withOwner('/v1/agents/permit2-offered/spend-history'), { key: agent.apiKey });
+        expect(history.body.payments.map((payment: any) => payment.rail).sort()).toEqual(['base', 'sol']);
+      } finally {
+        await setPreferred(null);
+      }
+    });
+
     it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

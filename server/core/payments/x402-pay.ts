@@ -237,7 +237,9 @@ function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | 
   const network = x402NetworkOf(ctx, rail, offer.x402Version);
   if (network === null) return null;
   const here = { network, usdc: chainOf(ctx, rail).usdc };
-  const requirement = offer.requirements.find((entry) => isPayableOn(rail, here, entry));
+  const requirement = offer.requirements.find((entry) =>
+    isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }),
+  );
   if (requirement === undefined) return null;
   return { requirement, rail, recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo };
 }

@@ -18,6 +18,8 @@ export interface OfferedTerms {
   asset: string | null;
   payTo: string | null;
   amount: bigint | null;
+  /** How the token moves on an EVM chain (`extra.assetTransferMethod`); undefined where the offer does not say (EIP-3009). */
+  transferMethod?: unknown;
 }
 
 /** Whether an asset is the rail's USDC (an EVM address in any case; a Solana mint as written). */
@@ -26,7 +28,12 @@ export function isUsdcOn(rail: Rail, usdc: string, asset: string | null): boolea
   return rail === 'sol' ? asset === usdc : isEvmAddress(asset) && asset.toLowerCase() === usdc.toLowerCase();
 }
 
-/** `exact`, on this Coffer's network of the rail, in its USDC, a positive amount, to an address of the rail. */
+/**
+ * `exact`, on this Coffer's network of the rail, in its USDC, a positive amount, to an address of the
+ * rail; on an EVM chain by EIP-3009, the method said or none (Permit2 needs an approval the agent
+ * would pay gas for). What a purchase would refuse to sign is never chosen over what it would pay
+ * (`x402-pay.ts` picks among these).
+ */
 export function isPayableOn(rail: Rail, here: X402RailTerms, offered: OfferedTerms): boolean {
   return (
     offered.scheme === 'exact' &&
@@ -35,6 +42,8 @@ export function isPayableOn(rail: Rail, here: X402RailTerms, offered: OfferedTer
     offered.amount > 0n &&
     isUsdcOn(rail, here.usdc, offered.asset) &&
     offered.payTo !== null &&
-    (rail === 'sol' ? isSolanaAddress(offered.payTo) : isEvmAddress(offered.payTo))
+    (rail === 'sol' ? isSolanaAddress(offered.payTo) : isEvmAddress(offered.payTo) && byEip3009(offered.transferMethod))
   );
 }
+
+const byEip3009 = (method: unknown) => method === undefined || method === 'eip3009';

@@ -65,6 +65,8 @@ const offerSchema = z.object({
   asset: shortText(128).optional(),
   payTo: shortText(128).optional(),
   description: shortText(10_000).optional(),
+  // x402 lets `extra` be null (v1 offers often say so).
+  extra: z.record(z.string(), z.unknown()).nullish(),
 });
 
 /** The seller's declaration (the bazaar extension's `info`), only what names how to call it. */
@@ -111,7 +113,15 @@ export interface DiscoveredItem {
   serviceName: string | null;
   tags: string[];
   lastUpdated: string | null;
-  accepts: { scheme: string; network: string; amount: string | null; asset: string | null; payTo: string | null }[];
+  accepts: {
+    scheme: string;
+    network: string;
+    amount: string | null;
+    asset: string | null;
+    payTo: string | null;
+    /** `extra.assetTransferMethod` where the offer names one (Permit2 on an EVM chain); absent in a list stored before it was kept. */
+    transferMethod?: string | null;
+  }[];
 }
 
 /** The same, as stored with the last good list and read back at start (checked again: a stored list is input too). */
@@ -134,6 +144,7 @@ export const storedItemSchema: z.ZodType<DiscoveredItem> = z.object({
         amount: digits.nullable(),
         asset: shortText(128).nullable(),
         payTo: shortText(128).nullable(),
+        transferMethod: shortText(64).nullable().optional(),
       }),
     )
     .min(1)
@@ -220,8 +231,16 @@ export function readItem(raw: unknown): DiscoveredItem | null {
       amount: (item.x402Version === 1 ? offer.maxAmountRequired : offer.amount) ?? null,
       asset: offer.asset ?? null,
       payTo: offer.payTo ?? null,
+      transferMethod: transferMethodOf(offer.extra),
     })),
   };
+}
+
+/** How an offer says its token moves (`extra.assetTransferMethod`), kept short; null where it does not say. */
+function transferMethodOf(extra: Record<string, unknown> | null | undefined): string | null {
+  const method = extra?.assetTransferMethod;
+  if (method === undefined) return null;
+  return typeof method === 'string' ? method.slice(0, 64) : 'unreadable';
 }
 
 /** Where this Coffer pays x402 on one rail: the x402 names of its network, its USDC and the network's own name. */
@@ -280,7 +299,8 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     // What a purchase would pay, at a price the registry can list.
     return usdc.find((offer) => {
       const amount = offer.amount === null ? null : BigInt(offer.amount);
-      return isPayableOn(rail, { network, usdc: on.usdc }, { ...offer, amount }) && amount! <= MAX_AMOUNT_MICRO;
+      const terms = { ...offer, amount, transferMethod: offer.transferMethod ?? undefined };
+      return isPayableOn(rail, { network, usdc: on.usdc }, terms) && amount! <= MAX_AMOUNT_MICRO;
     });
   });
   const [onSol, onBase] = payable;

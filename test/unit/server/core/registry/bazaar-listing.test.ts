@@ -204,8 +204,25 @@ describe('Base listings (issue 50, point 4)', () => {
     ['other_network', 'Base mainnet (this Coffer is on Base Sepolia)', (offer: any) => (offer.network = 'eip155:8453')],
     ['not_usdc', 'another token on Base Sepolia', (offer: any) => (offer.asset = '0x4200000000000000000000000000000000000006')],
     ['invalid', 'a recipient that is no EVM address', (offer: any) => (offer.payTo = PAY_TO)],
+    ['invalid', 'a Permit2 transfer (a purchase would refuse to sign it)', (offer: any) => (offer.extra.assetTransferMethod = 'permit2')],
+    ['invalid', 'a transfer method that is no text', (offer: any) => (offer.extra.assetTransferMethod = { permit2: true })],
   ])('%s: %s', (reason, _what, edit) => {
     expect(mapped(onBase(edit), DEVNET_AND_BASE)).toBe(reason);
+  });
+
+  it('lists an offer whose extra is null, as x402 allows (v1 offers often say so)', () => {
+    expect(
+      mapped(
+        onBase((offer) => (offer.extra = null)),
+        DEVNET_AND_BASE,
+      ),
+    ).toMatchObject({ pricePerCall: '0.02', base: { payTo: BASE_PAY_TO } });
+  });
+
+  it('lists an offer on Base by EIP-3009 after one by Permit2 on the same network, and the method said as EIP-3009', () => {
+    const both = onBase((offer) => (offer.extra.assetTransferMethod = 'eip3009'));
+    both.accepts.unshift({ ...both.accepts[0], amount: '10000', extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } });
+    expect(mapped(both, DEVNET_AND_BASE)).toMatchObject({ pricePerCall: '0.02', base: { payTo: BASE_PAY_TO } });
   });
 
   it('is left out where this Coffer does not pay x402 on Base', () => {
