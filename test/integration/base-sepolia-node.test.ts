@@ -445,6 +445,25 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it('finds where an authorization landed when Coffer’s clock ran ten minutes ahead as it signed, and was set right since', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 600);
+      // Base's pace: a block every 2 s; Coffer's clock keeps its ten minutes ahead as it signs.
+      await node.mine(500, 2);
+      clock.advance(1_000_000);
+      const prepared = await transfer('clock-set-right');
+      const landed = await chain.submitTransfer(prepared);
+      await node.mine(300, 2);
+      // The clock is set right (NTP): the chain's time and Coffer's agree now; the authorization's
+      // window still says when the fast clock signed it, ten minutes after it ran.
+      clock.set(Number((await client().getBlock()).timestamp) * 1000);
+      expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
     await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(
       /chain 84532; mainnet goes with base \(chain 8453\)/,

@@ -61,6 +61,19 @@ export function earliestOnChain(hostTime: bigint, now: bigint, newest: { timesta
 }
 
 /**
+ * How many blocks before a search's start an authorization the token says is used, but whose log
+ * is not found from there, is looked for: over 2 hours of Base's blocks (a clock that ran ahead
+ * when it was signed and was set right since; a paywall's nonce lives minutes).
+ */
+const RECENT_SEARCH_BLOCKS = 4n * LOG_PAGE_BLOCKS;
+
+/** Where the recent blocks begin (the chain's time, seconds): RECENT_SEARCH_BLOCKS before `newest`; 0 on a shorter chain. */
+export async function recentBlocksStart(client: PublicClient, newest: { number: bigint }): Promise<bigint> {
+  const edge = newest.number - RECENT_SEARCH_BLOCKS;
+  return edge <= 0n ? 0n : (await client.getBlock({ blockNumber: edge })).timestamp;
+}
+
+/**
  * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
  * its window only (EIP-3009 runs it in a block whose time is after `validAfter` and before
  * `validBefore`), from `earliest` (seconds by the chain's clock: when it could first have run), a page

@@ -21,7 +21,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
-import { LOG_PAGE_BLOCKS, authorizationUsedIn, earliestOnChain } from './log-reads.js';
+import { authorizationUsedIn, earliestOnChain, recentBlocksStart } from './log-reads.js';
 import { CofferError } from '../../wire/errors.js';
 
 /**
@@ -130,17 +130,11 @@ export async function paidInTransaction(
 }
 
 /**
- * How many blocks before a settlement an authorization is looked for where its log is not found
- * since that settlement began (over 2 hours of Base's blocks; a paywall's nonce lives minutes).
- */
-const BEFORE_SEARCHED_BLOCKS = 4n * LOG_PAGE_BLOCKS;
-
-/**
  * The transaction that ran `authorization`, sent no earlier than `since` (seconds by this host's
  * clock), and the account that sent it: null where the token says it was never used, or it ran
  * before `since`. Looked for in the blocks from `since` (on the chain's clock) to the authorization's
  * end, however early its window opens (x402's v2 buyers open it at 0); where it is used but not there,
- * in the BEFORE_SEARCHED_BLOCKS before. Throws where it is used and its log is found nowhere searched
+ * in the recent blocks before (log-reads.ts recentBlocksStart). Throws where it is used and its log is found nowhere searched
  * (a node whose log index lags behind its state: where it ran is not known yet, never "nowhere").
  */
 export async function whereAuthorizationRan(
@@ -163,9 +157,7 @@ export async function whereAuthorizationRan(
   const transaction = await authorizationUsedIn(client, usdc, authorization, earliestOnChain(since, now, newest, false), newest);
   if (transaction !== null) return { transaction, sender: getAddress((await client.getTransaction({ hash: transaction })).from) };
   // Not since `since`: it ran before (another settlement's), or the log is not indexed yet.
-  const edge = newest.number - BEFORE_SEARCHED_BLOCKS;
-  const before = edge <= 0n ? 0n : (await client.getBlock({ blockNumber: edge })).timestamp;
-  if ((await authorizationUsedIn(client, usdc, authorization, before, newest)) !== null) return null;
+  if ((await authorizationUsedIn(client, usdc, authorization, await recentBlocksStart(client, newest), newest)) !== null) return null;
   throw new CofferError('chain_unavailable', 'the authorization is used, but the node does not show where it ran yet');
 }
 
