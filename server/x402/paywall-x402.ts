@@ -208,6 +208,11 @@ export function createPaywallX402(options: {
                 (await baseSettled!.current())?.senders ?? [],
               ),
         );
+        // The facilitator resumes a settlement it sent by the payment's signature alone: this very
+        // payment presented first under another nonce is that one's, settled or not.
+        if (onChain?.underAnotherNonce()) {
+          return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
+        }
         const settlement = await verifiedAndSettled(
           options.facilitator,
           payload,

@@ -45,6 +45,8 @@ export interface PendingSettlements {
    */
   settlementRanElsewhere(payment: Pick<Settling, 'nonce' | 'digest'>): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
+  /** Whether this very payment (its digest) is remembered under another of the paywall's nonces than `nonce`. */
+  settlingUnderAnotherNonce(nonce: string, digest: string): boolean;
   /** Forgets the payments whose nonce ended before `before`. */
   prune(before: number): void;
 }
@@ -66,6 +68,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
       payer TEXT NOT NULL,
       nonce_expires_at INTEGER NOT NULL
     ) STRICT;`);
+  db.exec('CREATE INDEX IF NOT EXISTS pending_settlements_by_digest ON pending_settlements (authorization_digest)');
   // An older file's rows each name the one transaction sent: looked at and altered in one write (two
   // processes opening it alter it once).
   db.transaction(() => {
@@ -100,6 +103,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
        unanswered_since = excluded.unanswered_since`,
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
+  const underAnother = db.prepare('SELECT 1 FROM pending_settlements WHERE authorization_digest = ? AND nonce <> ? LIMIT 1').pluck();
   /**
    * The transactions a row names: an older paywall's, in `tx_signature` alone (a file it wrote, or a
    * transaction it named since: the latest is not the list's last).
@@ -148,6 +152,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
       const { digest, payer, nonceExpiresAt } = row;
       return { nonce, digest, transactions: namedIn(row), payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
     },
+    settlingUnderAnotherNonce: (nonce, digest) => underAnother.get(digest, nonce) !== undefined,
     prune: (before) => void prune.run(before),
   };
 }

@@ -29,6 +29,16 @@ export interface PaidBefore {
   ranIn(): Promise<{ transaction: string; payer: string } | null>;
 }
 
+/** A payment as the paywall remembers it: its settlements (PaidBefore), and whether it came first under another nonce. */
+export interface RememberedPayment extends PaidBefore {
+  /**
+   * Whether this very payment is remembered under another of the paywall's nonces: it was presented
+   * there first, and its settlement began (an EVM payment's authorization carries no nonce of the
+   * paywall's, so whoever read it in flight can present it under a fresh one).
+   */
+  underAnotherNonce(): boolean;
+}
+
 /**
  * The EIP-3009 authorization an x402 payment on an EVM chain carries, its fields checked for shape;
  * null for any other payload (a Solana one, Permit2).
@@ -202,7 +212,10 @@ function signatureOf(wire: string, signer: string): string | null {
  *   nothing of who presents it. Only the payment this paywall's facilitator left pending is looked
  *   for, remembered durably with the paywall's nonce it spends and a digest of the whole payment.
  *   On Base that nonce never goes on chain: whoever presents it again holds what only the buyer and
- *   the seller saw. On Solana it is the transaction's memo, so whoever reads the landed transaction
+ *   the seller saw. Its authorization does, in the transaction in flight where a chain's pending
+ *   transactions are public, and the facilitator resumes a settlement by the authorization's
+ *   signature alone: the same payment under a fresh nonce of whoever read it is refused while it
+ *   is remembered under the first (`underAnotherNonce`). On Solana it is the transaction's memo, so whoever reads the landed transaction
  *   may rebuild the payment and present it first, taking the buyer's one answer (money never moves
  *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
@@ -217,10 +230,13 @@ function signatureOf(wire: string, signer: string): string | null {
  * A v1 payment names no nonce of the paywall's: none of this.
  */
 export function paidBefore(
-  store: Pick<PaywallStore, 'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement'>,
+  store: Pick<
+    PaywallStore,
+    'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement' | 'settlingUnderAnotherNonce'
+  >,
   payment: { memo: string; nonceExpiresAt: number; searches: ChainSearches },
   settling: Settling | null,
-): PaidBefore | null {
+): RememberedPayment | null {
   if (payment.memo === '' || settling === null) return null;
   const kept = (payer: string) => ({
     nonce: payment.memo,
@@ -235,6 +251,7 @@ export function paidBefore(
     },
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
     ranElsewhere: () => store.settlementRanElsewhere({ nonce: payment.memo, digest: settling.digest }),
+    underAnotherNonce: () => store.settlingUnderAnotherNonce(payment.memo, settling.digest),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
       if (pending === null || pending.digest !== settling.digest) return null;

@@ -392,6 +392,36 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
 
+  it('a payment left pending is not taken under another nonce by whoever read its authorization in flight', async () => {
+    const account = await buyer();
+    const before = { seller: await usdc(baseSeller), served };
+    const { headers, payload } = await paymentFor(account);
+    // Its authorization and signature are in the transaction waiting to be mined (a public
+    // mempool): presented under a fresh nonce of an observer's own.
+    const fresh = await paymentFor(await buyer());
+    const rewrapped = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...fresh.payload, payload: payload.payload }) };
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      expect((await fetch(`${api.url}/data`, { headers })).status).toBe(503);
+      const taken = await fetch(`${api.url}/data`, { headers: rewrapped });
+      expect(taken.status).toBe(402);
+      expect((await taken.json()).code).toBe('receipt_already_used');
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+    // Mined: presented again under the observer's nonce, still refused (the facilitator would
+    // resume the settlement it sent for the buyer's payment, found by its signature).
+    expect((await fetch(`${api.url}/data`, { headers: rewrapped })).status).toBe(402);
+    // Its buyer presents it again: served, once.
+    const again = await fetch(`${api.url}/data`, { headers });
+    expect(again.status).toBe(200);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+  });
+
   it('a payment left pending (503) is served once by the paywall restarted, its money having arrived meanwhile', async () => {
     const account = await buyer();
     const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };

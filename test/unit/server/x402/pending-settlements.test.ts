@@ -35,6 +35,19 @@ describe('pending settlements', () => {
     store.close();
   });
 
+  it('says where a payment is remembered under another nonce: never under its own, nor for another payment', () => {
+    const store = openPaywallStore(':memory:');
+    expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(false);
+    store.settlementNamed({ ...payment, transaction: '0xsent' });
+    expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(true);
+    expect(store.settlingUnderAnotherNonce('n1', 'digest-1')).toBe(false);
+    expect(store.settlingUnderAnotherNonce('n2', 'digest-other')).toBe(false);
+    // Forgotten with its nonce, a day after it ended.
+    store.prune(payment.nonceExpiresAt + 24 * 60 * 60 * 1000 + 1);
+    expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(false);
+    store.close();
+  });
+
   it('keeps a settlement the paywall stopped in unanswered, whatever is answered of a later one', () => {
     const store = openPaywallStore(':memory:');
     // The paywall stops while it settles (never answered); restarted, it settles the payment again.
