@@ -173,9 +173,17 @@ export function solanaSettling(
 const SEARCH_AGAIN_MS = 1_000;
 
 /**
+ * How many searches a paywall runs within SEARCH_AGAIN_MS at most, all payments together: a buyer can
+ * leave many settlements unanswered at little cost (payments verified together, spending one
+ * balance: all but one fail at their send, naming nothing sent).
+ */
+export const SEARCHES_IN_A_SECOND = 2;
+
+/**
  * When a paywall last searched the chain for each payment's settlement (by its nonce, in memory):
- * once in SEARCH_AGAIN_MS at most, so a payment presented again and again (its settlement made to
- * fail unanswered by its own payer) cannot make the seller's node read a payer's history for each.
+ * once in SEARCH_AGAIN_MS at most for one payment, and SEARCHES_IN_A_SECOND for all, so payments
+ * presented again and again (their settlements made to fail unanswered by their own payer) cannot
+ * make the seller's node read a payer's history for each.
  */
 export class ChainSearches {
   private readonly last = new Map<string, number>();
@@ -183,7 +191,7 @@ export class ChainSearches {
   /** Whether a search for the payment under `nonce` may run now; if so, it counts as run. */
   mayRun(nonce: string, now: number): boolean {
     for (const [key, at] of this.last) if (now - at >= SEARCH_AGAIN_MS) this.last.delete(key);
-    if (this.last.has(nonce)) return false;
+    if (this.last.has(nonce) || this.last.size >= SEARCHES_IN_A_SECOND) return false;
     this.last.set(nonce, now);
     return true;
   }
@@ -266,7 +274,8 @@ export function paidBefore(
       }
       if (pending.unansweredSince !== null && settling.sentSince !== null) {
         // Not searched again so soon: the outcome stays unknown (503), never a refusal.
-        if (!payment.searches.mayRun(payment.memo, Date.now())) throw new Error('the chain was searched for this payment a moment ago');
+        if (!payment.searches.mayRun(payment.memo, Date.now()))
+          throw new Error('the chain was searched a moment ago (this payment, or others)');
         const searched = await paid(await settling.sentSince(pending.unansweredSince, pending.payer));
         if (searched !== null) return searched;
       }

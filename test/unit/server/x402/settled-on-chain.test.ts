@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import { getAddress } from 'viem';
-import { baseSettling, carriedAuthorization, ChainSearches, paidBefore, solanaSettling } from '../../../../server/x402/settled-on-chain.js';
+import {
+  baseSettling,
+  carriedAuthorization,
+  ChainSearches,
+  paidBefore,
+  SEARCHES_IN_A_SECOND,
+  solanaSettling,
+} from '../../../../server/x402/settled-on-chain.js';
 import { openPaywallStore, type PaywallStore } from '../../../../server/x402/paywall-store.js';
 import type { CarriedAuthorization } from '../../../../server/chain/evm/transfer-lookup.js';
 import type { PayerSignedFate, PayerSignedTransfer, TransferFound } from '../../../../server/core/ports/chain.js';
@@ -199,13 +206,23 @@ describe('a payment whose settlement the facilitator left pending', () => {
     under('memo-2').settling(PAYER);
     expect(await under('memo-1').ranIn()).toBeNull();
     // Asked again at once: not searched, and not refused either (503: the outcome is unknown).
-    await expect(under('memo-1').ranIn()).rejects.toThrow(/searched for this payment a moment ago/);
+    await expect(under('memo-1').ranIn()).rejects.toThrow(/searched a moment ago/);
     // Another payment's search is its own.
     expect(await under('memo-2').ranIn()).toBeNull();
     expect(node.searched).toHaveLength(2);
     // Again a second after the last.
     const paced = new ChainSearches();
     expect([1_000, 1_999, 2_000, 2_001].map((now) => paced.mayRun('memo-1', now))).toEqual([true, false, true, false]);
+  });
+
+  it('is searched for with a few others at most in a second: many payments presented at once do not read the chain each', () => {
+    // A buyer can leave many settlements unanswered at little cost (payments verified together,
+    // spending one balance: all but one fail at their send), and a search on Solana reads up to a
+    // thousand transactions of a history the buyer may fill.
+    const searches = new ChainSearches();
+    const inOneSecond = Array.from({ length: 10 }, (_, index) => searches.mayRun(`memo-${index}`, 1_000 + index));
+    expect(inOneSecond.filter(Boolean)).toHaveLength(SEARCHES_IN_A_SECOND);
+    expect(searches.mayRun('memo-9', 2_010)).toBe(true);
   });
 
   it('is not remembered as its settlement begins where the chain cannot say without the facilitator’s word', async () => {
