@@ -101,8 +101,8 @@ export function createPaywallX402(options: {
   if (sol === null && base === null) throw new Error('x402 pays on devnet or mainnet, or on Base; this paywall reads neither');
   const feePayer = sol === null ? null : facilitatorFeePayer(options.facilitator, sol.names.v2, options.log);
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
-  /** The v2 nonces whose payment the facilitator is settling now (this process's; the store keeps the settled ones). */
-  const settling = new Set<string>();
+  /** The v2 nonces whose payment the facilitator is settling now, with the header presented (this process's; the store keeps the settled ones). */
+  const settling = new Map<string, string>();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
   /** When the chain was last searched for a payment's settlement, by its nonce (settled-on-chain.ts). */
@@ -190,8 +190,12 @@ export function createPaywallX402(options: {
       // A nonce is claimed before its payment is settled, not only recorded after: two payments
       // naming one nonce at once would otherwise both move money, and the second be refused after.
       if (match.nonce !== '') {
-        if (settling.has(match.nonce)) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
-        settling.add(match.nonce);
+        const inFlight = settling.get(match.nonce);
+        // The same payment presented again while it settles (a buyer that gave up waiting): its
+        // outcome is not known yet (503), and presented once more it is answered as it settled.
+        if (inFlight === header) throw new Error('this payment is being settled now');
+        if (inFlight !== undefined) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
+        settling.set(match.nonce, header);
       }
       try {
         // A payment's settlement is remembered as it begins and by what the facilitator answers, for

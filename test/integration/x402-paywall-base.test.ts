@@ -684,6 +684,31 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('the same payment presented again while it settles is told to come back (503), then served once', async () => {
+    const account = await buyer();
+    const before = { seller: await usdc(baseSeller), served };
+    const { headers } = await paymentFor(account);
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      // The buyer gives up waiting and presents it again while the facilitator still waits for it.
+      const first = fetch(`${api.url}/data`, { headers });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const again = await fetch(`${api.url}/data`, { headers });
+      expect(again.status).toBe(503);
+      expect((await again.json()).code).toBe('verifier_unavailable');
+      expect((await first).status).toBe(503);
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+    const settled = await fetch(`${api.url}/data`, { headers });
+    expect(settled.status).toBe(200);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+  });
+
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
     const [first, second] = [await buyer(), await buyer()];
     const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
