@@ -5,7 +5,14 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
-import { baseSettling, carriedAuthorization, ChainSearches, paidBefore, solanaSettling } from './settled-on-chain.js';
+import {
+  baseSettling,
+  carriedAuthorization,
+  ChainSearches,
+  paidBefore,
+  presentedUnderAnotherNonce,
+  solanaSettling,
+} from './settled-on-chain.js';
 import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
@@ -198,25 +205,22 @@ export function createPaywallX402(options: {
         settling.set(match.nonce, header);
       }
       try {
-        // A payment's settlement is remembered as it begins and by what the facilitator answers, for
-        // the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
-        const onChain = paidBefore(
-          options.store,
-          { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches },
-          onSol
-            ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
-            : baseSettling(
-                payload,
-                { recipient: base!.recipient, amount: match.amount },
-                base!,
-                (await baseSettled!.current())?.senders ?? [],
-              ),
-        );
+        const asOnChain = onSol
+          ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
+          : baseSettling(
+              payload,
+              { recipient: base!.recipient, amount: match.amount },
+              base!,
+              (await baseSettled!.current())?.senders ?? [],
+            );
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
-        // payment presented first under another nonce is that one's, settled or not.
-        if (onChain?.underAnotherNonce()) {
+        // payment presented first under another nonce (or as v1) is that one's, settled or not.
+        if (presentedUnderAnotherNonce(options.store, match.nonce, asOnChain)) {
           return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
         }
+        // A payment's settlement is remembered as it begins and by what the facilitator answers, for
+        // the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
+        const onChain = paidBefore(options.store, { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches }, asOnChain);
         const settlement = await verifiedAndSettled(
           options.facilitator,
           payload,

@@ -29,16 +29,6 @@ export interface PaidBefore {
   ranIn(): Promise<{ transaction: string; payer: string } | null>;
 }
 
-/** A payment as the paywall remembers it: its settlements (PaidBefore), and whether it came first under another nonce. */
-export interface RememberedPayment extends PaidBefore {
-  /**
-   * Whether this very payment is remembered under another of the paywall's nonces: it was presented
-   * there first, and its settlement began (an EVM payment's authorization carries no nonce of the
-   * paywall's, so whoever read it in flight can present it under a fresh one).
-   */
-  underAnotherNonce(): boolean;
-}
-
 /**
  * The EIP-3009 authorization an x402 payment on an EVM chain carries, its fields checked for shape;
  * null for any other payload (a Solana one, Permit2).
@@ -211,6 +201,19 @@ function signatureOf(wire: string, signer: string): string | null {
 }
 
 /**
+ * Whether this very payment (`settling`'s digest) is remembered under another of the paywall's
+ * nonces than `nonce` (a v1 payment names none: under any). Its settlement began there, and the
+ * facilitator resumes a settlement it sent by the payment's signature alone (an EVM payment's
+ * authorization carries no nonce of the paywall's, and where a chain's pending transactions are
+ * public, whoever read it in flight could present it under a fresh nonce, or as v1).
+ */
+export const presentedUnderAnotherNonce = (
+  store: Pick<PaywallStore, 'settlingUnderAnotherNonce'>,
+  nonce: string,
+  settling: Settling | null,
+): boolean => settling !== null && store.settlingUnderAnotherNonce(nonce, settling.digest);
+
+/**
  * A v2 payment whose settlement the facilitator left pending (503), presented again: the facilitator
  * may then refuse it (after a restart its verify finds the authorization used, or the transaction
  * landed) though its transaction paid the seller. Where it did, the payment is settled there.
@@ -223,7 +226,7 @@ function signatureOf(wire: string, signer: string): string | null {
  *   the seller saw. Its authorization does, in the transaction in flight where a chain's pending
  *   transactions are public, and the facilitator resumes a settlement by the authorization's
  *   signature alone: the same payment under a fresh nonce of whoever read it is refused while it
- *   is remembered under the first (`underAnotherNonce`). On Solana it is the transaction's memo, so whoever reads the landed transaction
+ *   is remembered under the first (`presentedUnderAnotherNonce`). On Solana it is the transaction's memo, so whoever reads the landed transaction
  *   may rebuild the payment and present it first, taking the buyer's one answer (money never moves
  *   twice; the same holds before a restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
@@ -238,13 +241,10 @@ function signatureOf(wire: string, signer: string): string | null {
  * A v1 payment names no nonce of the paywall's: none of this.
  */
 export function paidBefore(
-  store: Pick<
-    PaywallStore,
-    'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement' | 'settlingUnderAnotherNonce'
-  >,
+  store: Pick<PaywallStore, 'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement'>,
   payment: { memo: string; nonceExpiresAt: number; searches: ChainSearches },
   settling: Settling | null,
-): RememberedPayment | null {
+): PaidBefore | null {
   if (payment.memo === '' || settling === null) return null;
   const kept = (payer: string) => ({
     nonce: payment.memo,
@@ -255,11 +255,11 @@ export function paidBefore(
   return {
     settling: (payer) => {
       // By this host's clock (not a paywall's, which tests may set): the chain is reckoned from it.
-      if (settling.sentSince !== null) store.settlementBegins({ ...kept(payer), since: Date.now() });
+      // Remembered where the chain is not searched too: no other nonce takes it meanwhile.
+      store.settlementBegins({ ...kept(payer), since: Date.now() });
     },
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
     ranElsewhere: () => store.settlementRanElsewhere({ nonce: payment.memo, digest: settling.digest }),
-    underAnotherNonce: () => store.settlingUnderAnotherNonce(payment.memo, settling.digest),
     async ranIn() {
       const pending = store.pendingSettlement(payment.memo);
       if (pending === null || pending.digest !== settling.digest) return null;

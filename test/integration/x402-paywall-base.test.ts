@@ -407,6 +407,13 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       const taken = await fetch(`${api.url}/data`, { headers: rewrapped });
       expect(taken.status).toBe(402);
       expect((await taken.json()).code).toBe('receipt_already_used');
+      // Or as x402 v1, which names no nonce (its facilitator would send the authorization again).
+      const asV1 = Buffer.from(
+        JSON.stringify({ x402Version: 1, scheme: 'exact', network: BASE_SEPOLIA_X402.v1, payload: payload.payload }),
+      );
+      const takenAsV1 = await fetch(`${api.url}/data`, { headers: { 'X-PAYMENT': asV1.toString('base64') } });
+      expect(takenAsV1.status).toBe(402);
+      expect((await takenAsV1.json()).code).toBe('receipt_already_used');
       await node.mine(1);
     } finally {
       evm.receiptWaitMs = null;

@@ -6,6 +6,7 @@ import {
   carriedAuthorization,
   ChainSearches,
   paidBefore,
+  presentedUnderAnotherNonce,
   SEARCHES_IN_A_SECOND,
   solanaSettling,
 } from '../../../../server/x402/settled-on-chain.js';
@@ -225,21 +226,33 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(searches.mayRun('memo-9', 2_010)).toBe(true);
   });
 
-  it('is not remembered as its settlement begins where the chain cannot say without the facilitator’s word', async () => {
+  it('is remembered as its settlement begins, but not searched for, where the chain cannot say without the facilitator’s word', async () => {
     store = openPaywallStore(':memory:');
-    // A facilitator that names no account it sends from.
-    paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, base(LANDED), []))!.settling(PAYER);
-    expect(store.pendingSettlement('memo-1')).toBeNull();
+    // A facilitator that names no account it sends from: remembered (another nonce cannot take it
+    // meanwhile), never searched for.
+    const node = base(LANDED);
+    const unnamed = () => paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, []))!;
+    unnamed().settling(PAYER);
+    expect(store.pendingSettlement('memo-1')).toMatchObject({ transactions: [], unansweredSince: expect.any(Number) });
+    expect(await unnamed().ranIn()).toBeNull();
+    expect(node.searched).toEqual([]);
+    expect(presentedUnderAnotherNonce(store, 'memo-2', baseSettling(paying(), ROUTE, node, []))).toBe(true);
+    // A v1 payment names no nonce of the paywall's: under any other.
+    expect(presentedUnderAnotherNonce(store, '', baseSettling(paying(), ROUTE, node, []))).toBe(true);
+    expect(presentedUnderAnotherNonce(store, 'memo-1', baseSettling(paying(), ROUTE, node, []))).toBe(false);
     // Solana, where the lookup cannot find a payer's transaction (a Coffer server's, on sim): the
     // transaction is named by the fee payer's signature.
     const solPayment = { x402Version: 2, payload: { transaction: 'tx-bytes' } } as unknown as PaymentPayload;
-    const terms = { recipient: SELLER, amount: 10_000n, usdcMint: 'mint', memo: 'memo-1' };
-    paidBefore(
-      store,
-      pendingUnder(),
-      solanaSettling(solPayment, terms, { findTransfer: async () => null, fateOfPayerSigned: null, blockhashUsable: null }),
-    )!.settling('buyer');
-    expect(store.pendingSettlement('memo-1')).toBeNull();
+    const terms = { recipient: SELLER, amount: 10_000n, usdcMint: 'mint', memo: 'memo-3' };
+    const onSolana = () =>
+      paidBefore(
+        store,
+        pendingUnder('memo-3'),
+        solanaSettling(solPayment, terms, { findTransfer: async () => null, fateOfPayerSigned: null, blockhashUsable: null }),
+      )!;
+    onSolana().settling('buyer');
+    expect(store.pendingSettlement('memo-3')).toMatchObject({ transactions: [], unansweredSince: expect.any(Number) });
+    expect(await onSolana().ranIn()).toBeNull();
   });
 
   it('is not looked for under another nonce, nor another payment under its nonce (a landed one is public)', async () => {
