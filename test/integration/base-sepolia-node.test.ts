@@ -445,7 +445,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
-  it('finds where an authorization landed when Coffer’s clock ran ten minutes ahead as it signed, and was set right since', async () => {
+  it('finds where an authorization landed when Coffer’s clock ran ten minutes ahead as it signed, and was set right since, hours later', async () => {
     const keys = tempDataDir();
     try {
       const { chain, clock, transfer } = await railBesideTheChain(keys, 600);
@@ -454,7 +454,8 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       clock.advance(1_000_000);
       const prepared = await transfer('clock-set-right');
       const landed = await chain.submitTransfer(prepared);
-      await node.mine(300, 2);
+      // Coffer closed for hours meanwhile: thousands of blocks since.
+      await node.mine(5_000, 2);
       // The clock is set right (NTP): the chain's time and Coffer's agree now; the authorization's
       // window still says when the fast clock signed it, ten minutes after it ran.
       clock.set(Number((await client().getBlock()).timestamp) * 1000);

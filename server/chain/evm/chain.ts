@@ -53,7 +53,7 @@ import { nodeErrorWords, nodeUnanswered } from './node-errors.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
-import { authorizationUsedIn, earliestOnChain, hasEvmActivity, recentBlocksStart, transfersTo } from './log-reads.js';
+import { EARLIER_SEARCHED_SECONDS, authorizationUsedIn, earliestOnChain, hasEvmActivity, transfersTo } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
 /** The embedded chain's test funds: gas for the wallets that send, and a faucet wallet holding test USDC. */
@@ -412,12 +412,12 @@ export class EvmChain implements Chain {
     if (used) {
       // Looked for from when it was signed, by the chain's clock.
       const earliest = earliestOnChain(signedAt, now, latest, this.blocksOnDemand !== null);
-      let landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, earliest, latest);
+      const { client } = this;
       // Not found since: the clock that signed it may have run ahead, and been set right since (the
-      // chain's lag measured now no longer says how far): the recent blocks before are read too.
-      const recent = landedAs === null ? await recentBlocksStart(this.client, latest) : null;
-      if (recent !== null && recent < earliest)
-        landedAs = await authorizationUsedIn(this.client, this.net.usdc, authorization, recent, latest);
+      // chain's lag measured now no longer says how far): the two hours before are read too.
+      const landedAs =
+        (await authorizationUsedIn(client, this.net.usdc, authorization, earliest, latest)) ??
+        (await authorizationUsedIn(client, this.net.usdc, authorization, earliest - EARLIER_SEARCHED_SECONDS, latest, earliest));
       // Used but its log not found (a node whose log index lags): asked again later. Coffer never
       // cancels an authorization it signed, so a used one ran somewhere.
       return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };

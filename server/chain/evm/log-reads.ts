@@ -61,17 +61,12 @@ export function earliestOnChain(hostTime: bigint, now: bigint, newest: { timesta
 }
 
 /**
- * How many blocks before a search's start an authorization the token says is used, but whose log
- * is not found from there, is looked for: over 2 hours of Base's blocks (a clock that ran ahead
- * when it was signed and was set right since; a paywall's nonce lives minutes).
+ * How long before a search's start an authorization the token says is used, but whose log is not
+ * found from there, is looked for: a clock that ran up to two hours ahead as it signed and was set
+ * right since (the chain's lag measured now no longer says how far), or another settlement of it
+ * before this one (a paywall's nonce lives minutes). Some 4 pages of Base's blocks.
  */
-const RECENT_SEARCH_BLOCKS = 4n * LOG_PAGE_BLOCKS;
-
-/** Where the recent blocks begin (the chain's time, seconds): RECENT_SEARCH_BLOCKS before `newest`; 0 on a shorter chain. */
-export async function recentBlocksStart(client: PublicClient, newest: { number: bigint }): Promise<bigint> {
-  const edge = newest.number - RECENT_SEARCH_BLOCKS;
-  return edge <= 0n ? 0n : (await client.getBlock({ blockNumber: edge })).timestamp;
-}
+export const EARLIER_SEARCHED_SECONDS = 7_200n;
 
 /**
  * The transaction an authorization ran in: its AuthorizationUsed log, looked for in the blocks of
@@ -86,11 +81,14 @@ export async function authorizationUsedIn(
   earliest: bigint,
   /** The newest block, where the caller read it already (the state it asked was read there: a load-balanced RPC's next node may lag). */
   newest?: { number: bigint; timestamp: bigint },
+  /** Where the search ends (seconds, the chain's clock), before the authorization's end: the part of its window read already. */
+  until?: bigint,
 ): Promise<Hash | null> {
   const latest = newest ?? (await client.getBlock({ blockTag: 'latest' }));
   const opens = earliest > authorization.validAfter ? earliest : authorization.validAfter;
+  const closes = until !== undefined && until < authorization.validBefore ? until : authorization.validBefore;
   const first = await firstBlockAtOrAfter(client, opens, latest);
-  const last = lesser(await firstBlockAtOrAfter(client, authorization.validBefore, latest), latest.number);
+  const last = lesser(await firstBlockAtOrAfter(client, closes, latest), latest.number);
   for (let fromBlock = first; fromBlock <= last; fromBlock += LOG_PAGE_BLOCKS) {
     const [used] = await client.getContractEvents({
       address: usdc,

@@ -21,7 +21,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
-import { authorizationUsedIn, earliestOnChain, recentBlocksStart } from './log-reads.js';
+import { EARLIER_SEARCHED_SECONDS, authorizationUsedIn, earliestOnChain } from './log-reads.js';
 import { CofferError } from '../../wire/errors.js';
 
 /**
@@ -134,7 +134,7 @@ export async function paidInTransaction(
  * clock), and the account that sent it: null where the token says it was never used, or it ran
  * before `since`. Looked for in the blocks from `since` (on the chain's clock) to the authorization's
  * end, however early its window opens (x402's v2 buyers open it at 0); where it is used but not there,
- * in the recent blocks before (log-reads.ts recentBlocksStart). Throws where it is used and its log is found nowhere searched
+ * in the two hours before (log-reads.ts EARLIER_SEARCHED_SECONDS). Throws where it is used and its log is found nowhere searched
  * (a node whose log index lags behind its state: where it ran is not known yet, never "nowhere").
  */
 export async function whereAuthorizationRan(
@@ -154,10 +154,11 @@ export async function whereAuthorizationRan(
   });
   if (!used) return null;
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const transaction = await authorizationUsedIn(client, usdc, authorization, earliestOnChain(since, now, newest, false), newest);
+  const earliest = earliestOnChain(since, now, newest, false);
+  const transaction = await authorizationUsedIn(client, usdc, authorization, earliest, newest);
   if (transaction !== null) return { transaction, sender: getAddress((await client.getTransaction({ hash: transaction })).from) };
   // Not since `since`: it ran before (another settlement's), or the log is not indexed yet.
-  if ((await authorizationUsedIn(client, usdc, authorization, await recentBlocksStart(client, newest), newest)) !== null) return null;
+  if ((await authorizationUsedIn(client, usdc, authorization, earliest - EARLIER_SEARCHED_SECONDS, newest, earliest)) !== null) return null;
   throw new CofferError('chain_unavailable', 'the authorization is used, but the node does not show where it ran yet');
 }
 
