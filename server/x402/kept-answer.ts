@@ -26,10 +26,13 @@ export function keptAnswer<T>(ask: () => Promise<T | null>) {
   let refusedAt = 0;
   /** What the latest question that came back said (null where nothing usable), while a newer one is out. */
   let lastSaid: T | null = null;
+  /** Whether the latest question is still out. */
+  let out = false;
   return {
     /**
      * The answer, or null where none is usable now. A question still out after ANSWER_WAIT_MS from
-     * when it was asked is no longer waited for: what was said before stands meanwhile.
+     * when it was asked is no longer waited for: what was said before stands meanwhile. It is not
+     * asked again while it is out (its client's timeout ends it), unless KEPT_MS pass.
      */
     current(): Promise<T | null> {
       const now = Date.now();
@@ -37,14 +40,17 @@ export function keptAnswer<T>(ask: () => Promise<T | null>) {
       if (answer === null) {
         askedAt = now;
         keptUntil = now + KEPT_MS;
+        out = true;
         const asking = ask();
         answer = asking;
         void asking.then((value) => {
           if (answer !== asking) return;
+          out = false;
           lastSaid = value;
           if (value === null) keptUntil = Date.now() + UNANSWERED_KEPT_MS;
         });
       }
+      if (out && now >= askedAt + ANSWER_WAIT_MS) return Promise.resolve(lastSaid);
       let waited: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<T | null>((resolve) => {
         waited = setTimeout(() => resolve(lastSaid), Math.max(askedAt + ANSWER_WAIT_MS - now, 0));
