@@ -465,6 +465,27 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it('calls an authorization never run dropped only once the chain’s safe head is past its end, not its newest block', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
+      const prepared = await transfer('never-sent');
+      // Its end passes on the newest blocks (a block every 2 s), not yet on those posted to L1: a
+      // reorganization of the newer ones could still run it before its end.
+      await node.mine(400, 2);
+      clock.advance(800_000);
+      node.safeBehind = 350;
+      try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+      } finally {
+        node.safeBehind = 0;
+      }
+      expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
     await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(
       /chain 84532; mainnet goes with base \(chain 8453\)/,

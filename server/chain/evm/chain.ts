@@ -380,7 +380,8 @@ export class EvmChain implements Chain {
 
   /**
    * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
-   * or not run: `dropped` once the chain's time passed its end (it never can), `unknown` before. (The
+   * or not run: `dropped` once the chain's time passed its end at its safe head (it never can),
+   * `unknown` before. (The
    * token says canceled as it says used; Coffer never cancels an authorization it signed, and no one
    * else holds the payer's key, so a used one ran somewhere.)
    */
@@ -422,7 +423,22 @@ export class EvmChain implements Chain {
       // cancels an authorization it signed, so a used one ran somewhere.
       return landedAs === null ? { state: 'unknown' } : { state: 'succeeded', landedAs };
     }
-    return latest.timestamp >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
+    if (latest.timestamp < authorization.validBefore) return { state: 'unknown' };
+    // Its end passed unused on the newest block. Dropped (a retry pays afresh) only where the chain
+    // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and
+    // a reorganization of them could run it before its end, so the safe head must be past its end
+    // too, the authorization unused there. A chain that mines only when asked is never reorganized.
+    if (this.blocksOnDemand !== null) return { state: 'dropped' };
+    const safe = await this.client.getBlock({ blockTag: 'safe' });
+    if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
+    const usedBySafe = await this.client.readContract({
+      address: this.net.usdc,
+      abi: USDC_ABI,
+      functionName: 'authorizationState',
+      args: [from, nonce],
+      blockNumber: safe.number,
+    });
+    return usedBySafe ? { state: 'unknown' } : { state: 'dropped' };
   }
 }
 
