@@ -22,7 +22,7 @@ import { DEVNET, startFacilitator, type TestFacilitator } from '../fixtures/x402
 import { micro, deployAgent, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
-import { facilitatorAt } from '../../server/x402/paywall-x402.js';
+import { facilitatorAt, type Facilitator } from '../../server/x402/paywall-x402.js';
 import { UNANSWERED_KEPT_MS } from '../../server/x402/kept-answer.js';
 import { inProcessFacilitator } from '../../server/x402/in-process-facilitator.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
@@ -55,6 +55,19 @@ describe("x402 clients pay Coffer's paywall", () => {
   let feePayer: KeyPairSigner;
 
   const usdc = (wallet: string) => usdcOn(cluster, wallet);
+  /** A paywall of its own through `facilitator` (its log kept out of the output): its `/data` at 0.01 USDC. */
+  const paywallThrough = (facilitator: Facilitator, description: string) => {
+    const paywall = createPaywall({
+      recipient: seller,
+      lookup,
+      store: openPaywallStore(':memory:'),
+      x402: { facilitator },
+      log: () => undefined,
+    });
+    const app = express();
+    app.get('/data', paywall.require({ price: '0.01', description }), (_req, res) => res.json({ ok: true }));
+    return listen(app);
+  };
 
   beforeAll(async () => {
     cluster = await new TestCluster({ as: 'devnet' }).start();
@@ -479,16 +492,7 @@ describe("x402 clients pay Coffer's paywall", () => {
       ...real,
       getSupported: async () => (++answers === 1 ? { kinds: [], extensions: [], signers: {} } : real.getSupported()),
     };
-    const app = express();
-    const paywall = createPaywall({
-      recipient: seller,
-      lookup,
-      store: openPaywallStore(':memory:'),
-      x402: { facilitator: forgetful },
-      log: () => undefined,
-    });
-    app.get('/data', paywall.require({ price: '0.01', description: 'Forgetful' }), (_req, res) => res.json({ ok: true }));
-    const server = await listen(app);
+    const server = await paywallThrough(forgetful, 'Forgetful');
     try {
       const first = await fetch(`${server.url}/data`);
       expect(first.status).toBe(402);
@@ -527,16 +531,7 @@ describe("x402 clients pay Coffer's paywall", () => {
         return { ...(await named), signers: { 'solana:*': [...byKey.keys()] } };
       },
     };
-    const app = express();
-    const paywall = createPaywall({
-      recipient: seller,
-      lookup,
-      store: openPaywallStore(':memory:'),
-      x402: { facilitator },
-      log: () => undefined,
-    });
-    app.get('/data', paywall.require({ price: '0.01', description: 'Two keys' }), (_req, res) => res.json({ ok: true }));
-    const server = await listen(app);
+    const server = await paywallThrough(facilitator, 'Two keys');
     const paymentFrom = async (buyer: KeyPairSigner) => {
       const terms = JSON.parse(Buffer.from((await fetch(`${server.url}/data`)).headers.get('payment-required')!, 'base64').toString());
       const payload = await x402Client
@@ -596,16 +591,7 @@ describe("x402 clients pay Coffer's paywall", () => {
         return current.getSupported();
       },
     };
-    const app = express();
-    const paywall = createPaywall({
-      recipient: seller,
-      lookup,
-      store: openPaywallStore(':memory:'),
-      x402: { facilitator },
-      log: () => undefined,
-    });
-    app.get('/data', paywall.require({ price: '0.01', description: 'Restarting' }), (_req, res) => res.json({ ok: true }));
-    const server = await listen(app);
+    const server = await paywallThrough(facilitator, 'Restarting');
     const buyer = await generateKeyPairSigner();
     await cluster.mintUsdc(buyer.address, micro('1'));
     const paidFetch = wrapFetchWithPayment(

@@ -403,14 +403,15 @@ export class EvmChain implements Chain {
       await this.blocksOnDemand.mineToNow();
       latest = await this.client.getBlock();
     }
-    const used = await this.client.readContract({
-      address: this.net.usdc,
-      abi: USDC_ABI,
-      functionName: 'authorizationState',
-      args: [from, nonce],
-      blockNumber: latest.number,
-    });
-    if (used) {
+    const usedAt = (blockNumber: bigint) =>
+      this.client.readContract({
+        address: this.net.usdc,
+        abi: USDC_ABI,
+        functionName: 'authorizationState',
+        args: [from, nonce],
+        blockNumber,
+      });
+    if (await usedAt(latest.number)) {
       // Looked for from when it was signed, by the chain's clock.
       const earliest = earliestOnChain(signedAt, now, latest, this.blocksOnDemand !== null);
       const { client } = this;
@@ -431,14 +432,7 @@ export class EvmChain implements Chain {
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
     const safe = await this.client.getBlock({ blockTag: 'safe' });
     if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
-    const usedBySafe = await this.client.readContract({
-      address: this.net.usdc,
-      abi: USDC_ABI,
-      functionName: 'authorizationState',
-      args: [from, nonce],
-      blockNumber: safe.number,
-    });
-    return usedBySafe ? { state: 'unknown' } : { state: 'dropped' };
+    return (await usedAt(safe.number)) ? { state: 'unknown' } : { state: 'dropped' };
   }
 }
 

@@ -75,6 +75,25 @@ function base(paidIn: string, sender: string | null = FACILITATOR) {
 const SENDERS = [FACILITATOR.toLowerCase()];
 
 /** A payment under the paywall's nonce `memo`; each read by a paywall that has searched for nothing yet. */
+/** A Solana route's terms, and the transfer that pays them (its price to the seller's USDC account, the nonce as memo) as the cluster reads it. */
+async function solanaTransferHere() {
+  const [mint, seller] = ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa'];
+  const sent: TransferFound = {
+    txSignature: 'sig-1',
+    succeeded: true,
+    error: null,
+    from: 'buyer',
+    toTokenAccount: await usdcTokenAccount(address(mint), address(seller)),
+    to: null,
+    mint,
+    amount: 10_000n,
+    memo: 'memo-1',
+    blockTime: 1,
+    slot: 1n,
+  };
+  return { mint, terms: { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' }, sent };
+}
+
 const pendingUnder = (memo = 'memo-1') => ({ memo, nonceExpiresAt: 1_800_000, searches: new ChainSearches() });
 
 describe('a payment whose settlement the facilitator left pending', () => {
@@ -301,22 +320,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
   it('on Solana, is its transaction: settled where the one the facilitator sent moved the price here with the nonce as memo', async () => {
     store = openPaywallStore(':memory:');
     const solPaying = (transaction: string) => ({ x402Version: 2, payload: { transaction } }) as unknown as PaymentPayload;
-    const [mint, seller] = ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa'];
-    const sellersAccount = await usdcTokenAccount(address(mint), address(seller));
-    const sent: TransferFound = {
-      txSignature: 'sig-1',
-      succeeded: true,
-      error: null,
-      from: 'buyer',
-      toTokenAccount: sellersAccount,
-      to: null,
-      mint,
-      amount: 10_000n,
-      memo: 'memo-1',
-      blockTime: 1,
-      slot: 1n,
-    };
-    const terms = { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
+    const { mint, terms, sent } = await solanaTransferHere();
     const cluster = (found: Partial<TransferFound> | null) => ({
       findTransfer: async () => (found === null ? null : { ...sent, ...found }),
       fateOfPayerSigned: null,
@@ -345,21 +349,7 @@ describe('a payment whose settlement the facilitator left pending', () => {
   it('on Solana, named but not landed: unknown while the cluster takes its blockhash, then refused; landed meanwhile, settled', async () => {
     store = openPaywallStore(':memory:');
     const solPaying = { x402Version: 2, payload: { transaction: 'tx-bytes' } } as unknown as PaymentPayload;
-    const [mint, seller] = ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', '9R8uAUDFpj62ec2C8ms9xE6DWXKikr8PUNdUDrMEwtEa'];
-    const terms = { recipient: seller, amount: 10_000n, usdcMint: mint, memo: 'memo-1' };
-    const sent: TransferFound = {
-      txSignature: 'sig-1',
-      succeeded: true,
-      error: null,
-      from: 'buyer',
-      toTokenAccount: await usdcTokenAccount(address(mint), address(seller)),
-      to: null,
-      mint,
-      amount: 10_000n,
-      memo: 'memo-1',
-      blockTime: 1,
-      slot: 1n,
-    };
+    const { terms, sent } = await solanaTransferHere();
     /** A cluster where the transaction lands when `landsAt` says, and its blockhash is usable while `usable`. */
     const cluster = (usable: boolean, landsAt: 'never' | 'as its blockhash is asked about') => {
       let landed = false;
