@@ -465,7 +465,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
-  it('calls an authorization never run dropped only once the chain’s safe head is past its end, not its newest block', async () => {
+  it('calls an authorization never run dropped only once the chain’s safe head is past its end, not its newest block (a node that does not say: 15 minutes behind)', async () => {
     const keys = tempDataDir();
     try {
       const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
@@ -477,6 +477,12 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       node.safeBehind = 350;
       try {
         expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        // A node that does not say its safe head: taken to be 15 minutes behind the newest block.
+        node.safeBehind = 'refused';
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        await node.mine(450, 2);
+        clock.advance(900_000);
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
       } finally {
         node.safeBehind = 0;
       }

@@ -75,6 +75,11 @@ export interface BlocksOnDemand {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
+/**
+ * How far behind the newest block a node's safe head is taken to be where the node does not say
+ * (an RPC that refuses the `safe` tag): Base's is usually a few minutes behind.
+ */
+const REORG_MARGIN_SECONDS = 900n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -426,13 +431,17 @@ export class EvmChain implements Chain {
     }
     if (latest.timestamp < authorization.validBefore) return { state: 'unknown' };
     // Its end passed unused on the newest block. Dropped (a retry pays afresh) only where the chain
-    // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and
-    // a reorganization of them could run it before its end, so the safe head must be past its end
-    // too, the authorization unused there. A chain that mines only when asked is never reorganized.
+    // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and a
+    // reorganization of them could run it before its end. Once the safe head (an ancestor of the
+    // newest, where the authorization is unused) is past its end too, every block a reorganization
+    // could replace comes after its end. A node that does not say its safe head is taken to be
+    // REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
-    const safe = await this.client.getBlock({ blockTag: 'safe' });
-    if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
-    return (await usedAt(safe.number)) ? { state: 'unknown' } : { state: 'dropped' };
+    const safeTime = await this.client
+      .getBlock({ blockTag: 'safe' })
+      .then((safe) => safe.timestamp)
+      .catch(() => latest.timestamp - REORG_MARGIN_SECONDS);
+    return safeTime >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
   }
 }
 
