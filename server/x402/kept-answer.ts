@@ -58,10 +58,13 @@ export function keptAnswer<T>(ask: () => Promise<T | null>) {
       return Promise.race([answer, late]).finally(() => clearTimeout(waited));
     },
 
-    /** After a refusal the answer may be stale: asked again, unless a refusal made it ask a moment ago. */
+    /**
+     * After a refusal the answer may be stale: asked again, unless a refusal made it ask a moment
+     * ago, or a question is still out (a party that hangs is not asked again for each refusal).
+     */
     refused(): void {
       const now = Date.now();
-      if (now - refusedAt <= ASKED_AGAIN_MS) return;
+      if (out || now - refusedAt <= ASKED_AGAIN_MS) return;
       refusedAt = now;
       answer = null;
     },

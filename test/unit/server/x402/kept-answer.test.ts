@@ -98,4 +98,17 @@ describe('an answer a paywall asks another party for', () => {
     }
     expect(party.asked()).toBe(2);
   });
+
+  it('after a refusal does not ask again while a question is still out', async () => {
+    const party = slowParty<string>();
+    const kept = keptAnswer(party.ask);
+    void kept.current();
+    await vi.advanceTimersByTimeAsync(ANSWER_WAIT_MS);
+    for (let refusal = 0; refusal < 3; refusal += 1) {
+      kept.refused();
+      expect(await kept.current()).toBeNull();
+      await vi.advanceTimersByTimeAsync(6_000);
+    }
+    expect([party.asked(), party.open()]).toEqual([1, 1]);
+  });
 });
