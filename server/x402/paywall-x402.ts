@@ -9,6 +9,7 @@ import {
   baseSettling,
   carriedAuthorization,
   ChainSearches,
+  claimOf,
   paidBefore,
   presentedUnderAnotherNonce,
   solanaSettling,
@@ -108,7 +109,7 @@ export function createPaywallX402(options: {
   if (sol === null && base === null) throw new Error('x402 pays on devnet or mainnet, or on Base; this paywall reads neither');
   const feePayer = sol === null ? null : facilitatorFeePayer(options.facilitator, sol.names.v2, options.log);
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
-  /** The v2 nonces whose payment the facilitator is settling now, with the header presented (this process's; the store keeps the settled ones). */
+  /** The payments the facilitator is settling now, by their claim (claimOf), with the header presented (this process's; the store keeps the settled ones). */
   const settling = new Map<string, string>();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
@@ -194,28 +195,26 @@ export function createPaywallX402(options: {
             : v2Match((terms) => evmV2Requirements(base!, terms, token), payload, route, options);
       }
       if (!match.ok) return match;
-      // A nonce is claimed before its payment is settled, not only recorded after: two payments
-      // naming one nonce at once would otherwise both move money, and the second be refused after.
-      if (match.nonce !== '') {
-        const inFlight = settling.get(match.nonce);
+      const asOnChain = onSol
+        ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
+        : baseSettling(payload, { recipient: base!.recipient, amount: match.amount }, base!, (await baseSettled!.current())?.senders ?? []);
+      // A payment is claimed before it is settled, not only recorded after, under the nonce it spends
+      // (a v1 payment, which names none, under its digest): two payments naming one nonce at once
+      // would otherwise both move money, and the second be refused after.
+      const claim = claimOf(match.nonce, asOnChain);
+      if (claim !== '') {
+        const inFlight = settling.get(claim);
         // The same payment presented again while it settles (a buyer that gave up waiting): its
-        // outcome is not known yet (503), and presented once more it is answered as it settled.
+        // outcome is not known yet (503); presented once more, it is answered as its settlement
+        // stands then (where the first presentation was served, that was its one answer).
         if (inFlight === header) throw new Error('this payment is being settled now');
         if (inFlight !== undefined) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
-        settling.set(match.nonce, header);
+        settling.set(claim, header);
       }
       try {
-        const asOnChain = onSol
-          ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
-          : baseSettling(
-              payload,
-              { recipient: base!.recipient, amount: match.amount },
-              base!,
-              (await baseSettled!.current())?.senders ?? [],
-            );
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
         // payment presented first under another nonce (or as v1) is that one's, settled or not.
-        if (presentedUnderAnotherNonce(options.store, match.nonce, asOnChain)) {
+        if (presentedUnderAnotherNonce(options.store, claim, asOnChain)) {
           return refuse('receipt_already_used', 'this payment was presented first under another nonce of this paywall');
         }
         // A payment's settlement is remembered as it begins and by what the facilitator answers, for
@@ -234,9 +233,13 @@ export function createPaywallX402(options: {
           return settlement;
         }
         const authorization = onBase ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
-        return recorded(options.store, payload, match, settlement, route.now, authorization);
+        const acceptance = recorded(options.store, payload, match, settlement, route.now, authorization);
+        // Its one answer is given: presented again, it is a replay (a v1 payment's, which names no
+        // nonce to be found used, refused at once rather than searched for).
+        if (acceptance.ok && claim !== '') options.store.settlementAccepted(claim);
+        return acceptance;
       } finally {
-        settling.delete(match.nonce);
+        if (claim !== '') settling.delete(claim);
       }
     },
   };

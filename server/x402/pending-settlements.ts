@@ -45,6 +45,8 @@ export interface PendingSettlements {
    */
   settlementRanElsewhere(payment: Pick<Settling, 'nonce' | 'digest'>): void;
   pendingSettlement(nonce: string): PendingSettlement | null;
+  /** The payment under `nonce` was accepted (its one answer given): nothing of its settlement is kept. */
+  settlementAccepted(nonce: string): void;
   /** Whether this very payment (its digest) is remembered under another of the paywall's nonces than `nonce`. */
   settlingUnderAnotherNonce(nonce: string, digest: string): boolean;
   /** Forgets the payments whose nonce ended before `before`. */
@@ -103,6 +105,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
        unanswered_since = excluded.unanswered_since`,
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
+  const forget = db.prepare('DELETE FROM pending_settlements WHERE nonce = ?');
   const underAnother = db.prepare('SELECT 1 FROM pending_settlements WHERE authorization_digest = ? AND nonce <> ? LIMIT 1').pluck();
   /**
    * The transactions a row names: an older paywall's, in `tx_signature` alone (a file it wrote, or a
@@ -152,6 +155,7 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
       const { digest, payer, nonceExpiresAt } = row;
       return { nonce, digest, transactions: namedIn(row), payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
     },
+    settlementAccepted: (nonce) => void forget.run(nonce),
     settlingUnderAnotherNonce: (nonce, digest) => underAnother.get(digest, nonce) !== undefined,
     prune: (before) => void prune.run(before),
   };

@@ -201,17 +201,24 @@ function signatureOf(wire: string, signer: string): string | null {
 }
 
 /**
- * Whether this very payment (`settling`'s digest) is remembered under another of the paywall's
- * nonces than `nonce` (a v1 payment names none: under any). Its settlement began there, and the
+ * What a payment is claimed and remembered under: the paywall's nonce it spends (v2), or, for a v1
+ * payment, which names none, `v1:` and its digest; '' where it is no payment of the route's terms.
+ */
+export const claimOf = (nonce: string, settling: Settling | null): string =>
+  nonce !== '' ? nonce : settling === null ? '' : `v1:${settling.digest}`;
+
+/**
+ * Whether this very payment (`settling`'s digest) is remembered under another claim than `claim`
+ * (claimOf: another of the paywall's nonces, or as v1). Its settlement began there, and the
  * facilitator resumes a settlement it sent by the payment's signature alone (an EVM payment's
  * authorization carries no nonce of the paywall's, and where a chain's pending transactions are
  * public, whoever read it in flight could present it under a fresh nonce, or as v1).
  */
 export const presentedUnderAnotherNonce = (
   store: Pick<PaywallStore, 'settlingUnderAnotherNonce'>,
-  nonce: string,
+  claim: string,
   settling: Settling | null,
-): boolean => settling !== null && store.settlingUnderAnotherNonce(nonce, settling.digest);
+): boolean => settling !== null && store.settlingUnderAnotherNonce(claim, settling.digest);
 
 /**
  * A v2 payment whose settlement the facilitator left pending (503), presented again: the facilitator
@@ -226,9 +233,10 @@ export const presentedUnderAnotherNonce = (
  *   the seller saw. Its authorization does, in the transaction in flight where a chain's pending
  *   transactions are public, and the facilitator resumes a settlement by the authorization's
  *   signature alone: the same payment under a fresh nonce of whoever read it is refused while it
- *   is remembered under the first (`presentedUnderAnotherNonce`). On Solana it is the transaction's memo, so whoever reads the landed transaction
- *   may rebuild the payment and present it first, taking the buyer's one answer (money never moves
- *   twice; the same holds before a restart, where the same payment resumes its settlement).
+ *   is remembered under the first (`presentedUnderAnotherNonce`). On Solana it is the
+ *   transaction's memo, so whoever reads the landed transaction may rebuild the payment and present
+ *   it first, taking the buyer's one answer (money never moves twice; the same holds before a
+ *   restart, where the same payment resumes its settlement).
  * - Only the transaction the facilitator sent for it counts, not wherever the payment ran: a second
  *   paywall of the seller's (a store of its own) that settled it first would otherwise see its answer
  *   bought again here. Where a settlement of it was not answered (the paywall stopped, or the
@@ -238,16 +246,19 @@ export const presentedUnderAnotherNonce = (
  *   when another paywall's settlement ran it first). Two paywalls for one wallet through one
  *   facilitator, or facilitators sharing an account, share one store file (docs/API.md): one's
  *   settlement unanswered could otherwise find the other's.
- * A v1 payment names no nonce of the paywall's: none of this.
+ * A v1 payment names no nonce of the paywall's: it is remembered under its digest (claimOf), so on
+ * Base whoever reads its landed transaction may present it first, as on Solana above.
  */
 export function paidBefore(
   store: Pick<PaywallStore, 'settlementBegins' | 'settlementNamed' | 'settlementRanElsewhere' | 'pendingSettlement'>,
   payment: { memo: string; nonceExpiresAt: number; searches: ChainSearches },
   settling: Settling | null,
 ): PaidBefore | null {
-  if (payment.memo === '' || settling === null) return null;
+  if (settling === null) return null;
+  // Under the nonce it spends, or a v1 payment's digest (claimOf).
+  const claim = claimOf(payment.memo, settling);
   const kept = (payer: string) => ({
-    nonce: payment.memo,
+    nonce: claim,
     digest: settling.digest,
     payer: settling.payer ?? payer,
     nonceExpiresAt: payment.nonceExpiresAt,
@@ -259,9 +270,9 @@ export function paidBefore(
       store.settlementBegins({ ...kept(payer), since: Date.now() });
     },
     named: (transaction, payer) => store.settlementNamed({ ...kept(payer), transaction }),
-    ranElsewhere: () => store.settlementRanElsewhere({ nonce: payment.memo, digest: settling.digest }),
+    ranElsewhere: () => store.settlementRanElsewhere({ nonce: claim, digest: settling.digest }),
     async ranIn() {
-      const pending = store.pendingSettlement(payment.memo);
+      const pending = store.pendingSettlement(claim);
       if (pending === null || pending.digest !== settling.digest) return null;
       const paid = async (transaction: string | null) =>
         transaction !== null && (await settling.paidIn(transaction)) ? { transaction, payer: pending.payer } : null;
@@ -274,8 +285,7 @@ export function paidBefore(
       }
       if (pending.unansweredSince !== null && settling.sentSince !== null) {
         // Not searched again so soon: the outcome stays unknown (503), never a refusal.
-        if (!payment.searches.mayRun(payment.memo, Date.now()))
-          throw new Error('the chain was searched a moment ago (this payment, or others)');
+        if (!payment.searches.mayRun(claim, Date.now())) throw new Error('the chain was searched a moment ago (this payment, or others)');
         const searched = await paid(await settling.sentSince(pending.unansweredSince, pending.payer));
         if (searched !== null) return searched;
       }

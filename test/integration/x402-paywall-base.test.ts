@@ -691,6 +691,41 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     }
   });
 
+  it('a v1 payment settling is claimed too: presented again meanwhile 503, under a v2 nonce refused; once mined, served once', async () => {
+    const account = await buyer();
+    const before = { seller: await usdc(baseSeller), served };
+    const { payload } = await paymentFor(account);
+    const v1 = {
+      'X-PAYMENT': Buffer.from(
+        JSON.stringify({ x402Version: 1, scheme: 'exact', network: BASE_SEPOLIA_X402.v1, payload: payload.payload }),
+      ).toString('base64'),
+    };
+    const fresh = await paymentFor(await buyer());
+    const asV2 = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...fresh.payload, payload: payload.payload }) };
+    await node.setAutomine(false);
+    evm.receiptWaitMs = 300;
+    try {
+      const first = fetch(`${api.url}/data`, { headers: v1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await fetch(`${api.url}/data`, { headers: v1 })).status).toBe(503);
+      const taken = await fetch(`${api.url}/data`, { headers: asV2 });
+      expect(taken.status).toBe(402);
+      expect((await taken.json()).code).toBe('receipt_already_used');
+      expect((await first).status).toBe(503);
+      await node.mine(1);
+    } finally {
+      evm.receiptWaitMs = null;
+      await node.setAutomine(true);
+    }
+    expect((await fetch(`${api.url}/data`, { headers: asV2 })).status).toBe(402);
+    // Mined: the v1 payment presented again is served, once (the chain shows the facilitator ran it;
+    // searched once a second at most, 503 meanwhile, as payingFetch comes back).
+    await expect.poll(async () => (await fetch(`${api.url}/data`, { headers: v1 })).status, { timeout: 5_000, interval: 400 }).toBe(200);
+    expect((await fetch(`${api.url}/data`, { headers: v1 })).status).toBe(402);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+  });
+
   it('the same payment presented again while it settles is told to come back (503), then served once', async () => {
     const account = await buyer();
     const before = { seller: await usdc(baseSeller), served };

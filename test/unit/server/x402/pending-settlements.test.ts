@@ -42,7 +42,10 @@ describe('pending settlements', () => {
     expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(true);
     expect(store.settlingUnderAnotherNonce('n1', 'digest-1')).toBe(false);
     expect(store.settlingUnderAnotherNonce('n2', 'digest-other')).toBe(false);
-    // Forgotten with its nonce, a day after it ended.
+    // Forgotten once it is accepted (its answer given), or with its nonce, a day after it ended.
+    store.settlementAccepted('n1');
+    expect([store.pendingSettlement('n1'), store.settlingUnderAnotherNonce('n2', 'digest-1')]).toEqual([null, false]);
+    store.settlementNamed({ ...payment, transaction: '0xsent' });
     store.prune(payment.nonceExpiresAt + 24 * 60 * 60 * 1000 + 1);
     expect(store.settlingUnderAnotherNonce('n2', 'digest-1')).toBe(false);
     store.close();

@@ -5,6 +5,7 @@ import {
   baseSettling,
   carriedAuthorization,
   ChainSearches,
+  claimOf,
   paidBefore,
   presentedUnderAnotherNonce,
   SEARCHES_IN_A_SECOND,
@@ -300,10 +301,24 @@ describe('a payment whose settlement the facilitator left pending', () => {
     expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toBeNull();
   });
 
-  it('is none where the payment names no nonce of the paywall’s (v1), another recipient or sum, or is no EIP-3009 one', () => {
+  it('names no nonce of the paywall’s (v1): remembered under its digest, settled as a v2 payment is', async () => {
     store = openPaywallStore(':memory:');
     const node = base(LANDED);
-    expect(paidBefore(store, pendingUnder(''), baseSettling(paying(), ROUTE, node, SENDERS))).toBeNull();
+    const v1 = () => paidBefore(store, pendingUnder(''), baseSettling(paying(), ROUTE, node, SENDERS))!;
+    const claim = claimOf('', baseSettling(paying(), ROUTE, node, SENDERS));
+    expect(claim).toMatch(/^v1:[0-9a-f]{64}$/);
+    v1().settling(PAYER);
+    expect(store.pendingSettlement(claim)).toMatchObject({ transactions: [], unansweredSince: expect.any(Number) });
+    v1().named(LANDED, PAYER);
+    expect(await v1().ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+    // Under a nonce of the paywall's it is refused; as v1 again, it is its own.
+    expect(presentedUnderAnotherNonce(store, 'memo-1', baseSettling(paying(), ROUTE, node, SENDERS))).toBe(true);
+    expect(presentedUnderAnotherNonce(store, claim, baseSettling(paying(), ROUTE, node, SENDERS))).toBe(false);
+  });
+
+  it('is none where the payment names another recipient or sum, or is no EIP-3009 one', () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
     for (const payload of [
       paying({ to: PAYER }),
       paying({ value: '9999' }),
