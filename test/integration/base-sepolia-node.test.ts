@@ -482,6 +482,11 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
         expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
         await node.mine(450, 2);
         clock.advance(900_000);
+        // A node that fails to answer it (a hosted RPC's rate limit) says nothing of how far behind
+        // its safe head is: the question fails, asked again next round.
+        node.safeBehind = 'rate-limited';
+        await expect(chain.fateOf(prepared)).rejects.toMatchObject({ code: 'chain_unavailable' });
+        node.safeBehind = 'refused';
         expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
       } finally {
         node.safeBehind = 0;

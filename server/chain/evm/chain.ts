@@ -9,6 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  BaseError,
+  BlockNotFoundError,
+  InvalidInputRpcError,
+  InvalidParamsRpcError,
   bytesToHex,
   createPublicClient,
   defineChain,
@@ -437,13 +441,30 @@ export class EvmChain implements Chain {
     // could replace comes after its end. A node that does not say its safe head is taken to be
     // REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
-    const safeTime = await this.client
-      .getBlock({ blockTag: 'safe' })
-      .then((safe) => safe.timestamp)
-      .catch(() => latest.timestamp - REORG_MARGIN_SECONDS);
-    return safeTime >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
+    const safe = await this.client.getBlock({ blockTag: 'safe' }).catch((error: unknown) => {
+      // Only a node that refuses the tag (or answers none) is taken to be that far behind; any
+      // other failure leaves the question for the next round.
+      if (!refusesTag(error)) throw error;
+      return null;
+    });
+    if (safe === null)
+      return latest.timestamp - REORG_MARGIN_SECONDS >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
+    if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
+    // Behind a load-balanced RPC the newest block read may be another node's, on a fork of its own:
+    // the safe head must be its ancestor, the same block at that height.
+    if (safe.number <= latest.number && (await this.client.getBlock({ blockNumber: safe.number })).hash !== safe.hash) {
+      return { state: 'unknown' };
+    }
+    return { state: 'dropped' };
   }
 }
+
+/** Whether a node refused a block tag it does not know (`safe` on an older node), or answered no block for it. */
+const refusesTag = (error: unknown) =>
+  error instanceof BaseError &&
+  error.walk(
+    (cause) => cause instanceof InvalidParamsRpcError || cause instanceof InvalidInputRpcError || cause instanceof BlockNotFoundError,
+  ) !== null;
 
 /** The last block a cursor from incomingTransfers read; null for none (a first read). */
 function blockOfCursor(cursor: string | null): bigint | null {
