@@ -219,7 +219,12 @@ export function createPaywallX402(options: {
         }
         // A payment's settlement is remembered as it begins and by what the facilitator answers, for
         // the chain to be asked about if the facilitator refuses it later (settled-on-chain.ts).
-        const onChain = paidBefore(options.store, { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches }, asOnChain);
+        // A Solana v1 payment's memo is the buyer's own (random), so the chain cannot tie it to this
+        // route: claimed, not settled on the chain's word.
+        const onChain =
+          onSol && match.nonce === ''
+            ? null
+            : paidBefore(options.store, { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches }, asOnChain);
         const settlement = await verifiedAndSettled(
           options.facilitator,
           payload,
@@ -235,8 +240,15 @@ export function createPaywallX402(options: {
         const authorization = onBase ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
         const acceptance = recorded(options.store, payload, match, settlement, route.now, authorization);
         // Its one answer is given: presented again, it is a replay (a v1 payment's, which names no
-        // nonce to be found used, refused at once rather than searched for).
-        if (acceptance.ok && claim !== '') options.store.settlementAccepted(claim);
+        // nonce to be found used, refused at once rather than searched for). Best effort: the
+        // acceptance stands; a row left (a store busy with another process) costs a replay a search.
+        if (acceptance.ok && claim !== '') {
+          try {
+            options.store.settlementAccepted(claim);
+          } catch (error) {
+            options.log(`paywall: an accepted payment's settlement could not be forgotten: ${(error as Error).message}`);
+          }
+        }
         return acceptance;
       } finally {
         if (claim !== '') settling.delete(claim);
