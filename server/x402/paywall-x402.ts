@@ -176,10 +176,7 @@ export function createPaywallX402(options: {
       if (onSol) {
         const said = await feePayer!.current();
         if (said === null) throw new Error('the x402 facilitator cannot be reached');
-        // The fee payer the payment was made for, where the facilitator names it among its own: it
-        // may have named another since (one of its keys at random each time it is asked).
-        const named = feePayerOf(payload);
-        const fee = named !== null && said.feePayers.includes(named) ? named : said.feePayer;
+        const fee = feePayerFor(payload, said);
         match =
           payload.x402Version === 1
             ? v1Match((terms) => v1Requirements(sol, terms, fee), route)
@@ -239,22 +236,37 @@ export function createPaywallX402(options: {
         }
         const authorization = onBase ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
         const acceptance = recorded(options.store, payload, match, settlement, route.now, authorization);
-        // Its one answer is given: presented again, it is a replay (a v1 payment's, which names no
-        // nonce to be found used, refused at once rather than searched for). Best effort: the
-        // acceptance stands; a row left (a store busy with another process) costs a replay a search.
-        if (acceptance.ok && claim !== '') {
-          try {
-            options.store.settlementAccepted(claim);
-          } catch (error) {
-            options.log(`paywall: an accepted payment's settlement could not be forgotten: ${(error as Error).message}`);
-          }
-        }
+        if (acceptance.ok && claim !== '') forgetSettlement(options.store, claim, options.log);
         return acceptance;
       } finally {
         if (claim !== '') settling.delete(claim);
       }
     },
   };
+}
+
+/**
+ * The fee payer a Solana payment's terms are rebuilt with: the one its transaction names, where the
+ * facilitator names it among its own (it names one of its keys at random each time it is asked,
+ * and may have named another since); else the one it names now.
+ */
+function feePayerFor(payload: PaymentPayload, said: { feePayer: string; feePayers: string[] }): string {
+  const named = feePayerOf(payload);
+  return named !== null && said.feePayers.includes(named) ? named : said.feePayer;
+}
+
+/**
+ * An accepted payment's settlement forgotten: its one answer is given, so presented again it is a
+ * replay (a v1 payment's, which names no nonce to be found used, refused at once rather than
+ * searched for). Best effort: the acceptance stands; a row left (a store busy with another process)
+ * costs a replay one search.
+ */
+function forgetSettlement(store: PaywallStore, claim: string, log: (message: string) => void): void {
+  try {
+    store.settlementAccepted(claim);
+  } catch (error) {
+    log(`paywall: an accepted payment's settlement could not be forgotten: ${(error as Error).message}`);
+  }
 }
 
 /** The fee payer a Solana payment's transaction names (its first signer); null where it cannot be read. */
