@@ -1,13 +1,14 @@
 /**
- * What a paywall remembers of an x402 v2 payment whose settlement began and was not seen through,
- * under the paywall's nonce it spends (settled-on-chain.ts reads it): the transactions the
+ * What a paywall remembers of an x402 payment whose settlement began and was not seen through,
+ * under the paywall's nonce it spends, or a v1 payment's digest (`v1:<digest>`, settled-on-chain.ts
+ * claimOf, which reads it): the transactions the
  * facilitator named for it, and when a settlement of it began that the facilitator never answered.
  * In the paywall's own SQLite file (paywall-store.ts), so a restarted paywall can settle it.
  */
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 
 export interface PendingSettlement {
-  /** The paywall's nonce (extra.memo). */
+  /** The paywall's nonce (extra.memo), or `v1:<digest>` for a v1 payment. */
   nonce: string;
   /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
   digest: string;
