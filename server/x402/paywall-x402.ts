@@ -13,6 +13,7 @@ import {
   paidBefore,
   presentedUnderAnotherNonce,
   solanaSettling,
+  type Settling,
 } from './settled-on-chain.js';
 import type { Chain, TransferFound } from '../core/ports/chain.js';
 import type { PaymentTerms } from './payment-required.js';
@@ -109,8 +110,7 @@ export function createPaywallX402(options: {
   if (sol === null && base === null) throw new Error('x402 pays on devnet or mainnet, or on Base; this paywall reads neither');
   const feePayer = sol === null ? null : facilitatorFeePayer(options.facilitator, sol.names.v2, options.log);
   const baseSettled = base === null ? null : facilitatorSettles(options.facilitator, base.names.v2, options.log);
-  /** The payments the facilitator is settling now, by their claim (claimOf), with the header presented (this process's; the store keeps the settled ones). */
-  const settling = new Map<string, string>();
+  const settlingNow = new SettlingNow();
   /** The payments whose settlement was left pending, presented again (x402-settlement.ts). */
   const pendingSettlements = new PendingSettlements();
   /** When the chain was last searched for a payment's settlement, by its claim (settled-on-chain.ts claimOf). */
@@ -132,6 +132,7 @@ export function createPaywallX402(options: {
     const [settles, token] = await Promise.all([baseSettled.current(), tokenNaming.current()]);
     return settles === null ? null : token;
   };
+  const rails: Rails = { sol, base, feePayer, baseSettled, baseToken, nonces: options.nonces, store: options.store };
 
   return {
     /** What a 402 adds for x402 clients; nothing when the facilitator cannot be asked (receipts still work). */
@@ -168,46 +169,17 @@ export function createPaywallX402(options: {
       const decoded = decodePayment(header);
       if (!decoded.ok) return decoded;
       const { payload } = decoded;
-      const network = payload.x402Version === 1 ? (payload as unknown as { network?: unknown }).network : payload.accepted?.network;
-      const onSol = sol !== null && (network === sol.names.v1 || network === sol.names.v2);
-      const onBase = base !== null && (network === base.names.v1 || network === base.names.v2);
-      if (!onSol && !onBase) return refuse('invalid_payment', `this paywall takes no x402 payment on ${String(network)}`);
-      let match: PaymentMatch | X402Refusal;
-      if (onSol) {
-        const said = await feePayer!.current();
-        if (said === null) throw new Error('the x402 facilitator cannot be reached');
-        const fee = feePayerFor(payload, said);
-        match =
-          payload.x402Version === 1
-            ? v1Match((terms) => v1Requirements(sol, terms, fee), route)
-            : v2Match((terms) => v2Requirements(sol, terms, fee), payload, route, options);
-      } else {
-        const token = await baseToken();
-        if (token === null) throw new Error('the x402 facilitator does not settle on Base now');
-        match =
-          payload.x402Version === 1
-            ? hasV1Name(base!)
-              ? v1Match((terms) => evmV1Requirements(base, terms, token), route)
-              : refuse('invalid_payment', 'x402 v1 names no network of this chain')
-            : v2Match((terms) => evmV2Requirements(base!, terms, token), payload, route, options);
-      }
+      const rail = railOf(payload, rails);
+      if (typeof rail !== 'string') return rail;
+      const match = await matchOn(rail, payload, route, rails);
       if (!match.ok) return match;
-      const asOnChain = onSol
-        ? solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol)
-        : baseSettling(payload, { recipient: base!.recipient, amount: match.amount }, base!, (await baseSettled!.current())?.senders ?? []);
-      // A payment is claimed before it is settled, not only recorded after, under the nonce it spends
-      // (a v1 payment, which names none, under its digest): two payments naming one nonce at once
-      // would otherwise both move money, and the second be refused after.
+      const asOnChain = await settlingOn(rail, payload, match, rails);
+      // Claimed before it is settled, not only recorded after, under the nonce it spends (a v1
+      // payment, which names none, under its digest): two payments naming one nonce at once would
+      // otherwise both move money, and the second be refused after.
       const claim = claimOf(match.nonce, asOnChain);
-      if (claim !== '') {
-        const inFlight = settling.get(claim);
-        // The same payment presented again while it settles (a buyer that gave up waiting): its
-        // outcome is not known yet (503); presented once more, it is answered as its settlement
-        // stands then (where the first presentation was served, that was its one answer).
-        if (inFlight === header) throw new Error('this payment is being settled now');
-        if (inFlight !== undefined) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
-        settling.set(claim, header);
-      }
+      const taken = settlingNow.take(claim, header);
+      if (taken !== null) return taken;
       try {
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
         // payment presented first under another nonce (or as v1) is that one's, settled or not.
@@ -219,7 +191,7 @@ export function createPaywallX402(options: {
         // A Solana v1 payment's memo is the buyer's own (random), so the chain cannot tie it to this
         // route: claimed, not settled on the chain's word.
         const onChain =
-          onSol && match.nonce === ''
+          rail === 'sol' && match.nonce === ''
             ? null
             : paidBefore(options.store, { memo: match.nonce, nonceExpiresAt: match.nonceExpiresAt, searches }, asOnChain);
         const settlement = await verifiedAndSettled(
@@ -230,19 +202,107 @@ export function createPaywallX402(options: {
           onChain,
         );
         if (!settlement.ok) {
-          if (onSol) feePayer!.refused();
-          else baseSettled!.refused();
+          // The facilitator may have restarted with other keys, or stopped settling there: asked again.
+          (rail === 'sol' ? rails.feePayer : rails.baseSettled)!.refused();
           return settlement;
         }
-        const authorization = onBase ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
+        const authorization = rail === 'base' ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
         const acceptance = recorded(options.store, payload, match, settlement, route.now, authorization);
         if (acceptance.ok && claim !== '') forgetSettlement(options.store, claim, options.log);
         return acceptance;
       } finally {
-        if (claim !== '') settling.delete(claim);
+        settlingNow.release(claim);
       }
     },
   };
+}
+
+/** A paywall's rails as a payment is read on them: its terms on each, and what its facilitator says now. */
+interface Rails {
+  sol: PaywallSolTerms | null;
+  base: PaywallBaseTerms | null;
+  /** The facilitator's fee payers on Solana (facilitator-kinds.ts); null where the paywall has no Solana. */
+  feePayer: ReturnType<typeof facilitatorFeePayer> | null;
+  /** Whether the facilitator settles on Base, and from which accounts; null where the paywall has no Base. */
+  baseSettled: ReturnType<typeof facilitatorSettles> | null;
+  /** The Base token's name and version while the facilitator settles there; null otherwise. */
+  baseToken(): Promise<{ name: string; version: string } | null>;
+  nonces: Nonces;
+  store: PaywallStore;
+}
+
+type Rail = 'sol' | 'base';
+
+/** The rail of this paywall's a payment names (x402's v1 or v2 name of its network); a refusal for any other. */
+function railOf(payload: PaymentPayload, { sol, base }: Pick<Rails, 'sol' | 'base'>): Rail | X402Refusal {
+  const network = payload.x402Version === 1 ? (payload as unknown as { network?: unknown }).network : payload.accepted?.network;
+  if (sol !== null && (network === sol.names.v1 || network === sol.names.v2)) return 'sol';
+  if (base !== null && (network === base.names.v1 || network === base.names.v2)) return 'base';
+  return refuse('invalid_payment', `this paywall takes no x402 payment on ${String(network)}`);
+}
+
+/**
+ * What a payment must match on its rail: the requirements this paywall offered, rebuilt (on Solana
+ * with the fee payer the payment names, where the facilitator has it; on Base with the token's
+ * naming), for v1 or v2. Throws where the facilitator cannot say now (the caller answers 503).
+ */
+async function matchOn(rail: Rail, payload: PaymentPayload, route: Route, rails: Rails): Promise<PaymentMatch | X402Refusal> {
+  const v1 = payload.x402Version === 1;
+  if (rail === 'sol') {
+    const sol = rails.sol!;
+    const said = await rails.feePayer!.current();
+    if (said === null) throw new Error('the x402 facilitator cannot be reached');
+    const fee = feePayerFor(payload, said);
+    return v1
+      ? v1Match((terms) => v1Requirements(sol, terms, fee), route)
+      : v2Match((terms) => v2Requirements(sol, terms, fee), payload, route, rails);
+  }
+  const base = rails.base!;
+  const token = await rails.baseToken();
+  if (token === null) throw new Error('the x402 facilitator does not settle on Base now');
+  if (!v1) return v2Match((terms) => evmV2Requirements(base, terms, token), payload, route, rails);
+  return hasV1Name(base)
+    ? v1Match((terms) => evmV1Requirements(base, terms, token), route)
+    : refuse('invalid_payment', 'x402 v1 names no network of this chain');
+}
+
+/** How the chain shows the payment paid this route, on its rail (settled-on-chain.ts); null for a payload of another shape. */
+async function settlingOn(rail: Rail, payload: PaymentPayload, match: PaymentMatch, rails: Rails): Promise<Settling | null> {
+  if (rail === 'sol') {
+    const sol = rails.sol!;
+    return solanaSettling(payload, { recipient: sol.recipient, amount: match.amount, usdcMint: sol.usdcMint, memo: match.nonce }, sol);
+  }
+  const base = rails.base!;
+  const senders = (await rails.baseSettled!.current())?.senders ?? [];
+  return baseSettling(payload, { recipient: base.recipient, amount: match.amount }, base, senders);
+}
+
+/**
+ * The payments a paywall's facilitator is settling now, by their claim (claimOf), with the header
+ * presented (this process's; the store keeps the settled ones).
+ */
+class SettlingNow {
+  private readonly headers = new Map<string, string>();
+
+  /**
+   * Takes `claim` for the payment presented as `header`: null where taken (or where it claims
+   * nothing: no payment of the route's terms), a refusal where another payment holds it. The same
+   * header presented again while it settles (a buyer that gave up waiting) throws: its outcome is
+   * not known yet (503); presented once more, it is answered as its settlement stands then (where
+   * the first presentation was served, that was its one answer).
+   */
+  take(claim: string, header: string): X402Refusal | null {
+    if (claim === '') return null;
+    const inFlight = this.headers.get(claim);
+    if (inFlight === header) throw new Error('this payment is being settled now');
+    if (inFlight !== undefined) return refuse('receipt_already_used', 'another payment naming this nonce is being settled');
+    this.headers.set(claim, header);
+    return null;
+  }
+
+  release(claim: string): void {
+    if (claim !== '') this.headers.delete(claim);
+  }
 }
 
 /**

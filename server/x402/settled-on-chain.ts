@@ -54,7 +54,7 @@ export function carriedAuthorization(payload: PaymentPayload): CarriedAuthorizat
 const digest = (parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
 /** What a payment on a rail is, and how the chain shows it paid this route in a transaction. */
-interface Settling {
+export interface Settling {
   /** The whole payment as presented (its signature with it): the one remembered, not another under its nonce. */
   digest: string;
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
