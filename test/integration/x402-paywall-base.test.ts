@@ -8,6 +8,7 @@ import {
   custom,
   getAddress,
   http,
+  parseAbi,
   parseEther,
   parseSignature,
   type Address,
@@ -230,6 +231,33 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v), r, s],
       gas: 200_000n,
     });
+  }
+
+  /** The payer cancels its authorization under `nonce` (EIP-3009's cancelAuthorization), sent by a stranger. */
+  async function cancelOnChain(payer: Awaited<ReturnType<typeof buyer>>, nonce: Hash, token: { name: string; version: string }) {
+    const signature = await payer.signTypedData({
+      domain: { name: token.name, version: token.version, chainId: baseSepolia.id, verifyingContract: node.usdc },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: payer.address, nonce },
+    });
+    const { v, r, s } = parseSignature(signature);
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await node.fundEth(sender.address, parseEther('1'));
+    const wallet = createWalletClient({ account: sender, chain: baseSepolia, transport: http(node.url, { retryCount: 0 }) });
+    const hash = await wallet.writeContract({
+      address: node.usdc,
+      abi: parseAbi(['function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)']),
+      functionName: 'cancelAuthorization',
+      args: [payer.address, nonce, Number(v), r, s],
+      gas: 200_000n,
+    });
+    await createPublicClient({ chain: baseSepolia, transport: http(node.url) }).waitForTransactionReceipt({ hash });
   }
 
   /** Leaves the payment's settlement pending (503): the node mines nothing within the facilitator's wait; then mines it. */
@@ -674,6 +702,11 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const lagging = evmTransferLookup(laggingLogs, { name: lookup.network, chainId: lookup.chainId, usdc: getAddress(lookup.usdc) });
     await expect(lagging.whereAuthorizationRan(presented, since)).rejects.toThrow(/not show where it ran yet/);
     expect(await lagging.whereAuthorizationRan({ ...presented, nonce: `0x${'66'.repeat(32)}` }, since)).toBeNull();
+    // An authorization its payer canceled (used, never run: no one was paid) ran nowhere: a refusal,
+    // not "not known yet" (it was until the paywall's nonce ended).
+    const canceled = carriedAuthorization((await paymentFor(account)).payload)!;
+    await cancelOnChain(account, canceled.nonce, payload.accepted.extra);
+    expect(await lookup.whereAuthorizationRan(canceled, since)).toBeNull();
     expect(await lookup.paidInTransaction(ranOther, { ...presented, to: elsewhere })).toBe(true);
     expect(await lookup.paidInTransaction(ranOther, presented)).toBe(false);
     expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);

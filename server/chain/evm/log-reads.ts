@@ -89,16 +89,44 @@ export async function authorizationUsedIn(
   const closes = until !== undefined && until < authorization.validBefore ? until : authorization.validBefore;
   const first = await firstBlockAtOrAfter(client, opens, latest);
   const last = lesser(await firstBlockAtOrAfter(client, closes, latest), latest.number);
+  return authorizationLogIn(client, usdc, 'AuthorizationUsed', authorization, first, last);
+}
+
+/**
+ * The transaction in which an authorization's payer canceled it (its AuthorizationCanceled log):
+ * EIP-3009 takes a cancellation at any time before the authorization runs, so it is looked for from
+ * `earliest` (seconds by the chain's clock) to the newest block, a page at a time. Null: not there.
+ */
+export async function authorizationCanceledIn(
+  client: PublicClient,
+  usdc: Address,
+  authorization: { from: Address; nonce: Hash },
+  earliest: bigint,
+  newest: { number: bigint; timestamp: bigint },
+): Promise<Hash | null> {
+  const first = await firstBlockAtOrAfter(client, earliest, newest);
+  return authorizationLogIn(client, usdc, 'AuthorizationCanceled', authorization, first, newest.number);
+}
+
+/** The first of the token's logs of this kind for an authorization (its payer and nonce) in blocks `first` to `last`, a page at a time. */
+async function authorizationLogIn(
+  client: PublicClient,
+  usdc: Address,
+  eventName: 'AuthorizationUsed' | 'AuthorizationCanceled',
+  authorization: { from: Address; nonce: Hash },
+  first: bigint,
+  last: bigint,
+): Promise<Hash | null> {
   for (let fromBlock = first; fromBlock <= last; fromBlock += LOG_PAGE_BLOCKS) {
-    const [used] = await client.getContractEvents({
+    const [found] = await client.getContractEvents({
       address: usdc,
       abi: USDC_ABI,
-      eventName: 'AuthorizationUsed',
+      eventName,
       args: { authorizer: authorization.from, nonce: authorization.nonce },
       fromBlock,
       toBlock: lesser(fromBlock + LOG_PAGE_BLOCKS - 1n, last),
     });
-    if (used !== undefined) return used.transactionHash;
+    if (found !== undefined) return found.transactionHash;
   }
   return null;
 }

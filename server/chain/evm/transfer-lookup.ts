@@ -21,7 +21,7 @@ import { USDC_ABI } from './usdc-abi.js';
 import { evmRpcAt } from './rpc.js';
 import { nodeUnanswered } from './node-errors.js';
 import { tokenNamingReader, type TokenNaming } from './token-domain.js';
-import { EARLIER_SEARCHED_SECONDS, authorizationUsedIn, earliestOnChain } from './log-reads.js';
+import { EARLIER_SEARCHED_SECONDS, authorizationCanceledIn, authorizationUsedIn, earliestOnChain } from './log-reads.js';
 import { CofferError } from '../../wire/errors.js';
 
 /**
@@ -131,11 +131,12 @@ export async function paidInTransaction(
 
 /**
  * The transaction that ran `authorization`, sent no earlier than `since` (seconds by this host's
- * clock), and the account that sent it: null where the token says it was never used, or it ran
- * before `since`. Looked for in the blocks from `since` (on the chain's clock) to the authorization's
- * end, however early its window opens (x402's v2 buyers open it at 0); where it is used but not there,
- * in the two hours before (log-reads.ts EARLIER_SEARCHED_SECONDS). Throws where it is used and its log is found nowhere searched
- * (a node whose log index lags behind its state: where it ran is not known yet, never "nowhere").
+ * clock), and the account that sent it: null where the token says it was never used, it ran before
+ * `since`, or its payer canceled it. Looked for in the blocks from `since` (on the chain's clock) to
+ * the authorization's end, however early its window opens (x402's v2 buyers open it at 0); where it
+ * is used but not there, in the two hours before (log-reads.ts EARLIER_SEARCHED_SECONDS), then its
+ * cancellation from then on. Throws where it is used and neither log is found (a node whose log index
+ * lags behind its state: where it ran is not known yet, never "nowhere").
  */
 export async function whereAuthorizationRan(
   client: PublicClient,
@@ -157,8 +158,11 @@ export async function whereAuthorizationRan(
   const earliest = earliestOnChain(since, now, newest, false);
   const transaction = await authorizationUsedIn(client, usdc, authorization, earliest, newest);
   if (transaction !== null) return { transaction, sender: getAddress((await client.getTransaction({ hash: transaction })).from) };
-  // Not since `since`: it ran before (another settlement's), or the log is not indexed yet.
-  if ((await authorizationUsedIn(client, usdc, authorization, earliest - EARLIER_SEARCHED_SECONDS, newest, earliest)) !== null) return null;
+  // Not since `since`: it ran before (another settlement's), its payer canceled it (used, never run:
+  // no one was paid), or the log is not indexed yet.
+  const searchedFrom = earliest - EARLIER_SEARCHED_SECONDS;
+  if ((await authorizationUsedIn(client, usdc, authorization, searchedFrom, newest, earliest)) !== null) return null;
+  if ((await authorizationCanceledIn(client, usdc, authorization, searchedFrom, newest)) !== null) return null;
   throw new CofferError('chain_unavailable', 'the authorization is used, but the node does not show where it ran yet');
 }
 
