@@ -6,6 +6,7 @@ import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { Address, Hash } from 'viem';
 import type { CarriedAuthorization } from '../chain/evm/transfer-lookup.js';
 import {
+  adoptFormerDigest,
   baseSettling,
   carriedAuthorization,
   ChainSearches,
@@ -181,6 +182,7 @@ export function createPaywallX402(options: {
       const taken = settlingNow.take(claim, header);
       if (taken !== null) return taken;
       try {
+        adoptFormerDigest(options.store, claim, asOnChain);
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
         // payment presented first under another nonce (or as v1) is that one's, settled or not.
         if (presentedUnderAnotherNonce(options.store, claim, asOnChain)) {

@@ -10,7 +10,7 @@ import type { SqliteDatabase } from '../store/sqlite-driver.js';
 export interface PendingSettlement {
   /** The paywall's nonce (extra.memo), or `v1:<digest>` for a v1 payment. */
   nonce: string;
-  /** A digest of the whole payment as presented (its authorization or transaction, and signature). */
+  /** A digest of the payment (its authorization's fields, or its transaction: settled-on-chain.ts). */
   digest: string;
   /**
    * The transactions the facilitator named for it (left pending, or failed after it sent), oldest
@@ -48,6 +48,11 @@ export interface PendingSettlements {
   pendingSettlement(nonce: string): PendingSettlement | null;
   /** The payment under `nonce` was accepted (its one answer given): nothing of its settlement is kept. */
   settlementAccepted(nonce: string): void;
+  /**
+   * The payment remembered as `former` (its claim and digest) is remembered as `now` from here on;
+   * nothing changes where none is, or one is already remembered under `now`'s claim.
+   */
+  settlementDigestChanged(former: Pick<Settling, 'nonce' | 'digest'>, now: Pick<Settling, 'nonce' | 'digest'>): void;
   /** Whether this very payment (its digest) is remembered under another of the paywall's nonces than `nonce`. */
   settlingUnderAnotherNonce(nonce: string, digest: string): boolean;
   /** Forgets the payments whose nonce ended before `before`. */
@@ -107,6 +112,10 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
   );
   const prune = db.prepare('DELETE FROM pending_settlements WHERE nonce_expires_at < ?');
   const forget = db.prepare('DELETE FROM pending_settlements WHERE nonce = ?');
+  const renamed = db.prepare(
+    `UPDATE OR IGNORE pending_settlements SET nonce = @toNonce, authorization_digest = @toDigest
+     WHERE nonce = @fromNonce AND authorization_digest = @fromDigest`,
+  );
   const underAnother = db.prepare('SELECT 1 FROM pending_settlements WHERE authorization_digest = ? AND nonce <> ? LIMIT 1').pluck();
   /**
    * The transactions a row names: an older paywall's, in `tx_signature` alone (a file it wrote, or a
@@ -157,6 +166,8 @@ export function pendingSettlementsIn(db: SqliteDatabase): PendingSettlements {
       return { nonce, digest, transactions: namedIn(row), payer, unansweredSince: since === 0 ? null : since, nonceExpiresAt };
     },
     settlementAccepted: (nonce) => void forget.run(nonce),
+    settlementDigestChanged: (former, now) =>
+      void renamed.run({ fromNonce: former.nonce, fromDigest: former.digest, toNonce: now.nonce, toDigest: now.digest }),
     settlingUnderAnotherNonce: (nonce, digest) => underAnother.get(digest, nonce) !== undefined,
     prune: (before) => void prune.run(before),
   };

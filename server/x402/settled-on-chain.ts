@@ -55,8 +55,17 @@ const digest = (parts: string[]) => createHash('sha256').update(JSON.stringify(p
 
 /** What a payment on a rail is, and how the chain shows it paid this route in a transaction. */
 export interface Settling {
-  /** The whole payment as presented (its signature with it): the one remembered, not another under its nonce. */
+  /**
+   * The payment, whatever shape it is presented in: an EIP-3009 authorization's fields (USDC runs one
+   * authorization of a payer's nonce once, however its signature is spelled), a Solana transaction's
+   * bytes. The one remembered, not another under its nonce.
+   */
   digest: string;
+  /**
+   * The digest a paywall before 2026-11-28 gave the same payment (an authorization's signature with
+   * its fields), where it differs: what such a paywall remembered is taken over (adoptFormerDigest).
+   */
+  formerDigest: string | null;
   /** Who pays, where the payment itself says (an EIP-3009 authorization's payer); else the facilitator's word. */
   payer: string | null;
   paidIn(transaction: string): Promise<boolean>;
@@ -85,8 +94,14 @@ export function baseSettling(
   if (authorization === null || authorization.to !== getAddress(route.recipient) || authorization.value !== route.amount) return null;
   const { from, to, value, validAfter, validBefore, nonce } = authorization;
   const signature = String((payload.payload as { signature: string }).signature).toLowerCase();
+  const fields = [from, to, value.toString(), validAfter.toString(), validBefore.toString(), nonce];
   return {
-    digest: digest([from, to, value.toString(), validAfter.toString(), validBefore.toString(), nonce, signature]),
+    // Security invariant: the signature is left out. A contract wallet's verifies in other spellings
+    // (wrapped as ERC-6492 with any factory, once the wallet is deployed), which anyone who read the
+    // payment in flight can write: with the signature in, a second spelling was a second payment
+    // under a fresh nonce, and could take the buyer's one answer.
+    digest: digest(fields),
+    formerDigest: digest([...fields, signature]),
     payer: from,
     paidIn: (transaction) => chain.paidInTransaction(transaction, authorization),
     sentSince:
@@ -122,6 +137,7 @@ export function solanaSettling(
   if (typeof transaction !== 'string') return null;
   return {
     digest: digest([transaction]),
+    formerDigest: null,
     payer: null,
     // Its transaction is named by the fee payer's signature, which only the facilitator makes: found
     // by the payer's own signature in it.
@@ -204,8 +220,19 @@ function signatureOf(wire: string, signer: string): string | null {
  * What a payment is claimed and remembered under: the paywall's nonce it spends (v2), or, for a v1
  * payment, which names none, `v1:` and its digest; '' where it is no payment of the route's terms.
  */
-export const claimOf = (nonce: string, settling: Settling | null): string =>
+export const claimOf = (nonce: string, settling: Pick<Settling, 'digest'> | null): string =>
   nonce !== '' ? nonce : settling === null ? '' : `v1:${settling.digest}`;
+
+/**
+ * What a paywall before 2026-11-28 remembered of this payment under the digest it gave it then (and
+ * a v1 payment's claim with it), taken over under today's: a payment whose settlement was left
+ * pending across the upgrade is still settled where it ran. Such rows live a day at most (pruned).
+ */
+export function adoptFormerDigest(store: Pick<PaywallStore, 'settlementDigestChanged'>, claim: string, settling: Settling | null): void {
+  if (settling === null || settling.formerDigest === null) return;
+  const formerClaim = claim.startsWith('v1:') ? claimOf('', { digest: settling.formerDigest }) : claim;
+  store.settlementDigestChanged({ nonce: formerClaim, digest: settling.formerDigest }, { nonce: claim, digest: settling.digest });
+}
 
 /**
  * Whether this very payment (`settling`'s digest) is remembered under another claim than `claim`

@@ -51,6 +51,23 @@ describe('pending settlements', () => {
     store.close();
   });
 
+  it('takes a payment remembered under a former digest (and claim) over, unless one is remembered under the new claim', () => {
+    const store = openPaywallStore(':memory:');
+    store.settlementNamed({ ...payment, transaction: '0xsent' });
+    // Another payment's row under its claim: the digest does not match, nothing changes.
+    store.settlementDigestChanged({ nonce: 'n1', digest: 'digest-other' }, { nonce: 'n1', digest: 'digest-2' });
+    expect(store.pendingSettlement('n1')).toMatchObject({ digest: 'digest-1' });
+    store.settlementDigestChanged({ nonce: 'n1', digest: 'digest-1' }, { nonce: 'n1', digest: 'digest-2' });
+    expect(store.pendingSettlement('n1')).toMatchObject({ digest: 'digest-2', transactions: ['0xsent'], payer: 'p' });
+    // Under a claim of its own (a v1 payment's), unless that claim is taken already.
+    store.settlementNamed({ ...payment, nonce: 'v1:new', digest: 'digest-3', transaction: '0xother' });
+    store.settlementDigestChanged({ nonce: 'n1', digest: 'digest-2' }, { nonce: 'v1:new', digest: 'digest-3' });
+    expect([store.pendingSettlement('n1')?.digest, store.pendingSettlement('v1:new')?.transactions]).toEqual(['digest-2', ['0xother']]);
+    store.settlementDigestChanged({ nonce: 'n1', digest: 'digest-2' }, { nonce: 'v1:moved', digest: 'digest-2' });
+    expect([store.pendingSettlement('n1'), store.pendingSettlement('v1:moved')?.transactions]).toEqual([null, ['0xsent']]);
+    store.close();
+  });
+
   it('keeps a settlement the paywall stopped in unanswered, whatever is answered of a later one', () => {
     const store = openPaywallStore(':memory:');
     // The paywall stops while it settles (never answered); restarted, it settles the payment again.

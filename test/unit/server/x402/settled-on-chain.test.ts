@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
-import { getAddress } from 'viem';
+import { createHash } from 'node:crypto';
+import { getAddress, serializeErc6492Signature } from 'viem';
 import {
+  adoptFormerDigest,
   baseSettling,
   carriedAuthorization,
   ChainSearches,
@@ -284,9 +286,8 @@ describe('a payment whose settlement the facilitator left pending', () => {
       [paying(), 'memo-2'],
       [paying({ nonce: `0x${'ef'.repeat(32)}` }), 'memo-1'],
       [paying({ from: otherPayer }), 'memo-1'],
-      // The same nonce in another window, or under another signature.
+      // The same nonce in another window.
       [paying({ validBefore: '1' }), 'memo-1'],
-      [paying({}, { signature: '0x5678' }), 'memo-1'],
     ] as const) {
       expect(await paidBefore(store, pendingUnder(memo), baseSettling(payload, ROUTE, node, SENDERS))!.ranIn()).toBeNull();
     }
@@ -299,6 +300,57 @@ describe('a payment whose settlement the facilitator left pending', () => {
       payer: PAYER,
     });
     expect(await paidBefore(store, pendingUnder(), baseSettling(paying(), ROUTE, node, SENDERS))!.ranIn()).toBeNull();
+  });
+
+  it('is its authorization however its signature is spelled: a contract wallet’s, wrapped anew by whoever read it, is the same payment', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    // A deployed contract wallet's signature verifies wrapped as ERC-6492 with any factory (the
+    // official facilitator checks factories only for a wallet not deployed yet): anyone who read the
+    // payment in flight may spell it anew. USDC runs one authorization of a payer's nonce once.
+    const SIGNATURE = `0x${'12'.repeat(65)}` as const;
+    const plain = paying({}, { signature: SIGNATURE });
+    const wrapped = paying({}, { signature: serializeErc6492Signature({ address: FACILITATOR, data: '0x01', signature: SIGNATURE }) });
+    const upper = paying({}, { signature: SIGNATURE.toUpperCase().replace('0X', '0x') });
+    paidBefore(store, pendingUnder(), baseSettling(plain, ROUTE, node, SENDERS))!.named(LANDED, PAYER);
+    for (const payload of [wrapped, upper]) {
+      expect(presentedUnderAnotherNonce(store, 'memo-2', baseSettling(payload, ROUTE, node, SENDERS))).toBe(true);
+      expect(presentedUnderAnotherNonce(store, '', baseSettling(payload, ROUTE, node, SENDERS))).toBe(true);
+      expect(claimOf('', baseSettling(payload, ROUTE, node, SENDERS))).toBe(claimOf('', baseSettling(plain, ROUTE, node, SENDERS)));
+      // Under its own nonce, re-spelled by its buyer, it is the payment the chain shows paid.
+      expect(await paidBefore(store, pendingUnder(), baseSettling(payload, ROUTE, node, SENDERS))!.ranIn()).toEqual({
+        transaction: LANDED,
+        payer: PAYER,
+      });
+    }
+  });
+
+  it('remembered by a paywall before its digest left the signature out, is the same payment (v2 and v1)', async () => {
+    store = openPaywallStore(':memory:');
+    const node = base(LANDED);
+    const payload = paying({}, { signature: '0xABCD' });
+    // The digest such a paywall wrote: the authorization's fields and the signature, lower-cased.
+    const { from, to, value, validAfter, validBefore, nonce } = carriedAuthorization(payload)!;
+    const fields = [from, to, value, validAfter, validBefore].map(String);
+    const former = createHash('sha256')
+      .update(JSON.stringify([...fields, nonce, '0xabcd']))
+      .digest('hex');
+    // Each in a paywall of its own (one payment under a nonce and as v1 is presented under another).
+    for (const [memo, formerClaim] of [
+      ['memo-1', 'memo-1'],
+      ['', `v1:${former}`],
+    ]) {
+      store.close();
+      store = openPaywallStore(':memory:');
+      store.settlementBegins({ nonce: formerClaim!, digest: former, payer: PAYER, nonceExpiresAt: 1_800_000, since: 1 });
+      store.settlementNamed({ nonce: formerClaim!, digest: former, payer: PAYER, nonceExpiresAt: 1_800_000, transaction: LANDED });
+      const settling = baseSettling(payload, ROUTE, node, SENDERS);
+      const claim = claimOf(memo!, settling);
+      adoptFormerDigest(store, claim, settling);
+      expect(presentedUnderAnotherNonce(store, claim, settling)).toBe(false);
+      expect(await paidBefore(store, pendingUnder(memo), settling)!.ranIn()).toEqual({ transaction: LANDED, payer: PAYER });
+      if (memo === '') expect(store.pendingSettlement(formerClaim!)).toBeNull();
+    }
   });
 
   it('names no nonce of the paywall’s (v1): remembered under its digest, settled as a v2 payment is', async () => {
