@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import { formatUsdc } from '../../wire/money.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, agentStoppedField } from './move.js';
 import { judgeAtDoor } from './judge.js';
-import { earlierAttempt } from '../transfers/lifecycle.js';
+import type { MoveKey } from '../transfers/lifecycle.js';
 import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
@@ -106,21 +106,33 @@ export async function payX402(
         };
       };
       // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
-      // judged again at this moment (the hold itself no longer counted).
+      // judged again at this moment (the hold itself no longer counted). The approval is its key: the
+      // same purchase asked again (under any Idempotency-Key, or at the same moment) answers it.
       if (body.approvalId !== undefined) {
-        const earlier = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
-        if (earlier !== null) return answerEarlier(ctx, earlier);
-        const held = approvedHold(ctx, agent, body.approvalId, { payTo, amount, url: body.url });
-        const payment = { ...asked, id: held.id, memo: memo ?? held.id, nonce: memo, description, resource: body.url, approved: true };
+        const fresh = { payTo, amount, url: body.url, memo, rail };
+        const approved = underApproval(ctx, agent, body.approvalId, fresh);
+        if ('made' in approved) return answerEarlier(ctx, approved.made);
+        const { held } = approved;
+        const payment = {
+          ...asked,
+          // The key of the request the owner said yes to (held under it), as /pay's approved payments
+          // keep theirs: that request asked again answers this purchase, never a second one.
+          key: heldKey(held),
+          id: held.id,
+          memo: memo ?? held.id,
+          nonce: memo,
+          description,
+          resource: body.url,
+          approved: true,
+        };
         let moved: Awaited<ReturnType<typeof movePayment>>;
         try {
           moved = await movePayment(ctx, principal, agent, payment, sign);
         } catch (error) {
-          // The same request asked again at once (its Idempotency-Key): both passed the checks above
-          // before either wrote, and the other reserved the purchase. It answers that purchase, as a
-          // retry after it does; another request under the approval is refused (approval_decided).
-          const reserved = asked.key === null ? null : await earlierAttempt(ctx, agent.owner, asked.key, 'seller');
-          if (reserved !== null) return answerEarlier(ctx, reserved);
+          // The same purchase asked again at once: both passed the checks above before either wrote,
+          // and the other made it. It answers that purchase; another is refused (approval_decided).
+          const now = underApproval(ctx, agent, body.approvalId, fresh);
+          if ('made' in now) return answerEarlier(ctx, now.made);
           throw error;
         }
         return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
@@ -140,9 +152,15 @@ export async function payX402(
 /**
  * The held x402 purchase an approval said yes to, for the agent's purchase with fresh terms: this
  * agent's, approved, not used yet, and the same purchase (the same seller's address and URL, at most
- * the amount approved). Refused with a code otherwise, nothing paid.
+ * the amount approved). Once made, the purchase itself, asked again with the terms it was made with.
+ * Refused with a code otherwise, nothing paid.
  */
-function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string, fresh: { payTo: string; amount: bigint; url: string }) {
+function underApproval(
+  ctx: EngineContext,
+  agent: AgentRecord,
+  approvalId: string,
+  fresh: { payTo: string; amount: bigint; url: string; memo: string | null; rail: Rail },
+): { held: PaymentRecord } | { made: PaymentRecord } {
   const approval = ctx.store.getApproval(approvalId);
   if (approval === null || approval.owner !== agent.owner || approval.agentId !== agent.agentId || approval.kind !== 'payment') {
     throw new CofferError('approval_not_found', `no held payment of agent "${agent.agentId}" waits under "${approvalId}"`);
@@ -155,6 +173,9 @@ function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string
     );
   }
   const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+  if (held !== null && held.protocol === 'x402' && (held.status === 'pending' || held.status === 'confirmed') && madeWith(held, fresh)) {
+    return { made: held };
+  }
   if (held === null || held.status !== 'held' || held.protocol !== 'x402' || held.resource === null) {
     throw new CofferError(
       'approval_decided',
@@ -168,8 +189,22 @@ function approvedHold(ctx: EngineContext, agent: AgentRecord, approvalId: string
       `the owner approved ${formatUsdc(held.amount)} USDC to ${held.recipient} for ${held.resource}; this offer is ${formatUsdc(fresh.amount)} USDC to ${fresh.payTo} for ${fresh.url}: nothing was paid`,
     );
   }
-  return held;
+  return { held };
 }
+
+/** Whether a purchase was made with these terms: its recipient, amount, URL, rail and the seller's memo (none: its own id). */
+const madeWith = (made: PaymentRecord, fresh: { payTo: string; amount: bigint; url: string; memo: string | null; rail: Rail }) =>
+  made.recipient === fresh.payTo &&
+  made.amount === fresh.amount &&
+  made.resource === fresh.url &&
+  made.rail === fresh.rail &&
+  made.memo === (fresh.memo ?? made.id);
+
+/** The Idempotency-Key a held payment was asked under, for the payment made under its approval. */
+const heldKey = (held: PaymentRecord): MoveKey<'payment'> | null =>
+  held.idempotencyKey === null
+    ? null
+    : { kinds: ['payment'], agentId: held.agentId, key: held.idempotencyKey, requestHash: held.requestHash ?? '' };
 
 /** The requirement of an offer Coffer pays, the rail it is paid on, and its recipient as the ledger spells it. */
 interface Payable {

@@ -330,12 +330,44 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
       amount: '2.50',
       header: { name: 'PAYMENT-SIGNATURE' },
     });
-    // The same call again answers the same purchase; the approval buys nothing more.
+    // The same call again answers the same purchase, under its key or any (the approval buys one
+    // purchase); another purchase under the approval buys nothing.
     expect(await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-approved')).toEqual(bought);
+    expect(await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, null)).toEqual(bought);
     await expectCofferError(
-      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, null),
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_400_000n), approvalId: approval.approvalId }, null),
       'approval_decided',
     );
+    // The first request again, under its key: the purchase the owner said yes to, not a second one
+    // (the recipient is paid now, and nothing would hold it again).
+    core.chain.advanceBlocks(1n);
+    expect(await core.x402Paid('alpha', ask(3_000_000n), 'x-held')).toEqual(bought);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
+    expect(core.transfers().filter((row) => row.kind === 'payment')).toHaveLength(1);
+  });
+
+  it('held as a new recipient and bought: the first request asked again answers the purchase, never pays again', async () => {
+    await agentAsking(store, { askNewRecipient: true });
+    const first = ask(3_000_000n);
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', first, 'x-new');
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    await core.engine.approve(core.asOwner, outcome.approval.approvalId);
+    const bought = await core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: outcome.approval.approvalId }, 'x-new-approved');
+    // Another blockhash (on Base each authorization has a nonce of its own): a new purchase would differ.
+    core.chain.advanceBlocks(1n);
+    expect(await core.x402Paid('alpha', first, 'x-new')).toEqual(bought);
+    expect(core.transfers().filter((row) => row.kind === 'payment')).toHaveLength(1);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+  });
+
+  it('approved, bought under the first request’s own key: bought once, and that key answers it', async () => {
+    const approval = await heldPurchase(3_000_000n, 'x-held');
+    await core.engine.approve(core.asOwner, approval.approvalId);
+    // Fresh terms (a dearer seller nonce would differ too), under the key the purchase was held with.
+    const bought = await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-held');
+    expect(bought).toMatchObject({ paymentId: approval.paymentId, status: 'pending', header: { name: 'PAYMENT-SIGNATURE' } });
+    expect(await core.x402Paid('alpha', { ...ask(2_500_000n), approvalId: approval.approvalId }, 'x-held')).toEqual(bought);
+    expect(await core.x402Paid('alpha', ask(3_000_000n), 'x-held')).toEqual(bought);
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.50');
   });
 
@@ -348,17 +380,26 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(second).toEqual(first);
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
 
-    // Another engine: two requests under one approval, each with a key of its own.
+    // Another engine each: two purchases under one approval at once, each with a key of its own. The
+    // same terms are the same purchase (both answer it); other terms buy nothing.
     const other = await heldPurchase(2_000_000n, 'x-other-held');
     await core.engine.approve(core.asOwner, other.approvalId);
+    const [one, two] = await Promise.all([
+      core.x402Paid('alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-one'),
+      core.x402Paid('alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-two'),
+    ]);
+    expect(two).toEqual(one);
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
+    const third = await heldPurchase(1_500_000n, 'x-third-held');
+    await core.engine.approve(core.asOwner, third.approvalId);
     const answers = await Promise.allSettled([
-      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-one'),
-      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(2_000_000n), approvalId: other.approvalId }, 'x-two'),
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(1_500_000n), approvalId: third.approvalId }, 'x-one'),
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(1_400_000n), approvalId: third.approvalId }, 'x-two'),
     ]);
     expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(1);
     const refused = answers.find((answer) => answer.status === 'rejected');
     expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'approval_decided' });
-    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
+    expect(['1.50', '1.40']).toContain(core.engine.readPolicy(core.asOwner, 'alpha').spent24h);
   });
 
   it('denied, the purchase with its approval is payment_denied; approved and never bought, it expires with its request and frees its budget', async () => {
