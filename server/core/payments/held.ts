@@ -18,18 +18,19 @@
  */
 import { CofferError, isCofferError, refuse } from '../../wire/errors.js';
 import type { Principal } from '../auth.js';
-import type { EngineContext } from '../context.js';
+import { DAY_MS, type EngineContext } from '../context.js';
 import { withWalletReading } from '../wallet-balance.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord } from '../ports/store.js';
 import type { AwaitingApproval } from '../outcome.js';
-import { HOLD_ENDINGS, requestApproval } from '../approvals/requests.js';
+import { HOLD_ENDINGS, requestApproval, sameRequestWaiting } from '../approvals/requests.js';
 import { approvalView } from '../views.js';
 import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
 import { movePayment, paymentFields, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentToMove } from './payment.js';
+import type { MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
@@ -48,9 +49,24 @@ export async function holdPayment(
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
   let reading: PolicyReading | null = null;
+  const request = {
+    service: payment.serviceId,
+    amount: formatUsdc(payment.amount),
+    recipient: payment.recipient,
+    rail: payment.rail,
+    description: payment.description,
+    reason: { code: reason.code, message: reason.message },
+    ...(purchase === undefined ? {} : { purchase }),
+  };
   const awaiting = await withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
     const wallet = await walletRead();
-    return ctx.store.transaction(() => {
+    return ctx.store.transaction((): AwaitingApproval => {
+      // Asked again while it waits (another Idempotency-Key, or the same one at the same moment):
+      // the payment held is this one. A second held row would be counted, and no answer would end it.
+      const waiting = sameRequestWaiting(ctx, principal, 'payment', agent.agentId, request);
+      const underKey = payment.key === null ? null : heldUnderKey(ctx, agent, payment.key);
+      if (underKey !== null) return underKey;
+      if (waiting !== null) return { kind: 'awaiting_approval', approval: approvalView(waiting) };
       const checked = judgeInReservation(ctx, agent, payment, wallet, null);
       if (checked.refusal !== null) refusedInReservation();
       refuse(checked.refusal);
@@ -71,15 +87,6 @@ export async function holdPayment(
         payerSignature: null,
         x402Header: null,
       });
-      const request = {
-        service: payment.serviceId,
-        amount: formatUsdc(payment.amount),
-        recipient: payment.recipient,
-        rail: payment.rail,
-        description: payment.description,
-        reason: { code: reason.code, message: reason.message },
-        ...(purchase === undefined ? {} : { purchase }),
-      };
       return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
     });
   });
@@ -164,6 +171,24 @@ export async function payHeld(
     }
     throw error;
   }
+}
+
+/**
+ * Inside the write that would hold a payment: what answers it where its Idempotency-Key was taken
+ * since the door looked (the same request at the same moment): the approval the payment held under
+ * it waits for. Another request under the key is refused; one under it that is no longer held (paid
+ * or ended meanwhile) is asked again, when the door answers it as any retry.
+ */
+function heldUnderKey(ctx: EngineContext, agent: AgentRecord, key: MoveKey<'payment'>): AwaitingApproval | null {
+  const first = ctx.store.findByIdempotencyKey(key.kinds, agent.owner, key.agentId, key.key, ctx.clock.now() - DAY_MS);
+  if (first === null) return null;
+  if (first.kind !== 'payment' || first.requestHash !== key.requestHash) {
+    throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
+  }
+  if (first.status === 'held') return awaitingOf(ctx, first);
+  throw new CofferError('chain_unavailable', 'the request made with this Idempotency-Key meanwhile was decided; ask again', {
+    retryAfterSeconds: 1,
+  });
 }
 
 /** A retry under a held payment's Idempotency-Key, while it waits: the approval it waits for. */

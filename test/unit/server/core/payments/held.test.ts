@@ -106,6 +106,27 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.engine.readPolicy(core.asOwner, 'alpha').budgets).toMatchObject([{ spent: '9.00', remaining: '0.00' }]);
     });
 
+    it('the same payment asked again while it waits is the one held: one row, counted once, ended with its approval', async () => {
+      await agentAsking(store, { askAbove: '1' });
+      // Under other keys (a client that makes one per call), and twice at once under one key.
+      const first = await held('2', 'k-1');
+      expect(await held('2', 'k-2')).toEqual(first);
+      const [a, b] = await Promise.all([held('2', 'k-3'), held('2', 'k-3')]);
+      expect([a, b]).toEqual([first, first]);
+      const heldRows = () => core.transfers().filter((row) => row.kind === 'payment' && row.status === 'held');
+      expect(heldRows()).toHaveLength(1);
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
+      // Its key asked again answers the approval (no key of a row without one).
+      for (const key of ['k-1', 'k-2', 'k-3']) expect(await held('2', key)).toEqual(first);
+      // Another payment under a key in use is refused; a different payment is held on its own.
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-1'), 'idempotency_key_reused');
+      expect((await held('3', 'k-4')).approvalId).not.toBe(first.approvalId);
+      // Denied, nothing of it is left counted.
+      await core.engine.deny(core.asOwner, first.approvalId);
+      expect(heldRows().map((row) => row.amount)).toEqual([3_000_000n]);
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+    });
+
     it('approved, it is judged again as a payment made now: a budget the owner cut since refuses it, nothing moves, the agent hears the code', async () => {
       await agentAsking(store, { askAbove: '3' });
       const approval = await held('6', 'k-cut');
