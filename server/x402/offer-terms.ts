@@ -22,7 +22,8 @@ export function toRequirement(entry: unknown): X402Requirement {
   return {
     scheme: loose.scheme,
     network: loose.network,
-    amount: /^\d{1,20}$/.test(amount) ? BigInt(amount) : -1n,
+    // One spelling only (no leading zero, sign or space): what is judged is what the package signs.
+    amount: /^(0|[1-9]\d{0,19})$/.test(amount) ? BigInt(amount) : -1n,
     asset: loose.asset,
     payTo: loose.payTo,
     feePayer: typeof feePayer === 'string' ? feePayer : null,

@@ -398,6 +398,17 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(again.body).toMatchObject({ paymentId: first.body.paymentId, rail: 'sol', header: first.body.header });
     });
 
+    it('refuses an amount not written as a decimal in one spelling (a leading zero), signing nothing', async () => {
+      const agent = await fundedAgent('zero-led-offer', '1.00');
+      const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller }, '010000');
+      offer.required.accepts = offer.required.accepts.slice(1);
+      // It was judged as 0.01 and refused by the signed payload's read-back: 500 internal.
+      const refused = await payX402('zero-led-offer', agent.apiKey, offer.answer());
+      expectError(refused, 422, 'unsupported_offer');
+      expect(refused.body.error).toMatch(/the seller offers exact on eip155:84532 in \S+ \(its amount unreadable\)$/);
+      expect((await t.api('GET', t.withOwner('/v1/agents/zero-led-offer/spend-history'), { key: agent.apiKey })).body.payments).toEqual([]);
+    });
+
     it('refuses in words a rail the offer cannot be paid on, signing nothing', async () => {
       const agent = await fundedAgent('base-only-offer', '1.00');
       const offer = await both({ sol: (await generateKeyPairSigner()).address, base: seller });

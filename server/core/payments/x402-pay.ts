@@ -233,7 +233,10 @@ async function payableRequirement(
     .filter((payable): payable is Payable => payable !== null);
   const first = onRails[0];
   if (first === undefined) {
-    const offered = offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}`).join('; ') || 'nothing';
+    const offered =
+      offer.requirements
+        .map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}${entry.amount < 0n ? ' (its amount unreadable)' : ''}`)
+        .join('; ') || 'nothing';
     const where = RAILS.filter((rail) => asked === undefined || rail === asked)
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
@@ -251,7 +254,7 @@ async function payableRequirement(
   return { chosen, all: onRails };
 }
 
-/** The rail of the purchase held under an approval (its checks come later, in approvedHold). */
+/** The rail of the purchase held under an approval (its checks come later, in underApproval). */
 function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
   const approval = ctx.store.getApproval(approvalId);
   const paymentId = approval?.paymentId ?? null;
