@@ -43,9 +43,18 @@ export interface BaseX402Chain {
 export function baseX402Payments(options: { chain: BaseX402Chain; signers: EvmSigners }): {
   networks: X402Names;
   sign: (offer: X402Offer, requirement: X402Requirement, payer: string) => Promise<X402Signed>;
+  signingRefusal: (requirement: X402Requirement) => Promise<string | null>;
 } {
   const paying = { ...options, networks: x402EvmNetworks(options.chain.chainId) };
-  return { networks: paying.networks, sign: (offer, requirement, payer) => signOffer(offer, requirement, payer, paying) };
+  return {
+    networks: paying.networks,
+    sign: (offer, requirement, payer) => signOffer(offer, requirement, payer, paying),
+    signingRefusal: async (requirement) => {
+      // A token that cannot be read now: the signing reads it again, and says so.
+      const domain = await options.chain.domain().catch(() => null);
+      return domain === null ? null : (termsRefusalOf(requirement, domain)?.message ?? null);
+    },
+  };
 }
 
 /** The offer's requirement signed by the package with `payer`'s account, read back, with the header that carries it. */
@@ -172,20 +181,27 @@ const sameNumber = (value: unknown, expected: bigint) => asNumber(value) === exp
  * version that are not the token's (the signature would be worthless). Answers the seconds to sign for.
  */
 function termsRefusal(requirement: X402Requirement, domain: TokenDomain): number {
+  const refusal = termsRefusalOf(requirement, domain);
+  if (refusal !== null) throw refusal;
+  return Math.min(requirement.maxTimeoutSeconds!, MAX_X402_AUTHORIZATION_SECONDS);
+}
+
+/** termsRefusal's refusal, as a value: null where the terms are ones the token honours. */
+function termsRefusalOf(requirement: X402Requirement, domain: TokenDomain): CofferError | null {
   const { extra } = requirement;
   const method = extra.assetTransferMethod;
   if (method !== undefined && method !== 'eip3009') {
-    throw new CofferError('unsupported_offer', `the x402 offer asks for a ${String(method)} transfer; Coffer pays Base by EIP-3009 only`);
+    return new CofferError('unsupported_offer', `the x402 offer asks for a ${String(method)} transfer; Coffer pays Base by EIP-3009 only`);
   }
   if (extra.name !== domain.name || extra.version !== domain.version) {
-    throw new CofferError(
+    return new CofferError(
       'unsupported_offer',
       `the x402 offer names the token "${String(extra.name)}" version ${String(extra.version)}; this chain's USDC is "${domain.name}" version ${domain.version}`,
     );
   }
   const asked = requirement.maxTimeoutSeconds;
-  if (asked === null || asked < 1) throw new CofferError('unsupported_offer', 'the x402 offer gives no time to pay (maxTimeoutSeconds)');
-  return Math.min(asked, MAX_X402_AUTHORIZATION_SECONDS);
+  if (asked === null || asked < 1) return new CofferError('unsupported_offer', 'the x402 offer gives no time to pay (maxTimeoutSeconds)');
+  return null;
 }
 
 /** v2's scheme signing for `seconds` at most (the package reads `maxTimeoutSeconds` for `validBefore`). */

@@ -12,6 +12,8 @@ import { toRequirement } from './offer-terms.js';
 export interface X402RailPayments {
   networks: X402Names;
   sign(offer: X402Offer, requirement: X402Requirement, payer: string): Promise<X402Signed>;
+  /** Why `sign` would refuse the requirement whatever the payer; null where it would not, or cannot tell now. */
+  signingRefusal?(requirement: X402Requirement): Promise<string | null>;
 }
 
 /** A transaction's id as a seller reports it: a Solana signature (base58) or an EVM transaction hash. */
@@ -42,6 +44,7 @@ export function createX402Buyer(options: {
         throw new CofferError('unsupported_offer', `x402 is not paid on the ${rail === 'sol' ? 'Solana' : 'Base'} rail here`);
       return payments.sign(offer, requirement, payer);
     },
+    signingRefusal: async (requirement, rail) => (await rails[rail]?.signingRefusal?.(requirement)) ?? null,
     readSettlement: readX402Settlement,
   };
 }

@@ -385,6 +385,36 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it('passes over a Base entry the token would not honour (another EIP-712 name or version) before anything is held', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      try {
+        await setPreferred('base');
+        // Held above 0.005: a purchase the owner would be asked about, then refused at the buy.
+        const agent = await fundedAgent('misnamed-token', '1.00', { askAbove: '0.005' }, '1.00');
+        for (const unsignable of [{ extra: { name: 'USD Coin', version: '2' } }, { extra: { name: 'USDC', version: '1' } }]) {
+          const offer = await both({ sol: solSeller, base: seller });
+          Object.assign(offer.required.accepts[1]!, unsignable);
+          // Payable on Solana: chosen there though the owner prefers Base (held there, on Solana).
+          const held = await payX402('misnamed-token', agent.apiKey, offer.answer());
+          expect(held.status, JSON.stringify(held.body)).toBe(202);
+          expect(held.body.request).toMatchObject({ rail: 'sol', recipient: solSeller });
+          // Asked for on Base: refused in words, nothing held or signed.
+          const refused = await payX402('misnamed-token', agent.apiKey, { ...offer.answer(), rail: 'base' });
+          expectError(refused, 422, 'unsupported_offer');
+          expect(refused.body.error).toMatch(
+            /^the x402 offer names the token "USDC?( Coin)?" version [12]; this chain's USDC is "USDC" version 2$/,
+          );
+        }
+        const history = await t.api('GET', t.withOwner('/v1/agents/misnamed-token/spend-history'), { key: agent.apiKey });
+        // One purchase asked twice while it waits: held once.
+        expect(history.body.payments.map((payment: any) => [payment.rail, payment.status])).toEqual([['sol', 'held']]);
+      } finally {
+        await setPreferred(null);
+      }
+    });
+
     it('answers a retry under its Idempotency-Key with the same payment, whichever rail holds the funds now', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

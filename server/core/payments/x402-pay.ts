@@ -228,10 +228,15 @@ async function payableRequirement(
   owner: string,
   asked: Rail | undefined,
 ): Promise<{ chosen: Payable; all: Payable[] }> {
-  const onRails = RAILS.filter((rail) => asked === undefined || rail === asked)
-    .map((rail) => payableOn(ctx, offer, rail))
-    .filter((payable): payable is Payable => payable !== null);
+  const signable = await Promise.all(
+    RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => firstSignable(ctx, payablesOn(ctx, offer, rail))),
+  );
+  const onRails = signable.map(({ payable }) => payable).filter((payable): payable is Payable => payable !== null);
+  const refusals = signable.map(({ refusal }) => refusal).filter((refusal): refusal is string => refusal !== null);
   const first = onRails[0];
+  // The rail's signing would refuse its terms whatever the payer (on Base, another token's name):
+  // said as it would, before anything is judged or held.
+  if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
   if (first === undefined) {
     const offered =
       offer.requirements
@@ -241,7 +246,7 @@ async function payableRequirement(
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
     // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
-    const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payableOn(ctx, offer, rail) !== null);
+    const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payablesOn(ctx, offer, rail).length > 0);
     throw new CofferError(
       'unsupported_offer',
       where.length === 0
@@ -252,6 +257,20 @@ async function payableRequirement(
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
   return { chosen, all: onRails };
+}
+
+/**
+ * The first of a rail's payable requirements its signing would not refuse whatever the payer; null
+ * with why it would refuse the first, where it would refuse each.
+ */
+async function firstSignable(ctx: EngineContext, payables: Payable[]): Promise<{ payable: Payable | null; refusal: string | null }> {
+  let first: string | null = null;
+  for (const payable of payables) {
+    const refusal = await ctx.x402!.signingRefusal(payable.requirement, payable.rail);
+    if (refusal === null) return { payable, refusal: null };
+    first ??= refusal;
+  }
+  return { payable: null, refusal: first };
 }
 
 /** The rail of the purchase held under an approval (its checks come later, in underApproval). */
@@ -270,16 +289,18 @@ function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string 
   return names === null ? null : version === 1 ? names.v1 : names.v2;
 }
 
-/** The offer's first requirement Coffer can pay on a rail (x402-payable.ts says which). */
-function payableOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable | null {
+/** The offer's requirements Coffer can pay on a rail, in the offer's order (x402-payable.ts says which). */
+function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[] {
   const network = x402NetworkOf(ctx, rail, offer.x402Version);
-  if (network === null) return null;
+  if (network === null) return [];
   const here = { network, usdc: chainOf(ctx, rail).usdc };
-  const requirement = offer.requirements.find((entry) =>
-    isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }),
-  );
-  if (requirement === undefined) return null;
-  return { requirement, rail, recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo };
+  return offer.requirements
+    .filter((entry) => isPayableOn(rail, here, { ...entry, transferMethod: entry.extra.assetTransferMethod }))
+    .map((requirement) => ({
+      requirement,
+      rail,
+      recipient: rail === 'base' ? checksummedEvmAddress(requirement.payTo) : requirement.payTo,
+    }));
 }
 
 /**

@@ -85,6 +85,13 @@ export interface X402Buyer {
    * exactly that amount of this chain's USDC to that recipient, within the offer's time.
    */
   sign(offer: X402Offer, requirement: X402Requirement, payer: string, rail: Rail): Promise<X402Signed>;
+  /**
+   * Why `sign` would refuse this requirement on its rail whatever the payer (on Base: a token name or
+   * version that is not this USDC's, a transfer method other than EIP-3009, no time given), asked
+   * before anything is judged so that a rail it would refuse is never chosen or held; null where it
+   * would sign it, or cannot tell now (its chain unanswered: the signing says so).
+   */
+  signingRefusal(requirement: X402Requirement, rail: Rail): Promise<string | null>;
   /** The offer's sign-in challenge (v2 `extensions["sign-in-with-x"]`), if it makes one. */
   readSignIn(offer: X402Offer): X402SignInChallenge | null;
   /**
