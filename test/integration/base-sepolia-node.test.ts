@@ -497,6 +497,31 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it('never calls an authorization that ran dropped on a newest block read from a node on a fork of its own, behind the safe head', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
+      const prepared = await transfer('ran-canonically');
+      const landed = await chain.submitTransfer(prepared);
+      const ranAt = (await client().getTransactionReceipt({ hash: landed as `0x${string}` })).blockNumber;
+      // Its end passes, posted to L1 too (the safe head is the newest).
+      await node.mine(400, 2);
+      clock.advance(800_000);
+      // A load-balanced RPC's node stuck on a fork of its own answers the newest block: below the
+      // block it ran in, yet past its end; the token's state there says unused.
+      const { timestamp } = await client().getBlock();
+      node.newestOnFork = { number: ranAt - 1n, timestamp };
+      try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+      } finally {
+        node.newestOnFork = null;
+      }
+      expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
     await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(
       /chain 84532; mainnet goes with base \(chain 8453\)/,
