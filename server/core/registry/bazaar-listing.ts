@@ -54,6 +54,8 @@ export const noneLeftOut = (): LeftOut => ({
 });
 
 const digits = z.string().regex(/^\d{1,78}$/);
+/** An amount as a purchase reads one: a decimal with no leading zero. */
+const CANONICAL_AMOUNT = /^(0|[1-9]\d*)$/;
 const shortText = (max: number) => z.string().max(max);
 
 /** One offer of an item (a PaymentRequirements of x402 v2, or v1's with maxAmountRequired), only what Coffer reads. */
@@ -298,7 +300,8 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
     exact += usdc.filter((offer) => offer.scheme === 'exact').length;
     // What a purchase would pay, at a price the registry can list.
     return usdc.find((offer) => {
-      const amount = offer.amount === null ? null : BigInt(offer.amount);
+      // In one spelling only (no leading zero), as a purchase reads it (server/x402/offer-terms.ts).
+      const amount = offer.amount === null || !CANONICAL_AMOUNT.test(offer.amount) ? null : BigInt(offer.amount);
       const terms = { ...offer, amount, transferMethod: offer.transferMethod ?? undefined };
       return isPayableOn(rail, { network, usdc: on.usdc }, terms) && amount! <= MAX_AMOUNT_MICRO;
     });

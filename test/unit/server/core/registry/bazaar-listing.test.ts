@@ -210,6 +210,22 @@ describe('Base listings (issue 50, point 4)', () => {
     expect(mapped(onBase(edit), DEVNET_AND_BASE)).toBe(reason);
   });
 
+  it('leaves out an offer whose amount is not a decimal in one spelling (a leading zero), as a purchase refuses it', () => {
+    expect(
+      mapped(
+        onBase((offer) => (offer.amount = '020000')),
+        DEVNET_AND_BASE,
+      ),
+    ).toBe('invalid');
+    expect(
+      mapped(
+        onBase((offer) => (offer.amount = '0')),
+        DEVNET_AND_BASE,
+      ),
+    ).toBe('invalid');
+    expect(mapped(onBase(), DEVNET_AND_BASE)).toMatchObject({ pricePerCall: '0.02' });
+  });
+
   it('lists an offer whose extra is null, as x402 allows (v1 offers often say so)', () => {
     expect(
       mapped(
