@@ -18,27 +18,6 @@ export const MAX_PENDING_PER_AGENT = 20;
 export const APPROVAL_TTL_MS = DAY_MS;
 
 /**
- * The agent's request of this kind, for this agent, asking exactly this, still waiting for the
- * owner (those past their day expired first); null where none waits.
- */
-export function sameRequestWaiting(
-  ctx: EngineContext,
-  principal: Principal & { kind: 'agent' },
-  kind: ApprovalKind,
-  targetAgentId: string,
-  request: Record<string, unknown>,
-): ApprovalRecord | null {
-  expireWaiting(ctx);
-  const asked = JSON.stringify(request);
-  const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500);
-  return (
-    waiting.find(
-      (a) => a.agentId === principal.agentId && a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === asked,
-    ) ?? null
-  );
-}
-
-/**
  * Stores what an agent asked for that only the owner may grant (a looser policy, an allocation,
  * resuming itself, another agent). Nothing is applied now; the owner approves or denies.
  */
@@ -57,10 +36,15 @@ export function requestApproval(
   if (asker?.status === 'suspended' && kind !== 'resume') {
     throw new CofferError('agent_suspended', `agent "${principal.agentId}" is stopped: it can only ask to be resumed`);
   }
-  const same = sameRequestWaiting(ctx, principal, kind, targetAgentId, request);
-  // The same request asked again is the same request: no second inbox entry.
-  if (same !== null) return { kind: 'awaiting_approval', approval: approvalView(same) };
+  expireWaiting(ctx);
   const waiting = ctx.store.listApprovals(principal.owner, 'pending', 500).filter((a) => a.agentId === principal.agentId);
+  // The same request asked again is the same request: no second inbox entry. Not a payment's: each
+  // held payment is one the agent asked for (another Idempotency-Key is another payment), its own
+  // row, which only its own approval ends.
+  const same =
+    paymentId === null &&
+    waiting.find((a) => a.kind === kind && a.targetAgentId === targetAgentId && JSON.stringify(a.request) === JSON.stringify(request));
+  if (same) return { kind: 'awaiting_approval', approval: approvalView(same) };
   if (waiting.length >= MAX_PENDING_PER_AGENT) {
     throw new CofferError('too_many_requests', `agent "${principal.agentId}" already has ${waiting.length} requests waiting for the owner`);
   }

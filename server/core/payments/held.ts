@@ -24,7 +24,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import { formatUsdc } from '../../wire/money.js';
 import type { AgentRecord, ApprovalRecord, PaymentRecord } from '../ports/store.js';
 import type { AwaitingApproval } from '../outcome.js';
-import { HOLD_ENDINGS, requestApproval, sameRequestWaiting } from '../approvals/requests.js';
+import { HOLD_ENDINGS, requestApproval } from '../approvals/requests.js';
 import { approvalView } from '../views.js';
 import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
@@ -49,24 +49,12 @@ export async function holdPayment(
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
   let reading: PolicyReading | null = null;
-  const request = {
-    service: payment.serviceId,
-    amount: formatUsdc(payment.amount),
-    recipient: payment.recipient,
-    rail: payment.rail,
-    description: payment.description,
-    reason: { code: reason.code, message: reason.message },
-    ...(purchase === undefined ? {} : { purchase }),
-  };
   const awaiting = await withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
     const wallet = await walletRead();
     return ctx.store.transaction((): AwaitingApproval => {
-      // Asked again while it waits (another Idempotency-Key, or the same one at the same moment):
-      // the payment held is this one. A second held row would be counted, and no answer would end it.
-      const waiting = sameRequestWaiting(ctx, principal, 'payment', agent.agentId, request);
+      // Its key taken since the door looked (the same request at the same moment): that one's.
       const underKey = payment.key === null ? null : heldUnderKey(ctx, agent, payment.key);
       if (underKey !== null) return underKey;
-      if (waiting !== null) return { kind: 'awaiting_approval', approval: approvalView(waiting) };
       const checked = judgeInReservation(ctx, agent, payment, wallet, null);
       if (checked.refusal !== null) refusedInReservation();
       refuse(checked.refusal);
@@ -87,6 +75,15 @@ export async function holdPayment(
         payerSignature: null,
         x402Header: null,
       });
+      const request = {
+        service: payment.serviceId,
+        amount: formatUsdc(payment.amount),
+        recipient: payment.recipient,
+        rail: payment.rail,
+        description: payment.description,
+        reason: { code: reason.code, message: reason.message },
+        ...(purchase === undefined ? {} : { purchase }),
+      };
       return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
     });
   });

@@ -106,25 +106,37 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.engine.readPolicy(core.asOwner, 'alpha').budgets).toMatchObject([{ spent: '9.00', remaining: '0.00' }]);
     });
 
-    it('the same payment asked again while it waits is the one held: one row, counted once, ended with its approval', async () => {
-      await agentAsking(store, { askAbove: '1' });
-      // Under other keys (a client that makes one per call), and twice at once under one key.
+    it('each payment held is its own, with its own approval: under another key a second one, under one key at once one', async () => {
+      await agentAsking(store, { askNewRecipient: true });
+      // Under other keys: two payments the agent asked for (another key is another payment), each
+      // the owner's to decide; twice at once under one key: one.
       const first = await held('2', 'k-1');
-      expect(await held('2', 'k-2')).toEqual(first);
+      const second = await held('2', 'k-2');
+      expect(second.approvalId).not.toBe(first.approvalId);
       const [a, b] = await Promise.all([held('2', 'k-3'), held('2', 'k-3')]);
-      expect([a, b]).toEqual([first, first]);
+      expect(b).toEqual(a);
       const heldRows = () => core.transfers().filter((row) => row.kind === 'payment' && row.status === 'held');
-      expect(heldRows()).toHaveLength(1);
-      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
-      // Its key asked again answers the approval (no key of a row without one).
-      for (const key of ['k-1', 'k-2', 'k-3']) expect(await held('2', key)).toEqual(first);
-      // Another payment under a key in use is refused; a different payment is held on its own.
+      expect(heldRows()).toHaveLength(3);
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('6.00');
+      // Each key asked again answers its own approval; another payment under a key in use is refused.
+      for (const [key, approval] of [
+        ['k-1', first],
+        ['k-2', second],
+        ['k-3', a],
+      ] as const) {
+        expect(await held('2', key)).toEqual(approval);
+      }
       await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('3'), 'k-1'), 'idempotency_key_reused');
-      expect((await held('3', 'k-4')).approvalId).not.toBe(first.approvalId);
-      // Denied, nothing of it is left counted.
-      await core.engine.deny(core.asOwner, first.approvalId);
-      expect(heldRows().map((row) => row.amount)).toEqual([3_000_000n]);
-      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+      // The first approved and paid (the recipient now known): the second's key still answers its
+      // own approval, never a payment made at once; denied, it moves nothing and counts no more.
+      expect(await core.engine.approve(core.asOwner, first.approvalId)).toMatchObject({ status: 'approved' });
+      expect(await held('2', 'k-2')).toEqual(second);
+      await core.engine.deny(core.asOwner, second.approvalId);
+      await core.engine.deny(core.asOwner, a.approvalId);
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('2'), 'k-2'), 'payment_denied');
+      expect(heldRows()).toEqual([]);
+      expect(core.transfers().filter((row) => row.kind === 'payment' && row.status === 'confirmed')).toHaveLength(1);
+      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
     });
 
     it('approved, it is judged again as a payment made now: a budget the owner cut since refuses it, nothing moves, the agent hears the code', async () => {
