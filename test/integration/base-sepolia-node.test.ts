@@ -522,6 +522,27 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it('calls an authorization never run dropped through a node that keeps only its newest blocks’ state, its safe head far behind', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
+      const prepared = await transfer('never-sent-full-node');
+      await node.mine(800, 2);
+      clock.advance(1_600_000);
+      // A full node (no archive): the state of its last 128 blocks; its safe head 200 behind, past the end.
+      node.stateKept = 128;
+      node.safeBehind = 200;
+      try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+      } finally {
+        node.stateKept = null;
+        node.safeBehind = 0;
+      }
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an RPC of another chain where the network names Base’s (mainnet goes with Base, chain 8453)', async () => {
     await expect(startCoffer({ network: 'mainnet', baseRpc: node.url })).rejects.toThrow(
       /chain 84532; mainnet goes with base \(chain 8453\)/,

@@ -436,9 +436,9 @@ export class EvmChain implements Chain {
     if (latest.timestamp < authorization.validBefore) return { state: 'unknown' };
     // Its end passed unused on the newest block. Dropped (a retry pays afresh) only where the chain
     // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and a
-    // reorganization of them could run it before its end. Once the safe head is past its end too,
-    // and the authorization unused there, every block a reorganization could replace comes after
-    // its end. A node that does not say its safe head is taken to be
+    // reorganization of them could run it before its end. Once the safe head (an ancestor of the
+    // newest, where the authorization is unused) is past its end too, every block a reorganization
+    // could replace comes after its end. A node that does not say its safe head is taken to be
     // REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
     const safe = await this.client.getBlock({ blockTag: 'safe' }).catch((error: unknown) => {
@@ -450,11 +450,12 @@ export class EvmChain implements Chain {
     if (safe === null)
       return latest.timestamp - REORG_MARGIN_SECONDS >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
     if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
-    // Behind a load-balanced RPC the newest block read may be another node's, on a fork of its own
-    // (below the safe head, or above it): the token's state is read at the safe head itself, and the
-    // block at its height must be the safe head. Used there, it ran before its end, in a block the
-    // first read did not have: its log is found next round.
-    if (await usedAt(safe.number)) return { state: 'unknown' };
+    // Behind a load-balanced RPC the newest block read may be another node's, behind the safe head or
+    // on a fork of its own: the state read there says nothing of the blocks it lacks. It must reach
+    // the safe head, and the block at the safe head's height must be the safe head. (The state is
+    // not read at the safe head itself: a node that is no archive keeps the state of the last 128
+    // blocks or so, fewer than the safe head may lag.)
+    if (safe.number > latest.number) return { state: 'unknown' };
     if ((await this.client.getBlock({ blockNumber: safe.number })).hash !== safe.hash) return { state: 'unknown' };
     return { state: 'dropped' };
   }
