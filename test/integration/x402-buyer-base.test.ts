@@ -368,7 +368,10 @@ describe('Coffer pays x402 sellers on Base', () => {
         expect(paid.status, JSON.stringify(paid.body)).toBe(200);
         expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller });
         // Asked for on Base, it is refused in words, nothing signed.
-        expectError(await payX402('permit2-offered', agent.apiKey, { ...offer.answer(), rail: 'base' }), 422, 'unsupported_offer');
+        const refused = await payX402('permit2-offered', agent.apiKey, { ...offer.answer(), rail: 'base' });
+        expectError(refused, 422, 'unsupported_offer');
+        // Why, in words: the entry on Base is offered by Permit2.
+        expect(refused.body.error).toMatch(/on eip155:84532 in \S+ by permit2 \(Coffer pays by EIP-3009 on an EVM chain\)/);
         // Offered on Base both ways, Permit2 first: paid by EIP-3009.
         const twice = await both({ sol: solSeller, base: seller });
         twice.required.accepts = [

@@ -82,7 +82,7 @@ export async function payX402(
           'x402',
           body.url,
           body.method ?? 'GET',
-          ...payables!.all.flatMap((each) => [
+          ...payables!.keyed.flatMap((each) => [
             each.requirement.network,
             each.recipient,
             each.requirement.amount.toString(),
@@ -227,10 +227,13 @@ async function payableRequirement(
   agent: AgentRecord,
   owner: string,
   asked: Rail | undefined,
-): Promise<{ chosen: Payable; all: Payable[] }> {
-  const signable = await Promise.all(
-    RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => firstSignable(ctx, payablesOn(ctx, offer, rail))),
-  );
+): Promise<{ chosen: Payable; keyed: Payable[] }> {
+  const payables = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
+  // What a retry's Idempotency-Key is hashed over: the first payable entry on each rail, as the
+  // offer states it, not whether its signing would refuse it now (the token may be unread: the node
+  // answering or not would make one request two).
+  const keyed = payables.map((onRail) => onRail[0]).filter((payable): payable is Payable => payable !== undefined);
+  const signable = await Promise.all(payables.map((onRail) => firstSignable(ctx, onRail)));
   const onRails = signable.map(({ payable }) => payable).filter((payable): payable is Payable => payable !== null);
   const refusals = signable.map(({ refusal }) => refusal).filter((refusal): refusal is string => refusal !== null);
   const first = onRails[0];
@@ -239,9 +242,8 @@ async function payableRequirement(
   if (first === undefined && refusals[0] !== undefined) throw new CofferError('unsupported_offer', refusals[0]);
   if (first === undefined) {
     const offered =
-      offer.requirements
-        .map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}${entry.amount < 0n ? ' (its amount unreadable)' : ''}`)
-        .join('; ') || 'nothing';
+      offer.requirements.map((entry) => `${entry.scheme} on ${entry.network} in ${entry.asset}${offeredHow(entry)}`).join('; ') ||
+      'nothing';
     const where = RAILS.filter((rail) => asked === undefined || rail === asked)
       .map((rail) => x402NetworkOf(ctx, rail, offer.x402Version))
       .filter((name): name is string => name !== null);
@@ -256,7 +258,14 @@ async function payableRequirement(
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
-  return { chosen, all: onRails };
+  return { chosen, keyed };
+}
+
+/** What an entry offered says beyond its network and asset where that makes it unpayable: its amount unread, its transfer method. */
+function offeredHow(entry: X402Requirement): string {
+  const method = entry.extra.assetTransferMethod;
+  const by = method === undefined || method === 'eip3009' ? '' : ` by ${String(method)} (Coffer pays by EIP-3009 on an EVM chain)`;
+  return `${entry.amount < 0n ? ' (its amount unreadable)' : ''}${by}`;
 }
 
 /**
