@@ -9,6 +9,7 @@ const AGENT_NEXT: Readonly<Record<string, string>> = {
   budget_exceeded: 'coffer policy shows each budget and when it starts afresh; coffer policy --budget ... asks the owner for more',
   max_per_payment_exceeded: 'coffer policy --max AMOUNT asks the owner for a higher max per payment',
   service_not_allowed: 'coffer policy --allow SERVICE ... asks the owner to allow it (name every service to keep)',
+  insufficient_funds: "the owner funds this agent's wallet: coffer allocate AGENT AMOUNT (with --rail base for its wallet on Base)",
 };
 
 const PAYING_COMMANDS = new Set(['pay', 'fetch']);

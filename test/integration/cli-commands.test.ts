@@ -1,4 +1,7 @@
 import { DEMO_BASE_PAY_TO } from '../../server/demo-api/demo-api.js';
+
+/** A Solana address a seller is paid at (no registry service's). */
+const DEMO_SOL_RECIPIENT = '32TkufgACBYJtUXpxmkpPLhnV7J4Hf4pQXm6BS9Raq3T';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Writable } from 'node:stream';
@@ -189,6 +192,27 @@ describe('coffer status, pay, kill, open', () => {
       expect(onBase.chunks.join('')).toBe(`Nothing paid: ${url} answered without asking for payment.\n`);
     } finally {
       free.close();
+    }
+  });
+
+  it('coffer fetch refused by the policy says what the agent’s terminal can do next, as coffer pay does', async () => {
+    const { fetchCommand } = await import('../../server/cli/commands/fetch-command.js');
+    const said: string[] = [];
+    const err = new Writable({ write: (chunk, _encoding, done) => (said.push(String(chunk)), done()) });
+    // A seller asking 5.00 (above the agent's max per payment) in Coffer's own 402.
+    const seller = createHttpServer((_req, res) =>
+      res
+        .writeHead(402, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ amount: '5.00', currency: 'USDC', recipient: DEMO_SOL_RECIPIENT, nonce: 'n-1' })),
+    ).listen(0, '127.0.0.1');
+    await once(seller, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/dear`;
+      expect(await fetchCommand(configFile, { url, headers: [] }, new Writable({ write: (_c, _e, done) => done() }), err)).toBe(1);
+      expect(said.join('')).toMatch(/\(max_per_payment_exceeded\)\n/);
+      expect(said.join('')).toMatch(/^next: coffer policy --max AMOUNT asks the owner for a higher max per payment$/m);
+    } finally {
+      seller.close();
     }
   });
 

@@ -1,5 +1,6 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
+import { nextStep } from '../next-step.js';
 import { afterPaymentStopped, heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
@@ -62,8 +63,12 @@ export async function fetchCommand(
   } catch (error) {
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;
-    err.write(`coffer: ${error.message} (${error.details.cofferCode ?? error.code})\n`);
+    const code = error.details.cofferCode ?? error.code;
+    err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
+    // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
+    const next = nextStep('fetch', code);
+    if (next !== null) err.write(`next: ${next}\n`);
     return 1;
   }
 }

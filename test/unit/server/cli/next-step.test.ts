@@ -5,11 +5,13 @@ describe("the line after an agent's refused payment", () => {
   it('names the command that asks the owner, for the commands an agent pays with', () => {
     expect(nextStep('pay', 'agent_suspended')).toMatch(/^coffer resume asks the owner/);
     expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
+    // Short of funds: the owner's command that funds the wallet.
+    expect(nextStep('fetch', 'insufficient_funds')).toMatch(/^the owner funds this agent's wallet: coffer allocate AGENT AMOUNT/);
   });
 
   it("adds nothing to the owner's commands, to another refusal, or where no code came back", () => {
     expect(nextStep('allocate', 'agent_suspended')).toBeNull();
-    expect(nextStep('pay', 'insufficient_funds')).toBeNull();
+    expect(nextStep('pay', 'chain_unavailable')).toBeNull();
     expect(nextStep('pay', null)).toBeNull();
     expect(nextStep(undefined, 'agent_suspended')).toBeNull();
   });
