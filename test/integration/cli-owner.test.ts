@@ -142,6 +142,30 @@ describe("the owner's CLI", () => {
     expect(refused.stderr).not.toMatch(/Return it first/);
   });
 
+  it('approving a held x402 purchase says it is bought when the agent asks the seller again, nothing paid yet', async () => {
+    const deployed = JSON.parse((await owner(['deploy', 'x402-asker', '--daily', '1', '--json'])).stdout) as { apiKey: string };
+    expect((await owner(['allocate', 'x402-asker', '0.05', '--rail', 'base'])).code).toBe(0);
+    await owner(['policy', 'x402-asker', '--ask-above', '0.005']);
+    const health = (await (await fetch(`${serve.url}/v1/health`)).json()) as { base: { chainId: number; usdc: string } };
+    const { offer } = unsettledEvmOffer({ chainId: health.base.chainId, usdc: health.base.usdc, amount: 10_000n });
+    const asked = await fetch(`${serve.url}/v1/agents/x402-asker/x402?owner=${treasuryId()}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${deployed.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(offer),
+    });
+    expect(asked.status).toBe(202);
+    const { approvalId } = (await asked.json()) as { approvalId: string };
+    const approved = await owner(['approve', approvalId]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(
+      new RegExp(
+        `^Approved ${approvalId}: Pay 0\\.01 USDC on Base .*; nothing is paid yet: the agent buys it when it asks the seller again, before .+\\.$`,
+        'm',
+      ),
+    );
+    expect(approved.stdout).not.toMatch(/carried out/);
+  });
+
   it('coffer key --config: this terminal acts as an agent already deployed, and the terminal it replaces is told why', async () => {
     const deployed = JSON.parse((await owner(['deploy', 'moved', '--json'])).stdout) as {
       apiKey: string;

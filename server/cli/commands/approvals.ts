@@ -80,10 +80,14 @@ export async function approve(args: { id: string; dataDir?: string; json?: boole
   if (token !== null) return completeLink(api, token, args, out);
   const decided = await api.approve(args.id);
   if (args.json) return printJson(decided, out);
+  const asked = `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}`;
   out.write(
-    decided.status === 'approved'
-      ? `Approved ${decided.approvalId}: ${describeRequest(decided.kind, decided.request, beforeOf(decided), await endsZone(api, decided))}, carried out.\n`
-      : `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`,
+    decided.status !== 'approved'
+      ? `Approved ${decided.approvalId}, but it could not be carried out: ${decided.error ?? 'see coffer approvals --all'} (${decided.errorCode ?? 'failed'}).\n`
+      : // An x402 purchase: the seller's terms may not outlive the yes, so the yes moves nothing itself.
+        decided.result?.protocol === 'x402' && decided.result.status === 'approved'
+        ? `${asked}; nothing is paid yet: the agent buys it when it asks the seller again, before ${localTime(decided.expiresAt)}.\n`
+        : `${asked}, carried out.\n`,
   );
   return decided.status === 'approved' ? 0 : 1;
 }
