@@ -153,7 +153,9 @@ export const fetch = defineCommand({
                  the body bought goes to stdout, what was paid to stderr (--rail: paid on that
                  rail, or refused where the 402 does not offer it; left out, an x402 offer on both
                  rails is paid on the owner's preferred rail where the wallet there holds the
-                 amount, else on the one whose wallet does, and Coffer's own 402 on Solana)`,
+                 amount, else on the one whose wallet does, and Coffer's own 402 on Solana); a
+                 payment the policy holds for the owner is waited for until the owner decides, a day
+                 at most (stopped meanwhile, an x402 purchase approved is bought by fetching again)`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
