@@ -30,7 +30,7 @@ import type { HoldReason } from '../policy/holds.js';
 import { budgetedOf, judgeInReservation } from './judge.js';
 import { movePayment, paymentFields, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentToMove } from './payment.js';
-import type { MoveKey } from '../transfers/lifecycle.js';
+import { neverLanded, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
@@ -174,11 +174,13 @@ export async function payHeld(
  * Inside the write that would hold a payment: what answers it where its Idempotency-Key was taken
  * since the door looked (the same request at the same moment): the approval the payment held under
  * it waits for. Another request under the key is refused; one under it that is no longer held (paid
- * or ended meanwhile) is asked again, when the door answers it as any retry.
+ * or ended meanwhile) is asked again, when the door answers it as any retry; one that never landed
+ * leaves the key free.
  */
 function heldUnderKey(ctx: EngineContext, agent: AgentRecord, key: MoveKey<'payment'>): AwaitingApproval | null {
   const first = ctx.store.findByIdempotencyKey(key.kinds, agent.owner, key.agentId, key.key, ctx.clock.now() - DAY_MS);
-  if (first === null) return null;
+  // One that never landed (dropped) leaves the key a first try, as moveMoney takes it.
+  if (first === null || neverLanded(first)) return null;
   if (first.kind !== 'payment' || first.requestHash !== key.requestHash) {
     throw new CofferError('idempotency_key_reused', 'this Idempotency-Key was already used for a different payment');
   }

@@ -88,7 +88,9 @@ export async function payX402(
             each.requirement.amount.toString(),
             each.requirement.asset,
           ]),
-          memo,
+          // The seller's memo of the rail's entry the key is hashed over (the one paid, unless its
+          // signing would refuse the first).
+          memoOf((payables!.keyed.find((each) => each.rail === rail) ?? payable).requirement),
         ]),
         sentBy: 'seller' as const,
         rail,

@@ -76,7 +76,7 @@ export type Moved<K extends TransferKind> = { row: TransferOf<K> } | { earlier: 
  * A failed row whose transaction never landed and never can (expired unseen): no money moved, so a
  * retry under the same Idempotency-Key is a first try.
  */
-const neverLanded = (row: TransferRecord): boolean => row.status === 'failed' && row.errorCode === 'dropped';
+export const neverLanded = (row: TransferRecord): boolean => row.status === 'failed' && row.errorCode === 'dropped';
 
 /**
  * The settled earlier attempt under a request's Idempotency-Key, to answer its retry with; null when

@@ -393,6 +393,25 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
   });
 
+  it('bought under its approval and dropped (the seller never settled): the first request asked again is held afresh', async () => {
+    await agentAsking(store, { askNewRecipient: true });
+    const first = ask(3_000_000n);
+    const outcome = await core.engine.payX402(core.asAgent('alpha'), 'alpha', first, 'x-dropped');
+    if (outcome.kind !== 'awaiting_approval') throw new Error('not held');
+    await core.engine.approve(core.asOwner, outcome.approval.approvalId);
+    const bought = await core.x402Paid('alpha', { ...ask(3_000_000n), approvalId: outcome.approval.approvalId }, 'x-dropped-approved');
+    core.chain.advanceBlocks(1000n);
+    await core.engine.reconcile();
+    expect(core.store.getPayment(bought.paymentId)).toMatchObject({ status: 'failed', errorCode: 'dropped' });
+    // Never landed: a retry under its key is a first try (held, the recipient never paid), not
+    // "ask again" for a day.
+    expect(await core.engine.payX402(core.asAgent('alpha'), 'alpha', first, 'x-dropped')).toMatchObject({
+      kind: 'awaiting_approval',
+      approval: { status: 'pending' },
+    });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
+  });
+
   it('approved, bought under the first request’s own key: bought once, and that key answers it', async () => {
     const approval = await heldPurchase(3_000_000n, 'x-held');
     await core.engine.approve(core.asOwner, approval.approvalId);
