@@ -50,9 +50,13 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
       `UPDATE transfers SET status = 'failed', error_code = 'approval_expired', settled_at = @now
        WHERE status = 'held' AND id IN (SELECT payment_id FROM approvals WHERE status = 'approved' AND expires_at <= @now AND payment_id IS NOT NULL)`,
     ),
+    // Waiting, or an x402 purchase approved and not made yet (its payment still held).
     withdrawApprovals: db.prepare(
-      `UPDATE approvals SET status = 'withdrawn', decided_at = @at WHERE owner = @owner AND agent_id = @agentId AND status = 'pending'
+      `UPDATE approvals SET status = 'withdrawn', decided_at = @at WHERE owner = @owner AND agent_id = @agentId
          AND (kind = 'resume') = @resume
+         AND (status = 'pending' OR (status = 'approved' AND kind = 'payment'
+           AND EXISTS (SELECT 1 FROM transfers WHERE transfers.id = approvals.payment_id AND transfers.status = 'held'
+             AND transfers.protocol = 'x402')))
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
     ),
   };

@@ -59,7 +59,9 @@ export interface ApprovalStore {
   expireUnusedHolds(now: number): number;
   /**
    * Withdraws an agent's waiting requests: all but asking to be resumed (it was stopped), or only
-   * that one (it was resumed); answers what was withdrawn.
+   * that one (it was resumed); answers what was withdrawn. An x402 purchase approved and not made
+   * yet (its payment still held: the agent buys it with fresh terms) is withdrawn with the waiting
+   * ones: stopped, the agent buys nothing. (A /pay payment approved is being paid by the owner's yes.)
    */
   withdrawApprovals(owner: string, agentId: string, at: number, which: 'all-but-resume' | 'resume'): EndedApproval[];
   /**

@@ -412,6 +412,21 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('3.00');
   });
 
+  it('approved and not bought yet when the agent is stopped: withdrawn, its budget free, never bought after a resume', async () => {
+    const approval = await heldPurchase(3_000_000n, 'x-killed');
+    await core.engine.approve(core.asOwner, approval.approvalId);
+    core.engine.kill(core.asOwner, 'alpha');
+    expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_withdrawn' });
+    expect(core.store.getApproval(approval.approvalId)).toMatchObject({ status: 'withdrawn' });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('0.00');
+    await core.engine.resume(core.asOwner, 'alpha');
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null),
+      'approval_withdrawn',
+    );
+    expect(core.transfers().filter((row) => row.kind === 'payment' && row.status !== 'failed')).toEqual([]);
+  });
+
   it('approved, bought under the first request’s own key: bought once, and that key answers it', async () => {
     const approval = await heldPurchase(3_000_000n, 'x-held');
     await core.engine.approve(core.asOwner, approval.approvalId);

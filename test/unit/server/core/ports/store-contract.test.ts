@@ -618,6 +618,23 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       { id: 'ap2', owner: OWNER, agentId: 'a', kind: 'resume', paymentId: null },
     ]);
     expect(store.listApprovals(OWNER, 'pending', 10)).toEqual([]);
+    // Stopped again: an x402 purchase approved and not made yet (its payment held) is withdrawn; one
+    // made (its payment no longer held) is not.
+    const approvedFor = (id: string, paymentId: string) => {
+      store.insertTransfer(pay(paymentId, { status: 'held', txSignature: null, txWire: null, lifetimeEnd: null, protocol: 'x402' }));
+      store.insertApproval({ ...approval(id, 'payment'), paymentId });
+      expect(store.transitionApproval(id, 'pending', 'approved', 40)).toBe(true);
+    };
+    approvedFor('ap7', 'held-7');
+    approvedFor('ap8', 'held-8');
+    store.transaction(() => {
+      expect(store.releaseHeldPayment('held-8')).toBe(true);
+      store.insertTransfer(pay('held-8', { status: 'pending', txSignature: 'sig-8', txWire: 'wire', lifetimeEnd: 9n }));
+    });
+    expect(store.withdrawApprovals(OWNER, 'a', 50, 'all-but-resume')).toEqual([
+      { id: 'ap7', owner: OWNER, agentId: 'a', kind: 'payment', paymentId: 'held-7' },
+    ]);
+    expect(store.getApproval('ap8')?.status).toBe('approved');
   });
 
   it('a held payment counts for the budgets, not as paid; taken out, it counts no more and its id can be written again; failed, it is kept', () => {
