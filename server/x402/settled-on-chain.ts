@@ -228,9 +228,16 @@ export const claimOf = (nonce: string, settling: Pick<Settling, 'digest'> | null
  * a v1 payment's claim with it), taken over under today's: a payment whose settlement was left
  * pending across the upgrade is still settled where it ran. Such rows live a day at most (pruned).
  */
-export function adoptFormerDigest(store: Pick<PaywallStore, 'settlementDigestChanged'>, claim: string, settling: Settling | null): void {
+export function adoptFormerDigest(
+  store: Pick<PaywallStore, 'pendingSettlement' | 'settlementDigestChanged'>,
+  claim: string,
+  settling: Settling | null,
+): void {
   if (settling === null || settling.formerDigest === null) return;
   const formerClaim = claim.startsWith('v1:') ? claimOf('', { digest: settling.formerDigest }) : claim;
+  // Read first: each Base payment presented passes here, and a write would take the store's lock
+  // (which paywalls sharing the file take turns at) for a row that is almost never there.
+  if (store.pendingSettlement(formerClaim)?.digest !== settling.formerDigest) return;
   store.settlementDigestChanged({ nonce: formerClaim, digest: settling.formerDigest }, { nonce: claim, digest: settling.digest });
 }
 
