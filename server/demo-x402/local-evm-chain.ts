@@ -7,6 +7,7 @@ import { closeServer, listenOnLoopback } from '../boot/loopback-server.js';
 import { openEmbeddedEvm, type EmbeddedEvm } from '../chain/evm/sim/chain.js';
 import { EVM_RPC_PATH, evmRpcRoute } from '../chain/evm/sim/json-rpc-route.js';
 import { USDC_ABI } from '../chain/evm/usdc-abi.js';
+import { DEMO_EVM_CHAIN_ID } from '../wire/network-words.js';
 
 /** The demo's EVM chain, as a node on this machine serves one. */
 export interface LocalEvmChain {
@@ -26,14 +27,6 @@ export interface LocalEvmChain {
   usdcBalance(account: Address): Promise<bigint>;
   stop(): Promise<void>;
 }
-
-/**
- * The demo chain's id: 0xc0fff, never a Coffer's own embedded chain's (0xc0ffe). With one id, a Coffer
- * on this machine paying the demo's seller would sign an authorization valid on both chains, which
- * the demo's facilitator could not settle (the agent's money is on the other chain): the payment would
- * stay promised until its authorization ran out. With two, that Coffer refuses the offer before it signs.
- */
-export const DEMO_EVM_CHAIN_ID = 790_527;
 
 /**
  * `coffer demo-x402`'s Base-like chain: Coffer's embedded EVM chain (a real EVM running the real test

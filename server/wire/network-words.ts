@@ -10,9 +10,27 @@
  */
 export const DEMO_LOCALNET = 'demo-localnet';
 
+/**
+ * The chain id of `coffer demo-x402`'s local EVM chain: 0xc0fff, never a real chain's nor a Coffer's
+ * own embedded chain's (0xc0ffe). With one id, a Coffer on this machine paying the demo's seller
+ * would sign an authorization valid on both chains, which the demo's facilitator could not settle
+ * (the agent's money is on the other chain): the payment would stay promised until its authorization
+ * ran out. With two, that Coffer refuses the offer before it signs.
+ */
+export const DEMO_EVM_CHAIN_ID = 790_527;
+
+/**
+ * The name the demo's Coffer gives that chain, as any EVM chain it reaches by its id: its Base rail
+ * runs there, on test USDC, and nothing on it is ever taken for Base.
+ */
+export const DEMO_EVM_NETWORK = `evm-${DEMO_EVM_CHAIN_ID}`;
+
+/** The networks of `coffer demo-x402`: test money on this machine only. */
+const DEMO_NETWORKS: readonly string[] = [DEMO_LOCALNET, DEMO_EVM_NETWORK];
+
 /** A short label for a chip beside a balance: the network's name, with "test money" where it is. */
 export function networkChip(network: string): string {
-  return network === DEMO_LOCALNET ? `${DEMO_LOCALNET} (test money)` : network;
+  return DEMO_NETWORKS.includes(network) ? `${network} (test money)` : network;
 }
 
 /** What the treasury's gas on Base is, by its network: test ETH on this machine's test chains (sim, the demo's). */
@@ -24,5 +42,6 @@ export function gasWords(network: string): 'test ETH' | 'ETH' {
 export function networkWords(network: string): string {
   if (network === 'sim') return 'the embedded sim chain (test USDC)';
   if (network === DEMO_LOCALNET) return 'the local test cluster of coffer demo-x402 (test USDC, not devnet)';
+  if (network === DEMO_EVM_NETWORK) return 'the local EVM chain of coffer demo-x402 (test USDC, not Base)';
   return network;
 }

@@ -15,7 +15,8 @@ import { createPublicClient, http, type Address } from 'viem';
 import { EMBEDDED_EVM_CHAIN_ID, EMBEDDED_EVM_USDC } from '../../server/chain/evm/sim/chain.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { openDemoDir } from '../../server/demo-x402/demo-dir.js';
-import { DEMO_EVM_CHAIN_ID, startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
+import { startLocalEvmChain } from '../../server/demo-x402/local-evm-chain.js';
+import { DEMO_EVM_CHAIN_ID } from '../../server/wire/network-words.js';
 import { LocalCluster } from '../../server/demo-x402/local-cluster.js';
 import { DEMO_LOCALNET_GENESIS_HASH } from '../../server/chain/solana/networks.js';
 import { openCoffer } from '../../server/boot/open-coffer.js';
@@ -271,6 +272,8 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     const status = await sh(ownerStatus);
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/treasury +99\.00 USDC on Solana/);
+    // Its Base is the demo's local chain, test money: never read as Base.
+    expect(status.stdout).toMatch(/; Base on the local EVM chain of coffer demo-x402 \(test USDC, not Base\)\n/);
     expect(status.stdout).toMatch(/x402-demo "x402 demo agent \(test money\)" +active +0\.99 USDC on Solana +0\.99 USDC on Base/);
     expect(preferBase).toMatch(new RegExp(` settings --preferred-rail base --data-dir ${printed.dataDir}/coffer$`));
     const preferred = await sh(preferBase);

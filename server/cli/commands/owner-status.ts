@@ -25,7 +25,11 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   // Every wallet has a Base address filed whether or not the rail is open: where it is off, Base is
   // left out as the dashboard leaves it out; where its node did not answer, its balances say unknown.
   const onBase = treasury.baseNetwork !== null;
-  out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}\n`);
+  // The Base rail's own network said where it is another (devnet's Base Sepolia, the demo's local
+  // EVM chain): its balances read "on Base" below, test money or not.
+  const { baseNetwork } = treasury;
+  const baseWords = baseNetwork !== null && baseNetwork !== treasury.network ? `; Base on ${networkWords(baseNetwork)}` : '';
+  out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}${baseWords}\n`);
   const gas = gasLine(treasury);
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);

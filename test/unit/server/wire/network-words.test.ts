@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_LOCALNET, networkChip, networkWords } from '../../../../server/wire/network-words.js';
+import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK, DEMO_LOCALNET, networkChip, networkWords } from '../../../../server/wire/network-words.js';
+import { evmNetworkOf } from '../../../../server/chain/evm/networks.js';
 
 describe('network words: test money is said to be test money', () => {
   it("the demo's local cluster is named for what it is wherever a person reads it, never as devnet", () => {
     expect(DEMO_LOCALNET).toBe('demo-localnet');
     expect(networkChip(DEMO_LOCALNET)).toBe('demo-localnet (test money)');
     expect(networkWords(DEMO_LOCALNET)).toMatch(/test USDC, not devnet/);
+  });
+
+  it("the demo's local EVM chain is test money, never taken for Base", () => {
+    // The name the Base rail gives the chain by the id the demo chain's node answers.
+    expect(evmNetworkOf(DEMO_EVM_CHAIN_ID, '0x5098F5913Ac919BE586900dd64c6dD55B6382DF3').name).toBe(DEMO_EVM_NETWORK);
+    expect(networkChip(DEMO_EVM_NETWORK)).toBe(`${DEMO_EVM_NETWORK} (test money)`);
+    expect(networkWords(DEMO_EVM_NETWORK)).toMatch(/^the local EVM chain of coffer demo-x402 \(test USDC, not Base\)$/);
+    // Another chain named by its id is whatever its owner says it is: its name alone.
+    expect(networkChip('evm-31337')).toBe('evm-31337');
+    expect(networkWords('evm-31337')).toBe('evm-31337');
   });
 
   it('the sim chain keeps its words; devnet and mainnet are their names', () => {

@@ -104,6 +104,19 @@ describe('coffer status as the owner', () => {
     expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 in 24 h/m);
   });
 
+  it("names the Base rail's network where it is another than Solana's, test money said so", async () => {
+    const { dir } = await fakeCoffer(dashboard('1.00', [], 'evm-790527'));
+    expect(await printed(dir)).toMatch(
+      /^Coffer at \S+, on the embedded sim chain \(test USDC\); Base on the local EVM chain of coffer demo-x402 \(test USDC, not Base\)\n/,
+    );
+    await new Promise((resolve) => server!.close(resolve));
+    server = null;
+    rmSync(dataDir!, { recursive: true, force: true });
+    // The embedded chain on both rails: said once.
+    const { dir: sim } = await fakeCoffer(dashboard('1.00', [], 'sim'));
+    expect(await printed(sim)).toMatch(/^Coffer at \S+, on the embedded sim chain \(test USDC\)\n/);
+  });
+
   it('with no agent left but archived ones, says so: their ids are taken for good', async () => {
     const { dir } = await fakeCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
     expect(await printed(dir)).toContain('  no agents but 1 archived (their ids stay theirs): coffer deploy <agent>\n');
