@@ -3,6 +3,7 @@ import { parsePaymentRequired } from '@x402/core/schemas';
 import { CofferError } from '../wire/errors.js';
 import type { X402Buyer, X402Names, X402Offer, X402Requirement, X402Signed } from '../core/ports/x402.js';
 import type { Rail } from '../wire/rails.js';
+import { railName } from '../wire/rail-words.js';
 import type { WalletSigners } from '../chain/solana/signers.js';
 import type { EvmSigners } from '../chain/evm/signers.js';
 import { readSignIn, signIn } from './sign-in.js';
@@ -40,8 +41,7 @@ export function createX402Buyer(options: {
     signIn: (offer, chainId, wallet, url, rail) => signIn({ solana: options.vault, evm: options.evm }, offer, chainId, wallet, url, rail),
     sign: (offer, requirement, payer, rail: Rail) => {
       const payments = rails[rail];
-      if (payments === null)
-        throw new CofferError('unsupported_offer', `x402 is not paid on the ${rail === 'sol' ? 'Solana' : 'Base'} rail here`);
+      if (payments === null) throw new CofferError('unsupported_offer', `x402 is not paid on the ${railName(rail)} rail here`);
       return payments.sign(offer, requirement, payer);
     },
     signingRefusal: async (requirement, rail) => (await rails[rail]?.signingRefusal?.(requirement)) ?? null,

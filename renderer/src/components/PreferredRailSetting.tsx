@@ -2,12 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { settingsBodySchema } from '../../../server/wire/schemas.js';
 import type { Settings } from '../api/types.js';
 import type { Rail } from '../../../server/wire/rails.js';
+import { railName } from '../../../server/wire/rail-words.js';
 import { useBaseOff, useDashboard } from '../state/store.js';
 import { useAction } from '../lib/use-action.js';
 import { SettingFormEnd } from './SettingFormEnd.js';
 import { SettingRow } from './SettingRow.js';
-
-const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
 
 /**
  * The rail an agent's x402 purchase is paid on where the seller takes both (GET /v1/settings'
@@ -26,14 +25,14 @@ export function PreferredRailSetting() {
       testId="preferred-rail"
       value={
         <>
-          <strong>{preferred === null ? 'None preferred' : RAIL_NAMES[preferred]}</strong>
+          <strong>{preferred === null ? 'None preferred' : railName(preferred)}</strong>
           {preferred !== null && ' · set by you'}
         </>
       }
       hint={
         preferred === null
           ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
-          : `Where a seller takes Solana and Base, the agent pays on ${RAIL_NAMES[preferred]} when its wallet there holds the amount, else from the other.`
+          : `Where a seller takes Solana and Base, the agent pays on ${railName(preferred)} when its wallet there holds the amount, else from the other.`
       }
       changeLabel="Change the x402 rail"
       form={(done) => <PreferredRailForm settings={settings} baseOff={baseOff} onDone={done} />}

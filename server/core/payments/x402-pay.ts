@@ -17,6 +17,7 @@ import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.j
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { RAILS, checksummedEvmAddress, type Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 import { addressOn, chainOf } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
@@ -254,8 +255,8 @@ async function payableRequirement(
     throw new CofferError(
       'unsupported_offer',
       where.length === 0
-        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : RAIL_NAMES[asked]} here; the seller offers ${offered}`
-        : `${asked === undefined ? '' : `on ${RAIL_NAMES[asked]}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${RAIL_NAMES[elsewhere]}, with no rail asked`}`,
+        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}`
+        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}`,
     );
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
@@ -291,8 +292,6 @@ function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
   const held = paymentId === null ? null : ctx.store.getPayment(paymentId);
   return held?.rail;
 }
-
-const RAIL_NAMES: Record<Rail, string> = { sol: 'Solana', base: 'Base' };
 
 /** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
 function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string | null {
