@@ -52,7 +52,9 @@ export function readAgentConfig(file: string): AgentConfig {
     raw = readFileSync(file, 'utf8');
   } catch {
     throw new Error(
-      `no linked agent: ${file} does not exist (run \`coffer link\` first, or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`,
+      `no linked agent: ${file} does not exist (run \`coffer link\` first; a config elsewhere is named with --config FILE or COFFER_CONFIG=FILE, ` +
+        `and the owner writes one with coffer deploy <agent> --config FILE or coffer key <agent> --config FILE; ` +
+        `or set COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID and COFFER_API_KEY)`,
     );
   }
   const parsed = agentConfigSchema.safeParse(JSON.parse(raw));

@@ -230,6 +230,9 @@ describe('coffer status, pay, kill, open', () => {
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
+    // Every way to a config is named: another file, and the owner's commands that write one.
+    expect(missing.stderr).toMatch(/--config FILE or COFFER_CONFIG=FILE/);
+    expect(missing.stderr).toMatch(/coffer deploy <agent> --config FILE or coffer key <agent> --config FILE/);
     // Three of the four (an MCP host's env cut short): the one missing is named, not the config file;
     // and coffer mcp still answers the host, whose tool calls say so (not "Connection closed").
     const partialEnv = { COFFER_URL: serve.url, COFFER_AGENT_ID: 'cli-agent', COFFER_API_KEY: apiKey, COFFER_CONFIG: '/nonexistent' };

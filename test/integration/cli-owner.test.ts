@@ -197,6 +197,30 @@ describe("the owner's CLI", () => {
     expect((await runCoffer(['status', '--config', here])).code).toBe(0);
   });
 
+  it('coffer deploy --config: this terminal acts as the new agent at once, its key never printed', async () => {
+    const here = join(dataDir, 'fresh-here', 'agent.json');
+    const deployed = await owner(['deploy', 'fresh', '--config', here]);
+    expect(deployed.code, deployed.stderr).toBe(0);
+    expect(deployed.stdout).toMatch(/^Deployed fresh \(wallet \w+\)/);
+    expect(deployed.stdout).toContain(
+      `Its key is in ${here} (0600): commands act as fresh with --config ${here}, or with COFFER_CONFIG=${here}.\n`,
+    );
+    expect(deployed.stdout).not.toMatch(/shown this once|cof_agt_/);
+    const status = await runCoffer(['status', '--config', here]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Agent fresh at /m);
+    // A file holding another agent is not replaced without --force, and nothing is deployed.
+    const refused = await owner(['deploy', 'crowded', '--config', here]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/already holds a linked agent/);
+    const agents = JSON.parse((await owner(['status', '--owner', '--json'])).stdout) as { agents: { agentId: string }[] };
+    expect(agents.agents.map((agent) => agent.agentId)).not.toContain('crowded');
+    // With --force it is: the file acts as the new agent.
+    const forced = await owner(['deploy', 'crowded', '--config', here, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await runCoffer(['status', '--config', here])).stdout).toMatch(/^Agent crowded at /m);
+  });
+
   it('deploy takes every flag coffer policy takes: the agent starts under the whole policy, in one step', async () => {
     const guarded = await owner([
       'deploy',

@@ -26,15 +26,22 @@ export interface DeployArgs {
   name?: string;
   dataDir?: string;
   json?: boolean;
+  /** A linked terminal's config file to keep its key in, instead of showing it. */
+  config?: string;
+  /** Replace the config file though it holds another agent. */
+  force?: boolean;
 }
 
 /**
  * `coffer deploy <agent>`: a new agent with its wallet, its policy (what the flags set; the two limits
  * left out, the ones a linked terminal's agent starts with) and its API key, shown once, with the MCP
- * config a host takes.
+ * config a host takes; or with --config kept in that file, so this terminal acts as the agent at once
+ * (`coffer key --config` afterwards would revoke the key deploy showed).
  */
 export async function deploy(args: DeployArgs, out: Out = process.stdout): Promise<number> {
-  const { api } = ownerClient(args.dataDir);
+  const { api, url, owner } = ownerClient(args.dataDir);
+  // Before the agent exists: a file that cannot be written, or that holds another agent, deploys nothing.
+  if (args.config !== undefined) checkConfigWritable(args.config, args.force === true);
   const policy = args.policy ?? {};
   const answer = await api.deploy({
     agentId: args.agentId,
@@ -45,18 +52,31 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout): Promi
   });
   // The owner's own requests never wait: a 202 here would be a bug of the server.
   if (answer.status !== 200) throw new Error(`the deploy of ${args.agentId} waits for an approval (${answer.body.approvalId})`);
+  const { agent, apiKey } = answer.body;
+  if (args.config !== undefined) {
+    // The owner's own deploy always issues its key: one without would be a bug of the server.
+    if (apiKey === undefined) throw new Error(`the deploy of ${agent.agentId} issued no key to keep in ${args.config}`);
+    writeAgentConfig(args.config, {
+      agentId: agent.agentId,
+      walletAddress: agent.walletAddress,
+      apiKey,
+      linkedAt: new Date().toISOString(),
+      owner,
+      url,
+    });
+  }
   if (args.json) return printJson(answer.body, out);
   // What else it starts under (budgets, breaker, asks…) said in full, so a flag read otherwise than
   // meant (--breaker 50/15m: refusals, not a share) shows at once.
   const whole = beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '';
-  out.write(deployedWords(answer.body, whole));
+  out.write(deployedWords(answer.body, whole, args.config));
   return 0;
 }
 
 /** Whether a policy names more than the two limits the deploy's first line says. */
 const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, wholePolicy: string): string {
+function deployedWords(deployed: Deployed, wholePolicy: string, config: string | undefined): string {
   const { agent, policy, funding } = deployed;
   const lines = [
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
@@ -66,8 +86,12 @@ function deployedWords(deployed: Deployed, wholePolicy: string): string {
     lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')
     lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
-  lines.push(`Its API key, shown this once: ${deployed.apiKey ?? '(none)'}`);
-  lines.push(`Its MCP server, for an MCP host's "mcpServers":`, JSON.stringify({ [agent.agentId]: deployed.mcpConfig }, null, 2));
+  if (config !== undefined) {
+    lines.push(keptInWords(agent.agentId, config));
+  } else {
+    lines.push(`Its API key, shown this once: ${deployed.apiKey ?? '(none)'}`);
+    lines.push(`Its MCP server, for an MCP host's "mcpServers":`, JSON.stringify({ [agent.agentId]: deployed.mcpConfig }, null, 2));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -185,15 +209,18 @@ export async function replaceKey(
       `A terminal linked as ${body.agentId} needs the new key: coffer key ${body.agentId} --config FILE writes it there (FILE: its config).`,
     );
   } else {
-    // The agent's commands read the default config (COFFER_CONFIG, else the platform's place): another file is named to them.
-    lines.push(
-      resolve(args.config) === resolve(defaultConfigPath())
-        ? `This terminal acts as ${body.agentId} now: its key is in ${args.config} (0600).`
-        : `Its key is in ${args.config} (0600): commands act as ${body.agentId} with --config ${args.config}, or with COFFER_CONFIG=${args.config}.`,
-    );
+    lines.push(keptInWords(body.agentId, args.config));
   }
   out.write(lines.join('\n') + '\n');
   return 0;
+}
+
+/** Where a terminal's commands find the agent whose key is kept in a config file. */
+function keptInWords(agentId: string, config: string): string {
+  // The agent's commands read the default config (COFFER_CONFIG, else the platform's place): another file is named to them.
+  return resolve(config) === resolve(defaultConfigPath())
+    ? `This terminal acts as ${agentId} now: its key is in ${config} (0600).`
+    : `Its key is in ${config} (0600): commands act as ${agentId} with --config ${config}, or with COFFER_CONFIG=${config}.`;
 }
 
 /** Whether a config file holds this very agent (its old key, which the new one replaces anyway). */

@@ -13,19 +13,23 @@ const DATA_DIR = '[--data-dir DIR] [--json]';
 
 export const deploy = defineCommand({
   name: 'deploy',
-  usage: `  coffer deploy <agent> [--fund AMOUNT] [--name NAME]
+  usage: `  coffer deploy <agent> [--fund AMOUNT] [--name NAME] [--config FILE] [--force]
                  ${POLICY_FLAGS_USAGE}
                  ${DATA_DIR}
                  a new agent: its wallet, its policy (the flags coffer policy takes; --daily and
                  --max left out, 5.00 in any 24 hours and 0.50 a payment, or what fits the one
                  given), funded from the treasury on Solana with --fund (coffer allocate --rail base
-                 funds it on Base); prints its API key once and the MCP server entry a host takes.
+                 funds it on Base); prints its API key once and the MCP server entry a host takes,
+                 or with --config keeps the key in FILE: this terminal acts as the agent at once
+                 (another agent's FILE is replaced only with --force).
                  Example: coffer deploy researcher --fund 2 --budget 20/month --ask-above 0.25`,
   options: {
     ...reach,
     ...policyFlagOptions,
     fund: { type: 'string' },
     name: { type: 'string' },
+    config: { type: 'string' },
+    force: { type: 'boolean', default: false },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
@@ -35,13 +39,13 @@ export const deploy = defineCommand({
     const { agentIdSchema } = await import('../../wire/schemas.js');
     const id = agentIdSchema.safeParse(agentId);
     if (!id.success) throw new UsageError(`"${agentId}" is not an agent id: it ${id.error.issues[0]!.message}`, 'deploy');
-    const { 'data-dir': dataDir, json, fund, name, ...flags } = values;
+    const { 'data-dir': dataDir, json, fund, name, config, force, ...flags } = values;
     const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
     try {
       // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
       const policy = policyUpdateOf(flags);
       const funds = fund === undefined ? undefined : amountOf('--fund', fund);
-      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, name });
+      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, name, config, force });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
       throw namingFlags(error);
