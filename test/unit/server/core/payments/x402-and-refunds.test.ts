@@ -49,6 +49,27 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
     });
 
+    it("a retry's key is the offer's terms, whether or not the signing would refuse its first entry now: the one purchase answers", async () => {
+      const { x402 } = await x402Ready(store);
+      const other = randomAddress();
+      core.chain.mint(other, 1n);
+      // Two entries, each with its own memo: the first to SELLER, the second to another address.
+      const both = () => {
+        const [first, second] = [x402.answer402(SELLER, 100_000n, 'memo-a'), x402.answer402(other, 100_000n, 'memo-b')];
+        const accepts = [first, second].flatMap((answer) => (answer.body as { accepts: unknown[] }).accepts);
+        return { url: URL_PAID, status: 402 as const, headers: {}, body: { x402Version: 2, accepts } };
+      };
+      // The signing refuses the first entry (its token's terms read, and not this USDC's): the second is paid.
+      x402.refusing = (requirement) => (requirement.payTo === SELLER ? 'another token' : null);
+      const paid = await core.x402Paid('alpha', both(), 'k');
+      expect(core.store.getPayment(paid.paymentId)).toMatchObject({ recipient: other });
+      // Asked again under its key, the signing refusing nothing now (the token unread after a restart):
+      // the same request, so the same purchase, not a 409 nor a second payment.
+      x402.refusing = null;
+      expect(await core.x402Paid('alpha', both(), 'k')).toEqual(paid);
+      expect(core.store.listPayments(core.owner, 'alpha', 10)).toHaveLength(1);
+    });
+
     it('two equal payments signed in one block are one transaction: the second is not handed out until the next block', async () => {
       const { chain } = await x402Ready(store);
       await core.x402Paid('alpha', ask(10_000n), null);
