@@ -622,6 +622,28 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
         expect(unsettled.stderr).toMatch(/The seller did not settle the payment pay_\w+ \(0\.01 USDC\): Coffer holds its budget/);
         expect(unsettled.stderr).not.toMatch(/was made/);
         expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+        // MCP fetch_paid says the same of the payment: its id, its amount, what Coffer holds (it said
+        // only "paid_call_failed", and an agent asking again paid again).
+        const host = new Client({ name: 'test-host', version: '1.0.0' });
+        await host.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: [CLI, 'mcp', '--config', config],
+            env: process.env as Record<string, string>,
+            stderr: 'pipe',
+          }),
+        );
+        try {
+          const result = (await host.callTool({ name: 'fetch_paid', arguments: { url: refusing.url } })) as {
+            isError?: boolean;
+            content: { text: string }[];
+          };
+          expect(result.isError).toBe(true);
+          expect(result.content[0]?.text).toMatch(/paid_call_failed/);
+          expect(result.content[0]?.text).toMatch(/The seller did not settle the payment pay_\w+ \(0\.01 USDC\): Coffer holds its budget/);
+        } finally {
+          await host.close();
+        }
       } finally {
         await refusing.close();
       }

@@ -1,5 +1,6 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { payingFetch, PaymentError, type PaymentMade } from '../../x402/paying-fetch.js';
+import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { afterFailedCall } from '../../x402/failed-call.js';
 import { nextStep } from '../next-step.js';
 import { afterPaymentStopped, heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
@@ -71,21 +72,4 @@ export async function fetchCommand(
     if (next !== null) err.write(`next: ${next}\n`);
     return 1;
   }
-}
-
-/**
- * What became of the payment of a paid call that failed. A Coffer receipt was paid on chain. An x402
- * payment the seller did not settle may never have reached the chain: it is not said to be made, but
- * held until its transaction can no longer land (on Base, until its authorization ends).
- */
-export function afterFailedCall(paid: PaymentMade): string {
-  if (paid.protocol === 'x402' && paid.status === 'pending') {
-    const held =
-      paid.rail === 'base'
-        ? // An EIP-3009 authorization is good until its validBefore: the offer's maxTimeoutSeconds, capped at an hour.
-          "until its authorization is used or ends (the seller's time to pay, an hour at most), and frees it if it was never used"
-        : 'until its transaction lands or can no longer land (about a minute), and frees it if it never landed';
-    return `The seller did not settle the payment ${paid.paymentId} (${paid.amount} USDC): Coffer holds its budget ${held}.`;
-  }
-  return `The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.`;
 }

@@ -1,6 +1,7 @@
 import { CofferApiError } from '../../client/client-error.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { afterFailedCall } from '../../x402/failed-call.js';
 import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';
@@ -90,8 +91,13 @@ async function purchase(
     };
   } catch (error) {
     // Coffer's own refusal code (max_per_payment_exceeded) says more than payment_refused.
-    if (error instanceof PaymentError)
-      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, error.message);
+    // What became of a payment behind a call that failed, as `coffer fetch` says it: an agent told
+    // only "paid_call_failed" asks again, and pays again.
+    if (error instanceof PaymentError) {
+      const paid = error.details.payment;
+      const message = paid === undefined ? error.message : `${error.message}. ${afterFailedCall(paid)}`;
+      throw new CofferApiError(error.details.status ?? 0, error.details.cofferCode ?? error.code, message);
+    }
     throw error;
   }
 }
