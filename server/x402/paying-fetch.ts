@@ -462,7 +462,7 @@ async function boughtByCoffer(
           cofferCode: error.code,
         });
       });
-      const again = await (options.fetch ?? fetch)(url, init);
+      const again = await sellerAfterYes(url, init, options);
       if (again.status !== 402) return { unpaid: again };
       const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };
       asked = await askCofferToPay(api, offer, `${idempotencyKey}-approved`, options);
@@ -472,6 +472,22 @@ async function boughtByCoffer(
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw unreachable(options.agent, error);
+  }
+}
+
+/**
+ * The seller asked again once the owner said yes, for its terms as they stand now; a transport failure
+ * is retried, as any call. One that does not answer is named, not Coffer (it was said to be Coffer):
+ * nothing was paid, and the approval is left unused until it ends.
+ */
+async function sellerAfterYes(url: string, init: RequestInit, options: PayingFetchOptions): Promise<Response> {
+  try {
+    return await withRetries(options.retries ?? 2, () => (options.fetch ?? fetch)(url, init));
+  } catch (error) {
+    throw new PaymentError(
+      'url_unreachable',
+      `${hostOf(url)} could not be reached after the owner's yes (${whyUnreachable(error)}); nothing was paid`,
+    );
   }
 }
 

@@ -225,6 +225,39 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it("a seller gone after the owner's yes is named, not Coffer; nothing is paid", async () => {
+    const agentId = 'held-gone';
+    const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+    let calls = 0;
+    // The seller answers its 402, then no more (the host went away while the owner decided).
+    const sellerThenGone: typeof fetch = async (input, init) => {
+      // Coffer's own calls go through too: only the seller's are counted and cut.
+      if (!String(input instanceof Request ? input.url : input).startsWith(v2.url)) return fetch(input, init);
+      calls += 1;
+      if (calls > 1)
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      return fetch(input, init);
+    };
+    const buying = payingFetch(v2.url, {}, { agent: agentOf(agentId, agent.apiKey), fetch: sellerThenGone });
+    let waiting: any[] = [];
+    for (let i = 0; i < 100 && waiting.length === 0; i += 1) {
+      waiting = ((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as any[]).filter(
+        (a) => a.agentId === agentId,
+      );
+      if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await t.api('POST', t.withOwner(`/v1/approvals/${waiting[0].approvalId}/approve`));
+    const failed = await buying.then(
+      () => null,
+      (error: unknown) => error as { code: string; message: string },
+    );
+    expect(failed?.code).toBe('url_unreachable');
+    expect(failed?.message).toMatch(/could not be reached after the owner's yes \(.+\); nothing was paid/);
+    // Tried again before giving up, as any call the agent makes.
+    expect(calls).toBeGreaterThan(2);
+    expect(await usdc(agent.walletAddress)).toBe(micro('1.00'));
+  });
+
   it('MCP fetch_paid pays the v2 and the v1 seller through the stdio bridge', async () => {
     const agent = await fundedX402Agent('mcp-buyer', '1.00');
     const client = new Client({ name: 'test-host', version: '1.0.0' });
