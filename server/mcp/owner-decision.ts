@@ -27,8 +27,21 @@ export const DEFAULT_HELD_WAIT_MS = 45_000;
 /** A held request waits at most a day for the owner (APPROVAL_TTL_MS); its round's state lives as long. */
 const STATE_TTL_SECONDS = 26 * 60 * 60;
 
-/** How long a settled purchase no call has taken the answer of is kept (then dropped; the payment stays in the ledger). */
+/**
+ * How long a settled purchase no call has taken the answer of is kept at least (then dropped; the
+ * payment stays in the ledger). It is kept until its approval ends where that is later: the agent
+ * was told to ask again with the same arguments until then, and a dropped answer makes a call
+ * asked again a second purchase.
+ */
 const KEEP_SETTLED_MS = 10 * 60_000;
+/** The longest an answer is kept: a held request's round lives no longer. */
+const KEEP_SETTLED_AT_MOST_MS = STATE_TTL_SECONDS * 1000;
+
+/** How long a settled purchase's answer is kept: until its approval ends, within the bounds above. */
+const keptFor = (approval: Approval) => {
+  const untilEnd = Date.parse(approval.expiresAt) - Date.now();
+  return Number.isFinite(untilEnd) ? Math.min(Math.max(untilEnd, KEEP_SETTLED_MS), KEEP_SETTLED_AT_MOST_MS) : KEEP_SETTLED_MS;
+};
 
 /** Where the owner decides on one request: the dashboard's Approvals page, opened on that request. */
 export const decisionUrl = (cofferUrl: string, approvalId: string) => `${cofferUrl}/#/approvals/${encodeURIComponent(approvalId)}`;
@@ -105,11 +118,11 @@ export class OwnerDecisions {
     );
     const followed = { key, approval, settled };
     this.followed.set(key, followed);
-    // An answer no call comes back for is dropped a while after the owner decided.
+    // An answer no call comes back for is dropped once its approval ended.
     void settled.then(() =>
       setTimeout(() => {
         if (this.followed.get(key) === followed) this.followed.delete(key);
-      }, KEEP_SETTLED_MS).unref(),
+      }, keptFor(approval)).unref(),
     );
     return followed;
   }

@@ -54,7 +54,7 @@ export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTo
   const next =
     tool === 'pay'
       ? `Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
-      : `Call fetch_paid again with the same arguments to get the answer once the owner decides (the same purchase: it is never paid twice), or check_approval with approvalId ${approval.approvalId}.`;
+      : `Call fetch_paid again with the same arguments to get the answer once the owner decides (the same purchase, until ${approval.expiresAt}: it is never paid twice), or check_approval with approvalId ${approval.approvalId}.`;
   return {
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
     decisionUrl: decisionUrl(cofferUrl, approval.approvalId),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { OwnerDecisions } from '../../../../server/mcp/owner-decision.js';
 import type { Approval } from '../../../../server/wire/answers/approvals.js';
@@ -57,6 +57,23 @@ describe('OwnerDecisions: a held payment followed until the owner decides', () =
     expect(decisions.joined('fetch:a')).toBe(first);
     expect(await decisions.outcome(first, 1_000)).toEqual({ answer: { status: 200, body: 'paid' } });
     expect(decisions.joined('fetch:a')).toBeUndefined();
+  });
+
+  it('an answer no call took is kept until its approval ends (the words the agent heard), then dropped', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-24T00:00:00.000Z') });
+    try {
+      const decisions = new OwnerDecisions(COFFER);
+      // The approval ends a day on; the owner decides at once and the purchase is bought.
+      const followed = decisions.follow('fetch:a', approval, () => Promise.resolve({ status: 200 }));
+      await vi.advanceTimersByTimeAsync(0);
+      // Twenty minutes on, the agent asks again as told: the same purchase (it was dropped at ten).
+      await vi.advanceTimersByTimeAsync(20 * 60_000);
+      expect(decisions.joined('fetch:a')).toBe(followed);
+      await vi.advanceTimersByTimeAsync(24 * 60 * 60_000);
+      expect(decisions.joined('fetch:a')).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('undecided within the wait, the call hears it still waits and the purchase stays followed for the next call', async () => {
