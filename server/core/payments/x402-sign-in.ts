@@ -1,4 +1,4 @@
-import { CofferError } from '../../wire/errors.js';
+import { CofferError, refuse } from '../../wire/errors.js';
 import { requireAgentScope, type Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import { getAgentOrThrow } from '../agent-lookup.js';
@@ -6,6 +6,10 @@ import type { X402SignInBody } from '../../wire/schemas.js';
 import type { X402SignIn } from '../../wire/answers/payments.js';
 import { checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
 import { addressOn } from '../rails.js';
+import type { X402SignInChallenge } from '../ports/x402.js';
+import { expiredRefusal } from '../policy/expiry.js';
+import { isAllowed } from '../policy/rules.js';
+import { registryServiceFor } from './x402-pay.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to
@@ -13,10 +17,13 @@ import { addressOn } from '../rails.js';
  * the agent's wallet key, so the agent proves its earlier purchase instead of buying twice.
  *
  * It signs only what cannot be turned against the agent: a challenge bound to the very origin asked
- * (a proof for one site is never valid at another), for this Coffer's own chain, from a seller this
- * agent has paid (a payment to one of the offer's recipients that went ahead), for an agent not
- * stopped. It moves no money and reserves no budget; the seller decides whether the proof admits it,
- * and if not, the agent's next step is the payment, judged by its policy as ever.
+ * (a proof for one site is never valid at another), issued now and ending within the hour (the 402
+ * and its challenge are the agent's to hand in: one kept, or made up, with an end years away would
+ * be a login good long after the agent was stopped), for this Coffer's own chain, from a seller this
+ * agent has paid (a payment to one of the offer's recipients that went ahead) and its policy still
+ * lets it pay, for an agent not stopped. It moves no money and reserves no budget; the seller decides
+ * whether the proof admits it, and if not, the agent's next step is the payment, judged by its policy
+ * as ever.
  */
 export async function signInX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402SignInBody): Promise<X402SignIn> {
   requireAgentScope(principal, agentId);
@@ -36,6 +43,7 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
       `the sign-in challenge is for ${challenge.domain} (${challenge.uri}), not ${asked.host}: a proof for another site is never signed`,
     );
   }
+  refuse(outOfTime(challenge, ctx.clock.now()));
   // The chains this Coffer proves a wallet on that the seller takes: Solana's (Ed25519), Base's (EIP-191).
   const offered = [
     { rail: 'sol' as const, chainId: buyer.networks.sol?.v2 ?? null, takes: challenge.ed25519Chains },
@@ -50,15 +58,55 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   }
   // The first of them on which this agent paid one of the offer's recipients there.
   const spelled = (rail: Rail, address: string) => (rail === 'base' && isEvmAddress(address) ? checksummedEvmAddress(address) : address);
-  const chosen = offered.find(({ rail, chainId }) =>
-    offer.requirements
-      .filter((requirement) => requirement.network === chainId)
-      .some((requirement) => ctx.store.hasPaidRecipient(principal.owner, agentId, spelled(rail, requirement.payTo))),
-  );
-  if (chosen === undefined) {
+  const paid = offered
+    .flatMap(({ rail, chainId }) =>
+      offer.requirements
+        .filter((requirement) => requirement.network === chainId)
+        .map((requirement) => ({ rail, chainId, recipient: spelled(rail, requirement.payTo) })),
+    )
+    .find(({ recipient }) => ctx.store.hasPaidRecipient(principal.owner, agentId, recipient));
+  if (paid === undefined) {
     throw new CofferError('not_paid_before', `agent ${agentId} has not paid this seller before: there is no earlier purchase to prove`);
   }
-  const address = addressOn(ctx, agent.walletAddress, chosen.rail);
-  const header = await buyer.signIn(offer, chosen.chainId, address, body.url, chosen.rail);
-  return { header, address, chainId: chosen.chainId };
+  // The policy's say on who the agent deals with: a seller it may no longer pay is one it no longer signs in to.
+  const policy = ctx.store.getPolicy(principal.owner, agentId);
+  const { serviceId, service } = registryServiceFor(ctx, paid.recipient, body.url);
+  refuse(
+    expiredRefusal(policy.expiresAt, ctx.clock.now()) ??
+      (isAllowed(policy.allowedServices, serviceId, service !== null, paid.recipient)
+        ? null
+        : new CofferError(
+            'service_not_allowed',
+            `service "${serviceId}" is not one of this agent's allowed services: it signs in there no more`,
+          )),
+  );
+  const address = addressOn(ctx, agent.walletAddress, paid.rail);
+  const header = await buyer.signIn(offer, paid.chainId, address, body.url, paid.rail);
+  return { header, address, chainId: paid.chainId };
+}
+
+/** How far back a challenge may have been issued: an official seller issues one with each 402, and takes it 5 minutes. */
+const ISSUED_WITHIN_MS = 5 * 60_000;
+/** How far ahead a seller's clock may run. */
+const CLOCK_SKEW_MS = 60_000;
+/** The latest a proof may end: a login that outlives its purchase by more is not signed. */
+const ENDS_WITHIN_MS = 60 * 60_000;
+
+/** Why a challenge is not signed for its times: issued other than now, or ending beyond the hour (or never said). */
+function outOfTime(challenge: X402SignInChallenge, now: number): CofferError | null {
+  const issued = challenge.issuedAt === null ? Number.NaN : Date.parse(challenge.issuedAt);
+  if (!Number.isFinite(issued) || issued < now - ISSUED_WITHIN_MS || issued > now + CLOCK_SKEW_MS) {
+    return new CofferError(
+      'sign_in_out_of_time',
+      `the sign-in challenge was issued at ${challenge.issuedAt ?? 'no time said'}, not within the last 5 minutes: only a challenge issued now is signed`,
+    );
+  }
+  const ends = challenge.expirationTime === null ? null : Date.parse(challenge.expirationTime);
+  if (ends !== null && (!Number.isFinite(ends) || ends > now + ENDS_WITHIN_MS)) {
+    return new CofferError(
+      'sign_in_out_of_time',
+      `the sign-in challenge ends at ${challenge.expirationTime}, more than an hour from now: a proof that long-lived is not signed`,
+    );
+  }
+  return null;
 }
