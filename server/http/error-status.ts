@@ -81,6 +81,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   approval_decided: 409,
   payment_denied: 403,
   approval_expired: 403,
+  nonce_expired: 403,
   approval_withdrawn: 403,
   approval_interrupted: 409,
   owner_approval_required: 403,

@@ -69,6 +69,7 @@ export const ERROR_CODES = [
   'approval_decided',
   'payment_denied',
   'approval_expired',
+  'nonce_expired',
   'approval_withdrawn',
   'approval_interrupted',
   'owner_approval_required',

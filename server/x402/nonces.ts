@@ -52,9 +52,3 @@ export function createNonces(key: Uint8Array) {
 }
 
 export type Nonces = ReturnType<typeof createNonces>;
-
-/**
- * Whether a memo has a nonce's shape (six dot-separated fields), whoever issued it: a payment whose
- * memo is shaped so was made for some paywall's 402, and only that paywall's nonce check may redeem it.
- */
-export const isNonceShaped = (memo: string): boolean => memo.split('.').length === 6;

@@ -14,7 +14,8 @@ import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 import { authorizationNonce } from '../chain/evm/authorization.js';
 import type { TransferFound } from '../core/ports/chain.js';
 import type { PaywallStore } from './paywall-store.js';
-import { isNonceShaped, type NonceReading, type Nonces } from './nonces.js';
+import type { NonceReading, Nonces } from './nonces.js';
+import { isNonceShaped } from '../wire/paywall-nonce.js';
 
 export interface VerifiedPayment {
   payer: string;

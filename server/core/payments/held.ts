@@ -34,6 +34,8 @@ import { neverLanded, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
+import { nonceStatedEnd } from '../../wire/paywall-nonce.js';
+import { iso } from '../../wire/views.js';
 
 /**
  * Holds an agent's payment for the owner: checked as a reservation checks (nothing is held that could
@@ -155,6 +157,7 @@ export async function payHeld(
     alsoWrite,
   };
   try {
+    refuse(endedNonceRefusal(payment.nonce, ctx.clock.now()));
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;
     return { ...(await paymentResult(ctx, row, agent)), ...agentStoppedField(moved) };
@@ -168,6 +171,21 @@ export async function payHeld(
     }
     throw error;
   }
+}
+
+/**
+ * A paywall's nonce past the end it says, at the owner's yes: the paywall refuses a receipt for it
+ * (receipt_expired), so a payment now would move the money and buy nothing. The agent asks the
+ * seller again for fresh terms. (The end is read unchecked: a nonce made up to say a later one is
+ * paid as before, and its paywall refuses it as it would any.)
+ */
+function endedNonceRefusal(nonce: string | null, now: number): CofferError | null {
+  const ends = nonce === null ? null : nonceStatedEnd(nonce);
+  if (ends === null || now <= ends) return null;
+  return new CofferError(
+    'nonce_expired',
+    `the seller's terms (its nonce) ended at ${iso(ends)}, before the owner's yes: nothing was paid, as a payment now would buy nothing; ask the seller again for fresh terms`,
+  );
 }
 
 /**

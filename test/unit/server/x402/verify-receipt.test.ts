@@ -4,7 +4,8 @@ import { encodeReceipt, receiptProofMessage } from '../../../../server/wire/rece
 import { usdcTokenAccount } from '../../../../server/chain/solana/usdc-transfer.js';
 import type { TransferFound, TransferLookup } from '../../../../server/core/ports/chain.js';
 import { openPaywallStore } from '../../../../server/x402/paywall-store.js';
-import { createNonces, isNonceShaped } from '../../../../server/x402/nonces.js';
+import { createNonces } from '../../../../server/x402/nonces.js';
+import { isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
 import { verifyReceipt, type ReceiptContext } from '../../../../server/x402/verify-receipt.js';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

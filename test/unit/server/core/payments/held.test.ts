@@ -3,6 +3,7 @@ import { STORES, coreEngine, type CoreEngine, type StoreKind } from '../../../..
 import { randomAddress } from '../../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../../helpers/expect-error.js';
 import type { DeployBody } from '../../../../../server/wire/schemas.js';
+import { createNonces } from '../../../../../server/x402/nonces.js';
 
 /**
  * Payments held for the owner's yes (server/core/payments/held.ts), through the engine's own calls on
@@ -188,6 +189,37 @@ describe.each(STORES)('on the %s ledger', (store) => {
       await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('6'), 'k-deny'), 'payment_denied');
       expect(await chainBalance()).toBe(micro('20'));
       expect(await held('8')).toMatchObject({ status: 'pending' });
+    });
+
+    it("a paywall's nonce that ended before the owner's yes is not paid: its receipt would buy nothing", async () => {
+      await agentAsking(store, { askAbove: '1' });
+      const nonces = createNonces(new Uint8Array(32).fill(7));
+      const now = core.clock.now();
+      const nonce = nonces.issue({ resource: 'GET /forecast', amount: micro('2'), issuedAt: now, expiresAt: now + 300_000 });
+      const asked = { ...outside('2'), nonce };
+      const pay = () => core.engine.pay(core.asAgent('alpha'), 'alpha', asked, 'k-nonce');
+      const waiting = await pay();
+      if (waiting.kind !== 'awaiting_approval') throw new Error('paid at once');
+      // The owner says yes ten minutes on: the seller's paywall takes a payment for this nonce no more.
+      core.advance(10 * 60_000);
+      const decided = await core.engine.approve(core.asOwner, waiting.approval.approvalId);
+      expect(decided).toMatchObject({ status: 'failed', errorCode: 'nonce_expired' });
+      expect(decided.error).toMatch(/the seller's terms \(its nonce\) ended at .+, before the owner's yes: nothing was paid/);
+      expect(core.store.getPayment(waiting.approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'nonce_expired' });
+      expect(await chainBalance()).toBe(micro('20'));
+      await expectCofferError(pay(), 'nonce_expired');
+      // A yes within the nonce's time pays it, as ever.
+      const fresh = nonces.issue({
+        resource: 'GET /forecast',
+        amount: micro('2'),
+        issuedAt: core.clock.now(),
+        expiresAt: core.clock.now() + 300_000,
+      });
+      const again = await core.engine.pay(core.asAgent('alpha'), 'alpha', { ...outside('2'), nonce: fresh }, null);
+      if (again.kind !== 'awaiting_approval') throw new Error('paid at once');
+      core.advance(60_000);
+      expect(await core.engine.approve(core.asOwner, again.approval.approvalId)).toMatchObject({ status: 'approved' });
+      expect(await chainBalance()).toBe(micro('18'));
     });
 
     it('expired after a day: failed approval_expired, its budget free again, announced', async () => {
