@@ -55,7 +55,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsupported_offer: 422,
   sign_in_not_offered: 422,
   sign_in_wrong_origin: 422,
-  sign_in_out_of_time: 422,
   not_paid_before: 403,
   payment_not_found: 404,
   insufficient_funds: 402,

@@ -43,7 +43,6 @@ export const ERROR_CODES = [
   'unsupported_offer',
   'sign_in_not_offered',
   'sign_in_wrong_origin',
-  'sign_in_out_of_time',
   'not_paid_before',
   'payment_not_found',
   'insufficient_funds',

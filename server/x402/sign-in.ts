@@ -24,8 +24,6 @@ export function readSignIn(offer: X402Offer): X402SignInChallenge | null {
   return {
     domain: extension.info.domain,
     uri: extension.info.uri,
-    issuedAt: typeof extension.info.issuedAt === 'string' ? extension.info.issuedAt : null,
-    expirationTime: typeof extension.info.expirationTime === 'string' ? extension.info.expirationTime : null,
     ed25519Chains: chainsOf(extension, 'ed25519'),
     eip191Chains: chainsOf(extension, 'eip191'),
   };

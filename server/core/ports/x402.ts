@@ -62,10 +62,6 @@ export interface X402SignInChallenge {
   domain: string;
   /** The resource it is for; its origin must be the one asked. */
   uri: string;
-  /** When the seller issued it (ISO 8601), as it wrote it; null where it wrote none. */
-  issuedAt: string | null;
-  /** When the proof ends (ISO 8601), as the seller wrote it; null where it ends never. */
-  expirationTime: string | null;
   /** CAIP-2 chain ids it takes an Ed25519 (Solana) proof for. */
   ed25519Chains: string[];
   /** CAIP-2 chain ids it takes an EIP-191 (EVM, Sign-In With Ethereum) proof for. */
