@@ -45,3 +45,14 @@ export function networkWords(network: string): string {
   if (network === DEMO_EVM_NETWORK) return 'the local EVM chain of coffer demo-x402 (test USDC, not Base)';
   return network;
 }
+
+/**
+ * Where the Base rail runs on a chain of test money that is not Base, what it is, beside the balances
+ * and addresses there ("Deposit address (USDC on Base)" alone would invite real Base USDC, which
+ * would land on Base, where this Coffer does not look); null on Base and Base Sepolia.
+ */
+export function testChainNote(baseNetwork: string | null): string | null {
+  if (baseNetwork === 'sim') return 'on Coffer’s own EVM chain';
+  if (baseNetwork === DEMO_EVM_NETWORK) return 'on the local EVM chain of coffer demo-x402, not Base';
+  return null;
+}

@@ -3,7 +3,8 @@ import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
 import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
-import { useBaseOff } from '../state/store.js';
+import { useBaseOff, useDashboard } from '../state/store.js';
+import { testChainNote } from '../../../server/wire/network-words.js';
 
 /**
  * An agent's figures at a glance: its wallet's balance (on Base too, where the rail is open), what it spent
@@ -14,6 +15,7 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
   // sent there would reach no rail this Coffer reads, so its address is not offered.
   const baseOff = useBaseOff();
   const baseAccount = baseOff ? null : agent.wallets.base;
+  const testChain = testChainNote(useDashboard((s) => s.dashboard?.treasury.baseNetwork ?? null));
   return (
     <dl className="facts">
       <div>
@@ -50,7 +52,7 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
       </div>
       {baseAccount !== null && (
         <div className="wide">
-          <dt>Base account (USDC on Base)</dt>
+          <dt>Base account ({testChain === null ? 'USDC on Base' : `test USDC, ${testChain}`})</dt>
           <dd>
             <code className="address" data-testid="wallet-address-base">
               {baseAccount}

@@ -7,7 +7,7 @@ import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
 import { QrCode } from './QrCode.js';
 import { TableHead } from './TableHead.js';
-import { gasWords, networkWords } from '../../../server/wire/network-words.js';
+import { gasWords, networkWords, testChainNote } from '../../../server/wire/network-words.js';
 
 /** The treasury: balance, network, where to deposit, what arrived, and on sim a faucet. */
 export function Treasury() {
@@ -16,6 +16,7 @@ export function Treasury() {
   const { treasury } = dashboard;
   // Base's deposit address and faucet only where its rail is open (an account is filed all the same).
   const baseAccount = treasury.baseNetwork === null ? null : treasury.wallets.base;
+  const testChain = testChainNote(treasury.baseNetwork);
   return (
     <section className="card treasury" aria-labelledby="treasury-title">
       <div className="treasury-main">
@@ -50,7 +51,7 @@ export function Treasury() {
           <div className="rail-base" data-testid="treasury-base">
             <p className="muted">
               <OnBaseBalance balance={treasury.balances.base} />
-              {treasury.network === 'sim' && ' (test money, on Coffer’s own EVM chain)'}
+              {testChain !== null && ` (test money, ${testChain})`}
             </p>
             {treasury.baseGas !== null && (
               <p className={treasury.baseGas.low ? 'warning' : 'muted'} data-testid="treasury-base-gas">
@@ -60,7 +61,7 @@ export function Treasury() {
               </p>
             )}
             <div className="deposit-address">
-              <span className="label">Deposit address (USDC on Base)</span>
+              <span className="label">Deposit address ({testChain === null ? 'USDC on Base' : `test USDC, ${testChain}`})</span>
               <code className="address" data-testid="deposit-address-base">
                 {baseAccount}
               </code>

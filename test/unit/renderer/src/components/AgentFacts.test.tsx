@@ -27,6 +27,12 @@ afterEach(() => {
 });
 
 describe("an agent's facts", () => {
+  it("say its Base account is test money where the Base rail runs on the demo's chain, not Base", () => {
+    onRail('evm-790527');
+    render(<AgentFacts agent={agent as never} />);
+    expect(screen.getByText('Base account (test USDC, on the local EVM chain of coffer demo-x402, not Base)')).toBeTruthy();
+  });
+
   it('show its Base account where the Base rail is open, and none where it is off', () => {
     onRail('base-sepolia');
     const { rerender } = render(<AgentFacts agent={agent as never} />);

@@ -36,4 +36,17 @@ describe('the treasury card', () => {
     render(<Treasury />);
     expect(screen.getByTestId('treasury-base-gas').textContent).toBe("Gas for moves on Base: 0.01 ETH, about 4,950 moves at today's fee");
   });
+
+  it('says where test money on a chain that is not Base is what it is, beside its balance and its deposit address', () => {
+    const demo = dashboard('evm-790527');
+    useDashboard.setState({ dashboard: { ...demo, treasury: { ...demo.treasury, network: 'demo-localnet' } } as never, deposits: [] });
+    const { rerender } = render(<Treasury />);
+    const card = screen.getByTestId('treasury-base').textContent!;
+    expect(card).toContain('(test money, on the local EVM chain of coffer demo-x402, not Base)');
+    expect(card).toContain('Deposit address (test USDC, on the local EVM chain of coffer demo-x402, not Base)');
+    useDashboard.setState({ dashboard: dashboard('base-sepolia') as never });
+    rerender(<Treasury />);
+    expect(screen.getByTestId('treasury-base').textContent).toContain('Deposit address (USDC on Base)');
+    expect(screen.getByTestId('treasury-base').textContent).not.toMatch(/test money/);
+  });
 });
