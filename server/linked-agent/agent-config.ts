@@ -1,5 +1,5 @@
 // The linked agent's credentials on this machine (what `coffer link` writes): read by the CLI commands and the MCP bridge alike.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -28,8 +28,14 @@ export function writeAgentConfig(file: string, config: AgentConfig): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, file);
+  try {
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, file);
+  } catch (error) {
+    // Not left beside it: it holds the key.
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**
@@ -37,6 +43,9 @@ export function writeAgentConfig(file: string, config: AgentConfig): void {
  * existing agent's config is not silently replaced (its key would be lost for good).
  */
 export function checkConfigWritable(file: string, overwrite: boolean): void {
+  // A folder is replaced by no rename, --force or not: found now, not once the key exists.
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw new Error(`${file} is a folder: name a file in it (--config ${join(file, 'agent.json')})`);
   if (existsSync(file) && !overwrite) {
     throw new Error(`${file} already holds a linked agent; use --config for another file, or --force to replace it (its key is lost)`);
   }

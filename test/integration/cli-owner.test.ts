@@ -219,6 +219,19 @@ describe("the owner's CLI", () => {
     const forced = await owner(['deploy', 'crowded', '--config', here, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect((await runCoffer(['status', '--config', here])).stdout).toMatch(/^Agent crowded at /m);
+    // A folder is no config file, --force or not: refused before the agent exists.
+    const folder = await owner(['deploy', 'foldered', '--config', join(dataDir, 'fresh-here'), '--force']);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toMatch(/is a folder/);
+    const listed = JSON.parse((await owner(['status', '--owner', '--json'])).stdout) as { agents: { agentId: string }[] };
+    expect(listed.agents.map((agent) => agent.agentId)).not.toContain('foldered');
+    // --json with --config: the answer without the key (kept in the file), and where it is.
+    const quiet = join(dataDir, 'fresh-here', 'quiet.json');
+    const json = await owner(['deploy', 'quiet', '--config', quiet, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toMatch(/cof_agt_/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ agent: { agentId: 'quiet' }, config: quiet });
+    expect((await runCoffer(['status', '--config', quiet])).stdout).toMatch(/^Agent quiet at /m);
   });
 
   it('deploy takes every flag coffer policy takes: the agent starts under the whole policy, in one step', async () => {

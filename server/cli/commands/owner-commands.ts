@@ -38,7 +38,7 @@ export interface DeployArgs {
  * config a host takes; or with --config kept in that file, so this terminal acts as the agent at once
  * (`coffer key --config` afterwards would revoke the key deploy showed).
  */
-export async function deploy(args: DeployArgs, out: Out = process.stdout): Promise<number> {
+export async function deploy(args: DeployArgs, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const { api, url, owner } = ownerClient(args.dataDir);
   // Before the agent exists: a file that cannot be written, or that holds another agent, deploys nothing.
   if (args.config !== undefined) checkConfigWritable(args.config, args.force === true);
@@ -53,9 +53,17 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout): Promi
   // The owner's own requests never wait: a 202 here would be a bug of the server.
   if (answer.status !== 200) throw new Error(`the deploy of ${args.agentId} waits for an approval (${answer.body.approvalId})`);
   const { agent, apiKey } = answer.body;
-  if (args.config !== undefined) {
+  // What else it starts under (budgets, breaker, asks…) said in full, so a flag read otherwise than
+  // meant (--breaker 50/15m: refusals, not a share) shows at once.
+  const whole = async () => (beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '');
+  if (args.config === undefined) {
+    if (args.json) return printJson(answer.body, out);
+    out.write(deployedWords(answer.body, await whole(), null));
+    return 0;
+  }
+  try {
     // The owner's own deploy always issues its key: one without would be a bug of the server.
-    if (apiKey === undefined) throw new Error(`the deploy of ${agent.agentId} issued no key to keep in ${args.config}`);
+    if (apiKey === undefined) throw new Error('the deploy answered no key');
     writeAgentConfig(args.config, {
       agentId: agent.agentId,
       walletAddress: agent.walletAddress,
@@ -64,19 +72,26 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout): Promi
       owner,
       url,
     });
+  } catch (error) {
+    // The agent exists: its key is shown rather than lost, with why the file has it not.
+    err.write(`coffer: ${agent.agentId} is deployed, but its key could not be kept in ${args.config}: ${(error as Error).message}\n`);
+    if (args.json) printJson(answer.body, out);
+    else out.write(deployedWords(answer.body, await whole(), null));
+    return 1;
   }
-  if (args.json) return printJson(answer.body, out);
-  // What else it starts under (budgets, breaker, asks…) said in full, so a flag read otherwise than
-  // meant (--breaker 50/15m: refusals, not a share) shows at once.
-  const whole = beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '';
-  out.write(deployedWords(answer.body, whole, args.config));
+  // Kept in the file, the key is printed nowhere, as JSON neither: the answer without it, and where it is.
+  if (args.json) {
+    const { apiKey: _kept, mcpConfig: _carriesIt, ...rest } = answer.body;
+    return printJson({ ...rest, config: args.config }, out);
+  }
+  out.write(deployedWords(answer.body, await whole(), args.config));
   return 0;
 }
 
 /** Whether a policy names more than the two limits the deploy's first line says. */
 const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, wholePolicy: string, config: string | undefined): string {
+function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null): string {
   const { agent, policy, funding } = deployed;
   const lines = [
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
@@ -86,7 +101,7 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
     lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')
     lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
-  if (config !== undefined) {
+  if (config !== null) {
     lines.push(keptInWords(agent.agentId, config));
   } else {
     lines.push(`Its API key, shown this once: ${deployed.apiKey ?? '(none)'}`);
