@@ -20,9 +20,9 @@ import { registryServiceFor } from './x402-pay.js';
  * agent has paid (a payment to one of the offer's recipients that went ahead) and its policy still
  * lets it pay, for an agent not stopped. The challenge's times are the seller's to judge: an official
  * seller takes a proof within 5 minutes of the `issuedAt` it wrote, by its own clock, so a check
- * here by this machine's clock would only refuse real sign-ins (and buy again) where it runs slow. It moves no money and reserves no budget; the seller decides
- * whether the proof admits it, and if not, the agent's next step is the payment, judged by its policy
- * as ever.
+ * here by this machine's clock would only refuse real sign-ins (and buy again) where it runs slow.
+ * It moves no money and reserves no budget; the seller decides whether the proof admits it, and if
+ * not, the agent's next step is the payment, judged by its policy as ever.
  */
 export async function signInX402(ctx: EngineContext, principal: Principal, agentId: string, body: X402SignInBody): Promise<X402SignIn> {
   requireAgentScope(principal, agentId);
