@@ -10,6 +10,11 @@ const AGENT_NEXT: Readonly<Record<string, string>> = {
   max_per_payment_exceeded: 'coffer policy --max AMOUNT asks the owner for a higher max per payment',
   service_not_allowed: 'coffer policy --allow SERVICE ... asks the owner to allow it (name every service to keep)',
   insufficient_funds: "the owner funds this agent's wallet: coffer allocate AGENT AMOUNT (with --rail base for its wallet on Base)",
+  // A held payment's request ended unanswered (a seller's terms end with it): nothing was paid.
+  approval_expired:
+    "ask again: the seller's terms are fresh, and the owner is asked again (a Coffer paywall's terms last 5 minutes by default)",
+  nonce_expired:
+    "ask again: the seller's terms are fresh, and the owner is asked again (a Coffer paywall's terms last 5 minutes by default)",
 };
 
 const PAYING_COMMANDS = new Set(['pay', 'fetch']);

@@ -27,11 +27,16 @@ export function requestApproval(
   kind: ApprovalKind,
   targetAgentId: string,
   request: Record<string, unknown>,
-  /** A payment's request: its held payment (payments/held.ts), written in the same write by the caller. */
-  paymentId: string | null = null,
+  /**
+   * A payment's request: its held payment (payments/held.ts), written in the same write by the
+   * caller, and when a yes stops being of use, where that is sooner than the request's day (a
+   * seller's terms that end: null, none).
+   */
+  held: { paymentId: string; usefulUntil: number | null } | null = null,
   /** What it is asked against (a policy change: the policy now), kept for reading it once decided. */
   before: Record<string, unknown> | null = null,
 ): AwaitingApproval {
+  const paymentId = held?.paymentId ?? null;
   const asker = ctx.store.getAgent(principal.owner, principal.agentId);
   if (asker?.status === 'suspended' && kind !== 'resume') {
     throw new CofferError('agent_suspended', `agent "${principal.agentId}" is stopped: it can only ask to be resumed`);
@@ -63,7 +68,8 @@ export function requestApproval(
     error: null,
     errorCode: null,
     createdAt: now,
-    expiresAt: now + APPROVAL_TTL_MS,
+    // A request whose yes would buy nothing past a moment ends then: it expires, nothing paid.
+    expiresAt: Math.min(now + APPROVAL_TTL_MS, held?.usefulUntil ?? Number.POSITIVE_INFINITY),
     decidedAt: null,
     deliveredAt: null,
   };

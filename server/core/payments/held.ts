@@ -86,7 +86,10 @@ export async function holdPayment(
         reason: { code: reason.code, message: reason.message },
         ...(purchase === undefined ? {} : { purchase }),
       };
-      return requestApproval(ctx, principal, 'payment', agent.agentId, request, payment.id);
+      return requestApproval(ctx, principal, 'payment', agent.agentId, request, {
+        paymentId: payment.id,
+        usefulUntil: usefulUntil(payment),
+      });
     });
   });
   // Held, it counts: it may take a budget past a warning share, or trip the breaker.
@@ -174,17 +177,26 @@ export async function payHeld(
 }
 
 /**
- * A paywall's nonce past the end it says, at the owner's yes: the paywall refuses a receipt for it
- * (receipt_expired), so a payment now would move the money and buy nothing. The agent asks the
- * seller again for fresh terms. (The end is read unchecked: a nonce made up to say a later one is
- * paid as before, and its paywall refuses it as it would any.)
+ * When the owner's yes to a held payment stops buying anything: a Coffer paywall's nonce it pays for
+ * ends (its paywall refuses a receipt for it after); null where nothing says (the request's day).
+ * An x402 purchase is bought with the seller's terms as they stand at the yes, so its day is its own.
  */
-function endedNonceRefusal(nonce: string | null, now: number): CofferError | null {
+const usefulUntil = (payment: PaymentToMove): number | null =>
+  payment.sentBy === 'coffer' && payment.nonce !== null ? nonceStatedEnd(payment.nonce) : null;
+
+/**
+ * A paywall's nonce past the end it says, at the owner's yes: the paywall refuses a receipt for it
+ * (receipt_expired), so a payment now would move the money and buy nothing. Its request expires at
+ * that end (usefulUntil), so this guards a request held before it did, and the moment between the
+ * end and the sweep that expires it. (The end is read unchecked: a nonce made up to say a later one
+ * is paid as before, and its paywall refuses it as it would any.)
+ */
+export function endedNonceRefusal(nonce: string | null, now: number): CofferError | null {
   const ends = nonce === null ? null : nonceStatedEnd(nonce);
   if (ends === null || now <= ends) return null;
   return new CofferError(
     'nonce_expired',
-    `the seller's terms (its nonce) ended at ${iso(ends)}, before the owner's yes: nothing was paid, as a payment now would buy nothing; ask the seller again for fresh terms`,
+    `the seller's terms (its nonce) ended at ${iso(ends)}, before the owner's yes: nothing was paid, as a payment now would buy nothing; the agent's next request to the seller is asked afresh`,
   );
 }
 

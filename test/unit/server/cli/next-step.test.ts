@@ -7,6 +7,9 @@ describe("the line after an agent's refused payment", () => {
     expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
     // Short of funds: the owner's command that funds the wallet.
     expect(nextStep('fetch', 'insufficient_funds')).toMatch(/^the owner funds this agent's wallet: coffer allocate AGENT AMOUNT/);
+    // A held request that ended with the seller's terms: ask again.
+    expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
+    expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);
   });
 
   it("adds nothing to the owner's commands, to another refusal, or where no code came back", () => {

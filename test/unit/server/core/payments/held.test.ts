@@ -4,6 +4,7 @@ import { randomAddress } from '../../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../../helpers/expect-error.js';
 import type { DeployBody } from '../../../../../server/wire/schemas.js';
 import { createNonces } from '../../../../../server/x402/nonces.js';
+import { endedNonceRefusal } from '../../../../../server/core/payments/held.js';
 
 /**
  * Payments held for the owner's yes (server/core/payments/held.ts), through the engine's own calls on
@@ -191,23 +192,21 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await held('8')).toMatchObject({ status: 'pending' });
     });
 
-    it("a paywall's nonce that ended before the owner's yes is not paid: its receipt would buy nothing", async () => {
+    it("a payment for a paywall's nonce waits only until the nonce ends: then it expires, nothing paid", async () => {
       await agentAsking(store, { askAbove: '1' });
       const nonces = createNonces(new Uint8Array(32).fill(7));
       const now = core.clock.now();
       const nonce = nonces.issue({ resource: 'GET /forecast', amount: micro('2'), issuedAt: now, expiresAt: now + 300_000 });
-      const asked = { ...outside('2'), nonce };
-      const pay = () => core.engine.pay(core.asAgent('alpha'), 'alpha', asked, 'k-nonce');
+      const pay = () => core.engine.pay(core.asAgent('alpha'), 'alpha', { ...outside('2'), nonce }, 'k-nonce');
       const waiting = await pay();
       if (waiting.kind !== 'awaiting_approval') throw new Error('paid at once');
-      // The owner says yes ten minutes on: the seller's paywall takes a payment for this nonce no more.
+      // The request says so: a yes after the seller's terms end would move the money and buy nothing.
+      expect(waiting.approval.expiresAt).toBe(new Date(now + 300_000).toISOString());
       core.advance(10 * 60_000);
-      const decided = await core.engine.approve(core.asOwner, waiting.approval.approvalId);
-      expect(decided).toMatchObject({ status: 'failed', errorCode: 'nonce_expired' });
-      expect(decided.error).toMatch(/the seller's terms \(its nonce\) ended at .+, before the owner's yes: nothing was paid/);
-      expect(core.store.getPayment(waiting.approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'nonce_expired' });
+      await expectCofferError(core.engine.approve(core.asOwner, waiting.approval.approvalId), 'approval_decided');
+      expect(core.store.getPayment(waiting.approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_expired' });
       expect(await chainBalance()).toBe(micro('20'));
-      await expectCofferError(pay(), 'nonce_expired');
+      await expectCofferError(pay(), 'approval_expired');
       // A yes within the nonce's time pays it, as ever.
       const fresh = nonces.issue({
         resource: 'GET /forecast',
@@ -220,6 +219,19 @@ describe.each(STORES)('on the %s ledger', (store) => {
       core.advance(60_000);
       expect(await core.engine.approve(core.asOwner, again.approval.approvalId)).toMatchObject({ status: 'approved' });
       expect(await chainBalance()).toBe(micro('18'));
+    });
+
+    it("a yes that comes after a paywall's nonce ended is refused nonce_expired (a request held before it expired with its nonce)", () => {
+      const nonces = createNonces(new Uint8Array(32).fill(7));
+      const nonce = nonces.issue({ resource: 'GET /forecast', amount: 1n, issuedAt: 0, expiresAt: 300_000 });
+      expect(endedNonceRefusal(nonce, 300_000)).toBeNull();
+      expect(endedNonceRefusal(nonce, 300_001)).toMatchObject({ code: 'nonce_expired' });
+      expect(endedNonceRefusal(nonce, 300_001)!.message).toMatch(
+        /ended at 1970-01-01T00:05:00\.000Z, before the owner's yes: nothing was paid/,
+      );
+      // Another memo says no end: the request's day decides.
+      expect(endedNonceRefusal('pay_123', 10 ** 15)).toBeNull();
+      expect(endedNonceRefusal(null, 10 ** 15)).toBeNull();
     });
 
     it('expired after a day: failed approval_expired, its budget free again, announced', async () => {
