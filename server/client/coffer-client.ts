@@ -146,6 +146,8 @@ export function createCofferClient(transport: Transport) {
       }),
     approve: (approvalId: string) => call<Decided>('POST', `/v1/approvals/${seg(approvalId)}/approve`),
     deny: (approvalId: string) => call<Approval>('POST', `/v1/approvals/${seg(approvalId)}/deny`),
+    /** The asking agent's own request, taken back while it waits. */
+    withdrawRequest: (approvalId: string) => call<Approval>('POST', `/v1/approvals/${seg(approvalId)}/withdraw`),
 
     createLinkSession: (client: Body<typeof linkClientSchema>) => call<LinkSession>('POST', '/v1/link-sessions', { body: client }),
     pollLinkSession: (token: string) => call<LinkPoll>('GET', `/v1/link-sessions/${seg(token)}`),

@@ -64,8 +64,18 @@ export async function runMcpServer(options: {
     },
     options.stdin === undefined ? {} : { transport: new StdioServerTransport(options.stdin, process.stdout) },
   );
-  return servedUntilClosed(handle, stdin);
+  // The host gone, the requests it waited on go too: a yes after would pay (a Coffer receipt, at once)
+  // for no one. Those decided already stay as they are (the withdrawal is refused).
+  const withdrawFollowed = () =>
+    Promise.race([
+      Promise.allSettled(tools.decisions.followedRequests().map((approvalId) => tools.api.withdrawRequest(approvalId))),
+      new Promise((resolve) => setTimeout(resolve, WITHDRAW_TIMEOUT_MS).unref()),
+    ]);
+  return servedUntilClosed(handle, stdin, withdrawFollowed);
 }
+
+/** How long the bridge gives its withdrawals before it ends anyway. */
+const WITHDRAW_TIMEOUT_MS = 5_000;
 
 /** A client whose every call answers why this bridge has no agent (not_configured). */
 const notConfigured = (why: string): CofferClient =>
@@ -81,18 +91,21 @@ function heldWaitFromEnv(): number {
 }
 
 /**
- * Resolves once the host closes stdin or the process is asked to stop, then ends the process: a
- * purchase still waiting for the owner must not be completed for a host that left (its long polls
+ * Resolves once the host closes stdin or the process is asked to stop, then (its followed requests
+ * withdrawn) ends the process: a purchase still waiting for the owner must not be completed for a host that left (its long polls
  * would otherwise keep the bridge alive, and an x402 purchase approved later would be bought for
  * nobody; not bought, its approval is simply unused).
  */
-function servedUntilClosed(handle: StdioServerHandle, stdin: Readable): Promise<number> {
+function servedUntilClosed(handle: StdioServerHandle, stdin: Readable, beforeClose: () => Promise<unknown>): Promise<number> {
   return new Promise((resolve) => {
     const stop = () =>
-      void handle.close().then(() => {
-        resolve(0);
-        setImmediate(() => process.exit(0));
-      });
+      void beforeClose()
+        .catch(() => undefined)
+        .then(() => handle.close())
+        .then(() => {
+          resolve(0);
+          setImmediate(() => process.exit(0));
+        });
     stdin.once('end', stop);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

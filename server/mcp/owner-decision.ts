@@ -100,6 +100,11 @@ export class OwnerDecisions {
     return `fetch:${createHash('sha256').update(JSON.stringify(request)).digest('base64url')}`;
   }
 
+  /** The requests of the purchases followed now (waiting for the owner, or answered and not taken). */
+  followedRequests(): string[] {
+    return [...this.followed.values()].map((followed) => followed.approval.approvalId);
+  }
+
   /** The purchase followed under this key, if one waits or has an answer not taken yet. */
   joined(key: string): Followed | undefined {
     return this.followed.get(key);

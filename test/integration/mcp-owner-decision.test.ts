@@ -248,7 +248,8 @@ describe('coffer mcp: a host that leaves while a payment waits for the owner', (
     while (!answers.some((answer) => (answer as { method?: string }).method === 'elicitation/create')) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals).toHaveLength(1);
+    const [waiting] = (await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as { approvalId: string }[];
+    expect(waiting).toBeDefined();
     bridge.stdin.end();
     const within = await Promise.race([
       exited.then(() => 'ended'),
@@ -256,5 +257,11 @@ describe('coffer mcp: a host that leaves while a payment waits for the owner', (
     ]);
     bridge.kill('SIGKILL');
     expect(within).toBe('ended');
+    // Its request went with it: a yes after pays no receipt for nobody (it did: pay's is paid at the yes).
+    expect((await t.api('GET', t.withOwner(`/v1/approvals/${waiting!.approvalId}`))).body).toMatchObject({ status: 'withdrawn' });
+    expect((await t.api('POST', t.withOwner(`/v1/approvals/${waiting!.approvalId}/approve`))).body).toMatchObject({
+      code: 'approval_decided',
+    });
+    expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('1.00'));
   });
 });

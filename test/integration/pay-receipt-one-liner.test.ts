@@ -182,6 +182,44 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     }
   });
 
+  it('coffer pay held and interrupted: its request is withdrawn, so a yes after pays nothing no one would present', async () => {
+    const ownerGet = (path: string) =>
+      json(
+        fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner.owner}`, {
+          headers: { authorization: `Bearer ${owner.ownerKey}` },
+        }),
+      );
+    await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    try {
+      const before = await balance();
+      const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--receipt'], {
+        env: { ...process.env, COFFER_CONFIG: configFile, COFFER_NO_BROWSER: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      paying.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => paying.once('exit', (code) => resolve(code)));
+      let waiting: any[] = [];
+      for (let i = 0; i < 200 && (waiting.length === 0 || !stderr.includes('Waiting')); i += 1) {
+        waiting = ((await ownerGet('/v1/approvals?status=pending')).approvals as any[]).filter((a) => a.agentId === 'one-liner');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(waiting).toHaveLength(1);
+      paying.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
+      expect(await ownerGet(`/v1/approvals/${waiting[0].approvalId}`)).toMatchObject({ status: 'withdrawn' });
+      const late = await fetch(`${serve.url}/v1/approvals/${waiting[0].approvalId}/approve?owner=${owner.owner}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.ownerKey}` },
+      });
+      expect((await json(late)).code).toBe('approval_decided');
+      expect(await balance()).toBe(before);
+    } finally {
+      await post('/v1/agents/one-liner/policy', { askAbove: null });
+    }
+  });
+
   it('a pay without a nonce below the listed price is refused before any money moves', async () => {
     const before = await balance();
     const cheap = await runCoffer(['pay', 'demo-weather', '0.005', '--receipt'], { COFFER_CONFIG: configFile });

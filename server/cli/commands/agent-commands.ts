@@ -1,4 +1,5 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
+import { withdrawnOnInterrupt } from '../held-interrupt.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
@@ -75,8 +76,13 @@ export async function payCommand(
     rail: args.rail,
     nonce: args.nonce,
   });
-  // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for.
-  const body = await paymentWhenDecided(api, answer, (approval) => process.stderr.write(`${heldWords(approval)}\n`));
+  // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for; interrupted,
+  // its request is withdrawn.
+  let stopListening = () => {};
+  const body = await paymentWhenDecided(api, answer, (approval) => {
+    process.stderr.write(`${heldWords(approval)}\n`);
+    stopListening = withdrawnOnInterrupt(api, approval, process.stderr);
+  }).finally(() => stopListening());
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else

@@ -5,6 +5,8 @@ import { nextStep } from '../next-step.js';
 import { afterPaymentStopped, heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
+import { keyClient } from '../../client/coffer-client.js';
+import { withdrawnOnInterrupt } from '../held-interrupt.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -27,6 +29,7 @@ export async function fetchCommand(
     headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
+  let stopListening = () => {};
   try {
     const { response, settlement, signedIn } = await payingFetch(
       args.url,
@@ -35,10 +38,15 @@ export async function fetchCommand(
         agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
         description: `coffer fetch ${method} ${args.url}`,
         ...(args.rail === undefined ? {} : { rail: args.rail }),
-        // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought).
-        onHeld: (approval) => err.write(`${heldWords(approval)}\n`),
+        // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought);
+        // interrupted meanwhile, its request is withdrawn.
+        onHeld: (approval) => {
+          err.write(`${heldWords(approval)}\n`);
+          stopListening = withdrawnOnInterrupt(keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }), approval, err);
+        },
       },
     );
+    stopListening();
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
@@ -62,6 +70,7 @@ export async function fetchCommand(
     }
     return 0;
   } catch (error) {
+    stopListening();
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;
     const code = error.details.cofferCode ?? error.code;

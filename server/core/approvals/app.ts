@@ -8,7 +8,7 @@ import type { Principal } from '../auth.js';
 import type { EngineContext } from '../context.js';
 import type { ApprovalStatus } from '../ports/store.js';
 import type { ApprovalCarriers } from './carriers.js';
-import { expireWaiting } from './requests.js';
+import { expireWaiting, withdrawOwnRequest } from './requests.js';
 import { approve, deny, listApprovals, readApproval, recoverInterruptedApprovals } from './decisions.js';
 
 export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => ({
@@ -20,4 +20,6 @@ export const approvalsApp = (ctx: EngineContext, carriers: ApprovalCarriers) => 
   approval: (p: Principal, id: string, waitSeconds?: number) => readApproval(ctx, carriers, p, id, waitSeconds),
   approve: (p: Principal, id: string) => approve(ctx, carriers, p, id),
   deny: (p: Principal, id: string) => deny(ctx, p, id),
+  /** The asking agent takes its request back while it waits. */
+  withdrawRequest: (p: Principal, id: string) => withdrawOwnRequest(ctx, p, id),
 });

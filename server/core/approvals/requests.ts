@@ -5,11 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CofferError } from '../../wire/errors.js';
-import { actorOf, type Principal } from '../auth.js';
+import { actorOf, requireAgentScope, type Principal } from '../auth.js';
 import { audit, DAY_MS, type EngineContext } from '../context.js';
 import type { ApprovalKind, ApprovalRecord, EndedApproval } from '../ports/store.js';
 import { approvalView } from '../views.js';
 import type { AwaitingApproval } from '../outcome.js';
+import type { Approval } from '../../wire/answers/approvals.js';
 
 /** An agent may have this many requests waiting; more would bury the owner's inbox. */
 export const MAX_PENDING_PER_AGENT = 20;
@@ -93,6 +94,44 @@ export function requestApproval(
     request,
   });
   return { kind: 'awaiting_approval', approval: approvalView(approval) };
+}
+
+/**
+ * The agent that asked takes back its own request while it waits (`coffer fetch` interrupted, an MCP
+ * bridge closed by its host): withdrawn, its held payment failed, nothing paid. Without it, a yes
+ * given after the asker went away paid a Coffer receipt at once that no one would present. The
+ * owner's answer and the withdrawal are one conditional update each: whichever comes first stands.
+ */
+export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id: string): Approval {
+  if (principal.kind !== 'agent') {
+    throw new CofferError(
+      'wrong_agent',
+      'only the agent that asked withdraws its request; the owner denies it (POST /v1/approvals/:id/deny)',
+    );
+  }
+  expireWaiting(ctx);
+  const approval = ctx.store.getApproval(id);
+  if (approval === null || approval.owner !== principal.owner) throw new CofferError('approval_not_found', `no approval "${id}"`);
+  requireAgentScope(principal, approval.agentId);
+  const ended: EndedApproval = { id, owner: approval.owner, agentId: approval.agentId, kind: approval.kind, paymentId: approval.paymentId };
+  ctx.store.transaction(() => {
+    if (!ctx.store.transitionApproval(id, 'pending', 'withdrawn', ctx.clock.now())) {
+      throw new CofferError(
+        'approval_decided',
+        `this request is no longer waiting: ${ctx.store.getApproval(id)?.status ?? approval.status}`,
+      );
+    }
+    endHolds(ctx, [ended], HOLD_ENDINGS.withdrawn);
+    audit(ctx, {
+      actor: actorOf(principal),
+      owner: approval.owner,
+      agentId: approval.agentId,
+      action: 'approval.withdrawn',
+      detail: { approvalIds: [id] },
+    });
+  });
+  announceEnded(ctx, [ended], 'withdrawn');
+  return approvalView(ctx.store.getApproval(id) ?? approval);
 }
 
 /**

@@ -3,7 +3,7 @@ import { approvalReadQuerySchema, approvalsQuerySchema } from '../../wire/schema
 import type { RouteDeps } from './route-deps.js';
 import { noBody, parseWith } from '../validate.js';
 
-/** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key). */
+/** The owner's inbox of agents' requests; an agent may read its own request (and collect a deployed agent's key), and withdraw it while it waits. */
 export function approvalRoutes({ engine, principal }: RouteDeps): Router {
   const router = Router();
   router.get('/approvals', (req, res) => {
@@ -26,6 +26,12 @@ export function approvalRoutes({ engine, principal }: RouteDeps): Router {
     const p = principal(req);
     noBody(req.body);
     res.json(engine.deny(p, String(req.params.id)));
+  });
+  // The asking agent takes its request back while it waits (its caller went away).
+  router.post('/approvals/:id/withdraw', (req, res) => {
+    const p = principal(req);
+    noBody(req.body);
+    res.json(engine.withdrawRequest(p, String(req.params.id)));
   });
   return router;
 }

@@ -234,6 +234,36 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(endedNonceRefusal(null, 10 ** 15)).toBeNull();
     });
 
+    it('withdrawn by the agent that asked (its fetch was interrupted): nothing paid, a later yes finds it ended', async () => {
+      await agentAsking(store, { askAbove: '1' });
+      const approval = await held('2', 'k-gone');
+      // Only the agent that asked takes it back, only while it waits.
+      await expectCofferError(
+        Promise.resolve().then(() => core.engine.withdrawRequest(core.asOwner, approval.approvalId)),
+        'wrong_agent',
+      );
+      expect(core.engine.withdrawRequest(core.asAgent('alpha'), approval.approvalId)).toMatchObject({ status: 'withdrawn' });
+      expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_withdrawn' });
+      expect(core.events).toContainEqual(
+        expect.objectContaining({ type: 'approval', approvalId: approval.approvalId, status: 'withdrawn' }),
+      );
+      await expectCofferError(core.engine.approve(core.asOwner, approval.approvalId), 'approval_decided');
+      await expectCofferError(
+        Promise.resolve().then(() => core.engine.withdrawRequest(core.asAgent('alpha'), approval.approvalId)),
+        'approval_decided',
+      );
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', outside('2'), 'k-gone'), 'approval_withdrawn');
+      expect(await chainBalance()).toBe(micro('20'));
+      // Decided first, it stays decided: the yes carried out is the answer.
+      const paid = await held('2');
+      await core.engine.approve(core.asOwner, paid.approvalId);
+      await expectCofferError(
+        Promise.resolve().then(() => core.engine.withdrawRequest(core.asAgent('alpha'), paid.approvalId)),
+        'approval_decided',
+      );
+      expect(await chainBalance()).toBe(micro('18'));
+    });
+
     it('expired after a day: failed approval_expired, its budget free again, announced', async () => {
       await agentAsking(store, { askAbove: '3' });
       const approval = await held('8', 'k-late');
