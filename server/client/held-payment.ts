@@ -15,6 +15,13 @@ const ENDED_CODES: Partial<Record<Approval['status'], string>> = {
   withdrawn: 'approval_withdrawn',
 };
 
+/** How a request that ended without the owner's yes ended, in words. */
+const ENDED_WORDS: Partial<Record<Approval['status'], string>> = {
+  denied: 'was denied by the owner',
+  expired: "expired unanswered (its day, or the seller's terms, ended first)",
+  withdrawn: 'was withdrawn (the agent was stopped, or stopped waiting)',
+};
+
 /**
  * The payment, once paid: at once when it was not held; otherwise once the owner approved it (see
  * approvedOrThrow). `onHeld` is told once, as the wait begins, what the payment waits for.
@@ -53,7 +60,8 @@ export async function approvedOrThrow(api: Pick<CofferClient, 'approval'>, waiti
       throw new CofferApiError(
         403,
         ended,
-        `the owner's answer to payment ${approval.paymentId ?? ''}: ${approval.status}; nothing was paid`,
+        // Named by the request the agent was shown (apr_…), and said in words: an expiry may be the seller's terms'.
+        `request ${approval.approvalId} ${ENDED_WORDS[approval.status] ?? approval.status}; nothing was paid`,
       );
     }
     if (approval.status === 'failed') {

@@ -6,8 +6,9 @@
 /** `label`: the pill's word where it is not plain "Failed" (the owner's doing, not the chain's). */
 const FAILURES: Readonly<Record<string, { label?: string; words: string }>> = {
   payment_denied: { label: 'Denied', words: 'denied by the owner' },
-  approval_expired: { label: 'Expired', words: 'the owner did not answer within 24 h' },
-  approval_withdrawn: { label: 'Withdrawn', words: 'its request was withdrawn when the agent was stopped' },
+  approval_expired: { label: 'Expired', words: "the owner did not answer in time (24 h, or before the seller's terms ended)" },
+  nonce_expired: { label: 'Expired', words: "the seller's terms ended before the owner's yes; nothing moved" },
+  approval_withdrawn: { label: 'Withdrawn', words: 'its request was withdrawn (the agent was stopped, or stopped waiting)' },
   approval_interrupted: { words: 'Coffer stopped while it was being approved; nothing moved' },
   dropped: { words: 'it never landed on chain' },
   chain_rejected: { words: 'the chain refused it' },

@@ -434,6 +434,8 @@ describe("the owner's CLI", () => {
     const waiting = await owner(['approvals']);
     expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} {2}asker: Pay 0\\.01 USDC to demo-weather`, 'm'));
     expect(waiting.stdout).toMatch(/why: 0\.01 USDC is above 0\.005 USDC/);
+    // What it buys, as the agent said it.
+    expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} .*\n {2}for: coffer pay\n {2}why: `, 'm'));
 
     const approved = await owner(['approve', approvalId]);
     expect(approved.code, approved.stderr).toBe(0);

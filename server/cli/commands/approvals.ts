@@ -6,6 +6,7 @@ import type { CofferClient } from '../../client/coffer-client.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import type { WaitingLinkSession } from '../../wire/answers/link-sessions.js';
 import { describeRequest } from '../../wire/describe-request.js';
+import { failureWords } from '../../wire/payment-failure.js';
 import { startingLimits } from '../../wire/policy/policy.js';
 import { localTime } from '../local-time.js';
 import { ownerClient } from '../owner-connection.js';
@@ -40,12 +41,20 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
 function approvalLines(approval: Approval, timeZone: string): string {
   const what = describeRequest(approval.kind, approval.request, beforeOf(approval), timeZone);
   const reason = (approval.request.reason as { message?: string } | undefined)?.message;
+  // Approved but not carried out: why, in words (the seller's terms ended, the budget ran out…).
+  const failed = approval.status === 'failed' && approval.errorCode !== undefined ? `: ${failureWords(approval.errorCode)}` : '';
   const state =
     approval.status === 'pending'
       ? `waits until ${localTime(approval.expiresAt)}`
-      : `${approval.status}${approval.decidedAt ? ` ${localTime(approval.decidedAt)}` : ''}`;
+      : `${approval.status}${approval.decidedAt ? ` ${localTime(approval.decidedAt)}` : ''}${failed}`;
   const asker = approval.targetAgentId === approval.agentId ? approval.agentId : `${approval.agentId} (for ${approval.targetAgentId})`;
-  return `${approval.approvalId}  ${asker}: ${what}\n  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n`;
+  // What a payment buys, as the agent said it (`coffer fetch GET <url>`): two held alike tell apart.
+  const description = approval.kind === 'payment' && typeof approval.request.description === 'string' ? approval.request.description : null;
+  return (
+    `${approval.approvalId}  ${asker}: ${what}\n` +
+    (description === null ? '' : `  for: ${description.split(/\r?\n/)[0]}\n`) +
+    `  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n`
+  );
 }
 
 /** A terminal asking to be linked: its code, who says it asks, and how to answer it. */

@@ -25,7 +25,11 @@ export function holdReason(
   if (policy.askAbove !== null && amount > policy.askAbove) {
     return {
       code: 'ask_above',
-      message: `${formatUsdc(amount)} USDC is above ${formatUsdc(policy.askAbove)} USDC: above that, the policy waits for the owner's yes`,
+      // Above nothing is every payment: said so, not as a threshold of 0.00.
+      message:
+        policy.askAbove === 0n
+          ? "the policy asks the owner before every payment: each waits for the owner's yes"
+          : `${formatUsdc(amount)} USDC is above ${formatUsdc(policy.askAbove)} USDC: above that, the policy waits for the owner's yes`,
     };
   }
   if (policy.askNewRecipient && !paidBefore()) {

@@ -57,6 +57,9 @@ describe('approvedOrThrow: a held payment followed with long polls', () => {
 
   it('denied: refused with the code the payment ended with', async () => {
     const approval = vi.fn(async () => ({ ...approved, status: 'denied', result: undefined }) as unknown as Approval);
-    await expect(approvedOrThrow({ approval }, waiting(3_600_000))).rejects.toMatchObject({ code: 'payment_denied' });
+    const refused = approvedOrThrow({ approval }, waiting(3_600_000));
+    await expect(refused).rejects.toMatchObject({ code: 'payment_denied' });
+    // Named by the request the agent was shown, in words.
+    await expect(refused).rejects.toThrow(/^request apr_\S+ was denied by the owner; nothing was paid$/);
   });
 });

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { failureLabel, failureWords } from '../../../../server/wire/payment-failure.js';
+
+describe('why a failed payment failed, in words', () => {
+  it("says the owner's doing, and a held request's end, in words; a code it does not name as itself", () => {
+    expect(failureWords('payment_denied')).toBe('denied by the owner');
+    // A held payment's request ends with its day, or with the seller's terms (a paywall nonce).
+    expect(failureWords('approval_expired')).toMatch(/did not answer in time \(24 h, or before the seller's terms ended\)/);
+    expect(failureLabel('nonce_expired')).toBe('Expired');
+    expect(failureWords('nonce_expired')).toMatch(/^the seller's terms ended before the owner's yes/);
+    // Withdrawn by a brake, or by the agent that stopped waiting.
+    expect(failureWords('approval_withdrawn')).toMatch(/the agent was stopped, or stopped waiting/);
+    expect(failureWords('insufficient_funds')).toBe('insufficient_funds');
+    expect(failureLabel('insufficient_funds')).toBeNull();
+  });
+});
