@@ -202,6 +202,8 @@ describe("the owner's CLI", () => {
     const deployed = await owner(['deploy', 'fresh', '--config', here]);
     expect(deployed.code, deployed.stderr).toBe(0);
     expect(deployed.stdout).toMatch(/^Deployed fresh \(wallet \w+\)/);
+    // Deployed without --fund: how to fund it is said.
+    expect(deployed.stdout).toContain('Its wallets are empty: coffer allocate fresh AMOUNT funds it (--rail base on Base).\n');
     expect(deployed.stdout).toContain(
       `Its key is in ${here} (0600): commands act as fresh with --config ${here}, or with COFFER_CONFIG=${here}.\n`,
     );

@@ -101,6 +101,8 @@ function deployedWords(deployed: Deployed, wholePolicy: string, config: string |
     lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
   if (funding?.status === 'failed')
     lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
+  // No --fund: its wallets start empty, and its first payment would be refused for want of funds.
+  if (funding === undefined) lines.push(`Its wallets are empty: coffer allocate ${agent.agentId} AMOUNT funds it (--rail base on Base).`);
   if (config !== null) {
     lines.push(keptInWords(agent.agentId, config));
   } else {

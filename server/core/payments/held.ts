@@ -34,7 +34,7 @@ import { neverLanded, type MoveKey } from '../transfers/lifecycle.js';
 import { paymentResult } from './payment-result.js';
 import { watchPayment, type PolicyReading } from '../policy/spending-watch.js';
 import { stoppedByBreakerWords } from '../../wire/policy/breaker.js';
-import { nonceStatedEnd } from '../../wire/paywall-nonce.js';
+import { coffersNonceTerms } from '../../wire/paywall-nonce.js';
 import { iso } from '../../wire/views.js';
 
 /**
@@ -50,6 +50,8 @@ export async function holdPayment(
   /** What the payment buys beyond the call it pays for (an image: carried out on approval). */
   purchase?: Record<string, unknown>,
 ): Promise<AwaitingApproval> {
+  // Terms that ended already: a request no yes could make worth paying is never put to the owner.
+  refuse(endedNonceRefusal(payment, ctx.clock.now(), 'held'));
   let reading: PolicyReading | null = null;
   const awaiting = await withWalletReading(ctx, agent, payment.rail, payment.amount, async (walletRead, refusedInReservation) => {
     const wallet = await walletRead();
@@ -160,7 +162,7 @@ export async function payHeld(
     alsoWrite,
   };
   try {
-    refuse(endedNonceRefusal(payment.nonce, ctx.clock.now()));
+    refuse(endedNonceRefusal(payment, ctx.clock.now(), 'approved'));
     const moved = await movePayment(ctx, owner, agent, payment, () => signCofferPayment(ctx, agent, payment));
     const row = 'row' in moved ? moved.row : moved.earlier;
     return { ...(await paymentResult(ctx, row, agent)), ...agentStoppedField(moved) };
@@ -177,26 +179,35 @@ export async function payHeld(
 }
 
 /**
- * When the owner's yes to a held payment stops buying anything: a Coffer paywall's nonce it pays for
- * ends (its paywall refuses a receipt for it after); null where nothing says (the request's day).
+ * When the owner's yes to a held payment stops buying anything: the Coffer paywall's nonce it pays
+ * for ends (its paywall refuses a receipt for it after); null where nothing says (the request's day):
+ * a memo not written as a Coffer nonce, or one naming another amount, is no nonce of this payment.
  * An x402 purchase is bought with the seller's terms as they stand at the yes, so its day is its own.
  */
-const usefulUntil = (payment: PaymentToMove): number | null =>
-  payment.sentBy === 'coffer' && payment.nonce !== null ? nonceStatedEnd(payment.nonce) : null;
+const usefulUntil = (payment: Pick<PaymentToMove, 'sentBy' | 'nonce' | 'amount'>): number | null => {
+  const terms = payment.sentBy === 'coffer' && payment.nonce !== null ? coffersNonceTerms(payment.nonce) : null;
+  return terms !== null && terms.amount === payment.amount ? terms.expiresAt : null;
+};
 
 /**
- * A paywall's nonce past the end it says, at the owner's yes: the paywall refuses a receipt for it
- * (receipt_expired), so a payment now would move the money and buy nothing. Its request expires at
- * that end (usefulUntil), so this guards a request held before it did, and the moment between the
- * end and the sweep that expires it. (The end is read unchecked: a nonce made up to say a later one
- * is paid as before, and its paywall refuses it as it would any.)
+ * A Coffer paywall's nonce past the end it says, as the payment would be held or at the owner's yes:
+ * the paywall refuses a receipt for it (receipt_expired), so a payment now would move the money and
+ * buy nothing. Its request expires at that end (usefulUntil); at the yes this guards a request held
+ * before that rule, and the moment between the end and the sweep that expires it. (The end is read
+ * unchecked: a nonce made up to say a later one is paid as before, and its paywall refuses it.)
  */
-export function endedNonceRefusal(nonce: string | null, now: number): CofferError | null {
-  const ends = nonce === null ? null : nonceStatedEnd(nonce);
+export function endedNonceRefusal(
+  payment: Pick<PaymentToMove, 'sentBy' | 'nonce' | 'amount'>,
+  now: number,
+  when: 'held' | 'approved',
+): CofferError | null {
+  const ends = usefulUntil(payment);
   if (ends === null || now <= ends) return null;
   return new CofferError(
     'nonce_expired',
-    `the seller's terms (its nonce) ended at ${iso(ends)}, before the owner's yes: nothing was paid, as a payment now would buy nothing; the agent's next request to the seller is asked afresh`,
+    when === 'held'
+      ? `the seller's terms (its nonce) ended at ${iso(ends)}: a payment now would buy nothing, so nothing was held or paid; ask the seller again for fresh terms`
+      : `the seller's terms (its nonce) ended at ${iso(ends)}, before the owner's yes: nothing was paid, as a payment now would buy nothing; the agent's next request to the seller is asked afresh`,
   );
 }
 

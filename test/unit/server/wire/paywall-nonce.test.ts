@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNonceShaped, nonceStatedEnd } from '../../../../server/wire/paywall-nonce.js';
+import { coffersNonceTerms, isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
 import { createNonces } from '../../../../server/x402/nonces.js';
 
 describe("a paywall's nonce read without its key", () => {
@@ -13,11 +13,16 @@ describe("a paywall's nonce read without its key", () => {
     };
     const nonce = nonces.issue(terms);
     expect(isNonceShaped(nonce)).toBe(true);
-    expect(nonceStatedEnd(nonce)).toBe(terms.expiresAt);
+    expect(coffersNonceTerms(nonce)).toEqual({ issuedAt: terms.issuedAt, expiresAt: terms.expiresAt, amount: terms.amount });
     expect(nonces.read(nonce, terms.resource)).toEqual({ ok: true, terms });
   });
 
-  it('says nothing of a memo of another shape', () => {
-    for (const memo of ['pay_123', 'a.b.c', 'a.B!.c.d.e.f', 'a..c.d.e.f', '']) expect(nonceStatedEnd(memo)).toBeNull();
+  it("says nothing of a memo of another shape, another seller's six fields included", () => {
+    const memos = ['pay_123', 'a.b.c', 'a.B!.c.d.e.f', 'a..c.d.e.f', '', '2026.11.28.1301.ab12.ff', 'v1.abc.def.ghi.jkl.mno'];
+    for (const memo of memos) expect(coffersNonceTerms(memo)).toBeNull();
+    // Shaped as Coffer's but ending before it was issued: none either.
+    const nonces = createNonces(new Uint8Array(32).fill(1));
+    const backwards = nonces.issue({ resource: 'GET /weather', amount: 1n, issuedAt: 2_000_000, expiresAt: 1_000_000 });
+    expect(coffersNonceTerms(backwards)).toBeNull();
   });
 });

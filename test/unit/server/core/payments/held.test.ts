@@ -221,17 +221,25 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(await chainBalance()).toBe(micro('18'));
     });
 
-    it("a yes that comes after a paywall's nonce ended is refused nonce_expired (a request held before it expired with its nonce)", () => {
+    it("a paywall's nonce ended: not held at all, and a yes after its end refused nonce_expired (a request held before it expired with its nonce)", async () => {
       const nonces = createNonces(new Uint8Array(32).fill(7));
       const nonce = nonces.issue({ resource: 'GET /forecast', amount: 1n, issuedAt: 0, expiresAt: 300_000 });
-      expect(endedNonceRefusal(nonce, 300_000)).toBeNull();
-      expect(endedNonceRefusal(nonce, 300_001)).toMatchObject({ code: 'nonce_expired' });
-      expect(endedNonceRefusal(nonce, 300_001)!.message).toMatch(
+      const payment = { sentBy: 'coffer' as const, nonce, amount: 1n };
+      expect(endedNonceRefusal(payment, 300_000, 'approved')).toBeNull();
+      expect(endedNonceRefusal(payment, 300_001, 'approved')).toMatchObject({ code: 'nonce_expired' });
+      expect(endedNonceRefusal(payment, 300_001, 'approved')!.message).toMatch(
         /ended at 1970-01-01T00:05:00\.000Z, before the owner's yes: nothing was paid/,
       );
-      // Another memo says no end: the request's day decides.
-      expect(endedNonceRefusal('pay_123', 10 ** 15)).toBeNull();
-      expect(endedNonceRefusal(null, 10 ** 15)).toBeNull();
+      // Another amount, another memo, an x402 purchase: no nonce of this payment, the request's day decides.
+      expect(endedNonceRefusal({ ...payment, amount: 2n }, 10 ** 15, 'approved')).toBeNull();
+      expect(endedNonceRefusal({ ...payment, nonce: '2026.11.28.1301.ab12.ff' }, 10 ** 15, 'approved')).toBeNull();
+      expect(endedNonceRefusal({ ...payment, sentBy: 'seller' as const }, 10 ** 15, 'approved')).toBeNull();
+      // Held with a nonce already ended: refused at once, nothing held.
+      await agentAsking(store, { askAbove: '1' });
+      const now = core.clock.now();
+      const ended = nonces.issue({ resource: 'GET /forecast', amount: micro('2'), issuedAt: now - 600_000, expiresAt: now - 300_000 });
+      await expectCofferError(core.engine.pay(core.asAgent('alpha'), 'alpha', { ...outside('2'), nonce: ended }, null), 'nonce_expired');
+      expect(core.engine.approvals(core.asOwner, 'pending')).toEqual({ approvals: [] });
     });
 
     it('withdrawn by the agent that asked (its fetch was interrupted): nothing paid, a later yes finds it ended', async () => {
