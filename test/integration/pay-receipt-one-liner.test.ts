@@ -208,6 +208,8 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       paying.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
+      // Its words alone: not also the wait's failure, which the withdrawal ended.
+      expect(stderr).not.toMatch(/\(approval_withdrawn\)/);
       expect(await ownerGet(`/v1/approvals/${waiting[0].approvalId}`)).toMatchObject({ status: 'withdrawn' });
       const late = await fetch(`${serve.url}/v1/approvals/${waiting[0].approvalId}/approve?owner=${owner.owner}`, {
         method: 'POST',

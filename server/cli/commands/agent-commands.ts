@@ -1,5 +1,5 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
-import { withdrawnOnInterrupt } from '../held-interrupt.js';
+import { withdrawnOnInterrupt, type HeldWait } from '../held-interrupt.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
@@ -78,11 +78,18 @@ export async function payCommand(
   });
   // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for; interrupted,
   // its request is withdrawn.
-  let stopListening = () => {};
+  // Set once held (a holder: the callback sets it, which narrowing cannot follow).
+  const held: { wait: HeldWait | null } = { wait: null };
   const body = await paymentWhenDecided(api, answer, (approval) => {
     process.stderr.write(`${heldWords(approval)}\n`);
-    stopListening = withdrawnOnInterrupt(api, approval, process.stderr);
-  }).finally(() => stopListening());
+    held.wait = withdrawnOnInterrupt(api, approval, process.stderr);
+  })
+    .catch(async (error: unknown) => {
+      // Withdrawn by an interrupt: its words end the command, not the wait's failure.
+      await held.wait?.settled();
+      throw error;
+    })
+    .finally(() => held.wait?.stop());
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else

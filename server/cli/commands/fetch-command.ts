@@ -6,7 +6,7 @@ import { afterPaymentStopped, heldWords } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { keyClient } from '../../client/coffer-client.js';
-import { withdrawnOnInterrupt } from '../held-interrupt.js';
+import { withdrawnOnInterrupt, type HeldWait } from '../held-interrupt.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -29,7 +29,8 @@ export async function fetchCommand(
     headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
-  let stopListening = () => {};
+  // Set once held (a holder: the callback sets it, which narrowing cannot follow).
+  const held: { wait: HeldWait | null } = { wait: null };
   try {
     const { response, settlement, signedIn } = await payingFetch(
       args.url,
@@ -42,11 +43,11 @@ export async function fetchCommand(
         // interrupted meanwhile, its request is withdrawn.
         onHeld: (approval) => {
           err.write(`${heldWords(approval)}\n`);
-          stopListening = withdrawnOnInterrupt(keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }), approval, err);
+          held.wait = withdrawnOnInterrupt(keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }), approval, err);
         },
       },
     );
-    stopListening();
+    held.wait?.stop();
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
@@ -70,7 +71,9 @@ export async function fetchCommand(
     }
     return 0;
   } catch (error) {
-    stopListening();
+    // Withdrawn by an interrupt: its words end the command, not the wait's failure.
+    await held.wait?.settled();
+    held.wait?.stop();
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;
     const code = error.details.cofferCode ?? error.code;

@@ -98,7 +98,8 @@ export function requestApproval(
 
 /**
  * The agent that asked takes back its own request while it waits (`coffer fetch` interrupted, an MCP
- * bridge closed by its host): withdrawn, its held payment failed, nothing paid. Without it, a yes
+ * bridge closed by its host), or an x402 purchase approved and not bought yet: withdrawn, its held
+ * payment failed, nothing paid. Without it, a yes
  * given after the asker went away paid a Coffer receipt at once that no one would present. The
  * owner's answer and the withdrawal are one conditional update each: whichever comes first stands.
  */
@@ -115,7 +116,15 @@ export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id:
   requireAgentScope(principal, approval.agentId);
   const ended: EndedApproval = { id, owner: approval.owner, agentId: approval.agentId, kind: approval.kind, paymentId: approval.paymentId };
   ctx.store.transaction(() => {
-    if (!ctx.store.transitionApproval(id, 'pending', 'withdrawn', ctx.clock.now())) {
+    const now = ctx.clock.now();
+    // An x402 purchase the owner approved is bought only when the agent comes back with fresh terms:
+    // not bought yet, it is still the agent's to take back (as a kill does), its budget freed.
+    const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
+    const unbought = held?.status === 'held' && held.protocol === 'x402';
+    const withdrawn =
+      ctx.store.transitionApproval(id, 'pending', 'withdrawn', now) ||
+      (unbought && ctx.store.transitionApproval(id, 'approved', 'withdrawn', now));
+    if (!withdrawn) {
       throw new CofferError(
         'approval_decided',
         `this request is no longer waiting: ${ctx.store.getApproval(id)?.status ?? approval.status}`,

@@ -509,6 +509,27 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
     expect(core.transfers().filter((row) => row.kind === 'payment' && row.status !== 'failed')).toEqual([]);
   });
 
+  it('approved and not bought yet when the agent that asked stops waiting: withdrawn, its budget free, never bought', async () => {
+    const approval = await heldPurchase(3_000_000n, 'x-gone');
+    await core.engine.approve(core.asOwner, approval.approvalId);
+    expect(core.engine.withdrawRequest(core.asAgent('alpha'), approval.approvalId)).toMatchObject({ status: 'withdrawn' });
+    expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'failed', errorCode: 'approval_withdrawn' });
+    expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('0.00');
+    await expectCofferError(
+      core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null),
+      'approval_withdrawn',
+    );
+    // Bought, it stays bought: a withdrawal then is refused.
+    const bought = await heldPurchase(3_000_000n, 'x-bought');
+    await core.engine.approve(core.asOwner, bought.approvalId);
+    await core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: bought.approvalId }, null);
+    await expectCofferError(
+      Promise.resolve().then(() => core.engine.withdrawRequest(core.asAgent('alpha'), bought.approvalId)),
+      'approval_decided',
+    );
+    expect(core.transfers().filter((row) => row.kind === 'payment' && row.status !== 'failed')).toHaveLength(1);
+  });
+
   it('approved, bought under the first request’s own key: bought once, and that key answers it', async () => {
     const approval = await heldPurchase(3_000_000n, 'x-held');
     await core.engine.approve(core.asOwner, approval.approvalId);
