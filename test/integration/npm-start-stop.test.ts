@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -109,8 +109,12 @@ describe('npm start, stopped', () => {
     it('by SIGTERM to npm pid: the server stops gracefully, its port and data dir are free', async () => {
       const dataDir = join(tempDataDir(), 'data');
       let started: NpmStart | undefined;
+      // The build the test run made is up to date: npm start leaves it as it is (rewritten, it was
+      // swapped under the other tests' `coffer` processes loading it).
+      const built = statSync(packagePath('dist', 'app', 'server', 'cli', 'main.js')).mtimeMs;
       try {
         started = await npmStart(dataDir, env);
+        expect(statSync(packagePath('dist', 'app', 'server', 'cli', 'main.js')).mtimeMs).toBe(built);
         process.kill(started.npm.pid!, 'SIGTERM');
         expect(await answersAfter(started.url, 5_000), started.output()).toBe(false);
         await started.exited;
