@@ -19,62 +19,86 @@ type Signal = keyof typeof SIGNAL_STATUS;
 /** How long the withdrawal may take before the command ends anyway. */
 const WITHDRAW_TIMEOUT_MS = 5_000;
 
+/** What became of the withdrawal an interrupt asked for. */
+type Withdrawal = { kind: 'withdrawn' | 'decided' | 'unanswered'; words: string };
+
 /** A held request's wait, listening for an interrupt. */
 export interface HeldWait {
-  /** The wait ended (answered, or failed): stop listening. */
-  stop(): void;
   /**
-   * Before the command says how its wait failed: where an interrupt is withdrawing the request, never
-   * resolves (the process ends with the interrupt's words and status); otherwise at once.
+   * The wait failed: where an interrupt withdrew the request, never resolves (the process ends with
+   * the interrupt's words and status); decided first, says so; otherwise at once.
    */
-  settled(): Promise<void>;
+  failed(): Promise<void>;
+  /** The wait was answered: where an interrupt came meanwhile, says it was decided first, before the answer. */
+  answered(): Promise<void>;
+  /** The command is done with the wait: stop listening. */
+  stop(): void;
 }
 
 /**
- * While the request waits: on SIGINT, SIGTERM or SIGHUP, withdraws it, says so on `err`, and ends the
- * process with the signal's status; decided first, says so and lets the command go on to its answer.
+ * While the request waits: on SIGINT, SIGTERM or SIGHUP, withdraws it. The first signal asks; any
+ * later one is taken and ignored (a Ctrl-C under npm arrives twice: from the terminal and forwarded),
+ * so the withdrawal is never cut short. Coffer not answering it, the process ends at once, saying so.
  */
 export function withdrawnOnInterrupt(api: CofferClient, approval: Approval, err: Out): HeldWait {
   const signals = Object.keys(SIGNAL_STATUS) as Signal[];
-  let withdrawing: Promise<boolean> | null = null;
-  const stop = () => signals.forEach((signal) => process.removeListener(signal, handlers[signal]));
+  let asked: { signal: Signal; withdrawal: Promise<Withdrawal> } | null = null;
+  const say = (words: string) => err.write(`\ncoffer: interrupted: ${words}\n`);
   const handlers = Object.fromEntries(
     signals.map((signal) => [
       signal,
       () => {
-        stop();
-        withdrawing = withdraw(api, approval).then(({ ended, words }) => {
-          err.write(`\ncoffer: interrupted: ${words}\n`);
-          if (ended) process.exit(SIGNAL_STATUS[signal]);
-          return ended;
+        if (asked !== null) return;
+        const withdrawal = withdraw(api, approval).then((outcome) => {
+          // The wait would go on asking a Coffer that does not answer: the interrupt ends it.
+          if (outcome.kind === 'unanswered') {
+            say(outcome.words);
+            process.exit(SIGNAL_STATUS[signal]);
+          }
+          return outcome;
         });
+        asked = { signal, withdrawal };
       },
     ]),
   ) as Record<Signal, () => void>;
-  signals.forEach((signal) => process.once(signal, handlers[signal]));
+  signals.forEach((signal) => process.on(signal, handlers[signal]));
   return {
-    stop,
-    settled: async () => {
-      if (withdrawing !== null && (await withdrawing)) await new Promise<never>(() => {});
+    failed: async () => {
+      if (asked === null) return;
+      const { signal, withdrawal } = asked;
+      const outcome = await withdrawal;
+      say(outcome.words);
+      if (outcome.kind === 'withdrawn') await exitWith(SIGNAL_STATUS[signal]);
     },
+    answered: async () => {
+      if (asked === null) return;
+      const outcome = await asked.withdrawal;
+      if (outcome.kind === 'decided') say(outcome.words);
+    },
+    stop: () => signals.forEach((signal) => process.removeListener(signal, handlers[signal])),
   };
 }
 
-/** The request withdrawn (the command ends), or why not: decided first (it goes on), or Coffer not answering (it ends). */
-async function withdraw(api: CofferClient, approval: Approval): Promise<{ ended: boolean; words: string }> {
+/** Ends the process; the promise never resolves. */
+const exitWith = (status: number): Promise<never> => {
+  process.exit(status);
+};
+
+/** The request withdrawn, or why not: decided first (the command goes on), or Coffer not answering. */
+async function withdraw(api: CofferClient, approval: Approval): Promise<Withdrawal> {
   const { approvalId } = approval;
   try {
     await Promise.race([
       api.withdrawRequest(approvalId),
       new Promise((_, reject) => setTimeout(() => reject(new Error('Coffer did not answer in time')), WITHDRAW_TIMEOUT_MS).unref()),
     ]);
-    return { ended: true, words: `withdrew request ${approvalId}; nothing was paid` };
+    return { kind: 'withdrawn', words: `withdrew request ${approvalId}; nothing was paid` };
   } catch (error) {
-    if (error instanceof CofferApiError && error.code === 'approval_decided') {
-      return { ended: false, words: `request ${approvalId} was decided first (${error.message}); its answer follows` };
+    if (error instanceof CofferApiError && error.status !== 0) {
+      return { kind: 'decided', words: `request ${approvalId} was decided first (${error.message}); its answer follows` };
     }
     return {
-      ended: true,
+      kind: 'unanswered',
       words: `request ${approvalId} could not be withdrawn (${(error as Error).message}): it still waits for the owner, who can deny it`,
     };
   }

@@ -6,7 +6,11 @@
 /** `label`: the pill's word where it is not plain "Failed" (the owner's doing, not the chain's). */
 const FAILURES: Readonly<Record<string, { label?: string; words: string }>> = {
   payment_denied: { label: 'Denied', words: 'denied by the owner' },
-  approval_expired: { label: 'Expired', words: "the owner did not answer in time (24 h, or before the seller's terms ended)" },
+  // Unanswered in time, or approved as an x402 purchase the agent then never made (expireUnusedHolds).
+  approval_expired: {
+    label: 'Expired',
+    words: "its request ended unpaid: no answer in time (24 h, or the seller's terms' end), or an approved purchase never made",
+  },
   nonce_expired: { label: 'Expired', words: "the seller's terms ended before the owner's yes; nothing moved" },
   approval_withdrawn: { label: 'Withdrawn', words: 'its request was withdrawn (the agent was stopped, or stopped waiting)' },
   approval_interrupted: { words: 'Coffer stopped while it was being approved; nothing moved' },

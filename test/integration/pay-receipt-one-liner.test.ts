@@ -205,6 +205,9 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(waiting).toHaveLength(1);
+      // Twice, as a Ctrl-C under npm arrives (the terminal's, and npm's forwarded): the second must not cut the withdrawal short.
+      paying.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 10));
       paying.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));

@@ -84,11 +84,18 @@ export async function payCommand(
     process.stderr.write(`${heldWords(approval)}\n`);
     held.wait = withdrawnOnInterrupt(api, approval, process.stderr);
   })
-    .catch(async (error: unknown) => {
-      // Withdrawn by an interrupt: its words end the command, not the wait's failure.
-      await held.wait?.settled();
-      throw error;
-    })
+    .then(
+      async (paid) => {
+        // Interrupted as the owner said yes: said before the receipt, which is printed.
+        await held.wait?.answered();
+        return paid;
+      },
+      async (error: unknown) => {
+        // Withdrawn by an interrupt: its words end the command, not the wait's failure.
+        await held.wait?.failed();
+        throw error;
+      },
+    )
     .finally(() => held.wait?.stop());
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);

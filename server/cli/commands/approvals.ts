@@ -42,7 +42,10 @@ function approvalLines(approval: Approval, timeZone: string): string {
   const what = describeRequest(approval.kind, approval.request, beforeOf(approval), timeZone);
   const reason = (approval.request.reason as { message?: string } | undefined)?.message;
   // Approved but not carried out: why, in words (the seller's terms ended, the budget ran out…).
-  const failed = approval.status === 'failed' && approval.errorCode !== undefined ? `: ${failureWords(approval.errorCode)}` : '';
+  const failed =
+    approval.status !== 'failed'
+      ? ''
+      : `: ${approval.error ?? (approval.errorCode === undefined ? 'not carried out' : failureWords(approval.errorCode))}`;
   const state =
     approval.status === 'pending'
       ? `waits until ${localTime(approval.expiresAt)}`

@@ -47,6 +47,8 @@ export async function fetchCommand(
         },
       },
     );
+    // Interrupted as the owner said yes: said before the answer, which is printed.
+    await held.wait?.answered();
     held.wait?.stop();
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
@@ -72,7 +74,7 @@ export async function fetchCommand(
     return 0;
   } catch (error) {
     // Withdrawn by an interrupt: its words end the command, not the wait's failure.
-    await held.wait?.settled();
+    await held.wait?.failed();
     held.wait?.stop();
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;

@@ -172,7 +172,10 @@ function underApproval(
     const code = approval.status === 'pending' ? 'owner_approval_required' : (endedCode(approval.status) ?? 'approval_decided');
     throw new CofferError(
       code,
-      `the owner's answer to this purchase is ${approval.status === 'pending' ? 'not given yet' : approval.status}; nothing was paid`,
+      // Withdrawn is no answer of the owner's: the agent was stopped, or took its request back.
+      approval.status === 'withdrawn'
+        ? 'the request for this purchase was withdrawn (the agent was stopped, or stopped waiting); nothing was paid'
+        : `the owner's answer to this purchase is ${approval.status === 'pending' ? 'not given yet' : approval.status}; nothing was paid`,
     );
   }
   const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);

@@ -5,7 +5,9 @@ describe('why a failed payment failed, in words', () => {
   it("says the owner's doing, and a held request's end, in words; a code it does not name as itself", () => {
     expect(failureWords('payment_denied')).toBe('denied by the owner');
     // A held payment's request ends with its day, or with the seller's terms (a paywall nonce).
-    expect(failureWords('approval_expired')).toMatch(/did not answer in time \(24 h, or before the seller's terms ended\)/);
+    expect(failureWords('approval_expired')).toMatch(
+      /no answer in time \(24 h, or the seller's terms' end\), or an approved purchase never made/,
+    );
     expect(failureLabel('nonce_expired')).toBe('Expired');
     expect(failureWords('nonce_expired')).toMatch(/^the seller's terms ended before the owner's yes/);
     // Withdrawn by a brake, or by the agent that stopped waiting.
