@@ -88,6 +88,13 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
         body: JSON.stringify(body),
       }),
     );
+  /** An owner's GET, its answer's body. */
+  const ownerGet = (path: string) =>
+    json(
+      fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner.owner}`, {
+        headers: { authorization: `Bearer ${owner.ownerKey}` },
+      }),
+    );
   const balance = async () =>
     (
       await json(
@@ -154,12 +161,6 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
   });
 
   it('coffer pay held for the owner: says on stderr what it waits for, waits, and prints the receipt once approved', async () => {
-    const ownerGet = (path: string) =>
-      json(
-        fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner.owner}`, {
-          headers: { authorization: `Bearer ${owner.ownerKey}` },
-        }),
-      );
     await post('/v1/agents/one-liner/policy', { askAbove: '0' });
     try {
       const before = await balance();
@@ -183,12 +184,6 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
   });
 
   it('coffer pay held and interrupted: its request is withdrawn, so a yes after pays nothing no one would present', async () => {
-    const ownerGet = (path: string) =>
-      json(
-        fetch(`${serve.url}${path}${path.includes('?') ? '&' : '?'}owner=${owner.owner}`, {
-          headers: { authorization: `Bearer ${owner.ownerKey}` },
-        }),
-      );
     await post('/v1/agents/one-liner/policy', { askAbove: '0' });
     try {
       const before = await balance();
@@ -214,11 +209,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       // Its words alone: not also the wait's failure, which the withdrawal ended.
       expect(stderr).not.toMatch(/\(approval_withdrawn\)/);
       expect(await ownerGet(`/v1/approvals/${waiting[0].approvalId}`)).toMatchObject({ status: 'withdrawn' });
-      const late = await fetch(`${serve.url}/v1/approvals/${waiting[0].approvalId}/approve?owner=${owner.owner}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.ownerKey}` },
-      });
-      expect((await json(late)).code).toBe('approval_decided');
+      expect((await post(`/v1/approvals/${waiting[0].approvalId}/approve`, {})).code).toBe('approval_decided');
       expect(await balance()).toBe(before);
     } finally {
       await post('/v1/agents/one-liner/policy', { askAbove: null });
