@@ -477,8 +477,10 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       node.safeBehind = 350;
       try {
         expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
-        // A node that does not say its safe head: taken to be 15 minutes behind the newest block.
+        // A node that says neither its safe head nor its finalized one: taken to be 15 minutes
+        // behind the newest block.
         node.safeBehind = 'refused';
+        node.finalizedBehind = 'refused';
         expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
         await node.mine(450, 2);
         clock.advance(900_000);
@@ -490,8 +492,45 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
         expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
       } finally {
         node.safeBehind = 0;
+        node.finalizedBehind = 0;
       }
       expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
+  it('calls an authorization never run dropped through a node that fails the `safe` tag (-32603): by its finalized head, else 15 minutes behind', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
+      const prepared = await transfer('never-sent-no-safe-tag');
+      await node.mine(400, 2);
+      clock.advance(800_000);
+      // Some nodes fail the `safe` tag with an internal error rather than refusing it: their
+      // finalized head (older, as sure) says instead, here not yet past the end.
+      node.safeBehind = 'internal-error';
+      node.finalizedBehind = 350;
+      try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        // Failing both: taken to be 15 minutes behind the newest block (800 s past the start).
+        node.finalizedBehind = 'internal-error';
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        // A finalized head past the end.
+        node.finalizedBehind = 50;
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+        // Failing both, the newest block 15 minutes past the end.
+        await node.mine(450, 2);
+        clock.advance(900_000);
+        node.finalizedBehind = 'internal-error';
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+        // A rate limit says nothing of either head: asked again next round.
+        node.finalizedBehind = 'rate-limited';
+        await expect(chain.fateOf(prepared)).rejects.toMatchObject({ code: 'chain_unavailable' });
+      } finally {
+        node.safeBehind = 0;
+        node.finalizedBehind = 0;
+      }
     } finally {
       rmSync(keys, { recursive: true, force: true });
     }

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import {
   BaseError,
   BlockNotFoundError,
+  InternalRpcError,
   InvalidInputRpcError,
   InvalidParamsRpcError,
   bytesToHex,
@@ -388,6 +389,22 @@ export class EvmChain implements Chain {
   }
 
   /**
+   * The newest block no reorganization can replace, as the node says it: its `safe` head, else its
+   * `finalized` one (older, as sure) where it refuses the first. Null where it refuses both; any
+   * other failure (a rate limit, no answer) is thrown, the question left for the next round.
+   */
+  private async safeHead() {
+    for (const blockTag of ['safe', 'finalized'] as const) {
+      try {
+        return await this.client.getBlock({ blockTag });
+      } catch (error) {
+        if (!refusesTag(error)) throw error;
+      }
+    }
+    return null;
+  }
+
+  /**
    * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
    * or not run: `dropped` once the chain's time passed its end at its safe head (it never can),
    * `unknown` before. (The
@@ -438,15 +455,11 @@ export class EvmChain implements Chain {
     // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and a
     // reorganization of them could run it before its end. Once the safe head (an ancestor of the
     // newest, where the authorization is unused) is past its end too, every block a reorganization
-    // could replace comes after its end. A node that does not say its safe head is taken to be
-    // REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never reorganized.
+    // could replace comes after its end. A node that says neither its safe head nor its finalized
+    // one is taken to be REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never
+    // reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
-    const safe = await this.client.getBlock({ blockTag: 'safe' }).catch((error: unknown) => {
-      // Only a node that refuses the tag (or answers none) is taken to be that far behind; any
-      // other failure leaves the question for the next round.
-      if (!refusesTag(error)) throw error;
-      return null;
-    });
+    const safe = await this.safeHead();
     if (safe === null)
       return latest.timestamp - REORG_MARGIN_SECONDS >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
     if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
@@ -461,11 +474,19 @@ export class EvmChain implements Chain {
   }
 }
 
-/** Whether a node refused a block tag it does not know (`safe` on an older node), or answered no block for it. */
+/**
+ * Whether a node refused a block tag it does not know (`safe` on an older node), failed it with an
+ * internal error (as some do for a tag they do not serve), or answered no block for it. Not a node
+ * that did not answer, or refused one request too many: that says nothing of the tag.
+ */
 const refusesTag = (error: unknown) =>
   error instanceof BaseError &&
   error.walk(
-    (cause) => cause instanceof InvalidParamsRpcError || cause instanceof InvalidInputRpcError || cause instanceof BlockNotFoundError,
+    (cause) =>
+      cause instanceof InvalidParamsRpcError ||
+      cause instanceof InvalidInputRpcError ||
+      cause instanceof InternalRpcError ||
+      cause instanceof BlockNotFoundError,
   ) !== null;
 
 /** The last block a cursor from incomingTransfers read; null for none (a first read). */
