@@ -408,7 +408,14 @@ export const x402PayBodySchema = strictFields({
 export type X402PayBody = z.infer<typeof x402PayBodySchema>;
 
 /** A seller's 402 that offers sign-in (x402 `sign-in-with-x`), handed over as for a payment. */
-export const x402SignInBodySchema = x402PayBodySchema.pick({ url: true, method: true, status: true, headers: true, body: true });
+export const x402SignInBodySchema = x402PayBodySchema.pick({
+  url: true,
+  method: true,
+  status: true,
+  headers: true,
+  body: true,
+  rail: true,
+});
 export type X402SignInBody = z.infer<typeof x402SignInBodySchema>;
 
 /** The paid answer's headers, for Coffer to learn which transaction the seller settled. */

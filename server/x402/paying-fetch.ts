@@ -582,7 +582,8 @@ async function signedInCall(
   const doFetch = options.fetch ?? fetch;
   let proof;
   try {
-    proof = await api.signInX402(options.agent.agentId, asked);
+    // The rail asked for names the account to prove first, where the agent paid the seller on both.
+    proof = await api.signInX402(options.agent.agentId, { ...asked, ...(options.rail === undefined ? {} : { rail: options.rail }) });
   } catch {
     return null;
   }

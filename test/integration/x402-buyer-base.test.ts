@@ -319,6 +319,56 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(asked.body).toMatchObject({ rail: 'base', recipient: seller });
     });
 
+    it('signs in with the account on the rail asked for where the agent paid the seller on both; else where it paid', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      const solana = x402Networks('devnet')!;
+      // The seller lets in a wallet that paid it on either chain (SIWx, as @x402/extensions writes it).
+      const info = {
+        domain: 'seller.example',
+        uri: 'http://seller.example/both',
+        version: '1',
+        nonce: 'a1b2c3d4e5f6a7b8',
+        issuedAt: new Date().toISOString(),
+      };
+      const required = {
+        ...offer.required,
+        extensions: {
+          'sign-in-with-x': {
+            info,
+            supportedChains: [
+              { chainId: solana.v2, type: 'ed25519' },
+              { chainId: BASE_SEPOLIA_X402.v2, type: 'eip191' },
+            ],
+          },
+        },
+      };
+      const challenge = (rail?: 'sol' | 'base') => ({
+        url: 'http://seller.example/both',
+        status: 402,
+        headers: { 'payment-required': Buffer.from(JSON.stringify(required)).toString('base64') },
+        body: {},
+        ...(rail === undefined ? {} : { rail }),
+      });
+      const agent = await fundedAgent('siwx-both', '1.00', {}, '1.00');
+      const solWallet = (await t.api('GET', t.withOwner('/v1/agents/siwx-both/balance'))).body.wallets.sol as string;
+      const signIn = (rail?: 'sol' | 'base') =>
+        t.api('POST', t.withOwner('/v1/agents/siwx-both/x402/sign-in'), { key: agent.apiKey, body: challenge(rail) });
+
+      // Paid on Solana only: its Solana account proves it, whichever rail is asked.
+      expect((await payX402('siwx-both', agent.apiKey, offer.answer())).body).toMatchObject({ rail: 'sol' });
+      expect((await signIn('base')).body).toMatchObject({ address: solWallet, chainId: solana.v2 });
+      // Paid on both: the rail asked for, else the first this Coffer proves (Solana).
+      expect((await payX402('siwx-both', agent.apiKey, { ...offer.answer(), rail: 'base' })).body).toMatchObject({ rail: 'base' });
+      const onBase = await signIn('base');
+      expect(onBase.status, JSON.stringify(onBase.body)).toBe(200);
+      expect(onBase.body).toMatchObject({ address: agent.base, chainId: BASE_SEPOLIA_X402.v2 });
+      expect(parseSIWxHeader(onBase.body.header.value)).toMatchObject({ address: agent.base, type: 'eip191' });
+      expect((await signIn('sol')).body).toMatchObject({ address: solWallet, chainId: solana.v2 });
+      expect((await signIn()).body).toMatchObject({ address: solWallet, chainId: solana.v2 });
+    });
+
     it('refused for want of funds on both, says what each rail holds', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -9,6 +9,7 @@ import { addressOn } from '../rails.js';
 import { expiredRefusal } from '../policy/expiry.js';
 import { isAllowed } from '../policy/rules.js';
 import { registryServiceFor } from './x402-pay.js';
+import { preferredRailOf } from '../settings.js';
 
 /**
  * Sign-In-With-X for an agent (x402's `sign-in-with-x` extension): where a seller's 402 offers to
@@ -54,9 +55,13 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
     const theirs = [...challenge.ed25519Chains, ...challenge.eip191Chains].join(', ') || 'no chain';
     throw new CofferError('sign_in_not_offered', `the seller takes sign-in proofs on ${theirs}, not ${ours}`);
   }
-  // The first of them on which this agent paid one of the offer's recipients there.
+  // The first of them on which this agent paid one of the offer's recipients there: the rail asked
+  // for (the rail it would pay on) first, else the owner's preferred one. Any of them proves an
+  // earlier purchase; the one asked for is the account the agent means to be known by.
   const spelled = (rail: Rail, address: string) => (rail === 'base' && isEvmAddress(address) ? checksummedEvmAddress(address) : address);
-  const paid = offered
+  const first = body.rail ?? preferredRailOf(ctx);
+  const paid = [...offered]
+    .sort((a, b) => Number(b.rail === first) - Number(a.rail === first))
     .flatMap(({ rail, chainId }) =>
       offer.requirements
         .filter((requirement) => requirement.network === chainId)
