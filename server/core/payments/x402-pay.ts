@@ -11,9 +11,9 @@ import { awaitingOf, holdPayment } from './held.js';
 import { endedCode } from '../approvals/requests.js';
 import { done, type Outcome } from '../outcome.js';
 import { recordingRefusals } from './refusal-log.js';
-import { listedPrice } from '../registry/registry.js';
+import { registryServiceFor } from '../registry/registry.js';
 import { iso } from '../../wire/views.js';
-import type { AgentRecord, PaymentRecord, ServiceRecord } from '../ports/store.js';
+import type { AgentRecord, PaymentRecord } from '../ports/store.js';
 import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { RAILS, checksummedEvmAddress, type Rail } from '../../wire/rails.js';
@@ -368,33 +368,6 @@ const MAX_MEMO_BYTES = 256;
 function memoOf(requirement: X402Requirement): string | null {
   const memo = requirement.extra.memo;
   return typeof memo === 'string' && memo.length > 0 ? memo : null;
-}
-
-/**
- * The registry's view of a recipient: the service whose endpoint is this URL (or the only service
- * paid to that address), and the price that caps the payment: that service's listed price, or the
- * dearest listed price among the services paid there. Outside the registry the URL's host names it.
- */
-export function registryServiceFor(
-  ctx: EngineContext,
-  payTo: string,
-  url: string,
-): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
-  const candidates = ctx.store.servicesPaidTo(payTo);
-  const target = new URL(url);
-  const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
-  const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
-  const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
-  const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
-  return { service, serviceId: service?.id ?? target.host, listed };
-}
-
-/** "GET https://host/path?q={q}" matches a URL on that origin and path. */
-function endpointMatches(endpoint: string, target: URL): boolean {
-  const spelled = endpoint.split(' ').pop() ?? '';
-  if (!URL.canParse(spelled.replace(/\{[^}]*\}/g, 'x'))) return false;
-  const listed = new URL(spelled.replace(/\{[^}]*\}/g, 'x'));
-  return listed.origin === target.origin && listed.pathname === target.pathname;
 }
 
 /**

@@ -8,7 +8,7 @@ import { checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails
 import { addressOn } from '../rails.js';
 import { expiredRefusal } from '../policy/expiry.js';
 import { isAllowed } from '../policy/rules.js';
-import { registryServiceFor } from './x402-pay.js';
+import { registryServiceFor } from '../registry/registry.js';
 import { preferredRailOf } from '../settings.js';
 
 /**

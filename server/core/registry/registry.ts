@@ -90,6 +90,33 @@ export function listedPrice(service: ServiceRecord): bigint | null {
   return prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
 }
 
+/**
+ * The registry's view of a recipient: the service whose endpoint is this URL (or the only service
+ * paid to that address), and the price that caps the payment: that service's listed price, or the
+ * dearest listed price among the services paid there. Outside the registry the URL's host names it.
+ */
+export function registryServiceFor(
+  ctx: ContextWith<RegistryStore>,
+  payTo: string,
+  url: string,
+): { service: ServiceRecord | null; serviceId: string; listed: bigint | null } {
+  const candidates = ctx.store.servicesPaidTo(payTo);
+  const target = new URL(url);
+  const matched = candidates.find((candidate) => endpointMatches(candidate.endpoint, target));
+  const service = matched ?? (candidates.length === 1 ? (candidates[0] ?? null) : null);
+  const prices = (service ? [service] : candidates).map(listedPrice).filter((price): price is bigint => price !== null);
+  const listed = prices.length === 0 ? null : prices.reduce((a, b) => (a > b ? a : b));
+  return { service, serviceId: service?.id ?? target.host, listed };
+}
+
+/** "GET https://host/path?q={q}" matches a URL on that origin and path. */
+function endpointMatches(endpoint: string, target: URL): boolean {
+  const spelled = endpoint.split(' ').pop() ?? '';
+  if (!URL.canParse(spelled.replace(/\{[^}]*\}/g, 'x'))) return false;
+  const listed = new URL(spelled.replace(/\{[^}]*\}/g, 'x'));
+  return listed.origin === target.origin && listed.pathname === target.pathname;
+}
+
 /** Registry ids a mistyped one may have meant: the search's nearest few (never the whole registry). */
 export const nearServiceIds = (ctx: ContextWith<RegistryStore>, typed: string): string[] =>
   ctx.store.searchServices(typed.replace(/[^\p{L}\p{N}]+/gu, ' '), 20).results.map((service) => service.id);
