@@ -9,6 +9,7 @@
 import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
+import { localTime } from './local-time.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -33,6 +34,44 @@ export interface HeldWait {
   answered(): Promise<void>;
   /** The command is done with the wait: stop listening. */
   stop(): void;
+}
+
+/** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
+export function heldWords(approval: Approval): string {
+  const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
+  return (
+    `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
+    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), in the dashboard's Approvals page, or from the tray menu.`
+  );
+}
+
+/**
+ * A command's call that the policy may hold for the owner's yes (`coffer pay`, `coffer fetch`):
+ * `call` is handed what to do once held, which says so on `err` and withdraws the request on an
+ * interrupt meanwhile. An interrupt that withdrew it ends the process with its own words; one that
+ * came as the owner decided is said before the answer (a payment made is printed, never dropped).
+ */
+export async function withdrawnIfInterrupted<T>(
+  api: CofferClient,
+  err: Out,
+  call: (onHeld: (approval: Approval) => void) => Promise<T>,
+): Promise<T> {
+  // Set once held (a holder: the callback sets it, which narrowing cannot follow).
+  const held: { wait: HeldWait | null } = { wait: null };
+  const onHeld = (approval: Approval) => {
+    err.write(`${heldWords(approval)}\n`);
+    held.wait = withdrawnOnInterrupt(api, approval, err);
+  };
+  try {
+    const answer = await call(onHeld);
+    await held.wait?.answered();
+    return answer;
+  } catch (error) {
+    await held.wait?.failed();
+    throw error;
+  } finally {
+    held.wait?.stop();
+  }
 }
 
 /**

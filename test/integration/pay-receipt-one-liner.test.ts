@@ -183,11 +183,21 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     }
   });
 
-  it('coffer pay held and interrupted: its request is withdrawn, so a yes after pays nothing no one would present', async () => {
+  it.each([
+    ['coffer pay', async () => ({ args: ['pay', 'demo-weather', '0.01', '--receipt'], stop: async () => {} })],
+    [
+      'coffer fetch',
+      async () => {
+        const demo = await startDemoApi(dataDir);
+        return { args: ['fetch', `${demo.url}/weather?city=Lisbon`], stop: () => demo.stop() };
+      },
+    ],
+  ])('%s held and interrupted: its request is withdrawn, so a yes after pays nothing no one would present', async (_command, command) => {
     await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    const { args, stop } = await command();
     try {
       const before = await balance();
-      const paying = spawn(process.execPath, [CLI, 'pay', 'demo-weather', '0.01', '--receipt'], {
+      const paying = spawn(process.execPath, [CLI, ...args], {
         env: { ...process.env, COFFER_CONFIG: configFile, COFFER_NO_BROWSER: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -212,6 +222,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       expect((await post(`/v1/approvals/${waiting[0].approvalId}/approve`, {})).code).toBe('approval_decided');
       expect(await balance()).toBe(before);
     } finally {
+      await stop();
       await post('/v1/agents/one-liner/policy', { askAbove: null });
     }
   });

@@ -1,6 +1,5 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
-import { withdrawnOnInterrupt, type HeldWait } from '../held-interrupt.js';
-import type { Approval } from '../../wire/answers/approvals.js';
+import { withdrawnIfInterrupted } from '../held-interrupt.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
@@ -78,25 +77,7 @@ export async function payCommand(
   });
   // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for; interrupted,
   // its request is withdrawn.
-  // Set once held (a holder: the callback sets it, which narrowing cannot follow).
-  const held: { wait: HeldWait | null } = { wait: null };
-  const body = await paymentWhenDecided(api, answer, (approval) => {
-    process.stderr.write(`${heldWords(approval)}\n`);
-    held.wait = withdrawnOnInterrupt(api, approval, process.stderr);
-  })
-    .then(
-      async (paid) => {
-        // Interrupted as the owner said yes: said before the receipt, which is printed.
-        await held.wait?.answered();
-        return paid;
-      },
-      async (error: unknown) => {
-        // Withdrawn by an interrupt: its words end the command, not the wait's failure.
-        await held.wait?.failed();
-        throw error;
-      },
-    )
-    .finally(() => held.wait?.stop());
+  const body = await withdrawnIfInterrupted(api, process.stderr, (onHeld) => paymentWhenDecided(api, answer, onHeld));
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else
@@ -112,15 +93,6 @@ export async function payCommand(
 
 /** The payment made, then its agent stopped by its breaker, in a line. */
 export const afterPaymentStopped = (agentId: string, reason: string) => `After this payment, ${stoppedByBreakerWords(agentId, reason)}.`;
-
-/** What a held payment waits for, in a line: why, which request, until when, and where the owner decides. */
-export function heldWords(approval: Approval): string {
-  const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
-  return (
-    `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
-    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), in the dashboard's Approvals page, or from the tray menu.`
-  );
-}
 
 /**
  * `coffer kill [agent] | --all`: an agent can always stop itself; stopping another agent or all of

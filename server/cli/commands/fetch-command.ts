@@ -2,11 +2,11 @@ import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
 import { afterFailedCall } from '../../x402/failed-call.js';
 import { nextStep } from '../next-step.js';
-import { afterPaymentStopped, heldWords } from './agent-commands.js';
+import { afterPaymentStopped } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { keyClient } from '../../client/coffer-client.js';
-import { withdrawnOnInterrupt, type HeldWait } from '../held-interrupt.js';
+import { withdrawnIfInterrupted } from '../held-interrupt.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -29,27 +29,24 @@ export async function fetchCommand(
     headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
   const method = (args.method ?? (args.data === undefined ? 'GET' : 'POST')).toUpperCase();
-  // Set once held (a holder: the callback sets it, which narrowing cannot follow).
-  const held: { wait: HeldWait | null } = { wait: null };
   try {
-    const { response, settlement, signedIn } = await payingFetch(
-      args.url,
-      { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
-      {
-        agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
-        description: `coffer fetch ${method} ${args.url}`,
-        ...(args.rail === undefined ? {} : { rail: args.rail }),
-        // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought);
-        // interrupted meanwhile, its request is withdrawn.
-        onHeld: (approval) => {
-          err.write(`${heldWords(approval)}\n`);
-          held.wait = withdrawnOnInterrupt(keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }), approval, err);
-        },
-      },
+    // Held for the owner's yes: said, then waited for (the body still goes to stdout once bought);
+    // interrupted meanwhile, its request is withdrawn.
+    const { response, settlement, signedIn } = await withdrawnIfInterrupted(
+      keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
+      err,
+      (onHeld) =>
+        payingFetch(
+          args.url,
+          { method, headers, ...(args.data === undefined ? {} : { body: args.data }) },
+          {
+            agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
+            description: `coffer fetch ${method} ${args.url}`,
+            ...(args.rail === undefined ? {} : { rail: args.rail }),
+            onHeld,
+          },
+        ),
     );
-    // Interrupted as the owner said yes: said before the answer, which is printed.
-    await held.wait?.answered();
-    held.wait?.stop();
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
@@ -73,9 +70,6 @@ export async function fetchCommand(
     }
     return 0;
   } catch (error) {
-    // Withdrawn by an interrupt: its words end the command, not the wait's failure.
-    await held.wait?.failed();
-    held.wait?.stop();
     if (!(error instanceof PaymentError)) throw error;
     const paid = error.details.payment;
     const code = error.details.cofferCode ?? error.code;
