@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { coffersNonceTerms } from '../wire/paywall-nonce.js';
 
 /** What a nonce promises: this route, at this price, payable from `issuedAt` until `expiresAt`. */
 export interface NonceTerms {
@@ -17,7 +18,8 @@ export type NonceReading = { ok: true; terms: NonceTerms } | { ok: false; code: 
  * paywall's key: nothing is written until a nonce is paid, and then once (the accepted payment).
  *
  * Format: `<issued>.<expires>.<amount>.<route>.<random>.<mac>`, about 70 printable ASCII characters,
- * which fits a payment's memo.
+ * which fits a payment's memo. Written here, read by wire/paywall-nonce.ts (the one reading of its
+ * fields, which a payer without the key makes too).
  */
 export function createNonces(key: Uint8Array) {
   const mac = (body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url');
@@ -43,10 +45,11 @@ export function createNonces(key: Uint8Array) {
       const given = Buffer.from(parts[5]!);
       const expected = Buffer.from(mac(parts.slice(0, 5).join('.')));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return unknown;
-      // Past the MAC, the fields are the paywall's own writing.
-      const [issued, expires, amount, route] = parts as [string, string, string, string];
-      if (route !== routeDigest(resource)) return { ok: false, code: 'wrong_resource' };
-      return { ok: true, terms: { resource, amount: BigInt(amount), issuedAt: parseInt(issued, 36), expiresAt: parseInt(expires, 36) } };
+      // Past the MAC, the fields are the paywall's own writing, read as any holder reads them.
+      const terms = coffersNonceTerms(nonce);
+      if (terms === null) return unknown;
+      if (parts[3] !== routeDigest(resource)) return { ok: false, code: 'wrong_resource' };
+      return { ok: true, terms: { resource, ...terms } };
     },
   };
 }
