@@ -116,15 +116,9 @@ export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id:
   requireAgentScope(principal, approval.agentId);
   const ended: EndedApproval = { id, owner: approval.owner, agentId: approval.agentId, kind: approval.kind, paymentId: approval.paymentId };
   ctx.store.transaction(() => {
-    const now = ctx.clock.now();
-    // An x402 purchase the owner approved is bought only when the agent comes back with fresh terms:
-    // not bought yet, it is still the agent's to take back (as a kill does), its budget freed.
-    const held = approval.paymentId === null ? null : ctx.store.getPayment(approval.paymentId);
-    const unbought = held?.status === 'held' && held.protocol === 'x402';
-    const withdrawn =
-      ctx.store.transitionApproval(id, 'pending', 'withdrawn', now) ||
-      (unbought && ctx.store.transitionApproval(id, 'approved', 'withdrawn', now));
-    if (!withdrawn) {
+    // Waiting, or an x402 purchase the owner approved and the agent has not come back to buy: still
+    // the agent's to take back (as a kill does), its budget freed.
+    if (ctx.store.withdrawApproval(id, ctx.clock.now()) === null) {
       throw new CofferError(
         'approval_decided',
         `this request is no longer waiting: ${ctx.store.getApproval(id)?.status ?? approval.status}`,

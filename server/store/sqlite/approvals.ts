@@ -3,6 +3,15 @@ import type { ApprovalRecord, ApprovalStore, EndedApproval } from '../../core/po
 import type { SqliteDatabase } from '../sqlite-driver.js';
 import { allRows, oneRow, optionalNumber, optionalText, text, type Row } from './rows.js';
 
+/**
+ * A request its agent may still take back, or a stop withdraws: waiting, or an x402 purchase approved
+ * and not made yet (its payment still held: the agent would buy it with fresh terms). A /pay payment
+ * approved is being paid by the owner's yes.
+ */
+const WITHDRAWABLE = `(status = 'pending' OR (status = 'approved' AND kind = 'payment'
+  AND EXISTS (SELECT 1 FROM transfers WHERE transfers.id = approvals.payment_id AND transfers.status = 'held'
+    AND transfers.protocol = 'x402')))`;
+
 function toApproval(row: Row): ApprovalRecord {
   return {
     id: text(row.id),
@@ -50,13 +59,13 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
       `UPDATE transfers SET status = 'failed', error_code = 'approval_expired', settled_at = @now
        WHERE status = 'held' AND id IN (SELECT payment_id FROM approvals WHERE status = 'approved' AND expires_at <= @now AND payment_id IS NOT NULL)`,
     ),
-    // Waiting, or an x402 purchase approved and not made yet (its payment still held).
     withdrawApprovals: db.prepare(
       `UPDATE approvals SET status = 'withdrawn', decided_at = @at WHERE owner = @owner AND agent_id = @agentId
-         AND (kind = 'resume') = @resume
-         AND (status = 'pending' OR (status = 'approved' AND kind = 'payment'
-           AND EXISTS (SELECT 1 FROM transfers WHERE transfers.id = approvals.payment_id AND transfers.status = 'held'
-             AND transfers.protocol = 'x402')))
+         AND (kind = 'resume') = @resume AND ${WITHDRAWABLE}
+       RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
+    ),
+    withdrawApproval: db.prepare(
+      `UPDATE approvals SET status = 'withdrawn', decided_at = @at WHERE id = @id AND ${WITHDRAWABLE}
        RETURNING id, owner, agent_id AS agentId, kind, payment_id AS paymentId`,
     ),
   };
@@ -87,5 +96,6 @@ export function createApprovalStore(db: SqliteDatabase): ApprovalStore {
     expireUnusedHolds: (now) => stmts.expireUnusedHolds.run({ now }).changes,
     withdrawApprovals: (owner, agentId, at, which) =>
       stmts.withdrawApprovals.all({ at, owner, agentId, resume: which === 'resume' ? 1 : 0 }) as EndedApproval[],
+    withdrawApproval: (id, at) => (stmts.withdrawApproval.get({ id, at }) as EndedApproval | undefined) ?? null,
   };
 }

@@ -64,6 +64,8 @@ export interface ApprovalStore {
    * ones: stopped, the agent buys nothing. (A /pay payment approved is being paid by the owner's yes.)
    */
   withdrawApprovals(owner: string, agentId: string, at: number, which: 'all-but-resume' | 'resume'): EndedApproval[];
+  /** Withdraws one request on the same terms (its agent took it back); null where it is not one of those. */
+  withdrawApproval(id: string, at: number): EndedApproval | null;
   /**
    * The policy an agent's waiting policy requests are asked against, once it changed: approving one
    * applies it onto the policy as it is then, so the owner must read it against that one. A decided

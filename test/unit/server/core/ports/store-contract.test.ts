@@ -635,6 +635,14 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
       { id: 'ap7', owner: OWNER, agentId: 'a', kind: 'payment', paymentId: 'held-7' },
     ]);
     expect(store.getApproval('ap8')?.status).toBe('approved');
+    // One taken back by its agent, on the same terms: waiting, or approved and not bought.
+    store.insertApproval(approval('ap9', 'allocate'));
+    approvedFor('ap10', 'held-10');
+    expect(store.withdrawApproval('ap9', 60)).toEqual({ id: 'ap9', owner: OWNER, agentId: 'a', kind: 'allocate', paymentId: null });
+    expect(store.withdrawApproval('ap10', 60)).toEqual({ id: 'ap10', owner: OWNER, agentId: 'a', kind: 'payment', paymentId: 'held-10' });
+    expect(store.getApproval('ap10')).toMatchObject({ status: 'withdrawn', decidedAt: 60 });
+    for (const id of ['ap8', 'ap9', 'ap1', 'nope']) expect(store.withdrawApproval(id, 70)).toBeNull();
+    expect(store.getApproval('ap8')?.status).toBe('approved');
   });
 
   it('a held payment counts for the budgets, not as paid; taken out, it counts no more and its id can be written again; failed, it is kept', () => {
