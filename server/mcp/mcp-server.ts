@@ -92,9 +92,9 @@ function heldWaitFromEnv(): number {
 
 /**
  * Resolves once the host closes stdin or the process is asked to stop, then (its followed requests
- * withdrawn) ends the process: a purchase still waiting for the owner must not be completed for a host that left (its long polls
- * would otherwise keep the bridge alive, and an x402 purchase approved later would be bought for
- * nobody; not bought, its approval is simply unused).
+ * withdrawn) ends the process: a purchase still waiting for the owner must not be completed for a
+ * host that left (its long polls would otherwise keep the bridge alive, and an x402 purchase
+ * approved later would be bought for nobody; not bought, its approval is simply unused).
  */
 function servedUntilClosed(handle: StdioServerHandle, stdin: Readable, beforeClose: () => Promise<unknown>): Promise<number> {
   return new Promise((resolve) => {

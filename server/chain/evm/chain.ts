@@ -407,9 +407,8 @@ export class EvmChain implements Chain {
   /**
    * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
    * or not run: `dropped` once the chain's time passed its end at its safe head (it never can),
-   * `unknown` before. (The
-   * token says canceled as it says used; Coffer never cancels an authorization it signed, and no one
-   * else holds the payer's key, so a used one ran somewhere.)
+   * `unknown` before. (The token says canceled as it says used; Coffer never cancels an
+   * authorization it signed, and no one else holds the payer's key, so a used one ran somewhere.)
    */
   private async fateOfAuthorization(
     authorization: SignedAuthorization,

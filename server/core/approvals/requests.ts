@@ -99,9 +99,9 @@ export function requestApproval(
 /**
  * The agent that asked takes back its own request while it waits (`coffer fetch` interrupted, an MCP
  * bridge closed by its host), or an x402 purchase approved and not bought yet: withdrawn, its held
- * payment failed, nothing paid. Without it, a yes
- * given after the asker went away paid a Coffer receipt at once that no one would present. The
- * owner's answer and the withdrawal are one conditional update each: whichever comes first stands.
+ * payment failed, nothing paid. Without it, a yes given after the asker went away paid a Coffer
+ * receipt at once that no one would present. The owner's answer and the withdrawal are one
+ * conditional update each: whichever comes first stands.
  */
 export function withdrawOwnRequest(ctx: EngineContext, principal: Principal, id: string): Approval {
   if (principal.kind !== 'agent') {
