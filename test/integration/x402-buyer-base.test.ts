@@ -631,6 +631,35 @@ describe('Coffer pays x402 sellers on Base', () => {
     }
   });
 
+  it('leaves out a Bazaar offer on Base naming a token the chain’s USDC is not (its EIP-712 name or version): a purchase would refuse it', async () => {
+    const bazaar = await startBazaarFacilitator(cluster);
+    const unpaid = await fetch(v2.url);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const naming = (name: string, version: string, path: string) => ({
+      resource: `${v2.url}${path}`,
+      type: 'http',
+      x402Version: 2,
+      accepts: required.accepts.map((offer: any) => ({ ...offer, extra: { ...offer.extra, name, version } })),
+      serviceName: `Token ${name} ${version}`,
+      lastUpdated: new Date().toISOString(),
+    });
+    // The node's USDC signs as "USDC" version 2 (Base mainnet's as "USD Coin").
+    bazaar.answer = (real) => ({
+      ...real,
+      items: [naming('USDC', '2', '?as=usdc'), naming('USD Coin', '2', '?as=usd-coin'), naming('USDC', '1', '?as=v1')],
+    });
+    try {
+      const set = await t.api('POST', t.withOwner('/v1/bazaar'), { body: { facilitator: bazaar.url } });
+      expect(set.body).toMatchObject({ state: 'fresh', listed: 1, leftOut: { invalid: 2 } });
+      const found = await t.api('GET', `/v1/services/search?q=${encodeURIComponent('Token')}`, { key: null });
+      const listed = (found.body.results as any[]).filter((service) => service.source === 'x402-bazaar').map((service) => service.name);
+      expect(listed).toEqual(['Token USDC 2']);
+    } finally {
+      await t.api('POST', t.withOwner('/v1/bazaar'), { body: { facilitator: null } });
+      await bazaar.close();
+    }
+  });
+
   it('signs in on Base (SIWx, eip155) with the agent’s Base account once it paid there: payingFetch is let in, nothing paid', async () => {
     const siwx = await startSiwxSeller(facilitator, {
       payTo: seller,

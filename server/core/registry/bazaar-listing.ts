@@ -16,7 +16,7 @@ import type { BazaarListing, LeftOutReason } from '../../wire/answers/registry.j
 import { formatUsdc, MAX_AMOUNT_MICRO } from '../../wire/money.js';
 import { checksummedEvmAddress } from '../../wire/rails.js';
 import { isPayableOn, isUsdcOn } from '../payments/x402-payable.js';
-import type { X402Names } from '../ports/x402.js';
+import type { X402Names, X402Requirement } from '../ports/x402.js';
 
 /** Items kept from one list at most (the rest counted as `over_limit`). */
 export const MAX_BAZAAR_ITEMS = 1_000;
@@ -25,6 +25,8 @@ const MAX_ACCEPTS = 20;
 /** What the registry shows of a description, and a name. */
 const DESCRIPTION_CHARS = 500;
 const NAME_CHARS = 64;
+/** An EVM token's EIP-712 name or version, kept (USDC's are "USD Coin" and "2"). */
+const TOKEN_CHARS = 64;
 /** Tags kept per item (as the bazaar's own sanitizer keeps them: 5, of at most 32 characters). */
 const MAX_TAGS = 5;
 const TAG_CHARS = 32;
@@ -67,6 +69,7 @@ const offerSchema = z.object({
   asset: shortText(128).optional(),
   payTo: shortText(128).optional(),
   description: shortText(10_000).optional(),
+  maxTimeoutSeconds: z.unknown().optional(),
   // x402 lets `extra` be null (v1 offers often say so).
   extra: z.record(z.string(), z.unknown()).nullish(),
 });
@@ -123,6 +126,16 @@ export interface DiscoveredItem {
     payTo: string | null;
     /** `extra.assetTransferMethod` where the offer names one (Permit2 on an EVM chain); absent in a list stored before it was kept. */
     transferMethod?: string | null;
+    /** The EIP-712 name and version the offer names its token by (`extra.name`, `extra.version`); null where it names none. Absent in a list stored before it was kept, as are the two below. */
+    token?: { name: string; version: string } | null;
+    /** `maxTimeoutSeconds` where it is a whole number. */
+    maxTimeoutSeconds?: number | null;
+    /**
+     * Why Coffer's x402 buyer would not sign it (X402Buyer.signingRefusal: on Base a token named
+     * otherwise than the chain's USDC, no time given), asked as the list is read; null where it would,
+     * or could not tell then.
+     */
+    refused?: string | null;
   }[];
 }
 
@@ -147,6 +160,12 @@ export const storedItemSchema: z.ZodType<DiscoveredItem> = z.object({
         asset: shortText(128).nullable(),
         payTo: shortText(128).nullable(),
         transferMethod: shortText(64).nullable().optional(),
+        token: z
+          .object({ name: shortText(TOKEN_CHARS), version: shortText(TOKEN_CHARS) })
+          .nullable()
+          .optional(),
+        maxTimeoutSeconds: z.number().int().nullable().optional(),
+        refused: shortText(500).nullable().optional(),
       }),
     )
     .min(1)
@@ -234,7 +253,36 @@ export function readItem(raw: unknown): DiscoveredItem | null {
       asset: offer.asset ?? null,
       payTo: offer.payTo ?? null,
       transferMethod: transferMethodOf(offer.extra),
+      token: tokenOf(offer.extra),
+      maxTimeoutSeconds: Number.isSafeInteger(offer.maxTimeoutSeconds) ? (offer.maxTimeoutSeconds as number) : null,
     })),
+  };
+}
+
+/** The EIP-712 name and version an offer names its token by (`extra.name`, `extra.version`), as strings, kept short; null where it names none. */
+function tokenOf(extra: Record<string, unknown> | null | undefined): { name: string; version: string } | null {
+  const { name, version } = extra ?? {};
+  if (typeof name !== 'string' || typeof version !== 'string') return null;
+  return { name: name.slice(0, TOKEN_CHARS), version: version.slice(0, TOKEN_CHARS) };
+}
+
+/**
+ * A listed offer as the x402 buyer judges a purchase's requirement (its signingRefusal): what the
+ * list kept of it, so the listing says payable only where a purchase on the same terms would sign.
+ */
+export function requirementOf(offer: DiscoveredItem['accepts'][number]): X402Requirement {
+  return {
+    scheme: offer.scheme,
+    network: offer.network,
+    amount: offer.amount !== null && CANONICAL_AMOUNT.test(offer.amount) ? BigInt(offer.amount) : -1n,
+    asset: offer.asset ?? '',
+    payTo: offer.payTo ?? '',
+    feePayer: null,
+    maxTimeoutSeconds: offer.maxTimeoutSeconds ?? null,
+    extra: {
+      ...(offer.token == null ? {} : offer.token),
+      ...(offer.transferMethod == null ? {} : { assetTransferMethod: offer.transferMethod }),
+    },
   };
 }
 
@@ -303,7 +351,8 @@ export function mapItem(item: DiscoveredItem, here: PayableHere, facilitator: st
       // In one spelling only (no leading zero), as a purchase reads it (server/x402/offer-terms.ts).
       const amount = offer.amount === null || !CANONICAL_AMOUNT.test(offer.amount) ? null : BigInt(offer.amount);
       const terms = { ...offer, amount, transferMethod: offer.transferMethod ?? undefined };
-      return isPayableOn(rail, { network, usdc: on.usdc }, terms) && amount! <= MAX_AMOUNT_MICRO;
+      // Not one the buyer would refuse to sign (asked as the list was read).
+      return isPayableOn(rail, { network, usdc: on.usdc }, terms) && amount! <= MAX_AMOUNT_MICRO && !offer.refused;
     });
   });
   const [onSol, onBase] = payable;

@@ -28,6 +28,7 @@ import {
   mapItems,
   readDiscoveryPage,
   readItem,
+  requirementOf,
   storedItemSchema,
   type BazaarEntry,
   type DiscoveredItem,
@@ -195,7 +196,34 @@ async function readList(ctx: ContextWith<MetaStore>, facilitator: string, signal
       break;
     }
   }
+  await askSigningRefusals(ctx, items, signal);
   return { items, ...counted };
+}
+
+/**
+ * Each offer on this Coffer's Base network asked of the x402 buyer, which reads the chain's USDC
+ * (its EIP-712 name and version): one it would refuse to sign, such as one naming another token, is
+ * kept with why, so its listing is not called payable. Asked here, with the list, so that the view
+ * is made without I/O; within the read's time (the token's reads are one, shared).
+ */
+async function askSigningRefusals(ctx: ContextWith<MetaStore>, items: DiscoveredItem[], signal: AbortSignal): Promise<void> {
+  const buyer = ctx.x402 ?? null;
+  const names = buyer?.networks.base ?? null;
+  if (buyer === null || names === null) return;
+  const asked = items.flatMap((item) =>
+    item.accepts
+      .filter((offer) => offer.network === (item.x402Version === 1 ? names.v1 : names.v2))
+      .map(async (offer) => {
+        offer.refused = await buyer.signingRefusal(requirementOf(offer), 'base');
+      }),
+  );
+  await Promise.race([
+    Promise.all(asked),
+    new Promise((_, reject) => {
+      if (signal.aborted) reject(signal.reason as Error);
+      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    }),
+  ]);
 }
 
 /** Starts a read of the facilitator's list (one at a time: a read under way for it is joined). */

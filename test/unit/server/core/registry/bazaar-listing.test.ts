@@ -6,6 +6,8 @@ import {
   mapItems,
   readDiscoveryPage,
   readItem,
+  requirementOf,
+  storedItemSchema,
   type BazaarEntry,
   type DiscoveredItem,
   type PayableHere,
@@ -239,6 +241,32 @@ describe('Base listings (issue 50, point 4)', () => {
     const both = onBase((offer) => (offer.extra.assetTransferMethod = 'eip3009'));
     both.accepts.unshift({ ...both.accepts[0], amount: '10000', extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } });
     expect(mapped(both, DEVNET_AND_BASE)).toMatchObject({ pricePerCall: '0.02', base: { payTo: BASE_PAY_TO } });
+  });
+
+  it('keeps what a purchase’s signing judges (the token’s EIP-712 name and version, the time given), and leaves out an offer the buyer would refuse to sign', () => {
+    const item = readItem(onBase((offer) => (offer.maxTimeoutSeconds = 60)))!;
+    expect(item.accepts[0]).toMatchObject({ token: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 60 });
+    expect(requirementOf(item.accepts[0]!)).toEqual({
+      scheme: 'exact',
+      network: 'eip155:84532',
+      amount: 20_000n,
+      asset: BASE_SEPOLIA_USDC.toLowerCase(),
+      payTo: BASE_PAY_TO.toLowerCase(),
+      feePayer: null,
+      maxTimeoutSeconds: 60,
+      extra: { name: 'USDC', version: '2' },
+    });
+    // Named by numbers or not at all: no token named; a time that is no whole number: none.
+    const unnamed = readItem(onBase((offer) => ((offer.extra = { name: 2, version: '2' }), (offer.maxTimeoutSeconds = '60'))))!;
+    expect(unnamed.accepts[0]).toMatchObject({ token: null, maxTimeoutSeconds: null });
+    expect(requirementOf(unnamed.accepts[0]!)).toMatchObject({ maxTimeoutSeconds: null, extra: {} });
+    // The buyer's refusal, asked as the list was read (bazaar.ts), leaves it out.
+    item.accepts[0]!.refused = 'the x402 offer names the token "USD Coin" version 2';
+    expect(mapItem(item, DEVNET_AND_BASE, FACILITATOR)).toBe('invalid');
+    // Kept with the stored list, so a restart does not call it payable.
+    expect(mapItem(storedItemSchema.parse(JSON.parse(JSON.stringify(item))), DEVNET_AND_BASE, FACILITATOR)).toBe('invalid');
+    item.accepts[0]!.refused = null;
+    expect(mapItem(item, DEVNET_AND_BASE, FACILITATOR)).toMatchObject({ base: { payTo: BASE_PAY_TO } });
   });
 
   it('is left out where this Coffer does not pay x402 on Base', () => {
