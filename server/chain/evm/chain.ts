@@ -82,7 +82,7 @@ export interface BlocksOnDemand {
 export const AUTHORIZATION_SECONDS = 600n;
 /**
  * How far behind the newest block a node's safe head is taken to be where the node does not say
- * (an RPC that refuses the `safe` tag): Base's is usually a few minutes behind.
+ * (an RPC that refuses both the `safe` and the `finalized` tag): Base's is usually a few minutes behind.
  */
 const REORG_MARGIN_SECONDS = 900n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
@@ -390,16 +390,22 @@ export class EvmChain implements Chain {
 
   /**
    * The newest block no reorganization can replace, as the node says it: its `safe` head, else its
-   * `finalized` one (older, as sure) where it refuses the first. Null where it refuses both; any
-   * other failure (a rate limit, no answer) is thrown, the question left for the next round.
+   * `finalized` one (older, as sure) where it refuses the first or fails it with an internal error
+   * (some nodes do so for a tag they do not serve). Null only where it refuses both outright: then it
+   * is taken to be REORG_MARGIN_SECONDS behind. Any other failure, an internal error on `finalized`
+   * included (viem counts -32603 as passing: a node having trouble, which may also answer a newest
+   * block of its own fork), is thrown, the question left for the next round.
    */
   private async safeHead() {
-    for (const blockTag of ['safe', 'finalized'] as const) {
-      try {
-        return await this.client.getBlock({ blockTag });
-      } catch (error) {
-        if (!refusesTag(error)) throw error;
-      }
+    try {
+      return await this.client.getBlock({ blockTag: 'safe' });
+    } catch (error) {
+      if (!refusesTag(error) && !isInternalError(error)) throw error;
+    }
+    try {
+      return await this.client.getBlock({ blockTag: 'finalized' });
+    } catch (error) {
+      if (!refusesTag(error)) throw error;
     }
     return null;
   }
@@ -454,9 +460,9 @@ export class EvmChain implements Chain {
     // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and a
     // reorganization of them could run it before its end. Once the safe head (an ancestor of the
     // newest, where the authorization is unused) is past its end too, every block a reorganization
-    // could replace comes after its end. A node that says neither its safe head nor its finalized
-    // one is taken to be REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never
-    // reorganized.
+    // could replace comes after its end. A node that refuses both its safe head and its finalized
+    // one is taken to be REORG_MARGIN_SECONDS behind (safeHead). A chain that mines only when asked
+    // is never reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
     const safe = await this.safeHead();
     if (safe === null)
@@ -474,19 +480,17 @@ export class EvmChain implements Chain {
 }
 
 /**
- * Whether a node refused a block tag it does not know (`safe` on an older node), failed it with an
- * internal error (as some do for a tag they do not serve), or answered no block for it. Not a node
- * that did not answer, or refused one request too many: that says nothing of the tag.
+ * Whether a node refused a block tag it does not know (`safe` on an older node), or answered no block
+ * for it. Not a node that did not answer, or refused one request too many: that says nothing of the tag.
  */
 const refusesTag = (error: unknown) =>
   error instanceof BaseError &&
   error.walk(
-    (cause) =>
-      cause instanceof InvalidParamsRpcError ||
-      cause instanceof InvalidInputRpcError ||
-      cause instanceof InternalRpcError ||
-      cause instanceof BlockNotFoundError,
+    (cause) => cause instanceof InvalidParamsRpcError || cause instanceof InvalidInputRpcError || cause instanceof BlockNotFoundError,
   ) !== null;
+
+/** Whether a node failed a request with an internal error (-32603). */
+const isInternalError = (error: unknown) => error instanceof BaseError && error.walk((cause) => cause instanceof InternalRpcError) !== null;
 
 /** The last block a cursor from incomingTransfers read; null for none (a first read). */
 function blockOfCursor(cursor: string | null): bigint | null {
