@@ -47,6 +47,8 @@ export const BAZAAR_RETRY_MS = 60_000;
 export const BAZAAR_READ_TIMEOUT_MS = 10_000;
 /** The longest a search waits for a first list (later searches answer from the cache at once). */
 export const BAZAAR_SEARCH_WAIT_MS = 2_000;
+/** How long a read waits for the Base token's name, which judges its Base offers (askSigningRefusals). */
+const SIGNING_REFUSALS_WAIT_MS = 3_000;
 /** Items asked for per page, pages read at most. */
 export const BAZAAR_PAGE_SIZE = 100;
 const MAX_PAGES = 10;
@@ -204,26 +206,29 @@ async function readList(ctx: ContextWith<MetaStore>, facilitator: string, signal
  * Each offer on this Coffer's Base network asked of the x402 buyer, which reads the chain's USDC
  * (its EIP-712 name and version): one it would refuse to sign, such as one naming another token, is
  * kept with why, so its listing is not called payable. Asked here, with the list, so that the view
- * is made without I/O; within the read's time (the token's reads are one, shared).
+ * is made without I/O. The token's reads are one, shared: where they do not answer within
+ * SIGNING_REFUSALS_WAIT_MS (a Base node hung), or before the read's own time is up, the offers go
+ * unjudged (as a purchase's buyer that cannot tell) and the list is kept, its Solana listings and all.
  */
 async function askSigningRefusals(ctx: ContextWith<MetaStore>, items: DiscoveredItem[], signal: AbortSignal): Promise<void> {
   const buyer = ctx.x402 ?? null;
   const names = buyer?.networks.base ?? null;
   if (buyer === null || names === null) return;
-  const asked = items.flatMap((item) =>
-    item.accepts
-      .filter((offer) => offer.network === (item.x402Version === 1 ? names.v1 : names.v2))
-      .map(async (offer) => {
-        offer.refused = await buyer.signingRefusal(requirementOf(offer), 'base');
-      }),
-  );
-  await Promise.race([
-    Promise.all(asked),
-    new Promise((_, reject) => {
-      if (signal.aborted) reject(signal.reason as Error);
-      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  const offers = items.flatMap((item) => item.accepts.filter((offer) => offer.network === (item.x402Version === 1 ? names.v1 : names.v2)));
+  if (offers.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const answers = await Promise.race([
+    Promise.all(offers.map((offer) => buyer.signingRefusal(requirementOf(offer), 'base'))),
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SIGNING_REFUSALS_WAIT_MS))),
+    // The read's own time up meanwhile: the facilitator answered, so its list stands, unjudged.
+    new Promise<null>((resolve) => {
+      if (signal.aborted) resolve(null);
+      signal.addEventListener('abort', () => resolve(null), { once: true });
     }),
-  ]);
+  ]).finally(() => clearTimeout(timer));
+  if (answers === null) return;
+  // Kept with the list in the ledger, whose stored form holds 500 characters of it.
+  offers.forEach((offer, index) => (offer.refused = answers[index]?.slice(0, 500) ?? null));
 }
 
 /** Starts a read of the facilitator's list (one at a time: a read under way for it is joined). */

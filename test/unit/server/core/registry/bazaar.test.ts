@@ -266,6 +266,39 @@ describe('a facilitator that does not answer never holds a search past its bound
     expect(t.engine.bazaar(t.asOwner)).toMatchObject({ state: 'failed', error: { code: 'bazaar_timeout' } });
     t.close();
   });
+
+  it('a Base token that cannot be read (its node hung) holds back no listing: its offers go unjudged, the list is read', async () => {
+    const t = await setup();
+    t.x402.networks.base = { v1: 'base-sepolia', v2: 'eip155:84532' };
+    let asked = 0;
+    // The buyer reads the token before it answers; the node never does.
+    t.x402.refusing = () => {
+      asked += 1;
+      return new Promise<never>(() => undefined);
+    };
+    const onBase = {
+      ...t.item('base', 'On Base'),
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          amount: '10000',
+          asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          payTo: '0x000000000000000000000000000000000000dEaD',
+          maxTimeoutSeconds: 60,
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
+    };
+    t.facilitator.items = [t.item('weather', 'Weather'), onBase];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const set = t.engine.setBazaar(t.asOwner, { facilitator: FACILITATOR });
+    await vi.advanceTimersByTimeAsync(BAZAAR_READ_TIMEOUT_MS);
+    // Read, not failed (the facilitator answered); the Solana listing is there (this engine pays no Base).
+    expect(await set).toMatchObject({ state: 'fresh', listed: 1, error: null });
+    expect(asked).toBe(1);
+    t.close();
+  });
 });
 
 describe('one search for the catalog and the Bazaar (the SQLite ledger, whose full-text index decides what matches)', () => {
