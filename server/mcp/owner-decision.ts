@@ -110,6 +110,11 @@ export class OwnerDecisions {
     return this.followed.get(key);
   }
 
+  /** The purchase followed that waits under this request (asked again naming it), if any. */
+  followedUnder(approvalId: string): Followed | undefined {
+    return [...this.followed.values()].find((followed) => followed.approval.approvalId === approvalId);
+  }
+
   /**
    * Follows a held purchase until it settles, or returns the one already followed under this key:
    * then `start` is not called (no second wait, no second purchase).

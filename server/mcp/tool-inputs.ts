@@ -114,4 +114,12 @@ export const fetchPaidInput = z.object({
     .describe(
       "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana",
     ),
+  approvalId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'the approvalId an earlier fetch_paid of this very call answered while its payment waited for the owner: that request is waited for and used, never asked anew (needed only where this server restarted since)',
+    ),
 });

@@ -5,6 +5,7 @@ import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
 import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
+import type { Payment } from '../wire/answers/payments.js';
 import { RAILS, type Rail } from '../wire/rails.js';
 import type { X402SignInBody } from '../wire/schemas.js';
 
@@ -68,6 +69,15 @@ export interface PayingFetchOptions {
    * with long polls, until the owner decides; denied or expired, nothing is paid: payment_refused).
    */
   onHeld?: (approval: Approval) => void;
+  /**
+   * The request an earlier call of this purchase was held under (its `approvalId`: a process that did
+   * not live to see the owner decide, an MCP bridge restarted): waited for and used, never asked
+   * anew, so the owner decides once and the purchase is paid once. An x402 offer is bought under it
+   * with the seller's terms as they stand now (Coffer refuses another purchase: `approval_mismatch`);
+   * Coffer's own 402 was paid at the owner's yes, and that receipt is presented. A request that is
+   * not this agent's, or was for another payment, is refused; nothing is paid.
+   */
+  approvalId?: string;
   /**
    * The rail to pay on (`sol`, `base`): an x402 offer on both rails is paid on that one, and Coffer's
    * own 402 on Base where it offers Base (`base` in its body; one that does not is refused,
@@ -316,22 +326,25 @@ async function pay(
   const { agent } = options;
   let paid;
   try {
-    const answer = await api.pay(
-      agent.agentId,
-      {
-        service: listedServiceId ?? instructions.service ?? new URL(url).host,
-        amount: instructions.amount,
-        currency: 'USDC',
-        description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
-        // Coffer refuses a registry service's payment to any address but its listed one.
-        recipient: instructions.recipient,
-        // The rail asked (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
-        ...(options.rail === undefined ? {} : { rail: options.rail }),
-        ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
-      },
-      idempotencyKey,
-    );
-    paid = await paymentWhenDecided(api, answer, options.onHeld);
+    if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, instructions, options.onHeld);
+    else {
+      const answer = await api.pay(
+        agent.agentId,
+        {
+          service: listedServiceId ?? instructions.service ?? new URL(url).host,
+          amount: instructions.amount,
+          currency: 'USDC',
+          description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
+          // Coffer refuses a registry service's payment to any address but its listed one.
+          recipient: instructions.recipient,
+          // The rail asked (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
+          ...(options.rail === undefined ? {} : { rail: options.rail }),
+          ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
+        },
+        idempotencyKey,
+      );
+      paid = await paymentWhenDecided(api, answer, options.onHeld);
+    }
   } catch (error) {
     if (!refusal(error)) throw error;
     if (OWN_CODES.has(error.code as PaymentErrorCode)) {
@@ -361,6 +374,51 @@ async function pay(
     rail: railOf(paid.rail),
     ...stoppedOf(paid.agentStopped),
   } satisfies PaymentMade;
+}
+
+/**
+ * A request an earlier call was held under (options.approvalId), once the owner decides: its
+ * approval read, `onHeld` told while it waits, and what the yes carried out. For `coffer`, the payment
+ * made at the yes, which must be the one these terms ask (its recipient and amount); for `x402`, the
+ * yes to a purchase, bought next with fresh terms. Otherwise refused as Coffer would refuse it
+ * (`approval_mismatch`): nothing is paid.
+ */
+async function approvedFor(
+  api: CofferClient,
+  approvalId: string,
+  protocol: 'coffer' | 'x402',
+  onHeld: PayingFetchOptions['onHeld'],
+): Promise<{ approval: Approval; result: Record<string, unknown> }> {
+  const asked = await api.approval(approvalId);
+  if (asked.status === 'pending') onHeld?.(asked);
+  const approval = await approvedOrThrow(api, asked);
+  const result = (approval.result ?? {}) as Record<string, unknown>;
+  if (approval.kind !== 'payment' || (result.protocol === 'x402') !== (protocol === 'x402')) {
+    throw new CofferApiError(
+      409,
+      'approval_mismatch',
+      `request ${approvalId} is not ${protocol === 'x402' ? 'an x402 purchase' : "a payment of Coffer's 402"}; nothing was paid under it`,
+    );
+  }
+  return { approval, result };
+}
+
+/** Coffer's 402 paid at the owner's yes to an earlier call's request: that payment, where it is the one these terms ask. */
+async function paidUnderApproval(
+  api: CofferClient,
+  approvalId: string,
+  instructions: PaymentInstructions,
+  onHeld: PayingFetchOptions['onHeld'],
+): Promise<Payment> {
+  const { result } = await approvedFor(api, approvalId, 'coffer', onHeld);
+  if (result.recipient !== instructions.recipient || result.amount !== instructions.amount) {
+    throw new CofferApiError(
+      409,
+      'approval_mismatch',
+      `request ${approvalId} paid ${String(result.amount)} USDC to ${String(result.recipient)}; this 402 asks ${instructions.amount} USDC to ${instructions.recipient}: nothing more was paid`,
+    );
+  }
+  return result as unknown as Payment;
 }
 
 /** Coffer answered and refused (an HTTP answer), as opposed to not answering at all (retried). */
@@ -406,11 +464,9 @@ async function payX402Offer(
   const response = await paidCall(url, init, payment, options);
   const settlement = settlementReported(api, options.agent.agentId, payment, response);
   if (response.status === 402) {
-    throw new PaymentError(
-      'paid_call_failed',
-      `${url} refused the x402 payment; Coffer gives its budget back once the transaction can no longer land`,
-      { payment, response },
-    );
+    // A payment made already (a purchase answered again under its approval) is not given back.
+    const after = payment.status === 'pending' ? '; Coffer gives its budget back once the transaction can no longer land' : '';
+    throw new PaymentError('paid_call_failed', `${url} refused the x402 payment${after}`, { payment, response });
   }
   return { response, payment, settlement };
 }
@@ -451,17 +507,25 @@ async function boughtByCoffer(
   api: CofferClient,
 ): Promise<{ paid: X402Paid } | { unpaid: Response }> {
   const idempotencyKey = `fetch-${randomUUID()}`;
+  const refused = (error: unknown): never => {
+    if (!refusal(error)) throw error;
+    throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
+      status: error.status,
+      cofferCode: error.code,
+    });
+  };
   try {
-    let asked = await askCofferToPay(api, x402OfferOf(first, options), idempotencyKey, options);
-    if ('held' in asked) {
-      options.onHeld?.(asked.held);
-      const approval = await approvedOrThrow(api, asked.held).catch((error: unknown) => {
-        if (!refusal(error)) throw error;
-        throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
-          status: error.status,
-          cofferCode: error.code,
-        });
-      });
+    // An earlier call's request (options.approvalId): its yes awaited, not asked for again.
+    let asked: { paid: X402Paid } | { held: Approval } | { resumed: string } =
+      options.approvalId === undefined
+        ? await askCofferToPay(api, x402OfferOf(first, options), idempotencyKey, options)
+        : { resumed: options.approvalId };
+    if (!('paid' in asked)) {
+      let approval: Approval;
+      if ('held' in asked) {
+        options.onHeld?.(asked.held);
+        approval = await approvedOrThrow(api, asked.held).catch(refused);
+      } else approval = (await approvedFor(api, asked.resumed, 'x402', options.onHeld).catch(refused)).approval;
       const again = await sellerAfterYes(url, init, options);
       if (again.status !== 402) return { unpaid: again };
       const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };

@@ -29,6 +29,8 @@ export interface McpHost {
   /** Calls a tool; `onProgress` hears its progress messages (and each resets the request's timeout). */
   callTool(name: string, args?: Record<string, unknown>, onProgress?: (message: string) => void): Promise<ToolResult>;
   close(): Promise<void>;
+  /** Kills the server outright (SIGKILL), as a crash does: it learns nothing of its end. */
+  kill(): void;
 }
 
 export interface McpLaunch {
@@ -73,6 +75,7 @@ export async function connectMcpHost(
       callTool: async (tool, args = {}, onProgress) =>
         (await client.callTool({ name: tool, arguments: args }, undefined, progressOptions(onProgress))) as ToolResult,
       close: () => client.close(),
+      kill: () => process.kill(transport.pid!, 'SIGKILL'),
     };
   }
   const client = new Client(info, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -84,7 +87,8 @@ export async function connectMcpHost(
       return { action: await opensUrl({ url: params.url, message: params.message }) };
     });
   }
-  await client.connect(new StdioClientTransport({ ...launch, stderr: 'pipe' }));
+  const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
+  await client.connect(transport);
   return {
     era,
     protocolVersion: client.getNegotiatedProtocolVersion(),
@@ -92,5 +96,6 @@ export async function connectMcpHost(
     callTool: async (tool, args = {}, onProgress) =>
       (await client.callTool({ name: tool, arguments: args }, progressOptions(onProgress))) as ToolResult,
     close: () => client.close(),
+    kill: () => process.kill(transport.pid!, 'SIGKILL'),
   };
 }

@@ -185,7 +185,9 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
         approvalId: approval!.approvalId,
         expiresAt: expect.any(String),
         decisionUrl: `${t.url}/#/approvals/${approval!.approvalId}`,
-        message: expect.stringMatching(/Nothing is paid yet.*Call fetch_paid again with the same arguments/),
+        message: expect.stringMatching(
+          new RegExp(`Nothing is paid yet.*Call fetch_paid again with the same arguments and approvalId ${approval!.approvalId}`),
+        ),
       });
       // Asked again before the owner decided: the same purchase (no second request for the owner).
       expect((await host.callTool('fetch_paid', args)).structuredContent).toMatchObject({ approvalId: approval!.approvalId });
@@ -206,6 +208,41 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
         message: expect.stringMatching(/check_approval/),
       });
       await decide(String(pay.structuredContent!.approvalId), 'deny');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a bridge killed while its call waits: the call asked again of a new one, with its approvalId, picks up the same purchase, paid once', async () => {
+    const first = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '1' });
+    const { agentId, walletAddress, apiKey } = first;
+    const args = { url: `${demo.url}/weather?city=Lima` };
+    const waiting = await first.host.callTool('fetch_paid', args);
+    const approvalId = String(waiting.structuredContent!.approvalId);
+    expect(approvalId).toMatch(/^apr_/);
+    // Killed outright: it withdraws nothing, and forgets what it followed.
+    first.host.kill();
+    await first.host.close().catch(() => undefined);
+    await decide(approvalId, 'approve');
+    const before = await balance(walletAddress);
+    const env = {
+      ...(process.env as Record<string, string>),
+      COFFER_URL: t.url,
+      COFFER_OWNER: t.owner,
+      COFFER_AGENT_ID: agentId,
+      COFFER_API_KEY: apiKey,
+      COFFER_CONFIG: '/nonexistent/agent.json',
+    };
+    const host = await connectMcpHost({ command: process.execPath, args: [CLI, 'mcp'], env }, era);
+    try {
+      const answered = await host.callTool('fetch_paid', { ...args, approvalId });
+      expect(answered.isError, answered.content[0]?.text).toBeFalsy();
+      expect(answered.structuredContent).toMatchObject({ status: 200, payment: { status: 'confirmed', amount: '0.01' } });
+      expect(await pendingOf(agentId)).toEqual([]);
+      // Paid once, at the owner's yes: the new bridge presented that receipt.
+      const paid = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments;
+      expect(paid).toHaveLength(1);
+      expect(before).toBe(await balance(walletAddress));
     } finally {
       await host.close();
     }

@@ -225,6 +225,47 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     },
   );
 
+  it('a purchase held for an earlier call that went away: payingFetch given its approvalId waits for that yes and buys once under it, asking nothing anew', async () => {
+    const agentId = 'held-resumed';
+    const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });
+    const served = v2.served;
+    const pending = async () =>
+      ((await t.api('GET', t.withOwner('/v1/approvals?status=pending'))).body.approvals as any[]).filter((a) => a.agentId === agentId);
+    // The earlier call: its purchase held for the owner; then it went away (a restart, a crash).
+    const held = await payX402(agentId, agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(held.status).toBe(202);
+    const { approvalId, paymentId } = held.body;
+    let told: { approvalId: string } | null = null;
+    const buying = payingFetch(v2.url, {}, { agent: agentOf(agentId, agent.apiKey), approvalId, onHeld: (approval) => (told = approval) });
+    for (let i = 0; i < 100 && told === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(told).toMatchObject({ approvalId });
+    // One request for the owner, the earlier one.
+    expect((await pending()).map((a) => a.approvalId)).toEqual([approvalId]);
+    await t.api('POST', t.withOwner(`/v1/approvals/${approvalId}/approve`));
+    const { response, settlement } = await buying;
+    expect(response.status).toBe(200);
+    expect(v2.served).toBe(served + 1);
+    expect(await settlement).toMatchObject({ protocol: 'x402', paymentId, status: 'confirmed' });
+    // Under the same approval again: Coffer answers the purchase made (as a retry of it), which the
+    // seller refuses as settled; nothing more is paid, and the words say it was made.
+    const again = await payingFetch(v2.url, {}, { agent: agentOf(agentId, agent.apiKey), approvalId }).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(PaymentError);
+    expect(again).toMatchObject({ code: 'paid_call_failed', details: { payment: { paymentId, status: 'confirmed' } } });
+    expect((again as Error).message).not.toMatch(/gives its budget back/);
+    expect(await pending()).toEqual([]);
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+    // Another agent's request, or none: refused, nothing paid.
+    const other = await fundedX402Agent('held-other', '1.00', { askAbove: '0' });
+    await expect(payingFetch(v2.url, {}, { agent: agentOf('held-other', other.apiKey), approvalId })).rejects.toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'wrong_agent' },
+    });
+    await expect(
+      payingFetch(v2.url, {}, { agent: agentOf('held-other', other.apiKey), approvalId: 'apr_none0000000000' }),
+    ).rejects.toMatchObject({ code: 'payment_refused', details: { cofferCode: 'approval_not_found' } });
+    expect(await usdc(other.walletAddress)).toBe(micro('1.00'));
+  });
+
   it("a seller gone after the owner's yes is named, not Coffer; nothing is paid", async () => {
     const agentId = 'held-gone';
     const agent = await fundedX402Agent(agentId, '1.00', { askAbove: '0' });

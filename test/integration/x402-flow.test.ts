@@ -497,6 +497,45 @@ describe('the 402 flow against the demo paid API', () => {
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     });
 
+    it("a payment held for an earlier call that went away: payingFetch given its approvalId presents what the owner's yes paid, paying nothing more", async () => {
+      const agent = await fundedAgent(t, 'resumed', '1.00');
+      await t.api('POST', t.withOwner('/v1/agents/resumed/policy'), { body: { askAbove: '0' } });
+      const url = `${api.url}/weather?city=Vienna`;
+      // The earlier call: its payment of the seller's 402 held for the owner; then it went away.
+      const terms = (await get('/weather?city=Vienna')).body;
+      const held = await t.api('POST', t.withOwner('/v1/agents/resumed/pay'), {
+        key: agent.apiKey,
+        body: { service: 'demo-weather', amount: terms.amount, currency: 'USDC', recipient: terms.recipient, nonce: terms.nonce },
+      });
+      expect(held.status).toBe(202);
+      const { approvalId, paymentId } = held.body;
+      let told: { approvalId: string } | null = null;
+      const resuming = payingFetch(url, {}, { agent: agentOf(agent, 'resumed'), approvalId, onHeld: (approval) => (told = approval) });
+      for (let i = 0; i < 100 && told === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(told).toMatchObject({ approvalId });
+      await t.api('POST', t.withOwner(`/v1/approvals/${approvalId}/approve`));
+      const { response, payment } = await resuming;
+      expect(response.status).toBe(200);
+      expect((await json(response)).city).toBe('Vienna');
+      expect(payment).toMatchObject({ protocol: 'coffer', paymentId, amount: '0.01' });
+      expect((await history('resumed')).map((entry: { id: string }) => entry.id)).toEqual([paymentId]);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+      // Presented again (its 402 asking the same): the seller refuses a receipt used, nothing more is paid.
+      const again = await payingFetch(url, {}, { agent: agentOf(agent, 'resumed'), approvalId }).catch((e) => e);
+      expect(again).toMatchObject({ code: 'paid_call_failed', details: { payment: { paymentId } } });
+      // A 402 asking another sum: refused before anything is presented; nothing is paid under it.
+      const cheaper = await sellerWith((body) => body, '0.005');
+      try {
+        const other = await payingFetch(cheaper.url, {}, { agent: agentOf(agent, 'resumed'), approvalId }).catch((e) => e);
+        expect(other).toMatchObject({ code: 'payment_refused', details: { cofferCode: 'approval_mismatch' } });
+        expect(other.message).toMatch(/paid 0\.01 USDC .* asks 0\.005 USDC/);
+      } finally {
+        await cheaper.close();
+      }
+      expect((await history('resumed')).map((entry: { id: string }) => entry.id)).toEqual([paymentId]);
+      expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
+    });
+
     /** A paid route whose 402 body the test rewrites, to play a seller that lies or errs. */
     async function sellerWith(rewrite: (body: Record<string, unknown>) => Record<string, unknown>, price = '0.01') {
       const sellerStore = openPaywallStore(':memory:');

@@ -13,7 +13,7 @@ import { returning, showAndWait, whenDecided } from './held-payment.js';
 export const fetchPaid = defineTool({
   name: 'fetch_paid',
   description:
-    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments then picks up the same purchase (never paid twice).",
+    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments and its approvalId then picks up the same purchase (never paid twice).",
   inputSchema: input.fetchPaidInput,
   outputSchema: output.fetchPaidOutput,
   annotations: { ...CHANGES_STATE, openWorldHint: true },
@@ -23,9 +23,11 @@ export const fetchPaid = defineTool({
     // A call coming back from the owner's decision page: the same purchase, awaited.
     const resumed = ctx.decisions.resumed('fetch_paid', extra);
     if (resumed !== undefined) return returning(resumed, call, 'fetch_paid');
-    // The same call asked again while its purchase waits for the owner (or its answer was not taken yet): that purchase.
-    const key = OwnerDecisions.requestKey(request);
-    const joined = ctx.decisions.joined(key);
+    // The same call asked again while its purchase waits for the owner (or its answer was not taken
+    // yet): that purchase, whether or not it names the approval it waits under.
+    const { approvalId, ...sameCall } = request;
+    const key = OwnerDecisions.requestKey(sameCall);
+    const joined = ctx.decisions.joined(key) ?? (approvalId === undefined ? undefined : ctx.decisions.followedUnder(approvalId));
     if (joined !== undefined) return whenDecided(joined, call, 'fetch_paid');
     let held!: (approval: Approval) => void;
     const heldNow = new Promise<Approval>((resolve) => (held = resolve));
@@ -51,7 +53,7 @@ export const fetchPaid = defineTool({
  */
 async function purchase(
   ctx: ToolContext,
-  request: { url: string; method?: string; body?: string; headers?: Record<string, string>; rail?: Rail },
+  request: { url: string; method?: string; body?: string; headers?: Record<string, string>; rail?: Rail; approvalId?: string },
   onHeld: (approval: Approval) => void,
 ): Promise<object> {
   try {
@@ -62,6 +64,8 @@ async function purchase(
         agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey },
         onHeld,
         ...(request.rail === undefined ? {} : { rail: request.rail }),
+        // An earlier call's request (this bridge restarted since): used, not asked anew.
+        ...(request.approvalId === undefined ? {} : { approvalId: request.approvalId }),
       },
     );
     // Coffer's word on the payment once the seller's answer reached it (a few milliseconds), as

@@ -23,7 +23,7 @@ export function returning(resumed: { followed: Followed | null; approvalId: stri
     new CofferApiError(
       0,
       'purchase_not_followed',
-      `this bridge no longer follows the held payment (approval ${resumed.approvalId}); call check_approval with it to learn the owner's answer, and do not pay again`,
+      `this bridge no longer follows the held payment (approval ${resumed.approvalId}); call ${tool === 'fetch_paid' ? `fetch_paid again with the same arguments and approvalId ${resumed.approvalId}` : 'check_approval with it'} to learn the owner's answer, and do not pay again`,
     ),
   );
 }
@@ -54,7 +54,7 @@ export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTo
   const next =
     tool === 'pay'
       ? `Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
-      : `Call fetch_paid again with the same arguments to get the answer once the owner decides (the same purchase, until ${approval.expiresAt}: it is never paid twice), or check_approval with approvalId ${approval.approvalId}.`;
+      : `Call fetch_paid again with the same arguments and approvalId ${approval.approvalId} to get the answer once the owner decides (the same purchase, until ${approval.expiresAt}: it is never paid twice).`;
   return {
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
     decisionUrl: decisionUrl(cofferUrl, approval.approvalId),
