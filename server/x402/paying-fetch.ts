@@ -648,8 +648,11 @@ async function signedInCall(
   try {
     // The rail asked for names the account to prove first, where the agent paid the seller on both.
     proof = await api.signInX402(options.agent.agentId, { ...asked, ...(options.rail === undefined ? {} : { rail: options.rail }) });
-  } catch {
-    return null;
+  } catch (error) {
+    // A Coffer older than the field refuses it: asked again without it, not left to pay again.
+    const olderCoffer = options.rail !== undefined && error instanceof CofferApiError && error.code === 'invalid_request';
+    proof = olderCoffer ? await api.signInX402(options.agent.agentId, asked).catch(() => null) : null;
+    if (proof === null) return null;
   }
   const headers = new Headers(init.headers);
   headers.set(proof.header.name, proof.header.value);

@@ -77,6 +77,20 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     expect(seller.events.filter((event) => event.type === 'access_granted' && event.address === agent.walletAddress)).toHaveLength(2);
     const history = (await t.api('GET', t.withOwner('/v1/agents/siwx-buyer/spend-history'), { key: agent.apiKey })).body.payments;
     expect(history).toHaveLength(1);
+
+    // With a rail asked, against a Coffer older than the sign-in's `rail` (it refuses the field): asked
+    // again without it, and let in; nothing paid.
+    const older: typeof fetch = async (input, init) => {
+      const sent = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
+      if (String(input).includes('/x402/sign-in') && sent !== null && 'rail' in sent) {
+        return Response.json({ error: 'unknown field "rail"', code: 'invalid_request' }, { status: 400 });
+      }
+      return fetch(input, init);
+    };
+    const viaOlder = await payingFetch(seller.url, {}, { agent: agent.payingAgent, rail: 'sol', fetch: older });
+    expect(viaOlder.signedIn).toEqual({ address: agent.walletAddress });
+    expect(viaOlder.payment).toBeNull();
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
   });
 
   it("the proof is the package's own: for this site, this chain, signed by the agent's wallet", async () => {
