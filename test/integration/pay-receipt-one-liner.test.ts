@@ -227,6 +227,44 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     }
   });
 
+  it('coffer fetch --approval picks up the request a killed fetch left waiting: the yes paid once, its receipt presented', async () => {
+    const demo = await startDemoApi(dataDir);
+    await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    try {
+      const before = await balance();
+      const url = `${demo.url}/weather?city=Oslo`;
+      // The killed fetch's request: held for the seller's terms, then approved with no one waiting.
+      const terms = await json(fetch(url));
+      const config = JSON.parse(readFileSync(configFile, 'utf8')) as { apiKey: string };
+      const held = await json(
+        fetch(`${serve.url}/v1/agents/one-liner/pay?owner=${owner.owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            service: 'demo-weather',
+            amount: terms.amount,
+            currency: 'USDC',
+            recipient: terms.recipient,
+            nonce: terms.nonce,
+          }),
+        }),
+      );
+      expect(held.approvalId).toMatch(/^apr_/);
+      await post(`/v1/approvals/${held.approvalId}/approve`, {});
+      const fetched = await runCoffer(['fetch', url, '--approval', held.approvalId], { COFFER_CONFIG: configFile });
+      expect(fetched.code, fetched.stderr).toBe(0);
+      expect(JSON.parse(fetched.stdout)).toMatchObject({ city: 'Oslo' });
+      expect(fetched.stderr).toContain(`Paid 0.01 USDC on Solana (Coffer receipt, ${held.paymentId}, confirmed`);
+      expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+      const bad = await runCoffer(['fetch', url, '--approval', 'yes'], { COFFER_CONFIG: configFile });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--approval takes a request's id \(apr_…\), not "yes"/);
+    } finally {
+      await post('/v1/agents/one-liner/policy', { askAbove: null });
+      await demo.stop();
+    }
+  });
+
   it('a pay without a nonce below the listed price is refused before any money moves', async () => {
     const before = await balance();
     const cheap = await runCoffer(['pay', 'demo-weather', '0.005', '--receipt'], { COFFER_CONFIG: configFile });

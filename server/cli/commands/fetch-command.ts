@@ -17,7 +17,7 @@ type Out = NodeJS.WritableStream;
  */
 export async function fetchCommand(
   configPath: string,
-  args: { url: string; method?: string; headers: string[]; data?: string; rail?: Rail },
+  args: { url: string; method?: string; headers: string[]; data?: string; rail?: Rail; approvalId?: string },
   out: Out = process.stdout,
   err: Out = process.stderr,
 ): Promise<number> {
@@ -43,6 +43,8 @@ export async function fetchCommand(
             agent: { cofferUrl: agent.url, owner: agent.owner, agentId: agent.agentId, apiKey: agent.apiKey },
             description: `coffer fetch ${method} ${args.url}`,
             ...(args.rail === undefined ? {} : { rail: args.rail }),
+            // An earlier fetch's request (it was killed before the owner decided): used, not asked anew.
+            ...(args.approvalId === undefined ? {} : { approvalId: args.approvalId }),
             onHeld,
           },
         ),

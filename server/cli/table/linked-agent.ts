@@ -148,25 +148,29 @@ export const pay = defineCommand({
 
 export const fetch = defineCommand({
   name: 'fetch',
-  usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--config FILE]
+  usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--approval ID] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
                  the body bought goes to stdout, what was paid to stderr (--rail: paid on that
                  rail, or refused where the 402 does not offer it; left out, an x402 offer on both
                  rails is paid on the owner's preferred rail where the wallet there holds the
                  amount, else on the one whose wallet does, and Coffer's own 402 on Solana); a
                  payment the policy holds for the owner is waited for until the owner decides, a day
-                 at most (stopped meanwhile, an x402 purchase approved is bought by fetching again)`,
+                 at most (interrupted, its request is withdrawn; --approval: the request an earlier
+                 fetch of this URL that was killed waits under, used rather than asked anew)`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
     method: { type: 'string' },
     header: { type: 'string', multiple: true },
     data: { type: 'string' },
+    approval: { type: 'string' },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
     const [url] = positionals;
     if (!url) throw new UsageError('which URL to fetch?', 'fetch');
+    if (values.approval !== undefined && !/^apr_[\w-]{1,96}$/.test(values.approval))
+      throw new UsageError(`--approval takes a request's id (apr_…), not "${values.approval}"`, 'fetch');
     if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, 'fetch');
     const protocol = URL.canParse(url) ? new URL(url).protocol : null;
     // "127.0.0.1:7403/x" is no URL, and "localhost:7403/x" one of a scheme "localhost:": neither is a call to make.
@@ -178,6 +182,7 @@ export const fetch = defineCommand({
       headers: values.header ?? [],
       data: values.data,
       rail: railOption(values.rail, 'fetch'),
+      approvalId: values.approval,
     });
   },
 });
