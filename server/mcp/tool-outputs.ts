@@ -100,7 +100,8 @@ const endsOn = z
 export const policyOutput = open({
   agentId: z.string(),
   policy,
-  spent24h: usdc('spent in the last 24 h'),
+  spent24h: usdc('spent in the last 24 h, payments held for the owner included'),
+  held24h: usdc("of spent24h, the payments held for the owner's yes: counted against the budget, not paid").optional(),
   budgets: z.array(budgetNow).optional().describe('each budget beyond the daily one, now'),
   endsOn,
   timeZone: z.string().describe("the owner's time zone (IANA name): say resetsAt and policy.expiresAt, instants, in it"),

@@ -373,6 +373,7 @@ describe('auth', () => {
         agentId,
         policy: { ...start, ...changed },
         spent24h: '0.00',
+        held24h: '0.00',
         timeZone: new Intl.DateTimeFormat().resolvedOptions().timeZone,
       });
       expect(await policyOf(agentId)).toEqual({ ...start, ...changed });

@@ -172,8 +172,12 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       }
       expect(waiting).toHaveLength(1);
       expect(await balance()).toBe(before);
+      // `coffer status` says the held payment apart from what was paid: it counts, unpaid.
+      const heldNow = await runCoffer(['status'], { COFFER_CONFIG: configFile });
+      expect(heldNow.stdout).toMatch(/spent\s+\d+\.\d+ of 1\.00 USDC in the last 24 h \(0\.01 of it held for the owner's yes, not paid\)/);
       await post(`/v1/approvals/${waiting[0].approvalId}/approve`, {});
       const paid = await paying;
+      expect((await runCoffer(['status'], { COFFER_CONFIG: configFile })).stdout).not.toMatch(/held for the owner's yes/);
       expect(paid.code, paid.stderr).toBe(0);
       expect(paid.stderr).toMatch(new RegExp(`Waiting for the owner's yes .*request ${waiting[0].approvalId}, until .*Approvals page`));
       expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ paymentId: waiting[0].paymentId, amount: '0.01' });

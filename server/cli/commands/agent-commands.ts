@@ -13,6 +13,7 @@ import { walletLines } from './rail-lines.js';
 import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
+import { tryParseUsdc } from '../../wire/money.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -41,7 +42,10 @@ export async function status(configPath: string, options: { json?: boolean } = {
   // A line a rail: what its wallet holds there, and its address there (Base's only where that rail is open).
   const [first, ...more] = walletLines(balance.wallets, balance.balances, balance.baseNetwork);
   out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
-  out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h\n`);
+  // Held payments count against the budget unpaid: said apart, so "spent" is not read as paid (an
+  // older Coffer says none).
+  const held = (tryParseUsdc(policy.held24h ?? '0') ?? 0n) > 0n ? ` (${policy.held24h} of it held for the owner's yes, not paid)` : '';
+  out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h${held}\n`);
   out.write(
     `  policy   ${p.dailyBudget} USDC in any 24 hours, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,
   );

@@ -36,6 +36,7 @@ function policyAnswer(ctx: EngineContext, agent: AgentRecord, policy: Policy): P
     agentId,
     policy: policyView(policy),
     spent24h: formatUsdc(ctx.store.spentSince(owner, agentId, ctx.clock.now() - DAY_MS)),
+    held24h: formatUsdc(ctx.store.heldSince(owner, agentId, ctx.clock.now() - DAY_MS)),
     // Each budget now (what was spent, what remains, when it starts afresh); left out when there are none.
     ...(policy.budgets.length === 0 ? {} : { budgets: budgetsNow(ctx, owner, agentId, policy.budgets) }),
     ...endsOnOf(policy, timeZone),

@@ -50,6 +50,11 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
            WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL
              AND created_at > @since AND created_at < @rawTo)`,
     ).pluck(),
+    heldSince: bigintStatement(
+      db,
+      `SELECT COALESCE(SUM(amount), 0) FROM transfers
+         WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND created_at > ? AND status = 'held'`,
+    ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
     ownerTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ?'),
     ownerWindowBuckets: bigintStatement(db, windowBuckets('')),
@@ -64,6 +69,7 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
   return {
     budgetSpent: (owner, agentId, scope, from) => budgetSpend.budgetSpent(owner, agentId, scope, from),
     spentSince: (owner, agentId, since) => BigInt(stmts.spentSince.get({ owner, agentId, ...windowBounds(since) }) as bigint),
+    heldSince: (owner, agentId, since) => BigInt(stmts.heldSince.get(owner, agentId, since) as bigint),
     pendingPaymentsTotal: (owner, agentId, rail) => {
       const row = stmts.agentTotals.get(owner, agentId) as Row | undefined;
       if (!row) return 0n;

@@ -72,6 +72,8 @@ export type PolicyResponse = {
   agentId: string;
   policy: PolicyView;
   spent24h: string;
+  /** Of spent24h, the payments held for the owner's yes: counted against the budget, not paid (and never paid unless approved). */
+  held24h: string;
   budgets?: BudgetNow[];
   /** When the policy ends at the end of a day in the owner's time zone: that day, as typed ("2026-12-31"). */
   endsOn?: string;

@@ -12,6 +12,8 @@ export interface AgentSpendTotals {
 export interface SpendStore {
   /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
+  /** Of that sum, the payments held for the owner's yes (not paid, and never paid unless approved). */
+  heldSince(owner: string, agentId: string, since: number): bigint;
   /** Sum of pending payments of an agent (money reserved but not yet moved on chain), on one rail or (left out) on both. */
   pendingPaymentsTotal(owner: string, agentId: string, rail?: Rail): bigint;
   lastPaymentAt(owner: string, agentId: string): number | null;

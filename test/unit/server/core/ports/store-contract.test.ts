@@ -671,6 +671,10 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.findApprovalByPayment('h1')?.id).toBe('aph');
     // Counted by the daily window and the budgets; not pending on the wallet, not the last payment, not "paid before".
     expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
+    // The part of that window that waits for the owner's yes (what `coffer status` says apart).
+    expect(store.heldSince(OWNER, 'a', 0)).toBe(10n);
+    expect(store.heldSince(OWNER, 'a', held.createdAt)).toBe(0n);
+    expect(store.heldSince(OWNER, 'b', 0)).toBe(0n);
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(0n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBeNull();
@@ -693,6 +697,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     });
     expect(store.releaseHeldPayment('h1')).toBe(false);
     expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
+    expect(store.heldSince(OWNER, 'a', 0)).toBe(0n);
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBe(2_000);
