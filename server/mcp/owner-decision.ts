@@ -110,7 +110,7 @@ export class OwnerDecisions {
     return this.followed.get(key);
   }
 
-  /** The purchase followed that waits under this request (asked again naming it), if any. */
+  /** The purchase followed under this request, if any (whatever the call that asked it). */
   followedUnder(approvalId: string): Followed | undefined {
     return [...this.followed.values()].find((followed) => followed.approval.approvalId === approvalId);
   }

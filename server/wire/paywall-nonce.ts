@@ -33,3 +33,12 @@ export function coffersNonceTerms(memo: string): { issuedAt: number; expiresAt: 
   const expiresAt = parseInt(match[2]!, 36);
   return issuedAt <= expiresAt ? { issuedAt, expiresAt, amount: BigInt(match[3]!) } : null;
 }
+
+/**
+ * The route digest of a Coffer paywall's nonce (its fourth field: the method and path it was issued
+ * for), unchecked; null where the memo is not written as one. Two nonces of one paywall for one
+ * route share it.
+ */
+export function coffersNonceRoute(memo: string): string | null {
+  return COFFER_NONCE.test(memo) ? memo.split('.')[3]! : null;
+}

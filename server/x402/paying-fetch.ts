@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tryParseUsdc } from '../wire/money.js';
+import { coffersNonceRoute } from '../wire/paywall-nonce.js';
 import { readOffer, type PaymentInstructions } from './payment-required.js';
 import { keyClient, type CofferClient } from '../client/coffer-client.js';
 import { CofferApiError } from '../client/client-error.js';
@@ -189,7 +190,9 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   const idempotencyKey = `fetch-${randomUUID()}`;
   let payment;
   try {
-    payment = await withRetries(retries, () => pay(options, api, url, init, instructions, listing.serviceId, idempotencyKey));
+    payment = await withRetries(retries, () =>
+      pay(options, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
+    );
   } catch (error) {
     if (error instanceof PaymentError) throw error;
     throw unreachable(options.agent, error);
@@ -320,13 +323,15 @@ async function pay(
   url: string,
   init: RequestInit,
   instructions: PaymentInstructions,
+  /** The terms as the 402 wrote them, on both rails (a request picked up may have been paid on either). */
+  offered: PaymentInstructions,
   listedServiceId: string | null,
   idempotencyKey: string,
 ) {
   const { agent } = options;
   let paid;
   try {
-    if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, instructions, options.onHeld);
+    if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options);
     else {
       const answer = await api.pay(
         agent.agentId,
@@ -376,31 +381,81 @@ async function pay(
   } satisfies PaymentMade;
 }
 
+/** What an earlier call's request must be to be this call's: a payment of these Coffer terms, or an x402 purchase of this URL. */
+type PickedUp = { protocol: 'coffer'; instructions: PaymentInstructions } | { protocol: 'x402'; url: string };
+
 /**
- * A request an earlier call was held under (options.approvalId), once the owner decides: its
- * approval read, `onHeld` told while it waits, and what the yes carried out. For `coffer`, the payment
- * made at the yes, which must be the one these terms ask (its recipient and amount); for `x402`, the
- * yes to a purchase, bought next with fresh terms. Otherwise refused as Coffer would refuse it
- * (`approval_mismatch`): nothing is paid.
+ * A request an earlier call was held under (options.approvalId), once the owner decides. It is read
+ * first and refused (`approval_mismatch`) unless it is this call's payment, before anything waits:
+ * no other request is followed, shown as this call's or withdrawn with it, and a yes to another
+ * payment is never waited for as this one's. Then `onHeld` is told while it waits, and the yes's
+ * outcome is answered: for Coffer's 402 the payment made at the yes, for x402 the yes, bought next.
  */
 async function approvedFor(
   api: CofferClient,
   approvalId: string,
-  protocol: 'coffer' | 'x402',
-  onHeld: PayingFetchOptions['onHeld'],
+  expected: PickedUp,
+  options: PayingFetchOptions,
 ): Promise<{ approval: Approval; result: Record<string, unknown> }> {
-  const asked = await api.approval(approvalId);
-  if (asked.status === 'pending') onHeld?.(asked);
-  const approval = await approvedOrThrow(api, asked);
-  const result = (approval.result ?? {}) as Record<string, unknown>;
-  if (approval.kind !== 'payment' || (result.protocol === 'x402') !== (protocol === 'x402')) {
+  const asked = await withRetries(options.retries ?? 2, () => api.approval(approvalId));
+  const notThis = requestMismatch(asked, expected);
+  if (notThis !== null) {
     throw new CofferApiError(
       409,
       'approval_mismatch',
-      `request ${approvalId} is not ${protocol === 'x402' ? 'an x402 purchase' : "a payment of Coffer's 402"}; nothing was paid under it`,
+      `request ${approvalId} ${notThis}: it is not this call's, and nothing is paid under it here`,
+    );
+  }
+  if (asked.status === 'pending') options.onHeld?.(asked);
+  const approval = await approvedOrThrow(api, asked);
+  const result = (approval.result ?? {}) as Record<string, unknown>;
+  // A request held before it said what it answers (no resource or nonce) is told by its outcome.
+  if ((result.protocol === 'x402') !== (expected.protocol === 'x402')) {
+    throw new CofferApiError(
+      409,
+      'approval_mismatch',
+      `request ${approvalId} was ${result.protocol === 'x402' ? 'an x402 purchase' : "a payment of Coffer's 402"}; nothing more was paid for this call`,
+    );
+  }
+  if (expected.protocol === 'coffer' && !paysTerms(String(result.amount), String(result.recipient), expected.instructions)) {
+    throw new CofferApiError(
+      409,
+      'approval_mismatch',
+      `request ${approvalId} paid ${String(result.amount)} USDC to ${String(result.recipient)} (${String(result.paymentId)}); this 402 asks ${expected.instructions.amount} USDC to ${expected.instructions.recipient}: nothing more was paid`,
     );
   }
   return { approval, result };
+}
+
+/** Whether a payment of `amount` to `recipient` is one these terms ask: the same sum, to their recipient on either rail. */
+const paysTerms = (amount: string, recipient: string, terms: PaymentInstructions) =>
+  tryParseUsdc(amount) !== null &&
+  tryParseUsdc(amount) === tryParseUsdc(terms.amount) &&
+  (recipient === terms.recipient || (terms.base !== null && recipient.toLowerCase() === terms.base.recipient.toLowerCase()));
+
+/** Why a request is not the one this call may pick up, as its approval says it; null where it is (or, held before it said, cannot tell). */
+function requestMismatch(approval: Approval, expected: PickedUp): string | null {
+  if (approval.kind !== 'payment') return `is a ${approval.kind} request, not a payment`;
+  const request = approval.request as { amount?: unknown; recipient?: unknown; resource?: unknown; nonce?: unknown };
+  const resource = typeof request.resource === 'string' ? request.resource : null;
+  const nonce = typeof request.nonce === 'string' ? request.nonce : null;
+  if (expected.protocol === 'x402') {
+    if (resource === null) return nonce === null ? null : "is a payment of Coffer's 402, not an x402 purchase";
+    // The server's own rule for a purchase under an approval (x402-pay.ts underApproval): origin and path.
+    const [was, is] = [new URL(resource), new URL(expected.url)];
+    return was.origin === is.origin && was.pathname === is.pathname ? null : `is for ${resource}, not ${expected.url}`;
+  }
+  if (resource !== null) return `is an x402 purchase of ${resource}`;
+  const { instructions } = expected;
+  if (!paysTerms(String(request.amount), String(request.recipient), instructions)) {
+    return `is for ${String(request.amount)} USDC to ${String(request.recipient)}, and this 402 asks ${instructions.amount} USDC to ${instructions.recipient}`;
+  }
+  // A Coffer paywall's nonce is bound to its route: a receipt for another route would be refused.
+  const [was, is] = [
+    nonce === null ? null : coffersNonceRoute(nonce),
+    instructions.nonce === null ? null : coffersNonceRoute(instructions.nonce),
+  ];
+  return was !== null && is !== null && was !== is ? "is for another route of this seller (its 402's nonce names another)" : null;
 }
 
 /** Coffer's 402 paid at the owner's yes to an earlier call's request: that payment, where it is the one these terms ask. */
@@ -408,17 +463,9 @@ async function paidUnderApproval(
   api: CofferClient,
   approvalId: string,
   instructions: PaymentInstructions,
-  onHeld: PayingFetchOptions['onHeld'],
+  options: PayingFetchOptions,
 ): Promise<Payment> {
-  const { result } = await approvedFor(api, approvalId, 'coffer', onHeld);
-  if (result.recipient !== instructions.recipient || result.amount !== instructions.amount) {
-    throw new CofferApiError(
-      409,
-      'approval_mismatch',
-      `request ${approvalId} paid ${String(result.amount)} USDC to ${String(result.recipient)}; this 402 asks ${instructions.amount} USDC to ${instructions.recipient}: nothing more was paid`,
-    );
-  }
-  return result as unknown as Payment;
+  return (await approvedFor(api, approvalId, { protocol: 'coffer', instructions }, options)).result as unknown as Payment;
 }
 
 /** Coffer answered and refused (an HTTP answer), as opposed to not answering at all (retried). */
@@ -525,7 +572,7 @@ async function boughtByCoffer(
       if ('held' in asked) {
         options.onHeld?.(asked.held);
         approval = await approvedOrThrow(api, asked.held).catch(refused);
-      } else approval = (await approvedFor(api, asked.resumed, 'x402', options.onHeld).catch(refused)).approval;
+      } else approval = (await approvedFor(api, asked.resumed, { protocol: 'x402', url }, options).catch(refused)).approval;
       const again = await sellerAfterYes(url, init, options);
       if (again.status !== 402) return { unpaid: again };
       const offer = { ...x402OfferOf(await sellerAsked(url, init, again), options), approvalId: approval.approvalId };

@@ -220,6 +220,10 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     const waiting = await first.host.callTool('fetch_paid', args);
     const approvalId = String(waiting.structuredContent!.approvalId);
     expect(approvalId).toMatch(/^apr_/);
+    // Named by a call of other arguments while this bridge follows it: that call's, refused.
+    const misused = await first.host.callTool('fetch_paid', { url: `${demo.url}/quote?symbol=SOL`, approvalId });
+    expect(misused.isError).toBe(true);
+    expect(misused.content[0]?.text).toMatch(/waits for another fetch_paid call .*\(approval_mismatch\)$/);
     // Killed outright: it withdraws nothing, and forgets what it followed.
     first.host.kill();
     await first.host.close().catch(() => undefined);

@@ -254,6 +254,13 @@ describe('Coffer pays x402 sellers (POST /v1/agents/:id/x402)', () => {
     expect((again as Error).message).not.toMatch(/gives its budget back/);
     expect(await pending()).toEqual([]);
     expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
+    // Used for another seller's URL: refused before anything waits or is bought.
+    await expect(payingFetch(v1.url, {}, { agent: agentOf(agentId, agent.apiKey), approvalId })).rejects.toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'approval_mismatch' },
+      message: expect.stringContaining(`is for ${v2.url}, not ${v1.url}`),
+    });
+    expect(await usdc(agent.walletAddress)).toBe(micro('0.99'));
     // Another agent's request, or none: refused, nothing paid.
     const other = await fundedX402Agent('held-other', '1.00', { askAbove: '0' });
     await expect(payingFetch(v2.url, {}, { agent: agentOf('held-other', other.apiKey), approvalId })).rejects.toMatchObject({

@@ -523,15 +523,29 @@ describe('the 402 flow against the demo paid API', () => {
       // Presented again (its 402 asking the same): the seller refuses a receipt used, nothing more is paid.
       const again = await payingFetch(url, {}, { agent: agentOf(agent, 'resumed'), approvalId }).catch((e) => e);
       expect(again).toMatchObject({ code: 'paid_call_failed', details: { payment: { paymentId } } });
-      // A 402 asking another sum: refused before anything is presented; nothing is paid under it.
+      // Another route of the seller at the same price (its nonce names another), a 402 asking another
+      // sum, or a request that is no payment: refused before anything waits or is presented.
+      const mismatched = async (target: string, id: string) => {
+        let told = false;
+        const error = await payingFetch(
+          target,
+          {},
+          { agent: agentOf(agent, 'resumed'), approvalId: id, onHeld: () => (told = true) },
+        ).catch((e) => e);
+        expect(told).toBe(false);
+        expect(error).toMatchObject({ code: 'payment_refused', details: { cofferCode: 'approval_mismatch' } });
+        return error.message as string;
+      };
+      expect(await mismatched(`${api.url}/quote?symbol=SOL`, approvalId)).toMatch(/another route of this seller/);
       const cheaper = await sellerWith((body) => body, '0.005');
       try {
-        const other = await payingFetch(cheaper.url, {}, { agent: agentOf(agent, 'resumed'), approvalId }).catch((e) => e);
-        expect(other).toMatchObject({ code: 'payment_refused', details: { cofferCode: 'approval_mismatch' } });
-        expect(other.message).toMatch(/paid 0\.01 USDC .* asks 0\.005 USDC/);
+        expect(await mismatched(cheaper.url, approvalId)).toMatch(/is for 0\.01 USDC .* this 402 asks 0\.005 USDC/);
       } finally {
         await cheaper.close();
       }
+      const loosen = await t.api('POST', t.withOwner('/v1/agents/resumed/policy'), { key: agent.apiKey, body: { dailyBudget: '500.00' } });
+      expect(loosen.status).toBe(202);
+      expect(await mismatched(url, loosen.body.approvalId)).toMatch(/is a policy request, not a payment/);
       expect((await history('resumed')).map((entry: { id: string }) => entry.id)).toEqual([paymentId]);
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     });

@@ -86,6 +86,10 @@ export async function holdPayment(
         rail: payment.rail,
         description: payment.description,
         reason: { code: reason.code, message: reason.message },
+        // What the payment answers, so a caller picking it up by its id can tell it is its own:
+        // an x402 purchase's URL, or the nonce of the seller's 402 a /pay carries.
+        ...(payment.resource === null ? {} : { resource: payment.resource }),
+        ...(payment.nonce === null || payment.resource !== null ? {} : { nonce: payment.nonce }),
         ...(purchase === undefined ? {} : { purchase }),
       };
       return requestApproval(ctx, principal, 'payment', agent.agentId, request, {

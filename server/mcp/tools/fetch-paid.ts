@@ -27,8 +27,19 @@ export const fetchPaid = defineTool({
     // yet): that purchase, whether or not it names the approval it waits under.
     const { approvalId, ...sameCall } = request;
     const key = OwnerDecisions.requestKey(sameCall);
-    const joined = ctx.decisions.joined(key) ?? (approvalId === undefined ? undefined : ctx.decisions.followedUnder(approvalId));
+    const joined = ctx.decisions.joined(key);
     if (joined !== undefined) return whenDecided(joined, call, 'fetch_paid');
+    // A request this bridge follows for another call (other arguments) is that call's, not this one's.
+    const other = approvalId === undefined ? undefined : ctx.decisions.followedUnder(approvalId);
+    if (other !== undefined) {
+      return failure(
+        new CofferApiError(
+          409,
+          'approval_mismatch',
+          `request ${approvalId} waits for another fetch_paid call of this server (other arguments); call it with those, or this one without approvalId`,
+        ),
+      );
+    }
     let held!: (approval: Approval) => void;
     const heldNow = new Promise<Approval>((resolve) => (held = resolve));
     const work = purchase(ctx, request, held);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coffersNonceTerms, isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
+import { coffersNonceRoute, coffersNonceTerms, isNonceShaped } from '../../../../server/wire/paywall-nonce.js';
 import { createNonces } from '../../../../server/x402/nonces.js';
 
 describe("a paywall's nonce read without its key", () => {
@@ -15,6 +15,16 @@ describe("a paywall's nonce read without its key", () => {
     expect(isNonceShaped(nonce)).toBe(true);
     expect(coffersNonceTerms(nonce)).toEqual({ issuedAt: terms.issuedAt, expiresAt: terms.expiresAt, amount: terms.amount });
     expect(nonces.read(nonce, terms.resource)).toEqual({ ok: true, terms });
+  });
+
+  it('names the route it was issued for: the same for two nonces of one route, another for another', () => {
+    const nonces = createNonces(new Uint8Array(32).fill(1));
+    const at = { amount: 10_000n, issuedAt: 1_000_000, expiresAt: 2_000_000 };
+    const weather = nonces.issue({ ...at, resource: 'GET /weather' });
+    expect(coffersNonceRoute(weather)).toMatch(/^[\w-]{8}$/);
+    expect(coffersNonceRoute(nonces.issue({ ...at, resource: 'GET /weather' }))).toBe(coffersNonceRoute(weather));
+    expect(coffersNonceRoute(nonces.issue({ ...at, resource: 'GET /quote' }))).not.toBe(coffersNonceRoute(weather));
+    expect(coffersNonceRoute('2026.11.28.1301.ab12.ff')).toBeNull();
   });
 
   it("says nothing of a memo of another shape, another seller's six fields included", () => {
