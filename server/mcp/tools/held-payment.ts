@@ -23,7 +23,9 @@ export function returning(resumed: { followed: Followed | null; approvalId: stri
     new CofferApiError(
       0,
       'purchase_not_followed',
-      `this bridge no longer follows the held payment (approval ${resumed.approvalId}); call ${tool === 'fetch_paid' ? `fetch_paid again with the same arguments and approvalId ${resumed.approvalId}` : 'check_approval with it'} to learn the owner's answer, and do not pay again`,
+      // Not followed: restarted since (fetch_paid with the id picks it up), or its answer was
+      // handed out already (check_approval says what became of it).
+      `this bridge no longer follows the held payment (approval ${resumed.approvalId}); ${tool === 'fetch_paid' ? `call fetch_paid again with the same arguments and approvalId ${resumed.approvalId} (if this call's answer was given already, check_approval with it says what became of it)` : "call check_approval with it to learn the owner's answer"}, and do not pay again`,
     ),
   );
 }
