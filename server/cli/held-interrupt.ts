@@ -55,11 +55,14 @@ export async function withdrawnIfInterrupted<T>(
   api: CofferClient,
   err: Out,
   call: (onHeld: (approval: Approval) => void) => Promise<T>,
+  /** How to pick the request up where the process is killed outright (no interrupt withdraws it then). */
+  pickUp?: (approvalId: string) => string,
 ): Promise<T> {
   // Set once held (a holder: the callback sets it, which narrowing cannot follow).
   const held: { wait: HeldWait | null } = { wait: null };
   const onHeld = (approval: Approval) => {
     err.write(`${heldWords(approval)}\n`);
+    if (pickUp !== undefined) err.write(`Stopped outright meanwhile, ${pickUp(approval.approvalId)} picks it up.\n`);
     held.wait = withdrawnOnInterrupt(api, approval, err);
   };
   try {

@@ -161,7 +161,13 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   try {
     first = await doFetch(url, init);
   } catch (error) {
-    throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); nothing was paid`);
+    // Picking a request up, the owner's yes may have paid already (Coffer's 402 is paid at the yes):
+    // the request stands, for the next try to pick up again.
+    const paid =
+      options.approvalId === undefined
+        ? 'nothing was paid'
+        : `nothing was paid by this call; request ${options.approvalId} stands (a yes to a Coffer 402 paid it at once): try again with it, not without`;
+    throw new PaymentError('url_unreachable', `${hostOf(url)} could not be reached (${whyUnreachable(error)}); ${paid}`);
   }
   if (first.status !== 402) return unpaid(first);
 
@@ -446,6 +452,9 @@ function requestMismatch(approval: Approval, expected: PickedUp): string | null 
     return was.origin === is.origin && was.pathname === is.pathname ? null : `is for ${resource}, not ${expected.url}`;
   }
   if (resource !== null) return `is an x402 purchase of ${resource}`;
+  // A payment asked without a seller's 402 (`coffer pay`, /pay without a nonce) was made for no call:
+  // it is nobody's to pick up here.
+  if (nonce === null) return "is a payment asked without a seller's 402 (it names no nonce), not this call's";
   const { instructions } = expected;
   if (!paysTerms(String(request.amount), String(request.recipient), instructions)) {
     return `is for ${String(request.amount)} USDC to ${String(request.recipient)}, and this 402 asks ${instructions.amount} USDC to ${instructions.recipient}`;

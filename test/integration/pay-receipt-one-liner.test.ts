@@ -220,6 +220,10 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       paying.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
+      // A fetch says how to pick its request up, should it be killed outright (no interrupt then).
+      if (args[0] === 'fetch') {
+        expect(stderr).toContain(`Stopped outright meanwhile, coffer fetch ${args[1]} --approval ${waiting[0].approvalId} picks it up.`);
+      }
       // Its words alone: not also the wait's failure, which the withdrawal ended.
       expect(stderr).not.toMatch(/\(approval_withdrawn\)/);
       expect(await ownerGet(`/v1/approvals/${waiting[0].approvalId}`)).toMatchObject({ status: 'withdrawn' });

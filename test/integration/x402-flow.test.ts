@@ -543,10 +543,28 @@ describe('the 402 flow against the demo paid API', () => {
       } finally {
         await cheaper.close();
       }
+      // A payment asked without a seller's 402 (coffer pay): made for no call, nobody's to pick up.
+      const bare = await t.api('POST', t.withOwner('/v1/agents/resumed/pay'), {
+        key: agent.apiKey,
+        body: { service: 'demo-weather', amount: '0.01', currency: 'USDC' },
+      });
+      expect(bare.status).toBe(202);
+      expect(await mismatched(url, bare.body.approvalId)).toMatch(/asked without a seller's 402/);
+      await t.api('POST', t.withOwner(`/v1/approvals/${bare.body.approvalId}/deny`));
+      // The seller away: this call paid nothing, and the request stands for the next try (its yes may have paid).
+      const away = await payingFetch('http://127.0.0.1:9/weather', {}, { agent: agentOf(agent, 'resumed'), approvalId, retries: 0 }).catch(
+        (e) => e,
+      );
+      expect(away).toMatchObject({ code: 'url_unreachable' });
+      expect(away.message).toMatch(new RegExp(`nothing was paid by this call; request ${approvalId} stands .*try again with it`));
       const loosen = await t.api('POST', t.withOwner('/v1/agents/resumed/policy'), { key: agent.apiKey, body: { dailyBudget: '500.00' } });
       expect(loosen.status).toBe(202);
       expect(await mismatched(url, loosen.body.approvalId)).toMatch(/is a policy request, not a payment/);
-      expect((await history('resumed')).map((entry: { id: string }) => entry.id)).toEqual([paymentId]);
+      expect(
+        (await history('resumed'))
+          .filter((entry: { status: string }) => entry.status === 'confirmed')
+          .map((entry: { id: string }) => entry.id),
+      ).toEqual([paymentId]);
       expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(micro('0.99'));
     });
 

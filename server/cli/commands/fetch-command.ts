@@ -48,6 +48,7 @@ export async function fetchCommand(
             onHeld,
           },
         ),
+      (approvalId) => `coffer fetch ${args.url} --approval ${approvalId}`,
     );
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).

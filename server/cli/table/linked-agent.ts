@@ -154,9 +154,11 @@ export const fetch = defineCommand({
                  rail, or refused where the 402 does not offer it; left out, an x402 offer on both
                  rails is paid on the owner's preferred rail where the wallet there holds the
                  amount, else on the one whose wallet does, and Coffer's own 402 on Solana); a
-                 payment the policy holds for the owner is waited for until the owner decides, a day
-                 at most (interrupted, its request is withdrawn; --approval: the request an earlier
-                 fetch of this URL that was killed waits under, used rather than asked anew)`,
+                 payment the policy holds for the owner is waited for until the owner decides or the
+                 request ends (a day at most; for a Coffer paywall's 402, its nonce's end, 5 minutes
+                 by default); interrupted, its request is withdrawn; --approval: the request an
+                 earlier fetch of this route (method and path) left waiting when it was killed, used
+                 rather than asked anew`,
   options: {
     config: { type: 'string' },
     rail: { type: 'string' },
