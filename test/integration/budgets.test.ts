@@ -73,7 +73,8 @@ describe('budgets', () => {
   it("a policy without budgets answers as it always has (and the owner's time zone)", async () => {
     await deployAgent(t, 'plain');
     const read = await t.api('GET', policyPath('plain'));
-    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'policy', 'spent24h', 'timeZone']);
+    // No `budgets` (held24h came with the held payments' figure, for every policy).
+    expect(Object.keys(read.body).sort()).toEqual(['agentId', 'held24h', 'policy', 'spent24h', 'timeZone']);
     expect(Object.keys(read.body.policy).sort()).toEqual(['allowedServices', 'cooldownSeconds', 'dailyBudget', 'maxPerPayment']);
   });
 
