@@ -366,7 +366,9 @@ async function pay(
       pending ? 'payment_pending' : 'payment_refused',
       pending
         ? `the payment was sent but not confirmed yet; do not pay again: ${error.message}`
-        : `Coffer refused the payment: ${error.message}`,
+        : options.approvalId === undefined
+          ? `Coffer refused the payment: ${error.message}`
+          : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
       { status: error.status, cofferCode: error.code, instructions },
     );
   }

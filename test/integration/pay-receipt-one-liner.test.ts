@@ -262,8 +262,13 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       const fetched = await runCoffer(['fetch', url, '--approval', held.approvalId], { COFFER_CONFIG: configFile });
       expect(fetched.code, fetched.stderr).toBe(0);
       expect(JSON.parse(fetched.stdout)).toMatchObject({ city: 'Oslo' });
-      expect(fetched.stderr).toContain(`Paid 0.01 USDC on Solana (Coffer receipt, ${held.paymentId}, confirmed`);
+      expect(fetched.stderr).toContain(
+        `Paid 0.01 USDC on Solana under request ${held.approvalId} (Coffer receipt, ${held.paymentId}, confirmed`,
+      );
       expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+      const unknown = await runCoffer(['fetch', url, '--approval', 'apr_none0000000000'], { COFFER_CONFIG: configFile });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/Coffer paid nothing under request apr_none0000000000 for this call: no approval/);
       const bad = await runCoffer(['fetch', url, '--approval', 'yes'], { COFFER_CONFIG: configFile });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--approval takes a request's id \(apr_…\), not "yes"/);

@@ -59,7 +59,7 @@ export async function fetchCommand(
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
-        `Paid ${payment.amount} USDC on ${railName(payment.rail)} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
+        `Paid ${payment.amount} USDC on ${railName(payment.rail)}${args.approvalId === undefined ? '' : ` under request ${args.approvalId}`} (${payment.protocol === 'x402' ? 'x402' : 'Coffer receipt'}, ${payment.paymentId}, ${payment.status}, ${landed}).\n`,
       );
       if (payment.agentStopped !== undefined) err.write(`${afterPaymentStopped(agent.agentId, payment.agentStopped.reason)}\n`);
     }
