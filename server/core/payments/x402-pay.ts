@@ -18,7 +18,7 @@ import type { X402Offer, X402Requirement } from '../ports/x402.js';
 import { isSolanaAddress, type X402PayBody } from '../../wire/schemas.js';
 import { RAILS, checksummedEvmAddress, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
-import { addressOn, chainOf } from '../rails.js';
+import { addressOn, chainOf, railFirst } from '../rails.js';
 import { preferredRailOf } from '../settings.js';
 import { freeBalance, walletReading } from '../wallet-balance.js';
 import { settleX402 } from '../transfers/seller-sent.js';
@@ -322,8 +322,7 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
  * (or the first), whose reservation then refuses it for want of funds.
  */
 async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
-  const preferred = preferredRailOf(ctx);
-  const ordered = [...payables].sort((a, b) => Number(b.rail === preferred) - Number(a.rail === preferred));
+  const ordered = railFirst(payables, preferredRailOf(ctx));
   const free = await Promise.all(
     ordered.map(async ({ rail, requirement }) =>
       freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading),

@@ -5,7 +5,7 @@ import { getAgentOrThrow } from '../agent-lookup.js';
 import type { X402SignInBody } from '../../wire/schemas.js';
 import type { X402SignIn } from '../../wire/answers/payments.js';
 import { checksummedEvmAddress, isEvmAddress, type Rail } from '../../wire/rails.js';
-import { addressOn } from '../rails.js';
+import { addressOn, railFirst } from '../rails.js';
 import { expiredRefusal } from '../policy/expiry.js';
 import { isAllowed } from '../policy/rules.js';
 import { registryServiceFor } from '../registry/registry.js';
@@ -59,9 +59,7 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   // for (the rail it would pay on) first, else the owner's preferred one. Any of them proves an
   // earlier purchase; the one asked for is the account the agent means to be known by.
   const spelled = (rail: Rail, address: string) => (rail === 'base' && isEvmAddress(address) ? checksummedEvmAddress(address) : address);
-  const first = body.rail ?? preferredRailOf(ctx);
-  const paid = [...offered]
-    .sort((a, b) => Number(b.rail === first) - Number(a.rail === first))
+  const paid = railFirst(offered, body.rail ?? preferredRailOf(ctx))
     .flatMap(({ rail, chainId }) =>
       offer.requirements
         .filter((requirement) => requirement.network === chainId)
