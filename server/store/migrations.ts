@@ -11,6 +11,7 @@ import { addRefusalRails } from './migrations/0009-refusal-rails.js';
 import { addRevokedApiKeys } from './migrations/0010-revoked-api-keys.js';
 import { allowBatchedX402Settlements } from './migrations/0011-batched-x402-settlements.js';
 import { recordDepositsByTransfer } from './migrations/0012-deposits-by-transfer.js';
+import { indexHeldPayments } from './migrations/0013-held-payments.js';
 
 /**
  * Versioned schema migrations, from the schema as it stands at the first release (schema.ts, version
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'revoked api keys', up: addRevokedApiKeys },
   { version: 11, name: 'batched x402 settlements', up: allowBatchedX402Settlements },
   { version: 12, name: 'deposits by transfer', up: recordDepositsByTransfer },
+  { version: 13, name: 'held payments', up: indexHeldPayments },
 ];
 
 export function migrate(db: Database.Database): number {

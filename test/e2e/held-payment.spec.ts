@@ -103,6 +103,9 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
   // Its page says it waits for the owner (not an error), and leads to Approvals.
   const waiting = page.getByRole('link', { name: 'Waiting for you' });
   await expect(waiting).toBeVisible({ timeout: 10_000 });
+  // Counted against the daily budget, and said apart as held, not paid: in its limits and its figures.
+  await expect(limits.getByTestId('held-note')).toHaveText('4.00 USDC of it held for your yes, not paid');
+  await expect(page.locator('.facts').getByTestId('held-note')).toHaveText('4.00 USDC of it held for your yes, not paid');
   await expect(page.locator('.pill.failed')).toHaveCount(0);
   await waiting.click();
 
@@ -152,6 +155,10 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
   const history = (await call('/v1/agents/alpha/spend-history')).body.payments as { id: string; status: string }[];
   expect(history.find((p) => p.id === paymentId)?.status).toBe('confirmed');
   expect((await call('/v1/agents/alpha/balance')).body.balance).toBe('15.75');
+  // Paid: no longer said held, on the agent's page.
+  await page.goto(`${serve.url}/#/agents/alpha`);
+  await expect(limits).toContainText('4.25');
+  await expect(page.getByTestId('held-note')).toHaveCount(0);
   // Approving it again pays nothing more.
   expect((await call(`/v1/approvals/${held.body.approvalId as string}/approve`, {})).status).toBeGreaterThanOrEqual(400);
 });

@@ -1,6 +1,7 @@
 import type { DashboardAgent } from '../api/types.js';
 import { BudgetBar } from './BudgetBar.js';
 import { CopyButton } from './CopyButton.js';
+import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
 import { useBaseOff, useDashboard } from '../state/store.js';
@@ -33,6 +34,9 @@ export function AgentFacts({ agent }: { agent: DashboardAgent }) {
         <dt>Spent in 24 h</dt>
         <dd>
           <BudgetBar spent={agent.spent24h} budget={agent.policy.dailyBudget} label="Spent in 24 h against the daily budget" />
+        </dd>
+        <dd>
+          <HeldNote held={agent.held24h} />
         </dd>
       </div>
       <div>

@@ -8,6 +8,7 @@ import { dateTime } from '../lib/time.js';
 import { browserTimeZone, zoneNote } from '../lib/time-zone.js';
 import { BudgetMeter } from './BudgetBar.js';
 import { ErrorNote } from './ErrorNote.js';
+import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
 import { TableHead } from './TableHead.js';
 
@@ -58,6 +59,7 @@ export function LimitsNow({ agentId, refreshKey }: { agentId: string; refreshKey
                 <BudgetMeter share={usedShare(spent24h, policy.dailyBudget)} label="Daily budget used">
                   <Money value={spent24h} />
                 </BudgetMeter>
+                <HeldNote held={answer.held24h} />
               </td>
               <td data-label="Remaining" className="num">
                 <Money value={formatUsdc(dailyLeft > 0n ? dailyLeft : 0n)} />

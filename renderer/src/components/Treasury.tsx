@@ -3,6 +3,7 @@ import { dateTime } from '../lib/time.js';
 import { readableAmount } from '../lib/money.js';
 import { AmountForm } from './AmountForm.js';
 import { CopyButton } from './CopyButton.js';
+import { HeldNote } from './HeldNote.js';
 import { Money } from './Money.js';
 import { OnBaseBalance } from './OnBaseBalance.js';
 import { QrCode } from './QrCode.js';
@@ -26,7 +27,7 @@ export function Treasury() {
         </p>
         <p className="muted">
           on <span className={`network ${treasury.network}`}>{networkWords(treasury.network)}</span>
-          {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} />
+          {' · '}spent by agents in the last 24 h: <Money value={dashboard.spent24h} /> <HeldNote held={dashboard.held24h} />
         </p>
         <div className="deposit-address">
           <span className="label">Deposit address (USDC on Solana)</span>

@@ -5,6 +5,7 @@
  * overview says it.
  */
 import type { AgentRow } from '../../wire/answers/agents.js';
+import { tryParseUsdc } from '../../wire/money.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
@@ -50,14 +51,16 @@ const noAgentsLine = (archived: number) =>
  * (the daily one said once, its share beside it).
  */
 function budgetCells(agent: AgentRow): [string, string] {
-  const { tightestBudget: tightest, policy, spent24h } = agent;
+  const { tightestBudget: tightest, policy, spent24h, held24h } = agent;
   const warned = tightest.warned ? ', warned' : '';
+  // Held payments count against the budget unpaid: said apart, so "spent" is not read as paid.
+  const held = (tryParseUsdc(held24h) ?? 0n) > 0n ? `${held24h} of it held for your yes, not paid` : null;
   // The daily budget's own words (budget-warnings.ts dailyStanding): the tightest is the daily one.
   if (tightest.budget === `${policy.dailyBudget} USDC in any 24 hours`) {
-    return [`${spent24h} of ${policy.dailyBudget} in 24 h (${tightest.percent} %${warned})`, ''];
+    return [`${spent24h} of ${policy.dailyBudget} in 24 h (${tightest.percent} %${warned}${held === null ? '' : `; ${held}`})`, ''];
   }
   return [
-    `${spent24h} of ${policy.dailyBudget} in 24 h`,
+    `${spent24h} of ${policy.dailyBudget} in 24 h${held === null ? '' : ` (${held})`}`,
     `${tightest.percent} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
   ];
 }

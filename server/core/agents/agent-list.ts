@@ -79,10 +79,11 @@ export async function agentRows(
   owner: string,
   /** The answer's reads of Base (a page after one Base gave nothing for does not ask again). */
   base: BaseReads = baseReads(ctx),
-): Promise<{ rows: AgentRow[]; spent24h: bigint }> {
+): Promise<{ rows: AgentRow[]; spent24h: bigint; held24h: bigint }> {
   const agents = ctx.store.listAgents(owner);
   const since = ctx.clock.now() - DAY_MS;
   let spent24h = 0n;
+  let held24h = 0n;
   const row = (
     agent: (typeof agents)[number],
     {
@@ -102,6 +103,7 @@ export async function agentRows(
   ): AgentRow => {
     const spend = totals.get(agent.agentId);
     spent24h += spend?.spentSince ?? 0n;
+    held24h += spend?.heldSince ?? 0n;
     const policy = policies.get(agent.agentId) ?? ctx.store.getPolicy(owner, agent.agentId);
     const account = baseWallets.get(agent.walletAddress) ?? null;
     const view = agentView(agent, account);
@@ -121,6 +123,7 @@ export async function agentRows(
       balance: sol,
       balances: { sol, base: account === null || baseBalances === null ? null : formatUsdc(baseBalances.get(account) ?? 0n) },
       spent24h: formatUsdc(spend?.spentSince ?? 0n),
+      held24h: formatUsdc(spend?.heldSince ?? 0n),
       lifetimeSpent: formatUsdc(spend?.lifetimeSpent ?? 0n),
       lifetimePayments: spend?.lifetimePayments ?? 0,
       lastPaymentAt: spend?.lastPaymentAt ? iso(spend.lastPaymentAt) : null,
@@ -151,7 +154,7 @@ export async function agentRows(
     };
     for (const agent of page) rows.push(row(agent, read));
   }
-  return { rows, spent24h };
+  return { rows, spent24h, held24h };
 }
 
 /** Every agent of the owner with its balance on each rail, 24 h spending, lifetime figures and policy. */

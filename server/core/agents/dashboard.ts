@@ -20,7 +20,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   requireOwner(principal);
   // One answer's reads of Base: a node that did not answer once is not waited on again.
   const base = baseReads(ctx);
-  const { rows, spent24h } = await agentRows(ctx, principal.owner, base);
+  const { rows, spent24h, held24h } = await agentRows(ctx, principal.owner, base);
   // The rest (the treasury, archived agents, recent payments and refusals) on a turn of its own.
   await yieldToWaitingRequests();
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
@@ -50,6 +50,7 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
       balance: formatUsdc(treasuryAmount),
     },
     spent24h: formatUsdc(spent24h),
+    held24h: formatUsdc(held24h),
     /** Whether the recovery phrase was written down: until it is, the dashboard says "not backed up". */
     backup: statusOf(ctx, principal.owner),
     agents: rows,

@@ -35,6 +35,11 @@ const windowEdge = (also: string) => `SELECT agent_id, SUM(amount) AS amount FRO
      ${also}
    GROUP BY agent_id`;
 
+/** Per agent, what of the window waits for the owner's yes: read from the held payments' own index (payments_held). */
+const heldByAgent = (also: string) => `SELECT agent_id, SUM(amount) AS amount FROM transfers
+   WHERE status = 'held' AND owner = @owner AND created_at > @since ${also}
+   GROUP BY agent_id`;
+
 export function createSpendStore(db: SqliteDatabase): SpendStore {
   const stmts = {
     // The rolling window from maintained buckets (the agent_spend_* triggers in schema.ts): whole hours, then whole minutes of
@@ -50,10 +55,11 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
            WHERE kind = 'payment' AND owner = @owner AND agent_id = @agentId AND status IN ('held', 'pending', 'confirmed') AND refunded_at IS NULL
              AND created_at > @since AND created_at < @rawTo)`,
     ).pluck(),
+    // Read from the held payments' own index (payments_held, schema 13): a few rows.
     heldSince: bigintStatement(
       db,
       `SELECT COALESCE(SUM(amount), 0) FROM transfers
-         WHERE kind = 'payment' AND owner = ? AND agent_id = ? AND created_at > ? AND status = 'held'`,
+         WHERE status = 'held' AND owner = ? AND agent_id = ? AND created_at > ? AND kind = 'payment'`,
     ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
     ownerTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ?'),
@@ -63,6 +69,8 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
     // `+agent_id`: the one range of payments_by_owner, filtered. The plan SQLite picked without it,
     // a seek into each agent's payments, made a refresh of 1,000 agents 5 to 8 ms slower (measured).
     agentsWindowEdge: bigintStatement(db, windowEdge('AND +agent_id IN (SELECT value FROM json_each(@agents))')),
+    ownerHeld: bigintStatement(db, heldByAgent('')),
+    agentsHeld: bigintStatement(db, heldByAgent('AND agent_id IN (SELECT value FROM json_each(@agents))')),
     agentsTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id IN (SELECT value FROM json_each(?))'),
   };
   const budgetSpend = createBudgetSpend(db);
@@ -91,12 +99,19 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
       for (const row of [...buckets, ...edge] as Row[]) {
         inWindow.set(text(row.agent_id), (inWindow.get(text(row.agent_id)) ?? 0n) + BigInt(row.amount as bigint));
       }
+      const held = new Map<string, bigint>();
+      for (const row of (agents === null
+        ? stmts.ownerHeld.all({ owner, since })
+        : stmts.agentsHeld.all({ owner, since, agents })) as Row[]) {
+        held.set(text(row.agent_id), BigInt(row.amount as bigint));
+      }
       const totals = new Map<string, AgentSpendTotals>();
       for (const row of (agents === null ? stmts.ownerTotals.all(owner) : stmts.agentsTotals.all(owner, agents)) as Row[]) {
         totals.set(text(row.agent_id), {
           lifetimeSpent: BigInt(row.lifetime_spent as bigint),
           lifetimePayments: Number(row.lifetime_payments),
           spentSince: inWindow.get(text(row.agent_id)) ?? 0n,
+          heldSince: held.get(text(row.agent_id)) ?? 0n,
           lastPaymentAt: optionalNumber(row.last_payment_at),
         });
       }

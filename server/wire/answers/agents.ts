@@ -48,7 +48,10 @@ export type AgentRow = AgentView & {
   balance: string;
   /** What it holds on each rail: `base` null where the Base rail is off or its node did not answer. */
   balances: RailBalances;
+  /** What counts against the daily budget now: pending and confirmed payments of the last 24 h, and those held for the owner's yes. */
   spent24h: string;
+  /** Of spent24h, the payments held for the owner's yes: counted against the budget, not paid (and never paid unless approved). */
+  held24h: string;
   lifetimeSpent: string;
   lifetimePayments: number;
   lastPaymentAt: string | null;

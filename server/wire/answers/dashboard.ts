@@ -27,7 +27,10 @@ export type DashboardTreasury = {
 
 export type Dashboard = {
   treasury: DashboardTreasury;
+  /** The agents' spent24h summed. */
   spent24h: string;
+  /** Of spent24h, the payments held for the owner's yes (the agents' held24h summed). */
+  held24h: string;
   backup: BackupStatus;
   agents: AgentRow[];
   /** Payments, newest first. */

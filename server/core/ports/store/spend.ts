@@ -6,6 +6,8 @@ export interface AgentSpendTotals {
   lifetimeSpent: bigint;
   lifetimePayments: number;
   spentSince: bigint;
+  /** Of spentSince, the payments held for the owner's yes (counted, not paid). */
+  heldSince: bigint;
   lastPaymentAt: number | null;
 }
 

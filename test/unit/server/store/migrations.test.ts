@@ -144,6 +144,7 @@ describe('migrations', () => {
     expect(objects().map((row) => row.name)).toEqual(
       [
         ...before.objects.filter((name) => name !== 'sqlite_autoindex_transfers_2'),
+        'payments_held',
         'payments_pending_base_insert',
         'payments_pending_base_update',
         'transfers_by_signature',

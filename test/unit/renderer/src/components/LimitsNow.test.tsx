@@ -75,6 +75,18 @@ describe('the agent page follows the owner’s time zone, not the browser’s', 
     expect(screen.queryByText('Waits for your yes')).toBeNull();
   });
 
+  it("Limits now says apart what of the daily budget's use waits for the owner's yes, not paid", async () => {
+    inZone(browserTimeZone(), 'machine');
+    policy.mockResolvedValueOnce({ ...answer, spent24h: '3.00', held24h: '2.50' });
+    const { unmount } = render(<LimitsNow agentId="bot" refreshKey="1" />);
+    expect((await screen.findByTestId('held-note')).textContent).toBe('2.50 USDC of it held for your yes, not paid');
+    unmount();
+    policy.mockResolvedValueOnce({ ...answer, held24h: '0.00' });
+    render(<LimitsNow agentId="bot" refreshKey="2" />);
+    await screen.findByTestId('policy-breaker');
+    expect(screen.queryByTestId('held-note')).toBeNull();
+  });
+
   it('the policy editor reads the end there and refuses a day already over there', async () => {
     inZone(ELSEWHERE);
     const onSave = vi.fn(async () => undefined);

@@ -6,7 +6,11 @@ import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { TREASURY_BASE_ACCOUNT, TREASURY_WALLET, dashboardTreasury } from '../../../../fixtures/dashboard-treasury.js';
 
 /** The overview's treasury as GET /v1/dashboard answers it, with the Base rail on `baseNetwork`. */
-const dashboard = (baseNetwork: string | null) => ({ treasury: dashboardTreasury(baseNetwork), spent24h: '0.00' });
+const dashboard = (baseNetwork: string | null, held24h = '0.00') => ({
+  treasury: dashboardTreasury(baseNetwork),
+  spent24h: '3.00',
+  held24h,
+});
 
 afterEach(() => {
   cleanup();
@@ -14,6 +18,15 @@ afterEach(() => {
 });
 
 describe('the treasury card', () => {
+  it("says apart what of the agents' 24 h waits for the owner's yes, not paid; nothing of it where none waits", () => {
+    useDashboard.setState({ dashboard: dashboard(null, '2.50') as never, deposits: [] });
+    const { rerender } = render(<Treasury />);
+    expect(screen.getByTestId('held-note').textContent).toBe('2.50 USDC of it held for your yes, not paid');
+    useDashboard.setState({ dashboard: dashboard(null) as never });
+    rerender(<Treasury />);
+    expect(screen.queryByTestId('held-note')).toBeNull();
+  });
+
   it('shows the Base deposit address where the Base rail is open, and none where it is off', async () => {
     useDashboard.setState({ dashboard: dashboard('base-sepolia') as never, deposits: [] });
     const { rerender } = render(<Treasury />);

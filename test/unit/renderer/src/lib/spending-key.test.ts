@@ -7,16 +7,19 @@ const agent = {
   displayName: 'Alpha',
   balance: '5.00',
   spent24h: '1.00',
+  held24h: '0.00',
   lifetimePayments: 3,
   policy: { dailyBudget: '10.00', maxPerPayment: '1.00', cooldownSeconds: 0, allowedServices: [] },
   tightestBudget: null,
 } as unknown as DashboardAgent;
 
 describe('what an agent’s limits follow', () => {
-  it('changes with a payment, its 24 h spending, its policy or its tightest budget', () => {
+  it('changes with a payment, its 24 h spending (and what of it is held), its policy or its tightest budget', () => {
     const key = spendingKey(agent);
     expect(spendingKey({ ...agent, lifetimePayments: 4 })).not.toBe(key);
     expect(spendingKey({ ...agent, spent24h: '0.50' })).not.toBe(key);
+    // A held payment paid on the owner's yes: the same spent, no longer held.
+    expect(spendingKey({ ...agent, held24h: '1.00' })).not.toBe(key);
     expect(spendingKey({ ...agent, policy: { ...agent.policy, dailyBudget: '20.00' } })).not.toBe(key);
     expect(spendingKey({ ...agent, tightestBudget: { window: 'month' } } as unknown as DashboardAgent)).not.toBe(key);
     expect(spendingKey(undefined)).not.toBe(key);

@@ -18,6 +18,7 @@ const row = (agentId: string, balances: { sol: string; base: string | null }) =>
   balance: balances.sol,
   balances,
   spent24h: '0.00',
+  held24h: '0.00',
   policy: { dailyBudget: '5.00' },
   tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '0.00 USDC', percent: 0, warned: false },
 });
@@ -137,5 +138,28 @@ describe('coffer status as the owner', () => {
     expect(text).toMatch(/^ {4}reader +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
     expect(text).not.toMatch(/in any 24 hours/);
     expect(text).toMatch(/^ {4}saver +.+ +0\.00 of 5\.00 in 24 h +90 % of 1\.00 USDC a month \(warned\)$/m);
+  });
+
+  it("says apart what of an agent's 24 h waits for the owner's yes, not paid", async () => {
+    const waiting = {
+      ...row('reader', { sol: '1.00', base: '0.00' }),
+      spent24h: '3.00',
+      held24h: '2.50',
+      tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '3.00 USDC', percent: 60, warned: false },
+    };
+    const monthly = {
+      ...row('saver', { sol: '1.00', base: '0.00' }),
+      spent24h: '1.00',
+      held24h: '1.00',
+      tightestBudget: { budget: '1.00 USDC a month', used: '1.00 USDC', percent: 100, warned: true },
+    };
+    const { dir } = await fakeCoffer(dashboard('1.00', [waiting, monthly, row('writer', { sol: '1.00', base: '0.00' })]));
+    const text = await printed(dir);
+    expect(text).toMatch(/^ {4}reader +.+ +3\.00 of 5\.00 in 24 h \(60 %; 2\.50 of it held for your yes, not paid\)$/m);
+    expect(text).toMatch(
+      /^ {4}saver +.+ +1\.00 of 5\.00 in 24 h \(1\.00 of it held for your yes, not paid\) +100 % of 1\.00 USDC a month \(warned\)$/m,
+    );
+    // Nothing held: nothing said.
+    expect(text).toMatch(/^ {4}writer +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
   });
 });

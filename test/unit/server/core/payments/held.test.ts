@@ -119,7 +119,11 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(b).toEqual(a);
       const heldRows = () => core.transfers().filter((row) => row.kind === 'payment' && row.status === 'held');
       expect(heldRows()).toHaveLength(3);
-      expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('6.00');
+      expect(core.engine.readPolicy(core.asOwner, 'alpha')).toMatchObject({ spent24h: '6.00', held24h: '6.00' });
+      // The owner's figures say them apart too: the agent's row, and the day's total.
+      const waiting = await core.engine.dashboard(core.asOwner);
+      expect(waiting.agents.map(({ spent24h, held24h }) => ({ spent24h, held24h }))).toEqual([{ spent24h: '6.00', held24h: '6.00' }]);
+      expect(waiting).toMatchObject({ spent24h: '6.00', held24h: '6.00' });
       // Each key asked again answers its own approval; another payment under a key in use is refused.
       for (const [key, approval] of [
         ['k-1', first],
@@ -139,6 +143,9 @@ describe.each(STORES)('on the %s ledger', (store) => {
       expect(heldRows()).toEqual([]);
       expect(core.transfers().filter((row) => row.kind === 'payment' && row.status === 'confirmed')).toHaveLength(1);
       expect(core.engine.readPolicy(core.asOwner, 'alpha').spent24h).toBe('2.00');
+      const decided = await core.engine.dashboard(core.asOwner);
+      expect(decided.agents.map(({ spent24h, held24h }) => ({ spent24h, held24h }))).toEqual([{ spent24h: '2.00', held24h: '0.00' }]);
+      expect(decided).toMatchObject({ spent24h: '2.00', held24h: '0.00' });
     });
 
     it('approved, it is judged again as a payment made now: a budget the owner cut since refuses it, nothing moves, the agent hears the code', async () => {

@@ -344,7 +344,13 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect([...store.countedPayments(OWNER, 'a', 1_000)].map((p) => p.id)).toEqual(['p1', 'p2']);
     expect([...store.countedPayments(OWNER, 'b', null)]).toEqual([]);
     store.settleTransfer(store.getTransfer('p0')!, 'failed', 'dropped', 600);
-    expect(store.spendTotals(OWNER, 0).get('a')).toEqual({ lifetimeSpent: 1n, lifetimePayments: 1, spentSince: 3n, lastPaymentAt: 4_000 });
+    expect(store.spendTotals(OWNER, 0).get('a')).toEqual({
+      lifetimeSpent: 1n,
+      lifetimePayments: 1,
+      spentSince: 3n,
+      heldSince: 0n,
+      lastPaymentAt: 4_000,
+    });
     store.settleTransfer(store.getTransfer('p2')!, 'failed', 'dropped', 6_000);
     expect(store.spentSince(OWNER, 'a', 0)).toBe(1n);
     expect(store.spendTotals(OWNER, 0).has('b')).toBe(false);
@@ -675,6 +681,10 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.heldSince(OWNER, 'a', 0)).toBe(10n);
     expect(store.heldSince(OWNER, 'a', held.createdAt)).toBe(0n);
     expect(store.heldSince(OWNER, 'b', 0)).toBe(0n);
+    // The same for a page of agents (the dashboard's rows and `coffer status --owner`).
+    expect(store.spendTotals(OWNER, 0).get('a')).toMatchObject({ spentSince: 10n, heldSince: 10n });
+    expect(store.spendTotals(OWNER, 0, ['a']).get('a')).toMatchObject({ spentSince: 10n, heldSince: 10n });
+    expect(store.spendTotals(OWNER, held.createdAt, ['a']).get('a')?.heldSince ?? 0n).toBe(0n);
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(0n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBeNull();
@@ -698,6 +708,7 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.releaseHeldPayment('h1')).toBe(false);
     expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
     expect(store.heldSince(OWNER, 'a', 0)).toBe(0n);
+    expect(store.spendTotals(OWNER, 0).get('a')).toMatchObject({ spentSince: 10n, heldSince: 0n });
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(10n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBe(2_000);
