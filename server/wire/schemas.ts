@@ -2,6 +2,7 @@
  * Request schemas, written once: HTTP validation, MCP tool inputs and the renderer's client all use
  * these. The stable error code of a failed check comes from the field it failed on (FIELD_CODES).
  */
+import { APPROVAL_ID } from './approval-id.js';
 import { z } from 'zod';
 import bs58 from 'bs58';
 import { tryParseUsdc, MAX_AMOUNT_MICRO } from './money.js';
@@ -395,10 +396,7 @@ export const x402PayBodySchema = strictFields({
   body: z.unknown().optional(),
   description: honestText(z.string().max(500, 'must be at most 500 characters')).optional(),
   /** The owner's yes to this purchase, held before (its approval's id): paid now with these fresh terms, once. */
-  approvalId: z
-    .string()
-    .regex(/^apr_[A-Za-z0-9_-]{1,64}$/, 'must be an approval id (apr_...)')
-    .optional(),
+  approvalId: z.string().regex(APPROVAL_ID, 'must be an approval id (apr_...)').optional(),
   /**
    * The rail to pay on, where the offer can be paid on both (left out: the owner's preferred rail
    * where the wallet there holds the amount, else the one whose wallet does, Solana first).

@@ -220,10 +220,12 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       paying.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
-      // A fetch says how to pick its request up, should it be killed outright (no interrupt then).
-      if (args[0] === 'fetch') {
-        expect(stderr).toContain(`Stopped outright meanwhile, coffer fetch ${args[1]} --approval ${waiting[0].approvalId} picks it up.`);
-      }
+      // Each says how to pick its request up, should it be killed outright (no interrupt then).
+      expect(stderr).toContain(
+        args[0] === 'fetch'
+          ? `Stopped outright meanwhile, coffer fetch ${args[1]} --approval ${waiting[0].approvalId} picks it up.`
+          : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} picks it up.`,
+      );
       // Its words alone: not also the wait's failure, which the withdrawal ended.
       expect(stderr).not.toMatch(/\(approval_withdrawn\)/);
       expect(await ownerGet(`/v1/approvals/${waiting[0].approvalId}`)).toMatchObject({ status: 'withdrawn' });
@@ -275,6 +277,62 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     } finally {
       await post('/v1/agents/one-liner/policy', { askAbove: null });
       await demo.stop();
+    }
+  });
+
+  it('coffer pay --approval picks up the request a killed pay left waiting: the receipt its yes paid, waited for, never paid again', async () => {
+    await post('/v1/agents/one-liner/policy', { askAbove: '0' });
+    const config = JSON.parse(readFileSync(configFile, 'utf8')) as { apiKey: string };
+    // What a `coffer pay demo-weather 0.01` killed outright left: its request, waiting for the owner.
+    const askToPay = () =>
+      json(
+        fetch(`${serve.url}/v1/agents/one-liner/pay?owner=${owner.owner}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ service: 'demo-weather', amount: '0.01', currency: 'USDC', description: 'coffer pay' }),
+        }),
+      );
+    try {
+      const before = await balance();
+      const held = await askToPay();
+      expect(held.approvalId).toMatch(/^apr_/);
+      // Picked up while it waits: said so, waited for, and the receipt printed once the owner says yes.
+      const pickingUp = runCoffer(['pay', '--approval', held.approvalId, '--receipt'], { COFFER_CONFIG: configFile });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await balance()).toBe(before);
+      await post(`/v1/approvals/${held.approvalId}/approve`, {});
+      const picked = await pickingUp;
+      expect(picked.code, picked.stderr).toBe(0);
+      expect(picked.stderr).toMatch(new RegExp(`Waiting for the owner's yes .*request ${held.approvalId}`));
+      expect(decodeReceipt(picked.stdout.trim())).toMatchObject({ paymentId: held.paymentId, amount: '0.01' });
+      expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+      // Asked again once paid, the full command line with --approval: the same payment's words, nothing paid again.
+      const again = await runCoffer(['pay', 'demo-weather', '0.010', '--approval', held.approvalId], { COFFER_CONFIG: configFile });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain(`Paid 0.01 USDC on Solana to `);
+      expect(again.stdout).toContain(`for demo-weather under request ${held.approvalId} (${held.paymentId}, transaction `);
+      expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+      // Another payment's terms named with it: refused, nothing waited for or paid.
+      const other = await runCoffer(['pay', 'demo-weather', '0.02', '--approval', held.approvalId], { COFFER_CONFIG: configFile });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(
+        new RegExp(`request ${held.approvalId} is not this payment: it pays 0\\.01 USDC for demo-weather .*\\(approval_mismatch\\)`),
+      );
+      // A request denied: said, nothing paid.
+      const denied = await askToPay();
+      await post(`/v1/approvals/${denied.approvalId}/deny`, {});
+      const refused = await runCoffer(['pay', '--approval', denied.approvalId], { COFFER_CONFIG: configFile });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`request ${denied.approvalId} was denied by the owner; nothing was paid (payment_denied)`);
+      expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
+      // A service and no amount, or an id that is none: a usage error.
+      const half = await runCoffer(['pay', 'demo-weather', '--approval', held.approvalId], { COFFER_CONFIG: configFile });
+      expect(half.code).toBe(2);
+      const bad = await runCoffer(['pay', '--approval', 'yes'], { COFFER_CONFIG: configFile });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--approval takes a request's id \(apr_…\), not "yes"/);
+    } finally {
+      await post('/v1/agents/one-liner/policy', { askAbove: null });
     }
   });
 

@@ -1,5 +1,6 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import { withdrawnIfInterrupted } from '../held-interrupt.js';
+import { payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
@@ -8,7 +9,6 @@ import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
 import { railName } from '../../wire/rail-words.js';
-import type { Rail } from '../../wire/rails.js';
 import { walletLines } from './rail-lines.js';
 import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.js';
 import { spendCells } from './activity.js';
@@ -63,31 +63,45 @@ export async function status(configPath: string, options: { json?: boolean } = {
   return 0;
 }
 
-/** `coffer pay <service> <amount>`: pays from the linked agent's wallet and prints the receipt. */
+/**
+ * `coffer pay <service> <amount>`: pays from the linked agent's wallet and prints the receipt. With
+ * `approvalId` (and the service and amount, or neither), picks up that held request's payment instead.
+ */
 export async function payCommand(
   configPath: string,
-  args: { service: string; amount: string; recipient?: string; rail?: Rail; nonce?: string; description?: string; receiptOnly?: boolean },
+  args: PayTerms & { description?: string; receiptOnly?: boolean } & (
+      { approvalId?: undefined; service: string; amount: string } | { approvalId: string }
+    ),
   out: Out = process.stdout,
 ): Promise<number> {
   const { agent, api } = linkedClient(configPath);
-  const answer = await api.pay(agent.agentId, {
-    service: args.service,
-    amount: args.amount,
-    currency: 'USDC',
-    description: args.description ?? 'coffer pay',
-    recipient: args.recipient,
-    rail: args.rail,
-    nonce: args.nonce,
-  });
+  const { approvalId } = args;
   // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for; interrupted,
-  // its request is withdrawn.
-  const body = await withdrawnIfInterrupted(api, process.stderr, (onHeld) => paymentWhenDecided(api, answer, onHeld));
+  // its request is withdrawn; killed outright, `coffer pay --approval` picks it up.
+  const body = await withdrawnIfInterrupted(
+    api,
+    process.stderr,
+    async (onHeld) => {
+      if (args.approvalId !== undefined) return pickedUpPayment(api, args.approvalId, args, onHeld);
+      const answer = await api.pay(agent.agentId, {
+        service: args.service,
+        amount: args.amount,
+        currency: 'USDC',
+        description: args.description ?? 'coffer pay',
+        recipient: args.recipient,
+        rail: args.rail,
+        nonce: args.nonce,
+      });
+      return paymentWhenDecided(api, answer, onHeld);
+    },
+    payPickUpCommand,
+  );
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else
     out.write(
       // The rail is the recipient's (an EVM address is paid on Base): said, with the address paid.
-      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service} (${body.paymentId}, transaction ${body.txSignature}).\n` +
+      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}, transaction ${body.txSignature}).\n` +
         `X-Payment: ${body.xPaymentHeader}\n`,
     );
   // Paid, and this payment stopped the agent: said on stderr, so the next payment's refusal is not a surprise.

@@ -8,6 +8,7 @@ import { LIST_LIMITS } from '../../wire/limits.js';
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
 import { amountArgument } from './amount-argument.js';
+import { APPROVAL_ID } from '../../wire/approval-id.js';
 
 // Each command loads what it runs, and only that: `coffer --version` loads no engine, `coffer serve`
 // no MCP SDK, `coffer mcp` no engine.
@@ -111,7 +112,7 @@ export const images = defineCommand({
 
 export const pay = defineCommand({
   name: 'pay',
-  usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--config FILE]
+  usage: `  coffer pay <service> <amount> [--recipient ADDR] [--rail sol|base] [--nonce N] [--description TEXT] [--receipt] [--approval ID] [--config FILE]
                  pay from the linked agent's wallet, within its policy; prints the receipt
                  (--rail base: a registry service's Base address, from the agent's Base account; an
                  EVM --recipient is paid on Base without it)
@@ -119,9 +120,13 @@ export const pay = defineCommand({
                  curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
                  without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
                  after it lands, and a registry service is paid at least its listed price (less is
-                 refused, nothing is paid)`,
+                 refused, nothing is paid); a payment the policy holds for the owner is waited for
+                 until the owner decides; interrupted, its request is withdrawn; --approval (the
+                 service and amount may be left out): the request an earlier pay left waiting when
+                 it was killed, waited for and its receipt printed, never paid anew`,
   options: {
     config: { type: 'string' },
+    approval: { type: 'string' },
     recipient: { type: 'string' },
     rail: { type: 'string' },
     nonce: { type: 'string' },
@@ -131,17 +136,25 @@ export const pay = defineCommand({
   positionals: true,
   run: async ({ values, positionals }) => {
     const [service, amount, extra] = positionals;
-    if (!service) throw new UsageError('which service to pay? (a registry id, or a name with --recipient)', 'pay');
-    if (!amount) throw new UsageError('how much to pay? (USDC, such as 0.01)', 'pay');
+    const approvalId = approvalOption(values.approval, 'pay');
     if (extra !== undefined) throw new UsageError(`coffer pay takes a service and an amount, not "${extra}"`, 'pay');
-    return (await agentCommands()).payCommand(values.config ?? defaultConfigPath(), {
-      service,
-      amount: amountArgument(amount, 'pay', 'the service first, then the amount'),
+    const terms = {
       recipient: values.recipient,
       rail: railOption(values.rail, 'pay'),
       nonce: values.nonce,
       description: values.description,
       receiptOnly: values.receipt ?? false,
+    };
+    const configPath = values.config ?? defaultConfigPath();
+    // Picking a request up, the service and amount may be left out (both: the request says them).
+    if (approvalId !== undefined && service === undefined) return (await agentCommands()).payCommand(configPath, { ...terms, approvalId });
+    if (!service) throw new UsageError('which service to pay? (a registry id, or a name with --recipient)', 'pay');
+    if (!amount) throw new UsageError('how much to pay? (USDC, such as 0.01)', 'pay');
+    return (await agentCommands()).payCommand(configPath, {
+      ...terms,
+      service,
+      amount: amountArgument(amount, 'pay', 'the service first, then the amount'),
+      ...(approvalId === undefined ? {} : { approvalId }),
     });
   },
 });
@@ -171,8 +184,6 @@ export const fetch = defineCommand({
   run: async ({ values, positionals }) => {
     const [url] = positionals;
     if (!url) throw new UsageError('which URL to fetch?', 'fetch');
-    if (values.approval !== undefined && !/^apr_[\w-]{1,96}$/.test(values.approval))
-      throw new UsageError(`--approval takes a request's id (apr_…), not "${values.approval}"`, 'fetch');
     if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, 'fetch');
     const protocol = URL.canParse(url) ? new URL(url).protocol : null;
     // "127.0.0.1:7403/x" is no URL, and "localhost:7403/x" one of a scheme "localhost:": neither is a call to make.
@@ -184,7 +195,7 @@ export const fetch = defineCommand({
       headers: values.header ?? [],
       data: values.data,
       rail: railOption(values.rail, 'fetch'),
-      approvalId: values.approval,
+      approvalId: approvalOption(values.approval, 'fetch'),
     });
   },
 });
@@ -230,3 +241,10 @@ export const models = defineCommand({
     return modelsCommand({ url: registryUrl(values.config ?? defaultConfigPath(), values['data-dir']), json: values.json });
   },
 });
+
+/** `--approval`: a held request's id (apr_…), as Coffer writes it; anything else is a usage error. */
+function approvalOption(value: string | undefined, command: string): string | undefined {
+  if (value !== undefined && !APPROVAL_ID.test(value))
+    throw new UsageError(`--approval takes a request's id (apr_…), not "${value}"`, command);
+  return value;
+}

@@ -1,0 +1,69 @@
+/**
+ * `coffer pay … --approval apr_…`: picks up the request an earlier `coffer pay` was held under, where
+ * that process was killed outright (no interrupt withdrew the request). The owner's yes to a `/pay`
+ * request pays at once, and its receipt is in the request's result: only the process that waited
+ * printed it, and paying again would pay twice. A pick-up pays nothing itself: it waits for the
+ * owner where the request still waits (withdrawn on an interrupt, as a held `coffer pay` is), then
+ * answers the payment that yes made.
+ */
+import { approvedOrThrow } from '../../client/held-payment.js';
+import { CofferApiError } from '../../client/client-error.js';
+import type { CofferClient } from '../../client/coffer-client.js';
+import type { Approval } from '../../wire/answers/approvals.js';
+import type { Payment } from '../../wire/answers/payments.js';
+import { tryParseUsdc } from '../../wire/money.js';
+import { railName } from '../../wire/rail-words.js';
+import type { Rail } from '../../wire/rails.js';
+
+/** What the command line said of the payment, beside `--approval`: each term it names must be the request's. */
+export type PayTerms = { service?: string; amount?: string; recipient?: string; rail?: Rail; nonce?: string };
+
+/** The command that picks a held `coffer pay` request up. */
+export const payPickUpCommand = (approvalId: string) => `coffer pay --approval ${approvalId}`;
+
+/**
+ * Why a request is not the payment this `coffer pay` picks up; null where it is. Only the terms the
+ * command names are compared (`coffer pay --approval ID` alone names none): the sum in micro-USDC,
+ * an EVM recipient in any case.
+ */
+export function pickUpMismatch(approval: Approval, terms: PayTerms): string | null {
+  const { approvalId, kind, request } = approval;
+  if (kind !== 'payment') return `request ${approvalId} asks for a ${kind} change, not a payment`;
+  const text = (field: string) => (typeof request[field] === 'string' ? request[field] : null);
+  const resource = text('resource');
+  if (resource !== null)
+    return `request ${approvalId} is an x402 purchase of ${resource}: coffer fetch ${resource} --approval ${approvalId} picks it up`;
+  if (request.purchase !== undefined) return `request ${approvalId} pays for an image generation (coffer images), not a coffer pay`;
+  const same = {
+    service: terms.service === undefined || terms.service === text('service'),
+    amount: terms.amount === undefined || tryParseUsdc(terms.amount) === tryParseUsdc(text('amount') ?? ''),
+    recipient: terms.recipient === undefined || terms.recipient.toLowerCase() === text('recipient')?.toLowerCase(),
+    rail: terms.rail === undefined || terms.rail === text('rail'),
+    nonce: terms.nonce === undefined || terms.nonce === text('nonce'),
+  };
+  if (Object.values(same).every(Boolean)) return null;
+  const rail = text('rail');
+  const nonce = text('nonce');
+  return (
+    `request ${approvalId} is not this payment: it pays ${text('amount')} USDC for ${text('service')} to ${text('recipient')}` +
+    `${rail === 'sol' || rail === 'base' ? ` on ${railName(rail)}` : ''}${nonce === null ? '' : ` (nonce ${nonce})`}`
+  );
+}
+
+/**
+ * The payment a held `/pay` request made at the owner's yes: refused `approval_mismatch` (nothing
+ * waited for) where the request is not this payment, waited for while it waits (`onHeld` told, as a
+ * held payment's wait is), and refused with its code where it ended otherwise (nothing was paid).
+ */
+export async function pickedUpPayment(
+  api: Pick<CofferClient, 'approval'>,
+  approvalId: string,
+  terms: PayTerms,
+  onHeld: (approval: Approval) => void,
+): Promise<Payment> {
+  const approval = await api.approval(approvalId);
+  const mismatch = pickUpMismatch(approval, terms);
+  if (mismatch !== null) throw new CofferApiError(409, 'approval_mismatch', mismatch);
+  if (approval.status === 'pending') onHeld(approval);
+  return (await approvedOrThrow(api, approval)).result as Payment;
+}

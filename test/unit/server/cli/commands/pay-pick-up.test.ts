@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { pickUpMismatch, pickedUpPayment } from '../../../../../server/cli/commands/pay-pick-up.js';
+import { CofferApiError } from '../../../../../server/client/client-error.js';
+import type { Approval } from '../../../../../server/wire/answers/approvals.js';
+
+const RECIPIENT = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+/** A held `/pay` request as GET /v1/approvals/:id answers it. */
+const held = (request: Record<string, unknown>, more: Partial<Approval> = {}): Approval => ({
+  approvalId: 'apr_1',
+  status: 'pending',
+  kind: 'payment',
+  agentId: 'alpha',
+  targetAgentId: 'alpha',
+  request: { service: 'forecast', amount: '0.50', recipient: RECIPIENT, rail: 'base', ...request },
+  paymentId: 'pay_1',
+  createdAt: '2026-11-28T10:00:00.000Z',
+  expiresAt: '2026-11-29T10:00:00.000Z',
+  decidedAt: null,
+  ...more,
+});
+
+describe('what a `coffer pay --approval` picks up', () => {
+  it('a held /pay request, by its id alone or with the terms the command names: the sum in micro-USDC, an EVM address in any case', () => {
+    expect(pickUpMismatch(held({}), {})).toBeNull();
+    expect(pickUpMismatch(held({}), { service: 'forecast', amount: '0.5', recipient: RECIPIENT.toLowerCase(), rail: 'base' })).toBeNull();
+    expect(pickUpMismatch(held({ nonce: 'n-1' }), { nonce: 'n-1' })).toBeNull();
+  });
+
+  it('refuses another payment, naming what the request pays', () => {
+    const words = 'request apr_1 is not this payment: it pays 0.50 USDC for forecast to 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed on Base';
+    expect(pickUpMismatch(held({}), { amount: '0.51' })).toBe(words);
+    expect(pickUpMismatch(held({}), { service: 'weather' })).toBe(words);
+    expect(pickUpMismatch(held({}), { rail: 'sol' })).toBe(words);
+    expect(pickUpMismatch(held({}), { recipient: '0x0000000000000000000000000000000000000001' })).toBe(words);
+    expect(pickUpMismatch(held({ nonce: 'n-1' }), { nonce: 'n-2' })).toBe(`${words} (nonce n-1)`);
+    expect(pickUpMismatch(held({}), { nonce: 'n-2' })).toBe(words);
+  });
+
+  it('refuses what is no coffer pay: an x402 purchase (said how to pick it up), an image, another kind of request', () => {
+    expect(pickUpMismatch(held({ resource: 'https://api.example.test/forecast' }), {})).toBe(
+      'request apr_1 is an x402 purchase of https://api.example.test/forecast: coffer fetch https://api.example.test/forecast --approval apr_1 picks it up',
+    );
+    expect(pickUpMismatch(held({ purchase: { kind: 'image' } }), {})).toMatch(/image generation/);
+    expect(pickUpMismatch(held({}, { kind: 'policy' }), {})).toBe('request apr_1 asks for a policy change, not a payment');
+  });
+
+  it('refuses a mismatch before any wait; answers the payment its yes made; a denied one with its code', async () => {
+    const reads: string[] = [];
+    const api = (answer: Approval) => ({
+      approval: async (id: string) => {
+        reads.push(id);
+        return answer;
+      },
+    });
+    let told = 0;
+    const onHeld = () => (told += 1);
+    const mismatch = pickedUpPayment(api(held({})), 'apr_1', { amount: '1' }, onHeld);
+    await expect(mismatch).rejects.toMatchObject({ code: 'approval_mismatch', status: 409 });
+    expect(told).toBe(0);
+    const result = { paymentId: 'pay_1', amount: '0.50', xPaymentHeader: 'receipt' };
+    expect(await pickedUpPayment(api(held({}, { status: 'approved', result })), 'apr_1', {}, onHeld)).toEqual(result);
+    expect(told).toBe(0);
+    const denied = pickedUpPayment(api(held({}, { status: 'denied' })), 'apr_1', {}, onHeld);
+    await expect(denied).rejects.toBeInstanceOf(CofferApiError);
+    await expect(denied).rejects.toMatchObject({ code: 'payment_denied' });
+    expect(reads).toEqual(['apr_1', 'apr_1', 'apr_1']);
+  });
+});
