@@ -15,8 +15,9 @@ import { AgentFunds } from './AgentFunds.js';
 export function AgentPage({ agentId }: { agentId: string }) {
   const { client, dashboard, refresh } = useDashboard();
   const agent = dashboard?.agents.find((a) => a.agentId === agentId);
-  // Its payments are read again when it paid.
-  const { history, services, error } = useAgentRecords(agentId, JSON.stringify([agent?.lifetimePayments, agent?.spent24h]));
+  // Its payments are read again when it paid, and when a held one was paid on the owner's yes (the
+  // same spent, held no more: its row no longer waits).
+  const { history, services, error } = useAgentRecords(agentId, JSON.stringify([agent?.lifetimePayments, agent?.spent24h, agent?.held24h]));
 
   if (!dashboard) return null;
   const archived = dashboard.archivedAgents.find((a) => a.agentId === agentId);

@@ -35,9 +35,16 @@ const windowEdge = (also: string) => `SELECT agent_id, SUM(amount) AS amount FRO
      ${also}
    GROUP BY agent_id`;
 
+/**
+ * A held payment whose request still waits for the owner. An x402 purchase the owner approved stays
+ * held until the agent comes back to buy it: counted, as every held payment is, but no longer the
+ * owner's to answer.
+ */
+const WAITS_FOR_OWNER = "EXISTS (SELECT 1 FROM approvals WHERE approvals.payment_id = transfers.id AND approvals.status = 'pending')";
+
 /** Per agent, what of the window waits for the owner's yes: read from the held payments' own index (payments_held). */
 const heldByAgent = (also: string) => `SELECT agent_id, SUM(amount) AS amount FROM transfers
-   WHERE status = 'held' AND owner = @owner AND created_at > @since ${also}
+   WHERE status = 'held' AND owner = @owner AND created_at > @since AND ${WAITS_FOR_OWNER} ${also}
    GROUP BY agent_id`;
 
 export function createSpendStore(db: SqliteDatabase): SpendStore {
@@ -59,7 +66,7 @@ export function createSpendStore(db: SqliteDatabase): SpendStore {
     heldSince: bigintStatement(
       db,
       `SELECT COALESCE(SUM(amount), 0) FROM transfers
-         WHERE status = 'held' AND owner = ? AND agent_id = ? AND created_at > ? AND kind = 'payment'`,
+         WHERE status = 'held' AND owner = ? AND agent_id = ? AND created_at > ? AND ${WAITS_FOR_OWNER}`,
     ).pluck(),
     agentTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ? AND agent_id = ?'),
     ownerTotals: bigintStatement(db, 'SELECT * FROM agent_spend_totals WHERE owner = ?'),

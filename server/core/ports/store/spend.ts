@@ -6,15 +6,19 @@ export interface AgentSpendTotals {
   lifetimeSpent: bigint;
   lifetimePayments: number;
   spentSince: bigint;
-  /** Of spentSince, the payments held for the owner's yes (counted, not paid). */
+  /** Of spentSince, the payments whose request waits for the owner's yes (counted, not paid): as heldSince. */
   heldSince: bigint;
   lastPaymentAt: number | null;
 }
 
 export interface SpendStore {
-  /** Sum of pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
+  /** Sum of held, pending and confirmed payments of an agent created after `since` (a payment exactly 24 h old is out). */
   spentSince(owner: string, agentId: string, since: number): bigint;
-  /** Of that sum, the payments held for the owner's yes (not paid, and never paid unless approved). */
+  /**
+   * Of that sum, the payments whose request waits for the owner's yes (not paid, and never paid unless
+   * approved). An approved x402 purchase the agent has not yet bought is held still, but waits for the
+   * agent, not the owner: counted in the sum, not here.
+   */
   heldSince(owner: string, agentId: string, since: number): bigint;
   /** Sum of pending payments of an agent (money reserved but not yet moved on chain), on one rail or (left out) on both. */
   pendingPaymentsTotal(owner: string, agentId: string, rail?: Rail): bigint;

@@ -206,3 +206,30 @@ describe('a new key with a sign-in too old (confirmation_required)', () => {
     expect(screen.getByRole('button', { name: 'Issue a new key' })).toBeTruthy();
   });
 });
+
+describe('its payments, read again as they change', () => {
+  const payment = (status: string) => ({
+    id: 'pay_1',
+    service: 'forecast-api',
+    amount: '4.00',
+    status,
+    timestamp: new Date().toISOString(),
+  });
+  const withHeld = (held24h: string) =>
+    ({
+      agents: [{ ...agentWith('5.00'), spent24h: '4.00', held24h }],
+      archivedAgents: [],
+      treasury: { amount: '100000000', baseNetwork: 'sim' },
+    }) as never;
+
+  it('a held payment paid on the yes (the same spent, held no more): its row no longer says it waits', async () => {
+    client.spendHistory.mockResolvedValue({ payments: [payment('held')] });
+    useDashboard.setState({ dashboard: withHeld('4.00') });
+    render(<AgentPage agentId="alpha" />);
+    await waitFor(() => expect(document.querySelectorAll('.pill.held')).toHaveLength(1));
+    client.spendHistory.mockResolvedValue({ payments: [payment('pending')] });
+    await act(async () => useDashboard.setState({ dashboard: withHeld('0.00') }));
+    await waitFor(() => expect(client.spendHistory).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(document.querySelectorAll('.pill.held')).toHaveLength(0));
+  });
+});

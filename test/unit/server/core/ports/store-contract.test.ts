@@ -685,6 +685,11 @@ describe.each(SUBJECTS)('the Store port: %s', (_name, make) => {
     expect(store.spendTotals(OWNER, 0).get('a')).toMatchObject({ spentSince: 10n, heldSince: 10n });
     expect(store.spendTotals(OWNER, 0, ['a']).get('a')).toMatchObject({ spentSince: 10n, heldSince: 10n });
     expect(store.spendTotals(OWNER, held.createdAt, ['a']).get('a')?.heldSince ?? 0n).toBe(0n);
+    // Approved, an x402 purchase stays held until the agent buys it: counted still, no longer waiting for the owner.
+    expect(store.transitionApproval('aph', 'pending', 'approved', 1_500)).toBe(true);
+    expect(store.spentSince(OWNER, 'a', 0)).toBe(10n);
+    expect(store.heldSince(OWNER, 'a', 0)).toBe(0n);
+    expect(store.spendTotals(OWNER, 0, ['a']).get('a')).toMatchObject({ spentSince: 10n, heldSince: 0n });
     expect(store.budgetSpent(OWNER, 'a', { kind: 'all' }, null)).toEqual({ amount: 10n, payments: 1 });
     expect(store.pendingPaymentsTotal(OWNER, 'a')).toBe(0n);
     expect(store.lastPaymentAt(OWNER, 'a')).toBeNull();
