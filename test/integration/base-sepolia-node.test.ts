@@ -562,6 +562,40 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     }
   });
 
+  it('never calls an authorization that ran dropped on a newest block of a fork of its own above the safe head, whichever node keeps what state', async () => {
+    const keys = tempDataDir();
+    try {
+      const { chain, clock, transfer } = await railBesideTheChain(keys, 0);
+      const prepared = await transfer('ran-below-the-fork');
+      const landed = await chain.submitTransfer(prepared);
+      const ranAt = (await client().getTransactionReceipt({ hash: landed as `0x${string}` })).blockNumber;
+      // Its end passes; the safe head (posted to L1) is past it, above the block it ran in (mineAfter:
+      // state is read at the safe head).
+      for (let block = 0; block < 60; block += 1) await node.mineAfter(20);
+      clock.advance(1_200_000);
+      node.safeBehind = 10;
+      // A load-balanced RPC's node on a fork of its own from before it ran answers the newest block,
+      // above the safe head, and the token's state there (unused). The safe head and the block at its
+      // height come from the chain's nodes.
+      const { number, timestamp } = await client().getBlock();
+      node.newestOnFork = { number, timestamp, stateOf: ranAt - 1n };
+      try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        // A full node that keeps only the newest blocks' state (not the safe head's): the newest
+        // block read must descend from the safe head, which the fork's does not.
+        node.stateKept = 5;
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+      } finally {
+        node.newestOnFork = null;
+        node.stateKept = null;
+        node.safeBehind = 0;
+      }
+      expect(await chain.fateOf(prepared)).toEqual({ state: 'succeeded', landedAs: landed });
+    } finally {
+      rmSync(keys, { recursive: true, force: true });
+    }
+  });
+
   it('calls an authorization never run dropped through a node that keeps only its newest blocks’ state, its safe head far behind', async () => {
     const keys = tempDataDir();
     try {
@@ -569,10 +603,14 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       const prepared = await transfer('never-sent-full-node');
       await node.mine(800, 2);
       clock.advance(1_600_000);
-      // A full node (no archive): the state of its last 128 blocks; its safe head 200 behind, past the end.
+      // A full node (no archive): the state of its last 128 blocks; its safe head 200 behind, past the
+      // end. The newest block read descends from it (the EVM's BLOCKHASH there says so).
       node.stateKept = 128;
       node.safeBehind = 200;
       try {
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
+        // Further back than BLOCKHASH reaches (256 blocks): the block at its height, read by its number.
+        node.safeBehind = 300;
         expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
       } finally {
         node.stateKept = null;

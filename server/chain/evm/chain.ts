@@ -9,11 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  BaseError,
-  BlockNotFoundError,
-  InternalRpcError,
-  InvalidInputRpcError,
-  InvalidParamsRpcError,
   bytesToHex,
   createPublicClient,
   defineChain,
@@ -58,6 +53,7 @@ import { nodeErrorWords, nodeUnanswered } from './node-errors.js';
 import { maxFeePerGas, Relayer } from './relayer.js';
 import { MOVE_GAS_LIMIT, movesCovered } from './move-gas.js';
 import { findEvmTransfer, ranAuthorization } from './transfer-lookup.js';
+import { REORG_MARGIN_SECONDS, safeHead, unusedForGood } from './finality.js';
 import { EARLIER_SEARCHED_SECONDS, authorizationUsedIn, earliestOnChain, hasEvmActivity, transfersTo } from './log-reads.js';
 import type { EvmNetwork } from './networks.js';
 
@@ -80,11 +76,6 @@ export interface BlocksOnDemand {
 
 /** How long an authorization Coffer signs stays good: long enough to land through a slow RPC, short enough to give its budget back soon. */
 export const AUTHORIZATION_SECONDS = 600n;
-/**
- * How far behind the newest block a node's safe head is taken to be where the node does not say
- * (an RPC that refuses both the `safe` and the `finalized` tag): Base's is usually a few minutes behind.
- */
-const REORG_MARGIN_SECONDS = 900n;
 /** How long a send waits for its receipt before leaving the row to reconciliation. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -389,28 +380,6 @@ export class EvmChain implements Chain {
   }
 
   /**
-   * The newest block no reorganization can replace, as the node says it: its `safe` head, else its
-   * `finalized` one (older, as sure) where it refuses the first or fails it with an internal error
-   * (some nodes do so for a tag they do not serve). Null only where it refuses both outright: then it
-   * is taken to be REORG_MARGIN_SECONDS behind. Any other failure, an internal error on `finalized`
-   * included (viem counts -32603 as passing: a node having trouble, which may also answer a newest
-   * block of its own fork), is thrown, the question left for the next round.
-   */
-  private async safeHead() {
-    try {
-      return await this.client.getBlock({ blockTag: 'safe' });
-    } catch (error) {
-      if (!refusesTag(error) && !isInternalError(error)) throw error;
-    }
-    try {
-      return await this.client.getBlock({ blockTag: 'finalized' });
-    } catch (error) {
-      if (!refusesTag(error)) throw error;
-    }
-    return null;
-  }
-
-  /**
    * What the chain says of an authorization: run (in the transaction of its AuthorizationUsed log),
    * or not run: `dropped` once the chain's time passed its end at its safe head (it never can),
    * `unknown` before. (The token says canceled as it says used; Coffer never cancels an
@@ -434,15 +403,15 @@ export class EvmChain implements Chain {
       await this.blocksOnDemand.mineToNow();
       latest = await this.client.getBlock();
     }
-    const usedAt = (blockNumber: bigint) =>
-      this.client.readContract({
-        address: this.net.usdc,
-        abi: USDC_ABI,
-        functionName: 'authorizationState',
-        args: [from, nonce],
-        blockNumber,
-      });
-    if (await usedAt(latest.number)) {
+    // Pinned by its hash: a number names another block on another node's fork.
+    const usedAtLatest = await this.client.readContract({
+      address: this.net.usdc,
+      abi: USDC_ABI,
+      functionName: 'authorizationState',
+      args: [from, nonce],
+      blockHash: latest.hash,
+    });
+    if (usedAtLatest) {
       // Looked for from when it was signed, by the chain's clock.
       const earliest = earliestOnChain(signedAt, now, latest, this.blocksOnDemand !== null);
       const { client } = this;
@@ -457,40 +426,18 @@ export class EvmChain implements Chain {
     }
     if (latest.timestamp < authorization.validBefore) return { state: 'unknown' };
     // Its end passed unused on the newest block. Dropped (a retry pays afresh) only where the chain
-    // cannot take that back: on Base the newest blocks are the sequencer's until posted to L1, and a
-    // reorganization of them could run it before its end. Once the safe head (an ancestor of the
-    // newest, where the authorization is unused) is past its end too, every block a reorganization
-    // could replace comes after its end. A node that refuses both its safe head and its finalized
-    // one is taken to be REORG_MARGIN_SECONDS behind (safeHead). A chain that mines only when asked
-    // is never reorganized.
+    // cannot take that back (finality.ts): once its safe head is past the end too, and it stays unused
+    // there. A node that refuses both its safe head and its finalized one is taken to be
+    // REORG_MARGIN_SECONDS behind. A chain that mines only when asked is never reorganized.
     if (this.blocksOnDemand !== null) return { state: 'dropped' };
-    const safe = await this.safeHead();
+    const safe = await safeHead(this.client);
     if (safe === null)
       return latest.timestamp - REORG_MARGIN_SECONDS >= authorization.validBefore ? { state: 'dropped' } : { state: 'unknown' };
     if (safe.timestamp < authorization.validBefore) return { state: 'unknown' };
-    // Behind a load-balanced RPC the newest block read may be another node's, behind the safe head or
-    // on a fork of its own: the state read there says nothing of the blocks it lacks. It must reach
-    // the safe head, and the block at the safe head's height must be the safe head. (The state is
-    // not read at the safe head itself: a node that is no archive keeps the state of the last 128
-    // blocks or so, fewer than the safe head may lag.)
-    if (safe.number > latest.number) return { state: 'unknown' };
-    if ((await this.client.getBlock({ blockNumber: safe.number })).hash !== safe.hash) return { state: 'unknown' };
+    if (!(await unusedForGood(this.client, this.net.usdc, authorization, latest, safe))) return { state: 'unknown' };
     return { state: 'dropped' };
   }
 }
-
-/**
- * Whether a node refused a block tag it does not know (`safe` on an older node), or answered no block
- * for it. Not a node that did not answer, or refused one request too many: that says nothing of the tag.
- */
-const refusesTag = (error: unknown) =>
-  error instanceof BaseError &&
-  error.walk(
-    (cause) => cause instanceof InvalidParamsRpcError || cause instanceof InvalidInputRpcError || cause instanceof BlockNotFoundError,
-  ) !== null;
-
-/** Whether a node failed a request with an internal error (-32603). */
-const isInternalError = (error: unknown) => error instanceof BaseError && error.walk((cause) => cause instanceof InternalRpcError) !== null;
 
 /** The last block a cursor from incomingTransfers read; null for none (a first read). */
 function blockOfCursor(cursor: string | null): bigint | null {
