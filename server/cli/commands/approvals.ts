@@ -67,7 +67,7 @@ function linkRequestLines(session: WaitingLinkSession): string {
     .join(', ');
   return (
     `link request ${session.id}  code ${session.code}  (${client || 'no details'}), since ${localTime(session.createdAt)}\n` +
-    `  approve with the link its terminal shows, after checking the code: coffer approve <link URL>; or clear it: coffer deny ${session.id}\n`
+    `  approve with the link its terminal shows, after checking the code: coffer approve <link URL> --code ${session.code}; or clear it: coffer deny ${session.id}\n`
   );
 }
 
