@@ -19,8 +19,9 @@ const AGENT_NEXT: Readonly<Record<string, string>> = {
 
 const PAYING_COMMANDS = new Set(['pay', 'fetch']);
 
-/** The line to print after a refusal of `command` with `code`; null: nothing to add. */
-export function nextStep(command: string | undefined, code: string | null): string | null {
+/** The line to print after a refusal of `command` with `code` (AGENT: the agent, where its id is known); null: nothing to add. */
+export function nextStep(command: string | undefined, code: string | null, agentId?: string): string | null {
   if (command === undefined || code === null || !PAYING_COMMANDS.has(command)) return null;
-  return AGENT_NEXT[code] ?? null;
+  const next = AGENT_NEXT[code] ?? null;
+  return next === null || agentId === undefined ? next : next.replace(/\bAGENT\b/, agentId);
 }

@@ -1,5 +1,7 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import { withdrawnIfInterrupted } from '../held-interrupt.js';
+import { CofferApiError } from '../../client/client-error.js';
+import { nextStep } from '../next-step.js';
 import { payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
@@ -78,7 +80,7 @@ export async function payCommand(
   const { approvalId } = args;
   // Held for the owner's yes: said on stderr (stdout stays the receipt), then waited for; interrupted,
   // its request is withdrawn; killed outright, `coffer pay --approval` picks it up.
-  const body = await withdrawnIfInterrupted(
+  const paid = withdrawnIfInterrupted(
     api,
     process.stderr,
     async (onHeld) => {
@@ -96,6 +98,16 @@ export async function payCommand(
     },
     payPickUpCommand,
   );
+  const body = await paid.catch((error: unknown) => {
+    // Refused: the server's words and code, then what this agent's terminal can do about it (the
+    // agent named). Coffer not answering is the caller's to say (its own exit status).
+    if (!(error instanceof CofferApiError) || error.status === 0) throw error;
+    process.stderr.write(`coffer: ${error.message} (${error.code})\n`);
+    const next = nextStep('pay', error.code, agent.agentId);
+    if (next !== null) process.stderr.write(`next: ${next}\n`);
+    return null;
+  });
+  if (body === null) return 1;
   // --receipt: the header's value alone, to compose (curl -H "X-Payment: $(coffer pay ... --receipt)").
   if (args.receiptOnly) out.write(`${body.xPaymentHeader}\n`);
   else

@@ -7,6 +7,10 @@ describe("the line after an agent's refused payment", () => {
     expect(nextStep('fetch', 'daily_budget_exceeded')).toMatch(/coffer policy --daily AMOUNT asks the owner/);
     // Short of funds: the owner's command that funds the wallet.
     expect(nextStep('fetch', 'insufficient_funds')).toMatch(/^the owner funds this agent's wallet: coffer allocate AGENT AMOUNT/);
+    // Named where the terminal knows which agent it is.
+    expect(nextStep('pay', 'insufficient_funds', 'researcher')).toBe(
+      "the owner funds this agent's wallet: coffer allocate researcher AMOUNT (with --rail base for its wallet on Base)",
+    );
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
     expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);
