@@ -585,6 +585,13 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
         // block read must descend from the safe head, which the fork's does not.
         node.stateKept = 5;
         expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
+        // The safe head further back than BLOCKHASH reaches: the fork's history contract names its own ancestors.
+        await node.mineAfter(600);
+        for (let block = 0; block < 300; block += 1) await node.mineAfter(2);
+        const newest = await client().getBlock();
+        node.newestOnFork = { number: newest.number, timestamp: newest.timestamp, stateOf: ranAt - 1n };
+        node.safeBehind = 280;
+        expect(await chain.fateOf(prepared)).toEqual({ state: 'unknown' });
       } finally {
         node.newestOnFork = null;
         node.stateKept = null;
@@ -609,7 +616,7 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
       node.safeBehind = 200;
       try {
         expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
-        // Further back than BLOCKHASH reaches (256 blocks): the block at its height, read by its number.
+        // Further back than BLOCKHASH reaches (256 blocks): EIP-2935's history contract says it.
         node.safeBehind = 300;
         expect(await chain.fateOf(prepared)).toEqual({ state: 'dropped' });
       } finally {

@@ -4,8 +4,9 @@
  * ran is paid twice, so every read here is pinned to the block it judges.
  *
  * On Base the newest blocks are the sequencer's until posted to L1, and a reorganization of them could
- * still run an authorization before its end. The safe head cannot be reorganized: once its time is past
- * the end, an authorization unused there can never run (every later block's time is later still).
+ * still run an authorization before its end. The safe head is derived from what is posted to L1: the
+ * sequencer cannot reorganize it (only a reorganization of L1 itself could). Once its time is past the
+ * end, an authorization unused there can never run (every later block's time is later still).
  * Behind a load-balanced RPC each request may reach another node, one of them behind the others or on
  * a fork of its own; a block number names another block on each fork, a block's hash names one.
  */
@@ -36,18 +37,19 @@ const BLOCKHASH_REACH = 256n;
 type Block = { number: bigint; hash: Hash; timestamp: bigint };
 
 /**
- * The newest block no reorganization can replace, as the node says it: its `safe` head, else its
- * `finalized` one (older, as sure) where it refuses the first or fails it with an internal error
- * (some nodes do so for a tag they do not serve). Null only where it refuses both outright: then it
- * is taken to be REORG_MARGIN_SECONDS behind. Any other failure, an internal error on `finalized`
- * included (viem counts -32603 as passing: a node having trouble, which may also answer a newest
- * block of its own fork), is thrown, the question left for the next round.
+ * The newest block the sequencer can no longer reorganize, as the node says it: its `safe` head (on
+ * an OP chain, derived from what is posted to L1), else its `finalized` one (older, as sure) where it
+ * refuses the first or fails it (-32603 from some nodes for a tag they do not serve, -32000 "safe
+ * block not found" from one still syncing). Null only where it refuses both outright (the tag unknown
+ * to it): then it is taken to be REORG_MARGIN_SECONDS behind. Any other failure of `finalized` (a node
+ * having trouble or syncing, which may also answer a newest block of its own fork) is thrown, the
+ * question left for the next round.
  */
 export async function safeHead(client: PublicClient): Promise<Block | null> {
   try {
     return await client.getBlock({ blockTag: 'safe' });
   } catch (error) {
-    if (!refusesTag(error) && !isInternalError(error)) throw error;
+    if (!refusesTag(error) && !failsTag(error)) throw error;
   }
   try {
     return await client.getBlock({ blockTag: 'finalized' });
@@ -58,21 +60,23 @@ export async function safeHead(client: PublicClient): Promise<Block | null> {
 }
 
 /**
- * Whether an authorization found unused at the newest block read (`latest`, past its end) stays
- * unused for good, the safe head (`safe`) being past its end too. Said by the first of these a node
- * answers:
- * 1. the token's state at the safe head itself, pinned by its hash and required canonical (EIP-1898):
- *    unused there, it can never run. Answered by an archive node, or a full node whose safe head is
- *    within the state it keeps;
- * 2. else (a full node keeps only its newest blocks' state) the newest block read, where the state
- *    said unused, must descend from the safe head: the hash the EVM's BLOCKHASH gives for the safe
- *    head's height, read at that very block, must be the safe head's (within BLOCKHASH's 256 blocks);
- * 3. else (the safe head further back than that) the block at the safe head's height, read by its
- *    number, must be the safe head. Not pinned: a node on a fork of its own below the safe head could
- *    answer the newest block and its state while others answer this. Base's safe head lags the
- *    newest by a few minutes (well under 256 blocks of 2 s) on most days, so this is the rare path,
- *    kept so that a payment is not left pending for good behind such a node.
- * Any failure of 2 or 3 is thrown: the question is asked again next round.
+ * Whether an authorization found unused at the newest block read (`latest`, past its end, the state
+ * read pinned to its hash) stays unused for good, the safe head (`safe`) being past its end too.
+ *
+ * The safe head is first read again by its height: another node (behind a load balancer) must find
+ * the same block there. A node whose own derivation went astray labels a block of its own fork safe,
+ * and every read pinned to that block would agree with it. Then, by the first of these a node answers:
+ * 1. the token's state at the safe head itself, pinned by its hash (EIP-1898): unused there, it can
+ *    never run. Answered by an archive node, or a full node whose safe head is within the state it
+ *    keeps. A node that says the block is not canonical for it is on another fork: asked again later;
+ * 2. else (a full node keeps only its newest blocks' state, about 128 on op-geth) the newest block
+ *    read must descend from the safe head: the hash of its ancestor at the safe head's height, as the
+ *    EVM sees it in that very block, must be the safe head's. BLOCKHASH reaches 256 blocks back; the
+ *    history contract of EIP-2935 (Base since its Isthmus upgrade) 8,191. A chain without that
+ *    contract, its safe head further back than 256 blocks, is left with the read by height above:
+ *    the one unpinned path, so that a payment is not left pending for good behind such a node.
+ * Beyond 8,191 blocks (hours of a sequencer posting nothing to L1), and on any failure other than a
+ * state not kept, the question is asked again next round.
  */
 export async function unusedForGood(
   client: PublicClient,
@@ -81,6 +85,8 @@ export async function unusedForGood(
   latest: Block,
   safe: Block,
 ): Promise<boolean> {
+  if (safe.number > latest.number) return false;
+  if ((await client.getBlock({ blockNumber: safe.number })).hash !== safe.hash) return false;
   try {
     const used = await client.readContract({
       address: token,
@@ -92,43 +98,81 @@ export async function unusedForGood(
     });
     // Used at the safe head, yet unused at the newest block read: that block is no descendant of it.
     return !used;
-  } catch {
-    // Not answered (no state kept that far back, or no such block on this node): by the newest block's ancestry.
+  } catch (error) {
+    if (notCanonical(error)) return false;
+    if (!stateNotKept(error)) throw error;
   }
-  if (safe.number > latest.number) return false;
-  const back = latest.number - safe.number;
-  if (back === 0n) return latest.hash === safe.hash;
-  if (back <= BLOCKHASH_REACH) return (await ancestorHash(client, latest.hash, safe.number)) === safe.hash;
-  return (await client.getBlock({ blockNumber: safe.number })).hash === safe.hash;
+  const ancestor = await ancestorHash(client, latest, safe.number);
+  // No history contract on this chain: the safe head as read by its height (above) stands.
+  return ancestor === NO_HISTORY ? true : ancestor === safe.hash;
 }
 
+/** How far back EIP-2935's history contract answers (HISTORY_SERVE_WINDOW). */
+const HISTORY_REACH = 8_191n;
+/** EIP-2935's history contract: the same address on every chain that has it (Base since Isthmus). */
+const HISTORY_CONTRACT: Address = '0x0000F90827F1C53a10cb7A02335B175320002935';
+/** What ancestorHash answers where the chain has no history contract. */
+const NO_HISTORY = 'no-history';
+
 /**
- * The hash of the ancestor at `height` of the block `at`, as the EVM sees it in that block: a call with
- * no contract (its code runs as a contract's creation, and what it returns is the answer) that returns
- * BLOCKHASH(height). Zero where `height` is not among the 256 blocks before `at`. Refused by a node
- * that does not have the block `at`.
+ * The hash of the ancestor at `height` of the block `at`, as the EVM sees it in that block, each read
+ * pinned to it (a node that does not have `at` refuses it). Within 256 blocks, BLOCKHASH, through a
+ * call with no contract: its code runs as a contract's creation, and what it returns is the answer;
+ * it returns a zero byte before the hash, since code a creation returns may not begin with 0xEF
+ * (EIP-3541), as one hash in 256 does. Further back, EIP-2935's history contract: NO_HISTORY where
+ * the chain has none (an empty answer from an address without code). Zero where out of reach.
  */
-async function ancestorHash(client: PublicClient, at: Hash, height: bigint): Promise<Hash> {
-  const code = concat([
-    '0x7f', // PUSH32 height
-    numberToHex(height, { size: 32 }),
-    '0x40', // BLOCKHASH
-    '0x600052', // PUSH1 0, MSTORE: the hash at memory 0
-    '0x60206000f3', // PUSH1 32, PUSH1 0, RETURN: those 32 bytes
-  ]);
-  const { data } = await client.call({ data: code, blockHash: at });
-  return (data ?? '0x') as Hash;
+async function ancestorHash(client: PublicClient, at: Block, height: bigint): Promise<Hash | typeof NO_HISTORY> {
+  const back = at.number - height;
+  if (back === 0n) return at.hash;
+  if (back > HISTORY_REACH) return ZERO_HASH;
+  if (back <= BLOCKHASH_REACH) {
+    const code = concat([
+      '0x7f', // PUSH32 height
+      numberToHex(height, { size: 32 }),
+      '0x40', // BLOCKHASH
+      '0x600152', // PUSH1 1, MSTORE: the hash at memory 1..32, a zero byte before it
+      '0x60216000f3', // PUSH1 33, PUSH1 0, RETURN: those 33 bytes
+    ]);
+    const { data } = await client.call({ data: code, blockHash: at.hash });
+    return data === undefined || data.length !== 68 ? ZERO_HASH : `0x${data.slice(4)}`;
+  }
+  const { data } = await client.call({ to: HISTORY_CONTRACT, data: numberToHex(height, { size: 32 }), blockHash: at.hash });
+  if (data === undefined || data === '0x') return NO_HISTORY;
+  return data.length === 66 ? data : ZERO_HASH;
+}
+
+const ZERO_HASH: Hash = `0x${'0'.repeat(64)}`;
+
+/** A node that keeps no state at that block (a full node, not an archive): the words geth, op-geth, reth, Erigon and Nethermind use. */
+const stateNotKept = (error: unknown) =>
+  /missing trie node|pruned|historical state|state (?:is )?not available|state unavailable|distance to target block/i.test(
+    messageOf(error),
+  );
+
+/** A node for which the block is not on its chain (EIP-1898's requireCanonical): it follows another fork. */
+const notCanonical = (error: unknown) => /not (?:currently )?canonical/i.test(messageOf(error));
+
+/** Every message along an error's causes, as viem wraps a node's words. */
+function messageOf(error: unknown): string {
+  if (!(error instanceof BaseError)) return error instanceof Error ? error.message : String(error);
+  const words: string[] = [];
+  error.walk((cause) => {
+    if (cause instanceof Error) words.push(cause.message, (cause as { details?: string }).details ?? '');
+    return false;
+  });
+  return words.join(' ');
 }
 
 /**
- * Whether a node refused a block tag it does not know (`safe` on an older node), or answered no block
- * for it. Not a node that did not answer, or refused one request too many: that says nothing of the tag.
+ * Whether a node refused a block tag it does not know (`safe` on an older node: invalid params), or
+ * answered no block for it. Not a node that did not answer, or refused one request too many: that
+ * says nothing of the tag.
  */
 const refusesTag = (error: unknown) =>
   error instanceof BaseError &&
-  error.walk(
-    (cause) => cause instanceof InvalidParamsRpcError || cause instanceof InvalidInputRpcError || cause instanceof BlockNotFoundError,
-  ) !== null;
+  error.walk((cause) => cause instanceof InvalidParamsRpcError || cause instanceof BlockNotFoundError) !== null;
 
-/** Whether a node failed a request with an internal error (-32603). */
-const isInternalError = (error: unknown) => error instanceof BaseError && error.walk((cause) => cause instanceof InternalRpcError) !== null;
+/** Whether a node failed a tag's read with an internal error (-32603) or its own (-32000: "safe block not found"). */
+const failsTag = (error: unknown) =>
+  error instanceof BaseError && error.walk((cause) => cause instanceof InternalRpcError || cause instanceof InvalidInputRpcError) !== null;
