@@ -10,6 +10,8 @@ import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
+import { shellWords } from '../boot/cli-invocation.js';
+import { defaultConfigPath } from '../linked-agent/agent-config.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -46,6 +48,15 @@ export function heldWords(approval: Approval): string {
 }
 
 /**
+ * The command that picks a held request up (`coffer fetch URL --approval ID`), as typed in a shell:
+ * each word quoted where it must be (a URL's `&` would end the command there, and the retry after it
+ * ask, and pay, anew), and the agent's config named where it is not the default one.
+ */
+export function pickUpCommand(words: string[], configPath: string): string {
+  return `coffer ${shellWords([...words, ...(configPath === defaultConfigPath() ? [] : ['--config', configPath])])}`;
+}
+
+/**
  * A command's call that the policy may hold for the owner's yes (`coffer pay`, `coffer fetch`):
  * `call` is handed what to do once held, which says so on `err` and withdraws the request on an
  * interrupt meanwhile. An interrupt that withdrew it ends the process with its own words; one that
@@ -55,14 +66,17 @@ export async function withdrawnIfInterrupted<T>(
   api: CofferClient,
   err: Out,
   call: (onHeld: (approval: Approval) => void) => Promise<T>,
-  /** How to pick the request up where the process is killed outright (no interrupt withdraws it then). */
-  pickUp?: (approvalId: string) => string,
+  /**
+   * How to pick the request up where the process is killed outright (no interrupt withdraws it then),
+   * in words: the command, and until when it buys what it paid for.
+   */
+  pickUp?: (approval: Approval) => string,
 ): Promise<T> {
   // Set once held (a holder: the callback sets it, which narrowing cannot follow).
   const held: { wait: HeldWait | null } = { wait: null };
   const onHeld = (approval: Approval) => {
     err.write(`${heldWords(approval)}\n`);
-    if (pickUp !== undefined) err.write(`Stopped outright meanwhile, ${pickUp(approval.approvalId)} picks it up.\n`);
+    if (pickUp !== undefined) err.write(`Stopped outright meanwhile, ${pickUp(approval)}.\n`);
     held.wait = withdrawnOnInterrupt(api, approval, err);
   };
   try {

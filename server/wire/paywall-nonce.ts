@@ -9,6 +9,12 @@
  */
 
 /**
+ * How long a Coffer paywall's 402 terms stay payable by default, and a receipt of a payment made
+ * without them (no nonce) is taken after it lands (the paywall's `maxTimeoutSeconds`).
+ */
+export const DEFAULT_TERMS_SECONDS = 300;
+
+/**
  * Whether a memo has a nonce's shape (six dot-separated fields), whoever issued it: a payment whose
  * memo is shaped so was made for some paywall's 402, and only that paywall's nonce check may redeem it.
  */

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseAmount } from '../wire/money.js';
+import { DEFAULT_TERMS_SECONDS } from '../wire/paywall-nonce.js';
 import type { Chain, TransferLookup } from '../core/ports/chain.js';
 import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { paymentRequiredBody, type PaymentTerms } from './payment-required.js';
@@ -83,7 +84,7 @@ type Priced = { route: RouteTerms; amount: bigint };
  * and finds it with paymentOf(res). A refused payment gets 402 with the reason and fresh terms.
  */
 export function createPaywall(options: PaywallOptions) {
-  const maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
+  const maxTimeoutSeconds = options.maxTimeoutSeconds ?? DEFAULT_TERMS_SECONDS;
   const log = options.log ?? (() => undefined);
   const nonces = createNonces(options.store.nonceKey);
   const paywall: Paywall = {

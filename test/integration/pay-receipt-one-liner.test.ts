@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely on purpose: the tests assert their shape */
+import { localTime } from '../../server/cli/local-time.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readFileSync, rmSync } from 'node:fs';
@@ -188,12 +189,12 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
   });
 
   it.each([
-    ['coffer pay', async () => ({ args: ['pay', 'demo-weather', '0.01', '--receipt'], stop: async () => {} })],
+    ['coffer pay', async () => ({ args: ['pay', 'demo-weather', '0.01', '--receipt', '--config', configFile], stop: async () => {} })],
     [
       'coffer fetch',
       async () => {
         const demo = await startDemoApi(dataDir);
-        return { args: ['fetch', `${demo.url}/weather?city=Lisbon`], stop: () => demo.stop() };
+        return { args: ['fetch', `${demo.url}/weather?city=Lisbon&days=2`], stop: () => demo.stop() };
       },
     ],
   ])('%s held and interrupted: its request is withdrawn, so a yes after pays nothing no one would present', async (_command, command) => {
@@ -201,8 +202,9 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
     const { args, stop } = await command();
     try {
       const before = await balance();
+      // The agent's config named on the command line for a pay, by COFFER_CONFIG for a fetch.
       const paying = spawn(process.execPath, [CLI, ...args], {
-        env: { ...process.env, COFFER_CONFIG: configFile, COFFER_NO_BROWSER: '1' },
+        env: { ...process.env, COFFER_CONFIG: args[0] === 'pay' ? '' : configFile, COFFER_NO_BROWSER: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
@@ -221,10 +223,13 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       expect(await exited).toBe(130);
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
       // Each says how to pick its request up, should it be killed outright (no interrupt then).
+      // As typed in a shell: the URL quoted (its & would end the command there, and a plain fetch
+      // after it ask and pay anew), the agent's config named where the command named it.
+      // Until when: a fetch's request ends with the seller's terms; a pay's receipt is taken for 300 s after it lands.
       expect(stderr).toContain(
         args[0] === 'fetch'
-          ? `Stopped outright meanwhile, coffer fetch ${args[1]} --approval ${waiting[0].approvalId} picks it up.`
-          : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} picks it up.`,
+          ? `Stopped outright meanwhile, coffer fetch "${args[1]}" --approval ${waiting[0].approvalId} picks it up, until ${localTime(waiting[0].expiresAt)}.`
+          : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} --config ${configFile} picks it up (soon: a Coffer paywall takes a receipt for 300 s after it lands, by default).`,
       );
       // Its words alone: not also the wait's failure, which the withdrawal ended.
       expect(stderr).not.toMatch(/\(approval_withdrawn\)/);
@@ -328,6 +333,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       // A service and no amount, or an id that is none: a usage error.
       const half = await runCoffer(['pay', 'demo-weather', '--approval', held.approvalId], { COFFER_CONFIG: configFile });
       expect(half.code).toBe(2);
+      expect(half.stderr).toMatch(/with --approval, name both the service and the amount, or neither/);
       const bad = await runCoffer(['pay', '--approval', 'yes'], { COFFER_CONFIG: configFile });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--approval takes a request's id \(apr_…\), not "yes"/);

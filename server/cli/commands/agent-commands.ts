@@ -1,8 +1,9 @@
 import { paymentWhenDecided } from '../../client/held-payment.js';
 import { withdrawnIfInterrupted } from '../held-interrupt.js';
 import { CofferApiError } from '../../client/client-error.js';
+import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
 import { nextStep } from '../next-step.js';
-import { payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
+import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
@@ -96,7 +97,9 @@ export async function payCommand(
       });
       return paymentWhenDecided(api, answer, onHeld);
     },
-    payPickUpCommand,
+    // Soon: what the yes pays is a receipt a Coffer paywall takes for a while after it lands.
+    ({ approvalId }) =>
+      `${payPickUpCommand(approvalId, configPath)} picks it up (soon: a Coffer paywall takes a receipt for ${DEFAULT_TERMS_SECONDS} s after it lands, by default)`,
   );
   const body = await paid.catch((error: unknown) => {
     // Refused: the server's words and code, then what this agent's terminal can do about it (the
@@ -116,6 +119,9 @@ export async function payCommand(
       `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}, transaction ${body.txSignature}).\n` +
         `X-Payment: ${body.xPaymentHeader}\n`,
     );
+  // Picked up long after the yes paid it: the receipt may be past what a paywall takes (said, not hidden).
+  const late = approvalId === undefined ? null : lateReceiptWords(body.timestamp, Date.now());
+  if (late !== null) process.stderr.write(`${late}\n`);
   // Paid, and this payment stopped the agent: said on stderr, so the next payment's refusal is not a surprise.
   if (body.agentStopped !== undefined) process.stderr.write(`${afterPaymentStopped(agent.agentId, body.agentStopped.reason)}\n`);
   return 0;

@@ -6,7 +6,8 @@ import { afterPaymentStopped } from './agent-commands.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { keyClient } from '../../client/coffer-client.js';
-import { withdrawnIfInterrupted } from '../held-interrupt.js';
+import { pickUpCommand, withdrawnIfInterrupted } from '../held-interrupt.js';
+import { localTime } from '../local-time.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -48,7 +49,22 @@ export async function fetchCommand(
             onHeld,
           },
         ),
-      (approvalId) => `coffer fetch ${args.url} --approval ${approvalId}`,
+      // The same call again (its method, headers, body and rail: what it pays for), with the request,
+      // until it ends: for a Coffer paywall's 402, with its terms (what the yes paid is presented then).
+      ({ approvalId, expiresAt }) =>
+        `${pickUpCommand(
+          [
+            'fetch',
+            args.url,
+            ...(args.method === undefined ? [] : ['--method', args.method]),
+            ...args.headers.flatMap((header) => ['--header', header]),
+            ...(args.data === undefined ? [] : ['--data', args.data]),
+            ...(args.rail === undefined ? [] : ['--rail', args.rail]),
+            '--approval',
+            approvalId,
+          ],
+          configPath,
+        )} picks it up, until ${localTime(expiresAt)}`,
     );
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).

@@ -7,19 +7,22 @@
  * answers the payment that yes made.
  */
 import { approvedOrThrow } from '../../client/held-payment.js';
+import { pickUpCommand } from '../held-interrupt.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import type { Approval } from '../../wire/answers/approvals.js';
 import type { Payment } from '../../wire/answers/payments.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { railName } from '../../wire/rail-words.js';
+import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
+import { localTime } from '../local-time.js';
 import type { Rail } from '../../wire/rails.js';
 
 /** What the command line said of the payment, beside `--approval`: each term it names must be the request's. */
 export type PayTerms = { service?: string; amount?: string; recipient?: string; rail?: Rail; nonce?: string };
 
 /** The command that picks a held `coffer pay` request up. */
-export const payPickUpCommand = (approvalId: string) => `coffer pay --approval ${approvalId}`;
+export const payPickUpCommand = (approvalId: string, configPath: string) => pickUpCommand(['pay', '--approval', approvalId], configPath);
 
 /**
  * Why a request is not the payment this `coffer pay` picks up; null where it is. Only the terms the
@@ -66,4 +69,19 @@ export async function pickedUpPayment(
   if (mismatch !== null) throw new CofferApiError(409, 'approval_mismatch', mismatch);
   if (approval.status === 'pending') onHeld(approval);
   return (await approvedOrThrow(api, approval)).result as Payment;
+}
+
+/**
+ * A receipt picked up after a paywall would take it, in words; null while it still would. What the
+ * yes paid is a receipt a Coffer paywall takes for DEFAULT_TERMS_SECONDS after it lands (or until its
+ * nonce's terms end): picked up later, it may buy nothing, and paying again is the agent's choice.
+ */
+export function lateReceiptWords(paidAt: string, now: number): string | null {
+  const ago = now - Date.parse(paidAt);
+  if (!(ago > DEFAULT_TERMS_SECONDS * 1000)) return null;
+  return (
+    `It was paid at ${localTime(paidAt)}, ${Math.floor(ago / 60_000)} min ago: a Coffer paywall takes a receipt for ` +
+    `${DEFAULT_TERMS_SECONDS} s after it lands by default (or until its nonce's terms end), and may refuse this one ` +
+    '(receipt_expired). Nothing more was paid.'
+  );
 }

@@ -119,11 +119,11 @@ export const pay = defineCommand({
                  (--receipt: only the X-Payment value, to send at once: with \`coffer demo-api\` running,
                  curl -H "X-Payment: $(coffer pay demo-weather 0.01 --receipt)" http://127.0.0.1:7403/weather?city=Lisbon);
                  without --nonce a Coffer paywall takes the receipt once, up to 300 s (its default)
-                 after it lands, and a registry service is paid at least its listed price (less is
+                 after it lands, and a registry service is paid its listed price (less or more is
                  refused, nothing is paid); a payment the policy holds for the owner is waited for
                  until the owner decides; interrupted, its request is withdrawn; --approval (the
-                 service and amount may be left out): the request an earlier pay left waiting when
-                 it was killed, waited for and its receipt printed, never paid anew`,
+                 service and the amount both left out, or both given): the request an earlier pay
+                 left waiting when it was killed, waited for and its receipt printed, never paid anew`,
   options: {
     config: { type: 'string' },
     approval: { type: 'string' },
@@ -149,6 +149,8 @@ export const pay = defineCommand({
     // Picking a request up, the service and amount may be left out (both: the request says them).
     if (approvalId !== undefined && service === undefined) return (await agentCommands()).payCommand(configPath, { ...terms, approvalId });
     if (!service) throw new UsageError('which service to pay? (a registry id, or a name with --recipient)', 'pay');
+    if (!amount && approvalId !== undefined)
+      throw new UsageError('with --approval, name both the service and the amount, or neither (the request says them)', 'pay');
     if (!amount) throw new UsageError('how much to pay? (USDC, such as 0.01)', 'pay');
     return (await agentCommands()).payCommand(configPath, {
       ...terms,

@@ -1,9 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
+import { pickUpCommand, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
 import { CofferApiError } from '../../../../server/client/client-error.js';
 import type { CofferClient } from '../../../../server/client/coffer-client.js';
 import type { Approval } from '../../../../server/wire/answers/approvals.js';
+import { defaultConfigPath } from '../../../../server/linked-agent/agent-config.js';
 
 const approval = { approvalId: 'apr_1' } as Approval;
 
@@ -73,5 +74,19 @@ describe('a held wait interrupted', () => {
     await vi.waitFor(() => expect(exit).toHaveBeenCalledWith(129));
     expect(text()).toMatch(/request apr_1 could not be withdrawn \(not answering\): it still waits for the owner/);
     wait.stop();
+  });
+});
+
+describe('the command that picks a held request up', () => {
+  it('is typed as it runs: a URL with & or spaces quoted, the agent config named where it is not the default', () => {
+    expect(pickUpCommand(['fetch', 'http://127.0.0.1:7403/weather?city=Madrid&units=c', '--approval', 'apr_1'], defaultConfigPath())).toBe(
+      'coffer fetch "http://127.0.0.1:7403/weather?city=Madrid&units=c" --approval apr_1',
+    );
+    expect(pickUpCommand(['pay', '--approval', 'apr_1'], '/tmp/agent one.json')).toBe(
+      'coffer pay --approval apr_1 --config "/tmp/agent one.json"',
+    );
+    expect(pickUpCommand(['fetch', 'http://x.test/a', '--data', '{"q":"$HOME"}', '--approval', 'apr_1'], defaultConfigPath())).toBe(
+      'coffer fetch http://x.test/a --data "{\\"q\\":\\"\\$HOME\\"}" --approval apr_1',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickUpMismatch, pickedUpPayment } from '../../../../../server/cli/commands/pay-pick-up.js';
+import { lateReceiptWords, pickUpMismatch, pickedUpPayment } from '../../../../../server/cli/commands/pay-pick-up.js';
 import { CofferApiError } from '../../../../../server/client/client-error.js';
 import type { Approval } from '../../../../../server/wire/answers/approvals.js';
 
@@ -65,5 +65,16 @@ describe('what a `coffer pay --approval` picks up', () => {
     await expect(denied).rejects.toBeInstanceOf(CofferApiError);
     await expect(denied).rejects.toMatchObject({ code: 'payment_denied' });
     expect(reads).toEqual(['apr_1', 'apr_1', 'apr_1']);
+  });
+});
+
+describe('a receipt picked up late', () => {
+  const paidAt = '2026-11-28T10:00:00.000Z';
+  it('is said to be past what a paywall takes once 300 s have passed since it was paid; nothing said before', () => {
+    expect(lateReceiptWords(paidAt, Date.parse(paidAt) + 299_000)).toBeNull();
+    expect(lateReceiptWords(paidAt, Date.parse(paidAt) + 300_000)).toBeNull();
+    expect(lateReceiptWords(paidAt, Date.parse(paidAt) + 420_000)).toMatch(
+      /^It was paid at .+, 7 min ago: a Coffer paywall takes a receipt for 300 s after it lands by default \(or until its nonce's terms end\), and may refuse this one \(receipt_expired\)\. Nothing more was paid\.$/,
+    );
   });
 });
