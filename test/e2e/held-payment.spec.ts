@@ -104,8 +104,8 @@ test('"Ask me above" set in the editor holds a larger payment for the owner: its
   const waiting = page.getByRole('link', { name: 'Waiting for you' });
   await expect(waiting).toBeVisible({ timeout: 10_000 });
   // Counted against the daily budget, and said apart as held, not paid: in its limits and its figures.
-  await expect(limits.getByTestId('held-note')).toHaveText('4.00 USDC of it held for your yes, not paid');
-  await expect(page.locator('.facts').getByTestId('held-note')).toHaveText('4.00 USDC of it held for your yes, not paid');
+  await expect(limits.getByTestId('held-note')).toHaveText('(4.00 USDC of it held for your yes, not paid)');
+  await expect(page.locator('.facts').getByTestId('held-note')).toHaveText('(4.00 USDC of it held for your yes, not paid)');
   await expect(page.locator('.pill.failed')).toHaveCount(0);
   await waiting.click();
 

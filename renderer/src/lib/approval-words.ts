@@ -12,7 +12,7 @@ export const askedAgainst = (approval: Approval): Policy | null =>
 
 /** The pill of a decided request: a payment says whether it was paid. */
 export function pillWords(approval: Approval): string {
-  if (approval.status === 'withdrawn') return 'withdrawn (agent stopped)';
+  if (approval.status === 'withdrawn') return 'withdrawn';
   if (approval.kind === 'payment' && approval.status === 'approved') return approvedPayment(approval, '').pill;
   if (approval.kind === 'payment' && approval.status === 'failed') return 'not paid';
   return approval.status;

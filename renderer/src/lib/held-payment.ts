@@ -136,7 +136,8 @@ export function outcomeWords(approval: Pick<Approval, 'kind' | 'status' | 'reque
     case 'expired':
       return 'Nobody answered in time: nothing was paid';
     case 'withdrawn':
-      return 'The agent was stopped while it waited: nothing was paid';
+      // By a stop of the agent, or by the agent itself (its command interrupted): the record says not which.
+      return 'Withdrawn before you answered (the agent was stopped, or stopped waiting): nothing was paid';
     default:
       return null;
   }

@@ -58,7 +58,7 @@ describe("an agent's facts", () => {
   it("say apart what of its 24 h waits for the owner's yes, not paid; nothing of it where none waits", () => {
     onRail(null);
     const { rerender } = render(<AgentFacts agent={{ ...agent, spent24h: '3.00', held24h: '2.5' } as never} />);
-    expect(screen.getByTestId('held-note').textContent).toBe('2.50 USDC of it held for your yes, not paid');
+    expect(screen.getByTestId('held-note').textContent).toBe('(2.50 USDC of it held for your yes, not paid)');
     rerender(<AgentFacts agent={{ ...agent, held24h: '0.00' } as never} />);
     expect(screen.queryByTestId('held-note')).toBeNull();
   });

@@ -79,7 +79,7 @@ describe('the agent page follows the owner’s time zone, not the browser’s', 
     inZone(browserTimeZone(), 'machine');
     policy.mockResolvedValueOnce({ ...answer, spent24h: '3.00', held24h: '2.50' });
     const { unmount } = render(<LimitsNow agentId="bot" refreshKey="1" />);
-    expect((await screen.findByTestId('held-note')).textContent).toBe('2.50 USDC of it held for your yes, not paid');
+    expect((await screen.findByTestId('held-note')).textContent).toBe('(2.50 USDC of it held for your yes, not paid)');
     unmount();
     policy.mockResolvedValueOnce({ ...answer, held24h: '0.00' });
     render(<LimitsNow agentId="bot" refreshKey="2" />);

@@ -21,7 +21,7 @@ describe('the treasury card', () => {
   it("says apart what of the agents' 24 h waits for the owner's yes, not paid; nothing of it where none waits", () => {
     useDashboard.setState({ dashboard: dashboard(null, '2.50') as never, deposits: [] });
     const { rerender } = render(<Treasury />);
-    expect(screen.getByTestId('held-note').textContent).toBe('2.50 USDC of it held for your yes, not paid');
+    expect(screen.getByTestId('held-note').textContent).toBe('(2.50 USDC of it held for your yes, not paid)');
     useDashboard.setState({ dashboard: dashboard(null) as never });
     rerender(<Treasury />);
     expect(screen.queryByTestId('held-note')).toBeNull();

@@ -37,7 +37,7 @@ describe('a decided request, in words', () => {
     expect(pillWords({ ...held, status: 'approved', result: { paymentId: 'pay_1', status: 'confirmed' } } as Approval)).toBe('paid');
     expect(pillWords({ ...held, status: 'approved', result: { paymentId: 'pay_1', status: 'pending' } } as Approval)).toBe('sending');
     expect(pillWords({ ...held, status: 'failed' })).toBe('not paid');
-    expect(pillWords({ ...held, status: 'withdrawn' })).toBe('withdrawn (agent stopped)');
+    expect(pillWords({ ...held, status: 'withdrawn' })).toBe('withdrawn');
     expect(pillWords({ ...allocation, status: 'failed' })).toBe('failed');
     expect(pillWords({ ...allocation, status: 'denied' })).toBe('denied');
   });
