@@ -41,11 +41,18 @@ const refundOf = (payment: PaymentRecord): { refund?: PaymentRefund } =>
         },
       };
 
+/**
+ * On a held payment the owner approved (`approvedAt`: when; null where its request still waits): an
+ * x402 purchase the agent has not bought yet stays held, no longer the owner's to answer.
+ */
+const approvalOf = (payment: PaymentRecord, approvedAt: number | null): { approvedAt?: string } =>
+  payment.status === 'held' && approvedAt !== null ? { approvedAt: iso(approvedAt) } : {};
+
 /** Why a failed payment failed, on failed ones only. */
 const failureOf = (payment: PaymentRecord): { errorCode?: string } =>
   payment.status === 'failed' && payment.errorCode !== null ? { errorCode: payment.errorCode } : {};
 
-export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
+export const spendRecordView = (payment: PaymentRecord, approvedAt: number | null = null): SpendRecord => ({
   id: payment.id,
   service: payment.serviceName,
   serviceId: payment.serviceId,
@@ -60,6 +67,7 @@ export const spendRecordView = (payment: PaymentRecord): SpendRecord => ({
   resource: payment.resource,
   rail: payment.rail,
   ...failureOf(payment),
+  ...approvalOf(payment, approvedAt),
   ...refundOf(payment),
 });
 
@@ -71,7 +79,7 @@ export const clockTime = (ms: number): string => {
 
 const ACTIVITY_STATUS = { confirmed: 'approved', held: 'held', pending: 'pending', failed: 'failed', refunded: 'refunded' } as const;
 
-export const activityView = (payment: PaymentRecord): Activity => ({
+export const activityView = (payment: PaymentRecord, approvedAt: number | null = null): Activity => ({
   id: payment.id,
   agent: payment.agentId,
   venue: payment.serviceName,
@@ -85,6 +93,7 @@ export const activityView = (payment: PaymentRecord): Activity => ({
   resource: payment.resource,
   recipient: payment.recipient,
   ...failureOf(payment),
+  ...approvalOf(payment, approvedAt),
 });
 
 /** A refused payment; `venue` names the service as the activity does (its registry name, else what the agent sent). */

@@ -121,6 +121,10 @@ export const spendHistoryOutput = open({
         .string()
         .optional()
         .describe('on a failed payment, why: payment_denied (the owner said no), approval_expired, dropped, ...'),
+      approvedAt: z
+        .string()
+        .optional()
+        .describe('on a held payment the owner approved: when (an x402 purchase, bought when the agent asks the seller again under it)'),
     }),
   ),
 });

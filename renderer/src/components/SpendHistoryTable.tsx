@@ -26,7 +26,7 @@ export function SpendHistoryTable({ history }: { history: SpendRecord[] }) {
                 <Money value={p.amount} />
               </td>
               <td>
-                <PaymentStatus status={p.status} errorCode={p.errorCode} protocol={p.protocol} />
+                <PaymentStatus status={p.status} errorCode={p.errorCode} protocol={p.protocol} approvedAt={p.approvedAt} />
               </td>
             </tr>
           ))}

@@ -52,7 +52,7 @@ export function ActivityTable({ limit }: { limit?: number }) {
               </td>
               {railCell(row.rail)}
               <td>
-                <PaymentStatus status={row.status} errorCode={row.errorCode} protocol={row.protocol} />
+                <PaymentStatus status={row.status} errorCode={row.errorCode} protocol={row.protocol} approvedAt={row.approvedAt} />
               </td>
             </tr>
           ))}

@@ -70,8 +70,10 @@ const tail = (payment: { rail: string; protocol: string; resource: string | null
  * The activity feed's `approved` is the spend history's `confirmed`: one word for a payment that went
  * through. A failed one says why ("failed: denied by the owner").
  */
-const statusWord = ({ status, errorCode }: { status: string; errorCode?: string }) =>
-  `(${status === 'approved' ? 'confirmed' : status}${status === 'failed' && errorCode !== undefined ? `: ${failureWords(errorCode)}` : ''})`;
+const statusWord = ({ status, errorCode, approvedAt }: { status: string; errorCode?: string; approvedAt?: string }) =>
+  status === 'held' && approvedAt !== undefined
+    ? '(approved, not bought yet)'
+    : `(${status === 'approved' ? 'confirmed' : status}${status === 'failed' && errorCode !== undefined ? `: ${failureWords(errorCode)}` : ''})`;
 
 const usdc = (amount: string) => `${amount} USDC`;
 

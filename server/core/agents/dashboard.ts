@@ -2,7 +2,17 @@ import { railWalletsOf } from '../rails.js';
 import { baseReads } from '../base-reads.js';
 import { requireOwner, type Principal } from '../auth.js';
 import type { ContextWith } from '../context.js';
-import type { AgentStore, MetaStore, TransferStore, RefusalStore, RegistryStore, SpendStore, RailWalletStore } from '../ports/store.js';
+import { approvedAtOf } from '../payments/held-approved.js';
+import type {
+  AgentStore,
+  MetaStore,
+  TransferStore,
+  RefusalStore,
+  RegistryStore,
+  SpendStore,
+  RailWalletStore,
+  ApprovalStore,
+} from '../ports/store.js';
 import { agentRows } from './agent-list.js';
 import { statusOf } from '../backup/status.js';
 import { USDC_DECIMALS, formatUsdc } from '../../wire/money.js';
@@ -14,7 +24,7 @@ export const RECENT_ACTIVITY_LIMIT = 20;
 const RECENT_REFUSALS_LIMIT = 20;
 
 /** What the overview reads: agents and their spending, recent payments and refusals, service names. */
-type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore & RailWalletStore;
+type DashboardStore = AgentStore & SpendStore & TransferStore & RefusalStore & RegistryStore & MetaStore & RailWalletStore & ApprovalStore;
 
 export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Principal): Promise<Dashboard> {
   requireOwner(principal);
@@ -54,7 +64,9 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
     /** Whether the recovery phrase was written down: until it is, the dashboard says "not backed up". */
     backup: statusOf(ctx, principal.owner),
     agents: rows,
-    recentActivity: ctx.store.recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT).map(activityView),
+    recentActivity: ctx.store
+      .recentPayments(principal.owner, RECENT_ACTIVITY_LIMIT)
+      .map((payment) => activityView(payment, approvedAtOf(ctx, payment))),
     /**
      * Agents archived (stopped for good, keys revoked): their pages keep their history. An archive
      * empties the wallet on each rail, but USDC can still arrive from outside: the balances show it,

@@ -20,6 +20,7 @@ import { done, type Outcome } from '../outcome.js';
 import { judgeAtDoor } from './judge.js';
 import { didYouMean } from '../../wire/did-you-mean.js';
 import { awaitingOf, holdPayment } from './held.js';
+import { approvedAtOf } from './held-approved.js';
 import { earlierPayment, keyOf, movePayment, payingAgent, signCofferPayment, agentStoppedField } from './move.js';
 import type { PaymentAsked, PaymentToMove } from './payment.js';
 import { paymentResult } from './payment-result.js';
@@ -224,5 +225,9 @@ export const SPEND_HISTORY_DEFAULT_LIMIT = 20;
 export function spendHistory(ctx: EngineContext, principal: Principal, agentId: string, limit = SPEND_HISTORY_DEFAULT_LIMIT): SpendHistory {
   requireAgentScope(principal, agentId);
   getAgentOrThrow(ctx, principal.owner, agentId);
-  return { payments: ctx.store.listPayments(principal.owner, agentId, limit).map(spendRecordView) };
+  return {
+    payments: ctx.store
+      .listPayments(principal.owner, agentId, limit)
+      .map((payment) => spendRecordView(payment, approvedAtOf(ctx, payment))),
+  };
 }

@@ -99,6 +99,11 @@ export type SpendRecord = {
   rail: Rail;
   /** Why a failed payment failed (`payment_denied`, `approval_expired`, `dropped`, ...): only on failed ones. */
   errorCode?: string;
+  /**
+   * On a held payment the owner approved that the agent has not bought yet (an x402 purchase, bought
+   * when the agent asks the seller again): when the owner said yes. It no longer waits for the owner.
+   */
+  approvedAt?: string;
   refund?: PaymentRefund;
 };
 
@@ -125,6 +130,8 @@ export type Activity = {
   recipient: string;
   /** Why a failed payment failed: only on failed ones, as in the spend history. */
   errorCode?: string;
+  /** On a held payment the owner approved, not bought yet: when, as in the spend history. */
+  approvedAt?: string;
 };
 
 /** A payment the policy refused; `venue` names the service as the activity does (its registry name, else what the agent sent). */

@@ -37,4 +37,14 @@ describe("a payment's state, on screen", () => {
       'Signed by the agent for the seller, whose facilitator sends it; Coffer counts it as spent until it lands, or frees it once it can no longer land',
     );
   });
+
+  it('a held payment waits for the owner and leads to Approvals; once approved (not bought yet) it says so and leads nowhere', () => {
+    const waiting = render(<PaymentStatus status="held" protocol="x402" />).container;
+    expect(waiting.textContent).toBe('Waiting for you');
+    expect(waiting.querySelector('a.pill.held')?.getAttribute('href')).toContain('approvals');
+    cleanup();
+    const approved = render(<PaymentStatus status="held" protocol="x402" approvedAt="2026-11-28T10:00:00.000Z" />).container;
+    expect(approved.textContent).toBe('Approved, not bought yet');
+    expect(approved.querySelector('a')).toBeNull();
+  });
 });

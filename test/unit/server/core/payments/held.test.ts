@@ -429,10 +429,24 @@ describe.each(STORES)('a held x402 purchase on the %s ledger', (store) => {
       core.engine.payX402(core.asAgent('alpha'), 'alpha', { ...ask(3_000_000n), approvalId: approval.approvalId }, null),
       'owner_approval_required',
     );
+    // Waiting for the owner: held, and said so (no approvedAt) in the agent's history and the owner's activity.
+    const shown = async () => ({
+      history: core.engine.spendHistory(core.asAgent('alpha'), 'alpha').payments.find(({ id }) => id === approval.paymentId),
+      activity: (await core.engine.dashboard(core.asOwner)).recentActivity.find(({ id }) => id === approval.paymentId),
+    });
+    const waiting = await shown();
+    expect(waiting.history).toMatchObject({ status: 'held' });
+    expect(waiting.history).not.toHaveProperty('approvedAt');
+    expect(waiting.activity).toMatchObject({ status: 'held' });
+    expect(waiting.activity).not.toHaveProperty('approvedAt');
     const decided = await core.engine.approve(core.asOwner, approval.approvalId);
     expect(decided).toMatchObject({ status: 'approved', result: { paymentId: approval.paymentId, protocol: 'x402', status: 'approved' } });
     // The yes moves nothing: the purchase is made when the agent comes back with fresh terms.
     expect(core.store.getPayment(approval.paymentId!)).toMatchObject({ status: 'held', txWire: null });
+    // Held still, but no longer the owner's to answer: said approved, with when.
+    const approved = await shown();
+    expect(approved.history).toMatchObject({ status: 'held', approvedAt: decided.decidedAt });
+    expect(approved.activity).toMatchObject({ status: 'held', approvedAt: decided.decidedAt });
     // The replay of the first request says it was approved: buy it with fresh terms.
     expect(await core.engine.payX402(core.asAgent('alpha'), 'alpha', ask(3_000_000n), 'x-held')).toMatchObject({
       kind: 'awaiting_approval',
