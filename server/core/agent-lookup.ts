@@ -16,15 +16,16 @@ export function getAgentOrThrow(ctx: EngineContext, owner: string, agentId: stri
 
 /**
  * A new agent's id must be free: 409 agent_exists where an agent has it, an archived one too (its
- * history stays under its id, and the dashboard lists it apart, so the words say which).
+ * history stays under its id, and the dashboard lists it apart, so the words say which). `instead`:
+ * what the caller may do with the agent in use rather than make it again (a link: its key).
  */
-export function refuseTakenAgentId(ctx: EngineContext, owner: string, agentId: string): void {
+export function refuseTakenAgentId(ctx: EngineContext, owner: string, agentId: string, instead?: string): void {
   const taken = ctx.store.getAgent(owner, agentId);
   if (taken === null) return;
   throw new CofferError(
     'agent_exists',
     taken.archivedAt === null
-      ? `an agent "${agentId}" already exists for this owner`
+      ? `an agent "${agentId}" already exists for this owner${instead === undefined ? '' : `: ${instead}`}`
       : `an archived agent "${agentId}" keeps that id (its history stays under it): choose another id`,
   );
 }

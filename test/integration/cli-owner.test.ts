@@ -508,6 +508,13 @@ describe("the owner's CLI", () => {
     const wrong = await owner(['approve', linkUrl, '--code', 'WRONG-CODE']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/nothing was linked/);
+    // An agent that exists already is not linked by a link (it makes a new one): said how it is.
+    await owner(['deploy', 'existing-laptop']);
+    const existing = await owner(['approve', linkUrl, '--code', code, '--agent', 'existing-laptop']);
+    expect(existing.code).toBe(1);
+    expect(existing.stderr).toContain(
+      `coffer: an agent "existing-laptop" already exists for this owner: a link makes a new agent; to have that terminal act as this one, coffer key existing-laptop --config FILE writes a new key to its config FILE (the agent's older keys stop working) (agent_exists)`,
+    );
     const linked = await owner(['approve', linkUrl, '--code', code, '--agent', 'linked-laptop', '--fund', '1']);
     expect(linked.code, linked.stderr).toBe(0);
     expect(linked.stdout).toMatch(

@@ -165,7 +165,13 @@ export async function completeLinkSession(
   if (session.status !== 'pending') throw new CofferError('link_used', 'this link session was already completed');
   if (ctx.clock.now() > session.expiresAt) throw new CofferError('link_expired', 'this link session expired; run `coffer link` again');
   const agentId = body.agentId ?? `agent-${randomBytes(3).toString('hex')}`;
-  refuseTakenAgentId(ctx, principal.owner, agentId);
+  // A terminal takes an agent in use by a new key of it, not by a link (which makes a new agent).
+  refuseTakenAgentId(
+    ctx,
+    principal.owner,
+    agentId,
+    `a link makes a new agent; to have that terminal act as this one, coffer key ${agentId} --config FILE writes a new key to its config FILE (the agent's older keys stop working)`,
+  );
   // Claim the session before deploying, so two completions racing create one agent, not two.
   if (!ctx.store.completeLinkSession(session.tokenHash, principal.owner, agentId, ctx.clock.now())) {
     throw new CofferError('link_used', 'this link session was completed meanwhile');
