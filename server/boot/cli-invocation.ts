@@ -41,9 +41,19 @@ export function cofferMcpLaunch(env: NodeJS.ProcessEnv = process.env): McpLaunch
   return { command, args: [...args, 'mcp'] };
 }
 
-/** Words as typed in a shell: each one quoted where it needs to be. */
-export function shellWords(words: string[]): string {
-  const quote = (part: string) => (/^[\w./:@=-]+$/.test(part) ? part : `"${part.replace(/(["\\$`])/g, '\\$1')}"`);
+/**
+ * Words as typed in a shell: each one quoted where it needs to be. On macOS and Linux in single
+ * quotes, inside which a POSIX shell expands nothing (`$`, backticks, and the `!` of bash's and zsh's
+ * history, which double quotes leave live), a `'` written as `'\''`. On Windows in double quotes, as
+ * before (cmd has no single quotes).
+ */
+export function shellWords(words: string[], platform: NodeJS.Platform = process.platform): string {
+  const quote = (part: string) =>
+    /^[\w./:@=-]+$/.test(part)
+      ? part
+      : platform === 'win32'
+        ? `"${part.replace(/(["\\$`])/g, '\\$1')}"`
+        : `'${part.replace(/'/g, "'\\''")}'`;
   return words.map(quote).join(' ');
 }
 

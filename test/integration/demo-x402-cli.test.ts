@@ -202,7 +202,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
       string,
       string,
     ];
-    expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
+    expect(cofferFetch).toMatch(/ fetch --config \S+agent\.json 'http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon'$/);
     const paidByCoffer = await sh(cofferFetch);
     expect(paidByCoffer.status, paidByCoffer.stderr).toBe(0);
     expect(JSON.parse(paidByCoffer.stdout)).toMatchObject({
@@ -211,7 +211,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     });
     expect(paidByCoffer.stderr).toMatch(/Paid 0\.01 USDC on Solana \(x402, pay_\w+, confirmed, transaction \w{64,88}\)/);
 
-    expect(cofferFetchBase).toMatch(/ fetch --rail base --config \S+agent\.json "http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon"$/);
+    expect(cofferFetchBase).toMatch(/ fetch --rail base --config \S+agent\.json 'http:\/\/127\.0\.0\.1:\d+\/weather\?city=Lisbon'$/);
     const paidOnBase = await sh(cofferFetchBase);
     expect(paidOnBase.status, paidOnBase.stderr).toBe(0);
     expect(JSON.parse(paidOnBase.stdout)).toMatchObject({
@@ -230,7 +230,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     });
 
     expect(officialClientEvm).toMatch(
-      /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc "\S+" eip155:790527\/0x/,
+      /^node \S+examples\/x402-official-buyer\.mjs \S+x402-buyer-evm\.key \S+\/evm-rpc '\S+' eip155:790527\/0x/,
     );
     const paidByOfficialOnEvm = await sh(officialClientEvm);
     expect(paidByOfficialOnEvm.status, paidByOfficialOnEvm.stderr).toBe(0);

@@ -228,7 +228,7 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       // Until when: a fetch's request ends with the seller's terms; a pay's receipt is taken for 300 s after it lands.
       expect(stderr).toContain(
         args[0] === 'fetch'
-          ? `Stopped outright meanwhile, coffer fetch "${args[1]}" --approval ${waiting[0].approvalId} picks it up, until ${localTime(waiting[0].expiresAt)}.`
+          ? `Stopped outright meanwhile, coffer fetch '${args[1]}' --approval ${waiting[0].approvalId} picks it up, until ${localTime(waiting[0].expiresAt)}.`
           : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} --config ${configFile} picks it up (soon: a Coffer paywall takes a receipt for 300 s after it lands, by default).`,
       );
       // Its words alone: not also the wait's failure, which the withdrawal ended.

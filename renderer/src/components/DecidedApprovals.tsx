@@ -30,7 +30,7 @@ export function DecidedApprovals({ recent, timeZone }: { recent: Approval[]; tim
                     {/* Denied, expired and withdrawn keep the plain pill: settled, nothing to do. */}
                     <span
                       className={`pill ${approval.status === 'approved' ? 'confirmed' : approval.status === 'failed' ? 'failed' : ''}`}
-                      title={approval.status === 'withdrawn' ? 'The agent was stopped while this waited' : undefined}
+                      title={approval.status === 'withdrawn' ? 'Withdrawn: the agent was stopped, or stopped waiting' : undefined}
                     >
                       {pillWords(approval)}
                     </span>

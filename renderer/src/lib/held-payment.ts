@@ -136,8 +136,9 @@ export function outcomeWords(approval: Pick<Approval, 'kind' | 'status' | 'reque
     case 'expired':
       return 'Nobody answered in time: nothing was paid';
     case 'withdrawn':
-      // By a stop of the agent, or by the agent itself (its command interrupted): the record says not which.
-      return 'Withdrawn before you answered (the agent was stopped, or stopped waiting): nothing was paid';
+      // By a stop of the agent, or by the agent itself (its command interrupted), before your answer or
+      // after a yes to an x402 purchase not yet bought: the record says not which.
+      return 'Withdrawn (the agent was stopped, or stopped waiting): nothing was paid';
     default:
       return null;
   }

@@ -85,7 +85,7 @@ export async function payCommand(
     api,
     process.stderr,
     async (onHeld) => {
-      if (args.approvalId !== undefined) return pickedUpPayment(api, args.approvalId, args, onHeld);
+      if (args.approvalId !== undefined) return pickedUpPayment(api, args.approvalId, args, onHeld, configPath);
       const answer = await api.pay(agent.agentId, {
         service: args.service,
         amount: args.amount,

@@ -57,7 +57,7 @@ export async function fetchCommand(
             'fetch',
             args.url,
             ...(args.method === undefined ? [] : ['--method', args.method]),
-            ...args.headers.flatMap((header) => ['--header', header]),
+            ...args.headers.flatMap((header) => ['--header', withoutCredential(header)]),
             ...(args.data === undefined ? [] : ['--data', args.data]),
             ...(args.rail === undefined ? [] : ['--rail', args.rail]),
             '--approval',
@@ -100,3 +100,10 @@ export async function fetchCommand(
     return 1;
   }
 }
+
+/** Headers that carry a credential (stderr is often kept: CI logs, an MCP host's transcript, a model's context). */
+const CREDENTIAL_HEADER = /^\s*(authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token)\s*:/i;
+
+/** A header as the pick-up line prints it: a credential named, its value left for the agent to give again. */
+export const withoutCredential = (header: string) =>
+  CREDENTIAL_HEADER.test(header) ? `${header.slice(0, header.indexOf(':')).trim()}: <as before, not printed>` : header;

@@ -8,6 +8,8 @@
  */
 import { approvedOrThrow } from '../../client/held-payment.js';
 import { pickUpCommand } from '../held-interrupt.js';
+import { defaultConfigPath } from '../../linked-agent/agent-config.js';
+import { isEvmAddress } from '../../wire/rails.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import type { Approval } from '../../wire/answers/approvals.js';
@@ -27,20 +29,22 @@ export const payPickUpCommand = (approvalId: string, configPath: string) => pick
 /**
  * Why a request is not the payment this `coffer pay` picks up; null where it is. Only the terms the
  * command names are compared (`coffer pay --approval ID` alone names none): the sum in micro-USDC,
- * an EVM recipient in any case.
+ * an EVM recipient in any case (a Solana address's case is part of it). An x402 purchase is told the
+ * command that picks it up, as a shell runs it (`configPath`: the agent's config, named where it is
+ * not the default).
  */
-export function pickUpMismatch(approval: Approval, terms: PayTerms): string | null {
+export function pickUpMismatch(approval: Approval, terms: PayTerms, configPath = defaultConfigPath()): string | null {
   const { approvalId, kind, request } = approval;
   if (kind !== 'payment') return `request ${approvalId} asks for a ${kind} change, not a payment`;
   const text = (field: string) => (typeof request[field] === 'string' ? request[field] : null);
   const resource = text('resource');
   if (resource !== null)
-    return `request ${approvalId} is an x402 purchase of ${resource}: coffer fetch ${resource} --approval ${approvalId} picks it up`;
+    return `request ${approvalId} is an x402 purchase of ${resource}: ${pickUpCommand(['fetch', resource, '--approval', approvalId], configPath)} picks it up`;
   if (request.purchase !== undefined) return `request ${approvalId} pays for an image generation (coffer images), not a coffer pay`;
   const same = {
     service: terms.service === undefined || terms.service === text('service'),
     amount: terms.amount === undefined || tryParseUsdc(terms.amount) === tryParseUsdc(text('amount') ?? ''),
-    recipient: terms.recipient === undefined || terms.recipient.toLowerCase() === text('recipient')?.toLowerCase(),
+    recipient: terms.recipient === undefined || sameRecipient(terms.recipient, text('recipient') ?? ''),
     rail: terms.rail === undefined || terms.rail === text('rail'),
     nonce: terms.nonce === undefined || terms.nonce === text('nonce'),
   };
@@ -53,22 +57,37 @@ export function pickUpMismatch(approval: Approval, terms: PayTerms): string | nu
   );
 }
 
+/** One recipient: an EVM address in any case (its checksum is its case), a Solana one as written. */
+const sameRecipient = (named: string, asked: string) =>
+  isEvmAddress(named) && isEvmAddress(asked) ? named.toLowerCase() === asked.toLowerCase() : named === asked;
+
 /**
  * The payment a held `/pay` request made at the owner's yes: refused `approval_mismatch` (nothing
  * waited for) where the request is not this payment, waited for while it waits (`onHeld` told, as a
  * held payment's wait is), and refused with its code where it ended otherwise (nothing was paid).
+ * What the yes answered must be a payment with its receipt: a request held before requests said what
+ * they answer (an x402 purchase among them, whose yes pays nothing) is refused, never printed as paid.
  */
 export async function pickedUpPayment(
   api: Pick<CofferClient, 'approval'>,
   approvalId: string,
   terms: PayTerms,
   onHeld: (approval: Approval) => void,
+  configPath = defaultConfigPath(),
 ): Promise<Payment> {
   const approval = await api.approval(approvalId);
-  const mismatch = pickUpMismatch(approval, terms);
+  const mismatch = pickUpMismatch(approval, terms, configPath);
   if (mismatch !== null) throw new CofferApiError(409, 'approval_mismatch', mismatch);
   if (approval.status === 'pending') onHeld(approval);
-  return (await approvedOrThrow(api, approval)).result as Payment;
+  const result = (await approvedOrThrow(api, approval)).result as Partial<Payment> & { protocol?: string };
+  if (result.protocol === 'x402' || typeof result.xPaymentHeader !== 'string' || typeof result.paymentId !== 'string') {
+    throw new CofferApiError(
+      409,
+      'approval_mismatch',
+      `request ${approvalId} made no coffer pay payment: its yes answered no receipt (an x402 purchase is bought by coffer fetch URL --approval ${approvalId})`,
+    );
+  }
+  return result as Payment;
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cofferInvocation, cofferMcpLaunch, shellCommand } from '../../../../server/boot/cli-invocation.js';
+import { cofferInvocation, cofferMcpLaunch, shellCommand, shellWords } from '../../../../server/boot/cli-invocation.js';
 import { packagePath } from '../../../../server/package/package-files.js';
 
 describe('how coffer is run from a shell or an MCP host', () => {
@@ -28,7 +28,7 @@ describe('how coffer is run from a shell or an MCP host', () => {
       const env = { PATH: dir };
       expect(cofferMcpLaunch(env)).toEqual({ command: process.execPath, args: [bin, 'mcp'] });
       expect(shellCommand(['pay', 'demo-weather', '0.01'], env)).toBe(`${process.execPath} ${bin} pay demo-weather 0.01`);
-      expect(shellCommand(['pay', 'a service'], { PATH: '' })).toContain('"a service"');
+      expect(shellCommand(['pay', 'a service'], { PATH: '' })).toContain(process.platform === 'win32' ? '"a service"' : "'a service'");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -48,5 +48,19 @@ describe('how coffer is run from a shell or an MCP host', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('words as typed in a shell', () => {
+  it('on macOS and Linux, in single quotes where needed: nothing in them expands ($, backticks, history !), a quote written out', () => {
+    expect(shellWords(['fetch', 'http://x.test/a?b=1&c=2', '--data', '{"q":"$HOME `id` hi!there"}'], 'linux')).toBe(
+      'fetch \'http://x.test/a?b=1&c=2\' --data \'{"q":"$HOME `id` hi!there"}\'',
+    );
+    expect(shellWords(["it's"], 'darwin')).toBe(`'it'\\''s'`);
+    expect(shellWords(['plain/word.json', 'a=b:c@d'], 'linux')).toBe('plain/word.json a=b:c@d');
+  });
+
+  it('on Windows, in double quotes, as cmd and PowerShell read them', () => {
+    expect(shellWords(['pay', 'a service'], 'win32')).toBe('pay "a service"');
   });
 });

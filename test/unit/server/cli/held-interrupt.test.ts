@@ -80,13 +80,13 @@ describe('a held wait interrupted', () => {
 describe('the command that picks a held request up', () => {
   it('is typed as it runs: a URL with & or spaces quoted, the agent config named where it is not the default', () => {
     expect(pickUpCommand(['fetch', 'http://127.0.0.1:7403/weather?city=Madrid&units=c', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      'coffer fetch "http://127.0.0.1:7403/weather?city=Madrid&units=c" --approval apr_1',
+      "coffer fetch 'http://127.0.0.1:7403/weather?city=Madrid&units=c' --approval apr_1",
     );
     expect(pickUpCommand(['pay', '--approval', 'apr_1'], '/tmp/agent one.json')).toBe(
-      'coffer pay --approval apr_1 --config "/tmp/agent one.json"',
+      "coffer pay --approval apr_1 --config '/tmp/agent one.json'",
     );
     expect(pickUpCommand(['fetch', 'http://x.test/a', '--data', '{"q":"$HOME"}', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      'coffer fetch http://x.test/a --data "{\\"q\\":\\"\\$HOME\\"}" --approval apr_1',
+      'coffer fetch http://x.test/a --data \'{"q":"$HOME"}\' --approval apr_1',
     );
   });
 });

@@ -168,9 +168,7 @@ describe('how a decided payment ended, in words', () => {
     );
     expect(outcomeWords(decided({ status: 'denied' }))).toBe('You denied it: nothing was paid');
     expect(outcomeWords(decided({ status: 'expired' }))).toBe('Nobody answered in time: nothing was paid');
-    expect(outcomeWords(decided({ status: 'withdrawn' }))).toBe(
-      'Withdrawn before you answered (the agent was stopped, or stopped waiting): nothing was paid',
-    );
+    expect(outcomeWords(decided({ status: 'withdrawn' }))).toBe('Withdrawn (the agent was stopped, or stopped waiting): nothing was paid');
   });
   it('another kind says its error, or nothing', () => {
     expect(outcomeWords({ kind: 'allocate', status: 'failed', request: {}, error: 'not enough in the treasury' })).toBe(

@@ -208,7 +208,7 @@ describe('a held payment in Approvals', () => {
         ['Approved, but not paid: this payment would pass the daily budget', 'not paid'],
         ['You denied it: nothing was paid', 'denied'],
         ['Nobody answered in time: nothing was paid', 'expired'],
-        ['Withdrawn before you answered (the agent was stopped, or stopped waiting): nothing was paid', 'withdrawn'],
+        ['Withdrawn (the agent was stopped, or stopped waiting): nothing was paid', 'withdrawn'],
       ].map(([outcome, pill]) => ['alpha', `Pay 4.00 USDC to forecast-api (93ug…Dnrx)${outcome}`, pill, expect.any(String)]),
     );
   });

@@ -35,11 +35,19 @@ describe('what a `coffer pay --approval` picks up', () => {
     expect(pickUpMismatch(held({}), { recipient: '0x0000000000000000000000000000000000000001' })).toBe(words);
     expect(pickUpMismatch(held({ nonce: 'n-1' }), { nonce: 'n-2' })).toBe(`${words} (nonce n-1)`);
     expect(pickUpMismatch(held({}), { nonce: 'n-2' })).toBe(words);
+    // A Solana address's case is part of it.
+    const sol = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+    expect(pickUpMismatch(held({ recipient: sol, rail: 'sol' }), { recipient: sol })).toBeNull();
+    expect(pickUpMismatch(held({ recipient: sol, rail: 'sol' }), { recipient: sol.toLowerCase() })).toMatch(/is not this payment/);
   });
 
   it('refuses what is no coffer pay: an x402 purchase (said how to pick it up), an image, another kind of request', () => {
     expect(pickUpMismatch(held({ resource: 'https://api.example.test/forecast' }), {})).toBe(
       'request apr_1 is an x402 purchase of https://api.example.test/forecast: coffer fetch https://api.example.test/forecast --approval apr_1 picks it up',
+    );
+    // Said as a shell runs it: a query's & quoted, the agent's config named.
+    expect(pickUpMismatch(held({ resource: 'https://api.example.test/forecast?city=Oslo&days=2' }), {}, '/tmp/bot.json')).toBe(
+      "request apr_1 is an x402 purchase of https://api.example.test/forecast?city=Oslo&days=2: coffer fetch 'https://api.example.test/forecast?city=Oslo&days=2' --approval apr_1 --config /tmp/bot.json picks it up",
     );
     expect(pickUpMismatch(held({ purchase: { kind: 'image' } }), {})).toMatch(/image generation/);
     expect(pickUpMismatch(held({}, { kind: 'policy' }), {})).toBe('request apr_1 asks for a policy change, not a payment');
@@ -61,10 +69,17 @@ describe('what a `coffer pay --approval` picks up', () => {
     const result = { paymentId: 'pay_1', amount: '0.50', xPaymentHeader: 'receipt' };
     expect(await pickedUpPayment(api(held({}, { status: 'approved', result })), 'apr_1', {}, onHeld)).toEqual(result);
     expect(told).toBe(0);
+    // A yes that answered no receipt (an x402 purchase held before requests said what they answer): refused, never "Paid".
+    const x402Yes = { paymentId: 'pay_1', protocol: 'x402', status: 'approved', next: 'ask the seller again' };
+    await expect(pickedUpPayment(api(held({}, { status: 'approved', result: x402Yes })), 'apr_1', {}, onHeld)).rejects.toMatchObject({
+      code: 'approval_mismatch',
+      message:
+        'request apr_1 made no coffer pay payment: its yes answered no receipt (an x402 purchase is bought by coffer fetch URL --approval apr_1)',
+    });
     const denied = pickedUpPayment(api(held({}, { status: 'denied' })), 'apr_1', {}, onHeld);
     await expect(denied).rejects.toBeInstanceOf(CofferApiError);
     await expect(denied).rejects.toMatchObject({ code: 'payment_denied' });
-    expect(reads).toEqual(['apr_1', 'apr_1', 'apr_1']);
+    expect(reads).toEqual(['apr_1', 'apr_1', 'apr_1', 'apr_1']);
   });
 });
 
