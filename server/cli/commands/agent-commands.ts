@@ -116,7 +116,7 @@ export async function payCommand(
   else
     out.write(
       // The rail is the recipient's (an EVM address is paid on Base): said, with the address paid.
-      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}, transaction ${body.txSignature}).\n` +
+      `Paid ${body.amount} USDC on ${railName(body.rail)} to ${body.recipient} for ${body.service}${approvalId === undefined ? '' : ` under request ${approvalId}`} (${body.paymentId}${approvalId !== undefined && body.status !== 'confirmed' ? `, ${body.status}` : ''}, transaction ${body.txSignature}).\n` +
         `X-Payment: ${body.xPaymentHeader}\n`,
     );
   // Picked up long after the yes paid it: the receipt may be past what a paywall takes (said, not hidden).

@@ -10,6 +10,8 @@ import { approvedOrThrow } from '../../client/held-payment.js';
 import { pickUpCommand } from '../held-interrupt.js';
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { isEvmAddress } from '../../wire/rails.js';
+import { LIST_LIMITS } from '../../wire/limits.js';
+import { failureWords } from '../../wire/payment-failure.js';
 import { CofferApiError } from '../../client/client-error.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import type { Approval } from '../../wire/answers/approvals.js';
@@ -69,7 +71,7 @@ const sameRecipient = (named: string, asked: string) =>
  * they answer (an x402 purchase among them, whose yes pays nothing) is refused, never printed as paid.
  */
 export async function pickedUpPayment(
-  api: Pick<CofferClient, 'approval'>,
+  api: Pick<CofferClient, 'approval' | 'spendHistory'>,
   approvalId: string,
   terms: PayTerms,
   onHeld: (approval: Approval) => void,
@@ -87,7 +89,23 @@ export async function pickedUpPayment(
       `request ${approvalId} made no coffer pay payment: its yes answered no receipt (an x402 purchase is bought by coffer fetch URL --approval ${approvalId})`,
     );
   }
-  return result as Payment;
+  // What the yes answered is the payment as it stood then; read again as it stands now (among the
+  // agent's latest payments): one that failed since (it never landed) paid nothing, and its receipt
+  // would buy nothing.
+  const paid = result as Payment;
+  const { payments } = await api.spendHistory(approval.agentId, LIST_LIMITS.spendHistory);
+  const now = payments.find(({ id }) => id === paid.paymentId);
+  if (now?.status === 'failed') {
+    const code = now.errorCode ?? 'payment_failed';
+    throw new CofferApiError(
+      409,
+      code,
+      `request ${approvalId}'s payment ${paid.paymentId} failed after the owner's yes (${failureWords(code)}): nothing was paid`,
+    );
+  }
+  return now === undefined || now.status === 'refunded'
+    ? paid
+    : { ...paid, status: now.status, txSignature: now.txSignature ?? paid.txSignature };
 }
 
 /**

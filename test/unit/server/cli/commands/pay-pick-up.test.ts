@@ -55,10 +55,16 @@ describe('what a `coffer pay --approval` picks up', () => {
 
   it('refuses a mismatch before any wait; answers the payment its yes made; a denied one with its code', async () => {
     const reads: string[] = [];
+    /** The agent's latest payments as they stand now (the spend history). */
+    let history: Record<string, unknown>[] = [];
     const api = (answer: Approval) => ({
       approval: async (id: string) => {
         reads.push(id);
         return answer;
+      },
+      spendHistory: async (agentId: string) => {
+        expect(agentId).toBe('alpha');
+        return { payments: history } as never;
       },
     });
     let told = 0;
@@ -80,6 +86,16 @@ describe('what a `coffer pay --approval` picks up', () => {
     await expect(denied).rejects.toBeInstanceOf(CofferApiError);
     await expect(denied).rejects.toMatchObject({ code: 'payment_denied' });
     expect(reads).toEqual(['apr_1', 'apr_1', 'apr_1', 'apr_1']);
+    // The payment read again as it stands now: still on its way, said so; failed since (it never
+    // landed), refused with why: nothing was paid, and its receipt would buy nothing.
+    const paid = held({}, { status: 'approved', result: { ...result, status: 'confirmed', txSignature: null } });
+    history = [{ id: 'pay_1', status: 'pending', txSignature: 'sig-1' }];
+    expect(await pickedUpPayment(api(paid), 'apr_1', {}, onHeld)).toMatchObject({ status: 'pending', txSignature: 'sig-1' });
+    history = [{ id: 'pay_1', status: 'failed', errorCode: 'dropped', txSignature: 'sig-1' }];
+    await expect(pickedUpPayment(api(paid), 'apr_1', {}, onHeld)).rejects.toMatchObject({
+      code: 'dropped',
+      message: "request apr_1's payment pay_1 failed after the owner's yes (it never landed on chain): nothing was paid",
+    });
   });
 });
 
