@@ -1,43 +1,35 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deploy } from '../../../../../server/cli/commands/owner-commands.js';
+import { fakeCoffer } from '../../../../fixtures/fake-coffer.js';
 
 const WALLET = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 const KEY = 'cof_agt_0123456789abcdefghijklmnopqrstuv';
 
-let server: Server | null = null;
-let dataDir: string | null = null;
+let coffer: Awaited<ReturnType<typeof fakeCoffer>> | null = null;
 afterEach(async () => {
-  if (server !== null) await new Promise((resolve) => server!.close(resolve));
-  if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
-  server = dataDir = null;
+  await coffer?.close();
+  coffer = null;
 });
 
 /** A Coffer that deploys one agent, as POST /v1/agents/deploy answers it, and counts the deploys. */
 async function deployingCoffer(): Promise<{ dir: string; deploys: () => number }> {
   let deploys = 0;
-  server = createServer((request, response) => {
-    if (request.method === 'POST' && request.url?.startsWith('/v1/agents/deploy')) deploys += 1;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(
-      JSON.stringify({
+  coffer = await fakeCoffer((request, path) => {
+    if (request.method === 'POST' && path === '/v1/agents/deploy') deploys += 1;
+    return {
+      status: 200,
+      body: {
         agent: { agentId: 'scout', walletAddress: WALLET },
         policy: { dailyBudget: '5.00', maxPerPayment: '1.00' },
         apiKey: KEY,
         mcpConfig: { command: 'npx', args: ['coffer', 'mcp'], env: { COFFER_API_KEY: KEY } },
-      }),
-    );
+      },
+    };
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  dataDir = mkdtempSync(join(tmpdir(), 'coffer-deploy-config-'));
-  writeFileSync(join(dataDir, 'connection.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, owner: 'o', ownerKey: 'cof_own_x' }));
-  return { dir: dataDir, deploys: () => deploys };
+  return { dir: coffer.dir, deploys: () => deploys };
 }
 
 const sink = () => {

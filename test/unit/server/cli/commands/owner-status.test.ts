@@ -1,11 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ownerStatus } from '../../../../../server/cli/commands/owner-status.js';
+import { fakeCoffer } from '../../../../fixtures/fake-coffer.js';
 
 const SOL = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 const BASE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -41,34 +37,28 @@ const dashboard = (
   archivedAgents,
 });
 
-let server: Server | null = null;
-let dataDir: string | null = null;
+let coffer: Awaited<ReturnType<typeof fakeCoffer>> | null = null;
 afterEach(async () => {
-  if (server !== null) await new Promise((resolve) => server!.close(resolve));
-  if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
-  server = dataDir = null;
+  await coffer?.close();
+  coffer = null;
 });
 
 /** A Coffer that answers the overview's three reads and nothing else, and says which paths were asked. */
-async function fakeCoffer(board: unknown): Promise<{ dir: string; asked: string[] }> {
+async function overviewCoffer(board: unknown): Promise<{ dir: string; asked: string[] }> {
   const asked: string[] = [];
   const answers: Record<string, unknown> = {
     '/v1/dashboard': board,
     '/v1/approvals': { approvals: [] },
     '/v1/link-sessions': { sessions: [] },
   };
-  server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://x').pathname;
+  coffer = await fakeCoffer((_request, path) => {
     asked.push(path);
     const answer = answers[path];
-    response.writeHead(answer === undefined ? 404 : 200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(answer ?? { code: 'agent_not_found', error: 'no such agent' }));
+    return answer === undefined
+      ? { status: 404, body: { code: 'agent_not_found', error: 'no such agent' } }
+      : { status: 200, body: answer };
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  dataDir = mkdtempSync(join(tmpdir(), 'coffer-owner-status-'));
-  writeFileSync(join(dataDir, 'connection.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, owner: 'o', ownerKey: 'cof_own_x' }));
-  return { dir: dataDir, asked };
+  return { dir: coffer.dir, asked };
 }
 
 async function printed(dir: string): Promise<string> {
@@ -81,7 +71,7 @@ async function printed(dir: string): Promise<string> {
 
 describe('coffer status as the owner', () => {
   it("prints each agent's balance on each rail from the dashboard's rows, asking nothing per agent", async () => {
-    const { dir, asked } = await fakeCoffer(
+    const { dir, asked } = await overviewCoffer(
       dashboard('7.00', [row('reader', { sol: '1.00', base: '1.25' }), row('writer', { sol: '2.50', base: null })]),
     );
     const text = await printed(dir);
@@ -92,39 +82,37 @@ describe('coffer status as the owner', () => {
   });
 
   it('says nothing of Base where the rail is off, though every wallet has a Base address filed', async () => {
-    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })], null));
+    const { dir } = await overviewCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })], null));
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +0\.00 of 5\.00 in 24 h/m);
     expect(text).not.toMatch(/Base/);
   });
 
   it("keeps the agents' Base column where the rail is open and its node did not answer, and says why", async () => {
-    const { dir } = await fakeCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
+    const { dir } = await overviewCoffer(dashboard(null, [row('reader', { sol: '1.00', base: null })]));
     const text = await printed(dir);
     expect(text).toMatch(new RegExp(`unknown on Base +\\(${BASE}\\): its node did not answer\n`));
     expect(text).toMatch(/^ {4}reader +active +1\.00 USDC on Solana +unknown on Base +0\.00 of 5\.00 in 24 h/m);
   });
 
   it("names the Base rail's network where it is another than Solana's, test money said so", async () => {
-    const { dir } = await fakeCoffer(dashboard('1.00', [], 'evm-790527'));
+    const { dir } = await overviewCoffer(dashboard('1.00', [], 'evm-790527'));
     expect(await printed(dir)).toMatch(
       /^Coffer at \S+, on the embedded sim chain \(test USDC\); Base on the local EVM chain of coffer demo-x402 \(test USDC, not Base\)\n/,
     );
-    await new Promise((resolve) => server!.close(resolve));
-    server = null;
-    rmSync(dataDir!, { recursive: true, force: true });
+    await coffer!.close();
+    coffer = null;
     // The embedded chain on both rails: said once.
-    const { dir: sim } = await fakeCoffer(dashboard('1.00', [], 'sim'));
+    const { dir: sim } = await overviewCoffer(dashboard('1.00', [], 'sim'));
     expect(await printed(sim)).toMatch(/^Coffer at \S+, on the embedded sim chain \(test USDC\)\n/);
   });
 
   it('with no agent left but archived ones, says so: their ids are taken for good', async () => {
-    const { dir } = await fakeCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
+    const { dir } = await overviewCoffer(dashboard('1.00', [], 'base-sepolia', [{ agentId: 'alice' }]));
     expect(await printed(dir)).toContain('  no agents but 1 archived (their ids stay theirs): coffer deploy <agent>\n');
-    await new Promise((resolve) => server!.close(resolve));
-    server = null;
-    rmSync(dataDir!, { recursive: true, force: true });
-    const { dir: fresh } = await fakeCoffer(dashboard('1.00', []));
+    await coffer!.close();
+    coffer = null;
+    const { dir: fresh } = await overviewCoffer(dashboard('1.00', []));
     expect(await printed(fresh)).toContain('  no agents yet: coffer deploy <agent>\n');
   });
 
@@ -133,7 +121,7 @@ describe('coffer status as the owner', () => {
       ...row('saver', { sol: '1.00', base: '0.00' }),
       tightestBudget: { budget: '1.00 USDC a month', used: '0.90 USDC', percent: 90, warned: true },
     };
-    const { dir } = await fakeCoffer(dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' }), monthly]));
+    const { dir } = await overviewCoffer(dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' }), monthly]));
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
     expect(text).not.toMatch(/in any 24 hours/);
@@ -153,7 +141,7 @@ describe('coffer status as the owner', () => {
       held24h: '1.00',
       tightestBudget: { budget: '1.00 USDC a month', used: '1.00 USDC', percent: 100, warned: true },
     };
-    const { dir } = await fakeCoffer(dashboard('1.00', [waiting, monthly, row('writer', { sol: '1.00', base: '0.00' })]));
+    const { dir } = await overviewCoffer(dashboard('1.00', [waiting, monthly, row('writer', { sol: '1.00', base: '0.00' })]));
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +.+ +3\.00 of 5\.00 in 24 h \(60 %; 2\.50 of it held for your yes, not paid\)$/m);
     expect(text).toMatch(
