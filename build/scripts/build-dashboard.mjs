@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds the dashboard (renderer/, Vite) into renderer/dist, which `coffer serve` serves at `/`.
 // Vite empties its outDir before it writes, so a build over renderer/dist left a running Coffer (a
-// test's, a developer's) serving no dashboard for the second it took: `npx coffer` in a checkout
-// rebuilds it (its `prepare`) while other Coffers of the same checkout run. So it is built beside and
+// test's, a developer's) serving no dashboard for the second it took: `npm run build`, and `npx
+// coffer` in a checkout whose sources are newer (its `prepare`), rebuild it while other Coffers of
+// the same checkout run. So it is built beside and
 // moved in file by file: the new assets first (their names carry their hash, so none is one the old
 // page loads), then index.html, replaced in one rename (a folder cannot be), then the old assets go.
 import { build } from 'vite';

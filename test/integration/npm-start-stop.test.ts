@@ -14,7 +14,8 @@ import { json, spawnServe } from '../helpers/serve-process.js';
  * SIGTERM to that shell only; Debian's dash forks the command (the shell stays between npm and node),
  * bash (/bin/sh on macOS) execs it (node is npm's child and gets the forwarded signal as well as the
  * terminal's). Either way the server must stop, once and gracefully, and free its port and data dir.
- * The script compiles to dist/app as it always does: its swap is atomic for other tests reading it.
+ * The script compiles to dist/app only where a source is newer than it: the test run's build is not,
+ * and is left as it is for the other tests' `coffer` commands loading it (a swap takes two renames).
  */
 const SHELLS: { shell: string; env: Record<string, string> }[] = [
   { shell: 'sh', env: {} },

@@ -40,4 +40,16 @@ describe('whether the build is as new as its sources', () => {
     const fresh = checkout(2_000, { 'a.ts': 1_000 });
     expect(compiledIsFresh(fresh.built, [fresh.src, join(fresh.dir, 'electron')])).toBe(true);
   });
+
+  it('counts a file named as a source, and the files a folder holds where the caller says which count', () => {
+    const { built, src, dir } = checkout(2_000, { 'a.ts': 1_000, 'styles.css': 3_000 });
+    expect(compiledIsFresh(built, [src], () => true)).toBe(false);
+    expect(compiledIsFresh(built, [src], (file) => file.endsWith('.tsx'))).toBe(true);
+    const lock = join(dir, 'package-lock.json');
+    writeFileSync(lock, '');
+    utimesSync(lock, 2_001, 2_001);
+    expect(compiledIsFresh(built, [src, lock])).toBe(false);
+    utimesSync(lock, 1_999, 1_999);
+    expect(compiledIsFresh(built, [src, lock])).toBe(true);
+  });
 });
