@@ -39,6 +39,35 @@ describe('SpendChart', () => {
   });
 });
 
+describe('SpendChart, held payments', () => {
+  it('draws what waits for the owner apart from what was paid, on the same bar, and says how much of the total it is', () => {
+    const approved = { ...payment('2.00', 'held', 20), id: 'pay_approved', approvedAt: new Date(now - 10 * 60_000).toISOString() };
+    const { container } = render(
+      <SpendChart
+        now={now}
+        payments={[payment('0.25', 'confirmed', 30), payment('0.50', 'held', 40), approved, payment('1.00', 'held', 25 * 60)]}
+      />,
+    );
+    expect(screen.getByRole('img').getAttribute('aria-label')).toBe(
+      'Spent 2.75 USDC in the last 24 hours, by hour (0.50 of it held for your yes, not paid)',
+    );
+    expect(container.querySelector('figcaption')?.textContent).toContain('0.50 of it held for your yes, not paid');
+    // The last hour's bar: 2.25 paid or approved, and 0.50 held on top of it, each with its own title.
+    const held = [...container.querySelectorAll('rect.held-bar')];
+    expect(held).toHaveLength(1);
+    expect(held[0]!.querySelector('title')?.textContent).toMatch(/: 0\.50 USDC held for your yes, not paid$/);
+    const paid = [...container.querySelectorAll('rect.bar')].filter((bar) => Number(bar.getAttribute('height')) > 0);
+    expect(paid).toHaveLength(1);
+    expect(paid[0]!.querySelector('title')?.textContent).toMatch(/: 2\.25 USDC$/);
+    expect(Number(held[0]!.getAttribute('y')) + Number(held[0]!.getAttribute('height'))).toBeCloseTo(Number(paid[0]!.getAttribute('y')));
+    cleanup();
+    // Nothing held, nothing said of it.
+    const { container: plain } = render(<SpendChart now={now} payments={[payment('0.25', 'confirmed', 30)]} />);
+    expect(plain.querySelectorAll('rect.held-bar')).toHaveLength(0);
+    expect(plain.querySelector('figcaption')?.textContent).not.toContain('held');
+  });
+});
+
 describe('SpendChart axes', () => {
   it('has an amount axis with a round top at or above the peak hour, and says so when nothing was spent', () => {
     const { container } = render(
