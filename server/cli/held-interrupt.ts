@@ -6,6 +6,7 @@
  * came first stands, and the words say which. Decided first, the command goes on to its answer (a
  * payment made is printed, never dropped).
  */
+import { resolve } from 'node:path';
 import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
@@ -50,10 +51,13 @@ export function heldWords(approval: Approval): string {
 /**
  * The command that picks a held request up (`coffer fetch URL --approval ID`), as typed in a shell:
  * each word quoted where it must be (a URL's `&` would end the command there, and the retry after it
- * ask, and pay, anew), and the agent's config named where it is not the default one.
+ * ask, and pay, anew), and the agent's config named, from the root, where it is not the platform's
+ * default: the line is pasted into another shell, maybe elsewhere, without this one's COFFER_CONFIG.
  */
 export function pickUpCommand(words: string[], configPath: string): string {
-  return `coffer ${shellWords([...words, ...(configPath === defaultConfigPath() ? [] : ['--config', configPath])])}`;
+  const config = resolve(configPath);
+  const platformDefault = resolve(defaultConfigPath({ ...process.env, COFFER_CONFIG: undefined }));
+  return `coffer ${shellWords([...words, ...(config === platformDefault ? [] : ['--config', config])])}`;
 }
 
 /**

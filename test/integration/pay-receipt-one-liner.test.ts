@@ -224,11 +224,12 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       expect(stderr).toMatch(new RegExp(`interrupted: withdrew request ${waiting[0].approvalId}; nothing was paid`));
       // Each says how to pick its request up, should it be killed outright (no interrupt then).
       // As typed in a shell: the URL quoted (its & would end the command there, and a plain fetch
-      // after it ask and pay anew), the agent's config named where the command named it.
+      // after it ask and pay anew), the agent's config named however this shell chose it (the line
+      // is pasted into another, without its COFFER_CONFIG).
       // Until when: a fetch's request ends with the seller's terms; a pay's receipt is taken for 300 s after it lands.
       expect(stderr).toContain(
         args[0] === 'fetch'
-          ? `Stopped outright meanwhile, coffer fetch '${args[1]}' --approval ${waiting[0].approvalId} picks it up, until ${localTime(waiting[0].expiresAt)}.`
+          ? `Stopped outright meanwhile, coffer fetch '${args[1]}' --approval ${waiting[0].approvalId} --config ${configFile} picks it up, until ${localTime(waiting[0].expiresAt)}.`
           : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} --config ${configFile} picks it up (soon: a Coffer paywall takes a receipt for 300 s after it lands, by default).`,
       );
       // Its words alone: not also the wait's failure, which the withdrawal ended.

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pickUpCommand, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
@@ -87,6 +88,20 @@ describe('the command that picks a held request up', () => {
     );
     expect(pickUpCommand(['fetch', 'http://x.test/a', '--data', '{"q":"$HOME"}', '--approval', 'apr_1'], defaultConfigPath())).toBe(
       'coffer fetch http://x.test/a --data \'{"q":"$HOME"}\' --approval apr_1',
+    );
+  });
+
+  it('names a config chosen by COFFER_CONFIG, and a relative one from the root: the line is pasted into another shell, elsewhere', () => {
+    vi.stubEnv('COFFER_CONFIG', '/tmp/agents/coder.json');
+    try {
+      expect(pickUpCommand(['pay', '--approval', 'apr_1'], defaultConfigPath())).toBe(
+        'coffer pay --approval apr_1 --config /tmp/agents/coder.json',
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(pickUpCommand(['pay', '--approval', 'apr_1'], 'agent.json')).toBe(
+      `coffer pay --approval apr_1 --config ${join(process.cwd(), 'agent.json')}`,
     );
   });
 });
