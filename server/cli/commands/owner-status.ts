@@ -21,7 +21,10 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const { api, url } = ownerClient(args.dataDir);
   const [dashboard, approvals, links] = await Promise.all([api.dashboard(), api.approvals('pending'), api.linkRequests()]);
   const waiting = { approvals: approvals.approvals, linkRequests: links.sessions };
-  if (args.json) return printJson({ treasury: dashboard.treasury, agents: dashboard.agents, waiting }, out);
+  if (args.json) {
+    const { treasury, spent24h, held24h, agents } = dashboard;
+    return printJson({ treasury, spent24h, held24h, agents, waiting }, out);
+  }
   const { treasury } = dashboard;
   // Every wallet has a Base address filed whether or not the rail is open: where it is off, Base is
   // left out as the dashboard leaves it out; where its node did not answer, its balances say unknown.
@@ -35,6 +38,9 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
   out.write(dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length) : agentTable(dashboard.agents, onBase));
+  // The day's total, as the overview says it (agents archived since included); an older Coffer gives none.
+  if (dashboard.spent24h !== undefined)
+    out.write(`  agents spent ${dashboard.spent24h} USDC in the last 24 h${heldPart(dashboard.held24h)}\n`);
   const count = waiting.approvals.length + waiting.linkRequests.length;
   out.write(count === 0 ? '  nothing waits for you\n' : `  ${count} waiting for you: coffer approvals\n`);
   return 0;
@@ -46,6 +52,16 @@ const noAgentsLine = (archived: number) =>
     ? '  no agents yet: coffer deploy <agent>\n'
     : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): coffer deploy <agent>\n`;
 
+/** What of a sum spent waits for the owner's yes, in words; null where nothing does (or an older Coffer does not say). */
+const heldWords = (held: string | undefined) =>
+  (tryParseUsdc(held ?? '0') ?? 0n) > 0n ? `${held} of it held for your yes, not paid` : null;
+
+/** The held words in brackets after a sum, or nothing. */
+const heldPart = (held: string | undefined) => {
+  const words = heldWords(held);
+  return words === null ? '' : ` (${words})`;
+};
+
 /**
  * What an agent spent in 24 h of its daily budget, then its tightest budget where that is another one
  * (the daily one said once, its share beside it).
@@ -54,13 +70,13 @@ function budgetCells(agent: AgentRow): [string, string] {
   const { tightestBudget: tightest, policy, spent24h, held24h } = agent;
   const warned = tightest.warned ? ', warned' : '';
   // Held payments count against the budget unpaid: said apart, so "spent" is not read as paid.
-  const held = (tryParseUsdc(held24h) ?? 0n) > 0n ? `${held24h} of it held for your yes, not paid` : null;
+  const held = heldWords(held24h);
   // The daily budget's own words (budget-warnings.ts dailyStanding): the tightest is the daily one.
   if (tightest.budget === `${policy.dailyBudget} USDC in any 24 hours`) {
     return [`${spent24h} of ${policy.dailyBudget} in 24 h (${tightest.percent} %${warned}${held === null ? '' : `; ${held}`})`, ''];
   }
   return [
-    `${spent24h} of ${policy.dailyBudget} in 24 h${held === null ? '' : ` (${held})`}`,
+    `${spent24h} of ${policy.dailyBudget} in 24 h${heldPart(held24h)}`,
     `${tightest.percent} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
   ];
 }

@@ -1,7 +1,7 @@
 import { railWalletsOf } from '../rails.js';
 import { baseReads } from '../base-reads.js';
 import { requireOwner, type Principal } from '../auth.js';
-import type { ContextWith } from '../context.js';
+import { DAY_MS, type ContextWith } from '../context.js';
 import { approvedAtOf } from '../payments/held-approved.js';
 import type {
   AgentStore,
@@ -36,6 +36,21 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
   const treasuryWallets = railWalletsOf(ctx, principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
+  // The day's total is what the agents spent in it, an agent archived since (no row of its own) too.
+  let [spentToday, heldToday] = [spent24h, held24h];
+  if (archived.length > 0) {
+    const since = ctx.clock.now() - DAY_MS;
+    for (const totals of ctx.store
+      .spendTotals(
+        principal.owner,
+        since,
+        archived.map((agent) => agent.agentId),
+      )
+      .values()) {
+      spentToday += totals.spentSince;
+      heldToday += totals.heldSince;
+    }
+  }
   const archivedBalances = await ctx.chain.usdcBalances(archived.map((agent) => agent.walletAddress));
   const archivedBaseWallets = ctx.store.railWallets(
     'base',
@@ -59,8 +74,8 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
       network: ctx.chain.network,
       balance: formatUsdc(treasuryAmount),
     },
-    spent24h: formatUsdc(spent24h),
-    held24h: formatUsdc(held24h),
+    spent24h: formatUsdc(spentToday),
+    held24h: formatUsdc(heldToday),
     /** Whether the recovery phrase was written down: until it is, the dashboard says "not backed up". */
     backup: statusOf(ctx, principal.owner),
     agents: rows,

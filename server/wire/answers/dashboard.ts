@@ -27,9 +27,9 @@ export type DashboardTreasury = {
 
 export type Dashboard = {
   treasury: DashboardTreasury;
-  /** The agents' spent24h summed. */
+  /** What the agents spent in the last 24 h: their rows' spent24h, and what agents archived since spent. */
   spent24h: string;
-  /** Of spent24h, the payments held for the owner's yes (the agents' held24h summed). */
+  /** Of spent24h, the payments held for the owner's yes (counted as spent24h is). */
   held24h: string;
   backup: BackupStatus;
   agents: AgentRow[];

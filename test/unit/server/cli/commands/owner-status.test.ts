@@ -150,4 +150,26 @@ describe('coffer status as the owner', () => {
     // Nothing held: nothing said.
     expect(text).toMatch(/^ {4}writer +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
   });
+
+  it("says the day's total under the agents, as the overview does, and gives it in --json", async () => {
+    const board = { ...dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' })]), spent24h: '4.00', held24h: '3.50' };
+    const { dir } = await overviewCoffer(board);
+    expect(await printed(dir)).toMatch(
+      /^ {2}agents spent 4\.00 USDC in the last 24 h \(3\.50 of it held for your yes, not paid\)\n {2}nothing waits/m,
+    );
+    const out = new PassThrough();
+    let json = '';
+    out.on('data', (chunk: Buffer) => (json += chunk.toString()));
+    expect(await ownerStatus({ dataDir: dir, json: true }, out)).toBe(0);
+    expect(JSON.parse(json)).toMatchObject({ spent24h: '4.00', held24h: '3.50' });
+    await coffer!.close();
+    coffer = null;
+    // Nothing held: nothing said of it; an older Coffer that gives no total: no line.
+    const { dir: paid } = await overviewCoffer({ ...board, held24h: '0.00' });
+    expect(await printed(paid)).toContain('  agents spent 4.00 USDC in the last 24 h\n');
+    await coffer!.close();
+    coffer = null;
+    const { dir: older } = await overviewCoffer(dashboard('1.00', [row('reader', { sol: '1.00', base: '0.00' })]));
+    expect(await printed(older)).not.toMatch(/agents spent/);
+  });
 });
