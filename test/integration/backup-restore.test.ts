@@ -163,8 +163,9 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     backupFile = join(scratch, fileName!);
     writeFileSync(backupFile, bytes);
     const status = (await t.api('GET', t.withOwner('/v1/backup'))).body;
-    // Treasury, alpha, beta, gamma, curious, and the embedded chain's mint and its authority.
-    expect(status.lastFile).toEqual({ at: new Date(clock.now()).toISOString(), bytes: bytes.length, wallets: 7, walletsWithoutKey: [] });
+    // Treasury, alpha, beta, gamma, curious, the embedded Solana chain's mint and its authority, and
+    // the embedded EVM chain's faucet.
+    expect(status.lastFile).toEqual({ at: new Date(clock.now()).toISOString(), bytes: bytes.length, wallets: 8, walletsWithoutKey: [] });
     const audit = t.coffer.db.prepare("SELECT actor, detail FROM audit_log WHERE action = 'backup.file_written'").all() as any[];
     expect(audit).toHaveLength(1);
     expect(audit[0].actor).toBe('owner');
@@ -175,18 +176,23 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
 
   it('holds no key, phrase, owner key or passphrase in clear', async () => {
     const backend = await keychain();
-    const wallets = (t.coffer.db.prepare('SELECT wallet_address FROM agents').pluck().all() as string[]).concat(
-      t.owner,
-      t.coffer.chain.ownWallets(),
-    );
+    // The chains' own wallets: the embedded Solana chain's mint, the embedded EVM chain's faucet.
+    const own = [...t.coffer.chain.ownWallets(), ...(t.coffer.base?.chain.ownWallets() ?? [])];
+    expect(own.length).toBeGreaterThan(t.coffer.chain.ownWallets().length);
+    const wallets = (t.coffer.db.prepare('SELECT wallet_address FROM agents').pluck().all() as string[]).concat(t.owner, own);
     const evmAccounts = t.coffer.db.prepare('SELECT wallet, address FROM rail_wallets').all() as { wallet: string; address: string }[];
     // The treasury and every agent have an EVM account, and its key is in the key store.
-    expect(evmAccounts.map((row) => row.wallet).sort()).toEqual(
-      wallets.filter((wallet) => !t.coffer.chain.ownWallets().includes(wallet)).sort(),
+    expect(evmAccounts.map((row) => row.wallet).sort()).toEqual(wallets.filter((wallet) => !own.includes(wallet)).sort());
+    // The faucet's EVM account, as the key store files it (the wallet's pointer names its address).
+    const faucets = await Promise.all(
+      (t.coffer.base?.chain.ownWallets() ?? []).map(async (wallet) => ({
+        wallet,
+        address: (await backend.get(`evm-wallet-of:${wallet}`))!,
+      })),
     );
     names = [
       ...wallets.map((wallet) => `wallet:${wallet}`),
-      ...evmAccounts.flatMap((row) => [`evm-wallet:${row.address}`, `evm-wallet-of:${row.wallet}`]),
+      ...[...evmAccounts, ...faucets].flatMap((row) => [`evm-wallet:${row.address}`, `evm-wallet-of:${row.wallet}`]),
       `owner-key:${t.owner}`,
       `recovery-phrase:${t.owner}`,
       `recovery-next-index:${t.owner}`,
@@ -240,6 +246,12 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     expect((await t.api('GET', t.withOwner('/v1/backup'))).body.recoveryPhrase).toBe('not_confirmed');
     await deployAgent(t, 'after-restore');
     await assertLedgerMatchesChain(t);
+    // The embedded chains' own wallets came back too: test money is minted on each rail as before
+    // (the Base faucet's key was left out of the file, and its mints failed insufficient_funds).
+    for (const rail of ['sol', 'base']) {
+      const minted = await t.api('POST', t.withOwner('/v1/treasury/faucet'), { body: { amount: '5', rail } });
+      expect(minted.status, `${rail}: ${JSON.stringify(minted.body)}`).toBe(200);
+    }
   });
 
   it('refuses a data dir in use, another network, a wrong passphrase and a damaged file, each changing nothing', async () => {
@@ -415,7 +427,7 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       expect(existsSync(file)).toBe(false);
       const written = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect(written.code, written.stderr).toBe(0);
-      expect(written.stdout).toMatch(/^Wrote .*treasury\.coffer \(\d+ kB\): the ledger and every wallet's key \(4\)/);
+      expect(written.stdout).toMatch(/^Wrote .*treasury\.coffer \(\d+ kB\): the ledger and every wallet's key \(5\)/);
       expect(written.stdout).toContain(`coffer restore ${file}`);
       const again = await runCoffer(['backup', '--out', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect({ code: again.code, said: again.stderr }).toMatchObject({

@@ -18,13 +18,15 @@ interface LastBackupFile {
 
 /**
  * Every wallet whose key a backup must hold: each treasury, every agent's wallet (archived ones too:
- * an archived wallet may still hold USDC) and the chain adapter's own (the embedded chain's mint).
+ * an archived wallet may still hold USDC) and each chain adapter's own (the embedded Solana chain's
+ * mint, the embedded EVM chain's faucet: without its key a restored Coffer mints no test USDC on Base).
  * Read after the ledger is copied, so it names at least every wallet the copy names.
  */
 export function walletsToBackUp(ctx: EngineContext): WalletsToBackUp {
   const treasuries = ctx.store.listOwners().map((owner) => owner.address);
   const agents = treasuries.flatMap((owner) => [...ctx.store.listAgents(owner), ...ctx.store.listArchivedAgents(owner)]);
-  return { treasuries, wallets: [...agents.map((agent) => agent.walletAddress), ...ctx.chain.ownWallets()] };
+  const own = [...ctx.chain.ownWallets(), ...(ctx.base?.ownWallets() ?? [])];
+  return { treasuries, wallets: [...agents.map((agent) => agent.walletAddress), ...own] };
 }
 
 /**
