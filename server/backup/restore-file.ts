@@ -1,11 +1,11 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
 import { inspectLedger, KNOWN_SCHEMA_VERSION, ledgerState } from '../store/ledger-snapshot.js';
-import { lockDataDir } from '../boot/data-dir-lock.js';
+import { LOCK_FILE, lockDataDir } from '../boot/data-dir-lock.js';
 import { openBackup } from './backup-file.js';
 import { refuseRestoreTarget } from './owner-paths.js';
 import { readBackupHeader, type BackupFacts } from './backup-header.js';
@@ -17,28 +17,54 @@ const LEDGER = 'coffer.db';
  * Refuses a data dir that is no folder or lies inside another data dir (owner-paths.ts), and one that
  * a Coffer runs on or that already holds a treasury: a restore never replaces money's record. A
  * ledger with no treasury yet (a first start or an earlier restore cut short) is removed. Answers the
- * data dir's lock, held until the restore is done.
+ * data dir's lock, held until the restore is done: `release` once it is, `abandon` where it was
+ * refused, which also takes away what the claim made (the folder, the lock file), so a refusal
+ * leaves the path as it found it.
  */
-export async function claimEmptyDataDir(dataDir: string): Promise<{ release(): void }> {
+export async function claimEmptyDataDir(dataDir: string): Promise<DataDirClaim> {
   await refuseRestoreTarget(dataDir);
+  const madeFolder = !existsSync(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lockFile = join(dataDir, LOCK_FILE);
+  const madeLock = !existsSync(lockFile);
+  const undo = () => {
+    if (madeLock) rmSync(lockFile, { force: true });
+    // Only where it is empty now: nothing of anyone else's is removed.
+    if (madeFolder && readdirSync(dataDir).length === 0) rmdirSync(dataDir);
+  };
   let lock: { release(): void };
   try {
     lock = lockDataDir(dataDir);
   } catch (error) {
+    if (madeFolder) undo();
     throw new CofferError('data_dir_in_use', (error as Error).message, { cause: error });
   }
+  const claim = {
+    release: () => lock.release(),
+    abandon: () => {
+      lock.release();
+      undo();
+    },
+  };
   const ledger = join(dataDir, LEDGER);
   const state = ledgerState(ledger);
   if (state === 'treasury') {
-    lock.release();
+    claim.abandon();
     throw new CofferError(
       'data_dir_in_use',
       `the data dir ${dataDir} already holds a treasury: a restore never replaces one. Restore into a new data dir (--data-dir), or move this one away first`,
     );
   }
   if (state === 'empty') for (const suffix of ['', '-wal', '-shm']) rmSync(`${ledger}${suffix}`, { force: true });
-  return lock;
+  return claim;
+}
+
+/** A data dir claimed for a restore (claimEmptyDataDir). */
+export interface DataDirClaim {
+  /** The restore is done: the lock goes, what it wrote stays. */
+  release(): void;
+  /** The restore was refused: the lock goes, and the folder and lock file the claim made. */
+  abandon(): void;
 }
 
 /** A backup of `network` may be restored where `asked` was named (null: none was, any will do). */
@@ -74,6 +100,7 @@ export async function restoreBackupFile(options: {
   refuseOtherNetwork(header.network, options.network);
   const lock = await claimEmptyDataDir(options.dataDir);
   const restoring = join(options.dataDir, `${LEDGER}.restoring`);
+  let restored = false;
   try {
     const passphrase = await options.passphrase(header);
     if (passphrase === null) return null;
@@ -93,10 +120,12 @@ export async function restoreBackupFile(options: {
     const backend = await openSecretBackend(options.dataDir, options.keyStore, options.log);
     await createKeyVault(backend).importSecrets(manifest.secrets);
     await rename(restoring, join(options.dataDir, LEDGER));
+    restored = true;
     return { network: header.network, createdAt: header.createdAt, owners: ledger.owners };
   } finally {
     // The copy and the files SQLite kept beside it while checking it.
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));
-    lock.release();
+    if (restored) lock.release();
+    else lock.abandon();
   }
 }

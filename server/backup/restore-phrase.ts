@@ -125,19 +125,25 @@ export async function restoreFromPhrase(
   }
   const { choice, name } = await phraseNetwork(options.network, options.usdcMint);
   const lock = await claimEmptyDataDir(options.dataDir);
+  // Said once the words are a phrase and the data dir is claimed: the scan takes a while.
+  options.log('Looking for the wallets of this phrase on the chain…');
   let found: PhraseWallets;
   try {
     const chain = new RpcChain(choice.network, null);
     found = await findPhraseWallets(phrase, (wallet) => chain.hasActivity(wallet), GAP_LIMIT, await baseActivityOf(name, options));
-  } finally {
-    lock.release();
+  } catch (error) {
+    lock.abandon();
+    throw error;
   }
   if (!found.treasuryUsed && found.agents.length === 0) {
+    lock.abandon();
     throw new CofferError(
       'nothing_to_recover',
       `none of this phrase's wallets was ever used on ${name} (treasury ${found.treasury}): check the words and the network; nothing was restored`,
     );
   }
+  // Released just before the Coffer opens on it (and locks it again).
+  lock.release();
   const coffer = await openCoffer({
     dataDir: options.dataDir,
     network: options.network,

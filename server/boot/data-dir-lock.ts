@@ -10,6 +10,9 @@ import { whereItRuns } from './already-running.js';
  * data dir must be refused, not interleaved. The lock is SQLite's exclusive lock on DIR/coffer.lock:
  * the operating system drops it when the process dies, so a crash never leaves a stale lock behind.
  */
+/** The lock's file in a data dir. */
+export const LOCK_FILE = 'coffer.lock';
+
 export function lockDataDir(dataDir: string): { release(): void } {
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) {
     throw new CofferError(
@@ -17,7 +20,7 @@ export function lockDataDir(dataDir: string): { release(): void } {
       `the data dir ${dataDir} is a file, not a folder: name a folder (--data-dir or COFFER_HOME)`,
     );
   }
-  const file = join(dataDir, 'coffer.lock');
+  const file = join(dataDir, LOCK_FILE);
   makePrivate(file);
   const lock = openConnection(file, { timeout: 0 });
   try {

@@ -274,11 +274,14 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     truncateSync(cut, readFileSync(backupFile).length - 100);
     await expectCofferError(restoreInto(target, cut), 'backup_damaged');
     await expectCofferError(restoreInto(target, join(scratch, 'nowhere.coffer')), 'backup_unreadable');
-    // Nothing was written where a restore was refused: no ledger, no keys.
-    for (const dir of [join(scratch, 'unused-1'), target]) {
-      expect(existsSync(join(dir, 'coffer.db')), dir).toBe(false);
-      expect(existsSync(join(dir, 'keys')), dir).toBe(false);
-    }
+    // Nothing was left where a restore was refused: no data dir it made, nothing in one there before
+    // (its lock left behind said the refusal had changed something).
+    for (const dir of [join(scratch, 'unused-1'), target]) expect(existsSync(dir), dir).toBe(false);
+    const premade = join(scratch, 'premade');
+    mkdirSync(premade);
+    await expectCofferError(restoreInto(premade, backupFile, 'not the passphrase at all'), 'wrong_passphrase');
+    await expectCofferError(restoreInto(premade, cut), 'backup_damaged');
+    expect(readdirSync(premade)).toEqual([]);
     await expectCofferError(restoreInto(stoppedDir), 'data_dir_in_use', /already holds a treasury/);
     rmSync(stoppedDir, { recursive: true, force: true });
   });
@@ -466,7 +469,7 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       // What it holds on each rail (Base is open on sim).
       expect(restored.stdout).toContain(`Treasury ${owner}: 1000.00 USDC on Solana, 1000.00 USDC on Base\n`);
       expect(restored.stdout).toContain('  alpha: 0.00 USDC on Solana, 0.00 USDC on Base, active\n');
-      expect(restored.stdout).toContain('0 pending move(s) had landed, 0 had failed, 0 still pending');
+      expect(restored.stdout).toContain('0 move(s) in flight at the backup confirmed, 0 failed, 0 still pending');
       // Where no keychain answers, a restore (which opens the key store twice) says so once, in one short
       // line that names the folder and why, without the keychain library's own words.
       const noKeychain = { COFFER_KEYSTORE: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/coffer-no-bus' };

@@ -145,7 +145,7 @@ describe('coffer backup phrase', () => {
     try {
       const wrong = await backupPhrase(dataDir, () => 'zoo');
       expect(wrong.code).toBe(1);
-      expect(wrong.stdout).toMatch(/do not match the phrase: nothing changed/);
+      expect(wrong.stdout).toMatch(/do not match the phrase \(phrase_mismatch\): nothing changed/);
       const words = [...wrong.stdout.matchAll(/\d+\. (\S+)/g)].map((match) => match[1]!);
       expect(words).toHaveLength(24);
       const { owner } = JSON.parse(readFileSync(join(dataDir, 'connection.json'), 'utf8')) as { owner: string };

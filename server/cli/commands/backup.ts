@@ -60,7 +60,7 @@ export async function backupPhrase(
     throw error;
   });
   if (answer === null) {
-    out.write('Those words do not match the phrase: nothing changed. Run coffer backup phrase again.\n');
+    out.write('Those words do not match the phrase (phrase_mismatch): nothing changed. Run coffer backup phrase again.\n');
     return 1;
   }
   out.write('Backed up: the phrase restores this treasury and every agent wallet, here or in Phantom or Solflare.\n');

@@ -7,6 +7,7 @@ import { refuseRestoreTarget } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { processIo, readSecret, type SecretIo } from '../read-secret.js';
 import { heldOnEachRail } from './rail-lines.js';
+import { shellWords } from '../../boot/cli-invocation.js';
 
 type Io = SecretIo & { say: NodeJS.WritableStream };
 
@@ -67,7 +68,7 @@ export async function restoreFile(
     }
     const { confirmed, failed, stillPending } = coffer.reconciled;
     io.say.write(
-      `Checked against the chain: ${confirmed} pending move(s) had landed, ${failed} had failed, ${stillPending} still pending.\n`,
+      `Checked against the chain: ${confirmed} move(s) in flight at the backup confirmed, ${failed} failed, ${stillPending} still pending.\n`,
     );
     io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} (or the desktop app)\n`);
   } finally {
@@ -94,13 +95,12 @@ export async function restorePhrase(
   // keys, in use, or holding a treasury). The restore judges the data dir again when it claims it.
   await phraseNetwork(config.network, config.usdcMint);
   await refuseRestoreTarget(config.dataDir);
-  if (existsSync(config.dataDir)) (await claimEmptyDataDir(config.dataDir)).release();
+  if (existsSync(config.dataDir)) (await claimEmptyDataDir(config.dataDir)).abandon();
   const phrase = await readSecret('Recovery phrase (the 24 or 12 words, separated by spaces): ', io);
   if (phrase === null) {
     io.out.write('No phrase given: nothing was restored.\n');
     return 1;
   }
-  io.out.write('Looking for the wallets of this phrase on the chain…\n');
   const { coffer, found } = await restoreFromPhrase({
     phrase,
     dataDir: config.dataDir,
@@ -126,9 +126,36 @@ export async function restorePhrase(
       );
     }
     io.say.write('Policies and history are not in the phrase: a backup file (coffer backup --out) restores those.\n');
-    io.say.write(`Start it with: coffer serve --data-dir ${JSON.stringify(config.dataDir)} --network ${config.network}\n`);
+    io.say.write(`Start it with: ${serveCommand(config)}\n`);
   } finally {
     await coffer.close();
   }
   return 0;
+}
+
+/**
+ * The `coffer serve` that opens a data dir restored from the phrase: its network, and the variables
+ * that named that network's USDC and Base rail here (a custom cluster's mint, a Base RPC): without
+ * them it would start on another USDC or no Base rail. On POSIX shells as a prefix; on Windows named.
+ */
+export function serveCommand(
+  config: { dataDir: string; network?: string; usdcMint?: string; baseRpc?: string; baseUsdc?: string },
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const serve = shellWords(
+    ['coffer', 'serve', '--data-dir', config.dataDir, ...(config.network === undefined ? [] : ['--network', config.network])],
+    platform,
+  );
+  const named: [string, string | undefined][] = [
+    ['COFFER_USDC_MINT', config.usdcMint],
+    ['COFFER_BASE_RPC', config.baseRpc],
+    ['COFFER_BASE_USDC', config.baseUsdc],
+  ];
+  const env = named.flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, value] as const]));
+  if (env.length === 0) return serve;
+  const assignments = shellWords(
+    env.map(([name, value]) => `${name}=${value}`),
+    platform,
+  );
+  return platform === 'win32' ? `${serve} (with ${assignments} set, as here)` : `${assignments} ${serve}`;
 }
