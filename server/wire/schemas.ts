@@ -321,6 +321,8 @@ export const deployBodySchema = strictFields({
   displayName: displayNameSchema.optional(),
   /** Moved from the treasury to the new wallet in the same step (an allocation). */
   fund: amountSchema.optional(),
+  /** The rail `fund` moves on (`sol` when left out). */
+  fundRail: railSchema.optional(),
 });
 export type DeployBody = z.infer<typeof deployBodySchema>;
 
@@ -467,6 +469,8 @@ export const linkCompleteBodySchema = strictFields({
   dailyBudget: amountSchema.optional(),
   maxPerPayment: amountSchema.optional(),
   fund: amountSchema.optional(),
+  /** The rail `fund` moves on (`sol` when left out), as a deploy's. */
+  fundRail: railSchema.optional(),
 });
 export type LinkCompleteBody = z.infer<typeof linkCompleteBodySchema>;
 

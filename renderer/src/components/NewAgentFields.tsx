@@ -1,3 +1,6 @@
+import type { Rail } from '../../../server/wire/rails.js';
+import { useDashboard } from '../state/store.js';
+
 /** A new agent's id, name and starting limits, as typed; shared by "Deploy an agent" and the link page. */
 export interface NewAgentForm {
   agentId: string;
@@ -6,6 +9,8 @@ export interface NewAgentForm {
   maxPerPayment: string;
   /** Moved from the treasury to the new wallet in the same step; empty for none. */
   fund: string;
+  /** The rail `fund` moves on: Solana unless the owner picks Base (offered where the Base rail is open). */
+  fundRail: Rail;
 }
 
 export const emptyNewAgent = (agentId = ''): NewAgentForm => ({
@@ -14,6 +19,7 @@ export const emptyNewAgent = (agentId = ''): NewAgentForm => ({
   dailyBudget: '5.00',
   maxPerPayment: '0.50',
   fund: '',
+  fundRail: 'sol',
 });
 
 /** The request body for the form: trimmed, with an empty display name left out. */
@@ -22,7 +28,7 @@ export const newAgentBody = (form: NewAgentForm) => ({
   dailyBudget: form.dailyBudget.trim(),
   maxPerPayment: form.maxPerPayment.trim(),
   ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
-  ...(form.fund.trim() ? { fund: form.fund.trim() } : {}),
+  ...(form.fund.trim() ? { fund: form.fund.trim(), ...(form.fundRail === 'base' ? { fundRail: 'base' as const } : {}) } : {}),
 });
 
 export function NewAgentFields({
@@ -37,7 +43,12 @@ export function NewAgentFields({
   /** The request's fields the schema found wrong (useAction's `invalid`; each form field sends the field of its name): marked, said in the form's ErrorNote. */
   invalid?: ReadonlySet<string>;
 }) {
-  const field = (key: keyof NewAgentForm, label: string, extra: { inputMode?: 'decimal'; hint?: string; autoFocus?: boolean } = {}) => (
+  const baseOpen = (useDashboard((state) => state.dashboard?.treasury.baseNetwork) ?? null) !== null;
+  const field = (
+    key: Exclude<keyof NewAgentForm, 'fundRail'>,
+    label: string,
+    extra: { inputMode?: 'decimal'; hint?: string; autoFocus?: boolean } = {},
+  ) => (
     <div className="field">
       <label htmlFor={`${idPrefix}-${key}`}>{label}</label>
       <input
@@ -61,6 +72,22 @@ export function NewAgentFields({
         inputMode: 'decimal',
         hint: 'Moved from the treasury to the new wallet now; or later, from its page.',
       })}
+      {baseOpen && (
+        <fieldset className="services">
+          <legend>Starting funds on</legend>
+          {(['sol', 'base'] as const).map((option) => (
+            <label className="check" key={option}>
+              <input
+                type="radio"
+                name={`${idPrefix}-fund-rail`}
+                checked={form.fundRail === option}
+                onChange={() => onChange({ ...form, fundRail: option })}
+              />
+              {option === 'sol' ? 'Solana USDC' : 'Base USDC'}
+            </label>
+          ))}
+        </fieldset>
+      )}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { deployBodySchema } from '../../../server/wire/schemas.js';
 import { useAction } from '../lib/use-action.js';
 import type { Deployed } from '../api/types.js';
 import { Money } from '../components/Money.js';
+import { railName } from '../../../server/wire/rail-words.js';
 import { useDashboard } from '../state/store.js';
 import { hrefFor } from '../lib/route.js';
 import { KeyOnce, UncopiedKeyWarning, useKeyCloseGuard } from '../components/KeyOnce.js';
@@ -100,7 +101,7 @@ export function FundingNote({ funding }: { funding: Deployed['funding'] | undefi
   if (funding === undefined) return null;
   return funding.status === 'funded' ? (
     <p className="done" role="status">
-      Funded with <Money value={funding.allocation.amount} /> from the treasury.
+      Funded with <Money value={funding.allocation.amount} /> on {railName(funding.allocation.rail)} from the treasury.
     </p>
   ) : (
     <p className="error-note" role="alert">

@@ -13,6 +13,8 @@ import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { LINK_REQUEST_ID } from '../../wire/schemas.js';
+import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -80,6 +82,8 @@ export interface LinkChoices {
   daily?: string;
   max?: string;
   fund?: string;
+  /** The rail `fund` moves on (Solana when left out). */
+  rail?: Rail;
 }
 
 /**
@@ -121,14 +125,14 @@ async function completeLink(api: CofferClient, token: string, args: { json?: boo
     ...(args.agent === undefined ? {} : { agentId: args.agent }),
     ...(args.name === undefined ? {} : { displayName: args.name }),
     ...startingLimits(args.daily, args.max),
-    ...(args.fund === undefined ? {} : { fund: args.fund }),
+    ...(args.fund === undefined ? {} : { fund: args.fund, ...(args.rail === undefined ? {} : { fundRail: args.rail }) }),
   });
   if (args.json) return printJson(completed, out);
   const funded =
     completed.funding === undefined
       ? ''
       : completed.funding.status === 'funded'
-        ? `, funded with ${completed.funding.allocation.amount} USDC`
+        ? `, funded with ${completed.funding.allocation.amount} USDC on ${railName(completed.funding.allocation.rail)}`
         : `; not funded: ${completed.funding.error}`;
   out.write(`Linked the terminal that showed code ${details.code} as agent ${completed.agentId}${funded}. It collects its key now.\n`);
   return 0;

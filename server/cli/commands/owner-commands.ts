@@ -10,6 +10,7 @@ import { checkConfigWritable, defaultConfigPath, readAgentConfig, writeAgentConf
 import { CofferApiError } from '../../client/client-error.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import { printJson } from './print-json.js';
 import { policyText } from './policy.js';
@@ -23,6 +24,8 @@ export interface DeployArgs {
   /** The policy it starts under, as `coffer policy`'s flags read (policy-flags.ts). */
   policy?: PolicyUpdate;
   fund?: string;
+  /** The rail `fund` moves on (Solana when left out). */
+  rail?: Rail;
   name?: string;
   dataDir?: string;
   json?: boolean;
@@ -47,7 +50,7 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     agentId: args.agentId,
     ...policy,
     ...startingLimits(policy.dailyBudget, policy.maxPerPayment),
-    ...(args.fund === undefined ? {} : { fund: args.fund }),
+    ...(args.fund === undefined ? {} : { fund: args.fund, ...(args.rail === undefined ? {} : { fundRail: args.rail }) }),
     ...(args.name === undefined ? {} : { displayName: args.name }),
   });
   // The owner's own requests never wait: a 202 here would be a bug of the server.
@@ -58,7 +61,7 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
   const whole = async () => (beyondLimits(policy) ? policyText(await api.policy(args.agentId)) : '');
   if (args.config === undefined) {
     if (args.json) return printJson(answer.body, out);
-    out.write(deployedWords(answer.body, await whole(), null));
+    out.write(deployedWords(answer.body, await whole(), null, args.rail));
     return 0;
   }
   try {
@@ -76,7 +79,7 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     // The agent exists: its key is shown rather than lost, with why the file has it not.
     err.write(`coffer: ${agent.agentId} is deployed, but its key could not be kept in ${args.config}: ${(error as Error).message}\n`);
     if (args.json) printJson(answer.body, out);
-    else out.write(deployedWords(answer.body, await whole(), null));
+    else out.write(deployedWords(answer.body, await whole(), null, args.rail));
     return 1;
   }
   // Kept in the file, the key is printed nowhere, as JSON neither: the answer without it, and where it is.
@@ -84,23 +87,27 @@ export async function deploy(args: DeployArgs, out: Out = process.stdout, err: O
     const { apiKey: _kept, mcpConfig: _carriesIt, ...rest } = answer.body;
     return printJson({ ...rest, config: args.config }, out);
   }
-  out.write(deployedWords(answer.body, await whole(), args.config));
+  out.write(deployedWords(answer.body, await whole(), args.config, args.rail));
   return 0;
 }
 
 /** Whether a policy names more than the two limits the deploy's first line says. */
 const beyondLimits = (policy: PolicyUpdate) => Object.keys(policy).some((field) => !['dailyBudget', 'maxPerPayment'].includes(field));
 
-function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null): string {
+function deployedWords(deployed: Deployed, wholePolicy: string, config: string | null, rail: Rail | undefined): string {
   const { agent, policy, funding } = deployed;
   const lines = [
     `Deployed ${agent.agentId} (wallet ${agent.walletAddress}): ${policy.dailyBudget} USDC in any 24 hours, at most ${policy.maxPerPayment} a payment.`,
   ];
   if (wholePolicy !== '') lines.push(wholePolicy.trimEnd());
   if (funding?.status === 'funded')
-    lines.push(`Funded with ${funding.allocation.amount} USDC on Solana (transaction ${funding.allocation.txSignature}).`);
+    lines.push(
+      `Funded with ${funding.allocation.amount} USDC on ${railName(funding.allocation.rail)} (transaction ${funding.allocation.txSignature}).`,
+    );
   if (funding?.status === 'failed')
-    lines.push(`Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT`);
+    lines.push(
+      `Not funded: ${funding.error} (${funding.code}); the agent exists: coffer allocate ${agent.agentId} AMOUNT${rail === 'base' ? ' --rail base' : ''}`,
+    );
   // No --fund: its wallets start empty, and its first payment would be refused for want of funds.
   if (funding === undefined) lines.push(`Its wallets are empty: coffer allocate ${agent.agentId} AMOUNT funds it (--rail base on Base).`);
   if (config !== null) {

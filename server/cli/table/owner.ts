@@ -13,13 +13,13 @@ const DATA_DIR = '[--data-dir DIR] [--json]';
 
 export const deploy = defineCommand({
   name: 'deploy',
-  usage: `  coffer deploy <agent> [--fund AMOUNT] [--name NAME] [--config FILE] [--force]
+  usage: `  coffer deploy <agent> [--fund AMOUNT [--rail sol|base]] [--name NAME] [--config FILE] [--force]
                  ${POLICY_FLAGS_USAGE}
                  ${DATA_DIR}
                  a new agent: its wallet, its policy (the flags coffer policy takes; --daily and
                  --max left out, 5.00 in any 24 hours and 0.50 a payment, or what fits the one
-                 given), funded from the treasury on Solana with --fund (coffer allocate --rail base
-                 funds it on Base); prints its API key once and the MCP server entry a host takes,
+                 given), funded from the treasury with --fund, on Solana or with --rail base on
+                 Base; prints its API key once and the MCP server entry a host takes,
                  or with --config keeps the key in FILE: this terminal acts as the agent at once
                  (another agent's FILE is replaced only with --force).
                  Example: coffer deploy researcher --fund 2 --budget 20/month --ask-above 0.25`,
@@ -27,6 +27,7 @@ export const deploy = defineCommand({
     ...reach,
     ...policyFlagOptions,
     fund: { type: 'string' },
+    rail: { type: 'string' },
     name: { type: 'string' },
     config: { type: 'string' },
     force: { type: 'boolean', default: false },
@@ -39,13 +40,16 @@ export const deploy = defineCommand({
     const { agentIdSchema } = await import('../../wire/schemas.js');
     const id = agentIdSchema.safeParse(agentId);
     if (!id.success) throw new UsageError(`"${agentId}" is not an agent id: it ${id.error.issues[0]!.message}`, 'deploy');
-    const { 'data-dir': dataDir, json, fund, name, config, force, ...flags } = values;
+    const { 'data-dir': dataDir, json, fund, rail: railWord, name, config, force, ...flags } = values;
+    const rail = railOption(railWord, 'deploy');
+    if (rail !== undefined && fund === undefined)
+      throw new UsageError('--rail says where --fund moves the USDC: name --fund too', 'deploy');
     const { PolicyFlagError, amountOf, namingFlags, policyUpdateOf } = await import('../policy-flags.js');
     try {
       // Read as `coffer policy` reads them, so a bad one names its flag before any Coffer is asked.
       const policy = policyUpdateOf(flags);
       const funds = fund === undefined ? undefined : amountOf('--fund', fund);
-      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, name, config, force });
+      return await (await ownerCommands()).deploy({ agentId, dataDir, json, policy, fund: funds, rail, name, config, force });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'deploy');
       throw namingFlags(error);
@@ -172,7 +176,7 @@ export const approvals = defineCommand({
 export const approve = defineCommand({
   name: 'approve',
   usage: `  coffer approve <id> ${DATA_DIR}
-  coffer approve <link URL> --code CODE [--agent ID] [--name NAME] [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT]
+  coffer approve <link URL> --code CODE [--agent ID] [--name NAME] [--daily AMOUNT] [--max AMOUNT] [--fund AMOUNT [--rail sol|base]]
                  carries out an agent's request as it asked (once); or links the terminal whose
                  \`coffer link\` printed that URL, once the code it shows is the one you type: a new
                  agent with the limits given (left out, 5.00 a day, 0.50 a payment)`,
@@ -184,12 +188,16 @@ export const approve = defineCommand({
     daily: { type: 'string' },
     max: { type: 'string' },
     fund: { type: 'string' },
+    rail: { type: 'string' },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
     const id = one(positionals, 'approve', "a request's id or a link URL");
-    const { 'data-dir': dataDir, ...rest } = values;
-    return (await approvalCommands()).approve({ id, dataDir, ...rest });
+    const { 'data-dir': dataDir, rail: railWord, ...rest } = values;
+    const rail = railOption(railWord, 'approve');
+    if (rail !== undefined && rest.fund === undefined)
+      throw new UsageError('--rail says where --fund moves the USDC: name --fund too', 'approve');
+    return (await approvalCommands()).approve({ id, dataDir, ...rest, ...(rail === undefined ? {} : { rail }) });
   },
 });
 

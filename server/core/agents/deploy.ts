@@ -17,7 +17,9 @@ import { policyClock, isKnownService, assertPayableScopes } from '../policy/upda
 import { nearServiceIds } from '../registry/registry.js';
 import { issueAgentKey, mcpConfigFor } from './keys.js';
 import type { DeployFunding, Deployed } from '../../wire/answers/agents.js';
-import { fileBaseWallets } from '../rails.js';
+import { addressOn, chainOf, fileBaseWallets } from '../rails.js';
+import { railName } from '../../wire/rail-words.js';
+import type { Rail } from '../../wire/rails.js';
 
 /**
  * Deploys an agent: a wallet, a policy, an API key. An agent asking for another agent loosens what can
@@ -47,14 +49,16 @@ export async function deployAgent(
 
   // The caller gets the new agent's key: lasting access, so a dashboard session must be fresh.
   if (options.issueKey !== false) requireFreshSignIn(principal, ctx.clock.now());
-  // Funds asked for in the same step must be there before anything is created.
+  // Funds asked for in the same step must be there, on their rail, before anything is created.
   const fund = body.fund === undefined ? null : parseAmount(body.fund, 'fund');
+  const fundRail = body.fundRail ?? 'sol';
   if (fund !== null) {
-    const available = (await ctx.chain.usdcBalance(owner)) - ctx.store.pendingAllocationsTotal(owner, 'sol');
+    const treasury = addressOn(ctx, owner, fundRail);
+    const available = (await chainOf(ctx, fundRail).usdcBalance(treasury)) - ctx.store.pendingAllocationsTotal(owner, fundRail);
     if (available < fund) {
       throw new CofferError(
         'insufficient_treasury_funds',
-        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on Solana, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
+        `the treasury holds ${formatUsdc(available < 0n ? 0n : available)} USDC available on ${railName(fundRail)}, less than the ${formatUsdc(fund)} to fund the new agent with; nothing was created`,
       );
     }
   }
@@ -93,7 +97,7 @@ export async function deployAgent(
     ...(apiKey === null ? {} : { apiKey }),
     policy: policyView(policy),
     mcpConfig: mcpConfigFor(ctx, owner, agent.agentId, apiKey),
-    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund) }),
+    ...(fund === null ? {} : { funding: await fundNewAgent(ctx, principal, agent.agentId, fund, fundRail) }),
   });
 }
 
@@ -101,10 +105,10 @@ export async function deployAgent(
  * The allocation asked for with a deploy. The agent (and its key, shown once) exists whatever happens
  * here, so a failure is answered beside it, never instead of it.
  */
-async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint): Promise<DeployFunding> {
+async function fundNewAgent(ctx: EngineContext, principal: Principal, agentId: string, amount: bigint, rail: Rail): Promise<DeployFunding> {
   try {
     // Only the owner deploys with funds at once (an agent's deploy is funded when the owner approves it).
-    const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(amount)));
+    const allocation = ownerResult(await allocate(ctx, principal, agentId, formatUsdc(amount), null, rail));
     return { status: 'funded' as const, allocation };
   } catch (error) {
     const code = isCofferError(error) ? error.code : 'internal';

@@ -186,7 +186,7 @@ export async function completeLinkSession(
           agentId,
           displayName: body.displayName,
           ...startingLimits(body.dailyBudget, body.maxPerPayment),
-          ...(body.fund === undefined ? {} : { fund: body.fund }),
+          ...(body.fund === undefined ? {} : { fund: body.fund, ...(body.fundRail === undefined ? {} : { fundRail: body.fundRail }) }),
         },
         { issueKey: false },
       ),

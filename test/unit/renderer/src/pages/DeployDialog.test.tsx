@@ -55,4 +55,39 @@ describe('deploying an agent from the dashboard', () => {
     expect(field('Agent id').getAttribute('aria-invalid')).toBeNull();
     expect(screen.queryByRole('alert', { hidden: true })).toBeNull();
   });
+
+  it('funds the new agent on the rail picked where the Base rail is open, and says which', async () => {
+    const deployed = (rail: 'sol' | 'base') => ({
+      agent: { agentId: 'base-one', displayName: 'base-one', walletAddress: 'W' },
+      apiKey: 'cof_agt_x',
+      mcpConfig: { command: 'coffer', args: ['mcp'] },
+      funding: { status: 'funded', allocation: { amount: '1.25', rail, txSignature: '0x1' } },
+    });
+    const deploy = vi.fn(async (body: { fundRail?: string }) => deployed(body.fundRail === 'base' ? 'base' : 'sol'));
+    useDashboard.setState({
+      client: { deploy } as never,
+      refresh: async () => {},
+      dashboard: { treasury: { baseNetwork: 'sim' } } as never,
+    });
+    render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'base-one' } });
+    fireEvent.change(field('Starting funds (USDC, optional)'), { target: { value: '1.25' } });
+    fireEvent.click(screen.getByLabelText('Base USDC'));
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    expect((await screen.findByRole('status', { hidden: true })).textContent).toMatch(
+      /^Funded with 1\.25 USDC on Base from the treasury\.$/,
+    );
+    expect(deploy).toHaveBeenCalledWith(expect.objectContaining({ fund: '1.25', fundRail: 'base' }));
+    cleanup();
+    // The Base rail off: no rail to pick, and the funds move on Solana, as the API's default.
+    deploy.mockClear();
+    useDashboard.setState({ dashboard: { treasury: { baseNetwork: null } } as never });
+    render(<DeployDialog open onClose={() => {}} />);
+    expect(screen.queryByLabelText('Base USDC')).toBeNull();
+    fireEvent.change(field('Agent id'), { target: { value: 'sol-one' } });
+    fireEvent.change(field('Starting funds (USDC, optional)'), { target: { value: '1.25' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    expect((await screen.findByRole('status', { hidden: true })).textContent).toMatch(/on Solana from the treasury/);
+    expect(deploy.mock.calls[0]![0]).not.toHaveProperty('fundRail');
+  });
 });

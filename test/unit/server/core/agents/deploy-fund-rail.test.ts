@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STORES, coreEngine, type CoreEngine } from '../../../../fixtures/core-engine.js';
+import { MemoryChain } from '../../../../fixtures/memory-chain.js';
+import { expectCofferError } from '../../../../helpers/expect-error.js';
+import { parseAmount } from '../../../../../server/wire/money.js';
+
+/**
+ * A deploy funds the new agent in the same step on the rail asked (`fundRail`), Base as well as
+ * Solana: an owner who keeps USDC on Base had to deploy, then allocate. What the treasury holds is
+ * judged on that rail before anything is created.
+ */
+let core: CoreEngine;
+afterEach(() => core?.close());
+
+describe.each(STORES)('on the %s ledger', (store) => {
+  it('funds a new agent on Base where asked, judged against what the treasury holds there', async () => {
+    core = await coreEngine({ store, treasury: '50' });
+    const base = new MemoryChain();
+    core.engine.ctx.base = base;
+    const treasuryOnBase = (await core.engine.dashboard(core.asOwner)).treasury.wallets.base!;
+    base.mint(treasuryOnBase, parseAmount('3'));
+    const outcome = await core.engine.deployAgent(core.asOwner, {
+      agentId: 'on-base',
+      dailyBudget: '1',
+      maxPerPayment: '1',
+      fund: '1.25',
+      fundRail: 'base',
+    });
+    const deployed = outcome.kind === 'done' ? outcome.result : null;
+    expect(deployed?.funding).toMatchObject({ status: 'funded', allocation: { amount: '1.25', rail: 'base' } });
+    const balances = (await core.engine.balance(core.asOwner, 'on-base')).balances;
+    expect(balances).toEqual({ sol: '0.00', base: '1.25' });
+    // More than the treasury holds on Base (its 50 on Solana do not count there): nothing is created.
+    const refused = await expectCofferError(
+      core.engine.deployAgent(core.asOwner, { agentId: 'too-much', dailyBudget: '1', maxPerPayment: '1', fund: '2', fundRail: 'base' }),
+      'insufficient_treasury_funds',
+    );
+    expect(refused.message).toMatch(/1\.75 USDC available on Base/);
+    expect((await core.engine.listAgents(core.asOwner)).agents.map((agent) => agent.agentId)).toEqual(['on-base']);
+  });
+});
