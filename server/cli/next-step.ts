@@ -1,3 +1,5 @@
+import type { Rail } from '../wire/rails.js';
+
 /**
  * What an agent's terminal can do about a refusal of its payment, in a line after it: the refusal's
  * words say what the policy holds, these say which command asks the owner for more. Only for the
@@ -19,9 +21,18 @@ const AGENT_NEXT: Readonly<Record<string, string>> = {
 
 const PAYING_COMMANDS = new Set(['pay', 'fetch']);
 
-/** The line to print after a refusal of `command` with `code` (AGENT: the agent, where its id is known); null: nothing to add. */
-export function nextStep(command: string | undefined, code: string | null, agentId?: string): string | null {
+/** Short of funds on a known rail: the one command that funds the wallet there. */
+const FUND_ON: Readonly<Record<Rail, string>> = {
+  sol: "the owner funds this agent's wallet: coffer allocate AGENT AMOUNT",
+  base: "the owner funds this agent's wallet on Base: coffer allocate AGENT AMOUNT --rail base",
+};
+
+/**
+ * The line to print after a refusal of `command` with `code` (AGENT: the agent, where its id is
+ * known; `rail`: the rail the refused payment was on, where the terminal knows it); null: nothing to add.
+ */
+export function nextStep(command: string | undefined, code: string | null, agentId?: string, rail?: Rail): string | null {
   if (command === undefined || code === null || !PAYING_COMMANDS.has(command)) return null;
-  const next = AGENT_NEXT[code] ?? null;
+  const next = code === 'insufficient_funds' && rail !== undefined ? FUND_ON[rail] : (AGENT_NEXT[code] ?? null);
   return next === null || agentId === undefined ? next : next.replace(/\bAGENT\b/, agentId);
 }

@@ -16,6 +16,8 @@ const FAILURES: Readonly<Record<string, { label?: string; words: string }>> = {
   approval_interrupted: { words: 'Coffer stopped while it was being approved; nothing moved' },
   dropped: { words: 'it never landed on chain' },
   chain_rejected: { words: 'the chain refused it' },
+  // A held payment the owner approved when the wallet no longer held it (a return of everything meanwhile, say).
+  insufficient_funds: { words: 'its wallet did not hold the amount; nothing moved' },
 };
 
 /** One word for a failed payment the owner's doing ended ("Denied", "Expired", "Withdrawn"); null for any other failure. */

@@ -500,6 +500,12 @@ describe('coffer help', () => {
         said: expect.stringContaining(`coffer: "${typed}" is not an http or https URL: did you mean http://${typed}?\n`),
       });
     }
+    // Nothing is suggested that would be no URL either.
+    const words = await coffer(['fetch', 'not a url']);
+    expect({ code: words.code, said: words.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringContaining('coffer: "not a url" is not an http or https URL (one starts with http:// or https://)\n'),
+    });
   });
 
   it('a mistyped command says what was meant; a missing argument, an extra one, or kill <agent> --all shows the usage (exit 2)', async () => {

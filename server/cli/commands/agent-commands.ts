@@ -3,6 +3,7 @@ import { withdrawnIfInterrupted } from '../held-interrupt.js';
 import { CofferApiError } from '../../client/client-error.js';
 import { DEFAULT_TERMS_SECONDS } from '../../wire/paywall-nonce.js';
 import { nextStep } from '../next-step.js';
+import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
 import { agentCredentials } from '../../linked-agent/agent-config.js';
@@ -106,7 +107,12 @@ export async function payCommand(
     // agent named). Coffer not answering is the caller's to say (its own exit status).
     if (!(error instanceof CofferApiError) || error.status === 0) throw error;
     process.stderr.write(`coffer: ${error.message} (${error.code})\n`);
-    const next = nextStep('pay', error.code, agent.agentId);
+    // The rail it was asked on: named, or an EVM recipient's (Base); else Solana.
+    const rail =
+      args.approvalId !== undefined
+        ? undefined
+        : (args.rail ?? (args.recipient !== undefined && isEvmAddress(args.recipient) ? 'base' : 'sol'));
+    const next = nextStep('pay', error.code, agent.agentId, rail);
     if (next !== null) process.stderr.write(`next: ${next}\n`);
     return null;
   });

@@ -95,7 +95,7 @@ export async function fetchCommand(
     err.write(`coffer: ${error.message} (${code})\n`);
     if (paid) err.write(`${afterFailedCall(paid)}\n`);
     // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
-    const next = nextStep('fetch', code, agent.agentId);
+    const next = nextStep('fetch', code, agent.agentId, args.rail);
     if (next !== null) err.write(`next: ${next}\n`);
     return 1;
   }

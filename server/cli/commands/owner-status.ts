@@ -62,9 +62,15 @@ const heldPart = (held: string | undefined) => {
   return words === null ? '' : ` (${words})`;
 };
 
+/** The share of its daily budget an agent spent, in whole percents, as the server counts a budget's (budget-warnings.ts). */
+const dailyShare = (spent: string, daily: string) => {
+  const limit = tryParseUsdc(daily) ?? 0n;
+  return Number(((tryParseUsdc(spent) ?? 0n) * 100n) / (limit > 0n ? limit : 1n));
+};
+
 /**
- * What an agent spent in 24 h of its daily budget, then its tightest budget where that is another one
- * (the daily one said once, its share beside it).
+ * What an agent spent in 24 h of its daily budget, its share beside it, then its tightest budget
+ * where that is another one.
  */
 function budgetCells(agent: AgentRow): [string, string] {
   const { tightestBudget: tightest, policy, spent24h, held24h } = agent;
@@ -76,7 +82,7 @@ function budgetCells(agent: AgentRow): [string, string] {
     return [`${spent24h} of ${policy.dailyBudget} in 24 h (${tightest.percent} %${warned}${held === null ? '' : `; ${held}`})`, ''];
   }
   return [
-    `${spent24h} of ${policy.dailyBudget} in 24 h${heldPart(held24h)}`,
+    `${spent24h} of ${policy.dailyBudget} in 24 h (${dailyShare(spent24h, policy.dailyBudget)} %${held === null ? '' : `; ${held}`})`,
     `${tightest.percent} % of ${tightest.budget}${tightest.warned ? ' (warned)' : ''}`,
   ];
 }

@@ -189,8 +189,16 @@ export const fetch = defineCommand({
     if (positionals.length > 1) throw new UsageError(`coffer fetch takes one URL, not also "${positionals[1]}"`, 'fetch');
     const protocol = URL.canParse(url) ? new URL(url).protocol : null;
     // "127.0.0.1:7403/x" is no URL, and "localhost:7403/x" one of a scheme "localhost:": neither is a call to make.
-    if (protocol !== 'http:' && protocol !== 'https:')
-      throw new UsageError(`"${url}" is not an http or https URL: did you mean http://${url.replace(/^\/+/, '')}?`, 'fetch');
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      // A suggestion only where one would be a URL ("127.0.0.1:7403/x"; never "not a url").
+      const suggestion = `http://${url.replace(/^\/+/, '')}`;
+      throw new UsageError(
+        URL.canParse(suggestion) && !/\s/.test(url)
+          ? `"${url}" is not an http or https URL: did you mean ${suggestion}?`
+          : `"${url}" is not an http or https URL (one starts with http:// or https://)`,
+        'fetch',
+      );
+    }
     return (await import('../commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
       url,
       method: values.method,

@@ -11,6 +11,13 @@ describe("the line after an agent's refused payment", () => {
     expect(nextStep('pay', 'insufficient_funds', 'researcher')).toBe(
       "the owner funds this agent's wallet: coffer allocate researcher AMOUNT (with --rail base for its wallet on Base)",
     );
+    // The rail the refused payment was on known: the one command, on that rail.
+    expect(nextStep('pay', 'insufficient_funds', 'researcher', 'sol')).toBe(
+      "the owner funds this agent's wallet: coffer allocate researcher AMOUNT",
+    );
+    expect(nextStep('pay', 'insufficient_funds', 'researcher', 'base')).toBe(
+      "the owner funds this agent's wallet on Base: coffer allocate researcher AMOUNT --rail base",
+    );
     // A held request that ended with the seller's terms: ask again.
     expect(nextStep('fetch', 'approval_expired')).toMatch(/^ask again: the seller's terms are fresh, and the owner is asked again/);
     expect(nextStep('pay', 'nonce_expired')).toMatch(/^ask again/);

@@ -12,7 +12,9 @@ describe('why a failed payment failed, in words', () => {
     expect(failureWords('nonce_expired')).toMatch(/^the seller's terms ended before the owner's yes/);
     // Withdrawn by a brake, or by the agent that stopped waiting.
     expect(failureWords('approval_withdrawn')).toMatch(/the agent was stopped, or stopped waiting/);
-    expect(failureWords('insufficient_funds')).toBe('insufficient_funds');
+    // A held payment approved when its wallet no longer held it: in words, not its code.
+    expect(failureWords('insufficient_funds')).toBe('its wallet did not hold the amount; nothing moved');
     expect(failureLabel('insufficient_funds')).toBeNull();
+    expect(failureWords('something_new')).toBe('something_new');
   });
 });

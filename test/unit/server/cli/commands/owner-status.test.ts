@@ -125,7 +125,8 @@ describe('coffer status as the owner', () => {
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
     expect(text).not.toMatch(/in any 24 hours/);
-    expect(text).toMatch(/^ {4}saver +.+ +0\.00 of 5\.00 in 24 h +90 % of 1\.00 USDC a month \(warned\)$/m);
+    // The daily budget's share said too, beside the tightest.
+    expect(text).toMatch(/^ {4}saver +.+ +0\.00 of 5\.00 in 24 h \(0 %\) +90 % of 1\.00 USDC a month \(warned\)$/m);
   });
 
   it("says apart what of an agent's 24 h waits for the owner's yes, not paid", async () => {
@@ -145,7 +146,7 @@ describe('coffer status as the owner', () => {
     const text = await printed(dir);
     expect(text).toMatch(/^ {4}reader +.+ +3\.00 of 5\.00 in 24 h \(60 %; 2\.50 of it held for your yes, not paid\)$/m);
     expect(text).toMatch(
-      /^ {4}saver +.+ +1\.00 of 5\.00 in 24 h \(1\.00 of it held for your yes, not paid\) +100 % of 1\.00 USDC a month \(warned\)$/m,
+      /^ {4}saver +.+ +1\.00 of 5\.00 in 24 h \(20 %; 1\.00 of it held for your yes, not paid\) +100 % of 1\.00 USDC a month \(warned\)$/m,
     );
     // Nothing held: nothing said.
     expect(text).toMatch(/^ {4}writer +.+ +0\.00 of 5\.00 in 24 h \(0 %\)$/m);
