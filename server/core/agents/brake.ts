@@ -45,9 +45,11 @@ export function killAgent(ctx: EngineContext, principal: Principal, agentId: str
 /** Resume loosens: an agent's own request waits for the owner; the owner's applies at once (idempotent). */
 export function resumeAgent(ctx: EngineContext, principal: Principal, agentId: string, actor = actorOf(principal)): Outcome<Resumed> {
   requireAgentScope(principal, agentId);
-  refuse(archivedRefusal(getAgentOrThrow(ctx, principal.owner, agentId)));
+  const agent = getAgentOrThrow(ctx, principal.owner, agentId);
+  refuse(archivedRefusal(agent));
   if (principal.kind === 'agent') {
-    getAgentOrThrow(ctx, principal.owner, agentId);
+    // Not stopped: nothing to ask the owner (a yes to it would change nothing).
+    if (agent.status === 'active') return done({ agentId, status: 'active', was: 'active' });
     return requestApproval(ctx, principal, 'resume', agentId, {});
   }
   requireFreshSignIn(principal, ctx.clock.now(), FRESH_FOR.money);
