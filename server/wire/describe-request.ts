@@ -166,7 +166,7 @@ export function describeRequest(
   const r = request;
   switch (kind) {
     case 'allocate':
-      return `Allocate ${usdc(r.amount)} USDC to its wallet`;
+      return `Allocate ${usdc(r.amount)} USDC to its wallet${r.rail === 'base' ? ' on Base' : ''}`;
     case 'resume':
       return 'Resume itself (payments allowed again)';
     case 'payment': {
@@ -177,8 +177,12 @@ export function describeRequest(
       const onBase = r.rail === 'base' ? ' on Base' : '';
       return `Pay ${usdc(r.amount)} USDC${onBase} to ${String(r.service)}${to}${reason?.code === 'new_recipient' ? ', a recipient it never paid' : ''}`;
     }
-    case 'deploy':
-      return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)`;
+    case 'deploy': {
+      // The money it moves said too: a yes funds the new wallet from the treasury, and the asking agent collects its key.
+      const funded =
+        r.fund === undefined ? '' : `, funded with ${usdc(r.fund)} USDC${r.fundRail === 'base' ? ' on Base' : ''} from the treasury`;
+      return `Deploy a new agent “${String(r.agentId)}” (daily budget ${usdc(r.dailyBudget)} USDC, max ${usdc(r.maxPerPayment)} USDC per payment)${funded}`;
+    }
     case 'policy':
       return `Change its policy: ${policyChangeWords(r, current, timeZone)}`;
     default:

@@ -56,8 +56,9 @@ export const keyForAskingAgent: ApprovalCarriers['issueAgentKey'] = (ctx, owner,
 export const agentApprovals: Pick<ApprovalCarriers['carryOut'], 'deploy' | 'resume'> = {
   deploy: async (ctx, approval, owner) => {
     // No key now: the agent that asked collects it with the approval (approvals/decisions.ts readApproval).
-    const { agent, policy } = ownerResult(await deployAgent(ctx, owner, approval.request as DeployBody, { issueKey: false }));
-    return { agent, policy };
+    const { agent, policy, funding } = ownerResult(await deployAgent(ctx, owner, approval.request as DeployBody, { issueKey: false }));
+    // What became of the funds asked with it (moved, or why not): the agent exists either way.
+    return { agent, policy, ...(funding === undefined ? {} : { funding }) };
   },
   resume: async (ctx, approval, owner) => ({
     ...ownerResult(resumeAgent(ctx, owner, approval.targetAgentId, `owner (approval ${approval.id})`)),

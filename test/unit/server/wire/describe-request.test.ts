@@ -52,6 +52,18 @@ describe('describeRequest', () => {
     );
     expect(describeRequest(...request('resume', {}))).toMatch(/^Resume itself/);
   });
+
+  it('says the money a request moves, and its rail: an allocation on Base, a new agent funded from the treasury', () => {
+    expect(describeRequest(...request('allocate', { amount: '25', rail: 'base' }))).toBe('Allocate 25.00 USDC to its wallet on Base');
+    expect(describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1', fund: '40' }))).toBe(
+      'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment), funded with 40.00 USDC from the treasury',
+    );
+    expect(
+      describeRequest(...request('deploy', { agentId: 'child', dailyBudget: '1', maxPerPayment: '0.1', fund: '40', fundRail: 'base' })),
+    ).toBe(
+      'Deploy a new agent “child” (daily budget 1.00 USDC, max 0.10 USDC per payment), funded with 40.00 USDC on Base from the treasury',
+    );
+  });
 });
 
 describe('describeRequest: an end, warning shares and a breaker', () => {

@@ -3,6 +3,7 @@ import { STORES, coreEngine, type CoreEngine } from '../../../../fixtures/core-e
 import { MemoryChain } from '../../../../fixtures/memory-chain.js';
 import { expectCofferError } from '../../../../helpers/expect-error.js';
 import { parseAmount } from '../../../../../server/wire/money.js';
+import { describeRequest } from '../../../../../server/wire/describe-request.js';
 
 /**
  * A deploy funds the new agent in the same step on the rail asked (`fundRail`), Base as well as
@@ -37,5 +38,22 @@ describe.each(STORES)('on the %s ledger', (store) => {
     );
     expect(refused.message).toMatch(/1\.75 USDC available on Base/);
     expect((await core.engine.listAgents(core.asOwner)).agents.map((agent) => agent.agentId)).toEqual(['on-base']);
+  });
+
+  it("an agent's deploy with funds says them to the owner, and the yes's result says what became of them", async () => {
+    core = await coreEngine({ store, treasury: '50' });
+    await core.fundedAgent('parent', '1');
+    const asked = await core.engine.deployAgent(core.asAgent('parent'), {
+      agentId: 'child',
+      dailyBudget: '1',
+      maxPerPayment: '1',
+      fund: '40',
+    });
+    expect(asked.kind).toBe('awaiting_approval');
+    const [waiting] = core.engine.approvals(core.asOwner, 'pending').approvals;
+    // As every door says the request (dashboard, coffer approvals, the tray).
+    expect(describeRequest(waiting!.kind, waiting!.request)).toMatch(/funded with 40\.00 USDC from the treasury$/);
+    const decided = await core.engine.approve(core.asOwner, waiting!.approvalId);
+    expect(decided.result).toMatchObject({ agent: { agentId: 'child' }, funding: { status: 'funded', allocation: { amount: '40.00' } } });
   });
 });
