@@ -36,17 +36,13 @@ export async function dashboard(ctx: ContextWith<DashboardStore>, principal: Pri
   const treasuryAmount = await ctx.chain.usdcBalance(principal.owner);
   const treasuryWallets = railWalletsOf(ctx, principal.owner);
   const archived = ctx.store.listArchivedAgents(principal.owner);
-  // The day's total is what the agents spent in it, an agent archived since (no row of its own) too.
+  // The day's total is what the agents spent in it, an agent archived since (no row of its own) too;
+  // one archived while the rows were read has a row already, and is counted once.
+  const listed = new Set(rows.map((row) => row.agentId));
+  const unlisted = archived.filter((agent) => !listed.has(agent.agentId)).map((agent) => agent.agentId);
   let [spentToday, heldToday] = [spent24h, held24h];
-  if (archived.length > 0) {
-    const since = ctx.clock.now() - DAY_MS;
-    for (const totals of ctx.store
-      .spendTotals(
-        principal.owner,
-        since,
-        archived.map((agent) => agent.agentId),
-      )
-      .values()) {
+  if (unlisted.length > 0) {
+    for (const totals of ctx.store.spendTotals(principal.owner, ctx.clock.now() - DAY_MS, unlisted).values()) {
       spentToday += totals.spentSince;
       heldToday += totals.heldSince;
     }

@@ -26,4 +26,19 @@ describe.each(STORES)('on the %s ledger', (store) => {
     expect(board.archivedAgents.map((agent) => agent.agentId)).toEqual(['scraper']);
     expect(board).toMatchObject({ spent24h: '0.35', held24h: '0.00' });
   });
+
+  it('counts an agent archived while the overview reads its rows once: its row already holds it', async () => {
+    core = await coreEngine({ store, treasury: '1000' });
+    core.chain.mint(SELLER, 1n);
+    await core.fundedAgent('alpha', '2', { dailyBudget: '10', maxPerPayment: '5' });
+    await core.fundedAgent('scraper', '1', { dailyBudget: '10', maxPerPayment: '5' });
+    await core.paid('alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.25' });
+    await core.paid('scraper', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
+    await core.engine.returnFunds(core.asOwner, 'scraper', null);
+    const reading = core.engine.dashboard(core.asOwner);
+    await core.engine.archive(core.asOwner, 'scraper');
+    const board = await reading;
+    expect(board.agents.map((row) => row.agentId).sort()).toEqual(['alpha', 'scraper']);
+    expect(board.spent24h).toBe('0.35');
+  });
 });
