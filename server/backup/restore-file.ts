@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CofferError } from '../wire/errors.js';
 import { createKeyVault } from '../keys/key-vault.js';
 import { openSecretBackend, type KeyStorePreference } from '../keys/open-secret-backend.js';
@@ -18,32 +18,32 @@ const LEDGER = 'coffer.db';
  * a Coffer runs on or that already holds a treasury: a restore never replaces money's record. A
  * ledger with no treasury yet (a first start or an earlier restore cut short) is removed. Answers the
  * data dir's lock, held until the restore is done: `release` once it is, `abandon` where it was
- * refused, which also takes away what the claim made (the folder, the lock file), so a refusal
+ * refused, which also takes away what the claim made (the folders, the lock file), so a refusal
  * leaves the path as it found it.
  */
 export async function claimEmptyDataDir(dataDir: string): Promise<DataDirClaim> {
   await refuseRestoreTarget(dataDir);
-  const madeFolder = !existsSync(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // The first folder this made (the data dir, or a parent of it), if any.
+  const madeFrom = mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockFile = join(dataDir, LOCK_FILE);
   const madeLock = !existsSync(lockFile);
-  const undo = () => {
-    if (madeLock) rmSync(lockFile, { force: true });
-    // Only where it is empty now: nothing of anyone else's is removed.
-    if (madeFolder && readdirSync(dataDir).length === 0) rmdirSync(dataDir);
-  };
   let lock: { release(): void };
   try {
     lock = lockDataDir(dataDir);
   } catch (error) {
-    if (madeFolder) undo();
+    // Another Coffer holds it: nothing here is this claim's to remove.
     throw new CofferError('data_dir_in_use', (error as Error).message, { cause: error });
   }
   const claim = {
     release: () => lock.release(),
     abandon: () => {
-      lock.release();
-      undo();
+      // The lock file goes while it is still held (a Coffer opening the path meanwhile makes a new
+      // one, its own): where the platform refuses to remove a file in use (Windows), just after.
+      if (madeLock && !removed(lockFile)) {
+        lock.release();
+        removed(lockFile);
+      } else lock.release();
+      removeEmptyFolders(dataDir, madeFrom);
     },
   };
   const ledger = join(dataDir, LEDGER);
@@ -127,5 +127,25 @@ export async function restoreBackupFile(options: {
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${restoring}${suffix}`, { force: true })));
     if (restored) lock.release();
     else lock.abandon();
+  }
+}
+
+/** Removes a file; false where it could not be (in use, on Windows). */
+function removed(file: string): boolean {
+  try {
+    rmSync(file, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The folders a claim made, from the data dir up to the first one made, each only while it is empty. */
+function removeEmptyFolders(dataDir: string, madeFrom: string | undefined): void {
+  if (madeFrom === undefined) return;
+  for (let folder = resolve(dataDir); ; folder = dirname(folder)) {
+    if (readdirSync(folder).length > 0) return;
+    rmdirSync(folder);
+    if (folder === resolve(madeFrom) || dirname(folder) === folder) return;
   }
 }

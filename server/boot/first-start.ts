@@ -136,6 +136,9 @@ export async function startFirstStart(settings: ServeConfig, log: (message: stri
           dataDir: settings.dataDir,
           network: on,
           usdcMint: settings.usdcMint,
+          // Its Base accounts are looked for on the Base rail this Coffer was started with (off: none).
+          baseRpc: settings.baseRpc,
+          baseUsdc: settings.baseUsdc,
           keyStore: settings.keyStore,
           log,
         });

@@ -277,6 +277,9 @@ describe('a backup file restores the ledger and every key exactly (the embedded 
     // Nothing was left where a restore was refused: no data dir it made, nothing in one there before
     // (its lock left behind said the refusal had changed something).
     for (const dir of [join(scratch, 'unused-1'), target]) expect(existsSync(dir), dir).toBe(false);
+    // Nor the folders above a data dir it made.
+    await expectCofferError(restoreInto(join(scratch, 'deep', 'er', 'data'), backupFile, 'not the passphrase at all'), 'wrong_passphrase');
+    expect(existsSync(join(scratch, 'deep')), 'deep').toBe(false);
     const premade = join(scratch, 'premade');
     mkdirSync(premade);
     await expectCofferError(restoreInto(premade, backupFile, 'not the passphrase at all'), 'wrong_passphrase');

@@ -135,8 +135,9 @@ export async function restorePhrase(
 
 /**
  * The `coffer serve` that opens a data dir restored from the phrase: its network, and the variables
- * that named that network's USDC and Base rail here (a custom cluster's mint, a Base RPC): without
- * them it would start on another USDC or no Base rail. On POSIX shells as a prefix; on Windows named.
+ * that named that network's USDC and Base rail here (a custom cluster's mint, a Base RPC), without
+ * which it would start on another USDC or no Base rail. Named, not their values: an RPC URL often
+ * carries an API key, and this line is printed (and kept in logs).
  */
 export function serveCommand(
   config: { dataDir: string; network?: string; usdcMint?: string; baseRpc?: string; baseUsdc?: string },
@@ -151,11 +152,8 @@ export function serveCommand(
     ['COFFER_BASE_RPC', config.baseRpc],
     ['COFFER_BASE_USDC', config.baseUsdc],
   ];
-  const env = named.flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, value] as const]));
-  if (env.length === 0) return serve;
-  const assignments = shellWords(
-    env.map(([name, value]) => `${name}=${value}`),
-    platform,
-  );
-  return platform === 'win32' ? `${serve} (with ${assignments} set, as here)` : `${assignments} ${serve}`;
+  const set = named.filter(([, value]) => value !== undefined && value !== '').map(([name]) => name);
+  if (set.length === 0) return serve;
+  const names = set.length === 1 ? set[0]! : `${set.slice(0, -1).join(', ')} and ${set.at(-1)!}`;
+  return `${serve}, with ${names} set as ${set.length === 1 ? 'it is' : 'they are'} here`;
 }
