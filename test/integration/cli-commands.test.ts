@@ -500,6 +500,12 @@ describe('coffer help', () => {
         said: expect.stringContaining(`coffer: "${typed}" is not an http or https URL: did you mean http://${typed}?\n`),
       });
     }
+    // A link's choices given with a request's id are said, not left unused.
+    const linkFlags = await coffer(['approve', 'apr_x', '--fund', '5', '--rail', 'base']);
+    expect({ code: linkFlags.code, said: linkFlags.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringContaining('coffer: --fund is for a link URL; a request (apr_x) is carried out as it asked\n'),
+    });
     // Nothing is suggested that would be no URL either.
     const words = await coffer(['fetch', 'not a url']);
     expect({ code: words.code, said: words.stderr }).toMatchObject({

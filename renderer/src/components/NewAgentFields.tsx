@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import type { Rail } from '../../../server/wire/rails.js';
 import { useDashboard } from '../state/store.js';
 
@@ -44,6 +45,10 @@ export function NewAgentFields({
   invalid?: ReadonlySet<string>;
 }) {
   const baseOpen = (useDashboard((state) => state.dashboard?.treasury.baseNetwork) ?? null) !== null;
+  // The Base rail closed while the form was open: its choice goes with its radios (sent, it is refused).
+  useEffect(() => {
+    if (!baseOpen && form.fundRail !== 'sol') onChange({ ...form, fundRail: 'sol' });
+  }, [baseOpen, form, onChange]);
   const field = (
     key: Exclude<keyof NewAgentForm, 'fundRail'>,
     label: string,

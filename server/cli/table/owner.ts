@@ -197,6 +197,11 @@ export const approve = defineCommand({
     const rail = railOption(railWord, 'approve');
     if (rail !== undefined && rest.fund === undefined)
       throw new UsageError('--rail says where --fund moves the USDC: name --fund too', 'approve');
+    // A request's id takes none of a link's choices: said, not left unused.
+    const isLink = id.startsWith('lnk_') || URL.canParse(id);
+    const linkOnly = (['code', 'agent', 'name', 'daily', 'max', 'fund'] as const).filter((flag) => rest[flag] !== undefined);
+    if (!isLink && linkOnly.length > 0)
+      throw new UsageError(`--${linkOnly[0]} is for a link URL; a request (${id}) is carried out as it asked`, 'approve');
     return (await approvalCommands()).approve({ id, dataDir, ...rest, ...(rail === undefined ? {} : { rail }) });
   },
 });

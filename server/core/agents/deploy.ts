@@ -42,6 +42,9 @@ export async function deployAgent(
   );
   assertPayableScopes(ctx, policy.budgets);
   assertAskWithinMax(policy);
+  if (body.fund === undefined && body.fundRail !== undefined) {
+    throw new CofferError('invalid_request', 'fundRail: it says which rail `fund` moves on; send `fund` too, or leave fundRail out');
+  }
   if (principal.kind === 'agent') {
     getAgentOrThrow(ctx, owner, principal.agentId);
     return requestApproval(ctx, principal, 'deploy', body.agentId, { ...body });

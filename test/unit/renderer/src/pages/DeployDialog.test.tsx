@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { DeployDialog } from '../../../../../renderer/src/pages/DeployDialog.js';
 import { useDashboard } from '../../../../../renderer/src/state/store.js';
 import { withModalDialogs } from '../../../../fixtures/jsdom-page.js';
@@ -78,6 +78,18 @@ describe('deploying an agent from the dashboard', () => {
       /^Funded with 1\.25 USDC on Base from the treasury\.$/,
     );
     expect(deploy).toHaveBeenCalledWith(expect.objectContaining({ fund: '1.25', fundRail: 'base' }));
+    cleanup();
+    // The Base rail closing while Base is picked: the choice goes with its radios.
+    deploy.mockClear();
+    render(<DeployDialog open onClose={() => {}} />);
+    fireEvent.change(field('Agent id'), { target: { value: 'was-base' } });
+    fireEvent.change(field('Starting funds (USDC, optional)'), { target: { value: '1.25' } });
+    fireEvent.click(screen.getByLabelText('Base USDC'));
+    act(() => useDashboard.setState({ dashboard: { treasury: { baseNetwork: null } } as never }));
+    expect(screen.queryByLabelText('Base USDC')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Deploy', hidden: true }));
+    await screen.findByRole('status', { hidden: true });
+    expect(deploy.mock.calls[0]![0]).not.toHaveProperty('fundRail');
     cleanup();
     // The Base rail off: no rail to pick, and the funds move on Solana, as the API's default.
     deploy.mockClear();

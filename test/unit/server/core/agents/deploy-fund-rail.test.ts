@@ -38,6 +38,14 @@ describe.each(STORES)('on the %s ledger', (store) => {
     );
     expect(refused.message).toMatch(/1\.75 USDC available on Base/);
     expect((await core.engine.listAgents(core.asOwner)).agents.map((agent) => agent.agentId)).toEqual(['on-base']);
+    // A rail for no funds says so, whoever asks, and creates nothing.
+    for (const principal of [core.asOwner, core.asAgent('on-base')]) {
+      await expectCofferError(
+        core.engine.deployAgent(principal, { agentId: 'railed', dailyBudget: '1', maxPerPayment: '1', fundRail: 'base' }),
+        'invalid_request',
+      );
+    }
+    expect(core.engine.approvals(core.asOwner, 'pending').approvals).toEqual([]);
   });
 
   it("an agent's deploy with funds says them to the owner, and the yes's result says what became of them", async () => {
