@@ -34,7 +34,9 @@ export function compiledIsFresh(compiled, sources, isSource = typeScript) {
     }
     for (const file of readdirSync(source, { recursive: true })) {
       if (!isSource(String(file))) continue;
-      if (statSync(join(source, String(file))).mtimeMs > built) return false;
+      // A file gone since the listing, or a link to nothing (an editor's lock file, `.#main.ts`): no source.
+      const modified = statSync(join(source, String(file)), { throwIfNoEntry: false })?.mtimeMs;
+      if (modified !== undefined && modified > built) return false;
     }
   }
   return true;

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,5 +51,11 @@ describe('whether the build is as new as its sources', () => {
     expect(compiledIsFresh(built, [src, lock])).toBe(false);
     utimesSync(lock, 1_999, 1_999);
     expect(compiledIsFresh(built, [src, lock])).toBe(true);
+  });
+
+  it('takes a link to nothing (an editor lock file) for no source, rather than stopping', () => {
+    const { built, src } = checkout(2_000, { 'a.ts': 1_000 });
+    symlinkSync(join(src, 'gone.ts'), join(src, '.#a.ts'));
+    expect(compiledIsFresh(built, [src])).toBe(true);
   });
 });
