@@ -127,4 +127,28 @@ describe('the relayer on a chain whose base fee spikes', () => {
     expect((await restarted.fateOf(first)).state).toBe('succeeded');
     expect(await sentCount('latest')).toBe(mined + 2);
   });
+
+  it("takes the next nonce at once where the treasury's key sent a transaction outside Coffer (the owner's wallet app)", async () => {
+    await node.setNextBaseFee(parseGwei('1'));
+    await node.mine(1);
+    // A move first, so the relayer has counted its nonce.
+    const first = await prepare(500_000n);
+    await chain.resend(first);
+    await node.mine(1);
+    expect((await chain.fateOf(first)).state).toBe('succeeded');
+    // The owner opens the treasury's Base account elsewhere (the phrase opens it in MetaMask) and sends from it.
+    const rpc = (method: string, params: unknown[]) => client().request({ method, params } as never);
+    await rpc('hardhat_impersonateAccount', [treasury]);
+    await rpc('eth_sendTransaction', [{ from: treasury, to: agent, value: '0x1' }]);
+    await rpc('hardhat_stopImpersonatingAccount', [treasury]);
+    await node.mine(1);
+    const mined = await sentCount('latest');
+    // The next move: the node refuses the nonce the relayer counted ("nonce too low"), and the same
+    // send takes the next one, rather than fail the move (and its payment) until reconciliation.
+    const second = await prepare(700_000n);
+    await chain.resend(second);
+    await node.mine(1);
+    expect((await chain.fateOf(second)).state).toBe('succeeded');
+    expect(await sentCount('latest')).toBe(mined + 1);
+  });
 });

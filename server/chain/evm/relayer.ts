@@ -9,6 +9,11 @@ export const STUCK_AFTER_MS = 30_000;
 const REPLACEMENT_PERCENT = 125n;
 /** How geth, EDR and others refuse a transaction at a nonce that one priced higher holds. */
 const UNDERPRICED = /underpriced|fee too low/i;
+/**
+ * How geth, reth, EDR (and Nethermind, "OldNonce") refuse a nonce already used: a transaction of the
+ * treasury's key sent outside Coffer (its phrase opens the account in a wallet app) took it.
+ */
+const NONCE_USED = /nonce too low|OldNonce/i;
 
 /** A transaction sent and not yet seen mined: what replacing it at its nonce needs. */
 interface InFlight {
@@ -33,7 +38,8 @@ const larger = (a: bigint, b: bigint) => (a > b ? a : b);
 /**
  * An account that sends transactions for others (the treasury's, for every move on Base): one at a
  * time, each with the nonce after the last it sent (read from the node once, and again after a send
- * the node refused), signed here and sent raw. Fees: the node's suggested priority fee, and a max fee
+ * the node refused: where it refused the nonce as used, by a transaction the treasury's key sent
+ * outside Coffer, the same send goes again at once at the nonce read), signed here and sent raw. Fees: the node's suggested priority fee, and a max fee
  * of twice the latest block's base fee plus that (it stays valid through several full blocks), read at
  * most once a second.
  *
@@ -68,10 +74,13 @@ export class Relayer {
       await this.replaceStuck();
       const carrying = [...this.inFlight.values()].find((tx) => tx.to === to && tx.data === data);
       if (carrying !== undefined) return carrying.hash;
-      const { nonce, feeFactor: first } = await this.nonceToSend();
+      let { nonce, feeFactor } = await this.nonceToSend();
       // A node that says the nonce holds a transaction priced higher (one sent before a restart that
-      // its pending count did not show) is answered with fees doubled, three times at most.
-      for (let feeFactor = first, doubled = 0; ; feeFactor *= 2n, doubled += 1) {
+      // its pending count did not show) is answered with fees doubled, three times at most; one that
+      // says the nonce was used (by a transaction sent outside Coffer) with the nonce read again, once.
+      let doubled = 0;
+      let reread = false;
+      for (;;) {
         const fees = await this.currentFees();
         const tx = {
           nonce,
@@ -85,7 +94,17 @@ export class Relayer {
         try {
           hash = await this.signAndSend(tx);
         } catch (error) {
-          if (doubled < 3 && UNDERPRICED.test((error as Error).message)) continue;
+          const refusal = (error as Error).message;
+          if (doubled < 3 && UNDERPRICED.test(refusal)) {
+            feeFactor *= 2n;
+            doubled += 1;
+            continue;
+          }
+          if (!reread && NONCE_USED.test(refusal)) {
+            reread = true;
+            ({ nonce, feeFactor } = await this.nonceToSend());
+            continue;
+          }
           throw error;
         }
         this.nextNonce = nonce + 1;
