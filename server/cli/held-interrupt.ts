@@ -11,7 +11,7 @@ import type { CofferClient } from '../client/coffer-client.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import { CofferApiError } from '../client/client-error.js';
 import { localTime } from './local-time.js';
-import { shellWords } from '../boot/cli-invocation.js';
+import { shellCommand } from '../boot/cli-invocation.js';
 import { defaultConfigPath } from '../linked-agent/agent-config.js';
 
 type Out = NodeJS.WritableStream;
@@ -57,7 +57,8 @@ export function heldWords(approval: Approval): string {
 export function pickUpCommand(words: string[], configPath: string): string {
   const config = resolve(configPath);
   const platformDefault = resolve(defaultConfigPath({ ...process.env, COFFER_CONFIG: undefined }));
-  return `coffer ${shellWords([...words, ...(config === platformDefault ? [] : ['--config', config])])}`;
+  // `coffer` where the one on PATH is this package, else node and this script (as `coffer link` says it).
+  return shellCommand([...words, ...(config === platformDefault ? [] : ['--config', config])]);
 }
 
 /**

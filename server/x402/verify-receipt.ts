@@ -196,7 +196,10 @@ function timeWindow(terms: ReceiptTerms, blockTime: number | null, context: Rece
   const landedAt = blockTime * 1000;
   const expiresAt = landedAt + maxAgeSeconds * 1000 + skew;
   if (landedAt > context.now + skew || context.now > expiresAt) {
-    return refuse('receipt_expired', `a payment made without a nonce is good for ${maxAgeSeconds} s after it lands`);
+    return refuse(
+      'receipt_expired',
+      `a payment made without a nonce is good for ${maxAgeSeconds} s after it lands (and ${CLOCK_SKEW_SECONDS} s more, for clocks that differ)`,
+    );
   }
   return { expiresAt };
 }

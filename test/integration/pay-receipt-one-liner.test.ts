@@ -13,11 +13,15 @@ import { payUsdc } from '../helpers/pay.js';
 import { close, listen } from '../helpers/http-server.js';
 import { CLI, json, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
+import { shellCommand } from '../../server/boot/cli-invocation.js';
 import { decodeReceipt, encodeReceipt, receiptProofMessage } from '../../server/wire/receipts.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import type { TransferLookup } from '../../server/core/ports/chain.js';
+
+/** `coffer` as the spawned command says it: the word where the one on PATH is this package, else node and the script. */
+const COFFER = shellCommand([]);
 
 const DEMO_PAY_TO = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
 
@@ -229,8 +233,8 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       // Until when: a fetch's request ends with the seller's terms; a pay's receipt is taken for 300 s after it lands.
       expect(stderr).toContain(
         args[0] === 'fetch'
-          ? `Stopped outright meanwhile, coffer fetch '${args[1]}' --approval ${waiting[0].approvalId} --config ${configFile} picks it up, until ${localTime(waiting[0].expiresAt)}.`
-          : `Stopped outright meanwhile, coffer pay --approval ${waiting[0].approvalId} --config ${configFile} picks it up (soon: a Coffer paywall takes a receipt for 300 s after it lands, by default).`,
+          ? `Stopped outright meanwhile, ${COFFER} fetch '${args[1]}' --approval ${waiting[0].approvalId} --config ${configFile} picks it up, until ${localTime(waiting[0].expiresAt)}.`
+          : `Stopped outright meanwhile, ${COFFER} pay --approval ${waiting[0].approvalId} --config ${configFile} picks it up (soon: a Coffer paywall takes a receipt for 300 s after it lands, by default).`,
       );
       // Its words alone: not also the wait's failure, which the withdrawal ended.
       expect(stderr).not.toMatch(/\(approval_withdrawn\)/);

@@ -28,7 +28,7 @@ export function holdReason(
       // Above nothing is every payment: said so, not as a threshold of 0.00.
       message:
         policy.askAbove === 0n
-          ? "the policy asks the owner before every payment: each waits for the owner's yes"
+          ? "the policy asks the owner's yes before every payment"
           : `${formatUsdc(amount)} USDC is above ${formatUsdc(policy.askAbove)} USDC: above that, the policy waits for the owner's yes`,
     };
   }

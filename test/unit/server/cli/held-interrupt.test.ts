@@ -6,8 +6,11 @@ import { CofferApiError } from '../../../../server/client/client-error.js';
 import type { CofferClient } from '../../../../server/client/coffer-client.js';
 import type { Approval } from '../../../../server/wire/answers/approvals.js';
 import { defaultConfigPath } from '../../../../server/linked-agent/agent-config.js';
+import { shellCommand } from '../../../../server/boot/cli-invocation.js';
 
 const approval = { approvalId: 'apr_1' } as Approval;
+/** `coffer` as this shell runs it: the word where the one on PATH is this package, else node and the script. */
+const COFFER = shellCommand([]);
 
 /** A client whose withdrawal answers when the test says. */
 function client() {
@@ -81,13 +84,13 @@ describe('a held wait interrupted', () => {
 describe('the command that picks a held request up', () => {
   it('is typed as it runs: a URL with & or spaces quoted, the agent config named where it is not the default', () => {
     expect(pickUpCommand(['fetch', 'http://127.0.0.1:7403/weather?city=Madrid&units=c', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      "coffer fetch 'http://127.0.0.1:7403/weather?city=Madrid&units=c' --approval apr_1",
+      `${COFFER} fetch 'http://127.0.0.1:7403/weather?city=Madrid&units=c' --approval apr_1`,
     );
     expect(pickUpCommand(['pay', '--approval', 'apr_1'], '/tmp/agent one.json')).toBe(
-      "coffer pay --approval apr_1 --config '/tmp/agent one.json'",
+      `${COFFER} pay --approval apr_1 --config '/tmp/agent one.json'`,
     );
     expect(pickUpCommand(['fetch', 'http://x.test/a', '--data', '{"q":"$HOME"}', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-      'coffer fetch http://x.test/a --data \'{"q":"$HOME"}\' --approval apr_1',
+      `${COFFER} fetch http://x.test/a --data '{"q":"$HOME"}' --approval apr_1`,
     );
   });
 
@@ -95,13 +98,13 @@ describe('the command that picks a held request up', () => {
     vi.stubEnv('COFFER_CONFIG', '/tmp/agents/coder.json');
     try {
       expect(pickUpCommand(['pay', '--approval', 'apr_1'], defaultConfigPath())).toBe(
-        'coffer pay --approval apr_1 --config /tmp/agents/coder.json',
+        `${COFFER} pay --approval apr_1 --config /tmp/agents/coder.json`,
       );
     } finally {
       vi.unstubAllEnvs();
     }
     expect(pickUpCommand(['pay', '--approval', 'apr_1'], 'agent.json')).toBe(
-      `coffer pay --approval apr_1 --config ${join(process.cwd(), 'agent.json')}`,
+      `${COFFER} pay --approval apr_1 --config ${join(process.cwd(), 'agent.json')}`,
     );
   });
 });

@@ -1,3 +1,4 @@
+import { shellCommand } from '../../../../../server/boot/cli-invocation.js';
 import { describe, expect, it } from 'vitest';
 import { lateReceiptWords, pickUpMismatch, pickedUpPayment } from '../../../../../server/cli/commands/pay-pick-up.js';
 import { CofferApiError } from '../../../../../server/client/client-error.js';
@@ -43,11 +44,11 @@ describe('what a `coffer pay --approval` picks up', () => {
 
   it('refuses what is no coffer pay: an x402 purchase (said how to pick it up), an image, another kind of request', () => {
     expect(pickUpMismatch(held({ resource: 'https://api.example.test/forecast' }), {})).toBe(
-      'request apr_1 is an x402 purchase of https://api.example.test/forecast: coffer fetch https://api.example.test/forecast --approval apr_1 picks it up',
+      `request apr_1 is an x402 purchase of https://api.example.test/forecast: ${shellCommand([])} fetch https://api.example.test/forecast --approval apr_1 picks it up`,
     );
     // Said as a shell runs it: a query's & quoted, the agent's config named.
     expect(pickUpMismatch(held({ resource: 'https://api.example.test/forecast?city=Oslo&days=2' }), {}, '/tmp/bot.json')).toBe(
-      "request apr_1 is an x402 purchase of https://api.example.test/forecast?city=Oslo&days=2: coffer fetch 'https://api.example.test/forecast?city=Oslo&days=2' --approval apr_1 --config /tmp/bot.json picks it up",
+      `request apr_1 is an x402 purchase of https://api.example.test/forecast?city=Oslo&days=2: ${shellCommand([])} fetch 'https://api.example.test/forecast?city=Oslo&days=2' --approval apr_1 --config /tmp/bot.json picks it up`,
     );
     expect(pickUpMismatch(held({ purchase: { kind: 'image' } }), {})).toMatch(/image generation/);
     expect(pickUpMismatch(held({}, { kind: 'policy' }), {})).toBe('request apr_1 asks for a policy change, not a payment');

@@ -15,7 +15,7 @@ describe('a payment held for the owner', () => {
   it('asked above nothing: every payment, said so rather than as a threshold of 0.00', () => {
     expect(holdReason({ askAbove: 0n, askNewRecipient: false }, 10_000n, never)).toEqual({
       code: 'ask_above',
-      message: "the policy asks the owner before every payment: each waits for the owner's yes",
+      message: "the policy asks the owner's yes before every payment",
     });
   });
 
