@@ -203,7 +203,9 @@ test('deploy can fund the new agent in the same step', async ({ page }) => {
   await dialog.getByLabel('Starting funds (USDC, optional)').fill('12.5');
   await dialog.getByRole('button', { name: 'Deploy', exact: true }).click();
   const ready = page.getByRole('dialog', { name: /is ready/ });
-  await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText('Funded with 12.50 USDC from the treasury');
+  await expect(ready.getByRole('status').filter({ hasText: 'Funded with' })).toContainText(
+    'Funded with 12.50 USDC on Solana from the treasury',
+  );
   const balance = await api.json<{ balance: string }>('GET', '/v1/agents/born-funded/balance');
   expect(balance.balance).toBe('12.50');
 

@@ -296,6 +296,8 @@ describe('auth', () => {
     ] as const)('an agent key asking %s %s: 202 pending approval, nothing changes', async (method, path, body, kind) => {
       const self = `ap-${kind}`;
       const agent = await deployAgent(t, self);
+      // Only a stopped agent has a resume to ask for (an active one is told so at once, below).
+      if (kind === 'resume') expect((await t.api('POST', t.withOwner(`/v1/agents/${self}/kill`))).status).toBe(200);
       const before = await snapshot();
       const response = await t.api(method, t.withOwner(path.replace('__SELF__', self)), { key: agent.apiKey, body });
       expect(response.status).toBe(202);
@@ -346,6 +348,14 @@ describe('auth', () => {
 
       const resumed = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'));
       expect(resumed.body).toEqual({ agentId: 'self-kill', status: 'active', was: 'suspended' });
+      // Active again, it has nothing to ask: told so at once, and the owner is asked nothing.
+      const before = await snapshot();
+      const asActive = await t.api('POST', t.withOwner('/v1/agents/self-kill/resume'), { key: agent.apiKey });
+      expect({ status: asActive.status, body: asActive.body }).toEqual({
+        status: 200,
+        body: { agentId: 'self-kill', status: 'active', was: 'active' },
+      });
+      expect(await snapshot()).toEqual(before);
     });
   });
 
