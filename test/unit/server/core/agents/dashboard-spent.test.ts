@@ -11,15 +11,20 @@ const SELLER = randomAddress();
 let core: CoreEngine;
 afterEach(() => core?.close());
 
+/** Two agents that paid today (0.25 and 0.10, 0.35 in all), the second's rest returned, ready to archive. */
+async function twoAgentsPaid(store: (typeof STORES)[number]): Promise<void> {
+  core = await coreEngine({ store, treasury: '1000' });
+  core.chain.mint(SELLER, 1n);
+  await core.fundedAgent('alpha', '2', { dailyBudget: '10', maxPerPayment: '5' });
+  await core.fundedAgent('scraper', '1', { dailyBudget: '10', maxPerPayment: '5' });
+  await core.paid('alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.25' });
+  await core.paid('scraper', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
+  await core.engine.returnFunds(core.asOwner, 'scraper', null);
+}
+
 describe.each(STORES)('on the %s ledger', (store) => {
   it("counts in the day's total what an agent archived since spent, which its row no longer shows", async () => {
-    core = await coreEngine({ store, treasury: '1000' });
-    core.chain.mint(SELLER, 1n);
-    await core.fundedAgent('alpha', '2', { dailyBudget: '10', maxPerPayment: '5' });
-    await core.fundedAgent('scraper', '1', { dailyBudget: '10', maxPerPayment: '5' });
-    await core.paid('alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.25' });
-    await core.paid('scraper', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
-    await core.engine.returnFunds(core.asOwner, 'scraper', null);
+    await twoAgentsPaid(store);
     await core.engine.archive(core.asOwner, 'scraper');
     const board = await core.engine.dashboard(core.asOwner);
     expect(board.agents.map((row) => [row.agentId, row.spent24h])).toEqual([['alpha', '0.25']]);
@@ -28,13 +33,7 @@ describe.each(STORES)('on the %s ledger', (store) => {
   });
 
   it('counts an agent archived while the overview reads its rows once: its row already holds it', async () => {
-    core = await coreEngine({ store, treasury: '1000' });
-    core.chain.mint(SELLER, 1n);
-    await core.fundedAgent('alpha', '2', { dailyBudget: '10', maxPerPayment: '5' });
-    await core.fundedAgent('scraper', '1', { dailyBudget: '10', maxPerPayment: '5' });
-    await core.paid('alpha', { service: 'forecast-api', recipient: SELLER, amount: '0.25' });
-    await core.paid('scraper', { service: 'forecast-api', recipient: SELLER, amount: '0.10' });
-    await core.engine.returnFunds(core.asOwner, 'scraper', null);
+    await twoAgentsPaid(store);
     const reading = core.engine.dashboard(core.asOwner);
     await core.engine.archive(core.asOwner, 'scraper');
     const board = await reading;
