@@ -4,15 +4,15 @@ import { CofferError } from '../wire/errors.js';
 import { join } from 'node:path';
 import { whereItRuns } from './already-running.js';
 
+/** The lock's file in a data dir. */
+export const LOCK_FILE = 'coffer.lock';
+
 /**
  * One process per data dir. The embedded chain lives in each process's memory and the ledger assumes
  * it is the only writer, so a second `serve` (or the desktop app beside a headless server) on the same
  * data dir must be refused, not interleaved. The lock is SQLite's exclusive lock on DIR/coffer.lock:
  * the operating system drops it when the process dies, so a crash never leaves a stale lock behind.
  */
-/** The lock's file in a data dir. */
-export const LOCK_FILE = 'coffer.lock';
-
 export function lockDataDir(dataDir: string): { release(): void } {
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) {
     throw new CofferError(

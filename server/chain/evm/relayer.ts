@@ -39,9 +39,9 @@ const larger = (a: bigint, b: bigint) => (a > b ? a : b);
  * An account that sends transactions for others (the treasury's, for every move on Base): one at a
  * time, each with the nonce after the last it sent (read from the node once, and again after a send
  * the node refused: where it refused the nonce as used, by a transaction the treasury's key sent
- * outside Coffer, the same send goes again at once at the nonce read), signed here and sent raw. Fees: the node's suggested priority fee, and a max fee
- * of twice the latest block's base fee plus that (it stays valid through several full blocks), read at
- * most once a second.
+ * outside Coffer, the same send goes again at once at the nonce read), signed here and sent raw.
+ * Fees: the node's suggested priority fee, and a max fee of twice the latest block's base fee plus
+ * that (it stays valid through several full blocks), read at most once a second.
  *
  * A transaction still unmined STUCK_AFTER_MS after it was sent (the base fee rose past its max fee, or
  * the node dropped it) holds back every later one, so the next send first replaces it: the same
