@@ -2,6 +2,8 @@ import { useState } from 'react';
 import type { DashboardAgent } from '../api/types.js';
 import type { Rail } from '../../../server/wire/rails.js';
 import { readableAmount } from '../lib/money.js';
+import { formatUsdc, tryParseUsdc } from '../../../server/wire/money.js';
+import { heldShortfall } from '../../../server/wire/held-shortfall.js';
 import { useDashboard } from '../state/store.js';
 import { AmountForm } from './AmountForm.js';
 
@@ -47,9 +49,29 @@ export function TreasuryTransferForms({ agent }: { agent: DashboardAgent }) {
         onSubmit={async (amount) => {
           const result = await client.returnFunds(agent.agentId, { amount, ...rail });
           await refresh();
-          return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain${landed(readableAmount(result.balance))}`;
+          return `Returned ${readableAmount(result.amount)} USDC to the treasury on chain${landed(readableAmount(result.balance))}${heldWords(
+            heldShortfall(
+              useDashboard.getState().pendingApprovals,
+              agent.agentId,
+              onBase ? 'base' : 'sol',
+              tryParseUsdc(result.balance) ?? 0n,
+            ),
+            agent.agentId,
+            onBase,
+          )}`;
         }}
       />
     </>
   );
+}
+
+/**
+ * A held payment is not reserved against the wallet: where a return left less than what waits for the
+ * yes on that rail (wire/held-shortfall.ts), said after it; nothing otherwise.
+ */
+function heldWords(lacking: ReturnType<typeof heldShortfall>, agentId: string, onBase: boolean): string {
+  if (lacking === null) return '';
+  const { payments, needed, short } = lacking;
+  const count = payments.length === 1 ? `1 payment of ${agentId} waits` : `${payments.length} payments of ${agentId} wait`;
+  return `. ${count} for your yes on ${onBase ? 'Base' : 'Solana'} (${formatUsdc(needed)} USDC), more than that: a yes fails unless you allocate ${formatUsdc(short)} again, or deny ${payments.length === 1 ? 'it' : 'them'} in Approvals.`;
 }

@@ -12,6 +12,7 @@ import type { CofferClient } from '../../client/coffer-client.js';
 import { formatUsdc, tryParseUsdc } from '../../wire/money.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
+import { heldShortfall } from '../../wire/held-shortfall.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import { printJson } from './print-json.js';
 import { policyText } from './policy.js';
@@ -150,29 +151,25 @@ export async function returnFunds(
   out.write(
     `Returned ${body.amount} USDC from ${args.agentId} to the treasury: ${walletOn(body.rail)} holds ${body.balance} USDC (transaction ${body.txSignature}).\n`,
   );
-  const short = await heldShortfall(api, args.agentId, body.rail, body.balance);
+  const short = await heldShortfallWords(api, args.agentId, body.rail, body.balance);
   if (short !== null) out.write(`${short}\n`);
   return 0;
 }
 
 /**
- * A payment held for the owner's yes is not reserved against the wallet: after a return, where what
- * waits on that rail is more than the wallet holds, the yes would fail (insufficient_funds). Said,
- * with the command that funds it again; null where nothing waits beyond what it holds.
+ * After a return, where what waits for the owner's yes on that rail is more than the wallet holds
+ * (wire/held-shortfall.ts): said, with the command that funds it again; null where nothing lacks.
  */
-async function heldShortfall(api: CofferClient, agentId: string, rail: Rail, balanceText: string): Promise<string | null> {
-  const waiting = (await api.approvals('pending')).approvals.filter(
-    (approval) => approval.agentId === agentId && approval.kind === 'payment' && (approval.request.rail ?? 'sol') === rail,
-  );
-  const needed = waiting.reduce((sum, approval) => sum + (tryParseUsdc(String(approval.request.amount)) ?? 0n), 0n);
-  const balance = tryParseUsdc(balanceText) ?? 0n;
-  if (waiting.length === 0 || needed <= balance) return null;
-  const count = waiting.length === 1 ? '1 payment' : `${waiting.length} payments`;
+async function heldShortfallWords(api: CofferClient, agentId: string, rail: Rail, balanceText: string): Promise<string | null> {
+  const lacking = heldShortfall((await api.approvals('pending')).approvals, agentId, rail, tryParseUsdc(balanceText) ?? 0n);
+  if (lacking === null) return null;
+  const { payments, needed, short } = lacking;
+  const count = payments.length === 1 ? '1 payment' : `${payments.length} payments`;
   return (
-    `${count} of ${agentId} ${waiting.length === 1 ? 'waits' : 'wait'} for your yes on ${railName(rail)} (${formatUsdc(needed)} USDC), ` +
+    `${count} of ${agentId} ${payments.length === 1 ? 'waits' : 'wait'} for your yes on ${railName(rail)} (${formatUsdc(needed)} USDC), ` +
     `more than its wallet there holds now (${balanceText}): a yes fails (insufficient_funds) unless you fund it again ` +
-    `(coffer allocate ${agentId} ${formatUsdc(needed - balance)}${rail === 'base' ? ' --rail base' : ''}), ` +
-    (waiting.length === 1 ? `or deny it (coffer deny ${waiting[0]!.approvalId}).` : 'or deny them (coffer approvals lists them).')
+    `(coffer allocate ${agentId} ${formatUsdc(short)}${rail === 'base' ? ' --rail base' : ''}), ` +
+    (payments.length === 1 ? `or deny it (coffer deny ${payments[0]!.approvalId}).` : 'or deny them (coffer approvals lists them).')
   );
 }
 

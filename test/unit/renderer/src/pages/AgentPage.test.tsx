@@ -164,6 +164,27 @@ describe('funds on Base: the owner picks the rail the treasury moves USDC on', (
     expect(client.returnFunds).toHaveBeenCalledWith('alpha', { amount: '1.50', rail: 'base' });
   });
 
+  it('a return that leaves less than a payment waiting for the yes on that rail says so: the yes would fail', async () => {
+    useDashboard.setState({
+      pendingApprovals: [
+        {
+          approvalId: 'apr_1',
+          agentId: 'alpha',
+          kind: 'payment',
+          status: 'pending',
+          request: { service: 'x', amount: '0.40', recipient: 'r', rail: 'base' },
+        },
+      ] as never,
+    });
+    render(<AgentPage agentId="alpha" />);
+    fireEvent.click(screen.getByLabelText('Base USDC'));
+    client.returnFunds.mockResolvedValue({ amount: '1.50', balance: '0.00', rail: 'base' });
+    fireEvent.click(screen.getByRole('button', { name: 'Return' }));
+    await screen.findByText(
+      'Returned 1.50 USDC to the treasury on chain, on Base; its Base account now 0.00 USDC. 1 payment of alpha waits for your yes on Base (0.40 USDC), more than that: a yes fails unless you allocate 0.40 again, or deny it in Approvals.',
+    );
+  });
+
   it('Solana stays the default and sends no rail; with the Base rail off there is no choice', () => {
     render(<AgentPage agentId="alpha" />);
     expect(screen.getByLabelText<HTMLInputElement>('Solana USDC').checked).toBe(true);
