@@ -506,9 +506,17 @@ async function payX402Offer(
   const response = await paidCall(url, init, payment, options);
   const settlement = settlementReported(api, options.agent.agentId, payment, response);
   if (response.status === 402) {
-    // A payment made already (a purchase answered again under its approval) is not given back.
-    const after = payment.status === 'pending' ? '; Coffer gives its budget back once the transaction can no longer land' : '';
-    throw new PaymentError('paid_call_failed', `${url} refused the x402 payment${after}`, { payment, response });
+    // What became of the payment, as Coffer finds it now (the settlement report looks on chain): a
+    // purchase answered again under its approval, or handed to two pick-ups of one request at once, may
+    // have landed by another call the seller served. Made, it is not given back.
+    const now = await settlement;
+    const after =
+      now.status === 'pending'
+        ? '; Coffer gives its budget back once the transaction can no longer land'
+        : now.status === 'confirmed'
+          ? `, but the payment landed${now.txSignature === null ? '' : ` (${now.txSignature})`}: the seller answered another call that carried it, or settled it and refused this one`
+          : '';
+    throw new PaymentError('paid_call_failed', `${url} refused the x402 payment${after}`, { payment: now, response });
   }
   return { response, payment, settlement };
 }

@@ -20,7 +20,7 @@ import { deployAgent, micro } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { expectError } from '../helpers/expect-error.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
-import { payingFetch } from '../../server/x402/paying-fetch.js';
+import { PaymentError, payingFetch } from '../../server/x402/paying-fetch.js';
 import { x402Networks } from '../../server/chain/solana/networks.js';
 import { startBazaarFacilitator } from '../fixtures/bazaar-facilitator.js';
 import { startSiwxSeller } from '../fixtures/x402-siwx-seller.js';
@@ -562,6 +562,33 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect(await settlement).toMatchObject({ rail: 'base', status: 'confirmed', paymentId: second[0].paymentId });
     expect(sellerOf().served).toBe(before.served + 1);
     expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
+  });
+
+  it('two pick-ups of one approved purchase at once: one payment; the call the seller refused says it was made, not given back', async () => {
+    const agentId = 'base-held-twice';
+    const agent = await fundedAgent(agentId, '1.00', { askAbove: '0' });
+    const before = { agent: await usdc(agent.base) };
+    const held = await payX402(agentId, agent.apiKey, await answerOf(await fetch(v2.url), v2.url));
+    expect(held.status).toBe(202);
+    const { approvalId } = held.body;
+    await t.api('POST', t.withOwner(`/v1/approvals/${approvalId}/approve`));
+    const pickUp = () =>
+      payingFetch(v2.url, {}, { agent: agentOf(agentId, agent.apiKey), approvalId }).then(
+        async (paid) => ({ status: paid.response.status, settled: await paid.settlement }),
+        (error: unknown) => error,
+      );
+    const answers = await Promise.all([pickUp(), pickUp()]);
+    // The seller answers one (its handler may run for both: the official middleware settles after it,
+    // and refuses the second's settlement); the payment is one, whichever call carried it.
+    expect(answers.filter((answer) => (answer as { status?: number }).status === 200)).toHaveLength(1);
+    expect(await usdc(agent.base)).toBe(before.agent - micro('0.01'));
+    for (const answer of answers) {
+      if (!(answer instanceof PaymentError)) continue;
+      // It was made (the other call's purchase): not said to be given back, nor to be paid again.
+      expect(answer).toMatchObject({ code: 'paid_call_failed', details: { payment: { status: 'confirmed' } } });
+      expect(answer.message).not.toMatch(/gives its budget back/);
+      expect(answer.message).toMatch(/but the payment landed \(0x[0-9a-f]{64}\)/);
+    }
   });
 
   it('holds a Base purchase to allowedServices, by the seller’s address in any spelling', async () => {
