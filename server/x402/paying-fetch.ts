@@ -27,7 +27,7 @@ export type PaymentErrorCode =
   /** The 402's recipient is not the registry's address for the service it names. */
   | 'recipient_mismatch'
   | 'payment_refused'
-  /** The payment was sent but not confirmed yet: do not pay again, ask Coffer later. */
+  /** The payment is signed and recorded but not confirmed yet (it may not have reached the chain): do not pay again, ask Coffer later. */
   | 'payment_pending'
   | 'coffer_unreachable'
   /** The URL did not answer the first request (no host, refused, timed out): nothing was paid. */
@@ -365,7 +365,8 @@ async function pay(
     throw new PaymentError(
       pending ? 'payment_pending' : 'payment_refused',
       pending
-        ? `the payment was sent but not confirmed yet; do not pay again: ${error.message}`
+        ? // Signed and recorded, not necessarily sent: a node that refused it outright leaves it to reconciliation, which sends it again.
+          `Coffer signed and recorded the payment, and the chain has not confirmed it yet (Coffer sends it again until it lands or can no longer land); do not pay again: ${error.message}`
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
