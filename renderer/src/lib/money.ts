@@ -5,14 +5,6 @@ export { formatUsdc, readableUsdc, tryParseUsdc };
 /** A wire amount ("1027.50") as the header and every figure show it ("1,027.50"), for sentences. */
 export const readableAmount = (text: string): string => readableUsdc(tryParseUsdc(text) ?? 0n);
 
-/** How many times `next` is `current`, in words ("200,000,000×"), or null when it is not more. */
-export function timesMore(current: bigint, next: bigint): string | null {
-  if (next <= current || current <= 0n) return null;
-  const tenths = (next * 10n) / current;
-  const whole = (tenths / 10n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return tenths % 10n === 0n || tenths >= 1000n ? `${whole}×` : `${whole}.${tenths % 10n}×`;
-}
-
 /** The treasury's integer micro-USDC amount as a decimal string (never through a float). */
 export const microToUsdc = (micro: string): string => formatUsdc(BigInt(micro));
 

@@ -46,13 +46,6 @@ export function asksWords({ askAbove, askNewRecipient }: { askAbove?: string; as
   return asks.length === 0 ? null : asks.join(' and ');
 }
 
-/** Warning shares as read: "80 % and 95 %", "50 %, 80 % and 95 %", or "never". */
-export function sharesWords(shares: readonly number[]): string {
-  if (shares.length === 0) return 'never';
-  const words = shares.map((share) => `${share} %`);
-  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}`;
-}
-
 /**
  * Why an agent stopped, short enough for a row: "its breaker tripped: 5 refused payments within 10
  * minutes" reads "Breaker tripped: 5 refused payments within 10 minutes".

@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import type { Policy } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
-import { loosenings, validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from './policy-form.js';
+import { validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from './policy-form.js';
+import { loosenings } from '../../../server/wire/policy/loosenings.js';
+import { dateTime } from './time.js';
 import type { SaveNote } from './use-policy-draft.js';
 
 /** A loosening change waiting for the owner's confirmation, with what it loosens. */
@@ -58,7 +60,7 @@ export function usePolicySave({
       onSaved('unchanged');
       return;
     }
-    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone);
+    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone, dateTime);
     if (reasons.length > 0) setConfirming({ update: result.update, reasons });
     else await save(result.update);
   };

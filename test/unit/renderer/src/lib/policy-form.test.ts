@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../../probe/lib/rng.js';
 import {
   draftOf,
-  loosenings,
   pendingUpdate,
   validatePolicyDraft,
   type PolicyDraft,
@@ -18,6 +17,10 @@ import { policyUpdateSchema, type BudgetBody } from '../../../../../server/wire/
 import { isTightening, mergePolicy, newPolicy } from '../../../../../server/wire/policy/policy.js';
 import { assertAskWithinMax } from '../../../../../server/wire/policy/asks.js';
 import { policyView } from '../../../../../server/wire/views.js';
+import { loosenings as looseningsIn } from '../../../../../server/wire/policy/loosenings.js';
+
+/** The dashboard's confirmation: what a change loosens, its moments as the browser writes them. */
+const loosenings = (...args: [Policy, PolicyUpdate, bigint | null, string]) => looseningsIn(...args, dateTime);
 
 /** The editor's clock: a fixed now, and the time zone this process reads local times in (as the browser does). */
 const CLOCK = { now: Date.parse('2026-11-23T12:00:00Z'), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
