@@ -278,6 +278,23 @@ describe('coffer status, pay, kill, open', () => {
     expect(all.stdout).toMatch(/already stopped|Stopped/);
   });
 
+  it("the owner's kill goes as the owner wherever --data-dir is given, even naming the agent this terminal is linked as", async () => {
+    // A terminal linked as brake-agent, whose key the owner then replaced (a leaked key).
+    const linked = join(dataDir, 'brake-agent.json');
+    expect((await coffer(['deploy', 'brake-agent', '--data-dir', dataDir, '--config', linked])).code).toBe(0);
+    expect((await coffer(['key', 'brake-agent', '--data-dir', dataDir, '--json'])).code).toBe(0);
+    const stopped = await coffer(['kill', 'brake-agent', '--config', linked, '--data-dir', dataDir]);
+    expect(stopped.stderr).toBe('');
+    expect(stopped.stdout).toBe('Stopped brake-agent: its payments are refused until the owner resumes it.\n');
+    expect(stopped.code).toBe(0);
+    // Nothing named, as the owner: what to name is said (a usage error), nothing is stopped.
+    const unnamed = await coffer(['kill', '--data-dir', dataDir]);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toMatch(/^coffer: name the agent to stop, or --all/);
+    // Out of the way of the tests after (an archived agent is never resumed).
+    expect((await coffer(['archive', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
+  });
+
   it('link refuses to replace a linked agent, and to start when its config cannot be written', async () => {
     const exists = await coffer(['link', '--url', serve.url, '--config', configFile]);
     expect(exists.code).toBe(1);

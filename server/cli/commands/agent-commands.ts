@@ -6,9 +6,8 @@ import { nextStep } from '../next-step.js';
 import { isEvmAddress } from '../../wire/rails.js';
 import { lateReceiptWords, payPickUpCommand, pickedUpPayment, type PayTerms } from './pay-pick-up.js';
 import type { Killed, Withdrawn } from '../../wire/answers/agents.js';
-import { agentCredentials } from '../../linked-agent/agent-config.js';
 import { ownerClient } from '../owner-connection.js';
-import { linkedClient } from '../who-acts.js';
+import { linkedClient, ownerOf, type Actor } from '../who-acts.js';
 import { openBrowser } from '../open-browser.js';
 import { asksWords, budgetLines, endWords } from './policy.js';
 import { localTime } from '../local-time.js';
@@ -138,36 +137,26 @@ export const afterPaymentStopped = (agentId: string, reason: string) => `After t
 
 /**
  * `coffer kill [agent] | --all`: an agent can always stop itself; stopping another agent or all of
- * them takes the owner's key (the connection file of the running Coffer).
+ * them takes the owner's key (the connection file of the running Coffer). Who acts is who-acts.ts's
+ * one rule: the owner wherever `--data-dir` is given, so the owner's brake never goes through a linked
+ * terminal's key that names the same agent (one replaced as leaked, or another Coffer's agent).
  */
-export async function kill(
-  configPath: string,
-  args: { agentId?: string; all: boolean; dataDir?: string },
-  out: Out = process.stdout,
-): Promise<number> {
-  if (args.all || args.agentId !== undefined) {
-    let self: { agentId: string } | null = null;
-    try {
-      self = agentCredentials(configPath);
-    } catch {
-      // no linked agent: an owner command
-    }
-    if (!args.all && self !== null && args.agentId === self.agentId) return killSelf(configPath, out);
-    const { api } = ownerClient(args.dataDir);
-    if (args.all) {
-      const body = await api.killAll();
-      out.write(
-        body.suspended.length
-          ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n${withdrawnLine(body.withdrawn, 'they', 'you')}`
-          : 'Every agent was already stopped.\n',
-      );
-      return 0;
-    }
-    const body = await api.kill(args.agentId!);
-    out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}`);
-    return 0;
-  }
-  return killSelf(configPath, out);
+export async function kill(actor: Actor, agentId: string | undefined, out: Out = process.stdout): Promise<number> {
+  if (actor.as === 'agent') return killSelf(actor.configPath, out);
+  const body = await ownerOf(actor, `stopping ${agentId!}`).api.kill(agentId!);
+  out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}`);
+  return 0;
+}
+
+/** `coffer kill --all` (owner): every agent stopped at once. */
+export async function killAll(args: { dataDir?: string }, out: Out = process.stdout): Promise<number> {
+  const body = await ownerClient(args.dataDir).api.killAll();
+  out.write(
+    body.suspended.length
+      ? `Stopped ${plural(body.suspended.length, 'agent')}: ${body.suspended.join(', ')}\n${withdrawnLine(body.withdrawn, 'they', 'you')}`
+      : 'Every agent was already stopped.\n',
+  );
+  return 0;
 }
 
 async function killSelf(configPath: string, out: Out): Promise<number> {

@@ -90,7 +90,16 @@ const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
       if (extra !== undefined) throw new UsageError(`coffer ${name} takes one agent at a time (or --all), not also "${extra}"`, name);
       const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
       const commands = await agentCommands();
-      return (name === 'kill' ? commands.kill : commands.resume)(values.config ?? defaultConfigPath(), target);
+      if (name === 'resume') return commands.resume(values.config ?? defaultConfigPath(), target);
+      if (target.all) return commands.killAll(target);
+      const { whoActs } = await import('../who-acts.js');
+      const actor = whoActs({ config: values.config, dataDir: target.dataDir, agentId });
+      if (actor.as === 'owner' && agentId === undefined)
+        throw new UsageError(
+          'name the agent to stop, or --all: coffer kill <agent> as the owner (a linked terminal stops its own agent with coffer kill alone)',
+          name,
+        );
+      return commands.kill(actor, agentId);
     },
   });
 
