@@ -420,6 +420,7 @@ describe('coffer status, pay, kill, open', () => {
       'none',
       '--expires',
       'never',
+      '--yes',
       '--data-dir',
       dataDir,
       '--config',

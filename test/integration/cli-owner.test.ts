@@ -122,6 +122,34 @@ describe("the owner's CLI", () => {
     expect((await owner(['resume', 'steady'])).stdout).toBe('Resumed steady: it may pay again, within its policy.\n');
   });
 
+  it("the owner's loosening is asked about as the dashboard asks; without a terminal it needs --yes, and nothing changes until then", async () => {
+    await owner(['deploy', 'loose', '--daily', '5', '--max', '0.5', '--breaker', '5/10m']);
+    const policyOf = async () => JSON.parse((await owner(['policy', 'loose', '--json'])).stdout).policy;
+    const before = await policyOf();
+    // A tenfold raise, a daily budget above the treasury, the breaker removed: each said, nothing saved.
+    const refused = await owner(['policy', 'loose', '--daily', '5000', '--max', '5', '--breaker', 'none']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(
+      /^coffer: This loosens loose's policy: Daily budget 5\.00 → 5,000\.00 USDC: 1,000× the current budget\. /,
+    );
+    expect(refused.stderr).toMatch(/ Max per payment 0\.50 → 5\.00 USDC: 10× the current limit\. /);
+    expect(refused.stderr).toMatch(/ A daily budget of 5,000\.00 USDC is more than the treasury holds \([\d,.]+ USDC\)\. /);
+    expect(refused.stderr).toMatch(/ Breaker: stops after 5 refusals within 10 minutes → removed\. /);
+    expect(refused.stderr).toMatch(/Nothing was changed: run it again with --yes to save it \(confirmation_required\)\n$/);
+    // --json too: a script is refused alike, not saved.
+    expect((await owner(['policy', 'loose', '--daily', '5000', '--json'])).code).toBe(1);
+    expect(await policyOf()).toEqual(before);
+    // A modest raise or a tightening is not asked about.
+    expect((await owner(['policy', 'loose', '--daily', '6', '--max', '0.4'])).code).toBe(0);
+    // With --yes, saved.
+    const saved = await owner(['policy', 'loose', '--daily', '5000', '--breaker', 'none', '--yes']);
+    expect(saved.stderr).toBe('');
+    expect(saved.stdout).toMatch(/^Changed loose's policy: daily budget 6\.00 → 5000\.00 USDC/);
+    expect(await policyOf()).toMatchObject({ dailyBudget: '5000.00', maxPerPayment: '0.40' });
+    expect((await policyOf()).breaker).toBeUndefined();
+  });
+
   it('archiving while a payment is pending says what it waits for, and suggests no return with nothing free to return', async () => {
     const deployed = JSON.parse((await owner(['deploy', 'pending-one', '--daily', '1', '--json'])).stdout) as { apiKey: string };
     expect((await owner(['allocate', 'pending-one', '0.01', '--rail', 'base'])).code).toBe(0);

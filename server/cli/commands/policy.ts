@@ -9,6 +9,11 @@ import { policyChangeWords } from '../../wire/describe-request.js';
 import { printJson } from './print-json.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
+import { loosenings } from '../../wire/policy/loosenings.js';
+import type { PolicyUpdate } from '../../wire/schemas.js';
+import type { CofferClient } from '../../client/coffer-client.js';
+import { askYes, canAsk } from '../ask-yes.js';
+import { CofferApiError } from '../../client/client-error.js';
 
 type Out = NodeJS.WritableStream;
 type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
@@ -84,7 +89,7 @@ export function asksWords({ policy: p }: PolicyResponse): string | null {
  */
 export async function policyCommand(
   actor: Actor,
-  args: { agentId?: string; flags: PolicyFlags; whatIf?: boolean; json?: boolean },
+  args: { agentId?: string; flags: PolicyFlags; whatIf?: boolean; json?: boolean; yes?: boolean },
   out: Out = process.stdout,
 ): Promise<number> {
   const update = policyUpdateOf(args.flags);
@@ -98,7 +103,8 @@ export async function policyCommand(
   const api = acting.api;
   // The policy before the change, so that what it changes is said field by field (a budget list is
   // replaced whole: one named alone takes the others away, and the words show it).
-  const before = Object.keys(update).length > 0 && !args.json ? await api.policy(agentId) : null;
+  const changing = Object.keys(update).length > 0;
+  const before = changing && (!args.json || (actor.as === 'owner' && !args.whatIf)) ? await api.policy(agentId) : null;
   const changeWords = before === null ? '' : policyChangeWords(update, before.policy, before.timeZone);
   if (args.whatIf) {
     const whatIf = await api.policyWhatIf(agentId, update);
@@ -106,7 +112,11 @@ export async function policyCommand(
     out.write(whatIfLines(whatIf, asksOwner(update), actor.as === 'agent' ? 'the owner' : 'you', changeWords));
     return 0;
   }
-  if (Object.keys(update).length > 0) {
+  if (changing) {
+    // The owner's loosening applies at once: asked first, as the dashboard asks (an agent's own is
+    // held for the owner's yes by the server instead).
+    // (An archived agent's is refused by the server as it stands: nothing to ask.)
+    if (actor.as === 'owner' && !args.yes && before!.archivedAt === undefined) await confirmLoosening(api, agentId, update, before!);
     const answer = await api.updatePolicy(agentId, update);
     if (answer.status === 202) {
       out.write(
@@ -125,6 +135,33 @@ export async function policyCommand(
   }
   out.write(policyText(answer));
   return 0;
+}
+
+/**
+ * What the owner's change loosens, asked about before it is saved (the dashboard's rule and words,
+ * wire/policy/loosenings.ts): at a terminal, a yes saves it; elsewhere (a script, a pipe) it is
+ * refused, nothing saved, until it is run again with --yes.
+ */
+async function confirmLoosening(api: CofferClient, agentId: string, update: PolicyUpdate, before: PolicyResponse): Promise<void> {
+  const treasury = await api
+    .dashboard()
+    .then((dashboard) => BigInt(dashboard.treasury.amount))
+    .catch(() => null);
+  const reasons = loosenings(before.policy, update, treasury, before.timeZone, (iso, timeZone) => localTime(iso, { timeZone }));
+  if (reasons.length === 0) return;
+  const said = `This loosens ${agentId}'s policy:\n${reasons.map((reason) => `  - ${reason}\n`).join('')}`;
+  if (!canAsk()) {
+    throw new CofferApiError(
+      0,
+      'confirmation_required',
+      `${said
+        .trimEnd()
+        .replace(/:\n {2}- /, ': ')
+        .replace(/\n {2}- /g, ' ')} Nothing was changed: run it again with --yes to save it`,
+    );
+  }
+  process.stderr.write(said);
+  if (!(await askYes('Save it? [y/N] '))) throw new CofferApiError(0, 'not_confirmed', 'nothing was changed');
 }
 
 /** A policy as `coffer policy` prints it: its heading, then a line for each part, indented. */

@@ -9,11 +9,14 @@ const agentCommands = () => import('../commands/agent-commands.js');
 export const policy = defineCommand({
   name: 'policy',
   usage: `  coffer policy [<agent>] ${POLICY_FLAGS_USAGE}
-                 [--what-if] [--config FILE] [--data-dir DIR] [--json]
+                 [--what-if] [--yes] [--config FILE] [--data-dir DIR] [--json]
                  show the linked agent's policy, each budget now; with flags, change it first (what
                  tightens applies, what loosens asks the owner); another agent's, or any with
-                 --data-dir, as the owner, at once. --what-if: try the change on the agent's last
-                 30 days instead (what it would have refused or held), nothing saved.
+                 --data-dir, as the owner, at once, but what loosens it as the dashboard asks about
+                 (a limit raised tenfold, a daily budget above the treasury, a budget, end, breaker,
+                 warning or ask dropped or eased) is asked first, or needs --yes where no terminal
+                 answers. --what-if: try the change on the agent's last 30 days instead (what it
+                 would have refused or held), nothing saved.
                  WINDOW: hour, 24h, 7d, 30d (rolling), day, week, month (calendar), lifetime;
                  SCOPE: a registry service or a recipient address. Budgets replace the list
                  (--budget none: no budgets), and --breaker the breaker (name both its rules to
@@ -30,17 +33,18 @@ export const policy = defineCommand({
     json: { type: 'boolean', default: false },
     ...policyFlagOptions,
     'what-if': { type: 'boolean', default: false },
+    yes: { type: 'boolean', default: false },
   },
   positionals: true,
   run: async ({ values, positionals }) => {
     const [agentId, extra] = positionals;
     if (extra !== undefined) throw new UsageError(`coffer policy takes one agent at a time, not also "${extra}"`, 'policy');
-    const { config, 'data-dir': dataDir, json, 'what-if': whatIf, ...flags } = values;
+    const { config, 'data-dir': dataDir, json, 'what-if': whatIf, yes, ...flags } = values;
     const { policyCommand } = await import('../commands/policy.js');
     const { PolicyFlagError, namingFlags } = await import('../policy-flags.js');
     const { whoActs } = await import('../who-acts.js');
     try {
-      return await policyCommand(whoActs({ config, dataDir, agentId }), { agentId, flags, whatIf, json });
+      return await policyCommand(whoActs({ config, dataDir, agentId }), { agentId, flags, whatIf, json, yes });
     } catch (error) {
       if (error instanceof PolicyFlagError) throw new UsageError(error.message, 'policy');
       throw namingFlags(error);
