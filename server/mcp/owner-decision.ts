@@ -141,12 +141,15 @@ export class OwnerDecisions {
    * Waits for the purchase at most `withinMs`: its answer (taken: handed out once), or that it still
    * waits for the owner (it stays followed, for the next call).
    */
-  async outcome(followed: Followed, withinMs: number): Promise<CallOutcome> {
+  async outcome(followed: Followed, withinMs: number, cancelled?: AbortSignal): Promise<CallOutcome> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), withinMs)));
-    const settled = await Promise.race([followed.settled, late]);
+    const gone = new Promise<null>((resolve) => cancelled?.addEventListener('abort', () => resolve(null), { once: true }));
+    const settled = await Promise.race([followed.settled, late, gone]);
     clearTimeout(timer);
-    if (settled === null) return { stillWaiting: followed.approval };
+    // A call its host cancelled (it gave up waiting) takes no answer: its answer would be dropped with
+    // it, the purchase paid with nothing handed to the agent. It stays for the same call asked again.
+    if (settled === null || cancelled?.aborted === true) return { stillWaiting: followed.approval };
     if (this.followed.get(followed.key) === followed) this.followed.delete(followed.key);
     return 'ok' in settled ? { answer: settled.ok } : { error: settled.error };
   }

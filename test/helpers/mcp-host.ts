@@ -26,8 +26,11 @@ export interface McpHost {
   /** The revision the connection negotiated. */
   protocolVersion: string | undefined;
   listTools(): Promise<{ tools: { name: string; inputSchema: Record<string, any>; outputSchema?: unknown; annotations?: any }[] }>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** Calls a tool; `onProgress` hears its progress messages (and each resets the request's timeout). */
-  callTool(name: string, args?: Record<string, unknown>, onProgress?: (message: string) => void): Promise<ToolResult>;
+  /**
+   * Calls a tool; `onProgress` hears its progress messages (and each resets the request's timeout);
+   * `timeoutMs`: the host gives up after it, as an SDK host does (it tells the server it cancelled).
+   */
+  callTool(name: string, args?: Record<string, unknown>, onProgress?: (message: string) => void, timeoutMs?: number): Promise<ToolResult>;
   close(): Promise<void>;
   /** Kills the server outright (SIGKILL), as a crash does: it learns nothing of its end. */
   kill(): void;
@@ -51,8 +54,10 @@ export async function connectMcpHost(
 ): Promise<McpHost> {
   const info = { name: options.name ?? 'test-host', version: '1.0.0' };
   const capabilities = options.opensUrl ? { elicitation: { url: {} } } : {};
-  const progressOptions = (onProgress?: (message: string) => void) =>
-    onProgress && { onprogress: (progress: { message?: string }) => onProgress(progress.message ?? ''), resetTimeoutOnProgress: true };
+  const progressOptions = (onProgress?: (message: string) => void, timeoutMs?: number) => ({
+    ...(onProgress && { onprogress: (progress: { message?: string }) => onProgress(progress.message ?? ''), resetTimeoutOnProgress: true }),
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+  });
   if (era === 'legacy') {
     const client = new LegacyClient(info, { capabilities });
     const opensUrl = options.opensUrl;
@@ -72,8 +77,8 @@ export async function connectMcpHost(
       era,
       protocolVersion: negotiated,
       listTools: () => client.listTools() as ReturnType<McpHost['listTools']>,
-      callTool: async (tool, args = {}, onProgress) =>
-        (await client.callTool({ name: tool, arguments: args }, undefined, progressOptions(onProgress))) as ToolResult,
+      callTool: async (tool, args = {}, onProgress, timeoutMs) =>
+        (await client.callTool({ name: tool, arguments: args }, undefined, progressOptions(onProgress, timeoutMs))) as ToolResult,
       close: () => client.close(),
       kill: () => process.kill(transport.pid!, 'SIGKILL'),
     };
@@ -93,8 +98,8 @@ export async function connectMcpHost(
     era,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     listTools: () => client.listTools() as ReturnType<McpHost['listTools']>,
-    callTool: async (tool, args = {}, onProgress) =>
-      (await client.callTool({ name: tool, arguments: args }, progressOptions(onProgress))) as ToolResult,
+    callTool: async (tool, args = {}, onProgress, timeoutMs) =>
+      (await client.callTool({ name: tool, arguments: args }, progressOptions(onProgress, timeoutMs))) as ToolResult,
     close: () => client.close(),
     kill: () => process.kill(transport.pid!, 'SIGKILL'),
   };

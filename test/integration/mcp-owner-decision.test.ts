@@ -213,6 +213,59 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     }
   });
 
+  it('two identical calls at once are one purchase: the owner is asked once, it is paid once, and both are answered', async () => {
+    const { agentId, walletAddress, apiKey, host } = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '3' });
+    try {
+      const before = await balance(walletAddress);
+      const args = { url: `${demo.url}/weather?city=Twice` };
+      const both = Promise.all([host.callTool('fetch_paid', args), host.callTool('fetch_paid', args)]);
+      let waiting: { approvalId: string }[] = [];
+      for (let i = 0; i < 100 && waiting.length === 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        waiting = await pendingOf(agentId);
+      }
+      // Let both calls be held before the owner looks: each asked Coffer before either was held.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      waiting = await pendingOf(agentId);
+      expect(waiting).toHaveLength(1);
+      await decide(waiting[0]!.approvalId, 'approve');
+      const answers = await both;
+      const paid = answers.filter((answer) => (answer.structuredContent as { status?: number } | undefined)?.status === 200);
+      expect(paid.length, JSON.stringify(answers.map((answer) => answer.content[0]?.text))).toBeGreaterThanOrEqual(1);
+      expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
+      const history = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments as {
+        status: string;
+      }[];
+      expect(history.filter((payment) => payment.status !== 'failed')).toHaveLength(1);
+      expect(await pendingOf(agentId)).toEqual([]);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a call its host gave up on leaves the answer for the same call asked again: paid once, never asked anew', async () => {
+    const { agentId, walletAddress, host } = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '5' });
+    try {
+      const before = await balance(walletAddress);
+      const args = { url: `${demo.url}/weather?city=Cancel` };
+      // The host gives up after 1.5 s (it tells the bridge it cancelled); the owner says yes after it.
+      const gaveUp = await host.callTool('fetch_paid', args, undefined, 1_500).catch((error: unknown) => error);
+      expect(String(gaveUp)).toMatch(/timed out/i);
+      const [approval] = await pendingOf(agentId);
+      await decide(approval!.approvalId, 'approve');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const again = await host.callTool('fetch_paid', args);
+      expect(again.structuredContent, again.content[0]?.text).toMatchObject({
+        status: 200,
+        payment: { status: 'confirmed', amount: '0.01' },
+      });
+      expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
+      expect(await pendingOf(agentId)).toEqual([]);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('a bridge killed while its call waits: the call asked again of a new one, with its approvalId, picks up the same purchase, paid once', async () => {
     const first = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '1' });
     const { agentId, walletAddress, apiKey } = first;

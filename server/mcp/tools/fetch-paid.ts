@@ -52,6 +52,17 @@ export const fetchPaid = defineTool({
     ]);
     if (first === null) return answered(() => work);
     const followed = ctx.decisions.follow(key, first, () => work);
+    if (followed.approval.approvalId !== first.approvalId) {
+      // The same call asked at once: both asked Coffer before either was held, so Coffer holds two
+      // requests. One purchase is followed (the first held); this one's request is withdrawn, so the
+      // owner is asked once and nothing is paid twice. Decided already (it cannot be withdrawn), it
+      // is a purchase of its own, answered to this call.
+      const withdrawn = await ctx.api.withdrawRequest(first.approvalId).then(
+        () => true,
+        () => false,
+      );
+      if (!withdrawn) return answered(() => work);
+    }
     return ctx.decisions.hostOpensUrls(server, extra)
       ? showAndWait(followed, call, 'fetch_paid')
       : whenDecided(followed, call, 'fetch_paid');

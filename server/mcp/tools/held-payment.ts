@@ -42,7 +42,7 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
     `The payment waits for the owner's yes (${heldReason(approval)}); the owner decides at ${decisionUrl(ctx.api.base, approval.approvalId)} (request ${approval.approvalId}, until ${approval.expiresAt}). Nothing is paid until then.`,
   );
   try {
-    const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs);
+    const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs, extra.mcpReq.signal);
     if ('answer' in outcome) return reply(outcome.answer);
     if ('error' in outcome) return failure(outcome.error);
     return reply(stillWaiting(ctx.api.base, outcome.stillWaiting, tool));
