@@ -86,7 +86,9 @@ export const approvalInput = z.object({
     .min(0)
     .max(60)
     .optional()
-    .describe('seconds to wait for the owner to decide before answering (at most 60); left out, answers at once'),
+    .describe(
+      'seconds to wait for the owner to decide before answering (at most 60, and at most 45 unless COFFER_MCP_HELD_WAIT_SECONDS says more); left out, answers at once',
+    ),
 });
 
 export const payInput = z.object({

@@ -243,6 +243,21 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     }
   });
 
+  it("check_approval's wait ends before the host gives up: it answers that the request still waits", async () => {
+    const { agentId, host } = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '1' });
+    try {
+      const held = await host.callTool('pay', { ...UNLISTED_API, amount: '0.10' });
+      const approvalId = String(held.structuredContent!.approvalId);
+      // Asked to wait 60 s by a host that gives up after 5 s (an SDK host's 60 s, scaled down).
+      const checked = await host.callTool('check_approval', { approvalId, wait: 60 }, undefined, 5_000);
+      expect(checked.structuredContent, checked.content[0]?.text).toMatchObject({ approvalId, status: 'pending' });
+      await decide(approvalId, 'deny');
+      expect(await pendingOf(agentId)).toEqual([]);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('a call its host gave up on leaves the answer for the same call asked again: paid once, never asked anew', async () => {
     const { agentId, walletAddress, host } = await heldAgent(undefined, { COFFER_MCP_HELD_WAIT_SECONDS: '5' });
     try {

@@ -7,13 +7,15 @@ import { NEW_AGENT_STEPS } from '../tool-results.js';
 export const checkApproval = defineTool({
   name: 'check_approval',
   description:
-    'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides (at most 60 s). An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
+    'Follow a request waiting for the owner (from pay, set_policy, allocate_budget, resume_agent or deploy_agent); with wait, answers once the owner decides, or that it still waits after at most 45 s (COFFER_MCP_HELD_WAIT_SECONDS), before the usual 60 s timeout of a host. An approved payment carries its receipt in result. For an approved new agent, returns its key once, with its mcpConfig.',
   inputSchema: input.approvalInput,
   outputSchema: output.approvalOutput,
   // Not read-only: the first read after a deploy is approved hands over the new agent's key, once.
   annotations: CHANGES_STATE,
   answer: async ({ approvalId, wait }, { ctx }) => {
-    const body = await ctx.api.approval(approvalId, wait);
+    // Waited at most as long as a held call waits (45 s by default): a host's request timeout (60 s in
+    // the SDKs) would otherwise end the call first, with no answer at all.
+    const body = await ctx.api.approval(approvalId, wait === undefined ? undefined : Math.min(wait, Math.floor(ctx.heldWaitMs / 1000)));
     if (!('apiKey' in body) || typeof body.apiKey !== 'string') return body;
     const agentId = String(body.targetAgentId);
     // Launched as this bridge was: the same node and script (the tray's bridge or the CLI's).
