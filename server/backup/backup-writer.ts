@@ -6,7 +6,7 @@ import type { WalletKeyVault } from '../keys/key-vault.js';
 import { snapshotLedger } from '../store/ledger-snapshot.js';
 import type { SqliteDatabase } from '../store/sqlite-driver.js';
 import { BACKUP_EXTENSION, sealBackup } from './backup-file.js';
-import { backupFolderRefusal, scheduleFolderRefusal } from './owner-paths.js';
+import { backupFolderRefusal, writableFolderRefusal } from './owner-paths.js';
 
 /** The data dir's scratch folders, one per backup being written: the ledger's copy before it is sealed. */
 const SCRATCH_PREFIX = '.backup-';
@@ -65,7 +65,7 @@ export function createBackupWriter(deps: {
       }
     },
 
-    checkFolder: (folder) => scheduleFolderRefusal(folder, deps.dataDir),
+    checkFolder: (folder) => writableFolderRefusal(folder, deps.dataDir),
 
     async remove(file) {
       if (!file.endsWith(BACKUP_EXTENSION)) throw new Error(`${file} is not a backup file`);

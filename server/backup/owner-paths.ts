@@ -81,11 +81,12 @@ export async function backupFolderRefusal(folder: string, dataDir: string): Prom
 }
 
 /**
- * Why a backup schedule cannot write into `folder` now, or null: the rule above, then a folder that
- * exists and this user can write. Judged by the writer at each file, and by `coffer backup schedule`
- * before it asks for a passphrase.
+ * Why backup files cannot be written into `folder` now, or null: the rule above, then a folder that
+ * exists and this user can write. Judged by a schedule's writer at each file, and by `coffer backup
+ * --out` and `coffer backup schedule` before they ask for a passphrase (the server records a file it
+ * hands out as the last one written: one the CLI then fails to write would be shown as a backup).
  */
-export async function scheduleFolderRefusal(folder: string, dataDir: string): Promise<string | null> {
+export async function writableFolderRefusal(folder: string, dataDir: string): Promise<string | null> {
   const refused = await backupFolderRefusal(folder, dataDir);
   if (refused !== null) return refused;
   const found = await stat(folder).catch(() => null);

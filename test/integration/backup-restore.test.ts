@@ -452,6 +452,23 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
         expect(inside.stderr).toMatch(/inside Coffer's data dir .*\(backup_folder_unusable\)/);
       }
       expect(readdirSync(dataDir, { recursive: true, encoding: 'utf8' }).filter((name) => /\.coffer|partial/.test(name))).toEqual([]);
+      // Into a folder that is not there: refused before the passphrase is asked, and the last backup
+      // file the dashboard shows is still the one written (a file that exists).
+      const lastFile = async () =>
+        (
+          (await (await fetch(`${server.url}/v1/backup?owner=${owner}`, { headers: { authorization: `Bearer ${ownerKey}` } })).json()) as {
+            lastFile: unknown;
+          }
+        ).lastFile;
+      const before = await lastFile();
+      const nowhere = await runCoffer(
+        ['backup', '--out', join(scratch, 'no-such-folder', 'f.coffer'), '--data-dir', dataDir],
+        env,
+        `${PASSPHRASE}\n`,
+      );
+      expect({ code: nowhere.code, asked: /Passphrase for the backup file/.test(nowhere.stderr) }).toEqual({ code: 1, asked: false });
+      expect(nowhere.stderr).toMatch(/no-such-folder: no such folder \(backup_folder_unusable\)/);
+      expect(await lastFile()).toEqual(before);
 
       const running = await runCoffer(['restore', file, '--data-dir', dataDir], env, `${PASSPHRASE}\n`);
       expect({ code: running.code, said: running.stderr }).toMatchObject({

@@ -8,7 +8,7 @@ import { keyClient } from '../../client/coffer-client.js';
 import { backupPassphraseSchema } from '../../wire/schemas.js';
 import { formatByteSize } from '../../wire/byte-size.js';
 import { publishFile } from '../../backup/backup-file.js';
-import { backupFolderRefusal, scheduleFolderRefusal } from '../../backup/owner-paths.js';
+import { writableFolderRefusal } from '../../backup/owner-paths.js';
 import { resolveServeConfig } from '../../boot/serve-config.js';
 import { CofferError } from '../../wire/errors.js';
 import { readOwnerConnection } from '../owner-connection.js';
@@ -158,7 +158,7 @@ export async function backupSchedule(
   }
   const folder = resolve(args.folder ?? '.');
   // The server judges it too (and at every file); said here first, before the passphrase is asked.
-  await refuseFolder(folder, args.dataDir, scheduleFolderRefusal);
+  await refuseFolder(folder, args.dataDir);
   const passphrase = await askNewPassphrase(io);
   if (passphrase === null) return 1;
   const { schedule } = await api.setBackupSchedule({
@@ -175,14 +175,10 @@ export async function backupSchedule(
 }
 
 /**
- * A folder for backup files, judged by a rule of backup/owner-paths.ts against the data dir the
- * command speaks to (a schedule's also exists and can be written: the writer's own check).
+ * A folder for backup files, judged by backup/owner-paths.ts against the data dir the command speaks
+ * to: outside every data dir, there, and writable (a schedule's writer's own check).
  */
-async function refuseFolder(
-  folder: string,
-  dataDirFlag: string | undefined,
-  rule: (folder: string, dataDir: string) => Promise<string | null> = backupFolderRefusal,
-): Promise<void> {
-  const refused = await rule(folder, resolveServeConfig({ 'data-dir': dataDirFlag }).dataDir);
+async function refuseFolder(folder: string, dataDirFlag: string | undefined): Promise<void> {
+  const refused = await writableFolderRefusal(folder, resolveServeConfig({ 'data-dir': dataDirFlag }).dataDir);
   if (refused !== null) throw new CofferError('backup_folder_unusable', `backups cannot go to ${folder}: ${refused}`);
 }
