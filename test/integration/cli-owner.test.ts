@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { openConnection } from '../../server/store/sqlite-driver.js';
 import { tempDataDir } from '../helpers/coffer.js';
 import { CLI, runCoffer, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { unsettledEvmOffer } from '../fixtures/x402-evm-peers.js';
@@ -110,6 +111,23 @@ describe("the owner's CLI", () => {
     const killed = await owner(['kill', 'researcher2']);
     expect(killed.code, killed.stderr).toBe(0);
     expect(killed.stdout).toMatch(/^researcher2 was archived .+: it is stopped for good, and there was nothing to stop\.$/m);
+  });
+
+  it('the status names what an archived agent still holds (sent after the archive), with the command that returns it', async () => {
+    expect((await owner(['deploy', 'stranded', '--fund', '0.25'])).code).toBe(0);
+    // USDC in its wallet after the archive (sent from outside, or an archive from before the rule that
+    // it be empty): written here as such an archive.
+    const ledger = openConnection(join(dataDir, 'coffer.db'));
+    try {
+      ledger.prepare("UPDATE agents SET archived_at = ?, status = 'suspended' WHERE agent_id = 'stranded'").run(Date.now());
+    } finally {
+      ledger.close();
+    }
+    expect((await owner(['status'])).stdout).toMatch(/^ {2}archived stranded still holds 0\.25 USDC on Solana: coffer return stranded$/m);
+    const json = JSON.parse((await owner(['status', '--json'])).stdout) as { archivedAgents: { agentId: string; balance: string }[] };
+    expect(json.archivedAgents.find((agent) => agent.agentId === 'stranded')).toMatchObject({ balance: '0.25' });
+    expect((await owner(['return', 'stranded'])).code).toBe(0);
+    expect((await owner(['status'])).stdout).not.toMatch(/archived stranded still holds/);
   });
 
   it('kill and resume say when they changed nothing: stopped already, or not stopped', async () => {

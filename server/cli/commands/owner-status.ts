@@ -4,7 +4,9 @@
  * daily budget, the budget nearest its limit) and what waits for the owner, as the dashboard's
  * overview says it.
  */
-import type { AgentRow } from '../../wire/answers/agents.js';
+import type { AgentRow, ArchivedAgent } from '../../wire/answers/agents.js';
+import { RAILS } from '../../wire/rails.js';
+import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
@@ -22,8 +24,8 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const [dashboard, approvals, links] = await Promise.all([api.dashboard(), api.approvals('pending'), api.linkRequests()]);
   const waiting = { approvals: approvals.approvals, linkRequests: links.sessions };
   if (args.json) {
-    const { treasury, spent24h, held24h, agents } = dashboard;
-    return printJson({ treasury, spent24h, held24h, agents, waiting }, out);
+    const { treasury, spent24h, held24h, agents, archivedAgents } = dashboard;
+    return printJson({ treasury, spent24h, held24h, agents, archivedAgents, waiting }, out);
   }
   const { treasury } = dashboard;
   // Every wallet has a Base address filed whether or not the rail is open: where it is off, Base is
@@ -38,6 +40,7 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
   out.write(dashboard.agents.length === 0 ? noAgentsLine(dashboard.archivedAgents.length) : agentTable(dashboard.agents, onBase));
+  out.write(strandedLines(dashboard.archivedAgents));
   // The day's total, as the overview says it (agents archived since included); an older Coffer gives none.
   if (dashboard.spent24h !== undefined)
     out.write(`  agents spent ${dashboard.spent24h} USDC in the last 24 h${heldPart(dashboard.held24h)}\n`);
@@ -51,6 +54,21 @@ const noAgentsLine = (archived: number) =>
   archived === 0
     ? '  no agents yet: coffer deploy <agent>\n'
     : `  no agents but ${archived === 1 ? '1 archived' : `${archived} archived`} (their ids stay theirs): coffer deploy <agent>\n`;
+
+/**
+ * USDC an archived agent's wallet still holds (sent after the archive): no one spends it there, so
+ * it is said with the command that returns it, as the overview badges it ("still holds … on Base").
+ */
+function strandedLines(archived: ArchivedAgent[]): string {
+  return archived
+    .flatMap((agent) =>
+      RAILS.filter((rail) => (tryParseUsdc(agent.balances[rail] ?? '0') ?? 0n) > 0n).map(
+        (rail) =>
+          `  archived ${agent.agentId} still holds ${agent.balances[rail]} USDC on ${railName(rail)}: coffer return ${agent.agentId}${rail === 'base' ? ' --rail base' : ''}\n`,
+      ),
+    )
+    .join('');
+}
 
 /** What of a sum spent waits for the owner's yes, in words; null where nothing does (or an older Coffer does not say). */
 const heldWords = (held: string | undefined) =>
