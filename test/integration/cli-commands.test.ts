@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
@@ -287,10 +287,31 @@ describe('coffer status, pay, kill, open', () => {
     expect(stopped.stderr).toBe('');
     expect(stopped.stdout).toBe('Stopped brake-agent: its payments are refused until the owner resumes it.\n');
     expect(stopped.code).toBe(0);
-    // Nothing named, as the owner: what to name is said (a usage error), nothing is stopped.
+    // Without --data-dir (the data dir named by COFFER_HOME): the replaced key is refused, and the
+    // owner's connection file stops it all the same.
+    expect((await coffer(['resume', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
+    const byHome = await runCoffer(['kill', 'brake-agent', '--config', linked], { COFFER_HOME: dataDir });
+    expect({ code: byHome.code, out: byHome.stdout, err: byHome.stderr }).toEqual({
+      code: 0,
+      out: 'Stopped brake-agent: its payments are refused until the owner resumes it.\n',
+      err: '',
+    });
+    // A linked config that cannot be read does not hold the owner's brake back.
+    expect((await coffer(['resume', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
+    const damaged = join(dataDir, 'damaged.json');
+    writeFileSync(damaged, '{ not json');
+    const despite = await coffer(['kill', 'brake-agent', '--config', damaged, '--data-dir', dataDir]);
+    expect({ code: despite.code, out: despite.stdout }).toEqual({
+      code: 0,
+      out: 'Stopped brake-agent: its payments are refused until the owner resumes it.\n',
+    });
+    // Nothing named, as the owner: what to name is said (a usage error), nothing is stopped or resumed.
     const unnamed = await coffer(['kill', '--data-dir', dataDir]);
     expect(unnamed.code).toBe(2);
     expect(unnamed.stderr).toMatch(/^coffer: name the agent to stop, or --all/);
+    const unresumed = await coffer(['resume', '--config', linked, '--data-dir', dataDir]);
+    expect(unresumed.code).toBe(2);
+    expect(unresumed.stderr).toMatch(/^coffer: name the agent to resume, or --all/);
     // Out of the way of the tests after (an archived agent is never resumed).
     expect((await coffer(['archive', 'brake-agent', '--data-dir', dataDir])).code).toBe(0);
   });

@@ -142,8 +142,27 @@ export const afterPaymentStopped = (agentId: string, reason: string) => `After t
  * terminal's key that names the same agent (one replaced as leaked, or another Coffer's agent).
  */
 export async function kill(actor: Actor, agentId: string | undefined, out: Out = process.stdout): Promise<number> {
-  if (actor.as === 'agent') return killSelf(actor.configPath, out);
-  const body = await ownerOf(actor, `stopping ${agentId!}`).api.kill(agentId!);
+  if (actor.as === 'agent') {
+    try {
+      return await killSelf(actor.configPath, out);
+    } catch (error) {
+      // The linked agent's key refused (the owner replaced it, a leaked key) where this terminal named
+      // that agent: the owner's connection file, where one answers here, stops it all the same.
+      if (agentId === undefined || !(error instanceof CofferApiError) || error.status !== 401) throw error;
+      let api;
+      try {
+        api = ownerClient(undefined).api;
+      } catch {
+        throw error;
+      }
+      return ownerKill(api, agentId, out);
+    }
+  }
+  return ownerKill(ownerOf(actor, `stopping ${agentId!}`).api, agentId!, out);
+}
+
+async function ownerKill(api: ReturnType<typeof ownerClient>['api'], agentId: string, out: Out): Promise<number> {
+  const body = await api.kill(agentId);
   out.write(`${stoppedWords(body)}\n${withdrawnLine(body.withdrawn, 'it', 'you')}`);
   return 0;
 }

@@ -1,6 +1,7 @@
 // The commands that set and stop agents, the owner's settings, and the dashboard.
 import { defaultConfigPath } from '../../linked-agent/agent-config.js';
 import { defineCommand, UsageError } from '../command-line.js';
+import type { Actor } from '../who-acts.js';
 import { preferredRailOption } from './rail-option.js';
 import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
 
@@ -94,10 +95,25 @@ const stopOrResume = (name: 'kill' | 'resume', usage: string) =>
       if (extra !== undefined) throw new UsageError(`coffer ${name} takes one agent at a time (or --all), not also "${extra}"`, name);
       const target = { agentId, all: values.all ?? false, dataDir: values['data-dir'] };
       const commands = await agentCommands();
+      // The owner (--data-dir) names whom to resume, as for kill: without a name a linked terminal's
+      // agent would ask the owner, through its key, to resume it.
+      if (name === 'resume' && agentId === undefined && !target.all && target.dataDir !== undefined)
+        throw new UsageError(
+          'name the agent to resume, or --all: coffer resume <agent> as the owner (a linked terminal asks the owner with coffer resume alone)',
+          name,
+        );
       if (name === 'resume') return commands.resume(values.config ?? defaultConfigPath(), target);
       if (target.all) return commands.killAll(target);
       const { whoActs } = await import('../who-acts.js');
-      const actor = whoActs({ config: values.config, dataDir: target.dataDir, agentId });
+      let actor: Actor;
+      try {
+        actor = whoActs({ config: values.config, dataDir: target.dataDir, agentId });
+      } catch (error) {
+        // A linked config that cannot be read (damaged, half set in the environment) never holds back
+        // the owner's brake on an agent named: the owner's connection file stops it.
+        if (agentId === undefined) throw error;
+        actor = { as: 'owner', dataDir: target.dataDir, linkedAs: null };
+      }
       if (actor.as === 'owner' && agentId === undefined)
         throw new UsageError(
           'name the agent to stop, or --all: coffer kill <agent> as the owner (a linked terminal stops its own agent with coffer kill alone)',
