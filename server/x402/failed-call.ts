@@ -1,7 +1,7 @@
 /**
  * What an agent is told of the payment behind a paid call that failed, wherever it asked (`coffer
- * fetch`, MCP `fetch_paid`): made, so not to be paid again; or, an x402 payment the seller never
- * settled, what Coffer holds of its budget and until when.
+ * fetch`, MCP `fetch_paid`): made, so not to be paid again; an x402 payment the seller never
+ * settled, what Coffer holds of its budget and until when; or one found failed, that nothing was paid.
  */
 import type { PaymentMade } from './paying-fetch.js';
 
@@ -19,5 +19,7 @@ export function afterFailedCall(paid: PaymentMade): string {
         : 'until its transaction lands or can no longer land (about a minute), and frees it if it never landed';
     return `The seller did not settle the payment ${paid.paymentId} (${paid.amount} USDC): Coffer holds its budget ${held}.`;
   }
+  // Failed as Coffer found it after the call (its transaction failed, or its authorization ended unused).
+  if (paid.status === 'failed') return `The payment ${paid.paymentId} (${paid.amount} USDC) never landed: nothing was paid.`;
   return `The payment ${paid.paymentId} (${paid.amount} USDC) was made; do not pay again.`;
 }

@@ -27,7 +27,7 @@ export type PaymentErrorCode =
   /** The 402's recipient is not the registry's address for the service it names. */
   | 'recipient_mismatch'
   | 'payment_refused'
-  /** The payment is signed and recorded but not confirmed yet (it may not have reached the chain): do not pay again, ask Coffer later. */
+  /** Coffer could not confirm the payment: it may be recorded and on its way, or not made at all; check before paying again. */
   | 'payment_pending'
   | 'coffer_unreachable'
   /** The URL did not answer the first request (no host, refused, timed out): nothing was paid. */
@@ -365,8 +365,10 @@ async function pay(
     throw new PaymentError(
       pending ? 'payment_pending' : 'payment_refused',
       pending
-        ? // Signed and recorded, not necessarily sent: a node that refused it outright leaves it to reconciliation, which sends it again.
-          `Coffer signed and recorded the payment, and the chain has not confirmed it yet (Coffer sends it again until it lands or can no longer land); do not pay again: ${error.message}`
+        ? // chain_unavailable: signed and recorded, and sent or not (a node that refused it outright leaves
+          // it to reconciliation, which sends it again); or, where the chain could not even be asked to
+          // sign it (no blockhash), not made at all. The answer names no payment to tell which.
+          `Coffer could not confirm the payment: it may be recorded and on its way (Coffer then sends it until it lands or can no longer land), or not made at all; check the agent's payments (coffer activity) before paying again: ${error.message}`
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
@@ -516,7 +518,9 @@ async function payX402Offer(
         ? '; Coffer gives its budget back once the transaction can no longer land'
         : now.status === 'confirmed'
           ? `, but the payment landed${now.txSignature === null ? '' : ` (${now.txSignature})`}: the seller answered another call that carried it, or settled it and refused this one`
-          : '';
+          : now.status === 'failed'
+            ? '; the payment never landed: nothing was paid'
+            : '';
     throw new PaymentError('paid_call_failed', `${url} refused the x402 payment${after}`, { payment: now, response });
   }
   return { response, payment, settlement };

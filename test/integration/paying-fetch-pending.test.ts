@@ -47,7 +47,9 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     expect(failure).toMatchObject({ code: 'payment_pending', details: { cofferCode: 'chain_unavailable' } });
     const words = (failure as Error).message;
     expect(words).not.toMatch(/was sent/);
-    expect(words).toMatch(/^Coffer signed and recorded the payment, and the chain has not confirmed it yet .*; do not pay again: /);
+    expect(words).toMatch(
+      /^Coffer could not confirm the payment: it may be recorded and on its way .* or not made at all; check .* before paying again: /,
+    );
     // Sent again at the next rounds of reconciliation until the cluster has it; then confirmed, once.
     let confirmed = 0;
     for (let round = 0; round < 50 && confirmed === 0; round++) {

@@ -27,4 +27,10 @@ describe('coffer fetch, after a paid call failed', () => {
       'The payment pay_1 (0.01 USDC) was made; do not pay again.',
     );
   });
+
+  it('a payment Coffer found failed after the call is said to have moved nothing, not to be made', () => {
+    expect(afterFailedCall({ ...unsettled('base'), status: 'failed' })).toBe(
+      'The payment pay_1 (0.01 USDC) never landed: nothing was paid.',
+    );
+  });
 });
