@@ -144,7 +144,9 @@ export class OwnerDecisions {
   async outcome(followed: Followed, withinMs: number, cancelled?: AbortSignal): Promise<CallOutcome> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), withinMs)));
-    const gone = new Promise<null>((resolve) => cancelled?.addEventListener('abort', () => resolve(null), { once: true }));
+    const gone = new Promise<null>((resolve) =>
+      cancelled?.aborted === true ? resolve(null) : cancelled?.addEventListener('abort', () => resolve(null), { once: true }),
+    );
     const settled = await Promise.race([followed.settled, late, gone]);
     clearTimeout(timer);
     // A call its host cancelled (it gave up waiting) takes no answer: its answer would be dropped with

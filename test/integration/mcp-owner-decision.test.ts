@@ -231,7 +231,12 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
       await decide(waiting[0]!.approvalId, 'approve');
       const answers = await both;
       const paid = answers.filter((answer) => (answer.structuredContent as { status?: number } | undefined)?.status === 200);
-      expect(paid.length, JSON.stringify(answers.map((answer) => answer.content[0]?.text))).toBeGreaterThanOrEqual(1);
+      expect(paid.length, JSON.stringify(answers.map((answer) => answer.content[0]?.text))).toBe(2);
+      // Both asked Coffer before either was held: the second request was withdrawn, never paid.
+      const withdrawn = (
+        (await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals as { agentId: string }[]
+      ).filter((a) => a.agentId === agentId);
+      expect(withdrawn).toHaveLength(1);
       expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
       const history = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments as {
         status: string;

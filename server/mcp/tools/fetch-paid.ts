@@ -51,17 +51,18 @@ export const fetchPaid = defineTool({
       heldNow,
     ]);
     if (first === null) return answered(() => work);
-    const followed = ctx.decisions.follow(key, first, () => work);
+    let followed = ctx.decisions.follow(key, first, () => work);
     if (followed.approval.approvalId !== first.approvalId) {
       // The same call asked at once: both asked Coffer before either was held, so Coffer holds two
       // requests. One purchase is followed (the first held); this one's request is withdrawn, so the
-      // owner is asked once and nothing is paid twice. Decided already (it cannot be withdrawn), it
-      // is a purchase of its own, answered to this call.
+      // owner is asked once and nothing is paid twice. Not withdrawn (the owner decided first, or
+      // Coffer did not answer), it is a purchase of its own, followed as any held one: answered to this
+      // call, kept for it asked again, withdrawn when the bridge ends.
       const withdrawn = await ctx.api.withdrawRequest(first.approvalId).then(
         () => true,
         () => false,
       );
-      if (!withdrawn) return answered(() => work);
+      if (!withdrawn) followed = ctx.decisions.follow(`${key}:${first.approvalId}`, first, () => work);
     }
     return ctx.decisions.hostOpensUrls(server, extra)
       ? showAndWait(followed, call, 'fetch_paid')

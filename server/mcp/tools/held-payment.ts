@@ -55,7 +55,7 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
 export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTool): object {
   const next =
     tool === 'pay'
-      ? `Call check_approval with approvalId ${approval.approvalId} and wait 60 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
+      ? `Call check_approval with approvalId ${approval.approvalId} and wait 45 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
       : `Call fetch_paid again with the same arguments and approvalId ${approval.approvalId} to get the answer once the owner decides (the same purchase, until ${approval.expiresAt}: it is never paid twice).`;
   return {
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
