@@ -8,6 +8,7 @@ import { WINDOW_WORDS } from './policy/budget.js';
 import type { BudgetWindow } from './policy/windows.js';
 import { breakerWords } from './policy/breaker.js';
 import { endWords } from './policy/expiry.js';
+import { timesMore } from './policy/loosenings.js';
 import { DEFAULT_WARN_AT } from './schemas.js';
 
 const LABELS = {
@@ -75,13 +76,12 @@ const usdc = (value: unknown) => {
 /** An address in a line: its first and last four characters. */
 const shortAddress = (address: string) => (address.length > 12 ? `${address.slice(0, 4)}…${address.slice(-4)}` : address);
 
-/** How many times larger `to` is than `from` ("10×"), when that says something. */
+/** How many times larger `to` is than `from` (" (1,000×)"), when that says something: loosenings.ts's own words. */
 function factor(from: unknown, to: unknown): string {
   const a = typeof from === 'string' ? tryParseUsdc(from) : null;
   const b = typeof to === 'string' ? tryParseUsdc(to) : null;
-  if (a === null || b === null || a === 0n || b <= a) return '';
-  const tenths = Number((b * 10n) / a) / 10;
-  return ` (${Number.isInteger(tenths) ? tenths : tenths.toFixed(1)}×)`;
+  const times = a === null || b === null ? null : timesMore(a, b);
+  return times === null ? '' : ` (${times})`;
 }
 
 function same(field: string, asked: unknown, was: unknown): boolean {

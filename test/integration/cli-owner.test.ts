@@ -154,9 +154,11 @@ describe("the owner's CLI", () => {
     expect(refused.stderr).toMatch(/ Max per payment 0\.50 → 5\.00 USDC: 10× the current limit\. /);
     expect(refused.stderr).toMatch(/ A daily budget of 5,000\.00 USDC is more than the treasury holds \([\d,.]+ USDC\)\. /);
     expect(refused.stderr).toMatch(/ Breaker: stops after 5 refusals within 10 minutes → removed\. /);
-    expect(refused.stderr).toMatch(/Nothing was changed: run it again with --yes to save it \(confirmation_required\)\n$/);
+    expect(refused.stderr).toMatch(/Nothing was changed: run it again with --yes to save it \(loosening_needs_yes\)\n$/);
     // --json too: a script is refused alike, not saved.
-    expect((await owner(['policy', 'loose', '--daily', '5000', '--json'])).code).toBe(1);
+    const scripted = await owner(['policy', 'loose', '--daily', '5000', '--json']);
+    expect({ code: scripted.code, out: scripted.stdout }).toEqual({ code: 1, out: '' });
+    expect(scripted.stderr).toMatch(/\(loosening_needs_yes\)\n$/);
     expect(await policyOf()).toEqual(before);
     // A modest raise or a tightening is not asked about.
     expect((await owner(['policy', 'loose', '--daily', '6', '--max', '0.4'])).code).toBe(0);

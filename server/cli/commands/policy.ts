@@ -153,7 +153,7 @@ async function confirmLoosening(api: CofferClient, agentId: string, update: Poli
   if (!canAsk()) {
     throw new CofferApiError(
       0,
-      'confirmation_required',
+      'loosening_needs_yes',
       `${said
         .trimEnd()
         .replace(/:\n {2}- /, ': ')
@@ -161,7 +161,7 @@ async function confirmLoosening(api: CofferClient, agentId: string, update: Poli
     );
   }
   process.stderr.write(said);
-  if (!(await askYes('Save it? [y/N] '))) throw new CofferApiError(0, 'not_confirmed', 'nothing was changed');
+  if (!(await askYes('Save it? [y/N] '))) throw new CofferApiError(0, 'loosening_declined', 'nothing was changed');
 }
 
 /** A policy as `coffer policy` prints it: its heading, then a line for each part, indented. */
@@ -188,7 +188,7 @@ function whatIfLines(whatIf: PolicyWhatIf, asks: boolean, decider: 'you' | 'the 
       `  ${whatIfWords(whatIf)}`,
       ...(held === null ? [] : [`  ${held}`]),
       ...(examples.length === 0 ? [] : [`  It would have refused, first:`, aligned(examples, '    ').trimEnd()]),
-      `Apply it: the same command without --what-if.`,
+      `Apply it: the same command without --what-if${decider === 'you' ? ' (what loosens the policy is asked first, or takes --yes)' : ''}.`,
     ].join('\n') + '\n'
   );
 }
