@@ -5,7 +5,7 @@ import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { seedOfPhrase, walletKeyAt } from '../../server/keys/recovery-phrase.js';
 import { deployAgent, manualClock, signIn, tempDataDir } from '../helpers/coffer.js';
-import { CLI, spawnServe } from '../helpers/serve-process.js';
+import { CLI, runCoffer, spawnServe } from '../helpers/serve-process.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 
 /**
@@ -114,8 +114,8 @@ describe('the recovery phrase, shown and confirmed', () => {
 });
 
 describe('coffer backup phrase', () => {
-  /** Runs the command as a terminal would, answering each "Word #N:" with what `answer` gives. */
-  async function backupPhrase(dataDir: string, answer: (words: string[], position: number) => string | null) {
+  /** Runs the command as a terminal would, answering each "Word #N:" with what `answer` gives ('': nothing more). */
+  async function backupPhrase(dataDir: string, answer: (words: string[], position: number, shown: string) => string | null) {
     const child = spawn(process.execPath, [CLI, 'backup', 'phrase', '--data-dir', dataDir], {
       env: { ...process.env, COFFER_NO_BROWSER: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -129,10 +129,10 @@ describe('coffer backup phrase', () => {
       const prompts = [...stdout.matchAll(/Word #(\d+): /g)];
       while (asked < prompts.length) {
         const words = [...stdout.matchAll(/\d+\. (\S+)/g)].map((match) => match[1]!);
-        const reply = answer(words, Number(prompts[asked]![1]));
+        const reply = answer(words, Number(prompts[asked]![1]), stdout);
         asked += 1;
         if (reply === null) child.stdin!.end();
-        else child.stdin!.write(`${reply}\n`);
+        else if (reply !== '') child.stdin!.write(`${reply}\n`);
       }
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -155,9 +155,27 @@ describe('coffer backup phrase', () => {
       expect(quit.code).toBe(1);
       expect(quit.stdout).toMatch(/Not confirmed/);
 
-      const right = await backupPhrase(dataDir, (shown, position) => shown[position - 1]!);
-      expect(right.code).toBe(0);
+      // Where the backups stand, as the dashboard's Back up page says it.
+      const before = await runCoffer(['backup', '--data-dir', dataDir]);
+      expect(before.stdout).toMatch(
+        /^NOT BACKED UP: if this computer is lost, so is every wallet's money\.\n {2}recovery phrase +not written down yet: coffer backup phrase$/m,
+      );
+      // The three words come in one piece (pasted, or piped at once): each is read, none lost.
+      let sent = false;
+      const right = await backupPhrase(dataDir, (shown, _position, said) => {
+        if (sent) return '';
+        sent = true;
+        const positions = /type words #(\d+), #(\d+), #(\d+)/.exec(said)!.slice(1).map(Number);
+        return positions.map((at) => shown[at - 1]!).join('\n');
+      });
+      expect(right.code, right.stdout).toBe(0);
       expect(right.stdout).toMatch(/Backed up: the phrase restores this treasury/);
+      const after = await runCoffer(['backup', '--data-dir', dataDir]);
+      expect(after.stdout).toMatch(/^Backed up\.\n {2}recovery phrase +written down \(checked .+\)$/m);
+      expect(JSON.parse((await runCoffer(['backup', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({
+        recoveryPhrase: 'confirmed',
+        backedUp: true,
+      });
       // Nothing of the phrase reached the server's own output.
       expect([...serve.lines, ...serve.stderr].join('\n').includes(words.slice(0, 3).join(' '))).toBe(false);
     } finally {

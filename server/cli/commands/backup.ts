@@ -41,11 +41,15 @@ export async function backupPhrase(
   }
   out.write(`\nTo check, type words ${confirm.map((position) => `#${position}`).join(', ')}.\n`);
   const prompt = createInterface({ input: io.input, output: out, terminal: false });
+  // Lines read through the iterator, which keeps those that came together (pasted, or piped at once)
+  // until they are asked for: a listener per line would miss all but the first of them.
+  const lines = prompt[Symbol.asyncIterator]();
   const typed: { position: number; word: string }[] = [];
   try {
     for (const position of confirm) {
       out.write(`Word #${position}: `);
-      const line = await nextLine(prompt);
+      const next = await lines.next();
+      const line = next.done === true ? null : next.value;
       if (line === null) {
         out.write('\nNot confirmed: the treasury is still "not backed up". Run coffer backup phrase again.\n');
         return 1;
@@ -65,18 +69,6 @@ export async function backupPhrase(
   }
   out.write('Backed up: the phrase restores this treasury and every agent wallet, here or in Phantom or Solflare.\n');
   return 0;
-}
-
-/** The next line typed, or null when input ends first. */
-function nextLine(prompt: ReturnType<typeof createInterface>): Promise<string | null> {
-  return new Promise((resolve) => {
-    const onClose = () => resolve(null);
-    prompt.once('close', onClose);
-    prompt.once('line', (line) => {
-      prompt.off('close', onClose);
-      resolve(line);
-    });
-  });
 }
 
 /**

@@ -10,7 +10,10 @@ function countFlag(flag: string, value: string | undefined): number | undefined 
 
 export const backup = defineCommand({
   name: 'backup',
-  usage: `  coffer backup --out FILE [--data-dir DIR]
+  usage: `  coffer backup [--data-dir DIR] [--json]
+                 where the backups stand, as the dashboard's Back up page: the recovery phrase
+                 (written down or not), the last backup file, the schedule and its last failure
+  coffer backup --out FILE [--data-dir DIR]
                  write an encrypted backup file (owner): the ledger and every wallet's key, under a
                  passphrase asked for here (or read from a pipe); it restores everything as it was
   coffer backup schedule --folder DIR [--every HOURS] [--keep N] [--data-dir DIR]
@@ -24,6 +27,7 @@ export const backup = defineCommand({
   options: {
     'data-dir': { type: 'string' },
     out: { type: 'string' },
+    json: { type: 'boolean', default: false },
     folder: { type: 'string' },
     every: { type: 'string' },
     keep: { type: 'string' },
@@ -51,8 +55,16 @@ export const backup = defineCommand({
     if (positionals.length === 1 && positionals[0] === 'phrase' && values.out === undefined) {
       return commands.backupPhrase({ dataDir: values['data-dir'] });
     }
-    if (positionals.length === 0 && values.out !== undefined) return commands.backupFile({ dataDir: values['data-dir'], out: values.out });
-    throw new UsageError('coffer backup takes --out FILE (an encrypted backup file) or "phrase" (the recovery phrase)', 'backup');
+    if (positionals.length === 0 && values.out !== undefined && !values.json)
+      return commands.backupFile({ dataDir: values['data-dir'], out: values.out });
+    if (positionals.length === 0 && values.out === undefined) {
+      const { backupStatusCommand } = await import('../commands/backup-status.js');
+      return backupStatusCommand({ dataDir: values['data-dir'], json: values.json });
+    }
+    throw new UsageError(
+      'coffer backup takes --out FILE (an encrypted backup file), "schedule", "phrase" (the recovery phrase), or nothing (where the backups stand; --json)',
+      'backup',
+    );
   },
 });
 

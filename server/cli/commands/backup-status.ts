@@ -1,0 +1,55 @@
+/**
+ * `coffer backup` alone: where the treasury's backups stand, as the dashboard's Back up page and its
+ * "Not backed up" banner say it: the recovery phrase, the last backup file, the schedule and its last
+ * failure, and what to run next.
+ */
+import type { BackupStatus } from '../../wire/answers/backup.js';
+import { formatByteSize } from '../../wire/byte-size.js';
+import { ownerClient } from '../owner-connection.js';
+import { localTime } from '../local-time.js';
+import { aligned } from '../columns.js';
+import { printJson } from './print-json.js';
+
+type Out = NodeJS.WritableStream;
+
+export async function backupStatusCommand(args: { dataDir?: string; json?: boolean }, out: Out = process.stdout): Promise<number> {
+  const status = await ownerClient(args.dataDir).api.backupStatus();
+  if (args.json) return printJson(status, out);
+  out.write(backupStatusText(status));
+  return 0;
+}
+
+/** The status in lines: a heading that says whether the treasury is backed up, then a line for each way. */
+export function backupStatusText(status: BackupStatus): string {
+  const { lastFile, schedule } = status;
+  const rows: string[][] = [
+    ['recovery phrase', phraseWords(status)],
+    [
+      'last file',
+      lastFile === null
+        ? 'none written here: coffer backup --out FILE'
+        : `${localTime(lastFile.at)}, ${formatByteSize(lastFile.bytes)}, ${lastFile.wallets} wallet keys`,
+    ],
+    [
+      'schedule',
+      schedule === null
+        ? 'off: coffer backup schedule --folder DIR'
+        : `every ${schedule.everyHours} h into ${schedule.folder}, the newest ${schedule.keep} kept; last ${localTime(schedule.lastAt)}, next ${localTime(schedule.nextAt)}`,
+    ],
+  ];
+  const warnings = [
+    ...(lastFile?.walletsWithoutKey ?? []).map(
+      (wallet) => `warning: wallet ${wallet} has no key in this key store: its money is in no backup file`,
+    ),
+    ...(schedule?.lastError == null ? [] : [`The last scheduled backup failed: ${schedule.lastError}`]),
+  ];
+  const heading = status.backedUp ? 'Backed up.' : "NOT BACKED UP: if this computer is lost, so is every wallet's money.";
+  return `${heading}\n${aligned(rows, '  ')}${warnings.map((line) => `  ${line}\n`).join('')}`;
+}
+
+/** The recovery phrase's state, and what to do where it is not written down. */
+function phraseWords(status: BackupStatus): string {
+  if (status.recoveryPhrase === 'confirmed') return `written down (checked ${localTime(status.confirmedAt ?? '')})`;
+  if (status.recoveryPhrase === 'none') return 'none (a treasury made before recovery phrases): back it up with a file';
+  return 'not written down yet: coffer backup phrase';
+}
