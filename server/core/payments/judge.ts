@@ -129,7 +129,13 @@ function judgePolicy(
   const spentInWindow = ctx.store.spentSince(owner, agentId, now - DAY_MS);
   // The owner's yes to a held payment is not the agent's pace: the cooldown does not apply to it.
   const lastPaymentAt = asked.approved === true ? null : ctx.store.lastPaymentAt(owner, agentId);
-  const refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, ask);
+  let refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow }, ask);
+  // Over the daily budget where some of it waits for the owner's yes: said apart (counted, not paid),
+  // read only on this refusal, off every other payment's path.
+  if (refused?.code === 'daily_budget_exceeded') {
+    const heldInWindow = ctx.store.heldSince(owner, agentId, now - DAY_MS);
+    if (heldInWindow > 0n) refused = firstRefusal(policy, { now, lastPaymentAt, spentInWindow, heldInWindow }, ask);
+  }
   const usages = refused === null ? usagesFor(ctx, owner, agentId, policy, ask) : [];
   // No usages, no budget to pass (and no owner's zone to read for its words).
   const overBudget = usages.length === 0 ? null : budgetRefusal(usages, ask, now, timeZoneOf(ctx));

@@ -35,6 +35,8 @@ export interface PolicyUsage {
   /** Confirmed and pending payments of the last 24 h (refunded ones not counted). */
   spentInWindow: bigint;
   lastPaymentAt: number | null;
+  /** Of spentInWindow, the payments held for the owner's yes (counted, not paid): said apart where known. */
+  heldInWindow?: bigint;
 }
 
 /** A payment as the policy sees it. */
@@ -84,7 +86,9 @@ export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk
   if (usage.spentInWindow + ask.amount > policy.dailyBudget) {
     return new CofferError(
       'daily_budget_exceeded',
-      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h`,
+      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h${
+        (usage.heldInWindow ?? 0n) > 0n ? ` (${formatUsdc(usage.heldInWindow!)} of it held for the owner's yes, not paid)` : ''
+      }`,
     );
   }
   return null;

@@ -505,3 +505,17 @@ describe('firstRefusal: the policy decision, in API.md order', () => {
     expect(refusal?.message).toMatch(/add the recipient .* to this agent's allowed services/);
   });
 });
+
+describe('the daily budget refusal', () => {
+  const ask = { serviceId: 'alpha', inRegistry: true, recipient: undefined, amount: 1n * USDC };
+  const usage = { now: AT.now, lastPaymentAt: null, spentInWindow: 10n * USDC };
+  it('says what was spent, and apart what of it waits for the owner (counted, not paid)', () => {
+    expect(firstRefusal(base, usage, ask)?.message).toBe(
+      'this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h',
+    );
+    expect(firstRefusal(base, { ...usage, heldInWindow: 2n * USDC }, ask)?.message).toBe(
+      "this payment would pass the daily budget: 10.00 of 10.00 USDC spent in the last 24 h (2.00 of it held for the owner's yes, not paid)",
+    );
+    expect(firstRefusal(base, { ...usage, heldInWindow: 0n }, ask)?.message).not.toMatch(/held/);
+  });
+});
