@@ -41,7 +41,7 @@ export const findService = defineTool({
       results,
       message: results.length
         ? `Found ${results.length} service${results.length === 1 ? '' : 's'} for "${query}".`
-        : `No service in the registry matches "${query}". Try other words, or look on the x402 marketplace: any API that answers 402 with a USDC-on-Solana price (Coffer terms, or x402 on devnet or mainnet) can be paid with fetch_paid.`,
+        : `No service in the registry matches "${query}". Try other words, or look on the x402 marketplace: any API that answers 402 with a price in USDC (Coffer terms, or x402 on Solana devnet or mainnet, or on Base where this Coffer's Base rail is open) can be paid with fetch_paid.`,
     };
   },
 });
