@@ -195,13 +195,22 @@ function checkedBySchema(update: PolicyUpdate, flags: PolicyFlags): PolicyUpdate
   if (checked.success) return update;
   const [issue] = checked.error.issues;
   const [field, ...rest] = issue!.path.map(String);
-  const flag = FLAG_OF_FIELD[field!] ?? field!;
-  const typed = flags[flag.slice(2) as keyof PolicyFlags];
-  // The part that is wrong: a breaker's "percent", a share of --warn-at; the value itself said bare.
-  const part = rest.filter((key) => !/^\d+$/.test(key)).at(-1) ?? (rest.length > 0 ? 'each share' : null);
+  // A budget is --budget's or --count's, in that order (policyUpdateOf): the one typed is named.
+  const budgetAt = field === 'budgets' && /^\d+$/.test(rest[0] ?? '') ? Number(rest[0]) : null;
+  const amounts = flags.budget?.length ?? 0;
+  const flag = budgetAt !== null && budgetAt >= amounts ? '--count' : (FLAG_OF_FIELD[field!] ?? field!);
+  const typed =
+    budgetAt === null
+      ? flags[flag.slice(2) as keyof PolicyFlags]
+      : flag === '--count'
+        ? flags.count?.[budgetAt - amounts]
+        : flags.budget?.[budgetAt];
+  // The part that is wrong: a breaker's "percent", a share of --warn-at, a service of --allow; the value itself said bare.
+  const part =
+    rest.filter((key) => !/^\d+$/.test(key)).at(-1) ?? (rest.length > 0 ? (flag === '--allow' ? 'each service' : 'each share') : null);
   const message = issue!.message.replace('or null for never', 'or none');
   throw new PolicyFlagError(
-    `${flag} ${Array.isArray(typed) ? typed.join(' ') : (typed ?? '')}: ${part === null ? '' : `${part} `}${message}`,
+    `${flag} ${(Array.isArray(typed) ? typed : [typed ?? '']).map((value) => (value === '' ? '""' : value)).join(' ')}: ${part === null ? '' : `${part} `}${message}`,
   );
 }
 

@@ -126,3 +126,19 @@ describe("coffer policy's flags", () => {
     expect(named('Expiresness is unknown')).toBe('Expiresness is unknown');
   });
 });
+
+describe('a refusal names the flag typed and what was typed', () => {
+  const refusal = (flags: Parameters<typeof policyUpdateOf>[0]) => {
+    try {
+      policyUpdateOf(flags);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return null;
+  };
+  it('a count budget is --count, beside --budget ones; an empty service is one of --allow', () => {
+    expect(refusal({ count: ['0/hour'] })).toBe('--count 0/hour: count must be at least 1');
+    expect(refusal({ budget: ['5/day'], count: ['30/hour', '0/day'] })).toBe('--count 0/day: count must be at least 1');
+    expect(refusal({ allow: [''] })).toMatch(/^--allow "": each service /);
+  });
+});
