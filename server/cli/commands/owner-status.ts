@@ -4,8 +4,8 @@
  * daily budget, the budget nearest its limit) and what waits for the owner, as the dashboard's
  * overview says it.
  */
-import type { AgentRow, ArchivedAgent } from '../../wire/answers/agents.js';
-import { RAILS } from '../../wire/rails.js';
+import type { AgentRow, ArchivedAgent, RailBalances } from '../../wire/answers/agents.js';
+import { RAILS, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { networkWords } from '../../wire/network-words.js';
@@ -62,13 +62,19 @@ const noAgentsLine = (archived: number) =>
 function strandedLines(archived: ArchivedAgent[]): string {
   return archived
     .flatMap((agent) =>
-      RAILS.filter((rail) => (tryParseUsdc(agent.balances[rail] ?? '0') ?? 0n) > 0n).map(
-        (rail) =>
-          `  archived ${agent.agentId} still holds ${agent.balances[rail]} USDC on ${railName(rail)}: coffer return ${agent.agentId}${rail === 'base' ? ' --rail base' : ''}\n`,
-      ),
+      RAILS.map((rail) => ({ rail, held: heldBy(agent, rail) }))
+        .filter(({ held }) => (tryParseUsdc(held ?? '0') ?? 0n) > 0n)
+        .map(
+          ({ rail, held }) =>
+            `  archived ${agent.agentId} still holds ${held} USDC on ${railName(rail)}: coffer return ${agent.agentId}${rail === 'base' ? ' --rail base' : ''}\n`,
+        ),
     )
     .join('');
 }
+
+/** What an archived agent holds on a rail; an older Coffer's answer has no `balances`: its Solana `balance` alone. */
+const heldBy = (agent: ArchivedAgent, rail: Rail): string | null =>
+  (agent.balances as RailBalances | undefined)?.[rail] ?? (rail === 'sol' ? (agent.balance ?? null) : null);
 
 /** What of a sum spent waits for the owner's yes, in words; null where nothing does (or an older Coffer does not say). */
 const heldWords = (held: string | undefined) =>
