@@ -160,6 +160,19 @@ export async function deployAgent(
   };
 }
 
+/**
+ * Reconciliation rounds, 50 ms apart, until one confirms something (a move sent again at each round
+ * until the cluster has it): what that round confirmed, 0 after 50 rounds.
+ */
+export async function reconcileUntilConfirmed(t: TestCoffer): Promise<number> {
+  for (let round = 0; round < 50; round++) {
+    const { confirmed } = await t.coffer.engine.reconcile();
+    if (confirmed > 0) return confirmed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return 0;
+}
+
 /** Deploys and funds an agent from the treasury. */
 export async function fundedAgent(t: TestCoffer, agentId: string, amount: string, policy: Parameters<typeof deployAgent>[2] = {}) {
   const agent = await deployAgent(t, agentId, policy);

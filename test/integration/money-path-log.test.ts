@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../fixtures/test-cluster.js';
-import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { deployAgent, micro, reconcileUntilConfirmed, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 
 /**
  * Nothing on a money path is swallowed: what the engine catches and no caller is told (the chain not
@@ -64,12 +64,7 @@ describe('the log of a money path', () => {
     expect(lines.filter((line) => notSent.test(line))).toHaveLength(1);
     cluster.throttle = null;
     // Sent again at the next rounds until the cluster has it; then confirmed, once.
-    let confirmed = 0;
-    for (let round = 0; round < 50 && confirmed === 0; round++) {
-      ({ confirmed } = await t.coffer.engine.reconcile());
-      if (confirmed === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(confirmed).toBe(1);
+    expect(await reconcileUntilConfirmed(t)).toBe(1);
     expect(await t.coffer.engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 0 });
     expect((await t.api('GET', t.withOwner('/v1/agents/logged/balance'))).body.balance).toBe('2.00');
   });

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { TestCluster } from '../fixtures/test-cluster.js';
 import { close, listen } from '../helpers/http-server.js';
-import { fundedAgent, micro, startCoffer, type TestCoffer } from '../helpers/coffer.js';
+import { fundedAgent, micro, reconcileUntilConfirmed, startCoffer, type TestCoffer } from '../helpers/coffer.js';
 import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
@@ -51,12 +51,7 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
       /^Coffer could not confirm the payment: it may be recorded and on its way .* or not made at all; check .* before paying again: /,
     );
     // Sent again at the next rounds of reconciliation until the cluster has it; then confirmed, once.
-    let confirmed = 0;
-    for (let round = 0; round < 50 && confirmed === 0; round++) {
-      ({ confirmed } = await t.coffer.engine.reconcile());
-      if (confirmed === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(confirmed).toBe(1);
+    expect(await reconcileUntilConfirmed(t)).toBe(1);
     expect(await t.coffer.engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 0 });
     const paid = t.coffer.db.prepare("SELECT amount FROM payments WHERE agent_id = 'pending-bot' AND status = 'confirmed'").all();
     expect(paid).toEqual([{ amount: Number(micro('0.01')) }]);
