@@ -4,14 +4,16 @@
 // The whole run checks the system's packages, typechecks, lints, builds the dashboard, then runs
 // Vitest (unit and integration) and Playwright (the dashboard in Debian's Chromium). On Linux the
 // integration tests run inside a D-Bus session of their own with an unlocked gnome-keyring, so the
-// keychain tests use a real Secret Service. Ends with the line "N passed, N failed"; with
-// COFFER_TEST_SUMMARY set, the counts are also written there as JSON (for .ci/run's total).
+// keychain tests use a real Secret Service. Ends with the names of the tests that failed, if any,
+// then the line "N passed, N failed"; with COFFER_TEST_SUMMARY set, the counts and the names are also
+// written there as JSON (for .ci/run's total).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensurePrerequisites } from './prerequisites.js';
+import { playwrightFailures, vitestFailures } from './failed-tests.js';
 
 const AREAS = ['unit', 'integration', 'e2e'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,8 +21,10 @@ const vitestResults = join(root, '.vitest-results.json');
 const playwrightResults = join(root, '.playwright-results.json');
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const run = (command, args, env = process.env) => spawnSync(command, args, { cwd: root, stdio: 'inherit', env }).status ?? 1;
+const failures = [];
 const finish = (passed, failed) => {
-  if (process.env.COFFER_TEST_SUMMARY) writeFileSync(process.env.COFFER_TEST_SUMMARY, JSON.stringify({ passed, failed }));
+  if (process.env.COFFER_TEST_SUMMARY) writeFileSync(process.env.COFFER_TEST_SUMMARY, JSON.stringify({ passed, failed, failures }));
+  if (failures.length > 0) console.log(`Failed:\n${failures.map((name) => `  ${name}`).join('\n')}`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 };
@@ -35,6 +39,7 @@ const everything = named.length === 0;
 const missingPrerequisite = ensurePrerequisites();
 if (missingPrerequisite !== null) {
   console.error(missingPrerequisite);
+  failures.push('the system packages npm test needs (see above)');
   finish(0, 1);
 }
 
@@ -42,6 +47,7 @@ const steps = everything ? ['typecheck', 'lint', 'build'] : areas.some((area) =>
 for (const step of steps) {
   if (run('npm', ['run', step]) !== 0) {
     console.error(`npm test: ${step} failed`);
+    failures.push(`npm run ${step} (see above)`);
     finish(0, 1);
   }
 }
@@ -85,13 +91,16 @@ if (projects.length > 0) {
     rmSync(vitestResults, { force: true });
     passed += summary.numPassedTests;
     failed += summary.numFailedTests;
+    failures.push(...vitestFailures(summary, root));
     if (status !== 0 && summary.numFailedTests === 0) {
       // An error outside any test (a crashed worker, an unhandled rejection) fails the run too.
       failed += Math.max(1, summary.numTotalTests - summary.numPassedTests - summary.numPendingTests);
+      failures.push('Vitest: errors outside the tests (see above)');
       console.log('npm test: Vitest reported errors outside the tests (see above)');
     }
   } else {
     failed += 1;
+    failures.push('Vitest: no report (it crashed; see above)');
   }
 }
 
@@ -101,6 +110,7 @@ if (areas.includes('e2e') && !(everything && vitestArgs.length > 0)) {
   if (!existsSync(chromium)) {
     console.error(`npm test: no Chromium at ${chromium} for the dashboard tests (apt-get install chromium, or set CHROMIUM_PATH)`);
     failed += 1;
+    failures.push(`Playwright: no Chromium at ${chromium}`);
   } else {
     rmSync(playwrightResults, { force: true });
     const e2e = run('npx', ['playwright', 'test', '-c', 'test/e2e', '--reporter=list,json', ...(everything ? [] : vitestArgs)], {
@@ -108,13 +118,19 @@ if (areas.includes('e2e') && !(everything && vitestArgs.length > 0)) {
       PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightResults,
     });
     if (existsSync(playwrightResults)) {
-      const { stats } = JSON.parse(readFileSync(playwrightResults, 'utf8'));
+      const report = JSON.parse(readFileSync(playwrightResults, 'utf8'));
+      const { stats } = report;
       rmSync(playwrightResults, { force: true });
       passed += stats.expected + stats.flaky;
       failed += stats.unexpected;
-      if (e2e !== 0 && stats.unexpected === 0) failed += 1;
+      failures.push(...playwrightFailures(report).map((name) => `test/e2e/${name}`));
+      if (e2e !== 0 && stats.unexpected === 0) {
+        failed += 1;
+        failures.push('Playwright: errors outside the tests (see above)');
+      }
     } else {
       failed += 1;
+      failures.push('Playwright: no report (it crashed; see above)');
     }
   }
 }
