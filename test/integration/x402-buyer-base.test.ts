@@ -381,6 +381,27 @@ describe('Coffer pays x402 sellers on Base', () => {
       );
     });
 
+    it("paid at once beyond one rail's funds: each purchase the two wallets hold between them is paid, on the other rail where one runs short", async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      // 0.40 each: each wallet holds two of them, not three. Chosen by funds read before any of them
+      // is reserved, several pick the same rail; the reservation there refuses the third.
+      const offer = await both({ sol: solSeller, base: seller }, '400000');
+      const agent = await fundedAgent('both-at-once', '1.00', {}, '1.00');
+      const answers = await Promise.all(Array.from({ length: 4 }, () => payX402('both-at-once', agent.apiKey, offer.answer())));
+      for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answers.map((answer) => answer.body.rail).sort()).toEqual(['base', 'base', 'sol', 'sol']);
+      // No refusal was written for the owner, and none counted toward the breaker.
+      const dashboard = (await t.api('GET', t.withOwner('/v1/dashboard'))).body;
+      expect(dashboard.recentRefusals.filter((refusal: any) => refusal.agent === 'both-at-once')).toEqual([]);
+      const listed = (await t.api('GET', t.withOwner('/v1/agents'))).body.agents;
+      expect(listed.find((row: any) => row.agentId === 'both-at-once')).toMatchObject({ status: 'active' });
+      // A fifth finds neither wallet holding 0.40 free, and says what each holds.
+      const fifth = await payX402('both-at-once', agent.apiKey, offer.answer());
+      expectError(fifth, 402, 'insufficient_funds');
+      expect(fifth.body.error).toMatch(/on Base, where the offer is payable too, 0\.20$/);
+    });
+
     it("pays on the owner's preferred rail where it holds the funds, else where the funds are", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

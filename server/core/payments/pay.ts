@@ -88,8 +88,12 @@ export async function pay(
 ): Promise<Outcome<Payment>> {
   const service = ctx.store.getService(body.service);
   const route = routeOf(body, service);
-  return recordingRefusals(ctx, principal, agentId, { service: body.service, amount: body.amount, rail: route.rail }, () =>
-    payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, service, route),
+  return recordingRefusals(
+    ctx,
+    principal,
+    agentId,
+    () => ({ service: body.service, amount: body.amount, rail: route.rail }),
+    () => payOrThrow(ctx, principal, agentId, body, idempotencyKey, context, service, route),
   );
 }
 

@@ -70,8 +70,11 @@ export async function recordingRefusals<T>(
   ctx: EngineContext,
   principal: Principal,
   agentId: string,
-  /** What was asked, on which rail (null where no offer's rail was chosen). */
-  asked: { service: string; amount: string; rail: Rail | null },
+  /**
+   * What was asked, on which rail (null where no offer's rail was chosen): read once refused, as an
+   * x402 purchase may have moved to the other rail of its offer by then.
+   */
+  askedNow: () => { service: string; amount: string; rail: Rail | null },
   run: () => Promise<T>,
 ): Promise<T> {
   const { owner } = principal;
@@ -81,6 +84,7 @@ export async function recordingRefusals<T>(
     return result;
   } catch (error) {
     if (error instanceof CofferError && REFUSALS.has(error.code)) {
+      const asked = askedNow();
       const micro = tryParseUsdc(asked.amount);
       const amount = micro === null ? asked.amount : formatUsdc(micro);
       const { service, rail } = asked;

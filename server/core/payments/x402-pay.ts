@@ -50,106 +50,146 @@ export async function payX402(
   // An approved purchase is paid on the rail it was held on.
   const askedRail = body.rail ?? (body.approvalId === undefined ? undefined : heldRail(ctx, body.approvalId));
   const payables = offer === null ? null : await payableRequirement(ctx, offer, agent, principal.owner, askedRail);
-  const payable = payables?.chosen ?? null;
-  const requirement = payable?.requirement ?? null;
-  // What the registry says of the recipient, and the seller's memo: read once, used below.
-  const listing = payable === null ? null : registryServiceFor(ctx, payable.recipient, body.url);
-  const memo = requirement === null ? null : memoOf(requirement);
-  const serviceLabel = listing?.serviceId ?? new URL(body.url).host;
-  const amountText = requirement === null ? '0' : formatUsdc(requirement.amount);
+  // The purchase as it is tried: on the rail chosen, or on the other where the chosen one's funds ran out.
+  let tried = payables?.chosen ?? null;
   return recordingRefusals(
     ctx,
     principal,
     agentId,
-    { service: serviceLabel, amount: amountText, rail: payable?.rail ?? null },
+    () => ({
+      service: tried === null ? new URL(body.url).host : serviceLabelOf(ctx, tried, body.url),
+      amount: tried === null ? '0' : formatUsdc(tried.requirement.amount),
+      rail: tried?.rail ?? null,
+    }),
     async () => {
-      if (buyer === null || offer === null || payable === null || requirement === null || listing === null) {
+      if (buyer === null || offer === null || payables === null) {
         throw new CofferError(
           'unsupported_offer',
           `x402 is paid on Solana on devnet and mainnet, and on Base where its rail is open; this Coffer runs on ${ctx.chain.network} without the Base rail`,
         );
       }
-      const { amount } = requirement;
-      const { rail, recipient: payTo } = payable;
-      const asked = {
-        serviceId: listing.serviceId,
-        service: listing.service,
-        recipient: payTo,
-        amount,
-        listed: listing.listed,
-        // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
-        // wallets' funds would choose another rail today.
-        key: keyOf(agent, idempotencyKey, [
-          'x402',
-          body.url,
-          body.method ?? 'GET',
-          ...payables!.keyed.flatMap((each) => [
-            each.requirement.network,
-            each.recipient,
-            each.requirement.amount.toString(),
-            each.requirement.asset,
-          ]),
-          // The seller's memo of the rail's entry the key is hashed over (the one paid, unless its
-          // signing would refuse the first).
-          memoOf((payables!.keyed.find((each) => each.rail === rail) ?? payable).requirement),
-        ]),
-        sentBy: 'seller' as const,
-        rail,
-        ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
-      };
-      const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
-      const sign = async () => {
-        const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
-        return {
-          txSignature: null,
-          txWire: signed.txWire,
-          lifetimeEnd: signed.lifetimeEnd,
-          payerSignature: signed.payerSignature,
-          x402Header: signed.header,
-        };
-      };
-      // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
-      // judged again at this moment (the hold itself no longer counted). The approval is its key: the
-      // same purchase asked again (under any Idempotency-Key, or at the same moment) answers it.
-      if (body.approvalId !== undefined) {
-        const fresh = { payTo, amount, url: body.url, memo, rail };
-        const approved = underApproval(ctx, agent, body.approvalId, fresh);
-        if ('made' in approved) return answerEarlier(ctx, approved.made);
-        const { held } = approved;
-        const payment = {
-          ...asked,
-          // The key of the request the owner said yes to (held under it), as /pay's approved payments
-          // keep theirs: that request asked again answers this purchase, never a second one.
-          key: heldKey(held),
-          id: held.id,
-          memo: memo ?? held.id,
-          nonce: memo,
-          description,
-          resource: body.url,
-          approved: true,
-        };
-        let moved: Awaited<ReturnType<typeof movePayment>>;
-        try {
-          moved = await movePayment(ctx, principal, agent, payment, sign);
-        } catch (error) {
-          // The same purchase asked again at once: both passed the checks above before either wrote,
-          // and the other made it. It answers that purchase; another is refused (approval_decided).
-          const now = underApproval(ctx, agent, body.approvalId, fresh);
-          if ('made' in now) return answerEarlier(ctx, now.made);
-          throw error;
-        }
-        return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
+      const purchase = (payable: Payable) =>
+        purchaseOn(ctx, principal, agent, { body, idempotencyKey, buyer, offer, keyed: payables.keyed }, payable);
+      const { chosen, instead } = payables;
+      if (instead === undefined) return purchase(chosen);
+      try {
+        return await purchase(chosen);
+      } catch (error) {
+        // Chosen by funds read before the reservation, the rail's wallet ran short meanwhile (other
+        // purchases of this agent reserved there first): the offer is tried once on its other rail,
+        // whose refusal, if it refuses too, says what each holds now. Nothing was signed away: the
+        // refused reservation wrote nothing, and its signed transfer never left.
+        if (!(error instanceof CofferError) || error.code !== 'insufficient_funds' || error instanceof RepeatedFailure) throw error;
+        tried = { ...instead, alsoShort: { rail: chosen.rail, free: await freeOn(ctx, agent, chosen) } };
+        return purchase(tried);
       }
-      const earlier = await earlierPayment(ctx, agent, asked);
-      if (earlier !== null) return answerEarlier(ctx, earlier);
-      const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
-      const id = newId('pay');
-      const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
-      if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
-      const moved = await movePayment(ctx, principal, agent, payment, sign);
-      return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
     },
   );
+}
+
+/** The registry's id of a purchase's recipient, else its URL's host: how its refusals name the service. */
+const serviceLabelOf = (ctx: EngineContext, payable: Payable, url: string) =>
+  registryServiceFor(ctx, payable.recipient, url).serviceId ?? new URL(url).host;
+
+/** What a purchase is made of, whichever rail of the offer it is tried on. */
+interface PurchaseAsked {
+  body: X402PayBody;
+  idempotencyKey: string | null;
+  buyer: NonNullable<EngineContext['x402']>;
+  offer: X402Offer;
+  /** The first payable entry on each rail: what the Idempotency-Key is hashed over. */
+  keyed: Payable[];
+}
+
+/**
+ * The purchase on one rail of the offer: answered by an earlier payment under its key, held for the
+ * owner, or signed and moved under its reservation.
+ */
+async function purchaseOn(
+  ctx: EngineContext,
+  principal: Principal,
+  agent: AgentRecord,
+  { body, idempotencyKey, buyer, offer, keyed }: PurchaseAsked,
+  payable: Payable,
+): Promise<Outcome<X402Payment>> {
+  const { requirement } = payable;
+  // What the registry says of the recipient, and the seller's memo: read once, used below.
+  const listing = registryServiceFor(ctx, payable.recipient, body.url);
+  const memo = memoOf(requirement);
+  const { amount } = requirement;
+  const { rail, recipient: payTo } = payable;
+  const asked = {
+    serviceId: listing.serviceId,
+    service: listing.service,
+    recipient: payTo,
+    amount,
+    listed: listing.listed,
+    // The request's terms, whichever rail is chosen now: a retry finds its payment even where the
+    // wallets' funds would choose another rail today.
+    key: keyOf(agent, idempotencyKey, [
+      'x402',
+      body.url,
+      body.method ?? 'GET',
+      ...keyed.flatMap((each) => [each.requirement.network, each.recipient, each.requirement.amount.toString(), each.requirement.asset]),
+      // The seller's memo of the rail's entry the key is hashed over (the one paid, unless its
+      // signing would refuse the first).
+      memoOf((keyed.find((each) => each.rail === rail) ?? payable).requirement),
+    ]),
+    sentBy: 'seller' as const,
+    rail,
+    ...(payable.alsoShort === undefined ? {} : { alsoShort: payable.alsoShort }),
+  };
+  const description = body.description ?? `${body.method ?? 'GET'} ${body.url}`.slice(0, 500);
+  const sign = async () => {
+    const signed = await buyer.sign(offer, requirement, addressOn(ctx, agent.walletAddress, rail), rail);
+    return {
+      txSignature: null,
+      txWire: signed.txWire,
+      lifetimeEnd: signed.lifetimeEnd,
+      payerSignature: signed.payerSignature,
+      x402Header: signed.header,
+    };
+  };
+  // The purchase the owner said yes to, now with the seller's fresh terms: paid under its hold, once,
+  // judged again at this moment (the hold itself no longer counted). The approval is its key: the
+  // same purchase asked again (under any Idempotency-Key, or at the same moment) answers it.
+  if (body.approvalId !== undefined) {
+    const fresh = { payTo, amount, url: body.url, memo, rail };
+    const approved = underApproval(ctx, agent, body.approvalId, fresh);
+    if ('made' in approved) return answerEarlier(ctx, approved.made);
+    const { held } = approved;
+    const payment = {
+      ...asked,
+      // The key of the request the owner said yes to (held under it), as /pay's approved payments
+      // keep theirs: that request asked again answers this purchase, never a second one.
+      key: heldKey(held),
+      id: held.id,
+      memo: memo ?? held.id,
+      nonce: memo,
+      description,
+      resource: body.url,
+      approved: true,
+    };
+    let moved: Awaited<ReturnType<typeof movePayment>>;
+    try {
+      moved = await movePayment(ctx, principal, agent, payment, sign);
+    } catch (error) {
+      // The same purchase asked again at once: both passed the checks above before either wrote,
+      // and the other made it. It answers that purchase; another is refused (approval_decided).
+      const now = underApproval(ctx, agent, body.approvalId, fresh);
+      if ('made' in now) return answerEarlier(ctx, now.made);
+      throw error;
+    }
+    return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
+  }
+  const earlier = await earlierPayment(ctx, agent, asked);
+  if (earlier !== null) return answerEarlier(ctx, earlier);
+  const { hold } = await judgeAtDoor(ctx, principal, agent, asked);
+  const id = newId('pay');
+  const payment = { ...asked, id, memo: memo ?? id, nonce: memo, description, resource: body.url };
+  if (hold !== null && principal.kind === 'agent') return holdPayment(ctx, principal, agent, payment, hold);
+  const moved = await movePayment(ctx, principal, agent, payment, sign);
+  return 'earlier' in moved ? answerEarlier(ctx, moved.earlier) : done({ ...x402View(ctx, moved.row), ...agentStoppedField(moved) });
 }
 
 /**
@@ -233,7 +273,7 @@ async function payableRequirement(
   agent: AgentRecord,
   owner: string,
   asked: Rail | undefined,
-): Promise<{ chosen: Payable; keyed: Payable[] }> {
+): Promise<{ chosen: Payable; keyed: Payable[]; instead?: Payable }> {
   const payables = RAILS.filter((rail) => asked === undefined || rail === asked).map((rail) => payablesOn(ctx, offer, rail));
   // What a retry's Idempotency-Key is hashed over: the first payable entry on each rail, as the
   // offer states it, not whether its signing would refuse it now (the token may be unread: the node
@@ -264,7 +304,21 @@ async function payableRequirement(
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
   if (chosen.rail === 'sol') checkSolanaTerms(offer, chosen.requirement, agent, owner);
-  return { chosen, keyed };
+  // Chosen by funds (both rails payable, the chosen one's wallet holding the amount when read): the
+  // other rail, where the offer is tried should the chosen one run short before its reservation.
+  const other = chosen.alsoShort === undefined ? onRails.find((payable) => payable.rail !== chosen.rail) : undefined;
+  return { chosen, keyed, ...(other !== undefined && payableTerms(offer, other, agent, owner) ? { instead: other } : {}) };
+}
+
+/** Whether the offer's terms on a rail are ones Coffer signs (a Solana entry's own: checkSolanaTerms). */
+function payableTerms(offer: X402Offer, payable: Payable, agent: AgentRecord, owner: string): boolean {
+  if (payable.rail !== 'sol') return true;
+  try {
+    checkSolanaTerms(offer, payable.requirement, agent, owner);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What an entry offered says beyond its network and asset where that makes it unpayable: its amount unread, its transfer method. */
@@ -323,15 +377,15 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
  */
 async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
   const ordered = railFirst(payables, preferredRailOf(ctx));
-  const free = await Promise.all(
-    ordered.map(async ({ rail, requirement }) =>
-      freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading),
-    ),
-  );
+  const free = await Promise.all(ordered.map((payable) => freeOn(ctx, agent, payable)));
   const funded = ordered.find((payable, index) => free[index]! >= payable.requirement.amount);
   // Neither holds it: the refusal to come names the other rail's figure too.
   return funded ?? { ...ordered[0]!, alsoShort: { rail: ordered[1]!.rail, free: free[1]! } };
 }
+
+/** What the agent's wallet on a payable's rail holds beside what it has pending there. */
+const freeOn = async (ctx: EngineContext, agent: AgentRecord, { rail, requirement }: Payable): Promise<bigint> =>
+  freeBalance(ctx, agent, rail, (await walletReading(ctx, agent, rail, requirement.amount)).reading);
 
 /**
  * A Solana offer's own terms: a fee payer that signs and sends (none of this owner's wallets), a memo
