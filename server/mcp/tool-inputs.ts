@@ -3,6 +3,9 @@ import { z } from 'zod';
 import {
   agentIdSchema,
   amountSchema,
+  askAboveSchema,
+  budgetWith,
+  budgetsOf,
   deployBodySchema,
   payBodySchema,
   railSchema,
@@ -17,13 +20,17 @@ import {
  * that is not exact (0.1 + 0.2 prints 0.30000000000000004, 1e-7 prints in exponent form) is refused
  * with the rule rather than rounded into a payment.
  */
-export const amountInput = (what: string) =>
+const amountText = <S extends z.ZodType<unknown, string>>(rule: S) =>
   z
     // Two described branches (anyOf), not a `type` array: single-type dialects cannot take one.
     .union([z.string().describe('a decimal string such as "0.01"'), z.number().describe('a JSON number, read as the text it prints as')])
     .transform((value) => (typeof value === 'number' ? String(value) : value))
-    .pipe(amountSchema)
-    .describe(`${what}: USDC as a decimal string such as "0.01" (at most 6 decimals)`);
+    .pipe(rule);
+export const amountInput = (what: string) =>
+  amountText(amountSchema).describe(`${what}: USDC as a decimal string such as "0.01" (at most 6 decimals)`);
+
+/** A budget as set_policy takes it: the API's, its amount as amountInput reads one. */
+const budgetInput = budgetWith(amountInput('the most paid within the window'));
 
 const agentIdInput = (what: string) => agentIdSchema.describe(what);
 const thisAgentByDefault = agentIdInput('the agent (this one when left out)').optional();
@@ -37,9 +44,11 @@ export const setPolicyInput = z.object({
   maxPerPayment: amountInput('the most one payment may be').optional(),
   cooldownSeconds: policyUpdateSchema.shape.cooldownSeconds.describe('seconds to wait between two payments (0 for none)'),
   allowedServices: policyUpdateSchema.shape.allowedServices.describe('the service ids this agent may pay (empty for any)'),
-  budgets: policyUpdateSchema.shape.budgets.describe(
-    'budgets beyond the daily one, replacing the current list: each {amount (USDC) or count (payments), window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
-  ),
+  budgets: budgetsOf(budgetInput)
+    .optional()
+    .describe(
+      'budgets beyond the daily one, replacing the current list: each {amount (USDC) or count (payments), window (hour, 24h, 7d, 30d, day, week, month, lifetime), service? or recipient?}',
+    ),
   expiresAt: policyUpdateSchema.shape.expiresAt.describe(
     'when this agent\'s payments end: a day ("2026-12-31", its end in the owner\'s time zone) or a time with its offset; null for never',
   ),
@@ -47,9 +56,12 @@ export const setPolicyInput = z.object({
   breaker: policyUpdateSchema.shape.breaker.describe(
     'when this agent stops itself: {refusals?: {count, minutes}, spending?: {percent, minutes}} (a share of an amount budget spent within minutes; budgets that count payments do not trip it); null for none',
   ),
-  askAbove: policyUpdateSchema.shape.askAbove.describe(
-    'payments above this amount (USDC, as a string; "0" for every one) wait for the owner\'s yes; null for none. Lowering it applies at once',
-  ),
+  askAbove: amountText(askAboveSchema.unwrap())
+    .nullable()
+    .optional()
+    .describe(
+      'payments above this amount (USDC, such as "5.00"; "0" for every one) wait for the owner\'s yes; null for none. Lowering it applies at once',
+    ),
   askNewRecipient: policyUpdateSchema.shape.askNewRecipient.describe(
     "true: the first payment to a recipient this agent never paid waits for the owner's yes",
   ),

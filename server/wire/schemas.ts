@@ -120,29 +120,34 @@ const allowedServicesSchema = z
 /**
  * A budget as the wire carries it: at most `amount` USDC, or at most `count` payments, over `window`
  * (policy/windows.ts), for every payment, one registry service's (`service`) or one recipient's
- * (`recipient`).
+ * (`recipient`). Its amount read by `amount` (the MCP tools take a JSON number too), judged by the
+ * same rules.
  */
-export const budgetSchema = strictFields({
-  amount: amountSchema.optional(),
-  count: z
-    .number({ error: 'must be a whole number of payments' })
-    .int('must be a whole number of payments')
-    .min(1, 'must be at least 1')
-    .max(1_000_000, 'must be at most 1,000,000')
-    .optional(),
-  window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
-  service: serviceIdSchema.optional(),
-  recipient: recipientSchema.optional(),
-})
-  .refine(
-    (budget) => (budget.amount === undefined) !== (budget.count === undefined),
-    'holds an amount or a count of payments, one of the two',
-  )
-  .refine((budget) => budget.service === undefined || budget.recipient === undefined, 'names a service or a recipient, not both');
+export const budgetWith = <A extends z.ZodType<string, unknown>>(amount: A) =>
+  strictFields({
+    amount: amount.optional(),
+    count: z
+      .number({ error: 'must be a whole number of payments' })
+      .int('must be a whole number of payments')
+      .min(1, 'must be at least 1')
+      .max(1_000_000, 'must be at most 1,000,000')
+      .optional(),
+    window: z.enum(BUDGET_WINDOWS, { error: `must be one of ${BUDGET_WINDOWS.join(', ')}` }),
+    service: serviceIdSchema.optional(),
+    recipient: recipientSchema.optional(),
+  })
+    .refine(
+      (budget) => (budget.amount === undefined) !== (budget.count === undefined),
+      'holds an amount or a count of payments, one of the two',
+    )
+    .refine((budget) => budget.service === undefined || budget.recipient === undefined, 'names a service or a recipient, not both');
+export const budgetSchema = budgetWith(amountSchema);
 export type BudgetBody = z.infer<typeof budgetSchema>;
 /** How many budgets a policy holds at most. */
 export const MAX_BUDGETS = 20;
-const budgetsSchema = z.array(budgetSchema).max(MAX_BUDGETS, `holds at most ${MAX_BUDGETS} budgets`);
+/** A policy's budgets, each as `budget` reads it (the MCP tools' take an amount as a JSON number too). */
+export const budgetsOf = <B extends z.ZodType>(budget: B) => z.array(budget).max(MAX_BUDGETS, `holds at most ${MAX_BUDGETS} budgets`);
+const budgetsSchema = budgetsOf(budgetSchema);
 
 /**
  * When a policy ends: a time with its offset ("2026-12-31T18:00:00Z"), or a day ("2026-12-31": at

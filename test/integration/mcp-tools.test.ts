@@ -282,17 +282,28 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
   });
 
   it('set_policy takes budgets, an end and a breaker; get_policy says what each budget spent, what remains and when it resets', async () => {
+    // Amounts as JSON numbers, as some hosts send them (a budget's and askAbove, as any amount here):
+    // read as the text they print as, by the same rules.
+    const inexact = await call('set_policy', { askAbove: 0.1 + 0.2 });
+    expect(inexact.isError).toBe(true);
+    expect(inexact.content[0]?.text).toMatch(/at most 6 decimals/);
     const set = data(
       await call('set_policy', {
         budgets: [
-          { amount: '2', window: 'month' },
+          { amount: 2, window: 'month' },
           { count: 30, window: 'hour', service: 'demo-weather' },
         ],
         expiresAt: '2099-12-31T00:00:00Z',
         breaker: { refusals: { count: 5, minutes: 10 } },
+        askAbove: 1,
       }),
     );
-    expect(set.policy).toMatchObject({ expiresAt: '2099-12-31T00:00:00.000Z', breaker: { refusals: { count: 5, minutes: 10 } } });
+    expect(set.policy).toMatchObject({
+      expiresAt: '2099-12-31T00:00:00.000Z',
+      breaker: { refusals: { count: 5, minutes: 10 } },
+      budgets: [{ amount: '2.00', window: 'month' }, { count: 30 }],
+      askAbove: '1.00',
+    });
     expect(data(await call('pay', { service: 'demo-weather', amount: '0.01', nonce: 'mcp-budget-1' })).status).toBe('confirmed');
     const read = data(await call('get_policy'));
     // What earlier tests paid this month and hour counts too: each budget's spent and remaining add up to its limit.
