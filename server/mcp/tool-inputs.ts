@@ -118,22 +118,29 @@ export const payInput = z.object({
   description: payBodySchema.shape.description.describe('what the payment is for, shown in the spend history'),
 });
 
-export const fetchPaidInput = z.object({
-  url: z.url().describe('the URL to call'),
-  method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
-  body: z.string().max(65_536).optional().describe('the request body, as text'),
-  headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
-  rail: railSchema
-    .optional()
-    .describe(
-      "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana",
-    ),
-  approvalId: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(
-      'the approvalId an earlier fetch_paid of this very call answered while its payment waited for the owner: that request is waited for and used, never asked anew (needed only where this server restarted since)',
-    ),
-});
+export const fetchPaidInput = z
+  .object({
+    url: z.url().describe('the URL to call'),
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).optional().describe('the HTTP method (default GET)'),
+    body: z.string().max(65_536).optional().describe('the request body, as text'),
+    headers: z.record(z.string(), z.string()).optional().describe('request headers, name to value'),
+    rail: railSchema
+      .optional()
+      .describe(
+        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana",
+      ),
+    approvalId: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'the approvalId an earlier fetch_paid of this very call answered while its payment waited for the owner: that request is waited for and used, never asked anew (needed only where this server restarted since)',
+      ),
+  })
+  // fetch sends no body with GET: said as the mistake it is, before anything is called (it was
+  // "could not be reached").
+  .refine((input) => input.body === undefined || (input.method ?? 'GET') !== 'GET', {
+    message: 'a GET request carries no body: leave body out, or send it with method POST or PUT',
+    path: ['body'],
+  });

@@ -551,6 +551,12 @@ describe('coffer help', () => {
       code: 2,
       said: expect.stringContaining('coffer: "not a url" is not an http or https URL (one starts with http:// or https://)\n'),
     });
+    // A GET with a body is no request fetch sends: said so, not as a host "unreachable".
+    const getWithBody = await coffer(['fetch', 'http://127.0.0.1:9/x', '--method', 'get', '--data', '{}']);
+    expect({ code: getWithBody.code, said: getWithBody.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringContaining('coffer: a GET request carries no body: leave --data out, or send it with --method POST or PUT\n'),
+    });
   });
 
   it('a mistyped command says what was meant; a missing argument, an extra one, or kill <agent> --all shows the usage (exit 2)', async () => {

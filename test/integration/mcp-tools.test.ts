@@ -176,6 +176,12 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(result.payment).not.toHaveProperty('header');
     expect(JSON.stringify(result)).not.toMatch(/v1\.eyJ/);
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
+    // A GET with a body is no request fetch sends: said so before anything is called or paid, not
+    // as a host that could not be reached.
+    const getWithBody = await call('fetch_paid', { url: `${demo.url}/weather?city=Quito`, body: '{}' });
+    expect(getWithBody.isError).toBe(true);
+    expect(getWithBody.content[0]?.text).toMatch(/a GET request carries no body: leave body out, or send it with method POST or PUT/);
+    expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
   it('takes an amount sent as a JSON number as its exact decimal string; one that is not exact is refused saying so', async () => {

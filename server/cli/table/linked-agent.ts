@@ -199,6 +199,13 @@ export const fetch = defineCommand({
         'fetch',
       );
     }
+    // fetch sends no body with GET or HEAD (curl would): said as the mistake it is, nothing called.
+    if (values.data !== undefined && /^(get|head)$/i.test(values.method ?? '')) {
+      throw new UsageError(
+        `a ${values.method!.toUpperCase()} request carries no body: leave --data out, or send it with --method POST or PUT`,
+        'fetch',
+      );
+    }
     return (await import('../commands/fetch-command.js')).fetchCommand(values.config ?? defaultConfigPath(), {
       url,
       method: values.method,
