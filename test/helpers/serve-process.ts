@@ -13,6 +13,8 @@ export function runCoffer(
   env: Record<string, string> = {},
   /** What is piped into its stdin (then closed); none by default. */
   input?: string,
+  /** Told all it wrote to stderr so far, each time it writes more (a test waiting on what it says). */
+  onStderr?: (stderr: string) => void,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -23,7 +25,10 @@ export function runCoffer(
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+      onStderr?.(stderr);
+    });
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }

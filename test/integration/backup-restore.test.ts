@@ -516,7 +516,7 @@ describe('coffer backup --out and coffer restore, as a person runs them', () => 
       await server.exited;
       rmSync(scratch, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });
 
 describe('coffer restore --phrase refuses before it asks', () => {

@@ -160,7 +160,7 @@ describe("the dashboard's views and actions on the owner's CLI", () => {
     expect(refused.stderr).toMatch(/the refusals are the owner's to read/);
     // Its status points to the rest.
     expect((await runCoffer(['status', '--config', config])).stdout).toMatch(/^ {2}recent payments \(coffer activity: more\):$/m);
-  });
+  }, 120_000);
 
   it('coffer services and coffer models: the registry as the dashboard lists it, for any terminal', async () => {
     // Only image models match: said, and where they are listed.

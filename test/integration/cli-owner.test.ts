@@ -111,7 +111,7 @@ describe("the owner's CLI", () => {
     const killed = await owner(['kill', 'researcher2']);
     expect(killed.code, killed.stderr).toBe(0);
     expect(killed.stdout).toMatch(/^researcher2 was archived .+: it is stopped for good, and there was nothing to stop\.$/m);
-  });
+  }, 120_000);
 
   it('the status names what an archived agent still holds (sent after the archive), with the command that returns it', async () => {
     expect((await owner(['deploy', 'stranded', '--fund', '0.25'])).code).toBe(0);

@@ -125,7 +125,7 @@ describe('coffer demo-api beside coffer serve', () => {
       serve.child.kill('SIGTERM');
       await serve.exited;
     }
-  });
+  }, 120_000);
 
   it('says what to do when no Coffer server is running', async () => {
     const empty = tempDataDir();

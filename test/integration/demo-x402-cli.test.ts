@@ -317,7 +317,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(demo.output.stderr).toMatch(/SIGINT: stopping the demo\nstopped; removed /);
     expect(demo.output.stderr).not.toMatch(/Error|at .*\.ts:\d+/);
     expect(existsSync(printed.dataDir)).toBe(false);
-  });
+  }, 180_000);
 });
 
 describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and restarts', () => {
@@ -458,5 +458,5 @@ describe.skipIf(process.platform === 'win32')('coffer demo-x402 refusals and res
         `holds the test money of coffer demo-x402 (a local cluster, not devnet): start it again with coffer demo-x402 --data-dir ${dir}`,
       );
     }
-  });
+  }, 180_000);
 });

@@ -193,7 +193,13 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
       expect((await host.callTool('fetch_paid', args)).structuredContent).toMatchObject({ approvalId: approval!.approvalId });
       expect(await pendingOf(agentId)).toHaveLength(1);
       await decide(approval!.approvalId, 'approve');
-      const answered = await host.callTool('fetch_paid', args);
+      // Asked again as the agent is told, until the purchase is made (within one held wait of 1 s here,
+      // or on a slow machine a few): the same purchase each time, then its answer.
+      let answered = await host.callTool('fetch_paid', args);
+      for (let asked = 1; asked < 20 && (answered.structuredContent as { status?: number })?.status !== 200; asked += 1) {
+        expect(answered.structuredContent).toMatchObject({ approvalId: approval!.approvalId });
+        answered = await host.callTool('fetch_paid', args);
+      }
       expect(answered.structuredContent).toMatchObject({ status: 200, payment: { status: 'confirmed', amount: '0.01' } });
       expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
       const paid = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments;
@@ -256,8 +262,8 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     try {
       const held = await host.callTool('pay', { ...UNLISTED_API, amount: '0.10' });
       const approvalId = String(held.structuredContent!.approvalId);
-      // Asked to wait 60 s by a host that gives up after 5 s (an SDK host's 60 s, scaled down).
-      const checked = await host.callTool('check_approval', { approvalId, wait: 60 }, undefined, 5_000);
+      // Asked to wait 60 s by a host that gives up after 15 s (an SDK host's 60 s, scaled down).
+      const checked = await host.callTool('check_approval', { approvalId, wait: 60 }, undefined, 15_000);
       expect(checked.structuredContent, checked.content[0]?.text).toMatchObject({ approvalId, status: 'pending' });
       await decide(approvalId, 'deny');
       expect(await pendingOf(agentId)).toEqual([]);

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getBase58Decoder } from '@solana/kit';
 import { fundedAgent, micro, tempDataDir } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
@@ -307,8 +307,17 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       const held = await askToPay();
       expect(held.approvalId).toMatch(/^apr_/);
       // Picked up while it waits: said so, waited for, and the receipt printed once the owner says yes.
-      const pickingUp = runCoffer(['pay', '--approval', held.approvalId, '--receipt'], { COFFER_CONFIG: configFile });
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      let said = '';
+      const pickingUp = runCoffer(
+        ['pay', '--approval', held.approvalId, '--receipt'],
+        { COFFER_CONFIG: configFile },
+        undefined,
+        (stderr) => {
+          said = stderr;
+        },
+      );
+      // The owner says yes once the command waits (a fixed pause let a slow machine's yes come first).
+      await vi.waitFor(() => expect(said).toMatch(/Waiting for the owner's yes/), { timeout: 30_000, interval: 50 });
       expect(await balance()).toBe(before);
       await post(`/v1/approvals/${held.approvalId}/approve`, {});
       const picked = await pickingUp;
