@@ -200,7 +200,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
       pay(options, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
     );
   } catch (error) {
-    if (error instanceof PaymentError) throw error;
+    if (error instanceof PaymentError) throw alsoPayableOnBase(error, offer.instructions, coffer.baseChainId, options.rail);
     throw unreachable(options.agent, error);
   }
 
@@ -226,6 +226,22 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
     }
     return { response, payment, settlement: Promise.resolve(payment) };
   }
+}
+
+/**
+ * Coffer's 402 is paid on Solana where no rail is asked (as /pay is). Refused there for want of funds
+ * where the 402 offers Base too, on the chain this Coffer pays Base on: the refusal says so, and how
+ * to pay it there, so that an agent whose money is on Base is not left to think it has none.
+ */
+function alsoPayableOnBase(error: PaymentError, offered: PaymentInstructions, baseChainId: number | null, rail: Rail | undefined) {
+  const { base } = offered;
+  if (rail !== undefined || error.details.cofferCode !== 'insufficient_funds' || base === null || base.chainId !== baseChainId)
+    return error;
+  return new PaymentError(
+    error.code,
+    `${error.message}; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`,
+    error.details,
+  );
 }
 
 async function codeOf(response: Response): Promise<string | null> {

@@ -169,6 +169,33 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(await payments()).toBe(before);
   });
 
+  it('payingFetch with no rail asked, refused on Solana for want of funds, says the 402 can be paid on Base too: paid there when asked', async () => {
+    const onBaseOnly = await deployAgent(t, 'base-funds-only', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    expect(
+      (await t.api('POST', t.withOwner('/v1/agents/base-funds-only/allocate'), { body: { amount: '0.5', rail: 'base' } })).status,
+    ).toBe(200);
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'base-funds-only', apiKey: onBaseOnly.apiKey };
+    await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent })).rejects.toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'insufficient_funds' },
+      message: expect.stringMatching(
+        /available on Solana, less than 0\.01; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet$/,
+      ),
+    });
+    const { response, payment } = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent, rail: 'base' });
+    expect(response.status).toBe(200);
+    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+    // A 402 on Solana alone says nothing of Base.
+    const solanaOnly = await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
+    try {
+      const refused = await payingFetch(`${solanaOnly.url}/weather?city=Faro`, {}, { agent }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ details: { cofferCode: 'insufficient_funds' } });
+      expect((refused as Error).message).not.toMatch(/Base/);
+    } finally {
+      await close(solanaOnly.server);
+    }
+  });
+
   /** How many payments the agent made. */
   const payments = async () =>
     (await t.api('GET', t.withOwner('/v1/agents/base-buyer/spend-history?limit=500'))).body.payments.length as number;
