@@ -139,7 +139,10 @@ export const afterPaymentStopped = (agentId: string, reason: string) => `After t
  * `coffer kill [agent] | --all`: an agent can always stop itself; stopping another agent or all of
  * them takes the owner's key (the connection file of the running Coffer). Who acts is who-acts.ts's
  * one rule: the owner wherever `--data-dir` is given, so the owner's brake never goes through a linked
- * terminal's key that names the same agent (one replaced as leaked, or another Coffer's agent).
+ * terminal's key that names the same agent (one replaced as leaked, or another Coffer's agent). The
+ * owner's brake on an agent named is never held back by the linked terminal either: where its key is
+ * refused (401: replaced by the owner) the owner's connection file stops the agent, and where the
+ * linked config cannot be read the command acts as the owner (table/agents.ts).
  */
 export async function kill(actor: Actor, agentId: string | undefined, out: Out = process.stdout): Promise<number> {
   if (actor.as === 'agent') {
