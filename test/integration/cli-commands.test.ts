@@ -545,6 +545,13 @@ describe('coffer help', () => {
       code: 2,
       said: expect.stringContaining('coffer: --fund is for a link URL; a request (apr_x) is carried out as it asked\n'),
     });
+    // A link's amount mistyped: said as deploy's are, before any Coffer is asked (it was the server's
+    // refusal, exit 1, naming the API's field).
+    const mistyped = await coffer(['approve', 'http://127.0.0.1:9/link/lnk_x', '--code', '123456', '--daily', 'abc']);
+    expect({ code: mistyped.code, said: mistyped.stderr }).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^coffer: --daily abc: the amount must be .*, such as 5 or 0\.50\n/),
+    });
     // Nothing is suggested that would be no URL either.
     const words = await coffer(['fetch', 'not a url']);
     expect({ code: words.code, said: words.stderr }).toMatchObject({

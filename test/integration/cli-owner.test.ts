@@ -555,7 +555,7 @@ describe("the owner's CLI", () => {
     expect(unchecked.stdout).toContain(`code is ${code}`);
     const wrong = await owner(['approve', linkUrl, '--code', 'WRONG-CODE']);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/nothing was linked/);
+    expect(wrong.stderr).toMatch(/nothing was linked.*\(link_code_mismatch\)\n$/);
     // An agent that exists already is not linked by a link (it makes a new one): said how it is.
     await owner(['deploy', 'existing-laptop']);
     const existing = await owner(['approve', linkUrl, '--code', code, '--agent', 'existing-laptop']);

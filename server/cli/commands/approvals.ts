@@ -119,7 +119,11 @@ async function completeLink(api: CofferClient, token: string, args: { json?: boo
     return 2;
   }
   if (args.code.trim().toUpperCase() !== details.code) {
-    throw new Error(`the code typed (${args.code}) is not this request's: nothing was linked; coffer deny it if you did not start it`);
+    throw new CofferApiError(
+      0,
+      'link_code_mismatch',
+      `the code typed (${args.code}) is not this request's: nothing was linked; coffer deny it if you did not start it`,
+    );
   }
   const completed = await api.completeLink(token, {
     ...(args.agent === undefined ? {} : { agentId: args.agent }),

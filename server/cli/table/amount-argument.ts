@@ -12,3 +12,10 @@ export function amountArgument(text: string, command: string, form: string): str
   if (amountSchema.safeParse(amount).success) return amount;
   throw new UsageError(`"${text}" is not an amount: ${AMOUNT_RULE}, such as 0.01; coffer ${command} takes ${form}`, command);
 }
+
+/** An amount given with a flag (`--daily 5`), checked as amountArgument checks one: a usage error quoting it. */
+export function amountFlag(flag: string, text: string, command: string): string {
+  const amount = text.trim();
+  if (amountSchema.safeParse(amount).success) return amount;
+  throw new UsageError(`--${flag} ${text}: ${AMOUNT_RULE}, such as 5 or 0.50`, command);
+}

@@ -2,7 +2,7 @@
 import { defineCommand, UsageError } from '../command-line.js';
 import { railOption } from './rail-option.js';
 import { POLICY_FLAGS_USAGE, policyFlagOptions } from './policy-options.js';
-import { amountArgument } from './amount-argument.js';
+import { amountArgument, amountFlag } from './amount-argument.js';
 
 const ownerCommands = () => import('../commands/owner-commands.js');
 const approvalCommands = () => import('../commands/approvals.js');
@@ -202,7 +202,13 @@ export const approve = defineCommand({
     const linkOnly = (['code', 'agent', 'name', 'daily', 'max', 'fund'] as const).filter((flag) => rest[flag] !== undefined);
     if (!isLink && linkOnly.length > 0)
       throw new UsageError(`--${linkOnly[0]} is for a link URL; a request (${id}) is carried out as it asked`, 'approve');
-    return (await approvalCommands()).approve({ id, dataDir, ...rest, ...(rail === undefined ? {} : { rail }) });
+    // The link's amounts checked here, as deploy's are: a mistyped one is said before anything is asked.
+    const amounts = Object.fromEntries(
+      (['daily', 'max', 'fund'] as const).flatMap((flag) =>
+        rest[flag] === undefined ? [] : [[flag, amountFlag(flag, rest[flag], 'approve')]],
+      ),
+    );
+    return (await approvalCommands()).approve({ id, dataDir, ...rest, ...amounts, ...(rail === undefined ? {} : { rail }) });
   },
 });
 
