@@ -206,6 +206,13 @@ describe('coffer backup schedule', () => {
       expect({ code: usage.code, said: usage.stderr }).toMatchObject({ code: 2, said: expect.stringMatching(/--folder DIR/) });
       const badCount = await runCoffer(['backup', 'schedule', '--folder', folder, '--every', 'daily', '--data-dir', dataDir], env, '');
       expect(badCount.stderr).toMatch(/--every takes a whole number/);
+      // Past the schedule's bounds: said before the passphrase is asked, as the server would refuse it.
+      const tooRare = await runCoffer(['backup', 'schedule', '--folder', folder, '--every', '1000', '--data-dir', dataDir], env, '');
+      expect({ code: tooRare.code, said: tooRare.stderr }).toMatchObject({
+        code: 2,
+        said: expect.stringMatching(/^coffer: --every takes a whole number of hours from 1 to 720 \(got "1000"\)\n/),
+      });
+      expect(tooRare.stderr).not.toMatch(/Passphrase/);
       const missing = await runCoffer(
         ['backup', 'schedule', '--folder', join(scratch, 'nowhere'), '--data-dir', dataDir],
         env,

@@ -1,10 +1,20 @@
 // The commands that write backups (files, a schedule, the recovery phrase) and restore from them.
 import { defineCommand, UsageError } from '../command-line.js';
+import { backupScheduleBodySchema } from '../../wire/schemas.js';
 
-/** A whole number given to a flag (--every 12), or undefined when the flag was not given. */
-function countFlag(flag: string, value: string | undefined): number | undefined {
+/**
+ * --every (hours) or --keep (files), undefined where not given, judged by the schedule's own bounds (wire/schemas.ts) before the
+ * passphrase is asked: a value the server would refuse is said first, not after it was typed twice.
+ */
+function countFlag(flag: '--every' | '--keep', value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,4}$/.test(value)) throw new UsageError(`${flag} takes a whole number (got "${value}")`, 'backup');
+  const bounds = backupScheduleBodySchema.shape[flag === '--every' ? 'everyHours' : 'keep'].unwrap();
+  const what = flag === '--every' ? 'hours' : 'files';
+  if (!/^\d{1,9}$/.test(value) || !bounds.safeParse(Number(value)).success)
+    throw new UsageError(
+      `${flag} takes a whole number of ${what} from ${bounds.minValue} to ${bounds.maxValue} (got "${value}")`,
+      'backup',
+    );
   return Number(value);
 }
 
