@@ -160,6 +160,11 @@ describe("the owner's CLI", () => {
     expect({ code: scripted.code, out: scripted.stdout }).toEqual({ code: 1, out: '' });
     expect(scripted.stderr).toMatch(/\(loosening_needs_yes\)\n$/);
     expect(await policyOf()).toEqual(before);
+    // An end moved a day later is named as the days typed, not as the next midnights.
+    expect((await owner(['policy', 'loose', '--expires', '2099-12-30'])).code).toBe(0);
+    const later = await owner(['policy', 'loose', '--expires', '2099-12-31']);
+    expect(later.code).toBe(1);
+    expect(later.stderr).toMatch(/ End: the end of 2099-12-30 → the end of 2099-12-31 \(later\)\. /);
     // A modest raise or a tightening is not asked about.
     expect((await owner(['policy', 'loose', '--daily', '6', '--max', '0.4'])).code).toBe(0);
     // With --yes, saved.

@@ -26,11 +26,15 @@ export function dayEndingAt(expiresAt: string, timeZone: string): string | null 
   return Number.isNaN(at) ? null : dayEndingAtInstant(at, timeZone);
 }
 
-/** When a policy ends, as read in the owner's time zone: "at the end of Dec 31, 2026", or its date and time. */
-export function endWords(expiresAt: string, timeZone: string): string {
+/** A policy's end named, as read in the owner's time zone: "the end of Dec 31, 2026", or its date and time. */
+export function endNamed(expiresAt: string, timeZone: string): string {
   const day = dayEndingAt(expiresAt, timeZone);
-  return day === null ? dateTime(expiresAt, timeZone) : `at the end of ${dayWords(day)}`;
+  return day === null ? dateTime(expiresAt, timeZone) : `the end of ${dayWords(day)}`;
 }
+
+/** When a policy ends: "at the end of Dec 31, 2026", or its date and time. */
+export const endWords = (expiresAt: string, timeZone: string): string =>
+  dayEndingAt(expiresAt, timeZone) === null ? endNamed(expiresAt, timeZone) : `at ${endNamed(expiresAt, timeZone)}`;
 
 /**
  * Which payments wait for the owner's yes, as a policy says it (`askAbove`, `askNewRecipient`): "payments

@@ -3,7 +3,7 @@ import type { Policy } from '../api/types.js';
 import { useDashboard } from '../state/store.js';
 import { validatePolicyDraft, type PolicyDraft, type PolicyErrors, type PolicyUpdate } from './policy-form.js';
 import { loosenings } from '../../../server/wire/policy/loosenings.js';
-import { dateTime } from './time.js';
+import { endNamed } from './policy-words.js';
 import type { SaveNote } from './use-policy-draft.js';
 
 /** A loosening change waiting for the owner's confirmation, with what it loosens. */
@@ -60,7 +60,7 @@ export function usePolicySave({
       onSaved('unchanged');
       return;
     }
-    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone, dateTime);
+    const reasons = loosenings(policy, result.update, treasury === null ? null : BigInt(treasury), timeZone, endNamed);
     if (reasons.length > 0) setConfirming({ update: result.update, reasons });
     else await save(result.update);
   };

@@ -10,6 +10,7 @@ import { printJson } from './print-json.js';
 import { aligned } from '../columns.js';
 import { localTime } from '../local-time.js';
 import { loosenings } from '../../wire/policy/loosenings.js';
+import { dayEndingAt } from '../../wire/policy/expiry.js';
 import type { PolicyUpdate } from '../../wire/schemas.js';
 import type { CofferClient } from '../../client/coffer-client.js';
 import { askYes, canAsk } from '../ask-yes.js';
@@ -70,6 +71,12 @@ export function endWords(answer: PolicyResponse): string | null {
   const { expiresAt } = answer.policy;
   if (expiresAt === undefined) return null;
   return answer.endsOn === undefined ? localTime(expiresAt, { timeZone: answer.timeZone }) : `at the end of ${answer.endsOn}`;
+}
+
+/** A policy's end named, as a loosening says it: "the end of 2026-12-31" (a day's end in the zone), or its time there. */
+function endNamed(iso: string, timeZone: string): string {
+  const day = dayEndingAt(Date.parse(iso), timeZone);
+  return day === null ? localTime(iso, { timeZone }) : `the end of ${day}`;
 }
 
 /** Which payments wait for the owner's yes ("payments above 0.05 USDC and the first payment to a new recipient"); null: none. */
@@ -147,7 +154,7 @@ async function confirmLoosening(api: CofferClient, agentId: string, update: Poli
     .dashboard()
     .then((dashboard) => BigInt(dashboard.treasury.amount))
     .catch(() => null);
-  const reasons = loosenings(before.policy, update, treasury, before.timeZone, (iso, timeZone) => localTime(iso, { timeZone }));
+  const reasons = loosenings(before.policy, update, treasury, before.timeZone, endNamed);
   if (reasons.length === 0) return;
   const said = `This loosens ${agentId}'s policy:\n${reasons.map((reason) => `  - ${reason}\n`).join('')}`;
   if (!canAsk()) {

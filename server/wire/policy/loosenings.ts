@@ -11,8 +11,11 @@ import { breakerOf, breakerTightens, describeBreaker, type Breaker } from './bre
 import { expiryOf } from './expiry.js';
 import { askAboveOf } from './asks.js';
 
-/** A moment in words, in a time zone: as the dashboard's browser writes it, or the terminal. */
-export type MomentWords = (iso: string, timeZone: string) => string;
+/**
+ * A policy's end in words, in a time zone, as each door says ends: the end of a day as that day ("the
+ * end of 2026-12-31", or the dashboard's "the end of Dec 31, 2026"), not as the next midnight.
+ */
+export type EndWords = (iso: string, timeZone: string) => string;
 
 /** How many times `next` is `current`, in words ("200,000,000×"), or null when it is not more. */
 export function timesMore(current: bigint, next: bigint): string | null {
@@ -44,13 +47,7 @@ const LARGE_FACTOR = 10n;
  * or removed, a breaker removed or made slower, a warning share dropped, the owner asked less often
  * (a higher threshold or none, new recipients no longer asked).
  */
-export function loosenings(
-  current: Policy,
-  update: PolicyUpdate,
-  treasuryMicro: bigint | null,
-  timeZone: string,
-  moment: MomentWords,
-): string[] {
+export function loosenings(current: Policy, update: PolicyUpdate, treasuryMicro: bigint | null, timeZone: string, end: EndWords): string[] {
   const reasons: string[] = [];
   const limits = [
     ['Daily budget', 'budget', current.dailyBudget, update.dailyBudget],
@@ -70,7 +67,7 @@ export function loosenings(
     reasons.push(`Any service may be paid, not only the ${current.allowedServices.length} picked.`);
   }
   if (update.budgets !== undefined) reasons.push(...budgetLoosenings(current.budgets ?? [], update.budgets));
-  if (update.expiresAt !== undefined) reasons.push(...endLoosening(current.expiresAt ?? null, update.expiresAt, timeZone, moment));
+  if (update.expiresAt !== undefined) reasons.push(...endLoosening(current.expiresAt ?? null, update.expiresAt, timeZone, end));
   if (update.breaker !== undefined) reasons.push(...breakerLoosenings(current.breaker ?? null, update.breaker));
   reasons.push(...askLoosenings(current, update));
   const shares = update.warnAt;
@@ -107,12 +104,12 @@ function budgetLoosenings(current: readonly BudgetBody[], next: readonly BudgetB
 }
 
 /** An end moved later, or removed (a policy that never ends is the loosest), its times in the owner's zone. */
-function endLoosening(current: string | null, next: string | null, timeZone: string, moment: MomentWords): string[] {
+function endLoosening(current: string | null, next: string | null, timeZone: string, end: EndWords): string[] {
   if (current === null) return [];
   const was = Date.parse(current);
   const at = endInstant(next, timeZone);
   if (at !== null && at <= was) return [];
-  return [`End ${moment(current, timeZone)} → ${at === null ? 'never' : `${moment(new Date(at).toISOString(), timeZone)} (later)`}.`];
+  return [`End: ${end(current, timeZone)} → ${at === null ? 'never' : `${end(new Date(at).toISOString(), timeZone)} (later)`}.`];
 }
 
 /** Each way the breaker trips that it no longer does as soon (breaker.ts's own rule, part by part): removed or slowed. */

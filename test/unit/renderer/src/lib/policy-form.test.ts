@@ -10,7 +10,7 @@ import {
 import { blankBudget, budgetDraftOf, BUDGET_PRESETS } from '../../../../../renderer/src/lib/budget-draft.js';
 import { dateTime } from '../../../../../renderer/src/lib/time.js';
 import { dayWords } from '../../../../../renderer/src/lib/time-zone.js';
-import { endWords } from '../../../../../renderer/src/lib/policy-words.js';
+import { endNamed, endWords } from '../../../../../renderer/src/lib/policy-words.js';
 import { expiryOf } from '../../../../../server/wire/policy/expiry.js';
 import type { Policy } from '../../../../../renderer/src/api/types.js';
 import { policyUpdateSchema, type BudgetBody } from '../../../../../server/wire/schemas.js';
@@ -20,7 +20,7 @@ import { policyView } from '../../../../../server/wire/views.js';
 import { loosenings as looseningsIn } from '../../../../../server/wire/policy/loosenings.js';
 
 /** The dashboard's confirmation: what a change loosens, its moments as the browser writes them. */
-const loosenings = (...args: [Policy, PolicyUpdate, bigint | null, string]) => looseningsIn(...args, dateTime);
+const loosenings = (...args: [Policy, PolicyUpdate, bigint | null, string]) => looseningsIn(...args, endNamed);
 
 /** The editor's clock: a fixed now, and the time zone this process reads local times in (as the browser does). */
 const CLOCK = { now: Date.parse('2026-11-23T12:00:00Z'), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
@@ -423,10 +423,10 @@ describe('loosening is said in words before it is saved', () => {
   it('names an end moved later or removed, not one brought closer or set', () => {
     const end = new Date(2026, 11, 31, 18, 0).toISOString();
     const ending: Policy = { ...policy, expiresAt: end };
-    expect(loosenings(ending, { expiresAt: null }, null, ZONE)).toEqual([`End ${dateTime(end)} → never.`]);
-    const later = new Date(2027, 0, 1).toISOString();
+    expect(loosenings(ending, { expiresAt: null }, null, ZONE)).toEqual([`End: ${dateTime(end)} → never.`]);
+    // A day's end is named as that day, as the change line says it, not as the next midnight.
     expect(loosenings(ending, { expiresAt: '2026-12-31' }, null, CLOCK.timeZone)).toEqual([
-      `End ${dateTime(end)} → ${dateTime(later)} (later).`,
+      `End: ${dateTime(end)} → the end of ${dayWords('2026-12-31')} (later).`,
     ]);
     expect(loosenings(ending, { expiresAt: '2026-12-30' }, null, CLOCK.timeZone)).toEqual([]);
     expect(loosenings(policy, { expiresAt: '2026-12-30' }, null, CLOCK.timeZone)).toEqual([]);
@@ -597,7 +597,7 @@ describe('the end in the owner’s time zone (GET /v1/settings), not the browser
   it('a later end is named in the confirmation in the owner’s zone', () => {
     const ending: Policy = { ...current, expiresAt: endOf('2027-03-31', KIRITIMATI) };
     expect(loosenings(ending, { expiresAt: '2027-04-30' }, null, KIRITIMATI)).toEqual([
-      `End ${dateTime(ending.expiresAt!, KIRITIMATI)} → ${dateTime(endOf('2027-04-30', KIRITIMATI), KIRITIMATI)} (later).`,
+      `End: the end of ${dayWords('2027-03-31')} → the end of ${dayWords('2027-04-30')} (later).`,
     ]);
     expect(dateTime(ending.expiresAt!, KIRITIMATI)).toBe(dateTime('2027-04-01T00:00:00.000Z', 'UTC'));
     // The same day is the same end there, nothing to ask; read in UTC it would end 14 hours later.
