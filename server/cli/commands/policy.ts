@@ -150,10 +150,15 @@ export async function policyCommand(
  * refused, nothing saved, until it is run again with --yes.
  */
 async function confirmLoosening(api: CofferClient, agentId: string, update: PolicyUpdate, before: PolicyResponse): Promise<void> {
-  const treasury = await api
-    .dashboard()
-    .then((dashboard) => BigInt(dashboard.treasury.amount))
-    .catch(() => null);
+  // The treasury's balance judges only a daily budget set: the dashboard (every agent's row) is read
+  // for it then, not for every change.
+  const treasury =
+    update.dailyBudget === undefined
+      ? null
+      : await api
+          .dashboard()
+          .then((dashboard) => BigInt(dashboard.treasury.amount))
+          .catch(() => null);
   const reasons = loosenings(before.policy, update, treasury, before.timeZone, endNamed);
   if (reasons.length === 0) return;
   const said = `This loosens ${agentId}'s policy:\n${reasons.map((reason) => `  - ${reason}\n`).join('')}`;
