@@ -186,7 +186,9 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
         expiresAt: expect.any(String),
         decisionUrl: `${t.url}/#/approvals/${approval!.approvalId}`,
         message: expect.stringMatching(
-          new RegExp(`Nothing is paid yet.*Call fetch_paid again with the same arguments and approvalId ${approval!.approvalId}`),
+          new RegExp(
+            `Nothing is paid yet.*Call fetch_paid again with the same arguments and approvalId ${approval!.approvalId}.* Keep this MCP server running until then: closed, it withdraws the request and nothing is paid\\.$`,
+          ),
         ),
       });
       // Asked again before the owner decided: the same purchase (no second request for the owner).

@@ -60,6 +60,8 @@ export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTo
   return {
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
     decisionUrl: decisionUrl(cofferUrl, approval.approvalId),
-    message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next}`,
+    // A host that starts the server for one call and closes it after would never see the answer:
+    // the bridge withdraws what it follows when it ends (mcp-server.ts), so that is said too.
+    message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next} Keep this MCP server running until then: closed, it withdraws the request and nothing is paid.`,
   };
 }
