@@ -1,5 +1,6 @@
 import { tryParseUsdc, formatUsdc, readableUsdc } from '../lib/money.js';
 import type { SpendRecord } from '../api/types.js';
+import { heldOfItWords } from '../../../server/wire/policy/asks.js';
 
 const HOURS = 24;
 const HOUR_MS = 3_600_000;
@@ -39,7 +40,8 @@ export function SpendChart({ payments, now = Date.now() }: { payments: SpendReco
   const max = hours.reduce((a, b) => (b > a ? b : a), 0n);
   const total = hours.reduce((a, b) => a + b, 0n);
   const heldTotal = held.reduce((a, b) => a + b, 0n);
-  const heldWords = heldTotal > 0n ? ` (${readableUsdc(heldTotal)} of it held for your yes, not paid)` : '';
+  const heldOfIt = heldOfItWords(heldTotal, 'your', readableUsdc);
+  const heldWords = heldOfIt === null ? '' : ` (${heldOfIt})`;
   const top = axisTop(max);
   const height = 100;
   if (total === 0n) {

@@ -17,6 +17,7 @@ import { breakerWords, stoppedByBreakerWords } from '../../wire/policy/breaker.j
 import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
 import { tryParseUsdc } from '../../wire/money.js';
+import { heldOfItWords } from '../../wire/policy/asks.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -47,7 +48,8 @@ export async function status(configPath: string, options: { json?: boolean } = {
   out.write(`  balance  ${first}\n${more.map((line) => `           ${line}\n`).join('')}`);
   // Held payments count against the budget unpaid: said apart, so "spent" is not read as paid (an
   // older Coffer says none).
-  const held = (tryParseUsdc(policy.held24h ?? '0') ?? 0n) > 0n ? ` (${policy.held24h} of it held for the owner's yes, not paid)` : '';
+  const heldWords = heldOfItWords(tryParseUsdc(policy.held24h ?? '0') ?? 0n, "the owner's");
+  const held = heldWords === null ? '' : ` (${heldWords})`;
   out.write(`  spent    ${policy.spent24h} of ${p.dailyBudget} USDC in the last 24 h${held}\n`);
   out.write(
     `  policy   ${p.dailyBudget} USDC in any 24 hours, at most ${p.maxPerPayment} a payment, cooldown ${p.cooldownSeconds} s, services: ${p.allowedServices.length ? p.allowedServices.join(', ') : 'any'}\n`,

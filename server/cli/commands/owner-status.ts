@@ -8,6 +8,7 @@ import type { AgentRow, ArchivedAgent, RailBalances } from '../../wire/answers/a
 import { RAILS, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
+import { heldOfItWords } from '../../wire/policy/asks.js';
 import { networkWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
@@ -77,8 +78,7 @@ const heldBy = (agent: ArchivedAgent, rail: Rail): string | null =>
   (agent.balances as RailBalances | undefined)?.[rail] ?? (rail === 'sol' ? (agent.balance ?? null) : null);
 
 /** What of a sum spent waits for the owner's yes, in words; null where nothing does (or an older Coffer does not say). */
-const heldWords = (held: string | undefined) =>
-  (tryParseUsdc(held ?? '0') ?? 0n) > 0n ? `${held} of it held for your yes, not paid` : null;
+const heldWords = (held: string | undefined) => heldOfItWords(tryParseUsdc(held ?? '0') ?? 0n, 'your');
 
 /** The held words in brackets after a sum, or nothing. */
 const heldPart = (held: string | undefined) => {

@@ -6,6 +6,7 @@
 import { CofferError } from '../../wire/errors.js';
 import { formatUsdc } from '../../wire/money.js';
 import { didYouMean } from '../../wire/did-you-mean.js';
+import { heldOfItWords } from '../../wire/policy/asks.js';
 import { expiredRefusal } from './expiry.js';
 import type { Policy } from '../../wire/policy/policy.js';
 
@@ -84,11 +85,10 @@ export function firstRefusal(policy: Policy, usage: PolicyUsage, ask: PaymentAsk
     return new CofferError('cooldown_active', `cooldown active: next payment allowed in ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
   if (usage.spentInWindow + ask.amount > policy.dailyBudget) {
+    const held = heldOfItWords(usage.heldInWindow ?? 0n, "the owner's");
     return new CofferError(
       'daily_budget_exceeded',
-      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h${
-        (usage.heldInWindow ?? 0n) > 0n ? ` (${formatUsdc(usage.heldInWindow!)} of it held for the owner's yes, not paid)` : ''
-      }`,
+      `this payment would pass the daily budget: ${formatUsdc(usage.spentInWindow)} of ${formatUsdc(policy.dailyBudget)} USDC spent in the last 24 h${held === null ? '' : ` (${held})`}`,
     );
   }
   return null;

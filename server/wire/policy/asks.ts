@@ -31,3 +31,12 @@ export function assertAskWithinMax(next: Pick<Asks, 'askAbove'> & { maxPerPaymen
     `Ask above (${formatUsdc(next.askAbove)} USDC) is above the max per payment (${formatUsdc(next.maxPerPayment)} USDC), so no payment would ever be asked: set it at or below the max per payment, or none`,
   );
 }
+
+/**
+ * What of a sum spent waits for the owner's yes, in words ("0.50 of it held for your yes, not paid"),
+ * said apart wherever a spent sum counts held payments, so "spent" is not read as paid; null where
+ * nothing is held. `whose`: the owner spoken to, or of.
+ */
+export function heldOfItWords(held: bigint, whose: 'your' | "the owner's", format: (micro: bigint) => string = formatUsdc): string | null {
+  return held > 0n ? `${format(held)} of it held for ${whose} yes, not paid` : null;
+}
