@@ -402,6 +402,24 @@ describe('Coffer pays x402 sellers on Base', () => {
       expect(fifth.body.error).toMatch(/on Base, where the offer is payable too, 0\.20$/);
     });
 
+    it("refused on the other rail for what holds there alone, the first rail's want of funds is said and kept", async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller }, '400000');
+      // Only the Solana recipient is allowed: the Base one is refused by the policy, on Base alone.
+      const agent = await fundedAgent('sol-seller-only', '1.00', { allowedServices: [solSeller] }, '1.00');
+      const answers = await Promise.all(Array.from({ length: 3 }, () => payX402('sol-seller-only', agent.apiKey, offer.answer())));
+      expect(answers.filter((answer) => answer.status === 200).map((answer) => answer.body.rail)).toEqual(['sol', 'sol']);
+      // The third ran short on Solana; Base's refusal (its recipient not allowed) is not the agent's to act on.
+      const [refused] = answers.filter((answer) => answer.status !== 200);
+      expectError(refused!, 402, 'insufficient_funds');
+      expect(refused!.body.error).toMatch(/available on Solana, less than 0\.40/);
+      const kept = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals.filter(
+        (refusal: any) => refusal.agent === 'sol-seller-only',
+      );
+      expect(kept.map((refusal: any) => [refusal.code, refusal.rail])).toEqual([['insufficient_funds', 'sol']]);
+    });
+
     it("pays on the owner's preferred rail where it holds the funds, else where the funds are", async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

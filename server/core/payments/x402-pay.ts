@@ -80,12 +80,29 @@ export async function payX402(
         // whose refusal, if it refuses too, says what each holds now. Nothing was signed away: the
         // refused reservation wrote nothing, and its signed transfer never left.
         if (!(error instanceof CofferError) || error.code !== 'insufficient_funds' || error instanceof RepeatedFailure) throw error;
-        tried = { ...instead, alsoShort: { rail: chosen.rail, free: await freeOn(ctx, agent, chosen) } };
-        return purchase(tried);
+        // What the chosen rail holds now, for the words should the other refuse too (unread: left out).
+        const free = await freeOn(ctx, agent, chosen).catch(() => null);
+        tried = free === null ? instead : { ...instead, alsoShort: { rail: chosen.rail, free } };
+        try {
+          return await purchase(tried);
+        } catch (elsewhere) {
+          // Refused there for what holds on both rails (its funds too, the agent stopped, its policy
+          // ended, a cooldown): that refusal. Refused for what holds on that rail alone (its recipient
+          // not allowed or over its budget, its price, its terms): the first rail's, which the agent
+          // can act on, said and recorded as it was.
+          if (elsewhere instanceof CofferError && !BOTH_RAILS_REFUSALS.has(elsewhere.code)) {
+            tried = chosen;
+            throw error;
+          }
+          throw elsewhere;
+        }
       }
     },
   );
 }
+
+/** Refusals on the other rail that hold on both: said in place of the first rail's want of funds. */
+const BOTH_RAILS_REFUSALS = new Set(['insufficient_funds', 'agent_suspended', 'policy_expired', 'cooldown_active']);
 
 /** The registry's id of a purchase's recipient, else its URL's host: how its refusals name the service. */
 const serviceLabelOf = (ctx: EngineContext, payable: Payable, url: string) =>
