@@ -7,7 +7,7 @@ import { relative } from 'node:path';
 export function vitestFailures(report, root) {
   const failures = [];
   for (const file of report.testResults ?? []) {
-    const name = relative(root, file.name);
+    const name = typeof file.name === 'string' ? relative(root, file.name) : '(a file Vitest did not name)';
     const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
     for (const test of failedTests) failures.push(`${name} > ${test.fullName}`);
     if (failedTests.length === 0 && file.status === 'failed') {

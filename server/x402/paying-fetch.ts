@@ -8,6 +8,7 @@ import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import type { Payment } from '../wire/answers/payments.js';
 import { RAILS, type Rail } from '../wire/rails.js';
+import { STOPPED_UNTIL_RESUMED } from '../wire/policy/breaker.js';
 import type { X402SignInBody } from '../wire/schemas.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
@@ -200,7 +201,8 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
       pay(options, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
     );
   } catch (error) {
-    if (error instanceof PaymentError) throw alsoPayableOnBase(error, offer.instructions, coffer.baseChainId, options.rail);
+    if (error instanceof PaymentError)
+      throw options.approvalId === undefined ? alsoPayableOnBase(error, offer.instructions, coffer.baseChainId, options.rail) : error;
     throw unreachable(options.agent, error);
   }
 
@@ -231,12 +233,14 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
 /**
  * Coffer's 402 is paid on Solana where no rail is asked (as /pay is). Refused there for want of funds
  * where the 402 offers Base too, on the chain this Coffer pays Base on: the refusal says so, and how
- * to pay it there, so that an agent whose money is on Base is not left to think it has none.
+ * to pay it there, so that an agent whose money is on Base is not left to think it has none. Not
+ * where the refusal stopped the agent (its breaker): asking again pays nothing then.
  */
 function alsoPayableOnBase(error: PaymentError, offered: PaymentInstructions, baseChainId: number | null, rail: Rail | undefined) {
   const { base } = offered;
   if (rail !== undefined || error.details.cofferCode !== 'insufficient_funds' || base === null || base.chainId !== baseChainId)
     return error;
+  if (error.message.includes(STOPPED_UNTIL_RESUMED)) return error;
   return new PaymentError(
     error.code,
     `${error.message}; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`,

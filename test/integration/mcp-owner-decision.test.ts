@@ -264,6 +264,10 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
     try {
       const held = await host.callTool('pay', { ...UNLISTED_API, amount: '0.10' });
       const approvalId = String(held.structuredContent!.approvalId);
+      // Not followed by this bridge (its host opens no URLs): the owner's yes pays it, bridge or not.
+      expect(held.structuredContent!.message).toMatch(
+        /The owner's yes pays it whether or not this MCP server still runs: do not pay it again\.$/,
+      );
       // Asked to wait 60 s by a host that gives up after 15 s (an SDK host's 60 s, scaled down).
       const checked = await host.callTool('check_approval', { approvalId, wait: 60 }, undefined, 15_000);
       expect(checked.structuredContent, checked.content[0]?.text).toMatchObject({ approvalId, status: 'pending' });

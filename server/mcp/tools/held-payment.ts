@@ -45,14 +45,19 @@ export async function whenDecided(followed: Followed, { ctx, extra }: ToolCall, 
     const outcome = await ctx.decisions.outcome(followed, ctx.heldWaitMs, extra.mcpReq.signal);
     if ('answer' in outcome) return reply(outcome.answer);
     if ('error' in outcome) return failure(outcome.error);
-    return reply(stillWaiting(ctx.api.base, outcome.stillWaiting, tool));
+    return reply(stillWaiting(ctx.api.base, outcome.stillWaiting, tool, true));
   } finally {
     stop();
   }
 }
 
-/** A payment that waits for the owner, in words an agent can act on: where the owner decides, and how to get the answer. */
-export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTool): object {
+/**
+ * A payment that waits for the owner, in words an agent can act on: where the owner decides, and how
+ * to get the answer. `followed`: this bridge follows the request, and withdraws it when it ends; a
+ * held `pay` it does not follow (its host opens no URLs) is paid at the owner's yes whether or not
+ * this server still runs.
+ */
+export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTool, followed: boolean): object {
   const next =
     tool === 'pay'
       ? `Call check_approval with approvalId ${approval.approvalId} and wait 45 to learn the answer; once approved, its result is the payment with its receipt (xPaymentHeader).`
@@ -61,7 +66,12 @@ export function stillWaiting(cofferUrl: string, approval: Approval, tool: HeldTo
     ...(tool === 'pay' ? approval : { approvalId: approval.approvalId, expiresAt: approval.expiresAt }),
     decisionUrl: decisionUrl(cofferUrl, approval.approvalId),
     // A host that starts the server for one call and closes it after would never see the answer:
-    // the bridge withdraws what it follows when it ends (mcp-server.ts), so that is said too.
-    message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next} Keep this MCP server running until then: closed, it withdraws the request and nothing is paid.`,
+    // the bridge withdraws what it follows when it ends (mcp-server.ts), so that is said too; what it
+    // does not follow stands without it, and the owner's yes pays it.
+    message: `Nothing is paid yet: this payment waits for the owner's yes (${heldReason(approval)}) until ${approval.expiresAt}. ${next} ${
+      followed
+        ? 'Keep this MCP server running until then: closed, it withdraws the request and nothing is paid.'
+        : "The owner's yes pays it whether or not this MCP server still runs: do not pay it again."
+    }`,
   };
 }

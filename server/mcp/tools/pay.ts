@@ -25,7 +25,7 @@ export const pay = defineTool({
     if (answer.status === 200) return reply(answer.body);
     const approval = answer.body;
     // Held for the owner. A host that cannot open the page gets the approval at once, said plainly.
-    if (!ctx.decisions.hostOpensUrls(server, extra)) return reply(stillWaiting(ctx.api.base, approval, 'pay'));
+    if (!ctx.decisions.hostOpensUrls(server, extra)) return reply(stillWaiting(ctx.api.base, approval, 'pay', false));
     // Followed once per approval: Coffer answers the same request with the same approval.
     const followed = ctx.decisions.follow(`approval:${approval.approvalId}`, approval, () =>
       approvedOrThrow(ctx.api, approval).then((approved) => approved.result as object),

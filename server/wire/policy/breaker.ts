@@ -42,12 +42,15 @@ export function describeBreaker(breaker: Breaker): string {
 export const breakerWords = (view: BreakerView | undefined): string | null =>
   view === undefined ? null : describeBreaker({ refusals: view.refusals ?? null, spending: view.spending ?? null });
 
+/** How the breaker's stop ends its words: a refusal that carries them stopped the agent (paying-fetch.ts reads it so). */
+export const STOPPED_UNTIL_RESUMED = 'every payment refused until the owner resumes it';
+
 /**
  * An agent its breaker stopped, said after why ("its breaker tripped: …: agent "x" is stopped, every
  * payment refused until the owner resumes it"): in the refusal that tripped it, and after the payment that did.
  */
 export const stoppedByBreakerWords = (agentId: string, reason: string) =>
-  `${reason}: agent "${agentId}" is stopped, every payment refused until the owner resumes it`;
+  `${reason}: agent "${agentId}" is stopped, ${STOPPED_UNTIL_RESUMED}`;
 
 /** A number of minutes in words: "1 minute", "15 minutes". */
 export const minutes = (count: number) => `${count} minute${count === 1 ? '' : 's'}`;
