@@ -80,9 +80,11 @@ export async function withdrawnIfInterrupted<T>(
   // Set once held (a holder: the callback sets it, which narrowing cannot follow).
   const held: { wait: HeldWait | null } = { wait: null };
   const onHeld = (approval: Approval) => {
+    // Listened for before it is said: a Ctrl-C at the words (a person, or a script waiting for them)
+    // withdraws the request, where it would otherwise end the process and leave the request waiting.
+    held.wait = withdrawnOnInterrupt(api, approval, err);
     err.write(`${heldWords(approval)}\n`);
     if (pickUp !== undefined) err.write(`Stopped outright meanwhile, ${pickUp(approval)}.\n`);
-    held.wait = withdrawnOnInterrupt(api, approval, err);
   };
   try {
     const answer = await call(onHeld);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pickUpCommand, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
+import { pickUpCommand, withdrawnIfInterrupted, withdrawnOnInterrupt } from '../../../../server/cli/held-interrupt.js';
 import { CofferApiError } from '../../../../server/client/client-error.js';
 import type { CofferClient } from '../../../../server/client/coffer-client.js';
 import type { Approval } from '../../../../server/wire/answers/approvals.js';
@@ -36,6 +36,31 @@ function output() {
 afterEach(() => vi.restoreAllMocks());
 
 describe('a held wait interrupted', () => {
+  it('listens for an interrupt before it says it waits: a Ctrl-C at the words withdraws the request, never ends the process unheard', async () => {
+    const { api } = client();
+    const before = process.listenerCount('SIGINT');
+    // What was listened for at the moment each line was written.
+    const heardAt: number[] = [];
+    const err = new PassThrough();
+    const write = err.write.bind(err);
+    err.write = ((chunk: string) => {
+      heardAt.push(process.listenerCount('SIGINT') - before);
+      return write(chunk);
+    }) as typeof err.write;
+    const heldApproval = { ...approval, expiresAt: new Date().toISOString(), request: {} } as Approval;
+    await withdrawnIfInterrupted(
+      api,
+      err,
+      async (onHeld) => {
+        onHeld(heldApproval);
+        return 'answered';
+      },
+      () => 'coffer fetch … --approval apr_1',
+    );
+    expect(heardAt).toEqual([1, 1]);
+    expect(process.listenerCount('SIGINT')).toBe(before);
+  });
+
   it('withdraws once; a second signal meanwhile is taken, not left to end the process; withdrawn, it ends with the words', async () => {
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     const { api, answer } = client();
