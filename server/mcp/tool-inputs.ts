@@ -127,7 +127,7 @@ export const fetchPaidInput = z
     rail: railSchema
       .optional()
       .describe(
-        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana",
+        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana where the wallet there holds it, else on Base where it offers Base and that wallet does",
       ),
     approvalId: z
       .string()

@@ -85,7 +85,8 @@ export interface PayingFetchOptions {
    * own 402 on Base where it offers Base (`base` in its body; one that does not is refused,
    * `unsupported_offer`, nothing paid). Left out, Coffer picks for an x402 offer on both rails the
    * owner's preferred rail where the wallet there holds the amount, else the rail whose wallet does,
-   * Solana first; Coffer's own 402 is paid on Solana. The payment says which.
+   * Solana first; Coffer's own 402 on Solana where the agent's wallet there holds the amount, else on
+   * Base where its body offers Base and the agent's Base wallet holds it. The payment says which.
    */
   rail?: Rail;
 }
@@ -182,7 +183,12 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
-  const instructions = options.rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
+  const funds =
+    options.rail === undefined && options.approvalId === undefined
+      ? await fundsOnEachRail(api, options.agent, offer.instructions, coffer.baseChainId)
+      : null;
+  const rail = options.rail ?? funds?.chosen;
+  const instructions = rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
   checkNetwork(instructions, coffer.network, url);
   const listing = await registryListing(options.agent, instructions, api);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
@@ -198,11 +204,10 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   let payment;
   try {
     payment = await withRetries(retries, () =>
-      pay(options, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
+      pay(options, rail, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
     );
   } catch (error) {
-    if (error instanceof PaymentError)
-      throw options.approvalId === undefined ? alsoPayableOnBase(error, offer.instructions, coffer.baseChainId, options.rail) : error;
+    if (error instanceof PaymentError) throw funds === null || rail !== 'sol' ? error : withBaseFunds(error, funds.base);
     throw unreachable(options.agent, error);
   }
 
@@ -231,21 +236,40 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
 }
 
 /**
- * Coffer's 402 is paid on Solana where no rail is asked (as /pay is). Refused there for want of funds
- * where the 402 offers Base too, on the chain this Coffer pays Base on: the refusal says so, and how
- * to pay it there, so that an agent whose money is on Base is not left to think it has none. Not
- * where the refusal stopped the agent (its breaker): asking again pays nothing then.
+ * The rail Coffer's own 402 is paid on where the agent asked none: Solana where the agent's wallet
+ * there holds the amount free, else Base where the 402 offers Base on the chain this Coffer pays Base
+ * on and the agent's Base wallet holds it, else Solana (whose refusal then names both). `null` where
+ * there is nothing to choose (Solana alone offered, or Base on another chain): paid on Solana, as
+ * before. The wallets are read, not reserved: a payment that reserved meanwhile is Coffer's to refuse.
+ * The owner's preferred rail is an x402 purchase's (settings), which Coffer chooses itself.
  */
-function alsoPayableOnBase(error: PaymentError, offered: PaymentInstructions, baseChainId: number | null, rail: Rail | undefined) {
-  const { base } = offered;
-  if (rail !== undefined || error.details.cofferCode !== 'insufficient_funds' || base === null || base.chainId !== baseChainId)
-    return error;
-  if (error.message.includes(STOPPED_UNTIL_RESUMED)) return error;
-  return new PaymentError(
-    error.code,
-    `${error.message}; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`,
-    error.details,
+async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: PaymentInstructions, baseChainId: number | null) {
+  if (offered.base === null || offered.base.chainId !== baseChainId) return null;
+  const asked = tryParseUsdc(offered.amount);
+  // A wallet not read now is not chosen, and is not named in a refusal: Solana pays or refuses as before.
+  const available = await api.balance(agent.agentId).then(
+    (answer) => answer.available,
+    () => null,
   );
+  const covers = (free: string | null | undefined) => asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
+  const chosen: Rail = !covers(available?.sol) && covers(available?.base) ? 'base' : 'sol';
+  return { chosen, base: available?.base ?? null };
+}
+
+/**
+ * Coffer's 402 refused on Solana for want of funds, where it offers Base too: the refusal says what the
+ * agent's Base wallet holds free, as an x402 offer payable on both rails does; where that wallet was
+ * not read, or held the amount when read (a payment reserved meanwhile), it says the 402 can be paid
+ * there, and how. Not where the refusal stopped the agent (its breaker): asking again pays nothing then.
+ */
+function withBaseFunds(error: PaymentError, baseFree: string | null) {
+  if (error.details.cofferCode !== 'insufficient_funds' || error.message.includes(STOPPED_UNTIL_RESUMED)) return error;
+  const asked = tryParseUsdc(error.details.instructions?.amount ?? '');
+  const short = baseFree !== null && asked !== null && (tryParseUsdc(baseFree) ?? 0n) < asked;
+  const said = short
+    ? `; on Base, where the 402 is payable too, ${baseFree}`
+    : `; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet`;
+  return new PaymentError(error.code, `${error.message}${said}`, error.details);
 }
 
 async function codeOf(response: Response): Promise<string | null> {
@@ -345,6 +369,8 @@ async function registryListing(agent: PayingAgent, instructions: PaymentInstruct
 
 async function pay(
   options: PayingFetchOptions,
+  /** The rail asked, or chosen by the agent's funds; left out, Solana, as /pay pays it. */
+  rail: Rail | undefined,
   api: CofferClient,
   url: string,
   init: RequestInit,
@@ -368,8 +394,8 @@ async function pay(
           description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
           // Coffer refuses a registry service's payment to any address but its listed one.
           recipient: instructions.recipient,
-          // The rail asked (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
-          ...(options.rail === undefined ? {} : { rail: options.rail }),
+          // The rail asked or chosen (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
+          ...(rail === undefined ? {} : { rail }),
           ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
         },
         idempotencyKey,

@@ -169,26 +169,45 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(await payments()).toBe(before);
   });
 
-  it('payingFetch with no rail asked, refused on Solana for want of funds, says the 402 can be paid on Base too: paid there when asked', async () => {
+  it("payingFetch with no rail asked pays Coffer's 402 on the rail whose wallet holds it, Solana first; short on both, it names both", async () => {
     const onBaseOnly = await deployAgent(t, 'base-funds-only', { dailyBudget: '5.00', maxPerPayment: '1.00' });
-    expect(
-      (await t.api('POST', t.withOwner('/v1/agents/base-funds-only/allocate'), { body: { amount: '0.5', rail: 'base' } })).status,
-    ).toBe(200);
+    const allocate = async (amount: string, rail: 'sol' | 'base') =>
+      expect((await t.api('POST', t.withOwner('/v1/agents/base-funds-only/allocate'), { body: { amount, rail } })).status).toBe(200);
+    await allocate('0.5', 'base');
     const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'base-funds-only', apiKey: onBaseOnly.apiKey };
-    await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent })).rejects.toMatchObject({
+    // Its money is on Base alone: paid there, and the payment says so.
+    const onBase = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent });
+    expect(onBase.response.status).toBe(200);
+    expect(onBase.payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+
+    // Its wallets not read (Coffer's answer lost): paid on Solana as before, whose refusal says Base can pay it, and how.
+    const balanceLost: typeof fetch = (input, init) =>
+      new URL(String(input)).pathname.endsWith('/balance') ? Promise.resolve(new Response('{}', { status: 500 })) : fetch(input, init);
+    await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent, fetch: balanceLost })).rejects.toMatchObject({
       code: 'payment_refused',
       details: { cofferCode: 'insufficient_funds' },
       message: expect.stringMatching(
         /available on Solana, less than 0\.01; the 402 can be paid on Base too: ask again with the rail "base" to pay it from the agent's Base wallet$/,
       ),
     });
-    const { response, payment } = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent, rail: 'base' });
-    expect(response.status).toBe(200);
-    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+
+    // Money on both rails: Solana first.
+    await allocate('0.5', 'sol');
+    const onSolana = await payingFetch(`${api.url}/weather?city=Faro`, {}, { agent });
+    expect(onSolana.payment).toMatchObject({ protocol: 'coffer', rail: 'sol', amount: '0.01' });
+
+    // Short on both: refused on Solana, naming what Base holds free.
+    const broke = await deployAgent(t, 'no-funds', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    const brokeAgent = { cofferUrl: t.url, owner: t.owner, agentId: 'no-funds', apiKey: broke.apiKey };
+    await expect(payingFetch(`${api.url}/weather?city=Faro`, {}, { agent: brokeAgent })).rejects.toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'insufficient_funds' },
+      message: expect.stringMatching(/available on Solana, less than 0\.01; on Base, where the 402 is payable too, 0\.00$/),
+    });
     // A 402 on Solana alone says nothing of Base.
     const solanaOnly = await listen(createDemoApi({ lookup: await cofferTransferLookup(t.url), store }));
     try {
-      const refused = await payingFetch(`${solanaOnly.url}/weather?city=Faro`, {}, { agent }).catch((error: unknown) => error);
+      const refused = await payingFetch(`${solanaOnly.url}/weather?city=Faro`, {}, { agent: brokeAgent }).catch((error: unknown) => error);
       expect(refused).toMatchObject({ details: { cofferCode: 'insufficient_funds' } });
       expect((refused as Error).message).not.toMatch(/Base/);
     } finally {

@@ -66,8 +66,11 @@ function railLine(rail: Rail | null): string {
   if (rail === null)
     return "x402 rail  none preferred: where an x402 seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
   const name = railName(rail);
-  // A Coffer paywall's own 402 is paid on Solana whatever is preferred (as the spec's /pay is): said where it differs.
-  const own = rail === 'base' ? "; a Coffer paywall's own 402 is paid on Solana unless asked (coffer fetch --rail base)" : '';
+  // A Coffer paywall's own 402 is paid on Solana first whatever is preferred (the agent's client chooses it): said where it differs.
+  const own =
+    rail === 'base'
+      ? "; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base (coffer fetch --rail base asks for Base)"
+      : '';
   return `x402 rail  ${name} (set by you): where an x402 seller takes both, ${name} pays when the agent's wallet there holds the amount${own}\n`;
 }
 
