@@ -89,6 +89,17 @@ export interface PayingFetchOptions {
    * Base where its body offers Base and the agent's Base wallet holds it. The payment says which.
    */
   rail?: Rail;
+  /**
+   * How long Coffer's own 402 paid and not yet confirmed by the chain (`/pay` answered `502
+   * chain_unavailable`: signed and recorded, on its way) is followed before the call gives up with
+   * `payment_pending`: `/pay` is asked again under the payment's Idempotency-Key every few seconds,
+   * which answers its receipt once it lands (the request is then sent with it), its refusal once it
+   * cannot, or, where nothing was recorded (the chain could not even be asked to sign), makes the
+   * payment then. The same key never pays twice. Default 60 s; 0 gives up at the first answer.
+   */
+  chainWaitMs?: number;
+  /** Told once when the call waits for the chain to confirm its payment (as `chainWaitMs` says). */
+  onChainWait?: () => void;
 }
 
 /** A payment made for a call: Coffer's own (a receipt in X-Payment) or x402 (the seller's facilitator sent it). */
@@ -136,6 +147,11 @@ const unpaid = (response: Response): PaidResponse => ({ response, payment: null,
 const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as const;
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
 const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
+
+/** How often a payment waiting for the chain is asked after (a store read for Coffer, once recorded). */
+const CHAIN_POLL_MS = 3_000;
+/** How long a payment waiting for the chain is followed by default (`chainWaitMs`). */
+export const CHAIN_WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -385,20 +401,22 @@ async function pay(
   try {
     if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options);
     else {
-      const answer = await api.pay(
-        agent.agentId,
-        {
-          service: listedServiceId ?? instructions.service ?? new URL(url).host,
-          amount: instructions.amount,
-          currency: 'USDC',
-          description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
-          // Coffer refuses a registry service's payment to any address but its listed one.
-          recipient: instructions.recipient,
-          // The rail asked or chosen (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
-          ...(rail === undefined ? {} : { rail }),
-          ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
-        },
-        idempotencyKey,
+      const answer = await whileChainConfirms(options, () =>
+        api.pay(
+          agent.agentId,
+          {
+            service: listedServiceId ?? instructions.service ?? new URL(url).host,
+            amount: instructions.amount,
+            currency: 'USDC',
+            description: (options.description ?? `${init.method ?? 'GET'} ${url}`).slice(0, 500),
+            // Coffer refuses a registry service's payment to any address but its listed one.
+            recipient: instructions.recipient,
+            // The rail asked or chosen (its terms there: onBase); left out, Solana, as /pay does whatever the owner prefers.
+            ...(rail === undefined ? {} : { rail }),
+            ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
+          },
+          idempotencyKey,
+        ),
       );
       paid = await paymentWhenDecided(api, answer, options.onHeld);
     }
@@ -414,7 +432,7 @@ async function pay(
         ? // chain_unavailable: signed and recorded, and sent or not (a node that refused it outright leaves
           // it to reconciliation, which sends it again); or, where the chain could not even be asked to
           // sign it (no blockhash), not made at all. The answer names no payment to tell which.
-          `Coffer could not confirm the payment: it may be recorded and on its way (Coffer then sends it until it lands or can no longer land), or not made at all; check the agent's payments (coffer activity) before paying again: ${error.message}`
+          `Coffer could not confirm the payment${waitedFor(options)}: it may be recorded and on its way (Coffer then sends it until it lands or can no longer land), or not made at all; check the agent's payments (coffer activity) before paying again: ${error.message}`
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
@@ -436,6 +454,32 @@ async function pay(
     rail: railOf(paid.rail),
     ...stoppedOf(paid.agentStopped),
   } satisfies PaymentMade;
+}
+
+/**
+ * A payment asked of Coffer, followed while the chain has not confirmed it (`502 chain_unavailable`)
+ * for `chainWaitMs`: asked again under the same Idempotency-Key, so at most one payment is ever made.
+ * What it answers after the wait (still pending, or a refusal) is thrown as it came.
+ */
+async function whileChainConfirms<T>(options: PayingFetchOptions, ask: () => Promise<T>): Promise<T> {
+  const until = Date.now() + (options.chainWaitMs ?? CHAIN_WAIT_MS);
+  for (let told = false; ; told = true) {
+    try {
+      return await ask();
+    } catch (error) {
+      const pending = error instanceof CofferApiError && error.status === 502 && error.code === 'chain_unavailable';
+      const left = until - Date.now();
+      if (!pending || left <= 0) throw error;
+      if (!told) options.onChainWait?.();
+      await sleep(Math.min(CHAIN_POLL_MS, left));
+    }
+  }
+}
+
+/** How long the chain was waited for, in words (nothing where the call did not wait). */
+function waitedFor(options: PayingFetchOptions): string {
+  const ms = options.chainWaitMs ?? CHAIN_WAIT_MS;
+  return ms > 0 && options.approvalId === undefined ? ` in ${Math.round(ms / 1000)} s` : '';
 }
 
 /** What an earlier call's request must be to be this call's: a payment of these Coffer terms, or an x402 purchase of this URL. */

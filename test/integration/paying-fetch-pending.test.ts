@@ -40,7 +40,7 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     const failure = await payingFetch(
       `${api.url}/weather?city=Porto`,
       {},
-      { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'pending-bot', apiKey: agent.apiKey }, retries: 0 },
+      { agent: { cofferUrl: t.url, owner: t.owner, agentId: 'pending-bot', apiKey: agent.apiKey }, retries: 0, chainWaitMs: 0 },
     ).catch((error: unknown) => error);
     cluster.throttle = null;
     expect(failure).toBeInstanceOf(PaymentError);
@@ -55,5 +55,40 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     expect(await t.coffer.engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 0 });
     const paid = t.coffer.db.prepare("SELECT amount FROM payments WHERE agent_id = 'pending-bot' AND status = 'confirmed'").all();
     expect(paid).toEqual([{ amount: Number(micro('0.01')) }]);
+  });
+
+  it('a payment that lands while the call waits for the chain buys the answer with its receipt, paid once', async () => {
+    const agent = await fundedAgent(t, 'waiting-bot', '1.00');
+    cluster.throttle = { method: 'sendTransaction', allow: 0 };
+    let landed: Promise<number> | null = null;
+    // The node takes transactions again once Coffer answered that the payment waits for the chain;
+    // reconciliation (the chain watch's, in a running Coffer) sends it again then.
+    const watching: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      if (landed === null && new URL(String(input)).pathname.endsWith('/pay') && answer.status === 502) {
+        cluster.throttle = null;
+        landed = reconcileUntilConfirmed(t);
+      }
+      return answer;
+    };
+    let waits = 0;
+    const { response, payment } = await payingFetch(
+      `${api.url}/weather?city=Braga`,
+      {},
+      {
+        agent: { cofferUrl: t.url, owner: t.owner, agentId: 'waiting-bot', apiKey: agent.apiKey },
+        fetch: watching,
+        chainWaitMs: 30_000,
+        onChainWait: () => (waits += 1),
+      },
+    );
+    expect(landed).not.toBeNull();
+    expect(await landed).toBe(1);
+    expect(waits).toBe(1);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ city: 'Braga' });
+    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'sol', amount: '0.01', status: 'confirmed' });
+    const rows = t.coffer.db.prepare("SELECT id, status FROM payments WHERE agent_id = 'waiting-bot'").all();
+    expect(rows).toEqual([{ id: payment!.paymentId, status: 'confirmed' }]);
   });
 });

@@ -1,5 +1,5 @@
 import { agentCredentials } from '../../linked-agent/agent-config.js';
-import { payingFetch, PaymentError } from '../../x402/paying-fetch.js';
+import { CHAIN_WAIT_MS, payingFetch, PaymentError } from '../../x402/paying-fetch.js';
 import { afterFailedCall } from '../../x402/failed-call.js';
 import { nextStep } from '../next-step.js';
 import { afterPaymentStopped } from './agent-commands.js';
@@ -47,6 +47,10 @@ export async function fetchCommand(
             // An earlier fetch's request (it was killed before the owner decided): used, not asked anew.
             ...(args.approvalId === undefined ? {} : { approvalId: args.approvalId }),
             onHeld,
+            onChainWait: () =>
+              err.write(
+                `Coffer has not confirmed the payment yet (the chain has not answered): waiting up to ${CHAIN_WAIT_MS / 1000} s; it is paid at most once.\n`,
+              ),
           },
         ),
       // The same call again (its method, headers, body and rail: what it pays for), with the request,

@@ -86,6 +86,8 @@ async function purchase(
       {
         agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey },
         onHeld,
+        // A payment the chain has not confirmed is followed for less than a host's usual 60 s call.
+        chainWaitMs: 30_000,
         ...(request.rail === undefined ? {} : { rail: request.rail }),
         // An earlier call's request (this bridge restarted since): used, not asked anew.
         ...(request.approvalId === undefined ? {} : { approvalId: request.approvalId }),
