@@ -23,7 +23,10 @@ import {
 const amountText = <S extends z.ZodType<unknown, string>>(rule: S) =>
   z
     // Two described branches (anyOf), not a `type` array: single-type dialects cannot take one.
-    .union([z.string().describe('a decimal string such as "0.01"'), z.number().describe('a JSON number, read as the text it prints as')])
+    .union([z.string().describe('a decimal string such as "0.01"'), z.number().describe('a JSON number, read as the text it prints as')], {
+      // Neither (true, null where none is taken, an object): the rule in words, not the union's "Invalid input".
+      error: 'must be an amount of USDC: a decimal string such as "0.01", or a JSON number',
+    })
     .transform((value) => (typeof value === 'number' ? String(value) : value))
     .pipe(rule);
 export const amountInput = (what: string) =>

@@ -293,6 +293,10 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     const inexact = await call('set_policy', { askAbove: 0.1 + 0.2 });
     expect(inexact.isError).toBe(true);
     expect(inexact.content[0]?.text).toMatch(/at most 6 decimals/);
+    // Neither a string nor a number: the amount rule in words, naming the field.
+    const notAnAmount = await call('set_policy', { askAbove: true });
+    expect(notAnAmount.isError).toBe(true);
+    expect(notAnAmount.content[0]?.text).toMatch(/askAbove.*must be an amount of USDC: a decimal string such as "0\.01", or a JSON number/);
     const set = data(
       await call('set_policy', {
         budgets: [
