@@ -1,4 +1,5 @@
-import { budgetSteps, passesLimit, shareAfter, stepWords, type HeldPayment } from '../lib/held-payment.js';
+import type { HeldPayment } from '../lib/held-payment.js';
+import { budgetSteps, passesLimit, shareAfter, stepWords } from '../../../server/wire/policy/held-budgets.js';
 import { useTimeZone } from '../state/store.js';
 import { useAgentPolicy } from '../lib/use-agent-policy.js';
 import { BudgetMeter } from './BudgetBar.js';

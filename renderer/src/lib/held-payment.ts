@@ -1,13 +1,10 @@
 /**
  * A payment the agent's policy held for the owner's yes (an approval of kind `payment`): what it asks,
- * why, and where each budget it falls under stands before and after it. A held payment already counts
- * against its budgets (GET policy's `spent` includes it), so "after" is what they hold now and
- * "before" is that without it; approved, it is judged again as a payment made now.
+ * why, and how it ended. Where each budget it falls under stands before and after it is the wire's
+ * (server/wire/policy/held-budgets.ts), said alike by the dashboard and `coffer approvals`.
  */
-import { windowSpan, type BudgetWindow } from '../../../server/wire/policy/windows.js';
-import { budgetWords } from './policy-words.js';
 import { readableUsdc, tryParseUsdc } from './money.js';
-import type { Approval, PolicyResponse } from '../api/types.js';
+import type { Approval } from '../api/types.js';
 
 /** What a held payment asks, read from its approval's request (null when it is not one). */
 export interface HeldPayment {
@@ -44,79 +41,6 @@ export function heldPaymentOf(approval: Pick<Approval, 'kind' | 'request'>): Hel
           : String(bought.kind),
   };
 }
-
-/** One budget the payment falls under: what it allows, and what it holds before and after the payment. */
-export type BudgetStep = { words: string } & (
-  { counts: 'amount'; before: bigint; after: bigint; limit: bigint } | { counts: 'payments'; before: number; after: number; limit: number }
-);
-
-type BudgetNow = NonNullable<PolicyResponse['budgets']>[number];
-
-/**
- * The daily budget and each budget of the policy that this payment falls under (an unscoped one, one
- * for its service, one for its recipient), before and after it. `heldAt` is when it was held (the
- * approval's creation): a window that no longer reaches back to it (an hour's, a calendar day's after
- * midnight) holds none of it now, and approved, it counts there as made now.
- */
-export function budgetSteps(
-  payment: Pick<HeldPayment, 'service' | 'recipient' | 'amount'>,
-  answer: PolicyResponse,
-  heldAt: number,
-  now: number,
-  timeZone: string,
-): BudgetStep[] {
-  const holds = (window: BudgetWindow) => {
-    const { from } = windowSpan(window, now, timeZone);
-    return from === null || heldAt >= from;
-  };
-  const amountStep = (words: string, window: BudgetWindow, spent: string, limit: string): BudgetStep => {
-    const before = clamp((tryParseUsdc(spent) ?? 0n) - (holds(window) ? payment.amount : 0n));
-    return { words, counts: 'amount', before, after: before + payment.amount, limit: tryParseUsdc(limit) ?? 0n };
-  };
-  const steps = [
-    amountStep(
-      `${readableUsdc(tryParseUsdc(answer.policy.dailyBudget) ?? 0n)} USDC in any 24 hours (daily budget)`,
-      '24h',
-      answer.spent24h,
-      answer.policy.dailyBudget,
-    ),
-  ];
-  for (const budget of answer.budgets ?? []) {
-    if (!fallsUnder(budget, payment)) continue;
-    const words = budgetWords(budget);
-    if ('count' in budget) {
-      const before = Math.max(0, budget.made - (holds(budget.window) ? 1 : 0));
-      steps.push({ words, counts: 'payments', before, after: before + 1, limit: budget.count });
-    } else {
-      steps.push(amountStep(words, budget.window, budget.spent, budget.amount));
-    }
-  }
-  return steps;
-}
-
-const clamp = (micro: bigint) => (micro < 0n ? 0n : micro);
-
-/** Whether the payment counts against a budget: every payment against an unscoped one, else its service's or its recipient's. */
-function fallsUnder(budget: BudgetNow, payment: Pick<HeldPayment, 'service' | 'recipient'>): boolean {
-  if (budget.service !== undefined) return budget.service === payment.service;
-  if (budget.recipient !== undefined) return budget.recipient === payment.recipient;
-  return true;
-}
-
-/** A step in words: "0.25 → 4.25 of 10.00 USDC", "1 → 2 of 5 payments". */
-export function stepWords(step: BudgetStep): string {
-  if (step.counts === 'payments') return `${step.before} → ${step.after} of ${step.limit} payment${step.limit === 1 ? '' : 's'}`;
-  return `${readableUsdc(step.before)} → ${readableUsdc(step.after)} of ${readableUsdc(step.limit)} USDC`;
-}
-
-/** The share of its limit a step reaches after the payment, 0..1 and beyond (a limit of nothing is full). */
-export function shareAfter(step: BudgetStep): number {
-  if (step.counts === 'payments') return step.limit > 0 ? step.after / step.limit : 1;
-  return step.limit > 0n ? Number((step.after * 10_000n) / step.limit) / 10_000 : 1;
-}
-
-/** Past its limit after the payment: approving it would be refused by this budget. */
-export const passesLimit = (step: BudgetStep): boolean => step.after > step.limit;
 
 /**
  * How a decided request ended, in words, for the history. A payment says whether it was paid (and

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  budgetSteps,
-  heldPaymentOf,
-  outcomeWords,
-  passesLimit,
-  shareAfter,
-  stepWords,
-  type BudgetStep,
-} from '../../../../../renderer/src/lib/held-payment.js';
+import { heldPaymentOf, outcomeWords } from '../../../../../renderer/src/lib/held-payment.js';
+import { budgetSteps, passesLimit, shareAfter, stepWords, type BudgetStep } from '../../../../../server/wire/policy/held-budgets.js';
 import type { Approval, PolicyResponse } from '../../../../../renderer/src/api/types.js';
 
 const RECIPIENT = '93ugcw2QWBY1SQqi1cqZmZWPgYNUPdJ8VWx2ZeavDnrx';
