@@ -148,6 +148,8 @@ const PAYMENT_KEYS = ['paymentId', 'txSignature', 'amount', 'xPaymentHeader'] as
 /** Answers to a paid retry that mean "not yet" (chain lag, verifier down): the same receipt is tried again. */
 const NOT_YET = new Set(['transaction_not_found', 'verifier_unavailable']);
 
+/** How long the agent's wallets are read for before Coffer's 402 is paid on Solana unread. */
+const BALANCE_READ_MS = 3_000;
 /** How often a payment waiting for the chain is asked after (a store read for Coffer, once recorded). */
 const CHAIN_POLL_MS = 3_000;
 /** How long a payment waiting for the chain is followed by default (`chainWaitMs`). */
@@ -199,14 +201,15 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
+  const listing = await registryListing(options.agent, offer.instructions, api);
+  // A listed service paid on Solana only is not chosen for Base (Coffer would refuse it there).
   const funds =
-    options.rail === undefined && options.approvalId === undefined
+    options.rail === undefined && options.approvalId === undefined && listing.onBase
       ? await fundsOnEachRail(api, options.agent, offer.instructions, coffer.baseChainId)
       : null;
   const rail = options.rail ?? funds?.chosen;
   const instructions = rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
   checkNetwork(instructions, coffer.network, url);
-  const listing = await registryListing(options.agent, instructions, api);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
   if (listing.cap !== null && asked > listing.cap.micro) {
     throw new PaymentError(
@@ -216,12 +219,18 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
     );
   }
 
-  const idempotencyKey = `fetch-${randomUUID()}`;
+  const terms: CofferTerms = {
+    rail,
+    instructions,
+    offered: offer.instructions,
+    listedServiceId: listing.serviceId,
+    idempotencyKey: `fetch-${randomUUID()}`,
+    // One wait for the chain over the whole call, however often a lost answer has /pay asked again.
+    chainWait: chainWaitOf(options),
+  };
   let payment;
   try {
-    payment = await withRetries(retries, () =>
-      pay(options, rail, api, url, init, instructions, offer.instructions, listing.serviceId, idempotencyKey),
-    );
+    payment = await withRetries(retries, () => pay(options, api, url, init, terms));
   } catch (error) {
     if (error instanceof PaymentError) throw funds === null || rail !== 'sol' ? error : withBaseFunds(error, funds.base);
     throw unreachable(options.agent, error);
@@ -263,10 +272,14 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
   if (offered.base === null || offered.base.chainId !== baseChainId) return null;
   const asked = tryParseUsdc(offered.amount);
   // A wallet not read now is not chosen, and is not named in a refusal: Solana pays or refuses as before.
-  const available = await api.balance(agent.agentId).then(
-    (answer) => answer.available,
-    () => null,
-  );
+  const available = await Promise.race([
+    api.balance(agent.agentId).then(
+      (answer) => answer.available,
+      () => null,
+    ),
+    // A node slow to answer (Base's client waits 15 s, and asks twice) delays no payment by more.
+    sleep(BALANCE_READ_MS).then(() => null),
+  ]);
   const covers = (free: string | null | undefined) => asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
   const chosen: Rail = !covers(available?.sol) && covers(available?.base) ? 'base' : 'sol';
   return { chosen, base: available?.base ?? null };
@@ -354,14 +367,17 @@ function checkNetwork(instructions: PaymentInstructions, network: string, url: s
 }
 
 /**
- * Which registry service this 402 is for: the one it names, when the registry lists it. Coffer holds a
- * listed service to its price and to its recipient (price_above_registry, recipient_mismatch), so
- * those are Coffer's to say. What Coffer cannot know is checked here: a 402 that names no listed
- * service but pays a wallet the registry lists is held to the dearest price listed for that wallet.
+ * Which registry service this 402 is for, and the price it is held to. The service it names, when the
+ * registry lists it: Coffer holds a listed service to its price and to its recipient on the rail paid
+ * (price_above_registry, recipient_mismatch, service_not_on_rail), so those are Coffer's to say, and
+ * `onBase` says whether it is paid on Base at all. What Coffer cannot know is checked here: a 402 that
+ * names no listed service is held, whichever rail pays it, to the dearest price listed for each wallet
+ * it names that the registry lists (the lowest of those), so that its other rail is no way around the
+ * price the registry lists for the one.
  */
-async function registryListing(agent: PayingAgent, instructions: PaymentInstructions, api: CofferClient) {
-  const service = instructions.service;
-  // A service the registry does not list (404) is paid by its recipient's listings alone.
+async function registryListing(agent: PayingAgent, offered: PaymentInstructions, api: CofferClient) {
+  const service = offered.service;
+  // A service the registry does not list (404) is paid by its recipients' listings alone.
   const named =
     service === null
       ? null
@@ -371,37 +387,50 @@ async function registryListing(agent: PayingAgent, instructions: PaymentInstruct
             throw error;
           }),
         );
-  if (named !== null) return { serviceId: named.id, cap: null };
-  const byRecipient = await mustRead(agent, 'check the registry', () => api.servicesPaidTo(instructions.recipient));
-  const cap = byRecipient.results
+  if (named !== null) return { serviceId: named.id, onBase: named.base !== null, cap: null };
+  const wallets = offered.base === null ? [offered.recipient] : [offered.recipient, offered.base.recipient];
+  const caps = await Promise.all(
+    wallets.map(async (wallet) => dearestListed(await mustRead(agent, 'check the registry', () => api.servicesPaidTo(wallet)))),
+  );
+  const cap = caps.reduce<{ text: string; micro: bigint } | null>(
+    (low, each) => (each === null ? low : low === null || each.micro < low.micro ? each : low),
+    null,
+  );
+  return { serviceId: null, onBase: true, cap };
+}
+
+/** The dearest price listed among a wallet's listings; null where none lists a price. */
+function dearestListed(listed: { results: { pricePerCall: string | null }[] }) {
+  return listed.results
     .map((listing) => listing.pricePerCall)
     .filter((price): price is string => price !== null)
     .reduce<{ text: string; micro: bigint } | null>((max, text) => {
       const micro = tryParseUsdc(text) ?? 0n;
       return max === null || micro > max.micro ? { text, micro } : max;
     }, null);
-  return { serviceId: null, cap };
 }
 
-async function pay(
-  options: PayingFetchOptions,
+/** Coffer's terms as this call pays them, and what it asks /pay under. */
+interface CofferTerms {
   /** The rail asked, or chosen by the agent's funds; left out, Solana, as /pay pays it. */
-  rail: Rail | undefined,
-  api: CofferClient,
-  url: string,
-  init: RequestInit,
-  instructions: PaymentInstructions,
+  rail: Rail | undefined;
+  /** The terms on that rail (onBase's on Base). */
+  instructions: PaymentInstructions;
   /** The terms as the 402 wrote them, on both rails (a request picked up may have been paid on either). */
-  offered: PaymentInstructions,
-  listedServiceId: string | null,
-  idempotencyKey: string,
-) {
+  offered: PaymentInstructions;
+  listedServiceId: string | null;
+  idempotencyKey: string;
+  chainWait: ChainWait;
+}
+
+async function pay(options: PayingFetchOptions, api: CofferClient, url: string, init: RequestInit, terms: CofferTerms) {
   const { agent } = options;
+  const { rail, instructions, offered, listedServiceId, idempotencyKey, chainWait } = terms;
   let paid;
   try {
     if (options.approvalId !== undefined) paid = await paidUnderApproval(api, options.approvalId, offered, options);
     else {
-      const answer = await whileChainConfirms(options, () =>
+      const ask = () =>
         api.pay(
           agent.agentId,
           {
@@ -416,9 +445,16 @@ async function pay(
             ...(instructions.nonce === null ? {} : { nonce: instructions.nonce }),
           },
           idempotencyKey,
-        ),
-      );
-      paid = await paymentWhenDecided(api, answer, options.onHeld);
+        );
+      paid = await paymentWhenDecided(api, await whileChainConfirms(chainWait, options, ask), options.onHeld);
+      // Approved, and made at the owner's yes, the payment may still wait for the chain: its receipt
+      // is asked for under the same key, for a wait of its own from the yes. Not confirmed by then,
+      // the pending one is presented (the seller may find it landed meanwhile).
+      if (paid.status === 'pending') {
+        const afterYes = { ...chainWaitOf(options), told: chainWait.told };
+        const confirmed = await whileChainConfirms(afterYes, options, ask).catch(() => null);
+        if (confirmed?.status === 200) paid = confirmed.body;
+      }
     }
   } catch (error) {
     if (!refusal(error)) throw error;
@@ -432,7 +468,7 @@ async function pay(
         ? // chain_unavailable: signed and recorded, and sent or not (a node that refused it outright leaves
           // it to reconciliation, which sends it again); or, where the chain could not even be asked to
           // sign it (no blockhash), not made at all. The answer names no payment to tell which.
-          `Coffer could not confirm the payment${waitedFor(options)}: it may be recorded and on its way (Coffer then sends it until it lands or can no longer land), or not made at all; check the agent's payments (coffer activity) before paying again: ${error.message}`
+          `Coffer could not confirm the payment${waitedFor(chainWait, options)}: it may be recorded and on its way (Coffer then sends it until it lands or can no longer land), or not made at all; check the agent's payments (coffer activity) before paying again: ${error.message}`
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
@@ -456,30 +492,42 @@ async function pay(
   } satisfies PaymentMade;
 }
 
+/** The wait for the chain over one call: until when, and whether the caller was told it waits. */
+interface ChainWait {
+  until: number;
+  ms: number;
+  told: boolean;
+}
+
+function chainWaitOf(options: PayingFetchOptions): ChainWait {
+  const asked = options.chainWaitMs ?? CHAIN_WAIT_MS;
+  const ms = Number.isFinite(asked) ? Math.max(0, asked) : CHAIN_WAIT_MS;
+  return { until: Date.now() + ms, ms, told: false };
+}
+
 /**
  * A payment asked of Coffer, followed while the chain has not confirmed it (`502 chain_unavailable`)
- * for `chainWaitMs`: asked again under the same Idempotency-Key, so at most one payment is ever made.
- * What it answers after the wait (still pending, or a refusal) is thrown as it came.
+ * until the call's wait ends: asked again under the same Idempotency-Key, so at most one payment is
+ * ever made. What it answers after the wait (still pending, or a refusal) is thrown as it came.
  */
-async function whileChainConfirms<T>(options: PayingFetchOptions, ask: () => Promise<T>): Promise<T> {
-  const until = Date.now() + (options.chainWaitMs ?? CHAIN_WAIT_MS);
-  for (let told = false; ; told = true) {
+async function whileChainConfirms<T>(wait: ChainWait, options: PayingFetchOptions, ask: () => Promise<T>): Promise<T> {
+  for (;;) {
     try {
       return await ask();
     } catch (error) {
       const pending = error instanceof CofferApiError && error.status === 502 && error.code === 'chain_unavailable';
-      const left = until - Date.now();
+      const left = wait.until - Date.now();
       if (!pending || left <= 0) throw error;
-      if (!told) options.onChainWait?.();
+      if (!wait.told) options.onChainWait?.();
+      wait.told = true;
       await sleep(Math.min(CHAIN_POLL_MS, left));
     }
   }
 }
 
 /** How long the chain was waited for, in words (nothing where the call did not wait). */
-function waitedFor(options: PayingFetchOptions): string {
-  const ms = options.chainWaitMs ?? CHAIN_WAIT_MS;
-  return ms > 0 && options.approvalId === undefined ? ` in ${Math.round(ms / 1000)} s` : '';
+function waitedFor(wait: ChainWait, options: PayingFetchOptions): string {
+  return wait.ms > 0 && options.approvalId === undefined ? ` in ${Math.round(wait.ms / 1000)} s` : '';
 }
 
 /** What an earlier call's request must be to be this call's: a payment of these Coffer terms, or an x402 purchase of this URL. */

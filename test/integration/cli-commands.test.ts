@@ -475,7 +475,7 @@ describe('coffer status, pay, kill, open', () => {
     const set = await coffer(['settings', '--preferred-rail', 'base', '--data-dir', dataDir]);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toMatch(
-      /\nx402 rail {2}Base \(set by you\): where an x402 seller takes both, Base pays when the agent's wallet there holds the amount; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base \(coffer fetch --rail base asks for Base\)\n$/,
+      /\nx402 rail {2}Base \(set by you\): where an x402 seller takes both, Base pays when the agent's wallet there holds the amount; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base where the 402 offers Base \(coffer fetch --rail base asks for Base\)\n$/,
     );
     expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
     // Another word is a usage error, said before Coffer is asked (so also where none runs).

@@ -215,6 +215,40 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     }
   });
 
+  it("payingFetch with no rail asked holds a 402 to the registry on both of its rails, and keeps a listed service's Solana-only rail", async () => {
+    const onBaseOnly = await deployAgent(t, 'base-money', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    expect((await t.api('POST', t.withOwner('/v1/agents/base-money/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'base-money', apiKey: onBaseOnly.apiKey };
+    const made = async () =>
+      (await t.api('GET', t.withOwner('/v1/agents/base-money/spend-history?limit=500'))).body.payments.length as number;
+    let change: (terms: any) => any = (terms) => terms;
+    const seller = express().get('/weather', async (_req, res) => {
+      res.status(402).json(change(await termsOf('/weather?city=Tromso')));
+    });
+    const served = await listen(seller);
+    try {
+      // Naming no service, paid on Solana to the demo's wallet (listed at 0.01) and on Base to a
+      // stranger: held to the Solana wallet's listed price, though its Base rail would pay it.
+      const stranger = privateKeyToAccount(generatePrivateKey()).address;
+      change = ({ service: _service, ...terms }) => ({ ...terms, amount: '0.30', base: { ...terms.base, recipient: stranger } });
+      await expect(payingFetch(`${served.url}/weather`, {}, { agent })).rejects.toMatchObject({
+        code: 'price_above_registry',
+        message: expect.stringMatching(/asks 0\.30 USDC but the registry lists it at 0\.01; not paid$/),
+      });
+      // Naming a listed service paid on Solana only: not chosen for Base, so Solana's want of funds is
+      // what is said, not that the service is not on Base.
+      change = (terms) => ({ ...terms, service: 'web-search', recipient: '7GrTWVNqLDmdBYR4X5WDpyqPhWUQjrun1cSFoFjNPw6Z', amount: '0.005' });
+      await expect(payingFetch(`${served.url}/weather`, {}, { agent })).rejects.toMatchObject({
+        code: 'payment_refused',
+        details: { cofferCode: 'insufficient_funds' },
+        message: expect.not.stringMatching(/Base/),
+      });
+    } finally {
+      await close(served.server);
+    }
+    expect(await made()).toBe(0);
+  });
+
   /** How many payments the agent made. */
   const payments = async () =>
     (await t.api('GET', t.withOwner('/v1/agents/base-buyer/spend-history?limit=500'))).body.payments.length as number;

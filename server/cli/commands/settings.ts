@@ -69,7 +69,7 @@ function railLine(rail: Rail | null): string {
   // A Coffer paywall's own 402 is paid on Solana first whatever is preferred (the agent's client chooses it): said where it differs.
   const own =
     rail === 'base'
-      ? "; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base (coffer fetch --rail base asks for Base)"
+      ? "; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base where the 402 offers Base (coffer fetch --rail base asks for Base)"
       : '';
   return `x402 rail  ${name} (set by you): where an x402 seller takes both, ${name} pays when the agent's wallet there holds the amount${own}\n`;
 }

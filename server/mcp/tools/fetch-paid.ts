@@ -13,7 +13,7 @@ import { returning, showAndWait, whenDecided } from './held-payment.js';
 export const fetchPaid = defineTool({
   name: 'fetch_paid',
   description:
-    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments and its approvalId then picks up the same purchase (never paid twice).",
+    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments and its approvalId then picks up the same purchase (never paid twice). A payment the chain has not confirmed is waited for a while (20 s); still unconfirmed, the call fails payment_pending: check get_spend_history before paying again.",
   inputSchema: input.fetchPaidInput,
   outputSchema: output.fetchPaidOutput,
   annotations: { ...CHANGES_STATE, openWorldHint: true },
@@ -86,8 +86,10 @@ async function purchase(
       {
         agent: { cofferUrl: ctx.api.base, owner: ctx.owner, agentId: ctx.agentId, apiKey: ctx.apiKey },
         onHeld,
-        // A payment the chain has not confirmed is followed for less than a host's usual 60 s call.
-        chainWaitMs: 30_000,
+        // A payment the chain has not confirmed is followed a short while: a host may give up on a call
+        // after 60 s, and the first /pay alone can take longer (Solana's confirmation). A host that gave
+        // up and called again would pay anew, unjoined (only held purchases are joined).
+        chainWaitMs: 20_000,
         ...(request.rail === undefined ? {} : { rail: request.rail }),
         // An earlier call's request (this bridge restarted since): used, not asked anew.
         ...(request.approvalId === undefined ? {} : { approvalId: request.approvalId }),
