@@ -491,6 +491,8 @@ describe("the owner's CLI", () => {
     expect(waiting.stdout).toMatch(/why: 0\.01 USDC is above 0\.005 USDC/);
     // What it buys, as the agent said it.
     expect(waiting.stdout).toMatch(new RegExp(`^${approvalId} .*\n {2}for: coffer pay\n {2}why: `, 'm'));
+    // Where its budgets stand before and after it, as the dashboard's card says (it counts once held).
+    expect(waiting.stdout).toMatch(/\n {2}budget: 5\.00 USDC in any 24 hours \(daily budget\): 0\.00 → 0\.01 of 5\.00 USDC\n/);
 
     const approved = await owner(['approve', approvalId]);
     expect(approved.code, approved.stderr).toBe(0);

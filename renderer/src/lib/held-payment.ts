@@ -3,7 +3,8 @@
  * why, and how it ended. Where each budget it falls under stands before and after it is the wire's
  * (server/wire/policy/held-budgets.ts), said alike by the dashboard and `coffer approvals`.
  */
-import { readableUsdc, tryParseUsdc } from './money.js';
+import { heldAskOf } from '../../../server/wire/policy/held-budgets.js';
+import { readableUsdc } from './money.js';
 import type { Approval } from '../api/types.js';
 
 /** What a held payment asks, read from its approval's request (null when it is not one). */
@@ -21,15 +22,13 @@ export interface HeldPayment {
 
 export function heldPaymentOf(approval: Pick<Approval, 'kind' | 'request'>): HeldPayment | null {
   if (approval.kind !== 'payment') return null;
-  const { service, amount, recipient, rail, description, reason } = approval.request;
-  const micro = typeof amount === 'string' ? tryParseUsdc(amount) : null;
-  if (typeof service !== 'string' || typeof recipient !== 'string' || micro === null) return null;
+  const ask = heldAskOf(approval.request);
+  if (ask === null) return null;
+  const { rail, description, reason } = approval.request;
   const why = reason as { code?: unknown; message?: unknown } | undefined;
   const bought = approval.request.purchase as { kind?: unknown; modelId?: unknown; resolution?: unknown; prompt?: unknown } | undefined;
   return {
-    service,
-    amount: micro,
-    recipient,
+    ...ask,
     rail: rail === 'base' ? 'base' : 'sol',
     description: typeof description === 'string' && description.trim() !== '' ? description : null,
     reason: typeof why?.code === 'string' && typeof why.message === 'string' ? { code: why.code, message: why.message } : null,

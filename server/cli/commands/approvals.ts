@@ -15,6 +15,8 @@ import { CofferApiError } from '../../client/client-error.js';
 import { LINK_REQUEST_ID } from '../../wire/schemas.js';
 import type { Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
+import { budgetSteps, heldAskOf, passesLimit, stepWords } from '../../wire/policy/held-budgets.js';
+import type { PolicyResponse } from '../../wire/answers/policy.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -31,7 +33,8 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
     out.write('Nothing waits for you.\n');
     return 0;
   }
-  for (const approval of approvals.approvals) out.write(approvalLines(approval, settings.timeZone));
+  const policies = await policiesOfHeld(api, approvals.approvals);
+  for (const approval of approvals.approvals) out.write(approvalLines(approval, settings.timeZone, policies));
   for (const session of links.sessions) out.write(linkRequestLines(session));
   if (approvals.approvals.some((approval) => approval.status === 'pending')) {
     out.write('Decide with: coffer approve ID, or coffer deny ID.\n');
@@ -39,8 +42,32 @@ export async function listApprovals(args: { all?: boolean; dataDir?: string; jso
   return 0;
 }
 
-/** One request: its id and state, who asks for what, why it waits, and until when. */
-function approvalLines(approval: Approval, timeZone: string): string {
+/** Each agent's policy now that has a payment waiting, as the dashboard reads it for its cards; an error's words where it could not be read. */
+async function policiesOfHeld(api: CofferClient, approvals: Approval[]): Promise<Map<string, PolicyResponse | string>> {
+  const agents = new Set(
+    approvals.filter((approval) => approval.kind === 'payment' && approval.status === 'pending').map((a) => a.agentId),
+  );
+  const read = await Promise.all(
+    [...agents].map(async (agentId) => [agentId, await api.policy(agentId).catch((error: Error) => error.message)] as const),
+  );
+  return new Map(read);
+}
+
+/**
+ * A waiting payment's budgets, before → after it (server/wire/policy/held-budgets.ts), as its card in
+ * the dashboard shows them: one line each, and what a yes would meet where it passes one now.
+ */
+function heldBudgetLines(approval: Approval, timeZone: string, policy: PolicyResponse | string | undefined): string {
+  const ask = heldAskOf(approval.request);
+  if (approval.kind !== 'payment' || approval.status !== 'pending' || ask === null || policy === undefined) return '';
+  if (typeof policy === 'string') return `  budgets: could not be read (${policy})\n`;
+  return budgetSteps(ask, policy, Date.parse(approval.createdAt), Date.now(), timeZone)
+    .map((step) => `  budget: ${step.words}: ${stepWords(step)}${passesLimit(step) ? ' (over it now: a yes would be refused)' : ''}\n`)
+    .join('');
+}
+
+/** One request: its id and state, who asks for what, why it waits, its budgets before and after, and until when. */
+function approvalLines(approval: Approval, timeZone: string, policies: Map<string, PolicyResponse | string>): string {
   const what = describeRequest(approval.kind, approval.request, beforeOf(approval), timeZone);
   const reason = (approval.request.reason as { message?: string } | undefined)?.message;
   // Approved but not carried out: why, in words (the seller's terms ended, the budget ran out…).
@@ -58,7 +85,8 @@ function approvalLines(approval: Approval, timeZone: string): string {
   return (
     `${approval.approvalId}  ${asker}: ${what}\n` +
     (description === null ? '' : `  for: ${description.split(/\r?\n/)[0]}\n`) +
-    `  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n`
+    `  ${reason === undefined ? '' : `why: ${reason}; `}${state}\n` +
+    heldBudgetLines(approval, timeZone, policies.get(approval.agentId))
   );
 }
 

@@ -17,6 +17,14 @@ export interface HeldAsk {
   amount: bigint;
 }
 
+/** What a held payment's approval request asks (its service, recipient and amount); null where it is no payment's. */
+export function heldAskOf(request: Record<string, unknown>): HeldAsk | null {
+  const { service, recipient, amount } = request;
+  const micro = typeof amount === 'string' ? tryParseUsdc(amount) : null;
+  if (typeof service !== 'string' || typeof recipient !== 'string' || micro === null) return null;
+  return { service, recipient, amount: micro };
+}
+
 /** One budget the payment falls under: what it allows, and what it holds before and after the payment. */
 export type BudgetStep = { words: string } & (
   { counts: 'amount'; before: bigint; after: bigint; limit: bigint } | { counts: 'payments'; before: number; after: number; limit: number }
