@@ -7,6 +7,7 @@ import { agentCredentials } from '../linked-agent/agent-config.js';
 import { registerTools } from './tools.js';
 import type { ToolContext } from './tool-definition.js';
 import { DEFAULT_HELD_WAIT_MS, OwnerDecisions } from './owner-decision.js';
+import { PurchasesUnderWay } from './purchases-under-way.js';
 
 /**
  * `coffer mcp`: the MCP tool server an MCP host launches (stdio). It is a client of the /v1 server,
@@ -30,6 +31,7 @@ export async function runMcpServer(options: {
     tools = {
       api: keyClient(agent.url, { owner: agent.owner, key: agent.apiKey }),
       decisions: new OwnerDecisions(agent.url),
+      underWay: new PurchasesUnderWay(),
       heldWaitMs,
       agentId: agent.agentId,
       owner: agent.owner,
@@ -43,6 +45,7 @@ export async function runMcpServer(options: {
     tools = {
       api: notConfigured(why),
       decisions: new OwnerDecisions(''),
+      underWay: new PurchasesUnderWay(),
       heldWaitMs,
       agentId: '',
       owner: '',

@@ -2,11 +2,14 @@ import type { CallToolResult, InputRequiredResult, McpServer, ServerContext, Too
 import type { z } from 'zod';
 import type { CofferClient } from '../client/coffer-client.js';
 import type { OwnerDecisions } from './owner-decision.js';
+import type { PurchasesUnderWay } from './purchases-under-way.js';
 
 export interface ToolContext {
   api: CofferClient;
   /** The held payments this bridge follows while the owner decides. */
   decisions: OwnerDecisions;
+  /** The fetch_paid purchases under way, joined by the same call asked again. */
+  underWay: PurchasesUnderWay;
   /** How long one call waits for the owner before answering that the payment still waits. */
   heldWaitMs: number;
   agentId: string;

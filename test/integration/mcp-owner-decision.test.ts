@@ -233,21 +233,20 @@ describe.each(MCP_ERAS)('coffer mcp: a payment held for the owner (%s host)', (e
         ((await t.api('GET', t.withOwner('/v1/approvals?status=withdrawn'))).body.approvals as { agentId: string }[]).filter(
           (a) => a.agentId === agentId,
         );
-      // Both calls asked Coffer before either was held: the owner looks once the second request was
-      // withdrawn, never paid.
-      let withdrawn: { agentId: string }[] = [];
-      for (let i = 0; i < 200 && withdrawn.length === 0; i += 1) {
+      // The second call joins the purchase the first has under way: Coffer is asked once, so the owner
+      // is asked once, and no second request is made (to withdraw).
+      let waiting: { approvalId: string }[] = [];
+      for (let i = 0; i < 200 && waiting.length === 0; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        withdrawn = await withdrawnOf();
+        waiting = await pendingOf(agentId);
       }
-      expect(withdrawn).toHaveLength(1);
-      const waiting = await pendingOf(agentId);
       expect(waiting).toHaveLength(1);
+      expect(await withdrawnOf()).toEqual([]);
       await decide(waiting[0]!.approvalId, 'approve');
       const answers = await both;
       const paid = answers.filter((answer) => (answer.structuredContent as { status?: number } | undefined)?.status === 200);
       expect(paid.length, JSON.stringify(answers.map((answer) => answer.content[0]?.text))).toBe(2);
-      expect(await withdrawnOf()).toHaveLength(1);
+      expect(await withdrawnOf()).toEqual([]);
       expect(before - (await balance(walletAddress))).toBe(micro('0.01'));
       const history = (await t.api('GET', t.withOwner(`/v1/agents/${agentId}/spend-history`), { key: apiKey })).body.payments as {
         status: string;

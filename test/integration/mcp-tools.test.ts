@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
 import { fundedAgent, micro, UNLISTED_API } from '../helpers/coffer.js';
 import { useCoffer } from '../helpers/server-fixture.js';
 import { close, listen } from '../helpers/http-server.js';
@@ -182,6 +183,31 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(getWithBody.isError).toBe(true);
     expect(getWithBody.content[0]?.text).toMatch(/a GET request carries no body: leave body out, or send it with method POST or PUT/);
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
+  });
+
+  it('fetch_paid asked again with the same arguments while its purchase is under way joins it: paid once, both answered', async () => {
+    // A seller slow to answer the paid request: a host that gave up on the first call asks again meanwhile.
+    const slow = express();
+    const paywalled = createDemoApi({ lookup: await cofferTransferLookup(t.url), store: demo.store });
+    slow.use((req, _res, next) => (req.headers['x-payment'] === undefined ? next() : void setTimeout(next, 1500)));
+    slow.use(paywalled);
+    const served = await listen(slow);
+    try {
+      const before = await t.coffer.chain.usdcBalance(agent.walletAddress);
+      const url = `${served.url}/weather?city=Cusco`;
+      const first = call('fetch_paid', { url });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [one, two] = (await Promise.all([first, call('fetch_paid', { url })])).map(data);
+      expect(one!.status).toBe(200);
+      expect(two).toEqual(one);
+      expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
+      // Asked again once it answered, it is a purchase of its own.
+      const again = data(await call('fetch_paid', { url }));
+      expect(again.payment.paymentId).not.toBe(one!.payment.paymentId);
+      expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.02'));
+    } finally {
+      await close(served.server);
+    }
   });
 
   it('takes an amount sent as a JSON number as its exact decimal string; one that is not exact is refused saying so', async () => {

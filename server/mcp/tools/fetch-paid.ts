@@ -6,14 +6,15 @@ import type { Rail } from '../../wire/rails.js';
 import { OwnerDecisions } from '../owner-decision.js';
 import * as input from '../tool-inputs.js';
 import * as output from '../tool-outputs.js';
-import { CHANGES_STATE, defineTool, type ToolContext } from '../tool-definition.js';
+import { CHANGES_STATE, defineTool, type ToolCall, type ToolContext, type ToolResult } from '../tool-definition.js';
+import type { UnderWay } from '../purchases-under-way.js';
 import { answered, failure } from '../tool-results.js';
 import { returning, showAndWait, whenDecided } from './held-payment.js';
 
 export const fetchPaid = defineTool({
   name: 'fetch_paid',
   description:
-    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments and its approvalId then picks up the same purchase (never paid twice). A payment the chain has not confirmed is waited for a while (20 s); still unconfirmed, the call fails payment_pending: check get_spend_history before paying again.",
+    "Call a URL; if it answers 402 (Coffer terms, or an x402 offer on Solana devnet/mainnet or Base), pay within policy (never above the registry price) and retry with the payment. Returns the answer. A payment the policy holds for the owner waits for their yes (a host that opens URLs is shown the owner's decision page; others hear where as progress): the call answers once they decide, or after a while (45 s) says it still waits; calling fetch_paid again with the same arguments and its approvalId then picks up the same purchase (never paid twice). A payment the chain has not confirmed is waited for a while (20 s); still unconfirmed, the call fails payment_pending: check get_spend_history before paying again. The same call asked again while its purchase is under way joins it (paid once).",
   inputSchema: input.fetchPaidInput,
   outputSchema: output.fetchPaidOutput,
   annotations: { ...CHANGES_STATE, openWorldHint: true },
@@ -40,9 +41,14 @@ export const fetchPaid = defineTool({
         ),
       );
     }
+    // The same call asked again while its purchase is under way (a host that gave up waiting asks
+    // again): that purchase, paid once, answers both.
+    const underWay = approvalId === undefined ? ctx.underWay.of(key) : undefined;
+    if (underWay !== undefined) return joinUnderWay(underWay, key, call);
     let held!: (approval: Approval) => void;
     const heldNow = new Promise<Approval>((resolve) => (held = resolve));
     const work = purchase(ctx, request, held);
+    ctx.underWay.start(key, { work, held: heldNow });
     const first = await Promise.race([
       work.then(
         () => null,
@@ -69,6 +75,30 @@ export const fetchPaid = defineTool({
       : whenDecided(followed, call, 'fetch_paid');
   },
 });
+
+/**
+ * A call joining the purchase under way for the same arguments: its answer; or, where the owner's
+ * yes is awaited meanwhile, that held purchase as the first call follows it (a turn later at most).
+ */
+async function joinUnderWay({ work, held }: UnderWay, key: string, call: ToolCall): Promise<ToolResult> {
+  const heldNow = await Promise.race([
+    work.then(
+      () => null,
+      () => null,
+    ),
+    held,
+  ]);
+  if (heldNow !== null) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const followed = call.ctx.decisions.joined(key);
+    if (followed !== undefined) {
+      return call.ctx.decisions.hostOpensUrls(call.server, call.extra)
+        ? showAndWait(followed, call, 'fetch_paid')
+        : whenDecided(followed, call, 'fetch_paid');
+    }
+  }
+  return answered(() => work);
+}
 
 /**
  * fetch_paid's purchase: the URL called through payingFetch as this agent, its answer as the tool
