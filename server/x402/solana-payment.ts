@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
-import { address, createSolanaRpc } from '@solana/kit';
+import { address } from '@solana/kit';
+import { clusterRpc } from '../chain/solana/cluster/cluster-rpc.js';
 import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from '@solana-program/token';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { SchemeNetworkClient } from '@x402/core/types';
@@ -67,7 +68,7 @@ export function solanaX402Payments(options: {
   latestBlockhash: () => Promise<Lifetime>;
 }): { networks: X402Names; sign: (offer: X402Offer, requirement: X402Requirement, payer: string) => Promise<X402Signed> } {
   const signing: Signing = {
-    rpc: createSolanaRpc(options.rpcUrl),
+    rpc: clusterRpc(options.rpcUrl),
     schemesOf: keptSchemes(options.vault, options.rpcUrl),
     latestBlockhash: options.latestBlockhash,
   };
@@ -79,7 +80,7 @@ type Schemes = { v2: SchemeNetworkClient; v1: ExactSvmSchemeV1 };
 
 /** What signing an offer reads: the cluster, each wallet's schemes, the latest blockhash. */
 interface Signing {
-  rpc: ReturnType<typeof createSolanaRpc>;
+  rpc: ReturnType<typeof clusterRpc>;
   schemesOf: (payer: string) => Promise<Schemes>;
   latestBlockhash: () => Promise<Lifetime>;
 }

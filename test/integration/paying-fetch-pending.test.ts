@@ -50,6 +50,8 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     expect(words).toMatch(
       /^Coffer could not confirm the payment: it may be recorded and on its way .* or not made at all; check .* before paying again: /,
     );
+    // The node's refusal in its own words (a code kit does not know made kit's message a TypeError's).
+    expect(words).toMatch(/: the Solana RPC answered error 429: Too many requests for a specific RPC call$/);
     // Sent again at the next rounds of reconciliation until the cluster has it; then confirmed, once.
     expect(await reconcileUntilConfirmed(t)).toBe(1);
     expect(await t.coffer.engine.reconcile()).toEqual({ confirmed: 0, failed: 0, stillPending: 0 });

@@ -1,6 +1,5 @@
 import {
   address,
-  createSolanaRpc,
   getBase58Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -34,6 +33,7 @@ import { creditOf } from '../token-balance-changes.js';
 import { decodeUsdcTransfer, tokenAmount, usdcTokenAccount } from '../usdc-transfer.js';
 import { signedUsdcTransfer } from '../transfer-message.js';
 import { RecentBlockhash, type Lifetime } from './recent-blockhash.js';
+import { clusterRpc, RpcAnswered } from './cluster-rpc.js';
 
 const CONFIRM_POLL_MS = 500;
 /** Transactions the deposit watcher reads a round (every 15 s): 200 is within public RPC limits. */
@@ -50,7 +50,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Anything thrown by the RPC transport that is not an answer from the cluster. */
 function unavailable(error: unknown): CofferError {
   if (isCofferError(error)) return error;
-  return new CofferError('chain_unavailable', `the Solana RPC could not be reached: ${(error as Error).message}`, { cause: error });
+  const what = error instanceof RpcAnswered ? 'answered' : 'could not be reached:';
+  return new CofferError('chain_unavailable', `the Solana RPC ${what} ${(error as Error).message}`, { cause: error });
 }
 
 async function call<T>(request: () => Promise<T>): Promise<T> {
@@ -78,7 +79,7 @@ const jsonOf = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (
 /** The genesis hash an RPC URL answers (what cluster it serves), or null when it does not answer in time. */
 export async function readGenesisHash(rpcUrl: string, timeoutMs = 5_000): Promise<string | null> {
   try {
-    return await createSolanaRpc(rpcUrl)
+    return await clusterRpc(rpcUrl)
       .getGenesisHash()
       .send({ abortSignal: AbortSignal.timeout(timeoutMs) });
   } catch {
@@ -107,7 +108,7 @@ export class RpcChain implements Chain {
   ) {
     this.network = config.name;
     this.usdc = config.usdcMint;
-    this.rpc = createSolanaRpc(config.rpcUrl);
+    this.rpc = clusterRpc(config.rpcUrl);
   }
 
   async prepareFeePayer(): Promise<void> {
