@@ -201,20 +201,27 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
-  const listing = await registryListing(options.agent, offer.instructions, api);
+  const listing = await registryListing(options.agent, offer.instructions, coffer.baseChainId, api);
   // A listed service paid on Solana only is not chosen for Base (Coffer would refuse it there).
   const funds =
     options.rail === undefined && options.approvalId === undefined && listing.onBase
-      ? await fundsOnEachRail(api, options.agent, offer.instructions, coffer.baseChainId)
+      ? await fundsOnEachRail(
+          cofferOf(options.agent, timed(doFetch, BALANCE_READ_MS)),
+          options.agent,
+          offer.instructions,
+          coffer.baseChainId,
+        )
       : null;
   const rail = options.rail ?? funds?.chosen;
   const instructions = rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
   checkNetwork(instructions, coffer.network, url);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
-  if (listing.cap !== null && asked > listing.cap.micro) {
+  // The wallet paid is held to its own listings; one the registry does not list, to the other rail's.
+  const cap = rail === 'base' ? (listing.caps.base ?? listing.caps.sol) : (listing.caps.sol ?? listing.caps.base);
+  if (cap !== null && asked > cap.micro) {
     throw new PaymentError(
       'price_above_registry',
-      `${url} asks ${instructions.amount} USDC but the registry lists it at ${listing.cap.text}; not paid`,
+      `${url} asks ${instructions.amount} USDC but the registry lists its wallet ${cap.wallet} at ${cap.text}; not paid`,
       { instructions },
     );
   }
@@ -272,14 +279,12 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
   if (offered.base === null || offered.base.chainId !== baseChainId) return null;
   const asked = tryParseUsdc(offered.amount);
   // A wallet not read now is not chosen, and is not named in a refusal: Solana pays or refuses as before.
-  const available = await Promise.race([
-    api.balance(agent.agentId).then(
-      (answer) => answer.available,
-      () => null,
-    ),
-    // A node slow to answer (Base's client waits 15 s, and asks twice) delays no payment by more.
-    sleep(BALANCE_READ_MS).then(() => null),
-  ]);
+  // Read over a client whose requests end after BALANCE_READ_MS: a node slow to answer (Base's client
+  // waits 15 s, and asks twice) delays no payment, nor a command's exit, by more.
+  const available = await api.balance(agent.agentId).then(
+    (answer) => answer.available,
+    () => null,
+  );
   const covers = (free: string | null | undefined) => asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
   const chosen: Rail = !covers(available?.sol) && covers(available?.base) ? 'base' : 'sol';
   return { chosen, base: available?.base ?? null };
@@ -308,6 +313,12 @@ async function codeOf(response: Response): Promise<string | null> {
     .catch(() => null)) as { code?: unknown } | null;
   return typeof body?.code === 'string' ? body.code : null;
 }
+
+/** A fetch whose requests are given up after `ms` (AbortSignal.timeout: its timer keeps no process alive). */
+const timed =
+  (doFetch: typeof fetch, ms: number): typeof fetch =>
+  (input, init) =>
+    doFetch(input, { ...init, signal: AbortSignal.timeout(ms) });
 
 /** The agent's Coffer through the one /v1 client, over this call's fetch (a test may wrap it). */
 const cofferOf = (agent: PayingAgent, doFetch: typeof fetch): CofferClient =>
@@ -367,15 +378,16 @@ function checkNetwork(instructions: PaymentInstructions, network: string, url: s
 }
 
 /**
- * Which registry service this 402 is for, and the price it is held to. The service it names, when the
- * registry lists it: Coffer holds a listed service to its price and to its recipient on the rail paid
- * (price_above_registry, recipient_mismatch, service_not_on_rail), so those are Coffer's to say, and
- * `onBase` says whether it is paid on Base at all. What Coffer cannot know is checked here: a 402 that
- * names no listed service is held, whichever rail pays it, to the dearest price listed for each wallet
- * it names that the registry lists (the lowest of those), so that its other rail is no way around the
- * price the registry lists for the one.
+ * Which registry service this 402 is for, and the prices it is held to. The service it names, when
+ * the registry lists it: Coffer holds a listed service to its price and to its recipient on the rail
+ * paid (price_above_registry, recipient_mismatch, service_not_on_rail), so those are Coffer's to say,
+ * and `onBase` says whether it is paid on Base at all. What Coffer cannot know is read here: for a 402
+ * that names no listed service, the dearest price the registry lists for its wallet on each rail
+ * (Base's where it is offered on this Coffer's Base chain). The wallet paid is held to its own; one
+ * the registry does not list, to the other rail's, so that an unlisted rail is no way around the price
+ * listed for the other.
  */
-async function registryListing(agent: PayingAgent, offered: PaymentInstructions, api: CofferClient) {
+async function registryListing(agent: PayingAgent, offered: PaymentInstructions, baseChainId: number | null, api: CofferClient) {
   const service = offered.service;
   // A service the registry does not list (404) is paid by its recipients' listings alone.
   const named =
@@ -387,26 +399,22 @@ async function registryListing(agent: PayingAgent, offered: PaymentInstructions,
             throw error;
           }),
         );
-  if (named !== null) return { serviceId: named.id, onBase: named.base !== null, cap: null };
-  const wallets = offered.base === null ? [offered.recipient] : [offered.recipient, offered.base.recipient];
-  const caps = await Promise.all(
-    wallets.map(async (wallet) => dearestListed(await mustRead(agent, 'check the registry', () => api.servicesPaidTo(wallet)))),
-  );
-  const cap = caps.reduce<{ text: string; micro: bigint } | null>(
-    (low, each) => (each === null ? low : low === null || each.micro < low.micro ? each : low),
-    null,
-  );
-  return { serviceId: null, onBase: true, cap };
+  if (named !== null) return { serviceId: named.id, onBase: named.base !== null, caps: { sol: null, base: null } };
+  const capOf = async (wallet: string) =>
+    dearestListed(wallet, await mustRead(agent, 'check the registry', () => api.servicesPaidTo(wallet)));
+  const base = offered.base !== null && offered.base.chainId === baseChainId ? offered.base.recipient : null;
+  const [solCap, baseCap] = await Promise.all([capOf(offered.recipient), base === null ? null : capOf(base)]);
+  return { serviceId: null, onBase: true, caps: { sol: solCap, base: baseCap } };
 }
 
 /** The dearest price listed among a wallet's listings; null where none lists a price. */
-function dearestListed(listed: { results: { pricePerCall: string | null }[] }) {
+function dearestListed(wallet: string, listed: { results: { pricePerCall: string | null }[] }) {
   return listed.results
     .map((listing) => listing.pricePerCall)
     .filter((price): price is string => price !== null)
-    .reduce<{ text: string; micro: bigint } | null>((max, text) => {
+    .reduce<{ text: string; micro: bigint; wallet: string } | null>((max, text) => {
       const micro = tryParseUsdc(text) ?? 0n;
-      return max === null || micro > max.micro ? { text, micro } : max;
+      return max === null || micro > max.micro ? { text, micro, wallet } : max;
     }, null);
 }
 
@@ -454,6 +462,9 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
         const afterYes = { ...chainWaitOf(options), told: chainWait.told };
         const confirmed = await whileChainConfirms(afterYes, options, ask).catch(() => null);
         if (confirmed?.status === 200) paid = confirmed.body;
+        // The yes's payment failed meanwhile (dropped), so the key asked again made a payment anew,
+        // held for the owner: no one follows it, so it is withdrawn (nothing paid by it).
+        if (confirmed?.status === 202) await api.withdrawRequest(confirmed.body.approvalId).catch(() => undefined);
       }
     }
   } catch (error) {
@@ -485,7 +496,8 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
     paymentId: paid.paymentId,
     txSignature: paid.txSignature,
     amount: paid.amount,
-    status: 'confirmed',
+    // A payment the owner's yes made that the chain has not confirmed yet is presented as it stands.
+    status: paid.status === 'pending' ? 'pending' : 'confirmed',
     header: { name: 'X-Payment', value: paid.xPaymentHeader },
     rail: railOf(paid.rail),
     ...stoppedOf(paid.agentStopped),

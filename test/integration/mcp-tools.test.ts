@@ -185,7 +185,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.01'));
   });
 
-  it('fetch_paid asked again with the same arguments while its purchase is under way joins it: paid once, both answered', async () => {
+  it('fetch_paid asked again with the same arguments while its purchase is under way, or once a call given up on was answered, joins it: paid once', async () => {
     // A seller slow to answer the paid request: a host that gave up on the first call asks again meanwhile.
     const slow = express();
     const paywalled = createDemoApi({ lookup: await cofferTransferLookup(t.url), store: demo.store });
@@ -205,6 +205,20 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       const again = data(await call('fetch_paid', { url }));
       expect(again.payment.paymentId).not.toBe(one!.payment.paymentId);
       expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.02'));
+
+      // A host that gave up on the call (its timeout cancels it) and asks again after the purchase
+      // was answered to no one: that answer, kept for it, not a second payment.
+      const lapsed = `${served.url}/weather?city=Lima`;
+      await expect(client.callTool('fetch_paid', { url: lapsed }, undefined, 300)).rejects.toThrow(/timed out/i);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const kept = data(await call('fetch_paid', { url: lapsed }));
+      expect(kept.status).toBe(200);
+      expect(JSON.parse(kept.body).city).toBe('Lima');
+      expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.03'));
+      // Handed out once: the same call again buys again.
+      const bought = data(await call('fetch_paid', { url: lapsed }));
+      expect(bought.payment.paymentId).not.toBe(kept.payment.paymentId);
+      expect(before - (await t.coffer.chain.usdcBalance(agent.walletAddress))).toBe(micro('0.04'));
     } finally {
       await close(served.server);
     }

@@ -60,7 +60,7 @@ async function policiesOfHeld(api: CofferClient, approvals: Approval[]): Promise
 function heldBudgetLines(approval: Approval, timeZone: string, policy: PolicyResponse | string | undefined): string {
   const ask = heldAskOf(approval.request);
   if (approval.kind !== 'payment' || approval.status !== 'pending' || ask === null || policy === undefined) return '';
-  if (typeof policy === 'string') return `  budgets: could not be read (${policy})\n`;
+  if (typeof policy === 'string') return `  budget: its budgets could not be read (${policy})\n`;
   return budgetSteps(ask, policy, Date.parse(approval.createdAt), Date.now(), timeZone)
     .map((step) => `  budget: ${step.words}: ${stepWords(step)}${passesLimit(step) ? ' (over it now: a yes would be refused)' : ''}\n`)
     .join('');

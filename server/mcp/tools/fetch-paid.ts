@@ -42,13 +42,13 @@ export const fetchPaid = defineTool({
       );
     }
     // The same call asked again while its purchase is under way (a host that gave up waiting asks
-    // again): that purchase, paid once, answers both.
-    const underWay = approvalId === undefined ? ctx.underWay.of(key) : undefined;
+    // again), or just answered to a call its host gave up on: that purchase, paid once, answers it.
+    const underWay = ctx.underWay.join(key, approvalId);
     if (underWay !== undefined) return joinUnderWay(underWay, key, call);
     let held!: (approval: Approval) => void;
     const heldNow = new Promise<Approval>((resolve) => (held = resolve));
     const work = purchase(ctx, request, held);
-    ctx.underWay.start(key, { work, held: heldNow });
+    ctx.underWay.start(key, { work, held: heldNow, approvalId }, extra.mcpReq.signal);
     const first = await Promise.race([
       work.then(
         () => null,
@@ -59,8 +59,8 @@ export const fetchPaid = defineTool({
     if (first === null) return answered(() => work);
     let followed = ctx.decisions.follow(key, first, () => work);
     if (followed.approval.approvalId !== first.approvalId) {
-      // The same call asked at once: both asked Coffer before either was held, so Coffer holds two
-      // requests. One purchase is followed (the first held); this one's request is withdrawn, so the
+      // Two calls of the same arguments that did not join (one names an approvalId, the other another
+      // or none) both asked Coffer before either was held, so Coffer holds two requests. One purchase is followed (the first held); this one's request is withdrawn, so the
       // owner is asked once and nothing is paid twice. Not withdrawn (the owner decided first, or
       // Coffer did not answer), it is a purchase of its own, followed as any held one: answered to this
       // call, kept for it asked again, withdrawn when the bridge ends.
@@ -118,7 +118,7 @@ async function purchase(
         onHeld,
         // A payment the chain has not confirmed is followed a short while: a host may give up on a call
         // after 60 s, and the first /pay alone can take longer (Solana's confirmation). A host that gave
-        // up and called again would pay anew, unjoined (only held purchases are joined).
+        // up and calls again joins this purchase (PurchasesUnderWay) rather than paying anew.
         chainWaitMs: 20_000,
         ...(request.rail === undefined ? {} : { rail: request.rail }),
         // An earlier call's request (this bridge restarted since): used, not asked anew.
