@@ -8,6 +8,9 @@ import { createDemoApi } from '../../server/demo-api/demo-api.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { cofferTransferLookup } from '../../server/x402/transfer-lookups.js';
 import { PaymentError, payingFetch } from '../../server/x402/paying-fetch.js';
+import { spawn } from 'node:child_process';
+import { writeAgentConfig } from '../../server/linked-agent/agent-config.js';
+import { CLI } from '../helpers/serve-process.js';
 
 /**
  * payingFetch paying Coffer's own 402 where the chain does not take the payment at once: it is signed
@@ -93,4 +96,42 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     const rows = t.coffer.db.prepare("SELECT id, status FROM payments WHERE agent_id = 'waiting-bot'").all();
     expect(rows).toEqual([{ id: payment!.paymentId, status: 'confirmed' }]);
   });
+
+  it('coffer fetch says it waits for the chain, and prints the body bought once the payment lands', async () => {
+    const agent = await fundedAgent(t, 'cli-waiting', '1.00');
+    const config = join(t.dataDir, 'cli-waiting.json');
+    writeAgentConfig(config, {
+      agentId: 'cli-waiting',
+      walletAddress: agent.walletAddress,
+      apiKey: agent.apiKey,
+      linkedAt: new Date().toISOString(),
+      owner: t.owner,
+      url: t.url,
+    });
+    cluster.throttle = { method: 'sendTransaction', allow: 0 };
+    const fetching = spawn(process.execPath, [CLI, 'fetch', `${api.url}/weather?city=Arica`, '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    let landed: Promise<number> | null = null;
+    fetching.stdout.on('data', (chunk) => (out += chunk));
+    fetching.stderr.on('data', (chunk) => {
+      err += chunk;
+      // Once it says it waits, the node takes transactions again, and reconciliation sends it.
+      if (landed === null && err.includes('Coffer has not confirmed the payment yet')) {
+        cluster.throttle = null;
+        landed = reconcileUntilConfirmed(t);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => fetching.once('exit', resolve));
+    cluster.throttle = null;
+    expect(err).toMatch(
+      /^Coffer has not confirmed the payment yet \(the chain has not answered\): waiting up to 60 s\. This call pays it once at most; stopped or run again, check coffer activity first\.$/m,
+    );
+    expect(await landed).toBe(1);
+    expect(code, err).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ city: 'Arica' });
+    expect(err).toMatch(/^Paid 0\.01 USDC on Solana \(Coffer receipt, pay_\w+, confirmed, transaction \w+\)\.$/m);
+  }, 120_000);
 });
