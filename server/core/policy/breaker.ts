@@ -14,7 +14,7 @@ export const MINUTE_MS = 60_000;
 /** The reason a breaker trips on refusals: null while fewer than its count fell within its minutes. */
 export function refusalsTrip(breaker: Breaker | null, refusedWithin: number): string | null {
   if (breaker?.refusals == null || refusedWithin < breaker.refusals.count) return null;
-  return `its breaker tripped: ${refusedWithin} refused payments within ${minutes(breaker.refusals.minutes)}`;
+  return `its breaker tripped: ${refusedWithin} refused payment${refusedWithin === 1 ? '' : 's'} within ${minutes(breaker.refusals.minutes)}`;
 }
 
 /**
