@@ -20,8 +20,14 @@ export async function readAnswer<T>(response: Response): Promise<Answer<T>> {
     // not JSON: a failed answer is reported by its status below
   }
   if (!response.ok) {
-    const error = (parsed ?? {}) as { error?: string; code?: string };
-    throw new CofferApiError(response.status, error.code ?? 'http_error', error.error ?? `Coffer answered ${response.status}`);
+    const error = (parsed ?? {}) as { error?: string; code?: string; agentStopped?: { reason?: unknown } };
+    const reason = error.agentStopped?.reason;
+    throw new CofferApiError(
+      response.status,
+      error.code ?? 'http_error',
+      error.error ?? `Coffer answered ${response.status}`,
+      typeof reason === 'string' ? { reason } : undefined,
+    );
   }
   return { status: response.status, body: parsed as T };
 }

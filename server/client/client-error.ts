@@ -8,6 +8,8 @@ export class CofferApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Set where the server said this refusal stopped the agent (its breaker tripped), for `reason`. */
+    readonly agentStopped?: { reason: string },
   ) {
     super(message);
     this.name = 'CofferApiError';

@@ -9,7 +9,8 @@ export function sendError(res: Response, error: CofferError): void {
     res.status(500).json({ error: 'internal error', code: 'internal' });
     return;
   }
-  res.status(status).json({ error: error.message, code: error.code });
+  // The refusal that stopped its agent says so in a field too, as a payment that did says `agentStopped`.
+  res.status(status).json({ error: error.message, code: error.code, ...(error.agentStopped ? { agentStopped: error.agentStopped } : {}) });
 }
 
 export const notFound: RequestHandler = (req, res) => {

@@ -109,12 +109,19 @@ export class CofferError extends Error {
   readonly code: ErrorCode;
   /** Seconds the caller should wait before trying again (cooldown, slow_down). */
   readonly retryAfterSeconds: number | undefined;
+  /** Set on the refusal that tripped its agent's breaker: the agent is stopped now, for `reason`. */
+  readonly agentStopped: { reason: string } | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { retryAfterSeconds?: number; cause?: unknown; agentStopped?: { reason: string } } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'CofferError';
     this.code = code;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.agentStopped = options.agentStopped;
   }
 }
 

@@ -8,7 +8,6 @@ import { approvedOrThrow, paymentWhenDecided } from '../client/held-payment.js';
 import type { Approval } from '../wire/answers/approvals.js';
 import type { Payment } from '../wire/answers/payments.js';
 import { RAILS, type Rail } from '../wire/rails.js';
-import { STOPPED_UNTIL_RESUMED } from '../wire/policy/breaker.js';
 import type { X402SignInBody } from '../wire/schemas.js';
 
 /** The agent a payingFetch pays from: its Coffer server and credentials. */
@@ -49,6 +48,8 @@ export class PaymentError extends CofferApiError {
     readonly details: {
       status?: number;
       cofferCode?: string;
+      /** Set where Coffer's refusal stopped the agent (its breaker tripped). */
+      agentStopped?: { reason: string };
       instructions?: PaymentInstructions;
       payment?: PaymentMade;
       response?: Response;
@@ -297,7 +298,7 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
  * there, and how. Not where the refusal stopped the agent (its breaker): asking again pays nothing then.
  */
 function withBaseFunds(error: PaymentError, baseFree: string | null) {
-  if (error.details.cofferCode !== 'insufficient_funds' || error.message.includes(STOPPED_UNTIL_RESUMED)) return error;
+  if (error.details.cofferCode !== 'insufficient_funds' || error.details.agentStopped !== undefined) return error;
   const asked = tryParseUsdc(error.details.instructions?.amount ?? '');
   const short = baseFree !== null && asked !== null && (tryParseUsdc(baseFree) ?? 0n) < asked;
   const said = short
@@ -483,7 +484,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
-      { status: error.status, cofferCode: error.code, instructions },
+      { status: error.status, cofferCode: error.code, instructions, ...(error.agentStopped ? { agentStopped: error.agentStopped } : {}) },
     );
   }
   // An answer without a body (not JSON) has no receipt either.

@@ -167,15 +167,21 @@ describe('budgets', () => {
     const first = await payUsdc(t, 'watched', agent.apiKey, over);
     expectError(first, 402, 'daily_budget_exceeded');
     expect(first.body.error).not.toMatch(/breaker/);
+    expect(first.body).not.toHaveProperty('agentStopped');
     // The refusal that trips the breaker says so: the agent learns it is stopped from the answer it got,
     // with no Retry-After (waiting frees nothing). The refusal log keeps the refusal's own words.
     const tripping = await payUsdc(t, 'watched', agent.apiKey, { ...over, amount: '0.04' });
-    expectError(tripping, 402, 'daily_budget_exceeded');
+    // The one refusal whose answer has a field beside `error` and `code` (below).
+    expect(tripping.status).toBe(402);
+    expect(Object.keys(tripping.body).sort()).toEqual(['agentStopped', 'code', 'error']);
+    expect(tripping.body.code).toBe('daily_budget_exceeded');
     const reason = 'its breaker tripped: 2 refused payments within 5 minutes';
     expect(tripping.body.error).toMatch(
       new RegExp(`^[^;]+; then ${reason}: agent "watched" is stopped, every payment refused until the owner resumes it$`),
     );
     expect(tripping.headers.get('retry-after')).toBeNull();
+    // Said in a field too, as a payment that trips it says it: a client need not read the words.
+    expect(tripping.body.agentStopped).toEqual({ reason });
     const kept = (await t.api('GET', t.withOwner('/v1/dashboard'))).body.recentRefusals as {
       agent: string;
       amount: string;

@@ -249,6 +249,28 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(await made()).toBe(0);
   });
 
+  it('payingFetch says nothing of Base where the Solana refusal stopped the agent (its breaker): asking again pays nothing', async () => {
+    const tripped = await deployAgent(t, 'trips-at-once', {
+      dailyBudget: '5.00',
+      maxPerPayment: '1.00',
+      breaker: { refusals: { count: 1, minutes: 5 } },
+    });
+    expect((await t.api('POST', t.withOwner('/v1/agents/trips-at-once/allocate'), { body: { amount: '0.5', rail: 'base' } })).status).toBe(
+      200,
+    );
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'trips-at-once', apiKey: tripped.apiKey };
+    // Its wallets not read, so Solana is asked, and refuses for want of funds: the breaker trips.
+    const balanceLost: typeof fetch = (input, init) =>
+      new URL(String(input)).pathname.endsWith('/balance') ? Promise.resolve(new Response('{}', { status: 500 })) : fetch(input, init);
+    const refused = await payingFetch(`${api.url}/weather?city=Nuuk`, {}, { agent, fetch: balanceLost }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'payment_refused',
+      details: { cofferCode: 'insufficient_funds', agentStopped: { reason: 'its breaker tripped: 1 refused payment within 5 minutes' } },
+    });
+    expect((refused as Error).message).toMatch(/is stopped, every payment refused until the owner resumes it$/);
+    expect((refused as Error).message).not.toMatch(/Base/);
+  });
+
   /** How many payments the agent made. */
   const payments = async () =>
     (await t.api('GET', t.withOwner('/v1/agents/base-buyer/spend-history?limit=500'))).body.payments.length as number;

@@ -64,7 +64,10 @@ const countsForBreaker = (principal: Principal, error: CofferError): boolean =>
  * unexplained. No Retry-After: waiting frees nothing, only the owner resumes it.
  */
 const trippedBreaker = (error: CofferError, agentId: string, reason: string) =>
-  new CofferError(error.code, `${error.message}; then ${stoppedByBreakerWords(agentId, reason)}`, { cause: error });
+  new CofferError(error.code, `${error.message}; then ${stoppedByBreakerWords(agentId, reason)}`, {
+    cause: error,
+    agentStopped: { reason },
+  });
 
 export async function recordingRefusals<T>(
   ctx: EngineContext,

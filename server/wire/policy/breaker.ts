@@ -42,7 +42,7 @@ export function describeBreaker(breaker: Breaker): string {
 export const breakerWords = (view: BreakerView | undefined): string | null =>
   view === undefined ? null : describeBreaker({ refusals: view.refusals ?? null, spending: view.spending ?? null });
 
-/** How the breaker's stop ends its words: a refusal that carries them stopped the agent (paying-fetch.ts reads it so). */
+/** How the breaker's stop ends its words: a refusal that carries them stopped the agent (its answer also carries `agentStopped`). */
 export const STOPPED_UNTIL_RESUMED = 'every payment refused until the owner resumes it';
 
 /**
