@@ -8,6 +8,7 @@ import type { Clock } from '../../server/core/ports/keys.js';
 import type { McpLaunch } from '../../server/wire/mcp-config.js';
 import type { SimChain } from '../../server/chain/solana/sim/chain.js';
 import type { SimLedger } from '../../server/chain/solana/sim/ledger.js';
+import type { BreakerBody } from '../../server/wire/schemas.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -147,7 +148,13 @@ export async function signIn(t: TestCoffer): Promise<string> {
 export async function deployAgent(
   t: TestCoffer,
   agentId: string,
-  policy: { dailyBudget?: string; maxPerPayment?: string; cooldownSeconds?: number; allowedServices?: string[] } = {},
+  policy: {
+    dailyBudget?: string;
+    maxPerPayment?: string;
+    cooldownSeconds?: number;
+    allowedServices?: string[];
+    breaker?: BreakerBody;
+  } = {},
 ) {
   const response = await t.api('POST', t.withOwner('/v1/agents/deploy'), {
     body: { agentId, dailyBudget: policy.dailyBudget ?? '100.00', maxPerPayment: policy.maxPerPayment ?? '10.00', ...policy },
