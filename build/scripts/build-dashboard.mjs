@@ -25,21 +25,26 @@ const filesUnder = (dir) =>
 
 mkdirSync(join(ROOT, 'dist'), { recursive: true });
 rmSync(STAGING, { recursive: true, force: true });
-await build({
-  configFile: join(ROOT, 'renderer', 'vite.config.ts'),
-  build: { outDir: STAGING, emptyOutDir: true },
-  logLevel: process.argv.includes('--quiet') ? 'warn' : 'info',
-});
-const built = filesUnder(STAGING);
-let before = [];
+// A build that fails (a source that does not compile) leaves renderer/dist as it was, and nothing
+// beside it: its staging folder goes either way.
 try {
-  before = filesUnder(SHIPPED);
-} catch {
-  // no dashboard built yet
+  await build({
+    configFile: join(ROOT, 'renderer', 'vite.config.ts'),
+    build: { outDir: STAGING, emptyOutDir: true },
+    logLevel: process.argv.includes('--quiet') ? 'warn' : 'info',
+  });
+  const built = filesUnder(STAGING);
+  let before = [];
+  try {
+    before = filesUnder(SHIPPED);
+  } catch {
+    // no dashboard built yet
+  }
+  for (const file of [...built.filter((name) => name !== PAGE), PAGE]) {
+    mkdirSync(dirname(join(SHIPPED, file)), { recursive: true });
+    renameSync(join(STAGING, file), join(SHIPPED, file));
+  }
+  for (const file of before.filter((name) => !built.includes(name))) rmSync(join(SHIPPED, file), { force: true });
+} finally {
+  rmSync(STAGING, { recursive: true, force: true });
 }
-for (const file of [...built.filter((name) => name !== PAGE), PAGE]) {
-  mkdirSync(dirname(join(SHIPPED, file)), { recursive: true });
-  renameSync(join(STAGING, file), join(SHIPPED, file));
-}
-for (const file of before.filter((name) => !built.includes(name))) rmSync(join(SHIPPED, file), { force: true });
-rmSync(STAGING, { recursive: true, force: true });
