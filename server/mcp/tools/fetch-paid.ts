@@ -60,10 +60,11 @@ export const fetchPaid = defineTool({
     let followed = ctx.decisions.follow(key, first, () => work);
     if (followed.approval.approvalId !== first.approvalId) {
       // Two calls of the same arguments that did not join (one names an approvalId, the other another
-      // or none) both asked Coffer before either was held, so Coffer holds two requests. One purchase is followed (the first held); this one's request is withdrawn, so the
-      // owner is asked once and nothing is paid twice. Not withdrawn (the owner decided first, or
-      // Coffer did not answer), it is a purchase of its own, followed as any held one: answered to this
-      // call, kept for it asked again, withdrawn when the bridge ends.
+      // or none) both asked Coffer before either was held, so Coffer holds two requests. One purchase
+      // is followed (the first held); this one's request is withdrawn, so the owner is asked once and
+      // nothing is paid twice. Not withdrawn (the owner decided first, or Coffer did not answer), it is
+      // a purchase of its own, followed as any held one: answered to this call, kept for it asked
+      // again, withdrawn when the bridge ends.
       const withdrawn = await ctx.api.withdrawRequest(first.approvalId).then(
         () => true,
         () => false,
