@@ -307,6 +307,13 @@ function withBaseFunds(error: PaymentError, baseFree: string | null) {
   return new PaymentError(error.code, `${error.message}${said}`, error.details);
 }
 
+/** Coffer's refusal as a PaymentError carries it: its status and code, and whether it stopped the agent (its breaker). */
+const refusedBy = (error: CofferApiError): PaymentError['details'] => ({
+  status: error.status,
+  cofferCode: error.code,
+  ...(error.agentStopped === undefined ? {} : { agentStopped: error.agentStopped }),
+});
+
 async function codeOf(response: Response): Promise<string | null> {
   const body = (await response
     .clone()
@@ -471,7 +478,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
   } catch (error) {
     if (!refusal(error)) throw error;
     if (OWN_CODES.has(error.code as PaymentErrorCode)) {
-      throw new PaymentError(error.code as PaymentErrorCode, error.message, { status: error.status, cofferCode: error.code, instructions });
+      throw new PaymentError(error.code as PaymentErrorCode, error.message, { ...refusedBy(error), instructions });
     }
     const pending = error.status === 502 && error.code === 'chain_unavailable';
     throw new PaymentError(
@@ -484,7 +491,7 @@ async function pay(options: PayingFetchOptions, api: CofferClient, url: string, 
         : options.approvalId === undefined
           ? `Coffer refused the payment: ${error.message}`
           : `Coffer paid nothing under request ${options.approvalId} for this call: ${error.message}`,
-      { status: error.status, cofferCode: error.code, instructions, ...(error.agentStopped ? { agentStopped: error.agentStopped } : {}) },
+      { ...refusedBy(error), instructions },
     );
   }
   // An answer without a body (not JSON) has no receipt either.
@@ -715,10 +722,7 @@ async function boughtByCoffer(
   const idempotencyKey = `fetch-${randomUUID()}`;
   const refused = (error: unknown): never => {
     if (!refusal(error)) throw error;
-    throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, {
-      status: error.status,
-      cofferCode: error.code,
-    });
+    throw new PaymentError('payment_refused', `Coffer did not pay ${url}: ${error.message}`, refusedBy(error));
   };
   try {
     // An earlier call's request (options.approvalId): its yes awaited, not asked for again.
@@ -777,7 +781,7 @@ function askCofferToPay(
     } catch (error) {
       if (!refusal(error)) throw error;
       const code: PaymentErrorCode = OWN_CODES.has(error.code as PaymentErrorCode) ? (error.code as PaymentErrorCode) : 'payment_refused';
-      throw new PaymentError(code, `Coffer did not pay ${offer.url}: ${error.message}`, { status: error.status, cofferCode: error.code });
+      throw new PaymentError(code, `Coffer did not pay ${offer.url}: ${error.message}`, refusedBy(error));
     }
     const header = body.header as { name?: unknown; value?: unknown } | null;
     if (typeof body.paymentId !== 'string' || typeof header?.name !== 'string' || typeof header.value !== 'string') {

@@ -560,6 +560,21 @@ describe('Coffer pays x402 sellers on Base', () => {
     expect(await settlement).toMatchObject({ status: 'confirmed', txSignature: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
   });
 
+  it('payingFetch: the x402 refusal that stopped the agent says so in its details, as a Coffer 402 refusal does', async () => {
+    const agent = await fundedAgent('base-trips', '1.00', { maxPerPayment: '0.001', breaker: { refusals: { count: 1, minutes: 5 } } });
+    const servedBefore = v2.served;
+    const refused = await payingFetch(v2.url, {}, { agent: agentOf('base-trips', agent.apiKey) }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PaymentError);
+    expect(refused).toMatchObject({
+      code: 'payment_refused',
+      details: {
+        cofferCode: 'max_per_payment_exceeded',
+        agentStopped: { reason: 'its breaker tripped: 1 refused payment within 5 minutes' },
+      },
+    });
+    expect(v2.served).toBe(servedBefore);
+  });
+
   const agentOf = (agentId: string, apiKey: string) => ({ cofferUrl: t.url, owner: t.owner, agentId, apiKey });
   const pendingApprovals = async (agentId: string) => {
     for (let i = 0; i < 100; i += 1) {
