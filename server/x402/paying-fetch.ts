@@ -202,10 +202,16 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   if (offer.kind === 'x402') return payX402Offer(url, init, seller, offer.signIn && !first.redirected, options);
   const api = cofferOf(options.agent, doFetch);
   const coffer = await cofferFacts(options.agent, api);
+  // What this Coffer cannot pay is refused before the registry is read: the rail asked where it is
+  // not payable, or, with none asked, a 402 payable on neither rail.
+  const payable = railsPayable(offer.instructions, coffer);
+  const choosing = options.rail === undefined && options.approvalId === undefined;
+  if (options.rail === 'base') onBase(offer.instructions, coffer.baseChainId, url);
+  else if (!choosing || !payable.base) checkNetwork(offer.instructions, coffer.network, url);
   const listing = await registryListing(options.agent, offer.instructions, coffer.baseChainId, api);
   // A listed service paid on Solana only is not chosen for Base (Coffer would refuse it there).
   const funds =
-    options.rail === undefined && options.approvalId === undefined && listing.onBase
+    choosing && listing.onBase && payable.sol
       ? await fundsOnEachRail(
           cofferOf(options.agent, timed(doFetch, BALANCE_READ_MS)),
           options.agent,
@@ -213,7 +219,8 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
           coffer.baseChainId,
         )
       : null;
-  const rail = options.rail ?? funds?.chosen;
+  // Solana's terms another network's, Base is the one rail left to pay on.
+  const rail = options.rail ?? funds?.chosen ?? (choosing && listing.onBase && !payable.sol ? 'base' : undefined);
   const instructions = rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
   checkNetwork(instructions, coffer.network, url);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
@@ -375,6 +382,14 @@ function onBase(instructions: PaymentInstructions, baseChainId: number | null, u
     throw refused(`it asks for Base on chain ${base.chainId}; this Coffer pays Base on chain ${baseChainId}`);
   // Its network is Solana's, which this payment does not touch.
   return { ...instructions, recipient: base.recipient, network: null };
+}
+
+/** Which of the 402's rails this Coffer can pay: Solana on its own network, Base on its own chain. */
+function railsPayable(offered: PaymentInstructions, coffer: { network: string; baseChainId: number | null }) {
+  return {
+    sol: offered.network === null || offered.network === coffer.network,
+    base: offered.base !== null && coffer.baseChainId !== null && offered.base.chainId === coffer.baseChainId,
+  };
 }
 
 function checkNetwork(instructions: PaymentInstructions, network: string, url: string) {

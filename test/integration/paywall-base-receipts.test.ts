@@ -249,6 +249,46 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(await made()).toBe(0);
   });
 
+  it("payingFetch with no rail asked pays on Base a 402 whose Solana terms are another network's; with no Base to pay, it refuses before reading the registry", async () => {
+    const twoRails = await deployAgent(t, 'two-rails', { dailyBudget: '5.00', maxPerPayment: '1.00' });
+    for (const rail of ['sol', 'base']) {
+      expect((await t.api('POST', t.withOwner('/v1/agents/two-rails/allocate'), { body: { amount: '0.5', rail } })).status).toBe(200);
+    }
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'two-rails', apiKey: twoRails.apiKey };
+    // The demo API's 402 for one route, its Solana terms said to be mainnet's; a paid call is the demo API's.
+    let change: (terms: any) => any = (terms) => ({ ...terms, network: 'mainnet' });
+    const seller = express().get('/weather', async (req, res) => {
+      const receipt = req.header('x-payment');
+      if (receipt === undefined) return void res.status(402).json(change(await termsOf('/weather?city=Lima')));
+      const paid = await fetch(`${api.url}/weather?city=Lima`, { headers: { 'x-payment': receipt } });
+      res.status(paid.status).json(await paid.json());
+    });
+    const served = await listen(seller);
+    let registryReads = 0;
+    const counted: typeof fetch = (input, init) => {
+      if (new URL(String(input)).pathname.startsWith('/v1/services')) registryReads += 1;
+      return fetch(input, init);
+    };
+    try {
+      // Its Solana wallet holds the amount, but Solana is not this Coffer's network there: paid on Base.
+      const paid = await payingFetch(`${served.url}/weather`, {}, { agent, fetch: counted });
+      expect(paid.response.status).toBe(200);
+      expect(paid.payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+      // Base on another chain too: nothing payable, said before the registry is read.
+      registryReads = 0;
+      change = (terms) => ({ ...terms, network: 'mainnet', base: { ...terms.base, chainId: 84532 } });
+      await expect(payingFetch(`${served.url}/weather`, {}, { agent, fetch: counted })).rejects.toMatchObject({
+        code: 'unreadable_402',
+        message: expect.stringMatching(/wants payment on mainnet; this Coffer pays on \w+/),
+      });
+      expect(registryReads).toBe(0);
+    } finally {
+      await close(served.server);
+    }
+    const made = (await t.api('GET', t.withOwner('/v1/agents/two-rails/spend-history?limit=500'))).body.payments as any[];
+    expect(made.map((payment) => payment.rail)).toEqual(['base']);
+  });
+
   it('payingFetch says nothing of Base where the Solana refusal stopped the agent (its breaker): asking again pays nothing', async () => {
     const tripped = await deployAgent(t, 'trips-at-once', {
       dailyBudget: '5.00',
