@@ -154,6 +154,7 @@ export async function deployAgent(
     cooldownSeconds?: number;
     allowedServices?: string[];
     breaker?: BreakerBody;
+    askAbove?: string;
   } = {},
 ) {
   const response = await t.api('POST', t.withOwner('/v1/agents/deploy'), {

@@ -97,6 +97,50 @@ describe('payingFetch when the chain has not confirmed the payment', () => {
     expect(rows).toEqual([{ id: payment!.paymentId, status: 'confirmed' }]);
   });
 
+  it("a held payment the owner's yes made, not yet confirmed, is followed under its key: bought with the confirmed receipt, paid once", async () => {
+    const agent = await fundedAgent(t, 'held-waiting-bot', '1.00', { askAbove: '0' });
+    let approved: Promise<{ status: number }> | null = null;
+    let landed: Promise<number> | null = null;
+    let followed = 0;
+    // After the owner's yes, /pay is asked again under the payment's key: the node takes transactions
+    // again once that answered that the payment waits for the chain, and reconciliation sends it.
+    const watching: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      if (approved !== null && new URL(String(input)).pathname.endsWith('/pay')) {
+        followed += 1;
+        if (landed === null && answer.status === 502) {
+          cluster.throttle = null;
+          landed = reconcileUntilConfirmed(t);
+        }
+      }
+      return answer;
+    };
+    const { response, payment } = await payingFetch(
+      `${api.url}/weather?city=Evora`,
+      {},
+      {
+        agent: { cofferUrl: t.url, owner: t.owner, agentId: 'held-waiting-bot', apiKey: agent.apiKey },
+        fetch: watching,
+        chainWaitMs: 30_000,
+        // The owner says yes while the node refuses transactions: the payment it makes waits for the chain.
+        onHeld: (approval) => {
+          cluster.throttle = { method: 'sendTransaction', allow: 0 };
+          approved = t.api('POST', t.withOwner(`/v1/approvals/${approval.approvalId}/approve`));
+        },
+      },
+    );
+    cluster.throttle = null;
+    expect((await approved!).status).toBe(200);
+    expect(landed).not.toBeNull();
+    expect(await landed).toBe(1);
+    expect(followed).toBeGreaterThanOrEqual(2);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ city: 'Evora' });
+    expect(payment).toMatchObject({ protocol: 'coffer', rail: 'sol', amount: '0.01', status: 'confirmed' });
+    const rows = t.coffer.db.prepare("SELECT id, status FROM payments WHERE agent_id = 'held-waiting-bot'").all();
+    expect(rows).toEqual([{ id: payment!.paymentId, status: 'confirmed' }]);
+  });
+
   it('coffer fetch says it waits for the chain, and prints the body bought once the payment lands', async () => {
     const agent = await fundedAgent(t, 'cli-waiting', '1.00');
     const config = join(t.dataDir, 'cli-waiting.json');
