@@ -1,6 +1,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { Tool, ToolContext } from './tool-definition.js';
 import { answered } from './tool-results.js';
+import { refusedWithCode } from './coded-input.js';
 import { checkBalance, getPolicy, getSpendHistory, setPolicy } from './tools/this-agent.js';
 import { findService, listModels } from './tools/catalog.js';
 import { allocateBudget, deployAgent, killAgent, renameAgent, resumeAgent } from './tools/agents.js';
@@ -36,6 +37,6 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     };
     // A tool without an input schema is called with the call's context alone (the SDK's rule).
     if (inputSchema === undefined) server.registerTool(name, { description, outputSchema, annotations }, (extra) => handle({}, extra));
-    else server.registerTool(name, { description, inputSchema, outputSchema, annotations }, handle);
+    else server.registerTool(name, { description, inputSchema: refusedWithCode(inputSchema), outputSchema, annotations }, handle);
   }
 }

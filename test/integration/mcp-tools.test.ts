@@ -157,6 +157,11 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
     expect(history.payments).toHaveLength(1);
     const invalid = await call('pay', { service: 'demo-weather', amount: 'lots' });
     expect(invalid.isError).toBe(true);
+    // Arguments that do not fit the tool's input say so with a code, as every other failure does.
+    expect(invalid.content[0]?.text).toMatch(/^Input validation error: .*amount.* \(invalid_request\)$/);
+    const unknownMethod = await call('fetch_paid', { url: 'http://127.0.0.1:9/x', method: 'PATCH' });
+    expect(unknownMethod.isError).toBe(true);
+    expect(unknownMethod.content[0]?.text).toMatch(/method.* \(invalid_request\)$/);
     const overpriced = await call('pay', { service: 'demo-quotes', amount: '0.45' });
     expect(overpriced.isError).toBe(true);
     expect(overpriced.content[0]?.text).toMatch(/\(price_above_registry\)/);
