@@ -87,7 +87,8 @@ export interface PayingFetchOptions {
    * `unsupported_offer`, nothing paid). Left out, Coffer picks for an x402 offer on both rails the
    * owner's preferred rail where the wallet there holds the amount, else the rail whose wallet does,
    * Solana first; Coffer's own 402 on Solana where the agent's wallet there holds the amount, else on
-   * Base where its body offers Base and the agent's Base wallet holds it. The payment says which.
+   * Base where its body offers Base and the agent's Base wallet holds it (on Base where its Solana terms
+   * are another network's). The payment says which.
    */
   rail?: Rail;
   /**
@@ -164,7 +165,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the payment. An x402 offer (a PAYMENT-REQUIRED header or an x402 body) is handed to Coffer's x402
  * endpoint, which pays it under the agent's policy (or refuses it, before any money moves) and gives
  * the header to retry with; the seller's answer tells Coffer which transaction it settled. Otherwise
- * Coffer's own terms are read: anything that is not USDC on this Coffer's network is refused here, and
+ * Coffer's own terms are read: anything that is not USDC on this Coffer's network (on the rail paid) is refused here, and
  * a price above what the registry lists for the recipient's wallet when the 402 names no listed
  * service; the rest is Coffer's to judge: it pays through the agent's `/pay` (inside its policy, a
  * listed service held to its price and its recipient; a refusal comes back as a PaymentError, with
@@ -206,8 +207,11 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   // not payable, or, with none asked, a 402 payable on neither rail.
   const payable = railsPayable(offer.instructions, coffer);
   const choosing = options.rail === undefined && options.approvalId === undefined;
+  // A request picked up with no rail asked may have been made on Base (chosen where Solana's terms are
+  // another network's): what the yes paid is held to these terms on either rail (paidUnderApproval).
+  const pickedUpOnEither = options.approvalId !== undefined && options.rail === undefined && payable.base;
   if (options.rail === 'base') onBase(offer.instructions, coffer.baseChainId, url);
-  else if (!choosing || !payable.base) checkNetwork(offer.instructions, coffer.network, url);
+  else if (options.rail === 'sol' || !payable.base) checkNetwork(offer.instructions, coffer.network, url);
   const listing = await registryListing(options.agent, offer.instructions, coffer.baseChainId, api);
   // A listed service paid on Solana only is not chosen for Base (Coffer would refuse it there).
   const funds =
@@ -222,7 +226,9 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
   // Solana's terms another network's, Base is the one rail left to pay on.
   const rail = options.rail ?? funds?.chosen ?? (choosing && listing.onBase && !payable.sol ? 'base' : undefined);
   const instructions = rail === 'base' ? onBase(offer.instructions, coffer.baseChainId, url) : offer.instructions;
-  checkNetwork(instructions, coffer.network, url);
+  // Paid on Solana (a listed service paid there only is never chosen for Base), its terms must be this
+  // Coffer's network's.
+  if (!pickedUpOnEither) checkNetwork(instructions, coffer.network, url);
   const asked = tryParseUsdc(instructions.amount) ?? 0n;
   // The wallet paid is held to its own listings; one the registry does not list, to the other rail's.
   const cap = rail === 'base' ? (listing.caps.base ?? listing.caps.sol) : (listing.caps.sol ?? listing.caps.base);
@@ -443,7 +449,10 @@ function dearestListed(wallet: string, listed: { results: { pricePerCall: string
 
 /** Coffer's terms as this call pays them, and what it asks /pay under. */
 interface CofferTerms {
-  /** The rail asked, or chosen by the agent's funds; left out, Solana, as /pay pays it. */
+  /**
+   * The rail asked, or chosen (by the agent's funds, or Base where Solana's terms are another
+   * network's); left out, Solana, as /pay pays it.
+   */
   rail: Rail | undefined;
   /** The terms on that rail (onBase's on Base). */
   instructions: PaymentInstructions;

@@ -289,6 +289,49 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(made.map((payment) => payment.rail)).toEqual(['base']);
   });
 
+  it("payingFetch picks up a request held on Base because its Solana terms are another network's: the yes's payment presented, nothing paid again", async () => {
+    const asking = await deployAgent(t, 'picks-up-base', { dailyBudget: '5.00', maxPerPayment: '1.00', askAbove: '0' });
+    for (const rail of ['sol', 'base']) {
+      expect((await t.api('POST', t.withOwner('/v1/agents/picks-up-base/allocate'), { body: { amount: '0.5', rail } })).status).toBe(200);
+    }
+    const agent = { cofferUrl: t.url, owner: t.owner, agentId: 'picks-up-base', apiKey: asking.apiKey };
+    const seller = express().get('/weather', async (req, res) => {
+      const receipt = req.header('x-payment');
+      if (receipt === undefined) return void res.status(402).json({ ...(await termsOf('/weather?city=Cusco')), network: 'mainnet' });
+      const paid = await fetch(`${api.url}/weather?city=Cusco`, { headers: { 'x-payment': receipt } });
+      res.status(paid.status).json(await paid.json());
+    });
+    const served = await listen(seller);
+    try {
+      // The first call is held on Base; the owner says yes, and the call goes away (killed) meanwhile.
+      let yes: Promise<{ status: number; body: any }> | null = null;
+      let approvalId = '';
+      const gone = await payingFetch(
+        `${served.url}/weather`,
+        {},
+        {
+          agent,
+          retries: 0,
+          onHeld: (approval) => {
+            approvalId = approval.approvalId;
+            yes = t.api('POST', t.withOwner(`/v1/approvals/${approval.approvalId}/approve`));
+            throw new Error('killed');
+          },
+        },
+      ).catch((error: unknown) => error);
+      expect((gone as Error).message).toMatch(/killed$/);
+      expect((await yes!).status).toBe(200);
+      // Picked up with its request and no rail, as the waiting line and fetch_paid say to: the yes's payment.
+      const picked = await payingFetch(`${served.url}/weather`, {}, { agent, approvalId });
+      expect(picked.response.status).toBe(200);
+      expect(picked.payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+    } finally {
+      await close(served.server);
+    }
+    const made = (await t.api('GET', t.withOwner('/v1/agents/picks-up-base/spend-history?limit=500'))).body.payments as any[];
+    expect(made.map((payment) => payment.rail)).toEqual(['base']);
+  });
+
   it('payingFetch says nothing of Base where the Solana refusal stopped the agent (its breaker): asking again pays nothing', async () => {
     const tripped = await deployAgent(t, 'trips-at-once', {
       dailyBudget: '5.00',
