@@ -10,6 +10,7 @@ import * as linkedAgent from './table/linked-agent.js';
 import * as agents from './table/agents.js';
 import * as backups from './table/backups.js';
 import * as owner from './table/owner.js';
+import { exitStatusOf } from './exit-status.js';
 
 const version = packageVersion();
 
@@ -137,7 +138,6 @@ main(process.argv.slice(2)).then(
     // The server's message, and its stable code for scripts (`coffer: ... (insufficient_funds)`).
     const code = error instanceof CofferApiError || isCofferError(error) ? error.code : null;
     console.error(`coffer: ${(error as Error).message}${code === null ? '' : ` (${code})`}`);
-    // 3: no Coffer answers (none runs, or it is gone), which a script may wait out; 1: a refusal or failure.
-    process.exitCode = code === 'coffer_unreachable' ? 3 : 1;
+    process.exitCode = exitStatusOf(code);
   },
 );

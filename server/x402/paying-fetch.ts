@@ -345,9 +345,14 @@ const timed =
 const cofferOf = (agent: PayingAgent, doFetch: typeof fetch): CofferClient =>
   keyClient(agent.cofferUrl, { owner: agent.owner, key: agent.apiKey }, doFetch);
 
-/** Coffer not answering (fetch failed), as a PaymentError. */
+/** Coffer not answering (fetch failed), as a PaymentError; the client's own words where it said so already. */
 const unreachable = (agent: PayingAgent, error: unknown) =>
-  new PaymentError('coffer_unreachable', `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`);
+  new PaymentError(
+    'coffer_unreachable',
+    error instanceof CofferApiError && error.code === 'coffer_unreachable'
+      ? error.message
+      : `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`,
+  );
 
 /** A read Coffer must answer before anything is paid: no answer, or a failed one, means nothing is paid. */
 async function mustRead<T>(agent: PayingAgent, what: string, read: () => Promise<T>): Promise<T> {

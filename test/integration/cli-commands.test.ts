@@ -195,6 +195,31 @@ describe('coffer status, pay, kill, open', () => {
     }
   });
 
+  it('coffer fetch with no Coffer answering exits 3 (coffer_unreachable), saying so once, as every command does', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const gone = join(dataDir, 'coffer-gone.json');
+    writeAgentConfig(gone, { ...JSON.parse(readFileSync(configFile, 'utf8')), url: `http://127.0.0.1:${closed}` });
+    // A paywall's 402 in Coffer's form: paid through the agent's Coffer, which does not answer.
+    const paywall = createHttpServer((_req, res) => {
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ amount: '0.01', currency: 'USDC', recipient: wallets.sol }));
+    }).listen(0, '127.0.0.1');
+    await once(paywall, 'listening');
+    try {
+      const result = await coffer(['fetch', `http://127.0.0.1:${(paywall.address() as AddressInfo).port}/paid`, '--config', gone]);
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/\(coffer_unreachable\)$/m);
+      expect(result.stderr.match(/not answering|cannot be reached/g)).toHaveLength(1);
+    } finally {
+      paywall.close();
+    }
+  });
+
   it('coffer fetch refused by the policy says what the agent’s terminal can do next, as coffer pay does', async () => {
     const { fetchCommand } = await import('../../server/cli/commands/fetch-command.js');
     const said: string[] = [];

@@ -8,6 +8,7 @@ import { railName } from '../../wire/rail-words.js';
 import { keyClient } from '../../client/coffer-client.js';
 import { pickUpCommand, withdrawnIfInterrupted } from '../held-interrupt.js';
 import { localTime } from '../local-time.js';
+import { exitStatusOf } from '../exit-status.js';
 
 type Out = NodeJS.WritableStream;
 
@@ -101,7 +102,7 @@ export async function fetchCommand(
     // What the agent's terminal can do about Coffer's refusal, as `coffer pay` says it.
     const next = nextStep('fetch', code, agent.agentId, args.rail);
     if (next !== null) err.write(`next: ${next}\n`);
-    return 1;
+    return exitStatusOf(code);
   }
 }
 
