@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { CofferApiError } from '../client/client-error.js';
 import { STOP_SIGNALS } from '../boot/stop-signals.js';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -33,8 +34,8 @@ export async function demoApi(flags: {
   // Listened to for good: a second Ctrl-C, or the terminal closing, must not cut the stop short.
   for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
   const { dataDir } = resolveServeConfig({ 'data-dir': flags['data-dir'] });
+  // --port, --network and --facilitator were checked as the command was read (table/engine-options.ts).
   const port = Number(flags.port ?? DEMO_API_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a number from 0 to 65535`);
   const connection = readConnection(join(dataDir, 'connection.json'));
   const network = flags.network ?? connection?.network ?? 'sim';
   // Read through the Coffer: the sim network, and a local cluster its connection file names by a
@@ -43,9 +44,14 @@ export async function demoApi(flags: {
   const cofferUrl = flags['coffer-url'] ?? connection?.url;
   const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
   if (facilitator !== undefined && !/^https?:\/\//.test(facilitator))
-    throw new Error(`--facilitator must be an http(s) URL (got "${facilitator}")`);
+    throw new Error(`COFFER_FACILITATOR_URL must be an http(s) URL (got "${facilitator}")`);
   if (throughCoffer && !cofferUrl) {
-    throw new Error(`no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`);
+    // As every command that finds no Coffer says it (exit 3): a script may start one and try again.
+    throw new CofferApiError(
+      0,
+      'coffer_unreachable',
+      `no Coffer server found in ${dataDir}: start \`coffer serve\` first, or pass --coffer-url`,
+    );
   }
   const lookup = throughCoffer
     ? await cofferTransferLookup(cofferUrl!)
@@ -72,6 +78,15 @@ export async function demoApi(flags: {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
+  }).catch((error: NodeJS.ErrnoException) => {
+    store.close();
+    if (error.code !== 'EADDRINUSE') throw error;
+    // Said as `coffer demo-x402` says it, with a code, not as Node's listen error.
+    throw new CofferApiError(
+      0,
+      'port_in_use',
+      `port ${port} on 127.0.0.1 is already in use (choose another with --port); nothing was started`,
+    );
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The Coffer of this data dir lists demo-weather and demo-quotes at this URL while it runs; told

@@ -22,8 +22,8 @@ export async function demoX402(flags: { port?: string; 'data-dir'?: string }, ve
   // Listened to for good: a second Ctrl-C, or the terminal closing, must not cut the stop short
   // (and leave its temporary folder behind).
   for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
+  // --port was checked as the command was read (table/engine-options.ts).
   const portText = flags.port ?? String(DEMO_X402_PORT);
-  if (!/^\d+$/.test(portText) || Number(portText) > 65_535) throw new Error(`--port must be a number from 0 to 65535 (got "${portText}")`);
   const log = (message: string) => process.stderr.write(`${message}\n`);
 
   const started = await startDemoX402({ dataDir: flags['data-dir'], port: Number(portText), version, log });

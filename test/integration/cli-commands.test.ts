@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../helpers/coffer.js';
@@ -217,6 +217,30 @@ describe('coffer status, pay, kill, open', () => {
       expect(result.stderr.match(/not answering|cannot be reached/g)).toHaveLength(1);
     } finally {
       paywall.close();
+    }
+  });
+
+  it('coffer demo-api with no Coffer exits 3 (coffer_unreachable); on a port in use it says port_in_use, as demo-x402 does', async () => {
+    const empty = tempDataDir();
+    const busy = createHttpServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const none = await coffer(['demo-api', '--data-dir', empty]);
+      expect(none.code, none.stderr).toBe(3);
+      expect(none.stderr).toMatch(/^coffer: no Coffer server found in .*\(coffer_unreachable\)$/m);
+      const port = String((busy.address() as AddressInfo).port);
+      const taken = await coffer(['demo-api', '--port', port, '--coffer-url', serve.url, '--data-dir', empty]);
+      expect(taken.code, taken.stderr).toBe(1);
+      expect(taken.stderr).toMatch(
+        new RegExp(
+          `^coffer: port ${port} on 127\\.0\\.0\\.1 is already in use \\(choose another with --port\\); nothing was started \\(port_in_use\\)$`,
+          'm',
+        ),
+      );
+      expect(taken.stderr).not.toMatch(/EADDRINUSE/);
+    } finally {
+      busy.close();
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 
@@ -547,6 +571,29 @@ describe('coffer help', () => {
     const all = await coffer(['help']);
     expect(all.stdout).toMatch(/COFFER_BASE_RPC \(the Base rail's EVM RPC, or off\)/);
     expect(all.stdout).toMatch(/COFFER_BASE_USDC/);
+  });
+
+  it('a flag value the engine and demo commands cannot use is a usage error (exit 2) with the usage, nothing started', async () => {
+    const cases: [string[], RegExp][] = [
+      [['serve', '--port', 'abc'], /^coffer: --port must be a number from 0 to 65535 \(got "abc"\)$/m],
+      [['demo-x402', '--port', '70000'], /^coffer: --port must be a number from 0 to 65535 \(got "70000"\)$/m],
+      [['demo-api', '--port', '-1'], /^coffer: --port must be a number from 0 to 65535 \(got "-1"\)$/m],
+      [
+        ['demo-api', '--network', 'base'],
+        /^coffer: --network must be sim, devnet, mainnet or an http\(s\) RPC URL \(got "base"\).*Base is a rail/m,
+      ],
+      [['start', '--network', 'ftp://x'], /^coffer: --network URL must be http or https \(got "ftp:\/\/x"\)$/m],
+      [['demo-api', '--facilitator', 'not-a-url'], /^coffer: --facilitator must be an http\(s\) URL \(got "not-a-url"\)$/m],
+    ];
+    const parent = tempDataDir();
+    for (const [args, said] of cases) {
+      const result = await coffer([...args, '--data-dir', join(parent, 'never-made')]);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toMatch(said);
+      expect(result.stderr).toMatch(new RegExp(`usage:\\n {2}coffer ${args[0]}`));
+    }
+    expect(existsSync(join(parent, 'never-made'))).toBe(false);
+    rmSync(parent, { recursive: true, force: true });
   });
 
   it('a mistyped flag is a usage error (exit 2) that names the flag and shows the usage', async () => {

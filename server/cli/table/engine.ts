@@ -1,5 +1,6 @@
 // The commands that run Coffer (headless or as the desktop app) and its demos.
 import { defineCommand } from '../command-line.js';
+import { engineOptions } from './engine-options.js';
 
 const serveOptions = {
   'data-dir': { type: 'string' },
@@ -12,7 +13,10 @@ export const serve = defineCommand({
   usage: `  coffer serve [--data-dir DIR] [--port PORT] [--network sim|devnet|mainnet|<rpc-url>]
                  run the engine and the localhost /v1 server (headless)`,
   options: serveOptions,
-  run: async ({ values }, { version }) => (await import('../serve.js')).serve(values, version),
+  run: async ({ values }, { version }) => {
+    engineOptions(values, 'serve');
+    return (await import('../serve.js')).serve(values, version);
+  },
 });
 
 export const start = defineCommand({
@@ -20,7 +24,10 @@ export const start = defineCommand({
   usage: `  coffer start [--data-dir DIR] [--port PORT] [--network NET]
                  the desktop app; headless where Electron cannot run`,
   options: serveOptions,
-  run: async ({ values }, { version }) => (await import('../start.js')).start(values, version),
+  run: async ({ values }, { version }) => {
+    engineOptions(values, 'start');
+    return (await import('../start.js')).start(values, version);
+  },
 });
 
 export const demoApi = defineCommand({
@@ -30,7 +37,10 @@ export const demoApi = defineCommand({
                  with --facilitator x402 clients pay it too, where that facilitator settles
                  (Solana on devnet and mainnet; the Base rail's chain, on sim the embedded one)`,
   options: { ...serveOptions, 'coffer-url': { type: 'string' }, facilitator: { type: 'string' } },
-  run: async ({ values }) => (await import('../demo-api.js')).demoApi(values),
+  run: async ({ values }) => {
+    engineOptions(values, 'demo-api');
+    return (await import('../demo-api.js')).demoApi(values);
+  },
 });
 
 export const demoX402 = defineCommand({
@@ -43,5 +53,8 @@ export const demoX402 = defineCommand({
                  keeps it); prints the coffer fetch and official-client commands that pay it on
                  each chain; Ctrl-C stops it all`,
   options: { port: { type: 'string' }, 'data-dir': { type: 'string' } },
-  run: async ({ values }, { version }) => (await import('../demo-x402.js')).demoX402(values, version),
+  run: async ({ values }, { version }) => {
+    engineOptions(values, 'demo-x402');
+    return (await import('../demo-x402.js')).demoX402(values, version);
+  },
 });
