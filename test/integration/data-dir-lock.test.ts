@@ -39,7 +39,7 @@ describe('one Coffer per data dir', () => {
       const again = spawnServe(dataDir);
       await expect(again).rejects.toThrow(
         new RegExp(
-          `already using the data dir[\\s\\S]*already running for it at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): open its dashboard with \`coffer open\``,
+          `already using the data dir[\\s\\S]*already running for it at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): open its dashboard with \`coffer open --data-dir ${dataDir.replace(/[.\\]/g, '\\$&')}\``,
         ),
       );
     } finally {
