@@ -44,7 +44,7 @@ export function heldWords(approval: Approval): string {
   const reason = (approval.request.reason as { message?: string } | undefined)?.message ?? 'the policy asks the owner';
   return (
     `Waiting for the owner's yes (${reason}): request ${approval.approvalId}, until ${localTime(approval.expiresAt)}. ` +
-    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), in the dashboard's Approvals page, or from the tray menu.`
+    `The owner decides with coffer approve ${approval.approvalId} (or coffer deny), or in the dashboard's Approvals page (and the tray's menu, where Coffer runs as the desktop app).`
   );
 }
 

@@ -184,7 +184,12 @@ describe("the docs' CLI one-liner buys what it pays for", () => {
       const paid = await paying;
       expect((await runCoffer(['status'], { COFFER_CONFIG: configFile })).stdout).not.toMatch(/held for the owner's yes/);
       expect(paid.code, paid.stderr).toBe(0);
-      expect(paid.stderr).toMatch(new RegExp(`Waiting for the owner's yes .*request ${waiting[0].approvalId}, until .*Approvals page`));
+      expect(paid.stderr).toMatch(
+        new RegExp(
+          `Waiting for the owner's yes .*request ${waiting[0].approvalId}, until .*Approvals page \\(and the tray's menu, where Coffer runs as the desktop app\\)\\.$`,
+          'm',
+        ),
+      );
       expect(decodeReceipt(paid.stdout.trim())).toMatchObject({ paymentId: waiting[0].paymentId, amount: '0.01' });
       expect(await balance()).toBe((Number(before) - 0.01).toFixed(2));
     } finally {
