@@ -193,6 +193,20 @@ describe('coffer status, pay, kill, open', () => {
     } finally {
       free.close();
     }
+    // A page that is not there: said after its body, not first as a call that went through.
+    const missing = createHttpServer((_req, res) => {
+      res.statusCode = 404;
+      res.end('{"error":"not found"}');
+    }).listen(0, '127.0.0.1');
+    await once(missing, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(missing.address() as AddressInfo).port}/nope`;
+      const said = written(false);
+      expect(await fetchCommand(configFile, { url, headers: [] }, written(false), said)).toBe(1);
+      expect(said.chunks.join('')).toBe(`\n${url} answered 404 Not Found; nothing paid\n`);
+    } finally {
+      missing.close();
+    }
   });
 
   it('coffer fetch with no Coffer answering exits 3 (coffer_unreachable), saying so once, as every command does', async () => {

@@ -74,9 +74,10 @@ export async function fetchCommand(
     if (signedIn !== undefined) err.write(`Signed in with wallet ${signedIn.address} (paid there before); nothing paid.\n`);
     // What Coffer says of the payment once the seller's answer reached it (a few milliseconds).
     const payment = await settlement;
-    // Said, so that a free URL is not taken for one paid (a 402 left unpaid is said below).
-    if (payment === null && signedIn === undefined && response.status !== 402)
-      err.write(`Nothing paid: ${args.url} answered without asking for payment.\n`);
+    // Said, so that a free URL is not taken for one paid; a failed answer (a 402 left unpaid too) is
+    // said below, after its body, not first as if the call went through.
+    const nothingPaid = payment === null && signedIn === undefined;
+    if (nothingPaid && response.ok) err.write(`Nothing paid: ${args.url} answered without asking for payment.\n`);
     if (payment !== null) {
       const landed = payment.txSignature === null ? 'its transaction not seen yet' : `transaction ${payment.txSignature}`;
       err.write(
@@ -89,7 +90,8 @@ export async function fetchCommand(
     // At a terminal the prompt starts on a line of its own; piped, the bytes stay as they came.
     if ((out as { isTTY?: boolean }).isTTY && body.length > 0 && body[body.length - 1] !== 0x0a) out.write('\n');
     if (!response.ok) {
-      err.write(`\n${args.url} answered ${response.status} ${response.statusText}\n`);
+      const unpaid = nothingPaid && response.status !== 402 ? '; nothing paid' : '';
+      err.write(`\n${args.url} answered ${response.status} ${response.statusText}${unpaid}\n`);
       return 1;
     }
     return 0;
