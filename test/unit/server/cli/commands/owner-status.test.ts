@@ -129,6 +129,24 @@ describe('coffer status as the owner', () => {
     expect(text).toMatch(/^ {4}saver +.+ +0\.00 of 5\.00 in 24 h \(0 %\) +90 % of 1\.00 USDC a month \(warned\)$/m);
   });
 
+  it('says a share under one percent as <1 %, not 0 %, where something was used', async () => {
+    const little = {
+      ...row('sipper', { sol: '1.00', base: '0.00' }),
+      spent24h: '0.03',
+      tightestBudget: { budget: '5.00 USDC in any 24 hours', used: '0.03 USDC', percent: 0, warned: false },
+    };
+    const monthly = {
+      ...row('saver', { sol: '1.00', base: '0.00' }),
+      spent24h: '0.01',
+      tightestBudget: { budget: '50.00 USDC a month', used: '0.20 USDC', percent: 0, warned: false },
+    };
+    const { dir } = await overviewCoffer(dashboard('1.00', [little, monthly, row('idle', { sol: '1.00', base: '0.00' })]));
+    const text = await printed(dir);
+    expect(text).toMatch(/^ {4}sipper .* 0\.03 of 5\.00 in 24 h \(<1 %\)/m);
+    expect(text).toMatch(/^ {4}saver .* 0\.01 of 5\.00 in 24 h \(<1 %\) +<1 % of 50\.00 USDC a month$/m);
+    expect(text).toMatch(/^ {4}idle .* 0\.00 of 5\.00 in 24 h \(0 %\)/m);
+  });
+
   it("says apart what of an agent's 24 h waits for the owner's yes, not paid", async () => {
     const waiting = {
       ...row('reader', { sol: '1.00', base: '0.00' }),
