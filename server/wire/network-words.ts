@@ -47,6 +47,15 @@ export function networkWords(network: string): string {
 }
 
 /**
+ * The networks a Coffer pays on, as a status line names them after its address: its own, and the
+ * Base rail's where that is another ("on devnet; Base on base-sepolia"); test money said as such.
+ */
+export function paysOnWords(network: string, baseNetwork: string | null): string {
+  const base = baseNetwork !== null && baseNetwork !== network ? `; Base on ${networkWords(baseNetwork)}` : '';
+  return `on ${networkWords(network)}${base}`;
+}
+
+/**
  * Where the Base rail runs on a chain of test money that is not Base, what it is, beside the balances
  * and addresses there ("Deposit address (USDC on Base)" alone would invite real Base USDC, which
  * would land on Base, where this Coffer does not look); null on Base and Base Sepolia.

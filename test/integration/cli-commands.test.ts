@@ -289,7 +289,8 @@ describe('coffer status, pay, kill, open', () => {
       COFFER_CONFIG: '/nonexistent',
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Agent cli-agent/);
+    // The network it pays on, test money said as such (the owner's status says the same).
+    expect(result.stdout).toMatch(/^Agent cli-agent at http:\/\/\S+, on the embedded sim chain \(test USDC\)$/m);
     const missing = await coffer(['status', '--config', join(dataDir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/coffer link/);
@@ -412,7 +413,7 @@ describe('coffer status, pay, kill, open', () => {
     shell.stdout.on('data', (chunk) => (out += chunk));
     shell.stderr.on('data', (chunk) => (err += chunk));
     await once(shell, 'exit');
-    expect({ out, err }).toEqual({ out: expect.stringMatching(/^Agent cli-agent at http:\/\/\S+\n$/), err: '' });
+    expect({ out, err }).toEqual({ out: expect.stringMatching(/^Agent cli-agent at http:\/\/\S+, on .*\n$/), err: '' });
   });
 
   it('status shows what was spent in the last 24 h and local times', async () => {

@@ -18,6 +18,7 @@ import { spendCells } from './activity.js';
 import { aligned } from '../columns.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
+import { paysOnWords } from '../../wire/network-words.js';
 
 /** "1 agent", "2 agents". */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -27,17 +28,20 @@ type Out = NodeJS.WritableStream;
 /** `coffer status`: the linked agent's balance and wallet on each rail, policy, what it spent in the last 24 h, and its last payments. */
 export async function status(configPath: string, options: { json?: boolean } = {}, out: Out = process.stdout): Promise<number> {
   const { agent, api } = linkedClient(configPath);
-  const [balance, policy, history] = await Promise.all([
+  const [balance, policy, history, health] = await Promise.all([
     api.balance(agent.agentId),
     api.policy(agent.agentId),
     api.spendHistory(agent.agentId, 5),
+    // The network it pays on, so that test money reads as such (as the owner's status says it).
+    api.health().catch(() => null),
   ]);
   if (options.json) {
     out.write(`${JSON.stringify({ balance, policy, payments: history.payments }, null, 2)}\n`);
     return 0;
   }
   const p = policy.policy;
-  out.write(`Agent ${agent.agentId} at ${agent.url}\n`);
+  const paysOn = typeof health?.network === 'string' ? `, ${paysOnWords(health.network, balance.baseNetwork)}` : '';
+  out.write(`Agent ${agent.agentId} at ${agent.url}${paysOn}\n`);
   const stopped =
     balance.status !== 'suspended'
       ? 'active'

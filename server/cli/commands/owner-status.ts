@@ -9,7 +9,7 @@ import { RAILS, type Rail } from '../../wire/rails.js';
 import { railName } from '../../wire/rail-words.js';
 import { tryParseUsdc } from '../../wire/money.js';
 import { heldOfItWords } from '../../wire/policy/asks.js';
-import { networkWords } from '../../wire/network-words.js';
+import { paysOnWords } from '../../wire/network-words.js';
 import { ownerClient } from '../owner-connection.js';
 import { printJson } from './print-json.js';
 import { gasLine, heldOn, walletLines } from './rail-lines.js';
@@ -34,9 +34,7 @@ export async function ownerStatus(args: { dataDir?: string; json?: boolean }, ou
   const onBase = treasury.baseNetwork !== null;
   // The Base rail's own network said where it is another (devnet's Base Sepolia, the demo's local
   // EVM chain): its balances read "on Base" below, test money or not.
-  const { baseNetwork } = treasury;
-  const baseWords = baseNetwork !== null && baseNetwork !== treasury.network ? `; Base on ${networkWords(baseNetwork)}` : '';
-  out.write(`Coffer at ${url}, on ${networkWords(treasury.network)}${baseWords}\n`);
+  out.write(`Coffer at ${url}, ${paysOnWords(treasury.network, treasury.baseNetwork)}\n`);
   const gas = gasLine(treasury);
   const [first, ...more] = [...walletLines(treasury.wallets, treasury.balances, treasury.baseNetwork), ...(gas === null ? [] : [gas])];
   out.write(`  treasury  ${first}\n${more.map((line) => `${TREASURY_INDENT}${line}\n`).join('')}`);
