@@ -702,6 +702,10 @@ describe('the 402 flow against the demo paid API', () => {
               ? /x402 v1 is not paid on any rail here; the seller offers exact on solana-localnet/
               : /Coffer pays x402 "exact" in USDC on eip155:790526; the seller offers exact on solana:localnet/,
           );
+          // Why Solana pays no x402 here, so that the seller's terms are not read as the fault.
+          expect(error.message).toMatch(/; x402 pays Solana on devnet and mainnet, and this Coffer's Solana is sim(;|$)/);
+          if (path === '/v1')
+            expect(error.message).toMatch(/; x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is sim$/);
         }
         expect(await history('x402-client')).toHaveLength(0);
         expect(await t.coffer.chain.usdcBalance(agent.walletAddress)).toBe(before);

@@ -312,11 +312,16 @@ async function payableRequirement(
       .filter((name): name is string => name !== null);
     // The rail asked for named, and the other where the offer is payable there: the refusal is the ask's.
     const elsewhere = RAILS.find((rail) => asked !== undefined && rail !== asked && payablesOn(ctx, offer, rail).length > 0);
+    // Why a rail considered pays no x402 here at all, so that what the seller offers there is not
+    // read as a fault of the offer (x402 on Solana where this Coffer runs on sim).
+    const whyNot = RAILS.filter((rail) => (asked === undefined || rail === asked) && x402NetworkOf(ctx, rail, offer.x402Version) === null)
+      .map((rail) => `; ${noX402Here(ctx, rail, offer.x402Version)}`)
+      .join('');
     throw new CofferError(
       'unsupported_offer',
       where.length === 0
-        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}`
-        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}`,
+        ? `x402 ${offer.x402Version === 1 ? 'v1 ' : ''}is not paid on ${asked === undefined ? 'any rail' : railName(asked)} here; the seller offers ${offered}${whyNot}`
+        : `${asked === undefined ? '' : `on ${railName(asked)}, the rail asked: `}Coffer pays x402 "exact" in USDC on ${where.join(' or ')}; the seller offers ${offered}${elsewhere === undefined ? '' : `; it is payable on ${railName(elsewhere)}, with no rail asked`}${whyNot}`,
     );
   }
   const chosen = onRails.length === 1 ? first : await railWithFunds(ctx, agent, onRails);
@@ -368,6 +373,17 @@ function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
 }
 
 /** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
+/** Why a rail pays no x402 of this version on this Coffer: its network has no x402 name, or the rail is off. */
+function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
+  if (rail === 'sol') {
+    return `x402 pays Solana on devnet and mainnet, and this Coffer's Solana is ${ctx.chain.network}`;
+  }
+  if ((ctx.base ?? null) === null) return "this Coffer's Base rail is off";
+  return version === 1
+    ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${ctx.base!.network}`
+    : `x402 does not name this Coffer's Base rail, ${ctx.base!.network}`;
+}
+
 function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string | null {
   const names = ctx.x402?.networks[rail] ?? null;
   return names === null ? null : version === 1 ? names.v1 : names.v2;
