@@ -4,7 +4,10 @@ const ENVIRONMENT = `environment: COFFER_HOME (data dir, default ~/.coffer), COF
              COFFER_KEYSTORE (auto|keychain|file), COFFER_USDC_MINT (USDC mint of a custom RPC cluster),
              COFFER_BASE_RPC (the Base rail's EVM RPC, or off), COFFER_BASE_USDC (USDC of an EVM chain not Base's),
              COFFER_IMAGE_PROVIDER_URL / COFFER_IMAGE_PROVIDER_KEY (OpenAI-compatible images API),
-             COFFER_MCP_HELD_WAIT_SECONDS (45: how long an MCP call waits for the owner's yes)`;
+             COFFER_MCP_HELD_WAIT_SECONDS (45: how long an MCP call waits for the owner's yes),
+             COFFER_FACILITATOR_URL (coffer demo-api's x402 facilitator);
+             an agent's commands: COFFER_CONFIG (its config file), or COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID
+             and COFFER_API_KEY together in its place`;
 
 /** `coffer help`: every listed command's usage, in the table's order, then the environment it reads. */
 export const helpText = (commands: readonly Command[], version: string): string =>

@@ -586,6 +586,8 @@ describe('coffer help', () => {
     const all = await coffer(['help']);
     expect(all.stdout).toMatch(/COFFER_BASE_RPC \(the Base rail's EVM RPC, or off\)/);
     expect(all.stdout).toMatch(/COFFER_BASE_USDC/);
+    // The agent's variables, which a missing config's refusal names, are listed too.
+    expect(all.stdout).toMatch(/COFFER_CONFIG \(its config file\), or COFFER_URL, COFFER_OWNER, COFFER_AGENT_ID\s+and COFFER_API_KEY/);
   });
 
   it('a flag value the engine and demo commands cannot use is a usage error (exit 2) with the usage, nothing started', async () => {
