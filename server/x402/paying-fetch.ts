@@ -254,7 +254,7 @@ export async function payingFetch(url: string, init: RequestInit, options: Payin
     payment = await withRetries(retries, () => pay(options, api, url, init, terms));
   } catch (error) {
     if (error instanceof PaymentError) throw funds === null || rail !== 'sol' ? error : withBaseFunds(error, funds.base);
-    throw unreachable(options.agent, error);
+    throw unreachableOr(options.agent, error);
   }
 
   const headers = new Headers(init.headers);
@@ -353,6 +353,12 @@ const unreachable = (agent: PayingAgent, error: unknown) =>
       ? error.message
       : `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`,
   );
+
+/**
+ * Coffer's client failing to reach it (its error, status 0) as a PaymentError; anything else as it
+ * came: a caller's own callback (`onHeld`) that threw is not Coffer out of reach.
+ */
+const unreachableOr = (agent: PayingAgent, error: unknown) => (error instanceof CofferApiError ? unreachable(agent, error) : error);
 
 /** A read Coffer must answer before anything is paid: no answer, or a failed one, means nothing is paid. */
 async function mustRead<T>(agent: PayingAgent, what: string, read: () => Promise<T>): Promise<T> {
@@ -774,7 +780,7 @@ async function boughtByCoffer(
     return asked;
   } catch (error) {
     if (error instanceof PaymentError) throw error;
-    throw unreachable(options.agent, error);
+    throw unreachableOr(options.agent, error);
   }
 }
 
