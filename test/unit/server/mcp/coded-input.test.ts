@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { INPUT_REFUSED, refusedWithCode } from '../../../../server/mcp/coded-input.js';
+
+describe('a tool input schema refused with its code', () => {
+  const schema = z.object({ amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be an amount'), note: z.string().default('none') });
+  const coded = refusedWithCode(schema);
+
+  it('adds the code to the last issue alone, the others as they were', async () => {
+    const result = await coded['~standard'].validate({ amount: 5, note: 7 });
+    expect(result.issues?.map((issue) => issue.message)).toEqual([
+      'Invalid input: expected string, received number',
+      `Invalid input: expected string, received number (${INPUT_REFUSED})`,
+    ]);
+    expect(result.issues?.map((issue) => issue.path)).toEqual([['amount'], ['note']]);
+  });
+
+  it('answers a valid input as the schema parses it (defaults applied), untouched', async () => {
+    expect(await coded['~standard'].validate({ amount: '0.01' })).toEqual({ value: { amount: '0.01', note: 'none' } });
+  });
+
+  it('shows a host the schema’s own JSON Schema', () => {
+    const io = { target: 'draft-2020-12' } as const;
+    expect(coded['~standard'].jsonSchema.input(io)).toEqual(schema['~standard'].jsonSchema.input(io));
+  });
+
+  it('codes an asynchronous validation too', async () => {
+    const later = refusedWithCode({
+      '~standard': {
+        ...schema['~standard'],
+        validate: async () => ({ issues: [{ message: 'no' }] }),
+      },
+    });
+    const answered = later['~standard'].validate({});
+    expect(answered).toBeInstanceOf(Promise);
+    expect(await answered).toEqual({ issues: [{ message: `no (${INPUT_REFUSED})` }] });
+  });
+});
