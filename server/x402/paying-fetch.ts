@@ -176,7 +176,12 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * call fails with `paid_call_failed` and the receipt, and is never paid again.
  * The request body must be re-sendable (a string, bytes or URLSearchParams).
  */
-export async function payingFetch(url: string, init: RequestInit, options: PayingFetchOptions): Promise<PaidResponse> {
+export async function payingFetch(url: string, init: RequestInit, given: PayingFetchOptions): Promise<PaidResponse> {
+  const options: PayingFetchOptions = {
+    ...given,
+    ...(given.onHeld === undefined ? {} : { onHeld: guarded(given.onHeld) }),
+    ...(given.onChainWait === undefined ? {} : { onChainWait: guarded(given.onChainWait) }),
+  };
   const doFetch = options.fetch ?? fetch;
   const retries = options.retries ?? 2;
   let first: Response;
@@ -354,11 +359,27 @@ const unreachable = (agent: PayingAgent, error: unknown) =>
       : `Coffer at ${agent.cofferUrl} cannot be reached: ${(error as Error).message}`,
   );
 
+/** Errors a caller's own callback threw (`onHeld`, `onChainWait`): passed on as they came, never retried. */
+const thrownByCaller = new WeakSet<object>();
+const byCaller = (error: unknown) => typeof error === 'object' && error !== null && thrownByCaller.has(error);
+
+/** A caller's callback whose error is marked as the caller's. */
+function guarded<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void {
+  return (...args) => {
+    try {
+      callback(...args);
+    } catch (error) {
+      if (typeof error === 'object' && error !== null) thrownByCaller.add(error);
+      throw error;
+    }
+  };
+}
+
 /**
- * Coffer's client failing to reach it (its error, status 0) as a PaymentError; anything else as it
- * came: a caller's own callback (`onHeld`) that threw is not Coffer out of reach.
+ * A failure on the way to Coffer (its client's, or its answer cut short) as `coffer_unreachable`; a
+ * caller's own callback that threw, as it came: that is not Coffer out of reach.
  */
-const unreachableOr = (agent: PayingAgent, error: unknown) => (error instanceof CofferApiError ? unreachable(agent, error) : error);
+const unreachableOr = (agent: PayingAgent, error: unknown) => (byCaller(error) ? error : unreachable(agent, error));
 
 /** A read Coffer must answer before anything is paid: no answer, or a failed one, means nothing is paid. */
 async function mustRead<T>(agent: PayingAgent, what: string, read: () => Promise<T>): Promise<T> {
@@ -934,7 +955,7 @@ async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promi
       return await attempt();
     } catch (error) {
       const answered = error instanceof CofferApiError && (error.status !== 0 || error instanceof PaymentError);
-      if (answered || tries >= retries) throw error;
+      if (answered || byCaller(error) || tries >= retries) throw error;
       await sleep(100 * 2 ** tries);
     }
   }

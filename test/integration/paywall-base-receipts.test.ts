@@ -306,13 +306,14 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       // The first call is held on Base; the owner says yes, and the call goes away (killed) meanwhile.
       let yes: Promise<{ status: number; body: any }> | null = null;
       let approvalId = '';
+      let told = 0;
       const gone = await payingFetch(
         `${served.url}/weather`,
         {},
         {
           agent,
-          retries: 0,
           onHeld: (approval) => {
+            told += 1;
             approvalId = approval.approvalId;
             yes = t.api('POST', t.withOwner(`/v1/approvals/${approval.approvalId}/approve`));
             throw new Error('killed');
@@ -322,6 +323,8 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
       // The caller's own callback that threw, as it threw: not Coffer out of reach.
       expect(gone).not.toBeInstanceOf(PaymentError);
       expect((gone as Error).message).toBe('killed');
+      // Not retried: the callback told once.
+      expect(told).toBe(1);
       expect((await yes!).status).toBe(200);
       // Picked up with its request and no rail, as the waiting line and fetch_paid say to: the yes's payment.
       const picked = await payingFetch(`${served.url}/weather`, {}, { agent, approvalId });
