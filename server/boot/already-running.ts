@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resolveServeConfig } from './serve-config.js';
 import { shellWords } from './cli-invocation.js';
 import { createServer } from 'node:net';
 
@@ -20,14 +19,15 @@ export function runningCoffer(dataDir: string): { url: string; pid: number } | n
 }
 
 /**
- * Where the running one is and how to reach it, for an error message: `coffer open` names the data
- * dir where it is not the one `coffer open` finds by itself (COFFER_HOME, else ~/.coffer).
+ * Where the running one is and how to reach it, for an error message. `coffer open` names the data
+ * dir: run in another shell (or from the desktop app, which is handed it as COFFER_HOME), it would
+ * otherwise find another Coffer's, or none.
  */
 export function whereItRuns(dataDir: string): string {
   const running = runningCoffer(dataDir);
   if (running === null) return '';
-  const named = resolve(dataDir) === resolveServeConfig({}).dataDir ? '' : ` --data-dir ${shellWords([resolve(dataDir)])}`;
-  return ` Coffer is already running for it at ${running.url} (pid ${running.pid}): open its dashboard with \`coffer open${named}\` (or the tray's Open dashboard).`;
+  const open = `coffer open --data-dir ${shellWords([resolve(dataDir)])}`;
+  return ` Coffer is already running for it at ${running.url} (pid ${running.pid}): open its dashboard with \`${open}\` (or the tray's Open dashboard).`;
 }
 
 /**

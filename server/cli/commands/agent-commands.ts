@@ -40,7 +40,7 @@ export async function status(configPath: string, options: { json?: boolean } = {
     return 0;
   }
   const p = policy.policy;
-  const paysOn = typeof health?.network === 'string' ? `, ${paysOnWords(health.network, balance.baseNetwork)}` : '';
+  const paysOn = typeof health?.network === 'string' ? `, ${paysOnWords(health.network, health.base?.network ?? null)}` : '';
   out.write(`Agent ${agent.agentId} at ${agent.url}${paysOn}\n`);
   const stopped =
     balance.status !== 'suspended'

@@ -372,7 +372,6 @@ function heldRail(ctx: EngineContext, approvalId: string): Rail | undefined {
   return held?.rail;
 }
 
-/** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
 /** Why a rail pays no x402 of this version on this Coffer: its network has no x402 name, or the rail is off. */
 function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
   if (rail === 'sol') {
@@ -384,6 +383,7 @@ function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
     : `x402 does not name this Coffer's Base rail, ${ctx.base!.network}`;
 }
 
+/** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
 function x402NetworkOf(ctx: EngineContext, rail: Rail, version: number): string | null {
   const names = ctx.x402?.networks[rail] ?? null;
   return names === null ? null : version === 1 ? names.v1 : names.v2;
