@@ -165,8 +165,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the payment. An x402 offer (a PAYMENT-REQUIRED header or an x402 body) is handed to Coffer's x402
  * endpoint, which pays it under the agent's policy (or refuses it, before any money moves) and gives
  * the header to retry with; the seller's answer tells Coffer which transaction it settled. Otherwise
- * Coffer's own terms are read: anything that is not USDC on this Coffer's network (on the rail paid) is refused here, and
- * a price above what the registry lists for the recipient's wallet when the 402 names no listed
+ * Coffer's own terms are read: anything that is not USDC on this Coffer's network (on the rail paid)
+ * is refused here, and a price above what the registry lists for the recipient's wallet when the 402 names no listed
  * service; the rest is Coffer's to judge: it pays through the agent's `/pay` (inside its policy, a
  * listed service held to its price and its recipient; a refusal comes back as a PaymentError, with
  * `price_above_registry` and `recipient_mismatch` keeping their names), and retries with `X-Payment`. One call pays at most once: the payment carries an
