@@ -19,6 +19,11 @@ export interface ServeConfig {
   imageProviderKey: string | undefined;
 }
 
+/** Why a --port or COFFER_PORT text is no port to listen on (0: any free one), or null when it is one. */
+export function portProblem(text: string): string | null {
+  return /^\d+$/.test(text) && Number(text) <= 65_535 ? null : `must be a number from 0 to 65535 (got "${text}")`;
+}
+
 /** API.md: flags win over COFFER_* variables, which win over defaults. */
 export function resolveServeConfig(
   flags: { 'data-dir'?: string; port?: string; network?: string },
@@ -27,15 +32,15 @@ export function resolveServeConfig(
   // An empty variable counts as unset (COFFER_HOME= must not mean "the current directory").
   const env = Object.fromEntries(Object.entries(processEnv).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
   const portText = flags.port ?? env.COFFER_PORT ?? String(DEFAULT_PORT);
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65_535) throw new Error(`--port must be a number from 0 to 65535 (got "${portText}")`);
+  const badPort = portProblem(portText);
+  if (badPort !== null) throw new Error(`${flags.port !== undefined ? '--port' : 'COFFER_PORT'} ${badPort}`);
   const keyStore = env.COFFER_KEYSTORE ?? 'auto';
   if (keyStore !== 'auto' && keyStore !== 'keychain' && keyStore !== 'file') {
     throw new Error(`COFFER_KEYSTORE must be auto, keychain or file (got "${keyStore}")`);
   }
   return {
     dataDir: resolve(flags['data-dir'] ?? env.COFFER_HOME ?? join(homedir(), '.coffer')),
-    port,
+    port: Number(portText),
     network: flags.network ?? env.COFFER_NETWORK,
     keyStore,
     usdcMint: env.COFFER_USDC_MINT,

@@ -9,6 +9,7 @@ import { openPaywallStore } from '../x402/paywall-store.js';
 import { cofferBaseTransferLookup, cofferTransferLookup, rpcBaseTransferLookup, rpcTransferLookup } from '../x402/transfer-lookups.js';
 import { facilitatorAt } from '../x402/paywall-x402.js';
 import { offersExactOn } from '../x402/facilitator-kinds.js';
+import { facilitatorUrlProblem } from '../wire/schemas.js';
 import { resolveServeConfig } from '../boot/serve-config.js';
 import { announceDemoApi } from '../boot/demo-api-presence.js';
 import { parseNetwork, x402Networks } from '../chain/solana/networks.js';
@@ -43,8 +44,8 @@ export async function demoApi(flags: {
   const throughCoffer = network === 'sim' || (flags.network === undefined && !namesRpcNetwork(network));
   const cofferUrl = flags['coffer-url'] ?? connection?.url;
   const facilitator = flags.facilitator ?? (process.env.COFFER_FACILITATOR_URL || undefined);
-  if (facilitator !== undefined && !/^https?:\/\//.test(facilitator))
-    throw new Error(`COFFER_FACILITATOR_URL must be an http(s) URL (got "${facilitator}")`);
+  const badFacilitator = facilitator === undefined ? null : facilitatorUrlProblem(facilitator);
+  if (badFacilitator !== null) throw new Error(`COFFER_FACILITATOR_URL ${badFacilitator} (got "${facilitator}")`);
   if (throughCoffer && !cofferUrl) {
     // As every command that finds no Coffer says it (exit 3): a script may start one and try again.
     throw new CofferApiError(

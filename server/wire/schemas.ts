@@ -293,7 +293,8 @@ export const facilitatorUrlSchema = z
     return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   });
 
-function facilitatorUrlProblem(text: string): string | null {
+/** Why a text is no facilitator URL Coffer will send payments to be judged by, or null when it is one. */
+export function facilitatorUrlProblem(text: string): string | null {
   if (!URL.canParse(text)) return 'is not a URL: name the facilitator as https://host/path (for example https://x402.org/facilitator)';
   const url = new URL(text);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {

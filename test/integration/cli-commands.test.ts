@@ -600,7 +600,15 @@ describe('coffer help', () => {
         /^coffer: --network must be sim, devnet, mainnet or an http\(s\) RPC URL \(got "base"\).*Base is a rail/m,
       ],
       [['start', '--network', 'ftp://x'], /^coffer: --network URL must be http or https \(got "ftp:\/\/x"\)$/m],
-      [['demo-api', '--facilitator', 'not-a-url'], /^coffer: --facilitator must be an http\(s\) URL \(got "not-a-url"\)$/m],
+      [
+        ['demo-api', '--facilitator', 'not-a-url'],
+        /^coffer: --facilitator is not a URL: name the facilitator as https:\/\/host\/path .*\(got "not-a-url"\)$/m,
+      ],
+      // The facilitator says whether a payment is good: over plain http, anyone on the way could say yes.
+      [
+        ['demo-api', '--facilitator', 'http://facilitator.example.com'],
+        /^coffer: --facilitator must be an https URL \(plain http only on this machine: 127\.0\.0\.1, localhost\) \(got "http:\/\/facilitator\.example\.com"\)$/m,
+      ],
     ];
     const parent = tempDataDir();
     for (const [args, said] of cases) {

@@ -1,5 +1,7 @@
 import { UsageError } from '../command-line.js';
 import { parseNetwork } from '../../chain/solana/networks.js';
+import { portProblem } from '../../boot/serve-config.js';
+import { facilitatorUrlProblem } from '../../wire/schemas.js';
 
 /**
  * The flags of the commands that run Coffer or its demos (`--port`, `--network`, `--facilitator`),
@@ -8,9 +10,8 @@ import { parseNetwork } from '../../chain/solana/networks.js';
  */
 export function engineOptions(values: { port?: string; network?: string; facilitator?: string }, command: string): void {
   const { port, network, facilitator } = values;
-  if (port !== undefined && (!/^\d+$/.test(port) || Number(port) > 65_535)) {
-    throw new UsageError(`--port must be a number from 0 to 65535 (got "${port}")`, command);
-  }
+  const badPort = port === undefined ? null : portProblem(port);
+  if (badPort !== null) throw new UsageError(`--port ${badPort}`, command);
   if (network !== undefined) {
     try {
       parseNetwork(network);
@@ -20,7 +21,6 @@ export function engineOptions(values: { port?: string; network?: string; facilit
       throw new UsageError(`${(error as Error).message}${base}`, command);
     }
   }
-  if (facilitator !== undefined && !/^https?:\/\//.test(facilitator)) {
-    throw new UsageError(`--facilitator must be an http(s) URL (got "${facilitator}")`, command);
-  }
+  const badFacilitator = facilitator === undefined ? null : facilitatorUrlProblem(facilitator);
+  if (badFacilitator !== null) throw new UsageError(`--facilitator ${badFacilitator} (got "${facilitator}")`, command);
 }

@@ -114,12 +114,12 @@ describe('resolveServeConfig ports', () => {
   });
 
   it.each(['65536', '99999', '-1', '1.5', 'abc', '80a', ' 80', '0x50', '1e3'])('rejects port %j from a flag or a variable', (port) => {
-    expect(() => resolveServeConfig({ port }, {})).toThrow(/port/);
-    expect(() => resolveServeConfig({}, { COFFER_PORT: port })).toThrow(/port/);
+    expect(() => resolveServeConfig({ port }, {})).toThrow(/port/i);
+    expect(() => resolveServeConfig({}, { COFFER_PORT: port })).toThrow(/port/i);
   });
 
   it('an empty --port is an error, an empty COFFER_PORT counts as unset', () => {
-    expect(() => resolveServeConfig({ port: '' }, {})).toThrow(/port/);
+    expect(() => resolveServeConfig({ port: '' }, {})).toThrow(/port/i);
     expect(resolveServeConfig({}, { COFFER_PORT: '' }).port).toBe(7402);
   });
 
@@ -127,8 +127,13 @@ describe('resolveServeConfig ports', () => {
     expect(resolveServeConfig({ port: '8080' }, { COFFER_PORT: 'nope' }).port).toBe(8080);
   });
 
+  it('names where a bad port came from: the flag or COFFER_PORT', () => {
+    expect(() => resolveServeConfig({ port: 'abc' }, {})).toThrow('--port must be a number from 0 to 65535 (got "abc")');
+    expect(() => resolveServeConfig({}, { COFFER_PORT: 'abc' })).toThrow('COFFER_PORT must be a number from 0 to 65535 (got "abc")');
+  });
+
   it('a bad flag port is not rescued by a good variable', () => {
-    expect(() => resolveServeConfig({ port: 'nope' }, { COFFER_PORT: '8080' })).toThrow(/port/);
+    expect(() => resolveServeConfig({ port: 'nope' }, { COFFER_PORT: '8080' })).toThrow(/port/i);
   });
 });
 
