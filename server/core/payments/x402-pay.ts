@@ -377,10 +377,11 @@ function noX402Here(ctx: EngineContext, rail: Rail, version: number): string {
   if (rail === 'sol') {
     return `x402 pays Solana on devnet and mainnet, and this Coffer's Solana is ${ctx.chain.network}`;
   }
-  if ((ctx.base ?? null) === null) return "this Coffer's Base rail is off";
+  const base = ctx.base ?? null;
+  if (base === null) return "this Coffer's Base rail is off";
   return version === 1
-    ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${ctx.base!.network}`
-    : `x402 does not name this Coffer's Base rail, ${ctx.base!.network}`;
+    ? `x402 v1 names Base and Base Sepolia only, and this Coffer's Base rail is ${base.network}`
+    : `x402 does not name this Coffer's Base rail, ${base.network}`;
 }
 
 /** How x402 names this Coffer's network of a rail in an offer of this version; null where it names none. */
