@@ -4,6 +4,7 @@ import type { EvmTransferLookup } from '../chain/evm/transfer-lookup.js';
 import { readCatalog } from '../store/catalog.js';
 import { createPaywall, paymentOf, type PaywallOptions } from '../x402/paywall.js';
 import { formatUsdc } from '../wire/money.js';
+import { isTestMoney } from '../wire/network-words.js';
 import { quoteFor, weatherFor } from './demo-data.js';
 
 /**
@@ -45,9 +46,18 @@ export function createDemoApi({ base, ...options }: DemoApiOptions): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // What paid: the chain, and whether its money is worth anything (on sim and the test chains not).
+  const networkOf = { sol: options.lookup.network, base: base?.lookup.network ?? null };
   const paid = (res: Parameters<typeof paymentOf>[0]) => {
     const payment = paymentOf(res)!;
-    return { amount: formatUsdc(payment.amount), by: payment.payer, txSignature: payment.txSignature };
+    const network = networkOf[payment.rail];
+    return {
+      amount: formatUsdc(payment.amount),
+      by: payment.payer,
+      txSignature: payment.txSignature,
+      rail: payment.rail,
+      testMoney: network !== null && isTestMoney(network),
+    };
   };
 
   app.get(

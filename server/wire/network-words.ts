@@ -28,6 +28,16 @@ export const DEMO_EVM_NETWORK = `evm-${DEMO_EVM_CHAIN_ID}`;
 /** The networks of `coffer demo-x402`: test money on this machine only. */
 const DEMO_NETWORKS: readonly string[] = [DEMO_LOCALNET, DEMO_EVM_NETWORK];
 
+/**
+ * Chains whose USDC is worth nothing: the embedded ones (`sim`), the demo's, a local cluster of its
+ * own genesis (`localnet`), devnet and Base Sepolia (faucet money). Any other, a chain Coffer knows
+ * only by its id included, is not said to be test money: it may be real.
+ */
+const TEST_MONEY_NETWORKS: readonly string[] = ['sim', 'localnet', 'devnet', 'base-sepolia', ...DEMO_NETWORKS];
+
+/** Whether money on this network (Solana's or the Base rail's, as Coffer names them) is test money. */
+export const isTestMoney = (network: string): boolean => TEST_MONEY_NETWORKS.includes(network);
+
 /** A short label for a chip beside a balance: the network's name, with "test money" where it is. */
 export function networkChip(network: string): string {
   return DEMO_NETWORKS.includes(network) ? `${network} (test money)` : network;

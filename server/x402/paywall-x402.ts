@@ -21,6 +21,7 @@ import type { PaymentTerms } from './payment-required.js';
 import type { Nonces } from './nonces.js';
 import type { PaywallStore } from './paywall-store.js';
 import type { VerifiedPayment } from './verify-receipt.js';
+import type { Rail } from '../wire/rails.js';
 import { facilitatorFeePayer, facilitatorSettles } from './facilitator-kinds.js';
 import { keptAnswer, sayingOnce } from './kept-answer.js';
 import { readWireTransaction } from '../chain/solana/wire-transaction.js';
@@ -209,7 +210,7 @@ export function createPaywallX402(options: {
           return settlement;
         }
         const authorization = rail === 'base' ? await authorizationRan(base!, payload, settlement.settled.transaction) : null;
-        const acceptance = recorded(options.store, payload, match, settlement, route.now, authorization);
+        const acceptance = recorded(options.store, rail, payload, match, settlement, route.now, authorization);
         if (acceptance.ok && claim !== '') forgetSettlement(options.store, claim, options.log);
         return acceptance;
       } finally {
@@ -232,8 +233,6 @@ interface Rails {
   nonces: Nonces;
   store: PaywallStore;
 }
-
-type Rail = 'sol' | 'base';
 
 /** The rail of this paywall's a payment names (x402's v1 or v2 name of its network); a refusal for any other. */
 function railOf(payload: PaymentPayload, { sol, base }: Pick<Rails, 'sol' | 'base'>): Rail | X402Refusal {
@@ -406,6 +405,7 @@ function v2Match(
  */
 function recorded(
   store: PaywallStore,
+  rail: Rail,
   payload: PaymentPayload,
   match: PaymentMatch,
   { settled, payer }: Settlement,
@@ -433,7 +433,7 @@ function recorded(
   if (!accepted) return refuse('receipt_already_used', 'this payment was already accepted');
   return {
     ok: true,
-    payment: { payer, amount, txSignature: transaction, nonce },
+    payment: { rail, payer, amount, txSignature: transaction, nonce },
     response: {
       name: payload.x402Version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE',
       value: encodePaymentResponseHeader(settled),

@@ -9,6 +9,7 @@ import {
   type Receipt,
 } from '../wire/receipts.js';
 import { formatUsdc, tryParseUsdc } from '../wire/money.js';
+import type { Rail } from '../wire/rails.js';
 import type { TransferLookup } from '../core/ports/chain.js';
 import { usdcTokenAccount } from '../chain/solana/usdc-transfer.js';
 import { authorizationNonce } from '../chain/evm/authorization.js';
@@ -18,6 +19,8 @@ import type { NonceReading, Nonces } from './nonces.js';
 import { isNonceShaped } from '../wire/paywall-nonce.js';
 
 export interface VerifiedPayment {
+  /** The chain that paid: Solana, or the Base rail's EVM chain. */
+  rail: Rail;
   payer: string;
   /** micro-USDC actually received */
   amount: bigint;
@@ -86,6 +89,7 @@ type Claims = Pick<Receipt, 'network' | 'txSignature' | 'amount' | 'recipient' |
  * authorization, which commits to the recipient and the memo).
  */
 interface RailReceipt {
+  rail: Rail;
   claims: Claims;
   recipient: string;
   lookup: TransferLookup;
@@ -101,6 +105,7 @@ function readReceipt(header: string, context: ReceiptContext): RailReceipt | Ref
       return refuse('wrong_network', `the receipt is for ${solana.network}; this API is paid on ${context.lookup.network}`);
     }
     return {
+      rail: 'sol',
       claims: solana,
       recipient: context.recipient,
       lookup: context.lookup,
@@ -123,6 +128,7 @@ function readReceipt(header: string, context: ReceiptContext): RailReceipt | Ref
   }
   const recipient = getAddress(rail.recipient);
   return {
+    rail: 'base',
     claims: base,
     recipient,
     lookup: rail.lookup,
@@ -262,5 +268,5 @@ export async function verifyReceipt(header: string, context: ReceiptContext): Pr
     nonceExpiresAt: window.expiresAt,
   });
   if (!stored) return refuse('receipt_already_used', 'this payment was already used');
-  return { ok: true, payment: { payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce } };
+  return { ok: true, payment: { rail: read.rail, payer: transfer.from, amount: transfer.amount, txSignature: receipt.txSignature, nonce } };
 }

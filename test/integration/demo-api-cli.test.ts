@@ -79,7 +79,7 @@ describe('coffer demo-api beside coffer serve', () => {
       expect(onBase).toMatchObject({ rail: 'base' });
       const bought = await fetch(`${demoUrl}/quote?symbol=ACME`, { headers: { 'x-payment': onBase.xPaymentHeader } });
       expect(bought.status).toBe(200);
-      expect((await json(bought)).paid.txSignature).toBe(onBase.txSignature);
+      expect((await json(bought)).paid).toMatchObject({ txSignature: onBase.txSignature, rail: 'base', testMoney: true });
       expect(statSync(join(dataDir, 'demo-api', 'paywall.db')).mode & 0o777).toBe(0o600);
       const stopped = new Promise((resolve) => demo.once('exit', resolve));
       demo.kill('SIGTERM');
@@ -169,7 +169,8 @@ describe('coffer demo-api beside coffer serve', () => {
       );
       const response = await paidFetch(`${demoUrl}/quote?symbol=SOL`);
       expect(response.status).toBe(200);
-      expect((await json(response)).symbol).toBe('SOL');
+      // Devnet's USDC is test money too (a faucet's), and x402's payment is said on its rail.
+      expect(await json(response)).toMatchObject({ symbol: 'SOL', paid: { rail: 'sol', testMoney: true } });
       expect(facilitator.settles.succeeded).toBe(1);
     } finally {
       demo.kill('SIGTERM');
@@ -228,7 +229,8 @@ describe('coffer demo-api on sim with an official facilitator on the embedded EV
       );
       const response = await paidFetch(`${demoUrl}/quote?symbol=SOL`);
       expect(response.status).toBe(200);
-      expect((await json(response)).symbol).toBe('SOL');
+      // Paid on the embedded EVM chain: test money, said on its rail.
+      expect(await json(response)).toMatchObject({ symbol: 'SOL', paid: { rail: 'base', testMoney: true } });
       expect(facilitator.settles.succeeded).toBe(1);
       expect({ buyer: await balanceOf(buyer.address), seller: await balanceOf(DEMO_BASE_PAY_TO) }).toEqual({
         buyer: before.buyer - 10_000n,

@@ -410,7 +410,14 @@ describe("a receipt without a nonce at Coffer's paywall", () => {
     expect(paid.body.memo).toBe(paid.body.paymentId);
     const answered = await get('/weather?city=Kyoto', paid.body.xPaymentHeader);
     expect(answered.status).toBe(200);
-    expect(answered.body.paid).toEqual({ amount: '0.01', by: agent.walletAddress, txSignature: paid.body.txSignature });
+    // The chain that paid, and whether its money is test money (the sim chain's is).
+    expect(answered.body.paid).toEqual({
+      amount: '0.01',
+      by: agent.walletAddress,
+      txSignature: paid.body.txSignature,
+      rail: 'sol',
+      testMoney: true,
+    });
 
     const later = await resign(paid.body.xPaymentHeader, { timestamp: new Date(Date.now() + 1000).toISOString() });
     expect(later).not.toBe(paid.body.xPaymentHeader);

@@ -68,7 +68,13 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     expect(paid.rail).toBe('base');
     const answered = await call('/weather?city=Lisbon', paid.xPaymentHeader);
     expect(answered.status).toBe(200);
-    expect(((await answered.json()) as any).paid).toEqual({ amount: '0.01', by: agentBase, txSignature: paid.txSignature });
+    expect(((await answered.json()) as any).paid).toEqual({
+      amount: '0.01',
+      by: agentBase,
+      txSignature: paid.txSignature,
+      rail: 'base',
+      testMoney: true,
+    });
     const again = await call('/weather?city=Lisbon', paid.xPaymentHeader);
     expect(again.status).toBe(402);
     expect(((await again.json()) as any).code).toBe('receipt_already_used');

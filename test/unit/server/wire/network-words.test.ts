@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_EVM_CHAIN_ID, DEMO_EVM_NETWORK, DEMO_LOCALNET, networkChip, networkWords } from '../../../../server/wire/network-words.js';
+import {
+  DEMO_EVM_CHAIN_ID,
+  DEMO_EVM_NETWORK,
+  DEMO_LOCALNET,
+  isTestMoney,
+  networkChip,
+  networkWords,
+} from '../../../../server/wire/network-words.js';
 import { evmNetworkOf } from '../../../../server/chain/evm/networks.js';
 
 describe('network words: test money is said to be test money', () => {
@@ -25,6 +32,20 @@ describe('network words: test money is said to be test money', () => {
     for (const network of ['devnet', 'mainnet', 'localnet', 'custom']) {
       expect(networkWords(network)).toBe(network);
       expect(networkChip(network)).toBe(network);
+    }
+  });
+});
+
+describe('isTestMoney', () => {
+  it('is true on the test chains: the embedded ones, the demo’s, devnet, Base Sepolia, a local cluster', () => {
+    for (const network of ['sim', DEMO_LOCALNET, DEMO_EVM_NETWORK, 'devnet', 'base-sepolia', 'localnet']) {
+      expect({ network, test: isTestMoney(network) }).toEqual({ network, test: true });
+    }
+  });
+
+  it('is false on the mainnets, and on a chain Coffer cannot tell (never said of money that may be real)', () => {
+    for (const network of ['mainnet', 'base', 'custom', 'evm-1', 'evm-137']) {
+      expect({ network, test: isTestMoney(network) }).toEqual({ network, test: false });
     }
   });
 });
