@@ -183,6 +183,12 @@ export function createPaywallX402(options: {
       const taken = settlingNow.take(claim, header);
       if (taken !== null) return taken;
       try {
+        // Asked again now that it is claimed: found unused before, the nonce may have been paid by
+        // another payment since (settled and recorded while this one awaited the facilitator's
+        // word), and this one must be refused before its money moves.
+        if (match.nonce !== '' && options.store.isNonceUsed(match.nonce)) {
+          return refuse('receipt_already_used', 'this nonce was already paid and used');
+        }
         adoptFormerDigest(options.store, claim, asOnChain);
         // The facilitator resumes a settlement it sent by the payment's signature alone: this very
         // payment presented first under another nonce (or as v1) is that one's, settled or not.
@@ -386,7 +392,10 @@ function v2Match(
       reading.code,
       reading.code === 'wrong_resource' ? 'this payment was for another route' : 'this payment names a nonce this paywall never issued',
     );
-  if (route.now > reading.terms.expiresAt)
+  // An ended nonce buys nothing, unless a settlement of a payment under it began in time (left
+  // pending, 503): that payment is served where the chain shows it ran (verifiedAndSettled), as the
+  // buyer whose money it took was told to present it again.
+  if (route.now > reading.terms.expiresAt && paywall.store.pendingSettlement(memo) === null)
     return refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
   if (paywall.store.isNonceUsed(memo)) return refuse('receipt_already_used', 'this nonce was already paid and used');
   const amount = reading.terms.amount > route.amount ? reading.terms.amount : route.amount;
@@ -447,11 +456,14 @@ function recorded(
  * the same transaction ran. Security invariant: a field of the buyer's payload is never the key on
  * its word (a Solana payload, a Permit2 one, or an authorization that transaction did not run could
  * name any nonce, and so buy an answer again with one transaction): null then, and the payment is
- * its transaction alone, as when the chain cannot be read now.
+ * its transaction alone. Throws where the chain cannot be read now (below).
  */
 async function authorizationRan(base: PaywallBaseTerms, payload: PaymentPayload, transaction: string): Promise<string | null> {
   const carried = carriedAuthorization(payload);
   if (carried === null) return null;
-  const ran = await base.ranAuthorization(transaction, carried.from, carried.nonce).catch(() => false);
+  // A chain that cannot be read now throws (503): recorded by its transaction alone, this payment
+  // would take the answer of every other payment that transaction ran (a facilitator batching
+  // them), whose money moved too. Presented again, it is found where it ran (verifiedAndSettled).
+  const ran = await base.ranAuthorization(transaction, carried.from, carried.nonce);
   return ran ? carried.nonce : null;
 }

@@ -73,6 +73,12 @@ export async function verifiedAndSettled(
     const settled = { success: true, transaction: found.transaction, network: requirements.network as Network, payer: found.payer };
     return { ok: true, settled, payer: found.payer };
   };
+  // Its terms ended (v2Match lets such a payment this far only where a settlement of it began in
+  // time): served only where the chain shows that settlement ran. Nothing is verified or settled
+  // anew, so no money moves for terms that ended.
+  if (pending.now > pending.until) {
+    return (await landed()) ?? refuse('receipt_expired', 'the nonce this payment names has expired; pay the fresh terms');
+  }
   // A payment left pending was verified when first presented; verified again now, its used
   // authorization would fail (see PendingSettlements).
   const presented = { payload, requirements };
@@ -132,6 +138,10 @@ export async function verifiedAndSettled(
       `the payment could not be settled: ${settled.errorReason ?? 'failed'}${wordsOf(settled.errorMessage)}`,
     );
   }
+  // Remembered with the payment before anything else is asked or written: a stop between here and
+  // its record must leave it served where the chain shows this transaction ran, though the
+  // facilitator names no account it sends from (so the chain cannot be searched for it).
+  onChain?.named(settled.transaction, payerOf(settled));
   return { ok: true, settled, payer: settled.payer ?? payer ?? '' };
 }
 

@@ -36,7 +36,7 @@ import { deployAgent, micro, startCoffer, type TestCoffer } from '../helpers/cof
 import { createPaywall, paymentOf } from '../../server/x402/paywall.js';
 import { openPaywallStore, type PaywallStore } from '../../server/x402/paywall-store.js';
 import { rpcTransferLookup } from '../../server/x402/transfer-lookups.js';
-import { evmTransferLookup, evmTransferLookupAt } from '../../server/chain/evm/transfer-lookup.js';
+import { evmTransferLookup, evmTransferLookupAt, type EvmTransferLookup } from '../../server/chain/evm/transfer-lookup.js';
 import { USDC_ABI } from '../../server/chain/evm/usdc-abi.js';
 import { TRANSFER_AUTHORIZATION_TYPES } from '../../server/chain/evm/authorization.js';
 import { carriedAuthorization } from '../../server/x402/settled-on-chain.js';
@@ -96,13 +96,14 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
 
   let facilitator: FacilitatorClient;
   /** The seller's API behind a paywall over the store; a second one is the same seller restarted. */
-  async function paywallApi(x402Facilitator = facilitator, paywallStore = store) {
+  async function paywallApi(x402Facilitator = facilitator, paywallStore = store, now?: () => number) {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
       base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
       store: paywallStore,
       x402: { facilitator: x402Facilitator },
+      ...(now === undefined ? {} : { now }),
     });
     const app = express();
     app.get('/data', paywall.require({ price: '0.01', description: 'Paid data' }), (_req, res) => {
@@ -113,8 +114,8 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   }
 
   /** A buyer's x402 v2 payment on Base for the paywall's fresh terms, as the official client makes it (its header, and what it carries). */
-  async function paymentFor(account: Awaited<ReturnType<typeof buyer>>, paywallUrl = api.url) {
-    const unpaid = await fetch(`${paywallUrl}/data`);
+  async function paymentFor(account: Awaited<ReturnType<typeof buyer>>, paywallUrl = api.url, path = '/data') {
+    const unpaid = await fetch(`${paywallUrl}${path}`);
     const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
     const http = new x402HTTPClient(
       x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
@@ -261,13 +262,14 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   }
 
   /** Leaves the payment's settlement pending (503): the node mines nothing within the facilitator's wait; then mines it. */
-  async function settledAfterA503(headers: Record<string, string>) {
+  async function settledAfterA503(headers: Record<string, string>, paywallUrl = api.url, meanwhile = () => {}) {
     await node.setAutomine(false);
     evm.receiptWaitMs = 300;
     try {
-      const pending = await fetch(`${api.url}/data`, { headers });
+      const pending = await fetch(`${paywallUrl}/data`, { headers });
       expect(pending.status).toBe(503);
       expect((await pending.json()).code).toBe('verifier_unavailable');
+      meanwhile();
       await node.mine(1);
     } finally {
       evm.receiptWaitMs = null;
@@ -466,6 +468,72 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     // The seller restarted: what its paywall remembered in memory is gone, its store is not. The
     // facilitator's verify now finds the authorization used; the transaction it sent shows it paid.
     await servedOnceRestarted(headers, account.address);
+    expect(served).toBe(before.served + 1);
+    expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+  });
+
+  it('a payment left pending (503) whose nonce ends meanwhile is served once where it ran; nothing settles anew', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    let offset = 0;
+    const clocked = await paywallApi(facilitator, store, () => Date.now() + offset);
+    try {
+      const { headers } = await paymentFor(account, clocked.url);
+      // Its transaction is mined after the paywall's terms ended (a buyer that signed late, as a
+      // payment held for its owner's yes does, has an authorization good for longer).
+      await settledAfterA503(headers, clocked.url, () => (offset = 60 * 60_000));
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+      const again = await fetch(`${clocked.url}/data`, { headers });
+      expect(again.status).toBe(200);
+      expect(served).toBe(before.served + 1);
+      const replayed = await fetch(`${clocked.url}/data`, { headers });
+      expect([replayed.status, (await replayed.json()).code]).toEqual([402, 'receipt_expired']);
+      expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
+    } finally {
+      await close(clocked.server);
+    }
+  });
+
+  it('a payment whose nonce ended, never settled, is refused and its money never moves', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), served };
+    let offset = 0;
+    const clocked = await paywallApi(facilitator, store, () => Date.now() + offset);
+    try {
+      const { headers } = await paymentFor(account, clocked.url);
+      offset = 60 * 60_000;
+      const late = await fetch(`${clocked.url}/data`, { headers });
+      expect([late.status, (await late.json()).code]).toEqual([402, 'receipt_expired']);
+      expect(served).toBe(before.served);
+      expect(await usdc(account.address)).toBe(before.buyer);
+    } finally {
+      await close(clocked.server);
+    }
+  });
+
+  it('a payment settled just before its paywall stopped, by a facilitator naming no account it sends from, is served once restarted', async () => {
+    const account = await buyer();
+    const before = { buyer: await usdc(account.address), seller: await usdc(baseSeller), served };
+    // No accounts named: the chain cannot be searched for what it sent, only asked about what it named.
+    const namingNone: FacilitatorClient = {
+      ...facilitator,
+      getSupported: async () => ({ ...(await facilitator.getSupported()), signers: {} }),
+    };
+    const { headers } = await paymentFor(account);
+    // Settled, then the seller's process stops before its paywall records the payment.
+    const dying = await paywallApi(namingNone, {
+      ...store,
+      accept: () => {
+        throw new Error('the process stopped here');
+      },
+    });
+    try {
+      expect((await fetch(`${dying.url}/data`, { headers })).status).toBe(503);
+    } finally {
+      await close(dying.server);
+    }
+    expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    await servedOnceRestarted(headers, account.address, namingNone);
     expect(served).toBe(before.served + 1);
     expect(await usdc(account.address)).toBe(before.buyer - micro('0.01'));
   });
@@ -784,6 +852,41 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
   });
 
+  it('a payment under a nonce another paid while it was being read is refused before its money moves', async () => {
+    const [first, second] = [await buyer(), await buyer()];
+    const before = { second: await usdc(second.address), seller: await usdc(baseSeller), served };
+    // The nonce found unused as the second payment is read, and paid by the first before it is claimed.
+    let stale = false;
+    const racing = await paywallApi(facilitator, {
+      ...store,
+      isNonceUsed: (nonce) => {
+        if (!stale) return store.isNonceUsed(nonce);
+        stale = false;
+        return false;
+      },
+    });
+    try {
+      const unpaid = await fetch(`${racing.url}/data`);
+      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+      const onBase = { ...required, accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2) };
+      const headerOf = async (account: typeof first) => {
+        const http = new x402HTTPClient(
+          x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+        );
+        return http.encodePaymentSignatureHeader(await http.createPaymentPayload(onBase));
+      };
+      expect((await fetch(`${racing.url}/data`, { headers: await headerOf(first) })).status).toBe(200);
+      stale = true;
+      const late = await fetch(`${racing.url}/data`, { headers: await headerOf(second) });
+      expect([late.status, (await late.json()).code]).toEqual([402, 'receipt_already_used']);
+      expect(served).toBe(before.served + 1);
+      expect(await usdc(second.address)).toBe(before.second);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
+    } finally {
+      await close(racing.server);
+    }
+  });
+
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
     const [first, second] = [await buyer(), await buyer()];
     const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
@@ -805,9 +908,12 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await usdc(baseSeller)).toBe(before.seller + micro('0.01'));
   });
 
-  it('two payments its facilitator settles in one transaction (Multicall3) are each served once', async () => {
+  /**
+   * A paywall whose facilitator verifies as the official one does and sends settlements two at a
+   * time, in one transaction (Multicall3); `lookup` edits its Base chain reads.
+   */
+  async function batchingPaywall(edit: (lookup: EvmTransferLookup) => EvmTransferLookup = (lookup) => lookup) {
     const batcher = await startBatcher(node);
-    // A facilitator that verifies as the official one does and sends settlements two at a time.
     const waiting: { authorization: X402Authorization; settled: (hash: Hash | Error) => void }[] = [];
     const batching: FacilitatorClient = {
       verify: (payload, requirements) => evm.client.verify(payload, requirements),
@@ -834,35 +940,71 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     const paywall = createPaywall({
       recipient: solSeller,
       lookup: await rpcTransferLookup(cluster.url),
-      base: { recipient: baseSeller, lookup: await evmTransferLookupAt(node.url) },
+      base: { recipient: baseSeller, lookup: edit(await evmTransferLookupAt(node.url)) },
       store: batchStore,
       x402: { facilitator: batching },
     });
-    let batchServed = 0;
+    const seller = { served: 0, url: '', close: async () => {} };
     const app = express();
     app.get('/batched', paywall.require({ price: '0.01', description: 'Batched' }), (_req, res) => {
-      batchServed += 1;
+      seller.served += 1;
       res.json({ data: 'sold', payer: paymentOf(res)?.payer });
     });
     const batched = await listen(app);
+    seller.url = batched.url;
+    seller.close = async () => {
+      await close(batched.server);
+      batchStore.close();
+    };
+    return seller;
+  }
+
+  /** Two buyers' payments for the batching paywall's fresh terms (headers), as the official client makes them. */
+  async function twoPayments(seller: { url: string }) {
+    const buyers = [await buyer(), await buyer()];
+    const before = { seller: await usdc(baseSeller), buyers: await Promise.all(buyers.map((each) => usdc(each.address))) };
+    const headers = await Promise.all(buyers.map((account) => paymentFor(account, seller.url, '/batched').then((made) => made.headers)));
+    return { buyers, before, headers };
+  }
+
+  it('two payments its facilitator settles in one transaction (Multicall3) are each served once', async () => {
+    const seller = await batchingPaywall();
     try {
-      const buyers = [await buyer(), await buyer()];
-      const before = { seller: await usdc(baseSeller), buyers: await Promise.all(buyers.map((each) => usdc(each.address))) };
-      const answers = await Promise.all(
-        buyers.map((account) =>
-          wrapFetchWithPayment(
-            fetch,
-            x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
-          )(`${batched.url}/batched`),
-        ),
-      );
+      const { buyers, before, headers } = await twoPayments(seller);
+      const answers = await Promise.all(headers.map((each) => fetch(`${seller.url}/batched`, { headers: each })));
       expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-      expect(batchServed).toBe(2);
+      expect(seller.served).toBe(2);
       expect(await usdc(baseSeller)).toBe(before.seller + micro('0.02'));
       for (const [index, account] of buyers.entries()) expect(await usdc(account.address)).toBe(before.buyers[index]! - micro('0.01'));
     } finally {
-      await close(batched.server);
-      batchStore.close();
+      await seller.close();
+    }
+  });
+
+  it('one of two payments settled in one transaction, its chain read failing, is told to come back (503); each is served once', async () => {
+    // The first read of which authorization the transaction ran fails (the node did not answer).
+    let failOnce = true;
+    const seller = await batchingPaywall((lookup) => ({
+      ...lookup,
+      ranAuthorization: (...args) => {
+        if (!failOnce) return lookup.ranAuthorization(...args);
+        failOnce = false;
+        return Promise.reject(new Error('the node did not answer'));
+      },
+    }));
+    try {
+      const { buyers, before, headers } = await twoPayments(seller);
+      const answers = await Promise.all(headers.map((each) => fetch(`${seller.url}/batched`, { headers: each })));
+      // Recorded by its transaction alone, the first would have taken the other's answer, whose money moved too.
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 503]);
+      const again = headers[answers.findIndex((answer) => answer.status === 503)]!;
+      expect((await fetch(`${seller.url}/batched`, { headers: again })).status).toBe(200);
+      expect(seller.served).toBe(2);
+      for (const each of headers) expect((await fetch(`${seller.url}/batched`, { headers: each })).status).toBe(402);
+      expect(await usdc(baseSeller)).toBe(before.seller + micro('0.02'));
+      for (const [index, account] of buyers.entries()) expect(await usdc(account.address)).toBe(before.buyers[index]! - micro('0.01'));
+    } finally {
+      await seller.close();
     }
   });
 
