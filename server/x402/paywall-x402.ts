@@ -141,7 +141,7 @@ export function createPaywallX402(options: {
     async offers(
       terms: PaymentTerms,
       error: string,
-    ): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] }; header: string } | null> {
+    ): Promise<{ body: { x402Version: 1; accepts: PaymentRequirementsV1[] } | null; header: string } | null> {
       const [fee, token] = await Promise.all([feePayer?.current().then((said) => said?.feePayer ?? null) ?? null, baseToken()]);
       const v2: PaymentRequirements[] = [];
       const v1: PaymentRequirementsV1[] = [];
@@ -160,7 +160,9 @@ export function createPaywallX402(options: {
         resource: { url: terms.resource, description: terms.description, mimeType: 'application/json' },
         accepts: v2,
       };
-      return { body: { x402Version: 1, accepts: v1 }, header: encodePaymentRequiredHeader(required) };
+      // No v1 list where x402 v1 names none of the networks offered (an EVM chain other than Base's):
+      // an empty one would read as an offer of nothing.
+      return { body: v1.length === 0 ? null : { x402Version: 1, accepts: v1 }, header: encodePaymentRequiredHeader(required) };
     },
 
     /**

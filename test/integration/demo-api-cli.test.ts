@@ -218,6 +218,14 @@ describe('coffer demo-api on sim with an official facilitator on the embedded EV
       });
       expect(firstLine).toMatch(/\(network: sim, and Base on sim; .*; x402 through http\S+, which settles exact on eip155:790526\)$/);
       const demoUrl = /(http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)![1]!;
+      // x402 v1 names no network of this chain: the body carries no v1 list (an empty one would
+      // read as an offer of nothing), only the v2 header.
+      const unpaid = await fetch(`${demoUrl}/quote?symbol=SOL`);
+      expect(unpaid.headers.get('payment-required')).toBeTruthy();
+      const unpaidBody = await json(unpaid);
+      expect(unpaidBody).toMatchObject({ code: 'payment_required', nonce: expect.any(String) });
+      expect(unpaidBody).not.toHaveProperty('accepts');
+      expect(unpaidBody).not.toHaveProperty('x402Version');
       const before = { buyer: await balanceOf(buyer.address), seller: await balanceOf(DEMO_BASE_PAY_TO) };
       const paidFetch = wrapFetchWithPayment(
         fetch,
