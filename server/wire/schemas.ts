@@ -298,7 +298,7 @@ export function facilitatorUrlProblem(text: string): string | null {
   if (!URL.canParse(text)) return 'is not a URL: name the facilitator as https://host/path (for example https://x402.org/facilitator)';
   const url = new URL(text);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    return 'must be an https URL (plain http only on this machine: 127.0.0.1, localhost)';
+    return 'must be an https URL (plain http only on this machine: 127.0.0.1, localhost, [::1])';
   }
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
   if (url.search !== '' || url.hash !== '')

@@ -24,7 +24,7 @@ const TRANSACTION_ID = /^([1-9A-HJ-NP-Za-km-z]{64,88}|0x[0-9a-fA-F]{64})$/;
  * Coffer's x402 buyer, built on the official packages: `@x402/core` reads the 402 (v1 body or v2
  * PAYMENT-REQUIRED header), encodes the retry header and reads the seller's PAYMENT-RESPONSE; each
  * rail's module signs with the agent's account there and reads back what it signed
- * (solana-payment.ts, base-payment.ts). Sign-in (SIWx) is Solana's (sign-in.ts).
+ * (solana-payment.ts, base-payment.ts). Sign-in (SIWx) proves a wallet on either rail (sign-in.ts).
  */
 export function createX402Buyer(options: {
   /** The wallets' keys, which sign in (SIWx): Solana's, and their EVM accounts where the Base rail is open. */

@@ -607,7 +607,7 @@ describe('coffer help', () => {
       // The facilitator says whether a payment is good: over plain http, anyone on the way could say yes.
       [
         ['demo-api', '--facilitator', 'http://facilitator.example.com'],
-        /^coffer: --facilitator must be an https URL \(plain http only on this machine: 127\.0\.0\.1, localhost\) \(got "http:\/\/facilitator\.example\.com"\)$/m,
+        /^coffer: --facilitator must be an https URL \(plain http only on this machine: 127\.0\.0\.1, localhost, \[::1\]\) \(got "http:\/\/facilitator\.example\.com"\)$/m,
       ],
     ];
     const parent = tempDataDir();

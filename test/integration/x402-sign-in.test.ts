@@ -169,3 +169,20 @@ describe('Sign-In-With-X: an agent proves its earlier purchase instead of paying
     expect(await usdc(agent.walletAddress)).toBe(micro('0.97'));
   });
 });
+
+describe('Sign-In-With-X where this Coffer pays x402 on no rail', () => {
+  // On sim (x402 names no Solana network of it) with the Base rail off.
+  const t = useCoffer({ baseRpc: 'off' });
+
+  it('is refused in words that say why on each rail', async () => {
+    const agent = await deployAgent(t, 'siwx-nowhere', { dailyBudget: '5', maxPerPayment: '1' });
+    const refused = await t.api('POST', t.withOwner('/v1/agents/siwx-nowhere/x402/sign-in'), {
+      key: agent.apiKey,
+      body: { url: 'http://127.0.0.1:9/paid', status: 402, headers: {}, body: {} },
+    });
+    expect([refused.status, refused.body.code]).toEqual([422, 'unsupported_offer']);
+    expect(refused.body.error).toBe(
+      "x402 pays Solana on devnet and mainnet, and this Coffer's Solana is sim; this Coffer's Base rail is off",
+    );
+  });
+});

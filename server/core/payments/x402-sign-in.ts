@@ -31,7 +31,10 @@ export async function signInX402(ctx: EngineContext, principal: Principal, agent
   if (agent.status === 'suspended') throw new CofferError('agent_suspended', `agent ${agentId} is stopped: it signs in nowhere`);
   const buyer = ctx.x402;
   if (buyer === null || (buyer.networks.sol === null && buyer.networks.base === null))
-    throw new CofferError('unsupported_offer', `x402 is paid on devnet and mainnet; this Coffer runs on ${ctx.chain.network}`);
+    throw new CofferError(
+      'unsupported_offer',
+      `x402 pays Solana on devnet and mainnet, and this Coffer's Solana is ${ctx.chain.network}; this Coffer's Base rail is off`,
+    );
   const offer = buyer.readOffer({ headers: body.headers, body: body.body });
   const challenge = offer === null ? null : buyer.readSignIn(offer);
   if (offer === null || challenge === null)
