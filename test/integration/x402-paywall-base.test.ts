@@ -780,6 +780,13 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     expect(await lookup.paidInTransaction(ranOther, { ...presented, value: presented.value + 1n })).toBe(false);
     // A transaction the node never saw (dropped), and one still waiting to be mined.
     expect(await lookup.paidInTransaction(`0x${'77'.repeat(32)}`, presented)).toBe(false);
+    // Which authorization a settled transaction ran: the one it ran, not another; one this node has
+    // no receipt of (the facilitator's node ahead of the seller's) is not known yet, never a "no".
+    expect(await lookup.ranAuthorization(ranOther, account.address, presented.nonce)).toBe(true);
+    expect(await lookup.ranAuthorization(ranOther, account.address, `0x${'66'.repeat(32)}`)).toBe(false);
+    await expect(lookup.ranAuthorization(`0x${'77'.repeat(32)}`, account.address, presented.nonce)).rejects.toThrow(
+      /not known to this node yet/,
+    );
     await node.setAutomine(false);
     try {
       const second = await paymentFor(account);

@@ -86,6 +86,19 @@ export async function ranAuthorization(client: PublicClient, usdc: Address, txHa
   return receipt !== null && authorizationUsedLog(receipt, usdc, from, nonce) !== null;
 }
 
+/**
+ * As ranAuthorization, of a transaction its facilitator reported settled (a paywall's): one this node
+ * has no receipt of is not known here yet (its node behind the facilitator's), and throws, never a
+ * "no": answered no, the payment would be recorded by its transaction alone, and take the answer of
+ * every other payment that transaction ran.
+ */
+async function settledRanAuthorization(client: PublicClient, usdc: Address, txHash: string, from: Address, nonce: Hash): Promise<boolean> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return false;
+  const receipt = await client.getTransactionReceipt({ hash: txHash as Hash }).catch(notFound);
+  if (receipt === null) throw new CofferError('chain_unavailable', 'the transaction the facilitator settled is not known to this node yet');
+  return authorizationUsedLog(receipt, usdc, from, nonce) !== null;
+}
+
 /** An EIP-3009 authorization as a buyer's x402 payment carries it (what it pays, and its window). */
 export interface CarriedAuthorization {
   from: Address;
@@ -170,7 +183,10 @@ export async function whereAuthorizationRan(
 export interface EvmTransferLookup extends TransferLookup {
   readonly chainId: number;
   tokenNaming(): Promise<TokenNaming>;
-  /** Whether the transaction ran this EIP-3009 authorization (its `AuthorizationUsed` log, of this USDC). */
+  /**
+   * Whether the transaction, which its facilitator reported settled, ran this EIP-3009 authorization
+   * (its `AuthorizationUsed` log, of this USDC); throws where the node has no receipt of it yet.
+   */
   ranAuthorization(txHash: string, from: Address, nonce: Hash): Promise<boolean>;
   /** Whether the transaction ran this authorization paying what it says (paidInTransaction). */
   paidInTransaction(txHash: string, authorization: CarriedAuthorization): Promise<boolean>;
@@ -197,7 +213,7 @@ export function evmTransferLookup(transport: Transport, network: { name: string;
     findTransfer: (txHash) => asked('a transaction', findEvmTransfer(client, network.usdc, txHash)),
     tokenNaming: () => asked("the USDC token's name", naming()),
     ranAuthorization: (txHash, from, nonce) =>
-      asked('which authorization a transaction ran', ranAuthorization(client, network.usdc, txHash, from, nonce)),
+      asked('which authorization a transaction ran', settledRanAuthorization(client, network.usdc, txHash, from, nonce)),
     paidInTransaction: (txHash, authorization) =>
       asked('whether a transaction ran an authorization', paidInTransaction(client, network.usdc, txHash, authorization)),
     whereAuthorizationRan: (authorization, since) =>

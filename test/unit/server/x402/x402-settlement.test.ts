@@ -119,8 +119,9 @@ describe('a payment whose settlement was left pending, refused after a restart',
     // send again, and its answer be lost), the transactions named before kept (pending-settlements.ts).
     const resumed = onChain(null);
     expect(await verifiedAndSettled(facilitator, payload, route('10000'), before, resumed)).toMatchObject({ ok: true });
-    // (no verify: the payer is the one remembered).
-    expect(resumed.asked).toEqual(['settling, paid by ']);
+    // (no verify: the payer is the one remembered), then the transaction it settled, remembered before
+    // the payment is recorded.
+    expect(resumed.asked).toEqual(['settling, paid by ', 'named 0xabc']);
     // Restarted: nothing in memory; the facilitator's verify refuses the used authorization.
     const after = { settlements: new PendingSettlements(), until: 10_000, now: 2_000 };
     const landed = onChain('0xabc');
