@@ -170,9 +170,12 @@ export async function openCoffer(options: OpenOptions): Promise<OpenedCoffer> {
       log: options.log,
       dataDir: options.dataDir,
     });
-    // The embedded chain's state lives in this same file and rolls back with the ledger: no fsync
-    // per commit is needed there (see openDatabase).
-    if (embedded !== null) setDurability(db, 'normal');
+    // The embedded chains' state lives in this same file and rolls back with the ledger: no fsync
+    // per commit is needed there (see openDatabase). Security invariant: a rail whose money lives
+    // elsewhere (the Base rail on a node of its own beside the sim, COFFER_BASE_RPC) keeps each
+    // commit fsynced before the payment it records leaves; else a power cut could lose a payment
+    // that ran, and its budget with it.
+    if (embedded !== null && (base === null || base.chain.isSim)) setDurability(db, 'normal');
     // Recorded once the chain is open: a network that could not start does not claim the data dir.
     store.setMeta('network', networkName);
 

@@ -634,3 +634,34 @@ describe('the Base rail on a node with Base Sepolia’s chain id', () => {
     );
   });
 });
+
+/**
+ * The ledger's durability where rails differ: the embedded chains' state lives in the ledger's own
+ * file (no fsync per commit needed), but a Base rail on a node of its own beside the Solana sim
+ * (COFFER_BASE_RPC) moves money that lives elsewhere, so each commit is fsynced before the payment
+ * it records leaves (docs/ARCHITECTURE.md).
+ */
+describe('the ledger on sim fsyncs each commit where the Base rail reads a node of its own', () => {
+  const FULL = 2;
+  const NORMAL = 1;
+  const synchronous = (t: TestCoffer) => t.coffer.db.pragma('synchronous', { simple: true });
+
+  it('NORMAL beside the embedded EVM chain, FULL beside a remote one', async () => {
+    const embedded = await startCoffer({});
+    try {
+      expect(embedded.coffer.base?.chain.isSim).toBe(true);
+      expect(synchronous(embedded)).toBe(NORMAL);
+    } finally {
+      await embedded.stop();
+    }
+    const node = await TestEvmNode.start();
+    const remote = await startCoffer({ baseRpc: node.url, baseUsdc: node.usdc });
+    try {
+      expect(remote.coffer.base?.chain.isSim).toBe(false);
+      expect(synchronous(remote)).toBe(FULL);
+    } finally {
+      await remote.stop();
+      await node.stop();
+    }
+  });
+});
