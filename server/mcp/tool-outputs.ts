@@ -64,6 +64,12 @@ export const balanceOutput = open({
     base: textOrNull('free on Base: USDC as a decimal string, less what payments still pending may take', 'not read, as in balances'),
   }).optional(),
   baseNetwork: textOrNull("the Base network this Coffer's Base rail is on", 'the Base rail is off on this Coffer'),
+  // Optional, as `available` is.
+  preferredRail: z
+    .enum(['sol', 'base'])
+    .nullable()
+    .optional()
+    .describe("the owner's preferred rail: paid on where a seller takes both and no rail is asked; null: the funds decide, Solana first"),
   currency: z.literal('USDC'),
   status: z.string().describe('active, or suspended (every payment refused)'),
   treasuryAddress: z.string().describe("the owner's treasury"),

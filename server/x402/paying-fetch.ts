@@ -287,12 +287,13 @@ export async function payingFetch(url: string, init: RequestInit, given: PayingF
 }
 
 /**
- * The rail Coffer's own 402 is paid on where the agent asked none: Solana where the agent's wallet
- * there holds the amount free, else Base where the 402 offers Base on the chain this Coffer pays Base
- * on and the agent's Base wallet holds it, else Solana (whose refusal then names both). `null` where
- * there is nothing to choose (Solana alone offered, or Base on another chain): paid on Solana, as
- * before. The wallets are read, not reserved: a payment that reserved meanwhile is Coffer's to refuse.
- * The owner's preferred rail is an x402 purchase's (settings), which Coffer chooses itself.
+ * The rail Coffer's own 402 is paid on where the agent asked none, where it offers Base on the chain
+ * this Coffer pays Base on: the owner's preferred rail (settings, read with the wallets) where the
+ * agent's wallet there holds the amount free, else the other where its wallet does (Solana first
+ * with no preference), else Solana (whose refusal then names both), as Coffer chooses an x402
+ * purchase's rail. `null` where there is nothing to choose (Solana alone offered, or Base on another
+ * chain): paid on Solana, as before. The wallets are read, not reserved: a payment that reserved
+ * meanwhile is Coffer's to refuse.
  */
 async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: PaymentInstructions, baseChainId: number | null) {
   if (offered.base === null || offered.base.chainId !== baseChainId) return null;
@@ -300,13 +301,17 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
   // A wallet not read now is not chosen, and is not named in a refusal: Solana pays or refuses as before.
   // Read over a client whose requests end after BALANCE_READ_MS: a node slow to answer (Base's client
   // waits 15 s, and asks twice) delays no payment, nor a command's exit, by more.
-  const available = await api.balance(agent.agentId).then(
-    (answer) => answer.available,
+  const read = await api.balance(agent.agentId).then(
+    ({ available, preferredRail }) => ({ available, preferredRail }),
     () => null,
   );
-  const covers = (free: string | null | undefined) => asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
-  const chosen: Rail = !covers(available?.sol) && covers(available?.base) ? 'base' : 'sol';
-  return { chosen, base: available?.base ?? null };
+  const covers = (rail: Rail) => {
+    const free = read?.available[rail];
+    return asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
+  };
+  const order: Rail[] = read?.preferredRail === 'base' ? ['base', 'sol'] : ['sol', 'base'];
+  const chosen: Rail = order.find(covers) ?? 'sol';
+  return { chosen, base: read?.available.base ?? null };
 }
 
 /**

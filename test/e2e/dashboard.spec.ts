@@ -493,22 +493,22 @@ test('time zone: the owner moves it on the overview, and a calendar budget start
   await context.close();
 });
 
-test('x402 rail: the owner prefers Base on the overview, and the server keeps it; none again after', async ({ page }) => {
+test('preferred rail: the owner prefers Base on the overview, and the server keeps it; none again after', async ({ page }) => {
   await signInPage(page);
   const settings = page.getByRole('region', { name: 'Settings' });
   await expect(settings.getByTestId('preferred-rail')).toHaveText('None preferred');
-  await settings.getByRole('button', { name: 'Change the x402 rail' }).click();
+  await settings.getByRole('button', { name: 'Change the preferred rail' }).click();
   await settings.getByLabel('Base', { exact: true }).check();
   await settings.scrollIntoViewIfNeeded();
-  await settings.screenshot({ path: join(SCREENSHOTS, 'x402-rail-change.png') });
-  await settings.getByRole('button', { name: 'Save x402 rail' }).click();
+  await settings.screenshot({ path: join(SCREENSHOTS, 'preferred-rail-change.png') });
+  await settings.getByRole('button', { name: 'Save preferred rail' }).click();
   await expect(settings.getByTestId('preferred-rail')).toHaveText('Base · set by you');
   expect(await ownerSettings()).toMatchObject({ preferredRail: 'base' });
-  await settings.screenshot({ path: join(SCREENSHOTS, 'x402-rail.png') });
+  await settings.screenshot({ path: join(SCREENSHOTS, 'preferred-rail.png') });
 
-  await settings.getByRole('button', { name: 'Change the x402 rail' }).click();
+  await settings.getByRole('button', { name: 'Change the preferred rail' }).click();
   await settings.getByLabel('Where the funds are (Solana first)').check();
-  await settings.getByRole('button', { name: 'Save x402 rail' }).click();
+  await settings.getByRole('button', { name: 'Save preferred rail' }).click();
   await expect(settings.getByTestId('preferred-rail')).toHaveText('None preferred');
   expect(await ownerSettings()).toMatchObject({ preferredRail: null });
 });

@@ -535,23 +535,23 @@ describe('coffer status, pay, kill, open', () => {
     expect(back.stdout).toMatch(/^time zone {2}\S+ \(this machine's\)\n$/);
   });
 
-  it('settings: the preferred x402 rail, set, shown while set, refused in words, and set back to none', async () => {
+  it('settings: the preferred rail, set, shown while set, refused in words, and set back to none', async () => {
     const set = await coffer(['settings', '--preferred-rail', 'base', '--data-dir', dataDir]);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toMatch(
-      /\nx402 rail {2}Base \(set by you\): where an x402 seller takes both, Base pays when the agent's wallet there holds the amount; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base where the 402 offers Base \(coffer fetch --rail base asks for Base\)\n$/,
+      /\nrail {7}Base \(set by you\): where a seller takes Solana and Base, Base pays when the agent's wallet there holds the amount, else the other \(coffer fetch --rail asks for one\)\n$/,
     );
-    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nrail {7}Base \(set by you\)/);
     // Another word is a usage error, said before Coffer is asked (so also where none runs).
     for (const where of [dataDir, join(dataDir, 'nowhere')]) {
       const bad = await coffer(['settings', '--preferred-rail', 'ethereum', '--data-dir', where]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--preferred-rail is sol, base or none, not "ethereum"/);
     }
-    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nx402 rail {2}Base \(set by you\)/);
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).toMatch(/\nrail {7}Base \(set by you\)/);
     const none = await coffer(['settings', '--preferred-rail', 'none', '--data-dir', dataDir]);
-    expect(none.stdout).toMatch(/\nx402 rail {2}none preferred: .*\(Solana first\)\n$/);
-    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).not.toMatch(/x402 rail/);
+    expect(none.stdout).toMatch(/\nrail {7}none preferred: .*\(Solana first\)\n$/);
+    expect((await coffer(['settings', '--data-dir', dataDir])).stdout).not.toMatch(/^rail /m);
   });
 
   it("status says why an agent's breaker stopped it", async () => {

@@ -278,7 +278,7 @@ describe.skipIf(process.platform === 'win32')('docs/X402.md\'s "Try x402 offline
     expect(preferBase).toMatch(new RegExp(` settings --preferred-rail base --data-dir ${printed.dataDir}/coffer$`));
     const preferred = await sh(preferBase);
     expect(preferred.status, preferred.stderr).toBe(0);
-    expect(preferred.stdout).toMatch(/x402 rail +Base \(set by you\)/);
+    expect(preferred.stdout).toMatch(/^rail +Base \(set by you\)/m);
     // Then a purchase payable on both, with no rail asked, is paid on Base.
     const paidOnPreferred = await sh(cofferFetch);
     expect(paidOnPreferred.status, paidOnPreferred.stderr).toBe(0);

@@ -98,6 +98,7 @@ describe.each(MCP_ERAS)('coffer mcp: every tool through the stdio transport (%s 
       balances: { sol: '2.00', base: '0.00' },
       available: { sol: '2.00', base: '0.00' },
       baseNetwork: 'sim',
+      preferredRail: null,
       currency: 'USDC',
       status: 'active',
       treasuryAddress: t.owner,

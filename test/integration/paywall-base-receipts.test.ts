@@ -221,6 +221,36 @@ describe('a paywall takes Coffer receipts of payments on Base, verified on that 
     }
   });
 
+  it("payingFetch with no rail asked pays Coffer's 402 on the owner's preferred rail where the wallet there holds it", async () => {
+    const setPreferred = async (preferredRail: 'sol' | 'base' | null) =>
+      expect((await t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } })).status).toBe(200);
+    const funded = async (agentId: string, rails: ('sol' | 'base')[]) => {
+      const { apiKey } = await deployAgent(t, agentId, { dailyBudget: '5.00', maxPerPayment: '1.00' });
+      for (const rail of rails) {
+        expect((await t.api('POST', t.withOwner(`/v1/agents/${agentId}/allocate`), { body: { amount: '0.5', rail } })).status).toBe(200);
+      }
+      return { cofferUrl: t.url, owner: t.owner, agentId, apiKey };
+    };
+    const both = await funded('prefers-base', ['sol', 'base']);
+    const solanaOnly = await funded('prefers-base-sol-only', ['sol']);
+    await setPreferred('base');
+    try {
+      // The agent reads the owner's preference with its wallets.
+      expect((await t.api('GET', t.withOwner('/v1/agents/prefers-base/balance'), { key: both.apiKey })).body.preferredRail).toBe('base');
+      const preferred = await payingFetch(`${api.url}/weather?city=Porto`, {}, { agent: both });
+      expect(preferred.payment).toMatchObject({ protocol: 'coffer', rail: 'base', amount: '0.01' });
+      // Its Base wallet empty: the rail whose wallet holds it.
+      const fallback = await payingFetch(`${api.url}/weather?city=Porto`, {}, { agent: solanaOnly });
+      expect(fallback.payment).toMatchObject({ protocol: 'coffer', rail: 'sol', amount: '0.01' });
+      // Solana preferred, or none: Solana first, as before.
+      await setPreferred('sol');
+      const onSolana = await payingFetch(`${api.url}/weather?city=Porto`, {}, { agent: both });
+      expect(onSolana.payment).toMatchObject({ protocol: 'coffer', rail: 'sol' });
+    } finally {
+      await setPreferred(null);
+    }
+  });
+
   it("payingFetch with no rail asked holds a 402 to the registry on both of its rails, and keeps a listed service's Solana-only rail", async () => {
     const onBaseOnly = await deployAgent(t, 'base-money', { dailyBudget: '5.00', maxPerPayment: '1.00' });
     expect((await t.api('POST', t.withOwner('/v1/agents/base-money/allocate'), { body: { amount: '1', rail: 'base' } })).status).toBe(200);

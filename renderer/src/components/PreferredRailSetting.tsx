@@ -9,9 +9,10 @@ import { SettingFormEnd } from './SettingFormEnd.js';
 import { SettingRow } from './SettingRow.js';
 
 /**
- * The rail an agent's x402 purchase is paid on where the seller takes both (GET /v1/settings'
- * `preferredRail`): the owner's, where the agent's wallet there holds the amount, else the wallet
- * that does (Solana first). What the agent asks for (`rail`) still comes first.
+ * The rail an agent pays on where the seller takes both (an x402 seller, or a Coffer paywall whose
+ * 402 offers Base; GET /v1/settings' `preferredRail`): the owner's, where the agent's wallet there
+ * holds the amount, else the wallet that does (Solana first). What the agent asks for (`rail`) still
+ * comes first.
  */
 export function PreferredRailSetting() {
   const settings = useDashboard((s) => s.settings);
@@ -21,7 +22,7 @@ export function PreferredRailSetting() {
   const preferred = settings.preferredRail;
   return (
     <SettingRow
-      label="x402 rail"
+      label="Preferred rail"
       testId="preferred-rail"
       value={
         <>
@@ -34,7 +35,7 @@ export function PreferredRailSetting() {
           ? 'Where a seller takes Solana and Base, the agent pays from the wallet that holds the amount, Solana first.'
           : `Where a seller takes Solana and Base, the agent pays on ${railName(preferred)} when its wallet there holds the amount, else from the other.`
       }
-      changeLabel="Change the x402 rail"
+      changeLabel="Change the preferred rail"
       form={(done) => <PreferredRailForm settings={settings} baseOff={baseOff} onDone={done} />}
     />
   );
@@ -67,13 +68,13 @@ function PreferredRailForm({ settings, baseOff, onDone }: { settings: Settings; 
   );
 
   return (
-    <form className="preferred-rail-form" onSubmit={save} noValidate aria-label="x402 rail setting">
+    <form className="preferred-rail-form" onSubmit={save} noValidate aria-label="Preferred rail setting">
       <div className="choice-row">
         {choice(null, 'Where the funds are (Solana first)')}
         {choice('sol', 'Solana')}
         {(!baseOff || settings.preferredRail === 'base') && choice('base', 'Base')}
       </div>
-      <SettingFormEnd error={error} busy={busy} saveLabel="Save x402 rail" onCancel={onDone} />
+      <SettingFormEnd error={error} busy={busy} saveLabel="Save preferred rail" onCancel={onDone} />
     </form>
   );
 }

@@ -61,17 +61,15 @@ function offsetsWords(timeZone: string, year = new Date().getUTCFullYear()): str
   return `${winter}, and ${summer} in summer`;
 }
 
-/** The preferred rail, in words: what it decides and what decides without it. */
+/**
+ * The preferred rail, in words: what it decides (a seller taking both rails: an x402 seller, or a
+ * Coffer paywall whose 402 offers Base) and what decides without it.
+ */
 function railLine(rail: Rail | null): string {
   if (rail === null)
-    return "x402 rail  none preferred: where an x402 seller takes both, the agent's wallet that holds the amount pays (Solana first)\n";
+    return "rail       none preferred: where a seller takes Solana and Base, the agent's wallet that holds the amount pays (Solana first)\n";
   const name = railName(rail);
-  // A Coffer paywall's own 402 is paid on Solana first whatever is preferred (the agent's client chooses it): said where it differs.
-  const own =
-    rail === 'base'
-      ? "; a Coffer paywall's own 402 is paid on Solana where the agent's wallet there holds it, else on Base where the 402 offers Base (coffer fetch --rail base asks for Base)"
-      : '';
-  return `x402 rail  ${name} (set by you): where an x402 seller takes both, ${name} pays when the agent's wallet there holds the amount${own}\n`;
+  return `rail       ${name} (set by you): where a seller takes Solana and Base, ${name} pays when the agent's wallet there holds the amount, else the other (coffer fetch --rail asks for one)\n`;
 }
 
 /** Where Bazaar discovery stands, in a few lines. */

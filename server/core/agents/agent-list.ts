@@ -8,6 +8,7 @@ import type { AgentSpendTotals, AgentStore, MetaStore, RailWalletStore, SpendSto
 import type { Policy } from '../../wire/policy/policy.js';
 import { agentView } from '../views.js';
 import { railWalletsOf } from '../rails.js';
+import { preferredRailOf } from '../settings.js';
 import { baseReads, type BaseReads } from '../base-reads.js';
 import { iso, policyView } from '../../wire/views.js';
 import { tightestBudget } from '../policy/budget-usage.js';
@@ -64,6 +65,7 @@ export async function agentBalance(ctx: EngineContext, principal: Principal, age
     balances: { sol: formatUsdc(balance), base: onBase },
     available: { sol: available(balance, 'sol'), base: onBase === null ? null : available(tryParseUsdc(onBase) ?? 0n, 'base') },
     baseNetwork: ctx.base?.network ?? null,
+    preferredRail: preferredRailOf(ctx),
     currency: 'USDC' as const,
     status: agent.status,
     // Why it stopped, when its breaker stopped it.

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../errors.js';
 import type { McpServerConfig } from '../mcp-config.js';
 import type { PolicyView } from './policy.js';
 import type { Allocation } from './treasury.js';
+import type { Rail } from '../rails.js';
 
 /** `suspended`: stopped (by a person, or by its breaker); it pays nothing until resumed. */
 export type AgentStatus = 'active' | 'suspended';
@@ -95,6 +96,11 @@ export type Balance = {
    * with it, a null `balances.base` means its node did not answer (as the dashboard's treasury says).
    */
   baseNetwork: string | null;
+  /**
+   * The owner's preferred rail (settings), null where none is set: where a seller takes both rails
+   * and the agent asks for neither, the one paid on when the wallet there holds the amount.
+   */
+  preferredRail: Rail | null;
   currency: 'USDC';
   status: AgentStatus;
   statusReason?: string;

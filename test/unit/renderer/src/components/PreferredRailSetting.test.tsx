@@ -18,34 +18,34 @@ afterEach(() => {
   useDashboard.setState({ client: null, settings: null, dashboard: null });
 });
 
-describe('the preferred x402 rail setting', () => {
+describe('the preferred rail setting', () => {
   it('says none is preferred and what decides then; Base picked is saved alone and then said as the owner’s', async () => {
     updateSettings.mockImplementation(async ({ preferredRail }) => ({ ...settings, preferredRail: preferredRail ?? null }));
     render(<PreferredRailSetting />);
     expect(screen.getByTestId('preferred-rail').textContent).toBe('None preferred');
     expect(screen.getByText(/the agent pays from the wallet that holds the amount, Solana first/)).toBeTruthy();
-    fireEvent.click(screen.getByRole('button', { name: 'Change the x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change the preferred rail' }));
     expect(screen.getByLabelText<HTMLInputElement>('Where the funds are (Solana first)').checked).toBe(true);
     fireEvent.click(screen.getByLabelText('Base'));
-    fireEvent.click(screen.getByRole('button', { name: 'Save x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save preferred rail' }));
     await waitFor(() => expect(screen.getByTestId('preferred-rail').textContent).toBe('Base · set by you'));
     // Only the rail is sent: the time zone (and its fresh sign-in) is not touched.
     expect(updateSettings).toHaveBeenCalledWith({ preferredRail: 'base' });
     expect(useDashboard.getState().settings).toEqual({ ...settings, preferredRail: 'base' });
     expect(screen.getByText(/pays on Base when its wallet there holds the amount, else from the other/)).toBeTruthy();
-    expect(screen.queryByRole('form', { name: 'x402 rail setting' })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Preferred rail setting' })).toBeNull();
   });
 
   it('sends nothing when the choice is unchanged, and says a refusal in the server’s words, changing nothing', async () => {
     render(<PreferredRailSetting />);
-    fireEvent.click(screen.getByRole('button', { name: 'Change the x402 rail' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Save x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change the preferred rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save preferred rail' }));
     expect(updateSettings).not.toHaveBeenCalled();
 
     updateSettings.mockRejectedValue(new CofferApiError(401, 'unauthorized', 'sign in again'));
-    fireEvent.click(screen.getByRole('button', { name: 'Change the x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change the preferred rail' }));
     fireEvent.click(screen.getByLabelText('Solana'));
-    fireEvent.click(screen.getByRole('button', { name: 'Save x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save preferred rail' }));
     expect((await screen.findByRole('alert')).textContent).toBe('sign in again');
     expect(updateSettings).toHaveBeenCalledWith({ preferredRail: 'sol' });
     expect(useDashboard.getState().settings).toEqual(settings);
@@ -66,7 +66,7 @@ describe('the preferred x402 rail setting', () => {
     // Set to Solana there: Base is no longer offered.
     useDashboard.setState({ settings: { ...settings, preferredRail: 'sol' } });
     rerender(<PreferredRailSetting />);
-    fireEvent.click(screen.getByRole('button', { name: 'Change the x402 rail' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change the preferred rail' }));
     expect(screen.getByLabelText('Solana')).toBeTruthy();
     expect(screen.queryByLabelText('Base')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));

@@ -24,6 +24,7 @@ const balance = (baseNetwork: string | null, base: string | null): Balance => ({
   balances: { sol: '1.00', base },
   available: { sol: '1.00', base },
   baseNetwork,
+  preferredRail: null,
   currency: 'USDC',
   status: 'active',
 });
