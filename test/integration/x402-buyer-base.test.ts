@@ -443,6 +443,27 @@ describe('Coffer pays x402 sellers on Base', () => {
       }
     });
 
+    it('pays on Solana while the Base node does not answer, whatever the owner prefers: an unread wallet is not chosen', async () => {
+      const solSeller = (await generateKeyPairSigner()).address;
+      await cluster.mintUsdc(solSeller, 0n);
+      const offer = await both({ sol: solSeller, base: seller });
+      const setPreferred = (preferredRail: string | null) => t.api('POST', t.withOwner('/v1/settings'), { body: { preferredRail } });
+      const agent = await fundedAgent('base-node-away', '1.00', {}, '1.00');
+      try {
+        expect((await setPreferred('base')).body).toMatchObject({ preferredRail: 'base' });
+        node.offline = true;
+        const paid = await payX402('base-node-away', agent.apiKey, offer.answer());
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+        expect(paid.body).toMatchObject({ rail: 'sol', recipient: solSeller });
+        // Asked for Base, it is Base's node that decides: not known now, nothing paid.
+        const onBase = await payX402('base-node-away', agent.apiKey, { ...offer.answer(), rail: 'base' });
+        expect([onBase.status, onBase.body.code]).toEqual([502, 'chain_unavailable']);
+      } finally {
+        node.offline = false;
+        await setPreferred(null);
+      }
+    });
+
     it('passes over a Permit2 entry on Base: the Solana one is paid whatever the owner prefers, or a Base one by EIP-3009 after it', async () => {
       const solSeller = (await generateKeyPairSigner()).address;
       await cluster.mintUsdc(solSeller, 0n);

@@ -411,10 +411,17 @@ function payablesOn(ctx: EngineContext, offer: X402Offer, rail: Rail): Payable[]
  */
 async function railWithFunds(ctx: EngineContext, agent: AgentRecord, payables: Payable[]): Promise<Payable> {
   const ordered = railFirst(payables, preferredRailOf(ctx));
-  const free = await Promise.all(ordered.map((payable) => freeOn(ctx, agent, payable)));
-  const funded = ordered.find((payable, index) => free[index]! >= payable.requirement.amount);
-  // Neither holds it: the refusal to come names the other rail's figure too.
-  return funded ?? { ...ordered[0]!, alsoShort: { rail: ordered[1]!.rail, free: free[1]! } };
+  // A wallet whose node does not answer now is not chosen: the other rail pays where it holds the
+  // amount (a Base node away holds back no purchase Solana can pay). Neither read: the first's trouble.
+  const read = await Promise.allSettled(ordered.map((payable) => freeOn(ctx, agent, payable)));
+  const free = read.map((each) => (each.status === 'fulfilled' ? each.value : null));
+  if (free.every((each) => each === null)) throw (read[0] as PromiseRejectedResult).reason;
+  const funded = ordered.find((payable, index) => (free[index] ?? -1n) >= payable.requirement.amount);
+  if (funded !== undefined) return funded;
+  // Neither holds it: paid where the wallet was read (its refusal to come), naming the other rail's
+  // figure too where that was read.
+  const [first, second] = free[0] === null ? [ordered[1]!, null] : [ordered[0]!, free[1] === null ? null : ordered[1]!];
+  return second === null ? first : { ...first, alsoShort: { rail: second.rail, free: free[1]! } };
 }
 
 /** What the agent's wallet on a payable's rail holds beside what it has pending there. */
