@@ -95,7 +95,8 @@ export interface PaywallSolTerms extends X402Seller {
  * and names the facilitator's fee payer; on Base the payer signs an EIP-3009 authorization the
  * facilitator sends (offered only while the facilitator says it settles there). A payment payload
  * (`PAYMENT-SIGNATURE`, or `X-PAYMENT` that is not a Coffer receipt) is checked against the terms this
- * paywall issued on its network (v2: its nonce, unused, for this route, in time), then verified and
+ * paywall issued on its network (v2: its nonce, unused, for this route, in time, or settling since
+ * before it ended), then verified and
  * settled by the facilitator before the route runs; the transaction it landed in is remembered like
  * a receipt's, so a payment buys one answer.
  */
@@ -379,7 +380,10 @@ function v1Match(requirementsOf: (terms: V1Terms) => PaymentRequirementsV1, rout
   };
 }
 
-/** v2 names the paywall's nonce (extra.memo): one it issued, for this route, in time, not yet used. */
+/**
+ * v2 names the paywall's nonce (extra.memo): one it issued, for this route, not yet used; in time, or
+ * one a settlement began under before it ended.
+ */
 function v2Match(
   requirementsOf: (terms: V2Terms) => PaymentRequirements,
   payload: PaymentPayload,
