@@ -127,6 +127,21 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
     return { headers: http.encodePaymentSignatureHeader(payload), payload: payload as any };
   }
 
+  /** Each buyer's x402 v2 payment on Base for one 402's terms (one nonce), as the official client makes it: their headers. */
+  async function paymentsUnderOneNonce(paywallUrl: string, accounts: Awaited<ReturnType<typeof buyer>>[]) {
+    const unpaid = await fetch(`${paywallUrl}/data`);
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
+    const onBase = { ...required, accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2) };
+    return Promise.all(
+      accounts.map(async (account) => {
+        const http = new x402HTTPClient(
+          x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
+        );
+        return http.encodePaymentSignatureHeader(await http.createPaymentPayload(onBase));
+      }),
+    );
+  }
+
   /**
    * A Solana buyer's x402 v2 payment for the paywall's fresh terms, as the official client makes it,
    * paying with all it holds: after the payment, a fresh simulation of it fails.
@@ -873,18 +888,10 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
       },
     });
     try {
-      const unpaid = await fetch(`${racing.url}/data`);
-      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
-      const onBase = { ...required, accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2) };
-      const headerOf = async (account: typeof first) => {
-        const http = new x402HTTPClient(
-          x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
-        );
-        return http.encodePaymentSignatureHeader(await http.createPaymentPayload(onBase));
-      };
-      expect((await fetch(`${racing.url}/data`, { headers: await headerOf(first) })).status).toBe(200);
+      const [a, b] = await paymentsUnderOneNonce(racing.url, [first, second]);
+      expect((await fetch(`${racing.url}/data`, { headers: a })).status).toBe(200);
       stale = true;
-      const late = await fetch(`${racing.url}/data`, { headers: await headerOf(second) });
+      const late = await fetch(`${racing.url}/data`, { headers: b });
       expect([late.status, (await late.json()).code]).toEqual([402, 'receipt_already_used']);
       expect(served).toBe(before.served + 1);
       expect(await usdc(second.address)).toBe(before.second);
@@ -897,16 +904,7 @@ describe("x402 clients pay Coffer's paywall on Base", () => {
   it('two payments naming one nonce at once: one is served and paid, the other refused before its money moves', async () => {
     const [first, second] = [await buyer(), await buyer()];
     const before = { first: await usdc(first.address), second: await usdc(second.address), seller: await usdc(baseSeller), served };
-    const unpaid = await fetch(`${api.url}/data`);
-    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString());
-    const onBase = { ...required, accepts: required.accepts.filter((entry: any) => entry.network === BASE_SEPOLIA_X402.v2) };
-    const headerOf = async (account: typeof first) => {
-      const http = new x402HTTPClient(
-        x402Client.fromConfig({ schemes: [{ network: BASE_SEPOLIA_X402.v2, client: new ExactEvmScheme(toClientEvmSigner(account)) }] }),
-      );
-      return http.encodePaymentSignatureHeader(await http.createPaymentPayload(onBase));
-    };
-    const [a, b] = await Promise.all([headerOf(first), headerOf(second)]);
+    const [a, b] = await paymentsUnderOneNonce(api.url, [first, second]);
     const answers = await Promise.all([a, b].map((headers) => fetch(`${api.url}/data`, { headers })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 402]);
     expect(served).toBe(before.served + 1);
