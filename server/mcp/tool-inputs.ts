@@ -130,7 +130,7 @@ export const fetchPaidInput = z
     rail: railSchema
       .optional()
       .describe(
-        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, an x402 offer on both rails is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, and Coffer's own 402 on Solana where the wallet there holds it, else on Base where it offers Base and that wallet does",
+        "the rail to pay on (sol, base), refused where the 402 does not offer it; left out, a 402 payable on both (an x402 offer, or Coffer's own offering Base) is paid on the owner's preferred rail where the wallet there holds the amount, else the one whose wallet does, Solana first",
       ),
     approvalId: z
       .string()

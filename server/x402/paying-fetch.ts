@@ -84,11 +84,10 @@ export interface PayingFetchOptions {
   /**
    * The rail to pay on (`sol`, `base`): an x402 offer on both rails is paid on that one, and Coffer's
    * own 402 on Base where it offers Base (`base` in its body; one that does not is refused,
-   * `unsupported_offer`, nothing paid). Left out, Coffer picks for an x402 offer on both rails the
-   * owner's preferred rail where the wallet there holds the amount, else the rail whose wallet does,
-   * Solana first; Coffer's own 402 on Solana where the agent's wallet there holds the amount, else on
-   * Base where its body offers Base and the agent's Base wallet holds it (on Base where its Solana terms
-   * are another network's). The payment says which.
+   * `unsupported_offer`, nothing paid). Left out, a 402 payable on both rails (an x402 offer, or
+   * Coffer's own whose body offers Base) is paid on the owner's preferred rail where the agent's wallet
+   * there holds the amount, else on the rail whose wallet does, Solana first (Coffer's own on Base where
+   * its Solana terms are another network's). The payment says which.
    */
   rail?: Rail;
   /**
@@ -306,12 +305,13 @@ async function fundsOnEachRail(api: CofferClient, agent: PayingAgent, offered: P
     () => null,
   );
   const covers = (rail: Rail) => {
-    const free = read?.available[rail];
+    // An older Coffer's balance answer has no `available`: nothing read, nothing chosen.
+    const free = read?.available?.[rail];
     return asked !== null && free != null && (tryParseUsdc(free) ?? -1n) >= asked;
   };
   const order: Rail[] = read?.preferredRail === 'base' ? ['base', 'sol'] : ['sol', 'base'];
   const chosen: Rail = order.find(covers) ?? 'sol';
-  return { chosen, base: read?.available.base ?? null };
+  return { chosen, base: read?.available?.base ?? null };
 }
 
 /**

@@ -59,9 +59,9 @@ export const settings = defineCommand({
                  [--bazaar-refresh] [--data-dir DIR]
                  the owner's time zone, where calendar budgets (day, week, month) begin and the day
                  a policy ends; --time-zone Europe/Berlin sets it, --time-zone machine follows this
-                 machine again (owner). --preferred-rail base pays x402 on Base where a seller takes
-                 both and the agent's wallet there holds the amount (none: where the funds are,
-                 Solana first). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
+                 machine again (owner). --preferred-rail base pays on Base where a seller takes
+                 both (an x402 seller, or a Coffer paywall offering Base) and the agent's wallet
+                 there holds the amount (none: where the funds are, Solana first). --bazaar https://api.cdp.coinbase.com/platform/v2/x402
                  lists that facilitator's x402 Bazaar services in the registry, beside the catalog
                  (cached, read again every 10 minutes when searched; off: none, the default);
                  --bazaar-refresh reads its list now`,

@@ -166,10 +166,10 @@ export const fetch = defineCommand({
   usage: `  coffer fetch <url> [--method M] [--header 'Name: value']... [--data BODY] [--rail sol|base] [--approval ID] [--config FILE]
                  call a URL as the linked agent; a 402 (Coffer's or x402) is paid within its policy,
                  the body bought goes to stdout, what was paid to stderr (--rail: paid on that
-                 rail, or refused where the 402 does not offer it; left out, an x402 offer on both
-                 rails is paid on the owner's preferred rail where the wallet there holds the
-                 amount, else on the one whose wallet does, and Coffer's own 402 on Solana where
-                 the wallet there holds it, else on Base where it offers Base and that wallet does); a
+                 rail, or refused where the 402 does not offer it; left out, a 402 payable on both
+                 rails, an x402 offer or Coffer's own offering Base, is paid on the owner's preferred
+                 rail where the wallet there holds the amount, else on the one whose wallet does,
+                 Solana first); a
                  payment the policy holds for the owner is waited for until the owner decides or the
                  request ends (a day at most; for a Coffer paywall's 402, its nonce's end, 5 minutes
                  by default); interrupted, its request is withdrawn; --approval: the request an
